@@ -1,0 +1,137 @@
+// Package report renders khook's results — terminal, JSON, Markdown summary,
+// GitHub, GitLab, JUnit, PR comment — from one model, defined here. Every
+// renderer takes an io.Writer; the CLI hands it a redacting one.
+package report
+
+import (
+	"time"
+
+	"github.com/khook/khook/spec"
+)
+
+// Status is a step's state in a run.
+type Status string
+
+const (
+	StatusPending Status = "pending"
+	StatusRunning Status = "running"
+	StatusOK      Status = "ok"
+	StatusFailed  Status = "failed"
+	StatusSkipped Status = "skipped"
+)
+
+// Run status values and failure reasons (the CI contract's failure-reason).
+const (
+	RunOK                    = "ok"
+	RunFailed                = "failed"
+	ReasonValidation         = "validation"
+	ReasonStepFailed         = "step-failed"
+	ReasonClusterUnreachable = "cluster-unreachable"
+	ReasonStateLocked        = "state-locked"
+	ReasonDrift              = "drift"
+	ReasonCancelled          = "cancelled"
+)
+
+// Results is the outcome of apply or destroy.
+type Results struct {
+	Name          string       `json:"name"`    // metadata.name
+	Command       string       `json:"command"` // apply | destroy
+	Status        string       `json:"status"`  // ok | failed
+	FailureReason string       `json:"failureReason,omitempty"`
+	Error         string       `json:"error,omitempty"` // run-level error (not a step's)
+	Identifier    string       `json:"identifier,omitempty"`
+	Server        string       `json:"server,omitempty"` // API server URL, credentials stripped
+	StartedAt     time.Time    `json:"startedAt"`
+	DurationMs    int64        `json:"durationMs"`
+	Steps         []StepResult `json:"steps"`
+}
+
+// StepResult is one step's outcome.
+type StepResult struct {
+	Name       string   `json:"name"`
+	Type       string   `json:"type"`
+	Status     Status   `json:"status"`
+	Attempts   int      `json:"attempts"`
+	DurationMs int64    `json:"durationMs"`
+	Error      string   `json:"error,omitempty"`
+	SkipReason string   `json:"skipReason,omitempty"`
+	Detail     string   `json:"detail,omitempty"`  // what the step did, one line
+	LogTail    []string `json:"logTail,omitempty"` // a failed job's last pod log lines
+	Needs      []string `json:"needs,omitempty"`
+	Excluded   bool     `json:"excluded,omitempty"` // when: was false
+	Pos        spec.Pos `json:"pos"`
+}
+
+// Plan is what plan predicts, per step.
+type Plan struct {
+	Name       string         `json:"name"`
+	Identifier string         `json:"identifier,omitempty"`
+	Server     string         `json:"server,omitempty"`
+	Offline    bool           `json:"offline"`
+	Changes    bool           `json:"changes"` // any step would change the cluster
+	Totals     map[string]int `json:"totals"`  // predicted action -> step count
+	Steps      []PlanStep     `json:"steps"`
+}
+
+// Predicted actions (semantics.md, "plan").
+const (
+	ActionInstall   = "install"
+	ActionUpgrade   = "upgrade"
+	ActionUnchanged = "unchanged"
+	ActionSkip      = "skip"
+	ActionCreate    = "create"
+	ActionConfigure = "configure"
+	ActionDelete    = "delete"
+	ActionNoop      = "no-op"
+	ActionUnknown   = "unknown"
+	ActionWait      = "wait"
+	ActionRestart   = "restart"
+	ActionRun       = "run"
+	ActionExcluded  = "excluded" // when: false
+	ActionPlanned   = "planned"  // offline: not assessed against a cluster
+)
+
+// PlanStep is one step's prediction.
+type PlanStep struct {
+	Name     string       `json:"name"`
+	Type     string       `json:"type"`
+	Action   string       `json:"action"`
+	Reason   string       `json:"reason,omitempty"`  // why (unknown, skip, excluded)
+	Summary  string       `json:"summary"`           // one line: what the step does
+	Needs    []string     `json:"needs,omitempty"`   // what it starts after
+	When     string       `json:"when,omitempty"`    // the condition, when present
+	Excluded bool         `json:"excluded,omitempty"` // when: was false
+	Objects  []ObjectPlan `json:"objects,omitempty"`
+	Diff     string       `json:"diff,omitempty"`     // unified diff (plan --diff)
+	DiffNote string       `json:"diffNote,omitempty"` // "no changes", "unavailable (<reason>)"
+	Pos      spec.Pos     `json:"pos"`
+}
+
+// ObjectPlan is one object a step would touch: "create ConfigMap demo/settings".
+type ObjectPlan struct {
+	Action    string `json:"action"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// EventKind says what happened to a step.
+type EventKind string
+
+const (
+	EventStarted  EventKind = "started"  // an attempt began
+	EventRetrying EventKind = "retrying" // an attempt failed; another follows after retryDelay
+	EventFinished EventKind = "finished" // the step reached ok, failed or skipped
+	EventMessage  EventKind = "message"  // progress worth a log line
+)
+
+// Event is what the engine emits; it never prints. Renderers turn events into
+// live terminal lines or log lines.
+type Event struct {
+	Time    time.Time   `json:"time"`
+	Kind    EventKind   `json:"kind"`
+	Step    string      `json:"step"`
+	Attempt int         `json:"attempt,omitempty"`
+	Message string      `json:"message,omitempty"`
+	Result  *StepResult `json:"result,omitempty"` // set on EventFinished
+}

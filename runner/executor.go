@@ -1,0 +1,37 @@
+// Package runner is khook's engine: it schedules the DAG, runs steps through
+// their executors, predicts plans and keeps the state record. It emits
+// report.Events and never prints.
+package runner
+
+import (
+	"context"
+
+	"github.com/khook/khook/spec"
+)
+
+// Executor performs one attempt of a step. The engine owns retries, timeouts
+// (ctx carries the per-attempt deadline) and cancellation.
+type Executor interface {
+	Execute(ctx context.Context, step *spec.Step) (Outcome, error)
+}
+
+// ExecutorFunc adapts a function to Executor.
+type ExecutorFunc func(ctx context.Context, step *spec.Step) (Outcome, error)
+
+// Execute calls f.
+func (f ExecutorFunc) Execute(ctx context.Context, step *spec.Step) (Outcome, error) {
+	return f(ctx, step)
+}
+
+// Outcome is what an attempt did.
+type Outcome struct {
+	// Detail says what happened in one line ("installed release demo revision 1").
+	Detail string
+	// Skipped is true when skipIf held: the step is reported skipped as success.
+	Skipped    bool
+	SkipReason string
+	// LogTail carries a failed job's last pod log lines (also on error).
+	LogTail []string
+	// Writes counts create/update/patch/delete requests the attempt sent.
+	Writes int
+}

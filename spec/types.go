@@ -1,0 +1,293 @@
+// Package spec holds the khook DSL (apiVersion khook.io/v1, kind Khook): its
+// types, loading with source positions, variables, conditions, validation and
+// JSON Schema. It imports no client-go: everything here is decided offline.
+package spec
+
+import (
+	"fmt"
+	"time"
+)
+
+// APIVersion and Kind are the only accepted document envelope values.
+const (
+	APIVersion = "khook.io/v1"
+	Kind       = "Khook"
+)
+
+// Step types, named after their action key.
+const (
+	TypeHelm    = "helm"
+	TypeApply   = "apply"
+	TypeDelete  = "delete"
+	TypePatch   = "patch"
+	TypeWait    = "wait"
+	TypeRollout = "rollout"
+	TypeJob     = "job"
+)
+
+// StepTypes lists the action keys in the order the DSL documents them.
+var StepTypes = []string{TypeHelm, TypeApply, TypeDelete, TypePatch, TypeWait, TypeRollout, TypeJob}
+
+// onError values.
+const (
+	OnErrorFail     = "fail"
+	OnErrorContinue = "continue"
+)
+
+// Pos is a position in a spec file as the user wrote it (1-based).
+type Pos struct {
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"col,omitempty"`
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// IsZero reports whether the position is unknown.
+func (p Pos) IsZero() bool { return p.Line == 0 }
+
+// Spec is a loaded, substituted and validated khook document.
+type Spec struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Metadata   Metadata `json:"metadata"`
+	Defaults   Defaults `json:"defaults,omitempty"`
+	State      *State   `json:"state,omitempty"` // nil: no state record
+	Steps      []*Step  `json:"steps"`
+
+	// Files are the spec files in load order (base first, then overlays).
+	Files []string `json:"-"`
+	// BaseDir resolves relative file:, kustomize: and local chart paths: the
+	// directory of the first spec file (the working directory for stdin).
+	BaseDir string `json:"-"`
+	// Vars is the merged variable map every ${} and when: saw.
+	Vars map[string]string `json:"-"`
+	// Positions maps a field path ("steps.2.helm.chart", "metadata.name") to
+	// where it was written, so errors and CI annotations point at the source.
+	Positions map[string]Pos `json:"-"`
+}
+
+// PosOf returns the position of a field path, falling back to the nearest
+// enclosing path that has one ("steps.2.helm.chart" → "steps.2.helm" → ...).
+func (s *Spec) PosOf(path string) Pos {
+	for {
+		if p, ok := s.Positions[path]; ok {
+			return p
+		}
+		i := lastDot(path)
+		if i < 0 {
+			if len(s.Files) > 0 {
+				return Pos{File: s.Files[0]}
+			}
+			return Pos{}
+		}
+		path = path[:i]
+	}
+}
+
+func lastDot(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '.' {
+			return i
+		}
+	}
+	return -1
+}
+
+// Step returns the step with the given name, or nil.
+func (s *Spec) Step(name string) *Step {
+	for _, st := range s.Steps {
+		if st.Name == name {
+			return st
+		}
+	}
+	return nil
+}
+
+// Metadata identifies the spec in logs and the state record.
+type Metadata struct {
+	Name string `json:"name"`
+}
+
+// Defaults are fallbacks for the per-step fields of the same name.
+type Defaults struct {
+	Timeout    Duration `json:"timeout,omitempty"`
+	Retries    *int     `json:"retries,omitempty"`
+	RetryDelay Duration `json:"retryDelay,omitempty"`
+	OnError    string   `json:"onError,omitempty"`
+}
+
+// Built-in defaults of the DSL.
+const (
+	DefaultTimeout    = 5 * time.Minute
+	DefaultRetryDelay = 10 * time.Second
+	DefaultNamespace  = "default"
+)
+
+// State configures the in-cluster run-state record.
+type State struct {
+	Enabled   bool   `json:"enabled"`
+	Namespace string `json:"namespace"` // defaulted to "default"
+	Name      string `json:"name"`      // defaulted to khook-state-<metadata.name>
+}
+
+// Step is one node of the DAG. After loading, Timeout, Retries, RetryDelay
+// and OnError hold the effective values (step, else defaults, else built-in).
+type Step struct {
+	Name       string   `json:"name"`
+	Needs      []string `json:"needs,omitempty"`
+	When       string   `json:"when,omitempty"`
+	Timeout    Duration `json:"timeout,omitempty"`
+	Retries    int      `json:"retries,omitempty"`
+	RetryDelay Duration `json:"retryDelay,omitempty"`
+	OnError    string   `json:"onError,omitempty"`
+
+	Helm    *Helm    `json:"helm,omitempty"`
+	Apply   *Apply   `json:"apply,omitempty"`
+	Delete  *Delete  `json:"delete,omitempty"`
+	Patch   *Patch   `json:"patch,omitempty"`
+	Wait    *Wait    `json:"wait,omitempty"`
+	Rollout *Rollout `json:"rollout,omitempty"`
+	Job     *Job     `json:"job,omitempty"`
+
+	// Index is the step's position in the steps list; Path is its field path
+	// ("steps.3") for Spec.PosOf.
+	Index int    `json:"-"`
+	Path  string `json:"-"`
+	// Excluded is true when when: evaluated to false at load time.
+	Excluded bool `json:"-"`
+}
+
+// Type returns the step's action key ("helm", "apply", ...).
+func (s *Step) Type() string {
+	switch {
+	case s.Helm != nil:
+		return TypeHelm
+	case s.Apply != nil:
+		return TypeApply
+	case s.Delete != nil:
+		return TypeDelete
+	case s.Patch != nil:
+		return TypePatch
+	case s.Wait != nil:
+		return TypeWait
+	case s.Rollout != nil:
+		return TypeRollout
+	case s.Job != nil:
+		return TypeJob
+	}
+	return ""
+}
+
+// Source is one entry of a manifests or valuesFrom list: exactly one field set.
+type Source struct {
+	Inline    string `json:"inline,omitempty"`
+	File      string `json:"file,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Kustomize string `json:"kustomize,omitempty"`
+}
+
+// Auth is basic auth for a private chart repository or registry.
+type Auth struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+// Helm installs or upgrades a chart release.
+type Helm struct {
+	Chart           string         `json:"chart"`
+	Repo            string         `json:"repo,omitempty"`
+	Version         string         `json:"version,omitempty"` // inline name:version is normalised here
+	Auth            *Auth          `json:"auth,omitempty"`
+	Release         string         `json:"release,omitempty"`   // defaulted to the step name
+	Namespace       string         `json:"namespace,omitempty"` // defaulted to "default"
+	CreateNamespace bool           `json:"createNamespace,omitempty"`
+	SkipIf          string         `json:"skipIf,omitempty"` // "installed"
+	Atomic          bool           `json:"atomic,omitempty"`
+	Wait            bool           `json:"wait,omitempty"`
+	Values          map[string]any `json:"values,omitempty"`
+	ValuesFrom      []Source       `json:"valuesFrom,omitempty"` // file or url only
+}
+
+// ChartKind tells where a chart comes from, implied by the chart: shape.
+type ChartKind int
+
+const (
+	ChartRepo  ChartKind = iota // bare name in repo:
+	ChartOCI                    // oci:// reference
+	ChartLocal                  // ./, ../ or / path (directory or .tgz)
+)
+
+// Apply applies manifests.
+type Apply struct {
+	Manifests       []Source `json:"manifests"`
+	Namespace       string   `json:"namespace,omitempty"`
+	CreateNamespace bool     `json:"createNamespace,omitempty"`
+	SkipIf          string   `json:"skipIf,omitempty"` // "exists"
+	ServerSide      bool     `json:"serverSide,omitempty"`
+	WaitFor         string   `json:"waitFor,omitempty"`
+}
+
+// Delete removes resources: exactly one of Manifests, Resource, Release.
+type Delete struct {
+	Manifests      []Source `json:"manifests,omitempty"`
+	Resource       string   `json:"resource,omitempty"`
+	Namespace      string   `json:"namespace,omitempty"`
+	AllNamespaces  bool     `json:"allNamespaces,omitempty"`
+	Selector       string   `json:"selector,omitempty"`
+	FieldSelector  string   `json:"fieldSelector,omitempty"`
+	Release        string   `json:"release,omitempty"`
+	IgnoreNotFound *bool    `json:"ignoreNotFound,omitempty"` // nil means true
+}
+
+// IgnoresNotFound returns the effective ignoreNotFound (default true).
+func (d *Delete) IgnoresNotFound() bool { return d.IgnoreNotFound == nil || *d.IgnoreNotFound }
+
+// Patch types.
+const (
+	PatchStrategic = "strategic"
+	PatchMerge     = "merge"
+	PatchJSON      = "json"
+)
+
+// Patch modifies a resource in place.
+type Patch struct {
+	Target    string `json:"target"`
+	Namespace string `json:"namespace,omitempty"`
+	Type      string `json:"type,omitempty"` // defaulted to strategic
+	Patch     any    `json:"patch"`          // map for strategic/merge, list for json
+}
+
+// Wait blocks until a condition holds.
+type Wait struct {
+	For           string `json:"for"`
+	On            string `json:"on"`
+	Namespace     string `json:"namespace,omitempty"`
+	AllNamespaces bool   `json:"allNamespaces,omitempty"`
+	Selector      string `json:"selector,omitempty"`
+	FieldSelector string `json:"fieldSelector,omitempty"`
+}
+
+// Rollout restarts a workload or waits for its rollout: exactly one of the two.
+type Rollout struct {
+	Restart   string `json:"restart,omitempty"`
+	Status    string `json:"status,omitempty"`
+	Namespace string `json:"namespace"`
+}
+
+// Job runs a container to completion.
+type Job struct {
+	Image           string            `json:"image"`
+	Command         []string          `json:"command,omitempty"`
+	Args            []string          `json:"args,omitempty"`
+	Env             map[string]string `json:"env,omitempty"`
+	Namespace       string            `json:"namespace,omitempty"` // defaulted to "default"
+	CreateNamespace bool              `json:"createNamespace,omitempty"`
+	ServiceAccount  string            `json:"serviceAccount,omitempty"`
+	SkipIf          string            `json:"skipIf,omitempty"` // "succeeded"
+}
