@@ -96,10 +96,10 @@ type PlanStep struct {
 	Name     string       `json:"name"`
 	Type     string       `json:"type"`
 	Action   string       `json:"action"`
-	Reason   string       `json:"reason,omitempty"`  // why (unknown, skip, excluded)
-	Summary  string       `json:"summary"`           // one line: what the step does
-	Needs    []string     `json:"needs,omitempty"`   // what it starts after
-	When     string       `json:"when,omitempty"`    // the condition, when present
+	Reason   string       `json:"reason,omitempty"`   // why (unknown, skip, excluded)
+	Summary  string       `json:"summary"`            // one line: what the step does
+	Needs    []string     `json:"needs,omitempty"`    // what it starts after
+	When     string       `json:"when,omitempty"`     // the condition, when present
 	Excluded bool         `json:"excluded,omitempty"` // when: was false
 	Objects  []ObjectPlan `json:"objects,omitempty"`
 	Diff     string       `json:"diff,omitempty"`     // unified diff (plan --diff)

@@ -1,0 +1,130 @@
+// Package cli is khook's command line: the root command, its global flags,
+// and the mapping of errors to exit codes. It is the only package that
+// touches the process's standard streams and exit status.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/internal/cli/graph"
+	"github.com/khook/khook/internal/cli/iostreams"
+	"github.com/khook/khook/internal/cli/plan"
+	"github.com/khook/khook/internal/cli/schema"
+	"github.com/khook/khook/internal/cli/stub"
+	"github.com/khook/khook/internal/cli/validate"
+	"github.com/khook/khook/internal/cli/version"
+	"github.com/khook/khook/internal/redact"
+)
+
+// Main runs khook on the process's arguments and streams and returns the
+// exit code; main.go passes it to os.Exit. SIGINT and SIGTERM cancel the
+// context: a run stops starting steps and reports what happened.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, os.Args[1:], iostreams.System())
+}
+
+// Run executes one command line against ios and returns the exit code.
+// Before anything is printed, Out and ErrOut are wrapped by the one
+// redactor that spec loading registers secrets with.
+func Run(ctx context.Context, args []string, ios *iostreams.IOStreams) int {
+	r := redact.New()
+	ios.Wrap(r.Writer)
+	f := &cmdutil.Factory{IOStreams: ios, Redactor: r, Now: time.Now}
+	f.Logger = slog.New(slog.NewTextHandler(ios.ErrOut, nil))
+
+	parsed := false // set once flags parse: errors before that are usage errors
+	root := NewRootCmd(f, func() { parsed = true })
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return cmdutil.ExitOK
+	}
+	code := cmdutil.CodeOf(err)
+	var ee *cmdutil.ExitError
+	isExit := errors.As(err, &ee)
+	if !parsed && !isExit {
+		code = cmdutil.ExitValidation // unknown command, bad flag, wrong arguments
+	}
+	if isExit && (ee.Reported || ee.Err == nil) {
+		return code
+	}
+	msg := "Error: " + err.Error() + "\n"
+	if code == cmdutil.ExitValidation && !parsed {
+		msg += fmt.Sprintf("Run '%s --help' for usage.\n", commandPath(root, args))
+	}
+	fmt.Fprint(ios.ErrOut, msg)
+	return code
+}
+
+// commandPath names the command the arguments reach, for the usage hint.
+func commandPath(root *cobra.Command, args []string) string {
+	if c, _, err := root.Find(args); err == nil && c != nil {
+		return c.CommandPath()
+	}
+	return root.Name()
+}
+
+// NewRootCmd builds the command tree. onParsed runs once flags are parsed
+// and the logger is set up, before a command's own work.
+func NewRootCmd(f *cmdutil.Factory, onParsed func()) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "khook",
+		Short: "Bootstrap Kubernetes clusters from a declarative spec",
+		Long: `khook runs a DAG of helm, apply, delete, patch, wait, rollout and job steps
+described in a khook.io/v1 spec, from a laptop or a CI job.
+
+Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
+(plan --detailed-exitcode: 0 no changes, 2 changes pending, 1 error).`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			logger, err := cmdutil.NewLogger(f.IOStreams.ErrOut, f.Global.LogLevel, f.Global.LogFormat)
+			if err != nil {
+				return err
+			}
+			f.Logger = logger
+			slog.SetDefault(logger) // anything logging through slog lands on the redacted stderr
+			onParsed()
+			return nil
+		},
+	}
+	root.SetIn(f.IOStreams.In)
+	root.SetOut(f.IOStreams.Out)
+	root.SetErr(f.IOStreams.ErrOut)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return cmdutil.FlagErrorf("%s", err)
+	})
+	root.CompletionOptions.DisableDefaultCmd = true
+
+	pf := root.PersistentFlags()
+	pf.StringVar(&f.Global.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, then in-cluster)")
+	pf.StringVar(&f.Global.Context, "context", "", "kubeconfig context to use")
+	pf.StringVar(&f.Global.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	pf.StringVar(&f.Global.LogFormat, "log-format", "text", "log format on stderr: text or json")
+
+	root.AddCommand(
+		validate.NewCmd(f),
+		graph.NewCmd(f),
+		schema.NewCmd(f),
+		version.NewCmd(f),
+		plan.NewCmd(f, nil), // TODO(live plan): wire the live planner here
+		stub.NewCmd(f, "apply", "Run the spec's steps against the cluster"),
+		stub.NewCmd(f, "destroy", "Undo what apply installed, walking the DAG in reverse"),
+		stub.NewCmd(f, "status", "Show the state record of the last run"),
+		stub.NewCmd(f, "vars", "List the variables a spec uses and where their values come from"),
+		stub.NewCmd(f, "render", "Print the spec after variable substitution"),
+	)
+	return root
+}

@@ -1,0 +1,60 @@
+// Package cmdutil is what every khook command shares: the factory with the
+// streams, redactor and logger, spec flags, output flags and exit codes.
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes (docs/cli.md).
+const (
+	ExitOK         = 0
+	ExitFailure    = 1 // a step failed, the cluster is unreachable, an internal error
+	ExitValidation = 2 // bad spec, missing variables, cycle, bad flags
+	ExitChanges    = 2 // plan --detailed-exitcode: changes pending
+)
+
+// ExitError carries the process exit code up to main. Err, when set, is
+// printed as "Error: ..." on stderr; a nil Err means the command already said
+// what went wrong.
+type ExitError struct {
+	Code int
+	Err  error
+	// Reported is true when the command already printed Err (spec problems).
+	Reported bool
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Silent returns an ExitError for a failure the command has already reported.
+func Silent(code int) error { return &ExitError{Code: code} }
+
+// FlagErrorf reports bad command-line usage: exit 2.
+func FlagErrorf(format string, args ...any) error {
+	return &ExitError{Code: ExitValidation, Err: fmt.Errorf(format, args...)}
+}
+
+// ValidationError wraps err as a validation failure: exit 2.
+func ValidationError(err error) error {
+	return &ExitError{Code: ExitValidation, Err: err}
+}
+
+// CodeOf maps an error to its exit code: ExitError's code, else 1.
+func CodeOf(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitFailure
+}

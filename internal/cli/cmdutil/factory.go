@@ -1,0 +1,92 @@
+package cmdutil
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/khook/khook/internal/cli/iostreams"
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/report"
+)
+
+// Factory is handed to every command constructor. The streams are already
+// wrapped by Redactor when a command runs.
+type Factory struct {
+	IOStreams *iostreams.IOStreams
+	Redactor  *redact.Redactor
+	Global    GlobalFlags
+	// Logger writes to the redacted stderr; set once flags are parsed.
+	Logger *slog.Logger
+	// Now is the clock renderers use; tests fix it.
+	Now func() time.Time
+}
+
+// GlobalFlags are accepted by every command.
+type GlobalFlags struct {
+	Kubeconfig string
+	Context    string
+	LogLevel   string
+	LogFormat  string
+}
+
+// NewLogger builds the slog logger the flags ask for, writing whole records
+// per Write to w (the redacted stderr).
+func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lvl slog.Level
+	switch strings.ToLower(level) {
+	case "debug":
+		lvl = slog.LevelDebug
+	case "info", "":
+		lvl = slog.LevelInfo
+	case "warn", "warning":
+		lvl = slog.LevelWarn
+	case "error":
+		lvl = slog.LevelError
+	default:
+		return nil, FlagErrorf("--log-level %q is not a level: use debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	switch format {
+	case "text", "":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, FlagErrorf("--log-format %q is not a format: use text or json", format)
+}
+
+// Output formats of -o/--output.
+const (
+	OutputText = "text"
+	OutputJSON = "json"
+)
+
+// CheckOutput validates an -o value against the formats a command supports.
+func CheckOutput(value string, allowed ...string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	return FlagErrorf("-o/--output %q is not supported here: use %s", value, strings.Join(allowed, " or "))
+}
+
+// AddOutputFlag registers -o/--output (text by default).
+func AddOutputFlag(cmd *cobra.Command, target *string) {
+	cmd.Flags().StringVarP(target, "output", "o", OutputText, "output format: text or json (one JSON document on stdout; logs stay on stderr)")
+}
+
+// WriteJSON writes v as one JSON document.
+func WriteJSON(w io.Writer, v any) error { return report.WriteJSON(w, v) }
+
+// NoArgs rejects positional arguments as a usage error (exit 2).
+func NoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return FlagErrorf("%s takes no arguments, got %q (spec files go in -f/--file)", cmd.CommandPath(), args)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/khook/khook/spec"
+)
+
+// Default variable prefixes (the DSL's "Variables" section).
+const (
+	DefaultVarPrefix    = "KHOOK_VAR_"
+	DefaultSecretPrefix = "KHOOK_SECRET_"
+	DefaultSpecFile     = "khook.yaml"
+)
+
+// SpecFlags say where a spec and its variables come from.
+type SpecFlags struct {
+	Files        []string
+	Set          []string
+	VarFiles     []string
+	VarPrefix    string
+	SecretPrefix string
+}
+
+// AddSpecFlags registers the spec flags on fs.
+func AddSpecFlags(fs *pflag.FlagSet, f *SpecFlags) {
+	fs.StringArrayVarP(&f.Files, "file", "f", []string{DefaultSpecFile},
+		"spec file; repeat for overlays merged in order; - reads stdin")
+	fs.StringArrayVar(&f.Set, "set", nil, "set a variable: NAME=value (repeatable; highest precedence)")
+	fs.StringArrayVar(&f.VarFiles, "var-file", nil, "read variables from a flat YAML map NAME: value (repeatable)")
+	fs.StringVar(&f.VarPrefix, "var-prefix", DefaultVarPrefix, "environment prefix of plain variables")
+	fs.StringVar(&f.SecretPrefix, "secret-prefix", DefaultSecretPrefix, "environment prefix of secret variables (redacted from all output)")
+}
+
+// check rejects malformed flag values before anything is loaded.
+func (f *SpecFlags) check() error {
+	for _, kv := range f.Set {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return FlagErrorf("--set %q is not NAME=value", kv)
+		}
+	}
+	stdin := 0
+	for _, file := range f.Files {
+		if file == "" {
+			return FlagErrorf("-f/--file needs a path (or - for stdin)")
+		}
+		if file == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return FlagErrorf("-f - (stdin) can be given only once")
+	}
+	if f.VarPrefix == "" || f.SecretPrefix == "" {
+		return FlagErrorf("--var-prefix and --secret-prefix cannot be empty")
+	}
+	if f.VarPrefix == f.SecretPrefix {
+		return FlagErrorf("--var-prefix and --secret-prefix must differ (both are %q)", f.VarPrefix)
+	}
+	return nil
+}
+
+// LoadSpec loads the spec the flags name (errors.As the error to
+// spec.Problems to get the problems themselves). Every problem is printed on the
+// redacted stderr as "file:line:col: message (hint)" and the returned error
+// exits 2; secrets are registered with the factory's redactor before any
+// problem is built, so none leaks.
+func (f *Factory) LoadSpec(flags *SpecFlags) (*spec.Spec, error) {
+	if err := flags.check(); err != nil {
+		return nil, err
+	}
+	s, err := spec.Load(spec.LoadOptions{
+		Files:        flags.Files,
+		Stdin:        f.IOStreams.In,
+		Set:          flags.Set,
+		VarFiles:     flags.VarFiles,
+		Environ:      f.IOStreams.Environ,
+		VarPrefix:    flags.VarPrefix,
+		SecretPrefix: flags.SecretPrefix,
+		Redactor:     f.Redactor,
+	})
+	if err == nil {
+		return s, nil
+	}
+	var problems spec.Problems
+	if errors.As(err, &problems) {
+		WriteProblems(f.IOStreams.ErrOut, problems)
+		return nil, &ExitError{Code: ExitValidation, Err: problems, Reported: true}
+	}
+	return nil, ValidationError(err)
+}
+
+// WriteProblems prints every problem, one per line, sorted by position,
+// followed by a count; the whole list goes out in one Write.
+func WriteProblems(w io.Writer, problems spec.Problems) {
+	sorted := append(spec.Problems(nil), problems...)
+	sorted.Sort()
+	var b strings.Builder
+	for _, p := range sorted {
+		b.WriteString(p.String())
+		b.WriteByte('\n')
+	}
+	noun := "problems"
+	if len(sorted) == 1 {
+		noun = "problem"
+	}
+	fmt.Fprintf(&b, "spec is invalid: %d %s\n", len(sorted), noun)
+	io.WriteString(w, b.String())
+}

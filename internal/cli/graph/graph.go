@@ -1,0 +1,57 @@
+// Package graph is `khook graph`: draw the step DAG as Mermaid or DOT.
+package graph
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/report"
+)
+
+// Formats of --format.
+const (
+	FormatMermaid = "mermaid"
+	FormatDOT     = "dot"
+)
+
+// Options of the graph command.
+type Options struct {
+	F      *cmdutil.Factory
+	Spec   cmdutil.SpecFlags
+	Format string
+}
+
+// NewCmd builds `khook graph`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	opts := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "graph",
+		Short: "Draw the step DAG (Mermaid flowchart, or Graphviz DOT)",
+		Long: `Draw the steps and their needs: edges as a Mermaid flowchart (the default)
+or Graphviz DOT (--format dot). Steps that when: excludes are drawn dashed
+and labelled skipped.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Format != FormatMermaid && opts.Format != FormatDOT {
+				return cmdutil.FlagErrorf("--format %q is not a graph format: use mermaid or dot", opts.Format)
+			}
+			return Run(opts)
+		},
+	}
+	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
+	cmd.Flags().StringVar(&opts.Format, "format", FormatMermaid, "graph format: mermaid or dot")
+	return cmd
+}
+
+// Run loads the spec and draws its DAG.
+func Run(opts *Options) error {
+	s, err := opts.F.LoadSpec(&opts.Spec)
+	if err != nil {
+		return err
+	}
+	nodes := report.GraphFromSpec(s)
+	if opts.Format == FormatDOT {
+		return report.WriteDOT(opts.F.IOStreams.Out, s.Metadata.Name, nodes)
+	}
+	return report.WriteMermaid(opts.F.IOStreams.Out, nodes)
+}

@@ -1,0 +1,100 @@
+// Package plan is `khook plan`: predict what apply would do, offline from
+// the spec alone or (live) against the cluster.
+package plan
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/report"
+	runplan "github.com/khook/khook/runner/plan"
+	"github.com/khook/khook/spec"
+)
+
+// LiveFunc predicts a plan against the cluster; opts carries --diff and the
+// global connection flags.
+type LiveFunc func(ctx context.Context, opts *Options, s *spec.Spec) (*report.Plan, error)
+
+// Options of the plan command.
+type Options struct {
+	F                *cmdutil.Factory
+	Spec             cmdutil.SpecFlags
+	Output           string
+	Offline          bool
+	Diff             bool
+	DetailedExitCode bool
+
+	// Live is the live planner; nil until it is wired in, and then plan
+	// without --offline says so.
+	Live LiveFunc
+}
+
+// NewCmd builds `khook plan`. live may be nil.
+func NewCmd(f *cmdutil.Factory, live LiveFunc) *cobra.Command {
+	opts := &Options{F: f, Live: live}
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Predict what apply would do, per step",
+		Long: `Predict, per step, what apply would do: the DAG order, each step's type and
+what it does, which steps when: excludes, and (against a cluster) the action
+and objects it would touch. --offline needs no cluster and assesses no
+actions. --detailed-exitcode: 0 no changes, 2 changes pending, 1 error.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cmdutil.CheckOutput(opts.Output, cmdutil.OutputText, cmdutil.OutputJSON); err != nil {
+				return err
+			}
+			if opts.Offline && opts.Diff {
+				return cmdutil.FlagErrorf("--diff needs the cluster: it cannot be combined with --offline")
+			}
+			if opts.Offline && opts.DetailedExitCode {
+				return cmdutil.FlagErrorf("--detailed-exitcode needs the cluster to tell whether anything would change: drop --offline")
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
+	cmdutil.AddOutputFlag(cmd, &opts.Output)
+	cmd.Flags().BoolVar(&opts.Offline, "offline", false, "plan from the spec alone, without a cluster")
+	cmd.Flags().BoolVar(&opts.Diff, "diff", false, "add unified diffs from server-side dry-runs and rendered charts")
+	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error")
+	return cmd
+}
+
+// errNoLivePlan is what plan says until the live planner is wired in.
+var errNoLivePlan = errors.New("plan against a cluster is not implemented yet: use plan --offline for the DAG, summaries and when: outcomes")
+
+// Run loads the spec, plans and prints the plan.
+func Run(ctx context.Context, opts *Options) error {
+	s, err := opts.F.LoadSpec(&opts.Spec)
+	if err != nil {
+		return err
+	}
+	var p *report.Plan
+	switch {
+	case opts.Offline:
+		p = runplan.Offline(s)
+	case opts.Live == nil:
+		return errNoLivePlan
+	default:
+		if p, err = opts.Live(ctx, opts, s); err != nil {
+			return err
+		}
+	}
+	out := opts.F.IOStreams.Out
+	if opts.Output == cmdutil.OutputJSON {
+		err = report.WriteJSON(out, p)
+	} else {
+		err = report.WritePlanText(out, p)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.DetailedExitCode && p.Changes {
+		return cmdutil.Silent(cmdutil.ExitChanges)
+	}
+	return nil
+}

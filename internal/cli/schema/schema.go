@@ -1,0 +1,37 @@
+// Package schema is `khook schema`: print the DSL's JSON Schema.
+package schema
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/khook/khook/internal/cli/cmdutil"
+)
+
+// Options of the schema command.
+type Options struct {
+	F *cmdutil.Factory
+}
+
+// NewCmd builds `khook schema`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	opts := &Options{F: f}
+	return &cobra.Command{
+		Use:   "schema",
+		Short: "Print the JSON Schema of the spec (docs/schema/v1/khook.json)",
+		Long: `Print the JSON Schema of apiVersion khook.io/v1 specs, byte for byte the
+committed docs/schema/v1/khook.json. Point yaml-language-server at it for
+editor validation and completion.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return Run(opts) },
+	}
+}
+
+// Run prints the schema unchanged.
+func Run(opts *Options) error {
+	b, err := schemaJSON()
+	if err != nil {
+		return err
+	}
+	_, err = opts.F.IOStreams.Out.Write(b)
+	return err
+}

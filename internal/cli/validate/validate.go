@@ -1,0 +1,98 @@
+// Package validate is `khook validate`: load a spec offline and report every
+// problem with its position.
+package validate
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/spec"
+)
+
+// Options of the validate command.
+type Options struct {
+	F      *cmdutil.Factory
+	Spec   cmdutil.SpecFlags
+	Output string
+}
+
+// NewCmd builds `khook validate`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	opts := &Options{F: f}
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Check a spec offline: schema, variables, conditions, the DAG",
+		Long: `Load the spec as apply would — substitute variables, evaluate when:
+conditions, check every field and the DAG — without touching a cluster.
+Every problem is printed as file:line:col: message (hint); exit 2 if any.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cmdutil.CheckOutput(opts.Output, cmdutil.OutputText, cmdutil.OutputJSON); err != nil {
+				return err
+			}
+			return Run(opts)
+		},
+	}
+	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
+	cmdutil.AddOutputFlag(cmd, &opts.Output)
+	return cmd
+}
+
+// Result is validate's JSON document.
+type Result struct {
+	Valid    bool           `json:"valid"`
+	Files    []string       `json:"files"`
+	Steps    int            `json:"steps,omitempty"`
+	Excluded int            `json:"excluded,omitempty"`
+	Problems []spec.Problem `json:"problems,omitempty"`
+}
+
+// Run validates the spec.
+func Run(opts *Options) error {
+	ios := opts.F.IOStreams
+	s, err := opts.F.LoadSpec(&opts.Spec)
+	res := Result{Valid: err == nil, Files: displayFiles(opts.Spec.Files)}
+	if err != nil {
+		var problems spec.Problems
+		if opts.Output == cmdutil.OutputJSON && errors.As(err, &problems) {
+			res.Problems = problems
+			if jerr := cmdutil.WriteJSON(ios.Out, res); jerr != nil {
+				return jerr
+			}
+		}
+		return err
+	}
+	res.Steps = len(s.Steps)
+	for _, st := range s.Steps {
+		if st.Excluded {
+			res.Excluded++
+		}
+	}
+	if opts.Output == cmdutil.OutputJSON {
+		return cmdutil.WriteJSON(ios.Out, res)
+	}
+	_, err = fmt.Fprintf(ios.Out, "%s: valid (%s)\n", strings.Join(res.Files, ", "), plural(res.Steps, "step"))
+	return err
+}
+
+func displayFiles(files []string) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		if f == "-" {
+			f = "<stdin>"
+		}
+		out[i] = f
+	}
+	return out
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,160 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// LiveOptions configure the terminal view.
+type LiveOptions struct {
+	Color bool             // ANSI colours (off under NO_COLOR)
+	Width int              // terminal columns; lines are cut to fit so redraws stay aligned
+	Now   func() time.Time // clock for running steps' elapsed time
+}
+
+// LiveView is the terminal output: one line per step, redrawn in place
+// with ANSI cursor movement on every event and Tick. Use it only on a
+// terminal that is not TERM=dumb; elsewhere use LogView.
+type LiveView struct {
+	mu    sync.Mutex
+	w     io.Writer
+	t     *tracker
+	opts  LiveOptions
+	drawn int // lines of the last frame, to move back over
+}
+
+// NewLiveView draws the initial frame: every step pending (or skipped when
+// excluded).
+func NewLiveView(w io.Writer, steps []StepInfo, opts LiveOptions) *LiveView {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Width <= 0 {
+		opts.Width = 80
+	}
+	v := &LiveView{w: w, t: newTracker(steps), opts: opts}
+	v.mu.Lock()
+	v.redraw()
+	v.mu.Unlock()
+	return v
+}
+
+// Handle applies an event and redraws.
+func (v *LiveView) Handle(ev Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.t.apply(ev)
+	v.redraw()
+}
+
+// Tick redraws so running steps' elapsed time moves; the CLI calls it
+// about once a second.
+func (v *LiveView) Tick() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.redraw()
+}
+
+// Finish settles every step from the results, draws the last frame, then
+// prints failed steps' full errors and the closing line below it.
+func (v *LiveView) Finish(r *Results) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, s := range r.Steps {
+		st := v.t.byKey[s.Name]
+		if st == nil {
+			st = v.t.add(StepInfo{Name: s.Name, Type: s.Type})
+		}
+		v.t.settle(st, s)
+	}
+	v.redraw()
+	var b bytes.Buffer
+	writeFailures(&b, r)
+	b.WriteString(ResultsLine(r))
+	b.WriteByte('\n')
+	_, err := v.w.Write(b.Bytes())
+	return err
+}
+
+// ANSI sequences the view uses.
+const (
+	ansiReset     = "\x1b[0m"
+	ansiClearLine = "\x1b[2K"
+)
+
+var statusColor = map[Status]string{
+	StatusPending: "\x1b[2m",
+	StatusRunning: "\x1b[36m",
+	StatusOK:      "\x1b[32m",
+	StatusFailed:  "\x1b[31m",
+	StatusSkipped: "\x1b[33m",
+}
+
+// redraw writes one frame in a single Write: back up over the last frame,
+// then clear and write each step's line.
+func (v *LiveView) redraw() {
+	nameW, typeW := 0, 0
+	for _, st := range v.t.order {
+		nameW = max(nameW, len(st.info.Name))
+		typeW = max(typeW, len(st.info.Type))
+	}
+	var b bytes.Buffer
+	if v.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", v.drawn)
+	}
+	now := v.opts.Now()
+	for _, st := range v.t.order {
+		b.WriteString("\r" + ansiClearLine)
+		b.WriteString(v.line(st, now, nameW, typeW))
+		b.WriteByte('\n')
+	}
+	v.drawn = len(v.t.order)
+	v.w.Write(b.Bytes())
+}
+
+// line is one step: "  running  cilium  helm  12.0s  attempt 2/3  <note>",
+// cut to the terminal width before colour is added.
+func (v *LiveView) line(st *stepState, now time.Time, nameW, typeW int) string {
+	elapsed := ""
+	switch st.status {
+	case StatusRunning:
+		if !st.started.IsZero() {
+			elapsed = FormatDuration(now.Sub(st.started))
+		}
+	case StatusOK, StatusFailed:
+		elapsed = FormatDuration(st.duration)
+	}
+	status := fmt.Sprintf("%-8s", st.status)
+	rest := fmt.Sprintf(" %-*s  %-*s  %7s", nameW, st.info.Name, typeW, st.info.Type, elapsed)
+	if a := st.attemptText(); a != "" {
+		rest += "  " + a
+	}
+	if st.note != "" {
+		rest += "  " + st.note
+	}
+	rest = strings.TrimRight(rest, " ")
+	if room := v.opts.Width - 1 - 2 - len(status); utf8.RuneCountInString(rest) > room {
+		rest = truncate(rest, room)
+	}
+	if v.opts.Color {
+		status = statusColor[st.status] + status + ansiReset
+	}
+	return "  " + status + rest
+}
+
+// truncate cuts s to n runes, marking the cut with "…".
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if n <= 0 {
+		return ""
+	}
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,175 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Progress turns the engine's events into output while a run goes on, and
+// prints the outcome once it is over. LogView and LiveView implement it.
+type Progress interface {
+	Handle(ev Event)
+	Finish(r *Results) error
+}
+
+// stepState is what a view knows of one step.
+type stepState struct {
+	info     StepInfo
+	status   Status
+	attempt  int
+	started  time.Time // first attempt
+	duration time.Duration
+	note     string // last message, error or skip reason, first line only
+}
+
+// tracker folds events into per-step state; both views share it.
+type tracker struct {
+	order []*stepState
+	byKey map[string]*stepState
+}
+
+func newTracker(steps []StepInfo) *tracker {
+	t := &tracker{byKey: map[string]*stepState{}}
+	for _, info := range steps {
+		t.add(info)
+	}
+	return t
+}
+
+func (t *tracker) add(info StepInfo) *stepState {
+	if info.MaxAttempts < 1 {
+		info.MaxAttempts = 1
+	}
+	st := &stepState{info: info, status: StatusPending}
+	if info.Excluded {
+		st.status = StatusSkipped
+		st.note = "excluded by when:"
+	}
+	t.order = append(t.order, st)
+	t.byKey[info.Name] = st
+	return st
+}
+
+// apply updates the step an event is about and returns it; a step the view
+// was not told about is added rather than dropped.
+func (t *tracker) apply(ev Event) *stepState {
+	st := t.byKey[ev.Step]
+	if st == nil {
+		st = t.add(StepInfo{Name: ev.Step})
+	}
+	switch ev.Kind {
+	case EventStarted:
+		st.status = StatusRunning
+		st.attempt = max(ev.Attempt, 1)
+		if st.started.IsZero() {
+			st.started = ev.Time
+		}
+		st.note = ""
+	case EventRetrying:
+		st.attempt = max(ev.Attempt, st.attempt)
+		st.note = firstLine(ev.Message)
+	case EventMessage:
+		st.note = firstLine(ev.Message)
+	case EventFinished:
+		if ev.Result != nil {
+			t.settle(st, *ev.Result)
+		}
+	}
+	return st
+}
+
+// settle records a step's final result.
+func (t *tracker) settle(st *stepState, r StepResult) {
+	st.status = r.Status
+	if r.Attempts > 0 {
+		st.attempt = r.Attempts
+	}
+	if r.Type != "" {
+		st.info.Type = r.Type
+	}
+	st.duration = time.Duration(r.DurationMs) * time.Millisecond
+	st.note = stepDetail(r)
+}
+
+func (st *stepState) attemptText() string {
+	if st.info.MaxAttempts <= 1 && st.attempt <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("attempt %d/%d", st.attempt, max(st.info.MaxAttempts, st.attempt))
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+// LogView is the piped output: one log line per state change, then the final
+// table. Each line is one Write.
+type LogView struct {
+	mu sync.Mutex
+	w  io.Writer
+	t  *tracker
+}
+
+// NewLogView starts a piped view of the given steps.
+func NewLogView(w io.Writer, steps []StepInfo) *LogView {
+	return &LogView{w: w, t: newTracker(steps)}
+}
+
+// Handle prints the line an event deserves:
+// "12:00:01 step cilium: running (attempt 1/3)".
+func (v *LogView) Handle(ev Event) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	st := v.t.apply(ev)
+	var msg string
+	switch ev.Kind {
+	case EventStarted:
+		msg = "running"
+		if a := st.attemptText(); a != "" {
+			msg += " (" + a + ")"
+		}
+	case EventRetrying:
+		msg = fmt.Sprintf("attempt %d/%d failed, retrying: %s", st.attempt, max(st.info.MaxAttempts, st.attempt), ev.Message)
+	case EventMessage:
+		msg = ev.Message
+	case EventFinished:
+		msg = string(st.status)
+		if st.status != StatusSkipped {
+			msg += " in " + FormatDuration(st.duration)
+		}
+		if st.attempt > 1 {
+			msg += fmt.Sprintf(" after %d attempts", st.attempt)
+		}
+		if ev.Result != nil {
+			if d := detailOf(*ev.Result); d != "" {
+				msg += ": " + d
+			}
+		}
+	default:
+		msg = ev.Message
+	}
+	line := fmt.Sprintf("%s step %s: %s\n", ev.Time.Format("15:04:05"), ev.Step, msg)
+	io.WriteString(v.w, line)
+}
+
+// detailOf is the whole error, skip reason or detail of a result.
+func detailOf(r StepResult) string {
+	switch {
+	case r.Error != "":
+		return r.Error
+	case r.SkipReason != "":
+		return r.SkipReason
+	}
+	return r.Detail
+}
+
+// Finish prints the final table.
+func (v *LogView) Finish(r *Results) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return WriteResultsTable(v.w, r)
+}

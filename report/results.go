@@ -1,0 +1,121 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// StepInfo is what the progress views know about a step before it runs.
+type StepInfo struct {
+	Name        string
+	Type        string
+	MaxAttempts int  // retries + 1
+	Excluded    bool // when: was false: shown skipped from the start
+}
+
+// FormatDuration prints a duration the way the tables do: 850ms, 4.2s, 1m02s.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		d = 0
+		fallthrough
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// stepDetail is the table's last column: the error of a failed step, the
+// reason of a skipped one, else what the step did. Only its first line:
+// the full error follows the table.
+func stepDetail(s StepResult) string {
+	var d string
+	switch {
+	case s.Error != "":
+		d = s.Error
+	case s.SkipReason != "":
+		d = s.SkipReason
+	default:
+		d = s.Detail
+	}
+	first, _, _ := strings.Cut(d, "\n")
+	return first
+}
+
+// WriteResultsTable renders the final table of a run:
+// STEP TYPE STATUS ATTEMPTS DURATION DETAIL/ERROR, then every failed step's
+// full error and log tail, then one closing line. One Write.
+func WriteResultsTable(w io.Writer, r *Results) error {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tTYPE\tSTATUS\tATTEMPTS\tDURATION\tDETAIL/ERROR")
+	for _, s := range r.Steps {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Name, s.Type, s.Status, s.Attempts,
+			FormatDuration(time.Duration(s.DurationMs)*time.Millisecond), stepDetail(s))
+	}
+	tw.Flush()
+	writeFailures(&b, r)
+	b.WriteString(ResultsLine(r))
+	b.WriteByte('\n')
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeFailures prints each failed step's complete error and pod log tail,
+// which the one-line table column cuts.
+func writeFailures(b *bytes.Buffer, r *Results) {
+	for _, s := range r.Steps {
+		if s.Status != StatusFailed || (!strings.Contains(s.Error, "\n") && len(s.LogTail) == 0) {
+			continue
+		}
+		fmt.Fprintf(b, "\nstep %s failed:\n", s.Name)
+		for _, line := range strings.Split(strings.TrimRight(s.Error, "\n"), "\n") {
+			fmt.Fprintf(b, "    %s\n", line)
+		}
+		if len(s.LogTail) > 0 {
+			b.WriteString("  last pod log lines:\n")
+			for _, line := range s.LogTail {
+				fmt.Fprintf(b, "    %s\n", line)
+			}
+		}
+	}
+}
+
+// ResultsLine is the closing line of a run:
+// "apply demo: failed (step-failed) in 1m02s: 3 ok, 1 failed, 2 skipped".
+func ResultsLine(r *Results) string {
+	counts := map[Status]int{}
+	for _, s := range r.Steps {
+		counts[s.Status]++
+	}
+	var parts []string
+	for _, st := range []Status{StatusOK, StatusFailed, StatusSkipped, StatusRunning, StatusPending} {
+		if n := counts[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	cmd := r.Command
+	if cmd == "" {
+		cmd = "run"
+	}
+	line := fmt.Sprintf("%s %s: %s", cmd, r.Name, r.Status)
+	if r.FailureReason != "" {
+		line += " (" + r.FailureReason + ")"
+	}
+	line += " in " + FormatDuration(time.Duration(r.DurationMs)*time.Millisecond)
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	if r.Error != "" {
+		line += "\nerror: " + r.Error
+	}
+	return line
+}

@@ -1,0 +1,85 @@
+// Package plan predicts what apply would do. Offline builds the plan from
+// the spec alone; the live plan (against a cluster) fills in actions,
+// objects and diffs on the same report.Plan.
+package plan
+
+import (
+	"fmt"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/spec"
+)
+
+// Offline builds a plan with no cluster: the DAG order (what each step
+// starts after), each step's type and one-line summary, and which steps
+// when: excludes. Steps are listed in an order that respects needs, ties
+// kept in file order. Every included step's action is "planned".
+func Offline(s *spec.Spec) *report.Plan {
+	p := &report.Plan{Name: s.Metadata.Name, Identifier: s.Metadata.Name, Offline: true}
+	for _, st := range Order(s.Steps) {
+		ps := report.PlanStep{
+			Name:     st.Name,
+			Type:     st.Type(),
+			Action:   report.ActionPlanned,
+			Summary:  summary(st),
+			Needs:    st.Needs,
+			When:     st.When,
+			Excluded: st.Excluded,
+			Pos:      s.PosOf(st.Path),
+		}
+		if st.Excluded {
+			ps.Action = report.ActionExcluded
+			ps.Reason = fmt.Sprintf("when %s is false", st.When)
+		}
+		p.Steps = append(p.Steps, ps)
+	}
+	p.Totals = report.PlanTotals(p.Steps)
+	return p
+}
+
+// Order sorts steps topologically (Kahn), taking ready steps in file order
+// so the output is stable. The loader rejects cycles and unknown needs;
+// should any remain, the steps involved follow in file order rather than
+// being lost.
+func Order(steps []*spec.Step) []*spec.Step {
+	known := map[string]bool{}
+	for _, st := range steps {
+		known[st.Name] = true
+	}
+	waiting := map[string]int{}
+	dependents := map[string][]*spec.Step{}
+	for _, st := range steps {
+		for _, n := range st.Needs {
+			if known[n] {
+				waiting[st.Name]++
+				dependents[n] = append(dependents[n], st)
+			}
+		}
+	}
+	done := map[string]bool{}
+	out := make([]*spec.Step, 0, len(steps))
+	for len(out) < len(steps) {
+		progressed := false
+		for _, st := range steps {
+			if done[st.Name] || waiting[st.Name] > 0 {
+				continue
+			}
+			done[st.Name] = true
+			out = append(out, st)
+			progressed = true
+			for _, d := range dependents[st.Name] {
+				waiting[d.Name]--
+			}
+			break // rescan from the top: earlier ready steps go first
+		}
+		if !progressed {
+			for _, st := range steps {
+				if !done[st.Name] {
+					done[st.Name] = true
+					out = append(out, st)
+				}
+			}
+		}
+	}
+	return out
+}
