@@ -1,0 +1,105 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/spec"
+)
+
+// errCancelled is a cancelled step's error text.
+const errCancelled = "cancelled: the run was interrupted before the step finished"
+
+// execute runs a step's attempts: each bounded by the step timeout, retried
+// after retryDelay while retries remain. It runs on its own goroutine.
+func (r *run) execute(ctx context.Context, n *node) report.StepResult {
+	st := n.step
+	res := r.base(st)
+	start := r.clock.Now()
+	defer func() { res.DurationMs = r.clock.Now().Sub(start).Milliseconds() }()
+
+	for attempt := 1; ; attempt++ {
+		res.Attempts = attempt
+		r.emit(report.Event{Kind: report.EventStarted, Step: st.Name, Attempt: attempt})
+		out, err := r.attempt(ctx, st)
+		res.Detail = r.Redactor.String(out.Detail)
+		res.LogTail = r.redactLines(out.LogTail)
+		if err == nil {
+			res.Status, res.Error = report.StatusOK, ""
+			if out.Skipped {
+				res.Status = report.StatusSkipped
+				res.SkipReason = r.Redactor.String(out.SkipReason)
+			}
+			return res
+		}
+		res.Status = report.StatusFailed
+		if ctx.Err() != nil {
+			res.Error = errCancelled
+			return res
+		}
+		res.Error = r.Redactor.String(err.Error())
+		if attempt > st.Retries {
+			return res
+		}
+		r.emit(report.Event{Kind: report.EventRetrying, Step: st.Name, Attempt: attempt,
+			Message: fmt.Sprintf("attempt %d of %d failed, retrying in %s: %s", attempt, st.Retries+1, st.RetryDelay.D(), res.Error)})
+		select {
+		case <-r.clock.After(st.RetryDelay.D()):
+		case <-ctx.Done():
+			res.Error = errCancelled
+			return res
+		}
+	}
+}
+
+// attempt runs the executor once under the step timeout, turning a deadline
+// into "timed out after <timeout>" and a panic into an error.
+func (r *run) attempt(ctx context.Context, st *spec.Step) (out Outcome, err error) {
+	timeout := st.Timeout.D()
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		actx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error in the %s executor (please report it): %v", st.Type(), p)
+		}
+	}()
+	if r.Exec == nil {
+		return Outcome{}, fmt.Errorf("no executor for %s steps", st.Type())
+	}
+	out, err = r.Exec.Execute(actx, st)
+	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+		err = timedOut(timeout, err)
+	}
+	return out, err
+}
+
+// timedOut keeps what the executor said about the wait but not Go's
+// "context deadline exceeded", which tells the user nothing.
+func timedOut(timeout time.Duration, err error) error {
+	msg := err.Error()
+	for _, s := range []string{": " + context.DeadlineExceeded.Error(), context.DeadlineExceeded.Error()} {
+		msg = strings.TrimSuffix(msg, s)
+	}
+	if msg == "" {
+		return fmt.Errorf("timed out after %s", timeout)
+	}
+	return fmt.Errorf("timed out after %s: %s", timeout, msg)
+}
+
+func (r *run) redactLines(lines []string) []string {
+	if len(lines) == 0 {
+		return nil
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = r.Redactor.String(l)
+	}
+	return out
+}
