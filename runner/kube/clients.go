@@ -1,13 +1,43 @@
-// Package kube holds what every Kubernetes-facing executor shares: clients,
-// kubectl-style resource arguments, manifest sources and watch-driven waits.
+// Package kube holds what every Kubernetes-facing executor shares:
+//
+//   - Clients / NewClients: typed, dynamic and memory-cached discovery clients
+//     plus a deferred RESTMapper with kubectl short names, built once per run
+//     from --kubeconfig/--context (KUBECONFIG, then in-cluster).
+//   - Explain / IsUnreachable: turn transport and 401 errors into sentences a
+//     user can act on (URL credentials stripped); IsUnreachable feeds the CI
+//     failure-reason cluster-unreachable.
+//   - Clients.ResolveArg / Clients.MappingFor: kubectl resource arguments
+//     ("deploy/x", "deployments.apps", "Deployment/x", "pods") and kinds to
+//     REST mappings, resetting discovery on a miss and waiting for a freshly
+//     created CRD to be Established.
+//   - LoadManifests: inline/file/url/kustomize sources into unstructured
+//     objects (multi-document YAML, List kinds expanded); Clients.Prepare maps
+//     them and defaults namespaces for namespaced kinds only.
+//   - ParseCondition + Condition.Eval: the wait.for / apply.waitFor grammar as
+//     pure functions; WaitFor: a watch-driven (informer) wait over the objects a
+//     Target selects, re-evaluated on every event, never polling.
 package kube
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/khook/khook/internal/redact"
 )
 
 // Clients is the set of clients one run uses, built once from the kubeconfig.
@@ -25,4 +55,174 @@ type Clients struct {
 	// Mapper resolves kinds and resources; Reset it after a discovery miss
 	// (a CRD an earlier step registered).
 	Mapper meta.ResettableRESTMapper
+}
+
+// Client-side rate limits: kubectl's defaults are too low for a run that
+// applies many objects and watches many things at once.
+const (
+	defaultQPS   = 50
+	defaultBurst = 100
+)
+
+// NewClients loads the kubeconfig (the explicit path, else KUBECONFIG and
+// ~/.kube/config, else the in-cluster service account) and builds the clients.
+// It does not contact the server; the first request does.
+func NewClients(kubeconfig, context string) (*Clients, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: context}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("cannot load the cluster configuration (kubeconfig %q, context %q): %s; pass --kubeconfig/--context or set KUBECONFIG",
+			kubeconfig, context, redact.StripURLCredentials(err.Error()))
+	}
+	ns, _, err := cc.Namespace()
+	if err != nil || ns == "" {
+		ns = "default"
+	}
+	c, err := NewClientsForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.Kubeconfig, c.Context, c.Namespace = kubeconfig, context, ns
+	return c, nil
+}
+
+// NewClientsForConfig builds the clients from a REST config (tests pass the
+// harness's, possibly wrapped to count requests). Namespace is "default".
+func NewClientsForConfig(cfg *rest.Config) (*Clients, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		cfg.QPS = defaultQPS
+	}
+	if cfg.Burst == 0 {
+		cfg.Burst = defaultBurst
+	}
+	typed, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build a Kubernetes client for %s: %w", hostOf(cfg), err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build a Kubernetes client for %s: %w", hostOf(cfg), err)
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build a discovery client for %s: %w", hostOf(cfg), err)
+	}
+	cached := memory.NewMemCacheClient(disco)
+	deferred := restmapper.NewDeferredDiscoveryRESTMapper(cached)
+	mapper, ok := restmapper.NewShortcutExpander(deferred, cached, func(string) {}).(meta.ResettableRESTMapper)
+	if !ok { // the expander has always been resettable; keep a working mapper if that changes
+		mapper = deferred
+	}
+	return &Clients{
+		Namespace: "default",
+		Config:    cfg,
+		Typed:     typed,
+		Dynamic:   dyn,
+		Discovery: cached,
+		Mapper:    mapper,
+	}, nil
+}
+
+// Ping checks that the API server answers and accepts the credentials.
+func (c *Clients) Ping(ctx context.Context) error {
+	_, err := c.Typed.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	return c.Explain(err)
+}
+
+func hostOf(cfg *rest.Config) string {
+	if cfg == nil || cfg.Host == "" {
+		return "the API server"
+	}
+	return redact.StripURLCredentials(cfg.Host)
+}
+
+// UnreachableError says the API server could not be reached or refused the
+// credentials: nothing any step does can succeed.
+type UnreachableError struct {
+	Msg   string
+	Cause error
+}
+
+func (e *UnreachableError) Error() string { return e.Msg }
+func (e *UnreachableError) Unwrap() error { return e.Cause }
+
+// IsUnreachable reports whether err (or an error it wraps) means the cluster
+// could not be reached or rejected the credentials: the CI failure-reason
+// cluster-unreachable.
+func IsUnreachable(err error) bool {
+	var u *UnreachableError
+	if errors.As(err, &u) {
+		return true
+	}
+	return isTransport(err) || apierrors.IsUnauthorized(err)
+}
+
+// Explain turns connection failures and rejected credentials into an
+// *UnreachableError with a sentence naming the server; other errors are
+// returned unchanged. nil stays nil.
+func (c *Clients) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	var u *UnreachableError
+	if errors.As(err, &u) {
+		return err
+	}
+	host := hostOf(c.Config)
+	switch {
+	case apierrors.IsUnauthorized(err):
+		return &UnreachableError{Cause: err, Msg: fmt.Sprintf(
+			"the API server at %s rejected the credentials (401 Unauthorized): the token may have expired; check --kubeconfig/--context", host)}
+	case isTransport(err):
+		return &UnreachableError{Cause: err, Msg: fmt.Sprintf(
+			"cannot reach the API server at %s: %s; check --kubeconfig/--context", host, transportReason(err))}
+	}
+	return err
+}
+
+func isTransport(err error) bool {
+	if err == nil {
+		return false
+	}
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	if errors.As(err, &opErr) || errors.As(err, &dnsErr) {
+		return true
+	}
+	var uErr *url.Error
+	if errors.As(err, &uErr) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	return errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(err.Error(), "connection refused")
+}
+
+// transportReason is the innermost useful part of a transport error
+// ("connection refused", "no such host", "x509: certificate signed by
+// unknown authority").
+func transportReason(err error) string {
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset by peer"
+	case errors.Is(err, syscall.EHOSTUNREACH):
+		return "no route to host"
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return "no such host " + dnsErr.Name
+	}
+	var uErr *url.Error
+	if errors.As(err, &uErr) {
+		err = uErr.Err
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Err != nil {
+		err = opErr.Err
+	}
+	return redact.StripURLCredentials(err.Error())
 }

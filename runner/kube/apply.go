@@ -1,0 +1,241 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// FieldManager is khook's field manager for server-side apply and writes.
+const FieldManager = "khook"
+
+// LastAppliedAnnotation is kubectl's client-side apply record.
+const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
+
+// Apply actions, as plan reports them.
+const (
+	ActionCreate    = "create"
+	ActionConfigure = "configure"
+	ActionUnchanged = "unchanged"
+)
+
+// ApplyRequest is the one request apply would send for one object: computed
+// by PlanApply without writing, sent by Send (for real, or with DryRun=All
+// for plan --diff).
+type ApplyRequest struct {
+	Mapping *meta.RESTMapping
+	// Desired is the object as it will be sent (with the last-applied
+	// annotation for client-side apply).
+	Desired *unstructured.Unstructured
+	Live    *unstructured.Unstructured // nil when the object does not exist
+	// Action is create, configure or unchanged. Server-side apply always
+	// sends its request; Action then only predicts create vs configure.
+	Action     string
+	ServerSide bool
+	PatchType  types.PatchType // configure (client-side) and server-side
+	Patch      []byte
+}
+
+// Name names the request's object for messages.
+func (r *ApplyRequest) Name() string { return ObjectName(r.Desired) }
+
+// PlanApply reads the live object and computes the request kubectl apply
+// would send: create when missing; otherwise a three-way patch from the
+// last-applied annotation (strategic merge for built-in types, JSON merge
+// for custom resources), unchanged when that patch is empty. With
+// serverSide, the request is a server-side apply patch. obj must be mapped
+// (MapObject) already.
+func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (*ApplyRequest, error) {
+	live, err := c.resourceFor(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		live = nil
+	case err != nil:
+		return nil, fmt.Errorf("cannot read %s: %w", ObjectName(obj), c.Explain(err))
+	}
+	req := &ApplyRequest{Mapping: m, Live: live, ServerSide: serverSide}
+	if serverSide {
+		req.Desired = obj.DeepCopy()
+		req.Action = ActionConfigure
+		if live == nil {
+			req.Action = ActionCreate
+		}
+		req.PatchType = types.ApplyPatchType
+		req.Patch, err = req.Desired.MarshalJSON()
+		return req, err
+	}
+	desired, modified, err := withLastApplied(obj)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode %s: %v", ObjectName(obj), err)
+	}
+	req.Desired = desired
+	if live == nil {
+		req.Action = ActionCreate
+		return req, nil
+	}
+	req.PatchType, req.Patch, err = threeWayPatch(m, live, modified)
+	if err != nil {
+		return nil, fmt.Errorf("cannot compute the patch for %s: %v", ObjectName(obj), err)
+	}
+	req.Action = ActionConfigure
+	if string(req.Patch) == "{}" {
+		req.Action = ActionUnchanged
+	}
+	return req, nil
+}
+
+// withLastApplied returns a copy of obj carrying the last-applied
+// annotation, and its JSON (kubectl's GetModifiedConfiguration).
+func withLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructured, []byte, error) {
+	out := obj.DeepCopy()
+	annots := out.GetAnnotations()
+	delete(annots, LastAppliedAnnotation)
+	out.SetAnnotations(annots)
+	original, err := out.MarshalJSON()
+	if err != nil {
+		return nil, nil, err
+	}
+	if annots == nil {
+		annots = map[string]string{}
+	}
+	annots[LastAppliedAnnotation] = string(original)
+	out.SetAnnotations(annots)
+	modified, err := out.MarshalJSON()
+	return out, modified, err
+}
+
+func threeWayPatch(m *meta.RESTMapping, live *unstructured.Unstructured, modified []byte) (types.PatchType, []byte, error) {
+	current, err := live.MarshalJSON()
+	if err != nil {
+		return "", nil, err
+	}
+	original := []byte(live.GetAnnotations()[LastAppliedAnnotation])
+	typed, err := scheme.Scheme.New(m.GroupVersionKind)
+	if err == nil {
+		lookup, err := strategicpatch.NewPatchMetaFromStruct(typed)
+		if err != nil {
+			return "", nil, err
+		}
+		p, err := strategicpatch.CreateThreeWayMergePatch(original, modified, current, lookup, true)
+		return types.StrategicMergePatchType, p, err
+	}
+	if !runtime.IsNotRegisteredError(err) {
+		return "", nil, err
+	}
+	preconditions := []mergepatch.PreconditionFunc{
+		mergepatch.RequireKeyUnchanged("apiVersion"),
+		mergepatch.RequireKeyUnchanged("kind"),
+		mergepatch.RequireMetadataKeyUnchanged("name"),
+	}
+	p, err := jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, current, preconditions...)
+	return types.MergePatchType, p, err
+}
+
+// Send sends the request (nothing for unchanged) and returns the object the
+// server answered with (the live object for unchanged). dryRun sends it with
+// DryRun=All: nothing is persisted. The error names the object and says what
+// to do about namespaces, conflicts and immutable fields.
+func (c *Clients) Send(ctx context.Context, req *ApplyRequest, dryRun bool) (*unstructured.Unstructured, error) {
+	var dr []string
+	if dryRun {
+		dr = []string{metav1.DryRunAll}
+	}
+	r := c.resourceFor(req.Mapping, req.Desired.GetNamespace())
+	var out *unstructured.Unstructured
+	var err error
+	switch {
+	case req.ServerSide:
+		force := false
+		out, err = r.Patch(ctx, req.Desired.GetName(), types.ApplyPatchType, req.Patch,
+			metav1.PatchOptions{FieldManager: FieldManager, Force: &force, DryRun: dr})
+	case req.Action == ActionCreate:
+		out, err = r.Create(ctx, req.Desired, metav1.CreateOptions{FieldManager: FieldManager, DryRun: dr})
+	case req.Action == ActionConfigure:
+		out, err = r.Patch(ctx, req.Desired.GetName(), req.PatchType, req.Patch,
+			metav1.PatchOptions{FieldManager: FieldManager, DryRun: dr})
+	default:
+		return req.Live, nil
+	}
+	if err != nil {
+		return nil, c.writeError(req, err)
+	}
+	return out, nil
+}
+
+func (c *Clients) writeError(req *ApplyRequest, err error) error {
+	name := req.Name()
+	switch {
+	case req.ServerSide && apierrors.IsConflict(err):
+		return fmt.Errorf("server-side apply of %s conflicts with fields another manager owns (khook does not force): %s; drop those fields from the manifest or change them with that manager", name, conflictDetail(err))
+	case apierrors.IsNotFound(err) && req.Desired.GetNamespace() != "" && strings.Contains(err.Error(), "namespaces"):
+		return fmt.Errorf("cannot apply %s: namespace %q does not exist; create it in an earlier step or set createNamespace: true", name, req.Desired.GetNamespace())
+	case apierrors.IsInvalid(err):
+		return fmt.Errorf("the API server rejected %s: %s", name, apiMessage(err))
+	}
+	return fmt.Errorf("cannot apply %s: %w", name, c.Explain(err))
+}
+
+func conflictDetail(err error) string {
+	if se, ok := err.(apierrors.APIStatus); ok && se.Status().Details != nil {
+		var parts []string
+		for _, cause := range se.Status().Details.Causes {
+			parts = append(parts, cause.Message)
+		}
+		if len(parts) > 0 {
+			return strings.Join(parts, "; ")
+		}
+	}
+	return apiMessage(err)
+}
+
+func apiMessage(err error) string {
+	if se, ok := err.(apierrors.APIStatus); ok && se.Status().Message != "" {
+		return se.Status().Message
+	}
+	return err.Error()
+}
+
+// Resource returns the dynamic client for a mapping in a namespace
+// (ignored for cluster-scoped mappings).
+func (c *Clients) Resource(m *meta.RESTMapping, namespace string) dynamic.ResourceInterface {
+	return c.resourceFor(m, namespace)
+}
+
+func (c *Clients) resourceFor(m *meta.RESTMapping, namespace string) dynamic.ResourceInterface {
+	r := c.Dynamic.Resource(m.Resource)
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		return r.Namespace(namespace)
+	}
+	return r
+}
+
+// EnsureNamespace creates the namespace when it is missing; it reports
+// whether it sent a write.
+func (c *Clients) EnsureNamespace(ctx context.Context, name string) (bool, error) {
+	_, err := c.Typed.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	if err == nil {
+		return false, nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return false, fmt.Errorf("cannot read namespace %s: %w", name, c.Explain(err))
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	_, err = c.Typed.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return true, fmt.Errorf("cannot create namespace %s: %w", name, c.Explain(err))
+	}
+	return true, nil
+}

@@ -1,0 +1,297 @@
+package kube
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/jsonpath"
+)
+
+// ConditionType is the form of a wait.for expression.
+type ConditionType int
+
+// The wait.for forms, as kubectl wait --for spells them.
+const (
+	ForCondition ConditionType = iota + 1 // condition=<Name>[=<value>]
+	ForJSONPath                           // jsonpath=<expr>[=<value>]
+	ForDelete                             // delete
+)
+
+// Condition is a parsed wait.for / apply.waitFor expression.
+type Condition struct {
+	Type ConditionType
+	// Name is the condition type for ForCondition; Expr the normalised
+	// jsonpath ("{.status.phase}") for ForJSONPath.
+	Name string
+	Expr string
+	// Value is what the condition status or jsonpath result must equal;
+	// HasValue false means "True" for conditions and "any non-empty result"
+	// for jsonpath.
+	Value    string
+	HasValue bool
+
+	parsed *jsonpath.JSONPath
+}
+
+// ParseCondition parses "condition=Ready", "condition=Ready=false",
+// "jsonpath={.status.phase}=Running", "jsonpath=.status.phase",
+// "jsonpath=status.phase" and "delete". The jsonpath forms are equivalent;
+// a filter that contains "=" needs the braced form.
+func ParseCondition(s string) (Condition, error) {
+	s = strings.TrimSpace(s)
+	key, rest, _ := strings.Cut(s, "=")
+	switch strings.ToLower(key) {
+	case "delete":
+		if rest != "" || strings.Contains(s, "=") {
+			return Condition{}, fmt.Errorf("for %q: delete takes no value; write for: delete", s)
+		}
+		return Condition{Type: ForDelete}, nil
+	case "condition":
+		name, value, hasValue := strings.Cut(rest, "=")
+		if name == "" {
+			return Condition{}, fmt.Errorf("for %q names no condition: write condition=<Name> (condition=Ready) or condition=<Name>=<value>", s)
+		}
+		if hasValue && value == "" {
+			return Condition{}, fmt.Errorf("for %q has an empty value after the condition name: write condition=%s or condition=%s=<value>", s, name, name)
+		}
+		return Condition{Type: ForCondition, Name: name, Value: value, HasValue: hasValue}, nil
+	case "jsonpath":
+		return parseJSONPath(s, rest)
+	}
+	return Condition{}, fmt.Errorf("for %q: unknown condition; write condition=<Name>[=<value>], jsonpath=<expr>[=<value>] or delete", s)
+}
+
+func parseJSONPath(whole, rest string) (Condition, error) {
+	var expr, value string
+	var hasValue bool
+	if strings.HasPrefix(rest, "{") {
+		end := strings.LastIndex(rest, "}")
+		if end < 0 {
+			return Condition{}, fmt.Errorf("for %q: the jsonpath expression has no closing brace", whole)
+		}
+		expr, rest = rest[:end+1], rest[end+1:]
+		if rest != "" {
+			if !strings.HasPrefix(rest, "=") {
+				return Condition{}, fmt.Errorf("for %q: unexpected %q after the jsonpath expression; write jsonpath={...}=<value>", whole, rest)
+			}
+			value, hasValue = rest[1:], true
+		}
+	} else {
+		expr, value, hasValue = strings.Cut(rest, "=")
+		expr = "{" + ensureDot(expr) + "}"
+	}
+	if expr == "{}" || expr == "{.}" {
+		return Condition{}, fmt.Errorf("for %q has no jsonpath expression: write jsonpath={.status.phase}[=<value>]", whole)
+	}
+	if hasValue && value == "" {
+		return Condition{}, fmt.Errorf("for %q has an empty value after the expression: drop the = to wait for any non-empty result", whole)
+	}
+	jp := jsonpath.New("for")
+	if err := jp.Parse(expr); err != nil {
+		return Condition{}, fmt.Errorf("for %q: invalid jsonpath expression %s: %v", whole, expr, err)
+	}
+	return Condition{Type: ForJSONPath, Expr: expr, Value: value, HasValue: hasValue, parsed: jp}, nil
+}
+
+func ensureDot(expr string) string {
+	if strings.HasPrefix(expr, ".") {
+		return expr
+	}
+	return "." + expr
+}
+
+// String renders the condition back in wait.for syntax.
+func (c Condition) String() string {
+	switch c.Type {
+	case ForDelete:
+		return "delete"
+	case ForCondition:
+		if c.HasValue {
+			return "condition=" + c.Name + "=" + c.Value
+		}
+		return "condition=" + c.Name
+	case ForJSONPath:
+		if c.HasValue {
+			return "jsonpath=" + c.Expr + "=" + c.Value
+		}
+		return "jsonpath=" + c.Expr
+	}
+	return "?"
+}
+
+// Met reports whether one object meets the condition and, when it does not,
+// why in a few words ("Ready=False: ContainersNotReady", "no Ready condition
+// yet", ".status.phase is Pending"). ForDelete is never met by an object
+// that still exists.
+func (c Condition) Met(obj *unstructured.Unstructured) (bool, string) {
+	switch c.Type {
+	case ForDelete:
+		return false, "still exists"
+	case ForCondition:
+		return c.metCondition(obj)
+	case ForJSONPath:
+		return c.metJSONPath(obj)
+	}
+	return false, "unknown condition"
+}
+
+func (c Condition) metCondition(obj *unstructured.Unstructured) (bool, string) {
+	want := "True"
+	if c.HasValue {
+		want = c.Value
+	}
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, raw := range conds {
+		cond, ok := raw.(map[string]any)
+		if !ok {
+			continue
+		}
+		if t, _ := cond["type"].(string); !strings.EqualFold(t, c.Name) {
+			continue
+		}
+		status, _ := cond["status"].(string)
+		// A condition observed for an older generation says nothing yet.
+		if og, ok := asInt64(cond["observedGeneration"]); ok && og < obj.GetGeneration() {
+			return false, fmt.Sprintf("%s condition not yet observed for generation %d", c.Name, obj.GetGeneration())
+		}
+		if strings.EqualFold(status, want) {
+			return true, ""
+		}
+		why := c.Name + "=" + status
+		if r, _ := cond["reason"].(string); r != "" {
+			why += ": " + r
+		}
+		return false, why
+	}
+	return false, "no " + c.Name + " condition yet"
+}
+
+func asInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case float64:
+		return int64(n), true
+	}
+	return 0, false
+}
+
+func (c Condition) metJSONPath(obj *unstructured.Unstructured) (bool, string) {
+	jp := c.parsed
+	if jp == nil { // a Condition built by hand
+		jp = jsonpath.New("for")
+		if err := jp.Parse(c.Expr); err != nil {
+			return false, "invalid jsonpath " + c.Expr
+		}
+	}
+	results, err := jp.FindResults(obj.Object)
+	if err != nil {
+		return false, c.Expr + " not set yet"
+	}
+	var got []string
+	for _, rs := range results {
+		for _, v := range rs {
+			s, empty := formatValue(v)
+			if c.HasValue && s == c.Value {
+				return true, ""
+			}
+			if !c.HasValue && !empty {
+				return true, ""
+			}
+			got = append(got, s)
+		}
+	}
+	switch {
+	case len(got) == 0:
+		return false, c.Expr + " not set yet"
+	case c.HasValue:
+		return false, c.Expr + " is " + strings.Join(got, ",")
+	}
+	return false, c.Expr + " is empty"
+}
+
+// formatValue renders a jsonpath result as kubectl prints it and says
+// whether it is empty (nil, "", an empty list or map).
+func formatValue(v reflect.Value) (string, bool) {
+	for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return "", true
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return v.String(), v.Len() == 0
+	case reflect.Map, reflect.Slice, reflect.Array:
+		b, err := json.Marshal(v.Interface())
+		if err != nil {
+			return fmt.Sprint(v.Interface()), v.Len() == 0
+		}
+		return string(b), v.Len() == 0
+	case reflect.Invalid:
+		return "", true
+	}
+	return fmt.Sprint(v.Interface()), false
+}
+
+// Evaluate decides a condition over every object a target currently
+// matches. Nothing matched is success for delete and "not yet" otherwise.
+// pending describes what is not met yet ("2 of 3 not ready: pod/a
+// (Ready=False: ContainersNotReady), pod/b (...)").
+func (c Condition) Evaluate(objs []*unstructured.Unstructured) (done bool, pending string) {
+	if c.Type == ForDelete {
+		if len(objs) == 0 {
+			return true, ""
+		}
+		return false, fmt.Sprintf("%d still present: %s", len(objs), listNames(objs, nil))
+	}
+	if len(objs) == 0 {
+		return false, "nothing matches yet"
+	}
+	var notMet []*unstructured.Unstructured
+	why := map[*unstructured.Unstructured]string{}
+	for _, o := range objs {
+		if ok, reason := c.Met(o); !ok {
+			notMet = append(notMet, o)
+			why[o] = reason
+		}
+	}
+	if len(notMet) == 0 {
+		return true, ""
+	}
+	return false, fmt.Sprintf("%d of %d not ready: %s", len(notMet), len(objs), listNames(notMet, why))
+}
+
+// Predicate adapts the condition to WaitFor.
+func (c Condition) Predicate() Predicate {
+	return func(objs []*unstructured.Unstructured) (bool, string, error) {
+		done, pending := c.Evaluate(objs)
+		return done, pending, nil
+	}
+}
+
+// maxListed bounds how many objects a pending message names.
+const maxListed = 5
+
+func listNames(objs []*unstructured.Unstructured, why map[*unstructured.Unstructured]string) string {
+	var b strings.Builder
+	for i, o := range objs {
+		if i == maxListed {
+			fmt.Fprintf(&b, ", and %d more", len(objs)-maxListed)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strings.ToLower(o.GetKind()) + "/" + o.GetName())
+		if r := why[o]; r != "" {
+			b.WriteString(" (" + r + ")")
+		}
+	}
+	return b.String()
+}

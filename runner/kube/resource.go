@@ -1,0 +1,273 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Resource is a resolved kubectl resource argument: a type and, for the
+// kind/name form, one object's name.
+type Resource struct {
+	Mapping *meta.RESTMapping
+	Name    string // empty: every object of the type
+}
+
+// Namespaced reports whether the resource lives in namespaces.
+func (r Resource) Namespaced() bool { return r.Mapping.Scope.Name() == meta.RESTScopeNameNamespace }
+
+// String renders the resource kubectl-style: "deployment.apps/web", "pods".
+func (r Resource) String() string {
+	if r.Name == "" {
+		return TypeName(r.Mapping)
+	}
+	return KindName(r.Mapping) + "/" + r.Name
+}
+
+// TypeName is the plural resource with its group ("deployments.apps", "pods").
+func TypeName(m *meta.RESTMapping) string {
+	if m.Resource.Group == "" {
+		return m.Resource.Resource
+	}
+	return m.Resource.Resource + "." + m.Resource.Group
+}
+
+// KindName is the lower-case kind with its group ("deployment.apps", "pod"),
+// the way kubectl names an object.
+func KindName(m *meta.RESTMapping) string {
+	k := strings.ToLower(m.GroupVersionKind.Kind)
+	if m.GroupVersionKind.Group == "" {
+		return k
+	}
+	return k + "." + m.GroupVersionKind.Group
+}
+
+// ObjectName names an object kubectl-style for messages: "deployment.apps/web"
+// or "deployment.apps/web in namespace demo".
+func ObjectName(obj *unstructured.Unstructured) string {
+	gvk := obj.GroupVersionKind()
+	k := strings.ToLower(gvk.Kind)
+	if gvk.Group != "" {
+		k += "." + gvk.Group
+	}
+	if ns := obj.GetNamespace(); ns != "" {
+		return k + "/" + obj.GetName() + " in namespace " + ns
+	}
+	return k + "/" + obj.GetName()
+}
+
+// SplitResourceArg splits "type" or "type/name" and rejects anything else.
+func SplitResourceArg(arg string) (typ, name string, err error) {
+	arg = strings.TrimSpace(arg)
+	typ, name, hasSlash := strings.Cut(arg, "/")
+	switch {
+	case typ == "":
+		return "", "", fmt.Errorf("resource %q has no type: write a type (pods) or kind/name (deployment/web)", arg)
+	case hasSlash && name == "":
+		return "", "", fmt.Errorf("resource %q has an empty name after the slash: write kind/name (deployment/web)", arg)
+	case strings.Contains(name, "/"):
+		return "", "", fmt.Errorf("resource %q has more than one slash: write a type (pods) or kind/name (deployment/web)", arg)
+	}
+	return typ, name, nil
+}
+
+// ResolveArg resolves a kubectl resource argument: "pods", "deploy/web",
+// "deployments.apps/web", "deployment.apps/web", "Deployment/web".
+func (c *Clients) ResolveArg(ctx context.Context, arg string) (Resource, error) {
+	typ, name, err := SplitResourceArg(arg)
+	if err != nil {
+		return Resource{}, err
+	}
+	m, err := c.MappingForType(ctx, typ)
+	if err != nil {
+		return Resource{}, err
+	}
+	return Resource{Mapping: m, Name: name}, nil
+}
+
+// MappingForType maps a resource type, short name or kind (optionally
+// group-qualified) the way kubectl's resource builder does. A miss resets
+// discovery (an earlier step may have registered a CRD) and, when a matching
+// CRD exists but is not Established yet, waits for it.
+func (c *Clients) MappingForType(ctx context.Context, typ string) (*meta.RESTMapping, error) {
+	var m *meta.RESTMapping
+	err := c.withRefresh(ctx, func(crd *unstructured.Unstructured) bool { return crdMatchesType(crd, typ) }, func() error {
+		var err error
+		m, err = c.mappingFor(typ)
+		return err
+	})
+	if err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil, fmt.Errorf("the server has no resource type %q (not a built-in type, short name or installed CRD)", typ)
+		}
+		return nil, c.Explain(err)
+	}
+	return m, nil
+}
+
+// mappingFor is kubectl's ResourceBuilder.mappingFor: try the argument as a
+// resource, then as a kind.
+func (c *Clients) mappingFor(arg string) (*meta.RESTMapping, error) {
+	fullGVR, gr := schema.ParseResourceArg(arg)
+	gvk := schema.GroupVersionKind{}
+	if fullGVR != nil {
+		gvk, _ = c.Mapper.KindFor(*fullGVR)
+	}
+	if gvk.Empty() {
+		var err error
+		gvk, err = c.Mapper.KindFor(gr.WithVersion(""))
+		if err != nil && !meta.IsNoMatchError(err) && !isNotFoundish(err) {
+			return nil, err
+		}
+	}
+	if !gvk.Empty() {
+		return c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	fullGVK, gk := schema.ParseKindArg(arg)
+	if fullGVK == nil {
+		v := gk.WithVersion("")
+		fullGVK = &v
+	}
+	if !fullGVK.Empty() {
+		if m, err := c.Mapper.RESTMapping(fullGVK.GroupKind(), fullGVK.Version); err == nil {
+			return m, nil
+		}
+	}
+	// Kinds are case-sensitive in the mapper; users write "deployment" too.
+	return c.Mapper.RESTMapping(gk)
+}
+
+func isNotFoundish(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "not found")
+}
+
+// MappingFor maps an object's kind, with the same discovery refresh and CRD
+// wait as MappingForType.
+func (c *Clients) MappingFor(ctx context.Context, gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	var m *meta.RESTMapping
+	err := c.withRefresh(ctx, func(crd *unstructured.Unstructured) bool {
+		g, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+		k, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		return g == gvk.Group && k == gvk.Kind
+	}, func() error {
+		var err error
+		m, err = c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		return err
+	})
+	if err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil, fmt.Errorf("the server does not know kind %q in %q: install its CRD first (an earlier step or earlier in the same manifests)", gvk.Kind, gvk.GroupVersion())
+		}
+		return nil, c.Explain(err)
+	}
+	return m, nil
+}
+
+// MapObject maps obj and defaults its namespace: namespaced objects without
+// one get defaultNS (else the kubeconfig's); cluster-scoped objects lose any
+// namespace they were written with, as kubectl ignores it.
+func (c *Clients) MapObject(ctx context.Context, obj *unstructured.Unstructured, defaultNS string) (*meta.RESTMapping, error) {
+	m, err := c.MappingFor(ctx, obj.GroupVersionKind())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ObjectName(obj), err)
+	}
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		if obj.GetNamespace() == "" {
+			if defaultNS == "" {
+				defaultNS = c.Namespace
+			}
+			obj.SetNamespace(defaultNS)
+		}
+	} else {
+		obj.SetNamespace("")
+	}
+	return m, nil
+}
+
+// withRefresh runs fn; on a no-match it resets discovery and retries; if it
+// still misses and a matching CRD exists that is not yet Established, it
+// waits for Established (bounded by ctx) and retries once more.
+func (c *Clients) withRefresh(ctx context.Context, match func(*unstructured.Unstructured) bool, fn func() error) error {
+	err := fn()
+	if err == nil || !meta.IsNoMatchError(err) {
+		return err
+	}
+	c.Mapper.Reset()
+	if err = fn(); err == nil || !meta.IsNoMatchError(err) {
+		return err
+	}
+	name, ok := c.findCRD(ctx, match)
+	if !ok {
+		return err
+	}
+	if werr := c.WaitCRDEstablished(ctx, name); werr != nil {
+		return werr
+	}
+	c.Mapper.Reset()
+	return fn()
+}
+
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// CRDMapping is the REST mapping of CustomResourceDefinitions.
+var CRDMapping = &meta.RESTMapping{
+	Resource:         crdGVR,
+	GroupVersionKind: crdGVR.GroupVersion().WithKind("CustomResourceDefinition"),
+	Scope:            meta.RESTScopeRoot,
+}
+
+// IsCRD reports whether obj is a CustomResourceDefinition.
+func IsCRD(obj *unstructured.Unstructured) bool {
+	gvk := obj.GroupVersionKind()
+	return gvk.Group == crdGVR.Group && gvk.Kind == "CustomResourceDefinition"
+}
+
+func (c *Clients) findCRD(ctx context.Context, match func(*unstructured.Unstructured) bool) (string, bool) {
+	list, err := c.Dynamic.Resource(crdGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", false
+	}
+	for i := range list.Items {
+		if match(&list.Items[i]) {
+			return list.Items[i].GetName(), true
+		}
+	}
+	return "", false
+}
+
+func crdMatchesType(crd *unstructured.Unstructured, typ string) bool {
+	name, group, _ := strings.Cut(typ, ".")
+	if g, _, _ := unstructured.NestedString(crd.Object, "spec", "group"); group != "" && g != group {
+		return false
+	}
+	names, _, _ := unstructured.NestedMap(crd.Object, "spec", "names")
+	for _, k := range []string{"plural", "singular", "kind"} {
+		if v, ok := names[k].(string); ok && strings.EqualFold(v, name) {
+			return true
+		}
+	}
+	short, _, _ := unstructured.NestedStringSlice(crd.Object, "spec", "names", "shortNames")
+	for _, s := range short {
+		if strings.EqualFold(s, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// WaitCRDEstablished blocks until the named CRD reports Established, then
+// resets discovery so its kinds resolve.
+func (c *Clients) WaitCRDEstablished(ctx context.Context, name string) error {
+	cond := Condition{Type: ForCondition, Name: "Established"}
+	err := WaitFor(ctx, c, Target{Mapping: CRDMapping, Name: name}, cond.String(), cond.Predicate())
+	if err != nil {
+		return err
+	}
+	c.Mapper.Reset()
+	return nil
+}

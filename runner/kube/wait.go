@@ -1,0 +1,216 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Target selects the objects a wait watches.
+type Target struct {
+	Mapping *meta.RESTMapping
+	// Namespace is ignored for cluster-scoped types; empty for a namespaced
+	// type means all namespaces.
+	Namespace     string
+	Name          string // one object; empty: every object the selectors match
+	LabelSelector string
+	FieldSelector string
+}
+
+// String describes the target for messages: "deployment.apps/web in demo",
+// "pods -l app=web in all namespaces".
+func (t Target) String() string {
+	s := TypeName(t.Mapping)
+	if t.Name != "" {
+		s = KindName(t.Mapping) + "/" + t.Name
+	}
+	if t.LabelSelector != "" {
+		s += " -l " + t.LabelSelector
+	}
+	if t.FieldSelector != "" {
+		s += " --field-selector " + t.FieldSelector
+	}
+	if t.namespaced() {
+		if t.Namespace == "" {
+			return s + " in all namespaces"
+		}
+		return s + " in " + t.Namespace
+	}
+	return s
+}
+
+func (t Target) namespaced() bool { return t.Mapping.Scope.Name() == meta.RESTScopeNameNamespace }
+
+// Validate parses the selectors so a typo fails before any watch starts.
+func (t Target) Validate() error {
+	if _, err := labels.Parse(t.LabelSelector); err != nil {
+		return fmt.Errorf("invalid label selector %q: %v", t.LabelSelector, err)
+	}
+	if _, err := fields.ParseSelector(t.FieldSelector); err != nil {
+		return fmt.Errorf("invalid field selector %q: %v", t.FieldSelector, err)
+	}
+	return nil
+}
+
+func (t Target) resource(c *Clients) dynamic.ResourceInterface {
+	r := c.Dynamic.Resource(t.Mapping.Resource)
+	if t.namespaced() && t.Namespace != "" {
+		return r.Namespace(t.Namespace)
+	}
+	return r
+}
+
+// fieldSelector adds metadata.name for a named target, as kubectl wait does.
+func (t Target) fieldSelector() string {
+	sel := t.FieldSelector
+	if t.Name != "" {
+		byName := "metadata.name=" + t.Name
+		if sel == "" {
+			return byName
+		}
+		return sel + "," + byName
+	}
+	return sel
+}
+
+// ListWatch lists and watches exactly the target's objects.
+func (t Target) ListWatch(c *Clients) *cache.ListWatch {
+	r := t.resource(c)
+	opts := func(o *metav1.ListOptions) {
+		o.LabelSelector = t.LabelSelector
+		o.FieldSelector = t.fieldSelector()
+	}
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			opts(&o)
+			return r.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			opts(&o)
+			return r.Watch(ctx, o)
+		},
+	}
+}
+
+// Predicate decides over every object the target currently matches; pending
+// says what is not met yet, for the timeout message. A non-nil err ends the
+// wait at once (a rollout that exceeded its progress deadline).
+type Predicate func(objs []*unstructured.Unstructured) (done bool, pending string, err error)
+
+// WaitFor watches the target's objects (an informer over a ListWatch: a list,
+// then a watch that resumes after disconnects) and re-evaluates p on every
+// event until it holds or ctx ends. It never polls: it returns as soon as
+// the event that makes p true arrives. what names the awaited condition in
+// the timeout error ("condition=Ready").
+func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate) error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	start := time.Now()
+	wake := make(chan struct{}, 1)
+	notify := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	store, ctrl := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: t.ListWatch(c),
+		ObjectType:    &unstructured.Unstructured{},
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { notify() },
+			UpdateFunc: func(any, any) { notify() },
+			DeleteFunc: func(any) { notify() },
+		},
+	})
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan struct{})
+	go func() { defer close(done); ctrl.RunWithContext(runCtx) }()
+	defer func() { stop(); <-done }()
+
+	// Surface list errors (forbidden, unreachable) instead of waiting them out.
+	listErr := make(chan error, 1)
+	go func() {
+		_, err := t.resource(c).List(runCtx, metav1.ListOptions{LabelSelector: t.LabelSelector, FieldSelector: t.fieldSelector(), Limit: 1})
+		listErr <- err
+	}()
+
+	pending := "the first list has not completed"
+	for {
+		if ctrl.HasSynced() {
+			ok, why, err := p(sorted(store.List()))
+			if err != nil || ok {
+				return err
+			}
+			pending = why
+		}
+		select {
+		case <-wake:
+		case err := <-listErr:
+			if err != nil && runCtx.Err() == nil {
+				return fmt.Errorf("cannot watch %s: %w", t, c.Explain(err))
+			}
+		case <-ctx.Done():
+			return waitError(ctx, start, what, t, pending)
+		}
+	}
+}
+
+func waitError(ctx context.Context, start time.Time, what string, t Target, pending string) error {
+	elapsed := roundElapsed(time.Since(start))
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &TimeoutError{Elapsed: elapsed, What: what, Target: t.String(), Pending: pending}
+	}
+	return fmt.Errorf("cancelled after %s waiting for %s on %s: %s", elapsed, what, t, pending)
+}
+
+// TimeoutError is a wait that ran out of time; it says what was still unmet.
+type TimeoutError struct {
+	Elapsed time.Duration
+	What    string
+	Target  string
+	Pending string
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("timed out after %s waiting for %s on %s: %s", e.Elapsed, e.What, e.Target, e.Pending)
+}
+
+// Unwrap makes errors.Is(err, context.DeadlineExceeded) hold.
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+func roundElapsed(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Millisecond)
+}
+
+func sorted(items []any) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, 0, len(items))
+	for _, it := range items {
+		if u, ok := it.(*unstructured.Unstructured); ok {
+			out = append(out, u)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].GetNamespace() != out[j].GetNamespace() {
+			return out[i].GetNamespace() < out[j].GetNamespace()
+		}
+		return out[i].GetName() < out[j].GetName()
+	})
+	return out
+}
