@@ -1,0 +1,120 @@
+// Package github is the pull request side of khook's CI mode: the issue
+// comments REST endpoints a sticky comment needs, and the event payload.
+package github
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+
+	"github.com/khook/khook/internal/ci/sticky"
+)
+
+// BotLogin authors comments made with the workflow's GITHUB_TOKEN.
+const BotLogin = "github-actions[bot]"
+
+// Thread is the comments of one pull request.
+type Thread struct {
+	Client *sticky.Client
+	Repo   string // owner/name
+	Number int
+}
+
+// NewThread returns a thread on repo's pull request number, talking to
+// apiURL (GITHUB_API_URL) with token.
+func NewThread(apiURL, token, repo string, number int) *Thread {
+	h := http.Header{}
+	h.Set("Authorization", "Bearer "+token)
+	h.Set("Accept", "application/vnd.github+json")
+	h.Set("X-GitHub-Api-Version", "2022-11-28")
+	return &Thread{Client: &sticky.Client{Platform: "GitHub", BaseURL: apiURL, Header: h}, Repo: repo, Number: number}
+}
+
+type ghComment struct {
+	ID      int64  `json:"id"`
+	Body    string `json:"body"`
+	HTMLURL string `json:"html_url"`
+	User    struct {
+		Login string `json:"login"`
+	} `json:"user"`
+}
+
+func (c ghComment) comment() sticky.Comment {
+	return sticky.Comment{ID: c.ID, Body: c.Body, URL: c.HTMLURL, Author: c.User.Login}
+}
+
+// Me returns the token's login (GET /user); installation tokens get a 403.
+func (t *Thread) Me(ctx context.Context) (string, error) {
+	var u struct {
+		Login string `json:"login"`
+	}
+	_, err := t.Client.Do(ctx, http.MethodGet, "/user", nil, &u)
+	return u.Login, err
+}
+
+// DefaultAuthor is the Actions bot, whom GITHUB_TOKEN comments as.
+func (t *Thread) DefaultAuthor() string { return BotLogin }
+
+var nextLink = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
+
+// List returns every comment of the pull request, following Link: rel="next".
+func (t *Thread) List(ctx context.Context) ([]sticky.Comment, error) {
+	path := fmt.Sprintf("/repos/%s/issues/%d/comments?per_page=100", t.Repo, t.Number)
+	var out []sticky.Comment
+	for page := 0; path != "" && page < 100; page++ {
+		var cs []ghComment
+		h, err := t.Client.Do(ctx, http.MethodGet, path, nil, &cs)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			out = append(out, c.comment())
+		}
+		path = ""
+		if m := nextLink.FindStringSubmatch(h.Get("Link")); m != nil {
+			if u, err := url.Parse(m[1]); err == nil {
+				path = u.RequestURI()
+				if base, err := url.Parse(t.Client.BaseURL); err == nil && base.Path != "" && base.Path != "/" {
+					// GitHub Enterprise serves the API under /api/v3: the link
+					// repeats that prefix, BaseURL already has it.
+					if len(path) >= len(base.Path) && path[:len(base.Path)] == base.Path {
+						path = path[len(base.Path):]
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Create posts a new comment.
+func (t *Thread) Create(ctx context.Context, body string) (sticky.Comment, error) {
+	var c ghComment
+	_, err := t.Client.Do(ctx, http.MethodPost, fmt.Sprintf("/repos/%s/issues/%d/comments", t.Repo, t.Number), map[string]string{"body": body}, &c)
+	return c.comment(), err
+}
+
+// Update replaces a comment's body.
+func (t *Thread) Update(ctx context.Context, id int64, body string) (sticky.Comment, error) {
+	var c ghComment
+	_, err := t.Client.Do(ctx, http.MethodPatch, fmt.Sprintf("/repos/%s/issues/comments/%d", t.Repo, id), map[string]string{"body": body}, &c)
+	return c.comment(), err
+}
+
+// PullForCommit finds the open or merged pull request a pushed commit came
+// from (GET /repos/{repo}/commits/{sha}/pulls), so apply-on-merge can update
+// the comment plan left. 0 when there is none.
+func PullForCommit(ctx context.Context, c *sticky.Client, repo, sha string) (int, error) {
+	var pulls []struct {
+		Number int `json:"number"`
+	}
+	if _, err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/repos/%s/commits/%s/pulls", repo, sha), nil, &pulls); err != nil {
+		return 0, err
+	}
+	if len(pulls) == 0 {
+		return 0, nil
+	}
+	return pulls[0].Number, nil
+}
