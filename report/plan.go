@@ -12,7 +12,7 @@ import (
 var actionOrder = []string{
 	ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionDelete,
 	ActionRestart, ActionRun, ActionWait, ActionUnchanged, ActionNoop, ActionSkip,
-	ActionUnknown, ActionExcluded, ActionPlanned,
+	ActionUnknown, ActionPlanned, ActionExcluded,
 }
 
 // actionPhrase is how the totals line names an action's count.

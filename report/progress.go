@@ -95,7 +95,7 @@ func (t *tracker) settle(st *stepState, r StepResult) {
 }
 
 func (st *stepState) attemptText() string {
-	if st.info.MaxAttempts <= 1 && st.attempt <= 1 {
+	if st.attempt == 0 || (st.info.MaxAttempts <= 1 && st.attempt == 1) {
 		return ""
 	}
 	return fmt.Sprintf("attempt %d/%d", st.attempt, max(st.info.MaxAttempts, st.attempt))

@@ -58,8 +58,11 @@ func WriteResultsTable(w io.Writer, r *Results) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tTYPE\tSTATUS\tATTEMPTS\tDURATION\tDETAIL/ERROR")
 	for _, s := range r.Steps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Name, s.Type, s.Status, s.Attempts,
-			FormatDuration(time.Duration(s.DurationMs)*time.Millisecond), stepDetail(s))
+		took := FormatDuration(time.Duration(s.DurationMs) * time.Millisecond)
+		if s.Status == StatusSkipped && s.DurationMs == 0 {
+			took = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Name, s.Type, s.Status, s.Attempts, took, stepDetail(s))
 	}
 	tw.Flush()
 	writeFailures(&b, r)

@@ -1,0 +1,77 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/khook/khook/spec"
+)
+
+func offlinePlan() *Plan {
+	steps := []PlanStep{
+		{Name: "cilium", Type: "helm", Action: ActionPlanned, Summary: "install or upgrade release cilium from chart cilium 1.18.4", Pos: spec.Pos{File: "khook.yaml", Line: 7, Col: 5}},
+		{Name: "coredns-ready", Type: "wait", Action: ActionPlanned, Summary: "wait for condition=Available on deployment/coredns", Needs: []string{"cilium"}},
+		{Name: "argocd", Type: "helm", Action: ActionExcluded, Summary: "install or upgrade release argocd", Needs: []string{"cilium", "coredns-ready"},
+			When: `vars.ENV == "prod"`, Excluded: true, Reason: `when vars.ENV == "prod" is false`},
+	}
+	return &Plan{Name: "demo", Identifier: "demo", Offline: true, Steps: steps, Totals: PlanTotals(steps)}
+}
+
+func livePlan() *Plan {
+	steps := []PlanStep{
+		{Name: "cilium", Type: "helm", Action: ActionUpgrade, Summary: "install or upgrade release cilium from chart cilium 1.18.4",
+			Reason: "revision 3, chart 1.18.3 -> 1.18.4",
+			Diff:   "--- kube-system/DaemonSet/cilium (live)\n+++ kube-system/DaemonSet/cilium (planned)\n@@ -1,2 +1,2 @@\n-image: cilium:1.18.3\n+image: cilium:1.18.4\n"},
+		{Name: "settings", Type: "apply", Action: ActionCreate, Summary: "apply 1 manifest source(s)", Needs: []string{"cilium"},
+			Objects: []ObjectPlan{{Action: ActionCreate, Kind: "ConfigMap", Namespace: "demo", Name: "settings"}, {Action: ActionUnchanged, Kind: "Namespace", Name: "demo"}},
+			DiffNote: "unavailable (namespace demo is created by an earlier step)"},
+		{Name: "coredns-ready", Type: "wait", Action: ActionNoop, Summary: "wait for condition=Available on deployment/coredns", DiffNote: "no changes"},
+		{Name: "crs", Type: "apply", Action: ActionUnknown, Needs: []string{"settings"}, Reason: "kind Application is registered by an earlier step"},
+		{Name: "argocd", Type: "helm", Action: ActionExcluded, Excluded: true, Reason: `when vars.ENV == "prod" is false`},
+	}
+	return &Plan{Name: "demo", Identifier: "prod-eu", Server: "https://10.0.0.1:6443", Changes: true, Steps: steps, Totals: PlanTotals(steps)}
+}
+
+func TestWritePlanTextOffline(t *testing.T) {
+	var w writeCounter
+	if err := WritePlanText(&w, offlinePlan()); err != nil {
+		t.Fatal(err)
+	}
+	if w.writes != 1 {
+		t.Errorf("WritePlanText made %d writes, want 1", w.writes)
+	}
+	golden(t, "plan-offline.txt", w.Bytes())
+}
+
+func TestWritePlanTextLive(t *testing.T) {
+	var w writeCounter
+	if err := WritePlanText(&w, livePlan()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "plan-live.txt", w.Bytes())
+}
+
+func TestWritePlanJSON(t *testing.T) {
+	var w writeCounter
+	if err := WriteJSON(&w, offlinePlan()); err != nil {
+		t.Fatal(err)
+	}
+	if w.writes != 1 {
+		t.Errorf("WriteJSON made %d writes, want 1", w.writes)
+	}
+	golden(t, "plan-offline.json", w.Bytes())
+}
+
+func TestTotalsLine(t *testing.T) {
+	for _, tc := range []struct {
+		plan *Plan
+		want string
+	}{
+		{&Plan{Totals: map[string]int{"install": 2, "upgrade": 1, "unchanged": 3, "excluded": 1}}, "Plan: 2 to install, 1 to upgrade, 3 unchanged, 1 excluded."},
+		{&Plan{Steps: []PlanStep{{Action: "run"}, {Action: "skip"}, {Action: "odd"}}}, "Plan: 1 to run, 1 to skip, 1 odd."},
+		{&Plan{Offline: true}, "Plan (offline): no steps."},
+	} {
+		if got := TotalsLine(tc.plan); got != tc.want {
+			t.Errorf("TotalsLine = %q, want %q", got, tc.want)
+		}
+	}
+}

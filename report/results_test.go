@@ -1,0 +1,99 @@
+package report
+
+import (
+	"testing"
+	"time"
+
+	"github.com/khook/khook/spec"
+)
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func sampleResults() *Results {
+	return &Results{
+		Name: "demo", Command: "apply", Status: RunFailed, FailureReason: ReasonStepFailed,
+		StartedAt: t0, DurationMs: 62_300,
+		Steps: []StepResult{
+			{Name: "cilium", Type: "helm", Status: StatusOK, Attempts: 1, DurationMs: 4200, Detail: "upgraded release cilium to revision 4", Pos: spec.Pos{File: "khook.yaml", Line: 7, Col: 5}},
+			{Name: "seed", Type: "job", Status: StatusFailed, Attempts: 3, DurationMs: 58_000, Needs: []string{"cilium"},
+				Error: "job seed failed: pod seed-x7k2 exited with code 1", LogTail: []string{"connecting to db", "error: connection refused"}},
+			{Name: "argocd", Type: "helm", Status: StatusSkipped, Needs: []string{"seed"}, SkipReason: "not run: step seed failed"},
+			{Name: "extras", Type: "apply", Status: StatusSkipped, Excluded: true, SkipReason: `excluded: when vars.ENV == "prod" is false`},
+		},
+	}
+}
+
+func TestWriteResultsTable(t *testing.T) {
+	var w writeCounter
+	if err := WriteResultsTable(&w, sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	if w.writes != 1 {
+		t.Errorf("WriteResultsTable made %d writes, want 1", w.writes)
+	}
+	golden(t, "results-table.txt", w.Bytes())
+}
+
+func TestWriteResultsJSON(t *testing.T) {
+	var w writeCounter
+	if err := WriteJSON(&w, sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "results.json", w.Bytes())
+}
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		-time.Second:                "0ms",
+		850 * time.Millisecond:      "850ms",
+		4200 * time.Millisecond:     "4.2s",
+		62 * time.Second:            "1m02s",
+		2*time.Hour + 5*time.Minute: "2h05m",
+	} {
+		if got := FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// runEvents is the event stream of sampleResults' run.
+func runEvents() []Event {
+	r := sampleResults()
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	return []Event{
+		{Time: at(0), Kind: EventFinished, Step: "extras", Result: &r.Steps[3]},
+		{Time: at(0), Kind: EventStarted, Step: "cilium", Attempt: 1},
+		{Time: at(2), Kind: EventMessage, Step: "cilium", Message: "waiting for daemonset/cilium"},
+		{Time: at(4), Kind: EventFinished, Step: "cilium", Result: &r.Steps[0]},
+		{Time: at(4), Kind: EventStarted, Step: "seed", Attempt: 1},
+		{Time: at(20), Kind: EventRetrying, Step: "seed", Attempt: 1, Message: "job seed failed: pod seed-a1 exited with code 1"},
+		{Time: at(30), Kind: EventStarted, Step: "seed", Attempt: 2},
+		{Time: at(62), Kind: EventFinished, Step: "seed", Result: &r.Steps[1]},
+		{Time: at(62), Kind: EventFinished, Step: "argocd", Result: &r.Steps[2]},
+	}
+}
+
+func sampleInfos() []StepInfo {
+	return []StepInfo{
+		{Name: "cilium", Type: "helm", MaxAttempts: 1},
+		{Name: "seed", Type: "job", MaxAttempts: 3},
+		{Name: "argocd", Type: "helm", MaxAttempts: 2},
+		{Name: "extras", Type: "apply", MaxAttempts: 1, Excluded: true},
+	}
+}
+
+func TestLogView(t *testing.T) {
+	var w writeCounter
+	v := NewLogView(&w, sampleInfos())
+	events := runEvents()
+	for _, ev := range events {
+		v.Handle(ev)
+	}
+	if w.writes != len(events) {
+		t.Errorf("LogView made %d writes for %d events, want one line per event", w.writes, len(events))
+	}
+	if err := v.Finish(sampleResults()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "progress-piped.txt", w.Bytes())
+}
