@@ -84,6 +84,9 @@ func (r *run) attempt(ctx context.Context, st *spec.Step) (out Outcome, err erro
 // "context deadline exceeded", which tells the user nothing.
 func timedOut(timeout time.Duration, err error) error {
 	msg := err.Error()
+	if strings.HasPrefix(msg, "timed out after ") { // the executor said it already
+		return err
+	}
 	for _, s := range []string{": " + context.DeadlineExceeded.Error(), context.DeadlineExceeded.Error()} {
 		msg = strings.TrimSuffix(msg, s)
 	}

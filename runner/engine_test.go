@@ -204,10 +204,17 @@ func TestTimeoutBoundsEachAttempt(t *testing.T) {
 		<-ctx.Done()
 		return Outcome{}, fmt.Errorf("waiting for pods/web in demo to be Ready: %w", ctx.Err())
 	})
-	got := engine(f, plain, wrapped).Run(context.Background())
+	said := step("said")
+	said.Timeout = spec.Duration(time.Millisecond)
+	f.on("said", func(ctx context.Context, _ int) (Outcome, error) {
+		<-ctx.Done()
+		return Outcome{}, fmt.Errorf("timed out after 1ms waiting for condition=Ready on pods in demo: %w", ctx.Err())
+	})
+	got := engine(f, plain, wrapped, said).Run(context.Background())
 	check(t, got, []brief{
 		{"plain", "failed", "timed out after 1ms", "", "", 1},
 		{"wrapped", "failed", "timed out after 1ms: waiting for pods/web in demo to be Ready", "", "", 1},
+		{"said", "failed", "timed out after 1ms waiting for condition=Ready on pods in demo: context deadline exceeded", "", "", 1},
 	})
 }
 
