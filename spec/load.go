@@ -2,7 +2,13 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/khook/khook/internal/redact"
 )
@@ -21,9 +27,133 @@ type LoadOptions struct {
 	Redactor *redact.Redactor
 }
 
+// MaxFileSize is the largest spec file Load reads.
+const MaxFileSize = 4 << 20
+
+// StdinName is how a spec read from standard input is named in positions.
+const StdinName = "<stdin>"
+
 // Load reads, substitutes, parses, evaluates when: and validates a spec.
-// Invalid input returns Problems (every problem at once, with positions);
-// other errors (unreadable file) are plain errors.
+// Invalid input returns Problems (every problem at once, with positions,
+// sorted and redacted); other errors (unreadable file) are plain errors.
 func Load(opts LoadOptions) (*Spec, error) {
-	return nil, errors.New("spec.Load: not implemented yet")
+	if opts.VarPrefix == "" {
+		opts.VarPrefix = DefaultVarPrefix
+	}
+	if opts.SecretPrefix == "" {
+		opts.SecretPrefix = DefaultSecretPrefix
+	}
+	switch len(opts.Files) {
+	case 0:
+		return nil, errors.New("no spec file given: pass -f FILE (or -f - for standard input)")
+	case 1:
+	default:
+		return nil, fmt.Errorf("overlays are not supported yet: got %d spec files, pass exactly one -f", len(opts.Files))
+	}
+	vs, probs := gatherVars(opts)
+	if len(probs) > 0 {
+		return nil, finish(probs, opts.Redactor)
+	}
+	name, src, err := readSpecFile(opts.Files[0], opts.Stdin)
+	if err != nil {
+		return nil, opts.Redactor.Error(err)
+	}
+	// Overlays (issue 7) slot in here: parse each file into a fileTree, merge
+	// the trees (positions keep their file), then decode and validate once.
+	ft, probs := parseFile(name, src, vs, newPipelines())
+	if len(probs) > 0 {
+		return nil, finish(probs, opts.Redactor)
+	}
+	s, probs := build(ft, vs, opts.Redactor)
+	if name != StdinName {
+		s.BaseDir = filepath.Dir(name)
+	} else if wd, err := os.Getwd(); err == nil {
+		s.BaseDir = wd
+	}
+	if len(probs) > 0 {
+		return nil, finish(probs, opts.Redactor)
+	}
+	return s, nil
+}
+
+// readSpecFile reads one spec file (or stdin for "-"), refusing huge ones.
+func readSpecFile(file string, stdin io.Reader) (string, []byte, error) {
+	var r io.Reader
+	name := file
+	if file == "-" {
+		if stdin == nil {
+			return "", nil, errors.New("-f - given but no standard input is available")
+		}
+		r, name = stdin, StdinName
+	} else {
+		f, err := os.Open(file)
+		if err != nil {
+			return "", nil, fmt.Errorf("cannot read spec: %w", err)
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return "", nil, fmt.Errorf("cannot read spec %s: it is a directory, pass a file", file)
+		}
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return "", nil, fmt.Errorf("cannot read spec %s: %w", name, err)
+	}
+	if len(data) > MaxFileSize {
+		return "", nil, fmt.Errorf("spec %s is larger than %d MiB; khook refuses files this large (split it, or move big manifests to file: sources)", name, MaxFileSize>>20)
+	}
+	return name, data, nil
+}
+
+// fileTree is one parsed spec file: its YAML tree and position map.
+type fileTree struct {
+	name string
+	root *yaml.Node
+	pm   *posMap
+}
+
+// parseFile substitutes variables in the raw text and parses the result.
+func parseFile(name string, src []byte, vs *varSet, pipes *pipelines) (*fileTree, Problems) {
+	out, pm, probs := substitute(name, src, vs, pipes)
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	root, probs := parseDocument(out, pm, name)
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	return &fileTree{name: name, root: root, pm: pm}, nil
+}
+
+// build decodes a parsed tree, applies defaults, evaluates when: and
+// validates. It always returns a spec, complete or partial.
+func build(ft *fileTree, vs *varSet, red *redact.Redactor) (*Spec, Problems) {
+	s := &Spec{Files: []string{ft.name}, Vars: vs.vals, Positions: map[string]Pos{}}
+	d := &decoder{pm: ft.pm, pos: s.Positions}
+	d.decode(ft.root, nil, "", reflect.ValueOf(s).Elem())
+	registerCredentials(s, red)
+	probs := d.probs
+	applyDefaults(s)
+	probs = append(probs, validate(s)...)
+	probs = append(probs, evalWhen(s)...)
+	return s, probs
+}
+
+// finish redacts, de-duplicates and sorts problems.
+func finish(probs Problems, red *redact.Redactor) Problems {
+	seen := map[string]bool{}
+	out := probs[:0]
+	for _, p := range probs {
+		p.Message = red.String(p.Message)
+		p.Hint = red.String(p.Hint)
+		k := p.String()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, p)
+	}
+	out.Sort()
+	return out
 }

@@ -1,0 +1,292 @@
+package spec
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// decoder fills the spec types from a yaml.Node tree, strictly: unknown
+// fields, duplicate keys and wrong types are problems, and every field path
+// gets its source position.
+type decoder struct {
+	pm    *posMap
+	pos   map[string]Pos
+	probs Problems
+}
+
+func (d *decoder) at(n *yaml.Node) Pos { return d.pm.Pos(n.Line, n.Column) }
+
+func (d *decoder) problem(n *yaml.Node, path, hint, format string, args ...any) {
+	d.probs = append(d.probs, Problem{Pos: d.at(n), Path: path, Message: describe(path) + fmt.Sprintf(format, args...), Hint: hint})
+}
+
+// describe prefixes a message with the field it is about.
+func describe(path string) string {
+	if path == "" {
+		return ""
+	}
+	return path + ": "
+}
+
+var durationType = reflect.TypeFor[Duration]()
+
+// fieldInfo maps a struct's JSON names to field indexes.
+type fieldInfo struct {
+	index map[string]int
+	names []string // sorted, for did-you-mean
+}
+
+var fieldCache sync.Map // reflect.Type → *fieldInfo
+
+func fieldsOf(t reflect.Type) *fieldInfo {
+	if fi, ok := fieldCache.Load(t); ok {
+		return fi.(*fieldInfo)
+	}
+	fi := &fieldInfo{index: map[string]int{}}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		fi.index[name] = i
+		fi.names = append(fi.names, name)
+	}
+	sort.Strings(fi.names)
+	fieldCache.Store(t, fi)
+	return fi
+}
+
+// decode fills v from n. keyNode is the mapping key that introduced n (nil
+// for list items and the root); collections take their position from it.
+func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
+	n = resolve(n)
+	p := n
+	if keyNode != nil && (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) {
+		p = keyNode
+	}
+	if path != "" {
+		d.pos[path] = d.at(p)
+	}
+	isNull := n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+	t := v.Type()
+	switch {
+	case t == durationType:
+		if isNull {
+			return
+		}
+		if n.Kind != yaml.ScalarNode {
+			d.problem(n, path, "write a Go duration such as 90s, 5m or 1h30m", "must be a duration")
+			return
+		}
+		dur, err := time.ParseDuration(n.Value)
+		if err != nil {
+			d.problem(n, path, "write a Go duration such as 90s, 5m or 1h30m", "%q is not a duration", n.Value)
+			return
+		}
+		if dur <= 0 {
+			d.problem(n, path, "", "must be greater than zero, got %s", n.Value)
+			return
+		}
+		v.Set(reflect.ValueOf(Duration(dur)))
+		return
+	case t.Kind() == reflect.Pointer:
+		if isNull && t.Elem().Kind() != reflect.Struct {
+			return
+		}
+		if v.IsNil() {
+			v.Set(reflect.New(t.Elem()))
+		}
+		d.decode(n, keyNode, path, v.Elem())
+		return
+	case t.Kind() == reflect.Interface:
+		v.Set(reflect.ValueOf(d.value(n, keyNode, path)))
+		return
+	}
+	if isNull {
+		return
+	}
+	switch t.Kind() {
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode {
+			d.problem(n, path, "", "must be a string, not a %s", kindName(n))
+			return
+		}
+		v.SetString(n.Value)
+	case reflect.Bool:
+		var b bool
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&b) != nil {
+			d.problem(n, path, "", "must be true or false, got %s", shown(n))
+			return
+		}
+		v.SetBool(b)
+	case reflect.Int:
+		var i int
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
+			d.problem(n, path, "", "must be an integer, got %s", shown(n))
+			return
+		}
+		v.SetInt(int64(i))
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			d.problem(n, path, "", "must be a list, not a %s", kindName(n))
+			return
+		}
+		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
+		for i, c := range n.Content {
+			d.decode(c, nil, fmt.Sprintf("%s.%d", path, i), s.Index(i))
+		}
+		v.Set(s)
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			d.problem(n, path, "", "must be a map, not a %s", kindName(n))
+			return
+		}
+		if t.Elem().Kind() == reflect.Interface {
+			v.Set(reflect.ValueOf(d.value(n, keyNode, path)))
+			return
+		}
+		m := reflect.MakeMap(t)
+		for _, pr := range d.pairs(n, path) {
+			ev := reflect.New(t.Elem()).Elem()
+			kp := joinPath(path, pr.k.Value)
+			if vn := resolve(pr.v); t.Elem().Kind() == reflect.String && vn.Kind == yaml.ScalarNode && vn.Tag == "!!null" {
+				d.pos[kp] = d.at(vn)
+			} else {
+				d.decode(pr.v, pr.k, kp, ev)
+			}
+			m.SetMapIndex(reflect.ValueOf(pr.k.Value), ev)
+		}
+		v.Set(m)
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			d.problem(n, path, "", "must be a map of fields, not a %s", kindName(n))
+			return
+		}
+		fi := fieldsOf(t)
+		for _, pr := range d.pairs(n, path) {
+			idx, ok := fi.index[pr.k.Value]
+			if !ok {
+				d.unknownField(pr.k, path, fi.names)
+				continue
+			}
+			d.decode(pr.v, pr.k, joinPath(path, pr.k.Value), v.Field(idx))
+		}
+	default:
+		d.problem(n, path, "", "cannot be decoded into %s", t)
+	}
+}
+
+// value converts any subtree to plain Go values (map[string]any, []any,
+// scalars), recording the position of every nested path.
+func (d *decoder) value(n, keyNode *yaml.Node, path string) any {
+	n = resolve(n)
+	p := n
+	if keyNode != nil && n.Kind != yaml.ScalarNode {
+		p = keyNode
+	}
+	d.pos[path] = d.at(p)
+	switch n.Kind {
+	case yaml.MappingNode:
+		prs := d.pairs(n, path)
+		m := make(map[string]any, len(prs))
+		for _, pr := range prs {
+			m[pr.k.Value] = d.value(pr.v, pr.k, joinPath(path, pr.k.Value))
+		}
+		return m
+	case yaml.SequenceNode:
+		s := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			s[i] = d.value(c, nil, fmt.Sprintf("%s.%d", path, i))
+		}
+		return s
+	case yaml.ScalarNode:
+		return scalarValue(n)
+	}
+	return nil
+}
+
+func (d *decoder) unknownField(k *yaml.Node, path string, known []string) {
+	hint := ""
+	if s := suggest(k.Value, known); s != "" {
+		hint = fmt.Sprintf("did you mean %q?", s)
+	} else {
+		hint = "known fields: " + strings.Join(known, ", ")
+	}
+	where := "at the top level"
+	if path != "" {
+		where = "in " + path
+	}
+	d.probs = append(d.probs, Problem{Pos: d.at(k), Path: joinPath(path, k.Value), Message: fmt.Sprintf("unknown field %q %s", k.Value, where), Hint: hint})
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "map"
+	case yaml.SequenceNode:
+		return "list"
+	}
+	return "scalar"
+}
+
+func shown(n *yaml.Node) string {
+	if n.Kind != yaml.ScalarNode {
+		return "a " + kindName(n)
+	}
+	if len(n.Value) > 40 {
+		return fmt.Sprintf("%q", n.Value[:40]+"...")
+	}
+	return fmt.Sprintf("%q", n.Value)
+}
+
+// suggest returns the known name closest to s, if it is a plausible typo.
+func suggest(s string, known []string) string {
+	best, bestD := "", 1<<30
+	for _, k := range known {
+		if strings.EqualFold(k, s) {
+			return k
+		}
+		dist := levenshtein(strings.ToLower(s), strings.ToLower(k))
+		if dist < bestD {
+			best, bestD = k, dist
+		}
+	}
+	limit := 2
+	if len(s) <= 3 {
+		limit = 1
+	}
+	if bestD <= limit {
+		return best
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 1 << 30
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,79 @@
+package spec
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+var (
+	dnsLabel     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	envVarName   = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
+	// resourceType is a kubectl resource type: pods, deploy, deployments.apps.
+	resourceType = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// Helm's release name limit (it suffixes names for its own objects).
+const maxReleaseName = 53
+
+// checkLabel validates an RFC 1123 label (namespaces, step names).
+func checkLabel(s string) string {
+	switch {
+	case len(s) > 63:
+		return fmt.Sprintf("%q is longer than 63 characters", s)
+	case !dnsLabel.MatchString(s):
+		return fmt.Sprintf("%q is not a valid RFC 1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit", s)
+	}
+	return ""
+}
+
+// checkSubdomain validates an RFC 1123 subdomain of at most max characters.
+func checkSubdomain(s string, max int) string {
+	switch {
+	case len(s) > max:
+		return fmt.Sprintf("%q is longer than %d characters", s, max)
+	case !dnsSubdomain.MatchString(s):
+		return fmt.Sprintf("%q is not a valid RFC 1123 name: use lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", s)
+	}
+	return ""
+}
+
+// Resource is a kubectl-style resource argument: TYPE or TYPE/NAME.
+type Resource struct {
+	Type string // pods, deploy, deployments.apps, daemonset
+	Name string // empty for a bare type
+}
+
+func (r Resource) String() string {
+	if r.Name == "" {
+		return r.Type
+	}
+	return r.Type + "/" + r.Name
+}
+
+// ParseResource parses TYPE or TYPE/NAME; needName requires the NAME.
+func ParseResource(s string, needName bool) (Resource, error) {
+	typ, name, hasName := strings.Cut(s, "/")
+	r := Resource{Type: typ, Name: name}
+	switch {
+	case s == "":
+		return r, fmt.Errorf("is empty")
+	case !resourceType.MatchString(strings.ToLower(typ)):
+		return r, fmt.Errorf("%q: %q is not a resource type (like pods, deploy, deployments.apps)", s, typ)
+	case hasName && (name == "" || strings.Contains(name, "/")):
+		return r, fmt.Errorf("%q: write TYPE/NAME, like daemonset/aws-node", s)
+	case hasName && checkSubdomain(name, 253) != "":
+		return r, fmt.Errorf("%q: %s", s, checkSubdomain(name, 253))
+	case needName && !hasName:
+		return r, fmt.Errorf("%q names no object: write TYPE/NAME, like daemonset/aws-node", s)
+	}
+	return r, nil
+}
+
+// rolloutKinds are the workload types kubectl rollout handles, by alias.
+var rolloutKinds = map[string]string{
+	"deployment": "deployment", "deployments": "deployment", "deploy": "deployment", "deployments.apps": "deployment", "deployment.apps": "deployment",
+	"daemonset": "daemonset", "daemonsets": "daemonset", "ds": "daemonset", "daemonsets.apps": "daemonset", "daemonset.apps": "daemonset",
+	"statefulset": "statefulset", "statefulsets": "statefulset", "sts": "statefulset", "statefulsets.apps": "statefulset", "statefulset.apps": "statefulset",
+}

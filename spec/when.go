@@ -1,0 +1,105 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+)
+
+// whenCostLimit bounds one condition's evaluation; conditions are short
+// comparisons, so this only stops pathological comprehensions.
+const whenCostLimit = 1_000_000
+
+var (
+	celEnvOnce sync.Once
+	celEnv     *cel.Env
+	celEnvErr  error
+)
+
+// whenEnv is the when: environment: the standard library, vars as
+// map(string, string), and vars.get(name, default).
+func whenEnv() (*cel.Env, error) {
+	celEnvOnce.Do(func() {
+		strMap := cel.MapType(cel.StringType, cel.StringType)
+		celEnv, celEnvErr = cel.NewEnv(
+			cel.Variable("vars", strMap),
+			cel.Function("get",
+				cel.MemberOverload("vars_get_string_string", []*cel.Type{strMap, cel.StringType, cel.StringType}, cel.StringType,
+					cel.FunctionBinding(func(args ...ref.Val) ref.Val {
+						m, ok := args[0].(traits.Mapper)
+						if !ok {
+							return types.NewErr("get: receiver is not a map")
+						}
+						if v, found := m.Find(args[1]); found {
+							return v
+						}
+						return args[2]
+					}))),
+		)
+	})
+	return celEnv, celEnvErr
+}
+
+// Condition compiles and evaluates a when: expression against vars.
+func Condition(expr string, vars map[string]string) (bool, error) {
+	env, err := whenEnv()
+	if err != nil {
+		return false, err
+	}
+	ast, iss := env.Compile(expr)
+	if iss != nil && iss.Err() != nil {
+		msgs := make([]string, 0, len(iss.Errors()))
+		for _, e := range iss.Errors() {
+			msgs = append(msgs, fmt.Sprintf("%s (column %d)", e.Message, e.Location.Column()+1))
+		}
+		return false, fmt.Errorf("invalid expression: %s", strings.Join(msgs, "; "))
+	}
+	if !ast.OutputType().IsExactType(cel.BoolType) {
+		return false, fmt.Errorf("the expression evaluates to %s, not a bool", ast.OutputType())
+	}
+	prg, err := env.Program(ast, cel.CostLimit(whenCostLimit))
+	if err != nil {
+		return false, err
+	}
+	if vars == nil {
+		vars = map[string]string{}
+	}
+	out, _, err := prg.Eval(map[string]any{"vars": vars})
+	if err != nil {
+		if key, ok := strings.CutPrefix(err.Error(), "no such key: "); ok {
+			return false, fmt.Errorf("variable %s is not set", key)
+		}
+		return false, err
+	}
+	b, ok := out.Value().(bool)
+	if !ok {
+		return false, fmt.Errorf("the expression evaluated to %v, not a bool", out)
+	}
+	return b, nil
+}
+
+// evalWhen decides every step's when: once, at load time.
+func evalWhen(s *Spec) Problems {
+	var probs Problems
+	for _, st := range s.Steps {
+		if strings.TrimSpace(st.When) == "" {
+			continue
+		}
+		ok, err := Condition(st.When, s.Vars)
+		if err != nil {
+			hint := `conditions see vars only: vars.NAME, vars.get("NAME", "default"), has(vars.NAME)`
+			if strings.Contains(err.Error(), "is not set") {
+				hint = `use vars.get("NAME", "default") or has(vars.NAME) for optional variables`
+			}
+			probs = append(probs, Problem{Pos: s.PosOf(st.Path + ".when"), Path: st.Path + ".when", Message: fmt.Sprintf("%s.when: %v", st.Path, err), Hint: hint})
+			continue
+		}
+		st.Excluded = !ok
+	}
+	return probs
+}
