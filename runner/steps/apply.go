@@ -1,0 +1,184 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// SkipReasonExists is the skip reason of apply's skipIf: exists.
+const SkipReasonExists = "every manifest object already exists"
+
+// Apply is kubectl apply through the dynamic client: create what is
+// missing, patch what differs (client-side three-way patch, or server-side
+// apply), send nothing for what already matches.
+type Apply struct{ Env }
+
+// NewApply returns the apply executor.
+func NewApply(env Env) *Apply { return &Apply{env} }
+
+// Execute applies the step's manifests, then waits for waitFor.
+func (x *Apply) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+	if st.Apply == nil {
+		return runner.Outcome{}, wrongStep(st, spec.TypeApply)
+	}
+	return x.finish(x.run(ctx, st.Apply))
+}
+
+func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) {
+	var out runner.Outcome
+	var cond *kube.Condition
+	if a.WaitFor != "" {
+		c, err := kube.ParseCondition(a.WaitFor)
+		if err != nil {
+			return out, fmt.Errorf("waitFor: %w", err)
+		}
+		if c.Type == kube.ForDelete {
+			return out, fmt.Errorf("waitFor: delete is not allowed after apply; use a delete: step")
+		}
+		cond = &c
+	}
+	objs, err := kube.LoadManifests(ctx, x.BaseDir, a.Manifests)
+	if err != nil {
+		return out, err
+	}
+	if len(objs) == 0 {
+		out.Detail = "the manifests define no objects"
+		return out, nil
+	}
+	c := x.Clients
+	ns := namespaceOr(a.Namespace)
+	if a.CreateNamespace {
+		wrote, err := c.EnsureNamespace(ctx, ns)
+		if wrote {
+			out.Writes++
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+
+	var applied []appliedObject
+	if a.SkipIf == "exists" {
+		if applied, err = x.allExist(ctx, objs, ns); err != nil {
+			return out, err
+		}
+		if applied != nil {
+			out.Skipped, out.SkipReason = true, SkipReasonExists
+		}
+	}
+	if !out.Skipped {
+		counts := map[string]int{}
+		for _, obj := range objs {
+			// Map each object only now: a CRD earlier in the list must be
+			// applied (and Established) before its custom resources map.
+			m, err := c.MapObject(ctx, obj, ns)
+			if err != nil {
+				return out, err
+			}
+			req, err := c.PlanApply(ctx, obj, m, a.ServerSide)
+			if err != nil {
+				return out, err
+			}
+			res, err := c.Send(ctx, req, false)
+			if err != nil {
+				return out, err
+			}
+			if req.Action != kube.ActionUnchanged {
+				out.Writes++
+			}
+			counts[outcomeAction(req, res)]++
+			applied = append(applied, appliedObject{obj: obj, mapping: m})
+		}
+		out.Detail = applyDetail(counts)
+	}
+	if cond != nil {
+		if err := waitApplied(ctx, c, applied, *cond); err != nil {
+			return out, err
+		}
+		out.Detail = joinDetail(out.Detail, fmt.Sprintf("%s met on %s", cond, plural(len(applied), "object", "objects")))
+	}
+	return out, nil
+}
+
+type appliedObject struct {
+	obj     *unstructured.Unstructured
+	mapping *meta.RESTMapping
+}
+
+// allExist returns the mapped objects when every one exists, nil otherwise.
+// A kind the server does not know yet means its object cannot exist.
+func (x *Apply) allExist(ctx context.Context, objs []*unstructured.Unstructured, ns string) ([]appliedObject, error) {
+	c := x.Clients
+	var found []appliedObject
+	for _, obj := range objs {
+		m, err := c.MapObject(ctx, obj, ns)
+		if err != nil {
+			if kube.IsUnreachable(err) {
+				return nil, err
+			}
+			return nil, nil
+		}
+		_, err = c.Resource(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot read %s: %w", kube.ObjectName(obj), c.Explain(err))
+		}
+		found = append(found, appliedObject{obj: obj, mapping: m})
+	}
+	return found, nil
+}
+
+// outcomeAction tells what a sent request did; server-side apply reports
+// unchanged when the resourceVersion did not move.
+func outcomeAction(req *kube.ApplyRequest, res *unstructured.Unstructured) string {
+	if req.ServerSide && req.Live != nil && res != nil && res.GetResourceVersion() == req.Live.GetResourceVersion() {
+		return kube.ActionUnchanged
+	}
+	return req.Action
+}
+
+func applyDetail(counts map[string]int) string {
+	verbs := []struct{ action, word string }{
+		{kube.ActionCreate, "created"}, {kube.ActionConfigure, "configured"}, {kube.ActionUnchanged, "unchanged"},
+	}
+	var parts []string
+	total := 0
+	for _, v := range verbs {
+		if n := counts[v.action]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", v.word, n))
+			total += n
+		}
+	}
+	return strings.Join(parts, ", ") + " " + map[bool]string{true: "object", false: "objects"}[total == 1]
+}
+
+func joinDetail(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// waitApplied waits for each applied object in turn; they progress in the
+// cluster concurrently, so the total is the slowest one's time.
+func waitApplied(ctx context.Context, c *kube.Clients, objs []appliedObject, cond kube.Condition) error {
+	for _, o := range objs {
+		t := kube.Target{Mapping: o.mapping, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
+		if err := kube.WaitFor(ctx, c, t, cond.String(), cond.Predicate()); err != nil {
+			return fmt.Errorf("waitFor: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,245 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// ReleaseDeleter uninstalls a Helm release for delete.release (implemented
+// by runner/helmstep). It reads st.Delete.Release, Namespace and
+// IgnoresNotFound, and waits until the release's resources are gone.
+type ReleaseDeleter interface {
+	DeleteRelease(ctx context.Context, st *spec.Step) (runner.Outcome, error)
+}
+
+// ReleaseDeleterFunc adapts a function to ReleaseDeleter.
+type ReleaseDeleterFunc func(ctx context.Context, st *spec.Step) (runner.Outcome, error)
+
+// DeleteRelease calls f.
+func (f ReleaseDeleterFunc) DeleteRelease(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+	return f(ctx, st)
+}
+
+// Delete removes what manifests define, what a resource argument selects, or
+// (through Releases) a Helm release, then waits until it is gone.
+type Delete struct {
+	Env
+	Releases ReleaseDeleter // nil: delete.release fails with a clear error
+}
+
+// NewDelete returns the delete executor.
+func NewDelete(env Env, releases ReleaseDeleter) *Delete { return &Delete{Env: env, Releases: releases} }
+
+// Execute deletes and waits for the objects to disappear.
+func (x *Delete) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+	d := st.Delete
+	if d == nil {
+		return runner.Outcome{}, wrongStep(st, spec.TypeDelete)
+	}
+	switch {
+	case d.Release != "":
+		if x.Releases == nil {
+			return x.finish(runner.Outcome{}, errors.New("delete.release is not available: khook was built without the helm executor"))
+		}
+		return x.finish(x.Releases.DeleteRelease(ctx, st))
+	case len(d.Manifests) > 0:
+		return x.finish(x.manifests(ctx, d))
+	case d.Resource != "":
+		return x.finish(x.resource(ctx, d))
+	}
+	return x.finish(runner.Outcome{}, errors.New("delete sets none of manifests, resource, release"))
+}
+
+// victim is one object sent a delete, remembered by UID so a replacement
+// created meanwhile (a pod a ReplicaSet recreates) does not hold the wait.
+type victim struct {
+	mapping *meta.RESTMapping
+	ns      string
+	name    string
+	uid     types.UID
+}
+
+func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
+	var out runner.Outcome
+	objs, err := kube.LoadManifests(ctx, x.BaseDir, d.Manifests)
+	if err != nil {
+		return out, err
+	}
+	c := x.Clients
+	ns := namespaceOr(d.Namespace)
+	var victims []victim
+	missing := 0
+	for i := len(objs) - 1; i >= 0; i-- { // last first: CRs before their CRDs, objects before namespaces
+		obj := objs[i]
+		m, err := c.MapObject(ctx, obj, ns)
+		if err != nil {
+			if kube.IsUnreachable(err) {
+				return out, err
+			}
+			// An unknown kind has no objects: nothing to delete.
+			if !d.IgnoresNotFound() {
+				return out, fmt.Errorf("cannot delete %s: %w", kube.ObjectName(obj), err)
+			}
+			missing++
+			continue
+		}
+		v, err := x.deleteOne(ctx, m, obj.GetNamespace(), obj.GetName())
+		if err != nil {
+			return out, err
+		}
+		if v == nil {
+			if !d.IgnoresNotFound() {
+				return out, fmt.Errorf("cannot delete %s: not found (set ignoreNotFound: true to accept absent objects)", kube.ObjectName(obj))
+			}
+			missing++
+			continue
+		}
+		out.Writes++
+		victims = append(victims, *v)
+	}
+	if err := waitGone(ctx, c, victims); err != nil {
+		return out, err
+	}
+	out.Detail = deleteDetail(len(victims), missing)
+	return out, nil
+}
+
+// deleteOne deletes with background propagation (kubectl's default); nil
+// means the object was not there.
+func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name string) (*victim, error) {
+	c := x.Clients
+	r := c.Resource(m, ns)
+	live, err := r.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", describe(m, ns, name), c.Explain(err))
+	}
+	bg := metav1.DeletePropagationBackground
+	uid := live.GetUID()
+	err = r.Delete(ctx, name, metav1.DeleteOptions{
+		PropagationPolicy: &bg,
+		Preconditions:     &metav1.Preconditions{UID: &uid},
+	})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) { // gone, or replaced, meanwhile
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot delete %s: %w", describe(m, ns, name), c.Explain(err))
+	}
+	return &victim{mapping: m, ns: ns, name: name, uid: live.GetUID()}, nil
+}
+
+func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
+	var out runner.Outcome
+	c := x.Clients
+	res, err := c.ResolveArg(ctx, d.Resource)
+	if err != nil {
+		return out, fmt.Errorf("resource %q: %w", d.Resource, err)
+	}
+	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
+	if !d.AllNamespaces {
+		t.Namespace = namespaceOr(d.Namespace)
+	}
+	if err := t.Validate(); err != nil {
+		return out, err
+	}
+	var victims []victim
+	if res.Name != "" && d.Selector == "" && d.FieldSelector == "" {
+		v, err := x.deleteOne(ctx, res.Mapping, t.Namespace, res.Name)
+		if err != nil {
+			return out, err
+		}
+		if v == nil {
+			if !d.IgnoresNotFound() {
+				return out, fmt.Errorf("cannot delete %s: not found (set ignoreNotFound: true to accept an absent object)", t)
+			}
+			out.Detail = fmt.Sprintf("%s already absent", t)
+			return out, nil
+		}
+		victims = append(victims, *v)
+	} else {
+		list, err := t.ListWatch(c).ListWithContextFunc(ctx, metav1.ListOptions{})
+		if err != nil {
+			return out, fmt.Errorf("cannot list %s: %w", t, c.Explain(err))
+		}
+		items, _ := meta.ExtractList(list)
+		for _, it := range items {
+			u, ok := it.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			v, err := x.deleteOne(ctx, res.Mapping, u.GetNamespace(), u.GetName())
+			if err != nil {
+				return out, err
+			}
+			if v != nil {
+				victims = append(victims, *v)
+			}
+		}
+		if len(victims) == 0 && !d.IgnoresNotFound() {
+			return out, fmt.Errorf("cannot delete %s: nothing matched (set ignoreNotFound: true to accept that)", t)
+		}
+	}
+	out.Writes = len(victims)
+	if err := waitGone(ctx, c, victims); err != nil {
+		return out, err
+	}
+	out.Detail = fmt.Sprintf("deleted %s", plural(len(victims), "object", "objects"))
+	if len(victims) == 0 {
+		out.Detail = fmt.Sprintf("nothing to delete: no %s", t)
+	}
+	return out, nil
+}
+
+// waitGone watches each deleted object until no object with its UID remains
+// (finalizers and graceful termination can take a while), bounded by ctx.
+func waitGone(ctx context.Context, c *kube.Clients, victims []victim) error {
+	for _, v := range victims {
+		t := kube.Target{Mapping: v.mapping, Namespace: v.ns, Name: v.name}
+		uid := v.uid
+		gone := func(objs []*unstructured.Unstructured) (bool, string, error) {
+			for _, o := range objs {
+				if o.GetUID() == uid {
+					if ts := o.GetDeletionTimestamp(); ts != nil && len(o.GetFinalizers()) > 0 {
+						return false, fmt.Sprintf("still terminating, finalizers %v", o.GetFinalizers()), nil
+					}
+					return false, "still terminating", nil
+				}
+			}
+			return true, "", nil
+		}
+		if err := kube.WaitFor(ctx, c, t, "deletion", gone); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func describe(m *meta.RESTMapping, ns, name string) string {
+	s := kube.KindName(m) + "/" + name
+	if ns != "" && m.Scope.Name() == meta.RESTScopeNameNamespace {
+		s += " in namespace " + ns
+	}
+	return s
+}
+
+func deleteDetail(deleted, missing int) string {
+	s := fmt.Sprintf("deleted %s", plural(deleted, "object", "objects"))
+	if missing > 0 {
+		s += fmt.Sprintf(", %d already absent", missing)
+	}
+	return s
+}

@@ -1,0 +1,54 @@
+// Package steps holds the executors of the Kubernetes-facing step types
+// apply, delete, patch, wait and rollout (job lives here too). Each is a
+// runner.Executor built from an Env; the engine owns retries and timeouts,
+// and every executor honours ctx's deadline.
+package steps
+
+import (
+	"fmt"
+
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// Env is what every executor needs: the run's clients, the spec's BaseDir
+// (relative file: and kustomize: paths) and the run's redactor.
+type Env struct {
+	Clients  *kube.Clients
+	BaseDir  string
+	Redactor *redact.Redactor
+}
+
+// NewEnv bundles the shared dependencies.
+func NewEnv(c *kube.Clients, baseDir string, r *redact.Redactor) Env {
+	return Env{Clients: c, BaseDir: baseDir, Redactor: r}
+}
+
+// finish redacts what leaves the executor.
+func (e Env) finish(out runner.Outcome, err error) (runner.Outcome, error) {
+	out.Detail = e.Redactor.String(out.Detail)
+	out.SkipReason = e.Redactor.String(out.SkipReason)
+	return out, e.Redactor.Error(err)
+}
+
+// wrongStep guards against a dispatcher handing an executor another type.
+func wrongStep(st *spec.Step, want string) error {
+	return fmt.Errorf("step %s: the %s executor got a %s step", st.Name, want, st.Type())
+}
+
+// namespaceOr returns ns, else the default namespace of the DSL.
+func namespaceOr(ns string) string {
+	if ns == "" {
+		return spec.DefaultNamespace
+	}
+	return ns
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

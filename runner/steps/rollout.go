@@ -1,0 +1,127 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	k8serrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/kubectl/pkg/polymorphichelpers"
+
+	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// RestartedAtAnnotation is what kubectl rollout restart sets on the pod
+// template.
+const RestartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
+
+// Rollout is kubectl rollout restart / status for deployments, daemonsets and
+// statefulsets.
+type Rollout struct {
+	Env
+	// Now stamps restartedAt; tests may fix it.
+	Now func() time.Time
+}
+
+// NewRollout returns the rollout executor.
+func NewRollout(env Env) *Rollout { return &Rollout{Env: env, Now: time.Now} }
+
+// Execute restarts the workload or waits for its rollout to complete.
+func (x *Rollout) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+	r := st.Rollout
+	if r == nil {
+		return runner.Outcome{}, wrongStep(st, spec.TypeRollout)
+	}
+	if r.Restart != "" {
+		return x.finish(x.restart(ctx, r))
+	}
+	return x.finish(x.status(ctx, r))
+}
+
+// workload resolves a kind/name argument to an apps/v1 workload.
+func (x *Rollout) workload(ctx context.Context, arg, ns string) (kube.Resource, error) {
+	res, err := x.Clients.ResolveArg(ctx, arg)
+	if err != nil {
+		return res, fmt.Errorf("%q: %w", arg, err)
+	}
+	gk := res.Mapping.GroupVersionKind.GroupKind()
+	if gk.Group != "apps" || (gk.Kind != "Deployment" && gk.Kind != "DaemonSet" && gk.Kind != "StatefulSet") {
+		return res, fmt.Errorf("%q is a %s: rollout works on deployment/x, daemonset/x and statefulset/x", arg, kube.KindName(res.Mapping))
+	}
+	if res.Name == "" {
+		return res, fmt.Errorf("%q names no object: write kind/name (deployment/web)", arg)
+	}
+	return res, nil
+}
+
+func (x *Rollout) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
+	var out runner.Outcome
+	ns := namespaceOr(r.Namespace)
+	res, err := x.workload(ctx, r.Restart, ns)
+	if err != nil {
+		return out, fmt.Errorf("restart %w", err)
+	}
+	name := describe(res.Mapping, ns, res.Name)
+	patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
+		"annotations": map[string]string{RestartedAtAnnotation: x.Now().Format(time.RFC3339)},
+	}}}})
+	_, err = x.Clients.Resource(res.Mapping, ns).Patch(ctx, res.Name, types.StrategicMergePatchType, patch,
+		metav1.PatchOptions{FieldManager: kube.FieldManager})
+	if k8serrors.IsNotFound(err) {
+		return out, fmt.Errorf("cannot restart %s: not found", name)
+	}
+	if err != nil {
+		return out, fmt.Errorf("cannot restart %s: %w", name, x.Clients.Explain(err))
+	}
+	out.Writes = 1
+	out.Detail = "restarted " + name
+	return out, nil
+}
+
+func (x *Rollout) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
+	var out runner.Outcome
+	ns := namespaceOr(r.Namespace)
+	res, err := x.workload(ctx, r.Status, ns)
+	if err != nil {
+		return out, fmt.Errorf("status %w", err)
+	}
+	name := describe(res.Mapping, ns, res.Name)
+	viewer, err := polymorphichelpers.StatusViewerFor(res.Mapping.GroupVersionKind.GroupKind())
+	if err != nil {
+		return out, fmt.Errorf("cannot follow the rollout of %s: %v", name, err)
+	}
+	if _, err := x.Clients.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{}); k8serrors.IsNotFound(err) {
+		return out, fmt.Errorf("cannot follow the rollout of %s: not found", name)
+	} else if err != nil {
+		return out, fmt.Errorf("cannot read %s: %w", name, x.Clients.Explain(err))
+	}
+	t := kube.Target{Mapping: res.Mapping, Namespace: ns, Name: res.Name}
+	if err := kube.WaitFor(ctx, x.Clients, t, "rollout to complete", RolloutComplete(viewer)); err != nil {
+		return out, err
+	}
+	out.Detail = fmt.Sprintf("rollout of %s complete", name)
+	return out, nil
+}
+
+// RolloutComplete is kubectl rollout status's decision as a wait predicate:
+// the viewer's verdict on every watch event; its errors (a Deployment past
+// its progress deadline) end the wait.
+func RolloutComplete(viewer polymorphichelpers.StatusViewer) kube.Predicate {
+	return func(objs []*unstructured.Unstructured) (bool, string, error) {
+		if len(objs) == 0 {
+			return false, "the object is gone", nil
+		}
+		msg, done, err := viewer.Status(objs[0], 0)
+		if err != nil {
+			return false, "", fmt.Errorf("rollout of %s failed: %v", kube.ObjectName(objs[0]), err)
+		}
+		return done, strings.TrimSpace(msg), nil
+	}
+}

@@ -1,0 +1,55 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// Wait is kubectl wait: it watches the selected objects until the condition
+// holds for all of them (or, for delete, until none is left).
+type Wait struct{ Env }
+
+// NewWait returns the wait executor.
+func NewWait(env Env) *Wait { return &Wait{env} }
+
+// Execute blocks until the condition holds or ctx ends.
+func (x *Wait) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+	if st.Wait == nil {
+		return runner.Outcome{}, wrongStep(st, spec.TypeWait)
+	}
+	return x.finish(x.run(ctx, st.Wait))
+}
+
+func (x *Wait) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {
+	var out runner.Outcome
+	cond, err := kube.ParseCondition(w.For)
+	if err != nil {
+		return out, err
+	}
+	t, err := x.target(ctx, w)
+	if err != nil {
+		return out, err
+	}
+	if err := kube.WaitFor(ctx, x.Clients, t, cond.String(), cond.Predicate()); err != nil {
+		return out, err
+	}
+	out.Detail = fmt.Sprintf("%s met on %s", cond, t)
+	return out, nil
+}
+
+// target resolves wait.on and its selectors.
+func (x *Wait) target(ctx context.Context, w *spec.Wait) (kube.Target, error) {
+	res, err := x.Clients.ResolveArg(ctx, w.On)
+	if err != nil {
+		return kube.Target{}, fmt.Errorf("on %q: %w", w.On, err)
+	}
+	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: w.Selector, FieldSelector: w.FieldSelector}
+	if !w.AllNamespaces {
+		t.Namespace = namespaceOr(w.Namespace)
+	}
+	return t, t.Validate()
+}
