@@ -1,0 +1,391 @@
+package helmstep
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+	"helm.sh/helm/v4/pkg/action"
+	ci "helm.sh/helm/v4/pkg/chart"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/getter"
+	"helm.sh/helm/v4/pkg/registry"
+	repo "helm.sh/helm/v4/pkg/repo/v1"
+
+	"github.com/khook/khook/spec"
+)
+
+// chartSource is a chart as fetched, with a description for messages that
+// never holds credentials ("chart demo 0.1.0 from https://charts.example").
+type chartSource struct {
+	chart *chartv2.Chart
+	what  string
+}
+
+// kindOf tells where a chart comes from, from the shape of chart: (the spec
+// loader validated it).
+func kindOf(chart string) spec.ChartKind {
+	switch {
+	case strings.HasPrefix(chart, "oci://"):
+		return spec.ChartOCI
+	case strings.HasPrefix(chart, "./"), strings.HasPrefix(chart, "../"), strings.HasPrefix(chart, "/"), chart == ".", chart == "..":
+		return spec.ChartLocal
+	}
+	return spec.ChartRepo
+}
+
+// loadChart fetches and loads the step's chart.
+func (e *Executor) loadChart(ctx context.Context, h *spec.Helm) (*chartSource, error) {
+	var (
+		src *chartSource
+		err error
+	)
+	switch kindOf(h.Chart) {
+	case spec.ChartLocal:
+		src, err = e.localChart(h)
+	case spec.ChartOCI:
+		src, err = e.ociChart(ctx, h)
+	default:
+		src, err = e.repoChart(ctx, h)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDependencies(src); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+func (e *Executor) localChart(h *spec.Helm) (*chartSource, error) {
+	p := h.Chart
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.baseDir, p)
+	}
+	if _, err := os.Stat(p); err != nil {
+		return nil, fmt.Errorf("local chart %s not found (looked at %s): %w", h.Chart, p, unwrapPathError(err))
+	}
+	ch, err := loader.Load(p)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load local chart %s (%s): %w", h.Chart, p, err)
+	}
+	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, h.Chart)}, nil
+}
+
+// repoChart reads the repository's index.yaml directly (no repositories.yaml,
+// no cache under HOME), picks the version and downloads the package.
+func (e *Executor) repoChart(ctx context.Context, h *spec.Helm) (*chartSource, error) {
+	name, version := h.Chart, h.Version
+	if i := strings.LastIndex(name, ":"); i > 0 && version == "" {
+		name, version = name[:i], name[i+1:]
+	}
+	repoURL, user, pass, err := e.splitCredentials(h.Repo, h.Auth)
+	if err != nil {
+		return nil, err
+	}
+	g, err := getter.NewHTTPGetter(e.getterOptions(ctx)...)
+	if err != nil {
+		return nil, fmt.Errorf("cannot set up the HTTP client for chart repository %s: %w", repoURL, err)
+	}
+	auth := []getter.Option{getter.WithURL(repoURL), getter.WithBasicAuth(user, pass), getter.WithPassCredentialsAll(false)}
+
+	indexURL, err := repo.ResolveReferenceURL(repoURL, "index.yaml")
+	if err != nil {
+		return nil, fmt.Errorf("chart repository URL %s is not valid: %w", repoURL, err)
+	}
+	buf, err := g.Get(indexURL, auth...)
+	if err != nil {
+		return nil, fmt.Errorf("cannot fetch the index of chart repository %s: %w%s", repoURL, err, authHint(err, user != ""))
+	}
+	idx, err := e.parseIndex(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("the index.yaml of chart repository %s is not valid: %w", repoURL, err)
+	}
+	cv, err := idx.Get(name, version)
+	if err != nil {
+		want := "any stable version"
+		if version != "" {
+			want = "version " + version
+		}
+		return nil, fmt.Errorf("chart repository %s has no chart %s in %s (%s)", repoURL, name, want, availableVersions(idx, name))
+	}
+	if len(cv.URLs) == 0 {
+		return nil, fmt.Errorf("chart repository %s lists chart %s %s without a download URL", repoURL, name, cv.Version)
+	}
+	chartURL, err := repo.ResolveReferenceURL(repoURL, cv.URLs[0])
+	if err != nil {
+		return nil, fmt.Errorf("chart repository %s lists an invalid URL for chart %s %s: %w", repoURL, name, cv.Version, err)
+	}
+	chartURL, cu, cp, err := e.splitCredentials(chartURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	if cu != "" { // credentials written into the index itself
+		auth = []getter.Option{getter.WithURL(chartURL), getter.WithBasicAuth(cu, cp)}
+	}
+	data, err := g.Get(chartURL, auth...)
+	if err != nil {
+		return nil, fmt.Errorf("cannot download chart %s %s from %s: %w%s", name, cv.Version, chartURL, err, authHint(err, user != ""))
+	}
+	if err := checkDigest(data.Bytes(), cv.Digest); err != nil {
+		return nil, fmt.Errorf("chart %s %s downloaded from %s: %w", name, cv.Version, chartURL, err)
+	}
+	ch, err := loader.LoadArchive(bytes.NewReader(data.Bytes()))
+	if err != nil {
+		return nil, fmt.Errorf("chart %s %s downloaded from %s is not a valid chart archive: %w", name, cv.Version, chartURL, err)
+	}
+	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, repoURL)}, nil
+}
+
+// parseIndex loads an index through Helm's own validation and sorting (it
+// reads files only, so the bytes go through the run's temp dir).
+func (e *Executor) parseIndex(data []byte) (*repo.IndexFile, error) {
+	dir, err := e.tempDir()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, "index-*.yaml")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write a temporary file in %s: %w", dir, err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	return repo.LoadIndexFile(f.Name())
+}
+
+func availableVersions(idx *repo.IndexFile, name string) string {
+	vs := idx.Entries[name]
+	if len(vs) == 0 {
+		return "the repository has no chart of that name"
+	}
+	var list []string
+	for i, v := range vs {
+		if i == 10 {
+			list = append(list, "...")
+			break
+		}
+		list = append(list, v.Version)
+	}
+	return "available: " + strings.Join(list, ", ")
+}
+
+func checkDigest(data []byte, digest string) error {
+	if digest == "" {
+		return nil
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); !strings.EqualFold(strings.TrimPrefix(digest, "sha256:"), got) {
+		return fmt.Errorf("digest mismatch: the index says sha256:%s, the download is sha256:%s", strings.TrimPrefix(digest, "sha256:"), got)
+	}
+	return nil
+}
+
+// ociChart pulls a chart from an OCI registry with Helm's registry client;
+// credentials stay in memory, the credentials file lives in the run's temp dir.
+func (e *Executor) ociChart(ctx context.Context, h *spec.Helm) (*chartSource, error) {
+	raw := strings.TrimPrefix(h.Chart, "oci://")
+	u, err := url.Parse("oci://" + raw)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("chart reference %s is not a valid oci:// reference", e.redactor.String(h.Chart))
+	}
+	user, pass := "", ""
+	if u.User != nil {
+		user = u.User.Username()
+		pass, _ = u.User.Password()
+		e.redactor.Add(pass)
+		u.User = nil
+	}
+	if h.Auth != nil {
+		user, pass = h.Auth.Username, h.Auth.Password
+		e.redactor.Add(pass)
+	}
+	ref := u.Host + u.Path // host/path/name[:tag][@digest]
+	display := "oci://" + ref
+
+	dir, err := e.tempDir()
+	if err != nil {
+		return nil, err
+	}
+	opts := []registry.ClientOption{
+		registry.ClientOptCredentialsFile(filepath.Join(dir, "registry", "config.json")),
+		registry.ClientOptEnableCache(true),
+	}
+	if e.opts.transport != nil {
+		opts = append(opts, registry.ClientOptHTTPClient(&http.Client{Transport: e.opts.transport, Timeout: remaining(ctx)}))
+	}
+	if user != "" || pass != "" {
+		opts = append(opts, registry.ClientOptBasicAuth(user, pass))
+	}
+	if e.plainHTTP(u.Host) {
+		opts = append(opts, registry.ClientOptPlainHTTP())
+	}
+	rc, err := registry.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("cannot set up the registry client for %s: %w", display, err)
+	}
+
+	base, tag, digest := splitOCIRef(ref)
+	switch {
+	case digest != "" && tag == "" && h.Version != "":
+		ref = base + ":" + h.Version + "@" + digest
+	case digest != "":
+	case tag != "":
+		if h.Version != "" && h.Version != tag {
+			return nil, fmt.Errorf("chart reference %s says version %s but version: says %s; write it once", display, tag, h.Version)
+		}
+	default:
+		tag, err = e.ociTag(rc, base, h.Version)
+		if err != nil {
+			return nil, fmt.Errorf("cannot pick a version of %s: %w%s", "oci://"+base, err, authHint(err, user != ""))
+		}
+		ref = base + ":" + tag
+	}
+	res, err := rc.Pull(ref, registry.PullOptWithChart(true))
+	if err != nil {
+		return nil, fmt.Errorf("cannot pull chart oci://%s: %w%s", ref, err, authHint(err, user != ""))
+	}
+	ch, err := loader.LoadArchive(bytes.NewReader(res.Chart.Data))
+	if err != nil {
+		return nil, fmt.Errorf("chart oci://%s is not a valid chart archive: %w", ref, err)
+	}
+	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from oci://%s", ch.Name(), ch.Metadata.Version, ref)}, nil
+}
+
+// ociTag resolves version: (exact tag, semver range or empty for the latest)
+// against the repository's tags, as helm does.
+func (e *Executor) ociTag(rc *registry.Client, base, version string) (string, error) {
+	if _, err := semver.StrictNewVersion(version); err == nil {
+		return strings.ReplaceAll(version, "+", "_"), nil // OCI tags cannot hold "+"
+	}
+	tags, err := rc.Tags(base)
+	if err != nil {
+		return "", err
+	}
+	if len(tags) == 0 {
+		return "", errors.New("the repository has no semver tags")
+	}
+	return registry.GetTagMatchingVersionOrConstraint(tags, version)
+}
+
+// splitOCIRef splits host/path/name[:tag][@digest].
+func splitOCIRef(ref string) (base, tag, digest string) {
+	if i := strings.Index(ref, "@"); i >= 0 {
+		ref, digest = ref[:i], ref[i+1:]
+	}
+	last := path.Base(ref)
+	if i := strings.LastIndex(last, ":"); i >= 0 {
+		return ref[:len(ref)-len(last)+i], last[i+1:], digest
+	}
+	return ref, "", digest
+}
+
+// plainHTTP: registries on loopback addresses speak plain HTTP (as Docker
+// treats them) unless the executor was told otherwise.
+func (e *Executor) plainHTTP(hostport string) bool {
+	if e.opts.plainHTTP != nil {
+		return *e.opts.plainHTTP
+	}
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// splitCredentials strips user:password@ from a URL; an auth: block wins.
+// The password is registered with the redactor before anything can print it.
+func (e *Executor) splitCredentials(raw string, auth *spec.Auth) (clean, user, pass string, err error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", "", fmt.Errorf("URL %s is not valid: %s", e.redactor.String(raw), e.redactor.String(err.Error()))
+	}
+	if u.User != nil {
+		user = u.User.Username()
+		pass, _ = u.User.Password()
+		e.redactor.Add(pass)
+		u.User = nil
+	}
+	if auth != nil {
+		user, pass = auth.Username, auth.Password
+		e.redactor.Add(pass)
+	}
+	return u.String(), user, pass, nil
+}
+
+func (e *Executor) getterOptions(ctx context.Context) []getter.Option {
+	opts := []getter.Option{getter.WithTimeout(remaining(ctx))}
+	if e.opts.transport != nil {
+		opts = append(opts, getter.WithTransport(e.opts.transport))
+	}
+	return opts
+}
+
+// remaining is the time left before ctx's deadline (a generous default when
+// there is none), so downloads end with the step.
+func remaining(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		if left := time.Until(d); left > 0 {
+			return left
+		}
+		return time.Millisecond
+	}
+	return 5 * time.Minute
+}
+
+// authHint adds the likely cause to an authentication failure.
+func authHint(err error, hadCredentials bool) string {
+	msg := err.Error()
+	if !strings.Contains(msg, "401") && !strings.Contains(msg, "403") && !strings.Contains(strings.ToLower(msg), "unauthorized") {
+		return ""
+	}
+	if hadCredentials {
+		return " (the credentials were rejected: check the username and password in auth: or the URL)"
+	}
+	return " (the source needs credentials: add an auth: block or URL userinfo)"
+}
+
+func checkDependencies(src *chartSource) error {
+	deps := src.chart.Metadata.Dependencies
+	if len(deps) == 0 {
+		return nil
+	}
+	reqs := make([]ci.Dependency, 0, len(deps))
+	for _, d := range deps {
+		reqs = append(reqs, d)
+	}
+	if err := action.CheckDependencies(src.chart, reqs); err != nil {
+		return fmt.Errorf("%s is missing subcharts (package it with its dependencies, e.g. helm dependency build): %w", src.what, err)
+	}
+	return nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,71 @@
+package helmstep
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"sort"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+)
+
+// sameChart reports whether the chart about to be installed is the one the
+// release was made from: same metadata (name, version, ...), lock, default
+// values, schema, templates and files. Comparing content, not just the
+// version, catches a local chart edited without a version bump. Subcharts
+// are not stored in a release; they are covered by the lock and metadata.
+func sameChart(stored, next *chartv2.Chart) bool {
+	if stored == nil || next == nil || stored.Metadata == nil || next.Metadata == nil {
+		return false
+	}
+	if stored.Metadata.Name != next.Metadata.Name || stored.Metadata.Version != next.Metadata.Version {
+		return false
+	}
+	return sameJSON(stored.Metadata, next.Metadata) &&
+		sameJSON(stored.Lock, next.Lock) &&
+		sameJSON(stored.Values, next.Values) &&
+		bytes.Equal(stored.Schema, next.Schema) &&
+		sameFiles(stored.Templates, next.Templates) &&
+		sameFiles(stored.Files, next.Files)
+}
+
+// sameValues compares user-supplied values in their JSON form (how Helm
+// stores them); nil and empty are the same.
+func sameValues(stored, next map[string]any) bool {
+	if len(stored) == 0 && len(next) == 0 {
+		return true
+	}
+	return sameJSON(stored, next)
+}
+
+func sameJSON(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	var va, vb any
+	if json.Unmarshal(ja, &va) != nil || json.Unmarshal(jb, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+func sameFiles(a, b []*common.File) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	index := func(fs []*common.File) []*common.File {
+		out := append([]*common.File(nil), fs...)
+		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		return out
+	}
+	sa, sb := index(a), index(b)
+	for i := range sa {
+		if sa[i].Name != sb[i].Name || !bytes.Equal(sa[i].Data, sb[i].Data) {
+			return false
+		}
+	}
+	return true
+}

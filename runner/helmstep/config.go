@@ -1,0 +1,130 @@
+package helmstep
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	"helm.sh/helm/v4/pkg/action"
+	helmkube "helm.sh/helm/v4/pkg/kube"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/khook/khook/runner/kube"
+)
+
+// FieldManager is the server-side apply field manager Helm's kube client uses
+// in khook. It is "helm", like the helm CLI, so that khook and helm can take
+// turns on a release without server-side apply conflicts.
+const FieldManager = "helm"
+
+// restGetter is Helm's RESTClientGetter over khook's clients: no kubeconfig is
+// re-read and no discovery cache is written under HOME.
+type restGetter struct {
+	config    *rest.Config
+	namespace string
+	discovery discovery.CachedDiscoveryInterface
+}
+
+func newRESTGetter(c *kube.Clients, namespace string, writes *atomic.Int64) (*restGetter, error) {
+	if c == nil || c.Config == nil {
+		return nil, fmt.Errorf("helm step: no Kubernetes client configuration (internal error: clients not built)")
+	}
+	cfg := rest.CopyConfig(c.Config)
+	if writes != nil {
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &writeCounter{next: rt, writes: writes} })
+	}
+	disc := c.Discovery
+	if disc == nil {
+		d, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("helm step: cannot build a discovery client: %w", err)
+		}
+		disc = memory.NewMemCacheClient(d)
+	}
+	return &restGetter{config: cfg, namespace: namespace, discovery: disc}, nil
+}
+
+func (g *restGetter) ToRESTConfig() (*rest.Config, error) { return rest.CopyConfig(g.config), nil }
+
+func (g *restGetter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
+	return g.discovery, nil
+}
+
+func (g *restGetter) ToRESTMapper() (meta.RESTMapper, error) {
+	m := restmapper.NewDeferredDiscoveryRESTMapper(g.discovery)
+	return restmapper.NewShortcutExpander(m, g.discovery, func(string) {}), nil
+}
+
+func (g *restGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig { return namespaceOnly{g} }
+
+// namespaceOnly is the kubeconfig loader kubectl's factory asks for the
+// default namespace; khook already holds the loaded configuration.
+type namespaceOnly struct{ g *restGetter }
+
+func (n namespaceOnly) RawConfig() (clientcmdapi.Config, error) {
+	return *clientcmdapi.NewConfig(), nil
+}
+func (n namespaceOnly) ClientConfig() (*rest.Config, error) { return n.g.ToRESTConfig() }
+func (n namespaceOnly) Namespace() (string, bool, error)    { return n.g.namespace, true, nil }
+func (n namespaceOnly) ConfigAccess() clientcmd.ConfigAccess {
+	return clientcmd.NewDefaultClientConfigLoadingRules()
+}
+
+// writeCounter counts the requests that change cluster state: every verb but
+// GET/HEAD/OPTIONS, dry-run requests excluded.
+type writeCounter struct {
+	next   http.RoundTripper
+	writes *atomic.Int64
+}
+
+func (w *writeCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if IsWrite(req) {
+		w.writes.Add(1)
+	}
+	return w.next.RoundTrip(req)
+}
+
+// IsWrite reports whether a Kubernetes API request changes cluster state: a
+// non-read verb that is not a dry run.
+func IsWrite(req *http.Request) bool {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return !strings.Contains(req.URL.RawQuery, "dryRun=")
+}
+
+// session is one Helm action configuration bound to a namespace, counting
+// the writes its actions send.
+type session struct {
+	cfg    *action.Configuration
+	getter *restGetter
+	writes *atomic.Int64
+}
+
+func (e *Executor) newSession(namespace string) (*session, error) {
+	writes := &atomic.Int64{}
+	getter, err := newRESTGetter(e.clients, namespace, writes)
+	if err != nil {
+		return nil, err
+	}
+	cfg := action.NewConfiguration(action.ConfigurationSetLogger(e.opts.logHandler()))
+	if err := cfg.Init(getter, namespace, "secret"); err != nil {
+		return nil, fmt.Errorf("helm step: cannot initialise Helm for namespace %s: %w", namespace, err)
+	}
+	if kc, ok := cfg.KubeClient.(*helmkube.Client); ok {
+		// The release namespace, not the kubeconfig's, for namespace-less objects.
+		kc.Namespace = namespace
+	}
+	return &session{cfg: cfg, getter: getter, writes: writes}, nil
+}
+
+func discardLogger() slog.Handler { return slog.DiscardHandler }

@@ -1,0 +1,217 @@
+package helmstep
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/khook/khook/runner/kube"
+)
+
+// Drift actions.
+const (
+	// DriftCreate: the object is absent from the cluster (or its kind is not
+	// served any more).
+	DriftCreate = "create"
+	// DriftConfigure: applying the manifest would change the live object.
+	DriftConfigure = "configure"
+)
+
+// Labels and annotations Helm adds to every object it applies; they are not
+// part of a release manifest.
+const (
+	managedByLabel        = "app.kubernetes.io/managed-by"
+	managedByHelm         = "Helm"
+	releaseNameAnnotation = "meta.helm.sh/release-name"
+	releaseNamespaceAnnot = "meta.helm.sh/release-namespace"
+)
+
+// DriftInput names a rendered release: its manifest (release.Manifest, or
+// the manifest of an install/upgrade dry run) and where it lives.
+type DriftInput struct {
+	Release   string
+	Namespace string // the release namespace: namespace-less namespaced objects go here
+	Manifest  string // multi-document YAML
+}
+
+// ObjectDiff is one object of a manifest whose live state differs from what
+// applying the manifest would leave.
+type ObjectDiff struct {
+	APIVersion string
+	Kind       string
+	Namespace  string // empty for cluster-scoped objects
+	Name       string
+	Action     string // DriftCreate or DriftConfigure
+	// Live is the object in the cluster (nil for DriftCreate); Desired is the
+	// object as the API server would store it after the apply (server-side
+	// dry run, so defaulting and admission are accounted for), or the
+	// manifest object for DriftCreate. Both have managedFields,
+	// resourceVersion and generation removed. Secrets carry their data:
+	// callers that print them must mask it.
+	Live, Desired *unstructured.Unstructured
+}
+
+// String is "ConfigMap demo/settings (configure)".
+func (d ObjectDiff) String() string {
+	id := d.Name
+	if d.Namespace != "" {
+		id = d.Namespace + "/" + d.Name
+	}
+	return fmt.Sprintf("%s %s (%s)", d.Kind, id, d.Action)
+}
+
+// Drift compares every object of a rendered release with the cluster and
+// returns those that applying the manifest would create or change; none
+// means converged. For each object it GETs the live object and, when it
+// exists, sends a server-side apply dry run (DryRun=All, Helm's field
+// manager, forced, with the release labels and annotations Helm adds), then
+// compares the result with the live object. It sends no write. An object
+// edited out of band (kubectl edit) shows as DriftConfigure.
+func Drift(ctx context.Context, c *kube.Clients, in DriftInput) ([]ObjectDiff, error) {
+	objs, err := decodeManifest(in.Manifest)
+	if err != nil {
+		return nil, fmt.Errorf("release %s: cannot read its manifest: %w", in.Release, err)
+	}
+	var diffs []ObjectDiff
+	for _, obj := range objs {
+		d, err := driftOne(ctx, c, in, obj)
+		if err != nil {
+			return nil, err
+		}
+		if d != nil {
+			diffs = append(diffs, *d)
+		}
+	}
+	return diffs, nil
+}
+
+func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstructured.Unstructured) (*ObjectDiff, error) {
+	gvk := obj.GroupVersionKind()
+	d := &ObjectDiff{APIVersion: obj.GetAPIVersion(), Kind: gvk.Kind, Name: obj.GetName()}
+	mapping, err := c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		c.Mapper.Reset() // a kind registered since discovery was cached
+		mapping, err = c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	if meta.IsNoMatchError(err) {
+		d.Namespace = obj.GetNamespace()
+		d.Action, d.Desired = DriftCreate, clean(obj)
+		return d, nil // its kind is not served: the object cannot exist
+	}
+	if err != nil {
+		return nil, fmt.Errorf("release %s: cannot resolve kind %s: %w", in.Release, gvk, err)
+	}
+	var ri dynamic.ResourceInterface = c.Dynamic.Resource(mapping.Resource)
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		if obj.GetNamespace() == "" {
+			obj.SetNamespace(in.Namespace)
+		}
+		d.Namespace = obj.GetNamespace()
+		ri = c.Dynamic.Resource(mapping.Resource).Namespace(d.Namespace)
+	} else {
+		obj.SetNamespace("")
+	}
+
+	live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		d.Action, d.Desired = DriftCreate, clean(obj)
+		return d, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("release %s: cannot read %s: %w", in.Release, d.id(), err)
+	}
+
+	desired := obj.DeepCopy()
+	addHelmMetadata(desired, in.Release, in.Namespace)
+	applied, err := ri.Apply(ctx, obj.GetName(), desired, metav1.ApplyOptions{
+		FieldManager: FieldManager, Force: true, DryRun: []string{metav1.DryRunAll},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("release %s: cannot compare %s with the cluster (server-side apply dry run): %w", in.Release, d.id(), err)
+	}
+	live, applied = clean(live), clean(applied)
+	if equality.Semantic.DeepEqual(live.Object, applied.Object) {
+		return nil, nil
+	}
+	d.Action, d.Live, d.Desired = DriftConfigure, live, applied
+	return d, nil
+}
+
+func (d *ObjectDiff) id() string {
+	if d.Namespace != "" {
+		return fmt.Sprintf("%s %s/%s", d.Kind, d.Namespace, d.Name)
+	}
+	return d.Kind + " " + d.Name
+}
+
+// addHelmMetadata adds what Helm's install/upgrade adds to each object, so
+// the dry run neither adds nor removes it.
+func addHelmMetadata(obj *unstructured.Unstructured, release, namespace string) {
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[managedByLabel] = managedByHelm
+	obj.SetLabels(labels)
+	ann := obj.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[releaseNameAnnotation] = release
+	ann[releaseNamespaceAnnot] = namespace
+	obj.SetAnnotations(ann)
+}
+
+// clean drops the fields that change without the object changing.
+func clean(u *unstructured.Unstructured) *unstructured.Unstructured {
+	u = u.DeepCopy()
+	unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
+	unstructured.RemoveNestedField(u.Object, "metadata", "resourceVersion")
+	unstructured.RemoveNestedField(u.Object, "metadata", "generation")
+	return u
+}
+
+// decodeManifest reads multi-document YAML into objects, skipping empty
+// documents and expanding List kinds.
+func decodeManifest(manifest string) ([]*unstructured.Unstructured, error) {
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader([]byte(manifest)), 4096)
+	var out []*unstructured.Unstructured
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		if len(m) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: m}
+		if strings.HasSuffix(u.GetKind(), "List") && u.Object["items"] != nil {
+			list, err := u.ToList()
+			if err != nil {
+				return nil, err
+			}
+			for i := range list.Items {
+				out = append(out, &list.Items[i])
+			}
+			continue
+		}
+		if u.GetKind() == "" || u.GetName() == "" {
+			return nil, fmt.Errorf("a document has no kind or metadata.name")
+		}
+		out = append(out, u)
+	}
+}

@@ -1,0 +1,280 @@
+// Package helmstep runs khook's helm: steps through the Helm v4 SDK: install
+// or upgrade decided by the release history, charts from HTTP repositories
+// (index.yaml read directly), OCI registries and local paths, credentials
+// kept in memory, and no new revision when the release has converged
+// (same chart, same values, no drift of the live objects; see Drift). It also
+// uninstalls releases for delete.release and destroy.
+//
+// Nothing is written under HOME: the registry credentials file and index
+// downloads live in a per-executor temp dir (Close removes it).
+package helmstep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"helm.sh/helm/v4/pkg/action"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	helmkube "helm.sh/helm/v4/pkg/kube"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	rel "helm.sh/helm/v4/pkg/release/v1"
+	"helm.sh/helm/v4/pkg/storage/driver"
+
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// Executor runs helm: steps. It is safe for concurrent use by steps of one run.
+type Executor struct {
+	clients  *kube.Clients
+	baseDir  string
+	redactor *redact.Redactor
+	opts     options
+
+	tmpOnce sync.Once
+	tmpDir  string
+	tmpErr  error
+}
+
+type options struct {
+	transport *http.Transport
+	plainHTTP *bool
+	logger    slog.Handler
+}
+
+func (o options) logHandler() slog.Handler {
+	if o.logger != nil {
+		return o.logger
+	}
+	return discardLogger()
+}
+
+// Option configures an Executor.
+type Option func(*options)
+
+// WithTransport sets the HTTP transport for chart repositories, values URLs
+// and OCI registries (tests use it to trust their own CA).
+func WithTransport(t *http.Transport) Option { return func(o *options) { o.transport = t } }
+
+// WithPlainHTTP forces plain HTTP (true) or HTTPS (false) for OCI
+// registries. By default registries on loopback addresses use plain HTTP.
+func WithPlainHTTP(plain bool) Option { return func(o *options) { o.plainHTTP = &plain } }
+
+// WithLogger receives Helm's own log records (debug detail); by default they
+// are dropped. The handler's output must go through the redactor.
+func WithLogger(h slog.Handler) Option { return func(o *options) { o.logger = h } }
+
+var setFieldManager sync.Once
+
+// New returns an executor. Relative chart and values paths resolve against
+// baseDir; every credential met is registered with r.
+func New(clients *kube.Clients, baseDir string, r *redact.Redactor, opts ...Option) *Executor {
+	setFieldManager.Do(func() {
+		if helmkube.ManagedFieldsManager == "" {
+			helmkube.ManagedFieldsManager = FieldManager
+		}
+	})
+	if r == nil {
+		r = redact.New()
+	}
+	e := &Executor{clients: clients, baseDir: baseDir, redactor: r}
+	for _, o := range opts {
+		o(&e.opts)
+	}
+	return e
+}
+
+// Close removes the executor's temp dir.
+func (e *Executor) Close() error {
+	if e.tmpDir != "" {
+		return os.RemoveAll(e.tmpDir)
+	}
+	return nil
+}
+
+func (e *Executor) tempDir() (string, error) {
+	e.tmpOnce.Do(func() {
+		e.tmpDir, e.tmpErr = os.MkdirTemp("", "khook-helm-")
+		if e.tmpErr != nil {
+			e.tmpErr = fmt.Errorf("cannot create a temporary directory for Helm: %w", e.tmpErr)
+		}
+	})
+	return e.tmpDir, e.tmpErr
+}
+
+// Target is the release a helm: step manages.
+func Target(step *spec.Step) (release, namespace string) {
+	release, namespace = step.Helm.Release, step.Helm.Namespace
+	if release == "" {
+		release = step.Name
+	}
+	if namespace == "" {
+		namespace = spec.DefaultNamespace
+	}
+	return release, namespace
+}
+
+// Execute installs, upgrades or leaves alone the step's release.
+func (e *Executor) Execute(ctx context.Context, step *spec.Step) (runner.Outcome, error) {
+	if step == nil || step.Helm == nil {
+		return runner.Outcome{}, errors.New("helm executor: the step has no helm: block (internal error)")
+	}
+	out, err := e.execute(ctx, step)
+	return out, e.redactor.Error(err)
+}
+
+func (e *Executor) execute(ctx context.Context, step *spec.Step) (runner.Outcome, error) {
+	h := step.Helm
+	name, ns := Target(step)
+	sess, last, err := e.open(name, ns)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	installed := last != nil && last.Info != nil && last.Info.Status != rcommon.StatusUninstalled
+	if h.SkipIf == "installed" && installed {
+		return runner.Outcome{Skipped: true, SkipReason: fmt.Sprintf("release %s already installed (revision %d)", name, last.Version)}, nil
+	}
+
+	src, err := e.loadChart(ctx, h)
+	if err != nil {
+		return runner.Outcome{}, fmt.Errorf("release %s: %w", name, err)
+	}
+	vals, err := e.values(ctx, h)
+	if err != nil {
+		return runner.Outcome{}, fmt.Errorf("release %s: %w", name, err)
+	}
+
+	if installed && last.Info.Status == rcommon.StatusDeployed && sameChart(last.Chart, src.chart) && sameValues(last.Config, vals) {
+		diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest})
+		if err == nil && len(diffs) == 0 {
+			return runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(sess.writes.Load())}, nil
+		}
+		// Drift or an unreadable object: upgrade, which re-applies everything.
+	}
+
+	timeout := helmTimeout(ctx, h.Atomic)
+	var res *rel.Release
+	verb := "upgrade"
+	if !installed {
+		verb = "install"
+		res, err = e.install(ctx, sess, h, name, ns, src.chart, vals, timeout, last != nil)
+	} else {
+		if last.Info.Status.IsPending() {
+			return runner.Outcome{Writes: int(sess.writes.Load())}, fmt.Errorf(
+				"release %s in namespace %s is %s at revision %d: another Helm operation is running, or one was interrupted; if none is running, roll it back or uninstall it, then re-run",
+				name, ns, last.Info.Status, last.Version)
+		}
+		res, err = e.upgrade(ctx, sess, h, name, ns, src.chart, vals, timeout)
+	}
+	out := runner.Outcome{Writes: int(sess.writes.Load())}
+	if err != nil {
+		return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", name, ns, src.what, verb, err))
+	}
+	if verb == "install" {
+		out.Detail = fmt.Sprintf("installed release %s revision %d (%s)", name, res.Version, src.what)
+	} else {
+		out.Detail = fmt.Sprintf("upgraded release %s to revision %d (%s)", name, res.Version, src.what)
+	}
+	return out, nil
+}
+
+func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool) (*rel.Release, error) {
+	in := action.NewInstall(sess.cfg)
+	in.ReleaseName, in.Namespace = name, ns
+	in.CreateNamespace = h.CreateNamespace
+	in.Replace = replace // the name is held by an uninstalled release kept in history
+	in.RollbackOnFailure = h.Atomic
+	in.WaitStrategy = waitStrategy(h)
+	in.Timeout = timeout
+	in.ServerSideApply = true
+	in.ForceConflicts = true
+	r, err := in.RunWithContext(ctx, ch, vals)
+	if err != nil {
+		return nil, err
+	}
+	return asRelease(r)
+}
+
+func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration) (*rel.Release, error) {
+	up := action.NewUpgrade(sess.cfg)
+	up.Namespace = ns
+	up.Install = true
+	up.ResetValues = true // the spec states every value: never reuse the last release's
+	up.RollbackOnFailure = h.Atomic
+	up.CleanupOnFail = h.Atomic
+	up.WaitStrategy = waitStrategy(h)
+	up.Timeout = timeout
+	up.ForceConflicts = true // converge: take back fields edited out of band
+	r, err := up.RunWithContext(ctx, name, ch, vals)
+	if err != nil {
+		return nil, err
+	}
+	return asRelease(r)
+}
+
+// waitStrategy: watch-driven waits when the step waits (atomic implies it,
+// as in helm), else only hooks are waited for.
+func waitStrategy(h *spec.Helm) helmkube.WaitStrategy {
+	if h.Wait || h.Atomic {
+		return helmkube.StatusWatcherStrategy
+	}
+	return helmkube.HookOnlyStrategy
+}
+
+// helmTimeout turns the step deadline into Helm's timeout; with atomic, a
+// third is kept back so the rollback can finish within the step.
+func helmTimeout(ctx context.Context, atomic bool) time.Duration {
+	d := remaining(ctx)
+	if atomic {
+		d = d * 2 / 3
+	}
+	if d < time.Second {
+		d = time.Second
+	}
+	return d
+}
+
+// open starts a session in the release namespace and reads the release's
+// latest revision (nil when it has none).
+func (e *Executor) open(name, ns string) (*session, *rel.Release, error) {
+	sess, err := e.newSession(ns)
+	if err != nil {
+		return nil, nil, err
+	}
+	last, err := lastRelease(sess.cfg, name)
+	if err != nil {
+		return nil, nil, e.clients.Explain(fmt.Errorf("release %s in namespace %s: cannot read its history: %w", name, ns, err))
+	}
+	return sess, last, nil
+}
+
+// lastRelease returns the latest revision in any state, or nil when the
+// release has no history.
+func lastRelease(cfg *action.Configuration, name string) (*rel.Release, error) {
+	r, err := cfg.Releases.Last(name)
+	if errors.Is(err, driver.ErrReleaseNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return asRelease(r)
+}
+
+func asRelease(r any) (*rel.Release, error) {
+	switch v := r.(type) {
+	case *rel.Release:
+		return v, nil
+	case rel.Release:
+		return &v, nil
+	}
+	return nil, fmt.Errorf("unexpected Helm release type %T", r)
+}
