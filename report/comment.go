@@ -1,0 +1,113 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// CommentMaxChars is GitHub's limit on a comment body (65,536 characters).
+// The comment is bounded in bytes, which are never fewer than characters.
+const CommentMaxChars = 65536
+
+// Comment statuses, shown on the comment's status line.
+const (
+	CommentPlanned   = "planned"
+	CommentApplied   = "applied"
+	CommentDestroyed = "destroyed"
+	CommentFailed    = "failed"
+	CommentDrift     = "drift detected"
+	CommentNoDrift   = "no drift"
+	CommentInvalid   = "invalid spec"
+)
+
+// CommentOptions describe one sticky PR/MR comment.
+type CommentOptions struct {
+	// Marker is the hidden line that finds the comment again (first line).
+	Marker string
+	// Identifier names the job (cluster) the comment is about.
+	Identifier string
+	// Status is the status line's word: planned, applied, failed, ...
+	Status string
+	// Commit is the commit the run looked at, shown short.
+	Commit string
+	// RunURL links the run; it is how a cut comment points at the rest.
+	RunURL string
+	// MaxBytes bounds the body; 0 means CommentMaxChars less a margin.
+	MaxBytes int
+}
+
+func (o CommentOptions) limit() int {
+	if o.MaxBytes > 0 {
+		return o.MaxBytes
+	}
+	return CommentMaxChars - 1024
+}
+
+// WritePlanComment renders a plan as a PR/MR comment: marker, status line,
+// verdict, totals, the table and collapsed diffs, cut to the limit.
+func WritePlanComment(w io.Writer, p *Plan, drift bool, opts CommentOptions) error {
+	cmd := "plan"
+	if drift {
+		cmd = "drift"
+	}
+	return writeComment(w, opts, func(body io.Writer, max int) error {
+		return WritePlanMarkdown(body, p, MarkdownOptions{Command: cmd, MaxBytes: max, RunURL: opts.RunURL, NoDiagram: true, NoHeading: true})
+	})
+}
+
+// WriteResultsComment renders apply or destroy results as the comment.
+func WriteResultsComment(w io.Writer, r *Results, opts CommentOptions) error {
+	return writeComment(w, opts, func(body io.Writer, max int) error {
+		return WriteResultsMarkdown(body, r, MarkdownOptions{MaxBytes: max, RunURL: opts.RunURL, NoDiagram: true, NoHeading: true})
+	})
+}
+
+// WriteTextComment renders a comment whose body is prepared Markdown (a
+// validation failure).
+func WriteTextComment(w io.Writer, markdown string, opts CommentOptions) error {
+	return writeComment(w, opts, func(body io.Writer, max int) error {
+		_, err := io.WriteString(body, fitMarkdown(MarkdownOptions{MaxBytes: max, RunURL: opts.RunURL}, nil, nil,
+			func(b *bytes.Buffer, _ map[string]string, _ []string) { b.WriteString(markdown) }))
+		return err
+	})
+}
+
+func writeComment(w io.Writer, opts CommentOptions, body func(io.Writer, int) error) error {
+	var head bytes.Buffer
+	head.WriteString(opts.Marker + "\n")
+	fmt.Fprintf(&head, "### khook · %s\n\n", mdInline(opts.Identifier))
+	fmt.Fprintf(&head, "**Status:** %s %s", statusEmoji(opts.Status), opts.Status)
+	if opts.Commit != "" {
+		c := opts.Commit
+		if len(c) > 7 {
+			c = c[:7]
+		}
+		fmt.Fprintf(&head, " at `%s`", mdCode(c))
+	}
+	head.WriteString("\n\n")
+	var foot string
+	if opts.RunURL != "" {
+		foot = fmt.Sprintf("\n---\n[Run and job summary](%s)\n", opts.RunURL)
+	}
+	var b bytes.Buffer
+	b.Write(head.Bytes())
+	if err := body(&b, opts.limit()-head.Len()-len(foot)); err != nil {
+		return err
+	}
+	b.WriteString(foot)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func statusEmoji(s string) string {
+	switch s {
+	case CommentPlanned:
+		return "📝"
+	case CommentApplied, CommentDestroyed, CommentNoDrift:
+		return "✅"
+	case CommentDrift:
+		return "⚠️"
+	}
+	return "❌"
+}

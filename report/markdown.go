@@ -1,0 +1,382 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// MarkdownOptions tune the Markdown documents khook writes for people on a
+// CI platform: the GitHub job summary, the plan file, the PR/MR comment.
+type MarkdownOptions struct {
+	// Command is what ran: plan, drift, apply, destroy (the heading says it).
+	Command string
+	// MaxBytes bounds the document; 0 means no bound. Diffs are cut first,
+	// with a note naming the steps whose diffs were cut.
+	MaxBytes int
+	// RunURL links the full report from the truncation note (the run page).
+	RunURL string
+	// NoDiagram leaves out the Mermaid DAG (the PR comment does).
+	NoDiagram bool
+	// NoHeading leaves out the "## khook ..." heading and header line.
+	NoHeading bool
+}
+
+// maxDiagramSteps bounds the Mermaid chart: beyond it GitHub refuses to
+// render (its text limit) and the chart would be unreadable anyway.
+const maxDiagramSteps = 150
+
+// minDiffCut is the smallest cut diff worth showing.
+const minDiffCut = 512
+
+// WritePlanMarkdown renders a plan: header, verdict, table, DAG, diffs in
+// collapsed blocks, warnings for steps that cannot be assessed. One Write.
+func WritePlanMarkdown(w io.Writer, p *Plan, opts MarkdownOptions) error {
+	if opts.Command == "" {
+		opts.Command = "plan"
+	}
+	diffs := map[string]string{}
+	for _, s := range p.Steps {
+		if s.Diff != "" {
+			diffs[s.Name] = s.Diff
+		}
+	}
+	doc := fitMarkdown(opts, p.Steps, diffs, func(b *bytes.Buffer, kept map[string]string, cut []string) {
+		writePlanMD(b, p, opts, kept, cut)
+	})
+	_, err := io.WriteString(w, doc)
+	return err
+}
+
+// WriteResultsMarkdown renders a run: header, verdict, table, DAG with each
+// step's status, failed steps' errors and pod log tails. One Write.
+func WriteResultsMarkdown(w io.Writer, r *Results, opts MarkdownOptions) error {
+	if opts.Command == "" {
+		opts.Command = r.Command
+	}
+	doc := fitMarkdown(opts, nil, nil, func(b *bytes.Buffer, _ map[string]string, _ []string) {
+		writeResultsMD(b, r, opts)
+	})
+	_, err := io.WriteString(w, doc)
+	return err
+}
+
+// PlanVerdict is the one-line verdict of a plan (drift names changes drift).
+func PlanVerdict(p *Plan, drift bool) string {
+	changed := 0
+	for _, s := range p.Steps {
+		if IsChange(s.Action) {
+			changed++
+		}
+	}
+	switch {
+	case p.Offline:
+		return "📝 Offline plan: actions are not assessed against a cluster."
+	case changed == 0 && drift:
+		return "✅ No drift: the cluster matches the spec."
+	case changed == 0:
+		return "✅ No changes: the cluster matches the spec."
+	case drift:
+		return fmt.Sprintf("⚠️ Drift detected: %d %s no longer match the spec.", changed, plural(changed, "step", "steps"))
+	}
+	return fmt.Sprintf("📝 %d %s would change the cluster.", changed, plural(changed, "step", "steps"))
+}
+
+// ResultsVerdict is the one-line verdict of apply or destroy.
+func ResultsVerdict(r *Results) string {
+	counts := map[Status]int{}
+	for _, s := range r.Steps {
+		counts[s.Status]++
+	}
+	d := FormatDuration(time.Duration(r.DurationMs) * time.Millisecond)
+	tally := fmt.Sprintf("%d ok, %d failed, %d skipped", counts[StatusOK], counts[StatusFailed], counts[StatusSkipped])
+	if r.Status == RunOK {
+		return fmt.Sprintf("✅ %s succeeded in %s: %s.", titleCase(r.Command), d, tally)
+	}
+	why := ""
+	if r.FailureReason != "" {
+		why = " (" + r.FailureReason + ")"
+	}
+	return fmt.Sprintf("❌ %s failed%s after %s: %s.", titleCase(r.Command), why, d, tally)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func titleCase(s string) string {
+	if s == "" {
+		return "Run"
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// fitMarkdown renders once with every diff; when that exceeds the bound it
+// renders without diffs to learn what the rest costs, gives the remaining
+// room to diffs in step order (cutting the one that does not fit, leaving
+// out the rest) and names what was cut. A document still too long is cut
+// hard at the bound with a closing note.
+func fitMarkdown(opts MarkdownOptions, steps []PlanStep, diffs map[string]string, render func(*bytes.Buffer, map[string]string, []string)) string {
+	var b bytes.Buffer
+	render(&b, diffs, nil)
+	if opts.MaxBytes <= 0 || b.Len() <= opts.MaxBytes {
+		return b.String()
+	}
+	var cut []string
+	for _, s := range steps {
+		if diffs[s.Name] != "" {
+			cut = append(cut, s.Name)
+		}
+	}
+	if len(cut) > 0 {
+		b.Reset()
+		render(&b, nil, cut)
+		room := opts.MaxBytes - b.Len()
+		kept := map[string]string{}
+		cut = cut[:0]
+		for _, s := range steps {
+			d := diffs[s.Name]
+			if d == "" {
+				continue
+			}
+			cost := len(mdDiffBlock(s.Name, d, false))
+			switch {
+			case cost <= room:
+				kept[s.Name] = d
+				room -= cost
+			case room > minDiffCut+200:
+				part := cutLines(d, room-200)
+				kept[s.Name] = part
+				room -= len(mdDiffBlock(s.Name, part, true))
+				cut = append(cut, s.Name)
+			default:
+				cut = append(cut, s.Name)
+				room = 0
+			}
+		}
+		b.Reset()
+		render(&b, kept, cut)
+		if b.Len() <= opts.MaxBytes {
+			return b.String()
+		}
+	}
+	note := "\n\n> ✂️ This report was cut at its size limit."
+	if opts.RunURL != "" {
+		note += " The full report is in the [run](" + opts.RunURL + ")."
+	}
+	note += "\n"
+	return cutUTF8(b.String(), opts.MaxBytes-len(note)) + note
+}
+
+// cutLines keeps the whole lines of s that fit in n bytes.
+func cutLines(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[:i+1]
+	}
+	return ""
+}
+
+// cutUTF8 cuts s to at most n bytes without splitting a character.
+func cutUTF8(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func writeMDHeading(b *bytes.Buffer, opts MarkdownOptions, name, identifier, server string) {
+	if opts.NoHeading {
+		return
+	}
+	fmt.Fprintf(b, "## khook %s: %s", opts.Command, mdInline(name))
+	if identifier != "" && identifier != name {
+		fmt.Fprintf(b, " [%s]", mdInline(identifier))
+	}
+	b.WriteString("\n\n")
+	if server != "" {
+		fmt.Fprintf(b, "Cluster: `%s`\n\n", mdCode(server))
+	}
+}
+
+func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[string]string, cut []string) {
+	writeMDHeading(b, opts, p.Name, p.Identifier, p.Server)
+	fmt.Fprintf(b, "**%s**\n\n", PlanVerdict(p, opts.Command == "drift"))
+	b.WriteString(TotalsLine(p) + "\n\n")
+	if len(p.Steps) > 0 {
+		b.WriteString("| Step | Type | Action | Detail |\n|---|---|---|---|\n")
+		for _, s := range p.Steps {
+			detail := s.Summary
+			if s.Reason != "" {
+				detail = s.Action + ": " + s.Reason
+			}
+			if len(s.Needs) > 0 {
+				detail += " (after " + strings.Join(s.Needs, ", ") + ")"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdCell(s.Name), mdCell(s.Type), mdCell(actionMark(s.Action)), mdCell(detail))
+		}
+		b.WriteString("\n")
+	}
+	if !opts.NoDiagram {
+		writeMDDiagram(b, GraphFromPlan(p))
+	}
+	if len(cut) > 0 {
+		fmt.Fprintf(b, "> ✂️ Diffs were cut to keep this report under its size limit: %s.", strings.Join(cut, ", "))
+		if opts.RunURL != "" {
+			fmt.Fprintf(b, " The full plan is in the [run](%s) and the plan JSON file.", opts.RunURL)
+		}
+		b.WriteString("\n\n")
+	}
+	for _, s := range p.Steps {
+		if d, ok := diffs[s.Name]; ok && d != "" {
+			b.WriteString(mdDiffBlock(s.Name, d, containsString(cut, s.Name)))
+		} else if s.DiffNote != "" && s.Diff == "" {
+			fmt.Fprintf(b, "- `%s`: diff: %s\n", s.Name, mdInline(s.DiffNote))
+		}
+	}
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// actionMark prefixes changing actions with a marker readers scan for.
+func actionMark(a string) string {
+	switch {
+	case IsChange(a):
+		return "**" + a + "**"
+	case a == ActionUnknown:
+		return "⚠️ " + a
+	}
+	return a
+}
+
+func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
+	writeMDHeading(b, opts, r.Name, r.Identifier, r.Server)
+	fmt.Fprintf(b, "**%s**\n\n", ResultsVerdict(r))
+	if r.Error != "" {
+		fmt.Fprintf(b, "%s\n\n", mdFence("text", r.Error))
+	}
+	if len(r.Steps) > 0 {
+		b.WriteString("| Step | Type | Status | Attempts | Duration | Detail |\n|---|---|---|---|---|---|\n")
+		for _, s := range r.Steps {
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s |\n", mdCell(s.Name), mdCell(s.Type), statusMark(s.Status),
+				s.Attempts, FormatDuration(time.Duration(s.DurationMs)*time.Millisecond), mdCell(stepDetail(s)))
+		}
+		b.WriteString("\n")
+	}
+	if !opts.NoDiagram {
+		writeMDDiagram(b, GraphFromResults(r))
+	}
+	var failed []StepResult
+	for _, s := range r.Steps {
+		if s.Status == StatusFailed {
+			failed = append(failed, s)
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	b.WriteString("### Errors\n\n")
+	for _, s := range failed {
+		fmt.Fprintf(b, "#### ❌ %s", mdInline(s.Name))
+		if !s.Pos.IsZero() {
+			fmt.Fprintf(b, " (%s)", mdInline(s.Pos.String()))
+		}
+		b.WriteString("\n\n")
+		b.WriteString(mdFence("text", s.Error) + "\n\n")
+		if len(s.LogTail) > 0 {
+			fmt.Fprintf(b, "<details><summary>Last %d pod log lines</summary>\n\n%s\n\n</details>\n\n",
+				len(s.LogTail), mdFence("text", strings.Join(s.LogTail, "\n")))
+		}
+	}
+}
+
+func statusMark(s Status) string {
+	switch s {
+	case StatusOK:
+		return "✅ ok"
+	case StatusFailed:
+		return "❌ failed"
+	case StatusSkipped:
+		return "⏭️ skipped"
+	}
+	return string(s)
+}
+
+func writeMDDiagram(b *bytes.Buffer, nodes []GraphNode) {
+	if len(nodes) == 0 {
+		return
+	}
+	b.WriteString("<details><summary>Step graph</summary>\n\n")
+	if len(nodes) > maxDiagramSteps {
+		fmt.Fprintf(b, "The graph of %d steps is too large to draw here: run `khook graph` to see it.\n\n</details>\n\n", len(nodes))
+		return
+	}
+	b.WriteString("```mermaid\n")
+	_ = WriteMermaid(b, nodes)
+	b.WriteString("```\n\n</details>\n\n")
+}
+
+// mdDiffBlock is one step's diff, collapsed.
+func mdDiffBlock(name, diff string, cut bool) string {
+	n := strings.Count(strings.TrimRight(diff, "\n"), "\n") + 1
+	note := ""
+	if cut {
+		note = ", cut"
+	}
+	return fmt.Sprintf("<details><summary>Diff of <code>%s</code> (%d %s%s)</summary>\n\n%s\n\n</details>\n\n",
+		htmlEscape(name), n, plural(n, "line", "lines"), note, mdFence("diff", diff))
+}
+
+// mdFence wraps text in a code fence longer than any backtick run in it,
+// so a diff or a log line can never close the fence early.
+func mdFence(lang, text string) string {
+	longest, run := 0, 0
+	for _, c := range text {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + lang + "\n" + strings.TrimRight(text, "\n") + "\n" + fence
+}
+
+// mdCell makes text safe inside a table cell: one line, no pipes, no HTML.
+func mdCell(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "|", `\|`).Replace(s)
+	return htmlEscape(s)
+}
+
+// mdInline makes text safe in a heading or sentence.
+func mdInline(s string) string { return mdCell(s) }
+
+// mdCode makes text safe inside an inline code span.
+func mdCode(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "`", "'"), "\n", " ") }
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
