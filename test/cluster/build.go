@@ -1,0 +1,225 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Pinned versions of the control-plane binaries. They must match the
+// requirements of the tools modules under test/tools (TestToolVersionsPinned
+// checks that).
+const (
+	KubernetesVersion = "v1.36.3"
+	EtcdVersion       = "v3.6.8"
+	KwokVersion       = "v0.8.0"
+)
+
+// CacheEnv overrides the directory under which built binaries are cached
+// (default: os.UserCacheDir()/khook/cluster-bin).
+const CacheEnv = "KHOOK_CLUSTER_CACHE"
+
+// binary describes one control-plane command built from a tools module.
+type binary struct {
+	name    string // file name in the cache directory
+	version string
+	module  string // directory under test/tools holding its go.mod
+	pkg     string // main package to build
+}
+
+// binaries is the build order: one at a time, since the machines have two
+// cores and the Kubernetes commands share most of their packages.
+var binaries = []binary{
+	{"kube-apiserver", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-apiserver"},
+	{"kube-controller-manager", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-controller-manager"},
+	{"kube-scheduler", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-scheduler"},
+	{"etcd", EtcdVersion, "etcd", "go.etcd.io/etcd/server/v3"},
+	{"kwok", KwokVersion, "kwok", "sigs.k8s.io/kwok/cmd/kwok"},
+}
+
+// BinDir returns the versioned directory that holds (or will hold) the
+// control-plane binaries.
+func BinDir() (string, error) {
+	root := os.Getenv(CacheEnv)
+	if root == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("khook test cluster: no cache directory for the control-plane binaries (set %s): %w", CacheEnv, err)
+		}
+		root = filepath.Join(cache, "khook", "cluster-bin")
+	}
+	key := fmt.Sprintf("k8s-%s_etcd-%s_kwok-%s_%s-%s", KubernetesVersion, EtcdVersion, KwokVersion, runtime.GOOS, runtime.GOARCH)
+	return filepath.Join(root, key), nil
+}
+
+// EnsureBinaries builds every missing control-plane binary into BinDir and
+// returns that directory. Progress goes to progress. Concurrent callers (test
+// binaries of several packages starting at once) serialize on a file lock, so
+// only the first one builds.
+func EnsureBinaries(ctx context.Context, progress io.Writer) (string, error) {
+	dir, err := BinDir()
+	if err != nil {
+		return "", err
+	}
+	if allPresent(dir) {
+		return dir, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("khook test cluster: cannot create the binary cache %s: %w", dir, err)
+	}
+	unlock, err := lockFile(ctx, filepath.Join(dir, ".lock"), progress)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+
+	toolsDir, err := toolsRoot()
+	if err != nil {
+		return "", err
+	}
+	for _, b := range binaries {
+		out := filepath.Join(dir, b.name)
+		if _, err := os.Stat(out); err == nil {
+			continue
+		}
+		if err := build(ctx, b, filepath.Join(toolsDir, b.module), out, progress); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+func allPresent(dir string) bool {
+	for _, b := range binaries {
+		if _, err := os.Stat(filepath.Join(dir, b.name)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// lockFile takes an exclusive flock on path, telling progress when it has to
+// wait for another process's build.
+func lockFile(ctx context.Context, path string, progress io.Writer) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("khook test cluster: cannot open the build lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		fmt.Fprintf(progress, "khook test cluster: waiting for another process to finish building the control plane (lock %s)\n", path)
+		done := make(chan error, 1)
+		go func() { done <- syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }()
+		select {
+		case err = <-done:
+		case <-ctx.Done():
+			f.Close() // the blocked flock goroutine ends with EBADF
+			return nil, fmt.Errorf("khook test cluster: gave up waiting for the build lock %s: %w", path, ctx.Err())
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("khook test cluster: cannot lock %s: %w", path, err)
+		}
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// build compiles one binary with the go command into a temporary file and
+// renames it into place, so a killed build never leaves a half-written binary.
+func build(ctx context.Context, b binary, moduleDir, out string, progress io.Writer) error {
+	fmt.Fprintf(progress, "khook test cluster: building %s %s (first use only; the Kubernetes commands take several minutes)...\n", b.name, b.version)
+	start := time.Now()
+	tmp := out + ".tmp"
+	cmd := exec.CommandContext(ctx, goCommand(), "build", "-p", "2", "-o", tmp, b.pkg)
+	cmd.Dir = moduleDir
+	cmd.Env = append(os.Environ(),
+		"GOWORK=off",
+		"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"),
+	)
+	var output bytes.Buffer
+	cmd.Stdout = &output
+	cmd.Stderr = &output
+	if err := cmd.Run(); err != nil {
+		_ = os.Remove(tmp)
+		if ctx.Err() != nil {
+			return fmt.Errorf("khook test cluster: building %s %s was interrupted: %w", b.name, b.version, ctx.Err())
+		}
+		return &BuildError{Binary: b.name, Version: b.version, Output: tail(output.String(), 6), Err: err}
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return fmt.Errorf("khook test cluster: cannot move the built %s into the cache: %w", b.name, err)
+	}
+	fmt.Fprintf(progress, "khook test cluster: built %s in %s\n", b.name, time.Since(start).Round(time.Second))
+	return nil
+}
+
+// BuildError reports a control-plane binary that could not be built, which on
+// a fresh machine almost always means the Go module proxy is out of reach.
+type BuildError struct {
+	Binary, Version string
+	Output          string // last lines of the go command's output
+	Err             error
+}
+
+func (e *BuildError) Error() string {
+	out := strings.TrimSpace(e.Output)
+	if out == "" {
+		out = e.Err.Error()
+	}
+	return fmt.Sprintf("khook test cluster: cannot build %s %s: %s; the Go module proxy must be reachable to build the test control plane once (set GOPROXY, or run on a machine that can reach it)",
+		e.Binary, e.Version, strings.ReplaceAll(out, "\n", " | "))
+}
+
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// goCommand finds the go command: go test puts $GOROOT/bin first in PATH, and
+// the fallback covers binaries run outside go test.
+func goCommand() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+// toolsRoot locates test/tools in the source tree: next to this file when the
+// sources are at hand (go test, go run), else above the working directory.
+func toolsRoot() (string, error) {
+	var candidates []string
+	if _, file, _, ok := runtime.Caller(0); ok {
+		candidates = append(candidates, filepath.Join(filepath.Dir(file), "..", "tools"))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			candidates = append(candidates, filepath.Join(d, "test", "tools"))
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	for _, c := range candidates {
+		if _, err := os.Stat(filepath.Join(c, "k8s", "go.mod")); err == nil {
+			return filepath.Clean(c), nil
+		}
+	}
+	return "", errors.New("khook test cluster: cannot find test/tools (the tools modules that pin the control plane); run from the khook source tree")
+}
+
+// tail returns the last n non-empty lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package cluster
+
+import "syscall"
+
+// sysProcAttr puts a component in its own process group; only Linux can tie
+// its life to the parent's.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}

@@ -1,0 +1,142 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+)
+
+// waitAPIReady polls /readyz with a short backoff: there is nothing to watch
+// before the API server serves.
+func (c *Cluster) waitAPIReady(ctx context.Context) error {
+	rc := rest.CopyConfig(c.RESTConfig)
+	rc.Timeout = 2 * time.Second
+	client, err := rest.HTTPClientFor(rc)
+	if err != nil {
+		return fmt.Errorf("khook test cluster: cannot build an HTTP client: %w", err)
+	}
+	url := rc.Host + "/readyz"
+	delay := 50 * time.Millisecond
+	var last string
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return startErr(ctx, "the API server to be ready at "+url+" (last answer: "+last+")")
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 500*time.Millisecond)
+	}
+}
+
+// createNode registers the node that kwok manages (selected by annotation).
+func (c *Cluster) createNode(ctx context.Context) error {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name: NodeName,
+		Annotations: map[string]string{
+			"kwok.x-k8s.io/node":           "fake",
+			"node.alpha.kubernetes.io/ttl": "0",
+		},
+		Labels: map[string]string{
+			"kubernetes.io/hostname": NodeName,
+			"kubernetes.io/os":       "linux",
+			"kubernetes.io/arch":     "amd64",
+			"type":                   "kwok",
+		},
+	}}
+	_, err := c.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("khook test cluster: cannot create node %s: %w", NodeName, err)
+	}
+	return nil
+}
+
+// waitNodeReady waits until kwok reports the node Ready and the node
+// lifecycle controller has lifted the not-ready taint (until then the
+// scheduler places no pod).
+func (c *Cluster) waitNodeReady(ctx context.Context) error {
+	lw := cache.NewListWatchFromClient(c.Client.CoreV1().RESTClient(), "nodes", "", fields.OneTermEqualSelector("metadata.name", NodeName))
+	err := until(ctx, lw, &corev1.Node{}, func(obj runtime.Object) bool {
+		node := obj.(*corev1.Node)
+		for _, t := range node.Spec.Taints {
+			if t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable {
+				return false
+			}
+		}
+		for _, cond := range node.Status.Conditions {
+			if cond.Type == corev1.NodeReady {
+				return cond.Status == corev1.ConditionTrue
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return startErr(ctx, "node "+NodeName+" to be Ready and untainted")
+	}
+	return nil
+}
+
+// waitDefaultServiceAccount waits for the service-account controller to
+// create "default" in "default": until then pods there are rejected.
+func (c *Cluster) waitDefaultServiceAccount(ctx context.Context) error {
+	lw := cache.NewListWatchFromClient(c.Client.CoreV1().RESTClient(), "serviceaccounts", "default", fields.OneTermEqualSelector("metadata.name", "default"))
+	if err := until(ctx, lw, &corev1.ServiceAccount{}, func(runtime.Object) bool { return true }); err != nil {
+		return startErr(ctx, "the default ServiceAccount in namespace default")
+	}
+	return nil
+}
+
+// until watches lw until cond holds for an added or modified object.
+func until(ctx context.Context, lw cache.ListerWatcher, obj runtime.Object, cond func(runtime.Object) bool) error {
+	_, err := watchtools.UntilWithSync(ctx, lw, obj, nil, func(ev watch.Event) (bool, error) {
+		if ev.Type != watch.Added && ev.Type != watch.Modified {
+			return false, nil
+		}
+		return cond(ev.Object), nil
+	})
+	return err
+}
+
+// startErr explains why start-up stopped while waiting for what: a component
+// that exited (the context's cause) or the deadline.
+func startErr(ctx context.Context, what string) error {
+	cause := context.Cause(ctx)
+	var exit *exitError
+	if errors.As(cause, &exit) {
+		return exit
+	}
+	if errors.Is(cause, context.DeadlineExceeded) {
+		return fmt.Errorf("khook test cluster: timed out waiting for %s (component logs follow)", what)
+	}
+	return fmt.Errorf("khook test cluster: stopped waiting for %s: %w", what, cause)
+}
+
+// exitError is the cause of a start-up cut short by a component's exit.
+type exitError struct{ msg string }
+
+func (e *exitError) Error() string { return e.msg }
