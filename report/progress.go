@@ -132,10 +132,8 @@ func (v *LogView) Handle(ev Event) {
 		if a := st.attemptText(); a != "" {
 			msg += " (" + a + ")"
 		}
-	case EventRetrying:
-		msg = fmt.Sprintf("attempt %d/%d failed, retrying: %s", st.attempt, max(st.info.MaxAttempts, st.attempt), ev.Message)
-	case EventMessage:
-		msg = ev.Message
+	case EventRetrying, EventMessage:
+		msg = ev.Message // the engine's own words: "attempt 1 of 3 failed, retrying in 10s: ..."
 	case EventFinished:
 		msg = string(st.status)
 		if st.status != StatusSkipped {

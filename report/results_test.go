@@ -66,7 +66,7 @@ func runEvents() []Event {
 		{Time: at(2), Kind: EventMessage, Step: "cilium", Message: "waiting for daemonset/cilium"},
 		{Time: at(4), Kind: EventFinished, Step: "cilium", Result: &r.Steps[0]},
 		{Time: at(4), Kind: EventStarted, Step: "seed", Attempt: 1},
-		{Time: at(20), Kind: EventRetrying, Step: "seed", Attempt: 1, Message: "job seed failed: pod seed-a1 exited with code 1"},
+		{Time: at(20), Kind: EventRetrying, Step: "seed", Attempt: 1, Message: "attempt 1 of 3 failed, retrying in 10s: job seed failed: pod seed-a1 exited with code 1"},
 		{Time: at(30), Kind: EventStarted, Step: "seed", Attempt: 2},
 		{Time: at(62), Kind: EventFinished, Step: "seed", Result: &r.Steps[1]},
 		{Time: at(62), Kind: EventFinished, Step: "argocd", Result: &r.Steps[2]},

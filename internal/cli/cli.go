@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/khook/khook/internal/cli/apply"
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/graph"
 	"github.com/khook/khook/internal/cli/iostreams"
@@ -120,7 +121,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		schema.NewCmd(f),
 		version.NewCmd(f),
 		plan.NewCmd(f, nil), // TODO(live plan): wire the live planner here
-		stub.NewCmd(f, "apply", "Run the spec's steps against the cluster"),
+		apply.NewCmd(f, nil), // TODO(executors): wire runner/executors here
 		stub.NewCmd(f, "destroy", "Undo what apply installed, walking the DAG in reverse"),
 		stub.NewCmd(f, "status", "Show the state record of the last run"),
 		stub.NewCmd(f, "vars", "List the variables a spec uses and where their values come from"),

@@ -1,0 +1,189 @@
+// Package apply is `khook apply`: run the spec's steps against the cluster
+// and report each step's outcome.
+package apply
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner"
+	"github.com/khook/khook/spec"
+)
+
+// Backend is what a run needs from the cluster side.
+type Backend struct {
+	Exec   runner.Executor
+	Server string // API server URL, credentials stripped, for the results
+	// Resume, when set, lets the state record skip unchanged steps.
+	Resume func(step *spec.Step) (reason string, skip bool)
+	// OnFinish, when set, journals each step's result as it is known.
+	OnFinish func(report.StepResult)
+	// Close releases what the backend holds; it may return the error of
+	// a final write (the state record), which fails the run.
+	Close func() error
+}
+
+// BackendFunc connects to the cluster and builds the executors.
+type BackendFunc func(ctx context.Context, opts *Options, s *spec.Spec) (*Backend, error)
+
+// Options of the apply command.
+type Options struct {
+	F           *cmdutil.Factory
+	Spec        cmdutil.SpecFlags
+	Output      string
+	Parallelism int
+
+	// Connect builds the backend; nil until the executors are wired in.
+	Connect BackendFunc
+}
+
+// NewCmd builds `khook apply`. connect may be nil.
+func NewCmd(f *cmdutil.Factory, connect BackendFunc) *cobra.Command {
+	opts := &Options{F: f, Connect: connect}
+	cmd := &cobra.Command{
+		Use:   "apply",
+		Short: "Run the spec's steps against the cluster",
+		Long: `Run the spec's steps against the cluster: each step starts as soon as every
+step in its needs succeeded. On a terminal, one line per step is redrawn in
+place; piped, one log line per state change and a final table; with -o json,
+the results document on stdout and the log lines on stderr.
+Exit 1 if a step failed, 2 if the spec is invalid.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cmdutil.CheckOutput(opts.Output, cmdutil.OutputText, cmdutil.OutputJSON); err != nil {
+				return err
+			}
+			if opts.Parallelism < 0 {
+				return cmdutil.FlagErrorf("--parallelism %d: use 0 (no limit) or a positive number", opts.Parallelism)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
+	cmdutil.AddOutputFlag(cmd, &opts.Output)
+	cmd.Flags().IntVar(&opts.Parallelism, "parallelism", 0, "run at most N steps at once (0: no limit)")
+	return cmd
+}
+
+var errNoExecutors = errors.New("apply cannot run steps yet: the step executors are not built into this khook")
+
+// Run loads the spec, runs it and reports the results.
+func Run(ctx context.Context, opts *Options) error {
+	s, err := opts.F.LoadSpec(&opts.Spec)
+	if err != nil {
+		return err
+	}
+	if opts.Connect == nil {
+		return errNoExecutors
+	}
+	started := opts.F.Now()
+	res := &report.Results{Name: s.Metadata.Name, Command: "apply", Identifier: s.Metadata.Name, StartedAt: started}
+	backend, err := opts.Connect(ctx, opts, s)
+	if err != nil {
+		res.Status, res.FailureReason, res.Error = report.RunFailed, report.ReasonClusterUnreachable, opts.F.Redactor.String(err.Error())
+		return finishEarly(opts, res, err)
+	}
+	res.Server = backend.Server
+
+	view := newView(opts, s)
+	stopTicks := tick(view)
+	eng := runner.ForSpec(s, backend.Exec)
+	eng.Parallelism = opts.Parallelism
+	eng.Redactor = opts.F.Redactor
+	eng.Emit = view.Handle
+	eng.Resume = backend.Resume
+	eng.OnFinish = backend.OnFinish
+	res.Steps = eng.Run(ctx)
+	stopTicks()
+	res.DurationMs = opts.F.Now().Sub(started).Milliseconds()
+
+	res.Status = report.RunOK
+	for _, st := range res.Steps {
+		if st.Status == report.StatusFailed {
+			res.Status, res.FailureReason = report.RunFailed, report.ReasonStepFailed
+		}
+	}
+	if ctx.Err() != nil {
+		res.Status, res.FailureReason = report.RunFailed, report.ReasonCancelled
+	}
+	if backend.Close != nil {
+		if cerr := backend.Close(); cerr != nil && res.Status == report.RunOK {
+			res.Status, res.Error = report.RunFailed, opts.F.Redactor.String(cerr.Error())
+		}
+	}
+	if err := writeResults(opts, view, res); err != nil {
+		return err
+	}
+	if res.Status != report.RunOK {
+		return cmdutil.Silent(cmdutil.ExitFailure)
+	}
+	return nil
+}
+
+// finishEarly reports a run that never started: JSON gets the results
+// document, text gets the error.
+func finishEarly(opts *Options, res *report.Results, err error) error {
+	if opts.Output != cmdutil.OutputJSON {
+		return err
+	}
+	if werr := report.WriteJSON(opts.F.IOStreams.Out, res); werr != nil {
+		return werr
+	}
+	opts.F.Logger.Error("apply did not start", "error", res.Error)
+	return cmdutil.Silent(cmdutil.ExitFailure)
+}
+
+func writeResults(opts *Options, view report.Progress, res *report.Results) error {
+	if opts.Output == cmdutil.OutputJSON {
+		return report.WriteJSON(opts.F.IOStreams.Out, res)
+	}
+	return view.Finish(res)
+}
+
+// newView picks the progress output: the live view on a terminal that can
+// redraw, one log line per change otherwise; with -o json the log lines go
+// to stderr so stdout holds only the document.
+func newView(opts *Options, s *spec.Spec) report.Progress {
+	ios := opts.F.IOStreams
+	infos := make([]report.StepInfo, len(s.Steps))
+	for i, st := range s.Steps {
+		infos[i] = report.StepInfo{Name: st.Name, Type: st.Type(), MaxAttempts: st.Retries + 1, Excluded: st.Excluded}
+	}
+	switch {
+	case opts.Output == cmdutil.OutputJSON:
+		return report.NewLogView(ios.ErrOut, infos)
+	case ios.CanRedraw():
+		return report.NewLiveView(ios.Out, infos, report.LiveOptions{Color: ios.ColorEnabled(), Width: ios.TerminalWidth(), Now: opts.F.Now})
+	}
+	return report.NewLogView(ios.Out, infos)
+}
+
+// tick redraws a live view every second so elapsed times move; it returns
+// the function that stops it.
+func tick(view report.Progress) (stop func()) {
+	live, ok := view.(*report.LiveView)
+	if !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				live.Tick()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
