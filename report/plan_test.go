@@ -22,7 +22,7 @@ func livePlan() *Plan {
 			Reason: "revision 3, chart 1.18.3 -> 1.18.4",
 			Diff:   "--- kube-system/DaemonSet/cilium (live)\n+++ kube-system/DaemonSet/cilium (planned)\n@@ -1,2 +1,2 @@\n-image: cilium:1.18.3\n+image: cilium:1.18.4\n"},
 		{Name: "settings", Type: "apply", Action: ActionCreate, Summary: "apply 1 manifest source(s)", Needs: []string{"cilium"},
-			Objects: []ObjectPlan{{Action: ActionCreate, Kind: "ConfigMap", Namespace: "demo", Name: "settings"}, {Action: ActionUnchanged, Kind: "Namespace", Name: "demo"}},
+			Objects:  []ObjectPlan{{Action: ActionCreate, Kind: "ConfigMap", Namespace: "demo", Name: "settings"}, {Action: ActionUnchanged, Kind: "Namespace", Name: "demo"}},
 			DiffNote: "unavailable (namespace demo is created by an earlier step)"},
 		{Name: "coredns-ready", Type: "wait", Action: ActionNoop, Summary: "wait for condition=Available on deployment/coredns", DiffNote: "no changes"},
 		{Name: "crs", Type: "apply", Action: ActionUnknown, Needs: []string{"settings"}, Reason: "kind Application is registered by an earlier step"},

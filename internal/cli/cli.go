@@ -120,7 +120,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		graph.NewCmd(f),
 		schema.NewCmd(f),
 		version.NewCmd(f),
-		plan.NewCmd(f, nil), // TODO(live plan): wire the live planner here
+		plan.NewCmd(f, nil),  // TODO(live plan): wire the live planner here
 		apply.NewCmd(f, nil), // TODO(executors): wire runner/executors here
 		stub.NewCmd(f, "destroy", "Undo what apply installed, walking the DAG in reverse"),
 		stub.NewCmd(f, "status", "Show the state record of the last run"),
