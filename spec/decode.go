@@ -18,11 +18,15 @@ type decoder struct {
 	pm    *posMap
 	pos   map[string]Pos
 	probs Problems
+	bad   map[string]bool // paths whose value could not be decoded
 }
 
 func (d *decoder) at(n *yaml.Node) Pos { return d.pm.Pos(n.Line, n.Column) }
 
 func (d *decoder) problem(n *yaml.Node, path, hint, format string, args ...any) {
+	if d.bad != nil {
+		d.bad[path] = true
+	}
 	d.probs = append(d.probs, Problem{Pos: d.at(n), Path: path, Message: describe(path) + fmt.Sprintf(format, args...), Hint: hint})
 }
 
@@ -71,9 +75,7 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 	if keyNode != nil && (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) {
 		p = keyNode
 	}
-	if path != "" {
-		d.pos[path] = d.at(p)
-	}
+	d.pos[path] = d.at(p) // "" is the document root: PosOf's last resort
 	isNull := n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 	t := v.Type()
 	switch {
@@ -214,7 +216,9 @@ func (d *decoder) value(n, keyNode *yaml.Node, path string) any {
 
 func (d *decoder) unknownField(k *yaml.Node, path string, known []string) {
 	hint := ""
-	if s := suggest(k.Value, known); s != "" {
+	if k.Value == "skipIf" {
+		hint = "only helm (skipIf: installed), apply (skipIf: exists) and job (skipIf: succeeded) steps take skipIf"
+	} else if s := suggest(k.Value, known); s != "" {
 		hint = fmt.Sprintf("did you mean %q?", s)
 	} else {
 		hint = "known fields: " + strings.Join(known, ", ")

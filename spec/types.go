@@ -81,6 +81,9 @@ func (s *Spec) PosOf(path string) Pos {
 		}
 		i := lastDot(path)
 		if i < 0 {
+			if p, ok := s.Positions[""]; ok && path != "" {
+				return p // the document root, for missing top-level fields
+			}
 			if len(s.Files) > 0 {
 				return Pos{File: s.Files[0]}
 			}

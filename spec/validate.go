@@ -9,6 +9,7 @@ import (
 type validator struct {
 	s     *Spec
 	probs Problems
+	bad   map[string]bool // paths the decoder already reported
 }
 
 // errorf records a problem at the position of path (or its nearest parent).
@@ -21,12 +22,14 @@ func (v *validator) written(path string) bool {
 	return ok
 }
 
-func validate(s *Spec) Problems {
-	v := &validator{s: s}
+func validate(s *Spec, bad map[string]bool) Problems {
+	v := &validator{s: s, bad: bad}
 	v.envelope()
 	names := v.stepNames()
 	for _, st := range s.Steps {
-		v.step(st, names)
+		if !v.bad[st.Path] {
+			v.step(st, names)
+		}
 	}
 	v.cycles()
 	return v.probs
@@ -80,6 +83,8 @@ func (v *validator) stepNames() map[string]*Step {
 	names := map[string]*Step{}
 	for _, st := range v.s.Steps {
 		switch {
+		case v.bad[st.Path]:
+			continue
 		case st.Name == "":
 			v.errorf(st.Path+".name", "every step needs a name: lowercase letters, digits and '-'", "steps[%d] has no name", st.Index)
 			continue
@@ -118,7 +123,11 @@ func (v *validator) step(st *Step, names map[string]*Step) {
 	if v.written(p + ".retries") {
 		retries = &st.Retries
 	}
-	v.schedule(p, retries, st.OnError)
+	onError := ""
+	if v.written(p + ".onError") {
+		onError = st.OnError
+	}
+	v.schedule(p, retries, onError)
 
 	var keys []string
 	for _, t := range StepTypes {

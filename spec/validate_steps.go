@@ -28,12 +28,18 @@ func (v *validator) namespace(path, ns string) {
 	}
 }
 
+// required reports an empty field, unless the decoder already did.
 func (v *validator) required(path, val, hint string) bool {
-	if val == "" {
+	switch {
+	case val != "":
+		return true
+	case v.bad[path]:
+	case v.written(path):
+		v.errorf(path, hint, "must not be empty")
+	default:
 		v.errorf(path, hint, "is required")
-		return false
 	}
-	return true
+	return false
 }
 
 func (v *validator) helm(p string, h *Helm) {
@@ -194,7 +200,7 @@ func (v *validator) delete(p string, d *Delete) {
 		return
 	}
 	v.namespace(p+".namespace", d.Namespace)
-	if d.AllNamespaces && d.Namespace != "" {
+	if d.AllNamespaces && v.written(p+".namespace") {
 		v.errorf(p+".allNamespaces", "keep one of them", "namespace: and allNamespaces: true are mutually exclusive")
 	}
 	switch forms[0] {
@@ -290,7 +296,7 @@ func (v *validator) wait(p string, w *Wait) {
 		}
 	}
 	v.namespace(p+".namespace", w.Namespace)
-	if w.AllNamespaces && w.Namespace != "" {
+	if w.AllNamespaces && v.written(p+".namespace") {
 		v.errorf(p+".allNamespaces", "keep one of them", "namespace: and allNamespaces: true are mutually exclusive")
 	}
 }
