@@ -1,0 +1,283 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilptr "k8s.io/utils/ptr"
+
+	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// Labels on every Job khook runs (and its pods). A Job without the
+// managed-by label is not khook's: khook never deletes it.
+const (
+	ManagedByLabel = "app.kubernetes.io/managed-by"
+	ManagedByValue = "khook"
+	StepLabel      = "khook.io/step"
+)
+
+// LogTailLines is how many of a failed pod's last log lines the step error carries.
+const LogTailLines = 20
+
+// jobMapping is batch/v1 jobs; a built-in type needs no discovery.
+var jobMapping = &meta.RESTMapping{
+	Resource:         batchv1.SchemeGroupVersion.WithResource("jobs"),
+	GroupVersionKind: batchv1.SchemeGroupVersion.WithKind("Job"),
+	Scope:            meta.RESTScopeNamespace,
+}
+
+// Job runs a container to completion as a batch/v1 Job named after the step.
+// Each run replaces the previous run's Job (delete, wait until gone, create),
+// unless skipIf: succeeded finds that Job already complete.
+type Job struct{ Env }
+
+// NewJob returns the job executor.
+func NewJob(env Env) *Job { return &Job{env} }
+
+// Execute runs the step's Job and waits for it to complete or fail.
+func (x *Job) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+	if st.Job == nil {
+		return runner.Outcome{}, wrongStep(st, spec.TypeJob)
+	}
+	out, err := x.run(ctx, st)
+	for i, l := range out.LogTail {
+		out.LogTail[i] = x.Redactor.String(l)
+	}
+	return x.finish(out, err)
+}
+
+func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+	var out runner.Outcome
+	c, j := x.Clients, st.Job
+	ns := namespaceOr(j.Namespace)
+	ref := fmt.Sprintf("job/%s in %s", st.Name, ns)
+	jobs := c.Typed.BatchV1().Jobs(ns)
+
+	if j.CreateNamespace {
+		wrote, err := c.EnsureNamespace(ctx, ns)
+		if wrote {
+			out.Writes++
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+
+	old, err := jobs.Get(ctx, st.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return out, fmt.Errorf("cannot read %s: %w", ref, c.Explain(err))
+	default:
+		if old.Labels[ManagedByLabel] != ManagedByValue {
+			return out, fmt.Errorf("%s exists and is not managed by khook (no label %s=%s); rename the step or delete the Job",
+				ref, ManagedByLabel, ManagedByValue)
+		}
+		if j.SkipIf == "succeeded" && jobCondition(old, batchv1.JobComplete) != nil {
+			out.Skipped = true
+			out.SkipReason = ref + " already completed successfully (skipIf: succeeded)"
+			return out, nil
+		}
+		out.Writes++
+		if err := x.deleteAndWait(ctx, old, ref); err != nil {
+			return out, err
+		}
+	}
+
+	job := buildJob(st, ns)
+	out.Writes++
+	created, err := jobs.Create(ctx, job, metav1.CreateOptions{FieldManager: kube.FieldManager})
+	if err != nil {
+		hint := ""
+		if apierrors.IsNotFound(err) {
+			hint = " (set createNamespace: true to create the namespace)"
+		}
+		return out, fmt.Errorf("cannot create %s: %w%s", ref, c.Explain(err), hint)
+	}
+
+	start := time.Now()
+	final, err := x.waitFinished(ctx, created, ref)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			// A run out of time still shows what the pod printed so far;
+			// a cancelled run must stop at once instead.
+			logCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			defer cancel()
+			out.LogTail, _ = x.logTail(logCtx, created)
+		}
+		return out, withLogs(err, out.LogTail)
+	}
+	if failed := jobCondition(final, batchv1.JobFailed); failed != nil {
+		lines, logErr := x.logTail(ctx, final)
+		out.LogTail = lines
+		msg := fmt.Sprintf("%s failed: %s", ref, failed.Reason)
+		if failed.Message != "" {
+			msg += " (" + failed.Message + ")"
+		}
+		if logErr != nil {
+			msg += "; " + logErr.Error()
+		}
+		return out, withLogs(errors.New(msg), lines)
+	}
+	out.Detail = fmt.Sprintf("%s completed in %s", ref, roundDuration(time.Since(start)))
+	return out, nil
+}
+
+// buildJob is the Job for one run of the step.
+func buildJob(st *spec.Step, ns string) *batchv1.Job {
+	j := st.Job
+	labels := map[string]string{ManagedByLabel: ManagedByValue, StepLabel: st.Name}
+	var env []corev1.EnvVar
+	for name, value := range j.Env {
+		env = append(env, corev1.EnvVar{Name: name, Value: value})
+	}
+	sort.Slice(env, func(a, b int) bool { return env[a].Name < env[b].Name })
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: st.Name, Namespace: ns, Labels: labels},
+		Spec: batchv1.JobSpec{
+			// Every khook attempt is a fresh Job; retries belong to the step.
+			BackoffLimit: utilptr.To(int32(0)),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:      corev1.RestartPolicyNever,
+					ServiceAccountName: j.ServiceAccount,
+					Containers: []corev1.Container{{
+						Name:    "job",
+						Image:   j.Image,
+						Command: j.Command,
+						Args:    j.Args,
+						Env:     env,
+					}},
+				},
+			},
+		},
+	}
+	if t := st.Timeout.D(); t > 0 {
+		job.Spec.ActiveDeadlineSeconds = utilptr.To(int64(math.Ceil(t.Seconds())))
+	}
+	return job
+}
+
+// deleteAndWait deletes the previous run's Job and its pods and returns once
+// the Job is gone, so the new one can take its name.
+func (x *Job) deleteAndWait(ctx context.Context, old *batchv1.Job, ref string) error {
+	c := x.Clients
+	policy := metav1.DeletePropagationBackground
+	err := c.Typed.BatchV1().Jobs(old.Namespace).Delete(ctx, old.Name, metav1.DeleteOptions{
+		PropagationPolicy: &policy,
+		Preconditions:     &metav1.Preconditions{UID: &old.UID},
+	})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("cannot delete the previous run's %s: %w", ref, c.Explain(err))
+	}
+	target := kube.Target{Mapping: jobMapping, Namespace: old.Namespace, Name: old.Name}
+	return kube.WaitFor(ctx, c, target, "the previous run's Job to be deleted", func(objs []*unstructured.Unstructured) (bool, string, error) {
+		for _, o := range objs {
+			if o.GetUID() == old.UID {
+				return false, ref + " is still being deleted", nil
+			}
+		}
+		return true, "", nil
+	})
+}
+
+// waitFinished watches the Job until it has the Complete or Failed condition.
+func (x *Job) waitFinished(ctx context.Context, created *batchv1.Job, ref string) (*batchv1.Job, error) {
+	var final *batchv1.Job
+	target := kube.Target{Mapping: jobMapping, Namespace: created.Namespace, Name: created.Name}
+	err := kube.WaitFor(ctx, x.Clients, target, "the Job to finish", func(objs []*unstructured.Unstructured) (bool, string, error) {
+		for _, o := range objs {
+			if o.GetUID() != created.UID {
+				continue
+			}
+			var j batchv1.Job
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.UnstructuredContent(), &j); err != nil {
+				return false, "", fmt.Errorf("cannot read %s: %v", ref, err)
+			}
+			if jobCondition(&j, batchv1.JobComplete) != nil || jobCondition(&j, batchv1.JobFailed) != nil {
+				final = &j
+				return true, "", nil
+			}
+			return false, fmt.Sprintf("%s has %d active, %d succeeded, %d failed pods", ref, j.Status.Active, j.Status.Succeeded, j.Status.Failed), nil
+		}
+		return false, "", fmt.Errorf("%s was deleted by someone else while khook waited for it", ref)
+	})
+	return final, err
+}
+
+// logTail reads the last log lines of the Job's pods (normally one: the
+// backoff limit is 0), newest pod last.
+func (x *Job) logTail(ctx context.Context, job *batchv1.Job) ([]string, error) {
+	pods, err := x.Clients.Typed.CoreV1().Pods(job.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: batchv1.ControllerUidLabel + "=" + string(job.UID),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the pods of job/%s: %v", job.Name, x.Clients.Explain(err))
+	}
+	if len(pods.Items) == 0 {
+		return nil, fmt.Errorf("job/%s has no pods to read logs from", job.Name)
+	}
+	sort.Slice(pods.Items, func(a, b int) bool {
+		return pods.Items[a].CreationTimestamp.Before(&pods.Items[b].CreationTimestamp)
+	})
+	var lines []string
+	var errs []string
+	for _, pod := range pods.Items {
+		raw, err := x.Clients.Typed.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{
+			Container: "job",
+			TailLines: utilptr.To(int64(LogTailLines)),
+		}).DoRaw(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("cannot read the logs of pod %s: %v", pod.Name, x.Clients.Explain(err)))
+			continue
+		}
+		if len(pods.Items) > 1 {
+			lines = append(lines, "[pod "+pod.Name+"]")
+		}
+		lines = append(lines, strings.Split(strings.TrimRight(string(raw), "\n"), "\n")...)
+	}
+	if len(errs) > 0 {
+		return lines, errors.New(strings.Join(errs, "; "))
+	}
+	return lines, nil
+}
+
+// withLogs appends the log tail to an error's text.
+func withLogs(err error, lines []string) error {
+	if len(lines) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; last log lines:\n  %s", err, strings.Join(lines, "\n  "))
+}
+
+func jobCondition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i, c := range j.Status.Conditions {
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return &j.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func roundDuration(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}
