@@ -1,0 +1,208 @@
+// Package state keeps khook's run-state record: a Secret that journals every
+// step's input hash and outcome so a re-run resumes, a Lease beside it so two
+// runs against the same record cannot interleave, and the status view of both.
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/khook/khook/spec"
+)
+
+// hashPrefix names the algorithm, so a future change of it reads as "changed".
+const hashPrefix = "sha256:"
+
+// Hash is a step's input hash: the canonical JSON of its action block after
+// substitution (key order, quoting and comments do not matter; the scheduling
+// fields needs, when, timeout, retries, retryDelay and onError are not
+// inputs) plus the content of every local file the block references. Remote
+// content (url sources, OCI and repo charts) counts by reference only.
+// Relative paths resolve against baseDir.
+func Hash(step *spec.Step, baseDir string) (string, error) {
+	if step == nil {
+		return "", fmt.Errorf("cannot hash a nil step")
+	}
+	action, err := actionBlock(step)
+	if err != nil {
+		return "", err
+	}
+	canon, err := canonicalJSON(action)
+	if err != nil {
+		return "", fmt.Errorf("step %s: cannot encode its %s block for the state record: %w", step.Name, step.Type(), err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "type %s\n", step.Type())
+	h.Write(canon)
+	h.Write([]byte{'\n'})
+	for _, ref := range localRefs(step) {
+		if err := hashPath(h, ref, baseDir); err != nil {
+			return "", fmt.Errorf("step %s: cannot hash %s %s for the state record: %w", step.Name, ref.what, ref.path, err)
+		}
+	}
+	return hashPrefix + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// actionBlock is the step's one action, the only part of a step that is an input.
+func actionBlock(step *spec.Step) (any, error) {
+	switch {
+	case step.Helm != nil:
+		return step.Helm, nil
+	case step.Apply != nil:
+		return step.Apply, nil
+	case step.Delete != nil:
+		return step.Delete, nil
+	case step.Patch != nil:
+		return step.Patch, nil
+	case step.Wait != nil:
+		return step.Wait, nil
+	case step.Rollout != nil:
+		return step.Rollout, nil
+	case step.Job != nil:
+		return step.Job, nil
+	}
+	return nil, fmt.Errorf("step %s has no action block (helm, apply, delete, patch, wait, rollout or job)", step.Name)
+}
+
+// canonicalJSON round-trips v through a generic value: encoding/json writes
+// map keys sorted, so equal documents give equal bytes whatever their order.
+func canonicalJSON(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return nil, err
+	}
+	return json.Marshal(generic)
+}
+
+// fileRef is a local path an action block reads.
+type fileRef struct {
+	what string // "values file", "manifest file", "kustomize directory", "local chart"
+	path string
+}
+
+func localRefs(step *spec.Step) []fileRef {
+	var refs []fileRef
+	sources := func(list []spec.Source) {
+		for _, s := range list {
+			if s.File != "" {
+				refs = append(refs, fileRef{"manifest file", s.File})
+			}
+			if s.Kustomize != "" {
+				refs = append(refs, fileRef{"kustomize directory", s.Kustomize})
+			}
+		}
+	}
+	switch {
+	case step.Helm != nil:
+		if isLocalPath(step.Helm.Chart) {
+			refs = append(refs, fileRef{"local chart", step.Helm.Chart})
+		}
+		for _, s := range step.Helm.ValuesFrom {
+			if s.File != "" {
+				refs = append(refs, fileRef{"values file", s.File})
+			}
+		}
+	case step.Apply != nil:
+		sources(step.Apply.Manifests)
+	case step.Delete != nil:
+		sources(step.Delete.Manifests)
+	}
+	return refs
+}
+
+// isLocalPath is the DSL's rule for a local chart: ./, ../ or /.
+func isLocalPath(p string) bool {
+	return strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/")
+}
+
+// hashPath writes a file's content, or every regular file of a directory in
+// sorted order with its relative path, into h.
+func hashPath(h hash.Hash, ref fileRef, baseDir string) error {
+	p := ref.path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(baseDir, p)
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		return pathError(err)
+	}
+	fmt.Fprintf(h, "%s %s\n", ref.what, ref.path)
+	if !info.IsDir() {
+		return hashFile(h, p)
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return pathError(err)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		rel, _ := filepath.Rel(p, f)
+		fmt.Fprintf(h, "file %s\n", filepath.ToSlash(rel))
+		if err := hashFile(h, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hashFile(h hash.Hash, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return pathError(err)
+	}
+	defer f.Close()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return pathError(err)
+	}
+	fmt.Fprintf(h, "\n%d bytes\n", n)
+	return nil
+}
+
+// pathError turns Go's "open /abs/path: reason" into "/abs/path: reason".
+func pathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// SpecHash is the whole-spec hash: the canonical spec document (envelope,
+// defaults, state block, every step with its scheduling fields) plus each
+// step's input hash, so an edited local file changes it too.
+func SpecHash(s *spec.Spec, stepHashes map[string]string) (string, error) {
+	canon, err := canonicalJSON(s)
+	if err != nil {
+		return "", fmt.Errorf("cannot encode spec %s for the state record: %w", s.Metadata.Name, err)
+	}
+	h := sha256.New()
+	h.Write(canon)
+	for _, st := range s.Steps {
+		fmt.Fprintf(h, "\n%s %s", st.Name, stepHashes[st.Name])
+	}
+	return hashPrefix + hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,141 @@
+package state
+
+import (
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/spec"
+)
+
+// Run status values of a record.
+const (
+	RunRunning   = "running"
+	RunSucceeded = "succeeded"
+	RunFailed    = "failed"
+)
+
+// Step status values of a record: what the step did in the run that last
+// decided it. Only StepOK with an unchanged hash resumes.
+const (
+	StepOK      = "ok"
+	StepFailed  = "failed"
+	StepSkipped = "skipped"
+)
+
+// ResumeReason is the skip reason of a step the record resumes.
+const ResumeReason = "unchanged since it succeeded in a previous run (state record)"
+
+// maxErrorBytes bounds a step's stored error text: a Secret holds 1 MiB and
+// the record is rewritten after every step.
+const maxErrorBytes = 1024
+
+// Record is the run-state record. It never holds the rendered spec: only
+// hashes, outcomes and (redacted, truncated) error text.
+type Record struct {
+	// SpecName is metadata.name of the spec that wrote the record.
+	SpecName     string                `json:"specName"`
+	SpecHash     string                `json:"specHash"`
+	KhookVersion string                `json:"khookVersion"`
+	RunStatus    string                `json:"runStatus"`
+	StartedAt    time.Time             `json:"startedAt"`
+	UpdatedAt    time.Time             `json:"updatedAt"`
+	Steps        map[string]StepRecord `json:"steps"`
+}
+
+// StepRecord is one step's journal entry.
+type StepRecord struct {
+	Hash       string    `json:"hash"`
+	Status     string    `json:"status"`
+	Error      string    `json:"error,omitempty"`
+	SkipReason string    `json:"skipReason,omitempty"`
+	FinishedAt time.Time `json:"finishedAt"`
+}
+
+// Resumes reports whether the step's last outcome lets a run with input hash
+// h skip it: it succeeded with the same inputs.
+func (r *Record) Resumes(step string, h string) bool {
+	if r == nil || h == "" {
+		return false
+	}
+	sr, ok := r.Steps[step]
+	return ok && sr.Status == StepOK && sr.Hash == h
+}
+
+// entryFor turns an engine result into a journal entry. A step skipped by
+// its skipIf ran (attempts > 0) and held: it counts as succeeded.
+func entryFor(res report.StepResult, h string, rd *redact.Redactor, now time.Time) StepRecord {
+	e := StepRecord{Hash: h, FinishedAt: now.UTC()}
+	switch {
+	case res.Status == report.StatusOK:
+		e.Status = StepOK
+	case res.Status == report.StatusSkipped && res.Attempts > 0:
+		e.Status = StepOK
+		e.SkipReason = truncate(rd.String(res.SkipReason))
+	case res.Status == report.StatusFailed:
+		e.Status = StepFailed
+		e.Error = truncate(rd.String(res.Error))
+	default:
+		e.Status = StepSkipped
+		e.SkipReason = truncate(rd.String(res.SkipReason))
+	}
+	return e
+}
+
+// truncate keeps at most maxErrorBytes of s, cut at a rune boundary.
+func truncate(s string) string {
+	if len(s) <= maxErrorBytes {
+		return s
+	}
+	const marker = " ... (truncated)"
+	cut := maxErrorBytes - len(marker)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + marker
+}
+
+// Hashes computes every step's input hash. Excluded steps are hashed too:
+// status predicts them, and a hash error there is still an error of the spec.
+func Hashes(s *spec.Spec) (map[string]string, error) {
+	out := make(map[string]string, len(s.Steps))
+	for _, st := range s.Steps {
+		h, err := Hash(st, s.BaseDir)
+		if err != nil {
+			return nil, err
+		}
+		out[st.Name] = h
+	}
+	return out, nil
+}
+
+// Ref names a record: the Secret namespace/name from the spec's state block.
+type Ref struct {
+	Namespace string
+	Name      string
+}
+
+func (r Ref) String() string { return r.Namespace + "/" + r.Name }
+
+// RefFor returns the record of s, with the DSL's defaults; ok is false when
+// the spec keeps no record.
+func RefFor(s *spec.Spec) (ref Ref, ok bool) {
+	if s == nil || s.State == nil || !s.State.Enabled {
+		return Ref{}, false
+	}
+	ref = Ref{Namespace: s.State.Namespace, Name: s.State.Name}
+	if ref.Namespace == "" {
+		ref.Namespace = spec.DefaultNamespace
+	}
+	if ref.Name == "" {
+		ref.Name = "khook-state-" + s.Metadata.Name
+	}
+	return ref, true
+}
+
+// lockName is the Lease beside the record.
+func (r Ref) lockName() string { return r.Name + "-lock" }
+
+func (r Ref) describe() string { return fmt.Sprintf("state record %s", r) }

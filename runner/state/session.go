@@ -1,0 +1,211 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/spec"
+)
+
+// Options configure Open.
+type Options struct {
+	Client kubernetes.Interface
+	Lock   LockOptions
+	// Version is the khook version written into the record.
+	Version  string
+	Redactor *redact.Redactor
+	// Now is the clock of the record's timestamps; nil is time.Now.
+	Now func() time.Time
+}
+
+// Session is one apply's use of a record: the lock is held, the previous
+// record read, every step hashed. Plug Resume and OnFinish into the engine,
+// then Close with the results.
+//
+//	sess, err := state.Open(ctx, s, opts)   // nil session: the spec keeps no record
+//	eng.Resume, eng.OnFinish = sess.Resume, sess.OnFinish
+//	results := eng.Run(ctx)
+//	err = sess.Close(ctx, results)          // non-nil: the record could not be written (exit 1)
+type Session struct {
+	Ref      Ref
+	Store    *Store
+	Lock     *Lock
+	Previous *Record // as the last run left it; nil when there was none
+
+	mu       sync.Mutex
+	record   *Record
+	hashes   map[string]string
+	resumed  map[string]bool
+	redactor *redact.Redactor
+	now      func() time.Time
+	saveErr  error
+	closed   bool
+}
+
+// Open prepares the record of s for an apply: it hashes every step, refuses a
+// foreign Secret, takes the lock (failing with a LockedError when another run
+// holds it), reads the previous record and marks the run running. A spec
+// without an enabled state block returns (nil, nil); a nil *Session's
+// methods are no-ops, so callers need not branch.
+func Open(ctx context.Context, s *spec.Spec, opts Options) (*Session, error) {
+	ref, ok := RefFor(s)
+	if !ok {
+		return nil, nil
+	}
+	if opts.Client == nil {
+		return nil, errors.New("state.Open: no Kubernetes client")
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	hashes, err := Hashes(s)
+	if err != nil {
+		return nil, err
+	}
+	specHash, err := SpecHash(s, hashes)
+	if err != nil {
+		return nil, err
+	}
+	store := NewStore(opts.Client, ref)
+	// Refuse a foreign Secret before leaving a Lease beside it.
+	if _, err := store.Load(ctx); err != nil {
+		return nil, err
+	}
+	lockOpts := opts.Lock
+	if lockOpts.Now == nil {
+		lockOpts.Now = now
+	}
+	lock, err := Acquire(ctx, opts.Client, ref, lockOpts)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := store.Load(ctx) // again: the previous holder may have written it
+	if err != nil {
+		_ = lock.Release(ctx)
+		return nil, err
+	}
+	sess := &Session{Ref: ref, Store: store, Lock: lock, Previous: prev, hashes: hashes,
+		resumed: map[string]bool{}, redactor: opts.Redactor, now: now}
+	t := now().UTC()
+	sess.record = &Record{SpecName: s.Metadata.Name, SpecHash: specHash, KhookVersion: opts.Version,
+		RunStatus: RunRunning, StartedAt: t, UpdatedAt: t, Steps: map[string]StepRecord{}}
+	if prev != nil {
+		for _, st := range s.Steps { // steps no longer in the spec drop out
+			if e, ok := prev.Steps[st.Name]; ok {
+				sess.record.Steps[st.Name] = e
+			}
+		}
+	}
+	if err := store.Save(ctx, sess.record); err != nil {
+		_ = lock.Release(ctx)
+		return nil, err
+	}
+	return sess, nil
+}
+
+// Resume is the engine's Resume hook: a step resumes when the previous record
+// says it succeeded with the same input hash.
+func (s *Session) Resume(step *spec.Step) (reason string, skip bool) {
+	if s == nil {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Previous.Resumes(step.Name, s.hashes[step.Name]) {
+		s.resumed[step.Name] = true
+		return ResumeReason, true
+	}
+	return "", false
+}
+
+// OnFinish is the engine's OnFinish hook: it journals the step and writes the
+// record at once, so an interrupted run resumes from here. A write failure is
+// kept for Close (the run then exits 1) and later steps still try to write.
+func (s *Session) OnFinish(res report.StepResult) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.resumed[res.Name] { // a resumed step keeps the entry that let it resume
+		s.record.Steps[res.Name] = entryFor(res, s.hashes[res.Name], s.redactor, s.now())
+	}
+	s.record.UpdatedAt = s.now().UTC()
+	s.saveLocked()
+}
+
+// saveLocked writes the record under a bounded context of its own: the run's
+// context may already be cancelled, and the journal must still land.
+func (s *Session) saveLocked() {
+	select {
+	case <-s.Lock.Lost():
+		s.keep(s.Lock.Err())
+		return
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s.keep(s.Store.Save(ctx, s.record))
+}
+
+func (s *Session) keep(err error) {
+	if err != nil && s.saveErr == nil {
+		s.saveErr = err
+	}
+}
+
+// Close marks the run succeeded or failed, writes the record and releases
+// the lock. Its error says the record could not be written: semantics.md
+// makes that a failed run even when every step succeeded.
+func (s *Session) Close(ctx context.Context, results []report.StepResult) error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return s.saveErr
+	}
+	s.closed = true
+	s.record.RunStatus = RunSucceeded
+	for _, r := range results {
+		if r.Status == report.StatusFailed {
+			s.record.RunStatus = RunFailed
+		}
+	}
+	if ctx.Err() != nil {
+		s.record.RunStatus = RunFailed
+	}
+	s.record.UpdatedAt = s.now().UTC()
+	s.saveLocked()
+	if err := s.Lock.Release(ctx); err != nil {
+		s.keep(err)
+	}
+	if s.saveErr != nil {
+		return fmt.Errorf("the run's outcome could not be recorded: %w", s.saveErr)
+	}
+	return nil
+}
+
+// Record returns a copy of the record as written so far.
+func (s *Session) Record() *Record {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cp := *s.record
+	cp.Steps = make(map[string]StepRecord, len(s.record.Steps))
+	for k, v := range s.record.Steps {
+		cp.Steps[k] = v
+	}
+	return &cp
+}
