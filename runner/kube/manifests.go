@@ -170,6 +170,9 @@ func decodeObject(js []byte) ([]*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("decoded to an unexpected %T", obj)
 	}
 	for _, o := range objs {
+		if o.GetAPIVersion() == "" || o.GetKind() == "" {
+			return nil, errors.New("is not a Kubernetes object: apiVersion and kind are required")
+		}
 		if o.GetName() == "" {
 			return nil, fmt.Errorf("%s %s has no metadata.name: apply needs a name (generateName is not supported)", o.GetAPIVersion(), o.GetKind())
 		}
