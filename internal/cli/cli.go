@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +23,6 @@ import (
 	"github.com/khook/khook/internal/cli/stub"
 	"github.com/khook/khook/internal/cli/validate"
 	"github.com/khook/khook/internal/cli/version"
-	"github.com/khook/khook/internal/redact"
 )
 
 // Main runs khook on the process's arguments and streams and returns the
@@ -40,10 +38,7 @@ func Main() int {
 // Before anything is printed, Out and ErrOut are wrapped by the one
 // redactor that spec loading registers secrets with.
 func Run(ctx context.Context, args []string, ios *iostreams.IOStreams) int {
-	r := redact.New()
-	ios.Wrap(r.Writer)
-	f := &cmdutil.Factory{IOStreams: ios, Redactor: r, Now: time.Now}
-	f.Logger = slog.New(slog.NewTextHandler(ios.ErrOut, nil))
+	f := cmdutil.NewFactory(ios)
 
 	parsed := false // set once flags parse: errors before that are usage errors
 	root := NewRootCmd(f, func() { parsed = true })

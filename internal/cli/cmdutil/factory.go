@@ -90,3 +90,17 @@ func NoArgs(cmd *cobra.Command, args []string) error {
 	}
 	return nil
 }
+
+// NewFactory wraps ios with a fresh redactor (before anything is printed)
+// and returns the factory commands share. The logger writes text at info
+// level until the global flags say otherwise.
+func NewFactory(ios *iostreams.IOStreams) *Factory {
+	r := redact.New()
+	ios.Wrap(r.Writer)
+	return &Factory{
+		IOStreams: ios,
+		Redactor:  r,
+		Logger:    slog.New(slog.NewTextHandler(ios.ErrOut, nil)),
+		Now:       time.Now,
+	}
+}

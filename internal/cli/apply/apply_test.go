@@ -1,0 +1,161 @@
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/internal/cli/iostreams"
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner"
+	"github.com/khook/khook/spec"
+)
+
+const specYAML = `apiVersion: khook.io/v1
+kind: Khook
+metadata:
+  name: demo
+steps:
+  - name: first
+    rollout:
+      restart: deployment/a
+      namespace: default
+  - name: broken
+    needs: [first]
+    rollout:
+      restart: deployment/b
+      namespace: default
+  - name: after-broken
+    needs: [broken]
+    rollout:
+      restart: deployment/c
+      namespace: default
+`
+
+// fakeBackend fails the step named broken with an error quoting the secret.
+func fakeBackend(ctx context.Context, opts *Options, s *spec.Spec) (*Backend, error) {
+	exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+		if st.Name == "broken" {
+			return runner.Outcome{}, errors.New("deployment/b not found (token s3cr3t)")
+		}
+		return runner.Outcome{Detail: "restarted " + st.Rollout.Restart}, nil
+	})
+	return &Backend{Exec: exec, Server: "https://127.0.0.1:6443"}, nil
+}
+
+// run executes apply with the given terminal setup and arguments.
+func run(t *testing.T, tty bool, env []string, connect BackendFunc, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "khook.yaml")
+	if err := os.WriteFile(file, []byte(specYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ios, out, errOut := iostreams.Test("")
+	ios.Environ = append([]string{"KHOOK_SECRET_TOKEN=s3cr3t"}, env...)
+	ios.SetTTY(tty)
+	f := cmdutil.NewFactory(ios)
+	cmd := NewCmd(f, connect)
+	cmd.SetArgs(append([]string{"-f", file}, args...))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), cmdutil.CodeOf(err)
+}
+
+func TestApplyPiped(t *testing.T) {
+	out, _, code := run(t, false, nil, fakeBackend)
+	if code != cmdutil.ExitFailure {
+		t.Errorf("exit code %d, want 1 (a step failed)", code)
+	}
+	for _, want := range []string{
+		"step first: running",
+		"step first: ok in ",
+		"step broken: failed in ",
+		"step after-broken: skipped: ",
+		"STEP          TYPE     STATUS   ATTEMPTS  DURATION  DETAIL/ERROR",
+		"apply demo: failed (step-failed)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("piped output has ANSI escapes:\n%q", out)
+	}
+	if strings.Contains(out, "s3cr3t") {
+		t.Errorf("secret leaked:\n%s", out)
+	}
+}
+
+func TestApplyJSON(t *testing.T) {
+	out, errOut, code := run(t, false, nil, fakeBackend, "-o", "json")
+	if code != cmdutil.ExitFailure {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	var res report.Results
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
+	}
+	if res.Name != "demo" || res.Status != report.RunFailed || res.FailureReason != report.ReasonStepFailed || len(res.Steps) != 3 {
+		t.Errorf("results = %+v", res)
+	}
+	if got := res.Steps[1]; got.Status != report.StatusFailed || got.Attempts != 1 || got.Error != "deployment/b not found (token ***)" {
+		t.Errorf("broken step = %+v", got)
+	}
+	if !strings.Contains(errOut, "step first: running") {
+		t.Errorf("progress lines are not on stderr:\n%s", errOut)
+	}
+	if strings.Contains(out+errOut, "s3cr3t") {
+		t.Error("secret leaked")
+	}
+}
+
+func TestApplyTerminal(t *testing.T) {
+	out, _, _ := run(t, true, []string{"TERM=xterm-256color"}, fakeBackend)
+	if !strings.Contains(out, "\x1b[3A") {
+		t.Errorf("live view does not redraw in place:\n%q", out)
+	}
+	if !strings.Contains(out, "\x1b[32m") {
+		t.Errorf("live view has no colour without NO_COLOR:\n%q", out)
+	}
+	out, _, _ = run(t, true, []string{"TERM=xterm", "NO_COLOR=1"}, fakeBackend)
+	if !strings.Contains(out, "\x1b[3A") || strings.Contains(out, "\x1b[32m") {
+		t.Errorf("NO_COLOR: want cursor movement without colour:\n%q", out)
+	}
+	out, _, _ = run(t, true, []string{"TERM=dumb"}, fakeBackend)
+	if strings.Contains(out, "\x1b[") || !strings.Contains(out, "step first: running") {
+		t.Errorf("TERM=dumb: want the piped output, no escapes:\n%q", out)
+	}
+}
+
+func TestApplyUnreachable(t *testing.T) {
+	unreachable := func(context.Context, *Options, *spec.Spec) (*Backend, error) {
+		return nil, errors.New("cannot reach https://admin:s3cr3t@10.0.0.1:6443: connection refused")
+	}
+	out, errOut, code := run(t, false, nil, unreachable, "-o", "json")
+	if code != cmdutil.ExitFailure {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	var res report.Results
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if res.FailureReason != report.ReasonClusterUnreachable || !strings.Contains(res.Error, "connection refused") {
+		t.Errorf("results = %+v", res)
+	}
+	if strings.Contains(out+errOut, "s3cr3t") {
+		t.Error("secret leaked")
+	}
+}
+
+func TestApplyWithoutExecutors(t *testing.T) {
+	_, _, code := run(t, false, nil, nil)
+	if code != cmdutil.ExitFailure {
+		t.Errorf("exit code %d, want 1", code)
+	}
+}
