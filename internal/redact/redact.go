@@ -108,6 +108,28 @@ func (r *Redactor) Values() []string {
 	return append([]string(nil), r.values...)
 }
 
+// Forms returns every form masked (each value, its lines and their encoded
+// forms), longest first: `khook ci` registers each with GitHub's
+// ::add-mask:: so the runner's own log masking covers them too.
+func (r *Redactor) Forms() []string {
+	if r == nil {
+		return nil
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.secrets))
+	for s := range r.secrets {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i]) != len(out[j]) {
+			return len(out[i]) > len(out[j])
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
 // String masks every secret and every URL credential in s.
 func (r *Redactor) String(s string) string {
 	s = StripURLCredentials(s)
