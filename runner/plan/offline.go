@@ -21,7 +21,7 @@ func Offline(s *spec.Spec) *report.Plan {
 			Name:     st.Name,
 			Type:     st.Type(),
 			Action:   report.ActionPlanned,
-			Summary:  summary(st),
+			Summary:  spec.Summary(st),
 			Needs:    st.Needs,
 			When:     st.When,
 			Excluded: st.Excluded,

@@ -1,0 +1,58 @@
+package plan
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/spec"
+)
+
+func step(name string, needs ...string) *spec.Step {
+	return &spec.Step{Name: name, Needs: needs, Path: "steps." + name,
+		Rollout: &spec.Rollout{Restart: "deployment/" + name, Namespace: "default"}}
+}
+
+func names(steps []*spec.Step) []string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func TestOrderRespectsNeedsAndFileOrder(t *testing.T) {
+	steps := []*spec.Step{step("d", "c"), step("a"), step("c", "a", "b"), step("b"), step("e")}
+	if diff := cmp.Diff([]string{"a", "b", "c", "d", "e"}, names(Order(steps))); diff != "" {
+		t.Errorf("Order (-want +got):\n%s", diff)
+	}
+}
+
+func TestOrderKeepsEveryStepOfACycle(t *testing.T) {
+	steps := []*spec.Step{step("x", "y"), step("y", "x"), step("z"), step("w", "ghost")}
+	if diff := cmp.Diff([]string{"z", "w", "x", "y"}, names(Order(steps))); diff != "" {
+		t.Errorf("Order (-want +got):\n%s", diff)
+	}
+}
+
+func TestOffline(t *testing.T) {
+	ex := step("extras", "a")
+	ex.When, ex.Excluded = `vars.ENV == "prod"`, true
+	s := &spec.Spec{Metadata: spec.Metadata{Name: "demo"}, Steps: []*spec.Step{ex, step("a")},
+		Positions: map[string]spec.Pos{"steps.a": {File: "k.yaml", Line: 9, Col: 5}}}
+	p := Offline(s)
+	if !p.Offline || p.Changes || p.Name != "demo" {
+		t.Errorf("plan header = %+v", p)
+	}
+	if diff := cmp.Diff(map[string]int{report.ActionPlanned: 1, report.ActionExcluded: 1}, p.Totals); diff != "" {
+		t.Errorf("totals (-want +got):\n%s", diff)
+	}
+	a, e := p.Steps[0], p.Steps[1]
+	if a.Name != "a" || a.Action != report.ActionPlanned || a.Summary == "" || a.Pos.Line != 9 {
+		t.Errorf("step a = %+v", a)
+	}
+	if e.Action != report.ActionExcluded || e.Reason != `when vars.ENV == "prod" is false` || !e.Excluded {
+		t.Errorf("step extras = %+v", e)
+	}
+}
