@@ -32,7 +32,7 @@ type Options struct {
 //	sess, err := state.Open(ctx, s, opts)   // nil session: the spec keeps no record
 //	eng.Resume, eng.OnFinish = sess.Resume, sess.OnFinish
 //	results := eng.Run(ctx)
-//	err = sess.Close(ctx, results)          // non-nil: the record could not be written (exit 1)
+//	err = sess.Close(ctx)                   // non-nil: the record could not be written (exit 1)
 type Session struct {
 	Ref      Ref
 	Store    *Store
@@ -46,6 +46,7 @@ type Session struct {
 	redactor *redact.Redactor
 	now      func() time.Time
 	saveErr  error
+	failed   bool // a step failed in this run
 	closed   bool
 }
 
@@ -135,6 +136,9 @@ func (s *Session) OnFinish(res report.StepResult) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if res.Status == report.StatusFailed {
+		s.failed = true
+	}
 	if !s.resumed[res.Name] { // a resumed step keeps the entry that let it resume
 		s.record.Steps[res.Name] = entryFor(res, s.hashes[res.Name], s.redactor, s.now())
 	}
@@ -162,10 +166,11 @@ func (s *Session) keep(err error) {
 	}
 }
 
-// Close marks the run succeeded or failed, writes the record and releases
-// the lock. Its error says the record could not be written: semantics.md
-// makes that a failed run even when every step succeeded.
-func (s *Session) Close(ctx context.Context, results []report.StepResult) error {
+// Close marks the run succeeded (no step failed and ctx was not cancelled)
+// or failed, writes the record and releases the lock. Its error says the
+// record could not be written: semantics.md makes that a failed run even
+// when every step succeeded.
+func (s *Session) Close(ctx context.Context) error {
 	if s == nil {
 		return nil
 	}
@@ -176,12 +181,7 @@ func (s *Session) Close(ctx context.Context, results []report.StepResult) error 
 	}
 	s.closed = true
 	s.record.RunStatus = RunSucceeded
-	for _, r := range results {
-		if r.Status == report.StatusFailed {
-			s.record.RunStatus = RunFailed
-		}
-	}
-	if ctx.Err() != nil {
+	if s.failed || ctx.Err() != nil {
 		s.record.RunStatus = RunFailed
 	}
 	s.record.UpdatedAt = s.now().UTC()

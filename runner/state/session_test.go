@@ -100,7 +100,7 @@ func applyOnce(t *testing.T, ctx context.Context, s *spec.Spec, exec runner.Exec
 		}
 	}
 	res := eng.Run(ctx)
-	return res, sess.Close(ctx, res)
+	return res, sess.Close(ctx)
 }
 
 func load(t *testing.T, ctx context.Context, s *spec.Spec) *state.Record {
@@ -240,7 +240,7 @@ func TestConcurrentAppliesOneFailsFast(t *testing.T) {
 	if len(sessions) != 1 || len(failures) != 1 || !state.IsLocked(failures[0]) {
 		t.Fatalf("two concurrent opens: %d held, errors %v; want one held and one state-locked", len(sessions), failures)
 	}
-	if err := sessions[0].Close(ctx, nil); err != nil {
+	if err := sessions[0].Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
