@@ -20,6 +20,7 @@ import (
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/internal/cli/plan"
 	"github.com/khook/khook/internal/cli/schema"
+	"github.com/khook/khook/internal/cli/status"
 	"github.com/khook/khook/internal/cli/stub"
 	"github.com/khook/khook/internal/cli/validate"
 	"github.com/khook/khook/internal/cli/version"
@@ -118,7 +119,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		plan.NewCmd(f, nil),  // TODO(live plan): wire the live planner here
 		apply.NewCmd(f, nil), // TODO(executors): wire runner/executors here
 		stub.NewCmd(f, "destroy", "Undo what apply installed, walking the DAG in reverse"),
-		stub.NewCmd(f, "status", "Show the state record of the last run"),
+		status.NewCmd(f),
 		stub.NewCmd(f, "vars", "List the variables a spec uses and where their values come from"),
 		stub.NewCmd(f, "render", "Print the spec after variable substitution"),
 	)

@@ -53,7 +53,11 @@ actions. --detailed-exitcode: 0 no changes, 2 changes pending, 1 error.`,
 			if opts.Offline && opts.DetailedExitCode {
 				return cmdutil.FlagErrorf("--detailed-exitcode needs the cluster to tell whether anything would change: drop --offline")
 			}
-			return Run(cmd.Context(), opts)
+			err := Run(cmd.Context(), opts)
+			if opts.DetailedExitCode {
+				err = errorsExitOne(err)
+			}
+			return err
 		},
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
@@ -62,6 +66,19 @@ actions. --detailed-exitcode: 0 no changes, 2 changes pending, 1 error.`,
 	cmd.Flags().BoolVar(&opts.Diff, "diff", false, "add unified diffs from server-side dry-runs and rendered charts")
 	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error")
 	return cmd
+}
+
+// errorsExitOne keeps --detailed-exitcode's 2 for "changes pending" only:
+// any failure, validation included, exits 1.
+func errorsExitOne(err error) error {
+	var ee *cmdutil.ExitError
+	if err == nil || (errors.As(err, &ee) && ee.Code == cmdutil.ExitChanges && ee.Err == nil) {
+		return err
+	}
+	if ee != nil {
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: ee.Err, Reported: ee.Reported}
+	}
+	return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err}
 }
 
 // errNoLivePlan is what plan says until the live planner is wired in.

@@ -58,8 +58,12 @@ func Run(opts *Options) error {
 	res := Result{Valid: err == nil, Files: displayFiles(opts.Spec.Files)}
 	if err != nil {
 		var problems spec.Problems
-		if opts.Output == cmdutil.OutputJSON && errors.As(err, &problems) {
-			res.Problems = problems
+		if opts.Output == cmdutil.OutputJSON {
+			if errors.As(err, &problems) {
+				res.Problems = problems
+			} else {
+				res.Problems = []spec.Problem{{Message: err.Error()}}
+			}
 			if jerr := cmdutil.WriteJSON(ios.Out, res); jerr != nil {
 				return jerr
 			}
