@@ -5,6 +5,8 @@ package script
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -39,6 +41,14 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", root)
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "schema": // the committed schema exists (it lands with spec.Schema)
+				_, err := os.Stat(filepath.Join(root, "docs", "schema", "v1", "khook.json"))
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": exits,
