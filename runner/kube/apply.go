@@ -192,7 +192,11 @@ func conflictDetail(err error) string {
 	if se, ok := err.(apierrors.APIStatus); ok && se.Status().Details != nil {
 		var parts []string
 		for _, cause := range se.Status().Details.Causes {
-			parts = append(parts, cause.Message)
+			if cause.Field != "" {
+				parts = append(parts, cause.Message+" on "+cause.Field)
+			} else {
+				parts = append(parts, cause.Message)
+			}
 		}
 		if len(parts) > 0 {
 			return strings.Join(parts, "; ")
