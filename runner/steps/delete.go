@@ -39,7 +39,9 @@ type Delete struct {
 }
 
 // NewDelete returns the delete executor.
-func NewDelete(env Env, releases ReleaseDeleter) *Delete { return &Delete{Env: env, Releases: releases} }
+func NewDelete(env Env, releases ReleaseDeleter) *Delete {
+	return &Delete{Env: env, Releases: releases}
+}
 
 // Execute deletes and waits for the objects to disappear.
 func (x *Delete) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
