@@ -380,3 +380,36 @@ func mdCode(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "
 func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
+
+// WriteProblemsMarkdown renders a validation failure: every problem with
+// its place in the spec. One Write.
+func WriteProblemsMarkdown(w io.Writer, name, identifier string, problems []ProblemRow, opts MarkdownOptions) error {
+	if opts.Command == "" {
+		opts.Command = "validate"
+	}
+	var b bytes.Buffer
+	writeMDHeading(&b, opts, name, identifier, "")
+	fmt.Fprintf(&b, "**❌ The spec is invalid: %d %s.**\n\n", len(problems), plural(len(problems), "problem", "problems"))
+	b.WriteString("| Where | Field | Problem |\n|---|---|---|\n")
+	for _, p := range problems {
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCell(p.Where), mdCell(p.Path), mdCell(p.Message))
+	}
+	b.WriteString("\n")
+	doc := fitMarkdown(opts, nil, nil, func(out *bytes.Buffer, _ map[string]string, _ []string) { out.Write(b.Bytes()) })
+	_, err := io.WriteString(w, doc)
+	return err
+}
+
+// ProblemRow is one validation problem as the Markdown table shows it.
+type ProblemRow struct{ Where, Path, Message string }
+
+// WriteErrorMarkdown renders a run that failed before any step: the
+// failure-reason and the error. One Write.
+func WriteErrorMarkdown(w io.Writer, name, identifier, reason, errText string, opts MarkdownOptions) error {
+	var b bytes.Buffer
+	writeMDHeading(&b, opts, name, identifier, "")
+	fmt.Fprintf(&b, "**❌ %s failed (%s).**\n\n%s\n", titleCase(opts.Command), reason, mdFence("text", errText))
+	doc := fitMarkdown(opts, nil, nil, func(out *bytes.Buffer, _ map[string]string, _ []string) { out.Write(b.Bytes()) })
+	_, err := io.WriteString(w, doc)
+	return err
+}

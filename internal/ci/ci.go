@@ -1,0 +1,378 @@
+package ci
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// Exit codes, as the CLI's.
+const (
+	exitOK         = 0
+	exitFailure    = 1
+	exitValidation = 2
+)
+
+// Request is what a Backend needs to run one command.
+type Request struct {
+	Spec *spec.Spec
+	// Kubeconfig is a kubeconfig path ("" means KUBECONFIG, then in-cluster);
+	// the kubeconfig input's content is written to a private temp file.
+	Kubeconfig string
+	Context    string
+	Diff       bool
+	Identifier string
+	// Emit receives progress events; the backend must call it one at a time.
+	Emit func(report.Event)
+}
+
+// Backend runs the commands that need the cluster; internal/cli implements
+// it over the engine and the live planner. A returned error is a run-level
+// failure (cluster unreachable, state locked); wrap it in a *ReasonError to
+// name the failure-reason, else it is derived (kube.IsUnreachable).
+type Backend interface {
+	Plan(ctx context.Context, req Request) (*report.Plan, error)
+	Apply(ctx context.Context, req Request) (*report.Results, error)
+	Destroy(ctx context.Context, req Request) (*report.Results, error)
+}
+
+// ReasonError names the failure-reason of a run-level error.
+type ReasonError struct {
+	Reason string
+	Err    error
+}
+
+func (e *ReasonError) Error() string { return e.Err.Error() }
+func (e *ReasonError) Unwrap() error { return e.Err }
+
+// Options of one `khook ci` run.
+type Options struct {
+	// Stdout and Stderr are the process's streams, NOT redacted: Run wraps
+	// them itself, and writes ::add-mask:: lines (which must carry the raw
+	// secret) to Stdout before anything else.
+	Stdout, Stderr io.Writer
+	Stdin          io.Reader
+	// Environ is the environment, os.Environ() form.
+	Environ []string
+	// Redactor is the run's one redactor; Run registers the secrets.
+	Redactor *redact.Redactor
+	Backend  Backend
+	// Version is khook's version, for the summary footer.
+	Version string
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	// HTTP talks to the GitHub/GitLab API; nil is a client with a timeout.
+	HTTP *http.Client
+}
+
+// runState is one run's working data.
+type runState struct {
+	opts     Options
+	getenv   func(string) string
+	platform Platform
+	in       Inputs
+	red      *redact.Redactor
+	out      io.Writer // redacted stdout
+	errOut   io.Writer // redacted stderr
+	workdir  string    // resolved working-directory
+	rootDir  string    // the workspace outputs are relative to
+
+	spec       *spec.Spec
+	identifier string
+	tempFiles  []string
+	timeline   *timeline
+	stopToken  string
+}
+
+// outcome is what a command produced, for every sink.
+type outcome struct {
+	command  string
+	plan     *report.Plan
+	results  *report.Results
+	problems spec.Problems
+	runErr   string // a run-level error (input, load, backend)
+	status   string // ok | failed
+	reason   string // failure-reason
+	drift    bool
+	exit     int
+	files    map[string]string // output name -> path (plan-path, ...)
+	comment  string            // comment-url
+}
+
+// Run executes `khook ci` and returns the process exit code.
+func Run(ctx context.Context, opts Options) int {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Redactor == nil {
+		opts.Redactor = redact.New()
+	}
+	r := &runState{opts: opts, red: opts.Redactor, timeline: newTimeline()}
+	r.getenv = lookup(opts.Environ)
+	r.platform = DetectPlatform(r.getenv)
+	defer r.cleanup()
+
+	in, inErr := ReadInputs(r.getenv)
+	r.in = in
+	r.registerSecrets()
+
+	var oc *outcome
+	if inErr == nil {
+		r.resolveDirs()
+		oc = r.load()
+	}
+	// Every secret is known now (spec.Load registered the KHOOK_SECRET_
+	// values and the pipelines derived from them): tell GitHub's masker
+	// before a single other byte goes out.
+	if r.platform == GitHub {
+		r.addMasks()
+	}
+	r.out = r.red.Writer(opts.Stdout)
+	r.errOut = r.red.Writer(opts.Stderr)
+
+	switch {
+	case inErr != nil:
+		oc = &outcome{command: in.Command, status: report.RunFailed, reason: report.ReasonValidation,
+			runErr: r.red.String(inErr.Error()), exit: exitValidation}
+		if r.workdir == "" {
+			r.resolveDirs()
+		}
+	case oc == nil:
+		oc = r.execute(ctx)
+	}
+	r.finish(ctx, oc)
+	return oc.exit
+}
+
+// lookup turns an environ slice into a getenv; the last value wins.
+func lookup(environ []string) func(string) string {
+	m := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return func(k string) string { return m[k] }
+}
+
+// registerSecrets tells the redactor about every secret known before the
+// spec is loaded: tokens, the kubeconfig's credentials, KHOOK_SECRET_ values.
+func (r *runState) registerSecrets() {
+	r.red.Add(r.in.GitHubToken)
+	for _, k := range []string{"GITHUB_TOKEN", "GITLAB_TOKEN", "KHOOK_GITLAB_TOKEN", "CI_JOB_TOKEN"} {
+		r.red.Add(r.getenv(k))
+	}
+	if r.in.Kubeconfig != "" {
+		for _, s := range kubeconfigSecrets([]byte(r.in.Kubeconfig)) {
+			r.red.Add(s)
+		}
+	}
+	prefix := r.in.SecretPrefix
+	if prefix == "" {
+		prefix = "KHOOK_SECRET_"
+	}
+	for _, kv := range r.opts.Environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, prefix) {
+			r.red.Add(v)
+		}
+	}
+}
+
+// resolveDirs settles the working directory (relative paths) and the
+// workspace root (what output paths are relative to).
+func (r *runState) resolveDirs() {
+	cwd, err := os.Getwd()
+	if err != nil {
+		cwd = "."
+	}
+	r.rootDir = cwd
+	for _, k := range []string{"GITHUB_WORKSPACE", "CI_PROJECT_DIR"} {
+		if v := r.getenv(k); v != "" {
+			r.rootDir = v
+			break
+		}
+	}
+	r.workdir = r.rootDir
+	if wd := r.in.WorkingDirectory; wd != "" {
+		if !filepath.IsAbs(wd) {
+			wd = filepath.Join(r.rootDir, wd)
+		}
+		r.workdir = wd
+	}
+}
+
+// abs resolves a path the user gave against the working directory.
+func (r *runState) abs(p string) string {
+	if p == "-" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(r.workdir, p)
+}
+
+// load reads the spec; it returns an outcome only when loading failed.
+func (r *runState) load() *outcome {
+	skip := InputEnvKeys()
+	var environ []string
+	for _, kv := range r.opts.Environ {
+		if k, _, _ := strings.Cut(kv, "="); !skip[k] {
+			environ = append(environ, kv)
+		}
+	}
+	files := make([]string, len(r.in.Files))
+	for i, f := range r.in.Files {
+		files[i] = r.abs(f)
+	}
+	varFiles := make([]string, len(r.in.VarFiles))
+	for i, f := range r.in.VarFiles {
+		varFiles[i] = r.abs(f)
+	}
+	s, err := spec.Load(spec.LoadOptions{
+		Files: files, Stdin: r.opts.Stdin, Set: r.in.Vars, VarFiles: varFiles, Environ: environ,
+		VarPrefix: r.in.VarPrefix, SecretPrefix: r.in.SecretPrefix, Redactor: r.red,
+	})
+	if err == nil {
+		r.spec = s
+		r.identifier = r.in.Identifier
+		if r.identifier == "" {
+			r.identifier = s.Metadata.Name
+		}
+		r.relativizePositions(s)
+		return nil
+	}
+	oc := &outcome{command: r.in.Command, status: report.RunFailed, reason: report.ReasonValidation, exit: exitValidation}
+	var ps spec.Problems
+	if errors.As(err, &ps) {
+		for i := range ps {
+			ps[i].Pos.File = r.relPath(ps[i].Pos.File)
+			ps[i].Message = r.red.String(ps[i].Message)
+			ps[i].Hint = r.red.String(ps[i].Hint)
+		}
+		oc.problems = ps
+	} else {
+		oc.runErr = r.red.String(err.Error())
+	}
+	r.identifier = r.in.Identifier
+	return oc
+}
+
+// relPath makes a spec path relative to the workspace, as GitHub wants
+// annotation files (the repository-relative path).
+func (r *runState) relPath(p string) string {
+	if p == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	if rel, err := filepath.Rel(r.rootDir, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+func (r *runState) relativizePositions(s *spec.Spec) {
+	for k, p := range s.Positions {
+		p.File = r.relPath(p.File)
+		s.Positions[k] = p
+	}
+	for i, f := range s.Files {
+		s.Files[i] = r.relPath(f)
+	}
+}
+
+// execute runs the command through the backend.
+func (r *runState) execute(ctx context.Context) *outcome {
+	oc := &outcome{command: r.in.Command, status: report.RunOK}
+	if r.in.Command == CmdValidate {
+		return oc
+	}
+	if r.opts.Backend == nil {
+		return r.failed(oc, report.ReasonStepFailed, fmt.Errorf("%s needs the cluster, and this khook has no cluster backend built in", r.in.Command))
+	}
+	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress()}
+	if r.in.Kubeconfig != "" {
+		path, err := r.writeKubeconfig()
+		if err != nil {
+			return r.failed(oc, report.ReasonClusterUnreachable, err)
+		}
+		req.Kubeconfig = path
+	}
+	r.startProgress()
+	defer r.endProgress()
+	switch r.in.Command {
+	case CmdPlan, CmdDrift:
+		p, err := r.opts.Backend.Plan(ctx, req)
+		if err != nil {
+			return r.failed(oc, "", err)
+		}
+		p.Identifier = r.identifier
+		oc.plan = p
+		if r.in.Command == CmdDrift && p.Changes {
+			oc.drift = true
+			oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonDrift, exitFailure
+		}
+	case CmdApply, CmdDestroy:
+		call := r.opts.Backend.Apply
+		if r.in.Command == CmdDestroy {
+			call = r.opts.Backend.Destroy
+		}
+		res, err := call(ctx, req)
+		if res == nil && err != nil {
+			return r.failed(oc, "", err)
+		}
+		res.Identifier = r.identifier
+		if err != nil && res.Error == "" {
+			res.Error = r.red.String(err.Error())
+		}
+		if err != nil && res.Status == report.RunOK {
+			res.Status = report.RunFailed
+		}
+		if res.Status != report.RunOK && res.FailureReason == "" {
+			res.FailureReason = reasonOf(err, report.ReasonStepFailed)
+		}
+		oc.results = res
+		oc.status, oc.reason = res.Status, res.FailureReason
+		if res.Status != report.RunOK {
+			oc.exit = exitFailure
+		}
+	}
+	return oc
+}
+
+func (r *runState) failed(oc *outcome, reason string, err error) *outcome {
+	if reason == "" {
+		reason = reasonOf(err, report.ReasonStepFailed)
+	}
+	oc.status, oc.reason, oc.runErr, oc.exit = report.RunFailed, reason, r.red.String(err.Error()), exitFailure
+	return oc
+}
+
+// reasonOf names the failure-reason of a run-level error.
+func reasonOf(err error, fallback string) string {
+	var re *ReasonError
+	switch {
+	case err == nil:
+		return fallback
+	case errors.As(err, &re) && re.Reason != "":
+		return re.Reason
+	case kube.IsUnreachable(err):
+		return report.ReasonClusterUnreachable
+	case errors.Is(err, context.Canceled):
+		return report.ReasonCancelled
+	}
+	return fallback
+}
+
+func (r *runState) cleanup() {
+	for _, f := range r.tempFiles {
+		os.Remove(f)
+	}
+}

@@ -1,0 +1,235 @@
+package ci
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/khook/khook/internal/ci/gha"
+	"github.com/khook/khook/report"
+)
+
+// countedActions are the to-<action> outputs, always present.
+var countedActions = []string{
+	report.ActionInstall, report.ActionUpgrade, report.ActionCreate, report.ActionConfigure,
+	report.ActionDelete, report.ActionRun, report.ActionRestart, report.ActionWait, report.ActionUnknown,
+}
+
+// Output names (the contract's list, in a stable order).
+const (
+	OutStatus        = "status"
+	OutChanges       = "changes"
+	OutDrift         = "drift"
+	OutFailedSteps   = "failed-steps"
+	OutFailureReason = "failure-reason"
+	OutPlanPath      = "plan-path"
+	OutPlanJSONPath  = "plan-json-path"
+	OutResultsJSON   = "results-json-path"
+	OutCommentURL    = "comment-url"
+)
+
+// OutputNames lists every output, for action.yml's test.
+func OutputNames() []string {
+	names := []string{OutStatus, OutChanges, OutDrift}
+	for _, a := range countedActions {
+		names = append(names, "to-"+a)
+	}
+	return append(names, OutFailedSteps, OutFailureReason, OutPlanPath, OutPlanJSONPath, OutResultsJSON, OutCommentURL)
+}
+
+// outputs computes every output's value.
+func (oc *outcome) outputs() []kv {
+	changes := false
+	counts := map[string]int{}
+	var failed []string
+	if oc.plan != nil {
+		changes = oc.plan.Changes
+		for _, s := range oc.plan.Steps {
+			counts[s.Action]++
+		}
+	}
+	if oc.results != nil {
+		for _, s := range oc.results.Steps {
+			if s.Status == report.StatusOK {
+				changes = true
+			}
+			if s.Status == report.StatusFailed {
+				failed = append(failed, s.Name)
+			}
+		}
+	}
+	out := []kv{
+		{OutStatus, oc.status},
+		{OutChanges, fmt.Sprint(changes)},
+		{OutDrift, fmt.Sprint(oc.drift)},
+	}
+	for _, a := range countedActions {
+		out = append(out, kv{"to-" + a, fmt.Sprint(counts[a])})
+	}
+	return append(out,
+		kv{OutFailedSteps, strings.Join(failed, ",")},
+		kv{OutFailureReason, oc.reason},
+		kv{OutPlanPath, oc.files[OutPlanPath]},
+		kv{OutPlanJSONPath, oc.files[OutPlanJSONPath]},
+		kv{OutResultsJSON, oc.files[OutResultsJSON]},
+		kv{OutCommentURL, oc.comment},
+	)
+}
+
+type kv struct{ Key, Value string }
+
+// finish writes everything the run produced: the log, files, annotations,
+// comment, summary, reports and outputs.
+func (r *runState) finish(ctx context.Context, oc *outcome) {
+	r.printReport(oc)
+	r.writeFiles(oc)
+	switch r.platform {
+	case GitHub:
+		r.finishGitHub(ctx, oc)
+	case GitLab:
+		r.finishGitLab(ctx, oc)
+	}
+	r.say(verdictLine(oc))
+}
+
+// say prints one line of khook's own.
+func (r *runState) say(format string, args ...any) {
+	fmt.Fprintf(r.out, format+"\n", args...)
+}
+
+// warn prints a warning, as an annotation on GitHub.
+func (r *runState) warn(msg string) {
+	if r.platform == GitHub {
+		(gha.Commands{W: r.out}).Annotate(gha.Annotation{Level: gha.LevelWarning, Title: "khook", Message: msg})
+		return
+	}
+	fmt.Fprintf(r.errOut, "warning: %s\n", msg)
+}
+
+func verdictLine(oc *outcome) string {
+	switch {
+	case oc.reason == report.ReasonValidation:
+		return fmt.Sprintf("khook %s: failed (validation)", oc.command)
+	case oc.plan != nil:
+		return "khook " + oc.command + ": " + strings.TrimSpace(stripEmoji(report.PlanVerdict(oc.plan, oc.command == CmdDrift)))
+	case oc.results != nil:
+		return report.ResultsLine(oc.results)
+	case oc.status == report.RunOK:
+		return fmt.Sprintf("khook %s: ok", oc.command)
+	}
+	return fmt.Sprintf("khook %s: failed (%s)", oc.command, oc.reason)
+}
+
+func stripEmoji(s string) string {
+	if i := strings.IndexByte(s, ' '); i > 0 && s[0] >= 0x80 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// printReport prints the human report on stdout: problems, the plan or
+// the results table. Text that quotes the cluster (diffs, errors, pod
+// logs) is fenced from GitHub's command processing.
+func (r *runState) printReport(oc *outcome) {
+	var b bytes.Buffer
+	switch {
+	case oc.runErr != "":
+		fmt.Fprintf(&b, "Error: %s\n", oc.runErr)
+	case len(oc.problems) > 0:
+		sorted := append(oc.problems[:0:0], oc.problems...)
+		sorted.Sort()
+		for _, p := range sorted {
+			b.WriteString(p.String() + "\n")
+		}
+		fmt.Fprintf(&b, "spec is invalid: %d %s\n", len(sorted), plural(len(sorted), "problem", "problems"))
+	case oc.plan != nil:
+		_ = report.WritePlanText(&b, oc.plan)
+	case oc.results != nil:
+		_ = report.WriteResultsTable(&b, oc.results)
+	case oc.command == CmdValidate && r.spec != nil:
+		fmt.Fprintf(&b, "spec %s is valid: %d steps\n", r.spec.Metadata.Name, len(r.spec.Steps))
+	}
+	text := r.red.String(b.String())
+	if r.platform == GitHub {
+		(gha.Commands{W: r.opts.Stdout}).Untrusted(text)
+		return
+	}
+	io.WriteString(r.opts.Stdout, text)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// outputDir is where files go, created on first use.
+func (r *runState) outputDir() (string, error) {
+	dir := r.in.OutputDir
+	if dir == "" {
+		dir = ".khook"
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(r.rootDir, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("cannot create the output directory %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// writeFile writes one output file through the redactor and returns the
+// path as later steps see it (relative to the workspace when inside it).
+func (r *runState) writeFile(name string, render func(io.Writer) error) (string, error) {
+	dir, err := r.outputDir()
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(r.red.String(b.String())), 0o644); err != nil {
+		return "", fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return r.relPath(path), nil
+}
+
+// writeFiles writes the plan (Markdown and JSON) or the results (JSON).
+func (r *runState) writeFiles(oc *outcome) {
+	oc.files = map[string]string{}
+	put := func(out, name string, render func(io.Writer) error) {
+		p, err := r.writeFile(name, render)
+		if err != nil {
+			r.warn(err.Error())
+			return
+		}
+		oc.files[out] = p
+	}
+	if oc.plan != nil {
+		put(OutPlanPath, "plan.md", func(w io.Writer) error {
+			return report.WritePlanMarkdown(w, oc.plan, report.MarkdownOptions{Command: oc.command})
+		})
+		put(OutPlanJSONPath, "plan.json", func(w io.Writer) error { return report.WriteJSON(w, oc.plan) })
+	}
+	if oc.results != nil {
+		put(OutResultsJSON, "results.json", func(w io.Writer) error { return report.WriteJSON(w, oc.results) })
+	}
+}
+
+// sortedKeys is for stable iteration in tests and files.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

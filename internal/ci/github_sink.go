@@ -1,0 +1,258 @@
+package ci
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/khook/khook/internal/ci/gha"
+	"github.com/khook/khook/internal/ci/github"
+	"github.com/khook/khook/internal/ci/sticky"
+	"github.com/khook/khook/report"
+)
+
+// summaryMaxBytes keeps the job summary under GitHub's 1 MiB per step, with
+// room for the redactor (a masked value can be longer than the secret).
+const summaryMaxBytes = 1<<20 - 32<<10
+
+// addMasks registers every secret form with the runner's masker, one line
+// at a time, on the raw stdout (through the redactor the value would be ***).
+func (r *runState) addMasks() {
+	cmds := gha.Commands{W: r.opts.Stdout}
+	for _, f := range r.red.Forms() {
+		_ = cmds.AddMask(f)
+	}
+}
+
+func (r *runState) finishGitHub(ctx context.Context, oc *outcome) {
+	r.annotate(oc)
+	oc.comment = r.githubComment(ctx, oc)
+	if path := r.getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		var b bytes.Buffer
+		r.writeSummary(&b, oc, summaryMaxBytes, r.runURL())
+		if err := gha.AppendFile(path, r.red.String(b.String())); err != nil {
+			r.warn(err.Error())
+		}
+	}
+	if path := r.getenv("GITHUB_OUTPUT"); path != "" {
+		var b strings.Builder
+		for _, o := range oc.outputs() {
+			s, err := gha.FormatKeyValue(o.Key, r.red.String(o.Value))
+			if err != nil {
+				r.warn(err.Error())
+				continue
+			}
+			b.WriteString(s)
+		}
+		if err := gha.AppendFile(path, b.String()); err != nil {
+			r.warn(err.Error())
+		}
+	}
+}
+
+// annotate pins problems, failed steps, drift and unknown plan items to
+// the spec's lines, at most 10 per level.
+func (r *runState) annotate(oc *outcome) {
+	var as []report.Annotation
+	switch {
+	case len(oc.problems) > 0:
+		as = report.ProblemAnnotations(oc.problems)
+	case oc.runErr != "":
+		as = []report.Annotation{{Level: report.AnnotationError, Title: fmt.Sprintf("khook %s failed (%s)", oc.command, oc.reason), Message: oc.runErr}}
+		if r.spec != nil && len(r.spec.Files) > 0 {
+			as[0].Pos.File = r.spec.Files[0]
+		}
+	case oc.plan != nil:
+		as = report.PlanAnnotations(oc.plan, oc.command == CmdDrift)
+	case oc.results != nil:
+		as = report.ResultsAnnotations(oc.results)
+	}
+	cmds := gha.Commands{W: r.out}
+	for _, a := range report.LimitAnnotations(as, report.MaxAnnotationsPerLevel) {
+		_ = cmds.Annotate(gha.Annotation{Level: gha.Level(a.Level), File: a.Pos.File, Line: a.Pos.Line, Col: a.Pos.Col, Title: a.Title, Message: a.Message})
+	}
+}
+
+// runURL links the workflow run.
+func (r *runState) runURL() string {
+	switch r.platform {
+	case GitHub:
+		server, repo, id := r.getenv("GITHUB_SERVER_URL"), r.getenv("GITHUB_REPOSITORY"), r.getenv("GITHUB_RUN_ID")
+		if server == "" || repo == "" || id == "" {
+			return ""
+		}
+		return fmt.Sprintf("%s/%s/actions/runs/%s", server, repo, id)
+	case GitLab:
+		return r.getenv("CI_JOB_URL")
+	}
+	return ""
+}
+
+// writeSummary renders the job summary (or any full Markdown report).
+func (r *runState) writeSummary(w io.Writer, oc *outcome, max int, runURL string) {
+	opts := report.MarkdownOptions{Command: oc.command, MaxBytes: max, RunURL: runURL}
+	name := r.identifier
+	if r.spec != nil {
+		name = r.spec.Metadata.Name
+	}
+	switch {
+	case len(oc.problems) > 0:
+		_ = report.WriteProblemsMarkdown(w, name, r.identifier, problemRows(oc), opts)
+	case oc.runErr != "":
+		_ = report.WriteErrorMarkdown(w, name, r.identifier, oc.reason, oc.runErr, opts)
+	case oc.plan != nil:
+		_ = report.WritePlanMarkdown(w, oc.plan, opts)
+	case oc.results != nil:
+		_ = report.WriteResultsMarkdown(w, oc.results, opts)
+	case oc.command == CmdValidate && r.spec != nil:
+		fmt.Fprintf(w, "## khook validate: %s\n\n**✅ The spec is valid: %d steps.**\n\n", name, len(r.spec.Steps))
+		if len(r.spec.Steps) <= 150 {
+			io.WriteString(w, "<details><summary>Step graph</summary>\n\n```mermaid\n")
+			_ = report.WriteMermaid(w, report.GraphFromSpec(r.spec))
+			io.WriteString(w, "```\n\n</details>\n\n")
+		}
+	}
+}
+
+func problemRows(oc *outcome) []report.ProblemRow {
+	ps := append(oc.problems[:0:0], oc.problems...)
+	ps.Sort()
+	rows := make([]report.ProblemRow, len(ps))
+	for i, p := range ps {
+		msg := p.Message
+		if p.Hint != "" {
+			msg += " (" + p.Hint + ")"
+		}
+		rows[i] = report.ProblemRow{Where: p.Pos.String(), Path: p.Path, Message: msg}
+	}
+	return rows
+}
+
+// commentStatus is the comment's status line word.
+func commentStatus(oc *outcome) string {
+	switch {
+	case oc.reason == report.ReasonValidation:
+		return report.CommentInvalid
+	case oc.command == CmdDrift && oc.drift:
+		return report.CommentDrift
+	case oc.status != report.RunOK:
+		return report.CommentFailed
+	case oc.command == CmdDrift:
+		return report.CommentNoDrift
+	case oc.command == CmdApply:
+		return report.CommentApplied
+	case oc.command == CmdDestroy:
+		return report.CommentDestroyed
+	}
+	return report.CommentPlanned
+}
+
+// commentBody renders the sticky comment, redacted.
+func (r *runState) commentBody(oc *outcome, marker, commit string, max int) string {
+	opts := report.CommentOptions{Marker: marker, Identifier: r.identifier, Status: commentStatus(oc), Commit: commit, RunURL: r.runURL(), MaxBytes: max}
+	var b bytes.Buffer
+	switch {
+	case oc.plan != nil:
+		_ = report.WritePlanComment(&b, oc.plan, oc.command == CmdDrift, opts)
+	case oc.results != nil:
+		_ = report.WriteResultsComment(&b, oc.results, opts)
+	default:
+		var md bytes.Buffer
+		r.writeSummary(&md, oc, 0, "")
+		// The summary's heading repeats what the comment's header says.
+		text := md.String()
+		if strings.HasPrefix(text, "## ") {
+			if i := strings.Index(text, "\n\n"); i >= 0 {
+				text = text[i+2:]
+			}
+		}
+		_ = report.WriteTextComment(&b, text, opts)
+	}
+	return r.red.String(b.String())
+}
+
+// wantsComment applies the comment input: always creates, never skips,
+// on-change creates only when there is something to say; an existing
+// comment is always brought up to date unless comment is never.
+func (r *runState) wantsComment(oc *outcome) (do, create bool) {
+	switch r.in.Comment {
+	case CommentNever:
+		return false, false
+	case CommentAlways:
+		return true, true
+	}
+	changes := oc.status != report.RunOK || oc.drift || (oc.plan != nil && oc.plan.Changes)
+	if oc.results != nil {
+		for _, s := range oc.results.Steps {
+			changes = changes || s.Status == report.StatusOK
+		}
+	}
+	return true, changes
+}
+
+// githubComment keeps the sticky PR comment and returns its URL. Failing
+// to comment never fails the step: the summary has everything.
+func (r *runState) githubComment(ctx context.Context, oc *outcome) string {
+	do, create := r.wantsComment(oc)
+	if !do {
+		return ""
+	}
+	token := r.in.GitHubToken
+	if token == "" {
+		token = r.getenv("GITHUB_TOKEN")
+	}
+	repo := r.getenv("GITHUB_REPOSITORY")
+	api := r.getenv("GITHUB_API_URL")
+	if api == "" {
+		api = "https://api.github.com"
+	}
+	ev, err := github.ReadEvent(r.getenv("GITHUB_EVENT_PATH"))
+	if err != nil {
+		r.warn(err.Error() + "; no pull request comment")
+		return ""
+	}
+	number, commit := ev.PullNumber(), r.getenv("GITHUB_SHA")
+	if ev.PullRequest != nil && ev.PullRequest.Head.SHA != "" {
+		commit = ev.PullRequest.Head.SHA
+	}
+	if token == "" || repo == "" {
+		if number > 0 {
+			r.warn("no github-token input and no GITHUB_TOKEN: the pull request comment is skipped")
+		}
+		return ""
+	}
+	th := github.NewThread(api, token, repo, number)
+	if r.opts.HTTP != nil {
+		th.Client.HTTP = r.opts.HTTP
+	}
+	if number == 0 && (oc.command == CmdApply || oc.command == CmdDestroy) && commit != "" {
+		// Apply on merge (a push): update the comment of the merged PR.
+		number, _ = github.PullForCommit(ctx, th.Client, repo, commit)
+		th.Number = number
+		create = false
+	}
+	if number == 0 {
+		return ""
+	}
+	marker := sticky.Marker(r.identifier)
+	body := r.commentBody(oc, marker, commit, 0)
+	res, err := sticky.Upsert(ctx, th, marker, body, create)
+	switch {
+	case errors.Is(err, sticky.ErrNotCreated):
+		return ""
+	case sticky.IsForbidden(err):
+		fork := ""
+		if ev.FromFork() {
+			fork = " (a pull request from a fork gets a read-only token)"
+		}
+		r.warn(fmt.Sprintf("khook could not comment on pull request #%d: the token may not write comments%s. The job summary has the full report. (%s)", number, fork, r.red.String(err.Error())))
+		return ""
+	case err != nil:
+		r.warn(fmt.Sprintf("khook could not comment on pull request #%d: %s. The job summary has the full report.", number, r.red.String(err.Error())))
+		return ""
+	}
+	return res.Comment.URL
+}

@@ -1,0 +1,188 @@
+// Package ci is `khook ci`: khook as a CI step. It reads its inputs from the
+// environment (GitHub's INPUT_* or KHOOK_*), detects the platform, runs a
+// command through a Backend, and writes what the platform reads: GitHub's
+// outputs, job summary, annotations and sticky PR comment; GitLab's log
+// sections, JUnit, dotenv and Terraform reports and MR note. Every byte it
+// writes passes through the one redactor.
+package ci
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Commands khook ci runs.
+const (
+	CmdPlan     = "plan"
+	CmdApply    = "apply"
+	CmdDestroy  = "destroy"
+	CmdValidate = "validate"
+	CmdDrift    = "drift"
+)
+
+// Comment policies.
+const (
+	CommentAlways   = "always"
+	CommentOnChange = "on-change"
+	CommentNever    = "never"
+)
+
+// Inputs are the action's inputs (ci-runner.md's table is the contract).
+type Inputs struct {
+	Command          string
+	Files            []string
+	Vars             []string // NAME=value
+	VarFiles         []string
+	Kubeconfig       string // content, not a path
+	Context          string
+	Diff             bool
+	Comment          string
+	Identifier       string // "" means the spec's name
+	GitHubToken      string
+	WorkingDirectory string
+	// Beyond the contract's table:
+	OutputDir       string // where plan/results files and GitLab reports go
+	TerraformReport bool   // GitLab: write the MR widget report
+	VarPrefix       string
+	SecretPrefix    string
+}
+
+// input describes one input: its name (GitHub's spelling) and default.
+type input struct {
+	name string
+	def  string
+}
+
+// inputNames lists every input in the order action.yml declares them.
+var inputNames = []input{
+	{"command", CmdPlan},
+	{"file", "khook.yaml"},
+	{"vars", ""},
+	{"var-file", ""},
+	{"kubeconfig", ""},
+	{"context", ""},
+	{"diff", "true"},
+	{"comment", CommentOnChange},
+	{"identifier", ""},
+	{"github-token", ""},
+	{"working-directory", ""},
+	{"output-dir", ".khook"},
+	{"terraform-report", "false"},
+	{"var-prefix", "KHOOK_VAR_"},
+	{"secret-prefix", "KHOOK_SECRET_"},
+}
+
+// InputNames returns every input name, for action.yml's test.
+func InputNames() []string {
+	out := make([]string, len(inputNames))
+	for i, in := range inputNames {
+		out[i] = in.name
+	}
+	return out
+}
+
+// envKeys are the variables an input can come from, in order: GitHub's
+// INPUT_ + upper case with hyphens kept (what the runner sets), the same
+// with underscores, then KHOOK_ + upper snake case (GitLab, anything else).
+func envKeys(name string) []string {
+	up := strings.ToUpper(name)
+	snake := strings.ReplaceAll(up, "-", "_")
+	return []string{"INPUT_" + up, "INPUT_" + snake, "KHOOK_" + snake}
+}
+
+// InputEnvKeys lists every environment variable that carries an input; the
+// spec loader must not mistake KHOOK_VAR_FILE for a variable named FILE.
+func InputEnvKeys() map[string]bool {
+	m := map[string]bool{}
+	for _, in := range inputNames {
+		for _, k := range envKeys(in.name) {
+			m[k] = true
+		}
+	}
+	return m
+}
+
+// ReadInputs reads the inputs from an environment lookup. An empty value
+// counts as unset (the runner sets INPUT_X="" for inputs not given).
+func ReadInputs(getenv func(string) string) (Inputs, error) {
+	raw := map[string]string{}
+	for _, in := range inputNames {
+		raw[in.name] = in.def
+		for _, k := range envKeys(in.name) {
+			if v := getenv(k); strings.TrimSpace(v) != "" {
+				raw[in.name] = v
+				break
+			}
+		}
+	}
+	var errs []string
+	in := Inputs{
+		Command:          strings.ToLower(strings.TrimSpace(raw["command"])),
+		Files:            lines(raw["file"]),
+		Vars:             lines(raw["vars"]),
+		VarFiles:         lines(raw["var-file"]),
+		Kubeconfig:       raw["kubeconfig"],
+		Context:          strings.TrimSpace(raw["context"]),
+		Comment:          strings.ToLower(strings.TrimSpace(raw["comment"])),
+		Identifier:       strings.TrimSpace(raw["identifier"]),
+		GitHubToken:      strings.TrimSpace(raw["github-token"]),
+		WorkingDirectory: strings.TrimSpace(raw["working-directory"]),
+		OutputDir:        strings.TrimSpace(raw["output-dir"]),
+		VarPrefix:        strings.TrimSpace(raw["var-prefix"]),
+		SecretPrefix:     strings.TrimSpace(raw["secret-prefix"]),
+	}
+	switch in.Command {
+	case CmdPlan, CmdApply, CmdDestroy, CmdValidate, CmdDrift:
+	default:
+		errs = append(errs, fmt.Sprintf("input command %q is not a command: use plan, apply, destroy, validate or drift", in.Command))
+	}
+	switch in.Comment {
+	case CommentAlways, CommentOnChange, CommentNever:
+	default:
+		errs = append(errs, fmt.Sprintf("input comment %q is not a policy: use always, on-change or never", in.Comment))
+	}
+	var err error
+	if in.Diff, err = parseBool("diff", raw["diff"]); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if in.TerraformReport, err = parseBool("terraform-report", raw["terraform-report"]); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(in.Files) == 0 {
+		errs = append(errs, "input file is empty: name the spec file (several lines for base + overlays)")
+	}
+	for _, kv := range in.Vars {
+		if name, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(name) == "" {
+			errs = append(errs, fmt.Sprintf("input vars: line %q is not NAME=value", kv))
+		}
+	}
+	if in.VarPrefix == in.SecretPrefix {
+		errs = append(errs, fmt.Sprintf("inputs var-prefix and secret-prefix must differ (both are %q)", in.VarPrefix))
+	}
+	if len(errs) > 0 {
+		return in, fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return in, nil
+}
+
+// lines splits a multi-line input into its non-empty, trimmed lines.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// parseBool accepts YAML 1.2's core booleans, as GitHub's own inputs do.
+func parseBool(name, v string) (bool, error) {
+	switch strings.TrimSpace(v) {
+	case "true", "True", "TRUE":
+		return true, nil
+	case "false", "False", "FALSE":
+		return false, nil
+	}
+	return false, fmt.Errorf("input %s %q is not a boolean: use true or false", name, v)
+}

@@ -1,0 +1,105 @@
+package ci
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/khook/khook/internal/ci/gha"
+	"github.com/khook/khook/report"
+)
+
+// timeline keeps when each step started and finished, for GitLab sections.
+type timeline struct {
+	mu       sync.Mutex
+	started  map[string]time.Time
+	finished map[string]time.Time
+}
+
+func newTimeline() *timeline {
+	return &timeline{started: map[string]time.Time{}, finished: map[string]time.Time{}}
+}
+
+func (t *timeline) span(step string, fallback time.Time) (time.Time, time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.started[step]
+	if !ok {
+		s = fallback
+	}
+	e, ok := t.finished[step]
+	if !ok {
+		e = s
+	}
+	return s, e
+}
+
+// stopToken, while set, is the GitHub stop-commands token of the progress
+// log: steps' errors quote helm and pod output that khook did not write.
+func (r *runState) startProgress() {
+	if r.platform == GitHub {
+		r.stopToken = gha.RandomToken()
+		io.WriteString(r.out, "::stop-commands::"+r.stopToken+"\n")
+	}
+}
+
+func (r *runState) endProgress() {
+	if r.stopToken != "" {
+		io.WriteString(r.out, "::"+r.stopToken+"::\n")
+		r.stopToken = ""
+	}
+}
+
+// progress returns the event handler that prints one log line per state
+// change and records the timeline.
+func (r *runState) progress() func(report.Event) {
+	var mu sync.Mutex
+	return func(ev report.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		at := ev.Time
+		if at.IsZero() {
+			at = r.opts.Now()
+		}
+		r.timeline.mu.Lock()
+		switch ev.Kind {
+		case report.EventStarted:
+			if _, ok := r.timeline.started[ev.Step]; !ok {
+				r.timeline.started[ev.Step] = at
+			}
+		case report.EventFinished:
+			r.timeline.finished[ev.Step] = at
+		}
+		r.timeline.mu.Unlock()
+		var line string
+		switch ev.Kind {
+		case report.EventStarted:
+			line = fmt.Sprintf("%s started (attempt %d)", ev.Step, max(ev.Attempt, 1))
+		case report.EventRetrying:
+			line = fmt.Sprintf("%s attempt %d failed, retrying: %s", ev.Step, ev.Attempt, ev.Message)
+		case report.EventMessage:
+			line = fmt.Sprintf("%s: %s", ev.Step, ev.Message)
+		case report.EventFinished:
+			if ev.Result == nil {
+				return
+			}
+			res := *ev.Result
+			d := report.FormatDuration(time.Duration(res.DurationMs) * time.Millisecond)
+			switch res.Status {
+			case report.StatusFailed:
+				line = fmt.Sprintf("%s failed after %s: %s", ev.Step, d, res.Error)
+			case report.StatusSkipped:
+				line = fmt.Sprintf("%s skipped: %s", ev.Step, res.SkipReason)
+			default:
+				line = fmt.Sprintf("%s %s in %s", ev.Step, res.Status, d)
+				if res.Detail != "" {
+					line += ": " + res.Detail
+				}
+			}
+		default:
+			return
+		}
+		io.WriteString(r.out, at.UTC().Format("15:04:05")+" "+line+"\n")
+	}
+}
