@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/spec"
@@ -28,8 +29,16 @@ type Backend struct {
 	Close func() error
 }
 
-// BackendFunc connects to the cluster and builds the executors.
-type BackendFunc func(ctx context.Context, opts *Options, s *spec.Spec) (*Backend, error)
+// Target says which cluster to reach: the global flags, or khook ci's inputs.
+type Target struct {
+	Kubeconfig string
+	Context    string
+}
+
+// BackendFunc connects to the cluster, opens the state record and builds
+// the executors. An error with a FailureReason() string method names its
+// failure reason (state-locked); otherwise cluster-unreachable is assumed.
+type BackendFunc func(ctx context.Context, t Target, s *spec.Spec) (*Backend, error)
 
 // Options of the apply command.
 type Options struct {
@@ -81,26 +90,72 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.Connect == nil {
 		return errNoExecutors
 	}
-	started := opts.F.Now()
-	res := &report.Results{Name: s.Metadata.Name, Command: "apply", Identifier: s.Metadata.Name, StartedAt: started}
-	backend, err := opts.Connect(ctx, opts, s)
+	var view report.Progress
+	stopTicks := func() {}
+	res := Execute(ctx, s, Config{
+		Connect:     opts.Connect,
+		Target:      Target{Kubeconfig: opts.F.Global.Kubeconfig, Context: opts.F.Global.Context},
+		Parallelism: opts.Parallelism,
+		Redactor:    opts.F.Redactor,
+		Now:         opts.F.Now,
+		Started: func() func(report.Event) {
+			view = newView(opts, s)
+			stopTicks = tick(view)
+			return view.Handle
+		},
+	})
+	stopTicks()
+	if view == nil { // the run never started
+		return finishEarly(opts, res)
+	}
+	if err := writeResults(opts, view, res); err != nil {
+		return err
+	}
+	if res.Status != report.RunOK {
+		return cmdutil.Silent(cmdutil.ExitFailure)
+	}
+	return nil
+}
+
+// Config is what Execute needs besides the spec.
+type Config struct {
+	Connect     BackendFunc
+	Target      Target
+	Parallelism int
+	Redactor    *redact.Redactor
+	Now         func() time.Time
+	// Started is called once connected, just before the first step, and
+	// returns where events go (nil: nowhere). It is not called when the run
+	// never starts.
+	Started func() func(report.Event)
+}
+
+// Execute connects, runs every step and returns the results; it never
+// prints. A run that could not start comes back failed with no steps and
+// the reason in FailureReason and Error. khook ci calls it too.
+func Execute(ctx context.Context, s *spec.Spec, cfg Config) *report.Results {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	started := cfg.Now()
+	res := &report.Results{Name: s.Metadata.Name, Command: "apply", Identifier: s.Metadata.Name, StartedAt: started, Steps: []report.StepResult{}}
+	backend, err := cfg.Connect(ctx, cfg.Target, s)
 	if err != nil {
-		res.Status, res.FailureReason, res.Error = report.RunFailed, report.ReasonClusterUnreachable, opts.F.Redactor.String(err.Error())
-		return finishEarly(opts, res, err)
+		res.Status, res.FailureReason, res.Error = report.RunFailed, reasonOf(err), cfg.Redactor.String(err.Error())
+		return res
 	}
 	res.Server = backend.Server
-
-	view := newView(opts, s)
-	stopTicks := tick(view)
+	var emit func(report.Event)
+	if cfg.Started != nil {
+		emit = cfg.Started()
+	}
 	eng := runner.ForSpec(s, backend.Exec)
-	eng.Parallelism = opts.Parallelism
-	eng.Redactor = opts.F.Redactor
-	eng.Emit = view.Handle
+	eng.Parallelism = cfg.Parallelism
+	eng.Redactor = cfg.Redactor
+	eng.Emit = emit
 	eng.Resume = backend.Resume
 	eng.OnFinish = backend.OnFinish
 	res.Steps = eng.Run(ctx)
-	stopTicks()
-	res.DurationMs = opts.F.Now().Sub(started).Milliseconds()
 
 	res.Status = report.RunOK
 	for _, st := range res.Steps {
@@ -112,24 +167,31 @@ func Run(ctx context.Context, opts *Options) error {
 		res.Status, res.FailureReason = report.RunFailed, report.ReasonCancelled
 	}
 	if backend.Close != nil {
-		if cerr := backend.Close(); cerr != nil && res.Status == report.RunOK {
-			res.Status, res.Error = report.RunFailed, opts.F.Redactor.String(cerr.Error())
+		if cerr := backend.Close(); cerr != nil {
+			res.Status, res.Error = report.RunFailed, cfg.Redactor.String(cerr.Error())
+			if res.FailureReason == "" {
+				res.FailureReason = reasonOf(cerr)
+			}
 		}
 	}
-	if err := writeResults(opts, view, res); err != nil {
-		return err
+	res.DurationMs = cfg.Now().Sub(started).Milliseconds()
+	return res
+}
+
+// reasonOf names a run-level error's failure reason.
+func reasonOf(err error) string {
+	var named interface{ FailureReason() string }
+	if errors.As(err, &named) {
+		return named.FailureReason()
 	}
-	if res.Status != report.RunOK {
-		return cmdutil.Silent(cmdutil.ExitFailure)
-	}
-	return nil
+	return report.ReasonClusterUnreachable
 }
 
 // finishEarly reports a run that never started: JSON gets the results
 // document, text gets the error.
-func finishEarly(opts *Options, res *report.Results, err error) error {
+func finishEarly(opts *Options, res *report.Results) error {
 	if opts.Output != cmdutil.OutputJSON {
-		return err
+		return errors.New(res.Error)
 	}
 	if werr := report.WriteJSON(opts.F.IOStreams.Out, res); werr != nil {
 		return werr

@@ -38,7 +38,7 @@ steps:
 `
 
 // fakeBackend fails the step named broken with an error quoting the secret.
-func fakeBackend(ctx context.Context, opts *Options, s *spec.Spec) (*Backend, error) {
+func fakeBackend(ctx context.Context, _ Target, s *spec.Spec) (*Backend, error) {
 	exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		if st.Name == "broken" {
 			return runner.Outcome{}, errors.New("deployment/b not found (token s3cr3t)")
@@ -134,7 +134,7 @@ func TestApplyTerminal(t *testing.T) {
 }
 
 func TestApplyUnreachable(t *testing.T) {
-	unreachable := func(context.Context, *Options, *spec.Spec) (*Backend, error) {
+	unreachable := func(context.Context, Target, *spec.Spec) (*Backend, error) {
 		return nil, errors.New("cannot reach https://admin:s3cr3t@10.0.0.1:6443: connection refused")
 	}
 	out, errOut, code := run(t, false, nil, unreachable, "-o", "json")

@@ -21,6 +21,8 @@ type IOStreams struct {
 	// Environ is the environment commands see (variables, NO_COLOR, TERM).
 	Environ []string
 
+	rawOut, rawErrOut io.Writer // before Wrap
+
 	outTTY    bool
 	errTTY    bool
 	colorable bool
@@ -98,8 +100,22 @@ func (s *IOStreams) TerminalWidth() int {
 	return 80
 }
 
-// Wrap replaces Out and ErrOut, e.g. with redacting writers.
+// Wrap replaces Out and ErrOut, e.g. with redacting writers, keeping the
+// first originals for Unwrapped.
 func (s *IOStreams) Wrap(wrap func(io.Writer) io.Writer) {
+	if s.rawOut == nil {
+		s.rawOut, s.rawErrOut = s.Out, s.ErrOut
+	}
 	s.Out = wrap(s.Out)
 	s.ErrOut = wrap(s.ErrOut)
+}
+
+// Unwrapped returns the streams as they were before Wrap. Only khook ci
+// uses them: GitHub's ::add-mask:: lines must carry the raw secret, and ci
+// wraps the streams with the same redactor itself for everything else.
+func (s *IOStreams) Unwrapped() (out, errOut io.Writer) {
+	if s.rawOut == nil {
+		return s.Out, s.ErrOut
+	}
+	return s.rawOut, s.rawErrOut
 }
