@@ -148,7 +148,7 @@ func (p *pipelines) run(pipeline, value string) (string, error) {
 	w := &limitedBuilder{max: maxPipelineOutput}
 	if err := t.Execute(w, value); err != nil {
 		if errors.Is(err, errTooLarge) {
-			return "", fmt.Errorf("%q: output exceeds %d KiB", pipeline, maxPipelineOutput>>10)
+			return "", fmt.Errorf("%q: result too large (a pipeline's output is limited to %d MiB)", pipeline, maxPipelineOutput>>20)
 		}
 		return "", fmt.Errorf("%q: %s", pipeline, cleanTemplateError(err))
 	}

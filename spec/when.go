@@ -47,9 +47,17 @@ func whenEnv() (*cel.Env, error) {
 
 // Condition compiles and evaluates a when: expression against vars.
 func Condition(expr string, vars map[string]string) (bool, error) {
-	env, err := whenEnv()
+	prg, err := compileWhen(expr)
 	if err != nil {
 		return false, err
+	}
+	return runWhen(prg, vars)
+}
+
+func compileWhen(expr string) (cel.Program, error) {
+	env, err := whenEnv()
+	if err != nil {
+		return nil, err
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
@@ -57,15 +65,15 @@ func Condition(expr string, vars map[string]string) (bool, error) {
 		for _, e := range iss.Errors() {
 			msgs = append(msgs, fmt.Sprintf("%s (column %d)", e.Message, e.Location.Column()+1))
 		}
-		return false, fmt.Errorf("invalid expression: %s", strings.Join(msgs, "; "))
+		return nil, fmt.Errorf("invalid expression: %s", strings.Join(msgs, "; "))
 	}
 	if !ast.OutputType().IsExactType(cel.BoolType) {
-		return false, fmt.Errorf("the expression evaluates to %s, not a bool", ast.OutputType())
+		return nil, fmt.Errorf("the expression evaluates to %s, not a bool", ast.OutputType())
 	}
-	prg, err := env.Program(ast, cel.CostLimit(whenCostLimit))
-	if err != nil {
-		return false, err
-	}
+	return env.Program(ast, cel.CostLimit(whenCostLimit))
+}
+
+func runWhen(prg cel.Program, vars map[string]string) (bool, error) {
 	if vars == nil {
 		vars = map[string]string{}
 	}
@@ -86,11 +94,20 @@ func Condition(expr string, vars map[string]string) (bool, error) {
 // evalWhen decides every step's when: once, at load time.
 func evalWhen(s *Spec) Problems {
 	var probs Problems
+	compiled := map[string]cel.Program{} // big specs repeat conditions
 	for _, st := range s.Steps {
 		if strings.TrimSpace(st.When) == "" {
 			continue
 		}
-		ok, err := Condition(st.When, s.Vars)
+		prg, err := compiled[st.When], error(nil)
+		if prg == nil {
+			prg, err = compileWhen(st.When)
+			compiled[st.When] = prg
+		}
+		ok := false
+		if err == nil {
+			ok, err = runWhen(prg, s.Vars)
+		}
 		if err != nil {
 			hint := `conditions see vars only: vars.NAME, vars.get("NAME", "default"), has(vars.NAME)`
 			if strings.Contains(err.Error(), "is not set") {
