@@ -57,7 +57,7 @@ type ObjectDiff struct {
 	// object as the API server would store it after the apply (server-side
 	// dry run, so defaulting and admission are accounted for), or the
 	// manifest object for DriftCreate. Both have managedFields,
-	// resourceVersion and generation removed. Secrets carry their data:
+	// resourceVersion, generation and status removed. Secrets carry their data:
 	// callers that print them must mask it.
 	Live, Desired *unstructured.Unstructured
 }
@@ -123,29 +123,36 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 		obj.SetNamespace("")
 	}
 
-	live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		d.Action, d.Desired = DriftCreate, clean(obj)
-		return d, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("release %s: cannot read %s: %w", in.Release, d.id(), err)
-	}
-
 	desired := obj.DeepCopy()
 	addHelmMetadata(desired, in.Release, in.Namespace)
-	applied, err := ri.Apply(ctx, obj.GetName(), desired, metav1.ApplyOptions{
-		FieldManager: FieldManager, Force: true, DryRun: []string{metav1.DryRunAll},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("release %s: cannot compare %s with the cluster (server-side apply dry run): %w", in.Release, d.id(), err)
+	// Controllers update objects all the time (status, revision annotations):
+	// a comparison only counts when the object did not change between the
+	// GET and the dry run, which answers with the resourceVersion it used.
+	for attempt := 0; ; attempt++ {
+		live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			d.Action, d.Desired = DriftCreate, clean(obj)
+			return d, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("release %s: cannot read %s: %w", in.Release, d.id(), err)
+		}
+		applied, err := ri.Apply(ctx, obj.GetName(), desired, metav1.ApplyOptions{
+			FieldManager: FieldManager, Force: true, DryRun: []string{metav1.DryRunAll},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("release %s: cannot compare %s with the cluster (server-side apply dry run): %w", in.Release, d.id(), err)
+		}
+		if applied.GetResourceVersion() != live.GetResourceVersion() && attempt < 3 {
+			continue
+		}
+		live, applied = clean(live), clean(applied)
+		if equality.Semantic.DeepEqual(live.Object, applied.Object) {
+			return nil, nil
+		}
+		d.Action, d.Live, d.Desired = DriftConfigure, live, applied
+		return d, nil
 	}
-	live, applied = clean(live), clean(applied)
-	if equality.Semantic.DeepEqual(live.Object, applied.Object) {
-		return nil, nil
-	}
-	d.Action, d.Live, d.Desired = DriftConfigure, live, applied
-	return d, nil
 }
 
 func (d *ObjectDiff) id() string {
@@ -173,12 +180,14 @@ func addHelmMetadata(obj *unstructured.Unstructured, release, namespace string) 
 	obj.SetAnnotations(ann)
 }
 
-// clean drops the fields that change without the object changing.
+// clean drops the fields that change without the object changing, and
+// status, which an apply of the object does not set.
 func clean(u *unstructured.Unstructured) *unstructured.Unstructured {
 	u = u.DeepCopy()
 	unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
 	unstructured.RemoveNestedField(u.Object, "metadata", "resourceVersion")
 	unstructured.RemoveNestedField(u.Object, "metadata", "generation")
+	unstructured.RemoveNestedField(u.Object, "status")
 	return u
 }
 

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -176,7 +177,7 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step) (runner.Outcome
 	}
 	out := runner.Outcome{Writes: int(sess.writes.Load())}
 	if err != nil {
-		return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", name, ns, src.what, verb, err))
+		return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", name, ns, src.what, verb, oneLine(err)))
 	}
 	if verb == "install" {
 		out.Detail = fmt.Sprintf("installed release %s revision %d (%s)", name, res.Version, src.what)
@@ -268,6 +269,28 @@ func lastRelease(cfg *action.Configuration, name string) (*rel.Release, error) {
 	}
 	return asRelease(r)
 }
+
+// oneLine joins the lines of a multi-line Helm error (joined wait errors),
+// keeping the cause for errors.Is.
+func oneLine(err error) error {
+	msg := err.Error()
+	if !strings.Contains(msg, "\n") {
+		return err
+	}
+	lines := strings.FieldsFunc(msg, func(r rune) bool { return r == '\n' })
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return &lineError{msg: strings.Join(lines, "; "), cause: err}
+}
+
+type lineError struct {
+	msg   string
+	cause error
+}
+
+func (e *lineError) Error() string { return e.msg }
+func (e *lineError) Unwrap() error { return e.cause }
 
 func asRelease(r any) (*rel.Release, error) {
 	switch v := r.(type) {
