@@ -13,6 +13,7 @@ import (
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
@@ -37,7 +38,7 @@ type Target struct {
 
 // BackendFunc connects to the cluster, opens the state record and builds
 // the executors. An error with a FailureReason() string method names its
-// failure reason (state-locked); otherwise cluster-unreachable is assumed.
+// failure reason (state-locked, cluster-unreachable).
 type BackendFunc func(ctx context.Context, t Target, s *spec.Spec) (*Backend, error)
 
 // Options of the apply command.
@@ -46,12 +47,13 @@ type Options struct {
 	Spec        cmdutil.SpecFlags
 	Output      string
 	Parallelism int
+	LockTimeout time.Duration
 
-	// Connect builds the backend; nil until the executors are wired in.
+	// Connect builds the backend; nil builds ClusterBackend.
 	Connect BackendFunc
 }
 
-// NewCmd builds `khook apply`. connect may be nil.
+// NewCmd builds `khook apply`. connect nil means the real cluster backend.
 func NewCmd(f *cmdutil.Factory, connect BackendFunc) *cobra.Command {
 	opts := &Options{F: f, Connect: connect}
 	cmd := &cobra.Command{
@@ -70,16 +72,18 @@ Exit 1 if a step failed, 2 if the spec is invalid.`,
 			if opts.Parallelism < 0 {
 				return cmdutil.FlagErrorf("--parallelism %d: use 0 (no limit) or a positive number", opts.Parallelism)
 			}
+			if opts.LockTimeout < 0 {
+				return cmdutil.FlagErrorf("--lock-timeout %s: use 0 (fail at once) or a positive duration", opts.LockTimeout)
+			}
 			return Run(cmd.Context(), opts)
 		},
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmdutil.AddOutputFlag(cmd, &opts.Output)
 	cmd.Flags().IntVar(&opts.Parallelism, "parallelism", 0, "run at most N steps at once (0: no limit)")
+	cmd.Flags().DurationVar(&opts.LockTimeout, "lock-timeout", 0, "wait this long for a state record another run holds (0: fail at once)")
 	return cmd
 }
-
-var errNoExecutors = errors.New("apply cannot run steps yet: the step executors are not built into this khook")
 
 // Run loads the spec, runs it and reports the results.
 func Run(ctx context.Context, opts *Options) error {
@@ -88,7 +92,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if opts.Connect == nil {
-		return errNoExecutors
+		opts.Connect = ClusterBackend(opts.F.Redactor, opts.LockTimeout)
 	}
 	var view report.Progress
 	stopTicks := func() {}
@@ -178,13 +182,17 @@ func Execute(ctx context.Context, s *spec.Spec, cfg Config) *report.Results {
 	return res
 }
 
-// reasonOf names a run-level error's failure reason.
+// reasonOf names a run-level error's failure reason, when it knows it
+// (state-locked, cluster-unreachable).
 func reasonOf(err error) string {
 	var named interface{ FailureReason() string }
 	if errors.As(err, &named) {
 		return named.FailureReason()
 	}
-	return report.ReasonClusterUnreachable
+	if kube.IsUnreachable(err) {
+		return report.ReasonClusterUnreachable
+	}
+	return ""
 }
 
 // finishEarly reports a run that never started: JSON gets the results

@@ -13,6 +13,7 @@ import (
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
@@ -135,7 +136,7 @@ func TestApplyTerminal(t *testing.T) {
 
 func TestApplyUnreachable(t *testing.T) {
 	unreachable := func(context.Context, Target, *spec.Spec) (*Backend, error) {
-		return nil, errors.New("cannot reach https://admin:s3cr3t@10.0.0.1:6443: connection refused")
+		return nil, &kube.UnreachableError{Msg: "cannot reach https://admin:s3cr3t@10.0.0.1:6443: connection refused"}
 	}
 	out, errOut, code := run(t, false, nil, unreachable, "-o", "json")
 	if code != cmdutil.ExitFailure {
@@ -153,9 +154,26 @@ func TestApplyUnreachable(t *testing.T) {
 	}
 }
 
-func TestApplyWithoutExecutors(t *testing.T) {
-	_, _, code := run(t, false, nil, nil)
-	if code != cmdutil.ExitFailure {
-		t.Errorf("exit code %d, want 1", code)
+func TestApplyUnreadableKubeconfig(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "khook.yaml")
+	if err := os.WriteFile(file, []byte(specYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ios, out, errOut := iostreams.Test("")
+	f := cmdutil.NewFactory(ios)
+	f.Global.Kubeconfig = filepath.Join(dir, "no-such-kubeconfig")
+	cmd := NewCmd(f, nil)
+	cmd.SetArgs([]string{"-f", file, "-o", "json"})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if code := cmdutil.CodeOf(cmd.ExecuteContext(context.Background())); code != cmdutil.ExitFailure {
+		t.Errorf("exit %d, want 1", code)
+	}
+	var res report.Results
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if res.FailureReason != report.ReasonClusterUnreachable || !strings.Contains(res.Error, "no-such-kubeconfig") {
+		t.Errorf("results = %+v; stderr %s", res, errOut)
 	}
 }
