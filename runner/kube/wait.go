@@ -148,6 +148,7 @@ func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate
 		listErr <- err
 	}()
 
+	synced := ctrl.HasSyncedChecker().Done()
 	pending := "the first list has not completed"
 	for {
 		if ctrl.HasSynced() {
@@ -159,6 +160,8 @@ func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate
 		}
 		select {
 		case <-wake:
+		case <-synced: // an empty first list sends no event
+			synced = nil
 		case err := <-listErr:
 			if err != nil && runCtx.Err() == nil {
 				return fmt.Errorf("cannot watch %s: %w", t, c.Explain(err))

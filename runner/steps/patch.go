@@ -18,7 +18,7 @@ import (
 
 // Patch is kubectl patch. Unlike kubectl it first sends the patch as a
 // server-side dry-run and skips the real request when the result equals the
-// live object (ignoring resourceVersion and managedFields): a converged
+// live object (ignoring resourceVersion, managedFields and status): a converged
 // re-run then reports "unchanged" and writes nothing, at the cost of one
 // extra dry-run request when something does change.
 type Patch struct{ Env }
@@ -133,6 +133,9 @@ func sameObject(a, b *unstructured.Unstructured) bool {
 		c := u.DeepCopy()
 		unstructured.RemoveNestedField(c.Object, "metadata", "resourceVersion")
 		unstructured.RemoveNestedField(c.Object, "metadata", "managedFields")
+		// Controllers update status concurrently; a patch of the main
+		// resource never changes it.
+		unstructured.RemoveNestedField(c.Object, "status")
 		return c.Object
 	}
 	return equality.Semantic.DeepEqual(strip(a), strip(b))
