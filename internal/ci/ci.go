@@ -33,6 +33,9 @@ type Request struct {
 	Context    string
 	Diff       bool
 	Identifier string
+	// Inputs are the run's inputs with file paths made absolute, for a
+	// backend that loads the spec again.
+	Inputs Inputs
 	// Emit receives progress events; the backend must call it one at a time.
 	Emit func(report.Event)
 }
@@ -220,6 +223,14 @@ func (r *runState) abs(p string) string {
 	return filepath.Join(r.workdir, p)
 }
 
+func (r *runState) absAll(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = r.abs(p)
+	}
+	return out
+}
+
 // load reads the spec; it returns an outcome only when loading failed.
 func (r *runState) load() *outcome {
 	skip := InputEnvKeys()
@@ -229,14 +240,7 @@ func (r *runState) load() *outcome {
 			environ = append(environ, kv)
 		}
 	}
-	files := make([]string, len(r.in.Files))
-	for i, f := range r.in.Files {
-		files[i] = r.abs(f)
-	}
-	varFiles := make([]string, len(r.in.VarFiles))
-	for i, f := range r.in.VarFiles {
-		varFiles[i] = r.abs(f)
-	}
+	files, varFiles := r.absAll(r.in.Files), r.absAll(r.in.VarFiles)
 	s, err := spec.Load(spec.LoadOptions{
 		Files: files, Stdin: r.opts.Stdin, Set: r.in.Vars, VarFiles: varFiles, Environ: environ,
 		VarPrefix: r.in.VarPrefix, SecretPrefix: r.in.SecretPrefix, Redactor: r.red,
@@ -297,7 +301,8 @@ func (r *runState) execute(ctx context.Context) *outcome {
 	if r.opts.Backend == nil {
 		return r.failed(oc, report.ReasonStepFailed, fmt.Errorf("%s needs the cluster, and this khook has no cluster backend built in", r.in.Command))
 	}
-	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress()}
+	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Inputs: r.in, Emit: r.progress()}
+	req.Inputs.Files, req.Inputs.VarFiles = r.absAll(r.in.Files), r.absAll(r.in.VarFiles)
 	if r.in.Kubeconfig != "" {
 		path, err := r.writeKubeconfig()
 		if err != nil {
@@ -314,6 +319,9 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			return r.failed(oc, "", err)
 		}
 		p.Identifier = r.identifier
+		for i := range p.Steps {
+			p.Steps[i].Pos.File = r.relPath(p.Steps[i].Pos.File)
+		}
 		oc.plan = p
 		if r.in.Command == CmdDrift && p.Changes {
 			oc.drift = true
@@ -329,6 +337,9 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			return r.failed(oc, "", err)
 		}
 		res.Identifier = r.identifier
+		for i := range res.Steps {
+			res.Steps[i].Pos.File = r.relPath(res.Steps[i].Pos.File)
+		}
 		if err != nil && res.Error == "" {
 			res.Error = r.red.String(err.Error())
 		}
@@ -358,11 +369,14 @@ func (r *runState) failed(oc *outcome, reason string, err error) *outcome {
 // reasonOf names the failure-reason of a run-level error.
 func reasonOf(err error, fallback string) string {
 	var re *ReasonError
+	var named interface{ FailureReason() string }
 	switch {
 	case err == nil:
 		return fallback
 	case errors.As(err, &re) && re.Reason != "":
 		return re.Reason
+	case errors.As(err, &named) && named.FailureReason() != "":
+		return named.FailureReason()
 	case kube.IsUnreachable(err):
 		return report.ReasonClusterUnreachable
 	case errors.Is(err, context.Canceled):

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/apply"
+	cicmd "github.com/khook/khook/internal/cli/ci"
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/graph"
 	"github.com/khook/khook/internal/cli/iostreams"
@@ -118,6 +119,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		version.NewCmd(f),
 		plan.NewCmd(f, nil),  // TODO(live plan): wire the live planner here
 		apply.NewCmd(f, nil), // TODO(executors): wire runner/executors here
+		cicmd.NewCmd(f, cicmd.Deps{}),
 		stub.NewCmd(f, "destroy", "Undo what apply installed, walking the DAG in reverse"),
 		status.NewCmd(f),
 		stub.NewCmd(f, "vars", "List the variables a spec uses and where their values come from"),
