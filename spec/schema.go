@@ -1,0 +1,252 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// SchemaID is the canonical URL of the v1 JSON Schema.
+const SchemaID = "https://khook.io/schema/v1/khook.json"
+
+// Schema returns the JSON Schema (draft 2020-12) of the DSL: deterministic,
+// indented, with a trailing newline. docs/schema/v1/khook.json is its output.
+//
+// Substitution happens before parsing, so a loaded spec has real types; an
+// editor sees the raw text, so booleans and integers also accept a "${...}"
+// string, and constrained strings accept any text holding a "${".
+func Schema() []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(schemaDoc()); err != nil {
+		panic(err) // the document is static; this cannot fail
+	}
+	return buf.Bytes()
+}
+
+type obj = map[string]any
+
+func defRef(name string) obj { return obj{"$ref": "#/$defs/" + name} }
+
+func desc(s obj, d string) obj { s["description"] = d; return s }
+
+// str is a string; with a pattern, text holding a ${ reference passes too.
+func str(pattern, description string) obj {
+	s := obj{"type": "string"}
+	if pattern != "" {
+		s = obj{"anyOf": []any{obj{"type": "string", "pattern": pattern}, defRef("templated")}}
+	}
+	if description != "" {
+		s["description"] = description
+	}
+	return s
+}
+
+func enum(description string, values ...string) obj {
+	return obj{"anyOf": []any{obj{"enum": values}, defRef("templated")}, "description": description}
+}
+
+// object is a closed object: unknown fields are errors, as in the loader.
+func object(props obj, required ...string) obj {
+	o := obj{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+// exactlyOne requires exactly one of the given keys.
+func exactlyOne(keys ...string) []any {
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		out[i] = obj{"required": []string{k}}
+	}
+	return out
+}
+
+const (
+	labelPattern     = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	subdomainPattern = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	durationPattern  = `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	resourcePattern  = `^[A-Za-z0-9.-]+(/[a-z0-9.-]+)?$`
+	objectPattern    = `^[A-Za-z0-9.-]+/[a-z0-9.-]+$`
+	// waitForPattern is the wait.for grammar; new forms go here and in waitForms.
+	waitForPattern  = `^(delete|condition=[^=\s]+(=.+)?|jsonpath=.+)$`
+	applyWaitFor    = `^(condition=[^=\s]+(=.+)?|jsonpath=.+)$`
+	httpURLPattern  = `^https?://`
+	localPattern    = `^(\.{1,2}|\.{0,2}/.*)$`
+	templatePattern = `\$\{`
+)
+
+func schemaDoc() obj {
+	namespace := str(labelPattern, "Kubernetes namespace (RFC 1123 label)")
+	return obj{
+		"$schema":              "https://json-schema.org/draft/2020-12/schema",
+		"$id":                  SchemaID,
+		"title":                "khook spec",
+		"description":          "A khook bootstrap spec (apiVersion khook.io/v1, kind Khook): a DAG of helm/apply/delete/patch/wait/rollout/job steps.",
+		"type":                 "object",
+		"additionalProperties": false,
+		"required":             []string{"apiVersion", "kind", "metadata", "steps"},
+		"properties": obj{
+			"apiVersion": obj{"const": APIVersion},
+			"kind":       obj{"const": Kind},
+			"metadata": object(obj{
+				"name": str(subdomainPattern, "Spec name, used in logs and the state record (RFC 1123)"),
+			}, "name"),
+			"defaults": desc(object(obj{
+				"timeout":    desc(defRef("duration"), "Per-step execution timeout (default 5m)"),
+				"retries":    desc(defRef("count"), "Retry attempts after a failed try (default 0)"),
+				"retryDelay": desc(defRef("duration"), "Pause between tries (default 10s)"),
+				"onError":    defRef("onError"),
+			}), "Fallbacks for the per-step fields of the same name"),
+			"state": desc(object(obj{
+				"enabled":   desc(defRef("bool"), "Default true when the block is present"),
+				"namespace": namespace,
+				"name":      str(subdomainPattern, `Record Secret name (default "khook-state-<metadata.name>")`),
+			}), "Journal the run in an in-cluster Secret so re-runs resume"),
+			"steps": obj{"type": "array", "minItems": 1, "items": defRef("step")},
+		},
+		"$defs": defs(namespace),
+	}
+}
+
+func defs(namespace obj) obj {
+	skipIf := func(t string) obj {
+		return obj{"const": skipIfValues[t], "description": "The one skip predicate " + t + " steps accept"}
+	}
+	nsScope := obj{ // namespace and allNamespaces: true are exclusive
+		"if":   obj{"properties": obj{"allNamespaces": obj{"const": true}}, "required": []string{"allNamespaces"}},
+		"then": obj{"not": obj{"required": []string{"namespace"}}},
+	}
+	return obj{
+		"templated": obj{"type": "string", "pattern": templatePattern, "description": "A value written with ${VAR} references, substituted before parsing"},
+		"varRef":    obj{"type": "string", "pattern": `^\$\{.*\}$`},
+		"bool":      obj{"anyOf": []any{obj{"type": "boolean"}, defRef("varRef")}},
+		"count":     obj{"anyOf": []any{obj{"type": "integer", "minimum": 0}, defRef("varRef")}},
+		"duration":  str(durationPattern, "Go duration, e.g. 90s, 5m, 1h30m"),
+		"onError":   enum("fail stops scheduling new steps; continue marks the step failed and keeps going", OnErrorFail, OnErrorContinue),
+		"step": obj{
+			"type":                 "object",
+			"additionalProperties": false,
+			"required":             []string{"name"},
+			"oneOf":                exactlyOne(StepTypes...),
+			"properties": obj{
+				"name":       str(labelPattern, "Unique step name (RFC 1123 label)"),
+				"needs":      obj{"type": "array", "items": obj{"type": "string"}, "description": "Steps that must succeed first"},
+				"when":       obj{"type": "string", "description": `CEL condition over vars, e.g. vars.get("ENV", "dev") == "prod"`},
+				"timeout":    defRef("duration"),
+				"retries":    defRef("count"),
+				"retryDelay": defRef("duration"),
+				"onError":    defRef("onError"),
+				"helm":       defRef("helm"),
+				"apply":      defRef("apply"),
+				"delete":     defRef("delete"),
+				"patch":      defRef("patch"),
+				"wait":       defRef("wait"),
+				"rollout":    defRef("rollout"),
+				"job":        defRef("job"),
+			},
+		},
+		"source": desc(merge(object(obj{
+			"inline":    obj{"type": "string", "description": "YAML manifests, multi-document allowed"},
+			"file":      obj{"type": "string", "description": "Path relative to the spec file"},
+			"url":       str(httpURLPattern, "HTTP(S) URL"),
+			"kustomize": str(localPattern, "Local kustomization directory (./, ../ or /)"),
+		}), obj{"oneOf": exactlyOne("inline", "file", "url", "kustomize")}), "Exactly one of inline, file, url, kustomize"),
+		"valuesSource": desc(merge(object(obj{
+			"file": obj{"type": "string"},
+			"url":  str(httpURLPattern, "HTTP(S) URL"),
+		}), obj{"oneOf": exactlyOne("file", "url")}), "Exactly one of file, url"),
+		"helm": desc(object(obj{
+			"chart":           obj{"type": "string", "description": "Bare name (with repo:), name:version, oci://ref[:tag|@digest], or a local ./path"},
+			"repo":            str(httpURLPattern, "HTTP(S) chart repository URL (bare-name charts only)"),
+			"version":         obj{"type": "string", "description": "Exact chart version"},
+			"auth":            object(obj{"username": obj{"type": "string"}, "password": obj{"type": "string"}}, "username", "password"),
+			"release":         str(subdomainPattern, "Helm release name (default: the step name)"),
+			"namespace":       namespace,
+			"createNamespace": defRef("bool"),
+			"skipIf":          skipIf(TypeHelm),
+			"atomic":          defRef("bool"),
+			"wait":            defRef("bool"),
+			"values":          obj{"type": "object", "description": "Inline values, merged over chart defaults"},
+			"valuesFrom":      obj{"type": "array", "items": defRef("valuesSource")},
+		}, "chart"), "Install or upgrade a chart release"),
+		"apply": desc(object(obj{
+			"manifests":       obj{"type": "array", "minItems": 1, "items": defRef("source")},
+			"namespace":       namespace,
+			"createNamespace": defRef("bool"),
+			"skipIf":          skipIf(TypeApply),
+			"serverSide":      defRef("bool"),
+			"waitFor":         str(applyWaitFor, "condition=<Name>[=<value>] or jsonpath=<expr>[=<value>]"),
+		}, "manifests"), "Apply manifests"),
+		"delete": desc(merge(object(obj{
+			"manifests":      obj{"type": "array", "minItems": 1, "items": defRef("source")},
+			"resource":       str(resourcePattern, "Type (pods) or kind/name (daemonset/aws-node)"),
+			"release":        str(subdomainPattern, "Helm release to uninstall"),
+			"namespace":      namespace,
+			"allNamespaces":  defRef("bool"),
+			"selector":       obj{"type": "string", "description": "Label selector"},
+			"fieldSelector":  obj{"type": "string", "description": "Field selector"},
+			"ignoreNotFound": defRef("bool"),
+		}), obj{
+			"oneOf": exactlyOne("manifests", "resource", "release"),
+			"dependentSchemas": obj{
+				"release":   obj{"properties": obj{"selector": false, "fieldSelector": false, "allNamespaces": false}},
+				"manifests": obj{"properties": obj{"selector": false, "fieldSelector": false, "allNamespaces": false}},
+			},
+			"allOf": []any{nsScope},
+		}), "Remove resources: exactly one of manifests, resource, release"),
+		"patch": desc(merge(object(obj{
+			"target":    str(objectPattern, "kind/name, e.g. daemonset/aws-node"),
+			"namespace": namespace,
+			"type":      enum("Patch type (default strategic)", PatchStrategic, PatchMerge, PatchJSON),
+			"patch":     obj{"type": []string{"object", "array"}, "description": "A map for strategic/merge, a list of operations for json"},
+		}, "target", "patch"), obj{
+			"if":   obj{"properties": obj{"type": obj{"const": PatchJSON}}, "required": []string{"type"}},
+			"then": obj{"properties": obj{"patch": obj{"type": "array", "minItems": 1, "items": defRef("jsonPatchOp")}}},
+			"else": obj{"properties": obj{"patch": obj{"type": "object"}}},
+		}), "Modify a resource in place"),
+		"jsonPatchOp": obj{
+			"type":     "object",
+			"required": []string{"op", "path"},
+			"properties": obj{
+				"op":    obj{"enum": []string{"add", "remove", "replace", "move", "copy", "test"}},
+				"path":  obj{"type": "string"},
+				"from":  obj{"type": "string"},
+				"value": true,
+			},
+		},
+		"wait": desc(merge(object(obj{
+			"for":           str(waitForPattern, "condition=<Name>[=<value>], jsonpath=<expr>[=<value>], or delete"),
+			"on":            str(resourcePattern, "Type (pods) or kind/name (deployment/coredns)"),
+			"namespace":     namespace,
+			"allNamespaces": defRef("bool"),
+			"selector":      obj{"type": "string"},
+			"fieldSelector": obj{"type": "string"},
+		}, "for", "on"), nsScope), "Block until a condition holds"),
+		"rollout": desc(merge(object(obj{
+			"restart":   str(objectPattern, "deployment/x, daemonset/x or statefulset/x"),
+			"status":    str(objectPattern, "deployment/x, daemonset/x or statefulset/x"),
+			"namespace": namespace,
+		}, "namespace"), obj{"oneOf": exactlyOne("restart", "status")}), "Exactly one of restart, status"),
+		"job": desc(object(obj{
+			"image":           obj{"type": "string"},
+			"command":         obj{"type": "array", "items": obj{"type": "string"}},
+			"args":            obj{"type": "array", "items": obj{"type": "string"}},
+			"env":             obj{"type": "object", "additionalProperties": obj{"type": []string{"string", "number", "boolean"}}},
+			"namespace":       namespace,
+			"createNamespace": defRef("bool"),
+			"serviceAccount":  str(subdomainPattern, ""),
+			"skipIf":          skipIf(TypeJob),
+		}, "image"), "Run a container to completion"),
+	}
+}
+
+func merge(a, b obj) obj {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
