@@ -183,7 +183,7 @@ func (c *Clients) writeError(req *ApplyRequest, err error) error {
 	case apierrors.IsNotFound(err) && req.Desired.GetNamespace() != "" && strings.Contains(err.Error(), "namespaces"):
 		return fmt.Errorf("cannot apply %s: namespace %q does not exist; create it in an earlier step or set createNamespace: true", name, req.Desired.GetNamespace())
 	case apierrors.IsInvalid(err):
-		return fmt.Errorf("the API server rejected %s: %s", name, apiMessage(err))
+		return fmt.Errorf("the API server rejected %s: %s", name, APIMessage(err))
 	}
 	return fmt.Errorf("cannot apply %s: %w", name, c.Explain(err))
 }
@@ -202,10 +202,12 @@ func conflictDetail(err error) string {
 			return strings.Join(parts, "; ")
 		}
 	}
-	return apiMessage(err)
+	return APIMessage(err)
 }
 
-func apiMessage(err error) string {
+// APIMessage is the API server's own message in an error (its Status
+// message), else the error's text.
+func APIMessage(err error) string {
 	if se, ok := err.(apierrors.APIStatus); ok && se.Status().Message != "" {
 		return se.Status().Message
 	}

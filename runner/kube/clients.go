@@ -13,9 +13,16 @@
 //   - LoadManifests: inline/file/url/kustomize sources into unstructured
 //     objects (multi-document YAML, List kinds expanded); Clients.Prepare maps
 //     them and defaults namespaces for namespaced kinds only.
-//   - ParseCondition + Condition.Eval: the wait.for / apply.waitFor grammar as
-//     pure functions; WaitFor: a watch-driven (informer) wait over the objects a
-//     Target selects, re-evaluated on every event, never polling.
+//   - ParseCondition + Condition.Met/Evaluate: the wait.for / apply.waitFor
+//     grammar as pure functions (spec/ imports no client-go, so the grammar
+//     lives here). WaitFor: a watch-driven (informer) wait over the objects a
+//     Target selects, re-evaluated on every event, never polling; on timeout
+//     a *TimeoutError says what was still unmet.
+//   - PlanApply + Send: kubectl apply split into "compute the request"
+//     (create / three-way patch / unchanged, or a server-side apply patch)
+//     and "send it" (optionally DryRun=All), so plan and plan --diff predict
+//     with exactly the request apply sends. EnsureNamespace for
+//     createNamespace; Resource for a mapping's dynamic client.
 package kube
 
 import (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -208,8 +209,21 @@ func (c *Clients) withRefresh(ctx context.Context, match func(*unstructured.Unst
 	if werr := c.WaitCRDEstablished(ctx, name); werr != nil {
 		return werr
 	}
-	c.Mapper.Reset()
-	return fn()
+	// Discovery has no watch, and the API server may publish a just
+	// Established CRD's group a moment later: retry a few times, briefly.
+	delay := 50 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		c.Mapper.Reset()
+		if err = fn(); err == nil || !meta.IsNoMatchError(err) || attempt == 5 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+			delay *= 2
+		}
+	}
 }
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}

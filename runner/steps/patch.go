@@ -107,16 +107,9 @@ func (x *Patch) patchError(res kube.Resource, name string, p *spec.Patch, err er
 	case k8serrors.IsNotFound(err):
 		return fmt.Errorf("patch target %s not found: it must exist before it can be patched", name)
 	case k8serrors.IsInvalid(err), k8serrors.IsBadRequest(err):
-		return fmt.Errorf("the API server rejected the %s patch of %s: %s", patchTypeName(p.Type), name, statusMessage(err))
+		return fmt.Errorf("the API server rejected the %s patch of %s: %s", patchTypeName(p.Type), name, kube.APIMessage(err))
 	}
 	return fmt.Errorf("cannot patch %s: %w", name, x.Clients.Explain(err))
-}
-
-func statusMessage(err error) string {
-	if se, ok := err.(k8serrors.APIStatus); ok && se.Status().Message != "" {
-		return se.Status().Message
-	}
-	return err.Error()
 }
 
 func patchTypeName(t string) string {
