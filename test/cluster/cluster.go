@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -54,6 +55,7 @@ type Cluster struct {
 
 	ownDir   bool
 	progress io.Writer
+	stopping atomic.Bool
 	procs    []*process
 	stopOnce sync.Once
 }
@@ -90,7 +92,19 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		c.Stop()
 		return nil, err
 	}
+	for _, p := range c.procs {
+		go c.reportCrash(p)
+	}
 	return c, nil
+}
+
+// reportCrash says at once when a component dies under running tests, which
+// would otherwise only see time-outs.
+func (c *Cluster) reportCrash(p *process) {
+	<-p.done
+	if !c.stopping.Load() {
+		fmt.Fprintf(c.progress, "khook test cluster: %s exited unexpectedly (%v); last log lines:\n%s\n", p.name, p.err, logTail(p.logPath, 15))
+	}
 }
 
 func (c *Cluster) start(ctx context.Context, bins string) error {
@@ -250,7 +264,10 @@ func (c *Cluster) watchExit(ctx context.Context, cancel context.CancelCauseFunc,
 // more than once; for a connected cluster it does nothing.
 func (c *Cluster) Stop() {
 	c.stopOnce.Do(func() {
-		untrack(c)
+		c.stopping.Store(true)
+		// Untracked only when done: the signal handler waits on this Stop
+		// (through stopOnce) rather than exiting under it.
+		defer untrack(c)
 		// Clients of the API server first, together; then the API server; etcd last.
 		var wg sync.WaitGroup
 		for i := len(c.procs) - 1; i >= 0; i-- {

@@ -5,7 +5,7 @@
 //	khook-cluster down     stop the cluster that up started
 //	khook-cluster run      run a cluster in the foreground until interrupted
 //
-// up and down keep their state (pid file, cluster directory, log) in -run-dir,
+// up and down keep their state (pid file, kubeconfig, log) in -run-dir,
 // by default <user cache dir>/khook/cluster-run.
 package main
 
@@ -73,28 +73,31 @@ func defaultRunDir() string {
 	return filepath.Join(cache, "khook", "cluster-run")
 }
 
-// run starts a cluster in <runDir>/cluster, writes the export line to ready,
-// and stops the cluster on SIGINT or SIGTERM.
+// run starts a cluster, copies its kubeconfig to <runDir>/kubeconfig, writes
+// the export line to ready, and stops the cluster on SIGINT or SIGTERM (the
+// cluster package stops it too, when its own handler sees the signal first).
 func run(runDir string, ready io.Writer) error {
-	dir := filepath.Join(runDir, "cluster")
-	if err := os.RemoveAll(dir); err != nil {
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	// Take the signals before the cluster exists, so an early interrupt
-	// still reaches the deferred Stop.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c, err := cluster.Start(ctx, cluster.Options{Dir: dir})
+	c, err := cluster.Start(ctx, cluster.Options{})
 	if err != nil {
 		fmt.Fprintf(ready, "error %s\n", strings.ReplaceAll(err.Error(), "\n", " | "))
 		return err
 	}
-	defer os.RemoveAll(dir)
 	defer c.Stop()
-	fmt.Fprintf(ready, "export KUBECONFIG=%s\n", c.Kubeconfig)
+	kubeconfig := filepath.Join(runDir, "kubeconfig")
+	b, err := os.ReadFile(c.Kubeconfig)
+	if err == nil {
+		err = os.WriteFile(kubeconfig, b, 0o600)
+	}
+	if err != nil {
+		return fmt.Errorf("khook-cluster: cannot copy the kubeconfig: %w", err)
+	}
+	defer os.Remove(kubeconfig)
+	fmt.Fprintf(ready, "export KUBECONFIG=%s\n", kubeconfig)
 	if f, ok := ready.(*os.File); ok && f != os.Stdout {
 		f.Close()
 	}
@@ -111,7 +114,7 @@ func up(runDir string) error {
 	pidFile := filepath.Join(runDir, "pid")
 	if pid, ok := runningPid(pidFile); ok {
 		fmt.Fprintf(os.Stderr, "khook-cluster: already running (pid %d)\n", pid)
-		fmt.Printf("export KUBECONFIG=%s\n", filepath.Join(runDir, "cluster", "kubeconfig"))
+		fmt.Printf("export KUBECONFIG=%s\n", filepath.Join(runDir, "kubeconfig"))
 		return nil
 	}
 	// Build first, in the foreground, so progress shows in the terminal.
@@ -171,6 +174,7 @@ func down(runDir string) error {
 		return err
 	}
 	_ = os.Remove(pidFile)
+	_ = os.Remove(filepath.Join(runDir, "kubeconfig"))
 	fmt.Fprintf(os.Stderr, "khook-cluster: stopped pid %d\n", pid)
 	return nil
 }
