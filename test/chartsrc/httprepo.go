@@ -1,0 +1,54 @@
+package chartsrc
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	repo "helm.sh/helm/v4/pkg/repo/v1"
+)
+
+// HTTPRepo is a chart repository (index.yaml and packaged charts) on a
+// loopback httptest server.
+type HTTPRepo struct {
+	URL  string // e.g. http://127.0.0.1:PORT, the repository URL for Helm
+	Auth Auth   // credentials the server demands, if any
+}
+
+// NewHTTPRepo packages the named test charts and serves them with an index;
+// with a non-zero auth every request needs those basic-auth credentials.
+func NewHTTPRepo(t testing.TB, auth Auth, charts ...string) *HTTPRepo {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range charts {
+		Package(t, name, dir)
+	}
+	// Relative chart URLs: Helm resolves them against the repository URL.
+	idx, err := repo.IndexDirectory(dir, "")
+	if err != nil {
+		t.Fatalf("chartsrc: cannot index %s: %v", dir, err)
+	}
+	idx.SortEntries()
+	if err := idx.WriteFile(filepath.Join(dir, "index.yaml"), 0o644); err != nil {
+		t.Fatalf("chartsrc: cannot write index.yaml: %v", err)
+	}
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if auth != (Auth{}) && !basicAuthOK(r, auth) {
+			w.Header().Set("WWW-Authenticate", `Basic realm="khook-test-charts"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return &HTTPRepo{URL: srv.URL, Auth: auth}
+}
+
+func basicAuthOK(r *http.Request, want Auth) bool {
+	u, p, ok := r.BasicAuth()
+	return ok && subtle.ConstantTimeCompare([]byte(u), []byte(want.Username)) == 1 &&
+		subtle.ConstantTimeCompare([]byte(p), []byte(want.Password)) == 1
+}
