@@ -1,0 +1,54 @@
+# khook developer targets. `make test` is what CI runs (.ci/run).
+
+GO        ?= go
+# Integration tests start a real control plane per test package; the first
+# run also builds it (several minutes), so the timeout is generous.
+TEST_TIMEOUT ?= 30m
+TEST_FLAGS   ?=
+# Fuzz targets run briefly after the tests: list them as package:FuzzName,
+# e.g. FUZZ_TARGETS = ./spec:FuzzLoad ./internal/redact:FuzzRedact
+FUZZ_TARGETS ?=
+FUZZTIME     ?= 10s
+
+CLUSTER_CMD := bin/khook-cluster
+
+.PHONY: all build test fuzz vet cluster-bin cluster cluster-down
+
+all: build
+
+build:
+	$(GO) build ./...
+
+## test: every test, integration tests included, then the fuzz targets briefly.
+test: cluster-bin
+	$(GO) test -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
+	@$(MAKE) --no-print-directory fuzz
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+vet:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## cluster-bin: build the pinned control-plane binaries into the user cache (once).
+cluster-bin:
+	$(GO) run ./test/cmd/khook-cluster build
+
+$(CLUSTER_CMD): FORCE
+	$(GO) build -o $@ ./test/cmd/khook-cluster
+
+.PHONY: FORCE
+FORCE:
+
+## cluster: start a test cluster in the background and print `export KUBECONFIG=...`.
+cluster: $(CLUSTER_CMD)
+	@$(CLUSTER_CMD) up
+
+## cluster-down: stop the cluster that `make cluster` started.
+cluster-down: $(CLUSTER_CMD)
+	@$(CLUSTER_CMD) down
