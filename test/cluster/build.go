@@ -155,7 +155,7 @@ func build(ctx context.Context, b binary, moduleDir, out string, progress io.Wri
 		if ctx.Err() != nil {
 			return fmt.Errorf("khook test cluster: building %s %s was interrupted: %w", b.name, b.version, ctx.Err())
 		}
-		return &BuildError{Binary: b.name, Version: b.version, Output: tail(output.String(), 6), Err: err}
+		return &BuildError{Binary: b.name, Version: b.version, Output: tail(withoutDownloads(output.String()), 6), Err: err}
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		return fmt.Errorf("khook test cluster: cannot move the built %s into the cache: %w", b.name, err)
@@ -213,6 +213,17 @@ func toolsRoot() (string, error) {
 		}
 	}
 	return "", errors.New("khook test cluster: cannot find test/tools (the tools modules that pin the control plane); run from the khook source tree")
+}
+
+// withoutDownloads drops the go command's "go: downloading" progress lines.
+func withoutDownloads(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(l, "go: downloading ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
 
 // tail returns the last n non-empty lines of s.
