@@ -40,6 +40,10 @@ func describe(path string) string {
 
 var durationType = reflect.TypeFor[Duration]()
 
+// extensionPrefix marks top-level fields khook ignores, so that anchors for
+// later aliases have somewhere to live (the docker compose convention).
+const extensionPrefix = "x-"
+
 // fieldInfo maps a struct's JSON names to field indexes.
 type fieldInfo struct {
 	index map[string]int
@@ -174,6 +178,9 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 		fi := fieldsOf(t)
 		for _, pr := range d.pairs(n, path) {
 			idx, ok := fi.index[pr.k.Value]
+			if !ok && path == "" && strings.HasPrefix(pr.k.Value, extensionPrefix) {
+				continue // a top-level x- field: a home for anchors, ignored
+			}
 			if !ok {
 				d.unknownField(pr.k, path, fi.names)
 				continue

@@ -89,6 +89,7 @@ func schemaDoc() obj {
 		"type":                 "object",
 		"additionalProperties": false,
 		"required":             []string{"apiVersion", "kind", "metadata", "steps"},
+		"patternProperties":    obj{"^x-": obj{"description": "Ignored by khook: a place for YAML anchors"}},
 		"properties": obj{
 			"apiVersion": obj{"const": APIVersion},
 			"kind":       obj{"const": Kind},

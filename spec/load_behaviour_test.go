@@ -1,0 +1,166 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const minimal = "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: m}\nsteps:\n  - name: a\n    wait: {for: delete, on: pods/x}\n"
+
+func TestLoadStdin(t *testing.T) {
+	s, err := Load(LoadOptions{Files: []string{"-"}, Stdin: strings.NewReader(minimal)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Files[0] != StdinName || s.BaseDir == "" || s.PosOf("steps.0.wait.on").String() != StdinName+":6:29" {
+		t.Errorf("files %v, basedir %q, pos %s", s.Files, s.BaseDir, s.PosOf("steps.0.wait.on"))
+	}
+	if _, err := Load(LoadOptions{Files: []string{"-"}}); err == nil {
+		t.Error("want an error without stdin")
+	}
+}
+
+func TestLoadRefusals(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	os.WriteFile(big, bytes.Repeat([]byte("# padding\n"), MaxFileSize/10+1), 0o644)
+	for name, opts := range map[string]LoadOptions{
+		"no file":  {},
+		"overlays": {Files: []string{"a.yaml", "b.yaml"}},
+		"missing":  {Files: []string{filepath.Join(dir, "nope.yaml")}},
+		"dir":      {Files: []string{dir}},
+		"too big":  {Files: []string{big}},
+	} {
+		_, err := Load(opts)
+		var probs Problems
+		if err == nil || errors.As(err, &probs) {
+			t.Errorf("%s: want a plain error, got %v", name, err)
+			continue
+		}
+		t.Logf("%s: %v", name, err)
+	}
+	_, err := Load(LoadOptions{Files: []string{"a.yaml", "b.yaml"}})
+	if !strings.Contains(err.Error(), "overlays are not supported yet") {
+		t.Errorf("overlay error: %v", err)
+	}
+	empty := filepath.Join(dir, "empty.yaml")
+	os.WriteFile(empty, []byte("# nothing\n"), 0o644)
+	if _, err := Load(LoadOptions{Files: []string{empty}}); err == nil || !strings.Contains(err.Error(), "the spec is empty") {
+		t.Errorf("empty: %v", err)
+	}
+}
+
+// An alias bomb fails fast and small: the node budget stops it before any
+// expansion is materialised.
+func TestAliasBombBounded(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Load(LoadOptions{Files: []string{"testdata/invalid-alias-bomb.yaml"}})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "YAML nodes") {
+		t.Fatalf("want the node budget error, got %v", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("allocated %d MiB loading an alias bomb, want < 64", alloc>>20)
+	}
+	cyclic := "a: &a [*a]\n"
+	if _, err := Load(LoadOptions{Files: []string{"-"}, Stdin: strings.NewReader(cyclic)}); err == nil {
+		t.Error("want an error for a self-referencing alias")
+	}
+}
+
+func TestAnchorsAndMergeKeys(t *testing.T) {
+	s, err := loadTestdata(t, "testdata/valid-anchors.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := s.Steps[1].Helm
+	if two.Chart != "cilium" || two.Namespace != "kube-system" || two.Release != "cilium-two" || two.Values["hubble"] == nil {
+		t.Errorf("merged helm: %+v", two)
+	}
+	w := s.Steps[2].Wait
+	if w.For != "condition=Available" || w.Namespace != "kube-system" {
+		t.Errorf("merged wait: %+v", w)
+	}
+}
+
+func TestDefaultsApplied(t *testing.T) {
+	s, err := loadTestdata(t, "testdata/valid-all-types.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type eff struct {
+		Timeout, RetryDelay string
+		Retries             int
+		OnError             string
+	}
+	var got []eff
+	for _, st := range s.Steps {
+		got = append(got, eff{st.Timeout.String(), st.RetryDelay.String(), st.Retries, st.OnError})
+	}
+	want := []eff{
+		{"10m0s", "10s", 1, "fail"}, {"15m0s", "10s", 1, "fail"}, {"10m0s", "10s", 1, "fail"}, {"10m0s", "10s", 1, "fail"},
+		{"10m0s", "10s", 1, "fail"}, {"10m0s", "10s", 1, "fail"}, {"10m0s", "10s", 3, "fail"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("effective scheduling (-want +got):\n%s", diff)
+	}
+	h := s.Step("cilium").Helm
+	if h.Chart != "cilium" || h.Version != "1.18.4" || h.Release != "cilium" {
+		t.Errorf("helm normalisation: chart %q version %q release %q", h.Chart, h.Version, h.Release)
+	}
+	if s.State == nil || !s.State.Enabled || s.State.Namespace != "default" || s.State.Name != "khook-state-all-types" {
+		t.Errorf("state defaults: %+v", s.State)
+	}
+	if s.Step("patch-aws-node").Patch.Type != PatchJSON || s.Step("smoke").Job.Namespace != "default" {
+		t.Error("per-type defaults not applied")
+	}
+	if !s.Step("restart-agent").Excluded || s.Step("smoke").Excluded {
+		t.Error("when: not evaluated")
+	}
+	if d := s.Step("remove-aws-node").Delete; !d.IgnoresNotFound() {
+		t.Error("ignoreNotFound defaults to true")
+	}
+
+	// Built-ins without defaults:, and state: enabled false.
+	s, err = Load(LoadOptions{Files: []string{"-"}, Stdin: strings.NewReader(minimal + "state: {enabled: false, name: rec}\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.Steps[0]
+	if st.Timeout.D() != DefaultTimeout || st.RetryDelay.D() != DefaultRetryDelay || st.Retries != 0 || st.OnError != OnErrorFail {
+		t.Errorf("built-in defaults: %+v", st)
+	}
+	if s.State.Enabled || s.State.Name != "rec" {
+		t.Errorf("state: %+v", s.State)
+	}
+}
+
+func TestPositionsOfValues(t *testing.T) {
+	s, err := loadTestdata(t, "testdata/valid-all-types.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"metadata.name":                     "4:9",
+		"steps.1":                           "15:5",
+		"steps.1.helm":                      "18:5",
+		"steps.1.helm.chart":                "19:14",
+		"steps.1.helm.values.hubble.enabled": "25:20",
+		"steps.1.helm.values.hubble.relay":  "26:11",
+		"steps.3.patch.patch.0.path":        "45:17",
+		"steps.6.job.command.1":             "64:23",
+	} {
+		if got := s.PosOf(path); got.String() != "testdata/valid-all-types.yaml:"+want {
+			t.Errorf("%s at %s, want %s", path, got, want)
+		}
+	}
+}
