@@ -119,19 +119,25 @@ func NewClientsForConfig(cfg *rest.Config) (*Clients, error) {
 		return nil, fmt.Errorf("cannot build a discovery client for %s: %w", hostOf(cfg), err)
 	}
 	cached := memory.NewMemCacheClient(disco)
-	deferred := restmapper.NewDeferredDiscoveryRESTMapper(cached)
-	mapper, ok := restmapper.NewShortcutExpander(deferred, cached, func(string) {}).(meta.ResettableRESTMapper)
-	if !ok { // the expander has always been resettable; keep a working mapper if that changes
-		mapper = deferred
-	}
 	return &Clients{
 		Namespace: "default",
 		Config:    cfg,
 		Typed:     typed,
 		Dynamic:   dyn,
 		Discovery: cached,
-		Mapper:    mapper,
+		Mapper:    NewMapper(cached),
 	}, nil
+}
+
+// NewMapper is a deferred discovery RESTMapper that also expands kubectl
+// short names ("deploy", "po"); Reset invalidates the discovery cache.
+func NewMapper(cached discovery.CachedDiscoveryInterface) meta.ResettableRESTMapper {
+	deferred := restmapper.NewDeferredDiscoveryRESTMapper(cached)
+	mapper, ok := restmapper.NewShortcutExpander(deferred, cached, func(string) {}).(meta.ResettableRESTMapper)
+	if !ok { // the expander has always been resettable; keep a working mapper if that changes
+		return deferred
+	}
+	return mapper
 }
 
 // Ping checks that the API server answers and accepts the credentials.
