@@ -48,6 +48,7 @@ type Session struct {
 	saveErr  error
 	failed   bool // a step failed in this run
 	closed   bool
+	destroy  bool // OpenDestroy: journal teardown, delete the record at the end
 }
 
 // Open prepares the record of s for an apply: it hashes every step, refuses a
@@ -56,12 +57,24 @@ type Session struct {
 // without an enabled state block returns (nil, nil); a nil *Session's
 // methods are no-ops, so callers need not branch.
 func Open(ctx context.Context, s *spec.Spec, opts Options) (*Session, error) {
+	return open(ctx, s, opts, false)
+}
+
+// OpenDestroy prepares the record of s for a destroy: the same guard and
+// lock as Open, but nothing resumes, each step torn down drops out of the
+// record (so a later apply re-runs it), and Close deletes the record when
+// every step was torn down. No record is created when there is none.
+func OpenDestroy(ctx context.Context, s *spec.Spec, opts Options) (*Session, error) {
+	return open(ctx, s, opts, true)
+}
+
+func open(ctx context.Context, s *spec.Spec, opts Options, destroy bool) (*Session, error) {
 	ref, ok := RefFor(s)
 	if !ok {
 		return nil, nil
 	}
 	if opts.Client == nil {
-		return nil, errors.New("state.Open: no Kubernetes client")
+		return nil, errors.New("state: no Kubernetes client to reach the record")
 	}
 	now := opts.Now
 	if now == nil {
@@ -94,7 +107,11 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (*Session, error) {
 		return nil, err
 	}
 	sess := &Session{Ref: ref, Store: store, Lock: lock, Previous: prev, hashes: hashes,
-		resumed: map[string]bool{}, redactor: opts.Redactor, now: now}
+		resumed: map[string]bool{}, redactor: opts.Redactor, now: now, destroy: destroy}
+	if destroy {
+		sess.record = prev
+		return sess, nil
+	}
 	t := now().UTC()
 	sess.record = &Record{SpecName: s.Metadata.Name, SpecHash: specHash, KhookVersion: opts.Version,
 		RunStatus: RunRunning, StartedAt: t, UpdatedAt: t, Steps: map[string]StepRecord{}}
@@ -115,7 +132,7 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (*Session, error) {
 // Resume is the engine's Resume hook: a step resumes when the previous record
 // says it succeeded with the same input hash.
 func (s *Session) Resume(step *spec.Step) (reason string, skip bool) {
-	if s == nil {
+	if s == nil || s.destroy {
 		return "", false
 	}
 	s.mu.Lock()
@@ -139,9 +156,27 @@ func (s *Session) OnFinish(res report.StepResult) {
 	if res.Status == report.StatusFailed {
 		s.failed = true
 	}
+	if s.destroy {
+		s.journalTeardown(res)
+		return
+	}
 	if !s.resumed[res.Name] { // a resumed step keeps the entry that let it resume
 		s.record.Steps[res.Name] = entryFor(res, s.hashes[res.Name], s.redactor, s.now())
 	}
+	s.record.UpdatedAt = s.now().UTC()
+	s.saveLocked()
+}
+
+// journalTeardown drops a torn-down step from the record: it no longer
+// stands, so the next apply must run it.
+func (s *Session) journalTeardown(res report.StepResult) {
+	if s.record == nil || res.Status != report.StatusOK {
+		return
+	}
+	if _, ok := s.record.Steps[res.Name]; !ok {
+		return
+	}
+	delete(s.record.Steps, res.Name)
 	s.record.UpdatedAt = s.now().UTC()
 	s.saveLocked()
 }
@@ -180,6 +215,9 @@ func (s *Session) Close(ctx context.Context) error {
 		return s.saveErr
 	}
 	s.closed = true
+	if s.destroy {
+		return s.closeDestroy(ctx)
+	}
 	s.record.RunStatus = RunSucceeded
 	if s.failed || ctx.Err() != nil {
 		s.record.RunStatus = RunFailed
@@ -195,6 +233,23 @@ func (s *Session) Close(ctx context.Context) error {
 	return nil
 }
 
+// closeDestroy deletes the record after a full teardown; after a partial one
+// the record keeps the steps still standing.
+func (s *Session) closeDestroy(ctx context.Context) error {
+	if s.record != nil && !s.failed && ctx.Err() == nil {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		s.keep(s.Store.Delete(dctx))
+		cancel()
+	}
+	if err := s.Lock.Release(ctx); err != nil {
+		s.keep(err)
+	}
+	if s.saveErr != nil {
+		return fmt.Errorf("the destroy's outcome could not be recorded: %w", s.saveErr)
+	}
+	return nil
+}
+
 // Record returns a copy of the record as written so far.
 func (s *Session) Record() *Record {
 	if s == nil {
@@ -202,6 +257,9 @@ func (s *Session) Record() *Record {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.record == nil {
+		return nil
+	}
 	cp := *s.record
 	cp.Steps = make(map[string]StepRecord, len(s.record.Steps))
 	for k, v := range s.record.Steps {
