@@ -17,6 +17,7 @@ import (
 	"github.com/khook/khook/internal/cli/apply"
 	cicmd "github.com/khook/khook/internal/cli/ci"
 	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/internal/cli/destroy"
 	"github.com/khook/khook/internal/cli/graph"
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/internal/cli/plan"
@@ -120,7 +121,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		plan.NewCmd(f, nil),  // TODO(live plan): wire the live planner here
 		apply.NewCmd(f, nil), // TODO(executors): wire runner/executors here
 		cicmd.NewCmd(f, cicmd.Deps{}),
-		stub.NewCmd(f, "destroy", "Undo what apply installed, walking the DAG in reverse"),
+		destroy.NewCmd(f),
 		status.NewCmd(f),
 		stub.NewCmd(f, "vars", "List the variables a spec uses and where their values come from"),
 		stub.NewCmd(f, "render", "Print the spec after variable substitution"),
