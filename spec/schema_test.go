@@ -76,12 +76,14 @@ func yamlToJSON(t *testing.T, text []byte) any {
 	return out
 }
 
-// exampleEnviron holds the variables the examples need.
-var exampleEnviron = []string{
-	"KHOOK_VAR_CLUSTER_NAME=demo",
-	"KHOOK_VAR_ENV=prod",
-	"KHOOK_SECRET_REGISTRY_TOKEN=example-token",
-	"KHOOK_SECRET_ADMIN_PASSWORD=example-password",
+// exampleInputs are the variables each example needs. Top-level examples
+// need none (they load, plan and graph as written); examples/variables
+// shows the forms without defaults, so it takes a var file and a secret.
+var exampleInputs = map[string]LoadOptions{
+	"../examples/variables/khook.yaml": {
+		VarFiles: []string{"../examples/variables/vars.yaml"},
+		Environ:  []string{"KHOOK_SECRET_REGISTRY_TOKEN=example-token"},
+	},
 }
 
 const schemaComment = "# yaml-language-server: $schema=" + SchemaID
@@ -95,8 +97,11 @@ func TestExamples(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no examples")
 	}
+	for f := range exampleInputs {
+		files = append(files, f)
+	}
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(f, "../examples/"), func(t *testing.T) {
 			raw, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -108,7 +113,8 @@ func TestExamples(t *testing.T) {
 			if err := sch.Validate(yamlToJSON(t, raw)); err != nil {
 				t.Errorf("raw example fails the schema: %v", err)
 			}
-			opts := LoadOptions{Environ: exampleEnviron, VarPrefix: DefaultVarPrefix, SecretPrefix: DefaultSecretPrefix, Redactor: redact.New()}
+			opts := exampleInputs[f]
+			opts.VarPrefix, opts.SecretPrefix, opts.Redactor = DefaultVarPrefix, DefaultSecretPrefix, redact.New()
 			vs, probs := gatherVars(opts)
 			out, _, probs2 := substitute(f, raw, vs, newPipelines())
 			if probs = append(probs, probs2...); len(probs) > 0 {
