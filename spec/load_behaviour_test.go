@@ -150,14 +150,14 @@ func TestPositionsOfValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{
-		"metadata.name":                     "4:9",
-		"steps.1":                           "15:5",
-		"steps.1.helm":                      "18:5",
-		"steps.1.helm.chart":                "19:14",
+		"metadata.name":                      "4:9",
+		"steps.1":                            "15:5",
+		"steps.1.helm":                       "18:5",
+		"steps.1.helm.chart":                 "19:14",
 		"steps.1.helm.values.hubble.enabled": "25:20",
-		"steps.1.helm.values.hubble.relay":  "26:11",
-		"steps.3.patch.patch.0.path":        "45:17",
-		"steps.6.job.command.1":             "64:23",
+		"steps.1.helm.values.hubble.relay":   "26:11",
+		"steps.3.patch.patch.0.path":         "45:17",
+		"steps.6.job.command.1":              "64:23",
 	} {
 		if got := s.PosOf(path); got.String() != "testdata/valid-all-types.yaml:"+want {
 			t.Errorf("%s at %s, want %s", path, got, want)
