@@ -12,8 +12,18 @@ type validator struct {
 	bad   map[string]bool // paths the decoder already reported
 }
 
-// errorf records a problem at the position of path (or its nearest parent).
+// errorf records a problem at the position of path (or its nearest parent),
+// unless the decoder already reported path or a parent of it: a subtree of
+// the wrong type would only produce follow-on noise.
 func (v *validator) errorf(path, hint, format string, args ...any) {
+	for p := path; ; p = p[:lastDot(p)] {
+		if v.bad[p] {
+			return
+		}
+		if lastDot(p) < 0 {
+			break
+		}
+	}
 	v.probs = append(v.probs, Problem{Pos: v.s.PosOf(path), Path: path, Message: describe(path) + fmt.Sprintf(format, args...), Hint: hint})
 }
 
