@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -177,7 +178,7 @@ func waitError(ctx context.Context, start time.Time, what string, t Target, pend
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &TimeoutError{Elapsed: elapsed, What: what, Target: t.String(), Pending: pending}
 	}
-	return fmt.Errorf("cancelled after %s waiting for %s on %s: %s", elapsed, what, t, pending)
+	return fmt.Errorf("cancelled after %s waiting for %s on %s: %s", ShortDuration(elapsed), what, t, pending)
 }
 
 // TimeoutError is a wait that ran out of time; it says what was still unmet.
@@ -189,7 +190,20 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("timed out after %s waiting for %s on %s: %s", e.Elapsed, e.What, e.Target, e.Pending)
+	return fmt.Sprintf("timed out after %s waiting for %s on %s: %s", ShortDuration(e.Elapsed), e.What, e.Target, e.Pending)
+}
+
+// ShortDuration prints a duration the way specs write it: "2m", "1h30m",
+// "1.5s", not "2m0s".
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 // Unwrap makes errors.Is(err, context.DeadlineExceeded) hold.

@@ -31,7 +31,8 @@ func (x *Apply) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, err
 	if st.Apply == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeApply)
 	}
-	return x.finish(x.run(ctx, st.Apply))
+	out, err := x.run(ctx, st.Apply)
+	return x.finishStep(st, out, err)
 }
 
 func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) {

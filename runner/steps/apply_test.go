@@ -166,6 +166,7 @@ func TestApplyWaitForTimesOut(t *testing.T) {
 	env, _ := newTestEnv(t)
 	st := applyStep(ns, deployment("stuck", 1, neverReady))
 	st.Apply.WaitFor = "condition=Available"
+	st.Timeout = spec.Duration(3 * time.Second)
 	runErr(t, deadline(t, 3*time.Second), NewApply(env), st,
 		"waitFor: timed out after 3s waiting for condition=Available on deployment.apps/stuck in "+ns+": 1 of 1 not ready: deployment/stuck (")
 }

@@ -56,9 +56,11 @@ func (x *Delete) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, er
 		}
 		return x.finish(x.Releases.DeleteRelease(ctx, st))
 	case len(d.Manifests) > 0:
-		return x.finish(x.manifests(ctx, d))
+		out, err := x.manifests(ctx, d)
+		return x.finishStep(st, out, err)
 	case d.Resource != "":
-		return x.finish(x.resource(ctx, d))
+		out, err := x.resource(ctx, d)
+		return x.finishStep(st, out, err)
 	}
 	return x.finish(runner.Outcome{}, errors.New("delete sets none of manifests, resource, release"))
 }

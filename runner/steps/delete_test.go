@@ -103,7 +103,7 @@ func TestDeleteTimesOutOnFinalizer(t *testing.T) {
 		_, _ = testCluster.Client.CoreV1().ConfigMaps(ns).Patch(context.Background(), cm.Name, types.MergePatchType,
 			[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 	})
-	st := &spec.Step{Name: "d", Delete: &spec.Delete{Resource: "configmap/held", Namespace: ns}}
+	st := &spec.Step{Name: "d", Timeout: spec.Duration(2 * time.Second), Delete: &spec.Delete{Resource: "configmap/held", Namespace: ns}}
 	runErr(t, deadline(t, 2*time.Second), NewDelete(env, nil), st,
 		"timed out after 2s waiting for deletion on configmap/held in "+ns+": still terminating, finalizers [khook.test/hold]")
 }

@@ -40,9 +40,11 @@ func (x *Rollout) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, e
 		return runner.Outcome{}, wrongStep(st, spec.TypeRollout)
 	}
 	if r.Restart != "" {
-		return x.finish(x.restart(ctx, r))
+		out, err := x.restart(ctx, r)
+		return x.finishStep(st, out, err)
 	}
-	return x.finish(x.status(ctx, r))
+	out, err := x.status(ctx, r)
+	return x.finishStep(st, out, err)
 }
 
 // workload resolves a kind/name argument to an apps/v1 workload.

@@ -45,7 +45,7 @@ func TestRolloutStatusTimesOut(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
 	createDeployment(t, ns, "stuck", 1, neverReady)
-	st := &spec.Step{Name: "s", Rollout: &spec.Rollout{Status: "deployment/stuck", Namespace: ns}}
+	st := &spec.Step{Name: "s", Timeout: spec.Duration(2 * time.Second), Rollout: &spec.Rollout{Status: "deployment/stuck", Namespace: ns}}
 	runErr(t, deadline(t, 2*time.Second), NewRollout(env), st,
 		"timed out after 2s waiting for rollout to complete on deployment.apps/stuck in "+ns+": ")
 }

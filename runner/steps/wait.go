@@ -21,7 +21,8 @@ func (x *Wait) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, erro
 	if st.Wait == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeWait)
 	}
-	return x.finish(x.run(ctx, st.Wait))
+	out, err := x.run(ctx, st.Wait)
+	return x.finishStep(st, out, err)
 }
 
 func (x *Wait) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {

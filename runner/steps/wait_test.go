@@ -86,10 +86,12 @@ func TestWaitTimesOutSayingWhatIsNotReady(t *testing.T) {
 	// Wait until both pods exist, so the timeout message is deterministic.
 	run(t, NewWait(env), waitStep(spec.Wait{For: "jsonpath={.status.replicas}=2", On: "deploy/stuck", Namespace: ns}))
 	st := waitStep(spec.Wait{For: "condition=Ready", On: "pods", Namespace: ns, Selector: "app=stuck"})
+	st.Timeout = spec.Duration(2 * time.Second)
 	runErr(t, deadline(t, 2*time.Second), NewWait(env), st,
 		"timed out after 2s waiting for condition=Ready on pods -l app=stuck in "+ns+": 2 of 2 not ready: pod/stuck-", "(Ready=False")
 
 	st = waitStep(spec.Wait{For: "condition=Ready", On: "pods", Namespace: ns, Selector: "app=none"})
+	st.Timeout = spec.Duration(time.Second)
 	runErr(t, deadline(t, time.Second), NewWait(env), st, "timed out after 1s waiting for condition=Ready on pods -l app=none in "+ns+": nothing matches yet")
 }
 
