@@ -1,6 +1,7 @@
 // Package spec holds the khook DSL (apiVersion khook.io/v1, kind Khook): its
 // types, loading with source positions, variables, conditions, validation and
-// JSON Schema. It imports no client-go: everything here is decided offline.
+// JSON Schema. Everything here is decided offline: of client-go it imports
+// only the JSONPath parser, to check wait conditions.
 package spec
 
 import (
@@ -203,6 +204,9 @@ type Auth struct {
 
 // Helm installs or upgrades a chart release.
 type Helm struct {
+	// Chart is the reference as written, except that Load moves an inline
+	// version to Version (cilium:1.18.4, oci://.../app:1.2.3); an oci
+	// @digest stays here. ParseChart classifies it.
 	Chart           string         `json:"chart"`
 	Repo            string         `json:"repo,omitempty"`
 	Version         string         `json:"version,omitempty"` // inline name:version is normalised here
