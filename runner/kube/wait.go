@@ -105,6 +105,23 @@ func (t Target) ListWatch(c *Clients) *cache.ListWatch {
 	}
 }
 
+// List returns the objects the target selects now, sorted by namespace and
+// name: a one-shot evaluation (plan: is this wait already a no-op?).
+func (t Target) List(ctx context.Context, c *Clients) ([]*unstructured.Unstructured, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	list, err := t.resource(c).List(ctx, metav1.ListOptions{LabelSelector: t.LabelSelector, FieldSelector: t.fieldSelector()})
+	if err != nil {
+		return nil, fmt.Errorf("cannot list %s: %w", t, c.Explain(err))
+	}
+	items := make([]any, len(list.Items))
+	for i := range list.Items {
+		items[i] = &list.Items[i]
+	}
+	return sorted(items), nil
+}
+
 // Predicate decides over every object the target currently matches; pending
 // says what is not met yet, for the timeout message. A non-nil err ends the
 // wait at once (a rollout that exceeded its progress deadline).

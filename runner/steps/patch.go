@@ -5,22 +5,30 @@ import (
 	"encoding/json"
 	"fmt"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/api/equality"
 	k8serrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
-// Patch is kubectl patch. Unlike kubectl it first sends the patch as a
-// server-side dry-run and skips the real request when the result equals the
-// live object (ignoring resourceVersion, managedFields and status): a converged
-// re-run then reports "unchanged" and writes nothing, at the cost of one
-// extra dry-run request when something does change.
+// Patch is kubectl patch. Unlike kubectl it first applies the patch locally
+// to the object it just read (the same strategic-merge, JSON-merge and
+// RFC 6902 code the API server runs) and sends nothing when that changes
+// nothing: a converged re-run reports "unchanged" and writes nothing,
+// without an extra request. When the local result differs, or cannot be
+// computed (strategic patches of custom resources), the real patch is
+// sent and the server decides. A server-side dry-run was tried first, but a
+// controller updating the object between the read and the dry-run made
+// converged re-runs look changed.
 type Patch struct{ Env }
 
 // NewPatch returns the patch executor.
@@ -47,52 +55,85 @@ func PatchType(t string) (types.PatchType, error) {
 	return "", fmt.Errorf("unknown patch type %q: use strategic, merge or json", t)
 }
 
-func (x *Patch) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) {
-	var out runner.Outcome
+// PatchPreview is what a patch step would do, from a server-side dry-run:
+// plan reports Changed (configure) and plan --diff diffs Live with Result.
+type PatchPreview struct {
+	Target  kube.Resource
+	Name    string // "deployment.apps/x in namespace y"
+	Live    *unstructured.Unstructured
+	Result  *unstructured.Unstructured // the dry-run's answer
+	Changed bool
+
+	namespace string
+	patchType types.PatchType
+	body      []byte
+}
+
+// resolve resolves the target and reads it; it must exist.
+func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, error) {
 	c := x.Clients
 	pt, err := PatchType(p.Type)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	body, err := json.Marshal(p.Patch)
 	if err != nil {
-		return out, fmt.Errorf("cannot encode the patch body: %v", err)
+		return nil, fmt.Errorf("cannot encode the patch body: %v", err)
 	}
 	res, err := c.ResolveArg(ctx, p.Target)
 	if err != nil {
-		return out, fmt.Errorf("target %q: %w", p.Target, err)
+		return nil, fmt.Errorf("target %q: %w", p.Target, err)
 	}
 	if res.Name == "" {
-		return out, fmt.Errorf("target %q names no object: write kind/name (daemonset/aws-node)", p.Target)
+		return nil, fmt.Errorf("target %q names no object: write kind/name (daemonset/aws-node)", p.Target)
 	}
 	ns := namespaceOr(p.Namespace)
 	if !res.Namespaced() {
 		ns = ""
 	}
-	name := describe(res.Mapping, ns, res.Name)
-	r := c.Resource(res.Mapping, ns)
-	live, err := r.Get(ctx, res.Name, metav1.GetOptions{})
+	pv := &PatchPreview{Target: res, Name: describe(res.Mapping, ns, res.Name), namespace: ns, patchType: pt, body: body}
+	pv.Live, err = c.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{})
 	if k8serrors.IsNotFound(err) {
-		return out, fmt.Errorf("patch target %s not found: it must exist before it can be patched", name)
+		return nil, fmt.Errorf("patch target %s not found: it must exist before it can be patched", pv.Name)
 	}
 	if err != nil {
-		return out, fmt.Errorf("cannot read %s: %w", name, c.Explain(err))
+		return nil, fmt.Errorf("cannot read %s: %w", pv.Name, c.Explain(err))
 	}
-	opts := metav1.PatchOptions{FieldManager: kube.FieldManager, DryRun: []string{metav1.DryRunAll}}
-	dry, err := r.Patch(ctx, res.Name, pt, body, opts)
+	return pv, nil
+}
+
+// Preview resolves and reads the target (it must exist) and dry-runs the
+// patch on the server (plan --diff). It writes nothing.
+func (x *Patch) Preview(ctx context.Context, p *spec.Patch) (*PatchPreview, error) {
+	pv, err := x.resolve(ctx, p)
 	if err != nil {
-		return out, x.patchError(res, name, p, err)
+		return nil, err
 	}
-	if sameObject(live, dry) {
-		out.Detail = fmt.Sprintf("%s unchanged (the patch is already applied)", name)
+	pv.Result, err = x.Clients.Resource(pv.Target.Mapping, pv.namespace).Patch(ctx, pv.Target.Name, pv.patchType, pv.body,
+		metav1.PatchOptions{FieldManager: kube.FieldManager, DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		return nil, x.patchError(pv.Target, pv.Name, p, err)
+	}
+	pv.Changed = !sameObject(pv.Live, pv.Result)
+	return pv, nil
+}
+
+func (x *Patch) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) {
+	var out runner.Outcome
+	pv, err := x.resolve(ctx, p)
+	if err != nil {
+		return out, err
+	}
+	if !wouldChange(pv.Live, pv.patchType, pv.body) {
+		out.Detail = fmt.Sprintf("%s unchanged (the patch is already applied)", pv.Name)
 		return out, nil
 	}
-	opts.DryRun = nil
-	if _, err := r.Patch(ctx, res.Name, pt, body, opts); err != nil {
-		return out, x.patchError(res, name, p, err)
+	r := x.Clients.Resource(pv.Target.Mapping, pv.namespace)
+	if _, err := r.Patch(ctx, pv.Target.Name, pv.patchType, pv.body, metav1.PatchOptions{FieldManager: kube.FieldManager}); err != nil {
+		return out, x.patchError(pv.Target, pv.Name, p, err)
 	}
 	out.Writes = 1
-	out.Detail = fmt.Sprintf("patched %s (%s)", name, patchTypeName(p.Type))
+	out.Detail = fmt.Sprintf("patched %s (%s)", pv.Name, patchTypeName(p.Type))
 	return out, nil
 }
 
@@ -117,6 +158,40 @@ func patchTypeName(t string) string {
 		return spec.PatchStrategic
 	}
 	return t
+}
+
+// wouldChange applies the patch to live locally; errors count as a change,
+// so the server has the last word (and the error message).
+func wouldChange(live *unstructured.Unstructured, pt types.PatchType, body []byte) bool {
+	cur, err := live.MarshalJSON()
+	if err != nil {
+		return true
+	}
+	var patched []byte
+	switch pt {
+	case types.MergePatchType:
+		patched, err = jsonpatch.MergePatch(cur, body)
+	case types.JSONPatchType:
+		var ops jsonpatch.Patch
+		if ops, err = jsonpatch.DecodePatch(body); err == nil {
+			patched, err = ops.Apply(cur)
+		}
+	case types.StrategicMergePatchType:
+		var typed runtime.Object
+		if typed, err = scheme.Scheme.New(live.GroupVersionKind()); err == nil {
+			patched, err = strategicpatch.StrategicMergePatch(cur, body, typed)
+		}
+	default:
+		return true
+	}
+	if err != nil {
+		return true
+	}
+	var after unstructured.Unstructured
+	if err := after.UnmarshalJSON(patched); err != nil {
+		return true
+	}
+	return !sameObject(live, &after)
 }
 
 // sameObject compares two versions of an object, ignoring what every write

@@ -32,8 +32,8 @@ func TestPatchStrategicThenNoWriteWhenApplied(t *testing.T) {
 	}
 	writes.n.Store(0)
 	out = run(t, x, st)
-	// One dry-run PATCH, no real write.
-	if out.Detail != "deployment.apps/aws-node in namespace "+ns+" unchanged (the patch is already applied)" || out.Writes != 0 || writes.n.Load() != 1 {
+	// The patch changes nothing: no request at all.
+	if out.Detail != "deployment.apps/aws-node in namespace "+ns+" unchanged (the patch is already applied)" || out.Writes != 0 || writes.n.Load() != 0 {
 		t.Errorf("re-run: %q, %d writes, %d requests", out.Detail, out.Writes, writes.n.Load())
 	}
 }
@@ -51,6 +51,15 @@ func TestPatchMergeAndJSON(t *testing.T) {
 		Patch: []any{map[string]any{"op": "remove", "path": "/data/b"}}}}
 	if out := run(t, x, jsonP); out.Writes != 1 {
 		t.Errorf("json: %q", out.Detail)
+	}
+	if out := run(t, x, merge); out.Writes != 0 {
+		t.Errorf("merge re-run: %q", out.Detail)
+	}
+	// plan --diff's preview: a server-side dry-run that writes nothing.
+	pv, err := x.Preview(context.Background(), &spec.Patch{Target: "cm/cm", Namespace: ns, Type: spec.PatchMerge,
+		Patch: map[string]any{"data": map[string]any{"a": "9"}}})
+	if err != nil || !pv.Changed || pv.Result.Object["data"].(map[string]any)["a"] != "9" {
+		t.Errorf("preview: %+v, %v", pv, err)
 	}
 	cm, _ := testCluster.Client.CoreV1().ConfigMaps(ns).Get(context.Background(), "cm", metav1.GetOptions{})
 	if cm.Annotations["x"] != "y" || cm.Data["b"] != "" || cm.Data["a"] != "1" {

@@ -27,11 +27,7 @@ func (x *Wait) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, erro
 
 func (x *Wait) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {
 	var out runner.Outcome
-	cond, err := kube.ParseCondition(w.For)
-	if err != nil {
-		return out, err
-	}
-	t, err := x.target(ctx, w)
+	t, cond, err := WaitTarget(ctx, x.Clients, w)
 	if err != nil {
 		return out, err
 	}
@@ -42,15 +38,20 @@ func (x *Wait) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {
 	return out, nil
 }
 
-// target resolves wait.on and its selectors.
-func (x *Wait) target(ctx context.Context, w *spec.Wait) (kube.Target, error) {
-	res, err := x.Clients.ResolveArg(ctx, w.On)
+// WaitTarget parses wait.for and resolves wait.on with its selectors. Plan
+// uses it too: cond.Evaluate over t.List tells whether the wait is a no-op.
+func WaitTarget(ctx context.Context, c *kube.Clients, w *spec.Wait) (kube.Target, kube.Condition, error) {
+	cond, err := kube.ParseCondition(w.For)
 	if err != nil {
-		return kube.Target{}, fmt.Errorf("on %q: %w", w.On, err)
+		return kube.Target{}, cond, err
+	}
+	res, err := c.ResolveArg(ctx, w.On)
+	if err != nil {
+		return kube.Target{}, cond, fmt.Errorf("on %q: %w", w.On, err)
 	}
 	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: w.Selector, FieldSelector: w.FieldSelector}
 	if !w.AllNamespaces {
 		t.Namespace = namespaceOr(w.Namespace)
 	}
-	return t, t.Validate()
+	return t, cond, t.Validate()
 }
