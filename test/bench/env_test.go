@@ -1,0 +1,156 @@
+package bench
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+	repo "helm.sh/helm/v4/pkg/repo/v1"
+)
+
+// HelmVersion is the helm CLI the script uses, built with go install on
+// first use and cached.
+const HelmVersion = "v4.3.1"
+
+// kubectlPath is the kubectl the script uses.
+const kubectlPath = "/usr/bin/kubectl"
+
+type benchEnv struct {
+	testdata   string
+	helm       string
+	kubectl    string
+	khookBin   string
+	home       string
+	kubeconfig string
+	proxy      *countingProxy
+	repo       *chartRepo
+}
+
+func newBenchEnv(b *testing.B) *benchEnv {
+	b.Helper()
+	testdata, err := filepath.Abs("testdata")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := os.Stat(kubectlPath); err != nil {
+		b.Skipf("kubectl is not at %s: %v", kubectlPath, err)
+	}
+	tmp := b.TempDir()
+	e := &benchEnv{testdata: testdata, kubectl: kubectlPath, home: filepath.Join(tmp, "home")}
+	if err := os.MkdirAll(e.home, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	e.helm = helmCLI(b)
+	e.khookBin = buildKhook(b, tmp)
+	e.proxy = newCountingProxy(b, kube.RESTConfig)
+	e.kubeconfig = e.proxy.kubeconfig(b, tmp)
+	e.repo = serveCharts(b, "bench-reader", "bench-Pa55", "alpha", "beta", "gamma")
+	return e
+}
+
+// helmCLI returns the helm binary, installing it into the user cache dir.
+func helmCLI(b *testing.B) string {
+	b.Helper()
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		b.Fatalf("no cache directory for the helm CLI: %v", err)
+	}
+	dir := filepath.Join(cache, "khook", "bench-bin", "helm-"+HelmVersion+"-"+runtime.GOOS+"-"+runtime.GOARCH)
+	bin := filepath.Join(dir, "helm")
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	cmd := exec.Command(goCmd(), "install", "helm.sh/helm/v4/cmd/helm@"+HelmVersion)
+	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=")
+	cmd.Dir = os.TempDir() // outside this module: a plain module-mode install
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("cannot install the helm CLI %s (go install helm.sh/helm/v4/cmd/helm@%s): %v\n%s", HelmVersion, HelmVersion, err, out)
+	}
+	return bin
+}
+
+// KhookBinEnv names a prebuilt khook binary to measure instead of building
+// the working tree (e.g. one built from a commit with git archive).
+const KhookBinEnv = "KHOOK_BENCH_KHOOK"
+
+// buildKhook builds this checkout's khook binary.
+func buildKhook(b *testing.B, dir string) string {
+	b.Helper()
+	if p := os.Getenv(KhookBinEnv); p != "" {
+		return p
+	}
+	root, err := exec.Command(goCmd(), "env", "GOMOD").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "khook")
+	cmd := exec.Command(goCmd(), "build", "-o", bin, ".")
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("cannot build khook from the working tree (or set %s to a khook binary): %v\n%s", KhookBinEnv, err, out)
+	}
+	return bin
+}
+
+func goCmd() string {
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p
+	}
+	return "go"
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// chartRepo is an HTTP chart repository behind basic auth.
+type chartRepo struct{ URL, User, Pass string }
+
+// serveCharts serves test/testdata/charts/demo under each name, version
+// 0.1.0, from a loopback chart repository.
+func serveCharts(b *testing.B, user, pass string, names ...string) *chartRepo {
+	b.Helper()
+	dir := b.TempDir()
+	idx := repo.NewIndexFile()
+	for _, name := range names {
+		ch, err := loader.Load(filepath.Join("..", "testdata", "charts", "demo"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ch.Metadata.Name, ch.Metadata.Version = name, "0.1.0"
+		p, err := chartutil.Save(ch, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		if err := idx.MustAdd(ch.Metadata, filepath.Base(p), "", "sha256:"+hex.EncodeToString(sum[:])); err != nil {
+			b.Fatal(err)
+		}
+	}
+	idx.SortEntries()
+	if err := idx.WriteFile(filepath.Join(dir, "index.yaml"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	files := http.StripPrefix("/charts/", http.FileServer(http.Dir(dir)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != user || p != pass {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	b.Cleanup(srv.Close)
+	return &chartRepo{URL: fmt.Sprintf("%s/charts", srv.URL), User: user, Pass: pass}
+}
