@@ -112,7 +112,9 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 		d.decode(n, keyNode, path, v.Elem())
 		return
 	case t.Kind() == reflect.Interface:
-		v.Set(reflect.ValueOf(d.value(n, keyNode, path)))
+		if val := d.value(n, keyNode, path); val != nil {
+			v.Set(reflect.ValueOf(val))
+		}
 		return
 	}
 	if isNull {

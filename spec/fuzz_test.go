@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/khook/khook/internal/redact"
 )
 
@@ -28,11 +30,20 @@ func FuzzSubstitute(f *testing.F) {
 		lines := lineStarts(out)
 		for l := 1; l <= len(lines); l++ {
 			p := pm.Pos(l, 1)
-			if p.Line < 1 || p.Line > len(pm.origLines) || p.Col < 1 {
+			if p.Line < 1 || p.Line > len(lineStarts(pm.orig)) || p.Col < 1 {
 				t.Fatalf("line %d maps to %v outside the input", l, p)
 			}
 		}
 	})
+}
+
+// treeSize counts the nodes the parser built (aliases not expanded).
+func treeSize(n *yaml.Node) int {
+	size := 1
+	for _, c := range n.Content {
+		size += treeSize(c)
+	}
+	return size
 }
 
 func FuzzLoad(f *testing.F) {
@@ -44,6 +55,13 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		// The lexical estimate that guards the parser never undercounts.
+		var doc yaml.Node
+		if yaml.Unmarshal(in, &doc) == nil {
+			if n, est := treeSize(&doc), estimateNodes(in); n > est {
+				t.Fatalf("estimateNodes = %d, the parser built %d nodes", est, n)
+			}
+		}
 		s, err := Load(LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(in), Environ: testEnviron, Redactor: redact.New()})
 		if err == nil {
 			// A loaded spec is usable by the rest of khook.

@@ -34,9 +34,16 @@ type segment struct {
 type posMap struct {
 	file      string
 	orig, out []byte
-	origLines []int // byte offset of each line start
+	origLines []int // byte offset of each line start; built on first use
 	outLines  []int
 	segs      []segment
+}
+
+func (m *posMap) lines() ([]int, []int) {
+	if m.origLines == nil {
+		m.origLines, m.outLines = lineStarts(m.orig), lineStarts(m.out)
+	}
+	return m.origLines, m.outLines
 }
 
 func lineStarts(b []byte) []int {
@@ -99,14 +106,16 @@ func (m *posMap) Pos(line, col int) Pos {
 	if m == nil || line == 0 {
 		return Pos{Line: line, Col: col}
 	}
-	off := m.origOffset(offsetOf(m.out, m.outLines, line, col))
-	l, c := lineColOf(m.orig, m.origLines, off)
+	origLines, outLines := m.lines()
+	off := m.origOffset(offsetOf(m.out, outLines, line, col))
+	l, c := lineColOf(m.orig, origLines, off)
 	return Pos{File: m.file, Line: l, Col: c}
 }
 
 // posAt is the position of a raw-text byte offset.
 func (m *posMap) posAt(off int) Pos {
-	l, c := lineColOf(m.orig, m.origLines, off)
+	origLines, _ := m.lines()
+	l, c := lineColOf(m.orig, origLines, off)
 	return Pos{File: m.file, Line: l, Col: c}
 }
 
@@ -222,7 +231,7 @@ const maxOutput = 16 << 20
 // only the pipeline text is evaluated. Every problem is collected; positions
 // point at the "${" in the raw text.
 func substitute(file string, src []byte, vs *varSet, pipes *pipelines) ([]byte, *posMap, Problems) {
-	m := &posMap{file: file, orig: src, origLines: lineStarts(src)}
+	m := &posMap{file: file, orig: src}
 	var out bytes.Buffer
 	out.Grow(len(src))
 	var probs Problems
@@ -269,6 +278,6 @@ func substitute(file string, src []byte, vs *varSet, pipes *pipelines) ([]byte, 
 			probs = append(probs, Problem{Pos: m.posAt(off), Message: msg, Hint: hint})
 		})
 	m.out = out.Bytes()
-	m.outLines = lineStarts(m.out)
+	m.origLines = nil // posAt may have indexed the raw text only
 	return m.out, m, probs
 }

@@ -147,11 +147,11 @@ func (v *validator) step(st *Step, names map[string]*Step) {
 	}
 	switch len(keys) {
 	case 0:
-		v.errorf(p, "add exactly one of "+strings.Join(StepTypes, ", "), "step %q has no action", st.Name)
+		v.errorf(p, "add exactly one of "+strings.Join(StepTypes, ", "), "%s has no action", stepLabel(st))
 		return
 	case 1:
 	default:
-		v.errorf(p+"."+keys[1], "split it into separate steps joined by needs:", "step %q has %d action keys (%s); a step does exactly one thing", st.Name, len(keys), strings.Join(keys, ", "))
+		v.errorf(p+"."+keys[1], "split it into separate steps joined by needs:", "%s has %d action keys (%s); a step does exactly one thing", stepLabel(st), len(keys), strings.Join(keys, ", "))
 		return
 	}
 	switch keys[0] {
@@ -170,6 +170,14 @@ func (v *validator) step(st *Step, names map[string]*Step) {
 	case TypeJob:
 		v.job(p+".job", st.Job)
 	}
+}
+
+// stepLabel names a step in messages, by name when it has one.
+func stepLabel(st *Step) string {
+	if st.Name == "" {
+		return fmt.Sprintf("steps[%d]", st.Index)
+	}
+	return fmt.Sprintf("step %q", st.Name)
 }
 
 func stepNameList(s *Spec) []string {

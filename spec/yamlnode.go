@@ -15,10 +15,14 @@ import (
 // billion-laughs alias bomb fails fast instead of eating memory.
 const maxNodes = 100_000
 
-var errTooManyNodes = fmt.Errorf("the document expands to more than %d YAML nodes through anchors and aliases", maxNodes)
+var errTooManyNodes = fmt.Errorf("the document expands to more than %d YAML nodes, counting every alias expansion", maxNodes)
 
 // parseDocument parses one YAML document. Positions are in the text given.
 func parseDocument(text []byte, pm *posMap, file string) (*yaml.Node, Problems) {
+	if est := estimateNodes(text); est > maxEstimatedNodes {
+		return nil, Problems{{Pos: Pos{File: file, Line: 1, Col: 1}, Message: fmt.Sprintf("the document is too large: it holds about %d YAML nodes, the limit is %d", est, maxNodes),
+			Hint: "split the spec, or move large manifests to file: sources"}}
+	}
 	dec := yaml.NewDecoder(strings.NewReader(string(text)))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -42,7 +46,7 @@ func parseDocument(text []byte, pm *posMap, file string) (*yaml.Node, Problems) 
 	if err := countNodes(root, &budget, map[*yaml.Node]bool{}); err != nil {
 		hint := ""
 		if errors.Is(err, errTooManyNodes) {
-			hint = "a YAML alias bomb? expand fewer aliases, or split the spec"
+			hint = "split the spec, or expand fewer aliases: this looks like an alias bomb"
 		}
 		return nil, Problems{{Pos: pm.Pos(root.Line, root.Column), Message: err.Error(), Hint: hint}}
 	}

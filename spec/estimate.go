@@ -1,0 +1,94 @@
+package spec
+
+// maxEstimatedNodes bounds the parser's work: the YAML parser builds the
+// whole node tree (some 250 bytes a node) before the alias-expanding count
+// can run, so a flat 4 MiB list would cost hundreds of MiB. A cheap lexical
+// scan refuses such documents first.
+const maxEstimatedNodes = 2 * maxNodes
+
+// estimateNodes over-approximates how many YAML nodes text holds: it counts
+// what can start a node — lines, and outside quotes, comments and block
+// scalar bodies: ", [ {", "- " and ": " — so the parser never sees a document
+// far over the node budget. Block scalar bodies (after "key: |") are one node.
+func estimateNodes(text []byte) int {
+	n := 1
+	flow := 0         // [ { depth, across lines
+	blockIndent := -1 // >= 0: inside a block scalar whose parent line has this indent
+	for start := 0; start < len(text); {
+		end := start
+		for end < len(text) && text[end] != '\n' {
+			end++
+		}
+		line := text[start:end]
+		start = end + 1
+		indent := 0
+		for indent < len(line) && line[indent] == ' ' {
+			indent++
+		}
+		if blockIndent >= 0 {
+			if indent == len(line) || indent > blockIndent {
+				continue // body of the block scalar (or a blank line in it)
+			}
+			blockIndent = -1
+		}
+		n++
+		var quote byte
+		lastToken := byte(0) // last significant byte outside quotes and comments
+		for i := indent; i < len(line); i++ {
+			c := line[i]
+			if quote != 0 {
+				if c == '\\' && quote == '"' {
+					i++
+				} else if c == quote {
+					quote = 0
+				}
+				lastToken = 0
+				continue
+			}
+			switch c {
+			case '#':
+				if i == 0 || line[i-1] == ' ' || line[i-1] == '\t' {
+					i = len(line) // a comment ends the line
+					continue
+				}
+			case '"', '\'':
+				if i == indent || isNodeStart(line[i-1]) {
+					quote = c
+				}
+			case '[', '{':
+				flow++
+				n++
+			case ']', '}':
+				if flow > 0 {
+					flow--
+				}
+			case ',':
+				n++
+			case '-', ':', '?':
+				if i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t' {
+					n += 2
+				}
+			}
+			if c != ' ' && c != '\t' && c != '\r' {
+				lastToken = c
+			}
+			if (c == '|' || c == '>') && flow == 0 && quote == 0 && (i == indent || isNodeStart(line[i-1])) {
+				lastToken = '|'
+				// The header may carry indentation and chomping indicators.
+				j := i + 1
+				for j < len(line) && (line[j] == '-' || line[j] == '+' || (line[j] >= '1' && line[j] <= '9')) {
+					j++
+				}
+				i = j - 1
+			}
+		}
+		if lastToken == '|' && quote == 0 && flow == 0 {
+			blockIndent = indent
+		}
+	}
+	return n
+}
+
+func isNodeStart(prev byte) bool {
+	return prev == ' ' || prev == '\t' || prev == '[' || prev == '{' || prev == ','
+}
