@@ -164,3 +164,29 @@ func TestPositionsOfValues(t *testing.T) {
 		}
 	}
 }
+
+// Documents far over the node budget are refused before the parser builds
+// them, in little memory.
+func TestHugeDocumentsRefusedCheaply(t *testing.T) {
+	for name, doc := range map[string][]byte{
+		"flow list":  append([]byte("a: ["), bytes.Repeat([]byte("a,"), 1_500_000)...),
+		"block list": append([]byte("a:\n"), bytes.Repeat([]byte("- a\n"), 900_000)...),
+		"nesting":    append([]byte("a: "), bytes.Repeat([]byte("["), 1_000_000)...),
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := Load(LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc)})
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("%s: want a too-large error, got %.200v", name, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+			t.Errorf("%s: allocated %d MiB, want < 64", name, alloc>>20)
+		}
+	}
+	// A big but ordinary spec is far below the estimate's limit.
+	if est := estimateNodes(bigSpec(1000)); est > maxEstimatedNodes/4 {
+		t.Errorf("a 1,000-step spec is estimated at %d nodes", est)
+	}
+}
