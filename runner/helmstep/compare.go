@@ -10,12 +10,12 @@ import (
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 )
 
-// sameChart reports whether the chart about to be installed is the one the
+// SameChart reports whether the chart about to be installed is the one the
 // release was made from: same metadata (name, version, ...), lock, default
 // values, schema, templates and files. Comparing content, not just the
 // version, catches a local chart edited without a version bump. Subcharts
 // are not stored in a release; they are covered by the lock and metadata.
-func sameChart(stored, next *chartv2.Chart) bool {
+func SameChart(stored, next *chartv2.Chart) bool {
 	if stored == nil || next == nil || stored.Metadata == nil || next.Metadata == nil {
 		return false
 	}
@@ -30,9 +30,9 @@ func sameChart(stored, next *chartv2.Chart) bool {
 		sameFiles(stored.Files, next.Files)
 }
 
-// sameValues compares user-supplied values in their JSON form (how Helm
+// SameValues compares user-supplied values in their JSON form (how Helm
 // stores them); nil and empty are the same.
-func sameValues(stored, next map[string]any) bool {
+func SameValues(stored, next map[string]any) bool {
 	if len(stored) == 0 && len(next) == 0 {
 		return true
 	}

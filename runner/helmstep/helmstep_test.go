@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -283,4 +284,34 @@ func TestUninstall(t *testing.T) {
 		t.Fatal("uninstalling an absent release without ignoreNotFound succeeded")
 	}
 	mustContain(t, "error", err.Error(), "release gone not found in namespace "+f.ns)
+}
+
+// CI runs khook with a read-only root and no HOME: Helm's cache, config and
+// registry credentials must not go there.
+func TestNothingWrittenUnderHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, v := range []string{"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME"} {
+		t.Setenv(v, "")
+	}
+	f := newFixture(t)
+	repo := serveChartRepo(t, "u", "p", demoChart(t, "0.1.0"))
+	reg := serveRegistry(t, "u", "p")
+	reg.push(t, demoChart(t, "0.1.0"))
+	f.run(f.step("home-repo", spec.Helm{Chart: "demo", Repo: repo.URL, Auth: &spec.Auth{Username: "u", Password: "p"}}), stepTimeout)
+	f.run(f.step("home-oci", spec.Helm{Chart: "oci://" + reg.Host + "/charts/demo:0.1.0", Auth: &spec.Auth{Username: "u", Password: "p"}}), stepTimeout)
+	entries, err := os.ReadDir(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("Helm wrote %s under HOME", filepath.Join(home, e.Name()))
+	}
+	tmp := f.exec.tmpDir
+	if err := f.exec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("Close left the temp dir %s: %v", tmp, err)
+	}
 }

@@ -40,13 +40,13 @@ func TestSameValuesIgnoresNumberTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameValues(stored, next) {
+	if !SameValues(stored, next) {
 		t.Error("2 and 2.0 compared different")
 	}
-	if !sameValues(nil, map[string]any{}) {
+	if !SameValues(nil, map[string]any{}) {
 		t.Error("nil and empty values compared different")
 	}
-	if sameValues(stored, map[string]any{"replicas": float64(3)}) {
+	if SameValues(stored, map[string]any{"replicas": float64(3)}) {
 		t.Error("different values compared equal")
 	}
 }
