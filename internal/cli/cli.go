@@ -118,7 +118,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		graph.NewCmd(f),
 		schema.NewCmd(f),
 		version.NewCmd(f),
-		plan.NewCmd(f, nil),  // TODO(live plan): wire the live planner here
+		plan.NewCmd(f, plan.LiveCluster),
 		apply.NewCmd(f, nil), // TODO(executors): wire runner/executors here
 		cicmd.NewCmd(f, cicmd.Deps{}),
 		destroy.NewCmd(f),

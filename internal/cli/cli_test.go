@@ -22,7 +22,8 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"validate", "--nope"}, 2},
 		{[]string{"validate", "-f", "does-not-exist.yaml"}, 2},
 		{[]string{"plan", "--offline", "--diff"}, 2},
-		{[]string{"destroy"}, 1},
+		{[]string{"vars"}, 1},
+		{[]string{"destroy", "-f", "does-not-exist.yaml"}, 2},
 	} {
 		ios, _, errOut := iostreams.Test("")
 		if got := Run(context.Background(), tc.args, ios); got != tc.code {

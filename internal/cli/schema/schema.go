@@ -5,6 +5,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/spec"
 )
 
 // Options of the schema command.
@@ -26,12 +27,13 @@ editor validation and completion.`,
 	}
 }
 
-// Run prints the schema unchanged.
+// Run prints the schema unchanged. It is the one output that bypasses the
+// redactor: the schema is a constant compiled into khook, holding no
+// variable or user input, and URL-credential stripping would mangle its
+// grammar text ("oci://ref[:tag|@digest]") so it no longer matched the
+// committed file.
 func Run(opts *Options) error {
-	b, err := schemaJSON()
-	if err != nil {
-		return err
-	}
-	_, err = opts.F.IOStreams.Out.Write(b)
+	out, _ := opts.F.IOStreams.Unwrapped()
+	_, err := out.Write(spec.Schema())
 	return err
 }
