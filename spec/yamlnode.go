@@ -84,9 +84,14 @@ func countNodes(n *yaml.Node, budget *int, active map[*yaml.Node]bool) error {
 	return nil
 }
 
-var yamlLineErr = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var (
+	yamlLineErr   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	yamlAnchorErr = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+)
 
 // yamlProblem turns a parser error into a Problem at the original position.
+// Errors the parser gives no line for point at the alias they name, or at
+// the start of the file.
 func yamlProblem(err error, pm *posMap, file string) Problem {
 	msg := err.Error()
 	if m := yamlLineErr.FindStringSubmatch(msg); m != nil {
@@ -97,7 +102,14 @@ func yamlProblem(err error, pm *posMap, file string) Problem {
 		}
 		return Problem{Pos: pos, Message: "invalid YAML: " + m[2]}
 	}
-	return Problem{Pos: Pos{File: file}, Message: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+	pos := Pos{File: file, Line: 1, Col: 1}
+	if m := yamlAnchorErr.FindStringSubmatch(msg); m != nil && pm != nil {
+		if i := strings.Index(string(pm.out), "*"+m[1]); i >= 0 {
+			pos = pm.posAt(pm.origOffset(i))
+		}
+		return Problem{Pos: pos, Message: fmt.Sprintf("invalid YAML: alias *%s refers to no anchor", m[1]), Hint: fmt.Sprintf("define it first with &%s", m[1])}
+	}
+	return Problem{Pos: pos, Message: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
 }
 
 // resolve follows aliases (cycles were rejected by countNodes).
