@@ -16,9 +16,9 @@ const errCancelled = "cancelled: the run was interrupted before the step finishe
 
 // execute runs a step's attempts: each bounded by the step timeout, retried
 // after retryDelay while retries remain. It runs on its own goroutine.
-func (r *run) execute(ctx context.Context, n *node) report.StepResult {
+func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 	st := n.step
-	res := r.base(st)
+	res = r.base(st)
 	start := r.clock.Now()
 	defer func() { res.DurationMs = r.clock.Now().Sub(start).Milliseconds() }()
 

@@ -68,17 +68,24 @@ func fail(msg string) func(context.Context, int) (Outcome, error) {
 // fakeClock never waits: After fires at once and records the delay asked for.
 type fakeClock struct {
 	mu     sync.Mutex
+	ticks  int
 	delays []time.Duration
 }
 
-func (c *fakeClock) Now() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+// Now advances a second per call, so durations are non-zero and exact.
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ticks++
+	return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(c.ticks) * time.Second)
+}
 
 func (c *fakeClock) After(d time.Duration) <-chan time.Time {
 	c.mu.Lock()
 	c.delays = append(c.delays, d)
 	c.mu.Unlock()
 	ch := make(chan time.Time, 1)
-	ch <- c.Now()
+	ch <- time.Time{}
 	return ch
 }
 
@@ -398,5 +405,18 @@ func TestResultsCarryStepFields(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"a", "b"}, finished); d != "" {
 		t.Errorf("OnFinish order (-want +got):\n%s", d)
+	}
+}
+
+func TestDurationCoversEveryAttempt(t *testing.T) {
+	s := step("slow")
+	s.Retries = 1
+	e := engine(newFake().on("slow", fail("no")), s)
+	clock := &fakeClock{}
+	e.Clock = clock
+	got := e.Run(context.Background())
+	// The fake clock moves a second per reading: start and end differ.
+	if got[0].DurationMs <= 0 {
+		t.Errorf("DurationMs = %d; want the time from the first attempt to the last", got[0].DurationMs)
 	}
 }
