@@ -1,0 +1,167 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/runner/kube"
+)
+
+// Diff notes (report.PlanStep.DiffNote).
+const (
+	NoteNoChanges = "no changes"
+)
+
+// unavailable is the note of a diff that could not be computed; the plan
+// still succeeds.
+func unavailable(reason string) string { return "unavailable (" + reason + ")" }
+
+// churn are metadata fields that change without the object changing.
+var churn = [][]string{
+	{"metadata", "managedFields"},
+	{"metadata", "resourceVersion"},
+	{"metadata", "uid"},
+	{"metadata", "generation"},
+	{"metadata", "creationTimestamp"},
+	{"metadata", "selfLink"},
+	{"status"},
+}
+
+// forDiff returns a copy of u without churn and kubectl's last-applied
+// annotation (a JSON copy of the object that would double every change),
+// and with Secret values masked: a diff shows that a secret value changed,
+// never the value.
+func forDiff(u *unstructured.Unstructured, masks map[string]string) *unstructured.Unstructured {
+	if u == nil {
+		return nil
+	}
+	u = u.DeepCopy()
+	for _, path := range churn {
+		unstructured.RemoveNestedField(u.Object, path...)
+	}
+	if ann := u.GetAnnotations(); ann != nil {
+		delete(ann, kube.LastAppliedAnnotation)
+		if len(ann) == 0 {
+			unstructured.RemoveNestedField(u.Object, "metadata", "annotations")
+		} else {
+			u.SetAnnotations(ann)
+		}
+	}
+	if u.GetKind() == "Secret" && (u.GetAPIVersion() == "v1" || u.GetAPIVersion() == "") {
+		maskSecret(u, masks)
+	}
+	return u
+}
+
+// maskSecret replaces every data/stringData value with *** — or, so that a
+// changed value still shows as a change, *** plus a short marker that
+// differs between the two sides of a diff (masks maps a value to its marker).
+func maskSecret(u *unstructured.Unstructured, masks map[string]string) {
+	for _, field := range []string{"data", "stringData"} {
+		m, ok, _ := unstructured.NestedMap(u.Object, field)
+		if !ok {
+			continue
+		}
+		for k, v := range m {
+			m[k] = maskFor(fmt.Sprint(v), masks)
+		}
+		_ = unstructured.SetNestedMap(u.Object, m, field)
+	}
+}
+
+func maskFor(v string, masks map[string]string) string {
+	if masks == nil {
+		return redact.Mask
+	}
+	if mk, ok := masks[v]; ok {
+		return mk
+	}
+	mk := redact.Mask
+	if n := len(masks); n > 0 {
+		mk = fmt.Sprintf("%s (value %d)", redact.Mask, n+1)
+	}
+	masks[v] = mk
+	return mk
+}
+
+// objectDiff is the unified diff of one object from live to desired; a nil
+// side is an absent object. Empty when they are equal.
+func objectDiff(title string, live, desired *unstructured.Unstructured) (string, error) {
+	masks := map[string]string{}
+	a, err := toYAML(forDiff(live, masks))
+	if err != nil {
+		return "", err
+	}
+	b, err := toYAML(forDiff(desired, masks))
+	if err != nil {
+		return "", err
+	}
+	return unified(title, a, b)
+}
+
+func toYAML(u *unstructured.Unstructured) (string, error) {
+	if u == nil {
+		return "", nil
+	}
+	out, err := yaml.Marshal(u.Object)
+	if err != nil {
+		return "", fmt.Errorf("cannot print %s as YAML: %v", kube.ObjectName(u), err)
+	}
+	return string(out), nil
+}
+
+// unified renders a unified diff with three lines of context.
+func unified(title, a, b string) (string, error) {
+	if a == b {
+		return "", nil
+	}
+	from, to := "live/"+title, "planned/"+title
+	if a == "" {
+		from = "/dev/null"
+	}
+	if b == "" {
+		to = "/dev/null"
+	}
+	return difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: lines(a), B: lines(b),
+		FromFile: from, ToFile: to, Context: 3,
+	})
+}
+
+// lines splits text for difflib; an absent object has no lines at all
+// (difflib would otherwise print one empty context line).
+func lines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return difflib.SplitLines(s)
+}
+
+// joinDiffs concatenates object diffs in order.
+func joinDiffs(parts []string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		b.WriteString(p)
+		if !strings.HasSuffix(p, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// title names an object in a diff header: "v1/ConfigMap/demo/settings".
+func title(u *unstructured.Unstructured) string {
+	parts := []string{u.GetAPIVersion(), u.GetKind()}
+	if ns := u.GetNamespace(); ns != "" {
+		parts = append(parts, ns)
+	}
+	return strings.Join(append(parts, u.GetName()), "/")
+}

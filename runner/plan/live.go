@@ -1,0 +1,131 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// Live predicts, per step, what apply would do against the cluster. It only
+// reads: GETs, LISTs and server-side dry runs (DryRun=All), never a write.
+type Live struct {
+	Clients  *kube.Clients
+	Redactor *redact.Redactor
+	// Diff adds unified diffs (plan --diff).
+	Diff bool
+	// Parallelism bounds concurrent probes; 0 means 8.
+	Parallelism int
+}
+
+// changing are the actions that would change the cluster. A job that would
+// run again is reported but is not a change: jobs run on every apply.
+var changing = map[string]bool{
+	report.ActionInstall: true, report.ActionUpgrade: true, report.ActionCreate: true,
+	report.ActionConfigure: true, report.ActionDelete: true, report.ActionRestart: true,
+}
+
+// IsChange reports whether a predicted action changes the cluster.
+func IsChange(action string) bool { return changing[action] }
+
+// Plan probes every step concurrently and returns the plan in DAG order. A
+// step that cannot be assessed yet is "unknown" with the reason; an error
+// (the cluster is unreachable, a manifest file is missing) fails the plan.
+func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
+	p := Offline(s)
+	p.Offline = false
+	p.Server = redact.StripURLCredentials(l.Clients.Config.Host)
+	producers := producersOf(s)
+	limit := l.Parallelism
+	if limit <= 0 {
+		limit = 8
+	}
+	sem := make(chan struct{}, limit)
+	errs := make([]error, len(p.Steps))
+	var wg sync.WaitGroup
+	for i := range p.Steps {
+		ps := &p.Steps[i]
+		st := s.Step(ps.Name)
+		if st == nil || st.Excluded {
+			continue
+		}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			pr := &probe{Live: l, spec: s, step: st, out: ps, producers: producers}
+			if err := pr.run(ctx); err != nil {
+				errs[i] = fmt.Errorf("plan of step %s: %w", st.Name, l.Clients.Explain(err))
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, l.Redactor.Error(err)
+		}
+	}
+	for i := range p.Steps {
+		ps := &p.Steps[i]
+		ps.Reason = l.Redactor.String(ps.Reason)
+		ps.Diff = l.Redactor.String(ps.Diff)
+		ps.DiffNote = l.Redactor.String(ps.DiffNote)
+		if IsChange(ps.Action) {
+			p.Changes = true
+		}
+	}
+	p.Totals = report.PlanTotals(p.Steps)
+	return p, nil
+}
+
+// probe predicts one step.
+type probe struct {
+	*Live
+	spec      *spec.Spec
+	step      *spec.Step
+	out       *report.PlanStep
+	producers *producers
+}
+
+func (pr *probe) run(ctx context.Context) error {
+	st := pr.step
+	switch {
+	case st.Helm != nil:
+		return pr.helm(ctx)
+	case st.Apply != nil:
+		return pr.apply(ctx)
+	case st.Delete != nil:
+		return pr.delete(ctx)
+	case st.Patch != nil:
+		return pr.patch(ctx)
+	case st.Wait != nil:
+		return pr.wait(ctx)
+	case st.Rollout != nil:
+		return pr.rollout(ctx)
+	case st.Job != nil:
+		return pr.job(ctx)
+	}
+	return fmt.Errorf("the step has no action block")
+}
+
+// unknown marks the step as not assessable yet.
+func (pr *probe) unknown(reason string) {
+	pr.out.Action, pr.out.Reason = report.ActionUnknown, reason
+	if pr.Diff {
+		pr.out.DiffNote = unavailable(reason)
+	}
+}
+
+// setDiff records a step's diff: the text, or "no changes".
+func (pr *probe) setDiff(parts []string) {
+	if !pr.Diff {
+		return
+	}
+	pr.out.Diff = joinDiffs(parts)
+	if pr.out.Diff == "" {
+		pr.out.DiffNote = NoteNoChanges
+	}
+}

@@ -1,0 +1,276 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/kube"
+)
+
+// apply predicts create / configure / unchanged / skip per object through
+// the exact request apply would send (kube.PlanApply), dry-run on the server
+// for --diff and for server-side apply.
+func (pr *probe) apply(ctx context.Context) error {
+	a := pr.step.Apply
+	c := pr.Clients
+	objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, a.Manifests)
+	if err != nil {
+		return err
+	}
+	ns := namespaceOr(a.Namespace)
+	ownNS := map[string]bool{} // namespaces this step itself creates
+	if a.CreateNamespace {
+		ownNS[ns] = true
+	}
+	ownKinds := map[string]bool{}
+	for _, obj := range objs {
+		if obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1" {
+			ownNS[obj.GetName()] = true
+		}
+		if kube.IsCRD(obj) {
+			kind, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "kind")
+			group, _, _ := unstructured.NestedString(obj.Object, "spec", "group")
+			ownKinds[qualified(kind, group)] = true
+		}
+	}
+	nsCache := map[string]bool{}
+	var objects []report.ObjectPlan
+	var diffs []string
+	allExist := true
+	for _, obj := range objs {
+		m, err := c.MapObject(ctx, obj, ns)
+		if err != nil {
+			if kube.IsUnreachable(err) {
+				return err
+			}
+			gvk := obj.GroupVersionKind()
+			if ownKinds[qualified(gvk.Kind, gvk.Group)] {
+				// Registered by a CRD earlier in this same step.
+				if obj.GetNamespace() == "" {
+					obj.SetNamespace(ns)
+				}
+				allExist = false
+				objects = append(objects, objectPlan(report.ActionCreate, obj))
+				diffs = append(diffs, pr.createDiff(obj))
+				continue
+			}
+			pr.unknown(pr.producers.kindReason(gvk.Kind, gvk.Group))
+			return nil
+		}
+		if objNS := obj.GetNamespace(); objNS != "" {
+			exists, ok := nsCache[objNS]
+			if !ok {
+				if exists, err = namespaceExists(ctx, c, objNS); err != nil {
+					return err
+				}
+				nsCache[objNS] = exists
+			}
+			if !exists {
+				if !ownNS[objNS] {
+					pr.unknown(pr.producers.namespaceReason(objNS))
+					return nil
+				}
+				allExist = false
+				objects = append(objects, objectPlan(report.ActionCreate, obj))
+				diffs = append(diffs, pr.createDiff(obj))
+				continue
+			}
+		}
+		action, diff, err := pr.applyOne(ctx, obj, m, a.ServerSide)
+		if err != nil {
+			return err
+		}
+		if action == report.ActionCreate {
+			allExist = false
+		}
+		objects = append(objects, objectPlan(action, obj))
+		diffs = append(diffs, diff)
+	}
+	if a.SkipIf == "exists" && allExist {
+		pr.out.Action, pr.out.Reason = report.ActionSkip, "every manifest object exists (skipIf: exists)"
+		pr.out.Objects = objects
+		if pr.Diff {
+			pr.out.DiffNote = NoteNoChanges
+		}
+		return nil
+	}
+	pr.out.Objects = objects
+	pr.out.Action = stepAction(objects)
+	pr.setDiff(diffs)
+	return nil
+}
+
+// applyOne predicts one existing-namespace object.
+func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (string, string, error) {
+	c := pr.Clients
+	req, err := c.PlanApply(ctx, obj, m, serverSide)
+	if err != nil {
+		return "", "", err
+	}
+	action := req.Action
+	if action == kube.ActionUnchanged && !serverSide {
+		return report.ActionUnchanged, "", nil
+	}
+	if !pr.Diff && !serverSide {
+		return action, "", nil
+	}
+	result, err := c.Send(ctx, req, true)
+	if err != nil {
+		if kube.IsUnreachable(err) {
+			return "", "", err
+		}
+		// Apply would fail on this object; the plan says so in the diff.
+		return action, fmt.Sprintf("# %s: the server-side dry run failed: %s\n", title(obj), kube.APIMessage(err)), nil
+	}
+	if req.Live != nil && sameObject(req.Live, result) {
+		return report.ActionUnchanged, "", nil
+	}
+	if !pr.Diff {
+		return action, "", nil
+	}
+	diff, err := objectDiff(title(result), req.Live, result)
+	return action, diff, err
+}
+
+// createDiff is the diff of an object that cannot be dry-run yet (its
+// namespace or kind comes with this step): the manifest itself.
+func (pr *probe) createDiff(obj *unstructured.Unstructured) string {
+	if !pr.Diff {
+		return ""
+	}
+	d, err := objectDiff(title(obj), nil, obj)
+	if err != nil {
+		return "# " + err.Error() + "\n"
+	}
+	return d
+}
+
+// sameObject compares two versions of an object, churn aside.
+func sameObject(a, b *unstructured.Unstructured) bool {
+	return equality.Semantic.DeepEqual(stripChurn(a).Object, stripChurn(b).Object)
+}
+
+func stripChurn(u *unstructured.Unstructured) *unstructured.Unstructured {
+	u = u.DeepCopy()
+	for _, path := range churn {
+		unstructured.RemoveNestedField(u.Object, path...)
+	}
+	return u
+}
+
+func objectPlan(action string, obj *unstructured.Unstructured) report.ObjectPlan {
+	return report.ObjectPlan{Action: action, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+}
+
+// stepAction folds object actions into the step's: configure when any
+// object changes, create when only new ones appear, else unchanged.
+func stepAction(objects []report.ObjectPlan) string {
+	action := report.ActionUnchanged
+	for _, o := range objects {
+		switch o.Action {
+		case report.ActionConfigure:
+			return report.ActionConfigure
+		case report.ActionCreate:
+			action = report.ActionCreate
+		}
+	}
+	return action
+}
+
+// delete predicts delete (count) or no-op.
+func (pr *probe) delete(ctx context.Context) error {
+	d := pr.step.Delete
+	c := pr.Clients
+	var present []report.ObjectPlan
+	switch {
+	case d.Release != "":
+		exists, err := releaseExists(pr.Clients, d.Release, namespaceOr(d.Namespace))
+		if err != nil {
+			return err
+		}
+		if exists {
+			present = append(present, report.ObjectPlan{Action: report.ActionDelete, Kind: "HelmRelease", Namespace: namespaceOr(d.Namespace), Name: d.Release})
+		}
+	case len(d.Manifests) > 0:
+		objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, d.Manifests)
+		if err != nil {
+			return err
+		}
+		for _, obj := range objs {
+			m, err := c.MapObject(ctx, obj, namespaceOr(d.Namespace))
+			if err != nil {
+				if kube.IsUnreachable(err) {
+					return err
+				}
+				continue // an unserved kind has no objects
+			}
+			_, err = c.Resource(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("cannot read %s: %w", kube.ObjectName(obj), c.Explain(err))
+			}
+			present = append(present, objectPlan(report.ActionDelete, obj))
+		}
+	default:
+		res, err := c.ResolveArg(ctx, d.Resource)
+		if err != nil {
+			if kube.IsUnreachable(err) {
+				return err
+			}
+			pr.unknown(fmt.Sprintf("resource %q: %v", d.Resource, err))
+			return nil
+		}
+		t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
+		if !d.AllNamespaces {
+			t.Namespace = namespaceOr(d.Namespace)
+		}
+		objs, err := listTarget(ctx, c, t)
+		if err != nil {
+			return err
+		}
+		for _, obj := range objs {
+			present = append(present, objectPlan(report.ActionDelete, obj))
+		}
+	}
+	if len(present) == 0 {
+		pr.out.Action, pr.out.Reason = report.ActionNoop, "nothing to delete: already absent"
+		if pr.Diff {
+			pr.out.DiffNote = NoteNoChanges
+		}
+		return nil
+	}
+	pr.out.Action, pr.out.Objects = report.ActionDelete, present
+	pr.out.Reason = fmt.Sprintf("%d %s to delete", len(present), pluralWord(len(present), "object", "objects"))
+	if pr.Diff {
+		var names []string
+		for _, o := range present {
+			names = append(names, "- "+o.Kind+" "+nsName(o.Namespace, o.Name))
+		}
+		pr.out.Diff = "# deleted:\n" + strings.Join(names, "\n") + "\n"
+	}
+	return nil
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func nsName(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}

@@ -1,0 +1,229 @@
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/kubectl/pkg/polymorphichelpers"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/steps"
+)
+
+// patch predicts configure (the dry-run result differs from the live
+// object) or unchanged; a missing target or kind is unknown.
+func (pr *probe) patch(ctx context.Context) error {
+	p := pr.step.Patch
+	c := pr.Clients
+	pt, err := steps.PatchType(p.Type)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(p.Patch)
+	if err != nil {
+		return fmt.Errorf("cannot encode the patch body: %v", err)
+	}
+	res, err := c.ResolveArg(ctx, p.Target)
+	if err != nil {
+		if kube.IsUnreachable(err) {
+			return err
+		}
+		pr.unknown(fmt.Sprintf("target %q: %v", p.Target, err))
+		return nil
+	}
+	ns := namespaceOr(p.Namespace)
+	if !res.Namespaced() {
+		ns = ""
+	}
+	r := c.Resource(res.Mapping, ns)
+	live, err := r.Get(ctx, res.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		pr.unknown(fmt.Sprintf("patch target %s/%s %s does not exist yet (an earlier step may create it)", kube.KindName(res.Mapping), res.Name, inNS(ns)))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s/%s: %w", kube.KindName(res.Mapping), res.Name, c.Explain(err))
+	}
+	dry, err := r.Patch(ctx, res.Name, pt, body, metav1.PatchOptions{FieldManager: kube.FieldManager, DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		if kube.IsUnreachable(err) {
+			return c.Explain(err)
+		}
+		pr.unknown(fmt.Sprintf("the server-side dry run of the patch failed: %s", kube.APIMessage(err)))
+		return nil
+	}
+	pr.out.Objects = []report.ObjectPlan{objectPlan(report.ActionConfigure, live)}
+	if sameObject(live, dry) {
+		pr.out.Action, pr.out.Reason = report.ActionUnchanged, "the patch is already applied"
+		pr.out.Objects[0].Action = report.ActionUnchanged
+		pr.setDiff(nil)
+		return nil
+	}
+	pr.out.Action = report.ActionConfigure
+	if pr.Diff {
+		d, err := objectDiff(title(live), live, dry)
+		if err != nil {
+			return err
+		}
+		pr.setDiff([]string{d})
+	}
+	return nil
+}
+
+func inNS(ns string) string {
+	if ns == "" {
+		return "(cluster-scoped)"
+	}
+	return "in namespace " + ns
+}
+
+// wait predicts no-op (the condition already holds) or wait.
+func (pr *probe) wait(ctx context.Context) error {
+	w := pr.step.Wait
+	c := pr.Clients
+	cond, err := kube.ParseCondition(w.For)
+	if err != nil {
+		return err
+	}
+	res, err := c.ResolveArg(ctx, w.On)
+	if err != nil {
+		if kube.IsUnreachable(err) {
+			return err
+		}
+		pr.out.Action, pr.out.Reason = report.ActionWait, fmt.Sprintf("on %q: %v", w.On, err)
+		pr.noDiff()
+		return nil
+	}
+	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: w.Selector, FieldSelector: w.FieldSelector}
+	if !w.AllNamespaces {
+		t.Namespace = namespaceOr(w.Namespace)
+	}
+	objs, err := listTarget(ctx, c, t)
+	if err != nil {
+		return err
+	}
+	if done, pending := cond.Evaluate(objs); done {
+		pr.out.Action, pr.out.Reason = report.ActionNoop, fmt.Sprintf("%s already holds on %s", cond, t)
+	} else {
+		pr.out.Action, pr.out.Reason = report.ActionWait, pending
+	}
+	pr.noDiff()
+	return nil
+}
+
+// rollout predicts restart (always: it is imperative), or for status no-op
+// when the rollout is complete, else wait.
+func (pr *probe) rollout(ctx context.Context) error {
+	r := pr.step.Rollout
+	c := pr.Clients
+	arg := r.Status
+	if r.Restart != "" {
+		arg = r.Restart
+	}
+	ns := namespaceOr(r.Namespace)
+	res, err := c.ResolveArg(ctx, arg)
+	if err != nil {
+		if kube.IsUnreachable(err) {
+			return err
+		}
+		pr.unknown(fmt.Sprintf("%q: %v", arg, err))
+		return nil
+	}
+	live, err := c.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		if r.Restart != "" {
+			pr.unknown(fmt.Sprintf("%s/%s in namespace %s does not exist yet (an earlier step may create it)", kube.KindName(res.Mapping), res.Name, ns))
+		} else {
+			pr.out.Action, pr.out.Reason = report.ActionWait, fmt.Sprintf("%s/%s in namespace %s does not exist yet", kube.KindName(res.Mapping), res.Name, ns)
+			pr.noDiff()
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s/%s: %w", kube.KindName(res.Mapping), res.Name, c.Explain(err))
+	}
+	if r.Restart != "" {
+		pr.out.Action, pr.out.Objects = report.ActionRestart, []report.ObjectPlan{objectPlan(report.ActionRestart, live)}
+		if pr.Diff {
+			pr.out.DiffNote = unavailable("a restart sets a new restartedAt annotation on the pod template")
+		}
+		return nil
+	}
+	viewer, err := polymorphichelpers.StatusViewerFor(res.Mapping.GroupVersionKind.GroupKind())
+	if err != nil {
+		pr.unknown(fmt.Sprintf("cannot follow the rollout of %s: %v", kube.KindName(res.Mapping), err))
+		return nil
+	}
+	done, pending, err := steps.RolloutComplete(viewer)([]*unstructured.Unstructured{live})
+	switch {
+	case err != nil:
+		pr.out.Action, pr.out.Reason = report.ActionWait, err.Error()
+	case done:
+		pr.out.Action, pr.out.Reason = report.ActionNoop, "the rollout is complete"
+	default:
+		pr.out.Action, pr.out.Reason = report.ActionWait, pending
+	}
+	pr.noDiff()
+	return nil
+}
+
+// job predicts run, or skip when skipIf: succeeded holds. A job that runs
+// again is not counted as a change.
+func (pr *probe) job(ctx context.Context) error {
+	j := pr.step.Job
+	ns := namespaceOr(j.Namespace)
+	pr.out.Action = report.ActionRun
+	pr.noDiff()
+	if j.SkipIf != "succeeded" {
+		return nil
+	}
+	live, err := pr.Clients.Typed.BatchV1().Jobs(ns).Get(ctx, pr.step.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read job %s/%s: %w", ns, pr.step.Name, pr.Clients.Explain(err))
+	}
+	for _, cond := range live.Status.Conditions {
+		if cond.Type == batchv1.JobComplete && cond.Status == "True" && live.Labels["app.kubernetes.io/managed-by"] == "khook" {
+			pr.out.Action, pr.out.Reason = report.ActionSkip, fmt.Sprintf("job %s/%s already succeeded (skipIf: succeeded)", ns, pr.step.Name)
+		}
+	}
+	return nil
+}
+
+// noDiff notes "no changes" for step types that have no diff of their own.
+func (pr *probe) noDiff() {
+	if pr.Diff {
+		pr.out.DiffNote = NoteNoChanges
+	}
+}
+
+// listTarget lists the objects a target selects.
+func listTarget(ctx context.Context, c *kube.Clients, t kube.Target) ([]*unstructured.Unstructured, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	list, err := t.ListWatch(c).ListWithContextFunc(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("cannot list %s: %w", t, c.Explain(err))
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	for _, it := range items {
+		if u, ok := it.(*unstructured.Unstructured); ok {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,117 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// producers knows which step makes a namespace or registers a kind, read
+// from the spec alone: a plan can then say "unknown: step X creates it"
+// rather than fail on something an earlier step provides.
+type producers struct {
+	namespaces map[string]string // namespace -> step
+	kinds      map[string]string // lower-case kind, and kind.group -> step
+}
+
+func producersOf(s *spec.Spec) *producers {
+	p := &producers{namespaces: map[string]string{}, kinds: map[string]string{}}
+	add := func(m map[string]string, key, step string) {
+		if _, ok := m[key]; !ok && key != "" {
+			m[key] = step
+		}
+	}
+	for _, st := range s.Steps {
+		if st.Excluded {
+			continue
+		}
+		switch {
+		case st.Helm != nil && st.Helm.CreateNamespace:
+			add(p.namespaces, namespaceOr(st.Helm.Namespace), st.Name)
+		case st.Job != nil && st.Job.CreateNamespace:
+			add(p.namespaces, namespaceOr(st.Job.Namespace), st.Name)
+		case st.Apply != nil:
+			if st.Apply.CreateNamespace {
+				add(p.namespaces, namespaceOr(st.Apply.Namespace), st.Name)
+			}
+			for _, obj := range localObjects(s.BaseDir, st.Apply.Manifests) {
+				switch {
+				case obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1":
+					add(p.namespaces, obj.GetName(), st.Name)
+				case kube.IsCRD(obj):
+					kind, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "kind")
+					group, _, _ := unstructured.NestedString(obj.Object, "spec", "group")
+					plural, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "plural")
+					for _, k := range []string{kind, kind + "." + group, plural, plural + "." + group} {
+						add(p.kinds, strings.ToLower(k), st.Name)
+					}
+				}
+			}
+		}
+	}
+	return p
+}
+
+// localObjects reads the manifests a plan can read without the network;
+// errors are left for the step's own probe to report.
+func localObjects(baseDir string, sources []spec.Source) []*unstructured.Unstructured {
+	var local []spec.Source
+	for _, src := range sources {
+		if src.URL == "" {
+			local = append(local, src)
+		}
+	}
+	objs, _ := kube.LoadManifests(context.Background(), baseDir, local)
+	return objs
+}
+
+// namespaceReason says why a missing namespace makes a step unknown.
+func (p *producers) namespaceReason(ns string) string {
+	if step, ok := p.namespaces[ns]; ok {
+		return fmt.Sprintf("namespace %s does not exist yet: step %s creates it", ns, step)
+	}
+	return fmt.Sprintf("namespace %s does not exist and no step creates it", ns)
+}
+
+// kindReason says why an unserved kind makes a step unknown.
+func (p *producers) kindReason(kind, group string) string {
+	for _, k := range []string{kind + "." + group, kind} {
+		if step, ok := p.kinds[strings.ToLower(k)]; ok {
+			return fmt.Sprintf("kind %s is not served yet: step %s registers it", qualified(kind, group), step)
+		}
+	}
+	return fmt.Sprintf("kind %s is not served yet (an earlier step may register it)", qualified(kind, group))
+}
+
+func qualified(kind, group string) string {
+	if group == "" {
+		return kind
+	}
+	return kind + "." + group
+}
+
+// namespaceExists reads a namespace; a missing one is (false, nil).
+func namespaceExists(ctx context.Context, c *kube.Clients, ns string) (bool, error) {
+	_, err := c.Typed.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot read namespace %s: %w", ns, c.Explain(err))
+	}
+	return true, nil
+}
+
+func namespaceOr(ns string) string {
+	if ns == "" {
+		return spec.DefaultNamespace
+	}
+	return ns
+}
