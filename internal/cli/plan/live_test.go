@@ -64,7 +64,9 @@ func planRun(t *testing.T, ctx context.Context, c *kube.Clients, diff bool, file
 	f := cmdutil.NewFactory(ios)
 	opts := &Options{F: f, Output: cmdutil.OutputJSON, Diff: diff, DetailedExitCode: true,
 		Spec: cmdutil.SpecFlags{Files: files, Set: set, VarPrefix: cmdutil.DefaultVarPrefix, SecretPrefix: cmdutil.DefaultSecretPrefix},
-		Live: func(ctx context.Context, opts *Options, s *spec.Spec) (*report.Plan, error) { return LiveWith(ctx, c, opts, s) },
+		Live: func(ctx context.Context, opts *Options, s *spec.Spec) (*report.Plan, error) {
+			return LiveWith(ctx, c, opts, s)
+		},
 	}
 	err := errorsExitOne(Run(ctx, opts))
 	code := cmdutil.CodeOf(err)
