@@ -160,7 +160,7 @@ func defs(namespace obj) obj {
 			"file": obj{"type": "string"},
 			"url":  str(httpURLPattern, "HTTP(S) URL"),
 		}), obj{"oneOf": exactlyOne("file", "url")}), "Exactly one of file, url"),
-		"helm": desc(object(obj{
+		"helm": desc(merge(object(obj{
 			"chart":           obj{"type": "string", "description": "Bare name (with repo:), name:version, oci://ref[:tag|@digest], or a local ./path"},
 			"repo":            str(httpURLPattern, "HTTP(S) chart repository URL (bare-name charts only)"),
 			"version":         obj{"type": "string", "description": "Exact chart version"},
@@ -173,7 +173,7 @@ func defs(namespace obj) obj {
 			"wait":            defRef("bool"),
 			"values":          obj{"type": "object", "description": "Inline values, merged over chart defaults"},
 			"valuesFrom":      obj{"type": "array", "items": defRef("valuesSource")},
-		}, "chart"), "Install or upgrade a chart release"),
+		}, "chart"), obj{"allOf": chartSourceRules()}), "Install or upgrade a chart release"),
 		"apply": desc(object(obj{
 			"manifests":       obj{"type": "array", "minItems": 1, "items": defRef("source")},
 			"namespace":       namespace,
@@ -242,6 +242,25 @@ func defs(namespace obj) obj {
 			"serviceAccount":  str(subdomainPattern, ""),
 			"skipIf":          skipIf(TypeJob),
 		}, "image"), "Run a container to completion"),
+	}
+}
+
+// chartSourceRules encode the chart: shapes: a bare name needs repo:, an
+// inline version excludes version:, oci:// excludes repo:, a local path
+// excludes repo:, version: and auth:.
+func chartSourceRules() []any {
+	when := func(pattern string, then obj) obj {
+		return obj{
+			"if":   obj{"properties": obj{"chart": obj{"pattern": pattern}}, "required": []string{"chart"}},
+			"then": then,
+		}
+	}
+	return []any{
+		when(`^[A-Za-z0-9][A-Za-z0-9._-]*(:[^/]*)?$`, obj{"required": []string{"repo"}}),
+		when(`^[A-Za-z0-9][A-Za-z0-9._-]*:[^/]+$`, obj{"properties": obj{"version": false}}),
+		when(`^oci://`, obj{"properties": obj{"repo": false}}),
+		when(`^oci://.*(@|/[^/]*:[^/]*$)`, obj{"properties": obj{"version": false}}),
+		when(localPattern, obj{"properties": obj{"repo": false, "version": false, "auth": false}}),
 	}
 }
 

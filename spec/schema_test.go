@@ -131,6 +131,18 @@ func TestExamples(t *testing.T) {
 	}
 }
 
+// Valid testdata passes the schema too.
+func TestTestdataAgainstSchema(t *testing.T) {
+	sch := compileSchema(t)
+	files, _ := filepath.Glob("testdata/valid-*.yaml")
+	for _, f := range files {
+		raw, _ := os.ReadFile(f)
+		if err := sch.Validate(yamlToJSON(t, raw)); err != nil {
+			t.Errorf("%s fails the schema: %v", f, err)
+		}
+	}
+}
+
 // The schema's one-of constraints reject what the loader rejects.
 func TestSchemaRejects(t *testing.T) {
 	sch := compileSchema(t)
@@ -155,6 +167,12 @@ func TestSchemaRejects(t *testing.T) {
 		"bad wait.for":         "    wait: {for: ready, on: pods}\n",
 		"apply waitFor delete": "    apply: {manifests: [{file: a.yaml}], waitFor: delete}\n",
 		"bool as text":         "    helm: {chart: ./c, atomic: yes}\n",
+		"bare without repo":    "    helm: {chart: cilium}\n",
+		"inline and version":   "    helm: {chart: \"cilium:1.0.0\", repo: \"https://x\", version: 1.0.0}\n",
+		"oci with repo":        "    helm: {chart: \"oci://r/c\", repo: \"https://x\"}\n",
+		"oci tag and version":  "    helm: {chart: \"oci://r/c:1.0\", version: \"1.0\"}\n",
+		"local with version":   "    helm: {chart: ./c, version: 1.0.0}\n",
+		"local with auth":      "    helm: {chart: ../c.tgz, auth: {username: u, password: p}}\n",
 	} {
 		if err := sch.Validate(yamlToJSON(t, []byte(base+step))); err == nil {
 			t.Errorf("%s: the schema accepts it", name)
