@@ -80,6 +80,17 @@ func JUnitOfResults(r *Results, identifier string) JUnitSuites {
 		c.Failure = safeMessage(c.Failure)
 		suite.Cases = append(suite.Cases, c)
 	}
+	if r.Error != "" {
+		// A run-level failure (cluster unreachable, state locked) is a case
+		// of its own, so the report shows it even when no step ran.
+		reason := r.FailureReason
+		if reason == "" {
+			reason = "failed"
+		}
+		suite.Cases = append(suite.Cases, JUnitCase{Name: r.Command, Classname: suite.Name, Time: "0",
+			Failure: safeMessage(&JUnitMessage{Message: reason, Text: xmlSafe(r.Error)})})
+		suite.Failures++
+	}
 	suite.Tests = len(suite.Cases)
 	suite.Time = seconds(r.DurationMs)
 	return wrapSuite(suite)

@@ -94,7 +94,9 @@ func (r *runState) finish(ctx context.Context, oc *outcome) {
 	case GitLab:
 		r.finishGitLab(ctx, oc)
 	}
-	r.say(verdictLine(oc))
+	if line := verdictLine(oc); line != "" {
+		r.say("%s", line)
+	}
 }
 
 // say prints one line of khook's own.
@@ -118,7 +120,7 @@ func verdictLine(oc *outcome) string {
 	case oc.plan != nil:
 		return "khook " + oc.command + ": " + strings.TrimSpace(stripEmoji(report.PlanVerdict(oc.plan, oc.command == CmdDrift)))
 	case oc.results != nil:
-		return report.ResultsLine(oc.results)
+		return "" // the results table ends with it
 	case oc.status == report.RunOK:
 		return fmt.Sprintf("khook %s: ok", oc.command)
 	}

@@ -21,9 +21,15 @@ const summaryMaxBytes = 1<<20 - 32<<10
 // addMasks registers every secret form with the runner's masker, one line
 // at a time, on the raw stdout (through the redactor the value would be ***).
 func (r *runState) addMasks() {
-	cmds := gha.Commands{W: r.opts.Stdout}
+	seen := map[string]bool{}
 	for _, f := range r.red.Forms() {
-		_ = cmds.AddMask(f)
+		for _, line := range strings.FieldsFunc(f, func(c rune) bool { return c == '\n' || c == '\r' }) {
+			if strings.TrimSpace(line) == "" || seen[line] {
+				continue
+			}
+			seen[line] = true
+			io.WriteString(r.opts.Stdout, gha.Command("add-mask", nil, line)+"\n")
+		}
 	}
 }
 
