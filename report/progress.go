@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/khook/khook/spec"
 )
 
 // Progress turns the engine's events into output while a run goes on, and
@@ -170,4 +172,13 @@ func (v *LogView) Finish(r *Results) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return WriteResultsTable(v.w, r)
+}
+
+// StepInfos lists a spec's steps as the progress views need them.
+func StepInfos(s *spec.Spec) []StepInfo {
+	infos := make([]StepInfo, len(s.Steps))
+	for i, st := range s.Steps {
+		infos[i] = StepInfo{Name: st.Name, Type: st.Type(), MaxAttempts: st.Retries + 1, Excluded: st.Excluded}
+	}
+	return infos
 }

@@ -103,7 +103,7 @@ func Run(ctx context.Context, opts *Options) error {
 		Redactor:    opts.F.Redactor,
 		Now:         opts.F.Now,
 		Started: func() func(report.Event) {
-			view = newView(opts, s)
+			view = opts.F.ProgressView(opts.Output, report.StepInfos(s))
 			stopTicks = tick(view)
 			return view.Handle
 		},
@@ -213,24 +213,6 @@ func writeResults(opts *Options, view report.Progress, res *report.Results) erro
 		return report.WriteJSON(opts.F.IOStreams.Out, res)
 	}
 	return view.Finish(res)
-}
-
-// newView picks the progress output: the live view on a terminal that can
-// redraw, one log line per change otherwise; with -o json the log lines go
-// to stderr so stdout holds only the document.
-func newView(opts *Options, s *spec.Spec) report.Progress {
-	ios := opts.F.IOStreams
-	infos := make([]report.StepInfo, len(s.Steps))
-	for i, st := range s.Steps {
-		infos[i] = report.StepInfo{Name: st.Name, Type: st.Type(), MaxAttempts: st.Retries + 1, Excluded: st.Excluded}
-	}
-	switch {
-	case opts.Output == cmdutil.OutputJSON:
-		return report.NewLogView(ios.ErrOut, infos)
-	case ios.CanRedraw():
-		return report.NewLiveView(ios.Out, infos, report.LiveOptions{Color: ios.ColorEnabled(), Width: ios.TerminalWidth(), Now: opts.F.Now})
-	}
-	return report.NewLogView(ios.Out, infos)
 }
 
 // tick redraws a live view every second so elapsed times move; it returns

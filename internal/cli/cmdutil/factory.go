@@ -104,3 +104,18 @@ func NewFactory(ios *iostreams.IOStreams) *Factory {
 		Now:       time.Now,
 	}
 }
+
+// ProgressView picks where a run's progress goes: with -o json, log lines
+// on stderr (stdout holds only the document); on a terminal that can
+// redraw, the live view; otherwise (piped, TERM=dumb) one log line per
+// state change.
+func (f *Factory) ProgressView(output string, steps []report.StepInfo) report.Progress {
+	ios := f.IOStreams
+	switch {
+	case output == OutputJSON:
+		return report.NewLogView(ios.ErrOut, steps)
+	case ios.CanRedraw():
+		return report.NewLiveView(ios.Out, steps, report.LiveOptions{Color: ios.ColorEnabled(), Width: ios.TerminalWidth(), Now: f.Now})
+	}
+	return report.NewLogView(ios.Out, steps)
+}
