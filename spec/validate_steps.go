@@ -50,7 +50,11 @@ func (v *validator) helm(p string, h *Helm) {
 	v.namespace(p+".namespace", h.Namespace)
 	if h.Release != "" {
 		if msg := checkSubdomain(h.Release, maxReleaseName); msg != "" {
-			v.errorf(p+".release", "", "release name %s", msg)
+			hint := ""
+			if !v.written(p + ".release") {
+				hint = "the release is named after the step: set release: or shorten the step name"
+			}
+			v.errorf(p+".release", hint, "release name %s", msg)
 		}
 	}
 	if h.Auth != nil {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +24,7 @@ func parseDocument(text []byte, pm *posMap, file string) (*yaml.Node, Problems) 
 		return nil, Problems{{Pos: Pos{File: file, Line: 1, Col: 1}, Message: fmt.Sprintf("the document is too large: it holds about %d YAML nodes, the limit is %d", est, maxNodes),
 			Hint: "split the spec, or move large manifests to file: sources"}}
 	}
-	dec := yaml.NewDecoder(strings.NewReader(string(text)))
+	dec := yaml.NewDecoder(bytes.NewReader(text))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
