@@ -91,14 +91,14 @@ func specFlags(req ci.Request) cmdutil.SpecFlags {
 	return cmdutil.SpecFlags{Files: in.Files, Set: in.Vars, VarFiles: in.VarFiles, VarPrefix: in.VarPrefix, SecretPrefix: in.SecretPrefix}
 }
 
+// Plan runs the live planner on the spec already loaded.
 func (b *backend) Plan(ctx context.Context, req ci.Request) (*report.Plan, error) {
-	f, doc := b.sub(req)
-	err := plan.Run(ctx, &plan.Options{F: f, Spec: specFlags(req), Output: cmdutil.OutputJSON, Diff: req.Diff, Live: b.deps.Live})
-	var p report.Plan
-	if derr := decode(doc, &p); derr != nil {
-		return nil, firstErr(err, derr)
+	live := b.deps.Live
+	if live == nil {
+		live = plan.LiveCluster
 	}
-	return &p, nil
+	f, _ := b.sub(req)
+	return live(ctx, &plan.Options{F: f, Diff: req.Diff}, req.Spec)
 }
 
 // Apply runs the spec already loaded through the apply command's Execute,
