@@ -26,7 +26,7 @@ func TestMain(m *testing.M) { os.Exit(cluster.Main(m, &testCluster)) }
 
 // fixture is one test's executor, namespace and redactor.
 type fixture struct {
-	t        *testing.T
+	t        testing.TB
 	ns       string
 	clients  *kube.Clients
 	redactor *redact.Redactor
@@ -34,7 +34,7 @@ type fixture struct {
 	baseDir  string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	clients, err := kube.NewClientsForConfig(testCluster.RESTConfig)
 	if err != nil {

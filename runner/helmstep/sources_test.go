@@ -31,7 +31,7 @@ type chartRepo struct {
 	User, Pass string
 }
 
-func serveChartRepo(t *testing.T, user, pass string, charts ...*chartv2.Chart) *chartRepo {
+func serveChartRepo(t testing.TB, user, pass string, charts ...*chartv2.Chart) *chartRepo {
 	t.Helper()
 	dir := t.TempDir()
 	srv := httptest.NewUnstartedServer(nil)
@@ -78,7 +78,7 @@ type ociRegistry struct {
 	client     *registry.Client
 }
 
-func serveRegistry(t *testing.T, user, pass string) *ociRegistry {
+func serveRegistry(t testing.TB, user, pass string) *ociRegistry {
 	t.Helper()
 	dir := t.TempDir()
 	hash, err := bcrypt.GenerateFromPassword([]byte(pass), bcrypt.MinCost)
@@ -113,7 +113,7 @@ func serveRegistry(t *testing.T, user, pass string) *ociRegistry {
 
 // push uploads a chart as <host>/charts/<name>:<version> and returns its
 // manifest digest.
-func (r *ociRegistry) push(t *testing.T, ch *chartv2.Chart) string {
+func (r *ociRegistry) push(t testing.TB, ch *chartv2.Chart) string {
 	t.Helper()
 	p := packageChart(t, ch, t.TempDir())
 	data, err := os.ReadFile(p)
