@@ -2,17 +2,14 @@ package apply
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/khook/khook/internal/cli/version"
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner"
-	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner/executors"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/state"
-	"github.com/khook/khook/runner/steps"
 	"github.com/khook/khook/spec"
 )
 
@@ -44,47 +41,18 @@ func ForClients(ctx context.Context, clients *kube.Clients, s *spec.Spec, r *red
 		}
 		return nil, err // a LockedError names state-locked itself
 	}
-	exec, closeExec := newExecutor(clients, s, r)
+	exec := executors.New(clients, s.BaseDir, r)
 	return &Backend{
 		Exec:     exec,
 		Server:   redact.StripURLCredentials(clients.Config.Host),
 		Resume:   sess.Resume,
 		OnFinish: sess.OnFinish,
 		Close: func() error {
-			closeExec()
+			exec.Close()
 			// The record is written even when the run was cancelled.
 			return sess.Close(context.WithoutCancel(ctx))
 		},
 	}, nil
-}
-
-// newExecutor dispatches each step to its type's executor.
-// TODO(runner/executors): use executors.New once it lands; this is the
-// same dispatch, kept here so apply runs end to end meanwhile.
-func newExecutor(c *kube.Clients, s *spec.Spec, r *redact.Redactor) (runner.Executor, func()) {
-	env := steps.NewEnv(c, s.BaseDir, r)
-	helm := helmstep.New(c, s.BaseDir, r)
-	uninstall := steps.ReleaseDeleterFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
-		d := st.Delete
-		return helm.Uninstall(ctx, d.Release, d.Namespace, d.IgnoresNotFound())
-	})
-	byType := map[string]runner.Executor{
-		spec.TypeHelm:    helm,
-		spec.TypeApply:   steps.NewApply(env),
-		spec.TypeDelete:  steps.NewDelete(env, uninstall),
-		spec.TypePatch:   steps.NewPatch(env),
-		spec.TypeWait:    steps.NewWait(env),
-		spec.TypeRollout: steps.NewRollout(env),
-		spec.TypeJob:     steps.NewJob(env),
-	}
-	exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
-		x, ok := byType[st.Type()]
-		if !ok {
-			return runner.Outcome{}, fmt.Errorf("step %s has no action (one of %v)", st.Name, spec.StepTypes)
-		}
-		return x.Execute(ctx, st)
-	})
-	return exec, func() { helm.Close() }
 }
 
 // reasonError names the failure reason of a run-level error.
