@@ -315,3 +315,25 @@ func TestNothingWrittenUnderHome(t *testing.T) {
 		t.Errorf("Close left the temp dir %s: %v", tmp, err)
 	}
 }
+
+func TestCreateNamespace(t *testing.T) {
+	f := newFixture(t)
+	ns := f.ns + "-new"
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = testCluster.Client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	})
+	_, err := f.try(f.step("nons", spec.Helm{Chart: "./charts/demo", Namespace: ns}), stepTimeout)
+	if err == nil {
+		t.Fatal("installing into a missing namespace without createNamespace succeeded")
+	}
+	t.Log(err)
+	mustContain(t, "error", err.Error(), "release nons in namespace "+ns, "install failed", "not found")
+
+	out := f.run(f.step("withns", spec.Helm{Chart: "./charts/demo", Namespace: ns, CreateNamespace: true}), stepTimeout)
+	mustContain(t, "detail", out.Detail, "installed release withns revision 1")
+	if out := f.run(f.step("withns", spec.Helm{Chart: "./charts/demo", Namespace: ns, CreateNamespace: true}), stepTimeout); out.Writes != 0 {
+		t.Errorf("re-run = %q with %d writes, want unchanged with none", out.Detail, out.Writes)
+	}
+}
