@@ -182,3 +182,21 @@ func dropFinalizers(t *testing.T, ns, name string) {
 		t.Logf("cannot release configmap/%s in %s: %v", name, ns, err)
 	}
 }
+
+func TestHelmStep(t *testing.T) {
+	ns := namespace(t, "-late")
+	spec := testdata("steps", "helm.yaml")
+	out := applySpec(t, spec, "NS="+ns)
+	expectSteps(t, out, steps(header, []want{
+		{Name: "ok", Status: ok, Attempts: 1},
+		{Name: "missing-chart", Status: failed, Attempts: 1, Error: "charts/nope"},
+		{Name: "after-missing-chart", Status: skipped, Skip: "needs missing-chart, which failed"},
+		{Name: "stuck", Status: failed, Attempts: 1, Error: "timed out after 2s"},
+		{Name: "flaky", Status: ok, MinAttempts: 2},
+		{Name: "make-late-namespace", Status: ok, Attempts: 1},
+		{Name: "once", Status: ok, Attempts: 1},
+		{Name: "uninstall", Status: ok, Attempts: 1},
+	}, excludedPair))
+	again := applySpec(t, spec, "NS="+ns)
+	expectStep(t, again, want{Name: "once", Status: skipped, Skip: "installed"})
+}
