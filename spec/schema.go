@@ -136,7 +136,7 @@ func defs(namespace obj) obj {
 			"properties": obj{
 				"name":       str(labelPattern, "Unique step name (RFC 1123 label)"),
 				"needs":      obj{"type": "array", "items": obj{"type": "string"}, "description": "Steps that must succeed first"},
-				"when":       obj{"type": "string", "description": `CEL condition over vars, e.g. vars.get("ENV", "dev") == "prod"`},
+				"when":       obj{"type": []string{"string", "boolean"}, "description": `CEL condition over vars, e.g. vars.get("ENV", "dev") == "prod"`},
 				"timeout":    defRef("duration"),
 				"retries":    defRef("count"),
 				"retryDelay": defRef("duration"),
@@ -163,7 +163,7 @@ func defs(namespace obj) obj {
 		"helm": desc(merge(object(obj{
 			"chart":           obj{"type": "string", "description": "Bare name (with repo:), name:version, oci://ref[:tag|@digest], or a local ./path"},
 			"repo":            str(httpURLPattern, "HTTP(S) chart repository URL (bare-name charts only)"),
-			"version":         obj{"type": "string", "description": "Exact chart version"},
+			"version":         obj{"type": []string{"string", "number"}, "description": "Exact chart version (quote it: 1.10 is a number to YAML, kept as written)"},
 			"auth":            object(obj{"username": obj{"type": "string"}, "password": obj{"type": "string"}}, "username", "password"),
 			"release":         str(subdomainPattern, "Helm release name (default: the step name)"),
 			"namespace":       namespace,
