@@ -177,7 +177,11 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step) (runner.Outcome
 	}
 	out := runner.Outcome{Writes: int(sess.writes.Load())}
 	if err != nil {
-		return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", name, ns, src.what, verb, oneLine(err)))
+		hint := ""
+		if !h.CreateNamespace && strings.Contains(err.Error(), fmt.Sprintf("namespaces %q not found", ns)) {
+			hint = "; set createNamespace: true or create the namespace in an earlier step"
+		}
+		return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w%s", name, ns, src.what, verb, oneLine(err), hint))
 	}
 	if verb == "install" {
 		out.Detail = fmt.Sprintf("installed release %s revision %d (%s)", name, res.Version, src.what)

@@ -329,7 +329,7 @@ func TestCreateNamespace(t *testing.T) {
 		t.Fatal("installing into a missing namespace without createNamespace succeeded")
 	}
 	t.Log(err)
-	mustContain(t, "error", err.Error(), "release nons in namespace "+ns, "install failed", "not found")
+	mustContain(t, "error", err.Error(), "release nons in namespace "+ns, "install failed", "not found", "set createNamespace: true")
 
 	out := f.run(f.step("withns", spec.Helm{Chart: "./charts/demo", Namespace: ns, CreateNamespace: true}), stepTimeout)
 	mustContain(t, "detail", out.Detail, "installed release withns revision 1")
