@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -130,14 +131,18 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 	case reflect.Bool:
 		var b bool
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&b) != nil {
-			d.problem(n, path, "", "must be true or false, got %s", shown(n))
+			d.problem(n, path, quotedHint(n, "true", "false"), "must be true or false, got %s", shown(n))
 			return
 		}
 		v.SetBool(b)
 	case reflect.Int:
 		var i int
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
-			d.problem(n, path, "", "must be an integer, got %s", shown(n))
+			hint := ""
+			if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && intLike.MatchString(n.Value) {
+				hint = "remove the quotes: a quoted number is a string"
+			}
+			d.problem(n, path, hint, "must be an integer, got %s", shown(n))
 			return
 		}
 		v.SetInt(int64(i))
@@ -237,6 +242,20 @@ func (d *decoder) unknownField(k *yaml.Node, path string, known []string) {
 		where = "in " + path
 	}
 	d.probs = append(d.probs, Problem{Pos: d.at(k), Path: joinPath(path, k.Value), Message: fmt.Sprintf("unknown field %q %s", k.Value, where), Hint: hint})
+}
+
+var intLike = regexp.MustCompile(`^-?[0-9]+$`)
+
+// quotedHint explains a quoted literal that would be valid without quotes.
+func quotedHint(n *yaml.Node, literals ...string) string {
+	if n.Kind == yaml.ScalarNode && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		for _, l := range literals {
+			if n.Value == l {
+				return "remove the quotes: a quoted " + l + " is a string"
+			}
+		}
+	}
+	return ""
 }
 
 func kindName(n *yaml.Node) string {
