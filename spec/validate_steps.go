@@ -215,14 +215,26 @@ func (v *validator) delete(p string, d *Delete) {
 		v.sources(p+".manifests", d.Manifests, "inline", "file", "url", "kustomize")
 		v.notWith(p, "manifests", "selector", "fieldSelector", "allNamespaces")
 	case "resource":
-		if _, err := ParseResource(d.Resource, false); err != nil {
+		if r, err := ParseResource(d.Resource, false); err != nil {
 			v.errorf(p+".resource", "write a type (pods) or kind/name (daemonset/aws-node)", "%v", err)
+		} else if r.Name != "" {
+			v.namedWith(p, r, d.Selector, d.FieldSelector, d.AllNamespaces)
 		}
 	case "release":
 		if msg := checkSubdomain(d.Release, maxReleaseName); msg != "" {
 			v.errorf(p+".release", "", "release name %s", msg)
 		}
 		v.notWith(p, "release", "selector", "fieldSelector", "allNamespaces")
+	}
+}
+
+// namedWith reports selectors and allNamespaces next to a named object, which
+// kubectl refuses too: a name already picks the object.
+func (v *validator) namedWith(p string, r Resource, selector, fieldSelector string, all bool) {
+	for f, set := range map[string]bool{"selector": selector != "", "fieldSelector": fieldSelector != "", "allNamespaces": all} {
+		if set {
+			v.errorf(p+"."+f, "use a bare type ("+r.Type+") to select objects", "%s: does not apply to the named object %s", f, r)
+		}
 	}
 }
 
@@ -295,8 +307,10 @@ func (v *validator) wait(p string, w *Wait) {
 		}
 	}
 	if v.required(p+".on", w.On, "write a type (pods) or kind/name (deployment/coredns)") {
-		if _, err := ParseResource(w.On, false); err != nil {
+		if r, err := ParseResource(w.On, false); err != nil {
 			v.errorf(p+".on", "", "%v", err)
+		} else if r.Name != "" {
+			v.namedWith(p, r, w.Selector, w.FieldSelector, w.AllNamespaces)
 		}
 	}
 	v.namespace(p+".namespace", w.Namespace)
