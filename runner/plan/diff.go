@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -67,8 +68,13 @@ func maskSecret(u *unstructured.Unstructured, masks map[string]string) {
 		if !ok {
 			continue
 		}
-		for k, v := range m {
-			m[k] = maskFor(fmt.Sprint(v), masks)
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // markers numbered in a stable order
+		for _, k := range keys {
+			m[k] = maskFor(fmt.Sprint(m[k]), masks)
 		}
 		_ = unstructured.SetNestedMap(u.Object, m, field)
 	}

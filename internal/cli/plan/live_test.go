@@ -159,6 +159,15 @@ func TestLivePlanOfTheQuickstart(t *testing.T) {
 		}
 	}
 
+	// Plain plan: the same prediction, no diffs, no writes either.
+	p, code = planRun(t, ctx, c, false, quickstart)
+	if got := actions(p); got != want || code != 0 || step(p, "demo").DiffNote != "" {
+		t.Fatalf("converged plan without --diff: %s (exit %d)", got, code)
+	}
+	if n := w.n.Load(); n != 0 {
+		t.Fatalf("plan and plan --diff sent %d writes, want none", n)
+	}
+
 	// One value changes: exactly that step shows a diff.
 	p, code = planRun(t, ctx, c, true, quickstart, "GREETING=bonjour")
 	if got := actions(p); !strings.HasPrefix(got, "demo=upgrade widget-crd=unchanged") || code != cmdutil.ExitChanges {

@@ -1,0 +1,131 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/spec"
+)
+
+func obj(y map[string]any) *unstructured.Unstructured { return &unstructured.Unstructured{Object: y} }
+
+func TestObjectDiffHidesChurnAndMasksSecrets(t *testing.T) {
+	live := obj(map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "creds", "namespace": "demo", "uid": "1234", "resourceVersion": "7",
+			"creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": []any{map[string]any{"manager": "khook"}},
+			"annotations": map[string]any{"kubectl.kubernetes.io/last-applied-configuration": `{"stringData":{"password":"old-secret"}}`}},
+		"data": map[string]any{"password": "b2xkLXNlY3JldA==", "user": "YWRtaW4="},
+	})
+	desired := live.DeepCopy()
+	desired.Object["data"] = map[string]any{"password": "bmV3LXNlY3JldA==", "user": "YWRtaW4="}
+	desired.SetResourceVersion("8")
+	d, err := objectDiff(title(live), live, desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"b2xkLXNlY3JldA==", "bmV3LXNlY3JldA==", "old-secret", "YWRtaW4=", "managedFields", "resourceVersion", "uid:", "creationTimestamp", "last-applied"} {
+		if strings.Contains(d, leak) {
+			t.Errorf("diff shows %q:\n%s", leak, d)
+		}
+	}
+	if !strings.Contains(d, "-  password: '***'") || !strings.Contains(d, "+  password: '*** (value 3)'") {
+		t.Errorf("diff does not show the masked change:\n%s", d)
+	}
+	if strings.Contains(d, "-  user:") || strings.Contains(d, "+  user:") {
+		t.Errorf("an unchanged secret key shows as a change:\n%s", d)
+	}
+	if !strings.HasPrefix(d, "--- live/v1/Secret/demo/creds\n+++ planned/v1/Secret/demo/creds\n") {
+		t.Errorf("diff header:\n%s", d)
+	}
+}
+
+func TestObjectDiffOfEqualObjectsIsEmpty(t *testing.T) {
+	a := obj(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x", "resourceVersion": "1"}})
+	b := a.DeepCopy()
+	b.SetResourceVersion("2")
+	if d, err := objectDiff("x", a, b); err != nil || d != "" {
+		t.Errorf("diff of objects differing only in churn = %q, %v", d, err)
+	}
+	created, _ := objectDiff("x", nil, a)
+	if !strings.HasPrefix(created, "--- /dev/null\n+++ planned/x\n@@ -0,0 +1,") {
+		t.Errorf("diff of a new object:\n%s", created)
+	}
+}
+
+func TestStepActionFoldsObjects(t *testing.T) {
+	cases := []struct {
+		objs []string
+		want string
+	}{
+		{nil, report.ActionUnchanged},
+		{[]string{"unchanged", "unchanged"}, report.ActionUnchanged},
+		{[]string{"unchanged", "create"}, report.ActionCreate},
+		{[]string{"create", "configure", "unchanged"}, report.ActionConfigure},
+	}
+	for _, c := range cases {
+		var objs []report.ObjectPlan
+		for _, a := range c.objs {
+			objs = append(objs, report.ObjectPlan{Action: a})
+		}
+		if got := stepAction(objs); got != c.want {
+			t.Errorf("stepAction(%v) = %s, want %s", c.objs, got, c.want)
+		}
+	}
+}
+
+func TestDroppedObjects(t *testing.T) {
+	old := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: gone\n"
+	next := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n  namespace: demo\n"
+	got := droppedObjects(old, next, "demo")
+	if len(got) != 1 || got[0].GetName() != "gone" {
+		t.Fatalf("droppedObjects = %v, want the Service only", got)
+	}
+}
+
+func TestChartName(t *testing.T) {
+	for in, want := range map[string]string{
+		"cilium":                                  "cilium",
+		"oci://ghcr.io/org/charts/app:1.2.3":      "app",
+		"oci://ghcr.io/org/charts/app@sha256:abc": "app",
+	} {
+		if got := chartName(in); got != want {
+			t.Errorf("chartName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestProducersNameTheStep(t *testing.T) {
+	s := &spec.Spec{BaseDir: t.TempDir(), Steps: []*spec.Step{
+		{Name: "ns", Helm: &spec.Helm{Chart: "x", Namespace: "apps", CreateNamespace: true}},
+		{Name: "crds", Apply: &spec.Apply{Manifests: []spec.Source{{Inline: `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.io
+spec:
+  group: example.io
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions: [{name: v1, served: true, storage: true}]
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: extra
+`}}}},
+	}}
+	p := producersOf(s)
+	for _, c := range []struct{ got, want string }{
+		{p.namespaceReason("apps"), "namespace apps does not exist yet: step ns creates it"},
+		{p.namespaceReason("extra"), "namespace extra does not exist yet: step crds creates it"},
+		{p.namespaceReason("nope"), "namespace nope does not exist and no step creates it"},
+		{p.kindReason("Widget", "example.io"), "kind Widget.example.io is not served yet: step crds registers it"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
