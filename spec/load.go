@@ -147,6 +147,7 @@ func finish(probs Problems, red *redact.Redactor) Problems {
 	for _, p := range probs {
 		p.Message = red.String(p.Message)
 		p.Hint = red.String(p.Hint)
+		p.Path = red.String(p.Path) // a map key can come from a secret too
 		k := p.String()
 		if seen[k] {
 			continue
