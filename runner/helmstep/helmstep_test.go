@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/test/chartsrc"
 )
 
 const stepTimeout = time.Minute
@@ -52,10 +53,10 @@ func TestInstallFromHTTPRepoWithAuth(t *testing.T) {
 
 func TestInstallFromOCIWithAuth(t *testing.T) {
 	f := newFixture(t)
-	reg := serveRegistry(t, "pusher", "s3cret-oci-pass")
-	reg.push(t, demoChart(t, "0.1.0"))
-	digest := reg.push(t, demoChart(t, "0.2.0"))
-	auth := &spec.Auth{Username: reg.User, Password: reg.Pass}
+	reg := chartsrc.NewOCIRegistry(t, chartsrc.Auth{Username: "pusher", Password: "s3cret-oci-pass"})
+	pushChart(t, reg, demoChart(t, "0.1.0"))
+	digest := pushChart(t, reg, demoChart(t, "0.2.0"))
+	auth := &spec.Auth{Username: reg.Auth.Username, Password: reg.Auth.Password}
 	base := "oci://" + reg.Host + "/charts/demo"
 
 	cases := []struct {
@@ -66,13 +67,13 @@ func TestInstallFromOCIWithAuth(t *testing.T) {
 		{name: "digest", chart: base + "@" + digest, auth: auth, want: "demo 0.2.0"},
 		{name: "version-field", chart: base, version: "0.1.0", auth: auth, want: "demo 0.1.0"},
 		{name: "latest", chart: base, auth: auth, want: "demo 0.2.0"},
-		{name: "userinfo", chart: "oci://" + reg.User + ":" + reg.Pass + "@" + reg.Host + "/charts/demo:0.2.0", want: "demo 0.2.0"},
+		{name: "userinfo", chart: "oci://" + reg.Auth.Username + ":" + reg.Auth.Password + "@" + reg.Host + "/charts/demo:0.2.0", want: "demo 0.2.0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := f.run(f.step("oci-"+tc.name, spec.Helm{Chart: tc.chart, Version: tc.version, Auth: tc.auth}), stepTimeout)
 			mustContain(t, "detail", out.Detail, "installed release oci-"+tc.name+" revision 1", tc.want)
-			mustNotContain(t, "detail", out.Detail, reg.Pass)
+			mustNotContain(t, "detail", out.Detail, reg.Auth.Password)
 		})
 	}
 }
@@ -233,8 +234,8 @@ func TestAtomicRollbackAndFailureMessage(t *testing.T) {
 func TestAuthFailureNamesNoPassword(t *testing.T) {
 	f := newFixture(t)
 	repo := serveChartRepo(t, "reader", "right-pass", demoChart(t, "0.1.0"))
-	reg := serveRegistry(t, "pusher", "right-pass")
-	reg.push(t, demoChart(t, "0.1.0"))
+	reg := chartsrc.NewOCIRegistry(t, chartsrc.Auth{Username: "pusher", Password: "right-pass"})
+	pushChart(t, reg, demoChart(t, "0.1.0"))
 	const wrong = "wr0ng-Pa55word"
 	for name, h := range map[string]spec.Helm{
 		"repo": {Chart: "demo", Repo: repo.URL, Version: "0.1.0", Auth: &spec.Auth{Username: "reader", Password: wrong}},
@@ -296,8 +297,8 @@ func TestNothingWrittenUnderHome(t *testing.T) {
 	}
 	f := newFixture(t)
 	repo := serveChartRepo(t, "u", "p", demoChart(t, "0.1.0"))
-	reg := serveRegistry(t, "u", "p")
-	reg.push(t, demoChart(t, "0.1.0"))
+	reg := chartsrc.NewOCIRegistry(t, chartsrc.Auth{Username: "u", Password: "p"})
+	pushChart(t, reg, demoChart(t, "0.1.0"))
 	f.run(f.step("home-repo", spec.Helm{Chart: "demo", Repo: repo.URL, Auth: &spec.Auth{Username: "u", Password: "p"}}), stepTimeout)
 	f.run(f.step("home-oci", spec.Helm{Chart: "oci://" + reg.Host + "/charts/demo:0.1.0", Auth: &spec.Auth{Username: "u", Password: "p"}}), stepTimeout)
 	entries, err := os.ReadDir(home)
