@@ -46,7 +46,7 @@ type Session struct {
 	redactor *redact.Redactor
 	now      func() time.Time
 	saveErr  error
-	failed   bool // a step failed in this run
+	failed   bool // a step failed, or did not start, in this run
 	closed   bool
 	destroy  bool // OpenDestroy: journal teardown, delete the record at the end
 }
@@ -160,6 +160,11 @@ func (s *Session) OnFinish(res report.StepResult) {
 		s.journalTeardown(res)
 		return
 	}
+	if res.Status == report.StatusSkipped && res.Attempts == 0 && !res.Excluded && !s.resumed[res.Name] {
+		// Never started (the run was cancelled, or a need failed): the
+		// run did not succeed even when no step of its own failed.
+		s.failed = true
+	}
 	if !s.resumed[res.Name] { // a resumed step keeps the entry that let it resume
 		s.record.Steps[res.Name] = entryFor(res, s.hashes[res.Name], s.redactor, s.now())
 	}
@@ -201,8 +206,8 @@ func (s *Session) keep(err error) {
 	}
 }
 
-// Close marks the run succeeded (no step failed and ctx was not cancelled)
-// or failed, writes the record and releases the lock. Its error says the
+// Close marks the run succeeded (every step succeeded, was excluded or
+// resumed, and ctx was not cancelled) or failed, writes the record and releases the lock. Its error says the
 // record could not be written: semantics.md makes that a failed run even
 // when every step succeeded.
 func (s *Session) Close(ctx context.Context) error {

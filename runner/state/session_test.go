@@ -263,3 +263,25 @@ func TestOpenRefusesForeignRecordWithoutLocking(t *testing.T) {
 		t.Fatalf("a Lease was left beside a foreign Secret: %v", err)
 	}
 }
+
+func TestRunStatusIsFailedWhenAStepNeverStarted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	kube := state.SharedCluster()
+	s := resumeSpec(t, kube.Namespace(t))
+	s.Steps[2].Excluded = true
+	sess, err := state.Open(ctx, s, state.Options{Client: kube.Client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run was interrupted after a: b never started; c is excluded.
+	sess.OnFinish(report.StepResult{Name: "a", Status: report.StatusOK, Attempts: 1})
+	sess.OnFinish(report.StepResult{Name: "b", Status: report.StatusSkipped, SkipReason: "not run: the run was cancelled"})
+	sess.OnFinish(report.StepResult{Name: "c", Status: report.StatusSkipped, Excluded: true, SkipReason: "excluded"})
+	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
+		t.Fatal(err)
+	}
+	if rec := load(t, ctx, s); rec.RunStatus != state.RunFailed || rec.Steps["a"].Status != state.StepOK {
+		t.Fatalf("record = %+v, want runStatus failed with a ok", rec)
+	}
+}
