@@ -16,6 +16,8 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	repo "helm.sh/helm/v4/pkg/repo/v1"
+
+	"github.com/khook/khook/test/chartsrc"
 )
 
 // HelmVersion is the helm CLI the script uses, built with go install on
@@ -114,14 +116,15 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 // chartRepo is an HTTP chart repository behind basic auth.
 type chartRepo struct{ URL, User, Pass string }
 
-// serveCharts serves test/testdata/charts/demo under each name, version
-// 0.1.0, from a loopback chart repository.
+// serveCharts serves the shared demo test chart under each name (three
+// charts), version 0.1.0, from a loopback chart repository behind basic auth
+// (chartsrc.NewHTTPRepo serves charts under their own names only).
 func serveCharts(b *testing.B, user, pass string, names ...string) *chartRepo {
 	b.Helper()
 	dir := b.TempDir()
 	idx := repo.NewIndexFile()
 	for _, name := range names {
-		ch, err := loader.Load(filepath.Join("..", "testdata", "charts", "demo"))
+		ch, err := loader.Load(chartsrc.ChartDir("demo"))
 		if err != nil {
 			b.Fatal(err)
 		}
