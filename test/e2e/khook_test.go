@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,14 +37,14 @@ type outcome struct {
 
 // khook runs the binary with the cluster's kubeconfig and a minimal
 // environment, and fails the test if it cannot run at all.
-func khook(t *testing.T, inv invocation) outcome {
+func khook(t testing.TB, inv invocation) outcome {
 	t.Helper()
 	cmd, stdout, stderr := command(t, inv)
 	err := cmd.Run()
 	return finish(t, inv, cmd, stdout, stderr, err)
 }
 
-func command(t *testing.T, inv invocation) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+func command(t testing.TB, inv invocation) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	if inv.Timeout == 0 {
 		inv.Timeout = 3 * time.Minute
@@ -68,7 +67,7 @@ func command(t *testing.T, inv invocation) (*exec.Cmd, *bytes.Buffer, *bytes.Buf
 	return cmd, &stdout, &stderr
 }
 
-func finish(t *testing.T, inv invocation, cmd *exec.Cmd, stdout, stderr *bytes.Buffer, err error) outcome {
+func finish(t testing.TB, inv invocation, cmd *exec.Cmd, stdout, stderr *bytes.Buffer, err error) outcome {
 	t.Helper()
 	out := outcome{Stdout: stdout.String(), Stderr: stderr.String()}
 	var exit *exec.ExitError
@@ -164,11 +163,19 @@ func testdata(parts ...string) string {
 	return filepath.Join(append([]string{repoRoot, "test", "e2e", "testdata"}, parts...)...)
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-var _ = fmt.Sprintf
+// khookB runs khook in a benchmark and stops it if the run did not succeed.
+func khookB(b *testing.B, args ...string) outcome {
+	b.Helper()
+	out := khook(b, invocation{Args: args})
+	if out.Code != 0 || out.Results == nil {
+		b.Fatalf("khook %v: exit %d\nstderr:\n%s", args, out.Code, out.Stderr)
+	}
+	return out
+}
