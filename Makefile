@@ -52,3 +52,20 @@ cluster: $(CLUSTER_CMD)
 ## cluster-down: stop the cluster that `make cluster` started.
 cluster-down: $(CLUSTER_CMD)
 	@$(CLUSTER_CMD) down
+
+# ---- quickstart (engine / end-to-end owner) -----------------------------------
+# The README's first command: on a fresh machine it builds khook, starts the
+# local control plane (as `make cluster`, which stays up) and applies the
+# quickstart spec with live progress and the result table.
+KHOOK_BIN       ?= bin/khook
+CLUSTER_RUN_DIR ?=
+
+.PHONY: quickstart
+## quickstart: build khook, start the local cluster and apply examples/quickstart.yaml.
+quickstart: $(CLUSTER_CMD)
+	$(GO) build -o $(KHOOK_BIN) .
+	@line=$$($(CLUSTER_CMD) up $(if $(CLUSTER_RUN_DIR),-run-dir $(CLUSTER_RUN_DIR))) || exit 1; \
+	eval "$$line"; \
+	echo "khook apply -f examples/quickstart.yaml   (KUBECONFIG=$$KUBECONFIG)"; \
+	$(KHOOK_BIN) apply -f examples/quickstart.yaml --kubeconfig "$$KUBECONFIG" && \
+	echo "Done. Again: $(KHOOK_BIN) apply -f examples/quickstart.yaml --kubeconfig $$KUBECONFIG; stop the cluster: make cluster-down"
