@@ -57,29 +57,29 @@ func estimateNodes(text []byte) int {
 				}
 			case '[', '{':
 				flow++
-				n++
+				n += 3 // the collection, and a first entry that may be key and null value
 			case ']', '}':
 				if flow > 0 {
 					flow--
 				}
 			case ',':
-				n++
+				n += 2 // a flow mapping entry can be a key with an implicit null
 			case '-', ':', '?':
 				if i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t' {
 					n += 2
 				}
 			}
-			if c != ' ' && c != '\t' && c != '\r' {
-				lastToken = c
-			}
-			if (c == '|' || c == '>') && flow == 0 && quote == 0 && (i == indent || isNodeStart(line[i-1])) {
-				lastToken = '|'
+			switch {
+			case (c == '|' || c == '>') && flow == 0 && (i == indent || isNodeStart(line[i-1])):
+				lastToken = '|' // a block scalar header, unless more follows
 				// The header may carry indentation and chomping indicators.
 				j := i + 1
 				for j < len(line) && (line[j] == '-' || line[j] == '+' || (line[j] >= '1' && line[j] <= '9')) {
 					j++
 				}
 				i = j - 1
+			case c != ' ' && c != '\t' && c != '\r':
+				lastToken = 'x'
 			}
 		}
 		if lastToken == '|' && quote == 0 && flow == 0 {
