@@ -3,19 +3,17 @@
 package script
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/khook/khook/internal/cli"
+	"github.com/khook/khook/test/script/scripttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the files that cmp compares stdout with, inside the .txtar archives")
@@ -50,32 +48,6 @@ func TestScripts(t *testing.T) {
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": exits,
-		},
+		Cmds: scripttest.Cmds,
 	})
-}
-
-// exits N cmd args... runs a command and checks its exit code is exactly N
-// (testscript's "! exec" only tells zero from non-zero; khook's exit codes
-// say which kind of failure it was).
-func exits(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: exits CODE command [args...]")
-	}
-	want, err := strconv.Atoi(args[0])
-	if err != nil {
-		ts.Fatalf("exits: %q is not an exit code", args[0])
-	}
-	got := 0
-	if err := ts.Exec(args[1], args[2:]...); err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			ts.Fatalf("exits: %v", err)
-		}
-		got = ee.ExitCode()
-	}
-	if got != want {
-		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
-	}
 }

@@ -6,9 +6,6 @@ package cluster
 
 import (
 	"context"
-	"errors"
-	"os/exec"
-	"strconv"
 	"testing"
 	"time"
 
@@ -18,6 +15,7 @@ import (
 
 	"github.com/khook/khook/internal/cli"
 	"github.com/khook/khook/test/cluster"
+	"github.com/khook/khook/test/script/scripttest"
 )
 
 var kube *cluster.Cluster
@@ -53,28 +51,6 @@ func TestScripts(t *testing.T) {
 			env.Setenv("KUBECONFIG", kube.Kubeconfig)
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits},
+		Cmds: scripttest.Cmds,
 	})
-}
-
-// exits N cmd args... checks a command's exact exit code.
-func exits(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: exits CODE command [args...]")
-	}
-	want, err := strconv.Atoi(args[0])
-	if err != nil {
-		ts.Fatalf("exits: %q is not an exit code", args[0])
-	}
-	got := 0
-	if err := ts.Exec(args[1], args[2:]...); err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			ts.Fatalf("exits: %v", err)
-		}
-		got = ee.ExitCode()
-	}
-	if got != want {
-		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
-	}
 }
