@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,7 +11,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
@@ -234,5 +238,25 @@ func TestApplyKustomize(t *testing.T) {
 	}
 	if _, err := testCluster.Client.CoreV1().ConfigMaps(ns).Get(context.Background(), "k-prod", metav1.GetOptions{}); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestApplyUnreachableClusterIsOneSentence(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	c, err := kube.NewClientsForConfig(&rest.Config{Host: "https://user:pw@" + addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := NewEnv(c, t.TempDir(), redact.New())
+	err = runErr(t, deadline(t, time.Minute), NewApply(env), applyStep("default", configMap("a", "1")),
+		"cannot reach the API server at https://***@"+addr+": connection refused; check --kubeconfig/--context")
+	if !kube.IsUnreachable(err) {
+		t.Errorf("IsUnreachable(%v) = false", err)
 	}
 }
