@@ -19,10 +19,48 @@ func Schema() []byte {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(schemaDoc()); err != nil {
+	if err := enc.Encode(topLevel(schemaDoc())); err != nil {
 		panic(err) // the document is static; this cannot fail
 	}
 	return buf.Bytes()
+}
+
+// topLevelOrder puts the identifying keys first for readers; nested maps
+// are sorted by encoding/json, which keeps the output deterministic.
+var topLevelOrder = []string{"$schema", "$id", "title", "description", "type", "required", "properties", "patternProperties", "additionalProperties", "$defs"}
+
+// orderedDoc marshals a map's keys in topLevelOrder.
+type orderedDoc obj
+
+func topLevel(doc obj) orderedDoc { return orderedDoc(doc) }
+
+func (d orderedDoc) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range topLevelOrder {
+		v, ok := d[k]
+		if !ok {
+			panic("schema: top-level key " + k + " missing")
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		var vb bytes.Buffer
+		enc := json.NewEncoder(&vb)
+		enc.SetEscapeHTML(false) // descriptions say <Name>, not \u003cName\u003e
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(bytes.TrimSuffix(vb.Bytes(), []byte("\n")))
+	}
+	if len(d) != len(topLevelOrder) {
+		panic("schema: a top-level key is missing from topLevelOrder")
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 type obj = map[string]any
