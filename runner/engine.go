@@ -116,10 +116,10 @@ func (r *run) loop(ctx context.Context) []report.StepResult {
 	done := make(chan finished)
 	running := 0
 	for {
-		r.settle()
 		if r.stop == "" && ctx.Err() != nil {
-			r.stop = reasonCancelled
+			r.stop = reasonCancelled // before settle: no Resume calls after a cancel
 		}
+		r.settle()
 		for _, i := range r.ready() {
 			if r.stop != "" || (r.Parallelism > 0 && running >= r.Parallelism) {
 				break
