@@ -118,19 +118,17 @@ func (pr *probe) helm(ctx context.Context) error {
 	return pr.renderDiff(ctx, ch, vals, name, ns, true, last, "")
 }
 
-// renderDiff renders the chart and compares each object with the cluster;
-// objects of the last revision that the new one drops are deletes.
+// renderDiff renders the chart and compares each object with the cluster
+// (the objects are listed with or without --diff); objects of the last
+// revision that the new one drops are deletes.
 func (pr *probe) renderDiff(ctx context.Context, ch *chartv2.Chart, vals map[string]any, name, ns string, upgrade bool, last *rel.Release, note string) error {
-	if !pr.Diff {
-		return nil
-	}
 	if ch == nil || vals == nil {
-		pr.out.DiffNote = unavailable(note)
+		pr.diffUnavailable(note)
 		return nil
 	}
 	manifest, err := render(ch, vals, name, ns, upgrade)
 	if err != nil {
-		pr.out.DiffNote = unavailable(err.Error())
+		pr.diffUnavailable(err.Error())
 		return nil
 	}
 	diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: name, Namespace: ns, Manifest: manifest})
@@ -138,7 +136,7 @@ func (pr *probe) renderDiff(ctx context.Context, ch *chartv2.Chart, vals map[str
 		if kube.IsUnreachable(err) {
 			return err
 		}
-		pr.out.DiffNote = unavailable(err.Error())
+		pr.diffUnavailable(err.Error())
 		return nil
 	}
 	var removed []*unstructured.Unstructured
@@ -174,6 +172,13 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 	}
 	pr.setDiff(parts)
 	return nil
+}
+
+// diffUnavailable notes why there is no diff (only under --diff).
+func (pr *probe) diffUnavailable(reason string) {
+	if pr.Diff {
+		pr.out.DiffNote = unavailable(reason)
+	}
 }
 
 // desiredChart is the chart apply would install: a local chart loaded from
