@@ -20,6 +20,7 @@ type decoder struct {
 	pos   map[string]Pos
 	probs Problems
 	bad   map[string]bool // paths whose value could not be decoded
+	typos map[string]bool // fields written misspelt (the did-you-mean target)
 }
 
 func (d *decoder) at(n *yaml.Node) Pos { return d.pm.Pos(n.Line, n.Column) }
@@ -234,6 +235,8 @@ func (d *decoder) unknownField(k *yaml.Node, path string, known []string) {
 		hint = "only helm (skipIf: installed), apply (skipIf: exists) and job (skipIf: succeeded) steps take skipIf"
 	} else if s := suggest(k.Value, known); s != "" {
 		hint = fmt.Sprintf("did you mean %q?", s)
+		// The field is there, misspelt: "chart is required" would only repeat it.
+		d.typos[joinPath(path, s)] = true
 	} else {
 		hint = "known fields: " + strings.Join(known, ", ")
 	}

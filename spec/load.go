@@ -130,12 +130,12 @@ func parseFile(name string, src []byte, vs *varSet, pipes *pipelines) (*fileTree
 // validates. It always returns a spec, complete or partial.
 func build(ft *fileTree, vs *varSet, red *redact.Redactor) (*Spec, Problems) {
 	s := &Spec{Files: []string{ft.name}, Vars: vs.vals, Positions: map[string]Pos{}}
-	d := &decoder{pm: ft.pm, pos: s.Positions, bad: map[string]bool{}}
+	d := &decoder{pm: ft.pm, pos: s.Positions, bad: map[string]bool{}, typos: map[string]bool{}}
 	d.decode(ft.root, nil, "", reflect.ValueOf(s).Elem())
 	registerCredentials(s, red)
 	probs := d.probs
 	applyDefaults(s)
-	probs = append(probs, validate(s, d.bad)...)
+	probs = append(probs, validate(s, d.bad, d.typos)...)
 	probs = append(probs, evalWhen(s)...)
 	return s, probs
 }

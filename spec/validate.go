@@ -10,6 +10,7 @@ type validator struct {
 	s     *Spec
 	probs Problems
 	bad   map[string]bool // paths the decoder already reported
+	typos map[string]bool // fields written misspelt, already reported
 }
 
 // errorf records a problem at the position of path (or its nearest parent),
@@ -32,8 +33,8 @@ func (v *validator) written(path string) bool {
 	return ok
 }
 
-func validate(s *Spec, bad map[string]bool) Problems {
-	v := &validator{s: s, bad: bad}
+func validate(s *Spec, bad, typos map[string]bool) Problems {
+	v := &validator{s: s, bad: bad, typos: typos}
 	v.envelope()
 	names := v.stepNames()
 	for _, st := range s.Steps {

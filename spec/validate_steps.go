@@ -34,6 +34,7 @@ func (v *validator) required(path, val, hint string) bool {
 	case val != "":
 		return true
 	case v.bad[path]:
+	case v.typos[path] && !v.written(path): // the did-you-mean says it
 	case v.written(path):
 		v.errorf(path, hint, "must not be empty")
 	default:
@@ -136,6 +137,13 @@ func (v *validator) sources(p string, srcs []Source, allowed ...string) {
 		}
 		sort.Strings(keys)
 		hint := "each entry is exactly one of " + strings.Join(allowed, ", ")
+		misspelt := false
+		for k := range set {
+			misspelt = misspelt || v.typos[sp+"."+k]
+		}
+		if len(keys) == 0 && misspelt {
+			continue // the did-you-mean already says which key was meant
+		}
 		if len(keys) != 1 {
 			v.errorf(sp, hint, "a source must have exactly one key, found %d", len(keys))
 			continue
