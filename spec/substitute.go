@@ -223,6 +223,29 @@ func parseRef(body string) (varRef, string) {
 	return r, ""
 }
 
+// inComment reports whether offset off is inside a YAML comment: after a "#"
+// that starts the line or follows whitespace, outside quotes.
+func inComment(src []byte, off int) bool {
+	start := bytes.LastIndexByte(src[:off], '\n') + 1
+	var quote byte
+	for i := start; i < off; i++ {
+		c := src[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			if i == start || src[i-1] == ' ' || src[i-1] == '\t' || src[i-1] == '[' || src[i-1] == '{' || src[i-1] == ',' {
+				quote = c
+			}
+		case c == '#' && (i == start || src[i-1] == ' ' || src[i-1] == '\t'):
+			return true
+		}
+	}
+	return false
+}
+
 // maxOutput bounds the substituted document, so values and pipelines cannot
 // grow a small spec into a huge one.
 const maxOutput = 16 << 20
@@ -253,8 +276,11 @@ func substitute(file string, src []byte, vs *varSet, pipes *pipelines) ([]byte, 
 			val, ok := vs.lookup(r.Name)
 			secret := ok && vs.secret[r.Name]
 			if !ok && !r.HasDefault {
-				probs = append(probs, Problem{Pos: m.posAt(r.Off), Message: fmt.Sprintf("variable %s is not set", r.Name),
-					Hint: fmt.Sprintf("pass --set %s=..., add it to a --var-file, export %s%s, or write ${%s:-default}", r.Name, vs.varPrefix, r.Name, r.Name)})
+				hint := fmt.Sprintf("pass --set %s=..., add it to a --var-file, export %s%s, or write ${%s:-default}", r.Name, vs.varPrefix, r.Name, r.Name)
+				if inComment(src, r.Off) {
+					hint = "comments are substituted too: write $${ to keep a literal ${"
+				}
+				probs = append(probs, Problem{Pos: m.posAt(r.Off), Message: fmt.Sprintf("variable %s is not set", r.Name), Hint: hint})
 				return
 			}
 			if !ok {

@@ -258,7 +258,7 @@ func TestMissingVariablesAllReported(t *testing.T) {
 			n++
 		}
 	}
-	if n != 4 {
-		t.Errorf("want 4 missing variables reported, got %d:\n%v", n, probs)
+	if n != 6 {
+		t.Errorf("want 6 missing variables reported, got %d:\n%v", n, probs)
 	}
 }
