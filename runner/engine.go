@@ -136,7 +136,11 @@ func (r *run) loop(ctx context.Context) []report.StepResult {
 		case f := <-done:
 			running--
 			r.finish(f.i, f.result)
-			if f.result.Status == report.StatusFailed && r.nodes[f.i].step.OnError != spec.OnErrorContinue && r.stop == "" {
+			switch {
+			case r.stop != "":
+			case ctx.Err() != nil: // the step failed because the run was cancelled
+				r.stop = reasonCancelled
+			case f.result.Status == report.StatusFailed && r.nodes[f.i].step.OnError != spec.OnErrorContinue:
 				r.stop = fmt.Sprintf("not run: step %s failed", f.result.Name)
 			}
 		case <-ctx.Done():

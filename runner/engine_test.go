@@ -160,13 +160,14 @@ func TestExcludedAndSkippedStepsSatisfyNeeds(t *testing.T) {
 
 func TestOnErrorFailLetsRunningStepsFinishAndStartsNothing(t *testing.T) {
 	release := make(chan struct{})
-	f := newFake().
-		on("slow", blockUntil(release)).
-		on("bad", func(context.Context, int) (Outcome, error) {
-			defer close(release) // slow finishes only after bad has failed
-			return Outcome{}, errors.New("deployment/x not found")
-		})
-	got := engine(f, step("slow"), step("bad"), step("after-slow", "slow"), step("after-bad", "bad")).Run(context.Background())
+	f := newFake().on("slow", blockUntil(release)).on("bad", fail("deployment/x not found"))
+	e := engine(f, step("slow"), step("bad"), step("after-slow", "slow"), step("after-bad", "bad"))
+	e.OnFinish = func(r report.StepResult) {
+		if r.Name == "bad" {
+			close(release) // slow finishes only once the engine has seen bad fail
+		}
+	}
+	got := e.Run(context.Background())
 	check(t, got, []brief{
 		{"slow", "ok", "", "", "released", 1},
 		{"bad", "failed", "deployment/x not found", "", "", 1},
