@@ -33,7 +33,7 @@ func startProcess(logDir, name, bin string, args ...string) (*process, error) {
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
+	if err := startCmd(cmd); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("khook test cluster: cannot start %s: %w", name, err)
 	}

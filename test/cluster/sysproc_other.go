@@ -2,10 +2,15 @@
 
 package cluster
 
-import "syscall"
+import (
+	"os/exec"
+	"syscall"
+)
 
 // sysProcAttr puts a component in its own process group; only Linux can tie
 // its life to the parent's.
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+func startCmd(cmd *exec.Cmd) error { return cmd.Start() }
