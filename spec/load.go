@@ -136,7 +136,7 @@ func build(ft *fileTree, vs *varSet, red *redact.Redactor) (*Spec, Problems) {
 	probs := d.probs
 	applyDefaults(s)
 	probs = append(probs, validate(s, d.bad, d.typos)...)
-	probs = append(probs, evalWhen(s)...)
+	probs = append(probs, evalWhen(s, ft.pm)...)
 	return s, probs
 }
 

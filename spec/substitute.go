@@ -112,6 +112,14 @@ func (m *posMap) Pos(line, col int) Pos {
 	return Pos{File: m.file, Line: l, Col: c}
 }
 
+// writtenAt reports whether text appears verbatim in the raw file at pos, so
+// offsets into text are offsets into the file.
+func (m *posMap) writtenAt(pos Pos, text string) bool {
+	origLines, _ := m.lines()
+	off := offsetOf(m.orig, origLines, pos.Line, pos.Col)
+	return bytes.HasPrefix(m.orig[off:], []byte(text)) && !strings.Contains(text, "\n")
+}
+
 // posAt is the position of a raw-text byte offset.
 func (m *posMap) posAt(off int) Pos {
 	origLines, _ := m.lines()

@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
+	"unicode/utf8"
 	"strings"
 	"sync"
 
@@ -61,17 +63,27 @@ func compileWhen(expr string) (cel.Program, error) {
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		msgs := make([]string, 0, len(iss.Errors()))
-		for _, e := range iss.Errors() {
+		errs := iss.Errors()
+		msgs := make([]string, 0, len(errs))
+		for _, e := range errs {
 			msgs = append(msgs, fmt.Sprintf("%s (column %d)", e.Message, e.Location.Column()+1))
 		}
-		return nil, fmt.Errorf("invalid expression: %s", strings.Join(msgs, "; "))
+		return nil, &exprError{msg: "invalid expression: " + strings.Join(msgs, "; "), line: errs[0].Location.Line(), col: errs[0].Location.Column()}
 	}
 	if !ast.OutputType().IsExactType(cel.BoolType) {
 		return nil, fmt.Errorf("the expression evaluates to %s, not a bool", ast.OutputType())
 	}
 	return env.Program(ast, cel.CostLimit(whenCostLimit))
 }
+
+// exprError is a compile error with the place in the expression (1-based
+// line, 0-based column) of its first issue.
+type exprError struct {
+	msg       string
+	line, col int
+}
+
+func (e *exprError) Error() string { return e.msg }
 
 func runWhen(prg cel.Program, vars map[string]string) (bool, error) {
 	if vars == nil {
@@ -91,8 +103,9 @@ func runWhen(prg cel.Program, vars map[string]string) (bool, error) {
 	return b, nil
 }
 
-// evalWhen decides every step's when: once, at load time.
-func evalWhen(s *Spec) Problems {
+// evalWhen decides every step's when: once, at load time. A compile error
+// points into the expression when it is written plainly on one line.
+func evalWhen(s *Spec, pm *posMap) Problems {
 	var probs Problems
 	compiled := map[string]cel.Program{} // big specs repeat conditions
 	for _, st := range s.Steps {
@@ -113,7 +126,12 @@ func evalWhen(s *Spec) Problems {
 			if strings.Contains(err.Error(), "is not set") {
 				hint = `use vars.get("NAME", "default") or has(vars.NAME) for optional variables`
 			}
-			probs = append(probs, Problem{Pos: s.PosOf(st.Path + ".when"), Path: st.Path + ".when", Message: fmt.Sprintf("%s.when: %v", st.Path, err), Hint: hint})
+			pos := s.PosOf(st.Path + ".when")
+			var ee *exprError
+			if errors.As(err, &ee) && ee.line == 1 && pm != nil && pm.writtenAt(pos, st.When) {
+				pos.Col += min(ee.col, utf8.RuneCountInString(st.When)) // CEL counts code points
+			}
+			probs = append(probs, Problem{Pos: pos, Path: st.Path + ".when", Message: fmt.Sprintf("%s.when: %v", st.Path, err), Hint: hint})
 			continue
 		}
 		st.Excluded = !ok
