@@ -3,9 +3,9 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"unicode/utf8"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
