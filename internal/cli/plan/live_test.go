@@ -212,7 +212,7 @@ metadata:
 steps:
   - name: web
     apply:
-      namespace: %s
+      namespace: %[1]s
       manifests:
         - inline: |
             apiVersion: apps/v1
@@ -237,6 +237,18 @@ steps:
               name: creds
             stringData:
               password: ${PASSWORD:-first-password}
+  - name: ssa
+    apply:
+      namespace: %[1]s
+      serverSide: true
+      manifests:
+        - inline: |
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: ssa
+            data:
+              size: ${SIZE:-small}
 `, ns)
 	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
@@ -244,7 +256,7 @@ steps:
 	files := []string{file}
 	applyRun(t, ctx, c, files)
 	w.n.Store(0)
-	if p, code := planRun(t, ctx, c, true, files); code != 0 || step(p, "web").Action != "unchanged" {
+	if p, code := planRun(t, ctx, c, true, files); code != 0 || actions(p) != "web=unchanged ssa=unchanged" {
 		t.Fatalf("converged: %s (exit %d)\n%s", actions(p), code, dump(p))
 	}
 
@@ -258,6 +270,13 @@ steps:
 	web := step(p, "web")
 	if web.Action != "configure" || code != cmdutil.ExitChanges || !strings.Contains(web.Diff, "-  replicas: 3") || !strings.Contains(web.Diff, "+  replicas: 1") {
 		t.Fatalf("edited Deployment: %s (exit %d)\n%s", web.Action, code, web.Diff)
+	}
+	if ssa := step(p, "ssa"); ssa.Action != "unchanged" || ssa.DiffNote != "no changes" {
+		t.Errorf("untouched server-side apply step: %s %q", ssa.Action, ssa.Diff)
+	}
+	p, _ = planRun(t, ctx, c, true, files, "SIZE=large")
+	if ssa := step(p, "ssa"); ssa.Action != "configure" || !strings.Contains(ssa.Diff, "+  size: large") {
+		t.Errorf("server-side apply step after a change: %s\n%s", ssa.Action, ssa.Diff)
 	}
 	// The Secret's change shows, its values do not.
 	if strings.Contains(web.Diff, "password") && (strings.Contains(web.Diff, "first-password") || strings.Contains(web.Diff, "second-password") ||
