@@ -118,10 +118,7 @@ func NewGitHub(t testing.TB, apiURL string, number int, inputs map[string]string
 	if err := os.MkdirAll(g.Workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	event := fmt.Sprintf(`{"action":"synchronize","number":%d,"pull_request":{"number":%d,"head":{"sha":"0123456789abcdef0123456789abcdef01234567","repo":{"fork":false}}}}`, number, number)
-	if err := os.WriteFile(filepath.Join(dir, "event.json"), []byte(event), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	g.Event(t, number, "0123456789abcdef0123456789abcdef01234567")
 	for _, f := range []string{"output", "summary", "env"} {
 		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
 	}
@@ -137,6 +134,15 @@ func NewGitHub(t testing.TB, apiURL string, number int, inputs map[string]string
 		g.Environ = append(g.Environ, "INPUT_"+strings.ToUpper(name)+"="+v)
 	}
 	return g
+}
+
+// Event writes the pull_request event payload: PR number at head commit sha.
+func (g *GitHub) Event(t testing.TB, number int, sha string) {
+	t.Helper()
+	event := fmt.Sprintf(`{"action":"synchronize","number":%d,"pull_request":{"number":%d,"head":{"sha":%q,"repo":{"fork":false}}}}`, number, number, sha)
+	if err := os.WriteFile(filepath.Join(g.Dir, "event.json"), []byte(event), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Set adds or overrides environment variables.
