@@ -239,6 +239,9 @@ func (d *decoder) unknownField(k *yaml.Node, path string, known []string) {
 		d.typos[joinPath(path, s)] = true
 	} else {
 		hint = "known fields: " + strings.Join(known, ", ")
+		if path == "" {
+			hint += "; top-level fields starting with x- are ignored, a place for anchors"
+		}
 	}
 	where := "at the top level"
 	if path != "" {
