@@ -141,13 +141,18 @@ func (v *validator) step(st *Step, names map[string]*Step) {
 	v.schedule(p, retries, onError)
 
 	var keys []string
+	misspelt := false
 	for _, t := range StepTypes {
 		if v.written(p + "." + t) {
 			keys = append(keys, t)
 		}
+		misspelt = misspelt || v.typos[p+"."+t]
 	}
 	switch len(keys) {
 	case 0:
+		if misspelt {
+			return // "hlem:" is reported with its did-you-mean
+		}
 		v.errorf(p, "add exactly one of "+strings.Join(StepTypes, ", "), "%s has no action", stepLabel(st))
 		return
 	case 1:
