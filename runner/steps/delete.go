@@ -161,7 +161,9 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, 
 		return out, err
 	}
 	var victims []victim
-	if res.Name != "" && d.Selector == "" && d.FieldSelector == "" {
+	// One named object in one namespace: get and delete it. Everything else
+	// (selectors, a name across all namespaces) lists first.
+	if res.Name != "" && d.Selector == "" && d.FieldSelector == "" && (t.Namespace != "" || !res.Namespaced()) {
 		v, err := x.deleteOne(ctx, res.Mapping, t.Namespace, res.Name)
 		if err != nil {
 			return out, err

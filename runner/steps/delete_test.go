@@ -85,6 +85,12 @@ func TestDeleteResourceByName(t *testing.T) {
 	}
 	st.Delete.IgnoreNotFound = ptrTo(false)
 	runErr(t, deadline(t, time.Minute), x, st, "cannot delete deployment.apps/aws-node in "+ns+": not found")
+	// A name across all namespaces.
+	createConfigMap(t, ns, "everywhere-"+ns, nil)
+	all := &spec.Step{Name: "d", Delete: &spec.Delete{Resource: "configmap/everywhere-" + ns, AllNamespaces: true}}
+	if out := run(t, x, all); out.Detail != "deleted 1 object" {
+		t.Errorf("all namespaces: %q", out.Detail)
+	}
 	st.Delete.Resource = "nosuchkind/x"
 	runErr(t, deadline(t, time.Minute), x, st, `resource "nosuchkind/x": the server has no resource type "nosuchkind"`)
 }
