@@ -88,7 +88,7 @@ func TestWaitTimesOutSayingWhatIsNotReady(t *testing.T) {
 	st := waitStep(spec.Wait{For: "condition=Ready", On: "pods", Namespace: ns, Selector: "app=stuck"})
 	st.Timeout = spec.Duration(2 * time.Second)
 	runErr(t, deadline(t, 2*time.Second), NewWait(env), st,
-		"timed out after 2s waiting for condition=Ready on pods -l app=stuck in "+ns+": 2 of 2 not ready: pod/stuck-", "(Ready=False")
+		"timed out after 2s waiting for condition=Ready on pods -l app=stuck in "+ns+": 2 of 2 not ready: pod/stuck-")
 
 	st = waitStep(spec.Wait{For: "condition=Ready", On: "pods", Namespace: ns, Selector: "app=none"})
 	st.Timeout = spec.Duration(time.Second)
