@@ -284,7 +284,7 @@ func substitute(file string, src []byte, vs *varSet, pipes *pipelines) ([]byte, 
 			val, ok := vs.lookup(r.Name)
 			secret := ok && vs.secret[r.Name]
 			if !ok && !r.HasDefault {
-				hint := fmt.Sprintf("pass --set %s=..., add it to a --var-file, export %s%s, or write ${%s:-default}", r.Name, vs.varPrefix, r.Name, r.Name)
+				hint := fmt.Sprintf("pass --set %s=..., add it to a --var-file, export %s%s, or write ${%s:-default}; $${%s} keeps it literal", r.Name, vs.varPrefix, r.Name, r.Name, r.Name)
 				if inComment(src, r.Off) {
 					hint = "comments are substituted too: write $${ to keep a literal ${"
 				}
