@@ -97,3 +97,15 @@ func TestPatchErrors(t *testing.T) {
 		t.Errorf("size = %q, %v", size, err)
 	}
 }
+
+func TestPatchOutOfTimeNamesTheTarget(t *testing.T) {
+	t.Parallel()
+	ns := testCluster.Namespace(t)
+	env, _ := newTestEnv(t)
+	createConfigMap(t, ns, "cm", nil)
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now())
+	defer cancel()
+	st := &spec.Step{Name: "p", Patch: &spec.Patch{Target: "configmap/cm", Namespace: ns, Type: spec.PatchMerge,
+		Patch: map[string]any{"data": map[string]any{"a": "b"}}}}
+	runErr(t, ctx, NewPatch(env), st, "configmap/cm in namespace "+ns, "context deadline exceeded")
+}
