@@ -145,7 +145,8 @@ func lines(s string) []string {
 	if s == "" {
 		return nil
 	}
-	return difflib.SplitLines(s)
+	// SplitLines turns a final newline into an extra empty line.
+	return difflib.SplitLines(strings.TrimSuffix(s, "\n"))
 }
 
 // joinDiffs concatenates object diffs in order.
