@@ -81,10 +81,26 @@ func (v *LiveView) Finish(r *Results) error {
 	return err
 }
 
+// Above prints p (whole log lines) above the live lines: the frame is
+// erased, p goes to w (stderr, on the same terminal), and the frame is
+// drawn again below it, so log output never corrupts the redraw.
+func (v *LiveView) Above(w io.Writer, p []byte) (int, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.drawn > 0 {
+		fmt.Fprintf(v.w, "\x1b[%dA\r"+ansiClearDown, v.drawn)
+		v.drawn = 0
+	}
+	n, err := w.Write(p)
+	v.redraw()
+	return n, err
+}
+
 // ANSI sequences the view uses.
 const (
 	ansiReset     = "\x1b[0m"
 	ansiClearLine = "\x1b[2K"
+	ansiClearDown = "\x1b[J"
 )
 
 var statusColor = map[Status]string{

@@ -35,6 +35,9 @@ func (ft *fakeTerminal) Write(p []byte) (int, error) {
 				ft.row = max(0, ft.row-n)
 			case 'K':
 				ft.line("")
+			case 'J':
+				ft.screen = ft.screen[:min(ft.row+1, len(ft.screen))]
+				ft.line("")
 			case 'm':
 				ft.colour = true
 			default:
@@ -102,6 +105,19 @@ func TestLiveView(t *testing.T) {
 		t.Error("colour escapes written with Color off (NO_COLOR)")
 	}
 	golden(t, "progress-live.txt", []byte(frames.String()))
+}
+
+// Log lines written through Above land above the frame, which is redrawn
+// below them intact.
+func TestLiveViewAbove(t *testing.T) {
+	ft := &fakeTerminal{t: t}
+	v := NewLiveView(ft, sampleInfos()[:2], LiveOptions{Width: 80, Now: func() time.Time { return t0 }})
+	v.Handle(Event{Time: t0, Kind: EventStarted, Step: "cilium", Attempt: 1})
+	if _, err := v.Above(ft, []byte("level=WARN msg=\"deprecated API\"\n")); err != nil {
+		t.Fatal(err)
+	}
+	v.Handle(Event{Time: t0, Kind: EventStarted, Step: "seed", Attempt: 1})
+	golden(t, "progress-live-above.txt", []byte(ft.String()))
 }
 
 func TestLiveViewColourAndWidth(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 
 	"github.com/khook/khook/internal/cli/apply"
 	cicmd "github.com/khook/khook/internal/cli/ci"
@@ -89,12 +90,16 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			logger, err := cmdutil.NewLogger(f.IOStreams.ErrOut, f.Global.LogLevel, f.Global.LogFormat)
+			logger, err := cmdutil.NewLogger(f.LogSink, f.Global.LogLevel, f.Global.LogFormat)
 			if err != nil {
 				return err
 			}
 			f.Logger = logger
-			slog.SetDefault(logger) // anything logging through slog lands on the redacted stderr
+			// Everything that logs — slog and the log package (Helm), klog
+			// (client-go's API warnings) — goes through the redacted sink
+			// instead of writing to os.Stderr itself.
+			slog.SetDefault(logger)
+			klog.SetSlogLogger(logger)
 			onParsed()
 			return nil
 		},

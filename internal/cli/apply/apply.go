@@ -105,6 +105,13 @@ func Run(ctx context.Context, opts *Options) error {
 		Started: func() func(report.Event) {
 			view = opts.F.ProgressView(opts.Output, report.StepInfos(s))
 			stopTicks = tick(view)
+			if live, ok := view.(*report.LiveView); ok && opts.F.LogSink != nil {
+				restore := opts.F.LogSink.Redirect(cmdutil.WriterFunc(func(p []byte) (int, error) {
+					return live.Above(opts.F.IOStreams.ErrOut, p)
+				}))
+				stop := stopTicks
+				stopTicks = func() { stop(); restore() }
+			}
 			return view.Handle
 		},
 	})

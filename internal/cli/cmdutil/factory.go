@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,8 +20,11 @@ type Factory struct {
 	IOStreams *iostreams.IOStreams
 	Redactor  *redact.Redactor
 	Global    GlobalFlags
-	// Logger writes to the redacted stderr; set once flags are parsed.
+	// Logger writes to LogSink; set once flags are parsed.
 	Logger *slog.Logger
+	// LogSink is where log records go: the redacted stderr, or above the
+	// live view while one is on screen.
+	LogSink *LogSink
 	// Now is the clock renderers use; tests fix it.
 	Now func() time.Time
 }
@@ -97,13 +101,48 @@ func NoArgs(cmd *cobra.Command, args []string) error {
 func NewFactory(ios *iostreams.IOStreams) *Factory {
 	r := redact.New()
 	ios.Wrap(r.Writer)
+	sink := &LogSink{w: ios.ErrOut}
 	return &Factory{
 		IOStreams: ios,
 		Redactor:  r,
-		Logger:    slog.New(slog.NewTextHandler(ios.ErrOut, nil)),
+		Logger:    slog.New(slog.NewTextHandler(sink, nil)),
+		LogSink:   sink,
 		Now:       time.Now,
 	}
 }
+
+// LogSink is a writer whose destination can be switched while in use.
+type LogSink struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write passes one log record on to the current destination.
+func (s *LogSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	w := s.w
+	s.mu.Unlock()
+	return w.Write(p)
+}
+
+// Redirect sends records to w until the returned function restores the
+// previous destination.
+func (s *LogSink) Redirect(w io.Writer) (restore func()) {
+	s.mu.Lock()
+	prev := s.w
+	s.w = w
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.w = prev
+		s.mu.Unlock()
+	}
+}
+
+// WriterFunc adapts a function to io.Writer.
+type WriterFunc func(p []byte) (int, error)
+
+func (f WriterFunc) Write(p []byte) (int, error) { return f(p) }
 
 // ProgressView picks where a run's progress goes: with -o json, log lines
 // on stderr (stdout holds only the document); on a terminal that can
