@@ -184,7 +184,7 @@ func dropFinalizers(t *testing.T, ns, name string) {
 }
 
 func TestHelmStep(t *testing.T) {
-	ns := namespace(t, "-late")
+	ns := namespace(t)
 	spec := testdata("steps", "helm.yaml")
 	out := applySpec(t, spec, "NS="+ns)
 	expectSteps(t, out, steps(header, []want{
@@ -193,7 +193,6 @@ func TestHelmStep(t *testing.T) {
 		{Name: "after-missing-chart", Status: skipped, Skip: "needs missing-chart, which failed"},
 		{Name: "stuck", Status: failed, Attempts: 1, Error: "timed out after 2s"},
 		{Name: "flaky", Status: ok, MinAttempts: 2},
-		{Name: "make-late-namespace", Status: ok, Attempts: 1},
 		{Name: "once", Status: ok, Attempts: 1},
 		{Name: "uninstall", Status: ok, Attempts: 1},
 	}, excludedPair))
