@@ -30,11 +30,16 @@ import (
 )
 
 // Main runs khook on the process's arguments and streams and returns the
-// exit code; main.go passes it to os.Exit. SIGINT and SIGTERM cancel the
-// context: a run stops starting steps and reports what happened.
+// exit code; main.go passes it to os.Exit. The first SIGINT or SIGTERM
+// cancels the context: a run stops starting steps and reports what
+// happened. A second one kills khook at once, as usual.
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // restore the default handling for the next signal
+	}()
 	return Run(ctx, os.Args[1:], iostreams.System())
 }
 
