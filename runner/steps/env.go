@@ -2,6 +2,13 @@
 // apply, delete, patch, wait and rollout (job lives here too). Each is a
 // runner.Executor built from an Env; the engine owns retries and timeouts,
 // and every executor honours ctx's deadline.
+//
+// For plan (predict without writing): Apply.Plan (per-object create /
+// configure / unchanged / unknown from the exact request apply sends,
+// dry-run results for --diff), Patch.Preview (server-side dry-run),
+// WaitTarget + kube.Target.List + Condition.Evaluate (is a wait a no-op?),
+// RolloutComplete (is a rollout already complete?). delete.release is
+// delegated to a ReleaseDeleter (helm uninstall).
 package steps
 
 import (
