@@ -1,0 +1,110 @@
+package ci
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/khook/khook/report"
+)
+
+// fakeGitLab serves the merge request notes endpoints a sticky note uses.
+type fakeGitLab struct {
+	mu    sync.Mutex
+	notes []map[string]any
+	next  int64
+}
+
+func (f *fakeGitLab) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r.Header.Get("PRIVATE-TOKEN") != "glpat-t0ken" {
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	base := "/projects/42/merge_requests/5/notes"
+	switch {
+	case r.URL.Path == "/user":
+		json.NewEncoder(w).Encode(map[string]any{"username": "khook-bot"})
+	case r.URL.Path == base && r.Method == http.MethodGet:
+		json.NewEncoder(w).Encode(f.notes)
+	case r.URL.Path == base && r.Method == http.MethodPost:
+		var in map[string]string
+		json.NewDecoder(r.Body).Decode(&in)
+		f.next++
+		n := map[string]any{"id": f.next, "body": in["body"], "author": map[string]any{"username": "khook-bot"}}
+		f.notes = append(f.notes, n)
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(n)
+	case strings.HasPrefix(r.URL.Path, base+"/") && r.Method == http.MethodPut:
+		var in map[string]string
+		json.NewDecoder(r.Body).Decode(&in)
+		for _, n := range f.notes {
+			if fmt.Sprint(n["id"]) == strings.TrimPrefix(r.URL.Path, base+"/") {
+				n["body"] = in["body"]
+				json.NewEncoder(w).Encode(n)
+				return
+			}
+		}
+		w.WriteHeader(http.StatusNotFound)
+	default:
+		w.WriteHeader(http.StatusNotFound)
+	}
+}
+
+func TestGitLabJobReportsAndStickyNote(t *testing.T) {
+	gl := &fakeGitLab{}
+	srv := httptest.NewServer(gl)
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, f := range []string{"khook.yaml", "vars.yaml"} {
+		data, _ := os.ReadFile(filepath.Join("testdata", f))
+		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+	}
+	env := []string{"GITLAB_CI=true", "CI_PROJECT_DIR=" + dir, "CI_API_V4_URL=" + srv.URL, "CI_PROJECT_ID=42",
+		"CI_MERGE_REQUEST_IID=5", "CI_PROJECT_URL=https://gitlab.example/acme/infra", "GITLAB_TOKEN=glpat-t0ken",
+		"KHOOK_COMMAND=plan", "KHOOK_VAR_FILE=vars.yaml", "KHOOK_TERRAFORM_REPORT=true", "KHOOK_SECRET_DB_TOKEN=s3cr3t"}
+	code, out, _ := run(t, env, &fakeBackend{planChanges: true})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "\x1b[0Ksection_start:1795341600:khook_migrate[collapsed=true]\r\x1b[0Kmigrate (job): run\n") ||
+		!strings.Contains(out, "\x1b[0Ksection_end:1795341600:khook_migrate\r\x1b[0K\n") {
+		t.Errorf("no per-step sections:\n%q", out)
+	}
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join(dir, ".khook", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	var suites report.JUnitSuites
+	if err := xml.Unmarshal([]byte(read(JUnitFile)), &suites); err != nil || suites.Tests != 3 {
+		t.Errorf("JUnit: %+v %v", suites, err)
+	}
+	if got := read(TerraformFile); got != `{"create":2,"update":0,"delete":0}`+"\n" {
+		t.Errorf("terraform report %s", got)
+	}
+	if env := read(DotenvFile); !strings.Contains(env, "KHOOK_STATUS=ok\n") || !strings.Contains(env, "KHOOK_COMMENT_URL=https://gitlab.example/acme/infra/-/merge_requests/5#note_1\n") {
+		t.Errorf("dotenv:\n%s", env)
+	}
+	// Apply: the same note, now applied.
+	env = append(env, "KHOOK_COMMAND=apply")
+	if code, out, _ := run(t, env, &fakeBackend{}); code != 0 {
+		t.Fatalf("apply exit %d\n%s", code, out)
+	}
+	if len(gl.notes) != 1 || !strings.Contains(gl.notes[0]["body"].(string), "applied") {
+		t.Errorf("notes after apply: %v", gl.notes)
+	}
+	if strings.Contains(out, "glpat-t0ken") || strings.Contains(read(JUnitFile), "s3cr3t") {
+		t.Error("a token or secret leaked")
+	}
+}
