@@ -52,6 +52,11 @@ func fakeBackend(ctx context.Context, _ Target, s *spec.Spec) (*Backend, error) 
 // run executes apply with the given terminal setup and arguments.
 func run(t *testing.T, tty bool, env []string, connect BackendFunc, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runCtx(t, context.Background(), tty, env, connect, args...)
+}
+
+func runCtx(t *testing.T, ctx context.Context, tty bool, env []string, connect BackendFunc, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "khook.yaml")
 	if err := os.WriteFile(file, []byte(specYAML), 0o644); err != nil {
@@ -64,7 +69,7 @@ func run(t *testing.T, tty bool, env []string, connect BackendFunc, args ...stri
 	cmd := NewCmd(f, connect)
 	cmd.SetArgs(append([]string{"-f", file}, args...))
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
+	err := cmd.ExecuteContext(ctx)
 	return out.String(), errOut.String(), cmdutil.CodeOf(err)
 }
 
@@ -175,5 +180,31 @@ func TestApplyUnreadableKubeconfig(t *testing.T) {
 	}
 	if res.FailureReason != report.ReasonClusterUnreachable || !strings.Contains(res.Error, "no-such-kubeconfig") {
 		t.Errorf("results = %+v; stderr %s", res, errOut)
+	}
+}
+
+// Ctrl-C during a run: nothing new starts, the running step sees the
+// cancellation, the results still come out, exit 1.
+func TestApplyCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	interrupted := func(context.Context, Target, *spec.Spec) (*Backend, error) {
+		exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+			cancel() // the signal arrives while the first step runs
+			<-ctx.Done()
+			return runner.Outcome{}, ctx.Err()
+		})
+		return &Backend{Exec: exec}, nil
+	}
+	out, _, code := runCtx(t, ctx, false, nil, interrupted, "-o", "json")
+	if code != cmdutil.ExitFailure {
+		t.Errorf("exit %d, want 1", code)
+	}
+	var res report.Results
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if res.FailureReason != report.ReasonCancelled || res.Steps[0].Status != report.StatusFailed || res.Steps[1].Status != report.StatusSkipped {
+		t.Errorf("results = %+v", res)
 	}
 }
