@@ -1,6 +1,7 @@
 package state
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,5 +204,27 @@ func TestRefForDefaults(t *testing.T) {
 	s.State.Enabled = false
 	if _, ok := RefFor(s); ok {
 		t.Fatal("state.enabled=false keeps a record")
+	}
+}
+
+// BenchmarkHashKustomizeDir hashes an apply step over a 200-file directory,
+// the costliest input a step can reference.
+func BenchmarkHashKustomizeDir(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 200 {
+		p := filepath.Join(dir, "k", fmt.Sprintf("obj-%03d.yaml", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.Repeat("key: value\n", 50)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st := &spec.Step{Name: "k", Apply: &spec.Apply{Manifests: []spec.Source{{Kustomize: "./k"}}}}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Hash(st, dir); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
