@@ -35,25 +35,13 @@ type chartSource struct {
 	what  string
 }
 
-// kindOf tells where a chart comes from, from the shape of chart: (the spec
-// loader validated it).
-func kindOf(chart string) spec.ChartKind {
-	switch {
-	case strings.HasPrefix(chart, "oci://"):
-		return spec.ChartOCI
-	case strings.HasPrefix(chart, "./"), strings.HasPrefix(chart, "../"), strings.HasPrefix(chart, "/"), chart == ".", chart == "..":
-		return spec.ChartLocal
-	}
-	return spec.ChartRepo
-}
-
 // loadChart fetches and loads the step's chart.
 func (e *Executor) loadChart(ctx context.Context, h *spec.Helm) (*chartSource, error) {
 	var (
 		src *chartSource
 		err error
 	)
-	switch kindOf(h.Chart) {
+	switch h.ChartKind() {
 	case spec.ChartLocal:
 		src, err = e.localChart(h)
 	case spec.ChartOCI:

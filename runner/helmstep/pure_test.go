@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
-
-	"github.com/khook/khook/spec"
 )
 
 func TestSplitOCIRef(t *testing.T) {
@@ -19,17 +17,6 @@ func TestSplitOCIRef(t *testing.T) {
 		b, tag, d := splitOCIRef(ref)
 		if [3]string{b, tag, d} != want {
 			t.Errorf("splitOCIRef(%q) = %q %q %q, want %q", ref, b, tag, d, want)
-		}
-	}
-}
-
-func TestKindOf(t *testing.T) {
-	for chart, want := range map[string]spec.ChartKind{
-		"cilium": spec.ChartRepo, "oci://ghcr.io/x/y": spec.ChartOCI,
-		"./charts/x": spec.ChartLocal, "../x.tgz": spec.ChartLocal, "/abs/x": spec.ChartLocal,
-	} {
-		if got := kindOf(chart); got != want {
-			t.Errorf("kindOf(%q) = %v, want %v", chart, got, want)
 		}
 	}
 }
