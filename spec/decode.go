@@ -17,13 +17,21 @@ import (
 // gets its source position.
 type decoder struct {
 	pm    *posMap
+	// origin maps nodes grafted from another file (an overlay) to that
+	// file's position map; every other node belongs to pm's file.
+	origin map[*yaml.Node]*posMap
 	pos   map[string]Pos
 	probs Problems
 	bad   map[string]bool // paths whose value could not be decoded
 	typos map[string]bool // fields written misspelt (the did-you-mean target)
 }
 
-func (d *decoder) at(n *yaml.Node) Pos { return d.pm.Pos(n.Line, n.Column) }
+func (d *decoder) at(n *yaml.Node) Pos {
+	if m, ok := d.origin[n]; ok {
+		return m.Pos(n.Line, n.Column)
+	}
+	return d.pm.Pos(n.Line, n.Column)
+}
 
 func (d *decoder) problem(n *yaml.Node, path, hint, format string, args ...any) {
 	if d.bad != nil {

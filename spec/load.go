@@ -111,6 +111,32 @@ type fileTree struct {
 	name string
 	root *yaml.Node
 	pm   *posMap
+	// origin records nodes grafted in from other files, so positions keep
+	// the file each node was written in.
+	origin map[*yaml.Node]*posMap
+}
+
+// graft records that the subtree n (from other) now lives in ft's tree: an
+// overlay merge (issue 7) grafts the nodes it takes from an overlay.
+func (ft *fileTree) graft(other *fileTree, n *yaml.Node) {
+	if ft.origin == nil {
+		ft.origin = map[*yaml.Node]*posMap{}
+	}
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		if _, seen := ft.origin[n]; seen {
+			return
+		}
+		m := other.pm
+		if o, ok := other.origin[n]; ok {
+			m = o
+		}
+		ft.origin[n] = m
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(n)
 }
 
 // parseFile substitutes variables in the raw text and parses the result.
@@ -130,7 +156,7 @@ func parseFile(name string, src []byte, vs *varSet, pipes *pipelines) (*fileTree
 // validates. It always returns a spec, complete or partial.
 func build(ft *fileTree, vs *varSet, red *redact.Redactor) (*Spec, Problems) {
 	s := &Spec{Files: []string{ft.name}, Vars: vs.vals, Positions: map[string]Pos{}}
-	d := &decoder{pm: ft.pm, pos: s.Positions, bad: map[string]bool{}, typos: map[string]bool{}}
+	d := &decoder{pm: ft.pm, origin: ft.origin, pos: s.Positions, bad: map[string]bool{}, typos: map[string]bool{}}
 	d.decode(ft.root, nil, "", reflect.ValueOf(s).Elem())
 	registerCredentials(s, red)
 	probs := d.probs

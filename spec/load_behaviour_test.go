@@ -190,3 +190,34 @@ func TestHugeDocumentsRefusedCheaply(t *testing.T) {
 		t.Errorf("a 1,000-step spec is estimated at %d nodes", est)
 	}
 }
+
+// Overlays (issue 7) will graft nodes from other files into the base tree;
+// positions must keep the file each node came from.
+func TestGraftedNodesKeepTheirFile(t *testing.T) {
+	vs := &varSet{vals: map[string]string{}, secret: map[string]bool{}}
+	base, probs := parseFile("base.yaml", []byte(minimal), vs, newPipelines())
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	overlay, probs := parseFile("overlay.yaml", []byte("steps:\n  - name: b\n    needs: [a]\n    wait: {for: delete, on: pods/y}\n"), vs, newPipelines())
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	step := overlay.root.Content[1].Content[0] // steps[0] of the overlay
+	steps := base.root.Content[7]              // the base's steps list
+	steps.Content = append(steps.Content, step)
+	base.graft(overlay, step)
+	s, probs := build(base, vs, nil)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	for path, want := range map[string]string{
+		"steps.0.wait.on": "base.yaml:6:29",
+		"steps.1":         "overlay.yaml:2:5",
+		"steps.1.wait.on": "overlay.yaml:4:29",
+	} {
+		if got := s.PosOf(path).String(); got != want {
+			t.Errorf("%s at %s, want %s", path, got, want)
+		}
+	}
+}

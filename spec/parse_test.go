@@ -31,8 +31,8 @@ func TestParseWaitFor(t *testing.T) {
 		{in: "jsonpath={.a}=", err: true},
 		{in: "condition=", err: true},
 		{in: "condition=Ready=", err: true},
-		{in: "ready", err: true},
-		{in: "cel=true", err: true},
+		{in: "ready,", err: true},
+		{in: "cel=1", err: true},
 		{in: "", err: true},
 	}
 	for _, tt := range tests {

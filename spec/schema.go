@@ -110,8 +110,8 @@ const (
 	resourcePattern  = `^[A-Za-z0-9.-]+(/[a-z0-9.-]+)?$`
 	objectPattern    = `^[A-Za-z0-9.-]+/[a-z0-9.-]+$`
 	// waitForPattern is the wait.for grammar; new forms go here and in waitForms.
-	waitForPattern  = `^(delete|condition=[^=\s]+(=.+)?|jsonpath=.+)$`
-	applyWaitFor    = `^(condition=[^=\s]+(=.+)?|jsonpath=.+)$`
+	waitForPattern  = `^(delete|ready|condition=[^=\s]+(=.+)?|jsonpath=.+|cel=.+)$`
+	applyWaitFor    = `^(ready|condition=[^=\s]+(=.+)?|jsonpath=.+|cel=.+)$`
 	httpURLPattern  = `^https?://`
 	localPattern    = `^(\.{1,2}|\.{0,2}/.*)$`
 	templatePattern = `\$\{`
@@ -218,7 +218,7 @@ func defs(namespace obj) obj {
 			"createNamespace": defRef("bool"),
 			"skipIf":          skipIf(TypeApply),
 			"serverSide":      defRef("bool"),
-			"waitFor":         str(applyWaitFor, "condition=<Name>[=<value>] or jsonpath=<expr>[=<value>]"),
+			"waitFor":         str(applyWaitFor, "ready, condition=<Name>[=<value>], jsonpath=<expr>[=<value>] or cel=<expr> (a CEL expression over object that yields a bool)"),
 		}, "manifests"), "Apply manifests"),
 		"delete": desc(merge(object(obj{
 			"manifests":      obj{"type": "array", "minItems": 1, "items": defRef("source")},
@@ -258,7 +258,7 @@ func defs(namespace obj) obj {
 			},
 		},
 		"wait": desc(merge(object(obj{
-			"for":           str(waitForPattern, "condition=<Name>[=<value>], jsonpath=<expr>[=<value>], or delete"),
+			"for":           str(waitForPattern, "ready, condition=<Name>[=<value>], jsonpath=<expr>[=<value>], cel=<expr> (a CEL expression over object that yields a bool), or delete"),
 			"on":            str(resourcePattern, "Type (pods) or kind/name (deployment/coredns)"),
 			"namespace":     namespace,
 			"allNamespaces": defRef("bool"),

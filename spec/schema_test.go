@@ -164,7 +164,7 @@ func TestSchemaRejects(t *testing.T) {
 		"json patch as map":    "    patch: {target: deployment/x, type: json, patch: {a: 1}}\n",
 		"merge patch as list":  "    patch: {target: deployment/x, type: merge, patch: [{op: remove, path: /a}]}\n",
 		"unknown field":        "    neds: [b]\n    wait: {for: delete, on: pods}\n",
-		"bad wait.for":         "    wait: {for: ready, on: pods}\n",
+		"bad wait.for":         "    wait: {for: readyish, on: pods}\n",
 		"apply waitFor delete": "    apply: {manifests: [{file: a.yaml}], waitFor: delete}\n",
 		"bool as text":         "    helm: {chart: ./c, atomic: yes}\n",
 		"bare without repo":    "    helm: {chart: cilium}\n",

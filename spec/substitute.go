@@ -115,6 +115,9 @@ func (m *posMap) Pos(line, col int) Pos {
 // writtenAt reports whether text appears verbatim in the raw file at pos, so
 // offsets into text are offsets into the file.
 func (m *posMap) writtenAt(pos Pos, text string) bool {
+	if pos.File != m.file {
+		return false
+	}
 	origLines, _ := m.lines()
 	off := offsetOf(m.orig, origLines, pos.Line, pos.Col)
 	return bytes.HasPrefix(m.orig[off:], []byte(text)) && !strings.Contains(text, "\n")

@@ -189,7 +189,7 @@ func (v *validator) apply(p string, a *Apply) {
 	v.skipIf(p, TypeApply, a.SkipIf)
 	if a.WaitFor != "" {
 		if _, err := ParseWaitFor(a.WaitFor, false); err != nil {
-			v.errorf(p+".waitFor", "write condition=<Name>[=<value>] or jsonpath=<expr>[=<value>]", "%v", err)
+			v.errorf(p+".waitFor", ApplyWaitForHint, "%v", err)
 		}
 	}
 }

@@ -16,7 +16,7 @@ const (
 
 // WaitFor is a parsed wait.for / apply.waitFor condition.
 type WaitFor struct {
-	Kind string // condition | jsonpath | delete
+	Kind string // condition | jsonpath | delete | ready | cel
 	// Condition is the condition type for condition=Name[=value].
 	Condition string
 	// JSONPath is the expression in braced form ("{.status.phase}"), ready
@@ -26,12 +26,16 @@ type WaitFor struct {
 	// conditions without a value the wanted status is "True".
 	Value    string
 	HasValue bool
+	// CEL is the expression of cel=<expr>, checked to yield a bool.
+	CEL string
 }
 
 func (w WaitFor) String() string {
 	switch w.Kind {
-	case WaitDelete:
-		return WaitDelete
+	case WaitDelete, WaitReady:
+		return w.Kind
+	case WaitCEL:
+		return "cel=" + w.CEL
 	case WaitCondition:
 		if w.HasValue {
 			return "condition=" + w.Condition + "=" + w.Value
@@ -53,17 +57,23 @@ var waitForms = map[string]func(arg string) (WaitFor, error){
 }
 
 // WaitForHint is the one-line grammar summary used in messages.
-const WaitForHint = "write condition=<Name>[=<value>], jsonpath=<expr>[=<value>] or delete"
+const WaitForHint = "write ready, condition=<Name>[=<value>], jsonpath=<expr>[=<value>], cel=<expr> or delete"
 
-// ParseWaitFor parses the wait.for grammar, kubectl wait's --for forms:
-// condition=Name[=value], jsonpath=<expr>[=value] and delete. allowDelete is
-// false for apply.waitFor.
+// ApplyWaitForHint is WaitForHint without delete, for apply.waitFor.
+const ApplyWaitForHint = "write ready, condition=<Name>[=<value>], jsonpath=<expr>[=<value>] or cel=<expr>"
+
+// ParseWaitFor parses the wait.for grammar, kubectl wait's --for forms
+// condition=Name[=value], jsonpath=<expr>[=value] and delete, plus ready and
+// cel=<expr>. allowDelete is false for apply.waitFor.
 func ParseWaitFor(s string, allowDelete bool) (WaitFor, error) {
 	if s == WaitDelete {
 		if !allowDelete {
 			return WaitFor{}, fmt.Errorf("%q is not allowed here: an apply step cannot wait for the objects it applied to be deleted", s)
 		}
 		return WaitFor{Kind: WaitDelete}, nil
+	}
+	if s == WaitReady {
+		return WaitFor{Kind: WaitReady}, nil
 	}
 	form, arg, ok := strings.Cut(s, "=")
 	parse := waitForms[form]
