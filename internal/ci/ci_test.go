@@ -303,3 +303,38 @@ func TestInputsPrecedence(t *testing.T) {
 		t.Errorf("inputs %+v %s", in, d)
 	}
 }
+
+// Apply on merge runs on a push: khook finds the merged pull request from
+// the commit and updates the comment plan left, and creates none otherwise.
+func TestGitHubApplyOnPushUpdatesTheMergedPRComment(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	e := newGHEnv(t, srv.URL, map[string]string{"INPUT_COMMAND": "plan"})
+	if code, out, _ := run(t, e.environ, &fakeBackend{planChanges: true}); code != 0 {
+		t.Fatalf("plan exit %d\n%s", code, out)
+	}
+	srv.Pulls = map[string]int{"abc123": 7}
+	push := filepath.Join(e.dir, "push.json")
+	os.WriteFile(push, []byte(`{"ref":"refs/heads/main","after":"abc123"}`), 0o644)
+	e.reset()
+	e.environ = append(e.environ, "INPUT_COMMAND=apply", "GITHUB_EVENT_NAME=push", "GITHUB_EVENT_PATH="+push, "GITHUB_SHA=abc123")
+	if code, out, _ := run(t, e.environ, &fakeBackend{}); code != 0 {
+		t.Fatalf("apply exit %d\n%s", code, out)
+	}
+	cs := srv.Comments(7)
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "applied") || !strings.Contains(cs[0].Body, "at `abc123`") {
+		t.Fatalf("comments after the push's apply: %+v", cs)
+	}
+	// A push whose commit came from no pull request comments nowhere.
+	e.reset()
+	e.environ = append(e.environ, "GITHUB_SHA=def456")
+	before := len(srv.Requests)
+	if code, _, _ := run(t, e.environ, &fakeBackend{}); code != 0 {
+		t.Fatal("apply failed")
+	}
+	for _, r := range srv.Requests[before:] {
+		if strings.HasPrefix(r, "POST") || strings.HasPrefix(r, "PATCH") {
+			t.Errorf("unexpected write %s", r)
+		}
+	}
+}

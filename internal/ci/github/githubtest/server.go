@@ -34,6 +34,9 @@ type Server struct {
 	ForbidWrites bool
 	// Token, when set, is the only bearer token accepted.
 	Token string
+	// Pulls maps a commit SHA to the pull request it was merged from, for
+	// GET /repos/{repo}/commits/{sha}/pulls.
+	Pulls map[string]int
 
 	mu       sync.Mutex
 	nextID   int64
@@ -74,6 +77,7 @@ func (s *Server) Comments(number int) []Comment {
 var (
 	listRe   = regexp.MustCompile(`^/repos/([^/]+/[^/]+)/issues/(\d+)/comments$`)
 	updateRe = regexp.MustCompile(`^/repos/([^/]+/[^/]+)/issues/comments/(\d+)$`)
+	pullsRe  = regexp.MustCompile(`^/repos/([^/]+/[^/]+)/commits/([0-9a-f]+)/pulls$`)
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -118,6 +122,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		default:
 			w.WriteHeader(http.StatusMethodNotAllowed)
 		}
+	case pullsRe.MatchString(r.URL.Path) && r.Method == http.MethodGet:
+		out := []any{}
+		if n := s.Pulls[pullsRe.FindStringSubmatch(r.URL.Path)[2]]; n > 0 {
+			out = append(out, map[string]any{"number": n, "state": "closed"})
+		}
+		writeJSON(w, http.StatusOK, out)
 	case updateRe.MatchString(r.URL.Path) && r.Method == http.MethodPatch:
 		m := updateRe.FindStringSubmatch(r.URL.Path)
 		id, _ := strconv.ParseInt(m[2], 10, 64)
