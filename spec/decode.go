@@ -16,14 +16,14 @@ import (
 // fields, duplicate keys and wrong types are problems, and every field path
 // gets its source position.
 type decoder struct {
-	pm    *posMap
+	pm *posMap
 	// origin maps nodes grafted from another file (an overlay) to that
 	// file's position map; every other node belongs to pm's file.
 	origin map[*yaml.Node]*posMap
-	pos   map[string]Pos
-	probs Problems
-	bad   map[string]bool // paths whose value could not be decoded
-	typos map[string]bool // fields written misspelt (the did-you-mean target)
+	pos    map[string]Pos
+	probs  Problems
+	bad    map[string]bool // paths whose value could not be decoded
+	typos  map[string]bool // fields written misspelt (the did-you-mean target)
 }
 
 func (d *decoder) at(n *yaml.Node) Pos {
