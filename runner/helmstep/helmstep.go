@@ -144,6 +144,12 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step) (runner.Outcome
 		return runner.Outcome{Skipped: true, SkipReason: fmt.Sprintf("release %s already installed (revision %d)", name, last.Version)}, nil
 	}
 
+	if installed && last.Info.Status.IsPending() {
+		return runner.Outcome{}, fmt.Errorf(
+			"release %s in namespace %s is %s at revision %d: another Helm operation is running, or one was interrupted; if none is running, roll it back or uninstall it, then re-run",
+			name, ns, last.Info.Status, last.Version)
+	}
+
 	src, err := e.loadChart(ctx, h)
 	if err != nil {
 		return runner.Outcome{}, fmt.Errorf("release %s: %w", name, err)
@@ -168,11 +174,6 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step) (runner.Outcome
 		verb = "install"
 		res, err = e.install(ctx, sess, h, name, ns, src.chart, vals, timeout, last != nil)
 	} else {
-		if last.Info.Status.IsPending() {
-			return runner.Outcome{Writes: int(sess.writes.Load())}, fmt.Errorf(
-				"release %s in namespace %s is %s at revision %d: another Helm operation is running, or one was interrupted; if none is running, roll it back or uninstall it, then re-run",
-				name, ns, last.Info.Status, last.Version)
-		}
 		res, err = e.upgrade(ctx, sess, h, name, ns, src.chart, vals, timeout)
 	}
 	out := runner.Outcome{Writes: int(sess.writes.Load())}
@@ -234,12 +235,13 @@ func waitStrategy(h *spec.Helm) helmkube.WaitStrategy {
 	return helmkube.HookOnlyStrategy
 }
 
-// helmTimeout turns the step deadline into Helm's timeout; with atomic, a
-// third is kept back so the rollback can finish within the step.
+// helmTimeout turns the step deadline into Helm's timeout. With atomic,
+// Helm waits up to the timeout for the release and again for the rollback
+// or uninstall: each gets half, so both end within the step.
 func helmTimeout(ctx context.Context, atomic bool) time.Duration {
 	d := remaining(ctx)
 	if atomic {
-		d = d * 2 / 3
+		d /= 2
 	}
 	if d < time.Second {
 		d = time.Second
