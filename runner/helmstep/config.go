@@ -38,6 +38,8 @@ func newRESTGetter(c *kube.Clients, namespace string, writes *atomic.Int64) (*re
 		return nil, fmt.Errorf("helm step: no Kubernetes client configuration (internal error: clients not built)")
 	}
 	cfg := rest.CopyConfig(c.Config)
+	// API warnings would go straight to stderr, past khook's output and redactor.
+	cfg.WarningHandler = rest.NoWarnings{}
 	if writes != nil {
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &writeCounter{next: rt, writes: writes} })
 	}
