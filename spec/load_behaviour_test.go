@@ -221,3 +221,32 @@ func TestGraftedNodesKeepTheirFile(t *testing.T) {
 		}
 	}
 }
+
+func TestEdgeCasesNormalised(t *testing.T) {
+	s, err := loadTestdata(t, "testdata/valid-edge-cases.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := "@sha256:" + strings.Repeat("0", 64)
+	type got struct{ Chart, Version string }
+	for name, want := range map[string]got{
+		"oci-with-port":         {"oci://localhost:5000/charts/app", "0.1.0"},
+		"oci-tag-and-digest":    {"oci://ghcr.io/org/app" + digest, "1.0.0"},
+		"repo-with-credentials": {"app", "1.10"},
+		"parent-dir-chart":      {"../charts/app", ""},
+	} {
+		h := s.Step(name).Helm
+		if diff := cmp.Diff(want, got{h.Chart, h.Version}); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+	if diff := cmp.Diff(map[string]string{"PORT": "8080", "DEBUG": "true", "EMPTY": ""}, s.Step("env-scalars").Job.Env); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
+	}
+	if s.Step("oci-with-port").Excluded || s.Step("delete-false").Delete.IgnoresNotFound() || s.State.Enabled {
+		t.Error("when: true, ignoreNotFound: false or state.enabled: false not honoured")
+	}
+	if st := s.Step("ops"); st.OnError != OnErrorContinue || st.RetryDelay.D().String() != "1.5s" {
+		t.Errorf("defaults: %s %s", st.OnError, st.RetryDelay)
+	}
+}

@@ -274,7 +274,7 @@ func defs(namespace obj) obj {
 			"image":           obj{"type": "string"},
 			"command":         obj{"type": "array", "items": obj{"type": "string"}},
 			"args":            obj{"type": "array", "items": obj{"type": "string"}},
-			"env":             obj{"type": "object", "additionalProperties": obj{"type": []string{"string", "number", "boolean"}}},
+			"env":             obj{"type": "object", "additionalProperties": obj{"type": []string{"string", "number", "boolean", "null"}}},
 			"namespace":       namespace,
 			"createNamespace": defRef("bool"),
 			"serviceAccount":  str(subdomainPattern, ""),

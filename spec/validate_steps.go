@@ -99,7 +99,8 @@ func (v *validator) chart(p string, h *Helm) {
 		if h.Repo != "" {
 			v.errorf(p+".repo", "remove repo:; the oci:// reference says where the chart is", "repo: is not allowed with an oci:// chart")
 		}
-		if (inline || ref.Digest != "") && h.Version != "" {
+		// Load moved a :tag to Version; only a written version: can clash.
+		if (inline || ref.Digest != "") && v.written(p+".version") {
 			v.errorf(p+".version", "keep one of them", "the chart version is written both in the oci reference (%s) and in version:", h.Chart)
 		}
 		if msg, hint := checkURL(h.Chart, "oci"); msg != "" {
