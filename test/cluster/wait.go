@@ -47,7 +47,7 @@ func (c *Cluster) waitAPIReady(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return startErr(ctx, "the API server to be ready at "+url+" (last answer: "+last+")")
+			return startErr(ctx, ctx.Err(), "the API server to be ready at "+url+" (last answer: "+last+")")
 		case <-time.After(delay):
 		}
 		delay = min(delay*2, 500*time.Millisecond)
@@ -96,7 +96,7 @@ func (c *Cluster) waitNodeReady(ctx context.Context) error {
 		return false
 	})
 	if err != nil {
-		return startErr(ctx, "node "+NodeName+" to be Ready and untainted")
+		return startErr(ctx, err, "node "+NodeName+" to be Ready and untainted")
 	}
 	return nil
 }
@@ -106,7 +106,7 @@ func (c *Cluster) waitNodeReady(ctx context.Context) error {
 func (c *Cluster) waitDefaultServiceAccount(ctx context.Context) error {
 	lw := cache.NewListWatchFromClient(c.Client.CoreV1().RESTClient(), "serviceaccounts", "default", fields.OneTermEqualSelector("metadata.name", "default"))
 	if err := until(ctx, lw, &corev1.ServiceAccount{}, func(runtime.Object) bool { return true }); err != nil {
-		return startErr(ctx, "the default ServiceAccount in namespace default")
+		return startErr(ctx, err, "the default ServiceAccount in namespace default")
 	}
 	return nil
 }
@@ -123,8 +123,8 @@ func until(ctx context.Context, lw cache.ListerWatcher, obj runtime.Object, cond
 }
 
 // startErr explains why start-up stopped while waiting for what: a component
-// that exited (the context's cause) or the deadline.
-func startErr(ctx context.Context, what string) error {
+// that exited (the context's cause), the deadline, or err itself.
+func startErr(ctx context.Context, err error, what string) error {
 	cause := context.Cause(ctx)
 	var exit *exitError
 	if errors.As(cause, &exit) {
@@ -132,6 +132,9 @@ func startErr(ctx context.Context, what string) error {
 	}
 	if errors.Is(cause, context.DeadlineExceeded) {
 		return fmt.Errorf("khook test cluster: timed out waiting for %s (component logs follow)", what)
+	}
+	if cause == nil {
+		cause = err
 	}
 	return fmt.Errorf("khook test cluster: stopped waiting for %s: %w", what, cause)
 }
