@@ -1,9 +1,13 @@
 package spec
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,4 +186,45 @@ func TestSchemaRejects(t *testing.T) {
 	if err := sch.Validate(yamlToJSON(t, []byte(ok))); err != nil {
 		t.Errorf("unsubstituted ${} values must pass: %v", err)
 	}
+}
+
+// The packaged demo chart the examples use matches its directory.
+func TestDemoChartPackageUpToDate(t *testing.T) {
+	f, err := os.Open("../examples/charts/demo-0.1.0.tgz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	packaged := map[string]bool{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		packaged[h.Name] = true
+		want, err := os.ReadFile(filepath.Join("../examples/charts", h.Name))
+		got, _ := io.ReadAll(tr)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s in demo-0.1.0.tgz differs from examples/charts/%s: repackage it (see examples/README.md)", h.Name, h.Name)
+		}
+	}
+	filepath.WalkDir("../examples/charts/demo", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if rel, _ := filepath.Rel("../examples/charts", path); !packaged[rel] {
+				t.Errorf("%s is missing from demo-0.1.0.tgz: repackage it (see examples/README.md)", rel)
+			}
+		}
+		return nil
+	})
 }
