@@ -6,8 +6,11 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/google/cel-go/cel"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/jsonpath"
+
+	"github.com/khook/khook/spec"
 )
 
 // ConditionType is the form of a wait.for expression.
@@ -18,6 +21,8 @@ const (
 	ForCondition ConditionType = iota + 1 // condition=<Name>[=<value>]
 	ForJSONPath                           // jsonpath=<expr>[=<value>]
 	ForDelete                             // delete
+	ForReady                              // ready: kstatus Current, see Ready
+	ForCEL                                // cel=<expr>, see celwait.go
 )
 
 // Condition is a parsed wait.for / apply.waitFor expression.
@@ -32,13 +37,16 @@ type Condition struct {
 	// for jsonpath.
 	Value    string
 	HasValue bool
+	// CEL is the expression of cel=<expr>.
+	CEL string
 
-	parsed *jsonpath.JSONPath
+	parsed  *jsonpath.JSONPath
+	program cel.Program
 }
 
 // ParseCondition parses "condition=Ready", "condition=Ready=false",
 // "jsonpath={.status.phase}=Running", "jsonpath=.status.phase",
-// "jsonpath=status.phase" and "delete". The jsonpath forms are equivalent;
+// "jsonpath=status.phase", "ready", "cel=<expr>" and "delete". The jsonpath forms are equivalent;
 // a filter that contains "=" needs the braced form.
 func ParseCondition(s string) (Condition, error) {
 	s = strings.TrimSpace(s)
@@ -49,6 +57,13 @@ func ParseCondition(s string) (Condition, error) {
 			return Condition{}, fmt.Errorf("for %q: delete takes no value; write for: delete", s)
 		}
 		return Condition{Type: ForDelete}, nil
+	case "ready":
+		if strings.Contains(s, "=") {
+			return Condition{}, fmt.Errorf("for %q: ready takes no value; write for: ready", s)
+		}
+		return Condition{Type: ForReady}, nil
+	case "cel":
+		return parseCEL(s, rest)
 	case "condition":
 		name, value, hasValue := strings.Cut(rest, "=")
 		if name == "" {
@@ -61,7 +76,7 @@ func ParseCondition(s string) (Condition, error) {
 	case "jsonpath":
 		return parseJSONPath(s, rest)
 	}
-	return Condition{}, fmt.Errorf("for %q: unknown condition; write condition=<Name>[=<value>], jsonpath=<expr>[=<value>] or delete", s)
+	return Condition{}, fmt.Errorf("for %q: unknown condition; %s", s, spec.WaitForHint)
 }
 
 func parseJSONPath(whole, rest string) (Condition, error) {
@@ -108,6 +123,10 @@ func (c Condition) String() string {
 	switch c.Type {
 	case ForDelete:
 		return "delete"
+	case ForReady:
+		return "ready"
+	case ForCEL:
+		return "cel=" + c.CEL
 	case ForCondition:
 		if c.HasValue {
 			return "condition=" + c.Name + "=" + c.Value
@@ -134,6 +153,10 @@ func (c Condition) Met(obj *unstructured.Unstructured) (bool, string) {
 		return c.metCondition(obj)
 	case ForJSONPath:
 		return c.metJSONPath(obj)
+	case ForReady:
+		return Ready(obj)
+	case ForCEL:
+		return c.metCEL(obj)
 	}
 	return false, "unknown condition"
 }

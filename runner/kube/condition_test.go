@@ -39,7 +39,7 @@ func TestParseCondition(t *testing.T) {
 func TestParseConditionErrors(t *testing.T) {
 	for in, want := range map[string]string{
 		"":                  "unknown condition",
-		"ready":             "unknown condition",
+		"readyish":          "unknown condition",
 		"delete=x":          "delete takes no value",
 		"condition=":        "names no condition",
 		"condition=Ready=":  "empty value",
