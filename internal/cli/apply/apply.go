@@ -95,7 +95,7 @@ func Run(ctx context.Context, opts *Options) error {
 		opts.Connect = ClusterBackend(opts.F.Redactor, opts.LockTimeout)
 	}
 	var view report.Progress
-	stopTicks := func() {}
+	stopView := func() {}
 	res := Execute(ctx, s, Config{
 		Connect:     opts.Connect,
 		Target:      Target{Kubeconfig: opts.F.Global.Kubeconfig, Context: opts.F.Global.Context},
@@ -103,19 +103,11 @@ func Run(ctx context.Context, opts *Options) error {
 		Redactor:    opts.F.Redactor,
 		Now:         opts.F.Now,
 		Started: func() func(report.Event) {
-			view = opts.F.ProgressView(opts.Output, report.StepInfos(s))
-			stopTicks = tick(view)
-			if live, ok := view.(*report.LiveView); ok && opts.F.LogSink != nil {
-				restore := opts.F.LogSink.Redirect(cmdutil.WriterFunc(func(p []byte) (int, error) {
-					return live.Above(opts.F.IOStreams.ErrOut, p)
-				}))
-				stop := stopTicks
-				stopTicks = func() { stop(); restore() }
-			}
+			view, stopView = startView(opts.F, opts.Output, s)
 			return view.Handle
 		},
 	})
-	stopTicks()
+	stopView()
 	if view == nil { // the run never started
 		return finishEarly(opts, res)
 	}
@@ -222,13 +214,27 @@ func writeResults(opts *Options, view report.Progress, res *report.Results) erro
 	return view.Finish(res)
 }
 
-// tick redraws a live view every second so elapsed times move; it returns
-// the function that stops it.
-func tick(view report.Progress) (stop func()) {
+// startView shows the run's progress. On a live view it also moves log
+// records above the frame and redraws every second; stop undoes both.
+func startView(f *cmdutil.Factory, output string, s *spec.Spec) (view report.Progress, stop func()) {
+	view = f.ProgressView(output, report.StepInfos(s))
 	live, ok := view.(*report.LiveView)
 	if !ok {
-		return func() {}
+		return view, func() {}
 	}
+	restore := func() {}
+	if f.LogSink != nil {
+		restore = f.LogSink.Redirect(cmdutil.WriterFunc(func(p []byte) (int, error) {
+			return live.Above(f.IOStreams.ErrOut, p)
+		}))
+	}
+	stopTicks := tick(live)
+	return view, func() { stopTicks(); restore() }
+}
+
+// tick redraws a live view every second so elapsed times move; it returns
+// the function that stops it.
+func tick(live *report.LiveView) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
