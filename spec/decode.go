@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -162,7 +163,7 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 		}
 		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
 		for i, c := range n.Content {
-			d.decode(c, nil, fmt.Sprintf("%s.%d", path, i), s.Index(i))
+			d.decode(c, nil, path+"."+strconv.Itoa(i), s.Index(i))
 		}
 		v.Set(s)
 	case reflect.Map:
@@ -228,7 +229,7 @@ func (d *decoder) value(n, keyNode *yaml.Node, path string) any {
 	case yaml.SequenceNode:
 		s := make([]any, len(n.Content))
 		for i, c := range n.Content {
-			s[i] = d.value(c, nil, fmt.Sprintf("%s.%d", path, i))
+			s[i] = d.value(c, nil, path+"."+strconv.Itoa(i))
 		}
 		return s
 	case yaml.ScalarNode:
