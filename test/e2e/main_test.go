@@ -1,5 +1,14 @@
 // Package e2e runs the built khook binary against the test cluster: the
 // acceptance of a whole apply, as a user or CI runs it.
+//
+// TestMain builds khook from this tree (or uses $KHOOK_E2E_BIN) and starts
+// one cluster (or connects to $KHOOK_TEST_KUBECONFIG, e.g. `make cluster`):
+//
+//	KHOOK_TEST_KUBECONFIG=$KUBECONFIG go test ./test/e2e/ -run TestJobStep
+//	go test ./test/e2e/ -run '^$' -bench ParallelBranches -benchtime 5x
+//
+// Step specs live in testdata/steps; job pods are steered through their env
+// (see podenv), other pods through the harness's khook.test/* annotations.
 package e2e
 
 import (
