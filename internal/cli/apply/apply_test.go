@@ -139,6 +139,22 @@ func TestApplyTerminal(t *testing.T) {
 	}
 }
 
+// A live view taller than the terminal cannot move back over itself: the
+// piped output is used instead.
+func TestApplyTerminalTooShort(t *testing.T) {
+	ios, _, _ := iostreams.Test("")
+	ios.Environ = []string{"TERM=xterm"}
+	ios.SetTTY(true)
+	ios.SetSize(80, 3) // three steps need four rows
+	f := cmdutil.NewFactory(ios)
+	if _, ok := f.ProgressView(cmdutil.OutputText, make([]report.StepInfo, 3)).(*report.LogView); !ok {
+		t.Errorf("3 steps on a 3-row terminal: want the piped view")
+	}
+	if _, ok := f.ProgressView(cmdutil.OutputText, make([]report.StepInfo, 2)).(*report.LiveView); !ok {
+		t.Errorf("2 steps on a 3-row terminal: want the live view")
+	}
+}
+
 func TestApplyUnreachable(t *testing.T) {
 	unreachable := func(context.Context, Target, *spec.Spec) (*Backend, error) {
 		return nil, &kube.UnreachableError{Msg: "cannot reach https://admin:s3cr3t@10.0.0.1:6443: connection refused"}

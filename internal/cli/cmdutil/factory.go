@@ -146,14 +146,15 @@ func (f WriterFunc) Write(p []byte) (int, error) { return f(p) }
 
 // ProgressView picks where a run's progress goes: with -o json, log lines
 // on stderr (stdout holds only the document); on a terminal that can
-// redraw, the live view; otherwise (piped, TERM=dumb) one log line per
-// state change.
+// redraw and is tall enough for one line per step, the live view;
+// otherwise (piped, TERM=dumb, too many steps) one log line per state change.
 func (f *Factory) ProgressView(output string, steps []report.StepInfo) report.Progress {
 	ios := f.IOStreams
+	fits := ios.TerminalHeight() == 0 || len(steps) < ios.TerminalHeight()
 	switch {
 	case output == OutputJSON:
 		return report.NewLogView(ios.ErrOut, steps)
-	case ios.CanRedraw():
+	case ios.CanRedraw() && fits:
 		return report.NewLiveView(ios.Out, steps, report.LiveOptions{Color: ios.ColorEnabled(), Width: ios.TerminalWidth(), Now: f.Now})
 	}
 	return report.NewLogView(ios.Out, steps)

@@ -28,6 +28,7 @@ type IOStreams struct {
 	colorable bool
 	dumb      bool
 	width     int
+	height    int
 }
 
 // System returns streams bound to the process, with terminal detection.
@@ -37,8 +38,8 @@ func System() *IOStreams {
 	ios.outTTY = term.IsTerminal(int(os.Stdout.Fd()))
 	ios.errTTY = term.IsTerminal(int(os.Stderr.Fd()))
 	if ios.outTTY {
-		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
-			ios.width = w
+		if w, h, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+			ios.width, ios.height = w, h
 		}
 	}
 	ios.detect()
@@ -99,6 +100,12 @@ func (s *IOStreams) TerminalWidth() int {
 	}
 	return 80
 }
+
+// TerminalHeight is stdout's height in rows, 0 when unknown.
+func (s *IOStreams) TerminalHeight() int { return s.height }
+
+// SetSize sets the terminal size tests pretend to have.
+func (s *IOStreams) SetSize(width, height int) { s.width, s.height = width, height }
 
 // Wrap replaces Out and ErrOut, e.g. with redacting writers, keeping the
 // first originals for Unwrapped.
