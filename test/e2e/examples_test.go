@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/test/e2e/apiproxy"
 )
 
 // remoteSource is a chart repository, URL source or OCI reference on a
@@ -94,7 +95,7 @@ func TestQuickstartSecondApplyWritesOnlyTheJob(t *testing.T) {
 	}
 	before := helmRevisions(t)
 
-	proxy := startProxy(t)
+	proxy := apiproxy.Start(t, kc.RESTConfig)
 	second := khook(t, invocation{Args: args, Dir: repoRoot, Kubeconfig: proxy.Kubeconfig})
 	if second.Code != 0 {
 		t.Fatalf("second apply: exit %d\nstderr:\n%s", second.Code, second.Stderr)
