@@ -228,3 +228,21 @@ func BenchmarkHashKustomizeDir(b *testing.B) {
 		}
 	}
 }
+
+func TestHashesSkipExcludedAndUnhashableSteps(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "ok.yaml", "kind: ConfigMap\n")
+	s := &spec.Spec{BaseDir: dir, Steps: []*spec.Step{
+		{Name: "ok", Apply: &spec.Apply{Manifests: []spec.Source{{File: "./ok.yaml"}}}},
+		{Name: "missing", Apply: &spec.Apply{Manifests: []spec.Source{{File: "./gone.yaml"}}}},
+		{Name: "prod-only", Excluded: true, Apply: &spec.Apply{Manifests: []spec.Source{{File: "./prod.yaml"}}}},
+	}}
+	h := Hashes(s)
+	if h["ok"] == "" || len(h) != 1 {
+		t.Fatalf("Hashes = %v, want only ok hashed", h)
+	}
+	rec := &Record{Steps: map[string]StepRecord{"missing": {Status: StepOK}}}
+	if rec.Resumes("missing", h["missing"]) {
+		t.Error("a step without a hash resumed")
+	}
+}

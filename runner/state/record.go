@@ -97,18 +97,21 @@ func truncate(s string) string {
 	return s[:cut] + marker
 }
 
-// Hashes computes every step's input hash. Excluded steps are hashed too:
-// status predicts them, and a hash error there is still an error of the spec.
-func Hashes(s *spec.Spec) (map[string]string, error) {
+// Hashes computes every included step's input hash. A step that cannot be
+// hashed (a file it references is missing) gets no hash: it never resumes,
+// and running it reports the problem in the step's own words. Excluded steps
+// are not hashed: their files may not exist where when: excludes them.
+func Hashes(s *spec.Spec) map[string]string {
 	out := make(map[string]string, len(s.Steps))
 	for _, st := range s.Steps {
-		h, err := Hash(st, s.BaseDir)
-		if err != nil {
-			return nil, err
+		if st.Excluded {
+			continue
 		}
-		out[st.Name] = h
+		if h, err := Hash(st, s.BaseDir); err == nil {
+			out[st.Name] = h
+		}
 	}
-	return out, nil
+	return out
 }
 
 // Ref names a record: the Secret namespace/name from the spec's state block.

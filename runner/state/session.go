@@ -80,10 +80,7 @@ func open(ctx context.Context, s *spec.Spec, opts Options, destroy bool) (*Sessi
 	if now == nil {
 		now = time.Now
 	}
-	hashes, err := Hashes(s)
-	if err != nil {
-		return nil, err
-	}
+	hashes := Hashes(s)
 	specHash, err := SpecHash(s, hashes)
 	if err != nil {
 		return nil, err

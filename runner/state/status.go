@@ -61,10 +61,7 @@ func GetStatus(ctx context.Context, client kubernetes.Interface, s *spec.Spec, n
 	if now == nil {
 		now = time.Now
 	}
-	hashes, err := Hashes(s)
-	if err != nil {
-		return nil, err
-	}
+	hashes := Hashes(s)
 	st := &Status{Enabled: true, Record: ref.String(), ResumableSteps: []string{}}
 	rec, err := NewStore(client, ref).Load(ctx)
 	if err != nil {
