@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 
 	"go.yaml.in/yaml/v3"
@@ -33,47 +32,13 @@ const MaxFileSize = 4 << 20
 // StdinName is how a spec read from standard input is named in positions.
 const StdinName = "<stdin>"
 
-// Load reads, substitutes, parses, evaluates when: and validates a spec.
+// Load reads, substitutes, parses, merges overlays (overlay.go), evaluates
+// when: and validates a spec.
 // Invalid input returns Problems (every problem at once, with positions,
 // sorted and redacted); other errors (unreadable file) are plain errors.
 func Load(opts LoadOptions) (*Spec, error) {
-	if opts.VarPrefix == "" {
-		opts.VarPrefix = DefaultVarPrefix
-	}
-	if opts.SecretPrefix == "" {
-		opts.SecretPrefix = DefaultSecretPrefix
-	}
-	switch len(opts.Files) {
-	case 0:
-		return nil, errors.New("no spec file given: pass -f FILE (or -f - for standard input)")
-	case 1:
-	default:
-		return nil, fmt.Errorf("overlays are not supported yet: got %d spec files, pass exactly one -f", len(opts.Files))
-	}
-	vs, probs := gatherVars(opts)
-	if len(probs) > 0 {
-		return nil, finish(probs, opts.Redactor)
-	}
-	name, src, err := readSpecFile(opts.Files[0], opts.Stdin)
-	if err != nil {
-		return nil, opts.Redactor.Error(err)
-	}
-	// Overlays (issue 7) slot in here: parse each file into a fileTree, merge
-	// the trees (positions keep their file), then decode and validate once.
-	ft, probs := parseFile(name, src, vs, newPipelines())
-	if len(probs) > 0 {
-		return nil, finish(probs, opts.Redactor)
-	}
-	s, probs := build(ft, vs, opts.Redactor)
-	if name != StdinName {
-		s.BaseDir = filepath.Dir(name)
-	} else if wd, err := os.Getwd(); err == nil {
-		s.BaseDir = wd
-	}
-	if len(probs) > 0 {
-		return nil, finish(probs, opts.Redactor)
-	}
-	return s, nil
+	s, _, err := loadMerged(opts)
+	return s, err
 }
 
 // readSpecFile reads one spec file (or stdin for "-"), refusing huge ones.
