@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/khook/khook/internal/ci/gha"
@@ -224,14 +223,4 @@ func (r *runState) writeFiles(oc *outcome) {
 	if oc.results != nil {
 		put(OutResultsJSON, "results.json", func(w io.Writer) error { return report.WriteJSON(w, oc.results) })
 	}
-}
-
-// sortedKeys is for stable iteration in tests and files.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
