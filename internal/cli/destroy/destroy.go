@@ -99,7 +99,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	exec := steps.NewDelete(steps.NewEnv(clients, s.BaseDir, opts.F.Redactor), steps.ReleaseDeleterFunc(uninstall))
 
-	view := newView(opts, s)
+	view := opts.F.ProgressView(opts.Output, report.StepInfos(s))
 	res.Steps = teardown.Run(ctx, s, teardown.Options{
 		Delete: exec, Emit: view.Handle, OnFinish: sess.OnFinish, Parallelism: opts.Parallelism,
 		Configure: func(e *runner.Engine) { e.Redactor = opts.F.Redactor },
@@ -159,20 +159,4 @@ func early(opts *Options, res *report.Results, reason string, err error) error {
 	}
 	opts.F.Logger.Error("destroy did not start", "error", res.Error)
 	return cmdutil.Silent(cmdutil.ExitFailure)
-}
-
-// newView picks the progress output as apply does.
-func newView(opts *Options, s *spec.Spec) report.Progress {
-	ios := opts.F.IOStreams
-	infos := make([]report.StepInfo, len(s.Steps))
-	for i, st := range s.Steps {
-		infos[i] = report.StepInfo{Name: st.Name, Type: st.Type(), MaxAttempts: st.Retries + 1, Excluded: st.Excluded}
-	}
-	switch {
-	case opts.Output == cmdutil.OutputJSON:
-		return report.NewLogView(ios.ErrOut, infos)
-	case ios.CanRedraw():
-		return report.NewLiveView(ios.Out, infos, report.LiveOptions{Color: ios.ColorEnabled(), Width: ios.TerminalWidth(), Now: opts.F.Now})
-	}
-	return report.NewLogView(ios.Out, infos)
 }
