@@ -38,3 +38,19 @@ func TestSharedChartsConverge(t *testing.T) {
 		})
 	}
 }
+
+// The engine runs independent helm steps at once through one executor.
+func TestParallelSteps(t *testing.T) {
+	f := newFixture(t)
+	repo := chartsrc.NewHTTPRepo(t, chartsrc.Auth{}, "demo")
+	errs := make(chan error, 3)
+	for _, name := range []string{"par-a", "par-b", "par-c"} {
+		st := f.step(name, spec.Helm{Chart: "demo", Repo: repo.URL, Values: map[string]any{"replicaCount": 1}})
+		go func() { _, err := f.try(st, stepTimeout); errs <- err }()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
