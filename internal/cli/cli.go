@@ -22,6 +22,7 @@ import (
 	"github.com/khook/khook/internal/cli/graph"
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/internal/cli/plan"
+	"github.com/khook/khook/internal/cli/render"
 	"github.com/khook/khook/internal/cli/schema"
 	"github.com/khook/khook/internal/cli/status"
 	"github.com/khook/khook/internal/cli/stub"
@@ -134,7 +135,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		destroy.NewCmd(f),
 		status.NewCmd(f),
 		stub.NewCmd(f, "vars", "List the variables a spec uses and where their values come from"),
-		stub.NewCmd(f, "render", "Print the spec after variable substitution"),
+		render.NewCmd(f),
 	)
 	return root
 }
