@@ -43,11 +43,16 @@ type LockedError struct {
 	Holder  string
 	Since   time.Time
 	Expires time.Time
+	Waited  time.Duration // the --lock-timeout that ran out; 0 for fail-fast
 }
 
 func (e *LockedError) Error() string {
-	return fmt.Sprintf("%s is locked by %s since %s (lock expires at %s unless renewed); wait or pass --lock-timeout",
-		e.Ref.describe(), e.Holder, e.Since.UTC().Format(time.RFC3339), e.Expires.UTC().Format(time.RFC3339))
+	advice := "wait or pass --lock-timeout"
+	if e.Waited > 0 {
+		advice = fmt.Sprintf("still held after waiting %s; wait for that run to finish or pass a longer --lock-timeout", e.Waited)
+	}
+	return fmt.Sprintf("%s is locked by %s since %s (lock expires at %s unless renewed); %s",
+		e.Ref.describe(), e.Holder, e.Since.UTC().Format(time.RFC3339), e.Expires.UTC().Format(time.RFC3339), advice)
 }
 
 // FailureReason is the CI failure reason of a locked record.
@@ -134,7 +139,7 @@ func Acquire(ctx context.Context, client kubernetes.Interface, ref Ref, opts Loc
 			}
 			return l.start(taken), nil
 		}
-		locked := &LockedError{Ref: ref, Holder: holder, Since: sinceOf(cur), Expires: expires}
+		locked := &LockedError{Ref: ref, Holder: holder, Since: sinceOf(cur), Expires: expires, Waited: opts.Timeout}
 		if opts.Timeout <= 0 || !l.now().Before(deadline) {
 			return nil, locked
 		}

@@ -188,3 +188,26 @@ func TestLockIsRenewedWhileHeld(t *testing.T) {
 	}
 	t.Fatal("the watch ended without a renewal")
 }
+
+func TestLockTimeoutRunsOut(t *testing.T) {
+	ctx := ctxFor(t)
+	ref := Ref{Namespace: kube.Namespace(t), Name: "khook-state-timeout"}
+	held, err := Acquire(ctx, kube.Client, ref, LockOptions{Identity: "holder:1:aaaa"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release(ctx)
+	// A clock past the deadline makes the wait run out without sleeping.
+	calls := 0
+	now := func() time.Time {
+		calls++
+		if calls > 1 {
+			return time.Now().Add(2 * time.Second)
+		}
+		return time.Now()
+	}
+	_, err = Acquire(ctx, kube.Client, ref, LockOptions{Identity: "waiter:2:bbbb", Timeout: time.Second, Now: now})
+	if !IsLocked(err) || !strings.Contains(err.Error(), "still held after waiting 1s") {
+		t.Fatalf("Acquire after the timeout = %v, want a LockedError saying it waited", err)
+	}
+}
