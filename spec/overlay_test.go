@@ -127,3 +127,16 @@ func TestOverlayAnchorsAndThreeFiles(t *testing.T) {
 		t.Errorf("steps.0.wait.for from %s, want %s", got, three)
 	}
 }
+
+func TestOverlayExample(t *testing.T) {
+	s, err := Load(LoadOptions{Files: []string{"../examples/overlays/base.yaml", "../examples/overlays/prod.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Steps) != 3 || s.Steps[2].Name != "settings-ready" || len(s.Steps[1].Apply.Manifests) != 2 || *s.Defaults.Retries != 3 {
+		t.Errorf("merged example: %d steps, defaults %+v", len(s.Steps), s.Defaults)
+	}
+	if _, err := Load(LoadOptions{Files: []string{"../examples/overlays/base.yaml"}}); err != nil {
+		t.Errorf("the base alone: %v", err)
+	}
+}
