@@ -40,8 +40,12 @@ var (
 func Khook(t testing.TB) string { return plainBuild.get(t, nil) }
 
 // StaticKhook builds with the Dockerfile's flags: CGO_ENABLED=0, -trimpath,
-// -ldflags "-s -w" (a static binary for a FROM scratch image).
+// -ldflags "-s -w" (a static binary for a FROM scratch image). A binary
+// built that way already can be named by KHOOK_TEST_STATIC_BINARY.
 func StaticKhook(t testing.TB) string {
+	if p := os.Getenv("KHOOK_TEST_STATIC_BINARY"); p != "" {
+		return p
+	}
 	return staticBuild.get(t, []string{"-trimpath", "-ldflags", "-s -w"}, "CGO_ENABLED=0")
 }
 
