@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -326,14 +327,20 @@ func loadMerged(opts LoadOptions) (*Spec, *fileTree, error) {
 	if len(probs) > 0 {
 		return nil, nil, finish(probs, opts.Redactor)
 	}
-	trees := make([]*fileTree, 0, len(opts.Files))
+	files, decls, err := readFiles(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if probs := resolveDeclared(decls, vs, opts); len(probs) > 0 {
+		return nil, nil, finish(probs, opts.Redactor)
+	}
+	trees := make([]*fileTree, 0, len(files))
 	pipes := newPipelines()
-	for _, file := range opts.Files {
-		name, src, err := readSpecFile(file, opts.Stdin)
-		if err != nil {
-			return nil, nil, opts.Redactor.Error(err)
+	for i, f := range files {
+		if i > 0 && onlyComments(f.src) {
+			continue // an overlay that only declares variables
 		}
-		ft, fprobs := parseFile(name, src, vs, pipes)
+		ft, fprobs := parseFile(f.name, f.src, vs, pipes)
 		probs = append(probs, fprobs...)
 		trees = append(trees, ft)
 	}
@@ -348,6 +355,7 @@ func loadMerged(opts LoadOptions) (*Spec, *fileTree, error) {
 	}
 	s, bprobs := build(merged, vs, opts.Redactor)
 	probs = append(probs, bprobs...)
+	s.Declared = decls
 	s.Files = nil
 	for _, f := range opts.Files {
 		s.Files = append(s.Files, displayName(f))
@@ -369,4 +377,14 @@ func displayName(file string) string {
 		return StdinName
 	}
 	return file
+}
+
+// onlyComments reports whether YAML text holds nothing but blank lines and comments.
+func onlyComments(src []byte) bool {
+	for _, line := range bytes.Split(src, []byte("\n")) {
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
+			return false
+		}
+	}
+	return true
 }

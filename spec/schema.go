@@ -146,6 +146,8 @@ func schemaDoc() obj {
 				"name":      str(subdomainPattern, `Record Secret name (default "khook-state-<metadata.name>")`),
 			}), "Journal the run in an in-cluster Secret so re-runs resume"),
 			"steps": obj{"type": "array", "minItems": 1, "items": defRef("step")},
+			"vars":  declVarsSchema(),
+			"rules": declRulesSchema(),
 		},
 		"$defs": defs(namespace),
 	}

@@ -68,6 +68,9 @@ type Spec struct {
 	BaseDir string `json:"-"`
 	// Vars is the merged variable map every ${} and when: saw.
 	Vars map[string]string `json:"-"`
+	// Declared are the inputs the vars: and rules: blocks declare (empty
+	// when the spec declares none), each with the value it resolved to.
+	Declared *Declarations `json:"-"`
 	// Positions maps a field path ("steps.2.helm.chart", "metadata.name") to
 	// where it was written, so errors and CI annotations point at the source.
 	Positions map[string]Pos `json:"-"`
