@@ -179,6 +179,7 @@ func (c *Cluster) start(ctx context.Context, bins string) error {
 	if err := c.waitAPIReady(ctx); err != nil {
 		return err
 	}
+	apiReady := time.Since(start)
 
 	kubeconfigFlags := []string{"--kubeconfig", c.Kubeconfig, "--authentication-kubeconfig", c.Kubeconfig, "--authorization-kubeconfig", c.Kubeconfig}
 	if err := c.run(logDir, bins, "kube-controller-manager", append(kubeconfigFlags,
@@ -223,10 +224,12 @@ func (c *Cluster) start(ctx context.Context, bins string) error {
 	if err := c.waitNodeReady(ctx); err != nil {
 		return err
 	}
+	nodeReady := time.Since(start)
 	if err := c.waitDefaultServiceAccount(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.progress, "khook test cluster: ready in %s (%s)\n", time.Since(start).Round(100*time.Millisecond), c.Dir)
+	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+	fmt.Fprintf(c.progress, "khook test cluster: ready in %s (API %s, node %s; %s)\n", r(time.Since(start)), r(apiReady), r(nodeReady), c.Dir)
 	return nil
 }
 
