@@ -123,6 +123,8 @@ metadata:
 		{p.namespaceReason("extra"), "namespace extra does not exist yet: step crds creates it"},
 		{p.namespaceReason("nope"), "namespace nope does not exist and no step creates it"},
 		{p.kindReason("Widget", "example.io"), "kind Widget.example.io is not served yet: step crds registers it"},
+		{p.objectReason("Namespace", "", "extra", "namespace/extra"), "namespace/extra does not exist yet: step crds applies it"},
+		{p.objectReason("ConfigMap", "apps", "x", "configmap/x"), "configmap/x does not exist yet (an earlier step may create it)"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

@@ -22,11 +22,13 @@ type Live struct {
 	Parallelism int
 }
 
-// changing are the actions that would change the cluster. A job that would
-// run again is reported but is not a change: jobs run on every apply.
+// changing are the actions that would change the declared state of the
+// cluster. Imperative steps that act on every apply — a job that runs again,
+// a rollout restart — are reported but are not changes: otherwise a
+// converged spec with such a step would plan changes (and drift) forever.
 var changing = map[string]bool{
 	report.ActionInstall: true, report.ActionUpgrade: true, report.ActionCreate: true,
-	report.ActionConfigure: true, report.ActionDelete: true, report.ActionRestart: true,
+	report.ActionConfigure: true, report.ActionDelete: true,
 }
 
 // IsChange reports whether a predicted action changes the cluster.

@@ -45,7 +45,8 @@ func (pr *probe) patch(ctx context.Context) error {
 	r := c.Resource(res.Mapping, ns)
 	live, err := r.Get(ctx, res.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		pr.unknown(fmt.Sprintf("patch target %s/%s %s does not exist yet (an earlier step may create it)", kube.KindName(res.Mapping), res.Name, inNS(ns)))
+		pr.unknown(pr.producers.objectReason(res.Mapping.GroupVersionKind.Kind, ns, res.Name,
+			fmt.Sprintf("patch target %s/%s %s", kube.KindName(res.Mapping), res.Name, inNS(ns))))
 		return nil
 	}
 	if err != nil {
@@ -139,7 +140,8 @@ func (pr *probe) rollout(ctx context.Context) error {
 	live, err := c.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		if r.Restart != "" {
-			pr.unknown(fmt.Sprintf("%s/%s in namespace %s does not exist yet (an earlier step may create it)", kube.KindName(res.Mapping), res.Name, ns))
+			pr.unknown(pr.producers.objectReason(res.Mapping.GroupVersionKind.Kind, ns, res.Name,
+				fmt.Sprintf("%s/%s in namespace %s", kube.KindName(res.Mapping), res.Name, ns)))
 		} else {
 			pr.out.Action, pr.out.Reason = report.ActionWait, fmt.Sprintf("%s/%s in namespace %s does not exist yet", kube.KindName(res.Mapping), res.Name, ns)
 			pr.noDiff()

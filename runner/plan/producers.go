@@ -19,10 +19,14 @@ import (
 type producers struct {
 	namespaces map[string]string // namespace -> step
 	kinds      map[string]string // lower-case kind, and kind.group -> step
+	objects    map[string]string // objectKey -> step
 }
 
+// objectKey names an object by lower-case kind, namespace and name.
+func objectKey(kind, ns, name string) string { return strings.ToLower(kind) + "/" + ns + "/" + name }
+
 func producersOf(s *spec.Spec) *producers {
-	p := &producers{namespaces: map[string]string{}, kinds: map[string]string{}}
+	p := &producers{namespaces: map[string]string{}, kinds: map[string]string{}, objects: map[string]string{}}
 	add := func(m map[string]string, key, step string) {
 		if _, ok := m[key]; !ok && key != "" {
 			m[key] = step
@@ -42,6 +46,12 @@ func producersOf(s *spec.Spec) *producers {
 				add(p.namespaces, namespaceOr(st.Apply.Namespace), st.Name)
 			}
 			for _, obj := range localObjects(s.BaseDir, st.Apply.Manifests) {
+				ns := obj.GetNamespace()
+				if ns == "" {
+					ns = namespaceOr(st.Apply.Namespace)
+				}
+				add(p.objects, objectKey(obj.GetKind(), ns, obj.GetName()), st.Name)
+				add(p.objects, objectKey(obj.GetKind(), "", obj.GetName()), st.Name) // cluster-scoped
 				switch {
 				case obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1":
 					add(p.namespaces, obj.GetName(), st.Name)
@@ -78,6 +88,15 @@ func (p *producers) namespaceReason(ns string) string {
 		return fmt.Sprintf("namespace %s does not exist yet: step %s creates it", ns, step)
 	}
 	return fmt.Sprintf("namespace %s does not exist and no step creates it", ns)
+}
+
+// objectReason says why a missing object (a patch or restart target) makes
+// a step unknown; what names the object for the message.
+func (p *producers) objectReason(kind, ns, name, what string) string {
+	if step, ok := p.objects[objectKey(kind, ns, name)]; ok {
+		return fmt.Sprintf("%s does not exist yet: step %s applies it", what, step)
+	}
+	return fmt.Sprintf("%s does not exist yet (an earlier step may create it)", what)
 }
 
 // kindReason says why an unserved kind makes a step unknown.
