@@ -62,7 +62,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		pr.unknown(fmt.Sprintf("release %s is %s at revision %d: another Helm operation is running or was interrupted", name, last.Info.Status, last.Version))
 		return nil
 	}
-	ch, chartNote := pr.desiredChart(h, last, installed)
+	ch, chartNote := pr.desiredChart(ctx, h, last, installed)
 	vals, valsNote := pr.desiredValues(h)
 	target := chartVersion(ch, h.Version)
 
@@ -183,8 +183,9 @@ func (pr *probe) diffUnavailable(reason string) {
 
 // desiredChart is the chart apply would install: a local chart loaded from
 // disk; for a repository or OCI chart, the release's stored chart when the
-// pinned version is the installed one (no download); otherwise nil with why.
-func (pr *probe) desiredChart(h *spec.Helm, last *rel.Release, installed bool) (*chartv2.Chart, string) {
+// pinned version is the installed one (no download), else Live.LoadChart's;
+// otherwise nil with why.
+func (pr *probe) desiredChart(ctx context.Context, h *spec.Helm, last *rel.Release, installed bool) (*chartv2.Chart, string) {
 	if isLocal(h.Chart) {
 		p := h.Chart
 		if !filepath.IsAbs(p) {
@@ -199,6 +200,13 @@ func (pr *probe) desiredChart(h *spec.Helm, last *rel.Release, installed bool) (
 	if installed && last.Chart != nil && last.Chart.Metadata != nil &&
 		(h.Version == "" || h.Version == last.Chart.Metadata.Version) && chartName(h.Chart) == last.Chart.Metadata.Name {
 		return last.Chart, ""
+	}
+	if pr.LoadChart != nil {
+		ch, err := pr.LoadChart(ctx, h)
+		if err != nil {
+			return nil, fmt.Sprintf("cannot load chart %s %s: %v", h.Chart, orLatest(h.Version), err)
+		}
+		return ch, ""
 	}
 	return nil, fmt.Sprintf("chart %s %s is downloaded by apply; plan renders local charts and installed versions only", h.Chart, orLatest(h.Version))
 }

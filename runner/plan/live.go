@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
@@ -20,6 +22,10 @@ type Live struct {
 	Diff bool
 	// Parallelism bounds concurrent probes; 0 means 8.
 	Parallelism int
+	// LoadChart, when set, fetches a repository or OCI chart the way apply
+	// does (read-only), so a new chart version is rendered and diffed too.
+	// Without it such a step still predicts upgrade, its diff unavailable.
+	LoadChart func(ctx context.Context, h *spec.Helm) (*chartv2.Chart, error)
 }
 
 // changing are the actions that would change the declared state of the
