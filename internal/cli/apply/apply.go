@@ -66,22 +66,14 @@ the results document on stdout and the log lines on stderr.
 Exit 1 if a step failed, 2 if the spec is invalid.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := cmdutil.CheckOutput(opts.Output, cmdutil.OutputText, cmdutil.OutputJSON); err != nil {
+			if err := cmdutil.CheckRunFlags(opts.Output, opts.Parallelism, opts.LockTimeout); err != nil {
 				return err
-			}
-			if opts.Parallelism < 0 {
-				return cmdutil.FlagErrorf("--parallelism %d: use 0 (no limit) or a positive number", opts.Parallelism)
-			}
-			if opts.LockTimeout < 0 {
-				return cmdutil.FlagErrorf("--lock-timeout %s: use 0 (fail at once) or a positive duration", opts.LockTimeout)
 			}
 			return Run(cmd.Context(), opts)
 		},
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
-	cmdutil.AddOutputFlag(cmd, &opts.Output)
-	cmd.Flags().IntVar(&opts.Parallelism, "parallelism", 0, "run at most N steps at once (0: no limit)")
-	cmd.Flags().DurationVar(&opts.LockTimeout, "lock-timeout", 0, "wait this long for a state record another run holds (0: fail at once)")
+	cmdutil.AddRunFlags(cmd, &opts.Output, &opts.Parallelism, &opts.LockTimeout, "run")
 	return cmd
 }
 
