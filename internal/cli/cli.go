@@ -25,8 +25,8 @@ import (
 	"github.com/khook/khook/internal/cli/render"
 	"github.com/khook/khook/internal/cli/schema"
 	"github.com/khook/khook/internal/cli/status"
-	"github.com/khook/khook/internal/cli/stub"
 	"github.com/khook/khook/internal/cli/validate"
+	"github.com/khook/khook/internal/cli/vars"
 	"github.com/khook/khook/internal/cli/version"
 )
 
@@ -134,7 +134,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		cicmd.NewCmd(f, cicmd.Deps{}),
 		destroy.NewCmd(f),
 		status.NewCmd(f),
-		stub.NewCmd(f, "vars", "List the variables a spec uses and where their values come from"),
+		vars.NewCmd(f),
 		render.NewCmd(f),
 	)
 	return root

@@ -22,7 +22,8 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"validate", "--nope"}, 2},
 		{[]string{"validate", "-f", "does-not-exist.yaml"}, 2},
 		{[]string{"plan", "--offline", "--diff"}, 2},
-		{[]string{"vars"}, 1},
+		{[]string{"vars", "--format", "yaml"}, 2},
+		{[]string{"render", "-f", "does-not-exist.yaml"}, 2},
 		{[]string{"destroy", "-f", "does-not-exist.yaml"}, 2},
 	} {
 		ios, _, errOut := iostreams.Test("")
