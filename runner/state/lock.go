@@ -121,6 +121,9 @@ func Acquire(ctx context.Context, client kubernetes.Interface, ref Ref, opts Loc
 			if apierrors.IsAlreadyExists(err) {
 				continue // another run created it first: look again
 			}
+			if apierrors.IsNotFound(err) {
+				return nil, missingNamespace(ref)
+			}
 			if err != nil {
 				return nil, l.wrap("create", err)
 			}
@@ -325,6 +328,12 @@ func (l *Lock) Release(ctx context.Context) error {
 		return l.wrap("release", err)
 	}
 	return nil
+}
+
+// missingNamespace is the error for a record whose namespace does not exist.
+func missingNamespace(ref Ref) error {
+	return fmt.Errorf("cannot keep the %s: namespace %s does not exist; create it before the run or choose another state.namespace",
+		ref.describe(), ref.Namespace)
 }
 
 // defaultIdentity names this process: host, pid and a random suffix, so two

@@ -114,6 +114,9 @@ func (s *Store) Save(ctx context.Context, rec *Record) error {
 		if apierrors.IsAlreadyExists(err) {
 			return s.explainExisting(ctx)
 		}
+		if apierrors.IsNotFound(err) {
+			return missingNamespace(s.Ref)
+		}
 	} else {
 		out, err = secrets.Update(ctx, sec, metav1.UpdateOptions{FieldManager: ManagedByValue})
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {

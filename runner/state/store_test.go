@@ -211,3 +211,15 @@ func TestLockTimeoutRunsOut(t *testing.T) {
 		t.Fatalf("Acquire after the timeout = %v, want a LockedError saying it waited", err)
 	}
 }
+
+func TestMissingRecordNamespaceIsExplained(t *testing.T) {
+	ctx := ctxFor(t)
+	ref := Ref{Namespace: "no-such-namespace-for-khook", Name: "khook-state-x"}
+	_, err := Acquire(ctx, kube.Client, ref, LockOptions{})
+	if err == nil || !strings.Contains(err.Error(), "namespace no-such-namespace-for-khook does not exist; create it before the run or choose another state.namespace") {
+		t.Fatalf("Acquire in a missing namespace = %v", err)
+	}
+	if err := NewStore(kube.Client, ref).Save(ctx, &Record{}); err == nil || !strings.Contains(err.Error(), "choose another state.namespace") {
+		t.Fatalf("Save in a missing namespace = %v", err)
+	}
+}
