@@ -230,3 +230,13 @@ func TestDeclarationsMergeAcrossOverlays(t *testing.T) {
 		t.Errorf("REGION = %q", got)
 	}
 }
+
+func TestImmutableNeedsState(t *testing.T) {
+	_, err := loadDecl(t, region+"  CLUSTER: {type: string, default: a, immutable: true}\n", nil)
+	if want := "khook.yaml:6:50: vars.CLUSTER.immutable: an immutable input is kept in the state record, but this spec keeps none"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error: %v\nwant %s", err, want)
+	}
+	if _, err := loadDecl(t, "state: {namespace: kube-system}\n"+region+"  CLUSTER: {type: string, default: a, immutable: true}\n", nil); err != nil {
+		t.Error(err)
+	}
+}

@@ -149,3 +149,20 @@ func isAre(n int) string {
 	}
 	return "are"
 }
+
+// immutableNeedsState: immutable values are kept in the state record, so a
+// spec that keeps none cannot enforce them.
+func immutableNeedsState(s *Spec) Problems {
+	if s.Declared == nil || s.State != nil && s.State.Enabled {
+		return nil
+	}
+	var probs Problems
+	for _, v := range s.Declared.Vars {
+		if v.Immutable {
+			probs = append(probs, Problem{Pos: v.at("immutable"), Path: "vars." + v.Name + ".immutable",
+				Message: "vars." + v.Name + ".immutable: an immutable input is kept in the state record, but this spec keeps none",
+				Hint:    "add a state: block (state: {namespace: kube-system}) or drop immutable: true"})
+		}
+	}
+	return probs
+}

@@ -356,6 +356,7 @@ func loadMerged(opts LoadOptions) (*Spec, *fileTree, error) {
 	s, bprobs := build(merged, vs, opts.Redactor)
 	probs = append(probs, bprobs...)
 	s.Declared = decls
+	probs = append(probs, immutableNeedsState(s)...)
 	s.Files = nil
 	for _, f := range opts.Files {
 		s.Files = append(s.Files, displayName(f))

@@ -43,6 +43,9 @@ type Record struct {
 	StartedAt    time.Time             `json:"startedAt"`
 	UpdatedAt    time.Time             `json:"updatedAt"`
 	Steps        map[string]StepRecord `json:"steps"`
+	// Inputs are the values of the spec's immutable: true variables, as the
+	// run that wrote the record used them; a later run may not change them.
+	Inputs map[string]string `json:"immutableInputs,omitempty"`
 }
 
 // StepRecord is one step's journal entry.

@@ -109,9 +109,14 @@ func open(ctx context.Context, s *spec.Spec, opts Options, destroy bool) (*Sessi
 		sess.record = prev
 		return sess, nil
 	}
+	inputs := immutableInputs(s)
+	if err := checkImmutable(ref, prev, inputs); err != nil {
+		_ = lock.Release(ctx)
+		return nil, err
+	}
 	t := now().UTC()
 	sess.record = &Record{SpecName: s.Metadata.Name, SpecHash: specHash, KhookVersion: opts.Version,
-		RunStatus: RunRunning, StartedAt: t, UpdatedAt: t, Steps: map[string]StepRecord{}}
+		RunStatus: RunRunning, StartedAt: t, UpdatedAt: t, Steps: map[string]StepRecord{}, Inputs: inputs}
 	if prev != nil {
 		for _, st := range s.Steps { // steps no longer in the spec drop out
 			if e, ok := prev.Steps[st.Name]; ok {
