@@ -218,6 +218,7 @@ func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[strin
 	writeMDHeading(b, opts, p.Name, p.Identifier, p.Server)
 	fmt.Fprintf(b, "**%s**\n\n", PlanVerdict(p, opts.Command == "drift"))
 	b.WriteString(TotalsLine(p) + "\n\n")
+	writeInputsMD(b, p.Inputs)
 	if len(p.Steps) > 0 {
 		b.WriteString("| Step | Type | Action | Detail |\n|---|---|---|---|\n")
 		for _, s := range p.Steps {
@@ -277,6 +278,7 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 	if r.Error != "" {
 		fmt.Fprintf(b, "%s\n\n", mdFence("text", r.Error))
 	}
+	writeInputsMD(b, r.Inputs)
 	if len(r.Steps) > 0 {
 		b.WriteString("| Step | Type | Status | Attempts | Duration | Detail |\n|---|---|---|---|---|---|\n")
 		for _, s := range r.Steps {

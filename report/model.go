@@ -44,6 +44,8 @@ type Results struct {
 	StartedAt     time.Time    `json:"startedAt"`
 	DurationMs    int64        `json:"durationMs"`
 	Steps         []StepResult `json:"steps"`
+	// Inputs are the declared variables the run used (secrets masked).
+	Inputs []Input `json:"inputs,omitempty"`
 }
 
 // StepResult is one step's outcome.
@@ -71,6 +73,8 @@ type Plan struct {
 	Changes    bool           `json:"changes"` // any step would change the cluster
 	Totals     map[string]int `json:"totals"`  // predicted action -> step count
 	Steps      []PlanStep     `json:"steps"`
+	// Inputs are the declared variables the plan used (secrets masked).
+	Inputs []Input `json:"inputs,omitempty"`
 }
 
 // Predicted actions (semantics.md, "plan").

@@ -322,6 +322,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		for i := range p.Steps {
 			p.Steps[i].Pos.File = r.relPath(p.Steps[i].Pos.File)
 		}
+		p.Inputs = report.InputsOf(r.spec)
 		oc.plan = p
 		if r.in.Command == CmdDrift && p.Changes {
 			oc.drift = true
@@ -349,6 +350,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		if res.Status != report.RunOK && res.FailureReason == "" {
 			res.FailureReason = reasonOf(err, report.ReasonStepFailed)
 		}
+		res.Inputs = report.InputsOf(r.spec)
 		oc.results = res
 		oc.status, oc.reason = res.Status, res.FailureReason
 		if res.Status != report.RunOK {
