@@ -4,7 +4,7 @@
 //
 //	go test ./test/bench -run '^$' -bench ConvergedRerun -benchtime 3x
 //
-// Without -bench no cluster starts and only the proxy's unit test runs.
+// Without -bench no cluster starts and only the figures unit test runs.
 package bench
 
 import (
@@ -12,6 +12,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,6 +46,7 @@ const (
 type run struct {
 	wall      time.Duration
 	writes    []string
+	dryRuns   int // server-side dry runs (khook's converged checks): no write
 	revisions int
 	output    string
 }
@@ -99,9 +101,9 @@ func (e *benchEnv) compare(b *testing.B, job bool) (script, khook figures) {
 	b.Logf("converged re-run, khook output:\n%s", kr[last].output)
 
 	s, k := summarizeRuns(sr), summarizeRuns(kr)
-	b.Logf("per converged re-run (%d runs each): script median %.2fs (min %.2fs), %.1f writes, %.1f revisions; khook median %.2fs (min %.2fs), %.1f writes, %.1f revisions; khook takes %.3f of the script's time (%.1fx faster)",
+	b.Logf("per converged re-run (%d runs each): script median %.2fs (min %.2fs), %.1f writes, %.1f revisions; khook median %.2fs (min %.2fs), %.1f writes (%.1f dry runs), %.1f revisions; khook takes %.3f of the script's time (%.1fx faster)",
 		len(kr), s.median.Seconds(), s.min.Seconds(), s.writes, s.revisions,
-		k.median.Seconds(), k.min.Seconds(), k.writes, k.revisions,
+		k.median.Seconds(), k.min.Seconds(), k.writes, k.dryRuns, k.revisions,
 		k.median.Seconds()/s.median.Seconds(), s.median.Seconds()/k.median.Seconds())
 	b.ReportMetric(s.median.Seconds(), "script-s/run")
 	b.ReportMetric(k.median.Seconds(), "khook-s/run")
@@ -114,11 +116,24 @@ func (e *benchEnv) compare(b *testing.B, job bool) (script, khook figures) {
 	return s, k
 }
 
+// summarize groups writes: "2 × DELETE /apis/batch/v1/namespaces/ns/jobs/x".
+func summarize(writes []string) string {
+	counts := map[string]int{}
+	for _, w := range writes {
+		counts[w]++
+	}
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		fmt.Fprintf(&b, "    %d × %s\n", counts[k], k)
+	}
+	return b.String()
+}
+
 // figures are one tool's re-runs: median and fastest wall time, mean writes
 // and revisions.
 type figures struct {
-	median, min       time.Duration
-	writes, revisions float64
+	median, min                time.Duration
+	writes, dryRuns, revisions float64
 }
 
 func summarizeRuns(runs []run) figures {
@@ -127,11 +142,12 @@ func summarizeRuns(runs []run) figures {
 	for i, r := range runs {
 		walls[i] = r.wall
 		f.writes += float64(len(r.writes))
+		f.dryRuns += float64(r.dryRuns)
 		f.revisions += float64(r.revisions)
 	}
 	slices.Sort(walls)
 	n := float64(len(runs))
-	f.writes, f.revisions = f.writes/n, f.revisions/n
+	f.writes, f.dryRuns, f.revisions = f.writes/n, f.dryRuns/n, f.revisions/n
 	f.median, f.min = walls[len(walls)/2], walls[0]
 	return f
 }
@@ -159,17 +175,17 @@ func (e *benchEnv) khook(b *testing.B, job bool) run {
 func (e *benchEnv) measure(b *testing.B, name, ns string, cmd *exec.Cmd) run {
 	b.Helper()
 	before := e.revisions(b, ns)
-	e.proxy.take()
+	e.proxy.Writes()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
-	writes := e.proxy.take()
+	writes, dryRuns := e.proxy.Writes()
 	if err != nil {
 		b.Fatalf("%s failed: %v\n%s", name, err, out.String())
 	}
-	return run{wall: wall, writes: writes, revisions: e.revisions(b, ns) - before, output: out.String()}
+	return run{wall: wall, writes: writes, dryRuns: len(dryRuns), revisions: e.revisions(b, ns) - before, output: out.String()}
 }
 
 // revisions counts the Helm release records (one Secret per revision).

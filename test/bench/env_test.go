@@ -18,6 +18,7 @@ import (
 	repo "helm.sh/helm/v4/pkg/repo/v1"
 
 	"github.com/khook/khook/test/chartsrc"
+	"github.com/khook/khook/test/e2e/apiproxy"
 )
 
 // HelmVersion is the helm CLI the script uses, built with go install on
@@ -34,7 +35,7 @@ type benchEnv struct {
 	khookBin   string
 	home       string
 	kubeconfig string
-	proxy      *countingProxy
+	proxy      *apiproxy.Proxy
 	repo       *chartRepo
 }
 
@@ -54,8 +55,8 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	}
 	e.helm = helmCLI(b)
 	e.khookBin = buildKhook(b, tmp)
-	e.proxy = newCountingProxy(b, kube.RESTConfig)
-	e.kubeconfig = e.proxy.kubeconfig(b, tmp)
+	e.proxy = apiproxy.Start(b, kube.RESTConfig)
+	e.kubeconfig = e.proxy.Kubeconfig
 	e.repo = serveCharts(b, "bench-reader", "bench-Pa55", "alpha", "beta", "gamma")
 	return e
 }
