@@ -131,6 +131,18 @@ func TestGitHubActionPlanCommentApply(t *testing.T) {
 	if patches != 2 {
 		t.Errorf("want 2 comment edits (second plan, apply), got requests %v", srv.Requests)
 	}
+
+	// Destroy tears it down and says so on the same comment.
+	g.ResetFiles()
+	g.Set("INPUT_COMMAND=destroy")
+	res = citest.Run(t, g.Workspace, g.Environ)
+	outs, _ = gha.ParseKeyValues(g.Read(t, "output"))
+	if res.Code != 0 || outs["status"] != "ok" {
+		t.Fatalf("destroy exit %d outputs %v\n%s\n%s", res.Code, outs, res.Stdout, res.Stderr)
+	}
+	if cs := srv.Comments(7); len(cs) != 1 || !strings.Contains(cs[0].Body, "**Status:** ✅ destroyed") {
+		t.Errorf("after destroy: %d comments:\n%s", len(cs), cs[len(cs)-1].Body)
+	}
 }
 
 func TestGitHubActionForkTokenWarns(t *testing.T) {
