@@ -76,7 +76,11 @@ func resolveDeclared(d *Declarations, vs *varSet, opts LoadOptions) Problems {
 		if msg == "" {
 			msg = "one of " + strings.Join(r.Vars, ", ") + " must be given"
 		}
-		probs = append(probs, Problem{Pos: r.Pos, Path: "rules", Message: msg, Hint: "set one of them with --set NAME=value, --var-file or " + opts.VarPrefix + "NAME"})
+		hint := "set one of them with --set NAME=value, --var-file or " + opts.VarPrefix + "NAME"
+		if !slices.ContainsFunc(r.Vars, func(n string) bool { v := d.Lookup(n); return v != nil && !v.Secret }) {
+			hint = "set one of them in the environment as " + opts.SecretPrefix + "NAME"
+		}
+		probs = append(probs, Problem{Pos: r.Pos, Path: "rules", Message: msg, Hint: hint})
 	}
 	if len(probs) > 0 {
 		return probs

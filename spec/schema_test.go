@@ -84,6 +84,10 @@ func yamlToJSON(t *testing.T, text []byte) any {
 // need none (they load, plan and graph as written); examples/variables
 // shows the forms without defaults, so it takes a var file and a secret.
 var exampleInputs = map[string]LoadOptions{
+	"../examples/inputs/khook.yaml": {
+		VarFiles: []string{"../examples/inputs/vars.yaml"},
+		Environ:  []string{"KHOOK_SECRET_DNS_TOKEN=example-token"},
+	},
 	"../examples/variables/khook.yaml": {
 		VarFiles: []string{"../examples/variables/vars.yaml"},
 		Environ:  []string{"KHOOK_SECRET_REGISTRY_TOKEN=example-token"},
@@ -120,7 +124,13 @@ func TestExamples(t *testing.T) {
 			opts := exampleInputs[f]
 			opts.VarPrefix, opts.SecretPrefix, opts.Redactor = DefaultVarPrefix, DefaultSecretPrefix, redact.New()
 			vs, probs := gatherVars(opts)
-			out, _, probs2 := substitute(f, raw, vs, newPipelines())
+			opts.Files = []string{f}
+			files, decls, err := readFiles(opts) // declared defaults feed ${}
+			if err != nil {
+				t.Fatal(err)
+			}
+			probs = append(probs, resolveDeclared(decls, vs, opts)...)
+			out, _, probs2 := substitute(f, files[0].src, vs, newPipelines())
 			if probs = append(probs, probs2...); len(probs) > 0 {
 				t.Fatal(probs)
 			}
