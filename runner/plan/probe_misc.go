@@ -153,6 +153,7 @@ func (pr *probe) rollout(ctx context.Context) error {
 	}
 	if r.Restart != "" {
 		pr.out.Action, pr.out.Objects = report.ActionRestart, []report.ObjectPlan{objectPlan(report.ActionRestart, live)}
+		pr.out.Reason = "a restart happens on every apply; not counted as a change"
 		if pr.Diff {
 			pr.out.DiffNote = unavailable("a restart sets a new restartedAt annotation on the pod template")
 		}
@@ -182,6 +183,7 @@ func (pr *probe) job(ctx context.Context) error {
 	j := pr.step.Job
 	ns := namespaceOr(j.Namespace)
 	pr.out.Action = report.ActionRun
+	pr.out.Reason = fmt.Sprintf("job %s/%s runs on every apply (the previous run's Job is replaced); not counted as a change", ns, pr.step.Name)
 	pr.noDiff()
 	if j.SkipIf != "succeeded" {
 		return nil
