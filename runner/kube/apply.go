@@ -57,8 +57,10 @@ func (r *ApplyRequest) Name() string { return ObjectName(r.Desired) }
 // last-applied annotation (strategic merge for built-in types, JSON merge
 // for custom resources), unchanged when that patch is empty. With
 // serverSide, the request is a server-side apply patch. obj must be mapped
-// (MapObject) already.
+// (MapObject) already. A Secret's stringData is sent as data (see
+// normalizeSecret), so a converged Secret sends nothing.
 func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (*ApplyRequest, error) {
+	obj = normalizeSecret(obj)
 	live, err := c.resourceFor(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
