@@ -38,7 +38,8 @@ func (t *timeline) span(step string, fallback time.Time) (time.Time, time.Time) 
 // stopToken, while set, is the GitHub stop-commands token of the progress
 // log: steps' errors quote helm and pod output that khook did not write.
 func (r *runState) startProgress() {
-	if r.platform == GitHub {
+	// Only runs print progress; a plan prints its report once, fenced then.
+	if r.platform == GitHub && (r.in.Command == CmdApply || r.in.Command == CmdDestroy) {
 		r.stopToken = gha.RandomToken()
 		io.WriteString(r.out, "::stop-commands::"+r.stopToken+"\n")
 	}
