@@ -74,7 +74,7 @@ func (v *LiveView) Finish(r *Results) error {
 	}
 	v.redraw()
 	var b bytes.Buffer
-	writeFailures(&b, r)
+	writeFailures(&b, r, true)
 	b.WriteString(ResultsLine(r))
 	b.WriteByte('\n')
 	_, err := v.w.Write(b.Bytes())

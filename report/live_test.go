@@ -131,3 +131,18 @@ func TestLiveViewColourAndWidth(t *testing.T) {
 		t.Errorf("line is %d columns on a 30-column terminal: %q", got, ft.screen[0])
 	}
 }
+
+// The frame cuts lines to the terminal width, so Finish prints every
+// failed step's whole error below it.
+func TestLiveViewFinishPrintsWholeErrors(t *testing.T) {
+	ft := &fakeTerminal{t: t}
+	v := NewLiveView(ft, []StepInfo{{Name: "never", Type: "wait"}}, LiveOptions{Width: 40, Now: func() time.Time { return t0 }})
+	long := "timed out after 2s waiting for condition=Available on deployment/nope in live-demo"
+	res := &Results{Name: "demo", Command: "apply", Status: RunFailed, Steps: []StepResult{{Name: "never", Type: "wait", Status: StatusFailed, Attempts: 1, Error: long}}}
+	if err := v.Finish(res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ft.String(), "    "+long+"\n") {
+		t.Errorf("whole error missing below the frame:\n%s", ft)
+	}
+}

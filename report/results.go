@@ -65,18 +65,19 @@ func WriteResultsTable(w io.Writer, r *Results) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Name, s.Type, s.Status, s.Attempts, took, stepDetail(s))
 	}
 	tw.Flush()
-	writeFailures(&b, r)
+	writeFailures(&b, r, false)
 	b.WriteString(ResultsLine(r))
 	b.WriteByte('\n')
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
-// writeFailures prints each failed step's complete error and pod log tail,
-// which the one-line table column cuts.
-func writeFailures(b *bytes.Buffer, r *Results) {
+// writeFailures prints failed steps' complete errors and pod log tails,
+// which the one-line table column cuts. all also prints one-line errors
+// (the live view cuts its lines to the terminal width).
+func writeFailures(b *bytes.Buffer, r *Results, all bool) {
 	for _, s := range r.Steps {
-		if s.Status != StatusFailed || (!strings.Contains(s.Error, "\n") && len(s.LogTail) == 0) {
+		if s.Status != StatusFailed || (!all && !strings.Contains(s.Error, "\n") && len(s.LogTail) == 0) {
 			continue
 		}
 		fmt.Fprintf(b, "\nstep %s failed:\n", s.Name)
