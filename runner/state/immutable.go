@@ -1,12 +1,19 @@
 package state
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/spec"
 )
+
+// secretInputPrefix marks a recorded immutable input that is a secret: the
+// record holds its hash, never the value.
+const secretInputPrefix = "secret-sha256:"
 
 // ImmutableError refuses a run that changes an input declared
 // immutable: true (the cluster name, a region) since the record's last run.
@@ -23,7 +30,7 @@ type ImmutableChange struct {
 func (e *ImmutableError) Error() string {
 	parts := make([]string, len(e.Changes))
 	for i, c := range e.Changes {
-		parts[i] = fmt.Sprintf("%s was %q and is now %q", c.Name, c.Recorded, c.Now)
+		parts[i] = fmt.Sprintf("%s was %s and is now %s", c.Name, shownInput(c.Recorded), shownInput(c.Now))
 	}
 	noun := "an immutable input"
 	if len(e.Changes) > 1 {
@@ -33,15 +40,30 @@ func (e *ImmutableError) Error() string {
 		noun, e.Ref.describe(), strings.Join(parts, "; "))
 }
 
-// immutableInputs are the values of the inputs s declares immutable.
-func immutableInputs(s *spec.Spec) map[string]string {
+// shownInput quotes a recorded input for a message; a secret one is masked.
+func shownInput(v string) string {
+	if strings.HasPrefix(v, secretInputPrefix) {
+		return "a secret value (" + redact.Mask + ")"
+	}
+	return fmt.Sprintf("%q", v)
+}
+
+// immutableInputs are the values of the inputs s declares immutable, as the
+// record keeps them: a value the redactor knows as a secret is replaced by
+// its hash, so the record never holds it.
+func immutableInputs(s *spec.Spec, rd *redact.Redactor) map[string]string {
 	if s.Declared == nil {
 		return nil
 	}
 	out := map[string]string{}
 	for _, v := range s.Declared.Vars {
-		if v.Immutable {
-			out[v.Name] = v.Value
+		if !v.Immutable {
+			continue
+		}
+		out[v.Name] = v.Value
+		if v.Value != "" && rd.String(v.Value) != v.Value {
+			sum := sha256.Sum256([]byte(v.Value))
+			out[v.Name] = secretInputPrefix + hex.EncodeToString(sum[:])
 		}
 	}
 	if len(out) == 0 {

@@ -109,7 +109,7 @@ func open(ctx context.Context, s *spec.Spec, opts Options, destroy bool) (*Sessi
 		sess.record = prev
 		return sess, nil
 	}
-	inputs := immutableInputs(s)
+	inputs := immutableInputs(s, opts.Redactor)
 	if err := checkImmutable(ref, prev, inputs); err != nil {
 		_ = lock.Release(ctx)
 		return nil, err

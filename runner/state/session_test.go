@@ -285,3 +285,51 @@ func TestRunStatusIsFailedWhenAStepNeverStarted(t *testing.T) {
 		t.Fatalf("record = %+v, want runStatus failed with a ok", rec)
 	}
 }
+
+// A secret declared immutable is recorded as a hash: the record never holds
+// it, and the refusal does not print it.
+func TestImmutableSecretInputIsRecordedAsAHash(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ns := state.SharedCluster().Namespace(t)
+	file := filepath.Join(t.TempDir(), "khook.yaml")
+	doc := fmt.Sprintf(`apiVersion: khook.io/v1
+kind: Khook
+metadata: {name: immutable-secret}
+state: {namespace: %s}
+vars:
+  TOKEN: {type: string, required: true, immutable: true}
+steps:
+  - name: a
+    job: {image: busybox, env: {TOKEN: "${TOKEN}"}}
+`, ns)
+	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) { return runner.Outcome{}, nil })
+	apply := func(token string) error {
+		rd := redact.New()
+		s, err := spec.Load(spec.LoadOptions{Files: []string{file}, Environ: []string{"KHOOK_SECRET_TOKEN=" + token},
+			VarPrefix: "KHOOK_VAR_", SecretPrefix: "KHOOK_SECRET_", Redactor: rd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = applyOnce(t, ctx, s, exec, rd, nil)
+		return err
+	}
+	if err := apply("s3cret-one"); err != nil {
+		t.Fatal(err)
+	}
+	sec, err := state.SharedCluster().Client.CoreV1().Secrets(ns).Get(ctx, "khook-state-immutable-secret", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw := string(sec.Data[state.DataKey]); strings.Contains(raw, "s3cret-one") || !strings.Contains(raw, `"TOKEN":"secret-sha256:`) {
+		t.Fatalf("record holds %s", raw)
+	}
+	err = apply("s3cret-two")
+	var ie *state.ImmutableError
+	if !errors.As(err, &ie) || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "TOKEN was a secret value (***)") {
+		t.Fatalf("changed secret input: %v", err)
+	}
+}
