@@ -14,14 +14,15 @@ type TerraformReport struct {
 }
 
 // TerraformReportOf maps predicted actions onto the widget's three counts:
-// install/create/run add, upgrade/configure/restart change, delete deletes.
+// install/create add, upgrade/configure change, delete deletes. Job runs
+// and restarts act on every apply and are not counted (ChangesState).
 func TerraformReportOf(p *Plan) TerraformReport {
 	var t TerraformReport
 	for _, s := range p.Steps {
 		switch s.Action {
-		case ActionInstall, ActionCreate, ActionRun:
+		case ActionInstall, ActionCreate:
 			t.Create++
-		case ActionUpgrade, ActionConfigure, ActionRestart:
+		case ActionUpgrade, ActionConfigure:
 			t.Update++
 		case ActionDelete:
 			t.Delete++

@@ -115,7 +115,7 @@ func JUnitOfPlan(p *Plan, identifier string, drift bool) JUnitSuites {
 			line += " (" + s.Reason + ")"
 		}
 		switch {
-		case drift && IsChange(s.Action):
+		case drift && ChangesState(s.Action):
 			c.Failure = safeMessage(&JUnitMessage{Message: "drifted: would " + s.Action, Text: xmlSafe(line + "\n" + s.Diff)})
 			suite.Failures++
 		case s.Excluded:

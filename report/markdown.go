@@ -64,11 +64,24 @@ func WriteResultsMarkdown(w io.Writer, r *Results, opts MarkdownOptions) error {
 	return err
 }
 
+// ChangesState reports whether a predicted action changes the declared
+// state of the cluster, as the live planner counts Plan.Changes: a job that
+// runs again or a rollout restart acts on every apply and is not a change
+// (else a converged spec would drift forever). The CI verdicts, drift
+// annotations and reports use it so they agree with the changes output.
+func ChangesState(action string) bool {
+	switch action {
+	case ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionDelete:
+		return true
+	}
+	return false
+}
+
 // PlanVerdict is the one-line verdict of a plan (drift names changes drift).
 func PlanVerdict(p *Plan, drift bool) string {
 	changed := 0
 	for _, s := range p.Steps {
-		if IsChange(s.Action) {
+		if ChangesState(s.Action) {
 			changed++
 		}
 	}

@@ -50,7 +50,7 @@ func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, erro
 	}
 	p.Totals = report.PlanTotals(p.Steps)
 	for _, s := range p.Steps {
-		p.Changes = p.Changes || report.IsChange(s.Action)
+		p.Changes = p.Changes || report.ChangesState(s.Action)
 	}
 	return p, nil
 }

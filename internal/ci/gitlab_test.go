@@ -90,7 +90,7 @@ func TestGitLabJobReportsAndStickyNote(t *testing.T) {
 	if err := xml.Unmarshal([]byte(read(JUnitFile)), &suites); err != nil || suites.Tests != 3 {
 		t.Errorf("JUnit: %+v %v", suites, err)
 	}
-	if got := read(TerraformFile); got != `{"create":2,"update":0,"delete":0}`+"\n" {
+	if got := read(TerraformFile); got != `{"create":1,"update":0,"delete":0}`+"\n" {
 		t.Errorf("terraform report %s", got)
 	}
 	if env := read(DotenvFile); !strings.Contains(env, "KHOOK_STATUS=ok\n") || !strings.Contains(env, "KHOOK_COMMENT_URL=https://gitlab.example/acme/infra/-/merge_requests/5#note_1\n") {
