@@ -22,7 +22,9 @@ const minLineLen = 4
 
 // userinfo matches credentials in URLs (scheme://user:pass@host); they are
 // stripped whatever their source, as the DSL promises for inline credentials.
-var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s"'<>]+@`)
+// The userinfo may hold only characters RFC 3986 allows there (percent-encoded
+// or not), so prose such as "oci://ref[:tag|@digest]" is left alone.
+var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[a-zA-Z0-9\-._~%!$&'()*+,;=:]+@`)
 
 // Redactor masks registered secrets. The zero value is not usable; use New.
 // It is safe for concurrent use.
