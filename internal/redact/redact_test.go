@@ -67,7 +67,7 @@ func TestURLCredentials(t *testing.T) {
 	for in, want := range map[string]string{
 		"pull https://user:p%40ss@charts.example/x":   "pull https://***@charts.example/x",
 		"oci://AWS:tok@123.dkr.ecr/charts/app:1.2.3":  "oci://***@123.dkr.ecr/charts/app:1.2.3",
-		"chart: oci://ref[:tag|@digest] or ./path":     "chart: oci://ref[:tag|@digest] or ./path",
+		"chart: oci://ref[:tag|@digest] or ./path":    "chart: oci://ref[:tag|@digest] or ./path",
 		"mail admin@example.com about https://x.io/a": "mail admin@example.com about https://x.io/a",
 	} {
 		if got := StripURLCredentials(in); got != want {
