@@ -93,7 +93,7 @@ func PlanVerdict(p *Plan, drift bool) string {
 	case changed == 0:
 		return "✅ No changes: the cluster matches the spec."
 	case drift:
-		return fmt.Sprintf("⚠️ Drift detected: %d %s no longer match the spec.", changed, plural(changed, "step", "steps"))
+		return fmt.Sprintf("⚠️ Drift detected: %d %s the spec.", changed, plural(changed, "step no longer matches", "steps no longer match"))
 	}
 	return fmt.Sprintf("📝 %d %s would change the cluster.", changed, plural(changed, "step", "steps"))
 }

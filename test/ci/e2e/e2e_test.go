@@ -209,3 +209,46 @@ func deleteNamespace(name string) {
 	defer cancel()
 	_ = kube.Client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
 }
+
+// The nightly drift job: converged -> green; an out-of-band edit -> the
+// step fails with drift=true and failure-reason=drift.
+func TestGitHubActionDrift(t *testing.T) {
+	ns := kube.Namespace(t)
+	srv := githubtest.New()
+	defer srv.Close()
+	g := newRunner(t, srv.URL, "drift.yaml", map[string]string{"command": "apply", "comment": "never", "vars": "NS=" + ns + "\nREGION=eu-west-1"})
+	if res := citest.Run(t, g.Workspace, g.Environ); res.Code != 0 {
+		t.Fatalf("apply exit %d\n%s", res.Code, res.Stdout)
+	}
+
+	g.ResetFiles()
+	g.Set("INPUT_COMMAND=drift")
+	res := citest.Run(t, g.Workspace, g.Environ)
+	outs, _ := gha.ParseKeyValues(g.Read(t, "output"))
+	if res.Code != 0 || outs["drift"] != "false" || outs["status"] != "ok" {
+		t.Fatalf("converged drift check: exit %d outputs %v\n%s", res.Code, outs, res.Stdout)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cm, err := kube.Client.CoreV1().ConfigMaps(ns).Get(ctx, "settings", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["region"] = "us-east-1" // an out-of-band edit
+	if _, err := kube.Client.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	g.ResetFiles()
+	res = citest.Run(t, g.Workspace, g.Environ)
+	outs, _ = gha.ParseKeyValues(g.Read(t, "output"))
+	if res.Code != 1 || outs["drift"] != "true" || outs["failure-reason"] != "drift" || outs["status"] != "failed" {
+		t.Fatalf("drifted: exit %d outputs %v\n%s", res.Code, outs, res.Stdout)
+	}
+	if !strings.Contains(g.Read(t, "summary"), "Drift detected: 1 step no longer matches the spec.") {
+		t.Errorf("summary:\n%s", g.Read(t, "summary"))
+	}
+	if !strings.Contains(res.Stdout, "::error file=khook.yaml,line=6,col=5,title=khook drift%3A step settings would configure") {
+		t.Errorf("no drift annotation on the settings step:\n%s", res.Stdout)
+	}
+}
