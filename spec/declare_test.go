@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,4 +240,28 @@ func TestImmutableNeedsState(t *testing.T) {
 	if _, err := loadDecl(t, "state: {namespace: kube-system}\n"+region+"  CLUSTER: {type: string, default: a, immutable: true}\n", nil); err != nil {
 		t.Error(err)
 	}
+}
+
+// Declarations never panic, and a loaded spec's declarations resolved.
+func FuzzDeclarations(f *testing.F) {
+	for _, file := range []string{"../examples/inputs/khook.yaml", "testdata/overlay/base.yaml"} {
+		if b, err := os.ReadFile(file); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(declSpec(region + "  X: {type: map, default: {a: [1]}}\n  Y: {type: list, enum: [a]}\nrules:\n  - {type: oneof_required, vars: [X, Y]}\n")))
+	f.Add([]byte("vars:\nrules:\nvars: [\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		s, err := Load(LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(in), Set: []string{"X={}"}, Redactor: redact.New()})
+		if err == nil && s.Declared != nil {
+			for _, v := range s.Declared.Vars {
+				if v.Source == "" {
+					t.Fatalf("%s resolved with no source", v.Name)
+				}
+			}
+			if _, err := s.Declared.JSONSchema(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }

@@ -140,3 +140,24 @@ func TestOverlayExample(t *testing.T) {
 		t.Errorf("the base alone: %v", err)
 	}
 }
+
+// Any overlay merges or fails with problems; it never panics.
+func FuzzOverlay(f *testing.F) {
+	for _, file := range []string{"testdata/overlay/prod.yaml", "testdata/overlay/bad-overlay.yaml", "../examples/overlays/prod.yaml"} {
+		if b, err := os.ReadFile(file); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("x-a: &a {name: cilium, $patch: replace}\nsteps: [*a, {name: z, needs: [{$patch: replace}]}]\n"))
+	base, err := os.ReadFile("testdata/overlay/base.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		dir := t.TempDir()
+		b, o := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "o.yaml")
+		os.WriteFile(b, base, 0o644)
+		os.WriteFile(o, in, 0o644)
+		_, _ = Render(LoadOptions{Files: []string{b, o}})
+	})
+}
