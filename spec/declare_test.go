@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-
 	"github.com/khook/khook/internal/redact"
 )
 
