@@ -106,8 +106,11 @@ var declBlockStart = regexp.MustCompile(`^(vars|rules):([ \t].*)?$`)
 // those lines emptied. A block is its key line plus every following line
 // that is blank, indented or a comment.
 func extractBlocks(name string, src []byte) (varsNode, rulesNode *yaml.Node, rest []byte, probs Problems) {
-	lines := bytes.SplitAfter(src, []byte("\n"))
 	rest = src
+	if !bytes.Contains(src, []byte("vars:")) && !bytes.Contains(src, []byte("rules:")) {
+		return nil, nil, src, nil // most specs: no declarations to look for
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimRight(string(lines[i]), "\r\n")
 		m := declBlockStart.FindStringSubmatch(line)

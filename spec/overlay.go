@@ -91,7 +91,15 @@ func (m *merger) mapping(b, o *yaml.Node, path string) {
 		kpath := joinPath(path, key)
 		i := keyIndex(b, key)
 		if i < 0 {
-			if resolve(p.v).Tag != "!!null" {
+			switch ov := resolve(p.v); {
+			case ov.Tag == "!!null":
+			case kpath == "steps" && ov.Kind == yaml.SequenceNode:
+				// Directives still apply (and are reported) with no base steps.
+				steps := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: ov.Line, Column: ov.Column}
+				m.base.graft(m.over, steps)
+				b.Content = append(b.Content, m.take(p.k), steps)
+				m.steps(steps, ov)
+			default:
 				b.Content = append(b.Content, m.take(p.k), m.take(p.v))
 			}
 			continue

@@ -161,3 +161,15 @@ func FuzzOverlay(f *testing.F) {
 		_, _ = Render(LoadOptions{Files: []string{b, o}})
 	})
 }
+
+// A base without steps still takes an overlay's steps, directives checked.
+func TestOverlayStepsIntoEmptyBase(t *testing.T) {
+	dir := t.TempDir()
+	b, o := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "o.yaml")
+	os.WriteFile(b, []byte("apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: t}\n"), 0o644)
+	os.WriteFile(o, []byte("steps:\n  - {name: a, wait: {for: delete, on: pods/x}}\n  - {name: gone, $patch: delete}\n"), 0o644)
+	_, err := Load(LoadOptions{Files: []string{b, o}})
+	if err == nil || !strings.Contains(err.Error(), `o.yaml:3:5: steps.1: $patch: delete names step "gone", which no earlier file defines`) {
+		t.Fatalf("error: %v", err)
+	}
+}
