@@ -52,8 +52,8 @@ func ResultsAnnotations(r *Results) []Annotation {
 			continue
 		}
 		msg := s.Error
-		if len(s.LogTail) > 0 {
-			msg += "\n\nlast pod log lines:\n" + strings.Join(s.LogTail, "\n")
+		if tail := s.LogTailNotInError(); len(tail) > 0 {
+			msg += "\n\nlast pod log lines:\n" + strings.Join(tail, "\n")
 		}
 		out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos,
 			Title: fmt.Sprintf("khook %s: step %s failed", r.Command, s.Name), Message: msg})

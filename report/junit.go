@@ -65,8 +65,8 @@ func JUnitOfResults(r *Results, identifier string) JUnitSuites {
 		switch s.Status {
 		case StatusFailed:
 			text := s.Error
-			if len(s.LogTail) > 0 {
-				text += "\n\nlast pod log lines:\n" + strings.Join(s.LogTail, "\n")
+			if tail := s.LogTailNotInError(); len(tail) > 0 {
+				text += "\n\nlast pod log lines:\n" + strings.Join(tail, "\n")
 			}
 			head, _, _ := strings.Cut(s.Error, "\n")
 			c.Failure = &JUnitMessage{Message: head, Text: xmlSafe(text)}

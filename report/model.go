@@ -4,6 +4,7 @@
 package report
 
 import (
+	"strings"
 	"time"
 
 	"github.com/khook/khook/spec"
@@ -138,4 +139,16 @@ type Event struct {
 	Attempt int         `json:"attempt,omitempty"`
 	Message string      `json:"message,omitempty"`
 	Result  *StepResult `json:"result,omitempty"` // set on EventFinished
+}
+
+// LogTailNotInError returns the pod log lines a renderer should print after
+// the error: none when the error text already quotes them all (the job
+// executor's errors do), so no output shows the same lines twice.
+func (s StepResult) LogTailNotInError() []string {
+	for _, line := range s.LogTail {
+		if !strings.Contains(s.Error, line) {
+			return s.LogTail
+		}
+	}
+	return nil
 }

@@ -84,9 +84,9 @@ func writeFailures(b *bytes.Buffer, r *Results, all bool) {
 		for _, line := range strings.Split(strings.TrimRight(s.Error, "\n"), "\n") {
 			fmt.Fprintf(b, "    %s\n", line)
 		}
-		if len(s.LogTail) > 0 {
+		if tail := s.LogTailNotInError(); len(tail) > 0 {
 			b.WriteString("  last pod log lines:\n")
-			for _, line := range s.LogTail {
+			for _, line := range tail {
 				fmt.Fprintf(b, "    %s\n", line)
 			}
 		}
