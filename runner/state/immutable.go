@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/spec"
 )
 
@@ -91,3 +92,6 @@ func checkImmutable(ref Ref, prev *Record, now map[string]string) error {
 	sort.Slice(changes, func(i, j int) bool { return changes[i].Name < changes[j].Name })
 	return &ImmutableError{Ref: ref, Changes: changes}
 }
+
+// FailureReason files the refusal with the spec's other input problems.
+func (e *ImmutableError) FailureReason() string { return report.ReasonValidation }
