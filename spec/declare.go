@@ -98,7 +98,7 @@ func (v *VarDecl) at(field string) Pos {
 	return v.Pos
 }
 
-// declKeys are the top-level keys extractBlocks lifts out of the text.
+// declBlockStart is the first line of a top-level vars: or rules: block.
 var declBlockStart = regexp.MustCompile(`^(vars|rules):([ \t].*)?$`)
 
 // extractBlocks finds the top-level vars: and rules: blocks in raw spec
@@ -165,8 +165,8 @@ func extractBlocks(name string, src []byte) (varsNode, rulesNode *yaml.Node, res
 // declFields are the fields of one declaration.
 var declFields = []string{"type", "required", "default", "description", "format", "pattern", "enum", "secret", "required_with", "required_without", "immutable"}
 
-// decodeDecls reads one file's vars: block. written records, per variable,
-// which fields this file set, so a later file overrides only those.
+// decodeDecls reads one file's vars: block. Each declaration records the
+// fields this file wrote (fieldPos), so a later file overrides only those.
 func decodeDecls(file string, n *yaml.Node) ([]*VarDecl, Problems) {
 	var probs Problems
 	at := func(n *yaml.Node) Pos { return Pos{File: file, Line: n.Line, Col: n.Column} }
