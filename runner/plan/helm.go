@@ -1,15 +1,12 @@
 package plan
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
-	"sort"
 	"strings"
 
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -85,7 +82,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to chart %s", from, last.Info.Status, target)
 		return pr.renderDiff(ctx, ch, vals, name, ns, true, last, "")
 	}
-	sameC, sameV := sameChart(last.Chart, ch), sameJSON(orEmpty(last.Config), orEmpty(vals))
+	sameC, sameV := helmstep.SameChart(last.Chart, ch), helmstep.SameValues(last.Config, vals)
 	if sameC && sameV {
 		diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest})
 		if err != nil {
@@ -372,13 +369,6 @@ func firstOf(s ...string) string {
 	return ""
 }
 
-func orEmpty(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
-}
-
 // jsonForm round-trips values through JSON, the form Helm stores them in.
 func jsonForm(v any) (map[string]any, error) {
 	raw, err := json.Marshal(v)
@@ -387,46 +377,4 @@ func jsonForm(v any) (map[string]any, error) {
 	}
 	out := map[string]any{}
 	return out, json.Unmarshal(raw, &out)
-}
-
-// sameChart mirrors the helm executor's test: same metadata, lock, default
-// values, schema, templates and files (content, not only the version).
-func sameChart(stored, next *chartv2.Chart) bool {
-	if stored == nil || next == nil || stored.Metadata == nil || next.Metadata == nil {
-		return false
-	}
-	return sameJSON(stored.Metadata, next.Metadata) && sameJSON(stored.Lock, next.Lock) &&
-		sameJSON(stored.Values, next.Values) && bytes.Equal(stored.Schema, next.Schema) &&
-		sameFiles(stored.Templates, next.Templates) && sameFiles(stored.Files, next.Files)
-}
-
-func sameJSON(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	var va, vb any
-	if json.Unmarshal(ja, &va) != nil || json.Unmarshal(jb, &vb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(va, vb)
-}
-
-func sameFiles(a, b []*common.File) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	sorted := func(fs []*common.File) []*common.File {
-		out := append([]*common.File(nil), fs...)
-		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-		return out
-	}
-	sa, sb := sorted(a), sorted(b)
-	for i := range sa {
-		if sa[i].Name != sb[i].Name || !bytes.Equal(sa[i].Data, sb[i].Data) {
-			return false
-		}
-	}
-	return true
 }
