@@ -27,6 +27,10 @@ var exampleInputs = map[string]struct{ args, env []string }{
 		args: []string{"--var-file", "examples/variables/vars.yaml"},
 		env:  []string{"KHOOK_SECRET_REGISTRY_TOKEN=e2e-registry-token"},
 	},
+	"inputs/khook.yaml": {
+		args: []string{"--var-file", "examples/inputs/vars.yaml"},
+		env:  []string{"KHOOK_SECRET_DNS_TOKEN=e2e-dns-token"},
+	},
 }
 
 // offlineExamples lists every khook spec under examples/ that needs no
