@@ -33,6 +33,8 @@ type Proxy struct {
 	mu      sync.Mutex
 	writes  []string // "POST /apis/batch/v1/namespaces/demo/jobs"
 	dryRuns []string // writes sent with dryRun=All: they persist nothing
+	holds   []*holdRule
+	held    []string // requests held until their client gave up (see Hold)
 }
 
 // Start runs a proxy in front of upstream (a bearer-token config, as the
@@ -53,6 +55,9 @@ func Start(tb testing.TB, upstream *rest.Config) *Proxy {
 	rp.FlushInterval = -1                    // watches stream
 	rp.ErrorLog = log.New(io.Discard, "", 0) // a watch the client ends is "context canceled"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p.hold(r) {
+			return // never forwarded: not a write the cluster saw
+		}
 		p.record(r)
 		rp.ServeHTTP(w, r)
 	}))
