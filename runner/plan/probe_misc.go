@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -195,10 +194,8 @@ func (pr *probe) job(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot read job %s/%s: %w", ns, pr.step.Name, pr.Clients.Explain(err))
 	}
-	for _, cond := range live.Status.Conditions {
-		if cond.Type == batchv1.JobComplete && cond.Status == "True" && live.Labels["app.kubernetes.io/managed-by"] == "khook" {
-			pr.out.Action, pr.out.Reason = report.ActionSkip, fmt.Sprintf("job %s/%s already succeeded (skipIf: succeeded)", ns, pr.step.Name)
-		}
+	if live.Labels[steps.ManagedByLabel] == steps.ManagedByValue && steps.JobSucceeded(ctx, pr.Clients, live) {
+		pr.out.Action, pr.out.Reason = report.ActionSkip, fmt.Sprintf("job %s/%s already succeeded (skipIf: succeeded)", ns, pr.step.Name)
 	}
 	return nil
 }

@@ -41,6 +41,12 @@ var jobMapping = &meta.RESTMapping{
 	Scope:            meta.RESTScopeNamespace,
 }
 
+var podMapping = &meta.RESTMapping{
+	Resource:         corev1.SchemeGroupVersion.WithResource("pods"),
+	GroupVersionKind: corev1.SchemeGroupVersion.WithKind("Pod"),
+	Scope:            meta.RESTScopeNamespace,
+}
+
 // Job runs a container to completion as a batch/v1 Job named after the step.
 // Each run replaces the previous run's Job (delete, wait until gone, create),
 // unless skipIf: succeeded finds that Job already complete.
@@ -88,7 +94,7 @@ func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 			return out, fmt.Errorf("%s exists and is not managed by khook (no label %s=%s); rename the step or delete the Job",
 				ref, ManagedByLabel, ManagedByValue)
 		}
-		if j.SkipIf == "succeeded" && jobCondition(old, batchv1.JobComplete) != nil {
+		if j.SkipIf == "succeeded" && JobSucceeded(ctx, c, old) {
 			out.Skipped = true
 			out.SkipReason = ref + " already completed successfully (skipIf: succeeded)"
 			return out, nil
@@ -122,6 +128,7 @@ func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		}
 		return out, withLogs(err, out.LogTail)
 	}
+	// final is nil when the pod's success decided: nothing failed.
 	if failed := jobCondition(final, batchv1.JobFailed); failed != nil {
 		lines, logErr := x.logTail(ctx, final)
 		out.LogTail = lines
@@ -197,28 +204,85 @@ func (x *Job) deleteAndWait(ctx context.Context, old *batchv1.Job, ref string) e
 	})
 }
 
-// waitFinished watches the Job until it has the Complete or Failed condition.
+// waitFinished waits until the Job has the Complete or Failed condition, or
+// until its pod has succeeded, whichever is seen first. With backoffLimit 0
+// and one completion, a Succeeded pod already decides the outcome; the Job
+// controller records it only after its one-second batching period, which a
+// bootstrap of many job steps would otherwise pay once per step. It returns
+// the finished Job, or nil when the pod's success decided.
 func (x *Job) waitFinished(ctx context.Context, created *batchv1.Job, ref string) (*batchv1.Job, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var final *batchv1.Job
-	target := kube.Target{Mapping: jobMapping, Namespace: created.Namespace, Name: created.Name}
-	err := kube.WaitFor(ctx, x.Clients, target, "the Job to finish", func(objs []*unstructured.Unstructured) (bool, string, error) {
-		for _, o := range objs {
-			if o.GetUID() != created.UID {
-				continue
+	jobDone := make(chan error, 1)
+	go func() {
+		target := kube.Target{Mapping: jobMapping, Namespace: created.Namespace, Name: created.Name}
+		jobDone <- kube.WaitFor(ctx, x.Clients, target, "the Job to finish", func(objs []*unstructured.Unstructured) (bool, string, error) {
+			for _, o := range objs {
+				if o.GetUID() != created.UID {
+					continue
+				}
+				var j batchv1.Job
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.UnstructuredContent(), &j); err != nil {
+					return false, "", fmt.Errorf("cannot read %s: %v", ref, err)
+				}
+				if jobCondition(&j, batchv1.JobComplete) != nil || jobCondition(&j, batchv1.JobFailed) != nil {
+					final = &j
+					return true, "", nil
+				}
+				return false, fmt.Sprintf("%s has %d active, %d succeeded, %d failed pods", ref, j.Status.Active, j.Status.Succeeded, j.Status.Failed), nil
 			}
-			var j batchv1.Job
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.UnstructuredContent(), &j); err != nil {
-				return false, "", fmt.Errorf("cannot read %s: %v", ref, err)
+			return false, "", fmt.Errorf("%s was deleted by someone else while khook waited for it", ref)
+		})
+	}()
+	podDone := make(chan error, 1)
+	go func() {
+		pods := kube.Target{Mapping: podMapping, Namespace: created.Namespace,
+			LabelSelector: batchv1.ControllerUidLabel + "=" + string(created.UID)}
+		podDone <- kube.WaitFor(ctx, x.Clients, pods, "the Job's pod to succeed", func(objs []*unstructured.Unstructured) (bool, string, error) {
+			for _, o := range objs {
+				if phase, _, _ := unstructured.NestedString(o.Object, "status", "phase"); phase == string(corev1.PodSucceeded) {
+					return true, "", nil
+				}
 			}
-			if jobCondition(&j, batchv1.JobComplete) != nil || jobCondition(&j, batchv1.JobFailed) != nil {
-				final = &j
-				return true, "", nil
-			}
-			return false, fmt.Sprintf("%s has %d active, %d succeeded, %d failed pods", ref, j.Status.Active, j.Status.Succeeded, j.Status.Failed), nil
+			return false, "", nil
+		})
+	}()
+	select {
+	case err := <-jobDone:
+		return final, err
+	case err := <-podDone:
+		if err == nil {
+			return nil, nil
 		}
-		return false, "", fmt.Errorf("%s was deleted by someone else while khook waited for it", ref)
+		// The pods could not be watched (RBAC, say): the Job still decides.
+		return final, <-jobDone
+	}
+}
+
+// JobSucceeded reports whether a Job completed successfully: its Complete
+// condition, or, before the Job controller has recorded it, its pod's
+// Succeeded phase (the same rule waitFinished uses to end a step). skipIf:
+// succeeded and plan both decide by it.
+func JobSucceeded(ctx context.Context, c *kube.Clients, job *batchv1.Job) bool {
+	if jobCondition(job, batchv1.JobComplete) != nil {
+		return true
+	}
+	if jobCondition(job, batchv1.JobFailed) != nil {
+		return false
+	}
+	pods, err := c.Typed.CoreV1().Pods(job.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: batchv1.ControllerUidLabel + "=" + string(job.UID),
 	})
-	return final, err
+	if err != nil {
+		return false // cannot tell: run the job again rather than skip it wrongly
+	}
+	for _, p := range pods.Items {
+		if p.Status.Phase == corev1.PodSucceeded {
+			return true
+		}
+	}
+	return false
 }
 
 // logTail reads the last log lines of the Job's pods (normally one: the
@@ -267,6 +331,9 @@ func withLogs(err error, lines []string) error {
 }
 
 func jobCondition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	if j == nil {
+		return nil
+	}
 	for i, c := range j.Status.Conditions {
 		if c.Type == t && c.Status == corev1.ConditionTrue {
 			return &j.Status.Conditions[i]
