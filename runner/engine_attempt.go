@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -80,6 +81,8 @@ func (r *run) attempt(ctx context.Context, st *spec.Step) (out Outcome, err erro
 	return out, err
 }
 
+var requestTail = regexp.MustCompile(`:? ?(Get|Post|Put|Patch|Delete|Head) "[^"]*"$`)
+
 // timedOut keeps what the executor said about the wait but not Go's
 // "context deadline exceeded", which tells the user nothing.
 func timedOut(timeout time.Duration, err error) error {
@@ -90,6 +93,8 @@ func timedOut(timeout time.Duration, err error) error {
 	for _, s := range []string{": " + context.DeadlineExceeded.Error(), context.DeadlineExceeded.Error()} {
 		msg = strings.TrimSuffix(msg, s)
 	}
+	// Go's HTTP client puts the request it gave up on last: `Patch "https://…"`.
+	msg = requestTail.ReplaceAllString(msg, "")
 	if msg == "" {
 		return fmt.Errorf("timed out after %s", timeout)
 	}
