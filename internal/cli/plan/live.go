@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/spec"
@@ -26,5 +27,12 @@ func LiveWith(ctx context.Context, clients *kube.Clients, opts *Options, s *spec
 		return nil, err
 	}
 	live := &runplan.Live{Clients: clients, Redactor: opts.F.Redactor, Diff: opts.Diff}
+	if opts.Diff {
+		// Charts are fetched the way apply fetches them: a new repository or
+		// OCI version can be rendered and diffed against the live objects.
+		charts := helmstep.New(clients, s.BaseDir, opts.F.Redactor)
+		defer charts.Close()
+		live.LoadChart = charts.LoadChart
+	}
 	return live.Plan(ctx, s)
 }
