@@ -49,6 +49,16 @@ func StaticKhook(t testing.TB) string {
 	return staticBuild.get(t, []string{"-trimpath", "-ldflags", "-s -w"}, "CGO_ENABLED=0")
 }
 
+// RemoveBuilds deletes the binaries this test binary built; TestMain calls it
+// after m.Run so repeated runs leave nothing behind in the temp dir.
+func RemoveBuilds() {
+	for _, b := range []*build{&plainBuild, &staticBuild} {
+		if b.dir != "" {
+			os.RemoveAll(b.dir)
+		}
+	}
+}
+
 func (b *build) get(t testing.TB, flags []string, env ...string) string {
 	t.Helper()
 	b.once.Do(func() {

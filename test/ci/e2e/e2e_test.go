@@ -26,7 +26,11 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 var kube *cluster.Cluster
 
-func TestMain(m *testing.M) { os.Exit(cluster.Main(m, &kube)) }
+func TestMain(m *testing.M) {
+	code := cluster.Main(m, &kube)
+	citest.RemoveBuilds()
+	os.Exit(code)
+}
 
 var (
 	kubeconfigOnce sync.Once
