@@ -58,12 +58,7 @@ func CompileObjectCEL(expr string) (cel.Program, error) {
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		errs := iss.Errors()
-		msgs := make([]string, 0, len(errs))
-		for _, e := range errs {
-			msgs = append(msgs, fmt.Sprintf("%s (column %d)", e.Message, e.Location.Column()+1))
-		}
-		return nil, fmt.Errorf("invalid expression: %s; the expression sees one variable, object (object.status.readyReplicas)", strings.Join(msgs, "; "))
+		return nil, fmt.Errorf("invalid expression: %s; the expression sees one variable, object (object.status.readyReplicas)", issueText(iss))
 	}
 	// A dyn result (object.status.ready) is refused too: write == true.
 	if out := ast.OutputType(); !out.IsExactType(cel.BoolType) {

@@ -64,16 +64,22 @@ func compileWhen(expr string) (cel.Program, error) {
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
 		errs := iss.Errors()
-		msgs := make([]string, 0, len(errs))
-		for _, e := range errs {
-			msgs = append(msgs, fmt.Sprintf("%s (column %d)", e.Message, e.Location.Column()+1))
-		}
-		return nil, &exprError{msg: "invalid expression: " + strings.Join(msgs, "; "), line: errs[0].Location.Line(), col: errs[0].Location.Column()}
+		return nil, &exprError{msg: "invalid expression: " + issueText(iss), line: errs[0].Location.Line(), col: errs[0].Location.Column()}
 	}
 	if !ast.OutputType().IsExactType(cel.BoolType) {
 		return nil, fmt.Errorf("the expression evaluates to %s, not a bool", ast.OutputType())
 	}
 	return env.Program(ast, cel.CostLimit(whenCostLimit))
+}
+
+// issueText joins CEL's compile issues, each with its 1-based column.
+func issueText(iss *cel.Issues) string {
+	errs := iss.Errors()
+	msgs := make([]string, 0, len(errs))
+	for _, e := range errs {
+		msgs = append(msgs, fmt.Sprintf("%s (column %d)", e.Message, e.Location.Column()+1))
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // exprError is a compile error with the place in the expression (1-based
