@@ -34,17 +34,42 @@ type binary struct {
 	version string
 	module  string // directory under test/tools holding its go.mod
 	pkg     string // main package to build
+	ldflags string // -ldflags for go build
 }
 
 // binaries is the build order: one at a time, since the machines have two
 // cores and the Kubernetes commands share most of their packages.
 var binaries = []binary{
-	{"kube-apiserver", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-apiserver"},
-	{"kube-controller-manager", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-controller-manager"},
-	{"kube-scheduler", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-scheduler"},
-	{"etcd", EtcdVersion, "etcd", "go.etcd.io/etcd/server/v3"},
-	{"kwok", KwokVersion, "kwok", "sigs.k8s.io/kwok/cmd/kwok"},
+	{"kube-apiserver", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-apiserver", kubeVersionLDFlags},
+	{"kube-controller-manager", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-controller-manager", kubeVersionLDFlags},
+	{"kube-scheduler", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-scheduler", kubeVersionLDFlags},
+	{"etcd", EtcdVersion, "etcd", "go.etcd.io/etcd/server/v3", ""},
+	{"kwok", KwokVersion, "kwok", "sigs.k8s.io/kwok/cmd/kwok", ""},
 }
+
+// kubeVersionLDFlags stamps the Kubernetes commands the way the release build
+// does. Unstamped, kube-apiserver reports v0.0.0-master+$Format:%H$ and every
+// chart that runs semverCompare on .Capabilities.KubeVersion fails to render.
+var kubeVersionLDFlags = kubeVersionStamp(KubernetesVersion)
+
+func kubeVersionStamp(v string) string {
+	major, minor := "", ""
+	if parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3); len(parts) >= 2 {
+		major, minor = parts[0], parts[1]
+	}
+	const pkg = "k8s.io/component-base/version"
+	return strings.Join([]string{
+		"-X " + pkg + ".gitVersion=" + v,
+		"-X " + pkg + ".gitMajor=" + major,
+		"-X " + pkg + ".gitMinor=" + minor,
+		"-X " + pkg + ".gitTreeState=clean",
+	}, " ")
+}
+
+// buildKey names the cache directory; it changes whenever what a build
+// produces does (the stamped suffix keeps an old unstamped build from being
+// reused).
+const buildKey = "stamped1"
 
 // BinDir returns the versioned directory that holds (or will hold) the
 // control-plane binaries.
@@ -57,7 +82,7 @@ func BinDir() (string, error) {
 		}
 		root = filepath.Join(cache, "khook", "cluster-bin")
 	}
-	key := fmt.Sprintf("k8s-%s_etcd-%s_kwok-%s_%s-%s", KubernetesVersion, EtcdVersion, KwokVersion, runtime.GOOS, runtime.GOARCH)
+	key := fmt.Sprintf("k8s-%s_etcd-%s_kwok-%s_%s-%s_%s", KubernetesVersion, EtcdVersion, KwokVersion, runtime.GOOS, runtime.GOARCH, buildKey)
 	return filepath.Join(root, key), nil
 }
 
@@ -141,7 +166,11 @@ func build(ctx context.Context, b binary, moduleDir, out string, progress io.Wri
 	fmt.Fprintf(progress, "khook test cluster: building %s %s (first use only; the Kubernetes commands take several minutes)...\n", b.name, b.version)
 	start := time.Now()
 	tmp := out + ".tmp"
-	cmd := exec.CommandContext(ctx, goCommand(), "build", "-p", "2", "-o", tmp, b.pkg)
+	args := []string{"build", "-p", "2", "-o", tmp}
+	if b.ldflags != "" {
+		args = append(args, "-ldflags", b.ldflags)
+	}
+	cmd := exec.CommandContext(ctx, goCommand(), append(args, b.pkg)...)
 	cmd.Dir = moduleDir
 	cmd.Env = append(os.Environ(),
 		"GOWORK=off",

@@ -121,6 +121,22 @@ func jobCondition(typ batchv1.JobConditionType) func(*batchv1.Job) bool {
 	}
 }
 
+// TestServerVersionIsStamped holds the build to the release's version stamp:
+// Helm's .Capabilities.KubeVersion comes from this, and charts that
+// semverCompare it fail to render on an unstamped v0.0.0-master build.
+func TestServerVersionIsStamped(t *testing.T) {
+	t.Parallel()
+	v, err := kube.Client.Discovery().ServerVersion()
+	if err != nil {
+		t.Fatalf("server version: %v", err)
+	}
+	want := cluster.KubernetesVersion
+	if v.GitVersion != want || !strings.HasPrefix(want, "v"+v.Major+"."+v.Minor+".") {
+		t.Errorf("server version = %s (major %q, minor %q), want %s", v.GitVersion, v.Major, v.Minor, want)
+	}
+	t.Logf("Server Version: %s", v.GitVersion)
+}
+
 func TestDeploymentBecomesAvailable(t *testing.T) {
 	t.Parallel()
 	kube.DumpLogsOnFailure(t)
