@@ -49,6 +49,7 @@ type options struct {
 	transport *http.Transport
 	plainHTTP *bool
 	logger    slog.Handler
+	recovery  recoveryPolicy
 }
 
 func (o options) logHandler() slog.Handler {
@@ -72,6 +73,12 @@ func WithPlainHTTP(plain bool) Option { return func(o *options) { o.plainHTTP = 
 // WithLogger receives Helm's own log records (debug detail); by default they
 // are dropped. The handler's output must go through the redactor.
 func WithLogger(h slog.Handler) Option { return func(o *options) { o.logger = h } }
+
+// WithStateLock tells the executor whether the run holds the spec's state
+// lock (a state: block). Holding it, the executor recovers a release that an
+// interrupted run left pending at once; without it only once the pending
+// revision is older than StaleAfter (see recover.go).
+func WithStateLock(held bool) Option { return func(o *options) { o.recovery.lockHeld = held } }
 
 var setFieldManager sync.Once
 
@@ -144,11 +151,41 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step) (runner.Outcome
 		return runner.Outcome{Skipped: true, SkipReason: fmt.Sprintf("release %s already installed (revision %d)", name, last.Version)}, nil
 	}
 
+	var recovered string
+	var recoveryWrites int
 	if installed && last.Info.Status.IsPending() {
-		return runner.Outcome{}, fmt.Errorf(
-			"release %s in namespace %s is %s at revision %d: another Helm operation is running, or one was interrupted; if none is running, roll it back or uninstall it, then re-run",
-			name, ns, last.Info.Status, last.Version)
+		recovered, recoveryWrites, err = e.recoverPending(ctx, sess, step, last)
+		if err != nil {
+			return runner.Outcome{Writes: recoveryWrites}, err
+		}
+		if sess, last, err = e.open(name, ns); err != nil {
+			return runner.Outcome{Writes: recoveryWrites}, err
+		}
+		installed = last != nil && last.Info != nil && last.Info.Status != rcommon.StatusUninstalled
 	}
+	out, err := e.converge(ctx, sess, step, last, installed)
+	out.Writes += recoveryWrites
+	if recovered != "" {
+		out.Detail = joinDetail(recovered, out.Detail)
+		if err != nil {
+			err = fmt.Errorf("%s; then: %w", recovered, err)
+		}
+	}
+	return out, err
+}
+
+// joinDetail puts the recovery before what the step then did.
+func joinDetail(recovered, detail string) string {
+	if detail == "" {
+		return recovered
+	}
+	return recovered + "; then " + detail
+}
+
+// converge installs, upgrades or leaves alone a release that is not pending.
+func (e *Executor) converge(ctx context.Context, sess *session, step *spec.Step, last *rel.Release, installed bool) (runner.Outcome, error) {
+	h := step.Helm
+	name, ns := Target(step)
 
 	src, err := e.loadChart(ctx, h)
 	if err != nil {

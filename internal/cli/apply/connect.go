@@ -8,6 +8,7 @@ import (
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/executors"
+	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/spec"
@@ -41,7 +42,10 @@ func ForClients(ctx context.Context, clients *kube.Clients, s *spec.Spec, r *red
 		}
 		return nil, err // a LockedError names state-locked itself
 	}
-	exec := executors.New(clients, s.BaseDir, r)
+	// Holding the state lock proves no other khook run is on the spec's
+	// releases: the helm executor may then recover one an interrupted run
+	// left pending (docs/recovery.md).
+	exec := executors.New(clients, s.BaseDir, r, helmstep.WithStateLock(sess != nil))
 	return &Backend{
 		Exec:     exec,
 		Server:   redact.StripURLCredentials(clients.Config.Host),
