@@ -102,7 +102,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 // would otherwise only see time-outs.
 func (c *Cluster) reportCrash(p *process) {
 	<-p.done
-	if !c.stopping.Load() {
+	if !c.stopping.Load() && !p.expectExit.Load() {
 		fmt.Fprintf(c.progress, "khook test cluster: %s exited unexpectedly (%v); last log lines:\n%s\n", p.name, p.err, logTail(p.logPath, 15))
 	}
 }

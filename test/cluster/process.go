@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -18,6 +19,8 @@ type process struct {
 	logPath string
 	done    chan struct{} // closed when the process has exited
 	err     error         // exit status, valid once done is closed
+	// expectExit is set when a test stops the process on purpose (restart.go).
+	expectExit atomic.Bool
 }
 
 // startProcess runs bin with args in its own process group, output to
