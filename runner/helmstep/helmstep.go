@@ -135,11 +135,13 @@ func (e *Executor) Execute(ctx context.Context, step *spec.Step) (runner.Outcome
 	if step == nil || step.Helm == nil {
 		return runner.Outcome{}, errors.New("helm executor: the step has no helm: block (internal error)")
 	}
-	out, err := e.execute(ctx, step)
+	out, err := e.executeAcrossOutages(ctx, step)
 	return out, e.redactor.Error(err)
 }
 
-func (e *Executor) execute(ctx context.Context, step *spec.Step) (runner.Outcome, error) {
+// execute is one try at the step. cut says this run's own previous try was
+// cut off by a lost connection: a release it left pending may be recovered.
+func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runner.Outcome, error) {
 	h := step.Helm
 	name, ns := Target(step)
 	sess, last, err := e.open(name, ns)
@@ -154,7 +156,7 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step) (runner.Outcome
 	var recovered string
 	var recoveryWrites int
 	if installed && last.Info.Status.IsPending() {
-		recovered, recoveryWrites, err = e.recoverPending(ctx, sess, step, last)
+		recovered, recoveryWrites, err = e.recoverPending(ctx, sess, step, last, cut)
 		if err != nil {
 			return runner.Outcome{Writes: recoveryWrites}, err
 		}

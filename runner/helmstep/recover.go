@@ -24,6 +24,8 @@ import (
 //     interrupted khook run left behind. (A person running helm by hand on
 //     the same release at the same moment is not excluded; nothing can
 //     exclude that, and Helm's own "pending" guard is as blind to it.)
+//   - This step's own operation was cut off by a lost connection to the API
+//     server and has returned (outage.go): nothing else is working on it.
 //   - Without a state lock: the pending revision is older than StaleAfter.
 //     Any live Helm operation ends (deployed, or failed: Helm v4 records
 //     failed on cancellation) within its own time-outs, so a revision older
@@ -52,11 +54,15 @@ func StaleAfter(stepTimeout time.Duration) time.Duration {
 // recoveryPolicy is what the executor knows about the run.
 type recoveryPolicy struct {
 	lockHeld bool // the run holds the spec's state lock
+	ownCut   bool // this step's own operation was cut off by a lost connection and has returned
 }
 
 // mayRecover tells whether the pending revision last may be recovered and
 // why (a sentence for the step's detail), or why not (for the error).
 func (p recoveryPolicy) mayRecover(last *rel.Release, stepTimeout time.Duration, now time.Time) (why string, ok bool) {
+	if p.ownCut {
+		return "this step's own operation was cut off by the lost connection and has returned, so nothing else is operating on it", true
+	}
 	if p.lockHeld {
 		return "khook holds this spec's state lock, so no other khook run is operating on it: the run that left it was interrupted", true
 	}
@@ -76,9 +82,11 @@ func (p recoveryPolicy) mayRecover(last *rel.Release, stepTimeout time.Duration,
 // was ever deployed, an uninstall (history included), after which the step
 // installs afresh. It returns the sentence for the step's detail and the
 // writes it sent.
-func (e *Executor) recoverPending(ctx context.Context, sess *session, step *spec.Step, last *rel.Release) (string, int, error) {
+func (e *Executor) recoverPending(ctx context.Context, sess *session, step *spec.Step, last *rel.Release, cut bool) (string, int, error) {
 	name, ns := Target(step)
-	why, ok := e.opts.recovery.mayRecover(last, step.Timeout.D(), time.Now())
+	policy := e.opts.recovery
+	policy.ownCut = cut
+	why, ok := policy.mayRecover(last, step.Timeout.D(), time.Now())
 	if !ok {
 		return "", 0, fmt.Errorf("release %s in namespace %s is %s at revision %d: %s", name, ns, last.Info.Status, last.Version, why)
 	}

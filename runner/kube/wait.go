@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -144,8 +145,11 @@ func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate
 		default:
 		}
 	}
+	lw := t.ListWatch(c)
+	lost := &lostServer{}
+	lost.wrap(lw)
 	store, ctrl := cache.NewInformerWithOptions(cache.InformerOptions{
-		ListerWatcher: t.ListWatch(c),
+		ListerWatcher: lw,
 		ObjectType:    &unstructured.Unstructured{},
 		Handler: cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(any) { notify() },
@@ -182,12 +186,65 @@ func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate
 			synced = nil
 		case err := <-listErr:
 			if err != nil && runCtx.Err() == nil {
-				return fmt.Errorf("cannot watch %s: %w", t, c.Explain(err))
+				// A server restarting or briefly away is waited out: the
+				// informer lists again with backoff, and a time-out says
+				// the server was away (lostServer).
+				if !isTransport(err) {
+					return fmt.Errorf("cannot watch %s: %w", t, c.Explain(err))
+				}
 			}
 		case <-ctx.Done():
+			if why := lost.String(c); why != "" {
+				pending += "; " + why
+			}
 			return waitError(ctx, start, what, t, pending)
 		}
 	}
+}
+
+// lostServer remembers, while the informer's lists and watches fail to
+// connect, since when and why, so that a wait timing out during an outage
+// says the API server was away rather than only what its cache last saw.
+type lostServer struct {
+	mu    sync.Mutex
+	since time.Time
+	err   error
+}
+
+func (l *lostServer) wrap(lw *cache.ListWatch) {
+	list, watchFn := lw.ListWithContextFunc, lw.WatchFuncWithContext
+	lw.ListWithContextFunc = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		obj, err := list(ctx, o)
+		l.note(err)
+		return obj, err
+	}
+	lw.WatchFuncWithContext = func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		w, err := watchFn(ctx, o)
+		l.note(err)
+		return w, err
+	}
+}
+
+func (l *lostServer) note(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case err == nil:
+		l.since, l.err = time.Time{}, nil
+	case isTransport(err) && l.err == nil:
+		l.since, l.err = time.Now(), err
+	}
+}
+
+// String is "" while the server answers, else a sentence naming it.
+func (l *lostServer) String(c *Clients) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err == nil {
+		return ""
+	}
+	return fmt.Sprintf("the API server at %s has been unreachable for the last %s (%s)",
+		hostOf(c.Config), ShortDuration(roundElapsed(time.Since(l.since))), transportReason(l.err))
 }
 
 func waitError(ctx context.Context, start time.Time, what string, t Target, pending string) error {

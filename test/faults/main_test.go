@@ -94,6 +94,16 @@ type result struct {
 	Took    time.Duration
 }
 
+// dumpIfFailed, deferred by an await, kills the run and prints its output
+// when the await failed the test.
+func (r *run) dumpIfFailed(t *testing.T) {
+	if t.Failed() {
+		_ = r.cmd.Process.Kill()
+		_ = r.cmd.Wait()
+		t.Logf("khook (killed):\nstdout:\n%s\nstderr:\n%s", r.stdout.String(), r.stderr.String())
+	}
+}
+
 func (r *run) wait(t *testing.T) result {
 	t.Helper()
 	_ = r.cmd.Wait()
@@ -127,9 +137,11 @@ func (r result) dump() string { return "stdout:\n" + r.Stdout + "\nstderr:\n" + 
 
 // awaitReleaseStatus watches the release's Helm storage Secrets in ns until
 // one revision has the status (Helm labels each revision's Secret with it)
-// and returns that revision's Secret name.
-func awaitReleaseStatus(t *testing.T, ns, release, status string, within time.Duration) string {
+// and returns that revision's Secret name. On failure it ends r and prints
+// what khook said.
+func awaitReleaseStatus(t *testing.T, r *run, ns, release, status string, within time.Duration) string {
 	t.Helper()
+	defer r.dumpIfFailed(t)
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
 	sel := metav1.ListOptions{LabelSelector: "owner=helm,name=" + release + ",status=" + status}

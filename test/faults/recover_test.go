@@ -29,7 +29,7 @@ func TestKillMidInstallRecovers(t *testing.T) {
 	t.Parallel()
 	spec, ns := releaseSpec(t)
 	r := start(t, spec, "", []string{"NS=" + ns, "NEVER_READY=true"})
-	awaitReleaseStatus(t, ns, "app", "pending-install", time.Minute)
+	awaitReleaseStatus(t, r, ns, "app", "pending-install", time.Minute)
 	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestKillMidUpgradeRecovers(t *testing.T) {
 		t.Fatalf("install: exit %d\n%s", out.Code, out.dump())
 	}
 	r := start(t, spec, "", []string{"NS=" + ns, "NEVER_READY=true", "MSG=two"})
-	awaitReleaseStatus(t, ns, "app", "pending-upgrade", time.Minute)
+	awaitReleaseStatus(t, r, ns, "app", "pending-upgrade", time.Minute)
 	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestPendingWithoutLockKeepsTheError(t *testing.T) {
 	t.Parallel()
 	spec, ns := releaseSpec(t)
 	r := start(t, spec, "", []string{"NS=" + ns, "NEVER_READY=true", "STATE=false"})
-	awaitReleaseStatus(t, ns, "app", "pending-install", time.Minute)
+	awaitReleaseStatus(t, r, ns, "app", "pending-install", time.Minute)
 	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestSigtermMidUpgradeLeavesFailed(t *testing.T) {
 		t.Fatalf("install: exit %d\n%s", out.Code, out.dump())
 	}
 	r := start(t, spec, "", []string{"NS=" + ns, "NEVER_READY=true", "MSG=two"})
-	awaitReleaseStatus(t, ns, "app", "pending-upgrade", time.Minute)
+	awaitReleaseStatus(t, r, ns, "app", "pending-upgrade", time.Minute)
 	sent := time.Now()
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
