@@ -43,6 +43,9 @@ func (e *Executor) executeAcrossOutages(ctx context.Context, step *spec.Step) (r
 		out, err := e.execute(ctx, step, cut)
 		writes += out.Writes
 		out.Writes = writes
+		if err != nil && !lostConnection(err) {
+			err = e.explainCredentials(ctx, err)
+		}
 		if err == nil || !lostConnection(err) || ctx.Err() != nil || n == maxReconnects {
 			if len(notes) > 0 {
 				note := strings.Join(notes, "; ")
@@ -63,6 +66,21 @@ func (e *Executor) executeAcrossOutages(ctx context.Context, step *spec.Step) (r
 			lostReason(err), time.Since(started).Round(time.Millisecond), checks))
 		cut = true
 	}
+}
+
+// explainCredentials adds the 401 sentence to a failure when the
+// credentials no longer hold: Helm's waiters retry a rejected token quietly
+// until their timeout, and say only that the wait failed. One request.
+func (e *Executor) explainCredentials(ctx context.Context, err error) error {
+	if kube.IsUnreachable(err) {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if perr := e.clients.Ping(cctx); perr != nil && apierrors.IsUnauthorized(perr) {
+		return fmt.Errorf("%w; %w", err, perr)
+	}
+	return err
 }
 
 // awaitServer checks, with a growing pause, until the API server answers or
