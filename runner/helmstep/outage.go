@@ -106,27 +106,23 @@ func (e *Executor) awaitServer(ctx context.Context) (int, error) {
 	}
 }
 
+// lostMarks are what a dropped or refused connection says in errors that
+// reach khook only as text (Helm joins and re-wraps its errors).
+var lostMarks = []string{"connection refused", "connection reset by peer", "GOAWAY", "unexpected EOF", "apiserver is shutting down", "http2: client connection lost"}
+
 // lostConnection tells a dropped or refused connection from every other
 // failure, rejected credentials included.
 func lostConnection(err error) bool {
 	if err == nil || apierrors.IsUnauthorized(err) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return false
 	}
-	if kube.IsUnreachable(err) {
-		return true
-	}
-	msg := err.Error()
-	for _, s := range []string{"connection refused", "connection reset by peer", "GOAWAY", "unexpected EOF", "apiserver is shutting down", "http2: client connection lost"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
+	return kube.IsUnreachable(err) || lostReason(err) != "unreachable"
 }
 
+// lostReason is the mark the error carries, or "unreachable".
 func lostReason(err error) string {
 	msg := err.Error()
-	for _, s := range []string{"connection refused", "connection reset by peer", "GOAWAY", "unexpected EOF", "apiserver is shutting down", "http2: client connection lost"} {
+	for _, s := range lostMarks {
 		if strings.Contains(msg, s) {
 			return s
 		}
