@@ -75,10 +75,12 @@ func WithPlainHTTP(plain bool) Option { return func(o *options) { o.plainHTTP = 
 func WithLogger(h slog.Handler) Option { return func(o *options) { o.logger = h } }
 
 // WithStateLock tells the executor whether the run holds the spec's state
-// lock (a state: block). Holding it, the executor recovers a release that an
-// interrupted run left pending at once; without it only once the pending
-// revision is older than StaleAfter (see recover.go).
-func WithStateLock(held bool) Option { return func(o *options) { o.recovery.lockHeld = held } }
+// lock (a state: block): held is asked at the moment of deciding, so a lock
+// lost mid-run (another run took it over) no longer counts. Holding it, the
+// executor recovers a release an interrupted run left pending at once;
+// without it only once the pending revision is older than StaleAfter (see
+// recover.go). nil means no lock.
+func WithStateLock(held func() bool) Option { return func(o *options) { o.recovery.lockHeld = held } }
 
 var setFieldManager sync.Once
 

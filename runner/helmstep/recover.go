@@ -53,8 +53,8 @@ func StaleAfter(stepTimeout time.Duration) time.Duration {
 
 // recoveryPolicy is what the executor knows about the run.
 type recoveryPolicy struct {
-	lockHeld bool // the run holds the spec's state lock
-	ownCut   bool // this step's own operation was cut off by a lost connection and has returned
+	lockHeld func() bool // whether the run holds the spec's state lock now; nil: no lock
+	ownCut   bool        // this step's own operation was cut off by a lost connection and has returned
 }
 
 // mayRecover tells whether the pending revision last may be recovered and
@@ -63,7 +63,7 @@ func (p recoveryPolicy) mayRecover(last *rel.Release, stepTimeout time.Duration,
 	if p.ownCut {
 		return "this step's own operation was cut off by the lost connection and has returned, so nothing else is operating on it", true
 	}
-	if p.lockHeld {
+	if p.lockHeld != nil && p.lockHeld() {
 		return "khook holds this spec's state lock, so no other khook run is operating on it: the run that left it was interrupted", true
 	}
 	limit := StaleAfter(stepTimeout)

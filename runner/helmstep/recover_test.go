@@ -27,7 +27,7 @@ func TestStaleAfter(t *testing.T) {
 	pending := func(age time.Duration) *rel.Release {
 		return &rel.Release{Name: "r", Namespace: "ns", Version: 2, Info: &rel.Info{Status: rcommon.StatusPendingUpgrade, LastDeployed: now.Add(-age)}}
 	}
-	if why, ok := (recoveryPolicy{lockHeld: true}).mayRecover(pending(time.Second), 5*time.Minute, now); !ok {
+	if why, ok := (recoveryPolicy{lockHeld: held}).mayRecover(pending(time.Second), 5*time.Minute, now); !ok {
 		t.Errorf("with the lock held a fresh pending revision is not recovered: %s", why)
 	}
 	if why, ok := (recoveryPolicy{}).mayRecover(pending(10*time.Minute), 5*time.Minute, now); ok {
@@ -41,6 +41,8 @@ func TestStaleAfter(t *testing.T) {
 		mustContain(t, "reason", why, "12m0s old", "(11m0s)")
 	}
 }
+
+func held() bool { return true }
 
 // markPending rewrites the release's latest revision as an interrupted
 // operation leaves it (the e2e tests kill a real one).
@@ -59,7 +61,7 @@ func (f *fixture) markPending(name string, status rcommon.Status, age time.Durat
 
 func (f *fixture) withLock() *fixture {
 	g := *f
-	g.exec = New(f.clients, f.baseDir, f.redactor, WithStateLock(true))
+	g.exec = New(f.clients, f.baseDir, f.redactor, WithStateLock(held))
 	f.t.Cleanup(func() { _ = g.exec.Close() })
 	return &g
 }

@@ -257,6 +257,20 @@ func (s *Session) closeDestroy(ctx context.Context) error {
 	return nil
 }
 
+// Held reports whether the run holds the record's lock now: false without a
+// record (nil session) and once another run took the lock over.
+func (s *Session) Held() bool {
+	if s == nil {
+		return false
+	}
+	select {
+	case <-s.Lock.Lost():
+		return false
+	default:
+		return true
+	}
+}
+
 // Record returns a copy of the record as written so far.
 func (s *Session) Record() *Record {
 	if s == nil {

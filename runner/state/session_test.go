@@ -240,6 +240,12 @@ func TestConcurrentAppliesOneFailsFast(t *testing.T) {
 	if len(sessions) != 1 || len(failures) != 1 || !state.IsLocked(failures[0]) {
 		t.Fatalf("two concurrent opens: %d held, errors %v; want one held and one state-locked", len(sessions), failures)
 	}
+	if !sessions[0].Held() {
+		t.Error("the open session does not report its lock held")
+	}
+	if (*state.Session)(nil).Held() {
+		t.Error("no session (no state: block) reports a lock held")
+	}
 	if err := sessions[0].Close(ctx); err != nil {
 		t.Fatal(err)
 	}

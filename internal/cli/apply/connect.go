@@ -45,7 +45,7 @@ func ForClients(ctx context.Context, clients *kube.Clients, s *spec.Spec, r *red
 	// Holding the state lock proves no other khook run is on the spec's
 	// releases: the helm executor may then recover one an interrupted run
 	// left pending (docs/recovery.md).
-	exec := executors.New(clients, s.BaseDir, r, helmstep.WithStateLock(sess != nil))
+	exec := executors.New(clients, s.BaseDir, r, helmstep.WithStateLock(sess.Held))
 	return &Backend{
 		Exec:     exec,
 		Server:   redact.StripURLCredentials(clients.Config.Host),
