@@ -82,7 +82,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to chart %s", from, last.Info.Status, target)
 		return pr.renderDiff(ctx, ch, vals, name, ns, true, last, "")
 	}
-	sameC, sameV := helmstep.SameChart(last.Chart, ch), helmstep.SameValues(last.Config, vals)
+	sameC, sameV := helmstep.SameChart(last.Chart, helmstep.AsStored(ch, pr.reloadLocal(h), vals)), helmstep.SameValues(last.Config, vals)
 	if sameC && sameV {
 		diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest})
 		if err != nil {
@@ -206,6 +206,20 @@ func (pr *probe) desiredChart(ctx context.Context, h *spec.Helm, last *rel.Relea
 		return ch, ""
 	}
 	return nil, fmt.Sprintf("chart %s %s is downloaded by apply; plan renders local charts and installed versions only", h.Chart, orLatest(h.Version))
+}
+
+// reloadLocal loads a local chart again (helmstep.AsStored needs a fresh
+// copy of a chart with dependencies); nil for other charts, which plan
+// takes from the release when the version is the installed one.
+func (pr *probe) reloadLocal(h *spec.Helm) func() (*chartv2.Chart, error) {
+	if !isLocal(h.Chart) {
+		return nil
+	}
+	p := h.Chart
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(pr.spec.BaseDir, p)
+	}
+	return func() (*chartv2.Chart, error) { return loader.Load(p) }
 }
 
 // desiredValues merges valuesFrom files then inline values as apply does;
