@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -147,6 +149,30 @@ func TestPlatformBootstrap(t *testing.T) {
 		t.Errorf("metrics.k8s.io/v1beta1 is served; the test expects its APIService to be unavailable")
 	}
 
+	// ingress-nginx's certificate Jobs ran as pre-install and post-install
+	// hooks and are gone (hook-delete-policy: hook-succeeded).
+	var hookJobs []string
+	for _, name := range []string{"ingress-nginx-admission-create", "ingress-nginx-admission-patch"} {
+		if slices.ContainsFunc(writes, func(w string) bool { return strings.HasSuffix(w, "/jobs/"+name) }) {
+			hookJobs = append(hookJobs, name)
+		}
+	}
+	jobs, err := kube.Client.BatchV1().Jobs(prefix+"-ingress").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, j := range jobs.Items {
+		if strings.HasPrefix(j.Name, "ingress-nginx-admission-") {
+			left = append(left, j.Name)
+		}
+	}
+	t.Logf("ingress-nginx hook Jobs written: %v, left after install: %v", hookJobs, left)
+	if len(hookJobs) != 2 || len(left) != 0 {
+		t.Errorf("ingress-nginx hook Jobs: %v written (want admission-create and admission-patch), %v left (want none)", hookJobs, left)
+	}
+	caBundle := apiServiceCABundle(t)
+
 	// 2. Converged re-run: no write but the job's, no new revision.
 	p.mustRun(0, "apply")
 	writes, _ = p.proxy.Writes()
@@ -201,6 +227,21 @@ func TestPlatformBootstrap(t *testing.T) {
 		}
 	}
 	p.mustRun(0, "plan", "--detailed-exitcode")
+
+	// The generated certificate survived the repair and the upgrade: the
+	// chart reuses it through lookup, and khook compares against the
+	// release's stored manifest instead of a fresh render.
+	if got := apiServiceCABundle(t); got != caBundle {
+		t.Errorf("the metrics-server APIService's caBundle changed across re-runs, a repair and an upgrade")
+	}
+	// Nothing left the machine: the API server's calls to the webhook and
+	// to the aggregated API were refused by the harness's egress proxy.
+	if n, dests, ok := kube.RefusedEgress(); ok {
+		t.Logf("egress proxy refused %d connections, recently to %v", n, uniq(dests))
+		if !slices.ContainsFunc(dests, func(d string) bool { return strings.HasPrefix(d, "10.96.") }) {
+			t.Errorf("the API server never tried a ClusterIP; refused: %v", dests)
+		}
+	}
 
 	// 6. destroy removes everything but the CRDs; a second destroy is green.
 	p.mustRun(0, "destroy")
@@ -272,6 +313,26 @@ func dyn(t *testing.T) dynamic.Interface {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// apiServiceCABundle is the caBundle metrics-server's chart generated.
+func apiServiceCABundle(t *testing.T) string {
+	t.Helper()
+	u, err := dyn(t).Resource(apiServices).Get(t.Context(), "v1beta1.metrics.k8s.io", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _, _ := unstructured.NestedString(u.Object, "spec", "caBundle")
+	if ca == "" {
+		t.Fatal("the metrics-server APIService has no caBundle; the test sets tls.type helm for one")
+	}
+	return ca
+}
+
+func uniq(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // helmRevisions maps each release to its newest revision, from Helm's
