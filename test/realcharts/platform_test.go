@@ -59,12 +59,9 @@ func (p *platform) run(args ...string) (code int, stdout, stderr string) {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	full := append([]string{}, args...)
-	if args[0] != "ci" {
-		full = append(full, "-f", spec(), "--kubeconfig", p.proxy.Kubeconfig)
-		for _, k := range sortedKeys(p.vars) {
-			full = append(full, "--set", k+"="+p.vars[k])
-		}
+	full := append(append([]string{}, args...), "-f", spec(), "--kubeconfig", p.proxy.Kubeconfig)
+	for _, k := range sortedKeys(p.vars) {
+		full = append(full, "--set", k+"="+p.vars[k])
 	}
 	cmd := exec.CommandContext(ctx, p.bin, full...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + p.home, "NO_COLOR=1", "TERM=dumb"}
@@ -206,7 +203,6 @@ func TestPlatformBootstrap(t *testing.T) {
 	}
 	p.drift(t, true, edits...)
 	p.mustRun(0, "apply")
-	p.proxy.Writes()
 	p.mustRun(0, "plan", "--diff", "--detailed-exitcode")
 	revs = helmRevisions(t)
 	t.Logf("releases after the repair: %v", revs)
