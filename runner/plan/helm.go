@@ -20,6 +20,7 @@ import (
 	"helm.sh/helm/v4/pkg/storage"
 	"helm.sh/helm/v4/pkg/storage/driver"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/report"
@@ -123,7 +124,7 @@ func (pr *probe) renderDiff(ctx context.Context, ch *chartv2.Chart, vals map[str
 		pr.diffUnavailable(note)
 		return nil
 	}
-	manifest, err := render(ch, vals, name, ns, upgrade)
+	manifest, err := render(ch, vals, name, ns, upgrade, pr.Clients.Config)
 	if err != nil {
 		pr.diffUnavailable(err.Error())
 		return nil
@@ -259,14 +260,22 @@ func (pr *probe) desiredValues(h *spec.Helm) (map[string]any, string) {
 }
 
 // render renders a chart's templates into a release manifest (hooks, notes
-// and partials dropped), as install or upgrade would.
-func render(ch *chartv2.Chart, vals map[string]any, name, ns string, upgrade bool) (string, error) {
+// and partials dropped), as install or upgrade would. With cfg, templates'
+// lookup calls read the cluster as they do on upgrade, so a value a chart
+// generates once and then reuses through lookup (a certificate, a password)
+// is not shown as changing.
+func render(ch *chartv2.Chart, vals map[string]any, name, ns string, upgrade bool, cfg *rest.Config) (string, error) {
 	opts := common.ReleaseOptions{Name: name, Namespace: ns, Revision: 1, IsInstall: !upgrade, IsUpgrade: upgrade}
 	rv, err := util.ToRenderValues(ch, vals, opts, common.DefaultCapabilities)
 	if err != nil {
 		return "", fmt.Errorf("cannot compose the chart's values: %v", err)
 	}
-	files, err := engine.Render(ch, rv)
+	var files map[string]string
+	if cfg != nil {
+		files, err = engine.RenderWithClient(ch, rv, cfg)
+	} else {
+		files, err = engine.Render(ch, rv)
+	}
 	if err != nil {
 		return "", fmt.Errorf("cannot render the chart: %v", err)
 	}
