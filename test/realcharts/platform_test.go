@@ -244,6 +244,16 @@ func TestPlatformBootstrap(t *testing.T) {
 		}
 	}
 
+	// A values change of a chart whose CRDs come from a dependency: plan
+	// renders the chart whole (a release stores it without its subcharts)
+	// and shows the one CRD the change drops, not all of them.
+	p.vars["THANOS_RULERS"] = "false"
+	out = p.mustRun(2, "plan", "--diff", "--detailed-exitcode")
+	if !strings.Contains(out, "thanosrulers.monitoring.coreos.com") || strings.Contains(out, "servicemonitors.monitoring.coreos.com") {
+		t.Errorf("plan of disabling one CRD of monitoring-crds:\n%s", out)
+	}
+	delete(p.vars, "THANOS_RULERS")
+
 	// 6. destroy removes everything but the CRDs; a second destroy is green.
 	p.mustRun(0, "destroy")
 	if left := helmRevisions(t); len(left) != 0 {
