@@ -33,6 +33,8 @@ import (
 type chartSource struct {
 	chart *chartv2.Chart
 	what  string
+	// load loads the chart again, a fresh copy (see AsStored).
+	load func() (*chartv2.Chart, error)
 }
 
 // loadChart fetches and loads the step's chart.
@@ -70,7 +72,8 @@ func (e *Executor) localChart(h *spec.Helm) (*chartSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load local chart %s (%s): %w", h.Chart, p, err)
 	}
-	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, h.Chart)}, nil
+	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, h.Chart),
+		load: func() (*chartv2.Chart, error) { return loader.Load(p) }}, nil
 }
 
 // repoChart reads the repository's index.yaml directly (no repositories.yaml,
@@ -135,7 +138,8 @@ func (e *Executor) repoChart(ctx context.Context, h *spec.Helm) (*chartSource, e
 	if err != nil {
 		return nil, fmt.Errorf("chart %s %s downloaded from %s is not a valid chart archive: %w", name, cv.Version, chartURL, err)
 	}
-	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, repoURL)}, nil
+	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, repoURL),
+		load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(data.Bytes())) }}, nil
 }
 
 // parseIndex loads an index through Helm's own validation and sorting (it
@@ -255,7 +259,8 @@ func (e *Executor) ociChart(ctx context.Context, h *spec.Helm) (*chartSource, er
 	if err != nil {
 		return nil, fmt.Errorf("chart oci://%s is not a valid chart archive: %w", ref, err)
 	}
-	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from oci://%s", ch.Name(), ch.Metadata.Version, ref)}, nil
+	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from oci://%s", ch.Name(), ch.Metadata.Version, ref),
+		load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(res.Chart.Data)) }}, nil
 }
 
 // ociTag resolves version: (exact tag, semver range or empty for the latest)

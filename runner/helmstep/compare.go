@@ -8,6 +8,7 @@ import (
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 )
 
 // SameChart reports whether the chart about to be installed is the one the
@@ -28,6 +29,28 @@ func SameChart(stored, next *chartv2.Chart) bool {
 		bytes.Equal(stored.Schema, next.Schema) &&
 		sameFiles(stored.Templates, next.Templates) &&
 		sameFiles(stored.Files, next.Files)
+}
+
+// AsStored returns the chart as a release installed from it with vals
+// stores it. Install and upgrade run chartutil.ProcessDependencies first,
+// which sets each dependency's enabled flag and import values and merges the
+// subcharts' values and vals into the chart's values: a stored chart with
+// dependencies never equals a freshly loaded one. So a chart with
+// dependencies is processed the same way on a fresh copy from load (ch itself
+// stays unprocessed for the install or upgrade); any other chart, or one that
+// cannot be processed, is returned as is.
+func AsStored(ch *chartv2.Chart, load func() (*chartv2.Chart, error), vals map[string]any) *chartv2.Chart {
+	if ch == nil || ch.Metadata == nil || len(ch.Metadata.Dependencies) == 0 || load == nil {
+		return ch
+	}
+	cp, err := load()
+	if err != nil {
+		return ch
+	}
+	if err := chartutil.ProcessDependencies(cp, vals); err != nil {
+		return ch
+	}
+	return cp
 }
 
 // SameValues compares user-supplied values in their JSON form (how Helm

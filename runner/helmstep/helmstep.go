@@ -200,7 +200,7 @@ func (e *Executor) converge(ctx context.Context, sess *session, step *spec.Step,
 		return runner.Outcome{}, fmt.Errorf("release %s: %w", name, err)
 	}
 
-	if installed && last.Info.Status == rcommon.StatusDeployed && SameChart(last.Chart, src.chart) && SameValues(last.Config, vals) {
+	if installed && last.Info.Status == rcommon.StatusDeployed && SameChart(last.Chart, AsStored(src.chart, src.load, vals)) && SameValues(last.Config, vals) {
 		diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest})
 		if err == nil && len(diffs) == 0 {
 			return runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(sess.writes.Load())}, nil

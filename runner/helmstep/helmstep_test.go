@@ -287,6 +287,37 @@ func TestUninstall(t *testing.T) {
 	mustContain(t, "error", err.Error(), "release gone not found in namespace "+f.ns)
 }
 
+// Uninstall keeps a CRD the chart rendered from a template, as Helm keeps
+// those of crds/: deleting it would delete every resource of its kind in
+// the cluster. The release's other objects and history go.
+func TestUninstallKeepsTemplatedCRDs(t *testing.T) {
+	f := newFixture(t)
+	group := f.ns + ".khook.test"
+	crd := "gadgets." + group
+	f.run(f.step("crdt", spec.Helm{Chart: "./charts/crdtemplate", Values: map[string]any{"group": group}}), stepTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	crds := testCluster.Client.Discovery().RESTClient()
+	t.Cleanup(func() {
+		_ = crds.Delete().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).Do(context.Background()).Error()
+	})
+
+	out, err := f.exec.Uninstall(ctx, "crdt", f.ns, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "detail", out.Detail, "kept its CRD "+crd)
+	if err := crds.Get().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).Do(ctx).Error(); err != nil {
+		t.Errorf("CRD %s after uninstall: %v, want it kept", crd, err)
+	}
+	if _, err := testCluster.Client.CoreV1().ConfigMaps(f.ns).Get(ctx, "crdt-config", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("ConfigMap after uninstall: %v, want NotFound", err)
+	}
+	if n := f.revisions("crdt"); n != 0 {
+		t.Errorf("uninstall left %d revisions", n)
+	}
+}
+
 // CI runs khook with a read-only root and no HOME: Helm's cache, config and
 // registry credentials must not go there.
 func TestNothingWrittenUnderHome(t *testing.T) {

@@ -4,10 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 
 	"helm.sh/helm/v4/pkg/action"
 	helmkube "helm.sh/helm/v4/pkg/kube"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
+	rel "helm.sh/helm/v4/pkg/release/v1"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/runner"
 )
@@ -34,6 +40,10 @@ func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFoun
 		}
 		return runner.Outcome{}, fmt.Errorf("release %s not found in namespace %s (set ignoreNotFound: true to accept an absent release)", name, ns)
 	}
+	kept, err := keepCRDs(sess.cfg, last)
+	if err != nil {
+		return runner.Outcome{Writes: int(sess.writes.Load())}, e.clients.Explain(fmt.Errorf("release %s in namespace %s: cannot mark its CRDs to be kept: %w", name, ns, err))
+	}
 	un := action.NewUninstall(sess.cfg)
 	un.WaitStrategy = helmkube.StatusWatcherStrategy
 	un.Timeout = helmTimeout(ctx, false)
@@ -54,6 +64,61 @@ func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFoun
 			return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s: uninstall failed: %w", name, ns, r.err))
 		}
 		out.Detail = fmt.Sprintf("uninstalled release %s (revision %d) from namespace %s", name, last.Version, ns)
+		if len(kept) > 0 {
+			out.Detail += fmt.Sprintf("; kept its %s %s (deleting a CRD deletes every resource of its kind)", map[bool]string{true: "CRD", false: "CRDs"}[len(kept) == 1], strings.Join(kept, ", "))
+		}
 		return out, nil
 	}
+}
+
+// keepCRDs marks every CustomResourceDefinition of the release's manifest
+// with helm.sh/resource-policy: keep in its stored last revision, so that
+// the uninstall that follows leaves them, as Helm leaves the CRDs of a
+// chart's crds/ directory. A chart that renders CRDs from templates would
+// otherwise have them deleted, and with them every custom resource of their
+// kinds in the whole cluster, whoever made them. It returns the CRDs' names.
+func keepCRDs(cfg *action.Configuration, last *rel.Release) ([]string, error) {
+	docs := releaseutil.SplitManifests(last.Manifest)
+	keys := make([]string, 0, len(docs))
+	for k := range docs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // SplitManifests keys are manifest-0, manifest-1, ...; any stable order will do
+	var kept []string
+	changed := false
+	for _, k := range keys {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(docs[k]), &obj); err != nil || obj == nil {
+			continue
+		}
+		u := unstructured.Unstructured{Object: obj}
+		if u.GetKind() != "CustomResourceDefinition" || !strings.HasPrefix(u.GetAPIVersion(), "apiextensions.k8s.io/") {
+			continue
+		}
+		kept = append(kept, u.GetName())
+		ann := u.GetAnnotations()
+		if strings.EqualFold(strings.TrimSpace(ann[helmkube.ResourcePolicyAnno]), helmkube.KeepPolicy) {
+			continue
+		}
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[helmkube.ResourcePolicyAnno] = helmkube.KeepPolicy
+		u.SetAnnotations(ann)
+		out, err := yaml.Marshal(u.Object)
+		if err != nil {
+			return nil, err
+		}
+		docs[k] = string(out)
+		changed = true
+	}
+	if !changed {
+		return kept, nil
+	}
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString("---\n" + docs[k] + "\n")
+	}
+	last.Manifest = b.String()
+	return kept, cfg.Releases.Update(last)
 }

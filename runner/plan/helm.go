@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common/util"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/engine"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
@@ -20,6 +21,7 @@ import (
 	"helm.sh/helm/v4/pkg/storage"
 	"helm.sh/helm/v4/pkg/storage/driver"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/report"
@@ -82,7 +84,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to chart %s", from, last.Info.Status, target)
 		return pr.renderDiff(ctx, ch, vals, name, ns, true, last, "")
 	}
-	sameC, sameV := helmstep.SameChart(last.Chart, ch), helmstep.SameValues(last.Config, vals)
+	sameC, sameV := helmstep.SameChart(last.Chart, helmstep.AsStored(ch, pr.reload(ctx, h), vals)), helmstep.SameValues(last.Config, vals)
 	if sameC && sameV {
 		diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest})
 		if err != nil {
@@ -123,7 +125,7 @@ func (pr *probe) renderDiff(ctx context.Context, ch *chartv2.Chart, vals map[str
 		pr.diffUnavailable(note)
 		return nil
 	}
-	manifest, err := render(ch, vals, name, ns, upgrade)
+	manifest, err := render(ch, vals, name, ns, upgrade, pr.Clients.Config)
 	if err != nil {
 		pr.diffUnavailable(err.Error())
 		return nil
@@ -184,18 +186,17 @@ func (pr *probe) diffUnavailable(reason string) {
 // otherwise nil with why.
 func (pr *probe) desiredChart(ctx context.Context, h *spec.Helm, last *rel.Release, installed bool) (*chartv2.Chart, string) {
 	if isLocal(h.Chart) {
-		p := h.Chart
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(pr.spec.BaseDir, p)
-		}
-		ch, err := loader.Load(p)
+		ch, err := loader.Load(pr.localPath(h))
 		if err != nil {
 			return nil, fmt.Sprintf("cannot load local chart %s: %v", h.Chart, err)
 		}
 		return ch, ""
 	}
+	// A release stores its chart without subcharts: one with dependencies
+	// must be fetched to render it whole.
 	if installed && last.Chart != nil && last.Chart.Metadata != nil &&
-		(h.Version == "" || h.Version == last.Chart.Metadata.Version) && chartName(h.Chart) == last.Chart.Metadata.Name {
+		(h.Version == "" || h.Version == last.Chart.Metadata.Version) && chartName(h.Chart) == last.Chart.Metadata.Name &&
+		(len(last.Chart.Metadata.Dependencies) == 0 || pr.LoadChart == nil) {
 		return last.Chart, ""
 	}
 	if pr.LoadChart != nil {
@@ -206,6 +207,28 @@ func (pr *probe) desiredChart(ctx context.Context, h *spec.Helm, last *rel.Relea
 		return ch, ""
 	}
 	return nil, fmt.Sprintf("chart %s %s is downloaded by apply; plan renders local charts and installed versions only", h.Chart, orLatest(h.Version))
+}
+
+// reload loads the step's chart again (helmstep.AsStored needs a fresh copy
+// of a chart with dependencies): a local chart from disk, another from
+// LoadChart; nil when plan cannot fetch charts.
+func (pr *probe) reload(ctx context.Context, h *spec.Helm) func() (*chartv2.Chart, error) {
+	if isLocal(h.Chart) {
+		p := pr.localPath(h)
+		return func() (*chartv2.Chart, error) { return loader.Load(p) }
+	}
+	if pr.LoadChart == nil {
+		return nil
+	}
+	return func() (*chartv2.Chart, error) { return pr.LoadChart(ctx, h) }
+}
+
+// localPath is where a local chart is: relative to the spec's directory.
+func (pr *probe) localPath(h *spec.Helm) string {
+	if filepath.IsAbs(h.Chart) {
+		return h.Chart
+	}
+	return filepath.Join(pr.spec.BaseDir, h.Chart)
 }
 
 // desiredValues merges valuesFrom files then inline values as apply does;
@@ -245,14 +268,26 @@ func (pr *probe) desiredValues(h *spec.Helm) (map[string]any, string) {
 }
 
 // render renders a chart's templates into a release manifest (hooks, notes
-// and partials dropped), as install or upgrade would.
-func render(ch *chartv2.Chart, vals map[string]any, name, ns string, upgrade bool) (string, error) {
+// and partials dropped), as install or upgrade would. With cfg, templates'
+// lookup calls read the cluster as they do on upgrade, so a value a chart
+// generates once and then reuses through lookup (a certificate, a password)
+// is not shown as changing.
+func render(ch *chartv2.Chart, vals map[string]any, name, ns string, upgrade bool, cfg *rest.Config) (string, error) {
+	// As install and upgrade do: drop disabled dependencies, import values.
+	if err := chartutil.ProcessDependencies(ch, vals); err != nil {
+		return "", fmt.Errorf("cannot process the chart's dependencies: %v", err)
+	}
 	opts := common.ReleaseOptions{Name: name, Namespace: ns, Revision: 1, IsInstall: !upgrade, IsUpgrade: upgrade}
 	rv, err := util.ToRenderValues(ch, vals, opts, common.DefaultCapabilities)
 	if err != nil {
 		return "", fmt.Errorf("cannot compose the chart's values: %v", err)
 	}
-	files, err := engine.Render(ch, rv)
+	var files map[string]string
+	if cfg != nil {
+		files, err = engine.RenderWithClient(ch, rv, cfg)
+	} else {
+		files, err = engine.Render(ch, rv)
+	}
 	if err != nil {
 		return "", fmt.Errorf("cannot render the chart: %v", err)
 	}

@@ -25,6 +25,12 @@ func NewHTTPRepo(t testing.TB, auth Auth, charts ...string) *HTTPRepo {
 	for _, name := range charts {
 		Package(t, name, dir)
 	}
+	return serveRepoDir(t, auth, dir)
+}
+
+// serveRepoDir indexes dir's packaged charts and serves them.
+func serveRepoDir(t testing.TB, auth Auth, dir string) *HTTPRepo {
+	t.Helper()
 	// Relative chart URLs: Helm resolves them against the repository URL.
 	idx, err := repo.IndexDirectory(dir, "")
 	if err != nil {

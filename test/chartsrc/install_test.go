@@ -213,3 +213,34 @@ func TestFailingHookFailsInstall(t *testing.T) {
 	}
 	t.Logf("install error: %v", err)
 }
+
+// Already packaged charts (the public corpus) are served as they are, from
+// the HTTP repository and the OCI registry.
+func TestInstallPackagedFromHTTPRepoAndOCI(t *testing.T) {
+	t.Parallel()
+	h := newHelmEnv(t)
+	tgz := chartsrc.Package(t, "demo", t.TempDir())
+	r := chartsrc.NewHTTPRepoFromFiles(t, chartsrc.Auth{}, tgz)
+	name, err := h.addRepo(r.URL, chartsrc.Auth{})
+	if err != nil {
+		t.Fatalf("add repo: %v", err)
+	}
+	path, err := h.download(name+"/demo", chartsrc.Auth{}, nil)
+	if err != nil {
+		t.Fatalf("download: %v", err)
+	}
+	rel, err := h.install("packaged-repo", path, nil)
+	checkDeployed(t, rel, err)
+
+	reg := chartsrc.NewOCIRegistry(t, chartsrc.Auth{})
+	ref := reg.PushFile(t, tgz)
+	if want := reg.URL() + "/demo"; ref != want {
+		t.Errorf("PushFile returned %s, want %s", ref, want)
+	}
+	path, err = h.download(ref, chartsrc.Auth{}, reg.Client(t))
+	if err != nil {
+		t.Fatalf("pull %s: %v", ref, err)
+	}
+	rel, err = h.install("packaged-oci", path, nil)
+	checkDeployed(t, rel, err)
+}

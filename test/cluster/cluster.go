@@ -57,6 +57,7 @@ type Cluster struct {
 	progress io.Writer
 	stopping atomic.Bool
 	procs    []*process
+	egress   *egressProxy
 	stopOnce sync.Once
 }
 
@@ -138,6 +139,13 @@ func (c *Cluster) start(ctx context.Context, bins string) error {
 		return err
 	}
 
+	// Before the API server: it must never dial a ClusterIP or pod IP itself.
+	egress, egressConfig, err := startEgressProxy(c.Dir)
+	if err != nil {
+		return err
+	}
+	c.egress = egress
+
 	etcdURL := "http://127.0.0.1:" + strconv.Itoa(etcdPort)
 	peerURL := "http://127.0.0.1:" + strconv.Itoa(peerPort)
 	// etcd and the API server start together: the API server retries etcd.
@@ -169,6 +177,9 @@ func (c *Cluster) start(ctx context.Context, bins string) error {
 		// Endpoints may not hold a loopback address; nothing needs the
 		// kubernetes service's endpoints here.
 		"--endpoint-reconciler-type", "none",
+		// Webhooks, aggregated APIs and kubelet connections go through the
+		// in-process proxy, which dials loopback only (egress.go).
+		"--egress-selector-config-file", egressConfig,
 		"--allow-privileged",
 		"--profiling=false",
 	); err != nil {
@@ -288,6 +299,9 @@ func (c *Cluster) Stop() {
 					p.stop(5 * time.Second)
 				}
 			}
+		}
+		if c.egress != nil {
+			c.egress.stop()
 		}
 		if c.ownDir {
 			_ = os.RemoveAll(c.Dir)
