@@ -49,6 +49,7 @@ func Main() int {
 // redactor that spec loading registers secrets with.
 func Run(ctx context.Context, args []string, ios *iostreams.IOStreams) int {
 	f := cmdutil.NewFactory(ios)
+	f.Version = version.Get().Version
 
 	parsed := false // set once flags parse: errors before that are usage errors
 	root := NewRootCmd(f, func() { parsed = true })
@@ -129,9 +130,9 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		graph.NewCmd(f),
 		schema.NewCmd(f),
 		version.NewCmd(f),
-		plan.NewCmd(f, plan.LiveCluster),
-		apply.NewCmd(f, nil), // TODO(executors): wire runner/executors here
-		cicmd.NewCmd(f, cicmd.Deps{}),
+		plan.NewCmd(f),
+		apply.NewCmd(f, nil),
+		cicmd.NewCmd(f),
 		destroy.NewCmd(f),
 		status.NewCmd(f),
 		vars.NewCmd(f),
