@@ -64,24 +64,11 @@ func WriteResultsMarkdown(w io.Writer, r *Results, opts MarkdownOptions) error {
 	return err
 }
 
-// ChangesState reports whether a predicted action changes the declared
-// state of the cluster, as the live planner counts Plan.Changes: a job that
-// runs again or a rollout restart acts on every apply and is not a change
-// (else a converged spec would drift forever). The CI verdicts, drift
-// annotations and reports use it so they agree with the changes output.
-func ChangesState(action string) bool {
-	switch action {
-	case ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionDelete:
-		return true
-	}
-	return false
-}
-
 // PlanVerdict is the one-line verdict of a plan (drift names changes drift).
 func PlanVerdict(p *Plan, drift bool) string {
 	changed := 0
 	for _, s := range p.Steps {
-		if ChangesState(s.Action) {
+		if IsChange(s.Action) {
 			changed++
 		}
 	}
@@ -274,10 +261,12 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// actionMark prefixes changing actions with a marker readers scan for.
+// actionMark puts the actions that act on the cluster — changes, and the
+// job runs and restarts that act on every apply — in bold for readers to
+// scan for.
 func actionMark(a string) string {
 	switch {
-	case IsChange(a):
+	case IsChange(a) || a == ActionRun || a == ActionRestart:
 		return "**" + a + "**"
 	case a == ActionUnknown:
 		return "⚠️ " + a
@@ -288,6 +277,9 @@ func actionMark(a string) string {
 func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 	writeMDHeading(b, opts, r.Name, r.Identifier, r.Server)
 	fmt.Fprintf(b, "**%s**\n\n", ResultsVerdict(r))
+	if len(r.Steps) > 0 {
+		fmt.Fprintf(b, "%s\n\n", mdInline(ChangesSentence(r)))
+	}
 	if r.Error != "" {
 		fmt.Fprintf(b, "%s\n\n", mdFence("text", r.Error))
 	}

@@ -53,10 +53,8 @@ func (oc *outcome) outputs() []kv {
 		}
 	}
 	if oc.results != nil {
+		changes = oc.results.Changed()
 		for _, s := range oc.results.Steps {
-			if s.Status == report.StatusOK {
-				changes = true
-			}
 			if s.Status == report.StatusFailed {
 				failed = append(failed, s.Name)
 			}

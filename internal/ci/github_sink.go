@@ -180,9 +180,12 @@ func (r *runState) commentBody(oc *outcome, marker, commit string, max int) stri
 	return r.red.String(b.String())
 }
 
-// wantsComment applies the comment input: always creates, never skips,
-// on-change creates only when there is something to say; an existing
-// comment is always brought up to date unless comment is never.
+// wantsComment applies the comment input: always creates, never skips.
+// on-change writes when there is something to say: a failure, drift, a
+// plan with changes, an apply or destroy that changed the cluster. A plan
+// without changes still brings an existing comment up to date (a stale
+// prediction would mislead); an apply or destroy that changed nothing
+// leaves the comment alone.
 func (r *runState) wantsComment(oc *outcome) (do, create bool) {
 	switch r.in.Comment {
 	case CommentNever:
@@ -192,9 +195,8 @@ func (r *runState) wantsComment(oc *outcome) (do, create bool) {
 	}
 	changes := oc.status != report.RunOK || oc.drift || (oc.plan != nil && oc.plan.Changes)
 	if oc.results != nil {
-		for _, s := range oc.results.Steps {
-			changes = changes || s.Status == report.StatusOK
-		}
+		changes = changes || oc.results.Changed()
+		return changes, changes
 	}
 	return true, changes
 }

@@ -32,8 +32,14 @@ func (r *runState) finishGitLab(ctx context.Context, oc *outcome) {
 	if _, err := r.writeFile(JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, r.junit(oc)) }); err != nil {
 		r.warn(err.Error())
 	}
-	if r.in.TerraformReport && oc.plan != nil {
-		if _, err := r.writeFile(TerraformFile, func(w io.Writer) error { return report.WriteTerraformReport(w, oc.plan) }); err != nil {
+	if r.in.TerraformReport && (oc.plan != nil || oc.results != nil) {
+		var tf report.TerraformReport
+		if oc.plan != nil {
+			tf = report.TerraformReportOf(oc.plan)
+		} else {
+			tf = report.TerraformReportOfResults(oc.results)
+		}
+		if _, err := r.writeFile(TerraformFile, func(w io.Writer) error { return report.WriteTerraformReport(w, tf) }); err != nil {
 			r.warn(err.Error())
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	helmkube "helm.sh/helm/v4/pkg/kube"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 )
 
@@ -54,6 +55,12 @@ func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFoun
 			return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s: uninstall failed: %w", name, ns, r.err))
 		}
 		out.Detail = fmt.Sprintf("uninstalled release %s (revision %d) from namespace %s", name, last.Version, ns)
+		out.Changes = releaseChange(report.DidUninstall, name, ns)
 		return out, nil
 	}
+}
+
+// releaseChange is a helm step's change set: its one release.
+func releaseChange(action, name, ns string) []report.Change {
+	return []report.Change{{Action: action, Kind: report.KindRelease, Namespace: ns, Name: name}}
 }

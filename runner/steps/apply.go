@@ -62,6 +62,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 		wrote, err := c.EnsureNamespace(ctx, ns)
 		if wrote {
 			out.Writes++
+			out.Changes = append(out.Changes, namespaceCreated(ns))
 		}
 		if err != nil {
 			return out, err
@@ -97,7 +98,9 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 			if req.Action != kube.ActionUnchanged {
 				out.Writes++
 			}
-			counts[outcomeAction(req, res)]++
+			did := outcomeAction(req, res)
+			counts[did]++
+			out.Changes = append(out.Changes, change(didOf[did], m, obj.GetNamespace(), obj.GetName()))
 			applied = append(applied, appliedObject{obj: obj, mapping: m})
 		}
 		out.Detail = applyDetail(counts)

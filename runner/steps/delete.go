@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -111,6 +112,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 		}
 		out.Writes++
 		victims = append(victims, *v)
+		out.Changes = append(out.Changes, change(report.DidDelete, m, v.ns, v.name))
 	}
 	if err := waitGone(ctx, c, victims); err != nil {
 		return out, err
@@ -200,6 +202,9 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, 
 		}
 	}
 	out.Writes = len(victims)
+	for _, v := range victims {
+		out.Changes = append(out.Changes, change(report.DidDelete, v.mapping, v.ns, v.name))
+	}
 	if err := waitGone(ctx, c, victims); err != nil {
 		return out, err
 	}

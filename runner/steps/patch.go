@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -125,6 +126,7 @@ func (x *Patch) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) 
 		return out, err
 	}
 	if !wouldChange(pv.Live, pv.patchType, pv.body) {
+		out.Changes = []report.Change{change(report.DidUnchanged, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
 		out.Detail = fmt.Sprintf("%s unchanged (the patch is already applied)", pv.Name)
 		return out, nil
 	}
@@ -133,6 +135,7 @@ func (x *Patch) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) 
 		return out, x.patchError(pv.Target, pv.Name, p, err)
 	}
 	out.Writes = 1
+	out.Changes = []report.Change{change(report.DidConfigure, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
 	out.Detail = fmt.Sprintf("patched %s (%s)", pv.Name, patchTypeName(p.Type))
 	return out, nil
 }
