@@ -9,7 +9,9 @@ import (
 )
 
 func TestChangesSentence(t *testing.T) {
-	cm := func(a, name string) Change { return Change{Action: a, Kind: "ConfigMap", Namespace: "demo", Name: name} }
+	cm := func(a, name string) Change {
+		return Change{Action: a, Kind: "ConfigMap", Namespace: "demo", Name: name}
+	}
 	for _, tc := range []struct {
 		steps []StepResult
 		want  string
