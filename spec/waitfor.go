@@ -161,3 +161,25 @@ func closingBrace(s string) int {
 	}
 	return -1
 }
+
+// Condition is apply.waitFor parsed (nil when none is set): the value
+// validation checked, by the same grammar, for the runner to build from.
+func (a *Apply) Condition() (*WaitFor, error) {
+	if a.WaitFor == "" {
+		return nil, nil
+	}
+	w, err := ParseWaitFor(a.WaitFor, false)
+	if err != nil {
+		return nil, fmt.Errorf("waitFor: %w", err)
+	}
+	return &w, nil
+}
+
+// Condition is wait.for parsed, as validation checked it.
+func (w *Wait) Condition() (WaitFor, error) {
+	c, err := ParseWaitFor(w.For, true)
+	if err != nil {
+		return WaitFor{}, fmt.Errorf("for: %w", err)
+	}
+	return c, nil
+}

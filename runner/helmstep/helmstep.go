@@ -118,10 +118,7 @@ func Target(step *spec.Step) (release, namespace string) {
 	if release == "" {
 		release = step.Name
 	}
-	if namespace == "" {
-		namespace = spec.DefaultNamespace
-	}
-	return release, namespace
+	return release, spec.NamespaceOrDefault(namespace)
 }
 
 // Execute installs, upgrades or leaves alone the step's release.

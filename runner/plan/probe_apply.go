@@ -13,6 +13,7 @@ import (
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
 )
 
 // apply predicts create / configure / unchanged / skip per object through
@@ -25,7 +26,7 @@ func (pr *probe) apply(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ns := namespaceOr(a.Namespace)
+	ns := spec.NamespaceOrDefault(a.Namespace)
 	ownNS := map[string]bool{} // namespaces this step itself creates
 	if a.CreateNamespace {
 		ownNS[ns] = true
@@ -192,12 +193,12 @@ func (pr *probe) delete(ctx context.Context) error {
 	var present []report.ObjectPlan
 	switch {
 	case d.Release != "":
-		exists, err := releaseExists(pr.Clients, d.Release, namespaceOr(d.Namespace))
+		exists, err := releaseExists(pr.Clients, d.Release, spec.NamespaceOrDefault(d.Namespace))
 		if err != nil {
 			return err
 		}
 		if exists {
-			present = append(present, report.ObjectPlan{Action: report.ActionDelete, Kind: "HelmRelease", Namespace: namespaceOr(d.Namespace), Name: d.Release})
+			present = append(present, report.ObjectPlan{Action: report.ActionDelete, Kind: "HelmRelease", Namespace: spec.NamespaceOrDefault(d.Namespace), Name: d.Release})
 		}
 	case len(d.Manifests) > 0:
 		objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, d.Manifests)
@@ -205,7 +206,7 @@ func (pr *probe) delete(ctx context.Context) error {
 			return err
 		}
 		for _, obj := range objs {
-			m, err := c.MapObject(ctx, obj, namespaceOr(d.Namespace))
+			m, err := c.MapObject(ctx, obj, spec.NamespaceOrDefault(d.Namespace))
 			if err != nil {
 				if kube.IsUnreachable(err) {
 					return err
@@ -222,7 +223,7 @@ func (pr *probe) delete(ctx context.Context) error {
 			present = append(present, objectPlan(report.ActionDelete, obj))
 		}
 	default:
-		res, err := c.ResolveArg(ctx, d.Resource)
+		res, err := c.ResolveObject(ctx, d)
 		if err != nil {
 			if kube.IsUnreachable(err) {
 				return err
@@ -232,7 +233,7 @@ func (pr *probe) delete(ctx context.Context) error {
 		}
 		t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
 		if !d.AllNamespaces {
-			t.Namespace = namespaceOr(d.Namespace)
+			t.Namespace = spec.NamespaceOrDefault(d.Namespace)
 		}
 		objs, err := listTarget(ctx, c, t)
 		if err != nil {

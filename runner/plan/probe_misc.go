@@ -14,6 +14,7 @@ import (
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/steps"
+	"github.com/khook/khook/spec"
 )
 
 // patch predicts configure (the dry-run result differs from the live
@@ -29,7 +30,7 @@ func (pr *probe) patch(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot encode the patch body: %v", err)
 	}
-	res, err := c.ResolveArg(ctx, p.Target)
+	res, err := c.ResolveObject(ctx, p)
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
@@ -37,7 +38,7 @@ func (pr *probe) patch(ctx context.Context) error {
 		pr.unknown(fmt.Sprintf("target %q: %v", p.Target, err))
 		return nil
 	}
-	ns := namespaceOr(p.Namespace)
+	ns := spec.NamespaceOrDefault(p.Namespace)
 	if !res.Namespaced() {
 		ns = ""
 	}
@@ -88,11 +89,15 @@ func inNS(ns string) string {
 func (pr *probe) wait(ctx context.Context) error {
 	w := pr.step.Wait
 	c := pr.Clients
-	cond, err := kube.ParseCondition(w.For)
+	parsed, err := w.Condition()
 	if err != nil {
 		return err
 	}
-	res, err := c.ResolveArg(ctx, w.On)
+	cond, err := kube.NewCondition(parsed)
+	if err != nil {
+		return err
+	}
+	res, err := c.ResolveObject(ctx, w)
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
@@ -103,7 +108,7 @@ func (pr *probe) wait(ctx context.Context) error {
 	}
 	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: w.Selector, FieldSelector: w.FieldSelector}
 	if !w.AllNamespaces {
-		t.Namespace = namespaceOr(w.Namespace)
+		t.Namespace = spec.NamespaceOrDefault(w.Namespace)
 	}
 	objs, err := listTarget(ctx, c, t)
 	if err != nil {
@@ -127,8 +132,8 @@ func (pr *probe) rollout(ctx context.Context) error {
 	if r.Restart != "" {
 		arg = r.Restart
 	}
-	ns := namespaceOr(r.Namespace)
-	res, err := c.ResolveArg(ctx, arg)
+	ns := spec.NamespaceOrDefault(r.Namespace)
+	res, err := c.ResolveObject(ctx, r)
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
@@ -180,7 +185,7 @@ func (pr *probe) rollout(ctx context.Context) error {
 // again is not counted as a change.
 func (pr *probe) job(ctx context.Context) error {
 	j := pr.step.Job
-	ns := namespaceOr(j.Namespace)
+	ns := spec.NamespaceOrDefault(j.Namespace)
 	pr.out.Action = report.ActionRun
 	pr.out.Reason = fmt.Sprintf("job %s/%s runs on every apply (the previous run's Job is replaced); not counted as a change", ns, pr.step.Name)
 	pr.noDiff()

@@ -45,7 +45,7 @@ func (x *Apply) Plan(ctx context.Context, a *spec.Apply, diff bool) (*ApplyPlan,
 	if err != nil {
 		return nil, x.Redactor.Error(err)
 	}
-	ns := namespaceOr(a.Namespace)
+	ns := spec.NamespaceOrDefault(a.Namespace)
 	plan := &ApplyPlan{}
 	if a.SkipIf == "exists" {
 		found, err := x.allExist(ctx, objs, ns)

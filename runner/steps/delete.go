@@ -82,7 +82,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 		return out, err
 	}
 	c := x.Clients
-	ns := namespaceOr(d.Namespace)
+	ns := spec.NamespaceOrDefault(d.Namespace)
 	var victims []victim
 	missing := 0
 	for i := len(objs) - 1; i >= 0; i-- { // last first: CRs before their CRDs, objects before namespaces
@@ -151,13 +151,13 @@ func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name st
 func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
 	var out runner.Outcome
 	c := x.Clients
-	res, err := c.ResolveArg(ctx, d.Resource)
+	res, err := c.ResolveObject(ctx, d)
 	if err != nil {
 		return out, fmt.Errorf("resource %q: %w", d.Resource, err)
 	}
 	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
 	if !d.AllNamespaces {
-		t.Namespace = namespaceOr(d.Namespace)
+		t.Namespace = spec.NamespaceOrDefault(d.Namespace)
 	}
 	if err := t.Validate(); err != nil {
 		return out, err

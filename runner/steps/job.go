@@ -71,7 +71,7 @@ func (x *Job) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error
 func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	var out runner.Outcome
 	c, j := x.Clients, st.Job
-	ns := namespaceOr(j.Namespace)
+	ns := spec.NamespaceOrDefault(j.Namespace)
 	ref := fmt.Sprintf("job/%s in %s", st.Name, ns)
 	jobs := c.Typed.BatchV1().Jobs(ns)
 

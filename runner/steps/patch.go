@@ -81,14 +81,14 @@ func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, erro
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the patch body: %v", err)
 	}
-	res, err := c.ResolveArg(ctx, p.Target)
+	res, err := c.ResolveObject(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("target %q: %w", p.Target, err)
 	}
 	if res.Name == "" {
 		return nil, fmt.Errorf("target %q names no object: write kind/name (daemonset/aws-node)", p.Target)
 	}
-	ns := namespaceOr(p.Namespace)
+	ns := spec.NamespaceOrDefault(p.Namespace)
 	if !res.Namespaced() {
 		ns = ""
 	}

@@ -49,8 +49,8 @@ func (x *Rollout) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, e
 }
 
 // workload resolves a kind/name argument to an apps/v1 workload.
-func (x *Rollout) workload(ctx context.Context, arg, ns string) (kube.Resource, error) {
-	res, err := x.Clients.ResolveArg(ctx, arg)
+func (x *Rollout) workload(ctx context.Context, r *spec.Rollout, arg, ns string) (kube.Resource, error) {
+	res, err := x.Clients.ResolveObject(ctx, r)
 	if err != nil {
 		return res, fmt.Errorf("%q: %w", arg, err)
 	}
@@ -66,8 +66,8 @@ func (x *Rollout) workload(ctx context.Context, arg, ns string) (kube.Resource, 
 
 func (x *Rollout) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
 	var out runner.Outcome
-	ns := namespaceOr(r.Namespace)
-	res, err := x.workload(ctx, r.Restart, ns)
+	ns := spec.NamespaceOrDefault(r.Namespace)
+	res, err := x.workload(ctx, r, r.Restart, ns)
 	if err != nil {
 		return out, fmt.Errorf("restart %w", err)
 	}
@@ -91,8 +91,8 @@ func (x *Rollout) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome,
 
 func (x *Rollout) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
 	var out runner.Outcome
-	ns := namespaceOr(r.Namespace)
-	res, err := x.workload(ctx, r.Status, ns)
+	ns := spec.NamespaceOrDefault(r.Namespace)
+	res, err := x.workload(ctx, r, r.Status, ns)
 	if err != nil {
 		return out, fmt.Errorf("status %w", err)
 	}
