@@ -131,7 +131,9 @@ func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m
 		// Apply would fail on this object; the plan says so in the diff.
 		return action, fmt.Sprintf("# %s: the server-side dry run failed: %s\n", title(obj), kube.APIMessage(err)), nil
 	}
-	if req.Live != nil && sameObject(req.Live, result) {
+	// As the executor decides (steps' outcomeAction): server-side apply is
+	// unchanged when the server's answer is the live object.
+	if serverSide && req.Live != nil && sameObject(req.Live, result) {
 		return report.ActionUnchanged, "", nil
 	}
 	if !pr.Diff {

@@ -17,8 +17,9 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// patch predicts configure (the dry-run result differs from the live
-// object) or unchanged; a missing target or kind is unknown.
+// patch predicts configure or unchanged by the patch executor's own
+// decision (steps.PatchOutcome: the patch applied to the live object); a
+// missing target or kind is unknown.
 func (pr *probe) patch(ctx context.Context) error {
 	p := pr.step.Patch
 	c := pr.Clients
@@ -52,16 +53,9 @@ func (pr *probe) patch(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot read %s/%s: %w", kube.KindName(res.Mapping), res.Name, c.Explain(err))
 	}
-	dry, err := r.Patch(ctx, res.Name, pt, body, metav1.PatchOptions{FieldManager: kube.FieldManager, DryRun: []string{metav1.DryRunAll}})
-	if err != nil {
-		if kube.IsUnreachable(err) {
-			return c.Explain(err)
-		}
-		pr.unknown(fmt.Sprintf("the server-side dry run of the patch failed: %s", kube.APIMessage(err)))
-		return nil
-	}
+	after, changed := steps.PatchOutcome(live, pt, body)
 	pr.out.Objects = []report.ObjectPlan{objectPlan(report.ActionConfigure, live)}
-	if sameObject(live, dry) {
+	if !changed {
 		pr.out.Action, pr.out.Reason = report.ActionUnchanged, "the patch is already applied"
 		pr.out.Objects[0].Action = report.ActionUnchanged
 		pr.setDiff(nil)
@@ -69,7 +63,19 @@ func (pr *probe) patch(ctx context.Context) error {
 	}
 	pr.out.Action = report.ActionConfigure
 	if pr.Diff {
-		d, err := objectDiff(title(live), live, dry)
+		if after == nil {
+			// Only the server can apply this patch: its dry run is the diff.
+			dry, err := r.Patch(ctx, res.Name, pt, body, metav1.PatchOptions{FieldManager: kube.FieldManager, DryRun: []string{metav1.DryRunAll}})
+			if err != nil {
+				if kube.IsUnreachable(err) {
+					return c.Explain(err)
+				}
+				pr.setDiff([]string{fmt.Sprintf("# %s: the server-side dry run failed: %s\n", title(live), kube.APIMessage(err))})
+				return nil
+			}
+			after = dry
+		}
+		d, err := objectDiff(title(live), live, after)
 		if err != nil {
 			return err
 		}
