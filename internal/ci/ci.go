@@ -69,21 +69,20 @@ type Options struct {
 
 // runState is one run's working data.
 type runState struct {
-	opts     Options
-	getenv   func(string) string
-	platform Platform
-	in       Inputs
-	red      *redact.Redactor
-	out      io.Writer // redacted stdout
-	errOut   io.Writer // redacted stderr
-	workdir  string    // resolved working-directory
-	rootDir  string    // the workspace outputs are relative to
+	opts    Options
+	getenv  func(string) string
+	sink    sink
+	in      Inputs
+	red     *redact.Redactor
+	out     io.Writer // redacted stdout
+	errOut  io.Writer // redacted stderr
+	workdir string    // resolved working-directory
+	rootDir string    // the workspace outputs are relative to
 
 	spec       *spec.Spec
 	identifier string
 	tempFiles  []string
 	timeline   *timeline
-	stopToken  string
 }
 
 // outcome is what a command produced, for every sink.
@@ -111,7 +110,7 @@ func Run(ctx context.Context, opts Options) int {
 	}
 	r := &runState{opts: opts, red: opts.Redactor, timeline: newTimeline()}
 	r.getenv = lookup(opts.Environ)
-	r.platform = DetectPlatform(r.getenv)
+	r.sink = newSink(DetectPlatform(r.getenv), r)
 	defer r.cleanup()
 
 	in, inErr := ReadInputs(r.getenv)
@@ -126,9 +125,7 @@ func Run(ctx context.Context, opts Options) int {
 	// Every secret is known now (spec.Load registered the KHOOK_SECRET_
 	// values and the pipelines derived from them): tell GitHub's masker
 	// before a single other byte goes out.
-	if r.platform == GitHub {
-		r.addMasks()
-	}
+	r.sink.mask()
 	r.out = r.red.Writer(opts.Stdout)
 	r.errOut = r.red.Writer(opts.Stderr)
 
@@ -297,8 +294,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		}
 		req.Kubeconfig = path
 	}
-	r.startProgress()
-	defer r.endProgress()
+	defer r.sink.fenceProgress(r.in.Command)()
 	switch r.in.Command {
 	case CmdPlan, CmdDrift:
 		p, err := r.opts.Backend.Plan(ctx, req)
