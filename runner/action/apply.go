@@ -49,6 +49,9 @@ type BackendFunc func(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, er
 // not start returns its error, and results with no steps that carry the
 // failure reason and the (redacted) error too.
 func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) {
+	if a.Config == nil {
+		a.Config = &Configuration{}
+	}
 	cfg := a.Config
 	r := cfg.redactor()
 	started := cfg.now()

@@ -29,6 +29,9 @@ type Destroy struct {
 // Run tears s down and returns the results; a teardown that could not
 // start returns its error as Apply.Run does.
 func (d *Destroy) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) {
+	if d.Config == nil {
+		d.Config = &Configuration{}
+	}
 	cfg := d.Config
 	r := cfg.redactor()
 	started := cfg.now()

@@ -23,6 +23,9 @@ type Plan struct {
 // Run plans s. Its error is a run-level failure (the cluster unreachable);
 // what a step cannot assess is an unknown action in the plan instead.
 func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
+	if p.Config == nil {
+		p.Config = &Configuration{}
+	}
 	if p.Offline {
 		return runplan.Offline(s), nil
 	}
