@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/steps"
 	"github.com/khook/khook/spec"
 )
 
@@ -133,7 +133,7 @@ func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m
 	}
 	// As the executor decides (steps' outcomeAction): server-side apply is
 	// unchanged when the server's answer is the live object.
-	if serverSide && req.Live != nil && sameObject(req.Live, result) {
+	if serverSide && req.Live != nil && steps.SameObject(req.Live, result) {
 		return report.ActionUnchanged, "", nil
 	}
 	if !pr.Diff {
@@ -154,19 +154,6 @@ func (pr *probe) createDiff(obj *unstructured.Unstructured) string {
 		return "# " + err.Error() + "\n"
 	}
 	return d
-}
-
-// sameObject compares two versions of an object, churn aside.
-func sameObject(a, b *unstructured.Unstructured) bool {
-	return equality.Semantic.DeepEqual(stripChurn(a).Object, stripChurn(b).Object)
-}
-
-func stripChurn(u *unstructured.Unstructured) *unstructured.Unstructured {
-	u = u.DeepCopy()
-	for _, path := range churn {
-		unstructured.RemoveNestedField(u.Object, path...)
-	}
-	return u
 }
 
 func objectPlan(action string, obj *unstructured.Unstructured) report.ObjectPlan {
