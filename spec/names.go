@@ -80,26 +80,18 @@ var rolloutKinds = map[string]string{
 
 // Object is delete.resource parsed: TYPE or TYPE/NAME, as validation
 // checked it.
-func (d *Delete) Object() (Resource, error) { return parseField("resource", d.Resource, false) }
+func (d *Delete) Object() (Resource, error) { return ParseResource(d.Resource, false) }
 
 // Object is patch.target parsed: TYPE/NAME.
-func (p *Patch) Object() (Resource, error) { return parseField("target", p.Target, true) }
+func (p *Patch) Object() (Resource, error) { return ParseResource(p.Target, true) }
 
 // Object is wait.on parsed: TYPE or TYPE/NAME.
-func (w *Wait) Object() (Resource, error) { return parseField("on", w.On, false) }
+func (w *Wait) Object() (Resource, error) { return ParseResource(w.On, false) }
 
 // Object is the workload of rollout.restart or rollout.status: TYPE/NAME.
 func (r *Rollout) Object() (Resource, error) {
 	if r.Restart != "" {
-		return parseField("restart", r.Restart, true)
+		return ParseResource(r.Restart, true)
 	}
-	return parseField("status", r.Status, true)
-}
-
-func parseField(field, s string, needName bool) (Resource, error) {
-	r, err := ParseResource(s, needName)
-	if err != nil {
-		return r, fmt.Errorf("%s %v", field, err)
-	}
-	return r, nil
+	return ParseResource(r.Status, true)
 }

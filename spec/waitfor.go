@@ -162,24 +162,19 @@ func closingBrace(s string) int {
 	return -1
 }
 
-// Condition is apply.waitFor parsed (nil when none is set): the value
-// validation checked, by the same grammar, for the runner to build from.
+// Condition is apply.waitFor parsed (nil when none is set): validation
+// checks it with this method and the runner builds from it, so the two
+// cannot read the same text differently.
 func (a *Apply) Condition() (*WaitFor, error) {
 	if a.WaitFor == "" {
 		return nil, nil
 	}
 	w, err := ParseWaitFor(a.WaitFor, false)
 	if err != nil {
-		return nil, fmt.Errorf("waitFor: %w", err)
+		return nil, err
 	}
 	return &w, nil
 }
 
 // Condition is wait.for parsed, as validation checked it.
-func (w *Wait) Condition() (WaitFor, error) {
-	c, err := ParseWaitFor(w.For, true)
-	if err != nil {
-		return WaitFor{}, fmt.Errorf("for: %w", err)
-	}
-	return c, nil
-}
+func (w *Wait) Condition() (WaitFor, error) { return ParseWaitFor(w.For, true) }

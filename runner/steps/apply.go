@@ -40,7 +40,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 	var cond *kube.Condition
 	w, err := a.Condition()
 	if err != nil {
-		return out, err
+		return out, fmt.Errorf("waitFor: %w", err)
 	}
 	if w != nil {
 		c, err := kube.NewCondition(*w)

@@ -43,7 +43,7 @@ func (x *Wait) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {
 func WaitTarget(ctx context.Context, c *kube.Clients, w *spec.Wait) (kube.Target, kube.Condition, error) {
 	parsed, err := w.Condition()
 	if err != nil {
-		return kube.Target{}, kube.Condition{}, err
+		return kube.Target{}, kube.Condition{}, fmt.Errorf("for %w", err)
 	}
 	cond, err := kube.NewCondition(parsed)
 	if err != nil {
