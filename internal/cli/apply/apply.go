@@ -9,10 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
-	"github.com/khook/khook/spec"
 )
 
 // Options of the apply command.
@@ -59,73 +57,13 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	var view report.Progress
-	stopView := func() {}
+	run := opts.F.NewRunView(opts.Output, s)
 	res, err := (&action.Apply{
 		Config:      opts.F.ActionConfig(opts.Clients),
 		Parallelism: opts.Parallelism,
 		LockTimeout: opts.LockTimeout,
 		Backend:     opts.Backend,
-		Started: func() func(report.Event) {
-			view, stopView = startView(opts.F, opts.Output, s)
-			return view.Handle
-		},
+		Started:     run.Start,
 	}).Run(ctx, s)
-	stopView()
-	if err != nil { // the run never started
-		return opts.F.NotStarted(opts.Output, res)
-	}
-	if err := writeResults(opts, view, res); err != nil {
-		return err
-	}
-	if res.Status != report.RunOK {
-		return cmdutil.Silent(cmdutil.ExitFailure)
-	}
-	return nil
-}
-
-func writeResults(opts *Options, view report.Progress, res *report.Results) error {
-	if opts.Output == cmdutil.OutputJSON {
-		return report.WriteJSON(opts.F.IOStreams.Out, res)
-	}
-	return view.Finish(res)
-}
-
-// startView shows the run's progress. On a live view it also moves log
-// records above the frame and redraws every second; stop undoes both.
-func startView(f *cmdutil.Factory, output string, s *spec.Spec) (view report.Progress, stop func()) {
-	view = f.ProgressView(output, report.StepInfos(s))
-	live, ok := view.(*report.LiveView)
-	if !ok {
-		return view, func() {}
-	}
-	restore := func() {}
-	if f.LogSink != nil {
-		restore = f.LogSink.Redirect(cmdutil.WriterFunc(func(p []byte) (int, error) {
-			return live.Above(f.IOStreams.ErrOut, p)
-		}))
-	}
-	stopTicks := tick(live)
-	return view, func() { stopTicks(); restore() }
-}
-
-// tick redraws a live view every second so elapsed times move; it returns
-// the function that stops it.
-func tick(live *report.LiveView) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				live.Tick()
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
+	return run.Finish(res, err)
 }

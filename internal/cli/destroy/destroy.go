@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
 )
@@ -58,29 +57,12 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	var view report.Progress
+	run := opts.F.NewRunView(opts.Output, s)
 	res, err := (&action.Destroy{
 		Config:      opts.F.ActionConfig(opts.Clients),
 		Parallelism: opts.Parallelism,
 		LockTimeout: opts.LockTimeout,
-		Started: func() func(report.Event) {
-			view = opts.F.ProgressView(opts.Output, report.StepInfos(s))
-			return view.Handle
-		},
+		Started:     run.Start,
 	}).Run(ctx, s)
-	if err != nil { // the teardown never started
-		return opts.F.NotStarted(opts.Output, res)
-	}
-	if opts.Output == cmdutil.OutputJSON {
-		err = report.WriteJSON(opts.F.IOStreams.Out, res)
-	} else {
-		err = view.Finish(res)
-	}
-	if err != nil {
-		return err
-	}
-	if res.Status != report.RunOK {
-		return cmdutil.Silent(cmdutil.ExitFailure)
-	}
-	return nil
+	return run.Finish(res, err)
 }
