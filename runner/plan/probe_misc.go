@@ -95,26 +95,15 @@ func inNS(ns string) string {
 func (pr *probe) wait(ctx context.Context) error {
 	w := pr.step.Wait
 	c := pr.Clients
-	parsed, err := w.Condition()
-	if err != nil {
-		return err
-	}
-	cond, err := kube.NewCondition(parsed)
-	if err != nil {
-		return err
-	}
-	res, err := c.ResolveObject(ctx, w)
+	// The wait executor's own target and condition.
+	t, cond, err := steps.WaitTarget(ctx, c, w)
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
 		}
-		pr.out.Action, pr.out.Reason = report.ActionWait, fmt.Sprintf("on %q: %v", w.On, err)
+		pr.out.Action, pr.out.Reason = report.ActionWait, err.Error()
 		pr.noDiff()
 		return nil
-	}
-	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: w.Selector, FieldSelector: w.FieldSelector}
-	if !w.AllNamespaces {
-		t.Namespace = spec.NamespaceOrDefault(w.Namespace)
 	}
 	objs, err := listTarget(ctx, c, t)
 	if err != nil {
