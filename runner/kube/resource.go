@@ -71,13 +71,23 @@ type Object interface {
 }
 
 // ResolveObject resolves the resource argument of a spec field, parsed by
-// the spec's grammar (the one validation checked).
-func (c *Clients) ResolveObject(ctx context.Context, o Object) (Resource, error) {
+// the spec's grammar (the one validation checked). Errors start with the
+// field's name when one is given: `target "deploy/x": the server has no
+// resource type "deploy"`, `target "pods" names no object: ...`.
+func (c *Clients) ResolveObject(ctx context.Context, field string, o Object) (Resource, error) {
+	prefix := ""
+	if field != "" {
+		prefix = field + " "
+	}
 	r, err := o.Object()
 	if err != nil {
-		return Resource{}, err
+		return Resource{}, fmt.Errorf("%s%w", prefix, err) // the grammar's error quotes the value
 	}
-	return c.ResolveResource(ctx, r)
+	res, err := c.ResolveResource(ctx, r)
+	if err != nil {
+		return res, fmt.Errorf("%s%q: %w", prefix, r.String(), err)
+	}
+	return res, nil
 }
 
 // ResolveResource maps a resource argument the spec parsed (TYPE or

@@ -212,12 +212,12 @@ func (pr *probe) delete(ctx context.Context) error {
 			present = append(present, objectPlan(report.ActionDelete, obj))
 		}
 	default:
-		res, err := c.ResolveObject(ctx, d)
+		res, err := c.ResolveObject(ctx, "resource", d)
 		if err != nil {
 			if kube.IsUnreachable(err) {
 				return err
 			}
-			pr.unknown(fmt.Sprintf("resource %q: %v", d.Resource, err))
+			pr.unknown(err.Error())
 			return nil
 		}
 		t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}

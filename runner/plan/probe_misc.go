@@ -31,12 +31,12 @@ func (pr *probe) patch(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot encode the patch body: %v", err)
 	}
-	res, err := c.ResolveObject(ctx, p)
+	res, err := c.ResolveObject(ctx, "target", p)
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
 		}
-		pr.unknown(fmt.Sprintf("target %q: %v", p.Target, err))
+		pr.unknown(err.Error())
 		return nil
 	}
 	ns := spec.NamespaceOrDefault(p.Namespace)
@@ -123,17 +123,13 @@ func (pr *probe) wait(ctx context.Context) error {
 func (pr *probe) rollout(ctx context.Context) error {
 	r := pr.step.Rollout
 	c := pr.Clients
-	arg := r.Status
-	if r.Restart != "" {
-		arg = r.Restart
-	}
 	ns := spec.NamespaceOrDefault(r.Namespace)
-	res, err := c.ResolveObject(ctx, r)
+	res, err := c.ResolveObject(ctx, "", r)
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
 		}
-		pr.unknown(fmt.Sprintf("%q: %v", arg, err))
+		pr.unknown(err.Error())
 		return nil
 	}
 	live, err := c.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{})

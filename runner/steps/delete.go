@@ -151,9 +151,9 @@ func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name st
 func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
 	var out runner.Outcome
 	c := x.Clients
-	res, err := c.ResolveObject(ctx, d)
+	res, err := c.ResolveObject(ctx, "resource", d)
 	if err != nil {
-		return out, fmt.Errorf("resource %q: %w", d.Resource, err)
+		return out, err
 	}
 	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
 	if !d.AllNamespaces {

@@ -79,9 +79,9 @@ func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, erro
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the patch body: %v", err)
 	}
-	res, err := c.ResolveObject(ctx, p)
+	res, err := c.ResolveObject(ctx, "target", p)
 	if err != nil {
-		return nil, fmt.Errorf("target %q: %w", p.Target, err)
+		return nil, err
 	}
 	if res.Name == "" {
 		return nil, fmt.Errorf("target %q names no object: write kind/name (daemonset/aws-node)", p.Target)

@@ -50,9 +50,9 @@ func (x *Rollout) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, e
 
 // workload resolves a kind/name argument to an apps/v1 workload.
 func (x *Rollout) workload(ctx context.Context, r *spec.Rollout, arg, ns string) (kube.Resource, error) {
-	res, err := x.Clients.ResolveObject(ctx, r)
+	res, err := x.Clients.ResolveObject(ctx, "", r)
 	if err != nil {
-		return res, fmt.Errorf("%q: %w", arg, err)
+		return res, err
 	}
 	gk := res.Mapping.GroupVersionKind.GroupKind()
 	if gk.Group != "apps" || (gk.Kind != "Deployment" && gk.Kind != "DaemonSet" && gk.Kind != "StatefulSet") {

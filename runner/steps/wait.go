@@ -49,9 +49,9 @@ func WaitTarget(ctx context.Context, c *kube.Clients, w *spec.Wait) (kube.Target
 	if err != nil {
 		return kube.Target{}, cond, err
 	}
-	res, err := c.ResolveObject(ctx, w)
+	res, err := c.ResolveObject(ctx, "on", w)
 	if err != nil {
-		return kube.Target{}, cond, fmt.Errorf("on %q: %w", w.On, err)
+		return kube.Target{}, cond, err
 	}
 	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: w.Selector, FieldSelector: w.FieldSelector}
 	if !w.AllNamespaces {
