@@ -30,7 +30,8 @@ func ciResults() *Results {
 	return &Results{Name: "demo", Command: "apply", Status: RunFailed, FailureReason: ReasonStepFailed, Identifier: "prod-eu",
 		Server: "https://10.0.0.1:6443", StartedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), DurationMs: 62_000,
 		Steps: []StepResult{
-			{Name: "cilium", Type: "helm", Status: StatusOK, Attempts: 1, DurationMs: 4200, Detail: "upgraded release cilium to revision 3"},
+			{Name: "cilium", Type: "helm", Status: StatusOK, Attempts: 1, DurationMs: 4200, Detail: "upgraded release cilium to revision 3",
+				Changes: []Change{{Action: DidUpgrade, Kind: KindRelease, Namespace: "kube-system", Name: "cilium"}}},
 			{Name: "migrate", Type: "job", Status: StatusFailed, Attempts: 3, DurationMs: 57_000, Needs: []string{"cilium"},
 				Error:   "job migrate failed: pod migrate-x7k2p exited with code 1\n(after 3 attempts)",
 				LogTail: []string{"connecting to db", "::error::not a real annotation", "fatal: relation \"users\" does not exist"},
@@ -212,7 +213,7 @@ func TestCITerraformReport(t *testing.T) {
 	var b bytes.Buffer
 	p := ciPlan()
 	p.Steps = append(p.Steps, PlanStep{Name: "old", Action: ActionDelete}, PlanStep{Name: "seed", Action: ActionRun})
-	_ = WriteTerraformReport(&b, p)
+	_ = WriteTerraformReport(&b, TerraformReportOf(p))
 	if got, want := b.String(), `{"create":1,"update":1,"delete":1}`+"\n"; got != want {
 		t.Errorf("got %s want %s", got, want)
 	}

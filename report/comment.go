@@ -10,17 +10,6 @@ import (
 // The comment is bounded in bytes, which are never fewer than characters.
 const CommentMaxChars = 65536
 
-// Comment statuses, shown on the comment's status line.
-const (
-	CommentPlanned   = "planned"
-	CommentApplied   = "applied"
-	CommentDestroyed = "destroyed"
-	CommentFailed    = "failed"
-	CommentDrift     = "drift detected"
-	CommentNoDrift   = "no drift"
-	CommentInvalid   = "invalid spec"
-)
-
 // CommentOptions describe one sticky PR/MR comment.
 type CommentOptions struct {
 	// Marker is the hidden line that finds the comment again (first line).
@@ -28,7 +17,7 @@ type CommentOptions struct {
 	// Identifier names the job (cluster) the comment is about.
 	Identifier string
 	// Status is the status line's word: planned, applied, failed, ...
-	Status string
+	Status CommentStatus
 	// Commit is the commit the run looked at, shown short.
 	Commit string
 	// RunURL links the run; it is how a cut comment points at the rest.
@@ -77,7 +66,7 @@ func writeComment(w io.Writer, opts CommentOptions, body func(io.Writer, int) er
 	var head bytes.Buffer
 	head.WriteString(opts.Marker + "\n")
 	fmt.Fprintf(&head, "### khook · %s\n\n", mdInline(opts.Identifier))
-	fmt.Fprintf(&head, "**Status:** %s %s", statusEmoji(opts.Status), opts.Status)
+	fmt.Fprintf(&head, "**Status:** %s %s", opts.Status.Tone().Mark(), opts.Status)
 	if opts.Commit != "" {
 		c := opts.Commit
 		if len(c) > 7 {
@@ -98,16 +87,4 @@ func writeComment(w io.Writer, opts CommentOptions, body func(io.Writer, int) er
 	b.WriteString(foot)
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-func statusEmoji(s string) string {
-	switch s {
-	case CommentPlanned:
-		return "📝"
-	case CommentApplied, CommentDestroyed, CommentNoDrift:
-		return "✅"
-	case CommentDrift:
-		return "⚠️"
-	}
-	return "❌"
 }

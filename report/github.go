@@ -70,7 +70,7 @@ func PlanAnnotations(p *Plan, drift bool) []Annotation {
 		case s.Action == ActionUnknown:
 			out = append(out, Annotation{Level: AnnotationWarning, Pos: s.Pos,
 				Title: "khook plan: step " + s.Name + " cannot be assessed yet", Message: s.Reason})
-		case drift && ChangesState(s.Action):
+		case drift && IsChange(s.Action):
 			msg := s.Summary
 			if s.Reason != "" {
 				msg = s.Reason

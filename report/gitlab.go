@@ -13,27 +13,44 @@ type TerraformReport struct {
 	Delete int `json:"delete"`
 }
 
-// TerraformReportOf maps predicted actions onto the widget's three counts:
-// install/create add, upgrade/configure change, delete deletes. Job runs
-// and restarts act on every apply and are not counted (ChangesState).
+// TerraformReportOf maps a plan's predicted actions, one per step, onto the
+// widget's three counts: install/create add, upgrade/configure change,
+// delete deletes. Job runs and restarts act on every apply and are not
+// counted (IsChange).
 func TerraformReportOf(p *Plan) TerraformReport {
 	var t TerraformReport
 	for _, s := range p.Steps {
-		switch s.Action {
-		case ActionInstall, ActionCreate:
-			t.Create++
-		case ActionUpgrade, ActionConfigure:
-			t.Update++
-		case ActionDelete:
-			t.Delete++
+		t.count(s.Action)
+	}
+	return t
+}
+
+// TerraformReportOfResults counts what an apply or destroy did, per object
+// and release of the steps' change sets.
+func TerraformReportOfResults(r *Results) TerraformReport {
+	var t TerraformReport
+	for _, s := range r.Steps {
+		for _, c := range s.Changes {
+			t.count(c.Action)
 		}
 	}
 	return t
 }
 
-// WriteTerraformReport writes the plan's widget report as JSON.
-func WriteTerraformReport(w io.Writer, p *Plan) error {
-	b, err := json.Marshal(TerraformReportOf(p))
+func (t *TerraformReport) count(action string) {
+	switch action {
+	case ActionInstall, ActionCreate, DidInstall, DidCreate:
+		t.Create++
+	case ActionUpgrade, ActionConfigure, DidUpgrade, DidConfigure:
+		t.Update++
+	case ActionDelete, DidDelete, DidUninstall:
+		t.Delete++
+	}
+}
+
+// WriteTerraformReport writes the widget report as JSON.
+func WriteTerraformReport(w io.Writer, t TerraformReport) error {
+	b, err := json.Marshal(t)
 	if err != nil {
 		return err
 	}

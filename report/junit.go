@@ -75,7 +75,7 @@ func JUnitOfResults(r *Results, identifier string) JUnitSuites {
 			c.Skipped = &JUnitMessage{Message: xmlSafe(s.SkipReason)}
 			suite.Skipped++
 		default:
-			c.SystemOut = xmlSafe(s.Detail)
+			c.SystemOut = xmlSafe(stepOutput(s))
 		}
 		c.Failure = safeMessage(c.Failure)
 		suite.Cases = append(suite.Cases, c)
@@ -115,7 +115,7 @@ func JUnitOfPlan(p *Plan, identifier string, drift bool) JUnitSuites {
 			line += " (" + s.Reason + ")"
 		}
 		switch {
-		case drift && ChangesState(s.Action):
+		case drift && IsChange(s.Action):
 			c.Failure = safeMessage(&JUnitMessage{Message: "drifted: would " + s.Action, Text: xmlSafe(line + "\n" + s.Diff)})
 			suite.Failures++
 		case s.Excluded:
@@ -196,4 +196,14 @@ func xmlSafe(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// stepOutput is a passing step's JUnit output: its detail, then one line
+// per object it touched ("created ConfigMap demo/settings").
+func stepOutput(s StepResult) string {
+	lines := []string{s.Detail}
+	for _, c := range s.Changes {
+		lines = append(lines, c.String())
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }

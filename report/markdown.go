@@ -64,42 +64,29 @@ func WriteResultsMarkdown(w io.Writer, r *Results, opts MarkdownOptions) error {
 	return err
 }
 
-// ChangesState reports whether a predicted action changes the declared
-// state of the cluster, as the live planner counts Plan.Changes: a job that
-// runs again or a rollout restart acts on every apply and is not a change
-// (else a converged spec would drift forever). The CI verdicts, drift
-// annotations and reports use it so they agree with the changes output.
-func ChangesState(action string) bool {
-	switch action {
-	case ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionDelete:
-		return true
-	}
-	return false
-}
-
 // PlanVerdict is the one-line verdict of a plan (drift names changes drift).
-func PlanVerdict(p *Plan, drift bool) string {
+func PlanVerdict(p *Plan, drift bool) Verdict {
 	changed := 0
 	for _, s := range p.Steps {
-		if ChangesState(s.Action) {
+		if IsChange(s.Action) {
 			changed++
 		}
 	}
 	switch {
 	case p.Offline:
-		return "📝 Offline plan: actions are not assessed against a cluster."
+		return Verdict{ToneNote, "Offline plan: actions are not assessed against a cluster."}
 	case changed == 0 && drift:
-		return "✅ No drift: the cluster matches the spec."
+		return Verdict{ToneOK, "No drift: the cluster matches the spec."}
 	case changed == 0:
-		return "✅ No changes: the cluster matches the spec."
+		return Verdict{ToneOK, "No changes: the cluster matches the spec."}
 	case drift:
-		return fmt.Sprintf("⚠️ Drift detected: %d %s the spec.", changed, plural(changed, "step no longer matches", "steps no longer match"))
+		return Verdict{ToneWarning, fmt.Sprintf("Drift detected: %d %s the spec.", changed, plural(changed, "step no longer matches", "steps no longer match"))}
 	}
-	return fmt.Sprintf("📝 %d %s would change the cluster.", changed, plural(changed, "step", "steps"))
+	return Verdict{ToneNote, fmt.Sprintf("%d %s would change the cluster.", changed, plural(changed, "step", "steps"))}
 }
 
 // ResultsVerdict is the one-line verdict of apply or destroy.
-func ResultsVerdict(r *Results) string {
+func ResultsVerdict(r *Results) Verdict {
 	counts := map[Status]int{}
 	for _, s := range r.Steps {
 		counts[s.Status]++
@@ -107,13 +94,13 @@ func ResultsVerdict(r *Results) string {
 	d := FormatDuration(time.Duration(r.DurationMs) * time.Millisecond)
 	tally := fmt.Sprintf("%d ok, %d failed, %d skipped", counts[StatusOK], counts[StatusFailed], counts[StatusSkipped])
 	if r.Status == RunOK {
-		return fmt.Sprintf("✅ %s succeeded in %s: %s.", titleCase(r.Command), d, tally)
+		return Verdict{ToneOK, fmt.Sprintf("%s succeeded in %s: %s.", titleCase(r.Command), d, tally)}
 	}
 	why := ""
 	if r.FailureReason != "" {
 		why = " (" + r.FailureReason + ")"
 	}
-	return fmt.Sprintf("❌ %s failed%s after %s: %s.", titleCase(r.Command), why, d, tally)
+	return Verdict{ToneFailed, fmt.Sprintf("%s failed%s after %s: %s.", titleCase(r.Command), why, d, tally)}
 }
 
 func plural(n int, one, many string) string {
@@ -229,7 +216,7 @@ func writeMDHeading(b *bytes.Buffer, opts MarkdownOptions, name, identifier, ser
 
 func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[string]string, cut []string) {
 	writeMDHeading(b, opts, p.Name, p.Identifier, p.Server)
-	fmt.Fprintf(b, "**%s**\n\n", PlanVerdict(p, opts.Command == "drift"))
+	fmt.Fprintf(b, "**%s**\n\n", PlanVerdict(p, opts.Command == "drift").Markdown())
 	b.WriteString(TotalsLine(p) + "\n\n")
 	writeInputsMD(b, p.Inputs)
 	if len(p.Steps) > 0 {
@@ -274,20 +261,25 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// actionMark prefixes changing actions with a marker readers scan for.
+// actionMark puts the actions that act on the cluster — changes, and the
+// job runs and restarts that act on every apply — in bold for readers to
+// scan for.
 func actionMark(a string) string {
 	switch {
-	case IsChange(a):
+	case IsChange(a) || a == ActionRun || a == ActionRestart:
 		return "**" + a + "**"
 	case a == ActionUnknown:
-		return "⚠️ " + a
+		return ToneWarning.Mark() + " " + a
 	}
 	return a
 }
 
 func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 	writeMDHeading(b, opts, r.Name, r.Identifier, r.Server)
-	fmt.Fprintf(b, "**%s**\n\n", ResultsVerdict(r))
+	fmt.Fprintf(b, "**%s**\n\n", ResultsVerdict(r).Markdown())
+	if len(r.Steps) > 0 {
+		fmt.Fprintf(b, "%s\n\n", mdInline(ChangesSentence(r)))
+	}
 	if r.Error != "" {
 		fmt.Fprintf(b, "%s\n\n", mdFence("text", r.Error))
 	}
@@ -314,7 +306,7 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 	}
 	b.WriteString("### Errors\n\n")
 	for _, s := range failed {
-		fmt.Fprintf(b, "#### ❌ %s", mdInline(s.Name))
+		fmt.Fprintf(b, "#### %s %s", ToneFailed.Mark(), mdInline(s.Name))
 		if !s.Pos.IsZero() {
 			fmt.Fprintf(b, " (%s)", mdInline(s.Pos.String()))
 		}
@@ -330,11 +322,11 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 func statusMark(s Status) string {
 	switch s {
 	case StatusOK:
-		return "✅ ok"
+		return ToneOK.Mark() + " ok"
 	case StatusFailed:
-		return "❌ failed"
+		return ToneFailed.Mark() + " failed"
 	case StatusSkipped:
-		return "⏭️ skipped"
+		return ToneSkipped.Mark() + " skipped"
 	}
 	return string(s)
 }
@@ -404,7 +396,7 @@ func WriteProblemsMarkdown(w io.Writer, name, identifier string, problems []Prob
 	}
 	var b bytes.Buffer
 	writeMDHeading(&b, opts, name, identifier, "")
-	fmt.Fprintf(&b, "**❌ The spec is invalid: %d %s.**\n\n", len(problems), plural(len(problems), "problem", "problems"))
+	fmt.Fprintf(&b, "**%s**\n\n", Verdict{ToneFailed, fmt.Sprintf("The spec is invalid: %d %s.", len(problems), plural(len(problems), "problem", "problems"))}.Markdown())
 	b.WriteString("| Where | Field | Problem |\n|---|---|---|\n")
 	for _, p := range problems {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCell(p.Where), mdCell(p.Path), mdCell(p.Message))
@@ -423,7 +415,7 @@ type ProblemRow struct{ Where, Path, Message string }
 func WriteErrorMarkdown(w io.Writer, name, identifier, reason, errText string, opts MarkdownOptions) error {
 	var b bytes.Buffer
 	writeMDHeading(&b, opts, name, identifier, "")
-	fmt.Fprintf(&b, "**❌ %s failed (%s).**\n\n%s\n", titleCase(opts.Command), reason, mdFence("text", errText))
+	fmt.Fprintf(&b, "**%s**\n\n%s\n", Verdict{ToneFailed, fmt.Sprintf("%s failed (%s).", titleCase(opts.Command), reason)}.Markdown(), mdFence("text", errText))
 	doc := fitMarkdown(opts, nil, nil, func(out *bytes.Buffer, _ map[string]string, _ []string) { out.Write(b.Bytes()) })
 	_, err := io.WriteString(w, doc)
 	return err

@@ -35,16 +35,19 @@ const (
 
 // Results is the outcome of apply or destroy.
 type Results struct {
-	Name          string       `json:"name"`    // metadata.name
-	Command       string       `json:"command"` // apply | destroy
-	Status        string       `json:"status"`  // ok | failed
-	FailureReason string       `json:"failureReason,omitempty"`
-	Error         string       `json:"error,omitempty"` // run-level error (not a step's)
-	Identifier    string       `json:"identifier,omitempty"`
-	Server        string       `json:"server,omitempty"` // API server URL, credentials stripped
-	StartedAt     time.Time    `json:"startedAt"`
-	DurationMs    int64        `json:"durationMs"`
-	Steps         []StepResult `json:"steps"`
+	Name          string    `json:"name"`    // metadata.name
+	Command       string    `json:"command"` // apply | destroy
+	Status        string    `json:"status"`  // ok | failed
+	FailureReason string    `json:"failureReason,omitempty"`
+	Error         string    `json:"error,omitempty"` // run-level error (not a step's)
+	Identifier    string    `json:"identifier,omitempty"`
+	Server        string    `json:"server,omitempty"` // API server URL, credentials stripped
+	StartedAt     time.Time `json:"startedAt"`
+	DurationMs    int64     `json:"durationMs"`
+	// Changes is whether any step changed the cluster (IsChange); written
+	// from the steps (MarshalJSON), read with Changed.
+	Changes bool         `json:"changes"`
+	Steps   []StepResult `json:"steps"`
 	// Inputs are the declared variables the run used (secrets masked).
 	Inputs []Input `json:"inputs,omitempty"`
 }
@@ -60,6 +63,7 @@ type StepResult struct {
 	SkipReason string   `json:"skipReason,omitempty"`
 	Detail     string   `json:"detail,omitempty"`  // what the step did, one line
 	LogTail    []string `json:"logTail,omitempty"` // a failed job's last pod log lines
+	Changes    []Change `json:"changes,omitempty"` // what the step did, per object
 	Needs      []string `json:"needs,omitempty"`
 	Excluded   bool     `json:"excluded,omitempty"` // when: was false
 	Pos        spec.Pos `json:"pos"`

@@ -28,15 +28,6 @@ var actionPhrase = map[string]string{
 	ActionSkip:      "to skip",
 }
 
-// IsChange reports whether a predicted action changes the cluster.
-func IsChange(action string) bool {
-	switch action {
-	case ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionDelete, ActionRestart, ActionRun:
-		return true
-	}
-	return false
-}
-
 // PlanTotals counts the steps per predicted action.
 func PlanTotals(steps []PlanStep) map[string]int {
 	t := map[string]int{}

@@ -118,6 +118,9 @@ func ResultsLine(r *Results) string {
 	if len(parts) > 0 {
 		line += ": " + strings.Join(parts, ", ")
 	}
+	if len(r.Steps) > 0 {
+		line += "\n" + ChangesSentence(r)
+	}
 	if r.Error != "" {
 		line += "\nerror: " + r.Error
 	}

@@ -14,7 +14,8 @@ func sampleResults() *Results {
 		Name: "demo", Command: "apply", Status: RunFailed, FailureReason: ReasonStepFailed,
 		StartedAt: t0, DurationMs: 62_300,
 		Steps: []StepResult{
-			{Name: "cilium", Type: "helm", Status: StatusOK, Attempts: 1, DurationMs: 4200, Detail: "upgraded release cilium to revision 4", Pos: spec.Pos{File: "khook.yaml", Line: 7, Col: 5}},
+			{Name: "cilium", Type: "helm", Status: StatusOK, Attempts: 1, DurationMs: 4200, Detail: "upgraded release cilium to revision 4", Pos: spec.Pos{File: "khook.yaml", Line: 7, Col: 5},
+				Changes: []Change{{Action: DidUpgrade, Kind: KindRelease, Namespace: "kube-system", Name: "cilium"}}},
 			{Name: "seed", Type: "job", Status: StatusFailed, Attempts: 3, DurationMs: 58_000, Needs: []string{"cilium"},
 				Error: "job seed failed: pod seed-x7k2 exited with code 1", LogTail: []string{"connecting to db", "error: connection refused"}},
 			{Name: "argocd", Type: "helm", Status: StatusSkipped, Needs: []string{"seed"}, SkipReason: "not run: step seed failed"},

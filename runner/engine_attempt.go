@@ -29,6 +29,7 @@ func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 		out, err := r.attempt(ctx, st)
 		res.Detail = r.Redactor.String(out.Detail)
 		res.LogTail = r.redactLines(out.LogTail)
+		res.Changes = report.MergeChanges(res.Changes, r.redactChanges(out.Changes))
 		if err == nil {
 			res.Status, res.Error = report.StatusOK, ""
 			if out.Skipped {
@@ -55,6 +56,14 @@ func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 			return res
 		}
 	}
+}
+
+// redactChanges masks secrets in object names (a name built from a variable).
+func (r *run) redactChanges(cs []report.Change) []report.Change {
+	for i := range cs {
+		cs[i].Namespace, cs[i].Name = r.Redactor.String(cs[i].Namespace), r.Redactor.String(cs[i].Name)
+	}
+	return cs
 }
 
 // attempt runs the executor once under the step timeout, turning a deadline

@@ -6,6 +6,8 @@ package runner
 import (
 	"context"
 
+	"github.com/khook/khook/report"
+
 	"github.com/khook/khook/spec"
 )
 
@@ -34,4 +36,7 @@ type Outcome struct {
 	LogTail []string
 	// Writes counts create/update/patch/delete requests the attempt sent.
 	Writes int
+	// Changes says what the attempt did to each object or release it
+	// touched (created, unchanged, upgraded, ran ...): the step's change set.
+	Changes []report.Change
 }

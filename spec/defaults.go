@@ -120,3 +120,15 @@ func registerCredentials(s *Spec, red *redact.Redactor) {
 		}
 	}
 }
+
+// NamespaceOrDefault is a step's effective namespace: ns, else the DSL's
+// default. applyDefaults writes it into the helm, patch, job and
+// delete.release steps; apply, wait and delete (manifests, resource) keep
+// the field as written, because the state record's step hash covers it,
+// and the runner asks here instead of keeping a default of its own.
+func NamespaceOrDefault(ns string) string {
+	if ns == "" {
+		return DefaultNamespace
+	}
+	return ns
+}

@@ -77,3 +77,21 @@ var rolloutKinds = map[string]string{
 	"daemonset": "daemonset", "daemonsets": "daemonset", "ds": "daemonset", "daemonsets.apps": "daemonset", "daemonset.apps": "daemonset",
 	"statefulset": "statefulset", "statefulsets": "statefulset", "sts": "statefulset", "statefulsets.apps": "statefulset", "statefulset.apps": "statefulset",
 }
+
+// Object is delete.resource parsed: TYPE or TYPE/NAME, as validation
+// checked it.
+func (d *Delete) Object() (Resource, error) { return ParseResource(d.Resource, false) }
+
+// Object is patch.target parsed: TYPE/NAME.
+func (p *Patch) Object() (Resource, error) { return ParseResource(p.Target, true) }
+
+// Object is wait.on parsed: TYPE or TYPE/NAME.
+func (w *Wait) Object() (Resource, error) { return ParseResource(w.On, false) }
+
+// Object is the workload of rollout.restart or rollout.status: TYPE/NAME.
+func (r *Rollout) Object() (Resource, error) {
+	if r.Restart != "" {
+		return ParseResource(r.Restart, true)
+	}
+	return ParseResource(r.Status, true)
+}

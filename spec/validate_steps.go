@@ -189,7 +189,7 @@ func (v *validator) apply(p string, a *Apply) {
 	v.namespace(p+".namespace", a.Namespace)
 	v.skipIf(p, TypeApply, a.SkipIf)
 	if a.WaitFor != "" {
-		if _, err := ParseWaitFor(a.WaitFor, false); err != nil {
+		if _, err := a.Condition(); err != nil {
 			v.errorf(p+".waitFor", ApplyWaitForHint, "%v", err)
 		}
 	}
@@ -224,7 +224,7 @@ func (v *validator) delete(p string, d *Delete) {
 		v.sources(p+".manifests", d.Manifests, "inline", "file", "url", "kustomize")
 		v.notWith(p, "manifests", "selector", "fieldSelector", "allNamespaces")
 	case "resource":
-		if r, err := ParseResource(d.Resource, false); err != nil {
+		if r, err := d.Object(); err != nil {
 			v.errorf(p+".resource", "write a type (pods) or kind/name (daemonset/aws-node)", "%v", err)
 		} else if r.Name != "" {
 			v.namedWith(p, r, d.Selector, d.FieldSelector, d.AllNamespaces)
@@ -258,7 +258,7 @@ func (v *validator) notWith(p, form string, fields ...string) {
 
 func (v *validator) patch(p string, pt *Patch) {
 	if v.required(p+".target", pt.Target, "write kind/name, like daemonset/aws-node") {
-		if _, err := ParseResource(pt.Target, true); err != nil {
+		if _, err := pt.Object(); err != nil {
 			v.errorf(p+".target", "", "%v", err)
 		}
 	}
@@ -311,12 +311,12 @@ func (v *validator) jsonPatchOp(p string, op any) {
 
 func (v *validator) wait(p string, w *Wait) {
 	if v.required(p+".for", w.For, WaitForHint) {
-		if _, err := ParseWaitFor(w.For, true); err != nil {
+		if _, err := w.Condition(); err != nil {
 			v.errorf(p+".for", WaitForHint, "%v", err)
 		}
 	}
 	if v.required(p+".on", w.On, "write a type (pods) or kind/name (deployment/coredns)") {
-		if r, err := ParseResource(w.On, false); err != nil {
+		if r, err := w.Object(); err != nil {
 			v.errorf(p+".on", "", "%v", err)
 		} else if r.Name != "" {
 			v.namedWith(p, r, w.Selector, w.FieldSelector, w.AllNamespaces)
@@ -340,7 +340,7 @@ func (v *validator) rollout(p string, r *Rollout) {
 		if status {
 			f, val = "status", r.Status
 		}
-		res, err := ParseResource(val, true)
+		res, err := r.Object()
 		if err != nil {
 			v.errorf(p+"."+f, "", "%v", err)
 		} else if rolloutKinds[strings.ToLower(res.Type)] == "" {

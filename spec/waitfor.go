@@ -161,3 +161,20 @@ func closingBrace(s string) int {
 	}
 	return -1
 }
+
+// Condition is apply.waitFor parsed (nil when none is set): validation
+// checks it with this method and the runner builds from it, so the two
+// cannot read the same text differently.
+func (a *Apply) Condition() (*WaitFor, error) {
+	if a.WaitFor == "" {
+		return nil, nil
+	}
+	w, err := ParseWaitFor(a.WaitFor, false)
+	if err != nil {
+		return nil, err
+	}
+	return &w, nil
+}
+
+// Condition is wait.for parsed, as validation checked it.
+func (w *Wait) Condition() (WaitFor, error) { return ParseWaitFor(w.For, true) }

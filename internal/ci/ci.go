@@ -3,7 +3,6 @@ package ci
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/spec"
 )
 
@@ -33,31 +32,19 @@ type Request struct {
 	Context    string
 	Diff       bool
 	Identifier string
-	// Inputs are the run's inputs with file paths made absolute, for a
-	// backend that loads the spec again.
-	Inputs Inputs
 	// Emit receives progress events; the backend must call it one at a time.
 	Emit func(report.Event)
 }
 
-// Backend runs the commands that need the cluster; internal/cli implements
-// it over the engine and the live planner. A returned error is a run-level
-// failure (cluster unreachable, state locked); wrap it in a *ReasonError to
-// name the failure-reason, else it is derived (kube.IsUnreachable).
+// Backend runs the commands that need the cluster: runner/action's Plan,
+// Apply and Destroy (actions), or a test's stand-in. A returned error is a
+// run-level failure (cluster unreachable, state locked) whose reason
+// action.ReasonOf names.
 type Backend interface {
 	Plan(ctx context.Context, req Request) (*report.Plan, error)
 	Apply(ctx context.Context, req Request) (*report.Results, error)
 	Destroy(ctx context.Context, req Request) (*report.Results, error)
 }
-
-// ReasonError names the failure-reason of a run-level error.
-type ReasonError struct {
-	Reason string
-	Err    error
-}
-
-func (e *ReasonError) Error() string { return e.Err.Error() }
-func (e *ReasonError) Unwrap() error { return e.Err }
 
 // Options of one `khook ci` run.
 type Options struct {
@@ -70,7 +57,8 @@ type Options struct {
 	Environ []string
 	// Redactor is the run's one redactor; Run registers the secrets.
 	Redactor *redact.Redactor
-	Backend  Backend
+	// Backend runs plan, apply and destroy; nil is runner/action's.
+	Backend Backend
 	// Version is khook's version, for the summary footer.
 	Version string
 	// Now is the clock; nil is time.Now.
@@ -81,21 +69,20 @@ type Options struct {
 
 // runState is one run's working data.
 type runState struct {
-	opts     Options
-	getenv   func(string) string
-	platform Platform
-	in       Inputs
-	red      *redact.Redactor
-	out      io.Writer // redacted stdout
-	errOut   io.Writer // redacted stderr
-	workdir  string    // resolved working-directory
-	rootDir  string    // the workspace outputs are relative to
+	opts    Options
+	getenv  func(string) string
+	sink    sink
+	in      Inputs
+	red     *redact.Redactor
+	out     io.Writer // redacted stdout
+	errOut  io.Writer // redacted stderr
+	workdir string    // resolved working-directory
+	rootDir string    // the workspace outputs are relative to
 
 	spec       *spec.Spec
 	identifier string
 	tempFiles  []string
 	timeline   *timeline
-	stopToken  string
 }
 
 // outcome is what a command produced, for every sink.
@@ -123,7 +110,7 @@ func Run(ctx context.Context, opts Options) int {
 	}
 	r := &runState{opts: opts, red: opts.Redactor, timeline: newTimeline()}
 	r.getenv = lookup(opts.Environ)
-	r.platform = DetectPlatform(r.getenv)
+	r.sink = newSink(DetectPlatform(r.getenv), r)
 	defer r.cleanup()
 
 	in, inErr := ReadInputs(r.getenv)
@@ -138,9 +125,7 @@ func Run(ctx context.Context, opts Options) int {
 	// Every secret is known now (spec.Load registered the KHOOK_SECRET_
 	// values and the pipelines derived from them): tell GitHub's masker
 	// before a single other byte goes out.
-	if r.platform == GitHub {
-		r.addMasks()
-	}
+	r.sink.mask()
 	r.out = r.red.Writer(opts.Stdout)
 	r.errOut = r.red.Writer(opts.Stderr)
 
@@ -299,10 +284,9 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		return oc
 	}
 	if r.opts.Backend == nil {
-		return r.failed(oc, report.ReasonStepFailed, fmt.Errorf("%s needs the cluster, and this khook has no cluster backend built in", r.in.Command))
+		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version}
 	}
-	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Inputs: r.in, Emit: r.progress()}
-	req.Inputs.Files, req.Inputs.VarFiles = r.absAll(r.in.Files), r.absAll(r.in.VarFiles)
+	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress()}
 	if r.in.Kubeconfig != "" {
 		path, err := r.writeKubeconfig()
 		if err != nil {
@@ -310,8 +294,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		}
 		req.Kubeconfig = path
 	}
-	r.startProgress()
-	defer r.endProgress()
+	defer r.sink.fenceProgress(r.in.Command)()
 	switch r.in.Command {
 	case CmdPlan, CmdDrift:
 		p, err := r.opts.Backend.Plan(ctx, req)
@@ -348,7 +331,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			res.Status = report.RunFailed
 		}
 		if res.Status != report.RunOK && res.FailureReason == "" {
-			res.FailureReason = reasonOf(err, report.ReasonStepFailed)
+			res.FailureReason = action.ReasonOf(err, report.ReasonStepFailed)
 		}
 		res.Inputs = report.InputsOf(r.spec)
 		oc.results = res
@@ -362,29 +345,10 @@ func (r *runState) execute(ctx context.Context) *outcome {
 
 func (r *runState) failed(oc *outcome, reason string, err error) *outcome {
 	if reason == "" {
-		reason = reasonOf(err, report.ReasonStepFailed)
+		reason = action.ReasonOf(err, report.ReasonStepFailed)
 	}
 	oc.status, oc.reason, oc.runErr, oc.exit = report.RunFailed, reason, r.red.String(err.Error()), exitFailure
 	return oc
-}
-
-// reasonOf names the failure-reason of a run-level error.
-func reasonOf(err error, fallback string) string {
-	var re *ReasonError
-	var named interface{ FailureReason() string }
-	switch {
-	case err == nil:
-		return fallback
-	case errors.As(err, &re) && re.Reason != "":
-		return re.Reason
-	case errors.As(err, &named) && named.FailureReason() != "":
-		return named.FailureReason()
-	case kube.IsUnreachable(err):
-		return report.ReasonClusterUnreachable
-	case errors.Is(err, context.Canceled):
-		return report.ReasonCancelled
-	}
-	return fallback
 }
 
 func (r *runState) cleanup() {

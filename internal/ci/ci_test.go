@@ -28,6 +28,8 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 type fakeBackend struct {
 	planChanges bool
 	failStep    string
+	// converged makes apply find every object as the spec has it.
+	converged bool
 	// leak is put into every free-text field a cluster could fill.
 	leak string
 }
@@ -50,7 +52,7 @@ func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, erro
 	}
 	p.Totals = report.PlanTotals(p.Steps)
 	for _, s := range p.Steps {
-		p.Changes = p.Changes || report.ChangesState(s.Action)
+		p.Changes = p.Changes || report.IsChange(s.Action)
 	}
 	return p, nil
 }
@@ -71,11 +73,28 @@ func (f *fakeBackend) Apply(ctx context.Context, req Request) (*report.Results, 
 			res.Status, res.FailureReason = report.RunFailed, report.ReasonStepFailed
 		default:
 			sr.Status, sr.Detail = report.StatusOK, "done"+f.leak
+			sr.Changes = f.changes(st.Type(), st.Name)
 		}
 		req.Emit(report.Event{Time: t0.Add(time.Duration(i+1) * time.Second), Kind: report.EventFinished, Step: st.Name, Result: &sr})
 		res.Steps = append(res.Steps, sr)
 	}
 	return res, nil
+}
+
+// changes is a step's change set: apply steps create (or find unchanged)
+// one ConfigMap, job steps run.
+func (f *fakeBackend) changes(typ, name string) []report.Change {
+	switch typ {
+	case "apply":
+		did := report.DidCreate
+		if f.converged {
+			did = report.DidUnchanged
+		}
+		return []report.Change{{Action: did, Kind: "ConfigMap", Namespace: "demo", Name: name}}
+	case "job":
+		return []report.Change{{Action: report.DidRun, Kind: "Job", Namespace: "demo", Name: name}}
+	}
+	return nil
 }
 
 func (f *fakeBackend) Destroy(ctx context.Context, req Request) (*report.Results, error) {

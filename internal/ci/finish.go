@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/report"
 )
 
@@ -53,10 +52,8 @@ func (oc *outcome) outputs() []kv {
 		}
 	}
 	if oc.results != nil {
+		changes = oc.results.Changed()
 		for _, s := range oc.results.Steps {
-			if s.Status == report.StatusOK {
-				changes = true
-			}
 			if s.Status == report.StatusFailed {
 				failed = append(failed, s.Name)
 			}
@@ -87,12 +84,7 @@ type kv struct{ Key, Value string }
 func (r *runState) finish(ctx context.Context, oc *outcome) {
 	r.printReport(oc)
 	r.writeFiles(oc)
-	switch r.platform {
-	case GitHub:
-		r.finishGitHub(ctx, oc)
-	case GitLab:
-		r.finishGitLab(ctx, oc)
-	}
+	r.sink.publish(ctx, oc)
 	if line := verdictLine(oc); line != "" {
 		r.say("%s", line)
 	}
@@ -103,34 +95,21 @@ func (r *runState) say(format string, args ...any) {
 	fmt.Fprintf(r.out, format+"\n", args...)
 }
 
-// warn prints a warning, as an annotation on GitHub.
-func (r *runState) warn(msg string) {
-	if r.platform == GitHub {
-		(gha.Commands{W: r.out}).Annotate(gha.Annotation{Level: gha.LevelWarning, Title: "khook", Message: msg})
-		return
-	}
-	fmt.Fprintf(r.errOut, "warning: %s\n", msg)
-}
+// warn reports a problem that does not fail the step, as the platform shows it.
+func (r *runState) warn(msg string) { r.sink.warn(msg) }
 
 func verdictLine(oc *outcome) string {
 	switch {
 	case oc.reason == report.ReasonValidation:
 		return fmt.Sprintf("khook %s: failed (validation)", oc.command)
 	case oc.plan != nil:
-		return "khook " + oc.command + ": " + strings.TrimSpace(stripEmoji(report.PlanVerdict(oc.plan, oc.command == CmdDrift)))
+		return "khook " + oc.command + ": " + report.PlanVerdict(oc.plan, oc.command == CmdDrift).Text
 	case oc.results != nil:
 		return "" // the results table ends with it
 	case oc.status == report.RunOK:
 		return fmt.Sprintf("khook %s: ok", oc.command)
 	}
 	return fmt.Sprintf("khook %s: failed (%s)", oc.command, oc.reason)
-}
-
-func stripEmoji(s string) string {
-	if i := strings.IndexByte(s, ' '); i > 0 && s[0] >= 0x80 {
-		return s[i+1:]
-	}
-	return s
 }
 
 // printReport prints the human report on stdout: problems, the plan or
@@ -155,12 +134,7 @@ func (r *runState) printReport(oc *outcome) {
 	case oc.command == CmdValidate && r.spec != nil:
 		fmt.Fprintf(&b, "spec %s is valid: %d steps\n", r.spec.Metadata.Name, len(r.spec.Steps))
 	}
-	text := r.red.String(b.String())
-	if r.platform == GitHub {
-		(gha.Commands{W: r.opts.Stdout}).Untrusted(text)
-		return
-	}
-	io.WriteString(r.opts.Stdout, text)
+	r.sink.print(r.red.String(b.String()))
 }
 
 func plural(n int, one, many string) string {

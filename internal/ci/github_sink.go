@@ -20,7 +20,7 @@ const summaryMaxBytes = 1<<20 - 32<<10
 
 // addMasks registers every secret form with the runner's masker, one line
 // at a time, on the raw stdout (through the redactor the value would be ***).
-func (r *runState) addMasks() {
+func (r githubSink) mask() {
 	seen := map[string]bool{}
 	for _, f := range r.red.Forms() {
 		for _, line := range strings.FieldsFunc(f, func(c rune) bool { return c == '\n' || c == '\r' }) {
@@ -33,12 +33,43 @@ func (r *runState) addMasks() {
 	}
 }
 
-func (r *runState) finishGitHub(ctx context.Context, oc *outcome) {
+// githubSink is GitHub Actions: workflow commands on stdout, the job
+// summary, step outputs and the sticky pull request comment.
+type githubSink struct{ *runState }
+
+// print fences report text: it quotes helm and pod output khook did not write.
+func (r githubSink) print(text string) { (gha.Commands{W: r.opts.Stdout}).Untrusted(text) }
+
+// fenceProgress stops command processing while a run's progress log
+// quotes steps' errors; a plan prints its report once, fenced by print.
+func (r githubSink) fenceProgress(command string) func() {
+	if command != CmdApply && command != CmdDestroy {
+		return func() {}
+	}
+	token := gha.RandomToken()
+	io.WriteString(r.out, "::stop-commands::"+token+"\n")
+	return func() { io.WriteString(r.out, "::"+token+"::\n") }
+}
+
+// warn is a warning annotation.
+func (r githubSink) warn(msg string) {
+	(gha.Commands{W: r.out}).Annotate(gha.Annotation{Level: gha.LevelWarning, Title: "khook", Message: msg})
+}
+
+func (r githubSink) runURL() string {
+	server, repo, id := r.getenv("GITHUB_SERVER_URL"), r.getenv("GITHUB_REPOSITORY"), r.getenv("GITHUB_RUN_ID")
+	if server == "" || repo == "" || id == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/actions/runs/%s", server, repo, id)
+}
+
+func (r githubSink) publish(ctx context.Context, oc *outcome) {
 	r.annotate(oc)
 	oc.comment = r.githubComment(ctx, oc)
 	if path := r.getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		var b bytes.Buffer
-		r.writeSummary(&b, oc, summaryMaxBytes, r.runURL())
+		r.writeSummary(&b, oc, summaryMaxBytes, r.sink.runURL())
 		if err := gha.AppendFile(path, r.red.String(b.String())); err != nil {
 			r.warn(err.Error())
 		}
@@ -61,7 +92,7 @@ func (r *runState) finishGitHub(ctx context.Context, oc *outcome) {
 
 // annotate pins problems, failed steps, drift and unknown plan items to
 // the spec's lines, at most 10 per level.
-func (r *runState) annotate(oc *outcome) {
+func (r githubSink) annotate(oc *outcome) {
 	var as []report.Annotation
 	switch {
 	case len(oc.problems) > 0:
@@ -82,21 +113,6 @@ func (r *runState) annotate(oc *outcome) {
 	}
 }
 
-// runURL links the workflow run.
-func (r *runState) runURL() string {
-	switch r.platform {
-	case GitHub:
-		server, repo, id := r.getenv("GITHUB_SERVER_URL"), r.getenv("GITHUB_REPOSITORY"), r.getenv("GITHUB_RUN_ID")
-		if server == "" || repo == "" || id == "" {
-			return ""
-		}
-		return fmt.Sprintf("%s/%s/actions/runs/%s", server, repo, id)
-	case GitLab:
-		return r.getenv("CI_JOB_URL")
-	}
-	return ""
-}
-
 // writeSummary renders the job summary (or any full Markdown report).
 func (r *runState) writeSummary(w io.Writer, oc *outcome, max int, runURL string) {
 	opts := report.MarkdownOptions{Command: oc.command, MaxBytes: max, RunURL: runURL}
@@ -114,7 +130,7 @@ func (r *runState) writeSummary(w io.Writer, oc *outcome, max int, runURL string
 	case oc.results != nil:
 		_ = report.WriteResultsMarkdown(w, oc.results, opts)
 	case oc.command == CmdValidate && r.spec != nil:
-		fmt.Fprintf(w, "## khook validate: %s\n\n**✅ The spec is valid: %d steps.**\n\n", name, len(r.spec.Steps))
+		fmt.Fprintf(w, "## khook validate: %s\n\n**%s**\n\n", name, report.Verdict{Tone: report.ToneOK, Text: fmt.Sprintf("The spec is valid: %d steps.", len(r.spec.Steps))}.Markdown())
 		if len(r.spec.Steps) <= 150 {
 			io.WriteString(w, "<details><summary>Step graph</summary>\n\n```mermaid\n")
 			_ = report.WriteMermaid(w, report.GraphFromSpec(r.spec))
@@ -138,7 +154,7 @@ func problemRows(oc *outcome) []report.ProblemRow {
 }
 
 // commentStatus is the comment's status line word.
-func commentStatus(oc *outcome) string {
+func commentStatus(oc *outcome) report.CommentStatus {
 	switch {
 	case oc.reason == report.ReasonValidation:
 		return report.CommentInvalid
@@ -158,7 +174,7 @@ func commentStatus(oc *outcome) string {
 
 // commentBody renders the sticky comment, redacted.
 func (r *runState) commentBody(oc *outcome, marker, commit string, max int) string {
-	opts := report.CommentOptions{Marker: marker, Identifier: r.identifier, Status: commentStatus(oc), Commit: commit, RunURL: r.runURL(), MaxBytes: max}
+	opts := report.CommentOptions{Marker: marker, Identifier: r.identifier, Status: commentStatus(oc), Commit: commit, RunURL: r.sink.runURL(), MaxBytes: max}
 	var b bytes.Buffer
 	switch {
 	case oc.plan != nil:
@@ -180,9 +196,12 @@ func (r *runState) commentBody(oc *outcome, marker, commit string, max int) stri
 	return r.red.String(b.String())
 }
 
-// wantsComment applies the comment input: always creates, never skips,
-// on-change creates only when there is something to say; an existing
-// comment is always brought up to date unless comment is never.
+// wantsComment applies the comment input: always creates, never skips.
+// on-change writes when there is something to say: a failure, drift, a
+// plan with changes, an apply or destroy that changed the cluster. A plan
+// without changes still brings an existing comment up to date (a stale
+// prediction would mislead); an apply or destroy that changed nothing
+// leaves the comment alone.
 func (r *runState) wantsComment(oc *outcome) (do, create bool) {
 	switch r.in.Comment {
 	case CommentNever:
@@ -192,16 +211,15 @@ func (r *runState) wantsComment(oc *outcome) (do, create bool) {
 	}
 	changes := oc.status != report.RunOK || oc.drift || (oc.plan != nil && oc.plan.Changes)
 	if oc.results != nil {
-		for _, s := range oc.results.Steps {
-			changes = changes || s.Status == report.StatusOK
-		}
+		changes = changes || oc.results.Changed()
+		return changes, changes
 	}
 	return true, changes
 }
 
 // githubComment keeps the sticky PR comment and returns its URL. Failing
 // to comment never fails the step: the summary has everything.
-func (r *runState) githubComment(ctx context.Context, oc *outcome) string {
+func (r githubSink) githubComment(ctx context.Context, oc *outcome) string {
 	do, create := r.wantsComment(oc)
 	if !do {
 		return ""

@@ -26,14 +26,27 @@ const (
 	TerraformFile = "terraform.json"
 )
 
-func (r *runState) finishGitLab(ctx context.Context, oc *outcome) {
+// gitlabSink is GitLab CI: collapsible log sections, the JUnit, dotenv and
+// Terraform reports, and the sticky merge request note. GitLab has no log
+// command processing and no masking command: it prints and warns as plain.
+type gitlabSink struct{ plainSink }
+
+func (r gitlabSink) runURL() string { return r.getenv("CI_JOB_URL") }
+
+func (r gitlabSink) publish(ctx context.Context, oc *outcome) {
 	r.sections(oc)
 	oc.comment = r.gitlabNote(ctx, oc)
 	if _, err := r.writeFile(JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, r.junit(oc)) }); err != nil {
 		r.warn(err.Error())
 	}
-	if r.in.TerraformReport && oc.plan != nil {
-		if _, err := r.writeFile(TerraformFile, func(w io.Writer) error { return report.WriteTerraformReport(w, oc.plan) }); err != nil {
+	if r.in.TerraformReport && (oc.plan != nil || oc.results != nil) {
+		var tf report.TerraformReport
+		if oc.plan != nil {
+			tf = report.TerraformReportOf(oc.plan)
+		} else {
+			tf = report.TerraformReportOfResults(oc.results)
+		}
+		if _, err := r.writeFile(TerraformFile, func(w io.Writer) error { return report.WriteTerraformReport(w, tf) }); err != nil {
 			r.warn(err.Error())
 		}
 	}
@@ -77,7 +90,7 @@ func (r *runState) junit(oc *outcome) report.JUnitSuites {
 
 // sections prints one collapsible log section per step: failed steps open,
 // the rest collapsed. The body quotes errors and pod logs as they are.
-func (r *runState) sections(oc *outcome) {
+func (r gitlabSink) sections(oc *outcome) {
 	now := r.opts.Now()
 	var b bytes.Buffer
 	switch {
@@ -115,7 +128,7 @@ func (r *runState) sections(oc *outcome) {
 }
 
 // gitlabNote keeps the sticky merge request note when GITLAB_TOKEN is set.
-func (r *runState) gitlabNote(ctx context.Context, oc *outcome) string {
+func (r gitlabSink) gitlabNote(ctx context.Context, oc *outcome) string {
 	do, create := r.wantsComment(oc)
 	token := r.getenv("GITLAB_TOKEN")
 	if token == "" {

@@ -17,14 +17,16 @@ import (
 
 // fakeGitLab serves the merge request notes endpoints a sticky note uses.
 type fakeGitLab struct {
-	mu    sync.Mutex
-	notes []map[string]any
-	next  int64
+	mu       sync.Mutex
+	notes    []map[string]any
+	next     int64
+	requests []string // "METHOD path", in order
 }
 
 func (f *fakeGitLab) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.requests = append(f.requests, r.Method+" "+r.URL.Path)
 	if r.Header.Get("PRIVATE-TOKEN") != "glpat-t0ken" {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
@@ -103,6 +105,30 @@ func TestGitLabJobReportsAndStickyNote(t *testing.T) {
 	}
 	if len(gl.notes) != 1 || !strings.Contains(gl.notes[0]["body"].(string), "applied") {
 		t.Errorf("notes after apply: %v", gl.notes)
+	}
+	// For an apply the widget counts what apply did (one ConfigMap created),
+	// and JUnit names it.
+	if got := read(TerraformFile); got != `{"create":1,"update":0,"delete":0}`+"\n" {
+		t.Errorf("apply's terraform report %s", got)
+	}
+	if !strings.Contains(read(JUnitFile), "created ConfigMap demo/settings") {
+		t.Errorf("JUnit lacks the change set:\n%s", read(JUnitFile))
+	}
+	// A converged apply: no changes, and the note is left alone.
+	before := len(gl.requests)
+	if code, out, _ := run(t, env, &fakeBackend{converged: true}); code != 0 {
+		t.Fatalf("converged apply exit %d\n%s", code, out)
+	}
+	if got := read(TerraformFile); got != `{"create":0,"update":0,"delete":0}`+"\n" {
+		t.Errorf("converged apply's terraform report %s", got)
+	}
+	if env := read(DotenvFile); !strings.Contains(env, "KHOOK_CHANGES=false\n") {
+		t.Errorf("converged dotenv:\n%s", env)
+	}
+	for _, r := range gl.requests[before:] {
+		if !strings.HasPrefix(r, "GET ") {
+			t.Errorf("the converged apply wrote to GitLab: %s", r)
+		}
 	}
 	if strings.Contains(out, "glpat-t0ken") || strings.Contains(read(JUnitFile), "s3cr3t") {
 		t.Error("a token or secret leaked")

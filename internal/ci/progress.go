@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/report"
 )
 
@@ -33,23 +32,6 @@ func (t *timeline) span(step string, fallback time.Time) (time.Time, time.Time) 
 		e = s
 	}
 	return s, e
-}
-
-// stopToken, while set, is the GitHub stop-commands token of the progress
-// log: steps' errors quote helm and pod output that khook did not write.
-func (r *runState) startProgress() {
-	// Only runs print progress; a plan prints its report once, fenced then.
-	if r.platform == GitHub && (r.in.Command == CmdApply || r.in.Command == CmdDestroy) {
-		r.stopToken = gha.RandomToken()
-		io.WriteString(r.out, "::stop-commands::"+r.stopToken+"\n")
-	}
-}
-
-func (r *runState) endProgress() {
-	if r.stopToken != "" {
-		io.WriteString(r.out, "::"+r.stopToken+"::\n")
-		r.stopToken = ""
-	}
 }
 
 // progress returns the event handler that prints one log line per state

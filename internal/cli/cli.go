@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
+	"github.com/khook/khook/internal/ci"
 	"github.com/khook/khook/internal/cli/apply"
-	cicmd "github.com/khook/khook/internal/cli/ci"
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/destroy"
 	"github.com/khook/khook/internal/cli/graph"
@@ -49,6 +49,7 @@ func Main() int {
 // redactor that spec loading registers secrets with.
 func Run(ctx context.Context, args []string, ios *iostreams.IOStreams) int {
 	f := cmdutil.NewFactory(ios)
+	f.Version = version.Get().Version
 
 	parsed := false // set once flags parse: errors before that are usage errors
 	root := NewRootCmd(f, func() { parsed = true })
@@ -129,13 +130,42 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		graph.NewCmd(f),
 		schema.NewCmd(f),
 		version.NewCmd(f),
-		plan.NewCmd(f, plan.LiveCluster),
-		apply.NewCmd(f, nil), // TODO(executors): wire runner/executors here
-		cicmd.NewCmd(f, cicmd.Deps{}),
+		plan.NewCmd(f),
+		apply.NewCmd(f, nil),
+		newCICmd(f),
 		destroy.NewCmd(f),
 		status.NewCmd(f),
 		vars.NewCmd(f),
 		render.NewCmd(f),
 	)
 	return root
+}
+
+// newCICmd builds `khook ci`: inputs come from the environment, not flags,
+// and internal/ci does the work, running plan, apply and destroy through
+// runner/action as the other commands do.
+func newCICmd(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "ci",
+		Short: "Run as a CI step: inputs from INPUT_*/KHOOK_* variables, platform reports",
+		Long: `Run khook as a CI step (the container image's GitHub Action and GitLab job mode).
+Inputs come from INPUT_<NAME> (GitHub) or KHOOK_<NAME> variables: command
+(plan, apply, destroy, validate, drift), file, vars, var-file, kubeconfig,
+context, diff, comment, identifier, github-token, working-directory.
+On GitHub it writes the job summary, annotations, outputs and one sticky
+pull request comment; on GitLab, log sections, JUnit, dotenv and Terraform
+reports and a merge request note. See docs/ci.md.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, errOut := f.IOStreams.Unwrapped()
+			code := ci.Run(cmd.Context(), ci.Options{
+				Stdout: out, Stderr: errOut, Stdin: f.IOStreams.In, Environ: f.IOStreams.Environ,
+				Redactor: f.Redactor, Version: f.Version, Now: f.Now,
+			})
+			if code != 0 {
+				return cmdutil.Silent(code)
+			}
+			return nil
+		},
+	}
 }

@@ -68,26 +68,19 @@ func undo(st *spec.Step) *spec.Delete {
 		if release == "" {
 			release = st.Name
 		}
-		return &spec.Delete{Release: release, Namespace: namespaceOr(ns)}
+		return &spec.Delete{Release: release, Namespace: spec.NamespaceOrDefault(ns)}
 	case st.Apply != nil:
 		// The delete executor walks manifests last first: CRs before their
 		// CRDs, objects before the namespaces the manifests define.
 		return &spec.Delete{Manifests: st.Apply.Manifests, Namespace: st.Apply.Namespace}
 	case st.Job != nil:
-		return &spec.Delete{Resource: "jobs.batch/" + st.Name, Namespace: namespaceOr(st.Job.Namespace)}
+		return &spec.Delete{Resource: "jobs.batch/" + st.Name, Namespace: spec.NamespaceOrDefault(st.Job.Namespace)}
 	}
 	return nil
 }
 
 func copyAction(dst, src *spec.Step) {
 	dst.Delete, dst.Patch, dst.Wait, dst.Rollout = src.Delete, src.Patch, src.Wait, src.Rollout
-}
-
-func namespaceOr(ns string) string {
-	if ns == "" {
-		return spec.DefaultNamespace
-	}
-	return ns
 }
 
 // Options configure Run.

@@ -30,11 +30,7 @@ func New(clients *kube.Clients, baseDir string, r *redact.Redactor, helmOpts ...
 	helm := helmstep.New(clients, baseDir, r, helmOpts...)
 	uninstall := steps.ReleaseDeleterFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		d := st.Delete
-		ns := d.Namespace
-		if ns == "" {
-			ns = spec.DefaultNamespace
-		}
-		return helm.Uninstall(ctx, d.Release, ns, d.IgnoresNotFound())
+		return helm.Uninstall(ctx, d.Release, spec.NamespaceOrDefault(d.Namespace), d.IgnoresNotFound())
 	})
 	return &Dispatcher{
 		helm: helm,

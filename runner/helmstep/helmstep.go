@@ -28,6 +28,7 @@ import (
 	"helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -126,10 +127,7 @@ func Target(step *spec.Step) (release, namespace string) {
 	if release == "" {
 		release = step.Name
 	}
-	if namespace == "" {
-		namespace = spec.DefaultNamespace
-	}
-	return release, namespace
+	return release, spec.NamespaceOrDefault(namespace)
 }
 
 // Execute installs, upgrades or leaves alone the step's release.
@@ -203,7 +201,8 @@ func (e *Executor) converge(ctx context.Context, sess *session, step *spec.Step,
 	if installed && last.Info.Status == rcommon.StatusDeployed && SameChart(last.Chart, AsStored(src.chart, src.load, vals)) && SameValues(last.Config, vals) {
 		diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest})
 		if err == nil && len(diffs) == 0 {
-			return runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(sess.writes.Load())}, nil
+			return runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(sess.writes.Load()),
+				Changes: releaseChange(report.DidUnchanged, name, ns)}, nil
 		}
 		// Drift or an unreadable object: upgrade, which re-applies everything.
 	}
@@ -227,8 +226,10 @@ func (e *Executor) converge(ctx context.Context, sess *session, step *spec.Step,
 	}
 	if verb == "install" {
 		out.Detail = fmt.Sprintf("installed release %s revision %d (%s)", name, res.Version, src.what)
+		out.Changes = releaseChange(report.DidInstall, name, ns)
 	} else {
 		out.Detail = fmt.Sprintf("upgraded release %s to revision %d (%s)", name, res.Version, src.what)
+		out.Changes = releaseChange(report.DidUpgrade, name, ns)
 	}
 	return out, nil
 }

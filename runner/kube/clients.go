@@ -6,16 +6,16 @@
 //   - Explain / IsUnreachable: turn transport and 401 errors into sentences a
 //     user can act on (URL credentials stripped); IsUnreachable feeds the CI
 //     failure-reason cluster-unreachable.
-//   - Clients.ResolveArg / Clients.MappingFor: kubectl resource arguments
+//   - Clients.ResolveObject / Clients.MappingFor: kubectl resource arguments
 //     ("deploy/x", "deployments.apps", "Deployment/x", "pods") and kinds to
 //     REST mappings, resetting discovery on a miss and waiting for a freshly
 //     created CRD to be Established.
 //   - LoadManifests: inline/file/url/kustomize sources into unstructured
 //     objects (multi-document YAML, List kinds expanded); Clients.Prepare maps
 //     them and defaults namespaces for namespaced kinds only.
-//   - ParseCondition + Condition.Met/Evaluate: the wait.for / apply.waitFor
-//     grammar as pure functions (spec/ imports no client-go, so the grammar
-//     lives here). WaitFor: a watch-driven (informer) wait over the objects a
+//   - NewCondition(spec.WaitFor) + Condition.Met/Evaluate: the wait.for /
+//     apply.waitFor the spec parsed (its grammar is spec.ParseWaitFor's
+//     alone), compiled and evaluated against objects. WaitFor: a watch-driven (informer) wait over the objects a
 //     Target selects, re-evaluated on every event, never polling; on timeout
 //     a *TimeoutError says what was still unmet.
 //   - PlanApply + Send: kubectl apply split into "compute the request"

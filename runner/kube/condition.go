@@ -44,78 +44,27 @@ type Condition struct {
 	program cel.Program
 }
 
-// ParseCondition parses "condition=Ready", "condition=Ready=false",
-// "jsonpath={.status.phase}=Running", "jsonpath=.status.phase",
-// "jsonpath=status.phase", "ready", "cel=<expr>" and "delete". The jsonpath forms are equivalent;
-// a filter that contains "=" needs the braced form.
-func ParseCondition(s string) (Condition, error) {
-	s = strings.TrimSpace(s)
-	key, rest, _ := strings.Cut(s, "=")
-	switch strings.ToLower(key) {
-	case "delete":
-		if rest != "" || strings.Contains(s, "=") {
-			return Condition{}, fmt.Errorf("for %q: delete takes no value; write for: delete", s)
-		}
+// NewCondition builds the runtime condition from the wait.for value the
+// spec parsed (spec.ParseWaitFor is the one grammar): it compiles the
+// jsonpath or CEL expression and keeps everything else as parsed.
+func NewCondition(w spec.WaitFor) (Condition, error) {
+	switch w.Kind {
+	case spec.WaitDelete:
 		return Condition{Type: ForDelete}, nil
-	case "ready":
-		if strings.Contains(s, "=") {
-			return Condition{}, fmt.Errorf("for %q: ready takes no value; write for: ready", s)
-		}
+	case spec.WaitReady:
 		return Condition{Type: ForReady}, nil
-	case "cel":
-		return parseCEL(s, rest)
-	case "condition":
-		name, value, hasValue := strings.Cut(rest, "=")
-		if name == "" {
-			return Condition{}, fmt.Errorf("for %q names no condition: write condition=<Name> (condition=Ready) or condition=<Name>=<value>", s)
+	case spec.WaitCEL:
+		return parseCEL("cel="+w.CEL, w.CEL)
+	case spec.WaitCondition:
+		return Condition{Type: ForCondition, Name: w.Condition, Value: w.Value, HasValue: w.HasValue}, nil
+	case spec.WaitJSONPath:
+		jp := jsonpath.New("for")
+		if err := jp.Parse(w.JSONPath); err != nil {
+			return Condition{}, fmt.Errorf("for %q: invalid jsonpath expression %s: %v", w, w.JSONPath, err)
 		}
-		if hasValue && value == "" {
-			return Condition{}, fmt.Errorf("for %q has an empty value after the condition name: write condition=%s or condition=%s=<value>", s, name, name)
-		}
-		return Condition{Type: ForCondition, Name: name, Value: value, HasValue: hasValue}, nil
-	case "jsonpath":
-		return parseJSONPath(s, rest)
+		return Condition{Type: ForJSONPath, Expr: w.JSONPath, Value: w.Value, HasValue: w.HasValue, parsed: jp}, nil
 	}
-	return Condition{}, fmt.Errorf("for %q: unknown condition; %s", s, spec.WaitForHint)
-}
-
-func parseJSONPath(whole, rest string) (Condition, error) {
-	var expr, value string
-	var hasValue bool
-	if strings.HasPrefix(rest, "{") {
-		end := strings.LastIndex(rest, "}")
-		if end < 0 {
-			return Condition{}, fmt.Errorf("for %q: the jsonpath expression has no closing brace", whole)
-		}
-		expr, rest = rest[:end+1], rest[end+1:]
-		if rest != "" {
-			if !strings.HasPrefix(rest, "=") {
-				return Condition{}, fmt.Errorf("for %q: unexpected %q after the jsonpath expression; write jsonpath={...}=<value>", whole, rest)
-			}
-			value, hasValue = rest[1:], true
-		}
-	} else {
-		expr, value, hasValue = strings.Cut(rest, "=")
-		expr = "{" + ensureDot(expr) + "}"
-	}
-	if expr == "{}" || expr == "{.}" {
-		return Condition{}, fmt.Errorf("for %q has no jsonpath expression: write jsonpath={.status.phase}[=<value>]", whole)
-	}
-	if hasValue && value == "" {
-		return Condition{}, fmt.Errorf("for %q has an empty value after the expression: drop the = to wait for any non-empty result", whole)
-	}
-	jp := jsonpath.New("for")
-	if err := jp.Parse(expr); err != nil {
-		return Condition{}, fmt.Errorf("for %q: invalid jsonpath expression %s: %v", whole, expr, err)
-	}
-	return Condition{Type: ForJSONPath, Expr: expr, Value: value, HasValue: hasValue, parsed: jp}, nil
-}
-
-func ensureDot(expr string) string {
-	if strings.HasPrefix(expr, ".") {
-		return expr
-	}
-	return "." + expr
+	return Condition{}, fmt.Errorf("for %q: unknown condition; %s", w, spec.WaitForHint)
 }
 
 // String renders the condition back in wait.for syntax.

@@ -69,7 +69,7 @@ status: {conditions: [{type: Established, status: "False"}]}`, false, ""},
 }
 
 func TestCELCondition(t *testing.T) {
-	c, err := ParseCondition("cel=object.status.readyReplicas == object.spec.replicas")
+	c, err := parseCondition("cel=object.status.readyReplicas == object.spec.replicas")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,17 +95,17 @@ func TestCELCondition(t *testing.T) {
 
 func TestParseReadyAndCELErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"ready=true":           "ready takes no value",
+		"ready=true":           "is not a wait condition",
 		"cel=":                 "has no expression",
 		"cel=object.spec":      "not a bool",
 		"cel=self.status == 1": "undeclared reference to 'self'",
-		"readyish":             "unknown condition; write ready,",
+		"readyish":             "is not a wait condition",
 	} {
-		if _, err := ParseCondition(in); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseCondition(%q) = %v; want %q", in, err, want)
+		if _, err := parseCondition(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseCondition(%q) = %v; want %q", in, err, want)
 		}
 	}
-	if c, err := ParseCondition("ready"); err != nil || c.Type != ForReady || c.String() != "ready" {
+	if c, err := parseCondition("ready"); err != nil || c.Type != ForReady || c.String() != "ready" {
 		t.Errorf("ready: %+v, %v", c, err)
 	}
 }

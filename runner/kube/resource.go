@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"github.com/khook/khook/spec"
+
 	"context"
 	"fmt"
 	"strings"
@@ -62,33 +64,41 @@ func ObjectName(obj *unstructured.Unstructured) string {
 	return k + "/" + obj.GetName()
 }
 
-// SplitResourceArg splits "type" or "type/name" and rejects anything else.
-func SplitResourceArg(arg string) (typ, name string, err error) {
-	arg = strings.TrimSpace(arg)
-	typ, name, hasSlash := strings.Cut(arg, "/")
-	switch {
-	case typ == "":
-		return "", "", fmt.Errorf("resource %q has no type: write a type (pods) or kind/name (deployment/web)", arg)
-	case hasSlash && name == "":
-		return "", "", fmt.Errorf("resource %q has an empty name after the slash: write kind/name (deployment/web)", arg)
-	case strings.Contains(name, "/"):
-		return "", "", fmt.Errorf("resource %q has more than one slash: write a type (pods) or kind/name (deployment/web)", arg)
-	}
-	return typ, name, nil
+// Object is a spec field that holds a resource argument: delete.resource,
+// patch.target, wait.on, rollout.restart/status.
+type Object interface {
+	Object() (spec.Resource, error)
 }
 
-// ResolveArg resolves a kubectl resource argument: "pods", "deploy/web",
-// "deployments.apps/web", "deployment.apps/web", "Deployment/web".
-func (c *Clients) ResolveArg(ctx context.Context, arg string) (Resource, error) {
-	typ, name, err := SplitResourceArg(arg)
+// ResolveObject resolves the resource argument of a spec field, parsed by
+// the spec's grammar (the one validation checked). Errors start with the
+// field's name when one is given: `target "deploy/x": the server has no
+// resource type "deploy"`, `target "pods" names no object: ...`.
+func (c *Clients) ResolveObject(ctx context.Context, field string, o Object) (Resource, error) {
+	prefix := ""
+	if field != "" {
+		prefix = field + " "
+	}
+	r, err := o.Object()
+	if err != nil {
+		return Resource{}, fmt.Errorf("%s%w", prefix, err) // the grammar's error quotes the value
+	}
+	res, err := c.ResolveResource(ctx, r)
+	if err != nil {
+		return res, fmt.Errorf("%s%q: %w", prefix, r.String(), err)
+	}
+	return res, nil
+}
+
+// ResolveResource maps a resource argument the spec parsed (TYPE or
+// TYPE/NAME: "pods", "deploy/web", "deployments.apps/web", "Deployment/web")
+// the way kubectl's resource builder does.
+func (c *Clients) ResolveResource(ctx context.Context, r spec.Resource) (Resource, error) {
+	m, err := c.MappingForType(ctx, r.Type)
 	if err != nil {
 		return Resource{}, err
 	}
-	m, err := c.MappingForType(ctx, typ)
-	if err != nil {
-		return Resource{}, err
-	}
-	return Resource{Mapping: m, Name: name}, nil
+	return Resource{Mapping: m, Name: r.Name}, nil
 }
 
 // MappingForType maps a resource type, short name or kind (optionally

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"github.com/khook/khook/spec"
 	"strings"
 	"testing"
 
@@ -35,7 +36,17 @@ func fakeClients() *Clients {
 	return &Clients{Namespace: "default", Discovery: cached, Mapper: NewMapper(cached), Dynamic: dyn}
 }
 
-func TestResolveArg(t *testing.T) {
+// resolveArg resolves a resource argument as the runner does: parsed by
+// the spec's grammar, then mapped.
+func resolveArg(c *Clients, arg string) (Resource, error) {
+	r, err := spec.ParseResource(arg, false)
+	if err != nil {
+		return Resource{}, err
+	}
+	return c.ResolveResource(context.Background(), r)
+}
+
+func TestResolveResource(t *testing.T) {
 	c := fakeClients()
 	for arg, want := range map[string]string{
 		"pods":                  "pods",
@@ -51,23 +62,23 @@ func TestResolveArg(t *testing.T) {
 		"ns/kube-system":        "namespace/kube-system",
 		"crd":                   "customresourcedefinitions.apiextensions.k8s.io",
 	} {
-		res, err := c.ResolveArg(context.Background(), arg)
+		res, err := resolveArg(c, arg)
 		if err != nil {
-			t.Errorf("ResolveArg(%q): %v", arg, err)
+			t.Errorf("ResolveResource(%q): %v", arg, err)
 			continue
 		}
 		if res.String() != want {
-			t.Errorf("ResolveArg(%q) = %s, want %s", arg, res, want)
+			t.Errorf("ResolveResource(%q) = %s, want %s", arg, res, want)
 		}
 	}
-	res, _ := c.ResolveArg(context.Background(), "ns/x")
+	res, _ := resolveArg(c, "ns/x")
 	if res.Namespaced() {
 		t.Error("namespaces must be cluster-scoped")
 	}
-	if res, _ := c.ResolveArg(context.Background(), "po"); !res.Namespaced() {
+	if res, _ := resolveArg(c, "po"); !res.Namespaced() {
 		t.Error("pods must be namespaced")
 	}
-	_, err := c.ResolveArg(context.Background(), "gizmos/x")
+	_, err := resolveArg(c, "gizmos/x")
 	if err == nil || !strings.Contains(err.Error(), `the server has no resource type "gizmos"`) {
 		t.Errorf("unknown type: %v", err)
 	}

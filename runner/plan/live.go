@@ -28,18 +28,6 @@ type Live struct {
 	LoadChart func(ctx context.Context, h *spec.Helm) (*chartv2.Chart, error)
 }
 
-// changing are the actions that would change the declared state of the
-// cluster. Imperative steps that act on every apply — a job that runs again,
-// a rollout restart — are reported but are not changes: otherwise a
-// converged spec with such a step would plan changes (and drift) forever.
-var changing = map[string]bool{
-	report.ActionInstall: true, report.ActionUpgrade: true, report.ActionCreate: true,
-	report.ActionConfigure: true, report.ActionDelete: true,
-}
-
-// IsChange reports whether a predicted action changes the cluster.
-func IsChange(action string) bool { return changing[action] }
-
 // Plan probes every step concurrently and returns the plan in DAG order. A
 // step that cannot be assessed yet is "unknown" with the reason; an error
 // (the cluster is unreachable, a manifest file is missing) fails the plan.
@@ -81,7 +69,7 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 		ps.Reason = l.Redactor.String(ps.Reason)
 		ps.Diff = l.Redactor.String(ps.Diff)
 		ps.DiffNote = l.Redactor.String(ps.DiffNote)
-		if IsChange(ps.Action) {
+		if report.IsChange(ps.Action) {
 			p.Changes = true
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/steps"
+	"github.com/khook/khook/spec"
 )
 
 // apply predicts create / configure / unchanged / skip per object through
@@ -25,7 +26,7 @@ func (pr *probe) apply(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ns := namespaceOr(a.Namespace)
+	ns := spec.NamespaceOrDefault(a.Namespace)
 	ownNS := map[string]bool{} // namespaces this step itself creates
 	if a.CreateNamespace {
 		ownNS[ns] = true
@@ -130,7 +131,9 @@ func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m
 		// Apply would fail on this object; the plan says so in the diff.
 		return action, fmt.Sprintf("# %s: the server-side dry run failed: %s\n", title(obj), kube.APIMessage(err)), nil
 	}
-	if req.Live != nil && sameObject(req.Live, result) {
+	// As the executor decides (steps' outcomeAction): server-side apply is
+	// unchanged when the server's answer is the live object.
+	if serverSide && req.Live != nil && steps.SameObject(req.Live, result) {
 		return report.ActionUnchanged, "", nil
 	}
 	if !pr.Diff {
@@ -151,19 +154,6 @@ func (pr *probe) createDiff(obj *unstructured.Unstructured) string {
 		return "# " + err.Error() + "\n"
 	}
 	return d
-}
-
-// sameObject compares two versions of an object, churn aside.
-func sameObject(a, b *unstructured.Unstructured) bool {
-	return equality.Semantic.DeepEqual(stripChurn(a).Object, stripChurn(b).Object)
-}
-
-func stripChurn(u *unstructured.Unstructured) *unstructured.Unstructured {
-	u = u.DeepCopy()
-	for _, path := range churn {
-		unstructured.RemoveNestedField(u.Object, path...)
-	}
-	return u
 }
 
 func objectPlan(action string, obj *unstructured.Unstructured) report.ObjectPlan {
@@ -192,12 +182,12 @@ func (pr *probe) delete(ctx context.Context) error {
 	var present []report.ObjectPlan
 	switch {
 	case d.Release != "":
-		exists, err := releaseExists(pr.Clients, d.Release, namespaceOr(d.Namespace))
+		exists, err := releaseExists(pr.Clients, d.Release, spec.NamespaceOrDefault(d.Namespace))
 		if err != nil {
 			return err
 		}
 		if exists {
-			present = append(present, report.ObjectPlan{Action: report.ActionDelete, Kind: "HelmRelease", Namespace: namespaceOr(d.Namespace), Name: d.Release})
+			present = append(present, report.ObjectPlan{Action: report.ActionDelete, Kind: "HelmRelease", Namespace: spec.NamespaceOrDefault(d.Namespace), Name: d.Release})
 		}
 	case len(d.Manifests) > 0:
 		objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, d.Manifests)
@@ -205,7 +195,7 @@ func (pr *probe) delete(ctx context.Context) error {
 			return err
 		}
 		for _, obj := range objs {
-			m, err := c.MapObject(ctx, obj, namespaceOr(d.Namespace))
+			m, err := c.MapObject(ctx, obj, spec.NamespaceOrDefault(d.Namespace))
 			if err != nil {
 				if kube.IsUnreachable(err) {
 					return err
@@ -222,17 +212,17 @@ func (pr *probe) delete(ctx context.Context) error {
 			present = append(present, objectPlan(report.ActionDelete, obj))
 		}
 	default:
-		res, err := c.ResolveArg(ctx, d.Resource)
+		res, err := c.ResolveObject(ctx, "resource", d)
 		if err != nil {
 			if kube.IsUnreachable(err) {
 				return err
 			}
-			pr.unknown(fmt.Sprintf("resource %q: %v", d.Resource, err))
+			pr.unknown(err.Error())
 			return nil
 		}
 		t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
 		if !d.AllNamespaces {
-			t.Namespace = namespaceOr(d.Namespace)
+			t.Namespace = spec.NamespaceOrDefault(d.Namespace)
 		}
 		objs, err := listTarget(ctx, c, t)
 		if err != nil {

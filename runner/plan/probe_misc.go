@@ -14,10 +14,12 @@ import (
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/steps"
+	"github.com/khook/khook/spec"
 )
 
-// patch predicts configure (the dry-run result differs from the live
-// object) or unchanged; a missing target or kind is unknown.
+// patch predicts configure or unchanged by the patch executor's own
+// decision (steps.PatchOutcome: the patch applied to the live object); a
+// missing target or kind is unknown.
 func (pr *probe) patch(ctx context.Context) error {
 	p := pr.step.Patch
 	c := pr.Clients
@@ -29,15 +31,15 @@ func (pr *probe) patch(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot encode the patch body: %v", err)
 	}
-	res, err := c.ResolveArg(ctx, p.Target)
+	res, err := c.ResolveObject(ctx, "target", p)
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
 		}
-		pr.unknown(fmt.Sprintf("target %q: %v", p.Target, err))
+		pr.unknown(err.Error())
 		return nil
 	}
-	ns := namespaceOr(p.Namespace)
+	ns := spec.NamespaceOrDefault(p.Namespace)
 	if !res.Namespaced() {
 		ns = ""
 	}
@@ -51,16 +53,9 @@ func (pr *probe) patch(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot read %s/%s: %w", kube.KindName(res.Mapping), res.Name, c.Explain(err))
 	}
-	dry, err := r.Patch(ctx, res.Name, pt, body, metav1.PatchOptions{FieldManager: kube.FieldManager, DryRun: []string{metav1.DryRunAll}})
-	if err != nil {
-		if kube.IsUnreachable(err) {
-			return c.Explain(err)
-		}
-		pr.unknown(fmt.Sprintf("the server-side dry run of the patch failed: %s", kube.APIMessage(err)))
-		return nil
-	}
+	after, changed := steps.PatchOutcome(live, pt, body)
 	pr.out.Objects = []report.ObjectPlan{objectPlan(report.ActionConfigure, live)}
-	if sameObject(live, dry) {
+	if !changed {
 		pr.out.Action, pr.out.Reason = report.ActionUnchanged, "the patch is already applied"
 		pr.out.Objects[0].Action = report.ActionUnchanged
 		pr.setDiff(nil)
@@ -68,7 +63,19 @@ func (pr *probe) patch(ctx context.Context) error {
 	}
 	pr.out.Action = report.ActionConfigure
 	if pr.Diff {
-		d, err := objectDiff(title(live), live, dry)
+		if after == nil {
+			// Only the server can apply this patch: its dry run is the diff.
+			dry, err := r.Patch(ctx, res.Name, pt, body, metav1.PatchOptions{FieldManager: kube.FieldManager, DryRun: []string{metav1.DryRunAll}})
+			if err != nil {
+				if kube.IsUnreachable(err) {
+					return c.Explain(err)
+				}
+				pr.setDiff([]string{fmt.Sprintf("# %s: the server-side dry run failed: %s\n", title(live), kube.APIMessage(err))})
+				return nil
+			}
+			after = dry
+		}
+		d, err := objectDiff(title(live), live, after)
 		if err != nil {
 			return err
 		}
@@ -88,22 +95,15 @@ func inNS(ns string) string {
 func (pr *probe) wait(ctx context.Context) error {
 	w := pr.step.Wait
 	c := pr.Clients
-	cond, err := kube.ParseCondition(w.For)
-	if err != nil {
-		return err
-	}
-	res, err := c.ResolveArg(ctx, w.On)
+	// The wait executor's own target and condition.
+	t, cond, err := steps.WaitTarget(ctx, c, w)
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
 		}
-		pr.out.Action, pr.out.Reason = report.ActionWait, fmt.Sprintf("on %q: %v", w.On, err)
+		pr.out.Action, pr.out.Reason = report.ActionWait, err.Error()
 		pr.noDiff()
 		return nil
-	}
-	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: w.Selector, FieldSelector: w.FieldSelector}
-	if !w.AllNamespaces {
-		t.Namespace = namespaceOr(w.Namespace)
 	}
 	objs, err := listTarget(ctx, c, t)
 	if err != nil {
@@ -123,17 +123,13 @@ func (pr *probe) wait(ctx context.Context) error {
 func (pr *probe) rollout(ctx context.Context) error {
 	r := pr.step.Rollout
 	c := pr.Clients
-	arg := r.Status
-	if r.Restart != "" {
-		arg = r.Restart
-	}
-	ns := namespaceOr(r.Namespace)
-	res, err := c.ResolveArg(ctx, arg)
+	ns := spec.NamespaceOrDefault(r.Namespace)
+	res, err := c.ResolveObject(ctx, "", r)
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
 		}
-		pr.unknown(fmt.Sprintf("%q: %v", arg, err))
+		pr.unknown(err.Error())
 		return nil
 	}
 	live, err := c.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{})
@@ -180,7 +176,7 @@ func (pr *probe) rollout(ctx context.Context) error {
 // again is not counted as a change.
 func (pr *probe) job(ctx context.Context) error {
 	j := pr.step.Job
-	ns := namespaceOr(j.Namespace)
+	ns := spec.NamespaceOrDefault(j.Namespace)
 	pr.out.Action = report.ActionRun
 	pr.out.Reason = fmt.Sprintf("job %s/%s runs on every apply (the previous run's Job is replaced); not counted as a change", ns, pr.step.Name)
 	pr.noDiff()

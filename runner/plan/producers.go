@@ -38,17 +38,17 @@ func producersOf(s *spec.Spec) *producers {
 		}
 		switch {
 		case st.Helm != nil && st.Helm.CreateNamespace:
-			add(p.namespaces, namespaceOr(st.Helm.Namespace), st.Name)
+			add(p.namespaces, spec.NamespaceOrDefault(st.Helm.Namespace), st.Name)
 		case st.Job != nil && st.Job.CreateNamespace:
-			add(p.namespaces, namespaceOr(st.Job.Namespace), st.Name)
+			add(p.namespaces, spec.NamespaceOrDefault(st.Job.Namespace), st.Name)
 		case st.Apply != nil:
 			if st.Apply.CreateNamespace {
-				add(p.namespaces, namespaceOr(st.Apply.Namespace), st.Name)
+				add(p.namespaces, spec.NamespaceOrDefault(st.Apply.Namespace), st.Name)
 			}
 			for _, obj := range localObjects(s.BaseDir, st.Apply.Manifests) {
 				ns := obj.GetNamespace()
 				if ns == "" {
-					ns = namespaceOr(st.Apply.Namespace)
+					ns = spec.NamespaceOrDefault(st.Apply.Namespace)
 				}
 				add(p.objects, objectKey(obj.GetKind(), ns, obj.GetName()), st.Name)
 				add(p.objects, objectKey(obj.GetKind(), "", obj.GetName()), st.Name) // cluster-scoped
@@ -126,11 +126,4 @@ func namespaceExists(ctx context.Context, c *kube.Clients, ns string) (bool, err
 		return false, fmt.Errorf("cannot read namespace %s: %w", ns, c.Explain(err))
 	}
 	return true, nil
-}
-
-func namespaceOr(ns string) string {
-	if ns == "" {
-		return spec.DefaultNamespace
-	}
-	return ns
 }

@@ -131,10 +131,7 @@ func RefFor(s *spec.Spec) (ref Ref, ok bool) {
 	if s == nil || s.State == nil || !s.State.Enabled {
 		return Ref{}, false
 	}
-	ref = Ref{Namespace: s.State.Namespace, Name: s.State.Name}
-	if ref.Namespace == "" {
-		ref.Namespace = spec.DefaultNamespace
-	}
+	ref = Ref{Namespace: spec.NamespaceOrDefault(s.State.Namespace), Name: s.State.Name}
 	if ref.Name == "" {
 		ref.Name = "khook-state-" + s.Metadata.Name
 	}

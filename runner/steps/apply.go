@@ -38,13 +38,14 @@ func (x *Apply) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, err
 func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) {
 	var out runner.Outcome
 	var cond *kube.Condition
-	if a.WaitFor != "" {
-		c, err := kube.ParseCondition(a.WaitFor)
+	w, err := a.Condition()
+	if err != nil {
+		return out, fmt.Errorf("waitFor: %w", err)
+	}
+	if w != nil {
+		c, err := kube.NewCondition(*w)
 		if err != nil {
 			return out, fmt.Errorf("waitFor: %w", err)
-		}
-		if c.Type == kube.ForDelete {
-			return out, fmt.Errorf("waitFor: delete is not allowed after apply; use a delete: step")
 		}
 		cond = &c
 	}
@@ -57,11 +58,12 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 		return out, nil
 	}
 	c := x.Clients
-	ns := namespaceOr(a.Namespace)
+	ns := spec.NamespaceOrDefault(a.Namespace)
 	if a.CreateNamespace {
 		wrote, err := c.EnsureNamespace(ctx, ns)
 		if wrote {
 			out.Writes++
+			out.Changes = append(out.Changes, namespaceCreated(ns))
 		}
 		if err != nil {
 			return out, err
@@ -97,7 +99,9 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 			if req.Action != kube.ActionUnchanged {
 				out.Writes++
 			}
-			counts[outcomeAction(req, res)]++
+			did := outcomeAction(req, res)
+			counts[did]++
+			out.Changes = append(out.Changes, change(didOf[did], m, obj.GetNamespace(), obj.GetName()))
 			applied = append(applied, appliedObject{obj: obj, mapping: m})
 		}
 		out.Detail = applyDetail(counts)

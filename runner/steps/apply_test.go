@@ -136,7 +136,7 @@ func TestApplyCRDAndCustomResources(t *testing.T) {
 		t.Errorf("converged CR: %q, %d writes", out.Detail, out.Writes)
 	}
 	// Short names from discovery resolve too (both CRDs share "wdg").
-	res, err := env.Clients.ResolveArg(context.Background(), "wdg/w2")
+	res, err := env.Clients.ResolveResource(context.Background(), spec.Resource{Type: "wdg", Name: "w2"})
 	if err != nil || res.Mapping.GroupVersionKind.Kind != "Widget" || res.Name != "w2" {
 		t.Errorf("short name: %v, %v", res, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -81,7 +82,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 		return out, err
 	}
 	c := x.Clients
-	ns := namespaceOr(d.Namespace)
+	ns := spec.NamespaceOrDefault(d.Namespace)
 	var victims []victim
 	missing := 0
 	for i := len(objs) - 1; i >= 0; i-- { // last first: CRs before their CRDs, objects before namespaces
@@ -111,6 +112,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 		}
 		out.Writes++
 		victims = append(victims, *v)
+		out.Changes = append(out.Changes, change(report.DidDelete, m, v.ns, v.name))
 	}
 	if err := waitGone(ctx, c, victims); err != nil {
 		return out, err
@@ -149,13 +151,13 @@ func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name st
 func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
 	var out runner.Outcome
 	c := x.Clients
-	res, err := c.ResolveArg(ctx, d.Resource)
+	res, err := c.ResolveObject(ctx, "resource", d)
 	if err != nil {
-		return out, fmt.Errorf("resource %q: %w", d.Resource, err)
+		return out, err
 	}
 	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
 	if !d.AllNamespaces {
-		t.Namespace = namespaceOr(d.Namespace)
+		t.Namespace = spec.NamespaceOrDefault(d.Namespace)
 	}
 	if err := t.Validate(); err != nil {
 		return out, err
@@ -200,6 +202,9 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, 
 		}
 	}
 	out.Writes = len(victims)
+	for _, v := range victims {
+		out.Changes = append(out.Changes, change(report.DidDelete, v.mapping, v.ns, v.name))
+	}
 	if err := waitGone(ctx, c, victims); err != nil {
 		return out, err
 	}

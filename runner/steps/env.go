@@ -57,14 +57,6 @@ func wrongStep(st *spec.Step, want string) error {
 	return fmt.Errorf("step %s: the %s executor got a %s step", st.Name, want, st.Type())
 }
 
-// namespaceOr returns ns, else the default namespace of the DSL.
-func namespaceOr(ns string) string {
-	if ns == "" {
-		return spec.DefaultNamespace
-	}
-	return ns
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)

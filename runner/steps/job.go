@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilptr "k8s.io/utils/ptr"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -70,7 +71,7 @@ func (x *Job) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error
 func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	var out runner.Outcome
 	c, j := x.Clients, st.Job
-	ns := namespaceOr(j.Namespace)
+	ns := spec.NamespaceOrDefault(j.Namespace)
 	ref := fmt.Sprintf("job/%s in %s", st.Name, ns)
 	jobs := c.Typed.BatchV1().Jobs(ns)
 
@@ -78,6 +79,7 @@ func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		wrote, err := c.EnsureNamespace(ctx, ns)
 		if wrote {
 			out.Writes++
+			out.Changes = append(out.Changes, namespaceCreated(ns))
 		}
 		if err != nil {
 			return out, err
@@ -115,6 +117,7 @@ func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		}
 		return out, fmt.Errorf("cannot create %s: %w%s", ref, c.Explain(err), hint)
 	}
+	out.Changes = append(out.Changes, report.Change{Action: report.DidRun, Kind: "Job", Namespace: ns, Name: st.Name})
 
 	start := time.Now()
 	final, err := x.waitFinished(ctx, created, ref)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -58,11 +59,9 @@ func PatchType(t string) (types.PatchType, error) {
 // PatchPreview is what a patch step would do, from a server-side dry-run:
 // plan reports Changed (configure) and plan --diff diffs Live with Result.
 type PatchPreview struct {
-	Target  kube.Resource
-	Name    string // "deployment.apps/x in namespace y"
-	Live    *unstructured.Unstructured
-	Result  *unstructured.Unstructured // the dry-run's answer
-	Changed bool
+	Target kube.Resource
+	Name   string // "deployment.apps/x in namespace y"
+	Live   *unstructured.Unstructured
 
 	namespace string
 	patchType types.PatchType
@@ -80,14 +79,14 @@ func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, erro
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the patch body: %v", err)
 	}
-	res, err := c.ResolveArg(ctx, p.Target)
+	res, err := c.ResolveObject(ctx, "target", p)
 	if err != nil {
-		return nil, fmt.Errorf("target %q: %w", p.Target, err)
+		return nil, err
 	}
 	if res.Name == "" {
 		return nil, fmt.Errorf("target %q names no object: write kind/name (daemonset/aws-node)", p.Target)
 	}
-	ns := namespaceOr(p.Namespace)
+	ns := spec.NamespaceOrDefault(p.Namespace)
 	if !res.Namespaced() {
 		ns = ""
 	}
@@ -102,29 +101,14 @@ func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, erro
 	return pv, nil
 }
 
-// Preview resolves and reads the target (it must exist) and dry-runs the
-// patch on the server (plan --diff). It writes nothing.
-func (x *Patch) Preview(ctx context.Context, p *spec.Patch) (*PatchPreview, error) {
-	pv, err := x.resolve(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	pv.Result, err = x.Clients.Resource(pv.Target.Mapping, pv.namespace).Patch(ctx, pv.Target.Name, pv.patchType, pv.body,
-		metav1.PatchOptions{FieldManager: kube.FieldManager, DryRun: []string{metav1.DryRunAll}})
-	if err != nil {
-		return nil, x.patchError(pv.Target, pv.Name, p, err)
-	}
-	pv.Changed = !sameObject(pv.Live, pv.Result)
-	return pv, nil
-}
-
 func (x *Patch) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) {
 	var out runner.Outcome
 	pv, err := x.resolve(ctx, p)
 	if err != nil {
 		return out, err
 	}
-	if !wouldChange(pv.Live, pv.patchType, pv.body) {
+	if _, changed := PatchOutcome(pv.Live, pv.patchType, pv.body); !changed {
+		out.Changes = []report.Change{change(report.DidUnchanged, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
 		out.Detail = fmt.Sprintf("%s unchanged (the patch is already applied)", pv.Name)
 		return out, nil
 	}
@@ -133,6 +117,7 @@ func (x *Patch) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) 
 		return out, x.patchError(pv.Target, pv.Name, p, err)
 	}
 	out.Writes = 1
+	out.Changes = []report.Change{change(report.DidConfigure, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
 	out.Detail = fmt.Sprintf("patched %s (%s)", pv.Name, patchTypeName(p.Type))
 	return out, nil
 }
@@ -160,12 +145,15 @@ func patchTypeName(t string) string {
 	return t
 }
 
-// wouldChange applies the patch to live locally; errors count as a change,
-// so the server has the last word (and the error message).
-func wouldChange(live *unstructured.Unstructured, pt types.PatchType, body []byte) bool {
+// PatchOutcome is the patch executor's decision, which plan shares: the
+// patch applied to live locally, and whether that changes the object. A
+// patch that cannot be applied locally (a strategic merge on a kind the
+// scheme does not know) is a change with no result: the server has the
+// last word (and the error message).
+func PatchOutcome(live *unstructured.Unstructured, pt types.PatchType, body []byte) (after *unstructured.Unstructured, changed bool) {
 	cur, err := live.MarshalJSON()
 	if err != nil {
-		return true
+		return nil, true
 	}
 	var patched []byte
 	switch pt {
@@ -182,21 +170,21 @@ func wouldChange(live *unstructured.Unstructured, pt types.PatchType, body []byt
 			patched, err = strategicpatch.StrategicMergePatch(cur, body, typed)
 		}
 	default:
-		return true
+		return nil, true
 	}
 	if err != nil {
-		return true
+		return nil, true
 	}
-	var after unstructured.Unstructured
+	after = &unstructured.Unstructured{}
 	if err := after.UnmarshalJSON(patched); err != nil {
-		return true
+		return nil, true
 	}
-	return !sameObject(live, &after)
+	return after, !SameObject(live, after)
 }
 
-// sameObject compares two versions of an object, ignoring what every write
+// SameObject compares two versions of an object, ignoring what every write
 // (even a no-op dry-run) may touch.
-func sameObject(a, b *unstructured.Unstructured) bool {
+func SameObject(a, b *unstructured.Unstructured) bool {
 	strip := func(u *unstructured.Unstructured) map[string]any {
 		c := u.DeepCopy()
 		unstructured.RemoveNestedField(c.Object, "metadata", "resourceVersion")

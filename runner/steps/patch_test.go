@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/khook/khook/spec"
 )
@@ -55,11 +56,18 @@ func TestPatchMergeAndJSON(t *testing.T) {
 	if out := run(t, x, merge); out.Writes != 0 {
 		t.Errorf("merge re-run: %q", out.Detail)
 	}
-	// plan --diff's preview: a server-side dry-run that writes nothing.
-	pv, err := x.Preview(context.Background(), &spec.Patch{Target: "cm/cm", Namespace: ns, Type: spec.PatchMerge,
-		Patch: map[string]any{"data": map[string]any{"a": "9"}}})
-	if err != nil || !pv.Changed || pv.Result.Object["data"].(map[string]any)["a"] != "9" {
-		t.Errorf("preview: %+v, %v", pv, err)
+	// The decision plan shares: the patch applied locally, nothing written.
+	live, err := env.Clients.Dynamic.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace(ns).
+		Get(context.Background(), "cm", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, changed := PatchOutcome(live, types.MergePatchType, []byte(`{"data":{"a":"9"}}`))
+	if !changed || after.Object["data"].(map[string]any)["a"] != "9" {
+		t.Errorf("outcome: %v, %v", changed, after)
+	}
+	if _, changed := PatchOutcome(live, types.MergePatchType, []byte(`{"metadata":{"annotations":{"x":"y"}}}`)); changed {
+		t.Error("an applied patch predicts a change")
 	}
 	cm, _ := testCluster.Client.CoreV1().ConfigMaps(ns).Get(context.Background(), "cm", metav1.GetOptions{})
 	if cm.Annotations["x"] != "y" || cm.Data["b"] != "" || cm.Data["a"] != "1" {

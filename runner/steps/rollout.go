@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubectl/pkg/polymorphichelpers"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -48,10 +49,10 @@ func (x *Rollout) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, e
 }
 
 // workload resolves a kind/name argument to an apps/v1 workload.
-func (x *Rollout) workload(ctx context.Context, arg, ns string) (kube.Resource, error) {
-	res, err := x.Clients.ResolveArg(ctx, arg)
+func (x *Rollout) workload(ctx context.Context, r *spec.Rollout, arg, ns string) (kube.Resource, error) {
+	res, err := x.Clients.ResolveObject(ctx, "", r)
 	if err != nil {
-		return res, fmt.Errorf("%q: %w", arg, err)
+		return res, err
 	}
 	gk := res.Mapping.GroupVersionKind.GroupKind()
 	if gk.Group != "apps" || (gk.Kind != "Deployment" && gk.Kind != "DaemonSet" && gk.Kind != "StatefulSet") {
@@ -65,8 +66,8 @@ func (x *Rollout) workload(ctx context.Context, arg, ns string) (kube.Resource, 
 
 func (x *Rollout) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
 	var out runner.Outcome
-	ns := namespaceOr(r.Namespace)
-	res, err := x.workload(ctx, r.Restart, ns)
+	ns := spec.NamespaceOrDefault(r.Namespace)
+	res, err := x.workload(ctx, r, r.Restart, ns)
 	if err != nil {
 		return out, fmt.Errorf("restart %w", err)
 	}
@@ -83,14 +84,15 @@ func (x *Rollout) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome,
 		return out, fmt.Errorf("cannot restart %s: %w", name, x.Clients.Explain(err))
 	}
 	out.Writes = 1
+	out.Changes = []report.Change{change(report.DidRestart, res.Mapping, ns, res.Name)}
 	out.Detail = "restarted " + name
 	return out, nil
 }
 
 func (x *Rollout) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
 	var out runner.Outcome
-	ns := namespaceOr(r.Namespace)
-	res, err := x.workload(ctx, r.Status, ns)
+	ns := spec.NamespaceOrDefault(r.Namespace)
+	res, err := x.workload(ctx, r, r.Status, ns)
 	if err != nil {
 		return out, fmt.Errorf("status %w", err)
 	}

@@ -41,17 +41,21 @@ func (x *Wait) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {
 // WaitTarget parses wait.for and resolves wait.on with its selectors. Plan
 // uses it too: cond.Evaluate over t.List tells whether the wait is a no-op.
 func WaitTarget(ctx context.Context, c *kube.Clients, w *spec.Wait) (kube.Target, kube.Condition, error) {
-	cond, err := kube.ParseCondition(w.For)
+	parsed, err := w.Condition()
+	if err != nil {
+		return kube.Target{}, kube.Condition{}, fmt.Errorf("for %w", err)
+	}
+	cond, err := kube.NewCondition(parsed)
 	if err != nil {
 		return kube.Target{}, cond, err
 	}
-	res, err := c.ResolveArg(ctx, w.On)
+	res, err := c.ResolveObject(ctx, "on", w)
 	if err != nil {
-		return kube.Target{}, cond, fmt.Errorf("on %q: %w", w.On, err)
+		return kube.Target{}, cond, err
 	}
 	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: w.Selector, FieldSelector: w.FieldSelector}
 	if !w.AllNamespaces {
-		t.Namespace = namespaceOr(w.Namespace)
+		t.Namespace = spec.NamespaceOrDefault(w.Namespace)
 	}
 	return t, cond, t.Validate()
 }

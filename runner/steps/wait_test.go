@@ -101,6 +101,6 @@ func TestWaitBadArguments(t *testing.T) {
 	x := NewWait(env)
 	ctx := deadline(t, time.Minute)
 	runErr(t, ctx, x, waitStep(spec.Wait{For: "condition=Ready", On: "gizmos"}), `on "gizmos": the server has no resource type "gizmos"`)
-	runErr(t, ctx, x, waitStep(spec.Wait{For: "readyish", On: "pods"}), `for "readyish": unknown condition`)
+	runErr(t, ctx, x, waitStep(spec.Wait{For: "readyish", On: "pods"}), `for "readyish" is not a wait condition`)
 	runErr(t, ctx, x, waitStep(spec.Wait{For: "delete", On: "pods", Selector: "a in (b"}), "invalid label selector")
 }

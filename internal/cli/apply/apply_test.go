@@ -13,6 +13,7 @@ import (
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -39,23 +40,23 @@ steps:
 `
 
 // fakeBackend fails the step named broken with an error quoting the secret.
-func fakeBackend(ctx context.Context, _ Target, s *spec.Spec) (*Backend, error) {
+func fakeBackend(ctx context.Context, _ *action.Apply, s *spec.Spec) (*action.Backend, error) {
 	exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		if st.Name == "broken" {
 			return runner.Outcome{}, errors.New("deployment/b not found (token s3cr3t)")
 		}
 		return runner.Outcome{Detail: "restarted " + st.Rollout.Restart}, nil
 	})
-	return &Backend{Exec: exec, Server: "https://127.0.0.1:6443"}, nil
+	return &action.Backend{Exec: exec, Server: "https://127.0.0.1:6443"}, nil
 }
 
 // run executes apply with the given terminal setup and arguments.
-func run(t *testing.T, tty bool, env []string, connect BackendFunc, args ...string) (stdout, stderr string, code int) {
+func run(t *testing.T, tty bool, env []string, connect action.BackendFunc, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	return runCtx(t, context.Background(), tty, env, connect, args...)
 }
 
-func runCtx(t *testing.T, ctx context.Context, tty bool, env []string, connect BackendFunc, args ...string) (stdout, stderr string, code int) {
+func runCtx(t *testing.T, ctx context.Context, tty bool, env []string, connect action.BackendFunc, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "khook.yaml")
@@ -156,7 +157,7 @@ func TestApplyTerminalTooShort(t *testing.T) {
 }
 
 func TestApplyUnreachable(t *testing.T) {
-	unreachable := func(context.Context, Target, *spec.Spec) (*Backend, error) {
+	unreachable := func(context.Context, *action.Apply, *spec.Spec) (*action.Backend, error) {
 		return nil, &kube.UnreachableError{Msg: "cannot reach https://admin:s3cr3t@10.0.0.1:6443: connection refused"}
 	}
 	out, errOut, code := run(t, false, nil, unreachable, "-o", "json")
@@ -204,13 +205,13 @@ func TestApplyUnreadableKubeconfig(t *testing.T) {
 func TestApplyCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	interrupted := func(context.Context, Target, *spec.Spec) (*Backend, error) {
+	interrupted := func(context.Context, *action.Apply, *spec.Spec) (*action.Backend, error) {
 		exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 			cancel() // the signal arrives while the first step runs
 			<-ctx.Done()
 			return runner.Outcome{}, ctx.Err()
 		})
-		return &Backend{Exec: exec}, nil
+		return &action.Backend{Exec: exec}, nil
 	}
 	out, _, code := runCtx(t, ctx, false, nil, interrupted, "-o", "json")
 	if code != cmdutil.ExitFailure {

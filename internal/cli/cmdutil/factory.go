@@ -27,6 +27,8 @@ type Factory struct {
 	LogSink *LogSink
 	// Now is the clock renderers use; tests fix it.
 	Now func() time.Time
+	// Version is khook's version, for the state record and reports.
+	Version string
 }
 
 // GlobalFlags are accepted by every command.

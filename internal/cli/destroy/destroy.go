@@ -9,16 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
-	"github.com/khook/khook/internal/cli/version"
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner"
-	teardown "github.com/khook/khook/runner/destroy"
-	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
-	"github.com/khook/khook/runner/state"
-	"github.com/khook/khook/runner/steps"
-	"github.com/khook/khook/spec"
 )
 
 // Options of the destroy command.
@@ -65,90 +57,12 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	started := opts.F.Now()
-	res := &report.Results{Name: s.Metadata.Name, Command: "destroy", Identifier: s.Metadata.Name, StartedAt: started}
-	clients, err := connect(ctx, opts)
-	if err != nil {
-		return early(opts, res, report.ReasonClusterUnreachable, err)
-	}
-	res.Server = redact.StripURLCredentials(clients.Config.Host)
-	sess, err := state.OpenDestroy(ctx, s, state.Options{Client: clients.Typed, Lock: state.LockOptions{Timeout: opts.LockTimeout},
-		Version: version.Get().Version, Redactor: opts.F.Redactor})
-	if err != nil {
-		reason := report.ReasonStepFailed
-		if state.IsLocked(err) {
-			reason = report.ReasonStateLocked
-		} else if kube.IsUnreachable(err) {
-			reason = report.ReasonClusterUnreachable
-		}
-		return early(opts, res, reason, clients.Explain(err))
-	}
-	helm := helmstep.New(clients, s.BaseDir, opts.F.Redactor)
-	defer helm.Close()
-	uninstall := func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
-		d := st.Delete
-		return helm.Uninstall(ctx, d.Release, d.Namespace, d.IgnoresNotFound())
-	}
-	exec := steps.NewDelete(steps.NewEnv(clients, s.BaseDir, opts.F.Redactor), steps.ReleaseDeleterFunc(uninstall))
-
-	view := opts.F.ProgressView(opts.Output, report.StepInfos(s))
-	res.Steps = teardown.Run(ctx, s, teardown.Options{
-		Delete: exec, Emit: view.Handle, OnFinish: sess.OnFinish, Parallelism: opts.Parallelism,
-		Configure: func(e *runner.Engine) { e.Redactor = opts.F.Redactor },
-	})
-	res.DurationMs = opts.F.Now().Sub(started).Milliseconds()
-	res.Status = report.RunOK
-	for _, st := range res.Steps {
-		if st.Status == report.StatusFailed {
-			res.Status, res.FailureReason = report.RunFailed, report.ReasonStepFailed
-		}
-	}
-	if ctx.Err() != nil {
-		res.Status, res.FailureReason = report.RunFailed, report.ReasonCancelled
-	}
-	if cerr := sess.Close(ctx); cerr != nil && res.Status == report.RunOK {
-		res.Status, res.Error = report.RunFailed, opts.F.Redactor.String(cerr.Error())
-	}
-	if opts.Output == cmdutil.OutputJSON {
-		err = report.WriteJSON(opts.F.IOStreams.Out, res)
-	} else {
-		err = view.Finish(res)
-	}
-	if err != nil {
-		return err
-	}
-	if res.Status != report.RunOK {
-		return cmdutil.Silent(cmdutil.ExitFailure)
-	}
-	return nil
-}
-
-// connect builds the clients and checks the API server answers, so an
-// unreachable cluster fails before any step is reported.
-func connect(ctx context.Context, opts *Options) (*kube.Clients, error) {
-	c := opts.Clients
-	if c == nil {
-		var err error
-		if c, err = kube.NewClients(opts.F.Global.Kubeconfig, opts.F.Global.Context); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.Ping(ctx); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// early reports a destroy that never started: JSON gets the results
-// document, text gets the error.
-func early(opts *Options, res *report.Results, reason string, err error) error {
-	res.Status, res.FailureReason, res.Error = report.RunFailed, reason, opts.F.Redactor.String(err.Error())
-	if opts.Output != cmdutil.OutputJSON {
-		return err
-	}
-	if werr := report.WriteJSON(opts.F.IOStreams.Out, res); werr != nil {
-		return werr
-	}
-	opts.F.Logger.Error("destroy did not start", "error", res.Error)
-	return cmdutil.Silent(cmdutil.ExitFailure)
+	run := opts.F.NewRunView(opts.Output, s)
+	res, err := (&action.Destroy{
+		Config:      opts.F.ActionConfig(opts.Clients),
+		Parallelism: opts.Parallelism,
+		LockTimeout: opts.LockTimeout,
+		Started:     run.Start,
+	}).Run(ctx, s)
+	return run.Finish(res, err)
 }

@@ -17,14 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
-	"github.com/khook/khook/internal/cli/apply"
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
-	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/cluster"
 )
 
@@ -63,10 +61,8 @@ func planRun(t *testing.T, ctx context.Context, c *kube.Clients, diff bool, file
 	ios, out, errOut := iostreams.Test("")
 	f := cmdutil.NewFactory(ios)
 	opts := &Options{F: f, Output: cmdutil.OutputJSON, Diff: diff, DetailedExitCode: true,
-		Spec: cmdutil.SpecFlags{Files: files, Set: set, VarPrefix: cmdutil.DefaultVarPrefix, SecretPrefix: cmdutil.DefaultSecretPrefix},
-		Live: func(ctx context.Context, opts *Options, s *spec.Spec) (*report.Plan, error) {
-			return LiveWith(ctx, c, opts, s)
-		},
+		Spec:    cmdutil.SpecFlags{Files: files, Set: set, VarPrefix: cmdutil.DefaultVarPrefix, SecretPrefix: cmdutil.DefaultSecretPrefix},
+		Clients: c,
 	}
 	err := errorsExitOne(Run(ctx, opts))
 	code := cmdutil.CodeOf(err)
@@ -89,18 +85,17 @@ func applyRun(t *testing.T, ctx context.Context, c *kube.Clients, files []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend, err := apply.ForClients(ctx, c, s, f.Redactor, 0)
+	res, err := (&action.Apply{Config: f.ActionConfig(c)}).Run(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := runner.ForSpec(s, backend.Exec)
-	for _, r := range eng.Run(ctx) {
+	for _, r := range res.Steps {
 		if r.Status == report.StatusFailed {
 			t.Fatalf("apply: step %s failed: %s", r.Name, r.Error)
 		}
 	}
-	if err := backend.Close(); err != nil {
-		t.Fatal(err)
+	if res.Error != "" {
+		t.Fatal(res.Error)
 	}
 }
 

@@ -10,13 +10,9 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/report"
-	runplan "github.com/khook/khook/runner/plan"
-	"github.com/khook/khook/spec"
+	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/kube"
 )
-
-// LiveFunc predicts a plan against the cluster; opts carries --diff and the
-// global connection flags.
-type LiveFunc func(ctx context.Context, opts *Options, s *spec.Spec) (*report.Plan, error)
 
 // Options of the plan command.
 type Options struct {
@@ -27,14 +23,13 @@ type Options struct {
 	Diff             bool
 	DetailedExitCode bool
 
-	// Live is the live planner; nil until it is wired in, and then plan
-	// without --offline says so.
-	Live LiveFunc
+	// Clients, when set, replace the kubeconfig's (tests).
+	Clients *kube.Clients
 }
 
-// NewCmd builds `khook plan`. live may be nil.
-func NewCmd(f *cmdutil.Factory, live LiveFunc) *cobra.Command {
-	opts := &Options{F: f, Live: live}
+// NewCmd builds `khook plan`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	opts := &Options{F: f}
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "Predict what apply would do, per step",
@@ -81,25 +76,15 @@ func errorsExitOne(err error) error {
 	return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err}
 }
 
-// errNoLivePlan is what plan says until the live planner is wired in.
-var errNoLivePlan = errors.New("plan against a cluster is not implemented yet: use plan --offline for the DAG, summaries and when: outcomes")
-
 // Run loads the spec, plans and prints the plan.
 func Run(ctx context.Context, opts *Options) error {
 	s, err := opts.F.LoadSpec(&opts.Spec)
 	if err != nil {
 		return err
 	}
-	var p *report.Plan
-	switch {
-	case opts.Offline:
-		p = runplan.Offline(s)
-	case opts.Live == nil:
-		return errNoLivePlan
-	default:
-		if p, err = opts.Live(ctx, opts, s); err != nil {
-			return err
-		}
+	p, err := (&action.Plan{Config: opts.F.ActionConfig(opts.Clients), Offline: opts.Offline, Diff: opts.Diff}).Run(ctx, s)
+	if err != nil {
+		return err
 	}
 	out := opts.F.IOStreams.Out
 	if opts.Output == cmdutil.OutputJSON {

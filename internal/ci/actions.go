@@ -1,0 +1,39 @@
+package ci
+
+import (
+	"context"
+	"time"
+
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/action"
+)
+
+// actions is the Backend khook ci runs with: runner/action's Plan, Apply
+// and Destroy on the spec already loaded, exactly as the CLI commands run
+// them, with progress going to khook ci's log.
+type actions struct {
+	red     *redact.Redactor
+	now     func() time.Time
+	version string
+}
+
+func (a actions) config(req Request) *action.Configuration {
+	return &action.Configuration{Kubeconfig: req.Kubeconfig, Context: req.Context, Redactor: a.red, Now: a.now, Version: a.version}
+}
+
+func (a actions) Plan(ctx context.Context, req Request) (*report.Plan, error) {
+	return (&action.Plan{Config: a.config(req), Diff: req.Diff}).Run(ctx, req.Spec)
+}
+
+func (a actions) Apply(ctx context.Context, req Request) (*report.Results, error) {
+	return (&action.Apply{Config: a.config(req), Started: emitTo(req)}).Run(ctx, req.Spec)
+}
+
+func (a actions) Destroy(ctx context.Context, req Request) (*report.Results, error) {
+	return (&action.Destroy{Config: a.config(req), Started: emitTo(req)}).Run(ctx, req.Spec)
+}
+
+func emitTo(req Request) func() func(report.Event) {
+	return func() func(report.Event) { return req.Emit }
+}

@@ -1,0 +1,112 @@
+package cmdutil
+
+import (
+	"errors"
+	"time"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// ActionConfig is the configuration runner/action needs, from the global
+// flags; clients, when set, replace the kubeconfig's (tests).
+func (f *Factory) ActionConfig(clients *kube.Clients) *action.Configuration {
+	return &action.Configuration{
+		Kubeconfig: f.Global.Kubeconfig, Context: f.Global.Context, Clients: clients,
+		Redactor: f.Redactor, Now: f.Now, Version: f.Version,
+	}
+}
+
+// RunView shows an apply or destroy: progress while it runs, then the
+// results (the JSON document, or the view's final table) and the exit code.
+type RunView struct {
+	f      *Factory
+	output string
+	spec   *spec.Spec
+	view   report.Progress
+	stop   func()
+}
+
+// NewRunView prepares the view of a run of s; nothing shows before Start.
+func (f *Factory) NewRunView(output string, s *spec.Spec) *RunView {
+	return &RunView{f: f, output: output, spec: s, stop: func() {}}
+}
+
+// Start shows the run's progress (runner/action calls it once connected)
+// and returns where events go. On a live view it also moves log records
+// above the frame and redraws every second until Finish.
+func (v *RunView) Start() func(report.Event) {
+	f := v.f
+	v.view = f.ProgressView(v.output, report.StepInfos(v.spec))
+	live, ok := v.view.(*report.LiveView)
+	if !ok {
+		return v.view.Handle
+	}
+	restore := func() {}
+	if f.LogSink != nil {
+		restore = f.LogSink.Redirect(WriterFunc(func(p []byte) (int, error) {
+			return live.Above(f.IOStreams.ErrOut, p)
+		}))
+	}
+	stopTicks := tick(live)
+	v.stop = func() { stopTicks(); restore() }
+	return v.view.Handle
+}
+
+// Finish reports what Run returned: a run that never started (err set),
+// else the results; exit 1 unless the run succeeded.
+func (v *RunView) Finish(res *report.Results, err error) error {
+	v.stop()
+	if err != nil || v.view == nil {
+		return v.notStarted(res)
+	}
+	if v.output == OutputJSON {
+		err = report.WriteJSON(v.f.IOStreams.Out, res)
+	} else {
+		err = v.view.Finish(res)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Status != report.RunOK {
+		return Silent(ExitFailure)
+	}
+	return nil
+}
+
+// notStarted reports a run that never started: JSON output gets the
+// results document (the run-level error is in it and logged), text gets
+// the error.
+func (v *RunView) notStarted(res *report.Results) error {
+	if v.output != OutputJSON {
+		return errors.New(res.Error)
+	}
+	if err := report.WriteJSON(v.f.IOStreams.Out, res); err != nil {
+		return err
+	}
+	v.f.Logger.Error(res.Command+" did not start", "error", res.Error)
+	return Silent(ExitFailure)
+}
+
+// tick redraws a live view every second so elapsed times move; it returns
+// the function that stops it.
+func tick(live *report.LiveView) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				live.Tick()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/khook/khook/"
+
+// TestImportRules holds the layout in DEVELOPERS.md to what the packages
+// import, transitively (go list -deps).
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		deps[strings.TrimPrefix(fields[0], module)] = fields[1:]
+	}
+	// spec may use client-go's jsonpath parser (a leaf: it and a forked
+	// text/template, no API machinery, no clients) so validation parses
+	// braced wait.for expressions exactly as the runner evaluates them.
+	specClientGo := map[string]bool{"k8s.io/client-go/util/jsonpath": true, "k8s.io/client-go/third_party/forked/golang/template": true}
+	rules := []struct {
+		pkg    string // a package, or a prefix ending in "/"
+		denied func(dep string) bool
+		why    string
+	}{
+		{"spec", func(d string) bool { return strings.HasPrefix(d, "k8s.io/client-go/") && !specClientGo[d] },
+			"spec imports no client-go (only the jsonpath parser)"},
+		{"spec", khookOutside("spec", "internal/redact"), "spec stands alone (the redactor aside)"},
+		{"report", khookOutside("report", "spec", "internal/redact"), "report renders the results model; it imports no runner"},
+		{"runner", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer"},
+		{"runner/", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer"},
+		{"runner/kube", khookUnder("runner/"), "runner/kube is the bottom layer of the runner"},
+		{"runner/steps", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state"},
+		{"runner/helmstep", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state"},
+		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/action, not the CLI commands"},
+	}
+	checked := 0
+	for pkg, ds := range deps {
+		for _, r := range rules {
+			if pkg != r.pkg && !(strings.HasSuffix(r.pkg, "/") && strings.HasPrefix(pkg, r.pkg)) {
+				continue
+			}
+			checked++
+			for _, d := range ds {
+				if r.denied(d) {
+					t.Errorf("%s imports %s: %s", pkg, d, r.why)
+				}
+			}
+		}
+	}
+	if checked < len(rules) {
+		t.Errorf("only %d package checks for %d rules: a package named in a rule is gone", checked, len(rules))
+	}
+}
+
+// khookOutside denies khook packages other than the allowed ones.
+func khookOutside(allowed ...string) func(string) bool {
+	return func(d string) bool {
+		rel, ok := strings.CutPrefix(d, module)
+		if !ok {
+			return false
+		}
+		for _, a := range allowed {
+			if rel == a {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// khookUnder denies the khook packages named or under a prefix ending "/".
+func khookUnder(denied ...string) func(string) bool {
+	return func(d string) bool {
+		rel, ok := strings.CutPrefix(d, module)
+		if !ok {
+			return false
+		}
+		for _, p := range denied {
+			if rel == p || (strings.HasSuffix(p, "/") && strings.HasPrefix(rel, p)) || strings.HasPrefix(rel, p+"/") {
+				return true
+			}
+		}
+		return false
+	}
+}

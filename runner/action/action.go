@@ -1,0 +1,121 @@
+// Package action is what khook does, one struct per command: Apply, Plan and
+// Destroy, each with its options as fields and a Run(ctx, spec) method that
+// returns the results model and never prints. The CLI commands and khook ci
+// are thin layers over it (the model is Helm's pkg/action).
+package action
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/kube"
+)
+
+// Configuration is what every action needs: where the cluster is, the
+// run's redactor, the clock and khook's version (for the state record).
+type Configuration struct {
+	// Kubeconfig is a path ("" means KUBECONFIG, then in-cluster) and
+	// Context a context in it ("" means the current one).
+	Kubeconfig string
+	Context    string
+	// Clients, when set, are used instead of the kubeconfig (tests pass the
+	// harness cluster's).
+	Clients *kube.Clients
+	// Redactor masks secrets in every error the results carry; nil is a
+	// fresh one.
+	Redactor *redact.Redactor
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	// Version is khook's version, recorded in the state record.
+	Version string
+}
+
+func (c *Configuration) now() time.Time {
+	if c.Now == nil {
+		return time.Now()
+	}
+	return c.Now()
+}
+
+func (c *Configuration) redactor() *redact.Redactor {
+	if c.Redactor == nil {
+		c.Redactor = redact.New()
+	}
+	return c.Redactor
+}
+
+// connect returns the clients and checks the API server answers, so an
+// unreachable cluster fails before any step is reported.
+func (c *Configuration) connect(ctx context.Context) (*kube.Clients, error) {
+	clients := c.Clients
+	if clients == nil {
+		var err error
+		if clients, err = kube.NewClients(c.Kubeconfig, c.Context); err != nil {
+			return nil, &Failure{Reason: report.ReasonClusterUnreachable, Err: err}
+		}
+	}
+	if err := clients.Ping(ctx); err != nil {
+		return nil, &Failure{Reason: report.ReasonClusterUnreachable, Err: err}
+	}
+	return clients, nil
+}
+
+// Failure is a run-level error with its failure reason (the CI contract's
+// failure-reason: cluster-unreachable, state-locked, ...). It is the one
+// way an error names its reason; errors of other packages that know theirs
+// (state.LockedError) say so with the same FailureReason method.
+type Failure struct {
+	Reason string
+	Err    error
+}
+
+func (e *Failure) Error() string         { return e.Err.Error() }
+func (e *Failure) Unwrap() error         { return e.Err }
+func (e *Failure) FailureReason() string { return e.Reason }
+
+// ReasonOf names the failure reason of a run-level error: the one it
+// carries, else what it evidently is (unreachable, cancelled), else
+// fallback.
+func ReasonOf(err error, fallback string) string {
+	var named interface{ FailureReason() string }
+	switch {
+	case err == nil:
+		return fallback
+	case errors.As(err, &named) && named.FailureReason() != "":
+		return named.FailureReason()
+	case kube.IsUnreachable(err):
+		return report.ReasonClusterUnreachable
+	case errors.Is(err, context.Canceled):
+		return report.ReasonCancelled
+	}
+	return fallback
+}
+
+// finish settles a run's status from its steps, the context and the error
+// of closing what the run held (the state record's final write).
+func finish(ctx context.Context, res *report.Results, closeErr error, r *redact.Redactor) {
+	res.Status = report.RunOK
+	for _, st := range res.Steps {
+		if st.Status == report.StatusFailed {
+			res.Status, res.FailureReason = report.RunFailed, report.ReasonStepFailed
+		}
+	}
+	if ctx.Err() != nil {
+		res.Status, res.FailureReason = report.RunFailed, report.ReasonCancelled
+	}
+	if closeErr != nil {
+		res.Status, res.Error = report.RunFailed, r.String(closeErr.Error())
+		if res.FailureReason == "" {
+			res.FailureReason = ReasonOf(closeErr, report.ReasonStepFailed)
+		}
+	}
+}
+
+// notStarted marks res as a run that never started and returns err.
+func notStarted(res *report.Results, err error, fallback string, r *redact.Redactor) error {
+	res.Status, res.FailureReason, res.Error = report.RunFailed, ReasonOf(err, fallback), r.String(err.Error())
+	return err
+}

@@ -1,0 +1,71 @@
+package action
+
+import (
+	"context"
+	"time"
+
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner"
+	teardown "github.com/khook/khook/runner/destroy"
+	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/state"
+	"github.com/khook/khook/runner/steps"
+	"github.com/khook/khook/spec"
+)
+
+// Destroy undoes what Apply installed, walking the DAG in reverse, and
+// deletes the state record after a full success.
+type Destroy struct {
+	Config      *Configuration
+	Parallelism int
+	LockTimeout time.Duration
+	// Started is called once connected, just before the first teardown, and
+	// returns where events go (nil: nowhere).
+	Started func() func(report.Event)
+}
+
+// Run tears s down and returns the results; a teardown that could not
+// start returns its error as Apply.Run does.
+func (d *Destroy) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) {
+	if d.Config == nil {
+		d.Config = &Configuration{}
+	}
+	cfg := d.Config
+	r := cfg.redactor()
+	started := cfg.now()
+	res := &report.Results{Name: s.Metadata.Name, Command: "destroy", Identifier: s.Metadata.Name, StartedAt: started, Steps: []report.StepResult{}}
+	clients, err := cfg.connect(ctx)
+	if err != nil {
+		return res, notStarted(res, err, report.ReasonClusterUnreachable, r)
+	}
+	res.Server = redact.StripURLCredentials(clients.Config.Host)
+	sess, err := state.OpenDestroy(ctx, s, state.Options{Client: clients.Typed, Lock: state.LockOptions{Timeout: d.LockTimeout},
+		Version: cfg.Version, Redactor: r})
+	if err != nil {
+		if kube.IsUnreachable(err) {
+			err = &Failure{Reason: report.ReasonClusterUnreachable, Err: clients.Explain(err)}
+		}
+		return res, notStarted(res, err, report.ReasonStepFailed, r)
+	}
+	helm := helmstep.New(clients, s.BaseDir, r)
+	defer helm.Close()
+	uninstall := func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+		del := st.Delete
+		return helm.Uninstall(ctx, del.Release, del.Namespace, del.IgnoresNotFound())
+	}
+	exec := steps.NewDelete(steps.NewEnv(clients, s.BaseDir, r), steps.ReleaseDeleterFunc(uninstall))
+	var emit func(report.Event)
+	if d.Started != nil {
+		emit = d.Started()
+	}
+	res.Steps = teardown.Run(ctx, s, teardown.Options{
+		Delete: exec, Emit: emit, OnFinish: sess.OnFinish, Parallelism: d.Parallelism,
+		Configure: func(e *runner.Engine) { e.Redactor = r },
+	})
+	// The record is deleted (or kept) even when the run was cancelled.
+	finish(ctx, res, sess.Close(context.WithoutCancel(ctx)), r)
+	res.DurationMs = cfg.now().Sub(started).Milliseconds()
+	return res, nil
+}
