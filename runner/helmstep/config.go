@@ -1,10 +1,13 @@
 package helmstep
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"helm.sh/helm/v4/pkg/action"
@@ -33,7 +36,7 @@ type restGetter struct {
 	discovery discovery.CachedDiscoveryInterface
 }
 
-func newRESTGetter(c *kube.Clients, namespace string, writes *atomic.Int64) (*restGetter, error) {
+func newRESTGetter(c *kube.Clients, namespace string, writes *atomic.Int64, rejected *rejectWatch) (*restGetter, error) {
 	if c == nil || c.Config == nil {
 		return nil, fmt.Errorf("helm step: no Kubernetes client configuration (internal error: clients not built)")
 	}
@@ -42,6 +45,11 @@ func newRESTGetter(c *kube.Clients, namespace string, writes *atomic.Int64) (*re
 	cfg.WarningHandler = rest.NoWarnings{}
 	if writes != nil {
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &writeCounter{next: rt, writes: writes} })
+	}
+	if rejected != nil {
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+			return &rejectWatch{next: rt, seen: rejected.seen, once: rejected.once}
+		})
 	}
 	disc := c.Discovery
 	if disc == nil {
@@ -104,17 +112,71 @@ func IsWrite(req *http.Request) bool {
 	return !strings.Contains(req.URL.RawQuery, "dryRun=")
 }
 
+// rejectWatch closes seen at the first response that rejects the
+// credentials (401). Helm's status watcher retries a rejected token quietly
+// until its timeout; the session ends the operation instead (see guard).
+type rejectWatch struct {
+	next http.RoundTripper
+	seen chan struct{}
+	once *sync.Once
+}
+
+func newRejectWatch() *rejectWatch {
+	return &rejectWatch{seen: make(chan struct{}), once: &sync.Once{}}
+}
+
+func (w *rejectWatch) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := w.next.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return resp, err
+}
+
+// errCredentialsRejected ends a Helm operation whose requests the API
+// server answered 401; the step's error then gets the 401 sentence
+// (explainCredentials).
+var errCredentialsRejected = errors.New("Helm stopped at the first request the API server refused for its credentials")
+
 // session is one Helm action configuration bound to a namespace, counting
 // the writes its actions send.
 type session struct {
-	cfg    *action.Configuration
-	getter *restGetter
-	writes *atomic.Int64
+	cfg      *action.Configuration
+	getter   *restGetter
+	writes   *atomic.Int64
+	rejected *rejectWatch
+}
+
+// guard returns ctx ended as soon as any request of the session is
+// answered 401, so that revoked credentials fail the step at once instead
+// of at its timeout. stop releases the watch.
+func (s *session) guard(ctx context.Context) (context.Context, func()) {
+	gctx, cancel := context.WithCancelCause(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-s.rejected.seen:
+			cancel(errCredentialsRejected)
+		case <-stopped:
+		case <-gctx.Done():
+		}
+	}()
+	return gctx, func() { close(stopped); cancel(nil) }
+}
+
+// rejectedErr is err, or errCredentialsRejected when the guard ended the
+// operation (Helm reports only "context canceled").
+func rejectedErr(gctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(gctx), errCredentialsRejected) {
+		return errCredentialsRejected
+	}
+	return err
 }
 
 func (e *Executor) newSession(namespace string) (*session, error) {
 	writes := &atomic.Int64{}
-	getter, err := newRESTGetter(e.clients, namespace, writes)
+	rejected := newRejectWatch()
+	getter, err := newRESTGetter(e.clients, namespace, writes, rejected)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +188,7 @@ func (e *Executor) newSession(namespace string) (*session, error) {
 		// The release namespace, not the kubeconfig's, for namespace-less objects.
 		kc.Namespace = namespace
 	}
-	return &session{cfg: cfg, getter: getter, writes: writes}, nil
+	return &session{cfg: cfg, getter: getter, writes: writes, rejected: rejected}, nil
 }
 
 func discardLogger() slog.Handler { return slog.DiscardHandler }

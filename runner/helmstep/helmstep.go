@@ -244,9 +244,11 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	in.Timeout = timeout
 	in.ServerSideApply = true
 	in.ForceConflicts = true
-	r, err := in.RunWithContext(ctx, ch, vals)
+	gctx, stop := sess.guard(ctx)
+	defer stop()
+	r, err := in.RunWithContext(gctx, ch, vals)
 	if err != nil {
-		return nil, err
+		return nil, rejectedErr(gctx, err)
 	}
 	return asRelease(r)
 }
@@ -261,9 +263,11 @@ func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, nam
 	up.WaitStrategy = waitStrategy(h)
 	up.Timeout = timeout
 	up.ForceConflicts = true // converge: take back fields edited out of band
-	r, err := up.RunWithContext(ctx, name, ch, vals)
+	gctx, stop := sess.guard(ctx)
+	defer stop()
+	r, err := up.RunWithContext(gctx, name, ch, vals)
 	if err != nil {
-		return nil, err
+		return nil, rejectedErr(gctx, err)
 	}
 	return asRelease(r)
 }
