@@ -118,6 +118,13 @@ func lintProject(t *testing.T, workflows map[string]string) []*actionlint.Error 
 		os.WriteFile(p, []byte(actionRef.ReplaceAllString(content, "./")), 0o644)
 		paths = append(paths, p)
 	}
+	return actionlintFiles(t, dir, paths)
+}
+
+// actionlintFiles lints workflow files as part of the repository at dir, so
+// local `uses: ./` resolve to its action.yml.
+func actionlintFiles(t *testing.T, dir string, paths []string) []*actionlint.Error {
+	t.Helper()
 	var out bytes.Buffer
 	l, err := actionlint.NewLinter(&out, &actionlint.LinterOptions{Oneline: true, WorkingDir: dir})
 	if err != nil {

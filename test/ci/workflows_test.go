@@ -1,14 +1,12 @@
 package ci
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/rhysd/actionlint"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -33,20 +31,7 @@ func projectWorkflows(t *testing.T) []string {
 // `uses: ./` resolve to action.yml. (The examples are linted in
 // TestExampleWorkflowsLint.)
 func TestProjectWorkflowsLint(t *testing.T) {
-	root := repoRoot(t)
-	var out bytes.Buffer
-	l, err := actionlint.NewLinter(&out, &actionlint.LinterOptions{Oneline: true, WorkingDir: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	proj, err := actionlint.NewProject(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	errs, err := l.LintFiles(projectWorkflows(t), proj)
-	if err != nil {
-		t.Fatal(err)
-	}
+	errs := actionlintFiles(t, repoRoot(t), projectWorkflows(t))
 	for _, e := range errs {
 		t.Errorf("%s", e.Error())
 	}

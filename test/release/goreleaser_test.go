@@ -17,13 +17,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/khook/khook/test/ci/citest"
 )
 
-// repoRoot is the module root, found from this file's location.
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
-}
+var repoRoot = citest.RepoRoot
 
 // goreleaser builds the pinned GoReleaser into the user cache, where `make
 // release-tools` puts it (go build leaves an up-to-date binary alone).
