@@ -85,8 +85,10 @@ NO_REMOTE   = $(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFI
 RELEASE_ENV = PATH="$(TOOLS_BIN):$$PATH" $(NO_REMOTE)
 
 # FORCE: go build itself leaves an up-to-date binary alone (under a second).
+# GOTOOLCHAIN=auto: GoReleaser v2.18 needs the Go its go.mod names (fetched
+# from the module proxy once); see tools/goreleaser/tools.go.
 $(GORELEASER): FORCE
-	$(GO) build -C tools/goreleaser -o $@ github.com/goreleaser/goreleaser/v2
+	GOTOOLCHAIN=auto $(GO) build -C tools/goreleaser -o $@ github.com/goreleaser/goreleaser/v2
 
 $(SYFT): FORCE
 	$(GO) build -C tools/syft -o $@ github.com/anchore/syft/cmd/syft

@@ -37,7 +37,8 @@ func goreleaser(t *testing.T) string {
 	}
 	bin := filepath.Join(dir, "goreleaser")
 	// A cold build (GoReleaser's dependency graph) takes minutes on 2 cores.
-	out, err := run(t, 20*time.Minute, repoRoot(), nil, "go", "build", "-C", "tools/goreleaser", "-o", bin, "github.com/goreleaser/goreleaser/v2")
+	// GOTOOLCHAIN=auto: the Go version tools/goreleaser/go.mod names (see tools.go).
+	out, err := run(t, 20*time.Minute, repoRoot(), []string{"GOTOOLCHAIN=auto"}, "go", "build", "-C", "tools/goreleaser", "-o", bin, "github.com/goreleaser/goreleaser/v2")
 	if err != nil {
 		t.Fatalf("building the pinned GoReleaser: %v\n%s", err, out)
 	}
