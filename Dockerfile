@@ -14,8 +14,9 @@ RUN go mod download
 COPY . .
 ARG VERSION=""
 ARG COMMIT=""
+ARG DATE=""
 RUN CGO_ENABLED=0 go build -trimpath \
-      -ldflags "-s -w -X github.com/khook/khook/internal/cli/version.Version=${VERSION} -X github.com/khook/khook/internal/cli/version.Commit=${COMMIT}" \
+      -ldflags "-s -w -X github.com/khook/khook/internal/cli/version.Version=${VERSION} -X github.com/khook/khook/internal/cli/version.Commit=${COMMIT} -X github.com/khook/khook/internal/cli/version.Date=${DATE}" \
       -o /out/khook . \
  && mkdir -p /out/tmp && chmod 1777 /out/tmp
 
@@ -27,7 +28,8 @@ COPY --from=build /out/khook /usr/local/bin/khook
 ENV TMPDIR=/tmp
 ENTRYPOINT ["/usr/local/bin/khook"]
 
-# The final stage (what the GitHub Action builds) holds the static binary, CA certificates and an empty
+# The final stage (the CLI and GitHub Action image; releases build the same shape
+# from Dockerfile.release) holds the static binary, CA certificates and an empty
 # world-writable /tmp: no shell, no package manager.
 FROM scratch
 COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt

@@ -12,7 +12,13 @@ FUZZTIME     ?= 10s
 
 CLUSTER_CMD := bin/khook-cluster
 
-.PHONY: all build test fuzz vet cluster-bin cluster cluster-down
+# GoReleaser and syft are pinned in their own modules (tools/goreleaser,
+# tools/syft) and built once into the user cache, next to the control plane.
+TOOLS_BIN  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/khook/tools
+GORELEASER := $(TOOLS_BIN)/goreleaser
+SYFT       := $(TOOLS_BIN)/syft
+
+.PHONY: all build test fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot
 
 all: build
 
@@ -20,7 +26,8 @@ build:
 	$(GO) build ./...
 
 ## test: every test, integration tests included, then the fuzz targets briefly.
-test: cluster-bin
+## (test/release runs `goreleaser check` and a single-target snapshot build.)
+test: cluster-bin $(GORELEASER)
 	$(GO) test -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory fuzz
 
@@ -69,3 +76,30 @@ quickstart: $(CLUSTER_CMD)
 	echo "khook apply -f examples/quickstart.yaml   (KUBECONFIG=$$KUBECONFIG)"; \
 	$(KHOOK_BIN) apply -f examples/quickstart.yaml --kubeconfig "$$KUBECONFIG" && \
 	echo "Done. Again: $(KHOOK_BIN) apply -f examples/quickstart.yaml --kubeconfig $$KUBECONFIG; stop the cluster: make cluster-down"
+
+# ---- release (GoReleaser, see .goreleaser.yaml and CONTRIBUTING.md) -----------
+# GoReleaser reads the project URL from the git remote; a clone without one
+# (a local worktree) gets the canonical URL through git's environment config,
+# leaving the repository's own config alone.
+NO_REMOTE   = $(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/khook/khook.git)
+RELEASE_ENV = PATH="$(TOOLS_BIN):$$PATH" $(NO_REMOTE)
+
+# FORCE: go build itself leaves an up-to-date binary alone (under a second).
+# GOTOOLCHAIN=auto: GoReleaser v2.18 needs the Go its go.mod names (fetched
+# from the module proxy once); see tools/goreleaser/tools.go.
+$(GORELEASER): FORCE
+	GOTOOLCHAIN=auto $(GO) build -C tools/goreleaser -o $@ github.com/goreleaser/goreleaser/v2
+
+$(SYFT): FORCE
+	$(GO) build -C tools/syft -o $@ github.com/anchore/syft/cmd/syft
+
+## release-tools: build the pinned GoReleaser and syft (once; test/release uses them).
+release-tools: $(GORELEASER) $(SYFT)
+
+## release-check: goreleaser check and a snapshot build for this machine, as `make test` does.
+release-check: $(GORELEASER)
+	$(GO) test -count=1 ./test/release
+
+## release-snapshot: every archive, SBOM and checksum into dist/ (no images, no signing, nothing published).
+release-snapshot: release-tools
+	$(RELEASE_ENV) $(GORELEASER) release --snapshot --clean --skip=docker,sign

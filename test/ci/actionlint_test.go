@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -56,8 +57,9 @@ func TestActionMetadataMatchesTheContract(t *testing.T) {
 	if err := yaml.Unmarshal(data, &a); err != nil {
 		t.Fatalf("action.yml: %v", err)
 	}
-	if a.Runs.Using != "docker" || a.Runs.Image != "Dockerfile" || len(a.Runs.Args) != 1 || a.Runs.Args[0] != "ci" {
-		t.Errorf("runs: %+v, want a Docker container action running `khook ci`", a.Runs)
+	// The published image, by release tag (test/release checks which one).
+	if a.Runs.Using != "docker" || !publishedImage.MatchString(a.Runs.Image) || len(a.Runs.Args) != 1 || a.Runs.Args[0] != "ci" {
+		t.Errorf("runs: %+v, want a Docker container action running `khook ci` in %s", a.Runs, publishedImage)
 	}
 	if a.Branding.Icon == "" || a.Branding.Color == "" {
 		t.Error("action.yml needs branding")
@@ -85,9 +87,15 @@ func TestActionMetadataMatchesTheContract(t *testing.T) {
 	}
 }
 
+var (
+	publishedImage = regexp.MustCompile(`^docker://ghcr\.io/khook/khook:v\d+\.\d+\.\d+$`)
+	// actionRef is how the examples and docs use the published action.
+	actionRef = regexp.MustCompile(`khook/khook@v[0-9][0-9A-Za-z.-]*`)
+)
+
 // lintProject lays out a repository with action.yml at its root and the
 // workflows under .github/workflows, the published action reference
-// (khook/khook@v1) pointing at the local action so actionlint reads its
+// (khook/khook@vX.Y.Z) pointing at the local action so actionlint reads its
 // inputs, and returns actionlint's errors.
 func lintProject(t *testing.T, workflows map[string]string) []*actionlint.Error {
 	t.Helper()
@@ -97,7 +105,7 @@ func lintProject(t *testing.T, workflows map[string]string) []*actionlint.Error 
 	if err := os.MkdirAll(wfDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"action.yml", "Dockerfile"} {
+	for _, f := range []string{"action.yml"} {
 		data, err := os.ReadFile(filepath.Join(repoRoot(t), f))
 		if err != nil {
 			t.Fatal(err)
@@ -107,9 +115,16 @@ func lintProject(t *testing.T, workflows map[string]string) []*actionlint.Error 
 	var paths []string
 	for name, content := range workflows {
 		p := filepath.Join(wfDir, name)
-		os.WriteFile(p, []byte(strings.ReplaceAll(content, "khook/khook@v1", "./")), 0o644)
+		os.WriteFile(p, []byte(actionRef.ReplaceAllString(content, "./")), 0o644)
 		paths = append(paths, p)
 	}
+	return actionlintFiles(t, dir, paths)
+}
+
+// actionlintFiles lints workflow files as part of the repository at dir, so
+// local `uses: ./` resolve to its action.yml.
+func actionlintFiles(t *testing.T, dir string, paths []string) []*actionlint.Error {
+	t.Helper()
 	var out bytes.Buffer
 	l, err := actionlint.NewLinter(&out, &actionlint.LinterOptions{Oneline: true, WorkingDir: dir})
 	if err != nil {
@@ -136,7 +151,7 @@ func TestExampleWorkflowsLint(t *testing.T) {
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".yml") || strings.HasSuffix(e.Name(), ".yaml") {
 			data, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-			if !strings.Contains(string(data), "khook/khook@v1") {
+			if !actionRef.Match(data) {
 				t.Errorf("%s does not use the action", e.Name())
 			}
 			workflows[e.Name()] = string(data)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -69,11 +70,11 @@ func (p *podman) run(args ...string) (string, int) {
 	return string(out), code
 }
 
-// finalStage returns the Dockerfile's last stage and checks the rules
+// finalStage returns a Dockerfile's last stage and checks the rules
 // GitHub and GitLab put on it.
-func finalStage(t *testing.T) []string {
+func finalStage(t *testing.T, dockerfile string) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(citest.RepoRoot(), "Dockerfile"))
+	f, err := os.Open(filepath.Join(citest.RepoRoot(), dockerfile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,14 +106,20 @@ func finalStage(t *testing.T) []string {
 	return stage
 }
 
-// buildImage builds the final stage FROM scratch with the binary built
-// outside (the Dockerfile's flags) and the host's CA bundle: a
-// Containerfile generated from the Dockerfile, each COPY --from=build
-// source staged into the context.
-func buildImage(t *testing.T, p *podman) string {
+// buildImage builds a Dockerfile's final stage FROM scratch for
+// linux/amd64 with the binary built outside (the Dockerfile's flags) and the
+// host's CA bundle: a Containerfile generated from the Dockerfile, each COPY
+// --from=<stage> source staged into the context. Dockerfile.release copies
+// the binary GoReleaser built from $TARGETPLATFORM/khook in the context,
+// which is where it is staged.
+func buildImage(t *testing.T, p *podman, dockerfile string) string {
 	t.Helper()
-	stage := finalStage(t)
+	stage := finalStage(t, dockerfile)
 	ctxDir := t.TempDir()
+	const platform = "linux/amd64"
+	if runtime.GOOS+"/"+runtime.GOARCH != platform {
+		t.Skipf("the image test builds %s images; this is %s/%s", platform, runtime.GOOS, runtime.GOARCH)
+	}
 	sources := map[string]func(dst string) error{
 		"/out/khook": func(dst string) error { return copyFile(citest.StaticKhook(t), dst, 0o755) },
 		"/etc/ssl/certs/ca-certificates.crt": func(dst string) error {
@@ -128,6 +135,14 @@ func buildImage(t *testing.T, p *podman) string {
 	var cf []string
 	for i, l := range stage {
 		f := strings.Fields(l)
+		if strings.EqualFold(f[0], "COPY") && len(f) == 3 && f[1] == "$TARGETPLATFORM/khook" {
+			if err := os.MkdirAll(filepath.Join(ctxDir, platform), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := copyFile(citest.StaticKhook(t), filepath.Join(ctxDir, platform, "khook"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if strings.EqualFold(f[0], "COPY") && len(f) == 4 && strings.HasPrefix(f[1], "--from=") {
 			stage := filepath.Join(ctxDir, "src"+string(rune('a'+i)))
 			make, ok := sources[f[2]]
@@ -145,7 +160,7 @@ func buildImage(t *testing.T, p *podman) string {
 		t.Fatal(err)
 	}
 	tag := "localhost/khook-ci-test:" + gha.RandomToken()[:12]
-	if out, code := p.run("build", "-q", "-t", tag, ctxDir); code != 0 {
+	if out, code := p.run("build", "-q", "--platform", platform, "--build-arg", "TARGETPLATFORM="+platform, "-t", tag, ctxDir); code != 0 {
 		t.Fatalf("podman build failed (%d):\n%s", code, out)
 	}
 	t.Cleanup(func() { p.run("rmi", "-f", tag) })
@@ -161,8 +176,18 @@ func copyFile(src, dst string, mode os.FileMode) error {
 }
 
 func TestImageRunsAsGitHubAndAsNonRoot(t *testing.T) {
+	for _, dockerfile := range []string{"Dockerfile", "Dockerfile.release"} {
+		t.Run(dockerfile, func(t *testing.T) { testImage(t, dockerfile) })
+	}
+}
+
+// testImage: the image GitHub's action runs (root, workspace mounted) and a
+// GitLab job or pod runs (uid 10001, read-only root filesystem). Dockerfile
+// is what `docker build` builds from source; Dockerfile.release is what the
+// release publishes (GoReleaser copies its binaries in).
+func testImage(t *testing.T, dockerfile string) {
 	p := newPodman(t)
-	image := buildImage(t, p)
+	image := buildImage(t, p, dockerfile)
 
 	// 1. As GitHub runs a container action: default user (root), the
 	// workspace and file-command directory mounted, workspace as workdir.

@@ -1,0 +1,3 @@
+module go.digitalxero.dev/go-msix
+
+go 1.24
