@@ -80,6 +80,20 @@ type Plan struct {
 	Steps      []PlanStep     `json:"steps"`
 	// Inputs are the declared variables the plan used (secrets masked).
 	Inputs []Input `json:"inputs,omitempty"`
+	// Fingerprint is the hex SHA-256 of everything the plan was decided
+	// from and decided (spec and input digests, the cluster's identity, per
+	// step its action and object digests): two plans of an unchanged world
+	// have the same one. Empty offline.
+	Fingerprint string `json:"fingerprint,omitempty"`
+}
+
+// ShortFingerprint is the fingerprint as people see it: its first 12 hex
+// digits ("" when there is none).
+func ShortFingerprint(fp string) string {
+	if len(fp) > 12 {
+		return fp[:12]
+	}
+	return fp
 }
 
 // Predicted actions (semantics.md, "plan").
