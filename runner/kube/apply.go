@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -95,8 +96,32 @@ func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured,
 	req.Action = ActionConfigure
 	if string(req.Patch) == "{}" {
 		req.Action = ActionUnchanged
+		return req, nil
+	}
+	// A patch can be non-empty and still change nothing: a merge patch
+	// replaces a list whole, so a custom resource whose list items the
+	// server defaults (kyverno's ClusterPolicy rules) differs from its
+	// manifest on every run, and kubectl apply says "configured" each time.
+	// The server decides: the patch is kept only if its dry run would
+	// change the object. A dry run that fails keeps it, and the real write
+	// reports why.
+	if out, err := c.Send(ctx, req, true); err == nil && SameObject(live, out) {
+		req.Action = ActionUnchanged
 	}
 	return req, nil
+}
+
+// SameObject reports whether two versions of an object hold the same
+// content: everything but the server's bookkeeping (resourceVersion and
+// managedFields, whose timestamps move on every write, dry runs included).
+func SameObject(a, b *unstructured.Unstructured) bool {
+	strip := func(u *unstructured.Unstructured) map[string]any {
+		c := u.DeepCopy()
+		c.SetResourceVersion("")
+		c.SetManagedFields(nil)
+		return c.Object
+	}
+	return equality.Semantic.DeepEqual(strip(a), strip(b))
 }
 
 // withLastApplied returns a copy of obj carrying the last-applied

@@ -3,6 +3,7 @@ package steps
 import (
 	"net/http"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -29,7 +30,10 @@ func (w *writeCounter) wrap(cfg *rest.Config) *rest.Config {
 		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 			switch req.Method {
 			case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-				w.n.Add(1)
+				// A dry run persists nothing: it is a read.
+				if !strings.Contains(req.URL.RawQuery, "dryRun=All") {
+					w.n.Add(1)
+				}
 			}
 			return rt.RoundTrip(req)
 		})
