@@ -17,6 +17,7 @@ import (
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
 )
 
 // Uninstall removes a release and waits (watch-driven, bounded by ctx's
@@ -45,8 +46,10 @@ func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFoun
 	if err != nil {
 		return runner.Outcome{Writes: int(sess.writes.Load())}, e.clients.Explain(fmt.Errorf("release %s in namespace %s: cannot mark its CRDs to be kept: %w", name, ns, err))
 	}
+	deleted := e.toBeDeleted(ctx, last)
 	un := action.NewUninstall(sess.cfg)
-	un.WaitStrategy = helmkube.StatusWatcherStrategy
+	// Helm waits for the hooks; khook waits for the deletions, by UID.
+	un.WaitStrategy = helmkube.HookOnlyStrategy
 	un.Timeout = helmTimeout(ctx, false)
 	un.DeletionPropagation = "background"
 	un.IgnoreNotFound = ignoreNotFound
@@ -63,6 +66,9 @@ func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFoun
 				return out, fmt.Errorf("release %s in namespace %s: its resources were not gone before the step timeout: %w", name, ns, r.err)
 			}
 			return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s: uninstall failed: %w", name, ns, r.err))
+		}
+		if err := kube.WaitGone(ctx, e.clients, deleted); err != nil {
+			return out, fmt.Errorf("release %s in namespace %s: uninstalled, but its resources were not gone before the step timeout: %w", name, ns, err)
 		}
 		out.Detail = fmt.Sprintf("uninstalled release %s (revision %d) from namespace %s", name, last.Version, ns)
 		if len(kept) > 0 {

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
@@ -66,15 +65,6 @@ func (x *Delete) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, er
 	return x.finish(runner.Outcome{}, errors.New("delete sets none of manifests, resource, release"))
 }
 
-// victim is one object sent a delete, remembered by UID so a replacement
-// created meanwhile (a pod a ReplicaSet recreates) does not hold the wait.
-type victim struct {
-	mapping *meta.RESTMapping
-	ns      string
-	name    string
-	uid     types.UID
-}
-
 func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
 	var out runner.Outcome
 	objs, err := kube.LoadManifests(ctx, x.BaseDir, d.Manifests)
@@ -83,7 +73,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 	}
 	c := x.Clients
 	ns := spec.NamespaceOrDefault(d.Namespace)
-	var victims []victim
+	var victims []kube.Deleted
 	missing := 0
 	for i := len(objs) - 1; i >= 0; i-- { // last first: CRs before their CRDs, objects before namespaces
 		obj := objs[i]
@@ -112,9 +102,9 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 		}
 		out.Writes++
 		victims = append(victims, *v)
-		out.Changes = append(out.Changes, change(report.DidDelete, m, v.ns, v.name))
+		out.Changes = append(out.Changes, change(report.DidDelete, m, v.Namespace, v.Name))
 	}
-	if err := waitGone(ctx, c, victims); err != nil {
+	if err := kube.WaitGone(ctx, c, victims); err != nil {
 		return out, err
 	}
 	out.Detail = deleteDetail(len(victims), missing)
@@ -123,7 +113,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 
 // deleteOne deletes with background propagation (kubectl's default); nil
 // means the object was not there.
-func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name string) (*victim, error) {
+func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name string) (*kube.Deleted, error) {
 	c := x.Clients
 	r := c.Resource(m, ns)
 	live, err := r.Get(ctx, name, metav1.GetOptions{})
@@ -145,7 +135,7 @@ func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name st
 	if err != nil {
 		return nil, fmt.Errorf("cannot delete %s: %w", describe(m, ns, name), c.Explain(err))
 	}
-	return &victim{mapping: m, ns: ns, name: name, uid: live.GetUID()}, nil
+	return &kube.Deleted{Mapping: m, Namespace: ns, Name: name, UID: live.GetUID()}, nil
 }
 
 func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
@@ -162,7 +152,7 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, 
 	if err := t.Validate(); err != nil {
 		return out, err
 	}
-	var victims []victim
+	var victims []kube.Deleted
 	// One named object in one namespace: get and delete it. Everything else
 	// (selectors, a name across all namespaces) lists first.
 	if res.Name != "" && d.Selector == "" && d.FieldSelector == "" && (t.Namespace != "" || !res.Namespaced()) {
@@ -203,9 +193,9 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, 
 	}
 	out.Writes = len(victims)
 	for _, v := range victims {
-		out.Changes = append(out.Changes, change(report.DidDelete, v.mapping, v.ns, v.name))
+		out.Changes = append(out.Changes, change(report.DidDelete, v.Mapping, v.Namespace, v.Name))
 	}
-	if err := waitGone(ctx, c, victims); err != nil {
+	if err := kube.WaitGone(ctx, c, victims); err != nil {
 		return out, err
 	}
 	out.Detail = fmt.Sprintf("deleted %s", plural(len(victims), "object", "objects"))
@@ -213,30 +203,6 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, 
 		out.Detail = fmt.Sprintf("nothing to delete: no %s", t)
 	}
 	return out, nil
-}
-
-// waitGone watches each deleted object until no object with its UID remains
-// (finalizers and graceful termination can take a while), bounded by ctx.
-func waitGone(ctx context.Context, c *kube.Clients, victims []victim) error {
-	for _, v := range victims {
-		t := kube.Target{Mapping: v.mapping, Namespace: v.ns, Name: v.name}
-		uid := v.uid
-		gone := func(objs []*unstructured.Unstructured) (bool, string, error) {
-			for _, o := range objs {
-				if o.GetUID() == uid {
-					if ts := o.GetDeletionTimestamp(); ts != nil && len(o.GetFinalizers()) > 0 {
-						return false, fmt.Sprintf("still terminating, finalizers %v", o.GetFinalizers()), nil
-					}
-					return false, "still terminating", nil
-				}
-			}
-			return true, "", nil
-		}
-		if err := kube.WaitFor(ctx, c, t, "deletion", gone); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func describe(m *meta.RESTMapping, ns, name string) string {
