@@ -11,35 +11,17 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 )
 
-// RealChartsEnv names a directory holding the public chart corpus: one
-// folder per chart with its pinned packaged .tgz files, the upstream
-// LICENSE, and a SOURCES.md at the top saying where each came from.
-const RealChartsEnv = "KHOOK_REAL_CHARTS"
-
-// RealChartsDir returns the public chart corpus: $KHOOK_REAL_CHARTS, or
-// shared/real-charts beside the repository (where CI lays shared/ out). The
-// corpus is third-party code, kept out of this repository. A test that
-// needs it is skipped, saying where to put it, when it is absent.
+// RealChartsDir returns the public chart corpus vendored in
+// test/testdata/real-charts (see its SOURCES.md): one folder per chart with
+// its pinned packages and the upstream LICENSE.
 func RealChartsDir(t testing.TB) string {
 	t.Helper()
-	if dir := os.Getenv(RealChartsEnv); dir != "" {
-		if _, err := os.Stat(filepath.Join(dir, "SOURCES.md")); err != nil {
-			t.Fatalf("chartsrc: %s=%s is not a chart corpus: %v", RealChartsEnv, dir, err)
-		}
-		return dir
-	}
 	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	for _, dir := range []string{
-		filepath.Join(root, "..", "shared", "real-charts"),
-		filepath.Join(root, "shared", "real-charts"),
-	} {
-		if _, err := os.Stat(filepath.Join(dir, "SOURCES.md")); err == nil {
-			return dir
-		}
+	dir := filepath.Join(filepath.Dir(file), "..", "testdata", "real-charts")
+	if _, err := os.Stat(filepath.Join(dir, "SHA256SUMS")); err != nil {
+		t.Fatalf("chartsrc: the public chart corpus is missing: %v (go run ./test/cmd/vendor-real-charts makes it)", err)
 	}
-	t.Skipf("chartsrc: no public chart corpus: set %s to its directory, or lay it out as shared/real-charts beside the repository (see docs/real-charts.md)", RealChartsEnv)
-	return ""
+	return dir
 }
 
 // RealChart returns the path of a packaged chart of the corpus, e.g.

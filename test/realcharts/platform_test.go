@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -41,8 +42,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// prefix is the spec's ${P}: the namespaces are P-monitoring, P-secrets,
-// P-ingress, P-metrics. The package has its own cluster, so it is fixed.
+// prefix is the spec's ${P}: the namespaces are P-policy, P-secrets,
+// P-gatekeeper, P-metrics. The package has its own cluster, so it is fixed.
 const prefix = "platform"
 
 // platform runs the built khook on testdata/platform.yaml through the
@@ -111,18 +112,18 @@ func TestPlatformBootstrap(t *testing.T) {
 	// The three ways users get charts: an HTTP repository, an OCI registry,
 	// a local archive.
 	repo := chartsrc.NewHTTPRepoFromFiles(t, chartsrc.Auth{},
-		chartsrc.RealChart(t, corpus, "metrics-server", "3.13.0"),
 		chartsrc.RealChart(t, corpus, "metrics-server", "3.13.1"),
-		chartsrc.RealChart(t, corpus, "ingress-nginx", "4.15.1"))
+		chartsrc.RealChart(t, corpus, "gatekeeper", "3.17.0"),
+		chartsrc.RealChart(t, corpus, "gatekeeper", "3.23.1"))
 	reg := chartsrc.NewOCIRegistry(t, chartsrc.Auth{})
-	reg.PushFile(t, chartsrc.RealChart(t, corpus, "prometheus-operator-crds", "31.0.1"))
+	reg.PushFile(t, chartsrc.RealChart(t, corpus, "kyverno", "3.3.6"))
 
 	p := &platform{t: t, bin: citest.Khook(t), home: t.TempDir(), proxy: apiproxy.Start(t, kube.RESTConfig), vars: map[string]string{
 		"P":                  prefix,
 		"REPO":               repo.URL,
 		"OCI":                reg.URL(),
-		"SEALED_SECRETS_TGZ": chartsrc.RealChart(t, corpus, "sealed-secrets", "2.18.5"),
-		"MS_VERSION":         "3.13.0",
+		"SEALED_SECRETS_TGZ": chartsrc.RealChart(t, corpus, "sealed-secrets", "2.16.0"),
+		"GK_VERSION":         "3.17.0",
 	}}
 	// Last registered, so first to run: the APIService must go before the
 	// namespaces, whose deletion it blocks cluster-wide (discovery of
@@ -135,7 +136,7 @@ func TestPlatformBootstrap(t *testing.T) {
 	t.Logf("fresh apply: %d writes", len(writes))
 	revs := helmRevisions(t)
 	t.Logf("releases after the fresh apply: %v", revs)
-	for _, r := range []string{"monitoring-crds", "sealed-secrets", "ingress-nginx", "metrics-server"} {
+	for _, r := range []string{"kyverno", "sealed-secrets", "gatekeeper", "metrics-server"} {
 		if revs[r] != 1 {
 			t.Errorf("release %s at revision %d after the fresh apply, want 1", r, revs[r])
 		}
@@ -146,27 +147,27 @@ func TestPlatformBootstrap(t *testing.T) {
 		t.Errorf("metrics.k8s.io/v1beta1 is served; the test expects its APIService to be unavailable")
 	}
 
-	// ingress-nginx's certificate Jobs ran as pre-install and post-install
-	// hooks and are gone (hook-delete-policy: hook-succeeded).
+	// gatekeeper's CRD-upgrade and namespace-label Jobs ran as pre-install
+	// and post-install hooks and are gone (hook-delete-policy: hook-succeeded).
 	var hookJobs []string
-	for _, name := range []string{"ingress-nginx-admission-create", "ingress-nginx-admission-patch"} {
+	for _, name := range gatekeeperHookJobs {
 		if slices.ContainsFunc(writes, func(w string) bool { return strings.HasSuffix(w, "/jobs/"+name) }) {
 			hookJobs = append(hookJobs, name)
 		}
 	}
-	jobs, err := kube.Client.BatchV1().Jobs(prefix+"-ingress").List(ctx, metav1.ListOptions{})
+	jobs, err := kube.Client.BatchV1().Jobs(prefix+"-gatekeeper").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var left []string
 	for _, j := range jobs.Items {
-		if strings.HasPrefix(j.Name, "ingress-nginx-admission-") {
+		if slices.Contains(gatekeeperHookJobs, j.Name) {
 			left = append(left, j.Name)
 		}
 	}
-	t.Logf("ingress-nginx hook Jobs written: %v, left after install: %v", hookJobs, left)
-	if len(hookJobs) != 2 || len(left) != 0 {
-		t.Errorf("ingress-nginx hook Jobs: %v written (want admission-create and admission-patch), %v left (want none)", hookJobs, left)
+	t.Logf("gatekeeper hook Jobs written: %v, left after install: %v", hookJobs, left)
+	if len(hookJobs) != len(gatekeeperHookJobs) || len(left) != 0 {
+		t.Errorf("gatekeeper hook Jobs: %v written (want %v), %v left (want none)", hookJobs, gatekeeperHookJobs, left)
 	}
 	caBundle := apiServiceCABundle(t)
 
@@ -208,19 +209,20 @@ func TestPlatformBootstrap(t *testing.T) {
 	t.Logf("releases after the repair: %v", revs)
 
 	// 5. A chart version bump upgrades that release alone.
-	p.vars["MS_VERSION"] = "3.13.1"
+	p.vars["GK_VERSION"] = "3.23.1"
 	out = p.mustRun(2, "plan", "--diff", "--detailed-exitcode")
-	// The plan renders with lookup, as the upgrade does: the certificate the
-	// chart generated and reuses is not shown as changing.
-	if strings.Contains(out, "+  tls.crt:") || strings.Contains(out, "+  caBundle:") {
-		t.Errorf("the upgrade plan shows metrics-server's generated certificate changing:\n%s", out)
+	// The plan renders every chart with lookup, as apply does: the
+	// certificate metrics-server's chart generated and reuses is not shown
+	// as changing while another release upgrades.
+	if !regexp.MustCompile(`(?m)^upgrade +gatekeeper \(helm\)$`).MatchString(out) || strings.Contains(out, "+  caBundle:") {
+		t.Errorf("the upgrade plan: want gatekeeper to upgrade and no generated certificate changing:\n%s", out)
 	}
 	p.mustRun(0, "apply")
 	bumped := helmRevisions(t)
-	t.Logf("releases after the metrics-server bump: %v", bumped)
+	t.Logf("releases after the gatekeeper bump: %v", bumped)
 	for r, v := range revs {
 		want := v
-		if r == "metrics-server" {
+		if r == "gatekeeper" {
 			want = v + 1
 		}
 		if bumped[r] != want {
@@ -247,25 +249,25 @@ func TestPlatformBootstrap(t *testing.T) {
 	// A values change of a chart whose CRDs come from a dependency: plan
 	// renders the chart whole (a release stores it without its subcharts)
 	// and shows the one CRD the change drops, not all of them.
-	p.vars["THANOS_RULERS"] = "false"
+	p.vars["GLOBAL_CONTEXT"] = "false"
 	out = p.mustRun(2, "plan", "--diff", "--detailed-exitcode")
-	if !strings.Contains(out, "thanosrulers.monitoring.coreos.com") || strings.Contains(out, "servicemonitors.monitoring.coreos.com") {
-		t.Errorf("plan of disabling one CRD of monitoring-crds:\n%s", out)
+	if !strings.Contains(out, "globalcontextentries.kyverno.io") || strings.Contains(out, "clusterpolicies.kyverno.io") {
+		t.Errorf("plan of disabling one CRD of kyverno's crds subchart:\n%s", out)
 	}
-	delete(p.vars, "THANOS_RULERS")
+	delete(p.vars, "GLOBAL_CONTEXT")
 
 	// 6. destroy removes everything but the CRDs; a second destroy is green.
 	p.mustRun(0, "destroy")
 	if left := helmRevisions(t); len(left) != 0 {
 		t.Errorf("releases left after destroy: %v", left)
 	}
-	if _, err := kube.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, "ingress-nginx-admission", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		t.Errorf("the ingress-nginx webhook configuration is still there after destroy (%v)", err)
+	if _, err := kube.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, gatekeeperWebhook, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the gatekeeper webhook configuration is still there after destroy (%v)", err)
 	}
 	if _, err := dyn(t).Resource(apiServices).Get(ctx, "v1beta1.metrics.k8s.io", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the metrics-server APIService is still there after destroy (%v)", err)
 	}
-	for _, crd := range []string{"servicemonitors.monitoring.coreos.com", "sealedsecrets.bitnami.com"} {
+	for _, crd := range []string{"clusterpolicies.kyverno.io", "sealedsecrets.bitnami.com", "constrainttemplates.templates.gatekeeper.sh"} {
 		if _, err := dyn(t).Resource(crds).Get(ctx, crd, metav1.GetOptions{}); err != nil {
 			t.Errorf("CRD %s after destroy: %v (destroy keeps CRDs)", crd, err)
 		}
@@ -311,6 +313,12 @@ func (p *platform) drift(t *testing.T, wantDrift bool, edits ...edit) {
 		}
 	}
 }
+
+// gatekeeper's hook Jobs (pre-install CRD upgrade, post-install namespace
+// label) and its validating webhook configuration.
+var gatekeeperHookJobs = []string{"gatekeeper-update-crds-hook", "gatekeeper-update-namespace-label"}
+
+const gatekeeperWebhook = "gatekeeper-validating-webhook-configuration"
 
 var (
 	apiServices = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
@@ -374,8 +382,9 @@ func cleanup(t *testing.T) {
 		return
 	}
 	_ = d.Resource(apiServices).Delete(ctx, "v1beta1.metrics.k8s.io", metav1.DeleteOptions{})
-	_ = kube.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, "ingress-nginx-admission", metav1.DeleteOptions{})
-	for _, ns := range []string{"monitoring", "secrets", "ingress", "metrics"} {
+	_ = kube.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, gatekeeperWebhook, metav1.DeleteOptions{})
+	_ = kube.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, "gatekeeper-mutating-webhook-configuration", metav1.DeleteOptions{})
+	for _, ns := range []string{"policy", "secrets", "gatekeeper", "metrics"} {
 		_ = kube.Client.CoreV1().Namespaces().Delete(ctx, prefix+"-"+ns, metav1.DeleteOptions{})
 	}
 }
@@ -407,14 +416,14 @@ func outOfBandEdits(t *testing.T) []edit {
 	}
 	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	services := schema.GroupVersionResource{Version: "v1", Resource: "services"}
-	patch(crds, "", "servicemonitors.monitoring.coreos.com", types.MergePatchType, `{"metadata":{"annotations":{"operator.prometheus.io/version":"0.0.1"}}}`)
+	patch(crds, "", "clusterpolicies.kyverno.io", types.MergePatchType, `{"metadata":{"annotations":{"controller-gen.kubebuilder.io/version":"v0.0.1"}}}`)
 	patch(services, prefix+"-secrets", "sealed-secrets-controller", types.JSONPatchType, `[{"op":"replace","path":"/spec/ports/0/targetPort","value":9999}]`)
-	patch(deployments, prefix+"-ingress", "ingress-nginx-controller", types.MergePatchType, `{"spec":{"replicas":2}}`)
+	patch(deployments, prefix+"-gatekeeper", "gatekeeper-controller-manager", types.MergePatchType, `{"spec":{"replicas":2}}`)
 	patch(deployments, prefix+"-metrics", "metrics-server", types.MergePatchType, `{"spec":{"replicas":3}}`)
 	return []edit{
-		{"monitoring-crds", "servicemonitors.monitoring.coreos.com"},
+		{"kyverno", "clusterpolicies.kyverno.io"},
 		{"sealed-secrets", "sealed-secrets-controller"},
-		{"ingress-nginx", "ingress-nginx-controller"},
+		{"gatekeeper", "gatekeeper-controller-manager"},
 		{"metrics-server", prefix + "-metrics/metrics-server"},
 	}
 }
