@@ -50,6 +50,9 @@ type Results struct {
 	Steps   []StepResult `json:"steps"`
 	// Inputs are the declared variables the run used (secrets masked).
 	Inputs []Input `json:"inputs,omitempty"`
+	// PlanCheck is how the plan apply made first compared with the plan
+	// reviewed on the pull request (khook ci plan-check); nil when unchecked.
+	PlanCheck *PlanCheck `json:"planCheck,omitempty"`
 }
 
 // StepResult is one step's outcome.
