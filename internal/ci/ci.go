@@ -32,6 +32,9 @@ type Request struct {
 	Context    string
 	Diff       bool
 	Identifier string
+	// ExpectFingerprint, for Apply, is the plan fingerprint plan-check
+	// accepted: the apply writes nothing unless its plan still has it.
+	ExpectFingerprint string
 	// Emit receives progress events; the backend must call it one at a time.
 	Emit func(report.Event)
 }
@@ -83,6 +86,8 @@ type runState struct {
 	identifier string
 	tempFiles  []string
 	timeline   *timeline
+	// reviewed is the reviewed plan plan-check found, nil when unchecked.
+	reviewed *reviewed
 }
 
 // outcome is what a command produced, for every sink.
@@ -98,6 +103,10 @@ type outcome struct {
 	exit     int
 	files    map[string]string // output name -> path (plan-path, ...)
 	comment  string            // comment-url
+	// check is apply's plan check; with no results, the apply was refused
+	// and planNow is the plan that did not match.
+	check   *report.PlanCheck
+	planNow *report.Plan
 }
 
 // Run executes `khook ci` and returns the process exit code.
@@ -301,17 +310,20 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		if err != nil {
 			return r.failed(oc, "", err)
 		}
-		p.Identifier = r.identifier
-		for i := range p.Steps {
-			p.Steps[i].Pos.File = r.relPath(p.Steps[i].Pos.File)
-		}
-		p.Inputs = report.InputsOf(r.spec)
+		r.settlePlan(p)
 		oc.plan = p
 		if r.in.Command == CmdDrift && p.Changes {
 			oc.drift = true
 			oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonDrift, exitFailure
 		}
 	case CmdApply, CmdDestroy:
+		if mode := r.planCheckMode(); mode != report.PlanCheckOff {
+			check, refused := r.checkPlan(ctx, req, mode)
+			if refused != nil {
+				return refused
+			}
+			oc.check, req.ExpectFingerprint = check, check.Current
+		}
 		call := r.opts.Backend.Apply
 		if r.in.Command == CmdDestroy {
 			call = r.opts.Backend.Destroy
@@ -334,6 +346,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			res.FailureReason = action.ReasonOf(err, report.ReasonStepFailed)
 		}
 		res.Inputs = report.InputsOf(r.spec)
+		res.PlanCheck = oc.check
 		oc.results = res
 		oc.status, oc.reason = res.Status, res.FailureReason
 		if res.Status != report.RunOK {

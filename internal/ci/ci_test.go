@@ -3,8 +3,11 @@ package ci
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,6 +35,12 @@ type fakeBackend struct {
 	converged bool
 	// leak is put into every free-text field a cluster could fill.
 	leak string
+	// world stands for everything a plan fingerprint covers besides the
+	// predicted actions (objects' content, inputs, the cluster): plans of
+	// the same world have the same fingerprint.
+	world string
+	// plans and applies count the calls.
+	plans, applies int
 }
 
 func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, error) {
@@ -51,13 +60,19 @@ func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, erro
 		p.Steps = append(p.Steps, ps)
 	}
 	p.Totals = report.PlanTotals(p.Steps)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", f.world)
 	for _, s := range p.Steps {
 		p.Changes = p.Changes || report.IsChange(s.Action)
+		fmt.Fprintf(h, "%s=%s\n", s.Name, s.Action)
 	}
+	p.Fingerprint = hex.EncodeToString(h.Sum(nil))
+	f.plans++
 	return p, nil
 }
 
 func (f *fakeBackend) Apply(ctx context.Context, req Request) (*report.Results, error) {
+	f.applies++
 	res := &report.Results{Name: req.Spec.Metadata.Name, Command: "apply", Status: report.RunOK, StartedAt: t0, DurationMs: 3200, Server: "https://127.0.0.1:6443"}
 	failed := ""
 	for i, st := range req.Spec.Steps {
@@ -329,7 +344,8 @@ func TestGitHubApplyOnPushUpdatesTheMergedPRComment(t *testing.T) {
 	srv := githubtest.New()
 	defer srv.Close()
 	e := newGHEnv(t, srv.URL, map[string]string{"INPUT_COMMAND": "plan"})
-	if code, out, _ := run(t, e.environ, &fakeBackend{planChanges: true}); code != 0 {
+	b := &fakeBackend{planChanges: true}
+	if code, out, _ := run(t, e.environ, b); code != 0 {
 		t.Fatalf("plan exit %d\n%s", code, out)
 	}
 	srv.Pulls = map[string]int{"abc123": 7}
@@ -337,16 +353,17 @@ func TestGitHubApplyOnPushUpdatesTheMergedPRComment(t *testing.T) {
 	os.WriteFile(push, []byte(`{"ref":"refs/heads/main","after":"abc123"}`), 0o644)
 	e.reset()
 	e.environ = append(e.environ, "INPUT_COMMAND=apply", "GITHUB_EVENT_NAME=push", "GITHUB_EVENT_PATH="+push, "GITHUB_SHA=abc123")
-	if code, out, _ := run(t, e.environ, &fakeBackend{}); code != 0 {
+	if code, out, _ := run(t, e.environ, b); code != 0 {
 		t.Fatalf("apply exit %d\n%s", code, out)
 	}
 	cs := srv.Comments(7)
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "applied") || !strings.Contains(cs[0].Body, "at `abc123`") {
 		t.Fatalf("comments after the push's apply: %+v", cs)
 	}
-	// A push whose commit came from no pull request comments nowhere.
+	// A push whose commit came from no pull request comments nowhere
+	// (plan-check: off, or it would refuse an unreviewed push).
 	e.reset()
-	e.environ = append(e.environ, "GITHUB_SHA=def456")
+	e.environ = append(e.environ, "GITHUB_SHA=def456", "INPUT_PLAN-CHECK=off")
 	before := len(srv.Requests)
 	if code, _, _ := run(t, e.environ, &fakeBackend{}); code != 0 {
 		t.Fatal("apply failed")
