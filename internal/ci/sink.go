@@ -45,11 +45,11 @@ func newSink(p Platform, r *runState) sink {
 // plainSink is any other CI: stdout and stderr, and the files.
 type plainSink struct{ *runState }
 
-func (plainSink) mask()                             {}
-func (s plainSink) print(text string)               { io.WriteString(s.opts.Stdout, text) }
-func (plainSink) fenceProgress(string) func()       { return func() {} }
-func (s plainSink) warn(msg string)                 { fmt.Fprintf(s.errOut, "warning: %s\n", msg) }
-func (plainSink) runURL() string                    { return "" }
+func (plainSink) mask()                       {}
+func (s plainSink) print(text string)         { io.WriteString(s.opts.Stdout, text) }
+func (plainSink) fenceProgress(string) func() { return func() {} }
+func (s plainSink) warn(msg string)           { fmt.Fprintf(s.errOut, "warning: %s\n", msg) }
+func (plainSink) runURL() string              { return "" }
 func (plainSink) reviewedPlan(context.Context) reviewed {
 	return reviewed{problem: "plan-check finds the reviewed plan in khook's pull request comment, which only GitHub Actions has here: set plan-check: off (on GitLab, apply the plan file the plan job saved instead)."}
 }
