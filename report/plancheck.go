@@ -16,10 +16,8 @@ const (
 	PlanCheckOff    = "off"
 )
 
-// Failure reasons of a plan check.
+// Failure reasons of a plan check besides ReasonPlanChanged (model.go).
 const (
-	// ReasonPlanChanged: the plan now is not the plan that was reviewed.
-	ReasonPlanChanged = "plan-changed"
 	// ReasonPlanNotFound: there is no reviewed plan to check against (a
 	// direct push, no khook comment, a comment without a fingerprint).
 	ReasonPlanNotFound = "plan-not-found"

@@ -13,6 +13,7 @@ import (
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
 )
 
@@ -32,9 +33,12 @@ type Request struct {
 	Context    string
 	Diff       bool
 	Identifier string
-	// ExpectFingerprint, for Apply, is the plan fingerprint plan-check
-	// accepted: the apply writes nothing unless its plan still has it.
-	ExpectFingerprint string
+	// Expect, for Apply, is the plan the apply is held to (a plan file, or
+	// the plan plan-check accepted): under the state lock it plans again
+	// and writes nothing unless the world still matches it.
+	Expect *planfile.File
+	// PlanKey keys the plan's digests (the plan-key input).
+	PlanKey []byte
 	// Emit receives progress events; the backend must call it one at a time.
 	Emit func(report.Event)
 }
@@ -88,6 +92,8 @@ type runState struct {
 	timeline   *timeline
 	// reviewed is the reviewed plan plan-check found, nil when unchecked.
 	reviewed *reviewed
+	// checked is the plan plan-check compared.
+	checked *report.Plan
 }
 
 // outcome is what a command produced, for every sink.
@@ -167,6 +173,7 @@ func lookup(environ []string) func(string) string {
 // spec is loaded: tokens, the kubeconfig's credentials, KHOOK_SECRET_ values.
 func (r *runState) registerSecrets() {
 	r.red.Add(r.in.GitHubToken)
+	r.red.Add(r.in.PlanKey)
 	for _, k := range []string{"GITHUB_TOKEN", "GITLAB_TOKEN", "KHOOK_GITLAB_TOKEN", "CI_JOB_TOKEN"} {
 		r.red.Add(r.getenv(k))
 	}
@@ -295,7 +302,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 	if r.opts.Backend == nil {
 		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version}
 	}
-	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress()}
+	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey)}
 	if r.in.Kubeconfig != "" {
 		path, err := r.writeKubeconfig()
 		if err != nil {
@@ -312,17 +319,31 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		}
 		r.settlePlan(p)
 		oc.plan = p
+		if r.in.PlanFile != "" && r.in.Command == CmdPlan {
+			if err := r.savePlan(p); err != nil {
+				r.warn(err.Error())
+				oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonStepFailed, exitFailure
+			}
+		}
 		if r.in.Command == CmdDrift && p.Changes {
 			oc.drift = true
 			oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonDrift, exitFailure
 		}
 	case CmdApply, CmdDestroy:
-		if mode := r.planCheckMode(); mode != report.PlanCheckOff {
+		switch mode := r.planCheckMode(); {
+		case r.in.Command == CmdApply && r.in.PlanFile != "":
+			f, err := r.loadPlan()
+			if err != nil {
+				return r.failed(oc, report.ReasonPlanNotFound, err)
+			}
+			req.Expect = f
+			oc.check = &report.PlanCheck{Mode: report.PlanCheckStrict, Source: "the plan file " + r.in.PlanFile, Reviewed: f.Plan.Fingerprint}
+		case mode != report.PlanCheckOff:
 			check, refused := r.checkPlan(ctx, req, mode)
 			if refused != nil {
 				return refused
 			}
-			oc.check, req.ExpectFingerprint = check, check.Current
+			oc.check, req.Expect = check, r.expect(check)
 		}
 		call := r.opts.Backend.Apply
 		if r.in.Command == CmdDestroy {
@@ -346,7 +367,12 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			res.FailureReason = action.ReasonOf(err, report.ReasonStepFailed)
 		}
 		res.Inputs = report.InputsOf(r.spec)
-		res.PlanCheck = oc.check
+		if oc.check != nil && res.FailureReason != report.ReasonPlanChanged {
+			if oc.check.Current == "" {
+				oc.check.Current = oc.check.Reviewed // the apply checked it still holds
+			}
+			res.PlanCheck = oc.check
+		}
 		oc.results = res
 		oc.status, oc.reason = res.Status, res.FailureReason
 		if res.Status != report.RunOK {

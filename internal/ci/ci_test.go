@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +19,7 @@ import (
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/planfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -39,8 +39,9 @@ type fakeBackend struct {
 	// predicted actions (objects' content, inputs, the cluster): plans of
 	// the same world have the same fingerprint.
 	world string
-	// plans and applies count the calls.
-	plans, applies int
+	// plans and applies count the calls; expected counts the applies held
+	// to a plan (Request.Expect) that still matched.
+	plans, applies, expected int
 }
 
 func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, error) {
@@ -60,20 +61,29 @@ func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, erro
 		p.Steps = append(p.Steps, ps)
 	}
 	p.Totals = report.PlanTotals(p.Steps)
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n", f.world)
 	for _, s := range p.Steps {
 		p.Changes = p.Changes || report.IsChange(s.Action)
-		fmt.Fprintf(h, "%s=%s\n", s.Name, s.Action)
 	}
-	p.Fingerprint = hex.EncodeToString(h.Sum(nil))
+	world := sha256.Sum256([]byte(f.world))
+	p.Digests = &report.PlanDigests{Spec: "sha256:" + hex.EncodeToString(world[:])}
+	p.Fingerprint = planfile.Fingerprint(p)
 	f.plans++
 	return p, nil
 }
 
 func (f *fakeBackend) Apply(ctx context.Context, req Request) (*report.Results, error) {
-	f.applies++
 	res := &report.Results{Name: req.Spec.Metadata.Name, Command: "apply", Status: report.RunOK, StartedAt: t0, DurationMs: 3200, Server: "https://127.0.0.1:6443"}
+	if req.Expect != nil {
+		// As action.Apply does under the state lock: plan again, refuse
+		// before the first step when the world moved.
+		f.plans--
+		if now, _ := f.Plan(ctx, req); now.Fingerprint != req.Expect.Plan.Fingerprint {
+			res.Status, res.FailureReason, res.Error = report.RunFailed, report.ReasonPlanChanged, "the world changed: "+strings.Join(req.Expect.Changes(now), "; ")
+			return res, nil
+		}
+		f.expected++
+	}
+	f.applies++
 	failed := ""
 	for i, st := range req.Spec.Steps {
 		sr := report.StepResult{Name: st.Name, Type: st.Type(), Needs: st.Needs, Pos: req.Spec.PosOf(st.Path), Attempts: 1, DurationMs: int64(1000 * (i + 1))}

@@ -51,6 +51,12 @@ type Inputs struct {
 	// the pull request: strict, warn, off; "" is strict for an apply on a
 	// GitHub push (after a merge), off otherwise (planCheckMode).
 	PlanCheck string
+	// PlanFile is a saved plan: command plan writes it, command apply
+	// applies exactly it (khook plan --out, khook apply --plan).
+	PlanFile string
+	// PlanKey keys the plan's digests (secret; KHOOK_PLAN_KEY): plan and
+	// apply must share it for their fingerprints to compare.
+	PlanKey string
 }
 
 // input describes one input: its name (GitHub's spelling) and default.
@@ -77,6 +83,8 @@ var inputNames = []input{
 	{"var-prefix", "KHOOK_VAR_"},
 	{"secret-prefix", "KHOOK_SECRET_"},
 	{"plan-check", ""},
+	{"plan-file", ""},
+	{"plan-key", ""},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -138,6 +146,8 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		VarPrefix:        strings.TrimSpace(raw["var-prefix"]),
 		SecretPrefix:     strings.TrimSpace(raw["secret-prefix"]),
 		PlanCheck:        strings.ToLower(strings.TrimSpace(raw["plan-check"])),
+		PlanFile:         strings.TrimSpace(raw["plan-file"]),
+		PlanKey:          strings.TrimSpace(raw["plan-key"]),
 	}
 	switch in.Command {
 	case CmdPlan, CmdApply, CmdDestroy, CmdValidate, CmdDrift:

@@ -1,12 +1,16 @@
 package ci
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/khook/khook/internal/ci/sticky"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/planfile"
 )
 
 // reviewed is the plan a pull request's khook comment recorded for this
@@ -53,6 +57,7 @@ func (r *runState) checkPlan(ctx context.Context, req Request, mode string) (*re
 		return nil, r.failed(&outcome{command: r.in.Command}, "", err)
 	}
 	r.settlePlan(p)
+	r.checked = p
 	c.Current = p.Fingerprint
 	if c.Problem == "" && c.Current == "" {
 		c.Problem = "This khook made a plan without a fingerprint, so it cannot check it against the reviewed one."
@@ -110,4 +115,56 @@ func (r *runState) markRefused(ctx context.Context, oc *outcome, commit string) 
 		return ""
 	}
 	return rv.comment.URL
+}
+
+// expect is the plan an apply that passed plan-check is held to under the
+// state lock: the plan just compared, so nothing can slip in between the
+// check and the first write. nil when the plan has no digests to hold to.
+func (r *runState) expect(c *report.PlanCheck) *planfile.File {
+	if r.checked == nil || r.checked.Digests == nil {
+		return nil
+	}
+	return planfile.New(r.checked, r.opts.Version, r.opts.Now())
+}
+
+// planFilePath is the plan-file input resolved against the workspace, as
+// artifact paths are.
+func (r *runState) planFilePath() string {
+	if filepath.IsAbs(r.in.PlanFile) {
+		return r.in.PlanFile
+	}
+	return filepath.Join(r.rootDir, r.in.PlanFile)
+}
+
+// savePlan writes the plan file (plan-file input) through the redactor:
+// a secret that reached the plan would break its fingerprint, so the file
+// fails closed rather than leak.
+func (r *runState) savePlan(p *report.Plan) error {
+	var b bytes.Buffer
+	if err := planfile.Write(&b, planfile.New(p, r.opts.Version, r.opts.Now())); err != nil {
+		return fmt.Errorf("cannot save the plan file %s: %w", r.in.PlanFile, err)
+	}
+	path := r.planFilePath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("cannot save the plan file %s: %w", r.in.PlanFile, err)
+	}
+	if err := os.WriteFile(path, []byte(r.red.String(b.String())), 0o644); err != nil {
+		return fmt.Errorf("cannot save the plan file %s: %w", r.in.PlanFile, err)
+	}
+	r.say("khook plan: saved the plan to %s (fingerprint %s)", r.in.PlanFile, report.ShortFingerprint(p.Fingerprint))
+	return nil
+}
+
+// loadPlan reads the plan file an apply is held to.
+func (r *runState) loadPlan() (*planfile.File, error) {
+	fh, err := os.Open(r.planFilePath())
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the plan file %s (did the plan job save it as an artifact, and does this job fetch it?): %w", r.in.PlanFile, err)
+	}
+	defer fh.Close()
+	f, err := planfile.Read(fh)
+	if err != nil {
+		return nil, fmt.Errorf("plan file %s: %w", r.in.PlanFile, err)
+	}
+	return f, nil
 }

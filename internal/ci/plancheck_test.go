@@ -96,8 +96,8 @@ func TestGitHubApplyAfterMergeWithTheReviewedPlanApplies(t *testing.T) {
 	b := &fakeBackend{planChanges: true, world: "reviewed"}
 	e := mergeFlow(t, srv, b)
 	code, out, _ := run(t, e.environ, b)
-	if code != 0 || b.applies != 1 {
-		t.Fatalf("exit %d, %d applies\n%s", code, b.applies, out)
+	if code != 0 || b.applies != 1 || b.expected != 1 {
+		t.Fatalf("exit %d, %d applies (%d held to the checked plan)\n%s", code, b.applies, b.expected, out)
 	}
 	cs := srv.Comments(7)
 	fp, _ := report.CommentFingerprint(cs[0].Body)
@@ -274,4 +274,57 @@ func TestPlanCheckInput(t *testing.T) {
 			t.Errorf("%+v: mode %s", c, got)
 		}
 	}
+}
+
+// GitLab: the plan job saves the plan file (an artifact), the manual apply
+// job applies exactly it, and refuses when the world moved in between.
+func TestGitLabPlanFileThenManualApply(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"khook.yaml", "vars.yaml"} {
+		data, _ := os.ReadFile(filepath.Join("testdata", f))
+		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+	}
+	env := []string{"GITLAB_CI=true", "CI_PROJECT_DIR=" + dir, "KHOOK_VAR_FILE=vars.yaml", "KHOOK_PLAN_FILE=.khook/khook.plan",
+		"KHOOK_SECRET_HOSTILE=" + hostile, "KHOOK_SECRET_DB_TOKEN=s3cr3t-db-token", "KHOOK_PLAN_KEY=k3y-for-plans"}
+	b := &fakeBackend{planChanges: true, world: "reviewed", leak: " " + hostile}
+	code, out, _ := run(t, append(env, "KHOOK_COMMAND=plan"), b)
+	if code != 0 || !strings.Contains(out, "khook plan: saved the plan to .khook/khook.plan (fingerprint ") {
+		t.Fatalf("plan exit %d\n%s", code, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ".khook", "khook.plan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertNoSecrets(t, "the plan file", string(data))
+	if strings.Contains(string(data), "k3y-for-plans") {
+		t.Error("the plan file holds the plan key")
+	}
+	apply := append(env, "KHOOK_COMMAND=apply")
+	if code, out, _ := run(t, apply, b); code != 0 || b.applies != 1 || b.expected != 1 {
+		t.Fatalf("apply exit %d, applies %d, held %d\n%s", code, b.applies, b.expected, out)
+	}
+	if res := readFile(t, dir, ".khook/results.json"); !strings.Contains(res, `"source": "the plan file .khook/khook.plan"`) {
+		t.Errorf("results.json does not record the plan it was held to:\n%s", res)
+	}
+	b.world = "edited out of band"
+	code, out, _ = run(t, apply, b)
+	env2 := readFile(t, dir, ".khook/khook.env")
+	if code != 1 || b.applies != 1 || !strings.Contains(env2, "KHOOK_FAILURE_REASON=plan-changed") {
+		t.Errorf("a changed world: exit %d, applies %d\n%s\n%s", code, b.applies, env2, out)
+	}
+	os.Remove(filepath.Join(dir, ".khook", "khook.plan"))
+	code, out, _ = run(t, apply, b)
+	if code != 1 || !strings.Contains(out, "cannot read the plan file .khook/khook.plan (did the plan job save it as an artifact") ||
+		!strings.Contains(readFile(t, dir, ".khook/khook.env"), "KHOOK_FAILURE_REASON=plan-not-found") {
+		t.Errorf("no plan file: exit %d\n%s", code, out)
+	}
+}
+
+func readFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
