@@ -320,30 +320,15 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		r.settlePlan(p)
 		oc.plan = p
 		if r.in.PlanFile != "" && r.in.Command == CmdPlan {
-			if err := r.savePlan(p); err != nil {
-				r.warn(err.Error())
-				oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonStepFailed, exitFailure
-			}
+			r.savePlanFile(oc, p)
 		}
 		if r.in.Command == CmdDrift && p.Changes {
 			oc.drift = true
 			oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonDrift, exitFailure
 		}
 	case CmdApply, CmdDestroy:
-		switch mode := r.planCheckMode(); {
-		case r.in.Command == CmdApply && r.in.PlanFile != "":
-			f, err := r.loadPlan()
-			if err != nil {
-				return r.failed(oc, report.ReasonPlanNotFound, err)
-			}
-			req.Expect = f
-			oc.check = &report.PlanCheck{Mode: report.PlanCheckStrict, Source: "the plan file " + r.in.PlanFile, Reviewed: f.Plan.Fingerprint}
-		case mode != report.PlanCheckOff:
-			check, refused := r.checkPlan(ctx, req, mode)
-			if refused != nil {
-				return refused
-			}
-			oc.check, req.Expect = check, r.expect(check)
+		if refused := r.holdToPlan(ctx, &req, oc); refused != nil {
+			return refused
 		}
 		call := r.opts.Backend.Apply
 		if r.in.Command == CmdDestroy {
@@ -367,12 +352,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			res.FailureReason = action.ReasonOf(err, report.ReasonStepFailed)
 		}
 		res.Inputs = report.InputsOf(r.spec)
-		if oc.check != nil && res.FailureReason != report.ReasonPlanChanged {
-			if oc.check.Current == "" {
-				oc.check.Current = oc.check.Reviewed // the apply checked it still holds
-			}
-			res.PlanCheck = oc.check
-		}
+		res.PlanCheck = oc.checkFor(res)
 		oc.results = res
 		oc.status, oc.reason = res.Status, res.FailureReason
 		if res.Status != report.RunOK {

@@ -168,3 +168,47 @@ func (r *runState) loadPlan() (*planfile.File, error) {
 	}
 	return f, nil
 }
+
+// holdToPlan decides what an apply is held to before it runs: the plan
+// file, or the plan plan-check compared with the reviewed one. It returns
+// the outcome of an apply that must not run.
+func (r *runState) holdToPlan(ctx context.Context, req *Request, oc *outcome) *outcome {
+	switch mode := r.planCheckMode(); {
+	case r.in.Command == CmdApply && r.in.PlanFile != "":
+		f, err := r.loadPlan()
+		if err != nil {
+			return r.failed(oc, report.ReasonPlanNotFound, err)
+		}
+		req.Expect = f
+		oc.check = &report.PlanCheck{Mode: report.PlanCheckStrict, Source: "the plan file " + r.in.PlanFile, Reviewed: f.Plan.Fingerprint}
+	case mode != report.PlanCheckOff:
+		check, refused := r.checkPlan(ctx, *req, mode)
+		if refused != nil {
+			return refused
+		}
+		oc.check, req.Expect = check, r.expect(check)
+	}
+	return nil
+}
+
+// checkFor is the check the results record: none when the apply itself
+// refused (its error says why); a plan file's check is current once the
+// apply held to it ran.
+func (oc *outcome) checkFor(res *report.Results) *report.PlanCheck {
+	if oc.check == nil || res.FailureReason == report.ReasonPlanChanged {
+		return nil
+	}
+	if oc.check.Current == "" {
+		oc.check.Current = oc.check.Reviewed
+	}
+	return oc.check
+}
+
+// savePlanFile saves a plan job's plan (plan-file); a plan the apply job
+// cannot have fails the job.
+func (r *runState) savePlanFile(oc *outcome, p *report.Plan) {
+	if err := r.savePlan(p); err != nil {
+		r.warn(err.Error())
+		oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonStepFailed, exitFailure
+	}
+}
