@@ -80,6 +80,7 @@ type reviewWorld struct {
 	ns   string
 	file string
 	cfg  *Configuration
+	env  []string // the environment specs load with (secret inputs)
 }
 
 func newReviewWorld(t *testing.T, extra string) *reviewWorld {
@@ -102,7 +103,7 @@ func (w *reviewWorld) write(extra string) {
 }
 
 func (w *reviewWorld) load(set ...string) *spec.Spec {
-	s, err := spec.Load(spec.LoadOptions{Files: []string{w.file}, Set: set})
+	s, err := spec.Load(spec.LoadOptions{Files: []string{w.file}, Set: set, Environ: w.env})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -179,8 +180,8 @@ func TestApplyReviewedPlanOnUnchangedWorld(t *testing.T) {
 	if a.Plan.Fingerprint != b.Plan.Fingerprint {
 		t.Errorf("two plans of the converged world: fingerprints %s and %s; changes: %q", a.Plan.Fingerprint, b.Plan.Fingerprint, a.Changes(b.Plan))
 	}
-	if a.Plan.Digests.ClusterUID == "" {
-		t.Errorf("the plan does not name the cluster's kube-system UID")
+	if d := a.Plan.Digests; d.ClusterUID == "" || d.Spec == "" || !d.Keyed {
+		t.Errorf("the plan's digests are incomplete: %+v", d)
 	}
 	res, err = w.apply(ctx, a)
 	if err != nil || res.Status != report.RunOK {
@@ -216,7 +217,10 @@ func TestApplyReviewedPlanRefusesAChangedWorld(t *testing.T) {
 			return nil
 		}, "step config: planned unchanged ConfigMap " + "%s/settings against live digest hmac-sha256:"},
 		{"changed --set", func() []string { return []string{"MSG=two"} }, "input MSG has another value than when planned"},
-		{"changed secret", func() []string { return []string{"TOKEN=a.*[b]$"} }, "secret input TOKEN has another value than when planned"},
+		{"changed secret", func() []string {
+			w.env = []string{"KHOOK_SECRET_TOKEN=a.*[b]$\nsecond line"}
+			return nil
+		}, "secret input TOKEN has another value than when planned"},
 		{"edited spec", func() []string {
 			w.write("  - name: added\n    job: {image: busybox, namespace: " + w.ns + "}\n")
 			return nil
@@ -224,6 +228,7 @@ func TestApplyReviewedPlanRefusesAChangedWorld(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w.write("")
+			w.env = []string{"KHOOK_SECRET_TOKEN=first"}
 			f := w.plan(ctx)
 			set := tc.change()
 			before := w.settingsVersion(ctx)
