@@ -102,6 +102,9 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	eng.Redactor = r
 	eng.Emit = emit
 	eng.Resume = backend.Resume
+	if a.Expect != nil && backend.Resume != nil {
+		eng.Resume = a.resumeUnchanged(backend.Resume)
+	}
 	eng.OnFinish = backend.OnFinish
 	res.Steps = eng.Run(ctx)
 	var closeErr error
@@ -163,4 +166,20 @@ func (a *Apply) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) error {
 		return &planfile.ChangedError{Fingerprint: a.Expect.Plan.Fingerprint, Now: now.Fingerprint, Changes: changes}
 	}
 	return nil
+}
+
+// resumeUnchanged lets the state record skip only steps the reviewed plan
+// predicted no change for: a change that was reviewed (an object drifted
+// since the step last succeeded) is applied, not resumed past.
+func (a *Apply) resumeUnchanged(resume func(*spec.Step) (string, bool)) func(*spec.Step) (string, bool) {
+	planned := map[string]string{}
+	for _, ps := range a.Expect.Plan.Steps {
+		planned[ps.Name] = ps.Action
+	}
+	return func(st *spec.Step) (string, bool) {
+		if report.IsChange(planned[st.Name]) {
+			return "", false
+		}
+		return resume(st)
+	}
 }

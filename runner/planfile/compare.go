@@ -102,8 +102,10 @@ func stepChanges(was, now report.PlanStep) []string {
 		switch {
 		case !ok:
 			out = append(out, fmt.Sprintf("step %s: planned %s %s%s, now would not touch it", was.Name, w.Action, objRef(w), against(w.Live)))
-		case w.Action != n.Action || w.Live != n.Live:
+		case w.Action != n.Action:
 			out = append(out, fmt.Sprintf("step %s: planned %s %s%s, now would %s it%s", was.Name, w.Action, objRef(w), against(w.Live), n.Action, against(n.Live)))
+		case w.Live != n.Live:
+			out = append(out, fmt.Sprintf("step %s: planned %s %s%s, now the live object is %s: it changed since the plan", was.Name, w.Action, objRef(w), against(w.Live), liveNow(n.Live)))
 		case w.Desired != n.Desired:
 			out = append(out, fmt.Sprintf("step %s: planned %s %s as desired digest %s, now the desired object is %s", was.Name, w.Action, objRef(w), short(w.Desired), short(n.Desired)))
 		}
@@ -158,6 +160,13 @@ func against(live string) string {
 		return " (absent)"
 	}
 	return " against live digest " + short(live)
+}
+
+func liveNow(live string) string {
+	if live == "" {
+		return "absent"
+	}
+	return "digest " + short(live)
 }
 
 func because(reason string) string {
