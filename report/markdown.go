@@ -288,7 +288,7 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 	}
 	if c := r.PlanCheck; c != nil {
 		tone := ToneOK
-		if !c.Matches() {
+		if !c.Passes() {
 			tone = ToneWarning
 		}
 		fmt.Fprintf(b, "%s %s\n\n", tone.Mark(), planCheckMD(c))

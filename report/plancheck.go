@@ -40,6 +40,10 @@ type PlanCheck struct {
 	// StepsKnown is whether the reviewed actions were known, so an empty
 	// Steps means every action is as reviewed.
 	StepsKnown bool `json:"stepsKnown,omitempty"`
+	// NothingToApply is whether the plan now changes nothing in the
+	// cluster: such an apply needs no review (a pull request whose plan
+	// changed nothing gets no comment under comment: on-change).
+	NothingToApply bool `json:"nothingToApply,omitempty"`
 }
 
 // StepActionChange is one step whose predicted action is not the reviewed
@@ -54,6 +58,10 @@ type StepActionChange struct {
 func (c *PlanCheck) Matches() bool {
 	return c.Problem == "" && c.Reviewed != "" && c.Reviewed == c.Current
 }
+
+// Passes reports whether the apply may go ahead: the plan is the one
+// reviewed, or it changes nothing.
+func (c *PlanCheck) Passes() bool { return c.Matches() || c.NothingToApply }
 
 // Reason is the failure reason of a check that does not match.
 func (c *PlanCheck) Reason() string {
@@ -86,6 +94,8 @@ func (c *PlanCheck) sentences(code func(string) string, link func(text, url stri
 		src = link("the pull request", c.CommentURL)
 	}
 	switch {
+	case c.NothingToApply && !c.Matches():
+		return []string{fmt.Sprintf("The plan now changes nothing in the cluster (fingerprint %s): there is nothing to hold to a review.", code(ShortFingerprint(c.Current)))}
 	case c.Problem != "":
 		return []string{c.Problem}
 	case c.Matches():

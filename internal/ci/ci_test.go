@@ -35,6 +35,8 @@ type fakeBackend struct {
 	converged bool
 	// leak is put into every free-text field a cluster could fill.
 	leak string
+	// configure makes apply steps predict configure instead of create.
+	configure bool
 	// world stands for everything a plan fingerprint covers besides the
 	// predicted actions (objects' content, inputs, the cluster): plans of
 	// the same world have the same fingerprint.
@@ -50,6 +52,9 @@ func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, erro
 		ps := report.PlanStep{Name: st.Name, Type: st.Type(), Needs: st.Needs, Pos: req.Spec.PosOf(st.Path), Action: report.ActionNoop, Summary: "nothing to do"}
 		if f.planChanges && st.Type() == "apply" {
 			ps.Action, ps.Summary = report.ActionCreate, "apply 1 object"+f.leak
+			if f.configure {
+				ps.Action = report.ActionConfigure
+			}
 			ps.Diff = "+kind: ConfigMap\n+data: {region: eu-west-1}\n" + f.leak
 		}
 		if f.planChanges && st.Type() == "job" {

@@ -65,8 +65,9 @@ func (r *runState) checkPlan(ctx context.Context, req Request, mode string) (*re
 	if c.Problem == "" && rv.steps != nil {
 		c.StepsKnown, c.Steps = true, report.CompareSteps(rv.steps, p)
 	}
+	c.NothingToApply = c.Current != "" && !p.Changes
 	switch {
-	case c.Matches():
+	case c.Passes():
 		r.say("%s", strings.Join(c.Sentences(), " "))
 		return c, nil
 	case mode == report.PlanCheckWarn:

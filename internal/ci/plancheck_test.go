@@ -174,11 +174,11 @@ func TestGitHubApplyAfterMergeRefusesAChangedPlan(t *testing.T) {
 
 	// A changed input changes what a step would do: the summary names it.
 	e.reset()
-	b.world, b.planChanges = "reviewed", false
+	b.world, b.configure = "reviewed", true
 	if code, _, _ := run(t, e.environ, b); code != 1 || b.applies != 0 {
 		t.Fatalf("exit %d applies %d", code, b.applies)
 	}
-	if sum := e.read(t, "summary"); !strings.Contains(sum, "Steps whose action changed: settings (reviewed: create, now: no-op), migrate (reviewed: run, now: no-op).") {
+	if sum := e.read(t, "summary"); !strings.Contains(sum, "Steps whose action changed: settings (reviewed: create, now: configure).") {
 		t.Errorf("the summary does not name the steps that changed:\n%s", sum)
 	}
 }
@@ -327,4 +327,20 @@ func readFile(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// An apply whose plan changes nothing needs no review: a pull request
+// whose plan changed nothing got no comment (comment: on-change).
+func TestGitHubApplyThatChangesNothingNeedsNoReview(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	b := &fakeBackend{}
+	e := mergeFlow(t, srv, b)
+	if len(srv.Comments(7)) != 0 {
+		t.Fatal("a plan without changes must not start a comment under on-change")
+	}
+	code, out, _ := run(t, e.environ, b)
+	if code != 0 || b.applies != 1 || !strings.Contains(out, "The plan now changes nothing in the cluster (fingerprint ") {
+		t.Errorf("exit %d applies %d\n%s", code, b.applies, out)
+	}
 }
