@@ -40,9 +40,10 @@ type PlanCheck struct {
 	// StepsKnown is whether the reviewed actions were known, so an empty
 	// Steps means every action is as reviewed.
 	StepsKnown bool `json:"stepsKnown,omitempty"`
-	// NothingToApply is whether the plan now changes nothing in the
-	// cluster: such an apply needs no review (a pull request whose plan
-	// changed nothing gets no comment under comment: on-change).
+	// NothingToApply is whether the plan now neither changes the cluster
+	// nor runs a job or restarts a rollout: such an apply needs no review
+	// (a pull request whose plan changed nothing gets no comment under
+	// comment: on-change).
 	NothingToApply bool `json:"nothingToApply,omitempty"`
 }
 
@@ -95,7 +96,7 @@ func (c *PlanCheck) sentences(code func(string) string, link func(text, url stri
 	}
 	switch {
 	case c.NothingToApply && !c.Matches():
-		return []string{fmt.Sprintf("The plan now changes nothing in the cluster (fingerprint %s): there is nothing to hold to a review.", code(ShortFingerprint(c.Current)))}
+		return []string{fmt.Sprintf("The plan now changes nothing in the cluster and runs nothing (fingerprint %s): there is nothing to hold to a review.", code(ShortFingerprint(c.Current)))}
 	case c.Problem != "":
 		return []string{c.Problem}
 	case c.Matches():

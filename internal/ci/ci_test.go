@@ -37,6 +37,8 @@ type fakeBackend struct {
 	leak string
 	// configure makes apply steps predict configure instead of create.
 	configure bool
+	// runJobs makes job steps predict a run even without planChanges.
+	runJobs bool
 	// world stands for everything a plan fingerprint covers besides the
 	// predicted actions (objects' content, inputs, the cluster): plans of
 	// the same world have the same fingerprint.
@@ -57,7 +59,7 @@ func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, erro
 			}
 			ps.Diff = "+kind: ConfigMap\n+data: {region: eu-west-1}\n" + f.leak
 		}
-		if f.planChanges && st.Type() == "job" {
+		if (f.planChanges || f.runJobs) && st.Type() == "job" {
 			ps.Action, ps.Summary = report.ActionRun, "run job "+st.Name
 		}
 		if st.Type() == "wait" {

@@ -65,7 +65,7 @@ func (r *runState) checkPlan(ctx context.Context, req Request, mode string) (*re
 	if c.Problem == "" && rv.steps != nil {
 		c.StepsKnown, c.Steps = true, report.CompareSteps(rv.steps, p)
 	}
-	c.NothingToApply = c.Current != "" && !p.Changes
+	c.NothingToApply = c.Current != "" && actsOnNothing(p)
 	switch {
 	case c.Passes():
 		r.say("%s", strings.Join(c.Sentences(), " "))
@@ -212,4 +212,16 @@ func (r *runState) savePlanFile(oc *outcome, p *report.Plan) {
 		r.warn(err.Error())
 		oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonStepFailed, exitFailure
 	}
+}
+
+// actsOnNothing reports whether a plan would neither change the cluster nor
+// run a job or restart a rollout: a job's command is code run in the
+// cluster, and strict applies no unreviewed code.
+func actsOnNothing(p *report.Plan) bool {
+	for _, s := range p.Steps {
+		if report.IsChange(s.Action) || s.Action == report.ActionRun || s.Action == report.ActionRestart {
+			return false
+		}
+	}
+	return true
 }

@@ -340,7 +340,14 @@ func TestGitHubApplyThatChangesNothingNeedsNoReview(t *testing.T) {
 		t.Fatal("a plan without changes must not start a comment under on-change")
 	}
 	code, out, _ := run(t, e.environ, b)
-	if code != 0 || b.applies != 1 || !strings.Contains(out, "The plan now changes nothing in the cluster (fingerprint ") {
+	if code != 0 || b.applies != 1 || !strings.Contains(out, "The plan now changes nothing in the cluster and runs nothing (fingerprint ") {
 		t.Errorf("exit %d applies %d\n%s", code, b.applies, out)
+	}
+	// A job that would run is code run in the cluster: strict holds it to
+	// a review even when nothing else changes.
+	b.runJobs, b.world = true, "a job's args edited on main"
+	e.environ = append(e.environ, "GITHUB_SHA=def456")
+	if code, out, _ := run(t, e.environ, b); code != 1 || b.applies != 1 {
+		t.Errorf("an unreviewed job run: exit %d applies %d\n%s", code, b.applies, out)
 	}
 }
