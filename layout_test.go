@@ -38,6 +38,7 @@ func TestImportRules(t *testing.T) {
 		{"runner/kube", khookUnder("runner/"), "runner/kube is the bottom layer of the runner"},
 		{"runner/steps", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state"},
 		{"runner/helmstep", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state"},
+		{"runner/planfile", khookOutside("runner/planfile", "report", "spec", "internal/redact"), "the plan file format reads without a cluster (khook show)"},
 		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/action, not the CLI commands"},
 	}
 	checked := 0

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // CommentMaxChars is GitHub's limit on a comment body (65,536 characters).
@@ -24,6 +25,9 @@ type CommentOptions struct {
 	RunURL string
 	// MaxBytes bounds the body; 0 means CommentMaxChars less a margin.
 	MaxBytes int
+	// Note follows the status word on the status line, with a link to the
+	// run: why an apply was refused.
+	Note string
 }
 
 func (o CommentOptions) limit() int {
@@ -40,14 +44,19 @@ func WritePlanComment(w io.Writer, p *Plan, drift bool, opts CommentOptions) err
 	if drift {
 		cmd = "drift"
 	}
-	return writeComment(w, opts, func(body io.Writer, max int) error {
+	hidden := hiddenPlanLines(p.Fingerprint, p.Steps)
+	return writeComment(w, opts, hidden, func(body io.Writer, max int) error {
 		return WritePlanMarkdown(body, p, MarkdownOptions{Command: cmd, MaxBytes: max, RunURL: opts.RunURL, NoDiagram: true, NoHeading: true})
 	})
 }
 
 // WriteResultsComment renders apply or destroy results as the comment.
 func WriteResultsComment(w io.Writer, r *Results, opts CommentOptions) error {
-	return writeComment(w, opts, func(body io.Writer, max int) error {
+	hidden := ""
+	if r.PlanCheck != nil {
+		hidden = hiddenPlanLines(r.PlanCheck.Current, nil)
+	}
+	return writeComment(w, opts, hidden, func(body io.Writer, max int) error {
 		return WriteResultsMarkdown(body, r, MarkdownOptions{MaxBytes: max, RunURL: opts.RunURL, NoDiagram: true, NoHeading: true})
 	})
 }
@@ -55,25 +64,19 @@ func WriteResultsComment(w io.Writer, r *Results, opts CommentOptions) error {
 // WriteTextComment renders a comment whose body is prepared Markdown (a
 // validation failure).
 func WriteTextComment(w io.Writer, markdown string, opts CommentOptions) error {
-	return writeComment(w, opts, func(body io.Writer, max int) error {
+	return writeComment(w, opts, "", func(body io.Writer, max int) error {
 		_, err := io.WriteString(body, fitMarkdown(MarkdownOptions{MaxBytes: max, RunURL: opts.RunURL}, nil, nil,
 			func(b *bytes.Buffer, _ map[string]string, _ []string) { b.WriteString(markdown) }))
 		return err
 	})
 }
 
-func writeComment(w io.Writer, opts CommentOptions, body func(io.Writer, int) error) error {
+func writeComment(w io.Writer, opts CommentOptions, hidden string, body func(io.Writer, int) error) error {
 	var head bytes.Buffer
 	head.WriteString(opts.Marker + "\n")
+	head.WriteString(hidden)
 	fmt.Fprintf(&head, "### khook · %s\n\n", mdInline(opts.Identifier))
-	fmt.Fprintf(&head, "**Status:** %s %s", opts.Status.Tone().Mark(), opts.Status)
-	if opts.Commit != "" {
-		c := opts.Commit
-		if len(c) > 7 {
-			c = c[:7]
-		}
-		fmt.Fprintf(&head, " at `%s`", mdCode(c))
-	}
+	head.WriteString(CommentStatusLine(opts))
 	head.WriteString("\n\n")
 	var foot string
 	if opts.RunURL != "" {
@@ -87,4 +90,44 @@ func writeComment(w io.Writer, opts CommentOptions, body func(io.Writer, int) er
 	b.WriteString(foot)
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// statusPrefix starts a comment's status line.
+const statusPrefix = "**Status:** "
+
+// CommentStatusLine is a comment's status line: "**Status:** 📝 planned at
+// `0123456`", then the note and a link to the run when there is a note.
+func CommentStatusLine(opts CommentOptions) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s%s %s", statusPrefix, opts.Status.Tone().Mark(), opts.Status)
+	if opts.Commit != "" {
+		c := opts.Commit
+		if len(c) > 7 {
+			c = c[:7]
+		}
+		fmt.Fprintf(&b, " at `%s`", mdCode(c))
+	}
+	if opts.Note != "" {
+		fmt.Fprintf(&b, ": %s", mdInline(opts.Note))
+		if opts.RunURL != "" {
+			fmt.Fprintf(&b, " ([run](%s))", opts.RunURL)
+		}
+	}
+	return b.String()
+}
+
+// ReplaceCommentStatus swaps the status line of a comment khook wrote for
+// line, keeping the rest (the plan that was reviewed); false when body has
+// no status line.
+func ReplaceCommentStatus(body, line string) (string, bool) {
+	i := strings.Index(body, "\n"+statusPrefix)
+	if i < 0 {
+		return body, false
+	}
+	i++
+	end := strings.IndexByte(body[i:], '\n')
+	if end < 0 {
+		end = len(body) - i
+	}
+	return body[:i] + line + body[i+end:], true
 }

@@ -218,6 +218,9 @@ func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[strin
 	writeMDHeading(b, opts, p.Name, p.Identifier, p.Server)
 	fmt.Fprintf(b, "**%s**\n\n", PlanVerdict(p, opts.Command == "drift").Markdown())
 	b.WriteString(TotalsLine(p) + "\n\n")
+	if p.Fingerprint != "" {
+		fmt.Fprintf(b, "Plan fingerprint `%s`\n\n", mdCode(ShortFingerprint(p.Fingerprint)))
+	}
 	writeInputsMD(b, p.Inputs)
 	if len(p.Steps) > 0 {
 		b.WriteString("| Step | Type | Action | Detail |\n|---|---|---|---|\n")
@@ -282,6 +285,13 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 	}
 	if r.Error != "" {
 		fmt.Fprintf(b, "%s\n\n", mdFence("text", r.Error))
+	}
+	if c := r.PlanCheck; c != nil {
+		tone := ToneOK
+		if !c.Passes() {
+			tone = ToneWarning
+		}
+		fmt.Fprintf(b, "%s %s\n\n", tone.Mark(), planCheckMD(c))
 	}
 	writeInputsMD(b, r.Inputs)
 	if len(r.Steps) > 0 {

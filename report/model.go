@@ -31,6 +31,9 @@ const (
 	ReasonStateLocked        = "state-locked"
 	ReasonDrift              = "drift"
 	ReasonCancelled          = "cancelled"
+	// ReasonPlanChanged: apply --plan found the world no longer matches
+	// the reviewed plan and wrote nothing.
+	ReasonPlanChanged = "plan-changed"
 )
 
 // Results is the outcome of apply or destroy.
@@ -50,6 +53,9 @@ type Results struct {
 	Steps   []StepResult `json:"steps"`
 	// Inputs are the declared variables the run used (secrets masked).
 	Inputs []Input `json:"inputs,omitempty"`
+	// PlanCheck is how the plan apply made first compared with the plan
+	// reviewed on the pull request (khook ci plan-check); nil when unchecked.
+	PlanCheck *PlanCheck `json:"planCheck,omitempty"`
 }
 
 // StepResult is one step's outcome.
@@ -85,6 +91,9 @@ type Plan struct {
 	// step its action and object digests): two plans of an unchanged world
 	// have the same one. Empty offline.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Digests are what the fingerprint covers besides the steps (digest.go);
+	// nil offline.
+	Digests *PlanDigests `json:"digests,omitempty"`
 }
 
 // ShortFingerprint is the fingerprint as people see it: its first 12 hex
@@ -128,6 +137,8 @@ type PlanStep struct {
 	Diff     string       `json:"diff,omitempty"`     // unified diff (plan --diff)
 	DiffNote string       `json:"diffNote,omitempty"` // "no changes", "unavailable (<reason>)"
 	Pos      spec.Pos     `json:"pos"`
+	// Release is what a helm step's prediction was made against.
+	Release *ReleaseDigest `json:"release,omitempty"`
 }
 
 // ObjectPlan is one object a step would touch: "create ConfigMap demo/settings".
@@ -136,6 +147,10 @@ type ObjectPlan struct {
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
+	// Desired and Live are digests (digest.go) of the object as it would be
+	// sent and as it was read when the action was predicted ("" for none).
+	Desired string `json:"desired,omitempty"`
+	Live    string `json:"live,omitempty"`
 }
 
 // EventKind says what happened to a step.

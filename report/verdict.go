@@ -49,6 +49,9 @@ const (
 	CommentDrift     CommentStatus = "drift detected"
 	CommentNoDrift   CommentStatus = "no drift"
 	CommentInvalid   CommentStatus = "invalid spec"
+	// CommentRefused: the apply after the merge found the plan changed
+	// since review and applied nothing (plan-check: strict).
+	CommentRefused CommentStatus = "apply refused"
 )
 
 // Tone is how the status reads.

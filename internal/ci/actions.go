@@ -19,7 +19,7 @@ type actions struct {
 }
 
 func (a actions) config(req Request) *action.Configuration {
-	return &action.Configuration{Kubeconfig: req.Kubeconfig, Context: req.Context, Redactor: a.red, Now: a.now, Version: a.version}
+	return &action.Configuration{Kubeconfig: req.Kubeconfig, Context: req.Context, Redactor: a.red, Now: a.now, Version: a.version, PlanKey: req.PlanKey}
 }
 
 func (a actions) Plan(ctx context.Context, req Request) (*report.Plan, error) {
@@ -27,7 +27,7 @@ func (a actions) Plan(ctx context.Context, req Request) (*report.Plan, error) {
 }
 
 func (a actions) Apply(ctx context.Context, req Request) (*report.Results, error) {
-	return (&action.Apply{Config: a.config(req), Started: emitTo(req)}).Run(ctx, req.Spec)
+	return (&action.Apply{Config: a.config(req), Started: emitTo(req), Expect: req.Expect}).Run(ctx, req.Spec)
 }
 
 func (a actions) Destroy(ctx context.Context, req Request) (*report.Results, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
 )
 
@@ -32,6 +33,12 @@ type Request struct {
 	Context    string
 	Diff       bool
 	Identifier string
+	// Expect, for Apply, is the plan the apply is held to (a plan file, or
+	// the plan plan-check accepted): under the state lock it plans again
+	// and writes nothing unless the world still matches it.
+	Expect *planfile.File
+	// PlanKey keys the plan's digests (the plan-key input).
+	PlanKey []byte
 	// Emit receives progress events; the backend must call it one at a time.
 	Emit func(report.Event)
 }
@@ -83,6 +90,10 @@ type runState struct {
 	identifier string
 	tempFiles  []string
 	timeline   *timeline
+	// reviewed is the reviewed plan plan-check found, nil when unchecked.
+	reviewed *reviewed
+	// checked is the plan plan-check compared.
+	checked *report.Plan
 }
 
 // outcome is what a command produced, for every sink.
@@ -98,6 +109,10 @@ type outcome struct {
 	exit     int
 	files    map[string]string // output name -> path (plan-path, ...)
 	comment  string            // comment-url
+	// check is apply's plan check; with no results, the apply was refused
+	// and planNow is the plan that did not match.
+	check   *report.PlanCheck
+	planNow *report.Plan
 }
 
 // Run executes `khook ci` and returns the process exit code.
@@ -158,6 +173,7 @@ func lookup(environ []string) func(string) string {
 // spec is loaded: tokens, the kubeconfig's credentials, KHOOK_SECRET_ values.
 func (r *runState) registerSecrets() {
 	r.red.Add(r.in.GitHubToken)
+	r.red.Add(r.in.PlanKey)
 	for _, k := range []string{"GITHUB_TOKEN", "GITLAB_TOKEN", "KHOOK_GITLAB_TOKEN", "CI_JOB_TOKEN"} {
 		r.red.Add(r.getenv(k))
 	}
@@ -286,7 +302,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 	if r.opts.Backend == nil {
 		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version}
 	}
-	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress()}
+	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey)}
 	if r.in.Kubeconfig != "" {
 		path, err := r.writeKubeconfig()
 		if err != nil {
@@ -301,17 +317,19 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		if err != nil {
 			return r.failed(oc, "", err)
 		}
-		p.Identifier = r.identifier
-		for i := range p.Steps {
-			p.Steps[i].Pos.File = r.relPath(p.Steps[i].Pos.File)
-		}
-		p.Inputs = report.InputsOf(r.spec)
+		r.settlePlan(p)
 		oc.plan = p
+		if r.in.PlanFile != "" && r.in.Command == CmdPlan {
+			r.savePlanFile(oc, p)
+		}
 		if r.in.Command == CmdDrift && p.Changes {
 			oc.drift = true
 			oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonDrift, exitFailure
 		}
 	case CmdApply, CmdDestroy:
+		if refused := r.holdToPlan(ctx, &req, oc); refused != nil {
+			return refused
+		}
 		call := r.opts.Backend.Apply
 		if r.in.Command == CmdDestroy {
 			call = r.opts.Backend.Destroy
@@ -334,6 +352,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			res.FailureReason = action.ReasonOf(err, report.ReasonStepFailed)
 		}
 		res.Inputs = report.InputsOf(r.spec)
+		res.PlanCheck = oc.checkFor(res)
 		oc.results = res
 		oc.status, oc.reason = res.Status, res.FailureReason
 		if res.Status != report.RunOK {

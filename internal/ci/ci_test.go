@@ -3,6 +3,8 @@ package ci
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/planfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -32,6 +35,17 @@ type fakeBackend struct {
 	converged bool
 	// leak is put into every free-text field a cluster could fill.
 	leak string
+	// configure makes apply steps predict configure instead of create.
+	configure bool
+	// runJobs makes job steps predict a run even without planChanges.
+	runJobs bool
+	// world stands for everything a plan fingerprint covers besides the
+	// predicted actions (objects' content, inputs, the cluster): plans of
+	// the same world have the same fingerprint.
+	world string
+	// plans and applies count the calls; expected counts the applies held
+	// to a plan (Request.Expect) that still matched.
+	plans, applies, expected int
 }
 
 func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, error) {
@@ -40,9 +54,12 @@ func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, erro
 		ps := report.PlanStep{Name: st.Name, Type: st.Type(), Needs: st.Needs, Pos: req.Spec.PosOf(st.Path), Action: report.ActionNoop, Summary: "nothing to do"}
 		if f.planChanges && st.Type() == "apply" {
 			ps.Action, ps.Summary = report.ActionCreate, "apply 1 object"+f.leak
+			if f.configure {
+				ps.Action = report.ActionConfigure
+			}
 			ps.Diff = "+kind: ConfigMap\n+data: {region: eu-west-1}\n" + f.leak
 		}
-		if f.planChanges && st.Type() == "job" {
+		if (f.planChanges || f.runJobs) && st.Type() == "job" {
 			ps.Action, ps.Summary = report.ActionRun, "run job "+st.Name
 		}
 		if st.Type() == "wait" {
@@ -54,11 +71,26 @@ func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, erro
 	for _, s := range p.Steps {
 		p.Changes = p.Changes || report.IsChange(s.Action)
 	}
+	world := sha256.Sum256([]byte(f.world))
+	p.Digests = &report.PlanDigests{Spec: "sha256:" + hex.EncodeToString(world[:])}
+	p.Fingerprint = planfile.Fingerprint(p)
+	f.plans++
 	return p, nil
 }
 
 func (f *fakeBackend) Apply(ctx context.Context, req Request) (*report.Results, error) {
 	res := &report.Results{Name: req.Spec.Metadata.Name, Command: "apply", Status: report.RunOK, StartedAt: t0, DurationMs: 3200, Server: "https://127.0.0.1:6443"}
+	if req.Expect != nil {
+		// As action.Apply does under the state lock: plan again, refuse
+		// before the first step when the world moved.
+		f.plans--
+		if now, _ := f.Plan(ctx, req); now.Fingerprint != req.Expect.Plan.Fingerprint {
+			res.Status, res.FailureReason, res.Error = report.RunFailed, report.ReasonPlanChanged, "the world changed: "+strings.Join(req.Expect.Changes(now), "; ")
+			return res, nil
+		}
+		f.expected++
+	}
+	f.applies++
 	failed := ""
 	for i, st := range req.Spec.Steps {
 		sr := report.StepResult{Name: st.Name, Type: st.Type(), Needs: st.Needs, Pos: req.Spec.PosOf(st.Path), Attempts: 1, DurationMs: int64(1000 * (i + 1))}
@@ -329,7 +361,8 @@ func TestGitHubApplyOnPushUpdatesTheMergedPRComment(t *testing.T) {
 	srv := githubtest.New()
 	defer srv.Close()
 	e := newGHEnv(t, srv.URL, map[string]string{"INPUT_COMMAND": "plan"})
-	if code, out, _ := run(t, e.environ, &fakeBackend{planChanges: true}); code != 0 {
+	b := &fakeBackend{planChanges: true}
+	if code, out, _ := run(t, e.environ, b); code != 0 {
 		t.Fatalf("plan exit %d\n%s", code, out)
 	}
 	srv.Pulls = map[string]int{"abc123": 7}
@@ -337,16 +370,17 @@ func TestGitHubApplyOnPushUpdatesTheMergedPRComment(t *testing.T) {
 	os.WriteFile(push, []byte(`{"ref":"refs/heads/main","after":"abc123"}`), 0o644)
 	e.reset()
 	e.environ = append(e.environ, "INPUT_COMMAND=apply", "GITHUB_EVENT_NAME=push", "GITHUB_EVENT_PATH="+push, "GITHUB_SHA=abc123")
-	if code, out, _ := run(t, e.environ, &fakeBackend{}); code != 0 {
+	if code, out, _ := run(t, e.environ, b); code != 0 {
 		t.Fatalf("apply exit %d\n%s", code, out)
 	}
 	cs := srv.Comments(7)
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "applied") || !strings.Contains(cs[0].Body, "at `abc123`") {
 		t.Fatalf("comments after the push's apply: %+v", cs)
 	}
-	// A push whose commit came from no pull request comments nowhere.
+	// A push whose commit came from no pull request comments nowhere
+	// (plan-check: off, or it would refuse an unreviewed push).
 	e.reset()
-	e.environ = append(e.environ, "GITHUB_SHA=def456")
+	e.environ = append(e.environ, "GITHUB_SHA=def456", "INPUT_PLAN-CHECK=off")
 	before := len(srv.Requests)
 	if code, _, _ := run(t, e.environ, &fakeBackend{}); code != 0 {
 		t.Fatal("apply failed")

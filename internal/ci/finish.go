@@ -79,6 +79,9 @@ func (oc *outcome) outputs() []kv {
 
 type kv struct{ Key, Value string }
 
+// refused reports whether plan-check refused the apply (nothing ran).
+func (oc *outcome) refused() bool { return oc.check != nil && oc.results == nil }
+
 // finish writes everything the run produced: the log, files, annotations,
 // comment, summary, reports and outputs.
 func (r *runState) finish(ctx context.Context, oc *outcome) {
@@ -102,6 +105,10 @@ func verdictLine(oc *outcome) string {
 	switch {
 	case oc.reason == report.ReasonValidation:
 		return fmt.Sprintf("khook %s: failed (validation)", oc.command)
+	case oc.refused():
+		return fmt.Sprintf("khook apply: refused (%s): nothing was applied", oc.reason)
+	case oc.plan != nil && oc.plan.Fingerprint != "":
+		return fmt.Sprintf("khook %s: %s (plan fingerprint %s)", oc.command, report.PlanVerdict(oc.plan, oc.command == CmdDrift).Text, report.ShortFingerprint(oc.plan.Fingerprint))
 	case oc.plan != nil:
 		return "khook " + oc.command + ": " + report.PlanVerdict(oc.plan, oc.command == CmdDrift).Text
 	case oc.results != nil:
@@ -118,6 +125,12 @@ func verdictLine(oc *outcome) string {
 func (r *runState) printReport(oc *outcome) {
 	var b bytes.Buffer
 	switch {
+	case oc.refused():
+		fmt.Fprintf(&b, "Error: %s\n", oc.runErr)
+		if oc.planNow != nil {
+			b.WriteString("\nThe plan now:\n")
+			_ = report.WritePlanText(&b, oc.planNow)
+		}
 	case oc.runErr != "":
 		fmt.Fprintf(&b, "Error: %s\n", oc.runErr)
 	case len(oc.problems) > 0:
@@ -188,11 +201,16 @@ func (r *runState) writeFiles(oc *outcome) {
 		}
 		oc.files[out] = p
 	}
-	if oc.plan != nil {
+	// A refused apply leaves the plan it would have applied for review.
+	if p := oc.plan; p != nil || oc.planNow != nil {
+		cmd := oc.command
+		if p == nil {
+			p, cmd = oc.planNow, CmdPlan
+		}
 		put(OutPlanPath, "plan.md", func(w io.Writer) error {
-			return report.WritePlanMarkdown(w, oc.plan, report.MarkdownOptions{Command: oc.command})
+			return report.WritePlanMarkdown(w, p, report.MarkdownOptions{Command: cmd})
 		})
-		put(OutPlanJSONPath, "plan.json", func(w io.Writer) error { return report.WriteJSON(w, oc.plan) })
+		put(OutPlanJSONPath, "plan.json", func(w io.Writer) error { return report.WriteJSON(w, p) })
 	}
 	if oc.results != nil {
 		put(OutResultsJSON, "results.json", func(w io.Writer) error { return report.WriteJSON(w, oc.results) })

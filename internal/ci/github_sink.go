@@ -3,14 +3,11 @@ package ci
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/khook/khook/internal/ci/gha"
-	"github.com/khook/khook/internal/ci/github"
-	"github.com/khook/khook/internal/ci/sticky"
 	"github.com/khook/khook/report"
 )
 
@@ -123,6 +120,8 @@ func (r *runState) writeSummary(w io.Writer, oc *outcome, max int, runURL string
 	switch {
 	case len(oc.problems) > 0:
 		_ = report.WriteProblemsMarkdown(w, name, r.identifier, problemRows(oc), opts)
+	case oc.refused():
+		_ = report.WritePlanCheckMarkdown(w, oc.check, name, r.identifier, oc.planNow, opts)
 	case oc.runErr != "":
 		_ = report.WriteErrorMarkdown(w, name, r.identifier, oc.reason, oc.runErr, opts)
 	case oc.plan != nil:
@@ -215,68 +214,4 @@ func (r *runState) wantsComment(oc *outcome) (do, create bool) {
 		return changes, changes
 	}
 	return true, changes
-}
-
-// githubComment keeps the sticky PR comment and returns its URL. Failing
-// to comment never fails the step: the summary has everything.
-func (r githubSink) githubComment(ctx context.Context, oc *outcome) string {
-	do, create := r.wantsComment(oc)
-	if !do {
-		return ""
-	}
-	token := r.in.GitHubToken
-	if token == "" {
-		token = r.getenv("GITHUB_TOKEN")
-	}
-	repo := r.getenv("GITHUB_REPOSITORY")
-	api := r.getenv("GITHUB_API_URL")
-	if api == "" {
-		api = "https://api.github.com"
-	}
-	ev, err := github.ReadEvent(r.getenv("GITHUB_EVENT_PATH"))
-	if err != nil {
-		r.warn(err.Error() + "; no pull request comment")
-		return ""
-	}
-	number, commit := ev.PullNumber(), r.getenv("GITHUB_SHA")
-	if ev.PullRequest != nil && ev.PullRequest.Head.SHA != "" {
-		commit = ev.PullRequest.Head.SHA
-	}
-	if token == "" || repo == "" {
-		if number > 0 {
-			r.warn("no github-token input and no GITHUB_TOKEN: the pull request comment is skipped")
-		}
-		return ""
-	}
-	th := github.NewThread(api, token, repo, number)
-	if r.opts.HTTP != nil {
-		th.Client.HTTP = r.opts.HTTP
-	}
-	if number == 0 && (oc.command == CmdApply || oc.command == CmdDestroy) && commit != "" {
-		// Apply on merge (a push): update the comment of the merged PR.
-		number, _ = github.PullForCommit(ctx, th.Client, repo, commit)
-		th.Number = number
-		create = false
-	}
-	if number == 0 {
-		return ""
-	}
-	marker := sticky.Marker(r.identifier)
-	body := r.commentBody(oc, marker, commit, 0)
-	res, err := sticky.Upsert(ctx, th, marker, body, create)
-	switch {
-	case errors.Is(err, sticky.ErrNotCreated):
-		return ""
-	case sticky.IsForbidden(err):
-		fork := ""
-		if ev.FromFork() {
-			fork = " (a pull request from a fork gets a read-only token)"
-		}
-		r.warn(fmt.Sprintf("khook could not comment on pull request #%d: the token may not write comments%s. The job summary has the full report. (%s)", number, fork, r.red.String(err.Error())))
-		return ""
-	case err != nil:
-		r.warn(fmt.Sprintf("khook could not comment on pull request #%d: %s. The job summary has the full report.", number, r.red.String(err.Error())))
-		return ""
-	}
-	return res.Comment.URL
 }

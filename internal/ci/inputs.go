@@ -9,6 +9,8 @@ package ci
 import (
 	"fmt"
 	"strings"
+
+	"github.com/khook/khook/report"
 )
 
 // Commands khook ci runs.
@@ -45,6 +47,16 @@ type Inputs struct {
 	TerraformReport bool   // GitLab: write the MR widget report
 	VarPrefix       string
 	SecretPrefix    string
+	// PlanCheck is how apply checks its plan against the one reviewed on
+	// the pull request: strict, warn, off; "" is strict for an apply on a
+	// GitHub push (after a merge), off otherwise (planCheckMode).
+	PlanCheck string
+	// PlanFile is a saved plan: command plan writes it, command apply
+	// applies exactly it (khook plan --out, khook apply --plan).
+	PlanFile string
+	// PlanKey keys the plan's digests (secret; KHOOK_PLAN_KEY): plan and
+	// apply must share it for their fingerprints to compare.
+	PlanKey string
 }
 
 // input describes one input: its name (GitHub's spelling) and default.
@@ -70,6 +82,9 @@ var inputNames = []input{
 	{"terraform-report", "false"},
 	{"var-prefix", "KHOOK_VAR_"},
 	{"secret-prefix", "KHOOK_SECRET_"},
+	{"plan-check", ""},
+	{"plan-file", ""},
+	{"plan-key", ""},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -130,6 +145,9 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		OutputDir:        strings.TrimSpace(raw["output-dir"]),
 		VarPrefix:        strings.TrimSpace(raw["var-prefix"]),
 		SecretPrefix:     strings.TrimSpace(raw["secret-prefix"]),
+		PlanCheck:        strings.ToLower(strings.TrimSpace(raw["plan-check"])),
+		PlanFile:         strings.TrimSpace(raw["plan-file"]),
+		PlanKey:          strings.TrimSpace(raw["plan-key"]),
 	}
 	switch in.Command {
 	case CmdPlan, CmdApply, CmdDestroy, CmdValidate, CmdDrift:
@@ -140,6 +158,11 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 	case CommentAlways, CommentOnChange, CommentNever:
 	default:
 		errs = append(errs, fmt.Sprintf("input comment %q is not a policy: use always, on-change or never", in.Comment))
+	}
+	switch in.PlanCheck {
+	case "", report.PlanCheckStrict, report.PlanCheckWarn, report.PlanCheckOff:
+	default:
+		errs = append(errs, fmt.Sprintf("input plan-check %q is not a mode: use strict, warn or off (empty: strict for an apply on a push, off otherwise)", in.PlanCheck))
 	}
 	var err error
 	if in.Diff, err = parseBool("diff", raw["diff"]); err != nil {

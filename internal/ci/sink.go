@@ -24,6 +24,9 @@ type sink interface {
 	warn(msg string)
 	// runURL links the job's run, "" when unknown.
 	runURL() string
+	// reviewedPlan finds the plan reviewed for this run's commit and
+	// identifier (plan-check); a reviewed with a problem when there is none.
+	reviewedPlan(ctx context.Context) reviewed
 	// publish writes what the platform reads besides the log: annotations,
 	// summary, outputs and comment; or sections, reports and note.
 	publish(ctx context.Context, oc *outcome)
@@ -42,9 +45,12 @@ func newSink(p Platform, r *runState) sink {
 // plainSink is any other CI: stdout and stderr, and the files.
 type plainSink struct{ *runState }
 
-func (plainSink) mask()                             {}
-func (s plainSink) print(text string)               { io.WriteString(s.opts.Stdout, text) }
-func (plainSink) fenceProgress(string) func()       { return func() {} }
-func (s plainSink) warn(msg string)                 { fmt.Fprintf(s.errOut, "warning: %s\n", msg) }
-func (plainSink) runURL() string                    { return "" }
+func (plainSink) mask()                       {}
+func (s plainSink) print(text string)         { io.WriteString(s.opts.Stdout, text) }
+func (plainSink) fenceProgress(string) func() { return func() {} }
+func (s plainSink) warn(msg string)           { fmt.Fprintf(s.errOut, "warning: %s\n", msg) }
+func (plainSink) runURL() string              { return "" }
+func (plainSink) reviewedPlan(context.Context) reviewed {
+	return reviewed{problem: "plan-check finds the reviewed plan in khook's pull request comment, which only GitHub Actions has here: set plan-check: off (on GitLab, apply the plan file the plan job saved instead)."}
+}
 func (plainSink) publish(context.Context, *outcome) {}

@@ -24,6 +24,7 @@ import (
 	"github.com/khook/khook/internal/cli/plan"
 	"github.com/khook/khook/internal/cli/render"
 	"github.com/khook/khook/internal/cli/schema"
+	"github.com/khook/khook/internal/cli/show"
 	"github.com/khook/khook/internal/cli/status"
 	"github.com/khook/khook/internal/cli/validate"
 	"github.com/khook/khook/internal/cli/vars"
@@ -137,6 +138,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		status.NewCmd(f),
 		vars.NewCmd(f),
 		render.NewCmd(f),
+		show.NewCmd(f),
 	)
 	return root
 }

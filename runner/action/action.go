@@ -31,6 +31,10 @@ type Configuration struct {
 	Now func() time.Time
 	// Version is khook's version, recorded in the state record.
 	Version string
+	// PlanKey keys the digests of plans and saved plans (HMAC-SHA256; the
+	// CLI reads KHOOK_PLAN_KEY). Empty: unkeyed digests with secrets masked
+	// (runner/planfile.Hasher says what that gives up).
+	PlanKey []byte
 }
 
 func (c *Configuration) now() time.Time {

@@ -2,6 +2,8 @@ package action
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/khook/khook/internal/redact"
@@ -10,6 +12,7 @@ import (
 	"github.com/khook/khook/runner/executors"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/spec"
 )
@@ -27,12 +30,22 @@ type Apply struct {
 	// Backend builds what the run needs from the cluster; nil is
 	// ClusterBackend. Tests pass executors of their own.
 	Backend BackendFunc
+	// Expect, when set, is the reviewed plan (apply --plan): once the
+	// backend holds the state lock and before the first step, the spec is
+	// planned again and any difference from Expect in what its fingerprint
+	// covers refuses the run, nothing written, with a *planfile.ChangedError
+	// (failure reason plan-changed). Without state: there is no lock, and
+	// the check runs just before the first step.
+	Expect *planfile.File
 }
 
 // Backend is what a run needs from the cluster side.
 type Backend struct {
-	Exec   runner.Executor
-	Server string // API server URL, credentials stripped, for the results
+	Exec runner.Executor
+	// Clients reach the cluster for Apply.Expect's check (nil: a backend
+	// that cannot check a plan).
+	Clients *kube.Clients
+	Server  string // API server URL, credentials stripped, for the results
 	// Resume, when set, lets the state record skip unchanged steps.
 	Resume func(step *spec.Step) (reason string, skip bool)
 	// OnFinish, when set, journals each step's result as it is known.
@@ -40,6 +53,9 @@ type Backend struct {
 	// Close releases what the backend holds; it may return the error of
 	// a final write (the state record), which fails the run.
 	Close func() error
+	// Fail, when set, marks a run that is refused before its first step
+	// (then Close is called).
+	Fail func()
 }
 
 // BackendFunc connects to the cluster, opens the state record and builds
@@ -66,6 +82,17 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 		return res, notStarted(res, err, report.ReasonStepFailed, r)
 	}
 	res.Server = backend.Server
+	if a.Expect != nil {
+		if err := a.checkPlan(ctx, s, backend); err != nil {
+			if backend.Fail != nil {
+				backend.Fail()
+			}
+			if backend.Close != nil {
+				_ = backend.Close() // the refusal is the run's error
+			}
+			return res, notStarted(res, err, report.ReasonStepFailed, r) // a ChangedError names plan-changed
+		}
+	}
 	var emit func(report.Event)
 	if a.Started != nil {
 		emit = a.Started()
@@ -75,6 +102,9 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	eng.Redactor = r
 	eng.Emit = emit
 	eng.Resume = backend.Resume
+	if a.Expect != nil && backend.Resume != nil {
+		eng.Resume = a.resumeUnchanged(backend.Resume)
+	}
 	eng.OnFinish = backend.OnFinish
 	res.Steps = eng.Run(ctx)
 	var closeErr error
@@ -109,6 +139,8 @@ func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, erro
 	exec := executors.New(clients, s.BaseDir, r, helmstep.WithStateLock(sess.Held))
 	return &Backend{
 		Exec:     exec,
+		Clients:  clients,
+		Fail:     sess.Fail,
 		Server:   redact.StripURLCredentials(clients.Config.Host),
 		Resume:   sess.Resume,
 		OnFinish: sess.OnFinish,
@@ -118,4 +150,36 @@ func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, erro
 			return sess.Close(context.WithoutCancel(ctx))
 		},
 	}, nil
+}
+
+// checkPlan plans s again and holds it to the reviewed plan: a
+// *planfile.ChangedError names every difference.
+func (a *Apply) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) error {
+	if b.Clients == nil {
+		return errors.New("apply --plan: this backend cannot reach the cluster to check the plan")
+	}
+	now, err := a.Config.livePlan(ctx, b.Clients, s, false)
+	if err != nil {
+		return fmt.Errorf("apply --plan: cannot plan again to check the reviewed plan: %w", err)
+	}
+	if changes := a.Expect.Changes(now); len(changes) > 0 {
+		return &planfile.ChangedError{Fingerprint: a.Expect.Plan.Fingerprint, Now: now.Fingerprint, Changes: changes}
+	}
+	return nil
+}
+
+// resumeUnchanged lets the state record skip only steps the reviewed plan
+// predicted no change for: a change that was reviewed (an object drifted
+// since the step last succeeded) is applied, not resumed past.
+func (a *Apply) resumeUnchanged(resume func(*spec.Step) (string, bool)) func(*spec.Step) (string, bool) {
+	planned := map[string]string{}
+	for _, ps := range a.Expect.Plan.Steps {
+		planned[ps.Name] = ps.Action
+	}
+	return func(st *spec.Step) (string, bool) {
+		if report.IsChange(planned[st.Name]) {
+			return "", false
+		}
+		return resume(st)
+	}
 }

@@ -5,7 +5,9 @@ import (
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
+	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
 )
 
@@ -21,7 +23,8 @@ type Plan struct {
 }
 
 // Run plans s. Its error is a run-level failure (the cluster unreachable);
-// what a step cannot assess is an unknown action in the plan instead.
+// what a step cannot assess is an unknown action in the plan instead. A
+// live plan carries its digests and fingerprint (runner/planfile).
 func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 	if p.Config == nil {
 		p.Config = &Configuration{}
@@ -33,14 +36,23 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := p.Config.redactor()
-	live := &runplan.Live{Clients: clients, Redactor: r, Diff: p.Diff}
-	if p.Diff {
-		// Charts are fetched the way apply fetches them: a new repository or
-		// OCI version can be rendered and diffed against the live objects.
-		charts := helmstep.New(clients, s.BaseDir, r)
-		defer charts.Close()
-		live.LoadChart = charts.LoadChart
+	return p.Config.livePlan(ctx, clients, s, p.Diff)
+}
+
+// livePlan plans s against the cluster with digests and the fingerprint:
+// plan and apply --plan's check both come here, so they decide alike.
+func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *spec.Spec, diff bool) (*report.Plan, error) {
+	r := c.redactor()
+	// Charts are fetched the way apply fetches them, read-only: the chart
+	// a version range resolves to now is the one the plan digests.
+	charts := helmstep.New(clients, s.BaseDir, r)
+	defer charts.Close()
+	live := &runplan.Live{Clients: clients, Redactor: r, Diff: diff, LoadChart: charts.LoadChart,
+		Digest: planfile.NewHasher(c.PlanKey, r)}
+	pl, err := live.Plan(ctx, s)
+	if err != nil {
+		return nil, err
 	}
-	return live.Plan(ctx, s)
+	pl.Fingerprint = planfile.Fingerprint(pl)
+	return pl, nil
 }

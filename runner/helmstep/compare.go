@@ -1,10 +1,8 @@
 package helmstep
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
-	"sort"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
@@ -23,12 +21,21 @@ func SameChart(stored, next *chartv2.Chart) bool {
 	if stored.Metadata.Name != next.Metadata.Name || stored.Metadata.Version != next.Metadata.Version {
 		return false
 	}
-	return sameJSON(stored.Metadata, next.Metadata) &&
-		sameJSON(stored.Lock, next.Lock) &&
-		sameJSON(stored.Values, next.Values) &&
-		bytes.Equal(stored.Schema, next.Schema) &&
-		sameFiles(stored.Templates, next.Templates) &&
-		sameFiles(stored.Files, next.Files)
+	return sameJSON(ChartContent(stored), ChartContent(next))
+}
+
+// ChartContent is what SameChart compares of a chart, in a form that
+// encodes to the same JSON for the same content: a
+// saved plan digests it to tell the chart apply would install.
+func ChartContent(ch *chartv2.Chart) any {
+	return struct {
+		Metadata  any
+		Lock      any
+		Values    map[string]any
+		Schema    []byte
+		Templates map[string][]byte
+		Files     map[string][]byte
+	}{ch.Metadata, ch.Lock, ch.Values, ch.Schema, fileData(ch.Templates), fileData(ch.Files)}
 }
 
 // AsStored returns the chart as a release installed from it with vals
@@ -75,20 +82,12 @@ func sameJSON(a, b any) bool {
 	return reflect.DeepEqual(va, vb)
 }
 
-func sameFiles(a, b []*common.File) bool {
-	if len(a) != len(b) {
-		return false
+// fileData is files by name, without modification times (a stored chart
+// and the same chart loaded from disk differ in those only).
+func fileData(fs []*common.File) map[string][]byte {
+	out := make(map[string][]byte, len(fs))
+	for _, f := range fs {
+		out[f.Name] = f.Data
 	}
-	index := func(fs []*common.File) []*common.File {
-		out := append([]*common.File(nil), fs...)
-		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-		return out
-	}
-	sa, sb := index(a), index(b)
-	for i := range sa {
-		if sa[i].Name != sb[i].Name || !bytes.Equal(sa[i].Data, sb[i].Data) {
-			return false
-		}
-	}
-	return true
+	return out
 }

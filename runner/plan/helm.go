@@ -51,7 +51,8 @@ func (pr *probe) helm(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	installed := last != nil && last.Info != nil && last.Info.Status != rcommon.StatusUninstalled
+	installed := isInstalled(last)
+	pr.releaseDigest(last, nil, nil)
 	if h.SkipIf == "installed" && installed {
 		pr.out.Action, pr.out.Reason = report.ActionSkip, fmt.Sprintf("release %s already installed (revision %d; skipIf: installed)", name, last.Version)
 		pr.noDiff()
@@ -64,6 +65,7 @@ func (pr *probe) helm(ctx context.Context) error {
 	ch, chartNote := pr.desiredChart(ctx, h, last, installed)
 	vals, valsNote := pr.desiredValues(h)
 	target := chartVersion(ch, h.Version)
+	pr.releaseDigest(last, ch, vals)
 
 	if !installed {
 		pr.out.Action, pr.out.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
@@ -149,7 +151,7 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 	var parts []string
 	for _, d := range diffs {
 		obj := d.Desired
-		pr.out.Objects = append(pr.out.Objects, report.ObjectPlan{Action: d.Action, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name})
+		pr.out.Objects = append(pr.out.Objects, pr.digested(report.ObjectPlan{Action: d.Action, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}, d.Desired, d.Live))
 		if !pr.Diff {
 			continue
 		}
@@ -160,7 +162,7 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 		parts = append(parts, text)
 	}
 	for _, obj := range removed {
-		pr.out.Objects = append(pr.out.Objects, objectPlan(report.ActionDelete, obj))
+		pr.out.Objects = append(pr.out.Objects, pr.digested(objectPlan(report.ActionDelete, obj), nil, obj))
 		if pr.Diff {
 			text, err := objectDiff(title(obj), obj, nil)
 			if err != nil {
@@ -361,7 +363,12 @@ func releaseExists(c *kube.Clients, name, ns string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return last != nil && last.Info != nil && last.Info.Status != rcommon.StatusUninstalled, nil
+	return isInstalled(last), nil
+}
+
+// isInstalled: the release has a revision that is not uninstalled.
+func isInstalled(last *rel.Release) bool {
+	return last != nil && last.Info != nil && last.Info.Status != rcommon.StatusUninstalled
 }
 
 func chartVersion(ch *chartv2.Chart, fallback string) string {

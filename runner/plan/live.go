@@ -10,6 +10,7 @@ import (
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
 )
 
@@ -26,6 +27,10 @@ type Live struct {
 	// does (read-only), so a new chart version is rendered and diffed too.
 	// Without it such a step still predicts upgrade, its diff unavailable.
 	LoadChart func(ctx context.Context, h *spec.Helm) (*chartv2.Chart, error)
+	// Digest, when set, records what each prediction was made against
+	// (Plan.Digests, per object desired and live digests, helm release
+	// digests): what a saved plan and its fingerprint hold.
+	Digest *planfile.Hasher
 }
 
 // Plan probes every step concurrently and returns the plan in DAG order. A
@@ -74,6 +79,11 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 		}
 	}
 	p.Totals = report.PlanTotals(p.Steps)
+	if l.Digest != nil {
+		if err := l.planDigests(ctx, s, p); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 

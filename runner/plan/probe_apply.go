@@ -59,7 +59,7 @@ func (pr *probe) apply(ctx context.Context) error {
 					obj.SetNamespace(ns)
 				}
 				allExist = false
-				objects = append(objects, objectPlan(report.ActionCreate, obj))
+				objects = append(objects, pr.digested(objectPlan(report.ActionCreate, obj), obj, nil))
 				diffs = append(diffs, pr.createDiff(obj))
 				continue
 			}
@@ -80,19 +80,19 @@ func (pr *probe) apply(ctx context.Context) error {
 					return nil
 				}
 				allExist = false
-				objects = append(objects, objectPlan(report.ActionCreate, obj))
+				objects = append(objects, pr.digested(objectPlan(report.ActionCreate, obj), obj, nil))
 				diffs = append(diffs, pr.createDiff(obj))
 				continue
 			}
 		}
-		action, diff, err := pr.applyOne(ctx, obj, m, a.ServerSide)
+		action, diff, req, err := pr.applyOne(ctx, obj, m, a.ServerSide)
 		if err != nil {
 			return err
 		}
 		if action == report.ActionCreate {
 			allExist = false
 		}
-		objects = append(objects, objectPlan(action, obj))
+		objects = append(objects, pr.digested(objectPlan(action, obj), req.Desired, req.Live))
 		diffs = append(diffs, diff)
 	}
 	if a.SkipIf == "exists" && allExist {
@@ -110,37 +110,37 @@ func (pr *probe) apply(ctx context.Context) error {
 }
 
 // applyOne predicts one existing-namespace object.
-func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (string, string, error) {
+func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (string, string, *kube.ApplyRequest, error) {
 	c := pr.Clients
 	req, err := c.PlanApply(ctx, obj, m, serverSide)
 	if err != nil {
-		return "", "", err
+		return "", "", nil, err
 	}
 	action := req.Action
 	if action == kube.ActionUnchanged && !serverSide {
-		return report.ActionUnchanged, "", nil
+		return report.ActionUnchanged, "", req, nil
 	}
 	if !pr.Diff && !serverSide {
-		return action, "", nil
+		return action, "", req, nil
 	}
 	result, err := c.Send(ctx, req, true)
 	if err != nil {
 		if kube.IsUnreachable(err) {
-			return "", "", err
+			return "", "", nil, err
 		}
 		// Apply would fail on this object; the plan says so in the diff.
-		return action, fmt.Sprintf("# %s: the server-side dry run failed: %s\n", title(obj), kube.APIMessage(err)), nil
+		return action, fmt.Sprintf("# %s: the server-side dry run failed: %s\n", title(obj), kube.APIMessage(err)), req, nil
 	}
 	// As the executor decides (steps' outcomeAction): server-side apply is
 	// unchanged when the server's answer is the live object.
 	if serverSide && req.Live != nil && steps.SameObject(req.Live, result) {
-		return report.ActionUnchanged, "", nil
+		return report.ActionUnchanged, "", req, nil
 	}
 	if !pr.Diff {
-		return action, "", nil
+		return action, "", req, nil
 	}
 	diff, err := objectDiff(title(result), req.Live, result)
-	return action, diff, err
+	return action, diff, req, err
 }
 
 // createDiff is the diff of an object that cannot be dry-run yet (its
@@ -182,12 +182,13 @@ func (pr *probe) delete(ctx context.Context) error {
 	var present []report.ObjectPlan
 	switch {
 	case d.Release != "":
-		exists, err := releaseExists(pr.Clients, d.Release, spec.NamespaceOrDefault(d.Namespace))
+		last, err := lastRelease(pr.Clients, d.Release, spec.NamespaceOrDefault(d.Namespace))
 		if err != nil {
 			return err
 		}
-		if exists {
-			present = append(present, report.ObjectPlan{Action: report.ActionDelete, Kind: "HelmRelease", Namespace: spec.NamespaceOrDefault(d.Namespace), Name: d.Release})
+		if isInstalled(last) {
+			present = append(present, report.ObjectPlan{Action: report.ActionDelete, Kind: "HelmRelease", Namespace: spec.NamespaceOrDefault(d.Namespace), Name: d.Release,
+				Live: pr.releaseLive(last)})
 		}
 	case len(d.Manifests) > 0:
 		objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, d.Manifests)
@@ -202,14 +203,14 @@ func (pr *probe) delete(ctx context.Context) error {
 				}
 				continue // an unserved kind has no objects
 			}
-			_, err = c.Resource(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+			live, err := c.Resource(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
 				continue
 			}
 			if err != nil {
 				return fmt.Errorf("cannot read %s: %w", kube.ObjectName(obj), c.Explain(err))
 			}
-			present = append(present, objectPlan(report.ActionDelete, obj))
+			present = append(present, pr.digested(objectPlan(report.ActionDelete, obj), nil, live))
 		}
 	default:
 		res, err := c.ResolveObject(ctx, "resource", d)
@@ -229,7 +230,7 @@ func (pr *probe) delete(ctx context.Context) error {
 			return err
 		}
 		for _, obj := range objs {
-			present = append(present, objectPlan(report.ActionDelete, obj))
+			present = append(present, pr.digested(objectPlan(report.ActionDelete, obj), nil, obj))
 		}
 	}
 	if len(present) == 0 {

@@ -54,7 +54,11 @@ func (pr *probe) patch(ctx context.Context) error {
 		return fmt.Errorf("cannot read %s/%s: %w", kube.KindName(res.Mapping), res.Name, c.Explain(err))
 	}
 	after, changed := steps.PatchOutcome(live, pt, body)
-	pr.out.Objects = []report.ObjectPlan{objectPlan(report.ActionConfigure, live)}
+	pr.out.Objects = []report.ObjectPlan{pr.digested(objectPlan(report.ActionConfigure, live), after, live)}
+	if after == nil && pr.Digest != nil {
+		// Only the server can apply this patch: the patch is what is sent.
+		pr.out.Objects[0].Desired = pr.Digest.Sum("patch", append([]byte(string(pt)+"\x00"), body...))
+	}
 	if !changed {
 		pr.out.Action, pr.out.Reason = report.ActionUnchanged, "the patch is already applied"
 		pr.out.Objects[0].Action = report.ActionUnchanged
@@ -147,7 +151,7 @@ func (pr *probe) rollout(ctx context.Context) error {
 		return fmt.Errorf("cannot read %s/%s: %w", kube.KindName(res.Mapping), res.Name, c.Explain(err))
 	}
 	if r.Restart != "" {
-		pr.out.Action, pr.out.Objects = report.ActionRestart, []report.ObjectPlan{objectPlan(report.ActionRestart, live)}
+		pr.out.Action, pr.out.Objects = report.ActionRestart, []report.ObjectPlan{pr.digested(objectPlan(report.ActionRestart, live), nil, live)}
 		pr.out.Reason = "a restart happens on every apply; not counted as a change"
 		if pr.Diff {
 			pr.out.DiffNote = unavailable("a restart sets a new restartedAt annotation on the pod template")

@@ -288,3 +288,14 @@ func (s *Session) Record() *Record {
 	}
 	return &cp
 }
+
+// Fail marks the run failed before any step ran (apply --plan refused a
+// changed plan), so Close records a failed run, not a succeeded one.
+func (s *Session) Fail() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failed = true
+}

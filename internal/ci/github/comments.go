@@ -103,18 +103,32 @@ func (t *Thread) Update(ctx context.Context, id int64, body string) (sticky.Comm
 	return c.comment(), err
 }
 
-// PullForCommit finds the open or merged pull request a pushed commit came
-// from (GET /repos/{repo}/commits/{sha}/pulls), so apply-on-merge can update
-// the comment plan left. 0 when there is none.
-func PullForCommit(ctx context.Context, c *sticky.Client, repo, sha string) (int, error) {
+// PullForCommit finds the pull request a pushed commit came from (GET
+// /repos/{repo}/commits/{sha}/pulls), so apply-on-merge can check and update
+// the comment plan left: the one merged as that commit first, then any
+// merged one, then (merged false) an open one that contains it. 0 when
+// there is none.
+func PullForCommit(ctx context.Context, c *sticky.Client, repo, sha string) (number int, merged bool, err error) {
 	var pulls []struct {
-		Number int `json:"number"`
+		Number         int     `json:"number"`
+		MergedAt       *string `json:"merged_at"`
+		MergeCommitSHA string  `json:"merge_commit_sha"`
 	}
 	if _, err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/repos/%s/commits/%s/pulls", repo, sha), nil, &pulls); err != nil {
-		return 0, err
+		return 0, false, err
+	}
+	for _, p := range pulls {
+		if p.MergedAt != nil && p.MergeCommitSHA == sha {
+			return p.Number, true, nil
+		}
+	}
+	for _, p := range pulls {
+		if p.MergedAt != nil {
+			return p.Number, true, nil
+		}
 	}
 	if len(pulls) == 0 {
-		return 0, nil
+		return 0, false, nil
 	}
-	return pulls[0].Number, nil
+	return pulls[0].Number, false, nil
 }

@@ -51,32 +51,45 @@ func Upsert(ctx context.Context, t Thread, marker, body string, create bool) (Re
 	if !strings.Contains(body, marker) {
 		return Result{}, fmt.Errorf("comment body lacks its marker %s", marker)
 	}
+	c, found, err := Find(ctx, t, marker)
+	if err != nil {
+		return Result{}, err
+	}
+	if found {
+		if c.Body == body {
+			return Result{Comment: c}, nil
+		}
+		u, err := t.Update(ctx, c.ID, body)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Comment: u, Updated: true}, nil
+	}
+	if !create {
+		return Result{}, ErrNotCreated
+	}
+	created, err := t.Create(ctx, body)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Comment: created, Created: true}, nil
+}
+
+// Find returns the comment that carries marker and was written by the
+// token's user (whom to trust: a lookalike from someone else is ignored).
+func Find(ctx context.Context, t Thread, marker string) (Comment, bool, error) {
 	me, err := t.Me(ctx)
 	if err != nil || me == "" {
 		me = t.DefaultAuthor()
 	}
 	comments, err := t.List(ctx)
 	if err != nil {
-		return Result{}, err
+		return Comment{}, false, err
 	}
 	for _, c := range comments {
 		if strings.Contains(c.Body, marker) && strings.EqualFold(c.Author, me) {
-			if c.Body == body {
-				return Result{Comment: c}, nil
-			}
-			u, err := t.Update(ctx, c.ID, body)
-			if err != nil {
-				return Result{}, err
-			}
-			return Result{Comment: u, Updated: true}, nil
+			return c, true, nil
 		}
 	}
-	if !create {
-		return Result{}, ErrNotCreated
-	}
-	c, err := t.Create(ctx, body)
-	if err != nil {
-		return Result{}, err
-	}
-	return Result{Comment: c, Created: true}, nil
+	return Comment{}, false, nil
 }

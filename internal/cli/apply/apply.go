@@ -11,6 +11,7 @@ import (
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/planfile"
 )
 
 // Options of the apply command.
@@ -20,6 +21,8 @@ type Options struct {
 	Output      string
 	Parallelism int
 	LockTimeout time.Duration
+	// PlanFile is a plan saved by plan --out to hold the run to ("": none).
+	PlanFile string
 
 	// Backend builds the cluster side; nil is action.ClusterBackend.
 	Backend action.BackendFunc
@@ -37,7 +40,11 @@ func NewCmd(f *cmdutil.Factory, backend action.BackendFunc) *cobra.Command {
 step in its needs succeeded. On a terminal, one line per step is redrawn in
 place; piped, one log line per state change and a final table; with -o json,
 the results document on stdout and the log lines on stderr.
-Exit 1 if a step failed, 2 if the spec is invalid.`,
+Exit 1 if a step failed, 2 if the spec is invalid.
+--plan FILE applies only what that saved plan (khook plan --out) showed:
+with the state lock held, the spec is planned again and any difference
+(spec, inputs, cluster, a step's action or an object's digest) refuses the
+run before any write, exit 1, failure reason plan-changed.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cmdutil.CheckRunFlags(opts.Output, opts.Parallelism, opts.LockTimeout); err != nil {
@@ -48,11 +55,19 @@ Exit 1 if a step failed, 2 if the spec is invalid.`,
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmdutil.AddRunFlags(cmd, &opts.Output, &opts.Parallelism, &opts.LockTimeout, "run")
+	cmd.Flags().StringVar(&opts.PlanFile, "plan", "", "apply only if the world still matches the plan saved in `FILE` (khook plan --out)")
 	return cmd
 }
 
 // Run loads the spec, runs it and reports the results.
 func Run(ctx context.Context, opts *Options) error {
+	var expect *planfile.File
+	if opts.PlanFile != "" {
+		var err error
+		if expect, err = cmdutil.ReadPlanFile(opts.PlanFile); err != nil {
+			return err
+		}
+	}
 	s, err := opts.F.LoadSpec(&opts.Spec)
 	if err != nil {
 		return err
@@ -64,6 +79,7 @@ func Run(ctx context.Context, opts *Options) error {
 		LockTimeout: opts.LockTimeout,
 		Backend:     opts.Backend,
 		Started:     run.Start,
+		Expect:      expect,
 	}).Run(ctx, s)
 	return run.Finish(res, err)
 }

@@ -2,11 +2,13 @@ package cmdutil
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
 )
 
@@ -15,8 +17,20 @@ import (
 func (f *Factory) ActionConfig(clients *kube.Clients) *action.Configuration {
 	return &action.Configuration{
 		Kubeconfig: f.Global.Kubeconfig, Context: f.Global.Context, Clients: clients,
-		Redactor: f.Redactor, Now: f.Now, Version: f.Version,
+		Redactor: f.Redactor, Now: f.Now, Version: f.Version, PlanKey: f.PlanKey(),
 	}
+}
+
+// PlanKey is KHOOK_PLAN_KEY from the environment (nil when unset),
+// registered as a secret: it keys every plan digest (runner/planfile).
+func (f *Factory) PlanKey() []byte {
+	for _, kv := range f.IOStreams.Environ {
+		if v, ok := strings.CutPrefix(kv, planfile.KeyEnv+"="); ok && v != "" {
+			f.Redactor.Add(v)
+			return []byte(v)
+		}
+	}
+	return nil
 }
 
 // RunView shows an apply or destroy: progress while it runs, then the

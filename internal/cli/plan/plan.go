@@ -5,6 +5,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/planfile"
 )
 
 // Options of the plan command.
@@ -22,6 +24,8 @@ type Options struct {
 	Offline          bool
 	Diff             bool
 	DetailedExitCode bool
+	// Out is where to save the plan for apply --plan ("": not saved).
+	Out string
 
 	// Clients, when set, replace the kubeconfig's (tests).
 	Clients *kube.Clients
@@ -36,7 +40,10 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Predict, per step, what apply would do: the DAG order, each step's type and
 what it does, which steps when: excludes, and (against a cluster) the action
 and objects it would touch. --offline needs no cluster and assesses no
-actions. --detailed-exitcode: 0 no changes, 2 changes pending, 1 error.`,
+actions. --detailed-exitcode: 0 no changes, 2 changes pending, 1 error.
+--out FILE saves the plan (digests of the spec, inputs, cluster and every
+object, and its fingerprint) for khook show and khook apply --plan; set
+KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cmdutil.CheckOutput(opts.Output, cmdutil.OutputText, cmdutil.OutputJSON); err != nil {
@@ -44,6 +51,9 @@ actions. --detailed-exitcode: 0 no changes, 2 changes pending, 1 error.`,
 			}
 			if opts.Offline && opts.Diff {
 				return cmdutil.FlagErrorf("--diff needs the cluster: it cannot be combined with --offline")
+			}
+			if opts.Offline && opts.Out != "" {
+				return cmdutil.FlagErrorf("--out saves a plan to apply later, which needs the cluster's state: drop --offline")
 			}
 			if opts.Offline && opts.DetailedExitCode {
 				return cmdutil.FlagErrorf("--detailed-exitcode needs the cluster to tell whether anything would change: drop --offline")
@@ -59,6 +69,7 @@ actions. --detailed-exitcode: 0 no changes, 2 changes pending, 1 error.`,
 	cmdutil.AddOutputFlag(cmd, &opts.Output)
 	cmd.Flags().BoolVar(&opts.Offline, "offline", false, "plan from the spec alone, without a cluster")
 	cmd.Flags().BoolVar(&opts.Diff, "diff", false, "add unified diffs from server-side dry-runs and rendered charts")
+	cmd.Flags().StringVar(&opts.Out, "out", "", "save the plan to `FILE` for khook show and khook apply --plan")
 	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error")
 	return cmd
 }
@@ -85,6 +96,17 @@ func Run(ctx context.Context, opts *Options) error {
 	p, err := (&action.Plan{Config: opts.F.ActionConfig(opts.Clients), Offline: opts.Offline, Diff: opts.Diff}).Run(ctx, s)
 	if err != nil {
 		return err
+	}
+	if opts.Out != "" {
+		p.Inputs = report.InputsOf(s)
+		if len(opts.F.Redactor.Values()) > 0 && !p.Digests.Keyed {
+			fmt.Fprintf(opts.F.IOStreams.ErrOut, "warning: %s is not set: the plan's digests are unkeyed, so they leave secret values out and apply --plan cannot tell a changed secret; set it (the same for plan and apply) to cover them\n", planfile.KeyEnv)
+		}
+		if err := opts.F.WritePlanFile(opts.Out, p); err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.F.IOStreams.ErrOut, "Saved the plan to %s (fingerprint %s): khook apply --plan %s applies it if nothing changed.\n",
+			opts.Out, report.ShortFingerprint(p.Fingerprint), opts.Out)
 	}
 	out := opts.F.IOStreams.Out
 	if opts.Output == cmdutil.OutputJSON {

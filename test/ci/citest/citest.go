@@ -205,11 +205,13 @@ var (
 	hosts     = regexp.MustCompile(`https://127\.0\.0\.1:\d+`)
 	clock     = regexp.MustCompile(`\b\d\d:\d\d:\d\d\b`)
 	nsNames   = regexp.MustCompile(`t-[a-z0-9-]+-[a-z0-9]{5}\b`)
+	// A plan's fingerprint covers the per-test namespace and the cluster.
+	fingerprints = regexp.MustCompile(`\b([0-9a-f]{64}|(Plan fingerprint ` + "`" + `)[0-9a-f]{12}\b)`)
 )
 
 // Normalize replaces what changes from run to run (durations, the API
-// server's port, times, per-test namespaces) so output can be compared with
-// golden files.
+// server's port, times, per-test namespaces, plan fingerprints) so output
+// can be compared with golden files.
 func Normalize(s, namespace string) string {
 	if namespace != "" {
 		s = strings.ReplaceAll(s, namespace, "<ns>")
@@ -217,6 +219,7 @@ func Normalize(s, namespace string) string {
 	s = hosts.ReplaceAllString(s, "https://127.0.0.1:<port>")
 	s = nsNames.ReplaceAllString(s, "<ns>")
 	s = clock.ReplaceAllString(s, "<time>")
+	s = fingerprints.ReplaceAllString(s, "$2<fingerprint>")
 	return durations.ReplaceAllString(s, "<dur>")
 }
 

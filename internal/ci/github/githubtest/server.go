@@ -124,8 +124,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	case pullsRe.MatchString(r.URL.Path) && r.Method == http.MethodGet:
 		out := []any{}
-		if n := s.Pulls[pullsRe.FindStringSubmatch(r.URL.Path)[2]]; n > 0 {
-			out = append(out, map[string]any{"number": n, "state": "closed"})
+		sha := pullsRe.FindStringSubmatch(r.URL.Path)[2]
+		if n := s.Pulls[sha]; n > 0 {
+			out = append(out, map[string]any{"number": n, "state": "closed", "merged_at": "2026-11-22T10:00:00Z", "merge_commit_sha": sha})
 		}
 		writeJSON(w, http.StatusOK, out)
 	case updateRe.MatchString(r.URL.Path) && r.Method == http.MethodPatch:

@@ -1,0 +1,105 @@
+package plan
+
+import (
+	"context"
+	"strconv"
+
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	rel "helm.sh/helm/v4/pkg/release/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/spec"
+)
+
+// digested adds to o the digests of the object the prediction sends
+// (desired) and of the live object it was made against; no-op without a
+// hasher.
+func (pr *probe) digested(o report.ObjectPlan, desired, live *unstructured.Unstructured) report.ObjectPlan {
+	if pr.Digest == nil {
+		return o
+	}
+	if desired != nil {
+		o.Desired = pr.Digest.Desired(desired.Object)
+	}
+	if live != nil {
+		o.Live = pr.Digest.Live(live.Object)
+	}
+	return o
+}
+
+// releaseDigest is what a helm step is predicted against: the last
+// revision and the chart and values apply would install (nil, nil: not
+// known, no digest).
+func (pr *probe) releaseDigest(last *rel.Release, ch *chartv2.Chart, vals map[string]any) {
+	if pr.Digest == nil {
+		return
+	}
+	d := &report.ReleaseDigest{}
+	if last != nil {
+		d.Revision = last.Version
+	}
+	if ch != nil {
+		d.Chart = pr.Digest.JSON("chart", helmstep.ChartContent(ch))
+	}
+	if vals != nil {
+		d.Values = pr.Digest.JSON("values", vals)
+	}
+	pr.out.Release = d
+}
+
+// releaseLive digests a release as a delete step finds it: name and
+// revision (a new revision is a different release to delete).
+func (pr *probe) releaseLive(r *rel.Release) string {
+	if pr.Digest == nil || r == nil {
+		return ""
+	}
+	return pr.Digest.Sum("release", []byte(r.Namespace+"/"+r.Name+"/"+strconv.Itoa(r.Version)))
+}
+
+// planDigests fills the plan-wide digests: the spec (with the local
+// manifests it names, so an edited file changes it even when its step
+// cannot be assessed yet), each declared input, and the cluster's
+// kube-system UID.
+func (l *Live) planDigests(ctx context.Context, s *spec.Spec, p *report.Plan) error {
+	h := l.Digest
+	d := &report.PlanDigests{Keyed: h.Keyed(), KeyCheck: h.KeyCheck()}
+	var manifests []any
+	for _, st := range s.Steps {
+		switch {
+		case st.Apply != nil:
+			manifests = append(manifests, objectsOf(localObjects(s.BaseDir, st.Apply.Manifests)))
+		case st.Delete != nil:
+			manifests = append(manifests, objectsOf(localObjects(s.BaseDir, st.Delete.Manifests)))
+		default:
+			manifests = append(manifests, nil)
+		}
+	}
+	d.Spec = h.JSON("spec", struct {
+		Spec      *spec.Spec
+		Manifests []any
+	}{s, manifests})
+	if s.Declared != nil {
+		for _, v := range s.Declared.Vars {
+			d.Inputs = append(d.Inputs, report.InputDigest{Name: v.Name, Secret: v.Secret, Digest: h.Input(v.Name, v.Value, v.Secret)})
+		}
+	}
+	ns, err := l.Clients.Typed.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})
+	if err == nil {
+		d.ClusterUID = string(ns.UID)
+	} else if ctx.Err() != nil {
+		return err
+	} // unreadable (RBAC): the server URL alone names the cluster
+	p.Digests = d
+	return nil
+}
+
+func objectsOf(objs []*unstructured.Unstructured) []map[string]any {
+	out := make([]map[string]any, len(objs))
+	for i, o := range objs {
+		out[i] = o.Object
+	}
+	return out
+}
