@@ -207,7 +207,8 @@ func (e *benchEnv) toolEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
-		case k == "HOME", k == "KUBECONFIG", strings.HasPrefix(k, "HELM_"), strings.HasPrefix(k, "KHOOK_"):
+		case k == "HOME", k == "KUBECONFIG", strings.HasPrefix(k, "HELM_"), strings.HasPrefix(k, "KHOOK_"),
+			k == "GITHUB_ACTIONS", k == "GITLAB_CI": // khook ci: the plain platform
 			continue
 		}
 		env = append(env, kv)
