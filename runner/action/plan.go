@@ -5,6 +5,7 @@ import (
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/spec"
 )
@@ -33,6 +34,7 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx = kube.WithLiveCache(ctx) // one plan: one LIST per resource and namespace
 	r := p.Config.redactor()
 	live := &runplan.Live{Clients: clients, Redactor: r, Diff: p.Diff}
 	if p.Diff {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
 )
 
 // Uninstall removes a release and waits (watch-driven, bounded by ctx's
@@ -24,6 +25,7 @@ import (
 // absent release is success when ignoreNotFound, else an error.
 func (e *Executor) Uninstall(ctx context.Context, release, namespace string, ignoreNotFound bool) (runner.Outcome, error) {
 	out, err := e.uninstall(ctx, release, namespace, ignoreNotFound)
+	kube.InvalidateLive(ctx) // the release's objects are going: later reads list again
 	return out, e.redactor.Error(err)
 }
 
