@@ -72,6 +72,7 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	cfg := a.Config
 	r := cfg.redactor()
 	started := cfg.now()
+	ctx = kube.WithLiveCache(ctx) // one run: one LIST per resource and namespace
 	res := &report.Results{Name: s.Metadata.Name, Command: "apply", Identifier: s.Metadata.Name, StartedAt: started, Steps: []report.StepResult{}}
 	connect := a.Backend
 	if connect == nil {

@@ -49,6 +49,7 @@ func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *
 	defer charts.Close()
 	live := &runplan.Live{Clients: clients, Redactor: r, Diff: diff, LoadChart: charts.LoadChart,
 		Digest: planfile.NewHasher(c.PlanKey, r)}
+	ctx = kube.WithLiveCache(ctx) // one plan: one LIST per resource and namespace
 	pl, err := live.Plan(ctx, s)
 	if err != nil {
 		return nil, err

@@ -43,6 +43,11 @@ type DriftInput struct {
 	Release   string
 	Namespace string // the release namespace: namespace-less namespaced objects go here
 	Manifest  string // multi-document YAML
+	// Applied says Manifest is what Helm applied last (the deployed
+	// release's own): an object whose live state already holds every field
+	// of it as written (kube.Unchanged) needs no dry run. A rendered
+	// upgrade may drop fields Helm owns, so it is dry-run in full.
+	Applied bool
 }
 
 // ObjectDiff is one object of a manifest whose live state differs from what
@@ -73,8 +78,9 @@ func (d ObjectDiff) String() string {
 
 // Drift compares every object of a rendered release with the cluster and
 // returns those that applying the manifest would create or change; none
-// means converged. For each object it GETs the live object and, when it
-// exists, sends a server-side apply dry run (DryRun=All, Helm's field
+// means converged. For each object it reads the live object (from the run's
+// cache: one LIST per resource and namespace, see kube.Clients.Live) and,
+// when it exists and may differ, sends a server-side apply dry run (DryRun=All, Helm's field
 // manager, forced, with the release labels and annotations Helm adds), then
 // compares the result with the live object. It sends no write. An object
 // edited out of band (kubectl edit) shows as DriftConfigure.
@@ -129,13 +135,25 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 	// a comparison only counts when the object did not change between the
 	// GET and the dry run, which answers with the resourceVersion it used.
 	for attempt := 0; ; attempt++ {
-		live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		var live *unstructured.Unstructured
+		var cached bool
+		if attempt == 0 {
+			live, cached, err = c.Live(ctx, mapping, d.Namespace, obj.GetName())
+		} else {
+			live, err = ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		}
+		if apierrors.IsNotFound(err) && cached {
+			continue // created since the run's cached read? read it fresh
+		}
 		if apierrors.IsNotFound(err) {
 			d.Action, d.Desired = DriftCreate, clean(obj)
 			return d, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("release %s: cannot read %s: %w", in.Release, d.id(), err)
+		}
+		if in.Applied && kube.Unchanged(mapping, live, desired) {
+			return nil, nil
 		}
 		applied, err := ri.Apply(ctx, obj.GetName(), desired, metav1.ApplyOptions{
 			FieldManager: FieldManager, Force: true, DryRun: []string{metav1.DryRunAll},

@@ -136,6 +136,9 @@ func (e *Executor) Execute(ctx context.Context, step *spec.Step) (runner.Outcome
 		return runner.Outcome{}, errors.New("helm executor: the step has no helm: block (internal error)")
 	}
 	out, err := e.executeAcrossOutages(ctx, step)
+	if out.Writes > 0 || err != nil {
+		kube.InvalidateLive(ctx) // Helm wrote objects khook cannot name: later reads list again
+	}
 	return out, e.redactor.Error(err)
 }
 
@@ -199,7 +202,7 @@ func (e *Executor) converge(ctx context.Context, sess *session, step *spec.Step,
 	}
 
 	if installed && last.Info.Status == rcommon.StatusDeployed && SameChart(last.Chart, AsStored(src.chart, src.load, vals)) && SameValues(last.Config, vals) {
-		diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest})
+		diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true})
 		if err == nil && len(diffs) == 0 {
 			return runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(sess.writes.Load()),
 				Changes: releaseChange(report.DidUnchanged, name, ns)}, nil

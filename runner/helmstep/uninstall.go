@@ -25,6 +25,7 @@ import (
 // absent release is success when ignoreNotFound, else an error.
 func (e *Executor) Uninstall(ctx context.Context, release, namespace string, ignoreNotFound bool) (runner.Outcome, error) {
 	out, err := e.uninstall(ctx, release, namespace, ignoreNotFound)
+	kube.InvalidateLive(ctx) // the release's objects are going: later reads list again
 	return out, e.redactor.Error(err)
 }
 

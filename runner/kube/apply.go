@@ -48,6 +48,9 @@ type ApplyRequest struct {
 	ServerSide bool
 	PatchType  types.PatchType // configure (client-side) and server-side
 	Patch      []byte
+
+	src    *unstructured.Unstructured // the manifest object, to plan again
+	cached bool                       // Live came from the run's cache
 }
 
 // Name names the request's object for messages.
@@ -61,15 +64,31 @@ func (r *ApplyRequest) Name() string { return ObjectName(r.Desired) }
 // (MapObject) already. A Secret's stringData is sent as data (see
 // normalizeSecret), so a converged Secret sends nothing.
 func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (*ApplyRequest, error) {
-	obj = normalizeSecret(obj)
-	live, err := c.resourceFor(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+	req, err := c.planApply(ctx, obj, m, serverSide, true)
+	if err == nil && req.cached && req.Action == ActionConfigure && !serverSide {
+		// A change decided on the run's cached read: patch what is live now.
+		return c.planApply(ctx, obj, m, serverSide, false)
+	}
+	return req, err
+}
+
+func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured, m *meta.RESTMapping, serverSide, useCache bool) (*ApplyRequest, error) {
+	obj := normalizeSecret(src)
+	var live *unstructured.Unstructured
+	var cached bool
+	var err error
+	if useCache {
+		live, cached, err = c.Live(ctx, m, obj.GetNamespace(), obj.GetName())
+	} else {
+		live, err = c.resourceFor(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 		live = nil
 	case err != nil:
 		return nil, fmt.Errorf("cannot read %s: %w", ObjectName(obj), c.Explain(err))
 	}
-	req := &ApplyRequest{Mapping: m, Live: live, ServerSide: serverSide}
+	req := &ApplyRequest{Mapping: m, Live: live, ServerSide: serverSide, src: src, cached: cached}
 	if serverSide {
 		req.Desired = obj.DeepCopy()
 		req.Action = ActionConfigure
@@ -89,7 +108,8 @@ func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured,
 		req.Action = ActionCreate
 		return req, nil
 	}
-	req.PatchType, req.Patch, err = threeWayPatch(m, live, modified)
+	original := []byte(live.GetAnnotations()[LastAppliedAnnotation])
+	req.PatchType, req.Patch, err = threeWayPatch(m, original, modified, live)
 	if err != nil {
 		return nil, fmt.Errorf("cannot compute the patch for %s: %v", ObjectName(obj), err)
 	}
@@ -124,6 +144,20 @@ func SameObject(a, b *unstructured.Unstructured) bool {
 	return equality.Semantic.DeepEqual(strip(a), strip(b))
 }
 
+// Unchanged reports whether applying desired over live, when desired is
+// also what was applied last, would change nothing: the three-way patch
+// PlanApply decides with (original = modified = desired) is empty. A field
+// of desired that live lacks or holds differently makes it false; so does
+// any error. Helm drift uses it to dry-run only what differs.
+func Unchanged(m *meta.RESTMapping, live, desired *unstructured.Unstructured) bool {
+	modified, err := desired.MarshalJSON()
+	if err != nil {
+		return false
+	}
+	_, patch, err := threeWayPatch(m, modified, modified, live)
+	return err == nil && string(patch) == "{}"
+}
+
 // withLastApplied returns a copy of obj carrying the last-applied
 // annotation, and its JSON (kubectl's GetModifiedConfiguration).
 func withLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructured, []byte, error) {
@@ -144,12 +178,11 @@ func withLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructured
 	return out, modified, err
 }
 
-func threeWayPatch(m *meta.RESTMapping, live *unstructured.Unstructured, modified []byte) (types.PatchType, []byte, error) {
+func threeWayPatch(m *meta.RESTMapping, original, modified []byte, live *unstructured.Unstructured) (types.PatchType, []byte, error) {
 	current, err := live.MarshalJSON()
 	if err != nil {
 		return "", nil, err
 	}
-	original := []byte(live.GetAnnotations()[LastAppliedAnnotation])
 	typed, err := scheme.Scheme.New(m.GroupVersionKind)
 	if err == nil {
 		lookup, err := strategicpatch.NewPatchMetaFromStruct(typed)
@@ -180,26 +213,57 @@ func (c *Clients) Send(ctx context.Context, req *ApplyRequest, dryRun bool) (*un
 	if dryRun {
 		dr = []string{metav1.DryRunAll}
 	}
-	r := c.resourceFor(req.Mapping, req.Desired.GetNamespace())
-	var out *unstructured.Unstructured
-	var err error
-	switch {
-	case req.ServerSide:
-		force := false
-		out, err = r.Patch(ctx, req.Desired.GetName(), types.ApplyPatchType, req.Patch,
-			metav1.PatchOptions{FieldManager: FieldManager, Force: &force, DryRun: dr})
-	case req.Action == ActionCreate:
-		out, err = r.Create(ctx, req.Desired, metav1.CreateOptions{FieldManager: FieldManager, DryRun: dr})
-	case req.Action == ActionConfigure:
-		out, err = r.Patch(ctx, req.Desired.GetName(), req.PatchType, req.Patch,
-			metav1.PatchOptions{FieldManager: FieldManager, DryRun: dr})
-	default:
-		return req.Live, nil
+	out, err := c.send(ctx, req, dr)
+	if apierrors.IsAlreadyExists(err) && req.cached {
+		// Created since the run's cached read: plan again on a fresh GET.
+		fresh, perr := c.planApply(ctx, req.src, req.Mapping, req.ServerSide, false)
+		if perr != nil {
+			return nil, perr
+		}
+		*req = *fresh
+		out, err = c.send(ctx, req, dr)
+	}
+	if apierrors.IsNotFound(err) {
+		// A custom resource of a CRD applied moments ago: the API server
+		// serves its kind once the CRD is Established. Await that (a
+		// watch), then send again.
+		if m := c.crds(); m != nil {
+			if crd := m.pending(req.Mapping); crd != "" {
+				if werr := c.WaitCRDEstablished(ctx, crd); werr != nil {
+					return nil, fmt.Errorf("cannot apply %s: its CRD %s: %w", req.Name(), crd, werr)
+				}
+				out, err = c.send(ctx, req, dr)
+			}
+		}
 	}
 	if err != nil {
 		return nil, c.writeError(req, err)
 	}
+	if !dryRun {
+		if req.Action != ActionUnchanged || req.ServerSide {
+			c.remember(ctx, req.Mapping, out) // a later read sees own write
+		}
+		if IsCRD(out) {
+			c.LearnCRD(out) // its kind maps now, without discovery
+		}
+	}
 	return out, nil
+}
+
+func (c *Clients) send(ctx context.Context, req *ApplyRequest, dr []string) (*unstructured.Unstructured, error) {
+	r := c.resourceFor(req.Mapping, req.Desired.GetNamespace())
+	switch {
+	case req.ServerSide:
+		force := false
+		return r.Patch(ctx, req.Desired.GetName(), types.ApplyPatchType, req.Patch,
+			metav1.PatchOptions{FieldManager: FieldManager, Force: &force, DryRun: dr})
+	case req.Action == ActionCreate:
+		return r.Create(ctx, req.Desired, metav1.CreateOptions{FieldManager: FieldManager, DryRun: dr})
+	case req.Action == ActionConfigure:
+		return r.Patch(ctx, req.Desired.GetName(), req.PatchType, req.Patch,
+			metav1.PatchOptions{FieldManager: FieldManager, DryRun: dr})
+	}
+	return req.Live, nil
 }
 
 func (c *Clients) writeError(req *ApplyRequest, err error) error {

@@ -8,8 +8,10 @@
 //     failure-reason cluster-unreachable.
 //   - Clients.ResolveObject / Clients.MappingFor: kubectl resource arguments
 //     ("deploy/x", "deployments.apps", "Deployment/x", "pods") and kinds to
-//     REST mappings, resetting discovery on a miss and waiting for a freshly
-//     created CRD to be Established.
+//     REST mappings; kinds of CRDs the run applied or saw Established map
+//     from the CRD itself (crdMapper), others through discovery, reset on a
+//     miss; a custom resource written before its new CRD is served waits
+//     for Established (a watch), then is sent.
 //   - LoadManifests: inline/file/url/kustomize sources into unstructured
 //     objects (multi-document YAML, List kinds expanded); Clients.Prepare maps
 //     them and defaults namespaces for namespaced kinds only.
@@ -36,6 +38,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -130,14 +133,36 @@ func NewClientsForConfig(cfg *rest.Config) (*Clients, error) {
 }
 
 // NewMapper is a deferred discovery RESTMapper that also expands kubectl
-// short names ("deploy", "po"); Reset invalidates the discovery cache.
+// short names ("deploy", "po"), under the kinds of CRDs the run applied or
+// saw Established (see crdMapper); Reset invalidates the discovery cache.
 func NewMapper(cached discovery.CachedDiscoveryInterface) meta.ResettableRESTMapper {
 	deferred := restmapper.NewDeferredDiscoveryRESTMapper(cached)
 	mapper, ok := restmapper.NewShortcutExpander(deferred, cached, func(string) {}).(meta.ResettableRESTMapper)
 	if !ok { // the expander has always been resettable; keep a working mapper if that changes
-		return deferred
+		return newCRDMapper(deferred)
 	}
-	return mapper
+	return newCRDMapper(mapper)
+}
+
+// crds is the CRD layer of the mapper (nil for a mapper built otherwise).
+func (c *Clients) crds() *crdMapper {
+	m, _ := c.Mapper.(*crdMapper)
+	return m
+}
+
+// LearnCRD makes the kind a CRD object (as the API server returned it)
+// defines resolve without discovery. Send calls it for every CRD it applies.
+func (c *Clients) LearnCRD(crd *unstructured.Unstructured) {
+	if m := c.crds(); m != nil && crd != nil && IsCRD(crd) {
+		m.learn(crd)
+	}
+}
+
+// ForgetCRD drops what LearnCRD learned from a CRD that was deleted.
+func (c *Clients) ForgetCRD(name string) {
+	if m := c.crds(); m != nil {
+		m.forget(name)
+	}
 }
 
 // Ping checks that the API server answers and accepts the credentials.

@@ -11,7 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // Resource is a resolved kubectl resource argument: a type and, for the
@@ -201,8 +203,9 @@ func (c *Clients) MapObject(ctx context.Context, obj *unstructured.Unstructured,
 }
 
 // withRefresh runs fn; on a no-match it resets discovery and retries; if it
-// still misses and a matching CRD exists that is not yet Established, it
-// waits for Established (bounded by ctx) and retries once more.
+// still misses and a matching CRD exists, the mapper learns the kind from
+// the CRD itself (waiting for Established through a watch when it is not
+// yet), so no retry waits for discovery to publish the new group.
 func (c *Clients) withRefresh(ctx context.Context, match func(*unstructured.Unstructured) bool, fn func() error) error {
 	err := fn()
 	if err == nil || !meta.IsNoMatchError(err) {
@@ -212,28 +215,16 @@ func (c *Clients) withRefresh(ctx context.Context, match func(*unstructured.Unst
 	if err = fn(); err == nil || !meta.IsNoMatchError(err) {
 		return err
 	}
-	name, ok := c.findCRD(ctx, match)
-	if !ok {
+	crd := c.findCRD(ctx, match)
+	if crd == nil {
 		return err
 	}
-	if werr := c.WaitCRDEstablished(ctx, name); werr != nil {
+	if crdEstablished(crd) {
+		c.LearnCRD(crd)
+	} else if werr := c.WaitCRDEstablished(ctx, crd.GetName()); werr != nil {
 		return werr
 	}
-	// Discovery has no watch, and the API server may publish a just
-	// Established CRD's group a moment later: retry a few times, briefly.
-	delay := 50 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		c.Mapper.Reset()
-		if err = fn(); err == nil || !meta.IsNoMatchError(err) || attempt == 5 {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(delay):
-			delay *= 2
-		}
-	}
+	return fn()
 }
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -251,17 +242,17 @@ func IsCRD(obj *unstructured.Unstructured) bool {
 	return gvk.Group == crdGVR.Group && gvk.Kind == "CustomResourceDefinition"
 }
 
-func (c *Clients) findCRD(ctx context.Context, match func(*unstructured.Unstructured) bool) (string, bool) {
+func (c *Clients) findCRD(ctx context.Context, match func(*unstructured.Unstructured) bool) *unstructured.Unstructured {
 	list, err := c.Dynamic.Resource(crdGVR).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return "", false
+		return nil
 	}
 	for i := range list.Items {
 		if match(&list.Items[i]) {
-			return list.Items[i].GetName(), true
+			return &list.Items[i]
 		}
 	}
-	return "", false
+	return nil
 }
 
 func crdMatchesType(crd *unstructured.Unstructured, typ string) bool {
@@ -285,13 +276,48 @@ func crdMatchesType(crd *unstructured.Unstructured, typ string) bool {
 }
 
 // WaitCRDEstablished blocks until the named CRD reports Established, then
-// resets discovery so its kinds resolve.
+// maps its kind from the CRD as the server returned it. A plain list and
+// watch of the one CRD (no informer: its teardown alone took about two
+// seconds, longer than the CRD takes to be Established).
 func (c *Clients) WaitCRDEstablished(ctx context.Context, name string) error {
-	cond := Condition{Type: ForCondition, Name: "Established"}
-	err := WaitFor(ctx, c, Target{Mapping: CRDMapping, Name: name}, cond.String(), cond.Predicate())
-	if err != nil {
-		return err
+	start := time.Now()
+	r := c.Dynamic.Resource(crdGVR)
+	sel := fields.OneTermEqualSelector("metadata.name", name).String()
+	pending := "not found"
+	for ctx.Err() == nil {
+		list, err := r.List(ctx, metav1.ListOptions{FieldSelector: sel})
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return fmt.Errorf("cannot read CRD %s: %w", name, c.Explain(err))
+		}
+		for i := range list.Items {
+			if crdEstablished(&list.Items[i]) {
+				c.LearnCRD(&list.Items[i])
+				return nil
+			}
+			pending = "not Established yet"
+		}
+		w, err := r.Watch(ctx, metav1.ListOptions{FieldSelector: sel, ResourceVersion: list.GetResourceVersion(), AllowWatchBookmarks: true})
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return fmt.Errorf("cannot watch CRD %s: %w", name, c.Explain(err))
+		}
+		for ev := range w.ResultChan() {
+			if ev.Type != watch.Added && ev.Type != watch.Modified {
+				continue // bookmarks; an error or a deletion: the next list tells
+			}
+			if u, ok := ev.Object.(*unstructured.Unstructured); ok && crdEstablished(u) {
+				w.Stop()
+				c.LearnCRD(u)
+				return nil
+			}
+			pending = "not Established yet"
+		}
+		w.Stop() // the server ended the watch: list again
 	}
-	c.Mapper.Reset()
-	return nil
+	return waitError(ctx, start, "condition=Established", Target{Mapping: CRDMapping, Name: name}, pending)
 }

@@ -88,7 +88,7 @@ func (pr *probe) helm(ctx context.Context) error {
 	}
 	sameC, sameV := helmstep.SameChart(last.Chart, helmstep.AsStored(ch, pr.reload(ctx, h), vals)), helmstep.SameValues(last.Config, vals)
 	if sameC && sameV {
-		diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest})
+		diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true})
 		if err != nil {
 			if kube.IsUnreachable(err) {
 				return err

@@ -129,6 +129,10 @@ func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name st
 		PropagationPolicy: &bg,
 		Preconditions:     &metav1.Preconditions{UID: &uid},
 	})
+	kube.InvalidateLiveOf(ctx, m, ns)
+	if m.Resource == kube.CRDMapping.Resource {
+		c.ForgetCRD(name)
+	}
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) { // gone, or replaced, meanwhile
 		return nil, nil
 	}

@@ -62,6 +62,9 @@ func (x *Job) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error
 		return runner.Outcome{}, wrongStep(st, spec.TypeJob)
 	}
 	out, err := x.run(ctx, st)
+	if out.Writes > 0 || err != nil {
+		kube.InvalidateLive(ctx) // a job may write anything: later reads list again
+	}
 	for i, l := range out.LogTail {
 		out.LogTail[i] = x.Redactor.String(l)
 	}

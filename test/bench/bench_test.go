@@ -1,8 +1,11 @@
-// Package bench compares a converged re-run of khook with the same bootstrap
-// written as a helm + kubectl script (issue #4): writes sent to the API
-// server, Helm revisions created and wall time. It is a benchmark only:
+// Package bench compares khook with the same bootstrap written as a helm +
+// kubectl script: a converged re-run of a small bootstrap (issue #4: writes
+// sent to the API server, Helm revisions created and wall time) and the
+// generated platform workload of issue #14 (platform.go; requests by verb,
+// writes, peak RSS). It is a benchmark only (README.md):
 //
 //	go test ./test/bench -run '^$' -bench ConvergedRerun -benchtime 3x
+//	go test ./test/bench -run '^$' -bench Platform -benchtime 1x
 //
 // Without -bench no cluster starts and only the figures unit test runs.
 package bench
@@ -207,7 +210,8 @@ func (e *benchEnv) toolEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
-		case k == "HOME", k == "KUBECONFIG", strings.HasPrefix(k, "HELM_"), strings.HasPrefix(k, "KHOOK_"):
+		case k == "HOME", k == "KUBECONFIG", strings.HasPrefix(k, "HELM_"), strings.HasPrefix(k, "KHOOK_"),
+			k == "GITHUB_ACTIONS", k == "GITLAB_CI": // khook ci: the plain platform
 			continue
 		}
 		env = append(env, kv)

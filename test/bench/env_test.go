@@ -45,11 +45,21 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
+	e := newTools(b)
+	e.testdata = testdata
+	e.repo = serveCharts(b, "bench-reader", "bench-Pa55", "alpha", "beta", "gamma")
+	return e
+}
+
+// newTools readies the contenders (the helm and kubectl CLIs, khook built
+// from this checkout) behind a request-counting proxy.
+func newTools(b *testing.B) *benchEnv {
+	b.Helper()
 	if _, err := os.Stat(kubectlPath); err != nil {
 		b.Skipf("kubectl is not at %s: %v", kubectlPath, err)
 	}
 	tmp := b.TempDir()
-	e := &benchEnv{testdata: testdata, kubectl: kubectlPath, home: filepath.Join(tmp, "home")}
+	e := &benchEnv{kubectl: kubectlPath, home: filepath.Join(tmp, "home")}
 	if err := os.MkdirAll(e.home, 0o700); err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +67,6 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	e.khookBin = buildKhook(b, tmp)
 	e.proxy = apiproxy.Start(b, kube.RESTConfig)
 	e.kubeconfig = e.proxy.Kubeconfig
-	e.repo = serveCharts(b, "bench-reader", "bench-Pa55", "alpha", "beta", "gamma")
 	return e
 }
 

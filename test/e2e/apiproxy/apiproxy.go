@@ -35,6 +35,7 @@ type Proxy struct {
 	dryRuns []string // writes sent with dryRun=All: they persist nothing
 	holds   []*holdRule
 	held    []string // requests held until their client gave up (see Hold)
+	counts  Counts   // every request forwarded, by verb (see Requests)
 }
 
 // Start runs a proxy in front of upstream (a bearer-token config, as the
@@ -59,6 +60,7 @@ func Start(tb testing.TB, upstream *rest.Config) *Proxy {
 			return // never forwarded: not a write the cluster saw
 		}
 		p.record(r)
+		p.count(r)
 		rp.ServeHTTP(w, r)
 	}))
 	tb.Cleanup(srv.Close)

@@ -1,0 +1,267 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/khook/khook/test/e2e/apiproxy"
+)
+
+// BenchmarkPlatform measures khook on the generated platform workload
+// (platform.go; issue #14) against the same bootstrap as a helm + kubectl
+// script: a fresh apply, a converged re-run, `plan --diff` and `khook ci`
+// with `command: drift` on the converged cluster. Each reports wall time,
+// API requests by verb, writes and khook's peak RSS (see README.md):
+//
+//	go test ./test/bench -run '^$' -bench Platform -benchtime 1x
+func BenchmarkPlatform(b *testing.B) {
+	pb := &platformBench{env: newTools(b), dir: b.TempDir()}
+	pb.generate(b)
+	b.Run("fresh", func(b *testing.B) {
+		var k, s []measured
+		for i := range b.N {
+			if i > 0 || pb.applied {
+				pb.generate(b) // a fresh apply needs fresh namespaces
+			}
+			s = append(s, pb.script(b))
+			k = append(k, pb.apply(b))
+			pb.applied = true
+		}
+		pb.report(b, k, s)
+	})
+	b.Run("converged", func(b *testing.B) {
+		pb.converge(b)
+		var k, s []measured
+		for range b.N {
+			s = append(s, pb.script(b))
+			k = append(k, pb.apply(b))
+		}
+		pb.report(b, k, s)
+		// Issue #14's target: O(kinds × namespaces), plus the job's two writes.
+		target := 3*pb.kw.KindNamespaces() + 2
+		b.ReportMetric(float64(target), "target-requests")
+		b.Logf("converged target: at most 3 × %d (kind, namespace) pairs + 2 job writes = %d requests; khook sent %.0f",
+			pb.kw.KindNamespaces(), target, mean(k, func(m measured) float64 { return float64(m.counts.Total()) }))
+	})
+	b.Run("plan-diff", func(b *testing.B) {
+		pb.converge(b)
+		var k []measured
+		for range b.N {
+			m := pb.run(b, "khook plan --diff", pb.kw.Prefix, pb.khookCmd("plan", "-f", pb.kw.Spec(), "--diff", "-o", "json"))
+			var doc struct {
+				Changes bool           `json:"changes"`
+				Totals  map[string]int `json:"totals"`
+			}
+			if err := json.Unmarshal([]byte(m.stdout), &doc); err != nil {
+				b.Fatalf("khook plan -o json printed no plan document: %v\n%s", err, tail(m.out))
+			}
+			b.Logf("plan on the converged cluster: changes=%t, totals %v", doc.Changes, doc.Totals)
+			k = append(k, m)
+		}
+		pb.report(b, k, nil)
+	})
+	b.Run("drift", func(b *testing.B) {
+		pb.converge(b)
+		var k []measured
+		for range b.N {
+			cmd := pb.khookCmd("ci")
+			cmd.Dir = pb.kw.Dir
+			cmd.Env = append(cmd.Env, "KHOOK_COMMAND=drift", "KHOOK_FILE=khook.yaml", "KHOOK_COMMENT=never")
+			m := pb.run(b, "khook ci (command: drift)", pb.kw.Prefix, cmd, 1)
+			if m.exit != 0 {
+				b.Logf("drift reported on the converged cluster (exit %d):\n%s", m.exit, tail(m.out))
+			}
+			b.ReportMetric(float64(m.exit), "drift-exit")
+			k = append(k, m)
+		}
+		pb.report(b, k, nil)
+	})
+}
+
+type platformBench struct {
+	env     *benchEnv
+	kw, sw  *Platform // the workloads of khook and of the script
+	dir     string    // workloads live here until the whole benchmark ends
+	gen     int
+	applied bool // both workloads were applied at least once
+}
+
+// generate writes a new pair of workloads: khook's and the script's, each
+// with its own namespaces and CRD group.
+func (pb *platformBench) generate(b *testing.B) {
+	b.Helper()
+	var err error
+	k, s := fmt.Sprintf("pk%d", pb.gen), fmt.Sprintf("ps%d", pb.gen)
+	if pb.kw, err = GeneratePlatform(filepath.Join(pb.dir, k), k); err != nil {
+		b.Fatal(err)
+	}
+	if pb.sw, err = GeneratePlatform(filepath.Join(pb.dir, s), s); err != nil {
+		b.Fatal(err)
+	}
+	pb.gen++
+	pb.applied = false
+}
+
+// converge applies both workloads once, unmeasured, unless that happened.
+func (pb *platformBench) converge(b *testing.B) {
+	if !pb.applied {
+		pb.script(b)
+		pb.apply(b)
+		pb.applied = true
+	}
+}
+
+func (pb *platformBench) khookCmd(args ...string) *exec.Cmd {
+	cmd := exec.Command(pb.env.khookBin, args...)
+	cmd.Env = pb.env.toolEnv()
+	return cmd
+}
+
+func (pb *platformBench) apply(b *testing.B) measured {
+	return pb.run(b, "khook apply", pb.kw.Prefix, pb.khookCmd("apply", "-f", pb.kw.Spec()))
+}
+
+func (pb *platformBench) script(b *testing.B) measured {
+	cmd := exec.Command("bash", pb.sw.Script())
+	cmd.Env = append(pb.env.toolEnv(), "HELM="+pb.env.helm, "KUBECTL="+pb.env.kubectl)
+	return pb.run(b, "the script", pb.sw.Prefix, cmd)
+}
+
+// measured is one run of a tool.
+type measured struct {
+	wall        time.Duration
+	counts      apiproxy.Counts
+	maxRSS      int64 // bytes, the largest process of the run
+	revisions   int   // Helm revisions created
+	exit        int
+	stdout, out string
+}
+
+// run runs cmd and counts what it sent through the proxy; exit codes other
+// than 0 and okExits fail the benchmark.
+func (pb *platformBench) run(b *testing.B, name, prefix string, cmd *exec.Cmd, okExits ...int) measured {
+	b.Helper()
+	before := revisions(b, prefix)
+	pb.env.proxy.Requests()
+	pb.env.proxy.Writes()
+	var stdout, out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &out
+	start := time.Now()
+	err := cmd.Run()
+	m := measured{wall: time.Since(start), counts: pb.env.proxy.Requests(), stdout: stdout.String(), out: out.String() + stdout.String()}
+	if cmd.ProcessState == nil {
+		b.Fatalf("%s did not start: %v", name, err)
+	}
+	m.exit = cmd.ProcessState.ExitCode()
+	if m.exit != 0 && !slices.Contains(okExits, m.exit) {
+		b.Fatalf("%s failed: %v\n%s", name, err, tail(m.out))
+	}
+	// Linux reports the largest of the process and the children it waited for, in KiB.
+	m.maxRSS = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
+	m.revisions = revisions(b, prefix) - before
+	return m
+}
+
+// revisions counts the Helm release records (one Secret per revision) in
+// the namespaces of a workload.
+func revisions(b *testing.B, prefix string) int {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := kube.Client.CoreV1().Secrets("").List(ctx, metav1.ListOptions{LabelSelector: "owner=helm"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, s := range list.Items {
+		if strings.HasPrefix(s.Namespace, prefix+"-") {
+			n++
+		}
+	}
+	return n
+}
+
+var verbs = []string{"GET", "LIST", "WATCH", "POST", "PUT", "PATCH", "DELETE"}
+
+// report reports khook's runs and, when given, the script's and the ratios.
+func (pb *platformBench) report(b *testing.B, k, s []measured) {
+	b.Helper()
+	for _, t := range []struct {
+		name string
+		runs []measured
+	}{{"khook", k}, {"script", s}} {
+		if len(t.runs) == 0 {
+			continue
+		}
+		wall := medianWall(t.runs)
+		b.ReportMetric(wall.Seconds(), t.name+"-s")
+		for _, v := range verbs {
+			b.ReportMetric(mean(t.runs, func(m measured) float64 { return float64(m.counts.Verbs[v]) }), t.name+"-"+v)
+		}
+		total := mean(t.runs, func(m measured) float64 { return float64(m.counts.Total()) })
+		writes := mean(t.runs, func(m measured) float64 { return float64(m.counts.Writes()) })
+		dry := mean(t.runs, func(m measured) float64 { return float64(m.counts.DryRuns) })
+		disc := mean(t.runs, func(m measured) float64 { return float64(m.counts.Discovery) })
+		rss := mean(t.runs, func(m measured) float64 { return float64(m.maxRSS) / (1 << 20) })
+		revs := mean(t.runs, func(m measured) float64 { return float64(m.revisions) })
+		b.ReportMetric(total, t.name+"-requests")
+		b.ReportMetric(writes, t.name+"-writes")
+		b.ReportMetric(dry, t.name+"-dryruns")
+		b.ReportMetric(disc, t.name+"-discovery")
+		b.ReportMetric(rss, t.name+"-peak-RSS-MiB")
+		b.ReportMetric(revs, t.name+"-revisions")
+		last := t.runs[len(t.runs)-1].counts
+		b.Logf("%s: %.1fs, %.0f requests (%s; %.0f discovery, %.0f dry runs), %.0f writes, %.0f Helm revisions, peak RSS %.0f MiB",
+			t.name, wall.Seconds(), total, byVerb(last), disc, dry, writes, revs, rss)
+	}
+	if len(s) > 0 {
+		ks, ss := medianWall(k).Seconds(), medianWall(s).Seconds()
+		b.ReportMetric(ks/ss, "wall-ratio")
+		b.Logf("khook takes %.3f of the script's wall time", ks/ss)
+	}
+	b.ReportMetric(float64(medianWall(k).Nanoseconds()), "ns/op")
+}
+
+func byVerb(c apiproxy.Counts) string {
+	var parts []string
+	for _, v := range verbs {
+		parts = append(parts, fmt.Sprintf("%s %d", v, c.Verbs[v]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func medianWall(runs []measured) time.Duration {
+	walls := make([]time.Duration, len(runs))
+	for i, r := range runs {
+		walls[i] = r.wall
+	}
+	slices.Sort(walls)
+	return walls[len(walls)/2]
+}
+
+func mean(runs []measured, f func(measured) float64) float64 {
+	sum := 0.0
+	for _, r := range runs {
+		sum += f(r)
+	}
+	return sum / float64(len(runs))
+}
+
+// tail is the end of a long output, for failure messages.
+func tail(s string) string {
+	if len(s) > 6000 {
+		return "…" + s[len(s)-6000:]
+	}
+	return s
+}
