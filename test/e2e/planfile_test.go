@@ -31,6 +31,7 @@ type reviewed struct {
 	dir   string
 	proxy *apiproxy.Proxy
 	env   []string
+	spec  string // "" is testdata/planfile.yaml
 }
 
 func newReviewed(t *testing.T) *reviewed {
@@ -59,7 +60,11 @@ func (r *reviewed) plan(name string, sets ...string) {
 func (r *reviewed) apply(name string, sets ...string) (outcome, []string) {
 	r.t.Helper()
 	before, _ := r.proxy.Writes()
-	args := []string{"apply", "-f", testdata("planfile.yaml"), "--plan", name, "-o", "json", "--set", "NS=" + r.ns}
+	spec := r.spec
+	if spec == "" {
+		spec = testdata("planfile.yaml")
+	}
+	args := []string{"apply", "-f", spec, "--plan", name, "-o", "json", "--set", "NS=" + r.ns}
 	for _, s := range sets {
 		args = append(args, "--set", s)
 	}
@@ -101,6 +106,37 @@ func TestApplyPlanFile(t *testing.T) {
 	r.plan("msg.plan")
 	out, writes = r.apply("msg.plan", "MSG=two")
 	refused(t, out, writes, "input MSG has another value than when planned")
+
+	// A spec changed after the plan: a step added.
+	r.plan("spec.plan")
+	src, err := os.ReadFile(testdata("planfile.yaml"))
+	must(t, err)
+	r.spec = filepath.Join(r.dir, "edited.yaml")
+	must(t, os.WriteFile(r.spec, append(src, []byte(`  - name: extra
+    apply:
+      namespace: ${NS}
+      manifests:
+        - inline: |
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: extra}
+`)...), 0o644))
+	out, writes = r.apply("spec.plan")
+	refused(t, out, writes, "the spec changed")
+	refused(t, out, writes, "step extra: not in the plan, now would create")
+	r.spec = ""
+
+	// Another cluster: the plan's API server is not this run's. (One harness
+	// cluster here: a second endpoint stands in for it; the kube-system UID
+	// comparison is held by runner/action's tests.)
+	r.plan("cluster.plan")
+	first := r.proxy
+	r.proxy = apiproxy.Start(t, kc.RESTConfig)
+	out, writes = r.apply("cluster.plan")
+	refused(t, out, writes, "the plan was made for cluster "+first.URL)
+	if w, _ := first.Writes(); len(w) != 0 {
+		t.Errorf("the refused apply wrote through the plan's endpoint: %q", w)
+	}
 }
 
 func refused(t *testing.T, out outcome, writes []string, says string) {
