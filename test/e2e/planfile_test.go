@@ -121,7 +121,10 @@ func refused(t *testing.T, out outcome, writes []string, says string) {
 // and show renders it (text, JSON, Markdown) with no kubeconfig at all.
 func TestPlanFileHoldsNoSecret(t *testing.T) {
 	r := newReviewed(t)
-	r.plan("hostile.plan")
+	// With --diff, so the Secret's diff is in the file too (masked).
+	if out := r.run("plan", "-f", testdata("planfile.yaml"), "--diff", "--out", "hostile.plan", "--set", "NS="+r.ns); out.Code != 0 {
+		t.Fatalf("plan --diff --out: exit %d\nstderr:\n%s", out.Code, out.Stderr)
+	}
 	data, err := os.ReadFile(filepath.Join(r.dir, "hostile.plan"))
 	must(t, err)
 	var doc struct {
@@ -134,6 +137,15 @@ func TestPlanFileHoldsNoSecret(t *testing.T) {
 	if doc.Format != "khook.io/plan/v1" || len(doc.Plan.Fingerprint) != 64 {
 		t.Fatalf("not a plan file:\n%s", data)
 	}
+	// The secrets are in the plan, as keyed digests: the test is only worth
+	// something if the file covers them.
+	for _, in := range []string{`"name": "TOKEN",
+          "secret": true,
+          "digest": "hmac-sha256:`, `"kind": "Secret"`, `"diff": "`} {
+		if !strings.Contains(string(data), in) {
+			t.Errorf("the plan file does not hold %s:\n%s", in, data)
+		}
+	}
 	texts := map[string]string{"plan file": string(data)}
 	for _, o := range []string{"text", "json", "markdown"} {
 		out := khook(t, invocation{Args: []string{"show", "hostile.plan", "-o", o}, Dir: r.dir, Kubeconfig: filepath.Join(r.dir, "no-such-kubeconfig")})
@@ -141,6 +153,9 @@ func TestPlanFileHoldsNoSecret(t *testing.T) {
 			t.Errorf("show -o %s without a kubeconfig: exit %d, no fingerprint\nstdout:\n%s\nstderr:\n%s", o, out.Code, out.Stdout, out.Stderr)
 		}
 		texts["show -o "+o] = out.Stdout + out.Stderr
+		if o == "text" {
+			t.Logf("khook show:\n%s", out.Stdout)
+		}
 	}
 	for _, secret := range []string{hostileToken, hostileOther, planKey} {
 		for _, form := range secretForms(secret) {
