@@ -180,3 +180,28 @@ func secretForms(s string) []string {
 	}
 	return forms
 }
+
+// Without KHOOK_PLAN_KEY the plan file still holds no secret (and no digest
+// of one: plan --out warns), and applying it with a key is refused with a
+// sentence about the key, not about the world.
+func TestPlanFileWithoutKey(t *testing.T) {
+	r := newReviewed(t)
+	keyless := r.env[:2]
+	out := khook(t, invocation{Args: []string{"plan", "-f", testdata("planfile.yaml"), "--out", "keyless.plan", "--set", "NS=" + r.ns},
+		Env: keyless, Dir: r.dir, Kubeconfig: r.proxy.Kubeconfig})
+	if out.Code != 0 || !strings.Contains(out.Stderr, "KHOOK_PLAN_KEY is not set: the plan's digests are unkeyed") {
+		t.Fatalf("plan --out without a key: exit %d, no warning\nstderr:\n%s", out.Code, out.Stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(r.dir, "keyless.plan"))
+	must(t, err)
+	for _, form := range append(secretForms(hostileToken), secretForms(hostileOther)...) {
+		if strings.Contains(string(data), form) {
+			t.Errorf("the keyless plan file holds %q", form)
+		}
+	}
+	if strings.Contains(string(data), "hmac-sha256:") || !strings.Contains(string(data), `"keyed": false`) {
+		t.Errorf("the keyless plan file has keyed digests")
+	}
+	applied, writes := r.apply("keyless.plan")
+	refused(t, applied, writes, "the plan was made without the plan key (KHOOK_PLAN_KEY) and this run has it")
+}
