@@ -260,3 +260,37 @@ func TestApplyReviewedPlanRefusesAChangedWorld(t *testing.T) {
 		t.Errorf("apply --plan of another cluster's plan: %v", err)
 	}
 }
+
+// A reviewed change is applied, not resumed past: the state record would
+// skip the step (it succeeded with the same inputs), but the plan shows the
+// drifted ConfigMap being configured, and that is what was approved.
+func TestApplyReviewedPlanDoesNotResumePastAChange(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w := newReviewWorld(t, "")
+	if res, err := (&Apply{Config: w.cfg}).Run(ctx, w.load()); err != nil || res.Status != report.RunOK {
+		t.Fatalf("first apply: %v %+v", err, res)
+	}
+	cm, err := testCluster.Client.CoreV1().ConfigMaps(w.ns).Get(ctx, "settings", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["msg"] = "edited by hand"
+	if _, err := testCluster.Client.CoreV1().ConfigMaps(w.ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f := w.plan(ctx)
+	res, err := w.apply(ctx, f)
+	if err != nil || res.Status != report.RunOK {
+		t.Fatalf("apply --plan: %v %+v", err, res)
+	}
+	for _, r := range res.Steps {
+		if r.Name == "config" && verdict(r) != report.ActionConfigure {
+			t.Errorf("step config: planned configure, apply did %s (%s)", verdict(r), r.SkipReason)
+		}
+	}
+	now, err := testCluster.Client.CoreV1().ConfigMaps(w.ns).Get(ctx, "settings", metav1.GetOptions{})
+	if err != nil || now.Data["msg"] != "one" {
+		t.Errorf("the drifted ConfigMap was not repaired: %v %v", now.Data, err)
+	}
+}

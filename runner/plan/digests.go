@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
@@ -81,6 +82,9 @@ func (l *Live) planDigests(ctx context.Context, s *spec.Spec, p *report.Plan) er
 		Spec      *spec.Spec
 		Manifests []any
 	}{s, manifests})
+	if d.Spec == "" {
+		return fmt.Errorf("cannot digest the spec %s: it does not encode as JSON", s.Metadata.Name)
+	}
 	if s.Declared != nil {
 		for _, v := range s.Declared.Vars {
 			d.Inputs = append(d.Inputs, report.InputDigest{Name: v.Name, Secret: v.Secret, Digest: h.Input(v.Name, v.Value, v.Secret)})

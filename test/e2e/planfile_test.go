@@ -157,7 +157,10 @@ func refused(t *testing.T, out outcome, writes []string, says string) {
 // and show renders it (text, JSON, Markdown) with no kubeconfig at all.
 func TestPlanFileHoldsNoSecret(t *testing.T) {
 	r := newReviewed(t)
-	r.plan("hostile.plan")
+	// With --diff, so the Secret's diff is in the file too (masked).
+	if out := r.run("plan", "-f", testdata("planfile.yaml"), "--diff", "--out", "hostile.plan", "--set", "NS="+r.ns); out.Code != 0 {
+		t.Fatalf("plan --diff --out: exit %d\nstderr:\n%s", out.Code, out.Stderr)
+	}
 	data, err := os.ReadFile(filepath.Join(r.dir, "hostile.plan"))
 	must(t, err)
 	var doc struct {
@@ -170,6 +173,15 @@ func TestPlanFileHoldsNoSecret(t *testing.T) {
 	if doc.Format != "khook.io/plan/v1" || len(doc.Plan.Fingerprint) != 64 {
 		t.Fatalf("not a plan file:\n%s", data)
 	}
+	// The secrets are in the plan, as keyed digests: the test is only worth
+	// something if the file covers them.
+	for _, in := range []string{`"name": "TOKEN",
+          "secret": true,
+          "digest": "hmac-sha256:`, `"kind": "Secret"`, `"diff": "`} {
+		if !strings.Contains(string(data), in) {
+			t.Errorf("the plan file does not hold %s:\n%s", in, data)
+		}
+	}
 	texts := map[string]string{"plan file": string(data)}
 	for _, o := range []string{"text", "json", "markdown"} {
 		out := khook(t, invocation{Args: []string{"show", "hostile.plan", "-o", o}, Dir: r.dir, Kubeconfig: filepath.Join(r.dir, "no-such-kubeconfig")})
@@ -177,6 +189,9 @@ func TestPlanFileHoldsNoSecret(t *testing.T) {
 			t.Errorf("show -o %s without a kubeconfig: exit %d, no fingerprint\nstdout:\n%s\nstderr:\n%s", o, out.Code, out.Stdout, out.Stderr)
 		}
 		texts["show -o "+o] = out.Stdout + out.Stderr
+		if o == "text" {
+			t.Logf("khook show:\n%s", out.Stdout)
+		}
 	}
 	for _, secret := range []string{hostileToken, hostileOther, planKey} {
 		for _, form := range secretForms(secret) {
@@ -200,4 +215,29 @@ func secretForms(s string) []string {
 		}
 	}
 	return forms
+}
+
+// Without KHOOK_PLAN_KEY the plan file still holds no secret (and no digest
+// of one: plan --out warns), and applying it with a key is refused with a
+// sentence about the key, not about the world.
+func TestPlanFileWithoutKey(t *testing.T) {
+	r := newReviewed(t)
+	keyless := r.env[:2]
+	out := khook(t, invocation{Args: []string{"plan", "-f", testdata("planfile.yaml"), "--out", "keyless.plan", "--set", "NS=" + r.ns},
+		Env: keyless, Dir: r.dir, Kubeconfig: r.proxy.Kubeconfig})
+	if out.Code != 0 || !strings.Contains(out.Stderr, "KHOOK_PLAN_KEY is not set: the plan's digests are unkeyed") {
+		t.Fatalf("plan --out without a key: exit %d, no warning\nstderr:\n%s", out.Code, out.Stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(r.dir, "keyless.plan"))
+	must(t, err)
+	for _, form := range append(secretForms(hostileToken), secretForms(hostileOther)...) {
+		if strings.Contains(string(data), form) {
+			t.Errorf("the keyless plan file holds %q", form)
+		}
+	}
+	if strings.Contains(string(data), "hmac-sha256:") || !strings.Contains(string(data), `"keyed": false`) {
+		t.Errorf("the keyless plan file has keyed digests")
+	}
+	applied, writes := r.apply("keyless.plan")
+	refused(t, applied, writes, "the plan was made without the plan key (KHOOK_PLAN_KEY) and this run has it")
 }
