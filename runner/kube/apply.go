@@ -148,9 +148,10 @@ func SameObject(a, b *unstructured.Unstructured) bool {
 // also what was applied last, would change nothing: the three-way patch
 // PlanApply decides with (original = modified = desired) is empty. A field
 // of desired that live lacks or holds differently makes it false; so does
-// any error. Helm drift uses it to dry-run only what differs.
+// any error. A Secret's stringData counts as the data it is stored as.
+// Helm drift uses it to dry-run only what differs.
 func Unchanged(m *meta.RESTMapping, live, desired *unstructured.Unstructured) bool {
-	modified, err := desired.MarshalJSON()
+	modified, err := normalizeSecret(desired).MarshalJSON()
 	if err != nil {
 		return false
 	}
