@@ -323,7 +323,7 @@ func (c *Clients) resourceFor(m *meta.RESTMapping, namespace string) dynamic.Res
 // EnsureNamespace creates the namespace when it is missing; it reports
 // whether it sent a write.
 func (c *Clients) EnsureNamespace(ctx context.Context, name string) (bool, error) {
-	_, err := c.Typed.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	_, _, err := c.Live(ctx, NamespaceMapping, "", name)
 	if err == nil {
 		return false, nil
 	}
@@ -332,6 +332,7 @@ func (c *Clients) EnsureNamespace(ctx context.Context, name string) (bool, error
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	_, err = c.Typed.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager})
+	InvalidateLiveOf(ctx, NamespaceMapping, "")
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return true, fmt.Errorf("cannot create namespace %s: %w", name, c.Explain(err))
 	}
