@@ -71,7 +71,7 @@ func (f *fixture) run(st *spec.Step, timeout time.Duration) runner.Outcome {
 func (f *fixture) try(st *spec.Step, timeout time.Duration) (runner.Outcome, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	return f.exec.Execute(ctx, st)
+	return f.exec.Execute(kube.WithLiveCache(ctx), st) // each try is one run
 }
 
 // revisions returns the release's revisions as Helm stored them.

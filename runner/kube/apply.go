@@ -123,9 +123,10 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 // also what was applied last, would change nothing: the three-way patch
 // PlanApply decides with (original = modified = desired) is empty. A field
 // of desired that live lacks or holds differently makes it false; so does
-// any error. Helm drift uses it to dry-run only what differs.
+// any error. A Secret's stringData counts as the data it is stored as.
+// Helm drift uses it to dry-run only what differs.
 func Unchanged(m *meta.RESTMapping, live, desired *unstructured.Unstructured) bool {
-	modified, err := desired.MarshalJSON()
+	modified, err := normalizeSecret(desired).MarshalJSON()
 	if err != nil {
 		return false
 	}
@@ -297,7 +298,7 @@ func (c *Clients) resourceFor(m *meta.RESTMapping, namespace string) dynamic.Res
 // EnsureNamespace creates the namespace when it is missing; it reports
 // whether it sent a write.
 func (c *Clients) EnsureNamespace(ctx context.Context, name string) (bool, error) {
-	_, err := c.Typed.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	_, _, err := c.Live(ctx, NamespaceMapping, "", name)
 	if err == nil {
 		return false, nil
 	}
@@ -306,6 +307,7 @@ func (c *Clients) EnsureNamespace(ctx context.Context, name string) (bool, error
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	_, err = c.Typed.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager})
+	InvalidateLiveOf(ctx, NamespaceMapping, "")
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return true, fmt.Errorf("cannot create namespace %s: %w", name, c.Explain(err))
 	}

@@ -236,6 +236,13 @@ var CRDMapping = &meta.RESTMapping{
 	Scope:            meta.RESTScopeRoot,
 }
 
+// NamespaceMapping is the REST mapping of Namespaces.
+var NamespaceMapping = &meta.RESTMapping{
+	Resource:         schema.GroupVersionResource{Version: "v1", Resource: "namespaces"},
+	GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"},
+	Scope:            meta.RESTScopeRoot,
+}
+
 // IsCRD reports whether obj is a CustomResourceDefinition.
 func IsCRD(obj *unstructured.Unstructured) bool {
 	gvk := obj.GroupVersionKind()

@@ -7,7 +7,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/report"
@@ -202,7 +201,7 @@ func (pr *probe) delete(ctx context.Context) error {
 				}
 				continue // an unserved kind has no objects
 			}
-			_, err = c.Resource(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+			_, _, err = c.Live(ctx, m, obj.GetNamespace(), obj.GetName())
 			if apierrors.IsNotFound(err) {
 				continue
 			}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/runner/kube"
@@ -118,7 +117,7 @@ func qualified(kind, group string) string {
 
 // namespaceExists reads a namespace; a missing one is (false, nil).
 func namespaceExists(ctx context.Context, c *kube.Clients, ns string) (bool, error) {
-	_, err := c.Typed.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	_, _, err := c.Live(ctx, kube.NamespaceMapping, "", ns)
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}

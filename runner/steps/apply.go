@@ -7,7 +7,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/runner"
@@ -133,7 +132,7 @@ func (x *Apply) allExist(ctx context.Context, objs []*unstructured.Unstructured,
 			}
 			return nil, nil
 		}
-		_, err = c.Resource(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+		_, _, err = c.Live(ctx, m, obj.GetNamespace(), obj.GetName())
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
