@@ -1,5 +1,7 @@
 package spec
 
+import "strings"
+
 // maxEstimatedNodes bounds the parser's work: the YAML parser builds the
 // whole node tree (some 250 bytes a node) before the alias-expanding count
 // can run, so a flat 4 MiB list would cost hundreds of MiB. A cheap lexical
@@ -34,6 +36,7 @@ func estimateNodes(text []byte) int {
 		n++
 		var quote byte
 		lastToken := byte(0) // last significant byte outside quotes and comments
+		prev := byte(0)      // the last non-blank byte before i, outside quotes
 		for i := indent; i < len(line); i++ {
 			c := line[i]
 			if quote != 0 {
@@ -52,7 +55,7 @@ func estimateNodes(text []byte) int {
 					continue
 				}
 			case '"', '\'':
-				if i == indent || isNodeStart(line[i-1]) {
+				if i == indent || startsNode(line[i-1], prev) {
 					quote = c
 				}
 			case '[', '{':
@@ -70,7 +73,7 @@ func estimateNodes(text []byte) int {
 				}
 			}
 			switch {
-			case (c == '|' || c == '>') && flow == 0 && (i == indent || isNodeStart(line[i-1])):
+			case (c == '|' || c == '>') && flow == 0 && (i == indent || startsNode(line[i-1], prev)):
 				lastToken = '|' // a block scalar header, unless more follows
 				// The header may carry indentation and chomping indicators.
 				j := i + 1
@@ -81,6 +84,9 @@ func estimateNodes(text []byte) int {
 			case c != ' ' && c != '\t' && c != '\r':
 				lastToken = 'x'
 			}
+			if c != ' ' && c != '\t' && c != '\r' && quote == 0 {
+				prev = c
+			}
 		}
 		if lastToken == '|' && quote == 0 && flow == 0 {
 			blockIndent = indent
@@ -89,6 +95,17 @@ func estimateNodes(text []byte) int {
 	return n
 }
 
-func isNodeStart(prev byte) bool {
-	return prev == ' ' || prev == '\t' || prev == '[' || prev == '{' || prev == ','
+// startsNode reports whether a quote or block scalar header right after
+// before (the byte before it) begins a new node: after a flow indicator, or
+// after blanks that follow an indicator (key: "v", - 'v'). After blanks
+// inside a plain scalar (0 "a) it is part of that scalar: treating it as
+// plain text there can only make the estimate count more, never less.
+func startsNode(before, prev byte) bool {
+	switch before {
+	case '[', '{', ',':
+		return true
+	case ' ', '\t':
+		return prev == 0 || strings.IndexByte(":-?,[{", prev) >= 0
+	}
+	return false
 }
