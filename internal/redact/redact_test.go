@@ -111,7 +111,18 @@ func FuzzRedact(f *testing.F) {
 		r := New()
 		r.Add(secret)
 		out := r.String(text + secret + text)
-		if secret != "" && strings.Contains(out, secret) && !strings.Contains(Mask, secret) {
+		// The mask's own stars next to the text can spell a secret that has
+		// stars in it ("!" + "***" holds "!*"): that is not the secret
+		// surviving, so look for it with each mask replaced by a byte the
+		// secret lacks.
+		sentinel := "\x00"
+		for _, c := range []string{"\x00", "\x01", "\uFFFD"} {
+			if !strings.Contains(secret, c) {
+				sentinel = c
+				break
+			}
+		}
+		if secret != "" && strings.Contains(strings.ReplaceAll(out, Mask, sentinel), secret) && !strings.Contains(Mask, secret) {
 			t.Fatalf("secret %q survives in %q", secret, out)
 		}
 	})
