@@ -19,6 +19,7 @@ import (
 	"github.com/khook/khook/internal/cli/apply"
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/destroy"
+	"github.com/khook/khook/internal/cli/fleet"
 	"github.com/khook/khook/internal/cli/graph"
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/internal/cli/plan"
@@ -139,6 +140,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		vars.NewCmd(f),
 		render.NewCmd(f),
 		show.NewCmd(f),
+		fleet.NewCmd(f),
 	)
 	return root
 }
