@@ -59,9 +59,22 @@ func (f *Factory) UseFleetCluster(fl *spec.Fleet, c *spec.FleetCluster, flags *S
 	if c.Context != "" {
 		f.Global.Context = c.Context
 	}
+	path, cleanup, err := f.FleetKubeconfig(fl, c)
+	if path != "" {
+		f.Global.Kubeconfig = path
+	}
+	return cleanup, err
+}
+
+// FleetKubeconfig writes the kubeconfig in the variable a cluster's
+// kubeconfigSecret names to a private temp file and returns its path ("":
+// the cluster has none, or the variable is unset and the cluster has a
+// context to use instead) and the function that removes it. Its
+// credentials are registered with the redactor first.
+func (f *Factory) FleetKubeconfig(fl *spec.Fleet, c *spec.FleetCluster) (path string, cleanup func(), err error) {
 	cleanup = func() {}
 	if c.KubeconfigSecret == "" {
-		return cleanup, nil
+		return "", cleanup, nil
 	}
 	content := ""
 	for _, kv := range f.IOStreams.Environ {
@@ -71,19 +84,46 @@ func (f *Factory) UseFleetCluster(fl *spec.Fleet, c *spec.FleetCluster, flags *S
 	}
 	if content == "" {
 		if c.Context == "" && f.Global.Kubeconfig == "" {
-			return cleanup, fmt.Errorf("cluster %s's kubeconfig is in %s, which is not set: set it to the kubeconfig's content, or give the cluster a context: in %s", c.Name, c.KubeconfigSecret, fl.Path)
+			return "", cleanup, fmt.Errorf("cluster %s's kubeconfig is in %s, which is not set: set it to the kubeconfig's content, or give the cluster a context: in %s", c.Name, c.KubeconfigSecret, fl.Path)
 		}
-		return cleanup, nil
+		return "", cleanup, nil
 	}
+	f.Redactor.Add(content)
 	tmp, err := os.CreateTemp("", "khook-kubeconfig-*")
 	if err != nil {
-		return cleanup, fmt.Errorf("cannot write cluster %s's kubeconfig: %w", c.Name, err)
+		return "", cleanup, fmt.Errorf("cannot write cluster %s's kubeconfig: %w", c.Name, err)
 	}
 	defer tmp.Close()
-	if _, err := tmp.WriteString(content); err != nil {
-		os.Remove(tmp.Name())
-		return cleanup, fmt.Errorf("cannot write cluster %s's kubeconfig: %w", c.Name, err)
+	if err := tmp.Chmod(0o600); err == nil {
+		_, err = tmp.WriteString(content)
 	}
-	f.Global.Kubeconfig = tmp.Name()
-	return func() { os.Remove(tmp.Name()) }, nil
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", cleanup, fmt.Errorf("cannot write cluster %s's kubeconfig: %w", c.Name, err)
+	}
+	return tmp.Name(), func() { os.Remove(tmp.Name()) }, nil
+}
+
+// UseFleetFlags applies --fleet --cluster to the spec flags and the
+// kubeconfig (UseFleetCluster); nothing without --fleet. A command that
+// runs one cluster requires --cluster.
+func (f *Factory) UseFleetFlags(flags *FleetFlags, specFlags *SpecFlags) (cleanup func(), err error) {
+	cleanup = func() {}
+	switch {
+	case flags.Fleet == "" && flags.Cluster != "":
+		return cleanup, FlagErrorf("--cluster needs --fleet: the fleet file that defines the cluster")
+	case flags.Fleet == "":
+		return cleanup, nil
+	case flags.Cluster == "":
+		return cleanup, FlagErrorf("--fleet runs one of the fleet's clusters here: add --cluster NAME")
+	}
+	fl, err := f.LoadFleet(flags.Fleet)
+	if err != nil {
+		return cleanup, err
+	}
+	c, err := fl.Cluster(flags.Cluster)
+	if err != nil {
+		return cleanup, ValidationError(err)
+	}
+	return f.UseFleetCluster(fl, c, specFlags)
 }
