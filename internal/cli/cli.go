@@ -154,7 +154,7 @@ func newCICmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Run as a CI step: inputs from INPUT_*/KHOOK_* variables, platform reports",
 		Long: `Run khook as a CI step (the container image's GitHub Action and GitLab job mode).
 Inputs come from INPUT_<NAME> (GitHub) or KHOOK_<NAME> variables: command
-(plan, apply, destroy, validate, drift), file, vars, var-file, kubeconfig,
+(plan, apply, destroy, validate, drift, fleet-report), file, vars, var-file, kubeconfig,
 context, diff, comment, identifier, github-token, working-directory.
 On GitHub it writes the job summary, annotations, outputs and one sticky
 pull request comment; on GitLab, log sections, JUnit, dotenv and Terraform
