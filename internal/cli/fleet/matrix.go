@@ -30,6 +30,8 @@ type MatrixOptions struct {
 	// Command and Image shape the GitLab child pipeline.
 	Command string
 	Image   string
+	// ChangedSince keeps the clusters the changes since this git ref touch.
+	ChangedSince string
 }
 
 // newMatrixCmd builds `khook fleet matrix`.
@@ -67,6 +69,7 @@ and one report job; it never uses needs: (GitLab allows 50).`,
 	fs.StringVarP(&opts.Output, "output", "o", MatrixGitHub, "github (matrix JSON on one line) or gitlab (child pipeline YAML)")
 	fs.IntVar(&opts.Chunk, "chunk", 0, "-o github over 256 clusters: print only chunk N (from 1)")
 	fs.StringVar(&opts.Command, "command", "plan", "-o gitlab: the legs' command (plan, apply or drift)")
+	fs.StringVar(&opts.ChangedSince, "changed-since", "", "only the clusters whose files changed since this git `REF` (its own overlays and var files; any other change keeps every cluster)")
 	fs.StringVar(&opts.Image, "image", "", "-o gitlab: the job image (default the GitLab image of this khook's version)")
 	return cmd
 }
@@ -80,6 +83,13 @@ func RunMatrix(opts *MatrixOptions) error {
 	clusters, err := ifleet.Selection(fl, opts.Wave, opts.Selector)
 	if err != nil {
 		return cmdutil.ValidationError(err)
+	}
+	if opts.ChangedSince != "" {
+		changed, err := changedFiles(opts.ChangedSince)
+		if err != nil {
+			return err
+		}
+		clusters = ifleet.Touched(fl, clusters, changed)
 	}
 	legs := ifleet.Legs(clusters)
 	out, errOut := opts.F.IOStreams.Out, opts.F.IOStreams.ErrOut
