@@ -3,6 +3,7 @@ package ci
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,5 +135,39 @@ func TestFleetReportWaveGate(t *testing.T) {
 	}
 	if code := gate("2"); code != 0 {
 		t.Errorf("wave 2 (no failures): exit %d, want 0", code)
+	}
+}
+
+// On GitLab the legs (KHOOK_FLEET, KHOOK_CLUSTER, the kubeconfig from the
+// variable kubeconfigSecret names) and the report's one merge request note.
+func TestGitLabFleetLegsAndNote(t *testing.T) {
+	gl := &fakeGitLab{}
+	srv := httptest.NewServer(gl)
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, f := range []string{"khook.yaml", "vars.yaml"} {
+		data, _ := os.ReadFile(filepath.Join("testdata", f))
+		os.WriteFile(filepath.Join(dir, f), data, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "fleet.yaml"), []byte(testFleet), 0o644)
+	env := []string{"GITLAB_CI=true", "CI_PROJECT_DIR=" + dir, "CI_API_V4_URL=" + srv.URL, "CI_PROJECT_ID=42",
+		"CI_MERGE_REQUEST_IID=5", "CI_PROJECT_URL=https://gitlab.example/acme/infra", "GITLAB_TOKEN=glpat-t0ken", "KHOOK_FLEET=fleet.yaml", "KHOOK_SECRET_DB_TOKEN=s3cr3t"}
+	b := unreachable{&fakeBackend{planChanges: true}}
+	for _, c := range []string{"staging", "prod-eu", "prod-us"} {
+		run(t, append(append([]string(nil), env...), "KHOOK_COMMAND=plan", "KHOOK_CLUSTER="+c), b)
+	}
+	if len(gl.notes) != 0 {
+		t.Fatalf("legs wrote %d notes", len(gl.notes))
+	}
+	code, out, _ := run(t, append(append([]string(nil), env...), "KHOOK_COMMAND=fleet-report"), b)
+	if code != 1 || len(gl.notes) != 1 {
+		t.Fatalf("fleet-report: exit %d, %d notes\n%s", code, len(gl.notes), out)
+	}
+	if body := gl.notes[0]["body"].(string); !strings.Contains(body, "prod-eu, prod-us: the same") || !strings.Contains(body, "staging") {
+		t.Errorf("the note:\n%s", body)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, ".khook", DotenvFile))
+	if !strings.Contains(string(data), "KHOOK_STATUS=failed\n") {
+		t.Errorf("dotenv:\n%s", data)
 	}
 }
