@@ -90,6 +90,12 @@ func (r *runState) useFleet() error {
 	}
 	r.in.Identifier = c.Name
 	r.in.Comment = CommentNever
+	// A leg posts no comment of its own, so there is no per-cluster
+	// reviewed plan for plan-check to find: unset, it is off for legs
+	// (hold a leg's apply to its plan with plan-file instead).
+	if r.in.PlanCheck == "" {
+		r.in.PlanCheck = report.PlanCheckOff
+	}
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/khook/khook/internal/ci/gha"
+	"github.com/khook/khook/internal/ci/github"
 	"github.com/khook/khook/internal/ci/gitlab"
 	"github.com/khook/khook/internal/ci/sticky"
 	"github.com/khook/khook/internal/fleet"
@@ -171,6 +172,14 @@ func (r githubSink) fleetComment(ctx context.Context, rep *report.FleetReport) s
 			r.warn(problem)
 		}
 		return ""
+	case th.Number == 0 && commit != "" && rep.Command != "plan":
+		// The waves' apply on the push of a merge: the merged pull
+		// request's fleet comment says applied (or failed).
+		n, merged, err := github.PullForCommit(ctx, th.Client, r.getenv("GITHUB_REPOSITORY"), commit)
+		if err != nil || n == 0 || !merged {
+			return ""
+		}
+		th.Number = n
 	case th.Number == 0:
 		return ""
 	}

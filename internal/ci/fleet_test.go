@@ -171,3 +171,32 @@ func TestGitLabFleetLegsAndNote(t *testing.T) {
 		t.Errorf("dotenv:\n%s", data)
 	}
 }
+
+// The waves' apply on the push of the merge edits the merged pull
+// request's fleet comment: applied.
+func TestFleetApplyOnPushUpdatesTheFleetComment(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	e, _ := fleetEnv(t, srv)
+	b := &fakeBackend{planChanges: true}
+	legs := func(command string) {
+		for _, c := range []string{"staging", "prod-eu", "prod-us"} {
+			if code, out, _ := run(t, append(append([]string(nil), e.environ...), "INPUT_COMMAND="+command, "INPUT_FLEET=fleet.yaml", "INPUT_CLUSTER="+c), b); code != 0 {
+				t.Fatalf("%s leg %s: exit %d\n%s", command, c, code, out)
+			}
+		}
+		if code, out, _ := run(t, append(append([]string(nil), e.environ...), "INPUT_COMMAND=fleet-report", "INPUT_FLEET=fleet.yaml"), b); code != 0 {
+			t.Fatalf("fleet-report after %s: exit %d\n%s", command, code, out)
+		}
+	}
+	legs("plan")
+	srv.Pulls = map[string]int{"abc123": 7}
+	push := filepath.Join(e.dir, "push.json")
+	os.WriteFile(push, []byte(`{"ref":"refs/heads/main","after":"abc123"}`), 0o644)
+	e.environ = append(e.environ, "GITHUB_EVENT_NAME=push", "GITHUB_EVENT_PATH="+push, "GITHUB_SHA=abc123")
+	legs("apply")
+	cs := srv.Comments(7)
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "**Status:** ✅ applied") || !strings.Contains(cs[0].Body, "3 clusters: 3 changed") {
+		t.Fatalf("after the push's apply: %d comments\n%s", len(cs), cs[len(cs)-1].Body)
+	}
+}
