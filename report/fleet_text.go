@@ -21,13 +21,17 @@ func WriteFleetText(w io.Writer, rep *FleetReport) error {
 	for _, row := range rep.Clusters {
 		width = max(width, len(row.Cluster))
 	}
-	fmt.Fprintf(&b, "%-*s  WAVE  %-20s  DETAIL\n", width, "CLUSTER", "OUTCOME")
+	owidth := len("OUTCOME")
+	for _, row := range rep.Clusters {
+		owidth = max(owidth, len(row.outcomeText()))
+	}
+	fmt.Fprintf(&b, "%-*s  WAVE  %-*s  DETAIL\n", width, "CLUSTER", owidth, "OUTCOME")
 	for _, row := range rep.Clusters {
 		detail := row.Summary
 		if row.failed() {
 			detail = firstLine(strings.TrimSpace(row.Error))
 		}
-		fmt.Fprintf(&b, "%-*s  %4d  %-20s  %s\n", width, row.Cluster, row.Wave, row.outcomeText(), detail)
+		fmt.Fprintf(&b, "%-*s  %4d  %-*s  %s\n", width, row.Cluster, row.Wave, owidth, row.outcomeText(), detail)
 	}
 	for _, g := range rep.Groups {
 		fmt.Fprintf(&b, "\n%s\n", g.Title())

@@ -125,3 +125,8 @@ func (r *runState) writeLeg(oc *outcome) {
 		r.warn(err.Error())
 	}
 }
+
+// KubeconfigSecrets are the credentials in a kubeconfig's content (tokens,
+// passwords, client keys), for the CLI to register with its redactor when
+// it reads a fleet cluster's kubeconfigSecret.
+func KubeconfigSecrets(content []byte) []string { return kubeconfigSecrets(content) }

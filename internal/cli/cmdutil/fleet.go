@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/khook/khook/internal/ci"
 	"github.com/khook/khook/spec"
 )
 
@@ -88,7 +89,9 @@ func (f *Factory) FleetKubeconfig(fl *spec.Fleet, c *spec.FleetCluster) (path st
 		}
 		return "", cleanup, nil
 	}
-	f.Redactor.Add(content)
+	for _, secret := range ci.KubeconfigSecrets([]byte(content)) {
+		f.Redactor.Add(secret)
+	}
 	tmp, err := os.CreateTemp("", "khook-kubeconfig-*")
 	if err != nil {
 		return "", cleanup, fmt.Errorf("cannot write cluster %s's kubeconfig: %w", c.Name, err)
