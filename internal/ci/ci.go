@@ -94,6 +94,8 @@ type runState struct {
 	reviewed *reviewed
 	// checked is the plan plan-check compared.
 	checked *report.Plan
+	// leg is the fleet leg this run is (inputs fleet and cluster), nil for none.
+	leg *fleetLeg
 }
 
 // outcome is what a command produced, for every sink.
@@ -135,7 +137,10 @@ func Run(ctx context.Context, opts Options) int {
 	var oc *outcome
 	if inErr == nil {
 		r.resolveDirs()
-		oc = r.load()
+		inErr = r.useFleet()
+		if inErr == nil && in.Command != CmdFleetReport {
+			oc = r.load()
+		}
 	}
 	// Every secret is known now (spec.Load registered the KHOOK_SECRET_
 	// values and the pipelines derived from them): tell GitHub's masker
@@ -151,6 +156,8 @@ func Run(ctx context.Context, opts Options) int {
 		if r.workdir == "" {
 			r.resolveDirs()
 		}
+	case in.Command == CmdFleetReport:
+		return r.fleetReport(ctx)
 	case oc == nil:
 		oc = r.execute(ctx)
 	}

@@ -87,6 +87,7 @@ func (oc *outcome) refused() bool { return oc.check != nil && oc.results == nil 
 func (r *runState) finish(ctx context.Context, oc *outcome) {
 	r.printReport(oc)
 	r.writeFiles(oc)
+	r.writeLeg(oc)
 	r.sink.publish(ctx, oc)
 	if line := verdictLine(oc); line != "" {
 		r.say("%s", line)

@@ -20,6 +20,9 @@ const (
 	CmdDestroy  = "destroy"
 	CmdValidate = "validate"
 	CmdDrift    = "drift"
+	// CmdFleetReport reads a fleet's leg results into one report and
+	// comment (fleet.go).
+	CmdFleetReport = "fleet-report"
 )
 
 // Comment policies.
@@ -57,6 +60,12 @@ type Inputs struct {
 	// PlanKey keys the plan's digests (secret; KHOOK_PLAN_KEY): plan and
 	// apply must share it for their fingerprints to compare.
 	PlanKey string
+	// Fleet and Cluster run one leg of a fleet (fleet.go); Results and
+	// Wave are command fleet-report's.
+	Fleet   string
+	Cluster string
+	Results []string
+	Wave    int
 }
 
 // input describes one input: its name (GitHub's spelling) and default.
@@ -85,6 +94,10 @@ var inputNames = []input{
 	{"plan-check", ""},
 	{"plan-file", ""},
 	{"plan-key", ""},
+	{"fleet", ""},
+	{"cluster", ""},
+	{"results", ""},
+	{"wave", ""},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -148,11 +161,15 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		PlanCheck:        strings.ToLower(strings.TrimSpace(raw["plan-check"])),
 		PlanFile:         strings.TrimSpace(raw["plan-file"]),
 		PlanKey:          strings.TrimSpace(raw["plan-key"]),
+		Fleet:            strings.TrimSpace(raw["fleet"]),
+		Cluster:          strings.TrimSpace(raw["cluster"]),
+		Results:          lines(raw["results"]),
 	}
+	errs = append(errs, readFleetInputs(&in, raw)...)
 	switch in.Command {
-	case CmdPlan, CmdApply, CmdDestroy, CmdValidate, CmdDrift:
+	case CmdPlan, CmdApply, CmdDestroy, CmdValidate, CmdDrift, CmdFleetReport:
 	default:
-		errs = append(errs, fmt.Sprintf("input command %q is not a command: use plan, apply, destroy, validate or drift", in.Command))
+		errs = append(errs, fmt.Sprintf("input command %q is not a command: use plan, apply, destroy, validate, drift or fleet-report", in.Command))
 	}
 	switch in.Comment {
 	case CommentAlways, CommentOnChange, CommentNever:

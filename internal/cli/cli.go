@@ -19,6 +19,7 @@ import (
 	"github.com/khook/khook/internal/cli/apply"
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/destroy"
+	"github.com/khook/khook/internal/cli/fleet"
 	"github.com/khook/khook/internal/cli/graph"
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/internal/cli/plan"
@@ -139,6 +140,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		vars.NewCmd(f),
 		render.NewCmd(f),
 		show.NewCmd(f),
+		fleet.NewCmd(f),
 	)
 	return root
 }
@@ -152,7 +154,7 @@ func newCICmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Run as a CI step: inputs from INPUT_*/KHOOK_* variables, platform reports",
 		Long: `Run khook as a CI step (the container image's GitHub Action and GitLab job mode).
 Inputs come from INPUT_<NAME> (GitHub) or KHOOK_<NAME> variables: command
-(plan, apply, destroy, validate, drift), file, vars, var-file, kubeconfig,
+(plan, apply, destroy, validate, drift, fleet-report), file, vars, var-file, kubeconfig,
 context, diff, comment, identifier, github-token, working-directory.
 On GitHub it writes the job summary, annotations, outputs and one sticky
 pull request comment; on GitLab, log sections, JUnit, dotenv and Terraform

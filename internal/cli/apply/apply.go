@@ -23,6 +23,8 @@ type Options struct {
 	LockTimeout time.Duration
 	// PlanFile is a plan saved by plan --out to hold the run to ("": none).
 	PlanFile string
+	// Fleet runs one cluster of a fleet (--fleet, --cluster).
+	Fleet cmdutil.FleetFlags
 
 	// Backend builds the cluster side; nil is action.ClusterBackend.
 	Backend action.BackendFunc
@@ -55,6 +57,7 @@ run before any write, exit 1, failure reason plan-changed.`,
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmdutil.AddRunFlags(cmd, &opts.Output, &opts.Parallelism, &opts.LockTimeout, "run")
+	cmdutil.AddFleetFlags(cmd.Flags(), &opts.Fleet, false)
 	cmd.Flags().StringVar(&opts.PlanFile, "plan", "", "apply only if the world still matches the plan saved in `FILE` (khook plan --out)")
 	return cmd
 }
@@ -67,6 +70,11 @@ func Run(ctx context.Context, opts *Options) error {
 		if expect, err = cmdutil.ReadPlanFile(opts.PlanFile); err != nil {
 			return err
 		}
+	}
+	cleanup, err := opts.F.UseFleetFlags(&opts.Fleet, &opts.Spec)
+	defer cleanup()
+	if err != nil {
+		return err
 	}
 	s, err := opts.F.LoadSpec(&opts.Spec)
 	if err != nil {

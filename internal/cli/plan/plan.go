@@ -26,6 +26,9 @@ type Options struct {
 	DetailedExitCode bool
 	// Out is where to save the plan for apply --plan ("": not saved).
 	Out string
+	// Fleet runs one cluster of a fleet (--fleet, --cluster), or every
+	// selected cluster (fleet.go).
+	Fleet cmdutil.FleetFlags
 
 	// Clients, when set, replace the kubeconfig's (tests).
 	Clients *kube.Clients
@@ -71,6 +74,7 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 	cmd.Flags().BoolVar(&opts.Diff, "diff", false, "add unified diffs from server-side dry-runs and rendered charts")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "save the plan to `FILE` for khook show and khook apply --plan")
 	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error")
+	cmdutil.AddFleetFlags(cmd.Flags(), &opts.Fleet, true)
 	return cmd
 }
 
@@ -89,6 +93,13 @@ func errorsExitOne(err error) error {
 
 // Run loads the spec, plans and prints the plan.
 func Run(ctx context.Context, opts *Options) error {
+	if opts.Fleet.Fleet != "" || opts.Fleet.Cluster != "" {
+		done, cleanup, err := useFleet(ctx, opts)
+		defer cleanup()
+		if done || err != nil {
+			return err
+		}
+	}
 	s, err := opts.F.LoadSpec(&opts.Spec)
 	if err != nil {
 		return err

@@ -1,0 +1,66 @@
+package fleet
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// --changed-since keeps the clusters a change touches: a cluster's own
+// overlay touches it alone, the shared spec touches every cluster.
+func TestMatrixChangedSince(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	write := func(name, text string) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write("khook.yaml", "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: d}\nsteps: [{name: w, wait: {for: delete, on: pods/x, timeout: 1s}}]\n")
+	write("clusters/eu.yaml", "# eu\n")
+	write("clusters/us.yaml", "# us\n")
+	write("fleet.yaml", "apiVersion: khook.io/v1\nkind: Fleet\nmetadata: {name: f}\nfiles: [khook.yaml]\nclusters:\n  - {name: eu, context: eu, files: [clusters/eu.yaml]}\n  - {name: us, context: us, files: [clusters/us.yaml]}\n")
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "base")
+	t.Chdir(dir)
+	clusters := func() []string {
+		out, _, err := runMatrix(t, MatrixOptions{Fleet: "fleet.yaml", ChangedSince: "HEAD"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m ghMatrix
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, l := range m.Include {
+			names = append(names, l.Cluster)
+		}
+		return names
+	}
+	if got := clusters(); len(got) != 0 {
+		t.Errorf("nothing changed: %v", got)
+	}
+	write("clusters/us.yaml", "# us, changed\n")
+	if got := clusters(); len(got) != 1 || got[0] != "us" {
+		t.Errorf("us's overlay changed: %v, want [us]", got)
+	}
+	write("khook.yaml", "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: d2}\nsteps: [{name: w, wait: {for: delete, on: pods/x, timeout: 1s}}]\n")
+	if got := clusters(); len(got) != 2 {
+		t.Errorf("the shared spec changed: %v, want both", got)
+	}
+}
