@@ -57,11 +57,22 @@ func (r *Release) Same() (chart, values bool) {
 // release's latest revision.
 func (e *Executor) Open(step *spec.Step) (*Release, error) {
 	name, ns := Target(step)
+	r, err := e.OpenRelease(name, ns)
+	if err != nil {
+		return nil, err
+	}
+	r.step = step
+	return r, nil
+}
+
+// OpenRelease reads a release's latest revision (a delete.release step's
+// target); such a Release, opened without a step, cannot be loaded.
+func (e *Executor) OpenRelease(name, ns string) (*Release, error) {
 	sess, last, err := e.open(name, ns)
 	if err != nil {
 		return nil, err
 	}
-	return &Release{Name: name, Namespace: ns, Last: last, step: step, sess: sess}, nil
+	return &Release{Name: name, Namespace: ns, Last: last, sess: sess}, nil
 }
 
 // Load fetches the step's chart and reads its values, as apply does.

@@ -9,9 +9,6 @@ import (
 
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
-	rel "helm.sh/helm/v4/pkg/release/v1"
-	"helm.sh/helm/v4/pkg/storage"
-	"helm.sh/helm/v4/pkg/storage/driver"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -66,7 +63,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		return pr.fail(pr.Helm.NamespaceMissing(r))
 	}
 
-	from := fmt.Sprintf("revision %d, chart %s", 0, target)
+	var from string // what is installed
 	if installed {
 		from = fmt.Sprintf("revision %d, chart %s", last.Version, chartVersion(last.Chart))
 	}
@@ -122,7 +119,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		}
 		pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
 	}
-	return pr.renderDiff(ctx, res.Manifest, name, ns, last)
+	return pr.renderDiff(ctx, res.Manifest, r)
 }
 
 // fail marks the step as failing on apply with apply's error; an
@@ -183,8 +180,8 @@ func chartDefines(ch *chartv2.Chart, kind, group string) bool {
 // renderDiff compares each object of the rendered release with the
 // cluster (the objects are listed with or without --diff); objects of the
 // last revision that the new one drops are deletes.
-func (pr *probe) renderDiff(ctx context.Context, manifest, name, ns string, last *rel.Release) error {
-	diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: name, Namespace: ns, Manifest: manifest})
+func (pr *probe) renderDiff(ctx context.Context, manifest string, r *helmstep.Release) error {
+	diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: manifest})
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
@@ -193,8 +190,8 @@ func (pr *probe) renderDiff(ctx context.Context, manifest, name, ns string, last
 		return nil
 	}
 	var removed []*unstructured.Unstructured
-	if isInstalled(last) {
-		removed = droppedObjects(last.Manifest, manifest, ns)
+	if r.Installed() {
+		removed = droppedObjects(r.Last.Manifest, manifest, r.Namespace)
 	}
 	return pr.driftDiffs(diffs, removed)
 }
@@ -260,40 +257,6 @@ func droppedObjects(oldManifest, newManifest, ns string) []*unstructured.Unstruc
 		}
 	}
 	return out
-}
-
-// lastRelease reads a release's latest revision from Helm's Secret storage;
-// nil when it has none.
-func lastRelease(c *kube.Clients, name, ns string) (*rel.Release, error) {
-	store := storage.Init(driver.NewSecrets(c.Typed.CoreV1().Secrets(ns)))
-	r, err := store.Last(name)
-	if errors.Is(err, driver.ErrReleaseNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("release %s in namespace %s: cannot read its history: %w", name, ns, c.Explain(err))
-	}
-	switch v := r.(type) {
-	case *rel.Release:
-		return v, nil
-	case rel.Release:
-		return &v, nil
-	}
-	return nil, fmt.Errorf("release %s in namespace %s: unexpected Helm release type %T", name, ns, r)
-}
-
-// releaseExists reports whether a release is installed (for delete.release).
-func releaseExists(c *kube.Clients, name, ns string) (bool, error) {
-	last, err := lastRelease(c, name, ns)
-	if err != nil {
-		return false, err
-	}
-	return isInstalled(last), nil
-}
-
-// isInstalled: the release has a revision that is not uninstalled.
-func isInstalled(last *rel.Release) bool {
-	return last != nil && last.Info != nil && last.Info.Status != rcommon.StatusUninstalled
 }
 
 func chartVersion(ch *chartv2.Chart) string {
