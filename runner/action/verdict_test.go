@@ -270,7 +270,7 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 						diff = ps.Diff
 					}
 				}
-				planned := plannedData(diff, "/ConfigMap/"+ns+"/"+name)
+				planned := plannedData(diff, "/ConfigMap/"+ns+"/"+name, before[name], after[name])
 				applied := changedData(before[name], after[name])
 				if fmt.Sprint(planned) != fmt.Sprint(applied) {
 					t.Errorf("%s: step %s: the plan's diff of ConfigMap %s changes %v, apply changed %v\n%s", tc.name, step, name, planned, applied, diff)
@@ -359,8 +359,10 @@ func changedData(before, after map[string]string) []string {
 }
 
 // plannedData reads, from a plan's unified diff, the data lines of the
-// object whose title ends in suffix, as changedData words them.
-func plannedData(diff, suffix string) []string {
+// object whose title ends in suffix, as changedData words them: lines
+// under a "data:" line of the hunk, or of a key the object's data has
+// before or after (a hunk may start below "data:").
+func plannedData(diff, suffix string, known ...map[string]string) []string {
 	old, next := map[string]string{}, map[string]string{}
 	in, inData := false, false
 	for _, line := range strings.Split(diff, "\n") {
@@ -378,7 +380,7 @@ func plannedData(diff, suffix string) []string {
 			inData = body == "data:"
 			continue
 		}
-		if !inData || !strings.HasPrefix(body, "  ") || strings.HasPrefix(body, "   ") {
+		if !strings.HasPrefix(body, "  ") || strings.HasPrefix(body, "   ") {
 			continue
 		}
 		var kv map[string]string
@@ -386,6 +388,9 @@ func plannedData(diff, suffix string) []string {
 			continue
 		}
 		for k, v := range kv {
+			if !inData && !hasKey(k, known) {
+				continue
+			}
 			switch line[0] {
 			case '-':
 				old[k] = v
@@ -395,6 +400,15 @@ func plannedData(diff, suffix string) []string {
 		}
 	}
 	return changedData(old, next)
+}
+
+func hasKey(k string, maps []map[string]string) bool {
+	for _, m := range maps {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // establish creates a CRD (if absent) and waits until it is served.
