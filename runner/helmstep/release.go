@@ -118,7 +118,7 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (
 // not exist and that does not create it: apply's (Helm's "namespaces ...
 // not found") and plan's alike.
 func (e *Executor) NamespaceMissing(r *Release) error {
-	return e.failure(r, fmt.Errorf("namespace %s does not exist: set createNamespace: true or create the namespace in an earlier step", r.Namespace))
+	return e.failure(r, fmt.Errorf("namespace %s not found: set createNamespace: true or create the namespace in an earlier step", r.Namespace))
 }
 
 // run installs or upgrades r, for real or as a dry run; apply and plan
