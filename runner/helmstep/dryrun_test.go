@@ -25,7 +25,7 @@ func TestDryRunIsWhatApplyStores(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := f.revisions("caps")
-		planned, err := f.exec.DryRun(ctx, r, DryRunOptions{APIVersions: []string{"verdict.khook.test/v1", "verdict.khook.test/v1/Gadget"}})
+		planned, err := f.exec.DryRun(ctx, r, DryRunOptions{})
 		cancel()
 		if err != nil {
 			t.Fatal(err)
@@ -42,6 +42,22 @@ func TestDryRunIsWhatApplyStores(t *testing.T) {
 			t.Errorf("message %s: dry run revision %d\n%s\napply stored revision %d\n%s", msg, planned.Version, planned.Manifest, r.Last.Version, r.Last.Manifest)
 		}
 	}
+
+	// The API versions a plan knows earlier steps register are capabilities.
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	r, err := f.exec.Open(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.exec.Load(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	planned, err := f.exec.DryRun(ctx, r, DryRunOptions{APIVersions: []string{"verdict.khook.test/v1", "verdict.khook.test/v1/Gadget"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "manifest", planned.Manifest, `gadgets: "true"`, `rev: "4"`, `upgrade: "true"`)
 }
 
 // A release whose object another release owns fails the dry run with the
