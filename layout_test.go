@@ -91,3 +91,29 @@ func khookUnder(denied ...string) func(string) bool {
 		return false
 	}
 }
+
+// TestOneHelmPipeline keeps Helm's rendering, its install and upgrade
+// actions and values merging (loader.MergeMaps) in runner/helmstep: plan
+// and apply render charts and merge values through it, never on their own.
+func TestOneHelmPipeline(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	pipeline := map[string]bool{
+		"helm.sh/helm/v4/pkg/action": true, "helm.sh/helm/v4/pkg/engine": true,
+		"helm.sh/helm/v4/pkg/chart/common/util": true, "helm.sh/helm/v4/pkg/chart/v2/loader": true,
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		if pkg == "runner/helmstep" || strings.HasPrefix(pkg, "test/") {
+			continue
+		}
+		for _, d := range fields[1:] {
+			if pipeline[d] {
+				t.Errorf("%s imports %s: Helm rendering, actions and values merging live in runner/helmstep", pkg, d)
+			}
+		}
+	}
+}

@@ -70,6 +70,9 @@ func PlanAnnotations(p *Plan, drift bool) []Annotation {
 		case s.Action == ActionUnknown:
 			out = append(out, Annotation{Level: AnnotationWarning, Pos: s.Pos,
 				Title: "khook plan: step " + s.Name + " cannot be assessed yet", Message: s.Reason})
+		case s.Action == ActionFail:
+			out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos,
+				Title: "khook plan: step " + s.Name + " would fail on apply", Message: s.Reason})
 		case drift && IsChange(s.Action):
 			msg := s.Summary
 			if s.Reason != "" {

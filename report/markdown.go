@@ -72,9 +72,12 @@ func PlanVerdict(p *Plan, drift bool) Verdict {
 			changed++
 		}
 	}
+	failing := PlanTotals(p.Steps)[ActionFail]
 	switch {
 	case p.Offline:
 		return Verdict{ToneNote, "Offline plan: actions are not assessed against a cluster."}
+	case failing > 0:
+		return Verdict{ToneFailed, fmt.Sprintf("%d %s would fail on apply.", failing, plural(failing, "step", "steps"))}
 	case changed == 0 && drift:
 		return Verdict{ToneOK, "No drift: the cluster matches the spec."}
 	case changed == 0:
@@ -273,6 +276,8 @@ func actionMark(a string) string {
 		return "**" + a + "**"
 	case a == ActionUnknown:
 		return ToneWarning.Mark() + " " + a
+	case a == ActionFail:
+		return ToneFailed.Mark() + " **" + a + "**"
 	}
 	return a
 }

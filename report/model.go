@@ -121,6 +121,8 @@ const (
 	ActionRun       = "run"
 	ActionExcluded  = "excluded" // when: false
 	ActionPlanned   = "planned"  // offline: not assessed against a cluster
+	// ActionFail: apply would fail the step; Reason is apply's error.
+	ActionFail = "fail"
 )
 
 // PlanStep is one step's prediction.
@@ -128,7 +130,7 @@ type PlanStep struct {
 	Name     string       `json:"name"`
 	Type     string       `json:"type"`
 	Action   string       `json:"action"`
-	Reason   string       `json:"reason,omitempty"`   // why (unknown, skip, excluded)
+	Reason   string       `json:"reason,omitempty"`   // why (unknown, skip, excluded, fail)
 	Summary  string       `json:"summary"`            // one line: what the step does
 	Needs    []string     `json:"needs,omitempty"`    // what it starts after
 	When     string       `json:"when,omitempty"`     // the condition, when present

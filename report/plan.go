@@ -10,7 +10,7 @@ import (
 
 // actionOrder is the order of the closing totals line, changes first.
 var actionOrder = []string{
-	ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionDelete,
+	ActionFail, ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionDelete,
 	ActionRestart, ActionRun, ActionWait, ActionUnchanged, ActionNoop, ActionSkip,
 	ActionUnknown, ActionPlanned, ActionExcluded,
 }
@@ -26,6 +26,7 @@ var actionPhrase = map[string]string{
 	ActionRun:       "to run",
 	ActionWait:      "to wait",
 	ActionSkip:      "to skip",
+	ActionFail:      "would fail",
 }
 
 // PlanTotals counts the steps per predicted action.

@@ -43,11 +43,12 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 // plan and apply --plan's check both come here, so they decide alike.
 func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *spec.Spec, diff bool) (*report.Plan, error) {
 	r := c.redactor()
-	// Charts are fetched the way apply fetches them, read-only: the chart
-	// a version range resolves to now is the one the plan digests.
-	charts := helmstep.New(clients, s.BaseDir, r)
-	defer charts.Close()
-	live := &runplan.Live{Clients: clients, Redactor: r, Diff: diff, LoadChart: charts.LoadChart,
+	// Helm steps go through apply's pipeline, read-only: the chart a
+	// version range resolves to now is the one the plan digests, rendered
+	// by a dry run of the install or upgrade apply would run.
+	helm := helmstep.New(clients, s.BaseDir, r)
+	defer helm.Close()
+	live := &runplan.Live{Clients: clients, Redactor: r, Diff: diff, Helm: helm,
 		Digest: planfile.NewHasher(c.PlanKey, r)}
 	ctx = kube.WithLiveCache(ctx) // one plan: one LIST per resource and namespace
 	pl, err := live.Plan(ctx, s)

@@ -5,12 +5,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
@@ -79,7 +84,64 @@ steps:
     rollout:
       restart: deployment/web
       namespace: %[1]s
+  - name: gadgets
+    apply:
+      waitFor: condition=Established
+      manifests:
+        - file: %[4]s
+  - name: caps
+    needs: [gadgets]
+    helm:
+      chart: %[3]s
+      namespace: %[1]s
+      values:
+        message: ${MSG}
+  - name: sside
+    apply:
+      serverSide: true
+      namespace: %[1]s
+      manifests:
+        - inline: '{apiVersion: v1, kind: ConfigMap, metadata: {name: ssa}, data: {b: "${A}"}}'
 `
+
+// conflictSpec installs a release whose ConfigMap is the one release caps
+// of verdictSpec owns.
+const conflictSpec = `apiVersion: khook.io/v1
+kind: Khook
+metadata:
+  name: conflict
+defaults:
+  timeout: 60s
+steps:
+  - name: intruder
+    helm:
+      chart: %[2]s
+      namespace: %[1]s
+      values:
+        name: caps-caps
+`
+
+// verdictCRD is a CRD of group verdict.khook.test: the caps chart asks
+// .Capabilities.APIVersions.Has for its kinds Widget (served before any
+// plan) and Gadget (registered by step gadgets of the same plan).
+func verdictCRD(kind string) string {
+	lower := strings.ToLower(kind)
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: %[2]ss.verdict.khook.test
+spec:
+  group: verdict.khook.test
+  scope: Namespaced
+  names: {kind: %[1]s, plural: %[2]ss, singular: %[2]s, listKind: %[1]sList}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`, kind, lower)
+}
 
 // verdict folds what a step did into the plan's vocabulary.
 func verdict(r report.StepResult) string {
@@ -122,11 +184,23 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 		t.Fatal(err)
 	}
 	chart, _ := filepath.Abs("../../test/testdata/charts/demo")
-	file := filepath.Join(t.TempDir(), "khook.yaml")
-	if err := os.WriteFile(file, []byte(fmt.Sprintf(verdictSpec, ns, chart)), 0o644); err != nil {
+	capsChart, _ := filepath.Abs("../../test/testdata/charts/caps")
+	dir := t.TempDir()
+	gadgets := filepath.Join(dir, "gadgets.yaml")
+	if err := os.WriteFile(gadgets, []byte(verdictCRD("Gadget")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "khook.yaml")
+	if err := os.WriteFile(file, []byte(fmt.Sprintf(verdictSpec, ns, chart, capsChart, gadgets)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	createWeb(t, ns)
+	establish(ctx, t, clients, verdictCRD("Widget"))
+	// What the caps chart's lookup reads.
+	seed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "seed"}, Data: map[string]string{"token": "abc"}}
+	if _, err := testCluster.Client.CoreV1().ConfigMaps(ns).Create(ctx, seed, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	cfg := &Configuration{Clients: clients}
 
 	for _, tc := range []struct {
@@ -138,6 +212,8 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 		{"fresh", []string{"MSG=one", "A=1", "T=yes"}, true, true},
 		{"converged", []string{"MSG=one", "A=1", "T=yes"}, false, false},
 		{"changed", []string{"MSG=two", "A=2", "T=no"}, true, true},
+		// A second upgrade: revision 2 -> 3, IsUpgrade stays true.
+		{"changed again", []string{"MSG=three", "A=3", "T=yes"}, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.obsolet {
@@ -150,10 +226,12 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := (&Plan{Config: cfg}).Run(ctx, s)
+			p, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
 			if err != nil {
 				t.Fatal(err)
 			}
+			watched := []string{"caps-caps", "ssa"}
+			before := configMaps(ctx, t, ns, watched...)
 			res, err := (&Apply{Config: cfg}).Run(ctx, s)
 			if err != nil || res.Status != report.RunOK {
 				t.Fatalf("apply: %v %+v", err, res)
@@ -181,8 +259,192 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 			if p.Changes != tc.changes || res.Changed() != tc.changes {
 				t.Errorf("%s: plan changes=%v, apply changed=%v, want %v\n%s", tc.name, p.Changes, res.Changed(), tc.changes, report.ChangesSentence(res))
 			}
+			// The plan's diff is what apply then changes: the chart's
+			// capabilities, revision, IsUpgrade and lookup, and the
+			// server-side apply.
+			after := configMaps(ctx, t, ns, watched...)
+			for step, name := range map[string]string{"caps": "caps-caps", "sside": "ssa"} {
+				var diff string
+				for _, ps := range p.Steps {
+					if ps.Name == step {
+						diff = ps.Diff
+					}
+				}
+				planned := plannedData(diff, "/ConfigMap/"+ns+"/"+name, before[name], after[name])
+				applied := changedData(before[name], after[name])
+				if fmt.Sprint(planned) != fmt.Sprint(applied) {
+					t.Errorf("%s: step %s: the plan's diff of ConfigMap %s changes %v, apply changed %v\n%s", tc.name, step, name, planned, applied, diff)
+				}
+			}
 		})
 	}
+	if t.Failed() {
+		return
+	}
+
+	// A release whose object another release owns: plan says apply fails,
+	// with apply's sentence.
+	t.Run("ownership conflict", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "khook.yaml")
+		if err := os.WriteFile(file, []byte(fmt.Sprintf(conflictSpec, ns, capsChart)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := spec.Load(spec.LoadOptions{Files: []string{file}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := (&Apply{Config: cfg}).Run(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, r := p.Steps[0], res.Steps[0]
+		t.Logf("plan: %s: %s\napply: %s: %s", ps.Action, ps.Reason, r.Status, r.Error)
+		if ps.Action != report.ActionFail || r.Status != report.StatusFailed {
+			t.Fatalf("plan predicted %s (%s), apply %s (%s): want fail and failed", ps.Action, ps.Reason, r.Status, r.Error)
+		}
+		if ps.Reason != r.Error {
+			t.Errorf("plan and apply word the failure differently:\nplan:  %s\napply: %s", ps.Reason, r.Error)
+		}
+		if !strings.Contains(ps.Reason, "invalid ownership metadata") {
+			t.Errorf("plan's reason does not name the ownership conflict: %s", ps.Reason)
+		}
+		if report.TotalsLine(p) != "Plan: 1 would fail." {
+			t.Errorf("totals line = %q", report.TotalsLine(p))
+		}
+	})
+}
+
+// configMaps reads the named ConfigMaps' data (nil for an absent one).
+func configMaps(ctx context.Context, t *testing.T, ns string, names ...string) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	for _, n := range names {
+		cm, err := testCluster.Client.CoreV1().ConfigMaps(ns).Get(ctx, n, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			out[n] = nil
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = cm.Data
+	}
+	return out
+}
+
+// changedData is "key: before -> after" for each data key that differs
+// ("" for an absent side), sorted.
+func changedData(before, after map[string]string) []string {
+	var out []string
+	keys := map[string]bool{}
+	for k := range before {
+		keys[k] = true
+	}
+	for k := range after {
+		keys[k] = true
+	}
+	for k := range keys {
+		b, inB := before[k]
+		a, inA := after[k]
+		if b != a || inB != inA {
+			out = append(out, k+": "+b+" -> "+a)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// plannedData reads, from a plan's unified diff, the data lines of the
+// object whose title ends in suffix, as changedData words them: lines
+// under a "data:" line of the hunk, or of a key the object's data has
+// before or after (a hunk may start below "data:").
+func plannedData(diff, suffix string, known ...map[string]string) []string {
+	old, next := map[string]string{}, map[string]string{}
+	in, inData := false, false
+	for _, line := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "+++ "):
+			if strings.HasPrefix(line, "+++ ") {
+				in = strings.HasSuffix(line, suffix)
+			}
+			continue
+		case !in || line == "" || strings.HasPrefix(line, "@@"):
+			continue
+		}
+		body := line[1:]
+		if !strings.HasPrefix(body, " ") {
+			inData = body == "data:"
+			continue
+		}
+		if !strings.HasPrefix(body, "  ") || strings.HasPrefix(body, "   ") {
+			continue
+		}
+		var kv map[string]string
+		if err := yaml.Unmarshal([]byte(strings.TrimSpace(body)), &kv); err != nil {
+			continue
+		}
+		for k, v := range kv {
+			if !inData && !hasKey(k, known) {
+				continue
+			}
+			switch line[0] {
+			case '-':
+				old[k] = v
+			case '+':
+				next[k] = v
+			}
+		}
+	}
+	return changedData(old, next)
+}
+
+func hasKey(k string, maps []map[string]string) bool {
+	for _, m := range maps {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// establish creates a CRD (if absent) and waits until it is served.
+func establish(ctx context.Context, t *testing.T, c *kube.Clients, manifest string) {
+	t.Helper()
+	objs, err := kube.DecodeManifests([]byte(manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := objs[0]
+	m, err := c.MapObject(ctx, crd, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ri := c.Dynamic.Resource(m.Resource)
+	if _, err := ri.Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	w, err := ri.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + crd.GetName()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		u, ok := ev.Object.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			if m, _ := c.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
+				return
+			}
+		}
+	}
+	t.Fatalf("CRD %s: not established before the test's deadline", crd.GetName())
 }
 
 func createWeb(t *testing.T, ns string) {

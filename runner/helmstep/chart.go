@@ -382,13 +382,3 @@ func unwrapPathError(err error) error {
 	}
 	return err
 }
-
-// LoadChart fetches and loads a step's chart exactly as Execute would, so
-// plan --diff can render a repository or OCI version that is not installed yet.
-func (e *Executor) LoadChart(ctx context.Context, h *spec.Helm) (*chartv2.Chart, error) {
-	src, err := e.loadChart(ctx, h)
-	if err != nil {
-		return nil, err
-	}
-	return src.chart, nil
-}

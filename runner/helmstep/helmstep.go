@@ -44,6 +44,8 @@ type Executor struct {
 	tmpOnce sync.Once
 	tmpDir  string
 	tmpErr  error
+
+	capsCache
 }
 
 type options struct {
@@ -146,29 +148,26 @@ func (e *Executor) Execute(ctx context.Context, step *spec.Step) (runner.Outcome
 // cut off by a lost connection: a release it left pending may be recovered.
 func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runner.Outcome, error) {
 	h := step.Helm
-	name, ns := Target(step)
-	sess, last, err := e.open(name, ns)
+	r, err := e.Open(step)
 	if err != nil {
 		return runner.Outcome{}, err
 	}
-	installed := last != nil && last.Info != nil && last.Info.Status != rcommon.StatusUninstalled
-	if h.SkipIf == "installed" && installed {
-		return runner.Outcome{Skipped: true, SkipReason: fmt.Sprintf("release %s already installed (revision %d)", name, last.Version)}, nil
+	if h.SkipIf == "installed" && r.Installed() {
+		return runner.Outcome{Skipped: true, SkipReason: fmt.Sprintf("release %s already installed (revision %d)", r.Name, r.Last.Version)}, nil
 	}
 
 	var recovered string
 	var recoveryWrites int
-	if installed && last.Info.Status.IsPending() {
-		recovered, recoveryWrites, err = e.recoverPending(ctx, sess, step, last, cut)
+	if r.Installed() && r.Last.Info.Status.IsPending() {
+		recovered, recoveryWrites, err = e.recoverPending(ctx, r.sess, step, r.Last, cut)
 		if err != nil {
 			return runner.Outcome{Writes: recoveryWrites}, err
 		}
-		if sess, last, err = e.open(name, ns); err != nil {
+		if r, err = e.Open(step); err != nil {
 			return runner.Outcome{Writes: recoveryWrites}, err
 		}
-		installed = last != nil && last.Info != nil && last.Info.Status != rcommon.StatusUninstalled
 	}
-	out, err := e.converge(ctx, sess, step, last, installed)
+	out, err := e.converge(ctx, r)
 	out.Writes += recoveryWrites
 	if recovered != "" {
 		out.Detail = joinDetail(recovered, out.Detail)
@@ -188,57 +187,42 @@ func joinDetail(recovered, detail string) string {
 }
 
 // converge installs, upgrades or leaves alone a release that is not pending.
-func (e *Executor) converge(ctx context.Context, sess *session, step *spec.Step, last *rel.Release, installed bool) (runner.Outcome, error) {
-	h := step.Helm
-	name, ns := Target(step)
-
-	src, err := e.loadChart(ctx, h)
-	if err != nil {
-		return runner.Outcome{}, fmt.Errorf("release %s: %w", name, err)
+func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, error) {
+	name, ns := r.Name, r.Namespace
+	if err := e.Load(ctx, r); err != nil {
+		return runner.Outcome{}, err
 	}
-	vals, err := e.values(ctx, h)
-	if err != nil {
-		return runner.Outcome{}, fmt.Errorf("release %s: %w", name, err)
-	}
-
-	if installed && last.Info.Status == rcommon.StatusDeployed && SameChart(last.Chart, AsStored(src.chart, src.load, vals)) && SameValues(last.Config, vals) {
-		diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true})
-		if err == nil && len(diffs) == 0 {
-			return runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(sess.writes.Load()),
-				Changes: releaseChange(report.DidUnchanged, name, ns)}, nil
+	last := r.Last
+	if r.Installed() && last.Info.Status == rcommon.StatusDeployed {
+		if sameC, sameV := r.Same(); sameC && sameV {
+			diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true})
+			if err == nil && len(diffs) == 0 {
+				return runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),
+					Changes: releaseChange(report.DidUnchanged, name, ns)}, nil
+			}
+			// Drift or an unreadable object: upgrade, which re-applies everything.
 		}
-		// Drift or an unreadable object: upgrade, which re-applies everything.
 	}
 
-	timeout := helmTimeout(ctx, h.Atomic)
-	var res *rel.Release
-	verb := "upgrade"
-	if !installed {
-		verb = "install"
-		res, err = e.install(ctx, sess, h, name, ns, src.chart, vals, timeout, last != nil)
-	} else {
-		res, err = e.upgrade(ctx, sess, h, name, ns, src.chart, vals, timeout)
-	}
-	out := runner.Outcome{Writes: int(sess.writes.Load())}
+	installing := !r.Installed()
+	res, err := e.run(ctx, r, action.DryRunNone)
+	out := runner.Outcome{Writes: int(r.sess.writes.Load())}
 	if err != nil {
-		hint := ""
-		if !h.CreateNamespace && strings.Contains(err.Error(), fmt.Sprintf("namespaces %q not found", ns)) {
-			hint = "; set createNamespace: true or create the namespace in an earlier step"
-		}
-		return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w%s", name, ns, src.what, verb, oneLine(err), hint))
+		return out, err
 	}
-	if verb == "install" {
-		out.Detail = fmt.Sprintf("installed release %s revision %d (%s)", name, res.Version, src.what)
+	if installing {
+		out.Detail = fmt.Sprintf("installed release %s revision %d (%s)", name, res.Version, r.src.what)
 		out.Changes = releaseChange(report.DidInstall, name, ns)
 	} else {
-		out.Detail = fmt.Sprintf("upgraded release %s to revision %d (%s)", name, res.Version, src.what)
+		out.Detail = fmt.Sprintf("upgraded release %s to revision %d (%s)", name, res.Version, r.src.what)
 		out.Changes = releaseChange(report.DidUpgrade, name, ns)
 	}
 	return out, nil
 }
 
-func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool) (*rel.Release, error) {
+func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry action.DryRunStrategy) (*rel.Release, error) {
 	in := action.NewInstall(sess.cfg)
+	in.DryRunStrategy = dry
 	in.ReleaseName, in.Namespace = name, ns
 	in.CreateNamespace = h.CreateNamespace
 	in.Replace = replace // the name is held by an uninstalled release kept in history
@@ -256,8 +240,9 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	return asRelease(r)
 }
 
-func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration) (*rel.Release, error) {
+func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry action.DryRunStrategy) (*rel.Release, error) {
 	up := action.NewUpgrade(sess.cfg)
+	up.DryRunStrategy = dry
 	up.Namespace = ns
 	up.Install = true
 	up.ResetValues = true // the spec states every value: never reuse the last release's

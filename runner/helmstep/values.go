@@ -11,70 +11,114 @@ import (
 	"helm.sh/helm/v4/pkg/getter"
 	"sigs.k8s.io/yaml"
 
+	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/spec"
 )
 
-// values merges valuesFrom (in order) and then values, like helm -f a -f b
+// ValuesLoader reads a helm step's values. It is the one place values are
+// read and merged: apply's install and upgrade, plan's dry run, the
+// convergence check (Helm drift) and the saved plan's release digests all
+// take their values from Load. Each kind of source is one method returning
+// the source's map; a new kind (an encrypted file, a reference to a cluster
+// Secret) is one more method and one more case in Load.
+type ValuesLoader struct {
+	baseDir  string
+	redactor *redact.Redactor
+	// getter is the HTTP client options for url: sources: the run's
+	// transport (its CA), with a timeout bounded by the step's deadline.
+	getter func(ctx context.Context) []getter.Option
+	// split strips a URL's userinfo, registering the password.
+	split func(raw string) (clean, user, pass string, err error)
+}
+
+// Values is the executor's values loader.
+func (e *Executor) Values() *ValuesLoader {
+	return &ValuesLoader{baseDir: e.baseDir, redactor: e.redactor, getter: e.getterOptions,
+		split: func(raw string) (string, string, string, error) { return e.splitCredentials(raw, nil) }}
+}
+
+// Load merges valuesFrom (in order) and then values, like helm -f a -f b
 // --set: maps merge deeply, later sources override earlier ones. The result
 // is in JSON form (numbers float64), the form Helm stores as release config.
-func (e *Executor) values(ctx context.Context, h *spec.Helm) (map[string]any, error) {
+func (l *ValuesLoader) Load(ctx context.Context, h *spec.Helm) (map[string]any, error) {
 	out := map[string]any{}
 	for i, src := range h.ValuesFrom {
 		var (
-			data []byte
-			what string
-			err  error
+			m   map[string]any
+			err error
 		)
 		switch {
 		case src.File != "":
-			what = fmt.Sprintf("valuesFrom[%d] file %s", i, src.File)
-			p := src.File
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(e.baseDir, p)
-			}
-			data, err = os.ReadFile(p)
-			if err != nil {
-				return nil, fmt.Errorf("cannot read %s (looked at %s): %w", what, p, unwrapPathError(err))
-			}
+			m, err = l.File(i, src.File)
 		case src.URL != "":
-			data, what, err = e.fetchValues(ctx, i, src.URL)
-			if err != nil {
-				return nil, err
-			}
+			m, err = l.URL(ctx, i, src.URL)
 		default:
-			return nil, fmt.Errorf("valuesFrom[%d] has neither file: nor url:", i)
+			err = fmt.Errorf("valuesFrom[%d] has neither file: nor url:", i)
 		}
-		m := map[string]any{}
-		if err := yaml.Unmarshal(data, &m); err != nil {
-			return nil, fmt.Errorf("%s is not a YAML map of values: %s", what, e.redactor.String(err.Error()))
+		if err != nil {
+			return nil, err
 		}
 		out = loader.MergeMaps(out, m)
 	}
 	if len(h.Values) > 0 {
-		inline, err := jsonForm(h.Values)
+		inline, err := l.Inline(h.Values)
 		if err != nil {
-			return nil, fmt.Errorf("values: cannot be encoded: %w", err)
+			return nil, err
 		}
 		out = loader.MergeMaps(out, inline)
 	}
 	return jsonForm(out)
 }
 
-func (e *Executor) fetchValues(ctx context.Context, i int, raw string) ([]byte, string, error) {
-	clean, user, pass, err := e.splitCredentials(raw, nil)
+// File reads valuesFrom[i]'s file, relative to the spec's directory.
+func (l *ValuesLoader) File(i int, file string) (map[string]any, error) {
+	what := fmt.Sprintf("valuesFrom[%d] file %s", i, file)
+	p := file
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(l.baseDir, p)
+	}
+	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, "", err
+		return nil, fmt.Errorf("cannot read %s (looked at %s): %w", what, p, unwrapPathError(err))
+	}
+	return l.parse(what, data)
+}
+
+// URL fetches valuesFrom[i]'s url with the run's HTTP client; userinfo in
+// the URL is sent as basic auth and never shown.
+func (l *ValuesLoader) URL(ctx context.Context, i int, raw string) (map[string]any, error) {
+	clean, user, pass, err := l.split(raw)
+	if err != nil {
+		return nil, err
 	}
 	what := fmt.Sprintf("valuesFrom[%d] url %s", i, clean)
-	g, err := getter.NewHTTPGetter(e.getterOptions(ctx)...)
+	g, err := getter.NewHTTPGetter(l.getter(ctx)...)
 	if err != nil {
-		return nil, "", fmt.Errorf("cannot set up the HTTP client for %s: %w", what, err)
+		return nil, fmt.Errorf("cannot set up the HTTP client for %s: %w", what, err)
 	}
 	buf, err := g.Get(clean, getter.WithURL(clean), getter.WithBasicAuth(user, pass))
 	if err != nil {
-		return nil, "", fmt.Errorf("cannot fetch %s: %w%s", what, err, authHint(err, user != ""))
+		return nil, fmt.Errorf("cannot fetch %s: %w%s", what, err, authHint(err, user != ""))
 	}
-	return buf.Bytes(), what, nil
+	return l.parse(what, buf.Bytes())
+}
+
+// Inline is the step's values: block in JSON form.
+func (l *ValuesLoader) Inline(v map[string]any) (map[string]any, error) {
+	out, err := jsonForm(v)
+	if err != nil {
+		return nil, fmt.Errorf("values: cannot be encoded: %w", err)
+	}
+	return out, nil
+}
+
+// parse reads a source's bytes as a YAML map of values.
+func (l *ValuesLoader) parse(what string, data []byte) (map[string]any, error) {
+	m := map[string]any{}
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s is not a YAML map of values: %s", what, l.redactor.String(err.Error()))
+	}
+	return m, nil
 }
 
 // jsonForm round-trips values through JSON so that values from any source

@@ -86,18 +86,6 @@ func TestDroppedObjects(t *testing.T) {
 	}
 }
 
-func TestChartName(t *testing.T) {
-	for in, want := range map[string]string{
-		"cilium":                                  "cilium",
-		"oci://ghcr.io/org/charts/app:1.2.3":      "app",
-		"oci://ghcr.io/org/charts/app@sha256:abc": "app",
-	} {
-		if got := chartName(in); got != want {
-			t.Errorf("chartName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestProducersNameTheStep(t *testing.T) {
 	s := &spec.Spec{BaseDir: t.TempDir(), Steps: []*spec.Step{
 		{Name: "ns", Helm: &spec.Helm{Chart: "x", Namespace: "apps", CreateNamespace: true}},

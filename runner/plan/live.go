@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"sync"
 
-	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
-
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
@@ -23,10 +22,9 @@ type Live struct {
 	Diff bool
 	// Parallelism bounds concurrent probes; 0 means 8.
 	Parallelism int
-	// LoadChart, when set, fetches a repository or OCI chart the way apply
-	// does (read-only), so a new chart version is rendered and diffed too.
-	// Without it such a step still predicts upgrade, its diff unavailable.
-	LoadChart func(ctx context.Context, h *spec.Helm) (*chartv2.Chart, error)
+	// Helm is apply's helm executor: helm steps are predicted through its
+	// pipeline (chart, values, a dry run of the install or upgrade).
+	Helm *helmstep.Executor
 	// Digest, when set, records what each prediction was made against
 	// (Plan.Digests, per object desired and live digests, helm release
 	// digests): what a saved plan and its fingerprint hold.

@@ -181,11 +181,11 @@ func (pr *probe) delete(ctx context.Context) error {
 	var present []report.ObjectPlan
 	switch {
 	case d.Release != "":
-		last, err := lastRelease(pr.Clients, d.Release, spec.NamespaceOrDefault(d.Namespace))
+		r, err := pr.Helm.OpenRelease(d.Release, spec.NamespaceOrDefault(d.Namespace))
 		if err != nil {
 			return err
 		}
-		if isInstalled(last) {
+		if last := r.Last; r.Installed() {
 			present = append(present, report.ObjectPlan{Action: report.ActionDelete, Kind: "HelmRelease", Namespace: spec.NamespaceOrDefault(d.Namespace), Name: d.Release,
 				Live: pr.releaseLive(last)})
 		}

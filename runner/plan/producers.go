@@ -19,13 +19,16 @@ type producers struct {
 	namespaces map[string]string // namespace -> step
 	kinds      map[string]string // lower-case kind, and kind.group -> step
 	objects    map[string]string // objectKey -> step
+	// apiVersions are the API versions the CRDs of each step serve
+	// ("group/version" and "group/version/Kind", as Helm's capabilities).
+	apiVersions map[string][]string
 }
 
 // objectKey names an object by lower-case kind, namespace and name.
 func objectKey(kind, ns, name string) string { return strings.ToLower(kind) + "/" + ns + "/" + name }
 
 func producersOf(s *spec.Spec) *producers {
-	p := &producers{namespaces: map[string]string{}, kinds: map[string]string{}, objects: map[string]string{}}
+	p := &producers{namespaces: map[string]string{}, kinds: map[string]string{}, objects: map[string]string{}, apiVersions: map[string][]string{}}
 	add := func(m map[string]string, key, step string) {
 		if _, ok := m[key]; !ok && key != "" {
 			m[key] = step
@@ -61,11 +64,50 @@ func producersOf(s *spec.Spec) *producers {
 					for _, k := range []string{kind, kind + "." + group, plural, plural + "." + group} {
 						add(p.kinds, strings.ToLower(k), st.Name)
 					}
+					p.apiVersions[st.Name] = append(p.apiVersions[st.Name], crdAPIVersions(obj, group, kind)...)
 				}
 			}
 		}
 	}
 	return p
+}
+
+// crdAPIVersions are the API versions a CRD serves, as Helm's
+// capabilities name them.
+func crdAPIVersions(crd *unstructured.Unstructured, group, kind string) []string {
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	var out []string
+	for _, v := range versions {
+		m, _ := v.(map[string]any)
+		name, _ := m["name"].(string)
+		if served, ok := m["served"].(bool); name == "" || (ok && !served) {
+			continue
+		}
+		out = append(out, group+"/"+name, group+"/"+name+"/"+kind)
+	}
+	return out
+}
+
+// apiVersionsBefore are the API versions the CRDs of the steps st runs
+// after (its needs, transitively) serve by the time st runs.
+func (p *producers) apiVersionsBefore(s *spec.Spec, st *spec.Step) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(*spec.Step)
+	walk = func(x *spec.Step) {
+		for _, n := range x.Needs {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			out = append(out, p.apiVersions[n]...)
+			if dep := s.Step(n); dep != nil {
+				walk(dep)
+			}
+		}
+	}
+	walk(st)
+	return out
 }
 
 // localObjects reads the manifests a plan can read without the network;

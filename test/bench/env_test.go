@@ -63,7 +63,9 @@ func newTools(b *testing.B) *benchEnv {
 	if err := os.MkdirAll(e.home, 0o700); err != nil {
 		b.Fatal(err)
 	}
-	e.helm = helmCLI(b)
+	if !KhookOnly() {
+		e.helm = helmCLI(b)
+	}
 	e.khookBin = buildKhook(b, tmp)
 	e.proxy = apiproxy.Start(b, kube.RESTConfig)
 	e.kubeconfig = e.proxy.Kubeconfig
@@ -90,6 +92,15 @@ func helmCLI(b *testing.B) string {
 	}
 	return bin
 }
+
+// KhookOnlyEnv, set to 1, measures khook alone: the helm + kubectl script
+// arm is neither generated nor run (the platform's converge then applies
+// khook's workload only), so `-bench Platform/plan-diff` runs khook's
+// plan --diff without the slow script.
+const KhookOnlyEnv = "KHOOK_BENCH_KHOOK_ONLY"
+
+// KhookOnly reports whether KhookOnlyEnv is set.
+func KhookOnly() bool { return os.Getenv(KhookOnlyEnv) == "1" }
 
 // KhookBinEnv names a prebuilt khook binary to measure instead of building
 // the working tree (e.g. one built from a commit with git archive).

@@ -20,7 +20,7 @@ const Version = "0.1.0"
 type Auth struct{ Username, Password string }
 
 // ChartDir returns the absolute path of the test chart called name (demo,
-// withcrd, failhook).
+// withcrd, failhook, caps).
 func ChartDir(name string) string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "testdata", "charts", name)

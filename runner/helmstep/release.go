@@ -1,0 +1,195 @@
+package helmstep
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	rel "helm.sh/helm/v4/pkg/release/v1"
+
+	"github.com/khook/khook/spec"
+)
+
+// Release is a helm step's release as the cluster holds it (Last) and, once
+// loaded, the chart and values the step would install. Apply's converge and
+// plan's prediction both start from one: the one Helm pipeline.
+type Release struct {
+	Name, Namespace string
+	// Last is the latest revision in any state; nil when the release has
+	// no history.
+	Last *rel.Release
+	// Values are the step's values (ValuesLoader.Load); nil until Load.
+	Values map[string]any
+
+	step *spec.Step
+	sess *session
+	src  *chartSource
+}
+
+// Installed: the release has a revision that is not uninstalled.
+func (r *Release) Installed() bool {
+	return r.Last != nil && r.Last.Info != nil && r.Last.Info.Status != rcommon.StatusUninstalled
+}
+
+// Chart is the chart the step installs; nil until Load.
+func (r *Release) Chart() *chartv2.Chart {
+	if r.src == nil {
+		return nil
+	}
+	return r.src.chart
+}
+
+// Same reports whether the deployed release was made from the step's chart
+// (SameChart, on the chart as a release stores it) and values (SameValues).
+func (r *Release) Same() (chart, values bool) {
+	if r.Last == nil || r.src == nil {
+		return false, false
+	}
+	return SameChart(r.Last.Chart, AsStored(r.src.chart, r.src.load, r.Values)), SameValues(r.Last.Config, r.Values)
+}
+
+// Open starts a Helm session in the release namespace and reads the
+// release's latest revision.
+func (e *Executor) Open(step *spec.Step) (*Release, error) {
+	name, ns := Target(step)
+	r, err := e.OpenRelease(name, ns)
+	if err != nil {
+		return nil, err
+	}
+	r.step = step
+	return r, nil
+}
+
+// OpenRelease reads a release's latest revision (a delete.release step's
+// target); such a Release, opened without a step, cannot be loaded.
+func (e *Executor) OpenRelease(name, ns string) (*Release, error) {
+	sess, last, err := e.open(name, ns)
+	if err != nil {
+		return nil, err
+	}
+	return &Release{Name: name, Namespace: ns, Last: last, sess: sess}, nil
+}
+
+// Load fetches the step's chart and reads its values, as apply does.
+func (e *Executor) Load(ctx context.Context, r *Release) error {
+	src, err := e.loadChart(ctx, r.step.Helm)
+	if err != nil {
+		return fmt.Errorf("release %s: %w", r.Name, err)
+	}
+	vals, err := e.Values().Load(ctx, r.step.Helm)
+	if err != nil {
+		return fmt.Errorf("release %s: %w", r.Name, err)
+	}
+	r.src, r.Values = src, vals
+	return nil
+}
+
+// DryRunOptions are what a plan knows that the cluster does not yet.
+type DryRunOptions struct {
+	// APIVersions are served by the time the step runs: the CRDs earlier
+	// steps of the plan create ("group/version" and "group/version/Kind").
+	APIVersions []string
+}
+
+// DryRun runs the install or upgrade apply would run, as Helm's server-side
+// dry run: the same action with the same settings, the cluster's
+// capabilities (plus opts.APIVersions), the next revision, the same lookup
+// client and the same pre-flight checks (an object owned by another
+// release). It returns the release as apply would make it, or apply's
+// error sentence for a step that would fail. It writes nothing.
+func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (*rel.Release, error) {
+	caps, err := e.dryRunCapabilities()
+	if err != nil {
+		return nil, e.clients.Explain(fmt.Errorf("release %s: cannot read the cluster's capabilities: %w", r.Name, err))
+	}
+	caps = caps.Copy()
+	caps.APIVersions = append(caps.APIVersions, opts.APIVersions...)
+	r.sess.cfg.Capabilities = caps
+	res, err := e.run(ctx, r, action.DryRunServer)
+	return res, e.redactor.Error(err)
+}
+
+// NamespaceMissing is the sentence of a step whose release namespace does
+// not exist and that does not create it: apply's (Helm's "namespaces ...
+// not found") and plan's alike.
+func (e *Executor) NamespaceMissing(r *Release) error {
+	return e.failure(r, fmt.Errorf("namespace %s not found: set createNamespace: true or create the namespace in an earlier step", r.Namespace))
+}
+
+// run installs or upgrades r, for real or as a dry run; apply and plan
+// build the action here, so they cannot differ in a setting.
+func (e *Executor) run(ctx context.Context, r *Release, dry action.DryRunStrategy) (*rel.Release, error) {
+	h := r.step.Helm
+	timeout := helmTimeout(ctx, h.Atomic)
+	var res *rel.Release
+	var err error
+	if !r.Installed() {
+		res, err = e.install(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, r.Last != nil, dry)
+	} else {
+		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, dry)
+	}
+	if err != nil {
+		if !h.CreateNamespace && strings.Contains(err.Error(), fmt.Sprintf("namespaces %q not found", r.Namespace)) {
+			return nil, e.NamespaceMissing(r)
+		}
+		return nil, e.failure(r, oneLine(err))
+	}
+	return res, nil
+}
+
+// failure is the sentence of a failed install or upgrade of r.
+func (e *Executor) failure(r *Release, err error) error {
+	verb := "upgrade"
+	if !r.Installed() {
+		verb = "install"
+	}
+	what := "chart " + r.step.Helm.Chart
+	if r.src != nil {
+		what = r.src.what
+	}
+	return e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", r.Name, r.Namespace, what, verb, err))
+}
+
+// dryRunCapabilities are the cluster's version and served API versions,
+// read afresh (as Helm's install and upgrade read them) once per executor
+// through the run's discovery: a plan's dry runs share them, while apply's
+// real runs read them again at each step, after earlier steps registered
+// their kinds (which a plan adds from DryRunOptions).
+func (e *Executor) dryRunCapabilities() (*common.Capabilities, error) {
+	e.capsOnce.Do(func() {
+		disc := e.clients.Discovery
+		if disc == nil {
+			e.capsErr = fmt.Errorf("no discovery client (internal error: clients not built)")
+			return
+		}
+		disc.Invalidate()
+		v, err := disc.ServerVersion()
+		if err != nil {
+			e.capsErr = fmt.Errorf("cannot read the server version: %w", err)
+			return
+		}
+		versions, err := action.GetVersionSet(disc)
+		if err != nil {
+			e.capsErr = err
+			return
+		}
+		e.caps = &common.Capabilities{
+			APIVersions: versions,
+			KubeVersion: common.KubeVersion{Version: v.GitVersion, Major: v.Major, Minor: v.Minor},
+			HelmVersion: common.DefaultCapabilities.HelmVersion,
+		}
+	})
+	return e.caps, e.capsErr
+}
+
+// capsCache holds dryRunCapabilities' answer.
+type capsCache struct {
+	capsOnce sync.Once
+	caps     *common.Capabilities
+	capsErr  error
+}
