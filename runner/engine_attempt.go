@@ -29,6 +29,8 @@ func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 		out, err := r.attempt(ctx, st)
 		res.Detail = r.Redactor.String(out.Detail)
 		res.LogTail = r.redactLines(out.LogTail)
+		res.Diagnosis = out.Diagnosis
+		res.Diagnosis.Map(r.Redactor.String)
 		res.Changes = report.MergeChanges(res.Changes, r.redactChanges(out.Changes))
 		if err == nil {
 			res.Status, res.Error = report.StatusOK, ""

@@ -211,6 +211,9 @@ func (e *Executor) converge(ctx context.Context, sess *session, step *spec.Step,
 	}
 
 	timeout := helmTimeout(ctx, h.Atomic)
+	if sess.diag != nil {
+		sess.diag.start(ctx)
+	}
 	var res *rel.Release
 	verb := "upgrade"
 	if !installed {
@@ -225,6 +228,7 @@ func (e *Executor) converge(ctx context.Context, sess *session, step *spec.Step,
 		if !h.CreateNamespace && strings.Contains(err.Error(), fmt.Sprintf("namespaces %q not found", ns)) {
 			hint = "; set createNamespace: true or create the namespace in an earlier step"
 		}
+		out.Diagnosis, out.Changes = e.failed(sess, h, verb, name, ns, last, timeout, out.Writes)
 		return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w%s", name, ns, src.what, verb, oneLine(err), hint))
 	}
 	if verb == "install" {
