@@ -85,6 +85,9 @@ func (r *run) attempt(ctx context.Context, st *spec.Step) (out Outcome, err erro
 	if r.Exec == nil {
 		return Outcome{}, fmt.Errorf("no executor for %s steps", st.Type())
 	}
+	actx = report.WithStepProgress(actx, func(msg string) {
+		r.emit(report.Event{Kind: report.EventMessage, Step: st.Name, Message: "waiting: " + msg})
+	})
 	out, err = r.Exec.Execute(actx, st)
 	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
 		err = timedOut(timeout, err)

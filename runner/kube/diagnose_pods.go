@@ -18,16 +18,7 @@ import (
 // their crashed containers.
 func (d *diagnoser) pods(pods []corev1.Pod) {
 	d.out.PodsNotReady = len(pods)
-	sort.SliceStable(pods, func(i, j int) bool {
-		si, sj := podSeverity(&pods[i]), podSeverity(&pods[j])
-		if si != sj {
-			return si < sj
-		}
-		if ri, rj := restarts(&pods[i]), restarts(&pods[j]); ri != rj {
-			return ri > rj
-		}
-		return pods[i].Name < pods[j].Name
-	})
+	sortWorstFirst(pods)
 	if len(pods) > d.lim.Pods {
 		pods = pods[:d.lim.Pods]
 	}
@@ -36,8 +27,7 @@ func (d *diagnoser) pods(pods []corev1.Pod) {
 		p := &pods[i]
 		d.watchEvents(p.Namespace, p.UID, "Pod", p.Name)
 		dp := report.DiagnosedPod{Namespace: p.Namespace, Name: p.Name, Phase: string(p.Status.Phase), Condition: failingCondition(p)}
-		statuses := append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
-		for j, cs := range statuses {
+		for j, cs := range allStatuses(p) {
 			dc := container(cs, j < len(p.Status.InitContainerStatuses))
 			if crashed(cs) && tails < d.lim.LogTails {
 				tails++
@@ -52,6 +42,25 @@ func (d *diagnoser) pods(pods []corev1.Pod) {
 	}
 }
 
+// sortWorstFirst orders pods by podSeverity, then most restarts, then name.
+func sortWorstFirst(pods []corev1.Pod) {
+	sort.SliceStable(pods, func(i, j int) bool {
+		si, sj := podSeverity(&pods[i]), podSeverity(&pods[j])
+		if si != sj {
+			return si < sj
+		}
+		if ri, rj := restarts(&pods[i]), restarts(&pods[j]); ri != rj {
+			return ri > rj
+		}
+		return pods[i].Name < pods[j].Name
+	})
+}
+
+// allStatuses are the init containers' statuses, then the containers'.
+func allStatuses(p *corev1.Pod) []corev1.ContainerStatus {
+	return append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+}
+
 // podSeverity orders pods worst first: crashed or failed, then containers
 // that cannot start (image pulls, configuration), then unschedulable, then
 // other pending, then running but unready.
@@ -60,7 +69,7 @@ func podSeverity(p *corev1.Pod) int {
 		return 0
 	}
 	worst := 5
-	for _, cs := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+	for _, cs := range allStatuses(p) {
 		switch {
 		case crashed(cs):
 			return 0
