@@ -7,6 +7,7 @@ import (
 	"time"
 
 	helmkube "helm.sh/helm/v4/pkg/kube"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
 	"github.com/khook/khook/report"
@@ -113,7 +114,7 @@ func rolledBack(verb, name string, last int, timeout time.Duration) string {
 
 // failed is what a failed install or upgrade leaves to report: the
 // diagnosis of its wait and, unless atomic undid it, the release it wrote
-// (a failed release and its objects are in the cluster: a change).
+// (a new revision, failed, and its objects are in the cluster: a change).
 func (e *Executor) failed(sess *session, h *spec.Helm, verb, name, ns string, last *rel.Release, timeout time.Duration, writes int) (*report.Diagnosis, []report.Change) {
 	var d *report.Diagnosis
 	if sess.diag != nil {
@@ -130,6 +131,12 @@ func (e *Executor) failed(sess *session, h *spec.Helm, verb, name, ns string, la
 		return d, nil
 	}
 	if writes == 0 {
+		return d, nil
+	}
+	// What Helm left: a new revision (failed, or pending when cut off).
+	now, err := lastRelease(sess.cfg, name)
+	if err != nil || now == nil || now.Info == nil || now.Info.Status == rcommon.StatusUninstalled ||
+		(last != nil && now.Version == last.Version) {
 		return d, nil
 	}
 	action := report.DidUpgrade
