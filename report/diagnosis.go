@@ -299,7 +299,15 @@ func (d *Diagnosis) Text(sep string) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	return sep + "diagnosis:\n  " + strings.Join(lines, "\n  ")
+	return sep + d.Heading() + "\n  " + strings.Join(lines, "\n  ")
+}
+
+// Heading introduces the lines: "diagnosis: <the reason>".
+func (d *Diagnosis) Heading() string {
+	if d.Reason == "" {
+		return "diagnosis:"
+	}
+	return "diagnosis: " + d.Reason
 }
 
 // writeDiagnosisMD is a failed step's diagnosis in the summary and the

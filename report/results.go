@@ -91,7 +91,7 @@ func writeFailures(b *bytes.Buffer, r *Results, all bool) {
 			}
 		}
 		if lines := s.Diagnosis.Lines(); len(lines) > 0 {
-			b.WriteString("  diagnosis:\n")
+			fmt.Fprintf(b, "  %s\n", s.Diagnosis.Heading())
 			for _, line := range lines {
 				fmt.Fprintf(b, "    %s\n", line)
 			}
