@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,6 +71,14 @@ func TestFailedStepsAreDiagnosedWherePeopleLook(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := readDir(t, filepath.Join(g.Workspace, ".khook"))["results.json"]
+	// KHOOK_TEST_DUMP_DIAGNOSIS=<dir> keeps every output (docs/failures.md
+	// shows them).
+	if dir := os.Getenv("KHOOK_TEST_DUMP_DIAGNOSIS"); dir != "" {
+		for name, body := range map[string]string{"terminal.txt": stdout, "summary.md": summary, "comment.md": comment,
+			"results.json": raw, "annotations.txt": strings.Join(annotationLine.FindAllString(res.Stdout, -1), "\n")} {
+			_ = os.WriteFile(filepath.Join(dir, name), []byte(citest.Normalize(body, ns)), 0o644)
+		}
+	}
 	var results report.Results
 	if err := json.Unmarshal([]byte(raw), &results); err != nil {
 		t.Fatalf("results.json: %v\n%s", err, raw)
