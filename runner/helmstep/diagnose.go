@@ -23,29 +23,46 @@ type waitDiagnosis struct {
 	clients *kube.Clients
 	limits  kube.DiagnoseLimits
 
-	mu     sync.Mutex
-	ctx    context.Context // the step's: an interrupted run is not diagnosed
-	since  time.Time
-	result *report.Diagnosis
+	mu      sync.Mutex
+	ctx     context.Context // the step's: an interrupted run is not diagnosed
+	since   time.Time
+	waiting helmkube.ResourceList // what the last wait began on
+	result  *report.Diagnosis
 }
 
 // start arms the diagnosis for one install or upgrade.
 func (d *waitDiagnosis) start(ctx context.Context) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.ctx, d.since, d.result = ctx, time.Now(), nil
+	d.ctx, d.since, d.waiting, d.result = ctx, time.Now(), nil, nil
 }
 
-// taken is the diagnosis of the first failed wait since start, if any.
-func (d *waitDiagnosis) taken() *report.Diagnosis {
+// began notes the resources a wait is on.
+func (d *waitDiagnosis) began(rs helmkube.ResourceList) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.waiting = rs
+}
+
+// taken is the diagnosis of the first failed wait since start. When the
+// step's deadline ended Helm's operation before its waiter returned, the
+// wait that was under way is diagnosed now.
+func (d *waitDiagnosis) taken(err error) *report.Diagnosis {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.result == nil && d.waiting != nil {
+		d.diagnose(d.waiting, err)
+	}
 	return d.result
 }
 
 func (d *waitDiagnosis) record(rs helmkube.ResourceList, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.diagnose(rs, err)
+}
+
+func (d *waitDiagnosis) diagnose(rs helmkube.ResourceList, err error) {
 	if d.ctx == nil || d.result != nil || !kube.Diagnosable(d.ctx, err) {
 		return
 	}
@@ -93,12 +110,14 @@ type diagnosingWaiter struct {
 }
 
 func (w *diagnosingWaiter) Wait(rs helmkube.ResourceList, timeout time.Duration) error {
+	w.diag.began(rs)
 	err := w.Waiter.Wait(rs, timeout)
 	w.diag.record(rs, err)
 	return err
 }
 
 func (w *diagnosingWaiter) WaitWithJobs(rs helmkube.ResourceList, timeout time.Duration) error {
+	w.diag.began(rs)
 	err := w.Waiter.WaitWithJobs(rs, timeout)
 	w.diag.record(rs, err)
 	return err
@@ -115,10 +134,10 @@ func rolledBack(verb, name string, last int, timeout time.Duration) string {
 // failed is what a failed install or upgrade leaves to report: the
 // diagnosis of its wait and, unless atomic undid it, the release it wrote
 // (a new revision, failed, and its objects are in the cluster: a change).
-func (e *Executor) failed(sess *session, h *spec.Helm, verb, name, ns string, last *rel.Release, timeout time.Duration, writes int) (*report.Diagnosis, []report.Change) {
+func (e *Executor) failed(sess *session, h *spec.Helm, verb, name, ns string, last *rel.Release, timeout time.Duration, writes int, err error) (*report.Diagnosis, []report.Change) {
 	var d *report.Diagnosis
 	if sess.diag != nil {
-		d = sess.diag.taken()
+		d = sess.diag.taken(err)
 	}
 	if h.Atomic {
 		if d != nil {

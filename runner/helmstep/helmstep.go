@@ -228,7 +228,7 @@ func (e *Executor) converge(ctx context.Context, sess *session, step *spec.Step,
 		if !h.CreateNamespace && strings.Contains(err.Error(), fmt.Sprintf("namespaces %q not found", ns)) {
 			hint = "; set createNamespace: true or create the namespace in an earlier step"
 		}
-		out.Diagnosis, out.Changes = e.failed(sess, h, verb, name, ns, last, timeout, out.Writes)
+		out.Diagnosis, out.Changes = e.failed(sess, h, verb, name, ns, last, timeout, out.Writes, err)
 		return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w%s", name, ns, src.what, verb, oneLine(err), hint))
 	}
 	if verb == "install" {
