@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -192,13 +194,21 @@ func TestRolloutProgressNamesTheBlocker(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
-	createDeployment(t, ns, "nowhere", 1, nil)
-	d, err := testCluster.Client.AppsV1().Deployments(ns).Get(context.Background(), "nowhere", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+	replicas := int32(1)
+	labels := map[string]string{"app": "nowhere"}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "nowhere", Namespace: ns},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{NodeSelector: cluster.UnschedulableNodeSelector,
+					Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1.0"}}},
+			},
+		},
 	}
-	d.Spec.Template.Spec.NodeSelector = cluster.UnschedulableNodeSelector
-	if _, err := testCluster.Client.AppsV1().Deployments(ns).Update(context.Background(), d, metav1.UpdateOptions{}); err != nil {
+	if _, err := testCluster.Client.AppsV1().Deployments(ns).Create(context.Background(), d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	msgs := make(chan string, 100)
