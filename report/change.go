@@ -13,6 +13,8 @@ type Change struct {
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
+	// Failed: the step wrote this and then failed (a release left failed).
+	Failed bool `json:"failed,omitempty"`
 }
 
 // What a step did to an object (the results' counterpart of the plan's
@@ -85,9 +87,11 @@ var didOrder = []string{DidInstall, DidUpgrade, DidCreate, DidConfigure, DidDele
 
 // ChangeTotals counts what the steps did per step type:
 // "Apply: 2 created, 1 configured, 14 unchanged; Helm: 1 upgraded"; "" when
-// no step reported an object.
+// no step reported an object. What a failed step left behind is named:
+// "Helm: 1 installed (failed: shop/web)".
 func ChangeTotals(steps []StepResult) string {
 	counts := map[string]map[string]int{}
+	failed := map[string][]string{}
 	var types []string
 	for _, s := range steps {
 		for _, c := range s.Changes {
@@ -96,6 +100,9 @@ func ChangeTotals(steps []StepResult) string {
 				types = append(types, s.Type)
 			}
 			counts[s.Type][c.Action]++
+			if c.Failed {
+				failed[s.Type+" "+c.Action] = append(failed[s.Type+" "+c.Action], qualified(c.Namespace, c.Name))
+			}
 		}
 	}
 	var parts []string
@@ -103,7 +110,11 @@ func ChangeTotals(steps []StepResult) string {
 		var ws []string
 		for _, a := range didOrder {
 			if n := counts[t][a]; n > 0 {
-				ws = append(ws, fmt.Sprintf("%d %s", n, a))
+				w := fmt.Sprintf("%d %s", n, a)
+				if names := failed[t+" "+a]; len(names) > 0 {
+					w += " (failed: " + strings.Join(names, ", ") + ")"
+				}
+				ws = append(ws, w)
 			}
 		}
 		parts = append(parts, titleCase(t)+": "+strings.Join(ws, ", "))

@@ -55,8 +55,12 @@ func ResultsAnnotations(r *Results) []Annotation {
 		if tail := s.LogTailNotInError(); len(tail) > 0 {
 			msg += "\n\nlast pod log lines:\n" + strings.Join(tail, "\n")
 		}
-		out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos,
-			Title: fmt.Sprintf("khook %s: step %s failed", r.Command, s.Name), Message: msg})
+		title := fmt.Sprintf("khook %s: step %s failed", r.Command, s.Name)
+		if d := s.Diagnosis; d != nil && d.Reason != "" {
+			title += ": " + d.Reason
+		}
+		msg += s.Diagnosis.Text("\n\n")
+		out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos, Title: title, Message: msg})
 	}
 	return out
 }

@@ -68,7 +68,11 @@ func JUnitOfResults(r *Results, identifier string) JUnitSuites {
 			if tail := s.LogTailNotInError(); len(tail) > 0 {
 				text += "\n\nlast pod log lines:\n" + strings.Join(tail, "\n")
 			}
+			text += s.Diagnosis.Text("\n\n")
 			head, _, _ := strings.Cut(s.Error, "\n")
+			if d := s.Diagnosis; d != nil && d.Reason != "" {
+				head += ": " + d.Reason
+			}
 			c.Failure = &JUnitMessage{Message: head, Text: xmlSafe(text)}
 			suite.Failures++
 		case StatusSkipped:

@@ -331,6 +331,7 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 			fmt.Fprintf(b, "<details><summary>Last %d pod log lines</summary>\n\n%s\n\n</details>\n\n",
 				len(s.LogTail), mdFence("text", strings.Join(s.LogTail, "\n")))
 		}
+		writeDiagnosisMD(b, s.Diagnosis)
 	}
 }
 

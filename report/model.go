@@ -73,6 +73,10 @@ type StepResult struct {
 	Needs      []string `json:"needs,omitempty"`
 	Excluded   bool     `json:"excluded,omitempty"` // when: was false
 	Pos        spec.Pos `json:"pos"`
+
+	// Diagnosis is what a failed step was waiting on and why it is stuck
+	// (diagnosis.go); nil when the step did not fail waiting.
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 }
 
 // Plan is what plan predicts, per step.

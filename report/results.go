@@ -77,7 +77,7 @@ func WriteResultsTable(w io.Writer, r *Results) error {
 // (the live view cuts its lines to the terminal width).
 func writeFailures(b *bytes.Buffer, r *Results, all bool) {
 	for _, s := range r.Steps {
-		if s.Status != StatusFailed || (!all && !strings.Contains(s.Error, "\n") && len(s.LogTail) == 0) {
+		if s.Status != StatusFailed || (!all && !strings.Contains(s.Error, "\n") && len(s.LogTail) == 0 && s.Diagnosis.Empty()) {
 			continue
 		}
 		fmt.Fprintf(b, "\nstep %s failed:\n", s.Name)
@@ -87,6 +87,12 @@ func writeFailures(b *bytes.Buffer, r *Results, all bool) {
 		if tail := s.LogTailNotInError(); len(tail) > 0 {
 			b.WriteString("  last pod log lines:\n")
 			for _, line := range tail {
+				fmt.Fprintf(b, "    %s\n", line)
+			}
+		}
+		if lines := s.Diagnosis.Lines(); len(lines) > 0 {
+			fmt.Fprintf(b, "  %s\n", s.Diagnosis.Heading())
+			for _, line := range lines {
 				fmt.Fprintf(b, "    %s\n", line)
 			}
 		}

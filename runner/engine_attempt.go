@@ -29,6 +29,8 @@ func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 		out, err := r.attempt(ctx, st)
 		res.Detail = r.Redactor.String(out.Detail)
 		res.LogTail = r.redactLines(out.LogTail)
+		res.Diagnosis = out.Diagnosis
+		res.Diagnosis.Map(r.Redactor.String)
 		res.Changes = report.MergeChanges(res.Changes, r.redactChanges(out.Changes))
 		if err == nil {
 			res.Status, res.Error = report.StatusOK, ""
@@ -83,6 +85,9 @@ func (r *run) attempt(ctx context.Context, st *spec.Step) (out Outcome, err erro
 	if r.Exec == nil {
 		return Outcome{}, fmt.Errorf("no executor for %s steps", st.Type())
 	}
+	actx = report.WithStepProgress(actx, func(msg string) {
+		r.emit(report.Event{Kind: report.EventMessage, Step: st.Name, Message: "waiting: " + msg})
+	})
 	out, err = r.Exec.Execute(actx, st)
 	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
 		err = timedOut(timeout, err)

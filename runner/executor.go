@@ -34,6 +34,9 @@ type Outcome struct {
 	SkipReason string
 	// LogTail carries a failed job's last pod log lines (also on error).
 	LogTail []string
+	// Diagnosis is, for a failed attempt, what it was waiting on and why
+	// that is stuck (kube.Diagnose).
+	Diagnosis *report.Diagnosis
 	// Writes counts create/update/patch/delete requests the attempt sent.
 	Writes int
 	// Changes says what the attempt did to each object or release it

@@ -108,6 +108,9 @@ func (r gitlabSink) sections(oc *outcome) {
 			if len(s.LogTail) > 0 {
 				b.WriteString("last pod log lines:\n" + strings.Join(s.LogTail, "\n") + "\n")
 			}
+			if text := s.Diagnosis.Text(""); text != "" {
+				b.WriteString(text + "\n")
+			}
 			_ = gitlab.SectionEnd(&b, end, "khook_"+s.Name)
 		}
 	case oc.plan != nil:

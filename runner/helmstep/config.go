@@ -145,6 +145,7 @@ type session struct {
 	getter   *restGetter
 	writes   *atomic.Int64
 	rejected *rejectWatch
+	diag     *waitDiagnosis // nil when the client is not Helm's own
 }
 
 // guard returns ctx ended as soon as any request of the session is
@@ -184,11 +185,13 @@ func (e *Executor) newSession(namespace string) (*session, error) {
 	if err := cfg.Init(getter, namespace, "secret"); err != nil {
 		return nil, fmt.Errorf("helm step: cannot initialise Helm for namespace %s: %w", namespace, err)
 	}
+	sess := &session{cfg: cfg, getter: getter, writes: writes, rejected: rejected}
 	if kc, ok := cfg.KubeClient.(*helmkube.Client); ok {
 		// The release namespace, not the kubeconfig's, for namespace-less objects.
 		kc.Namespace = namespace
+		cfg.KubeClient, sess.diag = diagnose(kc, e.clients)
 	}
-	return &session{cfg: cfg, getter: getter, writes: writes, rejected: rejected}, nil
+	return sess, nil
 }
 
 func discardLogger() slog.Handler { return slog.DiscardHandler }

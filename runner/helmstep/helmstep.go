@@ -205,9 +205,17 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 	}
 
 	installing := !r.Installed()
+	if r.sess.diag != nil {
+		r.sess.diag.start(ctx)
+	}
 	res, err := e.run(ctx, r, action.DryRunNone)
 	out := runner.Outcome{Writes: int(r.sess.writes.Load())}
 	if err != nil {
+		verb := "upgrade"
+		if installing {
+			verb = "install"
+		}
+		out.Diagnosis, out.Changes = e.failed(r.sess, r.step.Helm, verb, name, ns, last, helmTimeout(ctx, r.step.Helm.Atomic), out.Writes, err)
 		return out, err
 	}
 	if installing {

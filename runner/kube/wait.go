@@ -172,13 +172,22 @@ func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate
 
 	synced := ctrl.HasSyncedChecker().Done()
 	pending := "the first list has not completed"
+	prog, podsWatched := newProgress(ctx), false
+	podsDone := func() {}
+	defer func() { stop(); podsDone() }()
 	for {
 		if ctrl.HasSynced() {
-			ok, why, err := p(sorted(store.List()))
+			objs := sorted(store.List())
+			ok, why, err := p(objs)
 			if err != nil || ok {
 				return err
 			}
 			pending = why
+			prog.set(&why, nil)
+			if prog.enabled() && !podsWatched && t.Name != "" && len(objs) == 1 {
+				podsWatched = true
+				podsDone = prog.watchPods(runCtx, c, objs[0])
+			}
 		}
 		select {
 		case <-wake:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -36,6 +37,7 @@ func (x *Apply) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, err
 
 func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) {
 	var out runner.Outcome
+	start := time.Now()
 	var cond *kube.Condition
 	w, err := a.Condition()
 	if err != nil {
@@ -107,6 +109,11 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 	}
 	if cond != nil {
 		if err := waitApplied(ctx, c, applied, *cond); err != nil {
+			refs := make([]kube.ObjectRef, len(applied))
+			for i, o := range applied {
+				refs[i] = kube.ObjectRef{GVK: o.mapping.GroupVersionKind, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
+			}
+			x.diagnose(ctx, start, &out, err, refs)
 			return out, err
 		}
 		out.Detail = joinDetail(out.Detail, fmt.Sprintf("%s met on %s", cond, plural(len(applied), "object", "objects")))

@@ -27,6 +27,9 @@ type Env struct {
 	Clients  *kube.Clients
 	BaseDir  string
 	Redactor *redact.Redactor
+	// DiagnoseLimits bound the diagnosis of a failed wait; nil:
+	// kube.DefaultDiagnoseLimits.
+	DiagnoseLimits *kube.DiagnoseLimits
 }
 
 // NewEnv bundles the shared dependencies.

@@ -124,7 +124,9 @@ func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 
 	start := time.Now()
 	final, err := x.waitFinished(ctx, created, ref)
+	jobRef := []kube.ObjectRef{{GVK: jobMapping.GroupVersionKind, Namespace: ns, Name: st.Name}}
 	if err != nil {
+		x.diagnoseJob(ctx, start, &out, err, jobRef)
 		if errors.Is(err, context.DeadlineExceeded) {
 			// A run out of time still shows what the pod printed so far;
 			// a cancelled run must stop at once instead.
@@ -145,7 +147,9 @@ func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		if logErr != nil {
 			msg += "; " + logErr.Error()
 		}
-		return out, withLogs(errors.New(msg), lines)
+		err := errors.New(msg)
+		x.diagnoseJob(ctx, start, &out, err, jobRef)
+		return out, withLogs(err, lines)
 	}
 	out.Detail = fmt.Sprintf("%s completed in %s", ref, roundDuration(time.Since(start)))
 	return out, nil

@@ -91,6 +91,7 @@ func (x *Rollout) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome,
 
 func (x *Rollout) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
 	var out runner.Outcome
+	start := time.Now()
 	ns := spec.NamespaceOrDefault(r.Namespace)
 	res, err := x.workload(ctx, r, r.Status, ns)
 	if err != nil {
@@ -108,6 +109,7 @@ func (x *Rollout) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, 
 	}
 	t := kube.Target{Mapping: res.Mapping, Namespace: ns, Name: res.Name}
 	if err := kube.WaitFor(ctx, x.Clients, t, "rollout to complete", RolloutComplete(viewer)); err != nil {
+		x.diagnose(ctx, start, &out, err, []kube.ObjectRef{{GVK: res.Mapping.GroupVersionKind, Namespace: ns, Name: res.Name}})
 		return out, err
 	}
 	out.Detail = fmt.Sprintf("rollout of %s complete", name)

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
@@ -27,11 +28,13 @@ func (x *Wait) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, erro
 
 func (x *Wait) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {
 	var out runner.Outcome
+	start := time.Now()
 	t, cond, err := WaitTarget(ctx, x.Clients, w)
 	if err != nil {
 		return out, err
 	}
 	if err := kube.WaitFor(ctx, x.Clients, t, cond.String(), cond.Predicate()); err != nil {
+		x.diagnoseTarget(ctx, start, &out, err, t)
 		return out, err
 	}
 	out.Detail = fmt.Sprintf("%s met on %s", cond, t)

@@ -1,0 +1,166 @@
+package helmstep
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	helmkube "helm.sh/helm/v4/pkg/kube"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	rel "helm.sh/helm/v4/pkg/release/v1"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// waitDiagnosis is what a session's release wait was stuck on. Helm waits
+// for the release's own resources (those of its manifest); when that wait
+// fails, diagnosingWaiter diagnoses exactly those resources at once, before
+// an atomic step's rollback or uninstall removes them.
+type waitDiagnosis struct {
+	clients *kube.Clients
+	limits  kube.DiagnoseLimits
+
+	mu      sync.Mutex
+	ctx     context.Context // the step's: an interrupted run is not diagnosed
+	since   time.Time
+	waiting helmkube.ResourceList // what the last wait began on
+	result  *report.Diagnosis
+}
+
+// start arms the diagnosis for one install or upgrade.
+func (d *waitDiagnosis) start(ctx context.Context) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.ctx, d.since, d.waiting, d.result = ctx, time.Now(), nil, nil
+}
+
+// began notes the resources a wait is on.
+func (d *waitDiagnosis) began(rs helmkube.ResourceList) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.waiting = rs
+}
+
+// taken is the diagnosis of the first failed wait since start. When the
+// step's deadline ended Helm's operation before its waiter returned, the
+// wait that was under way is diagnosed now.
+func (d *waitDiagnosis) taken(err error) *report.Diagnosis {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.result == nil && d.waiting != nil {
+		d.diagnose(d.waiting, err)
+	}
+	return d.result
+}
+
+func (d *waitDiagnosis) record(rs helmkube.ResourceList, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.diagnose(rs, err)
+}
+
+func (d *waitDiagnosis) diagnose(rs helmkube.ResourceList, err error) {
+	if d.ctx == nil || d.result != nil || !kube.Diagnosable(d.ctx, err) {
+		return
+	}
+	refs := make([]kube.ObjectRef, 0, len(rs))
+	for _, info := range rs {
+		if info.Mapping == nil {
+			continue
+		}
+		refs = append(refs, kube.ObjectRef{GVK: info.Mapping.GroupVersionKind, Namespace: info.Namespace, Name: info.Name})
+	}
+	d.result = d.clients.Diagnose(d.ctx, d.since, refs, d.limits)
+}
+
+// diagnose wraps the session's Kubernetes client so that every waiter it
+// hands Helm reports its failures to the session's waitDiagnosis.
+func diagnose(c *helmkube.Client, clients *kube.Clients) (helmkube.Interface, *waitDiagnosis) {
+	d := &waitDiagnosis{clients: clients, limits: kube.DefaultDiagnoseLimits}
+	return &diagnosingClient{Client: c, diag: d}, d
+}
+
+type diagnosingClient struct {
+	*helmkube.Client
+	diag *waitDiagnosis
+}
+
+func (c *diagnosingClient) GetWaiter(ws helmkube.WaitStrategy) (helmkube.Waiter, error) {
+	w, err := c.Client.GetWaiter(ws)
+	if err != nil {
+		return nil, err
+	}
+	return &diagnosingWaiter{Waiter: w, diag: c.diag}, nil
+}
+
+func (c *diagnosingClient) GetWaiterWithOptions(ws helmkube.WaitStrategy, opts ...helmkube.WaitOption) (helmkube.Waiter, error) {
+	w, err := c.Client.GetWaiterWithOptions(ws, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &diagnosingWaiter{Waiter: w, diag: c.diag}, nil
+}
+
+type diagnosingWaiter struct {
+	helmkube.Waiter
+	diag *waitDiagnosis
+}
+
+func (w *diagnosingWaiter) Wait(rs helmkube.ResourceList, timeout time.Duration) error {
+	w.diag.began(rs)
+	err := w.Waiter.Wait(rs, timeout)
+	w.diag.record(rs, err)
+	return err
+}
+
+func (w *diagnosingWaiter) WaitWithJobs(rs helmkube.ResourceList, timeout time.Duration) error {
+	w.diag.began(rs)
+	err := w.Waiter.WaitWithJobs(rs, timeout)
+	w.diag.record(rs, err)
+	return err
+}
+
+// rolledBack says what an atomic step's Helm did after the wait failed.
+func rolledBack(verb, name string, last int, timeout time.Duration) string {
+	if verb == "install" {
+		return fmt.Sprintf("atomic: Helm uninstalled release %s because its resources were not ready within %s", name, kube.ShortDuration(timeout))
+	}
+	return fmt.Sprintf("atomic: Helm rolled release %s back to revision %d because its resources were not ready within %s", name, last, kube.ShortDuration(timeout))
+}
+
+// failed is what a failed install or upgrade leaves to report: the
+// diagnosis of its wait and, unless atomic undid it, the release it wrote
+// (a new revision, failed, and its objects are in the cluster: a change).
+func (e *Executor) failed(sess *session, h *spec.Helm, verb, name, ns string, last *rel.Release, timeout time.Duration, writes int, err error) (*report.Diagnosis, []report.Change) {
+	var d *report.Diagnosis
+	if sess.diag != nil {
+		d = sess.diag.taken(err)
+	}
+	if h.Atomic {
+		if d != nil {
+			prev := 0
+			if last != nil {
+				prev = last.Version
+			}
+			d.RolledBack = rolledBack(verb, name, prev, timeout)
+		}
+		return d, nil
+	}
+	if writes == 0 {
+		return d, nil
+	}
+	// What Helm left: a new revision (failed, or pending when cut off).
+	now, err := lastRelease(sess.cfg, name)
+	if err != nil || now == nil || now.Info == nil || now.Info.Status == rcommon.StatusUninstalled ||
+		(last != nil && now.Version == last.Version) {
+		return d, nil
+	}
+	action := report.DidUpgrade
+	if verb == "install" {
+		action = report.DidInstall
+	}
+	return d, []report.Change{{Action: action, Kind: report.KindRelease, Namespace: ns, Name: name, Failed: true}}
+}
