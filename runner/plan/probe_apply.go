@@ -124,8 +124,8 @@ func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m
 	}
 	result, err := c.Send(ctx, req, true)
 	if err != nil {
-		if kube.IsUnreachable(err) {
-			return "", "", nil, err
+		if kube.IsUnreachable(err) || kube.IsFieldError(err) {
+			return "", "", nil, err // a field apply would refuse fails the plan
 		}
 		// Apply would fail on this object; the plan says so in the diff.
 		return action, fmt.Sprintf("# %s: the server-side dry run failed: %s\n", title(obj), kube.APIMessage(err)), req, nil
