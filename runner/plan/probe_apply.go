@@ -48,7 +48,7 @@ func (pr *probe) apply(ctx context.Context) error {
 	for _, obj := range objs {
 		m, err := c.MapObject(ctx, obj, ns)
 		if err != nil {
-			if kube.IsUnreachable(err) {
+			if kube.IsUnreachable(err) || kube.IsRemovedAPI(err) {
 				return err
 			}
 			gvk := obj.GroupVersionKind()
