@@ -189,6 +189,9 @@ func (c *Clients) MapObject(ctx context.Context, obj *unstructured.Unstructured,
 	if err != nil {
 		if st := c.removedAPI(obj.GroupVersionKind()); st != nil {
 			err = st // not served because its Kubernetes version removed it
+			if pos := SourcePos(obj, "apiVersion"); !pos.IsZero() {
+				err = fmt.Errorf("%w (apiVersion at %s)", st, pos)
+			}
 		}
 		return nil, fmt.Errorf("%s: %w", ObjectName(obj), err)
 	}
