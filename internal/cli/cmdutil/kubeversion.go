@@ -13,8 +13,11 @@ func AddKubeVersionFlag(fs *pflag.FlagSet, v *string) {
 		"Kubernetes `VERSION` offline checks assume (removed and deprecated API versions)")
 }
 
-// KubeVersion parses --kube-version.
+// KubeVersion parses --kube-version ("" is the default).
 func KubeVersion(s string) (kube.KubeVersion, error) {
+	if s == "" {
+		s = kube.DefaultKubeVersion
+	}
 	v, err := kube.ParseKubeVersion(s)
 	if err != nil {
 		return v, FlagErrorf("--kube-version: %v", err)
