@@ -126,6 +126,7 @@ func build(ft *fileTree, vs *varSet, red *redact.Redactor) (*Spec, Problems) {
 	registerCredentials(s, red)
 	probs := d.probs
 	applyDefaults(s)
+	locateInline(s, ft.maps())
 	probs = append(probs, validate(s, d.bad, d.typos)...)
 	probs = append(probs, evalWhen(s, ft.pm)...)
 	return s, probs

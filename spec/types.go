@@ -197,6 +197,10 @@ type Source struct {
 	File      string `json:"file,omitempty"`
 	URL       string `json:"url,omitempty"`
 	Kustomize string `json:"kustomize,omitempty"`
+
+	// At is where Inline's text is written in the spec (nil when its lines
+	// are not the spec's one for one).
+	At *TextAt `json:"-"`
 }
 
 // Auth is basic auth for a private chart repository or registry.

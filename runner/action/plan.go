@@ -20,6 +20,9 @@ type Plan struct {
 	Offline bool
 	// Diff adds unified diffs from server-side dry-runs and rendered charts.
 	Diff bool
+	// KubeVersion is the Kubernetes version an offline plan checks API
+	// versions against (zero: kube.DefaultKubeVersion).
+	KubeVersion kube.KubeVersion
 }
 
 // Run plans s. Its error is a run-level failure (the cluster unreachable);
@@ -30,6 +33,9 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 		p.Config = &Configuration{}
 	}
 	if p.Offline {
+		if problems, _ := runplan.CheckAPIs(ctx, s, OfflineKubeVersion(p.KubeVersion)); len(problems) > 0 {
+			return nil, problems
+		}
 		return runplan.Offline(s), nil
 	}
 	clients, err := p.Config.connect(ctx)

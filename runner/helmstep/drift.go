@@ -155,9 +155,7 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 		if in.Applied && kube.Unchanged(mapping, live, desired) {
 			return nil, nil
 		}
-		applied, err := ri.Apply(ctx, obj.GetName(), desired, metav1.ApplyOptions{
-			FieldManager: FieldManager, Force: true, DryRun: []string{metav1.DryRunAll},
-		})
+		applied, err := dryRunApply(ctx, ri, desired)
 		if err != nil {
 			return nil, fmt.Errorf("release %s: cannot compare %s with the cluster (server-side apply dry run): %w", in.Release, d.id(), err)
 		}

@@ -257,18 +257,21 @@ func (c *Clients) send(ctx context.Context, req *ApplyRequest, dr []string) (*un
 	case req.ServerSide:
 		force := false
 		return r.Patch(ctx, req.Desired.GetName(), types.ApplyPatchType, req.Patch,
-			metav1.PatchOptions{FieldManager: FieldManager, Force: &force, DryRun: dr})
+			metav1.PatchOptions{FieldManager: FieldManager, FieldValidation: FieldValidation, Force: &force, DryRun: dr})
 	case req.Action == ActionCreate:
-		return r.Create(ctx, req.Desired, metav1.CreateOptions{FieldManager: FieldManager, DryRun: dr})
+		return r.Create(ctx, req.Desired, metav1.CreateOptions{FieldManager: FieldManager, FieldValidation: FieldValidation, DryRun: dr})
 	case req.Action == ActionConfigure:
 		return r.Patch(ctx, req.Desired.GetName(), req.PatchType, req.Patch,
-			metav1.PatchOptions{FieldManager: FieldManager, DryRun: dr})
+			metav1.PatchOptions{FieldManager: FieldManager, FieldValidation: FieldValidation, DryRun: dr})
 	}
 	return req.Live, nil
 }
 
 func (c *Clients) writeError(req *ApplyRequest, err error) error {
 	name := req.Name()
+	if fe := fieldError(err, req.src, name); fe != nil {
+		return fe
+	}
 	switch {
 	case req.ServerSide && apierrors.IsConflict(err):
 		return fmt.Errorf("server-side apply of %s conflicts with fields another manager owns (khook does not force): %s; drop those fields from the manifest or change them with that manager", name, conflictDetail(err))
@@ -331,7 +334,7 @@ func (c *Clients) EnsureNamespace(ctx context.Context, name string) (bool, error
 		return false, fmt.Errorf("cannot read namespace %s: %w", name, c.Explain(err))
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	_, err = c.Typed.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager})
+	_, err = c.Typed.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager, FieldValidation: FieldValidation})
 	InvalidateLiveOf(ctx, NamespaceMapping, "")
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return true, fmt.Errorf("cannot create namespace %s: %w", name, c.Explain(err))

@@ -34,13 +34,19 @@ const (
 func LoadManifests(ctx context.Context, baseDir string, sources []spec.Source) ([]*unstructured.Unstructured, error) {
 	var all []*unstructured.Unstructured
 	for i, src := range sources {
-		data, origin, err := readSource(ctx, baseDir, src)
+		data, from, err := readSource(ctx, baseDir, src)
 		if err != nil {
 			return nil, fmt.Errorf("manifests[%d]: %w", i, err)
 		}
 		objs, err := DecodeManifests(data)
 		if err != nil {
-			return nil, fmt.Errorf("manifests[%d] (%s): %w", i, origin, err)
+			return nil, fmt.Errorf("manifests[%d] (%s): %w", i, from, err)
+		}
+		switch {
+		case src.File != "":
+			rememberOrigin(objs, &origin{file: resolve(baseDir, src.File), text: data})
+		case src.Inline != "" && src.At != nil:
+			rememberOrigin(objs, &origin{at: src.At, text: data})
 		}
 		all = append(all, objs...)
 	}

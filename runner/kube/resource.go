@@ -187,6 +187,12 @@ func (c *Clients) MappingFor(ctx context.Context, gvk schema.GroupVersionKind) (
 func (c *Clients) MapObject(ctx context.Context, obj *unstructured.Unstructured, defaultNS string) (*meta.RESTMapping, error) {
 	m, err := c.MappingFor(ctx, obj.GroupVersionKind())
 	if err != nil {
+		if st := c.removedAPI(obj.GroupVersionKind()); st != nil {
+			err = st // not served because its Kubernetes version removed it
+			if pos := SourcePos(obj, "apiVersion"); !pos.IsZero() {
+				err = fmt.Errorf("%w (apiVersion at %s)", st, pos)
+			}
+		}
 		return nil, fmt.Errorf("%s: %w", ObjectName(obj), err)
 	}
 	if m.Scope.Name() == meta.RESTScopeNameNamespace {

@@ -48,7 +48,7 @@ func (pr *probe) apply(ctx context.Context) error {
 	for _, obj := range objs {
 		m, err := c.MapObject(ctx, obj, ns)
 		if err != nil {
-			if kube.IsUnreachable(err) {
+			if kube.IsUnreachable(err) || kube.IsRemovedAPI(err) {
 				return err
 			}
 			gvk := obj.GroupVersionKind()
@@ -124,8 +124,8 @@ func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m
 	}
 	result, err := c.Send(ctx, req, true)
 	if err != nil {
-		if kube.IsUnreachable(err) {
-			return "", "", nil, err
+		if kube.IsUnreachable(err) || kube.IsFieldError(err) {
+			return "", "", nil, err // a field apply would refuse fails the plan
 		}
 		// Apply would fail on this object; the plan says so in the diff.
 		return action, fmt.Sprintf("# %s: the server-side dry run failed: %s\n", title(obj), kube.APIMessage(err)), req, nil

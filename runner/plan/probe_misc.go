@@ -69,7 +69,7 @@ func (pr *probe) patch(ctx context.Context) error {
 	if pr.Diff {
 		if after == nil {
 			// Only the server can apply this patch: its dry run is the diff.
-			dry, err := r.Patch(ctx, res.Name, pt, body, metav1.PatchOptions{FieldManager: kube.FieldManager, DryRun: []string{metav1.DryRunAll}})
+			dry, err := r.Patch(ctx, res.Name, pt, body, metav1.PatchOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation, DryRun: []string{metav1.DryRunAll}})
 			if err != nil {
 				if kube.IsUnreachable(err) {
 					return c.Explain(err)

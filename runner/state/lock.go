@@ -117,7 +117,7 @@ func Acquire(ctx context.Context, client kubernetes.Interface, ref Ref, opts Loc
 		cur, err := leases.Get(ctx, ref.lockName(), metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
-			created, err := leases.Create(ctx, l.fresh(nil), metav1.CreateOptions{FieldManager: ManagedByValue})
+			created, err := leases.Create(ctx, l.fresh(nil), metav1.CreateOptions{FieldManager: ManagedByValue, FieldValidation: metav1.FieldValidationStrict})
 			if apierrors.IsAlreadyExists(err) {
 				continue // another run created it first: look again
 			}
@@ -133,7 +133,7 @@ func Acquire(ctx context.Context, client kubernetes.Interface, ref Ref, opts Loc
 		}
 		holder, expires := l.holder(cur)
 		if holder == "" || holder == l.identity || !l.now().Before(expires) {
-			taken, err := leases.Update(ctx, l.fresh(cur), metav1.UpdateOptions{FieldManager: ManagedByValue})
+			taken, err := leases.Update(ctx, l.fresh(cur), metav1.UpdateOptions{FieldManager: ManagedByValue, FieldValidation: metav1.FieldValidationStrict})
 			if apierrors.IsConflict(err) {
 				continue // someone else moved first: look again
 			}
@@ -275,7 +275,7 @@ func (l *Lock) renewOnce() error {
 	l.mu.Unlock()
 	now := metav1.NewMicroTime(l.now())
 	next.Spec.RenewTime = &now
-	updated, err := leases.Update(ctx, next, metav1.UpdateOptions{FieldManager: ManagedByValue})
+	updated, err := leases.Update(ctx, next, metav1.UpdateOptions{FieldManager: ManagedByValue, FieldValidation: metav1.FieldValidationStrict})
 	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 		cur, gerr := leases.Get(ctx, l.ref.lockName(), metav1.GetOptions{})
 		if gerr == nil && cur.Spec.HolderIdentity != nil && *cur.Spec.HolderIdentity == l.identity {

@@ -110,7 +110,7 @@ func (s *Store) Save(ctx context.Context, rec *Record) error {
 	secrets := s.Client.CoreV1().Secrets(s.Ref.Namespace)
 	var out *corev1.Secret
 	if s.resourceVersion == "" {
-		out, err = secrets.Create(ctx, sec, metav1.CreateOptions{FieldManager: ManagedByValue})
+		out, err = secrets.Create(ctx, sec, metav1.CreateOptions{FieldManager: ManagedByValue, FieldValidation: metav1.FieldValidationStrict})
 		if apierrors.IsAlreadyExists(err) {
 			return s.explainExisting(ctx)
 		}
@@ -118,7 +118,7 @@ func (s *Store) Save(ctx context.Context, rec *Record) error {
 			return missingNamespace(s.Ref)
 		}
 	} else {
-		out, err = secrets.Update(ctx, sec, metav1.UpdateOptions{FieldManager: ManagedByValue})
+		out, err = secrets.Update(ctx, sec, metav1.UpdateOptions{FieldManager: ManagedByValue, FieldValidation: metav1.FieldValidationStrict})
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			return &ConflictError{Ref: s.Ref}
 		}

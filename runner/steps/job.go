@@ -112,7 +112,7 @@ func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 
 	job := buildJob(st, ns)
 	out.Writes++
-	created, err := jobs.Create(ctx, job, metav1.CreateOptions{FieldManager: kube.FieldManager})
+	created, err := jobs.Create(ctx, job, metav1.CreateOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation})
 	if err != nil {
 		hint := ""
 		if apierrors.IsNotFound(err) {

@@ -113,7 +113,7 @@ func (x *Patch) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) 
 		return out, nil
 	}
 	r := x.Clients.Resource(pv.Target.Mapping, pv.namespace)
-	_, err = r.Patch(ctx, pv.Target.Name, pv.patchType, pv.body, metav1.PatchOptions{FieldManager: kube.FieldManager})
+	_, err = r.Patch(ctx, pv.Target.Name, pv.patchType, pv.body, metav1.PatchOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation})
 	kube.InvalidateLiveOf(ctx, pv.Target.Mapping, pv.namespace)
 	if err != nil {
 		return out, x.patchError(pv.Target, pv.Name, p, err)

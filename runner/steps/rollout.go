@@ -76,7 +76,7 @@ func (x *Rollout) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome,
 		"annotations": map[string]string{RestartedAtAnnotation: x.Now().Format(time.RFC3339)},
 	}}}})
 	_, err = x.Clients.Resource(res.Mapping, ns).Patch(ctx, res.Name, types.StrategicMergePatchType, patch,
-		metav1.PatchOptions{FieldManager: kube.FieldManager})
+		metav1.PatchOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation})
 	if k8serrors.IsNotFound(err) {
 		return out, fmt.Errorf("cannot restart %s: not found", name)
 	}

@@ -90,10 +90,16 @@ func (f *Factory) LoadSpec(flags *SpecFlags) (*spec.Spec, error) {
 	}
 	var problems spec.Problems
 	if errors.As(err, &problems) {
-		WriteProblems(f.IOStreams.ErrOut, problems)
-		return nil, &ExitError{Code: ExitValidation, Err: problems, Reported: true}
+		return nil, f.ReportProblems(problems)
 	}
 	return nil, ValidationError(err)
+}
+
+// ReportProblems prints problems found in a spec and returns the
+// validation exit (2), as for the problems LoadSpec finds.
+func (f *Factory) ReportProblems(problems spec.Problems) error {
+	WriteProblems(f.IOStreams.ErrOut, problems)
+	return &ExitError{Code: ExitValidation, Err: problems, Reported: true}
 }
 
 // WriteProblems prints every problem, one per line, sorted by position,

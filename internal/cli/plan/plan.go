@@ -14,6 +14,7 @@ import (
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
+	"github.com/khook/khook/spec"
 )
 
 // Options of the plan command.
@@ -24,6 +25,7 @@ type Options struct {
 	Offline          bool
 	Diff             bool
 	DetailedExitCode bool
+	KubeVersion      string // --kube-version: what --offline checks API versions against
 	// Out is where to save the plan for apply --plan ("": not saved).
 	Out string
 	// Fleet runs one cluster of a fleet (--fleet, --cluster), or every
@@ -71,6 +73,7 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmdutil.AddOutputFlag(cmd, &opts.Output)
 	cmd.Flags().BoolVar(&opts.Offline, "offline", false, "plan from the spec alone, without a cluster")
+	cmdutil.AddKubeVersionFlag(cmd.Flags(), &opts.KubeVersion)
 	cmd.Flags().BoolVar(&opts.Diff, "diff", false, "add unified diffs from server-side dry-runs and rendered charts")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "save the plan to `FILE` for khook show and khook apply --plan")
 	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error")
@@ -104,7 +107,15 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	p, err := (&action.Plan{Config: opts.F.ActionConfig(opts.Clients), Offline: opts.Offline, Diff: opts.Diff}).Run(ctx, s)
+	kv, err := cmdutil.KubeVersion(opts.KubeVersion)
+	if err != nil {
+		return err
+	}
+	p, err := (&action.Plan{Config: opts.F.ActionConfig(opts.Clients), Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv}).Run(ctx, s)
+	var problems spec.Problems
+	if errors.As(err, &problems) {
+		return opts.F.ReportProblems(problems) // --offline: manifests the target version refuses
+	}
 	if err != nil {
 		return err
 	}

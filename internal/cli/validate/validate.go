@@ -3,6 +3,7 @@
 package validate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,14 +11,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/spec"
 )
 
 // Options of the validate command.
 type Options struct {
-	F      *cmdutil.Factory
-	Spec   cmdutil.SpecFlags
-	Output string
+	F           *cmdutil.Factory
+	Spec        cmdutil.SpecFlags
+	Output      string
+	KubeVersion string
 }
 
 // NewCmd builds `khook validate`.
@@ -39,6 +42,7 @@ Every problem is printed as file:line:col: message (hint); exit 2 if any.`,
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmdutil.AddOutputFlag(cmd, &opts.Output)
+	cmdutil.AddKubeVersionFlag(cmd.Flags(), &opts.KubeVersion)
 	return cmd
 }
 
@@ -49,13 +53,31 @@ type Result struct {
 	Steps    int            `json:"steps,omitempty"`
 	Excluded int            `json:"excluded,omitempty"`
 	Problems []spec.Problem `json:"problems,omitempty"`
+	// Warnings are objects in API versions the target version deprecates.
+	Warnings []spec.Problem `json:"warnings,omitempty"`
 }
 
 // Run validates the spec.
 func Run(opts *Options) error {
 	ios := opts.F.IOStreams
+	kv, err := cmdutil.KubeVersion(opts.KubeVersion)
+	if err != nil {
+		return err
+	}
 	s, err := opts.F.LoadSpec(&opts.Spec)
-	res := Result{Valid: err == nil, Files: displayFiles(opts.Spec.Files)}
+	var warnings spec.Problems
+	if err == nil {
+		var problems spec.Problems
+		if problems, warnings = plan.CheckAPIs(context.Background(), s, kv); len(problems) > 0 {
+			err = opts.F.ReportProblems(problems)
+		}
+	}
+	res := Result{Valid: err == nil, Files: displayFiles(opts.Spec.Files), Warnings: warnings}
+	if opts.Output != cmdutil.OutputJSON {
+		for _, w := range warnings {
+			fmt.Fprintf(ios.ErrOut, "warning: %s\n", w)
+		}
+	}
 	if err != nil {
 		var problems spec.Problems
 		if opts.Output == cmdutil.OutputJSON {

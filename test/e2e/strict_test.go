@@ -1,0 +1,54 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A typo'd field (resourcess: under a container) fails plan --diff and
+// apply with the API server's sentence at the field's line, and nothing is
+// created.
+func TestStrictUnknownFieldFailsPlanAndApply(t *testing.T) {
+	ns := namespace(t)
+	spec := testdata("strict", "typo.yaml")
+	wantAt := "strict/web.yaml:16:11"
+
+	plan := khook(t, invocation{Args: []string{"plan", "--diff", "-f", spec, "--set", "NS=" + ns}})
+	if plan.Code == 0 || !strings.Contains(plan.Stderr, `unknown field "spec.template.spec.containers[0].resourcess"`) || !strings.Contains(plan.Stderr, wantAt) {
+		t.Errorf("plan --diff: exit %d, stderr:\n%s\nwant a failure naming the field at %s", plan.Code, plan.Stderr, wantAt)
+	}
+
+	apply := applySpec(t, spec, "NS="+ns)
+	expectSteps(t, apply, []want{{Name: "web", Status: failed, Attempts: 1, Error: "resourcess"}})
+	if apply.Results != nil && len(apply.Results.Steps) == 1 && !strings.Contains(apply.Results.Steps[0].Error, wantAt) {
+		t.Errorf("apply error %q does not give %s", apply.Results.Steps[0].Error, wantAt)
+	}
+	_, err := kc.Client.AppsV1().Deployments(ns).Get(context.Background(), "web", metav1.GetOptions{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("the Deployment exists after the failed apply (%v); want nothing created", err)
+	}
+}
+
+// An object in an API version the server's version removed fails live and
+// offline, naming the replacement.
+func TestRemovedAPIVersionFailsLiveAndOffline(t *testing.T) {
+	ns := namespace(t)
+	spec := testdata("strict", "removed.yaml")
+	const removal = "policy/v1beta1 PodDisruptionBudget was removed in v1.25: use policy/v1"
+	for _, args := range [][]string{
+		{"plan", "-f", spec, "--set", "NS=" + ns},
+		{"plan", "--offline", "-f", spec, "--set", "NS=" + ns},
+		{"validate", "-f", spec, "--set", "NS=" + ns},
+	} {
+		out := khook(t, invocation{Args: args})
+		if out.Code == 0 || !strings.Contains(out.Stderr, removal) || !strings.Contains(out.Stderr, "removed.yaml:10:13") {
+			t.Errorf("khook %s: exit %d, stderr:\n%s\nwant a failure saying %q at removed.yaml:10:13", strings.Join(args, " "), out.Code, out.Stderr, removal)
+		}
+	}
+	apply := applySpec(t, spec, "NS="+ns)
+	expectSteps(t, apply, []want{{Name: "pdb", Status: failed, Attempts: 1, Error: removal}})
+}
