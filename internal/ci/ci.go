@@ -81,6 +81,7 @@ type runState struct {
 	sink    sink
 	in      Inputs
 	red     *redact.Redactor
+	stdout  *stdout   // the ordered raw stdout
 	out     io.Writer // redacted stdout
 	errOut  io.Writer // redacted stderr
 	workdir string    // resolved working-directory
@@ -123,10 +124,17 @@ func Run(ctx context.Context, opts Options) int {
 	if opts.Redactor == nil {
 		opts.Redactor = redact.New()
 	}
-	r := &runState{opts: opts, red: opts.Redactor, timeline: newTimeline()}
+	r := &runState{opts: opts, red: opts.Redactor, stdout: newStdout(opts.Stdout), timeline: newTimeline()}
 	r.getenv = lookup(opts.Environ)
 	r.sink = newSink(DetectPlatform(r.getenv), r)
 	defer r.cleanup()
+	// The platform's masker learns every secret from here on, before a
+	// single other byte goes out: those known now (tokens, KHOOK_SECRET_
+	// values, the spec's credentials) and those the run reads later (the
+	// data of Secrets in the cluster).
+	r.sink.mask()
+	r.out = r.red.Writer(r.stdout)
+	r.errOut = r.red.Writer(opts.Stderr)
 
 	in, inErr := ReadInputs(r.getenv)
 	r.in = in
@@ -137,12 +145,6 @@ func Run(ctx context.Context, opts Options) int {
 		r.resolveDirs()
 		oc = r.load()
 	}
-	// Every secret is known now (spec.Load registered the KHOOK_SECRET_
-	// values and the pipelines derived from them): tell GitHub's masker
-	// before a single other byte goes out.
-	r.sink.mask()
-	r.out = r.red.Writer(opts.Stdout)
-	r.errOut = r.red.Writer(opts.Stderr)
 
 	switch {
 	case inErr != nil:
