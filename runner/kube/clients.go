@@ -65,6 +65,9 @@ type Clients struct {
 	// Mapper resolves kinds and resources; Reset it after a discovery miss
 	// (a CRD an earlier step registered).
 	Mapper meta.ResettableRESTMapper
+
+	// taint registers the Secrets read through Config (MaskSecretsWith).
+	taint *secretTap
 }
 
 // Client-side rate limits: kubectl's defaults are too low for a run that
@@ -109,6 +112,7 @@ func NewClientsForConfig(cfg *rest.Config) (*Clients, error) {
 	if cfg.Burst == 0 {
 		cfg.Burst = defaultBurst
 	}
+	taint := tapConfig(cfg)
 	typed, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot build a Kubernetes client for %s: %w", hostOf(cfg), err)
@@ -129,6 +133,7 @@ func NewClientsForConfig(cfg *rest.Config) (*Clients, error) {
 		Dynamic:   dyn,
 		Discovery: cached,
 		Mapper:    NewMapper(cached),
+		taint:     taint,
 	}, nil
 }
 
