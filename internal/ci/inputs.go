@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/khook/khook/report"
+	runplan "github.com/khook/khook/runner/plan"
 )
 
 // Commands khook ci runs.
@@ -57,6 +58,10 @@ type Inputs struct {
 	// PlanKey keys the plan's digests (secret; KHOOK_PLAN_KEY): plan and
 	// apply must share it for their fingerprints to compare.
 	PlanKey string
+	// LookupSecrets is what a chart's lookup of a Secret gets in a plan:
+	// mask, deny, allow; "" is deny for a pull request from a fork, mask
+	// otherwise (lookupSecrets).
+	LookupSecrets string
 }
 
 // input describes one input: its name (GitHub's spelling) and default.
@@ -85,6 +90,7 @@ var inputNames = []input{
 	{"plan-check", ""},
 	{"plan-file", ""},
 	{"plan-key", ""},
+	{"lookup-secrets", ""},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -148,6 +154,10 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		PlanCheck:        strings.ToLower(strings.TrimSpace(raw["plan-check"])),
 		PlanFile:         strings.TrimSpace(raw["plan-file"]),
 		PlanKey:          strings.TrimSpace(raw["plan-key"]),
+		LookupSecrets:    strings.ToLower(strings.TrimSpace(raw["lookup-secrets"])),
+	}
+	if err := runplan.CheckLookupSecrets(in.LookupSecrets); err != nil {
+		errs = append(errs, "input "+err.Error())
 	}
 	switch in.Command {
 	case CmdPlan, CmdApply, CmdDestroy, CmdValidate, CmdDrift:

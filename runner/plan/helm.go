@@ -127,7 +127,8 @@ func (pr *probe) renderDiff(ctx context.Context, ch *chartv2.Chart, vals map[str
 		pr.diffUnavailable(note)
 		return nil
 	}
-	manifest, err := render(ch, vals, name, ns, upgrade, pr.Clients.Config)
+	manifest, err := render(ch, vals, name, ns, upgrade, pr.lookupConfig())
+	pr.sayLookupsDenied(ch)
 	if err != nil {
 		pr.diffUnavailable(err.Error())
 		return nil

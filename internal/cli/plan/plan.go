@@ -13,6 +13,7 @@ import (
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
+	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
 )
 
@@ -26,6 +27,8 @@ type Options struct {
 	DetailedExitCode bool
 	// Out is where to save the plan for apply --plan ("": not saved).
 	Out string
+	// LookupSecrets is --lookup-secrets (runner/plan's policies).
+	LookupSecrets string
 
 	// Clients, when set, replace the kubeconfig's (tests).
 	Clients *kube.Clients
@@ -55,6 +58,9 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 			if opts.Offline && opts.Out != "" {
 				return cmdutil.FlagErrorf("--out saves a plan to apply later, which needs the cluster's state: drop --offline")
 			}
+			if err := runplan.CheckLookupSecrets(opts.LookupSecrets); err != nil {
+				return cmdutil.FlagErrorf("--%v", err)
+			}
 			if opts.Offline && opts.DetailedExitCode {
 				return cmdutil.FlagErrorf("--detailed-exitcode needs the cluster to tell whether anything would change: drop --offline")
 			}
@@ -70,6 +76,7 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 	cmd.Flags().BoolVar(&opts.Offline, "offline", false, "plan from the spec alone, without a cluster")
 	cmd.Flags().BoolVar(&opts.Diff, "diff", false, "add unified diffs from server-side dry-runs and rendered charts")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "save the plan to `FILE` for khook show and khook apply --plan")
+	cmd.Flags().StringVar(&opts.LookupSecrets, "lookup-secrets", runplan.LookupMask, "what a chart's lookup of a Secret gets: mask (its values, masked in every output), deny (nothing, as in a client-side render; for plans of untrusted code) or allow (its values, unmasked)")
 	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error")
 	return cmd
 }
@@ -93,7 +100,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	p, err := (&action.Plan{Config: opts.F.ActionConfig(opts.Clients), Offline: opts.Offline, Diff: opts.Diff}).Run(ctx, s)
+	cfg := opts.F.ActionConfig(opts.Clients)
+	cfg.LookupSecrets = opts.LookupSecrets
+	p, err := (&action.Plan{Config: cfg, Offline: opts.Offline, Diff: opts.Diff}).Run(ctx, s)
 	if err != nil {
 		return err
 	}
