@@ -59,9 +59,12 @@ func (t *secretTap) wrap(rt http.RoundTripper) http.RoundTripper {
 			return rt.RoundTrip(req)
 		}
 		// JSON, not protobuf, so the values can be read here; every
-		// client of the run decodes JSON.
-		req = req.Clone(req.Context())
-		req.Header.Set("Accept", "application/json")
+		// client of the run decodes JSON. Other JSON forms (a Table,
+		// metadata only) carry no values and are left as asked.
+		if strings.Contains(req.Header.Get("Accept"), "protobuf") {
+			req = req.Clone(req.Context())
+			req.Header.Set("Accept", "application/json")
+		}
 		resp, err := rt.RoundTrip(req)
 		if err != nil || resp.StatusCode != http.StatusOK {
 			return resp, err
