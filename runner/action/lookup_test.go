@@ -5,14 +5,17 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
@@ -148,7 +151,23 @@ func TestLookupSecretsDeny(t *testing.T) {
 	_, s := lookupFixture(t, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	clients, err := kube.NewClientsForConfig(testCluster.RESTConfig)
+	// Every read of a Secret that reaches the API server, but Helm's
+	// release storage (which the plan reads, lookup or not).
+	var reads []string
+	var mu sync.Mutex
+	cfg := rest.CopyConfig(testCluster.RESTConfig)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTrip(func(req *http.Request) (*http.Response, error) {
+			p := req.URL.Path
+			if strings.Contains(p, "/secrets") && !strings.Contains(p, "sh.helm.release.v1.") && !strings.Contains(req.URL.RawQuery, "owner%3Dhelm") {
+				mu.Lock()
+				reads = append(reads, req.Method+" "+req.URL.String())
+				mu.Unlock()
+			}
+			return rt.RoundTrip(req)
+		})
+	})
+	clients, err := kube.NewClientsForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,4 +185,11 @@ func TestLookupSecretsDeny(t *testing.T) {
 	if red.String(lookedUpPassword) != lookedUpPassword {
 		t.Errorf("the Secret was read: its value is registered")
 	}
+	if len(reads) > 0 {
+		t.Errorf("the plan read Secrets from the API server: %q", reads)
+	}
 }
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
