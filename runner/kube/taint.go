@@ -142,8 +142,15 @@ func (g registrar) document(body []byte) {
 }
 
 func (g registrar) secret(raw []byte) {
+	// The type first: a release record is large, its data not worth decoding.
+	var head struct {
+		Type corev1.SecretType `json:"type"`
+	}
+	if json.Unmarshal(raw, &head) != nil || head.Type == HelmReleaseType {
+		return
+	}
 	var s corev1.Secret
-	if json.Unmarshal(raw, &s) != nil || s.Type == HelmReleaseType || (g.skip != nil && g.skip(&s)) {
+	if json.Unmarshal(raw, &s) != nil || (g.skip != nil && g.skip(&s)) {
 		return
 	}
 	for _, v := range s.Data {
