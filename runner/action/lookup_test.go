@@ -193,3 +193,39 @@ func TestLookupSecretsDeny(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestAChangedLookedUpValueChangesTheKeyedPlan: the plan holds the value
+// masked, yet with a plan key its digests still tell that the looked-up
+// value changed, so apply --plan refuses a plan made before the change.
+func TestAChangedLookedUpValueChangesTheKeyedPlan(t *testing.T) {
+	ns, s := lookupFixture(t, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	clients, err := kube.NewClientsForConfig(testCluster.RESTConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func() *report.Plan {
+		t.Helper()
+		p, err := (&Plan{Config: &Configuration{Clients: clients, Redactor: redact.New(), PlanKey: []byte("k3y-for-the-test")}}).Run(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var js bytes.Buffer
+		report.WriteJSON(&js, p)
+		assertMasked(t, "the keyed plan", js.String())
+		return p
+	}
+	before := plan()
+	sec, err := testCluster.Client.CoreV1().Secrets(ns).Get(ctx, "db", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec.Data["password"] = []byte(lookedUpPassword + "-rotated")
+	if _, err := testCluster.Client.CoreV1().Secrets(ns).Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if after := plan(); after.Fingerprint == before.Fingerprint {
+		t.Errorf("the plan's fingerprint did not change with the looked-up value (%s)", after.Fingerprint)
+	}
+}
