@@ -12,6 +12,11 @@
 //     from the CRD itself (crdMapper), others through discovery, reset on a
 //     miss; a custom resource written before its new CRD is served waits
 //     for Established (a watch), then is sent.
+//   - The secret tap (taint.go): every Secret read through Clients.Config,
+//     Helm's sessions and lookups included, has its values registered with
+//     the run's redactor (MaskSecretsWith) before the caller sees it;
+//     DenySecretReads answers a template's reads of Secrets as absent
+//     (lookup-secrets: deny).
 //   - LoadManifests: inline/file/url/kustomize sources into unstructured
 //     objects (multi-document YAML, List kinds expanded); Clients.Prepare maps
 //     them and defaults namespaces for namespaced kinds only.
