@@ -19,7 +19,7 @@ type actions struct {
 }
 
 func (a actions) config(req Request) *action.Configuration {
-	return &action.Configuration{Kubeconfig: req.Kubeconfig, Context: req.Context, Redactor: a.red, Now: a.now, Version: a.version, PlanKey: req.PlanKey}
+	return &action.Configuration{Kubeconfig: req.Kubeconfig, Context: req.Context, Redactor: a.red, Now: a.now, Version: a.version, PlanKey: req.PlanKey, LookupSecrets: req.LookupSecrets}
 }
 
 func (a actions) Plan(ctx context.Context, req Request) (*report.Plan, error) {

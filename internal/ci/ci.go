@@ -39,6 +39,8 @@ type Request struct {
 	Expect *planfile.File
 	// PlanKey keys the plan's digests (the plan-key input).
 	PlanKey []byte
+	// LookupSecrets is the plan's lookup-secrets policy, settled.
+	LookupSecrets string
 	// Emit receives progress events; the backend must call it one at a time.
 	Emit func(report.Event)
 }
@@ -81,6 +83,7 @@ type runState struct {
 	sink    sink
 	in      Inputs
 	red     *redact.Redactor
+	stdout  *stdout   // the ordered raw stdout
 	out     io.Writer // redacted stdout
 	errOut  io.Writer // redacted stderr
 	workdir string    // resolved working-directory
@@ -125,10 +128,17 @@ func Run(ctx context.Context, opts Options) int {
 	if opts.Redactor == nil {
 		opts.Redactor = redact.New()
 	}
-	r := &runState{opts: opts, red: opts.Redactor, timeline: newTimeline()}
+	r := &runState{opts: opts, red: opts.Redactor, stdout: newStdout(opts.Stdout), timeline: newTimeline()}
 	r.getenv = lookup(opts.Environ)
 	r.sink = newSink(DetectPlatform(r.getenv), r)
 	defer r.cleanup()
+	// The platform's masker learns every secret from here on, before a
+	// single other byte goes out: those known now (tokens, KHOOK_SECRET_
+	// values, the spec's credentials) and those the run reads later (the
+	// data of Secrets in the cluster).
+	r.sink.mask()
+	r.out = r.red.Writer(r.stdout)
+	r.errOut = r.red.Writer(opts.Stderr)
 
 	in, inErr := ReadInputs(r.getenv)
 	r.in = in
@@ -142,12 +152,6 @@ func Run(ctx context.Context, opts Options) int {
 			oc = r.load()
 		}
 	}
-	// Every secret is known now (spec.Load registered the KHOOK_SECRET_
-	// values and the pipelines derived from them): tell GitHub's masker
-	// before a single other byte goes out.
-	r.sink.mask()
-	r.out = r.red.Writer(opts.Stdout)
-	r.errOut = r.red.Writer(opts.Stderr)
 
 	switch {
 	case inErr != nil:
@@ -309,7 +313,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 	if r.opts.Backend == nil {
 		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version}
 	}
-	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey)}
+	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey), LookupSecrets: r.lookupSecrets()}
 	if r.in.Kubeconfig != "" {
 		path, err := r.writeKubeconfig()
 		if err != nil {

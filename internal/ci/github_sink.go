@@ -15,27 +15,18 @@ import (
 // room for the redactor (a masked value can be longer than the secret).
 const summaryMaxBytes = 1<<20 - 32<<10
 
-// addMasks registers every secret form with the runner's masker, one line
-// at a time, on the raw stdout (through the redactor the value would be ***).
-func (r githubSink) mask() {
-	seen := map[string]bool{}
-	for _, f := range r.red.Forms() {
-		for _, line := range strings.FieldsFunc(f, func(c rune) bool { return c == '\n' || c == '\r' }) {
-			if strings.TrimSpace(line) == "" || seen[line] {
-				continue
-			}
-			seen[line] = true
-			io.WriteString(r.opts.Stdout, gha.Command("add-mask", nil, line)+"\n")
-		}
-	}
-}
+// mask subscribes the runner's log masker to the redactor: every form
+// registered so far, then each new one as it is registered, mid-run too, is
+// announced with ::add-mask:: on the ordered stdout before Add returns, so
+// before anything that could hold it is printed.
+func (r githubSink) mask() { r.red.Subscribe(r.stdout.addMask) }
 
 // githubSink is GitHub Actions: workflow commands on stdout, the job
 // summary, step outputs and the sticky pull request comment.
 type githubSink struct{ *runState }
 
 // print fences report text: it quotes helm and pod output khook did not write.
-func (r githubSink) print(text string) { (gha.Commands{W: r.opts.Stdout}).Untrusted(text) }
+func (r githubSink) print(text string) { (gha.Commands{W: r.stdout}).Untrusted(text) }
 
 // fenceProgress stops command processing while a run's progress log
 // quotes steps' errors; a plan prints its report once, fenced by print.
@@ -43,9 +34,7 @@ func (r githubSink) fenceProgress(command string) func() {
 	if command != CmdApply && command != CmdDestroy {
 		return func() {}
 	}
-	token := gha.RandomToken()
-	io.WriteString(r.out, "::stop-commands::"+token+"\n")
-	return func() { io.WriteString(r.out, "::"+token+"::\n") }
+	return r.stdout.stopCommands()
 }
 
 // warn is a warning annotation.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/khook/khook/report"
+	runplan "github.com/khook/khook/runner/plan"
 )
 
 // Commands khook ci runs.
@@ -66,6 +67,10 @@ type Inputs struct {
 	Cluster string
 	Results []string
 	Wave    int
+	// LookupSecrets is what a chart's lookup of a Secret gets in a plan:
+	// mask, deny, allow; "" is deny for a pull request from a fork, mask
+	// otherwise (lookupSecrets).
+	LookupSecrets string
 }
 
 // input describes one input: its name (GitHub's spelling) and default.
@@ -98,6 +103,7 @@ var inputNames = []input{
 	{"cluster", ""},
 	{"results", ""},
 	{"wave", ""},
+	{"lookup-secrets", ""},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -164,6 +170,10 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		Fleet:            strings.TrimSpace(raw["fleet"]),
 		Cluster:          strings.TrimSpace(raw["cluster"]),
 		Results:          lines(raw["results"]),
+		LookupSecrets:    strings.ToLower(strings.TrimSpace(raw["lookup-secrets"])),
+	}
+	if err := runplan.CheckLookupSecrets(in.LookupSecrets); err != nil {
+		errs = append(errs, "input "+err.Error())
 	}
 	errs = append(errs, readFleetInputs(&in, raw)...)
 	switch in.Command {

@@ -11,8 +11,8 @@ import (
 // the files only. The report model and its renderers (package report) know
 // nothing of platforms; a sink picks what its platform reads.
 type sink interface {
-	// mask registers every secret form with the platform's log masker; it
-	// runs before anything else is printed.
+	// mask registers every secret form with the platform's log masker, now
+	// and as each is registered; it runs before anything else is printed.
 	mask()
 	// print writes report text that quotes the cluster (errors, diffs, pod
 	// logs), fenced from the platform's command processing.
@@ -46,7 +46,7 @@ func newSink(p Platform, r *runState) sink {
 type plainSink struct{ *runState }
 
 func (plainSink) mask()                       {}
-func (s plainSink) print(text string)         { io.WriteString(s.opts.Stdout, text) }
+func (s plainSink) print(text string)         { io.WriteString(s.stdout, text) }
 func (plainSink) fenceProgress(string) func() { return func() {} }
 func (s plainSink) warn(msg string)           { fmt.Fprintf(s.errOut, "warning: %s\n", msg) }
 func (plainSink) runURL() string              { return "" }

@@ -27,44 +27,106 @@ const minLineLen = 4
 var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[a-zA-Z0-9\-._~%!$&'()*+,;=:]+@`)
 
 // Redactor masks registered secrets. The zero value is not usable; use New.
-// It is safe for concurrent use.
+// It is safe for concurrent use, and learns during the run: a value read
+// from the cluster mid-run is registered at the cost of its own forms.
 type Redactor struct {
-	mu       sync.RWMutex
-	secrets  map[string]bool // every registered form
-	values   []string        // the values as registered, for ::add-mask::
-	replacer *strings.Replacer
+	mu     sync.RWMutex
+	forms  trie     // every registered form
+	values []string // the values as registered, for ::add-mask::
+	seen   map[string]bool
+	subs   []func(forms []string)
+	// notify orders the subscribers' calls as the registrations: it is
+	// taken before mu is released, so no later Add overtakes an earlier one.
+	notify sync.Mutex
 }
 
 // New returns an empty redactor.
-func New() *Redactor { return &Redactor{secrets: map[string]bool{}} }
+func New() *Redactor { return &Redactor{seen: map[string]bool{}} }
 
 // Add registers a secret value and the forms it can take in output: its
-// JSON-escaped, URL-escaped and base64 forms, and each line of a multi-line value.
+// JSON-, YAML- and URL-escaped and base64 forms, and each line of a
+// multi-line value of at least minLineLen characters (with their forms).
+// Its cost is the value's own forms, whatever is registered already. The
+// subscribers learn the new forms before Add returns.
 func (r *Redactor) Add(value string) {
 	if r == nil || value == "" {
 		return
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.secrets[value] {
+	if r.seen[value] {
+		r.mu.Unlock()
 		return
 	}
+	r.seen[value] = true
 	r.values = append(r.values, value)
-	for _, f := range forms(value) {
-		if f != "" {
-			r.secrets[f] = true
+	var added []string
+	for _, f := range allForms(value) {
+		if r.forms.insert(f) {
+			added = append(added, f)
 		}
 	}
+	subs := r.subs
+	r.notify.Lock()
+	r.mu.Unlock()
+	defer r.notify.Unlock()
+	if len(added) > 0 {
+		for _, fn := range subs {
+			fn(added)
+		}
+	}
+}
+
+// MinFoundLen is the shortest value read from the cluster that Found
+// registers. A shorter one ("1", "on", a port's "80") would mask that text
+// everywhere in the output, and is no secret a masker could keep anyway.
+const MinFoundLen = minLineLen
+
+// Found registers a value khook read from the cluster (a Secret's data)
+// rather than one the user declared secret: values shorter than
+// MinFoundLen and boolean words are left out, they are configuration
+// flags, and masking them would mask every "true" in a diff.
+func (r *Redactor) Found(value string) {
+	if len(strings.TrimSpace(value)) < MinFoundLen {
+		return
+	}
+	switch strings.ToLower(value) {
+	case "true", "false", "null", "none", "yes":
+		return
+	}
+	r.Add(value)
+}
+
+// Subscribe calls fn with every form registered so far, then with the new
+// forms of each later Add, synchronously and in registration order, before
+// that Add returns: `khook ci` announces each with ::add-mask:: before
+// anything that could contain it is printed. fn must not call Add.
+func (r *Redactor) Subscribe(fn func(forms []string)) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.subs = append(r.subs, fn)
+	r.notify.Lock()
+	now := r.formsLocked()
+	r.mu.Unlock()
+	defer r.notify.Unlock()
+	if len(now) > 0 {
+		fn(now)
+	}
+}
+
+// allForms is every form of a value: its own and, for a multi-line value,
+// those of each line long enough to be masked on its own.
+func allForms(value string) []string {
+	out := forms(value)
 	if strings.ContainsAny(value, "\r\n") {
 		for _, line := range strings.FieldsFunc(value, func(c rune) bool { return c == '\n' || c == '\r' }) {
 			if len(strings.TrimSpace(line)) >= minLineLen {
-				for _, f := range forms(line) {
-					r.secrets[f] = true
-				}
+				out = append(out, forms(line)...)
 			}
 		}
 	}
-	r.rebuild()
+	return out
 }
 
 func forms(v string) []string {
@@ -72,32 +134,15 @@ func forms(v string) []string {
 	return []string{
 		v,
 		string(js[1 : len(js)-1]),
+		yamlDoubleQuoted(v),
+		strings.ReplaceAll(v, "'", "''"), // YAML single-quoted
 		url.QueryEscape(v),
 		url.PathEscape(v),
 		base64.StdEncoding.EncodeToString([]byte(v)),
 		base64.RawStdEncoding.EncodeToString([]byte(v)),
 		base64.URLEncoding.EncodeToString([]byte(v)),
+		base64.RawURLEncoding.EncodeToString([]byte(v)),
 	}
-}
-
-// rebuild makes one replacer, longest secret first, so that a secret that is a
-// substring of another never leaves part of the longer one visible.
-func (r *Redactor) rebuild() {
-	all := make([]string, 0, len(r.secrets))
-	for s := range r.secrets {
-		all = append(all, s)
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if len(all[i]) != len(all[j]) {
-			return len(all[i]) > len(all[j])
-		}
-		return all[i] < all[j]
-	})
-	pairs := make([]string, 0, 2*len(all))
-	for _, s := range all {
-		pairs = append(pairs, s, Mask)
-	}
-	r.replacer = strings.NewReplacer(pairs...)
 }
 
 // Values returns the secrets as registered (not their derived forms), in order.
@@ -119,10 +164,11 @@ func (r *Redactor) Forms() []string {
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]string, 0, len(r.secrets))
-	for s := range r.secrets {
-		out = append(out, s)
-	}
+	return r.formsLocked()
+}
+
+func (r *Redactor) formsLocked() []string {
+	out := r.forms.all()
 	sort.Slice(out, func(i, j int) bool {
 		if len(out[i]) != len(out[j]) {
 			return len(out[i]) > len(out[j])
@@ -139,12 +185,8 @@ func (r *Redactor) String(s string) string {
 		return s
 	}
 	r.mu.RLock()
-	rep := r.replacer
-	r.mu.RUnlock()
-	if rep == nil {
-		return s
-	}
-	return rep.Replace(s)
+	defer r.mu.RUnlock()
+	return r.forms.mask(s, Mask)
 }
 
 // Error masks an error's text; nil stays nil.

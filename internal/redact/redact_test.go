@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -103,6 +104,9 @@ func TestNilAndEmpty(t *testing.T) {
 	New().Add("") // an empty secret would mask nothing useful and everything harmful
 }
 
+// FuzzRedact is the property the redactor promises: for any registered
+// value, no printed form of it (raw, escaped, base64, a line of it)
+// survives, whatever text surrounds it.
 func FuzzRedact(f *testing.F) {
 	for _, s := range hostile {
 		f.Add(s, "text with "+s+" inside")
@@ -110,20 +114,108 @@ func FuzzRedact(f *testing.F) {
 	f.Fuzz(func(t *testing.T, secret, text string) {
 		r := New()
 		r.Add(secret)
-		out := r.String(text + secret + text)
-		// The mask's own stars next to the text can spell a secret that has
-		// stars in it ("!" + "***" holds "!*"): that is not the secret
-		// surviving, so look for it with each mask replaced by a byte the
-		// secret lacks.
-		sentinel := "\x00"
-		for _, c := range []string{"\x00", "\x01", "\uFFFD"} {
-			if !strings.Contains(secret, c) {
-				sentinel = c
-				break
+		for _, form := range append(allForms(secret), secret) {
+			if form == "" || strings.Contains(Mask, form) {
+				continue
+			}
+			out := r.String(text + form + text)
+			// The mask's own stars next to the text can spell a form that
+			// has stars in it ("!" + "***" holds "!*"): that is not the
+			// form surviving, so look for it with each mask replaced by a
+			// byte the form lacks.
+			sentinel := "\x00"
+			for _, c := range []string{"\x00", "\x01", "\uFFFD"} {
+				if !strings.Contains(form, c) {
+					sentinel = c
+					break
+				}
+			}
+			if strings.Contains(strings.ReplaceAll(out, Mask, sentinel), form) {
+				t.Fatalf("form %q of secret %q survives in %q", form, secret, out)
 			}
 		}
-		if secret != "" && strings.Contains(strings.ReplaceAll(out, Mask, sentinel), secret) && !strings.Contains(Mask, secret) {
-			t.Fatalf("secret %q survives in %q", secret, out)
-		}
 	})
+}
+
+func TestOverlappingSecretsLeaveNothingVisible(t *testing.T) {
+	r := New()
+	r.Add("abcd-secret")
+	r.Add("secret-tail-xyz")
+	if got := r.String("x abcd-secret-tail-xyz y"); got != "x *** y" {
+		t.Fatalf("got %q: overlapping secrets must be masked as one stretch", got)
+	}
+}
+
+func TestYAMLForms(t *testing.T) {
+	r := New()
+	r.Add("it's\x01a\"pass")
+	for _, printed := range []string{`'it''s` + "\x01" + `a"pass'`, `"it's\x01a\"pass"`} {
+		if got := r.String("p: " + printed); strings.Contains(got, "pass") {
+			t.Errorf("YAML form %s leaked: %q", printed, got)
+		}
+	}
+}
+
+func TestFoundSkipsFlags(t *testing.T) {
+	r := New()
+	for _, v := range []string{"true", "80", "", "No"} {
+		r.Found(v)
+	}
+	r.Found("s3cr3t-db-pass")
+	if got := r.String("enabled: true port: 80 pass: s3cr3t-db-pass"); got != "enabled: true port: 80 pass: ***" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// TestSubscribeSeesEachNewFormBeforeAddReturns: a subscriber (khook ci's
+// ::add-mask:: writer) learns what was registered before the value can be
+// printed, and each form once.
+func TestSubscribeSeesEachNewFormBeforeAddReturns(t *testing.T) {
+	r := New()
+	r.Add("early-secret")
+	var got []string
+	r.Subscribe(func(forms []string) { got = append(got, forms...) })
+	if !slices.Contains(got, "early-secret") {
+		t.Fatalf("the forms registered before Subscribe are replayed: %q", got)
+	}
+	n := len(got)
+	r.Add("late-secret")
+	if !slices.Contains(got[n:], "late-secret") || !slices.Contains(got[n:], base64.StdEncoding.EncodeToString([]byte("late-secret"))) {
+		t.Fatalf("the new forms reach the subscriber before Add returns: %q", got[n:])
+	}
+	n = len(got)
+	r.Add("late-secret")
+	if len(got) != n {
+		t.Fatalf("a value registered twice is announced once: %q", got[n:])
+	}
+}
+
+func BenchmarkAdd(b *testing.B) {
+	for _, known := range []int{0, 1000} {
+		b.Run(fmt.Sprintf("known=%d", known), func(b *testing.B) {
+			r := New()
+			for i := range known {
+				r.Add(fmt.Sprintf("registered-secret-%06d", i))
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r.Add(fmt.Sprintf("new-secret-value-%09d", i))
+			}
+		})
+	}
+}
+
+func BenchmarkString(b *testing.B) {
+	r := New()
+	for i := range 1000 {
+		r.Add(fmt.Sprintf("registered-secret-%06d", i))
+	}
+	r.Add("-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END KEY-----")
+	line := "12:00:01 web: deployment/web configured, replicas 3, image registry.example/web:1.2.3 registered-secret-000500\n"
+	text := strings.Repeat(line, 100)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.String(text)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/state"
 )
 
 // Configuration is what every action needs: where the cluster is, the
@@ -35,6 +36,9 @@ type Configuration struct {
 	// CLI reads KHOOK_PLAN_KEY). Empty: unkeyed digests with secrets masked
 	// (runner/planfile.Hasher says what that gives up).
 	PlanKey []byte
+	// LookupSecrets is the plan's lookup-secrets policy (runner/plan's
+	// LookupMask, LookupDeny, LookupAllow; "" is mask).
+	LookupSecrets string
 }
 
 func (c *Configuration) now() time.Time {
@@ -64,6 +68,9 @@ func (c *Configuration) connect(ctx context.Context) (*kube.Clients, error) {
 	if err := clients.Ping(ctx); err != nil {
 		return nil, &Failure{Reason: report.ReasonClusterUnreachable, Err: err}
 	}
+	// Taint at the source: every Secret the run reads (lookup, live
+	// objects, waits, a job's own) is masked from the moment it is read.
+	clients.MaskSecretsWith(c.redactor(), state.IsRecord)
 	return clients, nil
 }
 

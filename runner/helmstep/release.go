@@ -3,6 +3,7 @@ package helmstep
 import (
 	"context"
 	"fmt"
+	"k8s.io/client-go/rest"
 	"strings"
 	"sync"
 
@@ -94,6 +95,10 @@ type DryRunOptions struct {
 	// APIVersions are served by the time the step runs: the CRDs earlier
 	// steps of the plan create ("group/version" and "group/version/Kind").
 	APIVersions []string
+	// Lookup, when set, gives the REST config the chart's templates read
+	// the cluster through (lookup), from the session's own: the plan's
+	// lookup-secrets policy. Release storage keeps the session's.
+	Lookup func(*rest.Config) *rest.Config
 }
 
 // DryRun runs the install or upgrade apply would run, as Helm's server-side
@@ -110,6 +115,9 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (
 	caps = caps.Copy()
 	caps.APIVersions = append(caps.APIVersions, opts.APIVersions...)
 	r.sess.cfg.Capabilities = caps
+	if opts.Lookup != nil {
+		r.sess.cfg.RESTClientGetter = lookupGetter{RESTClientGetter: r.sess.cfg.RESTClientGetter, wrap: opts.Lookup}
+	}
 	res, err := e.run(ctx, r, action.DryRunServer)
 	return res, e.redactor.Error(err)
 }
@@ -192,4 +200,19 @@ type capsCache struct {
 	capsOnce sync.Once
 	caps     *common.Capabilities
 	capsErr  error
+}
+
+// lookupGetter hands Helm's template engine (the only reader of
+// ToRESTConfig during a render) a config wrapped for lookups.
+type lookupGetter struct {
+	action.RESTClientGetter
+	wrap func(*rest.Config) *rest.Config
+}
+
+func (g lookupGetter) ToRESTConfig() (*rest.Config, error) {
+	cfg, err := g.RESTClientGetter.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return g.wrap(cfg), nil
 }

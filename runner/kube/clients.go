@@ -12,6 +12,11 @@
 //     from the CRD itself (crdMapper), others through discovery, reset on a
 //     miss; a custom resource written before its new CRD is served waits
 //     for Established (a watch), then is sent.
+//   - The secret tap (taint.go): every Secret read through Clients.Config,
+//     Helm's sessions and lookups included, has its values registered with
+//     the run's redactor (MaskSecretsWith) before the caller sees it;
+//     DenySecretReads answers a template's reads of Secrets as absent
+//     (lookup-secrets: deny).
 //   - LoadManifests: inline/file/url/kustomize sources into unstructured
 //     objects (multi-document YAML, List kinds expanded); Clients.Prepare maps
 //     them and defaults namespaces for namespaced kinds only.
@@ -65,6 +70,9 @@ type Clients struct {
 	// Mapper resolves kinds and resources; Reset it after a discovery miss
 	// (a CRD an earlier step registered).
 	Mapper meta.ResettableRESTMapper
+
+	// taint registers the Secrets read through Config (MaskSecretsWith).
+	taint *secretTap
 }
 
 // Client-side rate limits: kubectl's defaults are too low for a run that
@@ -109,6 +117,7 @@ func NewClientsForConfig(cfg *rest.Config) (*Clients, error) {
 	if cfg.Burst == 0 {
 		cfg.Burst = defaultBurst
 	}
+	taint := tapConfig(cfg)
 	typed, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot build a Kubernetes client for %s: %w", hostOf(cfg), err)
@@ -129,6 +138,7 @@ func NewClientsForConfig(cfg *rest.Config) (*Clients, error) {
 		Dynamic:   dyn,
 		Discovery: cached,
 		Mapper:    NewMapper(cached),
+		taint:     taint,
 	}, nil
 }
 

@@ -88,7 +88,8 @@ func (pr *probe) helm(ctx context.Context) error {
 		return pr.driftDiffs(diffs, nil)
 	}
 
-	res, err := pr.Helm.DryRun(ctx, r, helmstep.DryRunOptions{APIVersions: pr.producers.apiVersionsBefore(pr.spec, st)})
+	res, err := pr.Helm.DryRun(ctx, r, helmstep.DryRunOptions{APIVersions: pr.producers.apiVersionsBefore(pr.spec, st), Lookup: pr.lookupConfig})
+	pr.sayLookupsDenied(r.Chart())
 	if err != nil {
 		if kind, group, ok := noKindMatch(err); ok {
 			if !installed && chartDefines(r.Chart(), kind, group) {

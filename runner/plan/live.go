@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
@@ -29,6 +30,28 @@ type Live struct {
 	// (Plan.Digests, per object desired and live digests, helm release
 	// digests): what a saved plan and its fingerprint hold.
 	Digest *planfile.Hasher
+	// LookupSecrets is what Helm's lookup of a Secret gets while a chart is
+	// rendered for the plan: LookupMask ("": read, values masked),
+	// LookupDeny (nothing, as in a client-side render), LookupAllow (read,
+	// values not masked).
+	LookupSecrets string
+}
+
+// The lookup-secrets policies (spec: the CLI's --lookup-secrets and khook
+// ci's lookup-secrets input; a pull request from a fork defaults to deny).
+const (
+	LookupMask  = "mask"
+	LookupDeny  = "deny"
+	LookupAllow = "allow"
+)
+
+// CheckLookupSecrets says what is wrong with a lookup-secrets value.
+func CheckLookupSecrets(v string) error {
+	switch v {
+	case "", LookupMask, LookupDeny, LookupAllow:
+		return nil
+	}
+	return fmt.Errorf("lookup-secrets is %q: use mask (read Secrets in templates, mask their values; the default), deny (a lookup of a Secret returns nothing) or allow (read them unmasked)", v)
 }
 
 // Plan probes every step concurrently and returns the plan in DAG order. A
@@ -92,6 +115,8 @@ type probe struct {
 	step      *spec.Step
 	out       *report.PlanStep
 	producers *producers
+	// lookupDenied is set when a template's lookup of a Secret was denied.
+	lookupDenied atomic.Bool
 }
 
 func (pr *probe) run(ctx context.Context) error {

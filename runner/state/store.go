@@ -163,6 +163,13 @@ func (s *Store) Delete(ctx context.Context) error {
 	return nil
 }
 
+// IsRecord reports whether sec is a state record: khook's own bookkeeping
+// (step names, digests, redacted errors), not values to mask.
+func IsRecord(sec *corev1.Secret) bool {
+	_, ok := sec.Data[DataKey]
+	return managed(sec) && ok
+}
+
 func managed(sec *corev1.Secret) bool {
 	return sec.Labels[ManagedByLabel] == ManagedByValue
 }

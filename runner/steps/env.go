@@ -34,6 +34,7 @@ type Env struct {
 
 // NewEnv bundles the shared dependencies.
 func NewEnv(c *kube.Clients, baseDir string, r *redact.Redactor) Env {
+	c.MaskSecretsWith(r, nil)
 	return Env{Clients: c, BaseDir: baseDir, Redactor: r}
 }
 

@@ -313,6 +313,7 @@ func (x *Job) logTail(ctx context.Context, job *batchv1.Job) ([]string, error) {
 	var lines []string
 	var errs []string
 	for _, pod := range pods.Items {
+		x.readPodSecrets(ctx, &pod)
 		raw, err := x.Clients.Typed.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{
 			Container: "job",
 			TailLines: utilptr.To(int64(LogTailLines)),

@@ -13,6 +13,7 @@ import (
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
+	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
 )
@@ -31,6 +32,8 @@ type Options struct {
 	// Fleet runs one cluster of a fleet (--fleet, --cluster), or every
 	// selected cluster (fleet.go).
 	Fleet cmdutil.FleetFlags
+	// LookupSecrets is --lookup-secrets (runner/plan's policies).
+	LookupSecrets string
 
 	// Clients, when set, replace the kubeconfig's (tests).
 	Clients *kube.Clients
@@ -60,6 +63,9 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 			if opts.Offline && opts.Out != "" {
 				return cmdutil.FlagErrorf("--out saves a plan to apply later, which needs the cluster's state: drop --offline")
 			}
+			if err := runplan.CheckLookupSecrets(opts.LookupSecrets); err != nil {
+				return cmdutil.FlagErrorf("--%v", err)
+			}
 			if opts.Offline && opts.DetailedExitCode {
 				return cmdutil.FlagErrorf("--detailed-exitcode needs the cluster to tell whether anything would change: drop --offline")
 			}
@@ -76,6 +82,7 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 	cmdutil.AddKubeVersionFlag(cmd.Flags(), &opts.KubeVersion)
 	cmd.Flags().BoolVar(&opts.Diff, "diff", false, "add unified diffs from server-side dry-runs and rendered charts")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "save the plan to `FILE` for khook show and khook apply --plan")
+	cmd.Flags().StringVar(&opts.LookupSecrets, "lookup-secrets", runplan.LookupMask, "what a chart's lookup of a Secret gets: mask (its values, masked in every output), deny (nothing, as in a client-side render; for plans of untrusted code) or allow (its values, unmasked)")
 	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error")
 	cmdutil.AddFleetFlags(cmd.Flags(), &opts.Fleet, true)
 	return cmd
@@ -111,7 +118,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	p, err := (&action.Plan{Config: opts.F.ActionConfig(opts.Clients), Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv}).Run(ctx, s)
+	cfg := opts.F.ActionConfig(opts.Clients)
+	cfg.LookupSecrets = opts.LookupSecrets
+	p, err := (&action.Plan{Config: cfg, Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv}).Run(ctx, s)
 	var problems spec.Problems
 	if errors.As(err, &problems) {
 		return opts.F.ReportProblems(problems) // --offline: manifests the target version refuses
