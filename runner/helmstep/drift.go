@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,7 +44,7 @@ type DriftInput struct {
 	Manifest  string // multi-document YAML
 	// Applied says Manifest is what Helm applied last (the deployed
 	// release's own): an object whose live state already holds every field
-	// of it as written (kube.Unchanged) needs no dry run. A rendered
+	// of it as written (kube.Holds) needs no dry run. A rendered
 	// upgrade may drop fields Helm owns, so it is dry-run in full.
 	Applied bool
 }
@@ -61,9 +60,8 @@ type ObjectDiff struct {
 	// Live is the object in the cluster (nil for DriftCreate); Desired is the
 	// object as the API server would store it after the apply (server-side
 	// dry run, so defaulting and admission are accounted for), or the
-	// manifest object for DriftCreate. Both have managedFields,
-	// resourceVersion, generation and status removed. Secrets carry their data:
-	// callers that print them must mask it.
+	// manifest object for DriftCreate. Both are normalised (kube.Normalize).
+	// Secrets carry their data: callers that print them must mask it.
 	Live, Desired *unstructured.Unstructured
 }
 
@@ -112,7 +110,7 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 	}
 	if meta.IsNoMatchError(err) {
 		d.Namespace = obj.GetNamespace()
-		d.Action, d.Desired = DriftCreate, clean(obj)
+		d.Action, d.Desired = DriftCreate, kube.Normalize(obj, kube.ChangeOptions{})
 		return d, nil // its kind is not served: the object cannot exist
 	}
 	if err != nil {
@@ -146,13 +144,13 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 			continue // created since the run's cached read? read it fresh
 		}
 		if apierrors.IsNotFound(err) {
-			d.Action, d.Desired = DriftCreate, clean(obj)
+			d.Action, d.Desired = DriftCreate, kube.Normalize(obj, kube.ChangeOptions{})
 			return d, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("release %s: cannot read %s: %w", in.Release, d.id(), err)
 		}
-		if in.Applied && kube.Unchanged(mapping, live, desired) {
+		if in.Applied && kube.Holds(mapping, live, desired, kube.ChangeOptions{}) {
 			return nil, nil
 		}
 		applied, err := ri.Apply(ctx, obj.GetName(), desired, metav1.ApplyOptions{
@@ -164,11 +162,11 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 		if applied.GetResourceVersion() != live.GetResourceVersion() && attempt < 3 {
 			continue
 		}
-		live, applied = clean(live), clean(applied)
-		if equality.Semantic.DeepEqual(live.Object, applied.Object) {
+		change := kube.Decide(live, applied, kube.ChangeOptions{})
+		if !change.Changed() {
 			return nil, nil
 		}
-		d.Action, d.Live, d.Desired = DriftConfigure, live, applied
+		d.Action, d.Live, d.Desired = DriftConfigure, change.Live, change.After
 		return d, nil
 	}
 }
@@ -196,17 +194,6 @@ func addHelmMetadata(obj *unstructured.Unstructured, release, namespace string) 
 	ann[releaseNameAnnotation] = release
 	ann[releaseNamespaceAnnot] = namespace
 	obj.SetAnnotations(ann)
-}
-
-// clean drops the fields that change without the object changing, and
-// status, which an apply of the object does not set.
-func clean(u *unstructured.Unstructured) *unstructured.Unstructured {
-	u = u.DeepCopy()
-	unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
-	unstructured.RemoveNestedField(u.Object, "metadata", "resourceVersion")
-	unstructured.RemoveNestedField(u.Object, "metadata", "generation")
-	unstructured.RemoveNestedField(u.Object, "status")
-	return u
 }
 
 // decodeManifest reads multi-document YAML into objects, skipping empty

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -125,38 +124,20 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	// The server decides: the patch is kept only if its dry run would
 	// change the object. A dry run that fails keeps it, and the real write
 	// reports why.
-	if out, err := c.Send(ctx, req, true); err == nil && SameObject(live, out) {
+	if out, err := c.Send(ctx, req, true); err == nil && req.Outcome(out) == ActionUnchanged {
 		req.Action = ActionUnchanged
 	}
 	return req, nil
 }
 
-// SameObject reports whether two versions of an object hold the same
-// content: everything but the server's bookkeeping (resourceVersion and
-// managedFields, whose timestamps move on every write, dry runs included).
-func SameObject(a, b *unstructured.Unstructured) bool {
-	strip := func(u *unstructured.Unstructured) map[string]any {
-		c := u.DeepCopy()
-		c.SetResourceVersion("")
-		c.SetManagedFields(nil)
-		return c.Object
+// Outcome is what the request does to its object, decided (Decide) from
+// the server's answer to it: Send's, or its dry run's for plan. A request
+// with no live object creates; one without an answer keeps its Action.
+func (r *ApplyRequest) Outcome(answer *unstructured.Unstructured) string {
+	if r.Live == nil || answer == nil {
+		return r.Action
 	}
-	return equality.Semantic.DeepEqual(strip(a), strip(b))
-}
-
-// Unchanged reports whether applying desired over live, when desired is
-// also what was applied last, would change nothing: the three-way patch
-// PlanApply decides with (original = modified = desired) is empty. A field
-// of desired that live lacks or holds differently makes it false; so does
-// any error. A Secret's stringData counts as the data it is stored as.
-// Helm drift uses it to dry-run only what differs.
-func Unchanged(m *meta.RESTMapping, live, desired *unstructured.Unstructured) bool {
-	modified, err := normalizeSecret(desired).MarshalJSON()
-	if err != nil {
-		return false
-	}
-	_, patch, err := threeWayPatch(m, modified, modified, live)
-	return err == nil && string(patch) == "{}"
+	return Decide(r.Live, answer, ChangeOptions{}).Action
 }
 
 // withLastApplied returns a copy of obj carrying the last-applied

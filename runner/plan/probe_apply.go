@@ -11,7 +11,6 @@ import (
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
-	"github.com/khook/khook/runner/steps"
 	"github.com/khook/khook/spec"
 )
 
@@ -130,9 +129,9 @@ func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m
 		// Apply would fail on this object; the plan says so in the diff.
 		return action, fmt.Sprintf("# %s: the server-side dry run failed: %s\n", title(obj), kube.APIMessage(err)), req, nil
 	}
-	// As the executor decides (steps' outcomeAction): server-side apply is
-	// unchanged when the server's answer is the live object.
-	if serverSide && req.Live != nil && steps.SameObject(req.Live, result) {
+	// As the executor reports it (ApplyRequest.Outcome): server-side apply
+	// is unchanged when the server's answer is the live object.
+	if serverSide && req.Outcome(result) == kube.ActionUnchanged {
 		return report.ActionUnchanged, "", req, nil
 	}
 	if !pr.Diff {

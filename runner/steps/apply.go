@@ -98,7 +98,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 			if req.Action != kube.ActionUnchanged {
 				out.Writes++
 			}
-			did := outcomeAction(req, res)
+			did := req.Outcome(res)
 			counts[did]++
 			out.Changes = append(out.Changes, change(didOf[did], m, obj.GetNamespace(), obj.GetName()))
 			applied = append(applied, appliedObject{obj: obj, mapping: m})
@@ -142,15 +142,6 @@ func (x *Apply) allExist(ctx context.Context, objs []*unstructured.Unstructured,
 		found = append(found, appliedObject{obj: obj, mapping: m})
 	}
 	return found, nil
-}
-
-// outcomeAction tells what a sent request did; server-side apply reports
-// unchanged when the resourceVersion did not move.
-func outcomeAction(req *kube.ApplyRequest, res *unstructured.Unstructured) string {
-	if req.ServerSide && req.Live != nil && res != nil && res.GetResourceVersion() == req.Live.GetResourceVersion() {
-		return kube.ActionUnchanged
-	}
-	return req.Action
 }
 
 func applyDetail(counts map[string]int) string {
