@@ -82,7 +82,7 @@ type Plan struct {
 	Server     string         `json:"server,omitempty"`
 	Offline    bool           `json:"offline"`
 	Changes    bool           `json:"changes"` // any step would change the cluster
-	Totals     map[string]int `json:"totals"`  // predicted action -> step count
+	Totals     map[Action]int `json:"totals"`  // predicted action -> step count
 	Steps      []PlanStep     `json:"steps"`
 	// Inputs are the declared variables the plan used (secrets masked).
 	Inputs []Input `json:"inputs,omitempty"`
@@ -105,29 +105,11 @@ func ShortFingerprint(fp string) string {
 	return fp
 }
 
-// Predicted actions (semantics.md, "plan").
-const (
-	ActionInstall   = "install"
-	ActionUpgrade   = "upgrade"
-	ActionUnchanged = "unchanged"
-	ActionSkip      = "skip"
-	ActionCreate    = "create"
-	ActionConfigure = "configure"
-	ActionDelete    = "delete"
-	ActionNoop      = "no-op"
-	ActionUnknown   = "unknown"
-	ActionWait      = "wait"
-	ActionRestart   = "restart"
-	ActionRun       = "run"
-	ActionExcluded  = "excluded" // when: false
-	ActionPlanned   = "planned"  // offline: not assessed against a cluster
-)
-
 // PlanStep is one step's prediction.
 type PlanStep struct {
 	Name     string       `json:"name"`
 	Type     string       `json:"type"`
-	Action   string       `json:"action"`
+	Action   Action       `json:"action"`
 	Reason   string       `json:"reason,omitempty"`   // why (unknown, skip, excluded)
 	Summary  string       `json:"summary"`            // one line: what the step does
 	Needs    []string     `json:"needs,omitempty"`    // what it starts after
@@ -143,7 +125,7 @@ type PlanStep struct {
 
 // ObjectPlan is one object a step would touch: "create ConfigMap demo/settings".
 type ObjectPlan struct {
-	Action    string `json:"action"`
+	Action    Action `json:"action"`
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`

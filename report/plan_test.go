@@ -66,7 +66,7 @@ func TestTotalsLine(t *testing.T) {
 		plan *Plan
 		want string
 	}{
-		{&Plan{Totals: map[string]int{"install": 2, "upgrade": 1, "unchanged": 3, "excluded": 1}}, "Plan: 2 to install, 1 to upgrade, 3 unchanged, 1 excluded."},
+		{&Plan{Totals: map[Action]int{"install": 2, "upgrade": 1, "unchanged": 3, "excluded": 1}}, "Plan: 2 to install, 1 to upgrade, 3 unchanged, 1 excluded."},
 		{&Plan{Steps: []PlanStep{{Action: "run"}, {Action: "skip"}, {Action: "odd"}}}, "Plan: 1 to run, 1 to skip, 1 odd."},
 		{&Plan{Offline: true}, "Plan (offline): no steps."},
 	} {

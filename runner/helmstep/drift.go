@@ -15,16 +15,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
-)
-
-// Drift actions.
-const (
-	// DriftCreate: the object is absent from the cluster (or its kind is not
-	// served any more).
-	DriftCreate = "create"
-	// DriftConfigure: applying the manifest would change the live object.
-	DriftConfigure = "configure"
 )
 
 // Labels and annotations Helm adds to every object it applies; they are not
@@ -56,11 +48,14 @@ type ObjectDiff struct {
 	Kind       string
 	Namespace  string // empty for cluster-scoped objects
 	Name       string
-	Action     string // DriftCreate or DriftConfigure
-	// Live is the object in the cluster (nil for DriftCreate); Desired is the
+	// Action is create (the object is absent, or its kind is not served any
+	// more) or configure (applying the manifest would change it): the change
+	// decision's (kube.Decide).
+	Action report.Action
+	// Live is the object in the cluster (nil for create); Desired is the
 	// object as the API server would store it after the apply (server-side
 	// dry run, so defaulting and admission are accounted for), or the
-	// manifest object for DriftCreate. Both are normalised (kube.Normalize).
+	// manifest object for create. Both are normalised (kube.Normalize).
 	// Secrets carry their data: callers that print them must mask it.
 	Live, Desired *unstructured.Unstructured
 }
@@ -81,7 +76,7 @@ func (d ObjectDiff) String() string {
 // when it exists and may differ, sends a server-side apply dry run (DryRun=All, Helm's field
 // manager, forced, with the release labels and annotations Helm adds), then
 // compares the result with the live object. It sends no write. An object
-// edited out of band (kubectl edit) shows as DriftConfigure.
+// edited out of band (kubectl edit) shows as configure.
 func Drift(ctx context.Context, c *kube.Clients, in DriftInput) ([]ObjectDiff, error) {
 	objs, err := decodeManifest(in.Manifest)
 	if err != nil {
@@ -110,7 +105,8 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 	}
 	if meta.IsNoMatchError(err) {
 		d.Namespace = obj.GetNamespace()
-		d.Action, d.Desired = DriftCreate, kube.Normalize(obj, kube.ChangeOptions{})
+		change := kube.Decide(nil, obj, kube.ChangeOptions{})
+		d.Action, d.Desired = change.Action, change.After
 		return d, nil // its kind is not served: the object cannot exist
 	}
 	if err != nil {
@@ -144,7 +140,8 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 			continue // created since the run's cached read? read it fresh
 		}
 		if apierrors.IsNotFound(err) {
-			d.Action, d.Desired = DriftCreate, kube.Normalize(obj, kube.ChangeOptions{})
+			change := kube.Decide(nil, obj, kube.ChangeOptions{})
+			d.Action, d.Desired = change.Action, change.After
 			return d, nil
 		}
 		if err != nil {
@@ -166,7 +163,7 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 		if !change.Changed() {
 			return nil, nil
 		}
-		d.Action, d.Live, d.Desired = DriftConfigure, change.Live, change.After
+		d.Action, d.Live, d.Desired = change.Action, change.Live, change.After
 		return d, nil
 	}
 }

@@ -212,9 +212,9 @@ func (e *Executor) converge(ctx context.Context, sess *session, step *spec.Step,
 
 	timeout := helmTimeout(ctx, h.Atomic)
 	var res *rel.Release
-	verb := "upgrade"
+	verb := report.ActionUpgrade
 	if !installed {
-		verb = "install"
+		verb = report.ActionInstall
 		res, err = e.install(ctx, sess, h, name, ns, src.chart, vals, timeout, last != nil)
 	} else {
 		res, err = e.upgrade(ctx, sess, h, name, ns, src.chart, vals, timeout)
@@ -227,12 +227,11 @@ func (e *Executor) converge(ctx context.Context, sess *session, step *spec.Step,
 		}
 		return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w%s", name, ns, src.what, verb, oneLine(err), hint))
 	}
-	if verb == "install" {
+	out.Changes = releaseChange(verb.Done(), name, ns)
+	if verb == report.ActionInstall {
 		out.Detail = fmt.Sprintf("installed release %s revision %d (%s)", name, res.Version, src.what)
-		out.Changes = releaseChange(report.DidInstall, name, ns)
 	} else {
 		out.Detail = fmt.Sprintf("upgraded release %s to revision %d (%s)", name, res.Version, src.what)
-		out.Changes = releaseChange(report.DidUpgrade, name, ns)
 	}
 	return out, nil
 }

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/khook/khook/report"
 )
 
 // FieldManager is khook's field manager for server-side apply and writes.
@@ -24,13 +26,6 @@ const FieldManager = "khook"
 
 // LastAppliedAnnotation is kubectl's client-side apply record.
 const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
-
-// Apply actions, as plan reports them.
-const (
-	ActionCreate    = "create"
-	ActionConfigure = "configure"
-	ActionUnchanged = "unchanged"
-)
 
 // ApplyRequest is the one request apply would send for one object: computed
 // by PlanApply without writing, sent by Send (for real, or with DryRun=All
@@ -43,7 +38,7 @@ type ApplyRequest struct {
 	Live    *unstructured.Unstructured // nil when the object does not exist
 	// Action is create, configure or unchanged. Server-side apply always
 	// sends its request; Action then only predicts create vs configure.
-	Action     string
+	Action     report.Action
 	ServerSide bool
 	PatchType  types.PatchType // configure (client-side) and server-side
 	Patch      []byte
@@ -64,7 +59,7 @@ func (r *ApplyRequest) Name() string { return ObjectName(r.Desired) }
 // normalizeSecret), so a converged Secret sends nothing.
 func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (*ApplyRequest, error) {
 	req, err := c.planApply(ctx, obj, m, serverSide, true)
-	if err == nil && req.cached && req.Action == ActionConfigure && !serverSide {
+	if err == nil && req.cached && req.Action == report.ActionConfigure && !serverSide {
 		// A change decided on the run's cached read: patch what is live now.
 		return c.planApply(ctx, obj, m, serverSide, false)
 	}
@@ -90,9 +85,9 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	req := &ApplyRequest{Mapping: m, Live: live, ServerSide: serverSide, src: src, cached: cached}
 	if serverSide {
 		req.Desired = obj.DeepCopy()
-		req.Action = ActionConfigure
+		req.Action = report.ActionConfigure
 		if live == nil {
-			req.Action = ActionCreate
+			req.Action = report.ActionCreate
 		}
 		req.PatchType = types.ApplyPatchType
 		req.Patch, err = req.Desired.MarshalJSON()
@@ -104,7 +99,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	}
 	req.Desired = desired
 	if live == nil {
-		req.Action = ActionCreate
+		req.Action = report.ActionCreate
 		return req, nil
 	}
 	original := []byte(live.GetAnnotations()[LastAppliedAnnotation])
@@ -112,9 +107,9 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	if err != nil {
 		return nil, fmt.Errorf("cannot compute the patch for %s: %v", ObjectName(obj), err)
 	}
-	req.Action = ActionConfigure
+	req.Action = report.ActionConfigure
 	if string(req.Patch) == "{}" {
-		req.Action = ActionUnchanged
+		req.Action = report.ActionUnchanged
 		return req, nil
 	}
 	// A patch can be non-empty and still change nothing: a merge patch
@@ -124,8 +119,8 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	// The server decides: the patch is kept only if its dry run would
 	// change the object. A dry run that fails keeps it, and the real write
 	// reports why.
-	if out, err := c.Send(ctx, req, true); err == nil && req.Outcome(out) == ActionUnchanged {
-		req.Action = ActionUnchanged
+	if out, err := c.Send(ctx, req, true); err == nil && req.Outcome(out) == report.ActionUnchanged {
+		req.Action = report.ActionUnchanged
 	}
 	return req, nil
 }
@@ -133,7 +128,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 // Outcome is what the request does to its object, decided (Decide) from
 // the server's answer to it: Send's, or its dry run's for plan. A request
 // with no live object creates; one without an answer keeps its Action.
-func (r *ApplyRequest) Outcome(answer *unstructured.Unstructured) string {
+func (r *ApplyRequest) Outcome(answer *unstructured.Unstructured) report.Action {
 	if r.Live == nil || answer == nil {
 		return r.Action
 	}
@@ -222,7 +217,7 @@ func (c *Clients) Send(ctx context.Context, req *ApplyRequest, dryRun bool) (*un
 		return nil, c.writeError(req, err)
 	}
 	if !dryRun {
-		if req.Action != ActionUnchanged || req.ServerSide {
+		if req.Action != report.ActionUnchanged || req.ServerSide {
 			c.remember(ctx, req.Mapping, out) // a later read sees own write
 		}
 		if IsCRD(out) {
@@ -239,9 +234,9 @@ func (c *Clients) send(ctx context.Context, req *ApplyRequest, dr []string) (*un
 		force := false
 		return r.Patch(ctx, req.Desired.GetName(), types.ApplyPatchType, req.Patch,
 			metav1.PatchOptions{FieldManager: FieldManager, Force: &force, DryRun: dr})
-	case req.Action == ActionCreate:
+	case req.Action == report.ActionCreate:
 		return r.Create(ctx, req.Desired, metav1.CreateOptions{FieldManager: FieldManager, DryRun: dr})
-	case req.Action == ActionConfigure:
+	case req.Action == report.ActionConfigure:
 		return r.Patch(ctx, req.Desired.GetName(), req.PatchType, req.Patch,
 			metav1.PatchOptions{FieldManager: FieldManager, DryRun: dr})
 	}

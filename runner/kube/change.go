@@ -4,6 +4,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/report"
 )
 
 // ChangeOptions tunes the change decision. The zero value compares
@@ -18,12 +20,12 @@ type ChangeOptions struct{}
 // configure or unchanged. Live and After are the two sides normalised
 // (Normalize), for a diff; Live is nil for create.
 type Change struct {
-	Action      string
+	Action      report.Action
 	Live, After *unstructured.Unstructured
 }
 
 // Changed reports whether the object changes.
-func (c Change) Changed() bool { return c.Action != ActionUnchanged }
+func (c Change) Changed() bool { return c.Action != report.ActionUnchanged }
 
 // Decide compares the live object (nil when absent) with the object as it
 // will be after the apply: a server-side dry run's answer, a patch applied
@@ -32,12 +34,12 @@ func (c Change) Changed() bool { return c.Action != ActionUnchanged }
 // saved plan's digests share.
 func Decide(live, after *unstructured.Unstructured, opts ChangeOptions) Change {
 	if live == nil {
-		return Change{Action: ActionCreate, After: Normalize(after, opts)}
+		return Change{Action: report.ActionCreate, After: Normalize(after, opts)}
 	}
 	c := Change{Live: Normalize(live, opts), After: Normalize(after, opts)}
-	c.Action = ActionConfigure
+	c.Action = report.ActionConfigure
 	if equality.Semantic.DeepEqual(c.Live.Object, c.After.Object) {
-		c.Action = ActionUnchanged
+		c.Action = report.ActionUnchanged
 	}
 	return c
 }

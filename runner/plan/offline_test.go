@@ -45,7 +45,7 @@ func TestOffline(t *testing.T) {
 	if !p.Offline || p.Changes || p.Name != "demo" {
 		t.Errorf("plan header = %+v", p)
 	}
-	if diff := cmp.Diff(map[string]int{report.ActionPlanned: 1, report.ActionExcluded: 1}, p.Totals); diff != "" {
+	if diff := cmp.Diff(map[report.Action]int{report.ActionPlanned: 1, report.ActionExcluded: 1}, p.Totals); diff != "" {
 		t.Errorf("totals (-want +got):\n%s", diff)
 	}
 	a, e := p.Steps[0], p.Steps[1]

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -79,7 +80,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 		}
 	}
 	if !out.Skipped {
-		counts := map[string]int{}
+		counts := map[report.Did]int{}
 		for _, obj := range objs {
 			// Map each object only now: a CRD earlier in the list must be
 			// applied (and Established) before its custom resources map.
@@ -95,12 +96,12 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 			if err != nil {
 				return out, err
 			}
-			if req.Action != kube.ActionUnchanged {
+			if req.Action != report.ActionUnchanged {
 				out.Writes++
 			}
-			did := req.Outcome(res)
+			did := req.Outcome(res).Done()
 			counts[did]++
-			out.Changes = append(out.Changes, change(didOf[did], m, obj.GetNamespace(), obj.GetName()))
+			out.Changes = append(out.Changes, change(did, m, obj.GetNamespace(), obj.GetName()))
 			applied = append(applied, appliedObject{obj: obj, mapping: m})
 		}
 		out.Detail = applyDetail(counts)
@@ -144,15 +145,12 @@ func (x *Apply) allExist(ctx context.Context, objs []*unstructured.Unstructured,
 	return found, nil
 }
 
-func applyDetail(counts map[string]int) string {
-	verbs := []struct{ action, word string }{
-		{kube.ActionCreate, "created"}, {kube.ActionConfigure, "configured"}, {kube.ActionUnchanged, "unchanged"},
-	}
+func applyDetail(counts map[report.Did]int) string {
 	var parts []string
 	total := 0
-	for _, v := range verbs {
-		if n := counts[v.action]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", v.word, n))
+	for _, did := range []report.Did{report.DidCreate, report.DidConfigure, report.DidUnchanged} {
+		if n := counts[did]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", did, n))
 			total += n
 		}
 	}
