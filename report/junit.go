@@ -118,7 +118,7 @@ func JUnitOfPlan(p *Plan, identifier string, drift bool) JUnitSuites {
 		case drift && IsChange(s.Action):
 			c.Failure = safeMessage(&JUnitMessage{Message: "drifted: would " + string(s.Action), Text: xmlSafe(line + "\n" + s.Diff)})
 			suite.Failures++
-		case s.Excluded:
+		case s.Skip.Excluded():
 			c.Skipped = &JUnitMessage{Message: xmlSafe(line)}
 			suite.Skipped++
 		default:

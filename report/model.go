@@ -60,19 +60,19 @@ type Results struct {
 
 // StepResult is one step's outcome.
 type StepResult struct {
-	Name       string   `json:"name"`
-	Type       string   `json:"type"`
-	Status     Status   `json:"status"`
-	Attempts   int      `json:"attempts"`
-	DurationMs int64    `json:"durationMs"`
-	Error      string   `json:"error,omitempty"`
-	SkipReason string   `json:"skipReason,omitempty"`
-	Detail     string   `json:"detail,omitempty"`  // what the step did, one line
-	LogTail    []string `json:"logTail,omitempty"` // a failed job's last pod log lines
-	Changes    []Change `json:"changes,omitempty"` // what the step did, per object
-	Needs      []string `json:"needs,omitempty"`
-	Excluded   bool     `json:"excluded,omitempty"` // when: was false
-	Pos        spec.Pos `json:"pos"`
+	Name       string    `json:"name"`
+	Type       string    `json:"type"`
+	Status     Status    `json:"status"`
+	Attempts   int       `json:"attempts"`
+	DurationMs int64     `json:"durationMs"`
+	Error      string    `json:"error,omitempty"`
+	SkipReason string    `json:"skipReason,omitempty"`
+	Detail     string    `json:"detail,omitempty"`  // what the step did, one line
+	LogTail    []string  `json:"logTail,omitempty"` // a failed job's last pod log lines
+	Changes    []Change  `json:"changes,omitempty"` // what the step did, per object
+	Needs      []string  `json:"needs,omitempty"`
+	Skip       spec.Skip `json:"skip,omitempty"` // why it did not run (skip.go)
+	Pos        spec.Pos  `json:"pos"`
 }
 
 // Plan is what plan predicts, per step.
@@ -110,11 +110,11 @@ type PlanStep struct {
 	Name     string       `json:"name"`
 	Type     string       `json:"type"`
 	Action   Action       `json:"action"`
-	Reason   string       `json:"reason,omitempty"`   // why (unknown, skip, excluded)
-	Summary  string       `json:"summary"`            // one line: what the step does
-	Needs    []string     `json:"needs,omitempty"`    // what it starts after
-	When     string       `json:"when,omitempty"`     // the condition, when present
-	Excluded bool         `json:"excluded,omitempty"` // when: was false
+	Reason   string       `json:"reason,omitempty"` // why (unknown, skip, excluded)
+	Summary  string       `json:"summary"`          // one line: what the step does
+	Needs    []string     `json:"needs,omitempty"`  // what it starts after
+	When     string       `json:"when,omitempty"`   // the condition, when present
+	Skip     spec.Skip    `json:"skip,omitempty"`   // why it is left out (skip.go)
 	Objects  []ObjectPlan `json:"objects,omitempty"`
 	Diff     string       `json:"diff,omitempty"`     // unified diff (plan --diff)
 	DiffNote string       `json:"diffNote,omitempty"` // "no changes", "unavailable (<reason>)"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/spec"
 )
 
 // samplePlan is a live plan as runner/plan leaves it, digests made by h.
@@ -20,7 +21,7 @@ func samplePlan(h *Hasher) *report.Plan {
 		{Name: "release", Type: "helm", Action: report.ActionUpgrade, Release: &report.ReleaseDigest{Revision: 3,
 			Chart: h.JSON("chart", "demo-1.0.0"), Values: h.JSON("values", map[string]any{"x": 1})}},
 		{Name: "ready", Type: "wait", Action: report.ActionWait, Reason: "not yet"},
-		{Name: "prod-only", Type: "helm", Action: report.ActionExcluded, Excluded: true},
+		{Name: "prod-only", Type: "helm", Action: report.ActionExcluded, Skip: spec.SkipWhen},
 	}, Digests: &report.PlanDigests{Keyed: h.Keyed(), KeyCheck: h.KeyCheck(), Spec: h.Sum("spec", []byte("spec v1")), ClusterUID: "uid-1",
 		Inputs: []report.InputDigest{{Name: "ENV", Digest: h.Input("ENV", "prod", false)}, {Name: "TOKEN", Secret: true, Digest: h.Input("TOKEN", "s3cret", true)}}}}
 	p.Fingerprint = Fingerprint(p)
@@ -86,7 +87,7 @@ func TestChangesNameTheDifference(t *testing.T) {
 			"step config: planned configure ConfigMap demo/settings as desired digest"},
 		{"revision", func(p *report.Plan) { p.Steps[1].Release.Revision = 4 }, "step release: planned against release revision 3, now it is at revision 4"},
 		{"chart", func(p *report.Plan) { p.Steps[1].Release.Chart = h.JSON("chart", "demo-1.0.1") }, "step release: the chart apply would install changed"},
-		{"excluded", func(p *report.Plan) { p.Steps[3].Action, p.Steps[3].Excluded = report.ActionInstall, false }, "step prod-only: planned excluded, now would install"},
+		{"excluded", func(p *report.Plan) { p.Steps[3].Action, p.Steps[3].Skip = report.ActionInstall, "" }, "step prod-only: planned excluded, now would install"},
 		{"new step", func(p *report.Plan) {
 			p.Steps = append(p.Steps, report.PlanStep{Name: "extra", Action: report.ActionRun})
 		}, "step extra: not in the plan, now would run"},
