@@ -119,17 +119,20 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	// The server decides: the patch is kept only if its dry run would
 	// change the object. A dry run that fails keeps it, and the real write
 	// reports why.
-	if out, err := c.Send(ctx, req, true); err == nil && req.Outcome(out) == report.ActionUnchanged {
-		req.Action = report.ActionUnchanged
+	if out, err := c.Send(ctx, req, true); err == nil {
+		if change := Decide(live, out, ChangeOptions{}); !change.Changed() && !change.Record {
+			req.Action = report.ActionUnchanged
+		}
 	}
 	return req, nil
 }
 
-// Outcome is what the request does to its object, decided (Decide) from
-// the server's answer to it: Send's, or its dry run's for plan. A request
-// with no live object creates; one without an answer keeps its Action.
+// Outcome is what the request does to its object. A server-side apply is
+// always sent: Decide tells from the server's answer (Send's, or its dry
+// run's for plan) whether it changed anything. A client-side request was
+// decided before it was sent (PlanApply): its Action.
 func (r *ApplyRequest) Outcome(answer *unstructured.Unstructured) report.Action {
-	if r.Live == nil || answer == nil {
+	if !r.ServerSide || r.Live == nil || answer == nil {
 		return r.Action
 	}
 	return Decide(r.Live, answer, ChangeOptions{}).Action

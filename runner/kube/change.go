@@ -18,10 +18,14 @@ type ChangeOptions struct{}
 // Change is the one decision of whether applying an object changes it, and
 // how (after fluxcd/pkg ssa's Diff): Action is create (nothing is live),
 // configure or unchanged. Live and After are the two sides normalised
-// (Normalize), for a diff; Live is nil for create.
+// (Normalize), for a diff; Live is nil for create. Record says kubectl's
+// last-applied annotation differs: not a change of the object, but a
+// client-side apply still writes to keep its record current (as kubectl
+// does), or its next three-way patch would start from a stale one.
 type Change struct {
 	Action      report.Action
 	Live, After *unstructured.Unstructured
+	Record      bool
 }
 
 // Changed reports whether the object changes.
@@ -37,6 +41,7 @@ func Decide(live, after *unstructured.Unstructured, opts ChangeOptions) Change {
 		return Change{Action: report.ActionCreate, After: Normalize(after, opts)}
 	}
 	c := Change{Live: Normalize(live, opts), After: Normalize(after, opts)}
+	c.Record = live.GetAnnotations()[LastAppliedAnnotation] != after.GetAnnotations()[LastAppliedAnnotation]
 	c.Action = report.ActionConfigure
 	if equality.Semantic.DeepEqual(c.Live.Object, c.After.Object) {
 		c.Action = report.ActionUnchanged

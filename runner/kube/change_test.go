@@ -76,3 +76,18 @@ func TestDecideSecretStringData(t *testing.T) {
 		t.Error("Holds: a changed stringData value is not held")
 	}
 }
+
+// TestDecideRecord: kubectl's last-applied record is no change of the
+// object, but Decide says when it differs.
+func TestDecideRecord(t *testing.T) {
+	live := configMap(map[string]any{"data": map[string]any{"a": "1"}})
+	live.SetAnnotations(map[string]string{LastAppliedAnnotation: `{"stringData":{}}`})
+	after := live.DeepCopy()
+	after.SetAnnotations(map[string]string{LastAppliedAnnotation: `{"data":{}}`})
+	if c := Decide(live, after, ChangeOptions{}); c.Changed() || !c.Record {
+		t.Errorf("record only: action %q, record %v; want unchanged with a record change", c.Action, c.Record)
+	}
+	if c := Decide(live, live.DeepCopy(), ChangeOptions{}); c.Record {
+		t.Error("same record reported as changed")
+	}
+}
