@@ -282,7 +282,7 @@ func TestRunStatusIsFailedWhenAStepNeverStarted(t *testing.T) {
 	}
 	// The run was interrupted after a: b never started; c is excluded.
 	sess.OnFinish(report.StepResult{Name: "a", Status: report.StatusOK, Attempts: 1})
-	sess.OnFinish(report.StepResult{Name: "b", Status: report.StatusSkipped, SkipReason: "not run: the run was cancelled"})
+	sess.OnFinish(report.StepResult{Name: "b", Status: report.StatusSkipped, Skip: spec.SkipStopped, SkipReason: "not run: the run was cancelled"})
 	sess.OnFinish(report.StepResult{Name: "c", Status: report.StatusSkipped, Skip: spec.SkipWhen, SkipReason: "excluded"})
 	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
 		t.Fatal(err)
