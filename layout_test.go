@@ -1,7 +1,11 @@
 package main
 
 import (
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -115,5 +119,48 @@ func TestOneHelmPipeline(t *testing.T) {
 				t.Errorf("%s imports %s: Helm rendering, actions and values merging live in runner/helmstep", pkg, d)
 			}
 		}
+	}
+}
+
+// TestOneChangeDecision keeps "does applying this object change it" in one
+// place: only runner/kube/change.go compares objects
+// (k8s.io/apimachinery/pkg/api/equality), so plan, apply, drift, Helm drift
+// and the saved plan's digests cannot drift apart on what counts as a
+// change.
+func TestOneChangeDecision(t *testing.T) {
+	const equality = `"k8s.io/apimachinery/pkg/api/equality"`
+	const home = "runner/kube/change.go"
+	found := false
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || path == "tools") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if imp.Path.Value != equality {
+				continue
+			}
+			if filepath.ToSlash(path) != home {
+				t.Errorf("%s imports %s: compare objects with kube.Decide (%s), the one change decision", path, equality, home)
+			} else {
+				found = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !found {
+		t.Errorf("%s no longer imports %s: update this test to where the change decision lives", home, equality)
 	}
 }

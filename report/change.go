@@ -9,27 +9,13 @@ import (
 // Change is what a step did to one object or release, the way
 // fluxcd/pkg/ssa's ChangeSet reports an apply: the action and the object.
 type Change struct {
-	Action    string `json:"action"` // one of the Did* values
+	Action    Did    `json:"action"`
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	// Failed: the step wrote this and then failed (a release left failed).
 	Failed bool `json:"failed,omitempty"`
 }
-
-// What a step did to an object (the results' counterpart of the plan's
-// Action* predictions).
-const (
-	DidCreate    = "created"
-	DidConfigure = "configured"
-	DidUnchanged = "unchanged"
-	DidDelete    = "deleted"
-	DidInstall   = "installed"
-	DidUpgrade   = "upgraded"
-	DidUninstall = "uninstalled"
-	DidRun       = "ran"
-	DidRestart   = "restarted"
-)
 
 // KindRelease is a Helm release's Kind in changes and plans.
 const KindRelease = "HelmRelease"
@@ -41,13 +27,13 @@ const KindRelease = "HelmRelease"
 // change": Plan.Changes, Results.Changes, the changes output, comment:
 // on-change, the verdicts, totals, JUnit and the Terraform report use it.
 var changing = map[string]bool{
-	ActionInstall: true, ActionUpgrade: true, ActionCreate: true, ActionConfigure: true, ActionDelete: true,
-	DidInstall: true, DidUpgrade: true, DidCreate: true, DidConfigure: true, DidDelete: true, DidUninstall: true,
+	string(ActionInstall): true, string(ActionUpgrade): true, string(ActionCreate): true, string(ActionConfigure): true, string(ActionDelete): true,
+	string(DidInstall): true, string(DidUpgrade): true, string(DidCreate): true, string(DidConfigure): true, string(DidDelete): true, string(DidUninstall): true,
 }
 
 // IsChange reports whether an action, predicted or done, changes the
 // declared state of the cluster.
-func IsChange(action string) bool { return changing[action] }
+func IsChange[A Action | Did](action A) bool { return changing[string(action)] }
 
 // Changed reports whether the step changed anything.
 func (s StepResult) Changed() bool {
@@ -83,25 +69,25 @@ func (r Results) MarshalJSON() ([]byte, error) {
 }
 
 // didOrder is the order totals list actions in.
-var didOrder = []string{DidInstall, DidUpgrade, DidCreate, DidConfigure, DidDelete, DidUninstall, DidRun, DidRestart, DidUnchanged}
+var didOrder = []Did{DidInstall, DidUpgrade, DidCreate, DidConfigure, DidDelete, DidUninstall, DidRun, DidRestart, DidUnchanged}
 
 // ChangeTotals counts what the steps did per step type:
 // "Apply: 2 created, 1 configured, 14 unchanged; Helm: 1 upgraded"; "" when
 // no step reported an object. What a failed step left behind is named:
 // "Helm: 1 installed (failed: shop/web)".
 func ChangeTotals(steps []StepResult) string {
-	counts := map[string]map[string]int{}
+	counts := map[string]map[Did]int{}
 	failed := map[string][]string{}
 	var types []string
 	for _, s := range steps {
 		for _, c := range s.Changes {
 			if counts[s.Type] == nil {
-				counts[s.Type] = map[string]int{}
+				counts[s.Type] = map[Did]int{}
 				types = append(types, s.Type)
 			}
 			counts[s.Type][c.Action]++
 			if c.Failed {
-				failed[s.Type+" "+c.Action] = append(failed[s.Type+" "+c.Action], qualified(c.Namespace, c.Name))
+				failed[s.Type+" "+string(c.Action)] = append(failed[s.Type+" "+string(c.Action)], qualified(c.Namespace, c.Name))
 			}
 		}
 	}
@@ -111,7 +97,7 @@ func ChangeTotals(steps []StepResult) string {
 		for _, a := range didOrder {
 			if n := counts[t][a]; n > 0 {
 				w := fmt.Sprintf("%d %s", n, a)
-				if names := failed[t+" "+a]; len(names) > 0 {
+				if names := failed[t+" "+string(a)]; len(names) > 0 {
 					w += " (failed: " + strings.Join(names, ", ") + ")"
 				}
 				ws = append(ws, w)
@@ -144,7 +130,7 @@ func MergeChanges(prev, next []Change) []Change {
 		return next
 	}
 	type key struct{ kind, ns, name string }
-	was := map[key]string{}
+	was := map[key]Did{}
 	for _, c := range prev {
 		if IsChange(c.Action) {
 			was[key{c.Kind, c.Namespace, c.Name}] = c.Action
@@ -173,5 +159,5 @@ func (c Change) String() string {
 	if c.Namespace != "" {
 		name = c.Namespace + "/" + c.Name
 	}
-	return c.Action + " " + c.Kind + " " + name
+	return string(c.Action) + " " + c.Kind + " " + name
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func TestChangesSentence(t *testing.T) {
-	cm := func(a, name string) Change {
+	cm := func(a Did, name string) Change {
 		return Change{Action: a, Kind: "ConfigMap", Namespace: "demo", Name: name}
 	}
 	for _, tc := range []struct {

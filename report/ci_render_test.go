@@ -19,7 +19,7 @@ func ciPlan() *Plan {
 			Objects: []ObjectPlan{{Action: "create", Kind: "ConfigMap", Namespace: "demo", Name: "settings"}},
 			Diff:    "+apiVersion: v1\n+kind: ConfigMap\n+data: {a: \"```|<b>\"}\n", Pos: spec.Pos{File: "khook.yaml", Line: 20, Col: 5}},
 		{Name: "crs", Type: "apply", Action: ActionUnknown, Reason: "kind Widget is registered by an earlier step", Needs: []string{"settings"}, Pos: spec.Pos{File: "khook.yaml", Line: 30, Col: 5}},
-		{Name: "argocd", Type: "helm", Action: ActionExcluded, Reason: `when vars.ENV == "prod" is false`, Excluded: true, Needs: []string{"cilium"}, Pos: spec.Pos{File: "khook.yaml", Line: 40, Col: 5}},
+		{Name: "argocd", Type: "helm", Action: ActionExcluded, Reason: `when vars.ENV == "prod" is false`, Skip: spec.SkipWhen, Needs: []string{"cilium"}, Pos: spec.Pos{File: "khook.yaml", Line: 40, Col: 5}},
 		{Name: "ready", Type: "wait", Action: ActionNoop, Summary: "wait for condition=Ready on pods", DiffNote: "no changes", Needs: []string{"crs"}},
 	}}
 	p.Totals = PlanTotals(p.Steps)

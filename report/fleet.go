@@ -236,9 +236,9 @@ func legKey(l *Leg) string {
 	}
 	if p := l.Plan; p != nil {
 		for _, s := range p.Steps {
-			w("step", s.Name, s.Type, s.Action, s.Reason, s.Diff, s.DiffNote)
+			w("step", s.Name, s.Type, string(s.Action), s.Reason, s.Diff, s.DiffNote)
 			for _, o := range s.Objects {
-				w("obj", o.Action, o.Kind, o.Namespace, o.Name, o.Desired)
+				w("obj", string(o.Action), o.Kind, o.Namespace, o.Name, o.Desired)
 			}
 		}
 	}
@@ -246,7 +246,7 @@ func legKey(l *Leg) string {
 		for _, s := range r.Steps {
 			w("result", s.Name, s.Type, string(s.Status))
 			for _, c := range s.Changes {
-				w("change", c.Action, c.Kind, c.Namespace, c.Name)
+				w("change", string(c.Action), c.Kind, c.Namespace, c.Name)
 			}
 		}
 	}

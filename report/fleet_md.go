@@ -227,7 +227,7 @@ func writeGroupMD(b *bytes.Buffer, gi int, g FleetGroup, rep *FleetReport, fit f
 			}
 			detail := s.Summary
 			if s.Reason != "" {
-				detail = s.Action + ": " + s.Reason
+				detail = string(s.Action) + ": " + s.Reason
 			}
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdCell(s.Name), mdCell(s.Type), mdCell(actionMark(s.Action)), mdCell(detail))
 		}

@@ -20,7 +20,7 @@ type TerraformReport struct {
 func TerraformReportOf(p *Plan) TerraformReport {
 	var t TerraformReport
 	for _, s := range p.Steps {
-		t.count(s.Action)
+		t.count(s.Action.Done())
 	}
 	return t
 }
@@ -37,13 +37,13 @@ func TerraformReportOfResults(r *Results) TerraformReport {
 	return t
 }
 
-func (t *TerraformReport) count(action string) {
+func (t *TerraformReport) count(action Did) {
 	switch action {
-	case ActionInstall, ActionCreate, DidInstall, DidCreate:
+	case DidInstall, DidCreate:
 		t.Create++
-	case ActionUpgrade, ActionConfigure, DidUpgrade, DidConfigure:
+	case DidUpgrade, DidConfigure:
 		t.Update++
-	case ActionDelete, DidDelete, DidUninstall:
+	case DidDelete, DidUninstall:
 		t.Delete++
 	}
 }

@@ -11,17 +11,17 @@ import (
 
 // GraphNode is one step as the DAG renderers draw it.
 type GraphNode struct {
-	Name     string
-	Type     string
-	Needs    []string
-	Excluded bool // when: was false: drawn dashed and labelled skipped
+	Name  string
+	Type  string
+	Needs []string
+	Skip  spec.Skip // left out (Skip.Excluded): drawn dashed and labelled skipped
 }
 
 // GraphFromSpec lists the steps of a loaded spec in file order.
 func GraphFromSpec(s *spec.Spec) []GraphNode {
 	nodes := make([]GraphNode, 0, len(s.Steps))
 	for _, st := range s.Steps {
-		nodes = append(nodes, GraphNode{Name: st.Name, Type: st.Type(), Needs: st.Needs, Excluded: st.Excluded})
+		nodes = append(nodes, GraphNode{Name: st.Name, Type: st.Type(), Needs: st.Needs, Skip: st.Skip})
 	}
 	return nodes
 }
@@ -31,7 +31,7 @@ func GraphFromSpec(s *spec.Spec) []GraphNode {
 func GraphFromPlan(p *Plan) []GraphNode {
 	nodes := make([]GraphNode, 0, len(p.Steps))
 	for _, st := range p.Steps {
-		nodes = append(nodes, GraphNode{Name: st.Name, Type: st.Type, Needs: st.Needs, Excluded: st.Excluded})
+		nodes = append(nodes, GraphNode{Name: st.Name, Type: st.Type, Needs: st.Needs, Skip: st.Skip})
 	}
 	return nodes
 }
@@ -40,7 +40,7 @@ func GraphFromPlan(p *Plan) []GraphNode {
 func GraphFromResults(r *Results) []GraphNode {
 	nodes := make([]GraphNode, 0, len(r.Steps))
 	for _, st := range r.Steps {
-		nodes = append(nodes, GraphNode{Name: st.Name, Type: st.Type, Needs: st.Needs, Excluded: st.Excluded})
+		nodes = append(nodes, GraphNode{Name: st.Name, Type: st.Type, Needs: st.Needs, Skip: st.Skip})
 	}
 	return nodes
 }
@@ -66,7 +66,7 @@ func WriteMermaid(w io.Writer, nodes []GraphNode) error {
 	b.WriteString("flowchart TD\n")
 	for _, n := range nodes {
 		label := mermaidText(n.Name) + "<br/>" + mermaidText(n.Type)
-		if n.Excluded {
+		if n.Skip.Excluded() {
 			label += " (skipped)"
 		}
 		fmt.Fprintf(&b, "    %s[\"%s\"]\n", mermaidID(n.Name), label)
@@ -74,7 +74,7 @@ func WriteMermaid(w io.Writer, nodes []GraphNode) error {
 	for _, n := range nodes {
 		for _, need := range n.Needs {
 			arrow := "-->"
-			if n.Excluded || excluded[need] {
+			if n.Skip.Excluded() || excluded[need] {
 				arrow = "-.->"
 			}
 			fmt.Fprintf(&b, "    %s %s %s\n", mermaidID(need), arrow, mermaidID(n.Name))
@@ -82,7 +82,7 @@ func WriteMermaid(w io.Writer, nodes []GraphNode) error {
 	}
 	var skipped []string
 	for _, n := range nodes {
-		if n.Excluded {
+		if n.Skip.Excluded() {
 			skipped = append(skipped, mermaidID(n.Name))
 		}
 	}
@@ -105,7 +105,7 @@ func WriteDOT(w io.Writer, name string, nodes []GraphNode) error {
 	for _, n := range nodes {
 		label := n.Name + "\n" + n.Type
 		attrs := ""
-		if n.Excluded {
+		if n.Skip.Excluded() {
 			label += "\nskipped"
 			attrs = ", style=dashed"
 		}
@@ -114,7 +114,7 @@ func WriteDOT(w io.Writer, name string, nodes []GraphNode) error {
 	for _, n := range nodes {
 		for _, need := range n.Needs {
 			attrs := ""
-			if n.Excluded || excluded[need] {
+			if n.Skip.Excluded() || excluded[need] {
 				attrs = " [style=dashed]"
 			}
 			fmt.Fprintf(&b, "    %s -> %s%s;\n", dotQuote(need), dotQuote(n.Name), attrs)
@@ -128,7 +128,7 @@ func WriteDOT(w io.Writer, name string, nodes []GraphNode) error {
 func excludedSet(nodes []GraphNode) map[string]bool {
 	m := map[string]bool{}
 	for _, n := range nodes {
-		if n.Excluded {
+		if n.Skip.Excluded() {
 			m[n.Name] = true
 		}
 	}

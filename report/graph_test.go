@@ -1,13 +1,17 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/khook/khook/spec"
+)
 
 func sampleNodes() []GraphNode {
 	return []GraphNode{
 		{Name: "cilium", Type: "helm"},
 		{Name: "remove-aws-node", Type: "delete"},
 		{Name: "coredns-ready", Type: "wait", Needs: []string{"cilium", "remove-aws-node"}},
-		{Name: "argocd", Type: "helm", Needs: []string{"coredns-ready"}, Excluded: true},
+		{Name: "argocd", Type: "helm", Needs: []string{"coredns-ready"}, Skip: spec.SkipWhen},
 		{Name: "end", Type: "job", Needs: []string{"argocd", "coredns-ready"}},
 	}
 }
@@ -35,9 +39,9 @@ func TestWriteDOT(t *testing.T) {
 }
 
 func TestGraphFromPlanKeepsExclusion(t *testing.T) {
-	p := &Plan{Steps: []PlanStep{{Name: "a", Type: "helm"}, {Name: "b", Type: "job", Needs: []string{"a"}, Excluded: true}}}
+	p := &Plan{Steps: []PlanStep{{Name: "a", Type: "helm"}, {Name: "b", Type: "job", Needs: []string{"a"}, Skip: spec.SkipWhen}}}
 	nodes := GraphFromPlan(p)
-	if len(nodes) != 2 || !nodes[1].Excluded || nodes[1].Needs[0] != "a" {
+	if len(nodes) != 2 || !nodes[1].Skip.Excluded() || nodes[1].Needs[0] != "a" {
 		t.Errorf("GraphFromPlan = %+v", nodes)
 	}
 }

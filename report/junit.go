@@ -111,7 +111,7 @@ func JUnitOfPlan(p *Plan, identifier string, drift bool) JUnitSuites {
 	suite := JUnitSuite{Name: suiteName(cmd, p.Name, identifier), Time: "0"}
 	for _, s := range p.Steps {
 		c := JUnitCase{Name: s.Name, Classname: suite.Name, File: s.Pos.File, Time: "0"}
-		line := s.Action
+		line := string(s.Action)
 		if s.Summary != "" {
 			line += ": " + s.Summary
 		}
@@ -120,9 +120,9 @@ func JUnitOfPlan(p *Plan, identifier string, drift bool) JUnitSuites {
 		}
 		switch {
 		case drift && IsChange(s.Action):
-			c.Failure = safeMessage(&JUnitMessage{Message: "drifted: would " + s.Action, Text: xmlSafe(line + "\n" + s.Diff)})
+			c.Failure = safeMessage(&JUnitMessage{Message: "drifted: would " + string(s.Action), Text: xmlSafe(line + "\n" + s.Diff)})
 			suite.Failures++
-		case s.Excluded:
+		case s.Skip.Excluded():
 			c.Skipped = &JUnitMessage{Message: xmlSafe(line)}
 			suite.Skipped++
 		default:

@@ -230,7 +230,7 @@ func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[strin
 		for _, s := range p.Steps {
 			detail := s.Summary
 			if s.Reason != "" {
-				detail = s.Action + ": " + s.Reason
+				detail = string(s.Action) + ": " + s.Reason
 			}
 			if len(s.Needs) > 0 {
 				detail += " (after " + strings.Join(s.Needs, ", ") + ")"
@@ -270,16 +270,16 @@ func containsString(list []string, s string) bool {
 // actionMark puts the actions that act on the cluster — changes, and the
 // job runs and restarts that act on every apply — in bold for readers to
 // scan for.
-func actionMark(a string) string {
+func actionMark(a Action) string {
 	switch {
 	case IsChange(a) || a == ActionRun || a == ActionRestart:
-		return "**" + a + "**"
+		return "**" + string(a) + "**"
 	case a == ActionUnknown:
-		return ToneWarning.Mark() + " " + a
+		return ToneWarning.Mark() + " " + string(a)
 	case a == ActionFail:
-		return ToneFailed.Mark() + " **" + a + "**"
+		return ToneFailed.Mark() + " **" + string(a) + "**"
 	}
-	return a
+	return string(a)
 }
 
 func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {

@@ -60,19 +60,19 @@ type Results struct {
 
 // StepResult is one step's outcome.
 type StepResult struct {
-	Name       string   `json:"name"`
-	Type       string   `json:"type"`
-	Status     Status   `json:"status"`
-	Attempts   int      `json:"attempts"`
-	DurationMs int64    `json:"durationMs"`
-	Error      string   `json:"error,omitempty"`
-	SkipReason string   `json:"skipReason,omitempty"`
-	Detail     string   `json:"detail,omitempty"`  // what the step did, one line
-	LogTail    []string `json:"logTail,omitempty"` // a failed job's last pod log lines
-	Changes    []Change `json:"changes,omitempty"` // what the step did, per object
-	Needs      []string `json:"needs,omitempty"`
-	Excluded   bool     `json:"excluded,omitempty"` // when: was false
-	Pos        spec.Pos `json:"pos"`
+	Name       string    `json:"name"`
+	Type       string    `json:"type"`
+	Status     Status    `json:"status"`
+	Attempts   int       `json:"attempts"`
+	DurationMs int64     `json:"durationMs"`
+	Error      string    `json:"error,omitempty"`
+	SkipReason string    `json:"skipReason,omitempty"`
+	Detail     string    `json:"detail,omitempty"`  // what the step did, one line
+	LogTail    []string  `json:"logTail,omitempty"` // a failed job's last pod log lines
+	Changes    []Change  `json:"changes,omitempty"` // what the step did, per object
+	Needs      []string  `json:"needs,omitempty"`
+	Skip       spec.Skip `json:"skip,omitempty"` // why it did not run (skip.go)
+	Pos        spec.Pos  `json:"pos"`
 
 	// Diagnosis is what a failed step was waiting on and why it is stuck
 	// (diagnosis.go); nil when the step did not fail waiting.
@@ -86,7 +86,7 @@ type Plan struct {
 	Server     string         `json:"server,omitempty"`
 	Offline    bool           `json:"offline"`
 	Changes    bool           `json:"changes"` // any step would change the cluster
-	Totals     map[string]int `json:"totals"`  // predicted action -> step count
+	Totals     map[Action]int `json:"totals"`  // predicted action -> step count
 	Steps      []PlanStep     `json:"steps"`
 	// Inputs are the declared variables the plan used (secrets masked).
 	Inputs []Input `json:"inputs,omitempty"`
@@ -109,36 +109,16 @@ func ShortFingerprint(fp string) string {
 	return fp
 }
 
-// Predicted actions (semantics.md, "plan").
-const (
-	ActionInstall   = "install"
-	ActionUpgrade   = "upgrade"
-	ActionUnchanged = "unchanged"
-	ActionSkip      = "skip"
-	ActionCreate    = "create"
-	ActionConfigure = "configure"
-	ActionDelete    = "delete"
-	ActionNoop      = "no-op"
-	ActionUnknown   = "unknown"
-	ActionWait      = "wait"
-	ActionRestart   = "restart"
-	ActionRun       = "run"
-	ActionExcluded  = "excluded" // when: false
-	ActionPlanned   = "planned"  // offline: not assessed against a cluster
-	// ActionFail: apply would fail the step; Reason is apply's error.
-	ActionFail = "fail"
-)
-
 // PlanStep is one step's prediction.
 type PlanStep struct {
 	Name     string       `json:"name"`
 	Type     string       `json:"type"`
-	Action   string       `json:"action"`
-	Reason   string       `json:"reason,omitempty"`   // why (unknown, skip, excluded, fail)
-	Summary  string       `json:"summary"`            // one line: what the step does
-	Needs    []string     `json:"needs,omitempty"`    // what it starts after
-	When     string       `json:"when,omitempty"`     // the condition, when present
-	Excluded bool         `json:"excluded,omitempty"` // when: was false
+	Action   Action       `json:"action"`
+	Reason   string       `json:"reason,omitempty"` // why (unknown, skip, excluded, fail)
+	Summary  string       `json:"summary"`          // one line: what the step does
+	Needs    []string     `json:"needs,omitempty"`  // what it starts after
+	When     string       `json:"when,omitempty"`   // the condition, when present
+	Skip     spec.Skip    `json:"skip,omitempty"`   // why it is left out (skip.go)
 	Objects  []ObjectPlan `json:"objects,omitempty"`
 	Diff     string       `json:"diff,omitempty"`     // unified diff (plan --diff)
 	DiffNote string       `json:"diffNote,omitempty"` // "no changes", "unavailable (<reason>)"
@@ -149,7 +129,7 @@ type PlanStep struct {
 
 // ObjectPlan is one object a step would touch: "create ConfigMap demo/settings".
 type ObjectPlan struct {
-	Action    string `json:"action"`
+	Action    Action `json:"action"`
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`

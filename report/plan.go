@@ -9,14 +9,14 @@ import (
 )
 
 // actionOrder is the order of the closing totals line, changes first.
-var actionOrder = []string{
+var actionOrder = []Action{
 	ActionFail, ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionDelete,
 	ActionRestart, ActionRun, ActionWait, ActionUnchanged, ActionNoop, ActionSkip,
 	ActionUnknown, ActionPlanned, ActionExcluded,
 }
 
 // actionPhrase is how the totals line names an action's count.
-var actionPhrase = map[string]string{
+var actionPhrase = map[Action]string{
 	ActionInstall:   "to install",
 	ActionUpgrade:   "to upgrade",
 	ActionCreate:    "to create",
@@ -30,8 +30,8 @@ var actionPhrase = map[string]string{
 }
 
 // PlanTotals counts the steps per predicted action.
-func PlanTotals(steps []PlanStep) map[string]int {
-	t := map[string]int{}
+func PlanTotals(steps []PlanStep) map[Action]int {
+	t := map[Action]int{}
 	for _, s := range steps {
 		t[s.Action]++
 	}
@@ -46,7 +46,7 @@ func TotalsLine(p *Plan) string {
 		totals = PlanTotals(p.Steps)
 	}
 	var parts []string
-	seen := map[string]bool{}
+	seen := map[Action]bool{}
 	for _, a := range actionOrder {
 		seen[a] = true
 		if n := totals[a]; n > 0 {
@@ -71,11 +71,11 @@ func TotalsLine(p *Plan) string {
 	return prefix + strings.Join(parts, ", ") + "."
 }
 
-func phrase(action string) string {
+func phrase(action Action) string {
 	if p, ok := actionPhrase[action]; ok {
 		return p
 	}
-	return action
+	return string(action)
 }
 
 // WritePlanText renders a plan for people: per step its action, name and

@@ -11,7 +11,7 @@ func offlinePlan() *Plan {
 		{Name: "cilium", Type: "helm", Action: ActionPlanned, Summary: "install or upgrade release cilium from chart cilium 1.18.4", Pos: spec.Pos{File: "khook.yaml", Line: 7, Col: 5}},
 		{Name: "coredns-ready", Type: "wait", Action: ActionPlanned, Summary: "wait for condition=Available on deployment/coredns", Needs: []string{"cilium"}},
 		{Name: "argocd", Type: "helm", Action: ActionExcluded, Summary: "install or upgrade release argocd", Needs: []string{"cilium", "coredns-ready"},
-			When: `vars.ENV == "prod"`, Excluded: true, Reason: `when vars.ENV == "prod" is false`},
+			When: `vars.ENV == "prod"`, Skip: spec.SkipWhen, Reason: `when vars.ENV == "prod" is false`},
 	}
 	return &Plan{Name: "demo", Identifier: "demo", Offline: true, Steps: steps, Totals: PlanTotals(steps)}
 }
@@ -26,7 +26,7 @@ func livePlan() *Plan {
 			DiffNote: "unavailable (namespace demo is created by an earlier step)"},
 		{Name: "coredns-ready", Type: "wait", Action: ActionNoop, Summary: "wait for condition=Available on deployment/coredns", DiffNote: "no changes"},
 		{Name: "crs", Type: "apply", Action: ActionUnknown, Needs: []string{"settings"}, Reason: "kind Application is registered by an earlier step"},
-		{Name: "argocd", Type: "helm", Action: ActionExcluded, Excluded: true, Reason: `when vars.ENV == "prod" is false`},
+		{Name: "argocd", Type: "helm", Action: ActionExcluded, Skip: spec.SkipWhen, Reason: `when vars.ENV == "prod" is false`},
 	}
 	return &Plan{Name: "demo", Identifier: "prod-eu", Server: "https://10.0.0.1:6443", Changes: true, Steps: steps, Totals: PlanTotals(steps)}
 }
@@ -66,7 +66,7 @@ func TestTotalsLine(t *testing.T) {
 		plan *Plan
 		want string
 	}{
-		{&Plan{Totals: map[string]int{"install": 2, "upgrade": 1, "unchanged": 3, "excluded": 1}}, "Plan: 2 to install, 1 to upgrade, 3 unchanged, 1 excluded."},
+		{&Plan{Totals: map[Action]int{"install": 2, "upgrade": 1, "unchanged": 3, "excluded": 1}}, "Plan: 2 to install, 1 to upgrade, 3 unchanged, 1 excluded."},
 		{&Plan{Steps: []PlanStep{{Action: "run"}, {Action: "skip"}, {Action: "odd"}}}, "Plan: 1 to run, 1 to skip, 1 odd."},
 		{&Plan{Offline: true}, "Plan (offline): no steps."},
 	} {

@@ -51,8 +51,8 @@ type PlanCheck struct {
 // one; "" stands for a step absent from that plan.
 type StepActionChange struct {
 	Name     string `json:"name"`
-	Reviewed string `json:"reviewed"`
-	Now      string `json:"now"`
+	Reviewed Action `json:"reviewed"`
+	Now      Action `json:"now"`
 }
 
 // Matches reports whether the plan now is the plan reviewed.
@@ -173,7 +173,7 @@ func WritePlanCheckMarkdown(w io.Writer, c *PlanCheck, name, identifier string, 
 
 // CompareSteps lists the steps whose action in p differs from reviewed
 // (step name -> action), in p's order, then the steps p no longer has.
-func CompareSteps(reviewed map[string]string, p *Plan) []StepActionChange {
+func CompareSteps(reviewed map[string]Action, p *Plan) []StepActionChange {
 	var out []StepActionChange
 	seen := map[string]bool{}
 	for _, s := range p.Steps {
@@ -213,7 +213,7 @@ func hiddenPlanLines(fingerprint string, steps []PlanStep) string {
 	if len(steps) > 0 {
 		parts := make([]string, len(steps))
 		for i, st := range steps {
-			parts[i] = st.Name + "=" + st.Action
+			parts[i] = st.Name + "=" + string(st.Action)
 		}
 		s += fmt.Sprintf("<!-- khook:steps %s -->\n", strings.Join(parts, " "))
 	}
@@ -222,16 +222,16 @@ func hiddenPlanLines(fingerprint string, steps []PlanStep) string {
 
 // CommentFingerprint reads the plan fingerprint a khook comment carries
 // ("" when it has none) and the reviewed step actions (nil when unknown).
-func CommentFingerprint(body string) (fingerprint string, steps map[string]string) {
+func CommentFingerprint(body string) (fingerprint string, steps map[string]Action) {
 	m := fingerprintLine.FindStringSubmatch(body)
 	if m == nil {
 		return "", nil
 	}
 	if sm := stepsLine.FindStringSubmatch(body); sm != nil {
-		steps = map[string]string{}
+		steps = map[string]Action{}
 		for _, kv := range strings.Fields(sm[1]) {
 			if name, action, ok := strings.Cut(kv, "="); ok {
-				steps[name] = action
+				steps[name] = Action(action)
 			}
 		}
 	}

@@ -25,7 +25,7 @@ func TestCommentFingerprintRoundTrip(t *testing.T) {
 		t.Errorf("the short fingerprint is not shown:\n%s", body)
 	}
 	fp, steps := CommentFingerprint(body)
-	want := map[string]string{"cilium": "upgrade", "settings": "create", "crs": "unknown", "argocd": "excluded", "ready": "no-op"}
+	want := map[string]Action{"cilium": "upgrade", "settings": "create", "crs": "unknown", "argocd": "excluded", "ready": "no-op"}
 	if fp != p.Fingerprint || !cmp.Equal(steps, want) {
 		t.Errorf("read back %q %v", fp, steps)
 	}
@@ -63,7 +63,7 @@ func TestReplaceCommentStatusKeepsTheReviewedPlan(t *testing.T) {
 
 func TestPlanCheckSentences(t *testing.T) {
 	now := ciPlan()
-	reviewed := map[string]string{"cilium": "upgrade", "settings": "unchanged", "crs": "unknown", "argocd": "excluded", "ready": "no-op", "old": "create"}
+	reviewed := map[string]Action{"cilium": "upgrade", "settings": "unchanged", "crs": "unknown", "argocd": "excluded", "ready": "no-op", "old": "create"}
 	c := &PlanCheck{Mode: PlanCheckStrict, Source: "pull request #7", Reviewed: strings.Repeat("a", 64), Current: now.Fingerprint,
 		Steps: CompareSteps(reviewed, now), StepsKnown: true}
 	want := []string{

@@ -46,9 +46,9 @@ func (t *tracker) add(info StepInfo) *stepState {
 		info.MaxAttempts = 1
 	}
 	st := &stepState{info: info, status: StatusPending}
-	if info.Excluded {
+	if info.Skip.Excluded() {
 		st.status = StatusSkipped
-		st.note = "excluded by when:"
+		st.note = excludedNote(info.Skip)
 	}
 	t.order = append(t.order, st)
 	t.byKey[info.Name] = st
@@ -178,7 +178,7 @@ func (v *LogView) Finish(r *Results) error {
 func StepInfos(s *spec.Spec) []StepInfo {
 	infos := make([]StepInfo, len(s.Steps))
 	for i, st := range s.Steps {
-		infos[i] = StepInfo{Name: st.Name, Type: st.Type(), MaxAttempts: st.Retries + 1, Excluded: st.Excluded}
+		infos[i] = StepInfo{Name: st.Name, Type: st.Type(), MaxAttempts: st.Retries + 1, Skip: st.Skip}
 	}
 	return infos
 }

@@ -7,14 +7,16 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/khook/khook/spec"
 )
 
 // StepInfo is what the progress views know about a step before it runs.
 type StepInfo struct {
 	Name        string
 	Type        string
-	MaxAttempts int  // retries + 1
-	Excluded    bool // when: was false: shown skipped from the start
+	MaxAttempts int       // retries + 1
+	Skip        spec.Skip // left out before the run (Skip.Excluded): shown skipped from the start
 }
 
 // FormatDuration prints a duration the way the tables do: 850ms, 4.2s, 1m02s.

@@ -19,7 +19,7 @@ func sampleResults() *Results {
 			{Name: "seed", Type: "job", Status: StatusFailed, Attempts: 3, DurationMs: 58_000, Needs: []string{"cilium"},
 				Error: "job seed failed: pod seed-x7k2 exited with code 1", LogTail: []string{"connecting to db", "error: connection refused"}},
 			{Name: "argocd", Type: "helm", Status: StatusSkipped, Needs: []string{"seed"}, SkipReason: "not run: step seed failed"},
-			{Name: "extras", Type: "apply", Status: StatusSkipped, Excluded: true, SkipReason: `excluded: when vars.ENV == "prod" is false`},
+			{Name: "extras", Type: "apply", Status: StatusSkipped, Skip: spec.SkipWhen, SkipReason: `excluded: when vars.ENV == "prod" is false`},
 		},
 	}
 }
@@ -79,7 +79,7 @@ func sampleInfos() []StepInfo {
 		{Name: "cilium", Type: "helm", MaxAttempts: 1},
 		{Name: "seed", Type: "job", MaxAttempts: 3},
 		{Name: "argocd", Type: "helm", MaxAttempts: 2},
-		{Name: "extras", Type: "apply", MaxAttempts: 1, Excluded: true},
+		{Name: "extras", Type: "apply", MaxAttempts: 1, Skip: spec.SkipWhen},
 	}
 }
 

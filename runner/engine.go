@@ -179,18 +179,18 @@ func (r *run) settle() {
 			}
 			changed = true
 			switch {
-			case n.step.Excluded:
+			case n.step.Excluded():
 				n.blocked = blockedBy // excluded satisfies needs only once its own are met
-				r.finish(i, r.skipped(n.step, fmt.Sprintf("excluded: when %s is false", n.step.When)))
+				r.finish(i, r.skipped(n.step, n.step.Skip, "excluded: "+n.step.ExcludedBecause()))
 			case r.stop != "":
 				n.state = stateReady // skipRest reports it with the stop reason
 			case blockedBy != "":
 				n.blocked = blockedBy
-				r.finish(i, r.skipped(n.step, reason))
+				r.finish(i, r.skipped(n.step, spec.SkipBlocked, reason))
 			default:
 				if r.Resume != nil {
 					if why, skip := r.Resume(n.step); skip {
-						r.finish(i, r.skipped(n.step, why))
+						r.finish(i, r.skipped(n.step, spec.SkipResumed, why))
 						continue
 					}
 				}
@@ -246,12 +246,12 @@ func (r *run) skipRest() {
 		if n.state == stateDone {
 			continue
 		}
-		why := reason
-		if n.step.Excluded {
-			why = fmt.Sprintf("excluded: when %s is false", n.step.When)
+		skip, why := spec.SkipStopped, reason
+		if n.step.Excluded() {
+			skip, why = n.step.Skip, "excluded: "+n.step.ExcludedBecause()
 		}
 		n.blocked = "(not run)"
-		r.finish(i, r.skipped(n.step, why))
+		r.finish(i, r.skipped(n.step, skip, why))
 	}
 }
 
@@ -279,10 +279,9 @@ func (r *run) emit(ev report.Event) {
 // base is a result with the fields every status shares.
 func (r *run) base(st *spec.Step) report.StepResult {
 	res := report.StepResult{
-		Name:     st.Name,
-		Type:     st.Type(),
-		Needs:    st.Needs,
-		Excluded: st.Excluded,
+		Name:  st.Name,
+		Type:  st.Type(),
+		Needs: st.Needs,
 	}
 	if r.PosOf != nil {
 		res.Pos = r.PosOf(st.Path)
@@ -290,9 +289,9 @@ func (r *run) base(st *spec.Step) report.StepResult {
 	return res
 }
 
-func (r *run) skipped(st *spec.Step, reason string) report.StepResult {
+func (r *run) skipped(st *spec.Step, skip spec.Skip, reason string) report.StepResult {
 	res := r.base(st)
-	res.Status = report.StatusSkipped
+	res.Status, res.Skip = report.StatusSkipped, skip
 	res.SkipReason = r.Redactor.String(reason)
 	return res
 }

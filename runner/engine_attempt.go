@@ -35,7 +35,7 @@ func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 		if err == nil {
 			res.Status, res.Error = report.StatusOK, ""
 			if out.Skipped {
-				res.Status = report.StatusSkipped
+				res.Status, res.Skip = report.StatusSkipped, spec.SkipIf
 				res.SkipReason = r.Redactor.String(out.SkipReason)
 			}
 			return res

@@ -140,7 +140,7 @@ func TestStepStartsAsSoonAsItsNeedsSucceed(t *testing.T) {
 
 func TestExcludedAndSkippedStepsSatisfyNeeds(t *testing.T) {
 	a, b := step("a"), step("b", "a")
-	a.Excluded, a.When = true, `vars.ENV == "prod"`
+	a.Skip, a.When = spec.SkipWhen, `vars.ENV == "prod"`
 	f := newFake().on("b", func(context.Context, int) (Outcome, error) {
 		return Outcome{Skipped: true, SkipReason: "job/b already succeeded"}, nil
 	})
@@ -150,8 +150,8 @@ func TestExcludedAndSkippedStepsSatisfyNeeds(t *testing.T) {
 		{"b", "skipped", "", "job/b already succeeded", "", 1},
 		{"c", "ok", "", "", "did c", 1},
 	})
-	if !got[0].Excluded || got[1].Excluded {
-		t.Errorf("Excluded = %v, %v; want true, false", got[0].Excluded, got[1].Excluded)
+	if got[0].Skip != spec.SkipWhen || got[1].Skip.Excluded() {
+		t.Errorf("Skip = %q, %q; want when, none", got[0].Skip, got[1].Skip)
 	}
 	if f.calls["a"] != 0 {
 		t.Errorf("the excluded step ran %d times", f.calls["a"])
@@ -194,7 +194,7 @@ func TestOnErrorContinueSkipsOnlyDependents(t *testing.T) {
 func TestExcludedStepWithFailedNeedStillBlocks(t *testing.T) {
 	bad, mid := step("bad"), step("mid", "bad")
 	bad.OnError = spec.OnErrorContinue
-	mid.Excluded, mid.When = true, "false"
+	mid.Skip, mid.When = spec.SkipWhen, "false"
 	got := engine(newFake().on("bad", fail("boom")), bad, mid, step("last", "mid")).Run(context.Background())
 	check(t, got, []brief{
 		{"bad", "failed", "boom", "", "", 1},

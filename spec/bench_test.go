@@ -86,7 +86,7 @@ func TestBigSpecLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Steps) != 100 || len(s.Order()) != 99 || s.Steps[10].Excluded {
-		t.Errorf("unexpected shape: %d steps, %d levels, step 10 excluded=%v", len(s.Steps), len(s.Order()), s.Steps[10].Excluded)
+	if len(s.Steps) != 100 || len(s.Order()) != 99 || s.Steps[10].Excluded() {
+		t.Errorf("unexpected shape: %d steps, %d levels, step 10 excluded=%v", len(s.Steps), len(s.Order()), s.Steps[10].Excluded())
 	}
 }

@@ -119,7 +119,7 @@ func TestDefaultsApplied(t *testing.T) {
 	if s.Step("patch-aws-node").Patch.Type != PatchJSON || s.Step("smoke").Job.Namespace != "default" {
 		t.Error("per-type defaults not applied")
 	}
-	if !s.Step("restart-agent").Excluded || s.Step("smoke").Excluded {
+	if !s.Step("restart-agent").Excluded() || s.Step("smoke").Excluded() {
 		t.Error("when: not evaluated")
 	}
 	if d := s.Step("remove-aws-node").Delete; !d.IgnoresNotFound() {
@@ -239,7 +239,7 @@ func TestEdgeCasesNormalised(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"PORT": "8080", "DEBUG": "true", "EMPTY": ""}, s.Step("env-scalars").Job.Env); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
-	if s.Step("oci-with-port").Excluded || s.Step("delete-false").Delete.IgnoresNotFound() || s.State.Enabled {
+	if s.Step("oci-with-port").Excluded() || s.Step("delete-false").Delete.IgnoresNotFound() || s.State.Enabled {
 		t.Error("when: true, ignoreNotFound: false or state.enabled: false not honoured")
 	}
 	if st := s.Step("ops"); st.OnError != OnErrorContinue || st.RetryDelay.D().String() != "1.5s" {

@@ -166,8 +166,9 @@ type Step struct {
 	// ("steps.3") for Spec.PosOf.
 	Index int    `json:"-"`
 	Path  string `json:"-"`
-	// Excluded is true when when: evaluated to false at load time.
-	Excluded bool `json:"-"`
+	// Skip is why the step is left out before the run (SkipWhen: its when:
+	// evaluated to false at load time; SkipNotSelected); "" when it runs.
+	Skip Skip `json:"-"`
 }
 
 // Type returns the step's action key ("helm", "apply", ...).

@@ -140,7 +140,12 @@ func evalWhen(s *Spec, pm *posMap) Problems {
 			probs = append(probs, Problem{Pos: pos, Path: st.Path + ".when", Message: fmt.Sprintf("%s.when: %v", st.Path, err), Hint: hint})
 			continue
 		}
-		st.Excluded = !ok
+		switch {
+		case !ok:
+			st.Skip = SkipWhen
+		case st.Skip == SkipWhen:
+			st.Skip = ""
+		}
 	}
 	return probs
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // countedActions are the to-<action> outputs, always present.
-var countedActions = []string{
+var countedActions = []report.Action{
 	report.ActionInstall, report.ActionUpgrade, report.ActionCreate, report.ActionConfigure,
 	report.ActionDelete, report.ActionRun, report.ActionRestart, report.ActionWait, report.ActionUnknown,
 }
@@ -35,7 +35,7 @@ const (
 func OutputNames() []string {
 	names := []string{OutStatus, OutChanges, OutDrift}
 	for _, a := range countedActions {
-		names = append(names, "to-"+a)
+		names = append(names, "to-"+string(a))
 	}
 	return append(names, OutFailedSteps, OutFailureReason, OutPlanPath, OutPlanJSONPath, OutResultsJSON, OutCommentURL)
 }
@@ -43,7 +43,7 @@ func OutputNames() []string {
 // outputs computes every output's value.
 func (oc *outcome) outputs() []kv {
 	changes := false
-	counts := map[string]int{}
+	counts := map[report.Action]int{}
 	var failed []string
 	if oc.plan != nil {
 		changes = oc.plan.Changes
@@ -65,7 +65,7 @@ func (oc *outcome) outputs() []kv {
 		{OutDrift, fmt.Sprint(oc.drift)},
 	}
 	for _, a := range countedActions {
-		out = append(out, kv{"to-" + a, fmt.Sprint(counts[a])})
+		out = append(out, kv{"to-" + string(a), fmt.Sprint(counts[a])})
 	}
 	return append(out,
 		kv{OutFailedSteps, strings.Join(failed, ",")},

@@ -20,7 +20,7 @@ type reviewed struct {
 	number      int    // the pull request, 0 when none was found
 	comment     sticky.Comment
 	fingerprint string
-	steps       map[string]string // step -> action; nil when not recorded
+	steps       map[string]report.Action // step -> action; nil when not recorded
 	// problem says why there is no reviewed plan to check against.
 	problem string
 	// update rewrites the comment; nil when there is none to rewrite.

@@ -173,7 +173,7 @@ func (a *Apply) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) error {
 // predicted no change for: a change that was reviewed (an object drifted
 // since the step last succeeded) is applied, not resumed past.
 func (a *Apply) resumeUnchanged(resume func(*spec.Step) (string, bool)) func(*spec.Step) (string, bool) {
-	planned := map[string]string{}
+	planned := map[string]report.Action{}
 	for _, ps := range a.Expect.Plan.Steps {
 		planned[ps.Name] = ps.Action
 	}

@@ -166,7 +166,7 @@ func TestApplyReviewedPlanOnUnchangedWorld(t *testing.T) {
 		case report.ActionWait:
 			want = report.ActionNoop
 		case report.ActionExcluded:
-			if !got[ps.Name].Excluded {
+			if !got[ps.Name].Skip.Excluded() {
 				t.Errorf("step %s was planned excluded and ran", ps.Name)
 			}
 			continue

@@ -144,8 +144,8 @@ spec:
 }
 
 // verdict folds what a step did into the plan's vocabulary.
-func verdict(r report.StepResult) string {
-	did := map[string]bool{}
+func verdict(r report.StepResult) report.Action {
+	did := map[report.Did]bool{}
 	for _, c := range r.Changes {
 		did[c.Action] = true
 	}

@@ -47,7 +47,7 @@ func Plan(s *spec.Spec) *Teardown {
 			// A failed teardown blocks only what it depends on: other
 			// branches are still torn down.
 			OnError: spec.OnErrorContinue,
-			Index:   st.Index, Path: st.Path, Excluded: st.Excluded,
+			Index:   st.Index, Path: st.Path, Skip: st.Skip,
 		}
 		if d := undo(st); d != nil {
 			td.Delete = d

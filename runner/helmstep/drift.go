@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,16 +15,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
-)
-
-// Drift actions.
-const (
-	// DriftCreate: the object is absent from the cluster (or its kind is not
-	// served any more).
-	DriftCreate = "create"
-	// DriftConfigure: applying the manifest would change the live object.
-	DriftConfigure = "configure"
 )
 
 // Labels and annotations Helm adds to every object it applies; they are not
@@ -45,7 +36,7 @@ type DriftInput struct {
 	Manifest  string // multi-document YAML
 	// Applied says Manifest is what Helm applied last (the deployed
 	// release's own): an object whose live state already holds every field
-	// of it as written (kube.Unchanged) needs no dry run. A rendered
+	// of it as written (kube.Holds) needs no dry run. A rendered
 	// upgrade may drop fields Helm owns, so it is dry-run in full.
 	Applied bool
 }
@@ -57,13 +48,15 @@ type ObjectDiff struct {
 	Kind       string
 	Namespace  string // empty for cluster-scoped objects
 	Name       string
-	Action     string // DriftCreate or DriftConfigure
-	// Live is the object in the cluster (nil for DriftCreate); Desired is the
+	// Action is create (the object is absent, or its kind is not served any
+	// more) or configure (applying the manifest would change it): the change
+	// decision's (kube.Decide).
+	Action report.Action
+	// Live is the object in the cluster (nil for create); Desired is the
 	// object as the API server would store it after the apply (server-side
 	// dry run, so defaulting and admission are accounted for), or the
-	// manifest object for DriftCreate. Both have managedFields,
-	// resourceVersion, generation and status removed. Secrets carry their data:
-	// callers that print them must mask it.
+	// manifest object for create. Both are normalised (kube.Normalize).
+	// Secrets carry their data: callers that print them must mask it.
 	Live, Desired *unstructured.Unstructured
 }
 
@@ -83,7 +76,7 @@ func (d ObjectDiff) String() string {
 // when it exists and may differ, sends a server-side apply dry run (DryRun=All, Helm's field
 // manager, forced, with the release labels and annotations Helm adds), then
 // compares the result with the live object. It sends no write. An object
-// edited out of band (kubectl edit) shows as DriftConfigure.
+// edited out of band (kubectl edit) shows as configure.
 func Drift(ctx context.Context, c *kube.Clients, in DriftInput) ([]ObjectDiff, error) {
 	objs, err := decodeManifest(in.Manifest)
 	if err != nil {
@@ -112,7 +105,8 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 	}
 	if meta.IsNoMatchError(err) {
 		d.Namespace = obj.GetNamespace()
-		d.Action, d.Desired = DriftCreate, clean(obj)
+		change := kube.Decide(nil, obj, kube.ChangeOptions{})
+		d.Action, d.Desired = change.Action, change.After
 		return d, nil // its kind is not served: the object cannot exist
 	}
 	if err != nil {
@@ -146,13 +140,14 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 			continue // created since the run's cached read? read it fresh
 		}
 		if apierrors.IsNotFound(err) {
-			d.Action, d.Desired = DriftCreate, clean(obj)
+			change := kube.Decide(nil, obj, kube.ChangeOptions{})
+			d.Action, d.Desired = change.Action, change.After
 			return d, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("release %s: cannot read %s: %w", in.Release, d.id(), err)
 		}
-		if in.Applied && kube.Unchanged(mapping, live, desired) {
+		if in.Applied && kube.Holds(mapping, live, desired, kube.ChangeOptions{}) {
 			return nil, nil
 		}
 		applied, err := dryRunApply(ctx, ri, desired)
@@ -162,11 +157,11 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 		if applied.GetResourceVersion() != live.GetResourceVersion() && attempt < 3 {
 			continue
 		}
-		live, applied = clean(live), clean(applied)
-		if equality.Semantic.DeepEqual(live.Object, applied.Object) {
+		change := kube.Decide(live, applied, kube.ChangeOptions{})
+		if !change.Changed() {
 			return nil, nil
 		}
-		d.Action, d.Live, d.Desired = DriftConfigure, live, applied
+		d.Action, d.Live, d.Desired = change.Action, change.Live, change.After
 		return d, nil
 	}
 }
@@ -194,17 +189,6 @@ func addHelmMetadata(obj *unstructured.Unstructured, release, namespace string) 
 	ann[releaseNameAnnotation] = release
 	ann[releaseNamespaceAnnot] = namespace
 	obj.SetAnnotations(ann)
-}
-
-// clean drops the fields that change without the object changing, and
-// status, which an apply of the object does not set.
-func clean(u *unstructured.Unstructured) *unstructured.Unstructured {
-	u = u.DeepCopy()
-	unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
-	unstructured.RemoveNestedField(u.Object, "metadata", "resourceVersion")
-	unstructured.RemoveNestedField(u.Object, "metadata", "generation")
-	unstructured.RemoveNestedField(u.Object, "status")
-	return u
 }
 
 // decodeManifest reads multi-document YAML into objects, skipping empty

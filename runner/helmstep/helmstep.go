@@ -220,10 +220,10 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 	}
 	if installing {
 		out.Detail = fmt.Sprintf("installed release %s revision %d (%s)", name, res.Version, r.src.what)
-		out.Changes = releaseChange(report.DidInstall, name, ns)
+		out.Changes = releaseChange(report.ActionInstall.Done(), name, ns)
 	} else {
 		out.Detail = fmt.Sprintf("upgraded release %s to revision %d (%s)", name, res.Version, r.src.what)
-		out.Changes = releaseChange(report.DidUpgrade, name, ns)
+		out.Changes = releaseChange(report.ActionUpgrade.Done(), name, ns)
 	}
 	return out, nil
 }

@@ -133,6 +133,6 @@ func keepCRDs(cfg *action.Configuration, last *rel.Release) ([]string, error) {
 }
 
 // releaseChange is a helm step's change set: its one release.
-func releaseChange(action, name, ns string) []report.Change {
+func releaseChange(action report.Did, name, ns string) []report.Change {
 	return []report.Change{{Action: action, Kind: report.KindRelease, Namespace: ns, Name: name}}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/khook/khook/report"
 )
 
 // FieldManager is khook's field manager for server-side apply and writes.
@@ -25,13 +26,6 @@ const FieldManager = "khook"
 
 // LastAppliedAnnotation is kubectl's client-side apply record.
 const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
-
-// Apply actions, as plan reports them.
-const (
-	ActionCreate    = "create"
-	ActionConfigure = "configure"
-	ActionUnchanged = "unchanged"
-)
 
 // ApplyRequest is the one request apply would send for one object: computed
 // by PlanApply without writing, sent by Send (for real, or with DryRun=All
@@ -44,7 +38,7 @@ type ApplyRequest struct {
 	Live    *unstructured.Unstructured // nil when the object does not exist
 	// Action is create, configure or unchanged. Server-side apply always
 	// sends its request; Action then only predicts create vs configure.
-	Action     string
+	Action     report.Action
 	ServerSide bool
 	PatchType  types.PatchType // configure (client-side) and server-side
 	Patch      []byte
@@ -65,7 +59,7 @@ func (r *ApplyRequest) Name() string { return ObjectName(r.Desired) }
 // normalizeSecret), so a converged Secret sends nothing.
 func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (*ApplyRequest, error) {
 	req, err := c.planApply(ctx, obj, m, serverSide, true)
-	if err == nil && req.cached && req.Action == ActionConfigure && !serverSide {
+	if err == nil && req.cached && req.Action == report.ActionConfigure && !serverSide {
 		// A change decided on the run's cached read: patch what is live now.
 		return c.planApply(ctx, obj, m, serverSide, false)
 	}
@@ -91,9 +85,9 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	req := &ApplyRequest{Mapping: m, Live: live, ServerSide: serverSide, src: src, cached: cached}
 	if serverSide {
 		req.Desired = obj.DeepCopy()
-		req.Action = ActionConfigure
+		req.Action = report.ActionConfigure
 		if live == nil {
-			req.Action = ActionCreate
+			req.Action = report.ActionCreate
 		}
 		req.PatchType = types.ApplyPatchType
 		req.Patch, err = req.Desired.MarshalJSON()
@@ -105,7 +99,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	}
 	req.Desired = desired
 	if live == nil {
-		req.Action = ActionCreate
+		req.Action = report.ActionCreate
 		return req, nil
 	}
 	original := []byte(live.GetAnnotations()[LastAppliedAnnotation])
@@ -113,9 +107,9 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	if err != nil {
 		return nil, fmt.Errorf("cannot compute the patch for %s: %v", ObjectName(obj), err)
 	}
-	req.Action = ActionConfigure
+	req.Action = report.ActionConfigure
 	if string(req.Patch) == "{}" {
-		req.Action = ActionUnchanged
+		req.Action = report.ActionUnchanged
 		return req, nil
 	}
 	// A patch can be non-empty and still change nothing: a merge patch
@@ -125,38 +119,23 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	// The server decides: the patch is kept only if its dry run would
 	// change the object. A dry run that fails keeps it, and the real write
 	// reports why.
-	if out, err := c.Send(ctx, req, true); err == nil && SameObject(live, out) {
-		req.Action = ActionUnchanged
+	if out, err := c.Send(ctx, req, true); err == nil {
+		if change := Decide(live, out, ChangeOptions{}); !change.Changed() && !change.Record {
+			req.Action = report.ActionUnchanged
+		}
 	}
 	return req, nil
 }
 
-// SameObject reports whether two versions of an object hold the same
-// content: everything but the server's bookkeeping (resourceVersion and
-// managedFields, whose timestamps move on every write, dry runs included).
-func SameObject(a, b *unstructured.Unstructured) bool {
-	strip := func(u *unstructured.Unstructured) map[string]any {
-		c := u.DeepCopy()
-		c.SetResourceVersion("")
-		c.SetManagedFields(nil)
-		return c.Object
+// Outcome is what the request does to its object. A server-side apply is
+// always sent: Decide tells from the server's answer (Send's, or its dry
+// run's for plan) whether it changed anything. A client-side request was
+// decided before it was sent (PlanApply): its Action.
+func (r *ApplyRequest) Outcome(answer *unstructured.Unstructured) report.Action {
+	if !r.ServerSide || r.Live == nil || answer == nil {
+		return r.Action
 	}
-	return equality.Semantic.DeepEqual(strip(a), strip(b))
-}
-
-// Unchanged reports whether applying desired over live, when desired is
-// also what was applied last, would change nothing: the three-way patch
-// PlanApply decides with (original = modified = desired) is empty. A field
-// of desired that live lacks or holds differently makes it false; so does
-// any error. A Secret's stringData counts as the data it is stored as.
-// Helm drift uses it to dry-run only what differs.
-func Unchanged(m *meta.RESTMapping, live, desired *unstructured.Unstructured) bool {
-	modified, err := normalizeSecret(desired).MarshalJSON()
-	if err != nil {
-		return false
-	}
-	_, patch, err := threeWayPatch(m, modified, modified, live)
-	return err == nil && string(patch) == "{}"
+	return Decide(r.Live, answer, ChangeOptions{}).Action
 }
 
 // withLastApplied returns a copy of obj carrying the last-applied
@@ -241,7 +220,7 @@ func (c *Clients) Send(ctx context.Context, req *ApplyRequest, dryRun bool) (*un
 		return nil, c.writeError(req, err)
 	}
 	if !dryRun {
-		if req.Action != ActionUnchanged || req.ServerSide {
+		if req.Action != report.ActionUnchanged || req.ServerSide {
 			c.remember(ctx, req.Mapping, out) // a later read sees own write
 		}
 		if IsCRD(out) {
@@ -258,9 +237,9 @@ func (c *Clients) send(ctx context.Context, req *ApplyRequest, dr []string) (*un
 		force := false
 		return r.Patch(ctx, req.Desired.GetName(), types.ApplyPatchType, req.Patch,
 			metav1.PatchOptions{FieldManager: FieldManager, FieldValidation: FieldValidation, Force: &force, DryRun: dr})
-	case req.Action == ActionCreate:
+	case req.Action == report.ActionCreate:
 		return r.Create(ctx, req.Desired, metav1.CreateOptions{FieldManager: FieldManager, FieldValidation: FieldValidation, DryRun: dr})
-	case req.Action == ActionConfigure:
+	case req.Action == report.ActionConfigure:
 		return r.Patch(ctx, req.Desired.GetName(), req.PatchType, req.Patch,
 			metav1.PatchOptions{FieldManager: FieldManager, FieldValidation: FieldValidation, DryRun: dr})
 	}

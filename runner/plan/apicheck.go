@@ -15,7 +15,7 @@ import (
 // the version that removes it), at the object's apiVersion line.
 func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems, warnings spec.Problems) {
 	for _, st := range s.Steps {
-		if st.Excluded || st.Apply == nil {
+		if st.Excluded() || st.Apply == nil {
 			continue
 		}
 		for i, src := range st.Apply.Manifests {

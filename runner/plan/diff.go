@@ -22,37 +22,15 @@ const (
 // still succeeds.
 func unavailable(reason string) string { return "unavailable (" + reason + ")" }
 
-// churn are metadata fields that change without the object changing.
-var churn = [][]string{
-	{"metadata", "managedFields"},
-	{"metadata", "resourceVersion"},
-	{"metadata", "uid"},
-	{"metadata", "generation"},
-	{"metadata", "creationTimestamp"},
-	{"metadata", "selfLink"},
-	{"status"},
-}
-
-// forDiff returns a copy of u without churn and kubectl's last-applied
-// annotation (a JSON copy of the object that would double every change),
-// and with Secret values masked: a diff shows that a secret value changed,
-// never the value.
+// forDiff returns u as the change decision compares it (kube.Normalize:
+// no server bookkeeping, status or last-applied annotation; a Secret's
+// stringData as data), with Secret values masked: a diff shows that a
+// secret value changed, never the value.
 func forDiff(u *unstructured.Unstructured, masks map[string]string) *unstructured.Unstructured {
 	if u == nil {
 		return nil
 	}
-	u = u.DeepCopy()
-	for _, path := range churn {
-		unstructured.RemoveNestedField(u.Object, path...)
-	}
-	if ann := u.GetAnnotations(); ann != nil {
-		delete(ann, kube.LastAppliedAnnotation)
-		if len(ann) == 0 {
-			unstructured.RemoveNestedField(u.Object, "metadata", "annotations")
-		} else {
-			u.SetAnnotations(ann)
-		}
-	}
+	u = kube.Normalize(u, kube.ChangeOptions{})
 	if u.GetKind() == "Secret" && (u.GetAPIVersion() == "v1" || u.GetAPIVersion() == "") {
 		maskSecret(u, masks)
 	}

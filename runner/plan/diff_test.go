@@ -58,13 +58,13 @@ func TestObjectDiffOfEqualObjectsIsEmpty(t *testing.T) {
 
 func TestStepActionFoldsObjects(t *testing.T) {
 	cases := []struct {
-		objs []string
-		want string
+		objs []report.Action
+		want report.Action
 	}{
 		{nil, report.ActionUnchanged},
-		{[]string{"unchanged", "unchanged"}, report.ActionUnchanged},
-		{[]string{"unchanged", "create"}, report.ActionCreate},
-		{[]string{"create", "configure", "unchanged"}, report.ActionConfigure},
+		{[]report.Action{"unchanged", "unchanged"}, report.ActionUnchanged},
+		{[]report.Action{"unchanged", "create"}, report.ActionCreate},
+		{[]report.Action{"create", "configure", "unchanged"}, report.ActionConfigure},
 	}
 	for _, c := range cases {
 		var objs []report.ObjectPlan

@@ -12,21 +12,24 @@ import (
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
 // digested adds to o the digests of the object the prediction sends
-// (desired) and of the live object it was made against; no-op without a
-// hasher.
+// (desired) and of the live object it was made against, each as the change
+// decision compares it (kube.Normalize): a status update or the server's
+// bookkeeping between plan and apply is no surprise, an edit is. No-op
+// without a hasher.
 func (pr *probe) digested(o report.ObjectPlan, desired, live *unstructured.Unstructured) report.ObjectPlan {
 	if pr.Digest == nil {
 		return o
 	}
 	if desired != nil {
-		o.Desired = pr.Digest.Desired(desired.Object)
+		o.Desired = pr.Digest.Object(kube.Normalize(desired, kube.ChangeOptions{}).Object)
 	}
 	if live != nil {
-		o.Live = pr.Digest.Live(live.Object)
+		o.Live = pr.Digest.Object(kube.Normalize(live, kube.ChangeOptions{}).Object)
 	}
 	return o
 }

@@ -72,7 +72,7 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 	for i := range p.Steps {
 		ps := &p.Steps[i]
 		st := s.Step(ps.Name)
-		if st == nil || st.Excluded {
+		if st == nil || st.Excluded() {
 			continue
 		}
 		wg.Go(func() {

@@ -4,8 +4,6 @@
 package plan
 
 import (
-	"fmt"
-
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/spec"
 )
@@ -18,18 +16,18 @@ func Offline(s *spec.Spec) *report.Plan {
 	p := &report.Plan{Name: s.Metadata.Name, Identifier: s.Metadata.Name, Offline: true}
 	for _, st := range Order(s.Steps) {
 		ps := report.PlanStep{
-			Name:     st.Name,
-			Type:     st.Type(),
-			Action:   report.ActionPlanned,
-			Summary:  spec.Summary(st),
-			Needs:    st.Needs,
-			When:     st.When,
-			Excluded: st.Excluded,
-			Pos:      s.PosOf(st.Path),
+			Name:    st.Name,
+			Type:    st.Type(),
+			Action:  report.ActionPlanned,
+			Summary: spec.Summary(st),
+			Needs:   st.Needs,
+			When:    st.When,
+			Skip:    st.Skip,
+			Pos:     s.PosOf(st.Path),
 		}
-		if st.Excluded {
+		if st.Excluded() {
 			ps.Action = report.ActionExcluded
-			ps.Reason = fmt.Sprintf("when %s is false", st.When)
+			ps.Reason = st.ExcludedBecause()
 		}
 		p.Steps = append(p.Steps, ps)
 	}

@@ -38,21 +38,21 @@ func TestOrderKeepsEveryStepOfACycle(t *testing.T) {
 
 func TestOffline(t *testing.T) {
 	ex := step("extras", "a")
-	ex.When, ex.Excluded = `vars.ENV == "prod"`, true
+	ex.When, ex.Skip = `vars.ENV == "prod"`, spec.SkipWhen
 	s := &spec.Spec{Metadata: spec.Metadata{Name: "demo"}, Steps: []*spec.Step{ex, step("a")},
 		Positions: map[string]spec.Pos{"steps.a": {File: "k.yaml", Line: 9, Col: 5}}}
 	p := Offline(s)
 	if !p.Offline || p.Changes || p.Name != "demo" {
 		t.Errorf("plan header = %+v", p)
 	}
-	if diff := cmp.Diff(map[string]int{report.ActionPlanned: 1, report.ActionExcluded: 1}, p.Totals); diff != "" {
+	if diff := cmp.Diff(map[report.Action]int{report.ActionPlanned: 1, report.ActionExcluded: 1}, p.Totals); diff != "" {
 		t.Errorf("totals (-want +got):\n%s", diff)
 	}
 	a, e := p.Steps[0], p.Steps[1]
 	if a.Name != "a" || a.Action != report.ActionPlanned || a.Summary == "" || a.Pos.Line != 9 {
 		t.Errorf("step a = %+v", a)
 	}
-	if e.Action != report.ActionExcluded || e.Reason != `when vars.ENV == "prod" is false` || !e.Excluded {
+	if e.Action != report.ActionExcluded || e.Reason != `when vars.ENV == "prod" is false` || e.Skip != spec.SkipWhen {
 		t.Errorf("step extras = %+v", e)
 	}
 }

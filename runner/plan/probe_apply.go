@@ -11,7 +11,6 @@ import (
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
-	"github.com/khook/khook/runner/steps"
 	"github.com/khook/khook/spec"
 )
 
@@ -109,15 +108,15 @@ func (pr *probe) apply(ctx context.Context) error {
 }
 
 // applyOne predicts one existing-namespace object.
-func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (string, string, *kube.ApplyRequest, error) {
+func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (report.Action, string, *kube.ApplyRequest, error) {
 	c := pr.Clients
 	req, err := c.PlanApply(ctx, obj, m, serverSide)
 	if err != nil {
 		return "", "", nil, err
 	}
 	action := req.Action
-	if action == kube.ActionUnchanged && !serverSide {
-		return report.ActionUnchanged, "", req, nil
+	if action == report.ActionUnchanged && !serverSide {
+		return action, "", req, nil
 	}
 	if !pr.Diff && !serverSide {
 		return action, "", req, nil
@@ -130,9 +129,9 @@ func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m
 		// Apply would fail on this object; the plan says so in the diff.
 		return action, fmt.Sprintf("# %s: the server-side dry run failed: %s\n", title(obj), kube.APIMessage(err)), req, nil
 	}
-	// As the executor decides (steps' outcomeAction): server-side apply is
-	// unchanged when the server's answer is the live object.
-	if serverSide && req.Live != nil && steps.SameObject(req.Live, result) {
+	// As the executor reports it (ApplyRequest.Outcome): server-side apply
+	// is unchanged when the server's answer is the live object.
+	if serverSide && req.Outcome(result) == report.ActionUnchanged {
 		return report.ActionUnchanged, "", req, nil
 	}
 	if !pr.Diff {
@@ -155,13 +154,13 @@ func (pr *probe) createDiff(obj *unstructured.Unstructured) string {
 	return d
 }
 
-func objectPlan(action string, obj *unstructured.Unstructured) report.ObjectPlan {
+func objectPlan(action report.Action, obj *unstructured.Unstructured) report.ObjectPlan {
 	return report.ObjectPlan{Action: action, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }
 
 // stepAction folds object actions into the step's: configure when any
 // object changes, create when only new ones appear, else unchanged.
-func stepAction(objects []report.ObjectPlan) string {
+func stepAction(objects []report.ObjectPlan) report.Action {
 	action := report.ActionUnchanged
 	for _, o := range objects {
 		switch o.Action {

@@ -35,7 +35,7 @@ func producersOf(s *spec.Spec) *producers {
 		}
 	}
 	for _, st := range s.Steps {
-		if st.Excluded {
+		if st.Excluded() {
 			continue
 		}
 		switch {

@@ -67,35 +67,10 @@ func (h *Hasher) JSON(domain string, v any) string {
 	return h.Sum(domain, data)
 }
 
-// Desired digests an object as apply would send it.
-func (h *Hasher) Desired(obj map[string]any) string { return h.JSON("object", obj) }
-
-// Live digests a live object without what the server or controllers
-// change on their own (status, resourceVersion, generation, managedFields):
-// a status update between plan and apply is no surprise, an edit is.
-func (h *Hasher) Live(obj map[string]any) string {
-	if obj == nil {
-		return ""
-	}
-	cp := make(map[string]any, len(obj))
-	for k, v := range obj {
-		if k != "status" {
-			cp[k] = v
-		}
-	}
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		m := make(map[string]any, len(md))
-		for k, v := range md {
-			switch k {
-			case "resourceVersion", "generation", "managedFields":
-			default:
-				m[k] = v
-			}
-		}
-		cp["metadata"] = m
-	}
-	return h.JSON("object", cp)
-}
+// Object digests an object. The planner normalises it first (the change
+// decision's kube.Normalize: without status and the server's bookkeeping),
+// so this package needs no Kubernetes types.
+func (h *Hasher) Object(obj map[string]any) string { return h.JSON("object", obj) }
 
 // KeyCheck is a keyed digest of a constant: apply compares it to tell
 // "another key" from "another world". "" without a key.

@@ -40,7 +40,7 @@ func Fingerprint(p *report.Plan) string {
 	for _, s := range p.Steps {
 		st := step{Name: s.Name, Action: comparedAction(s), Release: s.Release}
 		for _, o := range s.Objects {
-			st.Objects = append(st.Objects, object{o.Action, o.Kind, o.Namespace, o.Name, o.Desired, o.Live})
+			st.Objects = append(st.Objects, object{string(o.Action), o.Kind, o.Namespace, o.Name, o.Desired, o.Live})
 		}
 		doc.Steps = append(doc.Steps, st)
 	}
@@ -57,5 +57,5 @@ func comparedAction(s report.PlanStep) string {
 	if (s.Type == spec.TypeWait || s.Type == spec.TypeRollout) && (s.Action == report.ActionWait || s.Action == report.ActionNoop) {
 		return "read-only"
 	}
-	return s.Action
+	return string(s.Action)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/spec"
 )
 
 // samplePlan is a live plan as runner/plan leaves it, digests made by h.
@@ -15,12 +16,12 @@ func samplePlan(h *Hasher) *report.Plan {
 	p := &report.Plan{Name: "demo", Server: "https://10.0.0.1:6443", Steps: []report.PlanStep{
 		{Name: "config", Type: "apply", Action: report.ActionConfigure, Reason: "drifted", Objects: []report.ObjectPlan{
 			{Action: report.ActionConfigure, Kind: "ConfigMap", Namespace: "demo", Name: "settings",
-				Desired: h.Desired(map[string]any{"data": map[string]any{"a": "1"}}), Live: h.Live(map[string]any{"data": map[string]any{"a": "0"}})},
+				Desired: h.Object(map[string]any{"data": map[string]any{"a": "1"}}), Live: h.Object(map[string]any{"data": map[string]any{"a": "0"}})},
 		}},
 		{Name: "release", Type: "helm", Action: report.ActionUpgrade, Release: &report.ReleaseDigest{Revision: 3,
 			Chart: h.JSON("chart", "demo-1.0.0"), Values: h.JSON("values", map[string]any{"x": 1})}},
 		{Name: "ready", Type: "wait", Action: report.ActionWait, Reason: "not yet"},
-		{Name: "prod-only", Type: "helm", Action: report.ActionExcluded, Excluded: true},
+		{Name: "prod-only", Type: "helm", Action: report.ActionExcluded, Skip: spec.SkipWhen},
 	}, Digests: &report.PlanDigests{Keyed: h.Keyed(), KeyCheck: h.KeyCheck(), Spec: h.Sum("spec", []byte("spec v1")), ClusterUID: "uid-1",
 		Inputs: []report.InputDigest{{Name: "ENV", Digest: h.Input("ENV", "prod", false)}, {Name: "TOKEN", Secret: true, Digest: h.Input("TOKEN", "s3cret", true)}}}}
 	p.Fingerprint = Fingerprint(p)
@@ -76,17 +77,17 @@ func TestChangesNameTheDifference(t *testing.T) {
 		{"action", func(p *report.Plan) { p.Steps[0].Action = report.ActionCreate; p.Steps[0].Reason = "it is gone" },
 			"step config: planned configure, now would create (it is gone)"},
 		{"live", func(p *report.Plan) {
-			p.Steps[0].Objects[0].Live = h.Live(map[string]any{"data": map[string]any{"a": "edited"}})
+			p.Steps[0].Objects[0].Live = h.Object(map[string]any{"data": map[string]any{"a": "edited"}})
 		},
 			"step config: planned configure ConfigMap demo/settings against live digest hmac-sha256:"},
 		{"gone", func(p *report.Plan) {
 			p.Steps[0].Objects[0].Action, p.Steps[0].Objects[0].Live = report.ActionCreate, ""
 		}, "now would create it (absent)"},
-		{"desired", func(p *report.Plan) { p.Steps[0].Objects[0].Desired = h.Desired(map[string]any{"b": 1}) },
+		{"desired", func(p *report.Plan) { p.Steps[0].Objects[0].Desired = h.Object(map[string]any{"b": 1}) },
 			"step config: planned configure ConfigMap demo/settings as desired digest"},
 		{"revision", func(p *report.Plan) { p.Steps[1].Release.Revision = 4 }, "step release: planned against release revision 3, now it is at revision 4"},
 		{"chart", func(p *report.Plan) { p.Steps[1].Release.Chart = h.JSON("chart", "demo-1.0.1") }, "step release: the chart apply would install changed"},
-		{"excluded", func(p *report.Plan) { p.Steps[3].Action, p.Steps[3].Excluded = report.ActionInstall, false }, "step prod-only: planned excluded, now would install"},
+		{"excluded", func(p *report.Plan) { p.Steps[3].Action, p.Steps[3].Skip = report.ActionInstall, "" }, "step prod-only: planned excluded, now would install"},
 		{"new step", func(p *report.Plan) {
 			p.Steps = append(p.Steps, report.PlanStep{Name: "extra", Action: report.ActionRun})
 		}, "step extra: not in the plan, now would run"},

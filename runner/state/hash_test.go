@@ -235,7 +235,7 @@ func TestHashesSkipExcludedAndUnhashableSteps(t *testing.T) {
 	s := &spec.Spec{BaseDir: dir, Steps: []*spec.Step{
 		{Name: "ok", Apply: &spec.Apply{Manifests: []spec.Source{{File: "./ok.yaml"}}}},
 		{Name: "missing", Apply: &spec.Apply{Manifests: []spec.Source{{File: "./gone.yaml"}}}},
-		{Name: "prod-only", Excluded: true, Apply: &spec.Apply{Manifests: []spec.Source{{File: "./prod.yaml"}}}},
+		{Name: "prod-only", Skip: spec.SkipWhen, Apply: &spec.Apply{Manifests: []spec.Source{{File: "./prod.yaml"}}}},
 	}}
 	h := Hashes(s)
 	if h["ok"] == "" || len(h) != 1 {

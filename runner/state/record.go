@@ -107,7 +107,7 @@ func truncate(s string) string {
 func Hashes(s *spec.Spec) map[string]string {
 	out := make(map[string]string, len(s.Steps))
 	for _, st := range s.Steps {
-		if st.Excluded {
+		if st.Excluded() {
 			continue
 		}
 		if h, err := Hash(st, s.BaseDir); err == nil {

@@ -162,7 +162,7 @@ func (s *Session) OnFinish(res report.StepResult) {
 		s.journalTeardown(res)
 		return
 	}
-	if res.Status == report.StatusSkipped && res.Attempts == 0 && !res.Excluded && !s.resumed[res.Name] {
+	if res.Skip == spec.SkipBlocked || res.Skip == spec.SkipStopped {
 		// Never started (the run was cancelled, or a need failed): the
 		// run did not succeed even when no step of its own failed.
 		s.failed = true

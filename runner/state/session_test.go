@@ -275,15 +275,15 @@ func TestRunStatusIsFailedWhenAStepNeverStarted(t *testing.T) {
 	defer cancel()
 	kube := state.SharedCluster()
 	s := resumeSpec(t, kube.Namespace(t))
-	s.Steps[2].Excluded = true
+	s.Steps[2].Skip = spec.SkipWhen
 	sess, err := state.Open(ctx, s, state.Options{Client: kube.Client})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The run was interrupted after a: b never started; c is excluded.
 	sess.OnFinish(report.StepResult{Name: "a", Status: report.StatusOK, Attempts: 1})
-	sess.OnFinish(report.StepResult{Name: "b", Status: report.StatusSkipped, SkipReason: "not run: the run was cancelled"})
-	sess.OnFinish(report.StepResult{Name: "c", Status: report.StatusSkipped, Excluded: true, SkipReason: "excluded"})
+	sess.OnFinish(report.StepResult{Name: "b", Status: report.StatusSkipped, Skip: spec.SkipStopped, SkipReason: "not run: the run was cancelled"})
+	sess.OnFinish(report.StepResult{Name: "c", Status: report.StatusSkipped, Skip: spec.SkipWhen, SkipReason: "excluded"})
 	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
 		t.Fatal(err)
 	}

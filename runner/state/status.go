@@ -41,6 +41,8 @@ type StepStatus struct {
 	Reason     string `json:"reason"`
 	Error      string `json:"error,omitempty"`
 	SkipReason string `json:"skipReason,omitempty"`
+	// Skip is set for a step the next apply leaves out (spec.Skip).
+	Skip spec.Skip `json:"skip,omitempty"`
 }
 
 // LockInfo describes the lock a run holds.
@@ -107,8 +109,8 @@ func predict(s *spec.Spec, rec *Record, hashes map[string]string) []StepStatus {
 			p.Last, p.Error, p.SkipReason = e.Status, e.Error, e.SkipReason
 		}
 		switch {
-		case step.Excluded:
-			p.Reason = fmt.Sprintf("excluded: when %s is false", step.When)
+		case step.Excluded():
+			p.Skip, p.Reason = step.Skip, "excluded: "+step.ExcludedBecause()
 		case !seen:
 			p.Reason = "runs: not in the record"
 		case e.Status == StepFailed:
@@ -173,7 +175,7 @@ func (st *Status) WriteText(w io.Writer) error {
 func countIncluded(ps []StepStatus) int {
 	n := 0
 	for _, p := range ps {
-		if !strings.HasPrefix(p.Reason, "excluded") {
+		if !p.Skip.Excluded() {
 			n++
 		}
 	}

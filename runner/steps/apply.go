@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -81,7 +82,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 		}
 	}
 	if !out.Skipped {
-		counts := map[string]int{}
+		counts := map[report.Did]int{}
 		for _, obj := range objs {
 			// Map each object only now: a CRD earlier in the list must be
 			// applied (and Established) before its custom resources map.
@@ -97,12 +98,12 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 			if err != nil {
 				return out, err
 			}
-			if req.Action != kube.ActionUnchanged {
+			if req.Action != report.ActionUnchanged {
 				out.Writes++
 			}
-			did := outcomeAction(req, res)
+			did := req.Outcome(res).Done()
 			counts[did]++
-			out.Changes = append(out.Changes, change(didOf[did], m, obj.GetNamespace(), obj.GetName()))
+			out.Changes = append(out.Changes, change(did, m, obj.GetNamespace(), obj.GetName()))
 			applied = append(applied, appliedObject{obj: obj, mapping: m})
 		}
 		out.Detail = applyDetail(counts)
@@ -151,24 +152,12 @@ func (x *Apply) allExist(ctx context.Context, objs []*unstructured.Unstructured,
 	return found, nil
 }
 
-// outcomeAction tells what a sent request did; server-side apply reports
-// unchanged when the resourceVersion did not move.
-func outcomeAction(req *kube.ApplyRequest, res *unstructured.Unstructured) string {
-	if req.ServerSide && req.Live != nil && res != nil && res.GetResourceVersion() == req.Live.GetResourceVersion() {
-		return kube.ActionUnchanged
-	}
-	return req.Action
-}
-
-func applyDetail(counts map[string]int) string {
-	verbs := []struct{ action, word string }{
-		{kube.ActionCreate, "created"}, {kube.ActionConfigure, "configured"}, {kube.ActionUnchanged, "unchanged"},
-	}
+func applyDetail(counts map[report.Did]int) string {
 	var parts []string
 	total := 0
-	for _, v := range verbs {
-		if n := counts[v.action]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", v.word, n))
+	for _, did := range []report.Did{report.DidCreate, report.DidConfigure, report.DidUnchanged} {
+		if n := counts[did]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", did, n))
 			total += n
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	"k8s.io/apimachinery/pkg/api/equality"
 	k8serrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -181,20 +180,5 @@ func PatchOutcome(live *unstructured.Unstructured, pt types.PatchType, body []by
 	if err := after.UnmarshalJSON(patched); err != nil {
 		return nil, true
 	}
-	return after, !SameObject(live, after)
-}
-
-// SameObject compares two versions of an object, ignoring what every write
-// (even a no-op dry-run) may touch.
-func SameObject(a, b *unstructured.Unstructured) bool {
-	strip := func(u *unstructured.Unstructured) map[string]any {
-		c := u.DeepCopy()
-		unstructured.RemoveNestedField(c.Object, "metadata", "resourceVersion")
-		unstructured.RemoveNestedField(c.Object, "metadata", "managedFields")
-		// Controllers update status concurrently; a patch of the main
-		// resource never changes it.
-		unstructured.RemoveNestedField(c.Object, "status")
-		return c.Object
-	}
-	return equality.Semantic.DeepEqual(strip(a), strip(b))
+	return after, kube.Decide(live, after, kube.ChangeOptions{}).Changed()
 }

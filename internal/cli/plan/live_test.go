@@ -102,7 +102,7 @@ func applyRun(t *testing.T, ctx context.Context, c *kube.Clients, files []string
 func actions(p *report.Plan) string {
 	var parts []string
 	for _, s := range p.Steps {
-		parts = append(parts, s.Name+"="+s.Action)
+		parts = append(parts, s.Name+"="+string(s.Action))
 	}
 	return strings.Join(parts, " ")
 }

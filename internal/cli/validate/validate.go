@@ -94,7 +94,7 @@ func Run(opts *Options) error {
 	}
 	res.Steps = len(s.Steps)
 	for _, st := range s.Steps {
-		if st.Excluded {
+		if st.Excluded() {
 			res.Excluded++
 		}
 	}

@@ -1,0 +1,104 @@
+package kube
+
+import (
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/report"
+)
+
+// ChangeOptions tunes the change decision. The zero value compares
+// everything but the server's bookkeeping (Normalize). Ignore rules (fields
+// by JSON pointer or jq path, fields another manager owns) will be fields
+// here, applied by Normalize to both sides alike, so plan, apply, drift and
+// the saved plan's digests all honour them.
+type ChangeOptions struct{}
+
+// Change is the one decision of whether applying an object changes it, and
+// how (after fluxcd/pkg ssa's Diff): Action is create (nothing is live),
+// configure or unchanged. Live and After are the two sides normalised
+// (Normalize), for a diff; Live is nil for create. Record says kubectl's
+// last-applied annotation differs: not a change of the object, but a
+// client-side apply still writes to keep its record current (as kubectl
+// does), or its next three-way patch would start from a stale one.
+type Change struct {
+	Action      report.Action
+	Live, After *unstructured.Unstructured
+	Record      bool
+}
+
+// Changed reports whether the object changes.
+func (c Change) Changed() bool { return c.Action != report.ActionUnchanged }
+
+// Decide compares the live object (nil when absent) with the object as it
+// will be after the apply: a server-side dry run's answer, a patch applied
+// locally, or the manifest itself for an object to create. It is the one
+// comparison plan, apply's reported outcome, drift, Helm drift and the
+// saved plan's digests share.
+func Decide(live, after *unstructured.Unstructured, opts ChangeOptions) Change {
+	if live == nil {
+		return Change{Action: report.ActionCreate, After: Normalize(after, opts)}
+	}
+	c := Change{Live: Normalize(live, opts), After: Normalize(after, opts)}
+	c.Record = live.GetAnnotations()[LastAppliedAnnotation] != after.GetAnnotations()[LastAppliedAnnotation]
+	c.Action = report.ActionConfigure
+	if equality.Semantic.DeepEqual(c.Live.Object, c.After.Object) {
+		c.Action = report.ActionUnchanged
+	}
+	return c
+}
+
+// Holds reports, without asking the server, whether live already holds
+// every field desired sets, as desired sets it: the three-way patch from
+// desired to live (original = modified = desired, as when desired is what
+// was applied last) is empty after both are normalised. A field of desired
+// that live lacks or holds differently makes it false, and so does any
+// error: only the server's answer (Decide) can then tell. Helm drift uses it
+// to dry-run only what may differ.
+func Holds(m *meta.RESTMapping, live, desired *unstructured.Unstructured, opts ChangeOptions) bool {
+	modified, err := Normalize(desired, opts).MarshalJSON()
+	if err != nil {
+		return false
+	}
+	_, patch, err := threeWayPatch(m, modified, modified, Normalize(live, opts))
+	return err == nil && string(patch) == "{}"
+}
+
+// bookkeeping are the fields the server (or a controller) sets on its own:
+// they move on every write, dry runs included, without the object changing.
+// Status is the controllers' report, which an apply of the object does not
+// set.
+var bookkeeping = [][]string{
+	{"metadata", "managedFields"},
+	{"metadata", "resourceVersion"},
+	{"metadata", "generation"},
+	{"metadata", "uid"},
+	{"metadata", "creationTimestamp"},
+	{"metadata", "selfLink"},
+	{"status"},
+}
+
+// Normalize is the one normalisation of an object before it is compared,
+// diffed or digested: a copy without the server's bookkeeping and status,
+// without kubectl's last-applied annotation (a JSON copy of the object that
+// would double every change, and not itself a change), and with a core
+// Secret's stringData counted as the data it is stored as. nil stays nil.
+func Normalize(u *unstructured.Unstructured, _ ChangeOptions) *unstructured.Unstructured {
+	if u == nil {
+		return nil
+	}
+	u = normalizeSecret(u).DeepCopy()
+	for _, path := range bookkeeping {
+		unstructured.RemoveNestedField(u.Object, path...)
+	}
+	if ann := u.GetAnnotations(); ann != nil {
+		delete(ann, LastAppliedAnnotation)
+		if len(ann) == 0 {
+			unstructured.RemoveNestedField(u.Object, "metadata", "annotations")
+		} else {
+			u.SetAnnotations(ann)
+		}
+	}
+	return u
+}
