@@ -16,7 +16,8 @@ var nonDNS = regexp.MustCompile(`[^a-z0-9]+`)
 
 // Namespace creates a namespace for t, named after the test with a random
 // suffix, and deletes it when t ends. When t has failed, it first logs the
-// namespace's pods and events.
+// namespace's pods and events. It returns once the namespace's default
+// ServiceAccount exists: until then the API server rejects every pod there.
 func (c *Cluster) Namespace(t testing.TB) string {
 	t.Helper()
 	prefix := strings.Trim(nonDNS.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
@@ -42,6 +43,11 @@ func (c *Cluster) Namespace(t testing.TB) string {
 			t.Logf("khook test cluster: cannot delete namespace %s: %v", ns.Name, err)
 		}
 	})
+	sctx, scancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer scancel()
+	if err := c.awaitServiceAccount(sctx, ns.Name); err != nil {
+		t.Fatalf("khook test cluster: namespace %s has no default ServiceAccount: %v", ns.Name, err)
+	}
 	return ns.Name
 }
 

@@ -104,11 +104,18 @@ func (c *Cluster) waitNodeReady(ctx context.Context) error {
 // waitDefaultServiceAccount waits for the service-account controller to
 // create "default" in "default": until then pods there are rejected.
 func (c *Cluster) waitDefaultServiceAccount(ctx context.Context) error {
-	lw := cache.NewListWatchFromClient(c.Client.CoreV1().RESTClient(), "serviceaccounts", "default", fields.OneTermEqualSelector("metadata.name", "default"))
-	if err := until(ctx, lw, &corev1.ServiceAccount{}, func(runtime.Object) bool { return true }); err != nil {
+	if err := c.awaitServiceAccount(ctx, "default"); err != nil {
 		return startErr(ctx, err, "the default ServiceAccount in namespace default")
 	}
 	return nil
+}
+
+// awaitServiceAccount watches until the "default" ServiceAccount of ns
+// exists. The service-account controller creates it shortly after the
+// namespace, later after an API server restart (its watches back off).
+func (c *Cluster) awaitServiceAccount(ctx context.Context, ns string) error {
+	lw := cache.NewListWatchFromClient(c.Client.CoreV1().RESTClient(), "serviceaccounts", ns, fields.OneTermEqualSelector("metadata.name", "default"))
+	return until(ctx, lw, &corev1.ServiceAccount{}, func(runtime.Object) bool { return true })
 }
 
 // until watches lw until cond holds for an added or modified object.
