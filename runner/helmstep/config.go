@@ -48,7 +48,7 @@ func newRESTGetter(c *kube.Clients, namespace string, writes *atomic.Int64, reje
 	}
 	if rejected != nil {
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-			return &rejectWatch{next: rt, seen: rejected.seen, once: rejected.once}
+			return &rejectWatch{next: rt, seen: rejected.seen, once: rejected.once, lost: rejected.lost}
 		})
 	}
 	disc := c.Discovery
@@ -115,14 +115,18 @@ func IsWrite(req *http.Request) bool {
 // rejectWatch closes seen at the first response that rejects the
 // credentials (401). Helm's status watcher retries a rejected token quietly
 // until its timeout; the session ends the operation instead (see guard).
+// It also remembers the first lost connection of the session: a watcher
+// that re-lists after an API server restart can still give up with its
+// objects' status Unknown, an error that no longer says why.
 type rejectWatch struct {
 	next http.RoundTripper
 	seen chan struct{}
 	once *sync.Once
+	lost *atomic.Pointer[string]
 }
 
 func newRejectWatch() *rejectWatch {
-	return &rejectWatch{seen: make(chan struct{}), once: &sync.Once{}}
+	return &rejectWatch{seen: make(chan struct{}), once: &sync.Once{}, lost: &atomic.Pointer[string]{}}
 }
 
 func (w *rejectWatch) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -130,7 +134,20 @@ func (w *rejectWatch) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil && resp.StatusCode == http.StatusUnauthorized {
 		w.once.Do(func() { close(w.seen) })
 	}
+	if err != nil && lostConnection(err) {
+		why := lostReason(err)
+		w.lost.CompareAndSwap(nil, &why)
+	}
 	return resp, err
+}
+
+// lostDuring is how the session lost its connection to the API server
+// ("" when it never did).
+func (w *rejectWatch) lostDuring() string {
+	if p := w.lost.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // errCredentialsRejected ends a Helm operation whose requests the API

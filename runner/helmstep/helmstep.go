@@ -169,6 +169,14 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runn
 	}
 	out, err := e.converge(ctx, r)
 	out.Writes += recoveryWrites
+	if err != nil && !lostConnection(err) {
+		// The operation failed after its connection was lost (a wait
+		// whose watcher gave up during an API server restart): it was
+		// cut off, and is run again once the server answers.
+		if why := r.sess.rejected.lostDuring(); why != "" {
+			err = fmt.Errorf("%w; the connection to the API server was lost during the operation (%s)", err, why)
+		}
+	}
 	if recovered != "" {
 		out.Detail = joinDetail(recovered, out.Detail)
 		if err != nil {
