@@ -202,27 +202,10 @@ func (r githubSink) fleetComment(ctx context.Context, rep *report.FleetReport) s
 // fleetNote keeps the fleet's one sticky merge request note.
 func (r gitlabSink) fleetNote(ctx context.Context, rep *report.FleetReport) string {
 	do, create := r.wantsFleetComment(rep)
-	token := r.getenv("GITLAB_TOKEN")
-	if token == "" {
-		token = r.getenv("KHOOK_GITLAB_TOKEN")
-	}
-	iid, _ := strconv.Atoi(r.getenv("CI_MERGE_REQUEST_IID"))
-	api, project := r.getenv("CI_API_V4_URL"), r.getenv("CI_PROJECT_ID")
-	if !do || token == "" || iid == 0 || api == "" || project == "" {
+	th := r.noteThread(do, false)
+	if th == nil {
 		return ""
-	}
-	th := gitlab.NewThread(api, token, project, iid, r.getenv("CI_PROJECT_URL"))
-	if r.opts.HTTP != nil {
-		th.Client.HTTP = r.opts.HTTP
 	}
 	body := r.fleetCommentBody(rep, r.getenv("CI_COMMIT_SHA"), gitlabNoteMaxBytes, "GitLab's 1,000,000 characters")
-	res, err := sticky.Upsert(ctx, th, fleetMarker(rep.Fleet), body, create)
-	switch {
-	case errors.Is(err, sticky.ErrNotCreated):
-		return ""
-	case err != nil:
-		r.warn(fmt.Sprintf("khook could not write the merge request note: %s. The job log has the full report.", r.red.String(err.Error())))
-		return ""
-	}
-	return res.Comment.URL
+	return r.upsertNote(ctx, th, fleetMarker(rep.Fleet), body, create, "The job log has the full report.")
 }

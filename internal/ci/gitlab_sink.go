@@ -133,31 +133,51 @@ func (r gitlabSink) sections(oc *outcome) {
 // gitlabNote keeps the sticky merge request note when GITLAB_TOKEN is set.
 func (r gitlabSink) gitlabNote(ctx context.Context, oc *outcome) string {
 	do, create := r.wantsComment(oc)
+	th := r.noteThread(do, true)
+	if th == nil {
+		return ""
+	}
+	marker := sticky.Marker(r.identifier)
+	body := r.commentBody(oc, marker, r.getenv("CI_COMMIT_SHA"), gitlabNoteMaxBytes)
+	return r.upsertNote(ctx, th, marker, body, create, "The job log and reports have the full result.")
+}
+
+// noteThread is the merge request's note thread, or nil when no note is to
+// be written (do is false, no token or no merge request) or can be (no API
+// URL or project; said when warn).
+func (r gitlabSink) noteThread(do, warn bool) *gitlab.Thread {
 	token := r.getenv("GITLAB_TOKEN")
 	if token == "" {
 		token = r.getenv("KHOOK_GITLAB_TOKEN")
 	}
 	iid, _ := strconv.Atoi(r.getenv("CI_MERGE_REQUEST_IID"))
 	if !do || token == "" || iid == 0 {
-		return ""
+		return nil
 	}
 	api, project := r.getenv("CI_API_V4_URL"), r.getenv("CI_PROJECT_ID")
 	if api == "" || project == "" {
-		r.warn("CI_API_V4_URL or CI_PROJECT_ID is not set: the merge request note is skipped")
-		return ""
+		if warn {
+			r.warn("CI_API_V4_URL or CI_PROJECT_ID is not set: the merge request note is skipped")
+		}
+		return nil
 	}
 	th := gitlab.NewThread(api, token, project, iid, r.getenv("CI_PROJECT_URL"))
 	if r.opts.HTTP != nil {
 		th.Client.HTTP = r.opts.HTTP
 	}
-	marker := sticky.Marker(r.identifier)
-	body := r.commentBody(oc, marker, r.getenv("CI_COMMIT_SHA"), gitlabNoteMaxBytes)
+	return th
+}
+
+// upsertNote writes body as the sticky note marker finds (creating it only
+// when create) and returns its URL; a failure is a warning that says where
+// the full result is instead (elsewhere).
+func (r gitlabSink) upsertNote(ctx context.Context, th *gitlab.Thread, marker, body string, create bool, elsewhere string) string {
 	res, err := sticky.Upsert(ctx, th, marker, body, create)
 	switch {
 	case errors.Is(err, sticky.ErrNotCreated):
 		return ""
 	case err != nil:
-		r.warn(fmt.Sprintf("khook could not write the merge request note: %s. The job log and reports have the full result.", r.red.String(err.Error())))
+		r.warn(fmt.Sprintf("khook could not write the merge request note: %s. %s", r.red.String(err.Error()), elsewhere))
 		return ""
 	}
 	return res.Comment.URL
