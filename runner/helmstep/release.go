@@ -119,6 +119,11 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (
 		r.sess.cfg.RESTClientGetter = lookupGetter{RESTClientGetter: r.sess.cfg.RESTClientGetter, wrap: opts.Lookup}
 	}
 	res, err := e.run(ctx, r, action.DryRunServer)
+	if err == nil {
+		if err = e.checkFields(ctx, r, res); err != nil {
+			res, err = nil, e.failure(r, err)
+		}
+	}
 	return res, e.redactor.Error(err)
 }
 

@@ -33,6 +33,32 @@ func TestStrictUnknownFieldFailsPlanAndApply(t *testing.T) {
 	}
 }
 
+// The same typo in a chart's template fails the plan, at the field's line
+// in the template's rendered output (Helm's own server dry run renders
+// without sending the objects), and apply installs nothing.
+func TestStrictUnknownFieldInAChartFailsPlan(t *testing.T) {
+	ns := namespace(t)
+	spec := testdata("strict", "typo-chart.yaml")
+	// Line 27 of `helm template --show-only templates/web.yaml`: each
+	// document there is "---", "# Source: ...", the document, a blank line.
+	wantAt := "typo-chart/templates/web.yaml (rendered):27:11"
+
+	plan := khook(t, invocation{Args: []string{"plan", "--diff", "-f", spec, "--set", "NS=" + ns}})
+	out := plan.Stdout + plan.Stderr
+	for _, want := range []string{"install failed: the API server rejected Deployment " + ns + "/typo-web", `resourcess: field not declared in schema`, wantAt, "Plan: 1 would fail."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan --diff: exit %d, output:\n%s\nwant %q", plan.Code, out, want)
+		}
+	}
+
+	apply := applySpec(t, spec, "NS="+ns)
+	expectSteps(t, apply, []want{{Name: "web", Status: failed, Attempts: 1, Error: "resourcess"}})
+	_, err := kc.Client.AppsV1().Deployments(ns).Get(context.Background(), "typo-web", metav1.GetOptions{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("the Deployment exists after the plan and the failed apply (%v); want nothing written", err)
+	}
+}
+
 // An object in an API version the server's version removed fails live and
 // offline, naming the replacement.
 func TestRemovedAPIVersionFailsLiveAndOffline(t *testing.T) {
