@@ -64,11 +64,15 @@ type (
 )
 
 // APILifecycle says whether gvk is removed or deprecated in version v; nil
-// when neither (or the kind is not a built-in one).
+// when neither (or the kind is not a built-in one). A built-in kind whose
+// type k8s.io/api has dropped since its removal answers from the data
+// older k8s.io/api releases generated (lifecycle_dropped.go).
+//
+//go:generate go run gen_dropped.go
 func APILifecycle(gvk schema.GroupVersionKind, v KubeVersion) *APIStatus {
 	obj, err := scheme.Scheme.New(gvk)
 	if err != nil {
-		return nil
+		return droppedLifecycle(gvk, v)
 	}
 	st := &APIStatus{GVK: gvk}
 	if r, ok := obj.(lifecycleRemoved); ok {
@@ -87,6 +91,19 @@ func APILifecycle(gvk schema.GroupVersionKind, v KubeVersion) *APIStatus {
 	}
 	if !st.Removed && !st.Deprecated {
 		return nil
+	}
+	return servedReplacement(st, v)
+}
+
+// servedReplacement follows st's replacement while v removed that too
+// (flowcontrol v1alpha1 → v1beta3, itself removed → v1).
+func servedReplacement(st *APIStatus, v KubeVersion) *APIStatus {
+	for range 5 {
+		next := APILifecycle(st.Replacement, v)
+		if st.Replacement.Empty() || next == nil || !next.Removed || next.Replacement.Empty() {
+			break
+		}
+		st.Replacement = next.Replacement
 	}
 	return st
 }
@@ -140,4 +157,25 @@ func (c *Clients) removedAPI(gvk schema.GroupVersionKind) *APIStatus {
 func IsRemovedAPI(err error) bool {
 	var st *APIStatus
 	return errors.As(err, &st) && st.Removed
+}
+
+// droppedKind is the prerelease-lifecycle data of a kind k8s.io/api no
+// longer defines (generated into lifecycle_dropped.go).
+type droppedKind struct {
+	deprecated, removed KubeVersion
+	replacement         schema.GroupVersionKind
+}
+
+func droppedLifecycle(gvk schema.GroupVersionKind, v KubeVersion) *APIStatus {
+	d, ok := droppedKinds[gvk]
+	if !ok {
+		return nil
+	}
+	st := &APIStatus{GVK: gvk, RemovedIn: d.removed, Replacement: d.replacement}
+	st.Removed = d.removed.Major > 0 && v.atLeast(d.removed.Major, d.removed.Minor)
+	st.Deprecated = !st.Removed && d.deprecated.Major > 0 && v.atLeast(d.deprecated.Major, d.deprecated.Minor)
+	if !st.Removed && !st.Deprecated {
+		return nil
+	}
+	return servedReplacement(st, v)
 }

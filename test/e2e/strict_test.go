@@ -77,4 +77,18 @@ func TestRemovedAPIVersionFailsLiveAndOffline(t *testing.T) {
 	}
 	apply := applySpec(t, spec, "NS="+ns)
 	expectSteps(t, apply, []want{{Name: "pdb", Status: failed, Attempts: 1, Error: removal}})
+
+	// A kind whose type k8s.io/api no longer defines is removed too, not
+	// "not served yet".
+	spec = testdata("strict", "removed-hpa.yaml")
+	const hpaRemoval = "autoscaling/v2beta2 HorizontalPodAutoscaler was removed in v1.26: use autoscaling/v2"
+	for _, args := range [][]string{
+		{"plan", "-f", spec, "--set", "NS=" + ns},
+		{"validate", "-f", spec, "--set", "NS=" + ns},
+	} {
+		out := khook(t, invocation{Args: args})
+		if out.Code == 0 || !strings.Contains(out.Stderr, hpaRemoval) || !strings.Contains(out.Stderr, "removed-hpa.yaml:10:13") {
+			t.Errorf("khook %s: exit %d, stderr:\n%s\nwant a failure saying %q at removed-hpa.yaml:10:13", strings.Join(args, " "), out.Code, out.Stderr, hpaRemoval)
+		}
+	}
 }
