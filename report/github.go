@@ -62,6 +62,19 @@ func ResultsAnnotations(r *Results) []Annotation {
 		msg += s.Diagnosis.Text("\n\n")
 		out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos, Title: title, Message: msg})
 	}
+	return append(out, WarningAnnotations(ResultsWarnings(r))...)
+}
+
+// WarningAnnotations pins each API server warning to its step (a
+// ::warning annotation), for apply's results and the plan alike.
+func WarningAnnotations(steps []StepWarnings) []Annotation {
+	var out []Annotation
+	for _, s := range steps {
+		for _, w := range s.Warnings {
+			out = append(out, Annotation{Level: AnnotationWarning, Pos: s.Pos,
+				Title: "khook: the API server warned about step " + s.Name, Message: w.String()})
+		}
+	}
 	return out
 }
 
@@ -86,7 +99,7 @@ func PlanAnnotations(p *Plan, drift bool) []Annotation {
 				Title: fmt.Sprintf("khook drift: step %s would %s", s.Name, s.Action), Message: msg})
 		}
 	}
-	return out
+	return append(out, WarningAnnotations(PlanWarnings(p))...)
 }
 
 // LimitAnnotations keeps at most max annotations per level: past that, the

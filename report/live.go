@@ -75,6 +75,7 @@ func (v *LiveView) Finish(r *Results) error {
 	v.redraw()
 	var b bytes.Buffer
 	writeFailures(&b, r, true)
+	writeStepWarnings(&b, r)
 	b.WriteString(ResultsLine(r))
 	b.WriteByte('\n')
 	_, err := v.w.Write(b.Bytes())

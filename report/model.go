@@ -77,6 +77,24 @@ type StepResult struct {
 	// Diagnosis is what a failed step was waiting on and why it is stuck
 	// (diagnosis.go); nil when the step did not fail waiting.
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
+
+	// Warnings are the API server's warnings to the step's requests.
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Warning is one warning the API server sent for a step's request
+// (deprecated API version, deprecated node label ...), masked.
+type Warning struct {
+	Object  string `json:"object,omitempty"` // "Deployment shop/web"
+	Message string `json:"message"`
+}
+
+// String is "Deployment shop/web: <message>".
+func (w Warning) String() string {
+	if w.Object == "" {
+		return w.Message
+	}
+	return w.Object + ": " + w.Message
 }
 
 // Plan is what plan predicts, per step.
@@ -125,6 +143,9 @@ type PlanStep struct {
 	Pos      spec.Pos     `json:"pos"`
 	// Release is what a helm step's prediction was made against.
 	Release *ReleaseDigest `json:"release,omitempty"`
+	// Warnings are the API server's warnings to the plan's dry runs of
+	// the step (not part of the fingerprint).
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // ObjectPlan is one object a step would touch: "create ConfigMap demo/settings".

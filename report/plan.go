@@ -105,6 +105,7 @@ func WritePlanText(w io.Writer, p *Plan) error {
 		if s.Reason != "" {
 			fmt.Fprintf(&b, "%s%s: %s\n", indent, s.Action, s.Reason)
 		}
+		writeWarnings(&b, indent, s.Warnings)
 		writeObjects(&b, indent, s.Objects)
 		switch {
 		case s.Diff != "":

@@ -68,6 +68,7 @@ func WriteResultsTable(w io.Writer, r *Results) error {
 	}
 	tw.Flush()
 	writeFailures(&b, r, false)
+	writeStepWarnings(&b, r)
 	b.WriteString(ResultsLine(r))
 	b.WriteByte('\n')
 	_, err := w.Write(b.Bytes())

@@ -44,6 +44,9 @@ type Engine struct {
 	PosOf func(path string) spec.Pos
 	// Clock measures durations and times retry delays; nil is the real clock.
 	Clock Clock
+	// WarningsAsErrors fails a step that succeeded when the API server
+	// warned about any of its requests (--warnings-as-errors).
+	WarningsAsErrors bool
 }
 
 // Clock is the engine's view of time, replaceable in tests.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
@@ -26,7 +27,12 @@ func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 	for attempt := 1; ; attempt++ {
 		res.Attempts = attempt
 		r.emit(report.Event{Kind: report.EventStarted, Step: st.Name, Attempt: attempt})
-		out, err := r.attempt(ctx, st)
+		warns := &kube.Warnings{}
+		out, err := r.attempt(kube.WithWarnings(ctx, warns), st)
+		res.Warnings = r.warnings(warns)
+		if err == nil && !out.Skipped {
+			err = r.warningsAsErrors(res.Warnings)
+		}
 		res.Detail = r.Redactor.String(out.Detail)
 		res.LogTail = r.redactLines(out.LogTail)
 		res.Diagnosis = out.Diagnosis

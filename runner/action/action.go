@@ -39,6 +39,9 @@ type Configuration struct {
 	// LookupSecrets is the plan's lookup-secrets policy (runner/plan's
 	// LookupMask, LookupDeny, LookupAllow; "" is mask).
 	LookupSecrets string
+	// WarningsAsErrors fails a step (plan: plans it as fail) on any
+	// warning the API server sends for its requests (--warnings-as-errors).
+	WarningsAsErrors bool
 }
 
 func (c *Configuration) now() time.Time {

@@ -101,6 +101,7 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	eng := runner.ForSpec(s, backend.Exec)
 	eng.Parallelism = a.Parallelism
 	eng.Redactor = r
+	eng.WarningsAsErrors = a.Config.WarningsAsErrors
 	eng.Emit = emit
 	eng.Resume = backend.Resume
 	if a.Expect != nil && backend.Resume != nil {

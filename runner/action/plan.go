@@ -55,7 +55,7 @@ func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *
 	helm := helmstep.New(clients, s.BaseDir, r)
 	defer helm.Close()
 	live := &runplan.Live{Clients: clients, Redactor: r, Diff: diff, Helm: helm,
-		Digest: planfile.NewHasher(c.PlanKey, r), LookupSecrets: c.LookupSecrets}
+		Digest: planfile.NewHasher(c.PlanKey, r), LookupSecrets: c.LookupSecrets, WarningsAsErrors: c.WarningsAsErrors}
 	ctx = kube.WithLiveCache(ctx) // one plan: one LIST per resource and namespace
 	pl, err := live.Plan(ctx, s)
 	if err != nil {

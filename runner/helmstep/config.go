@@ -36,13 +36,14 @@ type restGetter struct {
 	discovery discovery.CachedDiscoveryInterface
 }
 
-func newRESTGetter(c *kube.Clients, namespace string, writes *atomic.Int64, rejected *rejectWatch) (*restGetter, error) {
+func newRESTGetter(c *kube.Clients, namespace string, writes *atomic.Int64, rejected *rejectWatch, warnings *kube.Warnings) (*restGetter, error) {
 	if c == nil || c.Config == nil {
 		return nil, fmt.Errorf("helm step: no Kubernetes client configuration (internal error: clients not built)")
 	}
 	cfg := rest.CopyConfig(c.Config)
-	// API warnings would go straight to stderr, past khook's output and redactor.
-	cfg.WarningHandler = rest.NoWarnings{}
+	// API warnings go to the step (kube.CollectWarnings), never to stderr:
+	// Helm's kube client sends most requests without the step's context.
+	kube.CollectWarnings(cfg, warnings)
 	if writes != nil {
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &writeCounter{next: rt, writes: writes} })
 	}
@@ -163,6 +164,9 @@ type session struct {
 	writes   *atomic.Int64
 	rejected *rejectWatch
 	diag     *waitDiagnosis // nil when the client is not Helm's own
+	// warnings are the API server's warnings to the session's requests;
+	// the step forwards them to its collector (kube.Warnings.ForwardTo).
+	warnings *kube.Warnings
 }
 
 // guard returns ctx ended as soon as any request of the session is
@@ -194,7 +198,8 @@ func rejectedErr(gctx context.Context, err error) error {
 func (e *Executor) newSession(namespace string) (*session, error) {
 	writes := &atomic.Int64{}
 	rejected := newRejectWatch()
-	getter, err := newRESTGetter(e.clients, namespace, writes, rejected)
+	warnings := &kube.Warnings{}
+	getter, err := newRESTGetter(e.clients, namespace, writes, rejected, warnings)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +207,7 @@ func (e *Executor) newSession(namespace string) (*session, error) {
 	if err := cfg.Init(getter, namespace, "secret"); err != nil {
 		return nil, fmt.Errorf("helm step: cannot initialise Helm for namespace %s: %w", namespace, err)
 	}
-	sess := &session{cfg: cfg, getter: getter, writes: writes, rejected: rejected}
+	sess := &session{cfg: cfg, getter: getter, writes: writes, rejected: rejected, warnings: warnings}
 	if kc, ok := cfg.KubeClient.(*helmkube.Client); ok {
 		// The release namespace, not the kubeconfig's, for namespace-less objects.
 		kc.Namespace = namespace

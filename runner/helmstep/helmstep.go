@@ -152,6 +152,7 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runn
 	if err != nil {
 		return runner.Outcome{}, err
 	}
+	r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
 	if h.SkipIf == "installed" && r.Installed() {
 		return runner.Outcome{Skipped: true, SkipReason: fmt.Sprintf("release %s already installed (revision %d)", r.Name, r.Last.Version)}, nil
 	}
@@ -166,6 +167,7 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runn
 		if r, err = e.Open(step); err != nil {
 			return runner.Outcome{Writes: recoveryWrites}, err
 		}
+		r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
 	}
 	out, err := e.converge(ctx, r)
 	out.Writes += recoveryWrites

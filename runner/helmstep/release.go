@@ -13,6 +13,7 @@ import (
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
@@ -115,6 +116,7 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (
 	caps = caps.Copy()
 	caps.APIVersions = append(caps.APIVersions, opts.APIVersions...)
 	r.sess.cfg.Capabilities = caps
+	r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
 	if opts.Lookup != nil {
 		r.sess.cfg.RESTClientGetter = lookupGetter{RESTClientGetter: r.sess.cfg.RESTClientGetter, wrap: opts.Lookup}
 	}

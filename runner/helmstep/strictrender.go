@@ -71,7 +71,7 @@ func (e *Executor) checkObject(ctx context.Context, r *Release, obj *unstructure
 		name = gvk.Kind + " " + desired.GetNamespace() + "/" + obj.GetName()
 	}
 	addHelmMetadata(desired, r.Name, r.Namespace)
-	_, err = dryRunApply(ctx, ri, desired)
+	_, err = dryRunApply(kube.WithObject(ctx, name), ri, desired)
 	return kube.AsFieldError(err, obj, name)
 }
 

@@ -231,6 +231,7 @@ func (c *Clients) Send(ctx context.Context, req *ApplyRequest, dryRun bool) (*un
 }
 
 func (c *Clients) send(ctx context.Context, req *ApplyRequest, dr []string) (*unstructured.Unstructured, error) {
+	ctx = WithObject(ctx, req.Name())
 	r := c.resourceFor(req.Mapping, req.Desired.GetNamespace())
 	switch {
 	case req.ServerSide:

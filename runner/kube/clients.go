@@ -117,6 +117,7 @@ func NewClientsForConfig(cfg *rest.Config) (*Clients, error) {
 	if cfg.Burst == 0 {
 		cfg.Burst = defaultBurst
 	}
+	CollectWarnings(cfg, nil)
 	taint := tapConfig(cfg)
 	typed, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

@@ -35,6 +35,8 @@ type Live struct {
 	// LookupDeny (nothing, as in a client-side render), LookupAllow (read,
 	// values not masked).
 	LookupSecrets string
+	// WarningsAsErrors plans a step the API server warned about as fail.
+	WarningsAsErrors bool
 }
 
 // The lookup-secrets policies (spec: the CLI's --lookup-secrets and khook
@@ -79,9 +81,11 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			pr := &probe{Live: l, spec: s, step: st, out: ps, producers: producers}
-			if err := pr.run(ctx); err != nil {
+			warns := &kube.Warnings{}
+			if err := pr.run(kube.WithWarnings(ctx, warns)); err != nil {
 				errs[i] = fmt.Errorf("plan of step %s: %w", st.Name, l.Clients.Explain(err))
 			}
+			pr.warned(warns)
 		})
 	}
 	wg.Wait()

@@ -25,6 +25,8 @@ type Options struct {
 	PlanFile string
 	// Fleet runs one cluster of a fleet (--fleet, --cluster).
 	Fleet cmdutil.FleetFlags
+	// WarningsAsErrors is --warnings-as-errors.
+	WarningsAsErrors bool
 
 	// Backend builds the cluster side; nil is action.ClusterBackend.
 	Backend action.BackendFunc
@@ -59,6 +61,7 @@ run before any write, exit 1, failure reason plan-changed.`,
 	cmdutil.AddRunFlags(cmd, &opts.Output, &opts.Parallelism, &opts.LockTimeout, "run")
 	cmdutil.AddFleetFlags(cmd.Flags(), &opts.Fleet, false)
 	cmd.Flags().StringVar(&opts.PlanFile, "plan", "", "apply only if the world still matches the plan saved in `FILE` (khook plan --out)")
+	cmd.Flags().BoolVar(&opts.WarningsAsErrors, "warnings-as-errors", false, "fail a step when the API server warns about any of its requests (deprecated API versions, node labels ...), like kubectl's flag")
 	return cmd
 }
 
@@ -81,8 +84,10 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	run := opts.F.NewRunView(opts.Output, s)
+	cfg := opts.F.ActionConfig(opts.Clients)
+	cfg.WarningsAsErrors = opts.WarningsAsErrors
 	res, err := (&action.Apply{
-		Config:      opts.F.ActionConfig(opts.Clients),
+		Config:      cfg,
 		Parallelism: opts.Parallelism,
 		LockTimeout: opts.LockTimeout,
 		Backend:     opts.Backend,

@@ -34,6 +34,8 @@ type Options struct {
 	Fleet cmdutil.FleetFlags
 	// LookupSecrets is --lookup-secrets (runner/plan's policies).
 	LookupSecrets string
+	// WarningsAsErrors is --warnings-as-errors.
+	WarningsAsErrors bool
 
 	// Clients, when set, replace the kubeconfig's (tests).
 	Clients *kube.Clients
@@ -82,6 +84,7 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 	cmdutil.AddKubeVersionFlag(cmd.Flags(), &opts.KubeVersion)
 	cmd.Flags().BoolVar(&opts.Diff, "diff", false, "add unified diffs from server-side dry-runs and rendered charts")
 	cmd.Flags().StringVar(&opts.Out, "out", "", "save the plan to `FILE` for khook show and khook apply --plan")
+	cmd.Flags().BoolVar(&opts.WarningsAsErrors, "warnings-as-errors", false, "plan a step as fail when the API server warns about any of its dry runs (deprecated API versions, node labels ...), like kubectl's flag")
 	cmd.Flags().StringVar(&opts.LookupSecrets, "lookup-secrets", runplan.LookupMask, "what a chart's lookup of a Secret gets: mask (its values, masked in every output), deny (nothing, as in a client-side render; for plans of untrusted code) or allow (its values, unmasked)")
 	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error")
 	cmdutil.AddFleetFlags(cmd.Flags(), &opts.Fleet, true)
@@ -120,6 +123,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	cfg := opts.F.ActionConfig(opts.Clients)
 	cfg.LookupSecrets = opts.LookupSecrets
+	cfg.WarningsAsErrors = opts.WarningsAsErrors
 	p, err := (&action.Plan{Config: cfg, Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv}).Run(ctx, s)
 	var problems spec.Problems
 	if errors.As(err, &problems) {

@@ -1,0 +1,33 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/kube"
+)
+
+// warnings are the API server's warnings a step's attempt collected,
+// masked.
+func (r *run) warnings(w *kube.Warnings) []report.Warning {
+	var out []report.Warning
+	for _, x := range w.List() {
+		out = append(out, report.Warning{Object: r.Redactor.String(x.Object), Message: r.Redactor.String(x.Message)})
+	}
+	return out
+}
+
+// warningsAsErrors is the failure of a step the API server warned about
+// under --warnings-as-errors (as kubectl's flag of that name); nil
+// otherwise.
+func (r *run) warningsAsErrors(ws []report.Warning) error {
+	if !r.WarningsAsErrors || len(ws) == 0 {
+		return nil
+	}
+	lines := make([]string, len(ws))
+	for i, w := range ws {
+		lines[i] = w.String()
+	}
+	return fmt.Errorf("the API server warned (warnings-as-errors is set): %s", strings.Join(lines, "; "))
+}
