@@ -39,6 +39,9 @@ type Configuration struct {
 	// LookupSecrets is the plan's lookup-secrets policy (runner/plan's
 	// LookupMask, LookupDeny, LookupAllow; "" is mask).
 	LookupSecrets string
+	// Notify, when set, hears what a run says once besides its results
+	// (the state record converted from upstream khook's).
+	Notify func(msg string)
 }
 
 func (c *Configuration) now() time.Time {
