@@ -213,6 +213,7 @@ func defs(namespace obj) obj {
 			"wait":            defRef("bool"),
 			"values":          obj{"type": "object", "description": "Inline values, merged over chart defaults"},
 			"valuesFrom":      obj{"type": "array", "items": defRef("valuesSource")},
+			"takeOwnership":   desc(defRef("bool"), "Adopt existing objects the chart renders that no release owns (kubectl apply, scripts); never another release's"),
 		}, "chart"), obj{"allOf": chartSourceRules()}), "Install or upgrade a chart release"),
 		"apply": desc(object(obj{
 			"manifests":       obj{"type": "array", "minItems": 1, "items": defRef("source")},

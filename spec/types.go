@@ -227,6 +227,10 @@ type Helm struct {
 	Wait            bool           `json:"wait,omitempty"`
 	Values          map[string]any `json:"values,omitempty"`
 	ValuesFrom      []Source       `json:"valuesFrom,omitempty"` // file or url only
+	// TakeOwnership adopts objects the chart renders that exist without a
+	// release (kubectl apply, scripts), as helm --take-ownership; never an
+	// object another Helm release owns.
+	TakeOwnership bool `json:"takeOwnership,omitempty"`
 }
 
 // ChartKind tells where a chart comes from, implied by the chart: shape.

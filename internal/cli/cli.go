@@ -21,6 +21,7 @@ import (
 	"github.com/khook/khook/internal/cli/destroy"
 	"github.com/khook/khook/internal/cli/fleet"
 	"github.com/khook/khook/internal/cli/graph"
+	"github.com/khook/khook/internal/cli/importcmd"
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/internal/cli/plan"
 	"github.com/khook/khook/internal/cli/render"
@@ -141,6 +142,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		render.NewCmd(f),
 		show.NewCmd(f),
 		fleet.NewCmd(f),
+		importcmd.NewCmd(f),
 	)
 	return root
 }

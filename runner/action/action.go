@@ -42,6 +42,9 @@ type Configuration struct {
 	// WarningsAsErrors fails a step (plan: plans it as fail) on any
 	// warning the API server sends for its requests (--warnings-as-errors).
 	WarningsAsErrors bool
+	// Notify, when set, hears what a run says once besides its results
+	// (the state record converted from upstream khook's).
+	Notify func(msg string)
 }
 
 func (c *Configuration) now() time.Time {

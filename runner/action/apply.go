@@ -128,7 +128,7 @@ func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, erro
 	}
 	r := a.Config.redactor()
 	sess, err := state.Open(ctx, s, state.Options{Client: clients.Typed, Lock: state.LockOptions{Timeout: a.LockTimeout},
-		Version: a.Config.Version, Redactor: r})
+		Version: a.Config.Version, Redactor: r, Notify: a.Config.Notify})
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			err = &Failure{Reason: report.ReasonClusterUnreachable, Err: clients.Explain(err)}

@@ -42,7 +42,7 @@ func (d *Destroy) Run(ctx context.Context, s *spec.Spec) (*report.Results, error
 	}
 	res.Server = redact.StripURLCredentials(clients.Config.Host)
 	sess, err := state.OpenDestroy(ctx, s, state.Options{Client: clients.Typed, Lock: state.LockOptions{Timeout: d.LockTimeout},
-		Version: cfg.Version, Redactor: r})
+		Version: cfg.Version, Redactor: r, Notify: cfg.Notify})
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			err = &Failure{Reason: report.ReasonClusterUnreachable, Err: clients.Explain(err)}

@@ -249,6 +249,7 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	in.Timeout = timeout
 	in.ServerSideApply = true
 	in.ForceConflicts = true
+	in.TakeOwnership = h.TakeOwnership
 	gctx, stop := sess.guard(ctx)
 	defer stop()
 	r, err := in.RunWithContext(gctx, ch, vals)
@@ -269,6 +270,7 @@ func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, nam
 	up.WaitStrategy = waitStrategy(h)
 	up.Timeout = timeout
 	up.ForceConflicts = true // converge: take back fields edited out of band
+	up.TakeOwnership = h.TakeOwnership
 	gctx, stop := sess.guard(ctx)
 	defer stop()
 	r, err := up.RunWithContext(gctx, name, ch, vals)

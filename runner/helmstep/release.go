@@ -27,6 +27,9 @@ type Release struct {
 	Last *rel.Release
 	// Values are the step's values (ValuesLoader.Load); nil until Load.
 	Values map[string]any
+	// Adopts names the existing objects a takeOwnership step adopts, once
+	// DryRun or apply rendered the release (takeover.go).
+	Adopts []string
 
 	step *spec.Step
 	sess *session
@@ -137,8 +140,16 @@ func (e *Executor) NamespaceMissing(r *Release) error {
 }
 
 // run installs or upgrades r, for real or as a dry run; apply and plan
-// build the action here, so they cannot differ in a setting.
+// build the action here, so they cannot differ in a setting. A
+// takeOwnership step adopts what exists first (takeover.go).
 func (e *Executor) run(ctx context.Context, r *Release, dry action.DryRunStrategy) (*rel.Release, error) {
+	if r.step.Helm.TakeOwnership {
+		return e.takeOver(ctx, r, dry)
+	}
+	return e.runAction(ctx, r, dry)
+}
+
+func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunStrategy) (*rel.Release, error) {
 	h := r.step.Helm
 	timeout := helmTimeout(ctx, h.Atomic)
 	var res *rel.Release

@@ -235,6 +235,11 @@ func (c *Clients) send(ctx context.Context, req *ApplyRequest, dr []string) (*un
 	r := c.resourceFor(req.Mapping, req.Desired.GetNamespace())
 	switch {
 	case req.ServerSide:
+		if len(dr) == 0 { // kubectl's --server-side migration (csaupgrade.go)
+			if _, err := c.UpgradeClientSide(ctx, req.Mapping, req.Live, FieldManager); err != nil {
+				return nil, err
+			}
+		}
 		force := false
 		return r.Patch(ctx, req.Desired.GetName(), types.ApplyPatchType, req.Patch,
 			metav1.PatchOptions{FieldManager: FieldManager, FieldValidation: FieldValidation, Force: &force, DryRun: dr})

@@ -120,6 +120,9 @@ func (pr *probe) helm(ctx context.Context) error {
 		}
 		pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
 	}
+	if len(r.Adopts) > 0 { // takeOwnership
+		pr.out.Reason += "; takes ownership of " + strings.Join(r.Adopts, ", ")
+	}
 	return pr.renderDiff(ctx, res.Manifest, r)
 }
 

@@ -23,6 +23,9 @@ type Options struct {
 	Redactor *redact.Redactor
 	// Now is the clock of the record's timestamps; nil is time.Now.
 	Now func() time.Time
+	// Notify, when set, is told once what the run did to the record
+	// besides journaling (an upstream khook record converted).
+	Notify func(msg string)
 }
 
 // Session is one apply's use of a record: the lock is held, the previous
@@ -38,6 +41,9 @@ type Session struct {
 	Store    *Store
 	Lock     *Lock
 	Previous *Record // as the last run left it; nil when there was none
+	// Converted says the previous record was upstream khook's, converted
+	// to khook's own on this run's first write ("" otherwise).
+	Converted string
 
 	mu       sync.Mutex
 	record   *Record
@@ -105,6 +111,12 @@ func open(ctx context.Context, s *spec.Spec, opts Options, destroy bool) (*Sessi
 	}
 	sess := &Session{Ref: ref, Store: store, Lock: lock, Previous: prev, hashes: hashes,
 		resumed: map[string]bool{}, redactor: opts.Redactor, now: now, destroy: destroy}
+	if store.converted {
+		sess.Converted = convertedNote(ref, prev)
+		if opts.Notify != nil {
+			opts.Notify(sess.Converted)
+		}
+	}
 	if destroy {
 		sess.record = prev
 		return sess, nil

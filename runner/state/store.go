@@ -49,6 +49,7 @@ type Store struct {
 
 	mu              sync.Mutex
 	resourceVersion string // "" until the Secret is read or created
+	converted       bool   // the last Load read upstream khook's record (upstream.go)
 }
 
 // NewStore returns a store for the record at ref.
@@ -76,6 +77,14 @@ func (s *Store) Load(ctx context.Context) (*Record, error) {
 	if !ok {
 		return nil, fmt.Errorf("the %s has no %s key: it is damaged; delete it (kubectl delete secret -n %s %s) and the next run re-converges every step",
 			s.Ref.describe(), DataKey, s.Ref.Namespace, s.Ref.Name)
+	}
+	if up, ok, err := fromUpstream(raw); ok {
+		if err != nil {
+			return nil, fmt.Errorf("the %s cannot be read: %v; delete it (kubectl delete secret -n %s %s) and the next run re-converges every step",
+				s.Ref.describe(), err, s.Ref.Namespace, s.Ref.Name)
+		}
+		s.converted = true
+		return up, nil
 	}
 	var rec Record
 	if err := json.Unmarshal(raw, &rec); err != nil {

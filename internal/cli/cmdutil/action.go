@@ -18,6 +18,7 @@ func (f *Factory) ActionConfig(clients *kube.Clients) *action.Configuration {
 	return &action.Configuration{
 		Kubeconfig: f.Global.Kubeconfig, Context: f.Global.Context, Clients: clients,
 		Redactor: f.Redactor, Now: f.Now, Version: f.Version, PlanKey: f.PlanKey(),
+		Notify: func(msg string) { f.Logger.Info(f.Redactor.String(msg)) },
 	}
 }
 
