@@ -227,6 +227,13 @@ type Helm struct {
 	Wait            bool           `json:"wait,omitempty"`
 	Values          map[string]any `json:"values,omitempty"`
 	ValuesFrom      []Source       `json:"valuesFrom,omitempty"` // file or url only
+	// DependencyUpdate resolves a chart's dependencies without a Chart.lock
+	// (helm dependency update); without it such a chart is refused.
+	DependencyUpdate bool `json:"dependencyUpdate,omitempty"`
+	// PostRenderers patch the rendered chart (Flux HelmRelease's shape).
+	PostRenderers []PostRenderer `json:"postRenderers,omitempty"`
+	// Test runs the release's test hooks (test: true or test: {...}).
+	Test *HelmTest `json:"test,omitempty"`
 }
 
 // ChartKind tells where a chart comes from, implied by the chart: shape.
