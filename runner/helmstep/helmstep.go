@@ -247,6 +247,7 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	in.Timeout = timeout
 	in.ServerSideApply = true
 	in.ForceConflicts = true
+	in.PostRenderer, in.PostRenderStrategy, in.Labels = postRendering(h, false)
 	gctx, stop := sess.guard(ctx)
 	defer stop()
 	r, err := in.RunWithContext(gctx, ch, vals)
@@ -267,6 +268,7 @@ func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, nam
 	up.WaitStrategy = waitStrategy(h)
 	up.Timeout = timeout
 	up.ForceConflicts = true // converge: take back fields edited out of band
+	up.PostRenderer, up.PostRenderStrategy, up.Labels = postRendering(h, true)
 	gctx, stop := sess.guard(ctx)
 	defer stop()
 	r, err := up.RunWithContext(gctx, name, ch, vals)

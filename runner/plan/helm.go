@@ -112,7 +112,10 @@ func (pr *probe) helm(ctx context.Context) error {
 		pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to revision %d, chart %s", from, last.Info.Status, res.Version, target)
 	default:
 		var why []string
-		if !sameC {
+		if r.PostRenderersChanged() {
+			why = append(why, "post-renderers changed")
+		}
+		if !sameC && (!r.PostRenderersChanged() || chartVersion(last.Chart) != target) {
 			why = append(why, "chart "+chartVersion(last.Chart)+" -> "+target)
 		}
 		if !sameV {
