@@ -28,14 +28,7 @@ func TestPostRenderers(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
 	defer cancel()
-	r, err := f.exec.Open(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.exec.Load(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	planned, err := f.exec.DryRun(ctx, r, DryRunOptions{})
+	planned, err := f.exec.DryRun(ctx, f.loaded(ctx, st), DryRunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +50,7 @@ func TestPostRenderers(t *testing.T) {
 	if _, err := testCluster.Client.AppsV1().Deployments(f.ns).Patch(ctx, "pr-demo", types.MergePatchType, []byte(`{"spec":{"replicas":2}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
 		t.Fatal(err)
 	}
-	r, err = f.exec.Open(st)
+	r, err := f.exec.Open(st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,13 +64,7 @@ func TestPostRenderers(t *testing.T) {
 
 	// Dropping the post-renderers is a change, though chart and values are not.
 	st.Helm.PostRenderers = nil
-	if r, err = f.exec.Open(st); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.exec.Load(ctx, r); err != nil {
-		t.Fatal(err)
-	}
-	if !r.PostRenderersChanged() {
+	if r = f.loaded(ctx, st); !r.PostRenderersChanged() {
 		t.Error("dropping the post-renderers is not a change")
 	}
 	out := f.run(st, stepTimeout)
@@ -85,4 +72,17 @@ func TestPostRenderers(t *testing.T) {
 	if r, _ = f.exec.Open(st); r.PostRenderersChanged() {
 		t.Errorf("after the upgrade the release still has labels %v", r.Last.Labels)
 	}
+}
+
+// loaded is st's release, opened and loaded as plan and apply load it.
+func (f *fixture) loaded(ctx context.Context, st *spec.Step) *Release {
+	f.t.Helper()
+	r, err := f.exec.Open(st)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.exec.Load(ctx, r); err != nil {
+		f.t.Fatal(err)
+	}
+	return r
 }
