@@ -86,7 +86,7 @@ func testSelected(name string, filter []string) bool {
 // test runs the step's tests after an install or upgrade (changed), or on
 // a converged release those TestsDue, and adds what ran to out.
 func (e *Executor) test(ctx context.Context, r *Release, out *runner.Outcome, changed bool) error {
-	if !changed && len(TestsDue(r.Last, r.step.Helm)) == 0 {
+	if r.step.Helm.Test == nil || (!changed && len(TestsDue(r.Last, r.step.Helm)) == 0) {
 		return nil
 	}
 	did, err := e.runTests(ctx, r)
