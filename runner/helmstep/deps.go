@@ -80,7 +80,7 @@ func lockDigest(req, lock []*chartv2.Dependency) (string, error) {
 // fetch, pinned by the lock where there is one. The chart is refused with
 // how to fix it when it has no lock (and the step does not update
 // dependencies) or its lock does not match Chart.yaml.
-func (e *Executor) dependencyPlan(h *spec.Helm, src *chartSource) (fetches []DependencyFetch, cacheKey string, err error) {
+func dependencyPlan(h *spec.Helm, src *chartSource) (fetches []DependencyFetch, cacheKey string, err error) {
 	ch := src.chart
 	missing := missingDependencies(ch)
 	if len(missing) == 0 {
@@ -144,7 +144,7 @@ func (r *Release) Dependencies() []DependencyFetch {
 // when locked and cached) and adds them to the chart, and to every copy
 // src.load makes.
 func (e *Executor) buildDependencies(ctx context.Context, h *spec.Helm, src *chartSource) error {
-	fetches, key, err := e.dependencyPlan(h, src)
+	fetches, key, err := dependencyPlan(h, src)
 	if err != nil || len(fetches) == 0 {
 		return err
 	}
@@ -268,4 +268,40 @@ func redactURL(raw string) string {
 	}
 	u.User = nil
 	return u.String()
+}
+
+// DependenciesNote is what a plan adds to a step's reason for the
+// dependencies its chart needs built.
+func DependenciesNote(deps []DependencyFetch) string {
+	if len(deps) == 0 {
+		return ""
+	}
+	list := make([]string, len(deps))
+	for i, d := range deps {
+		list[i] = d.String()
+	}
+	return "; builds chart dependencies " + strings.Join(list, ", ")
+}
+
+// OfflineDependencies are the dependencies a local chart needs built, read
+// from its Chart.yaml and Chart.lock and the cache, with no cluster and no
+// network (khook plan --offline); nil for other charts or when the chart
+// cannot be read (apply says why).
+func OfflineDependencies(baseDir string, h *spec.Helm) []DependencyFetch {
+	if h == nil || h.ChartKind() != spec.ChartLocal {
+		return nil
+	}
+	p := h.Chart
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(baseDir, p)
+	}
+	ch, err := loader.Load(p)
+	if err != nil {
+		return nil
+	}
+	deps, _, err := dependencyPlan(h, &chartSource{chart: ch, what: "chart " + h.Chart})
+	if err != nil {
+		return nil
+	}
+	return deps
 }

@@ -79,7 +79,7 @@ func (pr *probe) helm(ctx context.Context) error {
 			return nil
 		}
 		if len(diffs) == 0 {
-			pr.out.Action, pr.out.Reason = report.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+helmstep.TestsNote(helmstep.TestsDue(last, h))
+			pr.out.Action, pr.out.Reason = report.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+helmstep.DependenciesNote(r.Dependencies())+helmstep.TestsNote(helmstep.TestsDue(last, h))
 			pr.setDiff(nil)
 			return nil
 		}
@@ -123,7 +123,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		}
 		pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
 	}
-	pr.out.Reason += helmstep.TestsNote(helmstep.TestsToRun(res, h))
+	pr.out.Reason += helmstep.DependenciesNote(r.Dependencies()) + helmstep.TestsNote(helmstep.TestsToRun(res, h))
 	return pr.renderDiff(ctx, res.Manifest, r)
 }
 
