@@ -49,7 +49,10 @@ func describe(path string) string {
 	return path + ": "
 }
 
-var durationType = reflect.TypeFor[Duration]()
+var (
+	durationType = reflect.TypeFor[Duration]()
+	helmTestType = reflect.TypeFor[*HelmTest]()
+)
 
 // extensionPrefix marks top-level fields khook ignores, so that anchors for
 // later aliases have somewhere to live (the docker compose convention).
@@ -112,6 +115,13 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 			return
 		}
 		v.Set(reflect.ValueOf(Duration(dur)))
+		return
+	case t == helmTestType && n.Kind == yaml.ScalarNode && n.Tag == "!!bool":
+		var on bool
+		_ = n.Decode(&on)
+		if on { // test: true is test: {}; test: false runs none
+			v.Set(reflect.ValueOf(&HelmTest{}))
+		}
 		return
 	case t.Kind() == reflect.Pointer:
 		if isNull && t.Elem().Kind() != reflect.Struct {

@@ -200,7 +200,7 @@ func defs(namespace obj) obj {
 			"file": obj{"type": "string"},
 			"url":  str(httpURLPattern, "HTTP(S) URL"),
 		}), obj{"oneOf": exactlyOne("file", "url")}), "Exactly one of file, url"),
-		"helm": desc(merge(object(obj{
+		"helm": desc(merge(object(withHelmExtras(obj{
 			"chart":           obj{"type": "string", "description": "Bare name (with repo:), name:version, oci://ref[:tag|@digest], or a local ./path"},
 			"repo":            str(httpURLPattern, "HTTP(S) chart repository URL (bare-name charts only)"),
 			"version":         obj{"type": []string{"string", "number"}, "description": "Exact chart version (quote it: 1.10 is a number to YAML, kept as written)"},
@@ -214,7 +214,7 @@ func defs(namespace obj) obj {
 			"values":          obj{"type": "object", "description": "Inline values, merged over chart defaults"},
 			"valuesFrom":      obj{"type": "array", "items": defRef("valuesSource")},
 			"takeOwnership":   desc(defRef("bool"), "Adopt existing objects the chart renders that no release owns (kubectl apply, scripts); never another release's"),
-		}, "chart"), obj{"allOf": chartSourceRules()}), "Install or upgrade a chart release"),
+		}), "chart"), obj{"allOf": chartSourceRules()}), "Install or upgrade a chart release"),
 		"apply": desc(object(obj{
 			"manifests":       obj{"type": "array", "minItems": 1, "items": defRef("source")},
 			"namespace":       namespace,

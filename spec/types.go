@@ -231,6 +231,13 @@ type Helm struct {
 	// release (kubectl apply, scripts), as helm --take-ownership; never an
 	// object another Helm release owns.
 	TakeOwnership bool `json:"takeOwnership,omitempty"`
+	// DependencyUpdate resolves a chart's dependencies without a Chart.lock
+	// (helm dependency update); without it such a chart is refused.
+	DependencyUpdate bool `json:"dependencyUpdate,omitempty"`
+	// PostRenderers patch the rendered chart (Flux HelmRelease's shape).
+	PostRenderers []PostRenderer `json:"postRenderers,omitempty"`
+	// Test runs the release's test hooks (test: true or test: {...}).
+	Test *HelmTest `json:"test,omitempty"`
 }
 
 // ChartKind tells where a chart comes from, implied by the chart: shape.

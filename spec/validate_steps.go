@@ -67,6 +67,7 @@ func (v *validator) helm(p string, h *Helm) {
 		}
 	}
 	v.sources(p+".valuesFrom", h.ValuesFrom, "file", "url")
+	v.postRenderers(p+".postRenderers", h.PostRenderers)
 }
 
 // chart applies the chart-source rules: the chart: shape decides which of

@@ -35,6 +35,10 @@ type chartSource struct {
 	what  string
 	// load loads the chart again, a fresh copy (see AsStored).
 	load func() (*chartv2.Chart, error)
+	// archive is the downloaded package (repository and OCI charts).
+	archive []byte
+	// deps are the dependencies built for it (deps.go).
+	deps []DependencyFetch
 }
 
 // loadChart fetches and loads the step's chart.
@@ -52,6 +56,9 @@ func (e *Executor) loadChart(ctx context.Context, h *spec.Helm) (*chartSource, e
 		src, err = e.repoChart(ctx, h)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := e.buildDependencies(ctx, h, src); err != nil {
 		return nil, err
 	}
 	if err := checkDependencies(src); err != nil {
@@ -139,7 +146,7 @@ func (e *Executor) repoChart(ctx context.Context, h *spec.Helm) (*chartSource, e
 		return nil, fmt.Errorf("chart %s %s downloaded from %s is not a valid chart archive: %w", name, cv.Version, chartURL, err)
 	}
 	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, repoURL),
-		load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(data.Bytes())) }}, nil
+		load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(data.Bytes())) }, archive: data.Bytes()}, nil
 }
 
 // parseIndex loads an index through Helm's own validation and sorting (it
@@ -260,7 +267,7 @@ func (e *Executor) ociChart(ctx context.Context, h *spec.Helm) (*chartSource, er
 		return nil, fmt.Errorf("chart oci://%s is not a valid chart archive: %w", ref, err)
 	}
 	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from oci://%s", ch.Name(), ch.Metadata.Version, ref),
-		load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(res.Chart.Data)) }}, nil
+		load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(res.Chart.Data)) }, archive: res.Chart.Data}, nil
 }
 
 // ociTag resolves version: (exact tag, semver range or empty for the latest)

@@ -207,8 +207,9 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 		if sameC, sameV := r.Same(); sameC && sameV {
 			diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true})
 			if err == nil && len(diffs) == 0 {
-				return runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),
-					Changes: releaseChange(report.DidUnchanged, name, ns)}, nil
+				out := runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),
+					Changes: releaseChange(report.DidUnchanged, name, ns)}
+				return out, e.test(ctx, r, &out, false)
 			}
 			// Drift or an unreadable object: upgrade, which re-applies everything.
 		}
@@ -235,7 +236,7 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 		out.Detail = fmt.Sprintf("upgraded release %s to revision %d (%s)", name, res.Version, r.src.what)
 		out.Changes = releaseChange(report.ActionUpgrade.Done(), name, ns)
 	}
-	return out, nil
+	return out, e.test(ctx, r, &out, true)
 }
 
 func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry action.DryRunStrategy) (*rel.Release, error) {
@@ -250,6 +251,7 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	in.ServerSideApply = true
 	in.ForceConflicts = true
 	in.TakeOwnership = h.TakeOwnership
+	in.PostRenderer, in.PostRenderStrategy, in.Labels = postRendering(h, false)
 	gctx, stop := sess.guard(ctx)
 	defer stop()
 	r, err := in.RunWithContext(gctx, ch, vals)
@@ -271,6 +273,7 @@ func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, nam
 	up.Timeout = timeout
 	up.ForceConflicts = true // converge: take back fields edited out of band
 	up.TakeOwnership = h.TakeOwnership
+	up.PostRenderer, up.PostRenderStrategy, up.Labels = postRendering(h, true)
 	gctx, stop := sess.guard(ctx)
 	defer stop()
 	r, err := up.RunWithContext(gctx, name, ch, vals)

@@ -50,12 +50,20 @@ func (r *Release) Chart() *chartv2.Chart {
 }
 
 // Same reports whether the deployed release was made from the step's chart
-// (SameChart, on the chart as a release stores it) and values (SameValues).
+// (SameChart, on the chart as a release stores it, rendered through the
+// step's post-renderers) and values (SameValues).
 func (r *Release) Same() (chart, values bool) {
 	if r.Last == nil || r.src == nil {
 		return false, false
 	}
-	return SameChart(r.Last.Chart, AsStored(r.src.chart, r.src.load, r.Values)), SameValues(r.Last.Config, r.Values)
+	chart = SameChart(r.Last.Chart, AsStored(r.src.chart, r.src.load, r.Values)) && samePostRender(r.Last.Labels, r.step.Helm)
+	return chart, SameValues(r.Last.Config, r.Values)
+}
+
+// PostRenderersChanged: the release was made with other post-renderers
+// than the step's.
+func (r *Release) PostRenderersChanged() bool {
+	return r.Last != nil && !samePostRender(r.Last.Labels, r.step.Helm)
 }
 
 // Open starts a Helm session in the release namespace and reads the

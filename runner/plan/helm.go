@@ -79,7 +79,7 @@ func (pr *probe) helm(ctx context.Context) error {
 			return nil
 		}
 		if len(diffs) == 0 {
-			pr.out.Action, pr.out.Reason = report.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)
+			pr.out.Action, pr.out.Reason = report.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+helmstep.DependenciesNote(r.Dependencies())+helmstep.TestsNote(helmstep.TestsDue(last, h))
 			pr.setDiff(nil)
 			return nil
 		}
@@ -112,7 +112,10 @@ func (pr *probe) helm(ctx context.Context) error {
 		pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to revision %d, chart %s", from, last.Info.Status, res.Version, target)
 	default:
 		var why []string
-		if !sameC {
+		if r.PostRenderersChanged() {
+			why = append(why, "post-renderers changed")
+		}
+		if !sameC && (!r.PostRenderersChanged() || chartVersion(last.Chart) != target) {
 			why = append(why, "chart "+chartVersion(last.Chart)+" -> "+target)
 		}
 		if !sameV {
@@ -120,6 +123,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		}
 		pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
 	}
+	pr.out.Reason += helmstep.DependenciesNote(r.Dependencies()) + helmstep.TestsNote(helmstep.TestsToRun(res, h))
 	if len(r.Adopts) > 0 { // takeOwnership
 		pr.out.Reason += "; takes ownership of " + strings.Join(r.Adopts, ", ")
 	}

@@ -4,7 +4,10 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/spec"
 )
 
@@ -28,6 +31,8 @@ func Offline(s *spec.Spec) *report.Plan {
 		if st.Excluded() {
 			ps.Action = report.ActionExcluded
 			ps.Reason = st.ExcludedBecause()
+		} else if st.Helm != nil {
+			ps.Reason = strings.TrimPrefix(helmstep.DependenciesNote(helmstep.OfflineDependencies(s.BaseDir, st.Helm)), "; ")
 		}
 		p.Steps = append(p.Steps, ps)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	repo "helm.sh/helm/v4/pkg/repo/v1"
@@ -15,7 +16,12 @@ import (
 type HTTPRepo struct {
 	URL  string // e.g. http://127.0.0.1:PORT, the repository URL for Helm
 	Auth Auth   // credentials the server demands, if any
+
+	requests atomic.Int64
 }
+
+// Requests counts the requests the repository has answered.
+func (r *HTTPRepo) Requests() int64 { return r.requests.Load() }
 
 // NewHTTPRepo packages the named test charts and serves them with an index;
 // with a non-zero auth every request needs those basic-auth credentials.
@@ -41,7 +47,9 @@ func serveRepoDir(t testing.TB, auth Auth, dir string) *HTTPRepo {
 		t.Fatalf("chartsrc: cannot write index.yaml: %v", err)
 	}
 	files := http.FileServer(http.Dir(dir))
+	hr := &HTTPRepo{Auth: auth}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hr.requests.Add(1)
 		if auth != (Auth{}) && !basicAuthOK(r, auth) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="khook-test-charts"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
@@ -50,7 +58,8 @@ func serveRepoDir(t testing.TB, auth Auth, dir string) *HTTPRepo {
 		files.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return &HTTPRepo{URL: srv.URL, Auth: auth}
+	hr.URL = srv.URL
+	return hr
 }
 
 func basicAuthOK(r *http.Request, want Auth) bool {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/distribution/distribution/v3/configuration"
@@ -31,7 +33,12 @@ var quietRegistry sync.Once
 type OCIRegistry struct {
 	Host string // 127.0.0.1:PORT
 	Auth Auth   // credentials the registry demands (htpasswd), if any
+
+	requests *atomic.Int64
 }
+
+// Requests counts the requests the registry has answered (pushes too).
+func (r *OCIRegistry) Requests() int64 { return r.requests.Load() }
 
 // NewOCIRegistry starts a registry; with a non-zero auth it demands those
 // credentials.
@@ -57,13 +64,17 @@ func NewOCIRegistry(t testing.TB, auth Auth) *OCIRegistry {
 	quietRegistry.Do(func() { logrus.SetOutput(io.Discard) })
 	ctx, cancel := context.WithCancel(context.Background())
 	app := handlers.NewApp(ctx, config)
-	srv := httptest.NewServer(app)
+	requests := new(atomic.Int64)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		requests.Add(1)
+		app.ServeHTTP(w, req)
+	}))
 	t.Cleanup(func() {
 		srv.Close()
 		_ = app.Shutdown()
 		cancel()
 	})
-	return &OCIRegistry{Host: strings.TrimPrefix(srv.URL, "http://"), Auth: auth}
+	return &OCIRegistry{Host: strings.TrimPrefix(srv.URL, "http://"), Auth: auth, requests: requests}
 }
 
 // URL returns the oci:// base under which Push stores charts.

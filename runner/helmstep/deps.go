@@ -1,0 +1,307 @@
+package helmstep
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/provenance"
+
+	"github.com/khook/khook/spec"
+)
+
+// A chart that declares dependencies: but ships no charts/ (most Git
+// repositories ignore it) has them built before rendering, as helm
+// dependency build does: each pinned by the chart's Chart.lock, whose
+// digest must match Chart.yaml's dependencies, downloaded from its HTTP
+// repository or OCI registry and kept in the user cache under the lock's
+// digest, so a converged re-run downloads nothing. Without a lock the step
+// must say dependencyUpdate: true (resolved on every run, not cached).
+
+// depCacheDir is where built dependencies are kept (under
+// $XDG_CACHE_HOME or ~/.cache); "" disables the cache.
+func depCacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "khook", "chart-deps")
+}
+
+// DependencyFetch is one dependency a chart needs that it does not vendor.
+type DependencyFetch struct {
+	Name, Version, Repository string // as locked (Version a constraint without a lock)
+	Cached                    bool   // in the cache: nothing is downloaded
+}
+
+func (d DependencyFetch) String() string {
+	how := "download"
+	if d.Cached {
+		how = "cached"
+	}
+	return fmt.Sprintf("%s %s from %s (%s)", d.Name, d.Version, redactURL(d.Repository), how)
+}
+
+// missingDependencies are the chart's declared dependencies it has no
+// subchart for (by name; an alias names the copy, not the chart).
+func missingDependencies(ch *chartv2.Chart) []*chartv2.Dependency {
+	have := map[string]bool{}
+	for _, sub := range ch.Dependencies() {
+		have[sub.Name()] = true
+	}
+	var out []*chartv2.Dependency
+	for _, d := range ch.Metadata.Dependencies {
+		if d != nil && !have[d.Name] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// lockDigest is Helm's Chart.lock digest of the chart's dependencies and
+// the lock's entries (helm's internal resolver.HashReq).
+func lockDigest(req, lock []*chartv2.Dependency) (string, error) {
+	data, err := json.Marshal([2][]*chartv2.Dependency{req, lock})
+	if err != nil {
+		return "", err
+	}
+	s, err := provenance.Digest(bytes.NewBuffer(data))
+	return "sha256:" + s, err
+}
+
+// dependencyPlan is what building src's dependencies takes: the ones to
+// fetch, pinned by the lock where there is one. The chart is refused with
+// how to fix it when it has no lock (and the step does not update
+// dependencies) or its lock does not match Chart.yaml.
+func dependencyPlan(h *spec.Helm, src *chartSource) (fetches []DependencyFetch, cacheKey string, err error) {
+	ch := src.chart
+	missing := missingDependencies(ch)
+	if len(missing) == 0 {
+		return nil, "", nil
+	}
+	var names []string
+	for _, d := range missing {
+		names = append(names, d.Name)
+	}
+	if ch.Lock == nil {
+		if !h.DependencyUpdate {
+			return nil, "", fmt.Errorf("%s declares dependencies (%s) but has neither their charts in charts/ nor a Chart.lock: run helm dependency update on the chart directory and commit its Chart.lock, or set dependencyUpdate: true on the step to resolve them on every run", src.what, strings.Join(names, ", "))
+		}
+		for _, d := range missing {
+			fetches = append(fetches, DependencyFetch{Name: d.Name, Version: d.Version, Repository: d.Repository})
+		}
+		return fetches, "", nil
+	}
+	want, err := lockDigest(ch.Metadata.Dependencies, ch.Lock.Dependencies)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: cannot compute the digest of its dependencies: %w", src.what, err)
+	}
+	if ch.Lock.Digest != want {
+		return nil, "", fmt.Errorf("%s: Chart.lock does not match the dependencies in Chart.yaml (the lock's digest is %s, Chart.yaml's dependencies give %s): run helm dependency update on the chart directory and commit the new Chart.lock", src.what, ch.Lock.Digest, want)
+	}
+	locked := map[string]*chartv2.Dependency{}
+	for _, d := range ch.Lock.Dependencies {
+		locked[d.Name] = d
+	}
+	cacheKey = strings.TrimPrefix(want, "sha256:")
+	dir := depCacheDir()
+	for _, d := range missing {
+		l, ok := locked[d.Name]
+		if !ok {
+			return nil, "", fmt.Errorf("%s: Chart.lock has no entry for dependency %s: run helm dependency update on the chart directory", src.what, d.Name)
+		}
+		f := DependencyFetch{Name: l.Name, Version: l.Version, Repository: l.Repository}
+		if dir != "" {
+			_, err := os.Stat(cachePath(dir, cacheKey, l))
+			f.Cached = err == nil
+		}
+		fetches = append(fetches, f)
+	}
+	return fetches, cacheKey, nil
+}
+
+func cachePath(dir, key string, d *chartv2.Dependency) string {
+	return filepath.Join(dir, key, d.Name+"-"+d.Version+".tgz")
+}
+
+// Dependencies says which dependencies the step's chart needs built and
+// whether each is cached (nil when it vendors them all or has none).
+func (r *Release) Dependencies() []DependencyFetch {
+	if r.src == nil {
+		return nil
+	}
+	return r.src.deps
+}
+
+// buildDependencies fetches src's missing dependencies (from the cache
+// when locked and cached) and adds them to the chart, and to every copy
+// src.load makes.
+func (e *Executor) buildDependencies(ctx context.Context, h *spec.Helm, src *chartSource) error {
+	fetches, key, err := dependencyPlan(h, src)
+	if err != nil || len(fetches) == 0 {
+		return err
+	}
+	dir := depCacheDir()
+	var archives [][]byte
+	for i, f := range fetches {
+		data, err := e.fetchDependency(ctx, h, f, key, dir)
+		if err != nil {
+			return fmt.Errorf("%s: dependency %s %s from %s: %w", src.what, f.Name, f.Version, redactURL(f.Repository), err)
+		}
+		sub, err := loader.LoadArchive(bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("%s: dependency %s %s from %s is not a valid chart archive: %w", src.what, f.Name, f.Version, redactURL(f.Repository), err)
+		}
+		if sub.Name() != f.Name || (key != "" && sub.Metadata.Version != f.Version) {
+			return fmt.Errorf("%s: dependency %s %s from %s is chart %s %s", src.what, f.Name, f.Version, redactURL(f.Repository), sub.Name(), sub.Metadata.Version)
+		}
+		fetches[i].Version = sub.Metadata.Version
+		src.chart.AddDependency(sub)
+		archives = append(archives, data)
+	}
+	src.deps = fetches
+	load := src.load
+	src.load = func() (*chartv2.Chart, error) {
+		ch, err := load()
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range archives {
+			sub, err := loader.LoadArchive(bytes.NewReader(a))
+			if err != nil {
+				return nil, err
+			}
+			ch.AddDependency(sub)
+		}
+		return ch, nil
+	}
+	return nil
+}
+
+// fetchDependency returns one dependency's archive: from the cache, or
+// downloaded (and then cached when locked).
+func (e *Executor) fetchDependency(ctx context.Context, h *spec.Helm, f DependencyFetch, key, dir string) ([]byte, error) {
+	dep := &chartv2.Dependency{Name: f.Name, Version: f.Version, Repository: f.Repository}
+	if f.Cached {
+		if data, err := os.ReadFile(cachePath(dir, key, dep)); err == nil {
+			return data, nil
+		}
+	}
+	repoURL := f.Repository
+	var got *chartSource
+	var err error
+	switch {
+	case strings.HasPrefix(repoURL, "oci://"):
+		got, err = e.ociChart(ctx, &spec.Helm{Chart: strings.TrimSuffix(repoURL, "/") + "/" + f.Name, Version: f.Version, Auth: sameHostAuth(h, repoURL)})
+	case strings.HasPrefix(repoURL, "http://") || strings.HasPrefix(repoURL, "https://"):
+		got, err = e.repoChart(ctx, &spec.Helm{Chart: f.Name, Repo: repoURL, Version: f.Version, Auth: sameHostAuth(h, repoURL)})
+	case strings.HasPrefix(repoURL, "file://"):
+		return nil, fmt.Errorf("khook builds dependencies from HTTP repositories and OCI registries only: vendor a file:// dependency in charts/ (helm dependency build)")
+	case repoURL == "":
+		return nil, fmt.Errorf("it has no repository: vendor it in charts/ or add its repository URL to Chart.yaml")
+	default:
+		return nil, fmt.Errorf("repository %s is a name from helm repo add, which khook does not read: write the repository's URL in Chart.yaml (and run helm dependency update)", repoURL)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if key != "" && dir != "" {
+		p := cachePath(dir, key, dep)
+		if err := writeAtomic(p, got.archive); err != nil {
+			return nil, fmt.Errorf("cannot cache it in %s: %w", filepath.Dir(p), err)
+		}
+	}
+	return got.archive, nil
+}
+
+// sameHostAuth is the step's auth: block for a dependency served by the
+// host the step's own chart comes from; other hosts get none (credentials
+// in the repository URL's userinfo still apply).
+func sameHostAuth(h *spec.Helm, repoURL string) *spec.Auth {
+	if h.Auth == nil {
+		return nil
+	}
+	own := h.Repo
+	if own == "" {
+		own = h.Chart
+	}
+	a, err1 := url.Parse(own)
+	b, err2 := url.Parse(repoURL)
+	if err1 != nil || err2 != nil || a.Host == "" || a.Host != b.Host {
+		return nil
+	}
+	return h.Auth
+}
+
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// redactURL drops userinfo from a repository URL for messages.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
+}
+
+// DependenciesNote is what a plan adds to a step's reason for the
+// dependencies its chart needs built.
+func DependenciesNote(deps []DependencyFetch) string {
+	if len(deps) == 0 {
+		return ""
+	}
+	list := make([]string, len(deps))
+	for i, d := range deps {
+		list[i] = d.String()
+	}
+	return "; builds chart dependencies " + strings.Join(list, ", ")
+}
+
+// OfflineDependencies are the dependencies a local chart needs built, read
+// from its Chart.yaml and Chart.lock and the cache, with no cluster and no
+// network (khook plan --offline); nil for other charts or when the chart
+// cannot be read (apply says why).
+func OfflineDependencies(baseDir string, h *spec.Helm) []DependencyFetch {
+	if h == nil || h.ChartKind() != spec.ChartLocal {
+		return nil
+	}
+	p := h.Chart
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(baseDir, p)
+	}
+	ch, err := loader.Load(p)
+	if err != nil {
+		return nil
+	}
+	deps, _, err := dependencyPlan(h, &chartSource{chart: ch, what: "chart " + h.Chart})
+	if err != nil {
+		return nil
+	}
+	return deps
+}
