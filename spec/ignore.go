@@ -37,9 +37,9 @@ type IgnoreTarget struct {
 	Name      string `json:"name,omitempty"`
 }
 
-// IgnoreFor returns the rules that apply to a step's objects: the spec's,
+// ignoreFor returns the rules that apply to a step's objects: the spec's,
 // then the step's own.
-func (s *Spec) IgnoreFor(st *Step) []IgnoreRule {
+func (s *Spec) ignoreFor(st *Step) []IgnoreRule {
 	if len(st.Ignore) == 0 {
 		return s.Ignore
 	}

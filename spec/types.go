@@ -168,6 +168,9 @@ type Step struct {
 	// Ignore are the fields this step (helm or apply) leaves to other owners,
 	// after the spec's own rules (ignore.go).
 	Ignore []IgnoreRule `json:"ignore,omitempty"`
+	// Ignored are the rules in force for a helm or apply step: the spec's,
+	// then the step's own (set at load).
+	Ignored []IgnoreRule `json:"-"`
 	// Drift is what drift found in this step does to a drift run: fail (the
 	// default, "") or warn (reported, the run stays green).
 	Drift string `json:"drift,omitempty"`

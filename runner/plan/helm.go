@@ -205,7 +205,7 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 		if !pr.Diff {
 			continue
 		}
-		text, err := objectDiff(title(obj), d.Live, d.Desired)
+		text, err := objectDiff(title(obj), d.Live, d.Desired, pr.changeOptions())
 		if err != nil {
 			return err
 		}
@@ -214,7 +214,7 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 	for _, obj := range removed {
 		pr.out.Objects = append(pr.out.Objects, pr.digested(objectPlan(report.ActionDelete, obj), nil, obj))
 		if pr.Diff {
-			text, err := objectDiff(title(obj), obj, nil)
+			text, err := objectDiff(title(obj), obj, nil, pr.changeOptions())
 			if err != nil {
 				return err
 			}
