@@ -125,6 +125,9 @@ type PlanStep struct {
 	Pos      spec.Pos     `json:"pos"`
 	// Release is what a helm step's prediction was made against.
 	Release *ReleaseDigest `json:"release,omitempty"`
+	// DriftWarn is the step's drift: warn: its changes are reported as
+	// drift but do not fail a drift run (Plan.DriftFails).
+	DriftWarn bool `json:"driftWarn,omitempty"`
 }
 
 // ObjectPlan is one object a step would touch: "create ConfigMap demo/settings".
