@@ -86,10 +86,9 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	case err != nil:
 		return nil, fmt.Errorf("cannot read %s: %w", ObjectName(obj), c.Explain(err))
 	}
-	obj = opts.leaveIgnored(live, obj, serverSide)
 	req := &ApplyRequest{Mapping: m, Live: live, ServerSide: serverSide, src: src, cached: cached, opts: opts}
 	if serverSide {
-		req.Desired = obj.DeepCopy()
+		req.Desired = opts.leaveIgnored(live, obj, true).DeepCopy()
 		req.Action = report.ActionConfigure
 		if live == nil {
 			req.Action = report.ActionCreate
@@ -99,6 +98,12 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 		return req, err
 	}
 	desired, modified, err := withLastApplied(obj)
+	if err == nil && live != nil && opts.Ignores() {
+		// The record stays the manifest as written; what is sent holds the
+		// live values of ignored fields, so the three-way patch leaves them.
+		desired = opts.leaveIgnored(live, desired, false)
+		modified, err = desired.MarshalJSON()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode %s: %v", ObjectName(obj), err)
 	}
