@@ -146,6 +146,9 @@ type PlanStep struct {
 	// Warnings are the API server's warnings to the plan's dry runs of
 	// the step (not part of the fingerprint).
 	Warnings []Warning `json:"warnings,omitempty"`
+	// DriftWarn is the step's drift: warn: its changes are reported as
+	// drift but do not fail a drift run (Plan.DriftFails).
+	DriftWarn bool `json:"driftWarn,omitempty"`
 }
 
 // ObjectPlan is one object a step would touch: "create ConfigMap demo/settings".

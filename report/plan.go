@@ -29,6 +29,17 @@ var actionPhrase = map[Action]string{
 	ActionFail:      "would fail",
 }
 
+// DriftFails reports whether a drift run of the plan fails: a step whose
+// drift is not warn (drift: warn) would change the cluster.
+func (p *Plan) DriftFails() bool {
+	for _, s := range p.Steps {
+		if IsChange(s.Action) && !s.DriftWarn {
+			return true
+		}
+	}
+	return false
+}
+
 // PlanTotals counts the steps per predicted action.
 func PlanTotals(steps []PlanStep) map[Action]int {
 	t := map[Action]int{}

@@ -46,6 +46,9 @@ func applyDefaults(s *Spec) {
 		if st.OnError == "" {
 			st.OnError = OnErrorFail
 		}
+		if st.Helm != nil || st.Apply != nil {
+			st.Ignored = s.ignoreFor(st)
+		}
 		switch {
 		case st.Helm != nil:
 			h := st.Helm

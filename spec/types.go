@@ -60,6 +60,9 @@ type Spec struct {
 	Defaults   Defaults `json:"defaults,omitempty"`
 	State      *State   `json:"state,omitempty"` // nil: no state record
 	Steps      []*Step  `json:"steps"`
+	// Ignore are the fields khook leaves to other owners in every helm and
+	// apply step (ignore.go).
+	Ignore []IgnoreRule `json:"ignore,omitempty"`
 
 	// Files are the spec files in load order (base first, then overlays).
 	Files []string `json:"-"`
@@ -161,6 +164,16 @@ type Step struct {
 	Wait    *Wait    `json:"wait,omitempty"`
 	Rollout *Rollout `json:"rollout,omitempty"`
 	Job     *Job     `json:"job,omitempty"`
+
+	// Ignore are the fields this step (helm or apply) leaves to other owners,
+	// after the spec's own rules (ignore.go).
+	Ignore []IgnoreRule `json:"ignore,omitempty"`
+	// Ignored are the rules in force for a helm or apply step: the spec's,
+	// then the step's own (set at load).
+	Ignored []IgnoreRule `json:"-"`
+	// Drift is what drift found in this step does to a drift run: fail (the
+	// default, "") or warn (reported, the run stays green).
+	Drift string `json:"drift,omitempty"`
 
 	// Index is the step's position in the steps list; Path is its field path
 	// ("steps.3") for Spec.PosOf.

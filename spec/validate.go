@@ -74,6 +74,7 @@ func (v *validator) envelope() {
 			v.errorf("state.name", "", "%s", msg)
 		}
 	}
+	v.ignore("ignore", s.Ignore)
 	if len(s.Steps) == 0 {
 		v.errorf("steps", "add at least one step under steps:", "a spec needs at least one step")
 	}
@@ -139,6 +140,7 @@ func (v *validator) step(st *Step, names map[string]*Step) {
 		onError = st.OnError
 	}
 	v.schedule(p, retries, onError)
+	v.stepIgnore(st)
 
 	var keys []string
 	misspelt := false

@@ -335,7 +335,10 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		}
 		if r.in.Command == CmdDrift && p.Changes {
 			oc.drift = true
-			oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonDrift, exitFailure
+			// Steps with drift: warn report their drift; only the others fail the run.
+			if p.DriftFails() {
+				oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonDrift, exitFailure
+			}
 		}
 	case CmdApply, CmdDestroy:
 		if refused := r.holdToPlan(ctx, &req, oc); refused != nil {

@@ -39,6 +39,8 @@ type fakeBackend struct {
 	configure bool
 	// runJobs makes job steps predict a run even without planChanges.
 	runJobs bool
+	// driftWarn gives every step drift: warn.
+	driftWarn bool
 	// world stands for everything a plan fingerprint covers besides the
 	// predicted actions (objects' content, inputs, the cluster): plans of
 	// the same world have the same fingerprint.
@@ -65,6 +67,7 @@ func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, erro
 		if st.Type() == "wait" {
 			ps.Action, ps.Reason = report.ActionUnknown, "namespace demo is created by an earlier step"
 		}
+		ps.DriftWarn = f.driftWarn
 		p.Steps = append(p.Steps, ps)
 	}
 	p.Totals = report.PlanTotals(p.Steps)
@@ -315,6 +318,17 @@ func TestGitHubDriftFailsTheStep(t *testing.T) {
 	outs, _ = gha.ParseKeyValues(e2.read(t, "output"))
 	if code != 0 || outs["drift"] != "false" || outs["status"] != "ok" {
 		t.Errorf("no drift: exit %d outputs %v", code, outs)
+	}
+}
+
+func TestGitHubDriftWarnReportsWithoutFailing(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	e := newGHEnv(t, srv.URL, map[string]string{"INPUT_COMMAND": "drift", "INPUT_COMMENT": "never"})
+	code, _, _ := run(t, e.environ, &fakeBackend{planChanges: true, driftWarn: true})
+	outs, _ := gha.ParseKeyValues(e.read(t, "output"))
+	if code != 0 || outs["drift"] != "true" || outs["status"] != "ok" {
+		t.Errorf("drift: warn must report drift and leave the run green: exit %d outputs %v", code, outs)
 	}
 }
 

@@ -39,6 +39,8 @@ type DriftInput struct {
 	// of it as written (kube.Holds) needs no dry run. A rendered
 	// upgrade may drop fields Helm owns, so it is dry-run in full.
 	Applied bool
+	// Ignore are the step's ignore rules: fields the decision leaves out.
+	Ignore kube.ChangeOptions
 }
 
 // ObjectDiff is one object of a manifest whose live state differs from what
@@ -105,7 +107,7 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 	}
 	if meta.IsNoMatchError(err) {
 		d.Namespace = obj.GetNamespace()
-		change := kube.Decide(nil, obj, kube.ChangeOptions{})
+		change := kube.Decide(nil, obj, in.Ignore)
 		d.Action, d.Desired = change.Action, change.After
 		return d, nil // its kind is not served: the object cannot exist
 	}
@@ -140,14 +142,14 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 			continue // created since the run's cached read? read it fresh
 		}
 		if apierrors.IsNotFound(err) {
-			change := kube.Decide(nil, obj, kube.ChangeOptions{})
+			change := kube.Decide(nil, obj, in.Ignore)
 			d.Action, d.Desired = change.Action, change.After
 			return d, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("release %s: cannot read %s: %w", in.Release, d.id(), err)
 		}
-		if in.Applied && kube.Holds(mapping, live, desired, kube.ChangeOptions{}) {
+		if in.Applied && kube.Holds(mapping, live, desired, in.Ignore) {
 			return nil, nil
 		}
 		applied, err := dryRunApply(ctx, ri, desired)
@@ -157,7 +159,7 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 		if applied.GetResourceVersion() != live.GetResourceVersion() && attempt < 3 {
 			continue
 		}
-		change := kube.Decide(live, applied, kube.ChangeOptions{})
+		change := kube.Decide(live, applied, in.Ignore)
 		if !change.Changed() {
 			return nil, nil
 		}

@@ -23,6 +23,7 @@ import (
 	"helm.sh/helm/v4/pkg/action"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	helmkube "helm.sh/helm/v4/pkg/kube"
+	"helm.sh/helm/v4/pkg/postrenderer"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
@@ -205,7 +206,8 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 	last := r.Last
 	if r.Installed() && last.Info.Status == rcommon.StatusDeployed {
 		if sameC, sameV := r.Same(); sameC && sameV {
-			diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true})
+			opts, _ := kube.IgnoreOptions(r.step.Ignored) // validated; run says a failure
+			diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: opts})
 			if err == nil && len(diffs) == 0 {
 				out := runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),
 					Changes: releaseChange(report.DidUnchanged, name, ns)}
@@ -261,8 +263,9 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	return asRelease(r)
 }
 
-func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry action.DryRunStrategy) (*rel.Release, error) {
+func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
 	up := action.NewUpgrade(sess.cfg)
+	up.PostRenderer = post // nil, or leaveIgnored (ignore.go)
 	up.DryRunStrategy = dry
 	up.Namespace = ns
 	up.Install = true

@@ -10,6 +10,7 @@ import (
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/postrenderer"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
@@ -165,7 +166,13 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 	if !r.Installed() {
 		res, err = e.install(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, r.Last != nil, dry)
 	} else {
-		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, dry)
+		var post postrenderer.PostRenderer
+		if opts, oerr := kube.IgnoreOptions(r.step.Ignored); oerr != nil {
+			return nil, fmt.Errorf("step %q: %w", r.step.Name, oerr)
+		} else if opts.Ignores() {
+			post = leaveIgnored{ctx: ctx, clients: e.clients, opts: opts, namespace: r.Namespace}
+		}
+		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, dry, post)
 	}
 	if err != nil {
 		if !h.CreateNamespace && strings.Contains(err.Error(), fmt.Sprintf("namespaces %q not found", r.Namespace)) {

@@ -45,6 +45,7 @@ type ApplyRequest struct {
 
 	src    *unstructured.Unstructured // the manifest object, to plan again
 	cached bool                       // Live came from the run's cache
+	opts   ChangeOptions              // the step's ignore rules
 }
 
 // Name names the request's object for messages.
@@ -56,17 +57,20 @@ func (r *ApplyRequest) Name() string { return ObjectName(r.Desired) }
 // for custom resources), unchanged when that patch is empty. With
 // serverSide, the request is a server-side apply patch. obj must be mapped
 // (MapObject) already. A Secret's stringData is sent as data (see
-// normalizeSecret), so a converged Secret sends nothing.
-func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (*ApplyRequest, error) {
-	req, err := c.planApply(ctx, obj, m, serverSide, true)
+// normalizeSecret), so a converged Secret sends nothing. opts are the
+// step's ignore rules: on an object that exists, the request leaves the
+// fields they name to their owner (leaveIgnored), and the decision does
+// not count them.
+func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool, opts ChangeOptions) (*ApplyRequest, error) {
+	req, err := c.planApply(ctx, obj, m, serverSide, true, opts)
 	if err == nil && req.cached && req.Action == report.ActionConfigure && !serverSide {
 		// A change decided on the run's cached read: patch what is live now.
-		return c.planApply(ctx, obj, m, serverSide, false)
+		return c.planApply(ctx, obj, m, serverSide, false, opts)
 	}
 	return req, err
 }
 
-func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured, m *meta.RESTMapping, serverSide, useCache bool) (*ApplyRequest, error) {
+func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured, m *meta.RESTMapping, serverSide, useCache bool, opts ChangeOptions) (*ApplyRequest, error) {
 	obj := normalizeSecret(src)
 	var live *unstructured.Unstructured
 	var cached bool
@@ -82,9 +86,9 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	case err != nil:
 		return nil, fmt.Errorf("cannot read %s: %w", ObjectName(obj), c.Explain(err))
 	}
-	req := &ApplyRequest{Mapping: m, Live: live, ServerSide: serverSide, src: src, cached: cached}
+	req := &ApplyRequest{Mapping: m, Live: live, ServerSide: serverSide, src: src, cached: cached, opts: opts}
 	if serverSide {
-		req.Desired = obj.DeepCopy()
+		req.Desired = opts.leaveIgnored(live, obj, true).DeepCopy()
 		req.Action = report.ActionConfigure
 		if live == nil {
 			req.Action = report.ActionCreate
@@ -94,6 +98,12 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 		return req, err
 	}
 	desired, modified, err := withLastApplied(obj)
+	if err == nil && live != nil && opts.Ignores() {
+		// The record stays the manifest as written; what is sent holds the
+		// live values of ignored fields, so the three-way patch leaves them.
+		desired = opts.leaveIgnored(live, desired, false)
+		modified, err = desired.MarshalJSON()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode %s: %v", ObjectName(obj), err)
 	}
@@ -120,7 +130,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	// change the object. A dry run that fails keeps it, and the real write
 	// reports why.
 	if out, err := c.Send(ctx, req, true); err == nil {
-		if change := Decide(live, out, ChangeOptions{}); !change.Changed() && !change.Record {
+		if change := Decide(live, out, opts); !change.Changed() && !change.Record {
 			req.Action = report.ActionUnchanged
 		}
 	}
@@ -135,7 +145,7 @@ func (r *ApplyRequest) Outcome(answer *unstructured.Unstructured) report.Action 
 	if !r.ServerSide || r.Live == nil || answer == nil {
 		return r.Action
 	}
-	return Decide(r.Live, answer, ChangeOptions{}).Action
+	return Decide(r.Live, answer, r.opts).Action
 }
 
 // withLastApplied returns a copy of obj carrying the last-applied
@@ -196,7 +206,7 @@ func (c *Clients) Send(ctx context.Context, req *ApplyRequest, dryRun bool) (*un
 	out, err := c.send(ctx, req, dr)
 	if apierrors.IsAlreadyExists(err) && req.cached {
 		// Created since the run's cached read: plan again on a fresh GET.
-		fresh, perr := c.planApply(ctx, req.src, req.Mapping, req.ServerSide, false)
+		fresh, perr := c.planApply(ctx, req.src, req.Mapping, req.ServerSide, false, req.opts)
 		if perr != nil {
 			return nil, perr
 		}

@@ -9,11 +9,14 @@ import (
 )
 
 // ChangeOptions tunes the change decision. The zero value compares
-// everything but the server's bookkeeping (Normalize). Ignore rules (fields
-// by JSON pointer or jq path, fields another manager owns) will be fields
-// here, applied by Normalize to both sides alike, so plan, apply, drift and
-// the saved plan's digests all honour them.
-type ChangeOptions struct{}
+// everything but the server's bookkeeping (Normalize). Ignore rules
+// (IgnoreOptions: fields by JSON pointer or jq path, fields other managers
+// own) are applied by Normalize to both sides alike, so plan, apply, drift
+// and the saved plan's digests all honour them; an apply to an existing
+// object leaves those fields to their owner (leaveIgnored).
+type ChangeOptions struct {
+	ignore []ignoreRule
+}
 
 // Change is the one decision of whether applying an object changes it, and
 // how (after fluxcd/pkg ssa's Diff): Action is create (nothing is live),
@@ -40,7 +43,8 @@ func Decide(live, after *unstructured.Unstructured, opts ChangeOptions) Change {
 	if live == nil {
 		return Change{Action: report.ActionCreate, After: Normalize(after, opts)}
 	}
-	c := Change{Live: Normalize(live, opts), After: Normalize(after, opts)}
+	// Fields other managers own are found in live, on both sides.
+	c := Change{Live: normalize(live, live, opts), After: normalize(after, live, opts)}
 	c.Record = live.GetAnnotations()[LastAppliedAnnotation] != after.GetAnnotations()[LastAppliedAnnotation]
 	c.Action = report.ActionConfigure
 	if equality.Semantic.DeepEqual(c.Live.Object, c.After.Object) {
@@ -57,11 +61,11 @@ func Decide(live, after *unstructured.Unstructured, opts ChangeOptions) Change {
 // error: only the server's answer (Decide) can then tell. Helm drift uses it
 // to dry-run only what may differ.
 func Holds(m *meta.RESTMapping, live, desired *unstructured.Unstructured, opts ChangeOptions) bool {
-	modified, err := Normalize(desired, opts).MarshalJSON()
+	modified, err := normalize(desired, live, opts).MarshalJSON()
 	if err != nil {
 		return false
 	}
-	_, patch, err := threeWayPatch(m, modified, modified, Normalize(live, opts))
+	_, patch, err := threeWayPatch(m, modified, modified, normalize(live, live, opts))
 	return err == nil && string(patch) == "{}"
 }
 
@@ -83,12 +87,21 @@ var bookkeeping = [][]string{
 // diffed or digested: a copy without the server's bookkeeping and status,
 // without kubectl's last-applied annotation (a JSON copy of the object that
 // would double every change, and not itself a change), and with a core
-// Secret's stringData counted as the data it is stored as. nil stays nil.
-func Normalize(u *unstructured.Unstructured, _ ChangeOptions) *unstructured.Unstructured {
+// Secret's stringData counted as the data it is stored as, and without the
+// fields opts ignores (fields of managers: those u's managedFields give
+// them). nil stays nil.
+func Normalize(u *unstructured.Unstructured, opts ChangeOptions) *unstructured.Unstructured {
+	return normalize(u, u, opts)
+}
+
+// normalize is Normalize with the managers' fields read from owner.
+func normalize(u, owner *unstructured.Unstructured, opts ChangeOptions) *unstructured.Unstructured {
 	if u == nil {
 		return nil
 	}
+	ignored := opts.ignoredPaths(u, owner)
 	u = normalizeSecret(u).DeepCopy()
+	dropIgnored(u, ignored)
 	for _, path := range bookkeeping {
 		unstructured.RemoveNestedField(u.Object, path...)
 	}

@@ -75,8 +75,16 @@ func maskFor(v string, masks map[string]string) string {
 
 // objectDiff is the unified diff of one object from live to desired; a nil
 // side is an absent object. Empty when they are equal.
-func objectDiff(title string, live, desired *unstructured.Unstructured) (string, error) {
+// opts are the step's ignore rules: both sides as the change decision
+// compares them (kube.Decide), so an ignored field is no line of the diff.
+func objectDiff(title string, live, desired *unstructured.Unstructured, opts kube.ChangeOptions) (string, error) {
 	masks := map[string]string{}
+	if live != nil && desired != nil {
+		c := kube.Decide(live, desired, opts)
+		live, desired = c.Live, c.After
+	} else {
+		live, desired = kube.Normalize(live, opts), kube.Normalize(desired, opts)
+	}
 	a, err := toYAML(forDiff(live, masks))
 	if err != nil {
 		return "", err

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
@@ -23,7 +24,7 @@ func TestObjectDiffHidesChurnAndMasksSecrets(t *testing.T) {
 	desired := live.DeepCopy()
 	desired.Object["data"] = map[string]any{"password": "bmV3LXNlY3JldA==", "user": "YWRtaW4="}
 	desired.SetResourceVersion("8")
-	d, err := objectDiff(title(live), live, desired)
+	d, err := objectDiff(title(live), live, desired, kube.ChangeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,10 +48,10 @@ func TestObjectDiffOfEqualObjectsIsEmpty(t *testing.T) {
 	a := obj(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x", "resourceVersion": "1"}})
 	b := a.DeepCopy()
 	b.SetResourceVersion("2")
-	if d, err := objectDiff("x", a, b); err != nil || d != "" {
+	if d, err := objectDiff("x", a, b, kube.ChangeOptions{}); err != nil || d != "" {
 		t.Errorf("diff of objects differing only in churn = %q, %v", d, err)
 	}
-	created, _ := objectDiff("x", nil, a)
+	created, _ := objectDiff("x", nil, a, kube.ChangeOptions{})
 	if !strings.HasPrefix(created, "--- /dev/null\n+++ planned/x\n@@ -0,0 +1,") {
 		t.Errorf("diff of a new object:\n%s", created)
 	}

@@ -26,12 +26,19 @@ func (pr *probe) digested(o report.ObjectPlan, desired, live *unstructured.Unstr
 		return o
 	}
 	if desired != nil {
-		o.Desired = pr.Digest.Object(kube.Normalize(desired, kube.ChangeOptions{}).Object)
+		o.Desired = pr.Digest.Object(kube.Normalize(desired, pr.changeOptions()).Object)
 	}
 	if live != nil {
-		o.Live = pr.Digest.Object(kube.Normalize(live, kube.ChangeOptions{}).Object)
+		o.Live = pr.Digest.Object(kube.Normalize(live, pr.changeOptions()).Object)
 	}
 	return o
+}
+
+// changeOptions are the step's ignore rules for the change decision (the
+// spec validated them; a helm or apply step's only).
+func (pr *probe) changeOptions() kube.ChangeOptions {
+	opts, _ := kube.IgnoreOptions(pr.step.Ignored)
+	return opts
 }
 
 // releaseDigest is what a helm step is predicted against: the last

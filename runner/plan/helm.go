@@ -69,7 +69,7 @@ func (pr *probe) helm(ctx context.Context) error {
 	}
 	sameC, sameV := r.Same()
 	if installed && last.Info.Status == rcommon.StatusDeployed && sameC && sameV {
-		diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true})
+		diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: pr.changeOptions()})
 		if err != nil {
 			if kube.IsUnreachable(err) {
 				return err
@@ -189,7 +189,7 @@ func chartDefines(ch *chartv2.Chart, kind, group string) bool {
 // cluster (the objects are listed with or without --diff); objects of the
 // last revision that the new one drops are deletes.
 func (pr *probe) renderDiff(ctx context.Context, manifest string, r *helmstep.Release) error {
-	diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: manifest})
+	diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: manifest, Ignore: pr.changeOptions()})
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
@@ -212,7 +212,7 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 		if !pr.Diff {
 			continue
 		}
-		text, err := objectDiff(title(obj), d.Live, d.Desired)
+		text, err := objectDiff(title(obj), d.Live, d.Desired, pr.changeOptions())
 		if err != nil {
 			return err
 		}
@@ -221,7 +221,7 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 	for _, obj := range removed {
 		pr.out.Objects = append(pr.out.Objects, pr.digested(objectPlan(report.ActionDelete, obj), nil, obj))
 		if pr.Diff {
-			text, err := objectDiff(title(obj), obj, nil)
+			text, err := objectDiff(title(obj), obj, nil, pr.changeOptions())
 			if err != nil {
 				return err
 			}

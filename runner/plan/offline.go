@@ -27,6 +27,8 @@ func Offline(s *spec.Spec) *report.Plan {
 			When:    st.When,
 			Skip:    st.Skip,
 			Pos:     s.PosOf(st.Path),
+			// drift: warn (report.Plan.DriftFails)
+			DriftWarn: st.DriftWarns(),
 		}
 		if st.Excluded() {
 			ps.Action = report.ActionExcluded

@@ -110,7 +110,7 @@ func (pr *probe) apply(ctx context.Context) error {
 // applyOne predicts one existing-namespace object.
 func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (report.Action, string, *kube.ApplyRequest, error) {
 	c := pr.Clients
-	req, err := c.PlanApply(ctx, obj, m, serverSide)
+	req, err := c.PlanApply(ctx, obj, m, serverSide, pr.changeOptions())
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -137,7 +137,7 @@ func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m
 	if !pr.Diff {
 		return action, "", req, nil
 	}
-	diff, err := objectDiff(title(result), req.Live, result)
+	diff, err := objectDiff(title(result), req.Live, result, pr.changeOptions())
 	return action, diff, req, err
 }
 
@@ -147,7 +147,7 @@ func (pr *probe) createDiff(obj *unstructured.Unstructured) string {
 	if !pr.Diff {
 		return ""
 	}
-	d, err := objectDiff(title(obj), nil, obj)
+	d, err := objectDiff(title(obj), nil, obj, pr.changeOptions())
 	if err != nil {
 		return "# " + err.Error() + "\n"
 	}

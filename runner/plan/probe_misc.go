@@ -79,7 +79,7 @@ func (pr *probe) patch(ctx context.Context) error {
 			}
 			after = dry
 		}
-		d, err := objectDiff(title(live), live, after)
+		d, err := objectDiff(title(live), live, after, kube.ChangeOptions{})
 		if err != nil {
 			return err
 		}

@@ -32,11 +32,15 @@ func (x *Apply) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, err
 	if st.Apply == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeApply)
 	}
-	out, err := x.run(ctx, st.Apply)
+	opts, err := kube.IgnoreOptions(st.Ignored)
+	if err != nil {
+		return runner.Outcome{}, fmt.Errorf("step %q: %w", st.Name, err)
+	}
+	out, err := x.run(ctx, st.Apply, opts)
 	return x.finishStep(st, out, err)
 }
 
-func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) {
+func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions) (runner.Outcome, error) {
 	var out runner.Outcome
 	start := time.Now()
 	var cond *kube.Condition
@@ -90,7 +94,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply) (runner.Outcome, error) 
 			if err != nil {
 				return out, err
 			}
-			req, err := c.PlanApply(ctx, obj, m, a.ServerSide)
+			req, err := c.PlanApply(ctx, obj, m, a.ServerSide, opts)
 			if err != nil {
 				return out, err
 			}
