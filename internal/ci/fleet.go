@@ -60,7 +60,8 @@ func (r *runState) loadFleet() (*spec.Fleet, error) {
 // fleet's files then the cluster's overlays, its var files and vars
 // (before the vars input), its context, the kubeconfig its
 // kubeconfigSecret names when the kubeconfig input is empty, the cluster
-// as identifier, and no comment (the fleet report comments once).
+// as identifier, and no comment nor drift issue (the fleet report keeps
+// the fleet's one of each).
 func (r *runState) useFleet() error {
 	if r.in.Fleet == "" || r.in.Command == CmdFleetReport {
 		return nil
@@ -90,6 +91,7 @@ func (r *runState) useFleet() error {
 	}
 	r.in.Identifier = c.Name
 	r.in.Comment = CommentNever
+	r.in.DriftIssue = false // the fleet report keeps the fleet's one issue
 	// A leg posts no comment of its own, so there is no per-cluster
 	// reviewed plan for plan-check to find: unset, it is off for legs
 	// (hold a leg's apply to its plan with plan-file instead).

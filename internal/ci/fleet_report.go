@@ -72,6 +72,9 @@ func (r *runState) fleetReport(ctx context.Context) int {
 	switch s := r.sink.(type) {
 	case githubSink:
 		url = s.fleetComment(ctx, rep)
+		if r.wantsFleetDriftIssue(rep) {
+			s.driftIssue(ctx, r.fleetDriftRun(rep, r.getenv("GITHUB_SHA"), 0, "GitHub's 65,536 characters"))
+		}
 		if path := r.getenv("GITHUB_STEP_SUMMARY"); path != "" {
 			var b bytes.Buffer
 			_ = report.WriteFleetMarkdown(&b, rep, report.FleetMarkdownOptions{MaxBytes: summaryMaxBytes, Limit: "GitHub's 1 MiB job summary", RunURL: r.sink.runURL()})
@@ -81,6 +84,9 @@ func (r *runState) fleetReport(ctx context.Context) int {
 		}
 	case gitlabSink:
 		url = s.fleetNote(ctx, rep)
+		if r.wantsFleetDriftIssue(rep) {
+			s.driftIssue(ctx, r.fleetDriftRun(rep, r.getenv("CI_COMMIT_SHA"), gitlabNoteMaxBytes, "GitLab's 1,000,000 characters"))
+		}
 	}
 	r.writeFleetOutputs(rep.Status, fleetReason(rep), rep.Totals.Changed > 0, rep.Totals.Drifted > 0, url)
 	r.say("khook fleet-report: %s", rep.Verdict().Text)

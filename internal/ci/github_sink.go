@@ -53,6 +53,9 @@ func (r githubSink) runURL() string {
 func (r githubSink) publish(ctx context.Context, oc *outcome) {
 	r.annotate(oc)
 	oc.comment = r.githubComment(ctx, oc)
+	if r.wantsDriftIssue(oc) {
+		r.driftIssue(ctx, r.specDriftRun(oc, r.getenv("GITHUB_SHA"), 0))
+	}
 	if path := r.getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		var b bytes.Buffer
 		r.writeSummary(&b, oc, summaryMaxBytes, r.sink.runURL())

@@ -36,6 +36,9 @@ func (r gitlabSink) runURL() string { return r.getenv("CI_JOB_URL") }
 func (r gitlabSink) publish(ctx context.Context, oc *outcome) {
 	r.sections(oc)
 	oc.comment = r.gitlabNote(ctx, oc)
+	if r.wantsDriftIssue(oc) {
+		r.driftIssue(ctx, r.specDriftRun(oc, r.getenv("CI_COMMIT_SHA"), gitlabNoteMaxBytes))
+	}
 	if _, err := r.writeFile(JUnitFile, func(w io.Writer) error { return report.WriteJUnit(w, r.junit(oc)) }); err != nil {
 		r.warn(err.Error())
 	}
@@ -146,10 +149,7 @@ func (r gitlabSink) gitlabNote(ctx context.Context, oc *outcome) string {
 // be written (do is false, no token or no merge request) or can be (no API
 // URL or project; said when warn).
 func (r gitlabSink) noteThread(do, warn bool) *gitlab.Thread {
-	token := r.getenv("GITLAB_TOKEN")
-	if token == "" {
-		token = r.getenv("KHOOK_GITLAB_TOKEN")
-	}
+	token := r.gitlabToken()
 	iid, _ := strconv.Atoi(r.getenv("CI_MERGE_REQUEST_IID"))
 	if !do || token == "" || iid == 0 {
 		return nil
@@ -166,6 +166,15 @@ func (r gitlabSink) noteThread(do, warn bool) *gitlab.Thread {
 		th.Client.HTTP = r.opts.HTTP
 	}
 	return th
+}
+
+// gitlabToken is the token for GitLab's API: GITLAB_TOKEN, else
+// KHOOK_GITLAB_TOKEN.
+func (r gitlabSink) gitlabToken() string {
+	if t := r.getenv("GITLAB_TOKEN"); t != "" {
+		return t
+	}
+	return r.getenv("KHOOK_GITLAB_TOKEN")
 }
 
 // upsertNote writes body as the sticky note marker finds (creating it only

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +23,83 @@ type fakeGitLab struct {
 	notes    []map[string]any
 	next     int64
 	requests []string // "METHOD path", in order
+	// issues are the project's; issueNotes their notes by iid. perPage
+	// caps the issue list's pages (X-Next-Page); forbid answers writes 403.
+	issues     []map[string]any
+	issueNotes map[int64][]string
+	perPage    int
+	forbid     bool
+}
+
+var glIssueRe = regexp.MustCompile(`^/projects/42/issues/(\d+)(/notes)?$`)
+
+// serveIssues serves the project's issues endpoints; false when r is not one.
+func (f *fakeGitLab) serveIssues(w http.ResponseWriter, r *http.Request) bool {
+	if f.forbid && r.Method != http.MethodGet {
+		w.WriteHeader(http.StatusForbidden)
+		json.NewEncoder(w).Encode(map[string]any{"message": "403 Forbidden"})
+		return true
+	}
+	var in map[string]string
+	if r.Method != http.MethodGet {
+		json.NewDecoder(r.Body).Decode(&in)
+	}
+	switch m := glIssueRe.FindStringSubmatch(r.URL.Path); {
+	case r.URL.Path == "/projects/42/issues" && r.Method == http.MethodGet:
+		q := r.URL.Query()
+		var sel []map[string]any
+		for _, is := range f.issues {
+			if is["state"] == q.Get("state") && is["author"].(map[string]any)["username"] == q.Get("author_username") {
+				sel = append(sel, is)
+			}
+		}
+		page, _ := strconv.Atoi(q.Get("page"))
+		per := f.perPage
+		if per == 0 {
+			per = 100
+		}
+		lo, hi := min((page-1)*per, len(sel)), min(page*per, len(sel))
+		if hi < len(sel) {
+			w.Header().Set("X-Next-Page", strconv.Itoa(page+1))
+		}
+		json.NewEncoder(w).Encode(append([]map[string]any{}, sel[lo:hi]...))
+	case r.URL.Path == "/projects/42/issues" && r.Method == http.MethodPost:
+		iid := int64(len(f.issues) + 1)
+		is := map[string]any{"iid": iid, "title": in["title"], "description": in["description"], "labels": in["labels"], "state": "opened",
+			"web_url": fmt.Sprintf("https://gitlab.example/acme/infra/-/issues/%d", iid), "author": map[string]any{"username": "khook-bot"}}
+		f.issues = append(f.issues, is)
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(is)
+	case m != nil:
+		iid, _ := strconv.ParseInt(m[1], 10, 64)
+		if iid < 1 || int(iid) > len(f.issues) {
+			w.WriteHeader(http.StatusNotFound)
+			return true
+		}
+		is := f.issues[iid-1]
+		switch {
+		case m[2] != "" && r.Method == http.MethodPost:
+			if f.issueNotes == nil {
+				f.issueNotes = map[int64][]string{}
+			}
+			f.issueNotes[iid] = append(f.issueNotes[iid], in["body"])
+			w.WriteHeader(http.StatusCreated)
+			json.NewEncoder(w).Encode(map[string]any{"id": 1, "body": in["body"]})
+		case m[2] == "" && r.Method == http.MethodPut:
+			if d, ok := in["description"]; ok {
+				is["description"] = d
+			}
+			if in["state_event"] == "close" {
+				is["state"] = "closed"
+			}
+			json.NewEncoder(w).Encode(is)
+		default:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 func (f *fakeGitLab) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -29,6 +108,9 @@ func (f *fakeGitLab) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.requests = append(f.requests, r.Method+" "+r.URL.Path)
 	if r.Header.Get("PRIVATE-TOKEN") != "glpat-t0ken" {
 		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, "/projects/42/issues") && f.serveIssues(w, r) {
 		return
 	}
 	base := "/projects/42/merge_requests/5/notes"

@@ -71,6 +71,10 @@ type Inputs struct {
 	// mask, deny, allow; "" is deny for a pull request from a fork, mask
 	// otherwise (lookupSecrets).
 	LookupSecrets string
+	// DriftIssue keeps one issue per identifier for command drift (and a
+	// fleet report of a drift), with DriftIssueLabels (drift_issue.go).
+	DriftIssue       bool
+	DriftIssueLabels []string
 }
 
 // input describes one input: its name (GitHub's spelling) and default.
@@ -104,6 +108,8 @@ var inputNames = []input{
 	{"results", ""},
 	{"wave", ""},
 	{"lookup-secrets", ""},
+	{"drift-issue", "false"},
+	{"drift-issue-labels", "drift"},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -198,6 +204,10 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 	if in.TerraformReport, err = parseBool("terraform-report", raw["terraform-report"]); err != nil {
 		errs = append(errs, err.Error())
 	}
+	if in.DriftIssue, err = parseBool("drift-issue", raw["drift-issue"]); err != nil {
+		errs = append(errs, err.Error())
+	}
+	in.DriftIssueLabels = lines(strings.ReplaceAll(raw["drift-issue-labels"], ",", "\n"))
 	if len(in.Files) == 0 {
 		errs = append(errs, "input file is empty: name the spec file (several lines for base + overlays)")
 	}

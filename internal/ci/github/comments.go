@@ -25,11 +25,16 @@ type Thread struct {
 // NewThread returns a thread on repo's pull request number, talking to
 // apiURL (GITHUB_API_URL) with token.
 func NewThread(apiURL, token, repo string, number int) *Thread {
+	return &Thread{Client: NewClient(apiURL, token), Repo: repo, Number: number}
+}
+
+// NewClient is a REST client for apiURL (GITHUB_API_URL) with token.
+func NewClient(apiURL, token string) *sticky.Client {
 	h := http.Header{}
 	h.Set("Authorization", "Bearer "+token)
 	h.Set("Accept", "application/vnd.github+json")
 	h.Set("X-GitHub-Api-Version", "2022-11-28")
-	return &Thread{Client: &sticky.Client{Platform: "GitHub", BaseURL: apiURL, Header: h}, Repo: repo, Number: number}
+	return &sticky.Client{Platform: "GitHub", BaseURL: apiURL, Header: h}
 }
 
 type ghComment struct {
@@ -46,11 +51,13 @@ func (c ghComment) comment() sticky.Comment {
 }
 
 // Me returns the token's login (GET /user); installation tokens get a 403.
-func (t *Thread) Me(ctx context.Context) (string, error) {
+func (t *Thread) Me(ctx context.Context) (string, error) { return me(ctx, t.Client) }
+
+func me(ctx context.Context, c *sticky.Client) (string, error) {
 	var u struct {
 		Login string `json:"login"`
 	}
-	_, err := t.Client.Do(ctx, http.MethodGet, "/user", nil, &u)
+	_, err := c.Do(ctx, http.MethodGet, "/user", nil, &u)
 	return u.Login, err
 }
 
@@ -61,22 +68,29 @@ var nextLink = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
 
 // List returns every comment of the pull request, following Link: rel="next".
 func (t *Thread) List(ctx context.Context) ([]sticky.Comment, error) {
-	path := fmt.Sprintf("/repos/%s/issues/%d/comments?per_page=100", t.Repo, t.Number)
-	var out []sticky.Comment
+	cs, err := getAll[ghComment](ctx, t.Client, fmt.Sprintf("/repos/%s/issues/%d/comments?per_page=100", t.Repo, t.Number))
+	out := make([]sticky.Comment, len(cs))
+	for i, c := range cs {
+		out[i] = c.comment()
+	}
+	return out, err
+}
+
+// getAll GETs path and every page after it (Link: rel="next"), at most 100.
+func getAll[T any](ctx context.Context, c *sticky.Client, path string) ([]T, error) {
+	var out []T
 	for page := 0; path != "" && page < 100; page++ {
-		var cs []ghComment
-		h, err := t.Client.Do(ctx, http.MethodGet, path, nil, &cs)
+		var items []T
+		h, err := c.Do(ctx, http.MethodGet, path, nil, &items)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range cs {
-			out = append(out, c.comment())
-		}
+		out = append(out, items...)
 		path = ""
 		if m := nextLink.FindStringSubmatch(h.Get("Link")); m != nil {
 			if u, err := url.Parse(m[1]); err == nil {
 				path = u.RequestURI()
-				if base, err := url.Parse(t.Client.BaseURL); err == nil && base.Path != "" && base.Path != "/" {
+				if base, err := url.Parse(c.BaseURL); err == nil && base.Path != "" && base.Path != "/" {
 					// GitHub Enterprise serves the API under /api/v3: the link
 					// repeats that prefix, BaseURL already has it.
 					if len(path) >= len(base.Path) && path[:len(base.Path)] == base.Path {

@@ -21,9 +21,14 @@ type Thread struct {
 // NewThread returns a thread on a merge request, talking to apiURL
 // (CI_API_V4_URL) with a personal, project or group access token.
 func NewThread(apiURL, token, project string, iid int, projectURL string) *Thread {
+	return &Thread{Client: NewClient(apiURL, token), Project: project, IID: iid, ProjectURL: projectURL}
+}
+
+// NewClient is a REST client for apiURL (CI_API_V4_URL) with token.
+func NewClient(apiURL, token string) *sticky.Client {
 	h := http.Header{}
 	h.Set("PRIVATE-TOKEN", token)
-	return &Thread{Client: &sticky.Client{Platform: "GitLab", BaseURL: apiURL, Header: h}, Project: project, IID: iid, ProjectURL: projectURL}
+	return &sticky.Client{Platform: "GitLab", BaseURL: apiURL, Header: h}
 }
 
 type glNote struct {
@@ -48,11 +53,13 @@ func (t *Thread) base() string {
 }
 
 // Me returns the token's username (GET /user).
-func (t *Thread) Me(ctx context.Context) (string, error) {
+func (t *Thread) Me(ctx context.Context) (string, error) { return me(ctx, t.Client) }
+
+func me(ctx context.Context, c *sticky.Client) (string, error) {
 	var u struct {
 		Username string `json:"username"`
 	}
-	_, err := t.Client.Do(ctx, http.MethodGet, "/user", nil, &u)
+	_, err := c.Do(ctx, http.MethodGet, "/user", nil, &u)
 	return u.Username, err
 }
 
@@ -61,18 +68,27 @@ func (t *Thread) DefaultAuthor() string { return "" }
 
 // List returns every note, following X-Next-Page.
 func (t *Thread) List(ctx context.Context) ([]sticky.Comment, error) {
+	ns, err := getAll[glNote](ctx, t.Client, t.base()+"?per_page=100&sort=asc")
 	var out []sticky.Comment
+	for _, n := range ns {
+		if !n.System {
+			out = append(out, t.note(n))
+		}
+	}
+	return out, err
+}
+
+// getAll GETs path (which has a query) page by page, following
+// X-Next-Page, at most 1000 pages.
+func getAll[T any](ctx context.Context, c *sticky.Client, path string) ([]T, error) {
+	var out []T
 	for page := 1; page > 0 && page < 1000; {
-		var ns []glNote
-		h, err := t.Client.Do(ctx, http.MethodGet, fmt.Sprintf("%s?per_page=100&page=%d&sort=asc", t.base(), page), nil, &ns)
+		var items []T
+		h, err := c.Do(ctx, http.MethodGet, fmt.Sprintf("%s&page=%d", path, page), nil, &items)
 		if err != nil {
 			return nil, err
 		}
-		for _, n := range ns {
-			if !n.System {
-				out = append(out, t.note(n))
-			}
-		}
+		out = append(out, items...)
 		page, _ = strconv.Atoi(h.Get("X-Next-Page"))
 	}
 	return out, nil

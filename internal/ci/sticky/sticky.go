@@ -78,18 +78,34 @@ func Upsert(ctx context.Context, t Thread, marker, body string, create bool) (Re
 // Find returns the comment that carries marker and was written by the
 // token's user (whom to trust: a lookalike from someone else is ignored).
 func Find(ctx context.Context, t Thread, marker string) (Comment, bool, error) {
-	me, err := t.Me(ctx)
-	if err != nil || me == "" {
-		me = t.DefaultAuthor()
-	}
+	me := whoAmI(ctx, t)
 	comments, err := t.List(ctx)
 	if err != nil {
 		return Comment{}, false, err
 	}
 	for _, c := range comments {
-		if strings.Contains(c.Body, marker) && strings.EqualFold(c.Author, me) {
+		if owned(c.Body, c.Author, marker, me) {
 			return c, true, nil
 		}
 	}
 	return Comment{}, false, nil
+}
+
+// whoAmI is the token's user, or the platform's default author when the
+// token may not ask.
+func whoAmI(ctx context.Context, t interface {
+	Me(context.Context) (string, error)
+	DefaultAuthor() string
+}) string {
+	me, err := t.Me(ctx)
+	if err != nil || me == "" {
+		me = t.DefaultAuthor()
+	}
+	return me
+}
+
+// owned is the trust rule for a comment or issue: it carries the marker
+// and the token's user wrote it (a lookalike from someone else is ignored).
+func owned(body, author, marker, me string) bool {
+	return strings.Contains(body, marker) && strings.EqualFold(author, me)
 }
