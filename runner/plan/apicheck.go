@@ -26,7 +26,7 @@ import (
 //     schemas are the built-in ones khook carries, plus those of the CRDs
 //     the spec itself applies.
 func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems, warnings spec.Problems) {
-	sources, problems := readOffline(ctx, s, v)
+	sources, problems, warnings := readOffline(ctx, s, v)
 	schemas, err := kube.BuiltinSchemas()
 	if err != nil {
 		return append(problems, spec.Problem{Message: err.Error()}), nil
@@ -75,7 +75,7 @@ type objectSource struct {
 	objs []*unstructured.Unstructured
 }
 
-func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []objectSource, problems spec.Problems) {
+func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []objectSource, problems, warnings spec.Problems) {
 	for _, st := range s.Steps {
 		if st.Excluded() {
 			continue
@@ -98,7 +98,9 @@ func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []o
 			path := st.Path + ".helm.chart"
 			rendered, _, err := helmstep.RenderOffline(ctx, s.BaseDir, st, v)
 			if err != nil {
-				problems = append(problems, spec.Problem{Pos: s.PosOf(path), Path: path, Message: err.Error()})
+				// A template may need the cluster (lookup, its served
+				// APIs): the live plan renders it there and says.
+				warnings = append(warnings, spec.Problem{Pos: s.PosOf(path), Path: path, Message: err.Error() + " (offline; the live plan renders it against the cluster)"})
 				continue
 			}
 			for _, r := range rendered {
@@ -106,7 +108,7 @@ func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []o
 			}
 		}
 	}
-	return out, problems
+	return out, problems, warnings
 }
 
 // OfflineWarnings puts CheckAPIs' warnings (deprecated API versions) under
