@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
 	"github.com/khook/khook/spec"
 )
 
@@ -189,4 +192,40 @@ whatever: true
 			}
 		})
 	}
+}
+
+// Whatever a manifest or a CRD's schema holds, validation returns: no
+// panic, no endless walk through a recursive schema.
+func FuzzValidateSchema(f *testing.F) {
+	f.Add("spec: {replicas: 1, template: {spec: {containers: [{name: a, resourcess: {}}]}}}", "type: object\nproperties: {spec: {type: object, properties: {a: {type: integer}}}}")
+	f.Add("spec: [1, 2]\nstatus: null", "type: object\nadditionalProperties: false")
+	f.Add("spec: {a: {b: {c: x}}}", "type: object\nproperties: {spec: {x-kubernetes-preserve-unknown-fields: true, items: {type: string}}}")
+	f.Add("metadata: {labels: [x]}", "properties: {spec: {additionalProperties: {type: array, items: {enum: [1, a]}}}}")
+	builtin, err := BuiltinSchemas()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, object, schemaText string) {
+		var body, raw map[string]any
+		if yaml.Unmarshal([]byte(object), &body) != nil || body == nil {
+			return
+		}
+		_ = yaml.Unmarshal([]byte(schemaText), &raw)
+		crd := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"spec": map[string]any{"group": "example.com", "names": map[string]any{"kind": "Thing"},
+				"versions": []any{map[string]any{"name": "v1", "schema": map[string]any{"openAPIV3Schema": raw}}}},
+		}}
+		schemas := builtin.WithCRDs([]*unstructured.Unstructured{crd})
+		for _, gvk := range []string{"apps/v1|Deployment", "v1|Pod", "example.com/v1|Thing", "apiextensions.k8s.io/v1|CustomResourceDefinition"} {
+			av, kind, _ := strings.Cut(gvk, "|")
+			obj := &unstructured.Unstructured{Object: map[string]any{}}
+			for k, v := range body {
+				obj.Object[k] = v
+			}
+			obj.SetAPIVersion(av)
+			obj.SetKind(kind)
+			schemas.Validate(obj)
+		}
+	})
 }
