@@ -144,3 +144,21 @@ func TestOfflineDeprecatedAPIVersionWarns(t *testing.T) {
 		t.Errorf("validate --kube-version 1.37: exit %d, stderr:\n%s\nwant the removal", out.Code, out.Stderr)
 	}
 }
+
+// A deprecated API version the cluster still serves (v1 Endpoints) warns
+// live, attributed to the step, with the API server's sentence, and
+// offline with k8s.io/api's lifecycle data: the same object, both ways.
+func TestDeprecatedAPIVersionWarnsLiveAndOffline(t *testing.T) {
+	ns := namespace(t)
+	spec := testdata("strict", "deprecated-endpoints.yaml")
+	offline := khook(t, invocation{Args: []string{"validate", "-f", spec, "--set", "NS=" + ns}})
+	const offlineWarning = "deprecated-endpoints.yaml:10:13: endpoints/legacy: v1 Endpoints is deprecated: use discovery.k8s.io/v1 EndpointSlice"
+	if offline.Code != 0 || !strings.Contains(offline.Stderr, offlineWarning) {
+		t.Errorf("validate: exit %d, stderr:\n%s\nwant the warning %q", offline.Code, offline.Stderr, offlineWarning)
+	}
+	live := khook(t, invocation{Args: []string{"plan", "--diff", "-f", spec, "--set", "NS=" + ns}})
+	attributed := "warning: endpoints/legacy in namespace " + ns + ": v1 Endpoints is deprecated"
+	if live.Code != 0 || !strings.Contains(live.Stdout, attributed) {
+		t.Errorf("plan --diff: exit %d\nstdout:\n%s\nstderr:\n%s\nwant %q under the step", live.Code, live.Stdout, live.Stderr, attributed)
+	}
+}
