@@ -33,10 +33,13 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 		p.Config = &Configuration{}
 	}
 	if p.Offline {
-		if problems, _ := runplan.CheckAPIs(ctx, s, OfflineKubeVersion(p.KubeVersion)); len(problems) > 0 {
+		problems, warnings := runplan.CheckAPIs(ctx, s, OfflineKubeVersion(p.KubeVersion))
+		if len(problems) > 0 {
 			return nil, problems
 		}
-		return runplan.Offline(s), nil
+		pl := runplan.Offline(s)
+		runplan.OfflineWarnings(pl, s, warnings, p.Config.WarningsAsErrors)
+		return pl, nil
 	}
 	clients, err := p.Config.connect(ctx)
 	if err != nil {
