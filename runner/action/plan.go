@@ -61,6 +61,9 @@ func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *
 	if err != nil {
 		return nil, err
 	}
+	if err := planPrune(ctx, clients, helm, s, pl); err != nil {
+		return nil, r.Error(err)
+	}
 	pl.Fingerprint = planfile.Fingerprint(pl)
 	return pl, nil
 }
