@@ -12,6 +12,9 @@ type Owned struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	UID       string `json:"uid,omitempty"`
+	// Adopted: the object existed, not written by khook, when khook first
+	// applied it; pruning keeps it (khook deletes only what it created).
+	Adopted bool `json:"adopted,omitempty"`
 }
 
 // Key identifies the object across API versions: a new apiVersion of the

@@ -180,13 +180,20 @@ func TestPruneFailedOrUnselectedStep(t *testing.T) {
 
 // The safety rules, each kept with the reason: a replaced object (new UID),
 // one khook's field manager no longer manages, one annotated
-// khook.io/prune: disabled, and prune: false.
+// khook.io/prune: disabled, one that existed before khook applied it, and
+// prune: false.
 func TestPruneSafety(t *testing.T) {
 	ctx := context.Background()
 	w := newPruneWorld(t)
 	cms := testCluster.Client.CoreV1().ConfigMaps(w.ns)
-	s := w.spec(w.applyStep("cms", "keep", "replaced", "unmanaged", "annotated") + w.applyStep("off", "held") + "  prune: false\n")
+	pre := &corev1.ConfigMap{}
+	pre.Name = "adopted"
+	if _, err := cms.Create(ctx, pre, metav1.CreateOptions{FieldManager: "a-script"}); err != nil {
+		t.Fatal(err)
+	}
+	s := w.spec(w.applyStep("cms", "keep", "replaced", "unmanaged", "annotated", "adopted") + w.applyStep("off", "held") + "  prune: false\n")
 	w.apply(s)
+	w.apply(s) // a second apply keeps what khook found, not what it last saw
 	if err := cms.Delete(ctx, "replaced", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -209,13 +216,14 @@ func TestPruneSafety(t *testing.T) {
 		"unmanaged": "no-op: kept: khook's field manager no longer manages it",
 		"annotated": "no-op: kept: annotated khook.io/prune: disabled",
 		"held":      "no-op: kept: prune: false",
+		"adopted":   "no-op: kept: it existed before khook applied it",
 	} {
 		if !strings.HasPrefix(got[name], want) {
 			t.Errorf("plan of %s = %q, want %q...", name, got[name], want)
 		}
 	}
 	w.apply(s)
-	for _, name := range []string{"keep", "replaced", "unmanaged", "annotated", "held"} {
+	for _, name := range []string{"keep", "replaced", "unmanaged", "annotated", "held", "adopted"} {
 		if !w.exists(name) {
 			t.Errorf("%s was deleted", name)
 		}

@@ -109,7 +109,9 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 		d.Kept = "prune: false"
 	case string(live.GetUID()) != it.UID:
 		d.Kept = "replaced since khook applied it (its UID is not the one khook recorded)"
-	case !managedByKhook(live.GetManagedFields()):
+	case it.Adopted:
+		d.Kept = "it existed before khook applied it, and khook deletes only what it created"
+	case !kube.ManagedByKhook(live):
 		d.Kept = "khook's field manager no longer manages it"
 	case live.GetAnnotations()[Annotation] == AnnotationDisabled:
 		d.Kept = "annotated " + Annotation + ": " + AnnotationDisabled
@@ -121,15 +123,6 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 		d.Action, d.Kept = report.ActionDelete, ""
 	}
 	return d, nil
-}
-
-func managedByKhook(fields []metav1.ManagedFieldsEntry) bool {
-	for _, f := range fields {
-		if f.Manager == kube.FieldManager {
-			return true
-		}
-	}
-	return false
 }
 
 // uid is the recorded UID, the precondition of the delete.

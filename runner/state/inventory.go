@@ -1,6 +1,8 @@
 package state
 
 import (
+	"slices"
+
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/spec"
 )
@@ -70,6 +72,18 @@ func track(e *StepRecord, prev StepRecord, now []report.Owned) {
 	keep := map[string]bool{}
 	for _, o := range now {
 		keep[o.Key()] = true
+	}
+	// Adopted stays as khook first found the object: a later apply sees
+	// its own fields there.
+	was := map[string]report.Owned{}
+	for _, o := range append(append([]report.Owned(nil), prev.Orphans...), prev.Inventory...) {
+		was[o.Key()] = o
+	}
+	now = slices.Clone(now)
+	for i, o := range now {
+		if p, ok := was[o.Key()]; ok && p.UID == o.UID {
+			now[i].Adopted = p.Adopted
+		}
 	}
 	e.Orphans = nil
 	seen := map[string]bool{}

@@ -42,3 +42,21 @@ func TestTrackBounded(t *testing.T) {
 		t.Errorf("untracked %v, %d items kept", e.Untracked, len(e.Inventory))
 	}
 }
+
+// Adopted is how khook first found the object: kept while the UID is the
+// same, dropped for a new object of the same name.
+func TestTrackAdopted(t *testing.T) {
+	found := cm("a")
+	found.Adopted = true
+	var e StepRecord
+	track(&e, StepRecord{Inventory: []report.Owned{found}}, []report.Owned{cm("a")})
+	if !e.Inventory[0].Adopted {
+		t.Error("an adopted object became khook's on the next apply")
+	}
+	fresh := cm("a")
+	fresh.UID = "another"
+	track(&e, StepRecord{Inventory: []report.Owned{found}}, []report.Owned{fresh})
+	if e.Inventory[0].Adopted {
+		t.Error("an object khook re-created is still marked adopted")
+	}
+}

@@ -110,7 +110,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions)
 			did := req.Outcome(res).Done()
 			counts[did]++
 			out.Changes = append(out.Changes, change(did, m, obj.GetNamespace(), obj.GetName()))
-			out.Inventory.Items = append(out.Inventory.Items, owned(m, res))
+			out.Inventory.Items = append(out.Inventory.Items, owned(m, res, req.Adopts()))
 			applied = append(applied, appliedObject{obj: obj, mapping: m})
 		}
 		out.Detail = applyDetail(counts)

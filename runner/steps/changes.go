@@ -14,13 +14,13 @@ func change(action report.Did, m *meta.RESTMapping, ns, name string) report.Chan
 
 // owned is an applied object's inventory entry: the object as the server
 // answered, so the UID is the one it has now.
-func owned(m *meta.RESTMapping, live *unstructured.Unstructured) report.Owned {
+func owned(m *meta.RESTMapping, live *unstructured.Unstructured, adopted bool) report.Owned {
 	gvk := m.GroupVersionKind
 	ns := live.GetNamespace()
 	if m.Scope.Name() != meta.RESTScopeNameNamespace {
 		ns = ""
 	}
-	return report.Owned{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: ns, Name: live.GetName(), UID: string(live.GetUID())}
+	return report.Owned{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: ns, Name: live.GetName(), UID: string(live.GetUID()), Adopted: adopted}
 }
 
 // namespaceCreated is createNamespace's entry.
