@@ -132,6 +132,11 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 	case t == pruneType && n.Kind == yaml.ScalarNode && !isNull:
 		d.problem(n, path, "write prune: false to turn pruning off, or prune: {crds: true, namespaces: true}", "must be true, false or {crds, namespaces}, got %s", shown(n))
 		return
+	case t == envValueType && n.Kind == yaml.ScalarNode:
+		if !isNull { // env: {NAME: value}, the short form
+			v.Set(reflect.ValueOf(EnvValue{Value: n.Value}))
+		}
+		return
 	case t.Kind() == reflect.Pointer:
 		if isNull && t.Elem().Kind() != reflect.Struct {
 			return
