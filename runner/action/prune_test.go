@@ -16,6 +16,7 @@ import (
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
+	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/prune"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/spec"
@@ -276,5 +277,14 @@ func TestPruneNeedsRecord(t *testing.T) {
 	s.Prune = &spec.Prune{Disabled: true}
 	if p := w.plan(s); len(p.Notes) != 0 {
 		t.Errorf("with prune: false the plan needs no note: %q", p.Notes)
+	}
+	// The record is a Secret: a fork's plan (lookup-secrets deny) reads none.
+	s = w.spec(w.applyStep("cms", "a"))
+	p, err := (&Plan{Config: &Configuration{Clients: w.cfg.Clients, LookupSecrets: runplan.LookupDeny}}).Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "pruning is not planned: under lookup-secrets deny") {
+		t.Errorf("notes under deny = %q", p.Notes)
 	}
 }
