@@ -14,6 +14,8 @@ const (
 	ActionCreate    Action = "create"
 	ActionConfigure Action = "configure"
 	ActionDelete    Action = "delete"
+	// ActionUninstall: a release a step no longer installs (pruning).
+	ActionUninstall Action = "uninstall"
 	ActionNoop      Action = "no-op"
 	ActionUnknown   Action = "unknown"
 	ActionWait      Action = "wait"
@@ -55,6 +57,8 @@ func (a Action) Done() Did {
 		return DidDelete
 	case ActionInstall:
 		return DidInstall
+	case ActionUninstall:
+		return DidUninstall
 	case ActionUpgrade:
 		return DidUpgrade
 	case ActionRun:

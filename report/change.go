@@ -27,7 +27,7 @@ const KindRelease = "HelmRelease"
 // change": Plan.Changes, Results.Changes, the changes output, comment:
 // on-change, the verdicts, totals, JUnit and the Terraform report use it.
 var changing = map[string]bool{
-	string(ActionInstall): true, string(ActionUpgrade): true, string(ActionCreate): true, string(ActionConfigure): true, string(ActionDelete): true,
+	string(ActionInstall): true, string(ActionUpgrade): true, string(ActionCreate): true, string(ActionConfigure): true, string(ActionDelete): true, string(ActionUninstall): true,
 	string(DidInstall): true, string(DidUpgrade): true, string(DidCreate): true, string(DidConfigure): true, string(DidDelete): true, string(DidUninstall): true,
 }
 

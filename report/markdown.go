@@ -221,6 +221,9 @@ func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[strin
 	writeMDHeading(b, opts, p.Name, p.Identifier, p.Server)
 	fmt.Fprintf(b, "**%s**\n\n", PlanVerdict(p, opts.Command == "drift").Markdown())
 	b.WriteString(TotalsLine(p) + "\n\n")
+	for _, n := range p.Notes {
+		fmt.Fprintf(b, "> %s\n\n", mdInline(n))
+	}
 	if p.Fingerprint != "" {
 		fmt.Fprintf(b, "Plan fingerprint `%s`\n\n", mdCode(ShortFingerprint(p.Fingerprint)))
 	}
@@ -232,7 +235,9 @@ func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[strin
 			if s.Reason != "" {
 				detail = string(s.Action) + ": " + s.Reason
 			}
-			if len(s.Needs) > 0 {
+			if s.Type == TypePrune { // what it prunes or keeps, and why, is the point
+				detail = pruneDetail(s.Objects)
+			} else if len(s.Needs) > 0 {
 				detail += " (after " + strings.Join(s.Needs, ", ") + ")"
 			}
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdCell(s.Name), mdCell(s.Type), mdCell(actionMark(s.Action)), mdCell(detail))
@@ -435,4 +440,18 @@ func WriteErrorMarkdown(w io.Writer, name, identifier, reason, errText string, o
 	doc := fitMarkdown(opts, nil, nil, func(out *bytes.Buffer, _ map[string]string, _ []string) { out.Write(b.Bytes()) })
 	_, err := io.WriteString(w, doc)
 	return err
+}
+
+// pruneDetail is a prune step's objects: "delete ConfigMap demo/a (no
+// longer in step "cms"); no-op ... (kept: prune: false)".
+func pruneDetail(objs []ObjectPlan) string {
+	parts := make([]string, len(objs))
+	for i, o := range objs {
+		ref := o.Name
+		if o.Namespace != "" {
+			ref = o.Namespace + "/" + o.Name
+		}
+		parts[i] = fmt.Sprintf("%s %s %s (%s)", o.Action, o.Kind, ref, o.Reason)
+	}
+	return strings.Join(parts, "; ")
 }

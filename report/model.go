@@ -80,6 +80,10 @@ type StepResult struct {
 
 	// Warnings are the API server's warnings to the step's requests.
 	Warnings []Warning `json:"warnings,omitempty"`
+
+	// Inventory is what the step put in the cluster, for the state record
+	// (pruning, #22); never rendered.
+	Inventory *Inventory `json:"-"`
 }
 
 // Warning is one warning the API server sent for a step's request
@@ -108,6 +112,9 @@ type Plan struct {
 	Steps      []PlanStep     `json:"steps"`
 	// Inputs are the declared variables the plan used (secrets masked).
 	Inputs []Input `json:"inputs,omitempty"`
+	// Notes are what the plan says once, beside the steps ("pruning needs
+	// a state record").
+	Notes []string `json:"notes,omitempty"`
 	// Fingerprint is the hex SHA-256 of everything the plan was decided
 	// from and decided (spec and input digests, the cluster's identity, per
 	// step its action and object digests): two plans of an unchanged world
@@ -157,6 +164,8 @@ type ObjectPlan struct {
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
+	// Reason says why: what a prune deletes, or keeps.
+	Reason string `json:"reason,omitempty"`
 	// Desired and Live are digests (digest.go) of the object as it would be
 	// sent and as it was read when the action was predicted ("" for none).
 	Desired string `json:"desired,omitempty"`

@@ -10,7 +10,7 @@ import (
 
 // actionOrder is the order of the closing totals line, changes first.
 var actionOrder = []Action{
-	ActionFail, ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionDelete,
+	ActionFail, ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionDelete, ActionUninstall,
 	ActionRestart, ActionRun, ActionWait, ActionUnchanged, ActionNoop, ActionSkip,
 	ActionUnknown, ActionPlanned, ActionExcluded,
 }
@@ -22,6 +22,7 @@ var actionPhrase = map[Action]string{
 	ActionCreate:    "to create",
 	ActionConfigure: "to configure",
 	ActionDelete:    "to delete",
+	ActionUninstall: "to uninstall",
 	ActionRestart:   "to restart",
 	ActionRun:       "to run",
 	ActionWait:      "to wait",
@@ -131,6 +132,9 @@ func WritePlanText(w io.Writer, p *Plan) error {
 	if len(p.Steps) > 0 {
 		b.WriteByte('\n')
 	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(&b, "Note: %s\n", n)
+	}
 	b.WriteString(TotalsLine(p))
 	b.WriteByte('\n')
 	if p.Offline {
@@ -164,6 +168,10 @@ func writeObjects(b *bytes.Buffer, indent string, objs []ObjectPlan) {
 		if o.Namespace != "" {
 			ref = o.Namespace + "/" + o.Name
 		}
-		fmt.Fprintf(b, "%s%-*s  %s %s\n", indent, width, o.Action, o.Kind, ref)
+		fmt.Fprintf(b, "%s%-*s  %s %s", indent, width, o.Action, o.Kind, ref)
+		if o.Reason != "" {
+			fmt.Fprintf(b, " (%s)", o.Reason)
+		}
+		b.WriteByte('\n')
 	}
 }

@@ -40,6 +40,7 @@ func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 		res.Changes = report.MergeChanges(res.Changes, r.redactChanges(out.Changes))
 		if err == nil {
 			res.Status, res.Error = report.StatusOK, ""
+			res.Inventory = out.Inventory
 			if out.Skipped {
 				res.Status, res.Skip = report.StatusSkipped, spec.SkipIf
 				res.SkipReason = r.Redactor.String(out.SkipReason)

@@ -42,4 +42,7 @@ type Outcome struct {
 	// Changes says what the attempt did to each object or release it
 	// touched (created, unchanged, upgraded, ran ...): the step's change set.
 	Changes []report.Change
+	// Inventory is what a successful attempt put in the cluster (apply: each
+	// object with its UID), for pruning; nil keeps the previous one.
+	Inventory *report.Inventory
 }

@@ -52,6 +52,7 @@ func describe(path string) string {
 var (
 	durationType = reflect.TypeFor[Duration]()
 	helmTestType = reflect.TypeFor[*HelmTest]()
+	pruneType    = reflect.TypeFor[*Prune]()
 )
 
 // extensionPrefix marks top-level fields khook ignores, so that anchors for
@@ -122,6 +123,14 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 		if on { // test: true is test: {}; test: false runs none
 			v.Set(reflect.ValueOf(&HelmTest{}))
 		}
+		return
+	case t == pruneType && n.Kind == yaml.ScalarNode && n.Tag == "!!bool":
+		var on bool
+		_ = n.Decode(&on)
+		v.Set(reflect.ValueOf(&Prune{Disabled: !on})) // prune: true is prune: {}
+		return
+	case t == pruneType && n.Kind == yaml.ScalarNode && !isNull:
+		d.problem(n, path, "write prune: false to turn pruning off, or prune: {crds: true, namespaces: true}", "must be true, false or {crds, namespaces}, got %s", shown(n))
 		return
 	case t == envValueType && n.Kind == yaml.ScalarNode:
 		if !isNull { // env: {NAME: value}, the short form

@@ -149,6 +149,7 @@ func schemaDoc() obj {
 			"vars":   declVarsSchema(),
 			"rules":  declRulesSchema(),
 			"ignore": desc(defRef("ignore"), "Fields every helm and apply step leaves to other owners"),
+			"prune":  pruneSchema("Delete what helm and apply steps put in the cluster once it leaves the spec (default true: CRDs and Namespaces kept); false turns pruning off"),
 		},
 		"$defs": defs(namespace),
 	}
@@ -190,6 +191,7 @@ func defs(namespace obj) obj {
 				"rollout":    defRef("rollout"),
 				"job":        defRef("job"),
 				"ignore":     desc(defRef("ignore"), "Fields this helm or apply step leaves to other owners (after the spec's rules)"),
+				"prune":      pruneSchema("This helm or apply step's pruning, over the spec's prune: (false at either level turns it off)"),
 				"drift":      enum("fail (default): drift in this step fails a drift run; warn: reported, the run stays green", DriftFail, DriftWarn),
 			},
 		},

@@ -63,6 +63,9 @@ type Spec struct {
 	// Ignore are the fields khook leaves to other owners in every helm and
 	// apply step (ignore.go).
 	Ignore []IgnoreRule `json:"ignore,omitempty"`
+	// Prune is what khook may delete once it leaves the spec (prune.go);
+	// nil prunes, keeping CRDs and Namespaces.
+	Prune *Prune `json:"prune,omitempty"`
 
 	// Files are the spec files in load order (base first, then overlays).
 	Files []string `json:"-"`
@@ -174,6 +177,8 @@ type Step struct {
 	// Drift is what drift found in this step does to a drift run: fail (the
 	// default, "") or warn (reported, the run stays green).
 	Drift string `json:"drift,omitempty"`
+	// Prune overrides the spec's prune: for this helm or apply step.
+	Prune *Prune `json:"prune,omitempty"`
 
 	// Index is the step's position in the steps list; Path is its field path
 	// ("steps.3") for Spec.PosOf.

@@ -141,6 +141,7 @@ func (v *validator) step(st *Step, names map[string]*Step) {
 	}
 	v.schedule(p, retries, onError)
 	v.stepIgnore(st)
+	v.pruneStep(st)
 
 	var keys []string
 	misspelt := false

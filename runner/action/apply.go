@@ -56,6 +56,9 @@ type Backend struct {
 	// Fail, when set, marks a run that is refused before its first step
 	// (then Close is called).
 	Fail func()
+	// Prune, when set, prunes after the steps what the spec no longer has
+	// (runner/prune) and returns a result per step it pruned for.
+	Prune func(ctx context.Context, results []report.StepResult, emit func(report.Event)) []report.StepResult
 }
 
 // BackendFunc connects to the cluster, opens the state record and builds
@@ -109,6 +112,9 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	}
 	eng.OnFinish = backend.OnFinish
 	res.Steps = eng.Run(ctx)
+	if backend.Prune != nil {
+		res.Steps = append(res.Steps, backend.Prune(ctx, res.Steps, emit)...)
+	}
 	var closeErr error
 	if backend.Close != nil {
 		closeErr = backend.Close()
@@ -140,6 +146,9 @@ func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, erro
 	// left pending (docs/recovery.md).
 	exec := executors.New(clients, s.BaseDir, r, helmstep.WithStateLock(sess.Held))
 	return &Backend{
+		Prune: func(ctx context.Context, results []report.StepResult, emit func(report.Event)) []report.StepResult {
+			return pruneWith(ctx, clients, s, sess, r, results, emit)
+		},
 		Exec:     exec,
 		Clients:  clients,
 		Fail:     sess.Fail,

@@ -60,10 +60,14 @@ func (d *Destroy) Run(ctx context.Context, s *spec.Spec) (*report.Results, error
 	if d.Started != nil {
 		emit = d.Started()
 	}
+	// What steps put in the cluster that the spec no longer has goes first:
+	// the teardown below only knows the spec's steps.
+	pruned := pruneWith(ctx, clients, s, sess, r, nil, emit)
 	res.Steps = teardown.Run(ctx, s, teardown.Options{
 		Delete: exec, Emit: emit, OnFinish: sess.OnFinish, Parallelism: d.Parallelism,
 		Configure: func(e *runner.Engine) { e.Redactor = r },
 	})
+	res.Steps = append(pruned, res.Steps...)
 	// The record is deleted (or kept) even when the run was cancelled.
 	finish(ctx, res, sess.Close(context.WithoutCancel(ctx)), r)
 	res.DurationMs = cfg.now().Sub(started).Milliseconds()

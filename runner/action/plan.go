@@ -64,6 +64,9 @@ func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *
 	if err != nil {
 		return nil, err
 	}
+	if err := planPrune(ctx, clients, helm, s, c.LookupSecrets, pl); err != nil {
+		return nil, r.Error(err)
+	}
 	pl.Fingerprint = planfile.Fingerprint(pl)
 	return pl, nil
 }

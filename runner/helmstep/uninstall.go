@@ -29,6 +29,16 @@ func (e *Executor) Uninstall(ctx context.Context, release, namespace string, ign
 	return out, e.redactor.Error(err)
 }
 
+// Installed reports whether release name stands in namespace ns (any
+// revision not uninstalled): what pruning uninstalls, plan and apply alike.
+func (e *Executor) Installed(name, ns string) (bool, error) {
+	_, last, err := e.open(name, ns)
+	if err != nil {
+		return false, e.redactor.Error(err)
+	}
+	return last != nil && (last.Info == nil || last.Info.Status != rcommon.StatusUninstalled), nil
+}
+
 func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFound bool) (runner.Outcome, error) {
 	if ns == "" {
 		ns = "default"

@@ -48,6 +48,22 @@ type ApplyRequest struct {
 	opts   ChangeOptions              // the step's ignore rules
 }
 
+// Adopts reports whether the request takes over an object khook did not
+// write before: it exists and khook's field manager manages none of it.
+// Pruning never deletes what khook did not create.
+func (r *ApplyRequest) Adopts() bool { return r.Live != nil && !ManagedByKhook(r.Live) }
+
+// ManagedByKhook reports whether khook's field manager manages any field
+// of obj (managedFields).
+func ManagedByKhook(obj *unstructured.Unstructured) bool {
+	for _, f := range obj.GetManagedFields() {
+		if f.Manager == FieldManager {
+			return true
+		}
+	}
+	return false
+}
+
 // Name names the request's object for messages.
 func (r *ApplyRequest) Name() string { return ObjectName(r.Desired) }
 

@@ -55,6 +55,20 @@ type StepRecord struct {
 	Error      string    `json:"error,omitempty"`
 	SkipReason string    `json:"skipReason,omitempty"`
 	FinishedAt time.Time `json:"finishedAt"`
+
+	// What the step put in the cluster (inventory.go, #22): names and UIDs
+	// only, never an object's content.
+	Type  string       `json:"type,omitempty"`
+	Needs []string     `json:"needs,omitempty"`
+	Prune *PruneRecord `json:"prune,omitempty"`
+	// Inventory is what the step's last successful run applied or installed.
+	Inventory []report.Owned `json:"inventory,omitempty"`
+	// Orphans are what earlier runs put in the cluster and the step no
+	// longer produces: pruned after the remaining steps.
+	Orphans []report.Owned `json:"orphans,omitempty"`
+	// Untracked: the step applied more than the record keeps; its
+	// leftovers are not pruned.
+	Untracked bool `json:"untracked,omitempty"`
 }
 
 // Resumes reports whether the step's last outcome lets a run with input hash

@@ -46,6 +46,7 @@ type Session struct {
 	Converted string
 
 	mu       sync.Mutex
+	spec     *spec.Spec
 	record   *Record
 	hashes   map[string]string
 	resumed  map[string]bool
@@ -110,7 +111,7 @@ func open(ctx context.Context, s *spec.Spec, opts Options, destroy bool) (*Sessi
 		return nil, err
 	}
 	sess := &Session{Ref: ref, Store: store, Lock: lock, Previous: prev, hashes: hashes,
-		resumed: map[string]bool{}, redactor: opts.Redactor, now: now, destroy: destroy}
+		resumed: map[string]bool{}, redactor: opts.Redactor, now: now, destroy: destroy, spec: s}
 	if store.converted {
 		sess.Converted = convertedNote(ref, prev)
 		if opts.Notify != nil {
@@ -130,9 +131,11 @@ func open(ctx context.Context, s *spec.Spec, opts Options, destroy bool) (*Sessi
 	sess.record = &Record{SpecName: s.Metadata.Name, SpecHash: specHash, KhookVersion: opts.Version,
 		RunStatus: RunRunning, StartedAt: t, UpdatedAt: t, Steps: map[string]StepRecord{}, Inputs: inputs}
 	if prev != nil {
-		for _, st := range s.Steps { // steps no longer in the spec drop out
-			if e, ok := prev.Steps[st.Name]; ok {
-				sess.record.Steps[st.Name] = e
+		for name, e := range prev.Steps {
+			// A step no longer in the spec drops out once nothing it put
+			// in the cluster is left to prune.
+			if s.Step(name) != nil || len(e.Leftovers(false)) > 0 {
+				sess.record.Steps[name] = e
 			}
 		}
 	}
@@ -180,7 +183,18 @@ func (s *Session) OnFinish(res report.StepResult) {
 		s.failed = true
 	}
 	if !s.resumed[res.Name] { // a resumed step keeps the entry that let it resume
-		s.record.Steps[res.Name] = entryFor(res, s.hashes[res.Name], s.redactor, s.now())
+		prev := s.record.Steps[res.Name]
+		e := entryFor(res, s.hashes[res.Name], s.redactor, s.now())
+		st := s.spec.Step(res.Name)
+		if st != nil {
+			e.Type, e.Needs, e.Prune = st.Type(), st.Needs, pruneRecord(s.spec.PruneOf(st))
+		}
+		if items, ok := inventoryOf(st, res); ok {
+			track(&e, prev, items)
+		} else { // failed, skipped or not run: what it put there before stands
+			e.Inventory, e.Orphans, e.Untracked = prev.Inventory, prev.Orphans, prev.Untracked
+		}
+		s.record.Steps[res.Name] = e
 	}
 	s.record.UpdatedAt = s.now().UTC()
 	s.saveLocked()

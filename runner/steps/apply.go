@@ -61,6 +61,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions)
 	}
 	if len(objs) == 0 {
 		out.Detail = "the manifests define no objects"
+		out.Inventory = &report.Inventory{}
 		return out, nil
 	}
 	c := x.Clients
@@ -86,6 +87,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions)
 		}
 	}
 	if !out.Skipped {
+		out.Inventory = &report.Inventory{}
 		counts := map[report.Did]int{}
 		for _, obj := range objs {
 			// Map each object only now: a CRD earlier in the list must be
@@ -108,6 +110,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions)
 			did := req.Outcome(res).Done()
 			counts[did]++
 			out.Changes = append(out.Changes, change(did, m, obj.GetNamespace(), obj.GetName()))
+			out.Inventory.Items = append(out.Inventory.Items, owned(m, res, req.Adopts()))
 			applied = append(applied, appliedObject{obj: obj, mapping: m})
 		}
 		out.Detail = applyDetail(counts)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
@@ -123,9 +124,17 @@ func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name st
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", describe(m, ns, name), c.Explain(err))
 	}
+	return x.DeleteUID(ctx, m, ns, name, live.GetUID())
+}
+
+// DeleteUID deletes the object only while it has uid (a precondition: a
+// replacement is never deleted), with background propagation; nil means it
+// was gone, or replaced, meanwhile. Pruning deletes through it.
+func (x *Delete) DeleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID) (*kube.Deleted, error) {
+	c := x.Clients
+	r := c.Resource(m, ns)
 	bg := metav1.DeletePropagationBackground
-	uid := live.GetUID()
-	err = r.Delete(ctx, name, metav1.DeleteOptions{
+	err := r.Delete(ctx, name, metav1.DeleteOptions{
 		PropagationPolicy: &bg,
 		Preconditions:     &metav1.Preconditions{UID: &uid},
 	})
@@ -139,7 +148,7 @@ func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name st
 	if err != nil {
 		return nil, fmt.Errorf("cannot delete %s: %w", describe(m, ns, name), c.Explain(err))
 	}
-	return &kube.Deleted{Mapping: m, Namespace: ns, Name: name, UID: live.GetUID()}, nil
+	return &kube.Deleted{Mapping: m, Namespace: ns, Name: name, UID: uid}, nil
 }
 
 func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {

@@ -1,0 +1,129 @@
+// Package prune deletes what left the spec (#22): objects an apply step no
+// longer produces, releases of helm steps that left the spec. The state
+// record's inventory (runner/state) says what khook put in the cluster;
+// plan and apply decide through the same Decide, so the plan shows what
+// apply prunes and why it keeps the rest.
+package prune
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// Annotation on a live object keeps it from being pruned.
+const (
+	Annotation         = "khook.io/prune"
+	AnnotationDisabled = "disabled"
+)
+
+// Candidate is one leftover of a step: something the record says khook put
+// in the cluster and the spec no longer produces.
+type Candidate struct {
+	Step   string // the step that put it there
+	InSpec bool   // false: the step left the spec
+	Item   report.Owned
+	Policy spec.Prune
+}
+
+// Why is the reason it is a candidate, as the plan says it.
+func (c Candidate) Why() string {
+	if c.InSpec {
+		return fmt.Sprintf("no longer in step %q", c.Step)
+	}
+	return fmt.Sprintf("step %q left the spec", c.Step)
+}
+
+// Decision is what pruning does with a candidate.
+type Decision struct {
+	Candidate
+	// Action is ActionDelete, ActionUninstall, ActionNoop (kept: Kept says
+	// why) or "" (already gone: nothing to do).
+	Action report.Action
+	Kept   string
+
+	mapping *meta.RESTMapping
+}
+
+// Reason is the plan's reason for the object.
+func (d Decision) Reason() string {
+	if d.Action == report.ActionNoop {
+		return "kept: " + d.Kept
+	}
+	return d.Why()
+}
+
+// Releases is what Decide needs of the helm executor.
+type Releases interface {
+	Installed(name, ns string) (bool, error)
+}
+
+// Decide reads the candidate's live state and applies the safety rules:
+// khook deletes only an object it still manages, with the UID it
+// recorded, not annotated khook.io/prune: disabled, and a CRD or Namespace
+// only when prune: asks. It only reads.
+func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) (Decision, error) {
+	d := Decision{Candidate: cand}
+	it := cand.Item
+	if it.IsRelease() {
+		ok, err := rel.Installed(it.Name, it.Namespace)
+		if err != nil {
+			return d, err
+		}
+		switch {
+		case !ok:
+		case cand.Policy.Disabled:
+			d.Action, d.Kept = report.ActionNoop, "prune: false"
+		default:
+			d.Action = report.ActionUninstall
+		}
+		return d, nil
+	}
+	m, err := c.MappingFor(ctx, schema.GroupVersionKind{Group: it.Group, Version: it.Version, Kind: it.Kind})
+	if err != nil {
+		if kube.IsUnreachable(err) {
+			return d, err
+		}
+		return d, nil // its kind is gone, and with it the object
+	}
+	d.mapping = m
+	live, err := c.Resource(m, it.Namespace).Get(ctx, it.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return d, nil
+	}
+	if err != nil {
+		return d, fmt.Errorf("cannot read %s to prune it: %w", it, c.Explain(err))
+	}
+	d.Action = report.ActionNoop
+	switch {
+	case cand.Policy.Disabled:
+		d.Kept = "prune: false"
+	case string(live.GetUID()) != it.UID:
+		d.Kept = "replaced since khook applied it (its UID is not the one khook recorded)"
+	case it.Adopted:
+		d.Kept = "it existed before khook applied it, and khook deletes only what it created"
+	case !kube.ManagedByKhook(live):
+		d.Kept = "khook's field manager no longer manages it"
+	case live.GetAnnotations()[Annotation] == AnnotationDisabled:
+		d.Kept = "annotated " + Annotation + ": " + AnnotationDisabled
+	case it.Group == "apiextensions.k8s.io" && it.Kind == "CustomResourceDefinition" && !cand.Policy.CRDs:
+		d.Kept = "a CustomResourceDefinition: deleting it deletes every resource of its kind; set prune: {crds: true} to delete it"
+	case it.Group == "" && it.Kind == "Namespace" && !cand.Policy.Namespaces:
+		d.Kept = "a Namespace: deleting it deletes everything in it; set prune: {namespaces: true} to delete it"
+	default:
+		d.Action, d.Kept = report.ActionDelete, ""
+	}
+	return d, nil
+}
+
+// uid is the recorded UID, the precondition of the delete.
+func (d Decision) uid() types.UID { return types.UID(d.Item.UID) }
