@@ -220,6 +220,9 @@ func writeMDHeading(b *bytes.Buffer, opts MarkdownOptions, name, identifier, ser
 func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[string]string, cut []string) {
 	writeMDHeading(b, opts, p.Name, p.Identifier, p.Server)
 	fmt.Fprintf(b, "**%s**\n\n", PlanVerdict(p, opts.Command == "drift").Markdown())
+	if p.Selection.IsPartial() {
+		fmt.Fprintf(b, "%s\n\n", mdInline(titleCase(selectionLine(p.Selection))))
+	}
 	b.WriteString(TotalsLine(p) + "\n\n")
 	if p.Fingerprint != "" {
 		fmt.Fprintf(b, "Plan fingerprint `%s`\n\n", mdCode(ShortFingerprint(p.Fingerprint)))
@@ -285,6 +288,9 @@ func actionMark(a Action) string {
 func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 	writeMDHeading(b, opts, r.Name, r.Identifier, r.Server)
 	fmt.Fprintf(b, "**%s**\n\n", ResultsVerdict(r).Markdown())
+	if r.Selection.IsPartial() {
+		fmt.Fprintf(b, "%s\n\n", mdInline(titleCase(selectionLine(r.Selection))))
+	}
 	if len(r.Steps) > 0 {
 		fmt.Fprintf(b, "%s\n\n", mdInline(ChangesSentence(r)))
 	}
