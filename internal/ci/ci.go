@@ -41,6 +41,9 @@ type Request struct {
 	PlanKey []byte
 	// LookupSecrets is the plan's lookup-secrets policy, settled.
 	LookupSecrets string
+	// Selection picks the steps to run (the target, selector and exclude
+	// inputs); nil: every step.
+	Selection *report.Selection
 	// Emit receives progress events; the backend must call it one at a time.
 	Emit func(report.Event)
 }
@@ -313,7 +316,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 	if r.opts.Backend == nil {
 		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version}
 	}
-	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey), LookupSecrets: r.lookupSecrets()}
+	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey), LookupSecrets: r.lookupSecrets(), Selection: r.in.Selection()}
 	if r.in.Kubeconfig != "" {
 		path, err := r.writeKubeconfig()
 		if err != nil {
@@ -381,6 +384,9 @@ func (r *runState) failed(oc *outcome, reason string, err error) *outcome {
 		reason = action.ReasonOf(err, report.ReasonStepFailed)
 	}
 	oc.status, oc.reason, oc.runErr, oc.exit = report.RunFailed, reason, r.red.String(err.Error()), exitFailure
+	if reason == report.ReasonValidation { // a selection naming no step
+		oc.exit = exitValidation
+	}
 	return oc
 }
 

@@ -29,6 +29,8 @@ const (
 	OutPlanJSONPath  = "plan-json-path"
 	OutResultsJSON   = "results-json-path"
 	OutCommentURL    = "comment-url"
+	OutPartial       = "partial"
+	OutSelectedSteps = "selected-steps"
 )
 
 // OutputNames lists every output, for action.yml's test.
@@ -37,7 +39,7 @@ func OutputNames() []string {
 	for _, a := range countedActions {
 		names = append(names, "to-"+string(a))
 	}
-	return append(names, OutFailedSteps, OutFailureReason, OutPlanPath, OutPlanJSONPath, OutResultsJSON, OutCommentURL)
+	return append(names, OutFailedSteps, OutFailureReason, OutPlanPath, OutPlanJSONPath, OutResultsJSON, OutCommentURL, OutPartial, OutSelectedSteps)
 }
 
 // outputs computes every output's value.
@@ -45,14 +47,15 @@ func (oc *outcome) outputs() []kv {
 	changes := false
 	counts := map[report.Action]int{}
 	var failed []string
+	var sel *report.Selection
 	if oc.plan != nil {
-		changes = oc.plan.Changes
+		changes, sel = oc.plan.Changes, oc.plan.Selection
 		for _, s := range oc.plan.Steps {
 			counts[s.Action]++
 		}
 	}
 	if oc.results != nil {
-		changes = oc.results.Changed()
+		changes, sel = oc.results.Changed(), oc.results.Selection
 		for _, s := range oc.results.Steps {
 			if s.Status == report.StatusFailed {
 				failed = append(failed, s.Name)
@@ -74,10 +77,20 @@ func (oc *outcome) outputs() []kv {
 		kv{OutPlanJSONPath, oc.files[OutPlanJSONPath]},
 		kv{OutResultsJSON, oc.files[OutResultsJSON]},
 		kv{OutCommentURL, oc.comment},
+		kv{OutPartial, fmt.Sprint(sel.IsPartial())},
+		kv{OutSelectedSteps, selectedSteps(sel)},
 	)
 }
 
 type kv struct{ Key, Value string }
+
+// selectedSteps is a partial run's steps, comma-separated ("" for a full run).
+func selectedSteps(sel *report.Selection) string {
+	if !sel.IsPartial() {
+		return ""
+	}
+	return strings.Join(sel.Steps, ",")
+}
 
 // refused reports whether plan-check refused the apply (nothing ran).
 func (oc *outcome) refused() bool { return oc.check != nil && oc.results == nil }
