@@ -432,6 +432,16 @@ func WriteProblemsMarkdown(w io.Writer, name, identifier string, problems []Prob
 // ProblemRow is one validation problem as the Markdown table shows it.
 type ProblemRow struct{ Where, Path, Message string }
 
+// WriteNotPlannedMarkdown says a plan did not run because no file of the
+// spec changed (khook ci's changed-only): why names the commits.
+func WriteNotPlannedMarkdown(w io.Writer, name, identifier, why string, opts MarkdownOptions) error {
+	var b bytes.Buffer
+	writeMDHeading(&b, opts, name, identifier, "")
+	fmt.Fprintf(&b, "**%s**\n", Verdict{ToneNote, "Not planned: " + why + "."}.Markdown())
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
 // WriteErrorMarkdown renders a run that failed before any step: the
 // failure-reason and the error. One Write.
 func WriteErrorMarkdown(w io.Writer, name, identifier, reason, errText string, opts MarkdownOptions) error {

@@ -93,6 +93,7 @@ type runState struct {
 	rootDir string    // the workspace outputs are relative to
 
 	spec       *spec.Spec
+	specFiles  []string // the spec files, absolute (spec.Files is made relative for reports)
 	identifier string
 	tempFiles  []string
 	timeline   *timeline
@@ -121,6 +122,9 @@ type outcome struct {
 	// and planNow is the plan that did not match.
 	check   *report.PlanCheck
 	planNow *report.Plan
+	// unchanged says why changed-only did not plan: no file the spec
+	// reads changed on the pull request ("" when it planned).
+	unchanged string
 }
 
 // Run executes `khook ci` and returns the process exit code.
@@ -266,6 +270,7 @@ func (r *runState) load() *outcome {
 		if r.identifier == "" {
 			r.identifier = s.Metadata.Name
 		}
+		r.specFiles = append([]string(nil), s.Files...) // before they are made relative
 		r.relativizePositions(s)
 		return nil
 	}
@@ -311,6 +316,10 @@ func (r *runState) relativizePositions(s *spec.Spec) {
 func (r *runState) execute(ctx context.Context) *outcome {
 	oc := &outcome{command: r.in.Command, status: report.RunOK}
 	if r.in.Command == CmdValidate {
+		return oc
+	}
+	if why := r.unchangedSpec(); why != "" {
+		oc.unchanged = why
 		return oc
 	}
 	if r.opts.Backend == nil {

@@ -31,6 +31,9 @@ const (
 	OutCommentURL    = "comment-url"
 	OutPartial       = "partial"
 	OutSelectedSteps = "selected-steps"
+	// OutPlanned is false when changed-only found no file of the spec
+	// changed and the cluster was not contacted.
+	OutPlanned = "planned"
 )
 
 // OutputNames lists every output, for action.yml's test.
@@ -39,7 +42,7 @@ func OutputNames() []string {
 	for _, a := range countedActions {
 		names = append(names, "to-"+string(a))
 	}
-	return append(names, OutFailedSteps, OutFailureReason, OutPlanPath, OutPlanJSONPath, OutResultsJSON, OutCommentURL, OutPartial, OutSelectedSteps)
+	return append(names, OutFailedSteps, OutFailureReason, OutPlanPath, OutPlanJSONPath, OutResultsJSON, OutCommentURL, OutPartial, OutSelectedSteps, OutPlanned)
 }
 
 // outputs computes every output's value.
@@ -79,6 +82,7 @@ func (oc *outcome) outputs() []kv {
 		kv{OutCommentURL, oc.comment},
 		kv{OutPartial, fmt.Sprint(sel.IsPartial())},
 		kv{OutSelectedSteps, selectedSteps(sel)},
+		kv{OutPlanned, fmt.Sprint(oc.plan != nil || oc.results != nil)},
 	)
 }
 
@@ -121,6 +125,8 @@ func verdictLine(oc *outcome) string {
 		return fmt.Sprintf("khook %s: failed (validation)", oc.command)
 	case oc.refused():
 		return fmt.Sprintf("khook apply: refused (%s): nothing was applied", oc.reason)
+	case oc.unchanged != "":
+		return fmt.Sprintf("khook %s: not planned: %s", oc.command, oc.unchanged)
 	case oc.plan != nil && oc.plan.Fingerprint != "":
 		return fmt.Sprintf("khook %s: %s (plan fingerprint %s)", oc.command, report.PlanVerdict(oc.plan, oc.command == CmdDrift).Text, report.ShortFingerprint(oc.plan.Fingerprint))
 	case oc.plan != nil:

@@ -80,6 +80,10 @@ type Inputs struct {
 	Target   []string
 	Selector string
 	Exclude  []string
+	// ChangedOnly: a plan on a pull request whose base and head differ in
+	// no file the spec reads finishes without contacting the cluster
+	// (changed.go).
+	ChangedOnly bool
 }
 
 // Selection is the inputs' step selection; nil when they ask for none.
@@ -127,6 +131,7 @@ var inputNames = []input{
 	{"target", ""},
 	{"selector", ""},
 	{"exclude", ""},
+	{"changed-only", "false"},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -225,6 +230,9 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		errs = append(errs, err.Error())
 	}
 	if in.DriftIssue, err = parseBool("drift-issue", raw["drift-issue"]); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if in.ChangedOnly, err = parseBool("changed-only", raw["changed-only"]); err != nil {
 		errs = append(errs, err.Error())
 	}
 	in.DriftIssueLabels = lines(strings.ReplaceAll(raw["drift-issue-labels"], ",", "\n"))
