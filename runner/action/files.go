@@ -13,8 +13,9 @@ import (
 )
 
 // Files lists, sorted and absolute, every file a run of s reads: its spec
-// files (base and overlays), varFiles (--var-file), and per step that when:
-// does not exclude the local inputs its state hash covers (state.LocalRefs:
+// files (base and overlays), varFiles (--var-file), and per step the local
+// inputs its state hash covers (of a step when: excludes, those that exist:
+// the plan's digest of the spec reads them) (state.LocalRefs:
 // manifest and values files, local charts, kustomizations), a chart
 // directory as every file in it (Helm loads them all) and a kustomization
 // as the files its render reads. khook files prints it for CI path filters,
@@ -36,15 +37,14 @@ func Files(s *spec.Spec, varFiles []string) ([]string, error) {
 		add(f)
 	}
 	for _, st := range s.Steps {
-		if st.Skip == spec.SkipWhen {
-			continue
-		}
 		for _, ref := range state.LocalRefs(st) {
 			p := ref.Path
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(s.BaseDir, p)
 			}
 			switch info, err := os.Stat(p); {
+			case err != nil && st.Skip == spec.SkipWhen:
+				continue // its files may not exist where when: excludes it
 			case err != nil:
 				return nil, fmt.Errorf("step %s: its %s %s: %v", st.Name, ref.What, ref.Path, err)
 			case ref.What == state.RefKustomize:

@@ -29,8 +29,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "files",
 		Short: "List every file the spec reads, one per line (for CI path filters)",
 		Long: `List every file a run of the spec reads, one path a line, sorted: the spec
-and its overlays, --var-file files, and for every step when: does not
-exclude its manifest and values files, every file of a local chart, and the
+and its overlays, --var-file files, and for every step its manifest and
+values files (of a step when: excludes, those that exist), every file of a
+local chart, and the
 files a kustomization's render reads (its bases and patches, nothing else in
 the tree). Paths are relative to the working directory when inside it.
 Use it for CI path filters; khook ci's changed-only decides from the same list.`,
