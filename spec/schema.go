@@ -282,7 +282,7 @@ func defs(namespace obj) obj {
 			"status":    str(objectPattern, "deployment/x, daemonset/x or statefulset/x"),
 			"namespace": namespace,
 		}, "namespace"), obj{"oneOf": exactlyOne("restart", "status")}), "Exactly one of restart, status"),
-		"job": desc(object(obj{
+		"job": desc(object(withJobSources(obj{
 			"image":           obj{"type": "string"},
 			"command":         obj{"type": "array", "items": obj{"type": "string"}},
 			"args":            obj{"type": "array", "items": obj{"type": "string"}},
@@ -291,7 +291,7 @@ func defs(namespace obj) obj {
 			"createNamespace": defRef("bool"),
 			"serviceAccount":  str(subdomainPattern, ""),
 			"skipIf":          skipIf(TypeJob),
-		}, "image"), "Run a container to completion"),
+		}), "image"), "Run a container to completion"),
 	}
 }
 

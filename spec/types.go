@@ -323,12 +323,16 @@ type Rollout struct {
 
 // Job runs a container to completion.
 type Job struct {
-	Image           string            `json:"image"`
-	Command         []string          `json:"command,omitempty"`
-	Args            []string          `json:"args,omitempty"`
-	Env             map[string]string `json:"env,omitempty"`
-	Namespace       string            `json:"namespace,omitempty"` // defaulted to "default"
-	CreateNamespace bool              `json:"createNamespace,omitempty"`
-	ServiceAccount  string            `json:"serviceAccount,omitempty"`
-	SkipIf          string            `json:"skipIf,omitempty"` // "succeeded"
+	Image   string   `json:"image"`
+	Command []string `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// Env: NAME: value, or NAME: {valueFrom: {secretKeyRef: {name, key}}}
+	// (job_env.go); EnvFrom and Volumes bring in whole Secrets and ConfigMaps.
+	Env             map[string]EnvValue `json:"env,omitempty"`
+	EnvFrom         []EnvFrom           `json:"envFrom,omitempty"`
+	Volumes         []JobVolume         `json:"volumes,omitempty"`
+	Namespace       string              `json:"namespace,omitempty"` // defaulted to "default"
+	CreateNamespace bool                `json:"createNamespace,omitempty"`
+	ServiceAccount  string              `json:"serviceAccount,omitempty"`
+	SkipIf          string              `json:"skipIf,omitempty"` // "succeeded"
 }

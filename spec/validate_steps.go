@@ -367,4 +367,5 @@ func (v *validator) job(p string, j *Job) {
 			v.errorf(p+".env."+name, "", "%q is not a valid environment variable name", name)
 		}
 	}
+	v.jobSources(p, j)
 }
