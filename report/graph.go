@@ -67,7 +67,7 @@ func WriteMermaid(w io.Writer, nodes []GraphNode) error {
 	for _, n := range nodes {
 		label := mermaidText(n.Name) + "<br/>" + mermaidText(n.Type)
 		if n.Skip.Excluded() {
-			label += " (skipped)"
+			label += " (" + skippedLabel(n.Skip) + ")"
 		}
 		fmt.Fprintf(&b, "    %s[\"%s\"]\n", mermaidID(n.Name), label)
 	}
@@ -106,7 +106,7 @@ func WriteDOT(w io.Writer, name string, nodes []GraphNode) error {
 		label := n.Name + "\n" + n.Type
 		attrs := ""
 		if n.Skip.Excluded() {
-			label += "\nskipped"
+			label += "\n" + skippedLabel(n.Skip)
 			attrs = ", style=dashed"
 		}
 		fmt.Fprintf(&b, "    %s [label=%s%s];\n", dotQuote(n.Name), dotQuote(label), attrs)

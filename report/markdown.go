@@ -220,6 +220,9 @@ func writeMDHeading(b *bytes.Buffer, opts MarkdownOptions, name, identifier, ser
 func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[string]string, cut []string) {
 	writeMDHeading(b, opts, p.Name, p.Identifier, p.Server)
 	fmt.Fprintf(b, "**%s**\n\n", PlanVerdict(p, opts.Command == "drift").Markdown())
+	if p.Selection.IsPartial() {
+		fmt.Fprintf(b, "%s\n\n", mdInline(titleCase(selectionLine(p.Selection))))
+	}
 	b.WriteString(TotalsLine(p) + "\n\n")
 	for _, n := range p.Notes {
 		fmt.Fprintf(b, "> %s\n\n", mdInline(n))
@@ -290,6 +293,9 @@ func actionMark(a Action) string {
 func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 	writeMDHeading(b, opts, r.Name, r.Identifier, r.Server)
 	fmt.Fprintf(b, "**%s**\n\n", ResultsVerdict(r).Markdown())
+	if r.Selection.IsPartial() {
+		fmt.Fprintf(b, "%s\n\n", mdInline(titleCase(selectionLine(r.Selection))))
+	}
 	if len(r.Steps) > 0 {
 		fmt.Fprintf(b, "%s\n\n", mdInline(ChangesSentence(r)))
 	}
@@ -430,6 +436,16 @@ func WriteProblemsMarkdown(w io.Writer, name, identifier string, problems []Prob
 
 // ProblemRow is one validation problem as the Markdown table shows it.
 type ProblemRow struct{ Where, Path, Message string }
+
+// WriteNotPlannedMarkdown says a plan did not run because no file of the
+// spec changed (khook ci's changed-only): why names the commits.
+func WriteNotPlannedMarkdown(w io.Writer, name, identifier, why string, opts MarkdownOptions) error {
+	var b bytes.Buffer
+	writeMDHeading(&b, opts, name, identifier, "")
+	fmt.Fprintf(&b, "**%s**\n", Verdict{ToneNote, "Not planned: " + why + "."}.Markdown())
+	_, err := w.Write(b.Bytes())
+	return err
+}
 
 // WriteErrorMarkdown renders a run that failed before any step: the
 // failure-reason and the error. One Write.

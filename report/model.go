@@ -53,6 +53,9 @@ type Results struct {
 	Steps   []StepResult `json:"steps"`
 	// Inputs are the declared variables the run used (secrets masked).
 	Inputs []Input `json:"inputs,omitempty"`
+	// Selection is the run's step selection; nil when every step was
+	// asked for.
+	Selection *Selection `json:"selection,omitempty"`
 	// PlanCheck is how the plan apply made first compared with the plan
 	// reviewed on the pull request (khook ci plan-check); nil when unchecked.
 	PlanCheck *PlanCheck `json:"planCheck,omitempty"`
@@ -115,6 +118,9 @@ type Plan struct {
 	// Notes are what the plan says once, beside the steps ("pruning needs
 	// a state record").
 	Notes []string `json:"notes,omitempty"`
+	// Selection is the plan's step selection (a saved plan's is the one
+	// apply --plan runs); nil when every step was planned.
+	Selection *Selection `json:"selection,omitempty"`
 	// Fingerprint is the hex SHA-256 of everything the plan was decided
 	// from and decided (spec and input digests, the cluster's identity, per
 	// step its action and object digests): two plans of an unchanged world

@@ -155,6 +155,9 @@ func planHeader(p *Plan) string {
 	case p.Server != "":
 		h += " on " + p.Server
 	}
+	if hl := p.Selection.Headline(); hl != "" {
+		h += "\n" + selectionLine(p.Selection)
+	}
 	return h
 }
 

@@ -120,6 +120,9 @@ func ResultsLine(r *Results) string {
 		cmd = "run"
 	}
 	line := fmt.Sprintf("%s %s: %s", cmd, r.Name, r.Status)
+	if h := r.Selection.Headline(); h != "" {
+		line = fmt.Sprintf("%s %s (%s): %s", cmd, r.Name, h, r.Status)
+	}
 	if r.FailureReason != "" {
 		line += " (" + r.FailureReason + ")"
 	}

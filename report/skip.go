@@ -15,6 +15,14 @@ func excludedNote(s spec.Skip) string {
 	return "excluded by when:"
 }
 
+// skippedLabel is how the graphs label a step left out before the run.
+func skippedLabel(s spec.Skip) string {
+	if s == spec.SkipNotSelected {
+		return "not selected"
+	}
+	return "skipped"
+}
+
 // MarshalJSON writes the result with, besides skip, the "excluded": true
 // earlier versions wrote for a step left out before the run.
 func (s StepResult) MarshalJSON() ([]byte, error) {

@@ -52,12 +52,15 @@ const (
 	// CommentRefused: the apply after the merge found the plan changed
 	// since review and applied nothing (plan-check: strict).
 	CommentRefused CommentStatus = "apply refused"
+	// CommentUnchanged: changed-only found no file of the spec changed on
+	// the pull request, and did not plan.
+	CommentUnchanged CommentStatus = "not planned (unchanged)"
 )
 
 // Tone is how the status reads.
 func (s CommentStatus) Tone() Tone {
 	switch s {
-	case CommentPlanned:
+	case CommentPlanned, CommentUnchanged:
 		return ToneNote
 	case CommentApplied, CommentDestroyed, CommentNoDrift:
 		return ToneOK

@@ -10,6 +10,10 @@ var (
 	dnsLabel     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 	envVarName   = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
+	// labelName and labelValue are Kubernetes' label syntax (a key is an
+	// optional DNS-subdomain prefix and '/' before the name).
+	labelName  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
+	labelValue = regexp.MustCompile(labelValuePattern)
 	// resourceType is a kubectl resource type: pods, deploy, deployments.apps.
 	resourceType = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 )
@@ -24,6 +28,31 @@ func checkLabel(s string) string {
 		return fmt.Sprintf("%q is longer than 63 characters", s)
 	case !dnsLabel.MatchString(s):
 		return fmt.Sprintf("%q is not a valid RFC 1123 label: use lowercase letters, digits and '-', starting and ending with a letter or digit", s)
+	}
+	return ""
+}
+
+// checkLabelKey validates a label key as Kubernetes does: [prefix/]name,
+// the name at most 63 characters, the prefix a DNS subdomain.
+func checkLabelKey(k string) string {
+	prefix, name, hasPrefix := strings.Cut(k, "/")
+	if !hasPrefix {
+		name, prefix = prefix, ""
+	}
+	switch {
+	case hasPrefix && checkSubdomain(prefix, 253) != "":
+		return fmt.Sprintf("label key %q: its prefix %s", k, checkSubdomain(prefix, 253))
+	case len(name) > 63 || !labelName.MatchString(name):
+		return fmt.Sprintf("label key %q is not a valid label name: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit (an optional prefix/ before it)", k)
+	}
+	return ""
+}
+
+// checkLabelValue validates a label value: empty, or at most 63 letters,
+// digits, '-', '_' and '.', starting and ending with a letter or digit.
+func checkLabelValue(k, v string) string {
+	if len(v) > 63 || !labelValue.MatchString(v) {
+		return fmt.Sprintf("label %s: value %q is not a valid label value: at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit", k, v)
 	}
 	return ""
 }
@@ -95,3 +124,11 @@ func (r *Rollout) Object() (Resource, error) {
 	}
 	return ParseResource(r.Status, true)
 }
+
+// Suggest returns the known name closest to s when s is a plausible typo
+// of it, else "": spec's one did-you-mean, for errors outside spec too
+// (step selection's --target, --exclude and --selector).
+func Suggest(s string, known []string) string { return suggest(s, known) }
+
+// StepNames lists the steps' names in spec order.
+func (s *Spec) StepNames() []string { return stepNameList(s) }

@@ -104,11 +104,14 @@ func exactlyOne(keys ...string) []any {
 }
 
 const (
-	labelPattern     = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
-	subdomainPattern = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
-	durationPattern  = `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
-	resourcePattern  = `^[A-Za-z0-9.-]+(/[a-z0-9.-]+)?$`
-	objectPattern    = `^[A-Za-z0-9.-]+/[a-z0-9.-]+$`
+	labelPattern = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// labelKeyPattern and labelValuePattern are Kubernetes' label syntax.
+	labelKeyPattern   = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	labelValuePattern = `^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`
+	subdomainPattern  = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	durationPattern   = `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	resourcePattern   = `^[A-Za-z0-9.-]+(/[a-z0-9.-]+)?$`
+	objectPattern     = `^[A-Za-z0-9.-]+/[a-z0-9.-]+$`
 	// waitForPattern is the wait.for grammar; new forms go here and in waitForms.
 	waitForPattern  = `^(delete|ready|condition=[^=\s]+(=.+)?|jsonpath=.+|cel=.+)$`
 	applyWaitFor    = `^(ready|condition=[^=\s]+(=.+)?|jsonpath=.+|cel=.+)$`
@@ -176,8 +179,10 @@ func defs(namespace obj) obj {
 			"required":             []string{"name"},
 			"oneOf":                exactlyOne(StepTypes...),
 			"properties": obj{
-				"name":       str(labelPattern, "Unique step name (RFC 1123 label)"),
-				"needs":      obj{"type": "array", "items": obj{"type": "string"}, "description": "Steps that must succeed first"},
+				"name":  str(labelPattern, "Unique step name (RFC 1123 label)"),
+				"needs": obj{"type": "array", "items": obj{"type": "string"}, "description": "Steps that must succeed first"},
+				"labels": obj{"type": "object", "additionalProperties": obj{"type": "string", "maxLength": 63, "pattern": labelValuePattern},
+					"propertyNames": obj{"pattern": labelKeyPattern}, "description": "Labels for --selector (Kubernetes label syntax: tier: infra)"},
 				"when":       obj{"type": []string{"string", "boolean"}, "description": `CEL condition over vars, e.g. vars.get("ENV", "dev") == "prod"`},
 				"timeout":    defRef("duration"),
 				"retries":    defRef("count"),

@@ -152,13 +152,15 @@ type State struct {
 // Step is one node of the DAG. After loading, Timeout, Retries, RetryDelay
 // and OnError hold the effective values (step, else defaults, else built-in).
 type Step struct {
-	Name       string   `json:"name"`
-	Needs      []string `json:"needs,omitempty"`
-	When       string   `json:"when,omitempty"`
-	Timeout    Duration `json:"timeout,omitempty"`
-	Retries    int      `json:"retries,omitempty"`
-	RetryDelay Duration `json:"retryDelay,omitempty"`
-	OnError    string   `json:"onError,omitempty"`
+	Name  string   `json:"name"`
+	Needs []string `json:"needs,omitempty"`
+	// Labels are what --selector picks steps by (Kubernetes label syntax).
+	Labels     map[string]string `json:"labels,omitempty"`
+	When       string            `json:"when,omitempty"`
+	Timeout    Duration          `json:"timeout,omitempty"`
+	Retries    int               `json:"retries,omitempty"`
+	RetryDelay Duration          `json:"retryDelay,omitempty"`
+	OnError    string            `json:"onError,omitempty"`
 
 	Helm    *Helm    `json:"helm,omitempty"`
 	Apply   *Apply   `json:"apply,omitempty"`

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -130,6 +132,13 @@ func (v *validator) step(st *Step, names map[string]*Step) {
 			v.errorf(np, "", "needs %q twice", n)
 		}
 		seen[n] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(st.Labels)) {
+		if msg := checkLabelKey(k); msg != "" {
+			v.errorf(p+".labels."+k, "", "%s", msg)
+		} else if msg := checkLabelValue(k, st.Labels[k]); msg != "" {
+			v.errorf(p+".labels."+k, "", "%s", msg)
+		}
 	}
 	var retries *int
 	if v.written(p + ".retries") {

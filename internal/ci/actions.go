@@ -23,15 +23,15 @@ func (a actions) config(req Request) *action.Configuration {
 }
 
 func (a actions) Plan(ctx context.Context, req Request) (*report.Plan, error) {
-	return (&action.Plan{Config: a.config(req), Diff: req.Diff}).Run(ctx, req.Spec)
+	return (&action.Plan{Config: a.config(req), Diff: req.Diff, Selection: req.Selection}).Run(ctx, req.Spec)
 }
 
 func (a actions) Apply(ctx context.Context, req Request) (*report.Results, error) {
-	return (&action.Apply{Config: a.config(req), Started: emitTo(req), Expect: req.Expect}).Run(ctx, req.Spec)
+	return (&action.Apply{Config: a.config(req), Started: emitTo(req), Expect: req.Expect, Selection: req.Selection}).Run(ctx, req.Spec)
 }
 
 func (a actions) Destroy(ctx context.Context, req Request) (*report.Results, error) {
-	return (&action.Destroy{Config: a.config(req), Started: emitTo(req)}).Run(ctx, req.Spec)
+	return (&action.Destroy{Config: a.config(req), Started: emitTo(req), Selection: req.Selection}).Run(ctx, req.Spec)
 }
 
 func emitTo(req Request) func() func(report.Event) {

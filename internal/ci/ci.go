@@ -43,6 +43,9 @@ type Request struct {
 	PlanKey []byte
 	// LookupSecrets is the plan's lookup-secrets policy, settled.
 	LookupSecrets string
+	// Selection picks the steps to run (the target, selector and exclude
+	// inputs); nil: every step.
+	Selection *report.Selection
 	// Emit receives progress events; the backend must call it one at a time.
 	Emit func(report.Event)
 }
@@ -92,6 +95,7 @@ type runState struct {
 	rootDir string    // the workspace outputs are relative to
 
 	spec       *spec.Spec
+	specFiles  []string // the spec files, absolute (spec.Files is made relative for reports)
 	identifier string
 	tempFiles  []string
 	timeline   *timeline
@@ -120,6 +124,9 @@ type outcome struct {
 	// and planNow is the plan that did not match.
 	check   *report.PlanCheck
 	planNow *report.Plan
+	// unchanged says why changed-only did not plan: no file the spec
+	// reads changed on the pull request ("" when it planned).
+	unchanged string
 }
 
 // Run executes `khook ci` and returns the process exit code.
@@ -265,6 +272,7 @@ func (r *runState) load() *outcome {
 		if r.identifier == "" {
 			r.identifier = s.Metadata.Name
 		}
+		r.specFiles = append([]string(nil), s.Files...) // before they are made relative
 		r.relativizePositions(s)
 		return nil
 	}
@@ -330,10 +338,14 @@ func (r *runState) execute(ctx context.Context) *outcome {
 	if r.in.Command == CmdValidate {
 		return r.validateManifests(ctx, oc)
 	}
+	if why := r.unchangedSpec(); why != "" {
+		oc.unchanged = why
+		return oc
+	}
 	if r.opts.Backend == nil {
 		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version}
 	}
-	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey), LookupSecrets: r.lookupSecrets()}
+	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey), LookupSecrets: r.lookupSecrets(), Selection: r.in.Selection()}
 	if r.in.Kubeconfig != "" {
 		path, err := r.writeKubeconfig()
 		if err != nil {
@@ -401,6 +413,9 @@ func (r *runState) failed(oc *outcome, reason string, err error) *outcome {
 		reason = action.ReasonOf(err, report.ReasonStepFailed)
 	}
 	oc.status, oc.reason, oc.runErr, oc.exit = report.RunFailed, reason, r.red.String(err.Error()), exitFailure
+	if reason == report.ReasonValidation { // a selection naming no step
+		oc.exit = exitValidation
+	}
 	return oc
 }
 

@@ -29,6 +29,11 @@ const (
 	OutPlanJSONPath  = "plan-json-path"
 	OutResultsJSON   = "results-json-path"
 	OutCommentURL    = "comment-url"
+	OutPartial       = "partial"
+	OutSelectedSteps = "selected-steps"
+	// OutPlanned is false when changed-only found no file of the spec
+	// changed and the cluster was not contacted.
+	OutPlanned = "planned"
 )
 
 // OutputNames lists every output, for action.yml's test.
@@ -37,7 +42,7 @@ func OutputNames() []string {
 	for _, a := range countedActions {
 		names = append(names, "to-"+string(a))
 	}
-	return append(names, OutFailedSteps, OutFailureReason, OutPlanPath, OutPlanJSONPath, OutResultsJSON, OutCommentURL)
+	return append(names, OutFailedSteps, OutFailureReason, OutPlanPath, OutPlanJSONPath, OutResultsJSON, OutCommentURL, OutPartial, OutSelectedSteps, OutPlanned)
 }
 
 // outputs computes every output's value.
@@ -45,14 +50,15 @@ func (oc *outcome) outputs() []kv {
 	changes := false
 	counts := map[report.Action]int{}
 	var failed []string
+	var sel *report.Selection
 	if oc.plan != nil {
-		changes = oc.plan.Changes
+		changes, sel = oc.plan.Changes, oc.plan.Selection
 		for _, s := range oc.plan.Steps {
 			counts[s.Action]++
 		}
 	}
 	if oc.results != nil {
-		changes = oc.results.Changed()
+		changes, sel = oc.results.Changed(), oc.results.Selection
 		for _, s := range oc.results.Steps {
 			if s.Status == report.StatusFailed {
 				failed = append(failed, s.Name)
@@ -74,10 +80,21 @@ func (oc *outcome) outputs() []kv {
 		kv{OutPlanJSONPath, oc.files[OutPlanJSONPath]},
 		kv{OutResultsJSON, oc.files[OutResultsJSON]},
 		kv{OutCommentURL, oc.comment},
+		kv{OutPartial, fmt.Sprint(sel.IsPartial())},
+		kv{OutSelectedSteps, selectedSteps(sel)},
+		kv{OutPlanned, fmt.Sprint(oc.plan != nil || oc.results != nil)},
 	)
 }
 
 type kv struct{ Key, Value string }
+
+// selectedSteps is a partial run's steps, comma-separated ("" for a full run).
+func selectedSteps(sel *report.Selection) string {
+	if !sel.IsPartial() {
+		return ""
+	}
+	return strings.Join(sel.Steps, ",")
+}
 
 // refused reports whether plan-check refused the apply (nothing ran).
 func (oc *outcome) refused() bool { return oc.check != nil && oc.results == nil }
@@ -108,6 +125,8 @@ func verdictLine(oc *outcome) string {
 		return fmt.Sprintf("khook %s: failed (validation)", oc.command)
 	case oc.refused():
 		return fmt.Sprintf("khook apply: refused (%s): nothing was applied", oc.reason)
+	case oc.unchanged != "":
+		return fmt.Sprintf("khook %s: not planned: %s", oc.command, oc.unchanged)
 	case oc.plan != nil && oc.plan.Fingerprint != "":
 		return fmt.Sprintf("khook %s: %s (plan fingerprint %s)", oc.command, report.PlanVerdict(oc.plan, oc.command == CmdDrift).Text, report.ShortFingerprint(oc.plan.Fingerprint))
 	case oc.plan != nil:

@@ -116,6 +116,8 @@ func (r *runState) writeSummary(w io.Writer, oc *outcome, max int, runURL string
 		_ = report.WritePlanCheckMarkdown(w, oc.check, name, r.identifier, oc.planNow, opts)
 	case oc.runErr != "":
 		_ = report.WriteErrorMarkdown(w, name, r.identifier, oc.reason, oc.runErr, opts)
+	case oc.unchanged != "":
+		_ = report.WriteNotPlannedMarkdown(w, name, r.identifier, oc.unchanged, opts)
 	case oc.plan != nil:
 		_ = report.WritePlanMarkdown(w, oc.plan, opts)
 	case oc.results != nil:
@@ -149,6 +151,8 @@ func commentStatus(oc *outcome) report.CommentStatus {
 	switch {
 	case oc.reason == report.ReasonValidation:
 		return report.CommentInvalid
+	case oc.unchanged != "":
+		return report.CommentUnchanged
 	case oc.command == CmdDrift && oc.drift:
 		return report.CommentDrift
 	case oc.status != report.RunOK:
@@ -199,6 +203,9 @@ func (r *runState) wantsComment(oc *outcome) (do, create bool) {
 		return false, false
 	case CommentAlways:
 		return true, true
+	}
+	if oc.unchanged != "" {
+		return true, false // an earlier prediction says it is not planned again
 	}
 	changes := oc.status != report.RunOK || oc.drift || (oc.plan != nil && oc.plan.Changes)
 	if oc.results != nil {

@@ -75,6 +75,24 @@ type Inputs struct {
 	// fleet report of a drift), with DriftIssueLabels (drift_issue.go).
 	DriftIssue       bool
 	DriftIssueLabels []string
+	// Target, Selector and Exclude pick the steps of a partial run, as the
+	// CLI's --target, --selector and --exclude.
+	Target   []string
+	Selector string
+	Exclude  []string
+	// ChangedOnly: a plan on a pull request whose base and head differ in
+	// no file the spec reads finishes without contacting the cluster
+	// (changed.go).
+	ChangedOnly bool
+}
+
+// Selection is the inputs' step selection; nil when they ask for none.
+func (in Inputs) Selection() *report.Selection {
+	sel := &report.Selection{Targets: in.Target, Selector: in.Selector, Exclude: in.Exclude}
+	if !sel.Requested() {
+		return nil
+	}
+	return sel
 }
 
 // input describes one input: its name (GitHub's spelling) and default.
@@ -110,6 +128,10 @@ var inputNames = []input{
 	{"lookup-secrets", ""},
 	{"drift-issue", "false"},
 	{"drift-issue-labels", "drift"},
+	{"target", ""},
+	{"selector", ""},
+	{"exclude", ""},
+	{"changed-only", "false"},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -177,6 +199,9 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		Cluster:          strings.TrimSpace(raw["cluster"]),
 		Results:          lines(raw["results"]),
 		LookupSecrets:    strings.ToLower(strings.TrimSpace(raw["lookup-secrets"])),
+		Target:           lines(raw["target"]),
+		Selector:         strings.TrimSpace(raw["selector"]),
+		Exclude:          lines(raw["exclude"]),
 	}
 	if err := runplan.CheckLookupSecrets(in.LookupSecrets); err != nil {
 		errs = append(errs, "input "+err.Error())
@@ -205,6 +230,9 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		errs = append(errs, err.Error())
 	}
 	if in.DriftIssue, err = parseBool("drift-issue", raw["drift-issue"]); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if in.ChangedOnly, err = parseBool("changed-only", raw["changed-only"]); err != nil {
 		errs = append(errs, err.Error())
 	}
 	in.DriftIssueLabels = lines(strings.ReplaceAll(raw["drift-issue-labels"], ",", "\n"))

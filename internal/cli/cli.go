@@ -19,6 +19,7 @@ import (
 	"github.com/khook/khook/internal/cli/apply"
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/destroy"
+	"github.com/khook/khook/internal/cli/files"
 	"github.com/khook/khook/internal/cli/fleet"
 	"github.com/khook/khook/internal/cli/graph"
 	"github.com/khook/khook/internal/cli/importcmd"
@@ -145,6 +146,7 @@ Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
 		show.NewCmd(f),
 		fleet.NewCmd(f),
 		importcmd.NewCmd(f),
+		files.NewCmd(f),
 	)
 	return root
 }

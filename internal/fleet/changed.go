@@ -7,12 +7,14 @@ import (
 )
 
 // Touched keeps the clusters a change touches. changed are the changed
-// files' absolute paths. A cluster's own overlays and var files touch only
-// the clusters that use them; every other changed file (the fleet file,
-// the spec, a chart, a manifest, anything the spec might read) touches
-// every cluster — khook does not guess which files a spec reads, so a
-// change never skips a cluster it could affect.
-func Touched(f *spec.Fleet, clusters []*spec.FleetCluster, changed []string) []*spec.FleetCluster {
+// files' absolute paths. filesOf gives the files a cluster's spec reads
+// (khook files' list, runner/action.Files) when its spec loads here: the
+// cluster is touched when one of them, or the fleet file, changed.
+// Otherwise (ok false: a secret it requires is not set in this job, say)
+// a cluster's own overlays and var files touch only the clusters that use
+// them, and every other changed file touches every cluster, so a change
+// never skips a cluster it could affect.
+func Touched(f *spec.Fleet, clusters []*spec.FleetCluster, changed []string, filesOf func(*spec.FleetCluster) (files []string, ok bool)) []*spec.FleetCluster {
 	abs := func(p string) string {
 		if a, err := filepath.Abs(f.Resolve(p)); err == nil {
 			return a
@@ -33,8 +35,22 @@ func Touched(f *spec.Fleet, clusters []*spec.FleetCluster, changed []string) []*
 			users[a][c.Name] = true
 		}
 	}
+	fleetFile, _ := filepath.Abs(f.Path)
 	var out []*spec.FleetCluster
 	for _, c := range clusters {
+		if files, ok := filesOf(c); ok {
+			reads := map[string]bool{fleetFile: true}
+			for _, p := range files {
+				reads[p] = true
+			}
+			for _, ch := range changed {
+				if reads[ch] {
+					out = append(out, c)
+					break
+				}
+			}
+			continue
+		}
 		for _, ch := range changed {
 			u, specific := users[ch]
 			if shared[ch] || !specific || u[c.Name] {

@@ -13,6 +13,7 @@ import (
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
+	"github.com/khook/khook/runner/selection"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/spec"
 )
@@ -37,6 +38,10 @@ type Apply struct {
 	// (failure reason plan-changed). Without state: there is no lock, and
 	// the check runs just before the first step.
 	Expect *planfile.File
+	// Selection picks the steps to run (--target, --selector ...; nil:
+	// every step): the others are reported not selected and their state
+	// record entries stay untouched. With Expect, it is the saved plan's.
+	Selection *report.Selection
 }
 
 // Backend is what a run needs from the cluster side.
@@ -59,6 +64,9 @@ type Backend struct {
 	// Prune, when set, prunes after the steps what the spec no longer has
 	// (runner/prune) and returns a result per step it pruned for.
 	Prune func(ctx context.Context, results []report.StepResult, emit func(report.Event)) []report.StepResult
+	// Previous is the state record as the last run left it (nil: none),
+	// for --target-only's check.
+	Previous *state.Record
 }
 
 // BackendFunc connects to the cluster, opens the state record and builds
@@ -77,6 +85,14 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	started := cfg.now()
 	ctx = kube.WithLiveCache(ctx) // one run: one LIST per resource and namespace
 	res := &report.Results{Name: s.Metadata.Name, Command: "apply", Identifier: s.Metadata.Name, StartedAt: started, Steps: []report.StepResult{}}
+	if a.Expect != nil && a.Selection == nil {
+		a.Selection = a.Expect.Plan.Selection // apply --plan runs exactly the reviewed selection
+	}
+	sel, err := selectSteps(s, a.Selection, selection.Needs)
+	if err != nil {
+		return res, notStarted(res, err, report.ReasonValidation, r)
+	}
+	res.Selection = sel
 	connect := a.Backend
 	if connect == nil {
 		connect = ClusterBackend
@@ -86,6 +102,15 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 		return res, notStarted(res, err, report.ReasonStepFailed, r)
 	}
 	res.Server = backend.Server
+	if err := checkTargetOnly(s, sel, backend.Previous, selection.Needs); err != nil {
+		if backend.Fail != nil {
+			backend.Fail()
+		}
+		if backend.Close != nil {
+			_ = backend.Close() // the refusal is the run's error
+		}
+		return res, notStarted(res, err, report.ReasonValidation, r)
+	}
 	if a.Expect != nil {
 		if err := a.checkPlan(ctx, s, backend); err != nil {
 			if backend.Fail != nil {
@@ -155,6 +180,7 @@ func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, erro
 		Server:   redact.StripURLCredentials(clients.Config.Host),
 		Resume:   sess.Resume,
 		OnFinish: sess.OnFinish,
+		Previous: sess.Record(),
 		Close: func() error {
 			exec.Close()
 			// The record is written even when the run was cancelled.

@@ -10,6 +10,7 @@ import (
 	teardown "github.com/khook/khook/runner/destroy"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/selection"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/runner/steps"
 	"github.com/khook/khook/spec"
@@ -24,6 +25,9 @@ type Destroy struct {
 	// Started is called once connected, just before the first teardown, and
 	// returns where events go (nil: nowhere).
 	Started func() func(report.Event)
+	// Selection picks the steps to tear down (nil: every step); a target
+	// brings every step that needs it, torn down first.
+	Selection *report.Selection
 }
 
 // Run tears s down and returns the results; a teardown that could not
@@ -36,6 +40,11 @@ func (d *Destroy) Run(ctx context.Context, s *spec.Spec) (*report.Results, error
 	r := cfg.redactor()
 	started := cfg.now()
 	res := &report.Results{Name: s.Metadata.Name, Command: "destroy", Identifier: s.Metadata.Name, StartedAt: started, Steps: []report.StepResult{}}
+	sel, err := selectSteps(s, d.Selection, selection.Dependents)
+	if err != nil {
+		return res, notStarted(res, err, report.ReasonValidation, r)
+	}
+	res.Selection = sel
 	clients, err := cfg.connect(ctx)
 	if err != nil {
 		return res, notStarted(res, err, report.ReasonClusterUnreachable, r)
@@ -48,6 +57,11 @@ func (d *Destroy) Run(ctx context.Context, s *spec.Spec) (*report.Results, error
 			err = &Failure{Reason: report.ReasonClusterUnreachable, Err: clients.Explain(err)}
 		}
 		return res, notStarted(res, err, report.ReasonStepFailed, r)
+	}
+	if err := checkTargetOnly(s, sel, sess.Record(), selection.Dependents); err != nil {
+		sess.Fail()
+		_ = sess.Close(context.WithoutCancel(ctx)) // the refusal is the run's error
+		return res, notStarted(res, err, report.ReasonValidation, r)
 	}
 	helm := helmstep.New(clients, s.BaseDir, r)
 	defer helm.Close()

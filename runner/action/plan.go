@@ -8,6 +8,7 @@ import (
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
+	"github.com/khook/khook/runner/selection"
 	"github.com/khook/khook/spec"
 )
 
@@ -23,6 +24,9 @@ type Plan struct {
 	// KubeVersion is the Kubernetes version an offline plan checks API
 	// versions against (zero: kube.DefaultKubeVersion).
 	KubeVersion kube.KubeVersion
+	// Selection picks the steps to plan (nil: every step); the others are
+	// planned not selected, and a saved plan records it for apply --plan.
+	Selection *report.Selection
 }
 
 // Run plans s. Its error is a run-level failure (the cluster unreachable);
@@ -32,6 +36,10 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 	if p.Config == nil {
 		p.Config = &Configuration{}
 	}
+	sel, err := selectSteps(s, p.Selection, selection.Needs)
+	if err != nil {
+		return nil, err
+	}
 	if p.Offline {
 		problems, warnings := runplan.CheckAPIs(ctx, s, OfflineKubeVersion(p.KubeVersion))
 		if len(problems) > 0 {
@@ -39,13 +47,28 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 		}
 		pl := runplan.Offline(s)
 		runplan.OfflineWarnings(pl, s, warnings, p.Config.WarningsAsErrors)
+		pl.Selection = sel
 		return pl, nil
 	}
 	clients, err := p.Config.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return p.Config.livePlan(ctx, clients, s, p.Diff)
+	if sel.IsPartial() && sel.TargetOnly {
+		prev, err := readRecord(ctx, clients, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkTargetOnly(s, sel, prev, selection.Needs); err != nil {
+			return nil, err
+		}
+	}
+	pl, err := p.Config.livePlan(ctx, clients, s, p.Diff)
+	if err != nil {
+		return nil, err
+	}
+	pl.Selection = sel
+	return pl, nil
 }
 
 // livePlan plans s against the cluster with digests and the fingerprint:

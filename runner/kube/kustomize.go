@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -20,17 +21,61 @@ var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Ku
 // returns the rendered multi-document YAML. Remote bases are rejected before
 // kustomize runs: kustomize would shell out to git for them.
 func RenderKustomization(dir string) ([]byte, error) {
+	return renderKustomization(dir, filesys.MakeFsOnDisk())
+}
+
+func renderKustomization(dir string, fs filesys.FileSystem) ([]byte, error) {
 	if err := checkLocalOnly(dir, map[string]bool{}); err != nil {
 		return nil, err
 	}
 	opts := krusty.MakeDefaultOptions()
 	opts.LoadRestrictions = types.LoadRestrictionsRootOnly
 	opts.PluginConfig = types.DisabledPluginConfig()
-	rm, err := krusty.MakeKustomizer(opts).Run(filesys.MakeFsOnDisk(), dir)
+	rm, err := krusty.MakeKustomizer(opts).Run(fs, dir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot render the kustomization: %v", err)
 	}
 	return rm.AsYaml()
+}
+
+// KustomizationFiles lists, sorted, the files a render of the kustomization
+// at dir reads: the render itself, on a file system that records them, so
+// the list is what kustomize reads, bases and patches included, and
+// nothing else in the tree.
+func KustomizationFiles(dir string) ([]string, error) {
+	rec := &recordingFS{FileSystem: filesys.MakeFsOnDisk(), read: map[string]bool{}}
+	if _, err := renderKustomization(dir, rec); err != nil {
+		return nil, err
+	}
+	// checkLocalOnly reads each kustomization file with os, not fs.
+	seen := map[string]bool{}
+	var out []string
+	for p := range rec.read {
+		if abs, err := filepath.Abs(p); err == nil && !seen[abs] {
+			if st, err := os.Stat(abs); err == nil && st.Mode().IsRegular() {
+				seen[abs] = true
+				out = append(out, abs)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// recordingFS is the disk, remembering every file read through it.
+type recordingFS struct {
+	filesys.FileSystem
+	read map[string]bool
+}
+
+func (r *recordingFS) ReadFile(path string) ([]byte, error) {
+	r.read[path] = true
+	return r.FileSystem.ReadFile(path)
+}
+
+func (r *recordingFS) Open(path string) (filesys.File, error) {
+	r.read[path] = true
+	return r.FileSystem.Open(path)
 }
 
 // checkLocalOnly walks the kustomization at dir and every local directory it

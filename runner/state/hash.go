@@ -45,9 +45,9 @@ func Hash(step *spec.Step, baseDir string) (string, error) {
 	fmt.Fprintf(h, "type %s\n", step.Type())
 	h.Write(canon)
 	h.Write([]byte{'\n'})
-	for _, ref := range localRefs(step) {
+	for _, ref := range LocalRefs(step) {
 		if err := hashPath(h, ref, baseDir); err != nil {
-			return "", fmt.Errorf("step %s: cannot hash %s %s for the state record: %w", step.Name, ref.what, ref.path, err)
+			return "", fmt.Errorf("step %s: cannot hash %s %s for the state record: %w", step.Name, ref.What, ref.Path, err)
 		}
 	}
 	return hashPrefix + hex.EncodeToString(h.Sum(nil)), nil
@@ -88,32 +88,43 @@ func canonicalJSON(v any) ([]byte, error) {
 	return json.Marshal(generic)
 }
 
-// fileRef is a local path an action block reads.
-type fileRef struct {
-	what string // "values file", "manifest file", "kustomize directory", "local chart"
-	path string
+// FileRef is a local path an action block reads, as written (relative to
+// the spec's directory unless absolute).
+type FileRef struct {
+	What string // "values file", "manifest file", "kustomize directory", "local chart"
+	Path string
 }
 
-func localRefs(step *spec.Step) []fileRef {
-	var refs []fileRef
+// Kinds of FileRef.What that name a directory: a kustomization, or a
+// local chart (which may also be a packaged .tgz file).
+const (
+	RefKustomize  = "kustomize directory"
+	RefLocalChart = "local chart"
+)
+
+// LocalRefs are the local files and directories a step's action block
+// reads: the one list of a step's file inputs, for its hash and for
+// khook files.
+func LocalRefs(step *spec.Step) []FileRef {
+	var refs []FileRef
 	sources := func(list []spec.Source) {
 		for _, s := range list {
 			if s.File != "" {
-				refs = append(refs, fileRef{"manifest file", s.File})
+				refs = append(refs, FileRef{"manifest file", s.File})
 			}
 			if s.Kustomize != "" {
-				refs = append(refs, fileRef{"kustomize directory", s.Kustomize})
+				refs = append(refs, FileRef{RefKustomize, s.Kustomize})
 			}
 		}
 	}
 	switch {
 	case step.Helm != nil:
 		if isLocalPath(step.Helm.Chart) {
-			refs = append(refs, fileRef{"local chart", step.Helm.Chart})
+			refs = append(refs, FileRef{RefLocalChart, step.Helm.Chart})
 		}
 		for _, s := range step.Helm.ValuesFrom {
 			if s.File != "" {
-				refs = append(refs, fileRef{"values file", s.File})
+				refs = append(refs, FileRef{"values file", s.File})
 			}
 		}
 	case step.Apply != nil:
@@ -131,8 +142,8 @@ func isLocalPath(p string) bool {
 
 // hashPath writes a file's content, or every regular file of a directory in
 // sorted order with its relative path, into h.
-func hashPath(h hash.Hash, ref fileRef, baseDir string) error {
-	p := ref.path
+func hashPath(h hash.Hash, ref FileRef, baseDir string) error {
+	p := ref.Path
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(baseDir, p)
 	}
@@ -140,7 +151,7 @@ func hashPath(h hash.Hash, ref fileRef, baseDir string) error {
 	if err != nil {
 		return pathError(err)
 	}
-	fmt.Fprintf(h, "%s %s\n", ref.what, ref.path)
+	fmt.Fprintf(h, "%s %s\n", ref.What, ref.Path)
 	if !info.IsDir() {
 		return hashFile(h, p)
 	}

@@ -43,6 +43,9 @@ type Record struct {
 	StartedAt    time.Time             `json:"startedAt"`
 	UpdatedAt    time.Time             `json:"updatedAt"`
 	Steps        map[string]StepRecord `json:"steps"`
+	// Partial marks a record last written by a partial run (step
+	// selection): the steps it left out keep their entries of earlier runs.
+	Partial bool `json:"partial,omitempty"`
 	// Inputs are the values of the spec's immutable: true variables, as the
 	// run that wrote the record used them; a later run may not change them.
 	Inputs map[string]string `json:"immutableInputs,omitempty"`

@@ -56,6 +56,7 @@ type Session struct {
 	failed   bool // a step failed, or did not start, in this run
 	closed   bool
 	destroy  bool // OpenDestroy: journal teardown, delete the record at the end
+	partial  bool // step selection left steps out: their entries stay as they are
 }
 
 // Open prepares the record of s for an apply: it hashes every step, refuses a
@@ -111,7 +112,7 @@ func open(ctx context.Context, s *spec.Spec, opts Options, destroy bool) (*Sessi
 		return nil, err
 	}
 	sess := &Session{Ref: ref, Store: store, Lock: lock, Previous: prev, hashes: hashes,
-		resumed: map[string]bool{}, redactor: opts.Redactor, now: now, destroy: destroy, spec: s}
+		resumed: map[string]bool{}, redactor: opts.Redactor, now: now, destroy: destroy, spec: s, partial: partial(s)}
 	if store.converted {
 		sess.Converted = convertedNote(ref, prev)
 		if opts.Notify != nil {
@@ -130,6 +131,13 @@ func open(ctx context.Context, s *spec.Spec, opts Options, destroy bool) (*Sessi
 	t := now().UTC()
 	sess.record = &Record{SpecName: s.Metadata.Name, SpecHash: specHash, KhookVersion: opts.Version,
 		RunStatus: RunRunning, StartedAt: t, UpdatedAt: t, Steps: map[string]StepRecord{}, Inputs: inputs}
+	if sess.partial && prev != nil {
+		// A partial run applied only some steps: the spec as a whole was
+		// last applied as the previous record says.
+		sess.record.SpecHash, sess.record.Partial = prev.SpecHash, true
+	} else if sess.partial {
+		sess.record.Partial = true
+	}
 	if prev != nil {
 		for name, e := range prev.Steps {
 			// A step no longer in the spec drops out once nothing it put
@@ -144,6 +152,16 @@ func open(ctx context.Context, s *spec.Spec, opts Options, destroy bool) (*Sessi
 		return nil, err
 	}
 	return sess, nil
+}
+
+// partial reports whether step selection left any step of s out.
+func partial(s *spec.Spec) bool {
+	for _, st := range s.Steps {
+		if st.Skip == spec.SkipNotSelected {
+			return true
+		}
+	}
+	return false
 }
 
 // Resume is the engine's Resume hook: a step resumes when the previous record
@@ -172,6 +190,9 @@ func (s *Session) OnFinish(res report.StepResult) {
 	defer s.mu.Unlock()
 	if res.Status == report.StatusFailed {
 		s.failed = true
+	}
+	if res.Skip == spec.SkipNotSelected {
+		return // not part of this run: its entry stays as the last run left it
 	}
 	if s.destroy {
 		s.journalTeardown(res)
@@ -269,7 +290,7 @@ func (s *Session) Close(ctx context.Context) error {
 // closeDestroy deletes the record after a full teardown; after a partial one
 // the record keeps the steps still standing.
 func (s *Session) closeDestroy(ctx context.Context) error {
-	if s.record != nil && !s.failed && ctx.Err() == nil {
+	if s.record != nil && !s.failed && !s.partial && ctx.Err() == nil {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		s.keep(s.Store.Delete(dctx))
 		cancel()

@@ -13,7 +13,11 @@ type Event struct {
 		Number  int    `json:"number"`
 		Merged  bool   `json:"merged"`
 		HTMLURL string `json:"html_url"`
-		Head    struct {
+		// Base is the commit the pull request's diff starts from.
+		Base struct {
+			SHA string `json:"sha"`
+		} `json:"base"`
+		Head struct {
 			SHA  string `json:"sha"`
 			Repo struct {
 				Fork bool `json:"fork"`

@@ -27,6 +27,9 @@ type Options struct {
 	Fleet cmdutil.FleetFlags
 	// WarningsAsErrors is --warnings-as-errors.
 	WarningsAsErrors bool
+	// Select picks the steps to run (--target ...); with --plan, the saved
+	// plan's selection is the one.
+	Select cmdutil.SelectFlags
 
 	// Backend builds the cluster side; nil is action.ClusterBackend.
 	Backend action.BackendFunc
@@ -54,12 +57,16 @@ run before any write, exit 1, failure reason plan-changed.`,
 			if err := cmdutil.CheckRunFlags(opts.Output, opts.Parallelism, opts.LockTimeout); err != nil {
 				return err
 			}
+			if opts.PlanFile != "" && opts.Select.Selection() != nil {
+				return cmdutil.FlagErrorf("--plan applies the saved plan's own step selection: drop --target, --target-only, --selector and --exclude (or plan again with them)")
+			}
 			return Run(cmd.Context(), opts)
 		},
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmdutil.AddRunFlags(cmd, &opts.Output, &opts.Parallelism, &opts.LockTimeout, "run")
 	cmdutil.AddFleetFlags(cmd.Flags(), &opts.Fleet, false)
+	cmdutil.AddSelectFlags(cmd.Flags(), &opts.Select, "what it needs")
 	cmd.Flags().StringVar(&opts.PlanFile, "plan", "", "apply only if the world still matches the plan saved in `FILE` (khook plan --out)")
 	cmd.Flags().BoolVar(&opts.WarningsAsErrors, "warnings-as-errors", false, "fail a step when the API server warns about any of its requests (deprecated API versions, node labels ...), like kubectl's flag")
 	return cmd
@@ -93,6 +100,7 @@ func Run(ctx context.Context, opts *Options) error {
 		Backend:     opts.Backend,
 		Started:     run.Start,
 		Expect:      expect,
+		Selection:   opts.Select.Selection(),
 	}).Run(ctx, s)
 	return run.Finish(res, err)
 }

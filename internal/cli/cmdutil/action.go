@@ -96,6 +96,9 @@ func (v *RunView) Finish(res *report.Results, err error) error {
 // the error.
 func (v *RunView) notStarted(res *report.Results) error {
 	if v.output != OutputJSON {
+		if res.FailureReason == report.ReasonValidation { // a selection naming nothing
+			return ValidationError(errors.New(res.Error))
+		}
 		return errors.New(res.Error)
 	}
 	if err := report.WriteJSON(v.f.IOStreams.Out, res); err != nil {

@@ -26,7 +26,7 @@ func AddFleetFlags(fs *pflag.FlagSet, f *FleetFlags, all bool) {
 	fs.StringVar(&f.Fleet, "fleet", "", "a fleet file (kind: Fleet): run one of its clusters with its files, vars and context (--cluster)")
 	fs.StringVar(&f.Cluster, "cluster", "", "the fleet's cluster to run (with --fleet)")
 	if all {
-		fs.StringVar(&f.Selector, "selector", "", "with --fleet and no --cluster: the clusters whose labels match (env=prod,region!=us)")
+		fs.StringVar(&f.Selector, "selector", "", "with --fleet and no --cluster: the clusters whose labels match (env=prod,region!=us); otherwise the steps whose labels match this Kubernetes label selector (tier=infra,team!=data; env in (a,b)), and what they need")
 		fs.IntVar(&f.Parallel, "parallel", 4, "with --fleet and no --cluster: clusters planned at once")
 	}
 }

@@ -15,6 +15,8 @@ import (
 
 // Options of the destroy command.
 type Options struct {
+	// Select picks the steps to tear down (--target ...).
+	Select      cmdutil.SelectFlags
 	F           *cmdutil.Factory
 	Spec        cmdutil.SpecFlags
 	Output      string
@@ -48,6 +50,7 @@ Exit 1 if a teardown failed, 2 if the spec is invalid.`,
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmdutil.AddRunFlags(cmd, &opts.Output, &opts.Parallelism, &opts.LockTimeout, "tear down")
+	cmdutil.AddSelectFlags(cmd.Flags(), &opts.Select, "every step that needs it (torn down first)")
 	return cmd
 }
 
@@ -62,6 +65,7 @@ func Run(ctx context.Context, opts *Options) error {
 		Config:      opts.F.ActionConfig(opts.Clients),
 		Parallelism: opts.Parallelism,
 		LockTimeout: opts.LockTimeout,
+		Selection:   opts.Select.Selection(),
 		Started:     run.Start,
 	}).Run(ctx, s)
 	return run.Finish(res, err)

@@ -1,39 +1,31 @@
 package fleet
 
 import (
-	"bytes"
-	"fmt"
-	"os/exec"
-	"path/filepath"
-	"strings"
+	"io"
+
+	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/spec"
 )
 
-// changedFiles lists the files changed since ref (committed or not), as
-// absolute paths, with git.
-func changedFiles(ref string) ([]string, error) {
-	git := func(args ...string) (string, error) {
-		var out, errOut bytes.Buffer
-		cmd := exec.Command("git", args...)
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		if err := cmd.Run(); err != nil {
-			return "", fmt.Errorf("--changed-since %s: git %s failed: %v: %s", ref, strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
-		}
-		return out.String(), nil
-	}
-	top, err := git("rev-parse", "--show-toplevel")
+// clusterFiles is what khook files lists for a cluster's spec (its files,
+// overlays, var files and sets, as its leg loads it); ok is false when the
+// spec does not load here (a secret it requires is not set in this job),
+// and --changed-since then keeps the cluster on any shared change.
+func clusterFiles(f *cmdutil.Factory, fl *spec.Fleet, c *spec.FleetCluster) ([]string, bool) {
+	varFiles := fl.VarFilePaths(c)
+	s, err := spec.Load(spec.LoadOptions{
+		Files: fl.SpecFiles(c), VarFiles: varFiles, Set: c.Set(), Stdin: io.MultiReader(),
+		Environ: f.IOStreams.Environ, VarPrefix: cmdutil.DefaultVarPrefix, SecretPrefix: cmdutil.DefaultSecretPrefix,
+		Redactor: redact.New(), // a throwaway: nothing of it is printed
+	})
 	if err != nil {
-		return nil, err
+		return nil, false
 	}
-	names, err := git("diff", "--name-only", "--no-renames", ref, "--")
+	files, err := action.Files(s, varFiles)
 	if err != nil {
-		return nil, err
+		return nil, false
 	}
-	root := strings.TrimSpace(top)
-	var out []string
-	for _, n := range strings.Split(names, "\n") {
-		if n = strings.TrimSpace(n); n != "" {
-			out = append(out, filepath.Join(root, filepath.FromSlash(n)))
-		}
-	}
-	return out, nil
+	return files, true
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // --changed-since keeps the clusters a change touches: a cluster's own
-// overlay touches it alone, the shared spec touches every cluster.
+// overlay touches it alone, the shared spec and a manifest it reads touch
+// every cluster, a file no spec reads none.
 func TestMatrixChangedSince(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -29,7 +30,9 @@ func TestMatrixChangedSince(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	write("khook.yaml", "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: d}\nsteps: [{name: w, wait: {for: delete, on: pods/x, timeout: 1s}}]\n")
+	write("khook.yaml", "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: d}\nsteps: [{name: w, timeout: 1s, wait: {for: delete, on: pods/x}}, {name: m, apply: {manifests: [{file: manifests/cm.yaml}]}}]\n")
+	write("manifests/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+	write("README.md", "# the fleet\n")
 	write("clusters/eu.yaml", "# eu\n")
 	write("clusters/us.yaml", "# us\n")
 	write("fleet.yaml", "apiVersion: khook.io/v1\nkind: Fleet\nmetadata: {name: f}\nfiles: [khook.yaml]\nclusters:\n  - {name: eu, context: eu, files: [clusters/eu.yaml]}\n  - {name: us, context: us, files: [clusters/us.yaml]}\n")
@@ -59,7 +62,17 @@ func TestMatrixChangedSince(t *testing.T) {
 	if got := clusters(); len(got) != 1 || got[0] != "us" {
 		t.Errorf("us's overlay changed: %v, want [us]", got)
 	}
-	write("khook.yaml", "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: d2}\nsteps: [{name: w, wait: {for: delete, on: pods/x, timeout: 1s}}]\n")
+	// A file no spec reads (khook files' list) touches no cluster; a
+	// manifest the spec reads touches both.
+	write("README.md", "# the fleet, changed\n")
+	if got := clusters(); len(got) != 1 || got[0] != "us" {
+		t.Errorf("a README changed too: %v, want [us]", got)
+	}
+	write("manifests/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c2}\n")
+	if got := clusters(); len(got) != 2 {
+		t.Errorf("a manifest the spec reads changed: %v, want both", got)
+	}
+	write("khook.yaml", "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: d2}\nsteps: [{name: w, timeout: 1s, wait: {for: delete, on: pods/x}}]\n")
 	if got := clusters(); len(got) != 2 {
 		t.Errorf("the shared spec changed: %v, want both", got)
 	}

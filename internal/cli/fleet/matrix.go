@@ -9,6 +9,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	ifleet "github.com/khook/khook/internal/fleet"
+	"github.com/khook/khook/spec"
 )
 
 // Matrix output formats.
@@ -69,7 +70,7 @@ and one report job; it never uses needs: (GitLab allows 50).`,
 	fs.StringVarP(&opts.Output, "output", "o", MatrixGitHub, "github (matrix JSON on one line) or gitlab (child pipeline YAML)")
 	fs.IntVar(&opts.Chunk, "chunk", 0, "-o github over 256 clusters: print only chunk N (from 1)")
 	fs.StringVar(&opts.Command, "command", "plan", "-o gitlab: the legs' command (plan, apply or drift)")
-	fs.StringVar(&opts.ChangedSince, "changed-since", "", "only the clusters whose files changed since this git `REF` (its own overlays and var files; any other change keeps every cluster)")
+	fs.StringVar(&opts.ChangedSince, "changed-since", "", "only the clusters a change since this git `REF` touches: the fleet file or a file the cluster's spec reads (khook files)")
 	fs.StringVar(&opts.Image, "image", "", "-o gitlab: the job image (default the GitLab image of this khook's version)")
 	return cmd
 }
@@ -85,11 +86,13 @@ func RunMatrix(opts *MatrixOptions) error {
 		return cmdutil.ValidationError(err)
 	}
 	if opts.ChangedSince != "" {
-		changed, err := changedFiles(opts.ChangedSince)
+		changed, err := ifleet.ChangedFiles("", opts.ChangedSince, "")
 		if err != nil {
-			return err
+			return fmt.Errorf("--changed-since %s: %w", opts.ChangedSince, err)
 		}
-		clusters = ifleet.Touched(fl, clusters, changed)
+		clusters = ifleet.Touched(fl, clusters, changed, func(c *spec.FleetCluster) ([]string, bool) {
+			return clusterFiles(opts.F, fl, c)
+		})
 	}
 	legs := ifleet.Legs(clusters)
 	out, errOut := opts.F.IOStreams.Out, opts.F.IOStreams.ErrOut

@@ -6,6 +6,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/selection"
 )
 
 // Formats of --format.
@@ -19,6 +20,9 @@ type Options struct {
 	F      *cmdutil.Factory
 	Spec   cmdutil.SpecFlags
 	Format string
+	// Select draws a partial run's selection: the steps left out are
+	// drawn as excluded.
+	Select cmdutil.SelectFlags
 }
 
 // NewCmd builds `khook graph`.
@@ -28,8 +32,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "graph",
 		Short: "Draw the step DAG (Mermaid flowchart, or Graphviz DOT)",
 		Long: `Draw the steps and their needs: edges as a Mermaid flowchart (the default)
-or Graphviz DOT (--format dot). Steps that when: excludes are drawn dashed
-and labelled skipped.`,
+or Graphviz DOT (--format dot). Steps that when: excludes, or that --target,
+--selector or --exclude leave out, are drawn dashed and labelled skipped.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Format != FormatMermaid && opts.Format != FormatDOT {
@@ -40,6 +44,7 @@ and labelled skipped.`,
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmd.Flags().StringVar(&opts.Format, "format", FormatMermaid, "graph format: mermaid or dot")
+	cmdutil.AddSelectFlags(cmd.Flags(), &opts.Select, "what it needs")
 	return cmd
 }
 
@@ -48,6 +53,9 @@ func Run(opts *Options) error {
 	s, err := opts.F.LoadSpec(&opts.Spec)
 	if err != nil {
 		return err
+	}
+	if _, err := selection.Apply(s, opts.Select.Selection(), selection.Needs); err != nil {
+		return cmdutil.ValidationError(err)
 	}
 	nodes := report.GraphFromSpec(s)
 	if opts.Format == FormatDOT {

@@ -28,6 +28,9 @@ func useFleet(ctx context.Context, opts *Options) (done bool, cleanup func(), er
 	if opts.Out != "" || opts.Offline {
 		return true, cleanup, cmdutil.FlagErrorf("--out and --offline plan one cluster: add --cluster")
 	}
+	if opts.Select.Selection() != nil {
+		return true, cleanup, cmdutil.FlagErrorf("--target, --target-only and --exclude pick the steps of one cluster's plan: add --cluster (here --selector picks clusters)")
+	}
 	if opts.Fleet.Parallel < 1 {
 		return true, cleanup, cmdutil.FlagErrorf("--parallel %d: plan at least 1 cluster at a time", opts.Fleet.Parallel)
 	}

@@ -36,6 +36,9 @@ type Options struct {
 	LookupSecrets string
 	// WarningsAsErrors is --warnings-as-errors.
 	WarningsAsErrors bool
+	// Select picks the steps to plan (--target ...); its Selector is
+	// --selector unless the plan is fleet-wide (selection below).
+	Select cmdutil.SelectFlags
 
 	// Clients, when set, replace the kubeconfig's (tests).
 	Clients *kube.Clients
@@ -88,6 +91,7 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 	cmd.Flags().StringVar(&opts.LookupSecrets, "lookup-secrets", runplan.LookupMask, "what a chart's lookup of a Secret gets: mask (its values, masked in every output), deny (nothing, as in a client-side render; for plans of untrusted code) or allow (its values, unmasked)")
 	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error")
 	cmdutil.AddFleetFlags(cmd.Flags(), &opts.Fleet, true)
+	cmdutil.AddSelectFlagsNoSelector(cmd.Flags(), &opts.Select, "what it needs")
 	return cmd
 }
 
@@ -124,13 +128,13 @@ func Run(ctx context.Context, opts *Options) error {
 	cfg := opts.F.ActionConfig(opts.Clients)
 	cfg.LookupSecrets = opts.LookupSecrets
 	cfg.WarningsAsErrors = opts.WarningsAsErrors
-	p, err := (&action.Plan{Config: cfg, Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv}).Run(ctx, s)
+	p, err := (&action.Plan{Config: cfg, Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv, Selection: opts.selection()}).Run(ctx, s)
 	var problems spec.Problems
 	if errors.As(err, &problems) {
 		return opts.F.ReportProblems(problems) // --offline: manifests the target version refuses
 	}
 	if err != nil {
-		return err
+		return planError(err)
 	}
 	if opts.Out != "" {
 		p.Inputs = report.InputsOf(s)
@@ -156,4 +160,24 @@ func Run(ctx context.Context, opts *Options) error {
 		return cmdutil.Silent(cmdutil.ExitChanges)
 	}
 	return nil
+}
+
+// selection is the step selection: --selector picks steps here, clusters
+// only in a fleet-wide plan (--fleet without --cluster), which refuses
+// step selection (fleet.go).
+func (opts *Options) selection() *report.Selection {
+	sel := opts.Select
+	if opts.Fleet.Fleet == "" || opts.Fleet.Cluster != "" {
+		sel.Selector = opts.Fleet.Selector
+	}
+	return sel.Selection()
+}
+
+// planError is a plan's run-level error: a selection naming nothing is a
+// usage error (exit 2), the rest fail the plan (exit 1).
+func planError(err error) error {
+	if action.ReasonOf(err, "") == report.ReasonValidation {
+		return cmdutil.ValidationError(err)
+	}
+	return err
 }
