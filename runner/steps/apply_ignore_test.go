@@ -28,6 +28,10 @@ func TestApplyLeavesIgnoredFields(t *testing.T) {
 		if err != nil || *d.Spec.Replicas != 2 {
 			t.Fatalf("serverSide %v: create must set the ignored field: %v", serverSide, err)
 		}
+		// The deployment controller annotates a new Deployment with its
+		// revision: let it, so the re-apply below compares with an object
+		// no controller is about to change.
+		run(t, NewWait(env), &spec.Step{Name: "w", Wait: &spec.Wait{For: "jsonpath={.status.observedGeneration}=1", On: "deployment/web", Namespace: ns}})
 		_, err = testCluster.Client.AppsV1().Deployments(ns).Patch(ctx, "web", types.MergePatchType, []byte(`{"spec":{"replicas":5}}`), metav1.PatchOptions{FieldManager: "hpa"})
 		if err != nil {
 			t.Fatal(err)

@@ -59,6 +59,9 @@ func TestDeleteResourceBySelectorOutlastsReplacements(t *testing.T) {
 	// Pods a ReplicaSet replaces at once: the step waits for the deleted
 	// ones only, not for the selector to match nothing.
 	createDeployment(t, ns, "web", 2, nil)
+	// Both replicas ready first: a wait on the pods alone can be met while
+	// the ReplicaSet has created only one of them.
+	run(t, NewWait(env), &spec.Step{Name: "w", Wait: &spec.Wait{For: "jsonpath={.status.readyReplicas}=2", On: "deployment/web", Namespace: ns}})
 	waitStep := &spec.Step{Name: "w", Wait: &spec.Wait{For: "condition=Ready", On: "pods", Namespace: ns, Selector: "app=web"}}
 	run(t, NewWait(env), waitStep)
 	st = &spec.Step{Name: "d", Delete: &spec.Delete{Resource: "pods", Namespace: ns, Selector: "app=web"}}
