@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	khkube "github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
@@ -168,6 +169,9 @@ func hashPath(h hash.Hash, ref FileRef, baseDir string) error {
 	if err != nil {
 		return pathError(err)
 	}
+	if ref.What == RefKustomize {
+		files = append(files, outside(p, files)...)
+	}
 	sort.Strings(files)
 	for _, f := range files {
 		rel, _ := filepath.Rel(p, f)
@@ -177,6 +181,30 @@ func hashPath(h hash.Hash, ref FileRef, baseDir string) error {
 		}
 	}
 	return nil
+}
+
+// outside lists what the kustomization at dir reads beyond dir (a base or
+// patch at ../base): a change there changes the step's output, so it must
+// change its hash. A kustomization that does not render adds nothing (the
+// step's own render says why).
+func outside(dir string, inside []string) []string {
+	read, err := khkube.KustomizationFiles(dir)
+	if err != nil {
+		return nil
+	}
+	own := map[string]bool{}
+	for _, f := range inside {
+		if abs, err := filepath.Abs(f); err == nil {
+			own[abs] = true
+		}
+	}
+	var out []string
+	for _, f := range read {
+		if !own[f] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func hashFile(h hash.Hash, path string) error {

@@ -116,6 +116,26 @@ func TestHashKustomizeDirAndLocalChart(t *testing.T) {
 	}
 }
 
+// A base outside the kustomization's directory is an input too: editing
+// it changes what the step applies, so a resumed run must not skip it.
+func TestHashKustomizeBaseOutsideItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "base/kustomization.yaml", "resources: [cm.yaml]\n")
+	write(t, dir, "base/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v1}\n")
+	write(t, dir, "overlay/kustomization.yaml", "resources: [../base]\nnamePrefix: prod-\n")
+	write(t, dir, "unrelated/cm.yaml", "kind: ConfigMap\n")
+	st := &spec.Step{Name: "k", Apply: &spec.Apply{Manifests: []spec.Source{{Kustomize: "./overlay"}}}}
+	before := mustHash(t, st, dir)
+	write(t, dir, "unrelated/cm.yaml", "kind: Secret\n")
+	if mustHash(t, st, dir) != before {
+		t.Error("a file the kustomization does not read changed the hash")
+	}
+	write(t, dir, "base/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v2}\n")
+	if mustHash(t, st, dir) == before {
+		t.Error("editing the kustomization's base in ../base did not change the hash")
+	}
+}
+
 func TestHashRemoteRefsByReferenceOnly(t *testing.T) {
 	// No network: a url source and a repo chart hash without fetching anything.
 	st := &spec.Step{Name: "u", Apply: &spec.Apply{Manifests: []spec.Source{{URL: "https://example.invalid/x.yaml"}}}}
