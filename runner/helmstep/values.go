@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/internal/sops"
 	"github.com/khook/khook/spec"
 )
 
@@ -112,8 +113,14 @@ func (l *ValuesLoader) Inline(v map[string]any) (map[string]any, error) {
 	return out, nil
 }
 
-// parse reads a source's bytes as a YAML map of values.
+// parse reads a source's bytes as a YAML map of values; a sops-encrypted
+// source is decrypted in memory first, its values registered with the
+// redactor.
 func (l *ValuesLoader) parse(what string, data []byte) (map[string]any, error) {
+	data, err := sops.Decrypt(what, data, l.redactor)
+	if err != nil {
+		return nil, err
+	}
 	m := map[string]any{}
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s is not a YAML map of values: %s", what, l.redactor.String(err.Error()))

@@ -23,7 +23,7 @@ func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems,
 				continue
 			}
 			path := fmt.Sprintf("%s.apply.manifests.%d", st.Path, i)
-			objs, err := kube.LoadManifests(ctx, s.BaseDir, []spec.Source{src})
+			objs, err := kube.LoadManifests(ctx, s.BaseDir, []spec.Source{src}, nil)
 			if err != nil {
 				problems = append(problems, spec.Problem{Pos: s.PosOf(path), Path: path, Message: err.Error()})
 				continue

@@ -20,7 +20,7 @@ import (
 func (pr *probe) apply(ctx context.Context) error {
 	a := pr.step.Apply
 	c := pr.Clients
-	objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, a.Manifests)
+	objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, a.Manifests, pr.Redactor)
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func (pr *probe) delete(ctx context.Context) error {
 				Live: pr.releaseLive(last)})
 		}
 	case len(d.Manifests) > 0:
-		objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, d.Manifests)
+		objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, d.Manifests, pr.Redactor)
 		if err != nil {
 			return err
 		}
