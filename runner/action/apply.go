@@ -12,6 +12,7 @@ import (
 	"github.com/khook/khook/runner/executors"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
+	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/spec"
@@ -74,6 +75,10 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	started := cfg.now()
 	ctx = kube.WithLiveCache(ctx) // one run: one LIST per resource and namespace
 	res := &report.Results{Name: s.Metadata.Name, Command: "apply", Identifier: s.Metadata.Name, StartedAt: started, Steps: []report.StepResult{}}
+	// sops files are opened before anything connects or writes.
+	if problems := runplan.OpenEncrypted(s, r); len(problems) > 0 {
+		return res, notStarted(res, problems, report.ReasonStepFailed, r)
+	}
 	connect := a.Backend
 	if connect == nil {
 		connect = ClusterBackend

@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"errors"
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/helmstep"
@@ -37,6 +38,11 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 			return nil, problems
 		}
 		return runplan.Offline(s), nil
+	}
+	if problems := runplan.OpenEncrypted(s, p.Config.redactor()); len(problems) > 0 {
+		// Not a validation failure (exit 2, "changes" under
+		// --detailed-exitcode): the files are well-formed, the keys missing.
+		return nil, &Failure{Reason: report.ReasonStepFailed, Err: errors.New(problems.Error())}
 	}
 	clients, err := p.Config.connect(ctx)
 	if err != nil {

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -12,7 +13,8 @@ import (
 // can read without a cluster or the network (file: and inline: sources)
 // and reports each object in an API version that Kubernetes v no longer
 // serves (problems, naming the replacement) or deprecates (warnings, with
-// the version that removes it), at the object's apiVersion line.
+// the version that removes it), at the object's apiVersion line. It checks
+// the sops-encrypted files too (CheckEncrypted): their notes are warnings.
 func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems, warnings spec.Problems) {
 	for _, st := range s.Steps {
 		if st.Excluded() || st.Apply == nil {
@@ -47,7 +49,23 @@ func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems,
 			}
 		}
 	}
+	encProblems, notes := CheckEncrypted(s)
+	for _, p := range encProblems {
+		if !hasProblem(problems, p) { // a manifest's is there already
+			problems = append(problems, p)
+		}
+	}
+	warnings = append(warnings, notes...)
 	problems.Sort()
 	warnings.Sort()
 	return problems, warnings
+}
+
+func hasProblem(ps spec.Problems, p spec.Problem) bool {
+	for _, q := range ps {
+		if q.Path == p.Path && strings.Contains(q.Message, p.Message) {
+			return true
+		}
+	}
+	return false
 }
