@@ -185,6 +185,14 @@ func lookup(environ []string) func(string) string {
 func (r *runState) registerSecrets() {
 	r.red.Add(r.in.GitHubToken)
 	r.red.Add(r.in.PlanKey)
+	r.red.Add(r.in.SopsAgeKey)
+	for _, line := range strings.Split(r.in.SopsAgeKey, "\n") {
+		r.red.Add(strings.TrimSpace(line)) // each identity of a key file
+	}
+	if r.in.SopsAgeKey != "" {
+		// sops's age key source reads its keys from the environment.
+		os.Setenv("SOPS_AGE_KEY", r.in.SopsAgeKey)
+	}
 	for _, k := range []string{"GITHUB_TOKEN", "GITLAB_TOKEN", "KHOOK_GITLAB_TOKEN", "CI_JOB_TOKEN"} {
 		r.red.Add(r.getenv(k))
 	}

@@ -75,6 +75,9 @@ type Inputs struct {
 	// fleet report of a drift), with DriftIssueLabels (drift_issue.go).
 	DriftIssue       bool
 	DriftIssueLabels []string
+	// SopsAgeKey is an age identity for sops-encrypted files (secret):
+	// given to the sops key sources as SOPS_AGE_KEY.
+	SopsAgeKey string
 }
 
 // input describes one input: its name (GitHub's spelling) and default.
@@ -110,6 +113,7 @@ var inputNames = []input{
 	{"lookup-secrets", ""},
 	{"drift-issue", "false"},
 	{"drift-issue-labels", "drift"},
+	{"sops-age-key", ""},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -177,6 +181,7 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		Cluster:          strings.TrimSpace(raw["cluster"]),
 		Results:          lines(raw["results"]),
 		LookupSecrets:    strings.ToLower(strings.TrimSpace(raw["lookup-secrets"])),
+		SopsAgeKey:       strings.TrimSpace(raw["sops-age-key"]),
 	}
 	if err := runplan.CheckLookupSecrets(in.LookupSecrets); err != nil {
 		errs = append(errs, "input "+err.Error())
