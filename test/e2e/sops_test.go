@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/khook/khook/test/e2e/apiproxy"
@@ -188,6 +191,86 @@ func TestSopsFilesOffline(t *testing.T) {
 		if out.Code != 0 || !strings.Contains(out.Stdout+out.Stderr, "values.enc.yaml is sops-encrypted (for age age1nydme8") ||
 			!strings.Contains(out.Stdout+out.Stderr, "could not be decrypted without keys") {
 			t.Errorf("%s without keys: exit %d\nstdout:\n%s\nstderr:\n%s", cmd[0], out.Code, out.Stdout, out.Stderr)
+		}
+	}
+}
+
+// kill -9 while Helm waits on a release installed from an encrypted values
+// file leaves no file holding the plaintext under TMPDIR: it was never
+// written.
+func TestSopsFilesKill9LeavesNoPlaintext(t *testing.T) {
+	r := newSopsRun(t)
+	cmd, stdout, stderr := command(t, invocation{Args: []string{"apply", "-f", filepath.Join(r.dir, "stuck.yaml"), "--set", "NS=" + r.ns},
+		Env: []string{"TMPDIR=" + r.tmp, "SOPS_AGE_KEY_FILE=" + r.key}, Dir: r.dir})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w, err := kc.Client.CoreV1().ConfigMaps(r.ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=sops-stuck-settings"})
+	must(t, err)
+	defer w.Stop()
+	must(t, cmd.Start())
+	select {
+	case <-w.ResultChan(): // the chart is applied: Helm is waiting for its pods
+	case <-ctx.Done():
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the release never got its ConfigMap\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	must(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	cm, err := kc.Client.CoreV1().ConfigMaps(r.ns).Get(context.Background(), "sops-stuck-settings", metav1.GetOptions{})
+	must(t, err)
+	if cm.Data["greeting"] != sopsValue {
+		t.Errorf("the chart got greeting %q; want the decrypted value", cm.Data["greeting"])
+	}
+	r.noPlaintext(map[string]string{"stdout": stdout.String(), "stderr": stderr.String()})
+}
+
+// valuesFrom.secretKeyRef installs a chart with a value from a Secret, which
+// shows in no output; a changed value in the Secret plans as a masked
+// change.
+func TestValuesFromSecretKeyRef(t *testing.T) {
+	const secret, changed = "From-A-Secret-5e3a", "From-A-Secret-CHANGED-8b"
+	r := newSopsRun(t)
+	ctx := context.Background()
+	_, err := kc.Client.CoreV1().ConfigMaps(r.ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app-values"},
+		Data: map[string]string{"values.yaml": "greeting: from-a-configmap\npodAnnotations: {team: e2e}\n"}}, metav1.CreateOptions{})
+	must(t, err)
+	s, err := kc.Client.CoreV1().Secrets(r.ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "app-secret"},
+		StringData: map[string]string{"greeting": secret}}, metav1.CreateOptions{})
+	must(t, err)
+	texts := map[string]string{}
+	args := []string{"-f", filepath.Join(r.dir, "keyref.yaml"), "--set", "NS=" + r.ns}
+	run := func(name string, a ...string) outcome {
+		out := khook(t, invocation{Args: append(a, args...), Dir: r.dir, Kubeconfig: r.proxy.Kubeconfig})
+		texts[name] = out.Stdout + out.Stderr
+		return out
+	}
+	if out := run("apply", "apply", "-o", "json"); out.Code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+	cm, err := kc.Client.CoreV1().ConfigMaps(r.ns).Get(ctx, "keyref-settings", metav1.GetOptions{})
+	must(t, err)
+	if cm.Data["greeting"] != secret {
+		t.Errorf("the chart got greeting %q; want the Secret's value", cm.Data["greeting"])
+	}
+	if out := run("plan unchanged", "plan", "--detailed-exitcode"); out.Code != 0 {
+		t.Errorf("plan after apply: exit %d; want 0\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+	s.StringData = map[string]string{"greeting": changed}
+	_, err = kc.Client.CoreV1().Secrets(r.ns).Update(ctx, s, metav1.UpdateOptions{})
+	must(t, err)
+	out := run("plan changed", "plan", "--diff", "--detailed-exitcode")
+	if out.Code != 2 || !strings.Contains(out.Stdout, "greeting: '***") {
+		t.Errorf("plan of a changed Secret value: exit %d; want 2 and a masked change\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+	run("plan changed json", "plan", "--diff", "-o", "json")
+	for _, v := range []string{secret, changed} {
+		for _, form := range secretForms(v) {
+			for name, text := range texts {
+				if strings.Contains(text, form) {
+					t.Errorf("%s holds the Secret's value %q as %q", name, v, form)
+				}
+			}
 		}
 	}
 }
