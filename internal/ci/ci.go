@@ -143,6 +143,10 @@ func Run(ctx context.Context, opts Options) int {
 	in, inErr := ReadInputs(r.getenv)
 	r.in = in
 	r.registerSecrets()
+	if r.in.SopsAgeKey != "" {
+		// sops's age key source reads its keys from the environment.
+		os.Setenv("SOPS_AGE_KEY", r.in.SopsAgeKey)
+	}
 
 	var oc *outcome
 	if inErr == nil {
@@ -185,15 +189,8 @@ func lookup(environ []string) func(string) string {
 func (r *runState) registerSecrets() {
 	r.red.Add(r.in.GitHubToken)
 	r.red.Add(r.in.PlanKey)
-	r.red.Add(r.in.SopsAgeKey)
-	for _, line := range strings.Split(r.in.SopsAgeKey, "\n") {
-		r.red.Add(strings.TrimSpace(line)) // each identity of a key file
-	}
-	if r.in.SopsAgeKey != "" {
-		// sops's age key source reads its keys from the environment.
-		os.Setenv("SOPS_AGE_KEY", r.in.SopsAgeKey)
-	}
-	for _, k := range []string{"GITHUB_TOKEN", "GITLAB_TOKEN", "KHOOK_GITLAB_TOKEN", "CI_JOB_TOKEN"} {
+	r.red.Add(r.in.SopsAgeKey) // and each line of a key file
+	for _, k := range []string{"GITHUB_TOKEN", "GITLAB_TOKEN", "KHOOK_GITLAB_TOKEN", "CI_JOB_TOKEN", "SOPS_AGE_KEY"} {
 		r.red.Add(r.getenv(k))
 	}
 	if r.in.Kubeconfig != "" {
