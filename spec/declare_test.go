@@ -188,7 +188,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Steps[0].Job.Env["REGION"]; got != "eu-west-1" {
+	if got := s.Steps[0].Job.Env["REGION"].Value; got != "eu-west-1" {
 		t.Errorf("${REGION} with a declared default = %q, want eu-west-1", got)
 	}
 	for name, want := range map[string]string{"REGION": "eu-west-1/default", "TOKEN": "s3cr3t-value/environment KHOOK_SECRET_TOKEN", "ZONES": "[a, b]/--set", "ISSUER": "/unset", "BACKUP": "/unset"} {
@@ -226,7 +226,7 @@ func TestDeclarationsMergeAcrossOverlays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Steps[0].Job.Env["REGION"]; got != "us-east-1" {
+	if got := s.Steps[0].Job.Env["REGION"].Value; got != "us-east-1" {
 		t.Errorf("REGION = %q", got)
 	}
 }

@@ -123,6 +123,11 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 			v.Set(reflect.ValueOf(&HelmTest{}))
 		}
 		return
+	case t == envValueType && n.Kind == yaml.ScalarNode:
+		if !isNull { // env: {NAME: value}, the short form
+			v.Set(reflect.ValueOf(EnvValue{Value: n.Value}))
+		}
+		return
 	case t.Kind() == reflect.Pointer:
 		if isNull && t.Elem().Kind() != reflect.Struct {
 			return

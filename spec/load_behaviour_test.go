@@ -236,7 +236,7 @@ func TestEdgeCasesNormalised(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", name, diff)
 		}
 	}
-	if diff := cmp.Diff(map[string]string{"PORT": "8080", "DEBUG": "true", "EMPTY": ""}, s.Step("env-scalars").Job.Env); diff != "" {
+	if diff := cmp.Diff(map[string]EnvValue{"PORT": {Value: "8080"}, "DEBUG": {Value: "true"}, "EMPTY": {}}, s.Step("env-scalars").Job.Env); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
 	if s.Step("oci-with-port").Excluded() || s.Step("delete-false").Delete.IgnoresNotFound() || s.State.Enabled {

@@ -203,11 +203,11 @@ func defs(namespace obj) obj {
 		"valuesSource": desc(merge(object(obj{
 			"file":            desc(obj{"type": "string"}, "A values file (sops-encrypted or not)"),
 			"url":             str(httpURLPattern, "HTTP(S) URL"),
-			"secretKeyRef":    desc(defRef("keyRef"), "Values from a key of a cluster Secret (masked everywhere)"),
-			"configMapKeyRef": desc(defRef("keyRef"), "Values from a key of a cluster ConfigMap"),
+			"secretKeyRef":    desc(defRef("valuesRef"), "Values from a key of a cluster Secret (masked everywhere)"),
+			"configMapKeyRef": desc(defRef("valuesRef"), "Values from a key of a cluster ConfigMap"),
 		}), obj{"oneOf": exactlyOne("file", "url", "secretKeyRef", "configMapKeyRef")}), "Exactly one of file, url, secretKeyRef, configMapKeyRef"),
-		"keyRef": desc(object(obj{
-			"name":       obj{"type": "string", "minLength": 1},
+		"valuesRef": desc(object(obj{
+			"name":       str(subdomainPattern, ""),
 			"namespace":  str(dnsLabelRE.String(), "Default: the release's namespace"),
 			"key":        desc(obj{"type": "string"}, "Default: values.yaml"),
 			"optional":   defRef("bool"),
@@ -286,7 +286,7 @@ func defs(namespace obj) obj {
 			"status":    str(objectPattern, "deployment/x, daemonset/x or statefulset/x"),
 			"namespace": namespace,
 		}, "namespace"), obj{"oneOf": exactlyOne("restart", "status")}), "Exactly one of restart, status"),
-		"job": desc(object(obj{
+		"job": desc(object(withJobSources(obj{
 			"image":           obj{"type": "string"},
 			"command":         obj{"type": "array", "items": obj{"type": "string"}},
 			"args":            obj{"type": "array", "items": obj{"type": "string"}},
@@ -295,7 +295,7 @@ func defs(namespace obj) obj {
 			"createNamespace": defRef("bool"),
 			"serviceAccount":  str(subdomainPattern, ""),
 			"skipIf":          skipIf(TypeJob),
-		}, "image"), "Run a container to completion"),
+		}), "image"), "Run a container to completion"),
 	}
 }
 

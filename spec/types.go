@@ -213,18 +213,18 @@ type Source struct {
 	Kustomize string `json:"kustomize,omitempty"`
 	// SecretKeyRef and ConfigMapKeyRef (helm valuesFrom only) take values
 	// from a key of a cluster Secret or ConfigMap, as Flux's valuesFrom.
-	SecretKeyRef    *KeyRef `json:"secretKeyRef,omitempty"`
-	ConfigMapKeyRef *KeyRef `json:"configMapKeyRef,omitempty"`
+	SecretKeyRef    *ValuesRef `json:"secretKeyRef,omitempty"`
+	ConfigMapKeyRef *ValuesRef `json:"configMapKeyRef,omitempty"`
 
 	// At is where Inline's text is written in the spec (nil when its lines
 	// are not the spec's one for one).
 	At *TextAt `json:"-"`
 }
 
-// KeyRef is a key of a Secret or ConfigMap holding values: a YAML map of
-// values merged at the root, or with TargetPath one value set at that path
-// (Flux's meaning: helm --set syntax; quoted, it stays a string).
-type KeyRef struct {
+// ValuesRef is a key of a Secret or ConfigMap holding a helm step's values:
+// a YAML map of values merged at the root, or with TargetPath one value set
+// at that path (Flux's meaning: helm --set syntax; quoted, a string).
+type ValuesRef struct {
 	Name       string `json:"name"`
 	Namespace  string `json:"namespace,omitempty"` // default: the release's
 	Key        string `json:"key,omitempty"`       // default: values.yaml
@@ -232,7 +232,7 @@ type KeyRef struct {
 	TargetPath string `json:"targetPath,omitempty"`
 }
 
-// DefaultValuesKey is a KeyRef's key when it names none (Flux's valuesKey).
+// DefaultValuesKey is a ValuesRef's key when it names none (Flux's valuesKey).
 const DefaultValuesKey = "values.yaml"
 
 // Auth is basic auth for a private chart repository or registry.
@@ -339,12 +339,16 @@ type Rollout struct {
 
 // Job runs a container to completion.
 type Job struct {
-	Image           string            `json:"image"`
-	Command         []string          `json:"command,omitempty"`
-	Args            []string          `json:"args,omitempty"`
-	Env             map[string]string `json:"env,omitempty"`
-	Namespace       string            `json:"namespace,omitempty"` // defaulted to "default"
-	CreateNamespace bool              `json:"createNamespace,omitempty"`
-	ServiceAccount  string            `json:"serviceAccount,omitempty"`
-	SkipIf          string            `json:"skipIf,omitempty"` // "succeeded"
+	Image   string   `json:"image"`
+	Command []string `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// Env: NAME: value, or NAME: {valueFrom: {secretKeyRef: {name, key}}}
+	// (job_env.go); EnvFrom and Volumes bring in whole Secrets and ConfigMaps.
+	Env             map[string]EnvValue `json:"env,omitempty"`
+	EnvFrom         []EnvFrom           `json:"envFrom,omitempty"`
+	Volumes         []JobVolume         `json:"volumes,omitempty"`
+	Namespace       string              `json:"namespace,omitempty"` // defaulted to "default"
+	CreateNamespace bool                `json:"createNamespace,omitempty"`
+	ServiceAccount  string              `json:"serviceAccount,omitempty"`
+	SkipIf          string              `json:"skipIf,omitempty"` // "succeeded"
 }

@@ -171,7 +171,7 @@ func (v *validator) sources(p string, srcs []Source, allowed ...string) {
 		case "inline":
 			v.required(sp+".inline", val, "")
 		case "secretKeyRef", "configMapKeyRef":
-			v.keyRef(sp+"."+k, src.SecretKeyRef, src.ConfigMapKeyRef)
+			v.valuesRef(sp+"."+k, src.SecretKeyRef, src.ConfigMapKeyRef)
 		}
 	}
 }
@@ -370,15 +370,19 @@ func (v *validator) job(p string, j *Job) {
 			v.errorf(p+".env."+name, "", "%q is not a valid environment variable name", name)
 		}
 	}
+	v.jobSources(p, j)
 }
 
-// keyRef checks a valuesFrom secretKeyRef or configMapKeyRef.
-func (v *validator) keyRef(p string, refs ...*KeyRef) {
+// valuesRef checks a valuesFrom secretKeyRef or configMapKeyRef.
+func (v *validator) valuesRef(p string, refs ...*ValuesRef) {
 	for _, r := range refs {
 		if r == nil {
 			continue
 		}
-		v.required(p+".name", r.Name, "the Secret or ConfigMap to read")
+		v.objectName(p+".name", r.Name)
+		if r.Key != "" && !configKey.MatchString(r.Key) {
+			v.errorf(p+".key", "", "%q is not a valid Secret or ConfigMap key (letters, digits, -, _ and .)", r.Key)
+		}
 		if r.Namespace != "" && !dnsLabelRE.MatchString(r.Namespace) {
 			v.errorf(p+".namespace", "a namespace is a DNS label", "%q is not a namespace name", r.Namespace)
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/kube"
+	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
 )
@@ -274,16 +276,34 @@ func (r *runState) load() *outcome {
 	oc := &outcome{command: r.in.Command, status: report.RunFailed, reason: report.ReasonValidation, exit: exitValidation}
 	var ps spec.Problems
 	if errors.As(err, &ps) {
-		for i := range ps {
-			ps[i].Pos.File = r.relPath(ps[i].Pos.File)
-			ps[i].Message = r.red.String(ps[i].Message)
-			ps[i].Hint = r.red.String(ps[i].Hint)
-		}
-		oc.problems = ps
+		oc.problems = r.problems(ps)
 	} else {
 		oc.runErr = r.red.String(err.Error())
 	}
 	r.identifier = r.in.Identifier
+	return oc
+}
+
+// problems are ps as the report shows them: at workspace-relative paths,
+// masked.
+func (r *runState) problems(ps spec.Problems) spec.Problems {
+	for i := range ps {
+		ps[i].Pos.File = r.relPath(ps[i].Pos.File)
+		ps[i].Message = r.red.String(ps[i].Message)
+		ps[i].Hint = r.red.String(ps[i].Hint)
+	}
+	return ps
+}
+
+// validateManifests is validate's check of the manifests and local charts
+// offline, as khook validate does it (runner/plan.CheckAPIs), against the
+// default Kubernetes version: schemas and removed API versions.
+func (r *runState) validateManifests(ctx context.Context, oc *outcome) *outcome {
+	ps, _ := runplan.CheckAPIs(ctx, r.spec, action.OfflineKubeVersion(kube.KubeVersion{}))
+	if len(ps) > 0 {
+		oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonValidation, exitValidation
+		oc.problems = r.problems(ps)
+	}
 	return oc
 }
 
@@ -313,7 +333,7 @@ func (r *runState) relativizePositions(s *spec.Spec) {
 func (r *runState) execute(ctx context.Context) *outcome {
 	oc := &outcome{command: r.in.Command, status: report.RunOK}
 	if r.in.Command == CmdValidate {
-		return oc
+		return r.validateManifests(ctx, oc)
 	}
 	if r.opts.Backend == nil {
 		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version}

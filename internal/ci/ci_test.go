@@ -350,6 +350,22 @@ func TestGitHubValidationProblemsAnnotateTheSpec(t *testing.T) {
 	}
 }
 
+// validate checks the manifests offline as khook validate does: a typo'd
+// field is an annotation on its line in the manifest file.
+func TestGitHubValidateChecksManifestsOffline(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	e := newGHEnv(t, srv.URL, map[string]string{"INPUT_COMMAND": "validate", "INPUT_FILE": "typo.yaml", "INPUT_VAR-FILE": "", "INPUT_COMMENT": "never"})
+	ws := filepath.Join(e.dir, "workspace")
+	os.WriteFile(filepath.Join(ws, "typo.yaml"), []byte("apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: typo}\nsteps:\n  - name: web\n    apply:\n      manifests: [{file: web.yaml}]\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "web.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndatas: {a: b}\n"), 0o644)
+	code, out, _ := run(t, e.environ, nil)
+	const want = `::error file=web.yaml,line=4,col=1,`
+	if code != 2 || !strings.Contains(out, want) || !strings.Contains(out, `configmap/web: unknown field "datas"`) {
+		t.Errorf("exit %d, want 2 and an annotation %s... naming the field:\n%s", code, want, out)
+	}
+}
+
 func TestBadInputsAreValidationFailures(t *testing.T) {
 	e := newGHEnv(t, "http://127.0.0.1:1", map[string]string{"INPUT_COMMAND": "deploy", "INPUT_DIFF": "yes"})
 	code, out, _ := run(t, e.environ, nil)

@@ -31,6 +31,7 @@ import (
 	"github.com/khook/khook/internal/cli/validate"
 	"github.com/khook/khook/internal/cli/vars"
 	"github.com/khook/khook/internal/cli/version"
+	"github.com/khook/khook/runner/kube"
 )
 
 // Main runs khook on the process's arguments and streams and returns the
@@ -53,6 +54,7 @@ func Main() int {
 func Run(ctx context.Context, args []string, ios *iostreams.IOStreams) int {
 	f := cmdutil.NewFactory(ios)
 	f.Version = version.Get().Version
+	kube.UserAgent = kube.UserAgentFor(f.Version)
 
 	parsed := false // set once flags parse: errors before that are usage errors
 	root := NewRootCmd(f, func() { parsed = true })

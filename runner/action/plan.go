@@ -34,10 +34,13 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 		p.Config = &Configuration{}
 	}
 	if p.Offline {
-		if problems, _ := runplan.CheckAPIs(ctx, s, OfflineKubeVersion(p.KubeVersion)); len(problems) > 0 {
+		problems, warnings := runplan.CheckAPIs(ctx, s, OfflineKubeVersion(p.KubeVersion))
+		if len(problems) > 0 {
 			return nil, problems
 		}
-		return runplan.Offline(s), nil
+		pl := runplan.Offline(s)
+		runplan.OfflineWarnings(pl, s, warnings, p.Config.WarningsAsErrors)
+		return pl, nil
 	}
 	if problems := runplan.OpenEncrypted(s, p.Config.redactor()); len(problems) > 0 {
 		// Not a validation failure (exit 2, "changes" under

@@ -265,7 +265,6 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 
 func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
 	up := action.NewUpgrade(sess.cfg)
-	up.PostRenderer = post // nil, or leaveIgnored (ignore.go)
 	up.DryRunStrategy = dry
 	up.Namespace = ns
 	up.Install = true
@@ -276,7 +275,11 @@ func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, nam
 	up.Timeout = timeout
 	up.ForceConflicts = true // converge: take back fields edited out of band
 	up.TakeOwnership = h.TakeOwnership
-	up.PostRenderer, up.PostRenderStrategy, up.Labels = postRendering(h, true)
+	var user postrenderer.PostRenderer
+	user, up.PostRenderStrategy, up.Labels = postRendering(h, true)
+	// The step's own patches first, then leaveIgnored (nil without ignore
+	// rules) strips what they would still take from another field owner.
+	up.PostRenderer = chainPostRenderers(user, post)
 	gctx, stop := sess.guard(ctx)
 	defer stop()
 	r, err := up.RunWithContext(gctx, name, ch, vals)

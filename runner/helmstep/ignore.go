@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"helm.sh/helm/v4/pkg/postrenderer"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/yaml"
 
@@ -54,4 +55,34 @@ func (p leaveIgnored) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 		out.Write(b)
 	}
 	return &out, nil
+}
+
+// chainPostRenderers runs each non-nil renderer in order; nil when none is.
+func chainPostRenderers(rs ...postrenderer.PostRenderer) postrenderer.PostRenderer {
+	var set chain
+	for _, r := range rs {
+		if r != nil {
+			set = append(set, r)
+		}
+	}
+	switch len(set) {
+	case 0:
+		return nil
+	case 1:
+		return set[0]
+	}
+	return set
+}
+
+type chain []postrenderer.PostRenderer
+
+func (c chain) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
+	for _, r := range c {
+		out, err := r.Run(in)
+		if err != nil {
+			return nil, err
+		}
+		in = out
+	}
+	return in, nil
 }

@@ -19,7 +19,7 @@ import (
 // targetPath one value set at that path (helm --set syntax; a quoted value
 // stays a string). Every value read from a Secret is registered with the
 // redactor, leaf by leaf, before the values go anywhere.
-func (l *ValuesLoader) KeyRef(ctx context.Context, i int, kind string, ref *spec.KeyRef, releaseNS string) (map[string]any, error) {
+func (l *ValuesLoader) KeyRef(ctx context.Context, i int, kind string, ref *spec.ValuesRef, releaseNS string) (map[string]any, error) {
 	ns := ref.Namespace
 	if ns == "" {
 		ns = spec.NamespaceOrDefault(releaseNS)

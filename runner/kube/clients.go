@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -82,6 +83,19 @@ const (
 	defaultBurst = 100
 )
 
+// UserAgent is the User-Agent of every request khook sends (Helm's included:
+// its clients copy Config), so an API server's audit log and metrics name
+// khook whatever the binary is called. The CLI adds its version.
+var UserAgent = "khook (" + runtime.GOOS + "/" + runtime.GOARCH + ")"
+
+// UserAgentFor is khook's User-Agent for a build's version.
+func UserAgentFor(version string) string {
+	if version == "" {
+		return UserAgent
+	}
+	return "khook/" + version + " (" + runtime.GOOS + "/" + runtime.GOARCH + ")"
+}
+
 // NewClients loads the kubeconfig (the explicit path, else KUBECONFIG and
 // ~/.kube/config, else the in-cluster service account) and builds the clients.
 // It does not contact the server; the first request does.
@@ -116,6 +130,9 @@ func NewClientsForConfig(cfg *rest.Config) (*Clients, error) {
 	}
 	if cfg.Burst == 0 {
 		cfg.Burst = defaultBurst
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = UserAgent
 	}
 	CollectWarnings(cfg, nil)
 	taint := tapConfig(cfg)

@@ -5,47 +5,64 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
-// CheckAPIs reads the manifests of every included apply step that khook
-// can read without a cluster or the network (file: and inline: sources)
-// and reports each object in an API version that Kubernetes v no longer
-// serves (problems, naming the replacement) or deprecates (warnings, with
-// the version that removes it), at the object's apiVersion line. It checks
-// the sops-encrypted files too (CheckEncrypted): their notes are warnings.
+// CheckAPIs is offline validation (khook validate, plan --offline): it
+// reads every object khook can read without a cluster or the network —
+// the file:, inline: and kustomize: manifests of the included apply steps,
+// and the local charts of helm steps rendered as `helm template` would —
+// and reports, each at the line that has it:
+//   - an API version that Kubernetes v no longer serves (a problem, naming
+//     the replacement) or deprecates (a warning, with the version that
+//     removes it), at the object's apiVersion line;
+//   - what the kind's OpenAPI schema refuses: unknown fields, values of the
+//     wrong type, missing required fields, values outside an enum. The
+//     schemas are the built-in ones khook carries, plus those of the CRDs
+//     the spec itself applies;
+//   - sops-encrypted files whose metadata does not parse (problems), and
+//     those that do, as warnings that their values were not decrypted
+//     (CheckEncrypted).
 func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems, warnings spec.Problems) {
-	for _, st := range s.Steps {
-		if st.Excluded() || st.Apply == nil {
-			continue
-		}
-		for i, src := range st.Apply.Manifests {
-			if src.File == "" && src.Inline == "" {
-				continue
-			}
-			path := fmt.Sprintf("%s.apply.manifests.%d", st.Path, i)
-			objs, err := kube.LoadManifests(ctx, s.BaseDir, []spec.Source{src}, nil)
-			if err != nil {
-				problems = append(problems, spec.Problem{Pos: s.PosOf(path), Path: path, Message: err.Error()})
-				continue
-			}
-			for _, obj := range objs {
-				status := kube.APILifecycle(obj.GroupVersionKind(), v)
-				if status == nil {
-					continue
+	sources, problems, warnings := readOffline(ctx, s, v)
+	schemas, err := kube.BuiltinSchemas()
+	if err != nil {
+		return append(problems, spec.Problem{Message: err.Error()}), nil
+	}
+	var all []*unstructured.Unstructured
+	for _, src := range sources {
+		all = append(all, src.objs...)
+	}
+	schemas = schemas.WithCRDs(all)
+	for _, src := range sources {
+		for _, obj := range src.objs {
+			at := func(field string) spec.Pos {
+				if pos := kube.SourcePos(obj, field); !pos.IsZero() {
+					return pos
 				}
-				pos := kube.SourcePos(obj, "apiVersion")
-				if pos.IsZero() {
-					pos = s.PosOf(path)
-				}
-				p := spec.Problem{Pos: pos, Path: path, Message: fmt.Sprintf("%s: %s", kube.ObjectName(obj), status.Error())}
+				return s.PosOf(src.path)
+			}
+			if status := kube.APILifecycle(obj.GroupVersionKind(), v); status != nil {
+				p := spec.Problem{Pos: at("apiVersion"), Path: src.path, Message: fmt.Sprintf("%s: %s", kube.ObjectName(obj), status.Error())}
 				if status.Removed {
 					p.Message += fmt.Sprintf(" (Kubernetes %s)", v)
 					problems = append(problems, p)
-				} else {
-					warnings = append(warnings, p)
+					continue
 				}
+				warnings = append(warnings, p)
+			}
+			found, _ := schemas.Validate(obj)
+			for _, f := range found {
+				problems = append(problems, spec.Problem{
+					Pos: at(f.Path), Path: src.path,
+					Message: fmt.Sprintf("%s: %s", kube.ObjectName(obj), f.Message),
+					Hint:    "checked offline against the OpenAPI schema of Kubernetes " + schemas.Kubernetes,
+				})
 			}
 		}
 	}
@@ -68,4 +85,72 @@ func hasProblem(ps spec.Problems, p spec.Problem) bool {
 		}
 	}
 	return false
+}
+
+// objectSource is the objects of one manifest source or one helm step,
+// and the spec path problems fall back to.
+type objectSource struct {
+	path string
+	objs []*unstructured.Unstructured
+}
+
+func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []objectSource, problems, warnings spec.Problems) {
+	for _, st := range s.Steps {
+		if st.Excluded() {
+			continue
+		}
+		switch {
+		case st.Apply != nil:
+			for i, src := range st.Apply.Manifests {
+				if src.URL != "" {
+					continue // never the network offline
+				}
+				path := fmt.Sprintf("%s.apply.manifests.%d", st.Path, i)
+				objs, err := kube.LoadManifests(ctx, s.BaseDir, []spec.Source{src}, nil)
+				if err != nil {
+					problems = append(problems, spec.Problem{Pos: s.PosOf(path), Path: path, Message: err.Error()})
+					continue
+				}
+				out = append(out, objectSource{path: path, objs: objs})
+			}
+		case st.Helm != nil:
+			path := st.Path + ".helm.chart"
+			rendered, _, err := helmstep.RenderOffline(ctx, s.BaseDir, st, v)
+			if err != nil {
+				// A template may need the cluster (lookup, its served
+				// APIs): the live plan renders it there and says.
+				warnings = append(warnings, spec.Problem{Pos: s.PosOf(path), Path: path, Message: err.Error() + " (offline; the live plan renders it against the cluster)"})
+				continue
+			}
+			for _, r := range rendered {
+				out = append(out, objectSource{path: path, objs: r.Objects})
+			}
+		}
+	}
+	return out, problems, warnings
+}
+
+// OfflineWarnings puts CheckAPIs' warnings (deprecated API versions) under
+// the steps of an offline plan whose objects have them, as the API
+// server's warnings are under a live plan's; asErrors (warnings-as-errors)
+// plans such a step as fail.
+func OfflineWarnings(p *report.Plan, s *spec.Spec, warnings spec.Problems, asErrors bool) {
+	byName := map[string]*report.PlanStep{}
+	for i := range p.Steps {
+		byName[p.Steps[i].Name] = &p.Steps[i]
+	}
+	for _, w := range warnings {
+		for _, st := range s.Steps {
+			ps := byName[st.Name]
+			if ps == nil || !strings.HasPrefix(w.Path, st.Path+".") {
+				continue
+			}
+			ps.Warnings = append(ps.Warnings, report.Warning{Message: w.String()})
+			if asErrors {
+				ps.Action = report.ActionFail
+				ps.Reason = "warnings-as-errors is set, and " + w.String()
+			}
+		}
+	}
+	p.Totals = report.PlanTotals(p.Steps)
 }

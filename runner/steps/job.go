@@ -159,11 +159,7 @@ func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 func buildJob(st *spec.Step, ns string) *batchv1.Job {
 	j := st.Job
 	labels := map[string]string{ManagedByLabel: ManagedByValue, StepLabel: st.Name}
-	var env []corev1.EnvVar
-	for name, value := range j.Env {
-		env = append(env, corev1.EnvVar{Name: name, Value: value})
-	}
-	sort.Slice(env, func(a, b int) bool { return env[a].Name < env[b].Name })
+	env, envFrom, vols, mounts := podSources(j)
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: st.Name, Namespace: ns, Labels: labels},
 		Spec: batchv1.JobSpec{
@@ -174,12 +170,15 @@ func buildJob(st *spec.Step, ns string) *batchv1.Job {
 				Spec: corev1.PodSpec{
 					RestartPolicy:      corev1.RestartPolicyNever,
 					ServiceAccountName: j.ServiceAccount,
+					Volumes:            vols,
 					Containers: []corev1.Container{{
-						Name:    "job",
-						Image:   j.Image,
-						Command: j.Command,
-						Args:    j.Args,
-						Env:     env,
+						Name:         "job",
+						Image:        j.Image,
+						Command:      j.Command,
+						Args:         j.Args,
+						Env:          env,
+						EnvFrom:      envFrom,
+						VolumeMounts: mounts,
 					}},
 				},
 			},

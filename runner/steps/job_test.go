@@ -10,13 +10,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilptr "k8s.io/utils/ptr"
 
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/cluster"
 	"github.com/khook/khook/test/e2e/podenv"
 )
 
-func jobStep(name, ns string, env map[string]string) *spec.Step {
+func jobStep(name, ns string, vars map[string]string) *spec.Step {
+	env := map[string]spec.EnvValue{}
+	for k, v := range vars {
+		env[k] = spec.EnvValue{Value: v}
+	}
 	return &spec.Step{Name: name, Timeout: spec.Duration(89500 * time.Millisecond), Job: &spec.Job{
 		Image:     "registry.example/tools:1.0",
 		Command:   []string{"sh", "-c"},
@@ -218,5 +223,52 @@ func TestBuildJobWithoutTimeoutHasNoDeadline(t *testing.T) {
 	st.Timeout = 0
 	if j := buildJob(st, "ns"); j.Spec.ActiveDeadlineSeconds != nil {
 		t.Errorf("activeDeadlineSeconds = %d; want unset", *j.Spec.ActiveDeadlineSeconds)
+	}
+}
+
+// TestJobTakesSecretsAndConfigMaps: env valueFrom, envFrom and volumes
+// reach the Job's pod in Kubernetes' shapes, mounts read-only.
+func TestJobTakesSecretsAndConfigMaps(t *testing.T) {
+	ns := testCluster.Namespace(t)
+	env, _ := newTestEnv(t)
+	st := jobStep("sources", ns, map[string]string{"MODE": "fast"})
+	j := st.Job
+	j.Env["PASSWORD"] = spec.EnvValue{ValueFrom: &spec.EnvSource{SecretKeyRef: &spec.KeyRef{Name: "db", Key: "password", Optional: true}}}
+	j.Env["HOST"] = spec.EnvValue{ValueFrom: &spec.EnvSource{ConfigMapKeyRef: &spec.KeyRef{Name: "settings", Key: "host", Optional: true}}}
+	j.EnvFrom = []spec.EnvFrom{{SecretRef: &spec.NameRef{Name: "db", Optional: true}}, {Prefix: "CFG_", ConfigMapRef: &spec.NameRef{Name: "settings", Optional: true}}}
+	j.Volumes = []spec.JobVolume{{Name: "tls", MountPath: "/etc/tls", Secret: &spec.SecretVolume{SecretName: "db-tls", Optional: true}},
+		{Name: "conf", MountPath: "/etc/app", ConfigMap: &spec.ConfigMapVolume{Name: "settings"}}}
+	if _, err := NewJob(env).Execute(testCtx(t), st); err != nil {
+		t.Fatalf("job failed: %v", err)
+	}
+	job, err := testCluster.Client.BatchV1().Jobs(ns).Get(testCtx(t), "sources", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := job.Spec.Template.Spec
+	c := pod.Containers[0]
+	yes := utilptr.To(true)
+	wantEnv := []corev1.EnvVar{
+		{Name: "HOST", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "settings"}, Key: "host", Optional: yes}}},
+		{Name: "MODE", Value: "fast"},
+		{Name: "PASSWORD", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "password", Optional: yes}}},
+	}
+	if d := cmp.Diff(wantEnv, c.Env); d != "" {
+		t.Errorf("env (-want +got):\n%s", d)
+	}
+	wantFrom := []corev1.EnvFromSource{
+		{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Optional: yes}},
+		{Prefix: "CFG_", ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "settings"}, Optional: yes}},
+	}
+	if d := cmp.Diff(wantFrom, c.EnvFrom); d != "" {
+		t.Errorf("envFrom (-want +got):\n%s", d)
+	}
+	wantMounts := []corev1.VolumeMount{{Name: "tls", MountPath: "/etc/tls", ReadOnly: true}, {Name: "conf", MountPath: "/etc/app", ReadOnly: true}}
+	if d := cmp.Diff(wantMounts, c.VolumeMounts); d != "" {
+		t.Errorf("mounts (-want +got):\n%s", d)
+	}
+	if len(pod.Volumes) != 2 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != "db-tls" ||
+		pod.Volumes[1].ConfigMap == nil || pod.Volumes[1].ConfigMap.Name != "settings" {
+		t.Errorf("volumes %+v", pod.Volumes)
 	}
 }

@@ -68,7 +68,7 @@ func TestSecretsReadFromTheClusterAreMasked(t *testing.T) {
 func TestJobReadsTheSecretsItsPodReferences(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	ctx := testCtx(t)
-	for name, v := range map[string]string{"env": "fr0m-env-ref", "vol": "fr0m-a-volume", "proj": "fr0m-projected"} {
+	for name, v := range map[string]string{"env": "fr0m-env-ref", "envfrom": "fr0m-env-from", "vol": "fr0m-a-volume", "proj": "fr0m-projected"} {
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, StringData: map[string]string{"v": v}}
 		if _, err := testCluster.Client.CoreV1().Secrets(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -76,7 +76,8 @@ func TestJobReadsTheSecretsItsPodReferences(t *testing.T) {
 	}
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns}, Spec: corev1.PodSpec{
 		Containers: []corev1.Container{{Env: []corev1.EnvVar{{Name: "P", ValueFrom: &corev1.EnvVarSource{
-			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "env"}, Key: "v"}}}}}},
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "env"}, Key: "v"}}}},
+			EnvFrom: []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "envfrom"}}}}}},
 		Volumes: []corev1.Volume{
 			{Name: "a", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "vol"}}},
 			{Name: "b", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
@@ -86,7 +87,7 @@ func TestJobReadsTheSecretsItsPodReferences(t *testing.T) {
 	}}
 	env, _ := newTestEnv(t)
 	NewJob(env).readPodSecrets(ctx, pod)
-	log := "echo fr0m-env-ref fr0m-a-volume fr0m-projected"
+	log := "echo fr0m-env-ref fr0m-env-from fr0m-a-volume fr0m-projected"
 	if got := env.Redactor.String(log); strings.Contains(got, "fr0m") {
 		t.Errorf("a job's log line shows its Secrets: %q", got)
 	}

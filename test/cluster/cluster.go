@@ -138,6 +138,10 @@ func (c *Cluster) start(ctx context.Context, bins string) error {
 	if err != nil {
 		return err
 	}
+	auditFlags, err := writeAuditPolicy(c.Dir)
+	if err != nil {
+		return err
+	}
 
 	// Before the API server: it must never dial a ClusterIP or pod IP itself.
 	egress, egressConfig, err := startEgressProxy(c.Dir)
@@ -158,7 +162,7 @@ func (c *Cluster) start(ctx context.Context, bins string) error {
 	); err != nil {
 		return err
 	}
-	if err := c.run(logDir, bins, "kube-apiserver",
+	if err := c.run(logDir, bins, "kube-apiserver", append(auditFlags,
 		"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", strconv.Itoa(apiPort),
 		"--cert-dir", filepath.Join(c.Dir, "pki", "apiserver"),
@@ -182,7 +186,7 @@ func (c *Cluster) start(ctx context.Context, bins string) error {
 		"--egress-selector-config-file", egressConfig,
 		"--allow-privileged",
 		"--profiling=false",
-	); err != nil {
+	)...); err != nil {
 		return err
 	}
 	ctx, cancel := c.failFast(ctx)

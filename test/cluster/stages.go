@@ -66,13 +66,16 @@ var LeakyLogLines = []string{
 //go:embed stages/*.yaml
 var stageFiles embed.FS
 
-// writeKwokConfig writes kwok's --config file: the stages plus a ClusterLogs
-// rule that serves logFile (CRI log format) for every container of every pod.
+// writeKwokConfig writes kwok's --config file: the stages plus ClusterLogs
+// rules that serve the printed log (PrintLog) for PrintedLogNamespace's pods
+// and logFile (CRI log format) for every container of every other pod.
 func writeKwokConfig(dir string) (string, error) {
 	logFile := filepath.Join(dir, "pod.log")
 	leakyFile := filepath.Join(dir, "leaky.log")
 	leakyPrevious := filepath.Join(dir, "leaky-previous.log")
-	for path, lines := range map[string][]string{logFile: PodLogLines, leakyFile: LeakyLogLines[:1], leakyPrevious: LeakyLogLines} {
+	printed := printedLog(dir)
+	for path, lines := range map[string][]string{logFile: PodLogLines, leakyFile: LeakyLogLines[:1], leakyPrevious: LeakyLogLines,
+		printed: {"khook test pod: no test chose this log (cluster.PrintLog)"}} {
 		if err := writeCRILog(path, lines); err != nil {
 			return "", err
 		}
@@ -91,7 +94,18 @@ func writeKwokConfig(dir string) (string, error) {
 		}
 		docs = append(docs, strings.TrimSpace(string(b)))
 	}
+	// Rules are tried in order: the chosen log's namespace first.
 	docs = append(docs, fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata:
+  name: khook-printed-log
+spec:
+  selector:
+    matchNamespaces: [%q]
+  logs:
+  - logsFile: %q
+    previousLogsFile: %q
+    follow: false`, PrintedLogNamespace, printed, printed), fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
 kind: ClusterLogs
 metadata:
   name: khook-all-pods

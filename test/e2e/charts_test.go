@@ -62,11 +62,11 @@ func TestChartDependenciesFromLock(t *testing.T) {
 		t.Errorf("plan reason = %q", p.Steps[0].Reason)
 	}
 	out := khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}, Env: env})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK}})
+	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
 
 	httpBefore, ociBefore := repo.Requests(), reg.Requests()
 	out = khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}, Env: env})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK}})
+	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
 	if !strings.Contains(out.Results.Steps[0].Detail, "unchanged") {
 		t.Errorf("re-run detail = %q", out.Results.Steps[0].Detail)
 	}
@@ -77,7 +77,7 @@ func TestChartDependenciesFromLock(t *testing.T) {
 
 	writeYAML(t, filepath.Join(dir, "Chart.lock"), map[string]any{"dependencies": locked, "digest": "sha256:" + strings.Repeat("0", 64), "generated": "2026-01-01T00:00:00Z"})
 	out = khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}, Env: env})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusFailed, Error: "Chart.lock does not match the dependencies in Chart.yaml"}})
+	expectSteps(t, out, []want{{Name: "app", Status: report.StatusFailed, Attempts: 1, Error: "Chart.lock does not match the dependencies in Chart.yaml"}})
 }
 
 // A post-renderer's patch is in the plan's diff, applied, and an
@@ -99,7 +99,7 @@ func TestChartPostRenderer(t *testing.T) {
 		t.Errorf("the plan's diff has no patched replicas:\n%s", p.Steps[0].Diff)
 	}
 	out := khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK}})
+	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
 	ctx := t.Context()
 	dep, err := kc.Client.AppsV1().Deployments(ns).Get(ctx, "app-demo", metav1.GetOptions{})
 	must(t, err)
@@ -126,14 +126,14 @@ func TestChartTests(t *testing.T) {
 		t.Errorf("plan reason = %q", p.Steps[0].Reason)
 	}
 	out := khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK}})
+	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
 	if d := out.Results.Steps[0].Detail; !strings.Contains(d, "test app-test-ok passed") {
 		t.Errorf("detail = %q", d)
 	}
 
 	file = chartSpec(t, ns, "    chart: "+chartsrc.ChartDir("tested")+"\n    values: {failTest: true}\n    test: {timeout: 1m}\n")
 	out = khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusFailed, Error: "test app-test-fail failed; log tail: " + strings.Join(cluster.PodLogLines, " | ")}})
+	expectSteps(t, out, []want{{Name: "app", Status: report.StatusFailed, Attempts: 1, Error: "test app-test-fail failed; log tail: " + strings.Join(cluster.PodLogLines, " | ")}})
 }
 
 func writeYAML(t *testing.T, path string, v any) {

@@ -46,10 +46,9 @@ func TestIgnoreRules(t *testing.T) {
 	}
 
 	// The Deployment scaled out of band (an update: kubectl scale's manager).
-	scale, err := kc.Client.AppsV1().Deployments(ns).GetScale(ctx, "web-demo", metav1.GetOptions{})
-	must(t, err)
-	scale.Spec.Replicas = 5
-	_, err = kc.Client.AppsV1().Deployments(ns).UpdateScale(ctx, "web-demo", scale, metav1.UpdateOptions{FieldManager: "kubectl-scale"})
+	// A patch of the scale subresource, as kubectl scale sends: an update
+	// of a fetched Scale races the controllers writing the Deployment.
+	_, err := kc.Client.AppsV1().Deployments(ns).Patch(ctx, "web-demo", types.MergePatchType, []byte(`{"spec":{"replicas":5}}`), metav1.PatchOptions{FieldManager: "kubectl-scale"}, "scale")
 	must(t, err)
 	if out := planExit(t, plain); out.Code != 2 {
 		t.Fatalf("without a rule the scaled Deployment must be drift (exit 2), got %d\n%s%s", out.Code, out.Stdout, out.Stderr)

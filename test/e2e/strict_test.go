@@ -92,3 +92,73 @@ func TestRemovedAPIVersionFailsLiveAndOffline(t *testing.T) {
 		}
 	}
 }
+
+// Offline, validate and plan --offline check the typo'd Deployment (in an
+// apply step's file, and in a local chart's template) against the OpenAPI
+// schemas khook carries, at the line the live plan names.
+func TestOfflineValidationReportsTheTypoAtItsLine(t *testing.T) {
+	for _, c := range []struct{ spec, at string }{
+		{"typo.yaml", "strict/web.yaml:16:11"},
+		{"typo-chart.yaml", "typo-chart/templates/web.yaml (rendered):27:11"},
+	} {
+		spec := testdata("strict", c.spec)
+		for _, args := range [][]string{
+			{"validate", "-f", spec, "--set", "NS=offline"},
+			{"plan", "--offline", "-f", spec, "--set", "NS=offline"},
+		} {
+			out := khook(t, invocation{Args: args})
+			want := c.at + `: deployment.apps/`
+			if out.Code != 2 || !strings.Contains(out.Stderr, want) || !strings.Contains(out.Stderr, `unknown field "spec.template.spec.containers[0].resourcess"`) {
+				t.Errorf("khook %s: exit %d, stderr:\n%s\nwant exit 2 and the unknown field at %s", strings.Join(args, " "), out.Code, out.Stderr, c.at)
+			}
+		}
+	}
+}
+
+// An object in a deprecated API version warns offline with the version
+// that removes it (under the step in plan --offline, a warning: line in
+// validate); --warnings-as-errors makes it a failure, and a --kube-version
+// that removed it fails.
+func TestOfflineDeprecatedAPIVersionWarns(t *testing.T) {
+	spec := testdata("strict", "deprecated.yaml")
+	const deprecation = "deprecated.yaml:9:13: volumeattributesclass.storage.k8s.io/gold: storage.k8s.io/v1beta1 VolumeAttributesClass is deprecated and removed in v1.37: use storage.k8s.io/v1"
+
+	out := khook(t, invocation{Args: []string{"validate", "-f", spec}})
+	if out.Code != 0 || !strings.Contains(out.Stderr, "warning: ") || !strings.Contains(out.Stderr, deprecation) {
+		t.Errorf("validate: exit %d, stderr:\n%s\nwant exit 0 and the warning %q", out.Code, out.Stderr, deprecation)
+	}
+	out = khook(t, invocation{Args: []string{"plan", "--offline", "-f", spec}})
+	if out.Code != 0 || !strings.Contains(out.Stdout, "warning: ") || !strings.Contains(out.Stdout, deprecation) {
+		t.Errorf("plan --offline: exit %d, stdout:\n%s\nwant the warning under the step", out.Code, out.Stdout)
+	}
+	out = khook(t, invocation{Args: []string{"plan", "--offline", "--warnings-as-errors", "-f", spec}})
+	if !strings.Contains(out.Stdout, "Plan (offline): 1 would fail.") {
+		t.Errorf("plan --offline --warnings-as-errors: exit %d, stdout:\n%s\nwant the step planned as fail", out.Code, out.Stdout)
+	}
+	out = khook(t, invocation{Args: []string{"validate", "--warnings-as-errors", "-f", spec}})
+	if out.Code != 2 || !strings.Contains(out.Stderr, deprecation) {
+		t.Errorf("validate --warnings-as-errors: exit %d, stderr:\n%s\nwant exit 2", out.Code, out.Stderr)
+	}
+	out = khook(t, invocation{Args: []string{"validate", "--kube-version", "1.37", "-f", spec}})
+	if out.Code != 2 || !strings.Contains(out.Stderr, "VolumeAttributesClass was removed in v1.37: use storage.k8s.io/v1") {
+		t.Errorf("validate --kube-version 1.37: exit %d, stderr:\n%s\nwant the removal", out.Code, out.Stderr)
+	}
+}
+
+// A deprecated API version the cluster still serves (v1 Endpoints) warns
+// live, attributed to the step, with the API server's sentence, and
+// offline with k8s.io/api's lifecycle data: the same object, both ways.
+func TestDeprecatedAPIVersionWarnsLiveAndOffline(t *testing.T) {
+	ns := namespace(t)
+	spec := testdata("strict", "deprecated-endpoints.yaml")
+	offline := khook(t, invocation{Args: []string{"validate", "-f", spec, "--set", "NS=" + ns}})
+	const offlineWarning = "deprecated-endpoints.yaml:10:13: endpoints/legacy: v1 Endpoints is deprecated: use discovery.k8s.io/v1 EndpointSlice"
+	if offline.Code != 0 || !strings.Contains(offline.Stderr, offlineWarning) {
+		t.Errorf("validate: exit %d, stderr:\n%s\nwant the warning %q", offline.Code, offline.Stderr, offlineWarning)
+	}
+	live := khook(t, invocation{Args: []string{"plan", "--diff", "-f", spec, "--set", "NS=" + ns}})
+	attributed := "warning: endpoints/legacy in namespace " + ns + ": v1 Endpoints is deprecated"
+	if live.Code != 0 || !strings.Contains(live.Stdout, attributed) {
+		t.Errorf("plan --diff: exit %d\nstdout:\n%s\nstderr:\n%s\nwant %q under the step", live.Code, live.Stdout, live.Stderr, attributed)
+	}
+}

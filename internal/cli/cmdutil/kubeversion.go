@@ -7,10 +7,11 @@ import (
 )
 
 // AddKubeVersionFlag adds --kube-version: the Kubernetes version offline
-// checks (removed and deprecated API versions) assume.
+// checks (removed and deprecated API versions) assume. The schemas objects
+// are checked against are the ones khook carries, whatever the version.
 func AddKubeVersionFlag(fs *pflag.FlagSet, v *string) {
 	fs.StringVar(v, "kube-version", kube.DefaultKubeVersion,
-		"Kubernetes `VERSION` offline checks assume (removed and deprecated API versions)")
+		"Kubernetes `VERSION` offline checks assume for removed and deprecated API versions (the schemas are the built-in 1.36 ones)")
 }
 
 // KubeVersion parses --kube-version ("" is the default).

@@ -21,6 +21,9 @@ type Options struct {
 	Spec        cmdutil.SpecFlags
 	Output      string
 	KubeVersion string
+	// WarningsAsErrors is --warnings-as-errors: a deprecated API version
+	// is a problem, as it fails plan and apply.
+	WarningsAsErrors bool
 }
 
 // NewCmd builds `khook validate`.
@@ -31,6 +34,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Check a spec offline: schema, variables, conditions, the DAG",
 		Long: `Load the spec as apply would — substitute variables, evaluate when:
 conditions, check every field and the DAG — without touching a cluster.
+Every manifest of an apply step and every local chart a helm step renders
+is checked against the OpenAPI schemas and API versions of --kube-version.
 Every problem is printed as file:line:col: message (hint); exit 2 if any.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -43,6 +48,7 @@ Every problem is printed as file:line:col: message (hint); exit 2 if any.`,
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmdutil.AddOutputFlag(cmd, &opts.Output)
 	cmdutil.AddKubeVersionFlag(cmd.Flags(), &opts.KubeVersion)
+	cmd.Flags().BoolVar(&opts.WarningsAsErrors, "warnings-as-errors", false, "treat an object in a deprecated API version as a problem, like plan and apply's flag")
 	return cmd
 }
 
@@ -68,7 +74,12 @@ func Run(opts *Options) error {
 	var warnings spec.Problems
 	if err == nil {
 		var problems spec.Problems
-		if problems, warnings = plan.CheckAPIs(context.Background(), s, kv); len(problems) > 0 {
+		problems, warnings = plan.CheckAPIs(context.Background(), s, kv)
+		if opts.WarningsAsErrors {
+			problems, warnings = append(problems, warnings...), nil
+			problems.Sort()
+		}
+		if len(problems) > 0 {
 			err = opts.F.ReportProblems(problems)
 		}
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,15 +10,18 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
 	"github.com/khook/khook/test/ci/citest"
+	"github.com/khook/khook/test/cluster"
 )
 
-// The fleet: two clusters reached through two kubeconfig secrets (the
-// harness's one control plane, each with its own kubeconfig: two control
-// planes in one package are too heavy for the machines this runs on) and
-// one whose endpoint nothing listens on.
+// The fleet: two real control planes (the package's, and a second one this
+// test starts: about five seconds) reached through two kubeconfig secrets,
+// and one cluster whose endpoint nothing listens on.
 const fleetFile = `apiVersion: khook.io/v1
 kind: Fleet
 metadata: {name: platform}
@@ -50,7 +54,8 @@ func TestFleetMatrixLegsAndOneReport(t *testing.T) {
 	if unreachable == kc {
 		t.Fatal("the harness kubeconfig has no https://127.0.0.1:PORT server to replace")
 	}
-	g.Set("KUBECONFIG_EU="+kc, "KUBECONFIG_US="+kc, "KUBECONFIG_AP="+unreachable)
+	second, kcUS := secondControlPlane(t, ns)
+	g.Set("KUBECONFIG_EU="+kc, "KUBECONFIG_US="+kcUS, "KUBECONFIG_AP="+unreachable)
 
 	res := citest.Run(t, g.Workspace, g.Environ, "fleet", "matrix", "-f", "fleet.yaml")
 	if res.Code != 0 || strings.Count(res.Stdout, "\n") != 1 {
@@ -78,6 +83,18 @@ func TestFleetMatrixLegsAndOneReport(t *testing.T) {
 	}
 	if n := len(srv.Comments(7)); n != 0 {
 		t.Fatalf("the legs posted %d comments; a leg posts none", n)
+	}
+	if second != nil {
+		// Each leg planned against its own control plane.
+		for c, host := range map[string]string{"prod-eu": kube.RESTConfig.Host, "prod-us": second.RESTConfig.Host} {
+			data, err := os.ReadFile(filepath.Join(g.Workspace, "artifacts", c, "khook-leg-"+c+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data), `"`+host+`"`) {
+				t.Errorf("leg %s did not plan against %s:\n%.600s", c, host, data)
+			}
+		}
 	}
 
 	report := func() (citest.Result, string) {
@@ -225,4 +242,31 @@ func bigFleetReport(t *testing.T, g *citest.GitHub, srv *githubtest.Server) {
 		t.Errorf("the comment does not say what it folded:\n%.2000s", body)
 	}
 	t.Logf("400 legs: the comment has %d characters", len([]rune(body)))
+}
+
+// secondControlPlane starts a control plane of the test's own, with
+// namespace ns as in the package's, so both plan the same, and returns it
+// and its kubeconfig's content. Against a connected cluster
+// (KHOOK_TEST_KUBECONFIG) it returns nil and that cluster's kubeconfig:
+// starting one there is not wanted.
+func secondControlPlane(t *testing.T, ns string) (*cluster.Cluster, string) {
+	t.Helper()
+	if os.Getenv(cluster.KubeconfigEnv) != "" {
+		t.Log("a connected cluster: prod-us is the same control plane as prod-eu")
+		return nil, kubeconfig(t)
+	}
+	second, err := cluster.Start(context.Background(), cluster.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(second.Stop)
+	second.DumpLogsOnFailure(t)
+	if _, err := second.Client.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(second.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return second, string(data)
 }

@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/khook/khook/internal/ci/github/githubtest"
 	"github.com/khook/khook/test/ci/citest"
+	"github.com/khook/khook/test/cluster"
 )
 
 const (
@@ -48,6 +51,7 @@ func TestLookedUpSecretsNeverLeaveTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	chart := filepath.Join(citest.RepoRoot(), "test", "testdata", "charts", "lookup")
+	start := time.Now().Add(-time.Second)
 	sinks := map[string]string{}
 	srv := githubtest.New()
 	defer srv.Close()
@@ -109,6 +113,11 @@ func TestLookedUpSecretsNeverLeaveTheRun(t *testing.T) {
 	if cm.Data["password"] != lookupPassword {
 		t.Errorf("apply installed %q, want the looked-up password", cm.Data["password"])
 	}
+	// The audit check of TestForkPlanDeniesLookups sees a lookup when
+	// there is one: here (mask) the chart's lookup reads db.
+	if _, others, audited := secretReadsByKhook(t, ns, start); audited && !slices.ContainsFunc(others, func(ev cluster.AuditEvent) bool { return ev.Name == "db" }) {
+		t.Errorf("the audit log shows no read of Secret db by khook: %+v", others)
+	}
 }
 
 // TestForkPlanDeniesLookups: a pull request from a fork plans with
@@ -129,9 +138,26 @@ func TestForkPlanDeniesLookups(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(g.Dir, "event.json"), []byte(event), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The audit log's clock is the API server's, on this machine.
+	start := time.Now().Add(-time.Second)
 	res := citest.Run(t, g.Workspace, g.Environ)
 	if res.Code != 0 {
 		t.Fatalf("plan exit %d\n%s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	// khook read no Secret of the namespace: only Helm's release storage,
+	// which must see the release's records to plan an upgrade, read
+	// Secrets, and only by owner=helm or a record's name.
+	storage, others, audited := secretReadsByKhook(t, ns, start)
+	switch {
+	case !audited:
+		t.Log("no audit log (a connected cluster): the reads of Secrets are not checked")
+	case len(storage) > 0:
+		t.Logf("khook's reads of Secrets: %d of Helm's release storage, the first %s %s (%s)", len(storage), storage[0].Verb, storage[0].RequestURI, storage[0].UserAgent)
+	default:
+		t.Errorf("the audit log shows no read of Helm's release storage by khook in %s: is khook's User-Agent %q?", ns, "khook/...")
+	}
+	for _, ev := range others {
+		t.Errorf("the fork's plan read a Secret: %s %s by %q", ev.Verb, ev.RequestURI, ev.UserAgent)
 	}
 	if !strings.Contains(res.Stdout, "lookup-secrets: deny: chart lookup looked up Secrets and got none") {
 		t.Errorf("the plan does not say the lookups were denied:\n%s", res.Stdout)

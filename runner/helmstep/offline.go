@@ -1,0 +1,113 @@
+package helmstep
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/internal/sops"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// Rendered is the objects one template of a chart renders to.
+type Rendered struct {
+	Source  string // "web/templates/deployment.yaml"
+	Objects []*unstructured.Unstructured
+}
+
+// RenderOffline renders a helm step's chart as `helm template` does, with
+// no cluster and no network, for Kubernetes kubeVersion: the install's
+// manifest and install hooks (chart CRDs included), through the step's
+// post-renderers, each object remembered at its line in its template's
+// rendered output (kube.RememberRendered) as the live plan reports it.
+// skipped says why a step cannot be rendered offline (a chart from a
+// repository or registry, values from a URL, dependencies not built);
+// err is a chart that does not load or render.
+func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVersion kube.KubeVersion) (out []Rendered, skipped string, err error) {
+	h := step.Helm
+	if h.ChartKind() != spec.ChartLocal {
+		return nil, "the chart is fetched from its repository or registry", nil
+	}
+	for _, v := range h.ValuesFrom {
+		switch {
+		case v.URL != "":
+			return nil, "its values come from a URL", nil
+		case v.SecretKeyRef != nil || v.ConfigMapKeyRef != nil:
+			return nil, "its values come from the cluster", nil
+		case v.File != "" && encryptedFile(baseDir, v.File):
+			// Offline uses no keys, and renders with no redactor of the run.
+			return nil, "its values file " + v.File + " is sops-encrypted (not decrypted offline)", nil
+		}
+	}
+	e := New(nil, baseDir, nil)
+	src, err := e.localChart(h)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(missingDependencies(src.chart)) > 0 {
+		return nil, "its chart dependencies are not built (charts/)", nil
+	}
+	vals, err := e.Values().Load(ctx, h)
+	if err != nil {
+		return nil, "", err
+	}
+	name, ns := Target(step)
+	in := action.NewInstall(action.NewConfiguration())
+	in.DryRunStrategy = action.DryRunClient
+	in.ReleaseName, in.Namespace = name, ns
+	in.Replace = true
+	in.IncludeCRDs = true
+	in.KubeVersion = &common.KubeVersion{Version: kubeVersion.String() + ".0", Major: fmt.Sprint(kubeVersion.Major), Minor: fmt.Sprint(kubeVersion.Minor)}
+	in.PostRenderer, in.PostRenderStrategy, in.Labels = postRendering(h, false)
+	r, err := in.RunWithContext(ctx, src.chart, vals)
+	if err != nil {
+		return nil, "", fmt.Errorf("release %s (%s): cannot render the chart: %w", name, src.what, oneLine(err))
+	}
+	res, err := asRelease(r)
+	if err != nil {
+		return nil, "", err
+	}
+	add := func(source, manifest string) error {
+		objs, err := decodeManifest(manifest)
+		if err != nil {
+			return fmt.Errorf("release %s: %s does not render to Kubernetes objects: %w", name, source, err)
+		}
+		kube.RememberRendered(objs, source, []byte(manifest))
+		out = append(out, Rendered{Source: source, Objects: objs})
+		return nil
+	}
+	for _, doc := range splitBySource(res.Manifest) {
+		if err := add(doc.source, doc.text); err != nil {
+			return nil, "", err
+		}
+	}
+	for _, hk := range res.Hooks {
+		if runsOnInstallOrUpgrade(hk) {
+			if err := add(hk.Path, "---\n# Source: "+hk.Path+"\n"+hk.Manifest+"\n"); err != nil {
+				return nil, "", err
+			}
+		}
+	}
+	return out, "", nil
+}
+
+// encryptedFile says whether a values file is sops-encrypted; a file that
+// cannot be read is left to the loader to report.
+func encryptedFile(baseDir, file string) bool {
+	p := file
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(baseDir, p)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	_, ok := sops.Detect(data)
+	return ok
+}
