@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -98,6 +99,21 @@ func Detect(data []byte) (Format, bool) {
 		}
 	}
 	return "", false
+}
+
+// File says whether the file at path (relative to baseDir) is
+// sops-encrypted; a file that cannot be read is not, and is left to its
+// reader to report.
+func File(baseDir, path string) bool {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(baseDir, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	_, ok := Detect(data)
+	return ok
 }
 
 // Decrypt returns the plaintext of a sops-encrypted file, in its own

@@ -3,8 +3,6 @@ package helmstep
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -40,7 +38,7 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 			return nil, "its values come from a URL", nil
 		case v.SecretKeyRef != nil || v.ConfigMapKeyRef != nil:
 			return nil, "its values come from the cluster", nil
-		case v.File != "" && encryptedFile(baseDir, v.File):
+		case v.File != "" && sops.File(baseDir, v.File):
 			// Offline uses no keys, and renders with no redactor of the run.
 			return nil, "its values file " + v.File + " is sops-encrypted (not decrypted offline)", nil
 		}
@@ -95,19 +93,4 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 		}
 	}
 	return out, "", nil
-}
-
-// encryptedFile says whether a values file is sops-encrypted; a file that
-// cannot be read is left to the loader to report.
-func encryptedFile(baseDir, file string) bool {
-	p := file
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(baseDir, p)
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return false
-	}
-	_, ok := sops.Detect(data)
-	return ok
 }

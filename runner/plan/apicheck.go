@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/khook/khook/internal/sops"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
@@ -56,6 +57,9 @@ func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems,
 				}
 				warnings = append(warnings, p)
 			}
+			if src.encrypted {
+				continue
+			}
 			found, _ := schemas.Validate(obj)
 			for _, f := range found {
 				problems = append(problems, spec.Problem{
@@ -92,6 +96,9 @@ func hasProblem(ps spec.Problems, p spec.Problem) bool {
 type objectSource struct {
 	path string
 	objs []*unstructured.Unstructured
+	// encrypted: a sops file read without keys, its encrypted values
+	// strings whatever their type, so no schema can judge them.
+	encrypted bool
 }
 
 func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []objectSource, problems, warnings spec.Problems) {
@@ -111,7 +118,7 @@ func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []o
 					problems = append(problems, spec.Problem{Pos: s.PosOf(path), Path: path, Message: err.Error()})
 					continue
 				}
-				out = append(out, objectSource{path: path, objs: objs})
+				out = append(out, objectSource{path: path, objs: objs, encrypted: src.File != "" && sops.File(s.BaseDir, src.File)})
 			}
 		case st.Helm != nil:
 			path := st.Path + ".helm.chart"

@@ -192,6 +192,13 @@ func TestSopsFilesOffline(t *testing.T) {
 			!strings.Contains(out.Stdout+out.Stderr, "could not be decrypted without keys") {
 			t.Errorf("%s without keys: exit %d\nstdout:\n%s\nstderr:\n%s", cmd[0], out.Code, out.Stdout, out.Stderr)
 		}
+		// A manifest encrypted whole: its values are ciphertext strings, no
+		// schema problem; a chart with encrypted values is not rendered.
+		args := append(cmd, "-f", filepath.Join(r.dir, "offline.yaml"))
+		out = khook(t, invocation{Args: args, Dir: r.dir})
+		if out.Code != 0 || !strings.Contains(out.Stdout+out.Stderr, "deployment.enc.yaml is sops-encrypted") {
+			t.Errorf("%s of offline.yaml without keys: exit %d\nstdout:\n%s\nstderr:\n%s", cmd[0], out.Code, out.Stdout, out.Stderr)
+		}
 	}
 }
 

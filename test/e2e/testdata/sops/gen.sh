@@ -29,3 +29,16 @@ type: Opaque
 stringData:
   password: Db-Passw0rd-7c1e
 Y
+enc deployment.enc.yaml <<'Y'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: encrypted-whole
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: encrypted-whole}}
+  template:
+    metadata: {labels: {app: encrypted-whole}}
+    spec:
+      containers: [{name: app, image: nginx:1.27}]
+Y
