@@ -208,9 +208,18 @@ func defs(namespace obj) obj {
 			"kustomize": str(localPattern, "Local kustomization directory (./, ../ or /)"),
 		}), obj{"oneOf": exactlyOne("inline", "file", "url", "kustomize")}), "Exactly one of inline, file, url, kustomize"),
 		"valuesSource": desc(merge(object(obj{
-			"file": obj{"type": "string"},
-			"url":  str(httpURLPattern, "HTTP(S) URL"),
-		}), obj{"oneOf": exactlyOne("file", "url")}), "Exactly one of file, url"),
+			"file":            desc(obj{"type": "string"}, "A values file (sops-encrypted or not)"),
+			"url":             str(httpURLPattern, "HTTP(S) URL"),
+			"secretKeyRef":    desc(defRef("valuesRef"), "Values from a key of a cluster Secret (masked everywhere)"),
+			"configMapKeyRef": desc(defRef("valuesRef"), "Values from a key of a cluster ConfigMap"),
+		}), obj{"oneOf": exactlyOne("file", "url", "secretKeyRef", "configMapKeyRef")}), "Exactly one of file, url, secretKeyRef, configMapKeyRef"),
+		"valuesRef": desc(object(obj{
+			"name":       str(subdomainPattern, ""),
+			"namespace":  str(dnsLabelRE.String(), "Default: the release's namespace"),
+			"key":        desc(obj{"type": "string"}, "Default: values.yaml"),
+			"optional":   defRef("bool"),
+			"targetPath": desc(obj{"type": "string"}, "Set the key's value at this path (helm --set syntax) instead of merging it as a YAML map of values"),
+		}, "name"), "A key of a Secret or ConfigMap holding values (Flux's valuesFrom)"),
 		"helm": desc(merge(object(withHelmExtras(obj{
 			"chart":           obj{"type": "string", "description": "Bare name (with repo:), name:version, oci://ref[:tag|@digest], or a local ./path"},
 			"repo":            str(httpURLPattern, "HTTP(S) chart repository URL (bare-name charts only)"),

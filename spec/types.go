@@ -218,11 +218,29 @@ type Source struct {
 	File      string `json:"file,omitempty"`
 	URL       string `json:"url,omitempty"`
 	Kustomize string `json:"kustomize,omitempty"`
+	// SecretKeyRef and ConfigMapKeyRef (helm valuesFrom only) take values
+	// from a key of a cluster Secret or ConfigMap, as Flux's valuesFrom.
+	SecretKeyRef    *ValuesRef `json:"secretKeyRef,omitempty"`
+	ConfigMapKeyRef *ValuesRef `json:"configMapKeyRef,omitempty"`
 
 	// At is where Inline's text is written in the spec (nil when its lines
 	// are not the spec's one for one).
 	At *TextAt `json:"-"`
 }
+
+// ValuesRef is a key of a Secret or ConfigMap holding a helm step's values:
+// a YAML map of values merged at the root, or with TargetPath one value set
+// at that path (Flux's meaning: helm --set syntax; quoted, a string).
+type ValuesRef struct {
+	Name       string `json:"name"`
+	Namespace  string `json:"namespace,omitempty"` // default: the release's
+	Key        string `json:"key,omitempty"`       // default: values.yaml
+	Optional   bool   `json:"optional,omitempty"`  // a missing object or key is no values
+	TargetPath string `json:"targetPath,omitempty"`
+}
+
+// DefaultValuesKey is a ValuesRef's key when it names none (Flux's valuesKey).
+const DefaultValuesKey = "values.yaml"
 
 // Auth is basic auth for a private chart repository or registry.
 type Auth struct {

@@ -66,7 +66,7 @@ func (v *validator) helm(p string, h *Helm) {
 			v.errorf(p+".auth.password", "pass it as a variable: password: ${MY_TOKEN} with KHOOK_SECRET_MY_TOKEN set", "is required in an auth: block")
 		}
 	}
-	v.sources(p+".valuesFrom", h.ValuesFrom, "file", "url")
+	v.sources(p+".valuesFrom", h.ValuesFrom, "file", "url", "secretKeyRef", "configMapKeyRef")
 	v.postRenderers(p+".postRenderers", h.PostRenderers)
 }
 
@@ -130,7 +130,8 @@ func (v *validator) chart(p string, h *Helm) {
 func (v *validator) sources(p string, srcs []Source, allowed ...string) {
 	for i, src := range srcs {
 		sp := fmt.Sprintf("%s.%d", p, i)
-		set := map[string]string{"inline": src.Inline, "file": src.File, "url": src.URL, "kustomize": src.Kustomize}
+		set := map[string]string{"inline": src.Inline, "file": src.File, "url": src.URL, "kustomize": src.Kustomize,
+			"secretKeyRef": "", "configMapKeyRef": ""}
 		var keys []string
 		for k := range set {
 			if v.written(sp + "." + k) {
@@ -169,6 +170,8 @@ func (v *validator) sources(p string, srcs []Source, allowed ...string) {
 			v.required(sp+".file", val, "")
 		case "inline":
 			v.required(sp+".inline", val, "")
+		case "secretKeyRef", "configMapKeyRef":
+			v.valuesRef(sp+"."+k, src.SecretKeyRef, src.ConfigMapKeyRef)
 		}
 	}
 }
@@ -368,4 +371,23 @@ func (v *validator) job(p string, j *Job) {
 		}
 	}
 	v.jobSources(p, j)
+}
+
+// valuesRef checks a valuesFrom secretKeyRef or configMapKeyRef.
+func (v *validator) valuesRef(p string, refs ...*ValuesRef) {
+	for _, r := range refs {
+		if r == nil {
+			continue
+		}
+		v.objectName(p+".name", r.Name)
+		if r.Key != "" && !configKey.MatchString(r.Key) {
+			v.errorf(p+".key", "", "%q is not a valid Secret or ConfigMap key (letters, digits, -, _ and .)", r.Key)
+		}
+		if r.Namespace != "" && !dnsLabelRE.MatchString(r.Namespace) {
+			v.errorf(p+".namespace", "a namespace is a DNS label", "%q is not a namespace name", r.Namespace)
+		}
+		if r.TargetPath != "" && (strings.HasPrefix(r.TargetPath, ".") || strings.HasSuffix(r.TargetPath, ".") || strings.ContainsAny(r.TargetPath, "= \t")) {
+			v.errorf(p+".targetPath", "a dotted path as helm --set takes it: a.b[0].c", "%q is not a values path", r.TargetPath)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/internal/sops"
 )
 
 // Default environment prefixes for variables and secrets.
@@ -82,6 +83,16 @@ func readVarFile(path string, vs *varSet) Problems {
 	if len(data) > maxVarFile {
 		return Problems{{Pos: Pos{File: path}, Message: fmt.Sprintf("var file is %d bytes; the limit is %d MiB", len(data), maxVarFile>>20)}}
 	}
+	// A sops-encrypted var file is decrypted in memory; its variables are
+	// secrets, as if they came from KHOOK_SECRET_.
+	_, encrypted := sops.Detect(data)
+	if encrypted {
+		plain, err := sops.Decrypt(path, data, vs.redactor)
+		if err != nil {
+			return Problems{{Pos: Pos{File: path}, Message: err.Error()}}
+		}
+		data = plain
+	}
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
 		if err.Error() == "EOF" {
@@ -116,7 +127,7 @@ func readVarFile(path string, vs *varSet) Problems {
 			val = ""
 		}
 		vs.vals[k.Value] = val
-		vs.secret[k.Value] = false
+		vs.secret[k.Value] = encrypted
 	}
 	return probs
 }

@@ -262,3 +262,27 @@ func TestMissingVariablesAllReported(t *testing.T) {
 		t.Errorf("want 6 missing variables reported, got %d:\n%v", n, probs)
 	}
 }
+
+// A sops-encrypted var file (test/e2e/testdata/sops's values file, for its
+// TEST-ONLY age key) gives secret variables, registered with the redactor;
+// without a key it is a problem naming the file and its recipient.
+func TestEncryptedVarFile(t *testing.T) {
+	fixtures := filepath.Join("..", "test", "e2e", "testdata", "sops")
+	file := filepath.Join(fixtures, "values.enc.yaml")
+	key, _ := filepath.Abs(filepath.Join(fixtures, "TEST-ONLY-age.key"))
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("SOPS_AGE_KEY_FILE", key)
+	r := redact.New()
+	vs, probs := gatherVars(LoadOptions{VarFiles: []string{file}, Redactor: r})
+	if len(probs) > 0 || vs.vals["greeting"] != "Values-S3cret-9f2b" || !vs.secret["greeting"] {
+		t.Fatalf("vars %v secret %v, problems %v", vs.vals, vs.secret, probs)
+	}
+	if r.String("Values-S3cret-9f2b") != "***" {
+		t.Error("the decrypted value is not registered")
+	}
+	t.Setenv("SOPS_AGE_KEY_FILE", filepath.Join(fixtures, "TEST-ONLY-wrong-age.key"))
+	_, probs = gatherVars(LoadOptions{VarFiles: []string{file}, Redactor: redact.New()})
+	if len(probs) != 1 || !strings.Contains(probs[0].String(), "cannot decrypt "+file+": no available key opens it; it was encrypted for age age1nydme8") {
+		t.Errorf("wrong key: %v", probs)
+	}
+}

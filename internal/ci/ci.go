@@ -152,6 +152,10 @@ func Run(ctx context.Context, opts Options) int {
 	in, inErr := ReadInputs(r.getenv)
 	r.in = in
 	r.registerSecrets()
+	if r.in.SopsAgeKey != "" {
+		// sops's age key source reads its keys from the environment.
+		os.Setenv("SOPS_AGE_KEY", r.in.SopsAgeKey)
+	}
 
 	var oc *outcome
 	if inErr == nil {
@@ -194,7 +198,8 @@ func lookup(environ []string) func(string) string {
 func (r *runState) registerSecrets() {
 	r.red.Add(r.in.GitHubToken)
 	r.red.Add(r.in.PlanKey)
-	for _, k := range []string{"GITHUB_TOKEN", "GITLAB_TOKEN", "KHOOK_GITLAB_TOKEN", "CI_JOB_TOKEN"} {
+	r.red.Add(r.in.SopsAgeKey) // and each line of a key file
+	for _, k := range []string{"GITHUB_TOKEN", "GITLAB_TOKEN", "KHOOK_GITLAB_TOKEN", "CI_JOB_TOKEN", "SOPS_AGE_KEY"} {
 		r.red.Add(r.getenv(k))
 	}
 	if r.in.Kubeconfig != "" {

@@ -84,6 +84,9 @@ type Inputs struct {
 	// no file the spec reads finishes without contacting the cluster
 	// (changed.go).
 	ChangedOnly bool
+	// SopsAgeKey is an age identity for sops-encrypted files (secret):
+	// given to the sops key sources as SOPS_AGE_KEY.
+	SopsAgeKey string
 }
 
 // Selection is the inputs' step selection; nil when they ask for none.
@@ -132,6 +135,7 @@ var inputNames = []input{
 	{"selector", ""},
 	{"exclude", ""},
 	{"changed-only", "false"},
+	{"sops-age-key", ""},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -202,6 +206,7 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		Target:           lines(raw["target"]),
 		Selector:         strings.TrimSpace(raw["selector"]),
 		Exclude:          lines(raw["exclude"]),
+		SopsAgeKey:       strings.TrimSpace(raw["sops-age-key"]),
 	}
 	if err := runplan.CheckLookupSecrets(in.LookupSecrets); err != nil {
 		errs = append(errs, "input "+err.Error())

@@ -12,6 +12,7 @@ import (
 	"github.com/khook/khook/runner/executors"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
+	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/runner/selection"
 	"github.com/khook/khook/runner/state"
@@ -93,6 +94,10 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 		return res, notStarted(res, err, report.ReasonValidation, r)
 	}
 	res.Selection = sel
+	// sops files are opened before anything connects or writes.
+	if problems := runplan.OpenEncrypted(s, r); len(problems) > 0 {
+		return res, notStarted(res, problems, report.ReasonStepFailed, r)
+	}
 	connect := a.Backend
 	if connect == nil {
 		connect = ClusterBackend

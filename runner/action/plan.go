@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"errors"
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/helmstep"
@@ -50,6 +51,11 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 		pl.Selection = sel
 		return pl, nil
 	}
+	if problems := runplan.OpenEncrypted(s, p.Config.redactor()); len(problems) > 0 {
+		// Not a validation failure (exit 2, "changes" under
+		// --detailed-exitcode): the files are well-formed, the keys missing.
+		return nil, &Failure{Reason: report.ReasonStepFailed, Err: errors.New(problems.Error())}
+	}
 	clients, err := p.Config.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -87,7 +93,7 @@ func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *
 	if err != nil {
 		return nil, err
 	}
-	if err := planPrune(ctx, clients, helm, s, c.LookupSecrets, pl); err != nil {
+	if err := planPrune(ctx, clients, helm, s, c.LookupSecrets, r, pl); err != nil {
 		return nil, r.Error(err)
 	}
 	pl.Fingerprint = planfile.Fingerprint(pl)

@@ -40,7 +40,7 @@ func pruneWith(ctx context.Context, clients *kube.Clients, s *spec.Spec, sess *s
 // and the note when the spec keeps no record to prune from. The record is a
 // Secret: a plan under lookup-secrets deny (a fork's) does not read it, and
 // a plan identity that may not read it plans without pruning; each says so.
-func planPrune(ctx context.Context, clients *kube.Clients, helm *helmstep.Executor, s *spec.Spec, lookup string, pl *report.Plan) error {
+func planPrune(ctx context.Context, clients *kube.Clients, helm *helmstep.Executor, s *spec.Spec, lookup string, r *redact.Redactor, pl *report.Plan) error {
 	var rec *state.Record
 	if ref, ok := state.RefFor(s); ok {
 		if lookup == runplan.LookupDeny {
@@ -57,7 +57,7 @@ func planPrune(ctx context.Context, clients *kube.Clients, helm *helmstep.Execut
 			return err
 		}
 	}
-	ps, notes, err := prune.Plan(ctx, clients, helm, s, rec)
+	ps, notes, err := prune.Plan(ctx, clients, helm, s, rec, r)
 	if err != nil {
 		return err
 	}

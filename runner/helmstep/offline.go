@@ -8,6 +8,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/khook/khook/internal/sops"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -32,8 +33,14 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 		return nil, "the chart is fetched from its repository or registry", nil
 	}
 	for _, v := range h.ValuesFrom {
-		if v.URL != "" {
+		switch {
+		case v.URL != "":
 			return nil, "its values come from a URL", nil
+		case v.SecretKeyRef != nil || v.ConfigMapKeyRef != nil:
+			return nil, "its values come from the cluster", nil
+		case v.File != "" && sops.File(baseDir, v.File):
+			// Offline uses no keys, and renders with no redactor of the run.
+			return nil, "its values file " + v.File + " is sops-encrypted (not decrypted offline)", nil
 		}
 	}
 	e := New(nil, baseDir, nil)

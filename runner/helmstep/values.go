@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/internal/sops"
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
@@ -23,6 +25,7 @@ import (
 // Secret) is one more method and one more case in Load.
 type ValuesLoader struct {
 	baseDir  string
+	clients  *kube.Clients // secretKeyRef, configMapKeyRef
 	redactor *redact.Redactor
 	// getter is the HTTP client options for url: sources: the run's
 	// transport (its CA), with a timeout bounded by the step's deadline.
@@ -33,7 +36,7 @@ type ValuesLoader struct {
 
 // Values is the executor's values loader.
 func (e *Executor) Values() *ValuesLoader {
-	return &ValuesLoader{baseDir: e.baseDir, redactor: e.redactor, getter: e.getterOptions,
+	return &ValuesLoader{baseDir: e.baseDir, clients: e.clients, redactor: e.redactor, getter: e.getterOptions,
 		split: func(raw string) (string, string, string, error) { return e.splitCredentials(raw, nil) }}
 }
 
@@ -52,8 +55,12 @@ func (l *ValuesLoader) Load(ctx context.Context, h *spec.Helm) (map[string]any, 
 			m, err = l.File(i, src.File)
 		case src.URL != "":
 			m, err = l.URL(ctx, i, src.URL)
+		case src.SecretKeyRef != nil:
+			m, err = l.KeyRef(ctx, i, "Secret", src.SecretKeyRef, h.Namespace)
+		case src.ConfigMapKeyRef != nil:
+			m, err = l.KeyRef(ctx, i, "ConfigMap", src.ConfigMapKeyRef, h.Namespace)
 		default:
-			err = fmt.Errorf("valuesFrom[%d] has neither file: nor url:", i)
+			err = fmt.Errorf("valuesFrom[%d] has none of file:, url:, secretKeyRef:, configMapKeyRef:", i)
 		}
 		if err != nil {
 			return nil, err
@@ -112,8 +119,14 @@ func (l *ValuesLoader) Inline(v map[string]any) (map[string]any, error) {
 	return out, nil
 }
 
-// parse reads a source's bytes as a YAML map of values.
+// parse reads a source's bytes as a YAML map of values; a sops-encrypted
+// source is decrypted in memory first, its values registered with the
+// redactor.
 func (l *ValuesLoader) parse(what string, data []byte) (map[string]any, error) {
+	data, err := sops.Decrypt(what, data, l.redactor)
+	if err != nil {
+		return nil, err
+	}
 	m := map[string]any{}
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s is not a YAML map of values: %s", what, l.redactor.String(err.Error()))

@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
+
+	"github.com/khook/khook/internal/redact"
 )
 
 // kustomizationNames are the file names kustomize accepts, in its order.
@@ -19,9 +21,10 @@ var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Ku
 
 // RenderKustomization builds a local kustomization directory in-process and
 // returns the rendered multi-document YAML. Remote bases are rejected before
-// kustomize runs: kustomize would shell out to git for them.
-func RenderKustomization(dir string) ([]byte, error) {
-	return renderKustomization(dir, filesys.MakeFsOnDisk())
+// kustomize runs: kustomize would shell out to git for them. Files it reads
+// that are sops-encrypted are decrypted in memory (see openManifest).
+func RenderKustomization(dir string, r *redact.Redactor) ([]byte, error) {
+	return renderKustomization(dir, sopsFS{FileSystem: filesys.MakeFsOnDisk(), red: r})
 }
 
 func renderKustomization(dir string, fs filesys.FileSystem) ([]byte, error) {
@@ -76,6 +79,21 @@ func (r *recordingFS) ReadFile(path string) ([]byte, error) {
 func (r *recordingFS) Open(path string) (filesys.File, error) {
 	r.read[path] = true
 	return r.FileSystem.Open(path)
+}
+
+// sopsFS is the disk as kustomize reads it, with sops files opened in
+// memory: the plaintext never reaches the disk.
+type sopsFS struct {
+	filesys.FileSystem
+	red *redact.Redactor
+}
+
+func (f sopsFS) ReadFile(path string) ([]byte, error) {
+	data, err := f.FileSystem.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return openManifest(path, data, f.red)
 }
 
 // checkLocalOnly walks the kustomization at dir and every local directory it

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/internal/sops"
 	"github.com/khook/khook/spec"
 )
 
@@ -30,11 +31,14 @@ const (
 // LoadManifests reads every source in order and returns its objects in
 // document order. Relative file: and kustomize: paths resolve against
 // baseDir. Namespaces are not defaulted here (that needs the RESTMapper:
-// see Clients.MapObject).
-func LoadManifests(ctx context.Context, baseDir string, sources []spec.Source) ([]*unstructured.Unstructured, error) {
+// see Clients.MapObject). A sops-encrypted file (on its own or inside a
+// kustomization) is decrypted in memory, its values registered with r; with
+// no redactor (readers that need only kinds and names) its values stay
+// encrypted.
+func LoadManifests(ctx context.Context, baseDir string, sources []spec.Source, r *redact.Redactor) ([]*unstructured.Unstructured, error) {
 	var all []*unstructured.Unstructured
 	for i, src := range sources {
-		data, from, err := readSource(ctx, baseDir, src)
+		data, from, err := readSource(ctx, baseDir, src, r)
 		if err != nil {
 			return nil, fmt.Errorf("manifests[%d]: %w", i, err)
 		}
@@ -53,7 +57,7 @@ func LoadManifests(ctx context.Context, baseDir string, sources []spec.Source) (
 	return all, nil
 }
 
-func readSource(ctx context.Context, baseDir string, src spec.Source) (data []byte, origin string, err error) {
+func readSource(ctx context.Context, baseDir string, src spec.Source, r *redact.Redactor) (data []byte, origin string, err error) {
 	switch {
 	case src.Inline != "":
 		return []byte(src.Inline), "inline", nil
@@ -63,18 +67,34 @@ func readSource(ctx context.Context, baseDir string, src spec.Source) (data []by
 		if err != nil {
 			return nil, "", fmt.Errorf("cannot read manifest file %s: %w", src.File, unwrapPathError(err))
 		}
-		return data, "file " + src.File, nil
+		data, err = openManifest("manifest file "+src.File, data, r)
+		return data, "file " + src.File, err
 	case src.URL != "":
+		shown := "url " + redact.StripURLCredentials(src.URL)
 		data, err := fetchURL(ctx, src.URL)
-		return data, "url " + redact.StripURLCredentials(src.URL), err
+		if err == nil {
+			data, err = openManifest("manifest "+shown, data, r)
+		}
+		return data, shown, err
 	case src.Kustomize != "":
-		data, err := RenderKustomization(resolve(baseDir, src.Kustomize))
+		data, err := RenderKustomization(resolve(baseDir, src.Kustomize), r)
 		if err != nil {
 			return nil, "", fmt.Errorf("kustomize %s: %w", src.Kustomize, err)
 		}
 		return data, "kustomize " + src.Kustomize, nil
 	}
 	return nil, "", errors.New("the source sets none of inline, file, url, kustomize")
+}
+
+// openManifest decrypts a sops-encrypted manifest in memory, registering its
+// values with r; with no redactor it returns the encrypted values without
+// the sops metadata.
+func openManifest(what string, data []byte, r *redact.Redactor) ([]byte, error) {
+	if r == nil {
+		out, _, err := sops.Check(what, data)
+		return out, err
+	}
+	return sops.Decrypt(what, data, r)
 }
 
 func resolve(baseDir, p string) string {

@@ -103,7 +103,7 @@ func TestLoadManifestsSources(t *testing.T) {
 		{File: "m/file.yaml"},
 		{URL: srv.URL},
 		{Kustomize: "./overlay"},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatalf("LoadManifests: %v", err)
 	}
@@ -121,16 +121,16 @@ func TestKustomizeRemoteBaseRejected(t *testing.T) {
 	remote := "https://github.com/kubernetes-sigs/kustomize//examples/multibases?ref=v1.0.6"
 	writeFile(t, filepath.Join(dir, "base/kustomization.yaml"), "resources:\n- "+remote+"\n")
 	writeFile(t, filepath.Join(dir, "overlay/kustomization.yaml"), "resources: [../base]\n")
-	_, err := LoadManifests(context.Background(), dir, []spec.Source{{Kustomize: "overlay"}})
+	_, err := LoadManifests(context.Background(), dir, []spec.Source{{Kustomize: "overlay"}}, nil)
 	want := "kustomize: remote base " + remote + " is not supported: khook renders kustomizations in-process without git; vendor the base locally"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want an error containing %q", err, want)
 	}
 	writeFile(t, filepath.Join(dir, "gh/kustomization.yaml"), "resources:\n- github.com/org/repo/deploy?ref=main\n")
-	if _, err := LoadManifests(context.Background(), dir, []spec.Source{{Kustomize: "gh"}}); err == nil || !strings.Contains(err.Error(), "remote base github.com/org/repo") {
+	if _, err := LoadManifests(context.Background(), dir, []spec.Source{{Kustomize: "gh"}}, nil); err == nil || !strings.Contains(err.Error(), "remote base github.com/org/repo") {
 		t.Errorf("github shorthand: got %v", err)
 	}
-	if _, err := LoadManifests(context.Background(), dir, []spec.Source{{Kustomize: "missing"}}); err == nil || !strings.Contains(err.Error(), "kustomize missing: cannot read the kustomization directory") {
+	if _, err := LoadManifests(context.Background(), dir, []spec.Source{{Kustomize: "missing"}}, nil); err == nil || !strings.Contains(err.Error(), "kustomize missing: cannot read the kustomization directory") {
 		t.Errorf("missing dir: got %v", err)
 	}
 }
@@ -146,12 +146,12 @@ func TestURLSourceErrorsHideCredentials(t *testing.T) {
 	defer srv.Close()
 	withCreds := strings.Replace(srv.URL, "http://", "http://user:s3cret@", 1)
 	for path, want := range map[string]string{"/missing": "404 Not Found", "/big": "larger than the 16 MiB limit"} {
-		_, err := LoadManifests(context.Background(), "", []spec.Source{{URL: withCreds + path}})
+		_, err := LoadManifests(context.Background(), "", []spec.Source{{URL: withCreds + path}}, nil)
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%s: got %v, want %q without the password", path, err, want)
 		}
 	}
-	if _, err := LoadManifests(context.Background(), "", []spec.Source{{URL: "ftp://x/y"}}); err == nil || !strings.Contains(err.Error(), "only http:// and https://") {
+	if _, err := LoadManifests(context.Background(), "", []spec.Source{{URL: "ftp://x/y"}}, nil); err == nil || !strings.Contains(err.Error(), "only http:// and https://") {
 		t.Errorf("ftp: got %v", err)
 	}
 }

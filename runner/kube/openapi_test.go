@@ -174,7 +174,7 @@ whatever: true
 			if err := os.WriteFile(filepath.Join(dir, "m.yaml"), []byte(c.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			objs, err := LoadManifests(context.Background(), dir, []spec.Source{{File: "m.yaml"}})
+			objs, err := LoadManifests(context.Background(), dir, []spec.Source{{File: "m.yaml"}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/khook/khook/internal/sops"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
@@ -24,7 +25,10 @@ import (
 //   - what the kind's OpenAPI schema refuses: unknown fields, values of the
 //     wrong type, missing required fields, values outside an enum. The
 //     schemas are the built-in ones khook carries, plus those of the CRDs
-//     the spec itself applies.
+//     the spec itself applies;
+//   - sops-encrypted files whose metadata does not parse (problems), and
+//     those that do, as warnings that their values were not decrypted
+//     (CheckEncrypted).
 func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems, warnings spec.Problems) {
 	sources, problems, warnings := readOffline(ctx, s, v)
 	schemas, err := kube.BuiltinSchemas()
@@ -53,6 +57,9 @@ func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems,
 				}
 				warnings = append(warnings, p)
 			}
+			if src.encrypted {
+				continue
+			}
 			found, _ := schemas.Validate(obj)
 			for _, f := range found {
 				problems = append(problems, spec.Problem{
@@ -63,9 +70,25 @@ func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems,
 			}
 		}
 	}
+	encProblems, notes := CheckEncrypted(s)
+	for _, p := range encProblems {
+		if !hasProblem(problems, p) { // a manifest's is there already
+			problems = append(problems, p)
+		}
+	}
+	warnings = append(warnings, notes...)
 	problems.Sort()
 	warnings.Sort()
 	return problems, warnings
+}
+
+func hasProblem(ps spec.Problems, p spec.Problem) bool {
+	for _, q := range ps {
+		if q.Path == p.Path && strings.Contains(q.Message, p.Message) {
+			return true
+		}
+	}
+	return false
 }
 
 // objectSource is the objects of one manifest source or one helm step,
@@ -73,6 +96,9 @@ func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems,
 type objectSource struct {
 	path string
 	objs []*unstructured.Unstructured
+	// encrypted: a sops file read without keys, its encrypted values
+	// strings whatever their type, so no schema can judge them.
+	encrypted bool
 }
 
 func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []objectSource, problems, warnings spec.Problems) {
@@ -87,12 +113,12 @@ func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []o
 					continue // never the network offline
 				}
 				path := fmt.Sprintf("%s.apply.manifests.%d", st.Path, i)
-				objs, err := kube.LoadManifests(ctx, s.BaseDir, []spec.Source{src})
+				objs, err := kube.LoadManifests(ctx, s.BaseDir, []spec.Source{src}, nil)
 				if err != nil {
 					problems = append(problems, spec.Problem{Pos: s.PosOf(path), Path: path, Message: err.Error()})
 					continue
 				}
-				out = append(out, objectSource{path: path, objs: objs})
+				out = append(out, objectSource{path: path, objs: objs, encrypted: src.File != "" && sops.File(s.BaseDir, src.File)})
 			}
 		case st.Helm != nil:
 			path := st.Path + ".helm.chart"

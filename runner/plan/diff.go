@@ -77,13 +77,19 @@ func maskFor(v string, masks map[string]string) string {
 // side is an absent object. Empty when they are equal.
 // opts are the step's ignore rules: both sides as the change decision
 // compares them (kube.Decide), so an ignored field is no line of the diff.
-func objectDiff(title string, live, desired *unstructured.Unstructured, opts kube.ChangeOptions) (string, error) {
+// A field whose planned value holds a secret r knows (a value decrypted
+// from a sops file, say) is masked on both sides (maskSecretPaths).
+func objectDiff(title string, live, desired *unstructured.Unstructured, opts kube.ChangeOptions, r *redact.Redactor) (string, error) {
 	masks := map[string]string{}
 	if live != nil && desired != nil {
 		c := kube.Decide(live, desired, opts)
 		live, desired = c.Live, c.After
 	} else {
 		live, desired = kube.Normalize(live, opts), kube.Normalize(desired, opts)
+	}
+	if live != nil && desired != nil && r != nil && len(r.Values()) > 0 {
+		live, desired = live.DeepCopy(), desired.DeepCopy()
+		maskSecretPaths(live, desired, r, masks)
 	}
 	a, err := toYAML(forDiff(live, masks))
 	if err != nil {
@@ -94,6 +100,59 @@ func objectDiff(title string, live, desired *unstructured.Unstructured, opts kub
 		return "", err
 	}
 	return unified(title, a, b)
+}
+
+// maskSecretPaths masks each string field of desired that holds a secret,
+// and the live value at the same path: the old value of a field that now
+// holds a secret is one too (it was decrypted by an earlier run, not this
+// one), and markers that differ keep a changed value a change.
+func maskSecretPaths(live, desired *unstructured.Unstructured, r *redact.Redactor, masks map[string]string) {
+	// secret reports whether a planned leaf holds a secret; the live side is
+	// masked first so it reads "*** → *** (value 2)".
+	secret := func(d any) (string, bool) {
+		s, ok := d.(string)
+		return s, ok && r.String(s) != s
+	}
+	var walk func(l, d any)
+	walk = func(l, d any) {
+		switch d := d.(type) {
+		case map[string]any:
+			lm, _ := l.(map[string]any)
+			keys := make([]string, 0, len(d))
+			for k := range d {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys) // markers numbered in a stable order
+			for _, k := range keys {
+				v := d[k]
+				if s, ok := secret(v); ok {
+					if ls, ok := lm[k].(string); ok {
+						lm[k] = maskFor(ls, masks)
+					}
+					d[k] = maskFor(s, masks)
+					continue
+				}
+				walk(lm[k], v)
+			}
+		case []any:
+			ls, _ := l.([]any)
+			for i, v := range d {
+				var lv any
+				if i < len(ls) {
+					lv = ls[i]
+				}
+				if s, ok := secret(v); ok {
+					if old, ok := lv.(string); ok {
+						ls[i] = maskFor(old, masks)
+					}
+					d[i] = maskFor(s, masks)
+					continue
+				}
+				walk(lv, v)
+			}
+		}
+	}
+	walk(live.Object, desired.Object)
 }
 
 func toYAML(u *unstructured.Unstructured) (string, error) {

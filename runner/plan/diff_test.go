@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -24,7 +25,7 @@ func TestObjectDiffHidesChurnAndMasksSecrets(t *testing.T) {
 	desired := live.DeepCopy()
 	desired.Object["data"] = map[string]any{"password": "bmV3LXNlY3JldA==", "user": "YWRtaW4="}
 	desired.SetResourceVersion("8")
-	d, err := objectDiff(title(live), live, desired, kube.ChangeOptions{})
+	d, err := objectDiff(title(live), live, desired, kube.ChangeOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +49,10 @@ func TestObjectDiffOfEqualObjectsIsEmpty(t *testing.T) {
 	a := obj(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x", "resourceVersion": "1"}})
 	b := a.DeepCopy()
 	b.SetResourceVersion("2")
-	if d, err := objectDiff("x", a, b, kube.ChangeOptions{}); err != nil || d != "" {
+	if d, err := objectDiff("x", a, b, kube.ChangeOptions{}, nil); err != nil || d != "" {
 		t.Errorf("diff of objects differing only in churn = %q, %v", d, err)
 	}
-	created, _ := objectDiff("x", nil, a, kube.ChangeOptions{})
+	created, _ := objectDiff("x", nil, a, kube.ChangeOptions{}, nil)
 	if !strings.HasPrefix(created, "--- /dev/null\n+++ planned/x\n@@ -0,0 +1,") {
 		t.Errorf("diff of a new object:\n%s", created)
 	}
@@ -118,5 +119,32 @@ metadata:
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
+	}
+}
+
+// A field whose planned value is a secret (decrypted from a sops file) is
+// masked on the live side too: the old value was a secret of an earlier run.
+func TestObjectDiffMasksTheLiveSideOfASecretField(t *testing.T) {
+	r := redact.New()
+	r.Add("new-Secret-value")
+	live := obj(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"},
+		"data": map[string]any{"greeting": "old-Secret-value", "plain": "a"}})
+	desired := live.DeepCopy()
+	desired.Object["data"] = map[string]any{"greeting": "new-Secret-value", "plain": "b"}
+	d, err := objectDiff("x", live, desired, kube.ChangeOptions{}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(d, "old-Secret-value") || strings.Contains(d, "new-Secret-value") ||
+		!strings.Contains(d, "-  greeting: '***'") || !strings.Contains(d, "+  greeting: '*** (value 2)'") || !strings.Contains(d, "+  plain: b") {
+		t.Errorf("diff:\n%s", d)
+	}
+	if live.Object["data"].(map[string]any)["greeting"] != "old-Secret-value" {
+		t.Error("the diff changed the live object it was given")
+	}
+	same := live.DeepCopy()
+	same.Object["data"] = map[string]any{"greeting": "new-Secret-value", "plain": "a"}
+	if d, _ := objectDiff("x", same, same.DeepCopy(), kube.ChangeOptions{}, r); d != "" {
+		t.Errorf("an unchanged secret field shows:\n%s", d)
 	}
 }

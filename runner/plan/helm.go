@@ -212,7 +212,7 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 		if !pr.Diff {
 			continue
 		}
-		text, err := objectDiff(title(obj), d.Live, d.Desired, pr.changeOptions())
+		text, err := objectDiff(title(obj), d.Live, d.Desired, pr.changeOptions(), pr.Redactor)
 		if err != nil {
 			return err
 		}
@@ -221,7 +221,7 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 	for _, obj := range removed {
 		pr.out.Objects = append(pr.out.Objects, pr.digested(objectPlan(report.ActionDelete, obj), nil, obj))
 		if pr.Diff {
-			text, err := objectDiff(title(obj), obj, nil, pr.changeOptions())
+			text, err := objectDiff(title(obj), obj, nil, pr.changeOptions(), pr.Redactor)
 			if err != nil {
 				return err
 			}

@@ -60,7 +60,7 @@ func CheckLookupSecrets(v string) error {
 // step that cannot be assessed yet is "unknown" with the reason; an error
 // (the cluster is unreachable, a manifest file is missing) fails the plan.
 func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
-	p := Offline(s)
+	p := skeleton(s)
 	p.Offline = false
 	p.Server = redact.StripURLCredentials(l.Clients.Config.Host)
 	producers := producersOf(s)

@@ -15,7 +15,22 @@ import (
 // starts after), each step's type and one-line summary, and which steps
 // when: excludes. Steps are listed in an order that respects needs, ties
 // kept in file order. Every included step's action is "planned".
+// Each step reading a sops-encrypted file says it was not decrypted.
 func Offline(s *spec.Spec) *report.Plan {
+	p := skeleton(s)
+	_, encrypted := CheckEncrypted(s)
+	for i, st := range Order(s.Steps) {
+		for _, n := range encrypted {
+			if strings.HasPrefix(n.Path, st.Path+".") && !st.Excluded() {
+				p.Steps[i].Reason = strings.TrimPrefix(p.Steps[i].Reason+"; "+n.Message, "; ")
+			}
+		}
+	}
+	return p
+}
+
+// skeleton is the plan from the spec alone, the live plan's start too.
+func skeleton(s *spec.Spec) *report.Plan {
 	p := &report.Plan{Name: s.Metadata.Name, Identifier: s.Metadata.Name, Offline: true}
 	for _, st := range Order(s.Steps) {
 		ps := report.PlanStep{

@@ -20,7 +20,7 @@ import (
 func (pr *probe) apply(ctx context.Context) error {
 	a := pr.step.Apply
 	c := pr.Clients
-	objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, a.Manifests)
+	objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, a.Manifests, pr.Redactor)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m
 	if !pr.Diff {
 		return action, "", req, nil
 	}
-	diff, err := objectDiff(title(result), req.Live, result, pr.changeOptions())
+	diff, err := objectDiff(title(result), req.Live, result, pr.changeOptions(), pr.Redactor)
 	return action, diff, req, err
 }
 
@@ -147,7 +147,7 @@ func (pr *probe) createDiff(obj *unstructured.Unstructured) string {
 	if !pr.Diff {
 		return ""
 	}
-	d, err := objectDiff(title(obj), nil, obj, pr.changeOptions())
+	d, err := objectDiff(title(obj), nil, obj, pr.changeOptions(), pr.Redactor)
 	if err != nil {
 		return "# " + err.Error() + "\n"
 	}
@@ -189,7 +189,7 @@ func (pr *probe) delete(ctx context.Context) error {
 				Live: pr.releaseLive(last)})
 		}
 	case len(d.Manifests) > 0:
-		objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, d.Manifests)
+		objs, err := kube.LoadManifests(ctx, pr.spec.BaseDir, d.Manifests, pr.Redactor)
 		if err != nil {
 			return err
 		}

@@ -79,7 +79,7 @@ func (pr *probe) patch(ctx context.Context) error {
 			}
 			after = dry
 		}
-		d, err := objectDiff(title(live), live, after, kube.ChangeOptions{})
+		d, err := objectDiff(title(live), live, after, kube.ChangeOptions{}, pr.Redactor)
 		if err != nil {
 			return err
 		}

@@ -119,7 +119,7 @@ func localObjects(baseDir string, sources []spec.Source) []*unstructured.Unstruc
 			local = append(local, src)
 		}
 	}
-	objs, _ := kube.LoadManifests(context.Background(), baseDir, local)
+	objs, _ := kube.LoadManifests(context.Background(), baseDir, local, nil)
 	return objs
 }
 

@@ -19,8 +19,9 @@ import (
 // plan step per step with leftovers (report.PruneStepName), each object
 // deleted, uninstalled or kept with the reason. rec is the state record as
 // read (nil: none yet); a spec without a record gets the note that pruning
-// needs one. It only reads.
-func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec *state.Record) ([]report.PlanStep, []string, error) {
+// needs one. It only reads. r opens sops-encrypted manifests (their names
+// may be encrypted too: read encrypted, every object would look gone).
+func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec *state.Record, r *redact.Redactor) ([]report.PlanStep, []string, error) {
 	if _, ok := state.RefFor(s); !ok {
 		if s.PruneDisabled() {
 			return nil, nil, nil
@@ -32,7 +33,7 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 		case st.Helm != nil:
 			return map[string]bool{state.Release(st).Key(): true}, true
 		case st.Apply != nil:
-			objs, err := kube.LoadManifests(ctx, s.BaseDir, st.Apply.Manifests)
+			objs, err := kube.LoadManifests(ctx, s.BaseDir, st.Apply.Manifests, r)
 			if err != nil { // the step's own plan says why; prune nothing of it
 				return nil, false
 			}

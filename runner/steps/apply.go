@@ -55,7 +55,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions)
 		}
 		cond = &c
 	}
-	objs, err := kube.LoadManifests(ctx, x.BaseDir, a.Manifests)
+	objs, err := kube.LoadManifests(ctx, x.BaseDir, a.Manifests, x.Redactor)
 	if err != nil {
 		return out, err
 	}

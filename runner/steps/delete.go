@@ -68,7 +68,7 @@ func (x *Delete) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, er
 
 func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
 	var out runner.Outcome
-	objs, err := kube.LoadManifests(ctx, x.BaseDir, d.Manifests)
+	objs, err := kube.LoadManifests(ctx, x.BaseDir, d.Manifests, x.Redactor)
 	if err != nil {
 		return out, err
 	}

@@ -31,6 +31,7 @@ var exampleInputs = map[string]struct{ args, env []string }{
 		args: []string{"--var-file", "examples/inputs/vars.yaml"},
 		env:  []string{"KHOOK_SECRET_DNS_TOKEN=e2e-dns-token"},
 	},
+	"sops/khook.yaml": {env: []string{"SOPS_AGE_KEY_FILE=examples/sops/TEST-ONLY-age.key"}},
 }
 
 // offlineExamples lists every khook spec under examples/ that needs no
