@@ -25,7 +25,8 @@ func TestToolVersionsPinned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !regexp.MustCompile(`(?m)^require ` + regexp.QuoteMeta(want) + `$`).Match(b) {
+		// A lone require line, or a line of a require block.
+		if !regexp.MustCompile(`(?m)^(require |\t)` + regexp.QuoteMeta(want) + `$`).Match(b) {
 			t.Errorf("test/tools/%s/go.mod does not require %s", mod, want)
 		}
 	}
