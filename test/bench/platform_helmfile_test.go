@@ -91,3 +91,21 @@ func TestGenerateHelmfile(t *testing.T) {
 	}
 }
 
+// TestBenchToolPins: `make bench-tools` and build-helm-diff.sh build the
+// versions the benchmark looks for (a mismatch would skip the arm).
+func TestBenchToolPins(t *testing.T) {
+	for file, pins := range map[string][]string{
+		"../../Makefile":           {"HELMFILE_VERSION := " + HelmfileVersion, "BENCH_HELM_VERSION := " + HelmVersion},
+		"tools/build-helm-diff.sh": {"HELM_DIFF_VERSION=" + HelmDiffVersion + "\n"},
+	} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pin := range pins {
+			if !strings.Contains(string(data), pin) {
+				t.Errorf("%s does not pin %q, which test/bench reads", file, strings.TrimSpace(pin))
+			}
+		}
+	}
+}
