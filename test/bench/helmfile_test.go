@@ -67,8 +67,8 @@ func helmfileTools() (helmfile, plugins string, why error) {
 // pinned helm CLI and helm-diff. --skip-deps: the local charts have no
 // dependencies, so `helm dependency build` per chart would only add time.
 func (pb *platformBench) helmfileCmd(args ...string) *exec.Cmd {
-	all := append([]string{"--file", pb.hw.Helmfile(), "--helm-binary", pb.env.helm}, args...)
-	cmd := exec.Command(pb.env.helmfile, append(all, "--skip-deps")...)
+	all := append([]string{"--file", pb.hw.Helmfile(), "--helm-binary", pb.env.helm, "--skip-deps"}, args...)
+	cmd := exec.Command(pb.env.helmfile, all...)
 	cmd.Dir = pb.hw.Dir
 	cmd.Env = append(pb.env.toolEnv(), "HELM_PLUGINS="+pb.env.helmPlugins)
 	return cmd
