@@ -212,7 +212,7 @@ type measured struct {
 	revisions   int   // Helm revisions created
 	jobWrites   int   // of the writes, those to Jobs (the job step, a Helm hook)
 	exit        int
-	stdout, out string
+	stdout, out string // out: stdout, then stderr (its tail has the error)
 }
 
 // run runs cmd and counts what it sent through the proxy; exit codes other
@@ -226,7 +226,7 @@ func (pb *platformBench) run(b *testing.B, name, prefix string, cmd *exec.Cmd, o
 	cmd.Stdout, cmd.Stderr = &stdout, &out
 	start := time.Now()
 	err := cmd.Run()
-	m := measured{wall: time.Since(start), counts: pb.env.proxy.Requests(), stdout: stdout.String(), out: out.String() + stdout.String()}
+	m := measured{wall: time.Since(start), counts: pb.env.proxy.Requests(), stdout: stdout.String(), out: stdout.String() + out.String()}
 	if cmd.ProcessState == nil {
 		b.Fatalf("%s did not start: %v", name, err)
 	}

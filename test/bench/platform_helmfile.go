@@ -74,7 +74,10 @@ func (p *Platform) GenerateHelmfile() (int, error) {
 		for c := i; c < platformCharts; c += platformNamespaces {
 			needs = append(needs, p.ns(c)+"/"+chartName(c))
 		}
-		release(fmt.Sprintf("crs-%02d", i), ns, raw(fmt.Sprintf("crs-%02d", i), fmt.Sprintf("manifests/%s/crs.yaml", ns)), needs, "")
+		// helmfile apply diffs every release before it installs any, so the
+		// first diff of a custom resource's release precedes its CRD:
+		// disableValidationOnInstall is helmfile's answer to that.
+		release(fmt.Sprintf("crs-%02d", i), ns, raw(fmt.Sprintf("crs-%02d", i), fmt.Sprintf("manifests/%s/crs.yaml", ns)), needs, "    disableValidationOnInstall: true\n")
 	}
 	// The job as a hook: Helm deletes the previous run's Job first
 	// (before-hook-creation), creates it and waits for it to complete.
