@@ -29,9 +29,9 @@ import (
 //	go test ./test/bench -run '^$' -bench Platform -benchtime 1x
 func BenchmarkPlatform(b *testing.B) {
 	env := newTools(b)
-	pb := &platformBench{env: env, dir: b.TempDir(), scriptOn: armOn("script"), helmfileOn: env.helmfile != ""}
+	pb := &platformBench{env: env, dir: b.TempDir(), scriptOn: armOn("script"), helmfileOn: env.helmfile != "", loadStart: loadAverage()}
 	pb.generate(b)
-	defer pb.printTable(b)
+	defer pb.printTable()
 	b.Run("fresh", func(b *testing.B) {
 		var k, s, h []measured
 		for i := range b.N {
@@ -145,6 +145,7 @@ type platformBench struct {
 	scriptOn   bool
 	helmfileOn bool
 	rows       []tableRow // the three-way table, in run order
+	loadStart  string
 }
 
 // generate writes a new pair of workloads: khook's and the script's, each

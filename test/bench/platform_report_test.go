@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -58,14 +59,25 @@ func (pb *platformBench) report(b *testing.B, phase string, k, s, h []measured) 
 	b.ReportMetric(float64(medianWall(k).Nanoseconds()), "ns/op")
 }
 
-// printTable logs the three-way table (docs/performance.md): per phase and
-// tool, the median wall time, its ratio to helmfile's, requests, writes and
-// Helm revisions.
-func (pb *platformBench) printTable(b *testing.B) {
+// printTable prints the three-way table (docs/performance.md): per phase
+// and tool, the median wall time, its ratio to helmfile's, requests, writes
+// and Helm revisions. To stdout: a parent benchmark's b.Log is not shown.
+func (pb *platformBench) printTable() {
 	if len(pb.rows) == 0 {
 		return
 	}
-	b.Logf("the three-way table (medians of %d run(s) each):\n%s", len(pb.rows[0].runs), threeWayTable(pb.rows))
+	fmt.Printf("\nThe three-way table (medians of %d run(s) each; load average at the start %s, at the end %s):\n\n%s\n",
+		len(pb.rows[0].runs), pb.loadStart, loadAverage(), threeWayTable(pb.rows))
+}
+
+// loadAverage is the machine's 1, 5 and 15-minute load average, for the
+// record beside wall times on a shared machine.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(data)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 func threeWayTable(rows []tableRow) string {
