@@ -18,7 +18,7 @@ TOOLS_BIN  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/khook/tools
 GORELEASER := $(TOOLS_BIN)/goreleaser
 SYFT       := $(TOOLS_BIN)/syft
 
-.PHONY: all build test fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot
+.PHONY: all build test fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot bench-tools
 
 all: build
 
@@ -103,3 +103,27 @@ release-check: $(GORELEASER)
 ## release-snapshot: every archive, SBOM and checksum into dist/ (no images, no signing, nothing published).
 release-snapshot: release-tools
 	$(RELEASE_ENV) $(GORELEASER) release --snapshot --clean --skip=docker,sign
+
+# ---- benchmarks against helmfile (test/bench, docs/performance.md) ------------
+# The helmfile arm's tools, pinned and built from source into the user cache
+# (test/bench reads them there and skips the arm when they are absent). Not
+# part of `make test`: building helmfile takes minutes.
+# helmfile's go.mod has replace directives, so it is built inside its
+# downloaded module, not with go install; helm-diff is not on the module
+# proxy, so it is built from a git checkout: HELM_DIFF_SRC=/path/to/helm-diff.
+BENCH_BIN        ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/khook/bench-bin
+HELMFILE_VERSION := v1.8.0
+BENCH_HELM_VERSION := v4.3.1
+GOOS_ARCH        = $(shell $(GO) env GOOS)-$(shell $(GO) env GOARCH)
+HELM_DIFF_SRC    ?=
+
+## bench-tools: build helmfile, the helm CLI and (with HELM_DIFF_SRC) helm-diff for test/bench.
+bench-tools:
+	@dir=$$(GOFLAGS= $(GO) mod download -json github.com/helmfile/helmfile@$(HELMFILE_VERSION) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
+	out=$(BENCH_BIN)/helmfile-$(HELMFILE_VERSION)-$(GOOS_ARCH); mkdir -p $$out; \
+	echo "building helmfile $(HELMFILE_VERSION) in $$dir"; \
+	cd $$dir && GOFLAGS=-mod=mod GOTOOLCHAIN=auto $(GO) build -o $$out/helmfile \
+		-ldflags "-X go.szostok.io/version.version=$(HELMFILE_VERSION)" .
+	GOBIN=$(BENCH_BIN)/helm-$(BENCH_HELM_VERSION)-$(GOOS_ARCH) GOFLAGS= $(GO) install helm.sh/helm/v4/cmd/helm@$(BENCH_HELM_VERSION)
+	@if [ -n "$(HELM_DIFF_SRC)" ]; then test/bench/tools/build-helm-diff.sh "$(HELM_DIFF_SRC)"; \
+	else echo "helm-diff not built: set HELM_DIFF_SRC to a clone of github.com/databus23/helm-diff (docs/performance.md)"; fi

@@ -29,14 +29,18 @@ const HelmVersion = "v4.3.1"
 const kubectlPath = "/usr/bin/kubectl"
 
 type benchEnv struct {
-	testdata   string
-	helm       string
-	kubectl    string
-	khookBin   string
-	home       string
-	kubeconfig string
-	proxy      *apiproxy.Proxy
-	repo       *chartRepo
+	testdata string
+	helm     string
+	kubectl  string
+	// helmfile and helmPlugins (HELM_PLUGINS, with helm-diff) are empty
+	// when the helmfile arm is off or its tools are not built.
+	helmfile    string
+	helmPlugins string
+	khookBin    string
+	home        string
+	kubeconfig  string
+	proxy       *apiproxy.Proxy
+	repo        *chartRepo
 }
 
 func newBenchEnv(b *testing.B) *benchEnv {
@@ -66,6 +70,12 @@ func newTools(b *testing.B) *benchEnv {
 	if !KhookOnly() {
 		e.helm = helmCLI(b)
 	}
+	if armOn("helmfile") {
+		var err error
+		if e.helmfile, e.helmPlugins, err = helmfileTools(); err != nil {
+			b.Logf("the helmfile arm is skipped: %v", err)
+		}
+	}
 	e.khookBin = buildKhook(b, tmp)
 	e.proxy = apiproxy.Start(b, kube.RESTConfig)
 	e.kubeconfig = e.proxy.Kubeconfig
@@ -75,11 +85,10 @@ func newTools(b *testing.B) *benchEnv {
 // helmCLI returns the helm binary, installing it into the user cache dir.
 func helmCLI(b *testing.B) string {
 	b.Helper()
-	cache, err := os.UserCacheDir()
+	dir, err := benchBin("helm", HelmVersion)
 	if err != nil {
-		b.Fatalf("no cache directory for the helm CLI: %v", err)
+		b.Fatal(err)
 	}
-	dir := filepath.Join(cache, "khook", "bench-bin", "helm-"+HelmVersion+"-"+runtime.GOOS+"-"+runtime.GOARCH)
 	bin := filepath.Join(dir, "helm")
 	if _, err := os.Stat(bin); err == nil {
 		return bin

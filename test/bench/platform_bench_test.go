@@ -20,38 +20,48 @@ import (
 
 // BenchmarkPlatform measures khook on the generated platform workload
 // (platform.go; issue #14) against the same bootstrap as a helm + kubectl
-// script: a fresh apply, a converged re-run, `plan --diff` and `khook ci`
-// with `command: drift` on the converged cluster. Each reports wall time,
-// API requests by verb, writes and khook's peak RSS (see README.md):
+// script and as a helmfile (#24): a fresh apply, a converged re-run,
+// `plan --diff` (against `helmfile diff`) and `khook ci` with `command:
+// drift` on the converged cluster. Each reports wall time, API requests by
+// verb, writes and khook's peak RSS (see README.md); at the end it prints the
+// three-way table of docs/performance.md:
 //
 //	go test ./test/bench -run '^$' -bench Platform -benchtime 1x
 func BenchmarkPlatform(b *testing.B) {
-	pb := &platformBench{env: newTools(b), dir: b.TempDir()}
+	env := newTools(b)
+	pb := &platformBench{env: env, dir: b.TempDir(), scriptOn: armOn("script"), helmfileOn: env.helmfile != "", loadStart: loadAverage()}
 	pb.generate(b)
+	defer pb.printTable()
 	b.Run("fresh", func(b *testing.B) {
-		var k, s []measured
+		var k, s, h []measured
 		for i := range b.N {
 			if i > 0 || pb.applied {
 				pb.generate(b) // a fresh apply needs fresh namespaces
 			}
-			if !KhookOnly() {
+			if pb.scriptOn {
 				s = append(s, pb.script(b))
+			}
+			if pb.helmfileOn {
+				h = append(h, pb.helmfileApply(b))
 			}
 			k = append(k, pb.apply(b))
 			pb.applied = true
 		}
-		pb.report(b, k, s)
+		pb.report(b, "fresh", k, s, h)
 	})
 	b.Run("converged", func(b *testing.B) {
 		pb.converge(b)
-		var k, s []measured
+		var k, s, h []measured
 		for range b.N {
-			if !KhookOnly() {
+			if pb.scriptOn {
 				s = append(s, pb.script(b))
+			}
+			if pb.helmfileOn {
+				h = append(h, pb.helmfileApply(b))
 			}
 			k = append(k, pb.apply(b))
 		}
-		pb.report(b, k, s)
+		pb.report(b, "converged", k, s, h)
 		// Issue #14's target: O(kinds × namespaces), plus the job's two writes.
 		target := 3*pb.kw.KindNamespaces() + 2
 		b.ReportMetric(float64(target), "target-requests")
@@ -60,8 +70,11 @@ func BenchmarkPlatform(b *testing.B) {
 	})
 	b.Run("plan-diff", func(b *testing.B) {
 		pb.converge(b)
-		var k []measured
+		var k, h []measured
 		for range b.N {
+			if pb.helmfileOn {
+				h = append(h, pb.helmfileDiff(b))
+			}
 			m := pb.run(b, "khook plan --diff", pb.kw.Prefix, pb.khookCmd("plan", "-f", pb.kw.Spec(), "--diff", "-o", "json"))
 			var doc struct {
 				Changes bool           `json:"changes"`
@@ -73,7 +86,7 @@ func BenchmarkPlatform(b *testing.B) {
 			b.Logf("plan on the converged cluster: changes=%t, totals %v", doc.Changes, doc.Totals)
 			k = append(k, m)
 		}
-		pb.report(b, k, nil)
+		pb.report(b, "plan --diff", k, nil, h)
 	})
 	// A partial plan costs what its selection needs (#24): plan --diff of
 	// one chart with what it needs (--target: namespaces and crds too) and
@@ -119,16 +132,20 @@ func BenchmarkPlatform(b *testing.B) {
 			b.ReportMetric(float64(m.exit), "drift-exit")
 			k = append(k, m)
 		}
-		pb.report(b, k, nil)
+		pb.report(b, "", k, nil, nil)
 	})
 }
 
 type platformBench struct {
-	env     *benchEnv
-	kw, sw  *Platform // the workloads of khook and of the script
-	dir     string    // workloads live here until the whole benchmark ends
-	gen     int
-	applied bool // both workloads were applied at least once
+	env        *benchEnv
+	kw, sw, hw *Platform // the workloads of khook, the script and helmfile
+	dir        string    // workloads live here until the whole benchmark ends
+	gen        int
+	applied    bool // every workload was applied at least once
+	scriptOn   bool
+	helmfileOn bool
+	rows       []tableRow // the three-way table, in run order
+	loadStart  string
 }
 
 // generate writes a new pair of workloads: khook's and the script's, each
@@ -136,24 +153,36 @@ type platformBench struct {
 func (pb *platformBench) generate(b *testing.B) {
 	b.Helper()
 	var err error
-	k, s := fmt.Sprintf("pk%d", pb.gen), fmt.Sprintf("ps%d", pb.gen)
+	k, s, h := fmt.Sprintf("pk%d", pb.gen), fmt.Sprintf("ps%d", pb.gen), fmt.Sprintf("ph%d", pb.gen)
 	if pb.kw, err = GeneratePlatform(filepath.Join(pb.dir, k), k); err != nil {
 		b.Fatal(err)
 	}
-	if KhookOnly() {
-		pb.sw = nil
-	} else if pb.sw, err = GeneratePlatform(filepath.Join(pb.dir, s), s); err != nil {
-		b.Fatal(err)
+	pb.sw, pb.hw = nil, nil
+	if pb.scriptOn {
+		if pb.sw, err = GeneratePlatform(filepath.Join(pb.dir, s), s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if pb.helmfileOn {
+		if pb.hw, err = GeneratePlatform(filepath.Join(pb.dir, h), h); err != nil {
+			b.Fatal(err)
+		}
+		if _, err = pb.hw.GenerateHelmfile(); err != nil {
+			b.Fatal(err)
+		}
 	}
 	pb.gen++
 	pb.applied = false
 }
 
-// converge applies both workloads once, unmeasured, unless that happened.
+// converge applies every workload once, unmeasured, unless that happened.
 func (pb *platformBench) converge(b *testing.B) {
 	if !pb.applied {
-		if !KhookOnly() {
+		if pb.scriptOn {
 			pb.script(b)
+		}
+		if pb.helmfileOn {
+			pb.helmfileApply(b)
 		}
 		pb.apply(b)
 		pb.applied = true
@@ -182,8 +211,9 @@ type measured struct {
 	counts      apiproxy.Counts
 	maxRSS      int64 // bytes, the largest process of the run
 	revisions   int   // Helm revisions created
+	jobWrites   int   // of the writes, those to Jobs (the job step, a Helm hook)
 	exit        int
-	stdout, out string
+	stdout, out string // out: stdout, then stderr (its tail has the error)
 }
 
 // run runs cmd and counts what it sent through the proxy; exit codes other
@@ -197,7 +227,7 @@ func (pb *platformBench) run(b *testing.B, name, prefix string, cmd *exec.Cmd, o
 	cmd.Stdout, cmd.Stderr = &stdout, &out
 	start := time.Now()
 	err := cmd.Run()
-	m := measured{wall: time.Since(start), counts: pb.env.proxy.Requests(), stdout: stdout.String(), out: out.String() + stdout.String()}
+	m := measured{wall: time.Since(start), counts: pb.env.proxy.Requests(), stdout: stdout.String(), out: stdout.String() + out.String()}
 	if cmd.ProcessState == nil {
 		b.Fatalf("%s did not start: %v", name, err)
 	}
@@ -208,6 +238,12 @@ func (pb *platformBench) run(b *testing.B, name, prefix string, cmd *exec.Cmd, o
 	// Linux reports the largest of the process and the children it waited for, in KiB.
 	m.maxRSS = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
 	m.revisions = revisions(b, prefix) - before
+	writes, _ := pb.env.proxy.Writes()
+	for _, w := range writes {
+		if strings.Contains(w, "/jobs/") || strings.HasSuffix(w, "/jobs") {
+			m.jobWrites++
+		}
+	}
 	return m
 }
 
@@ -231,45 +267,6 @@ func revisions(b *testing.B, prefix string) int {
 }
 
 var verbs = []string{"GET", "LIST", "WATCH", "POST", "PUT", "PATCH", "DELETE"}
-
-// report reports khook's runs and, when given, the script's and the ratios.
-func (pb *platformBench) report(b *testing.B, k, s []measured) {
-	b.Helper()
-	for _, t := range []struct {
-		name string
-		runs []measured
-	}{{"khook", k}, {"script", s}} {
-		if len(t.runs) == 0 {
-			continue
-		}
-		wall := medianWall(t.runs)
-		b.ReportMetric(wall.Seconds(), t.name+"-s")
-		for _, v := range verbs {
-			b.ReportMetric(mean(t.runs, func(m measured) float64 { return float64(m.counts.Verbs[v]) }), t.name+"-"+v)
-		}
-		total := mean(t.runs, func(m measured) float64 { return float64(m.counts.Total()) })
-		writes := mean(t.runs, func(m measured) float64 { return float64(m.counts.Writes()) })
-		dry := mean(t.runs, func(m measured) float64 { return float64(m.counts.DryRuns) })
-		disc := mean(t.runs, func(m measured) float64 { return float64(m.counts.Discovery) })
-		rss := mean(t.runs, func(m measured) float64 { return float64(m.maxRSS) / (1 << 20) })
-		revs := mean(t.runs, func(m measured) float64 { return float64(m.revisions) })
-		b.ReportMetric(total, t.name+"-requests")
-		b.ReportMetric(writes, t.name+"-writes")
-		b.ReportMetric(dry, t.name+"-dryruns")
-		b.ReportMetric(disc, t.name+"-discovery")
-		b.ReportMetric(rss, t.name+"-peak-RSS-MiB")
-		b.ReportMetric(revs, t.name+"-revisions")
-		last := t.runs[len(t.runs)-1].counts
-		b.Logf("%s: %.1fs, %.0f requests (%s; %.0f discovery, %.0f dry runs), %.0f writes, %.0f Helm revisions, peak RSS %.0f MiB",
-			t.name, wall.Seconds(), total, byVerb(last), disc, dry, writes, revs, rss)
-	}
-	if len(s) > 0 {
-		ks, ss := medianWall(k).Seconds(), medianWall(s).Seconds()
-		b.ReportMetric(ks/ss, "wall-ratio")
-		b.Logf("khook takes %.3f of the script's wall time", ks/ss)
-	}
-	b.ReportMetric(float64(medianWall(k).Nanoseconds()), "ns/op")
-}
 
 func byVerb(c apiproxy.Counts) string {
 	var parts []string

@@ -89,13 +89,22 @@ func TestGeneratePlatform(t *testing.T) {
 // install would, and returns its objects.
 func renderChart(t *testing.T, p *Platform, name, ns string) []Object {
 	t.Helper()
-	ch, err := loader.Load(filepath.Join(p.Dir, "charts", name))
+	return renderChartDir(t, filepath.Join(p.Dir, "charts", name), filepath.Join(p.Dir, "values", name+".yaml"), name, ns)
+}
+
+// renderChartDir renders the chart in dir as release name in ns, with the
+// values file when one is given.
+func renderChartDir(t *testing.T, dir, valuesFile, name, ns string) []Object {
+	t.Helper()
+	ch, err := loader.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vals, err := common.ReadValuesFile(filepath.Join(p.Dir, "values", name+".yaml"))
-	if err != nil {
-		t.Fatal(err)
+	vals := common.Values{}
+	if valuesFile != "" {
+		if vals, err = common.ReadValuesFile(valuesFile); err != nil {
+			t.Fatal(err)
+		}
 	}
 	top, err := chartutil.ToRenderValues(ch, vals, common.ReleaseOptions{Name: name, Namespace: ns, IsInstall: true}, nil)
 	if err != nil {
