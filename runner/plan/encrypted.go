@@ -8,11 +8,13 @@ import (
 
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/internal/sops"
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
 // CheckEncrypted reads the sops-encrypted files of the included apply and
-// helm steps (manifest files, valuesFrom files) without any key, as
+// helm steps (manifest files, the files a kustomization reads, valuesFrom
+// files) without any key, as
 // validate and plan --offline do: a file whose sops metadata does not parse
 // is a problem; a well-formed one is a note that its values were not
 // decrypted. Files that cannot be read are left to the step.
@@ -56,6 +58,19 @@ func eachEncrypted(s *spec.Spec, fn func(c candidate, what string, data []byte))
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(s.BaseDir, p)
 			}
+			if c.kind == kustomizationKind {
+				// Every file its render reads, bases and patches included; a
+				// kustomization that does not render is left to its step.
+				files, _ := kube.KustomizationFiles(p)
+				for _, f := range files {
+					if data, err := os.ReadFile(f); err == nil {
+						if _, ok := sops.Detect(data); ok {
+							fn(c, f, data) // named as the step's own reader names it
+						}
+					}
+				}
+				continue
+			}
 			data, err := os.ReadFile(p)
 			if err != nil {
 				continue
@@ -75,12 +90,18 @@ func encryptedNote(what string, info *sops.Info) string {
 
 type candidate struct{ kind, file, path string }
 
+// kustomizationKind marks a kustomize: source, whose files are its render's.
+const kustomizationKind = "kustomization"
+
 func encryptedCandidates(st *spec.Step) []candidate {
 	var out []candidate
 	if st.Apply != nil {
 		for i, src := range st.Apply.Manifests {
-			if src.File != "" {
+			switch {
+			case src.File != "":
 				out = append(out, candidate{"manifest file", src.File, fmt.Sprintf("%s.apply.manifests.%d", st.Path, i)})
+			case src.Kustomize != "":
+				out = append(out, candidate{kustomizationKind, src.Kustomize, fmt.Sprintf("%s.apply.manifests.%d", st.Path, i)})
 			}
 		}
 	}
