@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner/executors"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
@@ -81,12 +81,14 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 // plan and apply --plan's check both come here, so they decide alike.
 func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *spec.Spec, diff bool) (*report.Plan, error) {
 	r := c.redactor()
-	// Helm steps go through apply's pipeline, read-only: the chart a
-	// version range resolves to now is the one the plan digests, rendered
-	// by a dry run of the install or upgrade apply would run.
-	helm := helmstep.New(clients, s.BaseDir, r)
-	defer helm.Close()
-	live := &runplan.Live{Clients: clients, Redactor: r, Diff: diff, Helm: helm,
+	// Every step is predicted by apply's own executor (its Plan: Execute's
+	// path with a server-side dry run): for helm, the chart a version range
+	// resolves to now is the one the plan digests, rendered by a dry run of
+	// the install or upgrade apply would run.
+	exec := executors.New(clients, s.BaseDir, r)
+	defer exec.Close()
+	helm := exec.Helm()
+	live := &runplan.Live{Clients: clients, Redactor: r, Diff: diff, Executors: exec,
 		Digest: planfile.NewHasher(c.PlanKey, r), LookupSecrets: c.LookupSecrets, WarningsAsErrors: c.WarningsAsErrors}
 	ctx = kube.WithLiveCache(ctx) // one plan: one LIST per resource and namespace
 	pl, err := live.Plan(ctx, s)

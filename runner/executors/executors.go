@@ -28,16 +28,12 @@ type Dispatcher struct {
 func New(clients *kube.Clients, baseDir string, r *redact.Redactor, helmOpts ...helmstep.Option) *Dispatcher {
 	env := steps.NewEnv(clients, baseDir, r)
 	helm := helmstep.New(clients, baseDir, r, helmOpts...)
-	uninstall := steps.ReleaseDeleterFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
-		d := st.Delete
-		return helm.Uninstall(ctx, d.Release, spec.NamespaceOrDefault(d.Namespace), d.IgnoresNotFound())
-	})
 	return &Dispatcher{
 		helm: helm,
 		byType: map[string]runner.Executor{
 			spec.TypeHelm:    helm,
 			spec.TypeApply:   steps.NewApply(env),
-			spec.TypeDelete:  steps.NewDelete(env, uninstall),
+			spec.TypeDelete:  steps.NewDelete(env, releases{helm}),
 			spec.TypePatch:   steps.NewPatch(env),
 			spec.TypeWait:    steps.NewWait(env),
 			spec.TypeRollout: steps.NewRollout(env),
@@ -53,6 +49,32 @@ func (d *Dispatcher) Execute(ctx context.Context, st *spec.Step) (runner.Outcome
 		return runner.Outcome{}, fmt.Errorf("step %s has no action (one of %v) — the spec was not validated", st.Name, spec.StepTypes)
 	}
 	return x.Execute(ctx, st)
+}
+
+// Plan predicts st with the executor of its type (runner.Planner): its
+// Execute's path with a server-side dry run.
+func (d *Dispatcher) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput) (runner.Prediction, error) {
+	x, ok := d.byType[st.Type()].(runner.Planner)
+	if !ok {
+		return runner.Prediction{}, fmt.Errorf("step %s has no action (one of %v) — the spec was not validated", st.Name, spec.StepTypes)
+	}
+	return x.Plan(ctx, st, in)
+}
+
+// Helm is the run's helm executor (pruning uninstalls through it).
+func (d *Dispatcher) Helm() *helmstep.Executor { return d.helm }
+
+// releases is delete.release through the helm executor: an uninstall, or
+// its prediction.
+type releases struct{ helm *helmstep.Executor }
+
+func (r releases) DeleteRelease(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+	d := st.Delete
+	return r.helm.Uninstall(ctx, d.Release, spec.NamespaceOrDefault(d.Namespace), d.IgnoresNotFound())
+}
+
+func (r releases) PlanDeleteRelease(ctx context.Context, st *spec.Step) (runner.Prediction, error) {
+	return r.helm.PlanDeleteRelease(ctx, st)
 }
 
 // Close releases what the executors hold (Helm's temporary directory).

@@ -153,6 +153,9 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 			return nil, nil
 		}
 		applied, err := dryRunApply(ctx, ri, desired)
+		if r := kube.Refused(d.id(), err); r != nil && !kube.IsUnreachable(err) {
+			return nil, fmt.Errorf("release %s: %w", in.Release, r)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("release %s: cannot compare %s with the cluster (server-side apply dry run): %w", in.Release, d.id(), err)
 		}

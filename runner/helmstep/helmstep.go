@@ -154,8 +154,8 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runn
 		return runner.Outcome{}, err
 	}
 	r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
-	if h.SkipIf == "installed" && r.Installed() {
-		return runner.Outcome{Skipped: true, SkipReason: fmt.Sprintf("release %s already installed (revision %d)", r.Name, r.Last.Version)}, nil
+	if why := skipInstalled(h, r); why != "" {
+		return runner.Outcome{Skipped: true, SkipReason: why}, nil
 	}
 
 	var recovered string

@@ -197,8 +197,8 @@ func TestSkipIfInstalled(t *testing.T) {
 	}
 	st.Helm.Values = map[string]any{"greeting": "ignored"}
 	out = f.run(st, stepTimeout)
-	if !out.Skipped || out.SkipReason != "release skipper already installed (revision 1)" || out.Writes != 0 {
-		t.Errorf("re-run = %+v, want skipped: release skipper already installed (revision 1), 0 writes", out)
+	if !out.Skipped || out.SkipReason != "release skipper already installed (revision 1; skipIf: installed)" || out.Writes != 0 {
+		t.Errorf("re-run = %+v, want skipped: release skipper already installed (revision 1; skipIf: installed), 0 writes", out)
 	}
 }
 

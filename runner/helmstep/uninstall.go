@@ -18,6 +18,7 @@ import (
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
 )
 
 // Uninstall removes a release and waits (watch-driven, bounded by ctx's
@@ -40,9 +41,7 @@ func (e *Executor) Installed(name, ns string) (bool, error) {
 }
 
 func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFound bool) (runner.Outcome, error) {
-	if ns == "" {
-		ns = "default"
-	}
+	ns = spec.NamespaceOrDefault(ns)
 	sess, last, err := e.open(name, ns)
 	if err != nil {
 		return runner.Outcome{}, err

@@ -334,3 +334,15 @@ func (c *Clients) WaitCRDEstablished(ctx context.Context, name string) error {
 	}
 	return waitError(ctx, start, "condition=Established", Target{Mapping: CRDMapping, Name: name}, pending)
 }
+
+// CRDNames are the kind, group and plural a CRD object defines (empty for
+// any other object).
+func CRDNames(obj *unstructured.Unstructured) (kind, group, plural string) {
+	if !IsCRD(obj) {
+		return "", "", ""
+	}
+	kind, _, _ = unstructured.NestedString(obj.Object, "spec", "names", "kind")
+	group, _, _ = unstructured.NestedString(obj.Object, "spec", "group")
+	plural, _, _ = unstructured.NestedString(obj.Object, "spec", "names", "plural")
+	return kind, group, plural
+}

@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -58,36 +57,6 @@ func TestObjectDiffOfEqualObjectsIsEmpty(t *testing.T) {
 	}
 }
 
-func TestStepActionFoldsObjects(t *testing.T) {
-	cases := []struct {
-		objs []report.Action
-		want report.Action
-	}{
-		{nil, report.ActionUnchanged},
-		{[]report.Action{"unchanged", "unchanged"}, report.ActionUnchanged},
-		{[]report.Action{"unchanged", "create"}, report.ActionCreate},
-		{[]report.Action{"create", "configure", "unchanged"}, report.ActionConfigure},
-	}
-	for _, c := range cases {
-		var objs []report.ObjectPlan
-		for _, a := range c.objs {
-			objs = append(objs, report.ObjectPlan{Action: a})
-		}
-		if got := stepAction(objs); got != c.want {
-			t.Errorf("stepAction(%v) = %s, want %s", c.objs, got, c.want)
-		}
-	}
-}
-
-func TestDroppedObjects(t *testing.T) {
-	old := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: gone\n"
-	next := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n  namespace: demo\n"
-	got := droppedObjects(old, next, "demo")
-	if len(got) != 1 || got[0].GetName() != "gone" {
-		t.Fatalf("droppedObjects = %v, want the Service only", got)
-	}
-}
-
 func TestProducersNameTheStep(t *testing.T) {
 	s := &spec.Spec{BaseDir: t.TempDir(), Steps: []*spec.Step{
 		{Name: "ns", Helm: &spec.Helm{Chart: "x", Namespace: "apps", CreateNamespace: true}},
@@ -113,8 +82,8 @@ metadata:
 		{p.namespaceReason("extra"), "namespace extra does not exist yet: step crds creates it"},
 		{p.namespaceReason("nope"), "namespace nope does not exist and no step creates it"},
 		{p.kindReason("Widget", "example.io"), "kind Widget.example.io is not served yet: step crds registers it"},
-		{p.objectReason("Namespace", "", "extra", "namespace/extra"), "namespace/extra does not exist yet: step crds applies it"},
-		{p.objectReason("ConfigMap", "apps", "x", "configmap/x"), "configmap/x does not exist yet (an earlier step may create it)"},
+		{p.objectReason(objectKey("Namespace", "", "extra"), "namespace/extra"), "namespace/extra does not exist yet: step crds applies it"},
+		{p.objectReason(objectKey("ConfigMap", "apps", "x"), "configmap/x"), "configmap/x does not exist yet (an earlier step may create it)"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

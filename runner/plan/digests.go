@@ -3,15 +3,12 @@ package plan
 import (
 	"context"
 	"fmt"
-	"strconv"
 
-	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
-	rel "helm.sh/helm/v4/pkg/release/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -42,32 +39,20 @@ func (pr *probe) changeOptions() kube.ChangeOptions {
 }
 
 // releaseDigest is what a helm step is predicted against: the last
-// revision and the chart and values apply would install (nil, nil: not
-// known, no digest).
-func (pr *probe) releaseDigest(last *rel.Release, ch *chartv2.Chart, vals map[string]any) {
-	if pr.Digest == nil {
+// revision and the chart and values apply would install (nil: not known,
+// no digest).
+func (pr *probe) releaseDigest(r *runner.PlannedRelease) {
+	if pr.Digest == nil || r == nil {
 		return
 	}
-	d := &report.ReleaseDigest{}
-	if last != nil {
-		d.Revision = last.Version
+	d := &report.ReleaseDigest{Revision: r.Revision}
+	if r.Chart != nil {
+		d.Chart = pr.Digest.JSON("chart", r.Chart)
 	}
-	if ch != nil {
-		d.Chart = pr.Digest.JSON("chart", helmstep.ChartContent(ch))
-	}
-	if vals != nil {
-		d.Values = pr.Digest.JSON("values", vals)
+	if r.Values != nil {
+		d.Values = pr.Digest.JSON("values", r.Values)
 	}
 	pr.out.Release = d
-}
-
-// releaseLive digests a release as a delete step finds it: name and
-// revision (a new revision is a different release to delete).
-func (pr *probe) releaseLive(r *rel.Release) string {
-	if pr.Digest == nil || r == nil {
-		return ""
-	}
-	return pr.Digest.Sum("release", []byte(r.Namespace+"/"+r.Name+"/"+strconv.Itoa(r.Version)))
 }
 
 // planDigests fills the plan-wide digests: the spec (with the local

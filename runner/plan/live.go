@@ -3,12 +3,15 @@ package plan
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/khook/khook/internal/redact"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
@@ -23,9 +26,9 @@ type Live struct {
 	Diff bool
 	// Parallelism bounds concurrent probes; 0 means 8.
 	Parallelism int
-	// Helm is apply's helm executor: helm steps are predicted through its
-	// pipeline (chart, values, a dry run of the install or upgrade).
-	Helm *helmstep.Executor
+	// Executors are apply's executors: each step is predicted by its own
+	// executor's Plan, Execute's path with a server-side dry run.
+	Executors runner.Planner
 	// Digest, when set, records what each prediction was made against
 	// (Plan.Digests, per object desired and live digests, helm release
 	// digests): what a saved plan and its fingerprint hold.
@@ -125,23 +128,109 @@ type probe struct {
 
 func (pr *probe) run(ctx context.Context) error {
 	st := pr.step
-	switch {
-	case st.Helm != nil:
-		return pr.helm(ctx)
-	case st.Apply != nil:
-		return pr.apply(ctx)
-	case st.Delete != nil:
-		return pr.delete(ctx)
-	case st.Patch != nil:
-		return pr.patch(ctx)
-	case st.Wait != nil:
-		return pr.wait(ctx)
-	case st.Rollout != nil:
-		return pr.rollout(ctx)
-	case st.Job != nil:
-		return pr.job(ctx)
+	in := runner.PlanInput{APIVersions: pr.producers.apiVersionsBefore(pr.spec, st), Lookup: pr.lookupConfig, Produced: pr.producers.registers}
+	pred, err := pr.Executors.Plan(ctx, st, in)
+	pr.releaseDigest(pred.Release)
+	if pred.Release != nil {
+		pr.sayLookupsDenied(pred.Release.ChartName)
 	}
-	return fmt.Errorf("the step has no action block")
+	if err != nil {
+		return pr.failed(err)
+	}
+	return pr.predicted(pred)
+}
+
+// failed decides, in one place for every step type, what the error an
+// executor's Plan returns makes of the step (apply's error, by the plan's
+// construction): an unreachable cluster fails the plan; what an earlier
+// step provides (a namespace, a kind, an object) makes it unknown, naming
+// that step; anything else, the API server's refusals first (immutable
+// field, strict validation, admission webhook, RBAC, quota, a namespace no
+// step creates), is fail with apply's sentence.
+func (pr *probe) failed(err error) error {
+	if kube.IsUnreachable(err) {
+		return err
+	}
+	if p, ok := runner.AsPending(err); ok {
+		switch {
+		case p.Namespace != "":
+			if _, later := pr.producers.namespaces[p.Namespace]; later {
+				pr.unknown(pr.producers.namespaceReason(p.Namespace))
+				return nil
+			}
+		case p.Kind != "":
+			pr.unknown(pr.producers.kindReason(p.Kind, p.Group))
+			return nil
+		case p.Object != "":
+			if _, later := pr.producers.objects[p.Object]; later || p.Fallback == "" {
+				pr.unknown(pr.producers.objectReason(p.Object, p.What))
+				return nil
+			}
+			pr.out.Action, pr.out.Reason = p.Fallback, err.Error()
+			pr.noDiff()
+			return nil
+		default:
+			pr.unknown(err.Error())
+			return nil
+		}
+	}
+	pr.out.Action, pr.out.Reason = report.ActionFail, err.Error()
+	pr.diffUnavailable("apply would fail the step")
+	return nil
+}
+
+// predicted records an executor's prediction: the action and reason, each
+// object with its digests, and the diff.
+func (pr *probe) predicted(p runner.Prediction) error {
+	pr.out.Action, pr.out.Reason = p.Action, p.Reason
+	var parts []string
+	for _, o := range p.Objects {
+		op := pr.digested(report.ObjectPlan{Action: o.Action, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}, o.Desired, o.Live)
+		if o.LiveDigest != nil && pr.Digest != nil {
+			op.Live = pr.Digest.Sum("release", o.LiveDigest)
+		}
+		pr.out.Objects = append(pr.out.Objects, op)
+		if !pr.Diff || pr.step.Delete != nil {
+			continue
+		}
+		var from, to *unstructured.Unstructured
+		switch o.Action {
+		case report.ActionCreate:
+			to = o.Desired
+		case report.ActionConfigure:
+			from, to = o.Live, o.Desired
+		case report.ActionDelete:
+			from = o.Live
+		default:
+			continue
+		}
+		name := to
+		if name == nil {
+			name = from
+		}
+		text, err := objectDiff(title(name), from, to, pr.changeOptions(), pr.Redactor)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, text)
+	}
+	if p.Digest != nil && pr.Digest != nil && len(pr.out.Objects) > 0 {
+		pr.out.Objects[0].Desired = pr.Digest.Sum(p.Digest.Kind, p.Digest.Data)
+	}
+	switch {
+	case !pr.Diff:
+	case p.DiffNote != "":
+		pr.out.DiffNote = unavailable(p.DiffNote)
+	case pr.step.Delete != nil && len(p.Objects) > 0:
+		var names []string
+		for _, o := range p.Objects {
+			names = append(names, "- "+o.Kind+" "+nsName(o.Namespace, o.Name))
+		}
+		pr.out.Diff = "# deleted:\n" + strings.Join(names, "\n") + "\n"
+	default:
+		pr.setDiff(parts)
+	}
+	return nil
 }
 
 // unknown marks the step as not assessable yet.
@@ -149,6 +238,20 @@ func (pr *probe) unknown(reason string) {
 	pr.out.Action, pr.out.Reason = report.ActionUnknown, reason
 	if pr.Diff {
 		pr.out.DiffNote = unavailable(reason)
+	}
+}
+
+// diffUnavailable notes why there is no diff (only under --diff).
+func (pr *probe) diffUnavailable(reason string) {
+	if pr.Diff {
+		pr.out.DiffNote = unavailable(reason)
+	}
+}
+
+// noDiff notes "no changes" for a step with no diff of its own.
+func (pr *probe) noDiff() {
+	if pr.Diff {
+		pr.out.DiffNote = NoteNoChanges
 	}
 }
 
@@ -161,4 +264,11 @@ func (pr *probe) setDiff(parts []string) {
 	if pr.out.Diff == "" {
 		pr.out.DiffNote = NoteNoChanges
 	}
+}
+
+func nsName(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
 }

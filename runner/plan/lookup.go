@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 
-	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"k8s.io/client-go/rest"
 
 	"github.com/khook/khook/runner/kube"
@@ -25,13 +24,13 @@ func (pr *probe) lookupConfig(cfg *rest.Config) *rest.Config {
 // sayLookupsDenied says once, in the step's summary, that the chart's
 // lookups of Secrets were denied: what it rendered from them is what a
 // client-side render gives, not what apply will install.
-func (pr *probe) sayLookupsDenied(ch *chartv2.Chart) {
+func (pr *probe) sayLookupsDenied(chart string) {
 	if !pr.lookupDenied.Swap(false) {
 		return
 	}
 	name := "the chart"
-	if ch != nil && ch.Metadata != nil {
-		name = "chart " + ch.Metadata.Name
+	if chart != "" {
+		name = "chart " + chart
 	}
 	pr.out.Summary += fmt.Sprintf(" (lookup-secrets: deny: %s looked up Secrets and got none, so what it renders from them is not what apply installs)", name)
 }

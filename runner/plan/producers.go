@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -25,7 +25,7 @@ type producers struct {
 }
 
 // objectKey names an object by lower-case kind, namespace and name.
-func objectKey(kind, ns, name string) string { return strings.ToLower(kind) + "/" + ns + "/" + name }
+var objectKey = runner.ObjectKey
 
 func producersOf(s *spec.Spec) *producers {
 	p := &producers{namespaces: map[string]string{}, kinds: map[string]string{}, objects: map[string]string{}, apiVersions: map[string][]string{}}
@@ -58,9 +58,7 @@ func producersOf(s *spec.Spec) *producers {
 				case obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1":
 					add(p.namespaces, obj.GetName(), st.Name)
 				case kube.IsCRD(obj):
-					kind, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "kind")
-					group, _, _ := unstructured.NestedString(obj.Object, "spec", "group")
-					plural, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "plural")
+					kind, group, plural := kube.CRDNames(obj)
 					for _, k := range []string{kind, kind + "." + group, plural, plural + "." + group} {
 						add(p.kinds, strings.ToLower(k), st.Name)
 					}
@@ -131,10 +129,10 @@ func (p *producers) namespaceReason(ns string) string {
 	return fmt.Sprintf("namespace %s does not exist and no step creates it", ns)
 }
 
-// objectReason says why a missing object (a patch or restart target) makes
-// a step unknown; what names the object for the message.
-func (p *producers) objectReason(kind, ns, name, what string) string {
-	if step, ok := p.objects[objectKey(kind, ns, name)]; ok {
+// objectReason says why a missing object (a patch or restart target, its
+// objectKey) makes a step unknown; what names the object for the message.
+func (p *producers) objectReason(key, what string) string {
+	if step, ok := p.objects[key]; ok {
 		return fmt.Sprintf("%s does not exist yet: step %s applies it", what, step)
 	}
 	return fmt.Sprintf("%s does not exist yet (an earlier step may create it)", what)
@@ -150,21 +148,10 @@ func (p *producers) kindReason(kind, group string) string {
 	return fmt.Sprintf("kind %s is not served yet (an earlier step may register it)", qualified(kind, group))
 }
 
-func qualified(kind, group string) string {
-	if group == "" {
-		return kind
-	}
-	return kind + "." + group
+// registers reports whether a step of the spec registers the kind.
+func (p *producers) registers(kind, group string) bool {
+	_, ok := p.kinds[strings.ToLower(kind+"."+group)]
+	return ok
 }
 
-// namespaceExists reads a namespace; a missing one is (false, nil).
-func namespaceExists(ctx context.Context, c *kube.Clients, ns string) (bool, error) {
-	_, _, err := c.Live(ctx, kube.NamespaceMapping, "", ns)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("cannot read namespace %s: %w", ns, c.Explain(err))
-	}
-	return true, nil
-}
+var qualified = runner.Qualified

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ import (
 )
 
 // SkipReasonExists is the skip reason of apply's skipIf: exists.
-const SkipReasonExists = "every manifest object already exists"
+const SkipReasonExists = "every manifest object already exists (skipIf: exists)"
 
 // Apply is kubectl apply through the dynamic client: create what is
 // missing, patch what differs (client-side three-way patch, or server-side
@@ -55,68 +56,31 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions)
 		}
 		cond = &c
 	}
-	objs, err := kube.LoadManifests(ctx, x.BaseDir, a.Manifests, x.Redactor)
-	if err != nil {
+	s, err := x.apply(ctx, a, opts, false)
+	out.Writes, out.Changes = s.writes, s.changes
+	if err != nil || s.empty {
+		if s.empty {
+			out.Detail = "the manifests define no objects"
+			out.Inventory = &report.Inventory{}
+		}
 		return out, err
 	}
-	if len(objs) == 0 {
-		out.Detail = "the manifests define no objects"
-		out.Inventory = &report.Inventory{}
-		return out, nil
-	}
-	c := x.Clients
-	ns := spec.NamespaceOrDefault(a.Namespace)
-	if a.CreateNamespace {
-		wrote, err := c.EnsureNamespace(ctx, ns)
-		if wrote {
-			out.Writes++
-			out.Changes = append(out.Changes, namespaceCreated(ns))
-		}
-		if err != nil {
-			return out, err
-		}
-	}
-
-	var applied []appliedObject
-	if a.SkipIf == "exists" {
-		if applied, err = x.allExist(ctx, objs, ns); err != nil {
-			return out, err
-		}
-		if applied != nil {
-			out.Skipped, out.SkipReason = true, SkipReasonExists
-		}
-	}
-	if !out.Skipped {
+	if s.skipped {
+		out.Skipped, out.SkipReason = true, SkipReasonExists
+	} else {
 		out.Inventory = &report.Inventory{}
 		counts := map[report.Did]int{}
-		for _, obj := range objs {
-			// Map each object only now: a CRD earlier in the list must be
-			// applied (and Established) before its custom resources map.
-			m, err := c.MapObject(ctx, obj, ns)
-			if err != nil {
-				return out, err
-			}
-			req, err := c.PlanApply(ctx, obj, m, a.ServerSide, opts)
-			if err != nil {
-				return out, err
-			}
-			res, err := c.Send(ctx, req, false)
-			if err != nil {
-				return out, err
-			}
-			if req.Action != report.ActionUnchanged {
-				out.Writes++
-			}
-			did := req.Outcome(res).Done()
+		for _, o := range s.objects {
+			did := o.action.Done()
 			counts[did]++
-			out.Changes = append(out.Changes, change(did, m, obj.GetNamespace(), obj.GetName()))
-			out.Inventory.Items = append(out.Inventory.Items, owned(m, res, req.Adopts()))
-			applied = append(applied, appliedObject{obj: obj, mapping: m})
+			out.Changes = append(out.Changes, change(did, o.mapping, o.obj.GetNamespace(), o.obj.GetName()))
+			out.Inventory.Items = append(out.Inventory.Items, owned(o.mapping, o.answer, o.req.Adopts()))
 		}
 		out.Detail = applyDetail(counts)
 	}
 	if cond != nil {
-		if err := waitApplied(ctx, c, applied, *cond); err != nil {
+		applied := s.objects
+		if err := waitApplied(ctx, x.Clients, applied, *cond); err != nil {
 			refs := make([]kube.ObjectRef, len(applied))
 			for i, o := range applied {
 				refs[i] = kube.ObjectRef{GVK: o.mapping.GroupVersionKind, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
@@ -129,9 +93,193 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions)
 	return out, nil
 }
 
+// applied is what the one path of an apply step did, or (dry) would do.
+type applied struct {
+	empty   bool // the manifests define no objects
+	skipped bool // skipIf: exists holds
+	objects []appliedObject
+	writes  int
+	changes []report.Change // createNamespace's
+}
+
+// apply is the apply step's one path, for Execute and (dry) for Plan:
+// createNamespace, skipIf: exists, then per object the request apply sends
+// (kube.PlanApply), sent for real or as a server-side dry run. A dry run
+// cannot create a namespace or register a kind: objects whose namespace or
+// kind this same step brings are predicted as created, unsent.
+func (x *Apply) apply(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions, dry bool) (applied, error) {
+	var s applied
+	objs, err := kube.LoadManifests(ctx, x.BaseDir, a.Manifests, x.Redactor)
+	if err != nil {
+		return s, err
+	}
+	if len(objs) == 0 {
+		s.empty = true
+		return s, nil
+	}
+	c := x.Clients
+	ns := spec.NamespaceOrDefault(a.Namespace)
+	own := map[string]bool{} // namespaces and kinds (Kind.group) this step brings
+	if a.CreateNamespace {
+		if dry {
+			own[ns] = true
+		} else {
+			wrote, err := c.EnsureNamespace(ctx, ns)
+			if wrote {
+				s.writes++
+				s.changes = append(s.changes, namespaceCreated(ns))
+			}
+			if err != nil {
+				return s, err
+			}
+		}
+	}
+	if a.SkipIf == "exists" {
+		found, err := x.allExist(ctx, objs, ns)
+		if err != nil {
+			return s, err
+		}
+		if found != nil {
+			s.skipped, s.objects = true, found
+			return s, nil
+		}
+	}
+	if dry {
+		for _, obj := range objs {
+			if obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1" {
+				own[obj.GetName()] = true
+			}
+			if kind, group, _ := kube.CRDNames(obj); kind != "" {
+				own[runner.Qualified(kind, group)] = true
+			}
+		}
+	}
+	exists := map[string]bool{}
+	for _, obj := range objs {
+		// Map each object only now: a CRD earlier in the list must be
+		// applied (and Established) before its custom resources map.
+		m, err := c.MapObject(ctx, obj, ns)
+		if err != nil {
+			gvk := obj.GroupVersionKind()
+			switch {
+			case kube.IsUnreachable(err) || kube.IsRemovedAPI(err):
+				return s, err
+			case dry && own[runner.Qualified(gvk.Kind, gvk.Group)]:
+				s.objects = append(s.objects, unsent(obj, ns))
+				continue
+			}
+			return s, runner.PendingKind(gvk.Kind, gvk.Group, err)
+		}
+		if objNS := obj.GetNamespace(); dry && own[objNS] {
+			ok, seen := exists[objNS]
+			if !seen {
+				if ok, err = namespaceExists(ctx, c, objNS); err != nil {
+					return s, err
+				}
+				exists[objNS] = ok
+			}
+			if !ok {
+				s.objects = append(s.objects, unsent(obj, ns))
+				continue
+			}
+		}
+		req, err := c.PlanApply(ctx, obj, m, a.ServerSide, opts)
+		if err != nil {
+			return s, err
+		}
+		res, err := c.Send(ctx, req, dry)
+		if err != nil {
+			var missing *kube.MissingNamespaceError
+			if errors.As(err, &missing) {
+				return s, runner.PendingNamespace(missing.Namespace, err)
+			}
+			return s, err
+		}
+		if req.Action != report.ActionUnchanged {
+			s.writes++
+		}
+		s.objects = append(s.objects, appliedObject{obj: obj, mapping: m, req: req, answer: res, action: req.Outcome(res)})
+	}
+	return s, nil
+}
+
+// unsent is an object a dry run cannot send yet: it will be created.
+func unsent(obj *unstructured.Unstructured, ns string) appliedObject {
+	if obj.GetNamespace() == "" {
+		obj.SetNamespace(ns)
+	}
+	return appliedObject{obj: obj, action: report.ActionCreate}
+}
+
+// namespaceExists reads a namespace; a missing one is (false, nil).
+func namespaceExists(ctx context.Context, c *kube.Clients, ns string) (bool, error) {
+	_, _, err := c.Live(ctx, kube.NamespaceMapping, "", ns)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot read namespace %s: %w", ns, c.Explain(err))
+	}
+	return true, nil
+}
+
+// Plan is Execute's path with a server-side dry run and no wait: per
+// object create, configure or unchanged as apply would report it, with the
+// server's answer to diff; skip when skipIf: exists holds.
+func (x *Apply) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+	var p runner.Prediction
+	if st.Apply == nil {
+		return p, wrongStep(st, spec.TypeApply)
+	}
+	opts, err := kube.IgnoreOptions(st.Ignored)
+	if err != nil {
+		return p, fmt.Errorf("step %q: %w", st.Name, err)
+	}
+	s, err := x.apply(ctx, st.Apply, opts, true)
+	if err != nil {
+		return p, x.Redactor.Error(err)
+	}
+	if s.skipped {
+		p.Action, p.Reason = report.ActionSkip, SkipReasonExists
+		return p, nil
+	}
+	var actions []report.Action
+	for _, o := range s.objects {
+		po := runner.PlannedObject{Action: o.action, Kind: o.obj.GetKind(), Namespace: o.obj.GetNamespace(), Name: o.obj.GetName(), Desired: o.obj}
+		if o.req != nil {
+			po.Desired, po.Live = o.answer, o.req.Live
+			if o.action == report.ActionUnchanged || o.answer == nil {
+				po.Desired = o.req.Desired
+			}
+		}
+		p.Objects = append(p.Objects, po)
+		actions = append(actions, o.action)
+	}
+	p.Action = stepAction(actions)
+	return p, nil
+}
+
+// stepAction folds object actions into the step's: configure when any
+// object changes, create when only new ones appear, else unchanged.
+func stepAction(objects []report.Action) report.Action {
+	action := report.ActionUnchanged
+	for _, a := range objects {
+		switch a {
+		case report.ActionConfigure:
+			return report.ActionConfigure
+		case report.ActionCreate:
+			action = report.ActionCreate
+		}
+	}
+	return action
+}
+
 type appliedObject struct {
 	obj     *unstructured.Unstructured
-	mapping *meta.RESTMapping
+	mapping *meta.RESTMapping // nil: not sent (dry, see unsent)
+	req     *kube.ApplyRequest
+	answer  *unstructured.Unstructured
+	action  report.Action
 }
 
 // allExist returns the mapped objects when every one exists, nil otherwise.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -258,5 +259,21 @@ func TestApplyUnreachableClusterIsOneSentence(t *testing.T) {
 		"cannot reach the API server at https://***@"+addr+": connection refused; check --kubeconfig/--context")
 	if !kube.IsUnreachable(err) {
 		t.Errorf("IsUnreachable(%v) = false", err)
+	}
+}
+func TestStepActionFoldsObjects(t *testing.T) {
+	cases := []struct {
+		objs []report.Action
+		want report.Action
+	}{
+		{nil, report.ActionUnchanged},
+		{[]report.Action{"unchanged", "unchanged"}, report.ActionUnchanged},
+		{[]report.Action{"unchanged", "create"}, report.ActionCreate},
+		{[]report.Action{"create", "configure", "unchanged"}, report.ActionConfigure},
+	}
+	for _, c := range cases {
+		if got := stepAction(c.objs); got != c.want {
+			t.Errorf("stepAction(%v) = %s, want %s", c.objs, got, c.want)
+		}
 	}
 }

@@ -57,20 +57,24 @@ func (x *Delete) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, er
 		}
 		return x.finish(x.Releases.DeleteRelease(ctx, st))
 	case len(d.Manifests) > 0:
-		out, err := x.manifests(ctx, d)
+		out, _, err := x.manifests(ctx, d, false)
 		return x.finishStep(st, out, err)
 	case d.Resource != "":
-		out, err := x.resource(ctx, d)
+		out, _, err := x.resource(ctx, d, false)
 		return x.finishStep(st, out, err)
 	}
 	return x.finish(runner.Outcome{}, errors.New("delete sets none of manifests, resource, release"))
 }
 
-func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
+// manifests and resource are the delete step's one path, for Execute and
+// (dry: a server-side dry run of each delete, no wait) for Plan; they
+// return what they deleted, as read before.
+func (x *Delete) manifests(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []*unstructured.Unstructured, error) {
 	var out runner.Outcome
+	var gone []*unstructured.Unstructured
 	objs, err := kube.LoadManifests(ctx, x.BaseDir, d.Manifests, x.Redactor)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
 	c := x.Clients
 	ns := spec.NamespaceOrDefault(d.Namespace)
@@ -81,69 +85,84 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 		m, err := c.MapObject(ctx, obj, ns)
 		if err != nil {
 			if kube.IsUnreachable(err) {
-				return out, err
+				return out, nil, err
 			}
 			// An unknown kind has no objects: nothing to delete.
 			if !d.IgnoresNotFound() {
-				return out, fmt.Errorf("cannot delete %s: %w", kube.ObjectName(obj), err)
+				return out, nil, fmt.Errorf("cannot delete %s: %w", kube.ObjectName(obj), err)
 			}
 			missing++
 			continue
 		}
-		v, err := x.deleteOne(ctx, m, obj.GetNamespace(), obj.GetName())
+		v, live, err := x.deleteOne(ctx, m, obj.GetNamespace(), obj.GetName(), dry)
 		if err != nil {
-			return out, err
+			return out, nil, err
 		}
 		if v == nil {
 			if !d.IgnoresNotFound() {
-				return out, fmt.Errorf("cannot delete %s: not found (set ignoreNotFound: true to accept absent objects)", kube.ObjectName(obj))
+				return out, nil, fmt.Errorf("cannot delete %s: not found (set ignoreNotFound: true to accept absent objects)", kube.ObjectName(obj))
 			}
 			missing++
 			continue
 		}
 		out.Writes++
 		victims = append(victims, *v)
+		gone = append(gone, live)
 		out.Changes = append(out.Changes, change(report.DidDelete, m, v.Namespace, v.Name))
 	}
-	if err := kube.WaitGone(ctx, c, victims); err != nil {
-		return out, err
+	if !dry {
+		if err := kube.WaitGone(ctx, c, victims); err != nil {
+			return out, nil, err
+		}
 	}
 	out.Detail = deleteDetail(len(victims), missing)
-	return out, nil
+	return out, gone, nil
 }
 
-// deleteOne deletes with background propagation (kubectl's default); nil
-// means the object was not there.
-func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name string) (*kube.Deleted, error) {
+// deleteOne deletes with background propagation (kubectl's default), or
+// dry-runs the delete; nil means the object was not there. It returns the
+// object as read.
+func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name string, dry bool) (*kube.Deleted, *unstructured.Unstructured, error) {
 	c := x.Clients
 	r := c.Resource(m, ns)
 	live, err := r.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", describe(m, ns, name), c.Explain(err))
+		return nil, nil, fmt.Errorf("cannot read %s: %w", describe(m, ns, name), c.Explain(err))
 	}
-	return x.DeleteUID(ctx, m, ns, name, live.GetUID())
+	v, err := x.deleteUID(ctx, m, ns, name, live.GetUID(), dry)
+	return v, live, err
 }
 
 // DeleteUID deletes the object only while it has uid (a precondition: a
 // replacement is never deleted), with background propagation; nil means it
 // was gone, or replaced, meanwhile. Pruning deletes through it.
 func (x *Delete) DeleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID) (*kube.Deleted, error) {
+	return x.deleteUID(ctx, m, ns, name, uid, false)
+}
+
+func (x *Delete) deleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID, dry bool) (*kube.Deleted, error) {
 	c := x.Clients
 	r := c.Resource(m, ns)
 	bg := metav1.DeletePropagationBackground
-	err := r.Delete(ctx, name, metav1.DeleteOptions{
-		PropagationPolicy: &bg,
-		Preconditions:     &metav1.Preconditions{UID: &uid},
-	})
-	kube.InvalidateLiveOf(ctx, m, ns)
-	if m.Resource == kube.CRDMapping.Resource {
-		c.ForgetCRD(name)
+	opts := metav1.DeleteOptions{PropagationPolicy: &bg, Preconditions: &metav1.Preconditions{UID: &uid}}
+	if dry {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	err := r.Delete(ctx, name, opts)
+	if !dry {
+		kube.InvalidateLiveOf(ctx, m, ns)
+		if m.Resource == kube.CRDMapping.Resource {
+			c.ForgetCRD(name)
+		}
 	}
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) { // gone, or replaced, meanwhile
 		return nil, nil
+	}
+	if r := kube.Refused(describe(m, ns, name), err); r != nil {
+		return nil, r
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot delete %s: %w", describe(m, ns, name), c.Explain(err))
@@ -151,40 +170,45 @@ func (x *Delete) DeleteUID(ctx context.Context, m *meta.RESTMapping, ns, name st
 	return &kube.Deleted{Mapping: m, Namespace: ns, Name: name, UID: uid}, nil
 }
 
-func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
+func (x *Delete) resource(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []*unstructured.Unstructured, error) {
 	var out runner.Outcome
+	var gone []*unstructured.Unstructured
 	c := x.Clients
 	res, err := c.ResolveObject(ctx, "resource", d)
 	if err != nil {
-		return out, err
+		if kube.IsUnreachable(err) {
+			return out, nil, err
+		}
+		return out, nil, &runner.Pending{Err: err}
 	}
 	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
 	if !d.AllNamespaces {
 		t.Namespace = spec.NamespaceOrDefault(d.Namespace)
 	}
 	if err := t.Validate(); err != nil {
-		return out, err
+		return out, nil, err
 	}
 	var victims []kube.Deleted
 	// One named object in one namespace: get and delete it. Everything else
 	// (selectors, a name across all namespaces) lists first.
 	if res.Name != "" && d.Selector == "" && d.FieldSelector == "" && (t.Namespace != "" || !res.Namespaced()) {
-		v, err := x.deleteOne(ctx, res.Mapping, t.Namespace, res.Name)
+		v, live, err := x.deleteOne(ctx, res.Mapping, t.Namespace, res.Name, dry)
 		if err != nil {
-			return out, err
+			return out, nil, err
 		}
 		if v == nil {
 			if !d.IgnoresNotFound() {
-				return out, fmt.Errorf("cannot delete %s: not found (set ignoreNotFound: true to accept an absent object)", t)
+				return out, nil, fmt.Errorf("cannot delete %s: not found (set ignoreNotFound: true to accept an absent object)", t)
 			}
 			out.Detail = fmt.Sprintf("%s already absent", t)
-			return out, nil
+			return out, gone, nil
 		}
 		victims = append(victims, *v)
+		gone = append(gone, live)
 	} else {
 		list, err := t.ListWatch(c).ListWithContextFunc(ctx, metav1.ListOptions{})
 		if err != nil {
-			return out, fmt.Errorf("cannot list %s: %w", t, c.Explain(err))
+			return out, nil, fmt.Errorf("cannot list %s: %w", t, c.Explain(err))
 		}
 		items, _ := meta.ExtractList(list)
 		for _, it := range items {
@@ -192,30 +216,33 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, 
 			if !ok {
 				continue
 			}
-			v, err := x.deleteOne(ctx, res.Mapping, u.GetNamespace(), u.GetName())
+			v, live, err := x.deleteOne(ctx, res.Mapping, u.GetNamespace(), u.GetName(), dry)
 			if err != nil {
-				return out, err
+				return out, nil, err
 			}
 			if v != nil {
 				victims = append(victims, *v)
+				gone = append(gone, live)
 			}
 		}
 		if len(victims) == 0 && !d.IgnoresNotFound() {
-			return out, fmt.Errorf("cannot delete %s: nothing matched (set ignoreNotFound: true to accept that)", t)
+			return out, nil, fmt.Errorf("cannot delete %s: nothing matched (set ignoreNotFound: true to accept that)", t)
 		}
 	}
 	out.Writes = len(victims)
 	for _, v := range victims {
 		out.Changes = append(out.Changes, change(report.DidDelete, v.Mapping, v.Namespace, v.Name))
 	}
-	if err := kube.WaitGone(ctx, c, victims); err != nil {
-		return out, err
+	if !dry {
+		if err := kube.WaitGone(ctx, c, victims); err != nil {
+			return out, nil, err
+		}
 	}
 	out.Detail = fmt.Sprintf("deleted %s", plural(len(victims), "object", "objects"))
 	if len(victims) == 0 {
 		out.Detail = fmt.Sprintf("nothing to delete: no %s", t)
 	}
-	return out, nil
+	return out, gone, nil
 }
 
 func describe(m *meta.RESTMapping, ns, name string) string {
@@ -232,4 +259,53 @@ func deleteDetail(deleted, missing int) string {
 		s += fmt.Sprintf(", %d already absent", missing)
 	}
 	return s
+}
+
+// ReleasePlanner predicts delete.release (implemented by runner/helmstep).
+type ReleasePlanner interface {
+	PlanDeleteRelease(ctx context.Context, st *spec.Step) (runner.Prediction, error)
+}
+
+// Plan is Execute's path with each delete dry-run on the server and no
+// wait for the objects to go.
+func (x *Delete) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+	var p runner.Prediction
+	d := st.Delete
+	if d == nil {
+		return p, wrongStep(st, spec.TypeDelete)
+	}
+	var gone []*unstructured.Unstructured
+	var err error
+	switch {
+	case d.Release != "":
+		rp, ok := x.Releases.(ReleasePlanner)
+		if !ok {
+			return p, errors.New("delete.release is not available: khook was built without the helm executor")
+		}
+		p, err = rp.PlanDeleteRelease(ctx, st)
+		return p, x.Redactor.Error(err)
+	case len(d.Manifests) > 0:
+		_, gone, err = x.manifests(ctx, d, true)
+	default:
+		_, gone, err = x.resource(ctx, d, true)
+	}
+	if err != nil {
+		return p, x.Redactor.Error(err)
+	}
+	return DeletePrediction(gone), nil
+}
+
+// DeletePrediction is a delete of objects as read: delete (count), or
+// no-op when none is there.
+func DeletePrediction(gone []*unstructured.Unstructured) runner.Prediction {
+	var p runner.Prediction
+	if len(gone) == 0 {
+		p.Action, p.Reason = report.ActionNoop, "nothing to delete: already absent"
+		return p
+	}
+	p.Action, p.Reason = report.ActionDelete, fmt.Sprintf("%s to delete", plural(len(gone), "object", "objects"))
+	for _, o := range gone {
+		p.Objects = append(p.Objects, runner.PlannedObject{Action: report.ActionDelete, Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(), Live: o})
+	}
+	return p
 }

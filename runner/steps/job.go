@@ -61,7 +61,7 @@ func (x *Job) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error
 	if st.Job == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeJob)
 	}
-	out, err := x.run(ctx, st)
+	out, err := x.run(ctx, st, false)
 	if out.Writes > 0 || err != nil {
 		kube.InvalidateLive(ctx) // a job may write anything: later reads list again
 	}
@@ -71,14 +71,21 @@ func (x *Job) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error
 	return x.finish(out, err)
 }
 
-func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+// run is the job step's one path, for Execute and (dry: up to the Job's
+// creation as a server-side dry run, no wait) for Plan.
+func (x *Job) run(ctx context.Context, st *spec.Step, dry bool) (runner.Outcome, error) {
 	var out runner.Outcome
 	c, j := x.Clients, st.Job
 	ns := spec.NamespaceOrDefault(j.Namespace)
 	ref := fmt.Sprintf("job/%s in %s", st.Name, ns)
 	jobs := c.Typed.BatchV1().Jobs(ns)
 
-	if j.CreateNamespace {
+	if dry && j.CreateNamespace {
+		ok, err := namespaceExists(ctx, c, ns)
+		if err != nil || !ok {
+			return out, err // the Job is created in a namespace the step creates
+		}
+	} else if j.CreateNamespace {
 		wrote, err := c.EnsureNamespace(ctx, ns)
 		if wrote {
 			out.Writes++
@@ -105,6 +112,9 @@ func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 			return out, nil
 		}
 		out.Writes++
+		if dry {
+			return out, nil // a dry-run create would meet the Job not yet deleted
+		}
 		if err := x.deleteAndWait(ctx, old, ref); err != nil {
 			return out, err
 		}
@@ -112,13 +122,22 @@ func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 
 	job := buildJob(st, ns)
 	out.Writes++
-	created, err := jobs.Create(ctx, job, metav1.CreateOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation})
+	opts := metav1.CreateOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation}
+	if dry {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	created, err := jobs.Create(ctx, job, opts)
 	if err != nil {
-		hint := ""
 		if apierrors.IsNotFound(err) {
-			hint = " (set createNamespace: true to create the namespace)"
+			return out, runner.PendingNamespace(ns, fmt.Errorf("cannot create %s: %w (set createNamespace: true to create the namespace)", ref, c.Explain(err)))
 		}
-		return out, fmt.Errorf("cannot create %s: %w%s", ref, c.Explain(err), hint)
+		if r := kube.Refused(ref, err); r != nil && !kube.IsUnreachable(err) {
+			return out, r
+		}
+		return out, fmt.Errorf("cannot create %s: %w", ref, c.Explain(err))
+	}
+	if dry {
+		return out, nil
 	}
 	out.Changes = append(out.Changes, report.Change{Action: report.DidRun, Kind: "Job", Namespace: ns, Name: st.Name})
 
@@ -357,4 +376,25 @@ func roundDuration(d time.Duration) time.Duration {
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Millisecond)
+}
+
+// Plan is Execute's path up to the Job's creation, dry-run: run (a job
+// runs on every apply), or skip when skipIf: succeeded holds.
+func (x *Job) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+	var p runner.Prediction
+	if st.Job == nil {
+		return p, wrongStep(st, spec.TypeJob)
+	}
+	out, err := x.run(ctx, st, true)
+	if err != nil {
+		return p, x.Redactor.Error(err)
+	}
+	if out.Skipped {
+		p.Action, p.Reason = report.ActionSkip, out.SkipReason
+		return p, nil
+	}
+	ns := spec.NamespaceOrDefault(st.Job.Namespace)
+	p.Action = report.ActionRun
+	p.Reason = fmt.Sprintf("job %s/%s runs on every apply (the previous run's Job is replaced); not counted as a change", ns, st.Name)
+	return p, nil
 }

@@ -39,7 +39,8 @@ func (x *Patch) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, err
 	if st.Patch == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypePatch)
 	}
-	return x.finish(x.run(ctx, st.Patch))
+	out, _, err := x.run(ctx, st.Patch, false)
+	return x.finish(out, err)
 }
 
 // PatchType maps the DSL's patch type to the API's.
@@ -80,7 +81,10 @@ func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, erro
 	}
 	res, err := c.ResolveObject(ctx, "target", p)
 	if err != nil {
-		return nil, err
+		if kube.IsUnreachable(err) {
+			return nil, err
+		}
+		return nil, &runner.Pending{Err: err}
 	}
 	if res.Name == "" {
 		return nil, fmt.Errorf("target %q names no object: write kind/name (daemonset/aws-node)", p.Target)
@@ -92,7 +96,8 @@ func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, erro
 	pv := &PatchPreview{Target: res, Name: describe(res.Mapping, ns, res.Name), namespace: ns, patchType: pt, body: body}
 	pv.Live, err = c.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{})
 	if k8serrors.IsNotFound(err) {
-		return nil, fmt.Errorf("patch target %s not found: it must exist before it can be patched", pv.Name)
+		return nil, &runner.Pending{Object: runner.ObjectKey(res.Mapping.GroupVersionKind.Kind, ns, res.Name), What: "patch target " + pv.Name,
+			Err: fmt.Errorf("patch target %s not found: it must exist before it can be patched", pv.Name)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", pv.Name, c.Explain(err))
@@ -100,27 +105,72 @@ func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, erro
 	return pv, nil
 }
 
-func (x *Patch) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) {
+// run is the patch step's one path, for Execute and (dry: the patch as a
+// server-side dry run) for Plan. It returns the target as read and as
+// patched (nil when unchanged).
+func (x *Patch) run(ctx context.Context, p *spec.Patch, dry bool) (runner.Outcome, *patched, error) {
 	var out runner.Outcome
 	pv, err := x.resolve(ctx, p)
 	if err != nil {
-		return out, err
+		return out, nil, err
 	}
-	if _, changed := PatchOutcome(pv.Live, pv.patchType, pv.body); !changed {
+	after, changed := PatchOutcome(pv.Live, pv.patchType, pv.body)
+	if !changed {
 		out.Changes = []report.Change{change(report.DidUnchanged, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
 		out.Detail = fmt.Sprintf("%s unchanged (the patch is already applied)", pv.Name)
-		return out, nil
+		return out, &patched{preview: pv, after: after, local: after != nil}, nil
 	}
 	r := x.Clients.Resource(pv.Target.Mapping, pv.namespace)
-	_, err = r.Patch(ctx, pv.Target.Name, pv.patchType, pv.body, metav1.PatchOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation})
-	kube.InvalidateLiveOf(ctx, pv.Target.Mapping, pv.namespace)
+	opts := metav1.PatchOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation}
+	if dry {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	answer, err := r.Patch(ctx, pv.Target.Name, pv.patchType, pv.body, opts)
+	if !dry {
+		kube.InvalidateLiveOf(ctx, pv.Target.Mapping, pv.namespace)
+	}
 	if err != nil {
-		return out, x.patchError(pv.Target, pv.Name, p, err)
+		return out, nil, x.patchError(pv.Target, pv.Name, p, err)
 	}
 	out.Writes = 1
 	out.Changes = []report.Change{change(report.DidConfigure, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
 	out.Detail = fmt.Sprintf("patched %s (%s)", pv.Name, patchTypeName(p.Type))
-	return out, nil
+	return out, &patched{preview: pv, after: answer, changed: true, local: after != nil}, nil
+}
+
+// patched is a patch's target before and after.
+type patched struct {
+	preview *PatchPreview
+	after   *unstructured.Unstructured
+	changed bool
+	local   bool // the patch applied locally (else only the server can)
+}
+
+// Plan is Execute's path with the patch dry-run on the server: configure,
+// or unchanged when the patch is already applied.
+func (x *Patch) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+	var p runner.Prediction
+	if st.Patch == nil {
+		return p, wrongStep(st, spec.TypePatch)
+	}
+	_, pt, err := x.run(ctx, st.Patch, true)
+	if err != nil {
+		return p, x.Redactor.Error(err)
+	}
+	live := pt.preview.Live
+	o := runner.PlannedObject{Action: report.ActionConfigure, Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName(), Desired: pt.after, Live: live}
+	if !pt.changed {
+		o.Action, o.Desired = report.ActionUnchanged, nil
+		p.Action, p.Reason = report.ActionUnchanged, "the patch is already applied"
+	} else {
+		p.Action = report.ActionConfigure
+	}
+	if !pt.local {
+		// Only the server can apply this patch: the patch is what is sent.
+		p.Digest = &runner.PlanDigest{Kind: "patch", Data: append([]byte(string(pt.preview.patchType)+"\x00"), pt.preview.body...)}
+	}
+	p.Objects = []runner.PlannedObject{o}
+	return p, nil
 }
 
 func strategicOnCR(res kube.Resource) error {
@@ -133,8 +183,9 @@ func (x *Patch) patchError(res kube.Resource, name string, p *spec.Patch, err er
 		return strategicOnCR(res)
 	case k8serrors.IsNotFound(err):
 		return fmt.Errorf("patch target %s not found: it must exist before it can be patched", name)
-	case k8serrors.IsInvalid(err), k8serrors.IsBadRequest(err):
-		return fmt.Errorf("the API server rejected the %s patch of %s: %s", patchTypeName(p.Type), name, kube.APIMessage(err))
+	}
+	if r := kube.Refused(fmt.Sprintf("the %s patch of %s", patchTypeName(p.Type), name), err); r != nil && !kube.IsUnreachable(err) {
+		return r
 	}
 	return fmt.Errorf("cannot patch %s: %w", name, x.Clients.Explain(err))
 }

@@ -41,7 +41,7 @@ func (x *Rollout) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, e
 		return runner.Outcome{}, wrongStep(st, spec.TypeRollout)
 	}
 	if r.Restart != "" {
-		out, err := x.restart(ctx, r)
+		out, _, err := x.restart(ctx, r, false)
 		return x.finishStep(st, out, err)
 	}
 	out, err := x.status(ctx, r)
@@ -64,49 +64,54 @@ func (x *Rollout) workload(ctx context.Context, r *spec.Rollout, arg, ns string)
 	return res, nil
 }
 
-func (x *Rollout) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
+// restart is the restart's one path, for Execute and (dry: the patch as a
+// server-side dry run) for Plan; dry, it returns the workload as it is (what
+// the plan's digest holds: the dry run's restartedAt is new every time).
+func (x *Rollout) restart(ctx context.Context, r *spec.Rollout, dry bool) (runner.Outcome, *unstructured.Unstructured, error) {
 	var out runner.Outcome
 	ns := spec.NamespaceOrDefault(r.Namespace)
 	res, err := x.workload(ctx, r, r.Restart, ns)
 	if err != nil {
-		return out, fmt.Errorf("restart %w", err)
+		return out, nil, fmt.Errorf("restart %w", err)
 	}
 	name := describe(res.Mapping, ns, res.Name)
 	patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
 		"annotations": map[string]string{RestartedAtAnnotation: x.Now().Format(time.RFC3339)},
 	}}}})
-	_, err = x.Clients.Resource(res.Mapping, ns).Patch(ctx, res.Name, types.StrategicMergePatchType, patch,
-		metav1.PatchOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation})
+	opts := metav1.PatchOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation}
+	var live *unstructured.Unstructured
+	if dry {
+		opts.DryRun = []string{metav1.DryRunAll}
+		if live, err = x.Clients.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{}); err != nil && !k8serrors.IsNotFound(err) {
+			return out, nil, fmt.Errorf("cannot read %s: %w", name, x.Clients.Explain(err))
+		}
+	}
+	_, err = x.Clients.Resource(res.Mapping, ns).Patch(ctx, res.Name, types.StrategicMergePatchType, patch, opts)
 	if k8serrors.IsNotFound(err) {
-		return out, fmt.Errorf("cannot restart %s: not found", name)
+		return out, nil, &runner.Pending{Object: runner.ObjectKey(res.Mapping.GroupVersionKind.Kind, ns, res.Name), What: name,
+			Err: fmt.Errorf("cannot restart %s: not found", name)}
+	}
+	if r := kube.Refused(name, err); r != nil && !kube.IsUnreachable(err) {
+		return out, nil, r
 	}
 	if err != nil {
-		return out, fmt.Errorf("cannot restart %s: %w", name, x.Clients.Explain(err))
+		return out, nil, fmt.Errorf("cannot restart %s: %w", name, x.Clients.Explain(err))
 	}
 	out.Writes = 1
 	out.Changes = []report.Change{change(report.DidRestart, res.Mapping, ns, res.Name)}
 	out.Detail = "restarted " + name
-	return out, nil
+	return out, live, nil
 }
 
 func (x *Rollout) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
 	var out runner.Outcome
 	start := time.Now()
 	ns := spec.NamespaceOrDefault(r.Namespace)
-	res, err := x.workload(ctx, r, r.Status, ns)
+	res, viewer, _, err := x.statusTarget(ctx, r)
 	if err != nil {
-		return out, fmt.Errorf("status %w", err)
+		return out, err
 	}
 	name := describe(res.Mapping, ns, res.Name)
-	viewer, err := polymorphichelpers.StatusViewerFor(res.Mapping.GroupVersionKind.GroupKind())
-	if err != nil {
-		return out, fmt.Errorf("cannot follow the rollout of %s: %v", name, err)
-	}
-	if _, err := x.Clients.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{}); k8serrors.IsNotFound(err) {
-		return out, fmt.Errorf("cannot follow the rollout of %s: not found", name)
-	} else if err != nil {
-		return out, fmt.Errorf("cannot read %s: %w", name, x.Clients.Explain(err))
-	}
 	t := kube.Target{Mapping: res.Mapping, Namespace: ns, Name: res.Name}
 	if err := kube.WaitFor(ctx, x.Clients, t, "rollout to complete", RolloutComplete(viewer)); err != nil {
 		x.diagnose(ctx, start, &out, err, []kube.ObjectRef{{GVK: res.Mapping.GroupVersionKind, Namespace: ns, Name: res.Name}})
@@ -114,6 +119,63 @@ func (x *Rollout) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, 
 	}
 	out.Detail = fmt.Sprintf("rollout of %s complete", name)
 	return out, nil
+}
+
+// statusTarget resolves and reads rollout status's workload.
+func (x *Rollout) statusTarget(ctx context.Context, r *spec.Rollout) (kube.Resource, polymorphichelpers.StatusViewer, *unstructured.Unstructured, error) {
+	ns := spec.NamespaceOrDefault(r.Namespace)
+	res, err := x.workload(ctx, r, r.Status, ns)
+	if err != nil {
+		return res, nil, nil, fmt.Errorf("status %w", err)
+	}
+	name := describe(res.Mapping, ns, res.Name)
+	viewer, err := polymorphichelpers.StatusViewerFor(res.Mapping.GroupVersionKind.GroupKind())
+	if err != nil {
+		return res, nil, nil, fmt.Errorf("cannot follow the rollout of %s: %v", name, err)
+	}
+	live, err := x.Clients.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{})
+	if k8serrors.IsNotFound(err) {
+		return res, nil, nil, &runner.Pending{Object: runner.ObjectKey(res.Mapping.GroupVersionKind.Kind, ns, res.Name), What: name, Fallback: report.ActionWait,
+			Err: fmt.Errorf("cannot follow the rollout of %s: not found", name)}
+	} else if err != nil {
+		return res, nil, nil, fmt.Errorf("cannot read %s: %w", name, x.Clients.Explain(err))
+	}
+	return res, viewer, live, nil
+}
+
+// Plan is Execute's path with the restart dry-run and no wait: restart
+// (every apply; not counted as a change), or for status no-op when the
+// rollout is complete, else wait.
+func (x *Rollout) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+	var p runner.Prediction
+	r := st.Rollout
+	if r == nil {
+		return p, wrongStep(st, spec.TypeRollout)
+	}
+	if r.Restart != "" {
+		_, live, err := x.restart(ctx, r, true)
+		if err != nil {
+			return p, x.Redactor.Error(err)
+		}
+		p.Action, p.Reason = report.ActionRestart, "a restart happens on every apply; not counted as a change"
+		p.DiffNote = "a restart sets a new restartedAt annotation on the pod template"
+		p.Objects = []runner.PlannedObject{{Action: report.ActionRestart, Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName(), Live: live}}
+		return p, nil
+	}
+	_, viewer, live, err := x.statusTarget(ctx, r)
+	if err != nil {
+		return p, x.Redactor.Error(err)
+	}
+	done, pending, err := RolloutComplete(viewer)([]*unstructured.Unstructured{live})
+	switch {
+	case err != nil:
+		p.Action, p.Reason = report.ActionWait, err.Error()
+	case done:
+		p.Action, p.Reason = report.ActionNoop, "the rollout is complete"
+	default:
+		p.Action, p.Reason = report.ActionWait, pending
+	}
+	return p, nil
 }
 
 // RolloutComplete is kubectl rollout status's decision as a wait predicate:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -61,4 +62,32 @@ func WaitTarget(ctx context.Context, c *kube.Clients, w *spec.Wait) (kube.Target
 		t.Namespace = spec.NamespaceOrDefault(w.Namespace)
 	}
 	return t, cond, t.Validate()
+}
+
+// Plan is Execute's path without the wait: no-op when the condition holds
+// already, else wait with what is pending. An unresolvable target is a
+// wait with apply's sentence (an earlier step may create it).
+func (x *Wait) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+	var p runner.Prediction
+	if st.Wait == nil {
+		return p, wrongStep(st, spec.TypeWait)
+	}
+	t, cond, err := WaitTarget(ctx, x.Clients, st.Wait)
+	if err != nil {
+		if kube.IsUnreachable(err) {
+			return p, err
+		}
+		p.Action, p.Reason = report.ActionWait, x.Redactor.String(err.Error())
+		return p, nil
+	}
+	objs, err := t.List(ctx, x.Clients)
+	if err != nil {
+		return p, err
+	}
+	if done, pending := cond.Evaluate(objs); done {
+		p.Action, p.Reason = report.ActionNoop, fmt.Sprintf("%s already holds on %s", cond, t)
+	} else {
+		p.Action, p.Reason = report.ActionWait, pending
+	}
+	return p, nil
 }

@@ -1,0 +1,287 @@
+package helmstep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// skipInstalled is skipIf: installed, for Execute and Plan: the reason to
+// skip, or "".
+func skipInstalled(h *spec.Helm, r *Release) string {
+	if h.SkipIf == "installed" && r.Installed() {
+		return fmt.Sprintf("release %s already installed (revision %d; skipIf: installed)", r.Name, r.Last.Version)
+	}
+	return ""
+}
+
+// Plan is Execute's path with Helm's server-side dry run (the same install
+// or upgrade action, DryRunStrategy=server, as helm's own --dry-run=server)
+// and no waits: install / upgrade / unchanged / skip, the same release
+// history, chart and values; a converged release is checked for drift of
+// its live objects as Execute checks it. The rendered objects are compared
+// with the live ones (Drift), so out-of-band edits and value changes show,
+// and an object the API server would refuse (an immutable field) is apply's
+// failure. An error is what Execute would fail with.
+func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput) (runner.Prediction, error) {
+	p, err := e.plan(ctx, st, in)
+	return p, e.redactor.Error(err)
+}
+
+func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput) (runner.Prediction, error) {
+	var p runner.Prediction
+	h := st.Helm
+	if h == nil {
+		return p, errors.New("helm executor: the step has no helm: block (internal error)")
+	}
+	r, err := e.Open(st)
+	if err != nil {
+		return p, err
+	}
+	name, last := r.Name, r.Last
+	installed := r.Installed()
+	p.Release = &runner.PlannedRelease{}
+	if last != nil {
+		p.Release.Revision = last.Version
+	}
+	if why := skipInstalled(h, r); why != "" {
+		p.Action, p.Reason = report.ActionSkip, why
+		return p, nil
+	}
+	if installed && last.Info.Status.IsPending() {
+		return p, &runner.Pending{Err: fmt.Errorf("release %s is %s at revision %d: another Helm operation is running or was interrupted", name, last.Info.Status, last.Version)}
+	}
+	if err := e.Load(ctx, r); err != nil {
+		return p, err
+	}
+	target := chartVersion(r.Chart())
+	p.Release.Chart, p.Release.Values, p.Release.ChartName = ChartContent(r.Chart()), r.Values, chartName(r.Chart())
+	if err := e.namespaceReady(ctx, r); err != nil {
+		return p, err
+	}
+	ignore, _ := kube.IgnoreOptions(st.Ignored) // validated
+
+	var from string // what is installed
+	if installed {
+		from = fmt.Sprintf("revision %d, chart %s", last.Version, chartVersion(last.Chart))
+	}
+	sameC, sameV := r.Same()
+	if installed && last.Info.Status == rcommon.StatusDeployed && sameC && sameV {
+		diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: ignore})
+		if err != nil {
+			if kube.IsUnreachable(err) {
+				return p, err
+			}
+			p.Action, p.Reason = report.ActionUpgrade, fmt.Sprintf("%s: the live objects cannot be compared (%v): apply upgrades", from, err)
+			p.DiffNote = err.Error()
+			return p, nil
+		}
+		if len(diffs) == 0 {
+			p.Action, p.Reason = report.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+DependenciesNote(r.Dependencies())+TestsNote(TestsDue(last, h))
+			return p, nil
+		}
+		p.Action = report.ActionUpgrade
+		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(diffs), plural(len(diffs), "object", "objects"))
+		p.Objects = plannedDiffs(diffs, nil)
+		return p, nil
+	}
+
+	res, err := e.DryRun(ctx, r, DryRunOptions{APIVersions: in.APIVersions, Lookup: in.Lookup})
+	if err != nil {
+		if kind, group, ok := noKindMatch(err); ok {
+			if !installed && chartDefines(r.Chart(), kind, group) {
+				// Install registers the chart's crds/ first, then renders.
+				p.Action, p.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
+				p.DiffNote = fmt.Sprintf("kind %s comes with the chart's crds/: the release is rendered once they are installed", runner.Qualified(kind, group))
+				return p, nil
+			}
+			if in.Produced != nil && in.Produced(kind, group) {
+				return p, runner.PendingKind(kind, group, err)
+			}
+		}
+		return p, err
+	}
+	switch {
+	case !installed:
+		p.Action, p.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
+	case last.Info.Status != rcommon.StatusDeployed:
+		p.Action, p.Reason = report.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to revision %d, chart %s", from, last.Info.Status, res.Version, target)
+	default:
+		var why []string
+		if r.PostRenderersChanged() {
+			why = append(why, "post-renderers changed")
+		}
+		if !sameC && (!r.PostRenderersChanged() || chartVersion(last.Chart) != target) {
+			why = append(why, "chart "+chartVersion(last.Chart)+" -> "+target)
+		}
+		if !sameV {
+			why = append(why, "values changed")
+		}
+		p.Action, p.Reason = report.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
+	}
+	p.Reason += DependenciesNote(r.Dependencies()) + TestsNote(TestsToRun(res, h))
+	if len(r.Adopts) > 0 { // takeOwnership
+		p.Reason += "; takes ownership of " + strings.Join(r.Adopts, ", ")
+	}
+	// Each rendered object against the cluster (with or without --diff):
+	// the server's dry run of each is what the upgrade sends, so what it
+	// refuses fails the step, as it fails the upgrade.
+	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: ignore})
+	if err != nil {
+		var refused *kube.RefusedError
+		if kube.IsUnreachable(err) || errors.As(err, &refused) {
+			return p, err
+		}
+		p.DiffNote = err.Error()
+		return p, nil
+	}
+	var removed []*unstructured.Unstructured
+	if installed {
+		removed = droppedObjects(last.Manifest, res.Manifest, r.Namespace)
+	}
+	p.Objects = plannedDiffs(diffs, removed)
+	return p, nil
+}
+
+// namespaceReady is apply's check of the release namespace: missing and
+// not created by the step is apply's failure.
+func (e *Executor) namespaceReady(ctx context.Context, r *Release) error {
+	if r.step.Helm.CreateNamespace {
+		return nil
+	}
+	_, _, err := e.clients.Live(ctx, kube.NamespaceMapping, "", r.Namespace)
+	if err == nil {
+		return nil
+	}
+	if apierrors.IsNotFound(err) {
+		return runner.PendingNamespace(r.Namespace, e.NamespaceMissing(r))
+	}
+	return fmt.Errorf("cannot read namespace %s: %w", r.Namespace, e.clients.Explain(err))
+}
+
+// PlanDeleteRelease predicts delete.release: the release, when installed.
+func (e *Executor) PlanDeleteRelease(ctx context.Context, st *spec.Step) (runner.Prediction, error) {
+	d := st.Delete
+	ns := spec.NamespaceOrDefault(d.Namespace)
+	r, err := e.OpenRelease(d.Release, ns)
+	if err != nil {
+		return runner.Prediction{}, e.redactor.Error(err)
+	}
+	if !r.Installed() {
+		return runner.Prediction{Action: report.ActionNoop, Reason: "nothing to delete: already absent"}, nil
+	}
+	last := r.Last
+	return runner.Prediction{Action: report.ActionDelete, Reason: "1 object to delete", Objects: []runner.PlannedObject{{
+		Action: report.ActionDelete, Kind: "HelmRelease", Namespace: ns, Name: d.Release,
+		LiveDigest: []byte(last.Namespace + "/" + last.Name + "/" + strconv.Itoa(last.Version)),
+	}}}, nil
+}
+
+func plannedDiffs(diffs []ObjectDiff, removed []*unstructured.Unstructured) []runner.PlannedObject {
+	var out []runner.PlannedObject
+	for _, d := range diffs {
+		out = append(out, runner.PlannedObject{Action: d.Action, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Desired: d.Desired, Live: d.Live})
+	}
+	for _, obj := range removed {
+		out = append(out, runner.PlannedObject{Action: report.ActionDelete, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(), Live: obj})
+	}
+	return out
+}
+
+// noKindMatch finds the kind a rendered release uses that the cluster does
+// not serve (yet).
+func noKindMatch(err error) (kind, group string, ok bool) {
+	var nk *meta.NoKindMatchError
+	if errors.As(err, &nk) {
+		return nk.GroupKind.Kind, nk.GroupKind.Group, true
+	}
+	// Through the resource builder's aggregated errors only the text is left.
+	m := noMatchText.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", "", false
+	}
+	group, _, _ = strings.Cut(m[2], "/")
+	if !strings.Contains(m[2], "/") {
+		group = ""
+	}
+	return m[1], group, true
+}
+
+// noMatchText is meta.NoKindMatchError's sentence.
+var noMatchText = regexp.MustCompile(`no matches for kind "([^"]+)" in version "([^"]+)"`)
+
+// chartDefines reports whether the chart's crds/ (subcharts' included)
+// define the kind.
+func chartDefines(ch *chartv2.Chart, kind, group string) bool {
+	if ch == nil {
+		return false
+	}
+	for _, f := range ch.CRDObjects() {
+		objs, err := kube.DecodeManifests(f.File.Data)
+		if err != nil {
+			continue
+		}
+		for _, o := range objs {
+			if k, g, _ := kube.CRDNames(o); k == kind && g == group {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// droppedObjects lists the objects of the old manifest that the new one no
+// longer has: an upgrade deletes them.
+func droppedObjects(oldManifest, newManifest, ns string) []*unstructured.Unstructured {
+	key := func(u *unstructured.Unstructured) string {
+		n := u.GetNamespace()
+		if n == "" {
+			n = ns
+		}
+		return u.GetAPIVersion() + "/" + u.GetKind() + "/" + n + "/" + u.GetName()
+	}
+	oldObjs, err1 := kube.DecodeManifests([]byte(oldManifest))
+	newObjs, err2 := kube.DecodeManifests([]byte(newManifest))
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	keep := map[string]bool{}
+	for _, u := range newObjs {
+		keep[key(u)] = true
+	}
+	var out []*unstructured.Unstructured
+	for _, u := range oldObjs {
+		if !keep[key(u)] {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func chartVersion(ch *chartv2.Chart) string {
+	if ch != nil && ch.Metadata != nil {
+		return ch.Metadata.Name + "@" + ch.Metadata.Version
+	}
+	return "(unknown)"
+}
+
+func chartName(ch *chartv2.Chart) string {
+	if ch != nil && ch.Metadata != nil {
+		return ch.Metadata.Name
+	}
+	return ""
+}

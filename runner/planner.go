@@ -1,0 +1,137 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/spec"
+)
+
+// Planner is an executor's second entry point: Plan runs Execute's own path
+// with a server-side dry run for every write and no waits, and says what
+// Execute would do. It writes nothing. An error is what Execute would fail
+// with (its sentence); the plan decides, in one place (runner/plan), what
+// such an error makes of the step.
+type Planner interface {
+	Plan(ctx context.Context, step *spec.Step, in PlanInput) (Prediction, error)
+}
+
+// PlanInput is what the plan hands an executor beyond the step.
+type PlanInput struct {
+	// APIVersions are the API versions CRDs of earlier steps serve by the
+	// time the step runs (helm's capabilities).
+	APIVersions []string
+	// Lookup wraps the REST config a chart's templates read the cluster
+	// with (the lookup-secrets policy); nil: as apply.
+	Lookup func(*rest.Config) *rest.Config
+	// Produced reports whether an earlier step of the run registers a kind
+	// (Kind.group, lower-case): a chart that uses it cannot be rendered yet.
+	Produced func(kind, group string) bool
+}
+
+// Prediction is what an executor's Plan says Execute would do.
+type Prediction struct {
+	Action report.Action
+	Reason string
+	// Objects are the objects the step would touch, with what was sent
+	// (Desired, the server's dry-run answer where there is one) and what was
+	// read (Live): the plan diffs and digests them.
+	Objects []PlannedObject
+	// DiffNote says why the step has no diff ("" when Objects make it).
+	DiffNote string
+	// Digest is what only the executor knows to digest: a patch body when
+	// only the server can apply it (Kind "patch"). Nil: none.
+	Digest *PlanDigest
+	// Release is what a helm step is predicted against (nil: not known).
+	Release *PlannedRelease
+}
+
+// PlannedRelease is a helm step's release as predicted: the last
+// revision, and the chart (its content) and values apply would install
+// (nil: not loaded).
+type PlannedRelease struct {
+	Revision  int
+	Chart     any
+	Values    map[string]any
+	ChartName string
+}
+
+// PlannedObject is one object of a prediction.
+type PlannedObject struct {
+	Action                report.Action
+	Kind, Namespace, Name string
+	// Desired is the object as the server answered the dry run (or as
+	// sent, when it could not be dry-run: its namespace or kind comes with
+	// the same step); nil for a delete.
+	Desired *unstructured.Unstructured
+	// Live is the object as read; nil when it does not exist.
+	Live *unstructured.Unstructured
+	// LiveDigest, when set, is what to digest instead of Live (a release).
+	LiveDigest []byte
+}
+
+// PlanDigest is raw material for the plan's digests.
+type PlanDigest struct {
+	Kind string
+	Data []byte
+}
+
+// Pending is an error saying a step needs what the cluster does not have
+// yet: a namespace, a kind or an object. The plan says which earlier step
+// provides it (the step is then unknown), or, when none does, that apply
+// fails with Err.
+type Pending struct {
+	// Namespace is a namespace that does not exist.
+	Namespace string
+	// Kind and Group are a kind the cluster does not serve.
+	Kind, Group string
+	// Object is the key of an object that does not exist (lower-case kind,
+	// namespace, name) and What names it for messages.
+	Object, What string
+	// Fallback, when set, is the step's action when nothing produces what
+	// is missing (rollout status: wait), with Err's text as the reason;
+	// empty: the step fails with Err, or is unknown for a kind or object.
+	Fallback report.Action
+	Err      error
+}
+
+func (p *Pending) Error() string { return p.Err.Error() }
+func (p *Pending) Unwrap() error { return p.Err }
+
+// AsPending finds a Pending in err's chain.
+func AsPending(err error) (*Pending, bool) {
+	var p *Pending
+	ok := errors.As(err, &p)
+	return p, ok
+}
+
+// PendingNamespace wraps err (apply's own sentence) as a missing namespace.
+func PendingNamespace(ns string, err error) error {
+	return &Pending{Namespace: ns, Err: err}
+}
+
+// PendingKind wraps err as a kind the cluster does not serve yet.
+func PendingKind(kind, group string, err error) error {
+	if err == nil {
+		err = fmt.Errorf("kind %s is not served", Qualified(kind, group))
+	}
+	return &Pending{Kind: kind, Group: group, Err: err}
+}
+
+// Qualified is kind.group ("Widget.example.com"), or kind for the core group.
+func Qualified(kind, group string) string {
+	if group == "" {
+		return kind
+	}
+	return kind + "." + group
+}
+
+// ObjectKey names an object by lower-case kind, namespace and name: how a
+// plan finds the step that applies an object a step needs (Pending.Object).
+func ObjectKey(kind, ns, name string) string { return strings.ToLower(kind) + "/" + ns + "/" + name }
