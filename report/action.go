@@ -14,6 +14,9 @@ const (
 	ActionCreate    Action = "create"
 	ActionConfigure Action = "configure"
 	ActionDelete    Action = "delete"
+	// ActionReplace: an object whose immutable field changes is deleted and
+	// created again (onImmutable: recreate).
+	ActionReplace Action = "replace"
 	// ActionUninstall: a release a step no longer installs (pruning).
 	ActionUninstall Action = "uninstall"
 	ActionNoop      Action = "no-op"
@@ -37,6 +40,7 @@ const (
 	DidConfigure Did = "configured"
 	DidUnchanged Did = "unchanged"
 	DidDelete    Did = "deleted"
+	DidReplace   Did = "replaced"
 	DidInstall   Did = "installed"
 	DidUpgrade   Did = "upgraded"
 	DidUninstall Did = "uninstalled"
@@ -55,6 +59,8 @@ func (a Action) Done() Did {
 		return DidConfigure
 	case ActionDelete:
 		return DidDelete
+	case ActionReplace:
+		return DidReplace
 	case ActionInstall:
 		return DidInstall
 	case ActionUninstall:

@@ -27,8 +27,8 @@ const KindRelease = "HelmRelease"
 // change": Plan.Changes, Results.Changes, the changes output, comment:
 // on-change, the verdicts, totals, JUnit and the Terraform report use it.
 var changing = map[string]bool{
-	string(ActionInstall): true, string(ActionUpgrade): true, string(ActionCreate): true, string(ActionConfigure): true, string(ActionDelete): true, string(ActionUninstall): true,
-	string(DidInstall): true, string(DidUpgrade): true, string(DidCreate): true, string(DidConfigure): true, string(DidDelete): true, string(DidUninstall): true,
+	string(ActionInstall): true, string(ActionUpgrade): true, string(ActionCreate): true, string(ActionConfigure): true, string(ActionDelete): true, string(ActionUninstall): true, string(ActionReplace): true,
+	string(DidInstall): true, string(DidUpgrade): true, string(DidCreate): true, string(DidConfigure): true, string(DidDelete): true, string(DidUninstall): true, string(DidReplace): true,
 }
 
 // IsChange reports whether an action, predicted or done, changes the
@@ -69,7 +69,7 @@ func (r Results) MarshalJSON() ([]byte, error) {
 }
 
 // didOrder is the order totals list actions in.
-var didOrder = []Did{DidInstall, DidUpgrade, DidCreate, DidConfigure, DidDelete, DidUninstall, DidRun, DidRestart, DidUnchanged}
+var didOrder = []Did{DidInstall, DidUpgrade, DidCreate, DidConfigure, DidReplace, DidDelete, DidUninstall, DidRun, DidRestart, DidUnchanged}
 
 // ChangeTotals counts what the steps did per step type:
 // "Apply: 2 created, 1 configured, 14 unchanged; Helm: 1 upgraded"; "" when

@@ -41,7 +41,7 @@ func (t *TerraformReport) count(action Did) {
 	switch action {
 	case DidInstall, DidCreate:
 		t.Create++
-	case DidUpgrade, DidConfigure:
+	case DidUpgrade, DidConfigure, DidReplace:
 		t.Update++
 	case DidDelete, DidUninstall:
 		t.Delete++

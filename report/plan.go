@@ -10,7 +10,7 @@ import (
 
 // actionOrder is the order of the closing totals line, changes first.
 var actionOrder = []Action{
-	ActionFail, ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionDelete, ActionUninstall,
+	ActionFail, ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionReplace, ActionDelete, ActionUninstall,
 	ActionRestart, ActionRun, ActionWait, ActionUnchanged, ActionNoop, ActionSkip,
 	ActionUnknown, ActionPlanned, ActionExcluded,
 }
@@ -22,6 +22,7 @@ var actionPhrase = map[Action]string{
 	ActionCreate:    "to create",
 	ActionConfigure: "to configure",
 	ActionDelete:    "to delete",
+	ActionReplace:   "to replace",
 	ActionUninstall: "to uninstall",
 	ActionRestart:   "to restart",
 	ActionRun:       "to run",

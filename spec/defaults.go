@@ -46,6 +46,9 @@ func applyDefaults(s *Spec) {
 		if st.OnError == "" {
 			st.OnError = OnErrorFail
 		}
+		if st.OnImmutable == "" && (st.Helm != nil || st.Apply != nil) {
+			st.OnImmutable = d.OnImmutable
+		}
 		if st.Helm != nil || st.Apply != nil {
 			st.Ignored = s.ignoreFor(st)
 		}

@@ -133,7 +133,21 @@ type Defaults struct {
 	Retries    *int     `json:"retries,omitempty"`
 	RetryDelay Duration `json:"retryDelay,omitempty"`
 	OnError    string   `json:"onError,omitempty"`
+	// OnImmutable is the helm and apply steps' onImmutable default.
+	OnImmutable string `json:"onImmutable,omitempty"`
 }
+
+// onImmutable values: what a change the API server refuses as immutable
+// does to the object.
+const (
+	OnImmutableFail     = "fail"     // the step fails, nothing of the object written (the default)
+	OnImmutableRecreate = "recreate" // the object is deleted (foreground) and created again
+)
+
+// OnImmutableAnnotation set to recreate on one object (in a manifest or a
+// chart's template) replaces that object when an immutable field of it
+// changes; the only way to replace a Namespace, a CRD, a PVC or a PV.
+const OnImmutableAnnotation = "khook.io/on-immutable"
 
 // Built-in defaults of the DSL.
 const (
@@ -161,6 +175,9 @@ type Step struct {
 	Retries    int               `json:"retries,omitempty"`
 	RetryDelay Duration          `json:"retryDelay,omitempty"`
 	OnError    string            `json:"onError,omitempty"`
+	// OnImmutable (helm and apply steps): fail or recreate; after loading,
+	// the effective value (step, else defaults, else fail).
+	OnImmutable string `json:"onImmutable,omitempty"`
 
 	Helm    *Helm    `json:"helm,omitempty"`
 	Apply   *Apply   `json:"apply,omitempty"`

@@ -68,6 +68,7 @@ func (v *validator) envelope() {
 		v.errorf("metadata.name", "", "%s", msg)
 	}
 	v.schedule("defaults", s.Defaults.Retries, s.Defaults.OnError)
+	v.onImmutable("defaults.onImmutable", s.Defaults.OnImmutable)
 	if st := s.State; st != nil {
 		if msg := checkLabel(st.Namespace); msg != "" {
 			v.errorf("state.namespace", "", "%s", msg)
@@ -89,6 +90,13 @@ func (v *validator) schedule(path string, retries *int, onError string) {
 	}
 	if onError != "" && onError != OnErrorFail && onError != OnErrorContinue {
 		v.errorf(path+".onError", "", "must be fail or continue, got %q", onError)
+	}
+}
+
+// onImmutable checks an onImmutable value at path.
+func (v *validator) onImmutable(path, value string) {
+	if value != "" && value != OnImmutableFail && value != OnImmutableRecreate {
+		v.errorf(path, "", "must be fail or recreate, got %q", value)
 	}
 }
 
@@ -149,6 +157,12 @@ func (v *validator) step(st *Step, names map[string]*Step) {
 		onError = st.OnError
 	}
 	v.schedule(p, retries, onError)
+	if v.written(p + ".onImmutable") {
+		v.onImmutable(p+".onImmutable", st.OnImmutable)
+		if st.Helm == nil && st.Apply == nil {
+			v.errorf(p+".onImmutable", "remove onImmutable, or set it on the helm or apply step that writes the object", "only helm and apply steps replace objects")
+		}
+	}
 	v.stepIgnore(st)
 	v.pruneStep(st)
 

@@ -10,11 +10,14 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/report"
@@ -154,7 +157,7 @@ func verdict(r report.StepResult) report.Action {
 		return report.ActionInstall
 	case did[report.DidUpgrade]:
 		return report.ActionUpgrade
-	case did[report.DidConfigure]:
+	case did[report.DidConfigure], did[report.DidReplace]:
 		return report.ActionConfigure
 	case did[report.DidCreate]:
 		return report.ActionCreate
@@ -316,6 +319,262 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 			t.Errorf("totals line = %q", report.TotalsLine(p))
 		}
 	})
+}
+
+// rejectedSpec is one step the API server refuses on apply: %[1]s is the
+// test namespace, %[2]s the step.
+const rejectedSpec = `apiVersion: khook.io/v1
+kind: Khook
+metadata:
+  name: rejected
+defaults:
+  timeout: 60s
+steps:
+%[2]s`
+
+// Whatever the API server refuses on apply plans as fail, for every step
+// type that writes, with apply's own sentence in one line (the object, the
+// field, the server's reason; no struct dump), and apply then writes
+// nothing of the refused object.
+func TestPlanAndApplyAgreeOnRejections(t *testing.T) {
+	ns := testCluster.Namespace(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	clients, err := kube.NewClientsForConfig(testCluster.RESTConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createWeb(t, ns)
+	chart, _ := filepath.Abs("../../test/testdata/charts/demo")
+	deny := admissionDenial(ctx, t, ns)
+	limited := limitedClients(ctx, t, ns)
+	selectorChange := fmt.Sprintf(`  - name: web
+    apply:
+      namespace: %s
+      manifests:
+        - inline: |
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: web}
+            spec:
+              replicas: 1
+              selector: {matchLabels: {app: web2}}
+              template:
+                metadata: {labels: {app: web2}}
+                spec: {containers: [{name: web, image: example.invalid/web}]}
+`, ns)
+	for _, tc := range []struct {
+		name    string
+		step    string
+		clients *kube.Clients
+		want    []string // in the one-line reason
+		absent  string   // a ConfigMap apply must not create
+	}{
+		{name: "apply: immutable field", step: selectorChange, want: []string{"Deployment " + ns + "/web", "spec.selector", "field is immutable", "onImmutable: recreate"}},
+		{name: "patch: immutable field", step: fmt.Sprintf(`  - name: web
+    patch:
+      target: deployment/web
+      namespace: %s
+      type: merge
+      patch: {spec: {selector: {matchLabels: {tier: x}}, template: {metadata: {labels: {tier: x}}}}}
+`, ns), want: []string{"deployment.apps/web", "spec.selector", "field is immutable"}},
+		{name: "apply: strict typo", step: fmt.Sprintf(`  - name: typo
+    apply:
+      namespace: %s
+      manifests:
+        - inline: '{apiVersion: v1, kind: ConfigMap, metadata: {name: typo}, datta: {a: "1"}}'
+`, ns), want: []string{"ConfigMap " + ns + "/typo", `unknown field "datta"`}, absent: "typo"},
+		{name: "apply: missing namespace", step: `  - name: lost
+    apply:
+      namespace: nowhere-` + ns + `
+      manifests:
+        - inline: '{apiVersion: v1, kind: ConfigMap, metadata: {name: lost}}'
+`, want: []string{`namespace "nowhere-` + ns + `" does not exist`}},
+		{name: "job: missing namespace", step: `  - name: lost
+    job:
+      image: busybox
+      namespace: nowhere-` + ns + `
+`, want: []string{"job/lost in nowhere-" + ns, "createNamespace"}},
+		{name: "helm: missing namespace", step: fmt.Sprintf(`  - name: lost
+    helm:
+      chart: %s
+      namespace: nowhere-%s
+`, chart, ns), want: []string{"namespace nowhere-" + ns + " not found"}},
+		{name: "apply: admission denial", step: fmt.Sprintf(`  - name: denied
+    apply:
+      namespace: %s
+      manifests:
+        - inline: '{apiVersion: v1, kind: ConfigMap, metadata: {name: denied}}'
+`, ns), want: []string{"ConfigMap " + ns + "/denied", deny}, absent: "denied"},
+		{name: "apply: RBAC forbidden", clients: limited, step: fmt.Sprintf(`  - name: forbidden
+    apply:
+      namespace: %s
+      manifests:
+        - inline: '{apiVersion: v1, kind: ConfigMap, metadata: {name: forbidden}}'
+`, ns), want: []string{"ConfigMap " + ns + "/forbidden", "forbidden", "cannot create resource"}, absent: "forbidden"},
+		{name: "patch: RBAC forbidden", clients: limited, step: fmt.Sprintf(`  - name: forbidden
+    patch:
+      target: configmap/seen
+      namespace: %s
+      type: merge
+      patch: {data: {a: "2"}}
+`, ns), want: []string{"configmap/seen", "forbidden", "cannot patch resource"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "khook.yaml")
+			if err := os.WriteFile(file, []byte(fmt.Sprintf(rejectedSpec, ns, tc.step)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := spec.Load(spec.LoadOptions{Files: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := clients
+			if tc.clients != nil {
+				c = tc.clients
+			}
+			cfg := &Configuration{Clients: c}
+			before := webSelector(ctx, t, ns)
+			p, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := (&Apply{Config: cfg}).Run(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps, r := p.Steps[0], res.Steps[0]
+			t.Logf("plan: %s: %s\napply: %s: %s", ps.Action, ps.Reason, r.Status, r.Error)
+			if ps.Action != report.ActionFail || r.Status != report.StatusFailed {
+				t.Fatalf("plan predicted %s (%s), apply %s (%s): want fail and failed", ps.Action, ps.Reason, r.Status, r.Error)
+			}
+			if ps.Reason != r.Error {
+				t.Errorf("plan and apply word the failure differently:\nplan:  %s\napply: %s", ps.Reason, r.Error)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(ps.Reason, w) {
+					t.Errorf("the reason does not say %q: %s", w, ps.Reason)
+				}
+			}
+			if strings.Contains(ps.Reason, "\n") || strings.Contains(ps.Reason, "{") || len(ps.Reason) > 400 {
+				t.Errorf("the reason is not one short line (a struct dump?): %s", ps.Reason)
+			}
+			if report.TotalsLine(p) != "Plan: 1 would fail." {
+				t.Errorf("totals line = %q", report.TotalsLine(p))
+			}
+			if after := webSelector(ctx, t, ns); after != before {
+				t.Errorf("apply changed deployment/web's selector: %s -> %s", before, after)
+			}
+			if tc.absent != "" {
+				if _, err := testCluster.Client.CoreV1().ConfigMaps(ns).Get(ctx, tc.absent, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					t.Errorf("ConfigMap %s exists after the refused apply (%v)", tc.absent, err)
+				}
+			}
+		})
+	}
+}
+
+// webSelector is deployment/web's selector, as text.
+func webSelector(ctx context.Context, t *testing.T, ns string) string {
+	t.Helper()
+	d, err := testCluster.Client.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return metav1.FormatLabelSelector(d.Spec.Selector)
+}
+
+// admissionDenial installs an admission policy (CEL, no webhook server)
+// that denies ConfigMaps named "denied" in ns, and returns its message.
+func admissionDenial(ctx context.Context, t *testing.T, ns string) string {
+	t.Helper()
+	const msg = "configmaps named denied are refused by policy"
+	name := "deny-" + ns
+	deny := admissionregistrationv1.Deny
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+				}}}},
+			Validations: []admissionregistrationv1.Validation{{Expression: `object.metadata.name != "denied"`, Message: msg}},
+		}}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{deny},
+			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}}}}
+	ar := testCluster.Client.AdmissionregistrationV1()
+	if _, err := ar.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ar.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = ar.ValidatingAdmissionPolicyBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
+		_ = ar.ValidatingAdmissionPolicies().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	// The policy is enforced once the API server has loaded it: await a
+	// dry-run create that it refuses.
+	probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "denied"}}
+	for {
+		_, err := testCluster.Client.CoreV1().ConfigMaps(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil && strings.Contains(err.Error(), msg) {
+			return msg
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the admission policy was not enforced before the deadline: %v", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond): // the API server's policy reload has no watchable signal
+		}
+	}
+}
+
+// limitedClients act as a user who may read ConfigMaps in ns (and
+// namespaces), and write nothing: every write is forbidden.
+func limitedClients(ctx context.Context, t *testing.T, ns string) *kube.Clients {
+	t.Helper()
+	user := "limited-" + ns
+	rbac := testCluster.Client.RbacV1()
+	read := []string{"get", "list", "watch"}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps", "namespaces", "secrets"}, Verbs: read},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: read},
+	}}
+	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user, Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: user},
+		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}}}
+	if _, err := rbac.RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: user},
+		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}}}
+	if _, err := rbac.ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = rbac.ClusterRoleBindings().Delete(context.Background(), user, metav1.DeleteOptions{})
+		_ = rbac.ClusterRoles().Delete(context.Background(), user, metav1.DeleteOptions{})
+	})
+	seen := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "seen"}, Data: map[string]string{"a": "1"}}
+	if _, err := testCluster.Client.CoreV1().ConfigMaps(ns).Create(ctx, seen, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := rest.CopyConfig(testCluster.RESTConfig)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	c, err := kube.NewClientsForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // configMaps reads the named ConfigMaps' data (nil for an absent one).

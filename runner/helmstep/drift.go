@@ -41,6 +41,10 @@ type DriftInput struct {
 	Applied bool
 	// Ignore are the step's ignore rules: fields the decision leaves out.
 	Ignore kube.ChangeOptions
+	// OnImmutable is the step's onImmutable: an object the server refuses
+	// for an immutable field is then a replace (kube.Recreates), not an
+	// error.
+	OnImmutable string
 }
 
 // ObjectDiff is one object of a manifest whose live state differs from what
@@ -153,6 +157,11 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 			return nil, nil
 		}
 		applied, err := dryRunApply(ctx, ri, desired)
+		if kube.ImmutableField(err) != "" && kube.Recreates(obj, in.OnImmutable) {
+			change := kube.Decide(live, desired, in.Ignore)
+			d.Action, d.Live, d.Desired = report.ActionReplace, change.Live, change.After
+			return d, nil
+		}
 		if r := kube.Refused(d.id(), err); r != nil && !kube.IsUnreachable(err) {
 			return nil, fmt.Errorf("release %s: %w", in.Release, r)
 		}

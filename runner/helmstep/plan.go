@@ -140,14 +140,22 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	// Each rendered object against the cluster (with or without --diff):
 	// the server's dry run of each is what the upgrade sends, so what it
 	// refuses fails the step, as it fails the upgrade.
-	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: ignore})
+	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: ignore, OnImmutable: st.OnImmutable})
 	if err != nil {
 		var refused *kube.RefusedError
-		if kube.IsUnreachable(err) || errors.As(err, &refused) {
+		if errors.As(err, &refused) {
+			return p, e.failure(r, refused) // as runAction words the upgrade's refusal
+		}
+		if kube.IsUnreachable(err) {
 			return p, err
 		}
 		p.DiffNote = err.Error()
 		return p, nil
+	}
+	for _, d := range diffs {
+		if d.Action == report.ActionReplace {
+			p.Reason += fmt.Sprintf("; replaces %s (an immutable field changes; onImmutable: recreate)", d.id())
+		}
 	}
 	var removed []*unstructured.Unstructured
 	if installed {

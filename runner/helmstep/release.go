@@ -2,8 +2,8 @@ package helmstep
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"k8s.io/client-go/rest"
 	"strings"
 	"sync"
 
@@ -13,6 +13,10 @@ import (
 	"helm.sh/helm/v4/pkg/postrenderer"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -172,15 +176,38 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		} else if opts.Ignores() {
 			post = leaveIgnored{ctx: ctx, clients: e.clients, opts: opts, namespace: r.Namespace}
 		}
+		if dry == action.DryRunNone {
+			post = chainPostRenderers(replaceImmutable{ctx: ctx, clients: e.clients, onImmutable: r.step.OnImmutable, release: r.Name, namespace: r.Namespace}, post)
+		}
 		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, dry, post)
 	}
 	if err != nil {
 		if !h.CreateNamespace && strings.Contains(err.Error(), fmt.Sprintf("namespaces %q not found", r.Namespace)) {
 			return nil, e.NamespaceMissing(r)
 		}
+		if refused := e.refusedIn(err, r.Namespace); refused != nil {
+			return nil, e.failure(r, refused)
+		}
 		return nil, e.failure(r, oneLine(err))
 	}
 	return res, nil
+}
+
+// refusedIn finds, in Helm's error, the API server's refusal of an object
+// as invalid (an immutable field) and words it as plan's Drift does
+// (kube.Refused, "Kind ns/name"), in one line: Helm's own text carries the
+// rejected value, a Go struct dump.
+func (e *Executor) refusedIn(err error, ns string) *kube.RefusedError {
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) || !apierrors.IsInvalid(se) || se.ErrStatus.Details == nil {
+		return nil
+	}
+	d := se.ErrStatus.Details
+	name := d.Kind + " " + ns + "/" + d.Name
+	if m, merr := e.clients.Mapper.RESTMapping(schema.GroupKind{Group: d.Group, Kind: d.Kind}); merr == nil && m.Scope.Name() != meta.RESTScopeNameNamespace {
+		name = d.Kind + " " + d.Name
+	}
+	return kube.Refused(name, se)
 }
 
 // failure is the sentence of a failed install or upgrade of r.

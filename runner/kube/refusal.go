@@ -1,11 +1,17 @@
 package kube
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/spec"
 )
 
 // Refusal is the API server's reason for refusing a write, in one line: for
@@ -103,3 +109,40 @@ type MissingNamespaceError struct {
 
 func (e *MissingNamespaceError) Error() string { return e.Err.Error() }
 func (e *MissingNamespaceError) Unwrap() error { return e.Err }
+
+// Recreates reports whether an object whose immutable field changes is
+// replaced (deleted, then created again): its own annotation
+// khook.io/on-immutable says so, else the step's onImmutable does, except
+// for a Namespace, a CRD, a PersistentVolumeClaim or a PersistentVolume:
+// replacing those deletes what they hold, so only their own annotation
+// replaces them.
+func Recreates(obj *unstructured.Unstructured, onImmutable string) bool {
+	if v, ok := obj.GetAnnotations()[spec.OnImmutableAnnotation]; ok {
+		return v == spec.OnImmutableRecreate
+	}
+	gvk := obj.GroupVersionKind()
+	switch {
+	case gvk.Group == "" && (gvk.Kind == "Namespace" || gvk.Kind == "PersistentVolumeClaim" || gvk.Kind == "PersistentVolume"), IsCRD(obj):
+		return false
+	}
+	return onImmutable == spec.OnImmutableRecreate
+}
+
+// Replace deletes an object with foreground propagation (its dependents
+// go first: a Job's pods) and only while it has the UID read (never a
+// replacement someone else made), then waits, by watch, until it is gone;
+// the caller creates it again. ctx bounds the wait (the step's timeout).
+func (c *Clients) Replace(ctx context.Context, m *meta.RESTMapping, live *unstructured.Unstructured) error {
+	uid := live.GetUID()
+	fg := metav1.DeletePropagationForeground
+	err := c.resourceFor(m, live.GetNamespace()).Delete(ctx, live.GetName(), metav1.DeleteOptions{
+		PropagationPolicy: &fg, Preconditions: &metav1.Preconditions{UID: &uid}})
+	InvalidateLiveOf(ctx, m, live.GetNamespace())
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("cannot replace %s: the delete failed: %w", ObjectName(live), c.Explain(err))
+	}
+	if err := WaitGone(ctx, c, []Deleted{{Mapping: m, Namespace: live.GetNamespace(), Name: live.GetName(), UID: uid}}); err != nil {
+		return fmt.Errorf("cannot replace %s: %w", ObjectName(live), err)
+	}
+	return nil
+}

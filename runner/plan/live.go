@@ -197,7 +197,7 @@ func (pr *probe) predicted(p runner.Prediction) error {
 		switch o.Action {
 		case report.ActionCreate:
 			to = o.Desired
-		case report.ActionConfigure:
+		case report.ActionConfigure, report.ActionReplace:
 			from, to = o.Live, o.Desired
 		case report.ActionDelete:
 			from = o.Live

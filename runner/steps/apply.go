@@ -37,12 +37,13 @@ func (x *Apply) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, err
 	if err != nil {
 		return runner.Outcome{}, fmt.Errorf("step %q: %w", st.Name, err)
 	}
-	out, err := x.run(ctx, st.Apply, opts)
+	out, err := x.run(ctx, st, opts)
 	return x.finishStep(st, out, err)
 }
 
-func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions) (runner.Outcome, error) {
+func (x *Apply) run(ctx context.Context, st *spec.Step, opts kube.ChangeOptions) (runner.Outcome, error) {
 	var out runner.Outcome
+	a := st.Apply
 	start := time.Now()
 	var cond *kube.Condition
 	w, err := a.Condition()
@@ -56,7 +57,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions)
 		}
 		cond = &c
 	}
-	s, err := x.apply(ctx, a, opts, false)
+	s, err := x.apply(ctx, st, opts, false)
 	out.Writes, out.Changes = s.writes, s.changes
 	if err != nil || s.empty {
 		if s.empty {
@@ -107,8 +108,9 @@ type applied struct {
 // (kube.PlanApply), sent for real or as a server-side dry run. A dry run
 // cannot create a namespace or register a kind: objects whose namespace or
 // kind this same step brings are predicted as created, unsent.
-func (x *Apply) apply(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions, dry bool) (applied, error) {
+func (x *Apply) apply(ctx context.Context, st *spec.Step, opts kube.ChangeOptions, dry bool) (applied, error) {
 	var s applied
+	a := st.Apply
 	objs, err := kube.LoadManifests(ctx, x.BaseDir, a.Manifests, x.Redactor)
 	if err != nil {
 		return s, err
@@ -188,6 +190,18 @@ func (x *Apply) apply(ctx context.Context, a *spec.Apply, opts kube.ChangeOption
 			return s, err
 		}
 		res, err := c.Send(ctx, req, dry)
+		var refused *kube.RefusedError
+		if errors.As(err, &refused) && refused.Field != "" && req.Live != nil && kube.Recreates(obj, st.OnImmutable) {
+			o, err := x.replace(ctx, req, opts, dry)
+			if err != nil {
+				return s, err
+			}
+			if !dry {
+				s.writes += 2
+			}
+			s.objects = append(s.objects, o)
+			continue
+		}
 		if err != nil {
 			var missing *kube.MissingNamespaceError
 			if errors.As(err, &missing) {
@@ -201,6 +215,28 @@ func (x *Apply) apply(ctx context.Context, a *spec.Apply, opts kube.ChangeOption
 		s.objects = append(s.objects, appliedObject{obj: obj, mapping: m, req: req, answer: res, action: req.Outcome(res)})
 	}
 	return s, nil
+}
+
+// replace is onImmutable: recreate for an object whose immutable field
+// changes: dry, the prediction (replace, its diff from the live object to
+// the manifest); else delete it (foreground), wait until it is gone and
+// create it, within the step's timeout (ctx).
+func (x *Apply) replace(ctx context.Context, req *kube.ApplyRequest, opts kube.ChangeOptions, dry bool) (appliedObject, error) {
+	o := appliedObject{obj: req.Desired, mapping: req.Mapping, req: req, action: report.ActionReplace}
+	if dry {
+		return o, nil
+	}
+	c := x.Clients
+	if err := c.Replace(ctx, req.Mapping, req.Live); err != nil {
+		return o, err
+	}
+	fresh, err := c.PlanApply(ctx, req.Desired, req.Mapping, req.ServerSide, opts)
+	if err != nil {
+		return o, err
+	}
+	o.answer, err = c.Send(ctx, fresh, false)
+	o.req = fresh
+	return o, err
 }
 
 // unsent is an object a dry run cannot send yet: it will be created.
@@ -235,7 +271,7 @@ func (x *Apply) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (ru
 	if err != nil {
 		return p, fmt.Errorf("step %q: %w", st.Name, err)
 	}
-	s, err := x.apply(ctx, st.Apply, opts, true)
+	s, err := x.apply(ctx, st, opts, true)
 	if err != nil {
 		return p, x.Redactor.Error(err)
 	}
@@ -252,6 +288,9 @@ func (x *Apply) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (ru
 				po.Desired = o.req.Desired
 			}
 		}
+		if o.action == report.ActionReplace {
+			p.Reason = joinDetail(p.Reason, fmt.Sprintf("replaces %s %s (an immutable field changes; onImmutable: recreate)", po.Kind, nsName(po.Namespace, po.Name)))
+		}
 		p.Objects = append(p.Objects, po)
 		actions = append(actions, o.action)
 	}
@@ -265,7 +304,7 @@ func stepAction(objects []report.Action) report.Action {
 	action := report.ActionUnchanged
 	for _, a := range objects {
 		switch a {
-		case report.ActionConfigure:
+		case report.ActionConfigure, report.ActionReplace:
 			return report.ActionConfigure
 		case report.ActionCreate:
 			action = report.ActionCreate
@@ -310,7 +349,7 @@ func (x *Apply) allExist(ctx context.Context, objs []*unstructured.Unstructured,
 func applyDetail(counts map[report.Did]int) string {
 	var parts []string
 	total := 0
-	for _, did := range []report.Did{report.DidCreate, report.DidConfigure, report.DidUnchanged} {
+	for _, did := range []report.Did{report.DidCreate, report.DidConfigure, report.DidReplace, report.DidUnchanged} {
 		if n := counts[did]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", did, n))
 			total += n
@@ -336,4 +375,11 @@ func waitApplied(ctx context.Context, c *kube.Clients, objs []appliedObject, con
 		}
 	}
 	return nil
+}
+
+func nsName(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
 }
