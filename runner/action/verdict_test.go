@@ -285,6 +285,8 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 		return
 	}
 
+	t.Run("rejected", rejections)
+
 	// A release whose object another release owns: plan says apply fails,
 	// with apply's sentence.
 	t.Run("ownership conflict", func(t *testing.T) {
@@ -332,11 +334,11 @@ defaults:
 steps:
 %[2]s`
 
-// Whatever the API server refuses on apply plans as fail, for every step
-// type that writes, with apply's own sentence in one line (the object, the
-// field, the server's reason; no struct dump), and apply then writes
-// nothing of the refused object.
-func TestPlanAndApplyAgreeOnRejections(t *testing.T) {
+// rejections: whatever the API server refuses on apply plans as fail, for
+// every step type that writes, with apply's own sentence in one line (the
+// object, the field, the server's reason; no struct dump), and apply then
+// writes nothing of the refused object.
+func rejections(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -346,6 +348,8 @@ func TestPlanAndApplyAgreeOnRejections(t *testing.T) {
 	}
 	createWeb(t, ns)
 	chart, _ := filepath.Abs("../../test/testdata/charts/demo")
+	immutable, _ := filepath.Abs("../../test/testdata/charts/immutable")
+	installImmutable(ctx, t, clients, ns, immutable)
 	deny := admissionDenial(ctx, t, ns)
 	limited := limitedClients(ctx, t, ns)
 	selectorChange := fmt.Sprintf(`  - name: web
@@ -370,7 +374,7 @@ func TestPlanAndApplyAgreeOnRejections(t *testing.T) {
 		want    []string // in the one-line reason
 		absent  string   // a ConfigMap apply must not create
 	}{
-		{name: "apply: immutable field", step: selectorChange, want: []string{"Deployment " + ns + "/web", "spec.selector", "field is immutable", "onImmutable: recreate"}},
+		{name: "apply: immutable field", step: selectorChange, want: []string{"deployment.apps/web in namespace " + ns, "spec.selector", "field is immutable", "onImmutable: recreate"}},
 		{name: "patch: immutable field", step: fmt.Sprintf(`  - name: web
     patch:
       target: deployment/web
@@ -383,7 +387,7 @@ func TestPlanAndApplyAgreeOnRejections(t *testing.T) {
       namespace: %s
       manifests:
         - inline: '{apiVersion: v1, kind: ConfigMap, metadata: {name: typo}, datta: {a: "1"}}'
-`, ns), want: []string{"ConfigMap " + ns + "/typo", `unknown field "datta"`}, absent: "typo"},
+`, ns), want: []string{"configmap/typo in namespace " + ns, `unknown field "datta"`}, absent: "typo"},
 		{name: "apply: missing namespace", step: `  - name: lost
     apply:
       namespace: nowhere-` + ns + `
@@ -405,13 +409,13 @@ func TestPlanAndApplyAgreeOnRejections(t *testing.T) {
       namespace: %s
       manifests:
         - inline: '{apiVersion: v1, kind: ConfigMap, metadata: {name: denied}}'
-`, ns), want: []string{"ConfigMap " + ns + "/denied", deny}, absent: "denied"},
+`, ns), want: []string{"configmap/denied in namespace " + ns, deny}, absent: "denied"},
 		{name: "apply: RBAC forbidden", clients: limited, step: fmt.Sprintf(`  - name: forbidden
     apply:
       namespace: %s
       manifests:
         - inline: '{apiVersion: v1, kind: ConfigMap, metadata: {name: forbidden}}'
-`, ns), want: []string{"ConfigMap " + ns + "/forbidden", "forbidden", "cannot create resource"}, absent: "forbidden"},
+`, ns), want: []string{"configmap/forbidden in namespace " + ns, "forbidden", "cannot create resource"}, absent: "forbidden"},
 		{name: "patch: RBAC forbidden", clients: limited, step: fmt.Sprintf(`  - name: forbidden
     patch:
       target: configmap/seen
@@ -419,6 +423,27 @@ func TestPlanAndApplyAgreeOnRejections(t *testing.T) {
       type: merge
       patch: {data: {a: "2"}}
 `, ns), want: []string{"configmap/seen", "forbidden", "cannot patch resource"}},
+		{name: "delete: RBAC forbidden", clients: limited, step: fmt.Sprintf(`  - name: forbidden
+    delete:
+      resource: configmap/seen
+      namespace: %s
+`, ns), want: []string{"configmap/seen", "forbidden", "cannot delete resource"}},
+		{name: "rollout: RBAC forbidden", clients: limited, step: fmt.Sprintf(`  - name: forbidden
+    rollout:
+      restart: deployment/web
+      namespace: %s
+`, ns), want: []string{"deployment.apps/web", "forbidden", "cannot patch resource"}},
+		{name: "job: RBAC forbidden", clients: limited, step: fmt.Sprintf(`  - name: forbidden
+    job:
+      image: busybox
+      namespace: %s
+`, ns), want: []string{"job/forbidden in " + ns, "forbidden", "cannot create resource"}},
+		{name: "helm: immutable field", step: fmt.Sprintf(`  - name: imm
+    helm:
+      chart: %s
+      namespace: %s
+      values: {tag: "2"}
+`, immutable, ns), want: []string{"Job " + ns + "/imm-migrate", "spec.template", "field is immutable", "onImmutable: recreate"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "khook.yaml")
@@ -471,6 +496,24 @@ func TestPlanAndApplyAgreeOnRejections(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// installImmutable installs release imm of the immutable chart (tag 1).
+func installImmutable(ctx context.Context, t *testing.T, clients *kube.Clients, ns, chart string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "khook.yaml")
+	step := fmt.Sprintf("  - name: imm\n    helm:\n      chart: %s\n      namespace: %s\n", chart, ns)
+	if err := os.WriteFile(file, []byte(fmt.Sprintf(rejectedSpec, ns, step)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Load(spec.LoadOptions{Files: []string{file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&Apply{Config: &Configuration{Clients: clients}}).Run(ctx, s)
+	if err != nil || res.Status != report.RunOK {
+		t.Fatalf("install of the immutable chart: %v %+v", err, res)
 	}
 }
 
@@ -544,6 +587,7 @@ func limitedClients(ctx context.Context, t *testing.T, ns string) *kube.Clients 
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"configmaps", "namespaces", "secrets"}, Verbs: read},
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: read},
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: read},
 	}}
 	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

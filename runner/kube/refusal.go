@@ -84,7 +84,7 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string {
 	if e.Field != "" {
-		return fmt.Sprintf("the API server rejected %s: %s (an immutable field cannot change in place: set onImmutable: recreate to replace the object)", e.Object, e.Reason)
+		return fmt.Sprintf("the API server rejected %s: %s (the field is immutable: onImmutable: recreate on the helm or apply step that writes the object replaces it)", e.Object, e.Reason)
 	}
 	return fmt.Sprintf("the API server rejected %s: %s", e.Object, e.Reason)
 }
