@@ -192,7 +192,7 @@ func (x *Apply) apply(ctx context.Context, st *spec.Step, opts kube.ChangeOption
 		res, err := c.Send(ctx, req, dry)
 		var refused *kube.RefusedError
 		if errors.As(err, &refused) && refused.Field != "" && req.Live != nil && kube.Recreates(obj, st.OnImmutable) {
-			o, err := x.replace(ctx, req, opts, dry)
+			o, err := x.replace(ctx, obj, req, opts, dry)
 			if err != nil {
 				return s, err
 			}
@@ -221,8 +221,8 @@ func (x *Apply) apply(ctx context.Context, st *spec.Step, opts kube.ChangeOption
 // changes: dry, the prediction (replace, its diff from the live object to
 // the manifest); else delete it (foreground), wait until it is gone and
 // create it, within the step's timeout (ctx).
-func (x *Apply) replace(ctx context.Context, req *kube.ApplyRequest, opts kube.ChangeOptions, dry bool) (appliedObject, error) {
-	o := appliedObject{obj: req.Desired, mapping: req.Mapping, req: req, action: report.ActionReplace}
+func (x *Apply) replace(ctx context.Context, obj *unstructured.Unstructured, req *kube.ApplyRequest, opts kube.ChangeOptions, dry bool) (appliedObject, error) {
+	o := appliedObject{obj: obj, mapping: req.Mapping, req: req, action: report.ActionReplace}
 	if dry {
 		return o, nil
 	}
@@ -230,7 +230,7 @@ func (x *Apply) replace(ctx context.Context, req *kube.ApplyRequest, opts kube.C
 	if err := c.Replace(ctx, req.Mapping, req.Live); err != nil {
 		return o, err
 	}
-	fresh, err := c.PlanApply(ctx, req.Desired, req.Mapping, req.ServerSide, opts)
+	fresh, err := c.PlanApply(ctx, obj, req.Mapping, req.ServerSide, opts)
 	if err != nil {
 		return o, err
 	}
