@@ -11,6 +11,8 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/postrenderer"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
@@ -31,8 +33,15 @@ type Release struct {
 	// Adopts names the existing objects a takeOwnership step adopts, once
 	// DryRun or apply rendered the release (takeover.go).
 	Adopts []string
+	// CRDs are the chart's crds/ CRDs a dry run found the step would
+	// create or change (DryRun), with their diffs.
+	CRDs []ObjectDiff
+	// Kept names the CRDs an upgrade dropped and kept because custom
+	// resources of them exist (crdGuard).
+	Kept []string
 
-	step *spec.Step
+	planned []*unstructured.Unstructured // the CRDs of CRDs, as sent
+	step    *spec.Step
 	sess *session
 	src  *chartSource
 }
@@ -132,7 +141,15 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (
 	if opts.Lookup != nil {
 		r.sess.cfg.RESTClientGetter = lookupGetter{RESTClientGetter: r.sess.cfg.RESTClientGetter, wrap: opts.Lookup}
 	}
+	if err := e.planCRDs(ctx, r); err != nil {
+		return nil, e.redactor.Error(e.failure(r, err))
+	}
 	res, err := e.run(ctx, r, action.DryRunServer)
+	if err != nil && len(r.planned) > 0 && isNoKindMatch(err) {
+		if ferr := e.checkUnserved(ctx, r, caps); ferr != nil {
+			err = e.failure(r, ferr)
+		}
+	}
 	if err == nil {
 		if err = e.checkFields(ctx, r, res); err != nil {
 			res, err = nil, e.failure(r, err)
@@ -172,6 +189,7 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		} else if opts.Ignores() {
 			post = leaveIgnored{ctx: ctx, clients: e.clients, opts: opts, namespace: r.Namespace}
 		}
+		post = chainPostRenderers(post, crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry != action.DryRunNone})
 		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, dry, post)
 	}
 	if err != nil {
@@ -248,4 +266,10 @@ func (g lookupGetter) ToRESTConfig() (*rest.Config, error) {
 		return nil, err
 	}
 	return g.wrap(cfg), nil
+}
+
+// isNoKindMatch: the release uses a kind the cluster does not serve (yet);
+// through Helm's resource builder only the text is left.
+func isNoKindMatch(err error) bool {
+	return meta.IsNoMatchError(err) || strings.Contains(err.Error(), "no matches for kind")
 }

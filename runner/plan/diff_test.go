@@ -79,15 +79,6 @@ func TestStepActionFoldsObjects(t *testing.T) {
 	}
 }
 
-func TestDroppedObjects(t *testing.T) {
-	old := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: gone\n"
-	next := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n  namespace: demo\n"
-	got := droppedObjects(old, next, "demo")
-	if len(got) != 1 || got[0].GetName() != "gone" {
-		t.Fatalf("droppedObjects = %v, want the Service only", got)
-	}
-}
-
 func TestProducersNameTheStep(t *testing.T) {
 	s := &spec.Spec{BaseDir: t.TempDir(), Steps: []*spec.Step{
 		{Name: "ns", Helm: &spec.Helm{Chart: "x", Namespace: "apps", CreateNamespace: true}},

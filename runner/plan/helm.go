@@ -85,7 +85,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		}
 		pr.out.Action = report.ActionUpgrade
 		pr.out.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(diffs), pluralWord(len(diffs), "object", "objects"))
-		return pr.driftDiffs(diffs, nil)
+		return pr.driftDiffs(ctx, diffs, nil)
 	}
 
 	res, err := pr.Helm.DryRun(ctx, r, helmstep.DryRunOptions{APIVersions: pr.producers.apiVersionsBefore(pr.spec, st), Lookup: pr.lookupConfig})
@@ -95,6 +95,9 @@ func (pr *probe) helm(ctx context.Context) error {
 			if !installed && chartDefines(r.Chart(), kind, group) {
 				// Install registers the chart's crds/ first, then renders.
 				pr.out.Action, pr.out.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
+				if err := pr.driftDiffs(ctx, r.CRDs, nil); err != nil {
+					return err
+				}
 				pr.diffUnavailable(fmt.Sprintf("kind %s comes with the chart's crds/: the release is rendered once they are installed", qualified(kind, group)))
 				return nil
 			}
@@ -197,14 +200,21 @@ func (pr *probe) renderDiff(ctx context.Context, manifest string, r *helmstep.Re
 		pr.diffUnavailable(err.Error())
 		return nil
 	}
-	var removed []*unstructured.Unstructured
-	if r.Installed() {
-		removed = droppedObjects(r.Last.Manifest, manifest, r.Namespace)
+	removed, err := helmstep.DroppedObjects(ctx, pr.Clients, r, manifest)
+	if err != nil {
+		if kube.IsUnreachable(err) {
+			return err
+		}
+		pr.diffUnavailable(err.Error())
+		return nil
 	}
-	return pr.driftDiffs(diffs, removed)
+	return pr.driftDiffs(ctx, append(r.CRDs, diffs...), removed)
 }
 
-func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured.Unstructured) error {
+// driftDiffs lists the objects the release changes, with their diffs, and
+// those the upgrade drops (delete, or keep), each dropped CRD also named in
+// the step's reason and a kept one in a warning.
+func (pr *probe) driftDiffs(ctx context.Context, diffs []helmstep.ObjectDiff, removed []helmstep.Dropped) error {
 	var parts []string
 	for _, d := range diffs {
 		obj := d.Desired
@@ -218,9 +228,20 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 		}
 		parts = append(parts, text)
 	}
-	for _, obj := range removed {
-		pr.out.Objects = append(pr.out.Objects, pr.digested(objectPlan(report.ActionDelete, obj), nil, obj))
-		if pr.Diff {
+	for _, d := range removed {
+		obj := d.Object
+		op := objectPlan(d.Action, obj)
+		op.Reason = d.Reason
+		pr.out.Objects = append(pr.out.Objects, pr.digested(op, nil, obj))
+		switch {
+		case !kube.IsCRD(obj) || d.Reason == "":
+		case d.Action == report.ActionKeep:
+			pr.out.Reason += fmt.Sprintf("; keeps CRD %s: %s", obj.GetName(), d.Reason)
+			kube.Warn(ctx, kube.ObjectName(obj), "the chart no longer renders it and the upgrade keeps it: "+d.Reason)
+		default:
+			pr.out.Reason += fmt.Sprintf("; deletes CRD %s %s", obj.GetName(), d.Reason)
+		}
+		if pr.Diff && d.Action == report.ActionDelete {
 			text, err := objectDiff(title(obj), obj, nil, pr.changeOptions(), pr.Redactor)
 			if err != nil {
 				return err
@@ -237,34 +258,6 @@ func (pr *probe) diffUnavailable(reason string) {
 	if pr.Diff {
 		pr.out.DiffNote = unavailable(reason)
 	}
-}
-
-// droppedObjects lists the objects of the old manifest that the new one no
-// longer has: an upgrade deletes them.
-func droppedObjects(oldManifest, newManifest, ns string) []*unstructured.Unstructured {
-	key := func(u *unstructured.Unstructured) string {
-		n := u.GetNamespace()
-		if n == "" {
-			n = ns
-		}
-		return u.GetAPIVersion() + "/" + u.GetKind() + "/" + n + "/" + u.GetName()
-	}
-	oldObjs, err1 := kube.DecodeManifests([]byte(oldManifest))
-	newObjs, err2 := kube.DecodeManifests([]byte(newManifest))
-	if err1 != nil || err2 != nil {
-		return nil
-	}
-	keep := map[string]bool{}
-	for _, u := range newObjs {
-		keep[key(u)] = true
-	}
-	var out []*unstructured.Unstructured
-	for _, u := range oldObjs {
-		if !keep[key(u)] {
-			out = append(out, u)
-		}
-	}
-	return out
 }
 
 func chartVersion(ch *chartv2.Chart) string {
