@@ -11,6 +11,7 @@ import (
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/steps"
 	"github.com/khook/khook/spec"
 )
 
@@ -208,7 +209,11 @@ func (pr *probe) delete(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("cannot read %s: %w", kube.ObjectName(obj), c.Explain(err))
 			}
-			present = append(present, pr.digested(objectPlan(report.ActionDelete, obj), nil, live))
+			op, err := pr.deleteDecision(ctx, d, obj, live)
+			if err != nil {
+				return err
+			}
+			present = append(present, op)
 		}
 	default:
 		res, err := c.ResolveObject(ctx, "resource", d)
@@ -228,7 +233,11 @@ func (pr *probe) delete(ctx context.Context) error {
 			return err
 		}
 		for _, obj := range objs {
-			present = append(present, pr.digested(objectPlan(report.ActionDelete, obj), nil, obj))
+			op, err := pr.deleteDecision(ctx, d, obj, obj)
+			if err != nil {
+				return err
+			}
+			present = append(present, op)
 		}
 	}
 	if len(present) == 0 {
@@ -238,8 +247,25 @@ func (pr *probe) delete(ctx context.Context) error {
 		}
 		return nil
 	}
-	pr.out.Action, pr.out.Objects = report.ActionDelete, present
-	pr.out.Reason = fmt.Sprintf("%d %s to delete", len(present), pluralWord(len(present), "object", "objects"))
+	pr.out.Action, pr.out.Objects = report.ActionKeep, present
+	deleted := 0
+	var with []string
+	for _, o := range present {
+		if o.Action == report.ActionDelete {
+			deleted++
+			pr.out.Action = report.ActionDelete
+			if o.Reason != "" {
+				with = append(with, "CRD "+o.Name+" "+o.Reason)
+			}
+		}
+	}
+	pr.out.Reason = fmt.Sprintf("%d %s to delete", deleted, pluralWord(deleted, "object", "objects"))
+	if kept := len(present) - deleted; kept > 0 {
+		pr.out.Reason += fmt.Sprintf(", %d kept", kept)
+	}
+	if len(with) > 0 {
+		pr.out.Reason += "; deletes " + strings.Join(with, ", ")
+	}
 	if pr.Diff {
 		var names []string
 		for _, o := range present {
@@ -248,6 +274,21 @@ func (pr *probe) delete(ctx context.Context) error {
 		pr.out.Diff = "# deleted:\n" + strings.Join(names, "\n") + "\n"
 	}
 	return nil
+}
+
+// deleteDecision is the delete executor's own decision on one live object
+// (steps.DeleteDecision): delete, or keep a CRD that holds data.
+func (pr *probe) deleteDecision(ctx context.Context, d *spec.Delete, obj, live *unstructured.Unstructured) (report.ObjectPlan, error) {
+	action, reason, err := steps.DeleteDecision(ctx, pr.Clients, d, live)
+	if err != nil {
+		return report.ObjectPlan{}, err
+	}
+	op := pr.digested(objectPlan(action, obj), nil, live)
+	op.Reason = reason
+	if action == report.ActionKeep {
+		kube.Warn(ctx, kube.ObjectName(live), "the delete step keeps it: "+reason)
+	}
+	return op, nil
 }
 
 func pluralWord(n int, one, many string) string {

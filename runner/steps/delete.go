@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -75,6 +76,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 	c := x.Clients
 	ns := spec.NamespaceOrDefault(d.Namespace)
 	var victims []kube.Deleted
+	var kept []string
 	missing := 0
 	for i := len(objs) - 1; i >= 0; i-- { // last first: CRs before their CRDs, objects before namespaces
 		obj := objs[i]
@@ -90,9 +92,13 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 			missing++
 			continue
 		}
-		v, err := x.deleteOne(ctx, m, obj.GetNamespace(), obj.GetName())
+		v, keep, err := x.deleteOne(ctx, d, m, obj.GetNamespace(), obj.GetName())
 		if err != nil {
 			return out, err
+		}
+		if keep != "" {
+			kept = append(kept, keep)
+			continue
 		}
 		if v == nil {
 			if !d.IgnoresNotFound() {
@@ -108,23 +114,58 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 	if err := kube.WaitGone(ctx, c, victims); err != nil {
 		return out, err
 	}
-	out.Detail = deleteDetail(len(victims), missing)
+	out.Detail = deleteDetail(len(victims), missing) + keptDetail(kept)
 	return out, nil
 }
 
 // deleteOne deletes with background propagation (kubectl's default); nil
-// means the object was not there.
-func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name string) (*kube.Deleted, error) {
+// means the object was not there. A CRD custom resources of which exist is
+// kept unless the step says deleteCRDs: kept says so.
+func (x *Delete) deleteOne(ctx context.Context, d *spec.Delete, m *meta.RESTMapping, ns, name string) (v *kube.Deleted, kept string, err error) {
 	c := x.Clients
 	r := c.Resource(m, ns)
 	live, err := r.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, nil
+		return nil, "", nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", describe(m, ns, name), c.Explain(err))
+		return nil, "", fmt.Errorf("cannot read %s: %w", describe(m, ns, name), c.Explain(err))
 	}
-	return x.DeleteUID(ctx, m, ns, name, live.GetUID())
+	action, reason, err := DeleteDecision(ctx, c, d, live)
+	if err != nil {
+		return nil, "", err
+	}
+	if action == report.ActionKeep {
+		kube.Warn(ctx, kube.ObjectName(live), "kept: "+reason)
+		return nil, "CRD " + name + " (" + reason + ")", nil
+	}
+	v, err = x.DeleteUID(ctx, m, ns, name, live.GetUID())
+	return v, "", err
+}
+
+// DeleteDecision is what a delete step does to live, for plan and apply
+// alike: delete, or keep a CRD custom resources of which exist when the
+// step does not say deleteCRDs. reason counts them: why it is kept, or
+// what goes with it.
+func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *unstructured.Unstructured) (action report.Action, reason string, err error) {
+	if !kube.IsCRD(live) {
+		return report.ActionDelete, "", nil
+	}
+	usage, err := c.CRDUsageOf(ctx, live)
+	if err != nil || usage.Objects == 0 {
+		return report.ActionDelete, "", err
+	}
+	if d.DeleteCRDs {
+		return report.ActionDelete, "and its " + usage.String() + " (deleteCRDs: true)", nil
+	}
+	return report.ActionKeep, usage.String() + " exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", nil
+}
+
+func keptDetail(kept []string) string {
+	if len(kept) == 0 {
+		return ""
+	}
+	return "; kept " + strings.Join(kept, ", ")
 }
 
 // DeleteUID deletes the object only while it has uid (a precondition: a
@@ -166,12 +207,17 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, 
 		return out, err
 	}
 	var victims []kube.Deleted
+	var kept []string
 	// One named object in one namespace: get and delete it. Everything else
 	// (selectors, a name across all namespaces) lists first.
 	if res.Name != "" && d.Selector == "" && d.FieldSelector == "" && (t.Namespace != "" || !res.Namespaced()) {
-		v, err := x.deleteOne(ctx, res.Mapping, t.Namespace, res.Name)
+		v, keep, err := x.deleteOne(ctx, d, res.Mapping, t.Namespace, res.Name)
 		if err != nil {
 			return out, err
+		}
+		if keep != "" {
+			out.Detail = "kept " + keep
+			return out, nil
 		}
 		if v == nil {
 			if !d.IgnoresNotFound() {
@@ -192,15 +238,18 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, 
 			if !ok {
 				continue
 			}
-			v, err := x.deleteOne(ctx, res.Mapping, u.GetNamespace(), u.GetName())
+			v, keep, err := x.deleteOne(ctx, d, res.Mapping, u.GetNamespace(), u.GetName())
 			if err != nil {
 				return out, err
+			}
+			if keep != "" {
+				kept = append(kept, keep)
 			}
 			if v != nil {
 				victims = append(victims, *v)
 			}
 		}
-		if len(victims) == 0 && !d.IgnoresNotFound() {
+		if len(victims) == 0 && len(kept) == 0 && !d.IgnoresNotFound() {
 			return out, fmt.Errorf("cannot delete %s: nothing matched (set ignoreNotFound: true to accept that)", t)
 		}
 	}
@@ -211,8 +260,8 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, 
 	if err := kube.WaitGone(ctx, c, victims); err != nil {
 		return out, err
 	}
-	out.Detail = fmt.Sprintf("deleted %s", plural(len(victims), "object", "objects"))
-	if len(victims) == 0 {
+	out.Detail = fmt.Sprintf("deleted %s", plural(len(victims), "object", "objects")) + keptDetail(kept)
+	if len(victims) == 0 && len(kept) == 0 {
 		out.Detail = fmt.Sprintf("nothing to delete: no %s", t)
 	}
 	return out, nil
