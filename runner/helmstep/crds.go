@@ -158,8 +158,9 @@ func (r *Release) plannedSchemas() *kube.Schemas {
 	return s.WithCRDs(r.planned)
 }
 
-// definesPlanned: a CRD the plan applies defines the kind.
-func (r *Release) definesPlanned(gk string) bool {
+// PlansKind says a crds/ CRD the dry run plans to create or change
+// defines the kind ("Kind.group"): its objects are checked against that CRD.
+func (r *Release) PlansKind(gk string) bool {
 	for _, crd := range r.planned {
 		if crdGroupKind(crd) == gk {
 			return true
@@ -179,7 +180,7 @@ func crdGroupKind(crd *unstructured.Unstructured) string {
 // ok is false for any other object.
 func (r *Release) checkPlanned(obj *unstructured.Unstructured, name string) (fe *kube.FieldError, ok bool) {
 	gvk := obj.GroupVersionKind()
-	if !r.definesPlanned(gvk.Kind + "." + gvk.Group) {
+	if !r.PlansKind(gvk.Kind + "." + gvk.Group) {
 		return nil, false
 	}
 	s := r.plannedSchemas()

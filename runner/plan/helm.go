@@ -192,7 +192,7 @@ func chartDefines(ch *chartv2.Chart, kind, group string) bool {
 // cluster (the objects are listed with or without --diff); objects of the
 // last revision that the new one drops are deletes.
 func (pr *probe) renderDiff(ctx context.Context, manifest string, r *helmstep.Release) error {
-	diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: manifest, Ignore: pr.changeOptions()})
+	diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: manifest, Ignore: pr.changeOptions(), Planned: r.PlansKind})
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err
