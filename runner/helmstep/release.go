@@ -189,7 +189,11 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		} else if opts.Ignores() {
 			post = leaveIgnored{ctx: ctx, clients: e.clients, opts: opts, namespace: r.Namespace}
 		}
-		post = chainPostRenderers(post, crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry != action.DryRunNone})
+		if r.Last != nil && strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") {
+			// A templated CRD can only be updated or dropped if the
+			// release has one: other upgrades render as before.
+			post = chainPostRenderers(post, crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry != action.DryRunNone})
+		}
 		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, dry, post)
 	}
 	if err != nil {
