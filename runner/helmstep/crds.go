@@ -309,6 +309,7 @@ func (g crdGuard) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 			return nil, fmt.Errorf("cannot mark CRD %s to be kept (%s exist): %w", d.GetName(), usage, g.clients.Explain(err))
 		}
 		g.r.Kept = append(g.r.Kept, fmt.Sprintf("CRD %s (%s)", d.GetName(), usage))
+		kube.Warn(g.ctx, kube.ObjectName(d), fmt.Sprintf("the chart no longer renders it and the upgrade keeps it: %s exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", usage))
 	}
 	return rendered, nil
 }
