@@ -20,6 +20,10 @@ const (
 	// ActionUninstall: a release a step no longer installs (pruning).
 	ActionUninstall Action = "uninstall"
 	ActionNoop      Action = "no-op"
+	// ActionKeep: an object the step would otherwise delete is kept (a CRD
+	// custom resources still use, helm.sh/resource-policy: keep); Reason
+	// says why.
+	ActionKeep Action = "keep"
 	ActionUnknown   Action = "unknown"
 	ActionWait      Action = "wait"
 	ActionRestart   Action = "restart"

@@ -11,7 +11,7 @@ import (
 // actionOrder is the order of the closing totals line, changes first.
 var actionOrder = []Action{
 	ActionFail, ActionInstall, ActionUpgrade, ActionCreate, ActionConfigure, ActionReplace, ActionDelete, ActionUninstall,
-	ActionRestart, ActionRun, ActionWait, ActionUnchanged, ActionNoop, ActionSkip,
+	ActionRestart, ActionRun, ActionWait, ActionKeep, ActionUnchanged, ActionNoop, ActionSkip,
 	ActionUnknown, ActionPlanned, ActionExcluded,
 }
 
@@ -28,6 +28,7 @@ var actionPhrase = map[Action]string{
 	ActionRun:       "to run",
 	ActionWait:      "to wait",
 	ActionSkip:      "to skip",
+	ActionKeep:      "to keep",
 	ActionFail:      "would fail",
 }
 

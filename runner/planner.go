@@ -66,6 +66,9 @@ type PlannedRelease struct {
 type PlannedObject struct {
 	Action                report.Action
 	Kind, Namespace, Name string
+	// Reason says why, where the object's action needs it: what a delete
+	// takes with it, or why it is kept.
+	Reason string
 	// Desired is the object as the server answered the dry run (or as
 	// sent, when it could not be dry-run: its namespace or kind comes with
 	// the same step); nil for a delete.

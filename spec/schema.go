@@ -237,6 +237,8 @@ func defs(namespace obj) obj {
 			"values":          obj{"type": "object", "description": "Inline values, merged over chart defaults"},
 			"valuesFrom":      obj{"type": "array", "items": defRef("valuesSource")},
 			"takeOwnership":   desc(defRef("bool"), "Adopt existing objects the chart renders that no release owns (kubectl apply, scripts); never another release's"),
+			"crds":            enum("What to do with the chart's crds/: upgrade (default: create and upgrade them, server-side, after the safety checks), create (create missing ones only, as Helm) or skip", CRDsUpgrade, CRDsCreate, CRDsSkip),
+			"deleteCRDs":      desc(defRef("bool"), "Let an upgrade delete a CRD the chart no longer renders although custom resources of it exist (they are deleted with it)"),
 		}), "chart"), obj{"allOf": chartSourceRules()}), "Install or upgrade a chart release"),
 		"apply": desc(object(obj{
 			"manifests":       obj{"type": "array", "minItems": 1, "items": defRef("source")},
@@ -255,10 +257,11 @@ func defs(namespace obj) obj {
 			"selector":       obj{"type": "string", "description": "Label selector"},
 			"fieldSelector":  obj{"type": "string", "description": "Field selector"},
 			"ignoreNotFound": defRef("bool"),
+			"deleteCRDs":     desc(defRef("bool"), "Delete a CRD although custom resources of it exist (they are deleted with it); without it such a CRD is kept"),
 		}), obj{
 			"oneOf": exactlyOne("manifests", "resource", "release"),
 			"dependentSchemas": obj{
-				"release":   obj{"properties": obj{"selector": false, "fieldSelector": false, "allNamespaces": false}},
+				"release":   obj{"properties": obj{"selector": false, "fieldSelector": false, "allNamespaces": false, "deleteCRDs": false}},
 				"manifests": obj{"properties": obj{"selector": false, "fieldSelector": false, "allNamespaces": false}},
 			},
 			"allOf": []any{nsScope},

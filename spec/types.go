@@ -293,6 +293,27 @@ type Helm struct {
 	PostRenderers []PostRenderer `json:"postRenderers,omitempty"`
 	// Test runs the release's test hooks (test: true or test: {...}).
 	Test *HelmTest `json:"test,omitempty"`
+	// CRDs is what the step does with the chart's crds/ directory:
+	// CRDsUpgrade (the default, ""), CRDsCreate or CRDsSkip.
+	CRDs string `json:"crds,omitempty"`
+	// DeleteCRDs lets an upgrade delete a CRD the chart no longer renders
+	// although custom resources of it exist (they go with it).
+	DeleteCRDs bool `json:"deleteCRDs,omitempty"`
+}
+
+// What a helm step does with its chart's crds/ (Helm.CRDs).
+const (
+	CRDsUpgrade = "upgrade" // create and upgrade them, server-side (the default)
+	CRDsCreate  = "create"  // create the missing ones only (Helm's behaviour)
+	CRDsSkip    = "skip"    // leave them alone
+)
+
+// CRDMode is the step's crds: with its default.
+func (h *Helm) CRDMode() string {
+	if h.CRDs == "" {
+		return CRDsUpgrade
+	}
+	return h.CRDs
 }
 
 // ChartKind tells where a chart comes from, implied by the chart: shape.
@@ -324,6 +345,9 @@ type Delete struct {
 	FieldSelector  string   `json:"fieldSelector,omitempty"`
 	Release        string   `json:"release,omitempty"`
 	IgnoreNotFound *bool    `json:"ignoreNotFound,omitempty"` // nil means true
+	// DeleteCRDs deletes a CRD that custom resources of it still use
+	// (they go with it); without it such a CRD is kept.
+	DeleteCRDs bool `json:"deleteCRDs,omitempty"`
 }
 
 // IgnoresNotFound returns the effective ignoreNotFound (default true).

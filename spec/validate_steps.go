@@ -48,6 +48,11 @@ func (v *validator) helm(p string, h *Helm) {
 		v.chart(p, h)
 	}
 	v.skipIf(p, TypeHelm, h.SkipIf)
+	switch h.CRDs {
+	case "", CRDsUpgrade, CRDsCreate, CRDsSkip:
+	default:
+		v.errorf(p+".crds", "write upgrade (the default), create or skip", "crds: %q is not one of upgrade, create, skip", h.CRDs)
+	}
 	v.namespace(p+".namespace", h.Namespace)
 	if h.Release != "" {
 		if msg := checkSubdomain(h.Release, maxReleaseName); msg != "" {
@@ -237,7 +242,7 @@ func (v *validator) delete(p string, d *Delete) {
 		if msg := checkSubdomain(d.Release, maxReleaseName); msg != "" {
 			v.errorf(p+".release", "", "release name %s", msg)
 		}
-		v.notWith(p, "release", "selector", "fieldSelector", "allNamespaces")
+		v.notWith(p, "release", "selector", "fieldSelector", "allNamespaces", "deleteCRDs")
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/khook/khook/internal/redact"
@@ -286,5 +288,38 @@ func TestPruneNeedsRecord(t *testing.T) {
 	}
 	if len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "pruning is not planned: under lookup-secrets deny") {
 		t.Errorf("notes under deny = %q", p.Notes)
+	}
+}
+
+// A CRD a step no longer applies is kept while custom resources of it
+// exist (planned keep, counted, with a warning); with prune: {crds: true}
+// the plan says its custom resources go with it.
+func TestPruneKeepsCRDWithData(t *testing.T) {
+	ctx := context.Background()
+	w := newPruneWorld(t)
+	group := w.ns + ".prune.khook.test"
+	crd := fmt.Sprintf(`{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: things.%[1]s}, spec: {group: %[1]s, scope: Namespaced, names: {kind: Thing, plural: things}, versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]}}`, group)
+	step := func(prune string, crds ...string) string {
+		b := w.applyStep("crds", "cm")
+		for _, c := range crds {
+			b += "    - inline: '" + c + "'\n"
+		}
+		return b + prune
+	}
+	crdClient := w.cfg.Clients.Dynamic.Resource(kube.CRDMapping.Resource)
+	t.Cleanup(func() { _ = crdClient.Delete(context.Background(), "things."+group, metav1.DeleteOptions{}) })
+	w.apply(w.spec(step("", crd)))
+	things := w.cfg.Clients.Dynamic.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "things"}).Namespace(w.ns)
+	if _, err := things.Create(ctx, &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "t"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := w.plan(w.spec(step("")))
+	want := "keep: kept: a CustomResourceDefinition with 1 Thing object in 1 namespace: deleting it deletes them; set prune: {crds: true} to delete both"
+	if got := pruned(p)["things."+group]; got != want {
+		t.Errorf("plan = %q, want %q", got, want)
+	}
+	p = w.plan(w.spec(step("  prune: {crds: true}\n")))
+	if got := pruned(p)["things."+group]; !strings.HasPrefix(got, "delete: ") || !strings.HasSuffix(got, "; deletes it and its 1 Thing object in 1 namespace") {
+		t.Errorf("plan with prune: {crds: true} = %q, want the deletion with its custom resource", got)
 	}
 }

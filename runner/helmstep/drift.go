@@ -45,6 +45,10 @@ type DriftInput struct {
 	// for an immutable field is then a replace (kube.Recreates), not an
 	// error.
 	OnImmutable string
+	// Planned, when set, says the plan changes the CRD of the kind
+	// ("Kind.group") first (Release.PlansKind): such an object is compared
+	// locally, since a dry run would check it against the CRD live.
+	Planned func(groupKind string) bool
 }
 
 // ObjectDiff is one object of a manifest whose live state differs from what
@@ -156,6 +160,14 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 		if in.Applied && kube.Holds(mapping, live, desired, in.Ignore) {
 			return nil, nil
 		}
+		if in.Planned != nil && in.Planned(gvk.Kind+"."+gvk.Group) {
+			change := kube.Decide(live, overlay(live, desired), in.Ignore)
+			if !change.Changed() {
+				return nil, nil
+			}
+			d.Action, d.Live, d.Desired = change.Action, change.Live, change.After
+			return d, nil
+		}
 		applied, err := dryRunApply(ctx, ri, desired)
 		if kube.ImmutableField(err) != "" && kube.Recreates(obj, in.OnImmutable) {
 			change := kube.Decide(live, desired, in.Ignore)
@@ -237,4 +249,31 @@ func decodeManifest(manifest string) ([]*unstructured.Unstructured, error) {
 		}
 		out = append(out, u)
 	}
+}
+
+// overlay is live with desired's fields set over it (its labels and
+// annotations added): a custom resource as an apply would leave it, when
+// the server cannot yet say (its CRD changes first).
+func overlay(live, desired *unstructured.Unstructured) *unstructured.Unstructured {
+	out := live.DeepCopy()
+	for k, v := range desired.Object {
+		if k != "metadata" && k != "status" {
+			out.Object[k] = v
+		}
+	}
+	merge := func(have, add map[string]string) map[string]string {
+		if len(add) == 0 {
+			return have
+		}
+		if have == nil {
+			have = map[string]string{}
+		}
+		for k, v := range add {
+			have[k] = v
+		}
+		return have
+	}
+	out.SetLabels(merge(out.GetLabels(), desired.GetLabels()))
+	out.SetAnnotations(merge(out.GetAnnotations(), desired.GetAnnotations()))
+	return out
 }

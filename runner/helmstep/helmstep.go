@@ -221,6 +221,12 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 	if r.sess.diag != nil {
 		r.sess.diag.start(ctx)
 	}
+	crdChanges, err := e.applyCRDs(ctx, r)
+	if err != nil {
+		err = e.failure(r, err)
+		out := runner.Outcome{Writes: int(r.sess.writes.Load()), Changes: crdChanges}
+		return out, err
+	}
 	res, err := e.run(ctx, r, action.DryRunNone)
 	out := runner.Outcome{Writes: int(r.sess.writes.Load())}
 	if err != nil {
@@ -229,6 +235,7 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 			verb = "install"
 		}
 		out.Diagnosis, out.Changes = e.failed(r.sess, r.step.Helm, verb, name, ns, last, helmTimeout(ctx, r.step.Helm.Atomic), out.Writes, err)
+		out.Changes = append(crdChanges, out.Changes...)
 		return out, err
 	}
 	if installing {
@@ -238,7 +245,12 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 		out.Detail = fmt.Sprintf("upgraded release %s to revision %d (%s)", name, res.Version, r.src.what)
 		out.Changes = releaseChange(report.ActionUpgrade.Done(), name, ns)
 	}
-	return out, e.test(ctx, r, &out, true)
+	out.Changes = append(crdChanges, out.Changes...)
+	if len(r.Kept) > 0 {
+		out.Detail += "; kept " + strings.Join(r.Kept, ", ") + ": the chart no longer renders it, and deleting a CRD deletes every resource of its kind (set deleteCRDs: true to delete it)"
+	}
+	err = e.test(ctx, r, &out, true)
+	return out, err
 }
 
 func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry action.DryRunStrategy) (*rel.Release, error) {
@@ -253,6 +265,7 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	in.ServerSideApply = true
 	in.ForceConflicts = true
 	in.TakeOwnership = h.TakeOwnership
+	in.SkipCRDs = true // khook applies the chart's crds/ itself (crds.go)
 	in.PostRenderer, in.PostRenderStrategy, in.Labels = postRendering(h, false)
 	gctx, stop := sess.guard(ctx)
 	defer stop()

@@ -12,7 +12,6 @@ import (
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
@@ -106,6 +105,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 			if !installed && chartDefines(r.Chart(), kind, group) {
 				// Install registers the chart's crds/ first, then renders.
 				p.Action, p.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
+				p.Objects = plannedDiffs(r.CRDs, nil)
 				p.DiffNote = fmt.Sprintf("kind %s comes with the chart's crds/: the release is rendered once they are installed", runner.Qualified(kind, group))
 				return p, nil
 			}
@@ -140,7 +140,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	// Each rendered object against the cluster (with or without --diff):
 	// the server's dry run of each is what the upgrade sends, so what it
 	// refuses fails the step, as it fails the upgrade.
-	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: ignore, OnImmutable: st.OnImmutable})
+	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: ignore, OnImmutable: st.OnImmutable, Planned: r.PlansKind})
 	if err != nil {
 		var refused *kube.RefusedError
 		if errors.As(err, &refused) {
@@ -157,11 +157,25 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 			p.Reason += fmt.Sprintf("; replaces %s (an immutable field changes; onImmutable: recreate)", d.id())
 		}
 	}
-	var removed []*unstructured.Unstructured
-	if installed {
-		removed = droppedObjects(last.Manifest, res.Manifest, r.Namespace)
+	removed, err := DroppedObjects(ctx, e.clients, r, res.Manifest)
+	if err != nil {
+		if kube.IsUnreachable(err) {
+			return p, err
+		}
+		p.DiffNote = err.Error()
+		return p, nil
 	}
-	p.Objects = plannedDiffs(diffs, removed)
+	for _, d := range removed {
+		switch {
+		case !kube.IsCRD(d.Object) || d.Reason == "":
+		case d.Action == report.ActionKeep:
+			p.Reason += fmt.Sprintf("; keeps CRD %s: %s", d.Object.GetName(), d.Reason)
+			kube.Warn(ctx, kube.ObjectName(d.Object), "the chart no longer renders it and the upgrade keeps it: "+d.Reason)
+		default:
+			p.Reason += fmt.Sprintf("; deletes CRD %s %s", d.Object.GetName(), d.Reason)
+		}
+	}
+	p.Objects = plannedDiffs(append(r.CRDs, diffs...), removed)
 	return p, nil
 }
 
@@ -199,13 +213,16 @@ func (e *Executor) PlanDeleteRelease(ctx context.Context, st *spec.Step) (runner
 	}}}, nil
 }
 
-func plannedDiffs(diffs []ObjectDiff, removed []*unstructured.Unstructured) []runner.PlannedObject {
+// plannedDiffs lists the objects the release changes, with their diffs,
+// and those the upgrade drops (delete, or keep with the reason).
+func plannedDiffs(diffs []ObjectDiff, removed []Dropped) []runner.PlannedObject {
 	var out []runner.PlannedObject
 	for _, d := range diffs {
 		out = append(out, runner.PlannedObject{Action: d.Action, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Desired: d.Desired, Live: d.Live})
 	}
-	for _, obj := range removed {
-		out = append(out, runner.PlannedObject{Action: report.ActionDelete, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(), Live: obj})
+	for _, d := range removed {
+		obj := d.Object
+		out = append(out, runner.PlannedObject{Action: d.Action, Reason: d.Reason, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(), Live: obj})
 	}
 	return out
 }
@@ -250,34 +267,6 @@ func chartDefines(ch *chartv2.Chart, kind, group string) bool {
 		}
 	}
 	return false
-}
-
-// droppedObjects lists the objects of the old manifest that the new one no
-// longer has: an upgrade deletes them.
-func droppedObjects(oldManifest, newManifest, ns string) []*unstructured.Unstructured {
-	key := func(u *unstructured.Unstructured) string {
-		n := u.GetNamespace()
-		if n == "" {
-			n = ns
-		}
-		return u.GetAPIVersion() + "/" + u.GetKind() + "/" + n + "/" + u.GetName()
-	}
-	oldObjs, err1 := kube.DecodeManifests([]byte(oldManifest))
-	newObjs, err2 := kube.DecodeManifests([]byte(newManifest))
-	if err1 != nil || err2 != nil {
-		return nil
-	}
-	keep := map[string]bool{}
-	for _, u := range newObjs {
-		keep[key(u)] = true
-	}
-	var out []*unstructured.Unstructured
-	for _, u := range oldObjs {
-		if !keep[key(u)] {
-			out = append(out, u)
-		}
-	}
-	return out
 }
 
 func chartVersion(ch *chartv2.Chart) string {

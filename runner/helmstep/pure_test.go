@@ -66,11 +66,3 @@ func TestSplitCredentialsRegistersPassword(t *testing.T) {
 		t.Errorf("password not registered with the redactor: %q", got)
 	}
 }
-func TestDroppedObjects(t *testing.T) {
-	old := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: gone\n"
-	next := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n  namespace: demo\n"
-	got := droppedObjects(old, next, "demo")
-	if len(got) != 1 || got[0].GetName() != "gone" {
-		t.Fatalf("droppedObjects = %v, want the Service only", got)
-	}
-}

@@ -15,6 +15,7 @@ import (
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
@@ -35,10 +36,17 @@ type Release struct {
 	// Adopts names the existing objects a takeOwnership step adopts, once
 	// DryRun or apply rendered the release (takeover.go).
 	Adopts []string
+	// CRDs are the chart's crds/ CRDs a dry run found the step would
+	// create or change (DryRun), with their diffs.
+	CRDs []ObjectDiff
+	// Kept names the CRDs an upgrade dropped and kept because custom
+	// resources of them exist (crdGuard).
+	Kept []string
 
-	step *spec.Step
-	sess *session
-	src  *chartSource
+	planned []*unstructured.Unstructured // the CRDs of CRDs, as sent
+	step    *spec.Step
+	sess    *session
+	src     *chartSource
 }
 
 // Installed: the release has a revision that is not uninstalled.
@@ -136,7 +144,15 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (
 	if opts.Lookup != nil {
 		r.sess.cfg.RESTClientGetter = lookupGetter{RESTClientGetter: r.sess.cfg.RESTClientGetter, wrap: opts.Lookup}
 	}
+	if err := e.planCRDs(ctx, r); err != nil {
+		return nil, e.redactor.Error(e.failure(r, err))
+	}
 	res, err := e.run(ctx, r, action.DryRunServer)
+	if err != nil && len(r.planned) > 0 && isNoKindMatch(err) {
+		if ferr := e.checkUnserved(ctx, r, caps); ferr != nil {
+			err = e.failure(r, ferr)
+		}
+	}
 	if err == nil {
 		if err = e.checkFields(ctx, r, res); err != nil {
 			res, err = nil, e.failure(r, err)
@@ -178,6 +194,11 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		}
 		if dry == action.DryRunNone {
 			post = chainPostRenderers(replaceImmutable{ctx: ctx, clients: e.clients, onImmutable: r.step.OnImmutable, release: r.Name, namespace: r.Namespace}, post)
+		}
+		if r.Last != nil && strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") {
+			// A templated CRD can only be updated or dropped if the
+			// release has one: other upgrades render as before.
+			post = chainPostRenderers(post, crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry != action.DryRunNone})
 		}
 		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, dry, post)
 	}
@@ -275,4 +296,10 @@ func (g lookupGetter) ToRESTConfig() (*rest.Config, error) {
 		return nil, err
 	}
 	return g.wrap(cfg), nil
+}
+
+// isNoKindMatch: the release uses a kind the cluster does not serve (yet);
+// through Helm's resource builder only the text is left.
+func isNoKindMatch(err error) bool {
+	return meta.IsNoMatchError(err) || strings.Contains(err.Error(), "no matches for kind")
 }

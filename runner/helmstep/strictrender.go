@@ -58,7 +58,8 @@ func (e *Executor) checkObject(ctx context.Context, r *Release, obj *unstructure
 	gvk := obj.GroupVersionKind()
 	mapping, err := e.clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return nil // a kind the release (or an earlier step) registers
+		fe, _ := r.checkPlanned(obj, gvk.Kind+" "+obj.GetName())
+		return fe // a kind the release (or an earlier step) registers
 	}
 	var ri dynamic.ResourceInterface = e.clients.Dynamic.Resource(mapping.Resource)
 	name := gvk.Kind + " " + obj.GetName()
@@ -69,6 +70,9 @@ func (e *Executor) checkObject(ctx context.Context, r *Release, obj *unstructure
 		}
 		ri = e.clients.Dynamic.Resource(mapping.Resource).Namespace(desired.GetNamespace())
 		name = gvk.Kind + " " + desired.GetNamespace() + "/" + obj.GetName()
+	}
+	if fe, ok := r.checkPlanned(obj, name); ok {
+		return fe // its CRD changes first: checked against the planned one
 	}
 	addHelmMetadata(desired, r.Name, r.Namespace)
 	_, err = dryRunApply(kube.WithObject(ctx, name), ri, desired)

@@ -102,6 +102,15 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	case err != nil:
 		return nil, fmt.Errorf("cannot read %s: %w", ObjectName(obj), c.Explain(err))
 	}
+	if live != nil && IsCRD(obj) {
+		warnings, err := c.CheckCRDChange(ctx, live, obj)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range warnings {
+			Warn(ctx, ObjectName(obj), w)
+		}
+	}
 	req := &ApplyRequest{Mapping: m, Live: live, ServerSide: serverSide, src: src, cached: cached, opts: opts}
 	if serverSide {
 		req.Desired = opts.leaveIgnored(live, obj, true).DeepCopy()

@@ -35,11 +35,17 @@ type openAPISchema struct {
 	IntOrString          bool                      `json:"x-kubernetes-int-or-string,omitempty"`
 	PreserveUnknown      bool                      `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
 	Embedded             bool                      `json:"x-kubernetes-embedded-resource,omitempty"`
+	// Nullable and Default matter in a CRD's schema only: there a null
+	// where neither allows one is refused.
+	Nullable bool `json:"nullable,omitempty"`
+	Default  any  `json:"default,omitempty"`
 	// A CRD schema's combinators: their branches are not checked, and a
 	// value they govern is not called the wrong type.
 	AllOf []json.RawMessage `json:"allOf,omitempty"`
 	AnyOf []json.RawMessage `json:"anyOf,omitempty"`
 	OneOf []json.RawMessage `json:"oneOf,omitempty"`
+
+	crd bool // the root of a CRD's schema
 }
 
 // additional is additionalProperties: a schema, or true/false (CRDs).
@@ -162,5 +168,6 @@ func crdSchema(raw map[string]any) (*openAPISchema, error) {
 	root.Properties["apiVersion"] = &openAPISchema{Type: "string"}
 	root.Properties["kind"] = &openAPISchema{Type: "string"}
 	root.Properties["metadata"] = &openAPISchema{Ref: objectMetaRef}
+	root.crd = true
 	return root, nil
 }

@@ -28,12 +28,13 @@ func (s *Schemas) Validate(obj *unstructured.Unstructured) (problems []SchemaPro
 	if !ok || root == nil {
 		return nil, false
 	}
-	w := &walker{defs: s.defs}
+	w := &walker{defs: s.defs, crd: root.crd}
 	w.value(root, obj.Object, "", 0)
 	return w.problems, true
 }
 
 type walker struct {
+	crd      bool // a CRD's schema: a null needs nullable (or a default)
 	defs     map[string]*openAPISchema
 	problems []SchemaProblem
 }
@@ -53,6 +54,12 @@ func (w *walker) resolve(s *openAPISchema) *openAPISchema {
 }
 
 func (w *walker) value(s *openAPISchema, v any, path string, depth int) {
+	if v == nil && s != nil && w.crd && s.Ref == "" && path != "" && !strings.HasPrefix(path, "metadata") && s.Type != "" && !s.Nullable && s.Default == nil {
+		// A custom resource's apply refuses it (`Invalid value: "null"`);
+		// metadata is ObjectMeta's, where null leaves a field unset.
+		w.add(path, "%s must be %s, not null", path, typeName(s.Type))
+		return
+	}
 	s = w.resolve(s)
 	if s == nil || v == nil || depth > maxDepth {
 		return // null leaves a field unset; a schema we lack checks nothing
@@ -196,10 +203,41 @@ func describe(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// typeName is an OpenAPI type with its article ("a string").
+func typeName(t string) string {
+	switch t {
+	case "object":
+		return "an object"
+	case "array":
+		return "a list"
+	case "integer":
+		return "an integer"
+	case "boolean":
+		return "true or false"
+	}
+	return "a " + t
+}
+
 func enumList(enum []any) string {
 	parts := make([]string, len(enum))
 	for i, e := range enum {
 		parts[i] = fmt.Sprint(e)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// SchemaFieldError is problems (Validate's) as the refusal of fields apply
+// would meet: each field named where it is written in obj's source.
+func SchemaFieldError(obj *unstructured.Unstructured, name string, problems []SchemaProblem) *FieldError {
+	if len(problems) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(problems))
+	fe := &FieldError{Object: name}
+	for i, p := range problems {
+		msgs[i] = p.Message
+		fe.Fields = append(fe.Fields, Field{Path: p.Path, Pos: SourcePos(obj, p.Path)})
+	}
+	fe.Message = strings.Join(msgs, "; ")
+	return fe
 }

@@ -185,7 +185,7 @@ func (pr *probe) predicted(p runner.Prediction) error {
 	pr.out.Action, pr.out.Reason = p.Action, p.Reason
 	var parts []string
 	for _, o := range p.Objects {
-		op := pr.digested(report.ObjectPlan{Action: o.Action, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}, o.Desired, o.Live)
+		op := pr.digested(report.ObjectPlan{Action: o.Action, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Reason: o.Reason}, o.Desired, o.Live)
 		if o.LiveDigest != nil && pr.Digest != nil {
 			op.Live = pr.Digest.Sum("release", o.LiveDigest)
 		}
@@ -224,7 +224,9 @@ func (pr *probe) predicted(p runner.Prediction) error {
 	case pr.step.Delete != nil && len(p.Objects) > 0:
 		var names []string
 		for _, o := range p.Objects {
-			names = append(names, "- "+o.Kind+" "+nsName(o.Namespace, o.Name))
+			if o.Action == report.ActionDelete {
+				names = append(names, "- "+o.Kind+" "+nsName(o.Namespace, o.Name))
+			}
 		}
 		pr.out.Diff = "# deleted:\n" + strings.Join(names, "\n") + "\n"
 	default:

@@ -46,18 +46,25 @@ func (c Candidate) Why() string {
 // Decision is what pruning does with a candidate.
 type Decision struct {
 	Candidate
-	// Action is ActionDelete, ActionUninstall, ActionNoop (kept: Kept says
-	// why) or "" (already gone: nothing to do).
+	// Action is ActionDelete, ActionUninstall, ActionNoop or ActionKeep (a
+	// CRD holding data; kept: Kept says why) or "" (already gone: nothing
+	// to do).
 	Action report.Action
 	Kept   string
+	// With is what goes with a deleted CRD: "its 2 Widget objects in 1
+	// namespace".
+	With string
 
 	mapping *meta.RESTMapping
 }
 
 // Reason is the plan's reason for the object.
 func (d Decision) Reason() string {
-	if d.Action == report.ActionNoop {
+	switch {
+	case d.Action == report.ActionNoop || d.Action == report.ActionKeep:
 		return "kept: " + d.Kept
+	case d.With != "":
+		return d.Why() + "; deletes it and " + d.With
 	}
 	return d.Why()
 }
@@ -115,8 +122,22 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 		d.Kept = "khook's field manager no longer manages it"
 	case live.GetAnnotations()[Annotation] == AnnotationDisabled:
 		d.Kept = "annotated " + Annotation + ": " + AnnotationDisabled
-	case it.Group == "apiextensions.k8s.io" && it.Kind == "CustomResourceDefinition" && !cand.Policy.CRDs:
-		d.Kept = "a CustomResourceDefinition: deleting it deletes every resource of its kind; set prune: {crds: true} to delete it"
+	case kube.IsCRD(live):
+		usage, err := c.CRDUsageOf(ctx, live)
+		if err != nil {
+			return d, err
+		}
+		switch {
+		case cand.Policy.CRDs:
+			d.Action = report.ActionDelete
+			if usage.Objects > 0 {
+				d.With = "its " + usage.String()
+			}
+		case usage.Objects > 0:
+			d.Action, d.Kept = report.ActionKeep, fmt.Sprintf("a CustomResourceDefinition with %s: deleting it deletes them; set prune: {crds: true} to delete both", usage)
+		default:
+			d.Kept = "a CustomResourceDefinition: deleting it deletes every resource of its kind; set prune: {crds: true} to delete it"
+		}
 	case it.Group == "" && it.Kind == "Namespace" && !cand.Policy.Namespaces:
 		d.Kept = "a Namespace: deleting it deletes everything in it; set prune: {namespaces: true} to delete it"
 	default:

@@ -56,8 +56,11 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 			}
 			it := d.Item
 			ps.Objects = append(ps.Objects, report.ObjectPlan{Action: d.Action, Kind: it.Kind, Namespace: it.Namespace, Name: it.Name, Reason: d.Reason()})
-			if d.Action != report.ActionNoop && ps.Action != report.ActionUninstall {
+			if rank[d.Action] > rank[ps.Action] {
 				ps.Action = d.Action
+			}
+			if d.Action == report.ActionKeep {
+				ps.Warnings = append(ps.Warnings, report.Warning{Object: it.String(), Message: "pruning keeps it: " + d.Kept})
 			}
 		}
 		if len(ps.Objects) > 0 {
@@ -67,6 +70,9 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 	}
 	return out, notes, nil
 }
+
+// rank orders a prune step's action by its objects': what changes most.
+var rank = map[report.Action]int{report.ActionNoop: 0, report.ActionKeep: 1, report.ActionDelete: 2, report.ActionUninstall: 3}
 
 // Pruner carries out pruning for apply and destroy.
 type Pruner struct {
@@ -134,7 +140,7 @@ func (p *Pruner) group(ctx context.Context, sess *state.Session, g Group) (res r
 		switch d.Action {
 		case "":
 			forget = append(forget, d.Item)
-		case report.ActionNoop:
+		case report.ActionNoop, report.ActionKeep:
 			kept = append(kept, fmt.Sprintf("kept %s (%s)", d.Item, d.Kept))
 			forget = append(forget, d.Item)
 		case report.ActionUninstall:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -68,10 +69,11 @@ func (x *Delete) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, er
 
 // manifests and resource are the delete step's one path, for Execute and
 // (dry: a server-side dry run of each delete, no wait) for Plan; they
-// return what they deleted, as read before.
-func (x *Delete) manifests(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []*unstructured.Unstructured, error) {
+// return what they deleted or kept, as read before.
+func (x *Delete) manifests(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []runner.PlannedObject, error) {
 	var out runner.Outcome
-	var gone []*unstructured.Unstructured
+	var gone []runner.PlannedObject
+	var kept []string
 	objs, err := kube.LoadManifests(ctx, x.BaseDir, d.Manifests, x.Redactor)
 	if err != nil {
 		return out, nil, err
@@ -94,9 +96,14 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete, dry bool) (runne
 			missing++
 			continue
 		}
-		v, live, err := x.deleteOne(ctx, m, obj.GetNamespace(), obj.GetName(), dry)
+		v, live, err := x.deleteOne(ctx, d, m, obj.GetNamespace(), obj.GetName(), dry)
 		if err != nil {
 			return out, nil, err
+		}
+		if live.Action == report.ActionKeep {
+			kept = append(kept, live.Kind+" "+live.Name+" ("+live.Reason+")")
+			gone = append(gone, live)
+			continue
 		}
 		if v == nil {
 			if !d.IgnoresNotFound() {
@@ -115,25 +122,60 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete, dry bool) (runne
 			return out, nil, err
 		}
 	}
-	out.Detail = deleteDetail(len(victims), missing)
+	out.Detail = deleteDetail(len(victims), missing) + keptDetail(kept)
 	return out, gone, nil
 }
 
 // deleteOne deletes with background propagation (kubectl's default), or
-// dry-runs the delete; nil means the object was not there. It returns the
-// object as read.
-func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name string, dry bool) (*kube.Deleted, *unstructured.Unstructured, error) {
+// dry-runs the delete; nil means the object was not there or is kept (a
+// CRD custom resources of which exist, unless the step says deleteCRDs).
+// It returns the object as read, with the decision.
+func (x *Delete) deleteOne(ctx context.Context, d *spec.Delete, m *meta.RESTMapping, ns, name string, dry bool) (*kube.Deleted, runner.PlannedObject, error) {
 	c := x.Clients
 	r := c.Resource(m, ns)
 	live, err := r.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, nil, nil
+		return nil, runner.PlannedObject{}, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot read %s: %w", describe(m, ns, name), c.Explain(err))
+		return nil, runner.PlannedObject{}, fmt.Errorf("cannot read %s: %w", describe(m, ns, name), c.Explain(err))
+	}
+	action, reason, err := DeleteDecision(ctx, c, d, live)
+	if err != nil {
+		return nil, runner.PlannedObject{}, err
+	}
+	po := runner.PlannedObject{Action: action, Reason: reason, Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName(), Live: live}
+	if action == report.ActionKeep {
+		kube.Warn(ctx, kube.ObjectName(live), "kept: "+reason)
+		return nil, po, nil
 	}
 	v, err := x.deleteUID(ctx, m, ns, name, live.GetUID(), dry)
-	return v, live, err
+	return v, po, err
+}
+
+// DeleteDecision is what a delete step does to live, for plan and apply
+// alike: delete, or keep a CRD custom resources of which exist when the
+// step does not say deleteCRDs. reason counts them: why it is kept, or
+// what goes with it.
+func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *unstructured.Unstructured) (action report.Action, reason string, err error) {
+	if !kube.IsCRD(live) {
+		return report.ActionDelete, "", nil
+	}
+	usage, err := c.CRDUsageOf(ctx, live)
+	if err != nil || usage.Objects == 0 {
+		return report.ActionDelete, "", err
+	}
+	if d.DeleteCRDs {
+		return report.ActionDelete, "and its " + usage.String() + " (deleteCRDs: true)", nil
+	}
+	return report.ActionKeep, usage.String() + " exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", nil
+}
+
+func keptDetail(kept []string) string {
+	if len(kept) == 0 {
+		return ""
+	}
+	return "; kept " + strings.Join(kept, ", ")
 }
 
 // DeleteUID deletes the object only while it has uid (a precondition: a
@@ -170,9 +212,10 @@ func (x *Delete) deleteUID(ctx context.Context, m *meta.RESTMapping, ns, name st
 	return &kube.Deleted{Mapping: m, Namespace: ns, Name: name, UID: uid}, nil
 }
 
-func (x *Delete) resource(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []*unstructured.Unstructured, error) {
+func (x *Delete) resource(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []runner.PlannedObject, error) {
 	var out runner.Outcome
-	var gone []*unstructured.Unstructured
+	var gone []runner.PlannedObject
+	var kept []string
 	c := x.Clients
 	res, err := c.ResolveObject(ctx, "resource", d)
 	if err != nil {
@@ -192,9 +235,13 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete, dry bool) (runner
 	// One named object in one namespace: get and delete it. Everything else
 	// (selectors, a name across all namespaces) lists first.
 	if res.Name != "" && d.Selector == "" && d.FieldSelector == "" && (t.Namespace != "" || !res.Namespaced()) {
-		v, live, err := x.deleteOne(ctx, res.Mapping, t.Namespace, res.Name, dry)
+		v, live, err := x.deleteOne(ctx, d, res.Mapping, t.Namespace, res.Name, dry)
 		if err != nil {
 			return out, nil, err
+		}
+		if live.Action == report.ActionKeep {
+			out.Detail = "kept " + live.Kind + " " + live.Name + " (" + live.Reason + ")"
+			return out, []runner.PlannedObject{live}, nil
 		}
 		if v == nil {
 			if !d.IgnoresNotFound() {
@@ -216,16 +263,21 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete, dry bool) (runner
 			if !ok {
 				continue
 			}
-			v, live, err := x.deleteOne(ctx, res.Mapping, u.GetNamespace(), u.GetName(), dry)
+			v, live, err := x.deleteOne(ctx, d, res.Mapping, u.GetNamespace(), u.GetName(), dry)
 			if err != nil {
 				return out, nil, err
+			}
+			if live.Action == report.ActionKeep {
+				kept = append(kept, live.Kind+" "+live.Name+" ("+live.Reason+")")
+				gone = append(gone, live)
+				continue
 			}
 			if v != nil {
 				victims = append(victims, *v)
 				gone = append(gone, live)
 			}
 		}
-		if len(victims) == 0 && !d.IgnoresNotFound() {
+		if len(victims) == 0 && len(kept) == 0 && !d.IgnoresNotFound() {
 			return out, nil, fmt.Errorf("cannot delete %s: nothing matched (set ignoreNotFound: true to accept that)", t)
 		}
 	}
@@ -238,8 +290,8 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete, dry bool) (runner
 			return out, nil, err
 		}
 	}
-	out.Detail = fmt.Sprintf("deleted %s", plural(len(victims), "object", "objects"))
-	if len(victims) == 0 {
+	out.Detail = fmt.Sprintf("deleted %s", plural(len(victims), "object", "objects")) + keptDetail(kept)
+	if len(victims) == 0 && len(kept) == 0 {
 		out.Detail = fmt.Sprintf("nothing to delete: no %s", t)
 	}
 	return out, gone, nil
@@ -274,7 +326,7 @@ func (x *Delete) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (r
 	if d == nil {
 		return p, wrongStep(st, spec.TypeDelete)
 	}
-	var gone []*unstructured.Unstructured
+	var gone []runner.PlannedObject
 	var err error
 	switch {
 	case d.Release != "":
@@ -295,17 +347,34 @@ func (x *Delete) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (r
 	return DeletePrediction(gone), nil
 }
 
-// DeletePrediction is a delete of objects as read: delete (count), or
-// no-op when none is there.
-func DeletePrediction(gone []*unstructured.Unstructured) runner.Prediction {
-	var p runner.Prediction
+// DeletePrediction is a delete of objects as read: delete (count, and
+// what goes with a CRD), keep (a CRD that holds data), or no-op when none
+// is there.
+func DeletePrediction(gone []runner.PlannedObject) runner.Prediction {
+	p := runner.Prediction{Objects: gone}
 	if len(gone) == 0 {
 		p.Action, p.Reason = report.ActionNoop, "nothing to delete: already absent"
 		return p
 	}
-	p.Action, p.Reason = report.ActionDelete, fmt.Sprintf("%s to delete", plural(len(gone), "object", "objects"))
+	p.Action = report.ActionKeep
+	deleted := 0
+	var with []string
 	for _, o := range gone {
-		p.Objects = append(p.Objects, runner.PlannedObject{Action: report.ActionDelete, Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(), Live: o})
+		if o.Action != report.ActionDelete {
+			continue
+		}
+		deleted++
+		p.Action = report.ActionDelete
+		if o.Reason != "" {
+			with = append(with, o.Kind+" "+o.Name+" "+o.Reason)
+		}
+	}
+	p.Reason = fmt.Sprintf("%s to delete", plural(deleted, "object", "objects"))
+	if kept := len(gone) - deleted; kept > 0 {
+		p.Reason += fmt.Sprintf(", %d kept", kept)
+	}
+	if len(with) > 0 {
+		p.Reason += "; deletes " + strings.Join(with, ", ")
 	}
 	return p
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
@@ -130,4 +131,29 @@ func TestDeleteReleaseIsDelegated(t *testing.T) {
 		t.Errorf("got %q, %q", out.Detail, got)
 	}
 	runErr(t, deadline(t, time.Second), NewDelete(env, nil), st, "delete.release is not available")
+}
+
+// A delete step keeps a CRD custom resources of which exist, and says so;
+// with deleteCRDs: true it deletes both.
+func TestDeleteKeepsCRDWithData(t *testing.T) {
+	t.Parallel()
+	ns := testCluster.Namespace(t)
+	group := groupFor(ns)
+	env, _ := newTestEnv(t)
+	run(t, NewApply(env), applyStep(ns, crd(group), widget(group, "w", "s")))
+	x := NewDelete(env, nil)
+	st := deleteManifests(ns, crd(group))
+	out := run(t, x, st)
+	want := "deleted 0 objects; kept CRD widgets." + group + " (1 Widget object in 1 namespace exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both)"
+	if out.Detail != want || out.Writes != 0 {
+		t.Errorf("delete without deleteCRDs: %q, %d writes; want %q", out.Detail, out.Writes, want)
+	}
+	st.Delete.DeleteCRDs = true
+	if out := run(t, x, st); out.Detail != "deleted 1 object" {
+		t.Errorf("delete with deleteCRDs: %q", out.Detail)
+	}
+	crds := env.Clients.Dynamic.Resource(kube.CRDMapping.Resource)
+	if _, err := crds.Get(context.Background(), "widgets."+group, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("CRD after deleteCRDs: %v, want it gone", err)
+	}
 }

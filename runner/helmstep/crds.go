@@ -1,0 +1,417 @@
+package helmstep
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmkube "helm.sh/helm/v4/pkg/kube"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// The CRD lifecycle of a helm step (docs/charts.md, "CRDs"): the chart's
+// crds/ are applied by khook, server-side with its field manager, before
+// Helm renders (Helm itself only creates them, on install); every CRD
+// change, from crds/ or templates, passes kube.CheckCRDChange before it is
+// written; a CRD an upgrade drops is kept while custom resources of it
+// exist, unless the step says deleteCRDs.
+
+// chartCRDs are the CRDs of the chart's crds/ directories (subcharts'
+// included), in Helm's order.
+func chartCRDs(r *Release) ([]*unstructured.Unstructured, error) {
+	if r.src == nil || r.src.chart == nil {
+		return nil, nil
+	}
+	var out []*unstructured.Unstructured
+	for _, f := range r.src.chart.CRDObjects() {
+		objs, err := kube.DecodeManifests(f.File.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%s does not read as Kubernetes objects: %w", f.Filename, err)
+		}
+		for _, o := range objs {
+			if kube.IsCRD(o) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out, nil
+}
+
+// crdRequests decides each crds/ CRD as apply sends it (kube.PlanApply,
+// server-side, which runs the CRD safety checks on an update): with
+// crds: create only the missing ones, with skip none. A refused update is
+// the error, before anything is written.
+func (e *Executor) crdRequests(ctx context.Context, r *Release) ([]*kube.ApplyRequest, error) {
+	mode := r.step.Helm.CRDMode()
+	if mode == spec.CRDsSkip {
+		return nil, nil
+	}
+	crds, err := chartCRDs(r)
+	if err != nil {
+		return nil, err
+	}
+	var reqs []*kube.ApplyRequest
+	for _, crd := range crds {
+		if mode == spec.CRDsCreate {
+			live, _, err := e.clients.Live(ctx, kube.CRDMapping, "", crd.GetName())
+			if err == nil && live != nil {
+				continue
+			}
+			if err != nil && !apierrors.IsNotFound(err) {
+				return nil, fmt.Errorf("cannot read CRD %s: %w", crd.GetName(), e.clients.Explain(err))
+			}
+		}
+		req, err := e.clients.PlanApply(ctx, crd, kube.CRDMapping, true, kube.ChangeOptions{})
+		if err != nil {
+			return nil, err
+		}
+		reqs = append(reqs, req)
+	}
+	return reqs, nil
+}
+
+// applyCRDs writes the chart's crds/ before the install or upgrade, awaits
+// them Established and makes the Helm session see their kinds (as Helm's
+// install does after creating them).
+func (e *Executor) applyCRDs(ctx context.Context, r *Release) ([]report.Change, error) {
+	reqs, err := e.crdRequests(ctx, r)
+	if err != nil || len(reqs) == 0 {
+		return nil, err
+	}
+	var changes []report.Change
+	for _, req := range reqs {
+		res, err := e.clients.Send(ctx, req, false)
+		if err != nil {
+			return changes, err
+		}
+		did := req.Outcome(res).Done()
+		changes = append(changes, report.Change{Action: did, Kind: "CustomResourceDefinition", Name: req.Desired.GetName()})
+		if did != report.DidUnchanged {
+			r.sess.writes.Add(1)
+		}
+	}
+	for _, req := range reqs {
+		if err := e.clients.WaitCRDEstablished(ctx, req.Desired.GetName()); err != nil {
+			return changes, fmt.Errorf("CRD %s: %w", req.Desired.GetName(), err)
+		}
+	}
+	if disc, err := r.sess.cfg.RESTClientGetter.ToDiscoveryClient(); err == nil && disc != nil {
+		disc.Invalidate()
+	}
+	if m, err := r.sess.cfg.RESTClientGetter.ToRESTMapper(); err == nil {
+		if rm, ok := m.(meta.ResettableRESTMapper); ok {
+			rm.Reset()
+		}
+	}
+	kube.InvalidateLive(ctx)
+	return changes, nil
+}
+
+// planCRDs is applyCRDs as a server-side dry run: r.CRDs gets each crds/
+// CRD the step would create or change, with its diff, and the release's
+// custom resources are then checked against these CRDs (checkFields), not
+// the ones live.
+func (e *Executor) planCRDs(ctx context.Context, r *Release) error {
+	r.CRDs, r.planned = nil, nil
+	reqs, err := e.crdRequests(ctx, r)
+	if err != nil {
+		return err
+	}
+	for _, req := range reqs {
+		res, err := e.clients.Send(ctx, req, true)
+		if err != nil {
+			return err
+		}
+		change := kube.Decide(req.Live, res, kube.ChangeOptions{})
+		if !change.Changed() {
+			continue
+		}
+		r.CRDs = append(r.CRDs, ObjectDiff{APIVersion: req.Desired.GetAPIVersion(), Kind: "CustomResourceDefinition", Name: req.Desired.GetName(),
+			Action: change.Action, Live: change.Live, Desired: change.After})
+		r.planned = append(r.planned, req.Desired)
+	}
+	return nil
+}
+
+// plannedSchemas are the schemas a plan checks the release's custom
+// resources of r.planned's kinds against; nil when it plans no CRD.
+func (r *Release) plannedSchemas() *kube.Schemas {
+	if len(r.planned) == 0 {
+		return nil
+	}
+	s, err := kube.BuiltinSchemas()
+	if err != nil {
+		return nil
+	}
+	return s.WithCRDs(r.planned)
+}
+
+// PlansKind says a crds/ CRD the dry run plans to create or change
+// defines the kind ("Kind.group"): its objects are checked against that CRD.
+func (r *Release) PlansKind(gk string) bool {
+	for _, crd := range r.planned {
+		if crdGroupKind(crd) == gk {
+			return true
+		}
+	}
+	return false
+}
+
+func crdGroupKind(crd *unstructured.Unstructured) string {
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	return kind + "." + group
+}
+
+// checkPlanned checks a custom resource of a kind a planned CRD defines
+// against that CRD's schema, as the API server will once it is applied;
+// ok is false for any other object.
+func (r *Release) checkPlanned(obj *unstructured.Unstructured, name string) (fe *kube.FieldError, ok bool) {
+	gvk := obj.GroupVersionKind()
+	if !r.PlansKind(gvk.Kind + "." + gvk.Group) {
+		return nil, false
+	}
+	s := r.plannedSchemas()
+	if s == nil {
+		return nil, false
+	}
+	problems, known := s.Validate(obj)
+	if !known {
+		return &kube.FieldError{Object: name, Message: fmt.Sprintf("version %s of kind %s is not served by its CRD as the chart's crds/ define it", gvk.Version, gvk.Kind)}, true
+	}
+	return kube.SchemaFieldError(obj, name, problems), true
+}
+
+// checkUnserved is DryRun's answer when the release uses a kind only its
+// crds/ will register (Helm cannot build such a release before they
+// exist): the chart is rendered without the cluster and each custom
+// resource of those kinds is checked against its planned CRD. nil when
+// they all pass: plan then says install without their diff.
+func (e *Executor) checkUnserved(ctx context.Context, r *Release, caps *common.Capabilities) error {
+	if len(r.planned) == 0 {
+		return nil
+	}
+	ch := r.src.chart
+	if r.src.load != nil {
+		if fresh, err := r.src.load(); err == nil {
+			ch = fresh // Install processes dependencies in place
+		}
+	}
+	in := action.NewInstall(action.NewConfiguration())
+	in.DryRunStrategy = action.DryRunClient
+	in.ReleaseName, in.Namespace = r.Name, r.Namespace
+	in.Replace = true
+	in.SkipCRDs = true
+	kv := caps.KubeVersion
+	in.KubeVersion = &kv
+	in.APIVersions = caps.APIVersions
+	in.PostRenderer, in.PostRenderStrategy, in.Labels = postRendering(r.step.Helm, false)
+	out, err := in.RunWithContext(ctx, ch, r.Values)
+	if err != nil {
+		return nil // the server's dry run said what it could not build
+	}
+	res, err := asRelease(out)
+	if err != nil {
+		return nil
+	}
+	var refused []error
+	for _, doc := range splitBySource(res.Manifest) {
+		objs, err := decodeManifest(doc.text)
+		if err != nil {
+			continue
+		}
+		kube.RememberRendered(objs, doc.source, []byte(doc.text))
+		for _, obj := range objs {
+			name := obj.GetKind() + " " + obj.GetName()
+			if obj.GetNamespace() != "" {
+				name = obj.GetKind() + " " + obj.GetNamespace() + "/" + obj.GetName()
+			}
+			if fe, ok := r.checkPlanned(obj, name); ok && fe != nil {
+				refused = append(refused, fe)
+			}
+		}
+	}
+	return errors.Join(refused...)
+}
+
+// crdGuard is the post-renderer of every upgrade, dry run or not: it sees
+// the manifest Helm is about to apply, refuses a templated CRD update the
+// CRD safety checks refuse (Helm then writes nothing), and marks a CRD the
+// upgrade drops while custom resources of it exist helm.sh/resource-policy:
+// keep, so Helm's upgrade leaves it (unless the step says deleteCRDs). It
+// passes the manifest on as it is.
+type crdGuard struct {
+	ctx     context.Context
+	clients *kube.Clients
+	r       *Release
+	dry     bool
+}
+
+func (g crdGuard) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
+	objs, err := decodeManifest(rendered.String())
+	if err != nil {
+		return rendered, nil // Helm reports what it cannot read
+	}
+	for _, obj := range objs {
+		if !kube.IsCRD(obj) {
+			continue
+		}
+		live, err := g.crd(obj.GetName())
+		if err != nil || live == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		warnings, err := g.clients.CheckCRDChange(g.ctx, live, obj)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range warnings {
+			kube.Warn(g.ctx, kube.ObjectName(obj), w)
+		}
+	}
+	if g.dry || g.r.Last == nil || g.r.step.Helm.DeleteCRDs {
+		return rendered, nil
+	}
+	for _, d := range dropped(g.r.Last.Manifest, rendered.String(), g.r.Namespace) {
+		if !kube.IsCRD(d) {
+			continue
+		}
+		live, err := g.crd(d.GetName())
+		if err != nil || live == nil || keeps(live) {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		usage, err := g.clients.CRDUsageOf(g.ctx, live)
+		if err != nil {
+			return nil, err
+		}
+		if usage.Objects == 0 {
+			continue
+		}
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, helmkube.ResourcePolicyAnno, helmkube.KeepPolicy)
+		if _, err := g.clients.Dynamic.Resource(kube.CRDMapping.Resource).Patch(g.ctx, d.GetName(), types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: kube.FieldManager}); err != nil {
+			return nil, fmt.Errorf("cannot mark CRD %s to be kept (%s exist): %w", d.GetName(), usage, g.clients.Explain(err))
+		}
+		g.r.Kept = append(g.r.Kept, fmt.Sprintf("CRD %s (%s)", d.GetName(), usage))
+		kube.Warn(g.ctx, kube.ObjectName(d), fmt.Sprintf("the chart no longer renders it and the upgrade keeps it: %s exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", usage))
+	}
+	return rendered, nil
+}
+
+func (g crdGuard) crd(name string) (*unstructured.Unstructured, error) {
+	live, err := g.clients.Dynamic.Resource(kube.CRDMapping.Resource).Get(g.ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read CRD %s: %w", name, g.clients.Explain(err))
+	}
+	return live, nil
+}
+
+// keeps: the object says helm.sh/resource-policy: keep (Helm then never
+// deletes it).
+func keeps(obj *unstructured.Unstructured) bool {
+	return strings.EqualFold(strings.TrimSpace(obj.GetAnnotations()[helmkube.ResourcePolicyAnno]), helmkube.KeepPolicy)
+}
+
+// Dropped is an object of the installed revision that the new one no
+// longer renders, and what the upgrade does to it: delete, or keep (with
+// the reason) when it says helm.sh/resource-policy: keep, or when it is a
+// CRD custom resources of which exist and the step does not say
+// deleteCRDs. A CRD deleted with its custom resources says so in Reason.
+type Dropped struct {
+	Object *unstructured.Unstructured
+	Action report.Action
+	Reason string
+}
+
+// DroppedObjects is what an upgrade of r to newManifest does to the
+// objects it drops, as crdGuard and Helm will decide it: plan's view.
+func DroppedObjects(ctx context.Context, c *kube.Clients, r *Release, newManifest string) ([]Dropped, error) {
+	if !r.Installed() {
+		return nil, nil
+	}
+	var out []Dropped
+	for _, obj := range dropped(r.Last.Manifest, newManifest, r.Namespace) {
+		d := Dropped{Object: obj, Action: report.ActionDelete}
+		live := obj
+		if m, err := c.MapObject(ctx, obj.DeepCopy(), r.Namespace); err == nil {
+			l, _, err := c.Live(ctx, m, obj.GetNamespace(), obj.GetName())
+			switch {
+			case apierrors.IsNotFound(err):
+				live = nil
+			case err != nil:
+				return nil, fmt.Errorf("cannot read %s: %w", kube.ObjectName(obj), c.Explain(err))
+			default:
+				live = l
+			}
+		}
+		switch {
+		case live == nil:
+		case keeps(live):
+			d.Action, d.Reason = report.ActionKeep, "it says helm.sh/resource-policy: keep: the upgrade leaves it, as Helm does"
+		case kube.IsCRD(obj):
+			usage, err := c.CRDUsageOf(ctx, live)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case usage.Objects == 0:
+			case r.step.Helm.DeleteCRDs:
+				d.Reason = fmt.Sprintf("and its %s (deleteCRDs: true)", usage)
+			default:
+				d.Action, d.Reason = report.ActionKeep, fmt.Sprintf("%s exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", usage)
+			}
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// dropped lists the objects of the old manifest that the new one no
+// longer has.
+func dropped(oldManifest, newManifest, ns string) []*unstructured.Unstructured {
+	key := func(u *unstructured.Unstructured) string {
+		n := u.GetNamespace()
+		if n == "" {
+			n = ns
+		}
+		if kube.IsCRD(u) {
+			n = "" // cluster-scoped, whatever the manifest says
+		}
+		return u.GetObjectKind().GroupVersionKind().GroupKind().String() + "/" + n + "/" + u.GetName()
+	}
+	oldObjs, err1 := kube.DecodeManifests([]byte(oldManifest))
+	newObjs, err2 := kube.DecodeManifests([]byte(newManifest))
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	keep := map[string]bool{}
+	for _, u := range newObjs {
+		keep[key(u)] = true
+	}
+	var out []*unstructured.Unstructured
+	for _, u := range oldObjs {
+		if !keep[key(u)] {
+			out = append(out, u)
+		}
+	}
+	return out
+}
