@@ -377,6 +377,10 @@ func (r *runState) execute(ctx context.Context) *outcome {
 				oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonDrift, exitFailure
 			}
 		}
+		// A plan that predicts failure fails the job step, drift or not.
+		if err := action.PlanGate(p); err != nil {
+			oc.status, oc.reason, oc.exit = report.RunFailed, action.ReasonOf(err, report.ReasonStepFailed), exitFailure
+		}
 	case CmdApply, CmdDestroy:
 		if refused := r.holdToPlan(ctx, &req, oc); refused != nil {
 			return refused

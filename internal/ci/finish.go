@@ -56,6 +56,9 @@ func (oc *outcome) outputs() []kv {
 		for _, s := range oc.plan.Steps {
 			counts[s.Action]++
 		}
+		for _, s := range oc.plan.Failing() {
+			failed = append(failed, s.Name)
+		}
 	}
 	if oc.results != nil {
 		changes, sel = oc.results.Changed(), oc.results.Selection

@@ -94,6 +94,11 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 		return res, notStarted(res, err, report.ReasonValidation, r)
 	}
 	res.Selection = sel
+	if a.Expect != nil {
+		if err := refuseFailedPlan(a.Expect.Plan); err != nil {
+			return res, notStarted(res, err, report.ReasonStepFailed, r)
+		}
+	}
 	// sops files are opened before anything connects or writes.
 	if problems := runplan.OpenEncrypted(s, r); len(problems) > 0 {
 		return res, notStarted(res, problems, report.ReasonStepFailed, r)
