@@ -105,6 +105,9 @@ func (pr *probe) helm(ctx context.Context) error {
 		}
 		return pr.fail(err)
 	}
+	if err := pr.Helm.CheckNamespaces(ctx, r, res, pr.producers.createsNamespace); err != nil {
+		return pr.fail(err)
+	}
 	switch {
 	case !installed:
 		pr.out.Action, pr.out.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)

@@ -168,3 +168,9 @@ func namespaceExists(ctx context.Context, c *kube.Clients, ns string) (bool, err
 	}
 	return true, nil
 }
+
+// createsNamespace reports whether a step of the spec creates namespace ns.
+func (p *producers) createsNamespace(ns string) bool {
+	_, ok := p.namespaces[ns]
+	return ok
+}
