@@ -72,7 +72,7 @@ func PlanVerdict(p *Plan, drift bool) Verdict {
 			changed++
 		}
 	}
-	failing := PlanTotals(p.Steps)[ActionFail]
+	failing := len(p.Failing())
 	switch {
 	case p.Offline:
 		return Verdict{ToneNote, "Offline plan: actions are not assessed against a cluster."}

@@ -43,6 +43,19 @@ func (p *Plan) DriftFails() bool {
 	return false
 }
 
+// Failing lists the steps the plan predicts apply would fail: a plan
+// with any is a failed plan (runner/action.PlanGate, the one rule every
+// gate applies).
+func (p *Plan) Failing() []PlanStep {
+	var out []PlanStep
+	for _, s := range p.Steps {
+		if s.Action == ActionFail {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // PlanTotals counts the steps per predicted action.
 func PlanTotals(steps []PlanStep) map[Action]int {
 	t := map[Action]int{}

@@ -33,6 +33,10 @@ type PlanInput struct {
 	// Produced reports whether an earlier step of the run registers a kind
 	// (Kind.group, lower-case): a chart that uses it cannot be rendered yet.
 	Produced func(kind, group string) bool
+	// CreatesNamespace reports whether a step of the spec creates the
+	// namespace: a chart that writes into a missing one no step creates
+	// would fail.
+	CreatesNamespace func(ns string) bool
 }
 
 // Prediction is what an executor's Plan says Execute would do.

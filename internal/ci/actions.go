@@ -27,7 +27,7 @@ func (a actions) Plan(ctx context.Context, req Request) (*report.Plan, error) {
 }
 
 func (a actions) Apply(ctx context.Context, req Request) (*report.Results, error) {
-	return (&action.Apply{Config: a.config(req), Started: emitTo(req), Expect: req.Expect, Selection: req.Selection}).Run(ctx, req.Spec)
+	return (&action.Apply{Config: a.config(req), Started: emitTo(req), Expect: req.Expect, Selection: req.Selection, Reconcile: req.Reconcile}).Run(ctx, req.Spec)
 }
 
 func (a actions) Destroy(ctx context.Context, req Request) (*report.Results, error) {

@@ -46,6 +46,9 @@ type Request struct {
 	// Selection picks the steps to run (the target, selector and exclude
 	// inputs); nil: every step.
 	Selection *report.Selection
+	// Reconcile, for Apply, runs every step whatever the state record
+	// says (the reconcile input).
+	Reconcile bool
 	// Emit receives progress events; the backend must call it one at a time.
 	Emit func(report.Event)
 }
@@ -350,7 +353,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 	if r.opts.Backend == nil {
 		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version}
 	}
-	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey), LookupSecrets: r.lookupSecrets(), Selection: r.in.Selection()}
+	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey), LookupSecrets: r.lookupSecrets(), Selection: r.in.Selection(), Reconcile: r.in.Reconcile}
 	if r.in.Kubeconfig != "" {
 		path, err := r.writeKubeconfig()
 		if err != nil {
@@ -376,6 +379,10 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			if p.DriftFails() {
 				oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonDrift, exitFailure
 			}
+		}
+		// A plan that predicts failure fails the job step, drift or not.
+		if err := action.PlanGate(p); err != nil {
+			oc.status, oc.reason, oc.exit = report.RunFailed, action.ReasonOf(err, report.ReasonStepFailed), exitFailure
 		}
 	case CmdApply, CmdDestroy:
 		if refused := r.holdToPlan(ctx, &req, oc); refused != nil {

@@ -41,6 +41,8 @@ type fakeBackend struct {
 	runJobs bool
 	// driftWarn gives every step drift: warn.
 	driftWarn bool
+	// wouldFail plans the step of that name as fail.
+	wouldFail string
 	// world stands for everything a plan fingerprint covers besides the
 	// predicted actions (objects' content, inputs, the cluster): plans of
 	// the same world have the same fingerprint.
@@ -66,6 +68,9 @@ func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, erro
 		}
 		if st.Type() == "wait" {
 			ps.Action, ps.Reason = report.ActionUnknown, "namespace demo is created by an earlier step"
+		}
+		if st.Name == f.wouldFail {
+			ps.Action, ps.Reason = report.ActionFail, "install failed: namespaces \"istio-system\" not found"
 		}
 		ps.DriftWarn = f.driftWarn
 		p.Steps = append(p.Steps, ps)
@@ -318,6 +323,24 @@ func TestGitHubDriftFailsTheStep(t *testing.T) {
 	outs, _ = gha.ParseKeyValues(e2.read(t, "output"))
 	if code != 0 || outs["drift"] != "false" || outs["status"] != "ok" {
 		t.Errorf("no drift: exit %d outputs %v", code, outs)
+	}
+}
+
+// A plan that predicts failure fails the job step, with the step named,
+// and the plan is still written for review.
+func TestGitHubPlanThatWouldFailFailsTheStep(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	for _, cmd := range []string{"plan", "drift"} {
+		e := newGHEnv(t, srv.URL, map[string]string{"INPUT_COMMAND": cmd, "INPUT_COMMENT": "never"})
+		code, out, _ := run(t, e.environ, &fakeBackend{wouldFail: "migrate"})
+		outs, _ := gha.ParseKeyValues(e.read(t, "output"))
+		if code != 1 || outs["status"] != "failed" || outs["failure-reason"] != "step-failed" || outs["failed-steps"] != "migrate" || outs["plan-json-path"] == "" {
+			t.Errorf("%s: exit %d outputs %v\n%s", cmd, code, outs, out)
+		}
+		if !strings.Contains(out, "1 step would fail on apply.") {
+			t.Errorf("%s: the log does not say the plan would fail:\n%s", cmd, out)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/action"
 )
 
 // countedActions are the to-<action> outputs, always present.
@@ -55,6 +56,9 @@ func (oc *outcome) outputs() []kv {
 		changes, sel = oc.plan.Changes, oc.plan.Selection
 		for _, s := range oc.plan.Steps {
 			counts[s.Action]++
+		}
+		for _, s := range oc.plan.Failing() {
+			failed = append(failed, s.Name)
 		}
 	}
 	if oc.results != nil {
@@ -119,6 +123,10 @@ func (r *runState) say(format string, args ...any) {
 // warn reports a problem that does not fail the step, as the platform shows it.
 func (r *runState) warn(msg string) { r.sink.warn(msg) }
 
+// driftRepair names the command that repairs drift, in the drift run's
+// log, comment and issue.
+var driftRepair = "repair it with " + action.RepairCommand
+
 func verdictLine(oc *outcome) string {
 	switch {
 	case oc.reason == report.ReasonValidation:
@@ -127,6 +135,8 @@ func verdictLine(oc *outcome) string {
 		return fmt.Sprintf("khook apply: refused (%s): nothing was applied", oc.reason)
 	case oc.unchanged != "":
 		return fmt.Sprintf("khook %s: not planned: %s", oc.command, oc.unchanged)
+	case oc.drift:
+		return fmt.Sprintf("khook %s: %s (plan fingerprint %s); %s", oc.command, report.PlanVerdict(oc.plan, true).Text, report.ShortFingerprint(oc.plan.Fingerprint), driftRepair)
 	case oc.plan != nil && oc.plan.Fingerprint != "":
 		return fmt.Sprintf("khook %s: %s (plan fingerprint %s)", oc.command, report.PlanVerdict(oc.plan, oc.command == CmdDrift).Text, report.ShortFingerprint(oc.plan.Fingerprint))
 	case oc.plan != nil:

@@ -170,6 +170,9 @@ func commentStatus(oc *outcome) report.CommentStatus {
 // commentBody renders the sticky comment, redacted.
 func (r *runState) commentBody(oc *outcome, marker, commit string, max int) string {
 	opts := report.CommentOptions{Marker: marker, Identifier: r.identifier, Status: commentStatus(oc), Commit: commit, RunURL: r.sink.runURL(), MaxBytes: max}
+	if oc.command == CmdDrift && oc.drift {
+		opts.Note = driftRepair
+	}
 	var b bytes.Buffer
 	switch {
 	case oc.plan != nil:

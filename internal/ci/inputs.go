@@ -87,6 +87,9 @@ type Inputs struct {
 	// SopsAgeKey is an age identity for sops-encrypted files (secret):
 	// given to the sops key sources as SOPS_AGE_KEY.
 	SopsAgeKey string
+	// Reconcile: command apply runs every step whatever the state record
+	// says (khook apply --reconcile).
+	Reconcile bool
 }
 
 // Selection is the inputs' step selection; nil when they ask for none.
@@ -136,6 +139,7 @@ var inputNames = []input{
 	{"exclude", ""},
 	{"changed-only", "false"},
 	{"sops-age-key", ""},
+	{"reconcile", "false"},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -235,6 +239,9 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		errs = append(errs, err.Error())
 	}
 	if in.DriftIssue, err = parseBool("drift-issue", raw["drift-issue"]); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if in.Reconcile, err = parseBool("reconcile", raw["reconcile"]); err != nil {
 		errs = append(errs, err.Error())
 	}
 	if in.ChangedOnly, err = parseBool("changed-only", raw["changed-only"]); err != nil {

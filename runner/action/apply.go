@@ -43,6 +43,9 @@ type Apply struct {
 	// every step): the others are reported not selected and their state
 	// record entries stay untouched. With Expect, it is the saved plan's.
 	Selection *report.Selection
+	// Reconcile runs every step whatever the state record says (apply
+	// --reconcile): nothing resumes.
+	Reconcile bool
 }
 
 // Backend is what a run needs from the cluster side.
@@ -94,6 +97,11 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 		return res, notStarted(res, err, report.ReasonValidation, r)
 	}
 	res.Selection = sel
+	if a.Expect != nil {
+		if err := refuseFailedPlan(a.Expect.Plan); err != nil {
+			return res, notStarted(res, err, report.ReasonStepFailed, r)
+		}
+	}
 	// sops files are opened before anything connects or writes.
 	if problems := runplan.OpenEncrypted(s, r); len(problems) > 0 {
 		return res, notStarted(res, problems, report.ReasonStepFailed, r)
@@ -137,11 +145,18 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	eng.WarningsAsErrors = a.Config.WarningsAsErrors
 	eng.Emit = emit
 	eng.Resume = backend.Resume
-	if a.Expect != nil && backend.Resume != nil {
-		eng.Resume = a.resumeUnchanged(backend.Resume)
+	var drifted map[string]bool
+	switch {
+	case a.Reconcile:
+		eng.Resume = nil
+	case a.Expect != nil && backend.Resume != nil:
+		eng.Resume = resumeUnchanged(a.Expect.Plan, backend.Resume)
+	case backend.Resume != nil:
+		eng.Resume, drifted = a.resumeUndrifted(ctx, s, backend)
 	}
 	eng.OnFinish = backend.OnFinish
 	res.Steps = eng.Run(ctx)
+	sayRepaired(res.Steps, drifted)
 	if backend.Prune != nil {
 		res.Steps = append(res.Steps, backend.Prune(ctx, res.Steps, emit)...)
 	}
@@ -210,12 +225,12 @@ func (a *Apply) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) error {
 	return nil
 }
 
-// resumeUnchanged lets the state record skip only steps the reviewed plan
-// predicted no change for: a change that was reviewed (an object drifted
+// resumeUnchanged lets the state record skip only steps the plan
+// predicted no change for: a change that was planned (an object drifted
 // since the step last succeeded) is applied, not resumed past.
-func (a *Apply) resumeUnchanged(resume func(*spec.Step) (string, bool)) func(*spec.Step) (string, bool) {
+func resumeUnchanged(p *report.Plan, resume func(*spec.Step) (string, bool)) func(*spec.Step) (string, bool) {
 	planned := map[string]report.Action{}
-	for _, ps := range a.Expect.Plan.Steps {
+	for _, ps := range p.Steps {
 		planned[ps.Name] = ps.Action
 	}
 	return func(st *spec.Step) (string, bool) {

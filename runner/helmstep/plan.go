@@ -115,6 +115,9 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		}
 		return p, err
 	}
+	if err := e.CheckNamespaces(ctx, r, res, in.CreatesNamespace); err != nil {
+		return p, err
+	}
 	switch {
 	case !installed:
 		p.Action, p.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)

@@ -206,6 +206,9 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		if !h.CreateNamespace && strings.Contains(err.Error(), fmt.Sprintf("namespaces %q not found", r.Namespace)) {
 			return nil, e.NamespaceMissing(r)
 		}
+		if nerr := namespaceFailure(err, r.Namespace); nerr != nil {
+			return nil, e.failure(r, nerr)
+		}
 		if refused := e.refusedIn(err, r.Namespace); refused != nil {
 			return nil, e.failure(r, refused)
 		}

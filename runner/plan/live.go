@@ -128,7 +128,7 @@ type probe struct {
 
 func (pr *probe) run(ctx context.Context) error {
 	st := pr.step
-	in := runner.PlanInput{APIVersions: pr.producers.apiVersionsBefore(pr.spec, st), Lookup: pr.lookupConfig, Produced: pr.producers.registers}
+	in := runner.PlanInput{APIVersions: pr.producers.apiVersionsBefore(pr.spec, st), Lookup: pr.lookupConfig, Produced: pr.producers.registers, CreatesNamespace: pr.producers.createsNamespace}
 	pred, err := pr.Executors.Plan(ctx, st, in)
 	pr.releaseDigest(pred.Release)
 	if pred.Release != nil {

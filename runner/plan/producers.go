@@ -155,3 +155,9 @@ func (p *producers) registers(kind, group string) bool {
 }
 
 var qualified = runner.Qualified
+
+// createsNamespace reports whether a step of the spec creates namespace ns.
+func (p *producers) createsNamespace(ns string) bool {
+	_, ok := p.namespaces[ns]
+	return ok
+}

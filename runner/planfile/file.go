@@ -29,13 +29,21 @@ type File struct {
 	Format       string    `json:"format"`
 	KhookVersion string    `json:"khookVersion"`
 	Created      time.Time `json:"created"`
+	// WouldFail marks a plan that predicts failure: the steps it plans
+	// fail. Informational (the steps' actions, which the fingerprint
+	// covers, are what apply --plan refuses on).
+	WouldFail []string `json:"wouldFail,omitempty"`
 	// Plan is the plan as reviewed: its steps, digests and fingerprint.
 	Plan *report.Plan `json:"plan"`
 }
 
 // New wraps a live plan (Fingerprint and Digests set) for saving.
 func New(p *report.Plan, version string, created time.Time) *File {
-	return &File{Format: Format, KhookVersion: version, Created: created.UTC().Truncate(time.Second), Plan: p}
+	f := &File{Format: Format, KhookVersion: version, Created: created.UTC().Truncate(time.Second), Plan: p}
+	for _, s := range p.Failing() {
+		f.WouldFail = append(f.WouldFail, s.Name)
+	}
+	return f
 }
 
 // Marshal encodes f as saved: indented JSON with a final newline.

@@ -21,6 +21,8 @@ type Options struct {
 	Output      string
 	Parallelism int
 	LockTimeout time.Duration
+	// Reconcile is --reconcile: nothing resumes from the state record.
+	Reconcile bool
 	// PlanFile is a plan saved by plan --out to hold the run to ("": none).
 	PlanFile string
 	// Fleet runs one cluster of a fleet (--fleet, --cluster).
@@ -67,6 +69,7 @@ run before any write, exit 1, failure reason plan-changed.`,
 	cmdutil.AddRunFlags(cmd, &opts.Output, &opts.Parallelism, &opts.LockTimeout, "run")
 	cmdutil.AddFleetFlags(cmd.Flags(), &opts.Fleet, false)
 	cmdutil.AddSelectFlags(cmd.Flags(), &opts.Select, "what it needs")
+	cmd.Flags().BoolVar(&opts.Reconcile, "reconcile", false, "run every step whatever the state record says (without it, a step the record would resume runs again only when its live objects drifted)")
 	cmd.Flags().StringVar(&opts.PlanFile, "plan", "", "apply only if the world still matches the plan saved in `FILE` (khook plan --out)")
 	cmd.Flags().BoolVar(&opts.WarningsAsErrors, "warnings-as-errors", false, "fail a step when the API server warns about any of its requests (deprecated API versions, node labels ...), like kubectl's flag")
 	return cmd
@@ -101,6 +104,7 @@ func Run(ctx context.Context, opts *Options) error {
 		Started:     run.Start,
 		Expect:      expect,
 		Selection:   opts.Select.Selection(),
+		Reconcile:   opts.Reconcile,
 	}).Run(ctx, s)
 	return run.Finish(res, err)
 }

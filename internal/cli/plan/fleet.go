@@ -95,5 +95,8 @@ func planLeg(ctx context.Context, opts *Options, fl *spec.Fleet, c *spec.FleetCl
 	}
 	p.Identifier = c.Name
 	leg.Plan, leg.Changes, leg.Fingerprint = p, p.Changes, p.Fingerprint
+	if err := action.PlanGate(p); err != nil {
+		leg.Status, leg.FailureReason, leg.Error = report.RunFailed, action.ReasonOf(err, report.ReasonStepFailed), err.Error()
+	}
 	return leg
 }

@@ -53,7 +53,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Predict, per step, what apply would do: the DAG order, each step's type and
 what it does, which steps when: excludes, and (against a cluster) the action
 and objects it would touch. --offline needs no cluster and assesses no
-actions. --detailed-exitcode: 0 no changes, 2 changes pending, 1 error.
+actions. A plan in which any step would fail exits 1 (saved with --out all
+the same, marked). --detailed-exitcode: 0 no changes, 2 changes pending,
+1 error or a step that would fail.
 --out FILE saves the plan (digests of the spec, inputs, cluster and every
 object, and its fingerprint) for khook show and khook apply --plan; set
 KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
@@ -89,7 +91,7 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 	cmd.Flags().StringVar(&opts.Out, "out", "", "save the plan to `FILE` for khook show and khook apply --plan")
 	cmd.Flags().BoolVar(&opts.WarningsAsErrors, "warnings-as-errors", false, "plan a step as fail when the API server warns about any of its dry runs (deprecated API versions, node labels ...), like kubectl's flag")
 	cmd.Flags().StringVar(&opts.LookupSecrets, "lookup-secrets", runplan.LookupMask, "what a chart's lookup of a Secret gets: mask (its values, masked in every output), deny (nothing, as in a client-side render; for plans of untrusted code) or allow (its values, unmasked)")
-	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error")
+	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error or a step that would fail")
 	cmdutil.AddFleetFlags(cmd.Flags(), &opts.Fleet, true)
 	cmdutil.AddSelectFlagsNoSelector(cmd.Flags(), &opts.Select, "what it needs")
 	return cmd
@@ -144,8 +146,13 @@ func Run(ctx context.Context, opts *Options) error {
 		if err := opts.F.WritePlanFile(opts.Out, p); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.F.IOStreams.ErrOut, "Saved the plan to %s (fingerprint %s): khook apply --plan %s applies it if nothing changed.\n",
-			opts.Out, report.ShortFingerprint(p.Fingerprint), opts.Out)
+		if n := len(p.Failing()); n > 0 {
+			fmt.Fprintf(opts.F.IOStreams.ErrOut, "Saved the plan to %s (fingerprint %s), marked as failed: %d %s would fail, so khook apply --plan refuses it.\n",
+				opts.Out, report.ShortFingerprint(p.Fingerprint), n, plural(n, "step", "steps"))
+		} else {
+			fmt.Fprintf(opts.F.IOStreams.ErrOut, "Saved the plan to %s (fingerprint %s): khook apply --plan %s applies it if nothing changed.\n",
+				opts.Out, report.ShortFingerprint(p.Fingerprint), opts.Out)
+		}
 	}
 	out := opts.F.IOStreams.Out
 	if opts.Output == cmdutil.OutputJSON {
@@ -155,6 +162,9 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	if err != nil {
 		return err
+	}
+	if err := action.PlanGate(p); err != nil {
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err} // printed and saved, and failed
 	}
 	if opts.DetailedExitCode && p.Changes {
 		return cmdutil.Silent(cmdutil.ExitChanges)
@@ -180,4 +190,11 @@ func planError(err error) error {
 		return cmdutil.ValidationError(err)
 	}
 	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -4,6 +4,7 @@ package show
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -95,7 +96,7 @@ func Facts(pf *planfile.File) [][2]string {
 	if d.Keyed {
 		keyed = "keyed with " + planfile.KeyEnv + " (HMAC-SHA256)"
 	}
-	return [][2]string{
+	facts := [][2]string{
 		{"format", pf.Format},
 		{"khook", pf.KhookVersion},
 		{"created", pf.Created.UTC().Format(time.RFC3339)},
@@ -103,4 +104,8 @@ func Facts(pf *planfile.File) [][2]string {
 		{"cluster", pf.Plan.Server + " (kube-system UID " + uid + ")"},
 		{"digests", keyed},
 	}
+	if len(pf.WouldFail) > 0 {
+		facts = append(facts, [2]string{"would fail", strings.Join(pf.WouldFail, ", ") + " (apply --plan refuses this plan)"})
+	}
+	return facts
 }

@@ -1,0 +1,62 @@
+package action
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/khook/khook/report"
+)
+
+// PlanFailedError is a plan that predicts failure: some step would fail on
+// apply. It is the one rule every gate built on a plan applies (plan's
+// exit code with or without --detailed-exitcode, a saved plan's mark,
+// apply --plan's refusal, khook ci's status), whatever the step type and
+// whatever the cause.
+type PlanFailedError struct {
+	Steps []string // the steps planned fail, in DAG order
+}
+
+func (e *PlanFailedError) Error() string {
+	return fmt.Sprintf("the plan predicts that %d %s would fail on apply (%s): the plan says why; fix the spec or the cluster and plan again",
+		len(e.Steps), plural(len(e.Steps), "step", "steps"), strings.Join(e.Steps, ", "))
+}
+
+// FailureReason: a predicted failure is a step's failure, as on apply.
+func (e *PlanFailedError) FailureReason() string { return report.ReasonStepFailed }
+
+// PlanGate is nil for a plan no step of which would fail, else a
+// *PlanFailedError naming them.
+func PlanGate(p *report.Plan) error {
+	if p == nil {
+		return nil
+	}
+	failing := p.Failing()
+	if len(failing) == 0 {
+		return nil
+	}
+	e := &PlanFailedError{}
+	for _, s := range failing {
+		e.Steps = append(e.Steps, s.Name)
+	}
+	return e
+}
+
+// refuseFailedPlan is apply --plan's refusal of a plan that predicted
+// failure: what was reviewed is a failure, not a change to apply.
+func refuseFailedPlan(p *report.Plan) error {
+	var pf *PlanFailedError
+	if !errors.As(PlanGate(p), &pf) {
+		return nil
+	}
+	return &Failure{Reason: report.ReasonStepFailed, Err: fmt.Errorf(
+		"apply --plan refuses the saved plan: it is marked as failed, %d %s would fail on apply (%s); fix the spec or the cluster, plan again and review the new plan",
+		len(pf.Steps), plural(len(pf.Steps), "step", "steps"), strings.Join(pf.Steps, ", "))}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
