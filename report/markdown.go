@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/khook/khook/spec"
 )
 
 // MarkdownOptions tune the Markdown documents khook writes for people on a
@@ -250,6 +252,7 @@ func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[strin
 	if !opts.NoDiagram {
 		writeMDDiagram(b, GraphFromPlan(p))
 	}
+	writeWarningsMD(b, PlanWarnings(p))
 	if len(cut) > 0 {
 		fmt.Fprintf(b, "> ✂️ Diffs were cut to keep this report under its size limit: %s.", strings.Join(cut, ", "))
 		if opts.RunURL != "" {
@@ -321,6 +324,7 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 	if !opts.NoDiagram {
 		writeMDDiagram(b, GraphFromResults(r))
 	}
+	writeWarningsMD(b, ResultsWarnings(r))
 	var failed []StepResult
 	for _, s := range r.Steps {
 		if s.Status == StatusFailed {
@@ -332,11 +336,7 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 	}
 	b.WriteString("### Errors\n\n")
 	for _, s := range failed {
-		fmt.Fprintf(b, "#### %s %s", ToneFailed.Mark(), mdInline(s.Name))
-		if !s.Pos.IsZero() {
-			fmt.Fprintf(b, " (%s)", mdInline(s.Pos.String()))
-		}
-		b.WriteString("\n\n")
+		writeStepHeadingMD(b, ToneFailed, s.Name, s.Pos)
 		b.WriteString(mdFence("text", s.Error) + "\n\n")
 		if len(s.LogTail) > 0 {
 			fmt.Fprintf(b, "<details><summary>Last %d pod log lines</summary>\n\n%s\n\n</details>\n\n",
@@ -344,6 +344,33 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 		}
 		writeDiagnosisMD(b, s.Diagnosis)
 	}
+}
+
+// writeWarningsMD lists the API server's warnings under each step that got
+// them (a deprecated API version, a field the server ignores): the summary
+// is where a CI user reads, not the log's annotations alone.
+func writeWarningsMD(b *bytes.Buffer, steps []StepWarnings) {
+	if len(steps) == 0 {
+		return
+	}
+	b.WriteString("### Warnings\n\n")
+	for _, s := range steps {
+		writeStepHeadingMD(b, ToneWarning, s.Name, s.Pos)
+		for _, w := range s.Warnings {
+			fmt.Fprintf(b, "- %s\n", mdInline(w.String()))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeStepHeadingMD is a step's heading under Errors or Warnings, with its
+// place in the spec.
+func writeStepHeadingMD(b *bytes.Buffer, tone Tone, name string, pos spec.Pos) {
+	fmt.Fprintf(b, "#### %s %s", tone.Mark(), mdInline(name))
+	if !pos.IsZero() {
+		fmt.Fprintf(b, " (%s)", mdInline(pos.String()))
+	}
+	b.WriteString("\n\n")
 }
 
 func statusMark(s Status) string {

@@ -235,11 +235,21 @@ func parseRef(body string) (varRef, string) {
 }
 
 // inComment reports whether offset off is inside a YAML comment: after a "#"
-// that starts the line or follows whitespace, outside quotes.
-func inComment(src []byte, off int) bool {
+// that starts the line or follows whitespace, outside quotes, on a line that
+// is not the content of a block scalar (there a "#" is text).
+func inComment(src []byte, off int, block map[int]bool) bool {
 	start := bytes.LastIndexByte(src[:off], '\n') + 1
+	if block[start] {
+		return false
+	}
+	return commentAt(src, start, off) >= 0
+}
+
+// commentAt is the offset of the "#" that starts a comment on the line from
+// start, before end; -1 for none.
+func commentAt(src []byte, start, end int) int {
 	var quote byte
-	for i := start; i < off; i++ {
+	for i := start; i < end; i++ {
 		c := src[i]
 		switch {
 		case quote != 0:
@@ -251,10 +261,58 @@ func inComment(src []byte, off int) bool {
 				quote = c
 			}
 		case c == '#' && (i == start || src[i-1] == ' ' || src[i-1] == '\t'):
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
+}
+
+// blockIndicator ends a line that opens a block scalar: "key: |",
+// "- >-", "run: |2".
+var blockIndicator = regexp.MustCompile(`(^|[ \t])[|>][0-9+-]*$`)
+
+// blockScalarLines marks (by their start offset) the lines that are the
+// content of a YAML block scalar: a "#" there is part of the text, and a
+// reference there is substituted as anywhere else in a value.
+func blockScalarLines(src []byte) map[int]bool {
+	lines := map[int]bool{}
+	parent := -1 // the indentation a content line must exceed; -1: not in a block
+	for start := 0; start < len(src); {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += start
+		}
+		line := src[start:end]
+		indent := len(line) - len(bytes.TrimLeft(line, " "))
+		blank := len(bytes.TrimSpace(line)) == 0
+		if parent >= 0 && (blank || indent > parent) {
+			lines[start] = true
+		} else {
+			parent = -1
+			text := line
+			if c := commentAt(src, start, end); c >= 0 {
+				text = src[start:c]
+			}
+			if text = bytes.TrimRight(text, " \t\r"); blockIndicator.Match(text) {
+				// Content is indented past the key: after "- " items,
+				// unless the indicator follows the dash itself ("- |").
+				parent = indent
+				rest := text[indent:]
+				for bytes.HasPrefix(rest, []byte("- ")) {
+					trimmed := bytes.TrimLeft(rest[2:], " ")
+					if blockIndicator.Match(trimmed) && len(trimmed) <= 3 {
+						break
+					}
+					parent += len(rest) - len(trimmed)
+					rest = trimmed
+				}
+			}
+		}
+		start = end + 1
+	}
+	return lines
 }
 
 // maxOutput bounds the substituted document, so values and pipelines cannot
@@ -281,16 +339,20 @@ func substitute(file string, src []byte, vs *varSet, pipes *pipelines) ([]byte, 
 		m.segs = append(m.segs, segment{out: out.Len(), orig: orig, n: len(b), literal: literal})
 		out.Write(b)
 	}
+	// A comment is not part of the spec: references there are left as
+	// written (an imported spec's header may say ${VARIABLES}).
+	block := blockScalarLines(src)
 	scanRefs(src,
 		func(off int, b []byte) { put(off, b, true) },
 		func(r varRef) {
+			if inComment(src, r.Off, block) {
+				put(r.Off, src[r.Off:r.End], true)
+				return
+			}
 			val, ok := vs.lookup(r.Name)
 			secret := ok && vs.secret[r.Name]
 			if !ok && !r.HasDefault {
 				hint := fmt.Sprintf("pass --set %s=..., add it to a --var-file, export %s%s, or write ${%s:-default}; $${%s} keeps it literal", r.Name, vs.varPrefix, r.Name, r.Name, r.Name)
-				if inComment(src, r.Off) {
-					hint = "comments are substituted too: write $${ to keep a literal ${"
-				}
 				probs = append(probs, Problem{Pos: m.posAt(r.Off), Message: fmt.Sprintf("variable %s is not set", r.Name), Hint: hint})
 				return
 			}
@@ -312,7 +374,9 @@ func substitute(file string, src []byte, vs *varSet, pipes *pipelines) ([]byte, 
 			put(r.Off, []byte(val), false)
 		},
 		func(off int, msg, hint string) {
-			probs = append(probs, Problem{Pos: m.posAt(off), Message: msg, Hint: hint})
+			if !inComment(src, off, block) {
+				probs = append(probs, Problem{Pos: m.posAt(off), Message: msg, Hint: hint})
+			}
 		})
 	m.out = out.Bytes()
 	m.origLines = nil // posAt may have indexed the raw text only

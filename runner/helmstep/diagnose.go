@@ -66,6 +66,10 @@ func (d *waitDiagnosis) diagnose(rs helmkube.ResourceList, err error) {
 	if d.ctx == nil || d.result != nil || !kube.Diagnosable(d.ctx, err) {
 		return
 	}
+	d.result = d.clients.Diagnose(d.ctx, d.since, refsOf(rs), d.limits)
+}
+
+func refsOf(rs helmkube.ResourceList) []kube.ObjectRef {
 	refs := make([]kube.ObjectRef, 0, len(rs))
 	for _, info := range rs {
 		if info.Mapping == nil {
@@ -73,7 +77,22 @@ func (d *waitDiagnosis) diagnose(rs helmkube.ResourceList, err error) {
 		}
 		refs = append(refs, kube.ObjectRef{GVK: info.Mapping.GroupVersionKind, Namespace: info.Namespace, Name: info.Name})
 	}
-	d.result = d.clients.Diagnose(d.ctx, d.since, refs, d.limits)
+	return refs
+}
+
+// watch says, while Helm waits on rs, what blocks its workloads (the live
+// view and the CI log show it as for khook's own waits); the returned
+// function stops it.
+func (d *waitDiagnosis) watch(rs helmkube.ResourceList) func() {
+	d.mu.Lock()
+	ctx := d.ctx
+	d.mu.Unlock()
+	if ctx == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	wait := kube.WatchBlockers(ctx, d.clients, refsOf(rs), d.limits.Pods)
+	return func() { cancel(); wait() }
 }
 
 // diagnose wraps the session's Kubernetes client so that every waiter it
@@ -111,14 +130,18 @@ type diagnosingWaiter struct {
 
 func (w *diagnosingWaiter) Wait(rs helmkube.ResourceList, timeout time.Duration) error {
 	w.diag.began(rs)
+	stop := w.diag.watch(rs)
 	err := w.Waiter.Wait(rs, timeout)
+	stop()
 	w.diag.record(rs, err)
 	return err
 }
 
 func (w *diagnosingWaiter) WaitWithJobs(rs helmkube.ResourceList, timeout time.Duration) error {
 	w.diag.began(rs)
+	stop := w.diag.watch(rs)
 	err := w.Waiter.WaitWithJobs(rs, timeout)
+	stop()
 	w.diag.record(rs, err)
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
@@ -48,6 +49,32 @@ func RefOf(obj *unstructured.Unstructured) ObjectRef {
 	return ObjectRef{GVK: obj.GroupVersionKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }
 
+// workloadsFirst orders refs for a diagnosis bounded to the first few:
+// what runs pods, then claims and Services, then the rest, each in the
+// given order. A release lists its workloads after its ServiceAccounts,
+// ConfigMaps and RBAC (Helm's install order): cut first, a chart with many
+// of those (cilium) would have its stuck Deployment cut off and nothing to
+// say.
+func workloadsFirst(refs []ObjectRef) []ObjectRef {
+	out := slices.Clone(refs)
+	slices.SortStableFunc(out, func(a, b ObjectRef) int { return workloadRank(a) - workloadRank(b) })
+	return out
+}
+
+// workloadRank is 0 for what runs pods, 1 for claims and Services, 2 for
+// the rest.
+func workloadRank(r ObjectRef) int {
+	switch r.GVK.GroupKind() {
+	case schema.GroupKind{Group: "apps", Kind: "Deployment"}, schema.GroupKind{Group: "apps", Kind: "StatefulSet"},
+		schema.GroupKind{Group: "apps", Kind: "DaemonSet"}, schema.GroupKind{Group: "apps", Kind: "ReplicaSet"},
+		schema.GroupKind{Group: "batch", Kind: "Job"}, schema.GroupKind{Kind: "Pod"}, schema.GroupKind{Kind: "ReplicationController"}:
+		return 0
+	case schema.GroupKind{Kind: "PersistentVolumeClaim"}, schema.GroupKind{Kind: "Service"}:
+		return 1
+	}
+	return 2
+}
+
 // Diagnosable reports whether a failed step is worth diagnosing: not when
 // the run was interrupted (it must stop at once).
 func Diagnosable(ctx context.Context, err error) bool {
@@ -64,6 +91,7 @@ func (c *Clients) Diagnose(ctx context.Context, since time.Time, refs []ObjectRe
 	base, cancel := context.WithTimeout(context.WithoutCancel(ctx), lim.Total)
 	defer cancel()
 	d := &diagnoser{c: c, ctx: base, lim: lim, since: since, out: &report.Diagnosis{}, uids: map[types.UID]string{}}
+	refs = workloadsFirst(refs)
 	if len(refs) > lim.Objects {
 		refs = refs[:lim.Objects]
 	}

@@ -2,10 +2,12 @@ package kube
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
@@ -15,11 +17,13 @@ import (
 
 // progress reports what blocks a wait, once per change.
 type progress struct {
-	f    func(string)
-	mu   sync.Mutex
-	why  string // the predicate's pending text
-	pod  string // the worst unready pod of the awaited workload
-	last string
+	f func(string)
+	// clears: report "" too when the blocker is gone (WatchBlockers' parts).
+	clears bool
+	mu     sync.Mutex
+	why    string // the predicate's pending text
+	pod    string // the worst unready pod of the awaited workload
+	last   string
 }
 
 func newProgress(ctx context.Context) *progress {
@@ -46,7 +50,7 @@ func (p *progress) set(why, pod *string) {
 		}
 		msg += p.pod
 	}
-	changed := msg != "" && msg != p.last
+	changed := (msg != "" || p.clears) && msg != p.last
 	p.last = msg
 	p.mu.Unlock()
 	if changed {
@@ -100,6 +104,67 @@ func (p *progress) watchPods(ctx context.Context, c *Clients, obj *unstructured.
 	done := make(chan struct{})
 	go func() { defer close(done); ctrl.RunWithContext(ctx) }()
 	return func() { <-done }
+}
+
+// WatchBlockers reports, through ctx's step progress and once per change,
+// the worst unready pod of each workload among refs (at most limit of
+// them), for a wait khook does not run itself (Helm's): "Deployment
+// ns/web: pod web-6b7-x Pending: PodScheduled=False Unschedulable: 0/3
+// nodes are available: ...". It reads the workloads in the background and
+// returns at once; the returned function waits for the watches, which end
+// with ctx.
+func WatchBlockers(ctx context.Context, c *Clients, refs []ObjectRef, limit int) (wait func()) {
+	f := report.StepProgress(ctx)
+	if f == nil {
+		return func() {}
+	}
+	var workloads []ObjectRef
+	for _, r := range workloadsFirst(refs) {
+		if workloadRank(r) > 0 || len(workloads) == limit {
+			break
+		}
+		if r.GVK.Kind != "Pod" && r.GVK.Kind != "ReplicationController" {
+			workloads = append(workloads, r)
+		}
+	}
+	var mu sync.Mutex
+	blockers := make([]string, len(workloads))
+	last := ""
+	update := func(i int, msg string) {
+		mu.Lock()
+		blockers[i] = msg
+		var parts []string
+		for j, b := range blockers {
+			if b != "" {
+				parts = append(parts, workloads[j].GVK.Kind+" "+qualifiedName(workloads[j].Namespace, workloads[j].Name)+": "+b)
+			}
+		}
+		msg = strings.Join(parts, "; ")
+		changed := msg != "" && msg != last
+		last = msg
+		mu.Unlock()
+		if changed {
+			f(msg)
+		}
+	}
+	var wg sync.WaitGroup
+	for i, ref := range workloads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := c.MappingFor(ctx, ref.GVK)
+			if err != nil {
+				return
+			}
+			obj, err := c.Resource(m, ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+			if err != nil {
+				return // not there yet, or the wait is over: the diagnosis will say
+			}
+			p := &progress{f: func(msg string) { update(i, msg) }, clears: true}
+			p.watchPods(ctx, c, obj)()
+		}()
+	}
+	return wg.Wait
 }
 
 // worstPod is "pod NAME SUMMARY" for the worst of the unready pods, "" for

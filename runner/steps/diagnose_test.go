@@ -229,7 +229,7 @@ func TestRolloutProgressNamesTheBlocker(t *testing.T) {
 		select {
 		case m := <-msgs:
 			seen = append(seen, m)
-			if strings.Contains(m, "; pod nowhere-") && strings.Contains(m, " Pending: PodScheduled=False Unschedulable: 0/1 nodes are available") {
+			if strings.Contains(m, "; pod nowhere-") && strings.Contains(m, " Pending: PodScheduled=False Unschedulable: 0/3 nodes are available") {
 				cancel()
 				<-done
 				return

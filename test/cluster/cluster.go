@@ -1,9 +1,10 @@
 // Package cluster runs a real Kubernetes control plane for khook's tests:
 // etcd, kube-apiserver, kube-controller-manager and kube-scheduler built from
-// pinned sources, with kwok simulating one node and its pods. No containers
-// run; pods follow the kwok stages in stages/ (see FailAnnotation and
-// friends). One cluster serves a whole test package (see Main); tests isolate
-// themselves with Namespace.
+// pinned sources, with kwok simulating three nodes in two zones and their
+// pods (nodes.go), and a default StorageClass whose provisioner runs in
+// process (storage.go). No containers run; pods follow the kwok stages in
+// stages/ (see FailAnnotation and friends). One cluster serves a whole test
+// package (see Main); tests isolate themselves with Namespace.
 package cluster
 
 import (
@@ -26,9 +27,6 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// NodeName is the name of the cluster's single simulated node.
-const NodeName = "kwok-node-0"
-
 // Options configures Start. The zero value is ready to use.
 type Options struct {
 	// Dir holds the cluster's data, certificates, kubeconfig and logs. Default:
@@ -38,6 +36,12 @@ type Options struct {
 	Progress io.Writer
 	// StartTimeout bounds start-up once the binaries exist. Default: 2 minutes.
 	StartTimeout time.Duration
+	// Nodes is the number of simulated nodes. Default: DefaultNodes; a test
+	// about a single node asks for 1.
+	Nodes int
+	// NoStorageClass leaves out the default StorageClass and its provisioner:
+	// claims without a class then stay Pending, as on a cluster without one.
+	NoStorageClass bool
 }
 
 // Cluster is a running control plane, or one reached through a kubeconfig
@@ -58,6 +62,8 @@ type Cluster struct {
 	stopping atomic.Bool
 	procs    []*process
 	egress   *egressProxy
+	storage  *storage // nil without a StorageClass
+	nodes    int
 	stopOnce sync.Once
 }
 
@@ -76,7 +82,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Dir: opts.Dir, progress: opts.Progress}
+	if opts.Nodes <= 0 {
+		opts.Nodes = DefaultNodes
+	}
+	c := &Cluster{Dir: opts.Dir, progress: opts.Progress, nodes: opts.Nodes}
 	if c.Dir == "" {
 		if c.Dir, err = os.MkdirTemp("", "khook-cluster-"); err != nil {
 			return nil, fmt.Errorf("khook test cluster: cannot create a temporary directory: %w", err)
@@ -86,7 +95,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	track(c)
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
-	if err := c.start(ctx, bins); err != nil {
+	if err := c.start(ctx, bins, !opts.NoStorageClass); err != nil {
 		if _, exited := err.(*exitError); !exited {
 			c.DumpLogs(opts.Progress, 20)
 		}
@@ -108,7 +117,7 @@ func (c *Cluster) reportCrash(p *process) {
 	}
 }
 
-func (c *Cluster) start(ctx context.Context, bins string) error {
+func (c *Cluster) start(ctx context.Context, bins string, withStorage bool) error {
 	start := time.Now()
 	logDir := filepath.Join(c.Dir, "logs")
 	for _, d := range []string{logDir, filepath.Join(c.Dir, "pki"), filepath.Join(c.Dir, "etcd")} {
@@ -233,10 +242,15 @@ func (c *Cluster) start(ctx context.Context, bins string) error {
 	); err != nil {
 		return err
 	}
-	if err := c.createNode(ctx); err != nil {
+	if err := c.createNodes(ctx); err != nil {
 		return err
 	}
-	if err := c.waitNodeReady(ctx); err != nil {
+	if withStorage {
+		if err := c.startStorage(ctx); err != nil {
+			return err
+		}
+	}
+	if err := c.waitNodesReady(ctx); err != nil {
 		return err
 	}
 	nodeReady := time.Since(start)
@@ -244,7 +258,7 @@ func (c *Cluster) start(ctx context.Context, bins string) error {
 		return err
 	}
 	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
-	fmt.Fprintf(c.progress, "khook test cluster: ready in %s (API %s, node %s; %s)\n", r(time.Since(start)), r(apiReady), r(nodeReady), c.Dir)
+	fmt.Fprintf(c.progress, "khook test cluster: ready in %s (API %s, %d nodes %s; %s)\n", r(time.Since(start)), r(apiReady), c.nodes, r(nodeReady), c.Dir)
 	return nil
 }
 
@@ -286,6 +300,9 @@ func (c *Cluster) Stop() {
 		// Untracked only when done: the signal handler waits on this Stop
 		// (through stopOnce) rather than exiting under it.
 		defer untrack(c)
+		if c.storage != nil {
+			c.storage.stop()
+		}
 		// Clients of the API server first, together; then the API server; etcd last.
 		var wg sync.WaitGroup
 		for i := len(c.procs) - 1; i >= 0; i-- {

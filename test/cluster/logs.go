@@ -13,6 +13,9 @@ func (c *Cluster) DumpLogs(w io.Writer, n int) {
 	for _, p := range c.procs {
 		fmt.Fprintf(w, "----- %s (last %d lines of %s) -----\n%s\n", p.name, n, p.logPath, logTail(p.logPath, n))
 	}
+	if c.storage != nil {
+		fmt.Fprintf(w, "----- provisioner (last %d lines of %s) -----\n%s\n", n, c.storage.logPath, logTail(c.storage.logPath, n))
+	}
 }
 
 // DumpLogsOnFailure logs the tail of every component's log through t when

@@ -25,7 +25,12 @@ const KubeconfigEnv = "KHOOK_TEST_KUBECONFIG"
 // (building the binaries on first use). If that fails it prints why and
 // returns 1 without running any test. When tests fail it prints the tail of
 // the component logs and keeps the cluster's directory.
-func Main(m *testing.M, c **Cluster) int {
+func Main(m *testing.M, c **Cluster) int { return MainWith(m, c, Options{}) }
+
+// MainWith is Main with a cluster started with opts (a single node, no
+// StorageClass); a cluster reached through $KHOOK_TEST_KUBECONFIG is used as
+// it is.
+func MainWith(m *testing.M, c **Cluster, opts Options) int {
 	if path := os.Getenv(KubeconfigEnv); path != "" {
 		cl, err := Connect(context.Background(), path)
 		if err != nil {
@@ -35,7 +40,7 @@ func Main(m *testing.M, c **Cluster) int {
 		*c = cl
 		return m.Run()
 	}
-	cl, err := Start(context.Background(), Options{})
+	cl, err := Start(context.Background(), opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -52,53 +50,6 @@ func (c *Cluster) waitAPIReady(ctx context.Context) error {
 		}
 		delay = min(delay*2, 500*time.Millisecond)
 	}
-}
-
-// createNode registers the node that kwok manages (selected by annotation).
-func (c *Cluster) createNode(ctx context.Context) error {
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-		Name: NodeName,
-		Annotations: map[string]string{
-			"kwok.x-k8s.io/node":           "fake",
-			"node.alpha.kubernetes.io/ttl": "0",
-		},
-		Labels: map[string]string{
-			"kubernetes.io/hostname": NodeName,
-			"kubernetes.io/os":       "linux",
-			"kubernetes.io/arch":     "amd64",
-			"type":                   "kwok",
-		},
-	}}
-	_, err := c.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("khook test cluster: cannot create node %s: %w", NodeName, err)
-	}
-	return nil
-}
-
-// waitNodeReady waits until kwok reports the node Ready and the node
-// lifecycle controller has lifted the not-ready taint (until then the
-// scheduler places no pod).
-func (c *Cluster) waitNodeReady(ctx context.Context) error {
-	lw := cache.NewListWatchFromClient(c.Client.CoreV1().RESTClient(), "nodes", "", fields.OneTermEqualSelector("metadata.name", NodeName))
-	err := until(ctx, lw, &corev1.Node{}, func(obj runtime.Object) bool {
-		node := obj.(*corev1.Node)
-		for _, t := range node.Spec.Taints {
-			if t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable {
-				return false
-			}
-		}
-		for _, cond := range node.Status.Conditions {
-			if cond.Type == corev1.NodeReady {
-				return cond.Status == corev1.ConditionTrue
-			}
-		}
-		return false
-	})
-	if err != nil {
-		return startErr(ctx, err, "node "+NodeName+" to be Ready and untainted")
-	}
-	return nil
 }
 
 // waitDefaultServiceAccount waits for the service-account controller to

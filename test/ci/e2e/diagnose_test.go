@@ -127,9 +127,9 @@ func TestFailedStepsAreDiagnosedWherePeopleLook(t *testing.T) {
 		t.Fatalf("web: diagnosis %+v", web)
 	}
 	webPod := web.Pods[0].Name
-	everywhere("web", "pod "+webPod+" Pending: PodScheduled=False Unschedulable: 0/1 nodes are available",
+	everywhere("web", "pod "+webPod+" Pending: PodScheduled=False Unschedulable: 0/3 nodes are available",
 		"Deployment "+ns+"/web: InProgress", "FailedScheduling")
-	if a := annotation("web"); !strings.Contains(a, "pod "+webPod+" Pending: PodScheduled=False Unschedulable: 0/1 nodes are available") {
+	if a := annotation("web"); !strings.Contains(a, "pod "+webPod+" Pending: PodScheduled=False Unschedulable: 0/3 nodes are available") {
 		t.Errorf("web annotation: %s", a)
 	}
 	// A failed install wrote: a change, named in the summary line.
