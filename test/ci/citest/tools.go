@@ -5,6 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -39,11 +42,37 @@ func NPMTool(t testing.TB, pkg, bin string) string {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skipf("node is not installed: %s %s runs on it (apt-get install -y nodejs npm, then make pipeline-tools)", pkg, pin.Dependencies[pkg])
 	}
-	path := filepath.Join(npmToolDir(t, pkg, pin.Dependencies[pkg]), "node_modules", ".bin", bin)
+	dir := npmToolDir(t, pkg, pin.Dependencies[pkg])
+	path := filepath.Join(dir, "node_modules", ".bin", bin)
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("%s %s is not installed at %s: make pipeline-tools installs it", pkg, pin.Dependencies[pkg], path)
 	}
+	// npm installs a package whose engines exclude this node with a warning
+	// only; the lowest major the range names is what it needs at least.
+	var meta struct{ Engines struct{ Node string } }
+	data, _ = os.ReadFile(filepath.Join(dir, "node_modules", pkg, "package.json"))
+	_ = json.Unmarshal(data, &meta)
+	out, err := exec.Command("node", "--version").Output()
+	if err != nil {
+		t.Skipf("node --version failed (%v): %s runs on node", err, pkg)
+	}
+	if need, have := lowestMajor(meta.Engines.Node), lowestMajor(string(out)); need > have {
+		t.Skipf("%s %s needs node %s; this node is %s", pkg, pin.Dependencies[pkg], meta.Engines.Node, strings.TrimSpace(string(out)))
+	}
 	return path
+}
+
+// lowestMajor is the smallest major version a node version or engines
+// range names (v20.20.2: 20; "^20.15.1 || ^22.11.0": 20); 0 for none.
+func lowestMajor(s string) int {
+	low := 0
+	for _, m := range regexp.MustCompile(`(?:^|[^.\d])(\d+)(?:\.|$|\s)`).FindAllStringSubmatch(s, -1) {
+		n, _ := strconv.Atoi(m[1])
+		if low == 0 || n < low {
+			low = n
+		}
+	}
+	return low
 }
 
 // npmToolDir is the install directory of an npm tool's pinned version.
