@@ -17,8 +17,13 @@ CLUSTER_CMD := bin/khook-cluster
 TOOLS_BIN  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/khook/tools
 GORELEASER := $(TOOLS_BIN)/goreleaser
 SYFT       := $(TOOLS_BIN)/syft
+# The pipeline tests' tools (test/renovate, test/pipelines): nektos/act pinned
+# in tools/act, Renovate and gitlab-ci-local pinned with their lock files in
+# tools/npm/<name>, installed into $(TOOLS_BIN)/npm/<name>-<version>.
+ACT        := $(TOOLS_BIN)/act
+NPM_TOOLS  := renovate gitlab-ci-local
 
-.PHONY: all build test fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot bench-tools
+.PHONY: all build test fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot bench-tools pipeline-tools
 
 all: build
 
@@ -27,7 +32,7 @@ build:
 
 ## test: every test, integration tests included, then the fuzz targets briefly.
 ## (test/release runs `goreleaser check` and a single-target snapshot build.)
-test: cluster-bin $(GORELEASER)
+test: cluster-bin $(GORELEASER) pipeline-tools
 	$(GO) test -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory fuzz
 
@@ -103,6 +108,21 @@ release-check: $(GORELEASER)
 ## release-snapshot: every archive, SBOM and checksum into dist/ (no images, no signing, nothing published).
 release-snapshot: release-tools
 	$(RELEASE_ENV) $(GORELEASER) release --snapshot --clean --skip=docker,sign
+
+# ---- pipeline tools (test/renovate, test/pipelines; docs/ci.md) ---------------
+$(ACT): FORCE
+	$(GO) build -C tools/act -o $@ github.com/nektos/act
+
+## pipeline-tools: build the pinned act and install the pinned Renovate and gitlab-ci-local (npm ci, once per lock file).
+pipeline-tools: $(ACT)
+	@if ! command -v npm >/dev/null 2>&1; then echo "npm is not installed: test/renovate and the GitLab component test will skip"; exit 0; fi; \
+	set -e; for t in $(NPM_TOOLS); do \
+		v=$$(sed -n 's/^    "'$$t'": "\(.*\)"$$/\1/p' tools/npm/$$t/package.json); dir=$(TOOLS_BIN)/npm/$$t-$$v; \
+		if [ -x $$dir/node_modules/.bin/$$t ] && cmp -s tools/npm/$$t/package-lock.json $$dir/package-lock.json; then continue; fi; \
+		echo "installing $$t $$v into $$dir"; rm -rf $$dir; mkdir -p $$dir; \
+		cp tools/npm/$$t/package.json tools/npm/$$t/package-lock.json $$dir/; \
+		(cd $$dir && timeout 900 npm ci --omit=optional --no-audit --no-fund --loglevel=error); \
+	done
 
 # ---- benchmarks against helmfile (test/bench, docs/performance.md) ------------
 # The helmfile arm's tools, pinned and built from source into the user cache

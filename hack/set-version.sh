@@ -28,10 +28,11 @@ grep -q "^  image: docker://ghcr.io/khook/khook:v$version\$" action.yml || {
 
 # Docs and examples name the same release (CHANGELOG.md keeps its history).
 # Only full versions: a moving major tag (`@v1`, `:v1-gitlab`) stays as it is.
-files=$(git ls-files -- '*.md' 'docs/*' 'examples/*' | grep -v '^CHANGELOG.md$' || true)
+files=$(git ls-files -- '*.md' 'docs/*' 'examples/*' 'templates/*' | grep -v '^CHANGELOG.md$' || true)
 for f in $files; do
   sed -i -E \
     -e "s#khook/khook@v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?#khook/khook@v$version#g" \
+    -e "s#khook/khook/khook@[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?#khook/khook/khook@$version#g" \
     -e "s#ghcr\.io/khook/khook:v[0-9]+\.[0-9]+\.[0-9]+#ghcr.io/khook/khook:v$version#g" \
     -e "s#releases/download/v[0-9]+(\.[0-9]+){2}/#releases/download/v$version/#g" \
     -e "s#khook_[0-9]+(\.[0-9]+){2}_#khook_${version}_#g" \

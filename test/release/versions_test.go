@@ -20,6 +20,8 @@ var (
 	versionRef = regexp.MustCompile(`(khook/khook@|ghcr\.io/khook/khook:)v(\d+(?:\.\d+){0,2}(?:-rc[0-9.]*)?)`)
 	// Any tag-like reference, to catch a bare major (`@v1`) that names no release.
 	anyRef = regexp.MustCompile(`(khook/khook@|ghcr\.io/khook/khook:)v[0-9][0-9A-Za-z.]*`)
+	// The GitLab CI/CD component by its catalog version (the tag without v).
+	componentRef = regexp.MustCompile(`khook/khook/khook@(\d[0-9A-Za-z.-]*)`)
 )
 
 // changelogReleases returns the released versions, newest first.
@@ -70,7 +72,7 @@ func TestDocsNameReleasedVersions(t *testing.T) {
 	var files []string
 	top, _ := filepath.Glob(filepath.Join(root, "*.md"))
 	files = append(files, top...)
-	for _, dir := range []string{"docs", "examples"} {
+	for _, dir := range []string{"docs", "examples", "templates"} {
 		filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				files = append(files, p)
@@ -94,6 +96,11 @@ func TestDocsNameReleasedVersions(t *testing.T) {
 				m := versionRef.FindStringSubmatch(ref)
 				if m == nil || !namesRelease(released, m[2]) {
 					t.Errorf("%s:%d: %s names no release in CHANGELOG.md; use a full released version (hack/set-version.sh)", rel, i+1, ref)
+				}
+			}
+			for _, m := range componentRef.FindAllStringSubmatch(line, -1) {
+				if !namesRelease(released, m[1]) {
+					t.Errorf("%s:%d: the component %s names no release in CHANGELOG.md; use a released version (hack/set-version.sh)", rel, i+1, m[0])
 				}
 			}
 		}
