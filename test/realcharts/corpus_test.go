@@ -45,7 +45,8 @@ type corpusChart struct {
 	// fails, when set, says why neither tool can install the chart here.
 	fails *chartFailure
 	// required is a value the chart refuses to render without (a
-	// `required` in its templates): the plan without it must say fail.
+	// `required` in its templates, or its values schema): the plan without
+	// it must say fail, naming it.
 	required string
 	// crds are CRDs from the chart's crds/ that change between version
 	// and upgrade: after the upgrade each carries upgrade's copy.
@@ -78,7 +79,9 @@ var corpus = []corpusChart{
 		// no tool can install it. Run before cert-manager installs them.
 		serial: true,
 		fails:  &chartFailure{reason: "Certificate", predicted: true}},
-	{name: "external-dns", version: "1.22.0"},
+	{name: "external-dns", version: "1.22.0",
+		// Its values schema requires the sync policy to be chosen.
+		values: `policy: upsert-only`, required: "policy"},
 	{name: "metallb", version: "0.15.2", upgrade: "0.16.2"},
 	{name: "descheduler", version: "0.35.0"},
 	{name: "local-path-provisioner", version: "0.0.30",
@@ -128,13 +131,14 @@ backend: {replicas: 0}`,
 // pod and the scheduler's reason) within its own step timeout, shorter than
 // the --timeout helm is given.
 var provoked = []corpusChart{
-	{name: "cilium", version: "1.15.19", nodes: 3,
-		// More operator replicas than nodes, one per node required.
+	{name: "cilium", version: "1.15.19",
+		// More operator replicas than nodes (one node or three), one per
+		// node required.
 		values: `operator: {replicas: 4}`,
 		fails: &chartFailure{reason: "cilium-operator", pending: "didn't match pod anti-affinity rules",
 			unpredictable: "a pod that never schedules: the scheduler decides once the Deployment exists"}},
-	{name: "dapr", version: "1.14.0", storage: true,
-		// A claim of a class nobody serves.
+	{name: "dapr", version: "1.14.0",
+		// A claim of a class nobody serves, with or without a default one.
 		values: `dapr_scheduler: {cluster: {storageClassName: corpus-no-such-class}}`,
 		fails: &chartFailure{reason: "dapr-scheduler-server", pending: "unbound immediate PersistentVolumeClaims",
 			unpredictable: "a volume that never binds: a class can be created, or a provisioner start, at any time"}},
@@ -246,6 +250,8 @@ type chartRun struct {
 	timeout   string
 	helmOK    bool
 	helmError string
+	// helmUpgrade is what plain helm's upgrade to c.upgrade said.
+	helmUpgrade string
 }
 
 func newChartRun(t *testing.T, c corpusChart, dir, khookBin, helmBin string) *chartRun {
@@ -315,6 +321,16 @@ func (r *chartRun) control() {
 	r.helmOK = code == 0
 	r.helmError = out
 	t.Logf("helm upgrade --install %s %s: exit %d\n%s", r.c.name, r.c.version, code, tail(out, 12))
+	if r.helmOK && r.c.upgrade != "" {
+		// Plain helm's upgrade, for the table: it never touches crds/.
+		c, o := r.exec(10*time.Minute, r.helmBin, "upgrade", r.release, r.tgz(r.c.upgrade),
+			"--namespace", ns, "--wait", "--timeout", helmTimeout, "-f", r.valuesFile(), "--kubeconfig", kubeconfig)
+		r.helmUpgrade = "upgraded"
+		if c != 0 {
+			r.helmUpgrade = "failed: " + lastLine(o)
+		}
+		t.Logf("helm upgrade %s %s -> %s: %s", r.c.name, r.c.version, r.c.upgrade, r.helmUpgrade)
+	}
 	// Uninstall what helm made, failed or not: cluster-scoped objects of
 	// the same names come next from khook.
 	if c, o := r.exec(5*time.Minute, r.helmBin, "uninstall", r.release, "--namespace", ns, "--wait", "--timeout", "3m", "--kubeconfig", kubeconfig); c != 0 && !strings.Contains(o, "not found") {
@@ -521,6 +537,10 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 		switch o.Action {
 		case report.ActionCreate, report.ActionConfigure, report.ActionDelete:
 			planned[objectKey(o.Kind, o.Namespace, o.Name)] = string(o.Action)
+			// The diff shows each object the plan names.
+			if !strings.Contains(step.Diff, o.Name) {
+				t.Errorf("the plan of the %s upgrade names %s %s %s and its diff does not show it", r.c.name, o.Action, o.Kind, o.Name)
+			}
 		}
 	}
 	var res report.Results
