@@ -15,6 +15,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/report"
@@ -195,6 +196,39 @@ func TestCorpusProvokedFailures(t *testing.T) {
 	}
 }
 
+// clusterScoped are the kinds a failed or finished chart run may leave
+// cluster-wide that would change later runs: CRDs (destroy and cert-manager's
+// keep policy leave them), and webhooks and APIServices (a test that failed
+// half-way), which act on every namespace.
+var clusterScoped = []schema.GroupVersionResource{
+	crds, apiServices,
+	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
+	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"},
+}
+
+// removeClusterScoped deletes what the release's chart made of
+// clusterScoped, by Helm's release annotation, and the chart's crds/ CRDs
+// (which carry none): objects this test made.
+func removeClusterScoped(t *testing.T, release string, crdNames []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := dyn(t)
+	for _, name := range crdNames {
+		_ = d.Resource(crds).Delete(ctx, name, metav1.DeleteOptions{})
+	}
+	for _, gvr := range clusterScoped {
+		list, err := d.Resource(gvr).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			continue
+		}
+		for _, o := range list.Items {
+			if o.GetAnnotations()["meta.helm.sh/release-name"] == release {
+				_ = d.Resource(gvr).Delete(ctx, o.GetName(), metav1.DeleteOptions{})
+			}
+		}
+	}
+}
+
 // harness is what the test cluster offers charts.
 type harness struct {
 	nodes        int
@@ -239,13 +273,17 @@ func (h harness) lacks(c corpusChart) string {
 
 // chartRun is one chart through helm (the control) and through khook.
 type chartRun struct {
-	t         *testing.T
-	c         corpusChart
-	dir       string
-	khookBin  string
-	helmBin   string
-	home      string
-	env       []string
+	t        *testing.T
+	c        corpusChart
+	dir      string
+	khookBin string
+	helmBin  string
+	home     string
+	env      []string
+	// ns is the release namespace of both tools, one after the other: a
+	// CRD helm's uninstall keeps (cert-manager's) then belongs to the
+	// same release and namespace, as it would for a team moving to khook.
+	ns        string
 	release   string
 	timeout   string
 	helmOK    bool
@@ -256,7 +294,15 @@ type chartRun struct {
 
 func newChartRun(t *testing.T, c corpusChart, dir, khookBin, helmBin string) *chartRun {
 	home := t.TempDir()
-	return &chartRun{t: t, c: c, dir: dir, khookBin: khookBin, helmBin: helmBin, home: home, release: "corpus-" + c.name, timeout: stepTimeout,
+	release := "corpus-" + c.name
+	var crdNames []string
+	for _, v := range []string{c.version, c.upgrade} {
+		if v != "" {
+			crdNames = append(crdNames, chartsrc.CRDNames(t, chartsrc.RealChart(t, dir, c.name, v))...)
+		}
+	}
+	t.Cleanup(func() { removeClusterScoped(t, release, crdNames) })
+	return &chartRun{t: t, c: c, dir: dir, khookBin: khookBin, helmBin: helmBin, home: home, ns: kube.Namespace(t), release: release, timeout: stepTimeout,
 		env: []string{
 			"PATH=" + os.Getenv("PATH"), "HOME=" + home, "NO_COLOR=1", "TERM=dumb",
 			"XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
@@ -310,11 +356,10 @@ func (r *chartRun) valuesFile() string {
 	return path
 }
 
-// control installs the chart with plain helm (upgrade --install --wait) in
-// a namespace of its own, records what happened and uninstalls it.
+// control installs the chart with plain helm (upgrade --install --wait),
+// records what happened and uninstalls it.
 func (r *chartRun) control() {
-	t := r.t
-	ns := kube.Namespace(t)
+	t, ns := r.t, r.ns
 	kubeconfig := apiproxy.Start(t, kube.RESTConfig).Kubeconfig
 	code, out := r.exec(10*time.Minute, r.helmBin, "upgrade", "--install", r.release, r.tgz(r.c.version),
 		"--namespace", ns, "--wait", "--timeout", helmTimeout, "-f", r.valuesFile(), "--kubeconfig", kubeconfig)
@@ -399,8 +444,7 @@ func (r *chartRun) khookJSON(proxy *apiproxy.Proxy, spec string, v any, args ...
 // khook runs the chart's life with khook: plan, apply, converged apply,
 // plan, the upgrade when the chart has one, destroy.
 func (r *chartRun) khook() {
-	t := r.t
-	ns := kube.Namespace(t)
+	t, ns := r.t, r.ns
 	proxy := apiproxy.Start(t, kube.RESTConfig)
 	spec := r.spec(ns, r.c.version, r.c.values)
 
