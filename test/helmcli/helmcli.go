@@ -1,6 +1,6 @@
 // Package helmcli provides the plain helm CLI that tests run beside khook as
-// the control: the Helm release khook itself links (go.mod's pin, read from
-// the test binary's build info), built once with go install and cached.
+// the control: the Helm release khook itself links (go.mod's pin), built
+// once with go install and cached.
 package helmcli
 
 import (
@@ -9,7 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -23,21 +23,17 @@ var (
 	err  error
 )
 
-// Version is the version of Module the test binary was built with.
+// Version is the version of Module that go.mod pins (a test binary's build
+// info does not list its dependencies).
 func Version() (string, error) {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "", fmt.Errorf("the test binary has no build info to read the %s pin from", Module)
+	_, file, _, _ := runtime.Caller(0)
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", Module)
+	cmd.Dir = filepath.Dir(file)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("cannot read the %s pin from go.mod (go list -m %s): %v", Module, Module, err)
 	}
-	for _, d := range info.Deps {
-		if d.Path == Module {
-			if d.Replace != nil {
-				return d.Replace.Version, nil
-			}
-			return d.Version, nil
-		}
-	}
-	return "", fmt.Errorf("the test binary does not link %s; the helm CLI version cannot be pinned", Module)
+	return strings.TrimSpace(string(out)), nil
 }
 
 // Binary returns the helm CLI, building it into the user cache on first use
