@@ -164,7 +164,9 @@ const (
 	// helmTimeout, so khook's own timeout ends the wait.
 	stepTimeout     = "4m"
 	helmTimeout     = "4m"
-	provokedTimeout = "75s"
+	provokedTimeout = "60s"
+	// provokedHelmTimeout is helm's --timeout on a provoked failure.
+	provokedHelmTimeout = "2m"
 )
 
 func TestCorpus(t *testing.T) {
@@ -202,7 +204,7 @@ func TestCorpusProvokedFailures(t *testing.T) {
 				t.Skipf("%s %s: the failure is provoked on a harness with %s (branch harness); this one has %d nodes and default StorageClass %q", c.name, c.version, why, h.nodes, h.defaultClass)
 			}
 			r := newChartRun(t, c, dir, bin, helm)
-			r.timeout = provokedTimeout
+			r.timeout, r.helmTimeout = provokedTimeout, provokedHelmTimeout
 			r.control()
 			r.khook()
 		})
@@ -318,6 +320,8 @@ type chartRun struct {
 	// same release and namespace, as it would for a team moving to khook.
 	ns      string
 	release string
+	// timeout is khook's step timeout, helmTimeout helm's --timeout.
+	helmTimeout string
 	// takeOwnership is the spec's helm takeOwnership.
 	takeOwnership bool
 	timeout       string
@@ -340,7 +344,7 @@ func newChartRun(t *testing.T, c corpusChart, dir, khookBin, helmBin string) *ch
 		removeClusterScoped(t, release, crdNames)
 		removeOrphanClusterRoles(t, release)
 	})
-	return &chartRun{t: t, c: c, dir: dir, khookBin: khookBin, helmBin: helmBin, home: home, ns: kube.Namespace(t), release: release, timeout: stepTimeout,
+	return &chartRun{t: t, c: c, dir: dir, khookBin: khookBin, helmBin: helmBin, home: home, ns: kube.Namespace(t), release: release, timeout: stepTimeout, helmTimeout: helmTimeout,
 		env: []string{
 			"PATH=" + os.Getenv("PATH"), "HOME=" + home, "NO_COLOR=1", "TERM=dumb",
 			"XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
@@ -400,20 +404,20 @@ func (r *chartRun) control() {
 	t, ns := r.t, r.ns
 	kubeconfig := apiproxy.Start(t, kube.RESTConfig).Kubeconfig
 	code, out := r.exec(10*time.Minute, r.helmBin, "upgrade", "--install", r.release, r.tgz(r.c.version),
-		"--namespace", ns, "--wait", "--timeout", helmTimeout, "-f", r.valuesFile(), "--kubeconfig", kubeconfig)
+		"--namespace", ns, "--wait", "--timeout", r.helmTimeout, "-f", r.valuesFile(), "--kubeconfig", kubeconfig)
 	r.helmOK = code == 0
 	r.helmError = out
 	t.Logf("helm upgrade --install %s %s: exit %d\n%s", r.c.name, r.c.version, code, tail(out, 12))
 	if r.helmOK && r.c.upgrade != "" {
 		// Plain helm's upgrade, for the table: it never touches crds/.
 		c, o := r.exec(10*time.Minute, r.helmBin, "upgrade", r.release, r.tgz(r.c.upgrade),
-			"--namespace", ns, "--wait", "--timeout", helmTimeout, "-f", r.valuesFile(), "--kubeconfig", kubeconfig)
+			"--namespace", ns, "--wait", "--timeout", r.helmTimeout, "-f", r.valuesFile(), "--kubeconfig", kubeconfig)
 		r.helmUpgrade = "upgraded"
 		if c != 0 {
 			r.helmUpgrade = "failed: " + lastLine(o)
 			if r.c.adopt != "" && strings.Contains(o, r.c.adopt) {
 				c, o = r.exec(10*time.Minute, r.helmBin, "upgrade", r.release, r.tgz(r.c.upgrade), "--take-ownership",
-					"--namespace", ns, "--wait", "--timeout", helmTimeout, "-f", r.valuesFile(), "--kubeconfig", kubeconfig)
+					"--namespace", ns, "--wait", "--timeout", r.helmTimeout, "-f", r.valuesFile(), "--kubeconfig", kubeconfig)
 				r.helmUpgrade += "; with --take-ownership: exit " + fmt.Sprint(c)
 			}
 		}
@@ -597,9 +601,9 @@ func (r *chartRun) khookFails(proxy *apiproxy.Proxy, spec, ns string, plan *repo
 		if !strings.Contains(out, "Pending") || !strings.Contains(out, f.pending) {
 			t.Errorf("khook apply of %s: the failure does not show the Pending pod and %q (branch harness: Pending pods' reasons in the diagnosis):\n%s", r.c.name, f.pending, tail(out, 60))
 		}
-		limit, _ := time.ParseDuration(helmTimeout)
+		limit, _ := time.ParseDuration(r.helmTimeout)
 		if took >= limit {
-			t.Errorf("khook apply of %s took %s, not ended by its step timeout %s (helm's is %s)", r.c.name, took.Round(time.Second), r.timeout, helmTimeout)
+			t.Errorf("khook apply of %s took %s, not ended by its step timeout %s (helm's is %s)", r.c.name, took.Round(time.Second), r.timeout, r.helmTimeout)
 		}
 	}
 	if code, out := r.khookCmd(proxy, spec, "destroy"); code != 0 {
@@ -670,6 +674,10 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 		case had && b.exists && a.exists && b.version != a.version:
 			done[key] = string(report.ActionConfigure)
 		}
+	}
+	t.Logf("upgrade %s %s -> %s: planned %d object changes, did %d", r.c.name, r.c.version, r.c.upgrade, len(planned), len(done))
+	if fmt.Sprint(planned) != fmt.Sprint(done) {
+		t.Errorf("the %s upgrade did not do what its plan said:\nplanned, not done: %v\ndone, not planned: %v", r.c.name, diffKeys(planned, done), diffKeys(done, planned))
 	}
 	for _, name := range r.c.crds {
 		r.crdFromChart(name, r.c.upgrade)
