@@ -14,6 +14,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"helm.sh/helm/v4/pkg/provenance"
 
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
@@ -153,7 +154,13 @@ func (e *Executor) buildDependencies(ctx context.Context, h *spec.Helm, src *cha
 	for i, f := range fetches {
 		data, err := e.fetchDependency(ctx, h, f, key, dir)
 		if err != nil {
-			return fmt.Errorf("%s: dependency %s %s from %s: %w", src.what, f.Name, f.Version, redactURL(f.Repository), err)
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s: dependency %s %s from %s: %w", src.what, f.Name, f.Version, redactURL(f.Repository), ctx.Err())
+			}
+			// A repository that cannot be reached is not the cluster: as a
+			// transport error it read "cannot reach the API server"
+			// (kube.Explain) and ended the whole plan.
+			return &kube.ElsewhereError{Err: fmt.Errorf("%s: dependency %s %s from %s: %w", src.what, f.Name, f.Version, redactURL(f.Repository), err)}
 		}
 		sub, err := loader.LoadArchive(bytes.NewReader(data))
 		if err != nil {

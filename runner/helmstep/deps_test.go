@@ -1,6 +1,8 @@
 package helmstep
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"sigs.k8s.io/yaml"
 
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/chartsrc"
 )
@@ -107,4 +110,13 @@ func TestDependenciesRefused(t *testing.T) {
 	}
 	out := f.run(f.step("nolock", spec.Helm{Chart: none, DependencyUpdate: true, Values: map[string]any{"demo": map[string]any{"replicaCount": 1}}}), stepTimeout)
 	mustContain(t, "detail", out.Detail, "installed release nolock revision 1")
+
+	// A repository nothing answers on fails the step, naming the
+	// dependency; it is not the API server being unreachable.
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	_, err = f.try(f.step("gone", spec.Helm{Chart: unvendoredChart(t, gone.URL, reg.URL(), true, "")}), stepTimeout)
+	if err == nil || !strings.Contains(err.Error(), "dependency demo") || kube.IsUnreachable(err) {
+		t.Errorf("a dependency's repository refusing connections: %v (reported as the cluster unreachable: %t)", err, kube.IsUnreachable(err))
+	}
 }

@@ -253,8 +253,16 @@ func (c *Clients) Explain(err error) error {
 	return err
 }
 
+// ElsewhereError is a failure to reach a server other than the API server
+// (a chart repository): whatever its text says, it is never the cluster
+// unreachable. It hides its cause from errors.As on purpose.
+type ElsewhereError struct{ Err error }
+
+func (e *ElsewhereError) Error() string { return e.Err.Error() }
+
 func isTransport(err error) bool {
-	if err == nil {
+	var elsewhere *ElsewhereError
+	if err == nil || errors.As(err, &elsewhere) {
 		return false
 	}
 	var opErr *net.OpError

@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 )
@@ -82,4 +85,49 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// CRDFromChart returns the CustomResourceDefinition name as the packaged
+// chart ships it in its crds/ directory (subcharts' included).
+func CRDFromChart(t testing.TB, tgz, name string) map[string]any {
+	t.Helper()
+	for _, obj := range chartCRDs(t, tgz) {
+		if meta, _ := obj["metadata"].(map[string]any); meta != nil && meta["name"] == name {
+			return obj
+		}
+	}
+	t.Fatalf("chartsrc: %s has no CRD %s in crds/", tgz, name)
+	return nil
+}
+
+// CRDNames lists the CRDs the packaged chart ships in crds/.
+func CRDNames(t testing.TB, tgz string) []string {
+	t.Helper()
+	var names []string
+	for _, obj := range chartCRDs(t, tgz) {
+		if meta, _ := obj["metadata"].(map[string]any); meta != nil {
+			if n, _ := meta["name"].(string); n != "" {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+func chartCRDs(t testing.TB, tgz string) []map[string]any {
+	t.Helper()
+	ch, err := loader.Load(tgz)
+	if err != nil {
+		t.Fatalf("chartsrc: cannot load %s: %v", tgz, err)
+	}
+	var out []map[string]any
+	for _, f := range ch.CRDObjects() {
+		for _, doc := range strings.Split(string(f.File.Data), "\n---") {
+			var obj map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &obj); err == nil && obj["kind"] == "CustomResourceDefinition" {
+				out = append(out, obj)
+			}
+		}
+	}
+	return out
 }

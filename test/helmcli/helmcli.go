@@ -1,0 +1,73 @@
+// Package helmcli provides the plain helm CLI that tests run beside khook as
+// the control: the Helm release khook itself links (go.mod's pin), built
+// once with go install and cached.
+package helmcli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Module is the Go module of the helm CLI.
+const Module = "helm.sh/helm/v4"
+
+var (
+	once sync.Once
+	bin  string
+	err  error
+)
+
+// Version is the version of Module that go.mod pins (a test binary's build
+// info does not list its dependencies).
+func Version() (string, error) {
+	_, file, _, _ := runtime.Caller(0)
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", Module)
+	cmd.Dir = filepath.Dir(file)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("cannot read the %s pin from go.mod (go list -m %s): %v", Module, Module, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Binary returns the helm CLI, building it into the user cache on first use
+// (the same directory test/bench uses, so the two share one build).
+func Binary(t testing.TB) string {
+	t.Helper()
+	once.Do(func() { bin, err = build() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+func build() (string, error) {
+	v, err := Version()
+	if err != nil {
+		return "", err
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache directory for the helm CLI: %w", err)
+	}
+	dir := filepath.Join(cache, "khook", "bench-bin", "helm-"+v+"-"+runtime.GOOS+"-"+runtime.GOARCH)
+	path := filepath.Join(dir, "helm")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	cmd := exec.Command("go", "install", Module+"/cmd/helm@"+v)
+	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=")
+	// Outside this module: a plain module-mode install of the release (the
+	// CLI's own dependencies are not all in this module's go.sum).
+	cmd.Dir = os.TempDir()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("cannot build the helm CLI %s (go install %s/cmd/helm@%s): %v\n%s", v, Module, v, err, out)
+	}
+	return path, nil
+}
