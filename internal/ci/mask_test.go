@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/khook/khook/internal/ci/github/githubtest"
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/report"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	teardown "github.com/khook/khook/runner/destroy"

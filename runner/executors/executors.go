@@ -7,7 +7,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"

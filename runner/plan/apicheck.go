@@ -7,10 +7,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/internal/sops"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
 

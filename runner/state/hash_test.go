@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/spec"
 )

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/spec"
 )

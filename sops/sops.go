@@ -27,7 +27,7 @@ import (
 	"github.com/sirupsen/logrus"
 	yamlv3 "go.yaml.in/yaml/v3"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 )
 
 func init() {
