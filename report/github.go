@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -45,10 +46,10 @@ func ProblemAnnotations(ps spec.Problems) []Annotation {
 }
 
 // ResultsAnnotations pins every failed step's error to the step.
-func ResultsAnnotations(r *Results) []Annotation {
+func ResultsAnnotations(r *model.Results) []Annotation {
 	var out []Annotation
 	for _, s := range r.Steps {
-		if s.Status != StatusFailed {
+		if s.Status != model.StatusFailed {
 			continue
 		}
 		msg := s.Error
@@ -62,12 +63,12 @@ func ResultsAnnotations(r *Results) []Annotation {
 		msg += s.Diagnosis.Text("\n\n")
 		out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos, Title: title, Message: msg})
 	}
-	return append(out, WarningAnnotations(ResultsWarnings(r))...)
+	return append(out, WarningAnnotations(model.ResultsWarnings(r))...)
 }
 
 // WarningAnnotations pins each API server warning to its step (a
 // ::warning annotation), for apply's results and the plan alike.
-func WarningAnnotations(steps []StepWarnings) []Annotation {
+func WarningAnnotations(steps []model.StepWarnings) []Annotation {
 	var out []Annotation
 	for _, s := range steps {
 		for _, w := range s.Warnings {
@@ -80,17 +81,17 @@ func WarningAnnotations(steps []StepWarnings) []Annotation {
 
 // PlanAnnotations warns about steps the plan could not assess and, in
 // drift mode, marks every step that drifted.
-func PlanAnnotations(p *Plan, drift bool) []Annotation {
+func PlanAnnotations(p *model.Plan, drift bool) []Annotation {
 	var out []Annotation
 	for _, s := range p.Steps {
 		switch {
-		case s.Action == ActionUnknown:
+		case s.Action == model.ActionUnknown:
 			out = append(out, Annotation{Level: AnnotationWarning, Pos: s.Pos,
 				Title: "khook plan: step " + s.Name + " cannot be assessed yet", Message: s.Reason})
-		case s.Action == ActionFail:
+		case s.Action == model.ActionFail:
 			out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos,
 				Title: "khook plan: step " + s.Name + " would fail on apply", Message: s.Reason})
-		case drift && IsChange(s.Action):
+		case drift && model.IsChange(s.Action):
 			msg := s.Summary
 			if s.Reason != "" {
 				msg = s.Reason
@@ -99,7 +100,7 @@ func PlanAnnotations(p *Plan, drift bool) []Annotation {
 				Title: fmt.Sprintf("khook drift: step %s would %s", s.Name, s.Action), Message: msg})
 		}
 	}
-	return append(out, WarningAnnotations(PlanWarnings(p))...)
+	return append(out, WarningAnnotations(model.PlanWarnings(p))...)
 }
 
 // LimitAnnotations keeps at most max annotations per level: past that, the

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/khook/khook/model"
 )
 
 // LiveOptions configure the terminal view.
@@ -45,7 +47,7 @@ func NewLiveView(w io.Writer, steps []StepInfo, opts LiveOptions) *LiveView {
 }
 
 // Handle applies an event and redraws.
-func (v *LiveView) Handle(ev Event) {
+func (v *LiveView) Handle(ev model.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.t.apply(ev)
@@ -62,7 +64,7 @@ func (v *LiveView) Tick() {
 
 // Finish settles every step from the results, draws the last frame, then
 // prints failed steps' full errors and the closing line below it.
-func (v *LiveView) Finish(r *Results) error {
+func (v *LiveView) Finish(r *model.Results) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, s := range r.Steps {
@@ -104,12 +106,12 @@ const (
 	ansiClearDown = "\x1b[J"
 )
 
-var statusColor = map[Status]string{
-	StatusPending: "\x1b[2m",
-	StatusRunning: "\x1b[36m",
-	StatusOK:      "\x1b[32m",
-	StatusFailed:  "\x1b[31m",
-	StatusSkipped: "\x1b[33m",
+var statusColor = map[model.Status]string{
+	model.StatusPending: "\x1b[2m",
+	model.StatusRunning: "\x1b[36m",
+	model.StatusOK:      "\x1b[32m",
+	model.StatusFailed:  "\x1b[31m",
+	model.StatusSkipped: "\x1b[33m",
 }
 
 // redraw writes one frame in a single Write: back up over the last frame,
@@ -139,12 +141,12 @@ func (v *LiveView) redraw() {
 func (v *LiveView) line(st *stepState, now time.Time, nameW, typeW int) string {
 	elapsed := ""
 	switch st.status {
-	case StatusRunning:
+	case model.StatusRunning:
 		if !st.started.IsZero() {
-			elapsed = FormatDuration(now.Sub(st.started))
+			elapsed = model.FormatDuration(now.Sub(st.started))
 		}
-	case StatusOK, StatusFailed:
-		elapsed = FormatDuration(st.duration)
+	case model.StatusOK, model.StatusFailed:
+		elapsed = model.FormatDuration(st.duration)
 	}
 	status := fmt.Sprintf("%-8s", st.status)
 	rest := fmt.Sprintf(" %-*s  %-*s  %7s", nameW, st.info.Name, typeW, st.info.Type, elapsed)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/khook/khook/model"
 )
 
 // fakeTerminal interprets the few ANSI sequences the live view uses (cursor
@@ -91,7 +93,7 @@ func TestLiveView(t *testing.T) {
 			t.Errorf("event %s %s: %d writes, want one frame per write", ev.Kind, ev.Step, ft.writes-before)
 		}
 		fmt.Fprintf(&frames, "--- %s %s\n%s", ev.Kind, ev.Step, ft.String())
-		if ev.Kind == EventStarted && ev.Step == "seed" && ev.Attempt == 2 {
+		if ev.Kind == model.EventStarted && ev.Step == "seed" && ev.Attempt == 2 {
 			now = now.Add(12 * time.Second) // a tick moves the elapsed time of running steps
 			v.Tick()
 			fmt.Fprintf(&frames, "--- tick +12s\n%s", ft.String())
@@ -112,18 +114,18 @@ func TestLiveView(t *testing.T) {
 func TestLiveViewAbove(t *testing.T) {
 	ft := &fakeTerminal{t: t}
 	v := NewLiveView(ft, sampleInfos()[:2], LiveOptions{Width: 80, Now: func() time.Time { return t0 }})
-	v.Handle(Event{Time: t0, Kind: EventStarted, Step: "cilium", Attempt: 1})
+	v.Handle(model.Event{Time: t0, Kind: model.EventStarted, Step: "cilium", Attempt: 1})
 	if _, err := v.Above(ft, []byte("level=WARN msg=\"deprecated API\"\n")); err != nil {
 		t.Fatal(err)
 	}
-	v.Handle(Event{Time: t0, Kind: EventStarted, Step: "seed", Attempt: 1})
+	v.Handle(model.Event{Time: t0, Kind: model.EventStarted, Step: "seed", Attempt: 1})
 	golden(t, "progress-live-above.txt", []byte(ft.String()))
 }
 
 func TestLiveViewColourAndWidth(t *testing.T) {
 	ft := &fakeTerminal{t: t}
 	v := NewLiveView(ft, []StepInfo{{Name: "a-step-with-a-long-name", Type: "helm"}}, LiveOptions{Color: true, Width: 30, Now: func() time.Time { return t0 }})
-	v.Handle(Event{Time: t0, Kind: EventMessage, Step: "a-step-with-a-long-name", Message: "a message far too long to fit the terminal"})
+	v.Handle(model.Event{Time: t0, Kind: model.EventMessage, Step: "a-step-with-a-long-name", Message: "a message far too long to fit the terminal"})
 	if !ft.colour {
 		t.Error("no colour escapes with Color on")
 	}
@@ -138,7 +140,7 @@ func TestLiveViewFinishPrintsWholeErrors(t *testing.T) {
 	ft := &fakeTerminal{t: t}
 	v := NewLiveView(ft, []StepInfo{{Name: "never", Type: "wait"}}, LiveOptions{Width: 40, Now: func() time.Time { return t0 }})
 	long := "timed out after 2s waiting for condition=Available on deployment/nope in live-demo"
-	res := &Results{Name: "demo", Command: "apply", Status: RunFailed, Steps: []StepResult{{Name: "never", Type: "wait", Status: StatusFailed, Attempts: 1, Error: long}}}
+	res := &model.Results{Name: "demo", Command: "apply", Status: model.RunFailed, Steps: []model.StepResult{{Name: "never", Type: "wait", Status: model.StatusFailed, Attempts: 1, Error: long}}}
 	if err := v.Finish(res); err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 )
 
@@ -22,18 +22,18 @@ func (a actions) config(req Request) *action.Configuration {
 	return &action.Configuration{Kubeconfig: req.Kubeconfig, Context: req.Context, Redactor: a.red, Now: a.now, Version: a.version, PlanKey: req.PlanKey, LookupSecrets: req.LookupSecrets}
 }
 
-func (a actions) Plan(ctx context.Context, req Request) (*report.Plan, error) {
+func (a actions) Plan(ctx context.Context, req Request) (*model.Plan, error) {
 	return (&action.Plan{Config: a.config(req), Diff: req.Diff, Selection: req.Selection}).Run(ctx, req.Spec)
 }
 
-func (a actions) Apply(ctx context.Context, req Request) (*report.Results, error) {
+func (a actions) Apply(ctx context.Context, req Request) (*model.Results, error) {
 	return (&action.Apply{Config: a.config(req), Started: emitTo(req), Expect: req.Expect, Selection: req.Selection}).Run(ctx, req.Spec)
 }
 
-func (a actions) Destroy(ctx context.Context, req Request) (*report.Results, error) {
+func (a actions) Destroy(ctx context.Context, req Request) (*model.Results, error) {
 	return (&action.Destroy{Config: a.config(req), Started: emitTo(req), Selection: req.Selection}).Run(ctx, req.Spec)
 }
 
-func emitTo(req Request) func() func(report.Event) {
-	return func() func(report.Event) { return req.Emit }
+func emitTo(req Request) func() func(model.Event) {
+	return func() func(model.Event) { return req.Emit }
 }

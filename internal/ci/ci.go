@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
@@ -45,9 +45,9 @@ type Request struct {
 	LookupSecrets string
 	// Selection picks the steps to run (the target, selector and exclude
 	// inputs); nil: every step.
-	Selection *report.Selection
+	Selection *model.Selection
 	// Emit receives progress events; the backend must call it one at a time.
-	Emit func(report.Event)
+	Emit func(model.Event)
 }
 
 // Backend runs the commands that need the cluster: runner/action's Plan,
@@ -55,9 +55,9 @@ type Request struct {
 // run-level failure (cluster unreachable, state locked) whose reason
 // action.ReasonOf names.
 type Backend interface {
-	Plan(ctx context.Context, req Request) (*report.Plan, error)
-	Apply(ctx context.Context, req Request) (*report.Results, error)
-	Destroy(ctx context.Context, req Request) (*report.Results, error)
+	Plan(ctx context.Context, req Request) (*model.Plan, error)
+	Apply(ctx context.Context, req Request) (*model.Results, error)
+	Destroy(ctx context.Context, req Request) (*model.Results, error)
 }
 
 // Options of one `khook ci` run.
@@ -102,7 +102,7 @@ type runState struct {
 	// reviewed is the reviewed plan plan-check found, nil when unchecked.
 	reviewed *reviewed
 	// checked is the plan plan-check compared.
-	checked *report.Plan
+	checked *model.Plan
 	// leg is the fleet leg this run is (inputs fleet and cluster), nil for none.
 	leg *fleetLeg
 }
@@ -110,8 +110,8 @@ type runState struct {
 // outcome is what a command produced, for every sink.
 type outcome struct {
 	command  string
-	plan     *report.Plan
-	results  *report.Results
+	plan     *model.Plan
+	results  *model.Results
 	problems spec.Problems
 	runErr   string // a run-level error (input, load, backend)
 	status   string // ok | failed
@@ -122,8 +122,8 @@ type outcome struct {
 	comment  string            // comment-url
 	// check is apply's plan check; with no results, the apply was refused
 	// and planNow is the plan that did not match.
-	check   *report.PlanCheck
-	planNow *report.Plan
+	check   *model.PlanCheck
+	planNow *model.Plan
 	// unchanged says why changed-only did not plan: no file the spec
 	// reads changed on the pull request ("" when it planned).
 	unchanged string
@@ -168,7 +168,7 @@ func Run(ctx context.Context, opts Options) int {
 
 	switch {
 	case inErr != nil:
-		oc = &outcome{command: in.Command, status: report.RunFailed, reason: report.ReasonValidation,
+		oc = &outcome{command: in.Command, status: model.RunFailed, reason: model.ReasonValidation,
 			runErr: r.red.String(inErr.Error()), exit: exitValidation}
 		if r.workdir == "" {
 			r.resolveDirs()
@@ -281,7 +281,7 @@ func (r *runState) load() *outcome {
 		r.relativizePositions(s)
 		return nil
 	}
-	oc := &outcome{command: r.in.Command, status: report.RunFailed, reason: report.ReasonValidation, exit: exitValidation}
+	oc := &outcome{command: r.in.Command, status: model.RunFailed, reason: model.ReasonValidation, exit: exitValidation}
 	var ps spec.Problems
 	if errors.As(err, &ps) {
 		oc.problems = r.problems(ps)
@@ -309,7 +309,7 @@ func (r *runState) problems(ps spec.Problems) spec.Problems {
 func (r *runState) validateManifests(ctx context.Context, oc *outcome) *outcome {
 	ps, _ := runplan.CheckAPIs(ctx, r.spec, action.OfflineKubeVersion(kube.KubeVersion{}))
 	if len(ps) > 0 {
-		oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonValidation, exitValidation
+		oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonValidation, exitValidation
 		oc.problems = r.problems(ps)
 	}
 	return oc
@@ -339,7 +339,7 @@ func (r *runState) relativizePositions(s *spec.Spec) {
 
 // execute runs the command through the backend.
 func (r *runState) execute(ctx context.Context) *outcome {
-	oc := &outcome{command: r.in.Command, status: report.RunOK}
+	oc := &outcome{command: r.in.Command, status: model.RunOK}
 	if r.in.Command == CmdValidate {
 		return r.validateManifests(ctx, oc)
 	}
@@ -354,7 +354,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 	if r.in.Kubeconfig != "" {
 		path, err := r.writeKubeconfig()
 		if err != nil {
-			return r.failed(oc, report.ReasonClusterUnreachable, err)
+			return r.failed(oc, model.ReasonClusterUnreachable, err)
 		}
 		req.Kubeconfig = path
 	}
@@ -374,7 +374,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			oc.drift = true
 			// Steps with drift: warn report their drift; only the others fail the run.
 			if p.DriftFails() {
-				oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonDrift, exitFailure
+				oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonDrift, exitFailure
 			}
 		}
 	case CmdApply, CmdDestroy:
@@ -396,17 +396,17 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		if err != nil && res.Error == "" {
 			res.Error = r.red.String(err.Error())
 		}
-		if err != nil && res.Status == report.RunOK {
-			res.Status = report.RunFailed
+		if err != nil && res.Status == model.RunOK {
+			res.Status = model.RunFailed
 		}
-		if res.Status != report.RunOK && res.FailureReason == "" {
-			res.FailureReason = action.ReasonOf(err, report.ReasonStepFailed)
+		if res.Status != model.RunOK && res.FailureReason == "" {
+			res.FailureReason = action.ReasonOf(err, model.ReasonStepFailed)
 		}
-		res.Inputs = report.InputsOf(r.spec)
+		res.Inputs = model.InputsOf(r.spec)
 		res.PlanCheck = oc.checkFor(res)
 		oc.results = res
 		oc.status, oc.reason = res.Status, res.FailureReason
-		if res.Status != report.RunOK {
+		if res.Status != model.RunOK {
 			oc.exit = exitFailure
 		}
 	}
@@ -415,10 +415,10 @@ func (r *runState) execute(ctx context.Context) *outcome {
 
 func (r *runState) failed(oc *outcome, reason string, err error) *outcome {
 	if reason == "" {
-		reason = action.ReasonOf(err, report.ReasonStepFailed)
+		reason = action.ReasonOf(err, model.ReasonStepFailed)
 	}
-	oc.status, oc.reason, oc.runErr, oc.exit = report.RunFailed, reason, r.red.String(err.Error()), exitFailure
-	if reason == report.ReasonValidation { // a selection naming no step
+	oc.status, oc.reason, oc.runErr, oc.exit = model.RunFailed, reason, r.red.String(err.Error()), exitFailure
+	if reason == model.ReasonValidation { // a selection naming no step
 		oc.exit = exitValidation
 	}
 	return oc

@@ -9,8 +9,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/state"
 )
@@ -68,11 +68,11 @@ func (c *Configuration) connect(ctx context.Context) (*kube.Clients, error) {
 	if clients == nil {
 		var err error
 		if clients, err = kube.NewClients(c.Kubeconfig, c.Context); err != nil {
-			return nil, &Failure{Reason: report.ReasonClusterUnreachable, Err: err}
+			return nil, &Failure{Reason: model.ReasonClusterUnreachable, Err: err}
 		}
 	}
 	if err := clients.Ping(ctx); err != nil {
-		return nil, &Failure{Reason: report.ReasonClusterUnreachable, Err: err}
+		return nil, &Failure{Reason: model.ReasonClusterUnreachable, Err: err}
 	}
 	// Taint at the source: every Secret the run reads (lookup, live
 	// objects, waits, a job's own) is masked from the moment it is read.
@@ -104,35 +104,35 @@ func ReasonOf(err error, fallback string) string {
 	case errors.As(err, &named) && named.FailureReason() != "":
 		return named.FailureReason()
 	case kube.IsUnreachable(err):
-		return report.ReasonClusterUnreachable
+		return model.ReasonClusterUnreachable
 	case errors.Is(err, context.Canceled):
-		return report.ReasonCancelled
+		return model.ReasonCancelled
 	}
 	return fallback
 }
 
 // finish settles a run's status from its steps, the context and the error
 // of closing what the run held (the state record's final write).
-func finish(ctx context.Context, res *report.Results, closeErr error, r *redact.Redactor) {
-	res.Status = report.RunOK
+func finish(ctx context.Context, res *model.Results, closeErr error, r *redact.Redactor) {
+	res.Status = model.RunOK
 	for _, st := range res.Steps {
-		if st.Status == report.StatusFailed {
-			res.Status, res.FailureReason = report.RunFailed, report.ReasonStepFailed
+		if st.Status == model.StatusFailed {
+			res.Status, res.FailureReason = model.RunFailed, model.ReasonStepFailed
 		}
 	}
 	if ctx.Err() != nil {
-		res.Status, res.FailureReason = report.RunFailed, report.ReasonCancelled
+		res.Status, res.FailureReason = model.RunFailed, model.ReasonCancelled
 	}
 	if closeErr != nil {
-		res.Status, res.Error = report.RunFailed, r.String(closeErr.Error())
+		res.Status, res.Error = model.RunFailed, r.String(closeErr.Error())
 		if res.FailureReason == "" {
-			res.FailureReason = ReasonOf(closeErr, report.ReasonStepFailed)
+			res.FailureReason = ReasonOf(closeErr, model.ReasonStepFailed)
 		}
 	}
 }
 
 // notStarted marks res as a run that never started and returns err.
-func notStarted(res *report.Results, err error, fallback string, r *redact.Redactor) error {
-	res.Status, res.FailureReason, res.Error = report.RunFailed, ReasonOf(err, fallback), r.String(err.Error())
+func notStarted(res *model.Results, err error, fallback string, r *redact.Redactor) error {
+	res.Status, res.FailureReason, res.Error = model.RunFailed, ReasonOf(err, fallback), r.String(err.Error())
 	return err
 }

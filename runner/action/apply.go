@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/executors"
 	"github.com/khook/khook/runner/helmstep"
@@ -28,7 +28,7 @@ type Apply struct {
 	// Started is called once connected, just before the first step, and
 	// returns where events go (nil: nowhere). It is not called when the run
 	// never starts.
-	Started func() func(report.Event)
+	Started func() func(model.Event)
 	// Backend builds what the run needs from the cluster; nil is
 	// ClusterBackend. Tests pass executors of their own.
 	Backend BackendFunc
@@ -42,7 +42,7 @@ type Apply struct {
 	// Selection picks the steps to run (--target, --selector ...; nil:
 	// every step): the others are reported not selected and their state
 	// record entries stay untouched. With Expect, it is the saved plan's.
-	Selection *report.Selection
+	Selection *model.Selection
 }
 
 // Backend is what a run needs from the cluster side.
@@ -55,7 +55,7 @@ type Backend struct {
 	// Resume, when set, lets the state record skip unchanged steps.
 	Resume func(step *spec.Step) (reason string, skip bool)
 	// OnFinish, when set, journals each step's result as it is known.
-	OnFinish func(report.StepResult)
+	OnFinish func(model.StepResult)
 	// Close releases what the backend holds; it may return the error of
 	// a final write (the state record), which fails the run.
 	Close func() error
@@ -64,7 +64,7 @@ type Backend struct {
 	Fail func()
 	// Prune, when set, prunes after the steps what the spec no longer has
 	// (runner/prune) and returns a result per step it pruned for.
-	Prune func(ctx context.Context, results []report.StepResult, emit func(report.Event)) []report.StepResult
+	Prune func(ctx context.Context, results []model.StepResult, emit func(model.Event)) []model.StepResult
 	// Previous is the state record as the last run left it (nil: none),
 	// for --target-only's check.
 	Previous *state.Record
@@ -77,7 +77,7 @@ type BackendFunc func(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, er
 // Run connects, runs every step and returns the results. A run that could
 // not start returns its error, and results with no steps that carry the
 // failure reason and the (redacted) error too.
-func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) {
+func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*model.Results, error) {
 	if a.Config == nil {
 		a.Config = &Configuration{}
 	}
@@ -85,18 +85,18 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	r := cfg.redactor()
 	started := cfg.now()
 	ctx = kube.WithLiveCache(ctx) // one run: one LIST per resource and namespace
-	res := &report.Results{Name: s.Metadata.Name, Command: "apply", Identifier: s.Metadata.Name, StartedAt: started, Steps: []report.StepResult{}}
+	res := &model.Results{Name: s.Metadata.Name, Command: "apply", Identifier: s.Metadata.Name, StartedAt: started, Steps: []model.StepResult{}}
 	if a.Expect != nil && a.Selection == nil {
 		a.Selection = a.Expect.Plan.Selection // apply --plan runs exactly the reviewed selection
 	}
 	sel, err := selectSteps(s, a.Selection, selection.Needs)
 	if err != nil {
-		return res, notStarted(res, err, report.ReasonValidation, r)
+		return res, notStarted(res, err, model.ReasonValidation, r)
 	}
 	res.Selection = sel
 	// sops files are opened before anything connects or writes.
 	if problems := runplan.OpenEncrypted(s, r); len(problems) > 0 {
-		return res, notStarted(res, problems, report.ReasonStepFailed, r)
+		return res, notStarted(res, problems, model.ReasonStepFailed, r)
 	}
 	connect := a.Backend
 	if connect == nil {
@@ -104,7 +104,7 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	}
 	backend, err := connect(ctx, a, s)
 	if err != nil {
-		return res, notStarted(res, err, report.ReasonStepFailed, r)
+		return res, notStarted(res, err, model.ReasonStepFailed, r)
 	}
 	res.Server = backend.Server
 	if err := checkTargetOnly(s, sel, backend.Previous, selection.Needs); err != nil {
@@ -114,7 +114,7 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 		if backend.Close != nil {
 			_ = backend.Close() // the refusal is the run's error
 		}
-		return res, notStarted(res, err, report.ReasonValidation, r)
+		return res, notStarted(res, err, model.ReasonValidation, r)
 	}
 	if a.Expect != nil {
 		if err := a.checkPlan(ctx, s, backend); err != nil {
@@ -124,10 +124,10 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 			if backend.Close != nil {
 				_ = backend.Close() // the refusal is the run's error
 			}
-			return res, notStarted(res, err, report.ReasonStepFailed, r) // a ChangedError names plan-changed
+			return res, notStarted(res, err, model.ReasonStepFailed, r) // a ChangedError names plan-changed
 		}
 	}
-	var emit func(report.Event)
+	var emit func(model.Event)
 	if a.Started != nil {
 		emit = a.Started()
 	}
@@ -167,7 +167,7 @@ func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, erro
 		Version: a.Config.Version, Redactor: r, Notify: a.Config.Notify})
 	if err != nil {
 		if kube.IsUnreachable(err) {
-			err = &Failure{Reason: report.ReasonClusterUnreachable, Err: clients.Explain(err)}
+			err = &Failure{Reason: model.ReasonClusterUnreachable, Err: clients.Explain(err)}
 		}
 		return nil, err // a LockedError names state-locked itself
 	}
@@ -176,7 +176,7 @@ func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, erro
 	// left pending (docs/recovery.md).
 	exec := executors.New(clients, s.BaseDir, r, helmstep.WithStateLock(sess.Held))
 	return &Backend{
-		Prune: func(ctx context.Context, results []report.StepResult, emit func(report.Event)) []report.StepResult {
+		Prune: func(ctx context.Context, results []model.StepResult, emit func(model.Event)) []model.StepResult {
 			return pruneWith(ctx, clients, s, sess, r, results, emit)
 		},
 		Exec:     exec,
@@ -214,12 +214,12 @@ func (a *Apply) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) error {
 // predicted no change for: a change that was reviewed (an object drifted
 // since the step last succeeded) is applied, not resumed past.
 func (a *Apply) resumeUnchanged(resume func(*spec.Step) (string, bool)) func(*spec.Step) (string, bool) {
-	planned := map[string]report.Action{}
+	planned := map[string]model.Action{}
 	for _, ps := range a.Expect.Plan.Steps {
 		planned[ps.Name] = ps.Action
 	}
 	return func(st *spec.Step) (string, bool) {
-		if report.IsChange(planned[st.Name]) {
+		if model.IsChange(planned[st.Name]) {
 			return "", false
 		}
 		return resume(st)

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
@@ -109,7 +110,7 @@ func TestLookedUpSecretsAreMaskedInThePlan(t *testing.T) {
 		t.Errorf("the diff does not show the ConfigMap's password as ***:\n%s", d)
 	}
 	res, err := (&Apply{Config: cfg}).Run(ctx, s)
-	if err != nil || res.Status != report.RunOK {
+	if err != nil || res.Status != model.RunOK {
 		t.Fatalf("apply: %v %+v", err, res)
 	}
 	cm, err := testCluster.Client.CoreV1().ConfigMaps(ns).Get(ctx, "app-settings", metav1.GetOptions{})
@@ -205,7 +206,7 @@ func TestAChangedLookedUpValueChangesTheKeyedPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := func() *report.Plan {
+	plan := func() *model.Plan {
 		t.Helper()
 		p, err := (&Plan{Config: &Configuration{Clients: clients, Redactor: redact.New(), PlanKey: []byte("k3y-for-the-test")}}).Run(ctx, s)
 		if err != nil {

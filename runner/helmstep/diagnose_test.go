@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -26,7 +26,7 @@ func TestFailedInstallIsDiagnosedAndAChange(t *testing.T) {
 	if d.RolledBack != "" {
 		t.Errorf("rolledBack = %q on a step without atomic", d.RolledBack)
 	}
-	if len(out.Changes) != 1 || out.Changes[0].Action != report.DidInstall || !out.Changes[0].Failed {
+	if len(out.Changes) != 1 || out.Changes[0].Action != model.DidInstall || !out.Changes[0].Failed {
 		t.Errorf("changes = %+v, want the failed install", out.Changes)
 	}
 }

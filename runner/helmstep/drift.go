@@ -15,7 +15,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -53,7 +53,7 @@ type ObjectDiff struct {
 	// Action is create (the object is absent, or its kind is not served any
 	// more) or configure (applying the manifest would change it): the change
 	// decision's (kube.Decide).
-	Action report.Action
+	Action model.Action
 	// Live is the object in the cluster (nil for create); Desired is the
 	// object as the API server would store it after the apply (server-side
 	// dry run, so defaulting and admission are accounted for), or the

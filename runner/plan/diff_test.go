@@ -6,8 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -60,18 +60,18 @@ func TestObjectDiffOfEqualObjectsIsEmpty(t *testing.T) {
 
 func TestStepActionFoldsObjects(t *testing.T) {
 	cases := []struct {
-		objs []report.Action
-		want report.Action
+		objs []model.Action
+		want model.Action
 	}{
-		{nil, report.ActionUnchanged},
-		{[]report.Action{"unchanged", "unchanged"}, report.ActionUnchanged},
-		{[]report.Action{"unchanged", "create"}, report.ActionCreate},
-		{[]report.Action{"create", "configure", "unchanged"}, report.ActionConfigure},
+		{nil, model.ActionUnchanged},
+		{[]model.Action{"unchanged", "unchanged"}, model.ActionUnchanged},
+		{[]model.Action{"unchanged", "create"}, model.ActionCreate},
+		{[]model.Action{"create", "configure", "unchanged"}, model.ActionConfigure},
 	}
 	for _, c := range cases {
-		var objs []report.ObjectPlan
+		var objs []model.ObjectPlan
 		for _, a := range c.objs {
-			objs = append(objs, report.ObjectPlan{Action: a})
+			objs = append(objs, model.ObjectPlan{Action: a})
 		}
 		if got := stepAction(objs); got != c.want {
 			t.Errorf("stepAction(%v) = %s, want %s", c.objs, got, c.want)

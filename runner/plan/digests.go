@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -21,7 +21,7 @@ import (
 // decision compares it (kube.Normalize): a status update or the server's
 // bookkeeping between plan and apply is no surprise, an edit is. No-op
 // without a hasher.
-func (pr *probe) digested(o report.ObjectPlan, desired, live *unstructured.Unstructured) report.ObjectPlan {
+func (pr *probe) digested(o model.ObjectPlan, desired, live *unstructured.Unstructured) model.ObjectPlan {
 	if pr.Digest == nil {
 		return o
 	}
@@ -48,7 +48,7 @@ func (pr *probe) releaseDigest(last *rel.Release, ch *chartv2.Chart, vals map[st
 	if pr.Digest == nil {
 		return
 	}
-	d := &report.ReleaseDigest{}
+	d := &model.ReleaseDigest{}
 	if last != nil {
 		d.Revision = last.Version
 	}
@@ -74,9 +74,9 @@ func (pr *probe) releaseLive(r *rel.Release) string {
 // manifests it names, so an edited file changes it even when its step
 // cannot be assessed yet), each declared input, and the cluster's
 // kube-system UID.
-func (l *Live) planDigests(ctx context.Context, s *spec.Spec, p *report.Plan) error {
+func (l *Live) planDigests(ctx context.Context, s *spec.Spec, p *model.Plan) error {
 	h := l.Digest
-	d := &report.PlanDigests{Keyed: h.Keyed(), KeyCheck: h.KeyCheck()}
+	d := &model.PlanDigests{Keyed: h.Keyed(), KeyCheck: h.KeyCheck()}
 	var manifests []any
 	for _, st := range s.Steps {
 		switch {
@@ -97,7 +97,7 @@ func (l *Live) planDigests(ctx context.Context, s *spec.Spec, p *report.Plan) er
 	}
 	if s.Declared != nil {
 		for _, v := range s.Declared.Vars {
-			d.Inputs = append(d.Inputs, report.InputDigest{Name: v.Name, Secret: v.Secret, Digest: h.Input(v.Name, v.Value, v.Secret)})
+			d.Inputs = append(d.Inputs, model.InputDigest{Name: v.Name, Secret: v.Secret, Digest: h.Input(v.Name, v.Value, v.Secret)})
 		}
 	}
 	ns, err := l.Clients.Typed.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})

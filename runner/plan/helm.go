@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 )
@@ -38,7 +38,7 @@ func (pr *probe) helm(ctx context.Context) error {
 	installed := r.Installed()
 	pr.releaseDigest(last, nil, nil)
 	if h.SkipIf == "installed" && installed {
-		pr.out.Action, pr.out.Reason = report.ActionSkip, fmt.Sprintf("release %s already installed (revision %d; skipIf: installed)", name, last.Version)
+		pr.out.Action, pr.out.Reason = model.ActionSkip, fmt.Sprintf("release %s already installed (revision %d; skipIf: installed)", name, last.Version)
 		pr.noDiff()
 		return nil
 	}
@@ -74,16 +74,16 @@ func (pr *probe) helm(ctx context.Context) error {
 			if kube.IsUnreachable(err) {
 				return err
 			}
-			pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s: the live objects cannot be compared (%v): apply upgrades", from, err)
+			pr.out.Action, pr.out.Reason = model.ActionUpgrade, fmt.Sprintf("%s: the live objects cannot be compared (%v): apply upgrades", from, err)
 			pr.diffUnavailable(err.Error())
 			return nil
 		}
 		if len(diffs) == 0 {
-			pr.out.Action, pr.out.Reason = report.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+helmstep.DependenciesNote(r.Dependencies())+helmstep.TestsNote(helmstep.TestsDue(last, h))
+			pr.out.Action, pr.out.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+helmstep.DependenciesNote(r.Dependencies())+helmstep.TestsNote(helmstep.TestsDue(last, h))
 			pr.setDiff(nil)
 			return nil
 		}
-		pr.out.Action = report.ActionUpgrade
+		pr.out.Action = model.ActionUpgrade
 		pr.out.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(diffs), pluralWord(len(diffs), "object", "objects"))
 		return pr.driftDiffs(diffs, nil)
 	}
@@ -94,7 +94,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		if kind, group, ok := noKindMatch(err); ok {
 			if !installed && chartDefines(r.Chart(), kind, group) {
 				// Install registers the chart's crds/ first, then renders.
-				pr.out.Action, pr.out.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
+				pr.out.Action, pr.out.Reason = model.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
 				pr.diffUnavailable(fmt.Sprintf("kind %s comes with the chart's crds/: the release is rendered once they are installed", qualified(kind, group)))
 				return nil
 			}
@@ -107,9 +107,9 @@ func (pr *probe) helm(ctx context.Context) error {
 	}
 	switch {
 	case !installed:
-		pr.out.Action, pr.out.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
+		pr.out.Action, pr.out.Reason = model.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
 	case last.Info.Status != rcommon.StatusDeployed:
-		pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to revision %d, chart %s", from, last.Info.Status, res.Version, target)
+		pr.out.Action, pr.out.Reason = model.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to revision %d, chart %s", from, last.Info.Status, res.Version, target)
 	default:
 		var why []string
 		if r.PostRenderersChanged() {
@@ -121,7 +121,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		if !sameV {
 			why = append(why, "values changed")
 		}
-		pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
+		pr.out.Action, pr.out.Reason = model.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
 	}
 	pr.out.Reason += helmstep.DependenciesNote(r.Dependencies()) + helmstep.TestsNote(helmstep.TestsToRun(res, h))
 	if len(r.Adopts) > 0 { // takeOwnership
@@ -136,7 +136,7 @@ func (pr *probe) fail(err error) error {
 	if kube.IsUnreachable(err) {
 		return err
 	}
-	pr.out.Action, pr.out.Reason = report.ActionFail, err.Error()
+	pr.out.Action, pr.out.Reason = model.ActionFail, err.Error()
 	pr.diffUnavailable("apply would fail the step")
 	return nil
 }
@@ -208,7 +208,7 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 	var parts []string
 	for _, d := range diffs {
 		obj := d.Desired
-		pr.out.Objects = append(pr.out.Objects, pr.digested(report.ObjectPlan{Action: d.Action, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}, d.Desired, d.Live))
+		pr.out.Objects = append(pr.out.Objects, pr.digested(model.ObjectPlan{Action: d.Action, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}, d.Desired, d.Live))
 		if !pr.Diff {
 			continue
 		}
@@ -219,7 +219,7 @@ func (pr *probe) driftDiffs(diffs []helmstep.ObjectDiff, removed []*unstructured
 		parts = append(parts, text)
 	}
 	for _, obj := range removed {
-		pr.out.Objects = append(pr.out.Objects, pr.digested(objectPlan(report.ActionDelete, obj), nil, obj))
+		pr.out.Objects = append(pr.out.Objects, pr.digested(objectPlan(model.ActionDelete, obj), nil, obj))
 		if pr.Diff {
 			text, err := objectDiff(title(obj), obj, nil, pr.changeOptions(), pr.Redactor)
 			if err != nil {

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
@@ -59,7 +59,7 @@ func CheckLookupSecrets(v string) error {
 // Plan probes every step concurrently and returns the plan in DAG order. A
 // step that cannot be assessed yet is "unknown" with the reason; an error
 // (the cluster is unreachable, a manifest file is missing) fails the plan.
-func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
+func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
 	p := skeleton(s)
 	p.Offline = false
 	p.Server = redact.StripURLCredentials(l.Clients.Config.Host)
@@ -99,11 +99,11 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 		ps.Reason = l.Redactor.String(ps.Reason)
 		ps.Diff = l.Redactor.String(ps.Diff)
 		ps.DiffNote = l.Redactor.String(ps.DiffNote)
-		if report.IsChange(ps.Action) {
+		if model.IsChange(ps.Action) {
 			p.Changes = true
 		}
 	}
-	p.Totals = report.PlanTotals(p.Steps)
+	p.Totals = model.PlanTotals(p.Steps)
 	if l.Digest != nil {
 		if err := l.planDigests(ctx, s, p); err != nil {
 			return nil, err
@@ -117,7 +117,7 @@ type probe struct {
 	*Live
 	spec      *spec.Spec
 	step      *spec.Step
-	out       *report.PlanStep
+	out       *model.PlanStep
 	producers *producers
 	// lookupDenied is set when a template's lookup of a Secret was denied.
 	lookupDenied atomic.Bool
@@ -146,7 +146,7 @@ func (pr *probe) run(ctx context.Context) error {
 
 // unknown marks the step as not assessable yet.
 func (pr *probe) unknown(reason string) {
-	pr.out.Action, pr.out.Reason = report.ActionUnknown, reason
+	pr.out.Action, pr.out.Reason = model.ActionUnknown, reason
 	if pr.Diff {
 		pr.out.DiffNote = unavailable(reason)
 	}

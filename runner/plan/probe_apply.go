@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -41,7 +41,7 @@ func (pr *probe) apply(ctx context.Context) error {
 		}
 	}
 	nsCache := map[string]bool{}
-	var objects []report.ObjectPlan
+	var objects []model.ObjectPlan
 	var diffs []string
 	allExist := true
 	for _, obj := range objs {
@@ -57,7 +57,7 @@ func (pr *probe) apply(ctx context.Context) error {
 					obj.SetNamespace(ns)
 				}
 				allExist = false
-				objects = append(objects, pr.digested(objectPlan(report.ActionCreate, obj), obj, nil))
+				objects = append(objects, pr.digested(objectPlan(model.ActionCreate, obj), obj, nil))
 				diffs = append(diffs, pr.createDiff(obj))
 				continue
 			}
@@ -78,7 +78,7 @@ func (pr *probe) apply(ctx context.Context) error {
 					return nil
 				}
 				allExist = false
-				objects = append(objects, pr.digested(objectPlan(report.ActionCreate, obj), obj, nil))
+				objects = append(objects, pr.digested(objectPlan(model.ActionCreate, obj), obj, nil))
 				diffs = append(diffs, pr.createDiff(obj))
 				continue
 			}
@@ -87,14 +87,14 @@ func (pr *probe) apply(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if action == report.ActionCreate {
+		if action == model.ActionCreate {
 			allExist = false
 		}
 		objects = append(objects, pr.digested(objectPlan(action, obj), req.Desired, req.Live))
 		diffs = append(diffs, diff)
 	}
 	if a.SkipIf == "exists" && allExist {
-		pr.out.Action, pr.out.Reason = report.ActionSkip, "every manifest object exists (skipIf: exists)"
+		pr.out.Action, pr.out.Reason = model.ActionSkip, "every manifest object exists (skipIf: exists)"
 		pr.out.Objects = objects
 		if pr.Diff {
 			pr.out.DiffNote = NoteNoChanges
@@ -108,14 +108,14 @@ func (pr *probe) apply(ctx context.Context) error {
 }
 
 // applyOne predicts one existing-namespace object.
-func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (report.Action, string, *kube.ApplyRequest, error) {
+func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool) (model.Action, string, *kube.ApplyRequest, error) {
 	c := pr.Clients
 	req, err := c.PlanApply(ctx, obj, m, serverSide, pr.changeOptions())
 	if err != nil {
 		return "", "", nil, err
 	}
 	action := req.Action
-	if action == report.ActionUnchanged && !serverSide {
+	if action == model.ActionUnchanged && !serverSide {
 		return action, "", req, nil
 	}
 	if !pr.Diff && !serverSide {
@@ -131,8 +131,8 @@ func (pr *probe) applyOne(ctx context.Context, obj *unstructured.Unstructured, m
 	}
 	// As the executor reports it (ApplyRequest.Outcome): server-side apply
 	// is unchanged when the server's answer is the live object.
-	if serverSide && req.Outcome(result) == report.ActionUnchanged {
-		return report.ActionUnchanged, "", req, nil
+	if serverSide && req.Outcome(result) == model.ActionUnchanged {
+		return model.ActionUnchanged, "", req, nil
 	}
 	if !pr.Diff {
 		return action, "", req, nil
@@ -154,20 +154,20 @@ func (pr *probe) createDiff(obj *unstructured.Unstructured) string {
 	return d
 }
 
-func objectPlan(action report.Action, obj *unstructured.Unstructured) report.ObjectPlan {
-	return report.ObjectPlan{Action: action, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+func objectPlan(action model.Action, obj *unstructured.Unstructured) model.ObjectPlan {
+	return model.ObjectPlan{Action: action, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }
 
 // stepAction folds object actions into the step's: configure when any
 // object changes, create when only new ones appear, else unchanged.
-func stepAction(objects []report.ObjectPlan) report.Action {
-	action := report.ActionUnchanged
+func stepAction(objects []model.ObjectPlan) model.Action {
+	action := model.ActionUnchanged
 	for _, o := range objects {
 		switch o.Action {
-		case report.ActionConfigure:
-			return report.ActionConfigure
-		case report.ActionCreate:
-			action = report.ActionCreate
+		case model.ActionConfigure:
+			return model.ActionConfigure
+		case model.ActionCreate:
+			action = model.ActionCreate
 		}
 	}
 	return action
@@ -177,7 +177,7 @@ func stepAction(objects []report.ObjectPlan) report.Action {
 func (pr *probe) delete(ctx context.Context) error {
 	d := pr.step.Delete
 	c := pr.Clients
-	var present []report.ObjectPlan
+	var present []model.ObjectPlan
 	switch {
 	case d.Release != "":
 		r, err := pr.Helm.OpenRelease(d.Release, spec.NamespaceOrDefault(d.Namespace))
@@ -185,7 +185,7 @@ func (pr *probe) delete(ctx context.Context) error {
 			return err
 		}
 		if last := r.Last; r.Installed() {
-			present = append(present, report.ObjectPlan{Action: report.ActionDelete, Kind: "HelmRelease", Namespace: spec.NamespaceOrDefault(d.Namespace), Name: d.Release,
+			present = append(present, model.ObjectPlan{Action: model.ActionDelete, Kind: "HelmRelease", Namespace: spec.NamespaceOrDefault(d.Namespace), Name: d.Release,
 				Live: pr.releaseLive(last)})
 		}
 	case len(d.Manifests) > 0:
@@ -208,7 +208,7 @@ func (pr *probe) delete(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("cannot read %s: %w", kube.ObjectName(obj), c.Explain(err))
 			}
-			present = append(present, pr.digested(objectPlan(report.ActionDelete, obj), nil, live))
+			present = append(present, pr.digested(objectPlan(model.ActionDelete, obj), nil, live))
 		}
 	default:
 		res, err := c.ResolveObject(ctx, "resource", d)
@@ -228,17 +228,17 @@ func (pr *probe) delete(ctx context.Context) error {
 			return err
 		}
 		for _, obj := range objs {
-			present = append(present, pr.digested(objectPlan(report.ActionDelete, obj), nil, obj))
+			present = append(present, pr.digested(objectPlan(model.ActionDelete, obj), nil, obj))
 		}
 	}
 	if len(present) == 0 {
-		pr.out.Action, pr.out.Reason = report.ActionNoop, "nothing to delete: already absent"
+		pr.out.Action, pr.out.Reason = model.ActionNoop, "nothing to delete: already absent"
 		if pr.Diff {
 			pr.out.DiffNote = NoteNoChanges
 		}
 		return nil
 	}
-	pr.out.Action, pr.out.Objects = report.ActionDelete, present
+	pr.out.Action, pr.out.Objects = model.ActionDelete, present
 	pr.out.Reason = fmt.Sprintf("%d %s to delete", len(present), pluralWord(len(present), "object", "objects"))
 	if pr.Diff {
 		var names []string

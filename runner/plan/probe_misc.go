@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/kubectl/pkg/polymorphichelpers"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/steps"
 	"github.com/khook/khook/spec"
@@ -54,18 +54,18 @@ func (pr *probe) patch(ctx context.Context) error {
 		return fmt.Errorf("cannot read %s/%s: %w", kube.KindName(res.Mapping), res.Name, c.Explain(err))
 	}
 	after, changed := steps.PatchOutcome(live, pt, body)
-	pr.out.Objects = []report.ObjectPlan{pr.digested(objectPlan(report.ActionConfigure, live), after, live)}
+	pr.out.Objects = []model.ObjectPlan{pr.digested(objectPlan(model.ActionConfigure, live), after, live)}
 	if after == nil && pr.Digest != nil {
 		// Only the server can apply this patch: the patch is what is sent.
 		pr.out.Objects[0].Desired = pr.Digest.Sum("patch", append([]byte(string(pt)+"\x00"), body...))
 	}
 	if !changed {
-		pr.out.Action, pr.out.Reason = report.ActionUnchanged, "the patch is already applied"
-		pr.out.Objects[0].Action = report.ActionUnchanged
+		pr.out.Action, pr.out.Reason = model.ActionUnchanged, "the patch is already applied"
+		pr.out.Objects[0].Action = model.ActionUnchanged
 		pr.setDiff(nil)
 		return nil
 	}
-	pr.out.Action = report.ActionConfigure
+	pr.out.Action = model.ActionConfigure
 	if pr.Diff {
 		if after == nil {
 			// Only the server can apply this patch: its dry run is the diff.
@@ -105,7 +105,7 @@ func (pr *probe) wait(ctx context.Context) error {
 		if kube.IsUnreachable(err) {
 			return err
 		}
-		pr.out.Action, pr.out.Reason = report.ActionWait, err.Error()
+		pr.out.Action, pr.out.Reason = model.ActionWait, err.Error()
 		pr.noDiff()
 		return nil
 	}
@@ -114,9 +114,9 @@ func (pr *probe) wait(ctx context.Context) error {
 		return err
 	}
 	if done, pending := cond.Evaluate(objs); done {
-		pr.out.Action, pr.out.Reason = report.ActionNoop, fmt.Sprintf("%s already holds on %s", cond, t)
+		pr.out.Action, pr.out.Reason = model.ActionNoop, fmt.Sprintf("%s already holds on %s", cond, t)
 	} else {
-		pr.out.Action, pr.out.Reason = report.ActionWait, pending
+		pr.out.Action, pr.out.Reason = model.ActionWait, pending
 	}
 	pr.noDiff()
 	return nil
@@ -142,7 +142,7 @@ func (pr *probe) rollout(ctx context.Context) error {
 			pr.unknown(pr.producers.objectReason(res.Mapping.GroupVersionKind.Kind, ns, res.Name,
 				fmt.Sprintf("%s/%s in namespace %s", kube.KindName(res.Mapping), res.Name, ns)))
 		} else {
-			pr.out.Action, pr.out.Reason = report.ActionWait, fmt.Sprintf("%s/%s in namespace %s does not exist yet", kube.KindName(res.Mapping), res.Name, ns)
+			pr.out.Action, pr.out.Reason = model.ActionWait, fmt.Sprintf("%s/%s in namespace %s does not exist yet", kube.KindName(res.Mapping), res.Name, ns)
 			pr.noDiff()
 		}
 		return nil
@@ -151,7 +151,7 @@ func (pr *probe) rollout(ctx context.Context) error {
 		return fmt.Errorf("cannot read %s/%s: %w", kube.KindName(res.Mapping), res.Name, c.Explain(err))
 	}
 	if r.Restart != "" {
-		pr.out.Action, pr.out.Objects = report.ActionRestart, []report.ObjectPlan{pr.digested(objectPlan(report.ActionRestart, live), nil, live)}
+		pr.out.Action, pr.out.Objects = model.ActionRestart, []model.ObjectPlan{pr.digested(objectPlan(model.ActionRestart, live), nil, live)}
 		pr.out.Reason = "a restart happens on every apply; not counted as a change"
 		if pr.Diff {
 			pr.out.DiffNote = unavailable("a restart sets a new restartedAt annotation on the pod template")
@@ -166,11 +166,11 @@ func (pr *probe) rollout(ctx context.Context) error {
 	done, pending, err := steps.RolloutComplete(viewer)([]*unstructured.Unstructured{live})
 	switch {
 	case err != nil:
-		pr.out.Action, pr.out.Reason = report.ActionWait, err.Error()
+		pr.out.Action, pr.out.Reason = model.ActionWait, err.Error()
 	case done:
-		pr.out.Action, pr.out.Reason = report.ActionNoop, "the rollout is complete"
+		pr.out.Action, pr.out.Reason = model.ActionNoop, "the rollout is complete"
 	default:
-		pr.out.Action, pr.out.Reason = report.ActionWait, pending
+		pr.out.Action, pr.out.Reason = model.ActionWait, pending
 	}
 	pr.noDiff()
 	return nil
@@ -181,7 +181,7 @@ func (pr *probe) rollout(ctx context.Context) error {
 func (pr *probe) job(ctx context.Context) error {
 	j := pr.step.Job
 	ns := spec.NamespaceOrDefault(j.Namespace)
-	pr.out.Action = report.ActionRun
+	pr.out.Action = model.ActionRun
 	pr.out.Reason = fmt.Sprintf("job %s/%s runs on every apply (the previous run's Job is replaced); not counted as a change", ns, pr.step.Name)
 	pr.noDiff()
 	if j.SkipIf != "succeeded" {
@@ -195,7 +195,7 @@ func (pr *probe) job(ctx context.Context) error {
 		return fmt.Errorf("cannot read job %s/%s: %w", ns, pr.step.Name, pr.Clients.Explain(err))
 	}
 	if live.Labels[steps.ManagedByLabel] == steps.ManagedByValue && steps.JobSucceeded(ctx, pr.Clients, live) {
-		pr.out.Action, pr.out.Reason = report.ActionSkip, fmt.Sprintf("job %s/%s already succeeded (skipIf: succeeded)", ns, pr.step.Name)
+		pr.out.Action, pr.out.Reason = model.ActionSkip, fmt.Sprintf("job %s/%s already succeeded (skipIf: succeeded)", ns, pr.step.Name)
 	}
 	return nil
 }

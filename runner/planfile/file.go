@@ -12,7 +12,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // Format is the version this khook writes and the only one it reads. A
@@ -30,11 +30,11 @@ type File struct {
 	KhookVersion string    `json:"khookVersion"`
 	Created      time.Time `json:"created"`
 	// Plan is the plan as reviewed: its steps, digests and fingerprint.
-	Plan *report.Plan `json:"plan"`
+	Plan *model.Plan `json:"plan"`
 }
 
 // New wraps a live plan (Fingerprint and Digests set) for saving.
-func New(p *report.Plan, version string, created time.Time) *File {
+func New(p *model.Plan, version string, created time.Time) *File {
 	return &File{Format: Format, KhookVersion: version, Created: created.UTC().Truncate(time.Second), Plan: p}
 }
 
@@ -112,7 +112,7 @@ func check(f *File) error {
 	}
 	if got := Fingerprint(p); got != p.Fingerprint {
 		return fmt.Errorf("the plan file's content does not match its fingerprint %s (recomputed %s): it was edited or corrupted; run khook plan --out again",
-			report.ShortFingerprint(p.Fingerprint), report.ShortFingerprint(got))
+			model.ShortFingerprint(p.Fingerprint), model.ShortFingerprint(got))
 	}
 	return nil
 }

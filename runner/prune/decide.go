@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -31,7 +31,7 @@ const (
 type Candidate struct {
 	Step   string // the step that put it there
 	InSpec bool   // false: the step left the spec
-	Item   report.Owned
+	Item   model.Owned
 	Policy spec.Prune
 }
 
@@ -48,7 +48,7 @@ type Decision struct {
 	Candidate
 	// Action is ActionDelete, ActionUninstall, ActionNoop (kept: Kept says
 	// why) or "" (already gone: nothing to do).
-	Action report.Action
+	Action model.Action
 	Kept   string
 
 	mapping *meta.RESTMapping
@@ -56,7 +56,7 @@ type Decision struct {
 
 // Reason is the plan's reason for the object.
 func (d Decision) Reason() string {
-	if d.Action == report.ActionNoop {
+	if d.Action == model.ActionNoop {
 		return "kept: " + d.Kept
 	}
 	return d.Why()
@@ -82,9 +82,9 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 		switch {
 		case !ok:
 		case cand.Policy.Disabled:
-			d.Action, d.Kept = report.ActionNoop, "prune: false"
+			d.Action, d.Kept = model.ActionNoop, "prune: false"
 		default:
-			d.Action = report.ActionUninstall
+			d.Action = model.ActionUninstall
 		}
 		return d, nil
 	}
@@ -103,7 +103,7 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 	if err != nil {
 		return d, fmt.Errorf("cannot read %s to prune it: %w", it, c.Explain(err))
 	}
-	d.Action = report.ActionNoop
+	d.Action = model.ActionNoop
 	switch {
 	case cand.Policy.Disabled:
 		d.Kept = "prune: false"
@@ -120,7 +120,7 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 	case it.Group == "" && it.Kind == "Namespace" && !cand.Policy.Namespaces:
 		d.Kept = "a Namespace: deleting it deletes everything in it; set prune: {namespaces: true} to delete it"
 	default:
-		d.Action, d.Kept = report.ActionDelete, ""
+		d.Action, d.Kept = model.ActionDelete, ""
 	}
 	return d, nil
 }

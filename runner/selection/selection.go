@@ -16,7 +16,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -37,7 +37,7 @@ const (
 // names every problem at once: an unknown step (with did-you-mean), a
 // selector that does not parse or matches no step, a selection that leaves
 // nothing to run.
-func Apply(s *spec.Spec, req *report.Selection, dir Direction) (*report.Selection, error) {
+func Apply(s *spec.Spec, req *model.Selection, dir Direction) (*model.Selection, error) {
 	if !req.Requested() {
 		return nil, nil
 	}
@@ -91,7 +91,7 @@ func Apply(s *spec.Spec, req *report.Selection, dir Direction) (*report.Selectio
 		// from a destroy excludes what it needs too.
 		dropped = closure(s, dropped, Needs)
 	}
-	out := &report.Selection{Targets: req.Targets, TargetOnly: req.TargetOnly, Selector: req.Selector, Exclude: req.Exclude,
+	out := &model.Selection{Targets: req.Targets, TargetOnly: req.TargetOnly, Selector: req.Selector, Exclude: req.Exclude,
 		Steps: []string{}, Total: len(s.Steps)}
 	for _, st := range s.Steps {
 		if selected[st.Name] && !dropped[st.Name] {

@@ -12,8 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
@@ -69,7 +69,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 
 // realApply runs the spec with the real executors and the state record, as
 // khook apply does.
-func realApply(t *testing.T, ctx context.Context, file string, set ...string) []report.StepResult {
+func realApply(t *testing.T, ctx context.Context, file string, set ...string) []model.StepResult {
 	t.Helper()
 	rd := redact.New()
 	s, err := spec.Load(spec.LoadOptions{Files: []string{file}, Set: set, VarPrefix: "KHOOK_VAR_", SecretPrefix: "KHOOK_SECRET_", Redactor: rd})
@@ -99,7 +99,7 @@ func realApply(t *testing.T, ctx context.Context, file string, set ...string) []
 	return res
 }
 
-func outcome(res []report.StepResult) string {
+func outcome(res []model.StepResult) string {
 	out := ""
 	for _, r := range res {
 		how := string(r.Status)

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -61,7 +61,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions)
 	}
 	if len(objs) == 0 {
 		out.Detail = "the manifests define no objects"
-		out.Inventory = &report.Inventory{}
+		out.Inventory = &model.Inventory{}
 		return out, nil
 	}
 	c := x.Clients
@@ -87,8 +87,8 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions)
 		}
 	}
 	if !out.Skipped {
-		out.Inventory = &report.Inventory{}
-		counts := map[report.Did]int{}
+		out.Inventory = &model.Inventory{}
+		counts := map[model.Did]int{}
 		for _, obj := range objs {
 			// Map each object only now: a CRD earlier in the list must be
 			// applied (and Established) before its custom resources map.
@@ -104,7 +104,7 @@ func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions)
 			if err != nil {
 				return out, err
 			}
-			if req.Action != report.ActionUnchanged {
+			if req.Action != model.ActionUnchanged {
 				out.Writes++
 			}
 			did := req.Outcome(res).Done()
@@ -159,10 +159,10 @@ func (x *Apply) allExist(ctx context.Context, objs []*unstructured.Unstructured,
 	return found, nil
 }
 
-func applyDetail(counts map[report.Did]int) string {
+func applyDetail(counts map[model.Did]int) string {
 	var parts []string
 	total := 0
-	for _, did := range []report.Did{report.DidCreate, report.DidConfigure, report.DidUnchanged} {
+	for _, did := range []model.Did{model.DidCreate, model.DidConfigure, model.DidUnchanged} {
 		if n := counts[did]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", did, n))
 			total += n

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -103,7 +103,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 		}
 		out.Writes++
 		victims = append(victims, *v)
-		out.Changes = append(out.Changes, change(report.DidDelete, m, v.Namespace, v.Name))
+		out.Changes = append(out.Changes, change(model.DidDelete, m, v.Namespace, v.Name))
 	}
 	if err := kube.WaitGone(ctx, c, victims); err != nil {
 		return out, err
@@ -206,7 +206,7 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, 
 	}
 	out.Writes = len(victims)
 	for _, v := range victims {
-		out.Changes = append(out.Changes, change(report.DidDelete, v.Mapping, v.Namespace, v.Name))
+		out.Changes = append(out.Changes, change(model.DidDelete, v.Mapping, v.Namespace, v.Name))
 	}
 	if err := kube.WaitGone(ctx, c, victims); err != nil {
 		return out, err

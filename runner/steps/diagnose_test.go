@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/cluster"
@@ -212,7 +212,7 @@ func TestRolloutProgressNamesTheBlocker(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs := make(chan string, 100)
-	ctx, cancel := context.WithCancel(report.WithStepProgress(deadline(t, time.Minute), func(m string) {
+	ctx, cancel := context.WithCancel(model.WithStepProgress(deadline(t, time.Minute), func(m string) {
 		select {
 		case msgs <- m:
 		default:

@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilptr "k8s.io/utils/ptr"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -120,7 +120,7 @@ func (x *Job) run(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		}
 		return out, fmt.Errorf("cannot create %s: %w%s", ref, c.Explain(err), hint)
 	}
-	out.Changes = append(out.Changes, report.Change{Action: report.DidRun, Kind: "Job", Namespace: ns, Name: st.Name})
+	out.Changes = append(out.Changes, model.Change{Action: model.DidRun, Kind: "Job", Namespace: ns, Name: st.Name})
 
 	start := time.Now()
 	final, err := x.waitFinished(ctx, created, ref)

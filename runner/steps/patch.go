@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -107,7 +107,7 @@ func (x *Patch) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) 
 		return out, err
 	}
 	if _, changed := PatchOutcome(pv.Live, pv.patchType, pv.body); !changed {
-		out.Changes = []report.Change{change(report.DidUnchanged, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
+		out.Changes = []model.Change{change(model.DidUnchanged, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
 		out.Detail = fmt.Sprintf("%s unchanged (the patch is already applied)", pv.Name)
 		return out, nil
 	}
@@ -118,7 +118,7 @@ func (x *Patch) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) 
 		return out, x.patchError(pv.Target, pv.Name, p, err)
 	}
 	out.Writes = 1
-	out.Changes = []report.Change{change(report.DidConfigure, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
+	out.Changes = []model.Change{change(model.DidConfigure, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
 	out.Detail = fmt.Sprintf("patched %s (%s)", pv.Name, patchTypeName(p.Type))
 	return out, nil
 }

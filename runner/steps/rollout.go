@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubectl/pkg/polymorphichelpers"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -84,7 +84,7 @@ func (x *Rollout) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome,
 		return out, fmt.Errorf("cannot restart %s: %w", name, x.Clients.Explain(err))
 	}
 	out.Writes = 1
-	out.Changes = []report.Change{change(report.DidRestart, res.Mapping, ns, res.Name)}
+	out.Changes = []model.Change{change(model.DidRestart, res.Mapping, ns, res.Name)}
 	out.Detail = "restarted " + name
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/iostreams"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/action"
@@ -104,14 +105,14 @@ func TestApplyJSON(t *testing.T) {
 	if code != cmdutil.ExitFailure {
 		t.Errorf("exit code %d, want 1", code)
 	}
-	var res report.Results
+	var res model.Results
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
 	}
-	if res.Name != "demo" || res.Status != report.RunFailed || res.FailureReason != report.ReasonStepFailed || len(res.Steps) != 3 {
+	if res.Name != "demo" || res.Status != model.RunFailed || res.FailureReason != model.ReasonStepFailed || len(res.Steps) != 3 {
 		t.Errorf("results = %+v", res)
 	}
-	if got := res.Steps[1]; got.Status != report.StatusFailed || got.Attempts != 1 || got.Error != "deployment/b not found (token ***)" {
+	if got := res.Steps[1]; got.Status != model.StatusFailed || got.Attempts != 1 || got.Error != "deployment/b not found (token ***)" {
 		t.Errorf("broken step = %+v", got)
 	}
 	if !strings.Contains(errOut, "step first: running") {
@@ -164,11 +165,11 @@ func TestApplyUnreachable(t *testing.T) {
 	if code != cmdutil.ExitFailure {
 		t.Errorf("exit code %d, want 1", code)
 	}
-	var res report.Results
+	var res model.Results
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
 	}
-	if res.FailureReason != report.ReasonClusterUnreachable || !strings.Contains(res.Error, "connection refused") {
+	if res.FailureReason != model.ReasonClusterUnreachable || !strings.Contains(res.Error, "connection refused") {
 		t.Errorf("results = %+v", res)
 	}
 	if strings.Contains(out+errOut, "s3cr3t") {
@@ -191,11 +192,11 @@ func TestApplyUnreadableKubeconfig(t *testing.T) {
 	if code := cmdutil.CodeOf(cmd.ExecuteContext(context.Background())); code != cmdutil.ExitFailure {
 		t.Errorf("exit %d, want 1", code)
 	}
-	var res report.Results
+	var res model.Results
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
 	}
-	if res.FailureReason != report.ReasonClusterUnreachable || !strings.Contains(res.Error, "no-such-kubeconfig") {
+	if res.FailureReason != model.ReasonClusterUnreachable || !strings.Contains(res.Error, "no-such-kubeconfig") {
 		t.Errorf("results = %+v; stderr %s", res, errOut)
 	}
 }
@@ -217,11 +218,11 @@ func TestApplyCancelled(t *testing.T) {
 	if code != cmdutil.ExitFailure {
 		t.Errorf("exit %d, want 1", code)
 	}
-	var res report.Results
+	var res model.Results
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
 	}
-	if res.FailureReason != report.ReasonCancelled || res.Steps[0].Status != report.StatusFailed || res.Steps[1].Status != report.StatusSkipped {
+	if res.FailureReason != model.ReasonCancelled || res.Steps[0].Status != model.StatusFailed || res.Steps[1].Status != model.StatusSkipped {
 		t.Errorf("results = %+v", res)
 	}
 }

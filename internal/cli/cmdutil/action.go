@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
@@ -52,7 +53,7 @@ func (f *Factory) NewRunView(output string, s *spec.Spec) *RunView {
 // Start shows the run's progress (runner/action calls it once connected)
 // and returns where events go. On a live view it also moves log records
 // above the frame and redraws every second until Finish.
-func (v *RunView) Start() func(report.Event) {
+func (v *RunView) Start() func(model.Event) {
 	f := v.f
 	v.view = f.ProgressView(v.output, report.StepInfos(v.spec))
 	live, ok := v.view.(*report.LiveView)
@@ -72,7 +73,7 @@ func (v *RunView) Start() func(report.Event) {
 
 // Finish reports what Run returned: a run that never started (err set),
 // else the results; exit 1 unless the run succeeded.
-func (v *RunView) Finish(res *report.Results, err error) error {
+func (v *RunView) Finish(res *model.Results, err error) error {
 	v.stop()
 	if err != nil || v.view == nil {
 		return v.notStarted(res)
@@ -85,7 +86,7 @@ func (v *RunView) Finish(res *report.Results, err error) error {
 	if err != nil {
 		return err
 	}
-	if res.Status != report.RunOK {
+	if res.Status != model.RunOK {
 		return Silent(ExitFailure)
 	}
 	return nil
@@ -94,9 +95,9 @@ func (v *RunView) Finish(res *report.Results, err error) error {
 // notStarted reports a run that never started: JSON output gets the
 // results document (the run-level error is in it and logged), text gets
 // the error.
-func (v *RunView) notStarted(res *report.Results) error {
+func (v *RunView) notStarted(res *model.Results) error {
 	if v.output != OutputJSON {
-		if res.FailureReason == report.ReasonValidation { // a selection naming nothing
+		if res.FailureReason == model.ReasonValidation { // a selection naming nothing
 			return ValidationError(errors.New(res.Error))
 		}
 		return errors.New(res.Error)

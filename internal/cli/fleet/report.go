@@ -7,6 +7,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	ifleet "github.com/khook/khook/internal/fleet"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 )
 
@@ -75,7 +76,7 @@ func RunReport(opts *ReportOptions) error {
 
 // WriteReport prints a fleet report in the output format and returns the
 // exit status it calls for: with a wave, failure only past maxFailures.
-func WriteReport(f *cmdutil.Factory, rep *report.FleetReport, output string) error {
+func WriteReport(f *cmdutil.Factory, rep *model.FleetReport, output string) error {
 	out := f.IOStreams.Out
 	var err error
 	switch output {
@@ -89,7 +90,7 @@ func WriteReport(f *cmdutil.Factory, rep *report.FleetReport, output string) err
 	if err != nil {
 		return err
 	}
-	if rep.Halted || (rep.Wave == 0 && rep.Status != report.RunOK) {
+	if rep.Halted || (rep.Wave == 0 && rep.Status != model.RunOK) {
 		return cmdutil.Silent(cmdutil.ExitFailure)
 	}
 	return nil

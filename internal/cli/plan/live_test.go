@@ -19,6 +19,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/iostreams"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/helmstep"
@@ -56,7 +57,7 @@ type rtFunc func(*http.Request) (*http.Response, error)
 func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // planRun runs `khook plan -o json --detailed-exitcode [--diff]` on clients.
-func planRun(t *testing.T, ctx context.Context, c *kube.Clients, diff bool, files []string, set ...string) (*report.Plan, int) {
+func planRun(t *testing.T, ctx context.Context, c *kube.Clients, diff bool, files []string, set ...string) (*model.Plan, int) {
 	t.Helper()
 	ios, out, errOut := iostreams.Test("")
 	f := cmdutil.NewFactory(ios)
@@ -69,7 +70,7 @@ func planRun(t *testing.T, ctx context.Context, c *kube.Clients, diff bool, file
 	if code == cmdutil.ExitFailure {
 		t.Fatalf("plan failed: %v\nstderr: %s", err, errOut)
 	}
-	var p report.Plan
+	var p model.Plan
 	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
 		t.Fatalf("plan output is not JSON: %v\n%s", err, out)
 	}
@@ -90,7 +91,7 @@ func applyRun(t *testing.T, ctx context.Context, c *kube.Clients, files []string
 		t.Fatal(err)
 	}
 	for _, r := range res.Steps {
-		if r.Status == report.StatusFailed {
+		if r.Status == model.StatusFailed {
 			t.Fatalf("apply: step %s failed: %s", r.Name, r.Error)
 		}
 	}
@@ -99,7 +100,7 @@ func applyRun(t *testing.T, ctx context.Context, c *kube.Clients, files []string
 	}
 }
 
-func actions(p *report.Plan) string {
+func actions(p *model.Plan) string {
 	var parts []string
 	for _, s := range p.Steps {
 		parts = append(parts, s.Name+"="+string(s.Action))
@@ -107,13 +108,13 @@ func actions(p *report.Plan) string {
 	return strings.Join(parts, " ")
 }
 
-func step(p *report.Plan, name string) report.PlanStep {
+func step(p *model.Plan, name string) model.PlanStep {
 	for _, s := range p.Steps {
 		if s.Name == name {
 			return s
 		}
 	}
-	return report.PlanStep{}
+	return model.PlanStep{}
 }
 
 func TestLivePlanOfTheQuickstart(t *testing.T) {
@@ -283,7 +284,7 @@ steps:
 	}
 }
 
-func dump(p *report.Plan) string {
+func dump(p *model.Plan) string {
 	var b bytes.Buffer
 	_ = report.WritePlanText(&b, p)
 	return b.String()

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
@@ -137,7 +138,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return planError(err)
 	}
 	if opts.Out != "" {
-		p.Inputs = report.InputsOf(s)
+		p.Inputs = model.InputsOf(s)
 		if len(opts.F.Redactor.Values()) > 0 && !p.Digests.Keyed {
 			fmt.Fprintf(opts.F.IOStreams.ErrOut, "warning: %s is not set: the plan's digests are unkeyed, so they leave secret values out and apply --plan cannot tell a changed secret; set it (the same for plan and apply) to cover them\n", planfile.KeyEnv)
 		}
@@ -145,7 +146,7 @@ func Run(ctx context.Context, opts *Options) error {
 			return err
 		}
 		fmt.Fprintf(opts.F.IOStreams.ErrOut, "Saved the plan to %s (fingerprint %s): khook apply --plan %s applies it if nothing changed.\n",
-			opts.Out, report.ShortFingerprint(p.Fingerprint), opts.Out)
+			opts.Out, model.ShortFingerprint(p.Fingerprint), opts.Out)
 	}
 	out := opts.F.IOStreams.Out
 	if opts.Output == cmdutil.OutputJSON {
@@ -165,7 +166,7 @@ func Run(ctx context.Context, opts *Options) error {
 // selection is the step selection: --selector picks steps here, clusters
 // only in a fleet-wide plan (--fleet without --cluster), which refuses
 // step selection (fleet.go).
-func (opts *Options) selection() *report.Selection {
+func (opts *Options) selection() *model.Selection {
 	sel := opts.Select
 	if opts.Fleet.Fleet == "" || opts.Fleet.Cluster != "" {
 		sel.Selector = opts.Fleet.Selector
@@ -176,7 +177,7 @@ func (opts *Options) selection() *report.Selection {
 // planError is a plan's run-level error: a selection naming nothing is a
 // usage error (exit 2), the rest fail the plan (exit 1).
 func planError(err error) error {
-	if action.ReasonOf(err, "") == report.ReasonValidation {
+	if action.ReasonOf(err, "") == model.ReasonValidation {
 		return cmdutil.ValidationError(err)
 	}
 	return err

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/planfile"
 )
@@ -99,7 +100,7 @@ func Facts(pf *planfile.File) [][2]string {
 		{"format", pf.Format},
 		{"khook", pf.KhookVersion},
 		{"created", pf.Created.UTC().Format(time.RFC3339)},
-		{"fingerprint", report.ShortFingerprint(pf.Plan.Fingerprint) + " (" + pf.Plan.Fingerprint + ")"},
+		{"fingerprint", model.ShortFingerprint(pf.Plan.Fingerprint) + " (" + pf.Plan.Fingerprint + ")"},
 		{"cluster", pf.Plan.Server + " (kube-system UID " + uid + ")"},
 		{"digests", keyed},
 	}

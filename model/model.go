@@ -1,7 +1,7 @@
 // Package report renders khook's results — terminal, JSON, Markdown summary,
 // GitHub, GitLab, JUnit, PR comment — from one model, defined here. Every
 // renderer takes an io.Writer; the CLI hands it a redacting one.
-package report
+package model
 
 import (
 	"strings"
