@@ -82,7 +82,7 @@ func (ft *fakeTerminal) String() string { return strings.Join(ft.screen, "\n") +
 func TestLiveView(t *testing.T) {
 	ft := &fakeTerminal{t: t}
 	now := t0
-	v := NewLiveView(ft, sampleInfos(), LiveOptions{Width: 100, Now: func() time.Time { return now }})
+	v := NewFrameView(ft, sampleInfos(), FrameOptions{Width: 100, Now: func() time.Time { return now }})
 	var frames strings.Builder
 	frames.WriteString("--- initial\n" + ft.String())
 	for _, ev := range runEvents() {
@@ -113,7 +113,7 @@ func TestLiveView(t *testing.T) {
 // below them intact.
 func TestLiveViewAbove(t *testing.T) {
 	ft := &fakeTerminal{t: t}
-	v := NewLiveView(ft, sampleInfos()[:2], LiveOptions{Width: 80, Now: func() time.Time { return t0 }})
+	v := NewFrameView(ft, sampleInfos()[:2], FrameOptions{Width: 80, Now: func() time.Time { return t0 }})
 	v.Handle(model.Event{Time: t0, Kind: model.EventStarted, Step: "cilium", Attempt: 1})
 	if _, err := v.Above(ft, []byte("level=WARN msg=\"deprecated API\"\n")); err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestLiveViewAbove(t *testing.T) {
 
 func TestLiveViewColourAndWidth(t *testing.T) {
 	ft := &fakeTerminal{t: t}
-	v := NewLiveView(ft, []StepInfo{{Name: "a-step-with-a-long-name", Type: "helm"}}, LiveOptions{Color: true, Width: 30, Now: func() time.Time { return t0 }})
+	v := NewFrameView(ft, []StepInfo{{Name: "a-step-with-a-long-name", Type: "helm"}}, FrameOptions{Color: true, Width: 30, Now: func() time.Time { return t0 }})
 	v.Handle(model.Event{Time: t0, Kind: model.EventMessage, Step: "a-step-with-a-long-name", Message: "a message far too long to fit the terminal"})
 	if !ft.colour {
 		t.Error("no colour escapes with Color on")
@@ -138,7 +138,7 @@ func TestLiveViewColourAndWidth(t *testing.T) {
 // failed step's whole error below it.
 func TestLiveViewFinishPrintsWholeErrors(t *testing.T) {
 	ft := &fakeTerminal{t: t}
-	v := NewLiveView(ft, []StepInfo{{Name: "never", Type: "wait"}}, LiveOptions{Width: 40, Now: func() time.Time { return t0 }})
+	v := NewFrameView(ft, []StepInfo{{Name: "never", Type: "wait"}}, FrameOptions{Width: 40, Now: func() time.Time { return t0 }})
 	long := "timed out after 2s waiting for condition=Available on deployment/nope in live-demo"
 	res := &model.Results{Name: "demo", Command: "apply", Status: model.RunFailed, Steps: []model.StepResult{{Name: "never", Type: "wait", Status: model.StatusFailed, Attempts: 1, Error: long}}}
 	if err := v.Finish(res); err != nil {

@@ -23,15 +23,15 @@ func (a actions) config(req Request) *action.Configuration {
 }
 
 func (a actions) Plan(ctx context.Context, req Request) (*model.Plan, error) {
-	return (&action.Plan{Config: a.config(req), Diff: req.Diff, Selection: req.Selection}).Run(ctx, req.Spec)
+	return (&action.PlanCommand{Config: a.config(req), Diff: req.Diff, Selection: req.Selection}).Run(ctx, req.Spec)
 }
 
 func (a actions) Apply(ctx context.Context, req Request) (*model.Results, error) {
-	return (&action.Apply{Config: a.config(req), Started: emitTo(req), Expect: req.Expect, Selection: req.Selection}).Run(ctx, req.Spec)
+	return (&action.ApplyCommand{Config: a.config(req), Started: emitTo(req), Expect: req.Expect, Selection: req.Selection}).Run(ctx, req.Spec)
 }
 
 func (a actions) Destroy(ctx context.Context, req Request) (*model.Results, error) {
-	return (&action.Destroy{Config: a.config(req), Started: emitTo(req), Selection: req.Selection}).Run(ctx, req.Spec)
+	return (&action.DestroyCommand{Config: a.config(req), Started: emitTo(req), Selection: req.Selection}).Run(ctx, req.Spec)
 }
 
 func emitTo(req Request) func() func(model.Event) {

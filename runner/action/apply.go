@@ -19,8 +19,8 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// Apply runs a spec's steps against the cluster.
-type Apply struct {
+// ApplyCommand runs a spec's steps against the cluster.
+type ApplyCommand struct {
 	Config      *Configuration
 	Parallelism int // 0: the engine's default
 	// LockTimeout is how long to wait for a state record another run holds.
@@ -72,12 +72,12 @@ type Backend struct {
 
 // BackendFunc connects to the cluster, opens the state record and builds
 // the executors. Its error names its failure reason (see ReasonOf).
-type BackendFunc func(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, error)
+type BackendFunc func(ctx context.Context, a *ApplyCommand, s *spec.Spec) (*Backend, error)
 
 // Run connects, runs every step and returns the results. A run that could
 // not start returns its error, and results with no steps that carry the
 // failure reason and the (redacted) error too.
-func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*model.Results, error) {
+func (a *ApplyCommand) Run(ctx context.Context, s *spec.Spec) (*model.Results, error) {
 	if a.Config == nil {
 		a.Config = &Configuration{}
 	}
@@ -157,7 +157,7 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*model.Results, error) {
 // ClusterBackend is the real backend: the configuration's clients, the
 // state record (when the spec keeps one) and the executors of every step
 // type.
-func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, error) {
+func ClusterBackend(ctx context.Context, a *ApplyCommand, s *spec.Spec) (*Backend, error) {
 	clients, err := a.Config.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, erro
 
 // checkPlan plans s again and holds it to the reviewed plan: a
 // *planfile.ChangedError names every difference.
-func (a *Apply) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) error {
+func (a *ApplyCommand) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) error {
 	if b.Clients == nil {
 		return errors.New("apply --plan: this backend cannot reach the cluster to check the plan")
 	}
@@ -213,7 +213,7 @@ func (a *Apply) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) error {
 // resumeUnchanged lets the state record skip only steps the reviewed plan
 // predicted no change for: a change that was reviewed (an object drifted
 // since the step last succeeded) is applied, not resumed past.
-func (a *Apply) resumeUnchanged(resume func(*spec.Step) (string, bool)) func(*spec.Step) (string, bool) {
+func (a *ApplyCommand) resumeUnchanged(resume func(*spec.Step) (string, bool)) func(*spec.Step) (string, bool) {
 	planned := map[string]model.Action{}
 	for _, ps := range a.Expect.Plan.Steps {
 		planned[ps.Name] = ps.Action

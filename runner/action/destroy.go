@@ -16,9 +16,9 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// Destroy undoes what Apply installed, walking the DAG in reverse, and
+// DestroyCommand undoes what Apply installed, walking the DAG in reverse, and
 // deletes the state record after a full success.
-type Destroy struct {
+type DestroyCommand struct {
 	Config      *Configuration
 	Parallelism int
 	LockTimeout time.Duration
@@ -32,7 +32,7 @@ type Destroy struct {
 
 // Run tears s down and returns the results; a teardown that could not
 // start returns its error as Apply.Run does.
-func (d *Destroy) Run(ctx context.Context, s *spec.Spec) (*model.Results, error) {
+func (d *DestroyCommand) Run(ctx context.Context, s *spec.Spec) (*model.Results, error) {
 	if d.Config == nil {
 		d.Config = &Configuration{}
 	}
@@ -69,7 +69,7 @@ func (d *Destroy) Run(ctx context.Context, s *spec.Spec) (*model.Results, error)
 		del := st.Delete
 		return helm.Uninstall(ctx, del.Release, del.Namespace, del.IgnoresNotFound())
 	}
-	exec := steps.NewDelete(steps.NewEnv(clients, s.BaseDir, r), steps.ReleaseDeleterFunc(uninstall))
+	exec := steps.NewDeleteExecutor(steps.NewEnv(clients, s.BaseDir, r), steps.ReleaseDeleterFunc(uninstall))
 	var emit func(model.Event)
 	if d.Started != nil {
 		emit = d.Started()

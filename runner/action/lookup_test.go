@@ -97,7 +97,7 @@ func TestLookedUpSecretsAreMaskedInThePlan(t *testing.T) {
 	}
 	red := redact.New()
 	cfg := &Configuration{Clients: clients, Redactor: red}
-	p, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
+	p, err := (&PlanCommand{Config: cfg, Diff: true}).Run(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestLookedUpSecretsAreMaskedInThePlan(t *testing.T) {
 	if d := p.Steps[0].Diff; !strings.Contains(d, `password: '***'`) && !strings.Contains(d, `password: "***"`) && !strings.Contains(d, "password: ***") {
 		t.Errorf("the diff does not show the ConfigMap's password as ***:\n%s", d)
 	}
-	res, err := (&Apply{Config: cfg}).Run(ctx, s)
+	res, err := (&ApplyCommand{Config: cfg}).Run(ctx, s)
 	if err != nil || res.Status != model.RunOK {
 		t.Fatalf("apply: %v %+v", err, res)
 	}
@@ -132,7 +132,7 @@ func TestLookedUpSecretInAFailMessageIsMasked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := (&Plan{Config: &Configuration{Clients: clients, Redactor: redact.New()}, Diff: true}).Run(ctx, s)
+	p, err := (&PlanCommand{Config: &Configuration{Clients: clients, Redactor: redact.New()}, Diff: true}).Run(ctx, s)
 	var text bytes.Buffer
 	if err != nil {
 		text.WriteString(err.Error())
@@ -173,7 +173,7 @@ func TestLookupSecretsDeny(t *testing.T) {
 		t.Fatal(err)
 	}
 	red := redact.New()
-	p, err := (&Plan{Config: &Configuration{Clients: clients, Redactor: red, LookupSecrets: runplan.LookupDeny}, Diff: true}).Run(ctx, s)
+	p, err := (&PlanCommand{Config: &Configuration{Clients: clients, Redactor: red, LookupSecrets: runplan.LookupDeny}, Diff: true}).Run(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestAChangedLookedUpValueChangesTheKeyedPlan(t *testing.T) {
 	}
 	plan := func() *model.Plan {
 		t.Helper()
-		p, err := (&Plan{Config: &Configuration{Clients: clients, Redactor: redact.New(), PlanKey: []byte("k3y-for-the-test")}}).Run(ctx, s)
+		p, err := (&PlanCommand{Config: &Configuration{Clients: clients, Redactor: redact.New(), PlanKey: []byte("k3y-for-the-test")}}).Run(ctx, s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,9 +13,9 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// Plan predicts what Apply would do, per step: offline from the spec alone,
+// PlanCommand predicts what Apply would do, per step: offline from the spec alone,
 // or against the cluster (read-only).
-type Plan struct {
+type PlanCommand struct {
 	Config *Configuration
 	// Offline plans from the spec alone: the DAG, summaries and when:
 	// outcomes, no actions assessed.
@@ -33,7 +33,7 @@ type Plan struct {
 // Run plans s. Its error is a run-level failure (the cluster unreachable);
 // what a step cannot assess is an unknown action in the plan instead. A
 // live plan carries its digests and fingerprint (runner/planfile).
-func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
+func (p *PlanCommand) Run(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
 	if p.Config == nil {
 		p.Config = &Configuration{}
 	}
@@ -86,7 +86,7 @@ func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *
 	// by a dry run of the install or upgrade apply would run.
 	helm := helmstep.New(clients, s.BaseDir, r)
 	defer helm.Close()
-	live := &runplan.Live{Clients: clients, Redactor: r, Diff: diff, Helm: helm,
+	live := &runplan.ClusterPlanner{Clients: clients, Redactor: r, Diff: diff, Helm: helm,
 		Digest: planfile.NewHasher(c.PlanKey, r), LookupSecrets: c.LookupSecrets, WarningsAsErrors: c.WarningsAsErrors}
 	ctx = kube.WithLiveCache(ctx) // one plan: one LIST per resource and namespace
 	pl, err := live.Plan(ctx, s)

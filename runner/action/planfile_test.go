@@ -113,7 +113,7 @@ func (w *reviewWorld) load(set ...string) *spec.Spec {
 // plan plans and saves, returning the plan file as apply --plan reads it.
 func (w *reviewWorld) plan(ctx context.Context, set ...string) *planfile.File {
 	w.t.Helper()
-	p, err := (&Plan{Config: w.cfg}).Run(ctx, w.load(set...))
+	p, err := (&PlanCommand{Config: w.cfg}).Run(ctx, w.load(set...))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func (w *reviewWorld) plan(ctx context.Context, set ...string) *planfile.File {
 }
 
 func (w *reviewWorld) apply(ctx context.Context, f *planfile.File, set ...string) (*model.Results, error) {
-	return (&Apply{Config: w.cfg, Expect: f}).Run(ctx, w.load(set...))
+	return (&ApplyCommand{Config: w.cfg, Expect: f}).Run(ctx, w.load(set...))
 }
 
 // settingsVersion is the ConfigMap's resourceVersion: unchanged, nothing
@@ -197,7 +197,7 @@ func TestApplyReviewedPlanRefusesAChangedWorld(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	w := newReviewWorld(t, "")
-	if res, err := (&Apply{Config: w.cfg}).Run(ctx, w.load()); err != nil || res.Status != model.RunOK {
+	if res, err := (&ApplyCommand{Config: w.cfg}).Run(ctx, w.load()); err != nil || res.Status != model.RunOK {
 		t.Fatalf("first apply: %v %+v", err, res)
 	}
 	for _, tc := range []struct {
@@ -268,7 +268,7 @@ func TestApplyReviewedPlanDoesNotResumePastAChange(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	w := newReviewWorld(t, "")
-	if res, err := (&Apply{Config: w.cfg}).Run(ctx, w.load()); err != nil || res.Status != model.RunOK {
+	if res, err := (&ApplyCommand{Config: w.cfg}).Run(ctx, w.load()); err != nil || res.Status != model.RunOK {
 		t.Fatalf("first apply: %v %+v", err, res)
 	}
 	cm, err := testCluster.Client.CoreV1().ConfigMaps(w.ns).Get(ctx, "settings", metav1.GetOptions{})

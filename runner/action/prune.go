@@ -26,7 +26,7 @@ func pruneWith(ctx context.Context, clients *kube.Clients, s *spec.Spec, sess *s
 	}
 	helm := helmstep.New(clients, s.BaseDir, r)
 	defer helm.Close()
-	p := &prune.Pruner{Clients: clients, Helm: helm, Delete: steps.NewDelete(steps.NewEnv(clients, s.BaseDir, r), nil), Emit: emit, Redactor: r}
+	p := &prune.Pruner{Clients: clients, Helm: helm, Delete: steps.NewDeleteExecutor(steps.NewEnv(clients, s.BaseDir, r), nil), Emit: emit, Redactor: r}
 	out := p.Run(ctx, s, sess, results)
 	for _, res := range out {
 		if res.Status == model.StatusFailed {

@@ -66,7 +66,7 @@ func (w *pruneWorld) applyStep(name string, cms ...string) string {
 
 func (w *pruneWorld) apply(s *spec.Spec) *model.Results {
 	w.t.Helper()
-	res, err := (&Apply{Config: w.cfg}).Run(context.Background(), s)
+	res, err := (&ApplyCommand{Config: w.cfg}).Run(context.Background(), s)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func (w *pruneWorld) apply(s *spec.Spec) *model.Results {
 
 func (w *pruneWorld) plan(s *spec.Spec) *model.Plan {
 	w.t.Helper()
-	p, err := (&Plan{Config: w.cfg}).Run(context.Background(), s)
+	p, err := (&PlanCommand{Config: w.cfg}).Run(context.Background(), s)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestPruneLeftStepAndDestroy(t *testing.T) {
 	if strings.Join(order, ",") != "other,prune/top,prune/base" {
 		t.Errorf("plan order %v: top needed base, so it goes first", order)
 	}
-	res, err := (&Destroy{Config: w.cfg}).Run(context.Background(), s)
+	res, err := (&DestroyCommand{Config: w.cfg}).Run(context.Background(), s)
 	if err != nil || res.Status != model.RunOK {
 		t.Fatalf("destroy: %v %+v", err, res)
 	}
@@ -280,7 +280,7 @@ func TestPruneNeedsRecord(t *testing.T) {
 	}
 	// The record is a Secret: a fork's plan (lookup-secrets deny) reads none.
 	s = w.spec(w.applyStep("cms", "a"))
-	p, err := (&Plan{Config: &Configuration{Clients: w.cfg.Clients, LookupSecrets: runplan.LookupDeny}}).Run(context.Background(), s)
+	p, err := (&PlanCommand{Config: &Configuration{Clients: w.cfg.Clients, LookupSecrets: runplan.LookupDeny}}).Run(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // become spec.SkipNotSelected); a selection naming nothing fails with the
 // validation reason, before the cluster is contacted.
 func selectSteps(s *spec.Spec, req *model.Selection, dir selection.Direction) (*model.Selection, error) {
-	sel, err := selection.Apply(s, req, dir)
+	sel, err := selection.Mark(s, req, dir)
 	if err != nil {
 		return nil, &Failure{Reason: model.ReasonValidation, Err: err}
 	}

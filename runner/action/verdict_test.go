@@ -226,13 +226,13 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
+			p, err := (&PlanCommand{Config: cfg, Diff: true}).Run(ctx, s)
 			if err != nil {
 				t.Fatal(err)
 			}
 			watched := []string{"caps-caps", "ssa"}
 			before := configMaps(ctx, t, ns, watched...)
-			res, err := (&Apply{Config: cfg}).Run(ctx, s)
+			res, err := (&ApplyCommand{Config: cfg}).Run(ctx, s)
 			if err != nil || res.Status != model.RunOK {
 				t.Fatalf("apply: %v %+v", err, res)
 			}
@@ -293,11 +293,11 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
+		p, err := (&PlanCommand{Config: cfg, Diff: true}).Run(ctx, s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := (&Apply{Config: cfg}).Run(ctx, s)
+		res, err := (&ApplyCommand{Config: cfg}).Run(ctx, s)
 		if err != nil {
 			t.Fatal(err)
 		}

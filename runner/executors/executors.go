@@ -36,12 +36,12 @@ func New(clients *kube.Clients, baseDir string, r *redact.Redactor, helmOpts ...
 		helm: helm,
 		byType: map[string]runner.Executor{
 			spec.TypeHelm:    helm,
-			spec.TypeApply:   steps.NewApply(env),
-			spec.TypeDelete:  steps.NewDelete(env, uninstall),
-			spec.TypePatch:   steps.NewPatch(env),
-			spec.TypeWait:    steps.NewWait(env),
-			spec.TypeRollout: steps.NewRollout(env),
-			spec.TypeJob:     steps.NewJob(env),
+			spec.TypeApply:   steps.NewApplyExecutor(env),
+			spec.TypeDelete:  steps.NewDeleteExecutor(env, uninstall),
+			spec.TypePatch:   steps.NewPatchExecutor(env),
+			spec.TypeWait:    steps.NewWaitExecutor(env),
+			spec.TypeRollout: steps.NewRolloutExecutor(env),
+			spec.TypeJob:     steps.NewJobExecutor(env),
 		},
 	}
 }

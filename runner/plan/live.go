@@ -14,9 +14,9 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// Live predicts, per step, what apply would do against the cluster. It only
+// ClusterPlanner predicts, per step, what apply would do against the cluster. It only
 // reads: GETs, LISTs and server-side dry runs (DryRun=All), never a write.
-type Live struct {
+type ClusterPlanner struct {
 	Clients  *kube.Clients
 	Redactor *redact.Redactor
 	// Diff adds unified diffs (plan --diff).
@@ -59,7 +59,7 @@ func CheckLookupSecrets(v string) error {
 // Plan probes every step concurrently and returns the plan in DAG order. A
 // step that cannot be assessed yet is "unknown" with the reason; an error
 // (the cluster is unreachable, a manifest file is missing) fails the plan.
-func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
+func (l *ClusterPlanner) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
 	p := skeleton(s)
 	p.Offline = false
 	p.Server = redact.StripURLCredentials(l.Clients.Config.Host)
@@ -80,7 +80,7 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			pr := &probe{Live: l, spec: s, step: st, out: ps, producers: producers}
+			pr := &probe{ClusterPlanner: l, spec: s, step: st, out: ps, producers: producers}
 			warns := &kube.Warnings{}
 			if err := pr.run(kube.WithWarnings(ctx, warns)); err != nil {
 				errs[i] = fmt.Errorf("plan of step %s: %w", st.Name, l.Clients.Explain(err))
@@ -114,7 +114,7 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
 
 // probe predicts one step.
 type probe struct {
-	*Live
+	*ClusterPlanner
 	spec      *spec.Spec
 	step      *spec.Step
 	out       *model.PlanStep

@@ -72,7 +72,7 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 type Pruner struct {
 	Clients *kube.Clients
 	Helm    *helmstep.Executor
-	Delete  *steps.Delete
+	Delete  *steps.DeleteExecutor
 	Emit    func(model.Event)
 	// Redactor masks secrets in the results' errors and details.
 	Redactor *redact.Redactor

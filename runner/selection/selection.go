@@ -32,12 +32,12 @@ const (
 	Dependents
 )
 
-// Apply marks the steps req leaves out as spec.SkipNotSelected and returns
+// Mark marks the steps req leaves out as spec.SkipNotSelected and returns
 // req with the selected steps, or nil when req asks for nothing. Its error
 // names every problem at once: an unknown step (with did-you-mean), a
 // selector that does not parse or matches no step, a selection that leaves
 // nothing to run.
-func Apply(s *spec.Spec, req *model.Selection, dir Direction) (*model.Selection, error) {
+func Mark(s *spec.Spec, req *model.Selection, dir Direction) (*model.Selection, error) {
 	if !req.Requested() {
 		return nil, nil
 	}

@@ -65,7 +65,7 @@ func TestSelect(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := load(t)
-			got, err := Apply(s, &tc.req, tc.dir)
+			got, err := Mark(s, &tc.req, tc.dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestSelect(t *testing.T) {
 
 func TestSelectNothingRequested(t *testing.T) {
 	s := load(t)
-	if got, err := Apply(s, &model.Selection{}, Needs); got != nil || err != nil {
+	if got, err := Mark(s, &model.Selection{}, Needs); got != nil || err != nil {
 		t.Fatalf("got %v, %v", got, err)
 	}
 	for _, st := range s.Steps {
@@ -108,7 +108,7 @@ func TestSelectErrors(t *testing.T) {
 		{model.Selection{Exclude: []string{"crds", "cert-manager", "issuers", "ingress", "web", "smoke"}}, []string{"leaves no step to run"}},
 		{model.Selection{TargetOnly: true}, []string{"--target-only needs --target or --selector"}},
 	} {
-		_, err := Apply(load(t), &tc.req, Needs)
+		_, err := Mark(load(t), &tc.req, Needs)
 		if err == nil {
 			t.Fatalf("%+v: no error", tc.req)
 		}
@@ -122,7 +122,7 @@ func TestSelectErrors(t *testing.T) {
 
 func TestNeedsOutside(t *testing.T) {
 	s := load(t)
-	if _, err := Apply(s, &model.Selection{Targets: []string{"web"}, TargetOnly: true}, Needs); err != nil {
+	if _, err := Mark(s, &model.Selection{Targets: []string{"web"}, TargetOnly: true}, Needs); err != nil {
 		t.Fatal(err)
 	}
 	got := NeedsOutside(s, Needs)

@@ -83,7 +83,7 @@ func realApply(t *testing.T, ctx context.Context, file string, set ...string) []
 	helm := helmstep.New(c, s.BaseDir, rd)
 	defer helm.Close()
 	env := steps.NewEnv(c, s.BaseDir, rd)
-	byType := map[string]runner.Executor{spec.TypeHelm: helm, spec.TypePatch: steps.NewPatch(env), spec.TypeJob: steps.NewJob(env)}
+	byType := map[string]runner.Executor{spec.TypeHelm: helm, spec.TypePatch: steps.NewPatchExecutor(env), spec.TypeJob: steps.NewJobExecutor(env)}
 	sess, err := state.Open(ctx, s, state.Options{Client: c.Typed, Version: "test", Redactor: rd})
 	if err != nil {
 		t.Fatal(err)

@@ -19,16 +19,16 @@ import (
 // SkipReasonExists is the skip reason of apply's skipIf: exists.
 const SkipReasonExists = "every manifest object already exists"
 
-// Apply is kubectl apply through the dynamic client: create what is
+// ApplyExecutor is kubectl apply through the dynamic client: create what is
 // missing, patch what differs (client-side three-way patch, or server-side
 // apply), send nothing for what already matches.
-type Apply struct{ Env }
+type ApplyExecutor struct{ Env }
 
-// NewApply returns the apply executor.
-func NewApply(env Env) *Apply { return &Apply{env} }
+// NewApplyExecutor returns the apply executor.
+func NewApplyExecutor(env Env) *ApplyExecutor { return &ApplyExecutor{env} }
 
 // Execute applies the step's manifests, then waits for waitFor.
-func (x *Apply) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+func (x *ApplyExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	if st.Apply == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeApply)
 	}
@@ -40,7 +40,7 @@ func (x *Apply) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, err
 	return x.finishStep(st, out, err)
 }
 
-func (x *Apply) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions) (runner.Outcome, error) {
+func (x *ApplyExecutor) run(ctx context.Context, a *spec.Apply, opts kube.ChangeOptions) (runner.Outcome, error) {
 	var out runner.Outcome
 	start := time.Now()
 	var cond *kube.Condition
@@ -136,7 +136,7 @@ type appliedObject struct {
 
 // allExist returns the mapped objects when every one exists, nil otherwise.
 // A kind the server does not know yet means its object cannot exist.
-func (x *Apply) allExist(ctx context.Context, objs []*unstructured.Unstructured, ns string) ([]appliedObject, error) {
+func (x *ApplyExecutor) allExist(ctx context.Context, objs []*unstructured.Unstructured, ns string) ([]appliedObject, error) {
 	c := x.Clients
 	var found []appliedObject
 	for _, obj := range objs {

@@ -32,20 +32,20 @@ func (f ReleaseDeleterFunc) DeleteRelease(ctx context.Context, st *spec.Step) (r
 	return f(ctx, st)
 }
 
-// Delete removes what manifests define, what a resource argument selects, or
+// DeleteExecutor removes what manifests define, what a resource argument selects, or
 // (through Releases) a Helm release, then waits until it is gone.
-type Delete struct {
+type DeleteExecutor struct {
 	Env
 	Releases ReleaseDeleter // nil: delete.release fails with a clear error
 }
 
-// NewDelete returns the delete executor.
-func NewDelete(env Env, releases ReleaseDeleter) *Delete {
-	return &Delete{Env: env, Releases: releases}
+// NewDeleteExecutor returns the delete executor.
+func NewDeleteExecutor(env Env, releases ReleaseDeleter) *DeleteExecutor {
+	return &DeleteExecutor{Env: env, Releases: releases}
 }
 
 // Execute deletes and waits for the objects to disappear.
-func (x *Delete) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+func (x *DeleteExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	d := st.Delete
 	if d == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeDelete)
@@ -66,7 +66,7 @@ func (x *Delete) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, er
 	return x.finish(runner.Outcome{}, errors.New("delete sets none of manifests, resource, release"))
 }
 
-func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
+func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
 	var out runner.Outcome
 	objs, err := kube.LoadManifests(ctx, x.BaseDir, d.Manifests, x.Redactor)
 	if err != nil {
@@ -114,7 +114,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete) (runner.Outcome,
 
 // deleteOne deletes with background propagation (kubectl's default); nil
 // means the object was not there.
-func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name string) (*kube.Deleted, error) {
+func (x *DeleteExecutor) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name string) (*kube.Deleted, error) {
 	c := x.Clients
 	r := c.Resource(m, ns)
 	live, err := r.Get(ctx, name, metav1.GetOptions{})
@@ -130,7 +130,7 @@ func (x *Delete) deleteOne(ctx context.Context, m *meta.RESTMapping, ns, name st
 // DeleteUID deletes the object only while it has uid (a precondition: a
 // replacement is never deleted), with background propagation; nil means it
 // was gone, or replaced, meanwhile. Pruning deletes through it.
-func (x *Delete) DeleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID) (*kube.Deleted, error) {
+func (x *DeleteExecutor) DeleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID) (*kube.Deleted, error) {
 	c := x.Clients
 	r := c.Resource(m, ns)
 	bg := metav1.DeletePropagationBackground
@@ -151,7 +151,7 @@ func (x *Delete) DeleteUID(ctx context.Context, m *meta.RESTMapping, ns, name st
 	return &kube.Deleted{Mapping: m, Namespace: ns, Name: name, UID: uid}, nil
 }
 
-func (x *Delete) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
+func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete) (runner.Outcome, error) {
 	var out runner.Outcome
 	c := x.Clients
 	res, err := c.ResolveObject(ctx, "resource", d)

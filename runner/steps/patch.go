@@ -20,7 +20,7 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// Patch is kubectl patch. Unlike kubectl it first applies the patch locally
+// PatchExecutor is kubectl patch. Unlike kubectl it first applies the patch locally
 // to the object it just read (the same strategic-merge, JSON-merge and
 // RFC 6902 code the API server runs) and sends nothing when that changes
 // nothing: a converged re-run reports "unchanged" and writes nothing,
@@ -29,13 +29,13 @@ import (
 // sent and the server decides. A server-side dry-run was tried first, but a
 // controller updating the object between the read and the dry-run made
 // converged re-runs look changed.
-type Patch struct{ Env }
+type PatchExecutor struct{ Env }
 
-// NewPatch returns the patch executor.
-func NewPatch(env Env) *Patch { return &Patch{env} }
+// NewPatchExecutor returns the patch executor.
+func NewPatchExecutor(env Env) *PatchExecutor { return &PatchExecutor{env} }
 
 // Execute patches the target, which must exist.
-func (x *Patch) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+func (x *PatchExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	if st.Patch == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypePatch)
 	}
@@ -68,7 +68,7 @@ type PatchPreview struct {
 }
 
 // resolve resolves the target and reads it; it must exist.
-func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, error) {
+func (x *PatchExecutor) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, error) {
 	c := x.Clients
 	pt, err := PatchType(p.Type)
 	if err != nil {
@@ -100,7 +100,7 @@ func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, erro
 	return pv, nil
 }
 
-func (x *Patch) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) {
+func (x *PatchExecutor) run(ctx context.Context, p *spec.Patch) (runner.Outcome, error) {
 	var out runner.Outcome
 	pv, err := x.resolve(ctx, p)
 	if err != nil {
@@ -127,7 +127,7 @@ func strategicOnCR(res kube.Resource) error {
 	return fmt.Errorf("patch type strategic is not supported for custom resource %s/%s: use type: merge", kube.KindName(res.Mapping), res.Name)
 }
 
-func (x *Patch) patchError(res kube.Resource, name string, p *spec.Patch, err error) error {
+func (x *PatchExecutor) patchError(res kube.Resource, name string, p *spec.Patch, err error) error {
 	switch {
 	case k8serrors.IsUnsupportedMediaType(err):
 		return strategicOnCR(res)

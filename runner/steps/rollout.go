@@ -23,19 +23,19 @@ import (
 // template.
 const RestartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 
-// Rollout is kubectl rollout restart / status for deployments, daemonsets and
+// RolloutExecutor is kubectl rollout restart / status for deployments, daemonsets and
 // statefulsets.
-type Rollout struct {
+type RolloutExecutor struct {
 	Env
 	// Now stamps restartedAt; tests may fix it.
 	Now func() time.Time
 }
 
-// NewRollout returns the rollout executor.
-func NewRollout(env Env) *Rollout { return &Rollout{Env: env, Now: time.Now} }
+// NewRolloutExecutor returns the rollout executor.
+func NewRolloutExecutor(env Env) *RolloutExecutor { return &RolloutExecutor{Env: env, Now: time.Now} }
 
 // Execute restarts the workload or waits for its rollout to complete.
-func (x *Rollout) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+func (x *RolloutExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	r := st.Rollout
 	if r == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeRollout)
@@ -49,7 +49,7 @@ func (x *Rollout) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, e
 }
 
 // workload resolves a kind/name argument to an apps/v1 workload.
-func (x *Rollout) workload(ctx context.Context, r *spec.Rollout, arg, ns string) (kube.Resource, error) {
+func (x *RolloutExecutor) workload(ctx context.Context, r *spec.Rollout, arg, ns string) (kube.Resource, error) {
 	res, err := x.Clients.ResolveObject(ctx, "", r)
 	if err != nil {
 		return res, err
@@ -64,7 +64,7 @@ func (x *Rollout) workload(ctx context.Context, r *spec.Rollout, arg, ns string)
 	return res, nil
 }
 
-func (x *Rollout) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
+func (x *RolloutExecutor) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
 	var out runner.Outcome
 	ns := spec.NamespaceOrDefault(r.Namespace)
 	res, err := x.workload(ctx, r, r.Restart, ns)
@@ -89,7 +89,7 @@ func (x *Rollout) restart(ctx context.Context, r *spec.Rollout) (runner.Outcome,
 	return out, nil
 }
 
-func (x *Rollout) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
+func (x *RolloutExecutor) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
 	var out runner.Outcome
 	start := time.Now()
 	ns := spec.NamespaceOrDefault(r.Namespace)

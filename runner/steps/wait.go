@@ -10,15 +10,15 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// Wait is kubectl wait: it watches the selected objects until the condition
+// WaitExecutor is kubectl wait: it watches the selected objects until the condition
 // holds for all of them (or, for delete, until none is left).
-type Wait struct{ Env }
+type WaitExecutor struct{ Env }
 
-// NewWait returns the wait executor.
-func NewWait(env Env) *Wait { return &Wait{env} }
+// NewWaitExecutor returns the wait executor.
+func NewWaitExecutor(env Env) *WaitExecutor { return &WaitExecutor{env} }
 
 // Execute blocks until the condition holds or ctx ends.
-func (x *Wait) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+func (x *WaitExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	if st.Wait == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeWait)
 	}
@@ -26,7 +26,7 @@ func (x *Wait) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, erro
 	return x.finishStep(st, out, err)
 }
 
-func (x *Wait) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {
+func (x *WaitExecutor) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {
 	var out runner.Outcome
 	start := time.Now()
 	t, cond, err := WaitTarget(ctx, x.Clients, w)

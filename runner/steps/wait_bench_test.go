@@ -61,7 +61,7 @@ func BenchmarkWaitLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	x := NewWait(NewEnv(c, b.TempDir(), redact.New()))
+	x := NewWaitExecutor(NewEnv(c, b.TempDir(), redact.New()))
 	createConfigMap(b, ns, "flag", map[string]string{"v": "start"})
 	cms := testCluster.Client.CoreV1().ConfigMaps(ns)
 

@@ -93,7 +93,7 @@ func Run(ctx context.Context, opts *Options) error {
 	run := opts.F.NewRunView(opts.Output, s)
 	cfg := opts.F.ActionConfig(opts.Clients)
 	cfg.WarningsAsErrors = opts.WarningsAsErrors
-	res, err := (&action.Apply{
+	res, err := (&action.ApplyCommand{
 		Config:      cfg,
 		Parallelism: opts.Parallelism,
 		LockTimeout: opts.LockTimeout,

@@ -41,7 +41,7 @@ steps:
 `
 
 // fakeBackend fails the step named broken with an error quoting the secret.
-func fakeBackend(ctx context.Context, _ *action.Apply, s *spec.Spec) (*action.Backend, error) {
+func fakeBackend(ctx context.Context, _ *action.ApplyCommand, s *spec.Spec) (*action.Backend, error) {
 	exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		if st.Name == "broken" {
 			return runner.Outcome{}, errors.New("deployment/b not found (token s3cr3t)")
@@ -152,13 +152,13 @@ func TestApplyTerminalTooShort(t *testing.T) {
 	if _, ok := f.ProgressView(cmdutil.OutputText, make([]report.StepInfo, 3)).(*report.LogView); !ok {
 		t.Errorf("3 steps on a 3-row terminal: want the piped view")
 	}
-	if _, ok := f.ProgressView(cmdutil.OutputText, make([]report.StepInfo, 2)).(*report.LiveView); !ok {
+	if _, ok := f.ProgressView(cmdutil.OutputText, make([]report.StepInfo, 2)).(*report.FrameView); !ok {
 		t.Errorf("2 steps on a 3-row terminal: want the live view")
 	}
 }
 
 func TestApplyUnreachable(t *testing.T) {
-	unreachable := func(context.Context, *action.Apply, *spec.Spec) (*action.Backend, error) {
+	unreachable := func(context.Context, *action.ApplyCommand, *spec.Spec) (*action.Backend, error) {
 		return nil, &kube.UnreachableError{Msg: "cannot reach https://admin:s3cr3t@10.0.0.1:6443: connection refused"}
 	}
 	out, errOut, code := run(t, false, nil, unreachable, "-o", "json")
@@ -206,7 +206,7 @@ func TestApplyUnreadableKubeconfig(t *testing.T) {
 func TestApplyCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	interrupted := func(context.Context, *action.Apply, *spec.Spec) (*action.Backend, error) {
+	interrupted := func(context.Context, *action.ApplyCommand, *spec.Spec) (*action.Backend, error) {
 		exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 			cancel() // the signal arrives while the first step runs
 			<-ctx.Done()

@@ -56,7 +56,7 @@ func (f *Factory) NewRunView(output string, s *spec.Spec) *RunView {
 func (v *RunView) Start() func(model.Event) {
 	f := v.f
 	v.view = f.ProgressView(v.output, report.StepInfos(v.spec))
-	live, ok := v.view.(*report.LiveView)
+	live, ok := v.view.(*report.FrameView)
 	if !ok {
 		return v.view.Handle
 	}
@@ -111,7 +111,7 @@ func (v *RunView) notStarted(res *model.Results) error {
 
 // tick redraws a live view every second so elapsed times move; it returns
 // the function that stops it.
-func tick(live *report.LiveView) (stop func()) {
+func tick(live *report.FrameView) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {

@@ -61,7 +61,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	run := opts.F.NewRunView(opts.Output, s)
-	res, err := (&action.Destroy{
+	res, err := (&action.DestroyCommand{
 		Config:      opts.F.ActionConfig(opts.Clients),
 		Parallelism: opts.Parallelism,
 		LockTimeout: opts.LockTimeout,

@@ -78,9 +78,9 @@ func dispatch(c *kube.Clients, s *spec.Spec, helm *helmstep.Executor) runner.Exe
 	env := steps.NewEnv(c, s.BaseDir, nil)
 	byType := map[string]runner.Executor{
 		spec.TypeHelm:  helm,
-		spec.TypeApply: steps.NewApply(env),
-		spec.TypeJob:   steps.NewJob(env),
-		spec.TypePatch: steps.NewPatch(env),
+		spec.TypeApply: steps.NewApplyExecutor(env),
+		spec.TypeJob:   steps.NewJobExecutor(env),
+		spec.TypePatch: steps.NewPatchExecutor(env),
 	}
 	return runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		return byType[st.Type()].Execute(ctx, st)

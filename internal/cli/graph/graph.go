@@ -54,7 +54,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if _, err := selection.Apply(s, opts.Select.Selection(), selection.Needs); err != nil {
+	if _, err := selection.Mark(s, opts.Select.Selection(), selection.Needs); err != nil {
 		return cmdutil.ValidationError(err)
 	}
 	nodes := report.GraphFromSpec(s)

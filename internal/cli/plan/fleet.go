@@ -89,7 +89,7 @@ func planLeg(ctx context.Context, opts *Options, fl *spec.Fleet, c *spec.FleetCl
 	if path != "" {
 		cfg.Kubeconfig = path
 	}
-	p, err := (&action.Plan{Config: cfg, Diff: opts.Diff}).Run(ctx, s)
+	p, err := (&action.PlanCommand{Config: cfg, Diff: opts.Diff}).Run(ctx, s)
 	if err != nil {
 		return fail(action.ReasonOf(err, model.ReasonClusterUnreachable), err)
 	}

@@ -86,7 +86,7 @@ func applyRun(t *testing.T, ctx context.Context, c *kube.Clients, files []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&action.Apply{Config: f.ActionConfig(c)}).Run(ctx, s)
+	res, err := (&action.ApplyCommand{Config: f.ActionConfig(c)}).Run(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func Run(ctx context.Context, opts *Options) error {
 	cfg := opts.F.ActionConfig(opts.Clients)
 	cfg.LookupSecrets = opts.LookupSecrets
 	cfg.WarningsAsErrors = opts.WarningsAsErrors
-	p, err := (&action.Plan{Config: cfg, Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv, Selection: opts.selection()}).Run(ctx, s)
+	p, err := (&action.PlanCommand{Config: cfg, Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv, Selection: opts.selection()}).Run(ctx, s)
 	var problems spec.Problems
 	if errors.As(err, &problems) {
 		return opts.F.ReportProblems(problems) // --offline: manifests the target version refuses
