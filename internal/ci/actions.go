@@ -16,10 +16,14 @@ type actions struct {
 	red     *redact.Redactor
 	now     func() time.Time
 	version string
+	// notify prints a run's notes in khook ci's log, as the CLI logs them.
+	notify func(msg string)
 }
 
 func (a actions) config(req Request) *action.Configuration {
-	return &action.Configuration{Kubeconfig: req.Kubeconfig, Context: req.Context, Redactor: a.red, Now: a.now, Version: a.version, PlanKey: req.PlanKey, LookupSecrets: req.LookupSecrets}
+	cfg := action.NewConfiguration(req.Kubeconfig, req.Context, a.red, a.now, a.version, req.PlanKey, a.notify)
+	cfg.LookupSecrets = req.LookupSecrets
+	return cfg
 }
 
 func (a actions) Plan(ctx context.Context, req Request) (*model.Plan, error) {

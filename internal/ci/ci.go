@@ -19,13 +19,6 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// Exit codes, as the CLI's.
-const (
-	exitOK         = 0
-	exitFailure    = 1
-	exitValidation = 2
-)
-
 // Request is what a Backend needs to run one command.
 type Request struct {
 	Spec *spec.Spec
@@ -169,7 +162,7 @@ func Run(ctx context.Context, opts Options) int {
 	switch {
 	case inErr != nil:
 		oc = &outcome{command: in.Command, status: model.RunFailed, reason: model.ReasonValidation,
-			runErr: r.red.String(inErr.Error()), exit: exitValidation}
+			runErr: r.red.String(inErr.Error()), exit: action.ExitValidation}
 		if r.workdir == "" {
 			r.resolveDirs()
 		}
@@ -281,7 +274,7 @@ func (r *runState) load() *outcome {
 		r.relativizePositions(s)
 		return nil
 	}
-	oc := &outcome{command: r.in.Command, status: model.RunFailed, reason: model.ReasonValidation, exit: exitValidation}
+	oc := &outcome{command: r.in.Command, status: model.RunFailed, reason: model.ReasonValidation, exit: action.ExitValidation}
 	var ps spec.Problems
 	if errors.As(err, &ps) {
 		oc.problems = r.problems(ps)
@@ -309,7 +302,7 @@ func (r *runState) problems(ps spec.Problems) spec.Problems {
 func (r *runState) validateManifests(ctx context.Context, oc *outcome) *outcome {
 	ps, _ := runplan.CheckAPIs(ctx, r.spec, action.OfflineKubeVersion(kube.KubeVersion{}))
 	if len(ps) > 0 {
-		oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonValidation, exitValidation
+		oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonValidation, action.ExitValidation
 		oc.problems = r.problems(ps)
 	}
 	return oc
@@ -348,7 +341,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		return oc
 	}
 	if r.opts.Backend == nil {
-		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version}
+		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version, notify: r.note}
 	}
 	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey), LookupSecrets: r.lookupSecrets(), Selection: r.in.Selection()}
 	if r.in.Kubeconfig != "" {
@@ -374,7 +367,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			oc.drift = true
 			// Steps with drift: warn report their drift; only the others fail the run.
 			if p.DriftFails() {
-				oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonDrift, exitFailure
+				oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonDrift, action.ExitFailure
 			}
 		}
 	case CmdApply, CmdDestroy:
@@ -407,7 +400,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		oc.results = res
 		oc.status, oc.reason = res.Status, res.FailureReason
 		if res.Status != model.RunOK {
-			oc.exit = exitFailure
+			oc.exit = action.ExitFailure
 		}
 	}
 	return oc
@@ -417,9 +410,9 @@ func (r *runState) failed(oc *outcome, reason string, err error) *outcome {
 	if reason == "" {
 		reason = action.ReasonOf(err, model.ReasonStepFailed)
 	}
-	oc.status, oc.reason, oc.runErr, oc.exit = model.RunFailed, reason, r.red.String(err.Error()), exitFailure
+	oc.status, oc.reason, oc.runErr, oc.exit = model.RunFailed, reason, r.red.String(err.Error()), action.ExitFailure
 	if reason == model.ReasonValidation { // a selection naming no step
-		oc.exit = exitValidation
+		oc.exit = action.ExitValidation
 	}
 	return oc
 }

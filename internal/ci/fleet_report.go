@@ -16,6 +16,7 @@ import (
 	"github.com/khook/khook/internal/fleet"
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/action"
 )
 
 // Fleet report files under output-dir.
@@ -36,7 +37,7 @@ func (r *runState) fleetReport(ctx context.Context) int {
 		r.sink.print("Error: " + msg + "\n")
 		r.writeFleetOutputs(model.RunFailed, reason, false, false, "")
 		r.say("khook fleet-report: failed (%s)", reason)
-		return exitValidation
+		return action.ExitValidation
 	}
 	fl, err := r.loadFleet()
 	if err != nil {
@@ -92,9 +93,9 @@ func (r *runState) fleetReport(ctx context.Context) int {
 	r.writeFleetOutputs(rep.Status, fleetReason(rep), rep.Totals.Changed > 0, rep.Totals.Drifted > 0, url)
 	r.say("khook fleet-report: %s", rep.Verdict().Text)
 	if rep.Halted || (rep.Wave == 0 && rep.Status != model.RunOK) {
-		return exitFailure
+		return action.ExitFailure
 	}
-	return exitOK
+	return action.ExitOK
 }
 
 // relPathsIn shortens absolute workspace paths in a message.

@@ -86,3 +86,9 @@ func (r *runState) progress() func(model.Event) {
 		io.WriteString(r.out, at.UTC().Format("15:04:05")+" "+line+"\n")
 	}
 }
+
+// note prints one line the run says besides its steps' progress (the
+// state record converted from upstream khook's), timed as progress is.
+func (r *runState) note(msg string) {
+	io.WriteString(r.out, r.opts.Now().UTC().Format("15:04:05")+" "+msg+"\n")
+}

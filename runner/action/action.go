@@ -47,6 +47,24 @@ type Configuration struct {
 	Notify func(msg string)
 }
 
+// NewConfiguration is the one builder of a Configuration: khook's commands
+// (internal/cli/cmdutil) and khook ci (internal/ci) both call it, so
+// neither front end lacks a field the other sets. The plan key is taken as
+// a secret; notify hears the run's notes, redacted (nil: dropped). Per
+// command settings (WarningsAsErrors, LookupSecrets, Clients) are the
+// caller's to set on the result.
+func NewConfiguration(kubeconfig, kubeContext string, red *redact.Redactor, now func() time.Time, version string, planKey []byte, notify func(msg string)) *Configuration {
+	c := &Configuration{Kubeconfig: kubeconfig, Context: kubeContext, Redactor: red, Now: now, Version: version, PlanKey: planKey}
+	red = c.redactor()
+	if len(planKey) > 0 {
+		red.Add(string(planKey))
+	}
+	if notify != nil {
+		c.Notify = func(msg string) { notify(red.String(msg)) }
+	}
+	return c
+}
+
 func (c *Configuration) now() time.Time {
 	if c.Now == nil {
 		return time.Now()

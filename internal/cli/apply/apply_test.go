@@ -77,7 +77,7 @@ func runCtx(t *testing.T, ctx context.Context, tty bool, env []string, connect a
 
 func TestApplyPiped(t *testing.T) {
 	out, _, code := run(t, false, nil, fakeBackend)
-	if code != cmdutil.ExitFailure {
+	if code != action.ExitFailure {
 		t.Errorf("exit code %d, want 1 (a step failed)", code)
 	}
 	for _, want := range []string{
@@ -102,7 +102,7 @@ func TestApplyPiped(t *testing.T) {
 
 func TestApplyJSON(t *testing.T) {
 	out, errOut, code := run(t, false, nil, fakeBackend, "-o", "json")
-	if code != cmdutil.ExitFailure {
+	if code != action.ExitFailure {
 		t.Errorf("exit code %d, want 1", code)
 	}
 	var res model.Results
@@ -162,7 +162,7 @@ func TestApplyUnreachable(t *testing.T) {
 		return nil, &kube.UnreachableError{Msg: "cannot reach https://admin:s3cr3t@10.0.0.1:6443: connection refused"}
 	}
 	out, errOut, code := run(t, false, nil, unreachable, "-o", "json")
-	if code != cmdutil.ExitFailure {
+	if code != action.ExitFailure {
 		t.Errorf("exit code %d, want 1", code)
 	}
 	var res model.Results
@@ -189,7 +189,7 @@ func TestApplyUnreadableKubeconfig(t *testing.T) {
 	cmd := NewCmd(f, nil)
 	cmd.SetArgs([]string{"-f", file, "-o", "json"})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	if code := cmdutil.CodeOf(cmd.ExecuteContext(context.Background())); code != cmdutil.ExitFailure {
+	if code := cmdutil.CodeOf(cmd.ExecuteContext(context.Background())); code != action.ExitFailure {
 		t.Errorf("exit %d, want 1", code)
 	}
 	var res model.Results
@@ -215,7 +215,7 @@ func TestApplyCancelled(t *testing.T) {
 		return &action.Backend{Exec: exec}, nil
 	}
 	out, _, code := runCtx(t, ctx, false, nil, interrupted, "-o", "json")
-	if code != cmdutil.ExitFailure {
+	if code != action.ExitFailure {
 		t.Errorf("exit %d, want 1", code)
 	}
 	var res model.Results

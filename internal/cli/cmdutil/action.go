@@ -16,11 +16,10 @@ import (
 // ActionConfig is the configuration runner/action needs, from the global
 // flags; clients, when set, replace the kubeconfig's (tests).
 func (f *Factory) ActionConfig(clients *kube.Clients) *action.Configuration {
-	return &action.Configuration{
-		Kubeconfig: f.Global.Kubeconfig, Context: f.Global.Context, Clients: clients,
-		Redactor: f.Redactor, Now: f.Now, Version: f.Version, PlanKey: f.PlanKey(),
-		Notify: func(msg string) { f.Logger.Info(f.Redactor.String(msg)) },
-	}
+	cfg := action.NewConfiguration(f.Global.Kubeconfig, f.Global.Context, f.Redactor, f.Now, f.Version, f.PlanKey(),
+		func(msg string) { f.Logger.Info(msg) })
+	cfg.Clients = clients
+	return cfg
 }
 
 // PlanKey is KHOOK_PLAN_KEY from the environment (nil when unset),
@@ -87,7 +86,7 @@ func (v *RunView) Finish(res *model.Results, err error) error {
 		return err
 	}
 	if res.Status != model.RunOK {
-		return Silent(ExitFailure)
+		return Silent(action.ExitFailure)
 	}
 	return nil
 }
@@ -106,7 +105,7 @@ func (v *RunView) notStarted(res *model.Results) error {
 		return err
 	}
 	v.f.Logger.Error(res.Command+" did not start", "error", res.Error)
-	return Silent(ExitFailure)
+	return Silent(action.ExitFailure)
 }
 
 // tick redraws a live view every second so elapsed times move; it returns

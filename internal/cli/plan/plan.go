@@ -100,13 +100,13 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 // any failure, validation included, exits 1.
 func errorsExitOne(err error) error {
 	var ee *cmdutil.ExitError
-	if err == nil || (errors.As(err, &ee) && ee.Code == cmdutil.ExitChanges && ee.Err == nil) {
+	if err == nil || (errors.As(err, &ee) && ee.Code == action.ExitChanges && ee.Err == nil) {
 		return err
 	}
 	if ee != nil {
-		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: ee.Err, Reported: ee.Reported}
+		return &cmdutil.ExitError{Code: action.ExitFailure, Err: ee.Err, Reported: ee.Reported}
 	}
-	return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err}
+	return &cmdutil.ExitError{Code: action.ExitFailure, Err: err}
 }
 
 // Run loads the spec, plans and prints the plan.
@@ -158,7 +158,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if opts.DetailedExitCode && p.Changes {
-		return cmdutil.Silent(cmdutil.ExitChanges)
+		return cmdutil.Silent(action.ExitChanges)
 	}
 	return nil
 }
