@@ -98,7 +98,7 @@ func (r githubSink) annotate(oc *outcome) {
 		as = report.ResultsAnnotations(oc.results)
 	}
 	cmds := gha.Commands{W: r.out}
-	for _, a := range report.LimitAnnotations(as, report.MaxAnnotationsPerLevel) {
+	for _, a := range LimitAnnotations(as, MaxAnnotationsPerLevel) {
 		_ = cmds.Annotate(gha.Annotation{Level: gha.Level(a.Level), File: a.Pos.File, Line: a.Pos.Line, Col: a.Pos.Col, Title: a.Title, Message: a.Message})
 	}
 }
