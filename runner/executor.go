@@ -1,6 +1,9 @@
 // Package runner is khook's engine: it schedules the DAG, runs steps through
 // their executors, predicts plans and keeps the state record. It emits
-// report.Events and never prints.
+// model.Events and never prints.
+//
+// May import: model, spec, redact, runner/kube; never a renderer (report),
+// internal/cli or internal/ci.
 package runner
 
 import (

@@ -3,6 +3,8 @@
 // metadata, never by its name; every value decryption yields is registered
 // with the run's redactor before the plaintext leaves this package, and the
 // plaintext is never written anywhere.
+//
+// May import: redact and the sops library.
 package sops
 
 import (

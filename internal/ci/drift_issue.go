@@ -20,7 +20,7 @@ type driftRun struct {
 	identifier string   // whose issue: the spec's identifier, "fleet/<name>"
 	title      string   // the issue's title when it is opened
 	what       string   // "the cluster", "the fleet"
-	drifted    []string // report.DriftedObjects; empty: no drift
+	drifted    []string // model.DriftedObjects; empty: no drift
 	commit     string
 	// body renders the issue's text (the drift table) with its marker.
 	body func(marker string) string

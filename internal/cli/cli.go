@@ -1,6 +1,9 @@
 // Package cli is khook's command line: the root command, its global flags,
 // and the mapping of errors to exit codes. It is the only package that
 // touches the process's standard streams and exit status.
+//
+// May import: everything; it is the top of the house
+// (docs/architecture.md).
 package cli
 
 import (

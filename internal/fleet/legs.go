@@ -12,7 +12,7 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// legPattern is how leg results files are named (report.LegFileName).
+// legPattern is how leg results files are named (model.LegFileName).
 const legPattern = "khook-leg-*.json"
 
 // ReadLegs reads leg results files: each path is a file, or a directory

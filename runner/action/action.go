@@ -1,7 +1,12 @@
-// Package action is what khook does, one struct per command: Apply, Plan and
-// Destroy, each with its options as fields and a Run(ctx, spec) method that
-// returns the results model and never prints. The CLI commands and khook ci
-// are thin layers over it (the model is Helm's pkg/action).
+// Package action is what khook does, one struct per command: ApplyCommand,
+// PlanCommand and DestroyCommand, each with its options as fields and a
+// Run(ctx, spec) method that returns the results model and never prints.
+// The CLI commands and khook ci are thin layers over it (the model is
+// Helm's pkg/action); it owns their one Configuration (NewConfiguration)
+// and their exit codes (exit.go).
+//
+// May import: the rest of runner/..., model, spec, redact; no renderer
+// (report), no CLI.
 package action
 
 import (

@@ -7,6 +7,8 @@
 //
 // Teardown reuses the engine and the delete executor: each step becomes a
 // delete: step of the same name whose needs are its dependents.
+//
+// May import: runner, model, spec; no renderer.
 package destroy
 
 import (

@@ -7,6 +7,9 @@
 //
 // Nothing is written under HOME: the registry credentials file and index
 // downloads live in a per-executor temp dir (Close removes it).
+//
+// May import: runner, runner/kube, model, spec, redact, sops and the Helm
+// SDK; not runner/plan, action, executors or state, no renderer.
 package helmstep
 
 import (

@@ -13,7 +13,7 @@ import (
 	"github.com/khook/khook/runner/kube"
 )
 
-// Diff notes (report.PlanStep.DiffNote).
+// Diff notes (model.PlanStep.DiffNote).
 const (
 	NoteNoChanges = "no changes"
 )

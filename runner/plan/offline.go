@@ -1,6 +1,9 @@
 // Package plan predicts what apply would do. Offline builds the plan from
 // the spec alone; the live plan (against a cluster) fills in actions,
-// objects and diffs on the same report.Plan.
+// objects and diffs on the same model.Plan.
+//
+// May import: runner/kube, runner/steps, runner/helmstep, runner/planfile,
+// model, spec, redact, sops; no renderer.
 package plan
 
 import (
@@ -42,7 +45,7 @@ func skeleton(s *spec.Spec) *model.Plan {
 			When:    st.When,
 			Skip:    st.Skip,
 			Pos:     s.PosOf(st.Path),
-			// drift: warn (report.Plan.DriftFails)
+			// drift: warn (model.Plan.DriftFails)
 			DriftWarn: st.DriftWarns(),
 		}
 		if st.Excluded() {

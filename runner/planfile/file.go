@@ -1,6 +1,9 @@
 // Package planfile is khook's saved plan: a versioned JSON document holding
 // a live plan with its digests and fingerprint (plan --out), read back by
 // show and by apply --plan, which compares it with a fresh plan.
+//
+// May import: model, spec, redact (no client-go: khook show needs no
+// cluster).
 package planfile
 
 import (

@@ -3,6 +3,9 @@
 // record's inventory (runner/state) says what khook put in the cluster;
 // plan and apply decide through the same Decide, so the plan shows what
 // apply prunes and why it keeps the rest.
+//
+// May import: runner/kube, runner/state, runner/steps, runner/helmstep,
+// model, spec, redact; no renderer.
 package prune
 
 import (

@@ -16,7 +16,7 @@ import (
 )
 
 // Plan predicts the pruning apply would do after the spec's steps: one
-// plan step per step with leftovers (report.PruneStepName), each object
+// plan step per step with leftovers (model.PruneStepName), each object
 // deleted, uninstalled or kept with the reason. rec is the state record as
 // read (nil: none yet); a spec without a record gets the note that pruning
 // needs one. It only reads. r opens sops-encrypted manifests (their names

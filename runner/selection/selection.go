@@ -5,6 +5,8 @@
 // Kubernetes label selectors (k8s.io/apimachinery/pkg/labels), which spec
 // may not import: selection lives here, where plan, apply, destroy, drift
 // and graph all reach it.
+//
+// May import: model, spec and apimachinery's label selectors; no renderer.
 package selection
 
 import (

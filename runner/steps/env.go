@@ -9,6 +9,9 @@
 // WaitTarget + kube.Target.List + Condition.Evaluate (is a wait a no-op?),
 // RolloutComplete (is a rollout already complete?). delete.release is
 // delegated to a ReleaseDeleter (helm uninstall).
+//
+// May import: runner, runner/kube, model, spec, redact; not runner/plan,
+// action, executors or state, no renderer.
 package steps
 
 import (

@@ -1,5 +1,9 @@
 // Package apply is `khook apply`: run the spec's steps against the cluster
 // and report each step's outcome.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package apply
 
 import (

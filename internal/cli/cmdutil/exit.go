@@ -1,5 +1,8 @@
 // Package cmdutil is what every khook command shares: the factory with the
 // streams, redactor and logger, spec flags, output flags and exit codes.
+//
+// May import: internal/ci (its shared settings), iostreams, runner/...,
+// model, report, spec, redact; no command package.
 package cmdutil
 
 import (

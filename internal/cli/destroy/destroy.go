@@ -1,5 +1,9 @@
 // Package destroy is `khook destroy`: undo what apply installed, walking the
 // DAG in reverse, and delete the state record after a full success.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package destroy
 
 import (

@@ -1,4 +1,8 @@
 // Package graph is `khook graph`: draw the step DAG as Mermaid or DOT.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package graph
 
 import (

@@ -1,5 +1,9 @@
 // Package plan is `khook plan`: predict what apply would do, offline from
 // the spec alone or (live) against the cluster.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package plan
 
 import (

@@ -1,4 +1,8 @@
 // Package show is `khook show FILE`: render a saved plan without a cluster.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package show
 
 import (
