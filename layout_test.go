@@ -5,8 +5,10 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -215,3 +217,47 @@ func TestOneChangeDecision(t *testing.T) {
 		t.Errorf("%s no longer imports %s: update this test to where the change decision lives", home, equality)
 	}
 }
+
+// TestArchitecturePackages holds docs/architecture.md to the code: the
+// packages its "packages as layers" section names (in backticks) are
+// exactly the module's packages, "." for the root.
+func TestArchitecturePackages(t *testing.T) {
+	doc, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## The packages as layers\n")
+	if !ok {
+		t.Fatal(`docs/architecture.md has no "## The packages as layers" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {
+		if name := m[1]; name == "." || packageName.MatchString(name) {
+			named[name] = true
+		}
+	}
+	out, err := exec.Command("go", "list", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	exists := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, strings.TrimSuffix(module, "/")), "/")
+		if rel == "" {
+			rel = "."
+		}
+		exists[rel] = true
+		if !named[rel] {
+			t.Errorf("docs/architecture.md does not name package %s: add it to its layer", rel)
+		}
+	}
+	for name := range named {
+		if !exists[name] {
+			t.Errorf("docs/architecture.md names %s, which is no package of the module", name)
+		}
+	}
+}
+
+// packageName is a package path as the architecture page writes it.
+var packageName = regexp.MustCompile(`^[a-z][a-z0-9-]*(/[a-z0-9-]+)*$`)
