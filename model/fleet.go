@@ -339,3 +339,20 @@ func (row FleetRow) Tone() Tone {
 
 // Failed reports whether the row counts as a failure.
 func (row FleetRow) Failed() bool { return row.Outcome == FleetFailed || row.Outcome == FleetMissing }
+
+// FleetCommentStatus is the fleet comment's status word.
+func FleetCommentStatus(rep *FleetReport) CommentStatus {
+	switch {
+	case rep.Totals.Failed > 0:
+		return CommentFailed
+	case rep.Totals.Drifted > 0:
+		return CommentDrift
+	case rep.Command == "drift":
+		return CommentNoDrift
+	case rep.Command == "apply":
+		return CommentApplied
+	case rep.Command == "destroy":
+		return CommentDestroyed
+	}
+	return CommentPlanned
+}

@@ -53,23 +53,6 @@ func WriteFleetComment(w io.Writer, rep *model.FleetReport, opts CommentOptions,
 	})
 }
 
-// FleetCommentStatus is the fleet comment's status word.
-func FleetCommentStatus(rep *model.FleetReport) model.CommentStatus {
-	switch {
-	case rep.Totals.Failed > 0:
-		return model.CommentFailed
-	case rep.Totals.Drifted > 0:
-		return model.CommentDrift
-	case rep.Command == "drift":
-		return model.CommentNoDrift
-	case rep.Command == "apply":
-		return model.CommentApplied
-	case rep.Command == "destroy":
-		return model.CommentDestroyed
-	}
-	return model.CommentPlanned
-}
-
 func fitFleet(rep *model.FleetReport, opts FleetMarkdownOptions) string {
 	fit := fleetFit{cut: map[string]bool{}}
 	render := func() string {

@@ -64,7 +64,7 @@ func TestFleetReportGolden(t *testing.T) {
 		},
 		"fleet-report.json": func(w *writeCounter) error { return WriteJSON(w, rep) },
 		"fleet-comment.md": func(w *writeCounter) error {
-			return WriteFleetComment(w, rep, CommentOptions{Marker: "<!-- khook fleet -->", Identifier: "fleet platform", Status: FleetCommentStatus(rep), Commit: "0123456789"}, "GitHub's 65,536 characters")
+			return WriteFleetComment(w, rep, CommentOptions{Marker: "<!-- khook fleet -->", Identifier: "fleet platform", Status: model.FleetCommentStatus(rep), Commit: "0123456789"}, "GitHub's 65,536 characters")
 		},
 	} {
 		var w writeCounter
@@ -111,7 +111,7 @@ func TestFleetReportFitsGitHub(t *testing.T) {
 	members, legs := bigFleet(320)
 	rep := model.BuildFleetReport("platform", "", 0, 0, members, legs)
 	var b bytes.Buffer
-	if err := WriteFleetComment(&b, rep, CommentOptions{Marker: "<!-- m -->", Identifier: "fleet platform", Status: FleetCommentStatus(rep), RunURL: "https://ci.example/runs/1"}, "GitHub's 65,536 characters"); err != nil {
+	if err := WriteFleetComment(&b, rep, CommentOptions{Marker: "<!-- m -->", Identifier: "fleet platform", Status: model.FleetCommentStatus(rep), RunURL: "https://ci.example/runs/1"}, "GitHub's 65,536 characters"); err != nil {
 		t.Fatal(err)
 	}
 	body := b.String()

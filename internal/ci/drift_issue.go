@@ -49,7 +49,7 @@ func (r *runState) fleetDriftRun(rep *model.FleetReport, commit string, max int,
 		drifted: model.FleetDriftedObjects(rep), commit: commit,
 		body: func(marker string) string {
 			var b strings.Builder
-			opts := report.CommentOptions{Marker: marker, Identifier: "fleet " + rep.Fleet, Status: report.FleetCommentStatus(rep), Commit: commit, RunURL: r.sink.runURL(), MaxBytes: max}
+			opts := report.CommentOptions{Marker: marker, Identifier: "fleet " + rep.Fleet, Status: model.FleetCommentStatus(rep), Commit: commit, RunURL: r.sink.runURL(), MaxBytes: max}
 			_ = report.WriteFleetComment(&b, rep, opts, limit)
 			return b.String()
 		},

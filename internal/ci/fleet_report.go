@@ -162,7 +162,7 @@ func (r *runState) wantsFleetComment(rep *model.FleetReport) (do, create bool) {
 
 func (r *runState) fleetCommentBody(rep *model.FleetReport, commit string, max int, limit string) string {
 	var b bytes.Buffer
-	opts := report.CommentOptions{Marker: fleetMarker(rep.Fleet), Identifier: "fleet " + rep.Fleet, Status: report.FleetCommentStatus(rep), Commit: commit, RunURL: r.sink.runURL(), MaxBytes: max}
+	opts := report.CommentOptions{Marker: fleetMarker(rep.Fleet), Identifier: "fleet " + rep.Fleet, Status: model.FleetCommentStatus(rep), Commit: commit, RunURL: r.sink.runURL(), MaxBytes: max}
 	_ = report.WriteFleetComment(&b, rep, opts, limit)
 	return r.red.String(b.String())
 }
