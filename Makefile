@@ -6,8 +6,8 @@ GO        ?= go
 TEST_TIMEOUT ?= 30m
 TEST_FLAGS   ?=
 # Fuzz targets run briefly after the tests: list them as package:FuzzName,
-# e.g. FUZZ_TARGETS = ./spec:FuzzLoad ./internal/redact:FuzzRedact
-FUZZ_TARGETS ?= ./spec:FuzzSubstitute ./spec:FuzzLoad ./internal/redact:FuzzRedact ./runner/planfile:FuzzReadPlanFile
+# e.g. FUZZ_TARGETS = ./spec:FuzzLoad ./redact:FuzzRedact
+FUZZ_TARGETS ?= ./spec:FuzzSubstitute ./spec:FuzzLoad ./redact:FuzzRedact ./runner/planfile:FuzzReadPlanFile
 FUZZTIME     ?= 10s
 
 CLUSTER_CMD := bin/khook-cluster

@@ -1,16 +1,80 @@
 package main
 
 import (
+	"fmt"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
 )
 
 const module = "github.com/khook/khook/"
+
+// importRule denies a package (or every package under a prefix ending in
+// "/") some of its transitive imports.
+type importRule struct {
+	pkg    string // a package, or a prefix ending in "/"
+	denied func(dep string) bool
+	why    string
+	// breaks is an import that breaks the rule (TestImportRulesCanFail).
+	breaks string
+}
+
+// importRules is the layout in DEVELOPERS.md and docs/architecture.md.
+func importRules() []importRule {
+	// spec may use client-go's jsonpath parser (a leaf: it and a forked
+	// text/template, no API machinery, no clients) so validation parses
+	// braced wait.for expressions exactly as the runner evaluates them.
+	specClientGo := map[string]bool{"k8s.io/client-go/util/jsonpath": true, "k8s.io/client-go/third_party/forked/golang/template": true}
+	// The renderers (report) sit at the top, beside the CLI: nothing below
+	// it draws output.
+	noRenderer := khookUnder("report")
+	return []importRule{
+		{"spec", func(d string) bool { return strings.HasPrefix(d, "k8s.io/client-go/") && !specClientGo[d] },
+			"spec imports no client-go (only the jsonpath parser)", "k8s.io/client-go/dynamic"},
+		{"spec", khookOutside("spec", "redact", "sops"), "spec stands alone (the redactor and the sops reader of var-files aside)", module + "model"},
+		{"redact", khookOutside("redact"), "the redactor is the ground floor: it imports nothing of khook", module + "spec"},
+		{"sops", khookOutside("sops", "redact"), "the sops reader is a leaf: spec and runner both use it", module + "spec"},
+		{"model", khookOutside("model", "spec", "redact", "sops"), "the results model imports no renderer and no runner", module + "report"},
+		{"report", khookOutside("report", "model", "spec", "redact", "sops"), "report renders the results model; it imports no runner", module + "runner/kube"},
+		{"runner", noRenderer, "no renderer below the CLI: the engine returns the model", module + "report"},
+		{"runner/", noRenderer, "no renderer below the CLI: the runner returns the model", module + "report"},
+		{"internal/fleet", noRenderer, "no renderer below the CLI: fleets read and build the model", module + "report"},
+		{"runner", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/ci"},
+		{"runner/", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/cli"},
+		{"runner/kube", khookOutside("runner/kube", "model", "spec", "redact", "sops"), "runner/kube is the bottom layer of the runner: of khook it imports only the model and the ground floor", module + "runner/steps"},
+		{"runner/steps", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/plan"},
+		{"runner/helmstep", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/state"},
+		{"runner/planfile", khookOutside("runner/planfile", "model", "spec", "redact", "sops"), "the plan file format reads without a cluster (khook show)", module + "runner/kube"},
+		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/action, not the CLI commands", module + "internal/cli/cmdutil"},
+	}
+}
+
+// violations lists what breaks the rules in deps (package, relative to the
+// module, to its transitive imports); checked counts the package checks.
+func violations(deps map[string][]string, rules []importRule) (errs []string, checked int) {
+	for pkg, ds := range deps {
+		for _, r := range rules {
+			if pkg != r.pkg && !(strings.HasSuffix(r.pkg, "/") && strings.HasPrefix(pkg, r.pkg)) {
+				continue
+			}
+			checked++
+			for _, d := range ds {
+				if r.denied(d) {
+					errs = append(errs, fmt.Sprintf("%s imports %s: %s", pkg, d, r.why))
+				}
+			}
+		}
+	}
+	sort.Strings(errs)
+	return errs, checked
+}
 
 // TestImportRules holds the layout in DEVELOPERS.md to what the packages
 // import, transitively (go list -deps).
@@ -24,44 +88,32 @@ func TestImportRules(t *testing.T) {
 		fields := strings.Fields(line)
 		deps[strings.TrimPrefix(fields[0], module)] = fields[1:]
 	}
-	// spec may use client-go's jsonpath parser (a leaf: it and a forked
-	// text/template, no API machinery, no clients) so validation parses
-	// braced wait.for expressions exactly as the runner evaluates them.
-	specClientGo := map[string]bool{"k8s.io/client-go/util/jsonpath": true, "k8s.io/client-go/third_party/forked/golang/template": true}
-	rules := []struct {
-		pkg    string // a package, or a prefix ending in "/"
-		denied func(dep string) bool
-		why    string
-	}{
-		{"spec", func(d string) bool { return strings.HasPrefix(d, "k8s.io/client-go/") && !specClientGo[d] },
-			"spec imports no client-go (only the jsonpath parser)"},
-		{"spec", khookOutside("spec", "internal/redact", "internal/sops"), "spec stands alone (the redactor and the sops reader of var-files aside)"},
-		{"internal/sops", khookOutside("internal/sops", "internal/redact"), "the sops reader is a leaf: spec and runner both use it"},
-		{"report", khookOutside("report", "spec", "internal/redact", "internal/sops"), "report renders the results model; it imports no runner"},
-		{"runner", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer"},
-		{"runner/", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer"},
-		{"runner/kube", khookUnder("runner/"), "runner/kube is the bottom layer of the runner"},
-		{"runner/steps", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state"},
-		{"runner/helmstep", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state"},
-		{"runner/planfile", khookOutside("runner/planfile", "report", "spec", "internal/redact", "internal/sops"), "the plan file format reads without a cluster (khook show)"},
-		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/action, not the CLI commands"},
-	}
-	checked := 0
-	for pkg, ds := range deps {
-		for _, r := range rules {
-			if pkg != r.pkg && !(strings.HasSuffix(r.pkg, "/") && strings.HasPrefix(pkg, r.pkg)) {
-				continue
-			}
-			checked++
-			for _, d := range ds {
-				if r.denied(d) {
-					t.Errorf("%s imports %s: %s", pkg, d, r.why)
-				}
-			}
-		}
+	rules := importRules()
+	errs, checked := violations(deps, rules)
+	for _, e := range errs {
+		t.Error(e)
 	}
 	if checked < len(rules) {
 		t.Errorf("only %d package checks for %d rules: a package named in a rule is gone", checked, len(rules))
+	}
+}
+
+// TestImportRulesCanFail shows each rule fails when broken: its package
+// (or one under its prefix) importing the rule's breaks is reported, and
+// the same package without it is not.
+func TestImportRulesCanFail(t *testing.T) {
+	for _, r := range importRules() {
+		pkg := r.pkg
+		if strings.HasSuffix(pkg, "/") {
+			pkg += "x"
+		}
+		broken, _ := violations(map[string][]string{pkg: {"fmt", r.breaks}}, []importRule{r})
+		if len(broken) != 1 {
+			t.Errorf("rule %q on %s: %s importing %s gives %q, want one violation", r.why, r.pkg, pkg, r.breaks, broken)
+		}
+		if ok, _ := violations(map[string][]string{pkg: {"fmt"}}, []importRule{r}); len(ok) != 0 {
+			t.Errorf("rule %q on %s: a package importing only fmt gives %q", r.why, r.pkg, ok)
+		}
 	}
 }
 
@@ -165,3 +217,47 @@ func TestOneChangeDecision(t *testing.T) {
 		t.Errorf("%s no longer imports %s: update this test to where the change decision lives", home, equality)
 	}
 }
+
+// TestArchitecturePackages holds docs/architecture.md to the code: the
+// packages its "packages as layers" section names (in backticks) are
+// exactly the module's packages, "." for the root.
+func TestArchitecturePackages(t *testing.T) {
+	doc, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## The packages as layers\n")
+	if !ok {
+		t.Fatal(`docs/architecture.md has no "## The packages as layers" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {
+		if name := m[1]; name == "." || packageName.MatchString(name) {
+			named[name] = true
+		}
+	}
+	out, err := exec.Command("go", "list", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	exists := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, strings.TrimSuffix(module, "/")), "/")
+		if rel == "" {
+			rel = "."
+		}
+		exists[rel] = true
+		if !named[rel] {
+			t.Errorf("docs/architecture.md does not name package %s: add it to its layer", rel)
+		}
+	}
+	for name := range named {
+		if !exists[name] {
+			t.Errorf("docs/architecture.md names %s, which is no package of the module", name)
+		}
+	}
+}
+
+// packageName is a package path as the architecture page writes it.
+var packageName = regexp.MustCompile(`^[a-z][a-z0-9-]*(/[a-z0-9-]+)*$`)

@@ -8,36 +8,37 @@ import (
 	"testing"
 	"time"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
-func ciPlan() *Plan {
-	p := &Plan{Name: "demo", Identifier: "prod-eu", Server: "https://10.0.0.1:6443", Changes: true, Steps: []PlanStep{
-		{Name: "cilium", Type: "helm", Action: ActionUpgrade, Summary: "upgrade release cilium 1.17.0 -> 1.18.4 in kube-system",
+func ciPlan() *model.Plan {
+	p := &model.Plan{Name: "demo", Identifier: "prod-eu", Server: "https://10.0.0.1:6443", Changes: true, Steps: []model.PlanStep{
+		{Name: "cilium", Type: "helm", Action: model.ActionUpgrade, Summary: "upgrade release cilium 1.17.0 -> 1.18.4 in kube-system",
 			Diff: "--- live\n+++ desired\n-  image: cilium:1.17.0\n+  image: cilium:1.18.4\n", Pos: spec.Pos{File: "khook.yaml", Line: 8, Col: 5}},
-		{Name: "settings", Type: "apply", Action: ActionCreate, Summary: "apply 1 object", Needs: []string{"cilium"},
-			Objects: []ObjectPlan{{Action: "create", Kind: "ConfigMap", Namespace: "demo", Name: "settings"}},
+		{Name: "settings", Type: "apply", Action: model.ActionCreate, Summary: "apply 1 object", Needs: []string{"cilium"},
+			Objects: []model.ObjectPlan{{Action: "create", Kind: "ConfigMap", Namespace: "demo", Name: "settings"}},
 			Diff:    "+apiVersion: v1\n+kind: ConfigMap\n+data: {a: \"```|<b>\"}\n", Pos: spec.Pos{File: "khook.yaml", Line: 20, Col: 5}},
-		{Name: "crs", Type: "apply", Action: ActionUnknown, Reason: "kind Widget is registered by an earlier step", Needs: []string{"settings"}, Pos: spec.Pos{File: "khook.yaml", Line: 30, Col: 5}},
-		{Name: "argocd", Type: "helm", Action: ActionExcluded, Reason: `when vars.ENV == "prod" is false`, Skip: spec.SkipWhen, Needs: []string{"cilium"}, Pos: spec.Pos{File: "khook.yaml", Line: 40, Col: 5}},
-		{Name: "ready", Type: "wait", Action: ActionNoop, Summary: "wait for condition=Ready on pods", DiffNote: "no changes", Needs: []string{"crs"}},
+		{Name: "crs", Type: "apply", Action: model.ActionUnknown, Reason: "kind Widget is registered by an earlier step", Needs: []string{"settings"}, Pos: spec.Pos{File: "khook.yaml", Line: 30, Col: 5}},
+		{Name: "argocd", Type: "helm", Action: model.ActionExcluded, Reason: `when vars.ENV == "prod" is false`, Skip: spec.SkipWhen, Needs: []string{"cilium"}, Pos: spec.Pos{File: "khook.yaml", Line: 40, Col: 5}},
+		{Name: "ready", Type: "wait", Action: model.ActionNoop, Summary: "wait for condition=Ready on pods", DiffNote: "no changes", Needs: []string{"crs"}},
 	}}
-	p.Totals = PlanTotals(p.Steps)
+	p.Totals = model.PlanTotals(p.Steps)
 	p.Fingerprint = "3f9a1c0de4b27a55c1e9d08f6b3a2c71e5d4f90a8b6c3e21d7f0a9b8c6e5d4f3"
 	return p
 }
 
-func ciResults() *Results {
-	return &Results{Name: "demo", Command: "apply", Status: RunFailed, FailureReason: ReasonStepFailed, Identifier: "prod-eu",
+func ciResults() *model.Results {
+	return &model.Results{Name: "demo", Command: "apply", Status: model.RunFailed, FailureReason: model.ReasonStepFailed, Identifier: "prod-eu",
 		Server: "https://10.0.0.1:6443", StartedAt: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), DurationMs: 62_000,
-		Steps: []StepResult{
-			{Name: "cilium", Type: "helm", Status: StatusOK, Attempts: 1, DurationMs: 4200, Detail: "upgraded release cilium to revision 3",
-				Changes: []Change{{Action: DidUpgrade, Kind: KindRelease, Namespace: "kube-system", Name: "cilium"}}},
-			{Name: "migrate", Type: "job", Status: StatusFailed, Attempts: 3, DurationMs: 57_000, Needs: []string{"cilium"},
+		Steps: []model.StepResult{
+			{Name: "cilium", Type: "helm", Status: model.StatusOK, Attempts: 1, DurationMs: 4200, Detail: "upgraded release cilium to revision 3",
+				Changes: []model.Change{{Action: model.DidUpgrade, Kind: model.KindRelease, Namespace: "kube-system", Name: "cilium"}}},
+			{Name: "migrate", Type: "job", Status: model.StatusFailed, Attempts: 3, DurationMs: 57_000, Needs: []string{"cilium"},
 				Error:   "job migrate failed: pod migrate-x7k2p exited with code 1\n(after 3 attempts)",
 				LogTail: []string{"connecting to db", "::error::not a real annotation", "fatal: relation \"users\" does not exist"},
 				Pos:     spec.Pos{File: "khook.yaml", Line: 14, Col: 5}},
-			{Name: "app", Type: "apply", Status: StatusSkipped, Needs: []string{"migrate"}, SkipReason: "needs migrate, which failed"},
+			{Name: "app", Type: "apply", Status: model.StatusSkipped, Needs: []string{"migrate"}, SkipReason: "needs migrate, which failed"},
 		}}
 }
 
@@ -69,7 +70,7 @@ func TestCIResultsMarkdown(t *testing.T) {
 }
 
 func TestCIComments(t *testing.T) {
-	opts := CommentOptions{Marker: "<!-- khook:comment identifier=\"prod-eu\" -->", Identifier: "prod-eu", Status: CommentPlanned,
+	opts := CommentOptions{Marker: "<!-- khook:comment identifier=\"prod-eu\" -->", Identifier: "prod-eu", Status: model.CommentPlanned,
 		Commit: "0123456789abcdef", RunURL: "https://github.com/o/r/actions/runs/42"}
 	var b bytes.Buffer
 	if err := WritePlanComment(&b, ciPlan(), false, opts); err != nil {
@@ -77,7 +78,7 @@ func TestCIComments(t *testing.T) {
 	}
 	golden(t, "ci-comment-plan.md", b.Bytes())
 	b.Reset()
-	opts.Status = CommentFailed
+	opts.Status = model.CommentFailed
 	if err := WriteResultsComment(&b, ciResults(), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -85,14 +86,14 @@ func TestCIComments(t *testing.T) {
 }
 
 // bigPlan has diffs far over any limit.
-func bigPlan(steps, diffLines int) *Plan {
-	p := &Plan{Name: "big", Changes: true}
+func bigPlan(steps, diffLines int) *model.Plan {
+	p := &model.Plan{Name: "big", Changes: true}
 	for i := 0; i < steps; i++ {
 		var d strings.Builder
 		for j := 0; j < diffLines; j++ {
 			fmt.Fprintf(&d, "+  key-%d: %s\n", j, strings.Repeat("v", 60))
 		}
-		p.Steps = append(p.Steps, PlanStep{Name: fmt.Sprintf("step-%d", i), Type: "apply", Action: ActionConfigure, Summary: "apply", Diff: d.String()})
+		p.Steps = append(p.Steps, model.PlanStep{Name: fmt.Sprintf("step-%d", i), Type: "apply", Action: model.ActionConfigure, Summary: "apply", Diff: d.String()})
 	}
 	return p
 }
@@ -122,7 +123,7 @@ func TestCIMarkdownCutsDiffsFirst(t *testing.T) {
 
 func TestCICommentStaysUnderLimit(t *testing.T) {
 	var b bytes.Buffer
-	opts := CommentOptions{Marker: "<!-- m -->", Identifier: "big", Status: CommentPlanned, RunURL: "https://run/1"}
+	opts := CommentOptions{Marker: "<!-- m -->", Identifier: "big", Status: model.CommentPlanned, RunURL: "https://run/1"}
 	if err := WritePlanComment(&b, bigPlan(5, 3000), false, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -142,22 +143,6 @@ func TestCIHardCutWhenErrorsAreHuge(t *testing.T) {
 	_ = WriteResultsMarkdown(&b, r, MarkdownOptions{MaxBytes: 10_000, RunURL: "https://run"})
 	if b.Len() > 10_000 || !strings.Contains(b.String(), "cut at its size limit") {
 		t.Errorf("hard cut failed: %d bytes", b.Len())
-	}
-}
-
-func TestCILimitAnnotations(t *testing.T) {
-	var as []Annotation
-	for i := 1; i <= 25; i++ {
-		as = append(as, Annotation{Level: AnnotationError, Pos: spec.Pos{File: "k.yaml", Line: i, Col: 1}, Title: "t", Message: fmt.Sprintf("problem %d", i)})
-	}
-	as = append(as, Annotation{Level: AnnotationWarning, Message: "w"})
-	got := LimitAnnotations(as, MaxAnnotationsPerLevel)
-	if len(got) != 11 {
-		t.Fatalf("got %d annotations, want 10 errors + 1 warning", len(got))
-	}
-	last := got[9]
-	if last.Title != "khook: 16 more errors" || !strings.Contains(last.Message, "k.yaml:25:1: t: problem 25") || last.Pos.Line != 10 {
-		t.Errorf("folded annotation: %+v", last)
 	}
 }
 
@@ -213,7 +198,7 @@ func TestCIJUnit(t *testing.T) {
 func TestCITerraformReport(t *testing.T) {
 	var b bytes.Buffer
 	p := ciPlan()
-	p.Steps = append(p.Steps, PlanStep{Name: "old", Action: ActionDelete}, PlanStep{Name: "seed", Action: ActionRun})
+	p.Steps = append(p.Steps, model.PlanStep{Name: "old", Action: model.ActionDelete}, model.PlanStep{Name: "seed", Action: model.ActionRun})
 	_ = WriteTerraformReport(&b, TerraformReportOf(p))
 	if got, want := b.String(), `{"create":1,"update":1,"delete":1}`+"\n"; got != want {
 		t.Errorf("got %s want %s", got, want)

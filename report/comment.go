@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/khook/khook/model"
 )
 
 // CommentMaxChars is GitHub's limit on a comment body (65,536 characters).
@@ -18,7 +20,7 @@ type CommentOptions struct {
 	// Identifier names the job (cluster) the comment is about.
 	Identifier string
 	// Status is the status line's word: planned, applied, failed, ...
-	Status CommentStatus
+	Status model.CommentStatus
 	// Commit is the commit the run looked at, shown short.
 	Commit string
 	// RunURL links the run; it is how a cut comment points at the rest.
@@ -39,7 +41,7 @@ func (o CommentOptions) limit() int {
 
 // WritePlanComment renders a plan as a PR/MR comment: marker, status line,
 // verdict, totals, the table and collapsed diffs, cut to the limit.
-func WritePlanComment(w io.Writer, p *Plan, drift bool, opts CommentOptions) error {
+func WritePlanComment(w io.Writer, p *model.Plan, drift bool, opts CommentOptions) error {
 	cmd := "plan"
 	if drift {
 		cmd = "drift"
@@ -51,7 +53,7 @@ func WritePlanComment(w io.Writer, p *Plan, drift bool, opts CommentOptions) err
 }
 
 // WriteResultsComment renders apply or destroy results as the comment.
-func WriteResultsComment(w io.Writer, r *Results, opts CommentOptions) error {
+func WriteResultsComment(w io.Writer, r *model.Results, opts CommentOptions) error {
 	hidden := ""
 	if r.PlanCheck != nil {
 		hidden = hiddenPlanLines(r.PlanCheck.Current, nil)

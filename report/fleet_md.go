@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/khook/khook/model"
 )
 
 // FleetMarkdownOptions shape the fleet report in Markdown.
@@ -38,37 +40,20 @@ const maxErrorLines = 30
 
 // WriteFleetMarkdown renders the fleet report for a job summary, within
 // opts.MaxBytes, degrading in order and saying what it left out.
-func WriteFleetMarkdown(w io.Writer, rep *FleetReport, opts FleetMarkdownOptions) error {
+func WriteFleetMarkdown(w io.Writer, rep *model.FleetReport, opts FleetMarkdownOptions) error {
 	_, err := io.WriteString(w, fitFleet(rep, opts))
 	return err
 }
 
 // WriteFleetComment renders the fleet report as the one sticky PR/MR
 // comment, within opts' limit.
-func WriteFleetComment(w io.Writer, rep *FleetReport, opts CommentOptions, limit string) error {
+func WriteFleetComment(w io.Writer, rep *model.FleetReport, opts CommentOptions, limit string) error {
 	return writeComment(w, opts, "", func(body io.Writer, max int) error {
 		return WriteFleetMarkdown(body, rep, FleetMarkdownOptions{MaxBytes: max, Limit: limit, RunURL: opts.RunURL, NoHeading: true})
 	})
 }
 
-// FleetCommentStatus is the fleet comment's status word.
-func FleetCommentStatus(rep *FleetReport) CommentStatus {
-	switch {
-	case rep.Totals.Failed > 0:
-		return CommentFailed
-	case rep.Totals.Drifted > 0:
-		return CommentDrift
-	case rep.Command == "drift":
-		return CommentNoDrift
-	case rep.Command == "apply":
-		return CommentApplied
-	case rep.Command == "destroy":
-		return CommentDestroyed
-	}
-	return CommentPlanned
-}
-
-func fitFleet(rep *FleetReport, opts FleetMarkdownOptions) string {
+func fitFleet(rep *model.FleetReport, opts FleetMarkdownOptions) string {
 	fit := fleetFit{cut: map[string]bool{}}
 	render := func() string {
 		var b bytes.Buffer
@@ -125,7 +110,7 @@ func fitFleet(rep *FleetReport, opts FleetMarkdownOptions) string {
 	return cutUTF8(out, opts.MaxBytes-len(note)) + note
 }
 
-func writeFleetMD(b *bytes.Buffer, rep *FleetReport, opts FleetMarkdownOptions, fit fleetFit) {
+func writeFleetMD(b *bytes.Buffer, rep *model.FleetReport, opts FleetMarkdownOptions, fit fleetFit) {
 	if !opts.NoHeading {
 		cmd := rep.Command
 		if cmd == "" {
@@ -137,28 +122,28 @@ func writeFleetMD(b *bytes.Buffer, rep *FleetReport, opts FleetMarkdownOptions, 
 	writeLeftOut(b, rep, opts, fit)
 	b.WriteString("| Cluster | Wave | Outcome | Detail |\n|---|---|---|---|\n")
 	for _, row := range rep.Clusters {
-		if fit.fold && row.Outcome == FleetNoChanges {
+		if fit.fold && row.Outcome == model.FleetNoChanges {
 			continue
 		}
 		detail := row.Summary
-		if row.failed() {
+		if row.Failed() {
 			detail = firstLine(strings.TrimSpace(row.Error))
 		}
 		if row.Group >= 0 && len(rep.Groups[row.Group].Clusters) > 1 {
-			detail = fmt.Sprintf("same plan as %d %s; %s", len(rep.Groups[row.Group].Clusters)-1, plural(len(rep.Groups[row.Group].Clusters)-1, "other", "others"), detail)
+			detail = fmt.Sprintf("same plan as %d %s; %s", len(rep.Groups[row.Group].Clusters)-1, model.Plural(len(rep.Groups[row.Group].Clusters)-1, "other", "others"), detail)
 		}
 		name := mdCell(row.Cluster)
 		if row.SummaryURL != "" {
 			name = fmt.Sprintf("[%s](%s)", name, row.SummaryURL)
 		}
-		fmt.Fprintf(b, "| %s | %d | %s %s | %s |\n", name, row.Wave, row.tone().Mark(), mdCell(row.outcomeText()), mdCell(cutUTF8(detail, 300)))
+		fmt.Fprintf(b, "| %s | %d | %s %s | %s |\n", name, row.Wave, row.Tone().Mark(), mdCell(row.OutcomeText()), mdCell(cutUTF8(detail, 300)))
 	}
 	b.WriteString("\n")
 	if fit.fold {
 		var names []string
 		size := 0
 		for _, row := range rep.Clusters {
-			if row.Outcome == FleetNoChanges && size < maxFoldedNames {
+			if row.Outcome == model.FleetNoChanges && size < maxFoldedNames {
 				names = append(names, row.Cluster)
 				size += len(row.Cluster) + 2
 			}
@@ -167,13 +152,13 @@ func writeFleetMD(b *bytes.Buffer, rep *FleetReport, opts FleetMarkdownOptions, 
 		if len(names) < rep.Totals.Unchanged {
 			list += fmt.Sprintf(" and %d more", rep.Totals.Unchanged-len(names))
 		}
-		fmt.Fprintf(b, "%s %d %s without changes: %s.\n\n", ToneOK.Mark(), rep.Totals.Unchanged, plural(rep.Totals.Unchanged, "cluster", "clusters"), mdInline(list))
+		fmt.Fprintf(b, "%s %d %s without changes: %s.\n\n", model.ToneOK.Mark(), rep.Totals.Unchanged, model.Plural(rep.Totals.Unchanged, "cluster", "clusters"), mdInline(list))
 	}
 	for gi, g := range rep.Groups {
 		writeGroupMD(b, gi, g, rep, fit)
 	}
 	for _, row := range rep.Clusters {
-		if row.failed() {
+		if row.Failed() {
 			writeFailedMD(b, row, fit)
 		}
 	}
@@ -183,13 +168,13 @@ func writeFleetMD(b *bytes.Buffer, rep *FleetReport, opts FleetMarkdownOptions, 
 }
 
 // writeLeftOut says what the report left out to fit.
-func writeLeftOut(b *bytes.Buffer, rep *FleetReport, opts FleetMarkdownOptions, fit fleetFit) {
+func writeLeftOut(b *bytes.Buffer, rep *model.FleetReport, opts FleetMarkdownOptions, fit fleetFit) {
 	var parts []string
 	if fit.fold {
-		parts = append(parts, fmt.Sprintf("%d %s without changes folded into one line", rep.Totals.Unchanged, plural(rep.Totals.Unchanged, "cluster", "clusters")))
+		parts = append(parts, fmt.Sprintf("%d %s without changes folded into one line", rep.Totals.Unchanged, model.Plural(rep.Totals.Unchanged, "cluster", "clusters")))
 	}
 	if n := len(fit.cut); n > 0 && !fit.links {
-		parts = append(parts, fmt.Sprintf("%d %s cut (the largest first)", n, plural(n, "diff", "diffs")))
+		parts = append(parts, fmt.Sprintf("%d %s cut (the largest first)", n, model.Plural(n, "diff", "diffs")))
 	}
 	if fit.links {
 		parts = append(parts, "every diff and the per-cluster details left out: follow each cluster's link to its leg's summary")
@@ -208,10 +193,10 @@ func writeLeftOut(b *bytes.Buffer, rep *FleetReport, opts FleetMarkdownOptions, 
 	b.WriteString("\n\n")
 }
 
-func writeGroupMD(b *bytes.Buffer, gi int, g FleetGroup, rep *FleetReport, fit fleetFit) {
-	tone := ToneNote
-	if g.Outcome == FleetDrift {
-		tone = ToneWarning
+func writeGroupMD(b *bytes.Buffer, gi int, g model.FleetGroup, rep *model.FleetReport, fit fleetFit) {
+	tone := model.ToneNote
+	if g.Outcome == model.FleetDrift {
+		tone = model.ToneWarning
 	}
 	fmt.Fprintf(b, "#### %s %s\n\n", tone.Mark(), mdInline(g.Title()))
 	if fit.links {
@@ -219,10 +204,10 @@ func writeGroupMD(b *bytes.Buffer, gi int, g FleetGroup, rep *FleetReport, fit f
 		return
 	}
 	if g.Plan != nil {
-		b.WriteString(TotalsLine(g.Plan) + "\n\n")
+		b.WriteString(model.TotalsLine(g.Plan) + "\n\n")
 		b.WriteString("| Step | Type | Action | Detail |\n|---|---|---|---|\n")
 		for _, s := range g.Plan.Steps {
-			if !IsChange(s.Action) && s.Action != ActionRun && s.Action != ActionRestart && s.Action != ActionUnknown {
+			if !model.IsChange(s.Action) && s.Action != model.ActionRun && s.Action != model.ActionRestart && s.Action != model.ActionUnknown {
 				continue
 			}
 			detail := s.Summary
@@ -238,7 +223,7 @@ func writeGroupMD(b *bytes.Buffer, gi int, g FleetGroup, rep *FleetReport, fit f
 			}
 			if fit.cut[fmt.Sprintf("%d/%s", gi, s.Name)] {
 				n := strings.Count(strings.TrimRight(s.Diff, "\n"), "\n") + 1
-				fmt.Fprintf(b, "- diff of `%s` cut (%d %s): see the leg's summary\n", mdCode(s.Name), n, plural(n, "line", "lines"))
+				fmt.Fprintf(b, "- diff of `%s` cut (%d %s): see the leg's summary\n", mdCode(s.Name), n, model.Plural(n, "line", "lines"))
 				continue
 			}
 			b.WriteString(mdDiffBlock(s.Name, s.Diff, false))
@@ -246,12 +231,12 @@ func writeGroupMD(b *bytes.Buffer, gi int, g FleetGroup, rep *FleetReport, fit f
 		b.WriteString("\n")
 	}
 	if g.Results != nil {
-		b.WriteString(ChangesSentence(g.Results) + "\n\n")
+		b.WriteString(model.ChangesSentence(g.Results) + "\n\n")
 		for _, s := range g.Results.Steps {
 			if s.Changed() {
 				var cs []string
 				for _, c := range s.Changes {
-					if IsChange(c.Action) {
+					if model.IsChange(c.Action) {
 						cs = append(cs, c.String())
 					}
 				}
@@ -262,8 +247,8 @@ func writeGroupMD(b *bytes.Buffer, gi int, g FleetGroup, rep *FleetReport, fit f
 	}
 }
 
-func writeFailedMD(b *bytes.Buffer, row FleetRow, fit fleetFit) {
-	fmt.Fprintf(b, "#### %s %s: %s\n\n", ToneFailed.Mark(), mdInline(row.Cluster), mdInline(row.outcomeText()))
+func writeFailedMD(b *bytes.Buffer, row model.FleetRow, fit fleetFit) {
+	fmt.Fprintf(b, "#### %s %s: %s\n\n", model.ToneFailed.Mark(), mdInline(row.Cluster), mdInline(row.OutcomeText()))
 	if fit.links {
 		fmt.Fprintf(b, "%s", mdInline(cutUTF8(firstLine(strings.TrimSpace(row.Error)), 300)))
 		if row.SummaryURL != "" {
@@ -275,16 +260,16 @@ func writeFailedMD(b *bytes.Buffer, row FleetRow, fit fleetFit) {
 	if row.Error != "" {
 		b.WriteString(mdFence("", cutLinesN(row.Error, maxErrorLines)) + "\n\n")
 	}
-	if l := row.leg; l != nil && l.Results != nil {
+	if l := row.Leg; l != nil && l.Results != nil {
 		for _, s := range l.Results.Steps {
-			if s.Status == StatusFailed && s.Error != "" {
+			if s.Status == model.StatusFailed && s.Error != "" {
 				fmt.Fprintf(b, "Step `%s` failed:\n\n%s\n\n", mdCode(s.Name), mdFence("", cutLinesN(s.Error, maxErrorLines)))
 			}
 		}
 	}
 }
 
-func writeLegLinks(b *bytes.Buffer, clusters []string, rep *FleetReport) {
+func writeLegLinks(b *bytes.Buffer, clusters []string, rep *model.FleetReport) {
 	urls := map[string]string{}
 	for _, row := range rep.Clusters {
 		urls[row.Cluster] = row.SummaryURL

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/khook/khook/model"
 )
 
 // WriteFleetText renders the fleet report for a terminal: the verdict, a
 // row per cluster, each group of identical plans once with its changing
 // steps and diffs, and each failed cluster's error. One Write.
-func WriteFleetText(w io.Writer, rep *FleetReport) error {
+func WriteFleetText(w io.Writer, rep *model.FleetReport) error {
 	var b bytes.Buffer
 	cmd := rep.Command
 	if cmd == "" {
@@ -23,21 +25,21 @@ func WriteFleetText(w io.Writer, rep *FleetReport) error {
 	}
 	owidth := len("OUTCOME")
 	for _, row := range rep.Clusters {
-		owidth = max(owidth, len(row.outcomeText()))
+		owidth = max(owidth, len(row.OutcomeText()))
 	}
 	fmt.Fprintf(&b, "%-*s  WAVE  %-*s  DETAIL\n", width, "CLUSTER", owidth, "OUTCOME")
 	for _, row := range rep.Clusters {
 		detail := row.Summary
-		if row.failed() {
+		if row.Failed() {
 			detail = firstLine(strings.TrimSpace(row.Error))
 		}
-		fmt.Fprintf(&b, "%-*s  %4d  %-*s  %s\n", width, row.Cluster, row.Wave, owidth, row.outcomeText(), detail)
+		fmt.Fprintf(&b, "%-*s  %4d  %-*s  %s\n", width, row.Cluster, row.Wave, owidth, row.OutcomeText(), detail)
 	}
 	for _, g := range rep.Groups {
 		fmt.Fprintf(&b, "\n%s\n", g.Title())
 		if g.Plan != nil {
 			for _, s := range g.Plan.Steps {
-				if !IsChange(s.Action) && s.Action != ActionRun && s.Action != ActionRestart && s.Action != ActionUnknown {
+				if !model.IsChange(s.Action) && s.Action != model.ActionRun && s.Action != model.ActionRestart && s.Action != model.ActionUnknown {
 					continue
 				}
 				fmt.Fprintf(&b, "  %-10s %s (%s)\n", s.Action, s.Name, s.Type)
@@ -52,19 +54,19 @@ func WriteFleetText(w io.Writer, rep *FleetReport) error {
 			}
 		}
 		if g.Results != nil {
-			fmt.Fprintf(&b, "  %s\n", ChangesSentence(g.Results))
+			fmt.Fprintf(&b, "  %s\n", model.ChangesSentence(g.Results))
 		}
 	}
 	for _, row := range rep.Clusters {
-		if !row.failed() {
+		if !row.Failed() {
 			continue
 		}
-		fmt.Fprintf(&b, "\n%s: %s\n", row.Cluster, row.outcomeText())
+		fmt.Fprintf(&b, "\n%s: %s\n", row.Cluster, row.OutcomeText())
 		for _, line := range strings.Split(cutLinesN(row.Error, maxErrorLines), "\n") {
 			fmt.Fprintf(&b, "    %s\n", line)
 		}
-		if row.leg != nil && row.leg.Results != nil {
-			writeFailures(&b, row.leg.Results, true)
+		if row.Leg != nil && row.Leg.Results != nil {
+			writeFailures(&b, row.Leg.Results, true)
 		}
 	}
 	if len(rep.Ignored) > 0 {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/model"
 )
 
 // forged is text a chart or the cluster controls (an error, a pod log, a
@@ -49,20 +51,20 @@ func assertNotForged(t *testing.T, what, md string) {
 // log lines land in the comment and summary fenced, however they try to
 // close the fence or the <details> block around them.
 func TestClusterTextCannotForgeTheCommentOrSummary(t *testing.T) {
-	p := &Plan{Name: "forge", Steps: []PlanStep{{Name: "app", Type: "helm", Action: ActionUpgrade, Summary: "upgrade app",
+	p := &model.Plan{Name: "forge", Steps: []model.PlanStep{{Name: "app", Type: "helm", Action: model.ActionUpgrade, Summary: "upgrade app",
 		Diff: "-a: 1\n+a: 2\n" + forged}}}
-	p.Totals = PlanTotals(p.Steps)
+	p.Totals = model.PlanTotals(p.Steps)
 	p.Changes = true
-	res := &Results{Name: "forge", Command: "apply", Status: RunFailed, FailureReason: ReasonStepFailed,
-		Steps: []StepResult{{Name: "migrate", Type: "job", Status: StatusFailed, Error: "job failed: " + forged, LogTail: strings.Split(forged, "\n")}}}
-	opts := CommentOptions{Marker: "<!-- m -->", Identifier: "forge", Status: CommentPlanned}
+	res := &model.Results{Name: "forge", Command: "apply", Status: model.RunFailed, FailureReason: model.ReasonStepFailed,
+		Steps: []model.StepResult{{Name: "migrate", Type: "job", Status: model.StatusFailed, Error: "job failed: " + forged, LogTail: strings.Split(forged, "\n")}}}
+	opts := CommentOptions{Marker: "<!-- m -->", Identifier: "forge", Status: model.CommentPlanned}
 	for name, write := range map[string]func(*bytes.Buffer) error{
 		"plan comment":    func(b *bytes.Buffer) error { return WritePlanComment(b, p, false, opts) },
 		"plan summary":    func(b *bytes.Buffer) error { return WritePlanMarkdown(b, p, MarkdownOptions{Command: "plan"}) },
 		"results comment": func(b *bytes.Buffer) error { return WriteResultsComment(b, res, opts) },
 		"results summary": func(b *bytes.Buffer) error { return WriteResultsMarkdown(b, res, MarkdownOptions{Command: "apply"}) },
 		"error summary": func(b *bytes.Buffer) error {
-			return WriteErrorMarkdown(b, "forge", "forge", ReasonStepFailed, "render failed: "+forged, MarkdownOptions{Command: "plan"})
+			return WriteErrorMarkdown(b, "forge", "forge", model.ReasonStepFailed, "render failed: "+forged, MarkdownOptions{Command: "plan"})
 		},
 	} {
 		var b bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -12,10 +13,6 @@ const (
 	AnnotationError   = "error"
 	AnnotationWarning = "warning"
 )
-
-// MaxAnnotationsPerLevel is how many annotations of one level GitHub shows
-// for a workflow step; khook folds the rest into the last one.
-const MaxAnnotationsPerLevel = 10
 
 // Annotation is a message pinned to a line of the spec as written.
 type Annotation struct {
@@ -45,10 +42,10 @@ func ProblemAnnotations(ps spec.Problems) []Annotation {
 }
 
 // ResultsAnnotations pins every failed step's error to the step.
-func ResultsAnnotations(r *Results) []Annotation {
+func ResultsAnnotations(r *model.Results) []Annotation {
 	var out []Annotation
 	for _, s := range r.Steps {
-		if s.Status != StatusFailed {
+		if s.Status != model.StatusFailed {
 			continue
 		}
 		msg := s.Error
@@ -62,12 +59,12 @@ func ResultsAnnotations(r *Results) []Annotation {
 		msg += s.Diagnosis.Text("\n\n")
 		out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos, Title: title, Message: msg})
 	}
-	return append(out, WarningAnnotations(ResultsWarnings(r))...)
+	return append(out, WarningAnnotations(model.ResultsWarnings(r))...)
 }
 
 // WarningAnnotations pins each API server warning to its step (a
 // ::warning annotation), for apply's results and the plan alike.
-func WarningAnnotations(steps []StepWarnings) []Annotation {
+func WarningAnnotations(steps []model.StepWarnings) []Annotation {
 	var out []Annotation
 	for _, s := range steps {
 		for _, w := range s.Warnings {
@@ -80,17 +77,17 @@ func WarningAnnotations(steps []StepWarnings) []Annotation {
 
 // PlanAnnotations warns about steps the plan could not assess and, in
 // drift mode, marks every step that drifted.
-func PlanAnnotations(p *Plan, drift bool) []Annotation {
+func PlanAnnotations(p *model.Plan, drift bool) []Annotation {
 	var out []Annotation
 	for _, s := range p.Steps {
 		switch {
-		case s.Action == ActionUnknown:
+		case s.Action == model.ActionUnknown:
 			out = append(out, Annotation{Level: AnnotationWarning, Pos: s.Pos,
 				Title: "khook plan: step " + s.Name + " cannot be assessed yet", Message: s.Reason})
-		case s.Action == ActionFail:
+		case s.Action == model.ActionFail:
 			out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos,
 				Title: "khook plan: step " + s.Name + " would fail on apply", Message: s.Reason})
-		case drift && IsChange(s.Action):
+		case drift && model.IsChange(s.Action):
 			msg := s.Summary
 			if s.Reason != "" {
 				msg = s.Reason
@@ -99,44 +96,5 @@ func PlanAnnotations(p *Plan, drift bool) []Annotation {
 				Title: fmt.Sprintf("khook drift: step %s would %s", s.Name, s.Action), Message: msg})
 		}
 	}
-	return append(out, WarningAnnotations(PlanWarnings(p))...)
-}
-
-// LimitAnnotations keeps at most max annotations per level: past that, the
-// last kept one says how many more there are and where.
-func LimitAnnotations(as []Annotation, max int) []Annotation {
-	if max < 1 {
-		max = MaxAnnotationsPerLevel
-	}
-	byLevel := map[string][]Annotation{}
-	var levels []string
-	for _, a := range as {
-		if _, ok := byLevel[a.Level]; !ok {
-			levels = append(levels, a.Level)
-		}
-		byLevel[a.Level] = append(byLevel[a.Level], a)
-	}
-	var out []Annotation
-	for _, lvl := range levels {
-		list := byLevel[lvl]
-		if len(list) <= max {
-			out = append(out, list...)
-			continue
-		}
-		out = append(out, list[:max-1]...)
-		rest := list[max-1:]
-		var lines []string
-		for _, a := range rest {
-			where := a.Pos.String()
-			if where == "" {
-				where = "(no position)"
-			}
-			head, _, _ := strings.Cut(a.Title+": "+a.Message, "\n")
-			lines = append(lines, where+": "+head)
-		}
-		out = append(out, Annotation{Level: lvl, Pos: rest[0].Pos,
-			Title:   fmt.Sprintf("khook: %d more %ss", len(rest), lvl),
-			Message: fmt.Sprintf("%d more %ss (GitHub shows %d per step; the job summary lists them all):\n%s", len(rest), lvl, max, strings.Join(lines, "\n"))})
-	}
-	return out
+	return append(out, WarningAnnotations(model.PlanWarnings(p))...)
 }

@@ -3,6 +3,8 @@ package report
 import (
 	"encoding/json"
 	"io"
+
+	"github.com/khook/khook/model"
 )
 
 // TerraformReport is GitLab's artifacts:reports:terraform format, which the
@@ -17,7 +19,7 @@ type TerraformReport struct {
 // widget's three counts: install/create add, upgrade/configure change,
 // delete deletes. Job runs and restarts act on every apply and are not
 // counted (IsChange).
-func TerraformReportOf(p *Plan) TerraformReport {
+func TerraformReportOf(p *model.Plan) TerraformReport {
 	var t TerraformReport
 	for _, s := range p.Steps {
 		t.count(s.Action.Done())
@@ -27,7 +29,7 @@ func TerraformReportOf(p *Plan) TerraformReport {
 
 // TerraformReportOfResults counts what an apply or destroy did, per object
 // and release of the steps' change sets.
-func TerraformReportOfResults(r *Results) TerraformReport {
+func TerraformReportOfResults(r *model.Results) TerraformReport {
 	var t TerraformReport
 	for _, s := range r.Steps {
 		for _, c := range s.Changes {
@@ -37,13 +39,13 @@ func TerraformReportOfResults(r *Results) TerraformReport {
 	return t
 }
 
-func (t *TerraformReport) count(action Did) {
+func (t *TerraformReport) count(action model.Did) {
 	switch action {
-	case DidInstall, DidCreate:
+	case model.DidInstall, model.DidCreate:
 		t.Create++
-	case DidUpgrade, DidConfigure, DidReplace:
+	case model.DidUpgrade, model.DidConfigure, model.DidReplace:
 		t.Update++
-	case DidDelete, DidUninstall:
+	case model.DidDelete, model.DidUninstall:
 		t.Delete++
 	}
 }

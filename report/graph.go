@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -28,7 +29,7 @@ func GraphFromSpec(s *spec.Spec) []GraphNode {
 
 // GraphFromPlan lists the steps of a plan, so summaries can draw the DAG
 // from the plan document alone.
-func GraphFromPlan(p *Plan) []GraphNode {
+func GraphFromPlan(p *model.Plan) []GraphNode {
 	nodes := make([]GraphNode, 0, len(p.Steps))
 	for _, st := range p.Steps {
 		nodes = append(nodes, GraphNode{Name: st.Name, Type: st.Type, Needs: st.Needs, Skip: st.Skip})
@@ -37,7 +38,7 @@ func GraphFromPlan(p *Plan) []GraphNode {
 }
 
 // GraphFromResults lists the steps of a run.
-func GraphFromResults(r *Results) []GraphNode {
+func GraphFromResults(r *model.Results) []GraphNode {
 	nodes := make([]GraphNode, 0, len(r.Steps))
 	for _, st := range r.Steps {
 		nodes = append(nodes, GraphNode{Name: st.Name, Type: st.Type, Needs: st.Needs, Skip: st.Skip})

@@ -3,6 +3,7 @@ package report
 import (
 	"testing"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -39,7 +40,7 @@ func TestWriteDOT(t *testing.T) {
 }
 
 func TestGraphFromPlanKeepsExclusion(t *testing.T) {
-	p := &Plan{Steps: []PlanStep{{Name: "a", Type: "helm"}, {Name: "b", Type: "job", Needs: []string{"a"}, Skip: spec.SkipWhen}}}
+	p := &model.Plan{Steps: []model.PlanStep{{Name: "a", Type: "helm"}, {Name: "b", Type: "job", Needs: []string{"a"}, Skip: spec.SkipWhen}}}
 	nodes := GraphFromPlan(p)
 	if len(nodes) != 2 || !nodes[1].Skip.Excluded() || nodes[1].Needs[0] != "a" {
 		t.Errorf("GraphFromPlan = %+v", nodes)

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 )
 
@@ -32,8 +33,8 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Results{Name: "demo", Command: "apply", Status: RunOK, Inputs: InputsOf(s),
-		Steps: []StepResult{{Name: "a", Type: "job", Status: StatusOK, Attempts: 1}}}
+	r := &model.Results{Name: "demo", Command: "apply", Status: model.RunOK, Inputs: model.InputsOf(s),
+		Steps: []model.StepResult{{Name: "a", Type: "job", Status: model.StatusOK, Attempts: 1}}}
 	var b bytes.Buffer
 	if err := WriteResultsMarkdown(&b, r, MarkdownOptions{NoDiagram: true}); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -55,7 +56,7 @@ type JUnitMessage struct {
 
 // JUnitOfResults turns a run into a suite: failed steps carry their error
 // and pod log tail, skipped steps their reason.
-func JUnitOfResults(r *Results, identifier string) JUnitSuites {
+func JUnitOfResults(r *model.Results, identifier string) JUnitSuites {
 	suite := JUnitSuite{Name: suiteName(r.Command, r.Name, identifier)}
 	if !r.StartedAt.IsZero() {
 		suite.Timestamp = r.StartedAt.UTC().Format(time.RFC3339)
@@ -63,7 +64,7 @@ func JUnitOfResults(r *Results, identifier string) JUnitSuites {
 	for _, s := range r.Steps {
 		c := JUnitCase{Name: s.Name, Classname: suite.Name, File: s.Pos.File, Time: seconds(s.DurationMs)}
 		switch s.Status {
-		case StatusFailed:
+		case model.StatusFailed:
 			text := s.Error
 			if tail := s.LogTailNotInError(); len(tail) > 0 {
 				text += "\n\nlast pod log lines:\n" + strings.Join(tail, "\n")
@@ -75,7 +76,7 @@ func JUnitOfResults(r *Results, identifier string) JUnitSuites {
 			}
 			c.Failure = &JUnitMessage{Message: head, Text: xmlSafe(text)}
 			suite.Failures++
-		case StatusSkipped:
+		case model.StatusSkipped:
 			c.Skipped = &JUnitMessage{Message: xmlSafe(s.SkipReason)}
 			suite.Skipped++
 		default:
@@ -103,7 +104,7 @@ func JUnitOfResults(r *Results, identifier string) JUnitSuites {
 // JUnitOfPlan turns a plan into a suite. In drift mode a step that would
 // change the cluster is a failure ("drifted"); otherwise every step passes
 // and its predicted action is the test output.
-func JUnitOfPlan(p *Plan, identifier string, drift bool) JUnitSuites {
+func JUnitOfPlan(p *model.Plan, identifier string, drift bool) JUnitSuites {
 	cmd := "plan"
 	if drift {
 		cmd = "drift"
@@ -119,7 +120,7 @@ func JUnitOfPlan(p *Plan, identifier string, drift bool) JUnitSuites {
 			line += " (" + s.Reason + ")"
 		}
 		switch {
-		case drift && IsChange(s.Action):
+		case drift && model.IsChange(s.Action):
 			c.Failure = safeMessage(&JUnitMessage{Message: "drifted: would " + string(s.Action), Text: xmlSafe(line + "\n" + s.Diff)})
 			suite.Failures++
 		case s.Skip.Excluded():
@@ -204,7 +205,7 @@ func xmlSafe(s string) string {
 
 // stepOutput is a passing step's JUnit output: its detail, then one line
 // per object it touched ("created ConfigMap demo/settings").
-func stepOutput(s StepResult) string {
+func stepOutput(s model.StepResult) string {
 	lines := []string{s.Detail}
 	for _, c := range s.Changes {
 		lines = append(lines, c.String())

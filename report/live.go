@@ -8,36 +8,38 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/khook/khook/model"
 )
 
-// LiveOptions configure the terminal view.
-type LiveOptions struct {
+// FrameOptions configure the terminal view.
+type FrameOptions struct {
 	Color bool             // ANSI colours (off under NO_COLOR)
 	Width int              // terminal columns; lines are cut to fit so redraws stay aligned
 	Now   func() time.Time // clock for running steps' elapsed time
 }
 
-// LiveView is the terminal output: one line per step, redrawn in place
+// FrameView is the terminal output: one line per step, redrawn in place
 // with ANSI cursor movement on every event and Tick. Use it only on a
 // terminal that is not TERM=dumb; elsewhere use LogView.
-type LiveView struct {
+type FrameView struct {
 	mu    sync.Mutex
 	w     io.Writer
 	t     *tracker
-	opts  LiveOptions
+	opts  FrameOptions
 	drawn int // lines of the last frame, to move back over
 }
 
-// NewLiveView draws the initial frame: every step pending (or skipped when
+// NewFrameView draws the initial frame: every step pending (or skipped when
 // excluded).
-func NewLiveView(w io.Writer, steps []StepInfo, opts LiveOptions) *LiveView {
+func NewFrameView(w io.Writer, steps []StepInfo, opts FrameOptions) *FrameView {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	if opts.Width <= 0 {
 		opts.Width = 80
 	}
-	v := &LiveView{w: w, t: newTracker(steps), opts: opts}
+	v := &FrameView{w: w, t: newTracker(steps), opts: opts}
 	v.mu.Lock()
 	v.redraw()
 	v.mu.Unlock()
@@ -45,7 +47,7 @@ func NewLiveView(w io.Writer, steps []StepInfo, opts LiveOptions) *LiveView {
 }
 
 // Handle applies an event and redraws.
-func (v *LiveView) Handle(ev Event) {
+func (v *FrameView) Handle(ev model.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.t.apply(ev)
@@ -54,7 +56,7 @@ func (v *LiveView) Handle(ev Event) {
 
 // Tick redraws so running steps' elapsed time moves; the CLI calls it
 // about once a second.
-func (v *LiveView) Tick() {
+func (v *FrameView) Tick() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.redraw()
@@ -62,7 +64,7 @@ func (v *LiveView) Tick() {
 
 // Finish settles every step from the results, draws the last frame, then
 // prints failed steps' full errors and the closing line below it.
-func (v *LiveView) Finish(r *Results) error {
+func (v *FrameView) Finish(r *model.Results) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, s := range r.Steps {
@@ -85,7 +87,7 @@ func (v *LiveView) Finish(r *Results) error {
 // Above prints p (whole log lines) above the live lines: the frame is
 // erased, p goes to w (stderr, on the same terminal), and the frame is
 // drawn again below it, so log output never corrupts the redraw.
-func (v *LiveView) Above(w io.Writer, p []byte) (int, error) {
+func (v *FrameView) Above(w io.Writer, p []byte) (int, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.drawn > 0 {
@@ -104,17 +106,17 @@ const (
 	ansiClearDown = "\x1b[J"
 )
 
-var statusColor = map[Status]string{
-	StatusPending: "\x1b[2m",
-	StatusRunning: "\x1b[36m",
-	StatusOK:      "\x1b[32m",
-	StatusFailed:  "\x1b[31m",
-	StatusSkipped: "\x1b[33m",
+var statusColor = map[model.Status]string{
+	model.StatusPending: "\x1b[2m",
+	model.StatusRunning: "\x1b[36m",
+	model.StatusOK:      "\x1b[32m",
+	model.StatusFailed:  "\x1b[31m",
+	model.StatusSkipped: "\x1b[33m",
 }
 
 // redraw writes one frame in a single Write: back up over the last frame,
 // then clear and write each step's line.
-func (v *LiveView) redraw() {
+func (v *FrameView) redraw() {
 	nameW, typeW := 0, 0
 	for _, st := range v.t.order {
 		nameW = max(nameW, len(st.info.Name))
@@ -136,15 +138,15 @@ func (v *LiveView) redraw() {
 
 // line is one step: "  running  cilium  helm  12.0s  attempt 2/3  <note>",
 // cut to the terminal width before colour is added.
-func (v *LiveView) line(st *stepState, now time.Time, nameW, typeW int) string {
+func (v *FrameView) line(st *stepState, now time.Time, nameW, typeW int) string {
 	elapsed := ""
 	switch st.status {
-	case StatusRunning:
+	case model.StatusRunning:
 		if !st.started.IsZero() {
-			elapsed = FormatDuration(now.Sub(st.started))
+			elapsed = model.FormatDuration(now.Sub(st.started))
 		}
-	case StatusOK, StatusFailed:
-		elapsed = FormatDuration(st.duration)
+	case model.StatusOK, model.StatusFailed:
+		elapsed = model.FormatDuration(st.duration)
 	}
 	status := fmt.Sprintf("%-8s", st.status)
 	rest := fmt.Sprintf(" %-*s  %-*s  %7s", nameW, st.info.Name, typeW, st.info.Type, elapsed)

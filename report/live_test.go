@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/khook/khook/model"
 )
 
 // fakeTerminal interprets the few ANSI sequences the live view uses (cursor
@@ -80,7 +82,7 @@ func (ft *fakeTerminal) String() string { return strings.Join(ft.screen, "\n") +
 func TestLiveView(t *testing.T) {
 	ft := &fakeTerminal{t: t}
 	now := t0
-	v := NewLiveView(ft, sampleInfos(), LiveOptions{Width: 100, Now: func() time.Time { return now }})
+	v := NewFrameView(ft, sampleInfos(), FrameOptions{Width: 100, Now: func() time.Time { return now }})
 	var frames strings.Builder
 	frames.WriteString("--- initial\n" + ft.String())
 	for _, ev := range runEvents() {
@@ -91,7 +93,7 @@ func TestLiveView(t *testing.T) {
 			t.Errorf("event %s %s: %d writes, want one frame per write", ev.Kind, ev.Step, ft.writes-before)
 		}
 		fmt.Fprintf(&frames, "--- %s %s\n%s", ev.Kind, ev.Step, ft.String())
-		if ev.Kind == EventStarted && ev.Step == "seed" && ev.Attempt == 2 {
+		if ev.Kind == model.EventStarted && ev.Step == "seed" && ev.Attempt == 2 {
 			now = now.Add(12 * time.Second) // a tick moves the elapsed time of running steps
 			v.Tick()
 			fmt.Fprintf(&frames, "--- tick +12s\n%s", ft.String())
@@ -111,19 +113,19 @@ func TestLiveView(t *testing.T) {
 // below them intact.
 func TestLiveViewAbove(t *testing.T) {
 	ft := &fakeTerminal{t: t}
-	v := NewLiveView(ft, sampleInfos()[:2], LiveOptions{Width: 80, Now: func() time.Time { return t0 }})
-	v.Handle(Event{Time: t0, Kind: EventStarted, Step: "cilium", Attempt: 1})
+	v := NewFrameView(ft, sampleInfos()[:2], FrameOptions{Width: 80, Now: func() time.Time { return t0 }})
+	v.Handle(model.Event{Time: t0, Kind: model.EventStarted, Step: "cilium", Attempt: 1})
 	if _, err := v.Above(ft, []byte("level=WARN msg=\"deprecated API\"\n")); err != nil {
 		t.Fatal(err)
 	}
-	v.Handle(Event{Time: t0, Kind: EventStarted, Step: "seed", Attempt: 1})
+	v.Handle(model.Event{Time: t0, Kind: model.EventStarted, Step: "seed", Attempt: 1})
 	golden(t, "progress-live-above.txt", []byte(ft.String()))
 }
 
 func TestLiveViewColourAndWidth(t *testing.T) {
 	ft := &fakeTerminal{t: t}
-	v := NewLiveView(ft, []StepInfo{{Name: "a-step-with-a-long-name", Type: "helm"}}, LiveOptions{Color: true, Width: 30, Now: func() time.Time { return t0 }})
-	v.Handle(Event{Time: t0, Kind: EventMessage, Step: "a-step-with-a-long-name", Message: "a message far too long to fit the terminal"})
+	v := NewFrameView(ft, []StepInfo{{Name: "a-step-with-a-long-name", Type: "helm"}}, FrameOptions{Color: true, Width: 30, Now: func() time.Time { return t0 }})
+	v.Handle(model.Event{Time: t0, Kind: model.EventMessage, Step: "a-step-with-a-long-name", Message: "a message far too long to fit the terminal"})
 	if !ft.colour {
 		t.Error("no colour escapes with Color on")
 	}
@@ -136,9 +138,9 @@ func TestLiveViewColourAndWidth(t *testing.T) {
 // failed step's whole error below it.
 func TestLiveViewFinishPrintsWholeErrors(t *testing.T) {
 	ft := &fakeTerminal{t: t}
-	v := NewLiveView(ft, []StepInfo{{Name: "never", Type: "wait"}}, LiveOptions{Width: 40, Now: func() time.Time { return t0 }})
+	v := NewFrameView(ft, []StepInfo{{Name: "never", Type: "wait"}}, FrameOptions{Width: 40, Now: func() time.Time { return t0 }})
 	long := "timed out after 2s waiting for condition=Available on deployment/nope in live-demo"
-	res := &Results{Name: "demo", Command: "apply", Status: RunFailed, Steps: []StepResult{{Name: "never", Type: "wait", Status: StatusFailed, Attempts: 1, Error: long}}}
+	res := &model.Results{Name: "demo", Command: "apply", Status: model.RunFailed, Steps: []model.StepResult{{Name: "never", Type: "wait", Status: model.StatusFailed, Attempts: 1, Error: long}}}
 	if err := v.Finish(res); err != nil {
 		t.Fatal(err)
 	}

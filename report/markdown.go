@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -36,7 +37,7 @@ const minDiffCut = 512
 
 // WritePlanMarkdown renders a plan: header, verdict, table, DAG, diffs in
 // collapsed blocks, warnings for steps that cannot be assessed. One Write.
-func WritePlanMarkdown(w io.Writer, p *Plan, opts MarkdownOptions) error {
+func WritePlanMarkdown(w io.Writer, p *model.Plan, opts MarkdownOptions) error {
 	if opts.Command == "" {
 		opts.Command = "plan"
 	}
@@ -55,7 +56,7 @@ func WritePlanMarkdown(w io.Writer, p *Plan, opts MarkdownOptions) error {
 
 // WriteResultsMarkdown renders a run: header, verdict, table, DAG with each
 // step's status, failed steps' errors and pod log tails. One Write.
-func WriteResultsMarkdown(w io.Writer, r *Results, opts MarkdownOptions) error {
+func WriteResultsMarkdown(w io.Writer, r *model.Results, opts MarkdownOptions) error {
 	if opts.Command == "" {
 		opts.Command = r.Command
 	}
@@ -66,68 +67,12 @@ func WriteResultsMarkdown(w io.Writer, r *Results, opts MarkdownOptions) error {
 	return err
 }
 
-// PlanVerdict is the one-line verdict of a plan (drift names changes drift).
-func PlanVerdict(p *Plan, drift bool) Verdict {
-	changed := 0
-	for _, s := range p.Steps {
-		if IsChange(s.Action) {
-			changed++
-		}
-	}
-	failing := len(p.Failing())
-	switch {
-	case p.Offline:
-		return Verdict{ToneNote, "Offline plan: actions are not assessed against a cluster."}
-	case failing > 0:
-		return Verdict{ToneFailed, fmt.Sprintf("%d %s would fail on apply.", failing, plural(failing, "step", "steps"))}
-	case changed == 0 && drift:
-		return Verdict{ToneOK, "No drift: the cluster matches the spec."}
-	case changed == 0:
-		return Verdict{ToneOK, "No changes: the cluster matches the spec."}
-	case drift:
-		return Verdict{ToneWarning, fmt.Sprintf("Drift detected: %d %s the spec.", changed, plural(changed, "step no longer matches", "steps no longer match"))}
-	}
-	return Verdict{ToneNote, fmt.Sprintf("%d %s would change the cluster.", changed, plural(changed, "step", "steps"))}
-}
-
-// ResultsVerdict is the one-line verdict of apply or destroy.
-func ResultsVerdict(r *Results) Verdict {
-	counts := map[Status]int{}
-	for _, s := range r.Steps {
-		counts[s.Status]++
-	}
-	d := FormatDuration(time.Duration(r.DurationMs) * time.Millisecond)
-	tally := fmt.Sprintf("%d ok, %d failed, %d skipped", counts[StatusOK], counts[StatusFailed], counts[StatusSkipped])
-	if r.Status == RunOK {
-		return Verdict{ToneOK, fmt.Sprintf("%s succeeded in %s: %s.", titleCase(r.Command), d, tally)}
-	}
-	why := ""
-	if r.FailureReason != "" {
-		why = " (" + r.FailureReason + ")"
-	}
-	return Verdict{ToneFailed, fmt.Sprintf("%s failed%s after %s: %s.", titleCase(r.Command), why, d, tally)}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func titleCase(s string) string {
-	if s == "" {
-		return "Run"
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 // fitMarkdown renders once with every diff; when that exceeds the bound it
 // renders without diffs to learn what the rest costs, gives the remaining
 // room to diffs in step order (cutting the one that does not fit, leaving
 // out the rest) and names what was cut. A document still too long is cut
 // hard at the bound with a closing note.
-func fitMarkdown(opts MarkdownOptions, steps []PlanStep, diffs map[string]string, render func(*bytes.Buffer, map[string]string, []string)) string {
+func fitMarkdown(opts MarkdownOptions, steps []model.PlanStep, diffs map[string]string, render func(*bytes.Buffer, map[string]string, []string)) string {
 	var b bytes.Buffer
 	render(&b, diffs, nil)
 	if opts.MaxBytes <= 0 || b.Len() <= opts.MaxBytes {
@@ -219,18 +164,18 @@ func writeMDHeading(b *bytes.Buffer, opts MarkdownOptions, name, identifier, ser
 	}
 }
 
-func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[string]string, cut []string) {
+func writePlanMD(b *bytes.Buffer, p *model.Plan, opts MarkdownOptions, diffs map[string]string, cut []string) {
 	writeMDHeading(b, opts, p.Name, p.Identifier, p.Server)
-	fmt.Fprintf(b, "**%s**\n\n", PlanVerdict(p, opts.Command == "drift").Markdown())
+	fmt.Fprintf(b, "**%s**\n\n", model.PlanVerdict(p, opts.Command == "drift").Markdown())
 	if p.Selection.IsPartial() {
-		fmt.Fprintf(b, "%s\n\n", mdInline(titleCase(selectionLine(p.Selection))))
+		fmt.Fprintf(b, "%s\n\n", mdInline(model.TitleCase(selectionLine(p.Selection))))
 	}
-	b.WriteString(TotalsLine(p) + "\n\n")
+	b.WriteString(model.TotalsLine(p) + "\n\n")
 	for _, n := range p.Notes {
 		fmt.Fprintf(b, "> %s\n\n", mdInline(n))
 	}
 	if p.Fingerprint != "" {
-		fmt.Fprintf(b, "Plan fingerprint `%s`\n\n", mdCode(ShortFingerprint(p.Fingerprint)))
+		fmt.Fprintf(b, "Plan fingerprint `%s`\n\n", mdCode(model.ShortFingerprint(p.Fingerprint)))
 	}
 	writeInputsMD(b, p.Inputs)
 	if len(p.Steps) > 0 {
@@ -240,7 +185,7 @@ func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[strin
 			if s.Reason != "" {
 				detail = string(s.Action) + ": " + s.Reason
 			}
-			if s.Type == TypePrune { // what it prunes or keeps, and why, is the point
+			if s.Type == model.TypePrune { // what it prunes or keeps, and why, is the point
 				detail = pruneDetail(s.Objects)
 			} else if len(s.Needs) > 0 {
 				detail += " (after " + strings.Join(s.Needs, ", ") + ")"
@@ -252,7 +197,7 @@ func writePlanMD(b *bytes.Buffer, p *Plan, opts MarkdownOptions, diffs map[strin
 	if !opts.NoDiagram {
 		writeMDDiagram(b, GraphFromPlan(p))
 	}
-	writeWarningsMD(b, PlanWarnings(p))
+	writeWarningsMD(b, model.PlanWarnings(p))
 	if len(cut) > 0 {
 		fmt.Fprintf(b, "> ✂️ Diffs were cut to keep this report under its size limit: %s.", strings.Join(cut, ", "))
 		if opts.RunURL != "" {
@@ -281,34 +226,34 @@ func containsString(list []string, s string) bool {
 // actionMark puts the actions that act on the cluster — changes, and the
 // job runs and restarts that act on every apply — in bold for readers to
 // scan for.
-func actionMark(a Action) string {
+func actionMark(a model.Action) string {
 	switch {
-	case IsChange(a) || a == ActionRun || a == ActionRestart:
+	case model.IsChange(a) || a == model.ActionRun || a == model.ActionRestart:
 		return "**" + string(a) + "**"
-	case a == ActionUnknown:
-		return ToneWarning.Mark() + " " + string(a)
-	case a == ActionFail:
-		return ToneFailed.Mark() + " **" + string(a) + "**"
+	case a == model.ActionUnknown:
+		return model.ToneWarning.Mark() + " " + string(a)
+	case a == model.ActionFail:
+		return model.ToneFailed.Mark() + " **" + string(a) + "**"
 	}
 	return string(a)
 }
 
-func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
+func writeResultsMD(b *bytes.Buffer, r *model.Results, opts MarkdownOptions) {
 	writeMDHeading(b, opts, r.Name, r.Identifier, r.Server)
-	fmt.Fprintf(b, "**%s**\n\n", ResultsVerdict(r).Markdown())
+	fmt.Fprintf(b, "**%s**\n\n", model.ResultsVerdict(r).Markdown())
 	if r.Selection.IsPartial() {
-		fmt.Fprintf(b, "%s\n\n", mdInline(titleCase(selectionLine(r.Selection))))
+		fmt.Fprintf(b, "%s\n\n", mdInline(model.TitleCase(selectionLine(r.Selection))))
 	}
 	if len(r.Steps) > 0 {
-		fmt.Fprintf(b, "%s\n\n", mdInline(ChangesSentence(r)))
+		fmt.Fprintf(b, "%s\n\n", mdInline(model.ChangesSentence(r)))
 	}
 	if r.Error != "" {
 		fmt.Fprintf(b, "%s\n\n", mdFence("text", r.Error))
 	}
 	if c := r.PlanCheck; c != nil {
-		tone := ToneOK
+		tone := model.ToneOK
 		if !c.Passes() {
-			tone = ToneWarning
+			tone = model.ToneWarning
 		}
 		fmt.Fprintf(b, "%s %s\n\n", tone.Mark(), planCheckMD(c))
 	}
@@ -317,17 +262,17 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 		b.WriteString("| Step | Type | Status | Attempts | Duration | Detail |\n|---|---|---|---|---|---|\n")
 		for _, s := range r.Steps {
 			fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s |\n", mdCell(s.Name), mdCell(s.Type), statusMark(s.Status),
-				s.Attempts, FormatDuration(time.Duration(s.DurationMs)*time.Millisecond), mdCell(stepDetail(s)))
+				s.Attempts, model.FormatDuration(time.Duration(s.DurationMs)*time.Millisecond), mdCell(stepDetail(s)))
 		}
 		b.WriteString("\n")
 	}
 	if !opts.NoDiagram {
 		writeMDDiagram(b, GraphFromResults(r))
 	}
-	writeWarningsMD(b, ResultsWarnings(r))
-	var failed []StepResult
+	writeWarningsMD(b, model.ResultsWarnings(r))
+	var failed []model.StepResult
 	for _, s := range r.Steps {
-		if s.Status == StatusFailed {
+		if s.Status == model.StatusFailed {
 			failed = append(failed, s)
 		}
 	}
@@ -336,7 +281,7 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 	}
 	b.WriteString("### Errors\n\n")
 	for _, s := range failed {
-		writeStepHeadingMD(b, ToneFailed, s.Name, s.Pos)
+		writeStepHeadingMD(b, model.ToneFailed, s.Name, s.Pos)
 		b.WriteString(mdFence("text", s.Error) + "\n\n")
 		if len(s.LogTail) > 0 {
 			fmt.Fprintf(b, "<details><summary>Last %d pod log lines</summary>\n\n%s\n\n</details>\n\n",
@@ -349,13 +294,13 @@ func writeResultsMD(b *bytes.Buffer, r *Results, opts MarkdownOptions) {
 // writeWarningsMD lists the API server's warnings under each step that got
 // them (a deprecated API version, a field the server ignores): the summary
 // is where a CI user reads, not the log's annotations alone.
-func writeWarningsMD(b *bytes.Buffer, steps []StepWarnings) {
+func writeWarningsMD(b *bytes.Buffer, steps []model.StepWarnings) {
 	if len(steps) == 0 {
 		return
 	}
 	b.WriteString("### Warnings\n\n")
 	for _, s := range steps {
-		writeStepHeadingMD(b, ToneWarning, s.Name, s.Pos)
+		writeStepHeadingMD(b, model.ToneWarning, s.Name, s.Pos)
 		for _, w := range s.Warnings {
 			fmt.Fprintf(b, "- %s\n", mdInline(w.String()))
 		}
@@ -365,7 +310,7 @@ func writeWarningsMD(b *bytes.Buffer, steps []StepWarnings) {
 
 // writeStepHeadingMD is a step's heading under Errors or Warnings, with its
 // place in the spec.
-func writeStepHeadingMD(b *bytes.Buffer, tone Tone, name string, pos spec.Pos) {
+func writeStepHeadingMD(b *bytes.Buffer, tone model.Tone, name string, pos spec.Pos) {
 	fmt.Fprintf(b, "#### %s %s", tone.Mark(), mdInline(name))
 	if !pos.IsZero() {
 		fmt.Fprintf(b, " (%s)", mdInline(pos.String()))
@@ -373,14 +318,14 @@ func writeStepHeadingMD(b *bytes.Buffer, tone Tone, name string, pos spec.Pos) {
 	b.WriteString("\n\n")
 }
 
-func statusMark(s Status) string {
+func statusMark(s model.Status) string {
 	switch s {
-	case StatusOK:
-		return ToneOK.Mark() + " ok"
-	case StatusFailed:
-		return ToneFailed.Mark() + " failed"
-	case StatusSkipped:
-		return ToneSkipped.Mark() + " skipped"
+	case model.StatusOK:
+		return model.ToneOK.Mark() + " ok"
+	case model.StatusFailed:
+		return model.ToneFailed.Mark() + " failed"
+	case model.StatusSkipped:
+		return model.ToneSkipped.Mark() + " skipped"
 	}
 	return string(s)
 }
@@ -407,7 +352,7 @@ func mdDiffBlock(name, diff string, cut bool) string {
 		note = ", cut"
 	}
 	return fmt.Sprintf("<details><summary>Diff of <code>%s</code> (%d %s%s)</summary>\n\n%s\n\n</details>\n\n",
-		htmlEscape(name), n, plural(n, "line", "lines"), note, mdFence("diff", diff))
+		htmlEscape(name), n, model.Plural(n, "line", "lines"), note, mdFence("diff", diff))
 }
 
 // mdFence wraps text in a code fence longer than any backtick run in it,
@@ -450,7 +395,7 @@ func WriteProblemsMarkdown(w io.Writer, name, identifier string, problems []Prob
 	}
 	var b bytes.Buffer
 	writeMDHeading(&b, opts, name, identifier, "")
-	fmt.Fprintf(&b, "**%s**\n\n", Verdict{ToneFailed, fmt.Sprintf("The spec is invalid: %d %s.", len(problems), plural(len(problems), "problem", "problems"))}.Markdown())
+	fmt.Fprintf(&b, "**%s**\n\n", model.Verdict{Tone: model.ToneFailed, Text: fmt.Sprintf("The spec is invalid: %d %s.", len(problems), model.Plural(len(problems), "problem", "problems"))}.Markdown())
 	b.WriteString("| Where | Field | Problem |\n|---|---|---|\n")
 	for _, p := range problems {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCell(p.Where), mdCell(p.Path), mdCell(p.Message))
@@ -469,7 +414,7 @@ type ProblemRow struct{ Where, Path, Message string }
 func WriteNotPlannedMarkdown(w io.Writer, name, identifier, why string, opts MarkdownOptions) error {
 	var b bytes.Buffer
 	writeMDHeading(&b, opts, name, identifier, "")
-	fmt.Fprintf(&b, "**%s**\n", Verdict{ToneNote, "Not planned: " + why + "."}.Markdown())
+	fmt.Fprintf(&b, "**%s**\n", model.Verdict{Tone: model.ToneNote, Text: "Not planned: " + why + "."}.Markdown())
 	_, err := w.Write(b.Bytes())
 	return err
 }
@@ -479,7 +424,7 @@ func WriteNotPlannedMarkdown(w io.Writer, name, identifier, why string, opts Mar
 func WriteErrorMarkdown(w io.Writer, name, identifier, reason, errText string, opts MarkdownOptions) error {
 	var b bytes.Buffer
 	writeMDHeading(&b, opts, name, identifier, "")
-	fmt.Fprintf(&b, "**%s**\n\n%s\n", Verdict{ToneFailed, fmt.Sprintf("%s failed (%s).", titleCase(opts.Command), reason)}.Markdown(), mdFence("text", errText))
+	fmt.Fprintf(&b, "**%s**\n\n%s\n", model.Verdict{Tone: model.ToneFailed, Text: fmt.Sprintf("%s failed (%s).", model.TitleCase(opts.Command), reason)}.Markdown(), mdFence("text", errText))
 	doc := fitMarkdown(opts, nil, nil, func(out *bytes.Buffer, _ map[string]string, _ []string) { out.Write(b.Bytes()) })
 	_, err := io.WriteString(w, doc)
 	return err
@@ -487,7 +432,7 @@ func WriteErrorMarkdown(w io.Writer, name, identifier, reason, errText string, o
 
 // pruneDetail is a prune step's objects: "delete ConfigMap demo/a (no
 // longer in step "cms"); no-op ... (kept: prune: false)".
-func pruneDetail(objs []ObjectPlan) string {
+func pruneDetail(objs []model.ObjectPlan) string {
 	parts := make([]string, len(objs))
 	for i, o := range objs {
 		ref := o.Name

@@ -3,32 +3,33 @@ package report
 import (
 	"testing"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
-func offlinePlan() *Plan {
-	steps := []PlanStep{
-		{Name: "cilium", Type: "helm", Action: ActionPlanned, Summary: "install or upgrade release cilium from chart cilium 1.18.4", Pos: spec.Pos{File: "khook.yaml", Line: 7, Col: 5}},
-		{Name: "coredns-ready", Type: "wait", Action: ActionPlanned, Summary: "wait for condition=Available on deployment/coredns", Needs: []string{"cilium"}},
-		{Name: "argocd", Type: "helm", Action: ActionExcluded, Summary: "install or upgrade release argocd", Needs: []string{"cilium", "coredns-ready"},
+func offlinePlan() *model.Plan {
+	steps := []model.PlanStep{
+		{Name: "cilium", Type: "helm", Action: model.ActionPlanned, Summary: "install or upgrade release cilium from chart cilium 1.18.4", Pos: spec.Pos{File: "khook.yaml", Line: 7, Col: 5}},
+		{Name: "coredns-ready", Type: "wait", Action: model.ActionPlanned, Summary: "wait for condition=Available on deployment/coredns", Needs: []string{"cilium"}},
+		{Name: "argocd", Type: "helm", Action: model.ActionExcluded, Summary: "install or upgrade release argocd", Needs: []string{"cilium", "coredns-ready"},
 			When: `vars.ENV == "prod"`, Skip: spec.SkipWhen, Reason: `when vars.ENV == "prod" is false`},
 	}
-	return &Plan{Name: "demo", Identifier: "demo", Offline: true, Steps: steps, Totals: PlanTotals(steps)}
+	return &model.Plan{Name: "demo", Identifier: "demo", Offline: true, Steps: steps, Totals: model.PlanTotals(steps)}
 }
 
-func livePlan() *Plan {
-	steps := []PlanStep{
-		{Name: "cilium", Type: "helm", Action: ActionUpgrade, Summary: "install or upgrade release cilium from chart cilium 1.18.4",
+func livePlan() *model.Plan {
+	steps := []model.PlanStep{
+		{Name: "cilium", Type: "helm", Action: model.ActionUpgrade, Summary: "install or upgrade release cilium from chart cilium 1.18.4",
 			Reason: "revision 3, chart 1.18.3 -> 1.18.4",
 			Diff:   "--- kube-system/DaemonSet/cilium (live)\n+++ kube-system/DaemonSet/cilium (planned)\n@@ -1,2 +1,2 @@\n-image: cilium:1.18.3\n+image: cilium:1.18.4\n"},
-		{Name: "settings", Type: "apply", Action: ActionCreate, Summary: "apply 1 manifest source(s)", Needs: []string{"cilium"},
-			Objects:  []ObjectPlan{{Action: ActionCreate, Kind: "ConfigMap", Namespace: "demo", Name: "settings"}, {Action: ActionUnchanged, Kind: "Namespace", Name: "demo"}},
+		{Name: "settings", Type: "apply", Action: model.ActionCreate, Summary: "apply 1 manifest source(s)", Needs: []string{"cilium"},
+			Objects:  []model.ObjectPlan{{Action: model.ActionCreate, Kind: "ConfigMap", Namespace: "demo", Name: "settings"}, {Action: model.ActionUnchanged, Kind: "Namespace", Name: "demo"}},
 			DiffNote: "unavailable (namespace demo is created by an earlier step)"},
-		{Name: "coredns-ready", Type: "wait", Action: ActionNoop, Summary: "wait for condition=Available on deployment/coredns", DiffNote: "no changes"},
-		{Name: "crs", Type: "apply", Action: ActionUnknown, Needs: []string{"settings"}, Reason: "kind Application is registered by an earlier step"},
-		{Name: "argocd", Type: "helm", Action: ActionExcluded, Skip: spec.SkipWhen, Reason: `when vars.ENV == "prod" is false`},
+		{Name: "coredns-ready", Type: "wait", Action: model.ActionNoop, Summary: "wait for condition=Available on deployment/coredns", DiffNote: "no changes"},
+		{Name: "crs", Type: "apply", Action: model.ActionUnknown, Needs: []string{"settings"}, Reason: "kind Application is registered by an earlier step"},
+		{Name: "argocd", Type: "helm", Action: model.ActionExcluded, Skip: spec.SkipWhen, Reason: `when vars.ENV == "prod" is false`},
 	}
-	return &Plan{Name: "demo", Identifier: "prod-eu", Server: "https://10.0.0.1:6443", Changes: true, Steps: steps, Totals: PlanTotals(steps)}
+	return &model.Plan{Name: "demo", Identifier: "prod-eu", Server: "https://10.0.0.1:6443", Changes: true, Steps: steps, Totals: model.PlanTotals(steps)}
 }
 
 func TestWritePlanTextOffline(t *testing.T) {
@@ -63,14 +64,14 @@ func TestWritePlanJSON(t *testing.T) {
 
 func TestTotalsLine(t *testing.T) {
 	for _, tc := range []struct {
-		plan *Plan
+		plan *model.Plan
 		want string
 	}{
-		{&Plan{Totals: map[Action]int{"install": 2, "upgrade": 1, "unchanged": 3, "excluded": 1}}, "Plan: 2 to install, 1 to upgrade, 3 unchanged, 1 excluded."},
-		{&Plan{Steps: []PlanStep{{Action: "run"}, {Action: "skip"}, {Action: "odd"}}}, "Plan: 1 to run, 1 to skip, 1 odd."},
-		{&Plan{Offline: true}, "Plan (offline): no steps."},
+		{&model.Plan{Totals: map[model.Action]int{"install": 2, "upgrade": 1, "unchanged": 3, "excluded": 1}}, "Plan: 2 to install, 1 to upgrade, 3 unchanged, 1 excluded."},
+		{&model.Plan{Steps: []model.PlanStep{{Action: "run"}, {Action: "skip"}, {Action: "odd"}}}, "Plan: 1 to run, 1 to skip, 1 odd."},
+		{&model.Plan{Offline: true}, "Plan (offline): no steps."},
 	} {
-		if got := TotalsLine(tc.plan); got != tc.want {
+		if got := model.TotalsLine(tc.plan); got != tc.want {
 			t.Errorf("TotalsLine = %q, want %q", got, tc.want)
 		}
 	}

@@ -5,141 +5,26 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
 	"strings"
+
+	"github.com/khook/khook/model"
 )
-
-// Plan check modes (the CI input plan-check).
-const (
-	PlanCheckStrict = "strict"
-	PlanCheckWarn   = "warn"
-	PlanCheckOff    = "off"
-)
-
-// Failure reasons of a plan check besides ReasonPlanChanged (model.go).
-const (
-	// ReasonPlanNotFound: there is no reviewed plan to check against (a
-	// direct push, no khook comment, a comment without a fingerprint).
-	ReasonPlanNotFound = "plan-not-found"
-)
-
-// PlanCheck is an apply's comparison of the plan reviewed on a pull request
-// with the plan made just before applying. Apply refuses (strict) or warns
-// (warn) unless it Matches.
-type PlanCheck struct {
-	Mode       string `json:"mode"`                 // strict | warn
-	Source     string `json:"source,omitempty"`     // "pull request #7"
-	CommentURL string `json:"commentUrl,omitempty"` // the reviewed comment
-	Reviewed   string `json:"reviewed,omitempty"`   // fingerprint on the comment
-	Current    string `json:"current,omitempty"`    // fingerprint of the plan now
-	// Problem says why there is no reviewed plan to compare with.
-	Problem string `json:"problem,omitempty"`
-	// Steps are the steps whose predicted action differs, when the comment
-	// recorded the reviewed actions.
-	Steps []StepActionChange `json:"steps,omitempty"`
-	// StepsKnown is whether the reviewed actions were known, so an empty
-	// Steps means every action is as reviewed.
-	StepsKnown bool `json:"stepsKnown,omitempty"`
-	// NothingToApply is whether the plan now neither changes the cluster
-	// nor runs a job or restarts a rollout: such an apply needs no review
-	// (a pull request whose plan changed nothing gets no comment under
-	// comment: on-change).
-	NothingToApply bool `json:"nothingToApply,omitempty"`
-}
-
-// StepActionChange is one step whose predicted action is not the reviewed
-// one; "" stands for a step absent from that plan.
-type StepActionChange struct {
-	Name     string `json:"name"`
-	Reviewed Action `json:"reviewed"`
-	Now      Action `json:"now"`
-}
-
-// Matches reports whether the plan now is the plan reviewed.
-func (c *PlanCheck) Matches() bool {
-	return c.Problem == "" && c.Reviewed != "" && c.Reviewed == c.Current
-}
-
-// Passes reports whether the apply may go ahead: the plan is the one
-// reviewed, or it changes nothing.
-func (c *PlanCheck) Passes() bool { return c.Matches() || c.NothingToApply }
-
-// Reason is the failure reason of a check that does not match.
-func (c *PlanCheck) Reason() string {
-	if c.Problem != "" {
-		return ReasonPlanNotFound
-	}
-	return ReasonPlanChanged
-}
-
-// Sentences say what the check found, plain text, one sentence each.
-func (c *PlanCheck) Sentences() []string {
-	return c.sentences(func(s string) string { return s }, func(text, _ string) string { return text })
-}
 
 // planCheckMD is the check's sentences in Markdown, the source linked to
 // the reviewed comment.
-func planCheckMD(c *PlanCheck) string {
+func planCheckMD(c *model.PlanCheck) string {
 	link := func(text, url string) string {
 		if url == "" {
 			return mdInline(text)
 		}
 		return fmt.Sprintf("[%s](%s)", mdInline(text), url)
 	}
-	return strings.Join(c.sentences(func(s string) string { return "`" + mdCode(s) + "`" }, link), " ")
-}
-
-func (c *PlanCheck) sentences(code func(string) string, link func(text, url string) string) []string {
-	src := link(c.Source, c.CommentURL)
-	if c.Source == "" {
-		src = link("the pull request", c.CommentURL)
-	}
-	switch {
-	case c.NothingToApply && !c.Matches():
-		return []string{fmt.Sprintf("The plan now changes nothing in the cluster and runs nothing (fingerprint %s): there is nothing to hold to a review.", code(ShortFingerprint(c.Current)))}
-	case c.Problem != "":
-		return []string{c.Problem}
-	case c.Matches():
-		return []string{fmt.Sprintf("The plan matches the one reviewed on %s (fingerprint %s).", src, code(ShortFingerprint(c.Current)))}
-	}
-	out := []string{fmt.Sprintf("The plan changed since it was reviewed on %s: reviewed fingerprint %s, now %s.",
-		src, code(ShortFingerprint(c.Reviewed)), code(ShortFingerprint(c.Current)))}
-	if !c.StepsKnown {
-		return out
-	}
-	if len(c.Steps) == 0 {
-		return append(out, "Every step's action is as reviewed: what differs is an object's content, an input, the spec or the cluster.")
-	}
-	parts := make([]string, len(c.Steps))
-	for i, s := range c.Steps {
-		switch {
-		case s.Reviewed == "":
-			parts[i] = fmt.Sprintf("%s (new: %s)", s.Name, s.Now)
-		case s.Now == "":
-			parts[i] = fmt.Sprintf("%s (no longer in the plan; reviewed: %s)", s.Name, s.Reviewed)
-		default:
-			parts[i] = fmt.Sprintf("%s (reviewed: %s, now: %s)", s.Name, s.Reviewed, s.Now)
-		}
-	}
-	return append(out, "Steps whose action changed: "+strings.Join(parts, ", ")+".")
-}
-
-// RefusalVerdict is the verdict of an apply the check refused.
-func (c *PlanCheck) RefusalVerdict() Verdict {
-	return Verdict{ToneFailed, fmt.Sprintf("Apply refused (%s): nothing was applied.", c.Reason())}
-}
-
-// refusalHint says what to do about a refusal.
-func (c *PlanCheck) refusalHint() string {
-	if c.Problem != "" {
-		return "Apply plans through reviewed pull requests, or set plan-check: warn (apply with a warning) or off for this workflow."
-	}
-	return "Review the plan now (below). To apply it, have it reviewed again (a new pull request), or run the apply by hand (workflow_dispatch checks no plan unless plan-check is set)."
+	return strings.Join(c.SentencesWith(func(s string) string { return "`" + mdCode(s) + "`" }, link), " ")
 }
 
 // WritePlanCheckMarkdown renders an apply the check refused: the verdict,
 // what differs, what to do, and the plan now (when there is one). One Write.
-func WritePlanCheckMarkdown(w io.Writer, c *PlanCheck, name, identifier string, now *Plan, opts MarkdownOptions) error {
+func WritePlanCheckMarkdown(w io.Writer, c *model.PlanCheck, name, identifier string, now *model.Plan, opts MarkdownOptions) error {
 	if opts.Command == "" {
 		opts.Command = "apply"
 	}
@@ -147,7 +32,7 @@ func WritePlanCheckMarkdown(w io.Writer, c *PlanCheck, name, identifier string, 
 	if now != nil {
 		server = now.Server
 	}
-	var steps []PlanStep
+	var steps []model.PlanStep
 	diffs := map[string]string{}
 	if now != nil {
 		steps = now.Steps
@@ -159,7 +44,7 @@ func WritePlanCheckMarkdown(w io.Writer, c *PlanCheck, name, identifier string, 
 	}
 	doc := fitMarkdown(opts, steps, diffs, func(b *bytes.Buffer, kept map[string]string, cut []string) {
 		writeMDHeading(b, opts, name, identifier, server)
-		fmt.Fprintf(b, "**%s**\n\n%s\n\n%s\n\n", c.RefusalVerdict().Markdown(), planCheckMD(c), mdInline(c.refusalHint()))
+		fmt.Fprintf(b, "**%s**\n\n%s\n\n%s\n\n", c.RefusalVerdict().Markdown(), planCheckMD(c), mdInline(c.RefusalHint()))
 		if now != nil {
 			b.WriteString("### The plan now\n\n")
 			inner := opts
@@ -169,30 +54,6 @@ func WritePlanCheckMarkdown(w io.Writer, c *PlanCheck, name, identifier string, 
 	})
 	_, err := io.WriteString(w, doc)
 	return err
-}
-
-// CompareSteps lists the steps whose action in p differs from reviewed
-// (step name -> action), in p's order, then the steps p no longer has.
-func CompareSteps(reviewed map[string]Action, p *Plan) []StepActionChange {
-	var out []StepActionChange
-	seen := map[string]bool{}
-	for _, s := range p.Steps {
-		seen[s.Name] = true
-		if was := reviewed[s.Name]; was != s.Action {
-			out = append(out, StepActionChange{Name: s.Name, Reviewed: was, Now: s.Action})
-		}
-	}
-	var gone []string
-	for name := range reviewed {
-		if !seen[name] {
-			gone = append(gone, name)
-		}
-	}
-	sort.Strings(gone)
-	for _, name := range gone {
-		out = append(out, StepActionChange{Name: name, Reviewed: reviewed[name]})
-	}
-	return out
 }
 
 // The hidden lines a comment carries besides its identifier marker: the
@@ -205,7 +66,7 @@ var (
 	stepsLine       = regexp.MustCompile(`(?m)^<!-- khook:steps ([a-z0-9 =.-]*) -->$`)
 )
 
-func hiddenPlanLines(fingerprint string, steps []PlanStep) string {
+func hiddenPlanLines(fingerprint string, steps []model.PlanStep) string {
 	if fingerprint == "" {
 		return ""
 	}
@@ -222,16 +83,16 @@ func hiddenPlanLines(fingerprint string, steps []PlanStep) string {
 
 // CommentFingerprint reads the plan fingerprint a khook comment carries
 // ("" when it has none) and the reviewed step actions (nil when unknown).
-func CommentFingerprint(body string) (fingerprint string, steps map[string]Action) {
+func CommentFingerprint(body string) (fingerprint string, steps map[string]model.Action) {
 	m := fingerprintLine.FindStringSubmatch(body)
 	if m == nil {
 		return "", nil
 	}
 	if sm := stepsLine.FindStringSubmatch(body); sm != nil {
-		steps = map[string]Action{}
+		steps = map[string]model.Action{}
 		for _, kv := range strings.Fields(sm[1]) {
 			if name, action, ok := strings.Cut(kv, "="); ok {
-				steps[name] = Action(action)
+				steps[name] = model.Action(action)
 			}
 		}
 	}

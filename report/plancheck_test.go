@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/khook/khook/model"
 )
 
 // The comment carries the full fingerprint and the steps' actions in hidden
@@ -13,7 +15,7 @@ import (
 func TestCommentFingerprintRoundTrip(t *testing.T) {
 	p := ciPlan()
 	var b bytes.Buffer
-	opts := CommentOptions{Marker: `<!-- khook:comment identifier="prod-eu" -->`, Identifier: "prod-eu", Status: CommentPlanned}
+	opts := CommentOptions{Marker: `<!-- khook:comment identifier="prod-eu" -->`, Identifier: "prod-eu", Status: model.CommentPlanned}
 	if err := WritePlanComment(&b, p, false, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func TestCommentFingerprintRoundTrip(t *testing.T) {
 		t.Errorf("the short fingerprint is not shown:\n%s", body)
 	}
 	fp, steps := CommentFingerprint(body)
-	want := map[string]Action{"cilium": "upgrade", "settings": "create", "crs": "unknown", "argocd": "excluded", "ready": "no-op"}
+	want := map[string]model.Action{"cilium": "upgrade", "settings": "create", "crs": "unknown", "argocd": "excluded", "ready": "no-op"}
 	if fp != p.Fingerprint || !cmp.Equal(steps, want) {
 		t.Errorf("read back %q %v", fp, steps)
 	}
@@ -43,9 +45,9 @@ func TestCommentFingerprintRoundTrip(t *testing.T) {
 
 func TestReplaceCommentStatusKeepsTheReviewedPlan(t *testing.T) {
 	var b bytes.Buffer
-	opts := CommentOptions{Marker: "<!-- m -->", Identifier: "prod", Status: CommentPlanned, Commit: "0123456789", RunURL: "https://run/1"}
+	opts := CommentOptions{Marker: "<!-- m -->", Identifier: "prod", Status: model.CommentPlanned, Commit: "0123456789", RunURL: "https://run/1"}
 	_ = WritePlanComment(&b, ciPlan(), false, opts)
-	line := CommentStatusLine(CommentOptions{Status: CommentRefused, Commit: "abcdef0123", RunURL: "https://run/2",
+	line := CommentStatusLine(CommentOptions{Status: model.CommentRefused, Commit: "abcdef0123", RunURL: "https://run/2",
 		Note: "the plan changed since review (reviewed 3f9a1c0de4b2, now 000000000000)"})
 	got, ok := ReplaceCommentStatus(b.String(), line)
 	if !ok {
@@ -63,14 +65,14 @@ func TestReplaceCommentStatusKeepsTheReviewedPlan(t *testing.T) {
 
 func TestPlanCheckSentences(t *testing.T) {
 	now := ciPlan()
-	reviewed := map[string]Action{"cilium": "upgrade", "settings": "unchanged", "crs": "unknown", "argocd": "excluded", "ready": "no-op", "old": "create"}
-	c := &PlanCheck{Mode: PlanCheckStrict, Source: "pull request #7", Reviewed: strings.Repeat("a", 64), Current: now.Fingerprint,
-		Steps: CompareSteps(reviewed, now), StepsKnown: true}
+	reviewed := map[string]model.Action{"cilium": "upgrade", "settings": "unchanged", "crs": "unknown", "argocd": "excluded", "ready": "no-op", "old": "create"}
+	c := &model.PlanCheck{Mode: model.PlanCheckStrict, Source: "pull request #7", Reviewed: strings.Repeat("a", 64), Current: now.Fingerprint,
+		Steps: model.CompareSteps(reviewed, now), StepsKnown: true}
 	want := []string{
 		"The plan changed since it was reviewed on pull request #7: reviewed fingerprint aaaaaaaaaaaa, now 3f9a1c0de4b2.",
 		"Steps whose action changed: settings (reviewed: unchanged, now: create), old (no longer in the plan; reviewed: create).",
 	}
-	if d := cmp.Diff(want, c.Sentences()); d != "" || c.Matches() || c.Reason() != ReasonPlanChanged {
+	if d := cmp.Diff(want, c.Sentences()); d != "" || c.Matches() || c.Reason() != model.ReasonPlanChanged {
 		t.Errorf("sentences (-want +got):\n%s", d)
 	}
 	var b bytes.Buffer
@@ -83,8 +85,8 @@ func TestPlanCheckSentences(t *testing.T) {
 	if !c.Matches() {
 		t.Error("equal fingerprints must match")
 	}
-	nf := &PlanCheck{Problem: "commit abc1234 came from no merged pull request: there is no reviewed plan."}
-	if nf.Matches() || nf.Reason() != ReasonPlanNotFound {
+	nf := &model.PlanCheck{Problem: "commit abc1234 came from no merged pull request: there is no reviewed plan."}
+	if nf.Matches() || nf.Reason() != model.ReasonPlanNotFound {
 		t.Errorf("no reviewed plan: matches %v reason %s", nf.Matches(), nf.Reason())
 	}
 }

@@ -7,20 +7,21 @@ import (
 	"sync"
 	"time"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
 // Progress turns the engine's events into output while a run goes on, and
 // prints the outcome once it is over. LogView and LiveView implement it.
 type Progress interface {
-	Handle(ev Event)
-	Finish(r *Results) error
+	Handle(ev model.Event)
+	Finish(r *model.Results) error
 }
 
 // stepState is what a view knows of one step.
 type stepState struct {
 	info     StepInfo
-	status   Status
+	status   model.Status
 	attempt  int
 	started  time.Time // first attempt
 	duration time.Duration
@@ -45,9 +46,9 @@ func (t *tracker) add(info StepInfo) *stepState {
 	if info.MaxAttempts < 1 {
 		info.MaxAttempts = 1
 	}
-	st := &stepState{info: info, status: StatusPending}
+	st := &stepState{info: info, status: model.StatusPending}
 	if info.Skip.Excluded() {
-		st.status = StatusSkipped
+		st.status = model.StatusSkipped
 		st.note = excludedNote(info.Skip)
 	}
 	t.order = append(t.order, st)
@@ -57,25 +58,25 @@ func (t *tracker) add(info StepInfo) *stepState {
 
 // apply updates the step an event is about and returns it; a step the view
 // was not told about is added rather than dropped.
-func (t *tracker) apply(ev Event) *stepState {
+func (t *tracker) apply(ev model.Event) *stepState {
 	st := t.byKey[ev.Step]
 	if st == nil {
 		st = t.add(StepInfo{Name: ev.Step})
 	}
 	switch ev.Kind {
-	case EventStarted:
-		st.status = StatusRunning
+	case model.EventStarted:
+		st.status = model.StatusRunning
 		st.attempt = max(ev.Attempt, 1)
 		if st.started.IsZero() {
 			st.started = ev.Time
 		}
 		st.note = ""
-	case EventRetrying:
+	case model.EventRetrying:
 		st.attempt = max(ev.Attempt, st.attempt)
 		st.note = firstLine(ev.Message)
-	case EventMessage:
+	case model.EventMessage:
 		st.note = firstLine(ev.Message)
-	case EventFinished:
+	case model.EventFinished:
 		if ev.Result != nil {
 			t.settle(st, *ev.Result)
 		}
@@ -84,7 +85,7 @@ func (t *tracker) apply(ev Event) *stepState {
 }
 
 // settle records a step's final result.
-func (t *tracker) settle(st *stepState, r StepResult) {
+func (t *tracker) settle(st *stepState, r model.StepResult) {
 	st.status = r.Status
 	if r.Attempts > 0 {
 		st.attempt = r.Attempts
@@ -123,23 +124,23 @@ func NewLogView(w io.Writer, steps []StepInfo) *LogView {
 
 // Handle prints the line an event deserves:
 // "12:00:01 step cilium: running (attempt 1/3)".
-func (v *LogView) Handle(ev Event) {
+func (v *LogView) Handle(ev model.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	st := v.t.apply(ev)
 	var msg string
 	switch ev.Kind {
-	case EventStarted:
+	case model.EventStarted:
 		msg = "running"
 		if a := st.attemptText(); a != "" {
 			msg += " (" + a + ")"
 		}
-	case EventRetrying, EventMessage:
+	case model.EventRetrying, model.EventMessage:
 		msg = ev.Message // the engine's own words: "attempt 1 of 3 failed, retrying in 10s: ..."
-	case EventFinished:
+	case model.EventFinished:
 		msg = string(st.status)
-		if st.status != StatusSkipped {
-			msg += " in " + FormatDuration(st.duration)
+		if st.status != model.StatusSkipped {
+			msg += " in " + model.FormatDuration(st.duration)
 		}
 		if st.attempt > 1 {
 			msg += fmt.Sprintf(" after %d attempts", st.attempt)
@@ -157,7 +158,7 @@ func (v *LogView) Handle(ev Event) {
 }
 
 // detailOf is the whole error, skip reason or detail of a result.
-func detailOf(r StepResult) string {
+func detailOf(r model.StepResult) string {
 	switch {
 	case r.Error != "":
 		return r.Error
@@ -168,7 +169,7 @@ func detailOf(r StepResult) string {
 }
 
 // Finish prints the final table.
-func (v *LogView) Finish(r *Results) error {
+func (v *LogView) Finish(r *model.Results) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return WriteResultsTable(v.w, r)

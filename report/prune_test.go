@@ -4,17 +4,19 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/model"
 )
 
-func prunePlan() *Plan {
-	return &Plan{Name: "demo", Changes: true, Notes: []string{"pruning needs a state record"}, Steps: []PlanStep{
-		{Name: "cms", Type: "apply", Action: ActionUnchanged},
-		{Name: "prune/cms", Type: TypePrune, Action: ActionDelete, Needs: []string{"cms"}, Reason: `no longer in step "cms"`, Objects: []ObjectPlan{
-			{Action: ActionDelete, Kind: "ConfigMap", Namespace: "demo", Name: "gone", Reason: `no longer in step "cms"`},
-			{Action: ActionNoop, Kind: "ConfigMap", Namespace: "demo", Name: "held", Reason: "kept: prune: false"},
+func prunePlan() *model.Plan {
+	return &model.Plan{Name: "demo", Changes: true, Notes: []string{"pruning needs a state record"}, Steps: []model.PlanStep{
+		{Name: "cms", Type: "apply", Action: model.ActionUnchanged},
+		{Name: "prune/cms", Type: model.TypePrune, Action: model.ActionDelete, Needs: []string{"cms"}, Reason: `no longer in step "cms"`, Objects: []model.ObjectPlan{
+			{Action: model.ActionDelete, Kind: "ConfigMap", Namespace: "demo", Name: "gone", Reason: `no longer in step "cms"`},
+			{Action: model.ActionNoop, Kind: "ConfigMap", Namespace: "demo", Name: "held", Reason: "kept: prune: false"},
 		}},
-		{Name: "prune/monitoring", Type: TypePrune, Action: ActionUninstall, Reason: `step "monitoring" left the spec`, Objects: []ObjectPlan{
-			{Action: ActionUninstall, Kind: KindRelease, Namespace: "mon", Name: "prometheus", Reason: `step "monitoring" left the spec`},
+		{Name: "prune/monitoring", Type: model.TypePrune, Action: model.ActionUninstall, Reason: `step "monitoring" left the spec`, Objects: []model.ObjectPlan{
+			{Action: model.ActionUninstall, Kind: model.KindRelease, Namespace: "mon", Name: "prometheus", Reason: `step "monitoring" left the spec`},
 		}},
 	}}
 }
@@ -50,7 +52,7 @@ func TestPrunePlanRendered(t *testing.T) {
 			t.Errorf("markdown plan lacks %q:\n%s", want, md.String())
 		}
 	}
-	if Action(ActionUninstall).Done() != DidUninstall || !IsChange(ActionUninstall) {
+	if model.Action(model.ActionUninstall).Done() != model.DidUninstall || !model.IsChange(model.ActionUninstall) {
 		t.Error("an uninstall is a change, done as uninstalled")
 	}
 }

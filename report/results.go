@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -19,26 +20,10 @@ type StepInfo struct {
 	Skip        spec.Skip // left out before the run (Skip.Excluded): shown skipped from the start
 }
 
-// FormatDuration prints a duration the way the tables do: 850ms, 4.2s, 1m02s.
-func FormatDuration(d time.Duration) string {
-	switch {
-	case d < 0:
-		d = 0
-		fallthrough
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
 // stepDetail is the table's last column: the error of a failed step, the
 // reason of a skipped one, else what the step did. Only its first line:
 // the full error follows the table.
-func stepDetail(s StepResult) string {
+func stepDetail(s model.StepResult) string {
 	var d string
 	switch {
 	case s.Error != "":
@@ -55,13 +40,13 @@ func stepDetail(s StepResult) string {
 // WriteResultsTable renders the final table of a run:
 // STEP TYPE STATUS ATTEMPTS DURATION DETAIL/ERROR, then every failed step's
 // full error and log tail, then one closing line. One Write.
-func WriteResultsTable(w io.Writer, r *Results) error {
+func WriteResultsTable(w io.Writer, r *model.Results) error {
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tTYPE\tSTATUS\tATTEMPTS\tDURATION\tDETAIL/ERROR")
 	for _, s := range r.Steps {
-		took := FormatDuration(time.Duration(s.DurationMs) * time.Millisecond)
-		if s.Status == StatusSkipped && s.DurationMs == 0 {
+		took := model.FormatDuration(time.Duration(s.DurationMs) * time.Millisecond)
+		if s.Status == model.StatusSkipped && s.DurationMs == 0 {
 			took = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Name, s.Type, s.Status, s.Attempts, took, stepDetail(s))
@@ -78,9 +63,9 @@ func WriteResultsTable(w io.Writer, r *Results) error {
 // writeFailures prints failed steps' complete errors and pod log tails,
 // which the one-line table column cuts. all also prints one-line errors
 // (the live view cuts its lines to the terminal width).
-func writeFailures(b *bytes.Buffer, r *Results, all bool) {
+func writeFailures(b *bytes.Buffer, r *model.Results, all bool) {
 	for _, s := range r.Steps {
-		if s.Status != StatusFailed || (!all && !strings.Contains(s.Error, "\n") && len(s.LogTail) == 0 && s.Diagnosis.Empty()) {
+		if s.Status != model.StatusFailed || (!all && !strings.Contains(s.Error, "\n") && len(s.LogTail) == 0 && s.Diagnosis.Empty()) {
 			continue
 		}
 		fmt.Fprintf(b, "\nstep %s failed:\n", s.Name)
@@ -104,13 +89,13 @@ func writeFailures(b *bytes.Buffer, r *Results, all bool) {
 
 // ResultsLine is the closing line of a run:
 // "apply demo: failed (step-failed) in 1m02s: 3 ok, 1 failed, 2 skipped".
-func ResultsLine(r *Results) string {
-	counts := map[Status]int{}
+func ResultsLine(r *model.Results) string {
+	counts := map[model.Status]int{}
 	for _, s := range r.Steps {
 		counts[s.Status]++
 	}
 	var parts []string
-	for _, st := range []Status{StatusOK, StatusFailed, StatusSkipped, StatusRunning, StatusPending} {
+	for _, st := range []model.Status{model.StatusOK, model.StatusFailed, model.StatusSkipped, model.StatusRunning, model.StatusPending} {
 		if n := counts[st]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, st))
 		}
@@ -126,12 +111,12 @@ func ResultsLine(r *Results) string {
 	if r.FailureReason != "" {
 		line += " (" + r.FailureReason + ")"
 	}
-	line += " in " + FormatDuration(time.Duration(r.DurationMs)*time.Millisecond)
+	line += " in " + model.FormatDuration(time.Duration(r.DurationMs)*time.Millisecond)
 	if len(parts) > 0 {
 		line += ": " + strings.Join(parts, ", ")
 	}
 	if len(r.Steps) > 0 {
-		line += "\n" + ChangesSentence(r)
+		line += "\n" + model.ChangesSentence(r)
 	}
 	if r.Error != "" {
 		line += "\nerror: " + r.Error

@@ -4,22 +4,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
-func sampleResults() *Results {
-	return &Results{
-		Name: "demo", Command: "apply", Status: RunFailed, FailureReason: ReasonStepFailed,
+func sampleResults() *model.Results {
+	return &model.Results{
+		Name: "demo", Command: "apply", Status: model.RunFailed, FailureReason: model.ReasonStepFailed,
 		StartedAt: t0, DurationMs: 62_300,
-		Steps: []StepResult{
-			{Name: "cilium", Type: "helm", Status: StatusOK, Attempts: 1, DurationMs: 4200, Detail: "upgraded release cilium to revision 4", Pos: spec.Pos{File: "khook.yaml", Line: 7, Col: 5},
-				Changes: []Change{{Action: DidUpgrade, Kind: KindRelease, Namespace: "kube-system", Name: "cilium"}}},
-			{Name: "seed", Type: "job", Status: StatusFailed, Attempts: 3, DurationMs: 58_000, Needs: []string{"cilium"},
+		Steps: []model.StepResult{
+			{Name: "cilium", Type: "helm", Status: model.StatusOK, Attempts: 1, DurationMs: 4200, Detail: "upgraded release cilium to revision 4", Pos: spec.Pos{File: "khook.yaml", Line: 7, Col: 5},
+				Changes: []model.Change{{Action: model.DidUpgrade, Kind: model.KindRelease, Namespace: "kube-system", Name: "cilium"}}},
+			{Name: "seed", Type: "job", Status: model.StatusFailed, Attempts: 3, DurationMs: 58_000, Needs: []string{"cilium"},
 				Error: "job seed failed: pod seed-x7k2 exited with code 1", LogTail: []string{"connecting to db", "error: connection refused"}},
-			{Name: "argocd", Type: "helm", Status: StatusSkipped, Needs: []string{"seed"}, SkipReason: "not run: step seed failed"},
-			{Name: "extras", Type: "apply", Status: StatusSkipped, Skip: spec.SkipWhen, SkipReason: `excluded: when vars.ENV == "prod" is false`},
+			{Name: "argocd", Type: "helm", Status: model.StatusSkipped, Needs: []string{"seed"}, SkipReason: "not run: step seed failed"},
+			{Name: "extras", Type: "apply", Status: model.StatusSkipped, Skip: spec.SkipWhen, SkipReason: `excluded: when vars.ENV == "prod" is false`},
 		},
 	}
 }
@@ -51,26 +52,26 @@ func TestFormatDuration(t *testing.T) {
 		62 * time.Second:            "1m02s",
 		2*time.Hour + 5*time.Minute: "2h05m",
 	} {
-		if got := FormatDuration(d); got != want {
+		if got := model.FormatDuration(d); got != want {
 			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
 
 // runEvents is the event stream of sampleResults' run.
-func runEvents() []Event {
+func runEvents() []model.Event {
 	r := sampleResults()
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	return []Event{
-		{Time: at(0), Kind: EventFinished, Step: "extras", Result: &r.Steps[3]},
-		{Time: at(0), Kind: EventStarted, Step: "cilium", Attempt: 1},
-		{Time: at(2), Kind: EventMessage, Step: "cilium", Message: "waiting for daemonset/cilium"},
-		{Time: at(4), Kind: EventFinished, Step: "cilium", Result: &r.Steps[0]},
-		{Time: at(4), Kind: EventStarted, Step: "seed", Attempt: 1},
-		{Time: at(20), Kind: EventRetrying, Step: "seed", Attempt: 1, Message: "attempt 1 of 3 failed, retrying in 10s: job seed failed: pod seed-a1 exited with code 1"},
-		{Time: at(30), Kind: EventStarted, Step: "seed", Attempt: 2},
-		{Time: at(62), Kind: EventFinished, Step: "seed", Result: &r.Steps[1]},
-		{Time: at(62), Kind: EventFinished, Step: "argocd", Result: &r.Steps[2]},
+	return []model.Event{
+		{Time: at(0), Kind: model.EventFinished, Step: "extras", Result: &r.Steps[3]},
+		{Time: at(0), Kind: model.EventStarted, Step: "cilium", Attempt: 1},
+		{Time: at(2), Kind: model.EventMessage, Step: "cilium", Message: "waiting for daemonset/cilium"},
+		{Time: at(4), Kind: model.EventFinished, Step: "cilium", Result: &r.Steps[0]},
+		{Time: at(4), Kind: model.EventStarted, Step: "seed", Attempt: 1},
+		{Time: at(20), Kind: model.EventRetrying, Step: "seed", Attempt: 1, Message: "attempt 1 of 3 failed, retrying in 10s: job seed failed: pod seed-a1 exited with code 1"},
+		{Time: at(30), Kind: model.EventStarted, Step: "seed", Attempt: 2},
+		{Time: at(62), Kind: model.EventFinished, Step: "seed", Result: &r.Steps[1]},
+		{Time: at(62), Kind: model.EventFinished, Step: "argocd", Result: &r.Steps[2]},
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 )
 
@@ -29,14 +29,14 @@ type Engine struct {
 	// Parallelism bounds how many steps run at once; 0 means unbounded.
 	Parallelism int
 	// Emit receives progress events, one call at a time. Optional.
-	Emit func(report.Event)
+	Emit func(model.Event)
 	// Resume, when set, is asked before a step whose needs are met would
 	// run; skip=true reports the step skipped (as success) with reason.
 	// The state record plugs in here.
 	Resume func(step *spec.Step) (reason string, skip bool)
 	// OnFinish receives each step's final result as soon as it is known,
 	// one call at a time (journaling). Optional.
-	OnFinish func(report.StepResult)
+	OnFinish func(model.StepResult)
 	// Redactor masks secrets in every error, detail and log line before it
 	// is stored or emitted. Nil masks only URL credentials.
 	Redactor *redact.Redactor
@@ -69,7 +69,7 @@ func ForSpec(s *spec.Spec, exec Executor) *Engine {
 type node struct {
 	step    *spec.Step
 	state   nodeState
-	result  report.StepResult
+	result  model.StepResult
 	blocked string // for a step that did not succeed: the failed step behind it
 }
 
@@ -85,13 +85,13 @@ const (
 // finished is a worker's report to the scheduling loop.
 type finished struct {
 	i      int
-	result report.StepResult
+	result model.StepResult
 }
 
 // Run executes the DAG and returns every step's result in spec order. When
 // ctx is cancelled it starts nothing new, lets running steps observe the
 // cancellation, and reports the rest skipped.
-func (e *Engine) Run(ctx context.Context) []report.StepResult {
+func (e *Engine) Run(ctx context.Context) []model.StepResult {
 	r := &run{Engine: e, clock: e.Clock, byName: map[string]int{}}
 	if r.clock == nil {
 		r.clock = realClock{}
@@ -115,7 +115,7 @@ type run struct {
 	stop string
 }
 
-func (r *run) loop(ctx context.Context) []report.StepResult {
+func (r *run) loop(ctx context.Context) []model.StepResult {
 	done := make(chan finished)
 	running := 0
 	for {
@@ -143,7 +143,7 @@ func (r *run) loop(ctx context.Context) []report.StepResult {
 			case r.stop != "":
 			case ctx.Err() != nil: // the step failed because the run was cancelled
 				r.stop = reasonCancelled
-			case f.result.Status == report.StatusFailed && r.nodes[f.i].step.OnError != spec.OnErrorContinue:
+			case f.result.Status == model.StatusFailed && r.nodes[f.i].step.OnError != spec.OnErrorContinue:
 				r.stop = fmt.Sprintf("not run: step %s failed", f.result.Name)
 			}
 		case <-ctx.Done():
@@ -159,7 +159,7 @@ func (r *run) loop(ctx context.Context) []report.StepResult {
 		}
 	}
 	r.skipRest()
-	out := make([]report.StepResult, len(r.nodes))
+	out := make([]model.StepResult, len(r.nodes))
 	for i, n := range r.nodes {
 		out[i] = n.result
 	}
@@ -215,10 +215,10 @@ func (r *run) needsOutcome(st *spec.Step) (blockedBy, reason string, decided boo
 		if dep.state != stateDone {
 			return "", "", false
 		}
-		if dep.blocked == "" && dep.result.Status != report.StatusFailed {
+		if dep.blocked == "" && dep.result.Status != model.StatusFailed {
 			continue
 		}
-		if dep.result.Status == report.StatusFailed {
+		if dep.result.Status == model.StatusFailed {
 			return name, fmt.Sprintf("needs %s, which failed", name), true
 		}
 		return dep.blocked, fmt.Sprintf("needs %s, which did not run (%s failed)", name, dep.blocked), true
@@ -258,17 +258,17 @@ func (r *run) skipRest() {
 	}
 }
 
-func (r *run) finish(i int, res report.StepResult) {
+func (r *run) finish(i int, res model.StepResult) {
 	n := r.nodes[i]
 	n.state = stateDone
 	n.result = res
-	r.emit(report.Event{Kind: report.EventFinished, Step: res.Name, Attempt: res.Attempts, Result: &res})
+	r.emit(model.Event{Kind: model.EventFinished, Step: res.Name, Attempt: res.Attempts, Result: &res})
 	if r.OnFinish != nil {
 		r.OnFinish(res)
 	}
 }
 
-func (r *run) emit(ev report.Event) {
+func (r *run) emit(ev model.Event) {
 	if r.Emit == nil {
 		return
 	}
@@ -280,8 +280,8 @@ func (r *run) emit(ev report.Event) {
 }
 
 // base is a result with the fields every status shares.
-func (r *run) base(st *spec.Step) report.StepResult {
-	res := report.StepResult{
+func (r *run) base(st *spec.Step) model.StepResult {
+	res := model.StepResult{
 		Name:  st.Name,
 		Type:  st.Type(),
 		Needs: st.Needs,
@@ -292,9 +292,9 @@ func (r *run) base(st *spec.Step) report.StepResult {
 	return res
 }
 
-func (r *run) skipped(st *spec.Step, skip spec.Skip, reason string) report.StepResult {
+func (r *run) skipped(st *spec.Step, skip spec.Skip, reason string) model.StepResult {
 	res := r.base(st)
-	res.Status, res.Skip = report.StatusSkipped, skip
+	res.Status, res.Skip = model.StatusSkipped, skip
 	res.SkipReason = r.Redactor.String(reason)
 	return res
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -18,7 +18,7 @@ const errCancelled = "cancelled: the run was interrupted before the step finishe
 
 // execute runs a step's attempts: each bounded by the step timeout, retried
 // after retryDelay while retries remain. It runs on its own goroutine.
-func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
+func (r *run) execute(ctx context.Context, n *node) (res model.StepResult) {
 	st := n.step
 	res = r.base(st)
 	start := r.clock.Now()
@@ -26,7 +26,7 @@ func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 
 	for attempt := 1; ; attempt++ {
 		res.Attempts = attempt
-		r.emit(report.Event{Kind: report.EventStarted, Step: st.Name, Attempt: attempt})
+		r.emit(model.Event{Kind: model.EventStarted, Step: st.Name, Attempt: attempt})
 		warns := &kube.Warnings{}
 		out, err := r.attempt(kube.WithWarnings(ctx, warns), st)
 		res.Warnings = r.warnings(warns)
@@ -37,17 +37,17 @@ func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 		res.LogTail = r.redactLines(out.LogTail)
 		res.Diagnosis = out.Diagnosis
 		res.Diagnosis.Map(r.Redactor.String)
-		res.Changes = report.MergeChanges(res.Changes, r.redactChanges(out.Changes))
+		res.Changes = model.MergeChanges(res.Changes, r.redactChanges(out.Changes))
 		if err == nil {
-			res.Status, res.Error = report.StatusOK, ""
+			res.Status, res.Error = model.StatusOK, ""
 			res.Inventory = out.Inventory
 			if out.Skipped {
-				res.Status, res.Skip = report.StatusSkipped, spec.SkipIf
+				res.Status, res.Skip = model.StatusSkipped, spec.SkipIf
 				res.SkipReason = r.Redactor.String(out.SkipReason)
 			}
 			return res
 		}
-		res.Status = report.StatusFailed
+		res.Status = model.StatusFailed
 		if ctx.Err() != nil {
 			res.Error = errCancelled
 			return res
@@ -56,7 +56,7 @@ func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 		if attempt > st.Retries {
 			return res
 		}
-		r.emit(report.Event{Kind: report.EventRetrying, Step: st.Name, Attempt: attempt,
+		r.emit(model.Event{Kind: model.EventRetrying, Step: st.Name, Attempt: attempt,
 			Message: fmt.Sprintf("attempt %d of %d failed, retrying in %s: %s", attempt, st.Retries+1, st.RetryDelay.D(), res.Error)})
 		select {
 		case <-r.clock.After(st.RetryDelay.D()):
@@ -68,7 +68,7 @@ func (r *run) execute(ctx context.Context, n *node) (res report.StepResult) {
 }
 
 // redactChanges masks secrets in object names (a name built from a variable).
-func (r *run) redactChanges(cs []report.Change) []report.Change {
+func (r *run) redactChanges(cs []model.Change) []model.Change {
 	for i := range cs {
 		cs[i].Namespace, cs[i].Name = r.Redactor.String(cs[i].Namespace), r.Redactor.String(cs[i].Name)
 	}
@@ -92,8 +92,8 @@ func (r *run) attempt(ctx context.Context, st *spec.Step) (out Outcome, err erro
 	if r.Exec == nil {
 		return Outcome{}, fmt.Errorf("no executor for %s steps", st.Type())
 	}
-	actx = report.WithStepProgress(actx, func(msg string) {
-		r.emit(report.Event{Kind: report.EventMessage, Step: st.Name, Message: "waiting: " + msg})
+	actx = model.WithStepProgress(actx, func(msg string) {
+		r.emit(model.Event{Kind: model.EventMessage, Step: st.Name, Message: "waiting: " + msg})
 	})
 	out, err = r.Exec.Execute(actx, st)
 	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 )
 
 // A failed step's diagnosis reaches the results, its log lines masked.
@@ -16,8 +16,8 @@ func TestDiagnosisIsKeptAndMasked(t *testing.T) {
 	r := redact.New()
 	r.Add("hunter2")
 	f := newFake().on("web", func(context.Context, int) (Outcome, error) {
-		return Outcome{Diagnosis: &report.Diagnosis{Reason: "pod web-1 CrashLoopBackOff",
-				Pods: []report.DiagnosedPod{{Name: "web-1", Containers: []report.DiagnosedContainer{{Name: "web", Logs: []string{"password=hunter2"}}}}}}},
+		return Outcome{Diagnosis: &model.Diagnosis{Reason: "pod web-1 CrashLoopBackOff",
+				Pods: []model.DiagnosedPod{{Name: "web-1", Containers: []model.DiagnosedContainer{{Name: "web", Logs: []string{"password=hunter2"}}}}}}},
 			errors.New("timed out")
 	})
 	e := engine(f, step("web"))

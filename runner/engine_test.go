@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 )
 
@@ -107,7 +107,7 @@ type brief struct {
 	Attempts                          int
 }
 
-func briefs(rs []report.StepResult) []brief {
+func briefs(rs []model.StepResult) []brief {
 	out := make([]brief, len(rs))
 	for i, r := range rs {
 		out[i] = brief{r.Name, string(r.Status), r.Error, r.SkipReason, r.Detail, r.Attempts}
@@ -115,7 +115,7 @@ func briefs(rs []report.StepResult) []brief {
 	return out
 }
 
-func check(t *testing.T, got []report.StepResult, want []brief) {
+func check(t *testing.T, got []model.StepResult, want []brief) {
 	t.Helper()
 	if d := cmp.Diff(want, briefs(got)); d != "" {
 		t.Errorf("results (-want +got):\n%s", d)
@@ -162,7 +162,7 @@ func TestOnErrorFailLetsRunningStepsFinishAndStartsNothing(t *testing.T) {
 	release := make(chan struct{})
 	f := newFake().on("slow", blockUntil(release)).on("bad", fail("deployment/x not found"))
 	e := engine(f, step("slow"), step("bad"), step("after-slow", "slow"), step("after-bad", "bad"))
-	e.OnFinish = func(r report.StepResult) {
+	e.OnFinish = func(r model.StepResult) {
 		if r.Name == "bad" {
 			close(release) // slow finishes only once the engine has seen bad fail
 		}
@@ -236,8 +236,8 @@ func TestRetriesAfterDelayThenSucceeds(t *testing.T) {
 		return Outcome{Detail: "done"}, nil
 	})
 	e := engine(f, s)
-	var events []report.Event
-	e.Emit = func(ev report.Event) { events = append(events, ev) }
+	var events []model.Event
+	e.Emit = func(ev model.Event) { events = append(events, ev) }
 	got := e.Run(context.Background())
 	check(t, got, []brief{{"flaky", "ok", "", "", "done", 3}})
 	if d := cmp.Diff([]time.Duration{30 * time.Second, 30 * time.Second}, e.Clock.(*fakeClock).delays); d != "" {
@@ -357,9 +357,9 @@ func TestSecretsAreMaskedBeforeTheyAreStoredOrEmitted(t *testing.T) {
 	e := engine(f, s)
 	e.Redactor = r
 	var msgs []string
-	e.Emit = func(ev report.Event) { msgs = append(msgs, fmt.Sprintf("%s %+v", ev.Message, ev.Result)) }
-	var journal []report.StepResult
-	e.OnFinish = func(res report.StepResult) { journal = append(journal, res) }
+	e.Emit = func(ev model.Event) { msgs = append(msgs, fmt.Sprintf("%s %+v", ev.Message, ev.Result)) }
+	var journal []model.StepResult
+	e.OnFinish = func(res model.StepResult) { journal = append(journal, res) }
 	got := e.Run(context.Background())
 	check(t, got, []brief{{"leaky", "failed", `namespace "***" is invalid`, "", "ns ***", 2}})
 	if d := cmp.Diff([]string{"password=***"}, got[0].LogTail); d != "" {
@@ -395,13 +395,13 @@ func TestResultsCarryStepFields(t *testing.T) {
 	e := engine(newFake(), s, step("b", "a"))
 	e.PosOf = func(path string) spec.Pos { return spec.Pos{File: "k.yaml", Line: 10 + len(path)} }
 	var finished []string
-	e.OnFinish = func(r report.StepResult) { finished = append(finished, r.Name) }
+	e.OnFinish = func(r model.StepResult) { finished = append(finished, r.Name) }
 	got := e.Run(context.Background())
-	want := []report.StepResult{
-		{Name: "a", Type: "wait", Status: report.StatusOK, Attempts: 1, Detail: "did a", Pos: spec.Pos{File: "k.yaml", Line: 17}},
-		{Name: "b", Type: "wait", Status: report.StatusOK, Attempts: 1, Detail: "did b", Needs: []string{"a"}, Pos: spec.Pos{File: "k.yaml", Line: 17}},
+	want := []model.StepResult{
+		{Name: "a", Type: "wait", Status: model.StatusOK, Attempts: 1, Detail: "did a", Pos: spec.Pos{File: "k.yaml", Line: 17}},
+		{Name: "b", Type: "wait", Status: model.StatusOK, Attempts: 1, Detail: "did b", Needs: []string{"a"}, Pos: spec.Pos{File: "k.yaml", Line: 17}},
 	}
-	if d := cmp.Diff(want, got, cmpopts.IgnoreFields(report.StepResult{}, "DurationMs")); d != "" {
+	if d := cmp.Diff(want, got, cmpopts.IgnoreFields(model.StepResult{}, "DurationMs")); d != "" {
 		t.Errorf("results (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff([]string{"a", "b"}, finished); d != "" {

@@ -1,13 +1,15 @@
 // Package runner is khook's engine: it schedules the DAG, runs steps through
 // their executors, predicts plans and keeps the state record. It emits
-// report.Events and never prints.
+// model.Events and never prints.
+//
+// May import: model, spec, redact, runner/kube; never a renderer (report),
+// internal/cli or internal/ci.
 package runner
 
 import (
 	"context"
 
-	"github.com/khook/khook/report"
-
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -36,13 +38,13 @@ type Outcome struct {
 	LogTail []string
 	// Diagnosis is, for a failed attempt, what it was waiting on and why
 	// that is stuck (kube.Diagnose).
-	Diagnosis *report.Diagnosis
+	Diagnosis *model.Diagnosis
 	// Writes counts create/update/patch/delete requests the attempt sent.
 	Writes int
 	// Changes says what the attempt did to each object or release it
 	// touched (created, unchanged, upgraded, ran ...): the step's change set.
-	Changes []report.Change
+	Changes []model.Change
 	// Inventory is what a successful attempt put in the cluster (apply: each
 	// object with its UID), for pruning; nil keeps the previous one.
-	Inventory *report.Inventory
+	Inventory *model.Inventory
 }

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -41,7 +41,7 @@ type PlanInput struct {
 
 // Prediction is what an executor's Plan says Execute would do.
 type Prediction struct {
-	Action report.Action
+	Action model.Action
 	Reason string
 	// Objects are the objects the step would touch, with what was sent
 	// (Desired, the server's dry-run answer where there is one) and what was
@@ -68,7 +68,7 @@ type PlannedRelease struct {
 
 // PlannedObject is one object of a prediction.
 type PlannedObject struct {
-	Action                report.Action
+	Action                model.Action
 	Kind, Namespace, Name string
 	// Reason says why, where the object's action needs it: what a delete
 	// takes with it, or why it is kept.
@@ -104,7 +104,7 @@ type Pending struct {
 	// Fallback, when set, is the step's action when nothing produces what
 	// is missing (rollout status: wait), with Err's text as the reason;
 	// empty: the step fails with Err, or is unknown for a kind or object.
-	Fallback report.Action
+	Fallback model.Action
 	Err      error
 }
 

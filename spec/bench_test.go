@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 )
 
 // bigSpec generates an n-step spec: chains of needs (each step needs the

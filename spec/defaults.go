@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 )
 
 // applyDefaults fills effective values: per-step scheduling fields from

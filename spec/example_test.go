@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 )
 
 func FuzzSubstitute(f *testing.F) {

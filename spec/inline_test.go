@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 )
 
 // An inline manifest written as a literal block maps its lines one for one

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files (testdata/*.golden, docs/schema)")

@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 )
 
 // Summary is a one-line, human description of a step's action, e.g.

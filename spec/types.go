@@ -2,6 +2,9 @@
 // types, loading with source positions, variables, conditions, validation and
 // JSON Schema. Everything here is decided offline: of client-go it imports
 // only the JSONPath parser, to check wait conditions.
+//
+// May import: redact and sops; of client-go only util/jsonpath; nothing of
+// the runner, the model or the renderers.
 package spec
 
 import (

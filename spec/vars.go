@@ -8,8 +8,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/internal/sops"
+	"github.com/khook/khook/redact"
+	"github.com/khook/khook/sops"
 )
 
 // Default environment prefixes for variables and secrets.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/action"
 )
 
@@ -16,24 +16,28 @@ type actions struct {
 	red     *redact.Redactor
 	now     func() time.Time
 	version string
+	// notify prints a run's notes in khook ci's log, as the CLI logs them.
+	notify func(msg string)
 }
 
 func (a actions) config(req Request) *action.Configuration {
-	return &action.Configuration{Kubeconfig: req.Kubeconfig, Context: req.Context, Redactor: a.red, Now: a.now, Version: a.version, PlanKey: req.PlanKey, LookupSecrets: req.LookupSecrets}
+	cfg := action.NewConfiguration(req.Kubeconfig, req.Context, a.red, a.now, a.version, req.PlanKey, a.notify)
+	cfg.LookupSecrets = req.LookupSecrets
+	return cfg
 }
 
-func (a actions) Plan(ctx context.Context, req Request) (*report.Plan, error) {
-	return (&action.Plan{Config: a.config(req), Diff: req.Diff, Selection: req.Selection}).Run(ctx, req.Spec)
+func (a actions) Plan(ctx context.Context, req Request) (*model.Plan, error) {
+	return (&action.PlanCommand{Config: a.config(req), Diff: req.Diff, Selection: req.Selection}).Run(ctx, req.Spec)
 }
 
-func (a actions) Apply(ctx context.Context, req Request) (*report.Results, error) {
-	return (&action.Apply{Config: a.config(req), Started: emitTo(req), Expect: req.Expect, Selection: req.Selection, Reconcile: req.Reconcile}).Run(ctx, req.Spec)
+func (a actions) Apply(ctx context.Context, req Request) (*model.Results, error) {
+	return (&action.ApplyCommand{Config: a.config(req), Started: emitTo(req), Expect: req.Expect, Selection: req.Selection, Reconcile: req.Reconcile}).Run(ctx, req.Spec)
 }
 
-func (a actions) Destroy(ctx context.Context, req Request) (*report.Results, error) {
-	return (&action.Destroy{Config: a.config(req), Started: emitTo(req), Selection: req.Selection}).Run(ctx, req.Spec)
+func (a actions) Destroy(ctx context.Context, req Request) (*model.Results, error) {
+	return (&action.DestroyCommand{Config: a.config(req), Started: emitTo(req), Selection: req.Selection}).Run(ctx, req.Spec)
 }
 
-func emitTo(req Request) func() func(report.Event) {
-	return func() func(report.Event) { return req.Emit }
+func emitTo(req Request) func() func(model.Event) {
+	return func() func(model.Event) { return req.Emit }
 }

@@ -10,20 +10,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
-)
-
-// Exit codes, as the CLI's.
-const (
-	exitOK         = 0
-	exitFailure    = 1
-	exitValidation = 2
 )
 
 // Request is what a Backend needs to run one command.
@@ -45,12 +38,12 @@ type Request struct {
 	LookupSecrets string
 	// Selection picks the steps to run (the target, selector and exclude
 	// inputs); nil: every step.
-	Selection *report.Selection
+	Selection *model.Selection
 	// Reconcile, for Apply, runs every step whatever the state record
 	// says (the reconcile input).
 	Reconcile bool
 	// Emit receives progress events; the backend must call it one at a time.
-	Emit func(report.Event)
+	Emit func(model.Event)
 }
 
 // Backend runs the commands that need the cluster: runner/action's Plan,
@@ -58,9 +51,9 @@ type Request struct {
 // run-level failure (cluster unreachable, state locked) whose reason
 // action.ReasonOf names.
 type Backend interface {
-	Plan(ctx context.Context, req Request) (*report.Plan, error)
-	Apply(ctx context.Context, req Request) (*report.Results, error)
-	Destroy(ctx context.Context, req Request) (*report.Results, error)
+	Plan(ctx context.Context, req Request) (*model.Plan, error)
+	Apply(ctx context.Context, req Request) (*model.Results, error)
+	Destroy(ctx context.Context, req Request) (*model.Results, error)
 }
 
 // Options of one `khook ci` run.
@@ -105,7 +98,7 @@ type runState struct {
 	// reviewed is the reviewed plan plan-check found, nil when unchecked.
 	reviewed *reviewed
 	// checked is the plan plan-check compared.
-	checked *report.Plan
+	checked *model.Plan
 	// leg is the fleet leg this run is (inputs fleet and cluster), nil for none.
 	leg *fleetLeg
 }
@@ -113,8 +106,8 @@ type runState struct {
 // outcome is what a command produced, for every sink.
 type outcome struct {
 	command  string
-	plan     *report.Plan
-	results  *report.Results
+	plan     *model.Plan
+	results  *model.Results
 	problems spec.Problems
 	runErr   string // a run-level error (input, load, backend)
 	status   string // ok | failed
@@ -125,8 +118,8 @@ type outcome struct {
 	comment  string            // comment-url
 	// check is apply's plan check; with no results, the apply was refused
 	// and planNow is the plan that did not match.
-	check   *report.PlanCheck
-	planNow *report.Plan
+	check   *model.PlanCheck
+	planNow *model.Plan
 	// unchanged says why changed-only did not plan: no file the spec
 	// reads changed on the pull request ("" when it planned).
 	unchanged string
@@ -171,8 +164,8 @@ func Run(ctx context.Context, opts Options) int {
 
 	switch {
 	case inErr != nil:
-		oc = &outcome{command: in.Command, status: report.RunFailed, reason: report.ReasonValidation,
-			runErr: r.red.String(inErr.Error()), exit: exitValidation}
+		oc = &outcome{command: in.Command, status: model.RunFailed, reason: model.ReasonValidation,
+			runErr: r.red.String(inErr.Error()), exit: action.ExitValidation}
 		if r.workdir == "" {
 			r.resolveDirs()
 		}
@@ -284,7 +277,7 @@ func (r *runState) load() *outcome {
 		r.relativizePositions(s)
 		return nil
 	}
-	oc := &outcome{command: r.in.Command, status: report.RunFailed, reason: report.ReasonValidation, exit: exitValidation}
+	oc := &outcome{command: r.in.Command, status: model.RunFailed, reason: model.ReasonValidation, exit: action.ExitValidation}
 	var ps spec.Problems
 	if errors.As(err, &ps) {
 		oc.problems = r.problems(ps)
@@ -312,7 +305,7 @@ func (r *runState) problems(ps spec.Problems) spec.Problems {
 func (r *runState) validateManifests(ctx context.Context, oc *outcome) *outcome {
 	ps, _ := runplan.CheckAPIs(ctx, r.spec, action.OfflineKubeVersion(kube.KubeVersion{}))
 	if len(ps) > 0 {
-		oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonValidation, exitValidation
+		oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonValidation, action.ExitValidation
 		oc.problems = r.problems(ps)
 	}
 	return oc
@@ -342,7 +335,7 @@ func (r *runState) relativizePositions(s *spec.Spec) {
 
 // execute runs the command through the backend.
 func (r *runState) execute(ctx context.Context) *outcome {
-	oc := &outcome{command: r.in.Command, status: report.RunOK}
+	oc := &outcome{command: r.in.Command, status: model.RunOK}
 	if r.in.Command == CmdValidate {
 		return r.validateManifests(ctx, oc)
 	}
@@ -351,13 +344,13 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		return oc
 	}
 	if r.opts.Backend == nil {
-		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version}
+		r.opts.Backend = actions{red: r.red, now: r.opts.Now, version: r.opts.Version, notify: r.note}
 	}
 	req := Request{Spec: r.spec, Context: r.in.Context, Diff: r.in.Diff, Identifier: r.identifier, Emit: r.progress(), PlanKey: []byte(r.in.PlanKey), LookupSecrets: r.lookupSecrets(), Selection: r.in.Selection(), Reconcile: r.in.Reconcile}
 	if r.in.Kubeconfig != "" {
 		path, err := r.writeKubeconfig()
 		if err != nil {
-			return r.failed(oc, report.ReasonClusterUnreachable, err)
+			return r.failed(oc, model.ReasonClusterUnreachable, err)
 		}
 		req.Kubeconfig = path
 	}
@@ -377,12 +370,12 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			oc.drift = true
 			// Steps with drift: warn report their drift; only the others fail the run.
 			if p.DriftFails() {
-				oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonDrift, exitFailure
+				oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonDrift, action.ExitFailure
 			}
 		}
 		// A plan that predicts failure fails the job step, drift or not.
 		if err := action.PlanGate(p); err != nil {
-			oc.status, oc.reason, oc.exit = report.RunFailed, action.ReasonOf(err, report.ReasonStepFailed), exitFailure
+			oc.status, oc.reason, oc.exit = model.RunFailed, action.ReasonOf(err, model.ReasonStepFailed), action.ExitFailure
 		}
 	case CmdApply, CmdDestroy:
 		if refused := r.holdToPlan(ctx, &req, oc); refused != nil {
@@ -403,18 +396,18 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		if err != nil && res.Error == "" {
 			res.Error = r.red.String(err.Error())
 		}
-		if err != nil && res.Status == report.RunOK {
-			res.Status = report.RunFailed
+		if err != nil && res.Status == model.RunOK {
+			res.Status = model.RunFailed
 		}
-		if res.Status != report.RunOK && res.FailureReason == "" {
-			res.FailureReason = action.ReasonOf(err, report.ReasonStepFailed)
+		if res.Status != model.RunOK && res.FailureReason == "" {
+			res.FailureReason = action.ReasonOf(err, model.ReasonStepFailed)
 		}
-		res.Inputs = report.InputsOf(r.spec)
+		res.Inputs = model.InputsOf(r.spec)
 		res.PlanCheck = oc.checkFor(res)
 		oc.results = res
 		oc.status, oc.reason = res.Status, res.FailureReason
-		if res.Status != report.RunOK {
-			oc.exit = exitFailure
+		if res.Status != model.RunOK {
+			oc.exit = action.ExitFailure
 		}
 	}
 	return oc
@@ -422,11 +415,11 @@ func (r *runState) execute(ctx context.Context) *outcome {
 
 func (r *runState) failed(oc *outcome, reason string, err error) *outcome {
 	if reason == "" {
-		reason = action.ReasonOf(err, report.ReasonStepFailed)
+		reason = action.ReasonOf(err, model.ReasonStepFailed)
 	}
-	oc.status, oc.reason, oc.runErr, oc.exit = report.RunFailed, reason, r.red.String(err.Error()), exitFailure
-	if reason == report.ReasonValidation { // a selection naming no step
-		oc.exit = exitValidation
+	oc.status, oc.reason, oc.runErr, oc.exit = model.RunFailed, reason, r.red.String(err.Error()), action.ExitFailure
+	if reason == model.ReasonValidation { // a selection naming no step
+		oc.exit = action.ExitValidation
 	}
 	return oc
 }

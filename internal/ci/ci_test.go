@@ -18,7 +18,7 @@ import (
 
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/planfile"
 )
 
@@ -52,48 +52,48 @@ type fakeBackend struct {
 	plans, applies, expected int
 }
 
-func (f *fakeBackend) Plan(ctx context.Context, req Request) (*report.Plan, error) {
-	p := &report.Plan{Name: req.Spec.Metadata.Name, Server: "https://127.0.0.1:6443"}
+func (f *fakeBackend) Plan(ctx context.Context, req Request) (*model.Plan, error) {
+	p := &model.Plan{Name: req.Spec.Metadata.Name, Server: "https://127.0.0.1:6443"}
 	for _, st := range req.Spec.Steps {
-		ps := report.PlanStep{Name: st.Name, Type: st.Type(), Needs: st.Needs, Pos: req.Spec.PosOf(st.Path), Action: report.ActionNoop, Summary: "nothing to do"}
+		ps := model.PlanStep{Name: st.Name, Type: st.Type(), Needs: st.Needs, Pos: req.Spec.PosOf(st.Path), Action: model.ActionNoop, Summary: "nothing to do"}
 		if f.planChanges && st.Type() == "apply" {
-			ps.Action, ps.Summary = report.ActionCreate, "apply 1 object"+f.leak
+			ps.Action, ps.Summary = model.ActionCreate, "apply 1 object"+f.leak
 			if f.configure {
-				ps.Action = report.ActionConfigure
+				ps.Action = model.ActionConfigure
 			}
 			ps.Diff = "+kind: ConfigMap\n+data: {region: eu-west-1}\n" + f.leak
 		}
 		if (f.planChanges || f.runJobs) && st.Type() == "job" {
-			ps.Action, ps.Summary = report.ActionRun, "run job "+st.Name
+			ps.Action, ps.Summary = model.ActionRun, "run job "+st.Name
 		}
 		if st.Type() == "wait" {
-			ps.Action, ps.Reason = report.ActionUnknown, "namespace demo is created by an earlier step"
+			ps.Action, ps.Reason = model.ActionUnknown, "namespace demo is created by an earlier step"
 		}
 		if st.Name == f.wouldFail {
-			ps.Action, ps.Reason = report.ActionFail, "install failed: namespaces \"istio-system\" not found"
+			ps.Action, ps.Reason = model.ActionFail, "install failed: namespaces \"istio-system\" not found"
 		}
 		ps.DriftWarn = f.driftWarn
 		p.Steps = append(p.Steps, ps)
 	}
-	p.Totals = report.PlanTotals(p.Steps)
+	p.Totals = model.PlanTotals(p.Steps)
 	for _, s := range p.Steps {
-		p.Changes = p.Changes || report.IsChange(s.Action)
+		p.Changes = p.Changes || model.IsChange(s.Action)
 	}
 	world := sha256.Sum256([]byte(f.world))
-	p.Digests = &report.PlanDigests{Spec: "sha256:" + hex.EncodeToString(world[:])}
+	p.Digests = &model.PlanDigests{Spec: "sha256:" + hex.EncodeToString(world[:])}
 	p.Fingerprint = planfile.Fingerprint(p)
 	f.plans++
 	return p, nil
 }
 
-func (f *fakeBackend) Apply(ctx context.Context, req Request) (*report.Results, error) {
-	res := &report.Results{Name: req.Spec.Metadata.Name, Command: "apply", Status: report.RunOK, StartedAt: t0, DurationMs: 3200, Server: "https://127.0.0.1:6443"}
+func (f *fakeBackend) Apply(ctx context.Context, req Request) (*model.Results, error) {
+	res := &model.Results{Name: req.Spec.Metadata.Name, Command: "apply", Status: model.RunOK, StartedAt: t0, DurationMs: 3200, Server: "https://127.0.0.1:6443"}
 	if req.Expect != nil {
 		// As action.Apply does under the state lock: plan again, refuse
 		// before the first step when the world moved.
 		f.plans--
 		if now, _ := f.Plan(ctx, req); now.Fingerprint != req.Expect.Plan.Fingerprint {
-			res.Status, res.FailureReason, res.Error = report.RunFailed, report.ReasonPlanChanged, "the world changed: "+strings.Join(req.Expect.Changes(now), "; ")
+			res.Status, res.FailureReason, res.Error = model.RunFailed, model.ReasonPlanChanged, "the world changed: "+strings.Join(req.Expect.Changes(now), "; ")
 			return res, nil
 		}
 		f.expected++
@@ -101,21 +101,21 @@ func (f *fakeBackend) Apply(ctx context.Context, req Request) (*report.Results, 
 	f.applies++
 	failed := ""
 	for i, st := range req.Spec.Steps {
-		sr := report.StepResult{Name: st.Name, Type: st.Type(), Needs: st.Needs, Pos: req.Spec.PosOf(st.Path), Attempts: 1, DurationMs: int64(1000 * (i + 1))}
-		req.Emit(report.Event{Time: t0.Add(time.Duration(i) * time.Second), Kind: report.EventStarted, Step: st.Name, Attempt: 1})
+		sr := model.StepResult{Name: st.Name, Type: st.Type(), Needs: st.Needs, Pos: req.Spec.PosOf(st.Path), Attempts: 1, DurationMs: int64(1000 * (i + 1))}
+		req.Emit(model.Event{Time: t0.Add(time.Duration(i) * time.Second), Kind: model.EventStarted, Step: st.Name, Attempt: 1})
 		switch {
 		case failed != "":
-			sr.Status, sr.Attempts, sr.SkipReason = report.StatusSkipped, 0, "needs "+failed+", which failed"
+			sr.Status, sr.Attempts, sr.SkipReason = model.StatusSkipped, 0, "needs "+failed+", which failed"
 		case st.Name == f.failStep:
-			sr.Status, sr.Error = report.StatusFailed, "job migrate failed: pod migrate-abc exited with code 1"+f.leak
+			sr.Status, sr.Error = model.StatusFailed, "job migrate failed: pod migrate-abc exited with code 1"+f.leak
 			sr.LogTail = []string{"connecting", "::error::injected by a pod", "fatal: " + f.leak}
 			failed = st.Name
-			res.Status, res.FailureReason = report.RunFailed, report.ReasonStepFailed
+			res.Status, res.FailureReason = model.RunFailed, model.ReasonStepFailed
 		default:
-			sr.Status, sr.Detail = report.StatusOK, "done"+f.leak
+			sr.Status, sr.Detail = model.StatusOK, "done"+f.leak
 			sr.Changes = f.changes(st.Type(), st.Name)
 		}
-		req.Emit(report.Event{Time: t0.Add(time.Duration(i+1) * time.Second), Kind: report.EventFinished, Step: st.Name, Result: &sr})
+		req.Emit(model.Event{Time: t0.Add(time.Duration(i+1) * time.Second), Kind: model.EventFinished, Step: st.Name, Result: &sr})
 		res.Steps = append(res.Steps, sr)
 	}
 	return res, nil
@@ -123,21 +123,21 @@ func (f *fakeBackend) Apply(ctx context.Context, req Request) (*report.Results, 
 
 // changes is a step's change set: apply steps create (or find unchanged)
 // one ConfigMap, job steps run.
-func (f *fakeBackend) changes(typ, name string) []report.Change {
+func (f *fakeBackend) changes(typ, name string) []model.Change {
 	switch typ {
 	case "apply":
-		did := report.DidCreate
+		did := model.DidCreate
 		if f.converged {
-			did = report.DidUnchanged
+			did = model.DidUnchanged
 		}
-		return []report.Change{{Action: did, Kind: "ConfigMap", Namespace: "demo", Name: name}}
+		return []model.Change{{Action: did, Kind: "ConfigMap", Namespace: "demo", Name: name}}
 	case "job":
-		return []report.Change{{Action: report.DidRun, Kind: "Job", Namespace: "demo", Name: name}}
+		return []model.Change{{Action: model.DidRun, Kind: "Job", Namespace: "demo", Name: name}}
 	}
 	return nil
 }
 
-func (f *fakeBackend) Destroy(ctx context.Context, req Request) (*report.Results, error) {
+func (f *fakeBackend) Destroy(ctx context.Context, req Request) (*model.Results, error) {
 	r, err := f.Apply(ctx, req)
 	r.Command = "destroy"
 	return r, err

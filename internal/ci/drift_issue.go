@@ -8,6 +8,7 @@ import (
 	"github.com/khook/khook/internal/ci/github"
 	"github.com/khook/khook/internal/ci/gitlab"
 	"github.com/khook/khook/internal/ci/sticky"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 )
 
@@ -19,7 +20,7 @@ type driftRun struct {
 	identifier string   // whose issue: the spec's identifier, "fleet/<name>"
 	title      string   // the issue's title when it is opened
 	what       string   // "the cluster", "the fleet"
-	drifted    []string // report.DriftedObjects; empty: no drift
+	drifted    []string // model.DriftedObjects; empty: no drift
 	commit     string
 	// body renders the issue's text (the drift table) with its marker.
 	body func(marker string) string
@@ -35,20 +36,20 @@ func (r *runState) wantsDriftIssue(oc *outcome) bool {
 func (r *runState) specDriftRun(oc *outcome, commit string, max int) driftRun {
 	return driftRun{
 		identifier: r.identifier, title: "khook: " + r.identifier + " drifted from its spec", what: "the cluster",
-		drifted: report.DriftedObjects(oc.plan), commit: commit,
+		drifted: model.DriftedObjects(oc.plan), commit: commit,
 		body: func(marker string) string { return r.commentBody(oc, marker, commit, max) },
 	}
 }
 
 // fleetDriftRun is the drift run of a fleet (command fleet-report over
 // drift legs): one issue lists the drifted clusters.
-func (r *runState) fleetDriftRun(rep *report.FleetReport, commit string, max int, limit string) driftRun {
+func (r *runState) fleetDriftRun(rep *model.FleetReport, commit string, max int, limit string) driftRun {
 	return driftRun{
 		identifier: "fleet/" + rep.Fleet, title: "khook: fleet " + rep.Fleet + " drifted from its spec", what: "every cluster of the fleet",
-		drifted: report.FleetDriftedObjects(rep), commit: commit,
+		drifted: model.FleetDriftedObjects(rep), commit: commit,
 		body: func(marker string) string {
 			var b strings.Builder
-			opts := report.CommentOptions{Marker: marker, Identifier: "fleet " + rep.Fleet, Status: report.FleetCommentStatus(rep), Commit: commit, RunURL: r.sink.runURL(), MaxBytes: max}
+			opts := report.CommentOptions{Marker: marker, Identifier: "fleet " + rep.Fleet, Status: model.FleetCommentStatus(rep), Commit: commit, RunURL: r.sink.runURL(), MaxBytes: max}
 			_ = report.WriteFleetComment(&b, rep, opts, limit)
 			return b.String()
 		},
@@ -60,7 +61,7 @@ func (r *runState) fleetDriftRun(rep *report.FleetReport, commit string, max int
 // close the issue of another wave's drift), and it can say there is drift
 // or that there is none (a failed cluster without drift anywhere leaves
 // the issue as it is: its drift is unknown).
-func (r *runState) wantsFleetDriftIssue(rep *report.FleetReport) bool {
+func (r *runState) wantsFleetDriftIssue(rep *model.FleetReport) bool {
 	return r.in.DriftIssue && rep.Command == CmdDrift && rep.Wave == 0 && (rep.Totals.Drifted > 0 || rep.Totals.Failed == 0)
 }
 

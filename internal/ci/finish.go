@@ -9,14 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 )
 
 // countedActions are the to-<action> outputs, always present.
-var countedActions = []report.Action{
-	report.ActionInstall, report.ActionUpgrade, report.ActionCreate, report.ActionConfigure,
-	report.ActionDelete, report.ActionRun, report.ActionRestart, report.ActionWait, report.ActionUnknown,
+var countedActions = []model.Action{
+	model.ActionInstall, model.ActionUpgrade, model.ActionCreate, model.ActionConfigure,
+	model.ActionDelete, model.ActionRun, model.ActionRestart, model.ActionWait, model.ActionUnknown,
 }
 
 // Output names (the contract's list, in a stable order).
@@ -49,9 +50,9 @@ func OutputNames() []string {
 // outputs computes every output's value.
 func (oc *outcome) outputs() []kv {
 	changes := false
-	counts := map[report.Action]int{}
+	counts := map[model.Action]int{}
 	var failed []string
-	var sel *report.Selection
+	var sel *model.Selection
 	if oc.plan != nil {
 		changes, sel = oc.plan.Changes, oc.plan.Selection
 		for _, s := range oc.plan.Steps {
@@ -64,7 +65,7 @@ func (oc *outcome) outputs() []kv {
 	if oc.results != nil {
 		changes, sel = oc.results.Changed(), oc.results.Selection
 		for _, s := range oc.results.Steps {
-			if s.Status == report.StatusFailed {
+			if s.Status == model.StatusFailed {
 				failed = append(failed, s.Name)
 			}
 		}
@@ -93,7 +94,7 @@ func (oc *outcome) outputs() []kv {
 type kv struct{ Key, Value string }
 
 // selectedSteps is a partial run's steps, comma-separated ("" for a full run).
-func selectedSteps(sel *report.Selection) string {
+func selectedSteps(sel *model.Selection) string {
 	if !sel.IsPartial() {
 		return ""
 	}
@@ -129,21 +130,21 @@ var driftRepair = "repair it with " + action.RepairCommand
 
 func verdictLine(oc *outcome) string {
 	switch {
-	case oc.reason == report.ReasonValidation:
+	case oc.reason == model.ReasonValidation:
 		return fmt.Sprintf("khook %s: failed (validation)", oc.command)
 	case oc.refused():
 		return fmt.Sprintf("khook apply: refused (%s): nothing was applied", oc.reason)
 	case oc.unchanged != "":
 		return fmt.Sprintf("khook %s: not planned: %s", oc.command, oc.unchanged)
 	case oc.drift:
-		return fmt.Sprintf("khook %s: %s (plan fingerprint %s); %s", oc.command, report.PlanVerdict(oc.plan, true).Text, report.ShortFingerprint(oc.plan.Fingerprint), driftRepair)
+		return fmt.Sprintf("khook %s: %s (plan fingerprint %s); %s", oc.command, model.PlanVerdict(oc.plan, true).Text, model.ShortFingerprint(oc.plan.Fingerprint), driftRepair)
 	case oc.plan != nil && oc.plan.Fingerprint != "":
-		return fmt.Sprintf("khook %s: %s (plan fingerprint %s)", oc.command, report.PlanVerdict(oc.plan, oc.command == CmdDrift).Text, report.ShortFingerprint(oc.plan.Fingerprint))
+		return fmt.Sprintf("khook %s: %s (plan fingerprint %s)", oc.command, model.PlanVerdict(oc.plan, oc.command == CmdDrift).Text, model.ShortFingerprint(oc.plan.Fingerprint))
 	case oc.plan != nil:
-		return "khook " + oc.command + ": " + report.PlanVerdict(oc.plan, oc.command == CmdDrift).Text
+		return "khook " + oc.command + ": " + model.PlanVerdict(oc.plan, oc.command == CmdDrift).Text
 	case oc.results != nil:
 		return "" // the results table ends with it
-	case oc.status == report.RunOK:
+	case oc.status == model.RunOK:
 		return fmt.Sprintf("khook %s: ok", oc.command)
 	}
 	return fmt.Sprintf("khook %s: failed (%s)", oc.command, oc.reason)

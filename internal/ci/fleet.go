@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/spec"
 )
@@ -96,7 +97,7 @@ func (r *runState) useFleet() error {
 	// reviewed plan for plan-check to find: unset, it is off for legs
 	// (hold a leg's apply to its plan with plan-file instead).
 	if r.in.PlanCheck == "" {
-		r.in.PlanCheck = report.PlanCheckOff
+		r.in.PlanCheck = model.PlanCheckOff
 	}
 	return nil
 }
@@ -106,8 +107,8 @@ func (r *runState) writeLeg(oc *outcome) {
 	if r.leg == nil {
 		return
 	}
-	l := &report.Leg{
-		Kind: report.LegKind, Fleet: r.leg.fleet.Metadata.Name, Cluster: r.leg.cluster.Name, Wave: r.leg.cluster.Wave,
+	l := &model.Leg{
+		Kind: model.LegKind, Fleet: r.leg.fleet.Metadata.Name, Cluster: r.leg.cluster.Name, Wave: r.leg.cluster.Wave,
 		Command: oc.command, Status: oc.status, FailureReason: oc.reason, Error: oc.runErr, Drift: oc.drift,
 		SummaryURL: r.sink.runURL(), Plan: oc.plan, Results: oc.results,
 	}
@@ -123,7 +124,7 @@ func (r *runState) writeLeg(oc *outcome) {
 			l.Error = oc.results.Error
 		}
 	}
-	if _, err := r.writeFile(report.LegFileName(l.Cluster), func(w io.Writer) error { return report.WriteJSON(w, l) }); err != nil {
+	if _, err := r.writeFile(model.LegFileName(l.Cluster), func(w io.Writer) error { return report.WriteJSON(w, l) }); err != nil {
 		r.warn(err.Error())
 	}
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/khook/khook/internal/ci/gitlab"
 	"github.com/khook/khook/internal/ci/sticky"
 	"github.com/khook/khook/internal/fleet"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/action"
 )
 
 // Fleet report files under output-dir.
@@ -33,23 +35,23 @@ func (r *runState) fleetReport(ctx context.Context) int {
 	fail := func(reason string, err error) int {
 		msg := r.red.String(err.Error())
 		r.sink.print("Error: " + msg + "\n")
-		r.writeFleetOutputs(report.RunFailed, reason, false, false, "")
+		r.writeFleetOutputs(model.RunFailed, reason, false, false, "")
 		r.say("khook fleet-report: failed (%s)", reason)
-		return exitValidation
+		return action.ExitValidation
 	}
 	fl, err := r.loadFleet()
 	if err != nil {
-		return fail(report.ReasonValidation, err)
+		return fail(model.ReasonValidation, err)
 	}
 	clusters, err := fleet.Selection(fl, r.in.Wave, "")
 	if err != nil {
-		return fail(report.ReasonValidation, err)
+		return fail(model.ReasonValidation, err)
 	}
 	paths := r.absAll(r.in.Results)
 	if len(paths) == 0 {
 		dir, err := r.outputDir()
 		if err != nil {
-			return fail(report.ReasonValidation, err)
+			return fail(model.ReasonValidation, err)
 		}
 		paths = []string{dir}
 	}
@@ -90,10 +92,10 @@ func (r *runState) fleetReport(ctx context.Context) int {
 	}
 	r.writeFleetOutputs(rep.Status, fleetReason(rep), rep.Totals.Changed > 0, rep.Totals.Drifted > 0, url)
 	r.say("khook fleet-report: %s", rep.Verdict().Text)
-	if rep.Halted || (rep.Wave == 0 && rep.Status != report.RunOK) {
-		return exitFailure
+	if rep.Halted || (rep.Wave == 0 && rep.Status != model.RunOK) {
+		return action.ExitFailure
 	}
-	return exitOK
+	return action.ExitOK
 }
 
 // relPathsIn shortens absolute workspace paths in a message.
@@ -104,12 +106,12 @@ func (r *runState) relPathsIn(msg string) string {
 	return strings.ReplaceAll(msg, r.rootDir+"/", "")
 }
 
-func fleetReason(rep *report.FleetReport) string {
+func fleetReason(rep *model.FleetReport) string {
 	switch {
 	case rep.Totals.Failed > 0:
-		return report.ReasonStepFailed
+		return model.ReasonStepFailed
 	case rep.Totals.Drifted > 0:
-		return report.ReasonDrift
+		return model.ReasonDrift
 	}
 	return ""
 }
@@ -147,26 +149,26 @@ func (r *runState) writeFleetOutputs(status, reason string, changes, drift bool,
 }
 
 // wantsFleetComment applies the comment input to a fleet report.
-func (r *runState) wantsFleetComment(rep *report.FleetReport) (do, create bool) {
+func (r *runState) wantsFleetComment(rep *model.FleetReport) (do, create bool) {
 	switch r.in.Comment {
 	case CommentNever:
 		return false, false
 	case CommentAlways:
 		return true, true
 	}
-	changes := rep.Status != report.RunOK || rep.Totals.Changed > 0
+	changes := rep.Status != model.RunOK || rep.Totals.Changed > 0
 	return true, changes
 }
 
-func (r *runState) fleetCommentBody(rep *report.FleetReport, commit string, max int, limit string) string {
+func (r *runState) fleetCommentBody(rep *model.FleetReport, commit string, max int, limit string) string {
 	var b bytes.Buffer
-	opts := report.CommentOptions{Marker: fleetMarker(rep.Fleet), Identifier: "fleet " + rep.Fleet, Status: report.FleetCommentStatus(rep), Commit: commit, RunURL: r.sink.runURL(), MaxBytes: max}
+	opts := report.CommentOptions{Marker: fleetMarker(rep.Fleet), Identifier: "fleet " + rep.Fleet, Status: model.FleetCommentStatus(rep), Commit: commit, RunURL: r.sink.runURL(), MaxBytes: max}
 	_ = report.WriteFleetComment(&b, rep, opts, limit)
 	return r.red.String(b.String())
 }
 
 // fleetComment keeps the fleet's one sticky pull request comment.
-func (r githubSink) fleetComment(ctx context.Context, rep *report.FleetReport) string {
+func (r githubSink) fleetComment(ctx context.Context, rep *model.FleetReport) string {
 	do, create := r.wantsFleetComment(rep)
 	if !do {
 		return ""
@@ -206,7 +208,7 @@ func (r githubSink) fleetComment(ctx context.Context, rep *report.FleetReport) s
 }
 
 // fleetNote keeps the fleet's one sticky merge request note.
-func (r gitlabSink) fleetNote(ctx context.Context, rep *report.FleetReport) string {
+func (r gitlabSink) fleetNote(ctx context.Context, rep *model.FleetReport) string {
 	do, create := r.wantsFleetComment(rep)
 	th := r.noteThread(do, false)
 	if th == nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/action"
 )
 
@@ -19,9 +19,9 @@ import (
 // reached; the rest plan as fakeBackend does.
 type unreachable struct{ *fakeBackend }
 
-func (u unreachable) Plan(ctx context.Context, req Request) (*report.Plan, error) {
+func (u unreachable) Plan(ctx context.Context, req Request) (*model.Plan, error) {
 	if req.Context == "gone" {
-		return nil, &action.Failure{Reason: report.ReasonClusterUnreachable, Err: errors.New("cannot reach the cluster at https://10.255.0.1:6443: connection refused")}
+		return nil, &action.Failure{Reason: model.ReasonClusterUnreachable, Err: errors.New("cannot reach the cluster at https://10.255.0.1:6443: connection refused")}
 	}
 	return u.fakeBackend.Plan(ctx, req)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/khook/khook/internal/ci/gha"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 )
 
@@ -97,7 +98,7 @@ func (r githubSink) annotate(oc *outcome) {
 		as = report.ResultsAnnotations(oc.results)
 	}
 	cmds := gha.Commands{W: r.out}
-	for _, a := range report.LimitAnnotations(as, report.MaxAnnotationsPerLevel) {
+	for _, a := range LimitAnnotations(as, MaxAnnotationsPerLevel) {
 		_ = cmds.Annotate(gha.Annotation{Level: gha.Level(a.Level), File: a.Pos.File, Line: a.Pos.Line, Col: a.Pos.Col, Title: a.Title, Message: a.Message})
 	}
 }
@@ -123,7 +124,7 @@ func (r *runState) writeSummary(w io.Writer, oc *outcome, max int, runURL string
 	case oc.results != nil:
 		_ = report.WriteResultsMarkdown(w, oc.results, opts)
 	case oc.command == CmdValidate && r.spec != nil:
-		fmt.Fprintf(w, "## khook validate: %s\n\n**%s**\n\n", name, report.Verdict{Tone: report.ToneOK, Text: fmt.Sprintf("The spec is valid: %d steps.", len(r.spec.Steps))}.Markdown())
+		fmt.Fprintf(w, "## khook validate: %s\n\n**%s**\n\n", name, model.Verdict{Tone: model.ToneOK, Text: fmt.Sprintf("The spec is valid: %d steps.", len(r.spec.Steps))}.Markdown())
 		if len(r.spec.Steps) <= 150 {
 			io.WriteString(w, "<details><summary>Step graph</summary>\n\n```mermaid\n")
 			_ = report.WriteMermaid(w, report.GraphFromSpec(r.spec))
@@ -147,24 +148,24 @@ func problemRows(oc *outcome) []report.ProblemRow {
 }
 
 // commentStatus is the comment's status line word.
-func commentStatus(oc *outcome) report.CommentStatus {
+func commentStatus(oc *outcome) model.CommentStatus {
 	switch {
-	case oc.reason == report.ReasonValidation:
-		return report.CommentInvalid
+	case oc.reason == model.ReasonValidation:
+		return model.CommentInvalid
 	case oc.unchanged != "":
-		return report.CommentUnchanged
+		return model.CommentUnchanged
 	case oc.command == CmdDrift && oc.drift:
-		return report.CommentDrift
-	case oc.status != report.RunOK:
-		return report.CommentFailed
+		return model.CommentDrift
+	case oc.status != model.RunOK:
+		return model.CommentFailed
 	case oc.command == CmdDrift:
-		return report.CommentNoDrift
+		return model.CommentNoDrift
 	case oc.command == CmdApply:
-		return report.CommentApplied
+		return model.CommentApplied
 	case oc.command == CmdDestroy:
-		return report.CommentDestroyed
+		return model.CommentDestroyed
 	}
-	return report.CommentPlanned
+	return model.CommentPlanned
 }
 
 // commentBody renders the sticky comment, redacted.
@@ -210,7 +211,7 @@ func (r *runState) wantsComment(oc *outcome) (do, create bool) {
 	if oc.unchanged != "" {
 		return true, false // an earlier prediction says it is not planned again
 	}
-	changes := oc.status != report.RunOK || oc.drift || (oc.plan != nil && oc.plan.Changes)
+	changes := oc.status != model.RunOK || oc.drift || (oc.plan != nil && oc.plan.Changes)
 	if oc.results != nil {
 		changes = changes || oc.results.Changed()
 		return changes, changes

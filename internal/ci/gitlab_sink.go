@@ -12,6 +12,7 @@ import (
 
 	"github.com/khook/khook/internal/ci/gitlab"
 	"github.com/khook/khook/internal/ci/sticky"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 )
 
@@ -108,8 +109,8 @@ func (r gitlabSink) sections(oc *outcome) {
 	case oc.results != nil:
 		for _, s := range oc.results.Steps {
 			start, end := r.timeline.span(s.Name, now)
-			d := report.FormatDuration(time.Duration(s.DurationMs) * time.Millisecond)
-			_ = gitlab.SectionStart(&b, start, "khook_"+s.Name, fmt.Sprintf("%s (%s): %s in %s", s.Name, s.Type, s.Status, d), s.Status != report.StatusFailed)
+			d := model.FormatDuration(time.Duration(s.DurationMs) * time.Millisecond)
+			_ = gitlab.SectionStart(&b, start, "khook_"+s.Name, fmt.Sprintf("%s (%s): %s in %s", s.Name, s.Type, s.Status, d), s.Status != model.StatusFailed)
 			fmt.Fprintf(&b, "attempts: %d\n", s.Attempts)
 			for _, line := range []string{s.Detail, s.SkipReason, s.Error} {
 				if line != "" {

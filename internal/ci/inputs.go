@@ -4,13 +4,18 @@
 // outputs, job summary, annotations and sticky PR comment; GitLab's log
 // sections, JUnit, dotenv and Terraform reports and MR note. Every byte it
 // writes passes through the one redactor.
+//
+// May import: runner/action and what it returns (runner/plan,
+// runner/planfile, runner/kube for checks without a cluster), model, report
+// (its renderers), internal/fleet, spec, redact and the platform packages
+// under it; never internal/cli.
 package ci
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	runplan "github.com/khook/khook/runner/plan"
 )
 
@@ -93,8 +98,8 @@ type Inputs struct {
 }
 
 // Selection is the inputs' step selection; nil when they ask for none.
-func (in Inputs) Selection() *report.Selection {
-	sel := &report.Selection{Targets: in.Target, Selector: in.Selector, Exclude: in.Exclude}
+func (in Inputs) Selection() *model.Selection {
+	sel := &model.Selection{Targets: in.Target, Selector: in.Selector, Exclude: in.Exclude}
 	if !sel.Requested() {
 		return nil
 	}
@@ -227,7 +232,7 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		errs = append(errs, fmt.Sprintf("input comment %q is not a policy: use always, on-change or never", in.Comment))
 	}
 	switch in.PlanCheck {
-	case "", report.PlanCheckStrict, report.PlanCheckWarn, report.PlanCheckOff:
+	case "", model.PlanCheckStrict, model.PlanCheckWarn, model.PlanCheckOff:
 	default:
 		errs = append(errs, fmt.Sprintf("input plan-check %q is not a mode: use strict, warn or off (empty: strict for an apply on a push, off otherwise)", in.PlanCheck))
 	}

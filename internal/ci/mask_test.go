@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/khook/khook/internal/ci/github/githubtest"
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 )
 
 // midRunBackend registers a secret between two progress lines, as a run
@@ -20,10 +20,10 @@ type midRunBackend struct {
 	secret string
 }
 
-func (b *midRunBackend) Apply(ctx context.Context, req Request) (*report.Results, error) {
-	req.Emit(report.Event{Kind: report.EventMessage, Step: "web", Message: "before the read"})
+func (b *midRunBackend) Apply(ctx context.Context, req Request) (*model.Results, error) {
+	req.Emit(model.Event{Kind: model.EventMessage, Step: "web", Message: "before the read"})
 	b.red.Add(b.secret)
-	req.Emit(report.Event{Kind: report.EventMessage, Step: "web", Message: "read " + b.secret})
+	req.Emit(model.Event{Kind: model.EventMessage, Step: "web", Message: "read " + b.secret})
 	return b.fakeBackend.Apply(ctx, req)
 }
 

@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/khook/khook/internal/ci/sticky"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/planfile"
 )
 
@@ -20,7 +22,7 @@ type reviewed struct {
 	number      int    // the pull request, 0 when none was found
 	comment     sticky.Comment
 	fingerprint string
-	steps       map[string]report.Action // step -> action; nil when not recorded
+	steps       map[string]model.Action // step -> action; nil when not recorded
 	// problem says why there is no reviewed plan to check against.
 	problem string
 	// update rewrites the comment; nil when there is none to rewrite.
@@ -34,24 +36,24 @@ type reviewed struct {
 // review.
 func (r *runState) planCheckMode() string {
 	if r.in.Command != CmdApply {
-		return report.PlanCheckOff
+		return model.PlanCheckOff
 	}
 	if r.in.PlanCheck != "" {
 		return r.in.PlanCheck
 	}
 	if DetectPlatform(r.getenv) == GitHub && r.getenv("GITHUB_EVENT_NAME") == "push" {
-		return report.PlanCheckStrict
+		return model.PlanCheckStrict
 	}
-	return report.PlanCheckOff
+	return model.PlanCheckOff
 }
 
 // checkPlan compares a fresh plan with the reviewed one before apply
 // writes anything. It returns the check for the results, or the outcome
 // of a refused (strict) or failed (the plan could not be made) run.
-func (r *runState) checkPlan(ctx context.Context, req Request, mode string) (*report.PlanCheck, *outcome) {
+func (r *runState) checkPlan(ctx context.Context, req Request, mode string) (*model.PlanCheck, *outcome) {
 	rv := r.sink.reviewedPlan(ctx)
 	r.reviewed = &rv
-	c := &report.PlanCheck{Mode: mode, Source: rv.source, CommentURL: rv.comment.URL, Reviewed: rv.fingerprint, Problem: rv.problem}
+	c := &model.PlanCheck{Mode: mode, Source: rv.source, CommentURL: rv.comment.URL, Reviewed: rv.fingerprint, Problem: rv.problem}
 	p, err := r.opts.Backend.Plan(ctx, req)
 	if err != nil {
 		return nil, r.failed(&outcome{command: r.in.Command}, "", err)
@@ -63,37 +65,37 @@ func (r *runState) checkPlan(ctx context.Context, req Request, mode string) (*re
 		c.Problem = "This khook made a plan without a fingerprint, so it cannot check it against the reviewed one."
 	}
 	if c.Problem == "" && rv.steps != nil {
-		c.StepsKnown, c.Steps = true, report.CompareSteps(rv.steps, p)
+		c.StepsKnown, c.Steps = true, model.CompareSteps(rv.steps, p)
 	}
 	c.NothingToApply = c.Current != "" && actsOnNothing(p)
 	switch {
 	case c.Passes():
 		r.say("%s", strings.Join(c.Sentences(), " "))
 		return c, nil
-	case mode == report.PlanCheckWarn:
+	case mode == model.PlanCheckWarn:
 		r.warn(strings.Join(c.Sentences(), " ") + " Applying anyway (plan-check: warn).")
 		return c, nil
 	}
-	return c, &outcome{command: r.in.Command, status: report.RunFailed, reason: c.Reason(), exit: exitFailure,
+	return c, &outcome{command: r.in.Command, status: model.RunFailed, reason: c.Reason(), exit: action.ExitFailure,
 		runErr: r.red.String(strings.Join(c.Sentences(), " ")), check: c, planNow: p}
 }
 
 // settlePlan gives a plan made for this run its identifier, the
 // workspace-relative positions and the inputs.
-func (r *runState) settlePlan(p *report.Plan) {
+func (r *runState) settlePlan(p *model.Plan) {
 	p.Identifier = r.identifier
 	for i := range p.Steps {
 		p.Steps[i].Pos.File = r.relPath(p.Steps[i].Pos.File)
 	}
-	p.Inputs = report.InputsOf(r.spec)
+	p.Inputs = model.InputsOf(r.spec)
 }
 
 // refusedNote is the comment's status-line note for a refused apply.
-func refusedNote(c *report.PlanCheck) string {
+func refusedNote(c *model.PlanCheck) string {
 	if c.Problem != "" {
 		return "there is no reviewed plan to check against"
 	}
-	return fmt.Sprintf("the plan changed since review (reviewed %s, now %s)", report.ShortFingerprint(c.Reviewed), report.ShortFingerprint(c.Current))
+	return fmt.Sprintf("the plan changed since review (reviewed %s, now %s)", model.ShortFingerprint(c.Reviewed), model.ShortFingerprint(c.Current))
 }
 
 // markRefused rewrites the status line of the reviewed comment to say the
@@ -104,7 +106,7 @@ func (r *runState) markRefused(ctx context.Context, oc *outcome, commit string) 
 	if rv == nil || rv.update == nil || r.in.Comment == CommentNever {
 		return ""
 	}
-	line := report.CommentStatusLine(report.CommentOptions{Status: report.CommentRefused, Commit: commit,
+	line := report.CommentStatusLine(report.CommentOptions{Status: model.CommentRefused, Commit: commit,
 		RunURL: r.sink.runURL(), Note: refusedNote(oc.check)})
 	body, ok := report.ReplaceCommentStatus(rv.comment.Body, line)
 	if !ok {
@@ -121,7 +123,7 @@ func (r *runState) markRefused(ctx context.Context, oc *outcome, commit string) 
 // expect is the plan an apply that passed plan-check is held to under the
 // state lock: the plan just compared, so nothing can slip in between the
 // check and the first write. nil when the plan has no digests to hold to.
-func (r *runState) expect(c *report.PlanCheck) *planfile.File {
+func (r *runState) expect(c *model.PlanCheck) *planfile.File {
 	if r.checked == nil || r.checked.Digests == nil {
 		return nil
 	}
@@ -140,7 +142,7 @@ func (r *runState) planFilePath() string {
 // savePlan writes the plan file (plan-file input) through the redactor:
 // a secret that reached the plan would break its fingerprint, so the file
 // fails closed rather than leak.
-func (r *runState) savePlan(p *report.Plan) error {
+func (r *runState) savePlan(p *model.Plan) error {
 	var b bytes.Buffer
 	if err := planfile.Write(&b, planfile.New(p, r.opts.Version, r.opts.Now())); err != nil {
 		return fmt.Errorf("cannot save the plan file %s: %w", r.in.PlanFile, err)
@@ -152,7 +154,7 @@ func (r *runState) savePlan(p *report.Plan) error {
 	if err := os.WriteFile(path, []byte(r.red.String(b.String())), 0o644); err != nil {
 		return fmt.Errorf("cannot save the plan file %s: %w", r.in.PlanFile, err)
 	}
-	r.say("khook plan: saved the plan to %s (fingerprint %s)", r.in.PlanFile, report.ShortFingerprint(p.Fingerprint))
+	r.say("khook plan: saved the plan to %s (fingerprint %s)", r.in.PlanFile, model.ShortFingerprint(p.Fingerprint))
 	return nil
 }
 
@@ -178,11 +180,11 @@ func (r *runState) holdToPlan(ctx context.Context, req *Request, oc *outcome) *o
 	case r.in.Command == CmdApply && r.in.PlanFile != "":
 		f, err := r.loadPlan()
 		if err != nil {
-			return r.failed(oc, report.ReasonPlanNotFound, err)
+			return r.failed(oc, model.ReasonPlanNotFound, err)
 		}
 		req.Expect = f
-		oc.check = &report.PlanCheck{Mode: report.PlanCheckStrict, Source: "the plan file " + r.in.PlanFile, Reviewed: f.Plan.Fingerprint}
-	case mode != report.PlanCheckOff:
+		oc.check = &model.PlanCheck{Mode: model.PlanCheckStrict, Source: "the plan file " + r.in.PlanFile, Reviewed: f.Plan.Fingerprint}
+	case mode != model.PlanCheckOff:
 		check, refused := r.checkPlan(ctx, *req, mode)
 		if refused != nil {
 			return refused
@@ -195,8 +197,8 @@ func (r *runState) holdToPlan(ctx context.Context, req *Request, oc *outcome) *o
 // checkFor is the check the results record: none when the apply itself
 // refused (its error says why); a plan file's check is current once the
 // apply held to it ran.
-func (oc *outcome) checkFor(res *report.Results) *report.PlanCheck {
-	if oc.check == nil || res.FailureReason == report.ReasonPlanChanged {
+func (oc *outcome) checkFor(res *model.Results) *model.PlanCheck {
+	if oc.check == nil || res.FailureReason == model.ReasonPlanChanged {
 		return nil
 	}
 	if oc.check.Current == "" {
@@ -207,19 +209,19 @@ func (oc *outcome) checkFor(res *report.Results) *report.PlanCheck {
 
 // savePlanFile saves a plan job's plan (plan-file); a plan the apply job
 // cannot have fails the job.
-func (r *runState) savePlanFile(oc *outcome, p *report.Plan) {
+func (r *runState) savePlanFile(oc *outcome, p *model.Plan) {
 	if err := r.savePlan(p); err != nil {
 		r.warn(err.Error())
-		oc.status, oc.reason, oc.exit = report.RunFailed, report.ReasonStepFailed, exitFailure
+		oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonStepFailed, action.ExitFailure
 	}
 }
 
 // actsOnNothing reports whether a plan would neither change the cluster nor
 // run a job or restart a rollout: a job's command is code run in the
 // cluster, and strict applies no unreviewed code.
-func actsOnNothing(p *report.Plan) bool {
+func actsOnNothing(p *model.Plan) bool {
 	for _, s := range p.Steps {
-		if report.IsChange(s.Action) || s.Action == report.ActionRun || s.Action == report.ActionRestart {
+		if model.IsChange(s.Action) || s.Action == model.ActionRun || s.Action == model.ActionRestart {
 			return false
 		}
 	}

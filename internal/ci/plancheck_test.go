@@ -10,7 +10,8 @@ import (
 
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/spec"
 )
@@ -58,7 +59,7 @@ func TestGitHubPlanCommentAndSummaryCarryTheFingerprint(t *testing.T) {
 	if len(cs) != 1 {
 		t.Fatalf("want one comment, got %d", len(cs))
 	}
-	short := report.ShortFingerprint(p.Fingerprint)
+	short := model.ShortFingerprint(p.Fingerprint)
 	if !strings.Contains(cs[0].Body, "\n<!-- khook:fingerprint="+p.Fingerprint+" -->\n") || !strings.Contains(cs[0].Body, "Plan fingerprint `"+short+"`") {
 		t.Errorf("the comment lacks the fingerprint %s:\n%s", p.Fingerprint, cs[0].Body)
 	}
@@ -104,7 +105,7 @@ func TestGitHubApplyAfterMergeWithTheReviewedPlanApplies(t *testing.T) {
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "**Status:** ✅ applied at `abc123`") || fp == "" {
 		t.Fatalf("the comment must say applied and keep the fingerprint:\n%s", cs[0].Body)
 	}
-	short := report.ShortFingerprint(fp)
+	short := model.ShortFingerprint(fp)
 	want := "The plan matches the one reviewed on [pull request #7](https://github.com/acme/infra/pull/7#issuecomment-1001) (fingerprint `" + short + "`)."
 	if !strings.Contains(cs[0].Body, want) || !strings.Contains(e.read(t, "summary"), want) {
 		t.Errorf("comment and summary must say the plan matched (%s):\n%s", want, cs[0].Body)
@@ -138,7 +139,7 @@ func TestGitHubApplyAfterMergeRefusesAChangedPlan(t *testing.T) {
 	// The comment keeps the reviewed plan; only its status line changes.
 	cs := srv.Comments(7)
 	line := "**Status:** ❌ apply refused at `abc123`: the plan changed since review (reviewed " +
-		report.ShortFingerprint(reviewedFP) + ", now " + report.ShortFingerprint(now.Fingerprint) + ") ([run](https://github.com/acme/infra/actions/runs/42))"
+		model.ShortFingerprint(reviewedFP) + ", now " + model.ShortFingerprint(now.Fingerprint) + ") ([run](https://github.com/acme/infra/actions/runs/42))"
 	want := regexp.MustCompile(`(?m)^\*\*Status:\*\* .*$`).ReplaceAllLiteralString(reviewedBody, line)
 	if len(cs) != 1 || cs[0].Body != want {
 		t.Errorf("the comment must keep the reviewed plan under a refused status line; got:\n%s", cs[0].Body)
@@ -155,7 +156,7 @@ func TestGitHubApplyAfterMergeRefusesAChangedPlan(t *testing.T) {
 	sum := e.read(t, "summary")
 	for _, s := range []string{
 		"**❌ Apply refused (plan-changed): nothing was applied.**",
-		"reviewed fingerprint `" + report.ShortFingerprint(reviewedFP) + "`, now `" + report.ShortFingerprint(now.Fingerprint) + "`",
+		"reviewed fingerprint `" + model.ShortFingerprint(reviewedFP) + "`, now `" + model.ShortFingerprint(now.Fingerprint) + "`",
 		"Every step's action is as reviewed",
 		"### The plan now",
 	} {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // timeline keeps when each step started and finished, for GitLab sections.
@@ -36,9 +36,9 @@ func (t *timeline) span(step string, fallback time.Time) (time.Time, time.Time) 
 
 // progress returns the event handler that prints one log line per state
 // change and records the timeline.
-func (r *runState) progress() func(report.Event) {
+func (r *runState) progress() func(model.Event) {
 	var mu sync.Mutex
-	return func(ev report.Event) {
+	return func(ev model.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		at := ev.Time
@@ -47,32 +47,32 @@ func (r *runState) progress() func(report.Event) {
 		}
 		r.timeline.mu.Lock()
 		switch ev.Kind {
-		case report.EventStarted:
+		case model.EventStarted:
 			if _, ok := r.timeline.started[ev.Step]; !ok {
 				r.timeline.started[ev.Step] = at
 			}
-		case report.EventFinished:
+		case model.EventFinished:
 			r.timeline.finished[ev.Step] = at
 		}
 		r.timeline.mu.Unlock()
 		var line string
 		switch ev.Kind {
-		case report.EventStarted:
+		case model.EventStarted:
 			line = fmt.Sprintf("%s started (attempt %d)", ev.Step, max(ev.Attempt, 1))
-		case report.EventRetrying:
+		case model.EventRetrying:
 			line = fmt.Sprintf("%s attempt %d failed, retrying: %s", ev.Step, ev.Attempt, ev.Message)
-		case report.EventMessage:
+		case model.EventMessage:
 			line = fmt.Sprintf("%s: %s", ev.Step, ev.Message)
-		case report.EventFinished:
+		case model.EventFinished:
 			if ev.Result == nil {
 				return
 			}
 			res := *ev.Result
-			d := report.FormatDuration(time.Duration(res.DurationMs) * time.Millisecond)
+			d := model.FormatDuration(time.Duration(res.DurationMs) * time.Millisecond)
 			switch res.Status {
-			case report.StatusFailed:
+			case model.StatusFailed:
 				line = fmt.Sprintf("%s failed after %s: %s", ev.Step, d, res.Error)
-			case report.StatusSkipped:
+			case model.StatusSkipped:
 				line = fmt.Sprintf("%s skipped: %s", ev.Step, res.SkipReason)
 			default:
 				line = fmt.Sprintf("%s %s in %s", ev.Step, res.Status, d)
@@ -85,4 +85,10 @@ func (r *runState) progress() func(report.Event) {
 		}
 		io.WriteString(r.out, at.UTC().Format("15:04:05")+" "+line+"\n")
 	}
+}
+
+// note prints one line the run says besides its steps' progress (the
+// state record converted from upstream khook's), timed as progress is.
+func (r *runState) note(msg string) {
+	io.WriteString(r.out, r.opts.Now().UTC().Format("15:04:05")+" "+msg+"\n")
 }

@@ -1,6 +1,9 @@
 // Package cli is khook's command line: the root command, its global flags,
 // and the mapping of errors to exit codes. It is the only package that
 // touches the process's standard streams and exit status.
+//
+// May import: everything; it is the top of the house
+// (docs/architecture.md).
 package cli
 
 import (
@@ -32,6 +35,7 @@ import (
 	"github.com/khook/khook/internal/cli/validate"
 	"github.com/khook/khook/internal/cli/vars"
 	"github.com/khook/khook/internal/cli/version"
+	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -62,19 +66,19 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return cmdutil.ExitOK
+		return action.ExitOK
 	}
 	code := cmdutil.CodeOf(err)
 	var ee *cmdutil.ExitError
 	isExit := errors.As(err, &ee)
 	if !parsed && !isExit {
-		code = cmdutil.ExitValidation // unknown command, bad flag, wrong arguments
+		code = action.ExitValidation // unknown command, bad flag, wrong arguments
 	}
 	if isExit && (ee.Reported || ee.Err == nil) {
 		return code
 	}
 	msg := "Error: " + err.Error() + "\n"
-	if code == cmdutil.ExitValidation && !parsed {
+	if code == action.ExitValidation && !parsed {
 		msg += fmt.Sprintf("Run '%s --help' for usage.\n", commandPath(root, args))
 	}
 	fmt.Fprint(ios.ErrOut, msg)

@@ -8,11 +8,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
-// legPattern is how leg results files are named (report.LegFileName).
+// legPattern is how leg results files are named (model.LegFileName).
 const legPattern = "khook-leg-*.json"
 
 // ReadLegs reads leg results files: each path is a file, or a directory
@@ -20,8 +20,8 @@ const legPattern = "khook-leg-*.json"
 // legs' artifacts out, merged or one directory per artifact). A file that
 // cannot be read or is not a leg's is a problem the report names; it never
 // stops the others.
-func ReadLegs(paths []string) ([]*report.Leg, []string) {
-	var legs []*report.Leg
+func ReadLegs(paths []string) ([]*model.Leg, []string) {
+	var legs []*model.Leg
 	var problems []string
 	read := func(path string) {
 		f, err := os.Open(path)
@@ -30,7 +30,7 @@ func ReadLegs(paths []string) ([]*report.Leg, []string) {
 			return
 		}
 		defer f.Close()
-		l, err := report.ReadLeg(f)
+		l, err := model.ReadLeg(f)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("results file %s is unusable: %v", path, err))
 			return
@@ -69,10 +69,10 @@ func ReadLegs(paths []string) ([]*report.Leg, []string) {
 }
 
 // Members are the report's rows: the selected clusters.
-func Members(clusters []*spec.FleetCluster) []report.FleetMember {
-	out := make([]report.FleetMember, len(clusters))
+func Members(clusters []*spec.FleetCluster) []model.FleetMember {
+	out := make([]model.FleetMember, len(clusters))
 	for i, c := range clusters {
-		out[i] = report.FleetMember{Name: c.Name, Wave: c.Wave}
+		out[i] = model.FleetMember{Name: c.Name, Wave: c.Wave}
 	}
 	return out
 }
@@ -100,7 +100,7 @@ func Selection(f *spec.Fleet, wave int, selector string) ([]*spec.FleetCluster, 
 
 // Report reads the legs' results and builds the fleet report of the
 // selection; problems reading files are returned for the caller to show.
-func Report(f *spec.Fleet, clusters []*spec.FleetCluster, wave int, resultPaths []string) (*report.FleetReport, []string) {
+func Report(f *spec.Fleet, clusters []*spec.FleetCluster, wave int, resultPaths []string) (*model.FleetReport, []string) {
 	legs, problems := ReadLegs(resultPaths)
-	return report.BuildFleetReport(f.Metadata.Name, "", wave, f.Rollout.MaxFailures, Members(clusters), legs), problems
+	return model.BuildFleetReport(f.Metadata.Name, "", wave, f.Rollout.MaxFailures, Members(clusters), legs), problems
 }

@@ -2,6 +2,9 @@
 // it turns a fleet file (spec.Fleet) into CI matrices (fan-out), reads the
 // legs' results files back and builds the one fleet report (fan-in). It
 // prints nothing: internal/cli and internal/ci render what it returns.
+//
+// May import: model, spec, redact, sops and go-git; no renderer (report)
+// and no runner.
 package fleet
 
 import (

@@ -1,7 +1,12 @@
-// Package action is what khook does, one struct per command: Apply, Plan and
-// Destroy, each with its options as fields and a Run(ctx, spec) method that
-// returns the results model and never prints. The CLI commands and khook ci
-// are thin layers over it (the model is Helm's pkg/action).
+// Package action is what khook does, one struct per command: ApplyCommand,
+// PlanCommand and DestroyCommand, each with its options as fields and a
+// Run(ctx, spec) method that returns the results model and never prints.
+// The CLI commands and khook ci are thin layers over it (the model is
+// Helm's pkg/action); it owns their one Configuration (NewConfiguration)
+// and their exit codes (exit.go).
+//
+// May import: the rest of runner/..., model, spec, redact; no renderer
+// (report), no CLI.
 package action
 
 import (
@@ -9,8 +14,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/state"
 )
@@ -47,6 +52,24 @@ type Configuration struct {
 	Notify func(msg string)
 }
 
+// NewConfiguration is the one builder of a Configuration: khook's commands
+// (internal/cli/cmdutil) and khook ci (internal/ci) both call it, so
+// neither front end lacks a field the other sets. The plan key is taken as
+// a secret; notify hears the run's notes, redacted (nil: dropped). Per
+// command settings (WarningsAsErrors, LookupSecrets, Clients) are the
+// caller's to set on the result.
+func NewConfiguration(kubeconfig, kubeContext string, red *redact.Redactor, now func() time.Time, version string, planKey []byte, notify func(msg string)) *Configuration {
+	c := &Configuration{Kubeconfig: kubeconfig, Context: kubeContext, Redactor: red, Now: now, Version: version, PlanKey: planKey}
+	red = c.redactor()
+	if len(planKey) > 0 {
+		red.Add(string(planKey))
+	}
+	if notify != nil {
+		c.Notify = func(msg string) { notify(red.String(msg)) }
+	}
+	return c
+}
+
 func (c *Configuration) now() time.Time {
 	if c.Now == nil {
 		return time.Now()
@@ -68,11 +91,11 @@ func (c *Configuration) connect(ctx context.Context) (*kube.Clients, error) {
 	if clients == nil {
 		var err error
 		if clients, err = kube.NewClients(c.Kubeconfig, c.Context); err != nil {
-			return nil, &Failure{Reason: report.ReasonClusterUnreachable, Err: err}
+			return nil, &Failure{Reason: model.ReasonClusterUnreachable, Err: err}
 		}
 	}
 	if err := clients.Ping(ctx); err != nil {
-		return nil, &Failure{Reason: report.ReasonClusterUnreachable, Err: err}
+		return nil, &Failure{Reason: model.ReasonClusterUnreachable, Err: err}
 	}
 	// Taint at the source: every Secret the run reads (lookup, live
 	// objects, waits, a job's own) is masked from the moment it is read.
@@ -104,35 +127,35 @@ func ReasonOf(err error, fallback string) string {
 	case errors.As(err, &named) && named.FailureReason() != "":
 		return named.FailureReason()
 	case kube.IsUnreachable(err):
-		return report.ReasonClusterUnreachable
+		return model.ReasonClusterUnreachable
 	case errors.Is(err, context.Canceled):
-		return report.ReasonCancelled
+		return model.ReasonCancelled
 	}
 	return fallback
 }
 
 // finish settles a run's status from its steps, the context and the error
 // of closing what the run held (the state record's final write).
-func finish(ctx context.Context, res *report.Results, closeErr error, r *redact.Redactor) {
-	res.Status = report.RunOK
+func finish(ctx context.Context, res *model.Results, closeErr error, r *redact.Redactor) {
+	res.Status = model.RunOK
 	for _, st := range res.Steps {
-		if st.Status == report.StatusFailed {
-			res.Status, res.FailureReason = report.RunFailed, report.ReasonStepFailed
+		if st.Status == model.StatusFailed {
+			res.Status, res.FailureReason = model.RunFailed, model.ReasonStepFailed
 		}
 	}
 	if ctx.Err() != nil {
-		res.Status, res.FailureReason = report.RunFailed, report.ReasonCancelled
+		res.Status, res.FailureReason = model.RunFailed, model.ReasonCancelled
 	}
 	if closeErr != nil {
-		res.Status, res.Error = report.RunFailed, r.String(closeErr.Error())
+		res.Status, res.Error = model.RunFailed, r.String(closeErr.Error())
 		if res.FailureReason == "" {
-			res.FailureReason = ReasonOf(closeErr, report.ReasonStepFailed)
+			res.FailureReason = ReasonOf(closeErr, model.ReasonStepFailed)
 		}
 	}
 }
 
 // notStarted marks res as a run that never started and returns err.
-func notStarted(res *report.Results, err error, fallback string, r *redact.Redactor) error {
-	res.Status, res.FailureReason, res.Error = report.RunFailed, ReasonOf(err, fallback), r.String(err.Error())
+func notStarted(res *model.Results, err error, fallback string, r *redact.Redactor) error {
+	res.Status, res.FailureReason, res.Error = model.RunFailed, ReasonOf(err, fallback), r.String(err.Error())
 	return err
 }

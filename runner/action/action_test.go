@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/state"
 )
@@ -19,11 +19,11 @@ func TestReasonOf(t *testing.T) {
 	}{
 		{nil, "fallback"},
 		{errors.New("anything else"), "fallback"},
-		{&Failure{Reason: report.ReasonStateLocked, Err: errors.New("x")}, report.ReasonStateLocked},
-		{fmt.Errorf("open: %w", &Failure{Reason: report.ReasonClusterUnreachable, Err: errors.New("x")}), report.ReasonClusterUnreachable},
-		{fmt.Errorf("open: %w", &state.LockedError{}), report.ReasonStateLocked},
-		{&kube.UnreachableError{Msg: "cannot reach"}, report.ReasonClusterUnreachable},
-		{fmt.Errorf("stopped: %w", context.Canceled), report.ReasonCancelled},
+		{&Failure{Reason: model.ReasonStateLocked, Err: errors.New("x")}, model.ReasonStateLocked},
+		{fmt.Errorf("open: %w", &Failure{Reason: model.ReasonClusterUnreachable, Err: errors.New("x")}), model.ReasonClusterUnreachable},
+		{fmt.Errorf("open: %w", &state.LockedError{}), model.ReasonStateLocked},
+		{&kube.UnreachableError{Msg: "cannot reach"}, model.ReasonClusterUnreachable},
+		{fmt.Errorf("stopped: %w", context.Canceled), model.ReasonCancelled},
 	} {
 		if got := ReasonOf(tc.err, "fallback"); got != tc.want {
 			t.Errorf("ReasonOf(%v) = %q, want %q", tc.err, got, tc.want)

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/executors"
 	"github.com/khook/khook/runner/helmstep"
@@ -19,8 +19,8 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// Apply runs a spec's steps against the cluster.
-type Apply struct {
+// ApplyCommand runs a spec's steps against the cluster.
+type ApplyCommand struct {
 	Config      *Configuration
 	Parallelism int // 0: the engine's default
 	// LockTimeout is how long to wait for a state record another run holds.
@@ -28,7 +28,7 @@ type Apply struct {
 	// Started is called once connected, just before the first step, and
 	// returns where events go (nil: nowhere). It is not called when the run
 	// never starts.
-	Started func() func(report.Event)
+	Started func() func(model.Event)
 	// Backend builds what the run needs from the cluster; nil is
 	// ClusterBackend. Tests pass executors of their own.
 	Backend BackendFunc
@@ -42,7 +42,7 @@ type Apply struct {
 	// Selection picks the steps to run (--target, --selector ...; nil:
 	// every step): the others are reported not selected and their state
 	// record entries stay untouched. With Expect, it is the saved plan's.
-	Selection *report.Selection
+	Selection *model.Selection
 	// Reconcile runs every step whatever the state record says (apply
 	// --reconcile): nothing resumes.
 	Reconcile bool
@@ -58,7 +58,7 @@ type Backend struct {
 	// Resume, when set, lets the state record skip unchanged steps.
 	Resume func(step *spec.Step) (reason string, skip bool)
 	// OnFinish, when set, journals each step's result as it is known.
-	OnFinish func(report.StepResult)
+	OnFinish func(model.StepResult)
 	// Close releases what the backend holds; it may return the error of
 	// a final write (the state record), which fails the run.
 	Close func() error
@@ -67,7 +67,7 @@ type Backend struct {
 	Fail func()
 	// Prune, when set, prunes after the steps what the spec no longer has
 	// (runner/prune) and returns a result per step it pruned for.
-	Prune func(ctx context.Context, results []report.StepResult, emit func(report.Event)) []report.StepResult
+	Prune func(ctx context.Context, results []model.StepResult, emit func(model.Event)) []model.StepResult
 	// Previous is the state record as the last run left it (nil: none),
 	// for --target-only's check.
 	Previous *state.Record
@@ -75,12 +75,12 @@ type Backend struct {
 
 // BackendFunc connects to the cluster, opens the state record and builds
 // the executors. Its error names its failure reason (see ReasonOf).
-type BackendFunc func(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, error)
+type BackendFunc func(ctx context.Context, a *ApplyCommand, s *spec.Spec) (*Backend, error)
 
 // Run connects, runs every step and returns the results. A run that could
 // not start returns its error, and results with no steps that carry the
 // failure reason and the (redacted) error too.
-func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) {
+func (a *ApplyCommand) Run(ctx context.Context, s *spec.Spec) (*model.Results, error) {
 	if a.Config == nil {
 		a.Config = &Configuration{}
 	}
@@ -88,23 +88,23 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	r := cfg.redactor()
 	started := cfg.now()
 	ctx = kube.WithLiveCache(ctx) // one run: one LIST per resource and namespace
-	res := &report.Results{Name: s.Metadata.Name, Command: "apply", Identifier: s.Metadata.Name, StartedAt: started, Steps: []report.StepResult{}}
+	res := &model.Results{Name: s.Metadata.Name, Command: "apply", Identifier: s.Metadata.Name, StartedAt: started, Steps: []model.StepResult{}}
 	if a.Expect != nil && a.Selection == nil {
 		a.Selection = a.Expect.Plan.Selection // apply --plan runs exactly the reviewed selection
 	}
 	sel, err := selectSteps(s, a.Selection, selection.Needs)
 	if err != nil {
-		return res, notStarted(res, err, report.ReasonValidation, r)
+		return res, notStarted(res, err, model.ReasonValidation, r)
 	}
 	res.Selection = sel
 	if a.Expect != nil {
 		if err := refuseFailedPlan(a.Expect.Plan); err != nil {
-			return res, notStarted(res, err, report.ReasonStepFailed, r)
+			return res, notStarted(res, err, model.ReasonStepFailed, r)
 		}
 	}
 	// sops files are opened before anything connects or writes.
 	if problems := runplan.OpenEncrypted(s, r); len(problems) > 0 {
-		return res, notStarted(res, problems, report.ReasonStepFailed, r)
+		return res, notStarted(res, problems, model.ReasonStepFailed, r)
 	}
 	connect := a.Backend
 	if connect == nil {
@@ -112,7 +112,7 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 	}
 	backend, err := connect(ctx, a, s)
 	if err != nil {
-		return res, notStarted(res, err, report.ReasonStepFailed, r)
+		return res, notStarted(res, err, model.ReasonStepFailed, r)
 	}
 	res.Server = backend.Server
 	if err := checkTargetOnly(s, sel, backend.Previous, selection.Needs); err != nil {
@@ -122,7 +122,7 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 		if backend.Close != nil {
 			_ = backend.Close() // the refusal is the run's error
 		}
-		return res, notStarted(res, err, report.ReasonValidation, r)
+		return res, notStarted(res, err, model.ReasonValidation, r)
 	}
 	if a.Expect != nil {
 		if err := a.checkPlan(ctx, s, backend); err != nil {
@@ -132,10 +132,10 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 			if backend.Close != nil {
 				_ = backend.Close() // the refusal is the run's error
 			}
-			return res, notStarted(res, err, report.ReasonStepFailed, r) // a ChangedError names plan-changed
+			return res, notStarted(res, err, model.ReasonStepFailed, r) // a ChangedError names plan-changed
 		}
 	}
-	var emit func(report.Event)
+	var emit func(model.Event)
 	if a.Started != nil {
 		emit = a.Started()
 	}
@@ -172,7 +172,7 @@ func (a *Apply) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) 
 // ClusterBackend is the real backend: the configuration's clients, the
 // state record (when the spec keeps one) and the executors of every step
 // type.
-func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, error) {
+func ClusterBackend(ctx context.Context, a *ApplyCommand, s *spec.Spec) (*Backend, error) {
 	clients, err := a.Config.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -182,7 +182,7 @@ func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, erro
 		Version: a.Config.Version, Redactor: r, Notify: a.Config.Notify})
 	if err != nil {
 		if kube.IsUnreachable(err) {
-			err = &Failure{Reason: report.ReasonClusterUnreachable, Err: clients.Explain(err)}
+			err = &Failure{Reason: model.ReasonClusterUnreachable, Err: clients.Explain(err)}
 		}
 		return nil, err // a LockedError names state-locked itself
 	}
@@ -191,7 +191,7 @@ func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, erro
 	// left pending (docs/recovery.md).
 	exec := executors.New(clients, s.BaseDir, r, helmstep.WithStateLock(sess.Held))
 	return &Backend{
-		Prune: func(ctx context.Context, results []report.StepResult, emit func(report.Event)) []report.StepResult {
+		Prune: func(ctx context.Context, results []model.StepResult, emit func(model.Event)) []model.StepResult {
 			return pruneWith(ctx, clients, s, sess, r, results, emit)
 		},
 		Exec:     exec,
@@ -211,7 +211,7 @@ func ClusterBackend(ctx context.Context, a *Apply, s *spec.Spec) (*Backend, erro
 
 // checkPlan plans s again and holds it to the reviewed plan: a
 // *planfile.ChangedError names every difference.
-func (a *Apply) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) error {
+func (a *ApplyCommand) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) error {
 	if b.Clients == nil {
 		return errors.New("apply --plan: this backend cannot reach the cluster to check the plan")
 	}
@@ -228,13 +228,13 @@ func (a *Apply) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) error {
 // resumeUnchanged lets the state record skip only steps the plan
 // predicted no change for: a change that was planned (an object drifted
 // since the step last succeeded) is applied, not resumed past.
-func resumeUnchanged(p *report.Plan, resume func(*spec.Step) (string, bool)) func(*spec.Step) (string, bool) {
-	planned := map[string]report.Action{}
+func resumeUnchanged(p *model.Plan, resume func(*spec.Step) (string, bool)) func(*spec.Step) (string, bool) {
+	planned := map[string]model.Action{}
 	for _, ps := range p.Steps {
 		planned[ps.Name] = ps.Action
 	}
 	return func(st *spec.Step) (string, bool) {
-		if report.IsChange(planned[st.Name]) {
+		if model.IsChange(planned[st.Name]) {
 			return "", false
 		}
 		return resume(st)

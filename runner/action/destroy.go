@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	teardown "github.com/khook/khook/runner/destroy"
 	"github.com/khook/khook/runner/helmstep"
@@ -16,52 +16,52 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// Destroy undoes what Apply installed, walking the DAG in reverse, and
+// DestroyCommand undoes what Apply installed, walking the DAG in reverse, and
 // deletes the state record after a full success.
-type Destroy struct {
+type DestroyCommand struct {
 	Config      *Configuration
 	Parallelism int
 	LockTimeout time.Duration
 	// Started is called once connected, just before the first teardown, and
 	// returns where events go (nil: nowhere).
-	Started func() func(report.Event)
+	Started func() func(model.Event)
 	// Selection picks the steps to tear down (nil: every step); a target
 	// brings every step that needs it, torn down first.
-	Selection *report.Selection
+	Selection *model.Selection
 }
 
 // Run tears s down and returns the results; a teardown that could not
 // start returns its error as Apply.Run does.
-func (d *Destroy) Run(ctx context.Context, s *spec.Spec) (*report.Results, error) {
+func (d *DestroyCommand) Run(ctx context.Context, s *spec.Spec) (*model.Results, error) {
 	if d.Config == nil {
 		d.Config = &Configuration{}
 	}
 	cfg := d.Config
 	r := cfg.redactor()
 	started := cfg.now()
-	res := &report.Results{Name: s.Metadata.Name, Command: "destroy", Identifier: s.Metadata.Name, StartedAt: started, Steps: []report.StepResult{}}
+	res := &model.Results{Name: s.Metadata.Name, Command: "destroy", Identifier: s.Metadata.Name, StartedAt: started, Steps: []model.StepResult{}}
 	sel, err := selectSteps(s, d.Selection, selection.Dependents)
 	if err != nil {
-		return res, notStarted(res, err, report.ReasonValidation, r)
+		return res, notStarted(res, err, model.ReasonValidation, r)
 	}
 	res.Selection = sel
 	clients, err := cfg.connect(ctx)
 	if err != nil {
-		return res, notStarted(res, err, report.ReasonClusterUnreachable, r)
+		return res, notStarted(res, err, model.ReasonClusterUnreachable, r)
 	}
 	res.Server = redact.StripURLCredentials(clients.Config.Host)
 	sess, err := state.OpenDestroy(ctx, s, state.Options{Client: clients.Typed, Lock: state.LockOptions{Timeout: d.LockTimeout},
 		Version: cfg.Version, Redactor: r, Notify: cfg.Notify})
 	if err != nil {
 		if kube.IsUnreachable(err) {
-			err = &Failure{Reason: report.ReasonClusterUnreachable, Err: clients.Explain(err)}
+			err = &Failure{Reason: model.ReasonClusterUnreachable, Err: clients.Explain(err)}
 		}
-		return res, notStarted(res, err, report.ReasonStepFailed, r)
+		return res, notStarted(res, err, model.ReasonStepFailed, r)
 	}
 	if err := checkTargetOnly(s, sel, sess.Record(), selection.Dependents); err != nil {
 		sess.Fail()
 		_ = sess.Close(context.WithoutCancel(ctx)) // the refusal is the run's error
-		return res, notStarted(res, err, report.ReasonValidation, r)
+		return res, notStarted(res, err, model.ReasonValidation, r)
 	}
 	helm := helmstep.New(clients, s.BaseDir, r)
 	defer helm.Close()
@@ -69,8 +69,8 @@ func (d *Destroy) Run(ctx context.Context, s *spec.Spec) (*report.Results, error
 		del := st.Delete
 		return helm.Uninstall(ctx, del.Release, del.Namespace, del.IgnoresNotFound())
 	}
-	exec := steps.NewDelete(steps.NewEnv(clients, s.BaseDir, r), steps.ReleaseDeleterFunc(uninstall))
-	var emit func(report.Event)
+	exec := steps.NewDeleteExecutor(steps.NewEnv(clients, s.BaseDir, r), steps.ReleaseDeleterFunc(uninstall))
+	var emit func(model.Event)
 	if d.Started != nil {
 		emit = d.Started()
 	}

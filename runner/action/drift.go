@@ -3,7 +3,7 @@ package action
 import (
 	"context"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/spec"
 )
@@ -20,7 +20,7 @@ const (
 // plan does, and a step the record would skip but whose plan is a change
 // (its live objects drifted) runs again. It returns the Resume hook and
 // those steps. A plan that cannot be made resumes nothing: every step runs.
-func (a *Apply) resumeUndrifted(ctx context.Context, s *spec.Spec, b *Backend) (func(*spec.Step) (string, bool), map[string]bool) {
+func (a *ApplyCommand) resumeUndrifted(ctx context.Context, s *spec.Spec, b *Backend) (func(*spec.Step) (string, bool), map[string]bool) {
 	hashes := state.Hashes(s)
 	resumable := map[string]bool{}
 	for _, st := range s.Steps {
@@ -40,7 +40,7 @@ func (a *Apply) resumeUndrifted(ctx context.Context, s *spec.Spec, b *Backend) (
 	}
 	drifted := map[string]bool{}
 	for _, ps := range p.Steps {
-		if resumable[ps.Name] && report.IsChange(ps.Action) {
+		if resumable[ps.Name] && model.IsChange(ps.Action) {
 			drifted[ps.Name] = true
 		}
 	}
@@ -48,7 +48,7 @@ func (a *Apply) resumeUndrifted(ctx context.Context, s *spec.Spec, b *Backend) (
 }
 
 // sayRepaired says on each step re-run for its drift why it ran.
-func sayRepaired(steps []report.StepResult, drifted map[string]bool) {
+func sayRepaired(steps []model.StepResult, drifted map[string]bool) {
 	for i := range steps {
 		st := &steps[i]
 		if !drifted[st.Name] || st.Skip != "" {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // PlanFailedError is a plan that predicts failure: some step would fail on
@@ -23,11 +23,11 @@ func (e *PlanFailedError) Error() string {
 }
 
 // FailureReason: a predicted failure is a step's failure, as on apply.
-func (e *PlanFailedError) FailureReason() string { return report.ReasonStepFailed }
+func (e *PlanFailedError) FailureReason() string { return model.ReasonStepFailed }
 
 // PlanGate is nil for a plan no step of which would fail, else a
 // *PlanFailedError naming them.
-func PlanGate(p *report.Plan) error {
+func PlanGate(p *model.Plan) error {
 	if p == nil {
 		return nil
 	}
@@ -44,12 +44,12 @@ func PlanGate(p *report.Plan) error {
 
 // refuseFailedPlan is apply --plan's refusal of a plan that predicted
 // failure: what was reviewed is a failure, not a change to apply.
-func refuseFailedPlan(p *report.Plan) error {
+func refuseFailedPlan(p *model.Plan) error {
 	var pf *PlanFailedError
 	if !errors.As(PlanGate(p), &pf) {
 		return nil
 	}
-	return &Failure{Reason: report.ReasonStepFailed, Err: fmt.Errorf(
+	return &Failure{Reason: model.ReasonStepFailed, Err: fmt.Errorf(
 		"apply --plan refuses the saved plan: it is marked as failed, %d %s would fail on apply (%s); fix the spec or the cluster, plan again and review the new plan",
 		len(pf.Steps), plural(len(pf.Steps), "step", "steps"), strings.Join(pf.Steps, ", "))}
 }

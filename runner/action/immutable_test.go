@@ -11,7 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -74,7 +74,7 @@ func TestOnImmutableRecreateReplaces(t *testing.T) {
 	cfg := &Configuration{Clients: clients}
 	webUID, jobUID := uids(ctx, t, ns)
 
-	p, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
+	p, err := (&PlanCommand{Config: cfg, Diff: true}).Run(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestOnImmutableRecreateReplaces(t *testing.T) {
 		t.Logf("plan %s: %s: %s\n%s", ps.Name, ps.Action, ps.Reason, ps.Diff)
 		replaced := ""
 		for _, o := range ps.Objects {
-			if o.Action == report.ActionReplace {
+			if o.Action == model.ActionReplace {
 				replaced = o.Kind + " " + o.Name
 			}
 		}
@@ -91,8 +91,8 @@ func TestOnImmutableRecreateReplaces(t *testing.T) {
 			t.Errorf("step %s: plan %s (%s), replaced object %q: want %q replaced, said in the reason, with a diff", ps.Name, ps.Action, ps.Reason, replaced, want)
 		}
 	}
-	res, err := (&Apply{Config: cfg}).Run(ctx, s)
-	if err != nil || res.Status != report.RunOK {
+	res, err := (&ApplyCommand{Config: cfg}).Run(ctx, s)
+	if err != nil || res.Status != model.RunOK {
 		t.Fatalf("apply: %v %+v", err, res)
 	}
 	newWeb, newJob := uids(ctx, t, ns)
@@ -110,12 +110,12 @@ func TestOnImmutableRecreateReplaces(t *testing.T) {
 		t.Errorf("the Job's image is %s, want tag 2", img)
 	}
 	for _, r := range res.Steps {
-		if len(r.Changes) == 0 || (r.Name == "web" && r.Changes[0].Action != report.DidReplace) {
+		if len(r.Changes) == 0 || (r.Name == "web" && r.Changes[0].Action != model.DidReplace) {
 			t.Errorf("step %s: changes %v: want the object replaced", r.Name, r.Changes)
 		}
 	}
 
-	again, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
+	again, err := (&PlanCommand{Config: cfg, Diff: true}).Run(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestOnImmutableRecreateReplaces(t *testing.T) {
 		for _, ps := range again.Steps {
 			t.Logf("%s: %s: %s\n%s", ps.Name, ps.Action, ps.Reason, ps.Diff)
 		}
-		t.Errorf("the plan after the replacement is not clean: %s", report.TotalsLine(again))
+		t.Errorf("the plan after the replacement is not clean: %s", model.TotalsLine(again))
 	}
 }
 

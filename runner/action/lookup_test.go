@@ -17,7 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
@@ -96,7 +97,7 @@ func TestLookedUpSecretsAreMaskedInThePlan(t *testing.T) {
 	}
 	red := redact.New()
 	cfg := &Configuration{Clients: clients, Redactor: red}
-	p, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
+	p, err := (&PlanCommand{Config: cfg, Diff: true}).Run(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +109,8 @@ func TestLookedUpSecretsAreMaskedInThePlan(t *testing.T) {
 	if d := p.Steps[0].Diff; !strings.Contains(d, `password: '***'`) && !strings.Contains(d, `password: "***"`) && !strings.Contains(d, "password: ***") {
 		t.Errorf("the diff does not show the ConfigMap's password as ***:\n%s", d)
 	}
-	res, err := (&Apply{Config: cfg}).Run(ctx, s)
-	if err != nil || res.Status != report.RunOK {
+	res, err := (&ApplyCommand{Config: cfg}).Run(ctx, s)
+	if err != nil || res.Status != model.RunOK {
 		t.Fatalf("apply: %v %+v", err, res)
 	}
 	cm, err := testCluster.Client.CoreV1().ConfigMaps(ns).Get(ctx, "app-settings", metav1.GetOptions{})
@@ -131,7 +132,7 @@ func TestLookedUpSecretInAFailMessageIsMasked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := (&Plan{Config: &Configuration{Clients: clients, Redactor: redact.New()}, Diff: true}).Run(ctx, s)
+	p, err := (&PlanCommand{Config: &Configuration{Clients: clients, Redactor: redact.New()}, Diff: true}).Run(ctx, s)
 	var text bytes.Buffer
 	if err != nil {
 		text.WriteString(err.Error())
@@ -172,7 +173,7 @@ func TestLookupSecretsDeny(t *testing.T) {
 		t.Fatal(err)
 	}
 	red := redact.New()
-	p, err := (&Plan{Config: &Configuration{Clients: clients, Redactor: red, LookupSecrets: runplan.LookupDeny}, Diff: true}).Run(ctx, s)
+	p, err := (&PlanCommand{Config: &Configuration{Clients: clients, Redactor: red, LookupSecrets: runplan.LookupDeny}, Diff: true}).Run(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,9 +206,9 @@ func TestAChangedLookedUpValueChangesTheKeyedPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := func() *report.Plan {
+	plan := func() *model.Plan {
 		t.Helper()
-		p, err := (&Plan{Config: &Configuration{Clients: clients, Redactor: redact.New(), PlanKey: []byte("k3y-for-the-test")}}).Run(ctx, s)
+		p, err := (&PlanCommand{Config: &Configuration{Clients: clients, Redactor: redact.New(), PlanKey: []byte("k3y-for-the-test")}}).Run(ctx, s)
 		if err != nil {
 			t.Fatal(err)
 		}

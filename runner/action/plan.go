@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/executors"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
@@ -13,9 +13,9 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// Plan predicts what Apply would do, per step: offline from the spec alone,
+// PlanCommand predicts what Apply would do, per step: offline from the spec alone,
 // or against the cluster (read-only).
-type Plan struct {
+type PlanCommand struct {
 	Config *Configuration
 	// Offline plans from the spec alone: the DAG, summaries and when:
 	// outcomes, no actions assessed.
@@ -27,13 +27,13 @@ type Plan struct {
 	KubeVersion kube.KubeVersion
 	// Selection picks the steps to plan (nil: every step); the others are
 	// planned not selected, and a saved plan records it for apply --plan.
-	Selection *report.Selection
+	Selection *model.Selection
 }
 
 // Run plans s. Its error is a run-level failure (the cluster unreachable);
 // what a step cannot assess is an unknown action in the plan instead. A
 // live plan carries its digests and fingerprint (runner/planfile).
-func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
+func (p *PlanCommand) Run(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
 	if p.Config == nil {
 		p.Config = &Configuration{}
 	}
@@ -54,7 +54,7 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 	if problems := runplan.OpenEncrypted(s, p.Config.redactor()); len(problems) > 0 {
 		// Not a validation failure (exit 2, "changes" under
 		// --detailed-exitcode): the files are well-formed, the keys missing.
-		return nil, &Failure{Reason: report.ReasonStepFailed, Err: errors.New(problems.Error())}
+		return nil, &Failure{Reason: model.ReasonStepFailed, Err: errors.New(problems.Error())}
 	}
 	clients, err := p.Config.connect(ctx)
 	if err != nil {
@@ -79,7 +79,7 @@ func (p *Plan) Run(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 
 // livePlan plans s against the cluster with digests and the fingerprint:
 // plan and apply --plan's check both come here, so they decide alike.
-func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *spec.Spec, diff bool) (*report.Plan, error) {
+func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *spec.Spec, diff bool) (*model.Plan, error) {
 	r := c.redactor()
 	// Every step is predicted by apply's own executor (its Plan: Execute's
 	// path with a server-side dry run): for helm, the chart a version range
@@ -88,7 +88,7 @@ func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *
 	exec := executors.New(clients, s.BaseDir, r)
 	defer exec.Close()
 	helm := exec.Helm()
-	live := &runplan.Live{Clients: clients, Redactor: r, Diff: diff, Executors: exec,
+	live := &runplan.ClusterPlanner{Clients: clients, Redactor: r, Diff: diff, Executors: exec,
 		Digest: planfile.NewHasher(c.PlanKey, r), LookupSecrets: c.LookupSecrets, WarningsAsErrors: c.WarningsAsErrors}
 	ctx = kube.WithLiveCache(ctx) // one plan: one LIST per resource and namespace
 	pl, err := live.Plan(ctx, s)

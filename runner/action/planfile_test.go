@@ -12,7 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
@@ -113,7 +113,7 @@ func (w *reviewWorld) load(set ...string) *spec.Spec {
 // plan plans and saves, returning the plan file as apply --plan reads it.
 func (w *reviewWorld) plan(ctx context.Context, set ...string) *planfile.File {
 	w.t.Helper()
-	p, err := (&Plan{Config: w.cfg}).Run(ctx, w.load(set...))
+	p, err := (&PlanCommand{Config: w.cfg}).Run(ctx, w.load(set...))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -128,8 +128,8 @@ func (w *reviewWorld) plan(ctx context.Context, set ...string) *planfile.File {
 	return f
 }
 
-func (w *reviewWorld) apply(ctx context.Context, f *planfile.File, set ...string) (*report.Results, error) {
-	return (&Apply{Config: w.cfg, Expect: f}).Run(ctx, w.load(set...))
+func (w *reviewWorld) apply(ctx context.Context, f *planfile.File, set ...string) (*model.Results, error) {
+	return (&ApplyCommand{Config: w.cfg, Expect: f}).Run(ctx, w.load(set...))
 }
 
 // settingsVersion is the ConfigMap's resourceVersion: unchanged, nothing
@@ -151,21 +151,21 @@ func TestApplyReviewedPlanOnUnchangedWorld(t *testing.T) {
 	w := newReviewWorld(t, "")
 	f := w.plan(ctx)
 	res, err := w.apply(ctx, f)
-	if err != nil || res.Status != report.RunOK {
+	if err != nil || res.Status != model.RunOK {
 		t.Fatalf("apply --plan on the unchanged world: %v %+v", err, res)
 	}
-	got := map[string]report.StepResult{}
+	got := map[string]model.StepResult{}
 	for _, r := range res.Steps {
 		got[r.Name] = r
 	}
 	for _, ps := range f.Plan.Steps {
 		want := ps.Action
 		switch want {
-		case report.ActionUnknown:
+		case model.ActionUnknown:
 			continue // its target comes with an earlier step
-		case report.ActionWait:
-			want = report.ActionNoop
-		case report.ActionExcluded:
+		case model.ActionWait:
+			want = model.ActionNoop
+		case model.ActionExcluded:
 			if !got[ps.Name].Skip.Excluded() {
 				t.Errorf("step %s was planned excluded and ran", ps.Name)
 			}
@@ -184,7 +184,7 @@ func TestApplyReviewedPlanOnUnchangedWorld(t *testing.T) {
 		t.Errorf("the plan's digests are incomplete: %+v", d)
 	}
 	res, err = w.apply(ctx, a)
-	if err != nil || res.Status != report.RunOK {
+	if err != nil || res.Status != model.RunOK {
 		t.Fatalf("apply --plan on the converged world: %v %+v", err, res)
 	}
 }
@@ -197,7 +197,7 @@ func TestApplyReviewedPlanRefusesAChangedWorld(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	w := newReviewWorld(t, "")
-	if res, err := (&Apply{Config: w.cfg}).Run(ctx, w.load()); err != nil || res.Status != report.RunOK {
+	if res, err := (&ApplyCommand{Config: w.cfg}).Run(ctx, w.load()); err != nil || res.Status != model.RunOK {
 		t.Fatalf("first apply: %v %+v", err, res)
 	}
 	for _, tc := range []struct {
@@ -234,8 +234,8 @@ func TestApplyReviewedPlanRefusesAChangedWorld(t *testing.T) {
 			before := w.settingsVersion(ctx)
 			res, err := w.apply(ctx, f, set...)
 			var changed *planfile.ChangedError
-			if !errors.As(err, &changed) || res.FailureReason != report.ReasonPlanChanged || res.Status != report.RunFailed {
-				t.Fatalf("apply --plan after %s: err %v, results %+v; want a refusal with %s", tc.name, err, res, report.ReasonPlanChanged)
+			if !errors.As(err, &changed) || res.FailureReason != model.ReasonPlanChanged || res.Status != model.RunFailed {
+				t.Fatalf("apply --plan after %s: err %v, results %+v; want a refusal with %s", tc.name, err, res, model.ReasonPlanChanged)
 			}
 			want := tc.want
 			if strings.Contains(want, "%s") {
@@ -268,7 +268,7 @@ func TestApplyReviewedPlanDoesNotResumePastAChange(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	w := newReviewWorld(t, "")
-	if res, err := (&Apply{Config: w.cfg}).Run(ctx, w.load()); err != nil || res.Status != report.RunOK {
+	if res, err := (&ApplyCommand{Config: w.cfg}).Run(ctx, w.load()); err != nil || res.Status != model.RunOK {
 		t.Fatalf("first apply: %v %+v", err, res)
 	}
 	cm, err := testCluster.Client.CoreV1().ConfigMaps(w.ns).Get(ctx, "settings", metav1.GetOptions{})
@@ -281,11 +281,11 @@ func TestApplyReviewedPlanDoesNotResumePastAChange(t *testing.T) {
 	}
 	f := w.plan(ctx)
 	res, err := w.apply(ctx, f)
-	if err != nil || res.Status != report.RunOK {
+	if err != nil || res.Status != model.RunOK {
 		t.Fatalf("apply --plan: %v %+v", err, res)
 	}
 	for _, r := range res.Steps {
-		if r.Name == "config" && verdict(r) != report.ActionConfigure {
+		if r.Name == "config" && verdict(r) != model.ActionConfigure {
 			t.Errorf("step config: planned configure, apply did %s (%s)", verdict(r), r.SkipReason)
 		}
 	}

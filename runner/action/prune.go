@@ -6,8 +6,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
@@ -20,16 +20,16 @@ import (
 // pruneWith prunes what s no longer has, for apply (results: the steps'
 // outcomes) and destroy (nil); a failed prune fails the run's record.
 func pruneWith(ctx context.Context, clients *kube.Clients, s *spec.Spec, sess *state.Session, r *redact.Redactor,
-	results []report.StepResult, emit func(report.Event)) []report.StepResult {
+	results []model.StepResult, emit func(model.Event)) []model.StepResult {
 	if sess == nil {
 		return nil
 	}
 	helm := helmstep.New(clients, s.BaseDir, r)
 	defer helm.Close()
-	p := &prune.Pruner{Clients: clients, Helm: helm, Delete: steps.NewDelete(steps.NewEnv(clients, s.BaseDir, r), nil), Emit: emit, Redactor: r}
+	p := &prune.Pruner{Clients: clients, Helm: helm, Delete: steps.NewDeleteExecutor(steps.NewEnv(clients, s.BaseDir, r), nil), Emit: emit, Redactor: r}
 	out := p.Run(ctx, s, sess, results)
 	for _, res := range out {
-		if res.Status == report.StatusFailed {
+		if res.Status == model.StatusFailed {
 			sess.Fail()
 		}
 	}
@@ -40,7 +40,7 @@ func pruneWith(ctx context.Context, clients *kube.Clients, s *spec.Spec, sess *s
 // and the note when the spec keeps no record to prune from. The record is a
 // Secret: a plan under lookup-secrets deny (a fork's) does not read it, and
 // a plan identity that may not read it plans without pruning; each says so.
-func planPrune(ctx context.Context, clients *kube.Clients, helm *helmstep.Executor, s *spec.Spec, lookup string, r *redact.Redactor, pl *report.Plan) error {
+func planPrune(ctx context.Context, clients *kube.Clients, helm *helmstep.Executor, s *spec.Spec, lookup string, r *redact.Redactor, pl *model.Plan) error {
 	var rec *state.Record
 	if ref, ok := state.RefFor(s); ok {
 		if lookup == runplan.LookupDeny {
@@ -64,8 +64,8 @@ func planPrune(ctx context.Context, clients *kube.Clients, helm *helmstep.Execut
 	pl.Steps = append(pl.Steps, ps...)
 	pl.Notes = append(pl.Notes, notes...)
 	for _, p := range ps {
-		pl.Changes = pl.Changes || report.IsChange(p.Action)
+		pl.Changes = pl.Changes || model.IsChange(p.Action)
 	}
-	pl.Totals = report.PlanTotals(pl.Steps)
+	pl.Totals = model.PlanTotals(pl.Steps)
 	return nil
 }

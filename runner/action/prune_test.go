@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/prune"
@@ -66,18 +66,18 @@ func (w *pruneWorld) applyStep(name string, cms ...string) string {
 	return b.String()
 }
 
-func (w *pruneWorld) apply(s *spec.Spec) *report.Results {
+func (w *pruneWorld) apply(s *spec.Spec) *model.Results {
 	w.t.Helper()
-	res, err := (&Apply{Config: w.cfg}).Run(context.Background(), s)
+	res, err := (&ApplyCommand{Config: w.cfg}).Run(context.Background(), s)
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	return res
 }
 
-func (w *pruneWorld) plan(s *spec.Spec) *report.Plan {
+func (w *pruneWorld) plan(s *spec.Spec) *model.Plan {
 	w.t.Helper()
-	p, err := (&Plan{Config: w.cfg}).Run(context.Background(), s)
+	p, err := (&PlanCommand{Config: w.cfg}).Run(context.Background(), s)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -103,10 +103,10 @@ func (w *pruneWorld) exists(name string) bool {
 }
 
 // pruned is "action name: reason" per object the plan prunes or keeps.
-func pruned(p *report.Plan) map[string]string {
+func pruned(p *model.Plan) map[string]string {
 	out := map[string]string{}
 	for _, st := range p.Steps {
-		if st.Type != report.TypePrune {
+		if st.Type != model.TypePrune {
 			continue
 		}
 		for _, o := range st.Objects {
@@ -121,7 +121,7 @@ func pruned(p *report.Plan) map[string]string {
 func TestPruneInventory(t *testing.T) {
 	w := newPruneWorld(t)
 	s := w.spec(w.applyStep("cms", "a", "b") + w.applyStep("more", "c") + "  needs: [cms]\n")
-	if res := w.apply(s); res.Status != report.RunOK {
+	if res := w.apply(s); res.Status != model.RunOK {
 		t.Fatalf("apply: %+v", res)
 	}
 	rec := w.record(s)
@@ -129,7 +129,7 @@ func TestPruneInventory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := report.Owned{Version: "v1", Kind: "ConfigMap", Namespace: w.ns, Name: "b", UID: string(cm.UID)}
+	want := model.Owned{Version: "v1", Kind: "ConfigMap", Namespace: w.ns, Name: "b", UID: string(cm.UID)}
 	if inv := rec.Steps["cms"].Inventory; len(inv) != 2 || inv[1] != want {
 		t.Errorf("inventory of cms = %+v, want [a, %+v]", inv, want)
 	}
@@ -147,7 +147,7 @@ func TestPruneInventory(t *testing.T) {
 	}
 	res := w.apply(s)
 	last := res.Steps[len(res.Steps)-1]
-	if last.Name != "prune/cms" || last.Status != report.StatusOK || len(last.Changes) != 1 || last.Changes[0].Action != report.DidDelete {
+	if last.Name != "prune/cms" || last.Status != model.StatusOK || len(last.Changes) != 1 || last.Changes[0].Action != model.DidDelete {
 		t.Errorf("prune result = %+v", last)
 	}
 	if w.exists("b") || !w.exists("a") {
@@ -166,7 +166,7 @@ func TestPruneFailedOrUnselectedStep(t *testing.T) {
 	w.apply(s)
 	s = w.spec(w.applyStep("cms", "a", "Not_A_Name"))
 	res := w.apply(s)
-	if res.Status != report.RunFailed || !w.exists("b") {
+	if res.Status != model.RunFailed || !w.exists("b") {
 		t.Fatalf("a failed step pruned b (exists %v), run %s", w.exists("b"), res.Status)
 	}
 	if inv := w.record(s).Steps["cms"].Inventory; len(inv) != 2 || inv[1].Name != "b" {
@@ -254,8 +254,8 @@ func TestPruneLeftStepAndDestroy(t *testing.T) {
 	if strings.Join(order, ",") != "other,prune/top,prune/base" {
 		t.Errorf("plan order %v: top needed base, so it goes first", order)
 	}
-	res, err := (&Destroy{Config: w.cfg}).Run(context.Background(), s)
-	if err != nil || res.Status != report.RunOK {
+	res, err := (&DestroyCommand{Config: w.cfg}).Run(context.Background(), s)
+	if err != nil || res.Status != model.RunOK {
 		t.Fatalf("destroy: %v %+v", err, res)
 	}
 	for _, name := range []string{"a", "b", "c"} {
@@ -282,7 +282,7 @@ func TestPruneNeedsRecord(t *testing.T) {
 	}
 	// The record is a Secret: a fork's plan (lookup-secrets deny) reads none.
 	s = w.spec(w.applyStep("cms", "a"))
-	p, err := (&Plan{Config: &Configuration{Clients: w.cfg.Clients, LookupSecrets: runplan.LookupDeny}}).Run(context.Background(), s)
+	p, err := (&PlanCommand{Config: &Configuration{Clients: w.cfg.Clients, LookupSecrets: runplan.LookupDeny}}).Run(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}

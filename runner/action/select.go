@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/selection"
 	"github.com/khook/khook/runner/state"
@@ -15,10 +15,10 @@ import (
 // selectSteps applies the run's step selection to s (the steps left out
 // become spec.SkipNotSelected); a selection naming nothing fails with the
 // validation reason, before the cluster is contacted.
-func selectSteps(s *spec.Spec, req *report.Selection, dir selection.Direction) (*report.Selection, error) {
-	sel, err := selection.Apply(s, req, dir)
+func selectSteps(s *spec.Spec, req *model.Selection, dir selection.Direction) (*model.Selection, error) {
+	sel, err := selection.Mark(s, req, dir)
 	if err != nil {
-		return nil, &Failure{Reason: report.ReasonValidation, Err: err}
+		return nil, &Failure{Reason: model.ReasonValidation, Err: err}
 	}
 	return sel, nil
 }
@@ -28,7 +28,7 @@ func selectSteps(s *spec.Spec, req *report.Selection, dir selection.Direction) (
 // (Needs) every need left out must have succeeded; for a destroy
 // (Dependents) no step left out that needs a torn-down step may still
 // stand.
-func checkTargetOnly(s *spec.Spec, sel *report.Selection, prev *state.Record, dir selection.Direction) error {
+func checkTargetOnly(s *spec.Spec, sel *model.Selection, prev *state.Record, dir selection.Direction) error {
 	if sel == nil || !sel.TargetOnly {
 		return nil
 	}
@@ -64,7 +64,7 @@ func checkTargetOnly(s *spec.Spec, sel *report.Selection, prev *state.Record, di
 	if dir == selection.Dependents {
 		fix = "drop --target-only to tear them down first, or --target them"
 	}
-	return &Failure{Reason: report.ReasonValidation, Err: fmt.Errorf("--target-only refused: %s; %s", strings.Join(problems, "; "), fix)}
+	return &Failure{Reason: model.ReasonValidation, Err: fmt.Errorf("--target-only refused: %s; %s", strings.Join(problems, "; "), fix)}
 }
 
 // readRecord reads the spec's state record without taking its lock (plan

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/cluster"
@@ -147,30 +147,30 @@ spec:
 }
 
 // verdict folds what a step did into the plan's vocabulary.
-func verdict(r report.StepResult) report.Action {
-	did := map[report.Did]bool{}
+func verdict(r model.StepResult) model.Action {
+	did := map[model.Did]bool{}
 	for _, c := range r.Changes {
 		did[c.Action] = true
 	}
 	switch {
-	case did[report.DidInstall]:
-		return report.ActionInstall
-	case did[report.DidUpgrade]:
-		return report.ActionUpgrade
-	case did[report.DidConfigure], did[report.DidReplace]:
-		return report.ActionConfigure
-	case did[report.DidCreate]:
-		return report.ActionCreate
-	case did[report.DidDelete], did[report.DidUninstall]:
-		return report.ActionDelete
-	case did[report.DidRun]:
-		return report.ActionRun
-	case did[report.DidRestart]:
-		return report.ActionRestart
-	case did[report.DidUnchanged]:
-		return report.ActionUnchanged
+	case did[model.DidInstall]:
+		return model.ActionInstall
+	case did[model.DidUpgrade]:
+		return model.ActionUpgrade
+	case did[model.DidConfigure], did[model.DidReplace]:
+		return model.ActionConfigure
+	case did[model.DidCreate]:
+		return model.ActionCreate
+	case did[model.DidDelete], did[model.DidUninstall]:
+		return model.ActionDelete
+	case did[model.DidRun]:
+		return model.ActionRun
+	case did[model.DidRestart]:
+		return model.ActionRestart
+	case did[model.DidUnchanged]:
+		return model.ActionUnchanged
 	}
-	return report.ActionNoop
+	return model.ActionNoop
 }
 
 // Plan and apply agree, step by step, on every step type for a fresh
@@ -229,17 +229,17 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
+			p, err := (&PlanCommand{Config: cfg, Diff: true}).Run(ctx, s)
 			if err != nil {
 				t.Fatal(err)
 			}
 			watched := []string{"caps-caps", "ssa"}
 			before := configMaps(ctx, t, ns, watched...)
-			res, err := (&Apply{Config: cfg}).Run(ctx, s)
-			if err != nil || res.Status != report.RunOK {
+			res, err := (&ApplyCommand{Config: cfg}).Run(ctx, s)
+			if err != nil || res.Status != model.RunOK {
 				t.Fatalf("apply: %v %+v", err, res)
 			}
-			got := map[string]report.StepResult{}
+			got := map[string]model.StepResult{}
 			for _, r := range res.Steps {
 				got[r.Name] = r
 			}
@@ -247,20 +247,20 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 				t.Logf("%s: plan %s, apply %s", ps.Name, ps.Action, verdict(got[ps.Name]))
 				want := ps.Action
 				switch want {
-				case report.ActionUnknown:
+				case model.ActionUnknown:
 					if tc.name != "fresh" {
 						t.Errorf("%s: plan could not assess %s on an existing namespace: %s", tc.name, ps.Name, ps.Reason)
 					}
 					continue
-				case report.ActionWait:
-					want = report.ActionNoop
+				case model.ActionWait:
+					want = model.ActionNoop
 				}
 				if v := verdict(got[ps.Name]); v != want {
 					t.Errorf("%s: step %s: plan predicted %s, apply did %s (%v)", tc.name, ps.Name, ps.Action, v, got[ps.Name].Changes)
 				}
 			}
 			if p.Changes != tc.changes || res.Changed() != tc.changes {
-				t.Errorf("%s: plan changes=%v, apply changed=%v, want %v\n%s", tc.name, p.Changes, res.Changed(), tc.changes, report.ChangesSentence(res))
+				t.Errorf("%s: plan changes=%v, apply changed=%v, want %v\n%s", tc.name, p.Changes, res.Changed(), tc.changes, model.ChangesSentence(res))
 			}
 			// The plan's diff is what apply then changes: the chart's
 			// capabilities, revision, IsUpgrade and lookup, and the
@@ -298,17 +298,17 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
+		p, err := (&PlanCommand{Config: cfg, Diff: true}).Run(ctx, s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := (&Apply{Config: cfg}).Run(ctx, s)
+		res, err := (&ApplyCommand{Config: cfg}).Run(ctx, s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ps, r := p.Steps[0], res.Steps[0]
 		t.Logf("plan: %s: %s\napply: %s: %s", ps.Action, ps.Reason, r.Status, r.Error)
-		if ps.Action != report.ActionFail || r.Status != report.StatusFailed {
+		if ps.Action != model.ActionFail || r.Status != model.StatusFailed {
 			t.Fatalf("plan predicted %s (%s), apply %s (%s): want fail and failed", ps.Action, ps.Reason, r.Status, r.Error)
 		}
 		if ps.Reason != r.Error {
@@ -317,8 +317,8 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 		if !strings.Contains(ps.Reason, "invalid ownership metadata") {
 			t.Errorf("plan's reason does not name the ownership conflict: %s", ps.Reason)
 		}
-		if report.TotalsLine(p) != "Plan: 1 would fail." {
-			t.Errorf("totals line = %q", report.TotalsLine(p))
+		if model.TotalsLine(p) != "Plan: 1 would fail." {
+			t.Errorf("totals line = %q", model.TotalsLine(p))
 		}
 	})
 }
@@ -460,17 +460,17 @@ func rejections(t *testing.T) {
 			}
 			cfg := &Configuration{Clients: c}
 			before := webSelector(ctx, t, ns)
-			p, err := (&Plan{Config: cfg, Diff: true}).Run(ctx, s)
+			p, err := (&PlanCommand{Config: cfg, Diff: true}).Run(ctx, s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := (&Apply{Config: cfg}).Run(ctx, s)
+			res, err := (&ApplyCommand{Config: cfg}).Run(ctx, s)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ps, r := p.Steps[0], res.Steps[0]
 			t.Logf("plan: %s: %s\napply: %s: %s", ps.Action, ps.Reason, r.Status, r.Error)
-			if ps.Action != report.ActionFail || r.Status != report.StatusFailed {
+			if ps.Action != model.ActionFail || r.Status != model.StatusFailed {
 				t.Fatalf("plan predicted %s (%s), apply %s (%s): want fail and failed", ps.Action, ps.Reason, r.Status, r.Error)
 			}
 			if ps.Reason != r.Error {
@@ -484,8 +484,8 @@ func rejections(t *testing.T) {
 			if strings.Contains(ps.Reason, "\n") || strings.Contains(ps.Reason, "{") || len(ps.Reason) > 400 {
 				t.Errorf("the reason is not one short line (a struct dump?): %s", ps.Reason)
 			}
-			if report.TotalsLine(p) != "Plan: 1 would fail." {
-				t.Errorf("totals line = %q", report.TotalsLine(p))
+			if model.TotalsLine(p) != "Plan: 1 would fail." {
+				t.Errorf("totals line = %q", model.TotalsLine(p))
 			}
 			if after := webSelector(ctx, t, ns); after != before {
 				t.Errorf("apply changed deployment/web's selector: %s -> %s", before, after)
@@ -511,8 +511,8 @@ func installImmutable(ctx context.Context, t *testing.T, clients *kube.Clients, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&Apply{Config: &Configuration{Clients: clients}}).Run(ctx, s)
-	if err != nil || res.Status != report.RunOK {
+	res, err := (&ApplyCommand{Config: &Configuration{Clients: clients}}).Run(ctx, s)
+	if err != nil || res.Status != model.RunOK {
 		t.Fatalf("install of the immutable chart: %v %+v", err, res)
 	}
 }

@@ -7,13 +7,15 @@
 //
 // Teardown reuses the engine and the delete executor: each step becomes a
 // delete: step of the same name whose needs are its dependents.
+//
+// May import: runner, model, spec; no renderer.
 package destroy
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/spec"
 )
@@ -89,19 +91,19 @@ type Options struct {
 	// the helm uninstaller).
 	Delete runner.Executor
 	// Engine hooks and settings, as for apply.
-	Emit        func(report.Event)
-	OnFinish    func(report.StepResult)
+	Emit        func(model.Event)
+	OnFinish    func(model.StepResult)
 	Parallelism int
 	Configure   func(*runner.Engine) // last word on the engine (redactor, clock)
 }
 
 // Run tears s down and returns every step's result in spec order, typed as
 // the original steps.
-func Run(ctx context.Context, s *spec.Spec, opts Options) []report.StepResult {
+func Run(ctx context.Context, s *spec.Spec, opts Options) []model.StepResult {
 	t := Plan(s)
 	eng := &runner.Engine{Steps: t.Steps, Exec: opts.Delete, PosOf: s.PosOf, Parallelism: opts.Parallelism}
 	if opts.Emit != nil {
-		eng.Emit = func(ev report.Event) {
+		eng.Emit = func(ev model.Event) {
 			if ev.Result != nil {
 				r := *ev.Result
 				r.Type = t.Types[r.Name]
@@ -114,7 +116,7 @@ func Run(ctx context.Context, s *spec.Spec, opts Options) []report.StepResult {
 		reason, leave := t.Leave[st.Name]
 		return reason, leave
 	}
-	eng.OnFinish = func(r report.StepResult) {
+	eng.OnFinish = func(r model.StepResult) {
 		r.Type = t.Types[r.Name]
 		if opts.OnFinish != nil {
 			opts.OnFinish(r)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/spec"
 )
@@ -29,7 +29,7 @@ func TestTeardownOrderIsReversed(t *testing.T) {
 	if fmt.Sprint(order) != "[cr operator crds]" {
 		t.Errorf("teardown order %v, want [cr operator crds]", order)
 	}
-	if res[3].Status != report.StatusSkipped || res[3].Type != spec.TypeWait {
+	if res[3].Status != model.StatusSkipped || res[3].Type != spec.TypeWait {
 		t.Errorf("wait step = %+v, want skipped and typed wait", res[3])
 	}
 }

@@ -1,13 +1,16 @@
 // Package executors wires every step type to its executor: the Kubernetes
 // ones in runner/steps, helm (and delete.release, a helm uninstall) in
 // runner/helmstep. The engine sees one runner.Executor.
+//
+// May import: runner, runner/steps, runner/helmstep, runner/kube, spec,
+// redact.
 package executors
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
@@ -32,12 +35,12 @@ func New(clients *kube.Clients, baseDir string, r *redact.Redactor, helmOpts ...
 		helm: helm,
 		byType: map[string]runner.Executor{
 			spec.TypeHelm:    helm,
-			spec.TypeApply:   steps.NewApply(env),
-			spec.TypeDelete:  steps.NewDelete(env, releases{helm}),
-			spec.TypePatch:   steps.NewPatch(env),
-			spec.TypeWait:    steps.NewWait(env),
-			spec.TypeRollout: steps.NewRollout(env),
-			spec.TypeJob:     steps.NewJob(env),
+			spec.TypeApply:   steps.NewApplyExecutor(env),
+			spec.TypeDelete:  steps.NewDeleteExecutor(env, releases{helm}),
+			spec.TypePatch:   steps.NewPatchExecutor(env),
+			spec.TypeWait:    steps.NewWaitExecutor(env),
+			spec.TypeRollout: steps.NewRolloutExecutor(env),
+			spec.TypeJob:     steps.NewJobExecutor(env),
 		},
 	}
 }

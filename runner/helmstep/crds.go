@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -85,20 +85,20 @@ func (e *Executor) crdRequests(ctx context.Context, r *Release) ([]*kube.ApplyRe
 // applyCRDs writes the chart's crds/ before the install or upgrade, awaits
 // them Established and makes the Helm session see their kinds (as Helm's
 // install does after creating them).
-func (e *Executor) applyCRDs(ctx context.Context, r *Release) ([]report.Change, error) {
+func (e *Executor) applyCRDs(ctx context.Context, r *Release) ([]model.Change, error) {
 	reqs, err := e.crdRequests(ctx, r)
 	if err != nil || len(reqs) == 0 {
 		return nil, err
 	}
-	var changes []report.Change
+	var changes []model.Change
 	for _, req := range reqs {
 		res, err := e.clients.Send(ctx, req, false)
 		if err != nil {
 			return changes, err
 		}
 		did := req.Outcome(res).Done()
-		changes = append(changes, report.Change{Action: did, Kind: "CustomResourceDefinition", Name: req.Desired.GetName()})
-		if did != report.DidUnchanged {
+		changes = append(changes, model.Change{Action: did, Kind: "CustomResourceDefinition", Name: req.Desired.GetName()})
+		if did != model.DidUnchanged {
 			r.sess.writes.Add(1)
 		}
 	}
@@ -338,7 +338,7 @@ func keeps(obj *unstructured.Unstructured) bool {
 // deleteCRDs. A CRD deleted with its custom resources says so in Reason.
 type Dropped struct {
 	Object *unstructured.Unstructured
-	Action report.Action
+	Action model.Action
 	Reason string
 }
 
@@ -350,7 +350,7 @@ func DroppedObjects(ctx context.Context, c *kube.Clients, r *Release, newManifes
 	}
 	var out []Dropped
 	for _, obj := range dropped(r.Last.Manifest, newManifest, r.Namespace) {
-		d := Dropped{Object: obj, Action: report.ActionDelete}
+		d := Dropped{Object: obj, Action: model.ActionDelete}
 		live := obj
 		if m, err := c.MapObject(ctx, obj.DeepCopy(), r.Namespace); err == nil {
 			l, _, err := c.Live(ctx, m, obj.GetNamespace(), obj.GetName())
@@ -366,7 +366,7 @@ func DroppedObjects(ctx context.Context, c *kube.Clients, r *Release, newManifes
 		switch {
 		case live == nil:
 		case keeps(live):
-			d.Action, d.Reason = report.ActionKeep, "it says helm.sh/resource-policy: keep: the upgrade leaves it, as Helm does"
+			d.Action, d.Reason = model.ActionKeep, "it says helm.sh/resource-policy: keep: the upgrade leaves it, as Helm does"
 		case kube.IsCRD(obj):
 			usage, err := c.CRDUsageOf(ctx, live)
 			if err != nil {
@@ -377,7 +377,7 @@ func DroppedObjects(ctx context.Context, c *kube.Clients, r *Release, newManifes
 			case r.step.Helm.DeleteCRDs:
 				d.Reason = fmt.Sprintf("and its %s (deleteCRDs: true)", usage)
 			default:
-				d.Action, d.Reason = report.ActionKeep, fmt.Sprintf("%s exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", usage)
+				d.Action, d.Reason = model.ActionKeep, fmt.Sprintf("%s exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", usage)
 			}
 		}
 		out = append(out, d)

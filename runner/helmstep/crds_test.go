@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -132,7 +132,7 @@ func TestChartCRDsUpgrade(t *testing.T) {
 	}
 
 	out := f.run(f.step("up", spec.Helm{Chart: e2eChart(t, "crdup-1")}), 2*time.Minute)
-	if len(out.Changes) == 0 || out.Changes[0].Kind != "CustomResourceDefinition" || out.Changes[0].Action != report.DidCreate {
+	if len(out.Changes) == 0 || out.Changes[0].Kind != "CustomResourceDefinition" || out.Changes[0].Action != model.DidCreate {
 		t.Errorf("install changes = %+v, want the CRD created first", out.Changes)
 	}
 	hasColor := func() bool {
@@ -153,7 +153,7 @@ func TestChartCRDsUpgrade(t *testing.T) {
 		}
 	}
 	out = f.run(f.step("up", spec.Helm{Chart: e2eChart(t, "crdup-2")}), 2*time.Minute)
-	if !hasColor() || len(out.Changes) == 0 || out.Changes[0].Action != report.DidConfigure {
+	if !hasColor() || len(out.Changes) == 0 || out.Changes[0].Action != model.DidConfigure {
 		t.Errorf("upgrade: changes %+v, CRD has color %t: want the CRD configured", out.Changes, hasColor())
 	}
 }

@@ -10,7 +10,7 @@ import (
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -27,7 +27,7 @@ type waitDiagnosis struct {
 	ctx     context.Context // the step's: an interrupted run is not diagnosed
 	since   time.Time
 	waiting helmkube.ResourceList // what the last wait began on
-	result  *report.Diagnosis
+	result  *model.Diagnosis
 }
 
 // start arms the diagnosis for one install or upgrade.
@@ -47,7 +47,7 @@ func (d *waitDiagnosis) began(rs helmkube.ResourceList) {
 // taken is the diagnosis of the first failed wait since start. When the
 // step's deadline ended Helm's operation before its waiter returned, the
 // wait that was under way is diagnosed now.
-func (d *waitDiagnosis) taken(err error) *report.Diagnosis {
+func (d *waitDiagnosis) taken(err error) *model.Diagnosis {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.result == nil && d.waiting != nil {
@@ -157,8 +157,8 @@ func rolledBack(verb, name string, last int, timeout time.Duration) string {
 // failed is what a failed install or upgrade leaves to report: the
 // diagnosis of its wait and, unless atomic undid it, the release it wrote
 // (a new revision, failed, and its objects are in the cluster: a change).
-func (e *Executor) failed(sess *session, h *spec.Helm, verb, name, ns string, last *rel.Release, timeout time.Duration, writes int, err error) (*report.Diagnosis, []report.Change) {
-	var d *report.Diagnosis
+func (e *Executor) failed(sess *session, h *spec.Helm, verb, name, ns string, last *rel.Release, timeout time.Duration, writes int, err error) (*model.Diagnosis, []model.Change) {
+	var d *model.Diagnosis
 	if sess.diag != nil {
 		d = sess.diag.taken(err)
 	}
@@ -181,9 +181,9 @@ func (e *Executor) failed(sess *session, h *spec.Helm, verb, name, ns string, la
 		(last != nil && now.Version == last.Version) {
 		return d, nil
 	}
-	action := report.DidUpgrade
+	action := model.DidUpgrade
 	if verb == "install" {
-		action = report.DidInstall
+		action = model.DidInstall
 	}
-	return d, []report.Change{{Action: action, Kind: report.KindRelease, Namespace: ns, Name: name, Failed: true}}
+	return d, []model.Change{{Action: action, Kind: model.KindRelease, Namespace: ns, Name: name, Failed: true}}
 }

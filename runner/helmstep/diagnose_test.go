@@ -3,8 +3,8 @@ package helmstep
 import (
 	"context"
 	"maps"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/chartsrc"
@@ -36,7 +36,7 @@ func TestFailedInstallIsDiagnosedAndAChange(t *testing.T) {
 	if d.RolledBack != "" {
 		t.Errorf("rolledBack = %q on a step without atomic", d.RolledBack)
 	}
-	if len(out.Changes) != 1 || out.Changes[0].Action != report.DidInstall || !out.Changes[0].Failed {
+	if len(out.Changes) != 1 || out.Changes[0].Action != model.DidInstall || !out.Changes[0].Failed {
 		t.Errorf("changes = %+v, want the failed install", out.Changes)
 	}
 }
@@ -99,7 +99,7 @@ func TestRealChartTimeoutSaysWhy(t *testing.T) {
 			var live []string
 			ctx, cancel := context.WithTimeout(kube.WithLiveCache(context.Background()), 8*time.Second)
 			defer cancel()
-			ctx = report.WithStepProgress(ctx, func(m string) { mu.Lock(); live = append(live, m); mu.Unlock() })
+			ctx = model.WithStepProgress(ctx, func(m string) { mu.Lock(); live = append(live, m); mu.Unlock() })
 			out, err := f.exec.Execute(ctx, st)
 			if err == nil {
 				t.Fatal("the install succeeded")

@@ -15,7 +15,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -61,7 +61,7 @@ type ObjectDiff struct {
 	// Action is create (the object is absent, or its kind is not served any
 	// more) or configure (applying the manifest would change it): the change
 	// decision's (kube.Decide).
-	Action report.Action
+	Action model.Action
 	// Live is the object in the cluster (nil for create); Desired is the
 	// object as the API server would store it after the apply (server-side
 	// dry run, so defaulting and admission are accounted for), or the
@@ -171,7 +171,7 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 		applied, err := dryRunApply(ctx, ri, desired)
 		if kube.ImmutableField(err) != "" && kube.Recreates(obj, in.OnImmutable) {
 			change := kube.Decide(live, desired, in.Ignore)
-			d.Action, d.Live, d.Desired = report.ActionReplace, change.Live, change.After
+			d.Action, d.Live, d.Desired = model.ActionReplace, change.Live, change.After
 			return d, nil
 		}
 		if r := kube.Refused(d.id(), err); r != nil && !kube.IsUnreachable(err) {

@@ -7,6 +7,9 @@
 //
 // Nothing is written under HOME: the registry credentials file and index
 // downloads live in a per-executor temp dir (Close removes it).
+//
+// May import: runner, runner/kube, model, spec, redact, sops and the Helm
+// SDK; not runner/plan, action, executors or state, no renderer.
 package helmstep
 
 import (
@@ -28,8 +31,8 @@ import (
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -210,7 +213,7 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 			diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: opts})
 			if err == nil && len(diffs) == 0 {
 				out := runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),
-					Changes: releaseChange(report.DidUnchanged, name, ns)}
+					Changes: releaseChange(model.DidUnchanged, name, ns)}
 				return out, e.test(ctx, r, &out, false)
 			}
 			// Drift or an unreadable object: upgrade, which re-applies everything.
@@ -240,10 +243,10 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 	}
 	if installing {
 		out.Detail = fmt.Sprintf("installed release %s revision %d (%s)", name, res.Version, r.src.what)
-		out.Changes = releaseChange(report.ActionInstall.Done(), name, ns)
+		out.Changes = releaseChange(model.ActionInstall.Done(), name, ns)
 	} else {
 		out.Detail = fmt.Sprintf("upgraded release %s to revision %d (%s)", name, res.Version, r.src.what)
-		out.Changes = releaseChange(report.ActionUpgrade.Done(), name, ns)
+		out.Changes = releaseChange(model.ActionUpgrade.Done(), name, ns)
 	}
 	out.Changes = append(crdChanges, out.Changes...)
 	if len(r.Kept) > 0 {

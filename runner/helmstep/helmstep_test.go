@@ -14,7 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/chartsrc"
 )
@@ -136,7 +136,7 @@ func TestUpgradeUnchangedAndDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(diffs) != 1 || diffs[0].Kind != "ConfigMap" || diffs[0].Action != report.ActionConfigure {
+	if len(diffs) != 1 || diffs[0].Kind != "ConfigMap" || diffs[0].Action != model.ActionConfigure {
 		t.Fatalf("drift = %v, want the ConfigMap to configure", diffs)
 	}
 	out = f.run(st, stepTimeout)

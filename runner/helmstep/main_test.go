@@ -13,7 +13,7 @@ import (
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"

@@ -8,8 +8,8 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/internal/sops"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
 

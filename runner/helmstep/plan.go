@@ -13,7 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -58,7 +58,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		p.Release.Revision = last.Version
 	}
 	if why := skipInstalled(h, r); why != "" {
-		p.Action, p.Reason = report.ActionSkip, why
+		p.Action, p.Reason = model.ActionSkip, why
 		return p, nil
 	}
 	if installed && last.Info.Status.IsPending() {
@@ -85,15 +85,15 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 			if kube.IsUnreachable(err) {
 				return p, err
 			}
-			p.Action, p.Reason = report.ActionUpgrade, fmt.Sprintf("%s: the live objects cannot be compared (%v): apply upgrades", from, err)
+			p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: the live objects cannot be compared (%v): apply upgrades", from, err)
 			p.DiffNote = err.Error()
 			return p, nil
 		}
 		if len(diffs) == 0 {
-			p.Action, p.Reason = report.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+DependenciesNote(r.Dependencies())+TestsNote(TestsDue(last, h))
+			p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+DependenciesNote(r.Dependencies())+TestsNote(TestsDue(last, h))
 			return p, nil
 		}
-		p.Action = report.ActionUpgrade
+		p.Action = model.ActionUpgrade
 		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(diffs), plural(len(diffs), "object", "objects"))
 		p.Objects = plannedDiffs(diffs, nil)
 		return p, nil
@@ -104,7 +104,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		if kind, group, ok := noKindMatch(err); ok {
 			if !installed && chartDefines(r.Chart(), kind, group) {
 				// Install registers the chart's crds/ first, then renders.
-				p.Action, p.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
+				p.Action, p.Reason = model.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
 				p.Objects = plannedDiffs(r.CRDs, nil)
 				p.DiffNote = fmt.Sprintf("kind %s comes with the chart's crds/: the release is rendered once they are installed", runner.Qualified(kind, group))
 				return p, nil
@@ -120,9 +120,9 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	}
 	switch {
 	case !installed:
-		p.Action, p.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
+		p.Action, p.Reason = model.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
 	case last.Info.Status != rcommon.StatusDeployed:
-		p.Action, p.Reason = report.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to revision %d, chart %s", from, last.Info.Status, res.Version, target)
+		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to revision %d, chart %s", from, last.Info.Status, res.Version, target)
 	default:
 		var why []string
 		if r.PostRenderersChanged() {
@@ -134,7 +134,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		if !sameV {
 			why = append(why, "values changed")
 		}
-		p.Action, p.Reason = report.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
+		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
 	}
 	p.Reason += DependenciesNote(r.Dependencies()) + TestsNote(TestsToRun(res, h))
 	if len(r.Adopts) > 0 { // takeOwnership
@@ -156,7 +156,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		return p, nil
 	}
 	for _, d := range diffs {
-		if d.Action == report.ActionReplace {
+		if d.Action == model.ActionReplace {
 			p.Reason += fmt.Sprintf("; replaces %s (an immutable field changes; onImmutable: recreate)", d.id())
 		}
 	}
@@ -171,7 +171,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	for _, d := range removed {
 		switch {
 		case !kube.IsCRD(d.Object) || d.Reason == "":
-		case d.Action == report.ActionKeep:
+		case d.Action == model.ActionKeep:
 			p.Reason += fmt.Sprintf("; keeps CRD %s: %s", d.Object.GetName(), d.Reason)
 			kube.Warn(ctx, kube.ObjectName(d.Object), "the chart no longer renders it and the upgrade keeps it: "+d.Reason)
 		default:
@@ -207,11 +207,11 @@ func (e *Executor) PlanDeleteRelease(ctx context.Context, st *spec.Step) (runner
 		return runner.Prediction{}, e.redactor.Error(err)
 	}
 	if !r.Installed() {
-		return runner.Prediction{Action: report.ActionNoop, Reason: "nothing to delete: already absent"}, nil
+		return runner.Prediction{Action: model.ActionNoop, Reason: "nothing to delete: already absent"}, nil
 	}
 	last := r.Last
-	return runner.Prediction{Action: report.ActionDelete, Reason: "1 object to delete", Objects: []runner.PlannedObject{{
-		Action: report.ActionDelete, Kind: "HelmRelease", Namespace: ns, Name: d.Release,
+	return runner.Prediction{Action: model.ActionDelete, Reason: "1 object to delete", Objects: []runner.PlannedObject{{
+		Action: model.ActionDelete, Kind: "HelmRelease", Namespace: ns, Name: d.Release,
 		LiveDigest: []byte(last.Namespace + "/" + last.Name + "/" + strconv.Itoa(last.Version)),
 	}}}, nil
 }

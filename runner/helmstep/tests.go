@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -106,7 +106,7 @@ func (e *Executor) test(ctx context.Context, r *Release, out *runner.Outcome, ch
 // its pod's log tail; Diagnosis is the pod as the run reports failed pods.
 type TestFailure struct {
 	err       error
-	Diagnosis *report.Diagnosis
+	Diagnosis *model.Diagnosis
 }
 
 func (f *TestFailure) Error() string { return f.err.Error() }
@@ -172,7 +172,7 @@ func (e *Executor) runTests(ctx context.Context, r *Release) (string, error) {
 }
 
 // logTail is the failed containers' last log lines, joined on one line.
-func logTail(d *report.Diagnosis) string {
+func logTail(d *model.Diagnosis) string {
 	if d == nil {
 		return ""
 	}

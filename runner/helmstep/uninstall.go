@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -84,7 +84,7 @@ func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFoun
 		if len(kept) > 0 {
 			out.Detail += fmt.Sprintf("; kept its %s %s (deleting a CRD deletes every resource of its kind)", map[bool]string{true: "CRD", false: "CRDs"}[len(kept) == 1], strings.Join(kept, ", "))
 		}
-		out.Changes = releaseChange(report.DidUninstall, name, ns)
+		out.Changes = releaseChange(model.DidUninstall, name, ns)
 		return out, nil
 	}
 }
@@ -142,6 +142,6 @@ func keepCRDs(cfg *action.Configuration, last *rel.Release) ([]string, error) {
 }
 
 // releaseChange is a helm step's change set: its one release.
-func releaseChange(action report.Did, name, ns string) []report.Change {
-	return []report.Change{{Action: action, Kind: report.KindRelease, Namespace: ns, Name: name}}
+func releaseChange(action model.Did, name, ns string) []model.Change {
+	return []model.Change{{Action: action, Kind: model.KindRelease, Namespace: ns, Name: name}}
 }

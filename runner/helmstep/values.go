@@ -11,9 +11,9 @@ import (
 	"helm.sh/helm/v4/pkg/getter"
 	"sigs.k8s.io/yaml"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/internal/sops"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
 

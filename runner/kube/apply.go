@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // FieldManager is khook's field manager for server-side apply and writes.
@@ -38,7 +38,7 @@ type ApplyRequest struct {
 	Live    *unstructured.Unstructured // nil when the object does not exist
 	// Action is create, configure or unchanged. Server-side apply always
 	// sends its request; Action then only predicts create vs configure.
-	Action     report.Action
+	Action     model.Action
 	ServerSide bool
 	PatchType  types.PatchType // configure (client-side) and server-side
 	Patch      []byte
@@ -79,7 +79,7 @@ func (r *ApplyRequest) Name() string { return ObjectName(r.Desired) }
 // not count them.
 func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool, opts ChangeOptions) (*ApplyRequest, error) {
 	req, err := c.planApply(ctx, obj, m, serverSide, true, opts)
-	if err == nil && req.cached && req.Action == report.ActionConfigure && !serverSide {
+	if err == nil && req.cached && req.Action == model.ActionConfigure && !serverSide {
 		// A change decided on the run's cached read: patch what is live now.
 		return c.planApply(ctx, obj, m, serverSide, false, opts)
 	}
@@ -114,9 +114,9 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	req := &ApplyRequest{Mapping: m, Live: live, ServerSide: serverSide, src: src, cached: cached, opts: opts}
 	if serverSide {
 		req.Desired = opts.leaveIgnored(live, obj, true).DeepCopy()
-		req.Action = report.ActionConfigure
+		req.Action = model.ActionConfigure
 		if live == nil {
-			req.Action = report.ActionCreate
+			req.Action = model.ActionCreate
 		}
 		req.PatchType = types.ApplyPatchType
 		req.Patch, err = req.Desired.MarshalJSON()
@@ -134,7 +134,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	}
 	req.Desired = desired
 	if live == nil {
-		req.Action = report.ActionCreate
+		req.Action = model.ActionCreate
 		return req, nil
 	}
 	original := []byte(live.GetAnnotations()[LastAppliedAnnotation])
@@ -142,9 +142,9 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	if err != nil {
 		return nil, fmt.Errorf("cannot compute the patch for %s: %v", ObjectName(obj), err)
 	}
-	req.Action = report.ActionConfigure
+	req.Action = model.ActionConfigure
 	if string(req.Patch) == "{}" {
-		req.Action = report.ActionUnchanged
+		req.Action = model.ActionUnchanged
 		return req, nil
 	}
 	// A patch can be non-empty and still change nothing: a merge patch
@@ -156,7 +156,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	// reports why.
 	if out, err := c.Send(ctx, req, true); err == nil {
 		if change := Decide(live, out, opts); !change.Changed() && !change.Record {
-			req.Action = report.ActionUnchanged
+			req.Action = model.ActionUnchanged
 		}
 	}
 	return req, nil
@@ -166,7 +166,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 // always sent: Decide tells from the server's answer (Send's, or its dry
 // run's for plan) whether it changed anything. A client-side request was
 // decided before it was sent (PlanApply): its Action.
-func (r *ApplyRequest) Outcome(answer *unstructured.Unstructured) report.Action {
+func (r *ApplyRequest) Outcome(answer *unstructured.Unstructured) model.Action {
 	if !r.ServerSide || r.Live == nil || answer == nil {
 		return r.Action
 	}
@@ -255,7 +255,7 @@ func (c *Clients) Send(ctx context.Context, req *ApplyRequest, dryRun bool) (*un
 		return nil, c.writeError(req, err)
 	}
 	if !dryRun {
-		if req.Action != report.ActionUnchanged || req.ServerSide {
+		if req.Action != model.ActionUnchanged || req.ServerSide {
 			c.remember(ctx, req.Mapping, out) // a later read sees own write
 		}
 		if IsCRD(out) {
@@ -278,9 +278,9 @@ func (c *Clients) send(ctx context.Context, req *ApplyRequest, dr []string) (*un
 		force := false
 		return r.Patch(ctx, req.Desired.GetName(), types.ApplyPatchType, req.Patch,
 			metav1.PatchOptions{FieldManager: FieldManager, FieldValidation: FieldValidation, Force: &force, DryRun: dr})
-	case req.Action == report.ActionCreate:
+	case req.Action == model.ActionCreate:
 		return r.Create(ctx, req.Desired, metav1.CreateOptions{FieldManager: FieldManager, FieldValidation: FieldValidation, DryRun: dr})
-	case req.Action == report.ActionConfigure:
+	case req.Action == model.ActionConfigure:
 		return r.Patch(ctx, req.Desired.GetName(), req.PatchType, req.Patch,
 			metav1.PatchOptions{FieldManager: FieldManager, FieldValidation: FieldValidation, DryRun: dr})
 	}

@@ -5,7 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // ChangeOptions tunes the change decision. The zero value compares
@@ -26,13 +26,13 @@ type ChangeOptions struct {
 // client-side apply still writes to keep its record current (as kubectl
 // does), or its next three-way patch would start from a stale one.
 type Change struct {
-	Action      report.Action
+	Action      model.Action
 	Live, After *unstructured.Unstructured
 	Record      bool
 }
 
 // Changed reports whether the object changes.
-func (c Change) Changed() bool { return c.Action != report.ActionUnchanged }
+func (c Change) Changed() bool { return c.Action != model.ActionUnchanged }
 
 // Decide compares the live object (nil when absent) with the object as it
 // will be after the apply: a server-side dry run's answer, a patch applied
@@ -41,14 +41,14 @@ func (c Change) Changed() bool { return c.Action != report.ActionUnchanged }
 // saved plan's digests share.
 func Decide(live, after *unstructured.Unstructured, opts ChangeOptions) Change {
 	if live == nil {
-		return Change{Action: report.ActionCreate, After: Normalize(after, opts)}
+		return Change{Action: model.ActionCreate, After: Normalize(after, opts)}
 	}
 	// Fields other managers own are found in live, on both sides.
 	c := Change{Live: normalize(live, live, opts), After: normalize(after, live, opts)}
 	c.Record = live.GetAnnotations()[LastAppliedAnnotation] != after.GetAnnotations()[LastAppliedAnnotation]
-	c.Action = report.ActionConfigure
+	c.Action = model.ActionConfigure
 	if equality.Semantic.DeepEqual(c.Live.Object, c.After.Object) {
-		c.Action = report.ActionUnchanged
+		c.Action = model.ActionUnchanged
 	}
 	return c
 }

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 var secretMapping = meta.RESTMapping{
@@ -36,18 +36,18 @@ func TestDecideIgnoresBookkeeping(t *testing.T) {
 	live.SetAnnotations(map[string]string{LastAppliedAnnotation: `{"data":{"a":"0"}}`})
 	after := configMap(map[string]any{"data": map[string]any{"a": "1"}, "status": map[string]any{"phase": "y"}})
 	after.SetResourceVersion("8")
-	if c := Decide(live, after, ChangeOptions{}); c.Action != report.ActionUnchanged {
+	if c := Decide(live, after, ChangeOptions{}); c.Action != model.ActionUnchanged {
 		t.Errorf("bookkeeping only: action %q, want unchanged", c.Action)
 	}
 	after.Object["data"] = map[string]any{"a": "2"}
 	c := Decide(live, after, ChangeOptions{})
-	if c.Action != report.ActionConfigure || c.Live.GetResourceVersion() != "" || c.Live.GetAnnotations() != nil {
+	if c.Action != model.ActionConfigure || c.Live.GetResourceVersion() != "" || c.Live.GetAnnotations() != nil {
 		t.Errorf("content change: action %q, live %v; want configure with normalised sides", c.Action, c.Live.Object)
 	}
 	if live.GetResourceVersion() != "7" {
 		t.Error("Decide changed its input")
 	}
-	if c := Decide(nil, after, ChangeOptions{}); c.Action != report.ActionCreate || c.Live != nil {
+	if c := Decide(nil, after, ChangeOptions{}); c.Action != model.ActionCreate || c.Live != nil {
 		t.Errorf("absent: action %q, want create", c.Action)
 	}
 }

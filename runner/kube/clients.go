@@ -30,6 +30,9 @@
 //     and "send it" (optionally DryRun=All), so plan and plan --diff predict
 //     with exactly the request apply sends. EnsureNamespace for
 //     createNamespace; Resource for a mapping's dynamic client.
+//
+// May import: of khook only model, spec, redact and sops (no other runner
+// package, no renderer), and client-go.
 package kube
 
 import (
@@ -53,7 +56,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 )
 
 // Clients is the set of clients one run uses, built once from the kubeconfig.

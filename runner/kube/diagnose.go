@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // DiagnoseLimits bound a diagnosis: it runs after a step already failed,
@@ -87,10 +87,10 @@ func Diagnosable(ctx context.Context, err error) bool {
 // container states, the Warning events since since, and the log tails of
 // containers that crashed. It never fails: what it cannot read it names in
 // Unreadable. It runs on its own deadline, after ctx's has passed.
-func (c *Clients) Diagnose(ctx context.Context, since time.Time, refs []ObjectRef, lim DiagnoseLimits) *report.Diagnosis {
+func (c *Clients) Diagnose(ctx context.Context, since time.Time, refs []ObjectRef, lim DiagnoseLimits) *model.Diagnosis {
 	base, cancel := context.WithTimeout(context.WithoutCancel(ctx), lim.Total)
 	defer cancel()
-	d := &diagnoser{c: c, ctx: base, lim: lim, since: since, out: &report.Diagnosis{}, uids: map[types.UID]string{}}
+	d := &diagnoser{c: c, ctx: base, lim: lim, since: since, out: &model.Diagnosis{}, uids: map[types.UID]string{}}
 	refs = workloadsFirst(refs)
 	if len(refs) > lim.Objects {
 		refs = refs[:lim.Objects]
@@ -119,7 +119,7 @@ type diagnoser struct {
 	ctx   context.Context
 	lim   DiagnoseLimits
 	since time.Time
-	out   *report.Diagnosis
+	out   *model.Diagnosis
 	// uids are the objects whose events count, as "Kind/name".
 	uids       map[types.UID]string
 	namespaces []string
@@ -157,7 +157,7 @@ func (d *diagnoser) object(ref ObjectRef) []corev1.Pod {
 	obj, err := d.c.Resource(m, ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	if err != nil {
 		if isNotFoundish(err) {
-			d.out.Objects = append(d.out.Objects, report.DiagnosedObject{Kind: ref.GVK.Kind, Namespace: ref.Namespace, Name: ref.Name, Status: status.NotFoundStatus.String()})
+			d.out.Objects = append(d.out.Objects, model.DiagnosedObject{Kind: ref.GVK.Kind, Namespace: ref.Namespace, Name: ref.Name, Status: status.NotFoundStatus.String()})
 		} else {
 			d.cannot(what, err)
 		}
@@ -173,7 +173,7 @@ func (d *diagnoser) object(ref ObjectRef) []corev1.Pod {
 	if ok, _ := Ready(obj); ok {
 		return nil
 	}
-	o := report.DiagnosedObject{Kind: ref.GVK.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), Status: status.InProgressStatus.String()}
+	o := model.DiagnosedObject{Kind: ref.GVK.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), Status: status.InProgressStatus.String()}
 	if res, err := status.Compute(obj); err == nil {
 		o.Status, o.Message = res.Status.String(), res.Message
 	} else if _, why := Ready(obj); why != "" {

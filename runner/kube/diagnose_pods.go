@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	utilptr "k8s.io/utils/ptr"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // pods describes the worst of the unready pods and reads the log tails of
@@ -26,7 +26,7 @@ func (d *diagnoser) pods(pods []corev1.Pod) {
 	for i := range pods {
 		p := &pods[i]
 		d.watchEvents(p.Namespace, p.UID, "Pod", p.Name)
-		dp := report.DiagnosedPod{Namespace: p.Namespace, Name: p.Name, Phase: string(p.Status.Phase), Condition: failingCondition(p)}
+		dp := model.DiagnosedPod{Namespace: p.Namespace, Name: p.Name, Phase: string(p.Status.Phase), Condition: failingCondition(p)}
 		for j, cs := range allStatuses(p) {
 			dc := container(cs, j < len(p.Status.InitContainerStatuses))
 			if crashed(cs) && tails < d.lim.LogTails {
@@ -112,19 +112,19 @@ func crashed(cs corev1.ContainerStatus) bool {
 
 // failingCondition is the condition that explains most: PodScheduled
 // before Initialized before ContainersReady before Ready.
-func failingCondition(p *corev1.Pod) *report.PodCondition {
+func failingCondition(p *corev1.Pod) *model.PodCondition {
 	for _, t := range []corev1.PodConditionType{corev1.PodScheduled, corev1.PodInitialized, corev1.ContainersReady, corev1.PodReady} {
 		for _, c := range p.Status.Conditions {
 			if c.Type == t && c.Status != corev1.ConditionTrue {
-				return &report.PodCondition{Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+				return &model.PodCondition{Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message}
 			}
 		}
 	}
 	return nil
 }
 
-func container(cs corev1.ContainerStatus, init bool) report.DiagnosedContainer {
-	dc := report.DiagnosedContainer{Name: cs.Name, Image: cs.Image, Init: init, Ready: cs.Ready, Restarts: cs.RestartCount}
+func container(cs corev1.ContainerStatus, init bool) model.DiagnosedContainer {
+	dc := model.DiagnosedContainer{Name: cs.Name, Image: cs.Image, Init: init, Ready: cs.Ready, Restarts: cs.RestartCount}
 	switch s := cs.State; {
 	case s.Waiting != nil:
 		dc.State, dc.Reason, dc.Message = "waiting", s.Waiting.Reason, s.Waiting.Message
@@ -137,7 +137,7 @@ func container(cs corev1.ContainerStatus, init bool) report.DiagnosedContainer {
 		dc.State = "unknown"
 	}
 	if t := cs.LastTerminationState.Terminated; t != nil {
-		dc.LastTermination = &report.Termination{Reason: t.Reason, Message: t.Message, ExitCode: t.ExitCode}
+		dc.LastTermination = &model.Termination{Reason: t.Reason, Message: t.Message, ExitCode: t.ExitCode}
 	}
 	return dc
 }
@@ -171,7 +171,7 @@ func (d *diagnoser) logTail(p *corev1.Pod, cs corev1.ContainerStatus) ([]string,
 // most frequent first.
 func (d *diagnoser) events() {
 	type key struct{ obj, reason, msg string }
-	byKey := map[key]*report.DiagnosedEvent{}
+	byKey := map[key]*model.DiagnosedEvent{}
 	last := map[key]time.Time{}
 	var order []key
 	since := d.since.Add(-time.Second) // event times have second precision
@@ -199,7 +199,7 @@ func (d *diagnoser) events() {
 			if ev, ok := byKey[k]; ok {
 				ev.Count += n
 			} else {
-				byKey[k] = &report.DiagnosedEvent{Object: obj, Reason: e.Reason, Message: k.msg, Count: n}
+				byKey[k] = &model.DiagnosedEvent{Object: obj, Reason: e.Reason, Message: k.msg, Count: n}
 				order = append(order, k)
 			}
 			if when.After(last[k]) {

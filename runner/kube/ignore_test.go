@@ -6,7 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -33,19 +33,19 @@ func mustIgnore(t *testing.T, rules ...spec.IgnoreRule) ChangeOptions {
 
 func TestIgnoreRulesLeaveFieldsOutOfTheDecision(t *testing.T) {
 	live, desired := deployment(5, nil), deployment(1, nil)
-	if Decide(live, desired, ChangeOptions{}).Action != report.ActionConfigure {
+	if Decide(live, desired, ChangeOptions{}).Action != model.ActionConfigure {
 		t.Fatal("without a rule, a changed replica count is a change")
 	}
 	for name, rule := range map[string]spec.IgnoreRule{
 		"pointer": {Target: &spec.IgnoreTarget{Group: "apps", Kind: "Deployment", Namespace: "*", Name: "web*"}, JSONPointers: []string{"/spec/replicas"}},
 		"jq":      {JQPaths: []string{".spec.replicas"}},
 	} {
-		if got := Decide(live, desired, mustIgnore(t, rule)).Action; got != report.ActionUnchanged {
+		if got := Decide(live, desired, mustIgnore(t, rule)).Action; got != model.ActionUnchanged {
 			t.Errorf("%s: %s, want unchanged", name, got)
 		}
 	}
 	other := mustIgnore(t, spec.IgnoreRule{Target: &spec.IgnoreTarget{Name: "db*"}, JSONPointers: []string{"/spec/replicas"}})
-	if Decide(live, desired, other).Action != report.ActionConfigure {
+	if Decide(live, desired, other).Action != model.ActionConfigure {
 		t.Error("a rule for other objects ignored the field")
 	}
 }
@@ -58,11 +58,11 @@ func TestIgnoreManagersFromLiveManagedFields(t *testing.T) {
 	}})
 	desired := deployment(1, map[string]any{"team": "a"})
 	opts := mustIgnore(t, spec.IgnoreRule{Managers: []string{"cainjector"}})
-	if got := Decide(live, desired, opts).Action; got != report.ActionUnchanged {
+	if got := Decide(live, desired, opts).Action; got != model.ActionUnchanged {
 		t.Fatalf("%s, want unchanged: cainjector's annotation is ignored", got)
 	}
 	desired.SetAnnotations(map[string]string{"team": "b"})
-	if got := Decide(live, desired, opts).Action; got != report.ActionConfigure {
+	if got := Decide(live, desired, opts).Action; got != model.ActionConfigure {
 		t.Fatalf("%s, want configure: the team annotation is khook's", got)
 	}
 }

@@ -17,8 +17,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/internal/sops"
+	"github.com/khook/khook/redact"
+	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
 

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // progress reports what blocks a wait, once per change.
@@ -27,7 +27,7 @@ type progress struct {
 }
 
 func newProgress(ctx context.Context) *progress {
-	return &progress{f: report.StepProgress(ctx)}
+	return &progress{f: model.StepProgress(ctx)}
 }
 
 func (p *progress) enabled() bool { return p.f != nil }
@@ -114,7 +114,7 @@ func (p *progress) watchPods(ctx context.Context, c *Clients, obj *unstructured.
 // returns at once; the returned function waits for the watches, which end
 // with ctx.
 func WatchBlockers(ctx context.Context, c *Clients, refs []ObjectRef, limit int) (wait func()) {
-	f := report.StepProgress(ctx)
+	f := model.StepProgress(ctx)
 	if f == nil {
 		return func() {}
 	}
@@ -175,7 +175,7 @@ func worstPod(pods []corev1.Pod) string {
 	}
 	sortWorstFirst(pods)
 	p := pods[0]
-	dp := report.DiagnosedPod{Namespace: p.Namespace, Name: p.Name, Phase: string(p.Status.Phase), Condition: failingCondition(&p)}
+	dp := model.DiagnosedPod{Namespace: p.Namespace, Name: p.Name, Phase: string(p.Status.Phase), Condition: failingCondition(&p)}
 	for j, cs := range allStatuses(&p) {
 		dp.Containers = append(dp.Containers, container(cs, j < len(p.Status.InitContainerStatuses)))
 	}

@@ -7,10 +7,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/internal/sops"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
 
@@ -141,8 +141,8 @@ func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []o
 // the steps of an offline plan whose objects have them, as the API
 // server's warnings are under a live plan's; asErrors (warnings-as-errors)
 // plans such a step as fail.
-func OfflineWarnings(p *report.Plan, s *spec.Spec, warnings spec.Problems, asErrors bool) {
-	byName := map[string]*report.PlanStep{}
+func OfflineWarnings(p *model.Plan, s *spec.Spec, warnings spec.Problems, asErrors bool) {
+	byName := map[string]*model.PlanStep{}
 	for i := range p.Steps {
 		byName[p.Steps[i].Name] = &p.Steps[i]
 	}
@@ -152,12 +152,12 @@ func OfflineWarnings(p *report.Plan, s *spec.Spec, warnings spec.Problems, asErr
 			if ps == nil || !strings.HasPrefix(w.Path, st.Path+".") {
 				continue
 			}
-			ps.Warnings = append(ps.Warnings, report.Warning{Message: w.String()})
+			ps.Warnings = append(ps.Warnings, model.Warning{Message: w.String()})
 			if asErrors {
-				ps.Action = report.ActionFail
+				ps.Action = model.ActionFail
 				ps.Reason = "warnings-as-errors is set, and " + w.String()
 			}
 		}
 	}
-	p.Totals = report.PlanTotals(p.Steps)
+	p.Totals = model.PlanTotals(p.Steps)
 }

@@ -9,11 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
 )
 
-// Diff notes (report.PlanStep.DiffNote).
+// Diff notes (model.PlanStep.DiffNote).
 const (
 	NoteNoChanges = "no changes"
 )

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )

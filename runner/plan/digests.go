@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -18,7 +18,7 @@ import (
 // decision compares it (kube.Normalize): a status update or the server's
 // bookkeeping between plan and apply is no surprise, an edit is. No-op
 // without a hasher.
-func (pr *probe) digested(o report.ObjectPlan, desired, live *unstructured.Unstructured) report.ObjectPlan {
+func (pr *probe) digested(o model.ObjectPlan, desired, live *unstructured.Unstructured) model.ObjectPlan {
 	if pr.Digest == nil {
 		return o
 	}
@@ -45,7 +45,7 @@ func (pr *probe) releaseDigest(r *runner.PlannedRelease) {
 	if pr.Digest == nil || r == nil {
 		return
 	}
-	d := &report.ReleaseDigest{Revision: r.Revision}
+	d := &model.ReleaseDigest{Revision: r.Revision}
 	if r.Chart != nil {
 		d.Chart = pr.Digest.JSON("chart", r.Chart)
 	}
@@ -59,9 +59,9 @@ func (pr *probe) releaseDigest(r *runner.PlannedRelease) {
 // manifests it names, so an edited file changes it even when its step
 // cannot be assessed yet), each declared input, and the cluster's
 // kube-system UID.
-func (l *Live) planDigests(ctx context.Context, s *spec.Spec, p *report.Plan) error {
+func (l *ClusterPlanner) planDigests(ctx context.Context, s *spec.Spec, p *model.Plan) error {
 	h := l.Digest
-	d := &report.PlanDigests{Keyed: h.Keyed(), KeyCheck: h.KeyCheck()}
+	d := &model.PlanDigests{Keyed: h.Keyed(), KeyCheck: h.KeyCheck()}
 	var manifests []any
 	for _, st := range s.Steps {
 		switch {
@@ -82,7 +82,7 @@ func (l *Live) planDigests(ctx context.Context, s *spec.Spec, p *report.Plan) er
 	}
 	if s.Declared != nil {
 		for _, v := range s.Declared.Vars {
-			d.Inputs = append(d.Inputs, report.InputDigest{Name: v.Name, Secret: v.Secret, Digest: h.Input(v.Name, v.Value, v.Secret)})
+			d.Inputs = append(d.Inputs, model.InputDigest{Name: v.Name, Secret: v.Secret, Digest: h.Input(v.Name, v.Value, v.Secret)})
 		}
 	}
 	ns, err := l.Clients.Typed.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/internal/sops"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 )
 

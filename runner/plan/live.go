@@ -7,19 +7,19 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
 )
 
-// Live predicts, per step, what apply would do against the cluster. It only
+// ClusterPlanner predicts, per step, what apply would do against the cluster. It only
 // reads: GETs, LISTs and server-side dry runs (DryRun=All), never a write.
-type Live struct {
+type ClusterPlanner struct {
 	Clients  *kube.Clients
 	Redactor *redact.Redactor
 	// Diff adds unified diffs (plan --diff).
@@ -62,7 +62,7 @@ func CheckLookupSecrets(v string) error {
 // Plan probes every step concurrently and returns the plan in DAG order. A
 // step that cannot be assessed yet is "unknown" with the reason; an error
 // (the cluster is unreachable, a manifest file is missing) fails the plan.
-func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
+func (l *ClusterPlanner) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
 	p := skeleton(s)
 	p.Offline = false
 	p.Server = redact.StripURLCredentials(l.Clients.Config.Host)
@@ -83,7 +83,7 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			pr := &probe{Live: l, spec: s, step: st, out: ps, producers: producers}
+			pr := &probe{ClusterPlanner: l, spec: s, step: st, out: ps, producers: producers}
 			warns := &kube.Warnings{}
 			if err := pr.run(kube.WithWarnings(ctx, warns)); err != nil {
 				errs[i] = fmt.Errorf("plan of step %s: %w", st.Name, l.Clients.Explain(err))
@@ -102,11 +102,11 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 		ps.Reason = l.Redactor.String(ps.Reason)
 		ps.Diff = l.Redactor.String(ps.Diff)
 		ps.DiffNote = l.Redactor.String(ps.DiffNote)
-		if report.IsChange(ps.Action) {
+		if model.IsChange(ps.Action) {
 			p.Changes = true
 		}
 	}
-	p.Totals = report.PlanTotals(p.Steps)
+	p.Totals = model.PlanTotals(p.Steps)
 	if l.Digest != nil {
 		if err := l.planDigests(ctx, s, p); err != nil {
 			return nil, err
@@ -117,10 +117,10 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*report.Plan, error) {
 
 // probe predicts one step.
 type probe struct {
-	*Live
+	*ClusterPlanner
 	spec      *spec.Spec
 	step      *spec.Step
-	out       *report.PlanStep
+	out       *model.PlanStep
 	producers *producers
 	// lookupDenied is set when a template's lookup of a Secret was denied.
 	lookupDenied atomic.Bool
@@ -174,7 +174,7 @@ func (pr *probe) failed(err error) error {
 			return nil
 		}
 	}
-	pr.out.Action, pr.out.Reason = report.ActionFail, err.Error()
+	pr.out.Action, pr.out.Reason = model.ActionFail, err.Error()
 	pr.diffUnavailable("apply would fail the step")
 	return nil
 }
@@ -185,7 +185,7 @@ func (pr *probe) predicted(p runner.Prediction) error {
 	pr.out.Action, pr.out.Reason = p.Action, p.Reason
 	var parts []string
 	for _, o := range p.Objects {
-		op := pr.digested(report.ObjectPlan{Action: o.Action, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Reason: o.Reason}, o.Desired, o.Live)
+		op := pr.digested(model.ObjectPlan{Action: o.Action, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Reason: o.Reason}, o.Desired, o.Live)
 		if o.LiveDigest != nil && pr.Digest != nil {
 			op.Live = pr.Digest.Sum("release", o.LiveDigest)
 		}
@@ -195,11 +195,11 @@ func (pr *probe) predicted(p runner.Prediction) error {
 		}
 		var from, to *unstructured.Unstructured
 		switch o.Action {
-		case report.ActionCreate:
+		case model.ActionCreate:
 			to = o.Desired
-		case report.ActionConfigure, report.ActionReplace:
+		case model.ActionConfigure, model.ActionReplace:
 			from, to = o.Live, o.Desired
-		case report.ActionDelete:
+		case model.ActionDelete:
 			from = o.Live
 		default:
 			continue
@@ -224,7 +224,7 @@ func (pr *probe) predicted(p runner.Prediction) error {
 	case pr.step.Delete != nil && len(p.Objects) > 0:
 		var names []string
 		for _, o := range p.Objects {
-			if o.Action == report.ActionDelete {
+			if o.Action == model.ActionDelete {
 				names = append(names, "- "+o.Kind+" "+nsName(o.Namespace, o.Name))
 			}
 		}
@@ -237,7 +237,7 @@ func (pr *probe) predicted(p runner.Prediction) error {
 
 // unknown marks the step as not assessable yet.
 func (pr *probe) unknown(reason string) {
-	pr.out.Action, pr.out.Reason = report.ActionUnknown, reason
+	pr.out.Action, pr.out.Reason = model.ActionUnknown, reason
 	if pr.Diff {
 		pr.out.DiffNote = unavailable(reason)
 	}

@@ -1,12 +1,15 @@
 // Package plan predicts what apply would do. Offline builds the plan from
 // the spec alone; the live plan (against a cluster) fills in actions,
-// objects and diffs on the same report.Plan.
+// objects and diffs on the same model.Plan.
+//
+// May import: runner/kube, runner/steps, runner/helmstep, runner/planfile,
+// model, spec, redact, sops; no renderer.
 package plan
 
 import (
 	"strings"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/spec"
 )
@@ -16,7 +19,7 @@ import (
 // when: excludes. Steps are listed in an order that respects needs, ties
 // kept in file order. Every included step's action is "planned".
 // Each step reading a sops-encrypted file says it was not decrypted.
-func Offline(s *spec.Spec) *report.Plan {
+func Offline(s *spec.Spec) *model.Plan {
 	p := skeleton(s)
 	_, encrypted := CheckEncrypted(s)
 	for i, st := range Order(s.Steps) {
@@ -30,30 +33,30 @@ func Offline(s *spec.Spec) *report.Plan {
 }
 
 // skeleton is the plan from the spec alone, the live plan's start too.
-func skeleton(s *spec.Spec) *report.Plan {
-	p := &report.Plan{Name: s.Metadata.Name, Identifier: s.Metadata.Name, Offline: true}
+func skeleton(s *spec.Spec) *model.Plan {
+	p := &model.Plan{Name: s.Metadata.Name, Identifier: s.Metadata.Name, Offline: true}
 	for _, st := range Order(s.Steps) {
-		ps := report.PlanStep{
+		ps := model.PlanStep{
 			Name:    st.Name,
 			Type:    st.Type(),
-			Action:  report.ActionPlanned,
+			Action:  model.ActionPlanned,
 			Summary: spec.Summary(st),
 			Needs:   st.Needs,
 			When:    st.When,
 			Skip:    st.Skip,
 			Pos:     s.PosOf(st.Path),
-			// drift: warn (report.Plan.DriftFails)
+			// drift: warn (model.Plan.DriftFails)
 			DriftWarn: st.DriftWarns(),
 		}
 		if st.Excluded() {
-			ps.Action = report.ActionExcluded
+			ps.Action = model.ActionExcluded
 			ps.Reason = st.ExcludedBecause()
 		} else if st.Helm != nil {
 			ps.Reason = strings.TrimPrefix(helmstep.DependenciesNote(helmstep.OfflineDependencies(s.BaseDir, st.Helm)), "; ")
 		}
 		p.Steps = append(p.Steps, ps)
 	}
-	p.Totals = report.PlanTotals(p.Steps)
+	p.Totals = model.PlanTotals(p.Steps)
 	return p
 }
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -45,14 +45,14 @@ func TestOffline(t *testing.T) {
 	if !p.Offline || p.Changes || p.Name != "demo" {
 		t.Errorf("plan header = %+v", p)
 	}
-	if diff := cmp.Diff(map[report.Action]int{report.ActionPlanned: 1, report.ActionExcluded: 1}, p.Totals); diff != "" {
+	if diff := cmp.Diff(map[model.Action]int{model.ActionPlanned: 1, model.ActionExcluded: 1}, p.Totals); diff != "" {
 		t.Errorf("totals (-want +got):\n%s", diff)
 	}
 	a, e := p.Steps[0], p.Steps[1]
-	if a.Name != "a" || a.Action != report.ActionPlanned || a.Summary == "" || a.Pos.Line != 9 {
+	if a.Name != "a" || a.Action != model.ActionPlanned || a.Summary == "" || a.Pos.Line != 9 {
 		t.Errorf("step a = %+v", a)
 	}
-	if e.Action != report.ActionExcluded || e.Reason != `when vars.ENV == "prod" is false` || e.Skip != spec.SkipWhen {
+	if e.Action != model.ActionExcluded || e.Reason != `when vars.ENV == "prod" is false` || e.Skip != spec.SkipWhen {
 		t.Errorf("step extras = %+v", e)
 	}
 }

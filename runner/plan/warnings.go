@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -13,12 +13,12 @@ import (
 func (pr *probe) warned(w *kube.Warnings) {
 	var lines []string
 	for _, x := range w.List() {
-		wr := report.Warning{Object: pr.Redactor.String(x.Object), Message: pr.Redactor.String(x.Message)}
+		wr := model.Warning{Object: pr.Redactor.String(x.Object), Message: pr.Redactor.String(x.Message)}
 		pr.out.Warnings = append(pr.out.Warnings, wr)
 		lines = append(lines, wr.String())
 	}
-	if pr.WarningsAsErrors && len(lines) > 0 && pr.out.Action != report.ActionFail {
-		pr.out.Action = report.ActionFail
+	if pr.WarningsAsErrors && len(lines) > 0 && pr.out.Action != model.ActionFail {
+		pr.out.Action = model.ActionFail
 		pr.out.Reason = fmt.Sprintf("the API server warned (warnings-as-errors is set): %s", strings.Join(lines, "; "))
 	}
 }

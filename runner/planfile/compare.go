@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // Changes says, one sentence each, how a fresh plan differs from the
 // reviewed one in anything the fingerprint covers; none means the world
 // is as reviewed. It compares the same fields Fingerprint hashes.
-func (f *File) Changes(now *report.Plan) []string {
+func (f *File) Changes(now *model.Plan) []string {
 	was := f.Plan
 	if now == nil || now.Digests == nil || was.Digests == nil {
 		return []string{"the fresh plan has no digests to compare (an offline plan cannot be checked)"}
@@ -32,7 +32,7 @@ func (f *File) Changes(now *report.Plan) []string {
 		out = append(out, fmt.Sprintf("the spec changed: its digest was %s, now %s", short(wd.Spec), short(nd.Spec)))
 	}
 	out = append(out, inputChanges(wd.Inputs, nd.Inputs)...)
-	nowSteps := map[string]report.PlanStep{}
+	nowSteps := map[string]model.PlanStep{}
 	for _, s := range now.Steps {
 		nowSteps[s.Name] = s
 	}
@@ -52,13 +52,13 @@ func (f *File) Changes(now *report.Plan) []string {
 	}
 	if len(out) == 0 && Fingerprint(now) != was.Fingerprint {
 		// Changes and Fingerprint cover the same fields; say so if not.
-		out = append(out, fmt.Sprintf("the plan's fingerprint was %s, now %s", report.ShortFingerprint(was.Fingerprint), report.ShortFingerprint(Fingerprint(now))))
+		out = append(out, fmt.Sprintf("the plan's fingerprint was %s, now %s", model.ShortFingerprint(was.Fingerprint), model.ShortFingerprint(Fingerprint(now))))
 	}
 	return out
 }
 
-func inputChanges(was, now []report.InputDigest) []string {
-	nowBy := map[string]report.InputDigest{}
+func inputChanges(was, now []model.InputDigest) []string {
+	nowBy := map[string]model.InputDigest{}
 	for _, in := range now {
 		nowBy[in.Name] = in
 	}
@@ -87,12 +87,12 @@ func inputChanges(was, now []report.InputDigest) []string {
 
 // stepChanges compares one step's prediction: action, then each object
 // (by kind, namespace and name) and a helm step's release.
-func stepChanges(was, now report.PlanStep) []string {
+func stepChanges(was, now model.PlanStep) []string {
 	var out []string
 	if comparedAction(was) != comparedAction(now) {
 		out = append(out, fmt.Sprintf("step %s: planned %s, now would %s%s", was.Name, was.Action, now.Action, because(now.Reason)))
 	}
-	nowObjs := map[string]report.ObjectPlan{}
+	nowObjs := map[string]model.ObjectPlan{}
 	for _, o := range now.Objects {
 		nowObjs[objKey(o)] = o
 	}
@@ -119,7 +119,7 @@ func stepChanges(was, now report.PlanStep) []string {
 	return out
 }
 
-func releaseChanges(step string, was, now *report.ReleaseDigest) []string {
+func releaseChanges(step string, was, now *model.ReleaseDigest) []string {
 	if was == nil && now == nil {
 		return nil
 	}
@@ -139,16 +139,16 @@ func releaseChanges(step string, was, now *report.ReleaseDigest) []string {
 	return out
 }
 
-func releaseWord(r *report.ReleaseDigest) string {
+func releaseWord(r *model.ReleaseDigest) string {
 	if r == nil {
 		return "not assessed"
 	}
 	return fmt.Sprintf("at revision %d", r.Revision)
 }
 
-func objKey(o report.ObjectPlan) string { return o.Kind + "/" + o.Namespace + "/" + o.Name }
+func objKey(o model.ObjectPlan) string { return o.Kind + "/" + o.Namespace + "/" + o.Name }
 
-func objRef(o report.ObjectPlan) string {
+func objRef(o model.ObjectPlan) string {
 	if o.Namespace == "" {
 		return o.Kind + " " + o.Name
 	}
@@ -219,7 +219,7 @@ type ChangedError struct {
 func (e *ChangedError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the plan changed since it was reviewed (fingerprint %s, now %s); nothing was applied:",
-		report.ShortFingerprint(e.Fingerprint), report.ShortFingerprint(e.Now))
+		model.ShortFingerprint(e.Fingerprint), model.ShortFingerprint(e.Now))
 	for _, c := range e.Changes {
 		b.WriteString("\n  - " + c)
 	}
@@ -228,4 +228,4 @@ func (e *ChangedError) Error() string {
 }
 
 // FailureReason names the CI contract's failure-reason.
-func (e *ChangedError) FailureReason() string { return report.ReasonPlanChanged }
+func (e *ChangedError) FailureReason() string { return model.ReasonPlanChanged }

@@ -1,6 +1,9 @@
 // Package planfile is khook's saved plan: a versioned JSON document holding
 // a live plan with its digests and fingerprint (plan --out), read back by
 // show and by apply --plan, which compares it with a fresh plan.
+//
+// May import: model, spec, redact (no client-go: khook show needs no
+// cluster).
 package planfile
 
 import (
@@ -12,7 +15,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // Format is the version this khook writes and the only one it reads. A
@@ -34,11 +37,11 @@ type File struct {
 	// covers, are what apply --plan refuses on).
 	WouldFail []string `json:"wouldFail,omitempty"`
 	// Plan is the plan as reviewed: its steps, digests and fingerprint.
-	Plan *report.Plan `json:"plan"`
+	Plan *model.Plan `json:"plan"`
 }
 
 // New wraps a live plan (Fingerprint and Digests set) for saving.
-func New(p *report.Plan, version string, created time.Time) *File {
+func New(p *model.Plan, version string, created time.Time) *File {
 	f := &File{Format: Format, KhookVersion: version, Created: created.UTC().Truncate(time.Second), Plan: p}
 	for _, s := range p.Failing() {
 		f.WouldFail = append(f.WouldFail, s.Name)
@@ -120,7 +123,7 @@ func check(f *File) error {
 	}
 	if got := Fingerprint(p); got != p.Fingerprint {
 		return fmt.Errorf("the plan file's content does not match its fingerprint %s (recomputed %s): it was edited or corrupted; run khook plan --out again",
-			report.ShortFingerprint(p.Fingerprint), report.ShortFingerprint(got))
+			model.ShortFingerprint(p.Fingerprint), model.ShortFingerprint(got))
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -15,7 +15,7 @@ import (
 // their desired and live digests, and a helm step's release digests. No
 // timestamp, version, reason or diff text goes in, so two plans of an
 // unchanged world share it. "" for an offline plan.
-func Fingerprint(p *report.Plan) string {
+func Fingerprint(p *model.Plan) string {
 	if p == nil || p.Offline || p.Digests == nil {
 		return ""
 	}
@@ -25,14 +25,14 @@ func Fingerprint(p *report.Plan) string {
 	type step struct {
 		Name, Action string
 		Objects      []object
-		Release      *report.ReleaseDigest
+		Release      *model.ReleaseDigest
 	}
 	doc := struct {
 		V               int
 		Keyed           bool
 		KeyCheck        string
 		Spec            string
-		Inputs          []report.InputDigest
+		Inputs          []model.InputDigest
 		Server, Cluster string
 		Steps           []step
 	}{V: 1, Keyed: p.Digests.Keyed, KeyCheck: p.Digests.KeyCheck, Spec: p.Digests.Spec, Inputs: p.Digests.Inputs,
@@ -53,8 +53,8 @@ func Fingerprint(p *report.Plan) string {
 // step to. Waiting steps (wait, rollout status) write nothing: whether their
 // condition already holds is a matter of time, not a change, so "wait" and
 // "no-op" are one prediction for them.
-func comparedAction(s report.PlanStep) string {
-	if (s.Type == spec.TypeWait || s.Type == spec.TypeRollout) && (s.Action == report.ActionWait || s.Action == report.ActionNoop) {
+func comparedAction(s model.PlanStep) string {
+	if (s.Type == spec.TypeWait || s.Type == spec.TypeRollout) && (s.Action == model.ActionWait || s.Action == model.ActionNoop) {
 		return "read-only"
 	}
 	return string(s.Action)

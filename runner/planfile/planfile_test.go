@@ -6,29 +6,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 )
 
 // samplePlan is a live plan as runner/plan leaves it, digests made by h.
-func samplePlan(h *Hasher) *report.Plan {
-	p := &report.Plan{Name: "demo", Server: "https://10.0.0.1:6443", Steps: []report.PlanStep{
-		{Name: "config", Type: "apply", Action: report.ActionConfigure, Reason: "drifted", Objects: []report.ObjectPlan{
-			{Action: report.ActionConfigure, Kind: "ConfigMap", Namespace: "demo", Name: "settings",
+func samplePlan(h *Hasher) *model.Plan {
+	p := &model.Plan{Name: "demo", Server: "https://10.0.0.1:6443", Steps: []model.PlanStep{
+		{Name: "config", Type: "apply", Action: model.ActionConfigure, Reason: "drifted", Objects: []model.ObjectPlan{
+			{Action: model.ActionConfigure, Kind: "ConfigMap", Namespace: "demo", Name: "settings",
 				Desired: h.Object(map[string]any{"data": map[string]any{"a": "1"}}), Live: h.Object(map[string]any{"data": map[string]any{"a": "0"}})},
 		}},
-		{Name: "release", Type: "helm", Action: report.ActionUpgrade, Release: &report.ReleaseDigest{Revision: 3,
+		{Name: "release", Type: "helm", Action: model.ActionUpgrade, Release: &model.ReleaseDigest{Revision: 3,
 			Chart: h.JSON("chart", "demo-1.0.0"), Values: h.JSON("values", map[string]any{"x": 1})}},
-		{Name: "ready", Type: "wait", Action: report.ActionWait, Reason: "not yet"},
-		{Name: "prod-only", Type: "helm", Action: report.ActionExcluded, Skip: spec.SkipWhen},
-	}, Digests: &report.PlanDigests{Keyed: h.Keyed(), KeyCheck: h.KeyCheck(), Spec: h.Sum("spec", []byte("spec v1")), ClusterUID: "uid-1",
-		Inputs: []report.InputDigest{{Name: "ENV", Digest: h.Input("ENV", "prod", false)}, {Name: "TOKEN", Secret: true, Digest: h.Input("TOKEN", "s3cret", true)}}}}
+		{Name: "ready", Type: "wait", Action: model.ActionWait, Reason: "not yet"},
+		{Name: "prod-only", Type: "helm", Action: model.ActionExcluded, Skip: spec.SkipWhen},
+	}, Digests: &model.PlanDigests{Keyed: h.Keyed(), KeyCheck: h.KeyCheck(), Spec: h.Sum("spec", []byte("spec v1")), ClusterUID: "uid-1",
+		Inputs: []model.InputDigest{{Name: "ENV", Digest: h.Input("ENV", "prod", false)}, {Name: "TOKEN", Secret: true, Digest: h.Input("TOKEN", "s3cret", true)}}}}
 	p.Fingerprint = Fingerprint(p)
 	return p
 }
 
-func roundTrip(t *testing.T, p *report.Plan) *File {
+func roundTrip(t *testing.T, p *model.Plan) *File {
 	t.Helper()
 	var b bytes.Buffer
 	if err := Write(&b, New(p, "v1.2.3", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))); err != nil {
@@ -47,14 +47,14 @@ func TestFingerprintIsStable(t *testing.T) {
 	h := NewHasher([]byte("k"), nil)
 	a, b := samplePlan(h), samplePlan(h)
 	b.Steps[0].Reason, b.Steps[0].Diff = "other words", "--- a\n+++ b\n"
-	b.Steps[2].Action = report.ActionNoop
+	b.Steps[2].Action = model.ActionNoop
 	if Fingerprint(a) != Fingerprint(b) {
 		t.Errorf("same world, different fingerprints")
 	}
 	if len(roundTrip(t, a).Changes(b)) != 0 {
 		t.Errorf("same world: changes %q", roundTrip(t, a).Changes(b))
 	}
-	if Fingerprint(&report.Plan{Offline: true}) != "" {
+	if Fingerprint(&model.Plan{Offline: true}) != "" {
 		t.Errorf("an offline plan has a fingerprint")
 	}
 }
@@ -65,31 +65,31 @@ func TestChangesNameTheDifference(t *testing.T) {
 	h := NewHasher([]byte("k"), nil)
 	for _, tc := range []struct {
 		name   string
-		change func(p *report.Plan)
+		change func(p *model.Plan)
 		want   string
 	}{
-		{"cluster", func(p *report.Plan) { p.Digests.ClusterUID = "uid-2" },
+		{"cluster", func(p *model.Plan) { p.Digests.ClusterUID = "uid-2" },
 			"the plan was made for cluster https://10.0.0.1:6443 (kube-system UID uid-1); this is https://10.0.0.1:6443 (kube-system UID uid-2)"},
-		{"server", func(p *report.Plan) { p.Server = "https://other:6443" }, "this is https://other:6443"},
-		{"spec", func(p *report.Plan) { p.Digests.Spec = h.Sum("spec", []byte("spec v2")) }, "the spec changed: its digest was hmac-sha256:"},
-		{"input", func(p *report.Plan) { p.Digests.Inputs[0].Digest = h.Input("ENV", "dev", false) }, "input ENV has another value than when planned"},
-		{"secret", func(p *report.Plan) { p.Digests.Inputs[1].Digest = h.Input("TOKEN", "other", true) }, "secret input TOKEN has another value"},
-		{"action", func(p *report.Plan) { p.Steps[0].Action = report.ActionCreate; p.Steps[0].Reason = "it is gone" },
+		{"server", func(p *model.Plan) { p.Server = "https://other:6443" }, "this is https://other:6443"},
+		{"spec", func(p *model.Plan) { p.Digests.Spec = h.Sum("spec", []byte("spec v2")) }, "the spec changed: its digest was hmac-sha256:"},
+		{"input", func(p *model.Plan) { p.Digests.Inputs[0].Digest = h.Input("ENV", "dev", false) }, "input ENV has another value than when planned"},
+		{"secret", func(p *model.Plan) { p.Digests.Inputs[1].Digest = h.Input("TOKEN", "other", true) }, "secret input TOKEN has another value"},
+		{"action", func(p *model.Plan) { p.Steps[0].Action = model.ActionCreate; p.Steps[0].Reason = "it is gone" },
 			"step config: planned configure, now would create (it is gone)"},
-		{"live", func(p *report.Plan) {
+		{"live", func(p *model.Plan) {
 			p.Steps[0].Objects[0].Live = h.Object(map[string]any{"data": map[string]any{"a": "edited"}})
 		},
 			"step config: planned configure ConfigMap demo/settings against live digest hmac-sha256:"},
-		{"gone", func(p *report.Plan) {
-			p.Steps[0].Objects[0].Action, p.Steps[0].Objects[0].Live = report.ActionCreate, ""
+		{"gone", func(p *model.Plan) {
+			p.Steps[0].Objects[0].Action, p.Steps[0].Objects[0].Live = model.ActionCreate, ""
 		}, "now would create it (absent)"},
-		{"desired", func(p *report.Plan) { p.Steps[0].Objects[0].Desired = h.Object(map[string]any{"b": 1}) },
+		{"desired", func(p *model.Plan) { p.Steps[0].Objects[0].Desired = h.Object(map[string]any{"b": 1}) },
 			"step config: planned configure ConfigMap demo/settings as desired digest"},
-		{"revision", func(p *report.Plan) { p.Steps[1].Release.Revision = 4 }, "step release: planned against release revision 3, now it is at revision 4"},
-		{"chart", func(p *report.Plan) { p.Steps[1].Release.Chart = h.JSON("chart", "demo-1.0.1") }, "step release: the chart apply would install changed"},
-		{"excluded", func(p *report.Plan) { p.Steps[3].Action, p.Steps[3].Skip = report.ActionInstall, "" }, "step prod-only: planned excluded, now would install"},
-		{"new step", func(p *report.Plan) {
-			p.Steps = append(p.Steps, report.PlanStep{Name: "extra", Action: report.ActionRun})
+		{"revision", func(p *model.Plan) { p.Steps[1].Release.Revision = 4 }, "step release: planned against release revision 3, now it is at revision 4"},
+		{"chart", func(p *model.Plan) { p.Steps[1].Release.Chart = h.JSON("chart", "demo-1.0.1") }, "step release: the chart apply would install changed"},
+		{"excluded", func(p *model.Plan) { p.Steps[3].Action, p.Steps[3].Skip = model.ActionInstall, "" }, "step prod-only: planned excluded, now would install"},
+		{"new step", func(p *model.Plan) {
+			p.Steps = append(p.Steps, model.PlanStep{Name: "extra", Action: model.ActionRun})
 		}, "step extra: not in the plan, now would run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

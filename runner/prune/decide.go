@@ -3,6 +3,9 @@
 // record's inventory (runner/state) says what khook put in the cluster;
 // plan and apply decide through the same Decide, so the plan shows what
 // apply prunes and why it keeps the rest.
+//
+// May import: runner/kube, runner/state, runner/steps, runner/helmstep,
+// model, spec, redact; no renderer.
 package prune
 
 import (
@@ -15,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -31,7 +34,7 @@ const (
 type Candidate struct {
 	Step   string // the step that put it there
 	InSpec bool   // false: the step left the spec
-	Item   report.Owned
+	Item   model.Owned
 	Policy spec.Prune
 }
 
@@ -49,7 +52,7 @@ type Decision struct {
 	// Action is ActionDelete, ActionUninstall, ActionNoop or ActionKeep (a
 	// CRD holding data; kept: Kept says why) or "" (already gone: nothing
 	// to do).
-	Action report.Action
+	Action model.Action
 	Kept   string
 	// With is what goes with a deleted CRD: "its 2 Widget objects in 1
 	// namespace".
@@ -61,7 +64,7 @@ type Decision struct {
 // Reason is the plan's reason for the object.
 func (d Decision) Reason() string {
 	switch {
-	case d.Action == report.ActionNoop || d.Action == report.ActionKeep:
+	case d.Action == model.ActionNoop || d.Action == model.ActionKeep:
 		return "kept: " + d.Kept
 	case d.With != "":
 		return d.Why() + "; deletes it and " + d.With
@@ -89,9 +92,9 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 		switch {
 		case !ok:
 		case cand.Policy.Disabled:
-			d.Action, d.Kept = report.ActionNoop, "prune: false"
+			d.Action, d.Kept = model.ActionNoop, "prune: false"
 		default:
-			d.Action = report.ActionUninstall
+			d.Action = model.ActionUninstall
 		}
 		return d, nil
 	}
@@ -110,7 +113,7 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 	if err != nil {
 		return d, fmt.Errorf("cannot read %s to prune it: %w", it, c.Explain(err))
 	}
-	d.Action = report.ActionNoop
+	d.Action = model.ActionNoop
 	switch {
 	case cand.Policy.Disabled:
 		d.Kept = "prune: false"
@@ -129,19 +132,19 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 		}
 		switch {
 		case cand.Policy.CRDs:
-			d.Action = report.ActionDelete
+			d.Action = model.ActionDelete
 			if usage.Objects > 0 {
 				d.With = "its " + usage.String()
 			}
 		case usage.Objects > 0:
-			d.Action, d.Kept = report.ActionKeep, fmt.Sprintf("a CustomResourceDefinition with %s: deleting it deletes them; set prune: {crds: true} to delete both", usage)
+			d.Action, d.Kept = model.ActionKeep, fmt.Sprintf("a CustomResourceDefinition with %s: deleting it deletes them; set prune: {crds: true} to delete both", usage)
 		default:
 			d.Kept = "a CustomResourceDefinition: deleting it deletes every resource of its kind; set prune: {crds: true} to delete it"
 		}
 	case it.Group == "" && it.Kind == "Namespace" && !cand.Policy.Namespaces:
 		d.Kept = "a Namespace: deleting it deletes everything in it; set prune: {namespaces: true} to delete it"
 	default:
-		d.Action, d.Kept = report.ActionDelete, ""
+		d.Action, d.Kept = model.ActionDelete, ""
 	}
 	return d, nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/spec"
 )
@@ -88,7 +88,7 @@ func leftovers(s *spec.Spec, rec *state.Record, run func(*spec.Step) bool, still
 
 // add appends items last first: custom resources before their CRDs,
 // objects before their namespaces, as they were applied in reverse.
-func (g *Group) add(items []report.Owned, p spec.Prune) {
+func (g *Group) add(items []model.Owned, p spec.Prune) {
 	for i := len(items) - 1; i >= 0; i-- {
 		g.Candidates = append(g.Candidates, Candidate{Step: g.Step, InSpec: g.InSpec, Item: items[i], Policy: p})
 	}
@@ -137,7 +137,7 @@ func keysOf(objs []*unstructured.Unstructured, ns string) map[string]bool {
 	keys := map[string]bool{}
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
-		it := report.Owned{Group: gvk.Group, Kind: gvk.Kind, Namespace: o.GetNamespace(), Name: o.GetName()}
+		it := model.Owned{Group: gvk.Group, Kind: gvk.Kind, Namespace: o.GetNamespace(), Name: o.GetName()}
 		if it.Namespace == "" {
 			keys[it.Key()] = true
 			it.Namespace = ns

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/state"
@@ -16,12 +16,12 @@ import (
 )
 
 // Plan predicts the pruning apply would do after the spec's steps: one
-// plan step per step with leftovers (report.PruneStepName), each object
+// plan step per step with leftovers (model.PruneStepName), each object
 // deleted, uninstalled or kept with the reason. rec is the state record as
 // read (nil: none yet); a spec without a record gets the note that pruning
 // needs one. It only reads. r opens sops-encrypted manifests (their names
 // may be encrypted too: read encrypted, every object would look gone).
-func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec *state.Record, r *redact.Redactor) ([]report.PlanStep, []string, error) {
+func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec *state.Record, r *redact.Redactor) ([]model.PlanStep, []string, error) {
 	if _, ok := state.RefFor(s); !ok {
 		if s.PruneDisabled() {
 			return nil, nil, nil
@@ -41,10 +41,10 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 		}
 		return map[string]bool{}, true
 	})
-	var out []report.PlanStep
+	var out []model.PlanStep
 	after := lastSteps(s)
 	for _, g := range groups {
-		ps := report.PlanStep{Name: report.PruneStepName(g.Step), Type: report.TypePrune, Action: report.ActionNoop, Pos: g.Pos, Needs: after,
+		ps := model.PlanStep{Name: model.PruneStepName(g.Step), Type: model.TypePrune, Action: model.ActionNoop, Pos: g.Pos, Needs: after,
 			Reason: g.Candidates[0].Why(), Summary: fmt.Sprintf("prunes what step %q put in the cluster and the spec no longer has", g.Step)}
 		for _, cand := range g.Candidates {
 			d, err := Decide(ctx, c, rel, cand)
@@ -55,12 +55,12 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 				continue // already gone
 			}
 			it := d.Item
-			ps.Objects = append(ps.Objects, report.ObjectPlan{Action: d.Action, Kind: it.Kind, Namespace: it.Namespace, Name: it.Name, Reason: d.Reason()})
+			ps.Objects = append(ps.Objects, model.ObjectPlan{Action: d.Action, Kind: it.Kind, Namespace: it.Namespace, Name: it.Name, Reason: d.Reason()})
 			if rank[d.Action] > rank[ps.Action] {
 				ps.Action = d.Action
 			}
-			if d.Action == report.ActionKeep {
-				ps.Warnings = append(ps.Warnings, report.Warning{Object: it.String(), Message: "pruning keeps it: " + d.Kept})
+			if d.Action == model.ActionKeep {
+				ps.Warnings = append(ps.Warnings, model.Warning{Object: it.String(), Message: "pruning keeps it: " + d.Kept})
 			}
 		}
 		if len(ps.Objects) > 0 {
@@ -72,14 +72,14 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 }
 
 // rank orders a prune step's action by its objects': what changes most.
-var rank = map[report.Action]int{report.ActionNoop: 0, report.ActionKeep: 1, report.ActionDelete: 2, report.ActionUninstall: 3}
+var rank = map[model.Action]int{model.ActionNoop: 0, model.ActionKeep: 1, model.ActionDelete: 2, model.ActionUninstall: 3}
 
 // Pruner carries out pruning for apply and destroy.
 type Pruner struct {
 	Clients *kube.Clients
 	Helm    *helmstep.Executor
-	Delete  *steps.Delete
-	Emit    func(report.Event)
+	Delete  *steps.DeleteExecutor
+	Emit    func(model.Event)
 	// Redactor masks secrets in the results' errors and details.
 	Redactor *redact.Redactor
 }
@@ -89,11 +89,11 @@ type Pruner struct {
 // in the record what it deleted, found gone or kept. A step that failed or
 // did not run this time keeps its leftovers for a later run. It returns one
 // result per step with leftovers.
-func (p *Pruner) Run(ctx context.Context, s *spec.Spec, sess *state.Session, results []report.StepResult) []report.StepResult {
+func (p *Pruner) Run(ctx context.Context, s *spec.Spec, sess *state.Session, results []model.StepResult) []model.StepResult {
 	if sess == nil || ctx.Err() != nil {
 		return nil
 	}
-	byName := map[string]report.StepResult{}
+	byName := map[string]model.StepResult{}
 	for _, r := range results {
 		byName[r.Name] = r
 	}
@@ -102,17 +102,17 @@ func (p *Pruner) Run(ctx context.Context, s *spec.Spec, sess *state.Session, res
 			return true
 		}
 		r, ok := byName[st.Name]
-		return ok && r.Status != report.StatusFailed && r.Skip != spec.SkipBlocked && r.Skip != spec.SkipStopped
+		return ok && r.Status != model.StatusFailed && r.Skip != spec.SkipBlocked && r.Skip != spec.SkipStopped
 	}
 	groups, _ := leftovers(s, sess.Record(), ran, func(*spec.Step) (map[string]bool, bool) { return nil, false })
-	var out []report.StepResult
+	var out []model.StepResult
 	for _, g := range groups {
 		res := p.group(ctx, sess, g)
 		if res.Status == "" {
 			continue
 		}
 		if p.Emit != nil {
-			p.Emit(report.Event{Time: time.Now(), Kind: report.EventFinished, Step: res.Name, Result: &res})
+			p.Emit(model.Event{Time: time.Now(), Kind: model.EventFinished, Step: res.Name, Result: &res})
 		}
 		out = append(out, res)
 	}
@@ -121,15 +121,15 @@ func (p *Pruner) Run(ctx context.Context, s *spec.Spec, sess *state.Session, res
 
 // group prunes one step's leftovers: deletions are awaited (watches) until
 // gone, releases uninstalled through the helm executor's uninstall.
-func (p *Pruner) group(ctx context.Context, sess *state.Session, g Group) (res report.StepResult) {
-	res = report.StepResult{Name: report.PruneStepName(g.Step), Type: report.TypePrune, Pos: g.Pos, Attempts: 1}
+func (p *Pruner) group(ctx context.Context, sess *state.Session, g Group) (res model.StepResult) {
+	res = model.StepResult{Name: model.PruneStepName(g.Step), Type: model.TypePrune, Pos: g.Pos, Attempts: 1}
 	start := time.Now()
 	defer func() { res.DurationMs = time.Since(start).Milliseconds() }()
 	ctx, cancel := context.WithTimeout(ctx, spec.DefaultTimeout)
 	defer cancel()
-	var forget []report.Owned
+	var forget []model.Owned
 	var victims []kube.Deleted
-	var victimItems []report.Owned
+	var victimItems []model.Owned
 	var errs, kept []string
 	for _, cand := range g.Candidates {
 		d, err := Decide(ctx, p.Clients, p.Helm, cand)
@@ -140,18 +140,18 @@ func (p *Pruner) group(ctx context.Context, sess *state.Session, g Group) (res r
 		switch d.Action {
 		case "":
 			forget = append(forget, d.Item)
-		case report.ActionNoop, report.ActionKeep:
+		case model.ActionNoop, model.ActionKeep:
 			kept = append(kept, fmt.Sprintf("kept %s (%s)", d.Item, d.Kept))
 			forget = append(forget, d.Item)
-		case report.ActionUninstall:
+		case model.ActionUninstall:
 			_, err := p.Helm.Uninstall(ctx, d.Item.Name, d.Item.Namespace, true)
 			if err != nil {
 				errs = append(errs, err.Error())
 				continue
 			}
-			res.Changes = append(res.Changes, report.Change{Action: report.DidUninstall, Kind: report.KindRelease, Namespace: d.Item.Namespace, Name: d.Item.Name})
+			res.Changes = append(res.Changes, model.Change{Action: model.DidUninstall, Kind: model.KindRelease, Namespace: d.Item.Namespace, Name: d.Item.Name})
 			forget = append(forget, d.Item)
-		case report.ActionDelete:
+		case model.ActionDelete:
 			v, err := p.Delete.DeleteUID(ctx, d.mapping, d.Item.Namespace, d.Item.Name, d.uid())
 			if err != nil {
 				errs = append(errs, err.Error())
@@ -170,18 +170,18 @@ func (p *Pruner) group(ctx context.Context, sess *state.Session, g Group) (res r
 	} else {
 		for i, v := range victimItems {
 			forget = append(forget, v)
-			res.Changes = append(res.Changes, report.Change{Action: report.DidDelete, Kind: v.Kind, Namespace: v.Namespace, Name: victims[i].Name})
+			res.Changes = append(res.Changes, model.Change{Action: model.DidDelete, Kind: v.Kind, Namespace: v.Namespace, Name: victims[i].Name})
 		}
 	}
 	sess.Forget(g.Step, forget, g.InSpec)
 	if len(res.Changes) == 0 && len(kept) == 0 && len(errs) == 0 {
-		return report.StepResult{} // everything was gone already
+		return model.StepResult{} // everything was gone already
 	}
 	why := g.Candidates[0].Why()
-	res.Status = report.StatusOK
+	res.Status = model.StatusOK
 	res.Detail = why + ": " + strings.Join(append(pruneCounts(res.Changes), kept...), "; ")
 	if len(errs) > 0 {
-		res.Status = report.StatusFailed
+		res.Status = model.StatusFailed
 		res.Error = fmt.Sprintf("pruning failed (%s): %s; what is left is pruned by the next apply", why, strings.Join(errs, "; "))
 	}
 	res.Detail, res.Error = p.Redactor.String(res.Detail), p.Redactor.String(res.Error)
@@ -189,11 +189,11 @@ func (p *Pruner) group(ctx context.Context, sess *state.Session, g Group) (res r
 }
 
 // pruneCounts says what was pruned: "deleted 2 objects", "uninstalled release mon".
-func pruneCounts(changes []report.Change) []string {
+func pruneCounts(changes []model.Change) []string {
 	var out []string
 	deleted := 0
 	for _, c := range changes {
-		if c.Action == report.DidUninstall {
+		if c.Action == model.DidUninstall {
 			out = append(out, "uninstalled release "+c.Namespace+"/"+c.Name)
 		} else {
 			deleted++

@@ -5,6 +5,8 @@
 // Kubernetes label selectors (k8s.io/apimachinery/pkg/labels), which spec
 // may not import: selection lives here, where plan, apply, destroy, drift
 // and graph all reach it.
+//
+// May import: model, spec and apimachinery's label selectors; no renderer.
 package selection
 
 import (
@@ -16,7 +18,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -32,12 +34,12 @@ const (
 	Dependents
 )
 
-// Apply marks the steps req leaves out as spec.SkipNotSelected and returns
+// Mark marks the steps req leaves out as spec.SkipNotSelected and returns
 // req with the selected steps, or nil when req asks for nothing. Its error
 // names every problem at once: an unknown step (with did-you-mean), a
 // selector that does not parse or matches no step, a selection that leaves
 // nothing to run.
-func Apply(s *spec.Spec, req *report.Selection, dir Direction) (*report.Selection, error) {
+func Mark(s *spec.Spec, req *model.Selection, dir Direction) (*model.Selection, error) {
 	if !req.Requested() {
 		return nil, nil
 	}
@@ -91,7 +93,7 @@ func Apply(s *spec.Spec, req *report.Selection, dir Direction) (*report.Selectio
 		// from a destroy excludes what it needs too.
 		dropped = closure(s, dropped, Needs)
 	}
-	out := &report.Selection{Targets: req.Targets, TargetOnly: req.TargetOnly, Selector: req.Selector, Exclude: req.Exclude,
+	out := &model.Selection{Targets: req.Targets, TargetOnly: req.TargetOnly, Selector: req.Selector, Exclude: req.Exclude,
 		Steps: []string{}, Total: len(s.Steps)}
 	for _, st := range s.Steps {
 		if selected[st.Name] && !dropped[st.Name] {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -49,23 +49,23 @@ func load(t *testing.T) *spec.Spec {
 func TestSelect(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		req  report.Selection
+		req  model.Selection
 		dir  Direction
 		want string
 	}{
-		{"target brings its needs", report.Selection{Targets: []string{"web"}}, Needs, "crds,cert-manager,ingress,web"},
-		{"target-only", report.Selection{Targets: []string{"web"}, TargetOnly: true}, Needs, "web"},
-		{"selector", report.Selection{Selector: "team=security"}, Needs, "crds,cert-manager,issuers"},
-		{"set selector, target-only", report.Selection{Selector: "team in (net,shop)", TargetOnly: true}, Needs, "ingress,web"},
-		{"inequality matches unlabelled", report.Selection{Selector: "tier!=infra", TargetOnly: true}, Needs, "web,smoke"},
-		{"exclude alone", report.Selection{Exclude: []string{"smoke"}}, Needs, "crds,cert-manager,issuers,ingress,web"},
-		{"exclude from a closure", report.Selection{Targets: []string{"web"}, Exclude: []string{"crds"}}, Needs, "cert-manager,ingress,web"},
-		{"destroy brings dependents", report.Selection{Targets: []string{"cert-manager"}}, Dependents, "cert-manager,issuers,web,smoke"},
-		{"destroy exclude keeps needs", report.Selection{Targets: []string{"crds"}, Exclude: []string{"web"}}, Dependents, "issuers,smoke"},
+		{"target brings its needs", model.Selection{Targets: []string{"web"}}, Needs, "crds,cert-manager,ingress,web"},
+		{"target-only", model.Selection{Targets: []string{"web"}, TargetOnly: true}, Needs, "web"},
+		{"selector", model.Selection{Selector: "team=security"}, Needs, "crds,cert-manager,issuers"},
+		{"set selector, target-only", model.Selection{Selector: "team in (net,shop)", TargetOnly: true}, Needs, "ingress,web"},
+		{"inequality matches unlabelled", model.Selection{Selector: "tier!=infra", TargetOnly: true}, Needs, "web,smoke"},
+		{"exclude alone", model.Selection{Exclude: []string{"smoke"}}, Needs, "crds,cert-manager,issuers,ingress,web"},
+		{"exclude from a closure", model.Selection{Targets: []string{"web"}, Exclude: []string{"crds"}}, Needs, "cert-manager,ingress,web"},
+		{"destroy brings dependents", model.Selection{Targets: []string{"cert-manager"}}, Dependents, "cert-manager,issuers,web,smoke"},
+		{"destroy exclude keeps needs", model.Selection{Targets: []string{"crds"}, Exclude: []string{"web"}}, Dependents, "issuers,smoke"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := load(t)
-			got, err := Apply(s, &tc.req, tc.dir)
+			got, err := Mark(s, &tc.req, tc.dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestSelect(t *testing.T) {
 
 func TestSelectNothingRequested(t *testing.T) {
 	s := load(t)
-	if got, err := Apply(s, &report.Selection{}, Needs); got != nil || err != nil {
+	if got, err := Mark(s, &model.Selection{}, Needs); got != nil || err != nil {
 		t.Fatalf("got %v, %v", got, err)
 	}
 	for _, st := range s.Steps {
@@ -98,17 +98,17 @@ func TestSelectNothingRequested(t *testing.T) {
 
 func TestSelectErrors(t *testing.T) {
 	for _, tc := range []struct {
-		req  report.Selection
+		req  model.Selection
 		want []string
 	}{
-		{report.Selection{Targets: []string{"webs"}, Exclude: []string{"smok"}},
+		{model.Selection{Targets: []string{"webs"}, Exclude: []string{"smok"}},
 			[]string{`--target webs: no step of the spec has that name (did you mean "web"?)`, `--exclude smok: no step of the spec has that name (did you mean "smoke"?)`}},
-		{report.Selection{Selector: "tier=infa"}, []string{`--selector "tier=infa" matches no step (did you mean "tier=infra"?); the steps' labels are`}},
-		{report.Selection{Selector: "tier in ("}, []string{`--selector "tier in (" is not a label selector`}},
-		{report.Selection{Exclude: []string{"crds", "cert-manager", "issuers", "ingress", "web", "smoke"}}, []string{"leaves no step to run"}},
-		{report.Selection{TargetOnly: true}, []string{"--target-only needs --target or --selector"}},
+		{model.Selection{Selector: "tier=infa"}, []string{`--selector "tier=infa" matches no step (did you mean "tier=infra"?); the steps' labels are`}},
+		{model.Selection{Selector: "tier in ("}, []string{`--selector "tier in (" is not a label selector`}},
+		{model.Selection{Exclude: []string{"crds", "cert-manager", "issuers", "ingress", "web", "smoke"}}, []string{"leaves no step to run"}},
+		{model.Selection{TargetOnly: true}, []string{"--target-only needs --target or --selector"}},
 	} {
-		_, err := Apply(load(t), &tc.req, Needs)
+		_, err := Mark(load(t), &tc.req, Needs)
 		if err == nil {
 			t.Fatalf("%+v: no error", tc.req)
 		}
@@ -122,7 +122,7 @@ func TestSelectErrors(t *testing.T) {
 
 func TestNeedsOutside(t *testing.T) {
 	s := load(t)
-	if _, err := Apply(s, &report.Selection{Targets: []string{"web"}, TargetOnly: true}, Needs); err != nil {
+	if _, err := Mark(s, &model.Selection{Targets: []string{"web"}, TargetOnly: true}, Needs); err != nil {
 		t.Fatal(err)
 	}
 	got := NeedsOutside(s, Needs)

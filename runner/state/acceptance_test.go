@@ -12,8 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
@@ -69,7 +69,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 
 // realApply runs the spec with the real executors and the state record, as
 // khook apply does.
-func realApply(t *testing.T, ctx context.Context, file string, set ...string) []report.StepResult {
+func realApply(t *testing.T, ctx context.Context, file string, set ...string) []model.StepResult {
 	t.Helper()
 	rd := redact.New()
 	s, err := spec.Load(spec.LoadOptions{Files: []string{file}, Set: set, VarPrefix: "KHOOK_VAR_", SecretPrefix: "KHOOK_SECRET_", Redactor: rd})
@@ -83,7 +83,7 @@ func realApply(t *testing.T, ctx context.Context, file string, set ...string) []
 	helm := helmstep.New(c, s.BaseDir, rd)
 	defer helm.Close()
 	env := steps.NewEnv(c, s.BaseDir, rd)
-	byType := map[string]runner.Executor{spec.TypeHelm: helm, spec.TypePatch: steps.NewPatch(env), spec.TypeJob: steps.NewJob(env)}
+	byType := map[string]runner.Executor{spec.TypeHelm: helm, spec.TypePatch: steps.NewPatchExecutor(env), spec.TypeJob: steps.NewJobExecutor(env)}
 	sess, err := state.Open(ctx, s, state.Options{Client: c.Typed, Version: "test", Redactor: rd})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func realApply(t *testing.T, ctx context.Context, file string, set ...string) []
 	return res
 }
 
-func outcome(res []report.StepResult) string {
+func outcome(res []model.StepResult) string {
 	out := ""
 	for _, r := range res {
 		how := string(r.Status)

@@ -1,6 +1,8 @@
 // Package state keeps khook's run-state record: a Secret that journals every
 // step's input hash and outcome so a re-run resumes, a Lease beside it so two
 // runs against the same record cannot interleave, and the status view of both.
+//
+// May import: runner/kube, model, spec, redact and client-go; no renderer.
 package state
 
 import (

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 )
 
@@ -171,7 +171,7 @@ func TestEntryForRedactsAndTruncates(t *testing.T) {
 	rd := redact.New()
 	rd.Add("s3cr3t-value")
 	long := "failed with s3cr3t-value: " + strings.Repeat("é", 2000)
-	e := entryFor(report.StepResult{Name: "b", Status: report.StatusFailed, Attempts: 1, Error: long}, "h", rd, time.Unix(0, 0))
+	e := entryFor(model.StepResult{Name: "b", Status: model.StatusFailed, Attempts: 1, Error: long}, "h", rd, time.Unix(0, 0))
 	if e.Status != StepFailed || strings.Contains(e.Error, "s3cr3t") || !strings.Contains(e.Error, redact.Mask) {
 		t.Errorf("entry = %+v, want a failed entry with the secret masked", e)
 	}
@@ -179,12 +179,12 @@ func TestEntryForRedactsAndTruncates(t *testing.T) {
 		t.Errorf("error is %d bytes, want at most %d and marked truncated", len(e.Error), maxErrorBytes)
 	}
 	for _, c := range []struct {
-		res  report.StepResult
+		res  model.StepResult
 		want string
 	}{
-		{report.StepResult{Status: report.StatusOK, Attempts: 1}, StepOK},
-		{report.StepResult{Status: report.StatusSkipped, Attempts: 1, SkipReason: "release exists"}, StepOK},
-		{report.StepResult{Status: report.StatusSkipped, SkipReason: "needs a, which failed"}, StepSkipped},
+		{model.StepResult{Status: model.StatusOK, Attempts: 1}, StepOK},
+		{model.StepResult{Status: model.StatusSkipped, Attempts: 1, SkipReason: "release exists"}, StepOK},
+		{model.StepResult{Status: model.StatusSkipped, SkipReason: "needs a, which failed"}, StepSkipped},
 	} {
 		if got := entryFor(c.res, "h", rd, time.Now()).Status; got != c.want {
 			t.Errorf("entryFor(%+v).Status = %s, want %s", c.res, got, c.want)

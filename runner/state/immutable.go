@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 )
 
@@ -94,4 +94,4 @@ func checkImmutable(ref Ref, prev *Record, now map[string]string) error {
 }
 
 // FailureReason files the refusal with the spec's other input problems.
-func (e *ImmutableError) FailureReason() string { return report.ReasonValidation }
+func (e *ImmutableError) FailureReason() string { return model.ReasonValidation }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/spec"
@@ -59,7 +59,7 @@ func TestImmutableInputChangeIsRefused(t *testing.T) {
 	}
 	err := apply("CLUSTER=us-2")
 	var ie *state.ImmutableError
-	if !errors.As(err, &ie) || ie.FailureReason() != report.ReasonValidation || ran != 1 {
+	if !errors.As(err, &ie) || ie.FailureReason() != model.ReasonValidation || ran != 1 {
 		t.Fatalf("changed CLUSTER: err %v, %d runs", err, ran)
 	}
 	want := `refusing to run: this run changes an immutable input recorded in state record ` + ns + `/khook-state-immutable: CLUSTER was "eu-1" and is now "us-2". An immutable input is fixed once a run has used it; run khook destroy first (it deletes the record), or pass the recorded value`

@@ -3,7 +3,7 @@ package state
 import (
 	"slices"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
 
@@ -37,19 +37,19 @@ func pruneRecord(p spec.Prune) *PruneRecord {
 
 // Release is what a helm step puts in the cluster: its release (the spec's
 // defaults name it after the step, in namespace default).
-func Release(st *spec.Step) report.Owned {
-	return report.Owned{Kind: report.KindRelease, Namespace: st.Helm.Namespace, Name: st.Helm.Release}
+func Release(st *spec.Step) model.Owned {
+	return model.Owned{Kind: model.KindRelease, Namespace: st.Helm.Namespace, Name: st.Helm.Release}
 }
 
 // inventoryOf is what the step's result says it put in the cluster; ok is
 // false when the result took no inventory (the previous one stands).
-func inventoryOf(st *spec.Step, res report.StepResult) ([]report.Owned, bool) {
-	ran := res.Status == report.StatusOK || (res.Status == report.StatusSkipped && res.Attempts > 0)
+func inventoryOf(st *spec.Step, res model.StepResult) ([]model.Owned, bool) {
+	ran := res.Status == model.StatusOK || (res.Status == model.StatusSkipped && res.Attempts > 0)
 	switch {
 	case st == nil || !ran:
 		return nil, false
 	case st.Helm != nil: // skipIf: installed holds only with the release there
-		return []report.Owned{Release(st)}, true
+		return []model.Owned{Release(st)}, true
 	case res.Inventory != nil:
 		return res.Inventory.Items, true
 	}
@@ -59,24 +59,24 @@ func inventoryOf(st *spec.Step, res report.StepResult) ([]report.Owned, bool) {
 // Leftovers are what the record says a step put in the cluster that it
 // no longer produces: the orphans of its earlier runs, and for a step that
 // left the spec its whole inventory.
-func (e StepRecord) Leftovers(inSpec bool) []report.Owned {
+func (e StepRecord) Leftovers(inSpec bool) []model.Owned {
 	if inSpec {
 		return e.Orphans
 	}
-	return append(append([]report.Owned(nil), e.Inventory...), e.Orphans...)
+	return append(append([]model.Owned(nil), e.Inventory...), e.Orphans...)
 }
 
 // track records a run's inventory in e: what the step no longer produces
 // becomes an orphan, to be pruned after the remaining steps.
-func track(e *StepRecord, prev StepRecord, now []report.Owned) {
+func track(e *StepRecord, prev StepRecord, now []model.Owned) {
 	keep := map[string]bool{}
 	for _, o := range now {
 		keep[o.Key()] = true
 	}
 	// Adopted stays as khook first found the object: a later apply sees
 	// its own fields there.
-	was := map[string]report.Owned{}
-	for _, o := range append(append([]report.Owned(nil), prev.Orphans...), prev.Inventory...) {
+	was := map[string]model.Owned{}
+	for _, o := range append(append([]model.Owned(nil), prev.Orphans...), prev.Inventory...) {
 		was[o.Key()] = o
 	}
 	now = slices.Clone(now)
@@ -87,7 +87,7 @@ func track(e *StepRecord, prev StepRecord, now []report.Owned) {
 	}
 	e.Orphans = nil
 	seen := map[string]bool{}
-	for _, o := range append(append([]report.Owned(nil), prev.Inventory...), prev.Orphans...) {
+	for _, o := range append(append([]model.Owned(nil), prev.Inventory...), prev.Orphans...) {
 		if !keep[o.Key()] && !seen[o.Key()] {
 			seen[o.Key()] = true
 			e.Orphans = append(e.Orphans, o)
@@ -102,7 +102,7 @@ func track(e *StepRecord, prev StepRecord, now []report.Owned) {
 
 // Forget drops pruned (or kept for good) objects from a step's entry; a
 // step that left the spec and has nothing left drops out of the record.
-func (s *Session) Forget(step string, gone []report.Owned, inSpec bool) {
+func (s *Session) Forget(step string, gone []model.Owned, inSpec bool) {
 	if s == nil || len(gone) == 0 {
 		return
 	}
@@ -129,8 +129,8 @@ func (s *Session) Forget(step string, gone []report.Owned, inSpec bool) {
 	s.saveLocked()
 }
 
-func without(list []report.Owned, drop map[string]bool) []report.Owned {
-	var out []report.Owned
+func without(list []model.Owned, drop map[string]bool) []model.Owned {
+	var out []model.Owned
 	for _, o := range list {
 		if !drop[o.Key()] {
 			out = append(out, o)

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // DefaultLeaseDuration is how long a lock outlives its last renewal: a run
@@ -56,7 +56,7 @@ func (e *LockedError) Error() string {
 }
 
 // FailureReason is the CI failure reason of a locked record.
-func (e *LockedError) FailureReason() string { return report.ReasonStateLocked }
+func (e *LockedError) FailureReason() string { return model.ReasonStateLocked }
 
 // IsLocked reports whether err is (or wraps) a LockedError.
 func IsLocked(err error) bool {

@@ -5,8 +5,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 )
 
@@ -65,10 +65,10 @@ type StepRecord struct {
 	Needs []string     `json:"needs,omitempty"`
 	Prune *PruneRecord `json:"prune,omitempty"`
 	// Inventory is what the step's last successful run applied or installed.
-	Inventory []report.Owned `json:"inventory,omitempty"`
+	Inventory []model.Owned `json:"inventory,omitempty"`
 	// Orphans are what earlier runs put in the cluster and the step no
 	// longer produces: pruned after the remaining steps.
-	Orphans []report.Owned `json:"orphans,omitempty"`
+	Orphans []model.Owned `json:"orphans,omitempty"`
 	// Untracked: the step applied more than the record keeps; its
 	// leftovers are not pruned.
 	Untracked bool `json:"untracked,omitempty"`
@@ -86,15 +86,15 @@ func (r *Record) Resumes(step string, h string) bool {
 
 // entryFor turns an engine result into a journal entry. A step skipped by
 // its skipIf ran (attempts > 0) and held: it counts as succeeded.
-func entryFor(res report.StepResult, h string, rd *redact.Redactor, now time.Time) StepRecord {
+func entryFor(res model.StepResult, h string, rd *redact.Redactor, now time.Time) StepRecord {
 	e := StepRecord{Hash: h, FinishedAt: now.UTC()}
 	switch {
-	case res.Status == report.StatusOK:
+	case res.Status == model.StatusOK:
 		e.Status = StepOK
-	case res.Status == report.StatusSkipped && res.Attempts > 0:
+	case res.Status == model.StatusSkipped && res.Attempts > 0:
 		e.Status = StepOK
 		e.SkipReason = truncate(rd.String(res.SkipReason))
-	case res.Status == report.StatusFailed:
+	case res.Status == model.StatusFailed:
 		e.Status = StepFailed
 		e.Error = truncate(rd.String(res.Error))
 	default:

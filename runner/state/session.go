@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 )
 
@@ -182,13 +182,13 @@ func (s *Session) Resume(step *spec.Step) (reason string, skip bool) {
 // OnFinish is the engine's OnFinish hook: it journals the step and writes the
 // record at once, so an interrupted run resumes from here. A write failure is
 // kept for Close (the run then exits 1) and later steps still try to write.
-func (s *Session) OnFinish(res report.StepResult) {
+func (s *Session) OnFinish(res model.StepResult) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if res.Status == report.StatusFailed {
+	if res.Status == model.StatusFailed {
 		s.failed = true
 	}
 	if res.Skip == spec.SkipNotSelected {
@@ -223,8 +223,8 @@ func (s *Session) OnFinish(res report.StepResult) {
 
 // journalTeardown drops a torn-down step from the record: it no longer
 // stands, so the next apply must run it.
-func (s *Session) journalTeardown(res report.StepResult) {
-	if s.record == nil || res.Status != report.StatusOK {
+func (s *Session) journalTeardown(res model.StepResult) {
+	if s.record == nil || res.Status != model.StatusOK {
 		return
 	}
 	if _, ok := s.record.Steps[res.Name]; !ok {

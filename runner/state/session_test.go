@@ -16,8 +16,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/spec"
@@ -84,7 +84,7 @@ func resumeSpec(t *testing.T, ns string) *spec.Spec {
 
 // applyOnce is what the CLI's apply does with a record: open, run, close.
 func applyOnce(t *testing.T, ctx context.Context, s *spec.Spec, exec runner.Executor, rd *redact.Redactor,
-	onFinish func(report.StepResult)) ([]report.StepResult, error) {
+	onFinish func(model.StepResult)) ([]model.StepResult, error) {
 	t.Helper()
 	sess, err := state.Open(ctx, s, state.Options{Client: state.SharedCluster().Client, Version: "test", Redactor: rd})
 	if err != nil {
@@ -93,7 +93,7 @@ func applyOnce(t *testing.T, ctx context.Context, s *spec.Spec, exec runner.Exec
 	eng := runner.ForSpec(s, exec)
 	eng.Redactor = rd
 	eng.Resume = sess.Resume
-	eng.OnFinish = func(r report.StepResult) {
+	eng.OnFinish = func(r model.StepResult) {
 		sess.OnFinish(r)
 		if onFinish != nil {
 			onFinish(r)
@@ -133,7 +133,7 @@ func TestRecordResumesPerStep(t *testing.T) {
 
 	// Run 1 fails at b; the journal is written after every step.
 	var journaled []string
-	_, err := applyOnce(t, ctx, s, exec, rd, func(r report.StepResult) {
+	_, err := applyOnce(t, ctx, s, exec, rd, func(r model.StepResult) {
 		rec := load(t, ctx, s)
 		if _, ok := rec.Steps[r.Name]; !ok {
 			t.Errorf("step %s finished but the record does not have it yet", r.Name)
@@ -170,7 +170,7 @@ func TestRecordResumesPerStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[0].Status != report.StatusSkipped || res[0].SkipReason != state.ResumeReason {
+	if res[0].Status != model.StatusSkipped || res[0].SkipReason != state.ResumeReason {
 		t.Errorf("run 2 reported a as %s (%s), want skipped with the resume reason", res[0].Status, res[0].SkipReason)
 	}
 	if got := exec.take(); fmt.Sprint(got) != "[b c]" {
@@ -281,9 +281,9 @@ func TestRunStatusIsFailedWhenAStepNeverStarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The run was interrupted after a: b never started; c is excluded.
-	sess.OnFinish(report.StepResult{Name: "a", Status: report.StatusOK, Attempts: 1})
-	sess.OnFinish(report.StepResult{Name: "b", Status: report.StatusSkipped, Skip: spec.SkipStopped, SkipReason: "not run: the run was cancelled"})
-	sess.OnFinish(report.StepResult{Name: "c", Status: report.StatusSkipped, Skip: spec.SkipWhen, SkipReason: "excluded"})
+	sess.OnFinish(model.StepResult{Name: "a", Status: model.StatusOK, Attempts: 1})
+	sess.OnFinish(model.StepResult{Name: "b", Status: model.StatusSkipped, Skip: spec.SkipStopped, SkipReason: "not run: the run was cancelled"})
+	sess.OnFinish(model.StepResult{Name: "c", Status: model.StatusSkipped, Skip: spec.SkipWhen, SkipReason: "excluded"})
 	if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
 		t.Fatal(err)
 	}

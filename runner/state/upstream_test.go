@@ -10,8 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/state"
 )
 
@@ -57,7 +57,7 @@ func TestUpstreamRecordIsConverted(t *testing.T) {
 		if reason, skip := sess.Resume(st); skip {
 			t.Errorf("step %s resumed from upstream's record (%s): upstream's input hash cannot be khook's", st.Name, reason)
 		}
-		sess.OnFinish(report.StepResult{Name: st.Name, Status: report.StatusOK, Attempts: 1})
+		sess.OnFinish(model.StepResult{Name: st.Name, Status: model.StatusOK, Attempts: 1})
 	}
 	if err := sess.Close(ctx); err != nil {
 		t.Fatal(err)

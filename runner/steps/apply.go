@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -20,16 +20,16 @@ import (
 // SkipReasonExists is the skip reason of apply's skipIf: exists.
 const SkipReasonExists = "every manifest object already exists (skipIf: exists)"
 
-// Apply is kubectl apply through the dynamic client: create what is
+// ApplyExecutor is kubectl apply through the dynamic client: create what is
 // missing, patch what differs (client-side three-way patch, or server-side
 // apply), send nothing for what already matches.
-type Apply struct{ Env }
+type ApplyExecutor struct{ Env }
 
-// NewApply returns the apply executor.
-func NewApply(env Env) *Apply { return &Apply{env} }
+// NewApplyExecutor returns the apply executor.
+func NewApplyExecutor(env Env) *ApplyExecutor { return &ApplyExecutor{env} }
 
 // Execute applies the step's manifests, then waits for waitFor.
-func (x *Apply) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+func (x *ApplyExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	if st.Apply == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeApply)
 	}
@@ -41,7 +41,7 @@ func (x *Apply) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, err
 	return x.finishStep(st, out, err)
 }
 
-func (x *Apply) run(ctx context.Context, st *spec.Step, opts kube.ChangeOptions) (runner.Outcome, error) {
+func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts kube.ChangeOptions) (runner.Outcome, error) {
 	var out runner.Outcome
 	a := st.Apply
 	start := time.Now()
@@ -62,15 +62,15 @@ func (x *Apply) run(ctx context.Context, st *spec.Step, opts kube.ChangeOptions)
 	if err != nil || s.empty {
 		if s.empty {
 			out.Detail = "the manifests define no objects"
-			out.Inventory = &report.Inventory{}
+			out.Inventory = &model.Inventory{}
 		}
 		return out, err
 	}
 	if s.skipped {
 		out.Skipped, out.SkipReason = true, SkipReasonExists
 	} else {
-		out.Inventory = &report.Inventory{}
-		counts := map[report.Did]int{}
+		out.Inventory = &model.Inventory{}
+		counts := map[model.Did]int{}
 		for _, o := range s.objects {
 			did := o.action.Done()
 			counts[did]++
@@ -100,7 +100,7 @@ type applied struct {
 	skipped bool // skipIf: exists holds
 	objects []appliedObject
 	writes  int
-	changes []report.Change // createNamespace's
+	changes []model.Change // createNamespace's
 }
 
 // apply is the apply step's one path, for Execute and (dry) for Plan:
@@ -108,7 +108,7 @@ type applied struct {
 // (kube.PlanApply), sent for real or as a server-side dry run. A dry run
 // cannot create a namespace or register a kind: objects whose namespace or
 // kind this same step brings are predicted as created, unsent.
-func (x *Apply) apply(ctx context.Context, st *spec.Step, opts kube.ChangeOptions, dry bool) (applied, error) {
+func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts kube.ChangeOptions, dry bool) (applied, error) {
 	var s applied
 	a := st.Apply
 	objs, err := kube.LoadManifests(ctx, x.BaseDir, a.Manifests, x.Redactor)
@@ -209,7 +209,7 @@ func (x *Apply) apply(ctx context.Context, st *spec.Step, opts kube.ChangeOption
 			}
 			return s, err
 		}
-		if req.Action != report.ActionUnchanged {
+		if req.Action != model.ActionUnchanged {
 			s.writes++
 		}
 		s.objects = append(s.objects, appliedObject{obj: obj, mapping: m, req: req, answer: res, action: req.Outcome(res)})
@@ -221,8 +221,8 @@ func (x *Apply) apply(ctx context.Context, st *spec.Step, opts kube.ChangeOption
 // changes: dry, the prediction (replace, its diff from the live object to
 // the manifest); else delete it (foreground), wait until it is gone and
 // create it, within the step's timeout (ctx).
-func (x *Apply) replace(ctx context.Context, obj *unstructured.Unstructured, req *kube.ApplyRequest, opts kube.ChangeOptions, dry bool) (appliedObject, error) {
-	o := appliedObject{obj: obj, mapping: req.Mapping, req: req, action: report.ActionReplace}
+func (x *ApplyExecutor) replace(ctx context.Context, obj *unstructured.Unstructured, req *kube.ApplyRequest, opts kube.ChangeOptions, dry bool) (appliedObject, error) {
+	o := appliedObject{obj: obj, mapping: req.Mapping, req: req, action: model.ActionReplace}
 	if dry {
 		return o, nil
 	}
@@ -244,7 +244,7 @@ func unsent(obj *unstructured.Unstructured, ns string) appliedObject {
 	if obj.GetNamespace() == "" {
 		obj.SetNamespace(ns)
 	}
-	return appliedObject{obj: obj, action: report.ActionCreate}
+	return appliedObject{obj: obj, action: model.ActionCreate}
 }
 
 // namespaceExists reads a namespace; a missing one is (false, nil).
@@ -262,7 +262,7 @@ func namespaceExists(ctx context.Context, c *kube.Clients, ns string) (bool, err
 // Plan is Execute's path with a server-side dry run and no wait: per
 // object create, configure or unchanged as apply would report it, with the
 // server's answer to diff; skip when skipIf: exists holds.
-func (x *Apply) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+func (x *ApplyExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
 	var p runner.Prediction
 	if st.Apply == nil {
 		return p, wrongStep(st, spec.TypeApply)
@@ -276,19 +276,19 @@ func (x *Apply) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (ru
 		return p, x.Redactor.Error(err)
 	}
 	if s.skipped {
-		p.Action, p.Reason = report.ActionSkip, SkipReasonExists
+		p.Action, p.Reason = model.ActionSkip, SkipReasonExists
 		return p, nil
 	}
-	var actions []report.Action
+	var actions []model.Action
 	for _, o := range s.objects {
 		po := runner.PlannedObject{Action: o.action, Kind: o.obj.GetKind(), Namespace: o.obj.GetNamespace(), Name: o.obj.GetName(), Desired: o.obj}
 		if o.req != nil {
 			po.Desired, po.Live = o.answer, o.req.Live
-			if o.action == report.ActionUnchanged || o.answer == nil {
+			if o.action == model.ActionUnchanged || o.answer == nil {
 				po.Desired = o.req.Desired
 			}
 		}
-		if o.action == report.ActionReplace {
+		if o.action == model.ActionReplace {
 			p.Reason = joinDetail(p.Reason, fmt.Sprintf("replaces %s %s (an immutable field changes; onImmutable: recreate)", po.Kind, nsName(po.Namespace, po.Name)))
 		}
 		p.Objects = append(p.Objects, po)
@@ -300,14 +300,14 @@ func (x *Apply) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (ru
 
 // stepAction folds object actions into the step's: configure when any
 // object changes, create when only new ones appear, else unchanged.
-func stepAction(objects []report.Action) report.Action {
-	action := report.ActionUnchanged
+func stepAction(objects []model.Action) model.Action {
+	action := model.ActionUnchanged
 	for _, a := range objects {
 		switch a {
-		case report.ActionConfigure, report.ActionReplace:
-			return report.ActionConfigure
-		case report.ActionCreate:
-			action = report.ActionCreate
+		case model.ActionConfigure, model.ActionReplace:
+			return model.ActionConfigure
+		case model.ActionCreate:
+			action = model.ActionCreate
 		}
 	}
 	return action
@@ -318,12 +318,12 @@ type appliedObject struct {
 	mapping *meta.RESTMapping // nil: not sent (dry, see unsent)
 	req     *kube.ApplyRequest
 	answer  *unstructured.Unstructured
-	action  report.Action
+	action  model.Action
 }
 
 // allExist returns the mapped objects when every one exists, nil otherwise.
 // A kind the server does not know yet means its object cannot exist.
-func (x *Apply) allExist(ctx context.Context, objs []*unstructured.Unstructured, ns string) ([]appliedObject, error) {
+func (x *ApplyExecutor) allExist(ctx context.Context, objs []*unstructured.Unstructured, ns string) ([]appliedObject, error) {
 	c := x.Clients
 	var found []appliedObject
 	for _, obj := range objs {
@@ -346,10 +346,10 @@ func (x *Apply) allExist(ctx context.Context, objs []*unstructured.Unstructured,
 	return found, nil
 }
 
-func applyDetail(counts map[report.Did]int) string {
+func applyDetail(counts map[model.Did]int) string {
 	var parts []string
 	total := 0
-	for _, did := range []report.Did{report.DidCreate, report.DidConfigure, report.DidReplace, report.DidUnchanged} {
+	for _, did := range []model.Did{model.DidCreate, model.DidConfigure, model.DidReplace, model.DidUnchanged} {
 		if n := counts[did]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", did, n))
 			total += n

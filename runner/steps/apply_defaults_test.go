@@ -48,7 +48,7 @@ func TestApplyConvergedWhenTheServerDefaultsListItems(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, writes := newTestEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	g := "rules." + groupFor(ns)
 	t.Cleanup(func() {
 		_ = testCluster.Client.Discovery().RESTClient().Delete().

@@ -18,7 +18,7 @@ func TestApplyLeavesIgnoredFields(t *testing.T) {
 	for _, serverSide := range []bool{false, true} {
 		ns := testCluster.Namespace(t)
 		env, _ := newTestEnv(t)
-		x := NewApply(env)
+		x := NewApplyExecutor(env)
 		st := applyStep(ns, deployment("web", 2, nil))
 		st.Apply.ServerSide = serverSide
 		st.Ignored = []spec.IgnoreRule{{Target: &spec.IgnoreTarget{Kind: "Deployment"}, JSONPointers: []string{"/spec/replicas"}}}
@@ -31,7 +31,7 @@ func TestApplyLeavesIgnoredFields(t *testing.T) {
 		// The deployment controller annotates a new Deployment with its
 		// revision: let it, so the re-apply below compares with an object
 		// no controller is about to change.
-		run(t, NewWait(env), &spec.Step{Name: "w", Wait: &spec.Wait{For: "jsonpath={.status.observedGeneration}=1", On: "deployment/web", Namespace: ns}})
+		run(t, NewWaitExecutor(env), &spec.Step{Name: "w", Wait: &spec.Wait{For: "jsonpath={.status.observedGeneration}=1", On: "deployment/web", Namespace: ns}})
 		_, err = testCluster.Client.AppsV1().Deployments(ns).Patch(ctx, "web", types.MergePatchType, []byte(`{"spec":{"replicas":5}}`), metav1.PatchOptions{FieldManager: "hpa"})
 		if err != nil {
 			t.Fatal(err)

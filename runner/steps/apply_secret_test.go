@@ -23,7 +23,7 @@ func TestApplySecretStringDataConverges(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, writes := newTestEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 
 	st := applyStep(ns, stringDataSecret("db", "one"))
 	if out := run(t, x, st); out.Writes != 1 || writes.n.Load() != 1 {
@@ -73,7 +73,7 @@ func TestApplySecretOldStringDataRecordMigratesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	env, writes := newTestEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	st := applyStep(ns, stringDataSecret("old", "one"))
 	if out := run(t, x, st); out.Writes != 1 || writes.n.Load() != 1 {
 		t.Errorf("first apply over the old record: %q, %d writes, %d counted; want 1", out.Detail, out.Writes, writes.n.Load())

@@ -44,7 +44,7 @@ func TestApplyUnknownFieldFailsStrictlyAtItsLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := &spec.Step{Name: "apply", Apply: &spec.Apply{Namespace: ns, ServerSide: serverSide, Manifests: []spec.Source{{File: "web.yaml"}}}}
-		x := NewApply(env)
+		x := NewApplyExecutor(env)
 		err := runErr(t, deadline(t, time.Minute), x, st, "resourcess", "deployment.apps/web in namespace "+ns, filepath.Join(env.BaseDir, "web.yaml")+":16:11")
 		t.Logf("server-side %v: %v", serverSide, err)
 		_, gerr := testCluster.Client.AppsV1().Deployments(ns).Get(context.Background(), "web", metav1.GetOptions{})

@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -34,7 +34,7 @@ spec:
 	}
 	st := applyStep(ns, configMap("settings", "one"), deployment("web", 2, nil))
 	st.Apply.Manifests = append(st.Apply.Manifests, spec.Source{File: "svc.yaml"})
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 
 	out := run(t, x, st)
 	if out.Detail != "created 3 objects" || out.Writes != 3 || writes.n.Load() != 3 {
@@ -63,7 +63,7 @@ func TestApplyThreeWayKeepsOthersFieldsAndDropsRemovedOnes(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	doc := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {a: \"1\", b: \"2\"}\n"
 	run(t, x, applyStep(ns, doc))
 	// Someone else adds a key; khook's next apply drops b and must keep c.
@@ -83,7 +83,7 @@ func TestApplyServerSide(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, writes := newTestEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	st := applyStep(ns, configMap("ssa", "one"))
 	st.Apply.ServerSide = true
 	if out := run(t, x, st); out.Detail != "created 1 object" || out.Writes != 1 {
@@ -111,7 +111,7 @@ func TestApplyCRDAndCustomResources(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	g1, g2 := groupFor(ns), "b."+groupFor(ns)
 	t.Cleanup(func() {
 		for _, g := range []string{g1, g2} {
@@ -147,7 +147,7 @@ func TestApplySkipIfExistsStillWaits(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, writes := newTestEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	st := applyStep(ns, deployment("web", 1, nil))
 	st.Apply.SkipIf, st.Apply.WaitFor = "exists", "condition=Available"
 	out := run(t, x, st)
@@ -172,7 +172,7 @@ func TestApplyWaitForTimesOut(t *testing.T) {
 	st := applyStep(ns, deployment("stuck", 1, neverReady))
 	st.Apply.WaitFor = "condition=Available"
 	st.Timeout = spec.Duration(3 * time.Second)
-	runErr(t, deadline(t, 3*time.Second), NewApply(env), st,
+	runErr(t, deadline(t, 3*time.Second), NewApplyExecutor(env), st,
 		"waitFor: timed out after 3s waiting for condition=Available on deployment.apps/stuck in "+ns+": 1 of 1 not ready: deployment/stuck (")
 }
 
@@ -180,7 +180,7 @@ func TestApplyNamespaces(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, writes := newTestEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	missing := ns + "-new"
 	t.Cleanup(func() {
 		_ = testCluster.Client.CoreV1().Namespaces().Delete(context.Background(), missing, metav1.DeleteOptions{})
@@ -214,8 +214,8 @@ func TestApplyRejectedObjectNamesIt(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
 	bad := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: bad}\nspec: {template: {spec: {containers: []}}}\n"
-	runErr(t, deadline(t, time.Minute), NewApply(env), applyStep(ns, bad), "the API server rejected deployment.apps/bad in namespace "+ns)
-	runErr(t, deadline(t, time.Minute), NewApply(env), applyStep(ns, "apiVersion: nope.example/v1\nkind: Thing\nmetadata: {name: x}\n"),
+	runErr(t, deadline(t, time.Minute), NewApplyExecutor(env), applyStep(ns, bad), "the API server rejected deployment.apps/bad in namespace "+ns)
+	runErr(t, deadline(t, time.Minute), NewApplyExecutor(env), applyStep(ns, "apiVersion: nope.example/v1\nkind: Thing\nmetadata: {name: x}\n"),
 		"thing.nope.example/x", `does not know kind "Thing"`)
 	_, err := testCluster.Client.AppsV1().Deployments(ns).Get(context.Background(), "bad", metav1.GetOptions{})
 	if !apierrors.IsNotFound(err) {
@@ -234,7 +234,7 @@ func TestApplyKustomize(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "cm.yaml"), []byte(configMap("k", "v")), 0o644)
 	os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources: [cm.yaml]\nnameSuffix: -prod\n"), 0o644)
 	st := &spec.Step{Name: "k", Apply: &spec.Apply{Namespace: ns, Manifests: []spec.Source{{Kustomize: "./overlay"}}}}
-	if out := run(t, NewApply(env), st); out.Detail != "created 1 object" {
+	if out := run(t, NewApplyExecutor(env), st); out.Detail != "created 1 object" {
 		t.Errorf("detail %q", out.Detail)
 	}
 	if _, err := testCluster.Client.CoreV1().ConfigMaps(ns).Get(context.Background(), "k-prod", metav1.GetOptions{}); err != nil {
@@ -255,7 +255,7 @@ func TestApplyUnreachableClusterIsOneSentence(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := NewEnv(c, t.TempDir(), redact.New())
-	err = runErr(t, deadline(t, time.Minute), NewApply(env), applyStep("default", configMap("a", "1")),
+	err = runErr(t, deadline(t, time.Minute), NewApplyExecutor(env), applyStep("default", configMap("a", "1")),
 		"cannot reach the API server at https://***@"+addr+": connection refused; check --kubeconfig/--context")
 	if !kube.IsUnreachable(err) {
 		t.Errorf("IsUnreachable(%v) = false", err)
@@ -263,13 +263,13 @@ func TestApplyUnreachableClusterIsOneSentence(t *testing.T) {
 }
 func TestStepActionFoldsObjects(t *testing.T) {
 	cases := []struct {
-		objs []report.Action
-		want report.Action
+		objs []model.Action
+		want model.Action
 	}{
-		{nil, report.ActionUnchanged},
-		{[]report.Action{"unchanged", "unchanged"}, report.ActionUnchanged},
-		{[]report.Action{"unchanged", "create"}, report.ActionCreate},
-		{[]report.Action{"create", "configure", "unchanged"}, report.ActionConfigure},
+		{nil, model.ActionUnchanged},
+		{[]model.Action{"unchanged", "unchanged"}, model.ActionUnchanged},
+		{[]model.Action{"unchanged", "create"}, model.ActionCreate},
+		{[]model.Action{"create", "configure", "unchanged"}, model.ActionConfigure},
 	}
 	for _, c := range cases {
 		if got := stepAction(c.objs); got != c.want {

@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -102,7 +102,7 @@ func TestApplyCRThenCRNoDiscovery(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, log := newLoggedEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	g := groupFor(ns)
 	deleteCRD(t, g)
 	run(t, x, applyStep(ns, crd(g)))
@@ -153,10 +153,10 @@ func TestApplyWithUnavailableAPIService(t *testing.T) {
 	g := groupFor(ns)
 	deleteCRD(t, g)
 	setup, _ := newTestEnv(t)
-	run(t, NewApply(setup), applyStep(ns, crd(g)))
+	run(t, NewApplyExecutor(setup), applyStep(ns, crd(g)))
 
 	env, _ := newTestEnv(t) // fresh clients: discovery runs with the APIService present
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	if out := run(t, x, applyStep(ns, configMap("c", "v"), deployment("d", 1, nil))); out.Detail != "created 2 objects" {
 		t.Errorf("built-in kinds: %q", out.Detail)
 	}
@@ -178,7 +178,7 @@ func BenchmarkCRDToFirstCRWrite(b *testing.B) {
 	for b.Loop() {
 		i++
 		env, log := newLoggedEnv(b)
-		x := NewApply(env)
+		x := NewApplyExecutor(env)
 		g := fmt.Sprintf("b%d.%s", i, groupFor(ns))
 		deleteCRD(b, g)
 		established := watchEstablished(b, "widgets."+g)

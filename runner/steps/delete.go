@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -33,20 +33,20 @@ func (f ReleaseDeleterFunc) DeleteRelease(ctx context.Context, st *spec.Step) (r
 	return f(ctx, st)
 }
 
-// Delete removes what manifests define, what a resource argument selects, or
+// DeleteExecutor removes what manifests define, what a resource argument selects, or
 // (through Releases) a Helm release, then waits until it is gone.
-type Delete struct {
+type DeleteExecutor struct {
 	Env
 	Releases ReleaseDeleter // nil: delete.release fails with a clear error
 }
 
-// NewDelete returns the delete executor.
-func NewDelete(env Env, releases ReleaseDeleter) *Delete {
-	return &Delete{Env: env, Releases: releases}
+// NewDeleteExecutor returns the delete executor.
+func NewDeleteExecutor(env Env, releases ReleaseDeleter) *DeleteExecutor {
+	return &DeleteExecutor{Env: env, Releases: releases}
 }
 
 // Execute deletes and waits for the objects to disappear.
-func (x *Delete) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+func (x *DeleteExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	d := st.Delete
 	if d == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeDelete)
@@ -70,7 +70,7 @@ func (x *Delete) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, er
 // manifests and resource are the delete step's one path, for Execute and
 // (dry: a server-side dry run of each delete, no wait) for Plan; they
 // return what they deleted or kept, as read before.
-func (x *Delete) manifests(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []runner.PlannedObject, error) {
+func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []runner.PlannedObject, error) {
 	var out runner.Outcome
 	var gone []runner.PlannedObject
 	var kept []string
@@ -100,7 +100,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete, dry bool) (runne
 		if err != nil {
 			return out, nil, err
 		}
-		if live.Action == report.ActionKeep {
+		if live.Action == model.ActionKeep {
 			kept = append(kept, live.Kind+" "+live.Name+" ("+live.Reason+")")
 			gone = append(gone, live)
 			continue
@@ -115,7 +115,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete, dry bool) (runne
 		out.Writes++
 		victims = append(victims, *v)
 		gone = append(gone, live)
-		out.Changes = append(out.Changes, change(report.DidDelete, m, v.Namespace, v.Name))
+		out.Changes = append(out.Changes, change(model.DidDelete, m, v.Namespace, v.Name))
 	}
 	if !dry {
 		if err := kube.WaitGone(ctx, c, victims); err != nil {
@@ -130,7 +130,7 @@ func (x *Delete) manifests(ctx context.Context, d *spec.Delete, dry bool) (runne
 // dry-runs the delete; nil means the object was not there or is kept (a
 // CRD custom resources of which exist, unless the step says deleteCRDs).
 // It returns the object as read, with the decision.
-func (x *Delete) deleteOne(ctx context.Context, d *spec.Delete, m *meta.RESTMapping, ns, name string, dry bool) (*kube.Deleted, runner.PlannedObject, error) {
+func (x *DeleteExecutor) deleteOne(ctx context.Context, d *spec.Delete, m *meta.RESTMapping, ns, name string, dry bool) (*kube.Deleted, runner.PlannedObject, error) {
 	c := x.Clients
 	r := c.Resource(m, ns)
 	live, err := r.Get(ctx, name, metav1.GetOptions{})
@@ -145,7 +145,7 @@ func (x *Delete) deleteOne(ctx context.Context, d *spec.Delete, m *meta.RESTMapp
 		return nil, runner.PlannedObject{}, err
 	}
 	po := runner.PlannedObject{Action: action, Reason: reason, Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName(), Live: live}
-	if action == report.ActionKeep {
+	if action == model.ActionKeep {
 		kube.Warn(ctx, kube.ObjectName(live), "kept: "+reason)
 		return nil, po, nil
 	}
@@ -157,18 +157,18 @@ func (x *Delete) deleteOne(ctx context.Context, d *spec.Delete, m *meta.RESTMapp
 // alike: delete, or keep a CRD custom resources of which exist when the
 // step does not say deleteCRDs. reason counts them: why it is kept, or
 // what goes with it.
-func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *unstructured.Unstructured) (action report.Action, reason string, err error) {
+func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *unstructured.Unstructured) (action model.Action, reason string, err error) {
 	if !kube.IsCRD(live) {
-		return report.ActionDelete, "", nil
+		return model.ActionDelete, "", nil
 	}
 	usage, err := c.CRDUsageOf(ctx, live)
 	if err != nil || usage.Objects == 0 {
-		return report.ActionDelete, "", err
+		return model.ActionDelete, "", err
 	}
 	if d.DeleteCRDs {
-		return report.ActionDelete, "and its " + usage.String() + " (deleteCRDs: true)", nil
+		return model.ActionDelete, "and its " + usage.String() + " (deleteCRDs: true)", nil
 	}
-	return report.ActionKeep, usage.String() + " exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", nil
+	return model.ActionKeep, usage.String() + " exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", nil
 }
 
 func keptDetail(kept []string) string {
@@ -181,11 +181,11 @@ func keptDetail(kept []string) string {
 // DeleteUID deletes the object only while it has uid (a precondition: a
 // replacement is never deleted), with background propagation; nil means it
 // was gone, or replaced, meanwhile. Pruning deletes through it.
-func (x *Delete) DeleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID) (*kube.Deleted, error) {
+func (x *DeleteExecutor) DeleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID) (*kube.Deleted, error) {
 	return x.deleteUID(ctx, m, ns, name, uid, false)
 }
 
-func (x *Delete) deleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID, dry bool) (*kube.Deleted, error) {
+func (x *DeleteExecutor) deleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID, dry bool) (*kube.Deleted, error) {
 	c := x.Clients
 	r := c.Resource(m, ns)
 	bg := metav1.DeletePropagationBackground
@@ -212,7 +212,7 @@ func (x *Delete) deleteUID(ctx context.Context, m *meta.RESTMapping, ns, name st
 	return &kube.Deleted{Mapping: m, Namespace: ns, Name: name, UID: uid}, nil
 }
 
-func (x *Delete) resource(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []runner.PlannedObject, error) {
+func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []runner.PlannedObject, error) {
 	var out runner.Outcome
 	var gone []runner.PlannedObject
 	var kept []string
@@ -239,7 +239,7 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete, dry bool) (runner
 		if err != nil {
 			return out, nil, err
 		}
-		if live.Action == report.ActionKeep {
+		if live.Action == model.ActionKeep {
 			out.Detail = "kept " + live.Kind + " " + live.Name + " (" + live.Reason + ")"
 			return out, []runner.PlannedObject{live}, nil
 		}
@@ -267,7 +267,7 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete, dry bool) (runner
 			if err != nil {
 				return out, nil, err
 			}
-			if live.Action == report.ActionKeep {
+			if live.Action == model.ActionKeep {
 				kept = append(kept, live.Kind+" "+live.Name+" ("+live.Reason+")")
 				gone = append(gone, live)
 				continue
@@ -283,7 +283,7 @@ func (x *Delete) resource(ctx context.Context, d *spec.Delete, dry bool) (runner
 	}
 	out.Writes = len(victims)
 	for _, v := range victims {
-		out.Changes = append(out.Changes, change(report.DidDelete, v.Mapping, v.Namespace, v.Name))
+		out.Changes = append(out.Changes, change(model.DidDelete, v.Mapping, v.Namespace, v.Name))
 	}
 	if !dry {
 		if err := kube.WaitGone(ctx, c, victims); err != nil {
@@ -320,7 +320,7 @@ type ReleasePlanner interface {
 
 // Plan is Execute's path with each delete dry-run on the server and no
 // wait for the objects to go.
-func (x *Delete) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+func (x *DeleteExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
 	var p runner.Prediction
 	d := st.Delete
 	if d == nil {
@@ -353,18 +353,18 @@ func (x *Delete) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (r
 func DeletePrediction(gone []runner.PlannedObject) runner.Prediction {
 	p := runner.Prediction{Objects: gone}
 	if len(gone) == 0 {
-		p.Action, p.Reason = report.ActionNoop, "nothing to delete: already absent"
+		p.Action, p.Reason = model.ActionNoop, "nothing to delete: already absent"
 		return p
 	}
-	p.Action = report.ActionKeep
+	p.Action = model.ActionKeep
 	deleted := 0
 	var with []string
 	for _, o := range gone {
-		if o.Action != report.ActionDelete {
+		if o.Action != model.ActionDelete {
 			continue
 		}
 		deleted++
-		p.Action = report.ActionDelete
+		p.Action = model.ActionDelete
 		if o.Reason != "" {
 			with = append(with, o.Kind+" "+o.Name+" "+o.Reason)
 		}

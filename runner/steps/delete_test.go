@@ -24,10 +24,10 @@ func TestDeleteManifests(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, writes := newTestEnv(t)
 	docs := []string{configMap("a", "1"), deployment("web", 1, nil)}
-	run(t, NewApply(env), applyStep(ns, docs...))
+	run(t, NewApplyExecutor(env), applyStep(ns, docs...))
 
 	writes.n.Store(0)
-	x := NewDelete(env, nil)
+	x := NewDeleteExecutor(env, nil)
 	out := run(t, x, deleteManifests(ns, docs...))
 	if out.Detail != "deleted 2 objects" || out.Writes != 2 || writes.n.Load() != 2 {
 		t.Errorf("delete: %q, %d writes, %d counted", out.Detail, out.Writes, writes.n.Load())
@@ -52,7 +52,7 @@ func TestDeleteResourceBySelectorOutlastsReplacements(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		createConfigMap(t, ns, n, nil)
 	}
-	x := NewDelete(env, nil)
+	x := NewDeleteExecutor(env, nil)
 	st := &spec.Step{Name: "d", Delete: &spec.Delete{Resource: "configmaps", Namespace: ns, Selector: "app=demo"}}
 	if out := run(t, x, st); out.Detail != "deleted 3 objects" || out.Writes != 3 {
 		t.Errorf("selector: %q, %d writes", out.Detail, out.Writes)
@@ -62,9 +62,9 @@ func TestDeleteResourceBySelectorOutlastsReplacements(t *testing.T) {
 	createDeployment(t, ns, "web", 2, nil)
 	// Both replicas ready first: a wait on the pods alone can be met while
 	// the ReplicaSet has created only one of them.
-	run(t, NewWait(env), &spec.Step{Name: "w", Wait: &spec.Wait{For: "jsonpath={.status.readyReplicas}=2", On: "deployment/web", Namespace: ns}})
+	run(t, NewWaitExecutor(env), &spec.Step{Name: "w", Wait: &spec.Wait{For: "jsonpath={.status.readyReplicas}=2", On: "deployment/web", Namespace: ns}})
 	waitStep := &spec.Step{Name: "w", Wait: &spec.Wait{For: "condition=Ready", On: "pods", Namespace: ns, Selector: "app=web"}}
-	run(t, NewWait(env), waitStep)
+	run(t, NewWaitExecutor(env), waitStep)
 	st = &spec.Step{Name: "d", Delete: &spec.Delete{Resource: "pods", Namespace: ns, Selector: "app=web"}}
 	if out := run(t, x, st); out.Writes != 2 {
 		t.Errorf("pods: %q, %d writes", out.Detail, out.Writes)
@@ -79,7 +79,7 @@ func TestDeleteResourceByName(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
 	createDeployment(t, ns, "aws-node", 1, nil)
-	x := NewDelete(env, nil)
+	x := NewDeleteExecutor(env, nil)
 	st := &spec.Step{Name: "d", Delete: &spec.Delete{Resource: "deploy/aws-node", Namespace: ns}}
 	if out := run(t, x, st); out.Detail != "deleted 1 object" {
 		t.Errorf("%q", out.Detail)
@@ -114,7 +114,7 @@ func TestDeleteTimesOutOnFinalizer(t *testing.T) {
 			[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 	})
 	st := &spec.Step{Name: "d", Timeout: spec.Duration(2 * time.Second), Delete: &spec.Delete{Resource: "configmap/held", Namespace: ns}}
-	runErr(t, deadline(t, 2*time.Second), NewDelete(env, nil), st,
+	runErr(t, deadline(t, 2*time.Second), NewDeleteExecutor(env, nil), st,
 		"timed out after 2s waiting for deletion on configmap/held in "+ns+": still terminating, finalizers [khook.test/hold]")
 }
 
@@ -122,7 +122,7 @@ func TestDeleteReleaseIsDelegated(t *testing.T) {
 	t.Parallel()
 	env, _ := newTestEnv(t)
 	var got string
-	x := NewDelete(env, ReleaseDeleterFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+	x := NewDeleteExecutor(env, ReleaseDeleterFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		got = st.Delete.Release + "@" + st.Delete.Namespace
 		return runner.Outcome{Detail: "uninstalled"}, nil
 	}))
@@ -130,7 +130,7 @@ func TestDeleteReleaseIsDelegated(t *testing.T) {
 	if out := run(t, x, st); out.Detail != "uninstalled" || got != "nginx@ingress" {
 		t.Errorf("got %q, %q", out.Detail, got)
 	}
-	runErr(t, deadline(t, time.Second), NewDelete(env, nil), st, "delete.release is not available")
+	runErr(t, deadline(t, time.Second), NewDeleteExecutor(env, nil), st, "delete.release is not available")
 }
 
 // A delete step keeps a CRD custom resources of which exist, and says so;
@@ -140,8 +140,8 @@ func TestDeleteKeepsCRDWithData(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	group := groupFor(ns)
 	env, _ := newTestEnv(t)
-	run(t, NewApply(env), applyStep(ns, crd(group), widget(group, "w", "s")))
-	x := NewDelete(env, nil)
+	run(t, NewApplyExecutor(env), applyStep(ns, crd(group), widget(group, "w", "s")))
+	x := NewDeleteExecutor(env, nil)
 	st := deleteManifests(ns, crd(group))
 	out := run(t, x, st)
 	want := "deleted 0 objects; kept CRD widgets." + group + " (1 Widget object in 1 namespace exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both)"

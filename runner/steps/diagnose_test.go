@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
-	"github.com/khook/khook/internal/redact"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/cluster"
@@ -56,7 +56,7 @@ func TestRolloutDiagnosisCrashLoop(t *testing.T) {
 	env, _ := newTestEnv(t)
 	createDeployment(t, ns, "oom", 1, crashLoop)
 	awaitPods(t, env, ns, 1)
-	out, err := NewRollout(env).Execute(deadline(t, 2*time.Second), rolloutStatus(ns, "oom"))
+	out, err := NewRolloutExecutor(env).Execute(deadline(t, 2*time.Second), rolloutStatus(ns, "oom"))
 	if err == nil || !strings.Contains(err.Error(), "timed out after 2s waiting for rollout to complete") {
 		t.Fatalf("err = %v, want the rollout's time-out", err)
 	}
@@ -110,7 +110,7 @@ func TestDiagnosisIsBounded(t *testing.T) {
 	env.DiagnoseLimits = &kube.DiagnoseLimits{Objects: 5, Pods: 3, Events: 5, LogTails: 2, LogLines: 2, ReadTimeout: 5 * time.Second, Total: 20 * time.Second}
 	createDeployment(t, ns, "many", 50, crashLoop)
 	awaitPods(t, env, ns, 50)
-	out, err := NewRollout(env).Execute(deadline(t, time.Second), rolloutStatus(ns, "many"))
+	out, err := NewRolloutExecutor(env).Execute(deadline(t, time.Second), rolloutStatus(ns, "many"))
 	if err == nil {
 		t.Fatal("the rollout of 50 crashing pods succeeded")
 	}
@@ -169,7 +169,7 @@ func TestDiagnosisRefusedReads(t *testing.T) {
 	}
 	env := NewEnv(c, t.TempDir(), redact.New())
 	// The role's grant may take a moment to reach the authorizer's cache.
-	out, err := NewRollout(env).Execute(deadline(t, 3*time.Second), rolloutStatus(ns, "oom"))
+	out, err := NewRolloutExecutor(env).Execute(deadline(t, 3*time.Second), rolloutStatus(ns, "oom"))
 	if err == nil || !strings.Contains(err.Error(), "timed out after 2s waiting for rollout to complete on deployment.apps/oom") {
 		t.Fatalf("err = %v, want the rollout's own time-out", err)
 	}
@@ -212,7 +212,7 @@ func TestRolloutProgressNamesTheBlocker(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs := make(chan string, 100)
-	ctx, cancel := context.WithCancel(report.WithStepProgress(deadline(t, time.Minute), func(m string) {
+	ctx, cancel := context.WithCancel(model.WithStepProgress(deadline(t, time.Minute), func(m string) {
 		select {
 		case msgs <- m:
 		default:
@@ -221,7 +221,7 @@ func TestRolloutProgressNamesTheBlocker(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := NewRollout(env).Execute(ctx, rolloutStatus(ns, "nowhere"))
+		_, err := NewRolloutExecutor(env).Execute(ctx, rolloutStatus(ns, "nowhere"))
 		done <- err
 	}()
 	var seen []string

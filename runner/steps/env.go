@@ -9,13 +9,16 @@
 // WaitTarget + kube.Target.List + Condition.Evaluate (is a wait a no-op?),
 // RolloutComplete (is a rollout already complete?). delete.release is
 // delegated to a ReleaseDeleter (helm uninstall).
+//
+// May import: runner, runner/kube, model, spec, redact; not runner/plan,
+// action, executors or state, no renderer.
 package steps
 
 import (
 	"errors"
 	"fmt"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"

@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilptr "k8s.io/utils/ptr"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -48,16 +48,16 @@ var podMapping = &meta.RESTMapping{
 	Scope:            meta.RESTScopeNamespace,
 }
 
-// Job runs a container to completion as a batch/v1 Job named after the step.
+// JobExecutor runs a container to completion as a batch/v1 Job named after the step.
 // Each run replaces the previous run's Job (delete, wait until gone, create),
 // unless skipIf: succeeded finds that Job already complete.
-type Job struct{ Env }
+type JobExecutor struct{ Env }
 
-// NewJob returns the job executor.
-func NewJob(env Env) *Job { return &Job{env} }
+// NewJobExecutor returns the job executor.
+func NewJobExecutor(env Env) *JobExecutor { return &JobExecutor{env} }
 
 // Execute runs the step's Job and waits for it to complete or fail.
-func (x *Job) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+func (x *JobExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	if st.Job == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeJob)
 	}
@@ -73,7 +73,7 @@ func (x *Job) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error
 
 // run is the job step's one path, for Execute and (dry: up to the Job's
 // creation as a server-side dry run, no wait) for Plan.
-func (x *Job) run(ctx context.Context, st *spec.Step, dry bool) (runner.Outcome, error) {
+func (x *JobExecutor) run(ctx context.Context, st *spec.Step, dry bool) (runner.Outcome, error) {
 	var out runner.Outcome
 	c, j := x.Clients, st.Job
 	ns := spec.NamespaceOrDefault(j.Namespace)
@@ -139,7 +139,7 @@ func (x *Job) run(ctx context.Context, st *spec.Step, dry bool) (runner.Outcome,
 	if dry {
 		return out, nil
 	}
-	out.Changes = append(out.Changes, report.Change{Action: report.DidRun, Kind: "Job", Namespace: ns, Name: st.Name})
+	out.Changes = append(out.Changes, model.Change{Action: model.DidRun, Kind: "Job", Namespace: ns, Name: st.Name})
 
 	start := time.Now()
 	final, err := x.waitFinished(ctx, created, ref)
@@ -211,7 +211,7 @@ func buildJob(st *spec.Step, ns string) *batchv1.Job {
 
 // deleteAndWait deletes the previous run's Job and its pods and returns once
 // the Job is gone, so the new one can take its name.
-func (x *Job) deleteAndWait(ctx context.Context, old *batchv1.Job, ref string) error {
+func (x *JobExecutor) deleteAndWait(ctx context.Context, old *batchv1.Job, ref string) error {
 	c := x.Clients
 	policy := metav1.DeletePropagationBackground
 	err := c.Typed.BatchV1().Jobs(old.Namespace).Delete(ctx, old.Name, metav1.DeleteOptions{
@@ -238,7 +238,7 @@ func (x *Job) deleteAndWait(ctx context.Context, old *batchv1.Job, ref string) e
 // controller records it only after its one-second batching period, which a
 // bootstrap of many job steps would otherwise pay once per step. It returns
 // the finished Job, or nil when the pod's success decided.
-func (x *Job) waitFinished(ctx context.Context, created *batchv1.Job, ref string) (*batchv1.Job, error) {
+func (x *JobExecutor) waitFinished(ctx context.Context, created *batchv1.Job, ref string) (*batchv1.Job, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var final *batchv1.Job
@@ -315,7 +315,7 @@ func JobSucceeded(ctx context.Context, c *kube.Clients, job *batchv1.Job) bool {
 
 // logTail reads the last log lines of the Job's pods (normally one: the
 // backoff limit is 0), newest pod last.
-func (x *Job) logTail(ctx context.Context, job *batchv1.Job) ([]string, error) {
+func (x *JobExecutor) logTail(ctx context.Context, job *batchv1.Job) ([]string, error) {
 	pods, err := x.Clients.Typed.CoreV1().Pods(job.Namespace).List(ctx, metav1.ListOptions{
 		LabelSelector: batchv1.ControllerUidLabel + "=" + string(job.UID),
 	})
@@ -380,7 +380,7 @@ func roundDuration(d time.Duration) time.Duration {
 
 // Plan is Execute's path up to the Job's creation, dry-run: run (a job
 // runs on every apply), or skip when skipIf: succeeded holds.
-func (x *Job) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+func (x *JobExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
 	var p runner.Prediction
 	if st.Job == nil {
 		return p, wrongStep(st, spec.TypeJob)
@@ -390,11 +390,11 @@ func (x *Job) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runn
 		return p, x.Redactor.Error(err)
 	}
 	if out.Skipped {
-		p.Action, p.Reason = report.ActionSkip, out.SkipReason
+		p.Action, p.Reason = model.ActionSkip, out.SkipReason
 		return p, nil
 	}
 	ns := spec.NamespaceOrDefault(st.Job.Namespace)
-	p.Action = report.ActionRun
+	p.Action = model.ActionRun
 	p.Reason = fmt.Sprintf("job %s/%s runs on every apply (the previous run's Job is replaced); not counted as a change", ns, st.Name)
 	return p, nil
 }

@@ -14,7 +14,7 @@ import (
 // the clients' tap registers their values, so a job that echoes its own
 // password shows *** in the log khook prints. A Secret that cannot be read
 // (forbidden, gone) is passed over: the log is still shown.
-func (x *Job) readPodSecrets(ctx context.Context, pod *corev1.Pod) {
+func (x *JobExecutor) readPodSecrets(ctx context.Context, pod *corev1.Pod) {
 	for _, name := range podSecretNames(&pod.Spec) {
 		_, _ = x.Clients.Typed.CoreV1().Secrets(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
 	}

@@ -54,7 +54,7 @@ func TestJobRunsToCompletion(t *testing.T) {
 	env, writes := newTestEnv(t)
 	st := jobStep("hello", ns, map[string]string{"ZED": "z", "ALPHA": "a"})
 	st.Job.ServiceAccount = "default"
-	out, err := NewJob(env).Execute(testCtx(t), st)
+	out, err := NewJobExecutor(env).Execute(testCtx(t), st)
 	if err != nil {
 		t.Fatalf("job failed: %v", err)
 	}
@@ -103,7 +103,7 @@ func TestJobRunsToCompletion(t *testing.T) {
 func TestJobReplacesThePreviousRun(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, writes := newTestEnv(t)
-	x := NewJob(env)
+	x := NewJobExecutor(env)
 	st := jobStep("again", ns, nil)
 	if _, err := x.Execute(testCtx(t), st); err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestJobReplacesThePreviousRun(t *testing.T) {
 func TestJobSkipIfSucceeded(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, writes := newTestEnv(t)
-	x := NewJob(env)
+	x := NewJobExecutor(env)
 	st := jobStep("once", ns, nil)
 	st.Job.SkipIf = "succeeded"
 	if out, err := x.Execute(testCtx(t), st); err != nil || out.Skipped {
@@ -158,7 +158,7 @@ func TestJobRefusesAJobKhookDoesNotManage(t *testing.T) {
 		t.Fatal(err)
 	}
 	env, writes := newTestEnv(t)
-	_, err := NewJob(env).Execute(testCtx(t), jobStep("theirs", ns, nil))
+	_, err := NewJobExecutor(env).Execute(testCtx(t), jobStep("theirs", ns, nil))
 	want := "job/theirs in " + ns + " exists and is not managed by khook (no label app.kubernetes.io/managed-by=khook); rename the step or delete the Job"
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v\nwant %s", err, want)
@@ -172,7 +172,7 @@ func TestJobFailureCarriesThePodsLastLogLines(t *testing.T) {
 	usePodEnv(t)
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
-	out, err := NewJob(env).Execute(testCtx(t), jobStep("broken", ns, map[string]string{podenv.Fail: "true"}))
+	out, err := NewJobExecutor(env).Execute(testCtx(t), jobStep("broken", ns, map[string]string{podenv.Fail: "true"}))
 	if err == nil {
 		t.Fatal("the failing job succeeded")
 	}
@@ -192,7 +192,7 @@ func TestJobTimeoutSaysWhatIsStillRunning(t *testing.T) {
 	env, _ := newTestEnv(t)
 	ctx, cancel := context.WithTimeout(testCtx(t), 3*time.Second)
 	defer cancel()
-	_, err := NewJob(env).Execute(ctx, jobStep("stuck", ns, map[string]string{podenv.NeverReady: "true"}))
+	_, err := NewJobExecutor(env).Execute(ctx, jobStep("stuck", ns, map[string]string{podenv.NeverReady: "true"}))
 	if err == nil || !strings.HasPrefix(err.Error(), "timed out after ") || !strings.Contains(err.Error(), "job/stuck in "+ns) {
 		t.Errorf("error = %v; want a time-out naming job/stuck", err)
 	}
@@ -205,11 +205,11 @@ func TestJobCreatesItsNamespace(t *testing.T) {
 	})
 	env, _ := newTestEnv(t)
 	st := jobStep("fresh", ns, nil)
-	if _, err := NewJob(env).Execute(testCtx(t), st); err == nil || !strings.Contains(err.Error(), "set createNamespace: true") {
+	if _, err := NewJobExecutor(env).Execute(testCtx(t), st); err == nil || !strings.Contains(err.Error(), "set createNamespace: true") {
 		t.Errorf("without createNamespace: error = %v; want a hint to set createNamespace", err)
 	}
 	st.Job.CreateNamespace = true
-	out, err := NewJob(env).Execute(testCtx(t), st)
+	out, err := NewJobExecutor(env).Execute(testCtx(t), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestJobTakesSecretsAndConfigMaps(t *testing.T) {
 	j.EnvFrom = []spec.EnvFrom{{SecretRef: &spec.NameRef{Name: "db", Optional: true}}, {Prefix: "CFG_", ConfigMapRef: &spec.NameRef{Name: "settings", Optional: true}}}
 	j.Volumes = []spec.JobVolume{{Name: "tls", MountPath: "/etc/tls", Secret: &spec.SecretVolume{SecretName: "db-tls", Optional: true}},
 		{Name: "conf", MountPath: "/etc/app", ConfigMap: &spec.ConfigMapVolume{Name: "settings"}}}
-	if _, err := NewJob(env).Execute(testCtx(t), st); err != nil {
+	if _, err := NewJobExecutor(env).Execute(testCtx(t), st); err != nil {
 		t.Fatalf("job failed: %v", err)
 	}
 	job, err := testCluster.Client.BatchV1().Jobs(ns).Get(testCtx(t), "sources", metav1.GetOptions{})

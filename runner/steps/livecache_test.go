@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -26,7 +26,7 @@ func runCtx(t testing.TB) context.Context {
 	return kube.WithLiveCache(deadline(t, time.Minute))
 }
 
-func runIn(t *testing.T, ctx context.Context, x *Apply, ns string, docs ...string) (string, int) {
+func runIn(t *testing.T, ctx context.Context, x *ApplyExecutor, ns string, docs ...string) (string, int) {
 	t.Helper()
 	out, err := x.Execute(ctx, applyStep(ns, docs...))
 	if err != nil {
@@ -63,7 +63,7 @@ func configMaps(n int, value string) []string {
 func TestApplyConvergedListsOnce(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, log := newLoggedEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	defer func(p int64) { kube.ListPageSize = p }(kube.ListPageSize)
 	kube.ListPageSize = 5 // 12 objects: three pages
 	fresh := runCtx(t)
@@ -90,7 +90,7 @@ func TestApplyLiveCacheWithinRun(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, _ := newLoggedEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	ctx := runCtx(t)
 	steps := []struct{ value, want string }{
 		{"1", "created 1 object"}, {"2", "configured 1 object"}, {"2", "unchanged 1 object"},
@@ -119,7 +119,7 @@ func TestApplyLiveCacheListForbidden(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	ctx := runCtx(t)
 	admin, _ := newTestEnv(t)
-	if d, _ := runIn(t, ctx, NewApply(admin), ns, configMap("c", "v")); d != "created 1 object" {
+	if d, _ := runIn(t, ctx, NewApplyExecutor(admin), ns, configMap("c", "v")); d != "created 1 object" {
 		t.Fatalf("setup: %q", d)
 	}
 	cfg := roleConfig(t, ns, []string{"get", "create", "patch"})
@@ -128,7 +128,7 @@ func TestApplyLiveCacheListForbidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := NewApply(NewEnv(c, t.TempDir(), redact.New()))
+	x := NewApplyExecutor(NewEnv(c, t.TempDir(), redact.New()))
 	if d, w := runIn(t, runCtx(t), x, ns, configMap("c", "v")); d != "unchanged 1 object" || w != 0 {
 		t.Errorf("converged without list: %q, %d writes", d, w)
 	}

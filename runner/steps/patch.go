@@ -14,13 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
-// Patch is kubectl patch. Unlike kubectl it first applies the patch locally
+// PatchExecutor is kubectl patch. Unlike kubectl it first applies the patch locally
 // to the object it just read (the same strategic-merge, JSON-merge and
 // RFC 6902 code the API server runs) and sends nothing when that changes
 // nothing: a converged re-run reports "unchanged" and writes nothing,
@@ -29,13 +29,13 @@ import (
 // sent and the server decides. A server-side dry-run was tried first, but a
 // controller updating the object between the read and the dry-run made
 // converged re-runs look changed.
-type Patch struct{ Env }
+type PatchExecutor struct{ Env }
 
-// NewPatch returns the patch executor.
-func NewPatch(env Env) *Patch { return &Patch{env} }
+// NewPatchExecutor returns the patch executor.
+func NewPatchExecutor(env Env) *PatchExecutor { return &PatchExecutor{env} }
 
 // Execute patches the target, which must exist.
-func (x *Patch) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+func (x *PatchExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	if st.Patch == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypePatch)
 	}
@@ -69,7 +69,7 @@ type PatchPreview struct {
 }
 
 // resolve resolves the target and reads it; it must exist.
-func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, error) {
+func (x *PatchExecutor) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, error) {
 	c := x.Clients
 	pt, err := PatchType(p.Type)
 	if err != nil {
@@ -108,7 +108,7 @@ func (x *Patch) resolve(ctx context.Context, p *spec.Patch) (*PatchPreview, erro
 // run is the patch step's one path, for Execute and (dry: the patch as a
 // server-side dry run) for Plan. It returns the target as read and as
 // patched (nil when unchanged).
-func (x *Patch) run(ctx context.Context, p *spec.Patch, dry bool) (runner.Outcome, *patched, error) {
+func (x *PatchExecutor) run(ctx context.Context, p *spec.Patch, dry bool) (runner.Outcome, *patched, error) {
 	var out runner.Outcome
 	pv, err := x.resolve(ctx, p)
 	if err != nil {
@@ -116,7 +116,7 @@ func (x *Patch) run(ctx context.Context, p *spec.Patch, dry bool) (runner.Outcom
 	}
 	after, changed := PatchOutcome(pv.Live, pv.patchType, pv.body)
 	if !changed {
-		out.Changes = []report.Change{change(report.DidUnchanged, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
+		out.Changes = []model.Change{change(model.DidUnchanged, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
 		out.Detail = fmt.Sprintf("%s unchanged (the patch is already applied)", pv.Name)
 		return out, &patched{preview: pv, after: after, local: after != nil}, nil
 	}
@@ -133,7 +133,7 @@ func (x *Patch) run(ctx context.Context, p *spec.Patch, dry bool) (runner.Outcom
 		return out, nil, x.patchError(pv.Target, pv.Name, p, err)
 	}
 	out.Writes = 1
-	out.Changes = []report.Change{change(report.DidConfigure, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
+	out.Changes = []model.Change{change(model.DidConfigure, pv.Target.Mapping, pv.namespace, pv.Target.Name)}
 	out.Detail = fmt.Sprintf("patched %s (%s)", pv.Name, patchTypeName(p.Type))
 	return out, &patched{preview: pv, after: answer, changed: true, local: after != nil}, nil
 }
@@ -148,7 +148,7 @@ type patched struct {
 
 // Plan is Execute's path with the patch dry-run on the server: configure,
 // or unchanged when the patch is already applied.
-func (x *Patch) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+func (x *PatchExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
 	var p runner.Prediction
 	if st.Patch == nil {
 		return p, wrongStep(st, spec.TypePatch)
@@ -158,12 +158,12 @@ func (x *Patch) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (ru
 		return p, x.Redactor.Error(err)
 	}
 	live := pt.preview.Live
-	o := runner.PlannedObject{Action: report.ActionConfigure, Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName(), Desired: pt.after, Live: live}
+	o := runner.PlannedObject{Action: model.ActionConfigure, Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName(), Desired: pt.after, Live: live}
 	if !pt.changed {
-		o.Action, o.Desired = report.ActionUnchanged, nil
-		p.Action, p.Reason = report.ActionUnchanged, "the patch is already applied"
+		o.Action, o.Desired = model.ActionUnchanged, nil
+		p.Action, p.Reason = model.ActionUnchanged, "the patch is already applied"
 	} else {
-		p.Action = report.ActionConfigure
+		p.Action = model.ActionConfigure
 	}
 	if !pt.local {
 		// Only the server can apply this patch: the patch is what is sent.
@@ -177,7 +177,7 @@ func strategicOnCR(res kube.Resource) error {
 	return fmt.Errorf("patch type strategic is not supported for custom resource %s/%s: use type: merge", kube.KindName(res.Mapping), res.Name)
 }
 
-func (x *Patch) patchError(res kube.Resource, name string, p *spec.Patch, err error) error {
+func (x *PatchExecutor) patchError(res kube.Resource, name string, p *spec.Patch, err error) error {
 	switch {
 	case k8serrors.IsUnsupportedMediaType(err):
 		return strategicOnCR(res)

@@ -22,7 +22,7 @@ func TestPatchStrategicThenNoWriteWhenApplied(t *testing.T) {
 	st.Patch.Target = "deployment/aws-node"
 	st.Patch.Patch = map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
 		"nodeSelector": map[string]any{"khook.io/non-existing": "true"}}}}}
-	x := NewPatch(env)
+	x := NewPatchExecutor(env)
 	out := run(t, x, st)
 	if out.Detail != "patched deployment.apps/aws-node in namespace "+ns+" (strategic)" || out.Writes != 1 {
 		t.Errorf("first: %q, %d writes", out.Detail, out.Writes)
@@ -44,7 +44,7 @@ func TestPatchMergeAndJSON(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
 	createConfigMap(t, ns, "cm", map[string]string{"a": "1", "b": "2"})
-	x := NewPatch(env)
+	x := NewPatchExecutor(env)
 	merge := &spec.Step{Name: "m", Patch: &spec.Patch{Target: "cm/cm", Namespace: ns, Type: spec.PatchMerge,
 		Patch: map[string]any{"metadata": map[string]any{"annotations": map[string]any{"x": "y"}}}}}
 	run(t, x, merge)
@@ -81,7 +81,7 @@ func TestPatchErrors(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
-	x := NewPatch(env)
+	x := NewPatchExecutor(env)
 	st := &spec.Step{Name: "p", Patch: &spec.Patch{Target: "configmap/nope", Namespace: ns, Patch: map[string]any{"data": map[string]any{"a": "b"}}}}
 	runErr(t, deadline(t, time.Minute), x, st, "patch target configmap/nope in namespace "+ns+" not found")
 	st.Patch.Target = "configmaps"
@@ -93,7 +93,7 @@ func TestPatchErrors(t *testing.T) {
 		_ = testCluster.Client.Discovery().RESTClient().Delete().
 			AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets." + g).Do(context.Background()).Error()
 	})
-	run(t, NewApply(env), applyStep(ns, crd(g), widget(g, "w", "s")))
+	run(t, NewApplyExecutor(env), applyStep(ns, crd(g), widget(g, "w", "s")))
 	st.Patch.Target = "widget." + g + "/w"
 	runErr(t, deadline(t, time.Minute), x, st, "patch type strategic is not supported for custom resource widget."+g+"/w: use type: merge")
 	st.Patch.Type = spec.PatchMerge
@@ -115,5 +115,5 @@ func TestPatchOutOfTimeNamesTheTarget(t *testing.T) {
 	defer cancel()
 	st := &spec.Step{Name: "p", Patch: &spec.Patch{Target: "configmap/cm", Namespace: ns, Type: spec.PatchMerge,
 		Patch: map[string]any{"data": map[string]any{"a": "b"}}}}
-	runErr(t, ctx, NewPatch(env), st, "configmap/cm in namespace "+ns, "context deadline exceeded")
+	runErr(t, ctx, NewPatchExecutor(env), st, "configmap/cm in namespace "+ns, "context deadline exceeded")
 }

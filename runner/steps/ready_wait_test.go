@@ -20,7 +20,7 @@ func TestApplyWaitForReady(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
-	x := NewApply(env)
+	x := NewApplyExecutor(env)
 	g := "ready." + groupFor(ns)
 	nsName := ns + "-ready"
 	t.Cleanup(func() {
@@ -56,7 +56,7 @@ func TestApplyWaitForReadyTimesOutWithKstatusReason(t *testing.T) {
 	st := applyStep(ns, deployment("stuck", 1, neverReady))
 	st.Apply.WaitFor = "ready"
 	st.Timeout = spec.Duration(3 * time.Second)
-	runErr(t, deadline(t, 3*time.Second), NewApply(env), st,
+	runErr(t, deadline(t, 3*time.Second), NewApplyExecutor(env), st,
 		"waitFor: timed out after 3s waiting for ready on deployment.apps/stuck in "+ns, "deployment/stuck (InProgress: ")
 }
 
@@ -65,8 +65,8 @@ func TestWaitForReadyAndCEL(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
 	createDeployment(t, ns, "api", 2, nil)
-	run(t, NewWait(env), waitStep(spec.Wait{For: "ready", On: "deployment/api", Namespace: ns}))
-	out := run(t, NewWait(env), waitStep(spec.Wait{For: "cel=object.status.readyReplicas == object.spec.replicas", On: "deployments", Namespace: ns}))
+	run(t, NewWaitExecutor(env), waitStep(spec.Wait{For: "ready", On: "deployment/api", Namespace: ns}))
+	out := run(t, NewWaitExecutor(env), waitStep(spec.Wait{For: "cel=object.status.readyReplicas == object.spec.replicas", On: "deployments", Namespace: ns}))
 	if out.Detail != "cel=object.status.readyReplicas == object.spec.replicas met on deployments.apps in "+ns {
 		t.Errorf("detail: %q", out.Detail)
 	}
@@ -83,9 +83,9 @@ func TestWaitCELSeesTheChange(t *testing.T) {
 	// Still false: the step runs out of time and says why.
 	short := *st
 	short.Timeout = spec.Duration(time.Second)
-	runErr(t, deadline(t, time.Second), NewWait(env), &short, "configmap/flag (expression is false)")
+	runErr(t, deadline(t, time.Second), NewWaitExecutor(env), &short, "configmap/flag (expression is false)")
 
-	done := runAsync(deadline(t, time.Minute), NewWait(env), st)
+	done := runAsync(deadline(t, time.Minute), NewWaitExecutor(env), st)
 	_, err := testCluster.Client.CoreV1().ConfigMaps(ns).Patch(context.Background(), "flag", types.MergePatchType,
 		[]byte(`{"data":{"state":"on"}}`), metav1.PatchOptions{})
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubectl/pkg/polymorphichelpers"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -23,19 +23,19 @@ import (
 // template.
 const RestartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 
-// Rollout is kubectl rollout restart / status for deployments, daemonsets and
+// RolloutExecutor is kubectl rollout restart / status for deployments, daemonsets and
 // statefulsets.
-type Rollout struct {
+type RolloutExecutor struct {
 	Env
 	// Now stamps restartedAt; tests may fix it.
 	Now func() time.Time
 }
 
-// NewRollout returns the rollout executor.
-func NewRollout(env Env) *Rollout { return &Rollout{Env: env, Now: time.Now} }
+// NewRolloutExecutor returns the rollout executor.
+func NewRolloutExecutor(env Env) *RolloutExecutor { return &RolloutExecutor{Env: env, Now: time.Now} }
 
 // Execute restarts the workload or waits for its rollout to complete.
-func (x *Rollout) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+func (x *RolloutExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	r := st.Rollout
 	if r == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeRollout)
@@ -49,7 +49,7 @@ func (x *Rollout) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, e
 }
 
 // workload resolves a kind/name argument to an apps/v1 workload.
-func (x *Rollout) workload(ctx context.Context, r *spec.Rollout, arg, ns string) (kube.Resource, error) {
+func (x *RolloutExecutor) workload(ctx context.Context, r *spec.Rollout, arg, ns string) (kube.Resource, error) {
 	res, err := x.Clients.ResolveObject(ctx, "", r)
 	if err != nil {
 		return res, err
@@ -67,7 +67,7 @@ func (x *Rollout) workload(ctx context.Context, r *spec.Rollout, arg, ns string)
 // restart is the restart's one path, for Execute and (dry: the patch as a
 // server-side dry run) for Plan; dry, it returns the workload as it is (what
 // the plan's digest holds: the dry run's restartedAt is new every time).
-func (x *Rollout) restart(ctx context.Context, r *spec.Rollout, dry bool) (runner.Outcome, *unstructured.Unstructured, error) {
+func (x *RolloutExecutor) restart(ctx context.Context, r *spec.Rollout, dry bool) (runner.Outcome, *unstructured.Unstructured, error) {
 	var out runner.Outcome
 	ns := spec.NamespaceOrDefault(r.Namespace)
 	res, err := x.workload(ctx, r, r.Restart, ns)
@@ -98,12 +98,12 @@ func (x *Rollout) restart(ctx context.Context, r *spec.Rollout, dry bool) (runne
 		return out, nil, fmt.Errorf("cannot restart %s: %w", name, x.Clients.Explain(err))
 	}
 	out.Writes = 1
-	out.Changes = []report.Change{change(report.DidRestart, res.Mapping, ns, res.Name)}
+	out.Changes = []model.Change{change(model.DidRestart, res.Mapping, ns, res.Name)}
 	out.Detail = "restarted " + name
 	return out, live, nil
 }
 
-func (x *Rollout) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
+func (x *RolloutExecutor) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, error) {
 	var out runner.Outcome
 	start := time.Now()
 	ns := spec.NamespaceOrDefault(r.Namespace)
@@ -122,7 +122,7 @@ func (x *Rollout) status(ctx context.Context, r *spec.Rollout) (runner.Outcome, 
 }
 
 // statusTarget resolves and reads rollout status's workload.
-func (x *Rollout) statusTarget(ctx context.Context, r *spec.Rollout) (kube.Resource, polymorphichelpers.StatusViewer, *unstructured.Unstructured, error) {
+func (x *RolloutExecutor) statusTarget(ctx context.Context, r *spec.Rollout) (kube.Resource, polymorphichelpers.StatusViewer, *unstructured.Unstructured, error) {
 	ns := spec.NamespaceOrDefault(r.Namespace)
 	res, err := x.workload(ctx, r, r.Status, ns)
 	if err != nil {
@@ -135,7 +135,7 @@ func (x *Rollout) statusTarget(ctx context.Context, r *spec.Rollout) (kube.Resou
 	}
 	live, err := x.Clients.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{})
 	if k8serrors.IsNotFound(err) {
-		return res, nil, nil, &runner.Pending{Object: runner.ObjectKey(res.Mapping.GroupVersionKind.Kind, ns, res.Name), What: name, Fallback: report.ActionWait,
+		return res, nil, nil, &runner.Pending{Object: runner.ObjectKey(res.Mapping.GroupVersionKind.Kind, ns, res.Name), What: name, Fallback: model.ActionWait,
 			Err: fmt.Errorf("cannot follow the rollout of %s: not found", name)}
 	} else if err != nil {
 		return res, nil, nil, fmt.Errorf("cannot read %s: %w", name, x.Clients.Explain(err))
@@ -146,7 +146,7 @@ func (x *Rollout) statusTarget(ctx context.Context, r *spec.Rollout) (kube.Resou
 // Plan is Execute's path with the restart dry-run and no wait: restart
 // (every apply; not counted as a change), or for status no-op when the
 // rollout is complete, else wait.
-func (x *Rollout) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+func (x *RolloutExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
 	var p runner.Prediction
 	r := st.Rollout
 	if r == nil {
@@ -157,9 +157,9 @@ func (x *Rollout) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (
 		if err != nil {
 			return p, x.Redactor.Error(err)
 		}
-		p.Action, p.Reason = report.ActionRestart, "a restart happens on every apply; not counted as a change"
+		p.Action, p.Reason = model.ActionRestart, "a restart happens on every apply; not counted as a change"
 		p.DiffNote = "a restart sets a new restartedAt annotation on the pod template"
-		p.Objects = []runner.PlannedObject{{Action: report.ActionRestart, Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName(), Live: live}}
+		p.Objects = []runner.PlannedObject{{Action: model.ActionRestart, Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName(), Live: live}}
 		return p, nil
 	}
 	_, viewer, live, err := x.statusTarget(ctx, r)
@@ -169,11 +169,11 @@ func (x *Rollout) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (
 	done, pending, err := RolloutComplete(viewer)([]*unstructured.Unstructured{live})
 	switch {
 	case err != nil:
-		p.Action, p.Reason = report.ActionWait, err.Error()
+		p.Action, p.Reason = model.ActionWait, err.Error()
 	case done:
-		p.Action, p.Reason = report.ActionNoop, "the rollout is complete"
+		p.Action, p.Reason = model.ActionNoop, "the rollout is complete"
 	default:
-		p.Action, p.Reason = report.ActionWait, pending
+		p.Action, p.Reason = model.ActionWait, pending
 	}
 	return p, nil
 }

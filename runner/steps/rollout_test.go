@@ -15,7 +15,7 @@ func TestRolloutRestartThenStatus(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, writes := newTestEnv(t)
 	createDeployment(t, ns, "web", 2, nil)
-	x := NewRollout(env)
+	x := NewRolloutExecutor(env)
 	fixed := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	x.Now = func() time.Time { return fixed }
 
@@ -46,7 +46,7 @@ func TestRolloutStatusTimesOut(t *testing.T) {
 	env, _ := newTestEnv(t)
 	createDeployment(t, ns, "stuck", 1, neverReady)
 	st := &spec.Step{Name: "s", Timeout: spec.Duration(2 * time.Second), Rollout: &spec.Rollout{Status: "deployment/stuck", Namespace: ns}}
-	runErr(t, deadline(t, 2*time.Second), NewRollout(env), st,
+	runErr(t, deadline(t, 2*time.Second), NewRolloutExecutor(env), st,
 		"timed out after 2s waiting for rollout to complete on deployment.apps/stuck in "+ns+": ")
 }
 
@@ -54,7 +54,7 @@ func TestRolloutErrors(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
-	x := NewRollout(env)
+	x := NewRolloutExecutor(env)
 	ctx := deadline(t, time.Minute)
 	runErr(t, ctx, x, &spec.Step{Name: "r", Rollout: &spec.Rollout{Restart: "deployment/nope", Namespace: ns}},
 		"cannot restart deployment.apps/nope in namespace "+ns+": not found")

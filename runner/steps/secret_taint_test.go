@@ -86,7 +86,7 @@ func TestJobReadsTheSecretsItsPodReferences(t *testing.T) {
 		},
 	}}
 	env, _ := newTestEnv(t)
-	NewJob(env).readPodSecrets(ctx, pod)
+	NewJobExecutor(env).readPodSecrets(ctx, pod)
 	log := "echo fr0m-env-ref fr0m-env-from fr0m-a-volume fr0m-projected"
 	if got := env.Redactor.String(log); strings.Contains(got, "fr0m") {
 		t.Errorf("a job's log line shows its Secrets: %q", got)

@@ -5,21 +5,21 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
 
-// Wait is kubectl wait: it watches the selected objects until the condition
+// WaitExecutor is kubectl wait: it watches the selected objects until the condition
 // holds for all of them (or, for delete, until none is left).
-type Wait struct{ Env }
+type WaitExecutor struct{ Env }
 
-// NewWait returns the wait executor.
-func NewWait(env Env) *Wait { return &Wait{env} }
+// NewWaitExecutor returns the wait executor.
+func NewWaitExecutor(env Env) *WaitExecutor { return &WaitExecutor{env} }
 
 // Execute blocks until the condition holds or ctx ends.
-func (x *Wait) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
+func (x *WaitExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 	if st.Wait == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeWait)
 	}
@@ -27,7 +27,7 @@ func (x *Wait) Execute(ctx context.Context, st *spec.Step) (runner.Outcome, erro
 	return x.finishStep(st, out, err)
 }
 
-func (x *Wait) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {
+func (x *WaitExecutor) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {
 	var out runner.Outcome
 	start := time.Now()
 	t, cond, err := WaitTarget(ctx, x.Clients, w)
@@ -67,7 +67,7 @@ func WaitTarget(ctx context.Context, c *kube.Clients, w *spec.Wait) (kube.Target
 // Plan is Execute's path without the wait: no-op when the condition holds
 // already, else wait with what is pending. An unresolvable target is a
 // wait with apply's sentence (an earlier step may create it).
-func (x *Wait) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
+func (x *WaitExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (runner.Prediction, error) {
 	var p runner.Prediction
 	if st.Wait == nil {
 		return p, wrongStep(st, spec.TypeWait)
@@ -77,7 +77,7 @@ func (x *Wait) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (run
 		if kube.IsUnreachable(err) {
 			return p, err
 		}
-		p.Action, p.Reason = report.ActionWait, x.Redactor.String(err.Error())
+		p.Action, p.Reason = model.ActionWait, x.Redactor.String(err.Error())
 		return p, nil
 	}
 	objs, err := t.List(ctx, x.Clients)
@@ -85,9 +85,9 @@ func (x *Wait) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInput) (run
 		return p, err
 	}
 	if done, pending := cond.Evaluate(objs); done {
-		p.Action, p.Reason = report.ActionNoop, fmt.Sprintf("%s already holds on %s", cond, t)
+		p.Action, p.Reason = model.ActionNoop, fmt.Sprintf("%s already holds on %s", cond, t)
 	} else {
-		p.Action, p.Reason = report.ActionWait, pending
+		p.Action, p.Reason = model.ActionWait, pending
 	}
 	return p, nil
 }

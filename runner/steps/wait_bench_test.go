@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -61,7 +61,7 @@ func BenchmarkWaitLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	x := NewWait(NewEnv(c, b.TempDir(), redact.New()))
+	x := NewWaitExecutor(NewEnv(c, b.TempDir(), redact.New()))
 	createConfigMap(b, ns, "flag", map[string]string{"v": "start"})
 	cms := testCluster.Client.CoreV1().ConfigMaps(ns)
 

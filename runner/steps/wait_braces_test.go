@@ -36,13 +36,13 @@ func TestWaitBracedJSONPathMeansTheSameWhenValidatedAndRun(t *testing.T) {
 			t.Fatalf("%s: validated as %q, %v", tc.for_, w, err)
 		}
 		// Run time: the same step is met on the live object...
-		out := run(t, NewWait(env), s.Steps[0])
+		out := run(t, NewWaitExecutor(env), s.Steps[0])
 		if want := tc.met + " met on configmap/braces in " + ns; out.Detail != want {
 			t.Errorf("detail %q, want %q", out.Detail, want)
 		}
 		// ...and another value is not.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_, err = NewWait(env).Execute(ctx, waitStep(spec.Wait{For: tc.unmet, On: "configmap/braces", Namespace: ns}))
+		_, err = NewWaitExecutor(env).Execute(ctx, waitStep(spec.Wait{For: tc.unmet, On: "configmap/braces", Namespace: ns}))
 		cancel()
 		if err == nil {
 			t.Errorf("%s was met on a ConfigMap that does not match", tc.unmet)

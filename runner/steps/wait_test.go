@@ -28,7 +28,7 @@ func TestWaitConditionOnSelectedPods(t *testing.T) {
 	t.Parallel()
 	ns := testCluster.Namespace(t)
 	env, writes := newTestEnv(t)
-	x := NewWait(env)
+	x := NewWaitExecutor(env)
 	st := waitStep(spec.Wait{For: "condition=Ready", On: "pods", Namespace: ns, Selector: "app=web"})
 	// Started before anything matches: "nothing yet" is not success.
 	done := runAsync(deadline(t, time.Minute), x, st)
@@ -51,7 +51,7 @@ func TestWaitJSONPathSeesTheChange(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
 	createConfigMap(t, ns, "flag", map[string]string{"state": "off"})
-	done := runAsync(deadline(t, time.Minute), NewWait(env), waitStep(spec.Wait{For: "jsonpath=data.state=on", On: "configmap/flag", Namespace: ns}))
+	done := runAsync(deadline(t, time.Minute), NewWaitExecutor(env), waitStep(spec.Wait{For: "jsonpath=data.state=on", On: "configmap/flag", Namespace: ns}))
 	_, err := testCluster.Client.CoreV1().ConfigMaps(ns).Patch(context.Background(), "flag", types.MergePatchType,
 		[]byte(`{"data":{"state":"on"}}`), metav1.PatchOptions{})
 	if err != nil {
@@ -67,7 +67,7 @@ func TestWaitDelete(t *testing.T) {
 	ns := testCluster.Namespace(t)
 	env, _ := newTestEnv(t)
 	createConfigMap(t, ns, "doomed", nil)
-	done := runAsync(deadline(t, time.Minute), NewWait(env), waitStep(spec.Wait{For: "delete", On: "configmap/doomed", Namespace: ns}))
+	done := runAsync(deadline(t, time.Minute), NewWaitExecutor(env), waitStep(spec.Wait{For: "delete", On: "configmap/doomed", Namespace: ns}))
 	if err := testCluster.Client.CoreV1().ConfigMaps(ns).Delete(context.Background(), "doomed", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestWaitDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Already gone: immediate success.
-	run(t, NewWait(env), waitStep(spec.Wait{For: "delete", On: "configmap/doomed", Namespace: ns}))
+	run(t, NewWaitExecutor(env), waitStep(spec.Wait{For: "delete", On: "configmap/doomed", Namespace: ns}))
 }
 
 func TestWaitTimesOutSayingWhatIsNotReady(t *testing.T) {
@@ -84,21 +84,21 @@ func TestWaitTimesOutSayingWhatIsNotReady(t *testing.T) {
 	env, _ := newTestEnv(t)
 	createDeployment(t, ns, "stuck", 2, neverReady)
 	// Wait until both pods exist, so the timeout message is deterministic.
-	run(t, NewWait(env), waitStep(spec.Wait{For: "jsonpath={.status.replicas}=2", On: "deploy/stuck", Namespace: ns}))
+	run(t, NewWaitExecutor(env), waitStep(spec.Wait{For: "jsonpath={.status.replicas}=2", On: "deploy/stuck", Namespace: ns}))
 	st := waitStep(spec.Wait{For: "condition=Ready", On: "pods", Namespace: ns, Selector: "app=stuck"})
 	st.Timeout = spec.Duration(2 * time.Second)
-	runErr(t, deadline(t, 2*time.Second), NewWait(env), st,
+	runErr(t, deadline(t, 2*time.Second), NewWaitExecutor(env), st,
 		"timed out after 2s waiting for condition=Ready on pods -l app=stuck in "+ns+": 2 of 2 not ready: pod/stuck-")
 
 	st = waitStep(spec.Wait{For: "condition=Ready", On: "pods", Namespace: ns, Selector: "app=none"})
 	st.Timeout = spec.Duration(time.Second)
-	runErr(t, deadline(t, time.Second), NewWait(env), st, "timed out after 1s waiting for condition=Ready on pods -l app=none in "+ns+": nothing matches yet")
+	runErr(t, deadline(t, time.Second), NewWaitExecutor(env), st, "timed out after 1s waiting for condition=Ready on pods -l app=none in "+ns+": nothing matches yet")
 }
 
 func TestWaitBadArguments(t *testing.T) {
 	t.Parallel()
 	env, _ := newTestEnv(t)
-	x := NewWait(env)
+	x := NewWaitExecutor(env)
 	ctx := deadline(t, time.Minute)
 	runErr(t, ctx, x, waitStep(spec.Wait{For: "condition=Ready", On: "gizmos"}), `on "gizmos": the server has no resource type "gizmos"`)
 	runErr(t, ctx, x, waitStep(spec.Wait{For: "readyish", On: "pods"}), `for "readyish" is not a wait condition`)

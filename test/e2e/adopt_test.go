@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // kubectlClientSideCreate creates cm as `kubectl apply` (client-side) does
@@ -49,7 +49,7 @@ func TestTakeOver(t *testing.T) {
 	}
 
 	plan := khook(t, invocation{Args: []string{"plan", "-f", testdata("adopt", "adopt.yaml"), "--set", "NS=" + ns, "-o", "json"}})
-	var p report.Plan
+	var p model.Plan
 	if err := json.Unmarshal([]byte(plan.Stdout), &p); err != nil || plan.Code != 2 && plan.Code != 0 {
 		t.Fatalf("plan: exit %d, %v\nstdout:\n%s\nstderr:\n%s", plan.Code, err, plan.Stdout, plan.Stderr)
 	}
@@ -58,7 +58,7 @@ func TestTakeOver(t *testing.T) {
 	}
 
 	out := applySpec(t, testdata("adopt", "adopt.yaml"), "NS="+ns)
-	expectSteps(t, out, []want{{Name: "chart", Status: report.StatusOK, Attempts: 1}, {Name: "manifests", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "chart", Status: model.StatusOK, Attempts: 1}, {Name: "manifests", Status: model.StatusOK, Attempts: 1}})
 	cm, err := kc.Client.CoreV1().ConfigMaps(ns).Get(context.Background(), "scripted-helm", metav1.GetOptions{})
 	must(t, err)
 	if cm.Annotations["meta.helm.sh/release-name"] != "adopt" {
@@ -66,7 +66,7 @@ func TestTakeOver(t *testing.T) {
 	}
 
 	out = applySpec(t, testdata("adopt", "adopt-dropped.yaml"), "NS="+ns)
-	expectSteps(t, out, []want{{Name: "chart", Status: report.StatusOK, Attempts: 1}, {Name: "manifests", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "chart", Status: model.StatusOK, Attempts: 1}, {Name: "manifests", Status: model.StatusOK, Attempts: 1}})
 	for _, name := range []string{"scripted-helm", "scripted-ssa"} {
 		if got := liveData(t, ns, name); len(got) != 1 || got["a"] != "1" {
 			t.Errorf("%s: data %v after key b was dropped, want only a=1", name, got)
@@ -93,6 +93,6 @@ steps:
       values: {name: owned-elsewhere, data: {a: "1"}}
 `), 0o644))
 	out = applySpec(t, foreign, "NS="+ns)
-	expectSteps(t, out, []want{{Name: "chart", Status: report.StatusFailed, Attempts: 1,
+	expectSteps(t, out, []want{{Name: "chart", Status: model.StatusFailed, Attempts: 1,
 		Error: "configmap/owned-elsewhere in namespace " + ns + " belongs to Helm release other in namespace " + ns}})
 }

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/test/chartsrc"
 	"github.com/khook/khook/test/cluster"
 )
@@ -29,10 +29,10 @@ func chartSpec(t *testing.T, ns, helm string) string {
 	return path
 }
 
-func planJSON(t *testing.T, env []string, file string) report.Plan {
+func planJSON(t *testing.T, env []string, file string) model.Plan {
 	t.Helper()
 	out := khook(t, invocation{Args: []string{"plan", "-f", file, "-o", "json", "--diff"}, Env: env})
-	var p report.Plan
+	var p model.Plan
 	if err := json.Unmarshal([]byte(out.Stdout), &p); err != nil || len(p.Steps) != 1 {
 		t.Fatalf("plan: %v (exit %d)\nstdout:\n%s\nstderr:\n%s", err, out.Code, out.Stdout, out.Stderr)
 	}
@@ -62,11 +62,11 @@ func TestChartDependenciesFromLock(t *testing.T) {
 		t.Errorf("plan reason = %q", p.Steps[0].Reason)
 	}
 	out := khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}, Env: env})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 
 	httpBefore, ociBefore := repo.Requests(), reg.Requests()
 	out = khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}, Env: env})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	if !strings.Contains(out.Results.Steps[0].Detail, "unchanged") {
 		t.Errorf("re-run detail = %q", out.Results.Steps[0].Detail)
 	}
@@ -77,7 +77,7 @@ func TestChartDependenciesFromLock(t *testing.T) {
 
 	writeYAML(t, filepath.Join(dir, "Chart.lock"), map[string]any{"dependencies": locked, "digest": "sha256:" + strings.Repeat("0", 64), "generated": "2026-01-01T00:00:00Z"})
 	out = khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}, Env: env})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusFailed, Attempts: 1, Error: "Chart.lock does not match the dependencies in Chart.yaml"}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusFailed, Attempts: 1, Error: "Chart.lock does not match the dependencies in Chart.yaml"}})
 }
 
 // A post-renderer's patch is in the plan's diff, applied, and an
@@ -99,20 +99,20 @@ func TestChartPostRenderer(t *testing.T) {
 		t.Errorf("the plan's diff has no patched replicas:\n%s", p.Steps[0].Diff)
 	}
 	out := khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	ctx := t.Context()
 	dep, err := kc.Client.AppsV1().Deployments(ns).Get(ctx, "app-demo", metav1.GetOptions{})
 	must(t, err)
 	if *dep.Spec.Replicas != 5 {
 		t.Errorf("live replicas = %d, want 5", *dep.Spec.Replicas)
 	}
-	if p = planJSON(t, nil, file); p.Steps[0].Action != report.ActionUnchanged {
+	if p = planJSON(t, nil, file); p.Steps[0].Action != model.ActionUnchanged {
 		t.Errorf("converged plan: %s (%s)", p.Steps[0].Action, p.Steps[0].Reason)
 	}
 	_, err = kc.Client.AppsV1().Deployments(ns).Patch(ctx, "app-demo", types.MergePatchType, []byte(`{"spec":{"replicas":2}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
 	must(t, err)
 	p = planJSON(t, nil, file)
-	if p.Steps[0].Action != report.ActionUpgrade || !strings.Contains(p.Steps[0].Reason, "drifted") {
+	if p.Steps[0].Action != model.ActionUpgrade || !strings.Contains(p.Steps[0].Reason, "drifted") {
 		t.Errorf("after the edit: %s (%s), want drift", p.Steps[0].Action, p.Steps[0].Reason)
 	}
 }
@@ -126,14 +126,14 @@ func TestChartTests(t *testing.T) {
 		t.Errorf("plan reason = %q", p.Steps[0].Reason)
 	}
 	out := khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	if d := out.Results.Steps[0].Detail; !strings.Contains(d, "test app-test-ok passed") {
 		t.Errorf("detail = %q", d)
 	}
 
 	file = chartSpec(t, ns, "    chart: "+chartsrc.ChartDir("tested")+"\n    values: {failTest: true}\n    test: {timeout: 1m}\n")
 	out = khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusFailed, Attempts: 1, Error: "test app-test-fail failed; log tail: " + strings.Join(cluster.PodLogLines, " | ")}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusFailed, Attempts: 1, Error: "test app-test-fail failed; log tail: " + strings.Join(cluster.PodLogLines, " | ")}})
 }
 
 func writeYAML(t *testing.T, path string, v any) {

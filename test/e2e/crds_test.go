@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // The CRD lifecycle (#36, docs/charts.md "CRDs"), with the built binary:
@@ -33,7 +33,7 @@ func dropCRD(t *testing.T, name string) {
 	})
 }
 
-func planObject(p report.Plan, kind, name string) *report.ObjectPlan {
+func planObject(p model.Plan, kind, name string) *model.ObjectPlan {
 	for i, o := range p.Steps[0].Objects {
 		if o.Kind == kind && o.Name == name {
 			return &p.Steps[0].Objects[i]
@@ -50,27 +50,27 @@ func TestCRDsUpgradeWithTheChart(t *testing.T) {
 	dropCRD(t, "widgets.up.e2e.khook.io")
 	v1 := chartSpec(t, ns, "    chart: "+testdata("charts", "crdup-1")+"\n")
 	out := khook(t, invocation{Args: []string{"apply", "-f", v1, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 
 	v2 := chartSpec(t, ns, "    chart: "+testdata("charts", "crdup-2")+"\n")
 	p := planJSON(t, nil, v2)
-	if p.Steps[0].Action != report.ActionUpgrade {
+	if p.Steps[0].Action != model.ActionUpgrade {
 		t.Fatalf("plan of 2.0.0: %s (%s), want upgrade", p.Steps[0].Action, p.Steps[0].Reason)
 	}
-	if o := planObject(p, "CustomResourceDefinition", "widgets.up.e2e.khook.io"); o == nil || o.Action != report.ActionConfigure {
+	if o := planObject(p, "CustomResourceDefinition", "widgets.up.e2e.khook.io"); o == nil || o.Action != model.ActionConfigure {
 		t.Errorf("plan of 2.0.0: CRD %+v, want configure; objects %+v", o, p.Steps[0].Objects)
 	}
 	if !strings.Contains(p.Steps[0].Diff, "color") {
 		t.Errorf("the plan's diff does not show the new field:\n%s", p.Steps[0].Diff)
 	}
 	out = khook(t, invocation{Args: []string{"apply", "-f", v2, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	w, err := dyn(t).Resource(schema.GroupVersionResource{Group: "up.e2e.khook.io", Version: "v1", Resource: "widgets"}).Namespace(ns).Get(t.Context(), "app", metav1.GetOptions{})
 	must(t, err)
 	if c, _, _ := unstructured.NestedString(w.Object, "spec", "color"); c != "blue" {
 		t.Errorf("Widget app: spec.color = %q, want blue", c)
 	}
-	if p = planJSON(t, nil, v2); p.Steps[0].Action != report.ActionUnchanged {
+	if p = planJSON(t, nil, v2); p.Steps[0].Action != model.ActionUnchanged {
 		t.Errorf("converged plan: %s (%s)", p.Steps[0].Action, p.Steps[0].Reason)
 	}
 }
@@ -83,16 +83,16 @@ func TestCRDDroppingAStoredVersionIsRefused(t *testing.T) {
 	dropCRD(t, "gadgets.ver.e2e.khook.io")
 	v1 := chartSpec(t, ns, "    chart: "+testdata("charts", "crdver-1")+"\n")
 	out := khook(t, invocation{Args: []string{"apply", "-f", v1, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 
 	v2 := chartSpec(t, ns, "    chart: "+testdata("charts", "crdver-2")+"\n")
 	const why = "CRD gadgets.ver.e2e.khook.io: the update drops version v1alpha1, which status.storedVersions lists, with 1 Gadget object in 1 namespace stored"
 	p := planJSON(t, nil, v2)
-	if p.Steps[0].Action != report.ActionFail || !strings.Contains(p.Steps[0].Reason, why) {
+	if p.Steps[0].Action != model.ActionFail || !strings.Contains(p.Steps[0].Reason, why) {
 		t.Errorf("plan: %s (%s), want fail: %s", p.Steps[0].Action, p.Steps[0].Reason, why)
 	}
 	out = khook(t, invocation{Args: []string{"apply", "-f", v2, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusFailed, Attempts: 1, Error: why}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusFailed, Attempts: 1, Error: why}})
 	crd, err := dyn(t).Resource(crdGVR).Get(t.Context(), "gadgets.ver.e2e.khook.io", metav1.GetOptions{})
 	must(t, err)
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
@@ -114,7 +114,7 @@ func TestTemplatedCRDWithDataIsKept(t *testing.T) {
 	chart := "    chart: " + testdata("charts", "crdtpl") + "\n"
 	on := chartSpec(t, ns, chart+"    values: {group: "+group+"}\n")
 	out := khook(t, invocation{Args: []string{"apply", "-f", on, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	things := dyn(t).Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "things"}).Namespace(ns)
 	_, err := things.Create(t.Context(), &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": group + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "precious"}, "data": "keep me"}}, metav1.CreateOptions{})
@@ -123,17 +123,17 @@ func TestTemplatedCRDWithDataIsKept(t *testing.T) {
 	off := chartSpec(t, ns, chart+"    values: {group: "+group+", crd: false, keepme: false}\n")
 	p := planJSON(t, nil, off)
 	o := planObject(p, "CustomResourceDefinition", crdName)
-	if o == nil || o.Action != report.ActionKeep || !strings.Contains(o.Reason, "1 Thing object in 1 namespace exist") {
+	if o == nil || o.Action != model.ActionKeep || !strings.Contains(o.Reason, "1 Thing object in 1 namespace exist") {
 		t.Errorf("plan: CRD %+v, want keep with the count; objects %+v", o, p.Steps[0].Objects)
 	}
-	if cm := planObject(p, "ConfigMap", "keepme"); cm == nil || cm.Action != report.ActionKeep || !strings.Contains(cm.Reason, "helm.sh/resource-policy: keep") {
+	if cm := planObject(p, "ConfigMap", "keepme"); cm == nil || cm.Action != model.ActionKeep || !strings.Contains(cm.Reason, "helm.sh/resource-policy: keep") {
 		t.Errorf("plan: ConfigMap keepme %+v, want keep (helm.sh/resource-policy)", cm)
 	}
 	if !strings.Contains(p.Steps[0].Reason, "keeps CRD "+crdName) || len(p.Steps[0].Warnings) == 0 {
 		t.Errorf("plan: reason %q, warnings %v: want the kept CRD in both", p.Steps[0].Reason, p.Steps[0].Warnings)
 	}
 	out = khook(t, invocation{Args: []string{"apply", "-f", off, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	if d := out.Results.Steps[0].Detail; !strings.Contains(d, "kept CRD "+crdName+" (1 Thing object in 1 namespace)") {
 		t.Errorf("apply detail = %q, want the kept CRD", d)
 	}
@@ -151,7 +151,7 @@ func TestTemplatedCRDWithDataIsKept(t *testing.T) {
 	ns2 := namespace(t)
 	on2 := chartSpec(t, ns2, chart+"    values: {group: "+group2+", keepme: false}\n")
 	out = khook(t, invocation{Args: []string{"apply", "-f", on2, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	things2 := dyn(t).Resource(schema.GroupVersionResource{Group: group2, Version: "v1", Resource: "things"}).Namespace(ns2)
 	_, err = things2.Create(t.Context(), &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": group2 + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "doomed"}}}, metav1.CreateOptions{})
@@ -159,11 +159,11 @@ func TestTemplatedCRDWithDataIsKept(t *testing.T) {
 	off2 := chartSpec(t, ns2, chart+"    deleteCRDs: true\n    values: {group: "+group2+", crd: false, keepme: false}\n")
 	p = planJSON(t, nil, off2)
 	o = planObject(p, "CustomResourceDefinition", crd2)
-	if o == nil || o.Action != report.ActionDelete || !strings.Contains(p.Steps[0].Reason, "deletes CRD "+crd2+" and its 1 Thing object in 1 namespace") {
+	if o == nil || o.Action != model.ActionDelete || !strings.Contains(p.Steps[0].Reason, "deletes CRD "+crd2+" and its 1 Thing object in 1 namespace") {
 		t.Errorf("plan with deleteCRDs: CRD %+v, reason %q: want its deletion with its custom resource", o, p.Steps[0].Reason)
 	}
 	out = khook(t, invocation{Args: []string{"apply", "-f", off2, "-o", "json"}})
-	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	if _, err := dyn(t).Resource(crdGVR).Get(t.Context(), crd2, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("CRD %s after the upgrade with deleteCRDs: %v, want it gone", crd2, err)
 	}
@@ -177,7 +177,7 @@ func TestChartCustomResourceCheckedAgainstItsCRDs(t *testing.T) {
 	dropCRD(t, "locations.bad.e2e.khook.io")
 	file := chartSpec(t, ns, "    chart: "+testdata("charts", "crdbad")+"\n")
 	p := planJSON(t, nil, file)
-	if p.Steps[0].Action != report.ActionFail || !strings.Contains(p.Steps[0].Reason, "spec.provider") {
+	if p.Steps[0].Action != model.ActionFail || !strings.Contains(p.Steps[0].Reason, "spec.provider") {
 		t.Errorf("plan: %s (%s), want fail naming spec.provider", p.Steps[0].Action, p.Steps[0].Reason)
 	}
 	if _, err := dyn(t).Resource(crdGVR).Get(t.Context(), "locations.bad.e2e.khook.io", metav1.GetOptions{}); !apierrors.IsNotFound(err) {

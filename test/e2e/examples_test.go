@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/test/e2e/apiproxy"
 )
 
@@ -75,11 +75,11 @@ func TestOfflineExamplesApplyTwice(t *testing.T) {
 			args := append([]string{"apply", "-f", filepath.Join("examples", ex), "-o", "json"}, in.args...)
 			for run := 1; run <= 2; run++ {
 				out := khook(t, invocation{Args: args, Env: in.env, Dir: repoRoot})
-				if out.Code != 0 || out.Results == nil || out.Results.Status != report.RunOK {
+				if out.Code != 0 || out.Results == nil || out.Results.Status != model.RunOK {
 					t.Fatalf("apply #%d of examples/%s: exit %d\nstdout:\n%s\nstderr:\n%s", run, ex, out.Code, out.Stdout, out.Stderr)
 				}
 				for _, s := range out.Results.Steps {
-					if s.Status != report.StatusOK && s.Status != report.StatusSkipped {
+					if s.Status != model.StatusOK && s.Status != model.StatusSkipped {
 						t.Errorf("apply #%d: step %s is %s", run, s.Name, s.Status)
 					}
 				}

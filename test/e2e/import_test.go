@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/test/chartsrc"
 )
 
@@ -59,7 +59,7 @@ func TestImportHelmfile(t *testing.T) {
 		t.Fatalf("validate: exit %d\n%s\n%s", out.Code, out.Stdout, out.Stderr)
 	}
 	out := khook(t, invocation{Dir: dir, Args: []string{"plan", "-f", "khook.yaml", "-o", "json"}})
-	var p report.Plan
+	var p model.Plan
 	if err := json.Unmarshal([]byte(out.Stdout), &p); err != nil || out.Code != 0 {
 		t.Fatalf("plan: exit %d, %v\n%s\n%s", out.Code, err, out.Stdout, out.Stderr)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // interruptDeadline is how soon after SIGINT khook must have exited.
@@ -80,11 +80,11 @@ func TestInterruptCancelsRunningStepsAndReportsTheRest(t *testing.T) {
 
 			wantLines := []string{"long", "cancelled", "after-long", "not run: the run was cancelled"}
 			if format == "json" {
-				var res report.Results
+				var res model.Results
 				if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 					t.Fatalf("stdout is not a results document: %v\n%s", err, stdout.String())
 				}
-				if res.Status != report.RunFailed || res.FailureReason != report.ReasonCancelled {
+				if res.Status != model.RunFailed || res.FailureReason != model.ReasonCancelled {
 					t.Errorf("run status %s (%s); want failed (cancelled)", res.Status, res.FailureReason)
 				}
 				expectSteps(t, outcome{Results: &res, Stderr: seen.String()}, []want{

@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // invocation is one run of the khook binary.
@@ -32,7 +32,7 @@ type invocation struct {
 type outcome struct {
 	Stdout, Stderr string
 	Code           int
-	Results        *report.Results // parsed stdout when -o json was passed
+	Results        *model.Results // parsed stdout when -o json was passed
 }
 
 // khook runs the binary with the cluster's kubeconfig and a minimal
@@ -78,7 +78,7 @@ func finish(t testing.TB, inv invocation, cmd *exec.Cmd, stdout, stderr *bytes.B
 		t.Fatalf("cannot run khook %s: %v\nstderr:\n%s", strings.Join(inv.Args, " "), err, out.Stderr)
 	}
 	if hasJSON(inv.Args) && strings.TrimSpace(out.Stdout) != "" {
-		out.Results = &report.Results{}
+		out.Results = &model.Results{}
 		if err := json.Unmarshal(stdout.Bytes(), out.Results); err != nil {
 			t.Fatalf("khook %s: stdout is not a results document: %v\nstdout:\n%s\nstderr:\n%s",
 				strings.Join(inv.Args, " "), err, out.Stdout, out.Stderr)
@@ -110,7 +110,7 @@ func applySpec(t *testing.T, file string, sets ...string) outcome {
 // of what khook reported; MinAttempts > 0 accepts that many or more.
 type want struct {
 	Name        string
-	Status      report.Status
+	Status      model.Status
 	Attempts    int
 	MinAttempts int
 	Error       string

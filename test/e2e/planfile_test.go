@@ -11,7 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/test/e2e/apiproxy"
 )
 
@@ -80,7 +80,7 @@ func TestApplyPlanFile(t *testing.T) {
 	r := newReviewed(t)
 	r.plan("fresh.plan")
 	out, writes := r.apply("fresh.plan")
-	if out.Code != 0 || out.Results.Status != report.RunOK {
+	if out.Code != 0 || out.Results.Status != model.RunOK {
 		t.Fatalf("apply --plan on the unchanged world: exit %d\nstderr:\n%s", out.Code, out.Stderr)
 	}
 	expectSteps(t, out, []want{{Name: "config", Status: ok, Attempts: 1}, {Name: "credentials", Status: ok, Attempts: 1}, {Name: "ready", Status: ok, Attempts: 1}})
@@ -141,8 +141,8 @@ func TestApplyPlanFile(t *testing.T) {
 
 func refused(t *testing.T, out outcome, writes []string, says string) {
 	t.Helper()
-	if out.Code != 1 || out.Results == nil || out.Results.FailureReason != report.ReasonPlanChanged {
-		t.Fatalf("apply --plan of a changed world: exit %d, results %+v; want exit 1, %s\nstderr:\n%s", out.Code, out.Results, report.ReasonPlanChanged, out.Stderr)
+	if out.Code != 1 || out.Results == nil || out.Results.FailureReason != model.ReasonPlanChanged {
+		t.Fatalf("apply --plan of a changed world: exit %d, results %+v; want exit 1, %s\nstderr:\n%s", out.Code, out.Results, model.ReasonPlanChanged, out.Stderr)
 	}
 	if !strings.Contains(out.Results.Error, says) {
 		t.Errorf("the refusal does not say %q:\n%s", says, out.Results.Error)

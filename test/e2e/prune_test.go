@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -78,12 +78,12 @@ func TestPrune(t *testing.T) {
 	if out.Code != 2 {
 		t.Fatalf("plan v2 must exit 2 (changes), got %d\n%s%s", out.Code, out.Stdout, out.Stderr)
 	}
-	var p report.Plan
+	var p model.Plan
 	must(t, json.Unmarshal([]byte(out.Stdout), &p))
 	got := map[string]string{}
 	for _, st := range p.Steps {
 		for _, o := range st.Objects {
-			if st.Type == report.TypePrune {
+			if st.Type == model.TypePrune {
 				got[st.Name+" "+o.Kind+" "+o.Name] = string(o.Action) + ": " + o.Reason
 			}
 		}
@@ -127,7 +127,7 @@ func TestPrune(t *testing.T) {
 	var uninstalled bool
 	for _, st := range out.Results.Steps {
 		for _, c := range st.Changes {
-			uninstalled = uninstalled || st.Name == "prune/monitoring" && c.Action == report.DidUninstall
+			uninstalled = uninstalled || st.Name == "prune/monitoring" && c.Action == model.DidUninstall
 		}
 	}
 	if !uninstalled {

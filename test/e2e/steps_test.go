@@ -9,13 +9,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 const (
-	ok      = report.StatusOK
-	failed  = report.StatusFailed
-	skipped = report.StatusSkipped
+	ok      = model.StatusOK
+	failed  = model.StatusFailed
+	skipped = model.StatusSkipped
 )
 
 func TestJobStep(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // countingProxy forwards to the API server with the client's own
@@ -103,8 +103,8 @@ func TestRejectedCredentials(t *testing.T) {
 	out := start(t, spec, p.kubeconfig(t, "expired-or-revoked-token"), []string{"NS=" + ns, "RELEASE=false"}).wait(t)
 	t.Logf("limit: exit %d after %s, %d requests (%d answered 401); reason %s; error: %s",
 		out.Code, out.Took.Round(time.Millisecond), p.requests.Load(), p.unauthorized.Load(), out.Results.FailureReason, out.Results.Error)
-	if out.Code != 1 || out.Results.FailureReason != report.ReasonClusterUnreachable {
-		t.Errorf("exit %d reason %q; want 1 %q\n%s", out.Code, out.Results.FailureReason, report.ReasonClusterUnreachable, out.dump())
+	if out.Code != 1 || out.Results.FailureReason != model.ReasonClusterUnreachable {
+		t.Errorf("exit %d reason %q; want 1 %q\n%s", out.Code, out.Results.FailureReason, model.ReasonClusterUnreachable, out.dump())
 	}
 	if !strings.Contains(out.Results.Error, "rejected the credentials (401 Unauthorized)") {
 		t.Errorf("error lacks the 401 sentence: %q", out.Results.Error)
@@ -156,7 +156,7 @@ func TestCredentialsRevokedMidRun(t *testing.T) {
 	st := out.step(t, "release")
 	t.Logf("limit: exit %d %s after the revocation; %d requests after it (%d answered 401); step release %s: %s; run error: %s; release %v",
 		out.Code, time.Since(revoked).Round(time.Millisecond), after, p.unauthorized.Load(), st.Status, st.Error, out.Results.Error, releaseStatuses(t, ns, "app"))
-	if out.Code != 1 || st.Status != report.StatusFailed {
+	if out.Code != 1 || st.Status != model.StatusFailed {
 		t.Fatalf("exit %d, step %s; want 1, failed\n%s", out.Code, st.Status, out.dump())
 	}
 	if !strings.Contains(st.Error, "rejected the credentials (401 Unauthorized)") {

@@ -20,7 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/test/cluster"
 )
 
@@ -88,7 +88,7 @@ func start(t *testing.T, specFile, kubeconfig string, vars []string, flags ...st
 // result is how a run ended.
 type result struct {
 	Code    int
-	Results report.Results
+	Results model.Results
 	Stdout  string
 	Stderr  string
 	Took    time.Duration
@@ -122,7 +122,7 @@ func apply(t *testing.T, specFile string, vars []string, flags ...string) result
 }
 
 // step returns the named step's result.
-func (r result) step(t *testing.T, name string) report.StepResult {
+func (r result) step(t *testing.T, name string) model.StepResult {
 	t.Helper()
 	for _, s := range r.Results.Steps {
 		if s.Name == name {
@@ -130,7 +130,7 @@ func (r result) step(t *testing.T, name string) report.StepResult {
 		}
 	}
 	t.Fatalf("no step %s in the results\nstdout:\n%s\nstderr:\n%s", name, r.Stdout, r.Stderr)
-	return report.StepResult{}
+	return model.StepResult{}
 }
 
 func (r result) dump() string { return "stdout:\n" + r.Stdout + "\nstderr:\n" + r.Stderr }

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/state"
 )
 
@@ -118,7 +118,7 @@ func TestAPIServerRestartMidHelm(t *testing.T) {
 
 func expectGreen(t *testing.T, out result, ns string, steps ...string) {
 	t.Helper()
-	if out.Code != 0 || out.Results.Status != report.RunOK {
+	if out.Code != 0 || out.Results.Status != model.RunOK {
 		t.Fatalf("exit %d, run %s; want 0, succeeded\n%s", out.Code, out.Results.Status, out.dump())
 	}
 	rec := record(t, ns)
@@ -126,7 +126,7 @@ func expectGreen(t *testing.T, out result, ns string, steps ...string) {
 		t.Errorf("record run status %s, want %s", rec.RunStatus, state.RunSucceeded)
 	}
 	for _, s := range steps {
-		if st := rec.Steps[s]; st.Status != string(report.StatusOK) {
+		if st := rec.Steps[s]; st.Status != string(model.StatusOK) {
 			t.Errorf("record: step %s is %q, want ok", s, st.Status)
 		}
 	}
@@ -156,7 +156,7 @@ func TestAPIServerGoneLongerThanTheStepTimeout(t *testing.T) {
 	st := out.step(t, "ready")
 	t.Logf("limit: khook exited %s after the API server went away (step timeout 20s); exit %d; step ready: %s; run: %s (%s)\nstderr:\n%s",
 		took.Round(time.Millisecond), out.Code, st.Error, out.Results.Status, out.Results.FailureReason, out.Stderr)
-	if out.Code != 1 || st.Status != report.StatusFailed {
+	if out.Code != 1 || st.Status != model.StatusFailed {
 		t.Fatalf("exit %d, step %s; want 1, failed\n%s", out.Code, st.Status, out.dump())
 	}
 	if took > 90*time.Second {
@@ -172,7 +172,7 @@ func TestAPIServerGoneLongerThanTheStepTimeout(t *testing.T) {
 	if !strings.Contains(out.Results.Error, "the run's outcome could not be recorded") {
 		t.Errorf("the run does not say its record could not be written: %q", out.Results.Error)
 	}
-	if rec.RunStatus == state.RunSucceeded || rec.Steps["ready"].Status == string(report.StatusOK) {
+	if rec.RunStatus == state.RunSucceeded || rec.Steps["ready"].Status == string(model.StatusOK) {
 		t.Errorf("record says the run or step ready succeeded: %+v", rec)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // lockTimeout lets a re-run wait out the Lease of a killed run (30s).
@@ -84,7 +84,7 @@ func TestPendingWithoutLockKeepsTheError(t *testing.T) {
 	out := apply(t, spec, []string{"NS=" + ns, "STATE=false"})
 	st := out.step(t, "app")
 	t.Logf("re-run without state: exit %d: %s", out.Code, st.Error)
-	if out.Code != 1 || st.Status != report.StatusFailed {
+	if out.Code != 1 || st.Status != model.StatusFailed {
 		t.Fatalf("exit %d, step %s; want 1, failed\n%s", out.Code, st.Status, out.dump())
 	}
 	for _, w := range []string{"release app in namespace " + ns + " is pending-install at revision 1", "roll it back or uninstall it", "older than 11m0s", "state: block"} {
@@ -116,8 +116,8 @@ func TestSigtermMidUpgradeLeavesFailed(t *testing.T) {
 	took := time.Since(sent)
 	st := out.step(t, "app")
 	t.Logf("SIGTERM: exit %d %s after the signal; step %s: %s; release %v", out.Code, took.Round(time.Millisecond), st.Status, st.Error, releaseStatuses(t, ns, "app"))
-	if out.Code != 1 || out.Results.FailureReason != report.ReasonCancelled {
-		t.Errorf("exit %d reason %q; want 1 %q\n%s", out.Code, out.Results.FailureReason, report.ReasonCancelled, out.dump())
+	if out.Code != 1 || out.Results.FailureReason != model.ReasonCancelled {
+		t.Errorf("exit %d reason %q; want 1 %q\n%s", out.Code, out.Results.FailureReason, model.ReasonCancelled, out.dump())
 	}
 	if got := last(releaseStatuses(t, ns, "app")); got != "v2=failed" {
 		t.Errorf("latest revision after SIGTERM = %s, want v2=failed", got)
@@ -141,7 +141,7 @@ func expectRecovered(t *testing.T, out result, wants ...string) {
 	t.Helper()
 	st := out.step(t, "app")
 	t.Logf("detail: %s", st.Detail)
-	if out.Code != 0 || st.Status != report.StatusOK {
+	if out.Code != 0 || st.Status != model.StatusOK {
 		t.Fatalf("re-run: exit %d, step %s (%s); want 0, ok\n%s", out.Code, st.Status, st.Error, out.dump())
 	}
 	for _, w := range wants {

@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/test/chartsrc"
 	"github.com/khook/khook/test/ci/citest"
 	"github.com/khook/khook/test/e2e/apiproxy"
@@ -520,7 +520,7 @@ func (r *chartRun) khook() {
 		r.khookFails(proxy, spec, ns, plan)
 		return
 	}
-	if plan.Steps[0].Action != report.ActionInstall {
+	if plan.Steps[0].Action != model.ActionInstall {
 		t.Errorf("fresh plan of %s: %s (%s), want install", r.c.name, plan.Steps[0].Action, plan.Steps[0].Reason)
 	}
 	if code, out := r.khookCmd(proxy, spec, "apply"); code != 0 {
@@ -561,9 +561,9 @@ func (r *chartRun) khook() {
 }
 
 // plan runs plan -o json --diff and returns its one step's plan.
-func (r *chartRun) plan(proxy *apiproxy.Proxy, spec string) *report.Plan {
+func (r *chartRun) plan(proxy *apiproxy.Proxy, spec string) *model.Plan {
 	r.t.Helper()
-	var p report.Plan
+	var p model.Plan
 	code := r.khookJSON(proxy, spec, &p, "plan", "--diff")
 	if len(p.Steps) != 1 {
 		r.t.Fatalf("plan -o json of %s: exit %d, %d steps, want 1", r.c.name, code, len(p.Steps))
@@ -573,11 +573,11 @@ func (r *chartRun) plan(proxy *apiproxy.Proxy, spec string) *report.Plan {
 
 // khookFails asserts khook fails where helm failed, with the reason, and
 // that its plan said so first unless the failure cannot be predicted.
-func (r *chartRun) khookFails(proxy *apiproxy.Proxy, spec, ns string, plan *report.Plan) {
+func (r *chartRun) khookFails(proxy *apiproxy.Proxy, spec, ns string, plan *model.Plan) {
 	t, f := r.t, r.c.fails
 	step := plan.Steps[0]
 	if f.predicted {
-		if step.Action != report.ActionFail || !strings.Contains(step.Reason, f.reason) {
+		if step.Action != model.ActionFail || !strings.Contains(step.Reason, f.reason) {
 			t.Errorf("plan of %s: %s (%s), want fail naming %q: plain helm fails (%s)", r.c.name, step.Action, step.Reason, f.reason, r.helmVerdict())
 		}
 		if code, out := r.khookCmd(proxy, spec, "plan", "--detailed-exitcode"); code != 1 {
@@ -628,7 +628,7 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 	step := plan.Steps[0]
 	if r.c.adopt != "" {
 		// Both tools refuse; the plan says so before anything is written.
-		if step.Action != report.ActionFail || !strings.Contains(step.Reason, r.c.adopt) {
+		if step.Action != model.ActionFail || !strings.Contains(step.Reason, r.c.adopt) {
 			t.Errorf("plan of %s %s -> %s: %s (%s), want fail naming %q (plain helm: %s)", r.c.name, r.c.version, r.c.upgrade, step.Action, step.Reason, r.c.adopt, r.helmUpgrade)
 		}
 		r.takeOwnership = true
@@ -636,7 +636,7 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 		plan = r.plan(proxy, spec)
 		step = plan.Steps[0]
 	}
-	if step.Action != report.ActionUpgrade {
+	if step.Action != model.ActionUpgrade {
 		t.Fatalf("plan of %s %s -> %s: %s (%s), want upgrade", r.c.name, r.c.version, r.c.upgrade, step.Action, step.Reason)
 	}
 	if step.Diff == "" {
@@ -645,7 +645,7 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 	planned := map[string]string{}
 	for _, o := range step.Objects {
 		switch o.Action {
-		case report.ActionCreate, report.ActionConfigure, report.ActionDelete:
+		case model.ActionCreate, model.ActionConfigure, model.ActionDelete:
 			planned[objectKey(o.Kind, o.Namespace, o.Name)] = string(o.Action)
 			// The diff shows each object the plan names.
 			if !strings.Contains(step.Diff, o.Name) {
@@ -657,7 +657,7 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 	// server dry runs named or the apply wrote, read before and after.
 	_, dryRuns := proxy.Writes()
 	before := liveStates(t, dryRuns)
-	var res report.Results
+	var res model.Results
 	if code := r.khookJSON(proxy, spec, &res, "apply"); code != 0 || len(res.Steps) != 1 {
 		t.Fatalf("khook apply of the %s upgrade: exit %d, %d steps: %s", r.c.name, code, len(res.Steps), res.Error)
 	}
@@ -668,11 +668,11 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 		b, had := before[key]
 		switch {
 		case !had && a.exists:
-			done[key] = string(report.ActionCreate)
+			done[key] = string(model.ActionCreate)
 		case had && b.exists && !a.exists:
-			done[key] = string(report.ActionDelete)
+			done[key] = string(model.ActionDelete)
 		case had && b.exists && a.exists && b.version != a.version:
-			done[key] = string(report.ActionConfigure)
+			done[key] = string(model.ActionConfigure)
 		}
 	}
 	t.Logf("upgrade %s %s -> %s: planned %d object changes, did %d", r.c.name, r.c.version, r.c.upgrade, len(planned), len(done))

@@ -4,6 +4,8 @@
 // this is not reachable here and khook needs only a handful of commands; the
 // formats follow the runner's documentation and @actions/core (command.ts,
 // file-command.ts).
+//
+// May import: the standard library only (nothing of khook).
 package gha
 
 import (

@@ -1,5 +1,7 @@
 // Package github is the pull request side of khook's CI mode: the issue
 // comments REST endpoints a sticky comment needs, and the event payload.
+//
+// May import: internal/ci/sticky and the standard library.
 package github
 
 import (

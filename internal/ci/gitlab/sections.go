@@ -1,5 +1,7 @@
 // Package gitlab writes what GitLab CI reads from a job: collapsible log
 // sections, the dotenv report, and merge request notes through the REST API.
+//
+// May import: internal/ci/sticky and the standard library.
 package gitlab
 
 import (

@@ -1,6 +1,8 @@
 // Package sticky keeps one comment per (pull request, identifier) on a
 // GitHub pull request or GitLab merge request: it finds the comment by a
 // hidden HTML marker and by author, and edits it in place.
+//
+// May import: the standard library only.
 package sticky
 
 import (

@@ -1,5 +1,9 @@
 // Package apply is `khook apply`: run the spec's steps against the cluster
 // and report each step's outcome.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package apply
 
 import (
@@ -96,7 +100,7 @@ func Run(ctx context.Context, opts *Options) error {
 	run := opts.F.NewRunView(opts.Output, s)
 	cfg := opts.F.ActionConfig(opts.Clients)
 	cfg.WarningsAsErrors = opts.WarningsAsErrors
-	res, err := (&action.Apply{
+	res, err := (&action.ApplyCommand{
 		Config:      cfg,
 		Parallelism: opts.Parallelism,
 		LockTimeout: opts.LockTimeout,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/iostreams"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/action"
@@ -40,7 +41,7 @@ steps:
 `
 
 // fakeBackend fails the step named broken with an error quoting the secret.
-func fakeBackend(ctx context.Context, _ *action.Apply, s *spec.Spec) (*action.Backend, error) {
+func fakeBackend(ctx context.Context, _ *action.ApplyCommand, s *spec.Spec) (*action.Backend, error) {
 	exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		if st.Name == "broken" {
 			return runner.Outcome{}, errors.New("deployment/b not found (token s3cr3t)")
@@ -76,7 +77,7 @@ func runCtx(t *testing.T, ctx context.Context, tty bool, env []string, connect a
 
 func TestApplyPiped(t *testing.T) {
 	out, _, code := run(t, false, nil, fakeBackend)
-	if code != cmdutil.ExitFailure {
+	if code != action.ExitFailure {
 		t.Errorf("exit code %d, want 1 (a step failed)", code)
 	}
 	for _, want := range []string{
@@ -101,17 +102,17 @@ func TestApplyPiped(t *testing.T) {
 
 func TestApplyJSON(t *testing.T) {
 	out, errOut, code := run(t, false, nil, fakeBackend, "-o", "json")
-	if code != cmdutil.ExitFailure {
+	if code != action.ExitFailure {
 		t.Errorf("exit code %d, want 1", code)
 	}
-	var res report.Results
+	var res model.Results
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
 	}
-	if res.Name != "demo" || res.Status != report.RunFailed || res.FailureReason != report.ReasonStepFailed || len(res.Steps) != 3 {
+	if res.Name != "demo" || res.Status != model.RunFailed || res.FailureReason != model.ReasonStepFailed || len(res.Steps) != 3 {
 		t.Errorf("results = %+v", res)
 	}
-	if got := res.Steps[1]; got.Status != report.StatusFailed || got.Attempts != 1 || got.Error != "deployment/b not found (token ***)" {
+	if got := res.Steps[1]; got.Status != model.StatusFailed || got.Attempts != 1 || got.Error != "deployment/b not found (token ***)" {
 		t.Errorf("broken step = %+v", got)
 	}
 	if !strings.Contains(errOut, "step first: running") {
@@ -151,24 +152,24 @@ func TestApplyTerminalTooShort(t *testing.T) {
 	if _, ok := f.ProgressView(cmdutil.OutputText, make([]report.StepInfo, 3)).(*report.LogView); !ok {
 		t.Errorf("3 steps on a 3-row terminal: want the piped view")
 	}
-	if _, ok := f.ProgressView(cmdutil.OutputText, make([]report.StepInfo, 2)).(*report.LiveView); !ok {
+	if _, ok := f.ProgressView(cmdutil.OutputText, make([]report.StepInfo, 2)).(*report.FrameView); !ok {
 		t.Errorf("2 steps on a 3-row terminal: want the live view")
 	}
 }
 
 func TestApplyUnreachable(t *testing.T) {
-	unreachable := func(context.Context, *action.Apply, *spec.Spec) (*action.Backend, error) {
+	unreachable := func(context.Context, *action.ApplyCommand, *spec.Spec) (*action.Backend, error) {
 		return nil, &kube.UnreachableError{Msg: "cannot reach https://admin:s3cr3t@10.0.0.1:6443: connection refused"}
 	}
 	out, errOut, code := run(t, false, nil, unreachable, "-o", "json")
-	if code != cmdutil.ExitFailure {
+	if code != action.ExitFailure {
 		t.Errorf("exit code %d, want 1", code)
 	}
-	var res report.Results
+	var res model.Results
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
 	}
-	if res.FailureReason != report.ReasonClusterUnreachable || !strings.Contains(res.Error, "connection refused") {
+	if res.FailureReason != model.ReasonClusterUnreachable || !strings.Contains(res.Error, "connection refused") {
 		t.Errorf("results = %+v", res)
 	}
 	if strings.Contains(out+errOut, "s3cr3t") {
@@ -188,14 +189,14 @@ func TestApplyUnreadableKubeconfig(t *testing.T) {
 	cmd := NewCmd(f, nil)
 	cmd.SetArgs([]string{"-f", file, "-o", "json"})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	if code := cmdutil.CodeOf(cmd.ExecuteContext(context.Background())); code != cmdutil.ExitFailure {
+	if code := cmdutil.CodeOf(cmd.ExecuteContext(context.Background())); code != action.ExitFailure {
 		t.Errorf("exit %d, want 1", code)
 	}
-	var res report.Results
+	var res model.Results
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
 	}
-	if res.FailureReason != report.ReasonClusterUnreachable || !strings.Contains(res.Error, "no-such-kubeconfig") {
+	if res.FailureReason != model.ReasonClusterUnreachable || !strings.Contains(res.Error, "no-such-kubeconfig") {
 		t.Errorf("results = %+v; stderr %s", res, errOut)
 	}
 }
@@ -205,7 +206,7 @@ func TestApplyUnreadableKubeconfig(t *testing.T) {
 func TestApplyCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	interrupted := func(context.Context, *action.Apply, *spec.Spec) (*action.Backend, error) {
+	interrupted := func(context.Context, *action.ApplyCommand, *spec.Spec) (*action.Backend, error) {
 		exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 			cancel() // the signal arrives while the first step runs
 			<-ctx.Done()
@@ -214,14 +215,14 @@ func TestApplyCancelled(t *testing.T) {
 		return &action.Backend{Exec: exec}, nil
 	}
 	out, _, code := runCtx(t, ctx, false, nil, interrupted, "-o", "json")
-	if code != cmdutil.ExitFailure {
+	if code != action.ExitFailure {
 		t.Errorf("exit %d, want 1", code)
 	}
-	var res report.Results
+	var res model.Results
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
 	}
-	if res.FailureReason != report.ReasonCancelled || res.Steps[0].Status != report.StatusFailed || res.Steps[1].Status != report.StatusSkipped {
+	if res.FailureReason != model.ReasonCancelled || res.Steps[0].Status != model.StatusFailed || res.Steps[1].Status != model.StatusSkipped {
 		t.Errorf("results = %+v", res)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
@@ -15,11 +16,10 @@ import (
 // ActionConfig is the configuration runner/action needs, from the global
 // flags; clients, when set, replace the kubeconfig's (tests).
 func (f *Factory) ActionConfig(clients *kube.Clients) *action.Configuration {
-	return &action.Configuration{
-		Kubeconfig: f.Global.Kubeconfig, Context: f.Global.Context, Clients: clients,
-		Redactor: f.Redactor, Now: f.Now, Version: f.Version, PlanKey: f.PlanKey(),
-		Notify: func(msg string) { f.Logger.Info(f.Redactor.String(msg)) },
-	}
+	cfg := action.NewConfiguration(f.Global.Kubeconfig, f.Global.Context, f.Redactor, f.Now, f.Version, f.PlanKey(),
+		func(msg string) { f.Logger.Info(msg) })
+	cfg.Clients = clients
+	return cfg
 }
 
 // PlanKey is KHOOK_PLAN_KEY from the environment (nil when unset),
@@ -52,10 +52,10 @@ func (f *Factory) NewRunView(output string, s *spec.Spec) *RunView {
 // Start shows the run's progress (runner/action calls it once connected)
 // and returns where events go. On a live view it also moves log records
 // above the frame and redraws every second until Finish.
-func (v *RunView) Start() func(report.Event) {
+func (v *RunView) Start() func(model.Event) {
 	f := v.f
 	v.view = f.ProgressView(v.output, report.StepInfos(v.spec))
-	live, ok := v.view.(*report.LiveView)
+	live, ok := v.view.(*report.FrameView)
 	if !ok {
 		return v.view.Handle
 	}
@@ -72,7 +72,7 @@ func (v *RunView) Start() func(report.Event) {
 
 // Finish reports what Run returned: a run that never started (err set),
 // else the results; exit 1 unless the run succeeded.
-func (v *RunView) Finish(res *report.Results, err error) error {
+func (v *RunView) Finish(res *model.Results, err error) error {
 	v.stop()
 	if err != nil || v.view == nil {
 		return v.notStarted(res)
@@ -85,8 +85,8 @@ func (v *RunView) Finish(res *report.Results, err error) error {
 	if err != nil {
 		return err
 	}
-	if res.Status != report.RunOK {
-		return Silent(ExitFailure)
+	if res.Status != model.RunOK {
+		return Silent(action.ExitFailure)
 	}
 	return nil
 }
@@ -94,9 +94,9 @@ func (v *RunView) Finish(res *report.Results, err error) error {
 // notStarted reports a run that never started: JSON output gets the
 // results document (the run-level error is in it and logged), text gets
 // the error.
-func (v *RunView) notStarted(res *report.Results) error {
+func (v *RunView) notStarted(res *model.Results) error {
 	if v.output != OutputJSON {
-		if res.FailureReason == report.ReasonValidation { // a selection naming nothing
+		if res.FailureReason == model.ReasonValidation { // a selection naming nothing
 			return ValidationError(errors.New(res.Error))
 		}
 		return errors.New(res.Error)
@@ -105,12 +105,12 @@ func (v *RunView) notStarted(res *report.Results) error {
 		return err
 	}
 	v.f.Logger.Error(res.Command+" did not start", "error", res.Error)
-	return Silent(ExitFailure)
+	return Silent(action.ExitFailure)
 }
 
 // tick redraws a live view every second so elapsed times move; it returns
 // the function that stops it.
-func tick(live *report.LiveView) (stop func()) {
+func tick(live *report.FrameView) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {

@@ -1,18 +1,15 @@
 // Package cmdutil is what every khook command shares: the factory with the
 // streams, redactor and logger, spec flags, output flags and exit codes.
+//
+// May import: internal/ci (its shared settings), iostreams, runner/...,
+// model, report, spec, redact; no command package.
 package cmdutil
 
 import (
 	"errors"
 	"fmt"
-)
 
-// Exit codes (docs/cli.md).
-const (
-	ExitOK         = 0
-	ExitFailure    = 1 // a step failed, the cluster is unreachable, an internal error
-	ExitValidation = 2 // bad spec, missing variables, cycle, bad flags
-	ExitChanges    = 2 // plan --detailed-exitcode: changes pending
+	"github.com/khook/khook/runner/action"
 )
 
 // ExitError carries the process exit code up to main. Err, when set, is
@@ -39,22 +36,22 @@ func Silent(code int) error { return &ExitError{Code: code} }
 
 // FlagErrorf reports bad command-line usage: exit 2.
 func FlagErrorf(format string, args ...any) error {
-	return &ExitError{Code: ExitValidation, Err: fmt.Errorf(format, args...)}
+	return &ExitError{Code: action.ExitValidation, Err: fmt.Errorf(format, args...)}
 }
 
 // ValidationError wraps err as a validation failure: exit 2.
 func ValidationError(err error) error {
-	return &ExitError{Code: ExitValidation, Err: err}
+	return &ExitError{Code: action.ExitValidation, Err: err}
 }
 
 // CodeOf maps an error to its exit code: ExitError's code, else 1.
 func CodeOf(err error) int {
 	if err == nil {
-		return ExitOK
+		return action.ExitOK
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	return ExitFailure
+	return action.ExitFailure
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/iostreams"
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/report"
 )
 
@@ -157,7 +157,7 @@ func (f *Factory) ProgressView(output string, steps []report.StepInfo) report.Pr
 	case output == OutputJSON:
 		return report.NewLogView(ios.ErrOut, steps)
 	case ios.CanRedraw() && fits:
-		return report.NewLiveView(ios.Out, steps, report.LiveOptions{Color: ios.ColorEnabled(), Width: ios.TerminalWidth(), Now: f.Now})
+		return report.NewFrameView(ios.Out, steps, report.FrameOptions{Color: ios.ColorEnabled(), Width: ios.TerminalWidth(), Now: f.Now})
 	}
 	return report.NewLogView(ios.Out, steps)
 }

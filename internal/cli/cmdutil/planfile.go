@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/planfile"
 )
 
@@ -17,7 +17,7 @@ import (
 // that happens to occur in a hex digest cannot corrupt the file. The file
 // is read back before it replaces path: a plan file that could not be
 // applied is never left behind.
-func (f *Factory) WritePlanFile(path string, p *report.Plan) error {
+func (f *Factory) WritePlanFile(path string, p *model.Plan) error {
 	if p.Offline || p.Digests == nil {
 		return FlagErrorf("--out saves a plan made against the cluster: drop --offline")
 	}
@@ -72,15 +72,15 @@ func (f *Factory) now() time.Time {
 
 // redactPlanText is a copy of p with every free-text field masked: what
 // the fingerprint covers (names, actions, digests) is left as planned.
-func redactPlanText(p *report.Plan, mask func(string) string) *report.Plan {
+func redactPlanText(p *model.Plan, mask func(string) string) *model.Plan {
 	cp := *p
-	cp.Steps = make([]report.PlanStep, len(p.Steps))
+	cp.Steps = make([]model.PlanStep, len(p.Steps))
 	for i, s := range p.Steps {
 		s.Summary, s.Reason, s.When = mask(s.Summary), mask(s.Reason), mask(s.When)
 		s.Diff, s.DiffNote = mask(s.Diff), mask(s.DiffNote)
 		cp.Steps[i] = s
 	}
-	cp.Inputs = make([]report.Input, len(p.Inputs))
+	cp.Inputs = make([]model.Input, len(p.Inputs))
 	for i, in := range p.Inputs {
 		in.Value = mask(in.Value)
 		cp.Inputs[i] = in

@@ -3,7 +3,7 @@ package cmdutil
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 )
 
 // SelectFlags pick the steps of a partial run (runner/selection).
@@ -36,8 +36,8 @@ func addSelectFlags(fs *pflag.FlagSet, f *SelectFlags, closure string) {
 }
 
 // Selection is the flags' selection request; nil when they ask for nothing.
-func (f *SelectFlags) Selection() *report.Selection {
-	sel := &report.Selection{Targets: f.Targets, TargetOnly: f.TargetOnly, Selector: f.Selector, Exclude: f.Exclude}
+func (f *SelectFlags) Selection() *model.Selection {
+	sel := &model.Selection{Targets: f.Targets, TargetOnly: f.TargetOnly, Selector: f.Selector, Exclude: f.Exclude}
 	if !sel.Requested() {
 		return nil
 	}

@@ -1,5 +1,9 @@
 // Package destroy is `khook destroy`: undo what apply installed, walking the
 // DAG in reverse, and delete the state record after a full success.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package destroy
 
 import (
@@ -61,7 +65,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	run := opts.F.NewRunView(opts.Output, s)
-	res, err := (&action.Destroy{
+	res, err := (&action.DestroyCommand{
 		Config:      opts.F.ActionConfig(opts.Clients),
 		Parallelism: opts.Parallelism,
 		LockTimeout: opts.LockTimeout,

@@ -15,7 +15,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/iostreams"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
@@ -78,9 +78,9 @@ func dispatch(c *kube.Clients, s *spec.Spec, helm *helmstep.Executor) runner.Exe
 	env := steps.NewEnv(c, s.BaseDir, nil)
 	byType := map[string]runner.Executor{
 		spec.TypeHelm:  helm,
-		spec.TypeApply: steps.NewApply(env),
-		spec.TypeJob:   steps.NewJob(env),
-		spec.TypePatch: steps.NewPatch(env),
+		spec.TypeApply: steps.NewApplyExecutor(env),
+		spec.TypeJob:   steps.NewJobExecutor(env),
+		spec.TypePatch: steps.NewPatchExecutor(env),
 	}
 	return runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		return byType[st.Type()].Execute(ctx, st)
@@ -127,7 +127,7 @@ func TestDestroyUndoesApplyAndIsIdempotent(t *testing.T) {
 	eng := runner.ForSpec(s, dispatch(clients, s, helm))
 	eng.Resume, eng.OnFinish = sess.Resume, sess.OnFinish
 	for _, r := range eng.Run(ctx) {
-		if r.Status != report.StatusOK {
+		if r.Status != model.StatusOK {
 			t.Fatalf("apply: step %s %s: %s", r.Name, r.Status, r.Error)
 		}
 	}
@@ -156,7 +156,7 @@ func TestDestroyUndoesApplyAndIsIdempotent(t *testing.T) {
 		if code := cmdutil.CodeOf(err); code != 0 {
 			t.Fatalf("destroy #%d: exit %d (%v)\n%s\nstderr:\n%s", run, code, err, out.String(), errOut.String())
 		}
-		var res report.Results
+		var res model.Results
 		if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
 			t.Fatalf("destroy #%d: stdout is not JSON: %v\n%s", run, err, out.String())
 		}
@@ -165,7 +165,7 @@ func TestDestroyUndoesApplyAndIsIdempotent(t *testing.T) {
 			got[r.Name] = fmt.Sprintf("%s/%s", r.Type, r.Status)
 		}
 		want := map[string]string{"app": "helm/ok", "config": "apply/ok", "migrate": "job/ok", "tweak": "patch/skipped"}
-		if fmt.Sprint(got) != fmt.Sprint(want) || res.Command != "destroy" || res.Status != report.RunOK {
+		if fmt.Sprint(got) != fmt.Sprint(want) || res.Command != "destroy" || res.Status != model.RunOK {
 			t.Errorf("destroy #%d: %s %s, steps %v; want ok with %v", run, res.Command, res.Status, got, want)
 		}
 	}

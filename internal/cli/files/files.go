@@ -1,5 +1,9 @@
 // Package files is `khook files`: every file a spec reads, one per line,
 // for CI path filters.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package files
 
 import (

@@ -4,7 +4,7 @@ import (
 	"io"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/spec"
 )

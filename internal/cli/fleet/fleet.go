@@ -1,5 +1,9 @@
 // Package fleet is `khook fleet`: a fleet's CI matrix (fleet matrix) and
 // its one report from the legs' results (fleet report).
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package fleet
 
 import (

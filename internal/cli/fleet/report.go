@@ -7,7 +7,9 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	ifleet "github.com/khook/khook/internal/fleet"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/action"
 )
 
 // OutputMarkdown is the report as a job summary would show it.
@@ -75,7 +77,7 @@ func RunReport(opts *ReportOptions) error {
 
 // WriteReport prints a fleet report in the output format and returns the
 // exit status it calls for: with a wave, failure only past maxFailures.
-func WriteReport(f *cmdutil.Factory, rep *report.FleetReport, output string) error {
+func WriteReport(f *cmdutil.Factory, rep *model.FleetReport, output string) error {
 	out := f.IOStreams.Out
 	var err error
 	switch output {
@@ -89,8 +91,8 @@ func WriteReport(f *cmdutil.Factory, rep *report.FleetReport, output string) err
 	if err != nil {
 		return err
 	}
-	if rep.Halted || (rep.Wave == 0 && rep.Status != report.RunOK) {
-		return cmdutil.Silent(cmdutil.ExitFailure)
+	if rep.Halted || (rep.Wave == 0 && rep.Status != model.RunOK) {
+		return cmdutil.Silent(action.ExitFailure)
 	}
 	return nil
 }

@@ -10,15 +10,17 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/iostreams"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/action"
 )
 
 // writeLegs writes one results file per cluster under dir/<cluster>/, as
 // download-artifact lays out one directory per artifact.
-func writeLegs(t testing.TB, dir string, legs ...*report.Leg) {
+func writeLegs(t testing.TB, dir string, legs ...*model.Leg) {
 	t.Helper()
 	for _, l := range legs {
-		p := filepath.Join(dir, l.Cluster, report.LegFileName(l.Cluster))
+		p := filepath.Join(dir, l.Cluster, model.LegFileName(l.Cluster))
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		f, err := os.Create(p)
 		if err != nil {
@@ -31,11 +33,11 @@ func writeLegs(t testing.TB, dir string, legs ...*report.Leg) {
 	}
 }
 
-func leg(cluster string, wave int, status string) *report.Leg {
-	l := &report.Leg{Kind: report.LegKind, Fleet: "platform", Cluster: cluster, Wave: wave, Command: "plan", Status: status,
-		Plan: &report.Plan{Name: "demo", Steps: []report.PlanStep{{Name: "ns", Type: "apply", Action: report.ActionUnchanged}}}}
-	if status != report.RunOK {
-		l.FailureReason, l.Error, l.Plan = report.ReasonClusterUnreachable, "cannot reach the cluster", nil
+func leg(cluster string, wave int, status string) *model.Leg {
+	l := &model.Leg{Kind: model.LegKind, Fleet: "platform", Cluster: cluster, Wave: wave, Command: "plan", Status: status,
+		Plan: &model.Plan{Name: "demo", Steps: []model.PlanStep{{Name: "ns", Type: "apply", Action: model.ActionUnchanged}}}}
+	if status != model.RunOK {
+		l.FailureReason, l.Error, l.Plan = model.ReasonClusterUnreachable, "cannot reach the cluster", nil
 	}
 	return l
 }
@@ -55,23 +57,23 @@ func runReport(t testing.TB, opts ReportOptions) (string, error) {
 func TestReportCommand(t *testing.T) {
 	fleet := writeFleet(t, 5) // c000-c002 wave 1, c003-c004 wave 2, maxFailures 0
 	res := t.TempDir()
-	writeLegs(t, res, leg("c000", 1, report.RunOK), leg("c001", 1, report.RunOK), leg("c002", 1, report.RunOK), leg("c003", 2, report.RunFailed))
+	writeLegs(t, res, leg("c000", 1, model.RunOK), leg("c001", 1, model.RunOK), leg("c002", 1, model.RunOK), leg("c003", 2, model.RunFailed))
 	out, err := runReport(t, ReportOptions{Fleet: fleet, Results: []string{res}, Output: cmdutil.OutputJSON})
-	if cmdutil.CodeOf(err) != cmdutil.ExitFailure {
+	if cmdutil.CodeOf(err) != action.ExitFailure {
 		t.Errorf("a failed and a missing cluster: %v, want exit 1", err)
 	}
-	var rep report.FleetReport
+	var rep model.FleetReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Totals.Failed != 2 || rep.Totals.Missing != 1 || rep.Clusters[4].Outcome != report.FleetMissing {
+	if rep.Totals.Failed != 2 || rep.Totals.Missing != 1 || rep.Clusters[4].Outcome != model.FleetMissing {
 		t.Errorf("report = %+v", rep.Totals)
 	}
 	if _, err := runReport(t, ReportOptions{Fleet: fleet, Results: []string{res}, Wave: 1}); err != nil {
 		t.Errorf("wave 1 has no failures: %v", err)
 	}
 	out, err = runReport(t, ReportOptions{Fleet: fleet, Results: []string{res}, Wave: 2})
-	if cmdutil.CodeOf(err) != cmdutil.ExitFailure || !strings.Contains(out, "The rollout halts") {
+	if cmdutil.CodeOf(err) != action.ExitFailure || !strings.Contains(out, "The rollout halts") {
 		t.Errorf("wave 2 (2 failed > 0): %v\n%s", err, out)
 	}
 }
@@ -81,7 +83,7 @@ func BenchmarkReport500(b *testing.B) {
 	fleet := writeFleet(b, 500)
 	res := b.TempDir()
 	for i := 0; i < 500; i++ {
-		l := leg(fmt.Sprintf("c%03d", i), 2, report.RunOK)
+		l := leg(fmt.Sprintf("c%03d", i), 2, model.RunOK)
 		if i < 3 {
 			l.Wave = 1
 		}

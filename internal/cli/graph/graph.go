@@ -1,4 +1,8 @@
 // Package graph is `khook graph`: draw the step DAG as Mermaid or DOT.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package graph
 
 import (
@@ -54,7 +58,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if _, err := selection.Apply(s, opts.Select.Selection(), selection.Needs); err != nil {
+	if _, err := selection.Mark(s, opts.Select.Selection(), selection.Needs); err != nil {
 		return cmdutil.ValidationError(err)
 	}
 	nodes := report.GraphFromSpec(s)

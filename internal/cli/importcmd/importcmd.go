@@ -1,6 +1,10 @@
 // Package importcmd is `khook import`: a khook spec from another tool's
 // file. `khook import helmfile FILE` converts a helmfile.yaml's common
 // subset (helmfile.go) and lists, with its line, everything it did not.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package importcmd
 
 import (

@@ -1,6 +1,8 @@
 // Package iostreams is where khook's commands read and write: the process's
 // standard streams in production, buffers in tests. Out and ErrOut are the
 // redacted writers; nothing else in khook prints.
+//
+// May import: the standard library only.
 package iostreams
 
 import (

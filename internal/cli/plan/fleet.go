@@ -7,7 +7,7 @@ import (
 	"github.com/khook/khook/internal/cli/cmdutil"
 	clifleet "github.com/khook/khook/internal/cli/fleet"
 	ifleet "github.com/khook/khook/internal/fleet"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/spec"
 )
@@ -38,7 +38,7 @@ func useFleet(ctx context.Context, opts *Options) (done bool, cleanup func(), er
 	if err != nil {
 		return true, cleanup, cmdutil.ValidationError(err)
 	}
-	legs := make([]*report.Leg, len(clusters))
+	legs := make([]*model.Leg, len(clusters))
 	sem := make(chan struct{}, opts.Fleet.Parallel)
 	var wg sync.WaitGroup
 	for i, c := range clusters {
@@ -51,7 +51,7 @@ func useFleet(ctx context.Context, opts *Options) (done bool, cleanup func(), er
 		}()
 	}
 	wg.Wait()
-	rep := report.BuildFleetReport(fl.Metadata.Name, "plan", 0, fl.Rollout.MaxFailures, ifleet.Members(clusters), legs)
+	rep := model.BuildFleetReport(fl.Metadata.Name, "plan", 0, fl.Rollout.MaxFailures, ifleet.Members(clusters), legs)
 	output := opts.Output
 	if output == "" {
 		output = cmdutil.OutputText
@@ -60,10 +60,10 @@ func useFleet(ctx context.Context, opts *Options) (done bool, cleanup func(), er
 }
 
 // planLeg plans one cluster of the fleet as its leg would.
-func planLeg(ctx context.Context, opts *Options, fl *spec.Fleet, c *spec.FleetCluster) *report.Leg {
-	leg := &report.Leg{Kind: report.LegKind, Fleet: fl.Metadata.Name, Cluster: c.Name, Wave: c.Wave, Command: "plan", Status: report.RunOK}
-	fail := func(reason string, err error) *report.Leg {
-		leg.Status, leg.FailureReason, leg.Error = report.RunFailed, reason, opts.F.Redactor.String(err.Error())
+func planLeg(ctx context.Context, opts *Options, fl *spec.Fleet, c *spec.FleetCluster) *model.Leg {
+	leg := &model.Leg{Kind: model.LegKind, Fleet: fl.Metadata.Name, Cluster: c.Name, Wave: c.Wave, Command: "plan", Status: model.RunOK}
+	fail := func(reason string, err error) *model.Leg {
+		leg.Status, leg.FailureReason, leg.Error = model.RunFailed, reason, opts.F.Redactor.String(err.Error())
 		return leg
 	}
 	flags := opts.Spec
@@ -71,11 +71,11 @@ func planLeg(ctx context.Context, opts *Options, fl *spec.Fleet, c *spec.FleetCl
 	flags.Set = append(c.Set(), opts.Spec.Set...)
 	lo, err := opts.F.SpecLoadOptions(&flags)
 	if err != nil {
-		return fail(report.ReasonValidation, err)
+		return fail(model.ReasonValidation, err)
 	}
 	s, err := spec.Load(lo)
 	if err != nil {
-		return fail(report.ReasonValidation, err)
+		return fail(model.ReasonValidation, err)
 	}
 	cfg := opts.F.ActionConfig(opts.Clients)
 	if c.Context != "" {
@@ -84,19 +84,19 @@ func planLeg(ctx context.Context, opts *Options, fl *spec.Fleet, c *spec.FleetCl
 	path, cleanup, err := opts.F.FleetKubeconfig(fl, c)
 	defer cleanup()
 	if err != nil {
-		return fail(report.ReasonClusterUnreachable, err)
+		return fail(model.ReasonClusterUnreachable, err)
 	}
 	if path != "" {
 		cfg.Kubeconfig = path
 	}
-	p, err := (&action.Plan{Config: cfg, Diff: opts.Diff}).Run(ctx, s)
+	p, err := (&action.PlanCommand{Config: cfg, Diff: opts.Diff}).Run(ctx, s)
 	if err != nil {
-		return fail(action.ReasonOf(err, report.ReasonClusterUnreachable), err)
+		return fail(action.ReasonOf(err, model.ReasonClusterUnreachable), err)
 	}
 	p.Identifier = c.Name
 	leg.Plan, leg.Changes, leg.Fingerprint = p, p.Changes, p.Fingerprint
 	if err := action.PlanGate(p); err != nil {
-		leg.Status, leg.FailureReason, leg.Error = report.RunFailed, action.ReasonOf(err, report.ReasonStepFailed), err.Error()
+		leg.Status, leg.FailureReason, leg.Error = model.RunFailed, action.ReasonOf(err, model.ReasonStepFailed), err.Error()
 	}
 	return leg
 }

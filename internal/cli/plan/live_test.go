@@ -19,6 +19,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/iostreams"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/helmstep"
@@ -56,7 +57,7 @@ type rtFunc func(*http.Request) (*http.Response, error)
 func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // planRun runs `khook plan -o json --detailed-exitcode [--diff]` on clients.
-func planRun(t *testing.T, ctx context.Context, c *kube.Clients, diff bool, files []string, set ...string) (*report.Plan, int) {
+func planRun(t *testing.T, ctx context.Context, c *kube.Clients, diff bool, files []string, set ...string) (*model.Plan, int) {
 	t.Helper()
 	ios, out, errOut := iostreams.Test("")
 	f := cmdutil.NewFactory(ios)
@@ -66,10 +67,10 @@ func planRun(t *testing.T, ctx context.Context, c *kube.Clients, diff bool, file
 	}
 	err := errorsExitOne(Run(ctx, opts))
 	code := cmdutil.CodeOf(err)
-	if code == cmdutil.ExitFailure {
+	if code == action.ExitFailure {
 		t.Fatalf("plan failed: %v\nstderr: %s", err, errOut)
 	}
-	var p report.Plan
+	var p model.Plan
 	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
 		t.Fatalf("plan output is not JSON: %v\n%s", err, out)
 	}
@@ -85,12 +86,12 @@ func applyRun(t *testing.T, ctx context.Context, c *kube.Clients, files []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&action.Apply{Config: f.ActionConfig(c)}).Run(ctx, s)
+	res, err := (&action.ApplyCommand{Config: f.ActionConfig(c)}).Run(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range res.Steps {
-		if r.Status == report.StatusFailed {
+		if r.Status == model.StatusFailed {
 			t.Fatalf("apply: step %s failed: %s", r.Name, r.Error)
 		}
 	}
@@ -99,7 +100,7 @@ func applyRun(t *testing.T, ctx context.Context, c *kube.Clients, files []string
 	}
 }
 
-func actions(p *report.Plan) string {
+func actions(p *model.Plan) string {
 	var parts []string
 	for _, s := range p.Steps {
 		parts = append(parts, s.Name+"="+string(s.Action))
@@ -107,13 +108,13 @@ func actions(p *report.Plan) string {
 	return strings.Join(parts, " ")
 }
 
-func step(p *report.Plan, name string) report.PlanStep {
+func step(p *model.Plan, name string) model.PlanStep {
 	for _, s := range p.Steps {
 		if s.Name == name {
 			return s
 		}
 	}
-	return report.PlanStep{}
+	return model.PlanStep{}
 }
 
 func TestLivePlanOfTheQuickstart(t *testing.T) {
@@ -126,7 +127,7 @@ func TestLivePlanOfTheQuickstart(t *testing.T) {
 	// Fresh cluster: install / create / run; the widget's kind is not served yet.
 	p, code := planRun(t, ctx, c, true, quickstart)
 	want := "demo=install widget-crd=create widget=unknown demo-available=wait hello=run"
-	if got := actions(p); got != want || code != cmdutil.ExitChanges || !p.Changes {
+	if got := actions(p); got != want || code != action.ExitChanges || !p.Changes {
 		t.Fatalf("fresh plan: %s (exit %d)\nwant %s (exit 2)", got, code, want)
 	}
 	if r := step(p, "widget").Reason; !strings.Contains(r, "step widget-crd registers it") {
@@ -165,7 +166,7 @@ func TestLivePlanOfTheQuickstart(t *testing.T) {
 
 	// One value changes: exactly that step shows a diff.
 	p, code = planRun(t, ctx, c, true, quickstart, "GREETING=bonjour")
-	if got := actions(p); !strings.HasPrefix(got, "demo=upgrade widget-crd=unchanged") || code != cmdutil.ExitChanges {
+	if got := actions(p); !strings.HasPrefix(got, "demo=upgrade widget-crd=unchanged") || code != action.ExitChanges {
 		t.Fatalf("plan after a value change: %s (exit %d)", got, code)
 	}
 	for _, s := range p.Steps {
@@ -185,7 +186,7 @@ func TestLivePlanOfTheQuickstart(t *testing.T) {
 	}
 	w.n.Store(0)
 	p, code = planRun(t, ctx, c, true, quickstart)
-	if d := step(p, "demo"); d.Action != "upgrade" || !strings.Contains(d.Diff, "-  GREETING: edited") || code != cmdutil.ExitChanges {
+	if d := step(p, "demo"); d.Action != "upgrade" || !strings.Contains(d.Diff, "-  GREETING: edited") || code != action.ExitChanges {
 		t.Fatalf("drifted ConfigMap: %s %q (exit %d)\n%s", d.Action, d.Reason, code, d.Diff)
 	}
 	if n := w.n.Load(); n != 0 {
@@ -263,7 +264,7 @@ steps:
 	}
 	p, code := planRun(t, ctx, c, true, files, "PASSWORD=second-password")
 	web := step(p, "web")
-	if web.Action != "configure" || code != cmdutil.ExitChanges || !strings.Contains(web.Diff, "-  replicas: 3") || !strings.Contains(web.Diff, "+  replicas: 1") {
+	if web.Action != "configure" || code != action.ExitChanges || !strings.Contains(web.Diff, "-  replicas: 3") || !strings.Contains(web.Diff, "+  replicas: 1") {
 		t.Fatalf("edited Deployment: %s (exit %d)\n%s", web.Action, code, web.Diff)
 	}
 	if ssa := step(p, "ssa"); ssa.Action != "unchanged" || ssa.DiffNote != "no changes" {
@@ -283,7 +284,7 @@ steps:
 	}
 }
 
-func dump(p *report.Plan) string {
+func dump(p *model.Plan) string {
 	var b bytes.Buffer
 	_ = report.WritePlanText(&b, p)
 	return b.String()

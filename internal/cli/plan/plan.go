@@ -1,5 +1,9 @@
 // Package plan is `khook plan`: predict what apply would do, offline from
 // the spec alone or (live) against the cluster.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package plan
 
 import (
@@ -10,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/kube"
@@ -101,13 +106,13 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 // any failure, validation included, exits 1.
 func errorsExitOne(err error) error {
 	var ee *cmdutil.ExitError
-	if err == nil || (errors.As(err, &ee) && ee.Code == cmdutil.ExitChanges && ee.Err == nil) {
+	if err == nil || (errors.As(err, &ee) && ee.Code == action.ExitChanges && ee.Err == nil) {
 		return err
 	}
 	if ee != nil {
-		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: ee.Err, Reported: ee.Reported}
+		return &cmdutil.ExitError{Code: action.ExitFailure, Err: ee.Err, Reported: ee.Reported}
 	}
-	return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err}
+	return &cmdutil.ExitError{Code: action.ExitFailure, Err: err}
 }
 
 // Run loads the spec, plans and prints the plan.
@@ -130,7 +135,7 @@ func Run(ctx context.Context, opts *Options) error {
 	cfg := opts.F.ActionConfig(opts.Clients)
 	cfg.LookupSecrets = opts.LookupSecrets
 	cfg.WarningsAsErrors = opts.WarningsAsErrors
-	p, err := (&action.Plan{Config: cfg, Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv, Selection: opts.selection()}).Run(ctx, s)
+	p, err := (&action.PlanCommand{Config: cfg, Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv, Selection: opts.selection()}).Run(ctx, s)
 	var problems spec.Problems
 	if errors.As(err, &problems) {
 		return opts.F.ReportProblems(problems) // --offline: manifests the target version refuses
@@ -139,7 +144,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return planError(err)
 	}
 	if opts.Out != "" {
-		p.Inputs = report.InputsOf(s)
+		p.Inputs = model.InputsOf(s)
 		if len(opts.F.Redactor.Values()) > 0 && !p.Digests.Keyed {
 			fmt.Fprintf(opts.F.IOStreams.ErrOut, "warning: %s is not set: the plan's digests are unkeyed, so they leave secret values out and apply --plan cannot tell a changed secret; set it (the same for plan and apply) to cover them\n", planfile.KeyEnv)
 		}
@@ -148,10 +153,10 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		if n := len(p.Failing()); n > 0 {
 			fmt.Fprintf(opts.F.IOStreams.ErrOut, "Saved the plan to %s (fingerprint %s), marked as failed: %d %s would fail, so khook apply --plan refuses it.\n",
-				opts.Out, report.ShortFingerprint(p.Fingerprint), n, plural(n, "step", "steps"))
+				opts.Out, model.ShortFingerprint(p.Fingerprint), n, plural(n, "step", "steps"))
 		} else {
 			fmt.Fprintf(opts.F.IOStreams.ErrOut, "Saved the plan to %s (fingerprint %s): khook apply --plan %s applies it if nothing changed.\n",
-				opts.Out, report.ShortFingerprint(p.Fingerprint), opts.Out)
+				opts.Out, model.ShortFingerprint(p.Fingerprint), opts.Out)
 		}
 	}
 	out := opts.F.IOStreams.Out
@@ -164,10 +169,10 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if err := action.PlanGate(p); err != nil {
-		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: err} // printed and saved, and failed
+		return &cmdutil.ExitError{Code: action.ExitFailure, Err: err} // printed and saved, and failed
 	}
 	if opts.DetailedExitCode && p.Changes {
-		return cmdutil.Silent(cmdutil.ExitChanges)
+		return cmdutil.Silent(action.ExitChanges)
 	}
 	return nil
 }
@@ -175,7 +180,7 @@ func Run(ctx context.Context, opts *Options) error {
 // selection is the step selection: --selector picks steps here, clusters
 // only in a fleet-wide plan (--fleet without --cluster), which refuses
 // step selection (fleet.go).
-func (opts *Options) selection() *report.Selection {
+func (opts *Options) selection() *model.Selection {
 	sel := opts.Select
 	if opts.Fleet.Fleet == "" || opts.Fleet.Cluster != "" {
 		sel.Selector = opts.Fleet.Selector
@@ -186,7 +191,7 @@ func (opts *Options) selection() *report.Selection {
 // planError is a plan's run-level error: a selection naming nothing is a
 // usage error (exit 2), the rest fail the plan (exit 1).
 func planError(err error) error {
-	if action.ReasonOf(err, "") == report.ReasonValidation {
+	if action.ReasonOf(err, "") == model.ReasonValidation {
 		return cmdutil.ValidationError(err)
 	}
 	return err

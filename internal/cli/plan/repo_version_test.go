@@ -14,7 +14,7 @@ import (
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	repo "helm.sh/helm/v4/pkg/repo/v1"
 
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/test/chartsrc"
 )
 
@@ -81,7 +81,7 @@ steps:
 		t.Errorf("plan --diff sent %d writes", w.n.Load()-before)
 	}
 	s := step(p, "demo")
-	if s.Action != report.ActionUpgrade || code != 2 {
+	if s.Action != model.ActionUpgrade || code != 2 {
 		t.Fatalf("demo: %s (exit %d), want upgrade (exit 2); reason %q", s.Action, code, s.Reason)
 	}
 	if strings.HasPrefix(s.DiffNote, "unavailable") || !strings.Contains(s.Diff, `+  chartVersion: 0.2.0`) {

@@ -1,5 +1,9 @@
 // Package render is `khook render`: print the spec as khook sees it — every
 // -f file substituted and merged in order — after it validated.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package render
 
 import (

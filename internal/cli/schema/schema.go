@@ -1,4 +1,8 @@
 // Package schema is `khook schema`: print the DSL's JSON Schema.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package schema
 
 import (

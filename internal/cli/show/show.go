@@ -1,4 +1,8 @@
 // Package show is `khook show FILE`: render a saved plan without a cluster.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package show
 
 import (
@@ -10,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/planfile"
 )
@@ -100,7 +105,7 @@ func Facts(pf *planfile.File) [][2]string {
 		{"format", pf.Format},
 		{"khook", pf.KhookVersion},
 		{"created", pf.Created.UTC().Format(time.RFC3339)},
-		{"fingerprint", report.ShortFingerprint(pf.Plan.Fingerprint) + " (" + pf.Plan.Fingerprint + ")"},
+		{"fingerprint", model.ShortFingerprint(pf.Plan.Fingerprint) + " (" + pf.Plan.Fingerprint + ")"},
 		{"cluster", pf.Plan.Server + " (kube-system UID " + uid + ")"},
 		{"digests", keyed},
 	}

@@ -1,5 +1,9 @@
 // Package status is `khook status`: show the state record of the last run and
 // predict which steps the next apply resumes.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package status
 
 import (

@@ -12,7 +12,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/iostreams"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/test/cluster"
 )
@@ -105,8 +105,8 @@ func TestStatusPredictsResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess.OnFinish(report.StepResult{Name: "first", Status: report.StatusOK, Attempts: 1})
-	sess.OnFinish(report.StepResult{Name: "second", Status: report.StatusFailed, Attempts: 1, Error: "deployment b not found"})
+	sess.OnFinish(model.StepResult{Name: "first", Status: model.StatusOK, Attempts: 1})
+	sess.OnFinish(model.StepResult{Name: "second", Status: model.StatusFailed, Attempts: 1, Error: "deployment b not found"})
 	if err := sess.Close(ctx); err != nil {
 		t.Fatal(err)
 	}

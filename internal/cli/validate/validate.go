@@ -1,5 +1,9 @@
 // Package validate is `khook validate`: load a spec offline and report every
 // problem with its position.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package validate
 
 import (

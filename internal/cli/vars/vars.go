@@ -1,5 +1,9 @@
 // Package vars is `khook vars`: list the inputs a spec declares (its vars:
 // block), as a table or as a JSON Schema object for UIs and docs.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package vars
 
 import (

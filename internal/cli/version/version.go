@@ -1,4 +1,8 @@
 // Package version is khook's build identity and the version command.
+//
+// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
+// model, report, spec, redact); another command's package only to run it
+// (plan runs fleet's).
 package version
 
 import (

@@ -9,7 +9,7 @@ import (
 
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/test/ci/citest"
 	"github.com/khook/khook/test/cluster"
 	"github.com/khook/khook/test/e2e/podenv"
@@ -79,11 +79,11 @@ func TestFailedStepsAreDiagnosedWherePeopleLook(t *testing.T) {
 			_ = os.WriteFile(filepath.Join(dir, name), []byte(citest.Normalize(body, ns)), 0o644)
 		}
 	}
-	var results report.Results
+	var results model.Results
 	if err := json.Unmarshal([]byte(raw), &results); err != nil {
 		t.Fatalf("results.json: %v\n%s", err, raw)
 	}
-	steps := map[string]report.StepResult{}
+	steps := map[string]model.StepResult{}
 	for _, s := range results.Steps {
 		steps[s.Name] = s
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/test/ci/citest"
 )
@@ -49,8 +50,8 @@ func planOnPR(t *testing.T, srv *githubtest.Server, g *citest.GitHub, number int
 		t.Fatalf("want one comment on #%d, got %d", number, len(cs))
 	}
 	fp, _ := report.CommentFingerprint(cs[0].Body)
-	if fp == "" || !strings.Contains(cs[0].Body, "Plan fingerprint `"+report.ShortFingerprint(fp)+"`") ||
-		!strings.Contains(g.Read(t, "summary"), "Plan fingerprint `"+report.ShortFingerprint(fp)+"`") {
+	if fp == "" || !strings.Contains(cs[0].Body, "Plan fingerprint `"+model.ShortFingerprint(fp)+"`") ||
+		!strings.Contains(g.Read(t, "summary"), "Plan fingerprint `"+model.ShortFingerprint(fp)+"`") {
 		t.Fatalf("the plan comment and summary must carry the fingerprint:\n%s", cs[0].Body)
 	}
 	return fp
@@ -74,7 +75,7 @@ func TestGitHubActionApplyAfterMergeIsHeldToTheReviewedPlan(t *testing.T) {
 	}
 	body := srv.Comments(7)[0].Body
 	if !strings.Contains(body, "**Status:** ✅ applied at `aaaa000`") || !strings.Contains(body, "The plan matches the one reviewed on") ||
-		!strings.Contains(body, "(fingerprint `"+report.ShortFingerprint(fp)+"`)") {
+		!strings.Contains(body, "(fingerprint `"+model.ShortFingerprint(fp)+"`)") {
 		t.Errorf("the comment must say applied, with the fingerprint:\n%s", body)
 	}
 
@@ -110,12 +111,12 @@ func TestGitHubActionApplyAfterMergeIsHeldToTheReviewedPlan(t *testing.T) {
 		}
 	}
 	body = srv.Comments(8)[0].Body
-	if !strings.Contains(body, "**Status:** ❌ apply refused at `bbbb000`: the plan changed since review (reviewed "+report.ShortFingerprint(fp8)) ||
+	if !strings.Contains(body, "**Status:** ❌ apply refused at `bbbb000`: the plan changed since review (reviewed "+model.ShortFingerprint(fp8)) ||
 		!strings.Contains(body, "([run](https://github.com/acme/infra/actions/runs/4242))") {
 		t.Errorf("the comment must say the apply was refused:\n%s", body)
 	}
 	sum := g.Read(t, "summary")
-	if !strings.Contains(sum, "Apply refused (plan-changed): nothing was applied.") || !strings.Contains(sum, "reviewed fingerprint `"+report.ShortFingerprint(fp8)+"`") {
+	if !strings.Contains(sum, "Apply refused (plan-changed): nothing was applied.") || !strings.Contains(sum, "reviewed fingerprint `"+model.ShortFingerprint(fp8)+"`") {
 		t.Errorf("the summary must explain the refusal:\n%s", sum)
 	}
 	for _, text := range []string{body, sum, g.Read(t, "output")} {

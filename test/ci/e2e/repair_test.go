@@ -14,7 +14,7 @@ import (
 
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
-	"github.com/khook/khook/report"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/test/ci/citest"
 )
@@ -70,10 +70,10 @@ func TestGitHubActionApplyRepairsDriftWithAStateRecord(t *testing.T) {
 	}
 	data, err := os.ReadFile(filepath.Join(g.Workspace, outs["results-json-path"]))
 	must(t, err)
-	var results report.Results
+	var results model.Results
 	must(t, json.Unmarshal(data, &results))
 	for _, st := range results.Steps {
-		if st.Status != report.StatusOK || st.Skip != "" || !strings.Contains(st.Detail, action.DriftRepairNote) {
+		if st.Status != model.StatusOK || st.Skip != "" || !strings.Contains(st.Detail, action.DriftRepairNote) {
 			t.Errorf("step %s: %s skip %q detail %q, want it re-run for its drift and saying so", st.Name, st.Status, st.Skip, st.Detail)
 		}
 	}
@@ -101,10 +101,10 @@ func TestGitHubActionApplyRepairsDriftWithAStateRecord(t *testing.T) {
 	res, outs = run("apply")
 	data, err = os.ReadFile(filepath.Join(g.Workspace, outs["results-json-path"]))
 	must(t, err)
-	results = report.Results{}
+	results = model.Results{}
 	must(t, json.Unmarshal(data, &results))
 	for _, st := range results.Steps {
-		if st.Status != report.StatusOK || st.Skip != "" {
+		if st.Status != model.StatusOK || st.Skip != "" {
 			t.Errorf("reconcile: step %s %s skip %q, want it run", st.Name, st.Status, st.Skip)
 		}
 	}

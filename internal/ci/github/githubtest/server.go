@@ -3,6 +3,8 @@
 // update issue comments; and those a drift issue uses: list (paginated,
 // by state and creator), create and edit issues. Tests start it on loopback and point GITHUB_API_URL
 // at it.
+//
+// May import: the standard library only (a test stand-in).
 package githubtest
 
 import (

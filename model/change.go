@@ -1,4 +1,4 @@
-package report
+package model
 
 import (
 	"encoding/json"
@@ -103,7 +103,7 @@ func ChangeTotals(steps []StepResult) string {
 				ws = append(ws, w)
 			}
 		}
-		parts = append(parts, titleCase(t)+": "+strings.Join(ws, ", "))
+		parts = append(parts, TitleCase(t)+": "+strings.Join(ws, ", "))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -1,4 +1,4 @@
-package report
+package model
 
 // PlanDigests identify what a live plan was decided from. Every digest is
 // "sha256:<hex>" or, when the plan key was set, "hmac-sha256:<hex>" keyed

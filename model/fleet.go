@@ -1,4 +1,4 @@
-package report
+package model
 
 import (
 	"crypto/sha256"
@@ -108,7 +108,7 @@ type FleetRow struct {
 	Error         string `json:"error,omitempty"`
 	Group         int    `json:"group"` // index into Groups; -1 none
 	SummaryURL    string `json:"summaryUrl,omitempty"`
-	leg           *Leg
+	Leg           *Leg   `json:"-"` // the leg file the row was read from
 }
 
 // FleetGroup is clusters whose plans (or results) are identical: one
@@ -150,7 +150,7 @@ func BuildFleetReport(fleet, command string, wave, maxFailures int, members []Fl
 	for _, m := range members {
 		row := FleetRow{Cluster: m.Name, Wave: m.Wave, Group: -1}
 		l := byName[m.Name]
-		row.leg = l
+		row.Leg = l
 		rep.Totals.Clusters++
 		switch {
 		case l == nil:
@@ -271,7 +271,7 @@ func (r *FleetReport) Verdict() Verdict {
 	add(t.Drifted, "drifted")
 	add(t.Failed-t.Missing, "failed")
 	add(t.Missing, "without results (failed)")
-	text := fmt.Sprintf("%d %s", t.Clusters, plural(t.Clusters, "cluster", "clusters"))
+	text := fmt.Sprintf("%d %s", t.Clusters, Plural(t.Clusters, "cluster", "clusters"))
 	if r.Wave > 0 {
 		text = fmt.Sprintf("Wave %d: %s", r.Wave, text)
 	}
@@ -297,9 +297,9 @@ func (r *FleetReport) Verdict() Verdict {
 // GroupTitle is a group's heading: "prod-eu, prod-us: the same 3 changes".
 func (g FleetGroup) Title() string {
 	names := strings.Join(g.Clusters, ", ")
-	what := fmt.Sprintf("%d %s", g.Changes, plural(g.Changes, "change", "changes"))
+	what := fmt.Sprintf("%d %s", g.Changes, Plural(g.Changes, "change", "changes"))
 	if g.Outcome == FleetDrift {
-		what = fmt.Sprintf("drift in %d %s", g.Changes, plural(g.Changes, "step", "steps"))
+		what = fmt.Sprintf("drift in %d %s", g.Changes, Plural(g.Changes, "step", "steps"))
 	}
 	if len(g.Clusters) > 1 {
 		return names + ": the same " + what
@@ -307,11 +307,11 @@ func (g FleetGroup) Title() string {
 	return names + ": " + what
 }
 
-// outcomeText words a row's outcome.
-func (row FleetRow) outcomeText() string {
+// OutcomeText words a row's outcome.
+func (row FleetRow) OutcomeText() string {
 	switch row.Outcome {
 	case FleetChanges:
-		return fmt.Sprintf("%d %s", row.Changes, plural(row.Changes, "change", "changes"))
+		return fmt.Sprintf("%d %s", row.Changes, Plural(row.Changes, "change", "changes"))
 	case FleetNoChanges:
 		return "no changes"
 	case FleetDrift:
@@ -325,7 +325,7 @@ func (row FleetRow) outcomeText() string {
 	return "failed"
 }
 
-func (row FleetRow) tone() Tone {
+func (row FleetRow) Tone() Tone {
 	switch row.Outcome {
 	case FleetChanges:
 		return ToneNote
@@ -337,5 +337,22 @@ func (row FleetRow) tone() Tone {
 	return ToneFailed
 }
 
-// failed reports whether the row counts as a failure.
-func (row FleetRow) failed() bool { return row.Outcome == FleetFailed || row.Outcome == FleetMissing }
+// Failed reports whether the row counts as a failure.
+func (row FleetRow) Failed() bool { return row.Outcome == FleetFailed || row.Outcome == FleetMissing }
+
+// FleetCommentStatus is the fleet comment's status word.
+func FleetCommentStatus(rep *FleetReport) CommentStatus {
+	switch {
+	case rep.Totals.Failed > 0:
+		return CommentFailed
+	case rep.Totals.Drifted > 0:
+		return CommentDrift
+	case rep.Command == "drift":
+		return CommentNoDrift
+	case rep.Command == "apply":
+		return CommentApplied
+	case rep.Command == "destroy":
+		return CommentDestroyed
+	}
+	return CommentPlanned
+}

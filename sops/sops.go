@@ -3,6 +3,8 @@
 // metadata, never by its name; every value decryption yields is registered
 // with the run's redactor before the plaintext leaves this package, and the
 // plaintext is never written anywhere.
+//
+// May import: redact and the sops library.
 package sops
 
 import (
@@ -27,7 +29,7 @@ import (
 	"github.com/sirupsen/logrus"
 	yamlv3 "go.yaml.in/yaml/v3"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 )
 
 func init() {

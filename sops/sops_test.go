@@ -13,7 +13,7 @@ import (
 	"github.com/getsops/sops/v3/config"
 	"github.com/getsops/sops/v3/stores/yaml"
 
-	"github.com/khook/khook/internal/redact"
+	"github.com/khook/khook/redact"
 )
 
 // encrypt does what `sops encrypt --age R --encrypted-regex X` does, in

@@ -1,4 +1,4 @@
-package report
+package model
 
 // Action is a predicted action (semantics.md, "plan"): the one vocabulary
 // from the runner's decisions (runner/kube's change decision, Helm's, each

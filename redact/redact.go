@@ -1,5 +1,8 @@
 // Package redact is khook's one redactor: every byte khook prints, writes to a
 // CI file, stores in the state record or sends to an API passes through it.
+//
+// It imports nothing of khook: the ground floor every other package stands
+// on (layout_test.go).
 package redact
 
 import (

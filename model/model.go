@@ -1,7 +1,14 @@
-// Package report renders khook's results — terminal, JSON, Markdown summary,
-// GitHub, GitLab, JUnit, PR comment — from one model, defined here. Every
-// renderer takes an io.Writer; the CLI hands it a redacting one.
-package report
+// Package model is khook's results model: what a plan predicts and a run
+// did, as values. It owns the typed actions (Action predicted, Did done),
+// step outcomes and run statuses with their failure reasons, change sets,
+// a failed step's diagnosis, the inventory of what khook created, warnings,
+// the plan check, verdicts (Tone, Verdict, CommentStatus) and fleet legs,
+// and the sentences that are part of the model (totals, change counts).
+// The runner fills it; report renders it; nothing here writes output.
+//
+// May import: spec, redact, sops; no renderer (report) and no runner
+// (layout_test.go).
+package model
 
 import (
 	"strings"

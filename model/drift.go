@@ -1,4 +1,4 @@
-package report
+package model
 
 import "fmt"
 
@@ -40,8 +40,8 @@ func FleetDriftedObjects(rep *FleetReport) []string {
 			continue
 		}
 		var objs []string
-		if row.leg != nil && row.leg.Plan != nil {
-			objs = DriftedObjects(row.leg.Plan)
+		if row.Leg != nil && row.Leg.Plan != nil {
+			objs = DriftedObjects(row.Leg.Plan)
 		}
 		if len(objs) == 0 {
 			objs = []string{"drifted"}

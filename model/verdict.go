@@ -1,0 +1,136 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Tone is how a verdict or status reads; renderers choose its mark (an
+// emoji in Markdown) and plain text leaves it out, so no renderer parses a
+// mark back off a string.
+type Tone int
+
+const (
+	ToneOK      Tone = iota // succeeded, no changes, no drift
+	ToneNote                // changes pending, an offline plan
+	ToneWarning             // drift
+	ToneFailed
+	ToneSkipped
+)
+
+// Mark is the tone's Markdown mark.
+func (t Tone) Mark() string {
+	switch t {
+	case ToneOK:
+		return "✅"
+	case ToneNote:
+		return "📝"
+	case ToneWarning:
+		return "⚠️"
+	case ToneSkipped:
+		return "⏭️"
+	}
+	return "❌"
+}
+
+// Verdict is a run's or plan's one-line verdict: a tone and a sentence.
+type Verdict struct {
+	Tone Tone
+	Text string // "No changes: the cluster matches the spec."
+}
+
+// Markdown is the verdict with its mark: "✅ No changes: ...".
+func (v Verdict) Markdown() string { return v.Tone.Mark() + " " + v.Text }
+
+// CommentStatus is the word on a comment's status line.
+type CommentStatus string
+
+// Comment statuses, shown on the comment's status line.
+const (
+	CommentPlanned   CommentStatus = "planned"
+	CommentApplied   CommentStatus = "applied"
+	CommentDestroyed CommentStatus = "destroyed"
+	CommentFailed    CommentStatus = "failed"
+	CommentDrift     CommentStatus = "drift detected"
+	CommentNoDrift   CommentStatus = "no drift"
+	CommentInvalid   CommentStatus = "invalid spec"
+	// CommentRefused: the apply after the merge found the plan changed
+	// since review and applied nothing (plan-check: strict).
+	CommentRefused CommentStatus = "apply refused"
+	// CommentUnchanged: changed-only found no file of the spec changed on
+	// the pull request, and did not plan.
+	CommentUnchanged CommentStatus = "not planned (unchanged)"
+)
+
+// Tone is how the status reads.
+func (s CommentStatus) Tone() Tone {
+	switch s {
+	case CommentPlanned, CommentUnchanged:
+		return ToneNote
+	case CommentApplied, CommentDestroyed, CommentNoDrift:
+		return ToneOK
+	case CommentDrift:
+		return ToneWarning
+	}
+	return ToneFailed
+}
+
+// PlanVerdict is the one-line verdict of a plan (drift names changes drift).
+func PlanVerdict(p *Plan, drift bool) Verdict {
+	changed := 0
+	for _, s := range p.Steps {
+		if IsChange(s.Action) {
+			changed++
+		}
+	}
+	failing := len(p.Failing())
+	switch {
+	case p.Offline:
+		return Verdict{ToneNote, "Offline plan: actions are not assessed against a cluster."}
+	case failing > 0:
+		return Verdict{ToneFailed, fmt.Sprintf("%d %s would fail on apply.", failing, Plural(failing, "step", "steps"))}
+	case changed == 0 && drift:
+		return Verdict{ToneOK, "No drift: the cluster matches the spec."}
+	case changed == 0:
+		return Verdict{ToneOK, "No changes: the cluster matches the spec."}
+	case drift:
+		return Verdict{ToneWarning, fmt.Sprintf("Drift detected: %d %s the spec.", changed, Plural(changed, "step no longer matches", "steps no longer match"))}
+	}
+	return Verdict{ToneNote, fmt.Sprintf("%d %s would change the cluster.", changed, Plural(changed, "step", "steps"))}
+}
+
+// ResultsVerdict is the one-line verdict of apply or destroy.
+func ResultsVerdict(r *Results) Verdict {
+	counts := map[Status]int{}
+	for _, s := range r.Steps {
+		counts[s.Status]++
+	}
+	d := FormatDuration(time.Duration(r.DurationMs) * time.Millisecond)
+	tally := fmt.Sprintf("%d ok, %d failed, %d skipped", counts[StatusOK], counts[StatusFailed], counts[StatusSkipped])
+	if r.Status == RunOK {
+		return Verdict{ToneOK, fmt.Sprintf("%s succeeded in %s: %s.", TitleCase(r.Command), d, tally)}
+	}
+	why := ""
+	if r.FailureReason != "" {
+		why = " (" + r.FailureReason + ")"
+	}
+	return Verdict{ToneFailed, fmt.Sprintf("%s failed%s after %s: %s.", TitleCase(r.Command), why, d, tally)}
+}
+
+// Plural is one or many by n, for the sentences of the model and the
+// renderers alike.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// TitleCase capitalises a command name for a sentence's start ("Apply").
+func TitleCase(s string) string {
+	if s == "" {
+		return "Run"
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
