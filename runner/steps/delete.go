@@ -101,7 +101,7 @@ func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry bool
 			return out, nil, err
 		}
 		if live.Action == model.ActionKeep {
-			kept = append(kept, live.Kind+" "+live.Name+" ("+live.Reason+")")
+			kept = append(kept, "CRD "+live.Name+" ("+live.Reason+")")
 			gone = append(gone, live)
 			continue
 		}
@@ -240,7 +240,7 @@ func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry bool)
 			return out, nil, err
 		}
 		if live.Action == model.ActionKeep {
-			out.Detail = "kept " + live.Kind + " " + live.Name + " (" + live.Reason + ")"
+			out.Detail = "kept CRD " + live.Name + " (" + live.Reason + ")"
 			return out, []runner.PlannedObject{live}, nil
 		}
 		if v == nil {
@@ -268,7 +268,7 @@ func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry bool)
 				return out, nil, err
 			}
 			if live.Action == model.ActionKeep {
-				kept = append(kept, live.Kind+" "+live.Name+" ("+live.Reason+")")
+				kept = append(kept, "CRD "+live.Name+" ("+live.Reason+")")
 				gone = append(gone, live)
 				continue
 			}
@@ -366,7 +366,7 @@ func DeletePrediction(gone []runner.PlannedObject) runner.Prediction {
 		deleted++
 		p.Action = model.ActionDelete
 		if o.Reason != "" {
-			with = append(with, o.Kind+" "+o.Name+" "+o.Reason)
+			with = append(with, "CRD "+o.Name+" "+o.Reason)
 		}
 	}
 	p.Reason = fmt.Sprintf("%s to delete", plural(deleted, "object", "objects"))
