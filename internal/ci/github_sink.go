@@ -10,6 +10,7 @@ import (
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/action"
 )
 
 // summaryMaxBytes keeps the job summary under GitHub's 1 MiB per step, with
@@ -121,6 +122,9 @@ func (r *runState) writeSummary(w io.Writer, oc *outcome, max int, runURL string
 		_ = report.WriteNotPlannedMarkdown(w, name, r.identifier, oc.unchanged, opts)
 	case oc.plan != nil:
 		_ = report.WritePlanMarkdown(w, oc.plan, opts)
+		if oc.command == CmdDrift && oc.drift {
+			fmt.Fprintf(w, "\nRepair the drift with %s.\n", action.RepairCommand)
+		}
 	case oc.results != nil:
 		_ = report.WriteResultsMarkdown(w, oc.results, opts)
 	case oc.command == CmdValidate && r.spec != nil:

@@ -46,7 +46,7 @@ func TestStrictUnknownFieldInAChartFailsPlan(t *testing.T) {
 	plan := khook(t, invocation{Args: []string{"plan", "--diff", "-f", spec, "--set", "NS=" + ns}})
 	out := plan.Stdout + plan.Stderr
 	for _, want := range []string{"install failed: the API server rejected Deployment " + ns + "/typo-web", `resourcess: field not declared in schema`, wantAt, "Plan: 1 would fail."} {
-		if !strings.Contains(out, want) {
+		if plan.Code != 1 || !strings.Contains(out, want) {
 			t.Errorf("plan --diff: exit %d, output:\n%s\nwant %q", plan.Code, out, want)
 		}
 	}
@@ -132,7 +132,7 @@ func TestOfflineDeprecatedAPIVersionWarns(t *testing.T) {
 		t.Errorf("plan --offline: exit %d, stdout:\n%s\nwant the warning under the step", out.Code, out.Stdout)
 	}
 	out = khook(t, invocation{Args: []string{"plan", "--offline", "--warnings-as-errors", "-f", spec}})
-	if !strings.Contains(out.Stdout, "Plan (offline): 1 would fail.") {
+	if out.Code != 1 || !strings.Contains(out.Stdout, "Plan (offline): 1 would fail.") {
 		t.Errorf("plan --offline --warnings-as-errors: exit %d, stdout:\n%s\nwant the step planned as fail", out.Code, out.Stdout)
 	}
 	out = khook(t, invocation{Args: []string{"validate", "--warnings-as-errors", "-f", spec}})

@@ -21,7 +21,7 @@ func TestAPIWarningsAreAttributedAndCanFail(t *testing.T) {
 		t.Errorf("plan --diff: exit %d\nstdout:\n%s\nstderr:\n%s\nwant %q under the step, no raw log line", plan.Code, plan.Stdout, plan.Stderr, attributed)
 	}
 	strict := khook(t, invocation{Args: []string{"plan", "--diff", "--warnings-as-errors", "-f", spec, "--set", "NS=" + ns}})
-	if !strings.Contains(strict.Stdout, "fail: the API server warned (warnings-as-errors is set): "+object) {
+	if strict.Code != 1 || !strings.Contains(strict.Stdout, "fail: the API server warned (warnings-as-errors is set): "+object) {
 		t.Errorf("plan --warnings-as-errors: exit %d\nstdout:\n%s\nstderr:\n%s\nwant the step planned as fail", strict.Code, strict.Stdout, strict.Stderr)
 	}
 

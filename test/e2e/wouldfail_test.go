@@ -10,6 +10,7 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -211,12 +212,22 @@ spec:
 	})
 	// The policy takes effect once the API server's admission has read it:
 	// await a dry run it denies.
-	probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Labels: map[string]string{"khook.test/deny": "true"}}}
-	if objectSelector == "" {
-		return // a Job policy: apply's own refusal shows it
+	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	probe := func(ctx context.Context) error {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Labels: map[string]string{"khook.test/deny": "true"}}}
+		_, err := kc.Client.CoreV1().ConfigMaps(ns).Create(ctx, cm, dry)
+		return err
+	}
+	if objectSelector == "" { // the Job policy
+		probe = func(ctx context.Context) error {
+			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "probe"}, Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "main", Image: "busybox"}}}}}}
+			_, err := kc.Client.BatchV1().Jobs(ns).Create(ctx, job, dry)
+			return err
+		}
 	}
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := kc.Client.CoreV1().ConfigMaps(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		err := probe(ctx)
 		return err != nil && strings.Contains(err.Error(), deniedMessage), nil
 	})
 	must(t, err)
