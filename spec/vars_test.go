@@ -85,12 +85,12 @@ func TestSubstituteRejects(t *testing.T) {
 func TestCommentsAreNotSubstituted(t *testing.T) {
 	vs := &varSet{vals: map[string]string{"A": "x"}, secret: map[string]bool{}, varPrefix: DefaultVarPrefix}
 	for in, want := range map[string]string{
-		"# uses ${VARIABLES} and ${9X}\nk: ${A}\n":                 "# uses ${VARIABLES} and ${9X}\nk: x\n",
-		"k: ${A} # not ${NOPE}\n":                                  "k: x # not ${NOPE}\n",
-		"k: \"a # ${A}\"\n":                                         "k: \"a # x\"\n",
-		"script: |\n  # ${A}\n  echo\n# ${NOPE}\nnext: 1\n":         "script: |\n  # x\n  echo\n# ${NOPE}\nnext: 1\n",
-		"- inline: |\n    # ${A}\n  k: v # ${NOPE}\n":               "- inline: |\n    # x\n  k: v # ${NOPE}\n",
-		"- |\n  # ${A}\n- b # ${NOPE}\n":                            "- |\n  # x\n- b # ${NOPE}\n",
+		"# uses ${VARIABLES} and ${9X}\nk: ${A}\n":                     "# uses ${VARIABLES} and ${9X}\nk: x\n",
+		"k: ${A} # not ${NOPE}\n":                                      "k: x # not ${NOPE}\n",
+		"k: \"a # ${A}\"\n":                                            "k: \"a # x\"\n",
+		"script: |\n  # ${A}\n  echo\n# ${NOPE}\nnext: 1\n":            "script: |\n  # x\n  echo\n# ${NOPE}\nnext: 1\n",
+		"- inline: |\n    # ${A}\n  k: v # ${NOPE}\n":                  "- inline: |\n    # x\n  k: v # ${NOPE}\n",
+		"- |\n  # ${A}\n- b # ${NOPE}\n":                               "- |\n  # x\n- b # ${NOPE}\n",
 		"run: >- # folded ${NOPE}\n  # ${A}\n\n  # ${A}\nk: 1 #${A}\n": "run: >- # folded ${NOPE}\n  # x\n\n  # x\nk: 1 #${A}\n",
 	} {
 		out, _, probs := substitute("f.yaml", []byte(in), vs, newPipelines())

@@ -3,8 +3,8 @@ package helmstep
 import (
 	"context"
 	"maps"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
