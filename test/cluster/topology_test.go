@@ -1,11 +1,13 @@
 package cluster_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -132,5 +134,46 @@ func TestStatefulSetWithClaimTemplateBecomesReady(t *testing.T) {
 		if na := pv.Spec.NodeAffinity; na == nil || na.Required == nil || na.Required.NodeSelectorTerms[0].MatchExpressions[0].Values[0] != pod.Spec.NodeName {
 			t.Errorf("volume %s is not bound to node %s of pod %s: %+v", pv.Name, pod.Spec.NodeName, pod.Name, na)
 		}
+	}
+}
+
+// A class of the same provisioner that binds at once (Immediate) gets a
+// volume before any pod, on no node in particular: the scheduler then
+// places the pod anywhere.
+func TestImmediateClassBindsWithoutAPod(t *testing.T) {
+	t.Parallel()
+	kube.DumpLogsOnFailure(t)
+	ns := kube.Namespace(t)
+	class := &storagev1.StorageClass{
+		ObjectMeta:        metav1.ObjectMeta{Name: ns + "-immediate"},
+		Provisioner:       cluster.Provisioner,
+		VolumeBindingMode: ptr.To(storagev1.VolumeBindingImmediate),
+	}
+	if _, err := kube.Client.StorageV1().StorageClasses().Create(t.Context(), class, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create class: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = kube.Client.StorageV1().StorageClasses().Delete(context.Background(), class.Name, metav1.DeleteOptions{})
+	})
+	claim := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "now"},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			StorageClassName: ptr.To(class.Name),
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+		},
+	}
+	if _, err := kube.Client.CoreV1().PersistentVolumeClaims(ns).Create(t.Context(), claim, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create claim: %v", err)
+	}
+	c := await(t, kube.Client.CoreV1().RESTClient(), "persistentvolumeclaims", ns, "now", 30*time.Second, func(c *corev1.PersistentVolumeClaim) bool {
+		return c.Status.Phase == corev1.ClaimBound
+	})
+	pv, err := kube.Client.CoreV1().PersistentVolumes().Get(t.Context(), c.Spec.VolumeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get volume: %v", err)
+	}
+	if pv.Spec.NodeAffinity != nil {
+		t.Errorf("volume %s of an Immediate class is bound to a node: %+v", pv.Name, pv.Spec.NodeAffinity)
 	}
 }

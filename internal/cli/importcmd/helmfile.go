@@ -24,6 +24,8 @@ func (u Unconverted) String() string { return fmt.Sprintf("line %d: %s: %s", u.L
 type Converted struct {
 	Spec        *outSpec
 	Unconverted []Unconverted
+	// Lines are the helmfile lines of Spec.Steps' releases, in step order.
+	Lines []int
 }
 
 // The spec written, in the DSL's key order.
@@ -154,12 +156,14 @@ func ConvertHelmfile(data []byte, name string) (*Converted, error) {
 	}
 	spec := &outSpec{APIVersion: "khook.io/v1", Kind: "Khook", Metadata: outMetadata{Name: name}}
 	c.link(rels)
+	var lines []int
 	for _, r := range rels {
 		spec.Steps = append(spec.Steps, r.step)
+		lines = append(lines, r.node.Line)
 	}
 	c.templates(data)
 	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Line < c.out[j].Line })
-	return &Converted{Spec: spec, Unconverted: c.out}, nil
+	return &Converted{Spec: spec, Unconverted: c.out, Lines: lines}, nil
 }
 
 func (c *converter) repositories(n *yaml.Node) {

@@ -9,14 +9,19 @@ package importcmd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/spec"
 )
 
 // Options of `khook import helmfile`.
@@ -82,16 +87,50 @@ func RunHelmfile(opts *Options) error {
 	}
 	conv, err := ConvertHelmfile(data, name)
 	if err != nil {
-		return fmt.Errorf("%s: %w", opts.File, err)
+		return fmt.Errorf("%s%s", atLine(opts.File, err), err)
 	}
+	doc, err := checked(conv, opts.File)
+	if err != nil {
+		return err
+	}
+	for _, u := range conv.Unconverted {
+		fmt.Fprintf(opts.F.IOStreams.ErrOut, "%s:%d: %s: not converted: %s\n", opts.File, u.Line, u.What, u.Why)
+	}
+	fmt.Fprintf(opts.F.IOStreams.ErrOut, "%d releases converted into steps; %d constructs not converted\n",
+		len(conv.Spec.Steps), len(conv.Unconverted))
+	if opts.Out == "" || opts.Out == "-" {
+		_, err = opts.F.IOStreams.Out.Write(doc)
+		return err
+	}
+	if err := os.WriteFile(opts.Out, doc, 0o644); err != nil {
+		return fmt.Errorf("cannot write the spec: %w", err)
+	}
+	return nil
+}
+
+// yamlLine finds the line in the YAML parser's "yaml: line N: ...".
+var yamlLine = regexp.MustCompile(`^cannot read it as YAML \(yaml: line ([0-9]+):`)
+
+// atLine is "FILE:LINE: " for an error that names a line of the helmfile,
+// else "FILE: ".
+func atLine(file string, err error) string {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		return file + ":" + m[1] + ": "
+	}
+	return file + ": "
+}
+
+// render is the spec as the importer writes it: a header comment that lists
+// what was not converted, then the spec.
+func render(conv *Converted, file string) ([]byte, error) {
 	var body bytes.Buffer
 	enc := yaml.NewEncoder(&body)
 	enc.SetIndent(2)
 	if err := enc.Encode(conv.Spec); err != nil {
-		return fmt.Errorf("cannot encode the spec: %w", err)
+		return nil, fmt.Errorf("cannot encode the spec: %w", err)
 	}
 	var out bytes.Buffer
-	fmt.Fprintf(&out, "# Converted from %s by khook import helmfile.\n", filepath.Base(opts.File))
+	fmt.Fprintf(&out, "# Converted from %s by khook import helmfile.\n", filepath.Base(file))
 	if n := len(conv.Unconverted); n > 0 {
 		fmt.Fprintf(&out, "# Not converted (%d):\n", n)
 		for _, u := range conv.Unconverted {
@@ -99,17 +138,61 @@ func RunHelmfile(opts *Options) error {
 		}
 	}
 	out.Write(body.Bytes())
-	for _, u := range conv.Unconverted {
-		fmt.Fprintf(opts.F.IOStreams.ErrOut, "%s:%d: %s: not converted: %s\n", opts.File, u.Line, u.What, u.Why)
+	return out.Bytes(), nil
+}
+
+// checked renders the spec and loads it as validate does: a release whose
+// step the spec refuses (a chart URL with an unexpanded $PORT, a namespace
+// that is no DNS label, a need of such a release) is not converted, with
+// its line and the spec's reason, so what the importer writes always
+// validates. With no release left, the import is refused at a line.
+func checked(conv *Converted, file string) ([]byte, error) {
+	for {
+		if len(conv.Spec.Steps) == 0 {
+			line, why := 1, "the helmfile has no releases"
+			for i, u := range conv.Unconverted {
+				// The first release not converted says why; else whatever was not.
+				if i == 0 || strings.HasPrefix(u.What, "release ") || strings.HasPrefix(u.What, "a release") {
+					line, why = u.Line, u.What+": "+u.Why
+					if i > 0 || strings.Contains(why, "release") {
+						break
+					}
+				}
+			}
+			return nil, fmt.Errorf("%s:%d: no release could be converted (first: %s); nothing to write", file, line, why)
+		}
+		doc, err := render(conv, file)
+		if err != nil {
+			return nil, err
+		}
+		_, err = spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc)})
+		var probs spec.Problems
+		if err == nil {
+			return doc, nil
+		}
+		if !errors.As(err, &probs) {
+			return nil, fmt.Errorf("%s: cannot check the converted spec: %w", file, err)
+		}
+		refused := map[int]string{}
+		for _, p := range probs {
+			var i int
+			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && i < len(conv.Spec.Steps) && refused[i] == "" {
+				refused[i] = p.Message
+			}
+		}
+		if len(refused) == 0 {
+			return nil, fmt.Errorf("%s:1: the converted spec is invalid: %s", file, probs[0])
+		}
+		var steps []*outStep
+		var lines []int
+		for i, st := range conv.Spec.Steps {
+			if why, ok := refused[i]; ok {
+				conv.Unconverted = append(conv.Unconverted, Unconverted{Line: conv.Lines[i], What: "release " + st.Name, Why: "the spec refuses it: " + why})
+				continue
+			}
+			steps, lines = append(steps, st), append(lines, conv.Lines[i])
+		}
+		conv.Spec.Steps, conv.Lines = steps, lines
+		sort.SliceStable(conv.Unconverted, func(i, j int) bool { return conv.Unconverted[i].Line < conv.Unconverted[j].Line })
 	}
-	fmt.Fprintf(opts.F.IOStreams.ErrOut, "%d releases converted into steps; %d constructs not converted\n",
-		len(conv.Spec.Steps), len(conv.Unconverted))
-	if opts.Out == "" || opts.Out == "-" {
-		_, err = opts.F.IOStreams.Out.Write(out.Bytes())
-		return err
-	}
-	if err := os.WriteFile(opts.Out, out.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("cannot write the spec: %w", err)
-	}
-	return nil
 }
