@@ -28,12 +28,7 @@ type wouldFail struct {
 	sets        []string
 	setup       func(t *testing.T, ns string) (kubeconfig string)
 	want        string // in the plan's output
-	onepath     bool
 }
-
-// onepathMerged: branch onepath (every dry-run rejection plans as fail,
-// immutable fields detected) is merged; until then its rows skip.
-const onepathMerged = false
 
 // A plan that predicts failure fails: plan --detailed-exitcode exits 1 for
 // a would-fail step of every type and cause (#36), and says why.
@@ -48,17 +43,17 @@ func TestPlanThatPredictsFailureExitsOne(t *testing.T) {
 				mustApply(t, testdata("wouldfail", "owner.yaml"), "NS="+ns, "RELEASE=one")
 				return ""
 			}, want: "shared"},
-		{step: "apply", cause: "strict validation", spec: testdata("strict", "typo.yaml"), want: "resourcess", onepath: true},
-		{step: "apply", cause: "immutable field", spec: testdata("wouldfail", "immutable.yaml"), sets: []string{"APP=b"}, onepath: true,
+		{step: "apply", cause: "strict validation", spec: testdata("strict", "typo.yaml"), want: "resourcess"},
+		{step: "apply", cause: "immutable field", spec: testdata("wouldfail", "immutable.yaml"), sets: []string{"APP=b"},
 			setup: func(t *testing.T, ns string) string {
 				mustApply(t, testdata("wouldfail", "immutable.yaml"), "NS="+ns, "APP=a")
 				return ""
 			}, want: "immutable"},
-		{step: "apply", cause: "admission", spec: denied, sets: []string{"STEP=apply"}, setup: denyLabelled, want: deniedMessage, onepath: true},
-		{step: "patch", cause: "admission", spec: denied, sets: []string{"STEP=patch"}, setup: denyLabelled, want: deniedMessage, onepath: true},
-		{step: "delete", cause: "admission", spec: denied, sets: []string{"STEP=delete"}, setup: denyLabelled, want: deniedMessage, onepath: true},
-		{step: "rollout", cause: "admission", spec: denied, sets: []string{"STEP=rollout"}, setup: denyLabelled, want: deniedMessage, onepath: true},
-		{step: "job", cause: "admission", spec: denied, sets: []string{"STEP=job"}, setup: denyJobs, want: deniedMessage, onepath: true},
+		{step: "apply", cause: "admission", spec: denied, sets: []string{"STEP=apply"}, setup: denyLabelled, want: deniedMessage},
+		{step: "patch", cause: "admission", spec: denied, sets: []string{"STEP=patch"}, setup: denyLabelled, want: deniedMessage},
+		{step: "delete", cause: "admission", spec: denied, sets: []string{"STEP=delete"}, setup: denyLabelled, want: deniedMessage},
+		{step: "rollout", cause: "admission", spec: denied, sets: []string{"STEP=rollout"}, setup: denyLabelled, want: deniedMessage},
+		{step: "job", cause: "admission", spec: denied, sets: []string{"STEP=job"}, setup: denyJobs, want: deniedMessage},
 		{step: "apply", cause: "RBAC", spec: denied, sets: []string{"STEP=apply"}, setup: nobody, want: "forbidden"},
 		{step: "wait", cause: "RBAC", spec: denied, sets: []string{"STEP=wait"}, setup: seededNobody, want: "forbidden"},
 	}
@@ -76,9 +71,6 @@ func TestPlanThatPredictsFailureExitsOne(t *testing.T) {
 			out := khook(t, invocation{Args: args, Kubeconfig: kubeconfig})
 			text := out.Stdout + out.Stderr
 			if out.Code != 1 || !strings.Contains(text, row.want) {
-				if row.onepath && !onepathMerged {
-					t.Skipf("plan --detailed-exitcode: exit %d, want 1 and %q: this row needs branch onepath (every dry-run rejection a fail)\n%s", out.Code, row.want, text)
-				}
 				t.Errorf("plan --detailed-exitcode: exit %d, want 1 and %q\n%s", out.Code, row.want, text)
 			}
 		})
