@@ -19,9 +19,7 @@ import (
 )
 
 // wouldFail is one row of the gate's table: a step of one type that apply
-// would fail for one cause. onepath marks the rows whose step type plans
-// that cause as fail only once every dry-run rejection is a fail (branch
-// onepath); before, their plan may predict a change instead.
+// would fail for one cause.
 type wouldFail struct {
 	step, cause string
 	spec        string
