@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -24,45 +27,155 @@ func TestImportRules(t *testing.T) {
 		fields := strings.Fields(line)
 		deps[strings.TrimPrefix(fields[0], module)] = fields[1:]
 	}
-	// spec may use client-go's jsonpath parser (a leaf: it and a forked
-	// text/template, no API machinery, no clients) so validation parses
-	// braced wait.for expressions exactly as the runner evaluates them.
-	specClientGo := map[string]bool{"k8s.io/client-go/util/jsonpath": true, "k8s.io/client-go/third_party/forked/golang/template": true}
-	rules := []struct {
-		pkg    string // a package, or a prefix ending in "/"
-		denied func(dep string) bool
-		why    string
-	}{
-		{"spec", func(d string) bool { return strings.HasPrefix(d, "k8s.io/client-go/") && !specClientGo[d] },
-			"spec imports no client-go (only the jsonpath parser)"},
-		{"spec", khookOutside("spec", "internal/redact", "internal/sops"), "spec stands alone (the redactor and the sops reader of var-files aside)"},
-		{"internal/sops", khookOutside("internal/sops", "internal/redact"), "the sops reader is a leaf: spec and runner both use it"},
-		{"report", khookOutside("report", "spec", "internal/redact", "internal/sops"), "report renders the results model; it imports no runner"},
-		{"runner", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer"},
-		{"runner/", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer"},
-		{"runner/kube", khookUnder("runner/"), "runner/kube is the bottom layer of the runner"},
-		{"runner/steps", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state"},
-		{"runner/helmstep", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state"},
-		{"runner/planfile", khookOutside("runner/planfile", "report", "spec", "internal/redact", "internal/sops"), "the plan file format reads without a cluster (khook show)"},
-		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/action, not the CLI commands"},
+	for _, v := range importViolations(deps, importRules) {
+		t.Error(v)
 	}
-	checked := 0
+}
+
+// importRule denies a package (or a prefix ending in "/") some imports.
+type importRule struct {
+	pkg    string
+	denied func(dep string) bool
+	why    string
+}
+
+// importViolations checks deps (package -> its transitive deps, module
+// prefix trimmed from the package) against rules; a rule whose package is
+// gone is a violation too.
+func importViolations(deps map[string][]string, rules []importRule) []string {
+	var out []string
+	seen := map[int]bool{}
 	for pkg, ds := range deps {
-		for _, r := range rules {
+		for i, r := range rules {
 			if pkg != r.pkg && !(strings.HasSuffix(r.pkg, "/") && strings.HasPrefix(pkg, r.pkg)) {
 				continue
 			}
-			checked++
+			seen[i] = true
 			for _, d := range ds {
 				if r.denied(d) {
-					t.Errorf("%s imports %s: %s", pkg, d, r.why)
+					out = append(out, fmt.Sprintf("%s imports %s: %s", pkg, d, r.why))
 				}
 			}
 		}
 	}
-	if checked < len(rules) {
-		t.Errorf("only %d package checks for %d rules: a package named in a rule is gone", checked, len(rules))
+	for i, r := range rules {
+		if !seen[i] {
+			out = append(out, fmt.Sprintf("no package %s for the rule %q: a package named in a rule is gone", r.pkg, r.why))
+		}
 	}
+	return out
+}
+
+// The import rules fail when broken: a plan that imports the apply
+// executor, and a rule over a package that is gone.
+func TestImportRulesCanFail(t *testing.T) {
+	deps := map[string][]string{}
+	for _, r := range importRules {
+		if strings.HasSuffix(r.pkg, "/") {
+			deps[r.pkg+"any"] = nil
+		} else {
+			deps[r.pkg] = nil
+		}
+	}
+	deps["runner/plan"] = []string{module + "runner/steps"}
+	got := importViolations(deps, importRules)
+	if len(got) != 1 || !strings.Contains(got[0], "runner/plan imports "+module+"runner/steps") {
+		t.Errorf("a plan importing runner/steps: violations %q, want that one", got)
+	}
+	delete(deps, "runner/plan")
+	if got := importViolations(deps, importRules); len(got) != 1 || !strings.Contains(got[0], "no package runner/plan") {
+		t.Errorf("a rule over a package that is gone: violations %q, want that one", got)
+	}
+}
+
+// planHelmAPI is what runner/plan may use of the helm executor: its
+// offline rendering and dependency notes (offline validation is the plan's
+// own work). Everything live goes through runner.Planner.
+var planHelmAPI = map[string]bool{"RenderOffline": true, "OfflineDependencies": true, "DependenciesNote": true}
+
+// TestPlanReachesExecutorsThroughPlanner: runner/plan predicts a step only
+// by its executor's Plan (runner.Planner); of runner/helmstep it uses the
+// offline API alone (planHelmAPI), never an executor's internals.
+func TestPlanReachesExecutorsThroughPlanner(t *testing.T) {
+	files, err := filepath.Glob("runner/plan/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("runner/plan's files: %v (%d)", err, len(files))
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range helmstepUses(t, f, src) {
+			t.Error(v)
+		}
+	}
+}
+
+// The rule fails when broken: the plan using the helm executor's pipeline.
+func TestPlanReachesExecutorsThroughPlannerCanFail(t *testing.T) {
+	src := []byte("package plan\nimport \"github.com/khook/khook/runner/helmstep\"\nfunc f(e *helmstep.Executor) { _ = helmstep.DependenciesNote(nil) }\n")
+	got := helmstepUses(t, "runner/plan/x.go", src)
+	if len(got) != 1 || !strings.Contains(got[0], "helmstep.Executor") {
+		t.Errorf("violations %q, want helmstep.Executor's", got)
+	}
+}
+
+// helmstepUses lists the uses of runner/helmstep in a runner/plan file
+// outside planHelmAPI.
+func helmstepUses(t *testing.T, name string, src []byte) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), name, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := ""
+	for _, imp := range f.Imports {
+		if imp.Path.Value == `"`+module+`runner/helmstep"` {
+			local = "helmstep"
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+		}
+	}
+	var out []string
+	if local == "" {
+		return nil
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && id.Name == local && !planHelmAPI[sel.Sel.Name] {
+			out = append(out, fmt.Sprintf("%s uses helmstep.%s: runner/plan predicts helm steps through runner.Planner (the executor's Plan) and uses only helmstep's offline API", name, sel.Sel.Name))
+		}
+		return true
+	})
+	return out
+}
+
+// spec may use client-go's jsonpath parser (a leaf: it and a forked
+// text/template, no API machinery, no clients) so validation parses
+// braced wait.for expressions exactly as the runner evaluates them.
+var specClientGo = map[string]bool{"k8s.io/client-go/util/jsonpath": true, "k8s.io/client-go/third_party/forked/golang/template": true}
+var importRules = []importRule{
+	{"spec", func(d string) bool { return strings.HasPrefix(d, "k8s.io/client-go/") && !specClientGo[d] },
+		"spec imports no client-go (only the jsonpath parser)"},
+	{"spec", khookOutside("spec", "internal/redact", "internal/sops"), "spec stands alone (the redactor and the sops reader of var-files aside)"},
+	{"internal/sops", khookOutside("internal/sops", "internal/redact"), "the sops reader is a leaf: spec and runner both use it"},
+	{"report", khookOutside("report", "spec", "internal/redact", "internal/sops"), "report renders the results model; it imports no runner"},
+	{"runner", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer"},
+	{"runner/", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer"},
+	{"runner/kube", khookUnder("runner/"), "runner/kube is the bottom layer of the runner"},
+	{"runner/steps", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state"},
+	{"runner/helmstep", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state"},
+	{"runner/plan", khookUnder("runner/steps", "runner/executors", "runner/action", "runner/state"), "runner/plan reaches the executors only through runner.Planner"},
+	{"runner/planfile", khookOutside("runner/planfile", "report", "spec", "internal/redact", "internal/sops"), "the plan file format reads without a cluster (khook show)"},
+	{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/action, not the CLI commands"},
 }
 
 // khookOutside denies khook packages other than the allowed ones.
