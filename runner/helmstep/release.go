@@ -194,12 +194,13 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 }
 
 // refusedIn finds, in Helm's error, the API server's refusal of an object
-// as invalid (an immutable field) and words it as plan's Drift does
+// (invalid: an immutable field; an admission denial; RBAC) and words it as
+// plan's Drift does
 // (kube.Refused, "Kind ns/name"), in one line: Helm's own text carries the
 // rejected value, a Go struct dump.
 func (e *Executor) refusedIn(err error, ns string) *kube.RefusedError {
 	var se *apierrors.StatusError
-	if !errors.As(err, &se) || !apierrors.IsInvalid(se) || se.ErrStatus.Details == nil {
+	if !errors.As(err, &se) || se.ErrStatus.Details == nil || se.ErrStatus.Details.Name == "" {
 		return nil
 	}
 	d := se.ErrStatus.Details
