@@ -204,9 +204,17 @@ func (e *Executor) refusedIn(err error, ns string) *kube.RefusedError {
 		return nil
 	}
 	d := se.ErrStatus.Details
-	name := d.Kind + " " + ns + "/" + d.Name
-	if m, merr := e.clients.Mapper.RESTMapping(schema.GroupKind{Group: d.Group, Kind: d.Kind}); merr == nil && m.Scope.Name() != meta.RESTScopeNameNamespace {
-		name = d.Kind + " " + d.Name
+	kind := d.Kind // an admission denial names the resource ("configmaps")
+	m, merr := e.clients.Mapper.RESTMapping(schema.GroupKind{Group: d.Group, Kind: kind})
+	if merr != nil {
+		if gvk, kerr := e.clients.Mapper.KindFor(schema.GroupVersionResource{Group: d.Group, Resource: d.Kind}); kerr == nil {
+			kind = gvk.Kind
+			m, merr = e.clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		}
+	}
+	name := kind + " " + ns + "/" + d.Name
+	if merr == nil && m.Scope.Name() != meta.RESTScopeNameNamespace {
+		name = kind + " " + d.Name
 	}
 	return kube.Refused(name, se)
 }
