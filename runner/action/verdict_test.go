@@ -410,6 +410,11 @@ func rejections(t *testing.T) {
       manifests:
         - inline: '{apiVersion: v1, kind: ConfigMap, metadata: {name: denied}}'
 `, ns), want: []string{"configmap/denied in namespace " + ns, deny}, absent: "denied"},
+		{name: "helm: admission denial", step: fmt.Sprintf(`  - name: denied
+    helm:
+      chart: %s
+      namespace: %s
+`, immutable, ns), want: []string{"install failed", "ConfigMap " + ns + "/denied-settings", deny}, absent: "denied-settings"},
 		{name: "apply: RBAC forbidden", clients: limited, step: fmt.Sprintf(`  - name: forbidden
     apply:
       namespace: %s
@@ -481,7 +486,7 @@ func rejections(t *testing.T) {
 					t.Errorf("the reason does not say %q: %s", w, ps.Reason)
 				}
 			}
-			if strings.Contains(ps.Reason, "\n") || strings.Contains(ps.Reason, "{") || len(ps.Reason) > 400 {
+			if strings.Contains(ps.Reason, "\n") || strings.Contains(ps.Reason, "{") || len(ps.Reason) > 700 {
 				t.Errorf("the reason is not one short line (a struct dump?): %s", ps.Reason)
 			}
 			if model.TotalsLine(p) != "Plan: 1 would fail." {
@@ -528,10 +533,11 @@ func webSelector(ctx context.Context, t *testing.T, ns string) string {
 }
 
 // admissionDenial installs an admission policy (CEL, no webhook server)
-// that denies ConfigMaps named "denied" in ns, and returns its message.
+// that denies ConfigMaps whose name starts with "denied" in ns, and
+// returns its message.
 func admissionDenial(ctx context.Context, t *testing.T, ns string) string {
 	t.Helper()
-	const msg = "configmaps named denied are refused by policy"
+	const msg = "configmaps named denied... are refused by policy"
 	name := "deny-" + ns
 	deny := admissionregistrationv1.Deny
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -541,7 +547,7 @@ func admissionDenial(ctx context.Context, t *testing.T, ns string) string {
 					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 					Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
 				}}}},
-			Validations: []admissionregistrationv1.Validation{{Expression: `object.metadata.name != "denied"`, Message: msg}},
+			Validations: []admissionregistrationv1.Validation{{Expression: `!object.metadata.name.startsWith("denied")`, Message: msg}},
 		}}
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name,

@@ -150,6 +150,16 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 			continue // created since the run's cached read? read it fresh
 		}
 		if apierrors.IsNotFound(err) {
+			if !in.Applied {
+				// What install or upgrade would create: the server's dry run
+				// says whether it refuses it (an admission policy, RBAC, a
+				// quota), as it would refuse Helm's create. A namespace the
+				// release creates is not there yet: nothing to ask.
+				_, derr := dryRunApply(ctx, ri, desired)
+				if r := kube.Refused(d.id(), derr); r != nil && !kube.IsUnreachable(derr) {
+					return nil, fmt.Errorf("release %s: %w", in.Release, r)
+				}
+			}
 			change := kube.Decide(nil, obj, in.Ignore)
 			d.Action, d.Desired = change.Action, change.After
 			return d, nil

@@ -218,18 +218,27 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 }
 
 // refusedIn finds, in Helm's error, the API server's refusal of an object
-// as invalid (an immutable field) and words it as plan's Drift does
+// (invalid: an immutable field; an admission denial; RBAC) and words it as
+// plan's Drift does
 // (kube.Refused, "Kind ns/name"), in one line: Helm's own text carries the
 // rejected value, a Go struct dump.
 func (e *Executor) refusedIn(err error, ns string) *kube.RefusedError {
 	var se *apierrors.StatusError
-	if !errors.As(err, &se) || !apierrors.IsInvalid(se) || se.ErrStatus.Details == nil {
+	if !errors.As(err, &se) || se.ErrStatus.Details == nil || se.ErrStatus.Details.Name == "" {
 		return nil
 	}
 	d := se.ErrStatus.Details
-	name := d.Kind + " " + ns + "/" + d.Name
-	if m, merr := e.clients.Mapper.RESTMapping(schema.GroupKind{Group: d.Group, Kind: d.Kind}); merr == nil && m.Scope.Name() != meta.RESTScopeNameNamespace {
-		name = d.Kind + " " + d.Name
+	kind := d.Kind // an admission denial names the resource ("configmaps")
+	m, merr := e.clients.Mapper.RESTMapping(schema.GroupKind{Group: d.Group, Kind: kind})
+	if merr != nil {
+		if gvk, kerr := e.clients.Mapper.KindFor(schema.GroupVersionResource{Group: d.Group, Resource: d.Kind}); kerr == nil {
+			kind = gvk.Kind
+			m, merr = e.clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		}
+	}
+	name := kind + " " + ns + "/" + d.Name
+	if merr == nil && m.Scope.Name() != meta.RESTScopeNameNamespace {
+		name = kind + " " + d.Name
 	}
 	return kube.Refused(name, se)
 }

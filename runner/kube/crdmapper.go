@@ -42,9 +42,7 @@ func newCRDMapper(next meta.ResettableRESTMapper) *crdMapper {
 // defines; a CRD without served versions is forgotten.
 func (m *crdMapper) learn(crd *unstructured.Unstructured) *crdKind {
 	k := &crdKind{name: crd.GetName()}
-	k.group, _, _ = unstructured.NestedString(crd.Object, "spec", "group")
-	k.kind, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "kind")
-	k.plural, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	k.kind, k.group, k.plural = crdNames(crd)
 	k.singular, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "singular")
 	k.shortNames, _, _ = unstructured.NestedStringSlice(crd.Object, "spec", "names", "shortNames")
 	if k.singular == "" {

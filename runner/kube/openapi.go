@@ -124,8 +124,7 @@ func (s *Schemas) WithCRDs(objs []*unstructured.Unstructured) *Schemas {
 		if obj.GroupVersionKind().GroupKind() != crdGK {
 			continue
 		}
-		group, _, _ := unstructured.NestedString(obj.Object, "spec", "group")
-		kind, _, _ := unstructured.NestedString(obj.Object, "spec", "names", "kind")
+		kind, group, _ := crdNames(obj)
 		versions, _, _ := unstructured.NestedSlice(obj.Object, "spec", "versions")
 		for _, v := range versions {
 			vm, _ := v.(map[string]any)

@@ -164,8 +164,7 @@ func isNotFoundish(err error) bool {
 func (c *Clients) MappingFor(ctx context.Context, gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
 	var m *meta.RESTMapping
 	err := c.withRefresh(ctx, func(crd *unstructured.Unstructured) bool {
-		g, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-		k, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		k, g, _ := crdNames(crd)
 		return g == gvk.Group && k == gvk.Kind
 	}, func() error {
 		var err error
@@ -341,8 +340,14 @@ func CRDNames(obj *unstructured.Unstructured) (kind, group, plural string) {
 	if !IsCRD(obj) {
 		return "", "", ""
 	}
-	kind, _, _ = unstructured.NestedString(obj.Object, "spec", "names", "kind")
-	group, _, _ = unstructured.NestedString(obj.Object, "spec", "group")
-	plural, _, _ = unstructured.NestedString(obj.Object, "spec", "names", "plural")
+	return crdNames(obj)
+}
+
+// crdNames reads them from an object known to be a CRD (a list's item may
+// carry no kind of its own).
+func crdNames(crd *unstructured.Unstructured) (kind, group, plural string) {
+	kind, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	group, _, _ = unstructured.NestedString(crd.Object, "spec", "group")
+	plural, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "plural")
 	return kind, group, plural
 }

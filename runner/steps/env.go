@@ -3,12 +3,11 @@
 // runner.Executor built from an Env; the engine owns retries and timeouts,
 // and every executor honours ctx's deadline.
 //
-// For plan (predict without writing): Apply.Plan (per-object create /
-// configure / unchanged / unknown from the exact request apply sends,
-// dry-run results for --diff), Patch.Preview (server-side dry-run),
-// WaitTarget + kube.Target.List + Condition.Evaluate (is a wait a no-op?),
-// RolloutComplete (is a rollout already complete?). delete.release is
-// delegated to a ReleaseDeleter (helm uninstall).
+// Each executor has two entry points over one path: Execute, and Plan
+// (runner.Planner): the same code with a server-side dry run (DryRun=All)
+// where Execute writes and no waits, so plan predicts what apply does and
+// fails where it fails, with its sentence. delete.release is delegated to
+// a ReleaseDeleter (helm uninstall; its plan a ReleasePlanner).
 //
 // May import: runner, runner/kube, model, spec, redact; not runner/plan,
 // action, executors or state, no renderer.

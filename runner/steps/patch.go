@@ -56,8 +56,8 @@ func PatchType(t string) (types.PatchType, error) {
 	return "", fmt.Errorf("unknown patch type %q: use strategic, merge or json", t)
 }
 
-// PatchPreview is what a patch step would do, from a server-side dry-run:
-// plan reports Changed (configure) and plan --diff diffs Live with Result.
+// PatchPreview is a patch step's resolved target, as read, and its patch:
+// what run (Execute's and Plan's one path) patches.
 type PatchPreview struct {
 	Target kube.Resource
 	Name   string // "deployment.apps/x in namespace y"
