@@ -1,4 +1,6 @@
-// Command khook bootstraps Kubernetes clusters from a declarative spec.
+// Command khook bootstraps Kubernetes clusters from a declarative spec. It
+// owns the process's one os.Exit and hands everything else to internal/cli,
+// the only package it imports (docs/architecture.md).
 package main
 
 import (

@@ -123,13 +123,13 @@ func TestCIMarkdownCutsDiffsFirst(t *testing.T) {
 
 func TestCICommentStaysUnderLimit(t *testing.T) {
 	var b bytes.Buffer
-	opts := CommentOptions{Marker: "<!-- m -->", Identifier: "big", Status: model.CommentPlanned, RunURL: "https://run/1"}
+	opts := CommentOptions{Marker: "<!-- m -->", Identifier: "big", Status: model.CommentPlanned, RunURL: "https://run/1", MaxBytes: githubCommentMaxBytes}
 	if err := WritePlanComment(&b, bigPlan(5, 3000), false, opts); err != nil {
 		t.Fatal(err)
 	}
 	s := b.String()
-	if n := len([]rune(s)); n >= CommentMaxChars {
-		t.Fatalf("comment has %d characters, GitHub takes under %d", n, CommentMaxChars)
+	if n := len([]rune(s)); n >= githubCommentChars {
+		t.Fatalf("comment has %d characters, GitHub takes under %d", n, githubCommentChars)
 	}
 	if !strings.HasPrefix(s, "<!-- m -->\n") || !strings.Contains(s, "Diffs were cut") || !strings.HasSuffix(s, "[Run and job summary](https://run/1)\n") {
 		t.Errorf("cut comment lacks its marker, note or run link:\n%s...%s", s[:300], s[len(s)-300:])

@@ -9,10 +9,6 @@ import (
 	"github.com/khook/khook/model"
 )
 
-// CommentMaxChars is GitHub's limit on a comment body (65,536 characters).
-// The comment is bounded in bytes, which are never fewer than characters.
-const CommentMaxChars = 65536
-
 // CommentOptions describe one sticky PR/MR comment.
 type CommentOptions struct {
 	// Marker is the hidden line that finds the comment again (first line).
@@ -25,18 +21,20 @@ type CommentOptions struct {
 	Commit string
 	// RunURL links the run; it is how a cut comment points at the rest.
 	RunURL string
-	// MaxBytes bounds the body; 0 means CommentMaxChars less a margin.
+	// MaxBytes bounds the body; 0 means no bound. The platform's limit is
+	// khook ci's to pass (internal/ci: GitHub's, GitLab's).
 	MaxBytes int
 	// Note follows the status word on the status line, with a link to the
 	// run: why an apply was refused.
 	Note string
 }
 
-func (o CommentOptions) limit() int {
-	if o.MaxBytes > 0 {
-		return o.MaxBytes
+// limit is the room the body has within MaxBytes; 0 means no bound.
+func (o CommentOptions) limit(used int) int {
+	if o.MaxBytes <= 0 {
+		return 0
 	}
-	return CommentMaxChars - 1024
+	return o.MaxBytes - used
 }
 
 // WritePlanComment renders a plan as a PR/MR comment: marker, status line,
@@ -86,7 +84,7 @@ func writeComment(w io.Writer, opts CommentOptions, hidden string, body func(io.
 	}
 	var b bytes.Buffer
 	b.Write(head.Bytes())
-	if err := body(&b, opts.limit()-head.Len()-len(foot)); err != nil {
+	if err := body(&b, opts.limit(head.Len()+len(foot))); err != nil {
 		return err
 	}
 	b.WriteString(foot)

@@ -111,12 +111,12 @@ func TestFleetReportFitsGitHub(t *testing.T) {
 	members, legs := bigFleet(320)
 	rep := model.BuildFleetReport("platform", "", 0, 0, members, legs)
 	var b bytes.Buffer
-	if err := WriteFleetComment(&b, rep, CommentOptions{Marker: "<!-- m -->", Identifier: "fleet platform", Status: model.FleetCommentStatus(rep), RunURL: "https://ci.example/runs/1"}, "GitHub's 65,536 characters"); err != nil {
+	if err := WriteFleetComment(&b, rep, CommentOptions{Marker: "<!-- m -->", Identifier: "fleet platform", Status: model.FleetCommentStatus(rep), RunURL: "https://ci.example/runs/1", MaxBytes: githubCommentMaxBytes}, "GitHub's 65,536 characters"); err != nil {
 		t.Fatal(err)
 	}
 	body := b.String()
-	if n := len([]rune(body)); n >= CommentMaxChars {
-		t.Fatalf("the comment has %d characters, GitHub allows %d", n, CommentMaxChars)
+	if n := len([]rune(body)); n >= githubCommentChars {
+		t.Fatalf("the comment has %d characters, GitHub allows %d", n, githubCommentChars)
 	}
 	for _, row := range rep.Clusters {
 		if row.Failed() && !strings.Contains(body, row.Cluster) {
@@ -150,7 +150,7 @@ func BenchmarkFleetReport500(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		rep := model.BuildFleetReport("platform", "", 0, 0, members, legs)
 		var out bytes.Buffer
-		if err := WriteFleetComment(&out, rep, CommentOptions{Marker: "<!-- m -->", Identifier: "fleet platform"}, "GitHub's 65,536 characters"); err != nil {
+		if err := WriteFleetComment(&out, rep, CommentOptions{Marker: "<!-- m -->", Identifier: "fleet platform", MaxBytes: githubCommentMaxBytes}, "GitHub's 65,536 characters"); err != nil {
 			b.Fatal(err)
 		}
 		out.Reset()

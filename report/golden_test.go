@@ -45,3 +45,11 @@ func (w *writeCounter) Write(p []byte) (int, error) {
 
 // WriteString keeps io.WriteString from bypassing the count.
 func (w *writeCounter) WriteString(s string) (int, error) { return w.Write([]byte(s)) }
+
+// GitHub's limit on a comment body, and the bound khook ci passes for it
+// (internal/ci's githubCommentMaxBytes): the renderers take the bound
+// they are given.
+const (
+	githubCommentChars    = 65536
+	githubCommentMaxBytes = githubCommentChars - 1024
+)

@@ -75,7 +75,7 @@ func (r *runState) fleetReport(ctx context.Context) int {
 	case githubSink:
 		url = s.fleetComment(ctx, rep)
 		if r.wantsFleetDriftIssue(rep) {
-			s.driftIssue(ctx, r.fleetDriftRun(rep, r.getenv("GITHUB_SHA"), 0, "GitHub's 65,536 characters"))
+			s.driftIssue(ctx, r.fleetDriftRun(rep, r.getenv("GITHUB_SHA"), githubCommentMaxBytes, "GitHub's 65,536 characters"))
 		}
 		if path := r.getenv("GITHUB_STEP_SUMMARY"); path != "" {
 			var b bytes.Buffer
@@ -195,7 +195,7 @@ func (r githubSink) fleetComment(ctx context.Context, rep *model.FleetReport) st
 		create = false
 	}
 	marker := fleetMarker(rep.Fleet)
-	body := r.fleetCommentBody(rep, commit, 0, "GitHub's 65,536 characters")
+	body := r.fleetCommentBody(rep, commit, githubCommentMaxBytes, "GitHub's 65,536 characters")
 	res, err := sticky.Upsert(ctx, th, marker, body, create)
 	switch {
 	case errors.Is(err, sticky.ErrNotCreated):

@@ -125,7 +125,7 @@ func (r githubSink) githubComment(ctx context.Context, oc *outcome) string {
 		return ""
 	}
 	marker := sticky.Marker(r.identifier)
-	body := r.commentBody(oc, marker, commit, 0)
+	body := r.commentBody(oc, marker, commit, githubCommentMaxBytes)
 	res, err := sticky.Upsert(ctx, th, marker, body, create)
 	switch {
 	case errors.Is(err, sticky.ErrNotCreated):

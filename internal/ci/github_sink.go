@@ -56,7 +56,7 @@ func (r githubSink) publish(ctx context.Context, oc *outcome) {
 	r.annotate(oc)
 	oc.comment = r.githubComment(ctx, oc)
 	if r.wantsDriftIssue(oc) {
-		r.driftIssue(ctx, r.specDriftRun(oc, r.getenv("GITHUB_SHA"), 0))
+		r.driftIssue(ctx, r.specDriftRun(oc, r.getenv("GITHUB_SHA"), githubCommentMaxBytes))
 	}
 	if path := r.getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		var b bytes.Buffer

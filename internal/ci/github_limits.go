@@ -7,6 +7,11 @@ import (
 	"github.com/khook/khook/report"
 )
 
+// githubCommentMaxBytes bounds a GitHub comment or issue body: GitHub takes
+// 65,536 characters, bytes are never fewer than characters, and 1 KiB is
+// left for the status line and marker (GitLab's is gitlabNoteMaxBytes).
+const githubCommentMaxBytes = 65536 - 1024
+
 // MaxAnnotationsPerLevel is how many annotations of one level GitHub shows
 // for a workflow step; khook folds the rest into the last one. Which
 // annotations khook keeps is khook ci's platform policy: report's
