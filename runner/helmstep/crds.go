@@ -335,11 +335,12 @@ func keeps(obj *unstructured.Unstructured) bool {
 // longer renders, and what the upgrade does to it: delete, or keep (with
 // the reason) when it says helm.sh/resource-policy: keep, or when it is a
 // CRD custom resources of which exist and the step does not say
-// deleteCRDs. A CRD deleted with its custom resources says so in Reason.
+// deleteCRDs. A CRD deleted with its custom resources says so in With.
 type Dropped struct {
 	Object *unstructured.Unstructured
 	Action report.Action
 	Reason string
+	With   string // what a deleted CRD takes with it: "its 2 Widget objects"
 }
 
 // DroppedObjects is what an upgrade of r to newManifest does to the
@@ -375,7 +376,7 @@ func DroppedObjects(ctx context.Context, c *kube.Clients, r *Release, newManifes
 			switch {
 			case usage.Objects == 0:
 			case r.step.Helm.DeleteCRDs:
-				d.Reason = fmt.Sprintf("and its %s (deleteCRDs: true)", usage)
+				d.Reason, d.With = "deleteCRDs: true", "its "+usage.String()
 			default:
 				d.Action, d.Reason = report.ActionKeep, fmt.Sprintf("%s exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", usage)
 			}

@@ -231,15 +231,15 @@ func (pr *probe) driftDiffs(ctx context.Context, diffs []helmstep.ObjectDiff, re
 	for _, d := range removed {
 		obj := d.Object
 		op := objectPlan(d.Action, obj)
-		op.Reason = d.Reason
+		op.Reason, op.With = d.Reason, d.With
 		pr.out.Objects = append(pr.out.Objects, pr.digested(op, nil, obj))
 		switch {
 		case !kube.IsCRD(obj) || d.Reason == "":
 		case d.Action == report.ActionKeep:
 			pr.out.Reason += fmt.Sprintf("; keeps CRD %s: %s", obj.GetName(), d.Reason)
 			kube.Warn(ctx, kube.ObjectName(obj), "the chart no longer renders it and the upgrade keeps it: "+d.Reason)
-		default:
-			pr.out.Reason += fmt.Sprintf("; deletes CRD %s %s", obj.GetName(), d.Reason)
+		case d.With != "":
+			pr.out.Reason += fmt.Sprintf("; deletes CRD %s and %s (%s)", obj.GetName(), d.With, d.Reason)
 		}
 		if pr.Diff && d.Action == report.ActionDelete {
 			text, err := objectDiff(title(obj), obj, nil, pr.changeOptions(), pr.Redactor)

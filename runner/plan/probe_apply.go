@@ -254,8 +254,8 @@ func (pr *probe) delete(ctx context.Context) error {
 		if o.Action == report.ActionDelete {
 			deleted++
 			pr.out.Action = report.ActionDelete
-			if o.Reason != "" {
-				with = append(with, "CRD "+o.Name+" "+o.Reason)
+			if o.With != "" {
+				with = append(with, "CRD "+o.Name+" and "+o.With)
 			}
 		}
 	}
@@ -279,12 +279,12 @@ func (pr *probe) delete(ctx context.Context) error {
 // deleteDecision is the delete executor's own decision on one live object
 // (steps.DeleteDecision): delete, or keep a CRD that holds data.
 func (pr *probe) deleteDecision(ctx context.Context, d *spec.Delete, obj, live *unstructured.Unstructured) (report.ObjectPlan, error) {
-	action, reason, err := steps.DeleteDecision(ctx, pr.Clients, d, live)
+	action, reason, with, err := steps.DeleteDecision(ctx, pr.Clients, d, live)
 	if err != nil {
 		return report.ObjectPlan{}, err
 	}
 	op := pr.digested(objectPlan(action, obj), nil, live)
-	op.Reason = reason
+	op.Reason, op.With = reason, with
 	if action == report.ActionKeep {
 		kube.Warn(ctx, kube.ObjectName(live), "the delete step keeps it: "+reason)
 	}

@@ -63,8 +63,6 @@ func (d Decision) Reason() string {
 	switch {
 	case d.Action == report.ActionNoop || d.Action == report.ActionKeep:
 		return "kept: " + d.Kept
-	case d.With != "":
-		return d.Why() + "; deletes it and " + d.With
 	}
 	return d.Why()
 }

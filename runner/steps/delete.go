@@ -131,7 +131,7 @@ func (x *Delete) deleteOne(ctx context.Context, d *spec.Delete, m *meta.RESTMapp
 	if err != nil {
 		return nil, "", fmt.Errorf("cannot read %s: %w", describe(m, ns, name), c.Explain(err))
 	}
-	action, reason, err := DeleteDecision(ctx, c, d, live)
+	action, reason, _, err := DeleteDecision(ctx, c, d, live)
 	if err != nil {
 		return nil, "", err
 	}
@@ -145,20 +145,20 @@ func (x *Delete) deleteOne(ctx context.Context, d *spec.Delete, m *meta.RESTMapp
 
 // DeleteDecision is what a delete step does to live, for plan and apply
 // alike: delete, or keep a CRD custom resources of which exist when the
-// step does not say deleteCRDs. reason counts them: why it is kept, or
-// what goes with it.
-func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *unstructured.Unstructured) (action report.Action, reason string, err error) {
+// step does not say deleteCRDs (reason says why). with is what a deleted
+// CRD takes with it ("its 2 Widget objects in 1 namespace").
+func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *unstructured.Unstructured) (action report.Action, reason, with string, err error) {
 	if !kube.IsCRD(live) {
-		return report.ActionDelete, "", nil
+		return report.ActionDelete, "", "", nil
 	}
 	usage, err := c.CRDUsageOf(ctx, live)
 	if err != nil || usage.Objects == 0 {
-		return report.ActionDelete, "", err
+		return report.ActionDelete, "", "", err
 	}
 	if d.DeleteCRDs {
-		return report.ActionDelete, "and its " + usage.String() + " (deleteCRDs: true)", nil
+		return report.ActionDelete, "deleteCRDs: true", "its " + usage.String(), nil
 	}
-	return report.ActionKeep, usage.String() + " exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", nil
+	return report.ActionKeep, usage.String() + " exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", "", nil
 }
 
 func keptDetail(kept []string) string {
