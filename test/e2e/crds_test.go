@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -182,5 +184,52 @@ func TestChartCustomResourceCheckedAgainstItsCRDs(t *testing.T) {
 	}
 	if _, err := dyn(t).Resource(crdGVR).Get(t.Context(), "locations.bad.e2e.khook.io", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the plan wrote the CRD: %v", err)
+	}
+}
+
+// The same check guards an apply step's CRD: a field removed that an
+// object carries is a warning in the plan; a stored version dropped is
+// refused by plan and apply, and the CRD keeps serving it.
+func TestApplyStepCRDChecked(t *testing.T) {
+	ns := namespace(t)
+	group := ns + ".apply.e2e.khook.io"
+	crdName := "widgets." + group
+	dropCRD(t, crdName)
+	crd := func(version, fields string) string {
+		return `{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: ` + crdName + `}, spec: {group: ` + group +
+			`, scope: Namespaced, names: {kind: Widget, plural: widgets}, versions: [{name: ` + version + `, served: true, storage: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {` + fields + `}}}}}}]}}`
+	}
+	specFile := func(docs ...string) string {
+		text := "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: crds}\nsteps:\n- name: crds\n  apply:\n    namespace: " + ns + "\n    manifests:\n"
+		for _, d := range docs {
+			text += "    - inline: '" + d + "'\n"
+		}
+		path := filepath.Join(t.TempDir(), "khook.yaml")
+		must(t, os.WriteFile(path, []byte(text), 0o644))
+		return path
+	}
+	widget := `{apiVersion: ` + group + `/v1alpha1, kind: Widget, metadata: {name: w}, spec: {color: red}}`
+	out := khook(t, invocation{Args: []string{"apply", "-f", specFile(crd("v1alpha1", "size: {type: string}, color: {type: string}"), widget), "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "crds", Status: report.StatusOK, Attempts: 1}})
+
+	p := planJSON(t, nil, specFile(crd("v1alpha1", "size: {type: string}")))
+	warned := false
+	for _, w := range p.Steps[0].Warnings {
+		warned = warned || strings.Contains(w.Message, "the update removes field spec.color, which 1 Widget object carry")
+	}
+	if !warned {
+		t.Errorf("plan warnings = %v, want the removed field spec.color", p.Steps[0].Warnings)
+	}
+
+	dropped := specFile(crd("v1", "size: {type: string}"))
+	const why = "the update drops version v1alpha1, which status.storedVersions lists, with 1 Widget object in 1 namespace stored"
+	plan := khook(t, invocation{Args: []string{"plan", "-f", dropped, "--detailed-exitcode"}})
+	if plan.Code != 1 || !strings.Contains(plan.Stdout+plan.Stderr, why) {
+		t.Errorf("plan: exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", plan.Code, why, plan.Stdout, plan.Stderr)
+	}
+	out = khook(t, invocation{Args: []string{"apply", "-f", dropped, "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "crds", Status: report.StatusFailed, Attempts: 1, Error: why}})
+	if _, err := dyn(t).Resource(schema.GroupVersionResource{Group: group, Version: "v1alpha1", Resource: "widgets"}).Namespace(ns).Get(t.Context(), "w", metav1.GetOptions{}); err != nil {
+		t.Errorf("Widget w through v1alpha1 after the refused apply: %v", err)
 	}
 }
