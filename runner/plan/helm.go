@@ -10,7 +10,6 @@ import (
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/helmstep"
@@ -92,9 +91,13 @@ func (pr *probe) helm(ctx context.Context) error {
 	pr.sayLookupsDenied(r.Chart())
 	if err != nil {
 		if kind, group, ok := noKindMatch(err); ok {
-			if !installed && chartDefines(r.Chart(), kind, group) {
-				// Install registers the chart's crds/ first, then renders.
+			if r.PlansKind(kind + "." + group) {
+				// The step applies the chart's crds/ first, then renders
+				// (its custom resources were checked against them).
 				pr.out.Action, pr.out.Reason = report.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
+				if installed {
+					pr.out.Action, pr.out.Reason = report.ActionUpgrade, fmt.Sprintf("%s: chart %s -> %s", from, chartVersion(last.Chart), target)
+				}
 				if err := pr.driftDiffs(ctx, r.CRDs, nil); err != nil {
 					return err
 				}
@@ -165,28 +168,6 @@ func noKindMatch(err error) (kind, group string, ok bool) {
 
 // noMatchText is meta.NoKindMatchError's sentence.
 var noMatchText = regexp.MustCompile(`no matches for kind "([^"]+)" in version "([^"]+)"`)
-
-// chartDefines reports whether the chart's crds/ (subcharts' included)
-// define the kind.
-func chartDefines(ch *chartv2.Chart, kind, group string) bool {
-	if ch == nil {
-		return false
-	}
-	for _, f := range ch.CRDObjects() {
-		objs, err := kube.DecodeManifests(f.File.Data)
-		if err != nil {
-			continue
-		}
-		for _, o := range objs {
-			k, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
-			g, _, _ := unstructured.NestedString(o.Object, "spec", "group")
-			if k == kind && g == group {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // renderDiff compares each object of the rendered release with the
 // cluster (the objects are listed with or without --diff); objects of the

@@ -75,6 +75,23 @@ func TestCRDsUpgradeWithTheChart(t *testing.T) {
 	if p = planJSON(t, nil, v2); p.Steps[0].Action != report.ActionUnchanged {
 		t.Errorf("converged plan: %s (%s)", p.Steps[0].Action, p.Steps[0].Reason)
 	}
+
+	// 3.0.0 brings a new kind in crds/ and a custom resource of it: the
+	// upgrade registers it first, so the plan says upgrade, not fail.
+	dropCRD(t, "gizmos.up.e2e.khook.io")
+	v3 := chartSpec(t, ns, "    chart: "+testdata("charts", "crdup-3")+"\n")
+	p = planJSON(t, nil, v3)
+	if p.Steps[0].Action != report.ActionUpgrade {
+		t.Errorf("plan of 3.0.0: %s (%s), want upgrade", p.Steps[0].Action, p.Steps[0].Reason)
+	}
+	if o := planObject(p, "CustomResourceDefinition", "gizmos.up.e2e.khook.io"); o == nil || o.Action != report.ActionCreate {
+		t.Errorf("plan of 3.0.0: CRD gizmos %+v, want create", o)
+	}
+	out = khook(t, invocation{Args: []string{"apply", "-f", v3, "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
+	if _, err := dyn(t).Resource(schema.GroupVersionResource{Group: "up.e2e.khook.io", Version: "v1", Resource: "gizmos"}).Namespace(ns).Get(t.Context(), "app", metav1.GetOptions{}); err != nil {
+		t.Errorf("Gizmo app after the upgrade: %v", err)
+	}
 }
 
 // A crds/ CRD update that drops the stored version v1alpha1 while a
