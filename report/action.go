@@ -20,13 +20,13 @@ const (
 	// ActionKeep: an object the step would otherwise delete is kept (a CRD
 	// custom resources still use, helm.sh/resource-policy: keep); Reason
 	// says why.
-	ActionKeep Action = "keep"
-	ActionUnknown   Action = "unknown"
-	ActionWait      Action = "wait"
-	ActionRestart   Action = "restart"
-	ActionRun       Action = "run"
-	ActionExcluded  Action = "excluded" // when: false
-	ActionPlanned   Action = "planned"  // offline: not assessed against a cluster
+	ActionKeep     Action = "keep"
+	ActionUnknown  Action = "unknown"
+	ActionWait     Action = "wait"
+	ActionRestart  Action = "restart"
+	ActionRun      Action = "run"
+	ActionExcluded Action = "excluded" // when: false
+	ActionPlanned  Action = "planned"  // offline: not assessed against a cluster
 	// ActionFail: apply would fail the step; Reason is apply's error.
 	ActionFail Action = "fail"
 )

@@ -11,10 +11,10 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/postrenderer"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -40,10 +40,10 @@ type Release struct {
 	// resources of them exist (crdGuard).
 	Kept []string
 
-	planned []*unstructured.Unstructured // the CRDs of CRDs, as sent
+	planned []*unstructured.Unstructured // the crds/ CRDs the dry run creates or changes, as sent
 	step    *spec.Step
-	sess *session
-	src  *chartSource
+	sess    *session
+	src     *chartSource
 }
 
 // Installed: the release has a revision that is not uninstalled.

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -85,6 +86,10 @@ func (pr *probe) apply(ctx context.Context) error {
 			}
 		}
 		action, diff, req, err := pr.applyOne(ctx, obj, m, a.ServerSide)
+		var refused *kube.CRDRefusedError
+		if errors.As(err, &refused) {
+			return pr.fail(err) // apply's own decision refuses it
+		}
 		if err != nil {
 			return err
 		}

@@ -240,9 +240,8 @@ func TestApplyStepCRDChecked(t *testing.T) {
 
 	dropped := specFile(crd("v1", "size: {type: string}"))
 	const why = "the update drops version v1alpha1, which status.storedVersions lists, with 1 Widget object in 1 namespace stored"
-	plan := khook(t, invocation{Args: []string{"plan", "-f", dropped, "--detailed-exitcode"}})
-	if plan.Code != 1 || !strings.Contains(plan.Stdout+plan.Stderr, why) {
-		t.Errorf("plan: exit %d, want 1 and %q\nstdout:\n%s\nstderr:\n%s", plan.Code, why, plan.Stdout, plan.Stderr)
+	if p := planJSON(t, nil, dropped); p.Steps[0].Action != report.ActionFail || !strings.Contains(p.Steps[0].Reason, why) {
+		t.Errorf("plan: %s (%s), want fail: %s", p.Steps[0].Action, p.Steps[0].Reason, why)
 	}
 	out = khook(t, invocation{Args: []string{"apply", "-f", dropped, "-o", "json"}})
 	expectSteps(t, out, []want{{Name: "crds", Status: report.StatusFailed, Attempts: 1, Error: why}})
