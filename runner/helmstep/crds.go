@@ -146,16 +146,47 @@ func (e *Executor) planCRDs(ctx context.Context, r *Release) error {
 }
 
 // plannedSchemas are the schemas a plan checks the release's custom
-// resources of r.planned's kinds against; nil when it plans no CRD.
+// resources of the planned CRDs' kinds against (the release's own, then
+// earlier steps'); nil when it plans no CRD.
 func (r *Release) plannedSchemas() *kube.Schemas {
-	if len(r.planned) == 0 {
+	crds := append(append([]*unstructured.Unstructured(nil), r.earlier...), r.planned...)
+	if len(crds) == 0 {
 		return nil
 	}
 	s, err := kube.BuiltinSchemas()
 	if err != nil {
 		return nil
 	}
-	return s.WithCRDs(r.planned)
+	return s.WithCRDs(crds) // a later CRD of a kind replaces an earlier one
+}
+
+// ChecksKind says the plan checks the kind's objects against a CRD it
+// applies first: the release's crds/ (PlansKind) or an earlier step's.
+func (r *Release) ChecksKind(gk string) bool {
+	if r.PlansKind(gk) {
+		return true
+	}
+	for _, crd := range r.earlier {
+		if crdGroupKind(crd) == gk {
+			return true
+		}
+	}
+	return false
+}
+
+// changedCRDs are the CRDs among crds that exist and that applying would
+// change (kube.Holds, without asking the server): a CRD the cluster holds
+// as written is checked by the server's dry run as before.
+func (e *Executor) changedCRDs(ctx context.Context, crds []*unstructured.Unstructured) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, crd := range crds {
+		live, _, err := e.clients.Live(ctx, kube.CRDMapping, "", crd.GetName())
+		if err != nil || live == nil || kube.Holds(kube.CRDMapping, live, crd, kube.ChangeOptions{}) {
+			continue
+		}
+		out = append(out, crd)
+	}
+	return out
 }
 
 // PlansKind says a crds/ CRD the dry run plans to create or change
@@ -180,7 +211,7 @@ func crdGroupKind(crd *unstructured.Unstructured) string {
 // ok is false for any other object.
 func (r *Release) checkPlanned(obj *unstructured.Unstructured, name string) (fe *kube.FieldError, ok bool) {
 	gvk := obj.GroupVersionKind()
-	if !r.PlansKind(gvk.Kind + "." + gvk.Group) {
+	if !r.ChecksKind(gvk.Kind + "." + gvk.Group) {
 		return nil, false
 	}
 	s := r.plannedSchemas()

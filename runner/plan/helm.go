@@ -87,7 +87,7 @@ func (pr *probe) helm(ctx context.Context) error {
 		return pr.driftDiffs(ctx, diffs, nil)
 	}
 
-	res, err := pr.Helm.DryRun(ctx, r, helmstep.DryRunOptions{APIVersions: pr.producers.apiVersionsBefore(pr.spec, st), Lookup: pr.lookupConfig})
+	res, err := pr.Helm.DryRun(ctx, r, helmstep.DryRunOptions{APIVersions: pr.producers.apiVersionsBefore(pr.spec, st), CRDs: pr.producers.crdsBefore(pr.spec, st), Lookup: pr.lookupConfig})
 	pr.sayLookupsDenied(r.Chart())
 	if err != nil {
 		if kind, group, ok := noKindMatch(err); ok {
@@ -173,7 +173,7 @@ var noMatchText = regexp.MustCompile(`no matches for kind "([^"]+)" in version "
 // cluster (the objects are listed with or without --diff); objects of the
 // last revision that the new one drops are deletes.
 func (pr *probe) renderDiff(ctx context.Context, manifest string, r *helmstep.Release) error {
-	diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: manifest, Ignore: pr.changeOptions(), Planned: r.PlansKind})
+	diffs, err := helmstep.Drift(ctx, pr.Clients, helmstep.DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: manifest, Ignore: pr.changeOptions(), Planned: r.ChecksKind})
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return err

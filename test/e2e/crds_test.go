@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,4 +249,51 @@ func TestApplyStepCRDChecked(t *testing.T) {
 	if _, err := dyn(t).Resource(schema.GroupVersionResource{Group: group, Version: "v1alpha1", Resource: "widgets"}).Namespace(ns).Get(t.Context(), "w", metav1.GetOptions{}); err != nil {
 		t.Errorf("Widget w through v1alpha1 after the refused apply: %v", err)
 	}
+}
+
+// A helm step's custom resource is checked against the CRD an earlier
+// apply step of the same plan applies, not the one live: the field that
+// CRD adds plans clean, a field it lacks plans fail, named.
+func TestCustomResourceCheckedAgainstAnEarlierStepsCRD(t *testing.T) {
+	ns := namespace(t)
+	group := ns + ".use.e2e.khook.io"
+	crdName := "widgets." + group
+	dropCRD(t, crdName)
+	crd := func(fields string) string {
+		return `{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: ` + crdName + `}, spec: {group: ` + group +
+			`, scope: Namespaced, names: {kind: Widget, plural: widgets}, versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {` + fields + `}}}}}}]}}`
+	}
+	specFile := func(crd, field string) string {
+		text := "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: crds}\nsteps:\n- name: crds\n  apply:\n    manifests:\n    - inline: '" + crd + "'\n"
+		if field != "" {
+			text += "- name: app\n  needs: [crds]\n  helm:\n    namespace: " + ns + "\n    chart: " + testdata("charts", "crduse") + "\n    values: {group: " + group + ", field: " + field + "}\n"
+		}
+		path := filepath.Join(t.TempDir(), "khook.yaml")
+		must(t, os.WriteFile(path, []byte(text), 0o644))
+		return path
+	}
+	out := khook(t, invocation{Args: []string{"apply", "-f", specFile(crd("size: {type: string}"), ""), "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "crds", Status: report.StatusOK, Attempts: 1}})
+
+	next := crd("size: {type: string}, color: {type: string}")
+	if p := planAll(t, specFile(next, "shade")); p.Steps[1].Action != report.ActionFail || !strings.Contains(p.Steps[1].Reason, "spec.shade") {
+		t.Errorf("plan with spec.shade: %s (%s), want fail naming spec.shade", p.Steps[1].Action, p.Steps[1].Reason)
+	}
+	file := specFile(next, "color")
+	if p := planAll(t, file); p.Steps[1].Action != report.ActionInstall {
+		t.Errorf("plan with spec.color: %s (%s), want install", p.Steps[1].Action, p.Steps[1].Reason)
+	}
+	out = khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "crds", Status: report.StatusOK, Attempts: 1}, {Name: "app", Status: report.StatusOK, Attempts: 1}})
+}
+
+// planAll is `plan -o json` of a spec of any number of steps.
+func planAll(t *testing.T, file string) report.Plan {
+	t.Helper()
+	out := khook(t, invocation{Args: []string{"plan", "-f", file, "-o", "json"}})
+	var p report.Plan
+	if err := json.Unmarshal([]byte(out.Stdout), &p); err != nil {
+		t.Fatalf("plan: %v (exit %d)\nstdout:\n%s\nstderr:\n%s", err, out.Code, out.Stdout, out.Stderr)
+	}
+	return p
 }
