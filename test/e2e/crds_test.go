@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/khook/khook/report"
@@ -34,6 +36,21 @@ func dropCRD(t *testing.T, name string) {
 	t.Cleanup(func() {
 		_ = dyn(t).Resource(crdGVR).Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
+}
+
+// createServed creates a custom resource of a CRD Helm just created (the
+// release does not wait for it): the API server serves the kind moments
+// after, which the create awaits.
+func createServed(t *testing.T, ri dynamic.ResourceInterface, obj *unstructured.Unstructured) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := ri.Create(ctx, obj, metav1.CreateOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil // not served yet
+		}
+		return err == nil, err
+	})
+	must(t, err)
 }
 
 func planObject(p report.Plan, kind, name string) *report.ObjectPlan {
@@ -136,9 +153,8 @@ func TestTemplatedCRDWithDataIsKept(t *testing.T) {
 	out := khook(t, invocation{Args: []string{"apply", "-f", on, "-o", "json"}})
 	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
 	things := dyn(t).Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "things"}).Namespace(ns)
-	_, err := things.Create(t.Context(), &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": group + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "precious"}, "data": "keep me"}}, metav1.CreateOptions{})
-	must(t, err)
+	createServed(t, things, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": group + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "precious"}, "data": "keep me"}})
 
 	off := chartSpec(t, ns, chart+"    values: {group: "+group+", crd: false, keepme: false}\n")
 	p := planJSON(t, nil, off)
@@ -173,9 +189,8 @@ func TestTemplatedCRDWithDataIsKept(t *testing.T) {
 	out = khook(t, invocation{Args: []string{"apply", "-f", on2, "-o", "json"}})
 	expectSteps(t, out, []want{{Name: "app", Status: report.StatusOK, Attempts: 1}})
 	things2 := dyn(t).Resource(schema.GroupVersionResource{Group: group2, Version: "v1", Resource: "things"}).Namespace(ns2)
-	_, err = things2.Create(t.Context(), &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": group2 + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "doomed"}}}, metav1.CreateOptions{})
-	must(t, err)
+	createServed(t, things2, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": group2 + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "doomed"}}})
 	off2 := chartSpec(t, ns2, chart+"    deleteCRDs: true\n    values: {group: "+group2+", crd: false, keepme: false}\n")
 	p = planJSON(t, nil, off2)
 	o = planObject(p, "CustomResourceDefinition", crd2)
