@@ -179,6 +179,9 @@ type ObjectPlan struct {
 	Name      string `json:"name"`
 	// Reason says why: what a prune deletes, or keeps.
 	Reason string `json:"reason,omitempty"`
+	// With is what a deleted CRD takes with it ("its 2 Widget objects in
+	// 1 namespace"): the plan's verdict and annotations say it.
+	With string `json:"with,omitempty"`
 	// Desired and Live are digests (digest.go) of the object as it would be
 	// sent and as it was read when the action was predicted ("" for none).
 	Desired string `json:"desired,omitempty"`

@@ -97,7 +97,26 @@ func PlanVerdict(p *Plan, drift bool) Verdict {
 	case drift:
 		return Verdict{ToneWarning, fmt.Sprintf("Drift detected: %d %s the spec.", changed, Plural(changed, "step no longer matches", "steps no longer match"))}
 	}
-	return Verdict{ToneNote, fmt.Sprintf("%d %s would change the cluster.", changed, Plural(changed, "step", "steps"))}
+	v := Verdict{ToneNote, fmt.Sprintf("%d %s would change the cluster.", changed, Plural(changed, "step", "steps"))}
+	if gone := DataDeletions(p); len(gone) > 0 {
+		v.Tone, v.Text = ToneWarning, v.Text+" It deletes "+strings.Join(gone, ", ")+"."
+	}
+	return v
+}
+
+// DataDeletions names each CRD the plan deletes with custom resources of
+// it (an explicit deleteCRDs or prune: {crds: true}): "CRD
+// widgets.example.com and its 2 Widget objects in 1 namespace".
+func DataDeletions(p *Plan) []string {
+	var out []string
+	for _, s := range p.Steps {
+		for _, o := range s.Objects {
+			if o.Action == ActionDelete && o.With != "" {
+				out = append(out, "CRD "+o.Name+" and "+o.With)
+			}
+		}
+	}
+	return out
 }
 
 // ResultsVerdict is the one-line verdict of apply or destroy.

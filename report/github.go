@@ -96,5 +96,13 @@ func PlanAnnotations(p *model.Plan, drift bool) []Annotation {
 				Title: fmt.Sprintf("khook drift: step %s would %s", s.Name, s.Action), Message: msg})
 		}
 	}
+	for _, s := range p.Steps {
+		for _, o := range s.Objects {
+			if o.Action == model.ActionDelete && o.With != "" {
+				out = append(out, Annotation{Level: AnnotationWarning, Pos: s.Pos,
+					Title: "khook plan: step " + s.Name + " deletes CRD " + o.Name + " and " + o.With, Message: o.Reason})
+			}
+		}
+	}
 	return append(out, WarningAnnotations(model.PlanWarnings(p))...)
 }

@@ -91,6 +91,9 @@ func writeObjects(b *bytes.Buffer, indent string, objs []model.ObjectPlan) {
 			ref = o.Namespace + "/" + o.Name
 		}
 		fmt.Fprintf(b, "%s%-*s  %s %s", indent, width, o.Action, o.Kind, ref)
+		if o.With != "" {
+			fmt.Fprintf(b, " and %s", o.With)
+		}
 		if o.Reason != "" {
 			fmt.Fprintf(b, " (%s)", o.Reason)
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/khook/khook/model"
@@ -74,5 +75,29 @@ func TestTotalsLine(t *testing.T) {
 		if got := model.TotalsLine(tc.plan); got != tc.want {
 			t.Errorf("TotalsLine = %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// A CRD deleted with its custom resources is in the verdict and a warning
+// annotation, not only in the step's objects; a kept one counts as keep.
+func TestPlanSaysWhatACRDDeletionTakes(t *testing.T) {
+	p := &model.Plan{Steps: []model.PlanStep{{Name: "operator", Action: model.ActionUpgrade, Objects: []model.ObjectPlan{
+		{Action: model.ActionDelete, Kind: "CustomResourceDefinition", Name: "widgets.example.com", Reason: "deleteCRDs: true", With: "its 2 Widget objects in 1 namespace"},
+	}}, {Name: "other", Action: model.ActionKeep}}}
+	v := model.PlanVerdict(p, false)
+	if want := "1 step would change the cluster. It deletes CRD widgets.example.com and its 2 Widget objects in 1 namespace."; v.Text != want || v.Tone != model.ToneWarning {
+		t.Errorf("verdict = %q (tone %d), want %q as a warning", v.Text, v.Tone, want)
+	}
+	found := false
+	for _, a := range PlanAnnotations(p, false) {
+		if a.Level == AnnotationWarning && strings.Contains(a.Title, "deletes CRD widgets.example.com and its 2 Widget objects") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no annotation names the CRD deletion: %+v", PlanAnnotations(p, false))
+	}
+	if got := model.TotalsLine(p); !strings.Contains(got, "1 to keep") {
+		t.Errorf("totals = %q, want 1 to keep", got)
 	}
 }

@@ -37,6 +37,10 @@ type PlanInput struct {
 	// namespace: a chart that writes into a missing one no step creates
 	// would fail.
 	CreatesNamespace func(ns string) bool
+	// CRDs are the CRDs the steps this one needs apply (local manifests):
+	// a chart's custom resources are checked against them where they change
+	// what the cluster holds, not against the CRDs live.
+	CRDs []*unstructured.Unstructured
 }
 
 // Prediction is what an executor's Plan says Execute would do.
@@ -73,6 +77,9 @@ type PlannedObject struct {
 	// Reason says why, where the object's action needs it: what a delete
 	// takes with it, or why it is kept.
 	Reason string
+	// With is what a deleted CRD takes with it ("its 2 Widget objects in
+	// 1 namespace"): the plan's verdict and annotations say it.
+	With string
 	// Desired is the object as the server answered the dry run (or as
 	// sent, when it could not be dry-run: its namespace or kind comes with
 	// the same step); nil for a delete.

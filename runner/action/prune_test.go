@@ -319,7 +319,10 @@ func TestPruneKeepsCRDWithData(t *testing.T) {
 		t.Errorf("plan = %q, want %q", got, want)
 	}
 	p = w.plan(w.spec(step("  prune: {crds: true}\n")))
-	if got := pruned(p)["things."+group]; !strings.HasPrefix(got, "delete: ") || !strings.HasSuffix(got, "; deletes it and its 1 Thing object in 1 namespace") {
-		t.Errorf("plan with prune: {crds: true} = %q, want the deletion with its custom resource", got)
+	if got := pruned(p)["things."+group]; !strings.HasPrefix(got, "delete: ") {
+		t.Errorf("plan with prune: {crds: true} = %q, want the deletion", got)
+	}
+	if gone := model.DataDeletions(p); len(gone) != 1 || gone[0] != "CRD things."+group+" and its 1 Thing object in 1 namespace" {
+		t.Errorf("plan with prune: {crds: true}: data deletions %q, want the CRD with its custom resource", gone)
 	}
 }

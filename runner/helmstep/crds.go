@@ -146,16 +146,47 @@ func (e *Executor) planCRDs(ctx context.Context, r *Release) error {
 }
 
 // plannedSchemas are the schemas a plan checks the release's custom
-// resources of r.planned's kinds against; nil when it plans no CRD.
+// resources of the planned CRDs' kinds against (the release's own, then
+// earlier steps'); nil when it plans no CRD.
 func (r *Release) plannedSchemas() *kube.Schemas {
-	if len(r.planned) == 0 {
+	crds := append(append([]*unstructured.Unstructured(nil), r.earlier...), r.planned...)
+	if len(crds) == 0 {
 		return nil
 	}
 	s, err := kube.BuiltinSchemas()
 	if err != nil {
 		return nil
 	}
-	return s.WithCRDs(r.planned)
+	return s.WithCRDs(crds) // a later CRD of a kind replaces an earlier one
+}
+
+// ChecksKind says the plan checks the kind's objects against a CRD it
+// applies first: the release's crds/ (PlansKind) or an earlier step's.
+func (r *Release) ChecksKind(gk string) bool {
+	if r.PlansKind(gk) {
+		return true
+	}
+	for _, crd := range r.earlier {
+		if crdGroupKind(crd) == gk {
+			return true
+		}
+	}
+	return false
+}
+
+// changedCRDs are the CRDs among crds that exist and that applying would
+// change (kube.Holds, without asking the server): a CRD the cluster holds
+// as written is checked by the server's dry run as before.
+func (e *Executor) changedCRDs(ctx context.Context, crds []*unstructured.Unstructured) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, crd := range crds {
+		live, _, err := e.clients.Live(ctx, kube.CRDMapping, "", crd.GetName())
+		if err != nil || live == nil || kube.Holds(kube.CRDMapping, live, crd, kube.ChangeOptions{}) {
+			continue
+		}
+		out = append(out, crd)
+	}
+	return out
 }
 
 // PlansKind says a crds/ CRD the dry run plans to create or change
@@ -180,7 +211,7 @@ func crdGroupKind(crd *unstructured.Unstructured) string {
 // ok is false for any other object.
 func (r *Release) checkPlanned(obj *unstructured.Unstructured, name string) (fe *kube.FieldError, ok bool) {
 	gvk := obj.GroupVersionKind()
-	if !r.PlansKind(gvk.Kind + "." + gvk.Group) {
+	if !r.ChecksKind(gvk.Kind + "." + gvk.Group) {
 		return nil, false
 	}
 	s := r.plannedSchemas()
@@ -335,11 +366,12 @@ func keeps(obj *unstructured.Unstructured) bool {
 // longer renders, and what the upgrade does to it: delete, or keep (with
 // the reason) when it says helm.sh/resource-policy: keep, or when it is a
 // CRD custom resources of which exist and the step does not say
-// deleteCRDs. A CRD deleted with its custom resources says so in Reason.
+// deleteCRDs. A CRD deleted with its custom resources says so in With.
 type Dropped struct {
 	Object *unstructured.Unstructured
 	Action model.Action
 	Reason string
+	With   string // what a deleted CRD takes with it: "its 2 Widget objects"
 }
 
 // DroppedObjects is what an upgrade of r to newManifest does to the
@@ -375,7 +407,7 @@ func DroppedObjects(ctx context.Context, c *kube.Clients, r *Release, newManifes
 			switch {
 			case usage.Objects == 0:
 			case r.step.Helm.DeleteCRDs:
-				d.Reason = fmt.Sprintf("and its %s (deleteCRDs: true)", usage)
+				d.Reason, d.With = "deleteCRDs: true", "its "+usage.String()
 			default:
 				d.Action, d.Reason = model.ActionKeep, fmt.Sprintf("%s exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", usage)
 			}

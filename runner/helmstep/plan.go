@@ -99,12 +99,16 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		return p, nil
 	}
 
-	res, err := e.DryRun(ctx, r, DryRunOptions{APIVersions: in.APIVersions, Lookup: in.Lookup})
+	res, err := e.DryRun(ctx, r, DryRunOptions{APIVersions: in.APIVersions, CRDs: in.CRDs, Lookup: in.Lookup})
 	if err != nil {
 		if kind, group, ok := noKindMatch(err); ok {
-			if !installed && chartDefines(r.Chart(), kind, group) {
-				// Install registers the chart's crds/ first, then renders.
+			if r.PlansKind(kind + "." + group) {
+				// The step applies the chart's crds/ first, then renders
+				// (its custom resources were checked against them).
 				p.Action, p.Reason = model.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
+				if installed {
+					p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: chart %s -> %s", from, chartVersion(last.Chart), target)
+				}
 				p.Objects = plannedDiffs(r.CRDs, nil)
 				p.DiffNote = fmt.Sprintf("kind %s comes with the chart's crds/: the release is rendered once they are installed", runner.Qualified(kind, group))
 				return p, nil
@@ -143,7 +147,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	// Each rendered object against the cluster (with or without --diff):
 	// the server's dry run of each is what the upgrade sends, so what it
 	// refuses fails the step, as it fails the upgrade.
-	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: ignore, OnImmutable: st.OnImmutable, Planned: r.PlansKind})
+	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: ignore, OnImmutable: st.OnImmutable, Planned: r.ChecksKind})
 	if err != nil {
 		var refused *kube.RefusedError
 		if errors.As(err, &refused) {
@@ -174,8 +178,8 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		case d.Action == model.ActionKeep:
 			p.Reason += fmt.Sprintf("; keeps CRD %s: %s", d.Object.GetName(), d.Reason)
 			kube.Warn(ctx, kube.ObjectName(d.Object), "the chart no longer renders it and the upgrade keeps it: "+d.Reason)
-		default:
-			p.Reason += fmt.Sprintf("; deletes CRD %s %s", d.Object.GetName(), d.Reason)
+		case d.With != "":
+			p.Reason += fmt.Sprintf("; deletes CRD %s and %s (%s)", d.Object.GetName(), d.With, d.Reason)
 		}
 	}
 	p.Objects = plannedDiffs(append(r.CRDs, diffs...), removed)
@@ -225,7 +229,7 @@ func plannedDiffs(diffs []ObjectDiff, removed []Dropped) []runner.PlannedObject 
 	}
 	for _, d := range removed {
 		obj := d.Object
-		out = append(out, runner.PlannedObject{Action: d.Action, Reason: d.Reason, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(), Live: obj})
+		out = append(out, runner.PlannedObject{Action: d.Action, Reason: d.Reason, With: d.With, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(), Live: obj})
 	}
 	return out
 }
@@ -251,26 +255,6 @@ func noKindMatch(err error) (kind, group string, ok bool) {
 
 // noMatchText is meta.NoKindMatchError's sentence.
 var noMatchText = regexp.MustCompile(`no matches for kind "([^"]+)" in version "([^"]+)"`)
-
-// chartDefines reports whether the chart's crds/ (subcharts' included)
-// define the kind.
-func chartDefines(ch *chartv2.Chart, kind, group string) bool {
-	if ch == nil {
-		return false
-	}
-	for _, f := range ch.CRDObjects() {
-		objs, err := kube.DecodeManifests(f.File.Data)
-		if err != nil {
-			continue
-		}
-		for _, o := range objs {
-			if k, g, _ := kube.CRDNames(o); k == kind && g == group {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 func chartVersion(ch *chartv2.Chart) string {
 	if ch != nil && ch.Metadata != nil {

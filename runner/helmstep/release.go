@@ -43,7 +43,8 @@ type Release struct {
 	// resources of them exist (crdGuard).
 	Kept []string
 
-	planned []*unstructured.Unstructured // the CRDs of CRDs, as sent
+	planned []*unstructured.Unstructured // the crds/ CRDs the dry run creates or changes, as sent
+	earlier []*unstructured.Unstructured // CRDs earlier steps change (DryRunOptions.CRDs)
 	step    *spec.Step
 	sess    *session
 	src     *chartSource
@@ -120,6 +121,10 @@ type DryRunOptions struct {
 	// APIVersions are served by the time the step runs: the CRDs earlier
 	// steps of the plan create ("group/version" and "group/version/Kind").
 	APIVersions []string
+	// CRDs are the CRDs earlier steps of the plan apply: the release's
+	// custom resources of their kinds are checked against them where they
+	// change what the cluster holds, not against the CRDs live.
+	CRDs []*unstructured.Unstructured
 	// Lookup, when set, gives the REST config the chart's templates read
 	// the cluster through (lookup), from the session's own: the plan's
 	// lookup-secrets policy. Release storage keeps the session's.
@@ -147,6 +152,7 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (
 	if err := e.planCRDs(ctx, r); err != nil {
 		return nil, e.redactor.Error(e.failure(r, err))
 	}
+	r.earlier = e.changedCRDs(ctx, opts.CRDs)
 	res, err := e.run(ctx, r, action.DryRunServer)
 	if err != nil && len(r.planned) > 0 && isNoKindMatch(err) {
 		if ferr := e.checkUnserved(ctx, r, caps); ferr != nil {

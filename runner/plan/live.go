@@ -128,7 +128,7 @@ type probe struct {
 
 func (pr *probe) run(ctx context.Context) error {
 	st := pr.step
-	in := runner.PlanInput{APIVersions: pr.producers.apiVersionsBefore(pr.spec, st), Lookup: pr.lookupConfig, Produced: pr.producers.registers, CreatesNamespace: pr.producers.createsNamespace}
+	in := runner.PlanInput{APIVersions: pr.producers.apiVersionsBefore(pr.spec, st), Lookup: pr.lookupConfig, Produced: pr.producers.registers, CreatesNamespace: pr.producers.createsNamespace, CRDs: pr.producers.crdsBefore(pr.spec, st)}
 	pred, err := pr.Executors.Plan(ctx, st, in)
 	pr.releaseDigest(pred.Release)
 	if pred.Release != nil {
@@ -185,7 +185,7 @@ func (pr *probe) predicted(p runner.Prediction) error {
 	pr.out.Action, pr.out.Reason = p.Action, p.Reason
 	var parts []string
 	for _, o := range p.Objects {
-		op := pr.digested(model.ObjectPlan{Action: o.Action, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Reason: o.Reason}, o.Desired, o.Live)
+		op := pr.digested(model.ObjectPlan{Action: o.Action, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Reason: o.Reason, With: o.With}, o.Desired, o.Live)
 		if o.LiveDigest != nil && pr.Digest != nil {
 			op.Live = pr.Digest.Sum("release", o.LiveDigest)
 		}

@@ -22,13 +22,15 @@ type producers struct {
 	// apiVersions are the API versions the CRDs of each step serve
 	// ("group/version" and "group/version/Kind", as Helm's capabilities).
 	apiVersions map[string][]string
+	// crds are the CRDs each apply step applies (local manifests).
+	crds map[string][]*unstructured.Unstructured
 }
 
 // objectKey names an object by lower-case kind, namespace and name.
 var objectKey = runner.ObjectKey
 
 func producersOf(s *spec.Spec) *producers {
-	p := &producers{namespaces: map[string]string{}, kinds: map[string]string{}, objects: map[string]string{}, apiVersions: map[string][]string{}}
+	p := &producers{namespaces: map[string]string{}, kinds: map[string]string{}, objects: map[string]string{}, apiVersions: map[string][]string{}, crds: map[string][]*unstructured.Unstructured{}}
 	add := func(m map[string]string, key, step string) {
 		if _, ok := m[key]; !ok && key != "" {
 			m[key] = step
@@ -63,6 +65,7 @@ func producersOf(s *spec.Spec) *producers {
 						add(p.kinds, strings.ToLower(k), st.Name)
 					}
 					p.apiVersions[st.Name] = append(p.apiVersions[st.Name], crdAPIVersions(obj, group, kind)...)
+					p.crds[st.Name] = append(p.crds[st.Name], obj)
 				}
 			}
 		}
@@ -90,6 +93,25 @@ func crdAPIVersions(crd *unstructured.Unstructured, group, kind string) []string
 // after (its needs, transitively) serve by the time st runs.
 func (p *producers) apiVersionsBefore(s *spec.Spec, st *spec.Step) []string {
 	var out []string
+	for _, n := range needed(s, st) {
+		out = append(out, p.apiVersions[n]...)
+	}
+	return out
+}
+
+// crdsBefore are the CRDs the steps st needs (transitively) apply: a
+// helm step's custom resources are checked against them (#36).
+func (p *producers) crdsBefore(s *spec.Spec, st *spec.Step) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, n := range needed(s, st) {
+		out = append(out, p.crds[n]...)
+	}
+	return out
+}
+
+// needed are the steps st needs, transitively, nearest first.
+func needed(s *spec.Spec, st *spec.Step) []string {
+	var out []string
 	seen := map[string]bool{}
 	var walk func(*spec.Step)
 	walk = func(x *spec.Step) {
@@ -98,7 +120,7 @@ func (p *producers) apiVersionsBefore(s *spec.Spec, st *spec.Step) []string {
 				continue
 			}
 			seen[n] = true
-			out = append(out, p.apiVersions[n]...)
+			out = append(out, n)
 			if dep := s.Step(n); dep != nil {
 				walk(dep)
 			}

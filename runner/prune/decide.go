@@ -66,8 +66,6 @@ func (d Decision) Reason() string {
 	switch {
 	case d.Action == model.ActionNoop || d.Action == model.ActionKeep:
 		return "kept: " + d.Kept
-	case d.With != "":
-		return d.Why() + "; deletes it and " + d.With
 	}
 	return d.Why()
 }

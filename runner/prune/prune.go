@@ -55,7 +55,7 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 				continue // already gone
 			}
 			it := d.Item
-			ps.Objects = append(ps.Objects, model.ObjectPlan{Action: d.Action, Kind: it.Kind, Namespace: it.Namespace, Name: it.Name, Reason: d.Reason()})
+			ps.Objects = append(ps.Objects, model.ObjectPlan{Action: d.Action, Kind: it.Kind, Namespace: it.Namespace, Name: it.Name, Reason: d.Reason(), With: d.With})
 			if rank[d.Action] > rank[ps.Action] {
 				ps.Action = d.Action
 			}

@@ -140,11 +140,11 @@ func (x *DeleteExecutor) deleteOne(ctx context.Context, d *spec.Delete, m *meta.
 	if err != nil {
 		return nil, runner.PlannedObject{}, fmt.Errorf("cannot read %s: %w", describe(m, ns, name), c.Explain(err))
 	}
-	action, reason, err := DeleteDecision(ctx, c, d, live)
+	action, reason, with, err := DeleteDecision(ctx, c, d, live)
 	if err != nil {
 		return nil, runner.PlannedObject{}, err
 	}
-	po := runner.PlannedObject{Action: action, Reason: reason, Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName(), Live: live}
+	po := runner.PlannedObject{Action: action, Reason: reason, With: with, Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName(), Live: live}
 	if action == model.ActionKeep {
 		kube.Warn(ctx, kube.ObjectName(live), "kept: "+reason)
 		return nil, po, nil
@@ -155,20 +155,20 @@ func (x *DeleteExecutor) deleteOne(ctx context.Context, d *spec.Delete, m *meta.
 
 // DeleteDecision is what a delete step does to live, for plan and apply
 // alike: delete, or keep a CRD custom resources of which exist when the
-// step does not say deleteCRDs. reason counts them: why it is kept, or
-// what goes with it.
-func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *unstructured.Unstructured) (action model.Action, reason string, err error) {
+// step does not say deleteCRDs (reason says why). with is what a deleted
+// CRD takes with it ("its 2 Widget objects in 1 namespace").
+func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *unstructured.Unstructured) (action model.Action, reason, with string, err error) {
 	if !kube.IsCRD(live) {
-		return model.ActionDelete, "", nil
+		return model.ActionDelete, "", "", nil
 	}
 	usage, err := c.CRDUsageOf(ctx, live)
 	if err != nil || usage.Objects == 0 {
-		return model.ActionDelete, "", err
+		return model.ActionDelete, "", "", err
 	}
 	if d.DeleteCRDs {
-		return model.ActionDelete, "and its " + usage.String() + " (deleteCRDs: true)", nil
+		return model.ActionDelete, "deleteCRDs: true", "its " + usage.String(), nil
 	}
-	return model.ActionKeep, usage.String() + " exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", nil
+	return model.ActionKeep, usage.String() + " exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", "", nil
 }
 
 func keptDetail(kept []string) string {
@@ -365,8 +365,8 @@ func DeletePrediction(gone []runner.PlannedObject) runner.Prediction {
 		}
 		deleted++
 		p.Action = model.ActionDelete
-		if o.Reason != "" {
-			with = append(with, "CRD "+o.Name+" "+o.Reason)
+		if o.With != "" {
+			with = append(with, "CRD "+o.Name+" and "+o.With)
 		}
 	}
 	p.Reason = fmt.Sprintf("%s to delete", plural(deleted, "object", "objects"))

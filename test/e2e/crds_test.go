@@ -2,13 +2,18 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/khook/khook/model"
@@ -31,6 +36,21 @@ func dropCRD(t *testing.T, name string) {
 	t.Cleanup(func() {
 		_ = dyn(t).Resource(crdGVR).Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
+}
+
+// createServed creates a custom resource of a CRD Helm just created (the
+// release does not wait for it): the API server serves the kind moments
+// after, which the create awaits.
+func createServed(t *testing.T, ri dynamic.ResourceInterface, obj *unstructured.Unstructured) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := ri.Create(ctx, obj, metav1.CreateOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil // not served yet
+		}
+		return err == nil, err
+	})
+	must(t, err)
 }
 
 func planObject(p model.Plan, kind, name string) *model.ObjectPlan {
@@ -72,6 +92,23 @@ func TestCRDsUpgradeWithTheChart(t *testing.T) {
 	}
 	if p = planJSON(t, nil, v2); p.Steps[0].Action != model.ActionUnchanged {
 		t.Errorf("converged plan: %s (%s)", p.Steps[0].Action, p.Steps[0].Reason)
+	}
+
+	// 3.0.0 brings a new kind in crds/ and a custom resource of it: the
+	// upgrade registers it first, so the plan says upgrade, not fail.
+	dropCRD(t, "gizmos.up.e2e.khook.io")
+	v3 := chartSpec(t, ns, "    chart: "+testdata("charts", "crdup-3")+"\n")
+	p = planJSON(t, nil, v3)
+	if p.Steps[0].Action != model.ActionUpgrade {
+		t.Errorf("plan of 3.0.0: %s (%s), want upgrade", p.Steps[0].Action, p.Steps[0].Reason)
+	}
+	if o := planObject(p, "CustomResourceDefinition", "gizmos.up.e2e.khook.io"); o == nil || o.Action != model.ActionCreate {
+		t.Errorf("plan of 3.0.0: CRD gizmos %+v, want create", o)
+	}
+	out = khook(t, invocation{Args: []string{"apply", "-f", v3, "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
+	if _, err := dyn(t).Resource(schema.GroupVersionResource{Group: "up.e2e.khook.io", Version: "v1", Resource: "gizmos"}).Namespace(ns).Get(t.Context(), "app", metav1.GetOptions{}); err != nil {
+		t.Errorf("Gizmo app after the upgrade: %v", err)
 	}
 }
 
@@ -116,9 +153,8 @@ func TestTemplatedCRDWithDataIsKept(t *testing.T) {
 	out := khook(t, invocation{Args: []string{"apply", "-f", on, "-o", "json"}})
 	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	things := dyn(t).Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "things"}).Namespace(ns)
-	_, err := things.Create(t.Context(), &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": group + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "precious"}, "data": "keep me"}}, metav1.CreateOptions{})
-	must(t, err)
+	createServed(t, things, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": group + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "precious"}, "data": "keep me"}})
 
 	off := chartSpec(t, ns, chart+"    values: {group: "+group+", crd: false, keepme: false}\n")
 	p := planJSON(t, nil, off)
@@ -153,9 +189,8 @@ func TestTemplatedCRDWithDataIsKept(t *testing.T) {
 	out = khook(t, invocation{Args: []string{"apply", "-f", on2, "-o", "json"}})
 	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	things2 := dyn(t).Resource(schema.GroupVersionResource{Group: group2, Version: "v1", Resource: "things"}).Namespace(ns2)
-	_, err = things2.Create(t.Context(), &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": group2 + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "doomed"}}}, metav1.CreateOptions{})
-	must(t, err)
+	createServed(t, things2, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": group2 + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "doomed"}}})
 	off2 := chartSpec(t, ns2, chart+"    deleteCRDs: true\n    values: {group: "+group2+", crd: false, keepme: false}\n")
 	p = planJSON(t, nil, off2)
 	o = planObject(p, "CustomResourceDefinition", crd2)
@@ -183,4 +218,97 @@ func TestChartCustomResourceCheckedAgainstItsCRDs(t *testing.T) {
 	if _, err := dyn(t).Resource(crdGVR).Get(t.Context(), "locations.bad.e2e.khook.io", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the plan wrote the CRD: %v", err)
 	}
+}
+
+// The same check guards an apply step's CRD: a field removed that an
+// object carries is a warning in the plan; a stored version dropped is
+// refused by plan and apply, and the CRD keeps serving it.
+func TestApplyStepCRDChecked(t *testing.T) {
+	ns := namespace(t)
+	group := ns + ".apply.e2e.khook.io"
+	crdName := "widgets." + group
+	dropCRD(t, crdName)
+	crd := func(version, fields string) string {
+		return `{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: ` + crdName + `}, spec: {group: ` + group +
+			`, scope: Namespaced, names: {kind: Widget, plural: widgets}, versions: [{name: ` + version + `, served: true, storage: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {` + fields + `}}}}}}]}}`
+	}
+	specFile := func(docs ...string) string {
+		text := "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: crds}\nsteps:\n- name: crds\n  apply:\n    namespace: " + ns + "\n    manifests:\n"
+		for _, d := range docs {
+			text += "    - inline: '" + d + "'\n"
+		}
+		path := filepath.Join(t.TempDir(), "khook.yaml")
+		must(t, os.WriteFile(path, []byte(text), 0o644))
+		return path
+	}
+	widget := `{apiVersion: ` + group + `/v1alpha1, kind: Widget, metadata: {name: w}, spec: {color: red}}`
+	out := khook(t, invocation{Args: []string{"apply", "-f", specFile(crd("v1alpha1", "size: {type: string}, color: {type: string}"), widget), "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "crds", Status: model.StatusOK, Attempts: 1}})
+
+	p := planJSON(t, nil, specFile(crd("v1alpha1", "size: {type: string}")))
+	warned := false
+	for _, w := range p.Steps[0].Warnings {
+		warned = warned || strings.Contains(w.Message, "the update removes field spec.color, which 1 Widget object carry")
+	}
+	if !warned {
+		t.Errorf("plan warnings = %v, want the removed field spec.color", p.Steps[0].Warnings)
+	}
+
+	dropped := specFile(crd("v1", "size: {type: string}"))
+	const why = "the update drops version v1alpha1, which status.storedVersions lists, with 1 Widget object in 1 namespace stored"
+	if p := planJSON(t, nil, dropped); p.Steps[0].Action != model.ActionFail || !strings.Contains(p.Steps[0].Reason, why) {
+		t.Errorf("plan: %s (%s), want fail: %s", p.Steps[0].Action, p.Steps[0].Reason, why)
+	}
+	out = khook(t, invocation{Args: []string{"apply", "-f", dropped, "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "crds", Status: model.StatusFailed, Attempts: 1, Error: why}})
+	if _, err := dyn(t).Resource(schema.GroupVersionResource{Group: group, Version: "v1alpha1", Resource: "widgets"}).Namespace(ns).Get(t.Context(), "w", metav1.GetOptions{}); err != nil {
+		t.Errorf("Widget w through v1alpha1 after the refused apply: %v", err)
+	}
+}
+
+// A helm step's custom resource is checked against the CRD an earlier
+// apply step of the same plan applies, not the one live: the field that
+// CRD adds plans clean, a field it lacks plans fail, named.
+func TestCustomResourceCheckedAgainstAnEarlierStepsCRD(t *testing.T) {
+	ns := namespace(t)
+	group := ns + ".use.e2e.khook.io"
+	crdName := "widgets." + group
+	dropCRD(t, crdName)
+	crd := func(fields string) string {
+		return `{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: ` + crdName + `}, spec: {group: ` + group +
+			`, scope: Namespaced, names: {kind: Widget, plural: widgets}, versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {` + fields + `}}}}}}]}}`
+	}
+	specFile := func(crd, field string) string {
+		text := "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: crds}\nsteps:\n- name: crds\n  apply:\n    manifests:\n    - inline: '" + crd + "'\n"
+		if field != "" {
+			text += "- name: app\n  needs: [crds]\n  helm:\n    namespace: " + ns + "\n    chart: " + testdata("charts", "crduse") + "\n    values: {group: " + group + ", field: " + field + "}\n"
+		}
+		path := filepath.Join(t.TempDir(), "khook.yaml")
+		must(t, os.WriteFile(path, []byte(text), 0o644))
+		return path
+	}
+	out := khook(t, invocation{Args: []string{"apply", "-f", specFile(crd("size: {type: string}"), ""), "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "crds", Status: model.StatusOK, Attempts: 1}})
+
+	next := crd("size: {type: string}, color: {type: string}")
+	if p := planAll(t, specFile(next, "shade")); p.Steps[1].Action != model.ActionFail || !strings.Contains(p.Steps[1].Reason, "spec.shade") {
+		t.Errorf("plan with spec.shade: %s (%s), want fail naming spec.shade", p.Steps[1].Action, p.Steps[1].Reason)
+	}
+	file := specFile(next, "color")
+	if p := planAll(t, file); p.Steps[1].Action != model.ActionInstall {
+		t.Errorf("plan with spec.color: %s (%s), want install", p.Steps[1].Action, p.Steps[1].Reason)
+	}
+	out = khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "crds", Status: model.StatusOK, Attempts: 1}, {Name: "app", Status: model.StatusOK, Attempts: 1}})
+}
+
+// planAll is `plan -o json` of a spec of any number of steps.
+func planAll(t *testing.T, file string) model.Plan {
+	t.Helper()
+	out := khook(t, invocation{Args: []string{"plan", "-f", file, "-o", "json"}})
+	var p model.Plan
+	if err := json.Unmarshal([]byte(out.Stdout), &p); err != nil {
+		t.Fatalf("plan: %v (exit %d)\nstdout:\n%s\nstderr:\n%s", err, out.Code, out.Stdout, out.Stderr)
+	}
+	return p
 }
