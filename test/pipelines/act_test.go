@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,17 @@ func TestActionUnderAct(t *testing.T) {
 	act := filepath.Join(citest.ToolsDir(t), "act")
 	if _, err := os.Stat(act); err != nil {
 		t.Skipf("act is not installed at %s: make pipeline-tools builds the pinned nektos/act (tools/act)", act)
+	}
+	mod, err := os.ReadFile(filepath.Join(citest.RepoRoot(), "tools", "act", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := regexp.MustCompile(`github\.com/nektos/act v(\S+)`).FindSubmatch(mod)
+	if pin == nil {
+		t.Fatal("tools/act/go.mod requires no github.com/nektos/act version")
+	}
+	if out, err := exec.Command(act, "--version").Output(); err != nil || !strings.Contains(string(out), "version "+string(pin[1])) {
+		t.Skipf("%s is not the pinned act %s (it says %q, %v): make pipeline-tools rebuilds it", act, pin[1], strings.TrimSpace(string(out)), err)
 	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed: act reads the workspace's commit with it")
