@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -51,11 +53,54 @@ func NewPodman(t testing.TB) *Podman {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(runroot) })
-	return &Podman{t: t,
+	p := &Podman{t: t,
 		Args: []string{"--root", filepath.Join(dir, "root"), "--runroot", runroot,
 			"--storage-driver", "vfs", "--runtime", runc, "--cgroup-manager=cgroupfs"},
 		Env: append(os.Environ(), "CONTAINERS_CONF="+conf),
+	}
+	t.Cleanup(func() {
+		// Containers a tool left running (act keeps a failed job's), and
+		// the conmon processes of their exec sessions, which podman 4.3's
+		// Docker API leaves behind: they hold mounts in dir.
+		p.Run("rm", "--all", "--force", "--time", "0")
+		killProcessesNaming(dir, runroot)
+		unmountUnder(dir)
+		os.RemoveAll(runroot)
+	})
+	return p
+}
+
+// killProcessesNaming kills the processes whose command line names one of
+// paths (this instance's storage): only what this test's podman started.
+func killProcessesNaming(paths ...string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range procs {
+		cmdline, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, p := range paths {
+			if strings.Contains(string(cmdline), p+"/") {
+				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+				if proc, err := os.FindProcess(pid); err == nil && pid != os.Getpid() {
+					proc.Kill()
+				}
+				break
+			}
+		}
+	}
+}
+
+// unmountUnder unmounts what is still mounted under dir (a container's shm).
+func unmountUnder(dir string) {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) > 4 && strings.HasPrefix(f[4], dir+"/") {
+			syscall.Unmount(f[4], syscall.MNT_DETACH)
+		}
 	}
 }
 
