@@ -112,6 +112,10 @@ type Pending struct {
 	// is missing (rollout status: wait), with Err's text as the reason;
 	// empty: the step fails with Err, or is unknown for a kind or object.
 	Fallback model.Action
+	// Then, when set, is the step's action once an earlier step provides
+	// what is missing (a job always runs): the plan says it, naming that
+	// step; empty: the step is unknown until then.
+	Then model.Action
 	Err      error
 }
 

@@ -155,6 +155,11 @@ func (pr *probe) failed(err error) error {
 		switch {
 		case p.Namespace != "":
 			if _, later := pr.producers.namespaces[p.Namespace]; later {
+				if p.Then != "" {
+					pr.out.Action, pr.out.Reason = p.Then, pr.producers.namespaceReason(p.Namespace)
+					pr.noDiff()
+					return nil
+				}
 				pr.unknown(pr.producers.namespaceReason(p.Namespace))
 				return nil
 			}

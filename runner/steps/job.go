@@ -129,7 +129,9 @@ func (x *JobExecutor) run(ctx context.Context, st *spec.Step, dry bool) (runner.
 	created, err := jobs.Create(ctx, job, opts)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			return out, runner.PendingNamespace(ns, fmt.Errorf("cannot create %s: %w (set createNamespace: true to create the namespace)", ref, c.Explain(err)))
+			// A job always runs: once an earlier step creates the
+			// namespace, the plan says run.
+			return out, &runner.Pending{Namespace: ns, Then: model.ActionRun, Err: fmt.Errorf("cannot create %s: %w (set createNamespace: true to create the namespace)", ref, c.Explain(err))}
 		}
 		if r := kube.Refused(ref, err); r != nil && !kube.IsUnreachable(err) {
 			return out, r

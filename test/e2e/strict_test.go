@@ -75,9 +75,11 @@ func TestRemovedAPIVersionFailsLiveAndOffline(t *testing.T) {
 		{"plan", "--offline", "-f", spec, "--set", "NS=" + ns},
 		{"validate", "-f", spec, "--set", "NS=" + ns},
 	} {
+		// A live plan says it as the step's fail (stdout), validate and an
+		// offline plan as a problem (stderr).
 		out := khook(t, invocation{Args: args})
-		if out.Code == 0 || !strings.Contains(out.Stderr, removal) || !strings.Contains(out.Stderr, "removed.yaml:10:13") {
-			t.Errorf("khook %s: exit %d, stderr:\n%s\nwant a failure saying %q at removed.yaml:10:13", strings.Join(args, " "), out.Code, out.Stderr, removal)
+		if text := out.Stdout + out.Stderr; out.Code == 0 || !strings.Contains(text, removal) || !strings.Contains(text, "removed.yaml:10:13") {
+			t.Errorf("khook %s: exit %d, output:\n%s\nwant a failure saying %q at removed.yaml:10:13", strings.Join(args, " "), out.Code, text, removal)
 		}
 	}
 	apply := applySpec(t, spec, "NS="+ns)
@@ -92,8 +94,8 @@ func TestRemovedAPIVersionFailsLiveAndOffline(t *testing.T) {
 		{"validate", "-f", spec, "--set", "NS=" + ns},
 	} {
 		out := khook(t, invocation{Args: args})
-		if out.Code == 0 || !strings.Contains(out.Stderr, hpaRemoval) || !strings.Contains(out.Stderr, "removed-hpa.yaml:10:13") {
-			t.Errorf("khook %s: exit %d, stderr:\n%s\nwant a failure saying %q at removed-hpa.yaml:10:13", strings.Join(args, " "), out.Code, out.Stderr, hpaRemoval)
+		if text := out.Stdout + out.Stderr; out.Code == 0 || !strings.Contains(text, hpaRemoval) || !strings.Contains(text, "removed-hpa.yaml:10:13") {
+			t.Errorf("khook %s: exit %d, output:\n%s\nwant a failure saying %q at removed-hpa.yaml:10:13", strings.Join(args, " "), out.Code, text, hpaRemoval)
 		}
 	}
 }
