@@ -3,6 +3,7 @@ package realcharts
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -161,7 +162,7 @@ var provoked = []corpusChart{
 const (
 	// stepTimeout is khook's step timeout; helmTimeout the control's. A
 	// provoked failure runs khook with provokedTimeout, shorter than
-	// helmTimeout, so khook's own timeout ends the wait.
+	// provokedHelmTimeout, so khook's own timeout ends the wait.
 	stepTimeout     = "4m"
 	helmTimeout     = "4m"
 	provokedTimeout = "60s"
@@ -677,7 +678,13 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 	}
 	t.Logf("upgrade %s %s -> %s: planned %d object changes, did %d", r.c.name, r.c.version, r.c.upgrade, len(planned), len(done))
 	if fmt.Sprint(planned) != fmt.Sprint(done) {
-		t.Errorf("the %s upgrade did not do what its plan said:\nplanned, not done: %v\ndone, not planned: %v", r.c.name, diffKeys(planned, done), diffKeys(done, planned))
+		var states []string
+		for _, k := range append(diffKeys(planned, done), diffKeys(done, planned)...) {
+			_, key, _ := strings.Cut(k, " ")
+			b, had := before[key]
+			states = append(states, fmt.Sprintf("%s: before %t (read %t), after %t", key, b.exists, had, after[key].exists))
+		}
+		t.Errorf("the %s upgrade did not do what its plan said:\nplanned, not done: %v\ndone, not planned: %v\nlive: %v", r.c.name, diffKeys(planned, done), diffKeys(done, planned), states)
 	}
 	for _, name := range r.c.crds {
 		r.crdFromChart(name, r.c.upgrade)
@@ -707,11 +714,21 @@ func (r *chartRun) crdFromChart(name, version string) {
 }
 
 // liveState is an object as the upgrade check reads it: whether it exists
-// and its version (generation where the kind has one, as a controller's
-// status updates do not change it, else resourceVersion).
+// and a digest of what a write changes (everything but its status and the
+// server's bookkeeping, which controllers move on their own).
 type liveState struct {
 	exists  bool
 	version string
+}
+
+func digestOf(u *unstructured.Unstructured) string {
+	obj := u.DeepCopy().Object
+	delete(obj, "status")
+	for _, f := range []string{"managedFields", "resourceVersion", "generation"} {
+		unstructured.RemoveNestedField(obj, "metadata", f)
+	}
+	b, _ := json.Marshal(obj)
+	return fmt.Sprintf("%x", sha256.Sum256(b))
 }
 
 // liveStates reads the objects named by request lines ("PATCH
@@ -747,10 +764,7 @@ func liveStates(t *testing.T, requests []string) map[string]liveState {
 			if _, hook := u.GetAnnotations()["helm.sh/hook"]; hook {
 				continue
 			}
-			st = liveState{exists: true, version: u.GetResourceVersion()}
-			if g := u.GetGeneration(); g > 0 {
-				st.version = fmt.Sprint(g)
-			}
+			st = liveState{exists: true, version: digestOf(u)}
 		}
 		out[key] = st
 	}
