@@ -660,17 +660,33 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 	before := liveStates(t, dryRuns)
 	var res report.Results
 	if code := r.khookJSON(proxy, spec, &res, "apply"); code != 0 || len(res.Steps) != 1 {
-		t.Fatalf("khook apply of the %s upgrade: exit %d, %d steps: %s", r.c.name, code, len(res.Steps), res.Error)
+		why := res.Error
+		if len(res.Steps) == 1 {
+			why = res.Steps[0].Error
+		}
+		t.Fatalf("khook apply of the %s upgrade: exit %d: %s", r.c.name, code, why)
 	}
 	writes, _ := proxy.Writes()
 	after := liveStates(t, append(dryRuns, writes...))
+	// An object the upgrade deletes has no dry run to read it by before;
+	// its DELETE is the record.
+	var deletes []string
+	for _, w := range writes {
+		if strings.HasPrefix(w, "DELETE ") {
+			deletes = append(deletes, w)
+		}
+	}
+	deleted := map[string]bool{}
+	for key := range liveStates(t, deletes) {
+		deleted[key] = true
+	}
 	done := map[string]string{}
 	for key, a := range after {
 		b, had := before[key]
 		switch {
-		case !had && a.exists:
+		case (!had || !b.exists) && a.exists:
 			done[key] = string(report.ActionCreate)
-		case had && b.exists && !a.exists:
+		case (had && b.exists || deleted[key]) && !a.exists:
 			done[key] = string(report.ActionDelete)
 		case had && b.exists && a.exists && b.version != a.version:
 			done[key] = string(report.ActionConfigure)
