@@ -146,12 +146,18 @@ backend: {replicas: 0}`,
 // pod and the scheduler's reason) within its own step timeout, shorter than
 // the --timeout helm is given.
 var provoked = []corpusChart{
+	{name: "karpenter", version: "1.13.0", nodes: 3,
+		// Four replicas on three nodes, one per node required (its zone
+		// spread alone would place them).
+		values: `{settings: {clusterName: corpus}, replicas: 4}`,
+		fails: &chartFailure{reason: "karpenter", pending: "didn't match pod anti-affinity rules",
+			unpredictable: "a pod that never schedules: the scheduler decides once the Deployment exists, on the nodes there are then"}},
 	{name: "cilium", version: "1.15.19",
-		// More operator replicas than nodes (one node or three), one per
-		// node required.
+		// Four operator replicas: on host network, each wants the node's
+		// ports, which the scheduler checks before the anti-affinity.
 		values: `operator: {replicas: 4}`,
-		fails: &chartFailure{reason: "cilium-operator", pending: "didn't match pod anti-affinity rules",
-			unpredictable: "a pod that never schedules: the scheduler decides once the Deployment exists"}},
+		fails: &chartFailure{reason: "cilium-operator", pending: "didn't have free ports for the requested pod ports",
+			unpredictable: "a pod that never schedules: the scheduler decides once the Deployment exists, on the nodes there are then"}},
 	{name: "dapr", version: "1.14.0",
 		// A claim of a class nobody serves, with or without a default one.
 		values: `dapr_scheduler: {cluster: {storageClassName: corpus-no-such-class}}`,
