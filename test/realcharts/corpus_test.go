@@ -675,7 +675,8 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 	writes, _ := proxy.Writes()
 	after := liveStates(t, append(dryRuns, writes...))
 	// An object the upgrade deletes has no dry run to read it by before;
-	// its DELETE is the record.
+	// its DELETE is the record (a hook the upgrade ran and deleted was read
+	// absent before, and is not counted).
 	var deletes []string
 	for _, w := range writes {
 		if strings.HasPrefix(w, "DELETE ") {
@@ -689,10 +690,13 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 	done := map[string]string{}
 	for key, a := range after {
 		b, had := before[key]
+		if a.hook || b.hook {
+			continue
+		}
 		switch {
 		case (!had || !b.exists) && a.exists:
 			done[key] = string(report.ActionCreate)
-		case (had && b.exists || deleted[key]) && !a.exists:
+		case (had && b.exists || !had && deleted[key]) && !a.exists:
 			done[key] = string(report.ActionDelete)
 		case had && b.exists && a.exists && b.version != a.version:
 			done[key] = string(report.ActionConfigure)
@@ -741,6 +745,8 @@ func (r *chartRun) crdFromChart(name, version string) {
 type liveState struct {
 	exists  bool
 	version string
+	// hook: a Helm hook, which runs beside the release and is not planned.
+	hook bool
 }
 
 func digestOf(u *unstructured.Unstructured) string {
@@ -784,6 +790,7 @@ func liveStates(t *testing.T, requests []string) map[string]liveState {
 		}
 		if err == nil {
 			if _, hook := u.GetAnnotations()["helm.sh/hook"]; hook {
+				out[key] = liveState{hook: true}
 				continue
 			}
 			st = liveState{exists: true, version: digestOf(u)}
