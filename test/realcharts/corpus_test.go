@@ -3,6 +3,7 @@ package realcharts
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/report"
 	"github.com/khook/khook/test/chartsrc"
 	"github.com/khook/khook/test/ci/citest"
 	"github.com/khook/khook/test/e2e/apiproxy"
@@ -145,12 +147,18 @@ backend: {replicas: 0}`,
 // pod and the scheduler's reason) within its own step timeout, shorter than
 // the --timeout helm is given.
 var provoked = []corpusChart{
+	{name: "karpenter", version: "1.13.0", nodes: 3,
+		// Four replicas on three nodes, one per node required (its zone
+		// spread alone would place them).
+		values: `{settings: {clusterName: corpus}, replicas: 4}`,
+		fails: &chartFailure{reason: "karpenter", pending: "didn't match pod anti-affinity rules",
+			unpredictable: "a pod that never schedules: the scheduler decides once the Deployment exists, on the nodes there are then"}},
 	{name: "cilium", version: "1.15.19",
-		// More operator replicas than nodes (one node or three), one per
-		// node required.
+		// Four operator replicas: on host network, each wants the node's
+		// ports, which the scheduler checks before the anti-affinity.
 		values: `operator: {replicas: 4}`,
-		fails: &chartFailure{reason: "cilium-operator", pending: "didn't match pod anti-affinity rules",
-			unpredictable: "a pod that never schedules: the scheduler decides once the Deployment exists"}},
+		fails: &chartFailure{reason: "cilium-operator", pending: "didn't have free ports for the requested pod ports",
+			unpredictable: "a pod that never schedules: the scheduler decides once the Deployment exists, on the nodes there are then"}},
 	{name: "dapr", version: "1.14.0",
 		// A claim of a class nobody serves, with or without a default one.
 		values: `dapr_scheduler: {cluster: {storageClassName: corpus-no-such-class}}`,
@@ -161,7 +169,7 @@ var provoked = []corpusChart{
 const (
 	// stepTimeout is khook's step timeout; helmTimeout the control's. A
 	// provoked failure runs khook with provokedTimeout, shorter than
-	// helmTimeout, so khook's own timeout ends the wait.
+	// provokedHelmTimeout, so khook's own timeout ends the wait.
 	stepTimeout     = "4m"
 	helmTimeout     = "4m"
 	provokedTimeout = "60s"
@@ -659,25 +667,51 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 	before := liveStates(t, dryRuns)
 	var res model.Results
 	if code := r.khookJSON(proxy, spec, &res, "apply"); code != 0 || len(res.Steps) != 1 {
-		t.Fatalf("khook apply of the %s upgrade: exit %d, %d steps: %s", r.c.name, code, len(res.Steps), res.Error)
+		why := res.Error
+		if len(res.Steps) == 1 {
+			why = res.Steps[0].Error
+		}
+		t.Fatalf("khook apply of the %s upgrade: exit %d: %s", r.c.name, code, why)
 	}
 	writes, _ := proxy.Writes()
 	after := liveStates(t, append(dryRuns, writes...))
+	// An object the upgrade deletes has no dry run to read it by before;
+	// its DELETE is the record (a hook the upgrade ran and deleted was read
+	// absent before, and is not counted).
+	var deletes []string
+	for _, w := range writes {
+		if strings.HasPrefix(w, "DELETE ") {
+			deletes = append(deletes, w)
+		}
+	}
+	deleted := map[string]bool{}
+	for key := range liveStates(t, deletes) {
+		deleted[key] = true
+	}
 	done := map[string]string{}
 	for key, a := range after {
 		b, had := before[key]
+		if a.hook || b.hook {
+			continue
+		}
 		switch {
-		case !had && a.exists:
-			done[key] = string(model.ActionCreate)
-		case had && b.exists && !a.exists:
-			done[key] = string(model.ActionDelete)
+		case (!had || !b.exists) && a.exists:
+			done[key] = string(report.ActionCreate)
+		case (had && b.exists || !had && deleted[key]) && !a.exists:
+			done[key] = string(report.ActionDelete)
 		case had && b.exists && a.exists && b.version != a.version:
 			done[key] = string(model.ActionConfigure)
 		}
 	}
 	t.Logf("upgrade %s %s -> %s: planned %d object changes, did %d", r.c.name, r.c.version, r.c.upgrade, len(planned), len(done))
 	if fmt.Sprint(planned) != fmt.Sprint(done) {
-		t.Errorf("the %s upgrade did not do what its plan said:\nplanned, not done: %v\ndone, not planned: %v", r.c.name, diffKeys(planned, done), diffKeys(done, planned))
+		var states []string
+		for _, k := range append(diffKeys(planned, done), diffKeys(done, planned)...) {
+			_, key, _ := strings.Cut(k, " ")
+			b, had := before[key]
+			states = append(states, fmt.Sprintf("%s: before %t (read %t), after %t", key, b.exists, had, after[key].exists))
+		}
+		t.Errorf("the %s upgrade did not do what its plan said:\nplanned, not done: %v\ndone, not planned: %v\nlive: %v", r.c.name, diffKeys(planned, done), diffKeys(done, planned), states)
 	}
 	for _, name := range r.c.crds {
 		r.crdFromChart(name, r.c.upgrade)
@@ -707,11 +741,23 @@ func (r *chartRun) crdFromChart(name, version string) {
 }
 
 // liveState is an object as the upgrade check reads it: whether it exists
-// and its version (generation where the kind has one, as a controller's
-// status updates do not change it, else resourceVersion).
+// and a digest of what a write changes (everything but its status and the
+// server's bookkeeping, which controllers move on their own).
 type liveState struct {
 	exists  bool
 	version string
+	// hook: a Helm hook, which runs beside the release and is not planned.
+	hook bool
+}
+
+func digestOf(u *unstructured.Unstructured) string {
+	obj := u.DeepCopy().Object
+	delete(obj, "status")
+	for _, f := range []string{"managedFields", "resourceVersion", "generation"} {
+		unstructured.RemoveNestedField(obj, "metadata", f)
+	}
+	b, _ := json.Marshal(obj)
+	return fmt.Sprintf("%x", sha256.Sum256(b))
 }
 
 // liveStates reads the objects named by request lines ("PATCH
@@ -745,12 +791,10 @@ func liveStates(t *testing.T, requests []string) map[string]liveState {
 		}
 		if err == nil {
 			if _, hook := u.GetAnnotations()["helm.sh/hook"]; hook {
+				out[key] = liveState{hook: true}
 				continue
 			}
-			st = liveState{exists: true, version: u.GetResourceVersion()}
-			if g := u.GetGeneration(); g > 0 {
-				st.version = fmt.Sprint(g)
-			}
+			st = liveState{exists: true, version: digestOf(u)}
 		}
 		out[key] = st
 	}
