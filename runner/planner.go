@@ -116,7 +116,7 @@ type Pending struct {
 	// what is missing (a job always runs): the plan says it, naming that
 	// step; empty: the step is unknown until then.
 	Then model.Action
-	Err      error
+	Err  error
 }
 
 func (p *Pending) Error() string { return p.Err.Error() }

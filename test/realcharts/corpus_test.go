@@ -23,7 +23,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/model"
-	"github.com/khook/khook/report"
 	"github.com/khook/khook/test/chartsrc"
 	"github.com/khook/khook/test/ci/citest"
 	"github.com/khook/khook/test/e2e/apiproxy"
@@ -696,9 +695,9 @@ func (r *chartRun) upgradeTo(proxy *apiproxy.Proxy, ns string) {
 		}
 		switch {
 		case (!had || !b.exists) && a.exists:
-			done[key] = string(report.ActionCreate)
+			done[key] = string(model.ActionCreate)
 		case (had && b.exists || !had && deleted[key]) && !a.exists:
-			done[key] = string(report.ActionDelete)
+			done[key] = string(model.ActionDelete)
 		case had && b.exists && a.exists && b.version != a.version:
 			done[key] = string(model.ActionConfigure)
 		}
