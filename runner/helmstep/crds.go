@@ -77,6 +77,10 @@ func (e *Executor) crdRequests(ctx context.Context, r *Release) ([]*kube.ApplyRe
 		if err != nil {
 			return nil, err
 		}
+		// A crds/ CRD Helm created (a release installed by plain helm, or
+		// by khook before it upgraded crds/) is the chart's: khook takes
+		// Helm's fields over, never another manager's.
+		req.Force = kube.TakesOverFromHelm(req.Live)
 		reqs = append(reqs, req)
 	}
 	return reqs, nil

@@ -42,6 +42,10 @@ type ApplyRequest struct {
 	ServerSide bool
 	PatchType  types.PatchType // configure (client-side) and server-side
 	Patch      []byte
+	// Force takes over, on a server-side apply, the fields another manager
+	// holds: only set where that manager is Helm on what khook now owns
+	// (TakesOverFromHelm).
+	Force bool
 
 	src    *unstructured.Unstructured // the manifest object, to plan again
 	cached bool                       // Live came from the run's cache
@@ -62,6 +66,36 @@ func ManagedByKhook(obj *unstructured.Unstructured) bool {
 		}
 	}
 	return false
+}
+
+// HelmFieldManager is the field manager Helm writes with (its CRD
+// installer, its install and upgrade).
+const HelmFieldManager = "helm"
+
+// TakesOverFromHelm reports whether every manager of live other than khook
+// is Helm: a chart's crds/ CRD that Helm created (Helm never upgrades one)
+// is then khook's to upgrade, forcing Helm's fields over; a CRD another
+// tool or an operator also manages stays theirs, and its conflict is
+// apply's error. Status (a subresource) is the API server's and does not
+// count.
+func TakesOverFromHelm(live *unstructured.Unstructured) bool {
+	if live == nil {
+		return false
+	}
+	helm := false
+	for _, f := range live.GetManagedFields() {
+		if f.Subresource != "" {
+			continue // status: the API server's, not a conflict
+		}
+		switch f.Manager {
+		case FieldManager:
+		case HelmFieldManager:
+			helm = true
+		default:
+			return false
+		}
+	}
+	return helm
 }
 
 // Name names the request's object for messages.
@@ -275,7 +309,7 @@ func (c *Clients) send(ctx context.Context, req *ApplyRequest, dr []string) (*un
 				return nil, err
 			}
 		}
-		force := false
+		force := req.Force
 		return r.Patch(ctx, req.Desired.GetName(), types.ApplyPatchType, req.Patch,
 			metav1.PatchOptions{FieldManager: FieldManager, FieldValidation: FieldValidation, Force: &force, DryRun: dr})
 	case req.Action == model.ActionCreate:
