@@ -15,6 +15,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -238,6 +239,13 @@ func removeClusterScoped(t *testing.T, release string, crdNames []string) {
 	for _, name := range crdNames {
 		_ = d.Resource(crds).Delete(ctx, name, metav1.DeleteOptions{})
 	}
+	// Await them gone: the next run of the chart creates the same names.
+	for _, name := range crdNames {
+		_ = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			_, err := d.Resource(crds).Get(ctx, name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+	}
 	for _, gvr := range clusterScoped {
 		list, err := d.Resource(gvr).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -336,6 +344,8 @@ type chartRun struct {
 	helmError     string
 	// helmUpgrade is what plain helm's upgrade to c.upgrade said.
 	helmUpgrade string
+	// crdNames are the CRDs of the chart's versions (crds/ and templates).
+	crdNames []string
 }
 
 func newChartRun(t *testing.T, c corpusChart, dir, khookBin, helmBin string) *chartRun {
@@ -351,7 +361,7 @@ func newChartRun(t *testing.T, c corpusChart, dir, khookBin, helmBin string) *ch
 		removeClusterScoped(t, release, crdNames)
 		removeOrphanClusterRoles(t, release)
 	})
-	return &chartRun{t: t, c: c, dir: dir, khookBin: khookBin, helmBin: helmBin, home: home, ns: kube.Namespace(t), release: release, timeout: stepTimeout, helmTimeout: helmTimeout,
+	return &chartRun{t: t, c: c, dir: dir, khookBin: khookBin, helmBin: helmBin, home: home, ns: kube.Namespace(t), release: release, timeout: stepTimeout, helmTimeout: helmTimeout, crdNames: crdNames,
 		env: []string{
 			"PATH=" + os.Getenv("PATH"), "HOME=" + home, "NO_COLOR=1", "TERM=dumb",
 			"XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
@@ -442,6 +452,12 @@ func (r *chartRun) control() {
 	// the chart, by any tool (docs/real-charts.md).
 	if orphans := removeOrphanClusterRoles(t, r.release); len(orphans) > 0 {
 		t.Logf("helm uninstall %s left %d ClusterRoles re-created without Helm's labels: %v", r.release, len(orphans), orphans)
+	}
+	if r.c.adopt != "" {
+		// The CRDs helm's take-ownership upgrade left carry the release's
+		// ownership: khook's upgrade would adopt them. Its own run starts
+		// without them, as a release khook installed meets the upgrade.
+		removeClusterScoped(t, r.release, r.crdNames)
 	}
 	switch f := r.c.fails; {
 	case f == nil && !r.helmOK:
