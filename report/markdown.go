@@ -301,12 +301,22 @@ func writeWarningsMD(b *bytes.Buffer, steps []model.StepWarnings) {
 	b.WriteString("### Warnings\n\n")
 	for _, s := range steps {
 		writeStepHeadingMD(b, model.ToneWarning, s.Name, s.Pos)
-		for _, w := range s.Warnings {
+		for i, w := range s.Warnings {
+			if i == maxWarningsPerStep {
+				fmt.Fprintf(b, "- … and %d more (the run's log lists them all)\n", len(s.Warnings)-i)
+				break
+			}
 			fmt.Fprintf(b, "- %s\n", mdInline(w.String()))
 		}
 		b.WriteString("\n")
 	}
 }
+
+// maxWarningsPerStep bounds a step's warnings in a summary or comment: a
+// chart of a thousand objects in a deprecated version warns once each, and
+// the platforms' limits (a comment's 65,536 characters) would cut the rest
+// of the report.
+const maxWarningsPerStep = 20
 
 // writeStepHeadingMD is a step's heading under Errors or Warnings, with its
 // place in the spec.
