@@ -9,6 +9,7 @@ import (
 
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	helmkube "helm.sh/helm/v4/pkg/kube"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -281,6 +282,26 @@ func (e *Executor) checkUnserved(ctx context.Context, r *Release, caps *common.C
 	return errors.Join(refused...)
 }
 
+// templatesCRD says a template of ch or of a subchart names the kind
+// CustomResourceDefinition: its release may write a CRD, which crdGuard
+// then checks.
+func templatesCRD(ch *chartv2.Chart) bool {
+	if ch == nil {
+		return false
+	}
+	for _, f := range ch.Templates {
+		if f != nil && bytes.Contains(f.Data, []byte("CustomResourceDefinition")) {
+			return true
+		}
+	}
+	for _, d := range ch.Dependencies() {
+		if templatesCRD(d) {
+			return true
+		}
+	}
+	return false
+}
+
 // crdGuard is the post-renderer of every upgrade, dry run or not: it sees
 // the manifest Helm is about to apply, refuses a templated CRD update the
 // CRD safety checks refuse (Helm then writes nothing), and marks a CRD the
@@ -297,7 +318,7 @@ type crdGuard struct {
 func (g crdGuard) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 	objs, err := decodeManifest(rendered.String())
 	if err != nil {
-		return rendered, nil // Helm reports what it cannot read
+		return nil, fmt.Errorf("cannot read the rendered manifest to check its CRDs: %w", err)
 	}
 	for _, obj := range objs {
 		if !kube.IsCRD(obj) {
@@ -318,10 +339,14 @@ func (g crdGuard) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 			kube.Warn(g.ctx, kube.ObjectName(obj), w)
 		}
 	}
-	if g.dry || g.r.Last == nil || g.r.step.Helm.DeleteCRDs {
-		return rendered, nil
+	if g.dry || !g.r.Installed() || g.r.step.Helm.DeleteCRDs {
+		return rendered, nil // an install drops nothing
 	}
-	for _, d := range dropped(g.r.Last.Manifest, rendered.String(), g.r.Namespace) {
+	gone, err := dropped(g.r.Last.Manifest, rendered.String(), g.r.Namespace)
+	if err != nil {
+		return nil, err // nothing is known to go: Helm deletes nothing
+	}
+	for _, d := range gone {
 		if !kube.IsCRD(d) {
 			continue
 		}
@@ -333,18 +358,25 @@ func (g crdGuard) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 			continue
 		}
 		usage, err := g.clients.CRDUsageOf(g.ctx, live)
-		if err != nil {
+		var uncounted *kube.UncountedError
+		switch {
+		case errors.As(err, &uncounted):
+			// Whether it holds data cannot be told: kept, as if it did.
+		case err != nil:
 			return nil, err
-		}
-		if usage.Objects == 0 {
+		case usage.Objects == 0:
 			continue
+		}
+		why := usage.String() + " exist"
+		if uncounted != nil {
+			why = uncounted.Reason
 		}
 		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, helmkube.ResourcePolicyAnno, helmkube.KeepPolicy)
 		if _, err := g.clients.Dynamic.Resource(kube.CRDMapping.Resource).Patch(g.ctx, d.GetName(), types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: kube.FieldManager}); err != nil {
-			return nil, fmt.Errorf("cannot mark CRD %s to be kept (%s exist): %w", d.GetName(), usage, g.clients.Explain(err))
+			return nil, fmt.Errorf("cannot mark CRD %s to be kept (%s): %w", d.GetName(), why, g.clients.Explain(err))
 		}
-		g.r.Kept = append(g.r.Kept, fmt.Sprintf("CRD %s (%s)", d.GetName(), usage))
-		kube.Warn(g.ctx, kube.ObjectName(d), fmt.Sprintf("the chart no longer renders it and the upgrade keeps it: %s exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", usage))
+		g.r.Kept = append(g.r.Kept, fmt.Sprintf("CRD %s (%s)", d.GetName(), why))
+		kube.Warn(g.ctx, kube.ObjectName(d), fmt.Sprintf("the chart no longer renders it and the upgrade keeps it: %s: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", why))
 	}
 	return rendered, nil
 }
@@ -384,8 +416,12 @@ func DroppedObjects(ctx context.Context, c *kube.Clients, r *Release, newManifes
 	if !r.Installed() {
 		return nil, nil
 	}
+	gone, err := dropped(r.Last.Manifest, newManifest, r.Namespace)
+	if err != nil {
+		return nil, err
+	}
 	var out []Dropped
-	for _, obj := range dropped(r.Last.Manifest, newManifest, r.Namespace) {
+	for _, obj := range gone {
 		d := Dropped{Object: obj, Action: model.ActionDelete}
 		live := obj
 		if m, err := c.MapObject(ctx, obj.DeepCopy(), r.Namespace); err == nil {
@@ -405,10 +441,14 @@ func DroppedObjects(ctx context.Context, c *kube.Clients, r *Release, newManifes
 			d.Action, d.Reason = model.ActionKeep, "it says helm.sh/resource-policy: keep: the upgrade leaves it, as Helm does"
 		case kube.IsCRD(obj):
 			usage, err := c.CRDUsageOf(ctx, live)
-			if err != nil {
-				return nil, err
-			}
+			var uncounted *kube.UncountedError
 			switch {
+			case errors.As(err, &uncounted) && r.step.Helm.DeleteCRDs:
+				d.Reason, d.With = "deleteCRDs: true", "its custom resources, which cannot be counted ("+uncounted.Reason+")"
+			case errors.As(err, &uncounted):
+				d.Action, d.Reason = model.ActionKeep, uncounted.Reason+": it is kept as if they existed; set deleteCRDs: true on the step to delete it"
+			case err != nil:
+				return nil, err
 			case usage.Objects == 0:
 			case r.step.Helm.DeleteCRDs:
 				d.Reason, d.With = "deleteCRDs: true", "its "+usage.String()
@@ -422,8 +462,9 @@ func DroppedObjects(ctx context.Context, c *kube.Clients, r *Release, newManifes
 }
 
 // dropped lists the objects of the old manifest that the new one no
-// longer has.
-func dropped(oldManifest, newManifest, ns string) []*unstructured.Unstructured {
+// longer has. A manifest that does not read is an error: what goes cannot
+// be told, so nothing may go.
+func dropped(oldManifest, newManifest, ns string) ([]*unstructured.Unstructured, error) {
 	key := func(u *unstructured.Unstructured) string {
 		n := u.GetNamespace()
 		if n == "" {
@@ -434,10 +475,13 @@ func dropped(oldManifest, newManifest, ns string) []*unstructured.Unstructured {
 		}
 		return u.GetObjectKind().GroupVersionKind().GroupKind().String() + "/" + n + "/" + u.GetName()
 	}
-	oldObjs, err1 := kube.DecodeManifests([]byte(oldManifest))
-	newObjs, err2 := kube.DecodeManifests([]byte(newManifest))
-	if err1 != nil || err2 != nil {
-		return nil
+	oldObjs, err := kube.DecodeManifests([]byte(oldManifest))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the installed revision's manifest to tell what the upgrade drops: %w", err)
+	}
+	newObjs, err := kube.DecodeManifests([]byte(newManifest))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the rendered manifest to tell what the upgrade drops: %w", err)
 	}
 	keep := map[string]bool{}
 	for _, u := range newObjs {
@@ -449,5 +493,5 @@ func dropped(oldManifest, newManifest, ns string) []*unstructured.Unstructured {
 			out = append(out, u)
 		}
 	}
-	return out
+	return out, nil
 }

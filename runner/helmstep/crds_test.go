@@ -161,8 +161,13 @@ func TestChartCRDsUpgrade(t *testing.T) {
 func TestDropped(t *testing.T) {
 	old := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: gone\n"
 	next := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n  namespace: demo\n"
-	got := dropped(old, next, "demo")
-	if len(got) != 1 || got[0].GetName() != "gone" {
-		t.Fatalf("dropped = %v, want the Service only", got)
+	got, err := dropped(old, next, "demo")
+	if err != nil || len(got) != 1 || got[0].GetName() != "gone" {
+		t.Fatalf("dropped = %v, %v, want the Service only", got, err)
+	}
+	// A manifest that does not read drops nothing that can be told: an
+	// error, so no decision deletes anything (fail closed).
+	if got, err := dropped(old, "apiVersion: v1\nkind: [ConfigMap\n", "demo"); err == nil {
+		t.Errorf("dropped of an unreadable manifest = %v, nil; want an error", got)
 	}
 }

@@ -79,24 +79,25 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		from = fmt.Sprintf("revision %d, chart %s", last.Version, chartVersion(last.Chart))
 	}
 	sameC, sameV := r.Same()
+	var uncompared error // the drift check of a converged release failed: apply upgrades
 	if installed && last.Info.Status == rcommon.StatusDeployed && sameC && sameV {
 		diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: ignore})
-		if err != nil {
-			if kube.IsUnreachable(err) {
-				return p, err
-			}
-			p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: the live objects cannot be compared (%v): apply upgrades", from, err)
-			p.DiffNote = err.Error()
-			return p, nil
-		}
-		if len(diffs) == 0 {
+		switch {
+		case err != nil && kube.IsUnreachable(err):
+			return p, err
+		case err != nil:
+			// As apply: the upgrade re-applies everything, and its dry
+			// run below says whether the server takes it.
+			uncompared = err
+		case len(diffs) == 0:
 			p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+DependenciesNote(r.Dependencies())+TestsNote(TestsDue(last, h))
 			return p, nil
+		default:
+			p.Action = model.ActionUpgrade
+			p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(diffs), plural(len(diffs), "object", "objects"))
+			p.Objects = plannedDiffs(diffs, nil)
+			return p, nil
 		}
-		p.Action = model.ActionUpgrade
-		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(diffs), plural(len(diffs), "object", "objects"))
-		p.Objects = plannedDiffs(diffs, nil)
-		return p, nil
 	}
 
 	res, err := e.DryRun(ctx, r, DryRunOptions{APIVersions: in.APIVersions, CRDs: in.CRDs, Lookup: in.Lookup})
@@ -138,6 +139,9 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		if !sameV {
 			why = append(why, "values changed")
 		}
+		if uncompared != nil {
+			why = append(why, fmt.Sprintf("the live objects cannot be compared with the release (%v): apply upgrades", uncompared))
+		}
 		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
 	}
 	p.Reason += DependenciesNote(r.Dependencies()) + TestsNote(TestsToRun(res, h))
@@ -156,8 +160,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		if kube.IsUnreachable(err) {
 			return p, err
 		}
-		p.DiffNote = err.Error()
-		return p, nil
+		return p, e.failure(r, err) // what cannot be checked is not let through
 	}
 	for _, d := range diffs {
 		if d.Action == model.ActionReplace {
@@ -169,8 +172,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		if kube.IsUnreachable(err) {
 			return p, err
 		}
-		p.DiffNote = err.Error()
-		return p, nil
+		return p, e.failure(r, err) // as crdGuard fails the upgrade
 	}
 	for _, d := range removed {
 		switch {

@@ -77,10 +77,38 @@ func crdVersions(crd *unstructured.Unstructured) (map[string]crdVersion, []strin
 
 // CRDUsageOf counts the custom resources of crd (as the cluster holds it)
 // through a version it serves, the storage version first. A CRD that
-// serves nothing (or whose kind is gone) has none.
+// serves no version while status.storedVersions says objects were stored
+// cannot be counted: that is an *UncountedError, and a decision to delete
+// keeps it (fail closed).
 func (c *Clients) CRDUsageOf(ctx context.Context, crd *unstructured.Unstructured) (CRDUsage, error) {
 	_, usage, err := c.listCustomResources(ctx, crd, "")
+	if err == nil && usage.Objects == 0 && servedVersion(crd) == "" {
+		if stored, _, _ := unstructured.NestedStringSlice(crd.Object, "status", "storedVersions"); len(stored) > 0 {
+			return usage, &UncountedError{CRD: crd.GetName(), Reason: fmt.Sprintf("it serves no version, and objects were stored as %s (status.storedVersions): they cannot be listed to count them", strings.Join(stored, ", "))}
+		}
+	}
 	return usage, err
+}
+
+// UncountedError: the custom resources of a CRD cannot be counted, so
+// whether deleting it deletes data cannot be told.
+type UncountedError struct{ CRD, Reason string }
+
+func (e *UncountedError) Error() string {
+	return fmt.Sprintf("cannot count the custom resources of CRD %s: %s", e.CRD, e.Reason)
+}
+
+// servedVersion is the version listCustomResources lists through: the
+// storage version if served, else the last served one; "" for none.
+func servedVersion(crd *unstructured.Unstructured) string {
+	version := ""
+	versions, order := crdVersions(crd)
+	for _, v := range order {
+		if versions[v].served && (version == "" || versions[v].storage) {
+			version = v
+		}
+	}
+	return version
 }
 
 // listCustomResources lists every custom resource of crd through version
@@ -91,12 +119,7 @@ func (c *Clients) listCustomResources(ctx context.Context, crd *unstructured.Uns
 	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
 	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
 	if version == "" {
-		versions, order := crdVersions(crd)
-		for _, v := range order {
-			if versions[v].served && (version == "" || versions[v].storage) {
-				version = v
-			}
-		}
+		version = servedVersion(crd)
 	}
 	if version == "" || plural == "" {
 		return nil, usage, nil

@@ -90,13 +90,23 @@ func (e *RefusedError) Error() string {
 }
 func (e *RefusedError) Unwrap() error { return e.Err }
 
-// Refused words a refused write of the named object; nil when err is not a
-// refusal (not found, conflict, unreachable ...).
+// Refused words a refused write of the named object. It fails closed:
+// every answer of the API server about the object is a refusal (invalid,
+// forbidden, an admission webhook that denied, failed or timed out, quota,
+// a conflict, an internal error), as apply would fail on it. nil only when
+// there is nothing to refuse: no error, the object or its namespace not
+// found (callers decide on absence), the server unreachable or the
+// credentials rejected (IsUnreachable: the run stops), or the run's own
+// context ending.
 func Refused(name string, err error) *RefusedError {
 	switch {
-	case apierrors.IsInvalid(err), apierrors.IsForbidden(err), apierrors.IsBadRequest(err):
-	default:
+	case err == nil, apierrors.IsNotFound(err), IsUnreachable(err),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return nil
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return nil // not an answer of the API server: the caller's own error
 	}
 	return &RefusedError{Object: name, Reason: Refusal(err), Field: ImmutableField(err), Err: err}
 }
