@@ -230,7 +230,8 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 		out := runner.Outcome{Writes: int(r.sess.writes.Load()), Changes: crdChanges}
 		return out, err
 	}
-	res, err := e.run(ctx, r, action.DryRunNone)
+	res, replacedObjs, replacedNote, err := e.upgradeReplacing(ctx, r)
+	crdChanges = append(crdChanges, replacedObjs...)
 	out := runner.Outcome{Writes: int(r.sess.writes.Load())}
 	if err != nil {
 		verb := "upgrade"
@@ -249,6 +250,9 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 		out.Changes = releaseChange(model.ActionUpgrade.Done(), name, ns)
 	}
 	out.Changes = append(crdChanges, out.Changes...)
+	if replacedNote != "" {
+		out.Detail += "; " + replacedNote
+	}
 	if len(r.Kept) > 0 {
 		out.Detail += "; kept " + strings.Join(r.Kept, ", ") + ": the chart no longer renders it, and deleting a CRD deletes every resource of its kind (set deleteCRDs: true to delete it)"
 	}
@@ -256,7 +260,7 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 	return out, err
 }
 
-func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry action.DryRunStrategy) (*rel.Release, error) {
+func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
 	in := action.NewInstall(sess.cfg)
 	in.DryRunStrategy = dry
 	in.ReleaseName, in.Namespace = name, ns
@@ -269,7 +273,9 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	in.ForceConflicts = true
 	in.TakeOwnership = h.TakeOwnership
 	in.SkipCRDs = true // khook applies the chart's crds/ itself (crds.go)
-	in.PostRenderer, in.PostRenderStrategy, in.Labels = postRendering(h, false)
+	var user postrenderer.PostRenderer
+	user, in.PostRenderStrategy, in.Labels = postRendering(h, false)
+	in.PostRenderer = chainPostRenderers(user, post)
 	gctx, stop := sess.guard(ctx)
 	defer stop()
 	r, err := in.RunWithContext(gctx, ch, vals)

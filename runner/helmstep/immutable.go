@@ -3,23 +3,40 @@ package helmstep
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
+	"helm.sh/helm/v4/pkg/action"
+	rel "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 )
 
-// replaceImmutable is the post-renderer of a real install or upgrade under
-// onImmutable: recreate (the step's, or an object's own annotation
-// khook.io/on-immutable): each rendered object the API server would refuse
-// for an immutable field (a server-side apply dry run, as Drift's) is
-// replaced: deleted with foreground propagation and awaited gone before
-// Helm applies the release, which then creates it. Plan predicts the same
-// objects as replace (Drift with DriftInput.OnImmutable). Objects without
-// the policy cost nothing; with it, a read and a dry run each.
-type replaceImmutable struct {
+// Under onImmutable: recreate (the step's, or an object's own annotation
+// khook.io/on-immutable) an object whose immutable field the upgrade
+// changes is replaced: deleted, then created by the upgrade. A deletion
+// cannot be undone by a refusal after it, so nothing is deleted until
+// every check of the upgrade has passed: Helm's server dry run of the
+// whole upgrade (rendering, the CRD guard, the ownership check, Helm's
+// validation) and the server's dry run of each object (admission, quota,
+// RBAC), as plan runs them. Only then are the objects deleted and the
+// upgrade run; should it still fail (a hook, a wait), what was deleted is
+// created again from the rendered manifest. Plan predicts the same
+// objects as replace (Drift with DriftInput.OnImmutable).
+
+// immutableCheck is the post-renderer of a real upgrade: it writes
+// nothing, and stops the upgrade before Helm writes anything (a
+// *replaceNeeded) when a rendered object the API server would refuse for
+// an immutable field is to be replaced. Objects without the policy cost
+// nothing; with it, a read and a dry run each.
+type immutableCheck struct {
 	ctx         context.Context
 	clients     *kube.Clients
 	onImmutable string
@@ -27,35 +44,213 @@ type replaceImmutable struct {
 	namespace   string // the release namespace
 }
 
-func (p replaceImmutable) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
+// replaceNeeded stops a real upgrade that must replace objects first
+// (upgradeReplacing).
+type replaceNeeded struct{ objects []string }
+
+func (e *replaceNeeded) Error() string {
+	return "the upgrade replaces " + strings.Join(e.objects, ", ") + " (internal: checked before anything is deleted)"
+}
+
+func (p immutableCheck) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 	objs, err := decodeManifest(rendered.String())
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the rendered manifest to replace objects whose immutable fields change: %w", err)
+		return nil, fmt.Errorf("cannot read the rendered manifest to find objects whose immutable fields change: %w", err)
 	}
+	var need []string
 	for _, obj := range objs {
-		if !kube.Recreates(obj, p.onImmutable) {
-			continue
+		if _, hook := obj.GetAnnotations()["helm.sh/hook"]; hook || !kube.Recreates(obj, p.onImmutable) {
+			continue // Helm replaces a hook itself (before-hook-creation)
 		}
 		m, err := p.clients.MapObject(p.ctx, obj, p.namespace)
 		if err != nil {
 			continue // a kind this chart brings: nothing of it exists yet
 		}
 		ri := p.clients.Resource(m, obj.GetNamespace())
-		live, err := ri.Get(p.ctx, obj.GetName(), metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
+		if _, err := ri.Get(p.ctx, obj.GetName(), metav1.GetOptions{}); apierrors.IsNotFound(err) {
 			continue
-		}
-		if err != nil {
+		} else if err != nil {
 			return nil, fmt.Errorf("cannot read %s: %w", kube.ObjectName(obj), p.clients.Explain(err))
 		}
 		desired := obj.DeepCopy()
 		addHelmMetadata(desired, p.release, p.namespace)
-		if _, err := dryRunApply(p.ctx, ri, desired); kube.ImmutableField(err) == "" {
-			continue
-		}
-		if err := p.clients.Replace(p.ctx, m, live); err != nil {
-			return nil, err
+		if _, err := dryRunApply(p.ctx, ri, desired); kube.ImmutableField(err) != "" {
+			need = append(need, kube.ObjectName(obj))
 		}
 	}
+	if len(need) > 0 {
+		return nil, &replaceNeeded{objects: need}
+	}
 	return rendered, nil
+}
+
+// replaced is an object upgradeReplacing deleted, and the object the
+// rendered release makes of it.
+type replaced struct {
+	diff    ObjectDiff
+	desired *unstructured.Unstructured
+}
+
+// upgradeReplacing runs the real install or upgrade of r; when it must
+// replace objects first, it checks the whole upgrade, deletes them and
+// runs it again, recreating them should it still fail. changes are the
+// replacements, for the step's outputs; note says, for the detail, what
+// was replaced.
+func (e *Executor) upgradeReplacing(ctx context.Context, r *Release) (res *rel.Release, changes []model.Change, note string, err error) {
+	res, err = e.run(ctx, r, action.DryRunNone)
+	var need *replaceNeeded
+	if err == nil || !errors.As(err, &need) {
+		return res, nil, "", err
+	}
+	preview, err := e.run(ctx, r, action.DryRunServer)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	ignore, _ := kube.IgnoreOptions(r.step.Ignored) // validated
+	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: preview.Manifest, Ignore: ignore, OnImmutable: r.step.OnImmutable})
+	if err != nil {
+		var refused *kube.RefusedError
+		if errors.As(err, &refused) {
+			return nil, nil, "", e.failure(r, refused)
+		}
+		return nil, nil, "", e.failure(r, fmt.Errorf("nothing was replaced: %w", err))
+	}
+	objs, err := decodeManifest(preview.Manifest)
+	if err != nil {
+		return nil, nil, "", e.failure(r, fmt.Errorf("cannot read the rendered manifest: %w", err))
+	}
+	var gone []replaced
+	for _, d := range diffs {
+		if d.Action != model.ActionReplace {
+			continue
+		}
+		desired := findObject(objs, d)
+		if desired == nil {
+			continue
+		}
+		m, err := e.clients.MapObject(ctx, desired, r.Namespace)
+		if err == nil {
+			err = e.replaceLive(ctx, r, desired, m)
+		}
+		if err != nil {
+			changes, err := e.recreate(ctx, r, gone, e.failure(r, err))
+			return nil, changes, "", err
+		}
+		gone = append(gone, replaced{diff: d, desired: desired})
+	}
+	res, err = e.run(ctx, r, action.DryRunNone)
+	if err != nil {
+		changes, err := e.recreate(ctx, r, gone, err)
+		return nil, changes, "", err
+	}
+	var names []string
+	for _, g := range gone {
+		names = append(names, g.diff.id())
+		changes = append(changes, g.change(model.DidReplace))
+	}
+	if len(names) > 0 {
+		note = "replaced " + strings.Join(names, ", ") + " (an immutable field changed; onImmutable: recreate)"
+	}
+	return res, changes, note, nil
+}
+
+// replaceLive deletes the live object desired names and awaits it gone.
+func (e *Executor) replaceLive(ctx context.Context, r *Release, desired *unstructured.Unstructured, m *meta.RESTMapping) error {
+	live, err := e.clients.Resource(m, desired.GetNamespace()).Get(ctx, desired.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", kube.ObjectName(desired), e.clients.Explain(err))
+	}
+	r.sess.writes.Add(1)
+	return e.clients.Replace(ctx, m, live)
+}
+
+// recreate creates again, from the rendered manifest, each deleted object
+// the failed upgrade left absent, and adds to cause what it did. Each
+// object is a change: replaced once it exists again, else deleted.
+func (e *Executor) recreate(ctx context.Context, r *Release, gone []replaced, cause error) ([]model.Change, error) {
+	if len(gone) == 0 {
+		return nil, cause
+	}
+	var done, failed []string
+	var changes []model.Change
+	for _, g := range gone {
+		if err := e.createAbsent(ctx, r, g.desired); err != nil {
+			failed = append(failed, fmt.Sprintf("%s (%v)", g.diff.id(), err))
+			changes = append(changes, g.change(model.DidDelete))
+			continue
+		}
+		done = append(done, g.diff.id())
+		changes = append(changes, g.change(model.DidReplace))
+	}
+	msg := cause.Error()
+	if len(done) > 0 {
+		msg += "; " + strings.Join(done, ", ") + " had been deleted to replace " + plural(len(done), "it", "them") + " (an immutable field changes) and " + plural(len(done), "was", "were") + " recreated from the rendered manifest"
+	}
+	if len(failed) > 0 {
+		msg += "; deleted to replace and not recreated: " + strings.Join(failed, ", ") + ": run apply again to create " + plural(len(failed), "it", "them")
+	}
+	return changes, &recreatedError{msg: msg, cause: cause}
+}
+
+// recreatedError is a failed upgrade after objects were replaced.
+type recreatedError struct {
+	msg   string
+	cause error
+}
+
+func (e *recreatedError) Error() string { return e.msg }
+func (e *recreatedError) Unwrap() error { return e.cause }
+
+// createAbsent creates desired (with Helm's metadata, by Helm's field
+// manager) unless it exists again (the upgrade, or its rollback, made it).
+func (e *Executor) createAbsent(ctx context.Context, r *Release, desired *unstructured.Unstructured) error {
+	m, err := e.clients.MapObject(ctx, desired, r.Namespace)
+	if err != nil {
+		return err
+	}
+	ri := e.clients.Resource(m, desired.GetNamespace())
+	if _, err := ri.Get(ctx, desired.GetName(), metav1.GetOptions{}); err == nil {
+		return nil
+	} else if !apierrors.IsNotFound(err) {
+		return e.clients.Explain(err)
+	}
+	obj := desired.DeepCopy()
+	addHelmMetadata(obj, r.Name, r.Namespace)
+	body, err := obj.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	force := true
+	_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, body, metav1.PatchOptions{FieldManager: FieldManager, Force: &force})
+	kube.InvalidateLiveOf(ctx, m, desired.GetNamespace())
+	if err != nil {
+		return e.clients.Explain(err)
+	}
+	r.sess.writes.Add(1)
+	return nil
+}
+
+func (g replaced) change(did model.Did) model.Change {
+	return model.Change{Action: did, Kind: g.diff.Kind, Namespace: g.diff.Namespace, Name: g.diff.Name}
+}
+
+// findObject is the rendered object d names.
+func findObject(objs []*unstructured.Unstructured, d ObjectDiff) *unstructured.Unstructured {
+	for _, o := range objs {
+		if o.GetKind() == d.Kind && o.GetName() == d.Name && o.GroupVersionKind().Group == groupOf(d.APIVersion) &&
+			(o.GetNamespace() == "" || o.GetNamespace() == d.Namespace) {
+			return o.DeepCopy()
+		}
+	}
+	return nil
+}
+
+func groupOf(apiVersion string) string {
+	if g, _, ok := strings.Cut(apiVersion, "/"); ok {
+		return g
+	}
+	return ""
 }

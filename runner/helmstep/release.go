@@ -190,7 +190,13 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 	var res *rel.Release
 	var err error
 	if !r.Installed() {
-		res, err = e.install(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, r.Last != nil, dry)
+		var post postrenderer.PostRenderer
+		if templatesCRD(r.src.chart) {
+			// A CRD the templates create may exist already (kept at an
+			// uninstall, adopted): its change is checked as any other.
+			post = crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry != action.DryRunNone}
+		}
+		res, err = e.install(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, r.Last != nil, dry, post)
 	} else {
 		var post postrenderer.PostRenderer
 		if opts, oerr := kube.IgnoreOptions(r.step.Ignored); oerr != nil {
@@ -199,11 +205,12 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 			post = leaveIgnored{ctx: ctx, clients: e.clients, opts: opts, namespace: r.Namespace}
 		}
 		if dry == action.DryRunNone {
-			post = chainPostRenderers(replaceImmutable{ctx: ctx, clients: e.clients, onImmutable: r.step.OnImmutable, release: r.Name, namespace: r.Namespace}, post)
+			post = chainPostRenderers(immutableCheck{ctx: ctx, clients: e.clients, onImmutable: r.step.OnImmutable, release: r.Name, namespace: r.Namespace}, post)
 		}
-		if r.Last != nil && strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") {
-			// A templated CRD can only be updated or dropped if the
-			// release has one: other upgrades render as before.
+		if strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") || templatesCRD(r.src.chart) {
+			// A templated CRD can only be written or dropped if the
+			// release has one or the chart's templates make one (a CRD
+			// moved from crds/): other upgrades render as before.
 			post = chainPostRenderers(post, crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry != action.DryRunNone})
 		}
 		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, dry, post)
