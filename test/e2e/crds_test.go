@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/model"
 )
@@ -311,4 +312,83 @@ func planAll(t *testing.T, file string) model.Plan {
 		t.Fatalf("plan: %v (exit %d)\nstdout:\n%s\nstderr:\n%s", err, out.Code, out.Stdout, out.Stderr)
 	}
 	return p
+}
+
+// Every path that writes a templated CRD checks the change (#39): a
+// re-install of a release whose CRD was kept, a takeOwnership install
+// that adopts it, and an upgrade whose last revision had no CRD (a CRD
+// moved from crds/ into the templates). Each would drop the version the
+// cluster stores a Thing in: plan and apply refuse, naming it, and the
+// CRD (resourceVersion) and the Thing are as before.
+func TestTemplatedCRDChangeCheckedOnEveryPath(t *testing.T) {
+	chart := "    chart: " + testdata("charts", "crdtpl") + "\n"
+	for _, c := range []struct {
+		name  string
+		owned bool   // the CRD carries the release's Helm metadata (kept at an uninstall)
+		extra string // more of the helm step
+		first string // values of an install before the CRD exists ("": none)
+	}{
+		{name: "reinstall", owned: true},
+		{name: "takeownership", extra: "    takeOwnership: true\n"},
+		{name: "moved", owned: true, first: "crd: false, "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ns := namespace(t)
+			group := ns + "." + c.name + ".e2e.khook.io"
+			crdName := "things." + group
+			dropCRD(t, crdName)
+			if c.first != "" {
+				out := khook(t, invocation{Args: []string{"apply", "-f", chartSpec(t, ns, chart+c.extra+"    values: {"+c.first+"keepme: false, group: "+group+"}\n"), "-o", "json"}})
+				expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
+			}
+			crd := &unstructured.Unstructured{}
+			must(t, yaml.Unmarshal([]byte(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: `+crdName+`}
+spec:
+  group: `+group+`
+  scope: Namespaced
+  names: {kind: Thing, plural: things, singular: thing, listKind: ThingList}
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+`), &crd.Object))
+			if c.owned {
+				crd.SetLabels(map[string]string{"app.kubernetes.io/managed-by": "Helm"})
+				crd.SetAnnotations(map[string]string{"meta.helm.sh/release-name": "app", "meta.helm.sh/release-namespace": ns})
+			}
+			_, err := dyn(t).Resource(crdGVR).Create(t.Context(), crd, metav1.CreateOptions{})
+			must(t, err)
+			things := dyn(t).Resource(schema.GroupVersionResource{Group: group, Version: "v1alpha1", Resource: "things"}).Namespace(ns)
+			createServed(t, things, &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": group + "/v1alpha1", "kind": "Thing", "metadata": map[string]any{"name": "precious"}}})
+			before, err := dyn(t).Resource(crdGVR).Get(t.Context(), crdName, metav1.GetOptions{})
+			must(t, err)
+
+			file := chartSpec(t, ns, chart+c.extra+"    values: {keepme: false, group: "+group+"}\n")
+			const why = "the update drops version v1alpha1, which status.storedVersions lists"
+			if p := planJSON(t, nil, file); p.Steps[0].Action != model.ActionFail || !strings.Contains(p.Steps[0].Reason, why) {
+				t.Errorf("plan: %s: %s; want fail: %s", p.Steps[0].Action, p.Steps[0].Reason, why)
+			}
+			out := khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
+			expectSteps(t, out, []want{{Name: "app", Status: model.StatusFailed, Attempts: 1, Error: why}})
+			if out.Results != nil && out.Results.Changed() {
+				t.Errorf("the refused apply reports changes: %+v", out.Results.Steps[0].Changes)
+			}
+			text := khook(t, invocation{Args: []string{"apply", "-f", file}})
+			if text.Code == 0 || !strings.Contains(text.Stdout+text.Stderr, why) {
+				t.Errorf("text apply: exit %d, want the refusal\nstdout:\n%s\nstderr:\n%s", text.Code, text.Stdout, text.Stderr)
+			}
+			after, err := dyn(t).Resource(crdGVR).Get(t.Context(), crdName, metav1.GetOptions{})
+			must(t, err)
+			if after.GetUID() != before.GetUID() || after.GetResourceVersion() != before.GetResourceVersion() {
+				t.Errorf("the refused CRD change was written: uid %s -> %s, resourceVersion %s -> %s", before.GetUID(), after.GetUID(), before.GetResourceVersion(), after.GetResourceVersion())
+			}
+			if _, err := things.Get(t.Context(), "precious", metav1.GetOptions{}); err != nil {
+				t.Errorf("Thing precious after the refused apply: %v", err)
+			}
+		})
+	}
 }
