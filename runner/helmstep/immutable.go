@@ -174,20 +174,28 @@ func (e *Executor) recreate(ctx context.Context, r *Release, gone []replaced, ca
 	if len(gone) == 0 {
 		return nil, cause
 	}
-	var done, failed []string
+	var done, back, failed []string
 	var changes []model.Change
 	for _, g := range gone {
-		if err := e.createAbsent(ctx, r, g.desired); err != nil {
+		created, err := e.createAbsent(ctx, r, g.desired)
+		switch {
+		case err != nil:
 			failed = append(failed, fmt.Sprintf("%s (%v)", g.diff.id(), err))
 			changes = append(changes, g.change(model.DidDelete))
 			continue
+		case created:
+			done = append(done, g.diff.id())
+		default:
+			back = append(back, g.diff.id())
 		}
-		done = append(done, g.diff.id())
 		changes = append(changes, g.change(model.DidReplace))
 	}
 	msg := cause.Error()
 	if len(done) > 0 {
 		msg += "; " + strings.Join(done, ", ") + " had been deleted to replace " + plural(len(done), "it", "them") + " (an immutable field changes) and " + plural(len(done), "was", "were") + " recreated from the rendered manifest"
+	}
+	if len(back) > 0 {
+		msg += "; " + strings.Join(back, ", ") + " had been deleted to replace " + plural(len(back), "it", "them") + " (an immutable field changes) and the upgrade or its rollback created " + plural(len(back), "it", "them") + " again"
 	}
 	if len(failed) > 0 {
 		msg += "; deleted to replace and not recreated: " + strings.Join(failed, ", ") + ": run apply again to create " + plural(len(failed), "it", "them")
@@ -205,32 +213,33 @@ func (e *recreatedError) Error() string { return e.msg }
 func (e *recreatedError) Unwrap() error { return e.cause }
 
 // createAbsent creates desired (with Helm's metadata, by Helm's field
-// manager) unless it exists again (the upgrade, or its rollback, made it).
-func (e *Executor) createAbsent(ctx context.Context, r *Release, desired *unstructured.Unstructured) error {
+// manager) unless it exists again (the upgrade, or its rollback, made it:
+// created is false).
+func (e *Executor) createAbsent(ctx context.Context, r *Release, desired *unstructured.Unstructured) (created bool, err error) {
 	m, err := e.clients.MapObject(ctx, desired, r.Namespace)
 	if err != nil {
-		return err
+		return false, err
 	}
 	ri := e.clients.Resource(m, desired.GetNamespace())
 	if _, err := ri.Get(ctx, desired.GetName(), metav1.GetOptions{}); err == nil {
-		return nil
+		return false, nil
 	} else if !apierrors.IsNotFound(err) {
-		return e.clients.Explain(err)
+		return false, e.clients.Explain(err)
 	}
 	obj := desired.DeepCopy()
 	addHelmMetadata(obj, r.Name, r.Namespace)
 	body, err := obj.MarshalJSON()
 	if err != nil {
-		return err
+		return false, err
 	}
 	force := true
 	_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, body, metav1.PatchOptions{FieldManager: FieldManager, Force: &force})
 	kube.InvalidateLiveOf(ctx, m, desired.GetNamespace())
 	if err != nil {
-		return e.clients.Explain(err)
+		return false, e.clients.Explain(err)
 	}
 	r.sess.writes.Add(1)
-	return nil
+	return true, nil
 }
 
 func (g replaced) change(did model.Did) model.Change {
