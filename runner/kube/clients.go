@@ -268,6 +268,13 @@ func isTransport(err error) bool {
 	if err == nil || errors.As(err, &elsewhere) {
 		return false
 	}
+	// An answer of the API server is not a transport failure, even when
+	// its message is one: a webhook it could not call ("failed calling
+	// webhook ...: connection refused") is its refusal of the object.
+	var answer apierrors.APIStatus
+	if errors.As(err, &answer) {
+		return false
+	}
 	var opErr *net.OpError
 	var dnsErr *net.DNSError
 	if errors.As(err, &opErr) || errors.As(err, &dnsErr) {
