@@ -17,7 +17,7 @@ const (
 	// unknown: apply does not call done what plan says fails.
 	RefusedRerunNote = "re-run: its plan says it fails, so the state record does not resume it"
 	UnknownRerunNote = "re-run: its plan cannot tell its outcome (unknown), so the state record does not resume it"
-	RepairCommand   = "khook apply (it re-runs the drifted steps, state record or not; khook apply --reconcile re-runs every step)"
+	RepairCommand    = "khook apply (it re-runs the drifted steps, state record or not; khook apply --reconcile re-runs every step)"
 )
 
 // resumeUndrifted is apply's own drift check (docs/dsl.md, "state"): when
