@@ -48,8 +48,9 @@ func WaitGone(ctx context.Context, c *Clients, deleted []Deleted) error {
 }
 
 // BeingDeleted says that obj carries a deletion timestamp, since when and
-// what holds it: "CustomResourceDefinition widgets.example.com is being
-// deleted (since 12:00:01Z, held by finalizers [customresourcecleanup...])".
+// what holds it: "customresourcedefinition.apiextensions.k8s.io/widgets.example.com
+// is being deleted (since 2026-11-27T03:00:00Z, held by finalizers
+// customresourcecleanup.apiextensions.k8s.io)".
 func BeingDeleted(obj *unstructured.Unstructured) string {
 	s := ObjectName(obj) + " is being deleted"
 	var held []string

@@ -73,7 +73,7 @@ func TestApplyOntoATerminatingObjectCreatesItAnew(t *testing.T) {
 	if p.Action != model.ActionCreate || len(p.Objects) != 1 || p.Objects[0].Action != model.ActionCreate {
 		t.Errorf("plan: %s %+v, want create", p.Action, p.Objects)
 	}
-	wantWarning := "ConfigMap " + ns + "/settings is being deleted ("
+	wantWarning := "configmap/settings in namespace " + ns + " is being deleted ("
 	if !hasWarning(warned.List(), wantWarning, "held by finalizers "+hold, "apply waits for it to go, then creates it anew") {
 		t.Errorf("plan warnings %+v, want one saying it is being deleted, by what, and what apply does", warned.List())
 	}
@@ -219,7 +219,7 @@ func TestWaitOnAnObjectThatGoesSaysSoAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = <-done
-	if err == nil || !strings.Contains(err.Error(), "ConfigMap "+ns+"/awaited was deleted while khook waited for condition=Never") {
+	if err == nil || !strings.Contains(err.Error(), "configmap/awaited in namespace "+ns+" was deleted while khook waited for condition=Never") {
 		t.Errorf("wait on a deleted object: %v, want it to say the object was deleted", err)
 	}
 	if ctx.Err() != nil {
