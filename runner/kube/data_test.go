@@ -5,8 +5,11 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/spec"
@@ -74,5 +77,16 @@ func TestBeingDeletedSaysSinceWhenAndWhatHoldsIt(t *testing.T) {
 	obj.SetFinalizers(nil)
 	if got := BeingDeleted(obj); strings.Contains(got, "held by") {
 		t.Errorf("without finalizers: %q", got)
+	}
+}
+
+// A Service's clusterIP refuses a change as "may not change once set":
+// an immutable field, which onImmutable: recreate replaces.
+func TestImmutableFieldOfAServiceClusterIP(t *testing.T) {
+	err := apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "front", field.ErrorList{
+		field.Invalid(field.NewPath("spec", "clusterIPs").Index(0), []string{"10.96.1.11"}, "may not change once set"),
+	})
+	if got := ImmutableField(err); got != "spec.clusterIPs[0]" {
+		t.Errorf("ImmutableField = %q, want spec.clusterIPs[0]", got)
 	}
 }

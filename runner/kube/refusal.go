@@ -38,14 +38,15 @@ func Refusal(err error) string {
 }
 
 // ImmutableField is the field an invalid-object refusal says is immutable
-// ("" when it says nothing of the kind).
+// ("" when it says nothing of the kind). A Service's clusterIP and
+// loadBalancerClass say "may not change once set".
 func ImmutableField(err error) string {
 	var se apierrors.APIStatus
 	if !errors.As(err, &se) || !apierrors.IsInvalid(err) || se.Status().Details == nil {
 		return ""
 	}
 	for _, c := range se.Status().Details.Causes {
-		if strings.Contains(c.Message, "field is immutable") || strings.Contains(c.Message, "is immutable") {
+		if strings.Contains(c.Message, "is immutable") || strings.Contains(c.Message, "may not change once set") {
 			if c.Field != "" {
 				return c.Field
 			}
