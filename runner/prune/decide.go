@@ -144,6 +144,8 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 	case kube.HoldsData(live):
 		what, err := c.DataOf(ctx, live)
 		switch {
+		case kube.IsUnreachable(err):
+			return d, err
 		case err != nil: // cannot tell what goes: keep it
 			d.Action, d.Kept = model.ActionKeep, fmt.Sprintf("it holds data and khook cannot tell what (%v); set prune: {data: true} to delete it anyway", err)
 		case cand.Policy.Data:

@@ -162,6 +162,8 @@ func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *
 	if kube.HoldsData(live) {
 		what, err := c.DataOf(ctx, live)
 		switch {
+		case kube.IsUnreachable(err):
+			return "", "", "", err
 		case err != nil: // cannot tell what goes: keep it
 			return model.ActionKeep, fmt.Sprintf("it holds data and khook cannot tell what (%v); set deleteData: true on the step to delete it anyway", err), "", nil
 		case d.DeleteData:
