@@ -104,19 +104,32 @@ func PlanVerdict(p *Plan, drift bool) Verdict {
 	return v
 }
 
-// DataDeletions names each CRD the plan deletes with custom resources of
-// it (an explicit deleteCRDs or prune: {crds: true}): "CRD
-// widgets.example.com and its 2 Widget objects in 1 namespace".
+// DataDeletions names each object the plan deletes with data (an explicit
+// deleteCRDs, deleteData or prune: {crds: true} / {data: true}): "CRD
+// widgets.example.com and its 2 Widget objects in 1 namespace",
+// "PersistentVolumeClaim shop/data and its data (...)".
 func DataDeletions(p *Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
 		for _, o := range s.Objects {
 			if o.Action == ActionDelete && o.With != "" {
-				out = append(out, "CRD "+o.Name+" and "+o.With)
+				out = append(out, o.Deleted()+" and "+o.With)
 			}
 		}
 	}
 	return out
+}
+
+// Deleted names a deleted object as the plan's data warnings do: "CRD
+// widgets.example.com", "PersistentVolumeClaim shop/data".
+func (o ObjectPlan) Deleted() string {
+	if o.Kind == "CustomResourceDefinition" {
+		return "CRD " + o.Name
+	}
+	if o.Namespace != "" {
+		return o.Kind + " " + o.Namespace + "/" + o.Name
+	}
+	return o.Kind + " " + o.Name
 }
 
 // ResultsVerdict is the one-line verdict of apply or destroy.

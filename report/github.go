@@ -100,7 +100,7 @@ func PlanAnnotations(p *model.Plan, drift bool) []Annotation {
 		for _, o := range s.Objects {
 			if o.Action == model.ActionDelete && o.With != "" {
 				out = append(out, Annotation{Level: AnnotationWarning, Pos: s.Pos,
-					Title: "khook plan: step " + s.Name + " deletes CRD " + o.Name + " and " + o.With, Message: o.Reason})
+					Title: "khook plan: step " + s.Name + " deletes " + o.Deleted() + " and " + o.With, Message: o.Reason})
 			}
 		}
 	}

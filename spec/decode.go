@@ -130,7 +130,7 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 		v.Set(reflect.ValueOf(&Prune{Disabled: !on})) // prune: true is prune: {}
 		return
 	case t == pruneType && n.Kind == yaml.ScalarNode && !isNull:
-		d.problem(n, path, "write prune: false to turn pruning off, or prune: {crds: true, namespaces: true}", "must be true, false or {crds, namespaces}, got %s", shown(n))
+		d.problem(n, path, "write prune: false to turn pruning off, or prune: {crds: true, namespaces: true, data: true}", "must be true, false or {crds, namespaces, data}, got %s", shown(n))
 		return
 	case t == envValueType && n.Kind == yaml.ScalarNode:
 		if !isNull { // env: {NAME: value}, the short form

@@ -9,6 +9,10 @@ type Prune struct {
 	Disabled   bool `json:"-"`
 	CRDs       bool `json:"crds,omitempty"`
 	Namespaces bool `json:"namespaces,omitempty"`
+	// Data lets pruning delete what holds data: a PersistentVolumeClaim, a
+	// PersistentVolume, a StatefulSet whose claim retention deletes its
+	// claims.
+	Data bool `json:"data,omitempty"`
 }
 
 // PruneOf is the pruning in force for a step: the step's own prune: over
@@ -46,6 +50,7 @@ func pruneSchema(what string) obj {
 		"anyOf": []any{defRef("bool"), object(obj{
 			"crds":       desc(defRef("bool"), "Delete CustomResourceDefinitions that left the spec (deleting one deletes every resource of its kind)"),
 			"namespaces": desc(defRef("bool"), "Delete Namespaces that left the spec (deleting one deletes everything in it)"),
+			"data":       desc(defRef("bool"), "Delete what holds data that left the spec: PersistentVolumeClaims, PersistentVolumes, StatefulSets whose persistentVolumeClaimRetentionPolicy deletes their claims (their data goes)"),
 		})},
 		"description": what,
 	}

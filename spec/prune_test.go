@@ -45,7 +45,7 @@ func TestPruneValidated(t *testing.T) {
 	if err == nil {
 		t.Fatal("accepted")
 	}
-	for _, want := range []string{"<stdin>:4:", "crd", "<stdin>:9:10: steps.0.prune: must be true, false or {crds, namespaces}", "<stdin>:11:", "prune: applies to helm and apply steps, not to a wait step"} {
+	for _, want := range []string{"<stdin>:4:", "crd", "<stdin>:9:10: steps.0.prune: must be true, false or {crds, namespaces, data}", "<stdin>:11:", "prune: applies to helm and apply steps, not to a wait step"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not say %q:\n%v", want, err)
 		}

@@ -258,10 +258,11 @@ func defs(namespace obj) obj {
 			"fieldSelector":  obj{"type": "string", "description": "Field selector"},
 			"ignoreNotFound": defRef("bool"),
 			"deleteCRDs":     desc(defRef("bool"), "Delete a CRD although custom resources of it exist (they are deleted with it); without it such a CRD is kept"),
+			"deleteData":     desc(defRef("bool"), "Delete what holds data: a PersistentVolumeClaim, a PersistentVolume, a StatefulSet whose persistentVolumeClaimRetentionPolicy deletes its claims (the data goes); without it such an object is kept"),
 		}), obj{
 			"oneOf": exactlyOne("manifests", "resource", "release"),
 			"dependentSchemas": obj{
-				"release":   obj{"properties": obj{"selector": false, "fieldSelector": false, "allNamespaces": false, "deleteCRDs": false}},
+				"release":   obj{"properties": obj{"selector": false, "fieldSelector": false, "allNamespaces": false, "deleteCRDs": false, "deleteData": false}},
 				"manifests": obj{"properties": obj{"selector": false, "fieldSelector": false, "allNamespaces": false}},
 			},
 			"allOf": []any{nsScope},

@@ -351,6 +351,10 @@ type Delete struct {
 	// DeleteCRDs deletes a CRD that custom resources of it still use
 	// (they go with it); without it such a CRD is kept.
 	DeleteCRDs bool `json:"deleteCRDs,omitempty"`
+	// DeleteData deletes what holds data (a PersistentVolumeClaim, a
+	// PersistentVolume, a StatefulSet whose claim retention deletes its
+	// claims); without it such an object is kept.
+	DeleteData bool `json:"deleteData,omitempty"`
 }
 
 // IgnoresNotFound returns the effective ignoreNotFound (default true).

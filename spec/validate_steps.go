@@ -242,7 +242,7 @@ func (v *validator) delete(p string, d *Delete) {
 		if msg := checkSubdomain(d.Release, maxReleaseName); msg != "" {
 			v.errorf(p+".release", "", "release name %s", msg)
 		}
-		v.notWith(p, "release", "selector", "fieldSelector", "allNamespaces", "deleteCRDs")
+		v.notWith(p, "release", "selector", "fieldSelector", "allNamespaces", "deleteCRDs", "deleteData")
 	}
 }
 

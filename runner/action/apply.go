@@ -145,7 +145,7 @@ func (a *ApplyCommand) Run(ctx context.Context, s *spec.Spec) (*model.Results, e
 	eng.WarningsAsErrors = a.Config.WarningsAsErrors
 	eng.Emit = emit
 	eng.Resume = backend.Resume
-	var drifted map[string]bool
+	var drifted map[string]string
 	switch {
 	case a.Reconcile:
 		eng.Resume = nil
@@ -227,16 +227,25 @@ func (a *ApplyCommand) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) 
 
 // resumeUnchanged lets the state record skip only steps the plan
 // predicted no change for: a change that was planned (an object drifted
-// since the step last succeeded) is applied, not resumed past.
+// since the step last succeeded) is applied, not resumed past, and so is
+// a step planned fail or unknown (plan = apply: apply fails where plan
+// did, and never calls such a step done).
 func resumeUnchanged(p *model.Plan, resume func(*spec.Step) (string, bool)) func(*spec.Step) (string, bool) {
 	planned := map[string]model.Action{}
 	for _, ps := range p.Steps {
 		planned[ps.Name] = ps.Action
 	}
 	return func(st *spec.Step) (string, bool) {
-		if model.IsChange(planned[st.Name]) {
+		if mustRun(planned[st.Name]) {
 			return "", false
 		}
 		return resume(st)
 	}
+}
+
+// mustRun reports whether a step planned action is run even when the
+// state record would resume it: a change, or a plan that predicts a
+// failure or cannot tell.
+func mustRun(action model.Action) bool {
+	return model.IsChange(action) || action == model.ActionFail || action == model.ActionUnknown
 }

@@ -12,15 +12,21 @@ import (
 // RepairCommand the command that repairs drift (drift reports name it).
 const (
 	DriftRepairNote = "re-run: its live objects drifted since it last succeeded (state record)"
-	RepairCommand   = "khook apply (it re-runs the drifted steps, state record or not; khook apply --reconcile re-runs every step)"
+	// RefusedRerunNote and UnknownRerunNote are what a step the state
+	// record would resume says when it runs because its plan is fail or
+	// unknown: apply does not call done what plan says fails.
+	RefusedRerunNote = "re-run: its plan says it fails, so the state record does not resume it"
+	UnknownRerunNote = "re-run: its plan cannot tell its outcome (unknown), so the state record does not resume it"
+	RepairCommand    = "khook apply (it re-runs the drifted steps, state record or not; khook apply --reconcile re-runs every step)"
 )
 
 // resumeUndrifted is apply's own drift check (docs/dsl.md, "state"): when
 // the state record would resume any step, the spec is planned first, as
 // plan does, and a step the record would skip but whose plan is a change
-// (its live objects drifted) runs again. It returns the Resume hook and
-// those steps. A plan that cannot be made resumes nothing: every step runs.
-func (a *ApplyCommand) resumeUndrifted(ctx context.Context, s *spec.Spec, b *Backend) (func(*spec.Step) (string, bool), map[string]bool) {
+// (its live objects drifted), fail or unknown runs again. It returns the
+// Resume hook and those steps, each with why it runs. A plan that cannot
+// be made resumes nothing: every step runs.
+func (a *ApplyCommand) resumeUndrifted(ctx context.Context, s *spec.Spec, b *Backend) (func(*spec.Step) (string, bool), map[string]string) {
 	hashes := state.Hashes(s)
 	resumable := map[string]bool{}
 	for _, st := range s.Steps {
@@ -38,26 +44,35 @@ func (a *ApplyCommand) resumeUndrifted(ctx context.Context, s *spec.Spec, b *Bac
 		}
 		return nil, nil
 	}
-	drifted := map[string]bool{}
+	drifted := map[string]string{}
 	for _, ps := range p.Steps {
-		if resumable[ps.Name] && model.IsChange(ps.Action) {
-			drifted[ps.Name] = true
+		if !resumable[ps.Name] || !mustRun(ps.Action) {
+			continue
+		}
+		switch ps.Action {
+		case model.ActionFail:
+			drifted[ps.Name] = RefusedRerunNote
+		case model.ActionUnknown:
+			drifted[ps.Name] = UnknownRerunNote
+		default:
+			drifted[ps.Name] = DriftRepairNote
 		}
 	}
 	return resumeUnchanged(p, b.Resume), drifted
 }
 
-// sayRepaired says on each step re-run for its drift why it ran.
-func sayRepaired(steps []model.StepResult, drifted map[string]bool) {
+// sayRepaired says on each step the record would have resumed why it ran.
+func sayRepaired(steps []model.StepResult, rerun map[string]string) {
 	for i := range steps {
 		st := &steps[i]
-		if !drifted[st.Name] || st.Skip != "" {
+		note := rerun[st.Name]
+		if note == "" || st.Skip != "" {
 			continue
 		}
 		if st.Detail == "" {
-			st.Detail = DriftRepairNote
+			st.Detail = note
 		} else {
-			st.Detail = DriftRepairNote + "; " + st.Detail
+			st.Detail = note + "; " + st.Detail
 		}
 	}
 }

@@ -47,6 +47,12 @@ type ApplyRequest struct {
 	// (TakesOverFromHelm).
 	Force bool
 
+	// Terminating is the live object when it carries a deletion timestamp
+	// (a CRD an uninstall is deleting): a patch onto it answers 200 and
+	// vanishes with it, so the request creates the object anew once it
+	// has gone (Send awaits that); Live is then nil.
+	Terminating *unstructured.Unstructured
+
 	src    *unstructured.Unstructured // the manifest object, to plan again
 	cached bool                       // Live came from the run's cache
 	opts   ChangeOptions              // the step's ignore rules
@@ -136,6 +142,11 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	case err != nil:
 		return nil, fmt.Errorf("cannot read %s: %w", ObjectName(obj), c.Explain(err))
 	}
+	var terminating *unstructured.Unstructured
+	if live != nil && live.GetDeletionTimestamp() != nil {
+		Warn(ctx, ObjectName(obj), BeingDeleted(live)+": apply waits for it to go, then creates it anew")
+		terminating, live = live, nil
+	}
 	if live != nil && IsCRD(obj) {
 		warnings, err := c.CheckCRDChange(ctx, live, obj)
 		if err != nil {
@@ -145,7 +156,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 			Warn(ctx, ObjectName(obj), w)
 		}
 	}
-	req := &ApplyRequest{Mapping: m, Live: live, ServerSide: serverSide, src: src, cached: cached, opts: opts}
+	req := &ApplyRequest{Mapping: m, Live: live, Terminating: terminating, ServerSide: serverSide, src: src, cached: cached, opts: opts}
 	if serverSide {
 		req.Desired = opts.leaveIgnored(live, obj, true).DeepCopy()
 		req.Action = model.ActionConfigure
@@ -261,6 +272,24 @@ func (c *Clients) Send(ctx context.Context, req *ApplyRequest, dryRun bool) (*un
 	var dr []string
 	if dryRun {
 		dr = []string{metav1.DryRunAll}
+	}
+	if req.Terminating != nil {
+		if dryRun {
+			// The server would answer the create AlreadyExists until the
+			// object has gone: predict the create apply makes then.
+			return req.Desired, nil
+		}
+		if err := c.awaitGone(ctx, req.Mapping, req.Terminating); err != nil {
+			return nil, err
+		}
+		fresh, err := c.planApply(ctx, req.src, req.Mapping, req.ServerSide, false, req.opts)
+		if err != nil {
+			return nil, err
+		}
+		*req = *fresh
+		if req.Terminating != nil { // deleted again meanwhile
+			return nil, fmt.Errorf("cannot apply %s: %s", req.Name(), BeingDeleted(req.Terminating))
+		}
 	}
 	out, err := c.send(ctx, req, dr)
 	if apierrors.IsAlreadyExists(err) && req.cached {

@@ -38,14 +38,15 @@ func Refusal(err error) string {
 }
 
 // ImmutableField is the field an invalid-object refusal says is immutable
-// ("" when it says nothing of the kind).
+// ("" when it says nothing of the kind). A Service's clusterIP and
+// loadBalancerClass say "may not change once set".
 func ImmutableField(err error) string {
 	var se apierrors.APIStatus
 	if !errors.As(err, &se) || !apierrors.IsInvalid(err) || se.Status().Details == nil {
 		return ""
 	}
 	for _, c := range se.Status().Details.Causes {
-		if strings.Contains(c.Message, "field is immutable") || strings.Contains(c.Message, "is immutable") {
+		if strings.Contains(c.Message, "is immutable") || strings.Contains(c.Message, "may not change once set") {
 			if c.Field != "" {
 				return c.Field
 			}
@@ -123,16 +124,16 @@ func (e *MissingNamespaceError) Unwrap() error { return e.Err }
 // Recreates reports whether an object whose immutable field changes is
 // replaced (deleted, then created again): its own annotation
 // khook.io/on-immutable says so, else the step's onImmutable does, except
-// for a Namespace, a CRD, a PersistentVolumeClaim or a PersistentVolume:
-// replacing those deletes what they hold, so only their own annotation
-// replaces them.
+// for a Namespace, a CRD, or what holds data (HoldsData: a claim, a
+// volume, a StatefulSet whose claims go with it): replacing those deletes
+// what they hold, so only their own annotation replaces them.
 func Recreates(obj *unstructured.Unstructured, onImmutable string) bool {
 	if v, ok := obj.GetAnnotations()[spec.OnImmutableAnnotation]; ok {
 		return v == spec.OnImmutableRecreate
 	}
 	gvk := obj.GroupVersionKind()
 	switch {
-	case gvk.Group == "" && (gvk.Kind == "Namespace" || gvk.Kind == "PersistentVolumeClaim" || gvk.Kind == "PersistentVolume"), IsCRD(obj):
+	case gvk.Group == "" && gvk.Kind == "Namespace", IsCRD(obj), HoldsData(obj):
 		return false
 	}
 	return onImmutable == spec.OnImmutableRecreate

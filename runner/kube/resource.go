@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -296,6 +297,7 @@ func (c *Clients) WaitCRDEstablished(ctx context.Context, name string) error {
 	r := c.Dynamic.Resource(crdGVR)
 	sel := fields.OneTermEqualSelector("metadata.name", name).String()
 	pending := "not found"
+	var seen types.UID // the CRD awaited: once seen, its going ends the wait
 	for ctx.Err() == nil {
 		list, err := r.List(ctx, metav1.ListOptions{FieldSelector: sel})
 		if err != nil {
@@ -304,9 +306,20 @@ func (c *Clients) WaitCRDEstablished(ctx context.Context, name string) error {
 			}
 			return fmt.Errorf("cannot read CRD %s: %w", name, c.Explain(err))
 		}
+		if len(list.Items) == 0 && seen != "" {
+			return fmt.Errorf("CRD %s was deleted while khook waited for condition=Established", name)
+		}
 		for i := range list.Items {
-			if crdEstablished(&list.Items[i]) {
-				c.LearnCRD(&list.Items[i])
+			u := &list.Items[i]
+			if u.GetDeletionTimestamp() != nil {
+				return fmt.Errorf("%s: it will not become Established", BeingDeleted(u))
+			}
+			if seen != "" && u.GetUID() != seen {
+				return fmt.Errorf("CRD %s was deleted (and made again by someone else) while khook waited for condition=Established", name)
+			}
+			seen = u.GetUID()
+			if crdEstablished(u) {
+				c.LearnCRD(u)
 				return nil
 			}
 			pending = "not Established yet"
@@ -319,14 +332,27 @@ func (c *Clients) WaitCRDEstablished(ctx context.Context, name string) error {
 			return fmt.Errorf("cannot watch CRD %s: %w", name, c.Explain(err))
 		}
 		for ev := range w.ResultChan() {
-			if ev.Type != watch.Added && ev.Type != watch.Modified {
-				continue // bookmarks; an error or a deletion: the next list tells
+			if ev.Type == watch.Deleted {
+				w.Stop()
+				return fmt.Errorf("CRD %s was deleted while khook waited for condition=Established", name)
 			}
-			if u, ok := ev.Object.(*unstructured.Unstructured); ok && crdEstablished(u) {
+			if ev.Type != watch.Added && ev.Type != watch.Modified {
+				continue // bookmarks; an error: the next list tells
+			}
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			if u.GetDeletionTimestamp() != nil {
+				w.Stop()
+				return fmt.Errorf("%s: it will not become Established", BeingDeleted(u))
+			}
+			if crdEstablished(u) {
 				w.Stop()
 				c.LearnCRD(u)
 				return nil
 			}
+			seen = u.GetUID()
 			pending = "not Established yet"
 		}
 		w.Stop() // the server ended the watch: list again

@@ -175,12 +175,26 @@ func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate
 	prog, podsWatched := newProgress(ctx), false
 	podsDone := func() {}
 	defer func() { stop(); podsDone() }()
+	var seen *unstructured.Unstructured // a named target, once listed
 	for {
 		if ctrl.HasSynced() {
 			objs := sorted(store.List())
 			ok, why, err := p(objs)
 			if err != nil || ok {
 				return err
+			}
+			if t.Name != "" {
+				// A named object that goes while awaited will not meet
+				// the condition: say so now, not at the time-out.
+				if len(objs) == 0 && seen != nil {
+					return fmt.Errorf("%s was deleted while khook waited for %s (it was there %s ago)", ObjectName(seen), what, ShortDuration(roundElapsed(time.Since(start))))
+				}
+				if len(objs) == 1 {
+					seen = objs[0]
+					if seen.GetDeletionTimestamp() != nil && !strings.Contains(why, "terminating") {
+						why += "; " + BeingDeleted(seen)
+					}
+				}
 			}
 			pending = why
 			prog.set(&why, nil)

@@ -50,12 +50,12 @@ func (c Candidate) Why() string {
 type Decision struct {
 	Candidate
 	// Action is ActionDelete, ActionUninstall, ActionNoop or ActionKeep (a
-	// CRD holding data; kept: Kept says why) or "" (already gone: nothing
-	// to do).
+	// CRD with objects, a PVC, PV or claim-deleting StatefulSet: it holds
+	// data; kept: Kept says why) or "" (already gone: nothing to do).
 	Action model.Action
 	Kept   string
-	// With is what goes with a deleted CRD: "its 2 Widget objects in 1
-	// namespace".
+	// With is what data goes with a deleted object: "its 2 Widget objects
+	// in 1 namespace", "its data (volume pvc-1, 1Gi, reclaimPolicy Delete)".
 	With string
 
 	mapping *meta.RESTMapping
@@ -77,8 +77,8 @@ type Releases interface {
 
 // Decide reads the candidate's live state and applies the safety rules:
 // khook deletes only an object it still manages, with the UID it
-// recorded, not annotated khook.io/prune: disabled, and a CRD or Namespace
-// only when prune: asks. It only reads.
+// recorded, not annotated khook.io/prune: disabled, and a CRD, Namespace
+// or what holds data (kube.HoldsData) only when prune: asks. It only reads.
 func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) (Decision, error) {
 	d := Decision{Candidate: cand}
 	it := cand.Item
@@ -141,6 +141,18 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 		}
 	case it.Group == "" && it.Kind == "Namespace" && !cand.Policy.Namespaces:
 		d.Kept = "a Namespace: deleting it deletes everything in it; set prune: {namespaces: true} to delete it"
+	case kube.HoldsData(live):
+		what, err := c.DataOf(ctx, live)
+		switch {
+		case kube.IsUnreachable(err):
+			return d, err
+		case err != nil: // cannot tell what goes: keep it
+			d.Action, d.Kept = model.ActionKeep, fmt.Sprintf("it holds data and khook cannot tell what (%v); set prune: {data: true} to delete it anyway", err)
+		case cand.Policy.Data:
+			d.Action, d.With = model.ActionDelete, what
+		default:
+			d.Action, d.Kept = model.ActionKeep, fmt.Sprintf("deleting it deletes %s; set prune: {data: true} to delete both", what)
+		}
 	default:
 		d.Action, d.Kept = model.ActionDelete, ""
 	}

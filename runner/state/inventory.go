@@ -18,6 +18,7 @@ type PruneRecord struct {
 	Off        bool `json:"off,omitempty"`
 	CRDs       bool `json:"crds,omitempty"`
 	Namespaces bool `json:"namespaces,omitempty"`
+	Data       bool `json:"data,omitempty"`
 }
 
 // Policy is the record as the spec's type.
@@ -25,14 +26,14 @@ func (p *PruneRecord) Policy() spec.Prune {
 	if p == nil {
 		return spec.Prune{}
 	}
-	return spec.Prune{Disabled: p.Off, CRDs: p.CRDs, Namespaces: p.Namespaces}
+	return spec.Prune{Disabled: p.Off, CRDs: p.CRDs, Namespaces: p.Namespaces, Data: p.Data}
 }
 
 func pruneRecord(p spec.Prune) *PruneRecord {
 	if p == (spec.Prune{}) {
 		return nil
 	}
-	return &PruneRecord{Off: p.Disabled, CRDs: p.CRDs, Namespaces: p.Namespaces}
+	return &PruneRecord{Off: p.Disabled, CRDs: p.CRDs, Namespaces: p.Namespaces, Data: p.Data}
 }
 
 // Release is what a helm step puts in the cluster: its release (the spec's

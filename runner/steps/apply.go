@@ -78,6 +78,11 @@ func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts kube.Change
 			out.Inventory.Items = append(out.Inventory.Items, owned(o.mapping, o.answer, o.req.Adopts()))
 		}
 		out.Detail = applyDetail(counts)
+		for _, o := range s.objects {
+			if o.action == model.ActionReplace && o.loses != "" {
+				out.Detail = joinDetail(out.Detail, fmt.Sprintf("replaced %s %s: %s", o.obj.GetKind(), nsName(o.obj.GetNamespace(), o.obj.GetName()), o.loses))
+			}
+		}
 	}
 	if cond != nil {
 		applied := s.objects
@@ -191,6 +196,11 @@ func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts kube.Chan
 		}
 		res, err := c.Send(ctx, req, dry)
 		var refused *kube.RefusedError
+		if errors.As(err, &refused) && refused.Field != "" && req.Live != nil && st.OnImmutable == spec.OnImmutableRecreate {
+			if err := c.ReplaceHeldBack(ctx, obj, req.Live); err != nil {
+				return s, err
+			}
+		}
 		if errors.As(err, &refused) && refused.Field != "" && req.Live != nil && kube.Recreates(obj, st.OnImmutable) {
 			o, err := x.replace(ctx, obj, req, opts, dry)
 			if err != nil {
@@ -223,10 +233,15 @@ func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts kube.Chan
 // create it, within the step's timeout (ctx).
 func (x *ApplyExecutor) replace(ctx context.Context, obj *unstructured.Unstructured, req *kube.ApplyRequest, opts kube.ChangeOptions, dry bool) (appliedObject, error) {
 	o := appliedObject{obj: obj, mapping: req.Mapping, req: req, action: model.ActionReplace}
+	c := x.Clients
+	loses, err := c.ReplaceLoses(ctx, req.Live)
+	if err != nil {
+		return o, err
+	}
+	o.loses = loses
 	if dry {
 		return o, nil
 	}
-	c := x.Clients
 	if err := c.Replace(ctx, req.Mapping, req.Live); err != nil {
 		return o, err
 	}
@@ -290,6 +305,10 @@ func (x *ApplyExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanIn
 		}
 		if o.action == model.ActionReplace {
 			p.Reason = joinDetail(p.Reason, fmt.Sprintf("replaces %s %s (an immutable field changes; onImmutable: recreate)", po.Kind, nsName(po.Namespace, po.Name)))
+			if o.loses != "" {
+				p.Reason += ": " + o.loses
+				po.Reason = o.loses
+			}
 		}
 		p.Objects = append(p.Objects, po)
 		actions = append(actions, o.action)
@@ -319,6 +338,7 @@ type appliedObject struct {
 	req     *kube.ApplyRequest
 	answer  *unstructured.Unstructured
 	action  model.Action
+	loses   string // what replacing it loses: its claims' data, its load balancer address
 }
 
 // allExist returns the mapped objects when every one exists, nil otherwise.

@@ -155,9 +155,22 @@ func (x *DeleteExecutor) deleteOne(ctx context.Context, d *spec.Delete, m *meta.
 
 // DeleteDecision is what a delete step does to live, for plan and apply
 // alike: delete, or keep a CRD custom resources of which exist when the
-// step does not say deleteCRDs (reason says why). with is what a deleted
-// CRD takes with it ("its 2 Widget objects in 1 namespace").
+// step does not say deleteCRDs, or what holds data (kube.HoldsData) when it
+// does not say deleteData (reason says why). with is what data a deleted
+// object takes with it ("its 2 Widget objects in 1 namespace").
 func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *unstructured.Unstructured) (action model.Action, reason, with string, err error) {
+	if kube.HoldsData(live) {
+		what, err := c.DataOf(ctx, live)
+		switch {
+		case kube.IsUnreachable(err):
+			return "", "", "", err
+		case err != nil: // cannot tell what goes: keep it
+			return model.ActionKeep, fmt.Sprintf("it holds data and khook cannot tell what (%v); set deleteData: true on the step to delete it anyway", err), "", nil
+		case d.DeleteData:
+			return model.ActionDelete, "deleteData: true", what, nil
+		}
+		return model.ActionKeep, fmt.Sprintf("deleting it deletes %s; set deleteData: true on the step to delete both", what), "", nil
+	}
 	if !kube.IsCRD(live) {
 		return model.ActionDelete, "", "", nil
 	}
