@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/khook/khook/test/ci/citest"
+	"github.com/khook/khook/test/needtool"
 )
 
 // The project that includes the component the way GitLab documents testing
@@ -99,9 +100,7 @@ func TestOldGitLabTemplateUnderGitLabCILocal(t *testing.T) {
 func TestGitLabComponentUnderGitLabCILocal(t *testing.T) {
 	gcl := citest.NPMTool(t, "gitlab-ci-local", "gitlab-ci-local")
 	for _, tool := range []string{"git", "rsync", "bash"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed: gitlab-ci-local needs it (apt-get install -y %s)", tool, tool)
-		}
+		needtool.Path(t, tool, "gitlab-ci-local needs it (apt-get install -y "+tool+")")
 	}
 	p := citest.NewPodman(t)
 	image := citest.BuildImage(t, p, "Dockerfile", "gitlab")

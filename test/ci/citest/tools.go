@@ -2,6 +2,7 @@ package citest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/test/needtool"
 )
 
 // ToolsDir is where the pinned tools live: $TOOLS_BIN, else
@@ -20,7 +23,7 @@ func ToolsDir(t testing.TB) string {
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		t.Skipf("no user cache directory for the pinned tools: %v", err)
+		needtool.Missing(t, "the pinned tools directory", "no user cache directory for the pinned tools: %v", err)
 	}
 	return filepath.Join(cache, "khook", "tools")
 }
@@ -39,13 +42,11 @@ func NPMTool(t testing.TB, pkg, bin string) string {
 	if err := json.Unmarshal(data, &pin); err != nil || pin.Dependencies[pkg] == "" {
 		t.Fatalf("tools/npm/%s/package.json pins no version of %s (%v)", pkg, pkg, err)
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skipf("node is not installed: %s %s runs on it (apt-get install -y nodejs npm, then make pipeline-tools)", pkg, pin.Dependencies[pkg])
-	}
+	needtool.Path(t, "node", fmt.Sprintf("%s %s runs on it (apt-get install -y nodejs npm, then make pipeline-tools)", pkg, pin.Dependencies[pkg]))
 	dir := npmToolDir(t, pkg, pin.Dependencies[pkg])
 	path := filepath.Join(dir, "node_modules", ".bin", bin)
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s %s is not installed at %s: make pipeline-tools installs it", pkg, pin.Dependencies[pkg], path)
+		needtool.Missing(t, pkg, "%s %s is not installed at %s: make pipeline-tools installs it", pkg, pin.Dependencies[pkg], path)
 	}
 	// npm installs a package whose engines exclude this node with a warning
 	// only; the lowest major the range names is what it needs at least.
@@ -54,10 +55,10 @@ func NPMTool(t testing.TB, pkg, bin string) string {
 	_ = json.Unmarshal(data, &meta)
 	out, err := exec.Command("node", "--version").Output()
 	if err != nil {
-		t.Skipf("node --version failed (%v): %s runs on node", err, pkg)
+		needtool.Missing(t, "node", "node --version failed (%v): %s runs on node", err, pkg)
 	}
 	if need, have := lowestMajor(meta.Engines.Node), lowestMajor(string(out)); need > have {
-		t.Skipf("%s %s needs node %s; this node is %s", pkg, pin.Dependencies[pkg], meta.Engines.Node, strings.TrimSpace(string(out)))
+		needtool.Missing(t, "node", "%s %s needs node %s; this node is %s", pkg, pin.Dependencies[pkg], meta.Engines.Node, strings.TrimSpace(string(out)))
 	}
 	return path
 }
