@@ -50,7 +50,7 @@ func gitlabCILocal(t *testing.T, gcl, proj, source string, env []string, args ..
 	cmd := exec.CommandContext(ctx, gcl, append([]string{"--no-color",
 		"--variable", "CI_PIPELINE_SOURCE=" + source, "--ignore-predefined-vars", "CI_PIPELINE_SOURCE,CI_COMMIT_BRANCH,GITLAB_CI"}, args...)...)
 	cmd.Dir = proj // gitlab-ci-local takes no absolute --cwd
-	cmd.Env = append(env, "HOME="+t.TempDir())
+	cmd.Env = append(env, "HOME="+t.TempDir(), citest.NodePATH(t))
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	return string(out), err

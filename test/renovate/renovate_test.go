@@ -131,7 +131,7 @@ func TestRenovateProposesNewerChartsAndImages(t *testing.T) {
 	cmd := exec.CommandContext(ctx, renovate)
 	cmd.Dir = work
 	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + base,
+		citest.NodePATH(t), "HOME=" + base,
 		"RENOVATE_PLATFORM=local", "RENOVATE_CONFIG_FILE=" + configFile, "RENOVATE_BASE_DIR=" + base,
 		"LOG_LEVEL=debug", "LOG_FORMAT=json", "RENOVATE_X_IGNORE_RE2=true",
 		// Nothing but loopback: no proxy, no token, no GitHub.
