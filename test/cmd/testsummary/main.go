@@ -96,19 +96,28 @@ func (s *summary) event(ev event) {
 	case ev.Action == "build-output":
 		fmt.Fprint(s.w, ev.Output)
 	case ev.Test == "" && ev.Action == "output":
-		// Package lines: ok, FAIL, panics, "[no test files]". -json implies
-		// -v, whose lone PASS plain go test does not print.
-		if ev.Output != "PASS\n" {
-			fmt.Fprint(s.w, ev.Output)
-		}
+		// The package's own lines (TestMain's, ok, FAIL, a panic): held
+		// until the package ends, as plain go test does.
+		k := key{pkg: ev.Package}
+		s.pending[k] = append(s.pending[k], ev.Output)
 	case ev.Test == "" && ev.Action == "fail":
 		// A package that panicked or timed out: its running tests' output
-		// is where the reason is.
-		for _, k := range s.order {
-			if k.pkg == ev.Package && s.pending[k] != nil {
+		// is where the reason is, then everything the package printed.
+		for _, k := range append([]key(nil), s.order...) {
+			if k.pkg == ev.Package {
 				s.flush(k)
 			}
 		}
+		s.flush(key{pkg: ev.Package})
+	case ev.Test == "" && (ev.Action == "pass" || ev.Action == "skip"):
+		// Plain go test prints only the summary line of a package that
+		// passed ("ok", or "?" for no test files).
+		for _, l := range s.pending[key{pkg: ev.Package}] {
+			if strings.HasPrefix(l, "ok ") || strings.HasPrefix(l, "?   ") {
+				fmt.Fprint(s.w, l)
+			}
+		}
+		delete(s.pending, key{pkg: ev.Package})
 	case ev.Test == "":
 	case ev.Action == "output":
 		k := key{ev.Package, ev.Test}

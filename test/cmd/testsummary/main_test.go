@@ -36,6 +36,17 @@ func TestSub(t *testing.T) {
 	t.Run("inner", func(t *testing.T) { t.Skipf("needs %d nodes", 3) })
 }
 `,
+		"a/main_test.go": `package a
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) { fmt.Println("a's setup chatter"); os.Exit(m.Run()) }
+`,
+		"c/c.go": "package c\n",
 		"b/b_test.go": `package b
 
 import "testing"
@@ -79,17 +90,17 @@ func TestFails(t *testing.T) { t.Fatal("the plan said apply, want fail") }
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	for _, not := range []string{"quiet on success", "=== RUN", "\nPASS\n"} {
+	for _, not := range []string{"quiet on success", "=== RUN", "\nPASS\n", "a's setup chatter"} {
 		if strings.Contains(out, not) {
 			t.Errorf("output has %q, which plain go test does not print:\n%s", not, out)
 		}
 	}
 
-	out, code = run("./a", "./b")
+	out, code = run("./a", "./b", "./c")
 	if code != 1 {
 		t.Errorf("failing package: exit %d, want go test's 1\n%s", code, out)
 	}
-	for _, want := range []string{"--- FAIL: TestFails", "b_test.go:5: the plan said apply, want fail", "FAIL\texample.com/m/b\t", "ok  \texample.com/m/a\t", "skipped: 2\n"} {
+	for _, want := range []string{"--- FAIL: TestFails", "b_test.go:5: the plan said apply, want fail", "FAIL\texample.com/m/b\t", "ok  \texample.com/m/a\t", "?   \texample.com/m/c\t[no test files]", "skipped: 2\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
