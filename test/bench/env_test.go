@@ -19,6 +19,7 @@ import (
 
 	"github.com/khook/khook/test/chartsrc"
 	"github.com/khook/khook/test/e2e/apiproxy"
+	"github.com/khook/khook/test/needtool"
 )
 
 // HelmVersion is the helm CLI the script uses, built with go install on
@@ -60,7 +61,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 func newTools(b *testing.B) *benchEnv {
 	b.Helper()
 	if _, err := os.Stat(kubectlPath); err != nil {
-		b.Skipf("kubectl is not at %s: %v", kubectlPath, err)
+		needtool.Missing(b, "kubectl", "kubectl is not at %s: %v", kubectlPath, err)
 	}
 	tmp := b.TempDir()
 	e := &benchEnv{kubectl: kubectlPath, home: filepath.Join(tmp, "home")}

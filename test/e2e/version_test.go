@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/test/needtool"
 )
 
 // TestVersionFromGitCheckout: a plain `go build` in a git checkout (no
@@ -16,9 +18,7 @@ import (
 // git worktree lacks. GOFLAGS is set to Go's default (-buildvcs=auto)
 // whatever the machine's go env says.
 func TestVersionFromGitCheckout(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git on PATH")
-	}
+	needtool.Path(t, "git", "the version test reads the checkout's commit with it")
 	head, err := exec.Command("git", "-C", repoRoot, "rev-parse", "HEAD").Output()
 	if err != nil {
 		t.Skipf("%s is not a git checkout: %v", repoRoot, err)

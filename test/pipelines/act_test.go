@@ -14,6 +14,7 @@ import (
 
 	"github.com/khook/khook/internal/ci/github/githubtest"
 	"github.com/khook/khook/test/ci/citest"
+	"github.com/khook/khook/test/needtool"
 )
 
 // actionRef is what the example workflows use; act runs the checkout in
@@ -54,7 +55,7 @@ const probe = `      - name: probe
 func TestActionUnderAct(t *testing.T) {
 	act := filepath.Join(citest.ToolsDir(t), "act")
 	if _, err := os.Stat(act); err != nil {
-		t.Skipf("act is not installed at %s: make pipeline-tools builds the pinned nektos/act (tools/act)", act)
+		needtool.Missing(t, "act", "act is not installed at %s: make pipeline-tools builds the pinned nektos/act (tools/act)", act)
 	}
 	mod, err := os.ReadFile(filepath.Join(citest.RepoRoot(), "tools", "act", "go.mod"))
 	if err != nil {
@@ -65,11 +66,9 @@ func TestActionUnderAct(t *testing.T) {
 		t.Fatal("tools/act/go.mod requires no github.com/nektos/act version")
 	}
 	if out, err := exec.Command(act, "--version").Output(); err != nil || !strings.Contains(string(out), "version "+string(pin[1])) {
-		t.Skipf("%s is not the pinned act %s (it says %q, %v): make pipeline-tools rebuilds it", act, pin[1], strings.TrimSpace(string(out)), err)
+		needtool.Missing(t, "act", "%s is not the pinned act %s (it says %q, %v): make pipeline-tools rebuilds it", act, pin[1], strings.TrimSpace(string(out)), err)
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed: act reads the workspace's commit with it")
-	}
+	needtool.Path(t, "git", "act reads the workspace's commit with it")
 	p := citest.NewPodman(t)
 	image := citest.BuildImage(t, p, "Dockerfile", "")
 	actionImage := strings.TrimPrefix(actionYAMLImage(t), "docker://")

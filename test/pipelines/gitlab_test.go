@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/khook/khook/test/ci/citest"
+	"github.com/khook/khook/test/needtool"
 )
 
 // The project that includes the component the way GitLab documents testing
@@ -49,7 +50,7 @@ func gitlabCILocal(t *testing.T, gcl, proj, source string, env []string, args ..
 	cmd := exec.CommandContext(ctx, gcl, append([]string{"--no-color",
 		"--variable", "CI_PIPELINE_SOURCE=" + source, "--ignore-predefined-vars", "CI_PIPELINE_SOURCE,CI_COMMIT_BRANCH,GITLAB_CI"}, args...)...)
 	cmd.Dir = proj // gitlab-ci-local takes no absolute --cwd
-	cmd.Env = append(env, "HOME="+t.TempDir())
+	cmd.Env = append(env, "HOME="+t.TempDir(), citest.NodePATH(t))
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	return string(out), err
@@ -99,9 +100,7 @@ func TestOldGitLabTemplateUnderGitLabCILocal(t *testing.T) {
 func TestGitLabComponentUnderGitLabCILocal(t *testing.T) {
 	gcl := citest.NPMTool(t, "gitlab-ci-local", "gitlab-ci-local")
 	for _, tool := range []string{"git", "rsync", "bash"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed: gitlab-ci-local needs it (apt-get install -y %s)", tool, tool)
-		}
+		needtool.Path(t, tool, "gitlab-ci-local needs it (apt-get install -y "+tool+")")
 	}
 	p := citest.NewPodman(t)
 	image := citest.BuildImage(t, p, "Dockerfile", "gitlab")

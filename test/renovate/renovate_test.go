@@ -26,6 +26,7 @@ import (
 
 	"github.com/khook/khook/test/chartsrc"
 	"github.com/khook/khook/test/ci/citest"
+	"github.com/khook/khook/test/needtool"
 )
 
 func TestMain(m *testing.M) {
@@ -84,9 +85,7 @@ func render(t *testing.T, tmpl string, data any) string {
 
 func TestRenovateProposesNewerChartsAndImages(t *testing.T) {
 	renovate := citest.NPMTool(t, "renovate", "renovate")
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed: Renovate's local platform reads the repository with it")
-	}
+	needtool.Path(t, "git", "Renovate's local platform reads the repository with it")
 
 	// The chart in two versions, in an HTTP repository and an OCI registry;
 	// two images, one with a newer tag.
@@ -132,7 +131,7 @@ func TestRenovateProposesNewerChartsAndImages(t *testing.T) {
 	cmd := exec.CommandContext(ctx, renovate)
 	cmd.Dir = work
 	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + base,
+		citest.NodePATH(t), "HOME=" + base,
 		"RENOVATE_PLATFORM=local", "RENOVATE_CONFIG_FILE=" + configFile, "RENOVATE_BASE_DIR=" + base,
 		"LOG_LEVEL=debug", "LOG_FORMAT=json", "RENOVATE_X_IGNORE_RE2=true",
 		// Nothing but loopback: no proxy, no token, no GitHub.

@@ -6,15 +6,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/khook/khook/test/needtool"
 )
 
 // --changed-since keeps the clusters a change touches: a cluster's own
 // overlay touches it alone, the shared spec and a manifest it reads touch
 // every cluster, a file no spec reads none.
 func TestMatrixChangedSince(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	needtool.Path(t, "git", "the changed-files selection reads the diff with it")
 	dir := t.TempDir()
 	write := func(name, text string) {
 		p := filepath.Join(dir, name)

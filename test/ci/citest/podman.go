@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/khook/khook/test/needtool"
 )
 
 // Podman runs podman with its own storage under a temp dir, the runc
@@ -30,15 +32,13 @@ type Podman struct {
 // root is missing.
 func NewPodman(t testing.TB) *Podman {
 	t.Helper()
-	if _, err := exec.LookPath("podman"); err != nil {
-		t.Skip("podman is not installed (apt-get install -y podman runc): this test runs containers with it")
-	}
+	needtool.Path(t, "podman", "this test runs containers with it (apt-get install -y podman runc)")
 	runc := "/usr/sbin/runc"
 	if _, err := os.Stat(runc); err != nil {
-		t.Skip("runc is not installed at /usr/sbin/runc (apt-get install -y runc): this test runs containers with it")
+		needtool.Missing(t, "runc", "runc is not installed at /usr/sbin/runc (apt-get install -y runc): this test runs containers with it")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("this test runs podman as root")
+		needtool.Missing(t, "root", "this test runs podman as root")
 	}
 	if runtime.GOOS+"/"+runtime.GOARCH != "linux/amd64" {
 		t.Skipf("the image tests build linux/amd64 images; this is %s/%s", runtime.GOOS, runtime.GOARCH)
@@ -245,7 +245,7 @@ func busyboxRootfs(t testing.TB, dir string) {
 	t.Helper()
 	const bb = "/bin/busybox"
 	if _, err := os.Stat(bb); err != nil {
-		t.Skip("busybox is not installed at /bin/busybox (apt-get install -y busybox-static): the GitLab job image's shell comes from it")
+		needtool.Missing(t, "busybox", "busybox is not installed at /bin/busybox (apt-get install -y busybox-static): the GitLab job image's shell comes from it")
 	}
 	for _, d := range []string{"bin", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
@@ -296,10 +296,7 @@ func RootfsImage(t testing.TB, p *Podman, name string, programs ...string) strin
 	}
 	files := map[string]bool{}
 	for _, prog := range programs {
-		path, err := exec.LookPath(prog)
-		if err != nil {
-			t.Skipf("%s is not installed: the %s image is built from this machine's packages", prog, name)
-		}
+		path := needtool.Path(t, prog, "the "+name+" image is built from this machine's packages")
 		files[path] = true
 		out, err := exec.Command("ldd", path).Output()
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/khook/khook/internal/ci/github/githubtest"
 	"github.com/khook/khook/test/ci/citest"
 	"github.com/khook/khook/test/e2e/apiproxy"
+	"github.com/khook/khook/test/needtool"
 )
 
 // clusterSpec is one cluster's spec of a monorepo: a ConfigMap from a file
@@ -32,9 +33,7 @@ steps:
 // plan without a single API request (planned=false, changes=false, the
 // summary says why) and plans us.
 func TestGitHubActionChangedOnly(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	needtool.Path(t, "git", "the changed-files selection reads the diff with it")
 	ns := kube.Namespace(t)
 	srv := githubtest.New()
 	defer srv.Close()
