@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
+
+	"github.com/khook/khook/model"
 )
 
 // wouldFail is one row of the gate's table: a step of one type that apply
@@ -23,26 +26,28 @@ import (
 type wouldFail struct {
 	step, cause string
 	spec        string
+	name        string // the step planned fail; step (the type) where empty
 	sets        []string
 	setup       func(t *testing.T, ns string) (kubeconfig string)
-	want        string // in the plan's output
+	want        string // in the step's planned reason
 }
 
 // A plan that predicts failure fails: plan --detailed-exitcode exits 1 for
-// a would-fail step of every type and cause (#36), and says why.
+// a would-fail step of every type and cause (#36), and its JSON plans that
+// step `fail` saying why (an exit 1 for an error would not do).
 func TestPlanThatPredictsFailureExitsOne(t *testing.T) {
 	denied := testdata("wouldfail", "denied.yaml")
 	rows := []wouldFail{
-		{step: "helm", cause: "strict validation", spec: testdata("strict", "typo-chart.yaml"), want: "resourcess"},
-		{step: "helm", cause: "missing namespace", spec: testdata("wouldfail", "istio-base.yaml"), want: "-istio not found: the chart writes objects (ServiceAccount "},
-		{step: "helm", cause: "Chart.lock digest", spec: testdata("wouldfail", "lock.yaml"), want: "Chart.lock"},
-		{step: "helm", cause: "ownership conflict", spec: testdata("wouldfail", "owner.yaml"), sets: []string{"RELEASE=two"},
+		{step: "helm", cause: "strict validation", spec: testdata("strict", "typo-chart.yaml"), name: "web", want: "resourcess"},
+		{step: "helm", cause: "missing namespace", spec: testdata("wouldfail", "istio-base.yaml"), name: "base", want: "-istio not found: the chart writes objects (ServiceAccount "},
+		{step: "helm", cause: "Chart.lock digest", spec: testdata("wouldfail", "lock.yaml"), name: "locked", want: "Chart.lock"},
+		{step: "helm", cause: "ownership conflict", spec: testdata("wouldfail", "owner.yaml"), name: "shared", sets: []string{"RELEASE=two"},
 			setup: func(t *testing.T, ns string) string {
 				mustApply(t, testdata("wouldfail", "owner.yaml"), "NS="+ns, "RELEASE=one")
 				return ""
 			}, want: "shared"},
-		{step: "apply", cause: "strict validation", spec: testdata("strict", "typo.yaml"), want: "resourcess"},
-		{step: "apply", cause: "immutable field", spec: testdata("wouldfail", "immutable.yaml"), sets: []string{"APP=b"},
+		{step: "apply", cause: "strict validation", spec: testdata("strict", "typo.yaml"), name: "web", want: "resourcess"},
+		{step: "apply", cause: "immutable field", spec: testdata("wouldfail", "immutable.yaml"), name: "web", sets: []string{"APP=b"},
 			setup: func(t *testing.T, ns string) string {
 				mustApply(t, testdata("wouldfail", "immutable.yaml"), "NS="+ns, "APP=a")
 				return ""
@@ -62,14 +67,22 @@ func TestPlanThatPredictsFailureExitsOne(t *testing.T) {
 			if row.setup != nil {
 				kubeconfig = row.setup(t, ns)
 			}
-			args := []string{"plan", "--detailed-exitcode", "-f", row.spec, "--set", "NS=" + ns}
+			args := []string{"plan", "--detailed-exitcode", "-o", "json", "-f", row.spec, "--set", "NS=" + ns}
 			for _, s := range row.sets {
 				args = append(args, "--set", s)
 			}
 			out := khook(t, invocation{Args: args, Kubeconfig: kubeconfig})
-			text := out.Stdout + out.Stderr
-			if out.Code != 1 || !strings.Contains(text, row.want) {
-				t.Errorf("plan --detailed-exitcode: exit %d, want 1 and %q\n%s", out.Code, row.want, text)
+			name := row.name
+			if name == "" {
+				name = row.step
+			}
+			var p model.Plan
+			if err := json.Unmarshal([]byte(out.Stdout), &p); err != nil {
+				t.Fatalf("plan --detailed-exitcode -o json: exit %d and no plan (%v), want 1 with step %s planned fail\nstdout:\n%s\nstderr:\n%s", out.Code, err, name, out.Stdout, out.Stderr)
+			}
+			ps := step(p, name)
+			if out.Code != 1 || ps.Action != model.ActionFail || !strings.Contains(ps.Reason, row.want) {
+				t.Errorf("plan --detailed-exitcode -o json: exit %d, step %s planned %q: %s\nwant exit 1 and fail saying %q\nstderr:\n%s", out.Code, name, ps.Action, ps.Reason, row.want, out.Stderr)
 			}
 		})
 	}
