@@ -123,6 +123,9 @@ func (c *converter) script(r *rel, text string) ([]*outStep, string) {
 	text = strings.ReplaceAll(text, "\\\n", " ")
 	for _, raw := range regexp.MustCompile(`\n|&&|;`).Split(text, -1) {
 		line := strings.TrimSpace(raw)
+		for _, kw := range []string{"do ", "then ", "else "} {
+			line = strings.TrimSpace(strings.TrimPrefix(line, kw))
+		}
 		switch {
 		case line == "", strings.HasPrefix(line, "#"), line == "do", line == "done", strings.HasPrefix(line, "sleep"),
 			strings.HasPrefix(line, "echo"), strings.HasPrefix(line, "set -"), line == "fi", line == "then":
@@ -265,6 +268,24 @@ func (c *converter) kubectl(r *rel, args []string) (*outStep, string) {
 			st.Timeout = t
 		}
 		return st, ""
+	case "rollout":
+		if len(pos) < 2 || (pos[0] != "restart" && pos[0] != "status") {
+			return nil, "kubectl rollout of this form has no khook equivalent"
+		}
+		target := pos[1]
+		if len(pos) == 3 && !strings.Contains(target, "/") {
+			target += "/" + pos[2]
+		}
+		ro := &outRollout{Namespace: ns}
+		if ro.Namespace == "" {
+			ro.Namespace = "default"
+		}
+		if pos[0] == "restart" {
+			ro.Restart = target
+		} else {
+			ro.Status = target
+		}
+		return &outStep{Rollout: ro}, ""
 	case "label":
 		if len(pos) < 3 || !(pos[0] == "namespace" || pos[0] == "ns") {
 			if len(pos) >= 2 && strings.Contains(pos[0], "/") {

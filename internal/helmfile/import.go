@@ -26,6 +26,8 @@ type converter struct {
 	groups  [][]*rel
 	res     *Result
 	names   map[string]int
+	seen    map[string]bool
+	top     string // the helmfile as the user named it
 }
 
 // Import reads dir/file (a helmfile.yaml, helmfile.yaml.gotmpl or a
@@ -52,7 +54,8 @@ func Import(dir, file string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r := newRenderer(opts)
-	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}}
+	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}}
+	c.top = c.l.display(path)
 	if err := c.tree(path, nil, 0); err != nil {
 		return nil, err
 	}
@@ -453,14 +456,15 @@ func (c *converter) valuesFile(r *rel, h *outHelm, i int, p string) error {
 				return nil
 			}
 		}
-		if rd.obj != nil && deepEqualValues(rd.obj, m) {
-			h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(rd.path)})
+		if path, ok := findPath(rd.obj, m, ""); ok {
+			h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(rd.path), Path: path})
+			r.out.Carried = append(r.out.Carried, fmt.Sprintf("values[%d] %s as valuesFrom {file: %s, path: %s}", i, p, c.rel(rd.path), path))
 			return nil
 		}
 	}
 	c.generated(r, h, fmt.Sprintf("values[%d] %s", i, p), m, "the values template "+c.l.display(ap)+" rendered for release "+r.out.Resolved.Name+" (environment "+r.st.envName+"); edit the template and import again")
 	if len(c.r.env) > 0 {
-		r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("values"), What: "release " + r.out.Resolved.Name + ": values " + p,
+		r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("values"), What: "release " + r.out.Resolved.Name + ": values " + c.l.display(ap),
 			Why: "rendered once into " + h.ValuesFrom[len(h.ValuesFrom)-1].File + " with this checkout's environment variables"})
 	}
 	return nil
@@ -571,10 +575,13 @@ func (c *converter) fields(r *rel, h *outHelm) {
 				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
 			}
 		default:
-			if why := explain[k]; why != "" {
-				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.st.defaultsLine[k], What: "helmDefaults." + k, Why: why})
-			} else if _, ok := explain[k]; !ok && !strings.HasPrefix(k, "tls") && k != "insecureSkipTLSVerify" {
-				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.st.defaultsLine[k], What: "helmDefaults." + k, Why: "no khook equivalent; it does not change what is installed"})
+			n := Note{File: r.st.file, Line: r.st.defaultsLine[k], What: "helmDefaults." + k, Why: explain[k]}
+			if _, ok := explain[k]; !ok {
+				n.Why = "no khook equivalent; it does not change what is installed"
+			}
+			if n.Why != "" && !c.seen[n.String()] {
+				c.seen[n.String()] = true
+				c.res.Info = append(c.res.Info, n)
 			}
 		}
 	}
@@ -835,4 +842,36 @@ func specName(file string) string {
 		return s
 	}
 	return "imported"
+}
+
+// findPath is the dotted path inside obj whose value equals want ("" for
+// obj itself), searched breadth first through maps.
+func findPath(obj any, want map[string]any, prefix string) (string, bool) {
+	type item struct {
+		v    any
+		path string
+	}
+	queue := []item{{obj, prefix}}
+	for n := 0; len(queue) > 0 && n < 10000; n++ {
+		it := queue[0]
+		queue = queue[1:]
+		m, ok := it.v.(map[string]any)
+		if !ok {
+			continue
+		}
+		if it.path != "" && deepEqualValues(m, want) {
+			return it.path, true
+		}
+		for _, k := range sortedKeys(m) {
+			if strings.Contains(k, ".") {
+				continue
+			}
+			p := k
+			if it.path != "" {
+				p = it.path + "." + k
+			}
+			queue = append(queue, item{m[k], p})
+		}
+	}
+	return "", false
 }

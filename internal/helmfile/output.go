@@ -31,6 +31,13 @@ type outStep struct {
 	Delete      *outDelete        `yaml:"delete,omitempty"`
 	Patch       *outPatch         `yaml:"patch,omitempty"`
 	Wait        *outWait          `yaml:"wait,omitempty"`
+	Rollout     *outRollout       `yaml:"rollout,omitempty"`
+}
+
+type outRollout struct {
+	Restart   string `yaml:"restart,omitempty"`
+	Status    string `yaml:"status,omitempty"`
+	Namespace string `yaml:"namespace"`
 }
 
 type outHelm struct {

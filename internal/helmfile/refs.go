@@ -36,7 +36,7 @@ func (c *converter) references(sp *outSpec) {
 			}
 		}
 		if isDir && !used {
-			c.res.Info = append(c.res.Info, Note{File: c.l.display(c.l.root), What: "environment variable " + e.name,
+			c.res.Info = append(c.res.Info, Note{File: c.top, What: "environment variable " + e.name,
 				Why: "the paths under it (" + val + ") are written relative to the spec, so the spec works on any checkout without it"})
 			continue
 		}

@@ -34,7 +34,7 @@ type envRead struct {
 type fileRead struct {
 	path string // absolute
 	text string
-	obj  any    // fromYaml of text ("" when not parsed)
+	obj  any // fromYaml of text ("" when not parsed)
 	gets []getCall
 }
 
@@ -136,7 +136,9 @@ func (r *renderer) render(file string, lineOffset int, baseDir, text string, dat
 func templateError(file string, lineOffset int, err error) error {
 	var ie *InputError
 	msg := err.Error()
+	refused := false
 	if i := strings.Index(msg, "\x00refused:"); i >= 0 {
+		refused = true
 		msg = msg[i+len("\x00refused:"):]
 		if j := strings.IndexByte(msg, '\x00'); j >= 0 {
 			msg = msg[:j]
@@ -151,7 +153,7 @@ func templateError(file string, lineOffset int, err error) error {
 		} else if i := strings.Index(why, ">: "); i >= 0 && strings.HasPrefix(why, "executing ") {
 			why = why[i+3:]
 		}
-		if strings.Contains(msg, "\x00") {
+		if refused {
 			why = msg
 		}
 		ie = &InputError{File: file, Line: line + lineOffset, Msg: "the template fails: " + strings.ReplaceAll(why, "\x00", "")}
