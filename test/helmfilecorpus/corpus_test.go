@@ -9,11 +9,12 @@ package helmfilecorpus
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -27,6 +28,7 @@ import (
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/test/helmcli"
 	"github.com/khook/khook/test/helmfilecli"
 )
 
@@ -89,12 +91,14 @@ func TestCorpusIsComplete(t *testing.T) {
 // steps' values merged by the runner's ValuesLoader) on the other.
 func TestImportMatchesHelmfile(t *testing.T) {
 	hf := helmfilecli.Binary(t)
+	// helmfile asks helm its version before it builds anything.
+	helm := helmcli.Binary(t)
 	built, compared := 0, 0
 	for _, e := range loadCorpus(t) {
 		for _, in := range e.Inputs {
 			t.Run(e.Dir+"/"+in, func(t *testing.T) {
 				root := copyEntry(t, filepath.Join(corpusDir, e.Dir))
-				want, err := helmfileResolve(hf, root, in, e.Env)
+				want, err := helmfileResolve(hf, helm, root, in, e.Env)
 				if err != nil {
 					t.Skipf("helmfile %s itself cannot build this input offline, so there is nothing to compare: %v", helmfilecli.Version, err)
 				}
@@ -142,6 +146,7 @@ func env(root string, extra map[string]string) []string {
 		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9", "NO_PROXY=",
 		"http_proxy=http://127.0.0.1:9", "https_proxy=http://127.0.0.1:9", "no_proxy=",
 		"HELMFILE_UPGRADE_NOTICE_DISABLED=true",
+		"HELMFILE_CACHE_HOME=" + filepath.Join(filepath.Dir(root), "helmfile-cache"),
 		"PATH=" + os.Getenv("PATH"),
 	}
 	for k, v := range extra {
@@ -153,40 +158,87 @@ func env(root string, extra map[string]string) []string {
 // helmfileResolve runs `helmfile build --embed-values` and resolves each
 // release of the state it prints as helmfile does at sync: values merged
 // in order (maps deeply, later wins), then set/setString.
-func helmfileResolve(hf, root, in string, extra map[string]string) ([]resolved, error) {
-	cmd := exec.Command(hf, "--file", in, "build", "--embed-values")
-	cmd.Dir = root
-	cmd.Env = env(root, extra)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("helmfile build: %v: %s", err, lastLines(stderr.String(), 3))
-	}
-	var out []resolved
-	dec := yaml.NewDecoder(&stdout)
-	for {
-		var st buildState
-		err := dec.Decode(&st)
-		if err == io.EOF {
-			break
+//
+// helmfile v1.8.0's build pulls every OCI chart before it prints the state,
+// although it prints nothing of the chart. So that it needs no network, the
+// test first asks `helmfile list --skip-charts` (which pulls nothing) for
+// each release's chart and version and puts a placeholder chart of that name
+// and version where helmfile caches pulled charts; the charts' contents play
+// no part in the comparison.
+func helmfileResolve(hf, helm, root, in string, extra map[string]string) ([]resolved, error) {
+	run := func(args ...string) ([]byte, error) {
+		cmd := exec.Command(hf, append([]string{"--helm-binary", helm, "--file", in}, args...)...)
+		cmd.Dir = root
+		cmd.Env = env(root, extra)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("helmfile %s: %v: %s", args[0], err, lastLines(stderr.String(), 3))
 		}
-		if err != nil {
+		return stdout.Bytes(), nil
+	}
+	list, err := run("list", "--skip-charts", "--output", "json")
+	if err != nil {
+		return nil, err
+	}
+	if err := seedChartCache(filepath.Join(filepath.Dir(root), "helmfile-cache"), list); err != nil {
+		return nil, err
+	}
+	out, err := run("build", "--embed-values")
+	if err != nil {
+		return nil, err
+	}
+	var rs []resolved
+	// One document per state (a helmfile.d folder, sub-helmfiles), each
+	// after a "#  Source: FILE" comment naming the file its relative paths
+	// are relative to.
+	for _, doc := range strings.Split("\n"+string(out), "\n---\n") {
+		base := filepath.Join(root, filepath.Dir(in))
+		if m := sourceLine.FindStringSubmatch(doc); m != nil {
+			base = filepath.Dir(m[1])
+		}
+		var st buildState
+		if err := yaml.Unmarshal([]byte(doc), &st); err != nil {
 			return nil, fmt.Errorf("cannot read helmfile build's output: %v", err)
 		}
-		base := filepath.Join(root, filepath.Dir(in))
-		if st.FilePath != "" {
-			base = filepath.Dir(filepath.Join(root, st.FilePath))
-		}
 		for _, r := range st.Releases {
-			out = append(out, st.resolve(r, base))
+			rs = append(rs, st.resolve(r, base))
 		}
 	}
-	return normalize(out), nil
+	return normalize(rs), nil
+}
+
+var sourceLine = regexp.MustCompile(`(?m)^#  Source: (.+)$`)
+
+// seedChartCache puts a placeholder chart for each OCI release of
+// `helmfile list --output json` where helmfile v1.8.0 looks for a pulled
+// chart: HELMFILE_CACHE_HOME, then the chart reference with ":", "//" and
+// "." replaced by "_" as path elements, then the version, then the chart.
+func seedChartCache(cache string, list []byte) error {
+	var releases []struct{ Chart, Version string }
+	if err := json.Unmarshal(list, &releases); err != nil {
+		return fmt.Errorf("cannot read helmfile list's output: %v", err)
+	}
+	escape := strings.NewReplacer(":", "_", "//", "_", ".", "_", "&", "_")
+	for _, r := range releases {
+		if !strings.HasPrefix(r.Chart, "oci://") {
+			continue
+		}
+		name := r.Chart[strings.LastIndexByte(r.Chart, '/')+1:]
+		dir := filepath.Join(append(append([]string{cache}, strings.Split(escape.Replace(r.Chart), "/")...), r.Version, name)...)
+		chart := fmt.Sprintf("apiVersion: v2\nname: %s\nversion: %s\n", name, strings.TrimPrefix(r.Version, "v"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "Chart.yaml"), []byte(chart), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // buildState is what helmfile build prints of a state.
 type buildState struct {
-	FilePath     string          `yaml:"filepath"`
 	Repositories []buildRepo     `yaml:"repositories"`
 	Releases     []*buildRelease `yaml:"releases"`
 }
