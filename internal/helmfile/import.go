@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -526,6 +527,12 @@ func (c *converter) fields(r *rel, h *outHelm) {
 			labels[k] = str(v)
 		}
 	}
+	for _, k := range sortedKeys(labels) {
+		if !labelName.MatchString(strings.TrimPrefix(k, k[:strings.LastIndex(k, "/")+1])) || (labels[k] != "" && !labelName.MatchString(labels[k])) {
+			c.note(r, "labels", "labels."+k+"="+labels[k], "not a Kubernetes label, which khook step labels must be: select the step by its name instead")
+			delete(labels, k)
+		}
+	}
 	if len(labels) > 0 {
 		r.step.Labels = labels
 		r.out.Carried = append(r.out.Carried, "labels (khook step labels, for --selector)")
@@ -592,6 +599,9 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		c.note(r, "devel", "devel", "khook installs the exact version given: pin one")
 	}
 }
+
+// labelName is a label's name (after any prefix/) or value.
+var labelName = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
 
 func valueOf(n *yaml.Node) any {
 	var v any
