@@ -28,7 +28,8 @@ type converter struct {
 	res     *Result
 	names   map[string]int
 	seen    map[string]bool
-	top     string // the helmfile as the user named it
+	top     string          // the helmfile as the user named it
+	skipped map[string]bool // releases whose condition is false
 }
 
 // Import reads dir/file (a helmfile.yaml, helmfile.yaml.gotmpl or a
@@ -55,7 +56,7 @@ func Import(dir, file string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r := newRenderer(opts)
-	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}}
+	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}}
 	c.top = c.l.display(path)
 	if err := c.tree(path, nil, 0); err != nil {
 		return nil, err
@@ -226,6 +227,7 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 		case !b:
 			r.out.Resolved.Installed = false
 			r.out.Verdict = Faithful
+			c.skipped[name] = true
 			r.out.Info = append(r.out.Info, Note{File: s.file, Line: r.lineOf("condition"), What: "release " + name,
 				Why: fmt.Sprintf("its condition %s is false in environment %s, so helmfile skips it and no step is written", cond, s.envName)})
 			return nil, nil
@@ -640,6 +642,11 @@ func (c *converter) link() {
 				found = cands[0]
 				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
 					Why: fmt.Sprintf("no release %s is in namespace %q; resolved to the only release named %s (namespace %q)", name, ns, name, cands[0].out.Resolved.Namespace)})
+			}
+			if found == nil && len(cands) == 0 && c.skipped[name] {
+				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
+					Why: "that release's condition is false in this environment, so there is no step to wait for"})
+				continue
 			}
 			if found == nil {
 				why := "no release of the helmfile has that name"
