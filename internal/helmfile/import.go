@@ -746,13 +746,28 @@ func (c *converter) write(name string) ([]byte, error) {
 			return nil, fmt.Errorf("cannot check the spec written: %w", err)
 		}
 		n := len(refused)
+		// A hook's step the spec refuses loses the hook, not the release.
+		dropped := false
 		for _, p := range probs {
 			var i int
-			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil {
-				if r := index[i]; r != nil {
-					if _, ok := refused[r]; !ok {
-						refused[r] = p.Message
-					}
+			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
+				r, st := index[i], sp.Steps[i]
+				if st != r.step && r.dropHook(st) {
+					c.rewire(st)
+					r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.lineOf("hooks"), What: "release " + r.out.Resolved.Name + ": a hook's step " + st.Name,
+						Why: "the khook spec refuses it: " + p.Message})
+					dropped = true
+				}
+			}
+		}
+		if dropped {
+			continue
+		}
+		for _, p := range probs {
+			var i int
+			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
+				if _, ok := refused[index[i]]; !ok {
+					refused[index[i]] = p.Message
 				}
 			}
 		}
@@ -891,4 +906,53 @@ func findPath(obj any, want map[string]any, prefix string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// dropHook removes a hook's step; steps that needed it need what it
+// needed instead.
+func (r *rel) dropHook(st *outStep) bool {
+	found := false
+	var keep func([]*outStep) []*outStep
+	keep = func(l []*outStep) []*outStep {
+		var out []*outStep
+		for _, x := range l {
+			if x == st {
+				found = true
+				continue
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	r.before, r.after = keep(r.before), keep(r.after)
+	if !found {
+		return false
+	}
+	var steps []string
+	for _, s := range r.out.Steps {
+		if s != st.Name {
+			steps = append(steps, s)
+		}
+	}
+	r.out.Steps = steps
+	return true
+}
+
+// rewire makes every step that needed a dropped step need what it needed.
+func (c *converter) rewire(st *outStep) {
+	for _, r := range c.rels {
+		for _, x := range append(append([]*outStep{r.step}, r.before...), r.after...) {
+			var needs []string
+			for _, nd := range x.Needs {
+				if nd == st.Name {
+					for _, up := range st.Needs {
+						needs = appendUnique(needs, up)
+					}
+					continue
+				}
+				needs = appendUnique(needs, nd)
+			}
+			x.Needs = needs
+		}
+	}
 }

@@ -291,3 +291,34 @@ releases:
 		}
 	}
 }
+
+// A hook whose step the spec refuses costs the hook, not the release; the
+// steps that needed it need what it needed.
+func TestImportRefusedHookStep(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml": `releases:
+  - name: a
+    chart: oci://r.example/a
+    hooks:
+      - events: [postsync]
+        command: kubectl
+        args: [wait, --for=bogus, deploy/x]
+  - name: b
+    chart: oci://r.example/b
+    needs: [a]
+`})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := map[string]Verdict{}
+	for _, r := range res.Releases {
+		verdicts[r.Resolved.Name] = r.Verdict
+	}
+	if d := cmp.Diff(map[string]Verdict{"a": Partial, "b": Faithful}, verdicts); d != "" {
+		t.Errorf("verdicts (-want +got):\n%s\n%s", d, res.Spec)
+	}
+	if !strings.Contains(string(res.Spec), "  - name: b\n    needs:\n      - a\n") || !strings.Contains(string(res.Spec), `helmfile.yaml:4: release a: a hook's step a-post-1: the khook spec refuses it`) {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
