@@ -544,7 +544,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		c.infof(r, "force", "force", "helm --force replaces objects it cannot update; khook recreates only objects whose immutable fields changed (onImmutable: recreate)")
 	}
 	explain := map[string]string{
-		"waitForJobs":                "khook's wait: true waits for the release's objects to be ready, Jobs included",
+		"waitForJobs":                "khook's wait: true waits for the release's objects to be ready but not for its Jobs to complete; add a wait step (for: condition=Complete) where a later step needs a Job's result",
 		"cleanupOnFail":              "khook's atomic: true rolls a failed upgrade back; without it the failed release stays for the next apply to fix",
 		"recreatePods":               "Helm 3 and later ignore it",
 		"disableValidation":          "khook validates the rendered objects on the server; a chart that needs validation off fails in plan, not in apply",
