@@ -640,8 +640,12 @@ func (c *converter) link() {
 			}
 			if found == nil && len(cands) == 1 {
 				found = cands[0]
+				where := fmt.Sprintf("no release %s is in namespace %q", name, ns)
+				if ns == "" {
+					where = fmt.Sprintf("it names no namespace and no release %s is in this release's namespace %q", name, r.out.Resolved.Namespace)
+				}
 				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
-					Why: fmt.Sprintf("no release %s is in namespace %q; resolved to the only release named %s (namespace %q)", name, ns, name, cands[0].out.Resolved.Namespace)})
+					Why: fmt.Sprintf("%s; resolved to the only release named %s (namespace %q)", where, name, cands[0].out.Resolved.Namespace)})
 			}
 			if found == nil && len(cands) == 0 && c.skipped[name] {
 				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
