@@ -73,6 +73,14 @@ func Import(dir, file string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Fail closed: a decrypted environment secret never lands in a file.
+	for secret, file := range c.l.secrets {
+		for _, f := range append([]File{{Path: "the spec", Data: doc}}, c.files...) {
+			if bytes.Contains(f.Data, []byte(secret)) {
+				return nil, fmt.Errorf("%s: a value of the environment's secrets file %s would be written in plaintext into %s; put it in a sops-encrypted values file the release lists under secrets:, nothing written", c.top, file, f.Path)
+			}
+		}
+	}
 	c.res.Spec = doc
 	c.res.Files = c.files
 	return c.res, nil

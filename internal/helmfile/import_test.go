@@ -322,3 +322,16 @@ func TestImportRefusedHookStep(t *testing.T) {
 		t.Errorf("spec:\n%s", res.Spec)
 	}
 }
+
+// A decrypted environment secret is never written in plaintext.
+func TestImportEnvironmentSecretNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "environments:\n  default:\n    secrets: [env-secrets.yaml]\n---\nreleases:\n  - name: a\n    chart: oci://r.example/a\n    values:\n      - token: {{ .Values.token }}\n",
+		"env-secrets.yaml":     "token: s3cr3t-value\n",
+	})
+	_, err := Import(dir, "helmfile.yaml.gotmpl", Options{})
+	if err == nil || !strings.Contains(err.Error(), "would be written in plaintext") || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("got %v, want a refusal that does not quote the secret", err)
+	}
+}

@@ -80,6 +80,30 @@ type loader struct {
 	root string // the import's directory: file names in messages are relative to it
 	opts Options
 	r    *renderer
+	// secrets are the values of decrypted environment secrets files, by
+	// value, with the file they came from: never written in plaintext.
+	secrets map[string]string
+}
+
+func (l *loader) secretLeaves(file string, v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, x := range t {
+			l.secretLeaves(file, x)
+		}
+	case []any:
+		for _, x := range t {
+			l.secretLeaves(file, x)
+		}
+	case string:
+		// Strings only, and not the short ones ("true", "v1") any spec holds.
+		if s := t; len(s) >= 6 {
+			if l.secrets == nil {
+				l.secrets = map[string]string{}
+			}
+			l.secrets[s] = file
+		}
+	}
 }
 
 func (l *loader) display(abs string) string {
@@ -283,7 +307,9 @@ func (l *loader) environment(s *state, e *yaml.Node, offset int) (map[string]any
 					err = &InputError{File: s.file, Line: f.Line + offset, Msg: "the environment's secrets file " + f.Value + " is not a YAML map: " + yerr.Error()}
 					return
 				}
-				out = mergeValues(out, stringKeys(m).(map[string]any))
+				m = stringKeys(m).(map[string]any)
+				l.secretLeaves(f.Value, m)
+				out = mergeValues(out, m)
 			}
 		case "missingFileHandler", "kubeContext", "missingFileHandlerConfig":
 		default:
