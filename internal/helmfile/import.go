@@ -153,7 +153,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int) error
 		}
 		sort.Strings(matches)
 		for _, m := range matches {
-			if err := c.tree(m, mergeValues(deepCopy(s.values()), vals), depth+1); err != nil {
+			if err := c.tree(m, vals, depth+1); err != nil {
 				return err
 			}
 		}

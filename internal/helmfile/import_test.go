@@ -255,7 +255,7 @@ releases:
   - name: app
     chart: ./charts/app
 `,
-		"helmfile.d/sub/helmfile.yaml.gotmpl": "releases:\n  - name: sub\n    chart: ../../charts/app\n    values: [{tier: {{ .Values.tier }}}]\n",
+		"helmfile.d/sub/helmfile.yaml.gotmpl": "environments:\n  default:\n    values: [{tier: bronze}]\n---\nreleases:\n  - name: sub\n    chart: ../../charts/app\n    values: [{tier: {{ .Values.tier }}}]\n",
 		"charts/crds/Chart.yaml":              "apiVersion: v2\nname: crds\nversion: 0.1.0\n",
 		"charts/app/Chart.yaml":               "apiVersion: v2\nname: app\nversion: 0.1.0\n",
 	})
