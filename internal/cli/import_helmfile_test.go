@@ -43,6 +43,13 @@ func TestImportHelmfileSnapshotsValidate(t *testing.T) {
 			if err := os.WriteFile(hf, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// The project's helmfile comes with the files it reads.
+			for _, f := range []string{"values/cert-manager.yaml", "values/app.yaml", "values/monitoring.yaml.gotmpl", "env/default.yaml", "secrets/app.yaml"} {
+				if b, err := os.ReadFile(filepath.Join(filepath.Dir(in), f)); err == nil {
+					_ = os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
+					_ = os.WriteFile(filepath.Join(dir, f), b, 0o644)
+				}
+			}
 			t.Chdir(dir) // messages name helmfile.yaml as the user would
 			ios, _, errOut := iostreams.Test("")
 			code := Run(context.Background(), []string{"import", "helmfile", name, "--out", "khook.yaml"}, ios)
@@ -80,4 +87,22 @@ func TestImportHelmfileSnapshotsValidate(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// Bad input: one sentence at FILE:LINE, exit 2, nothing written.
+func TestImportHelmfileBadInput(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("helmfile.yaml.gotmpl", []byte("releases:\n  - name: a\n    chart: ./a\n    values: [missing.yaml]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ios, out, errOut := iostreams.Test("")
+	code := Run(context.Background(), []string{"import", "helmfile", "helmfile.yaml.gotmpl", "--out", "khook.yaml"}, ios)
+	want := "Error: helmfile.yaml.gotmpl:4: release a: the values file missing.yaml cannot be read: no such file or directory\n"
+	if code != 2 || errOut.String() != want || out.Len() != 0 {
+		t.Errorf("exit %d, stderr %q, stdout %q; want 2 and %q", code, errOut, out, want)
+	}
+	if _, err := os.Stat("khook.yaml"); err == nil {
+		t.Error("a spec was written for bad input")
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,7 +28,8 @@ type converter struct {
 	res     *Result
 	names   map[string]int
 	seen    map[string]bool
-	top     string // the helmfile as the user named it
+	top     string          // the helmfile as the user named it
+	skipped map[string]bool // releases whose condition is false
 }
 
 // Import reads dir/file (a helmfile.yaml, helmfile.yaml.gotmpl or a
@@ -54,7 +56,7 @@ func Import(dir, file string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r := newRenderer(opts)
-	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}}
+	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}}
 	c.top = c.l.display(path)
 	if err := c.tree(path, nil, 0); err != nil {
 		return nil, err
@@ -70,6 +72,14 @@ func Import(dir, file string, opts Options) (*Result, error) {
 	doc, err := c.write(name)
 	if err != nil {
 		return nil, err
+	}
+	// Fail closed: a decrypted environment secret never lands in a file.
+	for secret, file := range c.l.secrets {
+		for _, f := range append([]File{{Path: "the spec", Data: doc}}, c.files...) {
+			if bytes.Contains(f.Data, []byte(secret)) {
+				return nil, fmt.Errorf("%s: a value of the environment's secrets file %s would be written in plaintext into %s; put it in a sops-encrypted values file the release lists under secrets:, nothing written", c.top, file, f.Path)
+			}
+		}
 	}
 	c.res.Spec = doc
 	c.res.Files = c.files
@@ -143,7 +153,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int) error
 		}
 		sort.Strings(matches)
 		for _, m := range matches {
-			if err := c.tree(m, mergeValues(deepCopy(s.values()), vals), depth+1); err != nil {
+			if err := c.tree(m, vals, depth+1); err != nil {
 				return err
 			}
 		}
@@ -225,6 +235,7 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 		case !b:
 			r.out.Resolved.Installed = false
 			r.out.Verdict = Faithful
+			c.skipped[name] = true
 			r.out.Info = append(r.out.Info, Note{File: s.file, Line: r.lineOf("condition"), What: "release " + name,
 				Why: fmt.Sprintf("its condition %s is false in environment %s, so helmfile skips it and no step is written", cond, s.envName)})
 			return nil, nil
@@ -526,6 +537,12 @@ func (c *converter) fields(r *rel, h *outHelm) {
 			labels[k] = str(v)
 		}
 	}
+	for _, k := range sortedKeys(labels) {
+		if !labelName.MatchString(strings.TrimPrefix(k, k[:strings.LastIndex(k, "/")+1])) || (labels[k] != "" && !labelName.MatchString(labels[k])) {
+			c.note(r, "labels", "labels."+k+"="+labels[k], "not a Kubernetes label, which khook step labels must be: select the step by its name instead")
+			delete(labels, k)
+		}
+	}
 	if len(labels) > 0 {
 		r.step.Labels = labels
 		r.out.Carried = append(r.out.Carried, "labels (khook step labels, for --selector)")
@@ -535,7 +552,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		c.infof(r, "force", "force", "helm --force replaces objects it cannot update; khook recreates only objects whose immutable fields changed (onImmutable: recreate)")
 	}
 	explain := map[string]string{
-		"waitForJobs":                "khook's wait: true waits for the release's objects to be ready, Jobs included",
+		"waitForJobs":                "khook's wait: true waits for the release's objects to be ready but not for its Jobs to complete; add a wait step (for: condition=Complete) where a later step needs a Job's result",
 		"cleanupOnFail":              "khook's atomic: true rolls a failed upgrade back; without it the failed release stays for the next apply to fix",
 		"recreatePods":               "Helm 3 and later ignore it",
 		"disableValidation":          "khook validates the rendered objects on the server; a chart that needs validation off fails in plan, not in apply",
@@ -593,6 +610,9 @@ func (c *converter) fields(r *rel, h *outHelm) {
 	}
 }
 
+// labelName is a label's name (after any prefix/) or value.
+var labelName = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+
 func valueOf(n *yaml.Node) any {
 	var v any
 	if n != nil {
@@ -628,8 +648,17 @@ func (c *converter) link() {
 			}
 			if found == nil && len(cands) == 1 {
 				found = cands[0]
+				where := fmt.Sprintf("no release %s is in namespace %q", name, ns)
+				if ns == "" {
+					where = fmt.Sprintf("it names no namespace and no release %s is in this release's namespace %q", name, r.out.Resolved.Namespace)
+				}
 				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
-					Why: fmt.Sprintf("no release %s is in namespace %q; resolved to the only release named %s (namespace %q)", name, ns, name, cands[0].out.Resolved.Namespace)})
+					Why: fmt.Sprintf("%s; resolved to the only release named %s (namespace %q)", where, name, cands[0].out.Resolved.Namespace)})
+			}
+			if found == nil && len(cands) == 0 && c.skipped[name] {
+				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
+					Why: "that release's condition is false in this environment, so there is no step to wait for"})
+				continue
 			}
 			if found == nil {
 				why := "no release of the helmfile has that name"
@@ -729,13 +758,28 @@ func (c *converter) write(name string) ([]byte, error) {
 			return nil, fmt.Errorf("cannot check the spec written: %w", err)
 		}
 		n := len(refused)
+		// A hook's step the spec refuses loses the hook, not the release.
+		dropped := false
 		for _, p := range probs {
 			var i int
-			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil {
-				if r := index[i]; r != nil {
-					if _, ok := refused[r]; !ok {
-						refused[r] = p.Message
-					}
+			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
+				r, st := index[i], sp.Steps[i]
+				if st != r.step && r.dropHook(st) {
+					c.rewire(st)
+					r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.lineOf("hooks"), What: "release " + r.out.Resolved.Name + ": a hook's step " + st.Name,
+						Why: "the khook spec refuses it: " + p.Message})
+					dropped = true
+				}
+			}
+		}
+		if dropped {
+			continue
+		}
+		for _, p := range probs {
+			var i int
+			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
+				if _, ok := refused[index[i]]; !ok {
+					refused[index[i]] = p.Message
 				}
 			}
 		}
@@ -874,4 +918,53 @@ func findPath(obj any, want map[string]any, prefix string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// dropHook removes a hook's step; steps that needed it need what it
+// needed instead.
+func (r *rel) dropHook(st *outStep) bool {
+	found := false
+	var keep func([]*outStep) []*outStep
+	keep = func(l []*outStep) []*outStep {
+		var out []*outStep
+		for _, x := range l {
+			if x == st {
+				found = true
+				continue
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	r.before, r.after = keep(r.before), keep(r.after)
+	if !found {
+		return false
+	}
+	var steps []string
+	for _, s := range r.out.Steps {
+		if s != st.Name {
+			steps = append(steps, s)
+		}
+	}
+	r.out.Steps = steps
+	return true
+}
+
+// rewire makes every step that needed a dropped step need what it needed.
+func (c *converter) rewire(st *outStep) {
+	for _, r := range c.rels {
+		for _, x := range append(append([]*outStep{r.step}, r.before...), r.after...) {
+			var needs []string
+			for _, nd := range x.Needs {
+				if nd == st.Name {
+					for _, up := range st.Needs {
+						needs = appendUnique(needs, up)
+					}
+					continue
+				}
+				needs = appendUnique(needs, nd)
+			}
+			x.Needs = needs
+		}
+	}
 }

@@ -227,3 +227,111 @@ func BenchmarkImportBootstrap(b *testing.B) {
 		}
 	}
 }
+
+// helmfile.d runs its files in order: each file's releases need the
+// previous file's; sub-helmfiles get their values; create namespace and
+// label hooks become steps; a missing file under missingFileHandler: Warn
+// is skipped as helmfile skips it.
+func TestImportHelmfileD(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.d/00-crds.yaml": `releases:
+  - name: crds
+    chart: ./charts/crds
+    missingFileHandler: Warn
+    values: [absent.yaml]
+    hooks:
+      - events: [presync]
+        command: kubectl
+        args: [create, namespace, infra]
+      - events: [postsync]
+        command: kubectl
+        args: [label, namespace, infra, team=platform, --overwrite]
+`,
+		"helmfile.d/10-apps.yaml.gotmpl": `helmfiles:
+  - path: sub/helmfile.yaml.gotmpl
+    values: [{tier: {{ "gold" }}}]
+releases:
+  - name: app
+    chart: ./charts/app
+`,
+		"helmfile.d/sub/helmfile.yaml.gotmpl": "environments:\n  default:\n    values: [{tier: bronze}]\n---\nreleases:\n  - name: sub\n    chart: ../../charts/app\n    values: [{tier: {{ .Values.tier }}}]\n",
+		"charts/crds/Chart.yaml":              "apiVersion: v2\nname: crds\nversion: 0.1.0\n",
+		"charts/app/Chart.yaml":               "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+	})
+	res, err := Import(dir, ".", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	if res.Verdict() != Faithful {
+		t.Errorf("verdict %s\n%s", res.Verdict(), spec)
+	}
+	steps := map[string]*Release{}
+	for _, r := range res.Releases {
+		steps[r.Resolved.Name] = r
+	}
+	if d := cmp.Diff([]string{"crds", "crds-pre-1", "crds-post-2"}, steps["crds"].Steps); d != "" {
+		t.Errorf("crds steps (-want +got):\n%s", d)
+	}
+	if got := steps["sub"].Resolved.Values["tier"]; got != "gold" {
+		t.Errorf("sub-helmfile values: tier %v", got)
+	}
+	for _, want := range []string{
+		"name: infra",
+		"target: namespace/infra",
+		"team: platform",
+		"  - name: sub\n    needs:\n      - crds\n      - crds-post-2",
+		"  - name: app\n    needs:\n      - sub",
+		"chart: ./charts/app",
+		"absent.yaml: missing, skipped as helmfile's missingFileHandler Warn says",
+	} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec lacks %q\n%s", want, spec)
+		}
+	}
+}
+
+// A hook whose step the spec refuses costs the hook, not the release; the
+// steps that needed it need what it needed.
+func TestImportRefusedHookStep(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml": `releases:
+  - name: a
+    chart: oci://r.example/a
+    hooks:
+      - events: [postsync]
+        command: kubectl
+        args: [wait, --for=bogus, deploy/x]
+  - name: b
+    chart: oci://r.example/b
+    needs: [a]
+`})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := map[string]Verdict{}
+	for _, r := range res.Releases {
+		verdicts[r.Resolved.Name] = r.Verdict
+	}
+	if d := cmp.Diff(map[string]Verdict{"a": Partial, "b": Faithful}, verdicts); d != "" {
+		t.Errorf("verdicts (-want +got):\n%s\n%s", d, res.Spec)
+	}
+	if !strings.Contains(string(res.Spec), "  - name: b\n    needs:\n      - a\n") || !strings.Contains(string(res.Spec), `helmfile.yaml:4: release a: a hook's step a-post-1: the khook spec refuses it`) {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
+
+// A decrypted environment secret is never written in plaintext.
+func TestImportEnvironmentSecretNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "environments:\n  default:\n    secrets: [env-secrets.yaml]\n---\nreleases:\n  - name: a\n    chart: oci://r.example/a\n    values:\n      - token: {{ .Values.token }}\n",
+		"env-secrets.yaml":     "token: s3cr3t-value\n",
+	})
+	_, err := Import(dir, "helmfile.yaml.gotmpl", Options{})
+	if err == nil || !strings.Contains(err.Error(), "would be written in plaintext") || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("got %v, want a refusal that does not quote the secret", err)
+	}
+}

@@ -38,6 +38,7 @@ type state struct {
 	envName     string
 	envValues   map[string]any // the environment's values (environments: <name>: values, secrets)
 	stateValues map[string]any // top-level values: (defaults, under the environment's)
+	overrides   map[string]any // a parent's helmfiles: values, over everything (helmfile's state values overrides)
 	envKube     string
 
 	environments map[string]*yaml.Node
@@ -62,7 +63,7 @@ type relNode struct {
 // values is what templates see as .Values: top-level values under the
 // environment's.
 func (s *state) values() map[string]any {
-	return mergeValues(deepCopy(s.stateValues), deepCopy(s.envValues))
+	return mergeValues(mergeValues(deepCopy(s.stateValues), deepCopy(s.envValues)), deepCopy(s.overrides))
 }
 
 func (s *state) envData() map[string]any {
@@ -80,6 +81,30 @@ type loader struct {
 	root string // the import's directory: file names in messages are relative to it
 	opts Options
 	r    *renderer
+	// secrets are the values of decrypted environment secrets files, by
+	// value, with the file they came from: never written in plaintext.
+	secrets map[string]string
+}
+
+func (l *loader) secretLeaves(file string, v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, x := range t {
+			l.secretLeaves(file, x)
+		}
+	case []any:
+		for _, x := range t {
+			l.secretLeaves(file, x)
+		}
+	case string:
+		// Strings only, and not the short ones ("true", "v1") any spec holds.
+		if s := t; len(s) >= 6 {
+			if l.secrets == nil {
+				l.secrets = map[string]string{}
+			}
+			l.secrets[s] = file
+		}
+	}
 }
 
 func (l *loader) display(abs string) string {
@@ -99,7 +124,7 @@ func (l *loader) load(abs string, overrides map[string]any, isBase bool) (*state
 	s := &state{file: l.display(abs), abs: abs, dir: filepath.Dir(abs), src: string(data),
 		rendered: filepath.Ext(abs) == ".gotmpl", repos: map[string]repository{}, defaults: map[string]*yaml.Node{},
 		defaultsLine: map[string]int{}, templates: map[string]any{}, envName: l.opts.Environment,
-		envValues: deepCopy(overrides)}
+		overrides: deepCopy(overrides)}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	parts := strings.Split(text, "\n---\n")
 	offset := 0
@@ -158,7 +183,7 @@ func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.N
 					return &InputError{File: s.file, Line: k.Line + offset, Msg: "a base helmfile has bases: of its own, which helmfile does not support"}
 				}
 				for _, b := range v.Content {
-					bs, err := l.load(abs(s.dir, b.Value), s.envValues, true)
+					bs, err := l.load(abs(s.dir, b.Value), s.overrides, true)
 					if err != nil {
 						return err
 					}
@@ -283,7 +308,9 @@ func (l *loader) environment(s *state, e *yaml.Node, offset int) (map[string]any
 					err = &InputError{File: s.file, Line: f.Line + offset, Msg: "the environment's secrets file " + f.Value + " is not a YAML map: " + yerr.Error()}
 					return
 				}
-				out = mergeValues(out, stringKeys(m).(map[string]any))
+				m = stringKeys(m).(map[string]any)
+				l.secretLeaves(f.Value, m)
+				out = mergeValues(out, m)
 			}
 		case "missingFileHandler", "kubeContext", "missingFileHandlerConfig":
 		default:
