@@ -73,6 +73,22 @@ func str(v any) string {
 // the release leaves empty, lists are appended (template first).
 func (c *converter) inherit(s *state, m map[string]any, path []string) (map[string]any, error) {
 	list, _ := m["inherit"].([]any)
+	if path == nil && len(s.defInherit) > 0 {
+		// defaultInherit: prepended, unless the release names the template itself.
+		named := map[string]bool{}
+		for _, x := range list {
+			im, _ := x.(map[string]any)
+			named[strings.TrimSpace(str(im["template"]))] = true
+		}
+		var pre []any
+		for _, n := range s.defInherit {
+			if !named[n] {
+				pre = append(pre, map[string]any{"template": n})
+				named[n] = true
+			}
+		}
+		list = append(pre, list...)
+	}
 	if len(list) == 0 {
 		return m, nil
 	}

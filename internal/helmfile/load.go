@@ -31,6 +31,7 @@ type state struct {
 	defaultsLine map[string]int
 	releases     []*relNode
 	templates    map[string]any
+	defInherit   []string // defaultInherit: templates every release inherits first
 	helmfiles    []*yaml.Node
 	missingFile  string
 	commonLabels map[string]string
@@ -221,6 +222,21 @@ func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.N
 				for name, x := range t {
 					s.templates[name] = x
 				}
+			case "defaultInherit":
+				var list []string
+				if err := v.Decode(&list); err != nil {
+					var one string
+					if err := v.Decode(&one); err != nil {
+						return &InputError{File: s.file, Line: line, Msg: "defaultInherit: is neither a template name nor a list of them"}
+					}
+					list = []string{one}
+				}
+				s.defInherit = nil
+				for _, n := range list {
+					if n = strings.TrimSpace(n); n != "" {
+						s.defInherit = append(s.defInherit, n)
+					}
+				}
 			case "environments":
 				eachField(v, func(k, v *yaml.Node) { envs[k.Value] = v })
 			case "values":
@@ -403,6 +419,9 @@ func mergeState(s, base *state) {
 	}
 	for k, v := range base.templates {
 		s.templates[k] = v
+	}
+	if len(base.defInherit) > 0 {
+		s.defInherit = base.defInherit
 	}
 	s.helmfiles = append(s.helmfiles, base.helmfiles...)
 	s.stateValues = mergeValues(s.stateValues, base.stateValues)
