@@ -212,6 +212,7 @@ func defs(namespace obj) obj {
 		}), obj{"oneOf": exactlyOne("inline", "file", "url", "kustomize")}), "Exactly one of inline, file, url, kustomize"),
 		"valuesSource": desc(merge(object(obj{
 			"file":            desc(obj{"type": "string"}, "A values file (sops-encrypted or not)"),
+			"path":            desc(obj{"type": "string"}, "With file: take the values at this dotted path inside the file (spec.values of a Flux HelmRelease)"),
 			"url":             str(httpURLPattern, "HTTP(S) URL"),
 			"secretKeyRef":    desc(defRef("valuesRef"), "Values from a key of a cluster Secret (masked everywhere)"),
 			"configMapKeyRef": desc(defRef("valuesRef"), "Values from a key of a cluster ConfigMap"),

@@ -242,6 +242,10 @@ type Source struct {
 	// from a key of a cluster Secret or ConfigMap, as Flux's valuesFrom.
 	SecretKeyRef    *ValuesRef `json:"secretKeyRef,omitempty"`
 	ConfigMapKeyRef *ValuesRef `json:"configMapKeyRef,omitempty"`
+	// Path (helm valuesFrom file only) takes the values at this dotted path
+	// inside the YAML file instead of the whole file: a Flux HelmRelease's
+	// spec.values.
+	Path string `json:"path,omitempty"`
 
 	// At is where Inline's text is written in the spec (nil when its lines
 	// are not the spec's one for one).

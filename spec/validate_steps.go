@@ -178,6 +178,14 @@ func (v *validator) sources(p string, srcs []Source, allowed ...string) {
 		case "secretKeyRef", "configMapKeyRef":
 			v.valuesRef(sp+"."+k, src.SecretKeyRef, src.ConfigMapKeyRef)
 		}
+		if v.written(sp + ".path") {
+			switch {
+			case !strings.HasSuffix(p, ".valuesFrom") || k != "file":
+				v.errorf(sp+".path", "path: goes with file: in a helm step's valuesFrom", "path: is only allowed beside file: in valuesFrom")
+			case src.Path == "" || strings.HasPrefix(src.Path, ".") || strings.HasSuffix(src.Path, ".") || strings.Contains(src.Path, ".."):
+				v.errorf(sp+".path", "write the keys separated by dots, e.g. spec.values", "%q is not a dotted path of map keys", src.Path)
+			}
+		}
 	}
 }
 

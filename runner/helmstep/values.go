@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"helm.sh/helm/v4/pkg/getter"
@@ -51,6 +52,8 @@ func (l *ValuesLoader) Load(ctx context.Context, h *spec.Helm) (map[string]any, 
 			err error
 		)
 		switch {
+		case src.File != "" && src.Path != "":
+			m, err = l.FilePath(i, src.File, src.Path)
 		case src.File != "":
 			m, err = l.File(i, src.File)
 		case src.URL != "":
@@ -89,6 +92,33 @@ func (l *ValuesLoader) File(i int, file string) (map[string]any, error) {
 		return nil, fmt.Errorf("cannot read %s (looked at %s): %w", what, p, unwrapPathError(err))
 	}
 	return l.parse(what, data)
+}
+
+// FilePath reads the values at a dotted path inside valuesFrom[i]'s file
+// (a Flux HelmRelease's spec.values), so edits to that file keep flowing.
+func (l *ValuesLoader) FilePath(i int, file, path string) (map[string]any, error) {
+	whole, err := l.File(i, file)
+	if err != nil {
+		return nil, err
+	}
+	var cur any = whole
+	for _, key := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("valuesFrom[%d] file %s has no map at %s (path %s)", i, file, key, path)
+		}
+		if cur, ok = m[key]; !ok {
+			return nil, fmt.Errorf("valuesFrom[%d] file %s has no %s (path %s)", i, file, key, path)
+		}
+	}
+	if cur == nil {
+		return map[string]any{}, nil
+	}
+	m, ok := cur.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("valuesFrom[%d] file %s: %s is not a map of values", i, file, path)
+	}
+	return m, nil
 }
 
 // URL fetches valuesFrom[i]'s url with the run's HTTP client; userinfo in

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/test/helmfilecli"
 )
 
 // The helmfile arm (#24): helmfile and the helm-diff plugin, pinned and built
@@ -16,7 +18,7 @@ import (
 // tools/build-helm-diff.sh), read from the user cache. Where they are absent
 // the arm is skipped with a message saying how to build them.
 const (
-	HelmfileVersion = "v1.8.0"
+	HelmfileVersion = helmfilecli.Version
 	HelmDiffVersion = "v3.15.11"
 )
 

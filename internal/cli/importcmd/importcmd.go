@@ -1,35 +1,32 @@
 // Package importcmd is `khook import`: a khook spec from another tool's
-// file. `khook import helmfile FILE` converts a helmfile.yaml's common
-// subset (helmfile.go) and lists, with its line, everything it did not.
+// file. `khook import helmfile FILE` is the command around
+// internal/helmfile, which renders and maps the helmfile.
 //
-// May import: internal/cli/cmdutil and anything below the CLI (runner/...,
-// model, report, spec, redact); another command's package only to run it
-// (plan runs fleet's).
+// May import: internal/cli/cmdutil, internal/helmfile and anything below
+// the CLI (runner/..., model, report, spec, redact).
 package importcmd
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
-	"github.com/khook/khook/spec"
+	"github.com/khook/khook/internal/helmfile"
+	"github.com/khook/khook/runner/action"
 )
 
 // Options of `khook import helmfile`.
 type Options struct {
-	F    *cmdutil.Factory
-	File string
-	Out  string // "" or "-": stdout
-	Name string // metadata.name; "" is the helmfile's directory name
+	F           *cmdutil.Factory
+	File        string
+	Out         string // "" or "-": stdout
+	Name        string // metadata.name; "" is the helmfile's directory name
+	Environment string
+	AllowExec   bool
 }
 
 // NewCmd builds `khook import` and its subcommands.
@@ -46,18 +43,23 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 func newHelmfileCmd(f *cmdutil.Factory) *cobra.Command {
 	opts := &Options{F: f}
 	cmd := &cobra.Command{
-		Use:   "helmfile FILE",
-		Short: "Convert a helmfile.yaml into a khook spec and list what it could not convert",
-		Long: `Convert a helmfile.yaml's common subset into a khook spec: repositories,
-helmDefaults (wait, atomic, timeout, createNamespace) and releases with chart,
-version, namespace, values (files and inline), set, needs, installed (false
-becomes a delete of the release), wait, atomic, timeout and createNamespace.
-Every other construct is listed on stderr as FILE:LINE: what: why, and in the
-spec's header comment. Chart paths and values files are written as the
-helmfile has them: write the spec next to the helmfile. A templated helmfile
-is rendered first (helmfile build > rendered.yaml).`,
-		Example: `  khook import helmfile helmfile.yaml > khook.yaml
-  khook import helmfile helmfile.yaml --out khook.yaml && khook validate -f khook.yaml`,
+		Use:   "helmfile FILE|DIR",
+		Short: "Convert a helmfile (templated or not) into a khook spec, release by release, saying what did not come over",
+		Long: `Render a helmfile as helmfile does (sprig and helmfile's template functions,
+environments, bases, helmfiles, helmfile.d, templates with inherit) and write
+a khook spec: one step per release with its chart, version, namespace, values
+files, .gotmpl values, inline values, set/setString and secrets (sops), and
+apply/wait/patch steps for the kubectl hooks around it. Environment variables
+the helmfile reads stay references: paths under them are written relative
+to the spec, any other use becomes a declared ${VARIABLE}.
+
+Per release the import says what came over, what did not and a verdict:
+faithful, partial or refused. Exit 0 when every release is faithful; exit 1
+when some are partial or refused (the spec is still written, with what was
+not carried in its header); exit 2, writing nothing, on bad input (a template
+error, YAML that does not parse after rendering, a missing values file).`,
+		Example: `  khook import helmfile helmfile.yaml --out khook.yaml && khook validate -f khook.yaml
+  ROOT_DIR=$PWD khook import helmfile bootstrap/helmfile.yaml.gotmpl --out bootstrap/khook.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return cmdutil.FlagErrorf("%s takes one helmfile, got %d arguments", cmd.CommandPath(), len(args))
@@ -69,130 +71,81 @@ is rendered first (helmfile build > rendered.yaml).`,
 			return RunHelmfile(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Out, "out", "", "write the spec to `FILE` instead of stdout")
+	cmd.Flags().StringVar(&opts.Out, "out", "", "write the spec to `FILE` instead of stdout (generated values files go beside it)")
 	cmd.Flags().StringVar(&opts.Name, "name", "", "metadata.name of the spec (default: the helmfile's directory name)")
+	cmd.Flags().StringVarP(&opts.Environment, "environment", "e", "default", "the helmfile environment to render")
+	cmd.Flags().BoolVar(&opts.AllowExec, "allow-exec", false, "let the helmfile's exec template function run commands")
 	return cmd
 }
 
-// RunHelmfile converts opts.File.
+// RunHelmfile imports opts.File.
 func RunHelmfile(opts *Options) error {
-	data, err := os.ReadFile(opts.File)
-	if err != nil {
-		return fmt.Errorf("cannot read the helmfile: %w", err)
+	errOut := opts.F.IOStreams.ErrOut
+	specDir := "."
+	if opts.Out != "" && opts.Out != "-" {
+		specDir = filepath.Dir(opts.Out)
 	}
-	name := opts.Name
-	if name == "" {
-		abs, _ := filepath.Abs(opts.File)
-		name = SpecName(abs)
+	res, err := helmfile.Import(".", opts.File, helmfile.Options{Environment: opts.Environment, AllowExec: opts.AllowExec, SpecDir: specDir, Name: opts.Name})
+	var ie *helmfile.InputError
+	if errors.As(err, &ie) {
+		return &cmdutil.ExitError{Code: action.ExitValidation, Err: ie}
 	}
-	conv, err := ConvertHelmfile(data, name)
-	if err != nil {
-		return fmt.Errorf("%s%s", atLine(opts.File, err), err)
-	}
-	doc, err := checked(conv, opts.File)
 	if err != nil {
 		return err
 	}
-	for _, u := range conv.Unconverted {
-		fmt.Fprintf(opts.F.IOStreams.ErrOut, "%s:%d: %s: not converted: %s\n", opts.File, u.Line, u.What, u.Why)
+	for _, r := range res.Releases {
+		for _, n := range r.NotCarried {
+			fmt.Fprintf(errOut, "%s: not carried over: %s\n", n.Loc(), trimRelease(n, r))
+		}
+		for _, n := range r.Info {
+			fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc(), trimRelease(n, r))
+		}
 	}
-	fmt.Fprintf(opts.F.IOStreams.ErrOut, "%d releases converted into steps; %d constructs not converted\n",
-		len(conv.Spec.Steps), len(conv.Unconverted))
+	for _, n := range res.NotCarried {
+		fmt.Fprintf(errOut, "%s: not carried over: %s\n", n.Loc(), n.What+": "+n.Why)
+	}
+	for _, n := range res.Info {
+		fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc(), n.What+": "+n.Why)
+	}
+	counts := map[helmfile.Verdict]int{}
+	for _, r := range res.Releases {
+		counts[r.Verdict]++
+	}
+	verdict := res.Verdict()
+	if verdict == helmfile.Refused {
+		first := "the helmfile has no releases"
+		for _, r := range res.Releases {
+			if len(r.NotCarried) > 0 {
+				first = r.NotCarried[0].String()
+				break
+			}
+		}
+		return &cmdutil.ExitError{Code: action.ExitFailure, Err: fmt.Errorf("%s; no release could be imported, nothing written", first)}
+	}
+	fmt.Fprintf(errOut, "%d releases: %d faithful, %d partial, %d refused; import %s\n",
+		len(res.Releases), counts[helmfile.Faithful], counts[helmfile.Partial], counts[helmfile.Refused], verdict)
+	for _, f := range res.Files {
+		if err := os.WriteFile(filepath.Join(specDir, f.Path), f.Data, 0o644); err != nil {
+			return fmt.Errorf("cannot write %s: %w", f.Path, err)
+		}
+	}
 	if opts.Out == "" || opts.Out == "-" {
-		_, err = opts.F.IOStreams.Out.Write(doc)
-		return err
-	}
-	if err := os.WriteFile(opts.Out, doc, 0o644); err != nil {
+		if _, err := opts.F.IOStreams.Out.Write(res.Spec); err != nil {
+			return err
+		}
+	} else if err := os.WriteFile(opts.Out, res.Spec, 0o644); err != nil {
 		return fmt.Errorf("cannot write the spec: %w", err)
+	}
+	if verdict != helmfile.Faithful {
+		return cmdutil.Silent(action.ExitFailure)
 	}
 	return nil
 }
 
-// yamlLine finds the line in the YAML parser's "yaml: line N: ...".
-var yamlLine = regexp.MustCompile(`^cannot read it as YAML \(yaml: line ([0-9]+):`)
-
-// atLine is "FILE:LINE: " for an error that names a line of the helmfile,
-// else "FILE: ".
-func atLine(file string, err error) string {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		return file + ":" + m[1] + ": "
+// trimRelease is a note without its file and line (printed before it).
+func trimRelease(n helmfile.Note, _ *helmfile.Release) string {
+	if n.Why == "" {
+		return n.What
 	}
-	return file + ": "
-}
-
-// render is the spec as the importer writes it: a header comment that lists
-// what was not converted, then the spec.
-func render(conv *Converted, file string) ([]byte, error) {
-	var body bytes.Buffer
-	enc := yaml.NewEncoder(&body)
-	enc.SetIndent(2)
-	if err := enc.Encode(conv.Spec); err != nil {
-		return nil, fmt.Errorf("cannot encode the spec: %w", err)
-	}
-	var out bytes.Buffer
-	fmt.Fprintf(&out, "# Converted from %s by khook import helmfile.\n", filepath.Base(file))
-	if n := len(conv.Unconverted); n > 0 {
-		fmt.Fprintf(&out, "# Not converted (%d):\n", n)
-		for _, u := range conv.Unconverted {
-			fmt.Fprintf(&out, "#   %s\n", u)
-		}
-	}
-	out.Write(body.Bytes())
-	return out.Bytes(), nil
-}
-
-// checked renders the spec and loads it as validate does: a release whose
-// step the spec refuses (a chart URL with an unexpanded $PORT, a namespace
-// that is no DNS label, a need of such a release) is not converted, with
-// its line and the spec's reason, so what the importer writes always
-// validates. With no release left, the import is refused at a line.
-func checked(conv *Converted, file string) ([]byte, error) {
-	for {
-		if len(conv.Spec.Steps) == 0 {
-			line, why := 1, "the helmfile has no releases"
-			for i, u := range conv.Unconverted {
-				// The first release not converted says why; else whatever was not.
-				if i == 0 || strings.HasPrefix(u.What, "release ") || strings.HasPrefix(u.What, "a release") {
-					line, why = u.Line, u.What+": "+u.Why
-					if i > 0 || strings.Contains(why, "release") {
-						break
-					}
-				}
-			}
-			return nil, fmt.Errorf("%s:%d: no release could be converted (first: %s); nothing to write", file, line, why)
-		}
-		doc, err := render(conv, file)
-		if err != nil {
-			return nil, err
-		}
-		_, err = spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc)})
-		var probs spec.Problems
-		if err == nil {
-			return doc, nil
-		}
-		if !errors.As(err, &probs) {
-			return nil, fmt.Errorf("%s: cannot check the converted spec: %w", file, err)
-		}
-		refused := map[int]string{}
-		for _, p := range probs {
-			var i int
-			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && i < len(conv.Spec.Steps) && refused[i] == "" {
-				refused[i] = p.Message
-			}
-		}
-		if len(refused) == 0 {
-			return nil, fmt.Errorf("%s:1: the converted spec is invalid: %s", file, probs[0])
-		}
-		var steps []*outStep
-		var lines []int
-		for i, st := range conv.Spec.Steps {
-			if why, ok := refused[i]; ok {
-				conv.Unconverted = append(conv.Unconverted, Unconverted{Line: conv.Lines[i], What: "release " + st.Name, Why: "the spec refuses it: " + why})
-				continue
-			}
-			steps, lines = append(steps, st), append(lines, conv.Lines[i])
-		}
-		conv.Spec.Steps, conv.Lines = steps, lines
-		sort.SliceStable(conv.Unconverted, func(i, j int) bool { return conv.Unconverted[i].Line < conv.Unconverted[j].Line })
-	}
+	return n.What + ": " + n.Why
 }

@@ -1,0 +1,184 @@
+// Package helmfile imports a helmfile repository into a khook spec: it
+// renders the helmfile as helmfile v1.8.0 does (sprig plus helmfile's
+// template functions, environments, bases, sub-helmfiles, templates with
+// inherit, `---` parts, the .gotmpl rule), resolves every release (name,
+// namespace, chart, version, needs, merged values) and maps each onto
+// khook steps, saying per release what came over, what did not, and a
+// verdict.
+//
+// The API, for the CLI (internal/cli/importcmd) and for tests that compare
+// the import with helmfile itself:
+//
+//	res, err := helmfile.Import(dir, "helmfile.yaml", helmfile.Options{Environment: "default"})
+//	// err: bad input (a template error, YAML that does not parse after
+//	//      rendering, a missing values file): *InputError, one sentence
+//	//      with FILE:LINE; nothing is to be written.
+//	res.Spec       // the khook spec YAML, header included
+//	res.Files      // files to write beside the spec (rendered .gotmpl values)
+//	res.Releases   // per release: Resolved (name, namespace, chart,
+//	               // version, needs, merged values), Step, Carried,
+//	               // NotCarried, Verdict
+//	res.Verdict()  // Faithful only when every release is faithful and
+//	               // nothing of the helmfile was dropped
+//
+// Environment variables the helmfile reads (env, requiredEnv) stay
+// references: a path under a variable that names a directory of the
+// checkout (ROOT_DIR) is written relative to the spec; any other use
+// becomes ${NAME} with a declared khook variable (required, or with the
+// helmfile's default). See docs/cli.md, `khook import helmfile`.
+//
+// May import: spec, sops, redact; helm's strvals (helm --set syntax); no
+// runner or CLI package.
+package helmfile
+
+// Options of an import.
+type Options struct {
+	// Environment is helmfile's --environment; "" is "default".
+	Environment string
+	// AllowExec lets the helmfile's exec/envExec template functions run
+	// commands; without it a call is refused at its FILE:LINE.
+	AllowExec bool
+	// Env looks up an environment variable; nil is os.LookupEnv.
+	Env func(name string) (string, bool)
+	// SpecDir is the directory the spec will be written to: relative paths
+	// in the spec are relative to it. "" is the helmfile's directory.
+	SpecDir string
+	// Name is the spec's metadata.name; "" is the helmfile's directory name.
+	Name string
+}
+
+// Verdict of a release or of a whole import.
+type Verdict string
+
+const (
+	Faithful Verdict = "faithful" // everything that decides the cluster came over
+	Partial  Verdict = "partial"  // a step was written, something was not carried (NotCarried says what)
+	Refused  Verdict = "refused"  // no step could be written for it
+)
+
+// Note is one thing of the helmfile, where it was written, and what became
+// of it: one sentence, without a trailing period.
+type Note struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	What string `json:"what"` // "release cilium: hooks[0] (kubectl rollout restart …)"
+	Why  string `json:"why"`  // "khook runs no shell commands; add a job step"
+}
+
+func (n Note) String() string {
+	if n.Why == "" {
+		return n.Loc() + ": " + n.What
+	}
+	return n.Loc() + ": " + n.What + ": " + n.Why
+}
+
+// Loc is FILE:LINE (FILE when the line is unknown).
+func (n Note) Loc() string {
+	if n.Line <= 0 {
+		return n.File
+	}
+	return n.File + ":" + itoa(n.Line)
+}
+
+// Resolved is a release as helmfile resolves it: what a comparison with
+// `helmfile build`/`write-values` checks.
+type Resolved struct {
+	Name      string         `json:"name"`
+	Namespace string         `json:"namespace"`
+	Chart     string         `json:"chart"`   // as helmfile has it after templating (repo/chart, oci://…, ./path)
+	Version   string         `json:"version"` // "" when the helmfile pins none
+	Needs     []string       `json:"needs"`   // namespace/name as helmfile resolves them
+	Installed bool           `json:"installed"`
+	Values    map[string]any `json:"values"` // values files, inline values, set/setString merged as helm would (secrets excluded)
+	// SecretFiles are the secrets: files (sops), not merged into Values.
+	SecretFiles []string `json:"secretFiles,omitempty"`
+}
+
+// Release is one release of the helmfile and what the import made of it.
+type Release struct {
+	File     string   `json:"file"`
+	Line     int      `json:"line"`
+	Resolved Resolved `json:"resolved"`
+	// Step is the name of its khook step ("" when refused); Steps are every
+	// step written for it (hooks become apply/wait steps around it).
+	Step       string   `json:"step,omitempty"`
+	Steps      []string `json:"steps,omitempty"`
+	Carried    []string `json:"carried"`
+	NotCarried []Note   `json:"notCarried,omitempty"`
+	Info       []Note   `json:"info,omitempty"` // mapped with a difference worth knowing, not a loss
+	Verdict    Verdict  `json:"verdict"`
+}
+
+// File is a file the import writes beside the spec.
+type File struct {
+	Path string // relative to Options.SpecDir
+	Data []byte
+}
+
+// Var is a khook variable the spec declares for an environment variable
+// the helmfile read.
+type Var struct {
+	Name     string
+	Required bool
+	Default  string
+	HasDef   bool
+}
+
+// Result of an import.
+type Result struct {
+	Spec     []byte
+	Files    []File
+	Releases []*Release
+	Vars     []Var
+	// NotCarried and Info are about the helmfile as a whole (top-level
+	// keys, repositories).
+	NotCarried []Note
+	Info       []Note
+}
+
+// Verdict is Faithful when every release is and nothing at file level was
+// dropped; Refused when no release could be written; else Partial.
+func (r *Result) Verdict() Verdict {
+	written := 0
+	v := Faithful
+	if len(r.NotCarried) > 0 {
+		v = Partial
+	}
+	for _, rel := range r.Releases {
+		if rel.Verdict != Refused {
+			written++
+		}
+		if rel.Verdict != Faithful {
+			v = Partial
+		}
+	}
+	if written == 0 {
+		return Refused
+	}
+	return v
+}
+
+// InputError is input the import cannot read: a template error, YAML that
+// does not parse after rendering, a missing file. Nothing is written.
+type InputError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *InputError) Error() string {
+	return Note{File: e.File, Line: e.Line}.Loc() + ": " + e.Msg
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for i > 0 {
+		b = append([]byte{digits[i%10]}, b...)
+		i /= 10
+	}
+	return string(b)
+}

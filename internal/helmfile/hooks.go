@@ -1,0 +1,316 @@
+package helmfile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// hooks turns a release's hooks into steps: kubectl apply, wait, create
+// namespace and label, and "wait until these CRDs exist" loops, before
+// (prepare, preapply, presync) or after (postsync, postapply) the
+// release. Anything else is listed as not carried.
+func (c *converter) hooks(r *rel) {
+	list, _ := r.m["hooks"].([]any)
+	for i, x := range list {
+		h, _ := x.(map[string]any)
+		what := fmt.Sprintf("hooks[%d]", i)
+		var events []string
+		if ev, ok := h["events"].([]any); ok {
+			for _, e := range ev {
+				events = append(events, str(e))
+			}
+		}
+		command := str(h["command"])
+		var args []string
+		if a, ok := h["args"].([]any); ok {
+			for _, v := range a {
+				s := str(v)
+				if strings.Contains(s, "{{") {
+					out, err := c.r.render(r.st.file, r.lineOf("hooks")-1, r.st.dir, s, releaseData(r.st, r.m))
+					if err != nil {
+						c.note(r, "hooks", what, "its arguments do not render: "+err.Error())
+						continue
+					}
+					s = out
+				}
+				args = append(args, s)
+			}
+		}
+		cmdline := strings.TrimSpace(command + " " + strings.Join(args, " "))
+		what = fmt.Sprintf("hooks[%d] (%s)", i, shorten(cmdline))
+		before, after := false, false
+		var other []string
+		for _, e := range events {
+			switch e {
+			case "prepare", "preapply", "presync":
+				before = true
+			case "postsync", "postapply":
+				after = true
+			default:
+				other = append(other, e)
+			}
+		}
+		if len(other) > 0 {
+			c.note(r, "hooks", what+" on "+strings.Join(other, ", "), "khook runs no hooks at uninstall or cleanup: add a step by hand")
+		}
+		if !before && !after {
+			continue
+		}
+		steps, why := c.hookSteps(r, command, args)
+		if why != "" {
+			c.note(r, "hooks", what, why)
+			continue
+		}
+		side := "post"
+		if before {
+			side = "pre"
+		}
+		for j, st := range steps {
+			st.Name = fmt.Sprintf("%s-%s-%d", r.step.Name, side, len(r.before)+len(r.after)+j+1)
+			c.names[st.Name]++
+		}
+		if before {
+			r.before = append(r.before, steps...)
+		} else {
+			r.after = append(r.after, steps...)
+		}
+		r.out.Carried = append(r.out.Carried, what+" as "+fmt.Sprint(len(steps))+" step(s)")
+	}
+	// Chain: before hooks in order, then the release, then after hooks.
+	chain := append(append(append([]*outStep{}, r.before...), r.step), r.after...)
+	for i := 1; i < len(chain); i++ {
+		chain[i].Needs = appendUnique(chain[i].Needs, chain[i-1].Name)
+	}
+}
+
+func shorten(s string) string {
+	s = oneLine(s)
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+var crdName = regexp.MustCompile(`\b([a-z0-9]([-a-z0-9]*[a-z0-9])?\.){2,}[a-z]{2,}\b`)
+
+// hookSteps maps one hook's command onto steps, or says why it cannot.
+func (c *converter) hookSteps(r *rel, command string, args []string) ([]*outStep, string) {
+	base := filepath.Base(command)
+	switch base {
+	case "kubectl":
+		st, why := c.kubectl(r, args)
+		if why != "" {
+			return nil, why
+		}
+		return []*outStep{st}, ""
+	case "sh", "bash":
+		if len(args) < 2 || args[0] != "-c" {
+			return nil, "a shell script khook does not run: add a job step by hand"
+		}
+		return c.script(r, args[1])
+	}
+	return nil, "khook runs no commands of its own: add a job step (or an apply step) by hand"
+}
+
+// script reads a shell script made of kubectl apply/wait commands and
+// "until kubectl get crd X; do sleep; done" loops.
+func (c *converter) script(r *rel, text string) ([]*outStep, string) {
+	var steps []*outStep
+	text = strings.ReplaceAll(text, "\\\n", " ")
+	for _, raw := range regexp.MustCompile(`\n|&&|;`).Split(text, -1) {
+		line := strings.TrimSpace(raw)
+		for _, kw := range []string{"do ", "then ", "else "} {
+			line = strings.TrimSpace(strings.TrimPrefix(line, kw))
+		}
+		switch {
+		case line == "", strings.HasPrefix(line, "#"), line == "do", line == "done", strings.HasPrefix(line, "sleep"),
+			strings.HasPrefix(line, "echo"), strings.HasPrefix(line, "set -"), line == "fi", line == "then":
+			continue
+		case (strings.HasPrefix(line, "until") || strings.HasPrefix(line, "while")) && strings.Contains(line, "kubectl get crd"),
+			strings.HasPrefix(line, "kubectl get crd"):
+			names := crdName.FindAllString(strings.SplitN(line, "kubectl get crd", 2)[1], -1)
+			if len(names) == 0 {
+				return nil, "a wait loop whose CRD names are not written in it: add a wait step by hand"
+			}
+			for _, n := range names {
+				steps = append(steps, &outStep{Wait: &outWait{For: "condition=Established", On: "customresourcedefinition/" + n}})
+			}
+		case strings.HasPrefix(line, "kubectl "):
+			st, why := c.kubectl(r, strings.Fields(line)[1:])
+			if why != "" {
+				return nil, why
+			}
+			steps = append(steps, st)
+		default:
+			return nil, "a shell script with a command khook does not map (" + shorten(line) + "): add a job step by hand"
+		}
+	}
+	if len(steps) == 0 {
+		return nil, "a script with no kubectl command khook maps"
+	}
+	return steps, ""
+}
+
+// kubectl maps one kubectl command line.
+func (c *converter) kubectl(r *rel, args []string) (*outStep, string) {
+	var verb string
+	var pos, files, kusts []string
+	flags := map[string]string{}
+	bools := map[string]bool{}
+	valued := map[string]string{"-f": "filename", "--filename": "filename", "-k": "kustomize", "--kustomize": "kustomize",
+		"-n": "namespace", "--namespace": "namespace", "--for": "for", "--timeout": "timeout", "-l": "selector", "--selector": "selector",
+		"--field-manager": "field-manager", "--context": "context", "--kubeconfig": "kubeconfig"}
+	for i := 0; i < len(args); i++ {
+		a := strings.Trim(args[i], `"'`)
+		name, val, hasVal := strings.Cut(a, "=")
+		if key, ok := valued[name]; ok {
+			if !hasVal {
+				if i+1 >= len(args) {
+					return nil, "kubectl " + name + " has no value"
+				}
+				i++
+				val = strings.Trim(args[i], `"'`)
+			}
+			switch key {
+			case "filename":
+				files = append(files, val)
+			case "kustomize":
+				kusts = append(kusts, val)
+			default:
+				flags[key] = val
+			}
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			bools[strings.TrimLeft(name, "-")] = true
+			continue
+		}
+		if verb == "" {
+			verb = a
+			continue
+		}
+		pos = append(pos, a)
+	}
+	if flags["context"] != "" || flags["kubeconfig"] != "" {
+		return nil, "it targets another cluster (--context/--kubeconfig): khook runs one cluster per spec"
+	}
+	ns := flags["namespace"]
+	switch verb {
+	case "apply", "create":
+		if verb == "create" && len(pos) == 2 && (pos[0] == "namespace" || pos[0] == "ns") {
+			return &outStep{Apply: &outApply{Manifests: []outSource{{Inline: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + pos[1] + "\n"}}}}, ""
+		}
+		for b := range bools {
+			switch b {
+			case "server-side", "force-conflicts", "overwrite", "wait", "validate", "save-config":
+			default:
+				return nil, "kubectl " + verb + " --" + b + " has no khook equivalent"
+			}
+		}
+		if verb == "create" && !bools["save-config"] && len(files)+len(kusts) == 0 {
+			return nil, "kubectl create of this kind has no khook equivalent: write the object in an apply step"
+		}
+		a := &outApply{Namespace: ns, ServerSide: bools["server-side"]}
+		for _, f := range files {
+			if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
+				a.Manifests = append(a.Manifests, outSource{URL: f})
+				continue
+			}
+			p := abs(r.st.dir, f)
+			st, err := os.Stat(p)
+			if err != nil {
+				return nil, "its file " + f + " cannot be read: " + pathErr(err)
+			}
+			if !st.IsDir() {
+				a.Manifests = append(a.Manifests, outSource{File: c.rel(p)})
+				continue
+			}
+			var names []string
+			for _, pat := range []string{"*.yaml", "*.yml", "*.json"} {
+				m, _ := filepath.Glob(filepath.Join(p, pat))
+				names = append(names, m...)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				a.Manifests = append(a.Manifests, outSource{File: c.rel(n)})
+			}
+		}
+		for _, k := range kusts {
+			if _, err := os.Stat(abs(r.st.dir, k)); err != nil {
+				return nil, "its kustomization " + k + " cannot be read: " + pathErr(err)
+			}
+			a.Manifests = append(a.Manifests, outSource{Kustomize: c.rel(abs(r.st.dir, k))})
+		}
+		if len(a.Manifests) == 0 {
+			return nil, "kubectl " + verb + " without -f or -k"
+		}
+		return &outStep{Apply: a}, ""
+	case "wait":
+		if flags["for"] == "" || len(pos) == 0 {
+			return nil, "kubectl wait without --for or a resource"
+		}
+		on := pos[0]
+		if len(pos) == 2 && !strings.Contains(pos[0], "/") {
+			on = pos[0] + "/" + pos[1]
+		} else if len(pos) > 1 {
+			return nil, "kubectl wait on several resources: write one wait step per resource"
+		}
+		if !strings.Contains(on, "/") && flags["selector"] == "" && !bools["all"] {
+			return nil, "kubectl wait names a kind without a name or selector"
+		}
+		w := &outWait{For: flags["for"], On: on, Namespace: ns, Selector: flags["selector"]}
+		st := &outStep{Wait: w}
+		if t := flags["timeout"]; t != "" {
+			st.Timeout = t
+		}
+		return st, ""
+	case "rollout":
+		if len(pos) < 2 || (pos[0] != "restart" && pos[0] != "status") {
+			return nil, "kubectl rollout of this form has no khook equivalent"
+		}
+		target := pos[1]
+		if len(pos) == 3 && !strings.Contains(target, "/") {
+			target += "/" + pos[2]
+		}
+		ro := &outRollout{Namespace: ns}
+		if ro.Namespace == "" {
+			ro.Namespace = "default"
+		}
+		if pos[0] == "restart" {
+			ro.Restart = target
+		} else {
+			ro.Status = target
+		}
+		return &outStep{Rollout: ro}, ""
+	case "label":
+		if len(pos) < 3 || !(pos[0] == "namespace" || pos[0] == "ns") {
+			if len(pos) >= 2 && strings.Contains(pos[0], "/") {
+				pos = append(strings.SplitN(pos[0], "/", 2), pos[1:]...)
+			} else {
+				return nil, "kubectl label of this form has no khook equivalent"
+			}
+		}
+		labels := map[string]any{}
+		for _, kv := range pos[2:] {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				if strings.HasSuffix(kv, "-") {
+					labels[strings.TrimSuffix(kv, "-")] = nil
+					continue
+				}
+				return nil, "kubectl label " + kv + " is no key=value"
+			}
+			labels[k] = v
+		}
+		kind := pos[0]
+		if kind == "ns" {
+			kind = "namespace"
+		}
+		return &outStep{Patch: &outPatch{Target: kind + "/" + pos[1], Namespace: ns, Type: "merge", Patch: map[string]any{"metadata": map[string]any{"labels": labels}}}}, ""
+	}
+	return nil, "kubectl " + verb + " has no khook equivalent: add a step by hand"
+}

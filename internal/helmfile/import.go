@@ -1,0 +1,970 @@
+package helmfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/spec"
+)
+
+type converter struct {
+	l       *loader
+	r       *renderer
+	opts    Options
+	specDir string
+	fail    error
+	files   []File
+	rels    []*rel
+	groups  [][]*rel
+	res     *Result
+	names   map[string]int
+	seen    map[string]bool
+	top     string          // the helmfile as the user named it
+	skipped map[string]bool // releases whose condition is false
+}
+
+// Import reads dir/file (a helmfile.yaml, helmfile.yaml.gotmpl or a
+// helmfile.d folder) and returns the khook spec it maps to. A returned
+// error is bad input (*InputError) or an internal failure; a Result may
+// still hold releases refused or partly carried (Result.Verdict).
+func Import(dir, file string, opts Options) (*Result, error) {
+	if opts.Environment == "" {
+		opts.Environment = "default"
+	}
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	path := abs(root, file)
+	if opts.SpecDir == "" {
+		opts.SpecDir = filepath.Dir(path)
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			opts.SpecDir = path
+		}
+	}
+	specDir, err := filepath.Abs(opts.SpecDir)
+	if err != nil {
+		return nil, err
+	}
+	r := newRenderer(opts)
+	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}}
+	c.top = c.l.display(path)
+	if err := c.tree(path, nil, 0); err != nil {
+		return nil, err
+	}
+	if c.fail != nil {
+		return nil, c.fail
+	}
+	c.link()
+	name := opts.Name
+	if name == "" {
+		name = specName(path)
+	}
+	doc, err := c.write(name)
+	if err != nil {
+		return nil, err
+	}
+	// Fail closed: a decrypted environment secret never lands in a file.
+	for secret, file := range c.l.secrets {
+		for _, f := range append([]File{{Path: "the spec", Data: doc}}, c.files...) {
+			if bytes.Contains(f.Data, []byte(secret)) {
+				return nil, fmt.Errorf("%s: a value of the environment's secrets file %s would be written in plaintext into %s; put it in a sops-encrypted values file the release lists under secrets:, nothing written", c.top, file, f.Path)
+			}
+		}
+	}
+	c.res.Spec = doc
+	c.res.Files = c.files
+	return c.res, nil
+}
+
+// tree loads path (a helmfile or a helmfile.d folder) and its
+// sub-helmfiles, which helmfile runs before the file's own releases.
+func (c *converter) tree(path string, overrides map[string]any, depth int) error {
+	if depth > 20 {
+		return &InputError{File: c.l.display(path), Msg: "helmfiles: nests more than 20 deep (a cycle?)"}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return &InputError{File: c.l.display(path), Msg: "cannot read the helmfile: " + pathErr(err)}
+	}
+	if st.IsDir() {
+		var files []string
+		for _, cand := range []string{"helmfile.yaml", "helmfile.yaml.gotmpl"} {
+			if _, err := os.Stat(filepath.Join(path, cand)); err == nil {
+				return c.tree(filepath.Join(path, cand), overrides, depth+1)
+			}
+		}
+		for _, pat := range []string{"*.yaml", "*.yml", "*.yaml.gotmpl", "*.yml.gotmpl"} {
+			m, _ := filepath.Glob(filepath.Join(path, "helmfile.d", pat))
+			files = append(files, m...)
+		}
+		sort.Strings(files)
+		if len(files) == 0 {
+			return &InputError{File: c.l.display(path), Msg: "no helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/*.yaml in this folder"}
+		}
+		for _, f := range files {
+			if err := c.tree(f, overrides, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	s, err := c.l.load(path, overrides, false)
+	if err != nil {
+		return err
+	}
+	c.res.NotCarried = append(c.res.NotCarried, s.notCarried...)
+	c.res.Info = append(c.res.Info, s.info...)
+	for _, h := range s.helmfiles {
+		var sub struct {
+			Path      string `yaml:"path"`
+			Values    []any  `yaml:"values"`
+			Selectors []any  `yaml:"selectors"`
+		}
+		if h.Kind == yaml.ScalarNode {
+			sub.Path = h.Value
+		} else if err := h.Decode(&sub); err != nil {
+			return &InputError{File: s.file, Line: h.Line, Msg: "a helmfiles: entry cannot be read: " + err.Error()}
+		}
+		if len(sub.Selectors) > 0 {
+			c.res.NotCarried = append(c.res.NotCarried, Note{File: s.file, Line: h.Line, What: "helmfiles: " + sub.Path + " selectors",
+				Why: "every release of the sub-helmfile is imported; pick them at run time with --selector on the labels"})
+		}
+		var vals map[string]any
+		if len(sub.Values) > 0 {
+			var n yaml.Node
+			_ = n.Encode(sub.Values)
+			if vals, err = c.l.valuesEntries(s, &n, 0, nil); err != nil {
+				return err
+			}
+		}
+		matches, _ := filepath.Glob(abs(s.dir, sub.Path))
+		if len(matches) == 0 && !hasGlob(sub.Path) {
+			matches = []string{abs(s.dir, sub.Path)}
+		}
+		sort.Strings(matches)
+		for _, m := range matches {
+			if err := c.tree(m, vals, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	var group []*rel
+	for _, rn := range s.releases {
+		r, err := c.release(rn)
+		if err != nil {
+			return err
+		}
+		if c.fail != nil {
+			return c.fail
+		}
+		if r != nil {
+			group = append(group, r)
+		}
+	}
+	if len(group) > 0 {
+		c.groups = append(c.groups, group)
+	}
+	return nil
+}
+
+// release converts one release into its steps.
+func (c *converter) release(rn *relNode) (*rel, error) {
+	s := rn.st
+	var m map[string]any
+	if err := rn.node.Decode(&m); err != nil {
+		return nil, &InputError{File: s.file, Line: rn.line, Msg: "a release cannot be read: " + err.Error()}
+	}
+	m = stringKeys(m).(map[string]any)
+	r := &rel{st: s, line: rn.line, m: m, lines: map[string]int{}, out: &Release{File: s.file}}
+	offset := rn.line - rn.node.Line
+	eachField(rn.node, func(k, v *yaml.Node) { r.lines[k.Value] = k.Line + offset })
+	m, err := c.inherit(s, m, nil)
+	if err != nil {
+		return nil, &InputError{File: s.file, Line: r.lineOf("inherit"), Msg: "release " + str(m["name"]) + ": " + err.Error()}
+	}
+	r.m = m
+	if err := c.templateRelease(s, m, rn.line); err != nil {
+		return nil, err
+	}
+	name, ns := str(m["name"]), str(m["namespace"])
+	r.line = realLine(s, rn.line, name)
+	if r.line != rn.line {
+		for k, l := range r.lines {
+			r.lines[k] = l - rn.line + r.line
+		}
+	}
+	r.out.Line = r.line
+	r.out.Resolved = Resolved{Name: name, Namespace: ns, Chart: str(m["chart"]), Version: str(m["version"]), Installed: true, Values: map[string]any{}}
+	if name == "" {
+		r.out.Verdict = Refused
+		r.out.NotCarried = append(r.out.NotCarried, Note{File: s.file, Line: r.line, What: "a release without a name", Why: "helmfile needs one too"})
+		c.res.Releases = append(c.res.Releases, r.out)
+		return nil, nil
+	}
+	c.res.Releases = append(c.res.Releases, r.out)
+	// installed and condition decide whether there is a release at all.
+	installed := true
+	if v, ok := m["installed"]; ok {
+		installed = v != false && str(v) != "false"
+		r.out.Carried = append(r.out.Carried, "installed")
+	}
+	if v, ok := m["installedTemplate"]; ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(str(v)))
+		if err != nil {
+			return nil, &InputError{File: s.file, Line: r.lineOf("installedTemplate"), Msg: fmt.Sprintf("release %s installedTemplate renders to %q, not true or false", name, str(v))}
+		}
+		installed = b
+		r.out.Carried = append(r.out.Carried, "installedTemplate (rendered: "+strconv.FormatBool(b)+")")
+	}
+	if cond := str(m["condition"]); cond != "" {
+		v, err := get(cond, s.values())
+		b, isBool := v.(bool)
+		switch {
+		case err != nil || !isBool:
+			return nil, &InputError{File: s.file, Line: r.lineOf("condition"), Msg: fmt.Sprintf("release %s condition %s: the environment's values hold no boolean at that path", name, cond)}
+		case !b:
+			r.out.Resolved.Installed = false
+			r.out.Verdict = Faithful
+			c.skipped[name] = true
+			r.out.Info = append(r.out.Info, Note{File: s.file, Line: r.lineOf("condition"), What: "release " + name,
+				Why: fmt.Sprintf("its condition %s is false in environment %s, so helmfile skips it and no step is written", cond, s.envName)})
+			return nil, nil
+		}
+		r.out.Carried = append(r.out.Carried, "condition "+cond+" (true in environment "+s.envName+")")
+	}
+	r.step = &outStep{Name: c.stepName(name, ns)}
+	r.out.Step = r.step.Name
+	if !installed {
+		r.out.Resolved.Installed = false
+		r.step.Delete = &outDelete{Release: name, Namespace: ns}
+		r.out.Verdict = Faithful
+		r.out.Steps = []string{r.step.Name}
+		c.rels = append(c.rels, r)
+		return r, nil
+	}
+	h := &outHelm{Release: name, Namespace: ns}
+	if !c.chart(r, h) {
+		r.out.Verdict = Refused
+		return nil, nil
+	}
+	r.step.Helm = h
+	r.out.Carried = append(r.out.Carried, "name", "chart")
+	if ns != "" {
+		r.out.Carried = append(r.out.Carried, "namespace")
+	}
+	if h.Version != "" {
+		r.out.Carried = append(r.out.Carried, "version")
+	}
+	if err := c.values(r, h); err != nil {
+		return nil, err
+	}
+	if c.fail != nil {
+		return nil, c.fail
+	}
+	c.fields(r, h)
+	c.hooks(r)
+	r.out.Steps = append(r.out.Steps, r.step.Name)
+	for _, st := range append(append([]*outStep{}, r.before...), r.after...) {
+		r.out.Steps = append(r.out.Steps, st.Name)
+	}
+	c.rels = append(c.rels, r)
+	return r, nil
+}
+
+func (c *converter) stepName(name, ns string) string {
+	n := name
+	if c.names[n] > 0 && ns != "" {
+		n = ns + "-" + name
+	}
+	for c.names[n] > 0 {
+		n = fmt.Sprintf("%s-%d", n, c.names[n]+1)
+	}
+	c.names[name]++
+	c.names[n]++
+	return n
+}
+
+// chart resolves a release's chart: repo/name through repositories:, an
+// oci:// reference, or a local path (written relative to the spec).
+func (c *converter) chart(r *rel, h *outHelm) bool {
+	ref := str(r.m["chart"])
+	h.Version = str(r.m["version"])
+	switch {
+	case ref == "":
+		c.note(r, "chart", "chart", "the release names no chart")
+		return false
+	case strings.HasPrefix(ref, "oci://"):
+		h.Chart = ref
+		return true
+	case strings.HasPrefix(ref, "./"), strings.HasPrefix(ref, "../"), strings.HasPrefix(ref, "/"):
+		h.Chart = c.rel(abs(r.st.dir, ref))
+		return true
+	}
+	repoName, chart, ok := strings.Cut(ref, "/")
+	repo, known := r.st.repos[repoName]
+	if !ok || !known {
+		if st, err := os.Stat(abs(r.st.dir, ref)); err == nil && st.IsDir() {
+			h.Chart = c.rel(abs(r.st.dir, ref))
+			return true
+		}
+		c.note(r, "chart", "chart "+ref, "names no repository of repositories: and no local folder")
+		return false
+	}
+	if repo.oci {
+		h.Chart = "oci://" + strings.TrimSuffix(strings.TrimPrefix(repo.url, "oci://"), "/") + "/" + chart
+		return true
+	}
+	h.Chart, h.Repo = chart, repo.url
+	return true
+}
+
+// rel is an absolute path as the spec writes it: relative to the spec.
+func (c *converter) rel(p string) string {
+	rp, err := filepath.Rel(c.specDir, p)
+	if err != nil {
+		return p
+	}
+	rp = filepath.ToSlash(rp)
+	if !strings.HasPrefix(rp, "../") {
+		rp = "./" + rp
+	}
+	return rp
+}
+
+func (c *converter) missingHandler(r *rel) string {
+	if h := str(r.m["missingFileHandler"]); h != "" {
+		return h
+	}
+	if r.st.missingFile != "" {
+		return r.st.missingFile
+	}
+	return "Error"
+}
+
+// values carries values files, .gotmpl values, inline values, secrets and
+// set/setString over, in helm's order: -f files (inline maps among them),
+// then secrets, then --set.
+func (c *converter) values(r *rel, h *outHelm) error {
+	entries, _ := r.m["values"].([]any)
+	secrets, _ := r.m["secrets"].([]any)
+	// Inline maps after the last file go to values:, the rest stay in order.
+	lastFile := -1
+	for i, e := range entries {
+		if _, ok := e.(string); ok {
+			lastFile = i
+		}
+	}
+	var trailing map[string]any
+	for i, e := range entries {
+		switch v := e.(type) {
+		case map[string]any:
+			r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(v))
+			if i > lastFile && len(secrets) == 0 {
+				trailing = mergeValues(trailing, deepCopy(v))
+				continue
+			}
+			c.generated(r, h, fmt.Sprintf("values[%d] (inline)", i), v, "inline values of release "+r.out.Resolved.Name+" in "+r.st.file+", kept as a file so that later values files still override them as in helmfile")
+		case string:
+			if err := c.valuesFile(r, h, i, v); err != nil {
+				return err
+			}
+		default:
+			c.note(r, "values", fmt.Sprintf("values[%d]", i), "neither a file nor a map")
+		}
+	}
+	if len(entries) > 0 {
+		r.out.Carried = append(r.out.Carried, "values")
+	}
+	for i, e := range secrets {
+		p, ok := e.(string)
+		if !ok {
+			c.note(r, "secrets", fmt.Sprintf("secrets[%d]", i), "not a file path")
+			continue
+		}
+		ap := abs(r.st.dir, p)
+		if _, err := os.Stat(ap); err != nil {
+			if c.missingHandler(r) != "Error" {
+				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("secrets"), What: "release " + r.out.Resolved.Name + ": secrets " + p, Why: "missing, skipped as helmfile's missingFileHandler says"})
+				continue
+			}
+			return &InputError{File: r.st.file, Line: r.lineOf("secrets"), Msg: fmt.Sprintf("release %s: the secrets file %s cannot be read: %s", r.out.Resolved.Name, p, pathErr(err))}
+		}
+		h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(ap)})
+		r.out.Resolved.SecretFiles = append(r.out.Resolved.SecretFiles, c.rel(ap))
+	}
+	if len(secrets) > 0 {
+		r.out.Carried = append(r.out.Carried, "secrets (sops values files, decrypted by khook)")
+	}
+	set := map[string]any{}
+	if l, ok := r.m["set"].([]any); ok {
+		c.set(r, "set", l, false, set)
+		r.out.Carried = append(r.out.Carried, "set")
+	}
+	if l, ok := r.m["setString"].([]any); ok {
+		c.set(r, "setString", l, true, set)
+		r.out.Carried = append(r.out.Carried, "setString")
+	}
+	set = stringKeys(set).(map[string]any)
+	r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(set))
+	if trailing != nil || len(set) > 0 {
+		h.Values = mergeValues(trailing, set)
+	}
+	return nil
+}
+
+// valuesFile carries one values: file entry: a plain file as valuesFrom;
+// a .gotmpl one as valuesFrom {file, path} when it takes values from a
+// path inside a YAML file (the Flux HelmRelease pattern), else rendered
+// into a file beside the spec.
+func (c *converter) valuesFile(r *rel, h *outHelm, i int, p string) error {
+	ap := abs(r.st.dir, p)
+	data, err := os.ReadFile(ap)
+	if err != nil {
+		if c.missingHandler(r) != "Error" {
+			r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("values"), What: "release " + r.out.Resolved.Name + ": values " + p, Why: "missing, skipped as helmfile's missingFileHandler " + c.missingHandler(r) + " says"})
+			return nil
+		}
+		return &InputError{File: r.st.file, Line: c.findLine(r.st, filepath.Base(p), r.lineOf("values")), Msg: fmt.Sprintf("release %s: the values file %s cannot be read: %s", r.out.Resolved.Name, p, pathErr(err))}
+	}
+	if filepath.Ext(ap) != ".gotmpl" {
+		var m map[string]any
+		if err := yaml.Unmarshal(data, &m); err != nil {
+			return &InputError{File: c.l.display(ap), Line: yamlErrLine(err), Msg: "the values file of release " + r.out.Resolved.Name + " is not a YAML map: " + yamlErrMsg(err)}
+		}
+		r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, stringKeys(m).(map[string]any))
+		h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(ap)})
+		return nil
+	}
+	mark := len(c.r.reads)
+	text, err := c.r.render(c.l.display(ap), 0, filepath.Dir(ap), string(data), releaseData(r.st, r.m))
+	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+		return &InputError{File: c.l.display(ap), Line: yamlErrLine(err), Msg: "after rendering for release " + r.out.Resolved.Name + " it is not a YAML map of values: " + yamlErrMsg(err)}
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	m = stringKeys(m).(map[string]any)
+	r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(m))
+	for _, rd := range c.r.reads[mark:] {
+		for _, g := range rd.gets {
+			if deepEqualValues(g.val, m) {
+				h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(rd.path), Path: g.path})
+				r.out.Carried = append(r.out.Carried, fmt.Sprintf("values[%d] %s as valuesFrom {file: %s, path: %s}", i, p, c.rel(rd.path), g.path))
+				return nil
+			}
+		}
+		if path, ok := findPath(rd.obj, m, ""); ok {
+			h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(rd.path), Path: path})
+			r.out.Carried = append(r.out.Carried, fmt.Sprintf("values[%d] %s as valuesFrom {file: %s, path: %s}", i, p, c.rel(rd.path), path))
+			return nil
+		}
+	}
+	c.generated(r, h, fmt.Sprintf("values[%d] %s", i, p), m, "the values template "+c.l.display(ap)+" rendered for release "+r.out.Resolved.Name+" (environment "+r.st.envName+"); edit the template and import again")
+	if len(c.r.env) > 0 {
+		r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("values"), What: "release " + r.out.Resolved.Name + ": values " + c.l.display(ap),
+			Why: "rendered once into " + h.ValuesFrom[len(h.ValuesFrom)-1].File + " with this checkout's environment variables"})
+	}
+	return nil
+}
+
+// generated writes values into a file beside the spec that says where
+// they came from.
+func (c *converter) generated(r *rel, h *outHelm, what string, v map[string]any, from string) {
+	name := fmt.Sprintf("%s.values-%d.yaml", r.step.Name, len(h.ValuesFrom)+1)
+	body, _ := toYaml(v)
+	data := []byte("# Generated by khook import helmfile from " + from + ".\n" + body)
+	c.files = append(c.files, File{Path: name, Data: data})
+	h.ValuesFrom = append(h.ValuesFrom, outSource{File: "./" + name})
+	r.out.Carried = append(r.out.Carried, what+" as "+name)
+}
+
+// fields maps the release's other fields (and helmDefaults) or says why not.
+func (c *converter) fields(r *rel, h *outHelm) {
+	get := func(k string) (any, bool, bool) { // value, set, from helmDefaults
+		if v, ok := r.m[k]; ok {
+			return v, true, false
+		}
+		if n, ok := r.st.defaults[k]; ok {
+			var v any
+			_ = n.Decode(&v)
+			return v, true, true
+		}
+		return nil, false, false
+	}
+	b := func(v any) bool { return v == true || str(v) == "true" }
+	if v, ok, _ := get("wait"); ok {
+		h.Wait = b(v)
+		r.out.Carried = append(r.out.Carried, "wait")
+	}
+	if v, ok := r.m["waitTemplate"]; ok {
+		h.Wait = b(strings.TrimSpace(str(v)))
+	}
+	if v, ok, _ := get("atomic"); ok {
+		h.Atomic = b(v)
+		r.out.Carried = append(r.out.Carried, "atomic")
+	}
+	createNS := true
+	if v, ok, _ := get("createNamespace"); ok {
+		createNS = b(v)
+	}
+	h.CreateNamespace = createNS && h.Namespace != ""
+	if v, ok, _ := get("timeout"); ok {
+		if n, err := strconv.Atoi(str(v)); err == nil && n > 0 {
+			r.step.Timeout = strconv.Itoa(n) + "s"
+			r.out.Carried = append(r.out.Carried, "timeout")
+		}
+	}
+	labels := map[string]string{}
+	for k, v := range r.st.commonLabels {
+		labels[k] = v
+	}
+	if l, ok := r.m["labels"].(map[string]any); ok {
+		for k, v := range l {
+			labels[k] = str(v)
+		}
+	}
+	for _, k := range sortedKeys(labels) {
+		if !labelName.MatchString(strings.TrimPrefix(k, k[:strings.LastIndex(k, "/")+1])) || (labels[k] != "" && !labelName.MatchString(labels[k])) {
+			c.note(r, "labels", "labels."+k+"="+labels[k], "not a Kubernetes label, which khook step labels must be: select the step by its name instead")
+			delete(labels, k)
+		}
+	}
+	if len(labels) > 0 {
+		r.step.Labels = labels
+		r.out.Carried = append(r.out.Carried, "labels (khook step labels, for --selector)")
+	}
+	if v, ok, _ := get("force"); ok && b(v) {
+		r.step.OnImmutable = "recreate"
+		c.infof(r, "force", "force", "helm --force replaces objects it cannot update; khook recreates only objects whose immutable fields changed (onImmutable: recreate)")
+	}
+	explain := map[string]string{
+		"waitForJobs":                "khook's wait: true waits for the release's objects to be ready but not for its Jobs to complete; add a wait step (for: condition=Complete) where a later step needs a Job's result",
+		"cleanupOnFail":              "khook's atomic: true rolls a failed upgrade back; without it the failed release stays for the next apply to fix",
+		"recreatePods":               "Helm 3 and later ignore it",
+		"disableValidation":          "khook validates the rendered objects on the server; a chart that needs validation off fails in plan, not in apply",
+		"disableValidationOnInstall": "khook validates the rendered objects on the server; a chart that needs validation off fails in plan, not in apply",
+		"disableOpenAPIValidation":   "khook validates the rendered objects on the server; a chart that needs validation off fails in plan, not in apply",
+		"kubeContext":                "khook runs against the --context (or kubeconfig) given when it runs",
+		"historyMax":                 "khook keeps Helm's release history at Helm's default",
+		"skipDeps":                   "a local chart with dependencies needs a Chart.lock, or dependencyUpdate: true",
+		"skipSchemaValidation":       "khook validates values against the chart's schema as Helm does",
+		"reuseValues":                "khook always installs the values the spec gives, never the previous release's",
+		"missingFileHandler":         "applied while importing: a missing file was skipped or refused as helmfile does",
+		"name":                       "", "namespace": "", "chart": "", "version": "", "values": "", "secrets": "", "set": "", "setString": "",
+		"needs": "", "installed": "", "installedTemplate": "", "condition": "", "labels": "", "wait": "", "waitTemplate": "",
+		"atomic": "", "createNamespace": "", "timeout": "", "hooks": "", "force": "", "inherit": "",
+		"conditionTemplate": "", "verify": "", "devel": "",
+	}
+	for _, k := range sortedKeys(r.m) {
+		why, known := explain[k]
+		switch {
+		case known && why != "":
+			c.infof(r, k, k, why)
+		case known:
+		default:
+			c.note(r, k, k, "no khook equivalent")
+		}
+	}
+	for _, k := range sortedKeys(r.st.defaults) {
+		if _, own := r.m[k]; own {
+			continue
+		}
+		switch k {
+		case "wait", "atomic", "createNamespace", "timeout", "force":
+		case "args":
+			c.note(r, "", "helmDefaults.args", "extra helm arguments have no khook equivalent")
+		case "verify", "devel":
+			if b(valueOf(r.st.defaults[k])) {
+				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
+			}
+		default:
+			n := Note{File: r.st.file, Line: r.st.defaultsLine[k], What: "helmDefaults." + k, Why: explain[k]}
+			if _, ok := explain[k]; !ok {
+				n.Why = "no khook equivalent; it does not change what is installed"
+			}
+			if n.Why != "" && !c.seen[n.String()] {
+				c.seen[n.String()] = true
+				c.res.Info = append(c.res.Info, n)
+			}
+		}
+	}
+	if v, ok := r.m["verify"]; ok && b(v) {
+		c.note(r, "verify", "verify", "khook does not verify chart provenance")
+	}
+	if v, ok := r.m["devel"]; ok && b(v) && h.Version == "" {
+		c.note(r, "devel", "devel", "khook installs the exact version given: pin one")
+	}
+}
+
+// labelName is a label's name (after any prefix/) or value.
+var labelName = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+
+func valueOf(n *yaml.Node) any {
+	var v any
+	if n != nil {
+		_ = n.Decode(&v)
+	}
+	return v
+}
+
+// link turns needs into step needs: name, namespace/name or
+// context/namespace/name; a wrong or missing namespace resolves by the
+// release's unique name, with a warning. Sub-helmfiles run in sequence:
+// each group's releases need the previous group's.
+func (c *converter) link() {
+	byName := map[string][]*rel{}
+	for _, r := range c.rels {
+		byName[r.out.Resolved.Name] = append(byName[r.out.Resolved.Name], r)
+	}
+	for _, r := range c.rels {
+		needs, _ := r.m["needs"].([]any)
+		for _, x := range needs {
+			need := str(x)
+			parts := strings.Split(need, "/")
+			name, ns := parts[len(parts)-1], ""
+			if len(parts) > 1 {
+				ns = parts[len(parts)-2]
+			}
+			var found *rel
+			cands := byName[name]
+			for _, cand := range cands {
+				if cand.out.Resolved.Namespace == ns || (ns == "" && cand.out.Resolved.Namespace == r.out.Resolved.Namespace) {
+					found = cand
+				}
+			}
+			if found == nil && len(cands) == 1 {
+				found = cands[0]
+				where := fmt.Sprintf("no release %s is in namespace %q", name, ns)
+				if ns == "" {
+					where = fmt.Sprintf("it names no namespace and no release %s is in this release's namespace %q", name, r.out.Resolved.Namespace)
+				}
+				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
+					Why: fmt.Sprintf("%s; resolved to the only release named %s (namespace %q)", where, name, cands[0].out.Resolved.Namespace)})
+			}
+			if found == nil && len(cands) == 0 && c.skipped[name] {
+				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
+					Why: "that release's condition is false in this environment, so there is no step to wait for"})
+				continue
+			}
+			if found == nil {
+				why := "no release of the helmfile has that name"
+				if len(cands) > 1 {
+					why = "several releases have that name and none is in that namespace"
+				}
+				r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need, Why: why})
+				continue
+			}
+			r.out.Resolved.Needs = append(r.out.Resolved.Needs, found.out.Resolved.Namespace+"/"+found.out.Resolved.Name)
+			first := r.step
+			if len(r.before) > 0 {
+				first = r.before[0]
+			}
+			for _, t := range found.terminal() {
+				first.Needs = appendUnique(first.Needs, t)
+			}
+		}
+	}
+	for gi := 1; gi < len(c.groups); gi++ {
+		for _, r := range c.groups[gi] {
+			first := r.step
+			if len(r.before) > 0 {
+				first = r.before[0]
+			}
+			for _, p := range c.groups[gi-1] {
+				for _, t := range p.terminal() {
+					first.Needs = appendUnique(first.Needs, t)
+				}
+			}
+		}
+	}
+}
+
+func (r *rel) terminal() []string {
+	out := []string{r.step.Name}
+	for _, a := range r.after {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+func appendUnique(l []string, s string) []string {
+	for _, x := range l {
+		if x == s {
+			return l
+		}
+	}
+	return append(l, s)
+}
+
+// write renders the spec with its header, checks it loads as validate
+// would (a step the spec refuses turns its release refused), and settles
+// every verdict.
+func (c *converter) write(name string) ([]byte, error) {
+	sp := &outSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: outMetadata{Name: name}}
+	c.references(sp)
+	refused := map[*rel]string{}
+	for {
+		sp.Steps = nil
+		index := map[int]*rel{}
+		for _, r := range c.rels {
+			if _, ok := refused[r]; ok {
+				continue
+			}
+			for _, st := range r.before {
+				index[len(sp.Steps)] = r
+				sp.Steps = append(sp.Steps, st)
+			}
+			index[len(sp.Steps)] = r
+			sp.Steps = append(sp.Steps, r.step)
+			for _, st := range r.after {
+				index[len(sp.Steps)] = r
+				sp.Steps = append(sp.Steps, st)
+			}
+		}
+		c.verdicts(refused)
+		doc, err := c.render(sp)
+		if err != nil {
+			return nil, err
+		}
+		if len(sp.Steps) == 0 {
+			return doc, nil
+		}
+		var set []string
+		for _, v := range c.res.Vars {
+			if v.Required {
+				set = append(set, v.Name+"=x")
+			}
+		}
+		_, err = spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc), Set: set})
+		var probs spec.Problems
+		if err == nil {
+			return doc, nil
+		}
+		if !errors.As(err, &probs) {
+			return nil, fmt.Errorf("cannot check the spec written: %w", err)
+		}
+		n := len(refused)
+		// A hook's step the spec refuses loses the hook, not the release.
+		dropped := false
+		for _, p := range probs {
+			var i int
+			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
+				r, st := index[i], sp.Steps[i]
+				if st != r.step && r.dropHook(st) {
+					c.rewire(st)
+					r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.lineOf("hooks"), What: "release " + r.out.Resolved.Name + ": a hook's step " + st.Name,
+						Why: "the khook spec refuses it: " + p.Message})
+					dropped = true
+				}
+			}
+		}
+		if dropped {
+			continue
+		}
+		for _, p := range probs {
+			var i int
+			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
+				if _, ok := refused[index[i]]; !ok {
+					refused[index[i]] = p.Message
+				}
+			}
+		}
+		if len(refused) == n {
+			return nil, fmt.Errorf("the spec written is invalid: %s", probs[0])
+		}
+		// Needs of a refused release's steps go too.
+		gone := map[string]bool{}
+		for r := range refused {
+			for _, s := range r.out.Steps {
+				gone[s] = true
+			}
+		}
+		for _, r := range c.rels {
+			for _, st := range append(append([]*outStep{r.step}, r.before...), r.after...) {
+				var keep []string
+				for _, nd := range st.Needs {
+					if !gone[nd] {
+						keep = append(keep, nd)
+					}
+				}
+				st.Needs = keep
+			}
+		}
+	}
+}
+
+func (c *converter) verdicts(refused map[*rel]string) {
+	for _, r := range c.rels {
+		if why, ok := refused[r]; ok {
+			r.out.Verdict = Refused
+			r.out.Step, r.out.Steps = "", nil
+			r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.line, What: "release " + r.out.Resolved.Name, Why: "the khook spec refuses its step: " + why})
+			continue
+		}
+		if len(r.out.NotCarried) > 0 {
+			r.out.Verdict = Partial
+		} else {
+			r.out.Verdict = Faithful
+		}
+	}
+	for _, rel := range c.res.Releases {
+		if rel.Verdict == "" {
+			rel.Verdict = Refused
+		}
+		sortNotes(rel.NotCarried)
+		sortNotes(rel.Info)
+	}
+	sortNotes(c.res.NotCarried)
+	sortNotes(c.res.Info)
+}
+
+// render is the spec YAML with a header saying what was not carried.
+func (c *converter) render(sp *outSpec) ([]byte, error) {
+	var body bytes.Buffer
+	enc := yaml.NewEncoder(&body)
+	enc.SetIndent(2)
+	if err := enc.Encode(sp); err != nil {
+		return nil, fmt.Errorf("cannot encode the spec: %w", err)
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "# Imported from a helmfile by khook import helmfile (environment %s).\n", c.opts.Environment)
+	var lost, warn []Note
+	lost = append(lost, c.res.NotCarried...)
+	warn = append(warn, c.res.Info...)
+	for _, r := range c.res.Releases {
+		lost = append(lost, r.NotCarried...)
+		warn = append(warn, r.Info...)
+	}
+	if len(lost) > 0 {
+		fmt.Fprintf(&out, "# NOT carried over (%d): this spec does not build what the helmfile builds until these are resolved by hand:\n", len(lost))
+		for _, n := range lost {
+			fmt.Fprintf(&out, "#   %s\n", oneLine(n.String()))
+		}
+	}
+	if len(warn) > 0 {
+		fmt.Fprintf(&out, "# Carried with a difference (%d):\n", len(warn))
+		for _, n := range warn {
+			fmt.Fprintf(&out, "#   %s\n", oneLine(n.String()))
+		}
+	}
+	out.Write(body.Bytes())
+	return out.Bytes(), nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// specName turns a helmfile's directory name into a metadata.name.
+func specName(file string) string {
+	dir := filepath.Base(filepath.Dir(file))
+	if st, err := os.Stat(file); err == nil && st.IsDir() {
+		dir = filepath.Base(file)
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(dir) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0:
+			b.WriteRune('-')
+		}
+	}
+	if s := strings.Trim(b.String(), "-"); s != "" {
+		return s
+	}
+	return "imported"
+}
+
+// findPath is the dotted path inside obj whose value equals want ("" for
+// obj itself), searched breadth first through maps.
+func findPath(obj any, want map[string]any, prefix string) (string, bool) {
+	type item struct {
+		v    any
+		path string
+	}
+	queue := []item{{obj, prefix}}
+	for n := 0; len(queue) > 0 && n < 10000; n++ {
+		it := queue[0]
+		queue = queue[1:]
+		m, ok := it.v.(map[string]any)
+		if !ok {
+			continue
+		}
+		if it.path != "" && deepEqualValues(m, want) {
+			return it.path, true
+		}
+		for _, k := range sortedKeys(m) {
+			if strings.Contains(k, ".") {
+				continue
+			}
+			p := k
+			if it.path != "" {
+				p = it.path + "." + k
+			}
+			queue = append(queue, item{m[k], p})
+		}
+	}
+	return "", false
+}
+
+// dropHook removes a hook's step; steps that needed it need what it
+// needed instead.
+func (r *rel) dropHook(st *outStep) bool {
+	found := false
+	var keep func([]*outStep) []*outStep
+	keep = func(l []*outStep) []*outStep {
+		var out []*outStep
+		for _, x := range l {
+			if x == st {
+				found = true
+				continue
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	r.before, r.after = keep(r.before), keep(r.after)
+	if !found {
+		return false
+	}
+	var steps []string
+	for _, s := range r.out.Steps {
+		if s != st.Name {
+			steps = append(steps, s)
+		}
+	}
+	r.out.Steps = steps
+	return true
+}
+
+// rewire makes every step that needed a dropped step need what it needed.
+func (c *converter) rewire(st *outStep) {
+	for _, r := range c.rels {
+		for _, x := range append(append([]*outStep{r.step}, r.before...), r.after...) {
+			var needs []string
+			for _, nd := range x.Needs {
+				if nd == st.Name {
+					for _, up := range st.Needs {
+						needs = appendUnique(needs, up)
+					}
+					continue
+				}
+				needs = appendUnique(needs, nd)
+			}
+			x.Needs = needs
+		}
+	}
+}

@@ -1,0 +1,337 @@
+package helmfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func fixtureEnv(root string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		if name == "ROOT_DIR" {
+			return root, true
+		}
+		return "", false
+	}
+}
+
+// The bootstrap pattern: requiredEnv ROOT_DIR values paths, a .gotmpl
+// values file reading a Flux HelmRelease's spec.values, hooks applying a
+// kustomize folder and CRDs, a CRD wait loop, a needs entry with a wrong
+// namespace, an env default.
+func TestImportBootstrap(t *testing.T) {
+	root, _ := filepath.Abs("testdata/bootstrap")
+	res, err := Import(root, "bootstrap/helmfile.yaml.gotmpl", Options{Env: fixtureEnv(root)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	if v := res.Verdict(); v != Faithful {
+		t.Errorf("verdict %s, want faithful\n%s", v, spec)
+	}
+	for _, want := range []string{
+		"- file: ../kubernetes/apps/kube-system/cilium/app/helmrelease.yaml\n          path: spec.values",
+		"for: condition=Established\n      \"on\": customresourcedefinition/ciliumloadbalancerippools.cilium.io",
+		"- kustomize: ../kubernetes/apps/kube-system/cilium/app",
+		"- file: ../kubernetes/crds/gateway/crds.yaml",
+		"clusterName: ${CLUSTER_NAME}",
+		"default: home",
+		"rollout:\n      restart: deployment/flux-operator",
+		"needs default/coredns: no release coredns is in namespace \"default\"",
+	} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec lacks %q\n%s", want, spec)
+		}
+	}
+	if strings.Contains(spec, root+"/kubernetes") {
+		t.Errorf("the spec holds absolute paths of this checkout:\n%s", spec)
+	}
+	byName := map[string]*Release{}
+	for _, r := range res.Releases {
+		byName[r.Resolved.Name] = r
+	}
+	cm := byName["cert-manager"].Resolved
+	want := Resolved{Name: "cert-manager", Namespace: "cert-manager", Chart: "jetstack/cert-manager", Version: "v1.19.1",
+		Needs: []string{"kube-system/coredns"}, Installed: true,
+		Values: map[string]any{"crds": map[string]any{"enabled": true}, "replicaCount": 2, "clusterName": "home"}}
+	want.Values, cm.Values = jsonish(want.Values).(map[string]any), jsonish(cm.Values).(map[string]any)
+	if d := cmp.Diff(want, cm); d != "" {
+		t.Errorf("cert-manager resolved (-want +got):\n%s", d)
+	}
+	cilium := byName["cilium"]
+	if got := cilium.Resolved.Values["name"]; got != "cilium" {
+		t.Errorf("cilium's values from its HelmRelease: name %v", got)
+	}
+	if d := cmp.Diff([]string{"cilium", "cilium-post-1", "cilium-post-2", "cilium-post-3"}, cilium.Steps); d != "" {
+		t.Errorf("cilium's steps (-want +got):\n%s", d)
+	}
+	if len(res.Files) != 0 {
+		t.Errorf("files generated for HelmRelease values: %v", res.Files)
+	}
+}
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Bad input is one sentence at FILE:LINE.
+func TestImportBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"template error", map[string]string{"helmfile.yaml.gotmpl": "releases:\n  - name: a\n    chart: ./a\n    version: {{ requiredEnv \"NOPE_X\" }}\n"},
+			"helmfile.yaml.gotmpl:4: the template fails: requiredEnv: required env var `NOPE_X` is not set"},
+		{"yaml after rendering", map[string]string{"helmfile.yaml.gotmpl": "releases:\n  - name: a\n    chart: [\n"},
+			"helmfile.yaml.gotmpl:3: it is not YAML after rendering"},
+		{"missing values file", map[string]string{"helmfile.yaml": "releases:\n  - name: a\n    chart: ./a\n    values:\n      - missing.yaml\n", "a/Chart.yaml": "name: a\n"},
+			"helmfile.yaml:5: release a: the values file missing.yaml cannot be read: no such file or directory"},
+		{"exec refused", map[string]string{"helmfile.yaml.gotmpl": "releases:\n  - name: a\n\n    chart: {{ exec \"echo\" (list \"x\") }}\n"},
+			"helmfile.yaml.gotmpl:4: the template fails: exec \"echo\" runs a command while rendering; pass --allow-exec to run it"},
+		{"templates in a plain helmfile", map[string]string{"helmfile.yaml": "{{ if true }}\nreleases: []\n{{ end }}\n"},
+			"helmfile.yaml:1: it is not YAML (helmfile v1 renders templates only in a .gotmpl file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, tc.files)
+			file := "helmfile.yaml"
+			if _, ok := tc.files["helmfile.yaml.gotmpl"]; ok {
+				file = "helmfile.yaml.gotmpl"
+			}
+			_, err := Import(dir, file, Options{Env: func(string) (string, bool) { return "", false }})
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v\nwant an InputError starting %q", err, tc.want)
+			}
+			if strings.Count(err.Error(), "\n") > 0 {
+				t.Errorf("more than one line: %q", err)
+			}
+		})
+	}
+}
+
+// Environments, bases, templates with inherit, parts, set with indexes
+// and file:, secrets, inline values before a file, and a partial verdict
+// that names what was not carried.
+func TestImportEnvironmentsTemplates(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"environments.yaml": "environments:\n  default:\n    values: [env/default.yaml]\n  prod:\n    values: [env/prod.yaml]\n",
+		"env/default.yaml":  "replicas: 1\nns: apps\nenabled: false\n",
+		"env/prod.yaml":     "replicas: 3\nns: prod\nenabled: true\n",
+		"helmfile.yaml.gotmpl": `bases: [environments.yaml]
+---
+repositories:
+  - name: bitnami
+    url: https://charts.bitnami.com/bitnami
+templates:
+  default: &default
+    namespace: {{ .Values.ns }}
+    chart: bitnami/{{"{{"}} .Release.Name {{"}}"}}
+    values:
+      - common.yaml
+releases:
+  - name: redis
+    inherit: [{template: default}]
+    version: 1.2.3
+    values:
+      - replicas: {{ .Values.replicas }}
+      - redis.yaml
+    secrets: [secrets.yaml]
+    set:
+      - name: list[0].x
+        value: "y,z"
+      - name: cert
+        file: cert.pem
+  - name: nginx
+    <<: *default
+    condition: enabled
+  - name: extra
+    chart: bitnami/extra
+    postRenderer: ./kustomize.sh
+`,
+		"common.yaml":  "common: true\n",
+		"redis.yaml":   "replicas: 5\nredis: true\n",
+		"secrets.yaml": "password: x\n",
+		"cert.pem":     "PEM",
+	})
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{Environment: "prod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Release{}
+	for _, r := range res.Releases {
+		byName[r.Resolved.Name] = r
+	}
+	redis := byName["redis"]
+	if redis == nil || redis.Resolved.Namespace != "prod" || redis.Resolved.Chart != "bitnami/redis" {
+		t.Fatalf("redis: %+v\n%s", redis, res.Spec)
+	}
+	wantVals := map[string]any{"common": true, "replicas": 5, "redis": true, "cert": "PEM", "list": []any{map[string]any{"x": "y,z"}}}
+	if d := cmp.Diff(jsonish(wantVals), jsonish(redis.Resolved.Values)); d != "" {
+		t.Errorf("redis values (-want +got):\n%s", d)
+	}
+	if redis.Verdict != Faithful {
+		t.Errorf("redis: %s %v", redis.Verdict, redis.NotCarried)
+	}
+	if nginx := byName["nginx"]; nginx == nil || nginx.Verdict != Faithful || nginx.Step != "nginx" {
+		t.Errorf("nginx (condition true in prod): %+v", nginx)
+	}
+	extra := byName["extra"]
+	if extra.Verdict != Partial || len(extra.NotCarried) != 1 || !strings.Contains(extra.NotCarried[0].String(), "helmfile.yaml.gotmpl:30: release extra: postRenderer: no khook equivalent") {
+		t.Errorf("extra: %s %v", extra.Verdict, extra.NotCarried)
+	}
+	if res.Verdict() != Partial {
+		t.Errorf("import verdict %s, want partial", res.Verdict())
+	}
+	spec := string(res.Spec)
+	for _, want := range []string{"- file: ./secrets.yaml", "- file: ./redis.values-2.yaml", "NOT carried over (1)"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec lacks %q\n%s", want, spec)
+		}
+	}
+	if strings.Contains(spec, "not carried: not carried") || strings.Contains(spec, "not converted") {
+		t.Errorf("stutter in\n%s", spec)
+	}
+	// default environment: the condition is false, nginx gets no step.
+	res, err = Import(dir, "helmfile.yaml.gotmpl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Releases {
+		if r.Resolved.Name == "nginx" && (r.Step != "" || r.Resolved.Installed) {
+			t.Errorf("nginx in default: %+v", r)
+		}
+	}
+}
+
+func BenchmarkImportBootstrap(b *testing.B) {
+	root, _ := filepath.Abs("testdata/bootstrap")
+	for i := 0; i < b.N; i++ {
+		if _, err := Import(root, "bootstrap/helmfile.yaml.gotmpl", Options{Env: fixtureEnv(root)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// helmfile.d runs its files in order: each file's releases need the
+// previous file's; sub-helmfiles get their values; create namespace and
+// label hooks become steps; a missing file under missingFileHandler: Warn
+// is skipped as helmfile skips it.
+func TestImportHelmfileD(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.d/00-crds.yaml": `releases:
+  - name: crds
+    chart: ./charts/crds
+    missingFileHandler: Warn
+    values: [absent.yaml]
+    hooks:
+      - events: [presync]
+        command: kubectl
+        args: [create, namespace, infra]
+      - events: [postsync]
+        command: kubectl
+        args: [label, namespace, infra, team=platform, --overwrite]
+`,
+		"helmfile.d/10-apps.yaml.gotmpl": `helmfiles:
+  - path: sub/helmfile.yaml.gotmpl
+    values: [{tier: {{ "gold" }}}]
+releases:
+  - name: app
+    chart: ./charts/app
+`,
+		"helmfile.d/sub/helmfile.yaml.gotmpl": "environments:\n  default:\n    values: [{tier: bronze}]\n---\nreleases:\n  - name: sub\n    chart: ../../charts/app\n    values: [{tier: {{ .Values.tier }}}]\n",
+		"charts/crds/Chart.yaml":              "apiVersion: v2\nname: crds\nversion: 0.1.0\n",
+		"charts/app/Chart.yaml":               "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+	})
+	res, err := Import(dir, ".", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	if res.Verdict() != Faithful {
+		t.Errorf("verdict %s\n%s", res.Verdict(), spec)
+	}
+	steps := map[string]*Release{}
+	for _, r := range res.Releases {
+		steps[r.Resolved.Name] = r
+	}
+	if d := cmp.Diff([]string{"crds", "crds-pre-1", "crds-post-2"}, steps["crds"].Steps); d != "" {
+		t.Errorf("crds steps (-want +got):\n%s", d)
+	}
+	if got := steps["sub"].Resolved.Values["tier"]; got != "gold" {
+		t.Errorf("sub-helmfile values: tier %v", got)
+	}
+	for _, want := range []string{
+		"name: infra",
+		"target: namespace/infra",
+		"team: platform",
+		"  - name: sub\n    needs:\n      - crds\n      - crds-post-2",
+		"  - name: app\n    needs:\n      - sub",
+		"chart: ./charts/app",
+		"absent.yaml: missing, skipped as helmfile's missingFileHandler Warn says",
+	} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec lacks %q\n%s", want, spec)
+		}
+	}
+}
+
+// A hook whose step the spec refuses costs the hook, not the release; the
+// steps that needed it need what it needed.
+func TestImportRefusedHookStep(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml": `releases:
+  - name: a
+    chart: oci://r.example/a
+    hooks:
+      - events: [postsync]
+        command: kubectl
+        args: [wait, --for=bogus, deploy/x]
+  - name: b
+    chart: oci://r.example/b
+    needs: [a]
+`})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := map[string]Verdict{}
+	for _, r := range res.Releases {
+		verdicts[r.Resolved.Name] = r.Verdict
+	}
+	if d := cmp.Diff(map[string]Verdict{"a": Partial, "b": Faithful}, verdicts); d != "" {
+		t.Errorf("verdicts (-want +got):\n%s\n%s", d, res.Spec)
+	}
+	if !strings.Contains(string(res.Spec), "  - name: b\n    needs:\n      - a\n") || !strings.Contains(string(res.Spec), `helmfile.yaml:4: release a: a hook's step a-post-1: the khook spec refuses it`) {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
+
+// A decrypted environment secret is never written in plaintext.
+func TestImportEnvironmentSecretNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "environments:\n  default:\n    secrets: [env-secrets.yaml]\n---\nreleases:\n  - name: a\n    chart: oci://r.example/a\n    values:\n      - token: {{ .Values.token }}\n",
+		"env-secrets.yaml":     "token: s3cr3t-value\n",
+	})
+	_, err := Import(dir, "helmfile.yaml.gotmpl", Options{})
+	if err == nil || !strings.Contains(err.Error(), "would be written in plaintext") || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("got %v, want a refusal that does not quote the secret", err)
+	}
+}

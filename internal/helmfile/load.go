@@ -1,0 +1,519 @@
+package helmfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/redact"
+	"github.com/khook/khook/sops"
+)
+
+// state is one helmfile as helmfile loads it: its parts rendered and
+// merged, its bases merged in, its environment's values loaded.
+type state struct {
+	file     string // as the user names it (relative to the import's directory)
+	abs      string
+	dir      string
+	src      string // the raw text, to find the real line of a rendered release
+	rendered bool   // .gotmpl: the text was a template
+
+	repos        map[string]repository
+	defaults     map[string]*yaml.Node
+	defaultsLine map[string]int
+	releases     []*relNode
+	templates    map[string]any
+	defInherit   []string // defaultInherit: templates every release inherits first
+	helmfiles    []*yaml.Node
+	missingFile  string
+	commonLabels map[string]string
+
+	envName     string
+	envValues   map[string]any // the environment's values (environments: <name>: values, secrets)
+	stateValues map[string]any // top-level values: (defaults, under the environment's)
+	overrides   map[string]any // a parent's helmfiles: values, over everything (helmfile's state values overrides)
+	envKube     string
+
+	environments map[string]*yaml.Node
+
+	notCarried []Note
+	info       []Note
+}
+
+type repository struct {
+	url string
+	oci bool
+}
+
+// relNode is one entry of releases: as written (after the file's own
+// rendering), with the line it starts at.
+type relNode struct {
+	node *yaml.Node
+	line int
+	st   *state
+}
+
+// values is what templates see as .Values: top-level values under the
+// environment's.
+func (s *state) values() map[string]any {
+	return mergeValues(mergeValues(deepCopy(s.stateValues), deepCopy(s.envValues)), deepCopy(s.overrides))
+}
+
+func (s *state) envData() map[string]any {
+	v := s.values()
+	return map[string]any{
+		"Environment": map[string]any{"Name": s.envName, "KubeContext": s.envKube, "Values": v},
+		"Values":      v,
+		"StateValues": v,
+		"Namespace":   "",
+	}
+}
+
+// loader loads helmfiles for one import.
+type loader struct {
+	root string // the import's directory: file names in messages are relative to it
+	opts Options
+	r    *renderer
+	// secrets are the values of decrypted environment secrets files, by
+	// value, with the file they came from: never written in plaintext.
+	secrets map[string]string
+}
+
+func (l *loader) secretLeaves(file string, v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, x := range t {
+			l.secretLeaves(file, x)
+		}
+	case []any:
+		for _, x := range t {
+			l.secretLeaves(file, x)
+		}
+	case string:
+		// Strings only, and not the short ones ("true", "v1") any spec holds.
+		if s := t; len(s) >= 6 {
+			if l.secrets == nil {
+				l.secrets = map[string]string{}
+			}
+			l.secrets[s] = file
+		}
+	}
+}
+
+func (l *loader) display(abs string) string {
+	if rel, err := filepath.Rel(l.root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return abs
+}
+
+// load reads one helmfile; overrides are the values a parent's helmfiles:
+// entry gives it.
+func (l *loader) load(abs string, overrides map[string]any, isBase bool) (*state, error) {
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, &InputError{File: l.display(abs), Msg: "cannot read the helmfile: " + pathErr(err)}
+	}
+	s := &state{file: l.display(abs), abs: abs, dir: filepath.Dir(abs), src: string(data),
+		rendered: filepath.Ext(abs) == ".gotmpl", repos: map[string]repository{}, defaults: map[string]*yaml.Node{},
+		defaultsLine: map[string]int{}, templates: map[string]any{}, envName: l.opts.Environment,
+		overrides: deepCopy(overrides)}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	parts := strings.Split(text, "\n---\n")
+	offset := 0
+	envs := map[string]*yaml.Node{}
+	for _, part := range parts {
+		body := part
+		if s.rendered {
+			body, err = l.r.render(s.file, offset, s.dir, part, s.envData())
+			if err != nil {
+				return nil, err
+			}
+		}
+		if err := l.part(s, body, offset, envs, isBase); err != nil {
+			return nil, err
+		}
+		offset += strings.Count(part, "\n") + 2
+	}
+	return s, nil
+}
+
+var yamlLineRE = regexp.MustCompile(`line ([0-9]+): (.*)$`)
+
+// part merges one rendered `---` part into s, as helmfile's mergo
+// override does: a later part's non-empty key replaces an earlier one's.
+func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.Node, isBase bool) error {
+	dec := yaml.NewDecoder(strings.NewReader(body))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			msg, line := err.Error(), offset+1
+			if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+				fmt.Sscan(m[1], &line)
+				line += offset
+				msg = m[2]
+			}
+			how := "it is not YAML"
+			if s.rendered {
+				how = "it is not YAML after rendering"
+			} else if strings.Contains(body, "{{") {
+				how = "it is not YAML (helmfile v1 renders templates only in a .gotmpl file: rename it helmfile.yaml.gotmpl)"
+			}
+			return &InputError{File: s.file, Line: line, Msg: how + ": " + strings.TrimPrefix(msg, "yaml: ")}
+		}
+		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		m := doc.Content[0]
+		// bases come first: this part's keys override theirs.
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if k, v := m.Content[i], m.Content[i+1]; k.Value == "bases" {
+				if isBase {
+					return &InputError{File: s.file, Line: k.Line + offset, Msg: "a base helmfile has bases: of its own, which helmfile does not support"}
+				}
+				for _, b := range v.Content {
+					bs, err := l.load(abs(s.dir, b.Value), s.overrides, true)
+					if err != nil {
+						return err
+					}
+					mergeState(s, bs)
+					for name, e := range bs.envNodes() {
+						envs[name] = e
+					}
+				}
+			}
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, v := m.Content[i], m.Content[i+1]
+			line := k.Line + offset
+			switch k.Value {
+			case "bases":
+			case "repositories":
+				l.repositories(s, v, offset)
+			case "helmDefaults":
+				eachField(v, func(k, v *yaml.Node) {
+					s.defaults[k.Value] = v
+					s.defaultsLine[k.Value] = k.Line + offset
+				})
+			case "releases":
+				if len(v.Content) > 0 {
+					s.releases = nil
+				}
+				for _, r := range v.Content {
+					s.releases = append(s.releases, &relNode{node: r, line: r.Line + offset, st: s})
+				}
+			case "templates":
+				var t map[string]any
+				if err := v.Decode(&t); err != nil {
+					return &InputError{File: s.file, Line: line, Msg: "templates: cannot be read: " + err.Error()}
+				}
+				for name, x := range t {
+					s.templates[name] = x
+				}
+			case "defaultInherit":
+				var list []string
+				if err := v.Decode(&list); err != nil {
+					var one string
+					if err := v.Decode(&one); err != nil {
+						return &InputError{File: s.file, Line: line, Msg: "defaultInherit: is neither a template name nor a list of them"}
+					}
+					list = []string{one}
+				}
+				s.defInherit = nil
+				for _, n := range list {
+					if n = strings.TrimSpace(n); n != "" {
+						s.defInherit = append(s.defInherit, n)
+					}
+				}
+			case "environments":
+				eachField(v, func(k, v *yaml.Node) { envs[k.Value] = v })
+			case "values":
+				vals, err := l.valuesEntries(s, v, offset, nil)
+				if err != nil {
+					return err
+				}
+				s.stateValues = mergeValues(s.stateValues, vals)
+			case "helmfiles":
+				if len(v.Content) > 0 {
+					s.helmfiles = v.Content
+				}
+			case "missingFileHandler":
+				s.missingFile = v.Value
+			case "commonLabels":
+				_ = v.Decode(&s.commonLabels)
+			case "apiVersions", "kubeVersion":
+				s.info = append(s.info, Note{File: s.file, Line: line, What: k.Value,
+					Why: "khook asks the cluster for its version and APIs (plan --offline takes them from its flags)"})
+			case "helmBinary", "kustomizeBinary", "lockFilePath", "helmfileLockFile":
+				s.info = append(s.info, Note{File: s.file, Line: line, What: k.Value, Why: "khook embeds Helm and kustomize: no binary or lock file to name"})
+			case "hooks":
+				s.notCarried = append(s.notCarried, Note{File: s.file, Line: line, What: "hooks (global)",
+					Why: "helmfile-wide hooks have no release to run around: add an apply or job step by hand"})
+			default:
+				s.notCarried = append(s.notCarried, Note{File: s.file, Line: line, What: k.Value, Why: "no khook equivalent"})
+			}
+		}
+		// The environment's values, for the next part (helmfile reloads them per part).
+		if e, ok := envs[s.envName]; ok {
+			vals, err := l.environment(s, e, offset)
+			if err != nil {
+				return err
+			}
+			s.envValues = mergeValues(s.envValues, vals)
+		}
+		s.environments = envs
+	}
+}
+
+func (s *state) envNodes() map[string]*yaml.Node { return s.environments }
+
+// environment loads environments.<name>: values (files, inline), then
+// secrets over them.
+func (l *loader) environment(s *state, e *yaml.Node, offset int) (map[string]any, error) {
+	var out map[string]any
+	handler := s.missingFile
+	eachField(e, func(k, v *yaml.Node) {
+		switch k.Value {
+		case "missingFileHandler":
+			handler = v.Value
+		case "kubeContext":
+			s.envKube = v.Value
+		}
+	})
+	var err error
+	eachField(e, func(k, v *yaml.Node) {
+		if err != nil {
+			return
+		}
+		switch k.Value {
+		case "values":
+			var vals map[string]any
+			vals, err = l.valuesEntries(s, v, offset, &handler)
+			out = mergeValues(out, vals)
+		case "secrets":
+			for _, f := range v.Content {
+				p := abs(s.dir, f.Value)
+				data, rerr := os.ReadFile(p)
+				if rerr != nil {
+					if handler != "" && handler != "Error" {
+						continue
+					}
+					err = &InputError{File: s.file, Line: f.Line + offset, Msg: "the environment's secrets file " + f.Value + " cannot be read: " + pathErr(rerr)}
+					return
+				}
+				plain, derr := sops.Decrypt(f.Value, data, redact.New())
+				if derr != nil {
+					s.notCarried = append(s.notCarried, Note{File: s.file, Line: f.Line + offset, What: "environment secrets " + f.Value,
+						Why: "cannot be decrypted here (" + derr.Error() + "), so templates that read it rendered without it"})
+					continue
+				}
+				var m map[string]any
+				if yerr := yaml.Unmarshal(plain, &m); yerr != nil {
+					err = &InputError{File: s.file, Line: f.Line + offset, Msg: "the environment's secrets file " + f.Value + " is not a YAML map: " + yerr.Error()}
+					return
+				}
+				m = stringKeys(m).(map[string]any)
+				l.secretLeaves(f.Value, m)
+				out = mergeValues(out, m)
+			}
+		case "missingFileHandler", "kubeContext", "missingFileHandlerConfig":
+		default:
+			s.notCarried = append(s.notCarried, Note{File: s.file, Line: k.Line + offset, What: "environments." + s.envName + "." + k.Value, Why: "no khook equivalent"})
+		}
+	})
+	return out, err
+}
+
+// valuesEntries loads a list of values entries (files, .gotmpl files,
+// inline maps) into one map, as helmfile loads environment values.
+func (l *loader) valuesEntries(s *state, list *yaml.Node, offset int, handler *string) (map[string]any, error) {
+	var out map[string]any
+	for _, item := range list.Content {
+		switch item.Kind {
+		case yaml.MappingNode:
+			var m map[string]any
+			if err := item.Decode(&m); err != nil {
+				return nil, &InputError{File: s.file, Line: item.Line + offset, Msg: "inline values cannot be read: " + err.Error()}
+			}
+			out = mergeValues(out, stringKeys(m).(map[string]any))
+		case yaml.ScalarNode:
+			paths, err := filepath.Glob(abs(s.dir, item.Value))
+			if err == nil && len(paths) == 0 && !hasGlob(item.Value) {
+				paths = []string{abs(s.dir, item.Value)}
+			}
+			for _, p := range paths {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					if handler != nil && *handler != "" && *handler != "Error" {
+						continue
+					}
+					return nil, &InputError{File: s.file, Line: item.Line + offset, Msg: "the values file " + item.Value + " cannot be read: " + pathErr(err)}
+				}
+				text := string(data)
+				if filepath.Ext(p) == ".gotmpl" {
+					text, err = l.r.render(l.display(p), 0, filepath.Dir(p), text, s.envData())
+					if err != nil {
+						return nil, err
+					}
+				}
+				var m map[string]any
+				if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+					return nil, &InputError{File: l.display(p), Line: yamlErrLine(err), Msg: "it is not a YAML map of values: " + yamlErrMsg(err)}
+				}
+				out = mergeValues(out, stringKeys(m).(map[string]any))
+			}
+		}
+	}
+	return out, nil
+}
+
+func (l *loader) repositories(s *state, n *yaml.Node, offset int) {
+	for _, item := range n.Content {
+		var name string
+		var repo repository
+		eachField(item, func(k, v *yaml.Node) {
+			switch k.Value {
+			case "name":
+				name = v.Value
+			case "url":
+				repo.url = v.Value
+			case "oci":
+				repo.oci = v.Value == "true"
+			case "username", "password":
+				s.notCarried = append(s.notCarried, Note{File: s.file, Line: k.Line + offset, What: "repository " + name + " " + k.Value,
+					Why: "credentials are not written into a spec: set auth: {username: ${USER}, password: ${PASSWORD}} on its steps"})
+			case "passCredentials", "skipTLSVerify", "certFile", "keyFile", "caFile", "verify", "keyring":
+				s.notCarried = append(s.notCarried, Note{File: s.file, Line: k.Line + offset, What: "repository " + name + " " + k.Value,
+					Why: "khook takes TLS and credential settings per run (--ca-file) or per step (auth:), not per repository"})
+			}
+		})
+		if name != "" {
+			s.repos[name] = repo
+		}
+	}
+}
+
+// mergeState merges a base into s (s's own keys, read after, override).
+func mergeState(s, base *state) {
+	for k, v := range base.repos {
+		s.repos[k] = v
+	}
+	for k, v := range base.defaults {
+		s.defaults[k] = v
+		s.defaultsLine[k] = 0
+	}
+	if len(base.releases) > 0 {
+		s.releases = base.releases
+	}
+	for k, v := range base.templates {
+		s.templates[k] = v
+	}
+	if len(base.defInherit) > 0 {
+		s.defInherit = base.defInherit
+	}
+	s.helmfiles = append(s.helmfiles, base.helmfiles...)
+	s.stateValues = mergeValues(s.stateValues, base.stateValues)
+	s.envValues = mergeValues(s.envValues, base.envValues)
+	if base.missingFile != "" {
+		s.missingFile = base.missingFile
+	}
+	if base.commonLabels != nil {
+		if s.commonLabels == nil {
+			s.commonLabels = map[string]string{}
+		}
+		for k, v := range base.commonLabels {
+			s.commonLabels[k] = v
+		}
+	}
+	s.notCarried = append(s.notCarried, base.notCarried...)
+	s.info = append(s.info, base.info...)
+}
+
+func hasGlob(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+func pathErr(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func yamlErrLine(err error) int {
+	line := 0
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		fmt.Sscan(m[1], &line)
+	}
+	return line
+}
+
+func yamlErrMsg(err error) string {
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		return m[2]
+	}
+	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+func eachField(n *yaml.Node, fn func(k, v *yaml.Node)) {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		fn(n.Content[i], n.Content[i+1])
+	}
+}
+
+// mergeValues merges src over dst as Helm coalesces values files: maps
+// key by key, anything else replaced. dst may be nil.
+func mergeValues(dst, src map[string]any) map[string]any {
+	if dst == nil {
+		dst = map[string]any{}
+	}
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				dst[k] = mergeValues(dm, sm)
+				continue
+			}
+			dst[k] = mergeValues(nil, sm)
+			continue
+		}
+		dst[k] = v
+	}
+	return dst
+}
+
+func deepCopy(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	_ = yaml.NewEncoder(&b).Encode(m)
+	var out map[string]any
+	_ = yaml.Unmarshal(b.Bytes(), &out)
+	if out == nil {
+		out = map[string]any{}
+	}
+	return stringKeys(out).(map[string]any)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,89 @@
+package helmfile
+
+import (
+	"os"
+	"strings"
+)
+
+// references keeps environment variables references: a variable naming a
+// directory (ROOT_DIR) has its paths already written relative to the
+// spec; wherever else a variable's value landed in the spec it becomes
+// ${NAME}, declared in vars: with the helmfile's default or as required.
+func (c *converter) references(sp *outSpec) {
+	for _, e := range c.r.vars() {
+		val := e.value
+		if !e.set && e.hasDef {
+			val = e.def
+		}
+		isDir := false
+		if st, err := os.Stat(val); err == nil && st.IsDir() && strings.HasPrefix(val, "/") {
+			isDir = true
+		}
+		used := false
+		if len(val) >= 3 && val != "true" && val != "false" {
+			ref := "${" + e.name + "}"
+			for _, r := range c.rels {
+				for _, st := range append(append([]*outStep{r.step}, r.before...), r.after...) {
+					if st.Helm != nil {
+						if st.Helm.Values != nil {
+							st.Helm.Values = replaceIn(st.Helm.Values, val, ref, isDir, &used).(map[string]any)
+						}
+						if st.Helm.Namespace == val {
+							st.Helm.Namespace, used = ref, true
+						}
+					}
+				}
+			}
+		}
+		if isDir && !used {
+			c.res.Info = append(c.res.Info, Note{File: c.top, What: "environment variable " + e.name,
+				Why: "the paths under it (" + val + ") are written relative to the spec, so the spec works on any checkout without it"})
+			continue
+		}
+		if !used && !e.required {
+			continue
+		}
+		v := Var{Name: e.name, Required: e.required && !e.hasDef}
+		if !v.Required {
+			v.Default, v.HasDef = e.def, true
+		}
+		if e.required && !used {
+			// requiredEnv read only to build paths or to decide the
+			// rendering: nothing in the spec refers to it.
+			continue
+		}
+		c.res.Vars = append(c.res.Vars, v)
+		if sp.Vars == nil {
+			sp.Vars = map[string]*outVar{}
+		}
+		ov := &outVar{Type: "string", Required: v.Required, Description: "the helmfile's " + e.name + " (set KHOOK_VAR_" + e.name + " or --set " + e.name + "=...)"}
+		if v.HasDef {
+			d := v.Default
+			ov.Default = &d
+		}
+		sp.Vars[e.name] = ov
+	}
+}
+
+// replaceIn replaces val by ref in every string of v: a whole string, or,
+// for a directory path, as a prefix.
+func replaceIn(v any, val, ref string, prefix bool, used *bool) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = replaceIn(x, val, ref, prefix, used)
+		}
+		return t
+	case []any:
+		for i, x := range t {
+			t[i] = replaceIn(x, val, ref, prefix, used)
+		}
+		return t
+	case string:
+		if t == val || (prefix && strings.HasPrefix(t, val+"/")) {
+			*used = true
+			return ref + strings.TrimPrefix(t, val)
+		}
+	}
+	return v
+}

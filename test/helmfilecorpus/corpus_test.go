@@ -1,0 +1,465 @@
+// Package helmfilecorpus checks `khook import helmfile` against helmfile
+// itself on the corpus of real bootstrap helmfiles in
+// test/testdata/helmfile-corpus (see its README.md): for every input that
+// the pinned helmfile CLI can build without the network, each release must
+// come out of the imported spec with helmfile's name, namespace, chart,
+// version, needs and merged values.
+package helmfilecorpus
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/internal/cli"
+	"github.com/khook/khook/internal/cli/iostreams"
+	"github.com/khook/khook/redact"
+	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/spec"
+	"github.com/khook/khook/test/helmcli"
+	"github.com/khook/khook/test/helmfilecli"
+)
+
+// corpusDir is the corpus, relative to this package.
+const corpusDir = "../testdata/helmfile-corpus"
+
+// entry is one repository of the corpus (corpus.yaml).
+type entry struct {
+	Dir     string            `yaml:"dir"`
+	Inputs  []string          `yaml:"inputs"`
+	Licence string            `yaml:"licence"`
+	Env     map[string]string `yaml:"env"` // what the repository's task files set besides ROOT_DIR
+}
+
+func loadCorpus(t testing.TB) []entry {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpusDir, "corpus.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []entry
+	if err := yaml.Unmarshal(data, &entries); err != nil {
+		t.Fatalf("corpus.yaml: %v", err)
+	}
+	return entries
+}
+
+// resolved is a release as either side resolves it.
+type resolved struct {
+	Name      string
+	Namespace string
+	Chart     string // oci://…, a repository URL + "/" + name, or an absolute path
+	Version   string
+	Needs     []string // namespace/name, sorted
+	Installed bool
+	Values    map[string]any
+}
+
+// The corpus has at least 15 repositories, each with its licence, its
+// SOURCES.md and every input present.
+func TestCorpusIsComplete(t *testing.T) {
+	entries := loadCorpus(t)
+	if len(entries) < 15 {
+		t.Errorf("the corpus has %d repositories, want at least 15", len(entries))
+	}
+	for _, e := range entries {
+		for _, f := range append([]string{"SOURCES.md", "LICENSE"}, e.Inputs...) {
+			if _, err := os.Stat(filepath.Join(corpusDir, e.Dir, f)); err != nil {
+				t.Errorf("%s: %v", e.Dir, err)
+			}
+		}
+		if e.Licence == "" {
+			t.Errorf("%s: corpus.yaml names no licence", e.Dir)
+		}
+	}
+}
+
+// TestImportMatchesHelmfile is the comparison: helmfile build --embed-values
+// on one side, the imported spec loaded as `khook apply` loads it (its helm
+// steps' values merged by the runner's ValuesLoader) on the other.
+func TestImportMatchesHelmfile(t *testing.T) {
+	hf := helmfilecli.Binary(t)
+	// helmfile asks helm its version before it builds anything.
+	helm := helmcli.Binary(t)
+	built, compared := 0, 0
+	for _, e := range loadCorpus(t) {
+		for _, in := range e.Inputs {
+			t.Run(e.Dir+"/"+in, func(t *testing.T) {
+				root := copyEntry(t, filepath.Join(corpusDir, e.Dir))
+				want, dangling, err := helmfileResolve(hf, helm, root, in, e.Env)
+				if err != nil {
+					t.Skipf("helmfile %s itself cannot build this input offline, so there is nothing to compare: %v", helmfilecli.Version, err)
+				}
+				built++
+				got, verdict, code := importResolve(t, root, in, e.Env)
+				compared++
+				if len(dangling) > 0 && code == 0 {
+					t.Errorf("the import exits 0, but helmfile's needs name no release (%s): helmfile sync refuses this helmfile, so the import is not faithful (%s)", strings.Join(dangling, ", "), verdict)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("the imported spec resolves differently from helmfile (-helmfile +khook):\n%s\nimport said: %s", diff, verdict)
+				}
+			})
+		}
+	}
+	t.Logf("%d inputs built by helmfile %s, %d compared", built, helmfilecli.Version, compared)
+}
+
+// copyEntry copies a corpus repository into a fresh directory: the import
+// writes its spec beside the helmfile, and helmfile may write a lock or
+// cache there.
+func copyEntry(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// env is the environment both sides run with: the variables these
+// repositories' task files set (ROOT_DIR, KUBERNETES_DIR), helm's and
+// helmfile's state in the test's directories, and every proxy pointed at a
+// closed loopback port so that a network attempt fails at once instead of
+// leaving the machine.
+func env(root string, extra map[string]string) []string {
+	home := filepath.Join(filepath.Dir(root), "home")
+	vars := []string{
+		"ROOT_DIR=" + root,
+		"KUBERNETES_DIR=" + filepath.Join(root, "kubernetes"),
+		"HOME=" + home,
+		"XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, "data"),
+		"HELM_CACHE_HOME=" + filepath.Join(home, "helm-cache"),
+		"HELM_CONFIG_HOME=" + filepath.Join(home, "helm-config"),
+		"HELM_DATA_HOME=" + filepath.Join(home, "helm-data"),
+		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9", "NO_PROXY=",
+		"http_proxy=http://127.0.0.1:9", "https_proxy=http://127.0.0.1:9", "no_proxy=",
+		"HELMFILE_UPGRADE_NOTICE_DISABLED=true",
+		"HELMFILE_CACHE_HOME=" + filepath.Join(filepath.Dir(root), "helmfile-cache"),
+		"PATH=" + os.Getenv("PATH"),
+	}
+	for k, v := range extra {
+		vars = append(vars, k+"="+v)
+	}
+	return vars
+}
+
+// helmfileResolve runs `helmfile build --embed-values` and resolves each
+// release of the state it prints as helmfile does at sync: values merged
+// in order (maps deeply, later wins), then set/setString.
+//
+// helmfile v1.8.0's build pulls every OCI chart before it prints the state,
+// although it prints nothing of the chart. So that it needs no network, the
+// test first asks `helmfile list --skip-charts` (which pulls nothing) for
+// each release's chart and version and puts a placeholder chart of that name
+// and version where helmfile caches pulled charts; the charts' contents play
+// no part in the comparison.
+func helmfileResolve(hf, helm, root, in string, extra map[string]string) (_ []resolved, dangling []string, _ error) {
+	run := func(args ...string) ([]byte, error) {
+		cmd := exec.Command(hf, append([]string{"--helm-binary", helm, "--file", in}, args...)...)
+		cmd.Dir = root
+		cmd.Env = env(root, extra)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("helmfile %s: %v: %s", args[0], err, lastLines(stderr.String(), 3))
+		}
+		return stdout.Bytes(), nil
+	}
+	list, err := run("list", "--skip-charts", "--output", "json")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := seedChartCache(filepath.Join(filepath.Dir(root), "helmfile-cache"), list); err != nil {
+		return nil, nil, err
+	}
+	out, err := run("build", "--embed-values")
+	if err != nil {
+		return nil, nil, err
+	}
+	var rs []resolved
+	// One document per state (a helmfile.d folder, sub-helmfiles), each
+	// after a "#  Source: FILE" comment naming the file its relative paths
+	// are relative to.
+	for _, doc := range strings.Split("\n"+string(out), "\n---\n") {
+		base := filepath.Join(root, filepath.Dir(in))
+		if m := sourceLine.FindStringSubmatch(doc); m != nil {
+			base = filepath.Dir(m[1])
+		}
+		var st buildState
+		if err := yaml.Unmarshal([]byte(doc), &st); err != nil {
+			return nil, nil, fmt.Errorf("cannot read helmfile build's output: %v", err)
+		}
+		for _, r := range st.Releases {
+			rs = append(rs, st.resolve(r, base))
+		}
+	}
+	rs, dangling = normalize(rs)
+	return rs, dangling, nil
+}
+
+var sourceLine = regexp.MustCompile(`(?m)^#  Source: (.+)$`)
+
+// seedChartCache puts a placeholder chart for each OCI release of
+// `helmfile list --output json` where helmfile v1.8.0 looks for a pulled
+// chart: HELMFILE_CACHE_HOME, then the chart reference with ":", "//" and
+// "." replaced by "_" as path elements, then the version, then the chart.
+func seedChartCache(cache string, list []byte) error {
+	var releases []struct{ Chart, Version string }
+	if err := json.Unmarshal(list, &releases); err != nil {
+		return fmt.Errorf("cannot read helmfile list's output: %v", err)
+	}
+	escape := strings.NewReplacer(":", "_", "//", "_", ".", "_", "&", "_")
+	for _, r := range releases {
+		if !strings.HasPrefix(r.Chart, "oci://") {
+			continue
+		}
+		name := r.Chart[strings.LastIndexByte(r.Chart, '/')+1:]
+		dir := filepath.Join(append(append([]string{cache}, strings.Split(escape.Replace(r.Chart), "/")...), r.Version, name)...)
+		chart := fmt.Sprintf("apiVersion: v2\nname: %s\nversion: %s\n", name, strings.TrimPrefix(r.Version, "v"))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "Chart.yaml"), []byte(chart), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildState is what helmfile build prints of a state.
+type buildState struct {
+	Repositories []buildRepo     `yaml:"repositories"`
+	Releases     []*buildRelease `yaml:"releases"`
+}
+
+type buildRepo struct {
+	Name string `yaml:"name"`
+	URL  string `yaml:"url"`
+	OCI  bool   `yaml:"oci"`
+}
+
+type buildRelease struct {
+	Name      string          `yaml:"name"`
+	Namespace string          `yaml:"namespace"`
+	Chart     string          `yaml:"chart"`
+	Version   string          `yaml:"version"`
+	Needs     []string        `yaml:"needs"`
+	Installed *bool           `yaml:"installed"`
+	Values    []any           `yaml:"values"`
+	Set       []buildSetValue `yaml:"set"`
+	SetString []buildSetValue `yaml:"setString"`
+	Secrets   []any           `yaml:"secrets"`
+	Labels    map[string]any  `yaml:"labels"`
+	Raw       map[string]any  `yaml:",inline"`
+}
+
+type buildSetValue struct {
+	Name  string   `yaml:"name"`
+	Value any      `yaml:"value"`
+	File  string   `yaml:"file"`
+	Vals  []string `yaml:"values"`
+}
+
+func (st *buildState) resolve(r *buildRelease, base string) resolved {
+	out := resolved{Name: r.Name, Namespace: r.Namespace, Version: r.Version, Installed: r.Installed == nil || *r.Installed}
+	out.Chart = r.Chart
+	if repo, name, ok := strings.Cut(r.Chart, "/"); ok && !strings.HasPrefix(r.Chart, "oci://") && !strings.HasPrefix(r.Chart, ".") && !strings.HasPrefix(r.Chart, "/") {
+		for _, rp := range st.Repositories {
+			if rp.Name == repo {
+				url := strings.TrimSuffix(rp.URL, "/")
+				if rp.OCI && !strings.HasPrefix(url, "oci://") {
+					url = "oci://" + url
+				}
+				out.Chart = url + "/" + name
+			}
+		}
+	} else if strings.HasPrefix(r.Chart, ".") {
+		out.Chart = filepath.Join(base, r.Chart)
+	}
+	for _, n := range r.Needs {
+		out.Needs = append(out.Needs, n)
+	}
+	values := map[string]any{}
+	for _, v := range r.Values {
+		if m, ok := v.(map[string]any); ok {
+			values = merge(values, m)
+		}
+	}
+	for _, s := range append(append([]buildSetValue{}, r.Set...), r.SetString...) {
+		v := s.Value
+		if s.Vals != nil {
+			v = s.Vals
+		}
+		if s.File != "" {
+			data, _ := os.ReadFile(filepath.Join(base, s.File))
+			v = string(data)
+		}
+		setPath(values, s.Name, v)
+	}
+	out.Values = values
+	return out
+}
+
+// importResolve imports root/in with the khook CLI as a user would (in the
+// helmfile's folder, --out khook.yaml) and resolves the spec it wrote.
+func importResolve(t *testing.T, root, in string, extra map[string]string) ([]resolved, string, int) {
+	dir := filepath.Join(root, filepath.Dir(in))
+	for _, kv := range env(root, extra) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	t.Chdir(dir)
+	ios, _, errOut := iostreams.Test("")
+	code := cli.Run(context.Background(), []string{"import", "helmfile", filepath.Base(in), "--out", "khook.yaml"}, ios)
+	verdict := fmt.Sprintf("exit %d: %s", code, lastLines(errOut.String(), 20))
+	specFile := filepath.Join(dir, "khook.yaml")
+	if _, err := os.Stat(specFile); err != nil {
+		t.Fatalf("the import wrote no spec (%s)", verdict)
+	}
+	s, err := spec.Load(spec.LoadOptions{Files: []string{specFile}, Environ: os.Environ(), Redactor: redact.New()})
+	if err != nil {
+		t.Fatalf("the imported spec does not load: %v (%s)", err, verdict)
+	}
+	steps := map[string]*spec.Step{}
+	for _, st := range s.Steps {
+		steps[st.Name] = st
+	}
+	loader := helmstep.New(nil, dir, redact.New()).Values()
+	var out []resolved
+	for _, st := range s.Steps {
+		switch {
+		case st.Helm != nil:
+			h := st.Helm
+			r := resolved{Name: h.Release, Namespace: h.Namespace, Version: h.Version, Installed: true}
+			if r.Name == "" {
+				r.Name = st.Name
+			}
+			r.Chart = h.Chart
+			switch h.ChartKind() {
+			case spec.ChartRepo:
+				r.Chart = strings.TrimSuffix(h.Repo, "/") + "/" + h.Chart
+			case spec.ChartLocal:
+				if !filepath.IsAbs(h.Chart) {
+					r.Chart = filepath.Join(dir, h.Chart)
+				}
+			}
+			r.Needs = releaseNeeds(st, steps)
+			vals, err := loader.Load(context.Background(), h)
+			if err != nil {
+				t.Errorf("step %s: the values do not load: %v", st.Name, err)
+			}
+			r.Values = vals
+			out = append(out, r)
+		case st.Delete != nil && st.Delete.Release != "":
+			out = append(out, resolved{Name: st.Delete.Release, Namespace: st.Delete.Namespace, Values: map[string]any{}})
+		}
+	}
+	out, _ = normalize(out)
+	return out, verdict, code
+}
+
+// releaseNeeds is the releases a step waits for: its needs that are helm
+// steps, and through any other step it needs (a hook's apply or wait step)
+// the releases that step waits for.
+func releaseNeeds(st *spec.Step, steps map[string]*spec.Step) []string {
+	seen := map[string]bool{}
+	var out []string
+	var walk func(names []string)
+	walk = func(names []string) {
+		for _, n := range names {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			dep := steps[n]
+			switch {
+			case dep == nil:
+				out = append(out, "?"+n)
+			case dep.Helm != nil:
+				rel := dep.Helm.Release
+				if rel == "" {
+					rel = dep.Name
+				}
+				out = append(out, dep.Helm.Namespace+"/"+rel)
+			default:
+				walk(dep.Needs)
+			}
+		}
+	}
+	walk(st.Needs)
+	return out
+}
+
+// normalize sorts releases and needs, resolves helmfile's short needs
+// ("name", or a namespace that names no release) by unique release name as
+// both sides are meant to, and puts values in JSON form. A need that names
+// no release at all is taken out and returned as dangling: helmfile sync
+// refuses such a helmfile, and the import must say it did not carry it.
+func normalize(rs []resolved) (_ []resolved, dangling []string) {
+	byName := map[string][]string{}
+	for _, r := range rs {
+		byName[r.Name] = append(byName[r.Name], r.Namespace+"/"+r.Name)
+	}
+	ids := map[string]bool{}
+	for _, r := range rs {
+		ids[r.Namespace+"/"+r.Name] = true
+	}
+	for i := range rs {
+		r := &rs[i]
+		var needs []string
+		for _, n := range r.Needs {
+			parts := strings.Split(n, "/")
+			name := parts[len(parts)-1]
+			id := n
+			if len(parts) >= 2 {
+				id = parts[len(parts)-2] + "/" + name
+			}
+			if !ids[id] && len(byName[name]) == 1 {
+				id = byName[name][0]
+			}
+			if !ids[id] {
+				dangling = append(dangling, fmt.Sprintf("release %s needs %s", r.Name, n))
+				continue
+			}
+			needs = append(needs, id)
+		}
+		sort.Strings(needs)
+		r.Needs = slices.Compact(needs)
+		if r.Values == nil {
+			r.Values = map[string]any{}
+		}
+		r.Values = jsonForm(r.Values)
+		if !r.Installed {
+			// Not installed is a delete of the release: only its name and
+			// namespace matter.
+			r.Chart, r.Version, r.Needs, r.Values = "", "", nil, map[string]any{}
+		}
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		return rs[i].Namespace+"/"+rs[i].Name < rs[j].Namespace+"/"+rs[j].Name
+	})
+	return rs, dangling
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " / ")
+}
