@@ -367,15 +367,15 @@ func (g crdGuard) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 		case usage.Objects == 0:
 			continue
 		}
-		why := usage.String() + " exist"
+		what, why := usage.String(), usage.String()+" exist"
 		if uncounted != nil {
-			why = uncounted.Reason
+			what, why = uncounted.Reason, uncounted.Reason
 		}
 		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, helmkube.ResourcePolicyAnno, helmkube.KeepPolicy)
 		if _, err := g.clients.Dynamic.Resource(kube.CRDMapping.Resource).Patch(g.ctx, d.GetName(), types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: kube.FieldManager}); err != nil {
 			return nil, fmt.Errorf("cannot mark CRD %s to be kept (%s): %w", d.GetName(), why, g.clients.Explain(err))
 		}
-		g.r.Kept = append(g.r.Kept, fmt.Sprintf("CRD %s (%s)", d.GetName(), why))
+		g.r.Kept = append(g.r.Kept, fmt.Sprintf("CRD %s (%s)", d.GetName(), what))
 		kube.Warn(g.ctx, kube.ObjectName(d), fmt.Sprintf("the chart no longer renders it and the upgrade keeps it: %s: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", why))
 	}
 	return rendered, nil

@@ -150,11 +150,14 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 			continue // created since the run's cached read? read it fresh
 		}
 		if apierrors.IsNotFound(err) {
-			if !in.Applied {
+			if !in.Applied && (in.Planned == nil || !in.Planned(gvk.Kind+"."+gvk.Group)) {
 				// What install or upgrade would create: the server's dry run
 				// says whether it refuses it (an admission policy, RBAC, a
 				// quota), as it would refuse Helm's create. A namespace the
-				// release creates is not there yet: nothing to ask.
+				// release creates is not there yet: nothing to ask. A
+				// custom resource whose CRD the plan changes first is
+				// checked against that CRD instead (checkFields): the
+				// server would check it against the CRD live.
 				_, derr := dryRunApply(ctx, ri, desired)
 				if r := kube.Refused(d.id(), derr); r != nil && !kube.IsUnreachable(derr) {
 					return nil, fmt.Errorf("release %s: %w", in.Release, r)
