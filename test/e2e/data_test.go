@@ -185,8 +185,16 @@ func TestPruneKeepsDataWithoutAWord(t *testing.T) {
 			t.Errorf("the text plan lacks %q:\n%s", want, text)
 		}
 	}
-	if out := applySpec(t, v3); out.Code != 0 {
+	out = applySpec(t, v3)
+	if out.Code != 0 {
 		t.Fatalf("apply v3: exit %d\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+	said = false
+	for _, st := range out.Results.Steps {
+		said = said || st.Name == "prune/store" && strings.Contains(st.Detail, "and "+wantWith)
+	}
+	if !said {
+		t.Errorf("apply's results do not name the data that went: %+v", out.Results.Steps)
 	}
 	if got := claimUID(t, ns, "b"); got != "" {
 		t.Errorf("claim b still there (uid %s) after pruning with prune: {data: true}", got)
