@@ -131,6 +131,7 @@ func (p *Pruner) group(ctx context.Context, sess *state.Session, g Group) (res m
 	var victims []kube.Deleted
 	var victimItems []model.Owned
 	var errs, kept []string
+	var with, went []string // what data goes (went) with each deleted object (prune: {data: true}, {crds: true})
 	for _, cand := range g.Candidates {
 		d, err := Decide(ctx, p.Clients, p.Helm, cand)
 		if err != nil {
@@ -163,6 +164,7 @@ func (p *Pruner) group(ctx context.Context, sess *state.Session, g Group) (res m
 			}
 			victims = append(victims, *v)
 			victimItems = append(victimItems, d.Item)
+			with = append(with, d.With)
 		}
 	}
 	if err := kube.WaitGone(ctx, p.Clients, victims); err != nil {
@@ -171,9 +173,13 @@ func (p *Pruner) group(ctx context.Context, sess *state.Session, g Group) (res m
 		for i, v := range victimItems {
 			forget = append(forget, v)
 			res.Changes = append(res.Changes, model.Change{Action: model.DidDelete, Kind: v.Kind, Namespace: v.Namespace, Name: victims[i].Name})
+			if with[i] != "" {
+				went = append(went, fmt.Sprintf("deleted %s and %s", v, with[i]))
+			}
 		}
 	}
 	sess.Forget(g.Step, forget, g.InSpec)
+	kept = append(went, kept...)
 	if len(res.Changes) == 0 && len(kept) == 0 && len(errs) == 0 {
 		return model.StepResult{} // everything was gone already
 	}

@@ -101,7 +101,7 @@ func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry bool
 			return out, nil, err
 		}
 		if live.Action == model.ActionKeep {
-			kept = append(kept, "CRD "+live.Name+" ("+live.Reason+")")
+			kept = append(kept, heldName(live)+" ("+live.Reason+")")
 			gone = append(gone, live)
 			continue
 		}
@@ -281,7 +281,7 @@ func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry bool)
 				return out, nil, err
 			}
 			if live.Action == model.ActionKeep {
-				kept = append(kept, "CRD "+live.Name+" ("+live.Reason+")")
+				kept = append(kept, heldName(live)+" ("+live.Reason+")")
 				gone = append(gone, live)
 				continue
 			}
@@ -379,7 +379,7 @@ func DeletePrediction(gone []runner.PlannedObject) runner.Prediction {
 		deleted++
 		p.Action = model.ActionDelete
 		if o.With != "" {
-			with = append(with, "CRD "+o.Name+" and "+o.With)
+			with = append(with, heldName(o)+" and "+o.With)
 		}
 	}
 	p.Reason = fmt.Sprintf("%s to delete", plural(deleted, "object", "objects"))
@@ -390,4 +390,10 @@ func DeletePrediction(gone []runner.PlannedObject) runner.Prediction {
 		p.Reason += "; deletes " + strings.Join(with, ", ")
 	}
 	return p
+}
+
+// heldName names an object kept or deleted with its data as the plan's
+// verdict does: "CRD widgets.example.com", "PersistentVolumeClaim shop/data".
+func heldName(o runner.PlannedObject) string {
+	return model.ObjectPlan{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}.Deleted()
 }

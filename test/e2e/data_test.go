@@ -177,16 +177,22 @@ func TestPruneKeepsDataWithoutAWord(t *testing.T) {
 	if !ok || o.Action != model.ActionDelete || o.With != wantWith {
 		t.Errorf("plan with prune: {data: true}: %+v (found %v), want delete with %q", o, ok, wantWith)
 	}
-	for _, want := range []string{
-		fmt.Sprintf("delete  PersistentVolumeClaim %s/b and %s", ns, wantWith),
-		fmt.Sprintf("It deletes PersistentVolumeClaim %s/b and %s.", ns, wantWith),
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the text plan lacks %q:\n%s", want, text)
-		}
+	if want := fmt.Sprintf("delete  PersistentVolumeClaim %s/b and %s", ns, wantWith); !strings.Contains(text, want) {
+		t.Errorf("the text plan lacks %q:\n%s", want, text)
 	}
-	if out := applySpec(t, v3); out.Code != 0 {
+	if want := fmt.Sprintf("It deletes PersistentVolumeClaim %s/b and %s.", ns, wantWith); !strings.Contains(model.PlanVerdict(&p, false).Text, want) {
+		t.Errorf("the plan's verdict (summary, comment) %q lacks %q", model.PlanVerdict(&p, false).Text, want)
+	}
+	out = applySpec(t, v3)
+	if out.Code != 0 {
 		t.Fatalf("apply v3: exit %d\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+	said = false
+	for _, st := range out.Results.Steps {
+		said = said || st.Name == "prune/store" && strings.Contains(st.Detail, "and "+wantWith)
+	}
+	if !said {
+		t.Errorf("apply's results do not name the data that went: %+v", out.Results.Steps)
 	}
 	if got := claimUID(t, ns, "b"); got != "" {
 		t.Errorf("claim b still there (uid %s) after pruning with prune: {data: true}", got)
@@ -236,8 +242,10 @@ func TestDeleteStepKeepsDataWithoutAWord(t *testing.T) {
 		if !ok || o.Action != model.ActionDelete || o.With != with {
 			t.Errorf("%s: plan with deleteData: %+v (found %v), want delete with %q", c.name, o, ok, with)
 		}
-		if !strings.Contains(text, "It deletes PersistentVolumeClaim "+ns+"/"+c.claim+" and "+with) {
-			t.Errorf("%s: the plan's verdict does not name the data that goes:\n%s", c.name, text)
+		for sink, said := range map[string]string{"text plan": text, "verdict": model.PlanVerdict(&p, false).Text} {
+			if !strings.Contains(said, "PersistentVolumeClaim "+ns+"/"+c.claim+" and "+with) {
+				t.Errorf("%s: the %s does not name the data that goes:\n%s", c.name, sink, said)
+			}
 		}
 		if out := applySpec(t, file); out.Code != 0 {
 			t.Fatalf("%s: apply with deleteData: exit %d\n%s%s", c.name, out.Code, out.Stdout, out.Stderr)
