@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -28,7 +29,7 @@ type replaceImmutable struct {
 }
 
 func (p replaceImmutable) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
-	objs, err := decodeManifest(rendered.String())
+	objs, err := chartsource.DecodeManifest(rendered.String())
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the rendered manifest to replace objects whose immutable fields change: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -90,7 +91,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 			return p, nil
 		}
 		if len(diffs) == 0 {
-			p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+DependenciesNote(r.Dependencies())+TestsNote(TestsDue(last, h))
+			p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+chartsource.DependenciesNote(r.Dependencies())+TestsNote(TestsDue(last, h))
 			return p, nil
 		}
 		p.Action = model.ActionUpgrade
@@ -140,7 +141,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		}
 		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
 	}
-	p.Reason += DependenciesNote(r.Dependencies()) + TestsNote(TestsToRun(res, h))
+	p.Reason += chartsource.DependenciesNote(r.Dependencies()) + TestsNote(TestsToRun(res, h))
 	if len(r.Adopts) > 0 { // takeOwnership
 		p.Reason += "; takes ownership of " + strings.Join(r.Adopts, ", ")
 	}
