@@ -23,7 +23,6 @@ import (
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	helmkube "helm.sh/helm/v4/pkg/kube"
 	"helm.sh/helm/v4/pkg/postrenderer"
-	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
 
@@ -178,18 +177,12 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 		return runner.Outcome{}, err
 	}
 	last := r.Last
-	if r.Installed() && last.Info.Status == rcommon.StatusDeployed {
-		if sameC, sameV := r.Same(); sameC && sameV {
-			opts, _ := kube.IgnoreOptions(r.step.Ignored) // validated; run says a failure
-			diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: opts})
-			if err == nil && len(diffs) == 0 {
-				out := runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),
-					Changes: releaseChange(model.DidUnchanged, name, ns)}
-				return out, e.test(ctx, r, &out, false)
-			}
-			// Drift or an unreadable object: upgrade, which re-applies everything.
-		}
+	if checked, diffs, err := e.converged(ctx, r); checked && err == nil && len(diffs) == 0 {
+		out := runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),
+			Changes: releaseChange(model.DidUnchanged, name, ns)}
+		return out, e.test(ctx, r, &out, false)
 	}
+	// Drift or an unreadable object: upgrade, which re-applies everything.
 
 	installing := !r.Installed()
 	if r.sess.diag != nil {

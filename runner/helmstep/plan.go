@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
@@ -80,8 +79,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		from = fmt.Sprintf("revision %d, chart %s", last.Version, chartVersion(last.Chart))
 	}
 	sameC, sameV := r.Same()
-	if installed && last.Info.Status == rcommon.StatusDeployed && sameC && sameV {
-		diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: ignore})
+	if checked, diffs, err := e.converged(ctx, r); checked {
 		if err != nil {
 			if kube.IsUnreachable(err) {
 				return p, err
@@ -201,24 +199,6 @@ func (e *Executor) namespaceReady(ctx context.Context, r *Release) error {
 		return runner.PendingNamespace(r.Namespace, e.NamespaceMissing(r))
 	}
 	return fmt.Errorf("cannot read namespace %s: %w", r.Namespace, e.clients.Explain(err))
-}
-
-// PlanDeleteRelease predicts delete.release: the release, when installed.
-func (e *Executor) PlanDeleteRelease(ctx context.Context, st *spec.Step) (runner.Prediction, error) {
-	d := st.Delete
-	ns := spec.NamespaceOrDefault(d.Namespace)
-	r, err := e.OpenRelease(d.Release, ns)
-	if err != nil {
-		return runner.Prediction{}, e.redactor.Error(err)
-	}
-	if !r.Installed() {
-		return runner.Prediction{Action: model.ActionNoop, Reason: "nothing to delete: already absent"}, nil
-	}
-	last := r.Last
-	return runner.Prediction{Action: model.ActionDelete, Reason: "1 object to delete", Objects: []runner.PlannedObject{{
-		Action: model.ActionDelete, Kind: "HelmRelease", Namespace: ns, Name: d.Release,
-		LiveDigest: []byte(last.Namespace + "/" + last.Name + "/" + strconv.Itoa(last.Version)),
-	}}}, nil
 }
 
 // plannedDiffs lists the objects the release changes, with their diffs,

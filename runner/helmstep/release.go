@@ -51,10 +51,8 @@ type Release struct {
 	src     *chartsource.Source
 }
 
-// Installed: the release has a revision that is not uninstalled.
-func (r *Release) Installed() bool {
-	return r.Last != nil && r.Last.Info != nil && r.Last.Info.Status != rcommon.StatusUninstalled
-}
+// Installed: the release has a revision that is not uninstalled (installed).
+func (r *Release) Installed() bool { return installed(r.Last) }
 
 // Chart is the chart the step installs; nil until Load.
 func (r *Release) Chart() *chartv2.Chart {
@@ -73,6 +71,24 @@ func (r *Release) Same() (chart, values bool) {
 	}
 	chart = SameChart(r.Last.Chart, AsStored(r.src.Chart, r.src.Load, r.Values)) && chartsource.SamePostRender(r.Last.Labels, r.step.Helm)
 	return chart, SameValues(r.Last.Config, r.Values)
+}
+
+// converged is the one "unchanged" decision, for Execute and Plan alike:
+// checked says the release is deployed from the step's chart and values
+// (Same); diffs are then its live objects' drift from it (err: they could
+// not be compared). The release is unchanged when checked with no diffs
+// and no error; otherwise apply upgrades.
+func (e *Executor) converged(ctx context.Context, r *Release) (checked bool, diffs []ObjectDiff, err error) {
+	last := r.Last
+	if !r.Installed() || last.Info.Status != rcommon.StatusDeployed {
+		return false, nil, nil
+	}
+	if sameC, sameV := r.Same(); !sameC || !sameV {
+		return false, nil, nil
+	}
+	ignore, _ := kube.IgnoreOptions(r.step.Ignored) // validated; run says a failure
+	diffs, err = Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: ignore})
+	return true, diffs, err
 }
 
 // PostRenderersChanged: the release was made with other post-renderers
