@@ -5,6 +5,9 @@ import (
 	"net/url"
 	"testing"
 
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	rel "helm.sh/helm/v4/pkg/release/v1"
+
 	"github.com/khook/khook/runner/chartsource"
 )
 
@@ -36,6 +39,39 @@ func TestIsWrite(t *testing.T) {
 		req := &http.Request{Method: tc.method, URL: &url.URL{RawQuery: tc.query}}
 		if got := IsWrite(req); got != tc.want {
 			t.Errorf("IsWrite(%s ?%s) = %v, want %v", tc.method, tc.query, got, tc.want)
+		}
+	}
+}
+
+// delete.release's one decision (toUninstall), for Plan and Uninstall: an
+// installed release is uninstalled; an absent or uninstalled one is nothing
+// to do when ignoreNotFound accepts it, else apply's error.
+func TestToUninstall(t *testing.T) {
+	deployed := &rel.Release{Name: "web", Version: 3, Info: &rel.Info{Status: rcommon.StatusDeployed}}
+	gone := &rel.Release{Name: "web", Version: 4, Info: &rel.Info{Status: rcommon.StatusUninstalled}}
+	for _, tc := range []struct {
+		name   string
+		last   *rel.Release
+		ignore bool
+		want   *rel.Release
+		err    bool
+	}{
+		{"installed", deployed, false, deployed, false},
+		{"installed, ignoreNotFound", deployed, true, deployed, false},
+		{"absent, ignoreNotFound", nil, true, nil, false},
+		{"absent", nil, false, nil, true},
+		{"uninstalled, ignoreNotFound", gone, true, nil, false},
+		{"uninstalled", gone, false, nil, true},
+	} {
+		got, why, err := toUninstall("web", "apps", tc.last, tc.ignore)
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("%s: toUninstall = %v, %q, %v", tc.name, got, why, err)
+		}
+		if err != nil && err.Error() != "release web not found in namespace apps (set ignoreNotFound: true to accept an absent release)" {
+			t.Errorf("%s: error %q", tc.name, err)
+		}
+		if got == nil && err == nil && why == "" {
+			t.Errorf("%s: nothing to do, and no reason why", tc.name)
 		}
 	}
 }
