@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -52,7 +51,8 @@ func importRules() []importRule {
 		{"runner/kube", khookOutside("runner/kube", "model", "spec", "redact", "sops"), "runner/kube is the bottom layer of the runner: of khook it imports only the model and the ground floor", module + "runner/steps"},
 		{"runner/steps", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/plan"},
 		{"runner/helmstep", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/state"},
-		{"runner/plan", khookUnder("runner/steps", "runner/executors", "runner/action", "runner/state"), "runner/plan reaches the executors only through runner.Planner", module + "runner/steps"},
+		{"runner/chartsource", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state", "runner/steps", "runner/helmstep"), "chart sourcing is below the executors and the plan: both use it", module + "runner/helmstep"},
+		{"runner/plan", khookUnder("runner/steps", "runner/helmstep", "runner/executors", "runner/action", "runner/state"), "runner/plan reaches the executors only through runner.Planner", module + "runner/helmstep"},
 		{"runner/planfile", khookOutside("runner/planfile", "model", "spec", "redact", "sops"), "the plan file format reads without a cluster (khook show)", module + "runner/kube"},
 		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/action, not the CLI commands", module + "internal/cli/cmdutil"},
 	}
@@ -119,76 +119,6 @@ func TestImportRulesCanFail(t *testing.T) {
 	}
 }
 
-// planHelmAPI is what runner/plan may use of the helm executor: its
-// offline rendering and dependency notes (offline validation is the plan's
-// own work). Everything live goes through runner.Planner.
-var planHelmAPI = map[string]bool{"RenderOffline": true, "OfflineDependencies": true, "DependenciesNote": true}
-
-// TestPlanReachesExecutorsThroughPlanner: runner/plan predicts a step only
-// by its executor's Plan (runner.Planner); of runner/helmstep it uses the
-// offline API alone (planHelmAPI), never an executor's internals.
-func TestPlanReachesExecutorsThroughPlanner(t *testing.T) {
-	files, err := filepath.Glob("runner/plan/*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("runner/plan's files: %v (%d)", err, len(files))
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range helmstepUses(t, f, src) {
-			t.Error(v)
-		}
-	}
-}
-
-// The rule fails when broken: the plan using the helm executor's pipeline.
-func TestPlanReachesExecutorsThroughPlannerCanFail(t *testing.T) {
-	src := []byte("package plan\nimport \"github.com/khook/khook/runner/helmstep\"\nfunc f(e *helmstep.Executor) { _ = helmstep.DependenciesNote(nil) }\n")
-	got := helmstepUses(t, "runner/plan/x.go", src)
-	if len(got) != 1 || !strings.Contains(got[0], "helmstep.Executor") {
-		t.Errorf("violations %q, want helmstep.Executor's", got)
-	}
-}
-
-// helmstepUses lists the uses of runner/helmstep in a runner/plan file
-// outside planHelmAPI.
-func helmstepUses(t *testing.T, name string, src []byte) []string {
-	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), name, src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	local := ""
-	for _, imp := range f.Imports {
-		if imp.Path.Value == `"`+module+`runner/helmstep"` {
-			local = "helmstep"
-			if imp.Name != nil {
-				local = imp.Name.Name
-			}
-		}
-	}
-	var out []string
-	if local == "" {
-		return nil
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok {
-			return true
-		}
-		if id, ok := sel.X.(*ast.Ident); ok && id.Name == local && !planHelmAPI[sel.Sel.Name] {
-			out = append(out, fmt.Sprintf("%s uses helmstep.%s: runner/plan predicts helm steps through runner.Planner (the executor's Plan) and uses only helmstep's offline API", name, sel.Sel.Name))
-		}
-		return true
-	})
-	return out
-}
-
 // khookOutside denies khook packages other than the allowed ones.
 func khookOutside(allowed ...string) func(string) bool {
 	return func(d string) bool {
@@ -222,8 +152,10 @@ func khookUnder(denied ...string) func(string) bool {
 }
 
 // TestOneHelmPipeline keeps Helm's rendering, its install and upgrade
-// actions and values merging (loader.MergeMaps) in runner/helmstep: plan
-// and apply render charts and merge values through it, never on their own.
+// actions and values merging (loader.MergeMaps) in runner/helmstep and the
+// chart sourcing below it (runner/chartsource: loading, values, the offline
+// render): plan and apply render charts and merge values through them,
+// never on their own.
 func TestOneHelmPipeline(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
 	if err != nil {
@@ -236,12 +168,12 @@ func TestOneHelmPipeline(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg := strings.TrimPrefix(fields[0], module)
-		if pkg == "runner/helmstep" || strings.HasPrefix(pkg, "test/") {
+		if pkg == "runner/helmstep" || pkg == "runner/chartsource" || strings.HasPrefix(pkg, "test/") {
 			continue
 		}
 		for _, d := range fields[1:] {
 			if pipeline[d] {
-				t.Errorf("%s imports %s: Helm rendering, actions and values merging live in runner/helmstep", pkg, d)
+				t.Errorf("%s imports %s: Helm rendering, actions and values merging live in runner/helmstep and runner/chartsource", pkg, d)
 			}
 		}
 	}

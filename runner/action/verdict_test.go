@@ -321,7 +321,72 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 			t.Errorf("totals line = %q", model.TotalsLine(p))
 		}
 	})
+
+	// delete.release: the release the table installed, then absent, with
+	// ignoreNotFound true (the default) and false. Plan predicts what
+	// apply then does; an absent release that must exist fails both, in
+	// the same sentence.
+	for _, tc := range []struct {
+		name, ignore string
+		want         model.Action
+	}{
+		{"delete.release present", "", model.ActionDelete},
+		{"delete.release absent", "", model.ActionNoop},
+		{"delete.release absent ignoreNotFound true", "\n      ignoreNotFound: true", model.ActionNoop},
+		{"delete.release absent ignoreNotFound false", "\n      ignoreNotFound: false", model.ActionFail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "khook.yaml")
+			if err := os.WriteFile(file, []byte(fmt.Sprintf(deleteReleaseSpec, ns, tc.ignore)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := spec.Load(spec.LoadOptions{Files: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := (&PlanCommand{Config: cfg, Diff: true}).Run(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := (&ApplyCommand{Config: cfg}).Run(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps, r := p.Steps[0], res.Steps[0]
+			t.Logf("plan: %s: %s\napply: %s: %s %s", ps.Action, ps.Reason, r.Status, r.Detail, r.Error)
+			if ps.Action != tc.want {
+				t.Errorf("plan predicted %s (%s), want %s", ps.Action, ps.Reason, tc.want)
+			}
+			if tc.want == model.ActionFail {
+				if r.Status != model.StatusFailed {
+					t.Fatalf("apply %s (%s), want failed", r.Status, r.Detail)
+				}
+				if ps.Reason != r.Error {
+					t.Errorf("plan and apply word the failure differently:\nplan:  %s\napply: %s", ps.Reason, r.Error)
+				}
+				return
+			}
+			if v := verdict(r); r.Status == model.StatusFailed || v != tc.want {
+				t.Errorf("plan predicted %s, apply did %s (%s %v)", ps.Action, v, r.Error, r.Changes)
+			}
+		})
+	}
 }
+
+// deleteReleaseSpec uninstalls the release verdictSpec installs: %[1]s is
+// the test namespace, %[2]s an ignoreNotFound line or nothing.
+const deleteReleaseSpec = `apiVersion: khook.io/v1
+kind: Khook
+metadata:
+  name: delete-release
+defaults:
+  timeout: 60s
+steps:
+  - name: uninstall
+    delete:
+      release: release
+      namespace: %[1]s%[2]s
+`
 
 // rejectedSpec is one step the API server refuses on apply: %[1]s is the
 // test namespace, %[2]s the step.

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -32,11 +33,11 @@ import (
 // chartCRDs are the CRDs of the chart's crds/ directories (subcharts'
 // included), in Helm's order.
 func chartCRDs(r *Release) ([]*unstructured.Unstructured, error) {
-	if r.src == nil || r.src.chart == nil {
+	if r.src == nil || r.src.Chart == nil {
 		return nil, nil
 	}
 	var out []*unstructured.Unstructured
-	for _, f := range r.src.chart.CRDObjects() {
+	for _, f := range r.src.Chart.CRDObjects() {
 		objs, err := kube.DecodeManifests(f.File.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%s does not read as Kubernetes objects: %w", f.Filename, err)
@@ -239,9 +240,9 @@ func (e *Executor) checkUnserved(ctx context.Context, r *Release, caps *common.C
 	if len(r.planned) == 0 {
 		return nil
 	}
-	ch := r.src.chart
-	if r.src.load != nil {
-		if fresh, err := r.src.load(); err == nil {
+	ch := r.src.Chart
+	if r.src.Load != nil {
+		if fresh, err := r.src.Load(); err == nil {
 			ch = fresh // Install processes dependencies in place
 		}
 	}
@@ -253,22 +254,22 @@ func (e *Executor) checkUnserved(ctx context.Context, r *Release, caps *common.C
 	kv := caps.KubeVersion
 	in.KubeVersion = &kv
 	in.APIVersions = caps.APIVersions
-	in.PostRenderer, in.PostRenderStrategy, in.Labels = postRendering(r.step.Helm, false)
+	in.PostRenderer, in.PostRenderStrategy, in.Labels = chartsource.PostRendering(r.step.Helm, false)
 	out, err := in.RunWithContext(ctx, ch, r.Values)
 	if err != nil {
 		return nil // the server's dry run said what it could not build
 	}
-	res, err := asRelease(out)
+	res, err := chartsource.AsRelease(out)
 	if err != nil {
 		return nil
 	}
 	var refused []error
-	for _, doc := range splitBySource(res.Manifest) {
-		objs, err := decodeManifest(doc.text)
+	for _, doc := range chartsource.SplitBySource(res.Manifest) {
+		objs, err := chartsource.DecodeManifest(doc.Text)
 		if err != nil {
 			continue
 		}
-		kube.RememberRendered(objs, doc.source, []byte(doc.text))
+		kube.RememberRendered(objs, doc.Source, []byte(doc.Text))
 		for _, obj := range objs {
 			name := obj.GetKind() + " " + obj.GetName()
 			if obj.GetNamespace() != "" {
@@ -316,7 +317,7 @@ type crdGuard struct {
 }
 
 func (g crdGuard) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
-	objs, err := decodeManifest(rendered.String())
+	objs, err := chartsource.DecodeManifest(rendered.String())
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the rendered manifest to check its CRDs: %w", err)
 	}

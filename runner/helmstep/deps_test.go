@@ -11,6 +11,7 @@ import (
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"sigs.k8s.io/yaml"
 
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/chartsrc"
@@ -42,7 +43,7 @@ func unvendoredChart(t *testing.T, repoURL, ociURL string, lock bool, badDigest 
 			{Name: "demo", Version: chartsrc.Version, Repository: repoURL},
 			{Name: "caps", Version: chartsrc.Version, Repository: ociURL},
 		}
-		d, err := lockDigest(deps, locked)
+		d, err := chartsource.LockDigest(deps, locked)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,21 +1,17 @@
 package helmstep
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -88,7 +84,7 @@ func (d ObjectDiff) String() string {
 // compares the result with the live object. It sends no write. An object
 // edited out of band (kubectl edit) shows as configure.
 func Drift(ctx context.Context, c *kube.Clients, in DriftInput) ([]ObjectDiff, error) {
-	objs, err := decodeManifest(in.Manifest)
+	objs, err := chartsource.DecodeManifest(in.Manifest)
 	if err != nil {
 		return nil, fmt.Errorf("release %s: cannot read its manifest: %w", in.Release, err)
 	}
@@ -228,40 +224,6 @@ func addHelmMetadata(obj *unstructured.Unstructured, release, namespace string) 
 	ann[releaseNameAnnotation] = release
 	ann[releaseNamespaceAnnot] = namespace
 	obj.SetAnnotations(ann)
-}
-
-// decodeManifest reads multi-document YAML into objects, skipping empty
-// documents and expanding List kinds.
-func decodeManifest(manifest string) ([]*unstructured.Unstructured, error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader([]byte(manifest)), 4096)
-	var out []*unstructured.Unstructured
-	for {
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, err
-		}
-		if len(m) == 0 {
-			continue
-		}
-		u := &unstructured.Unstructured{Object: m}
-		if strings.HasSuffix(u.GetKind(), "List") && u.Object["items"] != nil {
-			list, err := u.ToList()
-			if err != nil {
-				return nil, err
-			}
-			for i := range list.Items {
-				out = append(out, &list.Items[i])
-			}
-			continue
-		}
-		if u.GetKind() == "" || u.GetName() == "" {
-			return nil, fmt.Errorf("a document has no kind or metadata.name")
-		}
-		out = append(out, u)
-	}
 }
 
 // overlay is live with desired's fields set over it (its labels and

@@ -1,15 +1,12 @@
 // Package helmstep runs khook's helm: steps through the Helm v4 SDK: install
-// or upgrade decided by the release history, charts from HTTP repositories
-// (index.yaml read directly), OCI registries and local paths, credentials
-// kept in memory, and no new revision when the release has converged
+// or upgrade decided by the release history, the chart and values brought by
+// runner/chartsource, and no new revision when the release has converged
 // (same chart, same values, no drift of the live objects; see Drift). It also
 // uninstalls releases for delete.release and destroy.
 //
-// Nothing is written under HOME: the registry credentials file and index
-// downloads live in a per-executor temp dir (Close removes it).
-//
-// May import: runner, runner/kube, model, spec, redact, sops and the Helm
-// SDK; not runner/plan, action, executors or state, no renderer.
+// May import: runner, runner/kube, runner/chartsource, model, spec, redact,
+// sops and the Helm SDK; not runner/plan, action, executors or state, no
+// renderer.
 package helmstep
 
 import (
@@ -18,7 +15,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -27,13 +23,13 @@ import (
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	helmkube "helm.sh/helm/v4/pkg/kube"
 	"helm.sh/helm/v4/pkg/postrenderer"
-	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -44,10 +40,7 @@ type Executor struct {
 	baseDir  string
 	redactor *redact.Redactor
 	opts     options
-
-	tmpOnce sync.Once
-	tmpDir  string
-	tmpErr  error
+	charts   *chartsource.Fetcher
 
 	capsCache
 }
@@ -106,35 +99,12 @@ func New(clients *kube.Clients, baseDir string, r *redact.Redactor, opts ...Opti
 	for _, o := range opts {
 		o(&e.opts)
 	}
+	e.charts = chartsource.New(clients, baseDir, r, chartsource.Options{Transport: e.opts.transport, PlainHTTP: e.opts.plainHTTP})
 	return e
 }
 
 // Close removes the executor's temp dir.
-func (e *Executor) Close() error {
-	if e.tmpDir != "" {
-		return os.RemoveAll(e.tmpDir)
-	}
-	return nil
-}
-
-func (e *Executor) tempDir() (string, error) {
-	e.tmpOnce.Do(func() {
-		e.tmpDir, e.tmpErr = os.MkdirTemp("", "khook-helm-")
-		if e.tmpErr != nil {
-			e.tmpErr = fmt.Errorf("cannot create a temporary directory for Helm: %w", e.tmpErr)
-		}
-	})
-	return e.tmpDir, e.tmpErr
-}
-
-// Target is the release a helm: step manages.
-func Target(step *spec.Step) (release, namespace string) {
-	release, namespace = step.Helm.Release, step.Helm.Namespace
-	if release == "" {
-		release = step.Name
-	}
-	return release, spec.NamespaceOrDefault(namespace)
-}
+func (e *Executor) Close() error { return e.charts.Close() }
 
 // Execute installs, upgrades or leaves alone the step's release.
 func (e *Executor) Execute(ctx context.Context, step *spec.Step) (runner.Outcome, error) {
@@ -207,18 +177,12 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 		return runner.Outcome{}, err
 	}
 	last := r.Last
-	if r.Installed() && last.Info.Status == rcommon.StatusDeployed {
-		if sameC, sameV := r.Same(); sameC && sameV {
-			opts, _ := kube.IgnoreOptions(r.step.Ignored) // validated; run says a failure
-			diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: opts})
-			if err == nil && len(diffs) == 0 {
-				out := runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),
-					Changes: releaseChange(model.DidUnchanged, name, ns)}
-				return out, e.test(ctx, r, &out, false)
-			}
-			// Drift or an unreadable object: upgrade, which re-applies everything.
-		}
+	if checked, diffs, err := e.converged(ctx, r); checked && err == nil && len(diffs) == 0 {
+		out := runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),
+			Changes: releaseChange(model.DidUnchanged, name, ns)}
+		return out, e.test(ctx, r, &out, false)
 	}
+	// Drift or an unreadable object: upgrade, which re-applies everything.
 
 	installing := !r.Installed()
 	if r.sess.diag != nil {
@@ -243,10 +207,10 @@ func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, er
 		return out, err
 	}
 	if installing {
-		out.Detail = fmt.Sprintf("installed release %s revision %d (%s)", name, res.Version, r.src.what)
+		out.Detail = fmt.Sprintf("installed release %s revision %d (%s)", name, res.Version, r.src.What)
 		out.Changes = releaseChange(model.ActionInstall.Done(), name, ns)
 	} else {
-		out.Detail = fmt.Sprintf("upgraded release %s to revision %d (%s)", name, res.Version, r.src.what)
+		out.Detail = fmt.Sprintf("upgraded release %s to revision %d (%s)", name, res.Version, r.src.What)
 		out.Changes = releaseChange(model.ActionUpgrade.Done(), name, ns)
 	}
 	out.Changes = append(crdChanges, out.Changes...)
@@ -274,7 +238,7 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	in.TakeOwnership = h.TakeOwnership
 	in.SkipCRDs = true // khook applies the chart's crds/ itself (crds.go)
 	var user postrenderer.PostRenderer
-	user, in.PostRenderStrategy, in.Labels = postRendering(h, false)
+	user, in.PostRenderStrategy, in.Labels = chartsource.PostRendering(h, false)
 	in.PostRenderer = chainPostRenderers(user, post)
 	gctx, stop := sess.guard(ctx)
 	defer stop()
@@ -282,7 +246,7 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	if err != nil {
 		return nil, rejectedErr(gctx, err)
 	}
-	return asRelease(r)
+	return chartsource.AsRelease(r)
 }
 
 func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
@@ -298,7 +262,7 @@ func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, nam
 	up.ForceConflicts = true // converge: take back fields edited out of band
 	up.TakeOwnership = h.TakeOwnership
 	var user postrenderer.PostRenderer
-	user, up.PostRenderStrategy, up.Labels = postRendering(h, true)
+	user, up.PostRenderStrategy, up.Labels = chartsource.PostRendering(h, true)
 	// The step's own patches first, then leaveIgnored (nil without ignore
 	// rules) strips what they would still take from another field owner.
 	up.PostRenderer = chainPostRenderers(user, post)
@@ -308,7 +272,7 @@ func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, nam
 	if err != nil {
 		return nil, rejectedErr(gctx, err)
 	}
-	return asRelease(r)
+	return chartsource.AsRelease(r)
 }
 
 // waitStrategy: watch-driven waits when the step waits (atomic implies it,
@@ -324,7 +288,7 @@ func waitStrategy(h *spec.Helm) helmkube.WaitStrategy {
 // Helm waits up to the timeout for the release and again for the rollback
 // or uninstall: each gets half, so both end within the step.
 func helmTimeout(ctx context.Context, atomic bool) time.Duration {
-	d := remaining(ctx)
+	d := chartsource.Remaining(ctx)
 	if atomic {
 		d /= 2
 	}
@@ -358,37 +322,5 @@ func lastRelease(cfg *action.Configuration, name string) (*rel.Release, error) {
 	if err != nil {
 		return nil, err
 	}
-	return asRelease(r)
-}
-
-// oneLine joins the lines of a multi-line Helm error (joined wait errors),
-// keeping the cause for errors.Is.
-func oneLine(err error) error {
-	msg := err.Error()
-	if !strings.Contains(msg, "\n") {
-		return err
-	}
-	lines := strings.FieldsFunc(msg, func(r rune) bool { return r == '\n' })
-	for i := range lines {
-		lines[i] = strings.TrimSpace(lines[i])
-	}
-	return &lineError{msg: strings.Join(lines, "; "), cause: err}
-}
-
-type lineError struct {
-	msg   string
-	cause error
-}
-
-func (e *lineError) Error() string { return e.msg }
-func (e *lineError) Unwrap() error { return e.cause }
-
-func asRelease(r any) (*rel.Release, error) {
-	switch v := r.(type) {
-	case *rel.Release:
-		return v, nil
-	case rel.Release:
-		return &v, nil
-	}
-	return nil, fmt.Errorf("unexpected Helm release type %T", r)
+	return chartsource.AsRelease(r)
 }

@@ -340,7 +340,7 @@ func TestNothingWrittenUnderHome(t *testing.T) {
 	for _, e := range entries {
 		t.Errorf("Helm wrote %s under HOME", filepath.Join(home, e.Name()))
 	}
-	tmp := f.exec.tmpDir
+	tmp := f.exec.charts.TempDir()
 	if err := f.exec.Close(); err != nil {
 		t.Fatal(err)
 	}

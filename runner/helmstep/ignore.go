@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/yaml"
 
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -30,7 +31,7 @@ type leaveIgnored struct {
 }
 
 func (p leaveIgnored) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
-	objs, err := decodeManifest(rendered.String())
+	objs, err := chartsource.DecodeManifest(rendered.String())
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the rendered manifest to leave ignored fields alone: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -53,7 +54,7 @@ func (e *replaceNeeded) Error() string {
 }
 
 func (p immutableCheck) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
-	objs, err := decodeManifest(rendered.String())
+	objs, err := chartsource.DecodeManifest(rendered.String())
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the rendered manifest to find objects whose immutable fields change: %w", err)
 	}
@@ -115,7 +116,7 @@ func (e *Executor) upgradeReplacing(ctx context.Context, r *Release) (res *rel.R
 		}
 		return nil, nil, "", e.failure(r, fmt.Errorf("nothing was replaced: %w", err))
 	}
-	objs, err := decodeManifest(preview.Manifest)
+	objs, err := chartsource.DecodeManifest(preview.Manifest)
 	if err != nil {
 		return nil, nil, "", e.failure(r, fmt.Errorf("cannot read the rendered manifest: %w", err))
 	}

@@ -12,6 +12,7 @@ import (
 
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -25,11 +26,11 @@ import (
 func (e *Executor) CheckNamespaces(ctx context.Context, r *Release, res *rel.Release, created func(ns string) bool) error {
 	manifest := res.Manifest
 	for _, h := range res.Hooks {
-		if runsOnInstallOrUpgrade(h) {
+		if chartsource.RunsOnInstallOrUpgrade(h) {
 			manifest += "\n---\n" + h.Manifest
 		}
 	}
-	objs, err := decodeManifest(manifest)
+	objs, err := chartsource.DecodeManifest(manifest)
 	if err != nil {
 		return nil // Helm's render read it; apply reports what it cannot
 	}

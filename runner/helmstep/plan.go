@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -80,8 +80,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	}
 	sameC, sameV := r.Same()
 	var uncompared error // the drift check of a converged release failed: apply upgrades
-	if installed && last.Info.Status == rcommon.StatusDeployed && sameC && sameV {
-		diffs, err := Drift(ctx, e.clients, DriftInput{Release: name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: ignore})
+	if checked, diffs, err := e.converged(ctx, r); checked {
 		switch {
 		case err != nil && kube.IsUnreachable(err):
 			return p, err
@@ -90,7 +89,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 			// run below says whether the server takes it.
 			uncompared = err
 		case len(diffs) == 0:
-			p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+DependenciesNote(r.Dependencies())+TestsNote(TestsDue(last, h))
+			p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+chartsource.DependenciesNote(r.Dependencies())+TestsNote(TestsDue(last, h))
 			return p, nil
 		default:
 			p.Action = model.ActionUpgrade
@@ -144,7 +143,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		}
 		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
 	}
-	p.Reason += DependenciesNote(r.Dependencies()) + TestsNote(TestsToRun(res, h))
+	p.Reason += chartsource.DependenciesNote(r.Dependencies()) + TestsNote(TestsToRun(res, h))
 	if len(r.Adopts) > 0 { // takeOwnership
 		p.Reason += "; takes ownership of " + strings.Join(r.Adopts, ", ")
 	}
@@ -202,24 +201,6 @@ func (e *Executor) namespaceReady(ctx context.Context, r *Release) error {
 		return runner.PendingNamespace(r.Namespace, e.NamespaceMissing(r))
 	}
 	return fmt.Errorf("cannot read namespace %s: %w", r.Namespace, e.clients.Explain(err))
-}
-
-// PlanDeleteRelease predicts delete.release: the release, when installed.
-func (e *Executor) PlanDeleteRelease(ctx context.Context, st *spec.Step) (runner.Prediction, error) {
-	d := st.Delete
-	ns := spec.NamespaceOrDefault(d.Namespace)
-	r, err := e.OpenRelease(d.Release, ns)
-	if err != nil {
-		return runner.Prediction{}, e.redactor.Error(err)
-	}
-	if !r.Installed() {
-		return runner.Prediction{Action: model.ActionNoop, Reason: "nothing to delete: already absent"}, nil
-	}
-	last := r.Last
-	return runner.Prediction{Action: model.ActionDelete, Reason: "1 object to delete", Objects: []runner.PlannedObject{{
-		Action: model.ActionDelete, Kind: "HelmRelease", Namespace: ns, Name: d.Release,
-		LiveDigest: []byte(last.Namespace + "/" + last.Name + "/" + strconv.Itoa(last.Version)),
-	}}}, nil
 }
 
 // plannedDiffs lists the objects the release changes, with their diffs,

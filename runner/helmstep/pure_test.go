@@ -4,26 +4,16 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
-)
 
-func TestSplitOCIRef(t *testing.T) {
-	for ref, want := range map[string][3]string{
-		"127.0.0.1:5000/charts/demo":                 {"127.0.0.1:5000/charts/demo", "", ""},
-		"127.0.0.1:5000/charts/demo:1.2.3":           {"127.0.0.1:5000/charts/demo", "1.2.3", ""},
-		"ghcr.io/org/demo@sha256:abc":                {"ghcr.io/org/demo", "", "sha256:abc"},
-		"ghcr.io/org/demo:1.0.0@sha256:abc":          {"ghcr.io/org/demo", "1.0.0", "sha256:abc"},
-		"registry.example:443/a/b/c/demo:0.1.0-rc.1": {"registry.example:443/a/b/c/demo", "0.1.0-rc.1", ""},
-	} {
-		b, tag, d := splitOCIRef(ref)
-		if [3]string{b, tag, d} != want {
-			t.Errorf("splitOCIRef(%q) = %q %q %q, want %q", ref, b, tag, d, want)
-		}
-	}
-}
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	rel "helm.sh/helm/v4/pkg/release/v1"
+
+	"github.com/khook/khook/runner/chartsource"
+)
 
 func TestSameValuesIgnoresNumberTypes(t *testing.T) {
 	stored := map[string]any{"replicas": float64(2), "a": map[string]any{"b": true}}
-	next, err := jsonForm(map[string]any{"replicas": 2, "a": map[string]any{"b": true}})
+	next, err := chartsource.New(nil, ".", nil, chartsource.Options{}).Values().Inline(map[string]any{"replicas": 2, "a": map[string]any{"b": true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,16 +43,35 @@ func TestIsWrite(t *testing.T) {
 	}
 }
 
-func TestSplitCredentialsRegistersPassword(t *testing.T) {
-	e := New(nil, ".", nil)
-	clean, user, pass, err := e.splitCredentials("https://bob:p%40ss@charts.example/x", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if clean != "https://charts.example/x" || user != "bob" || pass != "p@ss" {
-		t.Errorf("got %q %q %q", clean, user, pass)
-	}
-	if got := e.redactor.String("token p@ss here"); got != "token *** here" {
-		t.Errorf("password not registered with the redactor: %q", got)
+// delete.release's one decision (toUninstall), for Plan and Uninstall: an
+// installed release is uninstalled; an absent or uninstalled one is nothing
+// to do when ignoreNotFound accepts it, else apply's error.
+func TestToUninstall(t *testing.T) {
+	deployed := &rel.Release{Name: "web", Version: 3, Info: &rel.Info{Status: rcommon.StatusDeployed}}
+	gone := &rel.Release{Name: "web", Version: 4, Info: &rel.Info{Status: rcommon.StatusUninstalled}}
+	for _, tc := range []struct {
+		name   string
+		last   *rel.Release
+		ignore bool
+		want   *rel.Release
+		err    bool
+	}{
+		{"installed", deployed, false, deployed, false},
+		{"installed, ignoreNotFound", deployed, true, deployed, false},
+		{"absent, ignoreNotFound", nil, true, nil, false},
+		{"absent", nil, false, nil, true},
+		{"uninstalled, ignoreNotFound", gone, true, nil, false},
+		{"uninstalled", gone, false, nil, true},
+	} {
+		got, why, err := toUninstall("web", "apps", tc.last, tc.ignore)
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("%s: toUninstall = %v, %q, %v", tc.name, got, why, err)
+		}
+		if err != nil && err.Error() != "release web not found in namespace apps (set ignoreNotFound: true to accept an absent release)" {
+			t.Errorf("%s: error %q", tc.name, err)
+		}
+		if got == nil && err == nil && why == "" {
+			t.Errorf("%s: nothing to do, and no reason why", tc.name)
+		}
 	}
 }

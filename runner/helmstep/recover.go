@@ -9,6 +9,7 @@ import (
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/spec"
 )
 
@@ -83,7 +84,7 @@ func (p recoveryPolicy) mayRecover(last *rel.Release, stepTimeout time.Duration,
 // installs afresh. It returns the sentence for the step's detail and the
 // writes it sent.
 func (e *Executor) recoverPending(ctx context.Context, sess *session, step *spec.Step, last *rel.Release, cut bool) (string, int, error) {
-	name, ns := Target(step)
+	name, ns := chartsource.Target(step)
 	policy := e.opts.recovery
 	policy.ownCut = cut
 	why, ok := policy.mayRecover(last, step.Timeout.D(), time.Now())
@@ -105,7 +106,7 @@ func (e *Executor) recoverPending(ctx context.Context, sess *session, step *spec
 	}
 	err = e.rollback(ctx, sess, step.Helm, name, target.Version)
 	if err != nil {
-		return "", int(sess.writes.Load()), e.clients.Explain(fmt.Errorf("%s; rolling it back to revision %d failed: %w", stuck, target.Version, oneLine(err)))
+		return "", int(sess.writes.Load()), e.clients.Explain(fmt.Errorf("%s; rolling it back to revision %d failed: %w", stuck, target.Version, chartsource.OneLine(err)))
 	}
 	return fmt.Sprintf("recovered: %s, so khook rolled it back to revision %d, the last deployed (%s)", stuck, target.Version, why), int(sess.writes.Load()), nil
 }
@@ -119,7 +120,7 @@ func lastDeployed(cfg *action.Configuration, name string, before int) (*rel.Rele
 	}
 	var deployed, superseded *rel.Release
 	for _, h := range hist {
-		r, err := asRelease(h)
+		r, err := chartsource.AsRelease(h)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/spec"
 )
 
@@ -121,7 +122,7 @@ func TestRecoverPendingUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, _ := asRelease(r1)
+	first, _ := chartsource.AsRelease(r1)
 	first.Info.Status = rcommon.StatusDeployed
 	if err := sess.cfg.Releases.Update(first); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -47,20 +48,18 @@ type Release struct {
 	earlier []*unstructured.Unstructured // CRDs earlier steps change (DryRunOptions.CRDs)
 	step    *spec.Step
 	sess    *session
-	src     *chartSource
+	src     *chartsource.Source
 }
 
-// Installed: the release has a revision that is not uninstalled.
-func (r *Release) Installed() bool {
-	return r.Last != nil && r.Last.Info != nil && r.Last.Info.Status != rcommon.StatusUninstalled
-}
+// Installed: the release has a revision that is not uninstalled (installed).
+func (r *Release) Installed() bool { return installed(r.Last) }
 
 // Chart is the chart the step installs; nil until Load.
 func (r *Release) Chart() *chartv2.Chart {
 	if r.src == nil {
 		return nil
 	}
-	return r.src.chart
+	return r.src.Chart
 }
 
 // Same reports whether the deployed release was made from the step's chart
@@ -70,20 +69,38 @@ func (r *Release) Same() (chart, values bool) {
 	if r.Last == nil || r.src == nil {
 		return false, false
 	}
-	chart = SameChart(r.Last.Chart, AsStored(r.src.chart, r.src.load, r.Values)) && samePostRender(r.Last.Labels, r.step.Helm)
+	chart = SameChart(r.Last.Chart, AsStored(r.src.Chart, r.src.Load, r.Values)) && chartsource.SamePostRender(r.Last.Labels, r.step.Helm)
 	return chart, SameValues(r.Last.Config, r.Values)
+}
+
+// converged is the one "unchanged" decision, for Execute and Plan alike:
+// checked says the release is deployed from the step's chart and values
+// (Same); diffs are then its live objects' drift from it (err: they could
+// not be compared). The release is unchanged when checked with no diffs
+// and no error; otherwise apply upgrades.
+func (e *Executor) converged(ctx context.Context, r *Release) (checked bool, diffs []ObjectDiff, err error) {
+	last := r.Last
+	if !r.Installed() || last.Info.Status != rcommon.StatusDeployed {
+		return false, nil, nil
+	}
+	if sameC, sameV := r.Same(); !sameC || !sameV {
+		return false, nil, nil
+	}
+	ignore, _ := kube.IgnoreOptions(r.step.Ignored) // validated; run says a failure
+	diffs, err = Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: ignore})
+	return true, diffs, err
 }
 
 // PostRenderersChanged: the release was made with other post-renderers
 // than the step's.
 func (r *Release) PostRenderersChanged() bool {
-	return r.Last != nil && !samePostRender(r.Last.Labels, r.step.Helm)
+	return r.Last != nil && !chartsource.SamePostRender(r.Last.Labels, r.step.Helm)
 }
 
 // Open starts a Helm session in the release namespace and reads the
 // release's latest revision.
 func (e *Executor) Open(step *spec.Step) (*Release, error) {
-	name, ns := Target(step)
+	name, ns := chartsource.Target(step)
 	r, err := e.OpenRelease(name, ns)
 	if err != nil {
 		return nil, err
@@ -104,11 +121,11 @@ func (e *Executor) OpenRelease(name, ns string) (*Release, error) {
 
 // Load fetches the step's chart and reads its values, as apply does.
 func (e *Executor) Load(ctx context.Context, r *Release) error {
-	src, err := e.loadChart(ctx, r.step.Helm)
+	src, err := e.charts.Fetch(ctx, r.step.Helm)
 	if err != nil {
 		return fmt.Errorf("release %s: %w", r.Name, err)
 	}
-	vals, err := e.Values().Load(ctx, r.step.Helm)
+	vals, err := e.charts.Values().Load(ctx, r.step.Helm)
 	if err != nil {
 		return fmt.Errorf("release %s: %w", r.Name, err)
 	}
@@ -191,12 +208,12 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 	var err error
 	if !r.Installed() {
 		var post postrenderer.PostRenderer
-		if templatesCRD(r.src.chart) {
+		if templatesCRD(r.src.Chart) {
 			// A CRD the templates create may exist already (kept at an
 			// uninstall, adopted): its change is checked as any other.
 			post = crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry != action.DryRunNone}
 		}
-		res, err = e.install(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, r.Last != nil, dry, post)
+		res, err = e.install(ctx, r.sess, h, r.Name, r.Namespace, r.src.Chart, r.Values, timeout, r.Last != nil, dry, post)
 	} else {
 		var post postrenderer.PostRenderer
 		if opts, oerr := kube.IgnoreOptions(r.step.Ignored); oerr != nil {
@@ -207,13 +224,13 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		if dry == action.DryRunNone {
 			post = chainPostRenderers(immutableCheck{ctx: ctx, clients: e.clients, onImmutable: r.step.OnImmutable, release: r.Name, namespace: r.Namespace}, post)
 		}
-		if strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") || templatesCRD(r.src.chart) {
+		if strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") || templatesCRD(r.src.Chart) {
 			// A templated CRD can only be written or dropped if the
 			// release has one or the chart's templates make one (a CRD
 			// moved from crds/): other upgrades render as before.
 			post = chainPostRenderers(post, crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry != action.DryRunNone})
 		}
-		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.chart, r.Values, timeout, dry, post)
+		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.Chart, r.Values, timeout, dry, post)
 	}
 	if err != nil {
 		if !h.CreateNamespace && strings.Contains(err.Error(), fmt.Sprintf("namespaces %q not found", r.Namespace)) {
@@ -225,7 +242,7 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		if refused := e.refusedIn(err, r.Namespace); refused != nil {
 			return nil, e.failure(r, refused)
 		}
-		return nil, e.failure(r, oneLine(err))
+		return nil, e.failure(r, chartsource.OneLine(err))
 	}
 	return res, nil
 }
@@ -264,7 +281,7 @@ func (e *Executor) failure(r *Release, err error) error {
 	}
 	what := "chart " + r.step.Helm.Chart
 	if r.src != nil {
-		what = r.src.what
+		what = r.src.What
 	}
 	return e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", r.Name, r.Namespace, what, verb, err))
 }
@@ -327,4 +344,13 @@ func (g lookupGetter) ToRESTConfig() (*rest.Config, error) {
 // through Helm's resource builder only the text is left.
 func isNoKindMatch(err error) bool {
 	return meta.IsNoMatchError(err) || strings.Contains(err.Error(), "no matches for kind")
+}
+
+// Dependencies says which dependencies the step's chart needs built and
+// whether each is cached (nil when it vendors them all or has none).
+func (r *Release) Dependencies() []chartsource.DependencyFetch {
+	if r.src == nil {
+		return nil
+	}
+	return r.src.Deps
 }

@@ -3,7 +3,6 @@ package helmstep
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -11,6 +10,7 @@ import (
 
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -27,7 +27,7 @@ func (e *Executor) checkFields(ctx context.Context, r *Release, res *rel.Release
 	var refused []error
 	check := func(source, manifest string) error {
 		text := []byte(manifest)
-		objs, err := decodeManifest(manifest)
+		objs, err := chartsource.DecodeManifest(manifest)
 		if err != nil {
 			return nil // Helm's render read it; apply reports what it cannot
 		}
@@ -39,13 +39,13 @@ func (e *Executor) checkFields(ctx context.Context, r *Release, res *rel.Release
 		}
 		return ctx.Err()
 	}
-	for _, doc := range splitBySource(res.Manifest) {
-		if err := check(doc.source, doc.text); err != nil {
+	for _, doc := range chartsource.SplitBySource(res.Manifest) {
+		if err := check(doc.Source, doc.Text); err != nil {
 			return err
 		}
 	}
 	for _, h := range res.Hooks {
-		if runsOnInstallOrUpgrade(h) {
+		if chartsource.RunsOnInstallOrUpgrade(h) {
 			if err := check(h.Path, "---\n# Source: "+h.Path+"\n"+h.Manifest+"\n"); err != nil {
 				return err
 			}
@@ -77,47 +77,4 @@ func (e *Executor) checkObject(ctx context.Context, r *Release, obj *unstructure
 	addHelmMetadata(desired, r.Name, r.Namespace)
 	_, err = dryRunApply(kube.WithObject(ctx, name), ri, desired)
 	return kube.AsFieldError(err, obj, name)
-}
-
-// renderedDoc is the output of one template in a release manifest.
-type renderedDoc struct{ source, text string }
-
-// splitBySource groups a release manifest ("---\n# Source: x\n...") by
-// template, each as `helm template --show-only` prints it, so a line
-// number in it is one the user can look up.
-func splitBySource(manifest string) []renderedDoc {
-	var docs []renderedDoc
-	index := map[string]int{}
-	lines := strings.SplitAfter(manifest, "\n")
-	cur := -1
-	for i, l := range lines {
-		if strings.TrimRight(l, "\n") == "---" && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "# Source: ") {
-			src := strings.TrimSpace(strings.TrimPrefix(lines[i+1], "# Source: "))
-			n, ok := index[src]
-			if !ok {
-				n = len(docs)
-				index[src] = n
-				docs = append(docs, renderedDoc{source: src})
-			}
-			cur = n
-		}
-		if cur < 0 {
-			if len(docs) == 0 {
-				docs = append(docs, renderedDoc{source: "manifest"})
-			}
-			cur = 0
-		}
-		docs[cur].text += l
-	}
-	return docs
-}
-
-func runsOnInstallOrUpgrade(h *rel.Hook) bool {
-	for _, ev := range h.Events {
-		switch ev {
-		case rel.HookPreInstall, rel.HookPostInstall, rel.HookPreUpgrade, rel.HookPostUpgrade:
-			return true
-		}
-	}
-	return false
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -137,7 +138,7 @@ func (e *Executor) runTests(ctx context.Context, r *Release) (string, error) {
 			return "", fmt.Errorf("release %s: the tests passed but their pods could not be cleaned up: %w", r.Name, err)
 		}
 		var names []string
-		if res, cerr := asRelease(reli); cerr == nil {
+		if res, cerr := chartsource.AsRelease(reli); cerr == nil {
 			names = TestsToRun(res, r.step.Helm)
 		}
 		if len(names) == 0 {
@@ -145,9 +146,9 @@ func (e *Executor) runTests(ctx context.Context, r *Release) (string, error) {
 		}
 		return fmt.Sprintf("%s %s passed", plural(len(names), "test", "tests"), strings.Join(names, ", ")), nil
 	}
-	res, cerr := asRelease(reli)
+	res, cerr := chartsource.AsRelease(reli)
 	if reli == nil || cerr != nil {
-		return "", fmt.Errorf("release %s: the tests could not run: %w", r.Name, oneLine(err))
+		return "", fmt.Errorf("release %s: the tests could not run: %w", r.Name, chartsource.OneLine(err))
 	}
 	var failed []string
 	var refs []kube.ObjectRef
@@ -159,7 +160,7 @@ func (e *Executor) runTests(ctx context.Context, r *Release) (string, error) {
 		refs = append(refs, kube.ObjectRef{GVK: hookGVK(hk), Namespace: hookNamespace(hk, r.Namespace), Name: hk.Name})
 	}
 	if len(failed) == 0 {
-		return "", fmt.Errorf("release %s: the tests failed: %w", r.Name, oneLine(err))
+		return "", fmt.Errorf("release %s: the tests failed: %w", r.Name, chartsource.OneLine(err))
 	}
 	d := e.clients.Diagnose(ctx, since, refs, kube.DefaultDiagnoseLimits)
 	msg := fmt.Sprintf("release %s: test %s failed", r.Name, strings.Join(failed, ", "))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"helm.sh/helm/v4/pkg/action"
@@ -37,7 +38,50 @@ func (e *Executor) Installed(name, ns string) (bool, error) {
 	if err != nil {
 		return false, e.redactor.Error(err)
 	}
-	return last != nil && (last.Info == nil || last.Info.Status != rcommon.StatusUninstalled), nil
+	return installed(last), nil
+}
+
+// installed: the release has a revision that is not uninstalled. The one
+// definition, for skipIf: installed, delete.release, pruning and destroy.
+func installed(last *rel.Release) bool {
+	return last != nil && last.Info != nil && last.Info.Status != rcommon.StatusUninstalled
+}
+
+// toUninstall is delete.release's decision over the release history, for
+// PlanDeleteRelease and Uninstall alike: the revision to uninstall, or nil
+// when the release is absent and ignoreNotFound accepts it (why: apply's
+// detail); an absent release that must exist is the error apply fails with
+// and plan predicts as fail.
+func toUninstall(name, ns string, last *rel.Release, ignoreNotFound bool) (target *rel.Release, why string, err error) {
+	switch {
+	case installed(last):
+		return last, "", nil
+	case ignoreNotFound:
+		return nil, fmt.Sprintf("release %s not found in namespace %s: nothing to uninstall", name, ns), nil
+	}
+	return nil, "", fmt.Errorf("release %s not found in namespace %s (set ignoreNotFound: true to accept an absent release)", name, ns)
+}
+
+// PlanDeleteRelease predicts delete.release: Uninstall's decision
+// (toUninstall) as a prediction.
+func (e *Executor) PlanDeleteRelease(ctx context.Context, st *spec.Step) (runner.Prediction, error) {
+	d := st.Delete
+	ns := spec.NamespaceOrDefault(d.Namespace)
+	_, last, err := e.open(d.Release, ns)
+	if err != nil {
+		return runner.Prediction{}, e.redactor.Error(err)
+	}
+	target, _, err := toUninstall(d.Release, ns, last, d.IgnoresNotFound())
+	switch {
+	case err != nil:
+		return runner.Prediction{}, e.redactor.Error(err)
+	case target == nil:
+		return runner.Prediction{Action: model.ActionNoop, Reason: "nothing to delete: already absent"}, nil
+	}
+	return runner.Prediction{Action: model.ActionDelete, Reason: "1 object to delete", Objects: []runner.PlannedObject{{
+		Action: model.ActionDelete, Kind: "HelmRelease", Namespace: ns, Name: d.Release,
+		LiveDigest: []byte(target.Namespace + "/" + target.Name + "/" + strconv.Itoa(target.Version)),
+	}}}, nil
 }
 
 func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFound bool) (runner.Outcome, error) {
@@ -46,11 +90,9 @@ func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFoun
 	if err != nil {
 		return runner.Outcome{}, err
 	}
-	if last == nil || (last.Info != nil && last.Info.Status == rcommon.StatusUninstalled) {
-		if ignoreNotFound {
-			return runner.Outcome{Detail: fmt.Sprintf("release %s not found in namespace %s: nothing to uninstall", name, ns)}, nil
-		}
-		return runner.Outcome{}, fmt.Errorf("release %s not found in namespace %s (set ignoreNotFound: true to accept an absent release)", name, ns)
+	last, why, err := toUninstall(name, ns, last, ignoreNotFound)
+	if err != nil || last == nil {
+		return runner.Outcome{Detail: why}, err
 	}
 	kept, err := keepCRDs(sess.cfg, last)
 	if err != nil {

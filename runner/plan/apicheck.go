@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/model"
-	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
@@ -122,7 +122,7 @@ func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []o
 			}
 		case st.Helm != nil:
 			path := st.Path + ".helm.chart"
-			rendered, _, err := helmstep.RenderOffline(ctx, s.BaseDir, st, v)
+			rendered, _, err := chartsource.RenderOffline(ctx, s.BaseDir, st, v)
 			if err != nil {
 				// A template may need the cluster (lookup, its served
 				// APIs): the live plan renders it there and says.

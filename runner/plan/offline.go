@@ -2,7 +2,7 @@
 // the spec alone; the live plan (against a cluster) fills in actions,
 // objects and diffs on the same model.Plan.
 //
-// May import: runner/kube, runner/steps, runner/helmstep, runner/planfile,
+// May import: runner/kube, runner/steps, runner/chartsource, runner/planfile,
 // model, spec, redact, sops; no renderer.
 package plan
 
@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/khook/khook/model"
-	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/spec"
 )
 
@@ -52,7 +52,7 @@ func skeleton(s *spec.Spec) *model.Plan {
 			ps.Action = model.ActionExcluded
 			ps.Reason = st.ExcludedBecause()
 		} else if st.Helm != nil {
-			ps.Reason = strings.TrimPrefix(helmstep.DependenciesNote(helmstep.OfflineDependencies(s.BaseDir, st.Helm)), "; ")
+			ps.Reason = strings.TrimPrefix(chartsource.DependenciesNote(chartsource.OfflineDependencies(s.BaseDir, st.Helm)), "; ")
 		}
 		p.Steps = append(p.Steps, ps)
 	}

@@ -1,4 +1,4 @@
-package helmstep
+package chartsource
 
 import (
 	"bytes"
@@ -66,9 +66,9 @@ func missingDependencies(ch *chartv2.Chart) []*chartv2.Dependency {
 	return out
 }
 
-// lockDigest is Helm's Chart.lock digest of the chart's dependencies and
+// LockDigest is Helm's Chart.lock digest of the chart's dependencies and
 // the lock's entries (helm's internal resolver.HashReq).
-func lockDigest(req, lock []*chartv2.Dependency) (string, error) {
+func LockDigest(req, lock []*chartv2.Dependency) (string, error) {
 	data, err := json.Marshal([2][]*chartv2.Dependency{req, lock})
 	if err != nil {
 		return "", err
@@ -81,8 +81,8 @@ func lockDigest(req, lock []*chartv2.Dependency) (string, error) {
 // fetch, pinned by the lock where there is one. The chart is refused with
 // how to fix it when it has no lock (and the step does not update
 // dependencies) or its lock does not match Chart.yaml.
-func dependencyPlan(h *spec.Helm, src *chartSource) (fetches []DependencyFetch, cacheKey string, err error) {
-	ch := src.chart
+func dependencyPlan(h *spec.Helm, src *Source) (fetches []DependencyFetch, cacheKey string, err error) {
+	ch := src.Chart
 	missing := missingDependencies(ch)
 	if len(missing) == 0 {
 		return nil, "", nil
@@ -93,19 +93,19 @@ func dependencyPlan(h *spec.Helm, src *chartSource) (fetches []DependencyFetch, 
 	}
 	if ch.Lock == nil {
 		if !h.DependencyUpdate {
-			return nil, "", fmt.Errorf("%s declares dependencies (%s) but has neither their charts in charts/ nor a Chart.lock: run helm dependency update on the chart directory and commit its Chart.lock, or set dependencyUpdate: true on the step to resolve them on every run", src.what, strings.Join(names, ", "))
+			return nil, "", fmt.Errorf("%s declares dependencies (%s) but has neither their charts in charts/ nor a Chart.lock: run helm dependency update on the chart directory and commit its Chart.lock, or set dependencyUpdate: true on the step to resolve them on every run", src.What, strings.Join(names, ", "))
 		}
 		for _, d := range missing {
 			fetches = append(fetches, DependencyFetch{Name: d.Name, Version: d.Version, Repository: d.Repository})
 		}
 		return fetches, "", nil
 	}
-	want, err := lockDigest(ch.Metadata.Dependencies, ch.Lock.Dependencies)
+	want, err := LockDigest(ch.Metadata.Dependencies, ch.Lock.Dependencies)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: cannot compute the digest of its dependencies: %w", src.what, err)
+		return nil, "", fmt.Errorf("%s: cannot compute the digest of its dependencies: %w", src.What, err)
 	}
 	if ch.Lock.Digest != want {
-		return nil, "", fmt.Errorf("%s: Chart.lock does not match the dependencies in Chart.yaml (the lock's digest is %s, Chart.yaml's dependencies give %s): run helm dependency update on the chart directory and commit the new Chart.lock", src.what, ch.Lock.Digest, want)
+		return nil, "", fmt.Errorf("%s: Chart.lock does not match the dependencies in Chart.yaml (the lock's digest is %s, Chart.yaml's dependencies give %s): run helm dependency update on the chart directory and commit the new Chart.lock", src.What, ch.Lock.Digest, want)
 	}
 	locked := map[string]*chartv2.Dependency{}
 	for _, d := range ch.Lock.Dependencies {
@@ -116,7 +116,7 @@ func dependencyPlan(h *spec.Helm, src *chartSource) (fetches []DependencyFetch, 
 	for _, d := range missing {
 		l, ok := locked[d.Name]
 		if !ok {
-			return nil, "", fmt.Errorf("%s: Chart.lock has no entry for dependency %s: run helm dependency update on the chart directory", src.what, d.Name)
+			return nil, "", fmt.Errorf("%s: Chart.lock has no entry for dependency %s: run helm dependency update on the chart directory", src.What, d.Name)
 		}
 		f := DependencyFetch{Name: l.Name, Version: l.Version, Repository: l.Repository}
 		if dir != "" {
@@ -132,19 +132,10 @@ func cachePath(dir, key string, d *chartv2.Dependency) string {
 	return filepath.Join(dir, key, d.Name+"-"+d.Version+".tgz")
 }
 
-// Dependencies says which dependencies the step's chart needs built and
-// whether each is cached (nil when it vendors them all or has none).
-func (r *Release) Dependencies() []DependencyFetch {
-	if r.src == nil {
-		return nil
-	}
-	return r.src.deps
-}
-
 // buildDependencies fetches src's missing dependencies (from the cache
 // when locked and cached) and adds them to the chart, and to every copy
-// src.load makes.
-func (e *Executor) buildDependencies(ctx context.Context, h *spec.Helm, src *chartSource) error {
+// src.Load makes.
+func (e *Fetcher) buildDependencies(ctx context.Context, h *spec.Helm, src *Source) error {
 	fetches, key, err := dependencyPlan(h, src)
 	if err != nil || len(fetches) == 0 {
 		return err
@@ -155,27 +146,27 @@ func (e *Executor) buildDependencies(ctx context.Context, h *spec.Helm, src *cha
 		data, err := e.fetchDependency(ctx, h, f, key, dir)
 		if err != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("%s: dependency %s %s from %s: %w", src.what, f.Name, f.Version, redactURL(f.Repository), ctx.Err())
+				return fmt.Errorf("%s: dependency %s %s from %s: %w", src.What, f.Name, f.Version, redactURL(f.Repository), ctx.Err())
 			}
 			// A repository that cannot be reached is not the cluster: as a
 			// transport error it read "cannot reach the API server"
 			// (kube.Explain) and ended the whole plan.
-			return &kube.ElsewhereError{Err: fmt.Errorf("%s: dependency %s %s from %s: %w", src.what, f.Name, f.Version, redactURL(f.Repository), err)}
+			return &kube.ElsewhereError{Err: fmt.Errorf("%s: dependency %s %s from %s: %w", src.What, f.Name, f.Version, redactURL(f.Repository), err)}
 		}
 		sub, err := loader.LoadArchive(bytes.NewReader(data))
 		if err != nil {
-			return fmt.Errorf("%s: dependency %s %s from %s is not a valid chart archive: %w", src.what, f.Name, f.Version, redactURL(f.Repository), err)
+			return fmt.Errorf("%s: dependency %s %s from %s is not a valid chart archive: %w", src.What, f.Name, f.Version, redactURL(f.Repository), err)
 		}
 		if sub.Name() != f.Name || (key != "" && sub.Metadata.Version != f.Version) {
-			return fmt.Errorf("%s: dependency %s %s from %s is chart %s %s", src.what, f.Name, f.Version, redactURL(f.Repository), sub.Name(), sub.Metadata.Version)
+			return fmt.Errorf("%s: dependency %s %s from %s is chart %s %s", src.What, f.Name, f.Version, redactURL(f.Repository), sub.Name(), sub.Metadata.Version)
 		}
 		fetches[i].Version = sub.Metadata.Version
-		src.chart.AddDependency(sub)
+		src.Chart.AddDependency(sub)
 		archives = append(archives, data)
 	}
-	src.deps = fetches
-	load := src.load
-	src.load = func() (*chartv2.Chart, error) {
+	src.Deps = fetches
+	load := src.Load
+	src.Load = func() (*chartv2.Chart, error) {
 		ch, err := load()
 		if err != nil {
 			return nil, err
@@ -194,7 +185,7 @@ func (e *Executor) buildDependencies(ctx context.Context, h *spec.Helm, src *cha
 
 // fetchDependency returns one dependency's archive: from the cache, or
 // downloaded (and then cached when locked).
-func (e *Executor) fetchDependency(ctx context.Context, h *spec.Helm, f DependencyFetch, key, dir string) ([]byte, error) {
+func (e *Fetcher) fetchDependency(ctx context.Context, h *spec.Helm, f DependencyFetch, key, dir string) ([]byte, error) {
 	dep := &chartv2.Dependency{Name: f.Name, Version: f.Version, Repository: f.Repository}
 	if f.Cached {
 		if data, err := os.ReadFile(cachePath(dir, key, dep)); err == nil {
@@ -202,7 +193,7 @@ func (e *Executor) fetchDependency(ctx context.Context, h *spec.Helm, f Dependen
 		}
 	}
 	repoURL := f.Repository
-	var got *chartSource
+	var got *Source
 	var err error
 	switch {
 	case strings.HasPrefix(repoURL, "oci://"):
@@ -221,11 +212,11 @@ func (e *Executor) fetchDependency(ctx context.Context, h *spec.Helm, f Dependen
 	}
 	if key != "" && dir != "" {
 		p := cachePath(dir, key, dep)
-		if err := writeAtomic(p, got.archive); err != nil {
+		if err := writeAtomic(p, got.Archive); err != nil {
 			return nil, fmt.Errorf("cannot cache it in %s: %w", filepath.Dir(p), err)
 		}
 	}
-	return got.archive, nil
+	return got.Archive, nil
 }
 
 // sameHostAuth is the step's auth: block for a dependency served by the
@@ -306,7 +297,7 @@ func OfflineDependencies(baseDir string, h *spec.Helm) []DependencyFetch {
 	if err != nil {
 		return nil
 	}
-	deps, _, err := dependencyPlan(h, &chartSource{chart: ch, what: "chart " + h.Chart})
+	deps, _, err := dependencyPlan(h, &Source{Chart: ch, What: "chart " + h.Chart})
 	if err != nil {
 		return nil
 	}

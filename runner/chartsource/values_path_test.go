@@ -1,4 +1,4 @@
-package helmstep
+package chartsource
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package helmstep
+package chartsource
 
 import (
 	"context"
@@ -35,8 +35,8 @@ type ValuesLoader struct {
 	split func(raw string) (clean, user, pass string, err error)
 }
 
-// Values is the executor's values loader.
-func (e *Executor) Values() *ValuesLoader {
+// Values is the fetcher's values loader.
+func (e *Fetcher) Values() *ValuesLoader {
 	return &ValuesLoader{baseDir: e.baseDir, clients: e.clients, redactor: e.redactor, getter: e.getterOptions,
 		split: func(raw string) (string, string, string, error) { return e.splitCredentials(raw, nil) }}
 }

@@ -1,4 +1,4 @@
-package helmstep
+package chartsource
 
 import (
 	"context"
@@ -43,12 +43,12 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 			return nil, "its values file " + v.File + " is sops-encrypted (not decrypted offline)", nil
 		}
 	}
-	e := New(nil, baseDir, nil)
+	e := New(nil, baseDir, nil, Options{})
 	src, err := e.localChart(h)
 	if err != nil {
 		return nil, "", err
 	}
-	if len(missingDependencies(src.chart)) > 0 {
+	if len(missingDependencies(src.Chart)) > 0 {
 		return nil, "its chart dependencies are not built (charts/)", nil
 	}
 	vals, err := e.Values().Load(ctx, h)
@@ -62,17 +62,17 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 	in.Replace = true
 	in.IncludeCRDs = true
 	in.KubeVersion = &common.KubeVersion{Version: kubeVersion.String() + ".0", Major: fmt.Sprint(kubeVersion.Major), Minor: fmt.Sprint(kubeVersion.Minor)}
-	in.PostRenderer, in.PostRenderStrategy, in.Labels = postRendering(h, false)
-	r, err := in.RunWithContext(ctx, src.chart, vals)
+	in.PostRenderer, in.PostRenderStrategy, in.Labels = PostRendering(h, false)
+	r, err := in.RunWithContext(ctx, src.Chart, vals)
 	if err != nil {
-		return nil, "", fmt.Errorf("release %s (%s): cannot render the chart: %w", name, src.what, oneLine(err))
+		return nil, "", fmt.Errorf("release %s (%s): cannot render the chart: %w", name, src.What, OneLine(err))
 	}
-	res, err := asRelease(r)
+	res, err := AsRelease(r)
 	if err != nil {
 		return nil, "", err
 	}
 	add := func(source, manifest string) error {
-		objs, err := decodeManifest(manifest)
+		objs, err := DecodeManifest(manifest)
 		if err != nil {
 			return fmt.Errorf("release %s: %s does not render to Kubernetes objects: %w", name, source, err)
 		}
@@ -80,13 +80,13 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 		out = append(out, Rendered{Source: source, Objects: objs})
 		return nil
 	}
-	for _, doc := range splitBySource(res.Manifest) {
-		if err := add(doc.source, doc.text); err != nil {
+	for _, doc := range SplitBySource(res.Manifest) {
+		if err := add(doc.Source, doc.Text); err != nil {
 			return nil, "", err
 		}
 	}
 	for _, hk := range res.Hooks {
-		if runsOnInstallOrUpgrade(hk) {
+		if RunsOnInstallOrUpgrade(hk) {
 			if err := add(hk.Path, "---\n# Source: "+hk.Path+"\n"+hk.Manifest+"\n"); err != nil {
 				return nil, "", err
 			}

@@ -1,4 +1,4 @@
-package helmstep
+package chartsource
 
 import (
 	"bytes"
@@ -28,23 +28,23 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// chartSource is a chart as fetched, with a description for messages that
+// Source is a chart as fetched, with a description for messages that
 // never holds credentials ("chart demo 0.1.0 from https://charts.example").
-type chartSource struct {
-	chart *chartv2.Chart
-	what  string
-	// load loads the chart again, a fresh copy (see AsStored).
-	load func() (*chartv2.Chart, error)
-	// archive is the downloaded package (repository and OCI charts).
-	archive []byte
-	// deps are the dependencies built for it (deps.go).
-	deps []DependencyFetch
+type Source struct {
+	Chart *chartv2.Chart
+	What  string
+	// Load loads the chart again, a fresh copy (see helmstep's AsStored).
+	Load func() (*chartv2.Chart, error)
+	// Archive is the downloaded package (repository and OCI charts).
+	Archive []byte
+	// Deps are the dependencies built for it (deps.go).
+	Deps []DependencyFetch
 }
 
-// loadChart fetches and loads the step's chart.
-func (e *Executor) loadChart(ctx context.Context, h *spec.Helm) (*chartSource, error) {
+// Fetch fetches and loads the step's chart.
+func (e *Fetcher) Fetch(ctx context.Context, h *spec.Helm) (*Source, error) {
 	var (
-		src *chartSource
+		src *Source
 		err error
 	)
 	switch h.ChartKind() {
@@ -67,7 +67,7 @@ func (e *Executor) loadChart(ctx context.Context, h *spec.Helm) (*chartSource, e
 	return src, nil
 }
 
-func (e *Executor) localChart(h *spec.Helm) (*chartSource, error) {
+func (e *Fetcher) localChart(h *spec.Helm) (*Source, error) {
 	p := h.Chart
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.baseDir, p)
@@ -79,13 +79,13 @@ func (e *Executor) localChart(h *spec.Helm) (*chartSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load local chart %s (%s): %w", h.Chart, p, err)
 	}
-	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, h.Chart),
-		load: func() (*chartv2.Chart, error) { return loader.Load(p) }}, nil
+	return &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, h.Chart),
+		Load: func() (*chartv2.Chart, error) { return loader.Load(p) }}, nil
 }
 
 // repoChart reads the repository's index.yaml directly (no repositories.yaml,
 // no cache under HOME), picks the version and downloads the package.
-func (e *Executor) repoChart(ctx context.Context, h *spec.Helm) (*chartSource, error) {
+func (e *Fetcher) repoChart(ctx context.Context, h *spec.Helm) (*Source, error) {
 	name, version := h.Chart, h.Version
 	if i := strings.LastIndex(name, ":"); i > 0 && version == "" {
 		name, version = name[:i], name[i+1:]
@@ -145,13 +145,13 @@ func (e *Executor) repoChart(ctx context.Context, h *spec.Helm) (*chartSource, e
 	if err != nil {
 		return nil, fmt.Errorf("chart %s %s downloaded from %s is not a valid chart archive: %w", name, cv.Version, chartURL, err)
 	}
-	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, repoURL),
-		load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(data.Bytes())) }, archive: data.Bytes()}, nil
+	return &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, repoURL),
+		Load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(data.Bytes())) }, Archive: data.Bytes()}, nil
 }
 
 // parseIndex loads an index through Helm's own validation and sorting (it
 // reads files only, so the bytes go through the run's temp dir).
-func (e *Executor) parseIndex(data []byte) (*repo.IndexFile, error) {
+func (e *Fetcher) parseIndex(data []byte) (*repo.IndexFile, error) {
 	dir, err := e.tempDir()
 	if err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func checkDigest(data []byte, digest string) error {
 
 // ociChart pulls a chart from an OCI registry with Helm's registry client;
 // credentials stay in memory, the credentials file lives in the run's temp dir.
-func (e *Executor) ociChart(ctx context.Context, h *spec.Helm) (*chartSource, error) {
+func (e *Fetcher) ociChart(ctx context.Context, h *spec.Helm) (*Source, error) {
 	raw := strings.TrimPrefix(h.Chart, "oci://")
 	u, err := url.Parse("oci://" + raw)
 	if err != nil || u.Host == "" {
@@ -228,8 +228,8 @@ func (e *Executor) ociChart(ctx context.Context, h *spec.Helm) (*chartSource, er
 		registry.ClientOptCredentialsFile(filepath.Join(dir, "registry", "config.json")),
 		registry.ClientOptEnableCache(true),
 	}
-	if e.opts.transport != nil {
-		opts = append(opts, registry.ClientOptHTTPClient(&http.Client{Transport: e.opts.transport, Timeout: remaining(ctx)}))
+	if e.opts.Transport != nil {
+		opts = append(opts, registry.ClientOptHTTPClient(&http.Client{Transport: e.opts.Transport, Timeout: Remaining(ctx)}))
 	}
 	if user != "" || pass != "" {
 		opts = append(opts, registry.ClientOptBasicAuth(user, pass))
@@ -266,13 +266,13 @@ func (e *Executor) ociChart(ctx context.Context, h *spec.Helm) (*chartSource, er
 	if err != nil {
 		return nil, fmt.Errorf("chart oci://%s is not a valid chart archive: %w", ref, err)
 	}
-	return &chartSource{chart: ch, what: fmt.Sprintf("chart %s %s from oci://%s", ch.Name(), ch.Metadata.Version, ref),
-		load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(res.Chart.Data)) }, archive: res.Chart.Data}, nil
+	return &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from oci://%s", ch.Name(), ch.Metadata.Version, ref),
+		Load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(res.Chart.Data)) }, Archive: res.Chart.Data}, nil
 }
 
 // ociTag resolves version: (exact tag, semver range or empty for the latest)
 // against the repository's tags, as helm does.
-func (e *Executor) ociTag(rc *registry.Client, base, version string) (string, error) {
+func (e *Fetcher) ociTag(rc *registry.Client, base, version string) (string, error) {
 	if _, err := semver.StrictNewVersion(version); err == nil {
 		return strings.ReplaceAll(version, "+", "_"), nil // OCI tags cannot hold "+"
 	}
@@ -300,9 +300,9 @@ func splitOCIRef(ref string) (base, tag, digest string) {
 
 // plainHTTP: registries on loopback addresses speak plain HTTP (as Docker
 // treats them) unless the executor was told otherwise.
-func (e *Executor) plainHTTP(hostport string) bool {
-	if e.opts.plainHTTP != nil {
-		return *e.opts.plainHTTP
+func (e *Fetcher) plainHTTP(hostport string) bool {
+	if e.opts.PlainHTTP != nil {
+		return *e.opts.PlainHTTP
 	}
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
@@ -317,7 +317,7 @@ func (e *Executor) plainHTTP(hostport string) bool {
 
 // splitCredentials strips user:password@ from a URL; an auth: block wins.
 // The password is registered with the redactor before anything can print it.
-func (e *Executor) splitCredentials(raw string, auth *spec.Auth) (clean, user, pass string, err error) {
+func (e *Fetcher) splitCredentials(raw string, auth *spec.Auth) (clean, user, pass string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", "", "", fmt.Errorf("URL %s is not valid: %s", e.redactor.String(raw), e.redactor.String(err.Error()))
@@ -335,17 +335,17 @@ func (e *Executor) splitCredentials(raw string, auth *spec.Auth) (clean, user, p
 	return u.String(), user, pass, nil
 }
 
-func (e *Executor) getterOptions(ctx context.Context) []getter.Option {
-	opts := []getter.Option{getter.WithTimeout(remaining(ctx))}
-	if e.opts.transport != nil {
-		opts = append(opts, getter.WithTransport(e.opts.transport))
+func (e *Fetcher) getterOptions(ctx context.Context) []getter.Option {
+	opts := []getter.Option{getter.WithTimeout(Remaining(ctx))}
+	if e.opts.Transport != nil {
+		opts = append(opts, getter.WithTransport(e.opts.Transport))
 	}
 	return opts
 }
 
 // remaining is the time left before ctx's deadline (a generous default when
 // there is none), so downloads end with the step.
-func remaining(ctx context.Context) time.Duration {
+func Remaining(ctx context.Context) time.Duration {
 	if d, ok := ctx.Deadline(); ok {
 		if left := time.Until(d); left > 0 {
 			return left
@@ -367,8 +367,8 @@ func authHint(err error, hadCredentials bool) string {
 	return " (the source needs credentials: add an auth: block or URL userinfo)"
 }
 
-func checkDependencies(src *chartSource) error {
-	deps := src.chart.Metadata.Dependencies
+func checkDependencies(src *Source) error {
+	deps := src.Chart.Metadata.Dependencies
 	if len(deps) == 0 {
 		return nil
 	}
@@ -376,8 +376,8 @@ func checkDependencies(src *chartSource) error {
 	for _, d := range deps {
 		reqs = append(reqs, d)
 	}
-	if err := action.CheckDependencies(src.chart, reqs); err != nil {
-		return fmt.Errorf("%s is missing subcharts (package it with its dependencies, e.g. helm dependency build): %w", src.what, err)
+	if err := action.CheckDependencies(src.Chart, reqs); err != nil {
+		return fmt.Errorf("%s is missing subcharts (package it with its dependencies, e.g. helm dependency build): %w", src.What, err)
 	}
 	return nil
 }

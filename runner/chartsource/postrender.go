@@ -1,4 +1,4 @@
-package helmstep
+package chartsource
 
 import (
 	"bytes"
@@ -24,11 +24,11 @@ import (
 // release whose label differs has not converged.
 const postRenderLabel = "khook.io/post-renderers"
 
-// postRendering is what install and upgrade set for h's post-renderers:
+// PostRendering is what install and upgrade set for h's post-renderers:
 // the renderer (nil for none) and the release labels recording them. Hooks
 // and the other templates go through kustomize separately, so a hook that
 // repeats an object does not collide with it.
-func postRendering(h *spec.Helm, upgrade bool) (postrenderer.PostRenderer, action.PostRenderStrategy, map[string]string) {
+func PostRendering(h *spec.Helm, upgrade bool) (postrenderer.PostRenderer, action.PostRenderStrategy, map[string]string) {
 	d := postRenderDigest(h)
 	if d == "" {
 		if upgrade {
@@ -53,8 +53,8 @@ func postRenderDigest(h *spec.Helm) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// samePostRender: the release was made with the step's post-renderers.
-func samePostRender(labels map[string]string, h *spec.Helm) bool {
+// SamePostRender: the release was made with the step's post-renderers.
+func SamePostRender(labels map[string]string, h *spec.Helm) bool {
 	return labels[postRenderLabel] == postRenderDigest(h)
 }
 
