@@ -72,7 +72,7 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams) int {
 	var ee *cmdutil.ExitError
 	isExit := errors.As(err, &ee)
 	if !parsed && !isExit {
-		code = action.ExitValidation // unknown command, bad flag, wrong arguments
+		code = action.ExitCodeOf(true, action.ReasonUsage) // unknown command, bad flag, wrong arguments
 	}
 	if isExit && (ee.Reported || ee.Err == nil) {
 		return code

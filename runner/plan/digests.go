@@ -64,12 +64,9 @@ func (l *ClusterPlanner) planDigests(ctx context.Context, s *spec.Spec, p *model
 	d := &model.PlanDigests{Keyed: h.Keyed(), KeyCheck: h.KeyCheck()}
 	var manifests []any
 	for _, st := range s.Steps {
-		switch {
-		case st.Apply != nil:
-			manifests = append(manifests, objectsOf(localObjects(s.BaseDir, st.Apply.Manifests)))
-		case st.Delete != nil:
-			manifests = append(manifests, objectsOf(localObjects(s.BaseDir, st.Delete.Manifests)))
-		default:
+		if m := st.Manifests(); m.Sources != nil {
+			manifests = append(manifests, objectsOf(localObjects(s.BaseDir, m.Sources)))
+		} else {
 			manifests = append(manifests, nil)
 		}
 	}
