@@ -111,3 +111,26 @@ func ExitTableMarkdown() string {
 	}
 	return b.String()
 }
+
+// ExitByReason is the table by failure reason as action.yml's
+// failure-reason output states it ("exit 1: step-failed, drift, ...; exit
+// 2: validation"); usage is khook's alone (khook ci's bad inputs are a
+// validation failure).
+func ExitByReason() string {
+	var order []int
+	byCode := map[int][]string{}
+	for _, row := range ExitTable {
+		if row.Reason == "" || row.Reason == ReasonUsage {
+			continue
+		}
+		if byCode[row.Code] == nil {
+			order = append(order, row.Code)
+		}
+		byCode[row.Code] = append(byCode[row.Code], row.Reason)
+	}
+	parts := make([]string, len(order))
+	for i, code := range order {
+		parts[i] = fmt.Sprintf("exit %d: %s", code, strings.Join(byCode[code], ", "))
+	}
+	return strings.Join(parts, "; ")
+}
