@@ -188,6 +188,11 @@ func (pr *probe) failed(err error) error {
 // object with its digests, and the diff.
 func (pr *probe) predicted(p runner.Prediction) error {
 	pr.out.Action, pr.out.Reason = p.Action, p.Reason
+	if p.Action == model.ActionUpgrade { // the plan line says the action it plans
+		if install := spec.Summary(pr.step); strings.HasPrefix(pr.out.Summary, install) {
+			pr.out.Summary = spec.UpgradeSummary(pr.step) + strings.TrimPrefix(pr.out.Summary, install)
+		}
+	}
 	var parts []string
 	for _, o := range p.Objects {
 		op := pr.digested(model.ObjectPlan{Action: o.Action, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Reason: o.Reason, With: o.With}, o.Desired, o.Live)
