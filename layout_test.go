@@ -50,9 +50,9 @@ func importRules() []importRule {
 		{"runner", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/ci"},
 		{"runner/", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/cli"},
 		{"runner/kube", khookOutside("runner/kube", "model", "spec", "redact", "sops"), "runner/kube is the bottom layer of the runner: of khook it imports only the model and the ground floor", module + "runner/steps"},
-		{"runner/steps", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/plan"},
-		{"runner/helmstep", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/state"},
-		{"runner/plan", khookUnder("runner/steps", "runner/executors", "runner/action", "runner/state"), "runner/plan reaches the executors only through runner.Planner", module + "runner/steps"},
+		{"runner/steps", khookUnder("runner/plan", "runner/action", "runner/dispatch", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/plan"},
+		{"runner/helmstep", khookUnder("runner/plan", "runner/action", "runner/dispatch", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/state"},
+		{"runner/plan", khookUnder("runner/steps", "runner/dispatch", "runner/action", "runner/state"), "runner/plan reaches the executors only through runner.Planner", module + "runner/steps"},
 		{"runner/planfile", khookOutside("runner/planfile", "model", "spec", "redact", "sops"), "the plan file format reads without a cluster (khook show)", module + "runner/kube"},
 		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/action, not the CLI commands", module + "internal/cli/cmdutil"},
 	}
