@@ -11,14 +11,21 @@ import (
 // Summary is a one-line, human description of a step's action, e.g.
 // "install chart cilium 1.18.4 from https://helm.cilium.io/ into kube-system".
 // URL credentials are stripped; other secrets are the caller's redactor's job.
-func Summary(st *Step) string {
+func Summary(st *Step) string { return summary(st, "install") }
+
+// UpgradeSummary is Summary as the plan line of a helm step whose release
+// is installed ("upgrade chart ... as release ..."); other step types
+// have one summary whatever their plan.
+func UpgradeSummary(st *Step) string { return summary(st, "upgrade") }
+
+func summary(st *Step, helmVerb string) string {
 	if st == nil {
 		return ""
 	}
 	var s string
 	switch {
 	case st.Helm != nil:
-		s = helmSummary(st.Helm)
+		s = helmSummary(st.Helm, helmVerb)
 	case st.Apply != nil:
 		a := st.Apply
 		s = "apply " + sourcesSummary(a.Manifests) + inNamespace(a.Namespace, "into")
@@ -52,10 +59,10 @@ func Summary(st *Step) string {
 	return redact.StripURLCredentials(s)
 }
 
-func helmSummary(h *Helm) string {
+func helmSummary(h *Helm, verb string) string {
 	ref := ParseChart(h.Chart)
 	var b strings.Builder
-	b.WriteString("install chart " + h.Chart)
+	b.WriteString(verb + " chart " + h.Chart)
 	if h.Version != "" {
 		b.WriteString(" " + h.Version)
 	}

@@ -113,7 +113,6 @@ type outcome struct {
 	status   string // ok | failed
 	reason   string // failure-reason
 	drift    bool
-	exit     int
 	files    map[string]string // output name -> path (plan-path, ...)
 	comment  string            // comment-url
 	// check is apply's plan check; with no results, the apply was refused
@@ -123,6 +122,12 @@ type outcome struct {
 	// unchanged says why changed-only did not plan: no file the spec
 	// reads changed on the pull request ("" when it planned).
 	unchanged string
+}
+
+// exitCode is the process exit code of the outcome: the exit-code table's
+// (action.ExitCode), as khook's.
+func (oc *outcome) exitCode() int {
+	return action.ExitCodeOf(oc.status != model.RunOK, oc.reason)
 }
 
 // Run executes `khook ci` and returns the process exit code.
@@ -165,7 +170,7 @@ func Run(ctx context.Context, opts Options) int {
 	switch {
 	case inErr != nil:
 		oc = &outcome{command: in.Command, status: model.RunFailed, reason: model.ReasonValidation,
-			runErr: r.red.String(inErr.Error()), exit: action.ExitValidation}
+			runErr: r.red.String(inErr.Error())}
 		if r.workdir == "" {
 			r.resolveDirs()
 		}
@@ -175,7 +180,7 @@ func Run(ctx context.Context, opts Options) int {
 		oc = r.execute(ctx)
 	}
 	r.finish(ctx, oc)
-	return oc.exit
+	return oc.exitCode()
 }
 
 // lookup turns an environ slice into a getenv; the last value wins.
@@ -277,7 +282,7 @@ func (r *runState) load() *outcome {
 		r.relativizePositions(s)
 		return nil
 	}
-	oc := &outcome{command: r.in.Command, status: model.RunFailed, reason: model.ReasonValidation, exit: action.ExitValidation}
+	oc := &outcome{command: r.in.Command, status: model.RunFailed, reason: model.ReasonValidation}
 	var ps spec.Problems
 	if errors.As(err, &ps) {
 		oc.problems = r.problems(ps)
@@ -305,7 +310,7 @@ func (r *runState) problems(ps spec.Problems) spec.Problems {
 func (r *runState) validateManifests(ctx context.Context, oc *outcome) *outcome {
 	ps, _ := runplan.CheckAPIs(ctx, r.spec, action.OfflineKubeVersion(kube.KubeVersion{}))
 	if len(ps) > 0 {
-		oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonValidation, action.ExitValidation
+		oc.status, oc.reason = model.RunFailed, model.ReasonValidation
 		oc.problems = r.problems(ps)
 	}
 	return oc
@@ -370,12 +375,12 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			oc.drift = true
 			// Steps with drift: warn report their drift; only the others fail the run.
 			if p.DriftFails() {
-				oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonDrift, action.ExitFailure
+				oc.status, oc.reason = model.RunFailed, model.ReasonDrift
 			}
 		}
 		// A plan that predicts failure fails the job step, drift or not.
 		if err := action.PlanGate(p); err != nil {
-			oc.status, oc.reason, oc.exit = model.RunFailed, action.ReasonOf(err, model.ReasonStepFailed), action.ExitFailure
+			oc.status, oc.reason = model.RunFailed, action.ReasonOf(err, model.ReasonStepFailed)
 		}
 	case CmdApply, CmdDestroy:
 		if refused := r.holdToPlan(ctx, &req, oc); refused != nil {
@@ -406,9 +411,6 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		res.PlanCheck = oc.checkFor(res)
 		oc.results = res
 		oc.status, oc.reason = res.Status, res.FailureReason
-		if res.Status != model.RunOK {
-			oc.exit = action.ExitFailure
-		}
 	}
 	return oc
 }
@@ -417,10 +419,7 @@ func (r *runState) failed(oc *outcome, reason string, err error) *outcome {
 	if reason == "" {
 		reason = action.ReasonOf(err, model.ReasonStepFailed)
 	}
-	oc.status, oc.reason, oc.runErr, oc.exit = model.RunFailed, reason, r.red.String(err.Error()), action.ExitFailure
-	if reason == model.ReasonValidation { // a selection naming no step
-		oc.exit = action.ExitValidation
-	}
+	oc.status, oc.reason, oc.runErr = model.RunFailed, reason, r.red.String(err.Error())
 	return oc
 }
 

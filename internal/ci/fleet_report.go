@@ -37,7 +37,7 @@ func (r *runState) fleetReport(ctx context.Context) int {
 		r.sink.print("Error: " + msg + "\n")
 		r.writeFleetOutputs(model.RunFailed, reason, false, false, "")
 		r.say("khook fleet-report: failed (%s)", reason)
-		return action.ExitValidation
+		return action.ExitCodeOf(true, reason)
 	}
 	fl, err := r.loadFleet()
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/khook/khook/internal/ci/sticky"
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/runner/planfile"
 )
 
@@ -76,7 +75,7 @@ func (r *runState) checkPlan(ctx context.Context, req Request, mode string) (*mo
 		r.warn(strings.Join(c.Sentences(), " ") + " Applying anyway (plan-check: warn).")
 		return c, nil
 	}
-	return c, &outcome{command: r.in.Command, status: model.RunFailed, reason: c.Reason(), exit: action.ExitFailure,
+	return c, &outcome{command: r.in.Command, status: model.RunFailed, reason: c.Reason(),
 		runErr: r.red.String(strings.Join(c.Sentences(), " ")), check: c, planNow: p}
 }
 
@@ -212,7 +211,7 @@ func (oc *outcome) checkFor(res *model.Results) *model.PlanCheck {
 func (r *runState) savePlanFile(oc *outcome, p *model.Plan) {
 	if err := r.savePlan(p); err != nil {
 		r.warn(err.Error())
-		oc.status, oc.reason, oc.exit = model.RunFailed, model.ReasonStepFailed, action.ExitFailure
+		oc.status, oc.reason = model.RunFailed, model.ReasonStepFailed
 	}
 }
 

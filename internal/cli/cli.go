@@ -72,7 +72,7 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams) int {
 	var ee *cmdutil.ExitError
 	isExit := errors.As(err, &ee)
 	if !parsed && !isExit {
-		code = action.ExitValidation // unknown command, bad flag, wrong arguments
+		code = action.ExitCodeOf(true, action.ReasonUsage) // unknown command, bad flag, wrong arguments
 	}
 	if isExit && (ee.Reported || ee.Err == nil) {
 		return code
@@ -102,8 +102,8 @@ func NewRootCmd(f *cmdutil.Factory, onParsed func()) *cobra.Command {
 		Long: `khook runs a DAG of helm, apply, delete, patch, wait, rollout and job steps
 described in a khook.io/v1 spec, from a laptop or a CI job.
 
-Exit codes: 0 success, 1 execution failure, 2 validation failure or bad usage
-(plan --detailed-exitcode: 0 no changes, 2 changes pending, 1 error).`,
+Exit codes (khook and khook ci alike; failure reason, when):
+` + action.ExitTableText(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {

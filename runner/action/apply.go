@@ -9,7 +9,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
-	"github.com/khook/khook/runner/executors"
+	"github.com/khook/khook/runner/dispatch"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
@@ -189,7 +189,7 @@ func ClusterBackend(ctx context.Context, a *ApplyCommand, s *spec.Spec) (*Backen
 	// Holding the state lock proves no other khook run is on the spec's
 	// releases: the helm executor may then recover one an interrupted run
 	// left pending (docs/recovery.md).
-	exec := executors.New(clients, s.BaseDir, r, helmstep.WithStateLock(sess.Held))
+	exec := dispatch.New(clients, s.BaseDir, r, helmstep.WithStateLock(sess.Held))
 	return &Backend{
 		Prune: func(ctx context.Context, results []model.StepResult, emit func(model.Event)) []model.StepResult {
 			return pruneWith(ctx, clients, s, sess, r, results, emit)

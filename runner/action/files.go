@@ -8,14 +8,13 @@ import (
 	"sort"
 
 	"github.com/khook/khook/runner/kube"
-	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/spec"
 )
 
 // Files lists, sorted and absolute, every file a run of s reads: its spec
 // files (base and overlays), varFiles (--var-file), and per step the local
 // inputs its state hash covers (of a step when: excludes, those that exist:
-// the plan's digest of the spec reads them) (state.LocalRefs:
+// the plan's digest of the spec reads them) (spec.Step.Inputs:
 // manifest and values files, local charts, kustomizations), a chart
 // directory as every file in it (Helm loads them all) and a kustomization
 // as the files its render reads. khook files prints it for CI path filters,
@@ -37,7 +36,7 @@ func Files(s *spec.Spec, varFiles []string) ([]string, error) {
 		add(f)
 	}
 	for _, st := range s.Steps {
-		for _, ref := range state.LocalRefs(st) {
+		for _, ref := range st.Inputs() {
 			p := ref.Path
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(s.BaseDir, p)
@@ -47,7 +46,7 @@ func Files(s *spec.Spec, varFiles []string) ([]string, error) {
 				continue // its files may not exist where when: excludes it
 			case err != nil:
 				return nil, fmt.Errorf("step %s: its %s %s: %v", st.Name, ref.What, ref.Path, err)
-			case ref.What == state.RefKustomize:
+			case ref.What == spec.InputKustomize:
 				files, err := kube.KustomizationFiles(p)
 				if err != nil {
 					return nil, fmt.Errorf("step %s: its %s %s: %v", st.Name, ref.What, ref.Path, err)

@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/khook/khook/model"
-	"github.com/khook/khook/runner/executors"
+	"github.com/khook/khook/runner/dispatch"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
@@ -85,10 +85,10 @@ func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *
 	// path with a server-side dry run): for helm, the chart a version range
 	// resolves to now is the one the plan digests, rendered by a dry run of
 	// the install or upgrade apply would run.
-	exec := executors.New(clients, s.BaseDir, r)
+	exec := dispatch.New(clients, s.BaseDir, r)
 	defer exec.Close()
 	helm := exec.Helm()
-	live := &runplan.ClusterPlanner{Clients: clients, Redactor: r, Diff: diff, Executors: exec,
+	live := &runplan.Live{Clients: clients, Redactor: r, Diff: diff, Executors: exec,
 		Digest: planfile.NewHasher(c.PlanKey, r), LookupSecrets: c.LookupSecrets, WarningsAsErrors: c.WarningsAsErrors}
 	ctx = kube.WithLiveCache(ctx) // one plan: one LIST per resource and namespace
 	pl, err := live.Plan(ctx, s)

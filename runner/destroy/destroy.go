@@ -64,25 +64,14 @@ func Plan(s *spec.Spec) *Teardown {
 
 // undo is the delete that reverses a step, nil for types destroy leaves.
 func undo(st *spec.Step) *spec.Delete {
-	switch {
-	case st.Helm != nil:
-		release, ns := st.Helm.Release, st.Helm.Namespace
-		if release == "" {
-			release = st.Name
-		}
-		return &spec.Delete{Release: release, Namespace: spec.NamespaceOrDefault(ns)}
-	case st.Apply != nil:
-		// The delete executor walks manifests last first: CRs before their
-		// CRDs, objects before the namespaces the manifests define.
-		return &spec.Delete{Manifests: st.Apply.Manifests, Namespace: st.Apply.Namespace}
-	case st.Job != nil:
-		return &spec.Delete{Resource: "jobs.batch/" + st.Name, Namespace: spec.NamespaceOrDefault(st.Job.Namespace)}
+	if b := st.Block(); b != nil {
+		return b.Undo(st.Name)
 	}
 	return nil
 }
 
 func copyAction(dst, src *spec.Step) {
-	dst.Delete, dst.Patch, dst.Wait, dst.Rollout = src.Delete, src.Patch, src.Wait, src.Rollout
+	dst.Delete, dst.Patch, dst.Wait, dst.Rollout, dst.Other = src.Delete, src.Patch, src.Wait, src.Rollout, src.Other
 }
 
 // Options configure Run.

@@ -106,13 +106,13 @@ func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []o
 		if st.Excluded() {
 			continue
 		}
-		switch {
-		case st.Apply != nil:
-			for i, src := range st.Apply.Manifests {
+		switch m := st.Manifests(); {
+		case m.Applied:
+			for i, src := range m.Sources {
 				if src.URL != "" {
 					continue // never the network offline
 				}
-				path := fmt.Sprintf("%s.apply.manifests.%d", st.Path, i)
+				path := fmt.Sprintf("%s.%s.%d", st.Path, m.Field, i)
 				objs, err := kube.LoadManifests(ctx, s.BaseDir, []spec.Source{src}, nil)
 				if err != nil {
 					problems = append(problems, spec.Problem{Pos: s.PosOf(path), Path: path, Message: err.Error()})

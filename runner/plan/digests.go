@@ -59,17 +59,14 @@ func (pr *probe) releaseDigest(r *runner.PlannedRelease) {
 // manifests it names, so an edited file changes it even when its step
 // cannot be assessed yet), each declared input, and the cluster's
 // kube-system UID.
-func (l *ClusterPlanner) planDigests(ctx context.Context, s *spec.Spec, p *model.Plan) error {
+func (l *Live) planDigests(ctx context.Context, s *spec.Spec, p *model.Plan) error {
 	h := l.Digest
 	d := &model.PlanDigests{Keyed: h.Keyed(), KeyCheck: h.KeyCheck()}
 	var manifests []any
 	for _, st := range s.Steps {
-		switch {
-		case st.Apply != nil:
-			manifests = append(manifests, objectsOf(localObjects(s.BaseDir, st.Apply.Manifests)))
-		case st.Delete != nil:
-			manifests = append(manifests, objectsOf(localObjects(s.BaseDir, st.Delete.Manifests)))
-		default:
+		if m := st.Manifests(); m.Sources != nil {
+			manifests = append(manifests, objectsOf(localObjects(s.BaseDir, m.Sources)))
+		} else {
 			manifests = append(manifests, nil)
 		}
 	}

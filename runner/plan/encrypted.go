@@ -12,9 +12,9 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// CheckEncrypted reads the sops-encrypted files of the included apply and
-// helm steps (manifest files, the files a kustomization reads, valuesFrom
-// files) without any key, as
+// CheckEncrypted reads the sops-encrypted files of the included steps
+// (spec.Step.Inputs: manifest files, the files a kustomization reads,
+// valuesFrom files) without any key, as
 // validate and plan --offline do: a file whose sops metadata does not parse
 // is a problem; a well-formed one is a note that its values were not
 // decrypted. Files that cannot be read are left to the step.
@@ -95,22 +95,17 @@ const kustomizationKind = "kustomization"
 
 func encryptedCandidates(st *spec.Step) []candidate {
 	var out []candidate
-	if st.Apply != nil {
-		for i, src := range st.Apply.Manifests {
-			switch {
-			case src.File != "":
-				out = append(out, candidate{"manifest file", src.File, fmt.Sprintf("%s.apply.manifests.%d", st.Path, i)})
-			case src.Kustomize != "":
-				out = append(out, candidate{kustomizationKind, src.Kustomize, fmt.Sprintf("%s.apply.manifests.%d", st.Path, i)})
-			}
+	for _, in := range st.Inputs() {
+		kind := in.What
+		switch in.What {
+		case spec.InputChart:
+			continue // Helm reads a chart as it is
+		case spec.InputKustomize:
+			kind = kustomizationKind
+		case spec.InputValues: // as helm's values reader names it
+			kind = "valuesFrom[" + in.Field[strings.LastIndex(in.Field, ".")+1:] + "] file"
 		}
-	}
-	if st.Helm != nil {
-		for i, src := range st.Helm.ValuesFrom {
-			if src.File != "" {
-				out = append(out, candidate{fmt.Sprintf("valuesFrom[%d] file", i), src.File, fmt.Sprintf("%s.helm.valuesFrom.%d", st.Path, i)})
-			}
-		}
+		out = append(out, candidate{kind, in.Path, st.Path + "." + in.Field})
 	}
 	return out
 }

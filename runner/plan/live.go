@@ -17,9 +17,11 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// ClusterPlanner predicts, per step, what apply would do against the cluster. It only
+// Live is the live plan of a spec: it predicts, per step, what apply would
+// do against the cluster, asking each step's executor (its Executors, a
+// runner.Planner); it is not one itself, it plans a whole spec. It only
 // reads: GETs, LISTs and server-side dry runs (DryRun=All), never a write.
-type ClusterPlanner struct {
+type Live struct {
 	Clients  *kube.Clients
 	Redactor *redact.Redactor
 	// Diff adds unified diffs (plan --diff).
@@ -62,7 +64,7 @@ func CheckLookupSecrets(v string) error {
 // Plan probes every step concurrently and returns the plan in DAG order. A
 // step that cannot be assessed yet is "unknown" with the reason; an error
 // (the cluster is unreachable, a manifest file is missing) fails the plan.
-func (l *ClusterPlanner) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
+func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
 	p := skeleton(s)
 	p.Offline = false
 	p.Server = redact.StripURLCredentials(l.Clients.Config.Host)
@@ -83,7 +85,7 @@ func (l *ClusterPlanner) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, e
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			pr := &probe{ClusterPlanner: l, spec: s, step: st, out: ps, producers: producers}
+			pr := &probe{Live: l, spec: s, step: st, out: ps, producers: producers}
 			warns := &kube.Warnings{}
 			if err := pr.run(kube.WithWarnings(ctx, warns)); err != nil {
 				errs[i] = fmt.Errorf("plan of step %s: %w", st.Name, l.Clients.Explain(err))
@@ -117,7 +119,7 @@ func (l *ClusterPlanner) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, e
 
 // probe predicts one step.
 type probe struct {
-	*ClusterPlanner
+	*Live
 	spec      *spec.Spec
 	step      *spec.Step
 	out       *model.PlanStep
@@ -188,6 +190,11 @@ func (pr *probe) failed(err error) error {
 // object with its digests, and the diff.
 func (pr *probe) predicted(p runner.Prediction) error {
 	pr.out.Action, pr.out.Reason = p.Action, p.Reason
+	if p.Action == model.ActionUpgrade { // the plan line says the action it plans
+		if install := spec.Summary(pr.step); strings.HasPrefix(pr.out.Summary, install) {
+			pr.out.Summary = spec.UpgradeSummary(pr.step) + strings.TrimPrefix(pr.out.Summary, install)
+		}
+	}
 	var parts []string
 	for _, o := range p.Objects {
 		op := pr.digested(model.ObjectPlan{Action: o.Action, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Reason: o.Reason, With: o.With}, o.Desired, o.Live)

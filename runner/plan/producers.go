@@ -40,19 +40,16 @@ func producersOf(s *spec.Spec) *producers {
 		if st.Excluded() {
 			continue
 		}
-		switch {
-		case st.Helm != nil && st.Helm.CreateNamespace:
-			add(p.namespaces, spec.NamespaceOrDefault(st.Helm.Namespace), st.Name)
-		case st.Job != nil && st.Job.CreateNamespace:
-			add(p.namespaces, spec.NamespaceOrDefault(st.Job.Namespace), st.Name)
-		case st.Apply != nil:
-			if st.Apply.CreateNamespace {
-				add(p.namespaces, spec.NamespaceOrDefault(st.Apply.Namespace), st.Name)
-			}
-			for _, obj := range localObjects(s.BaseDir, st.Apply.Manifests) {
+		b := st.Block()
+		if b == nil {
+			continue
+		}
+		add(p.namespaces, b.CreatesNamespace(), st.Name)
+		if m := b.ManifestSources(); m.Applied {
+			for _, obj := range localObjects(s.BaseDir, m.Sources) {
 				ns := obj.GetNamespace()
 				if ns == "" {
-					ns = spec.NamespaceOrDefault(st.Apply.Namespace)
+					ns = m.Namespace
 				}
 				add(p.objects, objectKey(obj.GetKind(), ns, obj.GetName()), st.Name)
 				add(p.objects, objectKey(obj.GetKind(), "", obj.GetName()), st.Name) // cluster-scoped

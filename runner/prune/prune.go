@@ -29,15 +29,15 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 		return nil, []string{NoRecordNote}, nil
 	}
 	groups, notes := leftovers(s, rec, func(*spec.Step) bool { return true }, func(st *spec.Step) (map[string]bool, bool) {
-		switch {
-		case st.Helm != nil:
-			return map[string]bool{state.Release(st).Key(): true}, true
-		case st.Apply != nil:
-			objs, err := kube.LoadManifests(ctx, s.BaseDir, st.Apply.Manifests, r)
+		if rel, ok := state.Release(st); ok {
+			return map[string]bool{rel.Key(): true}, true
+		}
+		if m := st.Manifests(); m.Applied {
+			objs, err := kube.LoadManifests(ctx, s.BaseDir, m.Sources, r)
 			if err != nil { // the step's own plan says why; prune nothing of it
 				return nil, false
 			}
-			return keysOf(objs, spec.NamespaceOrDefault(st.Apply.Namespace)), true
+			return keysOf(objs, m.Namespace), true
 		}
 		return map[string]bool{}, true
 	})

@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	khkube "github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
@@ -36,11 +35,11 @@ func Hash(step *spec.Step, baseDir string) (string, error) {
 	if step == nil {
 		return "", fmt.Errorf("cannot hash a nil step")
 	}
-	action, err := actionBlock(step)
-	if err != nil {
-		return "", err
+	block := step.Block()
+	if block == nil {
+		return "", fmt.Errorf("step %s has no action block (helm, apply, delete, patch, wait, rollout or job)", step.Name)
 	}
-	canon, err := canonicalJSON(action)
+	canon, err := canonicalJSON(block)
 	if err != nil {
 		return "", fmt.Errorf("step %s: cannot encode its %s block for the state record: %w", step.Name, step.Type(), err)
 	}
@@ -48,33 +47,12 @@ func Hash(step *spec.Step, baseDir string) (string, error) {
 	fmt.Fprintf(h, "type %s\n", step.Type())
 	h.Write(canon)
 	h.Write([]byte{'\n'})
-	for _, ref := range LocalRefs(step) {
+	for _, ref := range step.Inputs() {
 		if err := hashPath(h, ref, baseDir); err != nil {
 			return "", fmt.Errorf("step %s: cannot hash %s %s for the state record: %w", step.Name, ref.What, ref.Path, err)
 		}
 	}
 	return hashPrefix + hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// actionBlock is the step's one action, the only part of a step that is an input.
-func actionBlock(step *spec.Step) (any, error) {
-	switch {
-	case step.Helm != nil:
-		return step.Helm, nil
-	case step.Apply != nil:
-		return step.Apply, nil
-	case step.Delete != nil:
-		return step.Delete, nil
-	case step.Patch != nil:
-		return step.Patch, nil
-	case step.Wait != nil:
-		return step.Wait, nil
-	case step.Rollout != nil:
-		return step.Rollout, nil
-	case step.Job != nil:
-		return step.Job, nil
-	}
-	return nil, fmt.Errorf("step %s has no action block (helm, apply, delete, patch, wait, rollout or job)", step.Name)
 }
 
 // canonicalJSON round-trips v through a generic value: encoding/json writes
@@ -91,61 +69,9 @@ func canonicalJSON(v any) ([]byte, error) {
 	return json.Marshal(generic)
 }
 
-// FileRef is a local path an action block reads, as written (relative to
-// the spec's directory unless absolute).
-type FileRef struct {
-	What string // "values file", "manifest file", "kustomize directory", "local chart"
-	Path string
-}
-
-// Kinds of FileRef.What that name a directory: a kustomization, or a
-// local chart (which may also be a packaged .tgz file).
-const (
-	RefKustomize  = "kustomize directory"
-	RefLocalChart = "local chart"
-)
-
-// LocalRefs are the local files and directories a step's action block
-// reads: the one list of a step's file inputs, for its hash and for
-// khook files.
-func LocalRefs(step *spec.Step) []FileRef {
-	var refs []FileRef
-	sources := func(list []spec.Source) {
-		for _, s := range list {
-			if s.File != "" {
-				refs = append(refs, FileRef{"manifest file", s.File})
-			}
-			if s.Kustomize != "" {
-				refs = append(refs, FileRef{RefKustomize, s.Kustomize})
-			}
-		}
-	}
-	switch {
-	case step.Helm != nil:
-		if isLocalPath(step.Helm.Chart) {
-			refs = append(refs, FileRef{RefLocalChart, step.Helm.Chart})
-		}
-		for _, s := range step.Helm.ValuesFrom {
-			if s.File != "" {
-				refs = append(refs, FileRef{"values file", s.File})
-			}
-		}
-	case step.Apply != nil:
-		sources(step.Apply.Manifests)
-	case step.Delete != nil:
-		sources(step.Delete.Manifests)
-	}
-	return refs
-}
-
-// isLocalPath is the DSL's rule for a local chart: ./, ../ or /.
-func isLocalPath(p string) bool {
-	return strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/")
-}
-
 // hashPath writes a file's content, or every regular file of a directory in
 // sorted order with its relative path, into h.
-func hashPath(h hash.Hash, ref FileRef, baseDir string) error {
+func hashPath(h hash.Hash, ref spec.Input, baseDir string) error {
 	p := ref.Path
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(baseDir, p)
@@ -171,7 +97,7 @@ func hashPath(h hash.Hash, ref FileRef, baseDir string) error {
 	if err != nil {
 		return pathError(err)
 	}
-	if ref.What == RefKustomize {
+	if ref.What == spec.InputKustomize {
 		files = append(files, outside(p, files)...)
 	}
 	sort.Strings(files)

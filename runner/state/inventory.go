@@ -36,21 +36,29 @@ func pruneRecord(p spec.Prune) *PruneRecord {
 	return &PruneRecord{Off: p.Disabled, CRDs: p.CRDs, Namespaces: p.Namespaces, Data: p.Data}
 }
 
-// Release is what a helm step puts in the cluster: its release (the spec's
-// defaults name it after the step, in namespace default).
-func Release(st *spec.Step) model.Owned {
-	return model.Owned{Kind: model.KindRelease, Namespace: st.Helm.Namespace, Name: st.Helm.Release}
+// Release is the release a step puts in the cluster (the spec's defaults
+// name a helm step's after the step, in namespace default); ok is false for
+// a step that installs none.
+func Release(st *spec.Step) (model.Owned, bool) {
+	b := st.Block()
+	if b == nil {
+		return model.Owned{}, false
+	}
+	name, ns, ok := b.HelmRelease()
+	return model.Owned{Kind: model.KindRelease, Namespace: ns, Name: name}, ok
 }
 
 // inventoryOf is what the step's result says it put in the cluster; ok is
 // false when the result took no inventory (the previous one stands).
 func inventoryOf(st *spec.Step, res model.StepResult) ([]model.Owned, bool) {
 	ran := res.Status == model.StatusOK || (res.Status == model.StatusSkipped && res.Attempts > 0)
-	switch {
-	case st == nil || !ran:
+	if st == nil || !ran {
 		return nil, false
-	case st.Helm != nil: // skipIf: installed holds only with the release there
-		return []model.Owned{Release(st)}, true
+	}
+	if rel, ok := Release(st); ok { // skipIf: installed holds only with the release there
+		return []model.Owned{rel}, true
+	}
+	switch {
 	case res.Inventory != nil:
 		return res.Inventory.Items, true
 	}

@@ -86,7 +86,7 @@ func (v *RunView) Finish(res *model.Results, err error) error {
 		return err
 	}
 	if res.Status != model.RunOK {
-		return Silent(action.ExitFailure)
+		return Silent(action.ExitCodeOf(true, res.FailureReason))
 	}
 	return nil
 }
@@ -96,16 +96,13 @@ func (v *RunView) Finish(res *model.Results, err error) error {
 // the error.
 func (v *RunView) notStarted(res *model.Results) error {
 	if v.output != OutputJSON {
-		if res.FailureReason == model.ReasonValidation { // a selection naming nothing
-			return ValidationError(errors.New(res.Error))
-		}
-		return errors.New(res.Error)
+		return Failed(res.FailureReason, errors.New(res.Error))
 	}
 	if err := report.WriteJSON(v.f.IOStreams.Out, res); err != nil {
 		return err
 	}
 	v.f.Logger.Error(res.Command+" did not start", "error", res.Error)
-	return Silent(action.ExitFailure)
+	return Silent(action.ExitCodeOf(true, res.FailureReason))
 }
 
 // tick redraws a live view every second so elapsed times move; it returns

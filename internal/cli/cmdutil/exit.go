@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/action"
 )
 
@@ -34,17 +35,32 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // Silent returns an ExitError for a failure the command has already reported.
 func Silent(code int) error { return &ExitError{Code: code} }
 
+// Failed is the ExitError of a run that failed with reason (model.Reason*,
+// action.ReasonUsage): its code is the exit-code table's
+// (action.ExitCode), as khook ci's.
+func Failed(reason string, err error) *ExitError {
+	return &ExitError{Code: action.ExitCodeOf(true, reason), Err: err}
+}
+
 // FlagErrorf reports bad command-line usage: exit 2.
 func FlagErrorf(format string, args ...any) error {
-	return &ExitError{Code: action.ExitValidation, Err: fmt.Errorf(format, args...)}
+	return Failed(action.ReasonUsage, fmt.Errorf(format, args...))
 }
 
 // ValidationError wraps err as a validation failure: exit 2.
 func ValidationError(err error) error {
-	return &ExitError{Code: action.ExitValidation, Err: err}
+	return Failed(model.ReasonValidation, err)
 }
 
-// CodeOf maps an error to its exit code: ExitError's code, else 1.
+// ReportedProblems is the ExitError of spec problems already printed.
+func ReportedProblems(problems error) *ExitError {
+	ee := Failed(model.ReasonValidation, problems)
+	ee.Reported = true
+	return ee
+}
+
+// CodeOf maps an error to its exit code: ExitError's code, else the code
+// of the failure reason the error carries (action.ReasonOf), else 1.
 func CodeOf(err error) int {
 	if err == nil {
 		return action.ExitOK
@@ -53,5 +69,5 @@ func CodeOf(err error) int {
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	return action.ExitFailure
+	return action.ExitCodeOf(true, action.ReasonOf(err, ""))
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/khook/khook/internal/ci"
-	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/spec"
 )
 
@@ -44,7 +43,7 @@ func (f *Factory) LoadFleet(path string) (*spec.Fleet, error) {
 		var b strings.Builder
 		WriteProblems(&b, problems)
 		fmt.Fprint(f.IOStreams.ErrOut, strings.Replace(b.String(), "spec is invalid:", "fleet is invalid:", 1))
-		return nil, &ExitError{Code: action.ExitValidation, Err: problems, Reported: true}
+		return nil, ReportedProblems(problems)
 	}
 	return nil, ValidationError(err)
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/spec"
 )
 
@@ -100,7 +99,7 @@ func (f *Factory) LoadSpec(flags *SpecFlags) (*spec.Spec, error) {
 // validation exit (2), as for the problems LoadSpec finds.
 func (f *Factory) ReportProblems(problems spec.Problems) error {
 	WriteProblems(f.IOStreams.ErrOut, problems)
-	return &ExitError{Code: action.ExitValidation, Err: problems, Reported: true}
+	return ReportedProblems(problems)
 }
 
 // WriteProblems prints every problem, one per line, sorted by position,

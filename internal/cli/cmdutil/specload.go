@@ -3,7 +3,6 @@ package cmdutil
 import (
 	"errors"
 
-	"github.com/khook/khook/runner/action"
 	"github.com/khook/khook/spec"
 )
 
@@ -32,7 +31,7 @@ func (f *Factory) SpecError(err error) error {
 	var problems spec.Problems
 	if errors.As(err, &problems) {
 		WriteProblems(f.IOStreams.ErrOut, problems)
-		return &ExitError{Code: action.ExitValidation, Err: problems, Reported: true}
+		return ReportedProblems(problems)
 	}
 	return ValidationError(err)
 }

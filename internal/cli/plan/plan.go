@@ -103,16 +103,18 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 }
 
 // errorsExitOne keeps --detailed-exitcode's 2 for "changes pending" only:
-// any failure, validation included, exits 1.
+// any failure, validation included, exits as the exit-code table says for
+// that flag (1).
 func errorsExitOne(err error) error {
 	var ee *cmdutil.ExitError
-	if err == nil || (errors.As(err, &ee) && ee.Code == action.ExitChanges && ee.Err == nil) {
+	if err == nil || (errors.As(err, &ee) && ee.Err == nil && ee.Code == action.ExitCode(action.Result{Changes: true, DetailedExitCode: true})) {
 		return err
 	}
+	code := action.ExitCode(action.Result{Failed: true, DetailedExitCode: true})
 	if ee != nil {
-		return &cmdutil.ExitError{Code: action.ExitFailure, Err: ee.Err, Reported: ee.Reported}
+		return &cmdutil.ExitError{Code: code, Err: ee.Err, Reported: ee.Reported}
 	}
-	return &cmdutil.ExitError{Code: action.ExitFailure, Err: err}
+	return &cmdutil.ExitError{Code: code, Err: err}
 }
 
 // Run loads the spec, plans and prints the plan.
@@ -169,10 +171,10 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if err := action.PlanGate(p); err != nil {
-		return &cmdutil.ExitError{Code: action.ExitFailure, Err: err} // printed and saved, and failed
+		return cmdutil.Failed(action.ReasonOf(err, model.ReasonStepFailed), err) // printed and saved, and failed
 	}
-	if opts.DetailedExitCode && p.Changes {
-		return cmdutil.Silent(action.ExitChanges)
+	if code := action.ExitCode(action.Result{Changes: p.Changes, DetailedExitCode: opts.DetailedExitCode}); code != action.ExitOK {
+		return cmdutil.Silent(code)
 	}
 	return nil
 }
@@ -191,10 +193,7 @@ func (opts *Options) selection() *model.Selection {
 // planError is a plan's run-level error: a selection naming nothing is a
 // usage error (exit 2), the rest fail the plan (exit 1).
 func planError(err error) error {
-	if action.ReasonOf(err, "") == model.ReasonValidation {
-		return cmdutil.ValidationError(err)
-	}
-	return err
+	return cmdutil.Failed(action.ReasonOf(err, ""), err)
 }
 
 func plural(n int, one, many string) string {

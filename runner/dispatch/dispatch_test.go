@@ -1,4 +1,4 @@
-package executors
+package dispatch
 
 import (
 	"context"

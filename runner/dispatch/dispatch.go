@@ -1,10 +1,10 @@
-// Package executors wires every step type to its executor: the Kubernetes
+// Package dispatch wires every step type to its executor: the Kubernetes
 // ones in runner/steps, helm (and delete.release, a helm uninstall) in
 // runner/helmstep. The engine sees one runner.Executor.
 //
 // May import: runner, runner/steps, runner/helmstep, runner/kube, spec,
 // redact.
-package executors
+package dispatch
 
 import (
 	"context"
