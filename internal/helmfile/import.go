@@ -586,7 +586,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		switch k {
 		case "wait", "atomic", "createNamespace", "timeout", "force":
 		case "args":
-			c.note(r, "", "helmDefaults.args", "extra helm arguments have no khook equivalent")
+			c.helmArgs(r, valueOf(r.st.defaults[k]))
 		case "verify", "devel":
 			if b(valueOf(r.st.defaults[k])) {
 				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
@@ -965,6 +965,26 @@ func (c *converter) rewire(st *outStep) {
 				needs = appendUnique(needs, nd)
 			}
 			x.Needs = needs
+		}
+	}
+}
+
+// helmArgs maps helmDefaults.args one by one. --include-crds is what a
+// khook helm step does anyway; --no-hooks has no khook equivalent: the
+// bootstrap "crds" helmfiles that pass both are rendered with helmfile
+// template and only their CRDs piped to kubectl, which a helm step is not.
+func (c *converter) helmArgs(r *rel, v any) {
+	list, _ := v.([]any)
+	for _, x := range list {
+		for _, a := range strings.Fields(str(x)) {
+			switch a {
+			case "--include-crds":
+				c.infof(r, "", "helmDefaults.args "+a, "a khook helm step applies the chart's crds/ (server-side) by default")
+			case "--no-hooks":
+				c.note(r, "", "helmDefaults.args "+a, "a khook helm step installs the chart and runs its hooks; to apply only its CRDs (what helmfile template | kubectl apply did), write an apply step of the chart's crds/ by hand")
+			default:
+				c.note(r, "", "helmDefaults.args "+a, "extra helm arguments have no khook equivalent")
+			}
 		}
 	}
 }
