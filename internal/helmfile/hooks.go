@@ -123,10 +123,19 @@ func (c *converter) hookSteps(r *rel, command string, args []string) ([]*outStep
 func (c *converter) script(r *rel, text string) ([]*outStep, string) {
 	var steps []*outStep
 	text = strings.ReplaceAll(text, "\\\n", " ")
+	text, why := unrollFor(text)
+	if why != "" {
+		return nil, why
+	}
 	for _, raw := range regexp.MustCompile(`\n|&&|;`).Split(text, -1) {
 		line := strings.TrimSpace(raw)
 		for _, kw := range []string{"do ", "then ", "else "} {
 			line = strings.TrimSpace(strings.TrimPrefix(line, kw))
+		}
+		// until kubectl wait ...; do sleep; done retries a wait: a wait step.
+		retry := false
+		if w := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(line, "until "), "while ! ")); w != line && strings.HasPrefix(w, "kubectl wait ") {
+			line, retry = w, true
 		}
 		switch {
 		case line == "", strings.HasPrefix(line, "#"), line == "do", line == "done", strings.HasPrefix(line, "sleep"),
@@ -146,6 +155,11 @@ func (c *converter) script(r *rel, text string) ([]*outStep, string) {
 			if why != "" {
 				return nil, why
 			}
+			for _, x := range st {
+				if retry { // the loop retries past kubectl's --timeout: the step's default timeout applies
+					x.Timeout = ""
+				}
+			}
 			steps = append(steps, st...)
 		default:
 			return nil, "a shell script with a command khook does not map (" + shorten(line) + "): add a job step by hand"
@@ -155,6 +169,49 @@ func (c *converter) script(r *rel, text string) ([]*outStep, string) {
 		return nil, "a script with no kubectl command khook maps"
 	}
 	return steps, ""
+}
+
+var forLoop = regexp.MustCompile(`(?s)\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+([^;\n]*)[;\n]\s*do\b`)
+
+// unrollFor expands `for X in A B; do BODY; done` loops over literal words
+// into BODY once per word with $X/${X} replaced, so the kubectl commands in
+// them map one by one.
+func unrollFor(text string) (string, string) {
+	for {
+		loc := forLoop.FindStringSubmatchIndex(text)
+		if loc == nil {
+			return text, ""
+		}
+		v, words := text[loc[2]:loc[3]], strings.Fields(text[loc[4]:loc[5]])
+		for _, w := range words {
+			if strings.ContainsAny(w, "$`*?(") {
+				return "", "a for loop over words not written in it (" + shorten(w) + "): add the steps by hand"
+			}
+		}
+		// the matching done: count do/done words after the loop's do.
+		depth, end, bodyEnd := 1, -1, -1
+		toks := regexp.MustCompile(`\b(do|done)\b`).FindAllStringIndex(text[loc[1]:], -1)
+		for _, t := range toks {
+			if text[loc[1]+t[0]:loc[1]+t[1]] == "do" {
+				depth++
+			} else if depth--; depth == 0 {
+				bodyEnd, end = loc[1]+t[0], loc[1]+t[1]
+				break
+			}
+		}
+		if end < 0 {
+			return "", "a for loop without its done"
+		}
+		body := text[loc[1]:bodyEnd]
+		var out strings.Builder
+		for _, w := range words {
+			w = strings.Trim(w, `"'`)
+			b := strings.ReplaceAll(body, "${"+v+"}", w)
+			b = regexp.MustCompile(`\$`+v+`\b`).ReplaceAllString(b, w)
+			out.WriteString(b + "\n")
+		}
+		text = text[:loc[0]] + out.String() + text[end:]
+	}
 }
 
 // kubectl maps one kubectl command line (a wait on several resources is
@@ -216,6 +273,9 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 		}
 		if verb == "create" && !bools["save-config"] && len(files)+len(kusts) == 0 {
 			return nil, "kubectl create of this kind has no khook equivalent: write the object in an apply step"
+		}
+		if fm := flags["field-manager"]; fm != "" {
+			c.infof(r, "hooks", "kubectl "+verb+" --field-manager="+fm, "khook applies as its own field manager; a controller that applies server-side with force (Flux's kustomize-controller) takes the fields over")
 		}
 		a := &outApply{Namespace: ns, ServerSide: bools["server-side"]}
 		for _, f := range files {
