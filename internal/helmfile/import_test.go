@@ -347,7 +347,7 @@ func TestImportDefaultInheritWaitsLoops(t *testing.T) {
     chart: '{{ (fromYaml (readFile (printf "charts/%s.yaml" .Release.Name))).chart }}'
     version: '{{ (fromYaml (readFile (printf "charts/%s.yaml" .Release.Name))).version }}'
 `,
-		"charts/cilium.yaml": "chart: oci://quay.io/cilium/charts/cilium\nversion: 1.18.4\n",
+		"charts/cilium.yaml":        "chart: oci://quay.io/cilium/charts/cilium\nversion: 1.18.4\n",
 		"config/kustomization.yaml": "resources: []\n",
 		"helmfile.yaml": `bases: [default.yaml]
 defaultInherit: default
