@@ -974,16 +974,17 @@ func (c *converter) rewire(st *outStep) {
 // bootstrap "crds" helmfiles that pass both are rendered with helmfile
 // template and only their CRDs piped to kubectl, which a helm step is not.
 func (c *converter) helmArgs(r *rel, v any) {
+	line := r.st.defaultsLine["args"]
 	list, _ := v.([]any)
 	for _, x := range list {
 		for _, a := range strings.Fields(str(x)) {
 			switch a {
 			case "--include-crds":
-				c.infof(r, "", "helmDefaults.args "+a, "a khook helm step applies the chart's crds/ (server-side) by default")
+				c.infoAt(r, line, "helmDefaults.args "+a, "a khook helm step applies the chart's crds/ (server-side) by default")
 			case "--no-hooks":
-				c.note(r, "", "helmDefaults.args "+a, "a khook helm step installs the chart and runs its hooks; to apply only its CRDs (what helmfile template | kubectl apply did), write an apply step of the chart's crds/ by hand")
+				c.noteAt(r, line, "helmDefaults.args "+a, "a khook helm step installs the whole chart and runs its hooks; a helmfile that passes --include-crds --no-hooks is meant for helmfile template piped to kubectl apply of its CRDs only, which no khook step does from a chart: write an apply step of the chart's CRD manifests by hand")
 			default:
-				c.note(r, "", "helmDefaults.args "+a, "extra helm arguments have no khook equivalent")
+				c.noteAt(r, line, "helmDefaults.args "+a, "extra helm arguments have no khook equivalent")
 			}
 		}
 	}
