@@ -98,13 +98,16 @@ func TestImportMatchesHelmfile(t *testing.T) {
 		for _, in := range e.Inputs {
 			t.Run(e.Dir+"/"+in, func(t *testing.T) {
 				root := copyEntry(t, filepath.Join(corpusDir, e.Dir))
-				want, err := helmfileResolve(hf, helm, root, in, e.Env)
+				want, dangling, err := helmfileResolve(hf, helm, root, in, e.Env)
 				if err != nil {
 					t.Skipf("helmfile %s itself cannot build this input offline, so there is nothing to compare: %v", helmfilecli.Version, err)
 				}
 				built++
-				got, verdict := importResolve(t, root, in, e.Env)
+				got, verdict, code := importResolve(t, root, in, e.Env)
 				compared++
+				if len(dangling) > 0 && code == 0 {
+					t.Errorf("the import exits 0, but helmfile's needs name no release (%s): helmfile sync refuses this helmfile, so the import is not faithful (%s)", strings.Join(dangling, ", "), verdict)
+				}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("the imported spec resolves differently from helmfile (-helmfile +khook):\n%s\nimport said: %s", diff, verdict)
 				}
@@ -165,7 +168,7 @@ func env(root string, extra map[string]string) []string {
 // each release's chart and version and puts a placeholder chart of that name
 // and version where helmfile caches pulled charts; the charts' contents play
 // no part in the comparison.
-func helmfileResolve(hf, helm, root, in string, extra map[string]string) ([]resolved, error) {
+func helmfileResolve(hf, helm, root, in string, extra map[string]string) (_ []resolved, dangling []string, _ error) {
 	run := func(args ...string) ([]byte, error) {
 		cmd := exec.Command(hf, append([]string{"--helm-binary", helm, "--file", in}, args...)...)
 		cmd.Dir = root
@@ -179,14 +182,14 @@ func helmfileResolve(hf, helm, root, in string, extra map[string]string) ([]reso
 	}
 	list, err := run("list", "--skip-charts", "--output", "json")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := seedChartCache(filepath.Join(filepath.Dir(root), "helmfile-cache"), list); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out, err := run("build", "--embed-values")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var rs []resolved
 	// One document per state (a helmfile.d folder, sub-helmfiles), each
@@ -199,13 +202,14 @@ func helmfileResolve(hf, helm, root, in string, extra map[string]string) ([]reso
 		}
 		var st buildState
 		if err := yaml.Unmarshal([]byte(doc), &st); err != nil {
-			return nil, fmt.Errorf("cannot read helmfile build's output: %v", err)
+			return nil, nil, fmt.Errorf("cannot read helmfile build's output: %v", err)
 		}
 		for _, r := range st.Releases {
 			rs = append(rs, st.resolve(r, base))
 		}
 	}
-	return normalize(rs), nil
+	rs, dangling = normalize(rs)
+	return rs, dangling, nil
 }
 
 var sourceLine = regexp.MustCompile(`(?m)^#  Source: (.+)$`)
@@ -313,7 +317,7 @@ func (st *buildState) resolve(r *buildRelease, base string) resolved {
 
 // importResolve imports root/in with the khook CLI as a user would (in the
 // helmfile's folder, --out khook.yaml) and resolves the spec it wrote.
-func importResolve(t *testing.T, root, in string, extra map[string]string) ([]resolved, string) {
+func importResolve(t *testing.T, root, in string, extra map[string]string) ([]resolved, string, int) {
 	dir := filepath.Join(root, filepath.Dir(in))
 	for _, kv := range env(root, extra) {
 		k, v, _ := strings.Cut(kv, "=")
@@ -365,7 +369,8 @@ func importResolve(t *testing.T, root, in string, extra map[string]string) ([]re
 			out = append(out, resolved{Name: st.Delete.Release, Namespace: st.Delete.Namespace, Values: map[string]any{}})
 		}
 	}
-	return normalize(out), verdict
+	out, _ = normalize(out)
+	return out, verdict, code
 }
 
 // releaseNeeds is the releases a step waits for: its needs that are helm
@@ -402,8 +407,10 @@ func releaseNeeds(st *spec.Step, steps map[string]*spec.Step) []string {
 
 // normalize sorts releases and needs, resolves helmfile's short needs
 // ("name", or a namespace that names no release) by unique release name as
-// both sides are meant to, and puts values in JSON form.
-func normalize(rs []resolved) []resolved {
+// both sides are meant to, and puts values in JSON form. A need that names
+// no release at all is taken out and returned as dangling: helmfile sync
+// refuses such a helmfile, and the import must say it did not carry it.
+func normalize(rs []resolved) (_ []resolved, dangling []string) {
 	byName := map[string][]string{}
 	for _, r := range rs {
 		byName[r.Name] = append(byName[r.Name], r.Namespace+"/"+r.Name)
@@ -425,6 +432,10 @@ func normalize(rs []resolved) []resolved {
 			if !ids[id] && len(byName[name]) == 1 {
 				id = byName[name][0]
 			}
+			if !ids[id] {
+				dangling = append(dangling, fmt.Sprintf("release %s needs %s", r.Name, n))
+				continue
+			}
 			needs = append(needs, id)
 		}
 		sort.Strings(needs)
@@ -442,7 +453,7 @@ func normalize(rs []resolved) []resolved {
 	sort.SliceStable(rs, func(i, j int) bool {
 		return rs[i].Namespace+"/"+rs[i].Name < rs[j].Namespace+"/"+rs[j].Name
 	})
-	return rs
+	return rs, dangling
 }
 
 func lastLines(s string, n int) string {
