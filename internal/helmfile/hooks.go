@@ -25,6 +25,15 @@ func (c *converter) hooks(r *rel) {
 			}
 		}
 		command := str(h["command"])
+		if strings.Contains(command, "{{") {
+			// {{ requiredEnv "ROOT_DIR" }}/scripts/x.sh: say which script, relative to the spec.
+			if out, err := c.r.render(r.st.file, r.lineOf("hooks")-1, r.st.dir, command, releaseData(r.st, r.m)); err == nil {
+				command = out
+				if filepath.IsAbs(out) {
+					command = c.rel(out)
+				}
+			}
+		}
 		var args []string
 		if a, ok := h["args"].([]any); ok {
 			for _, v := range a {
