@@ -36,6 +36,22 @@ func (c *converter) infof(r *rel, key, what, why string) {
 	r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf(key), What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
 }
 
+// noteAt and infoAt are note and infof at a line outside the release
+// (helmDefaults); 0 is the release's line.
+func (c *converter) noteAt(r *rel, line int, what, why string) {
+	if line <= 0 {
+		line = r.line
+	}
+	r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: line, What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
+}
+
+func (c *converter) infoAt(r *rel, line int, what, why string) {
+	if line <= 0 {
+		line = r.line
+	}
+	r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: line, What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
+}
+
 func (r *rel) lineOf(key string) int {
 	if l, ok := r.lines[key]; ok && l > 0 {
 		return l

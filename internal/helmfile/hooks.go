@@ -25,6 +25,15 @@ func (c *converter) hooks(r *rel) {
 			}
 		}
 		command := str(h["command"])
+		if strings.Contains(command, "{{") {
+			// {{ requiredEnv "ROOT_DIR" }}/scripts/x.sh: say which script, relative to the spec.
+			if out, err := c.r.render(r.st.file, r.lineOf("hooks")-1, r.st.dir, command, releaseData(r.st, r.m)); err == nil {
+				command = out
+				if filepath.IsAbs(out) {
+					command = c.rel(out)
+				}
+			}
+		}
 		var args []string
 		if a, ok := h["args"].([]any); ok {
 			for _, v := range a {
@@ -102,16 +111,18 @@ func (c *converter) hookSteps(r *rel, command string, args []string) ([]*outStep
 	base := filepath.Base(command)
 	switch base {
 	case "kubectl":
-		st, why := c.kubectl(r, args)
-		if why != "" {
-			return nil, why
-		}
-		return []*outStep{st}, ""
+		return c.kubectl(r, args)
 	case "sh", "bash":
-		if len(args) < 2 || args[0] != "-c" {
-			return nil, "a shell script khook does not run: add a job step by hand"
+		// sh -c SCRIPT, and its combined forms (-ec, -euc, -c with -e before).
+		for i, a := range args {
+			if !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") {
+				break
+			}
+			if strings.Contains(a, "c") && i+1 < len(args) {
+				return c.script(r, args[i+1])
+			}
 		}
-		return c.script(r, args[1])
+		return nil, "a shell command without -c SCRIPT: khook runs no shell, add a job step by hand"
 	}
 	return nil, "khook runs no commands of its own: add a job step (or an apply step) by hand"
 }
@@ -121,10 +132,19 @@ func (c *converter) hookSteps(r *rel, command string, args []string) ([]*outStep
 func (c *converter) script(r *rel, text string) ([]*outStep, string) {
 	var steps []*outStep
 	text = strings.ReplaceAll(text, "\\\n", " ")
+	text, why := unrollFor(text)
+	if why != "" {
+		return nil, why
+	}
 	for _, raw := range regexp.MustCompile(`\n|&&|;`).Split(text, -1) {
 		line := strings.TrimSpace(raw)
 		for _, kw := range []string{"do ", "then ", "else "} {
 			line = strings.TrimSpace(strings.TrimPrefix(line, kw))
+		}
+		// until kubectl wait ...; do sleep; done retries a wait: a wait step.
+		retry := false
+		if w := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(line, "until "), "while ! ")); w != line && strings.HasPrefix(w, "kubectl wait ") {
+			line, retry = w, true
 		}
 		switch {
 		case line == "", strings.HasPrefix(line, "#"), line == "do", line == "done", strings.HasPrefix(line, "sleep"),
@@ -144,7 +164,12 @@ func (c *converter) script(r *rel, text string) ([]*outStep, string) {
 			if why != "" {
 				return nil, why
 			}
-			steps = append(steps, st)
+			for _, x := range st {
+				if retry { // the loop retries past kubectl's --timeout: the step's default timeout applies
+					x.Timeout = ""
+				}
+			}
+			steps = append(steps, st...)
 		default:
 			return nil, "a shell script with a command khook does not map (" + shorten(line) + "): add a job step by hand"
 		}
@@ -155,8 +180,52 @@ func (c *converter) script(r *rel, text string) ([]*outStep, string) {
 	return steps, ""
 }
 
-// kubectl maps one kubectl command line.
-func (c *converter) kubectl(r *rel, args []string) (*outStep, string) {
+var forLoop = regexp.MustCompile(`(?s)\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+([^;\n]*)[;\n]\s*do\b`)
+
+// unrollFor expands `for X in A B; do BODY; done` loops over literal words
+// into BODY once per word with $X/${X} replaced, so the kubectl commands in
+// them map one by one.
+func unrollFor(text string) (string, string) {
+	for {
+		loc := forLoop.FindStringSubmatchIndex(text)
+		if loc == nil {
+			return text, ""
+		}
+		v, words := text[loc[2]:loc[3]], strings.Fields(text[loc[4]:loc[5]])
+		for _, w := range words {
+			if strings.ContainsAny(w, "$`*?(") {
+				return "", "a for loop over words not written in it (" + shorten(w) + "): add the steps by hand"
+			}
+		}
+		// the matching done: count do/done words after the loop's do.
+		depth, end, bodyEnd := 1, -1, -1
+		toks := regexp.MustCompile(`\b(do|done)\b`).FindAllStringIndex(text[loc[1]:], -1)
+		for _, t := range toks {
+			if text[loc[1]+t[0]:loc[1]+t[1]] == "do" {
+				depth++
+			} else if depth--; depth == 0 {
+				bodyEnd, end = loc[1]+t[0], loc[1]+t[1]
+				break
+			}
+		}
+		if end < 0 {
+			return "", "a for loop without its done"
+		}
+		body := text[loc[1]:bodyEnd]
+		var out strings.Builder
+		for _, w := range words {
+			w = strings.Trim(w, `"'`)
+			b := strings.ReplaceAll(body, "${"+v+"}", w)
+			b = regexp.MustCompile(`\$`+v+`\b`).ReplaceAllString(b, w)
+			out.WriteString(b + "\n")
+		}
+		text = text[:loc[0]] + out.String() + text[end:]
+	}
+}
+
+// kubectl maps one kubectl command line (a wait on several resources is
+// one wait step per resource).
+func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 	var verb string
 	var pos, files, kusts []string
 	flags := map[string]string{}
@@ -202,7 +271,7 @@ func (c *converter) kubectl(r *rel, args []string) (*outStep, string) {
 	switch verb {
 	case "apply", "create":
 		if verb == "create" && len(pos) == 2 && (pos[0] == "namespace" || pos[0] == "ns") {
-			return &outStep{Apply: &outApply{Manifests: []outSource{{Inline: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + pos[1] + "\n"}}}}, ""
+			return []*outStep{{Apply: &outApply{Manifests: []outSource{{Inline: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + pos[1] + "\n"}}}}}, ""
 		}
 		for b := range bools {
 			switch b {
@@ -213,6 +282,9 @@ func (c *converter) kubectl(r *rel, args []string) (*outStep, string) {
 		}
 		if verb == "create" && !bools["save-config"] && len(files)+len(kusts) == 0 {
 			return nil, "kubectl create of this kind has no khook equivalent: write the object in an apply step"
+		}
+		if fm := flags["field-manager"]; fm != "" {
+			c.infof(r, "hooks", "kubectl "+verb+" --field-manager="+fm, "khook applies as its own field manager; a controller that applies server-side with force (Flux's kustomize-controller) takes the fields over")
 		}
 		a := &outApply{Namespace: ns, ServerSide: bools["server-side"]}
 		for _, f := range files {
@@ -248,26 +320,43 @@ func (c *converter) kubectl(r *rel, args []string) (*outStep, string) {
 		if len(a.Manifests) == 0 {
 			return nil, "kubectl " + verb + " without -f or -k"
 		}
-		return &outStep{Apply: a}, ""
+		return []*outStep{{Apply: a}}, ""
 	case "wait":
 		if flags["for"] == "" || len(pos) == 0 {
 			return nil, "kubectl wait without --for or a resource"
 		}
-		on := pos[0]
-		if len(pos) == 2 && !strings.Contains(pos[0], "/") {
-			on = pos[0] + "/" + pos[1]
-		} else if len(pos) > 1 {
-			return nil, "kubectl wait on several resources: write one wait step per resource"
+		var targets []string
+		switch {
+		case !strings.Contains(pos[0], "/") && len(pos) > 1:
+			for _, n := range pos[1:] { // kubectl wait KIND NAME...
+				targets = append(targets, pos[0]+"/"+n)
+			}
+		default:
+			for _, p := range pos {
+				if !strings.Contains(p, "/") && len(pos) > 1 {
+					return nil, "kubectl wait mixes KIND/NAME and KIND forms: write the wait steps by hand"
+				}
+				targets = append(targets, p)
+			}
 		}
-		if !strings.Contains(on, "/") && flags["selector"] == "" && !bools["all"] {
+		if len(targets) == 1 && !strings.Contains(targets[0], "/") && flags["selector"] == "" && !bools["all"] {
 			return nil, "kubectl wait names a kind without a name or selector"
 		}
-		w := &outWait{For: flags["for"], On: on, Namespace: ns, Selector: flags["selector"]}
-		st := &outStep{Wait: w}
-		if t := flags["timeout"]; t != "" {
-			st.Timeout = t
+		// --for=create (kubectl 1.31): until the object exists. A wait on a
+		// named object that does not exist yet waits for it; cel=true then holds.
+		forCond := flags["for"]
+		if forCond == "create" {
+			forCond = "cel=true"
 		}
-		return st, ""
+		var steps []*outStep
+		for _, on := range targets {
+			st := &outStep{Wait: &outWait{For: forCond, On: on, Namespace: ns, Selector: flags["selector"]}}
+			if t := flags["timeout"]; t != "" {
+				st.Timeout = t
+			}
+			steps = append(steps, st)
+		}
+		return steps, ""
 	case "rollout":
 		if len(pos) < 2 || (pos[0] != "restart" && pos[0] != "status") {
 			return nil, "kubectl rollout of this form has no khook equivalent"
@@ -285,7 +374,7 @@ func (c *converter) kubectl(r *rel, args []string) (*outStep, string) {
 		} else {
 			ro.Status = target
 		}
-		return &outStep{Rollout: ro}, ""
+		return []*outStep{{Rollout: ro}}, ""
 	case "label":
 		if len(pos) < 3 || !(pos[0] == "namespace" || pos[0] == "ns") {
 			if len(pos) >= 2 && strings.Contains(pos[0], "/") {
@@ -310,7 +399,7 @@ func (c *converter) kubectl(r *rel, args []string) (*outStep, string) {
 		if kind == "ns" {
 			kind = "namespace"
 		}
-		return &outStep{Patch: &outPatch{Target: kind + "/" + pos[1], Namespace: ns, Type: "merge", Patch: map[string]any{"metadata": map[string]any{"labels": labels}}}}, ""
+		return []*outStep{{Patch: &outPatch{Target: kind + "/" + pos[1], Namespace: ns, Type: "merge", Patch: map[string]any{"metadata": map[string]any{"labels": labels}}}}}, ""
 	}
 	return nil, "kubectl " + verb + " has no khook equivalent: add a step by hand"
 }

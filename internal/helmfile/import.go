@@ -586,7 +586,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		switch k {
 		case "wait", "atomic", "createNamespace", "timeout", "force":
 		case "args":
-			c.note(r, "", "helmDefaults.args", "extra helm arguments have no khook equivalent")
+			c.helmArgs(r, valueOf(r.st.defaults[k]))
 		case "verify", "devel":
 			if b(valueOf(r.st.defaults[k])) {
 				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
@@ -965,6 +965,27 @@ func (c *converter) rewire(st *outStep) {
 				needs = appendUnique(needs, nd)
 			}
 			x.Needs = needs
+		}
+	}
+}
+
+// helmArgs maps helmDefaults.args one by one. --include-crds is what a
+// khook helm step does anyway; --no-hooks has no khook equivalent: the
+// bootstrap "crds" helmfiles that pass both are rendered with helmfile
+// template and only their CRDs piped to kubectl, which a helm step is not.
+func (c *converter) helmArgs(r *rel, v any) {
+	line := r.st.defaultsLine["args"]
+	list, _ := v.([]any)
+	for _, x := range list {
+		for _, a := range strings.Fields(str(x)) {
+			switch a {
+			case "--include-crds":
+				c.infoAt(r, line, "helmDefaults.args "+a, "a khook helm step applies the chart's crds/ (server-side) by default")
+			case "--no-hooks":
+				c.noteAt(r, line, "helmDefaults.args "+a, "a khook helm step installs the whole chart and runs its hooks; a helmfile that passes --include-crds --no-hooks is meant for helmfile template piped to kubectl apply of its CRDs only, which no khook step does from a chart: write an apply step of the chart's CRD manifests by hand")
+			default:
+				c.noteAt(r, line, "helmDefaults.args "+a, "extra helm arguments have no khook equivalent")
+			}
 		}
 	}
 }

@@ -335,3 +335,64 @@ func TestImportEnvironmentSecretNotWritten(t *testing.T) {
 		t.Errorf("got %v, want a refusal that does not quote the secret", err)
 	}
 }
+
+// onedr0p's and carldanley's patterns: defaultInherit of a template whose
+// chart comes from a file, kubectl wait --for=create on several CRDs, a
+// shell for loop of until kubectl wait retries, helmDefaults.args.
+func TestImportDefaultInheritWaitsLoops(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"default.yaml": `templates:
+  default:
+    chart: '{{ (fromYaml (readFile (printf "charts/%s.yaml" .Release.Name))).chart }}'
+    version: '{{ (fromYaml (readFile (printf "charts/%s.yaml" .Release.Name))).version }}'
+`,
+		"charts/cilium.yaml":        "chart: oci://quay.io/cilium/charts/cilium\nversion: 1.18.4\n",
+		"config/kustomization.yaml": "resources: []\n",
+		"helmfile.yaml": `bases: [default.yaml]
+defaultInherit: default
+helmDefaults:
+  args: [--include-crds]
+releases:
+  - name: cilium
+    namespace: kube-system
+    hooks:
+      - events: [postsync]
+        command: kubectl
+        args: [wait, --for=create, crd/a.cilium.io, crd/b.cilium.io, --timeout=2m]
+      - events: [postsync]
+        command: sh
+        args:
+          - -ec
+          - |
+            for crd in \
+              c.cilium.io \
+              d.cilium.io; do
+              until kubectl wait --for=condition=Established "crd/${crd}" --timeout=10s; do
+                sleep 2
+              done
+            done
+            kubectl apply --server-side --kustomize ./config
+`})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	if v := res.Verdict(); v != Faithful {
+		t.Errorf("verdict %s, want faithful\n%s", v, spec)
+	}
+	for _, want := range []string{
+		"chart: oci://quay.io/cilium/charts/cilium",
+		"for: cel=true\n      \"on\": crd/b.cilium.io",
+		"for: condition=Established\n      \"on\": crd/d.cilium.io",
+		"- kustomize: ./config",
+	} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec lacks %q\n%s", want, spec)
+		}
+	}
+	if strings.Count(spec, "timeout: 2m") != 2 || strings.Contains(spec, "timeout: 10s") {
+		t.Errorf("want kubectl's --timeout on the two --for=create waits only:\n%s", spec)
+	}
+}
