@@ -14,6 +14,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
+	"github.com/khook/khook/runner/policy"
 	"github.com/khook/khook/spec"
 )
 
@@ -40,6 +41,8 @@ type ClusterPlanner struct {
 	LookupSecrets string
 	// WarningsAsErrors plans a step the API server warned about as fail.
 	WarningsAsErrors bool
+	// Policies checks each step's predicted objects (nil: none in force).
+	Policies *policy.Set
 }
 
 // The lookup-secrets policies (spec: the CLI's --lookup-secrets and khook
@@ -107,6 +110,9 @@ func (l *ClusterPlanner) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, e
 		}
 	}
 	p.Totals = model.PlanTotals(p.Steps)
+	if l.Policies != nil {
+		p.PolicyFiles, p.PolicyNotes = l.Policies.Files, l.Policies.Notes
+	}
 	if l.Digest != nil {
 		if err := l.planDigests(ctx, s, p); err != nil {
 			return nil, err
@@ -137,7 +143,11 @@ func (pr *probe) run(ctx context.Context) error {
 	if err != nil {
 		return pr.failed(err)
 	}
-	return pr.predicted(pred)
+	if err := pr.predicted(pred); err != nil {
+		return err
+	}
+	pr.checkPolicies(ctx, pred.Objects)
+	return nil
 }
 
 // failed decides, in one place for every step type, what the error an
