@@ -43,10 +43,11 @@ func RecordViolations(ps *PlanStep, vs []Violation) {
 		}
 		if ps.Action != ActionFail {
 			ps.Action = ActionFail
-			ps.Reason = "policy " + v.Policy + " denies " + strings.TrimSuffix(v.Object+": ", ": ") + v.Message
-			if v.Object == "" {
-				ps.Reason = "policy " + v.Policy + " denies it: " + v.Message
+			obj := v.Object
+			if obj == "" {
+				obj = "it"
 			}
+			ps.Reason = "policy " + v.Policy + " denies " + obj + ": " + v.Message
 		}
 	}
 }

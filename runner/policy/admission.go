@@ -54,6 +54,7 @@ func (set *Set) loadAdmission(docs []spec.AdmissionDoc) error {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(d.Object, p, true); err != nil {
 				return fmt.Errorf("%s: ValidatingAdmissionPolicy %s: %v", at, u.GetName(), err)
 			}
+			defaultPolicy(p)
 			v := compile(p)
 			if err := v.CompileError(); err != nil {
 				return fmt.Errorf("%s: ValidatingAdmissionPolicy %s does not compile: %v", at, p.Name, err)
@@ -65,6 +66,9 @@ func (set *Set) loadAdmission(docs []spec.AdmissionDoc) error {
 			b := &admissionv1.ValidatingAdmissionPolicyBinding{}
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(d.Object, b, true); err != nil {
 				return fmt.Errorf("%s: ValidatingAdmissionPolicyBinding %s: %v", at, u.GetName(), err)
+			}
+			if b.Spec.MatchResources != nil {
+				defaultMatch(b.Spec.MatchResources)
 			}
 			bindings = append(bindings, b)
 			bindingAt = append(bindingAt, d)
@@ -90,6 +94,41 @@ func (set *Set) loadAdmission(docs []spec.AdmissionDoc) error {
 		set.Notes = append(set.Notes, "admission policies are evaluated without the request's user (authorizer and request.userInfo are empty)")
 	}
 	return nil
+}
+
+// defaultPolicy sets what the API server defaults when a policy is
+// created (k8s.io/kubernetes' admissionregistration/v1 defaults), which
+// the admission machinery relies on.
+func defaultPolicy(p *admissionv1.ValidatingAdmissionPolicy) {
+	if p.Spec.FailurePolicy == nil {
+		fail := admissionv1.Fail
+		p.Spec.FailurePolicy = &fail
+	}
+	if p.Spec.MatchConstraints == nil {
+		p.Spec.MatchConstraints = &admissionv1.MatchResources{}
+	}
+	defaultMatch(p.Spec.MatchConstraints)
+}
+
+func defaultMatch(m *admissionv1.MatchResources) {
+	if m.NamespaceSelector == nil {
+		m.NamespaceSelector = &metav1.LabelSelector{}
+	}
+	if m.ObjectSelector == nil {
+		m.ObjectSelector = &metav1.LabelSelector{}
+	}
+	if m.MatchPolicy == nil {
+		eq := admissionv1.Equivalent
+		m.MatchPolicy = &eq
+	}
+	for _, rules := range [][]admissionv1.NamedRuleWithOperations{m.ResourceRules, m.ExcludeResourceRules} {
+		for i := range rules {
+			if rules[i].Scope == nil {
+				all := admissionv1.AllScopes
+				rules[i].Scope = &all
+			}
+		}
+	}
 }
 
 // compile is the API server's own compilation of a policy
@@ -217,7 +256,7 @@ func (set *Set) evaluate(ctx context.Context, ap *admissionPolicy, b *admissionv
 		}
 		return out
 	}
-	va := &admission.VersionedAttributes{Attributes: attr, VersionedKind: gvk, VersionedObject: obj, VersionedOldObject: old}
+	va := &admission.VersionedAttributes{Attributes: attr, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj), VersionedOldObject: admission.NewLazyObject(old)}
 	var out []model.Violation
 	for _, p := range params {
 		res := ap.validator.Validate(ctx, gvr, va, p, ns, celconfig.RuntimeCELCostBudget, nil)

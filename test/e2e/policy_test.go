@@ -26,9 +26,11 @@ func TestPolicyDenyFailsThePlan(t *testing.T) {
 	ns := namespace(t)
 	rules := testdata("policies", "rules.yaml")
 	for _, offline := range []bool{true, false} {
-		args := policyArgs("plan", ns, "nginx:latest", "--policy", rules, "--detailed-exitcode")
+		args := policyArgs("plan", ns, "nginx:latest", "--policy", rules)
 		if offline {
 			args = append(args, "--offline")
+		} else {
+			args = append(args, "--detailed-exitcode")
 		}
 		out := khook(t, invocation{Args: args})
 		text := out.Stdout + out.Stderr
@@ -38,7 +40,7 @@ func TestPolicyDenyFailsThePlan(t *testing.T) {
 			}
 		}
 		if out.Code != 1 {
-			t.Errorf("offline=%v: plan --detailed-exitcode exits %d, want 1\n%s", offline, out.Code, text)
+			t.Errorf("offline=%v: plan exits %d, want 1\n%s", offline, out.Code, text)
 		}
 	}
 	// JSON: the violation under its step, the step fail.
@@ -110,7 +112,7 @@ func TestPolicyChangeAwareDelete(t *testing.T) {
 	_, err := kc.Client.CoreV1().ConfigMaps(ns).Create(context.Background(), configMap(ns, "settings", map[string]string{"protected": "true"}), metav1.CreateOptions{})
 	must(t, err)
 	for _, offline := range []bool{true, false} {
-		args := []string{"plan", "-f", testdata("policies", "delete.yaml"), "--set", "NS=" + ns, "--detailed-exitcode"}
+		args := []string{"plan", "-f", testdata("policies", "delete.yaml"), "--set", "NS=" + ns}
 		if offline {
 			args = append(args, "--offline")
 		}
@@ -136,7 +138,7 @@ func TestPolicyAdmissionPolicyFromFile(t *testing.T) {
 	ns := namespace(t)
 	vap := testdata("policies", "vap.yaml")
 	for _, offline := range []bool{true, false} {
-		args := policyArgs("plan", ns, "nginx:1.27", "--policy", vap, "--set", "REPLICAS=5", "--detailed-exitcode")
+		args := policyArgs("plan", ns, "nginx:1.27", "--policy", vap, "--set", "REPLICAS=5")
 		if offline {
 			args = append(args, "--offline")
 		}
@@ -145,7 +147,7 @@ func TestPolicyAdmissionPolicyFromFile(t *testing.T) {
 		if out.Code != 1 || !strings.Contains(text, "max-replicas") || !strings.Contains(text, "replicas 5 exceed the limit of 3") || !strings.Contains(text, vap) {
 			t.Errorf("offline=%v: exit %d, want 1 with the policy's message and file\n%s", offline, out.Code, text)
 		}
-		args = policyArgs("plan", ns, "nginx:1.27", "--policy", vap, "--set", "REPLICAS=3", "--detailed-exitcode")
+		args = policyArgs("plan", ns, "nginx:1.27", "--policy", vap, "--set", "REPLICAS=3")
 		if offline {
 			args = append(args, "--offline")
 		}
