@@ -53,6 +53,7 @@ func importRules() []importRule {
 		{"runner/steps", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/plan"},
 		{"runner/helmstep", khookUnder("runner/plan", "runner/action", "runner/executors", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/state"},
 		{"runner/plan", khookUnder("runner/steps", "runner/executors", "runner/action", "runner/state"), "runner/plan reaches the executors only through runner.Planner", module + "runner/steps"},
+		{"runner/policy", khookOutside("runner/policy", "model", "spec", "redact", "sops"), "the policies judge the plan's objects: of khook they import only the model and the ground floor", module + "runner/kube"},
 		{"runner/planfile", khookOutside("runner/planfile", "model", "spec", "redact", "sops"), "the plan file format reads without a cluster (khook show)", module + "runner/kube"},
 		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/action, not the CLI commands", module + "internal/cli/cmdutil"},
 	}
