@@ -135,3 +135,25 @@ steps:
 		t.Errorf("violations %v, want a deny of spin over its cost limit", vs)
 	}
 }
+
+// BenchmarkCheckPlatform is the policies' share of a platform plan: 2,000
+// created objects (the platform workload's size) against the examples'
+// 10 rules (7 khook rules, the spec's own, and an admission policy through
+// its binding and params). Compare with the plan's time
+// (test/bench BenchmarkPlatform): docs/policies.md has the figures.
+func BenchmarkCheckPlatform(b *testing.B) {
+	s, set := examples(b)
+	var changes []Change
+	for i := range 2000 {
+		o := obj(b, goodDeploy)
+		o.SetName(o.GetName() + "-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26))
+		changes = append(changes, change(model.ActionCreate, o, nil))
+	}
+	st := s.Step("web")
+	b.ResetTimer()
+	for b.Loop() {
+		if vs := set.Check(context.Background(), st, changes); len(vs) != 0 {
+			b.Fatalf("violations: %v", vs[0])
+		}
+	}
+}
