@@ -147,17 +147,28 @@ func compilePolicyExpr(expr string, out *cel.Type) (cel.Program, error) {
 	return env.Program(ast, cel.CostLimit(policyCostLimit), cel.EvalOptions(cel.OptOptimize))
 }
 
-// plainMessage: a message that does not parse as CEL and holds none of
-// CEL's quotes, parentheses or operators is prose, used as written.
+// plainMessage: a message that does not parse as CEL (or is one bare
+// word) and has none of an expression's marks (a leading quote, "+",
+// a variable's field) is prose, used as written: "message: PVCs are never
+// deleted", "message: don't use latest".
 func plainMessage(msg string) bool {
 	env, err := policyCELEnv()
 	if err != nil {
 		return false
 	}
-	if _, iss := env.Parse(msg); iss == nil || iss.Err() == nil {
+	t := strings.TrimSpace(msg)
+	if strings.HasPrefix(t, "'") || strings.HasPrefix(t, `"`) || strings.Contains(t, "+") {
 		return false
 	}
-	return !strings.ContainsAny(msg, `'"()+[]{}`)
+	for _, v := range []string{"object.", "oldObject.", "step.", "action", "has(", "string(", "format("} {
+		if strings.Contains(t, v) {
+			return false
+		}
+	}
+	if _, iss := env.Parse(t); iss != nil && iss.Err() != nil {
+		return true
+	}
+	return !strings.ContainsAny(t, " .()[]{}") && t != "object" && t != "oldObject" && t != "step"
 }
 
 // compile checks and compiles the rule; each problem carries its field

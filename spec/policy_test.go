@@ -63,6 +63,23 @@ func TestPolicyRulesCheckedAtLoad(t *testing.T) {
 	}
 }
 
+func TestPolicyPlainMessages(t *testing.T) {
+	for msg, plain := range map[string]bool{
+		"PVCs are never deleted":          true,
+		"don't use latest":                true,
+		"forbidden":                       true,
+		"image must not use :latest":      true,
+		"'image ' + object.metadata.name": false,
+		"object.metadata.name":            false,
+		`"quoted"`:                        false,
+		"string(object.spec.replicas)":    false,
+	} {
+		if got := plainMessage(msg); got != plain {
+			t.Errorf("plainMessage(%q) = %v, want %v", msg, got, plain)
+		}
+	}
+}
+
 func TestPolicyEval(t *testing.T) {
 	s, err := loadPolicySpec(t, `policies:
   - name: no-latest
