@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,12 +25,23 @@ func livePolicies(clients *kube.Clients, s *spec.Spec) (*policy.Set, error) {
 		}
 		return nil, err
 	}
+	var mu sync.Mutex
+	read := map[string]map[string]any{} // one GET per namespace and plan
 	set.Namespace = func(ctx context.Context, name string) (map[string]any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if m, ok := read[name]; ok {
+			return m, nil
+		}
 		ns, err := clients.Typed.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return nil, err
 		}
-		return runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
+		if err == nil {
+			read[name] = m
+		}
+		return m, err
 	}
 	return set, nil
 }
