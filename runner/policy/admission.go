@@ -3,11 +3,9 @@ package policy
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -388,5 +386,3 @@ func (l nsLister) Get(name string) (*corev1.Namespace, error) {
 }
 
 var _ corelisters.NamespaceLister = nsLister{}
-var _ = apierrors.IsNotFound
-var _ = strings.Fields
