@@ -136,6 +136,10 @@ type Plan struct {
 	// Digests are what the fingerprint covers besides the steps (digest.go);
 	// nil offline.
 	Digests *PlanDigests `json:"digests,omitempty"`
+	// PolicyFiles are the --policy files in force; PolicyNotes say what
+	// of them a plan could not honour (offline: namespaceObject ...).
+	PolicyFiles []string `json:"policyFiles,omitempty"`
+	PolicyNotes []string `json:"policyNotes,omitempty"`
 }
 
 // ShortFingerprint is the fingerprint as people see it: its first 12 hex
@@ -169,6 +173,8 @@ type PlanStep struct {
 	// DriftWarn is the step's drift: warn: its changes are reported as
 	// drift but do not fail a drift run (Plan.DriftFails).
 	DriftWarn bool `json:"driftWarn,omitempty"`
+	// Policy are the policy rules the step's changes break (policy.go).
+	Policy []Violation `json:"policy,omitempty"`
 }
 
 // ObjectPlan is one object a step would touch: "create ConfigMap demo/settings".

@@ -197,6 +197,7 @@ func writePlanMD(b *bytes.Buffer, p *model.Plan, opts MarkdownOptions, diffs map
 	if !opts.NoDiagram {
 		writeMDDiagram(b, GraphFromPlan(p))
 	}
+	writePolicyMD(b, p)
 	writeWarningsMD(b, model.PlanWarnings(p))
 	if len(cut) > 0 {
 		fmt.Fprintf(b, "> ✂️ Diffs were cut to keep this report under its size limit: %s.", strings.Join(cut, ", "))

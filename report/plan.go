@@ -36,8 +36,9 @@ func WritePlanText(w io.Writer, p *model.Plan) error {
 		if s.Reason != "" {
 			fmt.Fprintf(&b, "%s%s: %s\n", indent, s.Action, s.Reason)
 		}
-		writeWarnings(&b, indent, s.Warnings)
+		writeWarnings(&b, indent, notPolicyWarnings(s))
 		writeObjects(&b, indent, s.Objects)
+		writeViolations(&b, indent, s)
 		switch {
 		case s.Diff != "":
 			fmt.Fprintf(&b, "%sdiff:\n", indent)
@@ -54,6 +55,7 @@ func WritePlanText(w io.Writer, p *model.Plan) error {
 	for _, n := range p.Notes {
 		fmt.Fprintf(&b, "Note: %s\n", n)
 	}
+	writePolicyFiles(&b, p)
 	b.WriteString(model.TotalsLine(p))
 	b.WriteByte('\n')
 	if p.Offline {

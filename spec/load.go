@@ -21,6 +21,9 @@ type LoadOptions struct {
 	Environ      []string  // the environment, os.Environ() form
 	VarPrefix    string    // default KHOOK_VAR_
 	SecretPrefix string    // default KHOOK_SECRET_
+	// Policies are --policy files: rules the spec under review cannot
+	// remove (khook rules or admission policies).
+	Policies []string
 	// Redactor receives every secret value and every pipeline output derived
 	// from one, before any error that could quote them is built.
 	Redactor *redact.Redactor

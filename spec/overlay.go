@@ -365,6 +365,7 @@ func loadMerged(opts LoadOptions) (*Spec, *fileTree, error) {
 	probs = append(probs, bprobs...)
 	s.Declared = decls
 	probs = append(probs, immutableNeedsState(s)...)
+	probs = append(probs, loadPolicies(s, merged, opts.Policies)...)
 	s.Files = nil
 	for _, f := range opts.Files {
 		s.Files = append(s.Files, displayName(f))

@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // SchemaID is the canonical URL of the v1 JSON Schema.
@@ -154,6 +155,8 @@ func schemaDoc() obj {
 			"rules":  declRulesSchema(),
 			"ignore": desc(defRef("ignore"), "Fields every helm and apply step leaves to other owners"),
 			"prune":  pruneSchema("Delete what helm and apply steps put in the cluster once it leaves the spec (default true: CRDs and Namespaces kept); false turns pruning off"),
+			"policies": desc(obj{"type": "array", "items": policySchema()},
+				"Rules over every planned change (docs/policies.md): a deny fails the plan and refuses apply, a warn is a warning"),
 		},
 		"$defs": defs(namespace),
 	}
@@ -338,4 +341,23 @@ func merge(a, b obj) obj {
 		a[k] = v
 	}
 	return a
+}
+
+// policySchema is one policies: rule (policy.go).
+func policySchema() obj {
+	list := func(d string) obj { return desc(obj{"type": "array", "items": obj{"type": "string"}}, d) }
+	rule := object(obj{
+		"name":    desc(obj{"type": "string", "minLength": 1}, "How a violation names the rule"),
+		"deny":    desc(obj{"type": "string"}, "CEL: true means a violation that fails the plan and refuses apply. Sees object, oldObject (null when absent), action and step"),
+		"warn":    desc(obj{"type": "string"}, "CEL: true means a violation reported as a warning"),
+		"message": desc(obj{"type": "string"}, "CEL string expression saying why (plain prose is taken as written)"),
+		"match": desc(object(obj{
+			"kinds":      list("Object kinds the rule sees (Deployment, ...)"),
+			"namespaces": list("Namespaces the rule sees"),
+			"steps":      list("Step names or step types the rule sees"),
+			"actions":    list("Planned actions the rule sees: " + strings.Join(PolicyActions, ", ")),
+		}), "Narrows the changes the rule sees; an empty list matches all"),
+	}, "name")
+	rule["oneOf"] = []any{obj{"required": []string{"deny"}}, obj{"required": []string{"warn"}}}
+	return rule
 }

@@ -69,6 +69,15 @@ type Spec struct {
 	// Prune is what khook may delete once it leaves the spec (prune.go);
 	// nil prunes, keeping CRDs and Namespaces.
 	Prune *Prune `json:"prune,omitempty"`
+	// Policies are rules over every planned change (policy.go): the
+	// spec's own, then those of the --policy files.
+	Policies []*Policy `json:"policies,omitempty"`
+
+	// PolicyFiles are the --policy files in force; Admission their
+	// documents that are not khook rules (admission policies, bindings,
+	// params).
+	PolicyFiles []string       `json:"-"`
+	Admission   []AdmissionDoc `json:"-"`
 
 	// Files are the spec files in load order (base first, then overlays).
 	Files []string `json:"-"`

@@ -270,7 +270,7 @@ func (r *runState) load() *outcome {
 	files, varFiles := r.absAll(r.in.Files), r.absAll(r.in.VarFiles)
 	s, err := spec.Load(spec.LoadOptions{
 		Files: files, Stdin: r.opts.Stdin, Set: r.in.Vars, VarFiles: varFiles, Environ: environ,
-		VarPrefix: r.in.VarPrefix, SecretPrefix: r.in.SecretPrefix, Redactor: r.red,
+		VarPrefix: r.in.VarPrefix, SecretPrefix: r.in.SecretPrefix, Redactor: r.red, Policies: r.absAll(r.in.Policies),
 	})
 	if err == nil {
 		r.spec = s

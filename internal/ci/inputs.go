@@ -95,6 +95,10 @@ type Inputs struct {
 	// Reconcile: command apply runs every step whatever the state record
 	// says (khook apply --reconcile).
 	Reconcile bool
+	// Policies are policy files (khook --policy), one per line, read from
+	// the working tree: keep them where the pull request cannot change
+	// them (docs/policies.md).
+	Policies []string
 }
 
 // Selection is the inputs' step selection; nil when they ask for none.
@@ -145,6 +149,7 @@ var inputNames = []input{
 	{"changed-only", "false"},
 	{"sops-age-key", ""},
 	{"reconcile", "false"},
+	{"policies", ""},
 }
 
 // InputNames returns every input name, for action.yml's test.
@@ -216,6 +221,7 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		Selector:         strings.TrimSpace(raw["selector"]),
 		Exclude:          lines(raw["exclude"]),
 		SopsAgeKey:       strings.TrimSpace(raw["sops-age-key"]),
+		Policies:         lines(raw["policies"]),
 	}
 	if err := runplan.CheckLookupSecrets(in.LookupSecrets); err != nil {
 		errs = append(errs, "input "+err.Error())

@@ -124,6 +124,17 @@ func (a *ApplyCommand) Run(ctx context.Context, s *spec.Spec) (*model.Results, e
 		}
 		return res, notStarted(res, err, model.ReasonValidation, r)
 	}
+	if a.Expect == nil && hasPolicies(s) {
+		if err := a.checkPolicies(ctx, s, backend); err != nil {
+			if backend.Fail != nil {
+				backend.Fail()
+			}
+			if backend.Close != nil {
+				_ = backend.Close() // the refusal is the run's error
+			}
+			return res, notStarted(res, err, model.ReasonStepFailed, r)
+		}
+	}
 	if a.Expect != nil {
 		if err := a.checkPlan(ctx, s, backend); err != nil {
 			if backend.Fail != nil {
@@ -218,6 +229,9 @@ func (a *ApplyCommand) checkPlan(ctx context.Context, s *spec.Spec, b *Backend) 
 	now, err := a.Config.livePlan(ctx, b.Clients, s, false)
 	if err != nil {
 		return fmt.Errorf("apply --plan: cannot plan again to check the reviewed plan: %w", err)
+	}
+	if err := refuseDenied(now); err != nil {
+		return err // the policies in force now, whatever the saved plan says
 	}
 	if changes := a.Expect.Changes(now); len(changes) > 0 {
 		return &planfile.ChangedError{Fingerprint: a.Expect.Plan.Fingerprint, Now: now.Fingerprint, Changes: changes}

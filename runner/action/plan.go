@@ -9,6 +9,7 @@ import (
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
+	"github.com/khook/khook/runner/policy"
 	"github.com/khook/khook/runner/selection"
 	"github.com/khook/khook/spec"
 )
@@ -48,6 +49,11 @@ func (p *PlanCommand) Run(ctx context.Context, s *spec.Spec) (*model.Plan, error
 		}
 		pl := runplan.Offline(s)
 		runplan.OfflineWarnings(pl, s, warnings, p.Config.WarningsAsErrors)
+		set, err := policy.New(s)
+		if err != nil {
+			return nil, &Failure{Reason: model.ReasonValidation, Err: err}
+		}
+		runplan.OfflinePolicies(ctx, pl, s, set, OfflineKubeVersion(p.KubeVersion))
 		pl.Selection = sel
 		return pl, nil
 	}
@@ -88,8 +94,13 @@ func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *
 	exec := dispatch.New(clients, s.BaseDir, r)
 	defer exec.Close()
 	helm := exec.Helm()
+	set, err := livePolicies(clients, s)
+	if err != nil {
+		return nil, err
+	}
 	live := &runplan.Live{Clients: clients, Redactor: r, Diff: diff, Executors: exec,
-		Digest: planfile.NewHasher(c.PlanKey, r), LookupSecrets: c.LookupSecrets, WarningsAsErrors: c.WarningsAsErrors}
+		Digest: planfile.NewHasher(c.PlanKey, r), LookupSecrets: c.LookupSecrets, WarningsAsErrors: c.WarningsAsErrors,
+		Policies: set}
 	ctx = kube.WithLiveCache(ctx) // one plan: one LIST per resource and namespace
 	pl, err := live.Plan(ctx, s)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
+	"github.com/khook/khook/runner/policy"
 	"github.com/khook/khook/spec"
 )
 
@@ -42,6 +43,8 @@ type Live struct {
 	LookupSecrets string
 	// WarningsAsErrors plans a step the API server warned about as fail.
 	WarningsAsErrors bool
+	// Policies checks each step's predicted objects (nil: none in force).
+	Policies *policy.Set
 }
 
 // The lookup-secrets policies (spec: the CLI's --lookup-secrets and khook
@@ -109,6 +112,9 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
 		}
 	}
 	p.Totals = model.PlanTotals(p.Steps)
+	if l.Policies != nil {
+		p.PolicyFiles, p.PolicyNotes = l.Policies.Files, l.Policies.Notes
+	}
 	if l.Digest != nil {
 		if err := l.planDigests(ctx, s, p); err != nil {
 			return nil, err
@@ -139,7 +145,11 @@ func (pr *probe) run(ctx context.Context) error {
 	if err != nil {
 		return pr.failed(err)
 	}
-	return pr.predicted(pred)
+	if err := pr.predicted(pred); err != nil {
+		return err
+	}
+	pr.checkPolicies(ctx, pred.Objects)
+	return nil
 }
 
 // failed decides, in one place for every step type, what the error an

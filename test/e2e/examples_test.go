@@ -32,6 +32,8 @@ var exampleInputs = map[string]struct{ args, env []string }{
 		env:  []string{"KHOOK_SECRET_DNS_TOKEN=e2e-dns-token"},
 	},
 	"sops/khook.yaml": {env: []string{"SOPS_AGE_KEY_FILE=examples/sops/TEST-ONLY-age.key"}},
+	// The spec passes the example rules and admission policy, applied with them.
+	"policies/khook.yaml": {args: []string{"--policy", "examples/policies/rules.yaml", "--policy", "examples/policies/admission.yaml"}},
 }
 
 // offlineExamples lists every khook spec under examples/ that needs no

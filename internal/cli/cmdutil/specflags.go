@@ -25,6 +25,13 @@ type SpecFlags struct {
 	VarFiles     []string
 	VarPrefix    string
 	SecretPrefix string
+	// Policies are --policy files (plan, apply and validate only).
+	Policies []string
+}
+
+// AddPolicyFlag registers --policy on fs.
+func AddPolicyFlag(fs *pflag.FlagSet, f *SpecFlags) {
+	fs.StringArrayVar(&f.Policies, "policy", nil, "check every planned change against the policies in `FILE`: khook rules (policies: [...]) or ValidatingAdmissionPolicy manifests with their bindings and params; kept outside the spec, the spec cannot remove them (repeatable)")
 }
 
 // AddSpecFlags registers the spec flags on fs.
@@ -84,6 +91,7 @@ func (f *Factory) LoadSpec(flags *SpecFlags) (*spec.Spec, error) {
 		VarPrefix:    flags.VarPrefix,
 		SecretPrefix: flags.SecretPrefix,
 		Redactor:     f.Redactor,
+		Policies:     flags.Policies,
 	})
 	if err == nil {
 		return s, nil

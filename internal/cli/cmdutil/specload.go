@@ -22,6 +22,7 @@ func (f *Factory) SpecLoadOptions(flags *SpecFlags) (spec.LoadOptions, error) {
 		VarPrefix:    flags.VarPrefix,
 		SecretPrefix: flags.SecretPrefix,
 		Redactor:     f.Redactor,
+		Policies:     flags.Policies,
 	}, nil
 }
 

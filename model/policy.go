@@ -1,0 +1,66 @@
+package model
+
+import "strings"
+
+// Violation is one policy rule a planned change breaks (docs/policies.md):
+// a deny fails the step's plan, a warn is a warning.
+type Violation struct {
+	// Policy names the rule: a khook rule's name, or an admission policy's
+	// (and its binding's).
+	Policy string `json:"policy"`
+	Effect string `json:"effect"` // deny | warn
+	// Object is the change's object: "Deployment shop/web".
+	Object  string `json:"object,omitempty"`
+	Message string `json:"message"`
+	// Source is the file the rule was written in.
+	Source string `json:"source,omitempty"`
+}
+
+// Violation effects.
+const (
+	EffectDeny = "deny"
+	EffectWarn = "warn"
+)
+
+// String is "deny no-latest-images: Deployment shop/web: image web:latest".
+func (v Violation) String() string {
+	parts := []string{v.Effect + " " + v.Policy}
+	if v.Object != "" {
+		parts = append(parts, v.Object)
+	}
+	return strings.Join(append(parts, v.Message), ": ")
+}
+
+// RecordViolations puts a step's violations on its plan: each under the
+// step, every warn among its warnings, and the first deny as the reason
+// the step's plan is fail (apply would be refused).
+func RecordViolations(ps *PlanStep, vs []Violation) {
+	for _, v := range vs {
+		ps.Policy = append(ps.Policy, v)
+		if v.Effect == EffectWarn {
+			ps.Warnings = append(ps.Warnings, Warning{Object: v.Object, Message: "policy " + v.Policy + ": " + v.Message})
+			continue
+		}
+		if ps.Action != ActionFail {
+			ps.Action = ActionFail
+			obj := v.Object
+			if obj == "" {
+				obj = "it"
+			}
+			ps.Reason = "policy " + v.Policy + " denies " + obj + ": " + v.Message
+		}
+	}
+}
+
+// Denials are the plan's deny violations, step by step.
+func (p *Plan) Denials() []Violation {
+	var out []Violation
+	for _, s := range p.Steps {
+		for _, v := range s.Policy {
+			if v.Effect == EffectDeny {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}

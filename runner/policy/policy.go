@@ -1,0 +1,118 @@
+// Package policy checks a plan's changes against policies: the spec's own
+// rules and those of --policy files (spec.Policy, CEL over each change),
+// and Kubernetes ValidatingAdmissionPolicies given as files, evaluated with
+// the API server's own admission CEL (k8s.io/apiserver) without being
+// installed in the cluster. The plan calls it where it collects a step's
+// planned objects (runner/plan), offline and live; apply checks again
+// before it writes (runner/action).
+//
+// May import: model, spec, redact, sops; no renderer, no executor, no
+// other runner package (layout_test.go).
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/spec"
+)
+
+// Set is the policies in force for one spec, compiled once.
+type Set struct {
+	rules     []*spec.Policy
+	admission []*admissionPolicy
+	params    []*unstructured.Unstructured
+	// Files are the --policy files in force.
+	Files []string
+	// Notes say what of the admission policies cannot be honoured here.
+	Notes []string
+	// Namespace, when set, reads a namespace (live plans): an admission
+	// policy's namespaceObject and namespaceSelector. Nil offline.
+	Namespace func(ctx context.Context, name string) (map[string]any, error)
+}
+
+// New compiles the policies of s: its rules (compiled at load) and the
+// admission policies of its --policy files. Nil when s has none.
+func New(s *spec.Spec) (*Set, error) {
+	if len(s.Policies) == 0 && len(s.Admission) == 0 {
+		return nil, nil
+	}
+	set := &Set{rules: s.Policies, Files: s.PolicyFiles}
+	if err := set.loadAdmission(s.Admission); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// Change is one object a step's plan would touch.
+type Change struct {
+	Action                model.Action
+	Kind, Namespace, Name string
+	// Desired is the object as the plan would write it (nil for a delete),
+	// Live as read (nil for a create).
+	Desired, Live *unstructured.Unstructured
+}
+
+// checked are the actions a policy sees: the changes, a kept object, and
+// an object an offline plan has not assessed.
+var checked = []model.Action{model.ActionCreate, model.ActionConfigure, model.ActionReplace, model.ActionDelete, model.ActionKeep, model.ActionPlanned}
+
+// Check evaluates every rule against every change of a step and returns
+// the violations. A rule that errs (over its cost limit, a type error)
+// is a deny naming the rule: a safety check that errs refuses.
+func (set *Set) Check(ctx context.Context, st *spec.Step, changes []Change) []model.Violation {
+	if set == nil {
+		return nil
+	}
+	var out []model.Violation
+	step := spec.PolicyStep{Name: st.Name, Type: st.Type()}
+	for _, c := range changes {
+		if !slices.Contains(checked, c.Action) || c.Kind == model.KindRelease {
+			continue
+		}
+		in := &spec.PolicyInput{Action: string(c.Action), Step: step, Kind: c.Kind, Namespace: c.Namespace}
+		if c.Action != model.ActionDelete && c.Desired != nil {
+			in.Object = c.Desired.Object
+		}
+		if c.Live != nil {
+			in.OldObject = c.Live.Object
+		}
+		if in.Object == nil && in.OldObject == nil {
+			continue
+		}
+		object := objectName(c)
+		for _, r := range set.rules {
+			if !r.Matches(in) {
+				continue
+			}
+			bad, msg, err := r.Eval(in)
+			switch {
+			case errors.Is(err, spec.ErrPolicyCost):
+				out = append(out, model.Violation{Policy: r.Name, Effect: model.EffectDeny, Object: object, Source: r.Source,
+					Message: fmt.Sprintf("the rule exceeds its CEL cost limit, so the change cannot be checked (simplify the rule)")})
+			case err != nil:
+				out = append(out, model.Violation{Policy: r.Name, Effect: model.EffectDeny, Object: object, Source: r.Source,
+					Message: fmt.Sprintf("the rule fails on this object, so the change cannot be checked: %v", err)})
+			case bad:
+				out = append(out, model.Violation{Policy: r.Name, Effect: r.Effect(), Object: object, Message: oneLine(msg), Source: r.Source})
+			}
+		}
+		out = append(out, set.admit(ctx, c, object)...)
+	}
+	return out
+}
+
+func objectName(c Change) string {
+	if c.Namespace == "" {
+		return c.Kind + " " + c.Name
+	}
+	return c.Kind + " " + c.Namespace + "/" + c.Name
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
