@@ -26,7 +26,7 @@ import (
 	"github.com/khook/khook/internal/cli"
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/runner/helmstep"
+	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/helmcli"
 	"github.com/khook/khook/test/helmfilecli"
@@ -339,7 +339,7 @@ func importResolve(t *testing.T, root, in string, extra map[string]string) ([]re
 	for _, st := range s.Steps {
 		steps[st.Name] = st
 	}
-	loader := helmstep.New(nil, dir, redact.New()).Values()
+	loader := chartsource.New(nil, dir, redact.New(), chartsource.Options{}).Values()
 	var out []resolved
 	for _, st := range s.Steps {
 		switch {
