@@ -9,6 +9,7 @@ package files
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,12 +38,15 @@ and its overlays, --var-file files, and for every step its manifest and
 values files (of a step when: excludes, those that exist), every file of a
 local chart, and the
 files a kustomization's render reads (its bases and patches, nothing else in
-the tree). Paths are relative to the working directory when inside it.
+the tree), and the --policy files. Paths are relative to the working
+directory when inside it.
 Use it for CI path filters; khook ci's changed-only decides from the same list.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return Run(opts) },
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
+	// A plan reads its --policy files too, so a change to one is a change.
+	cmdutil.AddPolicyFlag(cmd.Flags(), &opts.Spec)
 	cmd.Flags().BoolVar(&opts.Absolute, "absolute", false, "print absolute paths")
 	return cmd
 }
@@ -57,6 +61,15 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
+	for _, p := range opts.Spec.Policies {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return err
+		}
+		list = append(list, abs)
+	}
+	slices.Sort(list)
+	list = slices.Compact(list)
 	cwd, _ := os.Getwd()
 	var b strings.Builder
 	for _, p := range list {
