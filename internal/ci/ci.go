@@ -336,6 +336,9 @@ func (r *runState) relativizePositions(s *spec.Spec) {
 	for i, f := range s.Files {
 		s.Files[i] = r.relPath(f)
 	}
+	for i, f := range s.PolicyFiles { // named in outputs only, as the spec is
+		s.PolicyFiles[i] = r.relPath(f)
+	}
 }
 
 // execute runs the command through the backend.

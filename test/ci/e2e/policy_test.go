@@ -110,9 +110,8 @@ func TestPolicyGitHubActionPlan(t *testing.T) {
 		t.Fatalf("a deny must fail the step: exit %d outputs %v\n%s\n%s", res.Code, outs, res.Stdout, res.Stderr)
 	}
 	obj := "Deployment " + ns + "/web"
-	// The files are named as khook ci resolved them (absolute, under the
-	// workspace); the spec itself is named relative to it.
-	files := "Policy files in force: " + g.Workspace + "/policy/rules.yaml, " + g.Workspace + "/policy/admission.yaml"
+	// The files are named relative to the workspace, as the spec is.
+	files := "Policy files in force: policy/rules.yaml, policy/admission.yaml"
 	policyMD := []string{"### Policy", files,
 		"- ⛔ **deny** `no-latest-images` in step `web`: " + obj + ": image nginx:latest is not pinned",
 		"- ⛔ **deny** `require-team-label (binding require-team-label)` in step `web`: " + obj + ": Deployment web needs a team label",
