@@ -100,7 +100,14 @@ func TestImportMatchesHelmfile(t *testing.T) {
 				root := copyEntry(t, filepath.Join(corpusDir, e.Dir))
 				want, dangling, err := helmfileResolve(hf, helm, root, in, e.Env)
 				if err != nil {
-					t.Skipf("helmfile %s itself cannot build this input offline, so there is nothing to compare: %v", helmfilecli.Version, err)
+					// Nothing to compare, but an input helmfile refuses
+					// (broken upstream) must not import as faithful either.
+					if code, verdict := runImport(t, root, in, e.Env); code == 0 {
+						t.Errorf("helmfile %s refuses this input (%v), yet the import exits 0 (%s)", helmfilecli.Version, err, verdict)
+					} else {
+						t.Logf("helmfile %s refuses this input and so does the import (%s): %v", helmfilecli.Version, verdict, err)
+					}
+					return
 				}
 				built++
 				got, verdict, code := importResolve(t, root, in, e.Env)
@@ -317,16 +324,22 @@ func (st *buildState) resolve(r *buildRelease, base string) resolved {
 
 // importResolve imports root/in with the khook CLI as a user would (in the
 // helmfile's folder, --out khook.yaml) and resolves the spec it wrote.
-func importResolve(t *testing.T, root, in string, extra map[string]string) ([]resolved, string, int) {
-	dir := filepath.Join(root, filepath.Dir(in))
+// runImport runs `khook import helmfile` on in as a user would, in its
+// folder with the entry's environment: the exit code and its last lines.
+func runImport(t *testing.T, root, in string, extra map[string]string) (int, string) {
 	for _, kv := range env(root, extra) {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
-	t.Chdir(dir)
+	t.Chdir(filepath.Join(root, filepath.Dir(in)))
 	ios, _, errOut := iostreams.Test("")
 	code := cli.Run(context.Background(), []string{"import", "helmfile", filepath.Base(in), "--out", "khook.yaml"}, ios)
-	verdict := fmt.Sprintf("exit %d: %s", code, lastLines(errOut.String(), 20))
+	return code, fmt.Sprintf("exit %d: %s", code, lastLines(errOut.String(), 20))
+}
+
+func importResolve(t *testing.T, root, in string, extra map[string]string) ([]resolved, string, int) {
+	dir := filepath.Join(root, filepath.Dir(in))
+	code, verdict := runImport(t, root, in, extra)
 	specFile := filepath.Join(dir, "khook.yaml")
 	if _, err := os.Stat(specFile); err != nil {
 		t.Fatalf("the import wrote no spec (%s)", verdict)
