@@ -15,6 +15,7 @@ import (
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
@@ -231,6 +232,9 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 			post = chainPostRenderers(post, crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry != action.DryRunNone})
 		}
 		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.Chart, r.Values, timeout, dry, post)
+		if err == nil && dry == action.DryRunNone && strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") {
+			err = e.awaitDroppedCRDs(ctx, r.Last.Manifest, res.Manifest, r.Namespace)
+		}
 	}
 	if err != nil {
 		if !h.CreateNamespace && strings.Contains(err.Error(), fmt.Sprintf("namespaces %q not found", r.Namespace)) {
@@ -353,4 +357,35 @@ func (r *Release) Dependencies() []chartsource.DependencyFetch {
 		return nil
 	}
 	return r.src.Deps
+}
+
+// awaitDroppedCRDs waits, by watch within the step's time, until the CRDs
+// the upgrade deleted are gone: Helm does not wait for a deletion, and a
+// CRD's finalizer removes its custom resources first. A later step that
+// creates the kind anew must not meet the terminating one. A CRD kept
+// (helm.sh/resource-policy: keep) is not being deleted and is not awaited.
+func (e *Executor) awaitDroppedCRDs(ctx context.Context, oldManifest, newManifest, ns string) error {
+	gone, err := dropped(oldManifest, newManifest, ns)
+	if err != nil {
+		return err
+	}
+	var deleted []kube.Deleted
+	for _, u := range gone {
+		if !kube.IsCRD(u) {
+			continue
+		}
+		live, err := e.clients.Dynamic.Resource(kube.CRDMapping.Resource).Get(ctx, u.GetName(), metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return fmt.Errorf("the upgrade deleted CRD %s, but it cannot be read to await its deletion: %w", u.GetName(), err)
+		case live.GetDeletionTimestamp() != nil:
+			deleted = append(deleted, kube.Deleted{Mapping: kube.CRDMapping, Name: u.GetName(), UID: live.GetUID()})
+		}
+	}
+	if err := kube.WaitGone(ctx, e.clients, deleted); err != nil {
+		return fmt.Errorf("the upgrade deleted its dropped CRDs, but they were not gone before the step timeout: %w", err)
+	}
+	return nil
 }
