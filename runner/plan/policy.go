@@ -55,10 +55,11 @@ func OfflinePolicies(ctx context.Context, p *model.Plan, s *spec.Spec, set *poli
 		}
 	}
 	for _, st := range s.Steps {
-		if st.Excluded() || st.Delete == nil || len(st.Delete.Manifests) == 0 {
-			continue
+		m := st.Manifests()
+		if st.Excluded() || m.Applied || len(m.Sources) == 0 {
+			continue // applied objects came with the offline render above
 		}
-		objs, err := kube.LoadManifests(ctx, s.BaseDir, localOnly(st.Delete.Manifests), nil)
+		objs, err := kube.LoadManifests(ctx, s.BaseDir, localOnly(m.Sources), nil)
 		if err != nil {
 			continue // validate reports it
 		}
@@ -109,17 +110,13 @@ func namespaceOf(o *unstructured.Unstructured, st *spec.Step) string {
 	if ns := o.GetNamespace(); ns != "" || clusterScoped[o.GetKind()] {
 		return ns
 	}
-	ns := ""
-	switch {
-	case st.Apply != nil:
-		ns = st.Apply.Namespace
-	case st.Helm != nil:
-		ns = st.Helm.Namespace
-	case st.Delete != nil:
-		ns = st.Delete.Namespace
+	if m := st.Manifests(); m.Sources != nil {
+		return spec.NamespaceOrDefault(m.Namespace)
 	}
-	if ns == "" {
-		ns = spec.DefaultNamespace
+	if b := st.Block(); b != nil {
+		if _, ns, ok := b.HelmRelease(); ok {
+			return spec.NamespaceOrDefault(ns)
+		}
 	}
-	return ns
+	return spec.DefaultNamespace
 }
