@@ -215,3 +215,97 @@ func TestDataKeptWithoutAWordInEveryCIOutput(t *testing.T) {
 		}
 	}
 }
+
+// An apply onto an object being deleted (#39 point 4), through khook ci:
+// the plan's log, summary, comment and a warning annotation say it is
+// being deleted and by what; an apply whose timeout ends the wait fails,
+// its summary and comment saying so, the object untouched; once it goes,
+// apply creates it anew.
+func TestDataTerminatingObjectInEveryCIOutput(t *testing.T) {
+	ns := kube.Namespace(t)
+	const hold = "khook.test/hold"
+	ctx := context.Background()
+	cms := kube.Client.CoreV1().ConfigMaps(ns)
+	old, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Finalizers: []string{hold}}, Data: map[string]string{"key": "old"}}, metav1.CreateOptions{})
+	must(t, err)
+	must(t, cms.Delete(ctx, "settings", metav1.DeleteOptions{}))
+	// release removes hold: the terminating object goes.
+	release := func() error {
+		_, err := cms.Patch(context.Background(), "settings", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	t.Cleanup(func() { _ = release() })
+	srv := githubtest.New()
+	defer srv.Close()
+	g := newRunner(t, srv.URL, "repair.yaml", map[string]string{"command": "plan"})
+	g.Write(t, "khook.yaml", fmt.Sprintf(`apiVersion: khook.io/v1
+kind: Khook
+metadata: {name: terminating}
+steps:
+  - name: settings
+    timeout: 2s
+    apply:
+      namespace: %s
+      manifests:
+      - inline: |
+          {apiVersion: v1, kind: ConfigMap, metadata: {name: settings}, data: {key: new}}
+`, ns))
+	comment := func() string {
+		t.Helper()
+		cs := srv.Comments(7)
+		if len(cs) != 1 {
+			t.Fatalf("want one PR comment, got %d", len(cs))
+		}
+		return cs[0].Body
+	}
+	res := citest.Run(t, g.Workspace, g.Environ)
+	if res.Code != 0 {
+		t.Fatalf("plan: exit %d\n%s", res.Code, res.Stdout)
+	}
+	deleting := "configmap/settings in namespace " + ns + " is being deleted ("
+	for sink, text := range map[string]string{"log": res.Stdout, "summary": g.Read(t, "summary"), "comment": comment()} {
+		if !strings.Contains(text, deleting) || !strings.Contains(text, hold) {
+			t.Errorf("the plan's %s does not say settings is being deleted and by what:\n%s", sink, text)
+		}
+	}
+	var warned bool
+	for _, line := range annotationLine.FindAllString(res.Stdout, -1) {
+		warned = warned || strings.HasPrefix(line, "::warning") && strings.Contains(line, "is being deleted")
+	}
+	if !warned {
+		t.Errorf("no warning annotation saying settings is being deleted:\n%s", res.Stdout)
+	}
+
+	// Held: the step's timeout ends the wait; every output says why.
+	g.ResetFiles()
+	g.Set("INPUT_COMMAND=apply")
+	res = citest.Run(t, g.Workspace, g.Environ)
+	outs, _ := gha.ParseKeyValues(g.Read(t, "output"))
+	if res.Code != 1 || outs["status"] != "failed" || outs["failed-steps"] != "settings" {
+		t.Fatalf("apply onto the held object: exit %d outputs %v, want 1, failed, settings\n%s", res.Code, outs, res.Stdout)
+	}
+	for sink, text := range map[string]string{"log": res.Stdout, "summary": g.Read(t, "summary"), "comment": comment()} {
+		if !strings.Contains(text, "it is being deleted and did not go") || !strings.Contains(text, hold) {
+			t.Errorf("the failed apply's %s does not say settings is being deleted and by what:\n%s", sink, text)
+		}
+	}
+	cm, err := cms.Get(ctx, "settings", metav1.GetOptions{})
+	if err != nil || cm.UID != old.UID || cm.Data["key"] != "old" || cm.DeletionTimestamp == nil {
+		t.Fatalf("after the refused apply: %v, want the held object untouched", err)
+	}
+
+	// Gone: apply creates it anew.
+	must(t, release())
+	g.ResetFiles()
+	res = citest.Run(t, g.Workspace, g.Environ)
+	if res.Code != 0 {
+		t.Fatalf("apply once released: exit %d\n%s", res.Code, res.Stdout)
+	}
+	cm, err = cms.Get(ctx, "settings", metav1.GetOptions{})
+	if err != nil || cm.UID == old.UID || cm.Data["key"] != "new" || cm.DeletionTimestamp != nil {
+		t.Errorf("after apply: %v, want a new object with the manifest's data", err)
+	}
+}
