@@ -150,6 +150,13 @@ func TestDataKeptWithoutAWordInEveryCIOutput(t *testing.T) {
 			t.Errorf("the plan's %s says a claim goes:\n%s", sink, text)
 		}
 	}
+	// The step table's row (summary and comment alike): the keep and why.
+	row := fmt.Sprintf("| prune/store | prune | keep | keep PersistentVolumeClaim %s/a (%s) |", ns, kept)
+	for sink, text := range map[string]string{"summary": summary, "comment": comment()} {
+		if !strings.Contains(text, row) {
+			t.Errorf("the plan's %s lacks the row %q:\n%s", sink, row, text)
+		}
+	}
 	for _, line := range annotationLine.FindAllString(res.Stdout, -1) {
 		if strings.HasPrefix(line, "::warning") && strings.Contains(line, "deletes PersistentVolumeClaim") {
 			t.Errorf("a data-deletion warning without the word: %s", line)
