@@ -49,13 +49,13 @@ func importRules() []importRule {
 		{"runner", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/ci"},
 		{"runner/", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/cli"},
 		{"runner/kube", khookOutside("runner/kube", "model", "spec", "redact", "sops"), "runner/kube is the bottom layer of the runner: of khook it imports only the model and the ground floor", module + "runner/steps"},
-		{"runner/steps", khookUnder("runner/plan", "runner/action", "runner/dispatch", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/plan"},
-		{"runner/helmstep", khookUnder("runner/plan", "runner/action", "runner/dispatch", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/state"},
-		{"runner/chartsource", khookUnder("runner/plan", "runner/action", "runner/dispatch", "runner/state", "runner/steps", "runner/helmstep"), "chart sourcing is below the executors and the plan: both use it", module + "runner/helmstep"},
-		{"runner/plan", khookUnder("runner/steps", "runner/helmstep", "runner/dispatch", "runner/action", "runner/state"), "runner/plan reaches the executors only through runner.Planner", module + "runner/helmstep"},
+		{"runner/steps", khookUnder("runner/plan", "runner/command", "runner/dispatch", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/plan"},
+		{"runner/helmstep", khookUnder("runner/plan", "runner/command", "runner/dispatch", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/state"},
+		{"runner/chartsource", khookUnder("runner/plan", "runner/command", "runner/dispatch", "runner/state", "runner/steps", "runner/helmstep"), "chart sourcing is below the executors and the plan: both use it", module + "runner/helmstep"},
+		{"runner/plan", khookUnder("runner/steps", "runner/helmstep", "runner/dispatch", "runner/command", "runner/state"), "runner/plan reaches the executors only through runner.Planner", module + "runner/helmstep"},
 		{"runner/policy", khookOutside("runner/policy", "model", "spec", "redact", "sops"), "the policies judge the plan's objects: of khook they import only the model and the ground floor", module + "runner/kube"},
 		{"runner/planfile", khookOutside("runner/planfile", "model", "spec", "redact", "sops"), "the plan file format reads without a cluster (khook show)", module + "runner/kube"},
-		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/action, not the CLI commands", module + "internal/cli/cmdutil"},
+		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/command, not the CLI commands", module + "internal/cli/cmdutil"},
 	}
 }
 

@@ -42,7 +42,7 @@ func (p *Plan) DriftFails() bool {
 }
 
 // Failing lists the steps the plan predicts apply would fail: a plan
-// with any is a failed plan (runner/action.PlanGate, the one rule every
+// with any is a failed plan (runner/command.PlanGate, the one rule every
 // gate applies).
 func (p *Plan) Failing() []PlanStep {
 	var out []PlanStep

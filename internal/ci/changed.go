@@ -5,7 +5,7 @@ import (
 
 	"github.com/khook/khook/internal/ci/github"
 	ifleet "github.com/khook/khook/internal/fleet"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 // unchangedSpec applies the changed-only input: on a pull request's plan,
@@ -29,7 +29,7 @@ func (r *runState) unchangedSpec() string {
 	}
 	sp := *r.spec
 	sp.Files = r.specFiles
-	files, err := action.Files(&sp, r.absAll(r.in.VarFiles))
+	files, err := command.Files(&sp, r.absAll(r.in.VarFiles))
 	if err != nil {
 		r.warn(fmt.Sprintf("changed-only: cannot list the spec's files: %s; planning", r.red.String(err.Error())))
 		return ""

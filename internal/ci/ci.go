@@ -12,7 +12,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
@@ -46,10 +46,10 @@ type Request struct {
 	Emit func(model.Event)
 }
 
-// Backend runs the commands that need the cluster: runner/action's Plan,
+// Backend runs the commands that need the cluster: runner/command's Plan,
 // Apply and Destroy (actions), or a test's stand-in. A returned error is a
 // run-level failure (cluster unreachable, state locked) whose reason
-// action.ReasonOf names.
+// command.ReasonOf names.
 type Backend interface {
 	Plan(ctx context.Context, req Request) (*model.Plan, error)
 	Apply(ctx context.Context, req Request) (*model.Results, error)
@@ -67,7 +67,7 @@ type Options struct {
 	Environ []string
 	// Redactor is the run's one redactor; Run registers the secrets.
 	Redactor *redact.Redactor
-	// Backend runs plan, apply and destroy; nil is runner/action's.
+	// Backend runs plan, apply and destroy; nil is runner/command's.
 	Backend Backend
 	// Version is khook's version, for the summary footer.
 	Version string
@@ -125,9 +125,9 @@ type outcome struct {
 }
 
 // exitCode is the process exit code of the outcome: the exit-code table's
-// (action.ExitCode), as khook's.
+// (command.ExitCode), as khook's.
 func (oc *outcome) exitCode() int {
-	return action.ExitCodeOf(oc.status != model.RunOK, oc.reason)
+	return command.ExitCodeOf(oc.status != model.RunOK, oc.reason)
 }
 
 // Run executes `khook ci` and returns the process exit code.
@@ -308,7 +308,7 @@ func (r *runState) problems(ps spec.Problems) spec.Problems {
 // offline, as khook validate does it (runner/plan.CheckAPIs), against the
 // default Kubernetes version: schemas and removed API versions.
 func (r *runState) validateManifests(ctx context.Context, oc *outcome) *outcome {
-	ps, _ := runplan.CheckAPIs(ctx, r.spec, action.OfflineKubeVersion(kube.KubeVersion{}))
+	ps, _ := runplan.CheckAPIs(ctx, r.spec, command.OfflineKubeVersion(kube.KubeVersion{}))
 	if len(ps) > 0 {
 		oc.status, oc.reason = model.RunFailed, model.ReasonValidation
 		oc.problems = r.problems(ps)
@@ -382,8 +382,8 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			}
 		}
 		// A plan that predicts failure fails the job step, drift or not.
-		if err := action.PlanGate(p); err != nil {
-			oc.status, oc.reason = model.RunFailed, action.ReasonOf(err, model.ReasonStepFailed)
+		if err := command.PlanGate(p); err != nil {
+			oc.status, oc.reason = model.RunFailed, command.ReasonOf(err, model.ReasonStepFailed)
 		}
 	case CmdApply, CmdDestroy:
 		if refused := r.holdToPlan(ctx, &req, oc); refused != nil {
@@ -408,7 +408,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 			res.Status = model.RunFailed
 		}
 		if res.Status != model.RunOK && res.FailureReason == "" {
-			res.FailureReason = action.ReasonOf(err, model.ReasonStepFailed)
+			res.FailureReason = command.ReasonOf(err, model.ReasonStepFailed)
 		}
 		res.Inputs = model.InputsOf(r.spec)
 		res.PlanCheck = oc.checkFor(res)
@@ -420,7 +420,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 
 func (r *runState) failed(oc *outcome, reason string, err error) *outcome {
 	if reason == "" {
-		reason = action.ReasonOf(err, model.ReasonStepFailed)
+		reason = command.ReasonOf(err, model.ReasonStepFailed)
 	}
 	oc.status, oc.reason, oc.runErr = model.RunFailed, reason, r.red.String(err.Error())
 	return oc

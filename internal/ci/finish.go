@@ -11,7 +11,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 // countedActions are the to-<action> outputs, always present.
@@ -126,7 +126,7 @@ func (r *runState) warn(msg string) { r.sink.warn(msg) }
 
 // driftRepair names the command that repairs drift, in the drift run's
 // log, comment and issue.
-var driftRepair = "repair it with " + action.RepairCommand
+var driftRepair = "repair it with " + command.RepairCommand
 
 func verdictLine(oc *outcome) string {
 	switch {

@@ -16,7 +16,7 @@ import (
 	"github.com/khook/khook/internal/fleet"
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 // Fleet report files under output-dir.
@@ -37,7 +37,7 @@ func (r *runState) fleetReport(ctx context.Context) int {
 		r.sink.print("Error: " + msg + "\n")
 		r.writeFleetOutputs(model.RunFailed, reason, false, false, "")
 		r.say("khook fleet-report: failed (%s)", reason)
-		return action.ExitCodeOf(true, reason)
+		return command.ExitCodeOf(true, reason)
 	}
 	fl, err := r.loadFleet()
 	if err != nil {
@@ -93,9 +93,9 @@ func (r *runState) fleetReport(ctx context.Context) int {
 	r.writeFleetOutputs(rep.Status, fleetReason(rep), rep.Totals.Changed > 0, rep.Totals.Drifted > 0, url)
 	r.say("khook fleet-report: %s", rep.Verdict().Text)
 	if rep.Halted || (rep.Wave == 0 && rep.Status != model.RunOK) {
-		return action.ExitFailure
+		return command.ExitFailure
 	}
-	return action.ExitOK
+	return command.ExitOK
 }
 
 // relPathsIn shortens absolute workspace paths in a message.

@@ -12,7 +12,7 @@ import (
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
 	"github.com/khook/khook/model"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 // unreachable is a backend whose clusters under context "gone" cannot be
@@ -21,7 +21,7 @@ type unreachable struct{ *fakeBackend }
 
 func (u unreachable) Plan(ctx context.Context, req Request) (*model.Plan, error) {
 	if req.Context == "gone" {
-		return nil, &action.Failure{Reason: model.ReasonClusterUnreachable, Err: errors.New("cannot reach the cluster at https://10.255.0.1:6443: connection refused")}
+		return nil, &command.Failure{Reason: model.ReasonClusterUnreachable, Err: errors.New("cannot reach the cluster at https://10.255.0.1:6443: connection refused")}
 	}
 	return u.fakeBackend.Plan(ctx, req)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 // summaryMaxBytes keeps the job summary under GitHub's 1 MiB per step, with
@@ -123,7 +123,7 @@ func (r *runState) writeSummary(w io.Writer, oc *outcome, max int, runURL string
 	case oc.plan != nil:
 		_ = report.WritePlanMarkdown(w, oc.plan, opts)
 		if oc.command == CmdDrift && oc.drift {
-			fmt.Fprintf(w, "\nRepair the drift with %s.\n", action.RepairCommand)
+			fmt.Fprintf(w, "\nRepair the drift with %s.\n", command.RepairCommand)
 		}
 	case oc.results != nil:
 		_ = report.WriteResultsMarkdown(w, oc.results, opts)

@@ -5,7 +5,7 @@
 // sections, JUnit, dotenv and Terraform reports and MR note. Every byte it
 // writes passes through the one redactor.
 //
-// May import: runner/action and what it returns (runner/plan,
+// May import: runner/command and what it returns (runner/plan,
 // runner/planfile, runner/kube for checks without a cluster), model, report
 // (its renderers), internal/fleet, spec, redact and the platform packages
 // under it; never internal/cli.

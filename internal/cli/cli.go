@@ -35,7 +35,7 @@ import (
 	"github.com/khook/khook/internal/cli/validate"
 	"github.com/khook/khook/internal/cli/vars"
 	"github.com/khook/khook/internal/cli/version"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -66,19 +66,19 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return action.ExitOK
+		return command.ExitOK
 	}
 	code := cmdutil.CodeOf(err)
 	var ee *cmdutil.ExitError
 	isExit := errors.As(err, &ee)
 	if !parsed && !isExit {
-		code = action.ExitCodeOf(true, action.ReasonUsage) // unknown command, bad flag, wrong arguments
+		code = command.ExitCodeOf(true, command.ReasonUsage) // unknown command, bad flag, wrong arguments
 	}
 	if isExit && (ee.Reported || ee.Err == nil) {
 		return code
 	}
 	msg := "Error: " + err.Error() + "\n"
-	if code == action.ExitValidation && !parsed {
+	if code == command.ExitValidation && !parsed {
 		msg += fmt.Sprintf("Run '%s --help' for usage.\n", commandPath(root, args))
 	}
 	fmt.Fprint(ios.ErrOut, msg)
@@ -103,7 +103,7 @@ func NewRootCmd(f *cmdutil.Factory, onParsed func()) *cobra.Command {
 described in a khook.io/v1 spec, from a laptop or a CI job.
 
 Exit codes (khook and khook ci alike; failure reason, when):
-` + action.ExitTableText(),
+` + command.ExitTableText(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -157,7 +157,7 @@ Exit codes (khook and khook ci alike; failure reason, when):
 
 // newCICmd builds `khook ci`: inputs come from the environment, not flags,
 // and internal/ci does the work, running plan, apply and destroy through
-// runner/action as the other commands do.
+// runner/command as the other commands do.
 func newCICmd(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "ci",

@@ -8,7 +8,7 @@ import (
 
 // Touched keeps the clusters a change touches. changed are the changed
 // files' absolute paths. filesOf gives the files a cluster's spec reads
-// (khook files' list, runner/action.Files) when its spec loads here: the
+// (khook files' list, runner/command.Files) when its spec loads here: the
 // cluster is touched when one of them, or the fleet file, changed.
 // Otherwise (ok false: a secret it requires is not set in this job, say)
 // a cluster's own overlays and var files touch only the clusters that use

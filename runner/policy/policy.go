@@ -4,7 +4,7 @@
 // the API server's own admission CEL (k8s.io/apiserver) without being
 // installed in the cluster. The plan calls it where it collects a step's
 // planned objects (runner/plan), offline and live; apply checks again
-// before it writes (runner/action).
+// before it writes (runner/command).
 //
 // May import: model, spec, redact, sops; no renderer, no executor, no
 // other runner package (layout_test.go).

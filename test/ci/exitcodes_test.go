@@ -7,16 +7,16 @@ import (
 	"testing"
 
 	"github.com/khook/khook/model"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/test/ci/citest"
 )
 
-// The exit-code table (runner/action.ExitTable) row by row through every
+// The exit-code table (runner/command.ExitTable) row by row through every
 // front end: khook with text and -o json output, khook ci on GitHub and on
 // GitLab. Each front end must give the row's code; the rows that need a
 // cluster (a step that fails or would fail, drift, the lock, changes
 // pending) are run against the harness by test/ci/e2e and test/e2e, and
-// mapped by the same action.ExitCode, which TestExitCodeOfEveryRow below
+// mapped by the same command.ExitCode, which TestExitCodeOfEveryRow below
 // holds to the table.
 func TestExitCodeTableEveryFrontEnd(t *testing.T) {
 	dir := t.TempDir()
@@ -53,7 +53,7 @@ current-context: c
 		{name: "a selection naming no step, plan", reason: model.ReasonValidation,
 			cli:    []string{"plan", "-f", "khook.yaml", "--var-file", "vars.yaml", "--target", "nosuch"},
 			inputs: map[string]string{"command": "plan", "file": "khook.yaml", "var-file": "vars.yaml", "target": "nosuch"}},
-		{name: "bad usage", reason: action.ReasonUsage,
+		{name: "bad usage", reason: command.ReasonUsage,
 			cli:    []string{"apply", "--no-such-flag"},
 			inputs: map[string]string{"command": "no-such-command"}}, // khook ci's bad input: validation, 2 as well
 		{name: "unreachable cluster", reason: model.ReasonClusterUnreachable,
@@ -65,7 +65,7 @@ current-context: c
 	}
 	for _, row := range rows {
 		t.Run(strings.ReplaceAll(row.name, " ", "_"), func(t *testing.T) {
-			want := action.ExitCodeOf(true, row.reason)
+			want := command.ExitCodeOf(true, row.reason)
 			env := []string{"HOME=" + dir, "KUBECONFIG=" + kubeconfig, "TMPDIR=" + t.TempDir()}
 			for _, output := range []string{"text", "json"} {
 				args := append([]string(nil), row.cli...)
@@ -100,30 +100,30 @@ current-context: c
 	}
 }
 
-// Every row of the table is what action.ExitCode gives its result, and a
+// Every row of the table is what command.ExitCode gives its result, and a
 // reason the table does not name is a failure (1).
 func TestExitCodeOfEveryRow(t *testing.T) {
-	for _, row := range action.ExitTable {
+	for _, row := range command.ExitTable {
 		var got int
 		switch {
 		case row.Reason != "":
-			got = action.ExitCodeOf(true, row.Reason)
-		case row.Code == action.ExitOK:
-			got = action.ExitCode(action.Result{})
+			got = command.ExitCodeOf(true, row.Reason)
+		case row.Code == command.ExitOK:
+			got = command.ExitCode(command.Result{})
 		default: // changes pending
-			got = action.ExitCode(action.Result{Changes: true, DetailedExitCode: true})
+			got = command.ExitCode(command.Result{Changes: true, DetailedExitCode: true})
 		}
 		if got != row.Code {
 			t.Errorf("row %q (%s): ExitCode gives %d, the table says %d", row.Reason, row.When, got, row.Code)
 		}
 	}
-	if got := action.ExitCode(action.Result{Failed: true, Reason: model.ReasonValidation, DetailedExitCode: true}); got != action.ExitFailure {
+	if got := command.ExitCode(command.Result{Failed: true, Reason: model.ReasonValidation, DetailedExitCode: true}); got != command.ExitFailure {
 		t.Errorf("plan --detailed-exitcode: a validation failure exits %d, want 1 (2 is changes pending there)", got)
 	}
-	if got := action.ExitCode(action.Result{Changes: true}); got != action.ExitOK {
+	if got := command.ExitCode(command.Result{Changes: true}); got != command.ExitOK {
 		t.Errorf("changes without --detailed-exitcode exit %d, want 0", got)
 	}
-	if got := action.ExitCodeOf(true, ""); got != action.ExitFailure {
+	if got := command.ExitCodeOf(true, ""); got != command.ExitFailure {
 		t.Errorf("a failure without a reason exits %d, want 1", got)
 	}
 }
@@ -139,15 +139,15 @@ func TestExitTableDocumented(t *testing.T) {
 		return string(data)
 	}
 	for _, doc := range []string{"docs/cli.md", "docs/ci.md"} {
-		if !strings.Contains(read(doc), action.ExitTableMarkdown()) {
-			t.Errorf("%s does not hold the exit-code table as runner/action.ExitTableMarkdown writes it:\n%s", doc, action.ExitTableMarkdown())
+		if !strings.Contains(read(doc), command.ExitTableMarkdown()) {
+			t.Errorf("%s does not hold the exit-code table as runner/command.ExitTableMarkdown writes it:\n%s", doc, command.ExitTableMarkdown())
 		}
 	}
-	if !strings.Contains(read("action.yml"), action.ExitByReason()) {
-		t.Errorf("action.yml's failure-reason output does not state %q", action.ExitByReason())
+	if !strings.Contains(read("action.yml"), command.ExitByReason()) {
+		t.Errorf("action.yml's failure-reason output does not state %q", command.ExitByReason())
 	}
 	res := citest.Run(t, t.TempDir(), []string{"HOME=" + t.TempDir()}, "--help")
-	if !strings.Contains(res.Stdout, action.ExitTableText()) {
+	if !strings.Contains(res.Stdout, command.ExitTableText()) {
 		t.Errorf("khook --help does not print the exit-code table:\n%s", res.Stdout)
 	}
 }

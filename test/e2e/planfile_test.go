@@ -128,7 +128,7 @@ func TestApplyPlanFile(t *testing.T) {
 
 	// Another cluster: the plan's API server is not this run's. (One harness
 	// cluster here: a second endpoint stands in for it; the kube-system UID
-	// comparison is held by runner/action's tests.)
+	// comparison is held by runner/command's tests.)
 	r.plan("cluster.plan")
 	first := r.proxy
 	r.proxy = apiproxy.Start(t, kc.RESTConfig)

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
 )
@@ -37,14 +37,14 @@ type Options struct {
 	// plan's selection is the one.
 	Select cmdutil.SelectFlags
 
-	// Backend builds the cluster side; nil is action.ClusterBackend.
-	Backend action.BackendFunc
+	// Backend builds the cluster side; nil is command.ClusterBackend.
+	Backend command.BackendFunc
 	// Clients, when set, replace the kubeconfig's (tests).
 	Clients *kube.Clients
 }
 
 // NewCmd builds `khook apply`. backend nil means the real cluster.
-func NewCmd(f *cmdutil.Factory, backend action.BackendFunc) *cobra.Command {
+func NewCmd(f *cmdutil.Factory, backend command.BackendFunc) *cobra.Command {
 	opts := &Options{F: f, Backend: backend}
 	cmd := &cobra.Command{
 		Use:   "apply",
@@ -101,7 +101,7 @@ func Run(ctx context.Context, opts *Options) error {
 	run := opts.F.NewRunView(opts.Output, s)
 	cfg := opts.F.ActionConfig(opts.Clients)
 	cfg.WarningsAsErrors = opts.WarningsAsErrors
-	res, err := (&action.ApplyCommand{
+	res, err := (&command.ApplyCommand{
 		Config:      cfg,
 		Parallelism: opts.Parallelism,
 		LockTimeout: opts.LockTimeout,

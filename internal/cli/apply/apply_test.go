@@ -14,7 +14,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -41,23 +41,23 @@ steps:
 `
 
 // fakeBackend fails the step named broken with an error quoting the secret.
-func fakeBackend(ctx context.Context, _ *action.ApplyCommand, s *spec.Spec) (*action.Backend, error) {
+func fakeBackend(ctx context.Context, _ *command.ApplyCommand, s *spec.Spec) (*command.Backend, error) {
 	exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 		if st.Name == "broken" {
 			return runner.Outcome{}, errors.New("deployment/b not found (token s3cr3t)")
 		}
 		return runner.Outcome{Detail: "restarted " + st.Rollout.Restart}, nil
 	})
-	return &action.Backend{Exec: exec, Server: "https://127.0.0.1:6443"}, nil
+	return &command.Backend{Exec: exec, Server: "https://127.0.0.1:6443"}, nil
 }
 
 // run executes apply with the given terminal setup and arguments.
-func run(t *testing.T, tty bool, env []string, connect action.BackendFunc, args ...string) (stdout, stderr string, code int) {
+func run(t *testing.T, tty bool, env []string, connect command.BackendFunc, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	return runCtx(t, context.Background(), tty, env, connect, args...)
 }
 
-func runCtx(t *testing.T, ctx context.Context, tty bool, env []string, connect action.BackendFunc, args ...string) (stdout, stderr string, code int) {
+func runCtx(t *testing.T, ctx context.Context, tty bool, env []string, connect command.BackendFunc, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "khook.yaml")
@@ -77,7 +77,7 @@ func runCtx(t *testing.T, ctx context.Context, tty bool, env []string, connect a
 
 func TestApplyPiped(t *testing.T) {
 	out, _, code := run(t, false, nil, fakeBackend)
-	if code != action.ExitFailure {
+	if code != command.ExitFailure {
 		t.Errorf("exit code %d, want 1 (a step failed)", code)
 	}
 	for _, want := range []string{
@@ -102,7 +102,7 @@ func TestApplyPiped(t *testing.T) {
 
 func TestApplyJSON(t *testing.T) {
 	out, errOut, code := run(t, false, nil, fakeBackend, "-o", "json")
-	if code != action.ExitFailure {
+	if code != command.ExitFailure {
 		t.Errorf("exit code %d, want 1", code)
 	}
 	var res model.Results
@@ -158,11 +158,11 @@ func TestApplyTerminalTooShort(t *testing.T) {
 }
 
 func TestApplyUnreachable(t *testing.T) {
-	unreachable := func(context.Context, *action.ApplyCommand, *spec.Spec) (*action.Backend, error) {
+	unreachable := func(context.Context, *command.ApplyCommand, *spec.Spec) (*command.Backend, error) {
 		return nil, &kube.UnreachableError{Msg: "cannot reach https://admin:s3cr3t@10.0.0.1:6443: connection refused"}
 	}
 	out, errOut, code := run(t, false, nil, unreachable, "-o", "json")
-	if code != action.ExitFailure {
+	if code != command.ExitFailure {
 		t.Errorf("exit code %d, want 1", code)
 	}
 	var res model.Results
@@ -189,7 +189,7 @@ func TestApplyUnreadableKubeconfig(t *testing.T) {
 	cmd := NewCmd(f, nil)
 	cmd.SetArgs([]string{"-f", file, "-o", "json"})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	if code := cmdutil.CodeOf(cmd.ExecuteContext(context.Background())); code != action.ExitFailure {
+	if code := cmdutil.CodeOf(cmd.ExecuteContext(context.Background())); code != command.ExitFailure {
 		t.Errorf("exit %d, want 1", code)
 	}
 	var res model.Results
@@ -206,16 +206,16 @@ func TestApplyUnreadableKubeconfig(t *testing.T) {
 func TestApplyCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	interrupted := func(context.Context, *action.ApplyCommand, *spec.Spec) (*action.Backend, error) {
+	interrupted := func(context.Context, *command.ApplyCommand, *spec.Spec) (*command.Backend, error) {
 		exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
 			cancel() // the signal arrives while the first step runs
 			<-ctx.Done()
 			return runner.Outcome{}, ctx.Err()
 		})
-		return &action.Backend{Exec: exec}, nil
+		return &command.Backend{Exec: exec}, nil
 	}
 	out, _, code := runCtx(t, ctx, false, nil, interrupted, "-o", "json")
-	if code != action.ExitFailure {
+	if code != command.ExitFailure {
 		t.Errorf("exit %d, want 1", code)
 	}
 	var res model.Results

@@ -7,16 +7,16 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
 )
 
-// ActionConfig is the configuration runner/action needs, from the global
+// ActionConfig is the configuration runner/command needs, from the global
 // flags; clients, when set, replace the kubeconfig's (tests).
-func (f *Factory) ActionConfig(clients *kube.Clients) *action.Configuration {
-	cfg := action.NewConfiguration(f.Global.Kubeconfig, f.Global.Context, f.Redactor, f.Now, f.Version, f.PlanKey(),
+func (f *Factory) ActionConfig(clients *kube.Clients) *command.Configuration {
+	cfg := command.NewConfiguration(f.Global.Kubeconfig, f.Global.Context, f.Redactor, f.Now, f.Version, f.PlanKey(),
 		func(msg string) { f.Logger.Info(msg) })
 	cfg.Clients = clients
 	return cfg
@@ -49,7 +49,7 @@ func (f *Factory) NewRunView(output string, s *spec.Spec) *RunView {
 	return &RunView{f: f, output: output, spec: s, stop: func() {}}
 }
 
-// Start shows the run's progress (runner/action calls it once connected)
+// Start shows the run's progress (runner/command calls it once connected)
 // and returns where events go. On a live view it also moves log records
 // above the frame and redraws every second until Finish.
 func (v *RunView) Start() func(model.Event) {
@@ -86,7 +86,7 @@ func (v *RunView) Finish(res *model.Results, err error) error {
 		return err
 	}
 	if res.Status != model.RunOK {
-		return Silent(action.ExitCodeOf(true, res.FailureReason))
+		return Silent(command.ExitCodeOf(true, res.FailureReason))
 	}
 	return nil
 }
@@ -102,7 +102,7 @@ func (v *RunView) notStarted(res *model.Results) error {
 		return err
 	}
 	v.f.Logger.Error(res.Command+" did not start", "error", res.Error)
-	return Silent(action.ExitCodeOf(true, res.FailureReason))
+	return Silent(command.ExitCodeOf(true, res.FailureReason))
 }
 
 // tick redraws a live view every second so elapsed times move; it returns

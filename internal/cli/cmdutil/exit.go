@@ -10,7 +10,7 @@ import (
 	"fmt"
 
 	"github.com/khook/khook/model"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 // ExitError carries the process exit code up to main. Err, when set, is
@@ -36,15 +36,15 @@ func (e *ExitError) Unwrap() error { return e.Err }
 func Silent(code int) error { return &ExitError{Code: code} }
 
 // Failed is the ExitError of a run that failed with reason (model.Reason*,
-// action.ReasonUsage): its code is the exit-code table's
-// (action.ExitCode), as khook ci's.
+// command.ReasonUsage): its code is the exit-code table's
+// (command.ExitCode), as khook ci's.
 func Failed(reason string, err error) *ExitError {
-	return &ExitError{Code: action.ExitCodeOf(true, reason), Err: err}
+	return &ExitError{Code: command.ExitCodeOf(true, reason), Err: err}
 }
 
 // FlagErrorf reports bad command-line usage: exit 2.
 func FlagErrorf(format string, args ...any) error {
-	return Failed(action.ReasonUsage, fmt.Errorf(format, args...))
+	return Failed(command.ReasonUsage, fmt.Errorf(format, args...))
 }
 
 // ValidationError wraps err as a validation failure: exit 2.
@@ -60,14 +60,14 @@ func ReportedProblems(problems error) *ExitError {
 }
 
 // CodeOf maps an error to its exit code: ExitError's code, else the code
-// of the failure reason the error carries (action.ReasonOf), else 1.
+// of the failure reason the error carries (command.ReasonOf), else 1.
 func CodeOf(err error) int {
 	if err == nil {
-		return action.ExitOK
+		return command.ExitOK
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	return action.ExitCodeOf(true, action.ReasonOf(err, ""))
+	return command.ExitCodeOf(true, command.ReasonOf(err, ""))
 }

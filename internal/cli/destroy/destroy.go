@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/runner/kube"
 )
 
@@ -65,7 +65,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	run := opts.F.NewRunView(opts.Output, s)
-	res, err := (&action.DestroyCommand{
+	res, err := (&command.DestroyCommand{
 		Config:      opts.F.ActionConfig(opts.Clients),
 		Parallelism: opts.Parallelism,
 		LockTimeout: opts.LockTimeout,

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 // Options of the files command.
@@ -57,7 +57,7 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	list, err := action.Files(s, opts.Spec.VarFiles)
+	list, err := command.Files(s, opts.Spec.VarFiles)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/spec"
 )
 
@@ -23,7 +23,7 @@ func clusterFiles(f *cmdutil.Factory, fl *spec.Fleet, c *spec.FleetCluster) ([]s
 	if err != nil {
 		return nil, false
 	}
-	files, err := action.Files(s, varFiles)
+	files, err := command.Files(s, varFiles)
 	if err != nil {
 		return nil, false
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/iostreams"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 // writeFleet writes a spec and a fleet of n clusters (waves of 3: the
@@ -81,7 +81,7 @@ func TestMatrixGitHub(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(out), &m) != nil || len(m.Include) != 3 {
 		t.Errorf("--wave 1: %v %s", err, out)
 	}
-	if _, _, err := runMatrix(t, MatrixOptions{Fleet: path, Wave: 3}); cmdutil.CodeOf(err) != action.ExitValidation {
+	if _, _, err := runMatrix(t, MatrixOptions{Fleet: path, Wave: 3}); cmdutil.CodeOf(err) != command.ExitValidation {
 		t.Errorf("--wave 3 (no such wave): %v, want exit 2", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	ifleet "github.com/khook/khook/internal/fleet"
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 // OutputMarkdown is the report as a job summary would show it.
@@ -92,7 +92,7 @@ func WriteReport(f *cmdutil.Factory, rep *model.FleetReport, output string) erro
 		return err
 	}
 	if rep.Halted || (rep.Wave == 0 && rep.Status != model.RunOK) {
-		return cmdutil.Silent(action.ExitFailure)
+		return cmdutil.Silent(command.ExitFailure)
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 // writeLegs writes one results file per cluster under dir/<cluster>/, as
@@ -59,7 +59,7 @@ func TestReportCommand(t *testing.T) {
 	res := t.TempDir()
 	writeLegs(t, res, leg("c000", 1, model.RunOK), leg("c001", 1, model.RunOK), leg("c002", 1, model.RunOK), leg("c003", 2, model.RunFailed))
 	out, err := runReport(t, ReportOptions{Fleet: fleet, Results: []string{res}, Output: cmdutil.OutputJSON})
-	if cmdutil.CodeOf(err) != action.ExitFailure {
+	if cmdutil.CodeOf(err) != command.ExitFailure {
 		t.Errorf("a failed and a missing cluster: %v, want exit 1", err)
 	}
 	var rep model.FleetReport
@@ -73,7 +73,7 @@ func TestReportCommand(t *testing.T) {
 		t.Errorf("wave 1 has no failures: %v", err)
 	}
 	out, err = runReport(t, ReportOptions{Fleet: fleet, Results: []string{res}, Wave: 2})
-	if cmdutil.CodeOf(err) != action.ExitFailure || !strings.Contains(out, "The rollout halts") {
+	if cmdutil.CodeOf(err) != command.ExitFailure || !strings.Contains(out, "The rollout halts") {
 		t.Errorf("wave 2 (2 failed > 0): %v\n%s", err, out)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/helmfile"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 // Options of `khook import helmfile`.
@@ -88,7 +88,7 @@ func RunHelmfile(opts *Options) error {
 	res, err := helmfile.Import(".", opts.File, helmfile.Options{Environment: opts.Environment, AllowExec: opts.AllowExec, SpecDir: specDir, Name: opts.Name})
 	var ie *helmfile.InputError
 	if errors.As(err, &ie) {
-		return &cmdutil.ExitError{Code: action.ExitValidation, Err: ie}
+		return &cmdutil.ExitError{Code: command.ExitValidation, Err: ie}
 	}
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func RunHelmfile(opts *Options) error {
 				break
 			}
 		}
-		return &cmdutil.ExitError{Code: action.ExitFailure, Err: fmt.Errorf("%s; no release could be imported, nothing written", first)}
+		return &cmdutil.ExitError{Code: command.ExitFailure, Err: fmt.Errorf("%s; no release could be imported, nothing written", first)}
 	}
 	fmt.Fprintf(errOut, "%d releases: %d faithful, %d partial, %d refused; import %s\n",
 		len(res.Releases), counts[helmfile.Faithful], counts[helmfile.Partial], counts[helmfile.Refused], verdict)
@@ -137,7 +137,7 @@ func RunHelmfile(opts *Options) error {
 		return fmt.Errorf("cannot write the spec: %w", err)
 	}
 	if verdict != helmfile.Faithful {
-		return cmdutil.Silent(action.ExitFailure)
+		return cmdutil.Silent(command.ExitFailure)
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	clifleet "github.com/khook/khook/internal/cli/fleet"
 	ifleet "github.com/khook/khook/internal/fleet"
 	"github.com/khook/khook/model"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/spec"
 )
 
@@ -89,14 +89,14 @@ func planLeg(ctx context.Context, opts *Options, fl *spec.Fleet, c *spec.FleetCl
 	if path != "" {
 		cfg.Kubeconfig = path
 	}
-	p, err := (&action.PlanCommand{Config: cfg, Diff: opts.Diff}).Run(ctx, s)
+	p, err := (&command.PlanCommand{Config: cfg, Diff: opts.Diff}).Run(ctx, s)
 	if err != nil {
-		return fail(action.ReasonOf(err, model.ReasonClusterUnreachable), err)
+		return fail(command.ReasonOf(err, model.ReasonClusterUnreachable), err)
 	}
 	p.Identifier = c.Name
 	leg.Plan, leg.Changes, leg.Fingerprint = p, p.Changes, p.Fingerprint
-	if err := action.PlanGate(p); err != nil {
-		leg.Status, leg.FailureReason, leg.Error = model.RunFailed, action.ReasonOf(err, model.ReasonStepFailed), err.Error()
+	if err := command.PlanGate(p); err != nil {
+		leg.Status, leg.FailureReason, leg.Error = model.RunFailed, command.ReasonOf(err, model.ReasonStepFailed), err.Error()
 	}
 	return leg
 }

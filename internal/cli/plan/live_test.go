@@ -21,7 +21,7 @@ import (
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/test/cluster"
@@ -67,7 +67,7 @@ func planRun(t *testing.T, ctx context.Context, c *kube.Clients, diff bool, file
 	}
 	err := errorsExitOne(Run(ctx, opts))
 	code := cmdutil.CodeOf(err)
-	if code == action.ExitFailure {
+	if code == command.ExitFailure {
 		t.Fatalf("plan failed: %v\nstderr: %s", err, errOut)
 	}
 	var p model.Plan
@@ -86,7 +86,7 @@ func applyRun(t *testing.T, ctx context.Context, c *kube.Clients, files []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&action.ApplyCommand{Config: f.ActionConfig(c)}).Run(ctx, s)
+	res, err := (&command.ApplyCommand{Config: f.ActionConfig(c)}).Run(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestLivePlanOfTheQuickstart(t *testing.T) {
 	// Fresh cluster: install / create / run; the widget's kind is not served yet.
 	p, code := planRun(t, ctx, c, true, quickstart)
 	want := "demo=install widget-crd=create widget=unknown demo-available=wait hello=run"
-	if got := actions(p); got != want || code != action.ExitChanges || !p.Changes {
+	if got := actions(p); got != want || code != command.ExitChanges || !p.Changes {
 		t.Fatalf("fresh plan: %s (exit %d)\nwant %s (exit 2)", got, code, want)
 	}
 	if r := step(p, "widget").Reason; !strings.Contains(r, "step widget-crd registers it") {
@@ -166,7 +166,7 @@ func TestLivePlanOfTheQuickstart(t *testing.T) {
 
 	// One value changes: exactly that step shows a diff.
 	p, code = planRun(t, ctx, c, true, quickstart, "GREETING=bonjour")
-	if got := actions(p); !strings.HasPrefix(got, "demo=upgrade widget-crd=unchanged") || code != action.ExitChanges {
+	if got := actions(p); !strings.HasPrefix(got, "demo=upgrade widget-crd=unchanged") || code != command.ExitChanges {
 		t.Fatalf("plan after a value change: %s (exit %d)", got, code)
 	}
 	for _, s := range p.Steps {
@@ -186,7 +186,7 @@ func TestLivePlanOfTheQuickstart(t *testing.T) {
 	}
 	w.n.Store(0)
 	p, code = planRun(t, ctx, c, true, quickstart)
-	if d := step(p, "demo"); d.Action != "upgrade" || !strings.Contains(d.Diff, "-  GREETING: edited") || code != action.ExitChanges {
+	if d := step(p, "demo"); d.Action != "upgrade" || !strings.Contains(d.Diff, "-  GREETING: edited") || code != command.ExitChanges {
 		t.Fatalf("drifted ConfigMap: %s %q (exit %d)\n%s", d.Action, d.Reason, code, d.Diff)
 	}
 	if n := w.n.Load(); n != 0 {
@@ -264,7 +264,7 @@ steps:
 	}
 	p, code := planRun(t, ctx, c, true, files, "PASSWORD=second-password")
 	web := step(p, "web")
-	if web.Action != "configure" || code != action.ExitChanges || !strings.Contains(web.Diff, "-  replicas: 3") || !strings.Contains(web.Diff, "+  replicas: 1") {
+	if web.Action != "configure" || code != command.ExitChanges || !strings.Contains(web.Diff, "-  replicas: 3") || !strings.Contains(web.Diff, "+  replicas: 1") {
 		t.Fatalf("edited Deployment: %s (exit %d)\n%s", web.Action, code, web.Diff)
 	}
 	if ssa := step(p, "ssa"); ssa.Action != "unchanged" || ssa.DiffNote != "no changes" {

@@ -16,7 +16,7 @@ import (
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/runner/kube"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
@@ -108,10 +108,10 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 // that flag (1).
 func errorsExitOne(err error) error {
 	var ee *cmdutil.ExitError
-	if err == nil || (errors.As(err, &ee) && ee.Err == nil && ee.Code == action.ExitCode(action.Result{Changes: true, DetailedExitCode: true})) {
+	if err == nil || (errors.As(err, &ee) && ee.Err == nil && ee.Code == command.ExitCode(command.Result{Changes: true, DetailedExitCode: true})) {
 		return err
 	}
-	code := action.ExitCode(action.Result{Failed: true, DetailedExitCode: true})
+	code := command.ExitCode(command.Result{Failed: true, DetailedExitCode: true})
 	if ee != nil {
 		return &cmdutil.ExitError{Code: code, Err: ee.Err, Reported: ee.Reported}
 	}
@@ -138,7 +138,7 @@ func Run(ctx context.Context, opts *Options) error {
 	cfg := opts.F.ActionConfig(opts.Clients)
 	cfg.LookupSecrets = opts.LookupSecrets
 	cfg.WarningsAsErrors = opts.WarningsAsErrors
-	p, err := (&action.PlanCommand{Config: cfg, Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv, Selection: opts.selection()}).Run(ctx, s)
+	p, err := (&command.PlanCommand{Config: cfg, Offline: opts.Offline, Diff: opts.Diff, KubeVersion: kv, Selection: opts.selection()}).Run(ctx, s)
 	var problems spec.Problems
 	if errors.As(err, &problems) {
 		return opts.F.ReportProblems(problems) // --offline: manifests the target version refuses
@@ -171,10 +171,10 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := action.PlanGate(p); err != nil {
-		return cmdutil.Failed(action.ReasonOf(err, model.ReasonStepFailed), err) // printed and saved, and failed
+	if err := command.PlanGate(p); err != nil {
+		return cmdutil.Failed(command.ReasonOf(err, model.ReasonStepFailed), err) // printed and saved, and failed
 	}
-	if code := action.ExitCode(action.Result{Changes: p.Changes, DetailedExitCode: opts.DetailedExitCode}); code != action.ExitOK {
+	if code := command.ExitCode(command.Result{Changes: p.Changes, DetailedExitCode: opts.DetailedExitCode}); code != command.ExitOK {
 		return cmdutil.Silent(code)
 	}
 	return nil
@@ -194,7 +194,7 @@ func (opts *Options) selection() *model.Selection {
 // planError is a plan's run-level error: a selection naming nothing is a
 // usage error (exit 2), the rest fail the plan (exit 1).
 func planError(err error) error {
-	return cmdutil.Failed(action.ReasonOf(err, ""), err)
+	return cmdutil.Failed(command.ReasonOf(err, ""), err)
 }
 
 func plural(n int, one, many string) string {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/cli/iostreams"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 )
 
 func TestRenderMergesOverlays(t *testing.T) {
@@ -32,7 +32,7 @@ func TestRenderInvalidOverlayExits2(t *testing.T) {
 	ios, out, errOut := iostreams.Test("")
 	opts := &Options{F: cmdutil.NewFactory(ios), Spec: specFlags(filepath.Join(dir, "base.yaml"), filepath.Join(dir, "bad-overlay.yaml"))}
 	err := Run(opts)
-	if cmdutil.CodeOf(err) != action.ExitValidation || out.Len() != 0 {
+	if cmdutil.CodeOf(err) != command.ExitValidation || out.Len() != 0 {
 		t.Fatalf("err %v (exit %d), stdout %q", err, cmdutil.CodeOf(err), out)
 	}
 	if !strings.Contains(errOut.String(), "bad-overlay.yaml:7:16: steps.1.apply.waitFor") || !strings.Contains(errOut.String(), "spec is invalid: 3 problems") {

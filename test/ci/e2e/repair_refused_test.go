@@ -20,7 +20,7 @@ import (
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
 	"github.com/khook/khook/model"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/test/ci/citest"
 )
 
@@ -97,7 +97,7 @@ func TestApplyRunsADriftedStepWhosePlanFails(t *testing.T) {
 	}
 	settings, web := byName["settings"], byName["web"]
 	if settings.Status != model.StatusFailed || settings.Skip != "" || !strings.Contains(settings.Error, regionDenied) ||
-		!strings.Contains(settings.Detail, action.RefusedRerunNote) {
+		!strings.Contains(settings.Detail, command.RefusedRerunNote) {
 		t.Errorf("settings: %s skip %q error %q detail %q, want it run, failed with the policy's sentence and saying why it ran",
 			settings.Status, settings.Skip, settings.Error, settings.Detail)
 	}

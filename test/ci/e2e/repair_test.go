@@ -15,7 +15,7 @@ import (
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
 	"github.com/khook/khook/model"
-	"github.com/khook/khook/runner/action"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/test/ci/citest"
 )
 
@@ -73,7 +73,7 @@ func TestGitHubActionApplyRepairsDriftWithAStateRecord(t *testing.T) {
 	var results model.Results
 	must(t, json.Unmarshal(data, &results))
 	for _, st := range results.Steps {
-		if st.Status != model.StatusOK || st.Skip != "" || !strings.Contains(st.Detail, action.DriftRepairNote) {
+		if st.Status != model.StatusOK || st.Skip != "" || !strings.Contains(st.Detail, command.DriftRepairNote) {
 			t.Errorf("step %s: %s skip %q detail %q, want it re-run for its drift and saying so", st.Name, st.Status, st.Skip, st.Detail)
 		}
 	}

@@ -7,7 +7,7 @@
 //
 // May import: the rest of runner/..., model, spec, redact; no renderer
 // (report), no CLI.
-package action
+package command
 
 import (
 	"context"
