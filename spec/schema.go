@@ -241,7 +241,7 @@ func defs(namespace obj) obj {
 			"values":          obj{"type": "object", "description": "Inline values, merged over chart defaults"},
 			"valuesFrom":      obj{"type": "array", "items": defRef("valuesSource")},
 			"takeOwnership":   desc(defRef("bool"), "Adopt existing objects the chart renders that no release owns (kubectl apply, scripts); never another release's"),
-			"crds":            enum("What to do with the chart's crds/: upgrade (default: create and upgrade them, server-side, after the safety checks), create (create missing ones only, as Helm) or skip", CRDsUpgrade, CRDsCreate, CRDsSkip),
+			"crds":            enum("What to do with the chart's crds/: upgrade (default: create and upgrade them, server-side, after the safety checks), create (create missing ones only, as Helm), skip, or only (apply the chart's CRDs, crds/ and templated, and nothing else: no release, no hooks)", CRDsUpgrade, CRDsCreate, CRDsSkip, CRDsOnly),
 			"deleteCRDs":      desc(defRef("bool"), "Let an upgrade delete a CRD the chart no longer renders although custom resources of it exist (they are deleted with it)"),
 		}), "chart"), obj{"allOf": chartSourceRules()}), "Install or upgrade a chart release"),
 		"apply": desc(object(obj{

@@ -302,7 +302,7 @@ type Helm struct {
 	// Test runs the release's test hooks (test: true or test: {...}).
 	Test *HelmTest `json:"test,omitempty"`
 	// CRDs is what the step does with the chart's crds/ directory:
-	// CRDsUpgrade (the default, ""), CRDsCreate or CRDsSkip.
+	// CRDsUpgrade (the default, ""), CRDsCreate, CRDsSkip or CRDsOnly.
 	CRDs string `json:"crds,omitempty"`
 	// DeleteCRDs lets an upgrade delete a CRD the chart no longer renders
 	// although custom resources of it exist (they go with it).
@@ -314,6 +314,10 @@ const (
 	CRDsUpgrade = "upgrade" // create and upgrade them, server-side (the default)
 	CRDsCreate  = "create"  // create the missing ones only (Helm's behaviour)
 	CRDsSkip    = "skip"    // leave them alone
+	// CRDsOnly applies the chart's CRDs (crds/ and those its templates
+	// render) and nothing else: no release, no hooks. It is helmfile's
+	// `template --include-crds | kubectl apply` bootstrap of CRDs.
+	CRDsOnly = "only"
 )
 
 // CRDMode is the step's crds: with its default.

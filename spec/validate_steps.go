@@ -49,9 +49,9 @@ func (v *validator) helm(p string, h *Helm) {
 	}
 	v.skipIf(p, TypeHelm, h.SkipIf)
 	switch h.CRDs {
-	case "", CRDsUpgrade, CRDsCreate, CRDsSkip:
+	case "", CRDsUpgrade, CRDsCreate, CRDsSkip, CRDsOnly:
 	default:
-		v.errorf(p+".crds", "write upgrade (the default), create or skip", "crds: %q is not one of upgrade, create, skip", h.CRDs)
+		v.errorf(p+".crds", "write upgrade (the default), create, skip or only", "crds: %q is not one of upgrade, create, skip, only", h.CRDs)
 	}
 	v.namespace(p+".namespace", h.Namespace)
 	if h.Release != "" {
