@@ -118,22 +118,23 @@ func (e *Executor) Execute(ctx context.Context, step *spec.Step) (runner.Outcome
 	return out, e.redactor.Error(err)
 }
 
-// execute is one try at the step. cut says this run's own previous try was
-// cut off by a lost connection: a release it left pending may be recovered.
+// execute is one try at the step: the reconciler's decision (decide)
+// carried out. cut says this run's own previous try was cut off by a lost
+// connection: a release it left pending may be recovered.
 func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runner.Outcome, error) {
-	h := step.Helm
 	r, err := e.Open(step)
 	if err != nil {
 		return runner.Outcome{}, err
 	}
 	r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
-	if why := skipInstalled(h, r); why != "" {
-		return runner.Outcome{Skipped: true, SkipReason: why}, nil
+	dec := e.decide(ctx, r, false)
+	if dec.do == doSkip {
+		return runner.Outcome{Skipped: true, SkipReason: dec.reason}, nil
 	}
 
 	var recovered string
 	var recoveryWrites int
-	if r.Installed() && r.Last.Info.Status.IsPending() {
+	if dec.do == doRecover {
 		recovered, recoveryWrites, err = e.recoverPending(ctx, r.sess, step, r.Last, cut)
 		if err != nil {
 			return runner.Outcome{Writes: recoveryWrites}, err
@@ -142,8 +143,11 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runn
 			return runner.Outcome{Writes: recoveryWrites}, err
 		}
 		r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
+		if dec = e.decide(ctx, r, false); dec.do == doRecover {
+			dec = decision{do: doFail, err: fmt.Errorf("release %s in namespace %s is %s at revision %d again after its recovery: another Helm operation is running on it", r.Name, r.Namespace, r.Last.Info.Status, r.Last.Version)}
+		}
 	}
-	out, err := e.converge(ctx, r)
+	out, err := e.converge(ctx, r, dec)
 	out.Writes += recoveryWrites
 	if err != nil && !lostConnection(err) {
 		// The operation failed after its connection was lost (a wait
@@ -170,21 +174,25 @@ func joinDetail(recovered, detail string) string {
 	return recovered + "; then " + detail
 }
 
-// converge installs, upgrades or leaves alone a release that is not pending.
-func (e *Executor) converge(ctx context.Context, r *Release) (runner.Outcome, error) {
+// converge carries out the decision for a release that is not pending:
+// install, upgrade or leave it alone.
+func (e *Executor) converge(ctx context.Context, r *Release, dec decision) (runner.Outcome, error) {
 	name, ns := r.Name, r.Namespace
-	if err := e.Load(ctx, r); err != nil {
-		return runner.Outcome{}, err
-	}
 	last := r.Last
-	if checked, diffs, err := e.converged(ctx, r); checked && err == nil && len(diffs) == 0 {
+	switch dec.do {
+	case doFail:
+		return runner.Outcome{}, dec.err
+	case doSkip: // skipIf: installed after a recovery (it cannot: a pending release is installed)
+		return runner.Outcome{Skipped: true, SkipReason: dec.reason}, nil
+	case doUnchanged:
 		out := runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),
 			Changes: releaseChange(model.DidUnchanged, name, ns)}
 		return out, e.test(ctx, r, &out, false)
 	}
-	// Drift or an unreadable object: upgrade, which re-applies everything.
+	// doInstall or doUpgrade (drift or an unreadable object too: the
+	// upgrade re-applies everything).
 
-	installing := !r.Installed()
+	installing := dec.do == doInstall
 	if r.sess.diag != nil {
 		r.sess.diag.start(ctx)
 	}

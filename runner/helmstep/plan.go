@@ -19,20 +19,11 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// skipInstalled is skipIf: installed, for Execute and Plan: the reason to
-// skip, or "".
-func skipInstalled(h *spec.Helm, r *Release) string {
-	if h.SkipIf == "installed" && r.Installed() {
-		return fmt.Sprintf("release %s already installed (revision %d; skipIf: installed)", r.Name, r.Last.Version)
-	}
-	return ""
-}
-
 // Plan is Execute's path with Helm's server-side dry run (the same install
 // or upgrade action, DryRunStrategy=server, as helm's own --dry-run=server)
-// and no waits: install / upgrade / unchanged / skip, the same release
-// history, chart and values; a converged release is checked for drift of
-// its live objects as Execute checks it. The rendered objects are compared
+// and no waits: the reconciler's decision (decide, dry) as a prediction,
+// install / upgrade / unchanged / skip, from the same release history,
+// chart, values and drift of a converged release's live objects. The rendered objects are compared
 // with the live ones (Drift), so out-of-band edits and value changes show,
 // and an object the API server would refuse (an immutable field) is apply's
 // failure. An error is what Execute would fail with.
@@ -57,47 +48,34 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	if last != nil {
 		p.Release.Revision = last.Version
 	}
-	if why := skipInstalled(h, r); why != "" {
-		p.Action, p.Reason = model.ActionSkip, why
-		return p, nil
+	dec := e.decide(ctx, r, true)
+	if r.Chart() != nil { // loaded
+		p.Release.Chart, p.Release.Values, p.Release.ChartName = ChartContent(r.Chart()), r.Values, chartName(r.Chart())
 	}
-	if installed && last.Info.Status.IsPending() {
-		return p, &runner.Pending{Err: fmt.Errorf("release %s is %s at revision %d: another Helm operation is running or was interrupted", name, last.Info.Status, last.Version)}
-	}
-	if err := e.Load(ctx, r); err != nil {
-		return p, err
-	}
-	target := chartVersion(r.Chart())
-	p.Release.Chart, p.Release.Values, p.Release.ChartName = ChartContent(r.Chart()), r.Values, chartName(r.Chart())
-	if err := e.namespaceReady(ctx, r); err != nil {
-		return p, err
-	}
-	ignore, _ := kube.IgnoreOptions(st.Ignored) // validated
-
 	var from string // what is installed
 	if installed {
 		from = fmt.Sprintf("revision %d, chart %s", last.Version, chartVersion(last.Chart))
 	}
-	sameC, sameV := r.Same()
-	var uncompared error // the drift check of a converged release failed: apply upgrades
-	if checked, diffs, err := e.converged(ctx, r); checked {
-		switch {
-		case err != nil && kube.IsUnreachable(err):
-			return p, err
-		case err != nil:
-			// As apply: the upgrade re-applies everything, and its dry
-			// run below says whether the server takes it.
-			uncompared = err
-		case len(diffs) == 0:
-			p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+chartsource.DependenciesNote(r.Dependencies())+TestsNote(TestsDue(last, h))
-			return p, nil
-		default:
-			p.Action = model.ActionUpgrade
-			p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(diffs), plural(len(diffs), "object", "objects"))
-			p.Objects = plannedDiffs(diffs, nil)
-			return p, nil
-		}
+	switch {
+	case dec.do == doSkip:
+		p.Action, p.Reason = model.ActionSkip, dec.reason
+		return p, nil
+	case dec.do == doFail:
+		return p, dec.err
+	case dec.do == doUnchanged:
+		p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+chartsource.DependenciesNote(r.Dependencies())+TestsNote(TestsDue(last, h))
+		return p, nil
+	case dec.do == doUpgrade && len(dec.drift) > 0:
+		p.Action = model.ActionUpgrade
+		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(dec.drift), plural(len(dec.drift), "object", "objects"))
+		p.Objects = plannedDiffs(dec.drift, nil)
+		return p, nil
 	}
+	// doInstall or doUpgrade: the same action as apply's, dry run.
+	target := chartVersion(r.Chart())
+	ignore, _ := kube.IgnoreOptions(st.Ignored) // validated
+	sameC, sameV := r.Same()
+	uncompared := dec.uncompared // the drift check of a converged release failed: apply upgrades
 
 	res, err := e.DryRun(ctx, r, DryRunOptions{APIVersions: in.APIVersions, CRDs: in.CRDs, Lookup: in.Lookup})
 	if err != nil {
@@ -106,7 +84,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 				// The step applies the chart's crds/ first, then renders
 				// (its custom resources were checked against them).
 				p.Action, p.Reason = model.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
-				if installed {
+				if dec.do == doUpgrade {
 					p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: chart %s -> %s", from, chartVersion(last.Chart), target)
 				}
 				p.Objects = plannedDiffs(r.CRDs, nil)
@@ -123,7 +101,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		return p, err
 	}
 	switch {
-	case !installed:
+	case dec.do == doInstall:
 		p.Action, p.Reason = model.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
 	case last.Info.Status != rcommon.StatusDeployed:
 		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to revision %d, chart %s", from, last.Info.Status, res.Version, target)

@@ -43,10 +43,11 @@ func TestIsWrite(t *testing.T) {
 	}
 }
 
-// delete.release's one decision (toUninstall), for Plan and Uninstall: an
+// The reconciler's decision for a release that should be gone
+// (decideRemoval), for Plan and Uninstall: an
 // installed release is uninstalled; an absent or uninstalled one is nothing
 // to do when ignoreNotFound accepts it, else apply's error.
-func TestToUninstall(t *testing.T) {
+func TestDecideRemoval(t *testing.T) {
 	deployed := &rel.Release{Name: "web", Version: 3, Info: &rel.Info{Status: rcommon.StatusDeployed}}
 	gone := &rel.Release{Name: "web", Version: 4, Info: &rel.Info{Status: rcommon.StatusUninstalled}}
 	for _, tc := range []struct {
@@ -63,9 +64,10 @@ func TestToUninstall(t *testing.T) {
 		{"uninstalled, ignoreNotFound", gone, true, nil, false},
 		{"uninstalled", gone, false, nil, true},
 	} {
-		got, why, err := toUninstall("web", "apps", tc.last, tc.ignore)
-		if got != tc.want || (err != nil) != tc.err {
-			t.Errorf("%s: toUninstall = %v, %q, %v", tc.name, got, why, err)
+		d := decideRemoval("web", "apps", tc.last, tc.ignore)
+		got, why, err := d.target, d.reason, d.err
+		if got != tc.want || (err != nil) != tc.err || (err != nil) != (d.do == doFail) {
+			t.Errorf("%s: decideRemoval = %v", tc.name, d)
 		}
 		if err != nil && err.Error() != "release web not found in namespace apps (set ignoreNotFound: true to accept an absent release)" {
 			t.Errorf("%s: error %q", tc.name, err)

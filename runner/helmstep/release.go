@@ -50,6 +50,7 @@ type Release struct {
 	step    *spec.Step
 	sess    *session
 	src     *chartsource.Source
+	remove  *removal // set: the release should be gone (openRemoval)
 }
 
 // Installed: the release has a revision that is not uninstalled (installed).

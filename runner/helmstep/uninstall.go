@@ -47,53 +47,53 @@ func installed(last *rel.Release) bool {
 	return last != nil && last.Info != nil && last.Info.Status != rcommon.StatusUninstalled
 }
 
-// toUninstall is delete.release's decision over the release history, for
-// PlanDeleteRelease and Uninstall alike: the revision to uninstall, or nil
-// when the release is absent and ignoreNotFound accepts it (why: apply's
-// detail); an absent release that must exist is the error apply fails with
-// and plan predicts as fail.
-func toUninstall(name, ns string, last *rel.Release, ignoreNotFound bool) (target *rel.Release, why string, err error) {
-	switch {
-	case installed(last):
-		return last, "", nil
-	case ignoreNotFound:
-		return nil, fmt.Sprintf("release %s not found in namespace %s: nothing to uninstall", name, ns), nil
-	}
-	return nil, "", fmt.Errorf("release %s not found in namespace %s (set ignoreNotFound: true to accept an absent release)", name, ns)
-}
-
-// PlanDeleteRelease predicts delete.release: Uninstall's decision
-// (toUninstall) as a prediction.
+// PlanDeleteRelease predicts delete.release: the reconciler's decision
+// (decideRemoval), as Uninstall carries it out, as a prediction.
 func (e *Executor) PlanDeleteRelease(ctx context.Context, st *spec.Step) (runner.Prediction, error) {
 	d := st.Delete
-	ns := spec.NamespaceOrDefault(d.Namespace)
-	_, last, err := e.open(d.Release, ns)
+	r, err := e.openRemoval(d.Release, spec.NamespaceOrDefault(d.Namespace), d.IgnoresNotFound())
 	if err != nil {
 		return runner.Prediction{}, e.redactor.Error(err)
 	}
-	target, _, err := toUninstall(d.Release, ns, last, d.IgnoresNotFound())
-	switch {
-	case err != nil:
-		return runner.Prediction{}, e.redactor.Error(err)
-	case target == nil:
+	dec := e.decide(ctx, r, true)
+	switch dec.do {
+	case doFail:
+		return runner.Prediction{}, e.redactor.Error(dec.err)
+	case doAbsent:
 		return runner.Prediction{Action: model.ActionNoop, Reason: "nothing to delete: already absent"}, nil
 	}
+	target := dec.target
 	return runner.Prediction{Action: model.ActionDelete, Reason: "1 object to delete", Objects: []runner.PlannedObject{{
-		Action: model.ActionDelete, Kind: "HelmRelease", Namespace: ns, Name: d.Release,
+		Action: model.ActionDelete, Kind: "HelmRelease", Namespace: r.Namespace, Name: d.Release,
 		LiveDigest: []byte(target.Namespace + "/" + target.Name + "/" + strconv.Itoa(target.Version)),
 	}}}, nil
 }
 
+// openRemoval opens a release that should be gone (delete.release, prune,
+// destroy) for decide.
+func (e *Executor) openRemoval(name, ns string, ignoreNotFound bool) (*Release, error) {
+	r, err := e.OpenRelease(name, ns)
+	if err != nil {
+		return nil, err
+	}
+	r.remove = &removal{ignoreNotFound: ignoreNotFound}
+	return r, nil
+}
+
 func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFound bool) (runner.Outcome, error) {
-	ns = spec.NamespaceOrDefault(ns)
-	sess, last, err := e.open(name, ns)
+	r, err := e.openRemoval(name, spec.NamespaceOrDefault(ns), ignoreNotFound)
 	if err != nil {
 		return runner.Outcome{}, err
 	}
-	last, why, err := toUninstall(name, ns, last, ignoreNotFound)
-	if err != nil || last == nil {
-		return runner.Outcome{Detail: why}, err
+	dec := e.decide(ctx, r, false)
+	switch dec.do {
+	case doFail:
+		return runner.Outcome{}, dec.err
+	case doAbsent:
+		return runner.Outcome{Detail: dec.reason}, nil
 	}
+	sess, last := r.sess, dec.target
+	ns = r.Namespace
 	kept, err := keepCRDs(sess.cfg, last)
 	if err != nil {
 		return runner.Outcome{Writes: int(sess.writes.Load())}, e.clients.Explain(fmt.Errorf("release %s in namespace %s: cannot mark its CRDs to be kept: %w", name, ns, err))

@@ -1,0 +1,123 @@
+package helmstep
+
+import (
+	"context"
+	"fmt"
+
+	rel "helm.sh/helm/v4/pkg/release/v1"
+
+	"github.com/khook/khook/runner"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/spec"
+)
+
+// The release reconciler. decide is the one decision over what a step wants
+// of its release (the helm: block, or its removal for delete.release, prune
+// and destroy), the release history (Release.Last), the live objects (the
+// drift of a converged release) and a dry switch; Execute and Plan only turn
+// its decision into an outcome or a prediction, as Helm's pkg/action runs one
+// Run with a dry-run mode. The chart's crds/ are decided by crdRequests for
+// both, as part of an install or upgrade.
+
+// verdict is what the reconciler decided to do with a release.
+type verdict int
+
+const (
+	doFail      verdict = iota + 1 // the step cannot go on: decision.err is apply's error and plan's prediction
+	doSkip                         // skipIf: installed, and the release is
+	doRecover                      // the release is pending: apply recovers it (recover.go), then decides again
+	doUnchanged                    // deployed from the step's chart and values, and its live objects match
+	doInstall                      // no release stands: install (replacing an uninstalled one kept in history)
+	doUpgrade                      // a release stands: upgrade (replacing objects under onImmutable: recreate)
+	doUninstall                    // removal of a release that stands
+	doAbsent                       // removal of a release that does not stand, and ignoreNotFound accepts it
+)
+
+// decision is decide's answer with the inputs its outcome needs.
+type decision struct {
+	do verdict
+	// reason is the sentence of a skip or of an absent release.
+	reason string
+	err    error // doFail
+	// drift: an upgrade of a converged release whose live objects drifted
+	// from it (plan predicts it without rendering the release again).
+	drift []ObjectDiff
+	// uncompared: an upgrade of a converged release whose live objects
+	// could not be compared with it.
+	uncompared error
+	target     *rel.Release // doUninstall: the revision to uninstall
+}
+
+// removal is what delete.release, prune and destroy want of a release: gone.
+type removal struct{ ignoreNotFound bool }
+
+// decide is the release reconciler's one decision (see above). A helm step's
+// release is loaded (chart and values) on the way, unless it is skipped or
+// pending; dry adds the checks only a plan needs (a missing namespace an
+// earlier step may create) and makes a pending release the plan's Pending.
+func (e *Executor) decide(ctx context.Context, r *Release, dry bool) decision {
+	if r.remove != nil {
+		return decideRemoval(r.Name, r.Namespace, r.Last, r.remove.ignoreNotFound)
+	}
+	if why := skipInstalled(r.step.Helm, r); why != "" {
+		return decision{do: doSkip, reason: why}
+	}
+	if r.Installed() && r.Last.Info.Status.IsPending() {
+		if dry {
+			return decision{do: doFail, err: &runner.Pending{Err: fmt.Errorf("release %s is %s at revision %d: another Helm operation is running or was interrupted", r.Name, r.Last.Info.Status, r.Last.Version)}}
+		}
+		return decision{do: doRecover}
+	}
+	if err := e.Load(ctx, r); err != nil {
+		return decision{do: doFail, err: err}
+	}
+	if dry {
+		// Apply learns it from Helm's error (NamespaceMissing); a plan
+		// says pending, as an earlier step may create it.
+		if err := e.namespaceReady(ctx, r); err != nil {
+			return decision{do: doFail, err: err}
+		}
+	}
+	var uncompared error
+	if checked, diffs, err := e.converged(ctx, r); checked {
+		switch {
+		case err != nil && dry && kube.IsUnreachable(err):
+			return decision{do: doFail, err: err}
+		case err != nil:
+			// The upgrade re-applies everything; a plan's dry run of it
+			// says whether the server takes it.
+			uncompared = err
+		case len(diffs) == 0:
+			return decision{do: doUnchanged}
+		default:
+			return decision{do: doUpgrade, drift: diffs}
+		}
+	}
+	if !r.Installed() {
+		return decision{do: doInstall}
+	}
+	return decision{do: doUpgrade, uncompared: uncompared}
+}
+
+// skipInstalled is skipIf: installed, decide's first question: the reason to
+// skip, or "".
+func skipInstalled(h *spec.Helm, r *Release) string {
+	if h.SkipIf == "installed" && r.Installed() {
+		return fmt.Sprintf("release %s already installed (revision %d; skipIf: installed)", r.Name, r.Last.Version)
+	}
+	return ""
+}
+
+// decideRemoval is the decision for a release that should be gone: the
+// revision to uninstall, or nothing when it is absent and ignoreNotFound
+// accepts it; an absent release that must exist is the error apply fails
+// with and plan predicts as fail.
+func decideRemoval(name, ns string, last *rel.Release, ignoreNotFound bool) decision {
+	switch {
+	case installed(last):
+		return decision{do: doUninstall, target: last}
+	case ignoreNotFound:
+		return decision{do: doAbsent, reason: fmt.Sprintf("release %s not found in namespace %s: nothing to uninstall", name, ns)}
+	}
+	return decision{do: doFail, err: fmt.Errorf("release %s not found in namespace %s (set ignoreNotFound: true to accept an absent release)", name, ns)}
+}
