@@ -128,9 +128,6 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runn
 	}
 	r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
 	dec := e.decide(ctx, r, false)
-	if dec.do == doSkip {
-		return runner.Outcome{Skipped: true, SkipReason: dec.reason}, nil
-	}
 
 	var recovered string
 	var recoveryWrites int
@@ -175,14 +172,14 @@ func joinDetail(recovered, detail string) string {
 }
 
 // converge carries out the decision for a release that is not pending:
-// install, upgrade or leave it alone.
+// skip, fail, leave it alone, install or upgrade.
 func (e *Executor) converge(ctx context.Context, r *Release, dec decision) (runner.Outcome, error) {
 	name, ns := r.Name, r.Namespace
 	last := r.Last
 	switch dec.do {
 	case doFail:
 		return runner.Outcome{}, dec.err
-	case doSkip: // skipIf: installed after a recovery (it cannot: a pending release is installed)
+	case doSkip:
 		return runner.Outcome{Skipped: true, SkipReason: dec.reason}, nil
 	case doUnchanged:
 		out := runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),

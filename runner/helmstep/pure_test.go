@@ -1,6 +1,7 @@
 package helmstep
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"testing"
@@ -8,7 +9,9 @@ import (
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
+	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/chartsource"
+	"github.com/khook/khook/spec"
 )
 
 func TestSameValuesIgnoresNumberTypes(t *testing.T) {
@@ -75,5 +78,28 @@ func TestDecideRemoval(t *testing.T) {
 		if got == nil && err == nil && why == "" {
 			t.Errorf("%s: nothing to do, and no reason why", tc.name)
 		}
+	}
+}
+
+// The reconciler's first questions, before any chart is loaded: skipIf:
+// installed skips an installed release (pending or not); a pending one is
+// recovered by apply and is the plan's Pending, the same decision with the
+// dry switch.
+func TestDecideSkipAndPending(t *testing.T) {
+	pending := &rel.Release{Name: "web", Version: 2, Info: &rel.Info{Status: rcommon.StatusPendingUpgrade}}
+	open := func(skipIf string) *Release {
+		return &Release{Name: "web", Namespace: "apps", Last: pending, step: &spec.Step{Name: "web", Helm: &spec.Helm{SkipIf: skipIf}}}
+	}
+	e := &Executor{}
+	if d := e.decide(t.Context(), open("installed"), false); d.do != doSkip || d.reason == "" {
+		t.Errorf("skipIf: installed: %+v, want skip with a reason", d)
+	}
+	if d := e.decide(t.Context(), open(""), false); d.do != doRecover {
+		t.Errorf("pending, apply: %+v, want recover", d)
+	}
+	d := e.decide(t.Context(), open(""), true)
+	var p *runner.Pending
+	if d.do != doFail || !errors.As(d.err, &p) {
+		t.Errorf("pending, plan: %+v, want fail with runner.Pending", d)
 	}
 }
