@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
-	"github.com/khook/khook/spec"
 )
 
 // The release reconciler. decide is the one decision over what a step wants
@@ -59,8 +59,8 @@ func (e *Executor) decide(ctx context.Context, r *Release, dry bool) decision {
 	if r.remove != nil {
 		return decideRemoval(r.Name, r.Namespace, r.Last, r.remove.ignoreNotFound)
 	}
-	if why := skipInstalled(r.step.Helm, r); why != "" {
-		return decision{do: doSkip, reason: why}
+	if r.step.Helm.SkipIf == "installed" && r.Installed() {
+		return decision{do: doSkip, reason: fmt.Sprintf("release %s already installed (revision %d; skipIf: installed)", r.Name, r.Last.Version)}
 	}
 	if r.Installed() && r.Last.Info.Status.IsPending() {
 		if dry {
@@ -78,8 +78,13 @@ func (e *Executor) decide(ctx context.Context, r *Release, dry bool) decision {
 			return decision{do: doFail, err: err}
 		}
 	}
+	// Unchanged: deployed from the step's chart and values (Same), and its
+	// live objects have not drifted from the release; otherwise apply
+	// upgrades.
 	var uncompared error
-	if checked, diffs, err := e.converged(ctx, r); checked {
+	if sameC, sameV := r.Same(); r.Installed() && r.Last.Info.Status == rcommon.StatusDeployed && sameC && sameV {
+		ignore, _ := kube.IgnoreOptions(r.step.Ignored) // validated; the upgrade says a failure
+		diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Last.Namespace, Manifest: r.Last.Manifest, Applied: true, Ignore: ignore})
 		switch {
 		case err != nil && dry && kube.IsUnreachable(err):
 			return decision{do: doFail, err: err}
@@ -97,15 +102,6 @@ func (e *Executor) decide(ctx context.Context, r *Release, dry bool) decision {
 		return decision{do: doInstall}
 	}
 	return decision{do: doUpgrade, uncompared: uncompared}
-}
-
-// skipInstalled is skipIf: installed, decide's first question: the reason to
-// skip, or "".
-func skipInstalled(h *spec.Helm, r *Release) string {
-	if h.SkipIf == "installed" && r.Installed() {
-		return fmt.Sprintf("release %s already installed (revision %d; skipIf: installed)", r.Name, r.Last.Version)
-	}
-	return ""
 }
 
 // decideRemoval is the decision for a release that should be gone: the

@@ -11,7 +11,6 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/postrenderer"
-	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -73,24 +72,6 @@ func (r *Release) Same() (chart, values bool) {
 	}
 	chart = SameChart(r.Last.Chart, AsStored(r.src.Chart, r.src.Load, r.Values)) && chartsource.SamePostRender(r.Last.Labels, r.step.Helm)
 	return chart, SameValues(r.Last.Config, r.Values)
-}
-
-// converged is the one "unchanged" decision, for Execute and Plan alike:
-// checked says the release is deployed from the step's chart and values
-// (Same); diffs are then its live objects' drift from it (err: they could
-// not be compared). The release is unchanged when checked with no diffs
-// and no error; otherwise apply upgrades.
-func (e *Executor) converged(ctx context.Context, r *Release) (checked bool, diffs []ObjectDiff, err error) {
-	last := r.Last
-	if !r.Installed() || last.Info.Status != rcommon.StatusDeployed {
-		return false, nil, nil
-	}
-	if sameC, sameV := r.Same(); !sameC || !sameV {
-		return false, nil, nil
-	}
-	ignore, _ := kube.IgnoreOptions(r.step.Ignored) // validated; run says a failure
-	diffs, err = Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: last.Namespace, Manifest: last.Manifest, Applied: true, Ignore: ignore})
-	return true, diffs, err
 }
 
 // PostRenderersChanged: the release was made with other post-renderers
