@@ -2,57 +2,13 @@ package e2e
 
 import (
 	"context"
-	"encoding/pem"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/khook/khook/model"
 )
-
-// silentWebhook registers a validating webhook (failurePolicy: Fail,
-// timeoutSeconds: 1) for ConfigMaps labelled khook.test/deny in ns, served
-// by a real HTTPS server that never answers: every call the API server
-// makes times out. It returns the webhook's name.
-func silentWebhook(t *testing.T, ns string) string {
-	t.Helper()
-	stop := make(chan struct{})
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-stop:
-		}
-	}))
-	t.Cleanup(func() { close(stop); srv.Close() })
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	name := "silent.e2e.khook.io"
-	url := srv.URL + "/validate"
-	fail, none := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone
-	timeout := int32(1)
-	hook := &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "khook-e2e-silent-" + ns},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:                    name,
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: ca},
-			Rules:                   []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}, Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}},
-			FailurePolicy:           &fail,
-			SideEffects:             &none,
-			TimeoutSeconds:          &timeout,
-			AdmissionReviewVersions: []string{"v1"},
-			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
-			ObjectSelector:          &metav1.LabelSelector{MatchLabels: map[string]string{"khook.test/deny": "true"}},
-		}},
-	}
-	api := kc.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-	_, err := api.Create(context.Background(), hook, metav1.CreateOptions{})
-	must(t, err)
-	t.Cleanup(func() { _ = api.Delete(context.Background(), hook.Name, metav1.DeleteOptions{}) })
-	return name
-}
 
 // A validating webhook that does not answer in time (#39 point 5): the
 // helm plan says fail with the sentence apply fails with — the webhook's
@@ -60,7 +16,7 @@ func silentWebhook(t *testing.T, ns string) string {
 // plan; apply fails the step with it and writes nothing.
 func TestHelmPlanFailsOnWebhookTimeout(t *testing.T) {
 	ns := namespace(t)
-	hook := silentWebhook(t, ns)
+	hook := kc.SilentWebhook(t, ns)
 	file := chartSpec(t, ns, "    chart: "+repoRoot+"/test/testdata/charts/immutable\n    values: {denied: true}\n")
 	why := `failed calling webhook "` + hook + `"`
 	obj := "ConfigMap " + ns + "/app-settings"
