@@ -60,10 +60,10 @@ func (r ciRun) sinks() map[string]string {
 // khook ci: a helm upgrade under onImmutable: recreate that changes a
 // chart Job's template and renders a ConfigMap someone else created. The
 // plan fails naming the ConfigMap; apply fails the same way and deletes
-// nothing (the Job's UID and image unchanged); no output says "No
-// changes" or that anything was replaced. An upgrade whose pre-upgrade
-// hook fails after the Job was deleted recreates it, and every output
-// says it was replaced.
+// nothing (the Job's UID and image unchanged); no output says anything
+// was replaced. An upgrade whose pre-upgrade hook fails after the Job
+// was deleted recreates it, and every output says so, never "No
+// changes".
 func TestHelmRecreateRefusedInEveryCIOutput(t *testing.T) {
 	ns := kube.Namespace(t)
 	chart, err := filepath.Abs(filepath.Join("..", "..", "testdata", "charts", "immutable"))
@@ -124,9 +124,11 @@ steps:
 	if len(results.Steps) != 1 || results.Steps[0].Status != model.StatusFailed || !strings.Contains(results.Steps[0].Error, "imm-shared") || len(results.Steps[0].Changes) != 0 {
 		t.Errorf("results JSON: %+v, want imm failed naming imm-shared, no change", results.Steps)
 	}
+	// It wrote nothing, so "No changes." is true here; what matters is
+	// that no output says the Job went.
 	for sink, text := range r.sinks() {
-		if !strings.Contains(text, "imm-shared") || strings.Contains(text, "No changes") || strings.Contains(text, "replaced") {
-			t.Errorf("the refused apply's %s does not say why, says No changes or says replaced:\n%s", sink, text)
+		if !strings.Contains(text, "imm-shared") || strings.Contains(text, "replaced") || strings.Contains(text, "recreated") {
+			t.Errorf("the refused apply's %s does not say why, or says the Job was replaced:\n%s", sink, text)
 		}
 	}
 	if u, img := job(); u != uid || img != "example.invalid/migrate:1" {

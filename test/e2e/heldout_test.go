@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/khook/khook/model"
+)
+
+// A StatefulSet whose claim retention deletes its claims (whenDeleted:
+// Delete) is not replaced by a step's onImmutable: recreate (#39 point
+// 6): an immutable change (its claim template's size) plans fail, not
+// replace, and apply leaves it (same UID). Its own annotation
+// khook.io/on-immutable: recreate is the word: then the plan replaces it
+// and says its claims go with it.
+func TestStatefulSetDeletingItsClaimsIsNotRecreatedWithoutAWord(t *testing.T) {
+	ns := namespace(t)
+	write := func(size, annotation string) string {
+		return writeSpec(t, fmt.Sprintf(`apiVersion: khook.io/v1
+kind: Khook
+metadata: {name: sts}
+steps:
+  - name: db
+    onImmutable: recreate
+    apply:
+      namespace: %s
+      manifests:
+        - inline: |
+            apiVersion: apps/v1
+            kind: StatefulSet
+            metadata: {name: db%s}
+            spec:
+              serviceName: db
+              replicas: 1
+              selector: {matchLabels: {app: db}}
+              persistentVolumeClaimRetentionPolicy: {whenDeleted: Delete, whenScaled: Retain}
+              template:
+                metadata: {labels: {app: db}}
+                spec: {containers: [{name: db, image: pause}]}
+              volumeClaimTemplates:
+                - metadata: {name: data}
+                  spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: %s}}}
+`, ns, annotation, size))
+	}
+	if out := applySpec(t, write("1Gi", "")); out.Code != 0 {
+		t.Fatalf("apply v1: exit %d\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+	sts := func() string {
+		t.Helper()
+		s, err := kc.Client.AppsV1().StatefulSets(ns).Get(context.Background(), "db", metav1.GetOptions{})
+		must(t, err)
+		return string(s.UID)
+	}
+	uid := sts()
+
+	file := write("2Gi", "")
+	p := planJSON(t, nil, file)
+	s := p.Steps[0]
+	for _, o := range s.Objects {
+		if o.Action == model.ActionReplace {
+			t.Errorf("plan replaces %s %s without a word: %+v", o.Kind, o.Name, o)
+		}
+	}
+	if s.Action != model.ActionFail {
+		t.Errorf("plan: %s: %s; want fail (the StatefulSet's claims would go with it)", s.Action, s.Reason)
+	}
+	out := applySpec(t, file)
+	expectSteps(t, out, []want{{Name: "db", Status: model.StatusFailed, Attempts: 1}})
+	if got := sts(); got != uid {
+		t.Fatalf("apply replaced the StatefulSet without a word: uid %s -> %s", uid, got)
+	}
+	t.Logf("without a word: plan %s: %s", s.Action, s.Reason)
+
+	// The word: the object's own annotation.
+	file = write("2Gi", ", annotations: {khook.io/on-immutable: recreate}")
+	p = planJSON(t, nil, file)
+	var replaced model.ObjectPlan
+	for _, o := range p.Steps[0].Objects {
+		if o.Kind == "StatefulSet" && o.Action == model.ActionReplace {
+			replaced = o
+		}
+	}
+	if replaced.Action != model.ActionReplace || !strings.Contains(replaced.With+replaced.Reason, "claim") {
+		t.Errorf("plan with the word: %+v (step %s: %s); want the StatefulSet replaced, saying its claims go", p.Steps[0].Objects, p.Steps[0].Action, p.Steps[0].Reason)
+	}
+}
+
+// A ResourceQuota refuses a helm step's object (#39 point 5): the plan
+// says fail with the sentence apply fails with, not install.
+func TestHelmPlanFailsOnQuota(t *testing.T) {
+	ns := namespace(t)
+	ctx := context.Background()
+	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "one-configmap"},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/configmaps": resource.MustParse("1")}}}
+	_, err := kc.Client.CoreV1().ResourceQuotas(ns).Create(ctx, quota, metav1.CreateOptions{})
+	must(t, err)
+	// Quota admission refuses nothing until the controller has counted.
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		q, err := kc.Client.CoreV1().ResourceQuotas(ns).Get(ctx, quota.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		used, ok := q.Status.Used["count/configmaps"]
+		return ok && used.Value() >= 1, nil
+	})
+	must(t, err)
+	file := chartSpec(t, ns, "    chart: "+repoRoot+"/test/testdata/charts/immutable\n")
+	const why = "exceeded quota"
+	p := planJSON(t, nil, file)
+	if s := p.Steps[0]; s.Action != model.ActionFail || !strings.Contains(s.Reason, why) || !strings.Contains(s.Reason, "app-settings") {
+		t.Errorf("plan: %s: %s (diff note %q); want fail naming app-settings and %q", s.Action, s.Reason, s.DiffNote, why)
+	}
+	out := khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusFailed, Attempts: 1, Error: why}})
+}
