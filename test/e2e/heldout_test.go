@@ -18,9 +18,9 @@ import (
 // A StatefulSet whose claim retention deletes its claims (whenDeleted:
 // Delete) is not replaced by a step's onImmutable: recreate (#39 point
 // 6): an immutable change (its claim template's size) plans fail, not
-// replace, and apply leaves it (same UID). Its own annotation
-// khook.io/on-immutable: recreate is the word: then the plan replaces it
-// and says its claims go with it.
+// replace, naming the claim that would go, and apply leaves it (same
+// UID). Its own annotation khook.io/on-immutable: recreate is the word:
+// then the plan replaces it saying its claim goes, and apply replaces it.
 func TestStatefulSetDeletingItsClaimsIsNotRecreatedWithoutAWord(t *testing.T) {
 	ns := namespace(t)
 	write := func(size, annotation string) string {
@@ -69,15 +69,14 @@ steps:
 			t.Errorf("plan replaces %s %s without a word: %+v", o.Kind, o.Name, o)
 		}
 	}
-	if s.Action != model.ActionFail {
-		t.Errorf("plan: %s: %s; want fail (the StatefulSet's claims would go with it)", s.Action, s.Reason)
+	if s.Action != model.ActionFail || !strings.Contains(s.Reason, "cannot replace statefulset.apps/db") || !strings.Contains(s.Reason, "data-db-0") {
+		t.Errorf("plan: %s: %s; want fail naming the claim data-db-0 that would go with it", s.Action, s.Reason)
 	}
 	out := applySpec(t, file)
-	expectSteps(t, out, []want{{Name: "db", Status: model.StatusFailed, Attempts: 1}})
+	expectSteps(t, out, []want{{Name: "db", Status: model.StatusFailed, Attempts: 1, Error: "data-db-0"}})
 	if got := sts(); got != uid {
 		t.Fatalf("apply replaced the StatefulSet without a word: uid %s -> %s", uid, got)
 	}
-	t.Logf("without a word: plan %s: %s", s.Action, s.Reason)
 
 	// The word: the object's own annotation.
 	file = write("2Gi", ", annotations: {khook.io/on-immutable: recreate}")
@@ -88,8 +87,13 @@ steps:
 			replaced = o
 		}
 	}
-	if replaced.Action != model.ActionReplace || !strings.Contains(replaced.With+replaced.Reason, "claim") {
-		t.Errorf("plan with the word: %+v (step %s: %s); want the StatefulSet replaced, saying its claims go", p.Steps[0].Objects, p.Steps[0].Action, p.Steps[0].Reason)
+	if replaced.Action != model.ActionReplace || !strings.Contains(replaced.Reason, "deletes its 1 PersistentVolumeClaim data-db-0") {
+		t.Errorf("plan with the word: %+v (step %s: %s); want the StatefulSet replaced, saying its claim data-db-0 goes", p.Steps[0].Objects, p.Steps[0].Action, p.Steps[0].Reason)
+	}
+	out = applySpec(t, file)
+	expectSteps(t, out, []want{{Name: "db", Status: model.StatusOK, Attempts: 1}})
+	if got := sts(); got == uid {
+		t.Errorf("apply with the word did not replace the StatefulSet (uid %s)", got)
 	}
 }
 
