@@ -8,11 +8,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/test/e2e/apiproxy"
 )
 
 // A StatefulSet whose claim retention deletes its claims (whenDeleted:
@@ -124,4 +127,55 @@ func TestHelmPlanFailsOnQuota(t *testing.T) {
 	}
 	out := khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
 	expectSteps(t, out, []want{{Name: "app", Status: model.StatusFailed, Attempts: 1, Error: why}})
+}
+
+// A wait whose object goes says so at once (#39 point 4): a wait step on
+// a ConfigMap that is being deleted (a finalizer holds it) fails the
+// moment the finalizer is released and the object goes, saying it was
+// deleted while khook waited, not at its two-minute time-out with
+// "timed out".
+func TestWaitOnAnObjectThatGoesSaysSoAtOnce(t *testing.T) {
+	ns := namespace(t)
+	ctx := context.Background()
+	const hold = "khook.test/hold"
+	cms := kc.Client.CoreV1().ConfigMaps(ns)
+	_, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held", Finalizers: []string{hold}}}, metav1.CreateOptions{})
+	must(t, err)
+	must(t, cms.Delete(ctx, "held", metav1.DeleteOptions{}))
+	release := func() error {
+		_, err := cms.Patch(context.Background(), "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	t.Cleanup(func() { _ = release() })
+	file := writeSpec(t, fmt.Sprintf(`apiVersion: khook.io/v1
+kind: Khook
+metadata: {name: wait-gone}
+steps:
+  - name: w
+    timeout: 2m
+    wait: {for: "jsonpath={.data.ready}=yes", on: configmap/held, namespace: %s}
+`, ns))
+	// The proxy shows when the wait watches: only then is the object
+	// released, so the wait has seen it before it goes.
+	proxy := apiproxy.Start(t, kc.RESTConfig)
+	inv := invocation{Args: []string{"apply", "-f", file, "-o", "json"}, Kubeconfig: proxy.Kubeconfig}
+	cmd, stdout, stderr := command(t, inv)
+	must(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	watches := 0
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		watches += proxy.Requests().Verbs["WATCH"]
+		return watches > 0, nil
+	})
+	must(t, err)
+	must(t, release())
+	out := finish(t, inv, cmd, stdout, stderr, <-done)
+	expectSteps(t, out, []want{{Name: "w", Status: model.StatusFailed, Attempts: 1, Error: "configmap/held in namespace " + ns + " was deleted while khook waited"}})
+	if out.Results != nil && len(out.Results.Steps) == 1 && strings.Contains(out.Results.Steps[0].Error, "timed out") {
+		t.Errorf("the wait says it timed out: %s", out.Results.Steps[0].Error)
+	}
 }
