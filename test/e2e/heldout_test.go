@@ -179,3 +179,29 @@ steps:
 		t.Errorf("the wait says it timed out: %s", out.Results.Steps[0].Error)
 	}
 }
+
+// A fresh install (a release of its own) whose chart's crds/ CRD drops
+// the version another release's objects are stored in is refused by plan
+// and apply (#39 point 3: CRD change checks on every path that writes a
+// CRD, install included), and the CRD stays as it was.
+func TestCRDsInstallDroppingAStoredVersionIsRefused(t *testing.T) {
+	ns, other := namespace(t), namespace(t)
+	dropCRD(t, "gadgets.ver.e2e.khook.io")
+	out := khook(t, invocation{Args: []string{"apply", "-f", chartSpec(t, other, "    chart: "+testdata("charts", "crdver-1")+"\n"), "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
+	before, err := dyn(t).Resource(crdGVR).Get(t.Context(), "gadgets.ver.e2e.khook.io", metav1.GetOptions{})
+	must(t, err)
+
+	file := chartSpec(t, ns, "    chart: "+testdata("charts", "crdver-2")+"\n")
+	const why = "CRD gadgets.ver.e2e.khook.io: the update drops version v1alpha1, which status.storedVersions lists, with 1 Gadget object in 1 namespace stored"
+	if p := planJSON(t, nil, file); p.Steps[0].Action != model.ActionFail || !strings.Contains(p.Steps[0].Reason, why) {
+		t.Errorf("plan of the install: %s (%s), want fail: %s", p.Steps[0].Action, p.Steps[0].Reason, why)
+	}
+	out = khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusFailed, Attempts: 1, Error: why}})
+	after, err := dyn(t).Resource(crdGVR).Get(t.Context(), "gadgets.ver.e2e.khook.io", metav1.GetOptions{})
+	must(t, err)
+	if after.GetResourceVersion() != before.GetResourceVersion() {
+		t.Errorf("the refused install wrote the CRD: resourceVersion %s -> %s", before.GetResourceVersion(), after.GetResourceVersion())
+	}
+}
