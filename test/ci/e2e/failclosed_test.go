@@ -8,10 +8,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
@@ -298,5 +304,101 @@ steps:
 	must(t, err)
 	if now.UID != settings.UID || now.ResourceVersion != settings.ResourceVersion {
 		t.Errorf("the resumed step wrote settings: uid %s rv %s, was %s rv %s", now.UID, now.ResourceVersion, settings.UID, settings.ResourceVersion)
+	}
+}
+
+// Where khook cannot tell whether a CRD holds data, it keeps it and says
+// why (#39 points 5 and 6), through khook ci: a Widget is stored, then
+// the CRD stops serving v1 out of band, so its objects cannot be listed;
+// the CRD leaves the spec. The plan (JSON, log, job summary, PR comment)
+// keeps it saying why and the word that deletes it; apply keeps it (same
+// UID) and its summary and comment say why.
+func TestUncountableCRDKeptInEveryCIOutput(t *testing.T) {
+	ns := kube.Namespace(t)
+	ctx := context.Background()
+	dyn, err := dynamic.NewForConfig(kube.RESTConfig)
+	must(t, err)
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	group := ns + ".khook.test"
+	crdName := "widgets." + group
+	t.Cleanup(func() { _ = crds.Delete(context.Background(), crdName, metav1.DeleteOptions{}) })
+	srv := githubtest.New()
+	defer srv.Close()
+	g := newRunner(t, srv.URL, "repair.yaml", map[string]string{"command": "apply", "comment": "always"})
+	write := func(withCRD bool) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: uncounted}\nstate: {namespace: %s}\nsteps:\n  - name: crds\n    apply:\n      namespace: %s\n      manifests:\n", ns, ns)
+		b.WriteString("      - inline: |\n          {apiVersion: v1, kind: ConfigMap, metadata: {name: anchor}, data: {k: v}}\n")
+		if withCRD {
+			fmt.Fprintf(&b, "      - inline: |\n          {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: %s}, spec: {group: %s, scope: Namespaced, names: {plural: widgets, singular: widget, kind: Widget}, versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]}}\n", crdName, group)
+		}
+		g.Write(t, "khook.yaml", b.String())
+	}
+	write(true)
+	var results model.Results
+	if r := runCI(t, g, srv, "apply", "results-json-path", &results); r.res.Code != 0 {
+		t.Fatalf("apply v1: exit %d\n%s", r.res.Code, r.res.Stdout)
+	}
+	widgets := dyn.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "widgets"}).Namespace(ns)
+	w := &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1", "kind": "Widget", "metadata": map[string]any{"name": "precious"}}}
+	must(t, wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := widgets.Create(ctx, w, metav1.CreateOptions{})
+		return err == nil, nil
+	}))
+	_, err = crds.Patch(ctx, crdName, types.JSONPatchType, []byte(`[{"op":"replace","path":"/spec/versions/0/served","value":false}]`), metav1.PatchOptions{})
+	must(t, err)
+	must(t, wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := widgets.List(ctx, metav1.ListOptions{})
+		return apierrors.IsNotFound(err), nil
+	}))
+	live, err := crds.Get(ctx, crdName, metav1.GetOptions{})
+	must(t, err)
+
+	const why = "it serves no version, and objects were stored as v1 (status.storedVersions): they cannot be listed to count them"
+	const word = "set prune: {crds: true}"
+	write(false)
+	var plan model.Plan
+	r := runCI(t, g, srv, "plan", "plan-json-path", &plan)
+	if r.res.Code != 0 {
+		t.Errorf("plan: exit %d, want 0 (the CRD kept)\n%s", r.res.Code, r.res.Stdout)
+	}
+	var kept model.ObjectPlan
+	for _, st := range plan.Steps {
+		for _, o := range st.Objects {
+			if o.Kind == "CustomResourceDefinition" && o.Name == crdName {
+				kept = o
+			}
+		}
+	}
+	if kept.Action != model.ActionKeep || !strings.Contains(kept.Reason, why) || !strings.Contains(kept.Reason, word) {
+		t.Errorf("plan JSON of the uncountable CRD: %+v, want keep saying %q and %q", kept, why, word)
+	}
+	for sink, text := range r.sinks() {
+		if !strings.Contains(text, why) || !strings.Contains(text, word) {
+			t.Errorf("the plan's %s does not say why the CRD is kept and the word that deletes it:\n%s", sink, text)
+		}
+	}
+
+	results = model.Results{}
+	r = runCI(t, g, srv, "apply", "results-json-path", &results)
+	if r.res.Code != 0 {
+		t.Errorf("apply: exit %d\n%s", r.res.Code, r.res.Stdout)
+	}
+	for _, st := range results.Steps {
+		for _, c := range st.Changes {
+			if c.Kind == "CustomResourceDefinition" && c.Action == model.DidDelete {
+				t.Errorf("apply deleted the uncountable CRD: %+v", c)
+			}
+		}
+	}
+	for sink, text := range map[string]string{"summary": r.summary, "comment": r.comment} {
+		if !strings.Contains(text, why) {
+			t.Errorf("apply's %s does not say why the CRD was kept:\n%s", sink, text)
+		}
+	}
+	now, err := crds.Get(ctx, crdName, metav1.GetOptions{})
+	must(t, err)
+	if now.GetUID() != live.GetUID() {
+		t.Errorf("the CRD was replaced or deleted: uid %s, was %s", now.GetUID(), live.GetUID())
 	}
 }
