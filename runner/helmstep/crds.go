@@ -445,9 +445,9 @@ func DroppedObjects(ctx context.Context, c *kube.Clients, r *Release, newManifes
 			var uncounted *kube.UncountedError
 			switch {
 			case errors.As(err, &uncounted) && r.step.Helm.DeleteCRDs:
-				d.Reason, d.With = "deleteCRDs: true", "its custom resources, which cannot be counted ("+uncounted.Reason+")"
+				d.Reason, d.With = "deleteCRDs: true", uncounted.With()
 			case errors.As(err, &uncounted):
-				d.Action, d.Reason = model.ActionKeep, uncounted.Reason+": it is kept as if they existed; set deleteCRDs: true on the step to delete it"
+				d.Action, d.Reason = model.ActionKeep, uncounted.Kept("set deleteCRDs: true on the step")
 			case err != nil:
 				return nil, err
 			case usage.Objects == 0:

@@ -98,6 +98,17 @@ func (e *UncountedError) Error() string {
 	return fmt.Sprintf("cannot count the custom resources of CRD %s: %s", e.CRD, e.Reason)
 }
 
+// Kept is why a decision to delete keeps the CRD; word is the spec's
+// word that deletes it anyway ("set deleteCRDs: true on the step").
+func (e *UncountedError) Kept(word string) string {
+	return e.Reason + ": it is kept as if they existed; " + word + " to delete it"
+}
+
+// With is what deleting the CRD anyway takes with it.
+func (e *UncountedError) With() string {
+	return "its custom resources, which cannot be counted (" + e.Reason + ")"
+}
+
 // servedVersion is the version listCustomResources lists through: the
 // storage version if served, else the last served one; "" for none.
 func servedVersion(crd *unstructured.Unstructured) string {

@@ -90,3 +90,14 @@ func TestImmutableFieldOfAServiceClusterIP(t *testing.T) {
 		t.Errorf("ImmutableField = %q, want spec.clusterIPs[0]", got)
 	}
 }
+
+// A StatefulSet's spec refuses a change to its claim templates (or
+// selector) as forbidden: an immutable field too.
+func TestImmutableFieldOfAStatefulSetSpec(t *testing.T) {
+	err := apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "StatefulSet"}, "db", field.ErrorList{
+		field.Forbidden(field.NewPath("spec"), "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"),
+	})
+	if got := ImmutableField(err); got != "spec" {
+		t.Errorf("ImmutableField = %q, want spec", got)
+	}
+}

@@ -39,14 +39,17 @@ func Refusal(err error) string {
 
 // ImmutableField is the field an invalid-object refusal says is immutable
 // ("" when it says nothing of the kind). A Service's clusterIP and
-// loadBalancerClass say "may not change once set".
+// loadBalancerClass say "may not change once set"; a StatefulSet's spec
+// (its selector, claim templates, serviceName) says "Forbidden: updates to
+// statefulset spec for fields other than ...".
 func ImmutableField(err error) string {
 	var se apierrors.APIStatus
 	if !errors.As(err, &se) || !apierrors.IsInvalid(err) || se.Status().Details == nil {
 		return ""
 	}
 	for _, c := range se.Status().Details.Causes {
-		if strings.Contains(c.Message, "is immutable") || strings.Contains(c.Message, "may not change once set") {
+		if strings.Contains(c.Message, "is immutable") || strings.Contains(c.Message, "may not change once set") ||
+			strings.Contains(c.Message, "updates to statefulset spec for fields other than") {
 			if c.Field != "" {
 				return c.Field
 			}

@@ -10,6 +10,7 @@ package prune
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -125,10 +126,14 @@ func Decide(ctx context.Context, c *kube.Clients, rel Releases, cand Candidate) 
 		d.Kept = "annotated " + Annotation + ": " + AnnotationDisabled
 	case kube.IsCRD(live):
 		usage, err := c.CRDUsageOf(ctx, live)
-		if err != nil {
-			return d, err
-		}
+		var uncounted *kube.UncountedError
 		switch {
+		case errors.As(err, &uncounted) && cand.Policy.CRDs:
+			d.Action, d.With = model.ActionDelete, uncounted.With()
+		case errors.As(err, &uncounted): // whether it holds data cannot be told: kept, as if it did
+			d.Action, d.Kept = model.ActionKeep, "a CustomResourceDefinition: "+uncounted.Kept("set prune: {crds: true}")
+		case err != nil:
+			return d, err
 		case cand.Policy.CRDs:
 			d.Action = model.ActionDelete
 			if usage.Objects > 0 {

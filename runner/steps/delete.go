@@ -175,7 +175,13 @@ func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *
 		return model.ActionDelete, "", "", nil
 	}
 	usage, err := c.CRDUsageOf(ctx, live)
-	if err != nil || usage.Objects == 0 {
+	var uncounted *kube.UncountedError
+	switch {
+	case errors.As(err, &uncounted) && d.DeleteCRDs:
+		return model.ActionDelete, "deleteCRDs: true", uncounted.With(), nil
+	case errors.As(err, &uncounted): // whether it holds data cannot be told: kept, as if it did
+		return model.ActionKeep, uncounted.Kept("set deleteCRDs: true on the step"), "", nil
+	case err != nil || usage.Objects == 0:
 		return model.ActionDelete, "", "", err
 	}
 	if d.DeleteCRDs {
