@@ -252,3 +252,22 @@ func (e *Executor) onlyCRDsCapabilities(in *runner.PlanInput) (*common.Capabilit
 	caps.APIVersions = append(caps.APIVersions, in.APIVersions...)
 	return caps, nil
 }
+
+// OnlyCRDNames are the names of the CRDs a crds: only step applies, as a
+// plan renders them: pruning compares the step's inventory with them.
+func (e *Executor) OnlyCRDNames(ctx context.Context, st *spec.Step) ([]string, error) {
+	name, ns := chartsource.Target(st)
+	r := &Release{Name: name, Namespace: ns, step: st}
+	if err := e.Load(ctx, r); err != nil {
+		return nil, err
+	}
+	crds, err := e.renderCRDs(ctx, r, &runner.PlanInput{})
+	if err != nil {
+		return nil, e.redactor.Error(err)
+	}
+	names := make([]string, len(crds))
+	for i, crd := range crds {
+		names[i] = crd.GetName()
+	}
+	return names, nil
+}
