@@ -105,12 +105,12 @@ func (e *Executor) planOnlyCRDs(ctx context.Context, st *spec.Step, in runner.Pl
 	}
 	what := chartVersion(run.r.Chart())
 	if p.Action == model.ActionUnchanged {
-		p.Reason = fmt.Sprintf("chart %s: %s (crds: only, no release)", what, plural(len(run.crds), "its CRD matches the cluster", fmt.Sprintf("its %d CRDs match the cluster", len(run.crds))))
+		p.Reason = fmt.Sprintf("chart %s: %s", what, plural(len(run.crds), "its CRD matches the cluster", fmt.Sprintf("its %d CRDs match the cluster", len(run.crds))))
 		if len(run.crds) == 0 {
-			p.Reason = fmt.Sprintf("chart %s has no CRDs (crds: only, no release)", what)
+			p.Reason = fmt.Sprintf("chart %s has no CRDs", what)
 		}
 	} else {
-		p.Reason = fmt.Sprintf("chart %s: %s (crds: only, no release)", what, onlyCRDsCounts(counts, len(run.crds)))
+		p.Reason = fmt.Sprintf("chart %s: %s", what, onlyCRDsCounts(counts, len(run.crds)))
 	}
 	p.Reason += chartsource.DependenciesNote(run.r.Dependencies())
 	return p, nil

@@ -58,7 +58,7 @@ func TestCRDsOnly(t *testing.T) {
 	if p.Action != model.ActionCreate || actions(p.Objects)[things] != model.ActionCreate || actions(p.Objects)[gizmos] != model.ActionCreate || len(p.Objects) != 2 {
 		t.Fatalf("first plan: %s (%s) %v, want create of both CRDs", p.Action, p.Reason, actions(p.Objects))
 	}
-	mustContain(t, "plan reason", p.Reason, "crdsonly@0.1.0", "2 CRDs created", "no release")
+	mustContain(t, "plan reason", p.Reason, "crdsonly@0.1.0", "2 CRDs created")
 
 	out := f.run(st, stepTimeout)
 	if out.Writes != 2 || len(out.Changes) != 2 || out.Inventory == nil || len(out.Inventory.Items) != 2 {

@@ -79,7 +79,7 @@ func TestCRDsOnlyAppliesOnlyTheChartsCRDs(t *testing.T) {
 			t.Errorf("plan: CRD %s %+v, want create", n, o)
 		}
 	}
-	if want := "chart crdsonly@0.1.0: 2 CRDs created (crds: only, no release)"; p.Steps[0].Reason != want {
+	if want := "chart crdsonly@0.1.0: 2 CRDs created"; p.Steps[0].Reason != want {
 		t.Errorf("plan reason %q, want %q", p.Steps[0].Reason, want)
 	}
 	text := khook(t, invocation{Args: []string{"plan", "-f", v1}})
