@@ -118,8 +118,8 @@ func (e *Executor) planOnlyCRDs(ctx context.Context, st *spec.Step, in runner.Pl
 
 // onlyCRDs is the one path: load the chart and values, render, then per
 // CRD the request apply sends (PlanApply: the CRD safety checks on an
-// update), dry-run first; only what the server says would change is sent
-// for real, so a converged step writes nothing. in is plan's input (nil:
+// update), dry-run first; only what the server's answer says would change
+// is sent for real, so a converged step writes nothing. in is plan's input (nil:
 // apply). An error is the step's failure, before any write of that CRD.
 func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanInput) (onlyCRDsRun, error) {
 	name, ns := chartsource.Target(st)
@@ -143,23 +143,22 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 			return run, fail(err)
 		}
 		req.Force = kube.TakesOverFromHelm(req.Live) // as crds/ (crdRequests)
-		c := onlyCRD{req: req, answer: req.Live, action: model.ActionUnchanged}
-		if req.Live == nil || req.Terminating != nil || !kube.Holds(kube.CRDMapping, req.Live, req.Desired, opts) {
-			answer, err := e.clients.Send(ctx, req, true)
-			if err != nil {
+		// Always the server's dry run, never kube.Holds: a field the chart
+		// stops setting is removed by the apply, which only the server's
+		// answer shows.
+		answer, err := e.clients.Send(ctx, req, true)
+		if err != nil {
+			return run, fail(err)
+		}
+		c := onlyCRD{req: req, answer: answer, action: kube.Decide(req.Live, answer, opts).Action}
+		if req.Terminating != nil {
+			c.action = model.ActionCreate
+		}
+		if !dry && c.action != model.ActionUnchanged {
+			if c.answer, err = e.clients.Send(ctx, req, false); err != nil {
 				return run, fail(err)
 			}
-			c.answer = answer
-			c.action = kube.Decide(req.Live, answer, opts).Action
-			if req.Terminating != nil {
-				c.action = model.ActionCreate
-			}
-			if !dry && c.action != model.ActionUnchanged {
-				if c.answer, err = e.clients.Send(ctx, req, false); err != nil {
-					return run, fail(err)
-				}
-				run.writes++
-			}
+			run.writes++
 		}
 		run.crds = append(run.crds, c)
 	}

@@ -124,6 +124,27 @@ func TestCRDsOnly(t *testing.T) {
 	if _, ok, _ := unstructured.NestedMap(versions[0].(map[string]any), "schema", "openAPIV3Schema", "properties", "spec", "properties", "color"); !ok {
 		t.Errorf("CRD %s has no spec.color after the apply", things)
 	}
+
+	// The chart stops setting spec.color: the apply removes the field
+	// khook set, so plan and apply say configure.
+	st.Helm.Values = map[string]any{"group": group}
+	if p = plan(); p.Action != model.ActionConfigure || actions(p.Objects)[things] != model.ActionConfigure {
+		t.Errorf("plan without color: %s (%s) %v; want configure of %s", p.Action, p.Reason, actions(p.Objects), things)
+	}
+	if out = f.run(st, stepTimeout); out.Writes != 1 {
+		t.Errorf("apply without color: %q with %d writes, want 1", out.Detail, out.Writes)
+	}
+	crd, err = f.clients.Dynamic.Resource(kube.CRDMapping.Resource).Get(ctx, things, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, _, _ = unstructured.NestedSlice(crd.Object, "spec", "versions")
+	if _, ok, _ := unstructured.NestedMap(versions[0].(map[string]any), "schema", "openAPIV3Schema", "properties", "spec", "properties", "color"); ok {
+		t.Errorf("CRD %s still has spec.color after the chart dropped it", things)
+	}
+	if out = f.run(st, stepTimeout); out.Writes != 0 {
+		t.Errorf("converged again: %q with %d writes, want none", out.Detail, out.Writes)
+	}
 }
 
 func established(crd *unstructured.Unstructured) bool {
