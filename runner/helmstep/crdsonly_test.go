@@ -156,3 +156,27 @@ func established(crd *unstructured.Unstructured) bool {
 	}
 	return false
 }
+
+// crds: only from the OCI registry: the CRDs applied, then a converged
+// re-run with no write.
+func TestCRDsOnlyFromOCI(t *testing.T) {
+	f := newFixture(t)
+	auth := chartsrc.Auth{Username: "ci", Password: "crds-s3cret"}
+	reg := chartsrc.NewOCIRegistry(t, auth)
+	ref := reg.Push(t, "crdsonly")
+	group := f.ns + ".oci.crdsonly.khook.io"
+	t.Cleanup(func() {
+		for _, n := range []string{"things." + group, "gizmos.crdsonly.khook.io"} {
+			_ = f.clients.Dynamic.Resource(kube.CRDMapping.Resource).Delete(context.Background(), n, metav1.DeleteOptions{})
+		}
+	})
+	st := f.step("ops", spec.Helm{Chart: ref, Version: chartsrc.Version, Auth: &spec.Auth{Username: auth.Username, Password: auth.Password}, CRDs: spec.CRDsOnly, Values: map[string]any{"group": group}})
+	out := f.run(st, stepTimeout)
+	if len(out.Changes) != 2 || out.Changes[0].Action != model.DidCreate || out.Changes[1].Action != model.DidCreate || f.revisions("ops") != 0 {
+		t.Fatalf("apply: %q, %+v, %d release records; want the 2 CRDs created and no release", out.Detail, out.Changes, f.revisions("ops"))
+	}
+	mustNotContain(t, "detail", out.Detail, auth.Password)
+	if out = f.run(st, stepTimeout); out.Writes != 0 {
+		t.Errorf("re-run: %q with %d writes, want none", out.Detail, out.Writes)
+	}
+}
