@@ -253,3 +253,52 @@ func TestCRDsOnlyPrunesAsTheRulesSay(t *testing.T) {
 		t.Errorf("CRD %s, which the chart still renders: %v", gizmosCRD, err)
 	}
 }
+
+// A step that installed the chart as a release and then says crds: only:
+// the plan uninstalls the release (pruning), apply does, and every CRD
+// stays: crds/ and templated.
+func TestCRDsOnlyTakesOverFromARelease(t *testing.T) {
+	ns := namespace(t)
+	things := "things." + ns + ".crdsonly.e2e.khook.io"
+	dropCRD(t, things)
+	dropCRD(t, gizmosCRD)
+	repo := chartsrc.NewHTTPRepo(t, chartsrc.Auth{}, "crdsonly")
+	file := func(crds string) string {
+		text := fmt.Sprintf("apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: crdsonly}\nstate: {namespace: %[1]s}\nsteps:\n- name: app\n  helm:\n    namespace: %[1]s\n    chart: crdsonly\n    repo: %[2]s\n%[3]s    values: {group: %[1]s.crdsonly.e2e.khook.io}\n", ns, repo.URL, crds)
+		path := filepath.Join(t.TempDir(), "khook.yaml")
+		must(t, os.WriteFile(path, []byte(text), 0o644))
+		return path
+	}
+	out := khook(t, invocation{Args: []string{"apply", "-f", file(""), "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
+
+	only := file("    crds: only\n")
+	pl := khook(t, invocation{Args: []string{"plan", "-f", only, "-o", "json"}})
+	var p model.Plan
+	must(t, json.Unmarshal([]byte(pl.Stdout), &p))
+	var uninstall bool
+	for _, s := range p.Steps {
+		if s.Name == "app" && s.Action != model.ActionUnchanged {
+			t.Errorf("plan of crds: only over the release's CRDs: %s (%s), want unchanged", s.Action, s.Reason)
+		}
+		if s.Name == model.PruneStepName("app") && s.Action == model.ActionUninstall {
+			uninstall = true
+		}
+	}
+	if !uninstall {
+		t.Errorf("the plan does not uninstall the release:\n%s", pl.Stdout)
+	}
+	out = khook(t, invocation{Args: []string{"apply", "-f", only, "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}, {Name: model.PruneStepName("app"), Status: model.StatusOK, Attempts: 1}})
+	for _, n := range []string{things, gizmosCRD} {
+		if _, err := dyn(t).Resource(crdGVR).Get(t.Context(), n, metav1.GetOptions{}); err != nil {
+			t.Errorf("CRD %s after the release was uninstalled: %v", n, err)
+		}
+	}
+	if s, err := kc.Client.CoreV1().Secrets(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "owner=helm"}); err != nil || len(s.Items) != 0 {
+		t.Errorf("Helm release records after the uninstall: %v %d", err, len(s.Items))
+	}
+	if p := planJSON(t, nil, only); p.Steps[0].Action != model.ActionUnchanged || p.Changes {
+		t.Errorf("plan after the handover: %s (%s), changes %t", p.Steps[0].Action, p.Steps[0].Reason, p.Changes)
+	}
+}
