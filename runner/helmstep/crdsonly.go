@@ -119,8 +119,9 @@ func (e *Executor) planOnlyCRDs(ctx context.Context, st *spec.Step, in runner.Pl
 // onlyCRDs is the one path: load the chart and values, render, then per
 // CRD the request apply sends (PlanApply: the CRD safety checks on an
 // update), dry-run first; only what the server's answer says would change
-// is sent for real, so a converged step writes nothing. in is plan's input (nil:
-// apply). An error is the step's failure, before any write of that CRD.
+// is sent for real, so a converged step writes nothing, and only once
+// every CRD passed: a refused one fails the step before any write. in is
+// plan's input (nil: apply).
 func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanInput) (onlyCRDsRun, error) {
 	name, ns := chartsource.Target(st)
 	r := &Release{Name: name, Namespace: ns, step: st}
@@ -140,7 +141,7 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 	for _, crd := range crds {
 		req, err := e.clients.PlanApply(ctx, crd, kube.CRDMapping, true, opts)
 		if err != nil {
-			return run, fail(err)
+			return onlyCRDsRun{r: r}, fail(err) // nothing written
 		}
 		req.Force = kube.TakesOverFromHelm(req.Live) // as crds/ (crdRequests)
 		// Always the server's dry run, never kube.Holds: a field the chart
@@ -148,22 +149,31 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 		// answer shows.
 		answer, err := e.clients.Send(ctx, req, true)
 		if err != nil {
-			return run, fail(err)
+			return onlyCRDsRun{r: r}, fail(err) // nothing written
 		}
 		c := onlyCRD{req: req, answer: answer, action: kube.Decide(req.Live, answer, opts).Action}
 		if req.Terminating != nil {
 			c.action = model.ActionCreate
 		}
-		if !dry && c.action != model.ActionUnchanged {
-			if c.answer, err = e.clients.Send(ctx, req, false); err != nil {
-				return run, fail(err)
-			}
-			run.writes++
-		}
 		run.crds = append(run.crds, c)
 	}
 	if dry {
 		return run, nil
+	}
+	// Every CRD passed its checks and the server's dry run: only now is
+	// anything written, so a refused CRD leaves the others as they were.
+	for i := range run.crds {
+		c := &run.crds[i]
+		if c.action == model.ActionUnchanged {
+			continue
+		}
+		answer, err := e.clients.Send(ctx, c.req, false)
+		if err != nil {
+			run.crds = run.crds[:i]
+			return run, fail(err)
+		}
+		c.answer = answer
+		run.writes++
 	}
 	for _, c := range run.crds {
 		if err := e.clients.WaitCRDEstablished(ctx, c.req.Desired.GetName()); err != nil {

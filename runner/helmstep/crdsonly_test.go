@@ -2,6 +2,7 @@ package helmstep
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -179,4 +180,58 @@ func TestCRDsOnlyFromOCI(t *testing.T) {
 	if out = f.run(st, stepTimeout); out.Writes != 0 {
 		t.Errorf("re-run: %q with %d writes, want none", out.Detail, out.Writes)
 	}
+}
+
+// A CRD the API server refuses (an invalid scope) is plan's failure with
+// the sentence apply then fails with, and apply writes nothing.
+func TestCRDsOnlyRefusedByTheServer(t *testing.T) {
+	f := newFixture(t)
+	group := f.ns + ".bad.crdsonly.khook.io"
+	t.Cleanup(func() {
+		for _, n := range []string{"things." + group, "gizmos.crdsonly.khook.io"} {
+			_ = f.clients.Dynamic.Resource(kube.CRDMapping.Resource).Delete(context.Background(), n, metav1.DeleteOptions{})
+		}
+	})
+	st := f.step("bad", spec.Helm{Chart: chartsrc.ChartDir("crdsonly"), CRDs: spec.CRDsOnly, Values: map[string]any{"group": group, "scope": "Galactic"}})
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	before := gizmosVersion(ctx, t, f) // "" when absent; another test's may be going
+	_, perr := f.exec.Plan(kube.WithLiveCache(ctx), st, runner.PlanInput{})
+	out, aerr := f.try(st, stepTimeout)
+	if perr == nil || aerr == nil || perr.Error() != aerr.Error() {
+		t.Fatalf("plan: %v\napply: %v\nwant the same failure", perr, aerr)
+	}
+	mustContain(t, "failure", aerr.Error(), "things."+group, "Galactic")
+	if strings.Contains(aerr.Error(), "\n") {
+		t.Errorf("the failure is not one line: %q", aerr)
+	}
+	if _, err := f.clients.Dynamic.Resource(kube.CRDMapping.Resource).Get(ctx, "things."+group, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the refused CRD exists: %v", err)
+	}
+	if out.Writes != 0 || len(out.Changes) != 0 {
+		t.Errorf("the refused apply wrote %d, changes %+v; want nothing, crds/ CRD included", out.Writes, out.Changes)
+	}
+	if after := gizmosVersion(ctx, t, f); after != before {
+		t.Errorf("the crds/ CRD was written although the step failed: resourceVersion %q -> %q", before, after)
+	}
+}
+
+// gizmosVersion is the crds/ CRD's resourceVersion ("" when absent),
+// once one an earlier test deleted is gone.
+func gizmosVersion(ctx context.Context, t *testing.T, f *fixture) string {
+	t.Helper()
+	crd, err := f.clients.Dynamic.Resource(kube.CRDMapping.Resource).Get(ctx, "gizmos.crdsonly.khook.io", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if crd.GetDeletionTimestamp() != nil {
+		if err := kube.WaitGone(ctx, f.clients, []kube.Deleted{{Mapping: kube.CRDMapping, Name: crd.GetName(), UID: crd.GetUID()}}); err != nil {
+			t.Fatal(err)
+		}
+		return ""
+	}
+	return crd.GetResourceVersion()
 }
