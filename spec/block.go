@@ -174,7 +174,7 @@ func createdNamespace(create bool, ns string) string {
 	return NamespaceOrDefault(ns)
 }
 
-func (h *Helm) HelmRelease() (string, string, bool)  { return h.Release, h.Namespace, true }
+func (h *Helm) HelmRelease() (string, string, bool)  { return h.Release, h.Namespace, !h.OnlyCRDs() }
 func (*Apply) HelmRelease() (string, string, bool)   { return "", "", false }
 func (*Delete) HelmRelease() (string, string, bool)  { return "", "", false }
 func (*Patch) HelmRelease() (string, string, bool)   { return "", "", false }
@@ -186,6 +186,9 @@ func (*Job) HelmRelease() (string, string, bool)     { return "", "", false }
 // delete executor walks them last first: CRs before their CRDs, objects
 // before the namespaces the manifests define); of a job, the Job.
 func (h *Helm) Undo(step string) *Delete {
+	if h.OnlyCRDs() {
+		return nil // no release; its CRDs stay, as Helm's uninstall leaves crds/
+	}
 	release := h.Release
 	if release == "" {
 		release = step

@@ -69,6 +69,10 @@ func helmSummary(h *Helm, verb string) string {
 	if h.Repo != "" {
 		b.WriteString(" from " + h.Repo)
 	}
+	if h.OnlyCRDs() {
+		b.WriteString(" (crds: only, no release)")
+		return strings.Replace(b.String(), verb+" chart ", "apply the CRDs of chart ", 1)
+	}
 	base := strings.TrimSuffix(path.Base(ref.Name), ".tgz")
 	if h.Release != "" && h.Release != base {
 		b.WriteString(" as release " + h.Release)

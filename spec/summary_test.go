@@ -9,10 +9,11 @@ import (
 func TestSummary(t *testing.T) {
 	f := false
 	for want, st := range map[string]*Step{
-		"install chart cilium 1.18.4 from https://helm.cilium.io/ into kube-system":            {Helm: &Helm{Chart: "cilium", Version: "1.18.4", Repo: "https://helm.cilium.io/", Release: "cilium", Namespace: "kube-system"}},
-		"install chart app 2.0.0 from https://***@charts.example.com as release web into apps": {Helm: &Helm{Chart: "app", Version: "2.0.0", Repo: "https://bot:pw@charts.example.com", Release: "web", Namespace: "apps"}},
-		"install chart ./charts/demo-0.1.0.tgz as release demo into demo":                      {Helm: &Helm{Chart: "./charts/demo-0.1.0.tgz", Release: "demo", Namespace: "demo"}},
-		"apply 3 manifest sources into argocd, wait for condition=Established":                 {Apply: &Apply{Namespace: "argocd", WaitFor: "condition=Established", Manifests: make([]Source, 3)}},
+		"install chart cilium 1.18.4 from https://helm.cilium.io/ into kube-system":                  {Helm: &Helm{Chart: "cilium", Version: "1.18.4", Repo: "https://helm.cilium.io/", Release: "cilium", Namespace: "kube-system"}},
+		"install chart app 2.0.0 from https://***@charts.example.com as release web into apps":       {Helm: &Helm{Chart: "app", Version: "2.0.0", Repo: "https://bot:pw@charts.example.com", Release: "web", Namespace: "apps"}},
+		"install chart ./charts/demo-0.1.0.tgz as release demo into demo":                            {Helm: &Helm{Chart: "./charts/demo-0.1.0.tgz", Release: "demo", Namespace: "demo"}},
+		"apply the CRDs of chart app 2.0.0 from https://charts.example.com (crds: only, no release)": {Helm: &Helm{Chart: "app", Version: "2.0.0", Repo: "https://charts.example.com", Release: "web", Namespace: "apps", CRDs: CRDsOnly}},
+		"apply 3 manifest sources into argocd, wait for condition=Established":                       {Apply: &Apply{Namespace: "argocd", WaitFor: "condition=Established", Manifests: make([]Source, 3)}},
 		"apply ./crds.yaml":                        {Apply: &Apply{Manifests: []Source{{File: "./crds.yaml"}}}},
 		"apply kustomization ./overlays/prod":      {Apply: &Apply{Manifests: []Source{{Kustomize: "./overlays/prod"}}}},
 		"delete daemonset/aws-node in kube-system": {Delete: &Delete{Resource: "daemonset/aws-node", Namespace: "kube-system"}},

@@ -320,6 +320,9 @@ const (
 	CRDsOnly = "only"
 )
 
+// OnlyCRDs: the step applies its chart's CRDs and installs no release.
+func (h *Helm) OnlyCRDs() bool { return h.CRDs == CRDsOnly }
+
 // CRDMode is the step's crds: with its default.
 func (h *Helm) CRDMode() string {
 	if h.CRDs == "" {

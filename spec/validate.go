@@ -165,6 +165,7 @@ func (v *validator) step(st *Step, names map[string]*Step) {
 	}
 	v.stepIgnore(st)
 	v.pruneStep(st)
+	v.crdsOnly(p, st)
 
 	var keys []string
 	misspelt := false

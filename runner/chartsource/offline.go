@@ -3,6 +3,7 @@ package chartsource
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -76,6 +77,9 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 		if err != nil {
 			return fmt.Errorf("release %s: %s does not render to Kubernetes objects: %w", name, source, err)
 		}
+		if h.OnlyCRDs() { // crds: only applies nothing else
+			objs = slices.DeleteFunc(objs, func(o *unstructured.Unstructured) bool { return !kube.IsCRD(o) })
+		}
 		kube.RememberRendered(objs, source, []byte(manifest))
 		out = append(out, Rendered{Source: source, Objects: objs})
 		return nil
@@ -86,7 +90,7 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 		}
 	}
 	for _, hk := range res.Hooks {
-		if RunsOnInstallOrUpgrade(hk) {
+		if RunsOnInstallOrUpgrade(hk) && !h.OnlyCRDs() {
 			if err := add(hk.Path, "---\n# Source: "+hk.Path+"\n"+hk.Manifest+"\n"); err != nil {
 				return nil, "", err
 			}

@@ -87,6 +87,14 @@ steps:
     rollout:
       restart: deployment/web
       namespace: %[1]s
+  - name: crds
+    helm:
+      chart: %[5]s
+      namespace: %[1]s
+      crds: only
+      values:
+        group: %[1]s.crdsonly.khook.test
+        color: "${A}"
   - name: gadgets
     apply:
       waitFor: condition=Established
@@ -188,13 +196,19 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 	}
 	chart, _ := filepath.Abs("../../test/testdata/charts/demo")
 	capsChart, _ := filepath.Abs("../../test/testdata/charts/caps")
+	crdsChart, _ := filepath.Abs("../../test/testdata/charts/crdsonly")
+	t.Cleanup(func() {
+		for _, n := range []string{"things." + ns + ".crdsonly.khook.test", "gizmos.crdsonly.khook.io"} {
+			_ = clients.Dynamic.Resource(kube.CRDMapping.Resource).Delete(context.Background(), n, metav1.DeleteOptions{})
+		}
+	})
 	dir := t.TempDir()
 	gadgets := filepath.Join(dir, "gadgets.yaml")
 	if err := os.WriteFile(gadgets, []byte(verdictCRD("Gadget")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "khook.yaml")
-	if err := os.WriteFile(file, []byte(fmt.Sprintf(verdictSpec, ns, chart, capsChart, gadgets)), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(fmt.Sprintf(verdictSpec, ns, chart, capsChart, gadgets, crdsChart)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	createWeb(t, ns)

@@ -56,6 +56,9 @@ func Plan(s *spec.Spec) *Teardown {
 		} else {
 			copyAction(td, st)
 			t.Leave[st.Name] = fmt.Sprintf("destroy leaves %s steps alone", st.Type())
+			if st.Helm != nil && st.Helm.OnlyCRDs() {
+				t.Leave[st.Name] = "crds: only installs no release: destroy leaves its CRDs, as Helm's uninstall leaves a chart's crds/ (delete them with a delete step that says deleteCRDs: true)"
+			}
 		}
 		t.Steps = append(t.Steps, td)
 	}

@@ -16,6 +16,7 @@ func TestTeardownOrderIsReversed(t *testing.T) {
 		{Name: "operator", Needs: []string{"crds"}, Helm: &spec.Helm{Chart: "x", Namespace: "ops"}},
 		{Name: "cr", Needs: []string{"crds", "operator"}, Apply: &spec.Apply{}},
 		{Name: "check", Needs: []string{"cr"}, Wait: &spec.Wait{For: "delete", On: "pods"}},
+		{Name: "operator-crds", Helm: &spec.Helm{Chart: "x", CRDs: spec.CRDsOnly}},
 	}}
 	var order []string
 	exec := runner.ExecutorFunc(func(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
@@ -31,5 +32,8 @@ func TestTeardownOrderIsReversed(t *testing.T) {
 	}
 	if res[3].Status != model.StatusSkipped || res[3].Type != spec.TypeWait {
 		t.Errorf("wait step = %+v, want skipped and typed wait", res[3])
+	}
+	if r := res[4]; r.Status != model.StatusSkipped || r.Type != spec.TypeHelm || r.SkipReason == "" || fmt.Sprint(order) != "[cr operator crds]" {
+		t.Errorf("crds: only step = %+v (teardown order %v), want skipped, typed helm, no uninstall", r, order)
 	}
 }

@@ -122,6 +122,10 @@ func (e *Executor) Execute(ctx context.Context, step *spec.Step) (runner.Outcome
 // carried out. cut says this run's own previous try was cut off by a lost
 // connection: a release it left pending may be recovered.
 func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runner.Outcome, error) {
+	h := step.Helm
+	if h.OnlyCRDs() {
+		return e.applyOnlyCRDs(ctx, step) // crdsonly.go: no release, so nothing for decide
+	}
 	r, err := e.Open(step)
 	if err != nil {
 		return runner.Outcome{}, err

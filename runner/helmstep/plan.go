@@ -38,6 +38,9 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	if h == nil {
 		return p, errors.New("helm executor: the step has no helm: block (internal error)")
 	}
+	if h.OnlyCRDs() {
+		return e.planOnlyCRDs(ctx, st, in) // crdsonly.go: no release
+	}
 	r, err := e.Open(st)
 	if err != nil {
 		return p, err

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 
 	"github.com/khook/khook/runner/chartsource"
@@ -278,30 +279,30 @@ func (e *Executor) failure(r *Release, err error) error {
 // real runs read them again at each step, after earlier steps registered
 // their kinds (which a plan adds from DryRunOptions).
 func (e *Executor) dryRunCapabilities() (*common.Capabilities, error) {
-	e.capsOnce.Do(func() {
-		disc := e.clients.Discovery
-		if disc == nil {
-			e.capsErr = fmt.Errorf("no discovery client (internal error: clients not built)")
-			return
-		}
-		disc.Invalidate()
-		v, err := disc.ServerVersion()
-		if err != nil {
-			e.capsErr = fmt.Errorf("cannot read the server version: %w", err)
-			return
-		}
-		versions, err := action.GetVersionSet(disc)
-		if err != nil {
-			e.capsErr = err
-			return
-		}
-		e.caps = &common.Capabilities{
-			APIVersions: versions,
-			KubeVersion: common.KubeVersion{Version: v.GitVersion, Major: v.Major, Minor: v.Minor},
-			HelmVersion: common.DefaultCapabilities.HelmVersion,
-		}
-	})
+	e.capsOnce.Do(func() { e.caps, e.capsErr = readCapabilities(e.clients.Discovery) })
 	return e.caps, e.capsErr
+}
+
+// readCapabilities reads the cluster's version and served API versions
+// afresh, as Helm's install and upgrade read them.
+func readCapabilities(disc discovery.CachedDiscoveryInterface) (*common.Capabilities, error) {
+	if disc == nil {
+		return nil, fmt.Errorf("no discovery client (internal error: clients not built)")
+	}
+	disc.Invalidate()
+	v, err := disc.ServerVersion()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the server version: %w", err)
+	}
+	versions, err := action.GetVersionSet(disc)
+	if err != nil {
+		return nil, err
+	}
+	return &common.Capabilities{
+		APIVersions: versions,
+		KubeVersion: common.KubeVersion{Version: v.GitVersion, Major: v.Major, Minor: v.Minor},
+		HelmVersion: common.DefaultCapabilities.HelmVersion,
+	}, nil
 }
 
 // capsCache holds dryRunCapabilities' answer.

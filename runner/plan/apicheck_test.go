@@ -15,7 +15,8 @@ import (
 // line in the spec), a kustomization (at the step's kustomize: line), a
 // local chart (at its rendered template's line) — validates a custom
 // resource against a CRD another step applies, and leaves url: sources
-// and repository charts alone.
+// and repository charts alone, and the objects of a crds: only step's
+// chart other than its CRDs (it applies none of them).
 func TestCheckAPIsEverySource(t *testing.T) {
 	dir := t.TempDir()
 	write := func(rel, text string) {
@@ -78,6 +79,12 @@ steps:
       chart: podinfo
       repo: https://example.invalid/charts
       version: 6.0.0
+  - name: app-crds
+    helm:
+      chart: ./chart
+      namespace: apps
+      crds: only
+      values: {replicas: three}
 `)
 	write("base/kustomization.yaml", "resources: [svc.yaml]\n")
 	write("base/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec:\n  ports: [{port: 80}]\n  typo: true\n")

@@ -74,6 +74,8 @@ func (d Decision) Reason() string {
 // Releases is what Decide needs of the helm executor.
 type Releases interface {
 	Installed(name, ns string) (bool, error)
+	// OnlyCRDNames are the CRDs a crds: only helm step applies now.
+	OnlyCRDNames(ctx context.Context, st *spec.Step) ([]string, error)
 }
 
 // Decide reads the candidate's live state and applies the safety rules:

@@ -32,6 +32,17 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 		if rel, ok := state.Release(st); ok {
 			return map[string]bool{rel.Key(): true}, true
 		}
+		if h := st.Helm; h != nil && h.OnlyCRDs() { // its CRDs are known by rendering its chart
+			names, err := rel.OnlyCRDNames(ctx, st)
+			if err != nil { // the step's own plan says why; prune nothing of it
+				return nil, false
+			}
+			keys := map[string]bool{}
+			for _, n := range names {
+				keys[model.Owned{Group: kube.CRDMapping.GroupVersionKind.Group, Kind: "CustomResourceDefinition", Name: n}.Key()] = true
+			}
+			return keys, true
+		}
 		if m := st.Manifests(); m.Applied {
 			objs, err := kube.LoadManifests(ctx, s.BaseDir, m.Sources, r)
 			if err != nil { // the step's own plan says why; prune nothing of it
