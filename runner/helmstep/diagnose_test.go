@@ -92,7 +92,10 @@ func TestRealChartTimeoutSaysWhy(t *testing.T) {
 			if tc.claim != "" {
 				createClaim(t, f, tc.claim, "nobody-serves-this")
 			}
-			values := map[string]any{"apiService": map[string]any{"create": false}} // no aggregated API without a backend
+			// No aggregated API without a backend; no RBAC, whose
+			// aggregated-reader ClusterRole has one cluster-wide name that
+			// the parallel subtests' releases would both claim.
+			values := map[string]any{"apiService": map[string]any{"create": false}, "rbac": map[string]any{"create": false}}
 			maps.Copy(values, tc.values)
 			st := f.step("ms-"+tc.name, spec.Helm{Chart: chart, Wait: true, Values: values})
 			var mu sync.Mutex
