@@ -567,7 +567,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		"name":                       "", "namespace": "", "chart": "", "version": "", "values": "", "secrets": "", "set": "", "setString": "",
 		"needs": "", "installed": "", "installedTemplate": "", "condition": "", "labels": "", "wait": "", "waitTemplate": "",
 		"atomic": "", "createNamespace": "", "timeout": "", "hooks": "", "force": "", "inherit": "",
-		"conditionTemplate": "", "verify": "", "devel": "",
+		"conditionTemplate": "", "verify": "", "devel": "", "args": "",
 	}
 	for _, k := range sortedKeys(r.m) {
 		why, known := explain[k]
@@ -585,8 +585,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		}
 		switch k {
 		case "wait", "atomic", "createNamespace", "timeout", "force":
-		case "args":
-			c.helmArgs(r, valueOf(r.st.defaults[k]))
+		case "args": // with the release's own, below
 		case "verify", "devel":
 			if b(valueOf(r.st.defaults[k])) {
 				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
@@ -602,6 +601,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 			}
 		}
 	}
+	c.helmArgs(r, h)
 	if v, ok := r.m["verify"]; ok && b(v) {
 		c.note(r, "verify", "verify", "khook does not verify chart provenance")
 	}
@@ -969,23 +969,68 @@ func (c *converter) rewire(st *outStep) {
 	}
 }
 
-// helmArgs maps helmDefaults.args one by one. --include-crds is what a
-// khook helm step does anyway; --no-hooks has no khook equivalent: the
-// bootstrap "crds" helmfiles that pass both are rendered with helmfile
-// template and only their CRDs piped to kubectl, which a helm step is not.
-func (c *converter) helmArgs(r *rel, v any) {
-	line := r.st.defaultsLine["args"]
-	list, _ := v.([]any)
-	for _, x := range list {
-		for _, a := range strings.Fields(str(x)) {
-			switch a {
-			case "--include-crds":
-				c.infoAt(r, line, "helmDefaults.args "+a, "a khook helm step applies the chart's crds/ (server-side) by default")
-			case "--no-hooks":
-				c.noteAt(r, line, "helmDefaults.args "+a, "a khook helm step installs the whole chart and runs its hooks; a helmfile that passes --include-crds --no-hooks is meant for helmfile template piped to kubectl apply of its CRDs only, which no khook step does from a chart: write an apply step of the chart's CRD manifests by hand")
-			default:
-				c.noteAt(r, line, "helmDefaults.args "+a, "extra helm arguments have no khook equivalent")
+// helmArgs maps the helm arguments: helmDefaults.args, then a release's
+// own args (helmfile v1.8.0 refuses that field; older states carry it).
+// --include-crds together with --no-hooks, without --skip-crds, is the
+// bootstrap "crds" helmfile: run as helmfile template piped through
+// yq select(.kind == "CustomResourceDefinition") to kubectl apply
+// --server-side, it puts the chart's CRDs in the cluster and nothing else,
+// which is crds: only. --include-crds alone is what a helm step does
+// anyway, --skip-crds is crds: skip; any other argument has no khook
+// equivalent.
+func (c *converter) helmArgs(r *rel, h *outHelm) {
+	type arg struct {
+		text, from string
+		line       int
+	}
+	var args []arg
+	for _, src := range []struct {
+		v    any
+		from string
+		line int
+	}{
+		{valueOf(r.st.defaults["args"]), "helmDefaults.args", r.st.defaultsLine["args"]},
+		{r.m["args"], "args", r.lineOf("args")},
+	} {
+		list, _ := src.v.([]any)
+		for _, x := range list {
+			for _, a := range strings.Fields(str(x)) {
+				args = append(args, arg{a, src.from, src.line})
 			}
+		}
+	}
+	has := map[string]bool{}
+	for _, a := range args {
+		has[a.text] = true
+	}
+	crdsOnly := has["--include-crds"] && has["--no-hooks"] && !has["--skip-crds"]
+	for _, a := range args {
+		switch {
+		case crdsOnly && (a.text == "--include-crds" || a.text == "--no-hooks"):
+			if a.text == "--no-hooks" {
+				continue
+			}
+			h.CRDs = "only"
+			// No release: nothing to create a namespace for, roll back or
+			// wait on; the CRDs are cluster-scoped.
+			h.CreateNamespace, h.Atomic, h.Wait = false, false, false
+			const why = "written as crds: only; this assumes the helmfile is run as helmfile template | yq select(.kind == \"CustomResourceDefinition\") | kubectl apply --server-side: the chart's CRDs (crds/ and templated, with these values) are applied, no release is installed, no hook runs"
+			if a.from == "args" {
+				c.infoAt(r, a.line, "args --include-crds --no-hooks", why)
+			} else if n := (Note{File: r.st.file, Line: a.line, What: "helmDefaults.args --include-crds --no-hooks", Why: why}); !c.seen[n.String()] {
+				c.seen[n.String()] = true
+				c.res.Info = append(c.res.Info, n)
+			}
+			r.out.Carried = append(r.out.Carried, "--include-crds --no-hooks as crds: only")
+		case a.text == "--include-crds":
+			c.infoAt(r, a.line, a.from+" "+a.text, "a khook helm step applies the chart's crds/ (server-side) by default")
+		case a.text == "--skip-crds":
+			h.CRDs = "skip"
+			r.out.Carried = append(r.out.Carried, a.from+" --skip-crds as crds: skip")
+		case a.text == "--no-hooks":
+			c.noteAt(r, a.line, a.from+" "+a.text, "a khook helm step installs the whole chart and runs its hooks; only together with --include-crds (and without --skip-crds) does it mean the CRDs-only bootstrap that crds: only is")
+		default:
+			c.noteAt(r, a.line, a.from+" "+a.text, "extra helm arguments have no khook equivalent")
 		}
 	}
 }

@@ -396,3 +396,52 @@ releases:
 		t.Errorf("want kubectl's --timeout on the two --for=create waits only:\n%s", spec)
 	}
 }
+
+// The bootstrap "crds" helmfile (helmDefaults.args --include-crds
+// --no-hooks, run as helmfile template | kubectl apply of the CRDs) is
+// crds: only with its values; --no-hooks alone, or with --skip-crds, is
+// not carried.
+func TestImportCRDsOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name, args string
+		want       Verdict
+		crdsOnly   bool
+	}{
+		{"template extraction", "[--include-crds, --no-hooks]", Faithful, true},
+		{"in one string", "['--include-crds --no-hooks']", Faithful, true},
+		{"no hooks alone", "[--no-hooks]", Partial, false},
+		{"skip crds too", "[--include-crds, --no-hooks, --skip-crds]", Partial, false},
+		{"include crds alone", "[--include-crds]", Faithful, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, map[string]string{"helmfile.yaml": `helmDefaults:
+  args: ` + tc.args + `
+  wait: true
+releases:
+  - name: kube-prometheus-stack
+    namespace: observability
+    chart: oci://ghcr.io/prometheus-community/charts/kube-prometheus-stack
+    version: 79.1.0
+    values:
+      - crds:
+          upgradeJob:
+            enabled: true
+`})
+			res, err := Import(dir, "helmfile.yaml", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := string(res.Spec)
+			if v := res.Verdict(); v != tc.want {
+				t.Errorf("verdict %s, want %s\n%s", v, tc.want, spec)
+			}
+			if got := strings.Contains(spec, "\n      crds: only\n"); got != tc.crdsOnly {
+				t.Errorf("crds: only written: %v, want %v\n%s", got, tc.crdsOnly, spec)
+			}
+			if tc.crdsOnly && (strings.Contains(spec, "createNamespace") || strings.Contains(spec, "wait: true") || !strings.Contains(spec, "upgradeJob")) {
+				t.Errorf("want crds: only with the values and no createNamespace or wait:\n%s", spec)
+			}
+		})
+	}
+}

@@ -49,6 +49,7 @@ type outHelm struct {
 	CreateNamespace bool           `yaml:"createNamespace,omitempty"`
 	Atomic          bool           `yaml:"atomic,omitempty"`
 	Wait            bool           `yaml:"wait,omitempty"`
+	CRDs            string         `yaml:"crds,omitempty"`
 	ValuesFrom      []outSource    `yaml:"valuesFrom,omitempty"`
 	Values          map[string]any `yaml:"values,omitempty"`
 }
