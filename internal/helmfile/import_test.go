@@ -445,3 +445,25 @@ releases:
 		})
 	}
 }
+
+// A file a template reads and cannot find is named as written, a path
+// under ROOT_DIR with ${ROOT_DIR}, never the checkout's (or a temporary)
+// directory, and the failure is said once through tpl.
+func TestImportMissingReadFileNamedAsWritten(t *testing.T) {
+	for _, tc := range []struct{ chart, want string }{
+		{`{{ (fromYaml (readFile (printf "%s/apps/%s.yaml" (requiredEnv "ROOT_DIR") .Release.Name))).chart }}`,
+			`helmfile.yaml:4: release a chart: the template fails: readFile: "${ROOT_DIR}/apps/a.yaml": no such file or directory`},
+		{`{{ tpl (readFile "chart.tpl") . }}`,
+			`helmfile.yaml:4: release a chart: the template fails: tpl: readFile: "apps/a.yaml": no such file or directory`},
+	} {
+		dir := t.TempDir()
+		write(t, dir, map[string]string{
+			"helmfile.yaml": "releases:\n  - name: a\n    namespace: x\n    chart: '" + tc.chart + "'\n",
+			"chart.tpl":     `{{ readFile "apps/a.yaml" }}`,
+		})
+		_, err := Import(dir, "helmfile.yaml", Options{Env: fixtureEnv(dir)})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("got %v\nwant %s", err, tc.want)
+		}
+	}
+}

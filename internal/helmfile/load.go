@@ -109,7 +109,9 @@ func (l *loader) secretLeaves(file string, v any) {
 }
 
 func (l *loader) display(abs string) string {
-	if rel, err := filepath.Rel(l.root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+	// Relative also when outside it (../../kubernetes/…): as the helmfile
+	// writes such paths, and no checkout's directory in a message.
+	if rel, err := filepath.Rel(l.root, abs); err == nil {
 		return rel
 	}
 	return abs
