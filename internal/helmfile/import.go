@@ -567,7 +567,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		"name":                       "", "namespace": "", "chart": "", "version": "", "values": "", "secrets": "", "set": "", "setString": "",
 		"needs": "", "installed": "", "installedTemplate": "", "condition": "", "labels": "", "wait": "", "waitTemplate": "",
 		"atomic": "", "createNamespace": "", "timeout": "", "hooks": "", "force": "", "inherit": "",
-		"conditionTemplate": "", "verify": "", "devel": "", "args": "",
+		"conditionTemplate": "", "verify": "", "devel": "", "args": "", "postRenderer": "", "postRendererArgs": "", "jsonPatches": "", "strategicMergePatches": "",
 	}
 	for _, k := range sortedKeys(r.m) {
 		why, known := explain[k]
@@ -585,7 +585,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		}
 		switch k {
 		case "wait", "atomic", "createNamespace", "timeout", "force":
-		case "args": // with the release's own, below
+		case "args", "postRenderer", "postRendererArgs": // with the release's own, below
 		case "verify", "devel":
 			if b(valueOf(r.st.defaults[k])) {
 				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
@@ -602,6 +602,8 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		}
 	}
 	c.helmArgs(r, h)
+	c.postRenderer(r, h)
+	c.patches(r, h)
 	if v, ok := r.m["verify"]; ok && b(v) {
 		c.note(r, "verify", "verify", "khook does not verify chart provenance")
 	}
@@ -1033,4 +1035,103 @@ func (c *converter) helmArgs(r *rel, h *outHelm) {
 			c.noteAt(r, a.line, a.from+" "+a.text, "extra helm arguments have no khook equivalent")
 		}
 	}
+}
+
+// patches maps a release's jsonPatches and strategicMergePatches (which
+// helmfile applies with kustomize after rendering the chart) to a
+// kustomize post-renderer: each inline or read from the file it names.
+func (c *converter) patches(r *rel, h *outHelm) {
+	var out []outKPatch
+	for _, key := range []string{"jsonPatches", "strategicMergePatches"} {
+		items, _ := r.m[key].([]any)
+		for i, it := range items {
+			what := fmt.Sprintf("%s[%d]", key, i)
+			if p, ok := it.(string); ok { // a file holding the patch
+				data, err := os.ReadFile(abs(r.st.dir, p))
+				if err != nil {
+					c.note(r, key, what, "the file "+p+" cannot be read: "+pathErr(err))
+					continue
+				}
+				var v any
+				if err := yaml.Unmarshal(data, &v); err != nil {
+					c.note(r, key, what, "the file "+p+" is not YAML: "+yamlErrMsg(err))
+					continue
+				}
+				it = stringKeys(v)
+			}
+			m, _ := it.(map[string]any)
+			if m == nil {
+				c.note(r, key, what, "neither a patch nor a file name")
+				continue
+			}
+			if key == "strategicMergePatches" {
+				body, _ := toYaml(m)
+				out = append(out, outKPatch{Patch: body})
+				continue
+			}
+			ops, hasOps := m["patch"].([]any)
+			target, _ := m["target"].(map[string]any)
+			t := map[string]string{}
+			bad := ""
+			for k, v := range target {
+				switch k {
+				case "group", "version", "kind", "name", "namespace", "labelSelector", "annotationSelector":
+					t[k] = str(v)
+				default:
+					bad = k
+				}
+			}
+			switch {
+			case !hasOps:
+				c.note(r, key, what, "a JSON patch from a path: is not carried; write its operations under patch:")
+				continue
+			case bad != "":
+				c.note(r, key, what, "the target field "+bad+" has no khook equivalent")
+				continue
+			}
+			body, _ := toYaml(ops)
+			p := outKPatch{Patch: body}
+			if len(t) > 0 {
+				p.Target = t
+			}
+			out = append(out, p)
+		}
+	}
+	if len(out) > 0 {
+		h.PostRenderers = []outPostRenderer{{Kustomize: &outKustomize{Patches: out}}}
+		r.out.Carried = append(r.out.Carried, "jsonPatches/strategicMergePatches as a kustomize post-renderer")
+	}
+}
+
+// postRenderer is helmfile's post-renderer command (the release's, else
+// helmDefaults'). khook runs no commands; the one the CRDs-only helmfiles
+// give, a yq select of the CustomResourceDefinitions, is what crds: only
+// does already.
+func (c *converter) postRenderer(r *rel, h *outHelm) {
+	cmd, line, from := r.m["postRenderer"], r.lineOf("postRenderer"), "postRenderer"
+	args := r.m["postRendererArgs"]
+	if cmd == nil {
+		if n := r.st.defaults["postRenderer"]; n != nil {
+			cmd, line, from = valueOf(n), r.st.defaultsLine["postRenderer"], "helmDefaults.postRenderer"
+			args = valueOf(r.st.defaults["postRendererArgs"])
+		}
+	}
+	if cmd == nil || str(cmd) == "" {
+		return
+	}
+	text := str(cmd)
+	if l, ok := args.([]any); ok {
+		for _, a := range l {
+			text += " " + str(a)
+		}
+	}
+	if h.CRDs == "only" && strings.Contains(text, "CustomResourceDefinition") {
+		n := Note{File: r.st.file, Line: line, What: from + " " + str(cmd), Why: "it keeps the CustomResourceDefinitions of the rendered chart, which crds: only applies already"}
+		if !c.seen[n.String()] {
+			c.seen[n.String()] = true
+			c.res.Info = append(c.res.Info, n)
+		}
+		return
+	}
+	c.noteAt(r, line, from+" "+str(cmd), "a post-renderer command changes what is installed and khook runs no commands: write its changes as postRenderers: [{kustomize: {patches: …}}]")
 }

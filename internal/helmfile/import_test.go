@@ -192,7 +192,7 @@ releases:
 		t.Errorf("nginx (condition true in prod): %+v", nginx)
 	}
 	extra := byName["extra"]
-	if extra.Verdict != Partial || len(extra.NotCarried) != 1 || !strings.Contains(extra.NotCarried[0].String(), "helmfile.yaml.gotmpl:30: release extra: postRenderer: no khook equivalent") {
+	if extra.Verdict != Partial || len(extra.NotCarried) != 1 || !strings.Contains(extra.NotCarried[0].String(), "helmfile.yaml.gotmpl:30: release extra: postRenderer ./kustomize.sh: a post-renderer command changes what is installed") {
 		t.Errorf("extra: %s %v", extra.Verdict, extra.NotCarried)
 	}
 	if res.Verdict() != Partial {
@@ -465,5 +465,52 @@ func TestImportMissingReadFileNamedAsWritten(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("got %v\nwant %s", err, tc.want)
 		}
+	}
+}
+
+// jsonPatches and strategicMergePatches (inline or from a file) become a
+// kustomize post-renderer; a post-renderer command is not carried, except
+// the CRD select of a CRDs-only helmfile.
+func TestImportPatchesPostRenderer(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"smp.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: b\nspec:\n  replicas: 2\n",
+		"helmfile.yaml": `releases:
+  - name: a
+    namespace: x
+    chart: oci://r.example/a
+    version: 1.0.0
+    jsonPatches:
+      - target: {group: apps, version: v1, kind: Deployment, name: a}
+        patch:
+          - op: remove
+            path: /spec/template/spec/containers/0/env/0
+    strategicMergePatches:
+      - smp.yaml
+  - name: b
+    namespace: x
+    chart: oci://r.example/b
+    version: 1.0.0
+    postRenderer: ./fix.sh
+`})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	for _, want := range []string{
+		"postRenderers:\n        - kustomize:\n            patches:\n              - patch: |\n                  - op: remove\n                    path: /spec/template/spec/containers/0/env/0\n                target:\n                  group: apps\n",
+		"              - patch: |\n                  apiVersion: apps/v1\n                  kind: Deployment\n",
+	} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec lacks %q\n%s", want, spec)
+		}
+	}
+	verdicts := map[string]Verdict{}
+	for _, r := range res.Releases {
+		verdicts[r.Resolved.Name] = r.Verdict
+	}
+	if verdicts["a"] != Faithful || verdicts["b"] != Partial {
+		t.Errorf("verdicts %v, want a faithful (patches carried), b partial (a post-renderer command)\n%s", verdicts, spec)
 	}
 }
