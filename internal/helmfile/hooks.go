@@ -11,7 +11,7 @@ import (
 
 // hooks turns a release's hooks into steps: kubectl apply, wait, create
 // namespace and label, and "wait until these CRDs exist" loops, before
-// (prepare, preapply, presync) or after (postsync, postapply) the
+// (prepare, preapply, presync) or after (postsync, postapply, cleanup) the
 // release. Anything else is listed as not carried.
 func (c *converter) hooks(r *rel) {
 	list, _ := r.m["hooks"].([]any)
@@ -59,6 +59,11 @@ func (c *converter) hooks(r *rel) {
 				before = true
 			case "postsync", "postapply":
 				after = true
+			case "cleanup":
+				// helmfile sync runs a release's cleanup hooks right after
+				// its postsync ones, and fails the release when one fails.
+				after = true
+				c.infof(r, "hooks", what+" on cleanup", "helmfile sync runs it right after the release (as postsync), and helmfile template, diff and lint run it too; written as a step after the release")
 			default:
 				other = append(other, e)
 			}

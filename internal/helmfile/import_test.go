@@ -514,3 +514,55 @@ func TestImportPatchesPostRenderer(t *testing.T) {
 		t.Errorf("verdicts %v, want a faithful (patches carried), b partial (a post-renderer command)\n%s", verdicts, spec)
 	}
 }
+
+// exec "yq" reading a Flux HelmRelease's values runs nothing without
+// --allow-exec: the import evaluates select, paths and an assignment from
+// env() itself; any other yq expression is refused as exec is. A cleanup
+// hook is a step after the release, as helmfile sync runs it.
+func TestImportExecYQNative(t *testing.T) {
+	hr := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: a}\nspec:\n  values:\n    replicas: 2\n    sync: {path: old}\n"
+	for _, tc := range []struct{ expr, want, err string }{
+		{`select(.kind == \"HelmRelease\").spec.values`, "replicas: 2\nsync:\n  path: old\n", ""},
+		{`.spec.values.sync.path = \"clusters/\" + env(CLUSTER) + \"/x\" | select(.kind == \"HelmRelease\").spec.values`, "replicas: 2\nsync:\n  path: clusters/main/x\n", ""},
+		{`.spec.values | keys`, "", `exec "yq" runs a command while rendering`},
+	} {
+		dir := t.TempDir()
+		write(t, dir, map[string]string{
+			"hr.yaml":            hr,
+			"values.yaml.gotmpl": `{{ exec "yq" (list "` + tc.expr + `" "hr.yaml") }}`,
+			"helmfile.yaml": `releases:
+  - name: a
+    namespace: x
+    chart: oci://r.example/a
+    version: 1.0.0
+    values: [values.yaml.gotmpl]
+    hooks:
+      - events: [cleanup]
+        command: kubectl
+        args: [apply, --server-side, -f, hr.yaml]
+`})
+		env := func(n string) (string, bool) {
+			if n == "CLUSTER" {
+				return "main", true
+			}
+			return "", false
+		}
+		res, err := Import(dir, "helmfile.yaml", Options{Env: env})
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: got %v, want %q", tc.expr, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.expr, err)
+		}
+		got, _ := toYaml(res.Releases[0].Resolved.Values)
+		if got != tc.want {
+			t.Errorf("%s: values\n%s\nwant\n%s", tc.expr, got, tc.want)
+		}
+		if res.Verdict() != Faithful || !strings.Contains(string(res.Spec), "- file: ./hr.yaml") {
+			t.Errorf("%s: verdict %s, want faithful with the cleanup hook's apply step\n%s", tc.expr, res.Verdict(), res.Spec)
+		}
+	}
+}

@@ -328,6 +328,11 @@ func (r *renderer) funcs(baseDir string) template.FuncMap {
 }
 
 func (r *renderer) exec(baseDir string, envs map[string]any, command string, args []any, inputs []string, refuse func(string) error) (string, error) {
+	if !r.opts.AllowExec && command == "yq" && envs == nil && len(inputs) == 0 {
+		if out, ok, err := r.yqNative(baseDir, args); ok {
+			return out, err
+		}
+	}
 	if !r.opts.AllowExec {
 		return "", refuse(fmt.Sprintf("exec %q runs a command while rendering; pass --allow-exec to run it, or write its output into the helmfile", command))
 	}
