@@ -1005,7 +1005,15 @@ func (c *converter) helmArgs(r *rel, h *outHelm) {
 	for _, a := range args {
 		has[a.text] = true
 	}
-	crdsOnly := has["--include-crds"] && has["--no-hooks"] && !has["--skip-crds"]
+	// The post-renderer may do the CRD select itself (then hooks are
+	// rendered, but filtered out with everything else).
+	text, _, _ := postRendererOf(r)
+	selects := selectsCRDs(text)
+	crdsOnly := has["--include-crds"] && (has["--no-hooks"] || selects) && !has["--skip-crds"]
+	flags := "--include-crds --no-hooks"
+	if !has["--no-hooks"] {
+		flags = "--include-crds with a post-renderer selecting the CustomResourceDefinitions"
+	}
 	for _, a := range args {
 		switch {
 		case crdsOnly && (a.text == "--include-crds" || a.text == "--no-hooks"):
@@ -1018,12 +1026,12 @@ func (c *converter) helmArgs(r *rel, h *outHelm) {
 			h.CreateNamespace, h.Atomic, h.Wait = false, false, false
 			const why = "written as crds: only; this assumes the helmfile is run as helmfile template | yq select(.kind == \"CustomResourceDefinition\") | kubectl apply --server-side: the chart's CRDs (crds/ and templated, with these values) are applied, no release is installed, no hook runs"
 			if a.from == "args" {
-				c.infoAt(r, a.line, "args --include-crds --no-hooks", why)
-			} else if n := (Note{File: r.st.file, Line: a.line, What: "helmDefaults.args --include-crds --no-hooks", Why: why}); !c.seen[n.String()] {
+				c.infoAt(r, a.line, "args "+flags, why)
+			} else if n := (Note{File: r.st.file, Line: a.line, What: "helmDefaults.args " + flags, Why: why}); !c.seen[n.String()] {
 				c.seen[n.String()] = true
 				c.res.Info = append(c.res.Info, n)
 			}
-			r.out.Carried = append(r.out.Carried, "--include-crds --no-hooks as crds: only")
+			r.out.Carried = append(r.out.Carried, flags+" as crds: only")
 		case a.text == "--include-crds":
 			c.infoAt(r, a.line, a.from+" "+a.text, "a khook helm step applies the chart's crds/ (server-side) by default")
 		case a.text == "--skip-crds":
@@ -1108,6 +1116,25 @@ func (c *converter) patches(r *rel, h *outHelm) {
 // give, a yq select of the CustomResourceDefinitions, is what crds: only
 // does already.
 func (c *converter) postRenderer(r *rel, h *outHelm) {
+	text, from, line := postRendererOf(r)
+	if text == "" {
+		return
+	}
+	cmd := strings.Fields(text)[0]
+	if h.CRDs == "only" && selectsCRDs(text) {
+		n := Note{File: r.st.file, Line: line, What: from + " " + cmd, Why: "it keeps the CustomResourceDefinitions of the rendered chart, which crds: only applies already"}
+		if !c.seen[n.String()] {
+			c.seen[n.String()] = true
+			c.res.Info = append(c.res.Info, n)
+		}
+		return
+	}
+	c.noteAt(r, line, from+" "+cmd, "a post-renderer command changes what is installed and khook runs no commands: write its changes as postRenderers: [{kustomize: {patches: …}}]")
+}
+
+// postRendererOf is the release's post-renderer command line (its own,
+// else helmDefaults'), where it is written, or "".
+func postRendererOf(r *rel) (text, from string, line int) {
 	cmd, line, from := r.m["postRenderer"], r.lineOf("postRenderer"), "postRenderer"
 	args := r.m["postRendererArgs"]
 	if cmd == nil {
@@ -1116,22 +1143,22 @@ func (c *converter) postRenderer(r *rel, h *outHelm) {
 			args = valueOf(r.st.defaults["postRendererArgs"])
 		}
 	}
-	if cmd == nil || str(cmd) == "" {
-		return
+	if cmd == nil || strings.TrimSpace(str(cmd)) == "" {
+		return "", "", 0
 	}
-	text := str(cmd)
+	text = str(cmd)
 	if l, ok := args.([]any); ok {
 		for _, a := range l {
 			text += " " + str(a)
 		}
 	}
-	if h.CRDs == "only" && strings.Contains(text, "CustomResourceDefinition") {
-		n := Note{File: r.st.file, Line: line, What: from + " " + str(cmd), Why: "it keeps the CustomResourceDefinitions of the rendered chart, which crds: only applies already"}
-		if !c.seen[n.String()] {
-			c.seen[n.String()] = true
-			c.res.Info = append(c.res.Info, n)
-		}
-		return
-	}
-	c.noteAt(r, line, from+" "+str(cmd), "a post-renderer command changes what is installed and khook runs no commands: write its changes as postRenderers: [{kustomize: {patches: …}}]")
+	return text, from, line
+}
+
+// selectCRDs is a yq (or jq) filter that keeps the CustomResourceDefinitions.
+var selectCRDs = regexp.MustCompile(`select\(\s*\.kind\s*==\s*"CustomResourceDefinition"\s*\)`)
+
+// selectsCRDs tells a post-renderer that keeps only the CRDs.
+func selectsCRDs(cmdline string) bool {
+	return selectCRDs.MatchString(cmdline) && !strings.Contains(cmdline, "del(")
 }

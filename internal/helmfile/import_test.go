@@ -412,6 +412,8 @@ func TestImportCRDsOnly(t *testing.T) {
 		{"no hooks alone", "[--no-hooks]", Partial, false},
 		{"skip crds too", "[--include-crds, --no-hooks, --skip-crds]", Partial, false},
 		{"include crds alone", "[--include-crds]", Faithful, false},
+		{"a post-renderer selecting the CRDs", "[--include-crds]\n  postRenderer: yq\n  postRendererArgs: [ea, 'select(.kind == \"CustomResourceDefinition\")', '-']", Faithful, true},
+		{"a post-renderer deleting the CRDs", "[--include-crds]\n  postRenderer: yq\n  postRendererArgs: [ea, 'del(select(.kind == \"CustomResourceDefinition\"))', '-']", Partial, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

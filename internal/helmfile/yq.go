@@ -63,7 +63,7 @@ func (r *renderer) yqNative(baseDir string, args []any) (out string, ok bool, er
 	path := abs(baseDir, s[1])
 	data, rerr := os.ReadFile(path)
 	if rerr != nil {
-		return "", true, r.fileErr(s[1], rerr)
+		return "", true, fmt.Errorf("yq: %w", r.fileErr(s[1], rerr))
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var parts []string
