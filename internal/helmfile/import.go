@@ -36,13 +36,43 @@ type converter struct {
 // helmfile.d folder) and returns the khook spec it maps to. A returned
 // error is bad input (*InputError) or an internal failure; a Result may
 // still hold releases refused or partly carried (Result.Verdict).
+//
+// A requiredEnv variable that is not set (a token the user's task file
+// or secret store provides) does not stop the import: it is rendered as a
+// placeholder that becomes a required ${NAME} in the spec. When the
+// placeholder lands where the spec cannot refer to a variable (a path, a
+// chart, a generated values file) or breaks the rendering, the import
+// runs again without placeholders and fails as helmfile does, at the
+// requiredEnv's FILE:LINE.
 func Import(dir, file string, opts Options) (*Result, error) {
+	opts.placeholders = true
+	res, used, err := importOnce(dir, file, opts)
+	if used && (err != nil || res == nil) {
+		opts.placeholders = false
+		res, _, err = importOnce(dir, file, opts)
+	}
+	return res, err
+}
+
+// errPlaceholderLeak is an unset variable's placeholder left in the output.
+var errPlaceholderLeak = errors.New("an unset variable's placeholder is left in the spec")
+
+func importOnce(dir, file string, opts Options) (_ *Result, placeholders bool, _ error) {
+	res, r, err := importWith(dir, file, opts)
+	for _, e := range r.vars() {
+		placeholders = placeholders || e.placeholder
+	}
+	return res, placeholders, err
+}
+
+func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	if opts.Environment == "" {
 		opts.Environment = "default"
 	}
+	r := newRenderer(opts)
 	root, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, err
+		return nil, r, err
 	}
 	path := abs(root, file)
 	if opts.SpecDir == "" {
@@ -53,16 +83,15 @@ func Import(dir, file string, opts Options) (*Result, error) {
 	}
 	specDir, err := filepath.Abs(opts.SpecDir)
 	if err != nil {
-		return nil, err
+		return nil, r, err
 	}
-	r := newRenderer(opts)
 	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}}
 	c.top = c.l.display(path)
 	if err := c.tree(path, nil, 0); err != nil {
-		return nil, err
+		return nil, r, err
 	}
 	if c.fail != nil {
-		return nil, c.fail
+		return nil, r, c.fail
 	}
 	c.link()
 	name := opts.Name
@@ -71,19 +100,46 @@ func Import(dir, file string, opts Options) (*Result, error) {
 	}
 	doc, err := c.write(name)
 	if err != nil {
-		return nil, err
+		return nil, r, err
+	}
+	for _, e := range r.vars() {
+		if !e.placeholder {
+			continue
+		}
+		// In the spec, a generated file, or a note (a step the spec
+		// refused, a hook that did not convert).
+		var notes bytes.Buffer
+		for _, n := range append(append([]Note{}, c.res.NotCarried...), c.res.Info...) {
+			notes.WriteString(n.String() + "\n")
+		}
+		for _, rel := range c.res.Releases {
+			// A release's name, chart or version cannot be a variable, and
+			// a refused release may have lost it with its step.
+			notes.WriteString(rel.Resolved.Name + rel.Resolved.Chart + rel.Resolved.Version + "\n")
+			if rel.Verdict == Refused {
+				return nil, r, errPlaceholderLeak
+			}
+			for _, n := range append(append([]Note{}, rel.NotCarried...), rel.Info...) {
+				notes.WriteString(n.String() + "\n")
+			}
+		}
+		for _, f := range append([]File{{Data: doc}, {Data: notes.Bytes()}}, c.files...) {
+			if bytes.Contains(f.Data, []byte(unsetEnv(e.name))) {
+				return nil, r, errPlaceholderLeak
+			}
+		}
 	}
 	// Fail closed: a decrypted environment secret never lands in a file.
 	for secret, file := range c.l.secrets {
 		for _, f := range append([]File{{Path: "the spec", Data: doc}}, c.files...) {
 			if bytes.Contains(f.Data, []byte(secret)) {
-				return nil, fmt.Errorf("%s: a value of the environment's secrets file %s would be written in plaintext into %s; put it in a sops-encrypted values file the release lists under secrets:, nothing written", c.top, file, f.Path)
+				return nil, r, fmt.Errorf("%s: a value of the environment's secrets file %s would be written in plaintext into %s; put it in a sops-encrypted values file the release lists under secrets:, nothing written", c.top, file, f.Path)
 			}
 		}
 	}
 	c.res.Spec = doc
 	c.res.Files = c.files
-	return c.res, nil
+	return c.res, r, nil
 }
 
 // tree loads path (a helmfile or a helmfile.d folder) and its

@@ -568,3 +568,39 @@ func TestImportExecYQNative(t *testing.T) {
 		}
 	}
 }
+
+// An unset requiredEnv used in values (a token the task file provides)
+// becomes a required ${NAME}; used where a variable cannot go (a version)
+// the import fails as helmfile does, at its line.
+func TestImportUnsetRequiredEnv(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml.gotmpl": `releases:
+  - name: a
+    namespace: x
+    chart: oci://r.example/a
+    version: 1.0.0
+    setString:
+      - name: auth.token
+        value: {{ requiredEnv "TOKEN_X" }}
+    values:
+      - header: Bearer {{ requiredEnv "TOKEN_X" }}
+`})
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: fixtureEnv(dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	for _, want := range []string{"token: ${TOKEN_X}", "header: Bearer ${TOKEN_X}", "  TOKEN_X:\n    type: string\n    required: true\n"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec lacks %q\n%s", want, spec)
+		}
+	}
+	if res.Verdict() != Faithful || strings.Contains(spec, "__khook") {
+		t.Errorf("verdict %s, want faithful with no placeholder left\n%s", res.Verdict(), spec)
+	}
+	write(t, dir, map[string]string{"helmfile.yaml.gotmpl": "releases:\n  - name: a\n    namespace: x\n    chart: oci://r.example/a\n    version: {{ requiredEnv \"TOKEN_X\" }}\n"})
+	_, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: fixtureEnv(dir)})
+	if want := "helmfile.yaml.gotmpl:5: the template fails: requiredEnv: required env var `TOKEN_X` is not set"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

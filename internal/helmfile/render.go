@@ -27,7 +27,13 @@ type envRead struct {
 	hasDef   bool
 	file     string
 	line     int
+	// placeholder: required and unset, rendered as unsetEnv(name)
+	placeholder bool
 }
+
+// unsetEnv is what an unset requiredEnv renders to on the import's first
+// try: references() turns it into ${NAME}.
+func unsetEnv(name string) string { return "__khook_unset_" + name + "__" }
 
 // fileRead is one readFile | fromYaml | get chain seen while rendering a
 // values template: what the Flux HelmRelease pattern becomes valuesFrom
@@ -209,6 +215,10 @@ func (r *renderer) funcs(baseDir string) template.FuncMap {
 	f["env"] = func(name string) string { return r.noteEnv(name, false) }
 	f["requiredEnv"] = func(name string) (string, error) {
 		v := r.noteEnv(name, true)
+		if v == "" && r.opts.placeholders {
+			r.env[name].placeholder = true
+			return unsetEnv(name), nil
+		}
 		if v == "" {
 			return "", fmt.Errorf("required env var `%s` is not set", name)
 		}
