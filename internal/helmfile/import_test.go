@@ -604,3 +604,37 @@ func TestImportUnsetRequiredEnv(t *testing.T) {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
+
+// kubectl patch -p becomes a patch step; helm dependency build of the
+// release's own local chart is what the helm step does (dependencyUpdate
+// without a Chart.lock).
+func TestImportPatchAndDependencyHooks(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"chart/Chart.yaml": "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+		"helmfile.yaml": `releases:
+  - name: argocd
+    namespace: argocd
+    chart: ./chart
+    hooks:
+      - events: [prepare]
+        command: helm
+        args: [dependency, build, ./chart]
+      - events: [postsync]
+        command: kubectl
+        args: [patch, namespace, argocd, -p, '{"metadata":{"labels":{"infra":"true"}}}', --type, merge]
+`})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	for _, want := range []string{"dependencyUpdate: true", "patch:\n      target: namespace/argocd\n      type: merge\n      patch:\n        metadata:\n          labels:\n            infra: \"true\"\n"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec lacks %q\n%s", want, spec)
+		}
+	}
+	if res.Verdict() != Faithful {
+		t.Errorf("verdict %s, want faithful\n%s", res.Verdict(), spec)
+	}
+}
