@@ -453,7 +453,7 @@ func (c *converter) values(r *rel, h *outHelm) error {
 				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("secrets"), What: "release " + r.out.Resolved.Name + ": secrets " + p, Why: "missing, skipped as helmfile's missingFileHandler says"})
 				continue
 			}
-			return &InputError{File: r.st.file, Line: r.lineOf("secrets"), Msg: fmt.Sprintf("release %s: the secrets file %s cannot be read: %s", r.out.Resolved.Name, p, pathErr(err))}
+			return &InputError{File: r.st.file, Line: r.lineOf("secrets"), Msg: fmt.Sprintf("release %s: the secrets file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
 		}
 		h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(ap)})
 		r.out.Resolved.SecretFiles = append(r.out.Resolved.SecretFiles, c.rel(ap))
@@ -490,7 +490,7 @@ func (c *converter) valuesFile(r *rel, h *outHelm, i int, p string) error {
 			r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("values"), What: "release " + r.out.Resolved.Name + ": values " + p, Why: "missing, skipped as helmfile's missingFileHandler " + c.missingHandler(r) + " says"})
 			return nil
 		}
-		return &InputError{File: r.st.file, Line: c.findLine(r.st, filepath.Base(p), r.lineOf("values")), Msg: fmt.Sprintf("release %s: the values file %s cannot be read: %s", r.out.Resolved.Name, p, pathErr(err))}
+		return &InputError{File: r.st.file, Line: c.findLine(r.st, filepath.Base(p), r.lineOf("values")), Msg: fmt.Sprintf("release %s: the values file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
 	}
 	if filepath.Ext(ap) != ".gotmpl" {
 		var m map[string]any

@@ -638,3 +638,14 @@ func TestImportPatchAndDependencyHooks(t *testing.T) {
 		t.Errorf("verdict %s, want faithful\n%s", res.Verdict(), spec)
 	}
 }
+
+// A missing values file under ROOT_DIR is named ${ROOT_DIR}/…, not by the
+// checkout's directory.
+func TestImportMissingValuesFileNamedAsWritten(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml": "releases:\n  - name: a\n    namespace: x\n    chart: oci://r.example/a\n    values: ['{{ requiredEnv \"ROOT_DIR\" }}/v/missing.yaml']\n"})
+	_, err := Import(dir, "helmfile.yaml", Options{Env: fixtureEnv(dir)})
+	if want := "helmfile.yaml:5: release a: the values file ${ROOT_DIR}/v/missing.yaml cannot be read: no such file or directory"; err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}

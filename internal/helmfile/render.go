@@ -175,13 +175,17 @@ func templateError(file string, lineOffset int, err error) error {
 	return &InputError{File: file, Line: lineOffset + 1, Msg: "the template fails: " + strings.ReplaceAll(msg, "\x00", "")}
 }
 
-// shown is a path a template function was given, for a message: as
-// written when relative; when absolute, with the value of the environment
-// variable it starts with (ROOT_DIR, KUBERNETES_DIR, …) written back as
-// ${NAME}, so that no checkout's (or temporary) directory appears.
-func (r *renderer) shown(p string) string {
+// shown is a path a template function was given, quoted for a message
+// (asWritten).
+func (r *renderer) shown(p string) string { return strconv.Quote(r.asWritten(p)) }
+
+// asWritten is a path for a message: as it is when relative; when
+// absolute, with the value of the environment variable it starts with
+// (ROOT_DIR, KUBERNETES_DIR, …) written back as ${NAME}, so that no
+// checkout's (or temporary) directory appears.
+func (r *renderer) asWritten(p string) string {
 	if !filepath.IsAbs(p) {
-		return strconv.Quote(p)
+		return p
 	}
 	best, name := "", ""
 	for _, n := range r.order {
@@ -191,9 +195,9 @@ func (r *renderer) shown(p string) string {
 		}
 	}
 	if name == "" {
-		return strconv.Quote(p)
+		return p
 	}
-	return strconv.Quote("${" + name + "}" + p[len(best):])
+	return "${" + name + "}" + p[len(best):]
 }
 
 // fileErr is a template file function's failure on the path as written
