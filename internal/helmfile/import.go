@@ -102,9 +102,18 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	if err != nil {
 		return nil, r, err
 	}
+	declared := map[string]bool{}
+	for _, v := range c.res.Vars {
+		declared[v.Name] = true
+	}
 	for _, e := range r.vars() {
 		if !e.placeholder {
 			continue
+		}
+		if !declared[e.name] {
+			// Read only to decide the rendering (an if, a condition) or to
+			// build a path: no ${NAME} can stand for it.
+			return nil, r, errPlaceholderLeak
 		}
 		// In the spec, a generated file, or a note (a step the spec
 		// refused, a hook that did not convert).

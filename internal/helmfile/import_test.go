@@ -649,3 +649,14 @@ func TestImportMissingValuesFileNamedAsWritten(t *testing.T) {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
+
+// An unset requiredEnv that only decides the rendering cannot become a
+// variable: the import fails as helmfile does.
+func TestImportUnsetRequiredEnvInCondition(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml.gotmpl": "releases:\n  - name: a\n    namespace: x\n    chart: oci://r.example/a\n    version: 1.0.0\n{{ if eq (requiredEnv \"CLUSTER_X\") \"main\" }}\n    installed: false\n{{ end }}\n"})
+	_, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: fixtureEnv(dir)})
+	if want := "helmfile.yaml.gotmpl:6: the template fails: requiredEnv: required env var `CLUSTER_X` is not set"; err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
