@@ -45,6 +45,10 @@ type Options struct {
 	SpecDir string
 	// Name is the spec's metadata.name; "" is the helmfile's directory name.
 	Name string
+
+	// placeholders renders an unset requiredEnv as a placeholder that
+	// becomes ${NAME} (Import's first try; see unsetEnv).
+	placeholders bool
 }
 
 // Verdict of a release or of a whole import.

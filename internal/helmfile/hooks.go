@@ -2,6 +2,7 @@ package helmfile
 
 import (
 	"fmt"
+	yaml "go.yaml.in/yaml/v3"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +12,7 @@ import (
 
 // hooks turns a release's hooks into steps: kubectl apply, wait, create
 // namespace and label, and "wait until these CRDs exist" loops, before
-// (prepare, preapply, presync) or after (postsync, postapply) the
+// (prepare, preapply, presync) or after (postsync, postapply, cleanup) the
 // release. Anything else is listed as not carried.
 func (c *converter) hooks(r *rel) {
 	list, _ := r.m["hooks"].([]any)
@@ -59,6 +60,11 @@ func (c *converter) hooks(r *rel) {
 				before = true
 			case "postsync", "postapply":
 				after = true
+			case "cleanup":
+				// helmfile sync runs a release's cleanup hooks right after
+				// its postsync ones, and fails the release when one fails.
+				after = true
+				c.infof(r, "hooks", what+" on cleanup", "helmfile sync runs it right after the release (as postsync), and helmfile template, diff and lint run it too; written as a step after the release")
 			default:
 				other = append(other, e)
 			}
@@ -112,6 +118,17 @@ func (c *converter) hookSteps(r *rel, command string, args []string) ([]*outStep
 	switch base {
 	case "kubectl":
 		return c.kubectl(r, args)
+	case "helm":
+		// helm dependency build|update CHART of the release's own local
+		// chart: what a helm step does with a Chart.lock, or with
+		// dependencyUpdate: true.
+		if len(args) == 3 && (args[0] == "dependency" || args[0] == "dep") && (args[1] == "build" || args[1] == "update") &&
+			r.step.Helm != nil && filepath.Clean(c.rel(abs(r.st.dir, args[2]))) == filepath.Clean(r.step.Helm.Chart) {
+			if _, err := os.Stat(filepath.Join(abs(r.st.dir, args[2]), "Chart.lock")); err != nil || args[1] == "update" {
+				r.step.Helm.DependencyUpdate = true
+			}
+			return nil, ""
+		}
 	case "sh", "bash":
 		// sh -c SCRIPT, and its combined forms (-ec, -euc, -c with -e before).
 		for i, a := range args {
@@ -232,7 +249,8 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 	bools := map[string]bool{}
 	valued := map[string]string{"-f": "filename", "--filename": "filename", "-k": "kustomize", "--kustomize": "kustomize",
 		"-n": "namespace", "--namespace": "namespace", "--for": "for", "--timeout": "timeout", "-l": "selector", "--selector": "selector",
-		"--field-manager": "field-manager", "--context": "context", "--kubeconfig": "kubeconfig"}
+		"--field-manager": "field-manager", "--context": "context", "--kubeconfig": "kubeconfig",
+		"-p": "patch", "--patch": "patch", "--type": "type"}
 	for i := 0; i < len(args); i++ {
 		a := strings.Trim(args[i], `"'`)
 		name, val, hasVal := strings.Cut(a, "=")
@@ -400,6 +418,31 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 			kind = "namespace"
 		}
 		return []*outStep{{Patch: &outPatch{Target: kind + "/" + pos[1], Namespace: ns, Type: "merge", Patch: map[string]any{"metadata": map[string]any{"labels": labels}}}}}, ""
+	case "patch":
+		// kubectl patch KIND NAME | KIND/NAME -p PATCH [--type strategic|merge|json]
+		if len(pos) == 2 && !strings.Contains(pos[0], "/") {
+			pos = []string{pos[0] + "/" + pos[1]}
+		}
+		if len(pos) != 1 || !strings.Contains(pos[0], "/") || flags["patch"] == "" || len(files) > 0 {
+			return nil, "kubectl patch of this form (one object and an inline -p patch) has no khook equivalent: add a patch step by hand"
+		}
+		typ := flags["type"]
+		switch typ {
+		case "":
+			typ = "strategic"
+		case "strategic", "merge", "json":
+		default:
+			return nil, "kubectl patch --type " + typ + " has no khook equivalent"
+		}
+		var body any
+		if err := yaml.Unmarshal([]byte(flags["patch"]), &body); err != nil || body == nil {
+			return nil, "kubectl patch -p is not JSON or YAML"
+		}
+		target := pos[0]
+		if k, n, _ := strings.Cut(target, "/"); k == "ns" {
+			target = "namespace/" + n
+		}
+		return []*outStep{{Patch: &outPatch{Target: target, Namespace: ns, Type: typ, Patch: stringKeys(body)}}}, ""
 	}
 	return nil, "kubectl " + verb + " has no khook equivalent: add a step by hand"
 }

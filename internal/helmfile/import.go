@@ -36,13 +36,43 @@ type converter struct {
 // helmfile.d folder) and returns the khook spec it maps to. A returned
 // error is bad input (*InputError) or an internal failure; a Result may
 // still hold releases refused or partly carried (Result.Verdict).
+//
+// A requiredEnv variable that is not set (a token the user's task file
+// or secret store provides) does not stop the import: it is rendered as a
+// placeholder that becomes a required ${NAME} in the spec. When the
+// placeholder lands where the spec cannot refer to a variable (a path, a
+// chart, a generated values file) or breaks the rendering, the import
+// runs again without placeholders and fails as helmfile does, at the
+// requiredEnv's FILE:LINE.
 func Import(dir, file string, opts Options) (*Result, error) {
+	opts.placeholders = true
+	res, used, err := importOnce(dir, file, opts)
+	if used && (err != nil || res == nil) {
+		opts.placeholders = false
+		res, _, err = importOnce(dir, file, opts)
+	}
+	return res, err
+}
+
+// errPlaceholderLeak is an unset variable's placeholder left in the output.
+var errPlaceholderLeak = errors.New("an unset variable's placeholder is left in the spec")
+
+func importOnce(dir, file string, opts Options) (_ *Result, placeholders bool, _ error) {
+	res, r, err := importWith(dir, file, opts)
+	for _, e := range r.vars() {
+		placeholders = placeholders || e.placeholder
+	}
+	return res, placeholders, err
+}
+
+func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	if opts.Environment == "" {
 		opts.Environment = "default"
 	}
+	r := newRenderer(opts)
 	root, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, err
+		return nil, r, err
 	}
 	path := abs(root, file)
 	if opts.SpecDir == "" {
@@ -53,16 +83,15 @@ func Import(dir, file string, opts Options) (*Result, error) {
 	}
 	specDir, err := filepath.Abs(opts.SpecDir)
 	if err != nil {
-		return nil, err
+		return nil, r, err
 	}
-	r := newRenderer(opts)
 	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}}
 	c.top = c.l.display(path)
 	if err := c.tree(path, nil, 0); err != nil {
-		return nil, err
+		return nil, r, err
 	}
 	if c.fail != nil {
-		return nil, c.fail
+		return nil, r, c.fail
 	}
 	c.link()
 	name := opts.Name
@@ -71,19 +100,55 @@ func Import(dir, file string, opts Options) (*Result, error) {
 	}
 	doc, err := c.write(name)
 	if err != nil {
-		return nil, err
+		return nil, r, err
+	}
+	declared := map[string]bool{}
+	for _, v := range c.res.Vars {
+		declared[v.Name] = true
+	}
+	for _, e := range r.vars() {
+		if !e.placeholder {
+			continue
+		}
+		if !declared[e.name] {
+			// Read only to decide the rendering (an if, a condition) or to
+			// build a path: no ${NAME} can stand for it.
+			return nil, r, errPlaceholderLeak
+		}
+		// In the spec, a generated file, or a note (a step the spec
+		// refused, a hook that did not convert).
+		var notes bytes.Buffer
+		for _, n := range append(append([]Note{}, c.res.NotCarried...), c.res.Info...) {
+			notes.WriteString(n.String() + "\n")
+		}
+		for _, rel := range c.res.Releases {
+			// A release's name, chart or version cannot be a variable, and
+			// a refused release may have lost it with its step.
+			notes.WriteString(rel.Resolved.Name + rel.Resolved.Chart + rel.Resolved.Version + "\n")
+			if rel.Verdict == Refused {
+				return nil, r, errPlaceholderLeak
+			}
+			for _, n := range append(append([]Note{}, rel.NotCarried...), rel.Info...) {
+				notes.WriteString(n.String() + "\n")
+			}
+		}
+		for _, f := range append([]File{{Data: doc}, {Data: notes.Bytes()}}, c.files...) {
+			if bytes.Contains(f.Data, []byte(unsetEnv(e.name))) {
+				return nil, r, errPlaceholderLeak
+			}
+		}
 	}
 	// Fail closed: a decrypted environment secret never lands in a file.
 	for secret, file := range c.l.secrets {
 		for _, f := range append([]File{{Path: "the spec", Data: doc}}, c.files...) {
 			if bytes.Contains(f.Data, []byte(secret)) {
-				return nil, fmt.Errorf("%s: a value of the environment's secrets file %s would be written in plaintext into %s; put it in a sops-encrypted values file the release lists under secrets:, nothing written", c.top, file, f.Path)
+				return nil, r, fmt.Errorf("%s: a value of the environment's secrets file %s would be written in plaintext into %s; put it in a sops-encrypted values file the release lists under secrets:, nothing written", c.top, file, f.Path)
 			}
 		}
 	}
 	c.res.Spec = doc
 	c.res.Files = c.files
-	return c.res, nil
+	return c.res, r, nil
 }
 
 // tree loads path (a helmfile or a helmfile.d folder) and its
@@ -397,7 +462,7 @@ func (c *converter) values(r *rel, h *outHelm) error {
 				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("secrets"), What: "release " + r.out.Resolved.Name + ": secrets " + p, Why: "missing, skipped as helmfile's missingFileHandler says"})
 				continue
 			}
-			return &InputError{File: r.st.file, Line: r.lineOf("secrets"), Msg: fmt.Sprintf("release %s: the secrets file %s cannot be read: %s", r.out.Resolved.Name, p, pathErr(err))}
+			return &InputError{File: r.st.file, Line: r.lineOf("secrets"), Msg: fmt.Sprintf("release %s: the secrets file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
 		}
 		h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(ap)})
 		r.out.Resolved.SecretFiles = append(r.out.Resolved.SecretFiles, c.rel(ap))
@@ -434,7 +499,7 @@ func (c *converter) valuesFile(r *rel, h *outHelm, i int, p string) error {
 			r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("values"), What: "release " + r.out.Resolved.Name + ": values " + p, Why: "missing, skipped as helmfile's missingFileHandler " + c.missingHandler(r) + " says"})
 			return nil
 		}
-		return &InputError{File: r.st.file, Line: c.findLine(r.st, filepath.Base(p), r.lineOf("values")), Msg: fmt.Sprintf("release %s: the values file %s cannot be read: %s", r.out.Resolved.Name, p, pathErr(err))}
+		return &InputError{File: r.st.file, Line: c.findLine(r.st, filepath.Base(p), r.lineOf("values")), Msg: fmt.Sprintf("release %s: the values file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
 	}
 	if filepath.Ext(ap) != ".gotmpl" {
 		var m map[string]any
@@ -567,7 +632,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		"name":                       "", "namespace": "", "chart": "", "version": "", "values": "", "secrets": "", "set": "", "setString": "",
 		"needs": "", "installed": "", "installedTemplate": "", "condition": "", "labels": "", "wait": "", "waitTemplate": "",
 		"atomic": "", "createNamespace": "", "timeout": "", "hooks": "", "force": "", "inherit": "",
-		"conditionTemplate": "", "verify": "", "devel": "",
+		"conditionTemplate": "", "verify": "", "devel": "", "args": "", "postRenderer": "", "postRendererArgs": "", "jsonPatches": "", "strategicMergePatches": "",
 	}
 	for _, k := range sortedKeys(r.m) {
 		why, known := explain[k]
@@ -585,8 +650,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 		}
 		switch k {
 		case "wait", "atomic", "createNamespace", "timeout", "force":
-		case "args":
-			c.helmArgs(r, valueOf(r.st.defaults[k]))
+		case "args", "postRenderer", "postRendererArgs": // with the release's own, below
 		case "verify", "devel":
 			if b(valueOf(r.st.defaults[k])) {
 				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
@@ -602,6 +666,9 @@ func (c *converter) fields(r *rel, h *outHelm) {
 			}
 		}
 	}
+	c.helmArgs(r, h)
+	c.postRenderer(r, h)
+	c.patches(r, h)
 	if v, ok := r.m["verify"]; ok && b(v) {
 		c.note(r, "verify", "verify", "khook does not verify chart provenance")
 	}
@@ -969,23 +1036,194 @@ func (c *converter) rewire(st *outStep) {
 	}
 }
 
-// helmArgs maps helmDefaults.args one by one. --include-crds is what a
-// khook helm step does anyway; --no-hooks has no khook equivalent: the
-// bootstrap "crds" helmfiles that pass both are rendered with helmfile
-// template and only their CRDs piped to kubectl, which a helm step is not.
-func (c *converter) helmArgs(r *rel, v any) {
-	line := r.st.defaultsLine["args"]
-	list, _ := v.([]any)
-	for _, x := range list {
-		for _, a := range strings.Fields(str(x)) {
-			switch a {
-			case "--include-crds":
-				c.infoAt(r, line, "helmDefaults.args "+a, "a khook helm step applies the chart's crds/ (server-side) by default")
-			case "--no-hooks":
-				c.noteAt(r, line, "helmDefaults.args "+a, "a khook helm step installs the whole chart and runs its hooks; a helmfile that passes --include-crds --no-hooks is meant for helmfile template piped to kubectl apply of its CRDs only, which no khook step does from a chart: write an apply step of the chart's CRD manifests by hand")
-			default:
-				c.noteAt(r, line, "helmDefaults.args "+a, "extra helm arguments have no khook equivalent")
+// helmArgs maps the helm arguments: helmDefaults.args, then a release's
+// own args (helmfile v1.8.0 refuses that field; older states carry it).
+// --include-crds together with --no-hooks, without --skip-crds, is the
+// bootstrap "crds" helmfile: run as helmfile template piped through
+// yq select(.kind == "CustomResourceDefinition") to kubectl apply
+// --server-side, it puts the chart's CRDs in the cluster and nothing else,
+// which is crds: only. --include-crds alone is what a helm step does
+// anyway, --skip-crds is crds: skip; any other argument has no khook
+// equivalent.
+func (c *converter) helmArgs(r *rel, h *outHelm) {
+	type arg struct {
+		text, from string
+		line       int
+	}
+	var args []arg
+	for _, src := range []struct {
+		v    any
+		from string
+		line int
+	}{
+		{valueOf(r.st.defaults["args"]), "helmDefaults.args", r.st.defaultsLine["args"]},
+		{r.m["args"], "args", r.lineOf("args")},
+	} {
+		list, _ := src.v.([]any)
+		for _, x := range list {
+			for _, a := range strings.Fields(str(x)) {
+				args = append(args, arg{a, src.from, src.line})
 			}
 		}
 	}
+	has := map[string]bool{}
+	for _, a := range args {
+		has[a.text] = true
+	}
+	// The post-renderer may do the CRD select itself (then hooks are
+	// rendered, but filtered out with everything else).
+	text, _, _ := postRendererOf(r)
+	selects := selectsCRDs(text)
+	crdsOnly := has["--include-crds"] && (has["--no-hooks"] || selects) && !has["--skip-crds"]
+	flags := "--include-crds --no-hooks"
+	if !has["--no-hooks"] {
+		flags = "--include-crds with a post-renderer selecting the CustomResourceDefinitions"
+	}
+	for _, a := range args {
+		switch {
+		case crdsOnly && (a.text == "--include-crds" || a.text == "--no-hooks"):
+			if a.text == "--no-hooks" {
+				continue
+			}
+			h.CRDs = "only"
+			// No release: nothing to create a namespace for, roll back or
+			// wait on; the CRDs are cluster-scoped.
+			h.CreateNamespace, h.Atomic, h.Wait = false, false, false
+			const why = "written as crds: only; this assumes the helmfile is run as helmfile template | yq select(.kind == \"CustomResourceDefinition\") | kubectl apply --server-side: the chart's CRDs (crds/ and templated, with these values) are applied, no release is installed, no hook runs"
+			if a.from == "args" {
+				c.infoAt(r, a.line, "args "+flags, why)
+			} else if n := (Note{File: r.st.file, Line: a.line, What: "helmDefaults.args " + flags, Why: why}); !c.seen[n.String()] {
+				c.seen[n.String()] = true
+				c.res.Info = append(c.res.Info, n)
+			}
+			r.out.Carried = append(r.out.Carried, flags+" as crds: only")
+		case a.text == "--include-crds":
+			c.infoAt(r, a.line, a.from+" "+a.text, "a khook helm step applies the chart's crds/ (server-side) by default")
+		case a.text == "--skip-crds":
+			h.CRDs = "skip"
+			r.out.Carried = append(r.out.Carried, a.from+" --skip-crds as crds: skip")
+		case a.text == "--no-hooks":
+			c.noteAt(r, a.line, a.from+" "+a.text, "a khook helm step installs the whole chart and runs its hooks; only together with --include-crds (and without --skip-crds) does it mean the CRDs-only bootstrap that crds: only is")
+		default:
+			c.noteAt(r, a.line, a.from+" "+a.text, "extra helm arguments have no khook equivalent")
+		}
+	}
+}
+
+// patches maps a release's jsonPatches and strategicMergePatches (which
+// helmfile applies with kustomize after rendering the chart) to a
+// kustomize post-renderer: each inline or read from the file it names.
+func (c *converter) patches(r *rel, h *outHelm) {
+	var out []outKPatch
+	for _, key := range []string{"jsonPatches", "strategicMergePatches"} {
+		items, _ := r.m[key].([]any)
+		for i, it := range items {
+			what := fmt.Sprintf("%s[%d]", key, i)
+			if p, ok := it.(string); ok { // a file holding the patch
+				data, err := os.ReadFile(abs(r.st.dir, p))
+				if err != nil {
+					c.note(r, key, what, "the file "+p+" cannot be read: "+pathErr(err))
+					continue
+				}
+				var v any
+				if err := yaml.Unmarshal(data, &v); err != nil {
+					c.note(r, key, what, "the file "+p+" is not YAML: "+yamlErrMsg(err))
+					continue
+				}
+				it = stringKeys(v)
+			}
+			m, _ := it.(map[string]any)
+			if m == nil {
+				c.note(r, key, what, "neither a patch nor a file name")
+				continue
+			}
+			if key == "strategicMergePatches" {
+				body, _ := toYaml(m)
+				out = append(out, outKPatch{Patch: body})
+				continue
+			}
+			ops, hasOps := m["patch"].([]any)
+			target, _ := m["target"].(map[string]any)
+			t := map[string]string{}
+			bad := ""
+			for k, v := range target {
+				switch k {
+				case "group", "version", "kind", "name", "namespace", "labelSelector", "annotationSelector":
+					t[k] = str(v)
+				default:
+					bad = k
+				}
+			}
+			switch {
+			case !hasOps:
+				c.note(r, key, what, "a JSON patch from a path: is not carried; write its operations under patch:")
+				continue
+			case bad != "":
+				c.note(r, key, what, "the target field "+bad+" has no khook equivalent")
+				continue
+			}
+			body, _ := toYaml(ops)
+			p := outKPatch{Patch: body}
+			if len(t) > 0 {
+				p.Target = t
+			}
+			out = append(out, p)
+		}
+	}
+	if len(out) > 0 {
+		h.PostRenderers = []outPostRenderer{{Kustomize: &outKustomize{Patches: out}}}
+		r.out.Carried = append(r.out.Carried, "jsonPatches/strategicMergePatches as a kustomize post-renderer")
+	}
+}
+
+// postRenderer is helmfile's post-renderer command (the release's, else
+// helmDefaults'). khook runs no commands; the one the CRDs-only helmfiles
+// give, a yq select of the CustomResourceDefinitions, is what crds: only
+// does already.
+func (c *converter) postRenderer(r *rel, h *outHelm) {
+	text, from, line := postRendererOf(r)
+	if text == "" {
+		return
+	}
+	cmd := strings.Fields(text)[0]
+	if h.CRDs == "only" && selectsCRDs(text) {
+		n := Note{File: r.st.file, Line: line, What: from + " " + cmd, Why: "it keeps the CustomResourceDefinitions of the rendered chart, which crds: only applies already"}
+		if !c.seen[n.String()] {
+			c.seen[n.String()] = true
+			c.res.Info = append(c.res.Info, n)
+		}
+		return
+	}
+	c.noteAt(r, line, from+" "+cmd, "a post-renderer command changes what is installed and khook runs no commands: write its changes as postRenderers: [{kustomize: {patches: …}}]")
+}
+
+// postRendererOf is the release's post-renderer command line (its own,
+// else helmDefaults'), where it is written, or "".
+func postRendererOf(r *rel) (text, from string, line int) {
+	cmd, line, from := r.m["postRenderer"], r.lineOf("postRenderer"), "postRenderer"
+	args := r.m["postRendererArgs"]
+	if cmd == nil {
+		if n := r.st.defaults["postRenderer"]; n != nil {
+			cmd, line, from = valueOf(n), r.st.defaultsLine["postRenderer"], "helmDefaults.postRenderer"
+			args = valueOf(r.st.defaults["postRendererArgs"])
+		}
+	}
+	if cmd == nil || strings.TrimSpace(str(cmd)) == "" {
+		return "", "", 0
+	}
+	text = str(cmd)
+	if l, ok := args.([]any); ok {
+		for _, a := range l {
+			text += " " + str(a)
+		}
+	}
+	return text, from, line
+}
+
+// selectCRDs is a yq (or jq) filter that keeps the CustomResourceDefinitions.
+var selectCRDs = regexp.MustCompile(`select\(\s*\.kind\s*==\s*"CustomResourceDefinition"\s*\)`)
+
+// selectsCRDs tells a post-renderer that keeps only the CRDs.
+func selectsCRDs(cmdline string) bool {
+	return selectCRDs.MatchString(cmdline) && !strings.Contains(cmdline, "del(")
 }

@@ -192,7 +192,7 @@ releases:
 		t.Errorf("nginx (condition true in prod): %+v", nginx)
 	}
 	extra := byName["extra"]
-	if extra.Verdict != Partial || len(extra.NotCarried) != 1 || !strings.Contains(extra.NotCarried[0].String(), "helmfile.yaml.gotmpl:30: release extra: postRenderer: no khook equivalent") {
+	if extra.Verdict != Partial || len(extra.NotCarried) != 1 || !strings.Contains(extra.NotCarried[0].String(), "helmfile.yaml.gotmpl:30: release extra: postRenderer ./kustomize.sh: a post-renderer command changes what is installed") {
 		t.Errorf("extra: %s %v", extra.Verdict, extra.NotCarried)
 	}
 	if res.Verdict() != Partial {
@@ -394,5 +394,269 @@ releases:
 	}
 	if strings.Count(spec, "timeout: 2m") != 2 || strings.Contains(spec, "timeout: 10s") {
 		t.Errorf("want kubectl's --timeout on the two --for=create waits only:\n%s", spec)
+	}
+}
+
+// The bootstrap "crds" helmfile (helmDefaults.args --include-crds
+// --no-hooks, run as helmfile template | kubectl apply of the CRDs) is
+// crds: only with its values; --no-hooks alone, or with --skip-crds, is
+// not carried.
+func TestImportCRDsOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name, args string
+		want       Verdict
+		crdsOnly   bool
+	}{
+		{"template extraction", "[--include-crds, --no-hooks]", Faithful, true},
+		{"in one string", "['--include-crds --no-hooks']", Faithful, true},
+		{"no hooks alone", "[--no-hooks]", Partial, false},
+		{"skip crds too", "[--include-crds, --no-hooks, --skip-crds]", Partial, false},
+		{"include crds alone", "[--include-crds]", Faithful, false},
+		{"a post-renderer selecting the CRDs", "[--include-crds]\n  postRenderer: yq\n  postRendererArgs: [ea, 'select(.kind == \"CustomResourceDefinition\")', '-']", Faithful, true},
+		{"a post-renderer deleting the CRDs", "[--include-crds]\n  postRenderer: yq\n  postRendererArgs: [ea, 'del(select(.kind == \"CustomResourceDefinition\"))', '-']", Partial, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, map[string]string{"helmfile.yaml": `helmDefaults:
+  args: ` + tc.args + `
+  wait: true
+releases:
+  - name: kube-prometheus-stack
+    namespace: observability
+    chart: oci://ghcr.io/prometheus-community/charts/kube-prometheus-stack
+    version: 79.1.0
+    values:
+      - crds:
+          upgradeJob:
+            enabled: true
+`})
+			res, err := Import(dir, "helmfile.yaml", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := string(res.Spec)
+			if v := res.Verdict(); v != tc.want {
+				t.Errorf("verdict %s, want %s\n%s", v, tc.want, spec)
+			}
+			if got := strings.Contains(spec, "\n      crds: only\n"); got != tc.crdsOnly {
+				t.Errorf("crds: only written: %v, want %v\n%s", got, tc.crdsOnly, spec)
+			}
+			if tc.crdsOnly && (strings.Contains(spec, "createNamespace") || strings.Contains(spec, "wait: true") || !strings.Contains(spec, "upgradeJob")) {
+				t.Errorf("want crds: only with the values and no createNamespace or wait:\n%s", spec)
+			}
+		})
+	}
+}
+
+// A file a template reads and cannot find is named as written, a path
+// under ROOT_DIR with ${ROOT_DIR}, never the checkout's (or a temporary)
+// directory, and the failure is said once through tpl.
+func TestImportMissingReadFileNamedAsWritten(t *testing.T) {
+	for _, tc := range []struct{ chart, want string }{
+		{`{{ (fromYaml (readFile (printf "%s/apps/%s.yaml" (requiredEnv "ROOT_DIR") .Release.Name))).chart }}`,
+			`helmfile.yaml:4: release a chart: the template fails: readFile: "${ROOT_DIR}/apps/a.yaml": no such file or directory`},
+		{`{{ tpl (readFile "chart.tpl") . }}`,
+			`helmfile.yaml:4: release a chart: the template fails: tpl: readFile: "apps/a.yaml": no such file or directory`},
+	} {
+		dir := t.TempDir()
+		write(t, dir, map[string]string{
+			"helmfile.yaml": "releases:\n  - name: a\n    namespace: x\n    chart: '" + tc.chart + "'\n",
+			"chart.tpl":     `{{ readFile "apps/a.yaml" }}`,
+		})
+		_, err := Import(dir, "helmfile.yaml", Options{Env: fixtureEnv(dir)})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("got %v\nwant %s", err, tc.want)
+		}
+	}
+}
+
+// jsonPatches and strategicMergePatches (inline or from a file) become a
+// kustomize post-renderer; a post-renderer command is not carried, except
+// the CRD select of a CRDs-only helmfile.
+func TestImportPatchesPostRenderer(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"smp.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: b\nspec:\n  replicas: 2\n",
+		"helmfile.yaml": `releases:
+  - name: a
+    namespace: x
+    chart: oci://r.example/a
+    version: 1.0.0
+    jsonPatches:
+      - target: {group: apps, version: v1, kind: Deployment, name: a}
+        patch:
+          - op: remove
+            path: /spec/template/spec/containers/0/env/0
+    strategicMergePatches:
+      - smp.yaml
+  - name: b
+    namespace: x
+    chart: oci://r.example/b
+    version: 1.0.0
+    postRenderer: ./fix.sh
+`})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	for _, want := range []string{
+		"postRenderers:\n        - kustomize:\n            patches:\n              - patch: |\n                  - op: remove\n                    path: /spec/template/spec/containers/0/env/0\n                target:\n                  group: apps\n",
+		"              - patch: |\n                  apiVersion: apps/v1\n                  kind: Deployment\n",
+	} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec lacks %q\n%s", want, spec)
+		}
+	}
+	verdicts := map[string]Verdict{}
+	for _, r := range res.Releases {
+		verdicts[r.Resolved.Name] = r.Verdict
+	}
+	if verdicts["a"] != Faithful || verdicts["b"] != Partial {
+		t.Errorf("verdicts %v, want a faithful (patches carried), b partial (a post-renderer command)\n%s", verdicts, spec)
+	}
+}
+
+// exec "yq" reading a Flux HelmRelease's values runs nothing without
+// --allow-exec: the import evaluates select, paths and an assignment from
+// env() itself; any other yq expression is refused as exec is. A cleanup
+// hook is a step after the release, as helmfile sync runs it.
+func TestImportExecYQNative(t *testing.T) {
+	hr := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: a}\nspec:\n  values:\n    replicas: 2\n    sync: {path: old}\n"
+	for _, tc := range []struct{ expr, want, err string }{
+		{`select(.kind == \"HelmRelease\").spec.values`, "replicas: 2\nsync:\n  path: old\n", ""},
+		{`.spec.values.sync.path = \"clusters/\" + env(CLUSTER) + \"/x\" | select(.kind == \"HelmRelease\").spec.values`, "replicas: 2\nsync:\n  path: clusters/main/x\n", ""},
+		{`.spec.values | keys`, "", `exec "yq" runs a command while rendering`},
+	} {
+		dir := t.TempDir()
+		write(t, dir, map[string]string{
+			"hr.yaml":            hr,
+			"values.yaml.gotmpl": `{{ exec "yq" (list "` + tc.expr + `" "hr.yaml") }}`,
+			"helmfile.yaml": `releases:
+  - name: a
+    namespace: x
+    chart: oci://r.example/a
+    version: 1.0.0
+    values: [values.yaml.gotmpl]
+    hooks:
+      - events: [cleanup]
+        command: kubectl
+        args: [apply, --server-side, -f, hr.yaml]
+`})
+		env := func(n string) (string, bool) {
+			if n == "CLUSTER" {
+				return "main", true
+			}
+			return "", false
+		}
+		res, err := Import(dir, "helmfile.yaml", Options{Env: env})
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: got %v, want %q", tc.expr, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.expr, err)
+		}
+		got, _ := toYaml(res.Releases[0].Resolved.Values)
+		if got != tc.want {
+			t.Errorf("%s: values\n%s\nwant\n%s", tc.expr, got, tc.want)
+		}
+		if res.Verdict() != Faithful || !strings.Contains(string(res.Spec), "- file: ./hr.yaml") {
+			t.Errorf("%s: verdict %s, want faithful with the cleanup hook's apply step\n%s", tc.expr, res.Verdict(), res.Spec)
+		}
+	}
+}
+
+// An unset requiredEnv used in values (a token the task file provides)
+// becomes a required ${NAME}; used where a variable cannot go (a version)
+// the import fails as helmfile does, at its line.
+func TestImportUnsetRequiredEnv(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml.gotmpl": `releases:
+  - name: a
+    namespace: x
+    chart: oci://r.example/a
+    version: 1.0.0
+    setString:
+      - name: auth.token
+        value: {{ requiredEnv "TOKEN_X" }}
+    values:
+      - header: Bearer {{ requiredEnv "TOKEN_X" }}
+`})
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: fixtureEnv(dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	for _, want := range []string{"token: ${TOKEN_X}", "header: Bearer ${TOKEN_X}", "  TOKEN_X:\n    type: string\n    required: true\n"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec lacks %q\n%s", want, spec)
+		}
+	}
+	if res.Verdict() != Faithful || strings.Contains(spec, "__khook") {
+		t.Errorf("verdict %s, want faithful with no placeholder left\n%s", res.Verdict(), spec)
+	}
+	write(t, dir, map[string]string{"helmfile.yaml.gotmpl": "releases:\n  - name: a\n    namespace: x\n    chart: oci://r.example/a\n    version: {{ requiredEnv \"TOKEN_X\" }}\n"})
+	_, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: fixtureEnv(dir)})
+	if want := "helmfile.yaml.gotmpl:5: the template fails: requiredEnv: required env var `TOKEN_X` is not set"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// kubectl patch -p becomes a patch step; helm dependency build of the
+// release's own local chart is what the helm step does (dependencyUpdate
+// without a Chart.lock).
+func TestImportPatchAndDependencyHooks(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"chart/Chart.yaml": "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+		"helmfile.yaml": `releases:
+  - name: argocd
+    namespace: argocd
+    chart: ./chart
+    hooks:
+      - events: [prepare]
+        command: helm
+        args: [dependency, build, ./chart]
+      - events: [postsync]
+        command: kubectl
+        args: [patch, namespace, argocd, -p, '{"metadata":{"labels":{"infra":"true"}}}', --type, merge]
+`})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	for _, want := range []string{"dependencyUpdate: true", "patch:\n      target: namespace/argocd\n      type: merge\n      patch:\n        metadata:\n          labels:\n            infra: \"true\"\n"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("spec lacks %q\n%s", want, spec)
+		}
+	}
+	if res.Verdict() != Faithful {
+		t.Errorf("verdict %s, want faithful\n%s", res.Verdict(), spec)
+	}
+}
+
+// A missing values file under ROOT_DIR is named ${ROOT_DIR}/…, not by the
+// checkout's directory.
+func TestImportMissingValuesFileNamedAsWritten(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml": "releases:\n  - name: a\n    namespace: x\n    chart: oci://r.example/a\n    values: ['{{ requiredEnv \"ROOT_DIR\" }}/v/missing.yaml']\n"})
+	_, err := Import(dir, "helmfile.yaml", Options{Env: fixtureEnv(dir)})
+	if want := "helmfile.yaml:5: release a: the values file ${ROOT_DIR}/v/missing.yaml cannot be read: no such file or directory"; err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
+// An unset requiredEnv that only decides the rendering cannot become a
+// variable: the import fails as helmfile does.
+func TestImportUnsetRequiredEnvInCondition(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml.gotmpl": "releases:\n  - name: a\n    namespace: x\n    chart: oci://r.example/a\n    version: 1.0.0\n{{ if eq (requiredEnv \"CLUSTER_X\") \"main\" }}\n    installed: false\n{{ end }}\n"})
+	_, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: fixtureEnv(dir)})
+	if want := "helmfile.yaml.gotmpl:6: the template fails: requiredEnv: required env var `CLUSTER_X` is not set"; err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
 }

@@ -109,7 +109,9 @@ func (l *loader) secretLeaves(file string, v any) {
 }
 
 func (l *loader) display(abs string) string {
-	if rel, err := filepath.Rel(l.root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+	// Relative also when outside it (../../kubernetes/…): as the helmfile
+	// writes such paths, and no checkout's directory in a message.
+	if rel, err := filepath.Rel(l.root, abs); err == nil {
 		return rel
 	}
 	return abs
@@ -310,7 +312,7 @@ func (l *loader) environment(s *state, e *yaml.Node, offset int) (map[string]any
 					if handler != "" && handler != "Error" {
 						continue
 					}
-					err = &InputError{File: s.file, Line: f.Line + offset, Msg: "the environment's secrets file " + f.Value + " cannot be read: " + pathErr(rerr)}
+					err = &InputError{File: s.file, Line: f.Line + offset, Msg: "the environment's secrets file " + l.r.asWritten(f.Value) + " cannot be read: " + pathErr(rerr)}
 					return
 				}
 				plain, derr := sops.Decrypt(f.Value, data, redact.New())
@@ -359,7 +361,7 @@ func (l *loader) valuesEntries(s *state, list *yaml.Node, offset int, handler *s
 					if handler != nil && *handler != "" && *handler != "Error" {
 						continue
 					}
-					return nil, &InputError{File: s.file, Line: item.Line + offset, Msg: "the values file " + item.Value + " cannot be read: " + pathErr(err)}
+					return nil, &InputError{File: s.file, Line: item.Line + offset, Msg: "the values file " + l.r.asWritten(item.Value) + " cannot be read: " + pathErr(err)}
 				}
 				text := string(data)
 				if filepath.Ext(p) == ".gotmpl" {

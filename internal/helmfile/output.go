@@ -41,16 +41,32 @@ type outRollout struct {
 }
 
 type outHelm struct {
-	Chart           string         `yaml:"chart"`
-	Repo            string         `yaml:"repo,omitempty"`
-	Version         string         `yaml:"version,omitempty"`
-	Release         string         `yaml:"release,omitempty"`
-	Namespace       string         `yaml:"namespace,omitempty"`
-	CreateNamespace bool           `yaml:"createNamespace,omitempty"`
-	Atomic          bool           `yaml:"atomic,omitempty"`
-	Wait            bool           `yaml:"wait,omitempty"`
-	ValuesFrom      []outSource    `yaml:"valuesFrom,omitempty"`
-	Values          map[string]any `yaml:"values,omitempty"`
+	Chart            string            `yaml:"chart"`
+	Repo             string            `yaml:"repo,omitempty"`
+	Version          string            `yaml:"version,omitempty"`
+	Release          string            `yaml:"release,omitempty"`
+	Namespace        string            `yaml:"namespace,omitempty"`
+	CreateNamespace  bool              `yaml:"createNamespace,omitempty"`
+	Atomic           bool              `yaml:"atomic,omitempty"`
+	Wait             bool              `yaml:"wait,omitempty"`
+	CRDs             string            `yaml:"crds,omitempty"`
+	DependencyUpdate bool              `yaml:"dependencyUpdate,omitempty"`
+	ValuesFrom       []outSource       `yaml:"valuesFrom,omitempty"`
+	Values           map[string]any    `yaml:"values,omitempty"`
+	PostRenderers    []outPostRenderer `yaml:"postRenderers,omitempty"`
+}
+
+type outPostRenderer struct {
+	Kustomize *outKustomize `yaml:"kustomize"`
+}
+
+type outKustomize struct {
+	Patches []outKPatch `yaml:"patches"`
+}
+
+type outKPatch struct {
+	Patch  string            `yaml:"patch"`
+	Target map[string]string `yaml:"target,omitempty"`
 }
 
 type outSource struct {

@@ -15,6 +15,9 @@ func (c *converter) references(sp *outSpec) {
 		if !e.set && e.hasDef {
 			val = e.def
 		}
+		if e.placeholder {
+			val = unsetEnv(e.name)
+		}
 		isDir := false
 		if st, err := os.Stat(val); err == nil && st.IsDir() && strings.HasPrefix(val, "/") {
 			isDir = true
@@ -27,6 +30,9 @@ func (c *converter) references(sp *outSpec) {
 					if st.Helm != nil {
 						if st.Helm.Values != nil {
 							st.Helm.Values = replaceIn(st.Helm.Values, val, ref, isDir, &used).(map[string]any)
+							if e.placeholder { // also inside a longer string ("Bearer …")
+								st.Helm.Values = replaceSub(st.Helm.Values, val, ref, &used).(map[string]any)
+							}
 						}
 						if st.Helm.Namespace == val {
 							st.Helm.Namespace, used = ref, true
@@ -42,6 +48,10 @@ func (c *converter) references(sp *outSpec) {
 		}
 		if !used && !e.required {
 			continue
+		}
+		if e.placeholder && used {
+			c.res.Info = append(c.res.Info, Note{File: c.top, What: "environment variable " + e.name,
+				Why: "not set while importing: written as ${" + e.name + "}, a required variable the run must set"})
 		}
 		v := Var{Name: e.name, Required: e.required && !e.hasDef}
 		if !v.Required {
@@ -83,6 +93,28 @@ func replaceIn(v any, val, ref string, prefix bool, used *bool) any {
 		if t == val || (prefix && strings.HasPrefix(t, val+"/")) {
 			*used = true
 			return ref + strings.TrimPrefix(t, val)
+		}
+	}
+	return v
+}
+
+// replaceSub replaces val by ref inside every string of v.
+func replaceSub(v any, val, ref string, used *bool) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = replaceSub(x, val, ref, used)
+		}
+		return t
+	case []any:
+		for i, x := range t {
+			t[i] = replaceSub(x, val, ref, used)
+		}
+		return t
+	case string:
+		if strings.Contains(t, val) {
+			*used = true
+			return strings.ReplaceAll(t, val, ref)
 		}
 	}
 	return v

@@ -2,6 +2,7 @@ package helmfile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,7 +27,13 @@ type envRead struct {
 	hasDef   bool
 	file     string
 	line     int
+	// placeholder: required and unset, rendered as unsetEnv(name)
+	placeholder bool
 }
+
+// unsetEnv is what an unset requiredEnv renders to on the import's first
+// try: references() turns it into ${NAME}.
+func unsetEnv(name string) string { return "__khook_unset_" + name + "__" }
 
 // fileRead is one readFile | fromYaml | get chain seen while rendering a
 // values template: what the Flux HelmRelease pattern becomes valuesFrom
@@ -107,7 +114,13 @@ func (r *renderer) render(file string, lineOffset int, baseDir, text string, dat
 		return b.String(), err
 	}
 	funcs["tpl"] = func(text string, d any) (string, error) {
-		return r.render(file, lineOffset, baseDir, text, d)
+		out, err := r.render(file, lineOffset, baseDir, text, d)
+		var ie *InputError
+		if errors.As(err, &ie) {
+			// The outer template names the file and line; say the why once.
+			return "", errors.New(strings.TrimPrefix(ie.Msg, "the template fails: "))
+		}
+		return out, err
 	}
 	t.Funcs(funcs)
 	// helmfile parses _*.tpl helpers of the base directory first.
@@ -162,6 +175,37 @@ func templateError(file string, lineOffset int, err error) error {
 	return &InputError{File: file, Line: lineOffset + 1, Msg: "the template fails: " + strings.ReplaceAll(msg, "\x00", "")}
 }
 
+// shown is a path a template function was given, quoted for a message
+// (asWritten).
+func (r *renderer) shown(p string) string { return strconv.Quote(r.asWritten(p)) }
+
+// asWritten is a path for a message: as it is when relative; when
+// absolute, with the value of the environment variable it starts with
+// (ROOT_DIR, KUBERNETES_DIR, …) written back as ${NAME}, so that no
+// checkout's (or temporary) directory appears.
+func (r *renderer) asWritten(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	best, name := "", ""
+	for _, n := range r.order {
+		v := filepath.Clean(r.env[n].value)
+		if r.env[n].value != "" && filepath.IsAbs(v) && len(v) > len(best) && (p == v || strings.HasPrefix(p, v+string(filepath.Separator))) {
+			best, name = v, n
+		}
+	}
+	if name == "" {
+		return p
+	}
+	return "${" + name + "}" + p[len(best):]
+}
+
+// fileErr is a template file function's failure on the path as written
+// (the template's error names the function).
+func (r *renderer) fileErr(p string, err error) error {
+	return fmt.Errorf("%s: %s", r.shown(p), pathErr(err))
+}
+
 func abs(baseDir, p string) string {
 	if filepath.IsAbs(p) {
 		return p
@@ -175,6 +219,10 @@ func (r *renderer) funcs(baseDir string) template.FuncMap {
 	f["env"] = func(name string) string { return r.noteEnv(name, false) }
 	f["requiredEnv"] = func(name string) (string, error) {
 		v := r.noteEnv(name, true)
+		if v == "" && r.opts.placeholders {
+			r.env[name].placeholder = true
+			return unsetEnv(name), nil
+		}
 		if v == "" {
 			return "", fmt.Errorf("required env var `%s` is not set", name)
 		}
@@ -206,7 +254,7 @@ func (r *renderer) funcs(baseDir string) template.FuncMap {
 		if os.IsNotExist(err) {
 			return false, nil
 		}
-		return false, err
+		return false, r.fileErr(p, err)
 	}
 	f["isDir"] = func(p string) (bool, error) {
 		st, err := os.Stat(abs(baseDir, p))
@@ -216,12 +264,12 @@ func (r *renderer) funcs(baseDir string) template.FuncMap {
 		if os.IsNotExist(err) {
 			return false, nil
 		}
-		return false, err
+		return false, r.fileErr(p, err)
 	}
 	f["readFile"] = func(p string) (string, error) {
 		b, err := os.ReadFile(abs(baseDir, p))
 		if err != nil {
-			return "", err
+			return "", r.fileErr(p, err)
 		}
 		r.reads = append(r.reads, &fileRead{path: abs(baseDir, p), text: string(b)})
 		return string(b), nil
@@ -229,7 +277,7 @@ func (r *renderer) funcs(baseDir string) template.FuncMap {
 	f["readDir"] = func(p string) ([]string, error) {
 		entries, err := os.ReadDir(abs(baseDir, p))
 		if err != nil {
-			return nil, fmt.Errorf("ReadDir %q: %w", abs(baseDir, p), err)
+			return nil, r.fileErr(p, err)
 		}
 		var out []string
 		for _, e := range entries {
@@ -240,7 +288,11 @@ func (r *renderer) funcs(baseDir string) template.FuncMap {
 		return out, nil
 	}
 	f["readDirEntries"] = func(p string) ([]os.DirEntry, error) {
-		return os.ReadDir(abs(baseDir, p))
+		entries, err := os.ReadDir(abs(baseDir, p))
+		if err != nil {
+			return nil, r.fileErr(p, err)
+		}
+		return entries, nil
 	}
 	f["toYaml"] = toYaml
 	f["fromYaml"] = func(s string) (any, error) {
@@ -290,6 +342,11 @@ func (r *renderer) funcs(baseDir string) template.FuncMap {
 }
 
 func (r *renderer) exec(baseDir string, envs map[string]any, command string, args []any, inputs []string, refuse func(string) error) (string, error) {
+	if !r.opts.AllowExec && command == "yq" && envs == nil && len(inputs) == 0 {
+		if out, ok, err := r.yqNative(baseDir, args); ok {
+			return out, err
+		}
+	}
 	if !r.opts.AllowExec {
 		return "", refuse(fmt.Sprintf("exec %q runs a command while rendering; pass --allow-exec to run it, or write its output into the helmfile", command))
 	}
