@@ -464,7 +464,11 @@ func pruneDetail(objs []model.ObjectPlan) string {
 		if o.Namespace != "" {
 			ref = o.Namespace + "/" + o.Name
 		}
-		parts[i] = fmt.Sprintf("%s %s %s (%s)", o.Action, o.Kind, ref, o.Reason)
+		with := ""
+		if o.With != "" { // the data that goes with it (prune: {data: true})
+			with = " and " + o.With
+		}
+		parts[i] = fmt.Sprintf("%s %s %s%s (%s)", o.Action, o.Kind, ref, with, o.Reason)
 	}
 	return strings.Join(parts, "; ")
 }
