@@ -88,7 +88,8 @@ type StepResult struct {
 	// (diagnosis.go); nil when the step did not fail waiting.
 	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 
-	// Warnings are the API server's warnings to the step's requests.
+	// Warnings are the API server's warnings to the step's requests and
+	// khook's own about the step.
 	Warnings []Warning `json:"warnings,omitempty"`
 
 	// Inventory is what the step put in the cluster, for the state record
@@ -96,12 +97,25 @@ type StepResult struct {
 	Inventory *Inventory `json:"-"`
 }
 
-// Warning is one warning the API server sent for a step's request
-// (deprecated API version, deprecated node label ...), masked.
+// Warning is one warning about a step, masked: the API server's to a
+// request (deprecated API version, deprecated node label ...) or khook's
+// own (a kept CRD or PVC, a policy warn rule, ...). From says whose.
 type Warning struct {
+	From    Warner `json:"from"`
 	Object  string `json:"object,omitempty"` // "Deployment shop/web"
 	Message string `json:"message"`
 }
+
+// Warner is whose a warning is. Only the API server's warnings are
+// failures under --warnings-as-errors (as kubectl's flag).
+type Warner string
+
+const (
+	// WarnerAPIServer: a Warning header the API server sent with a response.
+	WarnerAPIServer Warner = "api-server"
+	// WarnerKhook: khook's own word about what it does or keeps.
+	WarnerKhook Warner = "khook"
+)
 
 // String is "Deployment shop/web: <message>".
 func (w Warning) String() string {
@@ -168,7 +182,7 @@ type PlanStep struct {
 	// Release is what a helm step's prediction was made against.
 	Release *ReleaseDigest `json:"release,omitempty"`
 	// Warnings are the API server's warnings to the plan's dry runs of
-	// the step (not part of the fingerprint).
+	// the step and khook's own about it (not part of the fingerprint).
 	Warnings []Warning `json:"warnings,omitempty"`
 	// DriftWarn is the step's drift: warn: its changes are reported as
 	// drift but do not fail a drift run (Plan.DriftFails).

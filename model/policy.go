@@ -31,6 +31,11 @@ func (v Violation) String() string {
 	return strings.Join(append(parts, v.Message), ": ")
 }
 
+// Warning is a warn violation as a warning of khook's on its step.
+func (v Violation) Warning() Warning {
+	return Warning{From: WarnerKhook, Object: v.Object, Message: "policy " + v.Policy + ": " + v.Message}
+}
+
 // RecordViolations puts a step's violations on its plan: each under the
 // step, every warn among its warnings, and the first deny as the reason
 // the step's plan is fail (apply would be refused).
@@ -38,7 +43,7 @@ func RecordViolations(ps *PlanStep, vs []Violation) {
 	for _, v := range vs {
 		ps.Policy = append(ps.Policy, v)
 		if v.Effect == EffectWarn {
-			ps.Warnings = append(ps.Warnings, Warning{Object: v.Object, Message: "policy " + v.Policy + ": " + v.Message})
+			ps.Warnings = append(ps.Warnings, v.Warning())
 			continue
 		}
 		if ps.Action != ActionFail {

@@ -85,11 +85,18 @@ func PlanVerdict(p *Plan, drift bool) Verdict {
 		}
 	}
 	failing := len(p.Failing())
+	kept := Kept(p)
 	switch {
 	case p.Offline:
 		return Verdict{ToneNote, "Offline plan: actions are not assessed against a cluster."}
 	case failing > 0:
 		return Verdict{ToneFailed, fmt.Sprintf("%d %s would fail on apply.", failing, Plural(failing, "step", "steps"))}
+	case changed == 0 && len(kept) > 0 && drift:
+		return Verdict{ToneNote, "No drift to repair; " + keptPhrase(kept) + "."}
+	case changed == 0 && len(kept) > 0:
+		// What the spec dropped and khook keeps is still in the cluster:
+		// the cluster does not match the spec.
+		return Verdict{ToneNote, "No changes to apply; " + keptPhrase(kept) + "."}
 	case changed == 0 && drift:
 		return Verdict{ToneOK, "No drift: the cluster matches the spec."}
 	case changed == 0:
@@ -118,6 +125,31 @@ func DataDeletions(p *Plan) []string {
 		}
 	}
 	return out
+}
+
+// Kept names each object the plan keeps though the spec no longer has it
+// (a PVC pruning keeps, a CRD with custom resources, a helm.sh/resource-
+// policy: keep object): "PersistentVolumeClaim shop/data".
+func Kept(p *Plan) []string {
+	var out []string
+	for _, s := range p.Steps {
+		for _, o := range s.Objects {
+			if o.Action == ActionKeep {
+				out = append(out, o.Deleted())
+			}
+		}
+	}
+	return out
+}
+
+// keptPhrase is "1 object kept: PersistentVolumeClaim shop/data", naming
+// at most three.
+func keptPhrase(kept []string) string {
+	names := kept
+	if len(names) > 3 {
+		names = append(names[:3:3], fmt.Sprintf("%d more", len(kept)-3))
+	}
+	return fmt.Sprintf("%d %s kept: %s", len(kept), Plural(len(kept), "object", "objects"), strings.Join(names, ", "))
 }
 
 // Deleted names a deleted object as the plan's data warnings do: "CRD

@@ -62,14 +62,18 @@ func ResultsAnnotations(r *model.Results) []Annotation {
 	return append(out, WarningAnnotations(model.ResultsWarnings(r))...)
 }
 
-// WarningAnnotations pins each API server warning to its step (a
-// ::warning annotation), for apply's results and the plan alike.
+// WarningAnnotations pins each warning to its step (a ::warning
+// annotation), titled by whose it is, for apply's results and the plan
+// alike.
 func WarningAnnotations(steps []model.StepWarnings) []Annotation {
 	var out []Annotation
 	for _, s := range steps {
+		title := "khook: the API server warned about step " + s.Name
+		if s.From == model.WarnerKhook {
+			title = "khook warned about step " + s.Name
+		}
 		for _, w := range s.Warnings {
-			out = append(out, Annotation{Level: AnnotationWarning, Pos: s.Pos,
-				Title: "khook: the API server warned about step " + s.Name, Message: w.String()})
+			out = append(out, Annotation{Level: AnnotationWarning, Pos: s.Pos, Title: title, Message: w.String()})
 		}
 	}
 	return out

@@ -293,13 +293,27 @@ func writeResultsMD(b *bytes.Buffer, r *model.Results, opts MarkdownOptions) {
 }
 
 // writeWarningsMD lists the API server's warnings under each step that got
-// them (a deprecated API version, a field the server ignores): the summary
-// is where a CI user reads, not the log's annotations alone.
+// them (a deprecated API version, a field the server ignores), then
+// khook's own under a heading of their own (a CRD or PVC kept, a policy
+// warn): the summary is where a CI user reads, not the log's annotations
+// alone.
 func writeWarningsMD(b *bytes.Buffer, steps []model.StepWarnings) {
+	writeWarnerMD(b, "### Warnings\n\n", model.WarnerAPIServer, steps)
+	writeWarnerMD(b, "### Warnings from khook\n\n", model.WarnerKhook, steps)
+}
+
+// writeWarnerMD is one warner's section of writeWarningsMD.
+func writeWarnerMD(b *bytes.Buffer, heading string, from model.Warner, all []model.StepWarnings) {
+	var steps []model.StepWarnings
+	for _, s := range all {
+		if s.From == from {
+			steps = append(steps, s)
+		}
+	}
 	if len(steps) == 0 {
 		return
 	}
-	b.WriteString("### Warnings\n\n")
+	b.WriteString(heading)
 	for _, s := range steps {
 		writeStepHeadingMD(b, model.ToneWarning, s.Name, s.Pos)
 		for i, w := range s.Warnings {
@@ -450,7 +464,11 @@ func pruneDetail(objs []model.ObjectPlan) string {
 		if o.Namespace != "" {
 			ref = o.Namespace + "/" + o.Name
 		}
-		parts[i] = fmt.Sprintf("%s %s %s (%s)", o.Action, o.Kind, ref, o.Reason)
+		with := ""
+		if o.With != "" { // the data that goes with it (prune: {data: true})
+			with = " and " + o.With
+		}
+		parts[i] = fmt.Sprintf("%s %s %s%s (%s)", o.Action, o.Kind, ref, with, o.Reason)
 	}
 	return strings.Join(parts, "; ")
 }

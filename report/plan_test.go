@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -99,5 +100,44 @@ func TestPlanSaysWhatACRDDeletionTakes(t *testing.T) {
 	}
 	if got := model.TotalsLine(p); !strings.Contains(got, "1 to keep") {
 		t.Errorf("totals = %q, want 1 to keep", got)
+	}
+}
+
+// A plan that keeps what the spec dropped (a PVC pruning keeps without a
+// word) does not say the cluster matches the spec; the step table's row
+// of a claim deleted with prune: {data: true} says its data goes.
+func TestPlanSaysWhatItKeepsAndWhatDataGoes(t *testing.T) {
+	keep := &model.Plan{Steps: []model.PlanStep{{Name: "prune/store", Type: model.TypePrune, Action: model.ActionKeep, Objects: []model.ObjectPlan{
+		{Action: model.ActionKeep, Kind: "PersistentVolumeClaim", Namespace: "shop", Name: "data", Reason: "kept: deleting it deletes its data; set prune: {data: true} to delete both"},
+	}}}}
+	for drift, want := range map[bool]string{
+		false: "No changes to apply; 1 object kept: PersistentVolumeClaim shop/data.",
+		true:  "No drift to repair; 1 object kept: PersistentVolumeClaim shop/data.",
+	} {
+		if v := model.PlanVerdict(keep, drift); v.Text != want || v.Tone == model.ToneOK {
+			t.Errorf("verdict (drift %v) = %q (tone %d), want %q, not ok", drift, v.Text, v.Tone, want)
+		}
+	}
+	var many []model.ObjectPlan
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		many = append(many, model.ObjectPlan{Action: model.ActionKeep, Kind: "PersistentVolumeClaim", Namespace: "shop", Name: n})
+	}
+	keep.Steps[0].Objects = many
+	if v, want := model.PlanVerdict(keep, false).Text, "No changes to apply; 5 objects kept: PersistentVolumeClaim shop/a, PersistentVolumeClaim shop/b, PersistentVolumeClaim shop/c, 2 more."; v != want {
+		t.Errorf("verdict = %q, want %q", v, want)
+	}
+	if v := model.PlanVerdict(&model.Plan{Steps: []model.PlanStep{{Name: "x", Action: model.ActionUnchanged}}}, false).Text; v != "No changes: the cluster matches the spec." {
+		t.Errorf("verdict of a converged plan = %q", v)
+	}
+
+	gone := &model.Plan{Steps: []model.PlanStep{{Name: "prune/store", Type: model.TypePrune, Action: model.ActionDelete, Objects: []model.ObjectPlan{
+		{Action: model.ActionDelete, Kind: "PersistentVolumeClaim", Namespace: "shop", Name: "data", Reason: `no longer in step "store"`, With: "its data (volume pvc-1, 1Gi, reclaimPolicy Delete)"},
+	}}}}
+	var md bytes.Buffer
+	if err := WritePlanMarkdown(&md, gone, MarkdownOptions{Command: "plan", NoDiagram: true}); err != nil {
+		t.Fatal(err)
+	}
+	if row := `| prune/store | prune | **delete** | delete PersistentVolumeClaim shop/data and its data (volume pvc-1, 1Gi, reclaimPolicy Delete) (no longer in step "store") |`; !strings.Contains(md.String(), row) {
+		t.Errorf("the step table lacks the row %q:\n%s", row, md.String())
 	}
 }

@@ -25,7 +25,7 @@ func notPolicyWarnings(s model.PlanStep) []model.Warning {
 	is := map[model.Warning]bool{}
 	for _, v := range s.Policy {
 		if v.Effect == model.EffectWarn {
-			is[model.Warning{Object: v.Object, Message: "policy " + v.Policy + ": " + v.Message}] = true
+			is[v.Warning()] = true
 		}
 	}
 	var out []model.Warning

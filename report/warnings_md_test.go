@@ -16,7 +16,7 @@ func TestWarningsMDBounded(t *testing.T) {
 		ws = append(ws, model.Warning{Object: fmt.Sprintf("ConfigMap ns/cm-%d", i), Message: "deprecated"})
 	}
 	var b bytes.Buffer
-	writeWarningsMD(&b, []model.StepWarnings{{Name: "many", Warnings: ws}})
+	writeWarningsMD(&b, []model.StepWarnings{{Name: "many", From: model.WarnerAPIServer, Warnings: ws}})
 	out := b.String()
 	if n := strings.Count(out, "\n- "); n != maxWarningsPerStep+1 {
 		t.Errorf("%d list lines, want %d warnings and one line for the rest:\n%s", n, maxWarningsPerStep, out)

@@ -5,14 +5,26 @@ import (
 	"testing"
 )
 
-func TestUpgradeSummarySaysUpgrade(t *testing.T) {
+// A helm step's plan line says the action it plans; other step types
+// have one summary whatever their plan.
+func TestSummaryAsSaysThePlannedAction(t *testing.T) {
 	st := &Step{Helm: &Helm{Chart: "app", Version: "2.0.0", Repo: "https://charts.example.com", Release: "web", Namespace: "apps"}}
-	if got, want := UpgradeSummary(st), "upgrade chart app 2.0.0 from https://charts.example.com as release web into apps"; got != want {
-		t.Errorf("UpgradeSummary = %q, want %q", got, want)
+	for verb, want := range map[HelmVerb]string{
+		HelmInstall:   "install chart app 2.0.0 from https://charts.example.com as release web into apps",
+		HelmUpgrade:   "upgrade chart app 2.0.0 from https://charts.example.com as release web into apps",
+		HelmNoChange:  "no change to chart app 2.0.0 from https://charts.example.com as release web in apps",
+		HelmUninstall: "uninstall chart app 2.0.0 from https://charts.example.com as release web from apps",
+	} {
+		if got := SummaryAs(st, verb); got != want {
+			t.Errorf("SummaryAs(%s) = %q, want %q", verb, got, want)
+		}
+	}
+	if SummaryAs(st, HelmInstall) != Summary(st) {
+		t.Errorf("Summary = %q, want the install line", Summary(st))
 	}
 	apply := &Step{Apply: &Apply{Manifests: []Source{{File: "a.yaml"}}}}
-	if UpgradeSummary(apply) != Summary(apply) {
-		t.Errorf("an apply step has one summary, got %q and %q", UpgradeSummary(apply), Summary(apply))
+	if SummaryAs(apply, HelmUpgrade) != Summary(apply) {
+		t.Errorf("an apply step has one summary, got %q and %q", SummaryAs(apply, HelmUpgrade), Summary(apply))
 	}
 }
 

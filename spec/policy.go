@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -368,6 +369,40 @@ type AdmissionDoc struct {
 	File   string
 	Line   int
 	Object map[string]any
+	// Positions are where each value of the document is written, by field
+	// path ("spec.validations.0.expression").
+	Positions map[string]Pos
+}
+
+// PosOf is where the value at path is written in the document, or the
+// document's start when path is not written there.
+func (d AdmissionDoc) PosOf(path string) Pos {
+	if p, ok := d.Positions[path]; ok {
+		return p
+	}
+	return Pos{File: d.File, Line: d.Line}
+}
+
+// nodePositions records the position of n and every value under it by
+// field path (path "" is n itself).
+func nodePositions(n *yaml.Node, path string, pm *posMap, out map[string]Pos) {
+	out[path] = pm.Pos(n.Line, n.Column)
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			nodePositions(n.Content[i+1], join(n.Content[i].Value), pm, out)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			nodePositions(c, join(strconv.Itoa(i)), pm, out)
+		}
+	}
 }
 
 // policyFile is a --policy file document of khook rules.
@@ -422,7 +457,9 @@ func loadPolicyFiles(s *Spec, files []string) (map[string]*posMap, Problems) {
 				probs = append(probs, Problem{Pos: pm.Pos(root.Line, root.Column), Message: err.Error()})
 				continue
 			}
-			s.Admission = append(s.Admission, AdmissionDoc{File: name, Line: root.Line, Object: jsonCompatible(obj).(map[string]any)})
+			at := map[string]Pos{}
+			nodePositions(root, "", pm, at)
+			s.Admission = append(s.Admission, AdmissionDoc{File: name, Line: root.Line, Object: jsonCompatible(obj).(map[string]any), Positions: at})
 		}
 		if docs == 0 && len(probs) == 0 {
 			probs = append(probs, Problem{Pos: Pos{File: name}, Message: "the policy file is empty: write khook rules (policies: [...]) or ValidatingAdmissionPolicy manifests"})

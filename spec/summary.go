@@ -11,14 +11,24 @@ import (
 // Summary is a one-line, human description of a step's action, e.g.
 // "install chart cilium 1.18.4 from https://helm.cilium.io/ into kube-system".
 // URL credentials are stripped; other secrets are the caller's redactor's job.
-func Summary(st *Step) string { return summary(st, "install") }
+func Summary(st *Step) string { return SummaryAs(st, HelmInstall) }
 
-// UpgradeSummary is Summary as the plan line of a helm step whose release
-// is installed ("upgrade chart ... as release ..."); other step types
-// have one summary whatever their plan.
-func UpgradeSummary(st *Step) string { return summary(st, "upgrade") }
+// HelmVerb is what a helm step's plan line says it does with its chart.
+type HelmVerb string
 
-func summary(st *Step, helmVerb string) string {
+// The verbs of a helm step's plan line, one per planned action.
+const (
+	HelmInstall   HelmVerb = "install"
+	HelmUpgrade   HelmVerb = "upgrade"
+	HelmUninstall HelmVerb = "uninstall"
+	HelmNoChange  HelmVerb = "no change to"
+)
+
+// SummaryAs is Summary as the plan line of a helm step whose action is
+// known ("upgrade chart ... as release ...", "no change to chart ... in
+// ns"): the line says the action it plans. Other step types have one
+// summary whatever their plan.
+func SummaryAs(st *Step, helmVerb HelmVerb) string {
 	if st == nil {
 		return ""
 	}
@@ -59,10 +69,10 @@ func summary(st *Step, helmVerb string) string {
 	return redact.StripURLCredentials(s)
 }
 
-func helmSummary(h *Helm, verb string) string {
+func helmSummary(h *Helm, verb HelmVerb) string {
 	ref := ParseChart(h.Chart)
 	var b strings.Builder
-	b.WriteString(verb + " chart " + h.Chart)
+	b.WriteString(string(verb) + " chart " + h.Chart)
 	if h.Version != "" {
 		b.WriteString(" " + h.Version)
 	}
@@ -77,7 +87,14 @@ func helmSummary(h *Helm, verb string) string {
 	if h.Release != "" && h.Release != base {
 		b.WriteString(" as release " + h.Release)
 	}
-	b.WriteString(inNamespace(h.Namespace, "into"))
+	prep := "into"
+	switch verb {
+	case HelmUninstall:
+		prep = "from"
+	case HelmNoChange:
+		prep = "in"
+	}
+	b.WriteString(inNamespace(h.Namespace, prep))
 	return b.String()
 }
 

@@ -120,6 +120,9 @@ func (r gitlabSink) sections(oc *outcome) {
 			if len(s.LogTail) > 0 {
 				b.WriteString("last pod log lines:\n" + strings.Join(s.LogTail, "\n") + "\n")
 			}
+			for _, w := range s.Warnings {
+				b.WriteString(report.WarningLine(w) + "\n")
+			}
 			if text := s.Diagnosis.Text(""); text != "" {
 				b.WriteString(text + "\n")
 			}
@@ -132,6 +135,9 @@ func (r gitlabSink) sections(oc *outcome) {
 				if line != "" {
 					b.WriteString(line + "\n")
 				}
+			}
+			for _, w := range s.Warnings {
+				b.WriteString(report.WarningLine(w) + "\n")
 			}
 			if s.Diff != "" {
 				b.WriteString(strings.TrimRight(s.Diff, "\n") + "\n")

@@ -12,7 +12,8 @@ import (
 )
 
 // Files lists, sorted and absolute, every file a run of s reads: its spec
-// files (base and overlays), varFiles (--var-file), and per step the local
+// files (base and overlays), varFiles (--var-file), the --policy files
+// loaded with it (s.PolicyFiles), and per step the local
 // inputs its state hash covers (of a step when: excludes, those that exist:
 // the plan's digest of the spec reads them) (spec.Step.Inputs:
 // manifest and values files, local charts, kustomizations), a chart
@@ -34,6 +35,13 @@ func Files(s *spec.Spec, varFiles []string) ([]string, error) {
 	}
 	for _, f := range varFiles {
 		add(f)
+	}
+	// A plan reads its --policy files (the CI input policies) too, so a
+	// change to one is a change to the plan.
+	for _, f := range s.PolicyFiles {
+		if f != spec.StdinName && f != "-" {
+			add(f)
+		}
 	}
 	for _, st := range s.Steps {
 		for _, ref := range st.Inputs() {

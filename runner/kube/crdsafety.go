@@ -309,11 +309,3 @@ func hasPath(v any, path []string) bool {
 	}
 	return false
 }
-
-// Warn adds a warning of khook's own about object to the collector ctx
-// carries (the step's: plan and apply show it with the server's).
-func Warn(ctx context.Context, object, message string) {
-	if w := WarningsOf(ctx); w != nil {
-		w.add(Warning{Object: object, Message: message})
-	}
-}

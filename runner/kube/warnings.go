@@ -5,12 +5,15 @@ import (
 	"sync"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/khook/khook/model"
 )
 
 // Warning is one warning the API server returned (a Warning header, e.g. a
 // deprecated API version or node label), with the object the request was
-// about when the caller said (WithObject).
+// about when the caller said (WithObject), or one of khook's own (Warn).
 type Warning struct {
+	From    model.Warner
 	Object  string // "Deployment shop/web"; "" when the request named none
 	Message string
 }
@@ -76,6 +79,15 @@ func WithWarnings(ctx context.Context, w *Warnings) context.Context {
 	return context.WithValue(ctx, warningsKey{}, w)
 }
 
+// Warn adds a warning of khook's own about object to the collector ctx
+// carries (the step's: plan and apply show it under khook's name, after
+// the server's).
+func Warn(ctx context.Context, object, message string) {
+	if w := WarningsOf(ctx); w != nil {
+		w.add(Warning{From: model.WarnerKhook, Object: object, Message: message})
+	}
+}
+
 // WarningsOf is the collector ctx carries; nil when none.
 func WarningsOf(ctx context.Context) *Warnings {
 	w, _ := ctx.Value(warningsKey{}).(*Warnings)
@@ -105,7 +117,7 @@ func (h warningHandler) HandleWarningHeaderWithContext(ctx context.Context, code
 		return
 	}
 	obj, _ := ctx.Value(objectKey{}).(string)
-	w.add(Warning{Object: obj, Message: text})
+	w.add(Warning{From: model.WarnerAPIServer, Object: obj, Message: text})
 }
 
 // CollectWarnings sets cfg's warning handler: each warning goes to the

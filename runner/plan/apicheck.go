@@ -152,7 +152,7 @@ func OfflineWarnings(p *model.Plan, s *spec.Spec, warnings spec.Problems, asErro
 			if ps == nil || !strings.HasPrefix(w.Path, st.Path+".") {
 				continue
 			}
-			ps.Warnings = append(ps.Warnings, model.Warning{Message: w.String()})
+			ps.Warnings = append(ps.Warnings, model.Warning{From: model.WarnerKhook, Message: w.String()})
 			if asErrors {
 				ps.Action = model.ActionFail
 				ps.Reason = "warnings-as-errors is set, and " + w.String()

@@ -196,13 +196,24 @@ func (pr *probe) failed(err error) error {
 	return nil
 }
 
+// helmVerbs are the verbs of a helm step's plan line per planned action;
+// an action not here (skip, fail, unknown) keeps the step's summary, and
+// its reason says what happens.
+var helmVerbs = map[model.Action]spec.HelmVerb{
+	model.ActionInstall:   spec.HelmInstall,
+	model.ActionUpgrade:   spec.HelmUpgrade,
+	model.ActionUnchanged: spec.HelmNoChange,
+	model.ActionNoop:      spec.HelmNoChange,
+	model.ActionUninstall: spec.HelmUninstall,
+}
+
 // predicted records an executor's prediction: the action and reason, each
 // object with its digests, and the diff.
 func (pr *probe) predicted(p runner.Prediction) error {
 	pr.out.Action, pr.out.Reason = p.Action, p.Reason
-	if p.Action == model.ActionUpgrade { // the plan line says the action it plans
+	if verb, ok := helmVerbs[p.Action]; ok && pr.step.Helm != nil { // the plan line says the action it plans
 		if install := spec.Summary(pr.step); strings.HasPrefix(pr.out.Summary, install) {
-			pr.out.Summary = spec.UpgradeSummary(pr.step) + strings.TrimPrefix(pr.out.Summary, install)
+			pr.out.Summary = spec.SummaryAs(pr.step, verb) + strings.TrimPrefix(pr.out.Summary, install)
 		}
 	}
 	var parts []string

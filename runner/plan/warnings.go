@@ -8,14 +8,17 @@ import (
 	"github.com/khook/khook/runner/kube"
 )
 
-// warned records the API server's warnings to the step's dry runs and,
-// under --warnings-as-errors, plans the step as fail with them.
+// warned records the warnings of the step's dry runs (the API server's
+// and khook's own) and, under --warnings-as-errors, plans the step as fail
+// with the API server's.
 func (pr *probe) warned(w *kube.Warnings) {
 	var lines []string
 	for _, x := range w.List() {
-		wr := model.Warning{Object: pr.Redactor.String(x.Object), Message: pr.Redactor.String(x.Message)}
+		wr := model.Warning{From: x.From, Object: pr.Redactor.String(x.Object), Message: pr.Redactor.String(x.Message)}
 		pr.out.Warnings = append(pr.out.Warnings, wr)
-		lines = append(lines, wr.String())
+		if wr.ByAPIServer() {
+			lines = append(lines, wr.String())
+		}
 	}
 	if pr.WarningsAsErrors && len(lines) > 0 && pr.out.Action != model.ActionFail {
 		pr.out.Action = model.ActionFail

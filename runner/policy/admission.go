@@ -2,7 +2,9 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +21,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	corelisters "k8s.io/client-go/listers/core/v1"
 
@@ -35,27 +38,40 @@ type admissionPolicy struct {
 	file      string
 }
 
-func (set *Set) loadAdmission(docs []spec.AdmissionDoc) error {
+// loadAdmission decodes and compiles the admission documents of the
+// --policy files, every problem at once, each at its FILE:LINE (a CEL
+// expression's at its own line): khook validate reports them, and plan
+// and apply refuse to run with them.
+func (set *Set) loadAdmission(docs []spec.AdmissionDoc) spec.Problems {
+	var probs spec.Problems
+	add := func(pos spec.Pos, format string, args ...any) {
+		probs = append(probs, spec.Problem{Pos: pos, Message: fmt.Sprintf(format, args...)})
+	}
 	byName := map[string]*admissionPolicy{}
 	var bindings []*admissionv1.ValidatingAdmissionPolicyBinding
 	var bindingAt []spec.AdmissionDoc
 	for _, d := range docs {
-		at := fmt.Sprintf("%s:%d", d.File, d.Line)
+		at := d.PosOf("")
 		u := &unstructured.Unstructured{Object: d.Object}
 		gvk := u.GroupVersionKind()
 		switch {
 		case gvk.Group == admissionv1.GroupName && gvk.Kind == "ValidatingAdmissionPolicy":
 			if gvk.Version != "v1" {
-				return fmt.Errorf("%s: ValidatingAdmissionPolicy %s is %s: write admissionregistration.k8s.io/v1", at, u.GetName(), u.GetAPIVersion())
+				add(d.PosOf("apiVersion"), "ValidatingAdmissionPolicy %s is %s: write admissionregistration.k8s.io/v1", u.GetName(), u.GetAPIVersion())
+				continue
 			}
 			p := &admissionv1.ValidatingAdmissionPolicy{}
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(d.Object, p, true); err != nil {
-				return fmt.Errorf("%s: ValidatingAdmissionPolicy %s: %v", at, u.GetName(), err)
+				add(at, "ValidatingAdmissionPolicy %s: %v", u.GetName(), err)
+				continue
 			}
 			defaultPolicy(p)
-			v := compile(p)
-			if err := v.CompileError(); err != nil {
-				return fmt.Errorf("%s: ValidatingAdmissionPolicy %s does not compile: %v", at, p.Name, err)
+			v, bad := compile(p)
+			for _, b := range bad {
+				add(d.PosOf(b.path), "ValidatingAdmissionPolicy %s: %s does not compile: %s", p.Name, b.path, b.msg)
+			}
+			if err := v.CompileError(); err != nil && len(bad) == 0 {
+				add(at, "ValidatingAdmissionPolicy %s does not compile: %v", p.Name, err)
 			}
 			ap := &admissionPolicy{policy: p, validator: v, file: d.File}
 			byName[p.Name] = ap
@@ -63,7 +79,8 @@ func (set *Set) loadAdmission(docs []spec.AdmissionDoc) error {
 		case gvk.Group == admissionv1.GroupName && gvk.Kind == "ValidatingAdmissionPolicyBinding":
 			b := &admissionv1.ValidatingAdmissionPolicyBinding{}
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(d.Object, b, true); err != nil {
-				return fmt.Errorf("%s: ValidatingAdmissionPolicyBinding %s: %v", at, u.GetName(), err)
+				add(at, "ValidatingAdmissionPolicyBinding %s: %v", u.GetName(), err)
+				continue
 			}
 			if b.Spec.MatchResources != nil {
 				defaultMatch(b.Spec.MatchResources)
@@ -71,7 +88,7 @@ func (set *Set) loadAdmission(docs []spec.AdmissionDoc) error {
 			bindings = append(bindings, b)
 			bindingAt = append(bindingAt, d)
 		case gvk.Group == admissionv1.GroupName:
-			return fmt.Errorf("%s: %s is not supported in a policy file: khook evaluates ValidatingAdmissionPolicy and its bindings", at, gvk.Kind)
+			add(at, "%s is not supported in a policy file: khook evaluates ValidatingAdmissionPolicy and its bindings", gvk.Kind)
 		default:
 			set.params = append(set.params, u)
 		}
@@ -79,9 +96,14 @@ func (set *Set) loadAdmission(docs []spec.AdmissionDoc) error {
 	for i, b := range bindings {
 		ap := byName[b.Spec.PolicyName]
 		if ap == nil {
-			return fmt.Errorf("%s:%d: ValidatingAdmissionPolicyBinding %s binds policy %q, which no --policy file holds", bindingAt[i].File, bindingAt[i].Line, b.Name, b.Spec.PolicyName)
+			add(bindingAt[i].PosOf("spec.policyName"), "ValidatingAdmissionPolicyBinding %s binds policy %q, which no --policy file holds", b.Name, b.Spec.PolicyName)
+			continue
 		}
 		ap.bindings = append(ap.bindings, b)
+	}
+	if len(probs) > 0 {
+		probs.Sort()
+		return probs
 	}
 	for _, ap := range set.admission {
 		if len(ap.bindings) == 0 {
@@ -129,27 +151,39 @@ func defaultMatch(m *admissionv1.MatchResources) {
 	}
 }
 
+// badExpr is an expression of a policy that does not compile: its field
+// path in the policy and the compiler's word, one line.
+type badExpr struct{ path, msg string }
+
 // compile is the API server's own compilation of a policy
 // (validating.compilePolicy, unexported): the same composited environment
 // with variables, match conditions, validations and message expressions.
-func compile(p *admissionv1.ValidatingAdmissionPolicy) validating.Validator {
+// It returns each expression that does not compile, as the API server
+// refuses such a policy when it is created; the validator alone would
+// only fail each request it is asked about.
+func compile(p *admissionv1.ValidatingAdmissionPolicy) (validating.Validator, []badExpr) {
 	hasParam := p.Spec.ParamKind != nil
 	optionalVars := cel.OptionalVariableDeclarations{HasParams: hasParam, HasAuthorizer: true}
 	expressionVars := cel.OptionalVariableDeclarations{HasParams: hasParam, HasAuthorizer: false}
 	c, err := cel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	if err != nil {
-		return validating.NewValidator(nil, nil, nil, nil, p.Spec.FailurePolicy, err)
+		return validating.NewValidator(nil, nil, nil, nil, p.Spec.FailurePolicy, err), nil
 	}
-	vars := make([]cel.NamedExpressionAccessor, len(p.Spec.Variables))
+	var bad []badExpr
+	check := func(path string, res cel.CompilationResult) {
+		if res.Error != nil {
+			bad = append(bad, badExpr{path, compileMessage(res.Error)})
+		}
+	}
 	for i, v := range p.Spec.Variables {
-		vars[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
+		check(fmt.Sprintf("spec.variables.%d.expression", i), c.CompileAndStoreVariable(&validating.Variable{Name: v.Name, Expression: v.Expression}, optionalVars, environment.StoredExpressions))
 	}
-	c.CompileAndStoreVariables(vars, optionalVars, environment.StoredExpressions)
 	var matcher matchconditions.Matcher
 	if len(p.Spec.MatchConditions) > 0 {
 		acc := make([]cel.ExpressionAccessor, len(p.Spec.MatchConditions))
 		for i := range p.Spec.MatchConditions {
 			acc[i] = (*matchconditions.MatchCondition)(&p.Spec.MatchConditions[i])
+			check(fmt.Sprintf("spec.matchConditions.%d.expression", i), c.CompileCELExpression(acc[i], optionalVars, environment.StoredExpressions))
 		}
 		matcher = matchconditions.NewMatcher(c.CompileCondition(acc, optionalVars, environment.StoredExpressions), p.Spec.FailurePolicy, "policy", "validate", p.Name)
 	}
@@ -157,13 +191,16 @@ func compile(p *admissionv1.ValidatingAdmissionPolicy) validating.Validator {
 	messages := make([]cel.ExpressionAccessor, len(p.Spec.Validations))
 	for i, v := range p.Spec.Validations {
 		validations[i] = &validating.ValidationCondition{Expression: v.Expression, Message: v.Message, Reason: v.Reason}
+		check(fmt.Sprintf("spec.validations.%d.expression", i), c.CompileCELExpression(validations[i], optionalVars, environment.StoredExpressions))
 		if v.MessageExpression != "" {
 			messages[i] = &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}
+			check(fmt.Sprintf("spec.validations.%d.messageExpression", i), c.CompileCELExpression(messages[i], expressionVars, environment.StoredExpressions))
 		}
 	}
 	audits := make([]cel.ExpressionAccessor, len(p.Spec.AuditAnnotations))
 	for i, a := range p.Spec.AuditAnnotations {
 		audits[i] = &validating.AuditAnnotationCondition{Key: a.Key, ValueExpression: a.ValueExpression}
+		check(fmt.Sprintf("spec.auditAnnotations.%d.valueExpression", i), c.CompileCELExpression(audits[i], optionalVars, environment.StoredExpressions))
 	}
 	return validating.NewValidator(
 		c.CompileCondition(validations, optionalVars, environment.StoredExpressions),
@@ -172,7 +209,24 @@ func compile(p *admissionv1.ValidatingAdmissionPolicy) validating.Validator {
 		c.CompileCondition(messages, expressionVars, environment.StoredExpressions),
 		p.Spec.FailurePolicy,
 		nil,
-	)
+	), bad
+}
+
+// compileMessage is a compile error in one line: each CEL issue with its
+// column ("undeclared reference to 'nosuchfn' ... (column 12)"), or the
+// error's own text ("must evaluate to bool but got string").
+func compileMessage(e *apiservercel.Error) string {
+	var ce *apiservercel.CompilationError
+	if errors.As(e.Cause, &ce) && ce.Issues != nil {
+		var msgs []string
+		for _, x := range ce.Issues.Errors() {
+			msgs = append(msgs, fmt.Sprintf("%s (column %d)", x.Message, x.Location.Column()+1))
+		}
+		if len(msgs) > 0 {
+			return strings.Join(msgs, "; ")
+		}
+	}
+	return oneLine(e.Detail)
 }
 
 // operation is the admission operation apply's request for the change

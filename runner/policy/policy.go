@@ -38,14 +38,16 @@ type Set struct {
 }
 
 // New compiles the policies of s: its rules (compiled at load) and the
-// admission policies of its --policy files. Nil when s has none.
+// admission policies of its --policy files. Nil when s has none. An
+// admission policy that does not decode or compile is an error of
+// spec.Problems, each at its FILE:LINE (khook validate reports them).
 func New(s *spec.Spec) (*Set, error) {
 	if len(s.Policies) == 0 && len(s.Admission) == 0 {
 		return nil, nil
 	}
 	set := &Set{rules: s.Policies, Files: s.PolicyFiles}
-	if err := set.loadAdmission(s.Admission); err != nil {
-		return nil, err
+	if probs := set.loadAdmission(s.Admission); len(probs) > 0 {
+		return nil, probs
 	}
 	return set, nil
 }

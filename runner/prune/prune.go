@@ -71,7 +71,7 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 				ps.Action = d.Action
 			}
 			if d.Action == model.ActionKeep {
-				ps.Warnings = append(ps.Warnings, model.Warning{Object: it.String(), Message: "pruning keeps it: " + d.Kept})
+				ps.Warnings = append(ps.Warnings, model.Warning{From: model.WarnerKhook, Object: it.String(), Message: "pruning keeps it: " + d.Kept})
 			}
 		}
 		if len(ps.Objects) > 0 {

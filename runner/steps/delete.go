@@ -73,7 +73,7 @@ func (x *DeleteExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Out
 func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []runner.PlannedObject, error) {
 	var out runner.Outcome
 	var gone []runner.PlannedObject
-	var kept []string
+	var kept, went []string
 	objs, err := kube.LoadManifests(ctx, x.BaseDir, d.Manifests, x.Redactor)
 	if err != nil {
 		return out, nil, err
@@ -116,13 +116,16 @@ func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry bool
 		victims = append(victims, *v)
 		gone = append(gone, live)
 		out.Changes = append(out.Changes, change(model.DidDelete, m, v.Namespace, v.Name))
+		if live.With != "" { // deleteData: true; the result says the data went
+			went = append(went, heldName(live)+" and "+live.With)
+		}
 	}
 	if !dry {
 		if err := kube.WaitGone(ctx, c, victims); err != nil {
 			return out, nil, err
 		}
 	}
-	out.Detail = deleteDetail(len(victims), missing) + keptDetail(kept)
+	out.Detail = deleteDetail(len(victims), missing) + wentDetail(went) + keptDetail(kept)
 	return out, gone, nil
 }
 
@@ -188,6 +191,15 @@ func DeleteDecision(ctx context.Context, c *kube.Clients, d *spec.Delete, live *
 		return model.ActionDelete, "deleteCRDs: true", "its " + usage.String(), nil
 	}
 	return model.ActionKeep, usage.String() + " exist: deleting the CRD deletes them; set deleteCRDs: true on the step to delete both", "", nil
+}
+
+// wentDetail says what data went with the deleted objects: "; deleted
+// PersistentVolumeClaim shop/data and its data (...)".
+func wentDetail(went []string) string {
+	if len(went) == 0 {
+		return ""
+	}
+	return "; deleted " + strings.Join(went, ", ")
 }
 
 func keptDetail(kept []string) string {
@@ -309,7 +321,13 @@ func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry bool)
 			return out, nil, err
 		}
 	}
-	out.Detail = fmt.Sprintf("deleted %s", plural(len(victims), "object", "objects")) + keptDetail(kept)
+	var went []string
+	for _, o := range gone {
+		if o.Action == model.ActionDelete && o.With != "" {
+			went = append(went, heldName(o)+" and "+o.With)
+		}
+	}
+	out.Detail = fmt.Sprintf("deleted %s", plural(len(victims), "object", "objects")) + wentDetail(went) + keptDetail(kept)
 	if len(victims) == 0 && len(kept) == 0 {
 		out.Detail = fmt.Sprintf("nothing to delete: no %s", t)
 	}

@@ -149,8 +149,8 @@ func TestDeleteKeepsCRDWithData(t *testing.T) {
 		t.Errorf("delete without deleteCRDs: %q, %d writes; want %q", out.Detail, out.Writes, want)
 	}
 	st.Delete.DeleteCRDs = true
-	if out := run(t, x, st); out.Detail != "deleted 1 object" {
-		t.Errorf("delete with deleteCRDs: %q", out.Detail)
+	if out, want := run(t, x, st), "deleted 1 object; deleted CRD widgets."+group+" and its 1 Widget object in 1 namespace"; out.Detail != want {
+		t.Errorf("delete with deleteCRDs: %q, want %q (the data that went)", out.Detail, want)
 	}
 	crds := env.Clients.Dynamic.Resource(kube.CRDMapping.Resource)
 	if _, err := crds.Get(context.Background(), "widgets."+group, metav1.GetOptions{}); !apierrors.IsNotFound(err) {

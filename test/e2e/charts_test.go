@@ -98,6 +98,14 @@ func TestChartPostRenderer(t *testing.T) {
 	if !strings.Contains(p.Steps[0].Diff, "replicas: 5") {
 		t.Errorf("the plan's diff has no patched replicas:\n%s", p.Steps[0].Diff)
 	}
+	// The plan line says the action it plans: install, no change, upgrade.
+	planLine := func(action model.Action, verb string) {
+		t.Helper()
+		if p.Steps[0].Action == action && !strings.HasPrefix(p.Steps[0].Summary, verb+" chart ") {
+			t.Errorf("plan %s: line %q, want it to start %q", action, p.Steps[0].Summary, verb+" chart")
+		}
+	}
+	planLine(model.ActionInstall, "install")
 	out := khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
 	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	ctx := t.Context()
@@ -109,12 +117,14 @@ func TestChartPostRenderer(t *testing.T) {
 	if p = planJSON(t, nil, file); p.Steps[0].Action != model.ActionUnchanged {
 		t.Errorf("converged plan: %s (%s)", p.Steps[0].Action, p.Steps[0].Reason)
 	}
+	planLine(model.ActionUnchanged, "no change to")
 	_, err = kc.Client.AppsV1().Deployments(ns).Patch(ctx, "app-demo", types.MergePatchType, []byte(`{"spec":{"replicas":2}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
 	must(t, err)
 	p = planJSON(t, nil, file)
 	if p.Steps[0].Action != model.ActionUpgrade || !strings.Contains(p.Steps[0].Reason, "drifted") {
 		t.Errorf("after the edit: %s (%s), want drift", p.Steps[0].Action, p.Steps[0].Reason)
 	}
+	planLine(model.ActionUpgrade, "upgrade")
 }
 
 // A passing chart test, and a failing one with its pod's log tail.

@@ -169,6 +169,14 @@ func TestTemplatedCRDWithDataIsKept(t *testing.T) {
 	if !strings.Contains(p.Steps[0].Reason, "keeps CRD "+crdName) || len(p.Steps[0].Warnings) == 0 {
 		t.Errorf("plan: reason %q, warnings %v: want the kept CRD in both", p.Steps[0].Reason, p.Steps[0].Warnings)
 	}
+	for _, w := range p.Steps[0].Warnings { // the kept CRD is khook's word, not the server's
+		if strings.Contains(w.Object, crdName) && w.From != model.WarnerKhook {
+			t.Errorf("plan: warning %+v about the kept CRD is not khook's", w)
+		}
+	}
+	if text := khook(t, invocation{Args: []string{"plan", "-f", off}}); !strings.Contains(text.Stdout, "warning from khook: customresourcedefinition.apiextensions.k8s.io/"+crdName) {
+		t.Errorf("plan text does not put the kept CRD under khook's name:\n%s", text.Stdout)
+	}
 	out = khook(t, invocation{Args: []string{"apply", "-f", off, "-o", "json"}})
 	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 	if d := out.Results.Steps[0].Detail; !strings.Contains(d, "kept CRD "+crdName+" (1 Thing object in 1 namespace)") {

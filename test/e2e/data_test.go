@@ -149,6 +149,9 @@ func TestPruneKeepsDataWithoutAWord(t *testing.T) {
 	if !strings.Contains(text, "keep") || !strings.Contains(text, "set prune: {data: true}") || strings.Contains(text, "delete  PersistentVolumeClaim") {
 		t.Errorf("the text plan does not say the claim is kept and why:\n%s", text)
 	}
+	if v, want := model.PlanVerdict(&p, false).Text, "No changes to apply; 1 object kept: PersistentVolumeClaim "+ns+"/a."; v != want {
+		t.Errorf("the verdict of a plan that keeps a claim = %q, want %q", v, want)
+	}
 	out := applySpec(t, v2)
 	if out.Code != 0 {
 		t.Fatalf("apply v2: exit %d\n%s%s", out.Code, out.Stdout, out.Stderr)
@@ -247,8 +250,15 @@ func TestDeleteStepKeepsDataWithoutAWord(t *testing.T) {
 				t.Errorf("%s: the %s does not name the data that goes:\n%s", c.name, sink, said)
 			}
 		}
-		if out := applySpec(t, file); out.Code != 0 {
+		out = applySpec(t, file)
+		if out.Code != 0 {
 			t.Fatalf("%s: apply with deleteData: exit %d\n%s%s", c.name, out.Code, out.Stdout, out.Stderr)
+		}
+		went := "deleted PersistentVolumeClaim " + ns + "/" + c.claim + " and " + with
+		for _, st := range out.Results.Steps {
+			if st.Name == "drop" && !strings.Contains(st.Detail, went) {
+				t.Errorf("%s: apply's detail %q does not say the data went (%q)", c.name, st.Detail, went)
+			}
 		}
 		if got := claimUID(t, ns, c.claim); got != "" {
 			t.Errorf("%s: claim %s still there (uid %s) with deleteData: true", c.name, c.claim, got)

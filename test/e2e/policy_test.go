@@ -178,6 +178,32 @@ func TestPolicyBadRulesRefused(t *testing.T) {
 	}
 }
 
+// An admission policy of a --policy file whose CEL does not compile is
+// refused by validate, plan --offline and a live plan, exit 2, each
+// expression at its FILE:LINE with the compiler's word on one line.
+func TestPolicyBadAdmissionPolicyRefused(t *testing.T) {
+	ns := namespace(t)
+	bad := testdata("policies", "badvap.yaml")
+	for _, args := range [][]string{
+		policyArgs("validate", ns, "nginx:1.27", "--policy", bad),
+		policyArgs("plan", ns, "nginx:1.27", "--policy", bad, "--offline"),
+		policyArgs("plan", ns, "nginx:1.27", "--policy", bad),
+	} {
+		out := khook(t, invocation{Args: args})
+		if out.Code != 2 {
+			t.Errorf("%s: exit %d, want 2\n%s%s", strings.Join(args, " "), out.Code, out.Stdout, out.Stderr)
+		}
+		for _, want := range []*regexp.Regexp{
+			regexp.MustCompile(`badvap\.yaml:11:\d+: ValidatingAdmissionPolicy bad-replicas: spec\.validations\.0\.expression does not compile: undeclared reference to 'objekt'.*\(column \d+\)\n`),
+			regexp.MustCompile(`badvap\.yaml:13:\d+: ValidatingAdmissionPolicy bad-replicas: spec\.validations\.1\.messageExpression does not compile: must evaluate to string.*\n`),
+		} {
+			if !want.MatchString(out.Stderr) {
+				t.Errorf("%s does not print %s\n%s", strings.Join(args, " "), want, out.Stderr)
+			}
+		}
+	}
+}
+
 func configMap(ns, name string, labels map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels}, Data: map[string]string{"color": "blue"}}
 }

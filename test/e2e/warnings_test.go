@@ -3,6 +3,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/model"
 )
 
 // A warning the API server sends (a deprecated node label) is attributed
@@ -29,7 +31,7 @@ func TestAPIWarningsAreAttributedAndCanFail(t *testing.T) {
 	expectSteps(t, apply, []want{{Name: "web", Status: "ok", Attempts: 1}})
 	if apply.Results != nil && len(apply.Results.Steps) == 1 {
 		ws := apply.Results.Steps[0].Warnings
-		if len(ws) == 0 || ws[0].Object != object || !strings.Contains(ws[0].Message, deprecated) {
+		if len(ws) == 0 || ws[0].Object != object || !strings.Contains(ws[0].Message, deprecated) || ws[0].From != model.WarnerAPIServer {
 			t.Errorf("apply -o json: warnings %+v, want the deprecated label on %s", ws, object)
 		}
 	}

@@ -9,7 +9,6 @@ package files
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -61,15 +60,6 @@ func Run(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range opts.Spec.Policies {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return err
-		}
-		list = append(list, abs)
-	}
-	slices.Sort(list)
-	list = slices.Compact(list)
 	cwd, _ := os.Getwd()
 	var b strings.Builder
 	for _, p := range list {

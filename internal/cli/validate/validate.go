@@ -16,6 +16,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/runner/plan"
+	"github.com/khook/khook/runner/policy"
 	"github.com/khook/khook/spec"
 )
 
@@ -40,7 +41,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 conditions, check every field and the DAG — without touching a cluster.
 Every manifest of an apply step and every local chart a helm step renders
 is checked against the OpenAPI schemas and API versions of --kube-version.
-Every problem is printed as file:line:col: message (hint); exit 2 if any.`,
+With --policy, the khook rules and the admission policies' CEL of each file
+compile too. Every problem is printed as file:line:col: message (hint);
+exit 2 if any.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cmdutil.CheckOutput(opts.Output, cmdutil.OutputText, cmdutil.OutputJSON); err != nil {
@@ -80,6 +83,16 @@ func Run(opts *Options) error {
 	if err == nil {
 		var problems spec.Problems
 		problems, warnings = plan.CheckAPIs(context.Background(), s, kv)
+		// The admission policies of --policy files compile as plan and
+		// apply compile them (the spec's own rules compiled at load).
+		if _, perr := policy.New(s); perr != nil {
+			var ps spec.Problems
+			if !errors.As(perr, &ps) {
+				ps = spec.Problems{{Message: perr.Error()}}
+			}
+			problems = append(problems, ps...)
+			problems.Sort()
+		}
 		if opts.WarningsAsErrors {
 			problems, warnings = append(problems, warnings...), nil
 			problems.Sort()

@@ -110,4 +110,25 @@ func TestGitHubActionChangedOnly(t *testing.T) {
 	if outs["planned"] != "true" || outs["changes"] != "true" || !strings.Contains(summary, "would change the cluster") {
 		t.Errorf("touched spec: planned=%q changes=%q\n%s", outs["planned"], outs["changes"], summary)
 	}
+
+	// A commit changing only a policy file: a plan given it (the input
+	// policies) reads it, so it plans; a plan without it does not.
+	g.Write(t, "policies/rules.yaml", "policies:\n- name: small\n  warn: \"false\"\n  message: never\n")
+	git("add", ".")
+	git("commit", "-qm", "a policy")
+	head = git("rev-parse", "HEAD")
+	g.Write(t, "policies/rules.yaml", "policies:\n- name: small\n  warn: \"false\"\n  message: still never\n")
+	git("commit", "-qam", "the policy's message")
+	base, head = head, git("rev-parse", "HEAD")
+	event = fmt.Sprintf(`{"action":"synchronize","number":9,"pull_request":{"number":9,"base":{"sha":%q},"head":{"sha":%q,"repo":{"fork":false}}}}`, base, head)
+	if err := os.WriteFile(filepath.Join(g.Dir, "event.json"), []byte(event), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if outs, summary = plan("eu"); outs["planned"] != "false" {
+		t.Errorf("a plan without the policy file planned on its change: planned=%q\n%s", outs["planned"], summary)
+	}
+	g.Set("INPUT_POLICIES=policies/rules.yaml")
+	if outs, summary = plan("eu"); outs["planned"] != "true" {
+		t.Errorf("a plan given the changed policy file did not plan: planned=%q\n%s", outs["planned"], summary)
+	}
 }

@@ -150,6 +150,14 @@ func TestDataKeptWithoutAWordInEveryCIOutput(t *testing.T) {
 			t.Errorf("the plan's %s says a claim goes:\n%s", sink, text)
 		}
 	}
+	// A plan that keeps what the spec dropped does not say the cluster
+	// matches the spec: the headline (log, summary, comment) says what it keeps.
+	headline := fmt.Sprintf("No changes to apply; 1 object kept: PersistentVolumeClaim %s/a.", ns)
+	for sink, text := range map[string]string{"log": res.Stdout, "summary": summary, "comment": comment()} {
+		if !strings.Contains(text, headline) || strings.Contains(text, "matches the spec") {
+			t.Errorf("the plan's %s lacks the headline %q (or says the cluster matches the spec):\n%s", sink, headline, text)
+		}
+	}
 	// The step table's row (summary and comment alike): the keep and why.
 	row := fmt.Sprintf("| prune/store | prune | keep | keep PersistentVolumeClaim %s/a (%s) |", ns, kept)
 	for sink, text := range map[string]string{"summary": summary, "comment": comment()} {
@@ -195,6 +203,13 @@ func TestDataKeptWithoutAWordInEveryCIOutput(t *testing.T) {
 	for sink, text := range map[string]string{"log": res.Stdout, "summary": summary, "comment": comment()} {
 		if !strings.Contains(text, goes) {
 			t.Errorf("the plan's %s does not name the data that goes (%q):\n%s", sink, goes, text)
+		}
+	}
+	// The step table's row says the data goes with the claim.
+	row = fmt.Sprintf("| prune/store | prune | **delete** | delete PersistentVolumeClaim %s/b and %s (", ns, with("b"))
+	for sink, text := range map[string]string{"summary": summary, "comment": comment()} {
+		if !strings.Contains(text, row) {
+			t.Errorf("the plan's %s lacks the row %q:\n%s", sink, row, text)
 		}
 	}
 	var warned bool
