@@ -72,7 +72,15 @@ func SummaryAs(st *Step, helmVerb HelmVerb) string {
 func helmSummary(h *Helm, verb HelmVerb) string {
 	ref := ParseChart(h.Chart)
 	var b strings.Builder
-	b.WriteString(string(verb) + " chart " + h.Chart)
+	switch {
+	case !h.OnlyCRDs():
+		b.WriteString(string(verb) + " chart ")
+	case verb == HelmNoChange:
+		b.WriteString("no change to the CRDs of chart ")
+	default: // crds: only installs and upgrades nothing: it applies
+		b.WriteString("apply the CRDs of chart ")
+	}
+	b.WriteString(h.Chart)
 	if h.Version != "" {
 		b.WriteString(" " + h.Version)
 	}
@@ -81,7 +89,7 @@ func helmSummary(h *Helm, verb HelmVerb) string {
 	}
 	if h.OnlyCRDs() {
 		b.WriteString(" (crds: only, no release)")
-		return strings.Replace(b.String(), verb+" chart ", "apply the CRDs of chart ", 1)
+		return b.String()
 	}
 	base := strings.TrimSuffix(path.Base(ref.Name), ".tgz")
 	if h.Release != "" && h.Release != base {
