@@ -49,8 +49,8 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		p.Release.Revision = last.Version
 	}
 	dec := e.decide(ctx, r, true)
-	if r.Chart() != nil { // loaded
-		p.Release.Chart, p.Release.Values, p.Release.ChartName = ChartContent(r.Chart()), r.Values, chartName(r.Chart())
+	if r.src != nil { // loaded
+		p.Release.Chart, p.Release.Values, p.Release.ChartName = ChartContent(r.src.Chart), r.Values, chartName(r.src.Chart)
 	}
 	var from string // what is installed
 	if installed {
@@ -63,7 +63,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	case dec.do == doFail:
 		return p, dec.err
 	case dec.do == doUnchanged:
-		p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+chartsource.DependenciesNote(r.Dependencies())+TestsNote(TestsDue(last, h))
+		p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+chartsource.DependenciesNote(r.src.Deps)+TestsNote(TestsDue(last, h))
 		return p, nil
 	case dec.do == doUpgrade && len(dec.drift) > 0:
 		p.Action = model.ActionUpgrade
@@ -72,9 +72,7 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		return p, nil
 	}
 	// doInstall or doUpgrade: the same action as apply's, dry run.
-	target := chartVersion(r.Chart())
-	ignore, _ := kube.IgnoreOptions(st.Ignored) // validated
-	sameC, sameV := r.Same()
+	target := chartVersion(r.src.Chart)
 	uncompared := dec.uncompared // the drift check of a converged release failed: apply upgrades
 
 	res, err := e.DryRun(ctx, r, DryRunOptions{APIVersions: in.APIVersions, CRDs: in.CRDs, Lookup: in.Lookup})
@@ -107,13 +105,13 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to revision %d, chart %s", from, last.Info.Status, res.Version, target)
 	default:
 		var why []string
-		if r.PostRenderersChanged() {
+		if r.postRenderersChanged {
 			why = append(why, "post-renderers changed")
 		}
-		if !sameC && (!r.PostRenderersChanged() || chartVersion(last.Chart) != target) {
+		if !r.sameChart && (!r.postRenderersChanged || chartVersion(last.Chart) != target) {
 			why = append(why, "chart "+chartVersion(last.Chart)+" -> "+target)
 		}
-		if !sameV {
+		if !r.sameValues {
 			why = append(why, "values changed")
 		}
 		if uncompared != nil {
@@ -121,14 +119,14 @@ func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		}
 		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
 	}
-	p.Reason += chartsource.DependenciesNote(r.Dependencies()) + TestsNote(TestsToRun(res, h))
+	p.Reason += chartsource.DependenciesNote(r.src.Deps) + TestsNote(TestsToRun(res, h))
 	if len(r.Adopts) > 0 { // takeOwnership
 		p.Reason += "; takes ownership of " + strings.Join(r.Adopts, ", ")
 	}
 	// Each rendered object against the cluster (with or without --diff):
 	// the server's dry run of each is what the upgrade sends, so what it
 	// refuses fails the step, as it fails the upgrade.
-	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: ignore, OnImmutable: st.OnImmutable, Planned: r.ChecksKind})
+	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: r.ignore, OnImmutable: st.OnImmutable, Planned: r.ChecksKind})
 	if err != nil {
 		var refused *kube.RefusedError
 		if errors.As(err, &refused) {

@@ -9,7 +9,6 @@ import (
 
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
-	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/postrenderer"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -44,6 +43,18 @@ type Release struct {
 	// resources of them exist (crdGuard).
 	Kept []string
 
+	// What Load found comparing the step's chart and values with Last
+	// (false before Load, and without a revision): the release was made
+	// from the step's chart (SameChart, on the chart as a release stores
+	// it, rendered through the step's post-renderers) and values
+	// (SameValues), and with other post-renderers than the step's.
+	sameChart, sameValues, postRenderersChanged bool
+	// ignore are the step's ignore rules compiled (Open); ignoreErr is a
+	// rule that does not compile though the spec validated it, which the
+	// upgrade reports.
+	ignore    kube.ChangeOptions
+	ignoreErr error
+
 	planned []*unstructured.Unstructured // the crds/ CRDs the dry run creates or changes, as sent
 	earlier []*unstructured.Unstructured // CRDs earlier steps change (DryRunOptions.CRDs)
 	step    *spec.Step
@@ -55,31 +66,6 @@ type Release struct {
 // Installed: the release has a revision that is not uninstalled (installed).
 func (r *Release) Installed() bool { return installed(r.Last) }
 
-// Chart is the chart the step installs; nil until Load.
-func (r *Release) Chart() *chartv2.Chart {
-	if r.src == nil {
-		return nil
-	}
-	return r.src.Chart
-}
-
-// Same reports whether the deployed release was made from the step's chart
-// (SameChart, on the chart as a release stores it, rendered through the
-// step's post-renderers) and values (SameValues).
-func (r *Release) Same() (chart, values bool) {
-	if r.Last == nil || r.src == nil {
-		return false, false
-	}
-	chart = SameChart(r.Last.Chart, AsStored(r.src.Chart, r.src.Load, r.Values)) && chartsource.SamePostRender(r.Last.Labels, r.step.Helm)
-	return chart, SameValues(r.Last.Config, r.Values)
-}
-
-// PostRenderersChanged: the release was made with other post-renderers
-// than the step's.
-func (r *Release) PostRenderersChanged() bool {
-	return r.Last != nil && !chartsource.SamePostRender(r.Last.Labels, r.step.Helm)
-}
-
 // Open starts a Helm session in the release namespace and reads the
 // release's latest revision.
 func (e *Executor) Open(step *spec.Step) (*Release, error) {
@@ -89,6 +75,7 @@ func (e *Executor) Open(step *spec.Step) (*Release, error) {
 		return nil, err
 	}
 	r.step = step
+	r.ignore, r.ignoreErr = kube.IgnoreOptions(step.Ignored)
 	return r, nil
 }
 
@@ -102,7 +89,9 @@ func (e *Executor) OpenRelease(name, ns string) (*Release, error) {
 	return &Release{Name: name, Namespace: ns, Last: last, sess: sess}, nil
 }
 
-// Load fetches the step's chart and reads its values, as apply does.
+// Load fetches the step's chart and reads its values, as apply does, and
+// compares them with the installed revision's: everything the decision
+// needs of the chart, gathered before it decides.
 func (e *Executor) Load(ctx context.Context, r *Release) error {
 	src, err := e.charts.Fetch(ctx, r.step.Helm)
 	if err != nil {
@@ -113,6 +102,12 @@ func (e *Executor) Load(ctx context.Context, r *Release) error {
 		return fmt.Errorf("release %s: %w", r.Name, err)
 	}
 	r.src, r.Values = src, vals
+	if r.Last != nil {
+		samePost := chartsource.SamePostRender(r.Last.Labels, r.step.Helm)
+		r.sameChart = SameChart(r.Last.Chart, AsStored(src.Chart, src.Load, vals)) && samePost
+		r.sameValues = SameValues(r.Last.Config, vals)
+		r.postRenderersChanged = !samePost
+	}
 	return nil
 }
 
@@ -199,10 +194,10 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		res, err = e.install(ctx, r.sess, h, r.Name, r.Namespace, r.src.Chart, r.Values, timeout, r.Last != nil, dry, post)
 	} else {
 		var post postrenderer.PostRenderer
-		if opts, oerr := kube.IgnoreOptions(r.step.Ignored); oerr != nil {
-			return nil, fmt.Errorf("step %q: %w", r.step.Name, oerr)
-		} else if opts.Ignores() {
-			post = leaveIgnored{ctx: ctx, clients: e.clients, opts: opts, namespace: r.Namespace}
+		if r.ignoreErr != nil {
+			return nil, fmt.Errorf("step %q: %w", r.step.Name, r.ignoreErr)
+		} else if r.ignore.Ignores() {
+			post = leaveIgnored{ctx: ctx, clients: e.clients, opts: r.ignore, namespace: r.Namespace}
 		}
 		if dry == action.DryRunNone {
 			post = chainPostRenderers(immutableCheck{ctx: ctx, clients: e.clients, onImmutable: r.step.OnImmutable, release: r.Name, namespace: r.Namespace}, post)
@@ -330,15 +325,6 @@ func (g lookupGetter) ToRESTConfig() (*rest.Config, error) {
 // through Helm's resource builder only the text is left.
 func isNoKindMatch(err error) bool {
 	return meta.IsNoMatchError(err) || strings.Contains(err.Error(), "no matches for kind")
-}
-
-// Dependencies says which dependencies the step's chart needs built and
-// whether each is cached (nil when it vendors them all or has none).
-func (r *Release) Dependencies() []chartsource.DependencyFetch {
-	if r.src == nil {
-		return nil
-	}
-	return r.src.Deps
 }
 
 // awaitDroppedCRDs waits, by watch within the step's time, until the CRDs
