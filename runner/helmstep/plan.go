@@ -5,12 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
 
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
+	rel "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
@@ -227,4 +235,242 @@ func chartName(ch *chartv2.Chart) string {
 		return ch.Metadata.Name
 	}
 	return ""
+}
+
+// The plan's dry run: Helm's own server-side dry run of the install or
+// upgrade apply would run (DryRun), and what that cannot see by itself: a
+// rendered field the API server refuses (checkFields) and a namespace the
+// chart writes into that nobody creates (CheckNamespaces).
+
+// DryRunOptions are what a plan knows that the cluster does not yet.
+type DryRunOptions struct {
+	// APIVersions are served by the time the step runs: the CRDs earlier
+	// steps of the plan create ("group/version" and "group/version/Kind").
+	APIVersions []string
+	// CRDs are the CRDs earlier steps of the plan apply: the release's
+	// custom resources of their kinds are checked against them where they
+	// change what the cluster holds, not against the CRDs live.
+	CRDs []*unstructured.Unstructured
+	// Lookup, when set, gives the REST config the chart's templates read
+	// the cluster through (lookup), from the session's own: the plan's
+	// lookup-secrets policy. Release storage keeps the session's.
+	Lookup func(*rest.Config) *rest.Config
+}
+
+// DryRun runs the install or upgrade apply would run, as Helm's server-side
+// dry run: the same action with the same settings, the cluster's
+// capabilities (plus opts.APIVersions), the next revision, the same lookup
+// client and the same pre-flight checks (an object owned by another
+// release). It returns the release as apply would make it, or apply's
+// error sentence for a step that would fail. It writes nothing.
+func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (*rel.Release, error) {
+	caps, err := e.dryRunCapabilities()
+	if err != nil {
+		return nil, e.clients.Explain(fmt.Errorf("release %s: cannot read the cluster's capabilities: %w", r.Name, err))
+	}
+	caps = caps.Copy()
+	caps.APIVersions = append(caps.APIVersions, opts.APIVersions...)
+	r.sess.cfg.Capabilities = caps
+	r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
+	if opts.Lookup != nil {
+		r.sess.cfg.RESTClientGetter = lookupGetter{RESTClientGetter: r.sess.cfg.RESTClientGetter, wrap: opts.Lookup}
+	}
+	if err := e.planCRDs(ctx, r); err != nil {
+		return nil, e.redactor.Error(e.failure(r, err))
+	}
+	r.earlier = e.changedCRDs(ctx, opts.CRDs)
+	res, err := e.run(ctx, r, action.DryRunServer)
+	if err != nil && len(r.planned) > 0 && isNoKindMatch(err) {
+		if ferr := e.checkUnserved(ctx, r, caps); ferr != nil {
+			err = e.failure(r, ferr)
+		}
+	}
+	if err == nil {
+		if err = e.checkFields(ctx, r, res); err != nil {
+			res, err = nil, e.failure(r, err)
+		}
+	}
+	return res, e.redactor.Error(err)
+}
+
+// isNoKindMatch: the release uses a kind the cluster does not serve (yet);
+// through Helm's resource builder only the text is left.
+func isNoKindMatch(err error) bool {
+	return meta.IsNoMatchError(err) || strings.Contains(err.Error(), "no matches for kind")
+}
+
+// dryRunCapabilities are the cluster's version and served API versions,
+// read afresh (as Helm's install and upgrade read them) once per executor
+// through the run's discovery: a plan's dry runs share them, while apply's
+// real runs read them again at each step, after earlier steps registered
+// their kinds (which a plan adds from DryRunOptions).
+func (e *Executor) dryRunCapabilities() (*common.Capabilities, error) {
+	e.capsOnce.Do(func() {
+		disc := e.clients.Discovery
+		if disc == nil {
+			e.capsErr = fmt.Errorf("no discovery client (internal error: clients not built)")
+			return
+		}
+		disc.Invalidate()
+		v, err := disc.ServerVersion()
+		if err != nil {
+			e.capsErr = fmt.Errorf("cannot read the server version: %w", err)
+			return
+		}
+		versions, err := action.GetVersionSet(disc)
+		if err != nil {
+			e.capsErr = err
+			return
+		}
+		e.caps = &common.Capabilities{
+			APIVersions: versions,
+			KubeVersion: common.KubeVersion{Version: v.GitVersion, Major: v.Major, Minor: v.Minor},
+			HelmVersion: common.DefaultCapabilities.HelmVersion,
+		}
+	})
+	return e.caps, e.capsErr
+}
+
+// capsCache holds dryRunCapabilities' answer.
+type capsCache struct {
+	capsOnce sync.Once
+	caps     *common.Capabilities
+	capsErr  error
+}
+
+// lookupGetter hands Helm's template engine (the only reader of
+// ToRESTConfig during a render) a config wrapped for lookups.
+type lookupGetter struct {
+	action.RESTClientGetter
+	wrap func(*rest.Config) *rest.Config
+}
+
+func (g lookupGetter) ToRESTConfig() (*rest.Config, error) {
+	cfg, err := g.RESTClientGetter.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return g.wrap(cfg), nil
+}
+
+// checkFields sends every object of a dry-run release (its manifest and
+// the hooks an install or upgrade runs) to the API server as a server-side
+// apply dry run with strict field validation: Helm's own server dry run
+// renders without sending the objects, so a typo in a rendered field would
+// otherwise plan as an install and fail only when apply writes. Only the
+// API server's refusal of fields fails the plan, at the field's line in
+// the template's rendered output; an object that cannot be dry-run alone
+// (its namespace or kind comes with the release, a webhook refuses it) is
+// left to apply, as before.
+func (e *Executor) checkFields(ctx context.Context, r *Release, res *rel.Release) error {
+	var refused []error
+	check := func(source, manifest string) error {
+		text := []byte(manifest)
+		objs, err := chartsource.DecodeManifest(manifest)
+		if err != nil {
+			return nil // Helm's render read it; apply reports what it cannot
+		}
+		kube.RememberRendered(objs, source, text)
+		for _, obj := range objs {
+			if fe := e.checkObject(ctx, r, obj); fe != nil {
+				refused = append(refused, fe)
+			}
+		}
+		return ctx.Err()
+	}
+	for _, doc := range chartsource.SplitBySource(res.Manifest) {
+		if err := check(doc.Source, doc.Text); err != nil {
+			return err
+		}
+	}
+	for _, h := range res.Hooks {
+		if chartsource.RunsOnInstallOrUpgrade(h) {
+			if err := check(h.Path, "---\n# Source: "+h.Path+"\n"+h.Manifest+"\n"); err != nil {
+				return err
+			}
+		}
+	}
+	return errors.Join(refused...)
+}
+
+func (e *Executor) checkObject(ctx context.Context, r *Release, obj *unstructured.Unstructured) *kube.FieldError {
+	gvk := obj.GroupVersionKind()
+	mapping, err := e.clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		fe, _ := r.checkPlanned(obj, gvk.Kind+" "+obj.GetName())
+		return fe // a kind the release (or an earlier step) registers
+	}
+	var ri dynamic.ResourceInterface = e.clients.Dynamic.Resource(mapping.Resource)
+	name := gvk.Kind + " " + obj.GetName()
+	desired := obj.DeepCopy()
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		if desired.GetNamespace() == "" {
+			desired.SetNamespace(r.Namespace)
+		}
+		ri = e.clients.Dynamic.Resource(mapping.Resource).Namespace(desired.GetNamespace())
+		name = gvk.Kind + " " + desired.GetNamespace() + "/" + obj.GetName()
+	}
+	if fe, ok := r.checkPlanned(obj, name); ok {
+		return fe // its CRD changes first: checked against the planned one
+	}
+	addHelmMetadata(desired, r.Name, r.Namespace)
+	_, err = dryRunApply(kube.WithObject(ctx, name), ri, desired)
+	return kube.AsFieldError(err, obj, name)
+}
+
+// CheckNamespaces finds the namespaces other than the release's that a
+// dry-run release writes into (its manifest and the hooks an install or
+// upgrade runs) and that do not exist: unless the chart itself renders the
+// Namespace or created says an earlier step creates it, apply's install
+// would fail there (Helm's `namespaces "X" not found`), so the plan fails
+// with apply's sentence, naming the objects. A kind the cluster does not
+// serve yet is left out (its scope is not known).
+func (e *Executor) CheckNamespaces(ctx context.Context, r *Release, res *rel.Release, created func(ns string) bool) error {
+	manifest := res.Manifest
+	for _, h := range res.Hooks {
+		if chartsource.RunsOnInstallOrUpgrade(h) {
+			manifest += "\n---\n" + h.Manifest
+		}
+	}
+	objs, err := chartsource.DecodeManifest(manifest)
+	if err != nil {
+		return nil // Helm's render read it; apply reports what it cannot
+	}
+	chartMakes := map[string]bool{}
+	writes := map[string][]string{} // namespace -> "Kind ns/name"
+	for _, obj := range objs {
+		gvk := obj.GroupVersionKind()
+		if gvk.Group == "" && gvk.Kind == "Namespace" {
+			chartMakes[obj.GetName()] = true
+			continue
+		}
+		ns := obj.GetNamespace()
+		if ns == "" || ns == r.Namespace {
+			continue // the release's namespace: checked before the render
+		}
+		mapping, err := e.clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil || mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+			continue
+		}
+		writes[ns] = append(writes[ns], gvk.Kind+" "+ns+"/"+obj.GetName())
+	}
+	var missing []string
+	for ns := range writes {
+		if chartMakes[ns] || (created != nil && created(ns)) {
+			continue
+		}
+		_, _, err := e.clients.Live(ctx, kube.NamespaceMapping, "", ns)
+		switch {
+		case apierrors.IsNotFound(err):
+			missing = append(missing, ns)
+		case err != nil:
+			return fmt.Errorf("release %s: cannot read namespace %s: %w", r.Name, ns, e.clients.Explain(err))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Strings(missing)
+	ns := missing[0] // apply stops at the first
+	return e.failure(r, namespaceNotCreated(ns, writes[ns]))
 }

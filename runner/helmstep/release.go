@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
-	"sync"
+	"time"
 
 	"helm.sh/helm/v4/pkg/action"
-	"helm.sh/helm/v4/pkg/chart/common"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	helmkube "helm.sh/helm/v4/pkg/kube"
 	"helm.sh/helm/v4/pkg/postrenderer"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/rest"
 
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
@@ -111,57 +112,6 @@ func (e *Executor) Load(ctx context.Context, r *Release) error {
 	return nil
 }
 
-// DryRunOptions are what a plan knows that the cluster does not yet.
-type DryRunOptions struct {
-	// APIVersions are served by the time the step runs: the CRDs earlier
-	// steps of the plan create ("group/version" and "group/version/Kind").
-	APIVersions []string
-	// CRDs are the CRDs earlier steps of the plan apply: the release's
-	// custom resources of their kinds are checked against them where they
-	// change what the cluster holds, not against the CRDs live.
-	CRDs []*unstructured.Unstructured
-	// Lookup, when set, gives the REST config the chart's templates read
-	// the cluster through (lookup), from the session's own: the plan's
-	// lookup-secrets policy. Release storage keeps the session's.
-	Lookup func(*rest.Config) *rest.Config
-}
-
-// DryRun runs the install or upgrade apply would run, as Helm's server-side
-// dry run: the same action with the same settings, the cluster's
-// capabilities (plus opts.APIVersions), the next revision, the same lookup
-// client and the same pre-flight checks (an object owned by another
-// release). It returns the release as apply would make it, or apply's
-// error sentence for a step that would fail. It writes nothing.
-func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (*rel.Release, error) {
-	caps, err := e.dryRunCapabilities()
-	if err != nil {
-		return nil, e.clients.Explain(fmt.Errorf("release %s: cannot read the cluster's capabilities: %w", r.Name, err))
-	}
-	caps = caps.Copy()
-	caps.APIVersions = append(caps.APIVersions, opts.APIVersions...)
-	r.sess.cfg.Capabilities = caps
-	r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
-	if opts.Lookup != nil {
-		r.sess.cfg.RESTClientGetter = lookupGetter{RESTClientGetter: r.sess.cfg.RESTClientGetter, wrap: opts.Lookup}
-	}
-	if err := e.planCRDs(ctx, r); err != nil {
-		return nil, e.redactor.Error(e.failure(r, err))
-	}
-	r.earlier = e.changedCRDs(ctx, opts.CRDs)
-	res, err := e.run(ctx, r, action.DryRunServer)
-	if err != nil && len(r.planned) > 0 && isNoKindMatch(err) {
-		if ferr := e.checkUnserved(ctx, r, caps); ferr != nil {
-			err = e.failure(r, ferr)
-		}
-	}
-	if err == nil {
-		if err = e.checkFields(ctx, r, res); err != nil {
-			res, err = nil, e.failure(r, err)
-		}
-	}
-	return res, e.redactor.Error(err)
-}
-
 // NamespaceMissing is the sentence of a step whose release namespace does
 // not exist and that does not create it: apply's (Helm's "namespaces ...
 // not found") and plan's alike.
@@ -228,6 +178,66 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 	return res, nil
 }
 
+func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
+	in := action.NewInstall(sess.cfg)
+	in.DryRunStrategy = dry
+	in.ReleaseName, in.Namespace = name, ns
+	in.CreateNamespace = h.CreateNamespace
+	in.Replace = replace // the name is held by an uninstalled release kept in history
+	in.RollbackOnFailure = h.Atomic
+	in.WaitStrategy = waitStrategy(h)
+	in.Timeout = timeout
+	in.ServerSideApply = true
+	in.ForceConflicts = true
+	in.TakeOwnership = h.TakeOwnership
+	in.SkipCRDs = true // khook applies the chart's crds/ itself (crds.go)
+	var user postrenderer.PostRenderer
+	user, in.PostRenderStrategy, in.Labels = chartsource.PostRendering(h, false)
+	in.PostRenderer = chainPostRenderers(user, post)
+	gctx, stop := sess.guard(ctx)
+	defer stop()
+	r, err := in.RunWithContext(gctx, ch, vals)
+	if err != nil {
+		return nil, rejectedErr(gctx, err)
+	}
+	return chartsource.AsRelease(r)
+}
+
+func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
+	up := action.NewUpgrade(sess.cfg)
+	up.DryRunStrategy = dry
+	up.Namespace = ns
+	up.Install = true
+	up.ResetValues = true // the spec states every value: never reuse the last release's
+	up.RollbackOnFailure = h.Atomic
+	up.CleanupOnFail = h.Atomic
+	up.WaitStrategy = waitStrategy(h)
+	up.Timeout = timeout
+	up.ForceConflicts = true // converge: take back fields edited out of band
+	up.TakeOwnership = h.TakeOwnership
+	var user postrenderer.PostRenderer
+	user, up.PostRenderStrategy, up.Labels = chartsource.PostRendering(h, true)
+	// The step's own patches first, then leaveIgnored (nil without ignore
+	// rules) strips what they would still take from another field owner.
+	up.PostRenderer = chainPostRenderers(user, post)
+	gctx, stop := sess.guard(ctx)
+	defer stop()
+	r, err := up.RunWithContext(gctx, name, ch, vals)
+	if err != nil {
+		return nil, rejectedErr(gctx, err)
+	}
+	return chartsource.AsRelease(r)
+}
+
+// waitStrategy: watch-driven waits when the step waits (atomic implies it,
+// as in helm), else only hooks are waited for.
+func waitStrategy(h *spec.Helm) helmkube.WaitStrategy {
+	if h.Wait || h.Atomic {
+		return helmkube.StatusWatcherStrategy
+	}
+	return helmkube.HookOnlyStrategy
+}
+
 // refusedIn finds, in Helm's error, the API server's refusal of an object
 // (invalid: an immutable field; an admission denial; RBAC) and words it as
 // plan's Drift does
@@ -267,64 +277,29 @@ func (e *Executor) failure(r *Release, err error) error {
 	return e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", r.Name, r.Namespace, what, verb, err))
 }
 
-// dryRunCapabilities are the cluster's version and served API versions,
-// read afresh (as Helm's install and upgrade read them) once per executor
-// through the run's discovery: a plan's dry runs share them, while apply's
-// real runs read them again at each step, after earlier steps registered
-// their kinds (which a plan adds from DryRunOptions).
-func (e *Executor) dryRunCapabilities() (*common.Capabilities, error) {
-	e.capsOnce.Do(func() {
-		disc := e.clients.Discovery
-		if disc == nil {
-			e.capsErr = fmt.Errorf("no discovery client (internal error: clients not built)")
-			return
-		}
-		disc.Invalidate()
-		v, err := disc.ServerVersion()
-		if err != nil {
-			e.capsErr = fmt.Errorf("cannot read the server version: %w", err)
-			return
-		}
-		versions, err := action.GetVersionSet(disc)
-		if err != nil {
-			e.capsErr = err
-			return
-		}
-		e.caps = &common.Capabilities{
-			APIVersions: versions,
-			KubeVersion: common.KubeVersion{Version: v.GitVersion, Major: v.Major, Minor: v.Minor},
-			HelmVersion: common.DefaultCapabilities.HelmVersion,
-		}
-	})
-	return e.caps, e.capsErr
-}
-
-// capsCache holds dryRunCapabilities' answer.
-type capsCache struct {
-	capsOnce sync.Once
-	caps     *common.Capabilities
-	capsErr  error
-}
-
-// lookupGetter hands Helm's template engine (the only reader of
-// ToRESTConfig during a render) a config wrapped for lookups.
-type lookupGetter struct {
-	action.RESTClientGetter
-	wrap func(*rest.Config) *rest.Config
-}
-
-func (g lookupGetter) ToRESTConfig() (*rest.Config, error) {
-	cfg, err := g.RESTClientGetter.ToRESTConfig()
-	if err != nil {
-		return nil, err
+// namespaceNotCreated is the sentence of a namespace the chart writes into
+// that neither it nor an earlier step creates: plan's (with the objects)
+// and apply's (from Helm's error) alike.
+func namespaceNotCreated(ns string, objects []string) error {
+	what := "objects"
+	if len(objects) > 0 {
+		what += " (" + strings.Join(objects, ", ") + ")"
 	}
-	return g.wrap(cfg), nil
+	return fmt.Errorf("namespace %s not found: the chart writes %s there, and neither the chart nor an earlier step creates it; create the namespace in a step this one needs", ns, what)
 }
 
-// isNoKindMatch: the release uses a kind the cluster does not serve (yet);
-// through Helm's resource builder only the text is left.
-func isNoKindMatch(err error) bool {
-	return meta.IsNoMatchError(err) || strings.Contains(err.Error(), "no matches for kind")
+// helmNamespaceNotFound is Helm's error for an object whose namespace does
+// not exist.
+var helmNamespaceNotFound = regexp.MustCompile(`namespaces "([^"]+)" not found`)
+
+// namespaceFailure turns Helm's install error for an object outside the
+// release's namespace into namespaceNotCreated; nil for any other error.
+func namespaceFailure(err error, release string) error {
+	m := helmNamespaceNotFound.FindStringSubmatch(err.Error())
+	if m == nil || m[1] == release {
+		return nil
+	}
+	return namespaceNotCreated(m[1], nil)
 }
 
 // awaitDroppedCRDs waits, by watch within the step's time, until the CRDs
