@@ -363,31 +363,26 @@ func (g lookupGetter) ToRESTConfig() (*rest.Config, error) {
 // (its namespace or kind comes with the release, a webhook refuses it) is
 // left to apply, as before.
 func (e *Executor) checkFields(ctx context.Context, r *Release, res *rel.Release) error {
-	var refused []error
-	check := func(source, manifest string) error {
-		text := []byte(manifest)
-		objs, err := chartsource.DecodeManifest(manifest)
-		if err != nil {
-			return nil // Helm's render read it; apply reports what it cannot
+	docs := chartsource.SplitBySource(res.Manifest)
+	for _, h := range res.Hooks {
+		if chartsource.RunsOnInstallOrUpgrade(h) {
+			docs = append(docs, chartsource.RenderedDoc{Source: h.Path, Text: "---\n# Source: " + h.Path + "\n" + h.Manifest + "\n"})
 		}
-		kube.RememberRendered(objs, source, text)
+	}
+	var refused []error
+	for _, doc := range docs {
+		objs, err := chartsource.DecodeManifest(doc.Text)
+		if err != nil {
+			continue // Helm's render read it; apply reports what it cannot
+		}
+		kube.RememberRendered(objs, doc.Source, []byte(doc.Text))
 		for _, obj := range objs {
 			if fe := e.checkObject(ctx, r, obj); fe != nil {
 				refused = append(refused, fe)
 			}
 		}
-		return ctx.Err()
-	}
-	for _, doc := range chartsource.SplitBySource(res.Manifest) {
-		if err := check(doc.Source, doc.Text); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
-		}
-	}
-	for _, h := range res.Hooks {
-		if chartsource.RunsOnInstallOrUpgrade(h) {
-			if err := check(h.Path, "---\n# Source: "+h.Path+"\n"+h.Manifest+"\n"); err != nil {
-				return err
-			}
 		}
 	}
 	return errors.Join(refused...)
