@@ -82,7 +82,7 @@ func (e *Executor) planOnlyCRDs(ctx context.Context, st *spec.Step, in runner.Pl
 	var p runner.Prediction
 	run, err := e.onlyCRDs(ctx, st, &in)
 	if run.r != nil && run.r.src != nil {
-		p.Release = &runner.PlannedRelease{Chart: ChartContent(run.r.Chart()), Values: run.r.Values, ChartName: chartName(run.r.Chart())}
+		p.Release = &runner.PlannedRelease{Chart: ChartContent(run.r.src.Chart), Values: run.r.Values, ChartName: chartName(run.r.src.Chart)}
 	}
 	if err != nil {
 		return p, err
@@ -103,7 +103,7 @@ func (e *Executor) planOnlyCRDs(ctx context.Context, st *spec.Step, in runner.Pl
 			p.Action = model.ActionCreate
 		}
 	}
-	what := chartVersion(run.r.Chart())
+	what := chartVersion(run.r.src.Chart)
 	if p.Action == model.ActionUnchanged {
 		p.Reason = fmt.Sprintf("chart %s: %s", what, plural(len(run.crds), "its CRD matches the cluster", fmt.Sprintf("its %d CRDs match the cluster", len(run.crds))))
 		if len(run.crds) == 0 {
@@ -112,7 +112,7 @@ func (e *Executor) planOnlyCRDs(ctx context.Context, st *spec.Step, in runner.Pl
 	} else {
 		p.Reason = fmt.Sprintf("chart %s: %s", what, onlyCRDsCounts(counts, len(run.crds)))
 	}
-	p.Reason += chartsource.DependenciesNote(run.r.Dependencies())
+	p.Reason += chartsource.DependenciesNote(run.r.src.Deps)
 	return p, nil
 }
 

@@ -20,9 +20,7 @@ import (
 	"time"
 
 	"helm.sh/helm/v4/pkg/action"
-	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	helmkube "helm.sh/helm/v4/pkg/kube"
-	"helm.sh/helm/v4/pkg/postrenderer"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
 
@@ -231,66 +229,6 @@ func (e *Executor) converge(ctx context.Context, r *Release, dec decision) (runn
 	}
 	err = e.test(ctx, r, &out, true)
 	return out, err
-}
-
-func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
-	in := action.NewInstall(sess.cfg)
-	in.DryRunStrategy = dry
-	in.ReleaseName, in.Namespace = name, ns
-	in.CreateNamespace = h.CreateNamespace
-	in.Replace = replace // the name is held by an uninstalled release kept in history
-	in.RollbackOnFailure = h.Atomic
-	in.WaitStrategy = waitStrategy(h)
-	in.Timeout = timeout
-	in.ServerSideApply = true
-	in.ForceConflicts = true
-	in.TakeOwnership = h.TakeOwnership
-	in.SkipCRDs = true // khook applies the chart's crds/ itself (crds.go)
-	var user postrenderer.PostRenderer
-	user, in.PostRenderStrategy, in.Labels = chartsource.PostRendering(h, false)
-	in.PostRenderer = chainPostRenderers(user, post)
-	gctx, stop := sess.guard(ctx)
-	defer stop()
-	r, err := in.RunWithContext(gctx, ch, vals)
-	if err != nil {
-		return nil, rejectedErr(gctx, err)
-	}
-	return chartsource.AsRelease(r)
-}
-
-func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
-	up := action.NewUpgrade(sess.cfg)
-	up.DryRunStrategy = dry
-	up.Namespace = ns
-	up.Install = true
-	up.ResetValues = true // the spec states every value: never reuse the last release's
-	up.RollbackOnFailure = h.Atomic
-	up.CleanupOnFail = h.Atomic
-	up.WaitStrategy = waitStrategy(h)
-	up.Timeout = timeout
-	up.ForceConflicts = true // converge: take back fields edited out of band
-	up.TakeOwnership = h.TakeOwnership
-	var user postrenderer.PostRenderer
-	user, up.PostRenderStrategy, up.Labels = chartsource.PostRendering(h, true)
-	// The step's own patches first, then leaveIgnored (nil without ignore
-	// rules) strips what they would still take from another field owner.
-	up.PostRenderer = chainPostRenderers(user, post)
-	gctx, stop := sess.guard(ctx)
-	defer stop()
-	r, err := up.RunWithContext(gctx, name, ch, vals)
-	if err != nil {
-		return nil, rejectedErr(gctx, err)
-	}
-	return chartsource.AsRelease(r)
-}
-
-// waitStrategy: watch-driven waits when the step waits (atomic implies it,
-// as in helm), else only hooks are waited for.
-func waitStrategy(h *spec.Helm) helmkube.WaitStrategy {
-	if h.Wait || h.Atomic {
-		return helmkube.StatusWatcherStrategy
-	}
-	return helmkube.HookOnlyStrategy
 }
 
 // helmTimeout turns the step deadline into Helm's timeout. With atomic,

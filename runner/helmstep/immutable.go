@@ -107,8 +107,7 @@ func (e *Executor) upgradeReplacing(ctx context.Context, r *Release) (res *rel.R
 	if err != nil {
 		return nil, nil, "", err
 	}
-	ignore, _ := kube.IgnoreOptions(r.step.Ignored) // validated
-	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: preview.Manifest, Ignore: ignore, OnImmutable: r.step.OnImmutable})
+	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: preview.Manifest, Ignore: r.ignore, OnImmutable: r.step.OnImmutable})
 	if err != nil {
 		var refused *kube.RefusedError
 		if errors.As(err, &refused) {

@@ -64,12 +64,12 @@ func TestPostRenderers(t *testing.T) {
 
 	// Dropping the post-renderers is a change, though chart and values are not.
 	st.Helm.PostRenderers = nil
-	if r = f.loaded(ctx, st); !r.PostRenderersChanged() {
+	if r = f.loaded(ctx, st); !r.postRenderersChanged {
 		t.Error("dropping the post-renderers is not a change")
 	}
 	out := f.run(st, stepTimeout)
 	mustContain(t, "detail", out.Detail, "upgraded release pr to revision 2")
-	if r, _ = f.exec.Open(st); r.PostRenderersChanged() {
+	if r = f.loaded(ctx, st); r.postRenderersChanged {
 		t.Errorf("after the upgrade the release still has labels %v", r.Last.Labels)
 	}
 }

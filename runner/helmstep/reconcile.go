@@ -78,13 +78,12 @@ func (e *Executor) decide(ctx context.Context, r *Release, dry bool) decision {
 			return decision{do: doFail, err: err}
 		}
 	}
-	// Unchanged: deployed from the step's chart and values (Same), and its
-	// live objects have not drifted from the release; otherwise apply
-	// upgrades.
+	// Unchanged: deployed from the step's chart and values (as Load found
+	// them), and its live objects have not drifted from the release;
+	// otherwise apply upgrades.
 	var uncompared error
-	if sameC, sameV := r.Same(); r.Installed() && r.Last.Info.Status == rcommon.StatusDeployed && sameC && sameV {
-		ignore, _ := kube.IgnoreOptions(r.step.Ignored) // validated; the upgrade says a failure
-		diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Last.Namespace, Manifest: r.Last.Manifest, Applied: true, Ignore: ignore})
+	if r.Installed() && r.Last.Info.Status == rcommon.StatusDeployed && r.sameChart && r.sameValues {
+		diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Last.Namespace, Manifest: r.Last.Manifest, Applied: true, Ignore: r.ignore})
 		switch {
 		case err != nil && dry && kube.IsUnreachable(err):
 			return decision{do: doFail, err: err}

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
-	"sync"
+	"time"
 
 	"helm.sh/helm/v4/pkg/action"
-	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	helmkube "helm.sh/helm/v4/pkg/kube"
 	"helm.sh/helm/v4/pkg/postrenderer"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,8 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/rest"
 
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
@@ -45,6 +44,18 @@ type Release struct {
 	// resources of them exist (crdGuard).
 	Kept []string
 
+	// What Load found comparing the step's chart and values with Last
+	// (false before Load, and without a revision): the release was made
+	// from the step's chart (SameChart, on the chart as a release stores
+	// it, rendered through the step's post-renderers) and values
+	// (SameValues), and with other post-renderers than the step's.
+	sameChart, sameValues, postRenderersChanged bool
+	// ignore are the step's ignore rules compiled (Open); ignoreErr is a
+	// rule that does not compile though the spec validated it, which the
+	// upgrade reports.
+	ignore    kube.ChangeOptions
+	ignoreErr error
+
 	planned []*unstructured.Unstructured // the crds/ CRDs the dry run creates or changes, as sent
 	earlier []*unstructured.Unstructured // CRDs earlier steps change (DryRunOptions.CRDs)
 	step    *spec.Step
@@ -56,31 +67,6 @@ type Release struct {
 // Installed: the release has a revision that is not uninstalled (installed).
 func (r *Release) Installed() bool { return installed(r.Last) }
 
-// Chart is the chart the step installs; nil until Load.
-func (r *Release) Chart() *chartv2.Chart {
-	if r.src == nil {
-		return nil
-	}
-	return r.src.Chart
-}
-
-// Same reports whether the deployed release was made from the step's chart
-// (SameChart, on the chart as a release stores it, rendered through the
-// step's post-renderers) and values (SameValues).
-func (r *Release) Same() (chart, values bool) {
-	if r.Last == nil || r.src == nil {
-		return false, false
-	}
-	chart = SameChart(r.Last.Chart, AsStored(r.src.Chart, r.src.Load, r.Values)) && chartsource.SamePostRender(r.Last.Labels, r.step.Helm)
-	return chart, SameValues(r.Last.Config, r.Values)
-}
-
-// PostRenderersChanged: the release was made with other post-renderers
-// than the step's.
-func (r *Release) PostRenderersChanged() bool {
-	return r.Last != nil && !chartsource.SamePostRender(r.Last.Labels, r.step.Helm)
-}
-
 // Open starts a Helm session in the release namespace and reads the
 // release's latest revision.
 func (e *Executor) Open(step *spec.Step) (*Release, error) {
@@ -90,6 +76,7 @@ func (e *Executor) Open(step *spec.Step) (*Release, error) {
 		return nil, err
 	}
 	r.step = step
+	r.ignore, r.ignoreErr = kube.IgnoreOptions(step.Ignored)
 	return r, nil
 }
 
@@ -103,7 +90,9 @@ func (e *Executor) OpenRelease(name, ns string) (*Release, error) {
 	return &Release{Name: name, Namespace: ns, Last: last, sess: sess}, nil
 }
 
-// Load fetches the step's chart and reads its values, as apply does.
+// Load fetches the step's chart and reads its values, as apply does, and
+// compares them with the installed revision's: everything the decision
+// needs of the chart, gathered before it decides.
 func (e *Executor) Load(ctx context.Context, r *Release) error {
 	src, err := e.charts.Fetch(ctx, r.step.Helm)
 	if err != nil {
@@ -114,58 +103,13 @@ func (e *Executor) Load(ctx context.Context, r *Release) error {
 		return fmt.Errorf("release %s: %w", r.Name, err)
 	}
 	r.src, r.Values = src, vals
+	if r.Last != nil {
+		samePost := chartsource.SamePostRender(r.Last.Labels, r.step.Helm)
+		r.sameChart = SameChart(r.Last.Chart, AsStored(src.Chart, src.Load, vals)) && samePost
+		r.sameValues = SameValues(r.Last.Config, vals)
+		r.postRenderersChanged = !samePost
+	}
 	return nil
-}
-
-// DryRunOptions are what a plan knows that the cluster does not yet.
-type DryRunOptions struct {
-	// APIVersions are served by the time the step runs: the CRDs earlier
-	// steps of the plan create ("group/version" and "group/version/Kind").
-	APIVersions []string
-	// CRDs are the CRDs earlier steps of the plan apply: the release's
-	// custom resources of their kinds are checked against them where they
-	// change what the cluster holds, not against the CRDs live.
-	CRDs []*unstructured.Unstructured
-	// Lookup, when set, gives the REST config the chart's templates read
-	// the cluster through (lookup), from the session's own: the plan's
-	// lookup-secrets policy. Release storage keeps the session's.
-	Lookup func(*rest.Config) *rest.Config
-}
-
-// DryRun runs the install or upgrade apply would run, as Helm's server-side
-// dry run: the same action with the same settings, the cluster's
-// capabilities (plus opts.APIVersions), the next revision, the same lookup
-// client and the same pre-flight checks (an object owned by another
-// release). It returns the release as apply would make it, or apply's
-// error sentence for a step that would fail. It writes nothing.
-func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (*rel.Release, error) {
-	caps, err := e.dryRunCapabilities()
-	if err != nil {
-		return nil, e.clients.Explain(fmt.Errorf("release %s: cannot read the cluster's capabilities: %w", r.Name, err))
-	}
-	caps = caps.Copy()
-	caps.APIVersions = append(caps.APIVersions, opts.APIVersions...)
-	r.sess.cfg.Capabilities = caps
-	r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
-	if opts.Lookup != nil {
-		r.sess.cfg.RESTClientGetter = lookupGetter{RESTClientGetter: r.sess.cfg.RESTClientGetter, wrap: opts.Lookup}
-	}
-	if err := e.planCRDs(ctx, r); err != nil {
-		return nil, e.redactor.Error(e.failure(r, err))
-	}
-	r.earlier = e.changedCRDs(ctx, opts.CRDs)
-	res, err := e.run(ctx, r, action.DryRunServer)
-	if err != nil && len(r.planned) > 0 && isNoKindMatch(err) {
-		if ferr := e.checkUnserved(ctx, r, caps); ferr != nil {
-			err = e.failure(r, ferr)
-		}
-	}
-	if err == nil {
-		if err = e.checkFields(ctx, r, res); err != nil {
-			res, err = nil, e.failure(r, err)
-		}
-	}
-	return res, e.redactor.Error(err)
 }
 
 // NamespaceMissing is the sentence of a step whose release namespace does
@@ -200,10 +144,10 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		res, err = e.install(ctx, r.sess, h, r.Name, r.Namespace, r.src.Chart, r.Values, timeout, r.Last != nil, dry, post)
 	} else {
 		var post postrenderer.PostRenderer
-		if opts, oerr := kube.IgnoreOptions(r.step.Ignored); oerr != nil {
-			return nil, fmt.Errorf("step %q: %w", r.step.Name, oerr)
-		} else if opts.Ignores() {
-			post = leaveIgnored{ctx: ctx, clients: e.clients, opts: opts, namespace: r.Namespace}
+		if r.ignoreErr != nil {
+			return nil, fmt.Errorf("step %q: %w", r.step.Name, r.ignoreErr)
+		} else if r.ignore.Ignores() {
+			post = leaveIgnored{ctx: ctx, clients: e.clients, opts: r.ignore, namespace: r.Namespace}
 		}
 		if dry == action.DryRunNone {
 			post = chainPostRenderers(immutableCheck{ctx: ctx, clients: e.clients, onImmutable: r.step.OnImmutable, release: r.Name, namespace: r.Namespace}, post)
@@ -232,6 +176,66 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		return nil, e.failure(r, chartsource.OneLine(err))
 	}
 	return res, nil
+}
+
+func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
+	in := action.NewInstall(sess.cfg)
+	in.DryRunStrategy = dry
+	in.ReleaseName, in.Namespace = name, ns
+	in.CreateNamespace = h.CreateNamespace
+	in.Replace = replace // the name is held by an uninstalled release kept in history
+	in.RollbackOnFailure = h.Atomic
+	in.WaitStrategy = waitStrategy(h)
+	in.Timeout = timeout
+	in.ServerSideApply = true
+	in.ForceConflicts = true
+	in.TakeOwnership = h.TakeOwnership
+	in.SkipCRDs = true // khook applies the chart's crds/ itself (crds.go)
+	var user postrenderer.PostRenderer
+	user, in.PostRenderStrategy, in.Labels = chartsource.PostRendering(h, false)
+	in.PostRenderer = chainPostRenderers(user, post)
+	gctx, stop := sess.guard(ctx)
+	defer stop()
+	r, err := in.RunWithContext(gctx, ch, vals)
+	if err != nil {
+		return nil, rejectedErr(gctx, err)
+	}
+	return chartsource.AsRelease(r)
+}
+
+func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
+	up := action.NewUpgrade(sess.cfg)
+	up.DryRunStrategy = dry
+	up.Namespace = ns
+	up.Install = true
+	up.ResetValues = true // the spec states every value: never reuse the last release's
+	up.RollbackOnFailure = h.Atomic
+	up.CleanupOnFail = h.Atomic
+	up.WaitStrategy = waitStrategy(h)
+	up.Timeout = timeout
+	up.ForceConflicts = true // converge: take back fields edited out of band
+	up.TakeOwnership = h.TakeOwnership
+	var user postrenderer.PostRenderer
+	user, up.PostRenderStrategy, up.Labels = chartsource.PostRendering(h, true)
+	// The step's own patches first, then leaveIgnored (nil without ignore
+	// rules) strips what they would still take from another field owner.
+	up.PostRenderer = chainPostRenderers(user, post)
+	gctx, stop := sess.guard(ctx)
+	defer stop()
+	r, err := up.RunWithContext(gctx, name, ch, vals)
+	if err != nil {
+		return nil, rejectedErr(gctx, err)
+	}
+	return chartsource.AsRelease(r)
+}
+
+// waitStrategy: watch-driven waits when the step waits (atomic implies it,
+// as in helm), else only hooks are waited for.
+func waitStrategy(h *spec.Helm) helmkube.WaitStrategy {
+	if h.Wait || h.Atomic {
+		return helmkube.StatusWatcherStrategy
+	}
+	return helmkube.HookOnlyStrategy
 }
 
 // refusedIn finds, in Helm's error, the API server's refusal of an object
@@ -273,73 +277,29 @@ func (e *Executor) failure(r *Release, err error) error {
 	return e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", r.Name, r.Namespace, what, verb, err))
 }
 
-// dryRunCapabilities are the cluster's version and served API versions,
-// read afresh (as Helm's install and upgrade read them) once per executor
-// through the run's discovery: a plan's dry runs share them, while apply's
-// real runs read them again at each step, after earlier steps registered
-// their kinds (which a plan adds from DryRunOptions).
-func (e *Executor) dryRunCapabilities() (*common.Capabilities, error) {
-	e.capsOnce.Do(func() { e.caps, e.capsErr = readCapabilities(e.clients.Discovery) })
-	return e.caps, e.capsErr
-}
-
-// readCapabilities reads the cluster's version and served API versions
-// afresh, as Helm's install and upgrade read them.
-func readCapabilities(disc discovery.CachedDiscoveryInterface) (*common.Capabilities, error) {
-	if disc == nil {
-		return nil, fmt.Errorf("no discovery client (internal error: clients not built)")
+// namespaceNotCreated is the sentence of a namespace the chart writes into
+// that neither it nor an earlier step creates: plan's (with the objects)
+// and apply's (from Helm's error) alike.
+func namespaceNotCreated(ns string, objects []string) error {
+	what := "objects"
+	if len(objects) > 0 {
+		what += " (" + strings.Join(objects, ", ") + ")"
 	}
-	disc.Invalidate()
-	v, err := disc.ServerVersion()
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the server version: %w", err)
-	}
-	versions, err := action.GetVersionSet(disc)
-	if err != nil {
-		return nil, err
-	}
-	return &common.Capabilities{
-		APIVersions: versions,
-		KubeVersion: common.KubeVersion{Version: v.GitVersion, Major: v.Major, Minor: v.Minor},
-		HelmVersion: common.DefaultCapabilities.HelmVersion,
-	}, nil
+	return fmt.Errorf("namespace %s not found: the chart writes %s there, and neither the chart nor an earlier step creates it; create the namespace in a step this one needs", ns, what)
 }
 
-// capsCache holds dryRunCapabilities' answer.
-type capsCache struct {
-	capsOnce sync.Once
-	caps     *common.Capabilities
-	capsErr  error
-}
+// helmNamespaceNotFound is Helm's error for an object whose namespace does
+// not exist.
+var helmNamespaceNotFound = regexp.MustCompile(`namespaces "([^"]+)" not found`)
 
-// lookupGetter hands Helm's template engine (the only reader of
-// ToRESTConfig during a render) a config wrapped for lookups.
-type lookupGetter struct {
-	action.RESTClientGetter
-	wrap func(*rest.Config) *rest.Config
-}
-
-func (g lookupGetter) ToRESTConfig() (*rest.Config, error) {
-	cfg, err := g.RESTClientGetter.ToRESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	return g.wrap(cfg), nil
-}
-
-// isNoKindMatch: the release uses a kind the cluster does not serve (yet);
-// through Helm's resource builder only the text is left.
-func isNoKindMatch(err error) bool {
-	return meta.IsNoMatchError(err) || strings.Contains(err.Error(), "no matches for kind")
-}
-
-// Dependencies says which dependencies the step's chart needs built and
-// whether each is cached (nil when it vendors them all or has none).
-func (r *Release) Dependencies() []chartsource.DependencyFetch {
-	if r.src == nil {
+// namespaceFailure turns Helm's install error for an object outside the
+// release's namespace into namespaceNotCreated; nil for any other error.
+func namespaceFailure(err error, release string) error {
+	m := helmNamespaceNotFound.FindStringSubmatch(err.Error())
+	if m == nil || m[1] == release {
 		return nil
 	}
-	return r.src.Deps
+	return namespaceNotCreated(m[1], nil)
 }
 
 // awaitDroppedCRDs waits, by watch within the step's time, until the CRDs

@@ -41,7 +41,7 @@ func (c Change) Changed() bool { return c.Action != model.ActionUnchanged }
 // saved plan's digests share.
 func Decide(live, after *unstructured.Unstructured, opts ChangeOptions) Change {
 	if live == nil {
-		return Change{Action: model.ActionCreate, After: Normalize(after, opts)}
+		return Change{Action: model.ActionCreate, After: normalize(after, after, opts)}
 	}
 	// Fields other managers own are found in live, on both sides.
 	c := Change{Live: normalize(live, live, opts), After: normalize(after, live, opts)}
