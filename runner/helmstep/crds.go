@@ -240,31 +240,12 @@ func (e *Executor) checkUnserved(ctx context.Context, r *Release, caps *common.C
 	if len(r.planned) == 0 {
 		return nil
 	}
-	ch := r.src.Chart
-	if r.src.Load != nil {
-		if fresh, err := r.src.Load(); err == nil {
-			ch = fresh // Install processes dependencies in place
-		}
-	}
-	in := action.NewInstall(action.NewConfiguration())
-	in.DryRunStrategy = action.DryRunClient
-	in.ReleaseName, in.Namespace = r.Name, r.Namespace
-	in.Replace = true
-	in.SkipCRDs = true
-	kv := caps.KubeVersion
-	in.KubeVersion = &kv
-	in.APIVersions = caps.APIVersions
-	in.PostRenderer, in.PostRenderStrategy, in.Labels = chartsource.PostRendering(r.step.Helm, false)
-	out, err := in.RunWithContext(ctx, ch, r.Values)
+	manifest, err := renderWithoutCluster(ctx, r, caps)
 	if err != nil {
 		return nil // the server's dry run said what it could not build
 	}
-	res, err := chartsource.AsRelease(out)
-	if err != nil {
-		return nil
-	}
 	var refused []error
-	for _, doc := range chartsource.SplitBySource(res.Manifest) {
+	for _, doc := range chartsource.SplitBySource(manifest) {
 		objs, err := chartsource.DecodeManifest(doc.Text)
 		if err != nil {
 			continue
@@ -495,4 +476,34 @@ func dropped(oldManifest, newManifest, ns string) ([]*unstructured.Unstructured,
 		}
 	}
 	return out, nil
+}
+
+// renderWithoutCluster renders the release's chart client-side, as Helm's
+// install would for the given cluster capabilities, with the step's
+// post-renderers and without crds/: its manifest, or Helm's error.
+func renderWithoutCluster(ctx context.Context, r *Release, caps *common.Capabilities) (string, error) {
+	ch := r.src.Chart
+	if r.src.Load != nil {
+		if fresh, err := r.src.Load(); err == nil {
+			ch = fresh // Install processes dependencies in place
+		}
+	}
+	in := action.NewInstall(action.NewConfiguration())
+	in.DryRunStrategy = action.DryRunClient
+	in.ReleaseName, in.Namespace = r.Name, r.Namespace
+	in.Replace = true
+	in.SkipCRDs = true // crds/ are khook's to apply (chartCRDs)
+	kv := caps.KubeVersion
+	in.KubeVersion = &kv
+	in.APIVersions = caps.APIVersions
+	in.PostRenderer, in.PostRenderStrategy, in.Labels = chartsource.PostRendering(r.step.Helm, false)
+	out, err := in.RunWithContext(ctx, ch, r.Values)
+	if err != nil {
+		return "", err
+	}
+	res, err := chartsource.AsRelease(out)
+	if err != nil {
+		return "", err
+	}
+	return res.Manifest, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -199,34 +198,15 @@ func (e *Executor) renderCRDs(ctx context.Context, r *Release, in *runner.PlanIn
 	if err != nil {
 		return nil, err
 	}
-	ch := r.src.Chart
-	if r.src.Load != nil {
-		if fresh, err := r.src.Load(); err == nil {
-			ch = fresh // Install processes dependencies in place
-		}
-	}
-	inst := action.NewInstall(action.NewConfiguration())
-	inst.DryRunStrategy = action.DryRunClient
-	inst.ReleaseName, inst.Namespace = r.Name, r.Namespace
-	inst.Replace = true
-	inst.SkipCRDs = true // crds/ come from chartCRDs, as the install applies them
-	kv := caps.KubeVersion
-	inst.KubeVersion = &kv
-	inst.APIVersions = caps.APIVersions
-	inst.PostRenderer, inst.PostRenderStrategy, inst.Labels = chartsource.PostRendering(r.step.Helm, false)
-	out, err := inst.RunWithContext(ctx, ch, r.Values)
+	manifest, err := renderWithoutCluster(ctx, r, caps)
 	if err != nil {
 		return nil, fmt.Errorf("cannot render the chart: %w", chartsource.OneLine(err))
-	}
-	res, err := chartsource.AsRelease(out)
-	if err != nil {
-		return nil, err
 	}
 	seen := map[string]bool{}
 	for _, crd := range crds {
 		seen[crd.GetName()] = true
 	}
-	for _, doc := range chartsource.SplitBySource(res.Manifest) {
+	for _, doc := range chartsource.SplitBySource(manifest) {
 		objs, err := chartsource.DecodeManifest(doc.Text)
 		if err != nil {
 			return nil, fmt.Errorf("%s does not read as Kubernetes objects: %w", doc.Source, err)
