@@ -247,14 +247,18 @@ func run(from, to string, verbose bool) error {
 		for f := range set {
 			fs[file(f)] = true
 		}
-		order := read(set)
-		for i := 1; i < len(order); i++ {
-			lf, okf := layers[rel(order[i-1])]
-			lc, okc := layers[rel(order[i])]
-			if okf && okc && lc < lf {
-				climbs = append(climbs, name(order[i-1])+" -> "+name(order[i]))
+		// Climbs are calls, not neighbours in reading order: a return
+		// from a helper below is no climb.
+		for _, f := range read(set) {
+			lf, okf := layers[rel(f)]
+			for c := range succ[f] {
+				lc, okc := layers[rel(c)]
+				if set[c] && okf && okc && lc < lf {
+					climbs = append(climbs, name(f)+" -> "+name(c))
+				}
 			}
 		}
+		sort.Strings(climbs)
 		return len(fs), climbs
 	}
 	if verbose {
