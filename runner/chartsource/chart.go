@@ -41,24 +41,43 @@ type Source struct {
 	Deps []DependencyFetch
 }
 
+// chartRequest is one chart to fetch: the step's, as Fetch reads it once
+// from the helm: block, or a dependency its Chart.lock names. The fetchers
+// below take only it, so a dependency is fetched as the step's own chart
+// is, without a made-up helm: block.
+type chartRequest struct {
+	chart, version, repo string
+	// auth is the auth: block's, nil without one; it wins over a URL's
+	// user:password@.
+	auth *credentials
+	// dependencyUpdate: resolve dependencies that have no Chart.lock.
+	dependencyUpdate bool
+}
+
+type credentials struct{ user, pass string }
+
 // Fetch fetches and loads the step's chart.
 func (e *Fetcher) Fetch(ctx context.Context, h *spec.Helm) (*Source, error) {
+	req := chartRequest{chart: h.Chart, version: h.Version, repo: h.Repo, dependencyUpdate: h.DependencyUpdate}
+	if h.Auth != nil {
+		req.auth = &credentials{user: h.Auth.Username, pass: h.Auth.Password}
+	}
 	var (
 		src *Source
 		err error
 	)
 	switch h.ChartKind() {
 	case spec.ChartLocal:
-		src, err = e.localChart(h)
+		src, err = e.localChart(h.Chart)
 	case spec.ChartOCI:
-		src, err = e.ociChart(ctx, h)
+		src, err = e.ociChart(ctx, req)
 	default:
-		src, err = e.repoChart(ctx, h)
+		src, err = e.repoChart(ctx, req)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := e.buildDependencies(ctx, h, src); err != nil {
+	if err := e.buildDependencies(ctx, req, src); err != nil {
 		return nil, err
 	}
 	if err := checkDependencies(src); err != nil {
@@ -67,30 +86,32 @@ func (e *Fetcher) Fetch(ctx context.Context, h *spec.Helm) (*Source, error) {
 	return src, nil
 }
 
-func (e *Fetcher) localChart(h *spec.Helm) (*Source, error) {
-	p := h.Chart
+// localChart loads the chart at chart, a path relative to the spec's
+// folder or absolute.
+func (e *Fetcher) localChart(chart string) (*Source, error) {
+	p := chart
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.baseDir, p)
 	}
 	if _, err := os.Stat(p); err != nil {
-		return nil, fmt.Errorf("local chart %s not found (looked at %s): %w", h.Chart, p, unwrapPathError(err))
+		return nil, fmt.Errorf("local chart %s not found (looked at %s): %w", chart, p, unwrapPathError(err))
 	}
 	ch, err := loader.Load(p)
 	if err != nil {
-		return nil, fmt.Errorf("cannot load local chart %s (%s): %w", h.Chart, p, err)
+		return nil, fmt.Errorf("cannot load local chart %s (%s): %w", chart, p, err)
 	}
-	return &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, h.Chart),
+	return &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, chart),
 		Load: func() (*chartv2.Chart, error) { return loader.Load(p) }}, nil
 }
 
 // repoChart reads the repository's index.yaml directly (no repositories.yaml,
 // no cache under HOME), picks the version and downloads the package.
-func (e *Fetcher) repoChart(ctx context.Context, h *spec.Helm) (*Source, error) {
-	name, version := h.Chart, h.Version
+func (e *Fetcher) repoChart(ctx context.Context, req chartRequest) (*Source, error) {
+	name, version := req.chart, req.version
 	if i := strings.LastIndex(name, ":"); i > 0 && version == "" {
 		name, version = name[:i], name[i+1:]
 	}
-	repoURL, user, pass, err := e.splitCredentials(h.Repo, h.Auth)
+	repoURL, user, pass, err := e.splitCredentials(req.repo, req.auth)
 	if err != nil {
 		return nil, err
 	}
@@ -200,11 +221,11 @@ func checkDigest(data []byte, digest string) error {
 
 // ociChart pulls a chart from an OCI registry with Helm's registry client;
 // credentials stay in memory, the credentials file lives in the run's temp dir.
-func (e *Fetcher) ociChart(ctx context.Context, h *spec.Helm) (*Source, error) {
-	raw := strings.TrimPrefix(h.Chart, "oci://")
+func (e *Fetcher) ociChart(ctx context.Context, req chartRequest) (*Source, error) {
+	raw := strings.TrimPrefix(req.chart, "oci://")
 	u, err := url.Parse("oci://" + raw)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("chart reference %s is not a valid oci:// reference", e.redactor.String(h.Chart))
+		return nil, fmt.Errorf("chart reference %s is not a valid oci:// reference", e.redactor.String(req.chart))
 	}
 	user, pass := "", ""
 	if u.User != nil {
@@ -213,8 +234,8 @@ func (e *Fetcher) ociChart(ctx context.Context, h *spec.Helm) (*Source, error) {
 		e.redactor.Add(pass)
 		u.User = nil
 	}
-	if h.Auth != nil {
-		user, pass = h.Auth.Username, h.Auth.Password
+	if req.auth != nil {
+		user, pass = req.auth.user, req.auth.pass
 		e.redactor.Add(pass)
 	}
 	ref := u.Host + u.Path // host/path/name[:tag][@digest]
@@ -244,15 +265,15 @@ func (e *Fetcher) ociChart(ctx context.Context, h *spec.Helm) (*Source, error) {
 
 	base, tag, digest := splitOCIRef(ref)
 	switch {
-	case digest != "" && tag == "" && h.Version != "":
-		ref = base + ":" + h.Version + "@" + digest
+	case digest != "" && tag == "" && req.version != "":
+		ref = base + ":" + req.version + "@" + digest
 	case digest != "":
 	case tag != "":
-		if h.Version != "" && h.Version != tag {
-			return nil, fmt.Errorf("chart reference %s says version %s but version: says %s; write it once", display, tag, h.Version)
+		if req.version != "" && req.version != tag {
+			return nil, fmt.Errorf("chart reference %s says version %s but version: says %s; write it once", display, tag, req.version)
 		}
 	default:
-		tag, err = e.ociTag(rc, base, h.Version)
+		tag, err = e.ociTag(rc, base, req.version)
 		if err != nil {
 			return nil, fmt.Errorf("cannot pick a version of %s: %w%s", "oci://"+base, err, authHint(err, user != ""))
 		}
@@ -317,7 +338,7 @@ func (e *Fetcher) plainHTTP(hostport string) bool {
 
 // splitCredentials strips user:password@ from a URL; an auth: block wins.
 // The password is registered with the redactor before anything can print it.
-func (e *Fetcher) splitCredentials(raw string, auth *spec.Auth) (clean, user, pass string, err error) {
+func (e *Fetcher) splitCredentials(raw string, auth *credentials) (clean, user, pass string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", "", "", fmt.Errorf("URL %s is not valid: %s", e.redactor.String(raw), e.redactor.String(err.Error()))
@@ -329,7 +350,7 @@ func (e *Fetcher) splitCredentials(raw string, auth *spec.Auth) (clean, user, pa
 		u.User = nil
 	}
 	if auth != nil {
-		user, pass = auth.Username, auth.Password
+		user, pass = auth.user, auth.pass
 		e.redactor.Add(pass)
 	}
 	return u.String(), user, pass, nil

@@ -81,7 +81,7 @@ func LockDigest(req, lock []*chartv2.Dependency) (string, error) {
 // fetch, pinned by the lock where there is one. The chart is refused with
 // how to fix it when it has no lock (and the step does not update
 // dependencies) or its lock does not match Chart.yaml.
-func dependencyPlan(h *spec.Helm, src *Source) (fetches []DependencyFetch, cacheKey string, err error) {
+func dependencyPlan(req chartRequest, src *Source) (fetches []DependencyFetch, cacheKey string, err error) {
 	ch := src.Chart
 	missing := missingDependencies(ch)
 	if len(missing) == 0 {
@@ -92,7 +92,7 @@ func dependencyPlan(h *spec.Helm, src *Source) (fetches []DependencyFetch, cache
 		names = append(names, d.Name)
 	}
 	if ch.Lock == nil {
-		if !h.DependencyUpdate {
+		if !req.dependencyUpdate {
 			return nil, "", fmt.Errorf("%s declares dependencies (%s) but has neither their charts in charts/ nor a Chart.lock: run helm dependency update on the chart directory and commit its Chart.lock, or set dependencyUpdate: true on the step to resolve them on every run", src.What, strings.Join(names, ", "))
 		}
 		for _, d := range missing {
@@ -135,15 +135,15 @@ func cachePath(dir, key string, d *chartv2.Dependency) string {
 // buildDependencies fetches src's missing dependencies (from the cache
 // when locked and cached) and adds them to the chart, and to every copy
 // src.Load makes.
-func (e *Fetcher) buildDependencies(ctx context.Context, h *spec.Helm, src *Source) error {
-	fetches, key, err := dependencyPlan(h, src)
+func (e *Fetcher) buildDependencies(ctx context.Context, req chartRequest, src *Source) error {
+	fetches, key, err := dependencyPlan(req, src)
 	if err != nil || len(fetches) == 0 {
 		return err
 	}
 	dir := depCacheDir()
 	var archives [][]byte
 	for i, f := range fetches {
-		data, err := e.fetchDependency(ctx, h, f, key, dir)
+		data, err := e.fetchDependency(ctx, req, f, key, dir)
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("%s: dependency %s %s from %s: %w", src.What, f.Name, f.Version, redactURL(f.Repository), ctx.Err())
@@ -184,8 +184,9 @@ func (e *Fetcher) buildDependencies(ctx context.Context, h *spec.Helm, src *Sour
 }
 
 // fetchDependency returns one dependency's archive: from the cache, or
-// downloaded (and then cached when locked).
-func (e *Fetcher) fetchDependency(ctx context.Context, h *spec.Helm, f DependencyFetch, key, dir string) ([]byte, error) {
+// downloaded (and then cached when locked). own is the chart that depends
+// on it.
+func (e *Fetcher) fetchDependency(ctx context.Context, own chartRequest, f DependencyFetch, key, dir string) ([]byte, error) {
 	dep := &chartv2.Dependency{Name: f.Name, Version: f.Version, Repository: f.Repository}
 	if f.Cached {
 		if data, err := os.ReadFile(cachePath(dir, key, dep)); err == nil {
@@ -197,9 +198,9 @@ func (e *Fetcher) fetchDependency(ctx context.Context, h *spec.Helm, f Dependenc
 	var err error
 	switch {
 	case strings.HasPrefix(repoURL, "oci://"):
-		got, err = e.ociChart(ctx, &spec.Helm{Chart: strings.TrimSuffix(repoURL, "/") + "/" + f.Name, Version: f.Version, Auth: sameHostAuth(h, repoURL)})
+		got, err = e.ociChart(ctx, chartRequest{chart: strings.TrimSuffix(repoURL, "/") + "/" + f.Name, version: f.Version, auth: own.sameHostAuth(repoURL)})
 	case strings.HasPrefix(repoURL, "http://") || strings.HasPrefix(repoURL, "https://"):
-		got, err = e.repoChart(ctx, &spec.Helm{Chart: f.Name, Repo: repoURL, Version: f.Version, Auth: sameHostAuth(h, repoURL)})
+		got, err = e.repoChart(ctx, chartRequest{chart: f.Name, repo: repoURL, version: f.Version, auth: own.sameHostAuth(repoURL)})
 	case strings.HasPrefix(repoURL, "file://"):
 		return nil, fmt.Errorf("khook builds dependencies from HTTP repositories and OCI registries only: vendor a file:// dependency in charts/ (helm dependency build)")
 	case repoURL == "":
@@ -222,20 +223,20 @@ func (e *Fetcher) fetchDependency(ctx context.Context, h *spec.Helm, f Dependenc
 // sameHostAuth is the step's auth: block for a dependency served by the
 // host the step's own chart comes from; other hosts get none (credentials
 // in the repository URL's userinfo still apply).
-func sameHostAuth(h *spec.Helm, repoURL string) *spec.Auth {
-	if h.Auth == nil {
+func (r chartRequest) sameHostAuth(repoURL string) *credentials {
+	if r.auth == nil {
 		return nil
 	}
-	own := h.Repo
+	own := r.repo
 	if own == "" {
-		own = h.Chart
+		own = r.chart
 	}
 	a, err1 := url.Parse(own)
 	b, err2 := url.Parse(repoURL)
 	if err1 != nil || err2 != nil || a.Host == "" || a.Host != b.Host {
 		return nil
 	}
-	return h.Auth
+	return r.auth
 }
 
 func writeAtomic(path string, data []byte) error {
@@ -297,7 +298,7 @@ func OfflineDependencies(baseDir string, h *spec.Helm) []DependencyFetch {
 	if err != nil {
 		return nil
 	}
-	deps, _, err := dependencyPlan(h, &Source{Chart: ch, What: "chart " + h.Chart})
+	deps, _, err := dependencyPlan(chartRequest{chart: h.Chart, dependencyUpdate: h.DependencyUpdate}, &Source{Chart: ch, What: "chart " + h.Chart})
 	if err != nil {
 		return nil
 	}

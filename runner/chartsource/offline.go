@@ -45,7 +45,7 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 		}
 	}
 	e := New(nil, baseDir, nil, Options{})
-	src, err := e.localChart(h)
+	src, err := e.localChart(h.Chart)
 	if err != nil {
 		return nil, "", err
 	}

@@ -35,13 +35,9 @@ import (
 // chart, values and drift of a converged release's live objects. The rendered objects are compared
 // with the live ones (Drift), so out-of-band edits and value changes show,
 // and an object the API server would refuse (an immutable field) is apply's
-// failure. An error is what Execute would fail with.
+// failure. An error is what Execute would fail with; the plan redacts it
+// (plan.Live, as every step type's).
 func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput) (runner.Prediction, error) {
-	p, err := e.plan(ctx, st, in)
-	return p, e.redactor.Error(err)
-}
-
-func (e *Executor) plan(ctx context.Context, st *spec.Step, in runner.PlanInput) (runner.Prediction, error) {
 	var p runner.Prediction
 	h := st.Helm
 	if h == nil {
@@ -280,7 +276,7 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (
 		r.sess.cfg.RESTClientGetter = lookupGetter{RESTClientGetter: r.sess.cfg.RESTClientGetter, wrap: opts.Lookup}
 	}
 	if err := e.planCRDs(ctx, r); err != nil {
-		return nil, e.redactor.Error(e.failure(r, err))
+		return nil, e.failure(r, err)
 	}
 	r.earlier = e.changedCRDs(ctx, opts.CRDs)
 	res, err := e.run(ctx, r, action.DryRunServer)
@@ -294,7 +290,7 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (
 			res, err = nil, e.failure(r, err)
 		}
 	}
-	return res, e.redactor.Error(err)
+	return res, err
 }
 
 // isNoKindMatch: the release uses a kind the cluster does not serve (yet);

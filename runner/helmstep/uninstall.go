@@ -53,12 +53,12 @@ func (e *Executor) PlanDeleteRelease(ctx context.Context, st *spec.Step) (runner
 	d := st.Delete
 	r, err := e.openRemoval(d.Release, spec.NamespaceOrDefault(d.Namespace), d.IgnoresNotFound())
 	if err != nil {
-		return runner.Prediction{}, e.redactor.Error(err)
+		return runner.Prediction{}, err
 	}
 	dec := e.decide(ctx, r, true)
 	switch dec.do {
 	case doFail:
-		return runner.Prediction{}, e.redactor.Error(dec.err)
+		return runner.Prediction{}, dec.err
 	case doAbsent:
 		return runner.Prediction{Action: model.ActionNoop, Reason: "nothing to delete: already absent"}, nil
 	}

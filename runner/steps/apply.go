@@ -288,7 +288,7 @@ func (x *ApplyExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanIn
 	}
 	s, err := x.apply(ctx, st, opts, true)
 	if err != nil {
-		return p, x.Redactor.Error(err)
+		return p, err
 	}
 	if s.skipped {
 		p.Action, p.Reason = model.ActionSkip, SkipReasonExists

@@ -372,14 +372,14 @@ func (x *DeleteExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanI
 			return p, errors.New("delete.release is not available: khook was built without the helm executor")
 		}
 		p, err = rp.PlanDeleteRelease(ctx, st)
-		return p, x.Redactor.Error(err)
+		return p, err
 	case len(d.Manifests) > 0:
 		_, gone, err = x.manifests(ctx, d, true)
 	default:
 		_, gone, err = x.resource(ctx, d, true)
 	}
 	if err != nil {
-		return p, x.Redactor.Error(err)
+		return p, err
 	}
 	return DeletePrediction(gone), nil
 }

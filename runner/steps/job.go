@@ -389,7 +389,7 @@ func (x *JobExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInpu
 	}
 	out, err := x.run(ctx, st, true)
 	if err != nil {
-		return p, x.Redactor.Error(err)
+		return p, err
 	}
 	if out.Skipped {
 		p.Action, p.Reason = model.ActionSkip, out.SkipReason

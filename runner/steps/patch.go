@@ -155,7 +155,7 @@ func (x *PatchExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanIn
 	}
 	_, pt, err := x.run(ctx, st.Patch, true)
 	if err != nil {
-		return p, x.Redactor.Error(err)
+		return p, err
 	}
 	live := pt.preview.Live
 	o := runner.PlannedObject{Action: model.ActionConfigure, Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName(), Desired: pt.after, Live: live}

@@ -155,7 +155,7 @@ func (x *RolloutExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.Plan
 	if r.Restart != "" {
 		_, live, err := x.restart(ctx, r, true)
 		if err != nil {
-			return p, x.Redactor.Error(err)
+			return p, err
 		}
 		p.Action, p.Reason = model.ActionRestart, "a restart happens on every apply; not counted as a change"
 		p.DiffNote = "a restart sets a new restartedAt annotation on the pod template"
@@ -164,7 +164,7 @@ func (x *RolloutExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.Plan
 	}
 	_, viewer, live, err := x.statusTarget(ctx, r)
 	if err != nil {
-		return p, x.Redactor.Error(err)
+		return p, err
 	}
 	done, pending, err := RolloutComplete(viewer)([]*unstructured.Unstructured{live})
 	switch {
