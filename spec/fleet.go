@@ -20,6 +20,7 @@ type Fleet struct {
 	Kind       string         `json:"kind"`
 	Metadata   Metadata       `json:"metadata"`
 	Files      []string       `json:"files"`
+	Policies   []string       `json:"policies,omitempty"` // --policy files every cluster's run checks
 	Clusters   []FleetCluster `json:"clusters"`
 	Rollout    FleetRollout   `json:"rollout,omitempty"`
 
@@ -42,6 +43,7 @@ type FleetCluster struct {
 	Files            []string          `json:"files,omitempty"`    // overlays after the fleet's files
 	VarFiles         []string          `json:"varFiles,omitempty"` // --var-file, in order
 	Vars             map[string]string `json:"vars,omitempty"`     // --set NAME=value
+	Policies         []string          `json:"policies,omitempty"` // --policy, after the fleet's
 }
 
 // FleetRollout says when a wave halts the rollout.
@@ -141,6 +143,17 @@ func (f *Fleet) VarFilePaths(c *FleetCluster) []string {
 	return out
 }
 
+// PolicyPaths are the policy files a cluster's run checks: the fleet's,
+// then its own, resolved. A run loads them as --policy files, so they are
+// in khook files' list (runner/command.Files) like its spec files.
+func (f *Fleet) PolicyPaths(c *FleetCluster) []string {
+	var out []string
+	for _, p := range append(append([]string(nil), f.Policies...), c.Policies...) {
+		out = append(out, f.Resolve(p))
+	}
+	return out
+}
+
 // Set is the cluster's vars as NAME=value, sorted by name (--set form).
 func (c *FleetCluster) Set() []string {
 	names := make([]string, 0, len(c.Vars))
@@ -223,6 +236,7 @@ func validateFleet(f *Fleet, bad map[string]bool) Problems {
 		}
 	}
 	checkFiles("files", f.Files)
+	checkFiles("policies", f.Policies)
 	if f.Rollout.MaxFailures < 0 {
 		errorf("rollout.maxFailures", "", "must be 0 or more, got %d", f.Rollout.MaxFailures)
 	}
@@ -264,6 +278,7 @@ func validateFleet(f *Fleet, bad map[string]bool) Problems {
 		}
 		checkFiles(p+".files", c.Files)
 		checkFiles(p+".varFiles", c.VarFiles)
+		checkFiles(p+".policies", c.Policies)
 	}
 	return probs
 }

@@ -50,6 +50,7 @@ func fleetSchemaDoc() obj {
 				"name": obj{"type": "string", "pattern": subdomainPattern, "description": "Fleet name (RFC 1123)"},
 			}, "name"),
 			"files":    files("The spec every cluster runs: base, then overlays; relative to the fleet file"),
+			"policies": files("Policy files (--policy) every cluster's plan and apply check; relative to the fleet file"),
 			"clusters": obj{"type": "array", "minItems": 1, "items": defRef("cluster")},
 			"rollout": desc(object(obj{
 				"maxFailures": obj{"type": "integer", "minimum": 0, "description": "Per wave: more failed clusters than this halt the rollout (default 0)"},
@@ -65,6 +66,7 @@ func fleetSchemaDoc() obj {
 				"files":            files("Overlays merged after the fleet's files"),
 				"varFiles":         files("Variable files (flat NAME: value maps), in order"),
 				"vars":             stringMap("Variables, as --set NAME=value", `^[A-Za-z_][A-Za-z0-9_]*$`),
+				"policies":         files("Policy files (--policy) this cluster's plan and apply check, after the fleet's"),
 			}, "name"),
 		},
 	}

@@ -29,6 +29,19 @@ func TestLoadFleet(t *testing.T) {
 	if got := f.SpecFiles(st); !reflect.DeepEqual(got, want) {
 		t.Errorf("SpecFiles = %v, want %v", got, want)
 	}
+	// The fleet's policy files, then the cluster's own.
+	eu, err := f.Cluster("prod-eu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, want := range map[*FleetCluster][]string{
+		st: {"testdata/fleet/policies/common.yaml"},
+		eu: {"testdata/fleet/policies/common.yaml", "testdata/fleet/policies/prod.yaml"},
+	} {
+		if got := f.PolicyPaths(c); !reflect.DeepEqual(got, want) {
+			t.Errorf("PolicyPaths(%s) = %v, want %v", c.Name, got, want)
+		}
+	}
 	if got := st.Set(); !reflect.DeepEqual(got, []string{"REGION=eu-west-1"}) {
 		t.Errorf("Set = %v", got)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -418,7 +419,16 @@ type policyFile struct {
 func loadPolicyFiles(s *Spec, files []string) (map[string]*posMap, Problems) {
 	pms := map[string]*posMap{}
 	var probs Problems
+	read := map[string]bool{}
 	for _, file := range files {
+		// A file named twice (a fleet's policies and the policies input,
+		// say) is read once: its rules are not two rules of one name.
+		if a, err := filepath.Abs(file); err == nil && file != "-" {
+			if read[a] {
+				continue
+			}
+			read[a] = true
+		}
 		name, src, err := readSpecFile(file, nil)
 		if err != nil {
 			probs = append(probs, Problem{Pos: Pos{File: file}, Message: fmt.Sprintf("--policy %s: %v", file, err)})

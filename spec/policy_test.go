@@ -139,4 +139,13 @@ func TestPolicyFiles(t *testing.T) {
 	if len(s.Policies) != 2 || s.Policies[1].Source != f || len(s.Admission) != 1 || len(s.PolicyFiles) != 1 {
 		t.Errorf("policies %d (second from %q), admission %d, files %v", len(s.Policies), s.Policies[1].Source, len(s.Admission), s.PolicyFiles)
 	}
+	// The same file named twice (a fleet's policies and the policies
+	// input) is one file, not two rules named org.
+	s, err = loadPolicySpec(t, "", f, filepath.Join(dir, ".", "org.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Policies) != 1 || len(s.Admission) != 1 || len(s.PolicyFiles) != 1 {
+		t.Errorf("a file named twice: policies %d, admission %d, files %v", len(s.Policies), len(s.Admission), s.PolicyFiles)
+	}
 }

@@ -59,7 +59,8 @@ func (r *runState) loadFleet() (*spec.Fleet, error) {
 
 // useFleet turns a leg's inputs (fleet and cluster) into the run's: the
 // fleet's files then the cluster's overlays, its var files and vars
-// (before the vars input), its context, the kubeconfig its
+// (before the vars input), the fleet's and its policy files (with the
+// policies input), its context, the kubeconfig its
 // kubeconfigSecret names when the kubeconfig input is empty, the cluster
 // as identifier, and no comment nor drift issue (the fleet report keeps
 // the fleet's one of each).
@@ -79,6 +80,7 @@ func (r *runState) useFleet() error {
 	r.in.Files = fl.SpecFiles(c)
 	r.in.VarFiles = append(fl.VarFilePaths(c), r.in.VarFiles...)
 	r.in.Vars = append(c.Set(), r.in.Vars...)
+	r.in.Policies = append(fl.PolicyPaths(c), r.in.Policies...)
 	if r.in.Context == "" {
 		r.in.Context = c.Context
 	}

@@ -3,11 +3,14 @@ package ci
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
@@ -198,5 +201,52 @@ func TestFleetApplyOnPushUpdatesTheFleetComment(t *testing.T) {
 	cs := srv.Comments(7)
 	if len(cs) != 1 || !strings.Contains(cs[0].Body, "**Status:** ✅ applied") || !strings.Contains(cs[0].Body, "3 clusters: 3 changed") {
 		t.Fatalf("after the push's apply: %d comments\n%s", len(cs), cs[len(cs)-1].Body)
+	}
+}
+
+// policyRecorder records the policy files each leg's spec was loaded with.
+type policyRecorder struct {
+	*fakeBackend
+	files map[string][]string
+}
+
+func (p policyRecorder) Plan(ctx context.Context, req Request) (*model.Plan, error) {
+	p.files[req.Identifier] = req.Spec.PolicyFiles
+	return p.fakeBackend.Plan(ctx, req)
+}
+
+// A leg checks the fleet's policy files, then its cluster's own, then the
+// policies input: the same list khook files and fleet matrix
+// --changed-since read for that cluster.
+func TestFleetLegChecksItsPolicies(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	e, ws := fleetEnv(t, srv)
+	rule := "policies:\n  - name: %s\n    deny: 'false'\n    message: '\"never\"'\n"
+	for name, text := range map[string]string{
+		"policy-fleet.yaml":    "apiVersion: khook.io/v1\nkind: Fleet\nmetadata: {name: platform}\nfiles: [khook.yaml]\npolicies: [policies/all.yaml]\nclusters:\n  - {name: prod-eu, context: eu, varFiles: [vars.yaml], policies: [policies/eu.yaml]}\n  - {name: prod-us, context: us, varFiles: [vars.yaml]}\n",
+		"policies/all.yaml":    fmt.Sprintf(rule, "all"),
+		"policies/eu.yaml":     fmt.Sprintf(rule, "eu"),
+		"policies/review.yaml": fmt.Sprintf(rule, "review"),
+	} {
+		os.MkdirAll(filepath.Join(ws, filepath.Dir(name)), 0o755)
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := policyRecorder{&fakeBackend{}, map[string][]string{}}
+	for _, c := range []string{"prod-eu", "prod-us"} {
+		e.reset()
+		env := append(append([]string(nil), e.environ...), "INPUT_COMMAND=plan", "INPUT_FLEET=policy-fleet.yaml", "INPUT_CLUSTER="+c, "INPUT_POLICIES=policies/review.yaml")
+		if code, out, _ := run(t, env, b); code != 0 {
+			t.Fatalf("leg %s: exit %d\n%s", c, code, out)
+		}
+	}
+	want := map[string][]string{
+		"prod-eu": {"policies/all.yaml", "policies/eu.yaml", "policies/review.yaml"},
+		"prod-us": {"policies/all.yaml", "policies/review.yaml"},
+	}
+	if d := cmp.Diff(want, b.files); d != "" {
+		t.Errorf("the legs' policy files (-want +got):\n%s", d)
 	}
 }

@@ -35,3 +35,26 @@ func TestFleetFlagsOnPlanAndApply(t *testing.T) {
 		}
 	}
 }
+
+// plan --fleet --cluster checks the fleet's policy files for that cluster:
+// eu's own rule denies its ConfigMap, us does not have it.
+func TestFleetClusterPolicies(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"khook.yaml":       "apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: d}\nsteps:\n  - name: cm\n    apply:\n      manifests:\n        - inline: |\n            apiVersion: v1\n            kind: ConfigMap\n            metadata: {name: c, namespace: default}\n",
+		"policies/eu.yaml": "policies:\n  - name: no-configmaps-in-eu\n    deny: object.kind == \"ConfigMap\"\n    message: '\"no ConfigMap in eu\"'\n",
+		"fleet.yaml":       "apiVersion: khook.io/v1\nkind: Fleet\nmetadata: {name: f}\nfiles: [khook.yaml]\nclusters:\n  - {name: eu, context: eu, policies: [policies/eu.yaml]}\n  - {name: us, context: us}\n",
+	} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	fleet := filepath.Join(dir, "fleet.yaml")
+	for cluster, want := range map[string]int{"eu": 1, "us": 0} {
+		ios, out, errOut := iostreams.Test("")
+		code := Run(context.Background(), []string{"plan", "--offline", "--fleet", fleet, "--cluster", cluster}, ios)
+		denied := strings.Contains(out.String(), "policy no-configmaps-in-eu denies ConfigMap default/c: no ConfigMap in eu")
+		if code != want || denied != (cluster == "eu") {
+			t.Errorf("plan --cluster %s: exit %d (want %d), denied %v:\n%s%s", cluster, code, want, denied, out, errOut)
+		}
+	}
+}

@@ -11,9 +11,9 @@ import (
 // (khook files' list, runner/command.Files) when its spec loads here: the
 // cluster is touched when one of them, or the fleet file, changed.
 // Otherwise (ok false: a secret it requires is not set in this job, say)
-// a cluster's own overlays and var files touch only the clusters that use
-// them, and every other changed file touches every cluster, so a change
-// never skips a cluster it could affect.
+// a cluster's own overlays, var files and policy files touch only the
+// clusters that use them, and every other changed file touches every
+// cluster, so a change never skips a cluster it could affect.
 func Touched(f *spec.Fleet, clusters []*spec.FleetCluster, changed []string, filesOf func(*spec.FleetCluster) (files []string, ok bool)) []*spec.FleetCluster {
 	abs := func(p string) string {
 		if a, err := filepath.Abs(f.Resolve(p)); err == nil {
@@ -23,11 +23,11 @@ func Touched(f *spec.Fleet, clusters []*spec.FleetCluster, changed []string, fil
 	}
 	users := map[string]map[string]bool{} // cluster-specific file -> clusters using it
 	shared := map[string]bool{}
-	for _, p := range f.Files {
+	for _, p := range append(append([]string(nil), f.Files...), f.Policies...) {
 		shared[abs(p)] = true
 	}
 	for _, c := range f.Clusters {
-		for _, p := range append(append([]string(nil), c.Files...), c.VarFiles...) {
+		for _, p := range append(append(append([]string(nil), c.Files...), c.VarFiles...), c.Policies...) {
 			a := abs(p)
 			if users[a] == nil {
 				users[a] = map[string]bool{}

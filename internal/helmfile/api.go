@@ -168,6 +168,9 @@ type InputError struct {
 	File string
 	Line int
 	Msg  string
+
+	at       string // a template error's failing action, as in <.Values.x>
+	envUndef bool   // explained by an environment the helmfile does not define
 }
 
 func (e *InputError) Error() string {

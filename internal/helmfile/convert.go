@@ -167,6 +167,7 @@ func (c *converter) templateRelease(s *state, m map[string]any, line int) error 
 		}
 		out, err := c.r.render(s.file, line-1, s.dir, text, releaseData(s, m))
 		if err != nil {
+			err = s.undefinedEnv(err)
 			if ie, ok := err.(*InputError); ok {
 				ie.Line = c.findLine(s, text, line)
 				ie.Msg = "release " + str(m["name"]) + " " + what + ": " + ie.Msg

@@ -47,6 +47,12 @@ type converter struct {
 func Import(dir, file string, opts Options) (*Result, error) {
 	opts.placeholders = true
 	res, used, err := importOnce(dir, file, opts)
+	var ie *InputError
+	if errors.As(err, &ie) && ie.envUndef {
+		// The cause, not what a second try without placeholders meets
+		// first (an unset requiredEnv).
+		return nil, err
+	}
 	if used && (err != nil || res == nil) {
 		opts.placeholders = false
 		res, _, err = importOnce(dir, file, opts)
@@ -513,7 +519,7 @@ func (c *converter) valuesFile(r *rel, h *outHelm, i int, p string) error {
 	mark := len(c.r.reads)
 	text, err := c.r.render(c.l.display(ap), 0, filepath.Dir(ap), string(data), releaseData(r.st, r.m))
 	if err != nil {
-		return err
+		return r.st.undefinedEnv(err)
 	}
 	var m map[string]any
 	if err := yaml.Unmarshal([]byte(text), &m); err != nil {

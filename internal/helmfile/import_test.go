@@ -660,3 +660,83 @@ func TestImportUnsetRequiredEnvInCondition(t *testing.T) {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
+
+// A helmfile whose environments are its clusters and has no "default":
+// helmfile renders "default" with no values, so an import without
+// --environment fails where the template reads one; the error says so,
+// names the environments there are and the flag, not the missing key
+// (or an unset requiredEnv a second try would meet first).
+func TestImportNoDefaultEnvironment(t *testing.T) {
+	root, _ := filepath.Abs("testdata/clusters")
+	const file = "bootstrap/helmfile.yaml.gotmpl"
+	unset := func(string) (string, bool) { return "", false }
+	for _, tc := range []struct {
+		name string
+		env  string
+		vars func(string) (string, bool)
+		want string
+	}{
+		{"no environment chosen", "", fixtureEnv(root),
+			`bootstrap/helmfile.yaml.gotmpl:40: .Environment.Values.cluster.dnsIP has no value because this helmfile defines no "default" environment (the one used without --environment), only cluster01 and cluster02: choose one with --environment NAME (-e NAME)`},
+		{"ROOT_DIR unset too", "", unset,
+			`bootstrap/helmfile.yaml.gotmpl:40: .Environment.Values.cluster.dnsIP has no value because this helmfile defines no "default" environment`},
+		{"an environment it does not define", "cluster03", fixtureEnv(root),
+			`bootstrap/helmfile.yaml.gotmpl:40: .Environment.Values.cluster.dnsIP has no value because this helmfile defines no "cluster03" environment, only cluster01 and cluster02: choose one with --environment NAME (-e NAME)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Import(root, file, Options{Environment: tc.env, Env: tc.vars})
+			var ie *InputError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("got %v\nwant one line starting %q", err, tc.want)
+			}
+		})
+	}
+
+	// With an environment chosen, it imports as before.
+	res, err := Import(root, file, Options{Environment: "cluster01", Env: fixtureEnv(root)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Verdict(); v != Faithful {
+		t.Errorf("verdict %s, want faithful\n%s", v, res.Spec)
+	}
+	got := map[string]any{}
+	for _, r := range res.Releases {
+		got[r.Resolved.Name] = jsonish(r.Resolved.Values)
+	}
+	want := jsonish(map[string]any{
+		"cilium": map[string]any{"cluster": map[string]any{"name": "cluster01", "id": 1},
+			"ipam":           map[string]any{"operator": map[string]any{"clusterPoolIPv4PodCIDRList": []any{"10.42.0.0/16"}}},
+			"k8sServiceHost": "10.0.1.10", "k8sServicePort": 6443, "kubeProxyReplacement": true},
+		"coredns": map[string]any{"service": map[string]any{"clusterIP": "10.43.0.10"}},
+	})
+	if d := cmp.Diff(want, jsonish(got)); d != "" {
+		t.Errorf("values with -e cluster01 (-want +got):\n%s", d)
+	}
+}
+
+// The same in a values template of a plain helmfile, and no hint where
+// the helmfile names no environments (the key is simply missing).
+func TestImportNoDefaultEnvironmentValuesTemplate(t *testing.T) {
+	for _, tc := range []struct {
+		name, envs, want string
+	}{
+		{"environments without default", "environments:\n  dev: {}\n  prod:\n    values: [{replicas: 3}]\n",
+			`values.yaml.gotmpl:2: .Values.replicas has no value because this helmfile defines no "default" environment (the one used without --environment), only dev and prod: choose one with --environment NAME (-e NAME)`},
+		{"no environments", "",
+			`values.yaml.gotmpl:2: the template fails: map has no entry for key "replicas"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, map[string]string{
+				"helmfile.yaml":      tc.envs + "releases:\n  - name: a\n    chart: ./a\n    values: [values.yaml.gotmpl]\n",
+				"a/Chart.yaml":       "name: a\n",
+				"values.yaml.gotmpl": "image: a\nreplicas: {{ .Values.replicas }}\n",
+			})
+			_, err := Import(dir, "helmfile.yaml", Options{Env: func(string) (string, bool) { return "", false }})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("got  %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}

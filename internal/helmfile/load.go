@@ -77,6 +77,41 @@ func (s *state) envData() map[string]any {
 	}
 }
 
+// undefinedEnv explains a template error that reads values when the
+// helmfile names environments but not the one rendered. helmfile renders
+// an undefined "default" with no values, so its error names a missing key,
+// a symptom; say the cause and the flag that picks an environment.
+func (s *state) undefinedEnv(err error) error {
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.envUndef || len(s.environments) == 0 || !readsValues(ie.at) {
+		return err
+	}
+	if _, ok := s.environments[s.envName]; ok {
+		return err
+	}
+	names := make([]string, 0, len(s.environments))
+	for n := range s.environments {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	list := names[0]
+	if n := len(names); n > 1 {
+		list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	which := ""
+	if s.envName == "default" {
+		which = " (the one used without --environment)"
+	}
+	return &InputError{File: ie.File, Line: ie.Line, envUndef: true,
+		Msg: fmt.Sprintf("%s has no value because this helmfile defines no %q environment%s, only %s: choose one with --environment NAME (-e NAME)", ie.at, s.envName, which, list)}
+}
+
+// readsValues: the failing action reads the environment's or the state's
+// values (.Values.x, .Environment.Values.x, .StateValues.x, get "x").
+func readsValues(at string) bool {
+	return strings.Contains(at, "Values") || strings.HasPrefix(at, "get ")
+}
+
 // loader loads helmfiles for one import.
 type loader struct {
 	root string // the import's directory: file names in messages are relative to it
@@ -137,7 +172,7 @@ func (l *loader) load(abs string, overrides map[string]any, isBase bool) (*state
 		if s.rendered {
 			body, err = l.r.render(s.file, offset, s.dir, part, s.envData())
 			if err != nil {
-				return nil, err
+				return nil, s.undefinedEnv(err)
 			}
 		}
 		if err := l.part(s, body, offset, envs, isBase); err != nil {

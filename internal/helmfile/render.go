@@ -103,6 +103,9 @@ func (r *renderer) scanDefaults(text string) {
 
 var tmplErr = regexp.MustCompile(`^template: [^:]*:([0-9]+)(?::[0-9]+)?: (.*)$`)
 
+// tmplAt is the action an execution error names: executing "x" at <.Values.a>: …
+var tmplAt = regexp.MustCompile(`^executing "[^"]*" at <([^>]*)>: `)
+
 // render executes text (of file, whose first line is line 1+lineOffset)
 // with data; baseDir resolves readFile and friends.
 func (r *renderer) render(file string, lineOffset int, baseDir, text string, data any) (string, error) {
@@ -166,10 +169,14 @@ func templateError(file string, lineOffset int, err error) error {
 		} else if i := strings.Index(why, ">: "); i >= 0 && strings.HasPrefix(why, "executing ") {
 			why = why[i+3:]
 		}
+		at := ""
+		if a := tmplAt.FindStringSubmatch(m[2]); a != nil {
+			at = a[1]
+		}
 		if refused {
 			why = msg
 		}
-		ie = &InputError{File: file, Line: line + lineOffset, Msg: "the template fails: " + strings.ReplaceAll(why, "\x00", "")}
+		ie = &InputError{File: file, Line: line + lineOffset, Msg: "the template fails: " + strings.ReplaceAll(why, "\x00", ""), at: at}
 		return ie
 	}
 	return &InputError{File: file, Line: lineOffset + 1, Msg: "the template fails: " + strings.ReplaceAll(msg, "\x00", "")}

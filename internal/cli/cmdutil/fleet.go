@@ -51,12 +51,13 @@ func (f *Factory) LoadFleet(path string) (*spec.Fleet, error) {
 // UseFleetCluster points the spec flags and the global kubeconfig and
 // context at one cluster of the fleet: the fleet's files then the
 // cluster's overlays, its var files and vars (before any --set given),
-// its context, and the kubeconfig in the variable kubeconfigSecret names
+// the fleet's and its policy files (with any --policy given), its context, and the kubeconfig in the variable kubeconfigSecret names
 // when that is set. The returned cleanup removes the kubeconfig file.
 func (f *Factory) UseFleetCluster(fl *spec.Fleet, c *spec.FleetCluster, flags *SpecFlags) (cleanup func(), err error) {
 	flags.Files = fl.SpecFiles(c)
 	flags.VarFiles = append(fl.VarFilePaths(c), flags.VarFiles...)
 	flags.Set = append(c.Set(), flags.Set...)
+	flags.Policies = append(fl.PolicyPaths(c), flags.Policies...)
 	if c.Context != "" {
 		f.Global.Context = c.Context
 	}

@@ -10,13 +10,14 @@ import (
 )
 
 // clusterFiles is what khook files lists for a cluster's spec (its files,
-// overlays, var files and sets, as its leg loads it); ok is false when the
-// spec does not load here (a secret it requires is not set in this job),
-// and --changed-since then keeps the cluster on any shared change.
+// overlays, var files, sets and policy files, as its leg loads it); ok is
+// false when the spec does not load here (a secret it requires is not set
+// in this job), and --changed-since then keeps the cluster on any shared
+// change.
 func clusterFiles(f *cmdutil.Factory, fl *spec.Fleet, c *spec.FleetCluster) ([]string, bool) {
 	varFiles := fl.VarFilePaths(c)
 	s, err := spec.Load(spec.LoadOptions{
-		Files: fl.SpecFiles(c), VarFiles: varFiles, Set: c.Set(), Stdin: io.MultiReader(),
+		Files: fl.SpecFiles(c), VarFiles: varFiles, Set: c.Set(), Policies: fl.PolicyPaths(c), Stdin: io.MultiReader(),
 		Environ: f.IOStreams.Environ, VarPrefix: cmdutil.DefaultVarPrefix, SecretPrefix: cmdutil.DefaultSecretPrefix,
 		Redactor: redact.New(), // a throwaway: nothing of it is printed
 	})

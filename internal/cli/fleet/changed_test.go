@@ -11,8 +11,8 @@ import (
 )
 
 // --changed-since keeps the clusters a change touches: a cluster's own
-// overlay touches it alone, the shared spec and a manifest it reads touch
-// every cluster, a file no spec reads none.
+// overlay or policy file touches it alone, the shared spec and a manifest
+// it reads touch every cluster, a file no spec reads none.
 func TestMatrixChangedSince(t *testing.T) {
 	needtool.Path(t, "git", "the changed-files selection reads the diff with it")
 	dir := t.TempDir()
@@ -35,7 +35,8 @@ func TestMatrixChangedSince(t *testing.T) {
 	write("README.md", "# the fleet\n")
 	write("clusters/eu.yaml", "# eu\n")
 	write("clusters/us.yaml", "# us\n")
-	write("fleet.yaml", "apiVersion: khook.io/v1\nkind: Fleet\nmetadata: {name: f}\nfiles: [khook.yaml]\nclusters:\n  - {name: eu, context: eu, files: [clusters/eu.yaml]}\n  - {name: us, context: us, files: [clusters/us.yaml]}\n")
+	write("policies/eu.yaml", "policies:\n  - name: no-delete\n    deny: action == \"delete\"\n    message: '\"no delete in eu\"'\n")
+	write("fleet.yaml", "apiVersion: khook.io/v1\nkind: Fleet\nmetadata: {name: f}\nfiles: [khook.yaml]\nclusters:\n  - {name: eu, context: eu, files: [clusters/eu.yaml], policies: [policies/eu.yaml]}\n  - {name: us, context: us, files: [clusters/us.yaml]}\n")
 	git("init", "-q")
 	git("add", ".")
 	git("commit", "-qm", "base")
@@ -58,6 +59,12 @@ func TestMatrixChangedSince(t *testing.T) {
 	if got := clusters(); len(got) != 0 {
 		t.Errorf("nothing changed: %v", got)
 	}
+	// Only a policy rule changed: the cluster whose runs check it.
+	write("policies/eu.yaml", "policies:\n  - name: no-delete\n    deny: action == \"delete\" || action == \"replace\"\n    message: '\"no delete in eu\"'\n")
+	if got := clusters(); len(got) != 1 || got[0] != "eu" {
+		t.Errorf("eu's policy file changed: %v, want [eu]", got)
+	}
+	git("commit", "-qam", "policy")
 	write("clusters/us.yaml", "# us, changed\n")
 	if got := clusters(); len(got) != 1 || got[0] != "us" {
 		t.Errorf("us's overlay changed: %v, want [us]", got)

@@ -69,6 +69,7 @@ func planLeg(ctx context.Context, opts *Options, fl *spec.Fleet, c *spec.FleetCl
 	flags := opts.Spec
 	flags.Files, flags.VarFiles = fl.SpecFiles(c), append(fl.VarFilePaths(c), opts.Spec.VarFiles...)
 	flags.Set = append(c.Set(), opts.Spec.Set...)
+	flags.Policies = append(fl.PolicyPaths(c), opts.Spec.Policies...)
 	lo, err := opts.F.SpecLoadOptions(&flags)
 	if err != nil {
 		return fail(model.ReasonValidation, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/khook/khook/internal/ci/github/githubtest"
 	"github.com/khook/khook/test/ci/citest"
 	"github.com/khook/khook/test/cluster"
+	"github.com/khook/khook/test/needtool"
 )
 
 // The fleet: two real control planes (the package's, and a second one this
@@ -269,4 +271,58 @@ func secondControlPlane(t *testing.T, ns string) (*cluster.Cluster, string) {
 		t.Fatal(err)
 	}
 	return second, string(data)
+}
+
+// A pull request that changes only one cluster's policy rule: fleet matrix
+// --changed-since selects that cluster alone (the built binary, real git),
+// and its leg, given the fleet file's policies, fails on the rule against
+// the real control plane while the other cluster's leg, without that rule,
+// plans.
+func TestFleetPolicyChangeSelectsItsCluster(t *testing.T) {
+	needtool.Path(t, "git", "the changed-files selection reads the diff with it")
+	ns := kube.Namespace(t)
+	srv := githubtest.New()
+	defer srv.Close()
+	kc := kubeconfig(t)
+	g := citest.NewGitHub(t, srv.URL, 7, map[string]string{"command": "plan", "kubeconfig": "", "github-token": "ghs_acceptance_t0ken",
+		"diff": "false", "comment": "on-change", "file": "khook.yaml", "identifier": "", "var-file": "", "context": ""})
+	g.Set("TMPDIR="+t.TempDir(), "KUBECONFIG_EU="+kc, "KUBECONFIG_US="+kc)
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = g.Workspace
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	rule := "policies:\n  - name: eu-small-settings\n    deny: object.kind == \"ConfigMap\" && object.data.size == %q\n    message: '\"eu keeps its settings small\"'\n"
+	g.Write(t, "khook.yaml", fmt.Sprintf(clusterSpec, "platform", ns))
+	g.Write(t, "settings.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {size: large}\n")
+	g.Write(t, "policies/eu.yaml", fmt.Sprintf(rule, "huge"))
+	g.Write(t, "fleet.yaml", "apiVersion: khook.io/v1\nkind: Fleet\nmetadata: {name: platform}\nfiles: [khook.yaml]\nclusters:\n"+
+		"  - {name: eu, kubeconfigSecret: KUBECONFIG_EU, policies: [policies/eu.yaml]}\n  - {name: us, kubeconfigSecret: KUBECONFIG_US}\n")
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "base")
+	g.Write(t, "policies/eu.yaml", fmt.Sprintf(rule, "large"))
+	git("commit", "-qam", "eu: large settings are too large")
+
+	res := citest.Run(t, g.Workspace, g.Environ, "fleet", "matrix", "-f", "fleet.yaml", "--changed-since", "HEAD~1")
+	var m matrix
+	if err := json.Unmarshal([]byte(res.Stdout), &m); res.Code != 0 || err != nil {
+		t.Fatalf("fleet matrix --changed-since: exit %d, %v\n%s\n%s", res.Code, err, res.Stdout, res.Stderr)
+	}
+	if len(m.Include) != 1 || m.Include[0].Cluster != "eu" {
+		t.Errorf("only eu's policy changed; the matrix selects %+v", m.Include)
+	}
+
+	for cluster, want := range map[string]int{"eu": 1, "us": 0} {
+		g.ResetFiles()
+		g.Set("INPUT_FLEET=fleet.yaml", "INPUT_CLUSTER="+cluster, "INPUT_OUTPUT-DIR=artifacts/"+cluster)
+		res := citest.Run(t, g.Workspace, g.Environ)
+		denied := strings.Contains(res.Stdout, "eu keeps its settings small")
+		if res.Code != want || denied != (cluster == "eu") {
+			t.Errorf("leg %s: exit %d (want %d), denied by eu's rule %v\n%s\n%s", cluster, res.Code, want, denied, res.Stdout, res.Stderr)
+		}
+	}
 }
