@@ -170,7 +170,10 @@ func exitTableCases() map[string]exitCase {
 		model.ReasonStateLocked: {scenarios: []exitScenario{
 			{name: "apply", spec: settingsSpec, command: "apply", before: (*tableRun).holdLock, want: failed(model.ReasonStateLocked)},
 		}},
-		model.ReasonClusterUnreachable: {elsewhere: elsewhere},
+		model.ReasonClusterUnreachable: {elsewhere: elsewhere, scenarios: []exitScenario{
+			{name: "plan --detailed-exitcode, nobody listening", spec: settingsSpec, command: "plan", opt: runOpt{detailed: true, unreachable: true},
+				want: command.Result{Failed: true, Reason: model.ReasonClusterUnreachable, DetailedExitCode: true}, skip: onlyKhook},
+		}},
 		model.ReasonCancelled: {scenarios: []exitScenario{
 			// SIGTERM once the run says the waiting step started: every
 			// front end is one process (khook ci is a khook command) that
@@ -191,7 +194,14 @@ func exitTableCases() map[string]exitCase {
 			{name: "plan --detailed-exitcode, invalid spec", spec: invalidSpec, command: "plan", opt: runOpt{detailed: true},
 				want: command.Result{Failed: true, Reason: model.ReasonValidation, DetailedExitCode: true}, skip: onlyKhook},
 		}},
-		command.ReasonUsage: {elsewhere: elsewhere},
+		command.ReasonUsage: {elsewhere: elsewhere, scenarios: []exitScenario{
+			// Cobra refuses the stray argument before plan runs; plan
+			// refuses --offline with --detailed-exitcode itself.
+			{name: "plan --detailed-exitcode, stray argument", spec: settingsSpec, command: "plan", opt: runOpt{detailed: true, extra: []string{"stray"}},
+				want: command.Result{Failed: true, Reason: command.ReasonUsage, DetailedExitCode: true}, skip: onlyKhook},
+			{name: "plan --detailed-exitcode --offline", spec: settingsSpec, command: "plan", opt: runOpt{detailed: true, extra: []string{"--offline"}},
+				want: command.Result{Failed: true, Reason: command.ReasonUsage, DetailedExitCode: true}, skip: onlyKhook},
+		}},
 		"exit 2 without a reason": {scenarios: []exitScenario{
 			{name: "plan --detailed-exitcode with changes", spec: settingsSpec, command: "plan", opt: runOpt{detailed: true},
 				want: command.Result{Changes: true, DetailedExitCode: true}, skip: onlyKhook},
@@ -305,6 +315,10 @@ type runOpt struct {
 	saved bool
 	// cancelAt: SIGTERM once the run's output matches it.
 	cancelAt *regexp.Regexp
+	// unreachable: khook's kubeconfig names a server nobody listens at.
+	unreachable bool
+	// extra are more of khook's arguments.
+	extra []string
 }
 
 // tableRun is one front end's run of one scenario, in a namespace of its own.
@@ -368,6 +382,10 @@ func (r *tableRun) run(cmd string, o runOpt) tableResult {
 		if o.saved {
 			args = append(args, "--plan", savedPlan)
 		}
+		if o.unreachable {
+			args = append(args, "--kubeconfig", r.unreachableKubeconfig())
+		}
+		args = append(args, o.extra...)
 	case ciGitHub:
 		r.g.ResetFiles()
 		r.g.Set("INPUT_COMMAND=" + cmd)
@@ -379,8 +397,8 @@ func (r *tableRun) run(cmd string, o runOpt) tableResult {
 		environ = r.gitlabEnv(cmd, o.saved)
 		os.Remove(filepath.Join(r.dir, ".khook", "khook.env"))
 	}
-	if o.detailed && (r.fe == ciGitHub || r.fe == ciGitLab) {
-		r.t.Fatalf("%s has no --detailed-exitcode", r.fe)
+	if (o.detailed || o.unreachable || o.extra != nil) && (r.fe == ciGitHub || r.fe == ciGitLab) {
+		r.t.Fatalf("the scenario's options are khook's; %s has none of them", r.fe)
 	}
 	var res citest.Result
 	if o.cancelAt != nil {
@@ -510,6 +528,22 @@ func (r *tableRun) createSettingsOutOfBand() {
 	if _, err := kube.Client.CoreV1().ConfigMaps(r.ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		r.t.Fatal(err)
 	}
+}
+
+// unreachableKubeconfig writes a kubeconfig of a cluster nobody listens at.
+func (r *tableRun) unreachableKubeconfig() string {
+	r.t.Helper()
+	p := filepath.Join(r.t.TempDir(), "unreachable.kubeconfig")
+	if err := os.WriteFile(p, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: unused}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	return p
 }
 
 // holdLock takes the state record's lock as another run would, until the
