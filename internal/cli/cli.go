@@ -13,6 +13,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -74,15 +76,42 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams) int {
 	if !parsed && !isExit {
 		code = command.ExitCodeOf(true, command.ReasonUsage) // unknown command, bad flag, wrong arguments
 	}
+	if !parsed && asksDetailedExitCode(root, args) {
+		code = command.ExitCode(command.Result{Failed: true, Reason: command.ReasonUsage, DetailedExitCode: true})
+	}
 	if isExit && (ee.Reported || ee.Err == nil) {
 		return code
 	}
 	msg := "Error: " + err.Error() + "\n"
-	if code == command.ExitValidation && !parsed {
+	if !parsed { // a usage error, whatever its code
 		msg += fmt.Sprintf("Run '%s --help' for usage.\n", commandPath(root, args))
 	}
 	fmt.Fprint(ios.ErrOut, msg)
 	return code
+}
+
+// asksDetailedExitCode reports whether a command line that did not parse
+// gives the command it names plan's --detailed-exitcode: there 2 means
+// changes pending, so a usage error must exit 1, and the flag may not have
+// been parsed yet (it is read from the arguments).
+func asksDetailedExitCode(root *cobra.Command, args []string) bool {
+	c, _, err := root.Find(args)
+	if err != nil || c == nil || c.Flags().Lookup(plan.DetailedExitCodeFlag) == nil {
+		return false
+	}
+	asked := false
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, val, hasVal := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !strings.HasPrefix(a, "--") || name != plan.DetailedExitCodeFlag {
+			continue
+		}
+		on, err := strconv.ParseBool(val)
+		asked = !hasVal || err != nil || on // a bad value still asks for it
+	}
+	return asked
 }
 
 // commandPath names the command the arguments reach, for the usage hint.

@@ -25,6 +25,17 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"vars", "--format", "yaml"}, 2},
 		{[]string{"render", "-f", "does-not-exist.yaml"}, 2},
 		{[]string{"destroy", "-f", "does-not-exist.yaml"}, 2},
+		// With --detailed-exitcode 2 is "changes pending": every failure
+		// exits 1, a command line that does not parse too.
+		{[]string{"plan", "--detailed-exitcode", "-f", "does-not-exist.yaml"}, 1},
+		{[]string{"plan", "--detailed-exitcode", "stray"}, 1},
+		{[]string{"plan", "--detailed-exitcode", "--nope"}, 1},
+		{[]string{"plan", "--nope", "--detailed-exitcode"}, 1},
+		{[]string{"plan", "--offline", "--detailed-exitcode"}, 1},
+		{[]string{"plan", "--detailed-exitcode", "-o", "yaml"}, 1},
+		{[]string{"plan", "--detailed-exitcode=false", "--nope"}, 2},
+		{[]string{"plan", "--nope", "--", "--detailed-exitcode"}, 2},
+		{[]string{"apply", "--detailed-exitcode"}, 2}, // apply has no such flag
 	} {
 		ios, _, errOut := iostreams.Test("")
 		if got := Run(context.Background(), tc.args, ios); got != tc.code {

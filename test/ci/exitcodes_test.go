@@ -13,11 +13,13 @@ import (
 
 // The exit-code table (runner/command.ExitTable) row by row through every
 // front end: khook with text and -o json output, khook ci on GitHub and on
-// GitLab. Each front end must give the row's code; the rows that need a
-// cluster (a step that fails or would fail, drift, the lock, changes
-// pending) are run against the harness by test/ci/e2e and test/e2e, and
-// mapped by the same command.ExitCode, which TestExitCodeOfEveryRow below
-// holds to the table.
+// GitLab. Each front end must give the row's code. These are the rows that
+// need no cluster (validation, usage, cluster-unreachable); every other
+// row (success, a step that fails or would fail, drift, the lock,
+// cancelled, plan-changed, plan-not-found, changes pending and failures
+// under plan --detailed-exitcode) runs through the same four front ends on
+// the harness in TestExitCodeTableOnTheCluster (test/ci/e2e/exittable_test.go),
+// which fails on a row of the table it has no case for.
 func TestExitCodeTableEveryFrontEnd(t *testing.T) {
 	dir := t.TempDir()
 	copyTestdata(t, dir)

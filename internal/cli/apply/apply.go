@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/planfile"
@@ -86,7 +87,9 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.PlanFile != "" {
 		var err error
 		if expect, err = cmdutil.ReadPlanFile(opts.PlanFile); err != nil {
-			return err
+			// No plan to hold the run to: plan-not-found, as khook ci's
+			// plan-file input says, so both exit as that row of the table.
+			return cmdutil.Failed(model.ReasonPlanNotFound, err)
 		}
 	}
 	cleanup, err := opts.F.UseFleetFlags(&opts.Fleet, &opts.Spec)

@@ -66,24 +66,12 @@ object, and its fingerprint) for khook show and khook apply --plan; set
 KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := cmdutil.CheckOutput(opts.Output, cmdutil.OutputText, cmdutil.OutputJSON); err != nil {
-				return err
+			err := checkFlags(opts)
+			if err == nil {
+				err = Run(cmd.Context(), opts)
 			}
-			if opts.Offline && opts.Diff {
-				return cmdutil.FlagErrorf("--diff needs the cluster: it cannot be combined with --offline")
-			}
-			if opts.Offline && opts.Out != "" {
-				return cmdutil.FlagErrorf("--out saves a plan to apply later, which needs the cluster's state: drop --offline")
-			}
-			if err := runplan.CheckLookupSecrets(opts.LookupSecrets); err != nil {
-				return cmdutil.FlagErrorf("--%v", err)
-			}
-			if opts.Offline && opts.DetailedExitCode {
-				return cmdutil.FlagErrorf("--detailed-exitcode needs the cluster to tell whether anything would change: drop --offline")
-			}
-			err := Run(cmd.Context(), opts)
 			if opts.DetailedExitCode {
-				err = errorsExitOne(err)
+				err = errorsExitOne(err) // a flag it refuses too: 2 would read as changes pending
 			}
 			return err
 		},
@@ -97,10 +85,35 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 	cmd.Flags().StringVar(&opts.Out, "out", "", "save the plan to `FILE` for khook show and khook apply --plan")
 	cmd.Flags().BoolVar(&opts.WarningsAsErrors, "warnings-as-errors", false, "plan a step as fail when the API server warns about any of its dry runs (deprecated API versions, node labels ...), like kubectl's flag")
 	cmd.Flags().StringVar(&opts.LookupSecrets, "lookup-secrets", runplan.LookupMask, "what a chart's lookup of a Secret gets: mask (its values, masked in every output), deny (nothing, as in a client-side render; for plans of untrusted code) or allow (its values, unmasked)")
-	cmd.Flags().BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 with no changes, 2 with changes pending, 1 on error or a step that would fail")
+	cmd.Flags().BoolVar(&opts.DetailedExitCode, DetailedExitCodeFlag, false, "exit 0 with no changes, 2 with changes pending, 1 on error or a step that would fail")
 	cmdutil.AddFleetFlags(cmd.Flags(), &opts.Fleet, true)
 	cmdutil.AddSelectFlagsNoSelector(cmd.Flags(), &opts.Select, "what it needs")
 	return cmd
+}
+
+// DetailedExitCodeFlag is the flag with which 2 means changes pending
+// (command.ExitTable) and every failure exits 1, a command line that does
+// not parse too (cli.Run).
+const DetailedExitCodeFlag = "detailed-exitcode"
+
+// checkFlags refuses flags that do not go together.
+func checkFlags(opts *Options) error {
+	if err := cmdutil.CheckOutput(opts.Output, cmdutil.OutputText, cmdutil.OutputJSON); err != nil {
+		return err
+	}
+	if opts.Offline && opts.Diff {
+		return cmdutil.FlagErrorf("--diff needs the cluster: it cannot be combined with --offline")
+	}
+	if opts.Offline && opts.Out != "" {
+		return cmdutil.FlagErrorf("--out saves a plan to apply later, which needs the cluster's state: drop --offline")
+	}
+	if err := runplan.CheckLookupSecrets(opts.LookupSecrets); err != nil {
+		return cmdutil.FlagErrorf("--%v", err)
+	}
+	if opts.Offline && opts.DetailedExitCode {
+		return cmdutil.FlagErrorf("--detailed-exitcode needs the cluster to tell whether anything would change: drop --offline")
+	}
+	return nil
 }
 
 // errorsExitOne keeps --detailed-exitcode's 2 for "changes pending" only:
