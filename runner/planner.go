@@ -17,7 +17,7 @@ import (
 // with a server-side dry run for every write and no waits, and says what
 // Execute would do. It writes nothing. An error is what Execute would fail
 // with (its sentence); the plan decides, in one place (runner/plan), what
-// such an error makes of the step.
+// such an error makes of the step, and redacts it with the prediction.
 type Planner interface {
 	Plan(ctx context.Context, step *spec.Step, in PlanInput) (Prediction, error)
 }
