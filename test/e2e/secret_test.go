@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/model"
 )
 
 // TestSecretsNeverReachTheOutput: API errors that quote KHOOK_SECRET_*
@@ -49,6 +52,53 @@ func TestSecretsNeverReachTheOutput(t *testing.T) {
 		if masked < len(out.Results.Steps)-1 {
 			t.Errorf("only %d of %d step errors show a mask; the spec no longer provokes errors quoting the secrets:\n%s",
 				masked, len(out.Results.Steps), out.Stdout)
+		}
+	}
+}
+
+// TestSecretsNeverReachThePlan: the same errors, predicted by plan, are
+// masked in its text and JSON alike (executors' Plan return them as they
+// are: plan.Live redacts the plan, and the output paths again).
+func TestSecretsNeverReachThePlan(t *testing.T) {
+	const (
+		token   = "Sup3r_Secret_t0ken"
+		missing = "hush-hush-namespace"
+	)
+	ns := namespace(t)
+	env := []string{"KHOOK_SECRET_TOKEN=" + token, "KHOOK_SECRET_MISSING_NS=" + missing}
+	for _, format := range []string{"json", "text"} {
+		args := []string{"plan", "-f", testdata("secret.yaml"), "--set", "NS=" + ns}
+		if format == "json" {
+			args = append(args, "-o", "json")
+		}
+		out := khook(t, invocation{Args: args, Env: env})
+		if out.Code != 1 {
+			t.Errorf("%s: exit code %d; want 1 (the plan predicts failures)\nstdout:\n%s\nstderr:\n%s", format, out.Code, out.Stdout, out.Stderr)
+		}
+		for _, secret := range []string{token, missing, strings.ToLower(token)} {
+			for name, text := range map[string]string{"stdout": out.Stdout, "stderr": out.Stderr} {
+				if strings.Contains(text, secret) {
+					t.Errorf("%s: %s shows the secret %q:\n%s", format, name, secret, text)
+				}
+			}
+		}
+		if format != "json" {
+			continue
+		}
+		var p model.Plan
+		if err := json.Unmarshal([]byte(out.Stdout), &p); err != nil {
+			t.Fatalf("stdout is not a plan: %v\n%s", err, out.Stdout)
+		}
+		// The predictions did quote the secrets: the test is only worth
+		// something if the masks are there.
+		masked := 0
+		for _, s := range p.Steps {
+			if strings.Contains(s.Reason, "***") {
+				masked++
+			}
+		}
+		if masked < 2 {
+			t.Errorf("only %d step reasons show a mask; the spec no longer provokes predictions quoting the secrets:\n%s", masked, out.Stdout)
 		}
 	}
 }
