@@ -124,6 +124,28 @@ func (f *Fleet) Cluster(name string) (*FleetCluster, error) {
 	return nil, fmt.Errorf("fleet %s has no cluster %q%s", f.Path, name, hint)
 }
 
+// LegInputs are the spec inputs of a run: its spec files, var files,
+// --set pairs and policy files.
+type LegInputs struct {
+	Files, VarFiles, Set, Policies []string
+}
+
+// Leg is what one cluster's leg loads, the one rule every front end builds
+// a leg by (plan and apply --fleet --cluster, plan --fleet, khook ci's
+// legs, fleet matrix --changed-since), so a fleet input reaches them all:
+// the fleet's spec files then the cluster's overlays (run's are replaced),
+// and the cluster's var files, vars and the fleet's and its policy files,
+// each before the run's own (--var-file, --set, --policy or khook ci's
+// inputs: a later one wins).
+func (f *Fleet) Leg(c *FleetCluster, run LegInputs) LegInputs {
+	return LegInputs{
+		Files:    f.SpecFiles(c),
+		VarFiles: append(f.VarFilePaths(c), run.VarFiles...),
+		Set:      append(c.Set(), run.Set...),
+		Policies: append(f.PolicyPaths(c), run.Policies...),
+	}
+}
+
 // SpecFiles are the spec files a cluster runs: the fleet's, then its
 // overlays, resolved against the fleet file's directory.
 func (f *Fleet) SpecFiles(c *FleetCluster) []string {

@@ -127,3 +127,21 @@ func TestFleetSchemaUpToDate(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetLegPutsTheRunsOwnLast: a leg's var files, sets and policy files
+// are the fleet's and the cluster's, then the run's own (a later one
+// wins); its spec files are the fleet's and the cluster's alone.
+func TestFleetLegPutsTheRunsOwnLast(t *testing.T) {
+	f := &Fleet{Path: "/repo/fleet.yaml", Files: []string{"khook.yaml"}, Policies: []string{"policy/all.yaml"}}
+	c := &FleetCluster{Name: "eu", Files: []string{"eu.yaml"}, VarFiles: []string{"eu.vars"}, Vars: map[string]string{"B": "2", "A": "1"}, Policies: []string{"policy/eu.yaml"}}
+	got := f.Leg(c, LegInputs{Files: []string{"ignored.yaml"}, VarFiles: []string{"run.vars"}, Set: []string{"A=9"}, Policies: []string{"run.policy"}})
+	want := LegInputs{
+		Files:    []string{f.Resolve("khook.yaml"), f.Resolve("eu.yaml")},
+		VarFiles: []string{f.Resolve("eu.vars"), "run.vars"},
+		Set:      []string{"A=1", "B=2", "A=9"},
+		Policies: []string{f.Resolve("policy/all.yaml"), f.Resolve("policy/eu.yaml"), "run.policy"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Leg = %+v\nwant %+v", got, want)
+	}
+}

@@ -57,10 +57,9 @@ func (r *runState) loadFleet() (*spec.Fleet, error) {
 	return fl, err
 }
 
-// useFleet turns a leg's inputs (fleet and cluster) into the run's: the
-// fleet's files then the cluster's overlays, its var files and vars
-// (before the vars input), the fleet's and its policy files (with the
-// policies input), its context, the kubeconfig its
+// useFleet turns a leg's inputs (fleet and cluster) into the run's: its
+// spec inputs as spec.Fleet.Leg puts them before the var-file, vars and
+// policies inputs, its context, the kubeconfig its
 // kubeconfigSecret names when the kubeconfig input is empty, the cluster
 // as identifier, and no comment nor drift issue (the fleet report keeps
 // the fleet's one of each).
@@ -77,10 +76,8 @@ func (r *runState) useFleet() error {
 		return err
 	}
 	r.leg = &fleetLeg{fleet: fl, cluster: c}
-	r.in.Files = fl.SpecFiles(c)
-	r.in.VarFiles = append(fl.VarFilePaths(c), r.in.VarFiles...)
-	r.in.Vars = append(c.Set(), r.in.Vars...)
-	r.in.Policies = append(fl.PolicyPaths(c), r.in.Policies...)
+	inputs := fl.Leg(c, spec.LegInputs{VarFiles: r.in.VarFiles, Set: r.in.Vars, Policies: r.in.Policies})
+	r.in.Files, r.in.VarFiles, r.in.Vars, r.in.Policies = inputs.Files, inputs.VarFiles, inputs.Set, inputs.Policies
 	if r.in.Context == "" {
 		r.in.Context = c.Context
 	}

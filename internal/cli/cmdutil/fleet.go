@@ -49,15 +49,12 @@ func (f *Factory) LoadFleet(path string) (*spec.Fleet, error) {
 }
 
 // UseFleetCluster points the spec flags and the global kubeconfig and
-// context at one cluster of the fleet: the fleet's files then the
-// cluster's overlays, its var files and vars (before any --set given),
-// the fleet's and its policy files (with any --policy given), its context, and the kubeconfig in the variable kubeconfigSecret names
-// when that is set. The returned cleanup removes the kubeconfig file.
+// context at one cluster of the fleet: its spec inputs as spec.Fleet.Leg
+// puts them before the flags given, its context, and the kubeconfig in the
+// variable kubeconfigSecret names when that is set. The returned cleanup removes the kubeconfig file.
 func (f *Factory) UseFleetCluster(fl *spec.Fleet, c *spec.FleetCluster, flags *SpecFlags) (cleanup func(), err error) {
-	flags.Files = fl.SpecFiles(c)
-	flags.VarFiles = append(fl.VarFilePaths(c), flags.VarFiles...)
-	flags.Set = append(c.Set(), flags.Set...)
-	flags.Policies = append(fl.PolicyPaths(c), flags.Policies...)
+	in := fl.Leg(c, spec.LegInputs{VarFiles: flags.VarFiles, Set: flags.Set, Policies: flags.Policies})
+	flags.Files, flags.VarFiles, flags.Set, flags.Policies = in.Files, in.VarFiles, in.Set, in.Policies
 	if c.Context != "" {
 		f.Global.Context = c.Context
 	}

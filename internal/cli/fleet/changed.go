@@ -15,9 +15,10 @@ import (
 // in this job), and --changed-since then keeps the cluster on any shared
 // change.
 func clusterFiles(f *cmdutil.Factory, fl *spec.Fleet, c *spec.FleetCluster) ([]string, bool) {
-	varFiles := fl.VarFilePaths(c)
+	in := fl.Leg(c, spec.LegInputs{})
+	varFiles := in.VarFiles
 	s, err := spec.Load(spec.LoadOptions{
-		Files: fl.SpecFiles(c), VarFiles: varFiles, Set: c.Set(), Policies: fl.PolicyPaths(c), Stdin: io.MultiReader(),
+		Files: in.Files, VarFiles: varFiles, Set: in.Set, Policies: in.Policies, Stdin: io.MultiReader(),
 		Environ: f.IOStreams.Environ, VarPrefix: cmdutil.DefaultVarPrefix, SecretPrefix: cmdutil.DefaultSecretPrefix,
 		Redactor: redact.New(), // a throwaway: nothing of it is printed
 	})

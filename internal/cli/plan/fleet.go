@@ -67,9 +67,8 @@ func planLeg(ctx context.Context, opts *Options, fl *spec.Fleet, c *spec.FleetCl
 		return leg
 	}
 	flags := opts.Spec
-	flags.Files, flags.VarFiles = fl.SpecFiles(c), append(fl.VarFilePaths(c), opts.Spec.VarFiles...)
-	flags.Set = append(c.Set(), opts.Spec.Set...)
-	flags.Policies = append(fl.PolicyPaths(c), opts.Spec.Policies...)
+	in := fl.Leg(c, spec.LegInputs{VarFiles: opts.Spec.VarFiles, Set: opts.Spec.Set, Policies: opts.Spec.Policies})
+	flags.Files, flags.VarFiles, flags.Set, flags.Policies = in.Files, in.VarFiles, in.Set, in.Policies
 	lo, err := opts.F.SpecLoadOptions(&flags)
 	if err != nil {
 		return fail(model.ReasonValidation, err)
