@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"syscall"
@@ -112,8 +113,7 @@ func NewClients(kubeconfig, context string) (*Clients, error) {
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
 	cfg, err := cc.ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("cannot load the cluster configuration (kubeconfig %q, context %q): %s; pass --kubeconfig/--context or set KUBECONFIG",
-			kubeconfig, context, redact.StripURLCredentials(err.Error()))
+		return nil, configError(rules, kubeconfig, context, err)
 	}
 	ns, _, err := cc.Namespace()
 	if err != nil || ns == "" {
@@ -125,6 +125,44 @@ func NewClients(kubeconfig, context string) (*Clients, error) {
 	}
 	c.Kubeconfig, c.Context, c.Namespace = kubeconfig, context, ns
 	return c, nil
+}
+
+// configError says why no cluster configuration loaded. When nothing was
+// found, it names where khook looked: client-go skips a KUBECONFIG file that
+// does not exist, as kubectl does, and its own sentence then suggests
+// KUBERNETES_MASTER, which says nothing of the path the user set.
+func configError(rules *clientcmd.ClientConfigLoadingRules, kubeconfig, context string, err error) error {
+	var with []string
+	if kubeconfig != "" {
+		with = append(with, "kubeconfig "+kubeconfig)
+	}
+	if context != "" {
+		with = append(with, "context "+context)
+	}
+	what := ""
+	if len(with) > 0 {
+		what = " (" + strings.Join(with, ", ") + ")"
+	}
+	if kubeconfig == "" && clientcmd.IsEmptyConfig(err) {
+		var looked []string
+		for _, p := range rules.Precedence {
+			state := "has no cluster"
+			if _, serr := os.Stat(p); serr != nil {
+				state = "does not exist"
+			}
+			looked = append(looked, p+" "+state)
+		}
+		where := "the default kubeconfig"
+		if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "" {
+			where = "KUBECONFIG"
+		}
+		if len(looked) == 0 {
+			looked = []string{"names no file"}
+		}
+		return fmt.Errorf("cannot load the cluster configuration%s: %s: %s, and khook is not running in a cluster; pass --kubeconfig, or set KUBECONFIG to a kubeconfig file",
+			what, where, strings.Join(looked, ", "))
+	}
+	return fmt.Errorf("cannot load the cluster configuration%s: %s; pass --kubeconfig/--context or set KUBECONFIG", what, redact.StripURLCredentials(err.Error()))
 }
 
 // NewClientsForConfig builds the clients from a REST config (tests pass the

@@ -197,3 +197,17 @@ func TestNewClientsBadKubeconfig(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestNewClientsKubeconfigVariableNamesNoFile: client-go skips a KUBECONFIG
+// file that does not exist; the error names it rather than client-go's
+// KUBERNETES_MASTER hint.
+func TestNewClientsKubeconfigVariableNamesNoFile(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	t.Setenv("KUBECONFIG", missing)
+	t.Setenv("KUBERNETES_SERVICE_HOST", "") // not in a cluster
+	_, err := NewClients("", "")
+	want := "cannot load the cluster configuration: KUBECONFIG: " + missing + " does not exist, and khook is not running in a cluster; pass --kubeconfig, or set KUBECONFIG to a kubeconfig file"
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
