@@ -59,7 +59,11 @@ func (e *PolicyError) Error() string {
 	for i, v := range e.Denials {
 		lines[i] = v.String()
 	}
-	return fmt.Sprintf("apply refused, nothing written: %d policy violation(s): %s", len(e.Denials), strings.Join(lines, "; "))
+	word := "policy violations"
+	if len(e.Denials) == 1 {
+		word = "policy violation"
+	}
+	return fmt.Sprintf("apply refused, nothing written: %d %s: %s", len(e.Denials), word, strings.Join(lines, "; "))
 }
 
 // checkPolicies is apply's check before it writes: the spec planned

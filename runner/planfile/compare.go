@@ -47,7 +47,7 @@ func (f *File) Changes(now *model.Plan) []string {
 	}
 	for _, s := range now.Steps {
 		if _, ok := nowSteps[s.Name]; ok {
-			out = append(out, fmt.Sprintf("step %s: not in the plan, now would %s", s.Name, s.Action))
+			out = append(out, fmt.Sprintf("step %s: not in the plan, %s", s.Name, nowWould(s.Action)))
 		}
 	}
 	if len(out) == 0 && Fingerprint(now) != was.Fingerprint {
@@ -90,7 +90,7 @@ func inputChanges(was, now []model.InputDigest) []string {
 func stepChanges(was, now model.PlanStep) []string {
 	var out []string
 	if comparedAction(was) != comparedAction(now) {
-		out = append(out, fmt.Sprintf("step %s: planned %s, now would %s%s", was.Name, was.Action, now.Action, because(now.Reason)))
+		out = append(out, fmt.Sprintf("step %s: planned %s, %s%s", was.Name, was.Action, nowWould(now.Action), because(now.Reason)))
 	}
 	nowObjs := map[string]model.ObjectPlan{}
 	for _, o := range now.Objects {
@@ -103,7 +103,7 @@ func stepChanges(was, now model.PlanStep) []string {
 		case !ok:
 			out = append(out, fmt.Sprintf("step %s: planned %s %s%s, now would not touch it", was.Name, w.Action, objRef(w), against(w.Live)))
 		case w.Action != n.Action:
-			out = append(out, fmt.Sprintf("step %s: planned %s %s%s, now would %s it%s", was.Name, w.Action, objRef(w), against(w.Live), n.Action, against(n.Live)))
+			out = append(out, fmt.Sprintf("step %s: planned %s %s%s, %s%s", was.Name, w.Action, objRef(w), against(w.Live), nowWouldObject(n.Action), against(n.Live)))
 		case w.Live != n.Live:
 			out = append(out, fmt.Sprintf("step %s: planned %s %s%s, now the live object is %s: it changed since the plan", was.Name, w.Action, objRef(w), against(w.Live), liveNow(n.Live)))
 		case w.Desired != n.Desired:
@@ -166,7 +166,35 @@ func liveNow(live string) string {
 	if live == "" {
 		return "absent"
 	}
-	return "digest " + short(live)
+	return "at digest " + short(live)
+}
+
+// nowWould says what a step would do now, for an action that is no verb
+// too ("now it is unchanged", not "now would unchanged").
+func nowWould(a model.Action) string {
+	switch a {
+	case model.ActionUnchanged:
+		return "now it is unchanged"
+	case model.ActionNoop:
+		return "now it would do nothing"
+	case model.ActionSkip:
+		return "now it would be skipped"
+	case model.ActionExcluded:
+		return "now it is excluded (when: false)"
+	case model.ActionUnknown:
+		return "now it cannot be assessed"
+	case model.ActionPlanned:
+		return "now it is planned offline only"
+	}
+	return "now would " + string(a)
+}
+
+// nowWouldObject is nowWould for one object of a step.
+func nowWouldObject(a model.Action) string {
+	if a == model.ActionUnchanged {
+		return "now would leave it unchanged"
+	}
+	return "now would " + string(a) + " it"
 }
 
 func because(reason string) string {
