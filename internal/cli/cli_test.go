@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/khook/khook/internal/cli/iostreams"
+	"github.com/khook/khook/model"
 )
 
 func TestRunExitCodes(t *testing.T) {
@@ -65,5 +67,41 @@ func TestRunLogsAreRedacted(t *testing.T) {
 	}
 	if strings.Contains(out.String()+errOut.String(), "s3cr3t") {
 		t.Error("secret leaked")
+	}
+}
+
+// An apply or destroy that fails before it starts (its spec or plan file
+// does not load) still prints the results document with -o json, naming the failure
+// reason, and exits with its row of the table; text output prints none.
+func TestApplyJSONDocumentWhenNothingStarted(t *testing.T) {
+	dir := t.TempDir()
+	invalid := filepath.Join(dir, "invalid.yaml")
+	if err := os.WriteFile(invalid, []byte("apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: demo}\nsteps:\n  - name: a\n    helm: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args   []string
+		reason string
+		code   int
+	}{
+		{[]string{"apply", "-f", invalid, "-o", "json"}, model.ReasonValidation, 2},
+		{[]string{"apply", "-f", filepath.Join(dir, "missing.yaml"), "-o", "json"}, model.ReasonValidation, 2},
+		{[]string{"apply", "-f", invalid, "--plan", filepath.Join(dir, "nope.json"), "-o", "json"}, model.ReasonPlanNotFound, 1},
+		{[]string{"destroy", "-f", invalid, "-o", "json"}, model.ReasonValidation, 2},
+	} {
+		ios, out, errOut := iostreams.Test("")
+		code := Run(context.Background(), tc.args, ios)
+		var res model.Results
+		if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
+			t.Errorf("khook %s: stdout is not a results document (%v):\n%s\nstderr:\n%s", strings.Join(tc.args, " "), err, out, errOut)
+			continue
+		}
+		if code != tc.code || res.Status != model.RunFailed || res.FailureReason != tc.reason || res.Command != tc.args[0] || res.Error == "" {
+			t.Errorf("khook %s: exit %d, document %+v; want exit %d, failed, %s, with the error", strings.Join(tc.args, " "), code, res, tc.code, tc.reason)
+		}
+		ios, out, _ = iostreams.Test("")
+		if code := Run(context.Background(), tc.args[:len(tc.args)-2], ios); code != tc.code || out.Len() != 0 {
+			t.Errorf("khook %s (text): exit %d, stdout %q; want exit %d and nothing on stdout", strings.Join(tc.args[:len(tc.args)-2], " "), code, out, tc.code)
+		}
 	}
 }

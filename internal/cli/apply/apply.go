@@ -89,17 +89,17 @@ func Run(ctx context.Context, opts *Options) error {
 		if expect, err = cmdutil.ReadPlanFile(opts.PlanFile); err != nil {
 			// No plan to hold the run to: plan-not-found, as khook ci's
 			// plan-file input says, so both exit as that row of the table.
-			return cmdutil.Failed(model.ReasonPlanNotFound, err)
+			return opts.F.NotStarted(opts.Output, "apply", cmdutil.Failed(model.ReasonPlanNotFound, err))
 		}
 	}
 	cleanup, err := opts.F.UseFleetFlags(&opts.Fleet, &opts.Spec)
 	defer cleanup()
 	if err != nil {
-		return err
+		return opts.F.NotStarted(opts.Output, "apply", err)
 	}
 	s, err := opts.F.LoadSpec(&opts.Spec)
 	if err != nil {
-		return err
+		return opts.F.NotStarted(opts.Output, "apply", err)
 	}
 	run := opts.F.NewRunView(opts.Output, s)
 	cfg := opts.F.ActionConfig(opts.Clients)

@@ -91,6 +91,24 @@ func (v *RunView) Finish(res *model.Results, err error) error {
 	return nil
 }
 
+// NotStarted reports an apply or destroy that failed before it could start
+// (its plan file, fleet or spec did not load): -o json still gets the results
+// document, naming the failure reason, as for a run the cluster refused, so
+// a script reads one shape whatever failed; text gets err as it is.
+func (f *Factory) NotStarted(output, cmd string, err error) error {
+	if output != OutputJSON || err == nil {
+		return err
+	}
+	res := &model.Results{Command: cmd, Status: model.RunFailed, FailureReason: command.ReasonOf(err, ""), Error: f.Redactor.String(err.Error())}
+	if werr := report.WriteJSON(f.IOStreams.Out, res); werr != nil {
+		return werr
+	}
+	if ee := (*ExitError)(nil); !errors.As(err, &ee) || !ee.Reported {
+		f.Logger.Error(cmd+" did not start", "error", res.Error)
+	}
+	return Silent(CodeOf(err))
+}
+
 // notStarted reports a run that never started: JSON output gets the
 // results document (the run-level error is in it and logged), text gets
 // the error.

@@ -21,7 +21,13 @@ type ExitError struct {
 	Err  error
 	// Reported is true when the command already printed Err (spec problems).
 	Reported bool
+	// Reason is the failure reason (model.Reason*, command.ReasonUsage)
+	// when the code came from one (Failed): -o json's document names it.
+	Reason string
 }
+
+// FailureReason names the failure for command.ReasonOf.
+func (e *ExitError) FailureReason() string { return e.Reason }
 
 func (e *ExitError) Error() string {
 	if e.Err == nil {
@@ -39,7 +45,7 @@ func Silent(code int) error { return &ExitError{Code: code} }
 // command.ReasonUsage): its code is the exit-code table's
 // (command.ExitCode), as khook ci's.
 func Failed(reason string, err error) *ExitError {
-	return &ExitError{Code: command.ExitCodeOf(true, reason), Err: err}
+	return &ExitError{Code: command.ExitCodeOf(true, reason), Err: err, Reason: reason}
 }
 
 // FlagErrorf reports bad command-line usage: exit 2.

@@ -62,7 +62,7 @@ Exit 1 if a teardown failed, 2 if the spec is invalid.`,
 func Run(ctx context.Context, opts *Options) error {
 	s, err := opts.F.LoadSpec(&opts.Spec)
 	if err != nil {
-		return err
+		return opts.F.NotStarted(opts.Output, "destroy", err)
 	}
 	run := opts.F.NewRunView(opts.Output, s)
 	res, err := (&command.DestroyCommand{

@@ -295,16 +295,16 @@ func (fe frontEnd) String() string {
 
 // reportsReason says whether the front end must report the failure
 // reason of the run: khook ci always does; khook -o json with apply's
-// results document, also for a run that did not start (a held lock), not
-// for a plan (the plan document has no reason) nor for a plan file it
-// cannot read. khook's text verdict names the reason of a run that
-// started; the test compares it wherever it is printed.
+// results document, also for a run that did not start (a held lock, a plan
+// file it cannot read), not for a plan (the plan document has no reason).
+// khook's text verdict names the reason of a run that started; the test
+// compares it wherever it is printed.
 func (fe frontEnd) reportsReason(cmd string, o runOpt) bool {
 	switch fe {
 	case ciGitHub, ciGitLab:
 		return true
 	case khookJSON:
-		return cmd == "apply" && !o.saved
+		return cmd == "apply"
 	}
 	return false
 }
