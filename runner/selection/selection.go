@@ -170,6 +170,9 @@ func unknownStep(flag, name string, names []string) error {
 	if s := spec.Suggest(name, names); s != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", s)
 	}
+	if strings.Contains(name, ",") { // a step name cannot hold a comma
+		hint = fmt.Sprintf(" (a step name holds no comma: repeat %s for each step, %s %s)", flag, flag, strings.ReplaceAll(name, ",", " "+flag+" "))
+	}
 	return fmt.Errorf("%s %s: no step of the spec has that name%s", flag, name, hint)
 }
 

@@ -103,6 +103,8 @@ func TestSelectErrors(t *testing.T) {
 	}{
 		{model.Selection{Targets: []string{"webs"}, Exclude: []string{"smok"}},
 			[]string{`--target webs: no step of the spec has that name (did you mean "web"?)`, `--exclude smok: no step of the spec has that name (did you mean "smoke"?)`}},
+		{model.Selection{Targets: []string{"web,smoke"}},
+			[]string{`--target web,smoke: no step of the spec has that name (a step name holds no comma: repeat --target for each step, --target web --target smoke)`}},
 		{model.Selection{Selector: "tier=infa"}, []string{`--selector "tier=infa" matches no step (did you mean "tier=infra"?); the steps' labels are`}},
 		{model.Selection{Selector: "tier in ("}, []string{`--selector "tier in (" is not a label selector`}},
 		{model.Selection{Exclude: []string{"crds", "cert-manager", "issuers", "ingress", "web", "smoke"}}, []string{"leaves no step to run"}},
