@@ -199,6 +199,26 @@ func BuildFleetReport(fleet, command string, wave, maxFailures int, members []Fl
 	return rep
 }
 
+// Failed: the report fails the command that prints it: with a wave, only
+// when the wave halts (its failures exceed maxFailures, so the next wave's
+// job does not start); for every wave, when any cluster failed or drifted.
+func (r *FleetReport) Failed() bool {
+	return r.Halted || (r.Wave == 0 && r.Status != RunOK)
+}
+
+// FailureReason is the fleet's failure reason: step-failed when a cluster
+// failed (or its leg is missing), drift when clusters only drifted, "" when
+// it is ok.
+func (r *FleetReport) FailureReason() string {
+	switch {
+	case r.Totals.Failed > 0:
+		return ReasonStepFailed
+	case r.Totals.Drifted > 0:
+		return ReasonDrift
+	}
+	return ""
+}
+
 // legChanges counts the steps that change the cluster and words the totals.
 func legChanges(l *Leg) (int, string) {
 	n := 0

@@ -90,12 +90,9 @@ func (r *runState) fleetReport(ctx context.Context) int {
 			s.driftIssue(ctx, r.fleetDriftRun(rep, r.getenv("CI_COMMIT_SHA"), gitlabNoteMaxBytes, "GitLab's 1,000,000 characters"))
 		}
 	}
-	r.writeFleetOutputs(rep.Status, fleetReason(rep), rep.Totals.Changed > 0, rep.Totals.Drifted > 0, url)
+	r.writeFleetOutputs(rep.Status, rep.FailureReason(), rep.Totals.Changed > 0, rep.Totals.Drifted > 0, url)
 	r.say("khook fleet-report: %s", rep.Verdict().Text)
-	if rep.Halted || (rep.Wave == 0 && rep.Status != model.RunOK) {
-		return command.ExitFailure
-	}
-	return command.ExitOK
+	return command.ExitCode(command.Result{Failed: rep.Failed(), Reason: rep.FailureReason()})
 }
 
 // relPathsIn shortens absolute workspace paths in a message.
@@ -104,16 +101,6 @@ func (r *runState) relPathsIn(msg string) string {
 		return msg
 	}
 	return strings.ReplaceAll(msg, r.rootDir+"/", "")
-}
-
-func fleetReason(rep *model.FleetReport) string {
-	switch {
-	case rep.Totals.Failed > 0:
-		return model.ReasonStepFailed
-	case rep.Totals.Drifted > 0:
-		return model.ReasonDrift
-	}
-	return ""
 }
 
 // writeFleetOutputs writes the outputs a fleet report has: status,

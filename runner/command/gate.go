@@ -14,12 +14,39 @@ import (
 // apply --plan's refusal, khook ci's status), whatever the step type and
 // whatever the cause.
 type PlanFailedError struct {
-	Steps []string // the steps planned fail, in DAG order
+	Steps   []string // the steps planned fail, in DAG order
+	Reasons []string // why each would fail, as the plan says (Steps' order)
 }
 
 func (e *PlanFailedError) Error() string {
 	return fmt.Sprintf("the plan predicts that %d %s would fail on apply (%s): the plan says why; fix the spec or the cluster and plan again",
 		len(e.Steps), plural(len(e.Steps), "step", "steps"), strings.Join(e.Steps, ", "))
+}
+
+// maxWhy bounds the steps WithReasons words.
+const maxWhy = 3
+
+// WithReasons is the error on one line with the failing steps' own reasons
+// (the first few), for where the plan itself is not printed (a fleet-wide
+// plan's report).
+func (e *PlanFailedError) WithReasons() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the plan predicts that %d %s would fail on apply: ", len(e.Steps), plural(len(e.Steps), "step", "steps"))
+	for i, name := range e.Steps {
+		if i == maxWhy {
+			fmt.Fprintf(&b, "; and %d more", len(e.Steps)-maxWhy)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("step " + name)
+		if i < len(e.Reasons) && e.Reasons[i] != "" {
+			b.WriteString(": " + strings.Join(strings.Fields(e.Reasons[i]), " "))
+		}
+	}
+	b.WriteString("; fix the spec or the cluster and plan again")
+	return b.String()
 }
 
 // FailureReason: a predicted failure is a step's failure, as on apply.
@@ -38,6 +65,7 @@ func PlanGate(p *model.Plan) error {
 	e := &PlanFailedError{}
 	for _, s := range failing {
 		e.Steps = append(e.Steps, s.Name)
+		e.Reasons = append(e.Reasons, s.Reason)
 	}
 	return e
 }

@@ -46,3 +46,20 @@ func TestApplyRefusesASavedPlanThatPredictsFailure(t *testing.T) {
 		t.Errorf("results: %s %s", res.Status, res.FailureReason)
 	}
 }
+
+// Where the plan is not printed (a fleet-wide plan's report), the error
+// names the first failing steps' own reasons on one line.
+func TestPlanFailedErrorWithReasons(t *testing.T) {
+	var steps []model.PlanStep
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		steps = append(steps, model.PlanStep{Name: n, Action: model.ActionFail, Reason: "namespace " + n + "\n  not found"})
+	}
+	var pf *PlanFailedError
+	if !errors.As(PlanGate(&model.Plan{Steps: steps}), &pf) {
+		t.Fatal("no PlanFailedError")
+	}
+	want := "the plan predicts that 5 steps would fail on apply: step a: namespace a not found; step b: namespace b not found; step c: namespace c not found; and 2 more; fix the spec or the cluster and plan again"
+	if got := pf.WithReasons(); got != want {
+		t.Errorf("WithReasons:\n got %s\nwant %s", got, want)
+	}
+}

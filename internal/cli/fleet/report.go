@@ -72,12 +72,14 @@ func RunReport(opts *ReportOptions) error {
 	for _, p := range problems {
 		fmt.Fprintf(opts.F.IOStreams.ErrOut, "warning: %s\n", p)
 	}
-	return WriteReport(opts.F, rep, opts.Output)
+	return WriteReport(opts.F, rep, opts.Output, false)
 }
 
 // WriteReport prints a fleet report in the output format and returns the
-// exit status it calls for: with a wave, failure only past maxFailures.
-func WriteReport(f *cmdutil.Factory, rep *model.FleetReport, output string) error {
+// exit status it calls for (command.ExitCode): with a wave, failure only
+// past maxFailures; with detailedExitCode (plan --fleet), 2 when clusters
+// change and none failed.
+func WriteReport(f *cmdutil.Factory, rep *model.FleetReport, output string, detailedExitCode bool) error {
 	out := f.IOStreams.Out
 	var err error
 	switch output {
@@ -91,8 +93,9 @@ func WriteReport(f *cmdutil.Factory, rep *model.FleetReport, output string) erro
 	if err != nil {
 		return err
 	}
-	if rep.Halted || (rep.Wave == 0 && rep.Status != model.RunOK) {
-		return cmdutil.Silent(command.ExitFailure)
+	code := command.ExitCode(command.Result{Failed: rep.Failed(), Reason: rep.FailureReason(), Changes: rep.Totals.Changed > 0, DetailedExitCode: detailedExitCode})
+	if code != command.ExitOK {
+		return cmdutil.Silent(code)
 	}
 	return nil
 }

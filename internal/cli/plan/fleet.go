@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
@@ -56,7 +57,7 @@ func useFleet(ctx context.Context, opts *Options) (done bool, cleanup func(), er
 	if output == "" {
 		output = cmdutil.OutputText
 	}
-	return true, cleanup, clifleet.WriteReport(opts.F, rep, output)
+	return true, cleanup, clifleet.WriteReport(opts.F, rep, output, opts.DetailedExitCode)
 }
 
 // planLeg plans one cluster of the fleet as its leg would.
@@ -95,8 +96,10 @@ func planLeg(ctx context.Context, opts *Options, fl *spec.Fleet, c *spec.FleetCl
 	}
 	p.Identifier = c.Name
 	leg.Plan, leg.Changes, leg.Fingerprint = p, p.Changes, p.Fingerprint
-	if err := command.PlanGate(p); err != nil {
-		leg.Status, leg.FailureReason, leg.Error = model.RunFailed, command.ReasonOf(err, model.ReasonStepFailed), err.Error()
+	// The fleet report shows no failing leg's plan: its error says why.
+	var pf *command.PlanFailedError
+	if err := command.PlanGate(p); errors.As(err, &pf) {
+		leg.Status, leg.FailureReason, leg.Error = model.RunFailed, command.ReasonOf(err, model.ReasonStepFailed), opts.F.Redactor.String(pf.WithReasons())
 	}
 	return leg
 }
