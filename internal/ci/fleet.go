@@ -9,6 +9,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
+	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/spec"
 )
 
@@ -116,6 +117,12 @@ func (r *runState) writeLeg(oc *outcome) {
 	}
 	if oc.plan != nil {
 		l.Changes, l.Fingerprint = oc.plan.Changes, oc.plan.Fingerprint
+		// The fleet report shows no plan: a leg whose plan predicts a
+		// failure says which steps and why, as plan --fleet's rows do.
+		var failed *command.PlanFailedError
+		if l.Error == "" && errors.As(command.PlanGate(oc.plan), &failed) {
+			l.Error = r.red.String(failed.WithReasons())
+		}
 	}
 	if oc.results != nil {
 		l.Changes = oc.results.Changed()

@@ -2,6 +2,7 @@ package ci
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -248,5 +249,28 @@ func TestFleetLegChecksItsPolicies(t *testing.T) {
 	}
 	if d := cmp.Diff(want, b.files); d != "" {
 		t.Errorf("the legs' policy files (-want +got):\n%s", d)
+	}
+}
+
+// A leg whose plan predicts a failure names the failing steps and why in
+// its results file: the fleet report shows no plan, only that line.
+func TestFleetLegSaysWhyItsPlanFails(t *testing.T) {
+	srv := githubtest.New()
+	defer srv.Close()
+	e, ws := fleetEnv(t, srv)
+	env := append(append([]string(nil), e.environ...), "INPUT_COMMAND=plan", "INPUT_FLEET=fleet.yaml", "INPUT_CLUSTER=prod-eu")
+	if code, out, _ := run(t, env, &fakeBackend{wouldFail: "migrate"}); code != 1 {
+		t.Fatalf("leg: exit %d, want 1\n%s", code, out)
+	}
+	data, err := os.ReadFile(filepath.Join(ws, ".khook", "khook-leg-prod-eu.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leg model.Leg
+	if err := json.Unmarshal(data, &leg); err != nil {
+		t.Fatal(err)
+	}
+	if want := `step migrate: install failed: namespaces "istio-system" not found`; leg.FailureReason != model.ReasonStepFailed || !strings.Contains(leg.Error, want) {
+		t.Errorf("leg %s (%s): error %q, want it to say %q", leg.Cluster, leg.FailureReason, leg.Error, want)
 	}
 }
