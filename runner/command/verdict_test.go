@@ -113,6 +113,12 @@ steps:
       namespace: %[1]s
       manifests:
         - inline: '{apiVersion: v1, kind: ConfigMap, metadata: {name: ssa}, data: {b: "${A}"}}'
+  - name: made
+    apply:
+      namespace: %[1]s-made
+      createNamespace: true
+      manifests:
+        - inline: '{apiVersion: v1, kind: ConfigMap, metadata: {name: made}, data: {a: "${A}"}}'
 `
 
 // conflictSpec installs a release whose ConfigMap is the one release caps
@@ -198,6 +204,7 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 	capsChart, _ := filepath.Abs("../../test/testdata/charts/caps")
 	crdsChart, _ := filepath.Abs("../../test/testdata/charts/crdsonly")
 	t.Cleanup(func() {
+		_ = testCluster.Client.CoreV1().Namespaces().Delete(context.Background(), ns+"-made", metav1.DeleteOptions{})
 		for _, n := range []string{"things." + ns + ".crdsonly.khook.test", "gizmos.crdsonly.khook.io"} {
 			_ = clients.Dynamic.Resource(kube.CRDMapping.Resource).Delete(context.Background(), n, metav1.DeleteOptions{})
 		}
@@ -271,6 +278,22 @@ func TestPlanAndApplyAgreeOnEveryStepType(t *testing.T) {
 				}
 				if v := verdict(got[ps.Name]); v != want {
 					t.Errorf("%s: step %s: plan predicted %s, apply did %s (%v)", tc.name, ps.Name, ps.Action, v, got[ps.Name].Changes)
+				}
+				// An apply step's objects, the namespace createNamespace
+				// makes among them, are the ones apply reports.
+				if ps.Type == spec.TypeApply {
+					var planned, did []string
+					for _, o := range ps.Objects {
+						planned = append(planned, fmt.Sprintf("%s %s %s/%s", o.Action.Done(), o.Kind, o.Namespace, o.Name))
+					}
+					for _, c := range got[ps.Name].Changes {
+						did = append(did, fmt.Sprintf("%s %s %s/%s", c.Action, c.Kind, c.Namespace, c.Name))
+					}
+					sort.Strings(planned)
+					sort.Strings(did)
+					if fmt.Sprint(planned) != fmt.Sprint(did) {
+						t.Errorf("%s: step %s: plan's objects %q, apply's changes %q", tc.name, ps.Name, planned, did)
+					}
 				}
 			}
 			if p.Changes != tc.changes || res.Changed() != tc.changes {

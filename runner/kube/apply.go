@@ -359,7 +359,7 @@ func (c *Clients) writeError(req *ApplyRequest, err error) error {
 	case req.ServerSide && apierrors.IsConflict(err):
 		return fmt.Errorf("server-side apply of %s conflicts with fields another manager owns (khook does not force): %s; drop those fields from the manifest or change them with that manager", name, conflictDetail(err))
 	case apierrors.IsNotFound(err) && req.Desired.GetNamespace() != "" && strings.Contains(err.Error(), "namespaces"):
-		return &MissingNamespaceError{Namespace: req.Desired.GetNamespace(), Err: fmt.Errorf("cannot apply %s: namespace %q does not exist; create it in an earlier step or set createNamespace: true", name, req.Desired.GetNamespace())}
+		return &MissingNamespaceError{Namespace: req.Desired.GetNamespace(), Err: fmt.Errorf("cannot apply %s: namespace %q does not exist; create it in an earlier step", name, req.Desired.GetNamespace())}
 	}
 	if r := Refused(name, err); r != nil && !IsUnreachable(err) {
 		return r

@@ -71,6 +71,9 @@ func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts kube.Change
 	} else {
 		out.Inventory = &model.Inventory{}
 		counts := map[model.Did]int{}
+		for _, c := range s.changes { // the namespace is an object the step created
+			counts[c.Action]++
+		}
 		for _, o := range s.objects {
 			did := o.action.Done()
 			counts[did]++
@@ -126,10 +129,20 @@ func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts kube.Chan
 	}
 	c := x.Clients
 	ns := spec.NamespaceOrDefault(a.Namespace)
-	own := map[string]bool{} // namespaces and kinds (Kind.group) this step brings
+	own := map[string]bool{}    // namespaces and kinds (Kind.group) this step brings
+	exists := map[string]bool{} // dry: whether a namespace in own exists, read once
 	if a.CreateNamespace {
 		if dry {
-			own[ns] = true
+			// The namespace apply would create is one of the step's
+			// changes, as EnsureNamespace reports it below.
+			ok, err := namespaceExists(ctx, c, ns)
+			if err != nil {
+				return s, err
+			}
+			own[ns], exists[ns] = true, ok
+			if !ok {
+				s.changes = append(s.changes, namespaceCreated(ns))
+			}
 		} else {
 			wrote, err := c.EnsureNamespace(ctx, ns)
 			if wrote {
@@ -161,7 +174,6 @@ func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts kube.Chan
 			}
 		}
 	}
-	exists := map[string]bool{}
 	for _, obj := range objs {
 		// Map each object only now: a CRD earlier in the list must be
 		// applied (and Established) before its custom resources map.
@@ -215,6 +227,10 @@ func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts kube.Chan
 		if err != nil {
 			var missing *kube.MissingNamespaceError
 			if errors.As(err, &missing) {
+				if missing.Namespace == ns && !a.CreateNamespace {
+					// createNamespace creates only the step's namespace.
+					err = fmt.Errorf("%w or set createNamespace: true", err)
+				}
 				return s, runner.PendingNamespace(missing.Namespace, err)
 			}
 			return s, err
@@ -295,6 +311,10 @@ func (x *ApplyExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanIn
 		return p, nil
 	}
 	var actions []model.Action
+	for _, c := range s.changes {
+		p.Objects = append(p.Objects, namespacePlanned(c.Name))
+		actions = append(actions, model.ActionCreate)
+	}
 	for _, o := range s.objects {
 		po := runner.PlannedObject{Action: o.action, Kind: o.obj.GetKind(), Namespace: o.obj.GetNamespace(), Name: o.obj.GetName(), Desired: o.obj}
 		if o.req != nil {

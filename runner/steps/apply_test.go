@@ -2,9 +2,11 @@ package steps
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
+	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
 )
@@ -186,12 +189,44 @@ func TestApplyNamespaces(t *testing.T) {
 		_ = testCluster.Client.CoreV1().Namespaces().Delete(context.Background(), missing, metav1.DeleteOptions{})
 	})
 	runErr(t, deadline(t, time.Minute), x, applyStep(missing, configMap("a", "1")),
-		"cannot apply configmap/a in namespace "+missing+": namespace \""+missing+"\" does not exist", "createNamespace: true")
+		"cannot apply configmap/a in namespace "+missing+": namespace \""+missing+"\" does not exist; create it in an earlier step or set createNamespace: true")
+	// createNamespace creates only the step's namespace: for an object in
+	// another missing namespace it is no advice, set or not.
+	other := ns + "-other"
+	elsewhere := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: " + other + "}\n"
+	for _, create := range []bool{false, true} {
+		st := applyStep(ns, elsewhere)
+		st.Apply.CreateNamespace = create
+		err := runErr(t, deadline(t, time.Minute), x, st,
+			"cannot apply configmap/b in namespace "+other+": namespace \""+other+"\" does not exist; create it in an earlier step")
+		if strings.Contains(err.Error(), "createNamespace") {
+			t.Errorf("createNamespace: %v: the advice names createNamespace, which cannot create %s: %v", create, other, err)
+		}
+	}
 
+	// The namespace createNamespace makes is one of the step's objects:
+	// the plan predicts it, apply's detail and change set count it.
 	st := applyStep(missing, configMap("a", "1"))
 	st.Apply.CreateNamespace = true
-	if out := run(t, x, st); out.Writes != 2 {
-		t.Errorf("createNamespace: %d writes, want namespace + object", out.Writes)
+	p, err := x.Plan(deadline(t, time.Minute), st, runner.PlanInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var planned []string
+	for _, o := range p.Objects {
+		planned = append(planned, fmt.Sprintf("%s %s %s", o.Action.Done(), o.Kind, nsName(o.Namespace, o.Name)))
+	}
+	want := []string{"created Namespace " + missing, "created ConfigMap " + missing + "/a"}
+	if p.Action != model.ActionCreate || fmt.Sprint(planned) != fmt.Sprint(want) {
+		t.Errorf("plan: %s %q, want create %q", p.Action, planned, want)
+	}
+	out := run(t, x, st)
+	var did []string
+	for _, c := range out.Changes {
+		did = append(did, fmt.Sprintf("%s %s %s", c.Action, c.Kind, nsName(c.Namespace, c.Name)))
+	}
+	if out.Writes != 2 || out.Detail != "created 2 objects" || fmt.Sprint(did) != fmt.Sprint(want) {
+		t.Errorf("createNamespace: %d writes, detail %q, changes %q; want 2 writes, created 2 objects, %q", out.Writes, out.Detail, did, want)
 	}
 	writes.n.Store(0)
 	if out := run(t, x, st); out.Writes != 0 || writes.n.Load() != 0 {

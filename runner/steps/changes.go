@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/runner"
 )
 
 // change is one object's entry in a step's change set.
@@ -26,4 +27,11 @@ func owned(m *meta.RESTMapping, live *unstructured.Unstructured, adopted bool) m
 // namespaceCreated is createNamespace's entry.
 func namespaceCreated(ns string) model.Change {
 	return model.Change{Action: model.DidCreate, Kind: "Namespace", Name: ns}
+}
+
+// namespacePlanned is createNamespace's entry in a plan: the namespace
+// EnsureNamespace would create, as it sends it.
+func namespacePlanned(ns string) runner.PlannedObject {
+	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
+	return runner.PlannedObject{Action: model.ActionCreate, Kind: "Namespace", Name: ns, Desired: obj}
 }

@@ -82,8 +82,12 @@ func (x *JobExecutor) run(ctx context.Context, st *spec.Step, dry bool) (runner.
 
 	if dry && j.CreateNamespace {
 		ok, err := namespaceExists(ctx, c, ns)
-		if err != nil || !ok {
-			return out, err // the Job is created in a namespace the step creates
+		if err != nil {
+			return out, err
+		}
+		if !ok { // the Job is created in the namespace the step creates
+			out.Changes = append(out.Changes, namespaceCreated(ns))
+			return out, nil
 		}
 	} else if j.CreateNamespace {
 		wrote, err := c.EnsureNamespace(ctx, ns)
@@ -394,6 +398,9 @@ func (x *JobExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInpu
 	if out.Skipped {
 		p.Action, p.Reason = model.ActionSkip, out.SkipReason
 		return p, nil
+	}
+	for _, c := range out.Changes { // createNamespace's, as apply reports it
+		p.Objects = append(p.Objects, namespacePlanned(c.Name))
 	}
 	ns := spec.NamespaceOrDefault(st.Job.Namespace)
 	p.Action = model.ActionRun

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilptr "k8s.io/utils/ptr"
 
+	"github.com/khook/khook/model"
+	"github.com/khook/khook/runner"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/cluster"
 	"github.com/khook/khook/test/e2e/podenv"
@@ -209,12 +211,23 @@ func TestJobCreatesItsNamespace(t *testing.T) {
 		t.Errorf("without createNamespace: error = %v; want a hint to set createNamespace", err)
 	}
 	st.Job.CreateNamespace = true
+	// The plan names the namespace apply creates, as apply's changes do.
+	p, err := NewJobExecutor(env).Plan(testCtx(t), st, runner.PlanInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Action != model.ActionRun || len(p.Objects) != 1 || p.Objects[0].Action != model.ActionCreate || p.Objects[0].Kind != "Namespace" || p.Objects[0].Name != ns {
+		t.Errorf("plan: %s %+v; want run with create Namespace %s", p.Action, p.Objects, ns)
+	}
 	out, err := NewJobExecutor(env).Execute(testCtx(t), st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Writes != 2 {
 		t.Errorf("Writes = %d; want 2 (namespace + job)", out.Writes)
+	}
+	if len(out.Changes) != 2 || out.Changes[0] != (model.Change{Action: model.DidCreate, Kind: "Namespace", Name: ns}) {
+		t.Errorf("changes = %+v; want the namespace created, then the job run", out.Changes)
 	}
 }
 
