@@ -93,7 +93,7 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	}
 	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}}
 	c.top = c.l.display(path)
-	if err := c.tree(path, nil, 0); err != nil {
+	if err := c.tree(path, nil, 0, false); err != nil {
 		return nil, r, err
 	}
 	if c.fail != nil {
@@ -158,8 +158,10 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 }
 
 // tree loads path (a helmfile or a helmfile.d folder) and its
-// sub-helmfiles, which helmfile runs before the file's own releases.
-func (c *converter) tree(path string, overrides map[string]any, depth int) error {
+// sub-helmfiles, which helmfile runs before the file's own releases. A
+// sub-helmfile (sub) renders with its parent's environment, so only a
+// top-level helmfile must define the chosen one.
+func (c *converter) tree(path string, overrides map[string]any, depth int, sub bool) error {
 	if depth > 20 {
 		return &InputError{File: c.l.display(path), Msg: "helmfiles: nests more than 20 deep (a cycle?)"}
 	}
@@ -171,7 +173,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int) error
 		var files []string
 		for _, cand := range []string{"helmfile.yaml", "helmfile.yaml.gotmpl"} {
 			if _, err := os.Stat(filepath.Join(path, cand)); err == nil {
-				return c.tree(filepath.Join(path, cand), overrides, depth+1)
+				return c.tree(filepath.Join(path, cand), overrides, depth+1, sub)
 			}
 		}
 		for _, pat := range []string{"*.yaml", "*.yml", "*.yaml.gotmpl", "*.yml.gotmpl"} {
@@ -183,14 +185,17 @@ func (c *converter) tree(path string, overrides map[string]any, depth int) error
 			return &InputError{File: c.l.display(path), Msg: "no helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/*.yaml in this folder"}
 		}
 		for _, f := range files {
-			if err := c.tree(f, overrides, depth+1); err != nil {
+			if err := c.tree(f, overrides, depth+1, sub); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	s, err := c.l.load(path, overrides, false)
+	s, err := c.l.load(path, overrides, false, sub)
 	if err != nil {
+		return err
+	}
+	if err := s.refuseEnv(s.file, 0); err != nil {
 		return err
 	}
 	c.res.NotCarried = append(c.res.NotCarried, s.notCarried...)
@@ -224,7 +229,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int) error
 		}
 		sort.Strings(matches)
 		for _, m := range matches {
-			if err := c.tree(m, vals, depth+1); err != nil {
+			if err := c.tree(m, vals, depth+1, true); err != nil {
 				return err
 			}
 		}

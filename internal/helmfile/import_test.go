@@ -681,7 +681,7 @@ func TestImportNoDefaultEnvironment(t *testing.T) {
 		{"ROOT_DIR unset too", "", unset,
 			`bootstrap/helmfile.yaml.gotmpl:40: .Environment.Values.cluster.dnsIP has no value because this helmfile defines no "default" environment`},
 		{"an environment it does not define", "cluster03", fixtureEnv(root),
-			`bootstrap/helmfile.yaml.gotmpl:40: .Environment.Values.cluster.dnsIP has no value because this helmfile defines no "cluster03" environment, only cluster01 and cluster02: choose one with --environment NAME (-e NAME)`},
+			`bootstrap/helmfile.yaml.gotmpl:40: environment "cluster03" is not defined (helmfile refuses it too): this helmfile defines only cluster01 and cluster02: choose one with --environment NAME (-e NAME)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Import(root, file, Options{Environment: tc.env, Env: tc.vars})
@@ -738,5 +738,56 @@ func TestImportNoDefaultEnvironmentValuesTemplate(t *testing.T) {
 				t.Errorf("got  %v\nwant %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// helmfile refuses an environment the helmfile does not define (`environment
+// "prd" is not defined`), "default" excepted, even when no template reads
+// its values: an import of such a run would be one helmfile never makes.
+func TestImportUndefinedEnvironment(t *testing.T) {
+	const release = "releases:\n  - name: a\n    chart: ./a\n"
+	for _, tc := range []struct {
+		name, helmfile, env, want string
+	}{
+		{"two defined", "environments:\n  dev: {}\n  prod: {}\n---\n" + release, "prd",
+			`helmfile.yaml: environment "prd" is not defined (helmfile refuses it too): this helmfile defines only dev and prod: choose one with --environment NAME (-e NAME)`},
+		{"one defined", "environments:\n  dev: {}\n---\n" + release, "prd",
+			`helmfile.yaml: environment "prd" is not defined (helmfile refuses it too): this helmfile defines only dev: choose it with --environment dev (-e dev)`},
+		{"none defined", release, "prd",
+			`helmfile.yaml: environment "prd" is not defined (helmfile refuses it too): this helmfile defines no environments: leave out --environment (-e)`},
+		{"default may be undefined", "environments:\n  dev: {}\n---\n" + release, "default", ""},
+		{"default by omission", "environments:\n  dev: {}\n---\n" + release, "", ""},
+		{"a defined one", "environments:\n  dev: {}\n  prod: {}\n---\n" + release, "prod", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, map[string]string{"helmfile.yaml": tc.helmfile, "a/Chart.yaml": "name: a\n"})
+			res, err := Import(dir, "helmfile.yaml", Options{Environment: tc.env})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v := res.Verdict(); v != Faithful {
+					t.Errorf("verdict %s, want faithful", v)
+				}
+				return
+			}
+			var ie *InputError
+			if !errors.As(err, &ie) || err.Error() != tc.want {
+				t.Errorf("got  %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+
+	// A sub-helmfile renders with its parent's environment: only the
+	// parent defines it.
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml":     "environments:\n  prod: {}\n---\nhelmfiles:\n  - sub/helmfile.yaml\n",
+		"sub/helmfile.yaml": release,
+		"sub/a/Chart.yaml":  "name: a\n",
+	})
+	if _, err := Import(dir, "helmfile.yaml", Options{Environment: "prod"}); err != nil {
+		t.Errorf("a sub-helmfile without environments: %v", err)
 	}
 }

@@ -43,6 +43,7 @@ type state struct {
 	envKube     string
 
 	environments map[string]*yaml.Node
+	sub          bool // reached through a parent's helmfiles:, whose environment it inherits
 
 	notCarried []Note
 	info       []Note
@@ -80,30 +81,52 @@ func (s *state) envData() map[string]any {
 // undefinedEnv explains a template error that reads values when the
 // helmfile names environments but not the one rendered. helmfile renders
 // an undefined "default" with no values, so its error names a missing key,
-// a symptom; say the cause and the flag that picks an environment.
+// a symptom; say the cause and the flag that picks an environment. Any
+// other undefined environment is refused at that line, as helmfile
+// refuses it before rendering (refuseEnv).
 func (s *state) undefinedEnv(err error) error {
 	var ie *InputError
-	if !errors.As(err, &ie) || ie.envUndef || len(s.environments) == 0 || !readsValues(ie.at) {
+	// No environments yet may be a part that defines them being rendered.
+	if !errors.As(err, &ie) || ie.envUndef || !readsValues(ie.at) || len(s.environments) == 0 || s.envDefined() {
 		return err
 	}
-	if _, ok := s.environments[s.envName]; ok {
-		return err
-	}
-	names := make([]string, 0, len(s.environments))
-	for n := range s.environments {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	list := names[0]
-	if n := len(names); n > 1 {
-		list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
-	}
-	which := ""
-	if s.envName == "default" {
-		which = " (the one used without --environment)"
+	if r := s.refuseEnv(ie.File, ie.Line); r != nil {
+		return r
 	}
 	return &InputError{File: ie.File, Line: ie.Line, envUndef: true,
-		Msg: fmt.Sprintf("%s has no value because this helmfile defines no %q environment%s, only %s: choose one with --environment NAME (-e NAME)", ie.at, s.envName, which, list)}
+		Msg: fmt.Sprintf("%s has no value because this helmfile defines no %q environment (the one used without --environment), %s", ie.at, s.envName, s.envChoice())}
+}
+
+// envDefined: the chosen environment is one environments: defines
+// (bases' included).
+func (s *state) envDefined() bool {
+	_, ok := s.environments[s.envName]
+	return ok
+}
+
+// refuseEnv is helmfile v1's refusal of a chosen environment (-e NAME,
+// not "default", which may go undefined) that the helmfile does not
+// define: `environment "NAME" is not defined`.
+func (s *state) refuseEnv(file string, line int) error {
+	if s.envName == "default" || s.envDefined() || s.sub {
+		return nil
+	}
+	return &InputError{File: file, Line: line, envUndef: true,
+		Msg: fmt.Sprintf("environment %q is not defined (helmfile refuses it too): this helmfile defines %s", s.envName, s.envChoice())}
+}
+
+// envChoice names the environments the helmfile defines and how to pick
+// one: the one list both messages about an undefined environment give.
+func (s *state) envChoice() string {
+	names := sortedKeys(s.environments)
+	switch n := len(names); n {
+	case 0:
+		return "no environments: leave out --environment (-e)"
+	case 1:
+		return "only " + names[0] + ": choose it with --environment " + names[0] + " (-e " + names[0] + ")"
+	default:
+		return "only " + strings.Join(names[:n-1], ", ") + " and " + names[n-1] + ": choose one with --environment NAME (-e NAME)"
+	}
 }
 
 // readsValues: the failing action reads the environment's or the state's
@@ -153,8 +176,8 @@ func (l *loader) display(abs string) string {
 }
 
 // load reads one helmfile; overrides are the values a parent's helmfiles:
-// entry gives it.
-func (l *loader) load(abs string, overrides map[string]any, isBase bool) (*state, error) {
+// entry gives it (sub: it is such a sub-helmfile, or a base of one).
+func (l *loader) load(abs string, overrides map[string]any, isBase, sub bool) (*state, error) {
 	data, err := os.ReadFile(abs)
 	if err != nil {
 		return nil, &InputError{File: l.display(abs), Msg: "cannot read the helmfile: " + pathErr(err)}
@@ -162,7 +185,7 @@ func (l *loader) load(abs string, overrides map[string]any, isBase bool) (*state
 	s := &state{file: l.display(abs), abs: abs, dir: filepath.Dir(abs), src: string(data),
 		rendered: filepath.Ext(abs) == ".gotmpl", repos: map[string]repository{}, defaults: map[string]*yaml.Node{},
 		defaultsLine: map[string]int{}, templates: map[string]any{}, envName: l.opts.Environment,
-		overrides: deepCopy(overrides)}
+		overrides: deepCopy(overrides), sub: sub}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	parts := strings.Split(text, "\n---\n")
 	offset := 0
@@ -221,7 +244,7 @@ func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.N
 					return &InputError{File: s.file, Line: k.Line + offset, Msg: "a base helmfile has bases: of its own, which helmfile does not support"}
 				}
 				for _, b := range v.Content {
-					bs, err := l.load(abs(s.dir, b.Value), s.overrides, true)
+					bs, err := l.load(abs(s.dir, b.Value), s.overrides, true, s.sub)
 					if err != nil {
 						return err
 					}
