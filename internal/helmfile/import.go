@@ -258,6 +258,9 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	s := rn.st
 	var m map[string]any
 	if err := rn.node.Decode(&m); err != nil {
+		if terr := s.notGotmpl(rn.line); terr != nil {
+			return nil, terr
+		}
 		return nil, &InputError{File: s.file, Line: rn.line, Msg: "a release cannot be read: " + err.Error()}
 	}
 	m = stringKeys(m).(map[string]any)

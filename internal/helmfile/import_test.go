@@ -102,8 +102,12 @@ func TestImportBadInput(t *testing.T) {
 			"helmfile.yaml:5: release a: the values file missing.yaml cannot be read: no such file or directory"},
 		{"exec refused", map[string]string{"helmfile.yaml.gotmpl": "releases:\n  - name: a\n\n    chart: {{ exec \"echo\" (list \"x\") }}\n"},
 			"helmfile.yaml.gotmpl:4: the template fails: exec \"echo\" runs a command while rendering; pass --allow-exec to run it"},
-		{"templates in a plain helmfile", map[string]string{"helmfile.yaml": "{{ if true }}\nreleases: []\n{{ end }}\n"},
-			"helmfile.yaml:1: it is not YAML (helmfile v1 renders templates only in a .gotmpl file"},
+		{"templates in a plain helmfile", map[string]string{"helmfile.yaml": "# {{ a comment }}\n{{ if true }}\nreleases: []\n{{ end }}\n"},
+			"helmfile.yaml:2: {{ if true }} is a template, but helmfile v1 renders templates only in a file ending .gotmpl: rename helmfile.yaml to helmfile.yaml.gotmpl"},
+		// YAML reads {{ .Values.replicas }} as a flow map: the release,
+		// not the YAML, fails, and the line is the template's.
+		{"a template value in a plain helmfile", map[string]string{"helmfile.yaml": "environments:\n  default:\n    values: [{replicas: 2}]\n---\nreleases:\n  - name: a\n    chart: ./a\n    set:\n      - name: replicas\n        value: {{ .Values.replicas }}\n", "a/Chart.yaml": "name: a\n"},
+			"helmfile.yaml:10: {{ .Values.replicas }} is a template, but helmfile v1 renders templates only in a file ending .gotmpl: rename helmfile.yaml to helmfile.yaml.gotmpl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -129,6 +129,36 @@ func (s *state) envChoice() string {
 	}
 }
 
+// notGotmpl explains a plain helmfile that does not read, from line from
+// on, by its first template action: helmfile v1 renders templates only in
+// a file ending .gotmpl (its error: "Add the .gotmpl file extension"), so
+// the action is the cause, not the YAML it left behind. Nil when the file
+// is a .gotmpl or has no action there.
+func (s *state) notGotmpl(from int) error {
+	if s.rendered {
+		return nil
+	}
+	lines := strings.Split(s.src, "\n")
+	for i := max(from, 1) - 1; i < len(lines); i++ {
+		line := strings.TrimRight(lines[i], "\r")
+		j := strings.Index(line, "{{")
+		if j < 0 || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		expr := line[j:]
+		if k := strings.Index(expr, "}}"); k >= 0 {
+			expr = expr[:k+2]
+		}
+		if len(expr) > 60 {
+			expr = expr[:57] + "..."
+		}
+		base := filepath.Base(s.file)
+		return &InputError{File: s.file, Line: i + 1,
+			Msg: fmt.Sprintf("%s is a template, but helmfile v1 renders templates only in a file ending .gotmpl: rename %s to %s.gotmpl", expr, base, base)}
+	}
+	return nil
+}
+
 // readsValues: the failing action reads the environment's or the state's
 // values (.Values.x, .Environment.Values.x, .StateValues.x, get "x").
 func readsValues(at string) bool {
@@ -225,11 +255,12 @@ func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.N
 				line += offset
 				msg = m[2]
 			}
+			if terr := s.notGotmpl(offset + 1); terr != nil {
+				return terr
+			}
 			how := "it is not YAML"
 			if s.rendered {
 				how = "it is not YAML after rendering"
-			} else if strings.Contains(body, "{{") {
-				how = "it is not YAML (helmfile v1 renders templates only in a .gotmpl file: rename it helmfile.yaml.gotmpl)"
 			}
 			return &InputError{File: s.file, Line: line, Msg: how + ": " + strings.TrimPrefix(msg, "yaml: ")}
 		}
