@@ -160,7 +160,8 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 // tree loads path (a helmfile or a helmfile.d folder) and its
 // sub-helmfiles, which helmfile runs before the file's own releases. A
 // sub-helmfile (sub) renders with its parent's environment, so only a
-// top-level helmfile must define the chosen one.
+// top-level helmfile must define the chosen one; of a top-level helmfile.d,
+// only one file must.
 func (c *converter) tree(path string, overrides map[string]any, depth int, sub bool) error {
 	if depth > 20 {
 		return &InputError{File: c.l.display(path), Msg: "helmfiles: nests more than 20 deep (a cycle?)"}
@@ -184,11 +185,30 @@ func (c *converter) tree(path string, overrides map[string]any, depth int, sub b
 		if len(files) == 0 {
 			return &InputError{File: c.l.display(path), Msg: "no helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/*.yaml in this folder"}
 		}
+		// helmfile (pkg/app visitStates) skips a state file that does not
+		// define the chosen environment and fails only when no file runs.
+		var skipped []Note
+		var first *InputError
 		for _, f := range files {
-			if err := c.tree(f, overrides, depth+1, sub); err != nil {
+			err := c.tree(f, overrides, depth+1, sub)
+			var ie *InputError
+			if errors.As(err, &ie) && ie.notDefined {
+				skipped = append(skipped, Note{File: c.l.display(f), What: fmt.Sprintf("environment %q is not defined in this file", c.opts.Environment),
+					Why: "helmfile skips a helmfile.d file without it, so none of its releases is imported"})
+				// Refuse with a file that lists environments to choose from.
+				if first == nil || ie.envsKnown && !first.envsKnown {
+					first = ie
+				}
+				continue
+			}
+			if err != nil {
 				return err
 			}
 		}
+		if len(skipped) == len(files) {
+			return first
+		}
+		c.res.Info = append(c.res.Info, skipped...)
 		return nil
 	}
 	s, err := c.l.load(path, overrides, false, sub)

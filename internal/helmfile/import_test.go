@@ -795,3 +795,58 @@ func TestImportUndefinedEnvironment(t *testing.T) {
 		t.Errorf("a sub-helmfile without environments: %v", err)
 	}
 }
+
+// helmfile skips a helmfile.d file that does not define the chosen
+// environment (pkg/app visitStates) and fails only when no file defines
+// it: the skipped file's releases are not imported, and a note says why.
+func TestImportHelmfileDUndefinedEnvironment(t *testing.T) {
+	crds := "releases:\n  - name: crds\n    chart: ./charts/crds\n"
+	apps := "environments:\n  dev: {}\n  prod: {}\n---\nreleases:\n  - name: app\n    chart: ./charts/app\n"
+	charts := map[string]string{
+		"charts/crds/Chart.yaml": "apiVersion: v2\nname: crds\nversion: 0.1.0\n",
+		"charts/app/Chart.yaml":  "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+	}
+	files := func(m map[string]string) map[string]string {
+		for k, v := range charts {
+			m[k] = v
+		}
+		return m
+	}
+
+	dir := t.TempDir()
+	write(t, dir, files(map[string]string{"helmfile.d/00-crds.yaml": crds, "helmfile.d/01-apps.yaml": apps}))
+	res, err := Import(dir, ".", Options{Environment: "prod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range res.Releases {
+		names = append(names, r.Resolved.Name)
+	}
+	if d := cmp.Diff([]string{"app"}, names); d != "" {
+		t.Errorf("releases (-want +got):\n%s", d)
+	}
+	if v := res.Verdict(); v != Faithful {
+		t.Errorf("verdict %s, want faithful (helmfile runs the same)", v)
+	}
+	var notes []string
+	for _, n := range res.Info {
+		notes = append(notes, n.String())
+	}
+	want := []string{`helmfile.d/00-crds.yaml: environment "prod" is not defined in this file: helmfile skips a helmfile.d file without it, so none of its releases is imported`}
+	if d := cmp.Diff(want, notes); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
+	}
+	if !strings.Contains(string(res.Spec), want[0]) {
+		t.Errorf("the spec's header lacks the note\n%s", res.Spec)
+	}
+
+	// No file defines it: refused, as helmfile fails when no file runs.
+	dir = t.TempDir()
+	write(t, dir, files(map[string]string{"helmfile.d/00-crds.yaml": crds, "helmfile.d/01-apps.yaml": apps}))
+	_, err = Import(dir, ".", Options{Environment: "prd"})
+	var ie *InputError
+	if msg := `helmfile.d/01-apps.yaml: environment "prd" is not defined (helmfile refuses it too): this helmfile defines only dev and prod: choose one with --environment NAME (-e NAME)`; !errors.As(err, &ie) || err.Error() != msg {
+		t.Errorf("got  %v\nwant %s", err, msg)
+	}
+}

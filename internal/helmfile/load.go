@@ -111,7 +111,7 @@ func (s *state) refuseEnv(file string, line int) error {
 	if s.envName == "default" || s.envDefined() || s.sub {
 		return nil
 	}
-	return &InputError{File: file, Line: line, envUndef: true,
+	return &InputError{File: file, Line: line, envUndef: true, notDefined: true, envsKnown: len(s.environments) > 0,
 		Msg: fmt.Sprintf("environment %q is not defined (helmfile refuses it too): this helmfile defines %s", s.envName, s.envChoice())}
 }
 
