@@ -126,3 +126,63 @@ func TestImportHelmfileBadInput(t *testing.T) {
 		t.Error("a spec was written for bad input")
 	}
 }
+
+// -e for an environment the helmfile does not define is bad input (exit 2,
+// nothing written), as helmfile refuses it; a defined one imports, and the
+// count line says "1 release".
+func TestImportHelmfileEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for name, data := range map[string]string{
+		"helmfile.yaml": "environments:\n  dev: {}\n  prod: {}\n---\nreleases:\n  - name: a\n    chart: ./a\n",
+		"a/Chart.yaml":  "apiVersion: v2\nname: a\nversion: 0.1.0\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ios, out, errOut := iostreams.Test("")
+	code := Run(context.Background(), []string{"import", "helmfile", "-e", "prd", "helmfile.yaml", "--out", "khook.yaml"}, ios)
+	want := "Error: helmfile.yaml: environment \"prd\" is not defined (helmfile refuses it too): this helmfile defines only dev and prod: choose one with --environment NAME (-e NAME)\n"
+	if code != 2 || errOut.String() != want || out.Len() != 0 {
+		t.Errorf("exit %d, stderr %q, stdout %q; want 2 and %q", code, errOut, out, want)
+	}
+	if _, err := os.Stat("khook.yaml"); err == nil {
+		t.Error("a spec was written for an undefined environment")
+	}
+
+	ios, _, errOut = iostreams.Test("")
+	code = Run(context.Background(), []string{"import", "helmfile", "-e", "prod", "helmfile.yaml", "--out", "khook.yaml"}, ios)
+	if want := "1 release: 1 faithful, 0 partial, 0 refused; import faithful"; code != 0 || lastLine(errOut.String()) != want {
+		t.Errorf("exit %d, stderr %q; want 0 and %q", code, errOut, want)
+	}
+}
+
+// In a helmfile.d folder, a file that does not define -e's environment is
+// skipped, as helmfile skips it: stderr says which file and why.
+func TestImportHelmfileDEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for name, data := range map[string]string{
+		"helmfile.d/00-crds.yaml": "releases:\n  - name: crds\n    chart: ../a\n",
+		"helmfile.d/01-apps.yaml": "environments:\n  dev: {}\n  prod: {}\n---\nreleases:\n  - name: a\n    chart: ../a\n",
+		"a/Chart.yaml":            "apiVersion: v2\nname: a\nversion: 0.1.0\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ios, _, errOut := iostreams.Test("")
+	code := Run(context.Background(), []string{"import", "helmfile", "-e", "prod", ".", "--out", "khook.yaml"}, ios)
+	want := "helmfile.d/00-crds.yaml: warning: environment \"prod\" is not defined in this file: helmfile skips a helmfile.d file without it, so none of its releases is imported\n" +
+		"1 release: 1 faithful, 0 partial, 0 refused; import faithful\n"
+	if code != 0 || errOut.String() != want {
+		t.Errorf("exit %d, stderr %q; want 0 and %q", code, errOut, want)
+	}
+}

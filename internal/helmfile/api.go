@@ -171,6 +171,10 @@ type InputError struct {
 
 	at       string // a template error's failing action, as in <.Values.x>
 	envUndef bool   // explained by an environment the helmfile does not define
+	// notDefined: helmfile's `environment "NAME" is not defined`, which
+	// makes it skip a helmfile.d file rather than fail (refuseEnv).
+	notDefined bool
+	envsKnown  bool // the file defines other environments, which the message lists
 }
 
 func (e *InputError) Error() string {

@@ -93,7 +93,7 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	}
 	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}}
 	c.top = c.l.display(path)
-	if err := c.tree(path, nil, 0); err != nil {
+	if err := c.tree(path, nil, 0, false); err != nil {
 		return nil, r, err
 	}
 	if c.fail != nil {
@@ -158,8 +158,11 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 }
 
 // tree loads path (a helmfile or a helmfile.d folder) and its
-// sub-helmfiles, which helmfile runs before the file's own releases.
-func (c *converter) tree(path string, overrides map[string]any, depth int) error {
+// sub-helmfiles, which helmfile runs before the file's own releases. A
+// sub-helmfile (sub) renders with its parent's environment, so only a
+// top-level helmfile must define the chosen one; of a top-level helmfile.d,
+// only one file must.
+func (c *converter) tree(path string, overrides map[string]any, depth int, sub bool) error {
 	if depth > 20 {
 		return &InputError{File: c.l.display(path), Msg: "helmfiles: nests more than 20 deep (a cycle?)"}
 	}
@@ -171,7 +174,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int) error
 		var files []string
 		for _, cand := range []string{"helmfile.yaml", "helmfile.yaml.gotmpl"} {
 			if _, err := os.Stat(filepath.Join(path, cand)); err == nil {
-				return c.tree(filepath.Join(path, cand), overrides, depth+1)
+				return c.tree(filepath.Join(path, cand), overrides, depth+1, sub)
 			}
 		}
 		for _, pat := range []string{"*.yaml", "*.yml", "*.yaml.gotmpl", "*.yml.gotmpl"} {
@@ -182,15 +185,37 @@ func (c *converter) tree(path string, overrides map[string]any, depth int) error
 		if len(files) == 0 {
 			return &InputError{File: c.l.display(path), Msg: "no helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/*.yaml in this folder"}
 		}
+		// helmfile (pkg/app visitStates) skips a state file that does not
+		// define the chosen environment and fails only when no file runs.
+		var skipped []Note
+		var first *InputError
 		for _, f := range files {
-			if err := c.tree(f, overrides, depth+1); err != nil {
+			err := c.tree(f, overrides, depth+1, sub)
+			var ie *InputError
+			if errors.As(err, &ie) && ie.notDefined {
+				skipped = append(skipped, Note{File: c.l.display(f), What: fmt.Sprintf("environment %q is not defined in this file", c.opts.Environment),
+					Why: "helmfile skips a helmfile.d file without it, so none of its releases is imported"})
+				// Refuse with a file that lists environments to choose from.
+				if first == nil || ie.envsKnown && !first.envsKnown {
+					first = ie
+				}
+				continue
+			}
+			if err != nil {
 				return err
 			}
 		}
+		if len(skipped) == len(files) {
+			return first
+		}
+		c.res.Info = append(c.res.Info, skipped...)
 		return nil
 	}
-	s, err := c.l.load(path, overrides, false)
+	s, err := c.l.load(path, overrides, false, sub)
 	if err != nil {
+		return err
+	}
+	if err := s.refuseEnv(s.file, 0); err != nil {
 		return err
 	}
 	c.res.NotCarried = append(c.res.NotCarried, s.notCarried...)
@@ -224,7 +249,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int) error
 		}
 		sort.Strings(matches)
 		for _, m := range matches {
-			if err := c.tree(m, vals, depth+1); err != nil {
+			if err := c.tree(m, vals, depth+1, true); err != nil {
 				return err
 			}
 		}
@@ -253,6 +278,9 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	s := rn.st
 	var m map[string]any
 	if err := rn.node.Decode(&m); err != nil {
+		if terr := s.notGotmpl(rn.line); terr != nil {
+			return nil, terr
+		}
 		return nil, &InputError{File: s.file, Line: rn.line, Msg: "a release cannot be read: " + err.Error()}
 	}
 	m = stringKeys(m).(map[string]any)

@@ -102,8 +102,12 @@ func TestImportBadInput(t *testing.T) {
 			"helmfile.yaml:5: release a: the values file missing.yaml cannot be read: no such file or directory"},
 		{"exec refused", map[string]string{"helmfile.yaml.gotmpl": "releases:\n  - name: a\n\n    chart: {{ exec \"echo\" (list \"x\") }}\n"},
 			"helmfile.yaml.gotmpl:4: the template fails: exec \"echo\" runs a command while rendering; pass --allow-exec to run it"},
-		{"templates in a plain helmfile", map[string]string{"helmfile.yaml": "{{ if true }}\nreleases: []\n{{ end }}\n"},
-			"helmfile.yaml:1: it is not YAML (helmfile v1 renders templates only in a .gotmpl file"},
+		{"templates in a plain helmfile", map[string]string{"helmfile.yaml": "# {{ a comment }}\n{{ if true }}\nreleases: []\n{{ end }}\n"},
+			"helmfile.yaml:2: {{ if true }} is a template, but helmfile v1 renders templates only in a file ending .gotmpl: rename helmfile.yaml to helmfile.yaml.gotmpl"},
+		// YAML reads {{ .Values.replicas }} as a flow map: the release,
+		// not the YAML, fails, and the line is the template's.
+		{"a template value in a plain helmfile", map[string]string{"helmfile.yaml": "environments:\n  default:\n    values: [{replicas: 2}]\n---\nreleases:\n  - name: a\n    chart: ./a\n    set:\n      - name: replicas\n        value: {{ .Values.replicas }}\n", "a/Chart.yaml": "name: a\n"},
+			"helmfile.yaml:10: {{ .Values.replicas }} is a template, but helmfile v1 renders templates only in a file ending .gotmpl: rename helmfile.yaml to helmfile.yaml.gotmpl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -681,7 +685,7 @@ func TestImportNoDefaultEnvironment(t *testing.T) {
 		{"ROOT_DIR unset too", "", unset,
 			`bootstrap/helmfile.yaml.gotmpl:40: .Environment.Values.cluster.dnsIP has no value because this helmfile defines no "default" environment`},
 		{"an environment it does not define", "cluster03", fixtureEnv(root),
-			`bootstrap/helmfile.yaml.gotmpl:40: .Environment.Values.cluster.dnsIP has no value because this helmfile defines no "cluster03" environment, only cluster01 and cluster02: choose one with --environment NAME (-e NAME)`},
+			`bootstrap/helmfile.yaml.gotmpl:40: environment "cluster03" is not defined (helmfile refuses it too): this helmfile defines only cluster01 and cluster02: choose one with --environment NAME (-e NAME)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Import(root, file, Options{Environment: tc.env, Env: tc.vars})
@@ -738,5 +742,111 @@ func TestImportNoDefaultEnvironmentValuesTemplate(t *testing.T) {
 				t.Errorf("got  %v\nwant %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// helmfile refuses an environment the helmfile does not define (`environment
+// "prd" is not defined`), "default" excepted, even when no template reads
+// its values: an import of such a run would be one helmfile never makes.
+func TestImportUndefinedEnvironment(t *testing.T) {
+	const release = "releases:\n  - name: a\n    chart: ./a\n"
+	for _, tc := range []struct {
+		name, helmfile, env, want string
+	}{
+		{"two defined", "environments:\n  dev: {}\n  prod: {}\n---\n" + release, "prd",
+			`helmfile.yaml: environment "prd" is not defined (helmfile refuses it too): this helmfile defines only dev and prod: choose one with --environment NAME (-e NAME)`},
+		{"one defined", "environments:\n  dev: {}\n---\n" + release, "prd",
+			`helmfile.yaml: environment "prd" is not defined (helmfile refuses it too): this helmfile defines only dev: choose it with --environment dev (-e dev)`},
+		{"none defined", release, "prd",
+			`helmfile.yaml: environment "prd" is not defined (helmfile refuses it too): this helmfile defines no environments: leave out --environment (-e)`},
+		{"default may be undefined", "environments:\n  dev: {}\n---\n" + release, "default", ""},
+		{"default by omission", "environments:\n  dev: {}\n---\n" + release, "", ""},
+		{"a defined one", "environments:\n  dev: {}\n  prod: {}\n---\n" + release, "prod", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, map[string]string{"helmfile.yaml": tc.helmfile, "a/Chart.yaml": "name: a\n"})
+			res, err := Import(dir, "helmfile.yaml", Options{Environment: tc.env})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v := res.Verdict(); v != Faithful {
+					t.Errorf("verdict %s, want faithful", v)
+				}
+				return
+			}
+			var ie *InputError
+			if !errors.As(err, &ie) || err.Error() != tc.want {
+				t.Errorf("got  %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+
+	// A sub-helmfile renders with its parent's environment: only the
+	// parent defines it.
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml":     "environments:\n  prod: {}\n---\nhelmfiles:\n  - sub/helmfile.yaml\n",
+		"sub/helmfile.yaml": release,
+		"sub/a/Chart.yaml":  "name: a\n",
+	})
+	if _, err := Import(dir, "helmfile.yaml", Options{Environment: "prod"}); err != nil {
+		t.Errorf("a sub-helmfile without environments: %v", err)
+	}
+}
+
+// helmfile skips a helmfile.d file that does not define the chosen
+// environment (pkg/app visitStates) and fails only when no file defines
+// it: the skipped file's releases are not imported, and a note says why.
+func TestImportHelmfileDUndefinedEnvironment(t *testing.T) {
+	crds := "releases:\n  - name: crds\n    chart: ./charts/crds\n"
+	apps := "environments:\n  dev: {}\n  prod: {}\n---\nreleases:\n  - name: app\n    chart: ./charts/app\n"
+	charts := map[string]string{
+		"charts/crds/Chart.yaml": "apiVersion: v2\nname: crds\nversion: 0.1.0\n",
+		"charts/app/Chart.yaml":  "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+	}
+	files := func(m map[string]string) map[string]string {
+		for k, v := range charts {
+			m[k] = v
+		}
+		return m
+	}
+
+	dir := t.TempDir()
+	write(t, dir, files(map[string]string{"helmfile.d/00-crds.yaml": crds, "helmfile.d/01-apps.yaml": apps}))
+	res, err := Import(dir, ".", Options{Environment: "prod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range res.Releases {
+		names = append(names, r.Resolved.Name)
+	}
+	if d := cmp.Diff([]string{"app"}, names); d != "" {
+		t.Errorf("releases (-want +got):\n%s", d)
+	}
+	if v := res.Verdict(); v != Faithful {
+		t.Errorf("verdict %s, want faithful (helmfile runs the same)", v)
+	}
+	var notes []string
+	for _, n := range res.Info {
+		notes = append(notes, n.String())
+	}
+	want := []string{`helmfile.d/00-crds.yaml: environment "prod" is not defined in this file: helmfile skips a helmfile.d file without it, so none of its releases is imported`}
+	if d := cmp.Diff(want, notes); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
+	}
+	if !strings.Contains(string(res.Spec), want[0]) {
+		t.Errorf("the spec's header lacks the note\n%s", res.Spec)
+	}
+
+	// No file defines it: refused, as helmfile fails when no file runs.
+	dir = t.TempDir()
+	write(t, dir, files(map[string]string{"helmfile.d/00-crds.yaml": crds, "helmfile.d/01-apps.yaml": apps}))
+	_, err = Import(dir, ".", Options{Environment: "prd"})
+	var ie *InputError
+	if msg := `helmfile.d/01-apps.yaml: environment "prd" is not defined (helmfile refuses it too): this helmfile defines only dev and prod: choose one with --environment NAME (-e NAME)`; !errors.As(err, &ie) || err.Error() != msg {
+		t.Errorf("got  %v\nwant %s", err, msg)
 	}
 }

@@ -43,6 +43,7 @@ type state struct {
 	envKube     string
 
 	environments map[string]*yaml.Node
+	sub          bool // reached through a parent's helmfiles:, whose environment it inherits
 
 	notCarried []Note
 	info       []Note
@@ -80,30 +81,82 @@ func (s *state) envData() map[string]any {
 // undefinedEnv explains a template error that reads values when the
 // helmfile names environments but not the one rendered. helmfile renders
 // an undefined "default" with no values, so its error names a missing key,
-// a symptom; say the cause and the flag that picks an environment.
+// a symptom; say the cause and the flag that picks an environment. Any
+// other undefined environment is refused at that line, as helmfile
+// refuses it before rendering (refuseEnv).
 func (s *state) undefinedEnv(err error) error {
 	var ie *InputError
-	if !errors.As(err, &ie) || ie.envUndef || len(s.environments) == 0 || !readsValues(ie.at) {
+	// No environments yet may be a part that defines them being rendered.
+	if !errors.As(err, &ie) || ie.envUndef || !readsValues(ie.at) || len(s.environments) == 0 || s.envDefined() {
 		return err
 	}
-	if _, ok := s.environments[s.envName]; ok {
-		return err
-	}
-	names := make([]string, 0, len(s.environments))
-	for n := range s.environments {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	list := names[0]
-	if n := len(names); n > 1 {
-		list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
-	}
-	which := ""
-	if s.envName == "default" {
-		which = " (the one used without --environment)"
+	if r := s.refuseEnv(ie.File, ie.Line); r != nil {
+		return r
 	}
 	return &InputError{File: ie.File, Line: ie.Line, envUndef: true,
-		Msg: fmt.Sprintf("%s has no value because this helmfile defines no %q environment%s, only %s: choose one with --environment NAME (-e NAME)", ie.at, s.envName, which, list)}
+		Msg: fmt.Sprintf("%s has no value because this helmfile defines no %q environment (the one used without --environment), %s", ie.at, s.envName, s.envChoice())}
+}
+
+// envDefined: the chosen environment is one environments: defines
+// (bases' included).
+func (s *state) envDefined() bool {
+	_, ok := s.environments[s.envName]
+	return ok
+}
+
+// refuseEnv is helmfile v1's refusal of a chosen environment (-e NAME,
+// not "default", which may go undefined) that the helmfile does not
+// define: `environment "NAME" is not defined`.
+func (s *state) refuseEnv(file string, line int) error {
+	if s.envName == "default" || s.envDefined() || s.sub {
+		return nil
+	}
+	return &InputError{File: file, Line: line, envUndef: true, notDefined: true, envsKnown: len(s.environments) > 0,
+		Msg: fmt.Sprintf("environment %q is not defined (helmfile refuses it too): this helmfile defines %s", s.envName, s.envChoice())}
+}
+
+// envChoice names the environments the helmfile defines and how to pick
+// one: the one list both messages about an undefined environment give.
+func (s *state) envChoice() string {
+	names := sortedKeys(s.environments)
+	switch n := len(names); n {
+	case 0:
+		return "no environments: leave out --environment (-e)"
+	case 1:
+		return "only " + names[0] + ": choose it with --environment " + names[0] + " (-e " + names[0] + ")"
+	default:
+		return "only " + strings.Join(names[:n-1], ", ") + " and " + names[n-1] + ": choose one with --environment NAME (-e NAME)"
+	}
+}
+
+// notGotmpl explains a plain helmfile that does not read, from line from
+// on, by its first template action: helmfile v1 renders templates only in
+// a file ending .gotmpl (its error: "Add the .gotmpl file extension"), so
+// the action is the cause, not the YAML it left behind. Nil when the file
+// is a .gotmpl or has no action there.
+func (s *state) notGotmpl(from int) error {
+	if s.rendered {
+		return nil
+	}
+	lines := strings.Split(s.src, "\n")
+	for i := max(from, 1) - 1; i < len(lines); i++ {
+		line := strings.TrimRight(lines[i], "\r")
+		j := strings.Index(line, "{{")
+		if j < 0 || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		expr := line[j:]
+		if k := strings.Index(expr, "}}"); k >= 0 {
+			expr = expr[:k+2]
+		}
+		if len(expr) > 60 {
+			expr = expr[:57] + "..."
+		}
+		base := filepath.Base(s.file)
+		return &InputError{File: s.file, Line: i + 1,
+			Msg: fmt.Sprintf("%s is a template, but helmfile v1 renders templates only in a file ending .gotmpl: rename %s to %s.gotmpl", expr, base, base)}
+	}
+	return nil
 }
 
 // readsValues: the failing action reads the environment's or the state's
@@ -153,8 +206,8 @@ func (l *loader) display(abs string) string {
 }
 
 // load reads one helmfile; overrides are the values a parent's helmfiles:
-// entry gives it.
-func (l *loader) load(abs string, overrides map[string]any, isBase bool) (*state, error) {
+// entry gives it (sub: it is such a sub-helmfile, or a base of one).
+func (l *loader) load(abs string, overrides map[string]any, isBase, sub bool) (*state, error) {
 	data, err := os.ReadFile(abs)
 	if err != nil {
 		return nil, &InputError{File: l.display(abs), Msg: "cannot read the helmfile: " + pathErr(err)}
@@ -162,7 +215,7 @@ func (l *loader) load(abs string, overrides map[string]any, isBase bool) (*state
 	s := &state{file: l.display(abs), abs: abs, dir: filepath.Dir(abs), src: string(data),
 		rendered: filepath.Ext(abs) == ".gotmpl", repos: map[string]repository{}, defaults: map[string]*yaml.Node{},
 		defaultsLine: map[string]int{}, templates: map[string]any{}, envName: l.opts.Environment,
-		overrides: deepCopy(overrides)}
+		overrides: deepCopy(overrides), sub: sub}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	parts := strings.Split(text, "\n---\n")
 	offset := 0
@@ -202,11 +255,12 @@ func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.N
 				line += offset
 				msg = m[2]
 			}
+			if terr := s.notGotmpl(offset + 1); terr != nil {
+				return terr
+			}
 			how := "it is not YAML"
 			if s.rendered {
 				how = "it is not YAML after rendering"
-			} else if strings.Contains(body, "{{") {
-				how = "it is not YAML (helmfile v1 renders templates only in a .gotmpl file: rename it helmfile.yaml.gotmpl)"
 			}
 			return &InputError{File: s.file, Line: line, Msg: how + ": " + strings.TrimPrefix(msg, "yaml: ")}
 		}
@@ -221,7 +275,7 @@ func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.N
 					return &InputError{File: s.file, Line: k.Line + offset, Msg: "a base helmfile has bases: of its own, which helmfile does not support"}
 				}
 				for _, b := range v.Content {
-					bs, err := l.load(abs(s.dir, b.Value), s.overrides, true)
+					bs, err := l.load(abs(s.dir, b.Value), s.overrides, true, s.sub)
 					if err != nil {
 						return err
 					}

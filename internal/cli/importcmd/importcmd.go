@@ -16,6 +16,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/helmfile"
+	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/command"
 )
 
@@ -53,8 +54,9 @@ apply/wait/patch steps for the kubectl hooks around it. Environment variables
 the helmfile reads stay references: paths under them are written relative
 to the spec, any other use becomes a declared ${VARIABLE}.
 
-Per release the import says what came over, what did not and a verdict:
-faithful, partial or refused. Exit 0 when every release is faithful; exit 1
+On stderr the import names, at its FILE:LINE, each thing it did not carry
+over, then counts the releases by verdict (faithful, partial, refused) and
+gives the import's. Exit 0 when every release is faithful; exit 1
 when some are partial or refused (the spec is still written, with what was
 not carried in its header); exit 2, writing nothing, on bad input (a template
 error, YAML that does not parse after rendering, a missing values file).`,
@@ -122,8 +124,8 @@ func RunHelmfile(opts *Options) error {
 		}
 		return &cmdutil.ExitError{Code: command.ExitFailure, Err: fmt.Errorf("%s; no release could be imported, nothing written", first)}
 	}
-	fmt.Fprintf(errOut, "%d releases: %d faithful, %d partial, %d refused; import %s\n",
-		len(res.Releases), counts[helmfile.Faithful], counts[helmfile.Partial], counts[helmfile.Refused], verdict)
+	fmt.Fprintf(errOut, "%d %s: %d faithful, %d partial, %d refused; import %s\n",
+		len(res.Releases), model.Plural(len(res.Releases), "release", "releases"), counts[helmfile.Faithful], counts[helmfile.Partial], counts[helmfile.Refused], verdict)
 	for _, f := range res.Files {
 		if err := os.WriteFile(filepath.Join(specDir, f.Path), f.Data, 0o644); err != nil {
 			return fmt.Errorf("cannot write %s: %w", f.Path, err)
