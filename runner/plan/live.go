@@ -110,6 +110,14 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
 		if model.IsChange(ps.Action) {
 			p.Changes = true
 		}
+		for _, o := range ps.Objects {
+			// A step whose own action is no change (a job's run) may
+			// still create an object (the namespace it creates), which
+			// apply counts as a change: so does the plan.
+			if model.IsChange(o.Action) {
+				p.Changes = true
+			}
+		}
 	}
 	p.Totals = model.PlanTotals(p.Steps)
 	if l.Policies != nil {

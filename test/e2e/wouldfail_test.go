@@ -254,3 +254,28 @@ func seededNobody(t *testing.T, ns string) string {
 	seed(t, ns)
 	return nobody(t, ns)
 }
+
+// A job step that would create its namespace is a change in the plan, as
+// in apply's results (the Namespace is created though the job's own "run"
+// is no change): plan --detailed-exitcode exits 2, and the plan lists it.
+func TestPlanCountsTheNamespaceAJobCreates(t *testing.T) {
+	ns := namespace(t)
+	file := writeSpec(t, `apiVersion: khook.io/v1
+kind: Khook
+metadata: {name: job-namespace}
+steps:
+  - name: seed
+    job:
+      image: busybox
+      namespace: `+ns+`-made
+      createNamespace: true
+`)
+	out := khook(t, invocation{Args: []string{"plan", "-f", file, "--detailed-exitcode", "-o", "json"}})
+	var p model.Plan
+	if err := json.Unmarshal([]byte(out.Stdout), &p); err != nil {
+		t.Fatalf("exit %d, stdout is not a plan: %v\n%s\nstderr:\n%s", out.Code, err, out.Stdout, out.Stderr)
+	}
+	if out.Code != 2 || !p.Changes {
+		t.Errorf("plan --detailed-exitcode: exit %d, changes %v; want 2 and true (the job creates namespace %s-made)\n%s", out.Code, p.Changes, ns, out.Stdout)
+	}
+}
