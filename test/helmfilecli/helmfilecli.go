@@ -5,14 +5,19 @@
 package helmfilecli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/khook/khook/test/filelock"
 )
 
 const (
@@ -34,7 +39,7 @@ var (
 // the suite, not optional.
 func Binary(t testing.TB) string {
 	t.Helper()
-	once.Do(func() { bin, err = build() })
+	once.Do(func() { bin, err = Build(context.Background(), io.Discard) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +55,10 @@ func Dir() (string, error) {
 	return filepath.Join(cache, "khook", "bench-bin", "helmfile-"+Version+"-"+runtime.GOOS+"-"+runtime.GOARCH), nil
 }
 
-func build() (string, error) {
+// Build builds the helmfile CLI into the user cache unless it is there, and
+// returns its path; of several processes building at once (`make test`'s
+// background build, test packages) one builds and the others wait for it.
+func Build(ctx context.Context, progress io.Writer) (string, error) {
 	dir, err := Dir()
 	if err != nil {
 		return "", err
@@ -59,10 +67,20 @@ func build() (string, error) {
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
+	unlock, err := filelock.Lock(ctx, dir+".lock", progress)
+	if err != nil {
+		return "", fmt.Errorf("cannot build helmfile %s: %w", Version, err)
+	}
+	defer unlock()
+	if _, err := os.Stat(path); err == nil {
+		return path, nil // built while this process waited
+	}
+	fmt.Fprintf(progress, "building helmfile %s...\n", Version)
+	start := time.Now()
 	// The module's own go.mod decides its dependencies: download it, then
 	// build inside its directory (go install would refuse its replace
 	// directives).
-	dl := exec.Command("go", "mod", "download", "-json", Module+"@"+Version)
+	dl := exec.CommandContext(ctx, "go", "mod", "download", "-json", Module+"@"+Version)
 	dl.Env = append(os.Environ(), "GOFLAGS=")
 	dl.Dir = os.TempDir()
 	out, err := dl.Output()
@@ -79,7 +97,8 @@ func build() (string, error) {
 	// Build beside the final name and rename, so that a concurrent test
 	// process never runs a half-written binary.
 	tmp := filepath.Join(dir, fmt.Sprintf(".helmfile-%d", os.Getpid()))
-	cmd := exec.Command("go", "build", "-o", tmp, "-ldflags", "-X go.szostok.io/version.version="+Version, ".")
+	// -s -w: no symbol table or DWARF, a shorter link.
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "-ldflags", "-s -w -X go.szostok.io/version.version="+Version, ".")
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=auto")
 	cmd.Dir = mod.Dir
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -89,6 +108,7 @@ func build() (string, error) {
 	if err := os.Rename(tmp, path); err != nil {
 		return "", fmt.Errorf("cannot move the helmfile CLI into %s: %w", dir, err)
 	}
+	fmt.Fprintf(progress, "built helmfile %s in %s\n", Version, time.Since(start).Round(time.Second))
 	return path, nil
 }
 

@@ -53,6 +53,7 @@ const probe = `      - name: probe
 // comment posted to the REST stand-in), the apply after the merge (held to
 // the plan the comment recorded), and the nightly drift run.
 func TestActionUnderAct(t *testing.T) {
+	citest.AwaitPipelineTools(t)
 	act := filepath.Join(citest.ToolsDir(t), "act")
 	if _, err := os.Stat(act); err != nil {
 		needtool.Missing(t, "act", "act is not installed at %s: make pipeline-tools builds the pinned nektos/act (tools/act)", act)

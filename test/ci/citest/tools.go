@@ -1,16 +1,21 @@
 package citest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/khook/khook/test/filelock"
 	"github.com/khook/khook/test/needtool"
 )
 
@@ -28,6 +33,29 @@ func ToolsDir(t testing.TB) string {
 	return filepath.Join(cache, "khook", "tools")
 }
 
+var awaitOnce sync.Once
+
+// AwaitPipelineTools waits while `make pipeline-tools` holds its lock (make
+// test installs them in the background while the first packages run), so a
+// test finds the tools installed, not half-way. A test calls it before
+// looking for act or an npm tool.
+func AwaitPipelineTools(t testing.TB) {
+	t.Helper()
+	var err error
+	awaitOnce.Do(func() {
+		// Longer than any install: npm ci is bounded at 15 minutes a tool.
+		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+		defer cancel()
+		var unlock func()
+		if unlock, err = filelock.Lock(ctx, filepath.Join(ToolsDir(t), "pipeline-tools.lock"), io.Discard); err == nil {
+			unlock()
+		}
+	})
+	if err != nil {
+		t.Fatalf("waiting for make pipeline-tools: %v", err)
+	}
+}
+
 // NPMTool returns the command bin of the npm package pinned in
 // tools/npm/<pkg>/package.json, installed by `make pipeline-tools` into
 // <tools dir>/npm/<pkg>-<version>. Run it with NodePATH(t) in its
@@ -36,6 +64,7 @@ func ToolsDir(t testing.TB) string {
 // KHOOK_REQUIRE_TOOLS=1).
 func NPMTool(t testing.TB, pkg, bin string) string {
 	t.Helper()
+	AwaitPipelineTools(t)
 	version := npmPin(t, pkg)
 	node := nodeBinary(t, fmt.Sprintf("%s %s runs on it (apt-get install -y nodejs npm, then make pipeline-tools)", pkg, version))
 	dir := npmToolDir(t, pkg, version)

@@ -1,4 +1,4 @@
-package cluster
+package filelock
 
 import (
 	"context"
@@ -25,14 +25,14 @@ func (a *announcer) Write(p []byte) (int, error) {
 // open files, so two opens in one process contend like two processes).
 func TestBuildLockSerializes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".lock")
-	unlockFirst, err := lockFile(t.Context(), path, io.Discard)
+	unlockFirst, err := Lock(t.Context(), path, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	waiting := &announcer{said: make(chan struct{})}
 	acquired := make(chan func(), 1)
 	go func() {
-		unlock, err := lockFile(t.Context(), path, waiting)
+		unlock, err := Lock(t.Context(), path, waiting)
 		if err != nil {
 			t.Error(err)
 			close(acquired)
@@ -62,14 +62,14 @@ func TestBuildLockSerializes(t *testing.T) {
 // Giving up on the lock returns the context's error instead of hanging.
 func TestBuildLockHonoursContext(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".lock")
-	unlock, err := lockFile(t.Context(), path, io.Discard)
+	unlock, err := Lock(t.Context(), path, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer unlock()
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
-	if _, err := lockFile(ctx, path, io.Discard); err == nil || !strings.Contains(err.Error(), "gave up waiting") {
-		t.Fatalf("lockFile with an expiring context: %v, want a gave-up error", err)
+	if _, err := Lock(ctx, path, io.Discard); err == nil || !strings.Contains(err.Error(), "gave up waiting") {
+		t.Fatalf("Lock with an expiring context: %v, want a gave-up error", err)
 	}
 }

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+// A package whose test binary depends on a background-built tool waits;
+// the longest of each group start first, in the order given.
+func TestOrder(t *testing.T) {
+	list := []byte(`m/a
+m/b
+m/c
+m/d
+m/a.test m/a testing
+m/b.test m/b github.com/khook/khook/test/cluster
+m/c [m/c.test] 
+m/c.test m/c github.com/khook/khook/test/helmcli
+m/d.test m/d
+`)
+	free, waits := order(list)
+	if want := []string{"m/a", "m/d"}; !slices.Equal(free, want) {
+		t.Errorf("free = %v, want %v", free, want)
+	}
+	if want := []string{"m/b", "m/c"}; !slices.Equal(waits, want) {
+		t.Errorf("waits = %v, want %v", waits, want)
+	}
+	if got, want := longestFirst(waits, []string{"m/c", "m/d"}), []string{"m/c", "m/b"}; !slices.Equal(got, want) {
+		t.Errorf("longestFirst = %v, want %v", got, want)
+	}
+}
