@@ -58,7 +58,7 @@ test: $(TESTSUMMARY) $(TESTORDER)
 	pkgs=$$($(TESTORDER) $(LONGEST_TESTS)) || { kill $$tools; exit 1; }; \
 	$(TESTSUMMARY) $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$pkgs; status=$$?; \
 	wait $$tools || { echo "FAIL: building the test tools failed (bin/test-tools.log):"; status=1; }; \
-	echo "test tools built (bin/test-tools.log):"; sed 's/^/  /' bin/test-tools.log; \
+	echo "test tools (bin/test-tools.log, less go: downloading lines):"; grep -v "^go: downloading " bin/test-tools.log | sed 's/^/  /'; \
 	exit $$status
 	@$(MAKE) --no-print-directory fuzz
 
