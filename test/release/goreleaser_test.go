@@ -100,15 +100,22 @@ func TestSnapshotBuildStampsVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A cold khook build with -trimpath takes minutes on a busy 2-core machine;
-	// test/ci builds with the same flags, so usually only the link is left.
-	if out, err := run(t, 25*time.Minute, root, env, bin, "build", "--snapshot", "--clean", "--single-target", "--config", cfgPath); err != nil {
+	// test/ci builds with the same flags (under the same lock, so the two
+	// never compile it at once), so usually only the link is left.
+	unlock, err := citest.LockBuild(t.Context(), citest.StaticBuild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, 25*time.Minute, root, env, bin, "build", "--snapshot", "--clean", "--single-target", "--config", cfgPath)
+	unlock()
+	if err != nil {
 		t.Fatalf("goreleaser build --snapshot --single-target: %v\n%s", err, out)
 	}
 	exe := filepath.Join(dist, "khook_"+runtime.GOOS+"_"+runtime.GOARCH, "khook")
 	if matches, _ := filepath.Glob(filepath.Join(dist, "khook_"+runtime.GOOS+"_"+runtime.GOARCH+"*", "khook*")); len(matches) == 1 {
 		exe = matches[0]
 	}
-	out, err := run(t, time.Minute, tmp, nil, exe, "version", "-o", "json")
+	out, err = run(t, time.Minute, tmp, nil, exe, "version", "-o", "json")
 	if err != nil {
 		t.Fatalf("khook version -o json: %v\n%s", err, out)
 	}

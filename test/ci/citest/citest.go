@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/khook/khook/test/filelock"
 )
 
 // RepoRoot is the module root, found from this file's location.
@@ -24,15 +27,31 @@ func RepoRoot() string {
 }
 
 type build struct {
+	name string // of its lock: builds of one kind share all but the link
 	once sync.Once
 	dir  string
 	err  error
 }
 
 var (
-	plainBuild  build
-	staticBuild build
+	plainBuild  = build{name: "plain"}
+	staticBuild = build{name: StaticBuild}
 )
+
+// StaticBuild names the lock of builds with the Dockerfile's flags, which
+// test/release's GoReleaser build shares.
+const StaticBuild = "static"
+
+// LockBuild takes the lock of one kind of khook build, so that test
+// packages building it at once compile it once: the others wait, then only
+// link from the build cache.
+func LockBuild(ctx context.Context, kind string) (func(), error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return nil, fmt.Errorf("no user cache directory for the build lock: %w", err)
+	}
+	return filelock.Lock(ctx, filepath.Join(cache, "khook", "build-"+kind+".lock"), io.Discard)
+}
 
 // Khook builds the binary once per test process and returns its path. It
 // uses the toolchain's default flags so it shares the build cache with
@@ -70,6 +89,12 @@ func (b *build) get(t testing.TB, flags []string, env ...string) string {
 		// 2-core machine.
 		ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 		defer cancel()
+		unlock, err := LockBuild(ctx, b.name)
+		if err != nil {
+			b.err = fmt.Errorf("building khook: %w", err)
+			return
+		}
+		defer unlock()
 		args := append(append([]string{"build"}, flags...), "-o", filepath.Join(b.dir, "khook"), ".")
 		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir = RepoRoot()
