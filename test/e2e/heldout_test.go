@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/khook/khook/model"
-	"github.com/khook/khook/test/e2e/apiproxy"
+	"github.com/khook/khook/test/awaitline"
 )
 
 // A StatefulSet whose claim retention deletes its claims (whenDeleted:
@@ -158,22 +158,28 @@ steps:
     timeout: 2m
     wait: {for: "jsonpath={.data.ready}=yes", on: configmap/held, namespace: %s}
 `, ns))
-	// The proxy shows when the wait watches: only then is the object
-	// released, so the wait has seen it before it goes.
-	proxy := apiproxy.Start(t, kc.RESTConfig)
-	inv := invocation{Args: []string{"apply", "-f", file, "-o", "json"}, Kubeconfig: proxy.Kubeconfig}
-	cmd, stdout, stderr := command(t, inv)
+	// Released only once the wait says it has seen the object being
+	// deleted: its progress line names the object's state. A request the
+	// wait sent proves nothing: a WATCH carries its initial state later,
+	// and the object could go before the wait ever saw it ("nothing
+	// matches yet" at the time-out).
+	inv := invocation{Args: []string{"apply", "-f", file, "-o", "json"}}
+	cmd, stdout, _ := command(t, inv)
+	var stderr awaitline.Output
+	cmd.Stderr = &stderr
 	must(t, cmd.Start())
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	watches := 0
-	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		watches += proxy.Requests().Verbs["WATCH"]
-		return watches > 0, nil
-	})
-	must(t, err)
+	go func() { err := cmd.Wait(); stderr.Close(); done <- err }()
+	seen, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	_, err = stderr.Await(seen, "step w: waiting: ", "configmap/held in namespace "+ns+" is being deleted", "held by finalizers "+hold)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("the wait never said it saw configmap/held being deleted: %v\nstderr:\n%s", err, stderr.String())
+	}
 	must(t, release())
-	out := finish(t, inv, cmd, stdout, stderr, <-done)
+	out := finish(t, inv, cmd, stdout, &stderr, <-done)
 	expectSteps(t, out, []want{{Name: "w", Status: model.StatusFailed, Attempts: 1, Error: "configmap/held in namespace " + ns + " was deleted while khook waited"}})
 	if out.Results != nil && len(out.Results.Steps) == 1 && strings.Contains(out.Results.Steps[0].Error, "timed out") {
 		t.Errorf("the wait says it timed out: %s", out.Results.Steps[0].Error)

@@ -42,7 +42,7 @@ func TestInterruptCancelsRunningStepsAndReportsTheRest(t *testing.T) {
 			must(t, cmd.Start())
 
 			var seen strings.Builder
-			running := make(chan struct{})
+			waiting := make(chan struct{})
 			copied := make(chan struct{})
 			go func() {
 				defer close(copied)
@@ -50,19 +50,21 @@ func TestInterruptCancelsRunningStepsAndReportsTheRest(t *testing.T) {
 				signalled := false
 				for sc.Scan() {
 					seen.WriteString(sc.Text() + "\n")
-					if !signalled && strings.Contains(sc.Text(), "step long: running") {
+					// The wait's own line naming the pod it awaits: "running"
+					// comes before the step has reached its wait.
+					if !signalled && strings.Contains(sc.Text(), "step long: waiting: ") && strings.Contains(sc.Text(), "pod/sleepy") {
 						signalled = true
-						close(running)
+						close(waiting)
 					}
 				}
 				_, _ = io.Copy(io.Discard, progress)
 			}()
 			select {
-			case <-running:
+			case <-waiting:
 			case <-time.After(time.Minute):
 				_ = cmd.Process.Kill()
 				<-copied
-				t.Fatalf("step long never started; output:\n%s", seen.String())
+				t.Fatalf("step long never said it was waiting for pod/sleepy; output:\n%s", seen.String())
 			}
 
 			sent := time.Now()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,7 +68,9 @@ func command(t testing.TB, inv invocation) (*exec.Cmd, *bytes.Buffer, *bytes.Buf
 	return cmd, &stdout, &stderr
 }
 
-func finish(t testing.TB, inv invocation, cmd *exec.Cmd, stdout, stderr *bytes.Buffer, err error) outcome {
+// finish reads what a run printed once it has ended (stdout and stderr:
+// the buffers command made, or an awaitline.Output).
+func finish(t testing.TB, inv invocation, cmd *exec.Cmd, stdout, stderr fmt.Stringer, err error) outcome {
 	t.Helper()
 	out := outcome{Stdout: stdout.String(), Stderr: stderr.String()}
 	var exit *exec.ExitError
@@ -79,7 +82,7 @@ func finish(t testing.TB, inv invocation, cmd *exec.Cmd, stdout, stderr *bytes.B
 	}
 	if hasJSON(inv.Args) && strings.TrimSpace(out.Stdout) != "" {
 		out.Results = &model.Results{}
-		if err := json.Unmarshal(stdout.Bytes(), out.Results); err != nil {
+		if err := json.Unmarshal([]byte(out.Stdout), out.Results); err != nil {
 			t.Fatalf("khook %s: stdout is not a results document: %v\nstdout:\n%s\nstderr:\n%s",
 				strings.Join(inv.Args, " "), err, out.Stdout, out.Stderr)
 		}

@@ -145,7 +145,7 @@ func TestCredentialsRevokedMidRun(t *testing.T) {
 	}
 	p := newCountingProxy(t)
 	r := start(t, spec, p.kubeconfig(t, tok.Status.Token), []string{"NS=" + ns, "READY_AFTER=15s", "TIMEOUT=30s"})
-	awaitReleaseStatus(t, r, ns, "app", "pending-install", 2*time.Minute)
+	awaitWaiting(t, r, "release", 2*time.Minute, "Deployment "+ns+"/", ": pod ")
 	if err := kc.Client.CoreV1().ServiceAccounts(ns).Delete(ctx, sa.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

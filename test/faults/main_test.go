@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/test/awaitline"
 	"github.com/khook/khook/test/cluster"
 )
 
@@ -55,9 +56,11 @@ func testMain(m *testing.M) int {
 
 // run is one khook process.
 type run struct {
-	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer
-	started        time.Time
+	cmd     *exec.Cmd
+	stdout  bytes.Buffer     // read once it exited
+	stderr  awaitline.Output // its progress, read while it runs
+	started time.Time
+	exited  chan struct{} // closed once cmd.Wait has returned
 }
 
 // start runs `khook apply -f <spec> -o json` with NAME=value variables and
@@ -74,7 +77,7 @@ func start(t *testing.T, specFile, kubeconfig string, vars []string, flags ...st
 	args = append(args, flags...)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
-	r := &run{cmd: exec.CommandContext(ctx, khookBin, args...)}
+	r := &run{cmd: exec.CommandContext(ctx, khookBin, args...), exited: make(chan struct{})}
 	r.cmd.Dir = t.TempDir()
 	r.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "NO_COLOR=1", "TERM=dumb"}
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
@@ -82,6 +85,7 @@ func start(t *testing.T, specFile, kubeconfig string, vars []string, flags ...st
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	go func() { _ = r.cmd.Wait(); r.stderr.Close(); close(r.exited) }()
 	return r
 }
 
@@ -99,14 +103,14 @@ type result struct {
 func (r *run) dumpIfFailed(t *testing.T) {
 	if t.Failed() {
 		_ = r.cmd.Process.Kill()
-		_ = r.cmd.Wait()
+		<-r.exited
 		t.Logf("khook (killed):\nstdout:\n%s\nstderr:\n%s", r.stdout.String(), r.stderr.String())
 	}
 }
 
 func (r *run) wait(t *testing.T) result {
 	t.Helper()
-	_ = r.cmd.Wait()
+	<-r.exited
 	res := result{Code: r.cmd.ProcessState.ExitCode(), Stdout: r.stdout.String(), Stderr: r.stderr.String(), Took: time.Since(r.started)}
 	if strings.TrimSpace(res.Stdout) != "" {
 		if err := json.Unmarshal(r.stdout.Bytes(), &res.Results); err != nil {
@@ -134,6 +138,22 @@ func (r result) step(t *testing.T, name string) model.StepResult {
 }
 
 func (r result) dump() string { return "stdout:\n" + r.Stdout + "\nstderr:\n" + r.Stderr }
+
+// awaitWaiting waits until the run's progress (stderr, with -o json) has a
+// line of step saying what it is waiting for, with every one of parts: the
+// proof that the step's wait has started and seen its objects, which an
+// object the run created (or a pending release) is not: the run may still
+// be between steps or creating the rest. On failure it ends r and prints
+// what khook said.
+func awaitWaiting(t *testing.T, r *run, step string, within time.Duration, parts ...string) {
+	t.Helper()
+	defer r.dumpIfFailed(t)
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	if _, err := r.stderr.Await(ctx, append([]string{"step " + step + ": waiting: "}, parts...)...); err != nil {
+		t.Fatalf("step %s never said it was waiting: %v", step, err)
+	}
+}
 
 // awaitReleaseStatus watches the release's Helm storage Secrets in ns until
 // one revision has the status (Helm labels each revision's Secret with it)

@@ -7,11 +7,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/watch"
-
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/state"
 )
@@ -26,35 +21,6 @@ func outageSpec(t *testing.T) (string, string) {
 		t.Fatal(err)
 	}
 	return spec, kc.Namespace(t)
-}
-
-// awaitPod watches until the pod exists in ns.
-func awaitPod(t *testing.T, r *run, ns, name string, within time.Duration) {
-	t.Helper()
-	defer r.dumpIfFailed(t)
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	sel := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()}
-	pods := kc.Client.CoreV1().Pods(ns)
-	list, err := pods.List(ctx, sel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Items) > 0 {
-		return
-	}
-	sel.ResourceVersion = list.ResourceVersion
-	w, err := pods.Watch(ctx, sel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	for ev := range w.ResultChan() {
-		if _, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Added {
-			return
-		}
-	}
-	t.Fatalf("pod %s/%s did not appear within %s", ns, name, within)
 }
 
 // record reads the run's state record (the API server must be up).
@@ -89,7 +55,7 @@ func restart(t *testing.T) time.Duration {
 func TestAPIServerRestartMidWait(t *testing.T) {
 	spec, ns := outageSpec(t)
 	r := start(t, spec, "", []string{"NS=" + ns, "RELEASE=false", "READY_AFTER=20s"})
-	awaitPod(t, r, ns, "late", time.Minute)
+	awaitWaiting(t, r, "ready", time.Minute, "pod/late")
 	down := restart(t)
 	back := time.Now()
 	out := r.wait(t)
@@ -103,7 +69,9 @@ func TestAPIServerRestartMidWait(t *testing.T) {
 func TestAPIServerRestartMidHelm(t *testing.T) {
 	spec, ns := outageSpec(t)
 	r := start(t, spec, "", []string{"NS=" + ns, "READY_AFTER=20s"})
-	awaitReleaseStatus(t, r, ns, "app", "pending-install", 2*time.Minute)
+	// Helm waits once khook names a pod of the release's Deployment
+	// unready; pending-install is written before Helm creates anything.
+	awaitWaiting(t, r, "release", 2*time.Minute, "Deployment "+ns+"/", ": pod ")
 	down := restart(t)
 	back := time.Now()
 	out := r.wait(t)
@@ -140,7 +108,7 @@ func expectGreen(t *testing.T, out result, ns string, steps ...string) {
 func TestAPIServerGoneLongerThanTheStepTimeout(t *testing.T) {
 	spec, ns := outageSpec(t)
 	r := start(t, spec, "", []string{"NS=" + ns, "RELEASE=false", "READY_AFTER=1h", "TIMEOUT=20s"})
-	awaitPod(t, r, ns, "late", time.Minute)
+	awaitWaiting(t, r, "ready", time.Minute, "pod/late")
 	stopped := time.Now()
 	if err := kc.StopAPIServer(); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -276,16 +278,40 @@ func podmanService(t *testing.T, p *citest.Podman) string {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
+	// The socket file exists from bind(2), before the service listens or
+	// answers: await the API's own answer, as act's first request needs.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	api := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	defer api.CloseIdleConnections()
+	var last error
 	for {
-		if _, err := os.Stat(sock); err == nil {
+		if last = ping(ctx, api); last == nil {
 			return sock
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatal("podman system service did not create its socket within a minute")
+			t.Fatalf("podman system service did not answer on %s within a minute: %v", sock, last)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// ping asks the Docker-compatible API whether it serves (GET /_ping).
+func ping(ctx context.Context, api *http.Client) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://podman/_ping", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := api.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET /_ping: %s", resp.Status)
+	}
+	return nil
 }
