@@ -108,7 +108,9 @@ var requestTail = regexp.MustCompile(`:? ?(Get|Post|Put|Patch|Delete|Head) "[^"]
 // "context deadline exceeded", which tells the user nothing.
 func timedOut(timeout time.Duration, err error) error {
 	msg := err.Error()
-	if strings.HasPrefix(msg, "timed out after ") { // the executor said it already
+	// A kube.TimeoutError within the executor's sentence says which wait ran out.
+	var said *kube.TimeoutError
+	if strings.HasPrefix(msg, "timed out after ") || errors.As(err, &said) { // the executor said it already
 		return err
 	}
 	for _, s := range []string{": " + context.DeadlineExceeded.Error(), context.DeadlineExceeded.Error()} {

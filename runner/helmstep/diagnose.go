@@ -2,6 +2,7 @@ package helmstep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -27,14 +28,19 @@ type waitDiagnosis struct {
 	ctx     context.Context // the step's: an interrupted run is not diagnosed
 	since   time.Time
 	waiting helmkube.ResourceList // what the last wait began on
+	done    bool                  // the first failed wait is diagnosed
 	result  *model.Diagnosis
+	// unready are the objects of the failed wait kstatus did not compute
+	// Current when it failed, of awaited (held).
+	unready []model.DiagnosedObject
+	awaited int
 }
 
 // start arms the diagnosis for one install or upgrade.
 func (d *waitDiagnosis) start(ctx context.Context) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.ctx, d.since, d.waiting, d.result = ctx, time.Now(), nil, nil
+	d.ctx, d.since, d.waiting, d.result, d.done, d.unready, d.awaited = ctx, time.Now(), nil, nil, false, nil, 0
 }
 
 // began notes the resources a wait is on.
@@ -50,10 +56,23 @@ func (d *waitDiagnosis) began(rs helmkube.ResourceList) {
 func (d *waitDiagnosis) taken(err error) *model.Diagnosis {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.result == nil && d.waiting != nil {
+	if d.waiting != nil {
 		d.diagnose(d.waiting, err)
 	}
 	return d.result
+}
+
+// held is what the first failed wait since start was held by: the awaited
+// objects not Current (as Helm's status wait judges them) and how many it
+// awaited, diagnosed now if the step's deadline cut the wait off; 0 awaited
+// when no wait was under way.
+func (d *waitDiagnosis) held(err error) ([]model.DiagnosedObject, int, time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.waiting != nil {
+		d.diagnose(d.waiting, err)
+	}
+	return d.unready, d.awaited, d.since
 }
 
 func (d *waitDiagnosis) record(rs helmkube.ResourceList, err error) {
@@ -63,10 +82,41 @@ func (d *waitDiagnosis) record(rs helmkube.ResourceList, err error) {
 }
 
 func (d *waitDiagnosis) diagnose(rs helmkube.ResourceList, err error) {
-	if d.ctx == nil || d.result != nil || !kube.Diagnosable(d.ctx, err) {
+	if d.ctx == nil || d.done || !kube.Diagnosable(d.ctx, err) {
 		return
 	}
-	d.result = d.clients.Diagnose(d.ctx, d.since, refsOf(rs), d.limits)
+	d.done = true
+	refs := refsOf(rs)
+	d.unready, d.awaited = d.clients.Unready(d.ctx, refs, d.limits), len(refs)
+	d.result = d.clients.Diagnose(d.ctx, d.since, refs, d.limits)
+}
+
+// namedAtTimeout bounds the objects a timed-out release names.
+const namedAtTimeout = 5
+
+// waitTimedOut is the sentence of an install or upgrade whose wait ran out
+// of time: which of the release's objects were not ready and why, by
+// kstatus as Helm's wait judged them. Helm itself says only "context
+// deadline exceeded" when the step's deadline ends it. nil when err is not
+// a timed-out wait.
+func waitTimedOut(ctx context.Context, r *Release, err error) error {
+	stepOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
+	if r.sess.diag == nil || !(stepOut || errors.Is(err, context.DeadlineExceeded)) {
+		return nil
+	}
+	objs, awaited, since := r.sess.diag.held(err)
+	if awaited == 0 {
+		return nil
+	}
+	elapsed := time.Since(since).Round(time.Second)
+	if stepOut && r.step.Timeout > 0 {
+		elapsed = r.step.Timeout.D()
+	}
+	pending := kube.WaitingFor(objs, namedAtTimeout)
+	if len(objs) == 0 {
+		pending = "every one is ready now: they became ready as the time ran out"
+	}
+	return &kube.TimeoutError{Elapsed: elapsed, What: fmt.Sprintf("%d of its %d objects to be ready", len(objs), awaited), Pending: pending}
 }
 
 func refsOf(rs helmkube.ResourceList) []kube.ObjectRef {

@@ -173,6 +173,9 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		if refused := e.refusedIn(err, r.Namespace); refused != nil {
 			return nil, e.failure(r, refused)
 		}
+		if late := waitTimedOut(ctx, r, err); late != nil {
+			return nil, e.failure(r, late)
+		}
 		return nil, e.failure(r, chartsource.OneLine(err))
 	}
 	return res, nil

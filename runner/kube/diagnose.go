@@ -173,11 +173,11 @@ func (d *diagnoser) object(ref ObjectRef) []corev1.Pod {
 	if ok, _ := Ready(obj); ok {
 		return nil
 	}
-	o := model.DiagnosedObject{Kind: ref.GVK.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), Status: status.InProgressStatus.String()}
-	if res, err := status.Compute(obj); err == nil {
-		o.Status, o.Message = res.Status.String(), res.Message
-	} else if _, why := Ready(obj); why != "" {
-		o.Message = why
+	o, _ := statusOf(obj)
+	if o.Status == status.CurrentStatus.String() {
+		// Current by kstatus, not ready by Ready's rules for its kind.
+		_, why := Ready(obj)
+		o.Status, o.Message = status.InProgressStatus.String(), why
 	}
 	d.out.Objects = append(d.out.Objects, o)
 	d.watchEvents(obj.GetNamespace(), obj.GetUID(), ref.GVK.Kind, obj.GetName())

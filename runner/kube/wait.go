@@ -287,6 +287,9 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
+	if e.Target == "" {
+		return fmt.Sprintf("timed out after %s waiting for %s: %s", ShortDuration(e.Elapsed), e.What, e.Pending)
+	}
 	return fmt.Sprintf("timed out after %s waiting for %s on %s: %s", ShortDuration(e.Elapsed), e.What, e.Target, e.Pending)
 }
 

@@ -461,6 +461,9 @@ func (r *chartRun) control() {
 		// without them, as a release khook installed meets the upgrade.
 		removeClusterScoped(t, r.release, r.crdNames)
 	}
+	// khook's arm starts only once helm's is gone: an uninstall that timed
+	// out leaves CRDs Terminating that khook's upgrade would wait on (#50).
+	awaitArmGone(t, r.release, ns, r.crdNames)
 	switch f := r.c.fails; {
 	case f == nil && !r.helmOK:
 		t.Fatalf("plain helm cannot install %s %s here; the corpus says it can:\n%s", r.c.name, r.c.version, tail(out, 20))
