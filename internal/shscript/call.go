@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
@@ -90,6 +91,15 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		if t.cond == 0 && (name == "exit" || t.inFunc) {
 			t.stopped = true
 		}
+	case name == "shift":
+		n := 1
+		if len(x.args) > 1 {
+			fmt.Sscanf(x.args[1], "%d", &n)
+		}
+		if n > len(t.args) {
+			n = len(t.args)
+		}
+		t.args = t.args[n:]
 	case housekeeping[name]:
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
 		t.notCarried(s, t.text(s), "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)")

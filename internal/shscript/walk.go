@@ -12,30 +12,30 @@ import (
 
 // translator walks a script as bash would run it.
 type translator struct {
-	m                *importer.Model
-	runDir, specDir  string
-	cwd              string
-	dirStack         []string
-	file             string // the file being walked, as shown (relative to runDir)
-	scriptPath       string // its absolute path ($0, BASH_SOURCE)
-	src              []byte
-	vars             map[string]*shVar
-	funcs            map[string]*function
-	repos            map[string]string // helm repo name → URL
-	when             []string          // conditions of the branches being walked (CEL)
-	args             []string          // positional parameters of the function being walked
-	inFunc           bool
-	depth            int
-	cond             int  // > 0 inside a branch or loop: exit/return do not end the walk
-	stopped          bool // exit at the top level, return in a function
-	poll             bool // inside a poll loop: its sleep is the loop's
-	keys             map[string]string
-	names            map[string]bool
-	depUpdate        map[string]bool // chart dirs `helm dependency update` ran in
-	prev             *importer.OutStep
-	inputErr         error
-	sourcing         []string
-	fromFileSecrets  bool
+	m               *importer.Model
+	runDir, specDir string
+	cwd             string
+	dirStack        []string
+	file            string // the file being walked, as shown (relative to runDir)
+	scriptPath      string // its absolute path ($0, BASH_SOURCE)
+	src             []byte
+	vars            map[string]*shVar
+	funcs           map[string]*function
+	repos           map[string]string // helm repo name → URL
+	when            []string          // conditions of the branches being walked (CEL)
+	args            []string          // positional parameters of the function being walked
+	inFunc          bool
+	depth           int
+	cond            int  // > 0 inside a branch or loop: exit/return do not end the walk
+	stopped         bool // exit at the top level, return in a function
+	poll            bool // inside a poll loop: its sleep is the loop's
+	keys            map[string]string
+	names           map[string]bool
+	depUpdate       map[string]bool // chart dirs `helm dependency update` ran in
+	prev            *importer.OutStep
+	inputErr        error
+	sourcing        []string
+	fromFileSecrets bool
 }
 
 type function struct {

@@ -67,6 +67,9 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	if len(w.Parts) == 1 {
 		pe, quoted := paramOf(w.Parts[0])
 		if pe != nil && pe.Param != nil && pe.Exp == nil {
+			if (pe.Param.Value == "@" || pe.Param.Value == "*") && t.inFunc {
+				return append([]string(nil), t.args...), true, ""
+			}
 			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil {
 				return append([]string(nil), v.list...), true, ""
 			}
@@ -134,7 +137,12 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 		return t.scriptPath, true, ""
 	case "PWD":
 		return t.cwd, true, ""
-	case "@", "*", "#", "?", "$", "!", "-", "RANDOM", "SECONDS", "LINENO":
+	case "@", "*":
+		if t.inFunc {
+			return strings.Join(t.args, " "), true, ""
+		}
+		return "", false, "$" + name + " is only known when the script runs"
+	case "#", "?", "$", "!", "-", "RANDOM", "SECONDS", "LINENO":
 		return "", false, "$" + name + " is only known when the script runs"
 	}
 	if n, err := strconv.Atoi(name); err == nil {
