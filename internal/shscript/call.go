@@ -35,6 +35,17 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 		}
 		x.args = append(x.args, fs...)
 	}
+	for i, a := range x.args {
+		// credentials on any command line: --password X, --token=X, -p X of a login
+		name, val, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && (secretKey(name) || (name == "p" && i > 0 && x.args[1] == "login")) {
+			if eq {
+				t.secret(val)
+			} else if i+1 < len(x.args) {
+				t.secret(x.args[i+1])
+			}
+		}
+	}
 	for _, r := range s.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:

@@ -103,6 +103,7 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 					continue
 				}
 			}
+			t.secret(v)
 			vn := varName(name + "_" + k)
 			t.ref(&importer.Var{Name: vn, Secret: true, From: t.loc(x.stmt), Description: "key " + k + " of Secret " + name})
 			data[k] = quoted("${" + vn + "}")

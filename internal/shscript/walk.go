@@ -36,6 +36,7 @@ type translator struct {
 	inputErr        error
 	sourcing        []string
 	fromFileSecrets bool
+	secrets         []string // literal secret values seen: never in a note's text
 }
 
 type function struct {
@@ -96,6 +97,13 @@ func (t *translator) stmt(s *syntax.Stmt) {
 	}
 }
 
+// secret remembers a literal secret value, so no note quotes it.
+func (t *translator) secret(v string) {
+	if len(v) >= 3 && !strings.Contains(v, "${") {
+		t.secrets = append(t.secrets, v)
+	}
+}
+
 // line is a node's line in the file being walked.
 func (t *translator) line(n syntax.Node) int { return int(n.Pos().Line()) }
 
@@ -114,6 +122,9 @@ func (t *translator) text(n syntax.Node) string {
 		s = s[:i] + " …"
 	}
 	s = strings.Join(strings.Fields(s), " ")
+	for _, v := range t.secrets {
+		s = strings.ReplaceAll(s, v, "<secret>")
+	}
 	if len(s) > 120 {
 		s = s[:117] + "…"
 	}

@@ -255,6 +255,7 @@ func (t *translator) assign(a *syntax.Assign) {
 	case val == "${"+name+"}" && t.m.Var(name) != nil:
 		t.vars[name] = &shVar{decl: t.m.Var(name)}
 	case secretLooking(name) || fromFile:
+		t.secret(val)
 		why := "a secret the script sets"
 		if fromFile {
 			why = "a secret the script reads from a file"
