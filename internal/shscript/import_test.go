@@ -73,27 +73,6 @@ func TestKubePrometheusDeploy(t *testing.T) {
 	}
 }
 
-func TestTalesDashboard(t *testing.T) {
-	res, s := load(t, "tales", "kubernetes-dashboard/install.sh")
-	if got := stepNames(s); !reflect.DeepEqual(got, []string{"namespace-kubernetes-dashboard", "label-namespace-kubernetes-dashboard", "dashboard"}) {
-		t.Fatalf("steps %v", got)
-	}
-	h := s.Steps[2].Helm
-	// pushd "$(dirname "$0")"; SAVE_DIR=`pwd`: the chart is the script's directory, and helm dep update ran there.
-	if h.Chart != "./kubernetes-dashboard" || h.Namespace != "dashboard" || h.Release != "dashboard" || !h.DependencyUpdate {
-		t.Errorf("helm step %+v", h)
-	}
-	p := s.Steps[1].Patch
-	if p.Target != "namespace/kubernetes-dashboard" || p.Type != "merge" || !strings.Contains(toJSON(p.Patch), `"pod-security.kubernetes.io/warn":"baseline"`) {
-		t.Errorf("label patch %+v", p)
-	}
-	// `if ! kubectl get namespace …` is the existence check the idempotent apply replaces.
-	if got := fates(res.Model); got[10] != importer.FateReadOnly || got[7] != importer.FateFolded {
-		t.Errorf("fates %v", got)
-	}
-	checkOrder(t, res, s)
-}
-
 func TestGlooGateway(t *testing.T) {
 	res, s := load(t, "gloo", "projects/gateway2/install.sh")
 	h := s.Steps[0].Helm
@@ -120,39 +99,6 @@ func TestImmudbSecretsFromFiles(t *testing.T) {
 	if got := fates(res.Model); got[2] != importer.FateNotCarried || got[3] != importer.FateNotCarried {
 		t.Errorf("fates %v", got)
 	}
-}
-
-func TestMobilityScooterBootstrap(t *testing.T) {
-	_, s := load(t, "mobility-scooter", "scripts/bootstrap_cluster.sh")
-	if got := stepNames(s); !reflect.DeepEqual(got, []string{"apply-bootstrap", "wait-deployment-argocd-server", "apply-helm"}) {
-		t.Fatalf("steps %v", got)
-	}
-	w := s.Steps[1]
-	if w.Wait.For != "condition=Available" || w.Wait.On != "deployment/argocd-server" || w.Wait.Namespace != "argocd" || w.Timeout.String() != "5m0s" {
-		t.Errorf("wait %+v timeout %s", w.Wait, w.Timeout)
-	}
-	if a := s.Steps[2].Apply; a.Manifests[0].Kustomize != "./cluster/helm" || !a.ServerSide {
-		t.Errorf("apply %+v", a)
-	}
-}
-
-func TestVaultOperator(t *testing.T) {
-	res, s := load(t, "vault-operator", ".vault/run-vault.sh")
-	want := []string{"apply-local-path-storage", "patch-storageclass-local-path", "vault-operator", "apply-vault", "namespace-vault-infra", "label-namespace-vault-infra", "vault-secrets-webhook"}
-	if got := stepNames(s); !reflect.DeepEqual(got, want) {
-		t.Fatalf("steps %v", got)
-	}
-	if h := s.Steps[2].Helm; h.Chart != "oci://ghcr.io/bank-vaults/helm-charts/vault-operator" || !h.Wait {
-		t.Errorf("helm %+v", h)
-	}
-	if u := s.Steps[0].Apply.Manifests[0].URL; !strings.HasPrefix(u, "https://raw.githubusercontent.com/rancher/") {
-		t.Errorf("url %q", u)
-	}
-	// The remote kustomization piped into apply, and reading a secret to a local file.
-	if got := fates(res.Model); got[4] != importer.FateNotCarried || got[7] != importer.FateReadOnly {
-		t.Errorf("fates %v", got)
-	}
-	checkOrder(t, res, s)
 }
 
 func TestBakitoHelm2Timeout(t *testing.T) {
