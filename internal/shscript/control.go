@@ -2,6 +2,7 @@ package shscript
 
 import (
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -314,7 +315,7 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 					matched = true
 				}
 			}
-			alts = append(alts, subject+" == "+strconv.Quote(s))
+			alts = append(alts, globCEL(subject, s, hasGlob(p)))
 		}
 		if !strings.HasPrefix(subject, "vars") {
 			if matched || (len(alts) == 1 && alts[0] == "*") {
@@ -333,4 +334,36 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 		seen = append(seen, cel)
 		t.branch(it.Stmts, cel)
 	}
+}
+
+// hasGlob: the pattern has an unquoted * or ? (a quoted one is literal).
+func hasGlob(p *syntax.Word) bool {
+	for _, part := range p.Parts {
+		if l, ok := part.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
+			return true
+		}
+	}
+	return false
+}
+
+// globCEL is `subject` matching the case pattern p: *x* is contains,
+// x* startsWith, *x endsWith, anything else a regular expression.
+func globCEL(subject, p string, glob bool) string {
+	if !glob {
+		return subject + " == " + strconv.Quote(p)
+	}
+	inner := strings.Trim(p, "*")
+	if !strings.ContainsAny(inner, "*?[") {
+		switch {
+		case strings.HasPrefix(p, "*") && strings.HasSuffix(p, "*"):
+			return subject + ".contains(" + strconv.Quote(inner) + ")"
+		case strings.HasSuffix(p, "*"):
+			return subject + ".startsWith(" + strconv.Quote(inner) + ")"
+		case strings.HasPrefix(p, "*"):
+			return subject + ".endsWith(" + strconv.Quote(inner) + ")"
+		}
+	}
+	re := regexp.QuoteMeta(p)
+	re = strings.NewReplacer(`\*`, ".*", `\?`, ".", `\[`, "[", `\]`, "]").Replace(re)
+	return subject + ".matches(" + strconv.Quote("^"+re+"$") + ")"
 }

@@ -51,9 +51,17 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 	waitsFor := c.Until != cond.Negated // until X / while ! X: waits for X to succeed
 	t.pollLoop(s, map[bool]*syntax.Stmt{waitsFor: cond}[true], c.Do)
 	if !waitsFor {
+		if c, ok := cond.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 && isTool(lit(c.Args[0])) {
+			// Looping while the command succeeds waits for it to fail (a deletion): no step says that.
+			t.account(cond, importer.FateNotCarried, "", "a loop until the command fails khook cannot wait for; add a wait: step")
+			return
+		}
 		t.pollCompare(s, cond)
 	}
 }
+
+// isTool is a command the import accounts for.
+func isTool(name string) bool { return name == "helm" || name == "kubectl" || name == "oc" }
 
 // pollLoop carries a loop that waits until cond succeeds (nil: not a
 // poll the import understands).
@@ -61,12 +69,20 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 	if cond != nil {
 		if c, ok := cond.Cmd.(*syntax.CallExpr); ok {
 			x := t.newCmd(cond, c)
-			if len(x.args) > 1 && (x.args[0] == "kubectl" || x.args[0] == "oc") {
+			if len(x.args) > 1 && (x.args[0] == "kubectl" || x.args[0] == "oc") && (x.args[1] == "wait" || x.args[1] == "get") {
 				if x.args[1] == "wait" {
 					t.kubectl(x)
 				} else {
 					t.pollGet(x)
 				}
+				t.pollBody(body)
+				return
+			}
+			if len(x.args) > 1 && isTool(x.args[0]) {
+				// `while ! helm upgrade …; do sleep; done` retries the command
+				// until it succeeds: it is the step, and khook retries a failed step itself.
+				t.call(cond, c, nil)
+				t.info(s, t.text(cond.Cmd), "a retry loop around the command: carried once; khook retries a failed step itself (defaults.retries)")
 				t.pollBody(body)
 				return
 			}

@@ -278,7 +278,7 @@ func (t *translator) declClause(c *syntax.DeclClause) {
 
 // cmdSubst is $(...) for the idioms that name a directory or read a file.
 func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
-	unknown := "the output of $(" + t.text(cs) + ")"
+	unknown := "the output of " + t.text(cs) // the text is $(…) itself
 	var calls []*syntax.CallExpr
 	var walk func(s *syntax.Stmt) bool
 	walk = func(s *syntax.Stmt) bool {
