@@ -1,8 +1,11 @@
 // Package importcmd is `khook import`: a khook spec from another tool's
 // file. `khook import helmfile FILE` is the command around
-// internal/helmfile, which renders and maps the helmfile.
+// internal/helmfile, which renders and maps the helmfile; `khook import
+// script FILE` the one around internal/shscript, which walks a bash/sh
+// bootstrap script.
 //
-// May import: internal/cli/cmdutil, internal/helmfile and anything below
+// May import: internal/cli/cmdutil, internal/helmfile, internal/shscript,
+// internal/importer and anything below
 // the CLI (runner/..., model, report, spec, redact).
 package importcmd
 
@@ -34,10 +37,10 @@ type Options struct {
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import",
-		Short: "Write a khook spec from another tool's file (helmfile)",
+		Short: "Write a khook spec from another tool's file (helmfile, bash/sh script)",
 		Args:  cmdutil.NoArgs,
 	}
-	cmd.AddCommand(newHelmfileCmd(f))
+	cmd.AddCommand(newHelmfileCmd(f), newScriptCmd(f))
 	return cmd
 }
 

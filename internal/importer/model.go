@@ -1,0 +1,146 @@
+// Package importer is the one intermediate model of `khook import`: the
+// steps an importer made of another tool's file, each with the FILE:LINE
+// it came from, the variables it declared (defaults, required, secret),
+// what it did not carry and why, and the fate of every command it read.
+// One writer renders the model as a khook spec (a header naming what was
+// not carried, `# from FILE:LINE` above each step) and checks it with
+// spec.Load, as `khook validate` would.
+//
+// The shell importer (internal/shscript) produces into it; the helmfile
+// importer's output types (internal/helmfile/output.go) are the same
+// shape, so it can move onto this writer.
+//
+// May import: spec and the ground floor; nothing of the runner or the CLI.
+package importer
+
+import (
+	"sort"
+	"strconv"
+)
+
+// Loc is where something was written in the imported file.
+type Loc struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+func (l Loc) String() string {
+	if l.Line <= 0 {
+		return l.File
+	}
+	return l.File + ":" + strconv.Itoa(l.Line)
+}
+
+// Note is one thing of the imported file and what became of it: one
+// sentence each, without a trailing period.
+type Note struct {
+	Loc
+	What string `json:"what"` // "docker build -t app ."
+	Why  string `json:"why"`  // "khook runs no shell commands; build the image in CI before khook"
+}
+
+func (n Note) String() string {
+	if n.Why == "" {
+		return n.Loc.String() + ": " + n.What
+	}
+	return n.Loc.String() + ": " + n.What + ": " + n.Why
+}
+
+// Var is a khook variable the spec declares.
+type Var struct {
+	Name        string
+	Default     *string // nil: none
+	Required    bool
+	Secret      bool // comes only from KHOOK_SECRET_NAME; never a default
+	Description string
+	From        Loc
+}
+
+// Step is one step written, with the line it came from.
+type Step struct {
+	From Loc
+	Out  *OutStep
+}
+
+// Fate of a command of the imported file.
+type Fate string
+
+const (
+	FateStep       Fate = "step"        // became a step (Step names it)
+	FateFolded     Fate = "folded"      // folded into a step (helm repo add → repo:)
+	FateReadOnly   Fate = "read-only"   // changes nothing in the cluster
+	FateNotCarried Fate = "not carried" // Why says what to do instead
+)
+
+// Command is one helm or kubectl command and its fate: every one is
+// accounted for by its line.
+type Command struct {
+	Loc
+	Text string `json:"text"`
+	Fate Fate   `json:"fate"`
+	Step string `json:"step,omitempty"`
+	Why  string `json:"why,omitempty"`
+}
+
+// Verdict of an import.
+type Verdict string
+
+const (
+	Faithful Verdict = "faithful" // everything that decides the cluster came over
+	Partial  Verdict = "partial"  // the spec is written; NotCarried says what it lacks
+	Refused  Verdict = "refused"  // nothing could be written
+)
+
+// Model is an import's result before it is written.
+type Model struct {
+	// Source is the imported file as the user named it; Tool says how it
+	// was imported ("khook import script").
+	Source, Tool string
+	Name         string // metadata.name
+	Vars         []*Var
+	Steps        []*Step
+	NotCarried   []Note // lost: the spec does not do these
+	Info         []Note // carried with a difference worth knowing
+	Commands     []Command
+}
+
+// Verdict is Refused when no step was written, Partial when something was
+// not carried, else Faithful.
+func (m *Model) Verdict() Verdict {
+	switch {
+	case len(m.Steps) == 0 && len(m.NotCarried) > 0:
+		return Refused
+	case len(m.NotCarried) > 0:
+		return Partial
+	}
+	return Faithful
+}
+
+// Var returns the declared variable name, or nil.
+func (m *Model) Var(name string) *Var {
+	for _, v := range m.Vars {
+		if v.Name == name {
+			return v
+		}
+	}
+	return nil
+}
+
+// Counts is how many commands met each fate.
+func (m *Model) Counts() map[Fate]int {
+	c := map[Fate]int{}
+	for _, cmd := range m.Commands {
+		c[cmd.Fate]++
+	}
+	return c
+}
+
+// SortNotes orders notes by file and line, keeping the order of equal ones.
+func SortNotes(ns []Note) {
+	sort.SliceStable(ns, func(i, j int) bool {
+		if ns[i].File != ns[j].File {
+			return ns[i].File < ns[j].File
+		}
+		return ns[i].Line < ns[j].Line
+	})
+}

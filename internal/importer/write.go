@@ -1,0 +1,122 @@
+package importer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/spec"
+)
+
+// Write renders the model as a khook spec: a header saying what was not
+// carried and what was carried with a difference, the declared variables,
+// then the steps, each under a `# from FILE:LINE` comment.
+func Write(m *Model) ([]byte, error) {
+	var out bytes.Buffer
+	header(&out, m)
+	doc := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(key string, v *yaml.Node) {
+		doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
+	}
+	add("apiVersion", scalar(spec.APIVersion))
+	add("kind", scalar(spec.Kind))
+	meta := &yaml.Node{Kind: yaml.MappingNode}
+	meta.Content = []*yaml.Node{scalar("name"), scalar(m.Name)}
+	add("metadata", meta)
+	if len(m.Vars) > 0 {
+		add("vars", varsNode(m.Vars))
+	}
+	steps := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, st := range m.Steps {
+		n := &yaml.Node{}
+		if err := n.Encode(st.Out); err != nil {
+			return nil, fmt.Errorf("cannot encode step %s: %w", st.Out.Name, err)
+		}
+		n.HeadComment = "from " + st.From.String()
+		steps.Content = append(steps.Content, n)
+	}
+	add("steps", steps)
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("cannot encode the spec: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s} }
+
+// varsNode is the vars: block in declaration order, one flow map a line.
+func varsNode(vars []*Var) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	for _, v := range vars {
+		d := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+		kv := func(k string, val *yaml.Node) { d.Content = append(d.Content, scalar(k), val) }
+		kv("type", scalar(spec.VarString))
+		switch {
+		case v.Secret:
+			kv("secret", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
+		case v.Default != nil:
+			kv("default", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: *v.Default, Style: yaml.DoubleQuotedStyle})
+		case v.Required:
+			kv("required", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
+		}
+		if v.Description != "" {
+			kv("description", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v.Description, Style: yaml.DoubleQuotedStyle})
+		}
+		n.Content = append(n.Content, scalar(v.Name), d)
+	}
+	return n
+}
+
+func header(out *bytes.Buffer, m *Model) {
+	fmt.Fprintf(out, "# Imported from %s by %s.\n", m.Source, m.Tool)
+	if len(m.Commands) > 0 {
+		c := m.Counts()
+		fmt.Fprintf(out, "# helm/kubectl commands: %d, of which %d became steps, %d were folded into steps, %d are read-only, %d not carried.\n",
+			len(m.Commands), c[FateStep], c[FateFolded], c[FateReadOnly], c[FateNotCarried])
+	}
+	if len(m.NotCarried) > 0 {
+		fmt.Fprintf(out, "# NOT carried over (%d): this spec does not do what the source does until these are resolved by hand:\n", len(m.NotCarried))
+		for _, n := range m.NotCarried {
+			fmt.Fprintf(out, "#   %s\n", oneLine(n.String()))
+		}
+	}
+	if len(m.Info) > 0 {
+		fmt.Fprintf(out, "# Carried with a difference (%d):\n", len(m.Info))
+		for _, n := range m.Info {
+			fmt.Fprintf(out, "#   %s\n", oneLine(n.String()))
+		}
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Validate loads the written spec as `khook validate` would, with a
+// stand-in value for each variable that has no default (secrets through
+// the secret prefix), so a problem of the import is found before anything
+// is written. baseDir is where the spec will be written (relative file:
+// paths are not read; only the DSL is checked).
+func Validate(m *Model, doc []byte) (*spec.Spec, error) {
+	var set, env []string
+	for _, v := range m.Vars {
+		switch {
+		case v.Secret:
+			env = append(env, "KHOOK_SECRET_"+v.Name+"=x")
+		case v.Default == nil:
+			set = append(set, v.Name+"=x")
+		}
+	}
+	s, err := spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc), Set: set, Environ: env})
+	var probs spec.Problems
+	if errors.As(err, &probs) {
+		return nil, fmt.Errorf("the spec written is invalid: %s", probs[0])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot check the spec written: %w", err)
+	}
+	return s, nil
+}

@@ -1,0 +1,184 @@
+// Package shscript imports a bash/sh bootstrap script into a khook spec
+// (`khook import script`, docs/from-scripts.md). It parses the script
+// with mvdan.cc/sh's real shell parser — never regular expressions over
+// lines — and walks the syntax tree as bash would run it: variables and
+// ${VAR:-default} become declared khook variables, functions are followed
+// in call order, sourced files are read, `cd` and the
+// $(dirname "$0")/SCRIPT_DIR idioms are resolved, if/case on a variable
+// become when:, existence checks and poll loops become the idempotent
+// step or the wait they stand for. Each helm and kubectl command becomes
+// a step, is folded into one, is read-only, or is named as not carried
+// with what to do instead; everything else the script runs is named at
+// its line. The result is the import model of internal/importer, written
+// and validated by its one writer.
+//
+// May import: internal/importer, spec, helm's strvals (helm --set
+// syntax), mvdan.cc/sh/v3/syntax; no runner or CLI package.
+package shscript
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// Options of an import.
+type Options struct {
+	// Dir is where the script is run from (its relative paths are relative
+	// to it); "" is the working directory.
+	Dir string
+	// SpecDir is where the spec will be written: paths in the spec are
+	// relative to it. "" is Dir.
+	SpecDir string
+	// Name is metadata.name; "" is derived from the script's name.
+	Name string
+}
+
+// InputError is a script the import cannot read: it does not parse, a
+// file it sources is missing, it is not text. Nothing is to be written.
+type InputError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *InputError) Error() string {
+	return importer.Loc{File: e.File, Line: e.Line}.String() + ": " + e.Msg
+}
+
+// Result of an import.
+type Result struct {
+	Model *importer.Model
+	Spec  []byte // the spec written, header included
+}
+
+// Import translates the script file (a path relative to opts.Dir or
+// absolute). An *InputError is bad input; any other error is the
+// import's own failure.
+func Import(file string, opts Options) (*Result, error) {
+	t, err := newTranslator(file, opts)
+	if err != nil {
+		return nil, err
+	}
+	f, src, err := t.parse(file, t.display(t.abs(file)), 0)
+	if err != nil {
+		return nil, err
+	}
+	t.runFile(f, src, t.abs(file))
+	if t.inputErr != nil {
+		return nil, t.inputErr
+	}
+	importer.SortNotes(t.m.NotCarried)
+	importer.SortNotes(t.m.Info)
+	doc, err := importer.Write(t.m)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.m.Steps) > 0 {
+		if _, err := importer.Validate(t.m, doc); err != nil {
+			return nil, err
+		}
+	}
+	return &Result{Model: t.m, Spec: doc}, nil
+}
+
+func newTranslator(file string, opts Options) (*translator, error) {
+	dir := opts.Dir
+	if dir == "" {
+		dir = "."
+	}
+	runDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot resolve the directory %s: %w", dir, err)
+	}
+	specDir := runDir
+	if opts.SpecDir != "" {
+		if filepath.IsAbs(opts.SpecDir) {
+			specDir = filepath.Clean(opts.SpecDir)
+		} else {
+			specDir = filepath.Join(runDir, opts.SpecDir)
+		}
+	}
+	t := &translator{
+		runDir: runDir, specDir: specDir, cwd: runDir,
+		vars: map[string]*shVar{}, funcs: map[string]*function{}, repos: map[string]string{},
+		keys: map[string]string{}, depUpdate: map[string]bool{}, names: map[string]bool{},
+	}
+	name := opts.Name
+	if name == "" {
+		name = specName(file)
+	}
+	t.m = &importer.Model{Source: file, Tool: "khook import script", Name: name}
+	return t, nil
+}
+
+// parse reads and parses one script; line is where it is sourced from (0
+// for the script itself), for the error.
+func (t *translator) parse(path, shown string, line int) (*syntax.File, []byte, error) {
+	abs := t.abs(path)
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		if line > 0 {
+			return nil, nil, &InputError{File: t.file, Line: line, Msg: fmt.Sprintf("it sources %s, which cannot be read (%v); run the import from where the script runs (--dir)", shown, unwrapPath(err))}
+		}
+		return nil, nil, &InputError{File: shown, Msg: fmt.Sprintf("cannot read the script: %v", unwrapPath(err))}
+	}
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		return nil, nil, &InputError{File: shown, Line: 1, Msg: "it is a binary file, not a shell script"}
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), shown)
+	if err != nil {
+		var pe syntax.ParseError
+		if errors.As(err, &pe) {
+			return nil, nil, &InputError{File: shown, Line: int(pe.Pos.Line()), Msg: "bash cannot parse it: " + pe.Text}
+		}
+		return nil, nil, &InputError{File: shown, Msg: "bash cannot parse it: " + err.Error()}
+	}
+	return f, data, nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// specName is metadata.name from the script's file name.
+func specName(file string) string {
+	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	if s := dnsName(base); s != "" {
+		return s
+	}
+	return "imported"
+}
+
+// dnsName is s lowered to [a-z0-9-], trimmed, at most 50 characters.
+func dnsName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case b.Len() > 0 && !dash:
+			b.WriteRune('-')
+			dash = true
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	if len(out) > 50 {
+		out = strings.Trim(out[:50], "-")
+	}
+	return out
+}

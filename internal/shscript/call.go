@@ -1,0 +1,258 @@
+package shscript
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// cmd is one simple command with its evaluated arguments.
+type cmd struct {
+	stmt  *syntax.Stmt
+	args  []string
+	ok    bool
+	why   string
+	stdin *input // a heredoc, a file redirected in, or what a pipe feeds it
+}
+
+// input is what a command reads on its standard input.
+type input struct {
+	src   *importer.OutSource // a manifest source (file, url, kustomize, inline)
+	text  string              // the text, when known (heredocs)
+	known bool
+}
+
+func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
+	x := &cmd{stmt: s, ok: true}
+	for _, w := range c.Args {
+		fs, ok, why := t.fields(w)
+		if !ok && x.ok {
+			x.ok, x.why = false, why
+		}
+		x.args = append(x.args, fs...)
+	}
+	for i, a := range x.args {
+		// credentials on any command line: --password X, --token=X, -p X of a login
+		name, val, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && (secretKey(name) || (name == "p" && i > 0 && x.args[1] == "login")) {
+			if eq {
+				t.secret(val)
+			} else if i+1 < len(x.args) {
+				t.secret(x.args[i+1])
+			}
+		}
+	}
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			text, ok, _ := t.eval(r.Hdoc)
+			x.stdin = &input{text: text, known: ok, src: &importer.OutSource{Inline: text}}
+		case syntax.WordHdoc:
+			text, ok, _ := t.eval(r.Word)
+			x.stdin = &input{text: text + "\n", known: ok, src: &importer.OutSource{Inline: text + "\n"}}
+		case syntax.RdrIn:
+			p, ok, _ := t.eval(r.Word)
+			if ok {
+				x.stdin = &input{src: &importer.OutSource{File: t.specPath(p)}}
+				if data, err := os.ReadFile(t.abs(p)); err == nil {
+					x.stdin.text, x.stdin.known = string(data), true
+				}
+			}
+		}
+	}
+	return x
+}
+
+// call is a simple command; stdin is what a pipe feeds it.
+func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
+	if len(c.Args) == 0 {
+		for _, a := range c.Assigns {
+			t.assign(a)
+		}
+		return
+	}
+	x := t.newCmd(s, c)
+	if stdin != nil {
+		x.stdin = stdin
+	}
+	if len(x.args) == 0 {
+		return
+	}
+	name := x.args[0]
+	if f := t.funcs[name]; f != nil {
+		t.callFunc(f, x.args[1:])
+		return
+	}
+	switch base := name[strings.LastIndex(name, "/")+1:]; {
+	case base == "helm":
+		t.helm(x)
+	case base == "kubectl" || base == "oc":
+		t.kubectl(x)
+	case name == "source" || name == ".":
+		t.source(x)
+	case name == "cd" || name == "pushd" || name == "popd":
+		t.chdir(x)
+	case name == "sleep":
+		t.sleep(x)
+	case name == "exit" || name == "return":
+		if t.cond == 0 && (name == "exit" || t.inFunc) {
+			t.stopped = true
+		}
+	case name == "shift":
+		n := 1
+		if len(x.args) > 1 {
+			fmt.Sscanf(x.args[1], "%d", &n)
+		}
+		if n > len(t.args) {
+			n = len(t.args)
+		}
+		t.args = t.args[n:]
+	case housekeeping[name]:
+	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
+		t.notCarried(s, t.text(s), "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)")
+	case name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh"):
+		t.script(x)
+	case base == "kustomize":
+		t.notCarried(s, t.text(s), "its output goes nowhere khook can follow; an apply step with kustomize: DIR applies a kustomization")
+	default:
+		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base))
+	}
+}
+
+// whatToDo is the advice for a command khook does not run.
+func whatToDo(name string) string {
+	switch name {
+	case "docker", "podman", "buildah":
+		return "build and push images in CI before khook runs"
+	case "curl", "wget":
+		return "download in CI before khook runs, or reference a manifest by url: in an apply step"
+	case "vault", "aws", "gcloud", "az":
+		return "run it before khook and hand the values in as secret variables (KHOOK_SECRET_NAME), or in a job: step"
+	case "git":
+		return "check out what the spec needs before khook runs"
+	case "mkdir", "rm", "cp", "mv", "touch", "ln", "chmod", "tee", "sed", "awk", "envsubst", "openssl", "ssh-keygen":
+		return "it works on local files: do it before khook runs, or commit the file it makes"
+	}
+	return "run it in a job: step (a container image that has " + name + ") or by hand before khook"
+}
+
+// callFunc follows a function the script calls, with its arguments.
+func (t *translator) callFunc(f *function, args []string) {
+	if t.depth > 30 {
+		return
+	}
+	saveArgs, saveIn, saveFile, savePath, saveSrc := t.args, t.inFunc, t.file, t.scriptPath, t.src
+	t.args, t.inFunc, t.file, t.scriptPath, t.src = args, true, f.file, f.path, f.src
+	t.depth++
+	t.stmt(f.decl.Body)
+	t.depth--
+	t.stopped = false // return ends the function, not the script
+	t.args, t.inFunc, t.file, t.scriptPath, t.src = saveArgs, saveIn, saveFile, savePath, saveSrc
+}
+
+// source reads a sourced file into the walk; a missing one is bad input.
+func (t *translator) source(x *cmd) {
+	if len(x.args) < 2 || !x.ok {
+		t.notCarried(x.stmt, t.text(x.stmt), "the file it sources is only known when the script runs ("+x.why+")")
+		return
+	}
+	t.follow(x, x.args[1], true)
+}
+
+// follow walks another script file: sourced (its variables and functions
+// stay) or run (`bash other.sh`, `./other.sh`).
+func (t *translator) follow(x *cmd, path string, sourced bool) {
+	abs := t.abs(path)
+	for _, s := range t.sourcing {
+		if s == abs {
+			return
+		}
+	}
+	if _, err := os.Stat(abs); err != nil && !sourced {
+		t.notCarried(x.stmt, t.text(x.stmt), "it runs "+t.display(abs)+", which is not there at import; import that script too, or run it before khook")
+		return
+	}
+	f, src, err := t.parse(abs, t.display(abs), t.line(x.stmt))
+	if err != nil {
+		t.inputErr = err
+		return
+	}
+	t.sourcing = append(t.sourcing, abs)
+	cwd := t.cwd
+	t.runFile(f, src, abs)
+	t.stopped = false
+	if !sourced {
+		t.cwd = cwd
+	}
+	t.sourcing = t.sourcing[:len(t.sourcing)-1]
+}
+
+// script is `bash file.sh`, `sh -c '…'`, `./file.sh`.
+func (t *translator) script(x *cmd) {
+	args := x.args
+	if args[0] == "bash" || args[0] == "sh" {
+		args = args[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			if args[0] == "-c" {
+				t.notCarried(x.stmt, t.text(x.stmt), "a command string; write its commands in the script itself to import them")
+				return
+			}
+			args = args[1:]
+		}
+	}
+	if len(args) == 0 || !x.ok {
+		t.notCarried(x.stmt, t.text(x.stmt), "the script it runs is only known when it runs")
+		return
+	}
+	saveArgs, saveIn := t.args, t.inFunc
+	t.args, t.inFunc = args[1:], true
+	t.follow(x, args[0], false)
+	t.args, t.inFunc = saveArgs, saveIn
+}
+
+// chdir follows cd, pushd and popd: relative paths after it are relative
+// to the new directory.
+func (t *translator) chdir(x *cmd) {
+	var dir string
+	for _, a := range x.args[1:] {
+		if !strings.HasPrefix(a, "-") {
+			dir = a
+		}
+	}
+	switch x.args[0] {
+	case "popd":
+		if n := len(t.dirStack); n > 0 {
+			t.cwd, t.dirStack = t.dirStack[n-1], t.dirStack[:n-1]
+		}
+		return
+	case "pushd":
+		t.dirStack = append(t.dirStack, t.cwd)
+	}
+	if !x.ok || strings.Contains(dir, "${") {
+		t.notCarried(x.stmt, t.text(x.stmt), "the directory is only known when the script runs; paths after it are read as relative to "+t.display(t.cwd))
+		return
+	}
+	if dir == "" {
+		return // cd to HOME: nothing the spec refers to
+	}
+	t.cwd = t.abs(dir)
+}
+
+// sleep stands for a wait: after a helm step that does not wait, it is
+// that step's wait: true; elsewhere nothing (khook's steps wait for what
+// they apply).
+func (t *translator) sleep(x *cmd) {
+	if t.poll {
+		return
+	}
+	if t.prev != nil && t.prev.Helm != nil && !t.prev.Helm.Wait {
+		t.prev.Helm.Wait = true
+		t.info(x.stmt, t.text(x.stmt), "carried as wait: true on step "+t.prev.Name+" (the release it waited for)")
+		return
+	}
+	t.info(x.stmt, t.text(x.stmt), "nothing to carry: khook waits on conditions, not time (each step waits for what it needs; add a wait: step for something specific)")
+}

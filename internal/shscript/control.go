@@ -1,0 +1,369 @@
+package shscript
+
+import (
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// ifClause: a condition on variables becomes when:, one the import can
+// decide picks its branch, an existence check (`if ! kubectl get ns x`)
+// carries the idempotent steps it guards.
+func (t *translator) ifClause(c *syntax.IfClause) {
+	if len(c.Cond) == 0 { // the final else
+		t.branch(c.Then, "")
+		return
+	}
+	last := c.Cond[len(c.Cond)-1]
+	for _, s := range c.Cond[:len(c.Cond)-1] {
+		t.stmt(s)
+	}
+	if t.isCheck(last) {
+		t.checkOnly(last, "an existence check: the steps it guards are idempotent")
+		t.branch(c.Then, "")
+		if c.Else != nil {
+			t.ifClause(c.Else)
+		}
+		return
+	}
+	cel, static, ok := t.condition(last)
+	switch {
+	case ok && static != nil:
+		if *static {
+			t.branch(c.Then, "")
+		} else if c.Else != nil {
+			t.ifClause(c.Else)
+		}
+	case ok:
+		t.branch(c.Then, cel)
+		if c.Else != nil {
+			t.when = append(t.when, "!("+cel+")")
+			t.ifClause(c.Else)
+			t.when = t.when[:len(t.when)-1]
+		}
+	default:
+		before := len(t.m.Steps)
+		t.branch(c.Then, "")
+		if c.Else != nil {
+			t.ifClause(c.Else)
+		}
+		if len(t.m.Steps) > before {
+			t.notCarried(last, "the condition "+t.text(last), "khook cannot decide it before the run; the steps under it are carried as if it held (add a when: on a variable)")
+		}
+	}
+}
+
+func (t *translator) branch(list []*syntax.Stmt, cel string) {
+	if cel != "" {
+		t.when = append(t.when, cel)
+	}
+	t.cond++
+	t.stmts(list)
+	t.cond--
+	if cel != "" {
+		t.when = t.when[:len(t.when)-1]
+	}
+}
+
+// isCheck: a read-only helm or kubectl command used as a condition.
+func (t *translator) isCheck(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 2 {
+		return false
+	}
+	tool, sub := lit(c.Args[0]), lit(c.Args[1])
+	switch tool {
+	case "kubectl", "oc":
+		return sub == "get" || sub == "describe"
+	case "helm":
+		return sub == "status" || sub == "list" || sub == "ls" || sub == "get" || sub == "history"
+	}
+	return false
+}
+
+func (t *translator) checkOnly(s *syntax.Stmt, why string) {
+	t.account(s, importer.FateReadOnly, "", why)
+}
+
+// condition is a test on variables as a when: expression (CEL), or its
+// value when the import can decide it (static).
+func (t *translator) condition(s *syntax.Stmt) (cel string, static *bool, ok bool) {
+	switch c := s.Cmd.(type) {
+	case *syntax.TestClause:
+		cel, static, ok = t.test(c.X)
+	case *syntax.CallExpr:
+		if len(c.Args) < 2 || (lit(c.Args[0]) != "[" && lit(c.Args[0]) != "test") {
+			return "", nil, false
+		}
+		args := c.Args[1:]
+		if lit(c.Args[0]) == "[" {
+			args = args[:len(args)-1]
+		}
+		cel, static, ok = t.bracket(args)
+	case *syntax.BinaryCmd:
+		if c.Op != syntax.AndStmt && c.Op != syntax.OrStmt {
+			return "", nil, false
+		}
+		l, ls, lok := t.condition(c.X)
+		r, rs, rok := t.condition(c.Y)
+		if !lok || !rok {
+			return "", nil, false
+		}
+		op := " && "
+		if c.Op == syntax.OrStmt {
+			op = " || "
+		}
+		cel, static, ok = combine(l, ls, r, rs, op)
+	default:
+		return "", nil, false
+	}
+	if ok && s.Negated {
+		cel, static = negate(cel, static)
+	}
+	return cel, static, ok
+}
+
+func negate(cel string, static *bool) (string, *bool) {
+	if static != nil {
+		v := !*static
+		return "", &v
+	}
+	return "!(" + cel + ")", nil
+}
+
+func combine(l string, ls *bool, r string, rs *bool, op string) (string, *bool, bool) {
+	if ls != nil && rs != nil {
+		v := *ls && *rs
+		if op == " || " {
+			v = *ls || *rs
+		}
+		return "", &v, true
+	}
+	if ls != nil {
+		l = strconv.FormatBool(*ls)
+	}
+	if rs != nil {
+		r = strconv.FormatBool(*rs)
+	}
+	return "(" + l + op + r + ")", nil, true
+}
+
+// bracket is `[ a = b ]`, `[ -n "$X" ]`, `[ "$X" ]`.
+func (t *translator) bracket(args []*syntax.Word) (string, *bool, bool) {
+	neg := false
+	if len(args) > 0 && lit(args[0]) == "!" {
+		neg, args = true, args[1:]
+	}
+	var cel string
+	var static *bool
+	ok := false
+	switch {
+	case len(args) == 1:
+		cel, static, ok = t.compare(args[0], nil, "!=")
+	case len(args) == 2 && (lit(args[0]) == "-n" || lit(args[0]) == "-z"):
+		op := "!="
+		if lit(args[0]) == "-z" {
+			op = "=="
+		}
+		cel, static, ok = t.compare(args[1], nil, op)
+	case len(args) == 3:
+		switch o := lit(args[1]); o {
+		case "=", "==", "!=":
+			if o != "!=" {
+				o = "=="
+			}
+			cel, static, ok = t.compare(args[0], args[2], o)
+		}
+	}
+	if ok && neg {
+		cel, static = negate(cel, static)
+	}
+	return cel, static, ok
+}
+
+// test is a [[ … ]] expression.
+func (t *translator) test(x syntax.TestExpr) (string, *bool, bool) {
+	switch e := x.(type) {
+	case *syntax.Word:
+		return t.compare(e, nil, "!=")
+	case *syntax.ParenTest:
+		return t.test(e.X)
+	case *syntax.UnaryTest:
+		switch e.Op {
+		case syntax.TsNot:
+			cel, st, ok := t.test(e.X)
+			if !ok {
+				return "", nil, false
+			}
+			cel, st = negate(cel, st)
+			return cel, st, true
+		case syntax.TsNempStr, syntax.TsEmpStr:
+			w, ok := e.X.(*syntax.Word)
+			if !ok {
+				return "", nil, false
+			}
+			op := "!="
+			if e.Op == syntax.TsEmpStr {
+				op = "=="
+			}
+			return t.compare(w, nil, op)
+		}
+	case *syntax.BinaryTest:
+		switch e.Op {
+		case syntax.AndTest, syntax.OrTest:
+			l, ls, lok := t.test(e.X)
+			r, rs, rok := t.test(e.Y)
+			if !lok || !rok {
+				return "", nil, false
+			}
+			op := " && "
+			if e.Op == syntax.OrTest {
+				op = " || "
+			}
+			return combine(l, ls, r, rs, op)
+		case syntax.TsMatch, syntax.TsMatchShort, syntax.TsNoMatch:
+			a, aok := e.X.(*syntax.Word)
+			b, bok := e.Y.(*syntax.Word)
+			if !aok || !bok {
+				return "", nil, false
+			}
+			op := "=="
+			if e.Op == syntax.TsNoMatch {
+				op = "!="
+			}
+			return t.compare(a, b, op)
+		}
+	}
+	return "", nil, false
+}
+
+// compare is a == b (b nil: the empty string) as CEL over vars, or decided.
+func (t *translator) compare(a, b *syntax.Word, op string) (string, *bool, bool) {
+	l, lok := t.operand(a)
+	r, rok := `""`, true
+	if b != nil {
+		r, rok = t.operand(b)
+	}
+	if !lok || !rok {
+		return "", nil, false
+	}
+	if !strings.HasPrefix(l, "vars") && !strings.HasPrefix(r, "vars") {
+		v := (l == r) == (op == "==")
+		return "", &v, true
+	}
+	return l + " " + op + " " + r, nil, true
+}
+
+// operand is a word as CEL: vars.get("X", "default") for a khook
+// variable, a quoted literal for text, not ok for anything else.
+func (t *translator) operand(w *syntax.Word) (string, bool) {
+	s, ok, _ := t.eval(w)
+	if !ok {
+		return "", false
+	}
+	if strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") && strings.Count(s, "${") == 1 {
+		v := t.m.Var(s[2 : len(s)-1])
+		if v == nil || v.Secret {
+			return "", false
+		}
+		d := ""
+		if v.Default != nil {
+			d = *v.Default
+		}
+		return "vars.get(" + strconv.Quote(v.Name) + ", " + strconv.Quote(d) + ")", true
+	}
+	if strings.Contains(s, "${") {
+		return "", false
+	}
+	return strconv.Quote(s), true
+}
+
+// caseClause: `case "$X" in a) … ;; *) … esac` → when: per branch.
+func (t *translator) caseClause(c *syntax.CaseClause) {
+	subject, ok := t.operand(c.Word)
+	if !ok {
+		before := len(t.m.Steps)
+		for _, it := range c.Items {
+			t.branch(it.Stmts, "")
+		}
+		if len(t.m.Steps) > before {
+			t.notCarried(c, "case "+t.text(c.Word), "khook cannot decide it before the run; every branch is carried (add a when: on a variable)")
+		}
+		return
+	}
+	var seen []string
+	for _, it := range c.Items {
+		var alts []string
+		matched := false
+		for _, p := range it.Patterns {
+			s, pok, _ := t.eval(p)
+			if !pok {
+				continue
+			}
+			if s == "*" {
+				alts = append(alts, "*")
+				continue
+			}
+			if !strings.HasPrefix(subject, "vars") {
+				v, _ := strconv.Unquote(subject)
+				if m, _ := path.Match(s, v); m {
+					matched = true
+				}
+			}
+			alts = append(alts, globCEL(subject, s, hasGlob(p)))
+		}
+		if !strings.HasPrefix(subject, "vars") {
+			if matched || (len(alts) == 1 && alts[0] == "*") {
+				t.branch(it.Stmts, "")
+				return
+			}
+			continue
+		}
+		cel := "(" + strings.Join(alts, " || ") + ")"
+		if len(alts) == 1 && alts[0] == "*" {
+			cel = "true"
+			if len(seen) > 0 {
+				cel = "!(" + strings.Join(seen, " || ") + ")"
+			}
+		}
+		seen = append(seen, cel)
+		t.branch(it.Stmts, cel)
+	}
+}
+
+// hasGlob: the pattern has an unquoted * or ? (a quoted one is literal).
+func hasGlob(p *syntax.Word) bool {
+	for _, part := range p.Parts {
+		if l, ok := part.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
+			return true
+		}
+	}
+	return false
+}
+
+// globCEL is `subject` matching the case pattern p: *x* is contains,
+// x* startsWith, *x endsWith, anything else a regular expression.
+func globCEL(subject, p string, glob bool) string {
+	if !glob {
+		return subject + " == " + strconv.Quote(p)
+	}
+	inner := strings.Trim(p, "*")
+	if !strings.ContainsAny(inner, "*?[") {
+		switch {
+		case strings.HasPrefix(p, "*") && strings.HasSuffix(p, "*"):
+			return subject + ".contains(" + strconv.Quote(inner) + ")"
+		case strings.HasSuffix(p, "*"):
+			return subject + ".startsWith(" + strconv.Quote(inner) + ")"
+		case strings.HasPrefix(p, "*"):
+			return subject + ".endsWith(" + strconv.Quote(inner) + ")"
+		}
+	}
+	re := regexp.QuoteMeta(p)
+	re = strings.NewReplacer(`\*`, ".*", `\?`, ".", `\[`, "[", `\]`, "]").Replace(re)
+	return subject + ".matches(" + strconv.Quote("^"+re+"$") + ")"
+}

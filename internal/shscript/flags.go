@@ -1,0 +1,89 @@
+package shscript
+
+import "strings"
+
+// flag is one flag of a command line, in order.
+type flag struct {
+	name string // without dashes: "n", "namespace", "set"
+	val  string
+	has  bool // a value was given (--x=v or a valued flag)
+}
+
+// flags is a command line split into positionals and flags.
+type flags struct {
+	pos  []string
+	list []flag
+}
+
+// parseFlags splits args; valued names the flags that take the next
+// argument as their value.
+func parseFlags(args []string, valued map[string]bool) flags {
+	var f flags
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			f.pos = append(f.pos, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			f.pos = append(f.pos, a)
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		if k, v, ok := strings.Cut(name, "="); ok {
+			f.list = append(f.list, flag{name: k, val: v, has: true})
+			continue
+		}
+		if valued[name] && i+1 < len(args) && (args[i+1] == "-" || !strings.HasPrefix(args[i+1], "-")) {
+			f.list = append(f.list, flag{name: name, val: args[i+1], has: true})
+			i++
+			continue
+		}
+		f.list = append(f.list, flag{name: name})
+	}
+	return f
+}
+
+// get is the last value of any of the names ("" when absent).
+func (f flags) get(names ...string) string {
+	v := ""
+	for _, fl := range f.list {
+		for _, n := range names {
+			if fl.name == n {
+				v = fl.val
+			}
+		}
+	}
+	return v
+}
+
+// is reports a boolean flag given (and not =false).
+func (f flags) is(names ...string) bool {
+	for _, fl := range f.list {
+		for _, n := range names {
+			if fl.name == n && fl.val != "false" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var helmValued = set("n", "namespace", "version", "repo", "f", "values", "set", "set-string", "set-file", "set-json", "set-literal",
+	"timeout", "kube-context", "kubeconfig", "description", "history-max", "post-renderer", "post-renderer-args", "username", "password",
+	"ca-file", "cert-file", "key-file", "name", "name-template", "o", "output", "max-history", "registry-config", "repository-cache",
+	"repository-config", "kube-apiserver", "kube-token", "kube-as-user", "kube-as-group", "burst-limit", "qps", "labels", "kube-ca-file", "keyring")
+
+var kubectlValued = set("n", "namespace", "f", "filename", "k", "kustomize", "l", "selector", "o", "output", "context", "kubeconfig",
+	"for", "timeout", "p", "patch", "type", "patch-file", "field-selector", "from-literal", "from-file", "from-env-file",
+	"docker-server", "docker-username", "docker-password", "docker-email", "cert", "key", "clusterrole", "role", "serviceaccount",
+	"user", "group", "field-manager", "replicas", "image", "c", "container", "grace-period", "cascade", "request-timeout",
+	"s", "server", "token", "as", "cluster", "sort-by", "template")
+
+func set(names ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}

@@ -1,0 +1,339 @@
+package shscript
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+	"helm.sh/helm/v4/pkg/strvals"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// helm is one helm command.
+func (t *translator) helm(x *cmd) {
+	f := parseFlags(x.args[1:], helmValued)
+	if len(f.pos) == 0 {
+		t.account(x.stmt, importer.FateReadOnly, "", "helm without a command changes nothing")
+		return
+	}
+	if !x.ok && f.pos[0] != "repo" {
+		t.account(x.stmt, importer.FateNotCarried, "", "an argument is only known when the script runs ("+x.why+"); write the step by hand")
+		return
+	}
+	switch sub := f.pos[0]; sub {
+	case "repo":
+		t.helmRepo(x, f)
+	case "upgrade", "install", "template":
+		if sub == "template" {
+			t.account(x.stmt, importer.FateReadOnly, "", "helm template prints manifests; piped into kubectl apply it becomes a helm step")
+			return
+		}
+		t.helmInstall(x, f, sub)
+	case "dependency", "dep", "dependencies":
+		t.helmDeps(x, f)
+	case "uninstall", "delete", "del", "un":
+		if len(f.pos) < 2 {
+			t.account(x.stmt, importer.FateNotCarried, "", "no release named")
+			return
+		}
+		for _, rel := range f.pos[1:] {
+			no := f.is("ignore-not-found")
+			t.addStep(x.stmt, "uninstall-"+rel, "", &importer.OutStep{Delete: &importer.OutDelete{Release: rel, Namespace: f.get("n", "namespace"), IgnoreNotFound: &no}})
+		}
+	case "status", "list", "ls", "get", "history", "hist", "show", "inspect", "search", "version", "env", "lint", "verify",
+		"completion", "help", "pull", "fetch", "package", "create":
+		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
+	case "init":
+		t.account(x.stmt, importer.FateNotCarried, "", "Helm 2's tiller: khook installs with Helm 4, which needs no tiller; drop it")
+	case "registry":
+		t.account(x.stmt, importer.FateNotCarried, "", "registry credentials go into the helm step's auth: (with secret variables)")
+	case "plugin":
+		t.account(x.stmt, importer.FateNotCarried, "", "khook runs no helm plugins; a post-renderer or a job: step may do what it did")
+	default:
+		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for helm "+sub+"; do it by hand")
+	}
+}
+
+func (t *translator) helmRepo(x *cmd, f flags) {
+	if len(f.pos) >= 4 && f.pos[1] == "add" {
+		if f.get("username") != "" || f.get("password") != "" {
+			t.account(x.stmt, importer.FateNotCarried, "", "a private repository: add auth: with secret variables to the steps that install from "+f.pos[2])
+		}
+		t.repos[f.pos[2]] = f.pos[3]
+		t.account(x.stmt, importer.FateFolded, "", "its URL goes into the repo: of the steps that install from "+f.pos[2])
+		return
+	}
+	if len(f.pos) >= 2 && (f.pos[1] == "update" || f.pos[1] == "up") {
+		t.account(x.stmt, importer.FateFolded, "", "khook reads the repository's index when a step installs from it")
+		return
+	}
+	t.account(x.stmt, importer.FateReadOnly, "", "it changes only helm's local repository list")
+}
+
+func (t *translator) helmDeps(x *cmd, f flags) {
+	dir := "."
+	if len(f.pos) >= 3 {
+		dir = f.pos[2]
+	}
+	if len(f.pos) >= 2 && (f.pos[1] == "update" || f.pos[1] == "up") {
+		t.depUpdate[t.abs(dir)] = true
+		t.account(x.stmt, importer.FateFolded, "", "dependencyUpdate: true on the helm step that installs "+t.specPath(dir))
+		return
+	}
+	t.account(x.stmt, importer.FateFolded, "", "khook builds a local chart's dependencies from its Chart.lock itself")
+}
+
+// helmInstall is upgrade --install, install, and helm template piped into
+// kubectl apply (sub "template").
+func (t *translator) helmInstall(x *cmd, f flags, sub string) {
+	pos := f.pos[1:]
+	rel, chart := "", ""
+	switch {
+	case len(pos) >= 2:
+		rel, chart = pos[0], pos[1]
+	case len(pos) == 1 && f.get("name") != "":
+		rel, chart = f.get("name"), pos[0]
+	default:
+		t.account(x.stmt, importer.FateNotCarried, "", "a release without a name (--generate-name): give the step a release name by hand")
+		return
+	}
+	h := &importer.OutHelm{Release: rel, Namespace: f.get("n", "namespace"), Version: f.get("version")}
+	if !t.chartRef(x, f, h, chart) {
+		return
+	}
+	st := &importer.OutStep{Helm: h}
+	if !t.helmFlags(x, f, st) {
+		return
+	}
+	if f.is("dry-run") {
+		t.account(x.stmt, importer.FateReadOnly, "", "--dry-run changes nothing in the cluster")
+		return
+	}
+	switch {
+	case sub == "upgrade" && !f.is("install", "i"):
+		t.info(x.stmt, "helm upgrade without --install", "khook's helm step also installs the release when it is absent")
+	case sub == "template":
+		t.info(x.stmt, "helm template | kubectl apply", "carried as a helm step: khook installs the chart as release "+rel+" (the script applied its manifests without a release)")
+	}
+	t.addStep(x.stmt, rel, "helm/"+h.Namespace+"/"+rel, st)
+}
+
+// chartRef fills the chart and its source: a repository the script
+// added, --repo, OCI, or a local path.
+func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string) bool {
+	switch {
+	case strings.HasPrefix(chart, "oci://"):
+		h.Chart = chart
+	case f.get("repo") != "":
+		h.Chart, h.Repo = chart, f.get("repo")
+	case strings.HasPrefix(chart, "/") || strings.HasPrefix(chart, ".") || exists(t.abs(chart)) || !strings.Contains(chart, "/"):
+		h.Chart = t.specPath(chart)
+		if !exists(t.abs(chart)) {
+			t.info(x.stmt, "chart "+chart, "a local chart that is not there at import ("+t.display(t.abs(chart))+"); build it before khook runs")
+		}
+		if t.depUpdate[t.abs(chart)] {
+			h.DependencyUpdate = true
+		}
+	case strings.Count(chart, "/") == 1:
+		repo, name, _ := strings.Cut(chart, "/")
+		url, ok := t.repos[repo]
+		if !ok {
+			v := &importer.Var{Name: "HELM_REPO_" + strings.ToUpper(regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(repo, "_")), Required: true,
+				From: t.loc(x.stmt), Description: "the URL of helm repository " + repo + " (the script does not add it)"}
+			url = t.ref(v)
+			t.info(x.stmt, "chart "+chart, "the script does not `helm repo add "+repo+"`; its URL is the required variable "+v.Name)
+		}
+		h.Chart, h.Repo = name, url
+	default:
+		t.account(x.stmt, importer.FateNotCarried, "", "chart "+chart+" is neither a repository chart, an OCI reference nor a local path at import")
+		return false
+	}
+	if h.Chart == "." {
+		h.Chart = "./"
+	}
+	return true
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// helmFlags carries the flags that decide the release; false when the
+// command cannot be carried at all.
+func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
+	h := st.Helm
+	for _, fl := range f.list {
+		switch fl.name {
+		case "n", "namespace", "version", "repo", "name", "install", "i", "dry-run", "debug", "render-subchart-notes",
+			"hide-notes", "o", "output", "include-crds", "create-namespace", "wait", "wait-for-jobs", "atomic",
+			"rollback-on-failure", "dependency-update", "skip-crds", "take-ownership", "timeout":
+		case "f", "values":
+			t.helmValuesFile(x, h, fl.val)
+		case "set", "set-string", "set-json", "set-literal":
+			if err := t.helmSet(x, h, fl); err != nil {
+				t.notCarried(x.stmt, "--"+fl.name+" "+fl.val, "helm cannot parse it: "+err.Error())
+			}
+		case "set-file":
+			t.notCarried(x.stmt, "--set-file "+fl.val, "khook never copies a file's content into the spec; move the value into a values file (valuesFrom file:)")
+		case "kube-context", "kubeconfig":
+			t.info(x.stmt, "--"+fl.name, "khook runs against the cluster it is given (--kubeconfig, --context)")
+		case "force", "reset-values", "reuse-values", "reset-then-reuse-values", "cleanup-on-fail", "history-max", "max-history", "description", "devel", "no-hooks", "disable-openapi-validation", "skip-schema-validation":
+			t.info(x.stmt, "--"+fl.name, "khook's helm step has no such option; the release is installed without it")
+		default:
+			t.notCarried(x.stmt, "helm flag --"+fl.name, "khook's helm step has no equivalent; set it by hand")
+		}
+	}
+	h.CreateNamespace = f.is("create-namespace")
+	h.Wait = f.is("wait", "wait-for-jobs") || f.is("atomic", "rollback-on-failure")
+	h.Atomic = f.is("atomic", "rollback-on-failure")
+	h.DependencyUpdate = h.DependencyUpdate || f.is("dependency-update")
+	h.TakeOwnership = f.is("take-ownership")
+	if f.is("skip-crds") {
+		h.CRDs = "skip"
+	}
+	if to := f.get("timeout"); to != "" {
+		st.Timeout = t.duration(x, to)
+	}
+	return true
+}
+
+// duration is a --timeout as the spec writes it (Helm 2's bare seconds too).
+func (t *translator) duration(x *cmd, s string) string {
+	if _, err := strconv.Atoi(s); err == nil {
+		t.info(x.stmt, "--timeout "+s, "bare seconds (Helm 2's form) written as "+s+"s")
+		return s + "s"
+	}
+	if _, err := time.ParseDuration(s); err != nil {
+		t.notCarried(x.stmt, "--timeout "+s, "not a duration; the step keeps khook's default timeout")
+		return ""
+	}
+	return s
+}
+
+func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val string) {
+	for _, p := range strings.Split(val, ",") {
+		switch {
+		case p == "-":
+			if x.stdin == nil || !x.stdin.known {
+				t.notCarried(x.stmt, "-f -", "the values it reads on its standard input are not known at import")
+				continue
+			}
+			var m map[string]any
+			if err := yaml.Unmarshal([]byte(x.stdin.text), &m); err != nil {
+				t.notCarried(x.stmt, "-f -", "the values on its standard input are not YAML: "+err.Error())
+				continue
+			}
+			h.Values = mergeMaps(h.Values, m)
+		case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
+			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{URL: p})
+		default:
+			if !exists(t.abs(p)) && !strings.Contains(p, "${") {
+				t.info(x.stmt, "values file "+p, "not there at import ("+t.display(t.abs(p))+"); the step reads it when it runs")
+			}
+			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: t.specPath(p)})
+		}
+	}
+}
+
+// helmSet parses --set and its kin with Helm's own parser (Helm's typing:
+// lists {a,b}, indexes a[0].b, --set-string stays a string). A literal
+// under a secret-looking key becomes a secret variable.
+func (t *translator) helmSet(x *cmd, h *importer.OutHelm, fl flag) error {
+	if h.Values == nil {
+		h.Values = map[string]any{}
+	}
+	val := t.secretSets(x, fl.val)
+	switch fl.name {
+	case "set":
+		return strvals.ParseInto(val, h.Values)
+	case "set-string":
+		m := map[string]any{}
+		if err := strvals.ParseIntoString(val, m); err != nil {
+			return err
+		}
+		quoteRefs(m)
+		h.Values = mergeMaps(h.Values, m)
+		return nil
+	case "set-literal":
+		return strvals.ParseLiteralInto(val, h.Values)
+	}
+	return strvals.ParseJSON(val, h.Values)
+}
+
+// secretSets replaces literal values under secret-looking keys with secret
+// variables: `--set auth.password=hunter2` never writes hunter2.
+func (t *translator) secretSets(x *cmd, s string) string {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || v == "" || !secretKey(k) || (strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}")) {
+			continue
+		}
+		name := varName(k)
+		t.secret(v)
+		t.ref(&importer.Var{Name: name, Secret: true, From: t.loc(x.stmt), Description: "the value the script sets for " + k})
+		t.info(x.stmt, "--set "+k, "its literal value is not copied into the spec: it is the secret variable "+name+" (KHOOK_SECRET_"+name+")")
+		parts[i] = k + "=${" + name + "}"
+	}
+	return strings.Join(parts, ",")
+}
+
+// secretKey: a values key whose value is a credential (auth.password,
+// apiToken), not one that names a Secret (existingSecret) or is a plain
+// "key" (tolerations[0].key).
+func secretKey(k string) bool {
+	last := strings.ToLower(k[strings.LastIndex(k, ".")+1:])
+	if strings.Contains(last, "existing") || strings.HasSuffix(last, "ref") {
+		return false
+	}
+	for _, w := range []string{"password", "passwd", "token", "apikey", "api-key", "api_key", "privatekey", "private-key", "private_key", "credential"} {
+		if strings.Contains(last, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// varName is a khook variable name made of a key ("auth.password" → AUTH_PASSWORD).
+func varName(k string) string {
+	s := strings.ToUpper(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(k, "_"))
+	s = strings.Trim(s, "_")
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		s = "V_" + s
+	}
+	return s
+}
+
+// quoteRefs keeps a --set-string value that holds ${VAR} a string after
+// khook substitutes it (a quoted YAML scalar).
+func quoteRefs(m map[string]any) {
+	for k, v := range m {
+		switch x := v.(type) {
+		case string:
+			if strings.Contains(x, "${") {
+				m[k] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: x, Style: yaml.DoubleQuotedStyle}
+			}
+		case map[string]any:
+			quoteRefs(x)
+		}
+	}
+}
+
+// mergeMaps merges src into dst as helm merges values (maps deeply).
+func mergeMaps(dst, src map[string]any) map[string]any {
+	if dst == nil {
+		dst = map[string]any{}
+	}
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				dst[k] = mergeMaps(dm, sm)
+				continue
+			}
+		}
+		dst[k] = v
+	}
+	return dst
+}

@@ -1,0 +1,198 @@
+package shscript
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// kubectl is one kubectl (or oc) command.
+func (t *translator) kubectl(x *cmd) {
+	f := parseFlags(x.args[1:], kubectlValued)
+	if len(f.pos) == 0 {
+		t.account(x.stmt, importer.FateReadOnly, "", "kubectl without a command changes nothing")
+		return
+	}
+	if !x.ok {
+		t.account(x.stmt, importer.FateNotCarried, "", "an argument is only known when the script runs ("+x.why+"); write the step by hand")
+		return
+	}
+	if f.get("context") != "" || f.get("kubeconfig") != "" {
+		t.info(x.stmt, "--context/--kubeconfig", "khook runs against the cluster it is given")
+	}
+	if dr := f.get("dry-run"); (dr != "" && dr != "none") || f.is("dry-run") {
+		t.account(x.stmt, importer.FateReadOnly, "", "--dry-run changes nothing in the cluster")
+		return
+	}
+	switch sub := f.pos[0]; sub {
+	case "apply", "replace":
+		t.kApply(x, f)
+	case "create":
+		if len(f.pos) == 1 {
+			t.info(x.stmt, "kubectl create -f", "kubectl create fails when an object exists; khook's apply step creates or updates it")
+			t.kApply(x, f)
+			return
+		}
+		t.kCreate(x, f)
+	case "delete":
+		t.kDelete(x, f)
+	case "wait":
+		t.kWait(x, f)
+	case "rollout":
+		t.kRollout(x, f)
+	case "patch":
+		t.kPatch(x, f)
+	case "label", "annotate":
+		t.kLabel(x, f, sub)
+	case "scale":
+		t.kScale(x, f)
+	case "get", "describe", "logs", "top", "version", "cluster-info", "api-resources", "api-versions", "explain",
+		"auth", "diff", "events", "kustomize", "completion", "help", "plugin", "options":
+		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
+	case "config":
+		t.account(x.stmt, importer.FateReadOnly, "", "it changes only the local kubeconfig; khook runs against the cluster it is given (--kubeconfig, --context)")
+	default:
+		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for kubectl "+sub+"; "+kubectlAdvice(sub))
+	}
+}
+
+func kubectlAdvice(sub string) string {
+	switch sub {
+	case "exec", "cp", "run", "debug", "attach":
+		return "run it as a job: step (a container that does the work) or by hand"
+	case "port-forward", "proxy":
+		return "it only opens a local connection; nothing to carry for the cluster"
+	case "taint", "cordon", "uncordon", "drain":
+		return "node operations belong to the cluster's provisioning; a patch: step can set a node's taints"
+	}
+	return "write the object it makes as a manifest in an apply: step"
+}
+
+// kApply is apply/create/replace -f|-k.
+func (t *translator) kApply(x *cmd, f flags) {
+	var srcs []importer.OutSource
+	for _, fl := range f.list {
+		switch fl.name {
+		case "f", "filename":
+			for _, p := range strings.Split(fl.val, ",") {
+				s, ok := t.manifestSource(x, p, f.is("R", "recursive"))
+				if !ok {
+					return
+				}
+				srcs = append(srcs, s...)
+			}
+		case "k", "kustomize":
+			if strings.Contains(fl.val, "://") || strings.HasPrefix(fl.val, "github.com/") {
+				t.account(x.stmt, importer.FateNotCarried, "", "a remote kustomization: khook renders local ones; vendor it and use kustomize: DIR")
+				return
+			}
+			srcs = append(srcs, importer.OutSource{Kustomize: t.specPath(fl.val)})
+		case "prune":
+			t.notCarried(x.stmt, "--prune", "khook prunes what leaves the spec (docs/pruning.md), not by label selector")
+		case "force-conflicts":
+			t.info(x.stmt, "--force-conflicts", "khook's server-side apply takes the fields of the objects it applies")
+		}
+	}
+	if len(srcs) == 0 {
+		t.account(x.stmt, importer.FateNotCarried, "", "no -f or -k: nothing khook can apply")
+		return
+	}
+	a := &importer.OutApply{Manifests: srcs, Namespace: f.get("n", "namespace"), ServerSide: f.is("server-side")}
+	t.addStep(x.stmt, "apply-"+sourceName(srcs[0]), "", &importer.OutStep{Apply: a})
+}
+
+// manifestSource is one -f: a file, a directory (its files at import), a
+// URL, or - (the heredoc or pipe feeding the command).
+func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importer.OutSource, bool) {
+	switch {
+	case p == "-":
+		if x.stdin == nil || x.stdin.src == nil {
+			t.account(x.stmt, importer.FateNotCarried, "", "the manifests it reads on its standard input are not known at import")
+			return nil, false
+		}
+		return []importer.OutSource{*x.stdin.src}, true
+	case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
+		return []importer.OutSource{{URL: p}}, true
+	}
+	abs := t.abs(p)
+	st, err := os.Stat(abs)
+	if err != nil || !st.IsDir() {
+		if err != nil && !strings.Contains(p, "${") {
+			t.info(x.stmt, "manifest "+p, "not there at import ("+t.display(abs)+"); the step reads it when it runs")
+		}
+		return []importer.OutSource{{File: t.specPath(p)}}, true
+	}
+	var files []string
+	_ = filepath.WalkDir(abs, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && path != abs && !recursive {
+			return filepath.SkipDir
+		}
+		if ext := filepath.Ext(path); !d.IsDir() && (ext == ".yaml" || ext == ".yml" || ext == ".json") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.account(x.stmt, importer.FateNotCarried, "", "directory "+p+" holds no manifests at import")
+		return nil, false
+	}
+	var out []importer.OutSource
+	for _, file := range files {
+		out = append(out, importer.OutSource{File: t.specPath(file)})
+	}
+	t.info(x.stmt, "kubectl apply -f "+p, "a directory: its "+itoa(len(files))+" manifests at import are listed; a file added later is not applied until it is added to the step (or make the directory a kustomization)")
+	return out, true
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// sourceName names an apply step after what it applies.
+func sourceName(s importer.OutSource) string {
+	switch {
+	case s.File != "":
+		return strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
+	case s.Kustomize != "":
+		return filepath.Base(s.Kustomize)
+	case s.URL != "":
+		return strings.TrimSuffix(filepath.Base(s.URL), filepath.Ext(s.URL))
+	}
+	var obj struct {
+		Kind     string `yaml:"kind"`
+		Metadata struct {
+			Name string `yaml:"name"`
+		} `yaml:"metadata"`
+	}
+	if yaml.Unmarshal([]byte(firstDoc(s.Inline)), &obj) == nil && obj.Kind != "" {
+		return obj.Kind + "-" + obj.Metadata.Name
+	}
+	return "manifests"
+}
+
+func firstDoc(s string) string {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "---")
+	if i := strings.Index(s, "\n---"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// target is TYPE/NAME from `TYPE NAME` or `TYPE/NAME`.
+func target(pos []string) (string, bool) {
+	switch {
+	case len(pos) == 1 && strings.Contains(pos[0], "/"):
+		return pos[0], true
+	case len(pos) == 2 && !strings.Contains(pos[0], "/"):
+		return pos[0] + "/" + pos[1], true
+	}
+	return "", false
+}

@@ -1,0 +1,172 @@
+package shscript
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+func (t *translator) kDelete(x *cmd, f flags) {
+	ign := f.is("ignore-not-found")
+	base := &importer.OutDelete{Namespace: f.get("n", "namespace"), AllNamespaces: f.is("A", "all-namespaces"), Selector: f.get("l", "selector"), IgnoreNotFound: &ign}
+	if fs := f.get("f", "filename"); fs != "" {
+		srcs, ok := t.manifestSource(x, fs, f.is("R", "recursive"))
+		if !ok {
+			return
+		}
+		base.Manifests = srcs
+		t.addStep(x.stmt, "delete-"+sourceName(srcs[0]), "", &importer.OutStep{Delete: base})
+		return
+	}
+	targets := kindNames(f.pos[1:])
+	if len(targets) == 0 && len(f.pos) == 2 && (base.Selector != "" || f.is("all")) {
+		targets = []string{f.pos[1]}
+	}
+	if len(targets) == 0 {
+		t.account(x.stmt, importer.FateNotCarried, "", "no object named; write a delete: step by hand")
+		return
+	}
+	for _, tg := range targets {
+		d := *base
+		d.Resource = tg
+		t.addStep(x.stmt, "delete-"+tg, "", &importer.OutStep{Delete: &d})
+	}
+}
+
+// conditionNames are kubectl wait's condition types as the API writes
+// them (kubectl matches them case-insensitively).
+var conditionNames = map[string]string{"available": "Available", "ready": "Ready", "established": "Established",
+	"complete": "Complete", "progressing": "Progressing", "initialized": "Initialized", "containersready": "ContainersReady",
+	"podscheduled": "PodScheduled", "namesaccepted": "NamesAccepted", "failed": "Failed"}
+
+func (t *translator) kWait(x *cmd, f flags) {
+	forv := f.get("for")
+	if k, v, ok := strings.Cut(forv, "="); ok && k == "condition" {
+		name, val, hasVal := strings.Cut(v, "=")
+		if n, ok := conditionNames[strings.ToLower(name)]; ok {
+			name = n
+		}
+		forv = "condition=" + name
+		if hasVal {
+			forv += "=" + val
+		}
+	}
+	if forv == "" || !(strings.HasPrefix(forv, "condition=") || strings.HasPrefix(forv, "jsonpath=") || forv == "delete") {
+		t.account(x.stmt, importer.FateNotCarried, "", "--for="+forv+" has no wait: form in khook (condition=, jsonpath=, delete); add a wait: step by hand")
+		return
+	}
+	targets := kindNames(f.pos[1:])
+	if len(targets) == 0 && len(f.pos) == 2 {
+		targets = []string{f.pos[1]} // TYPE with -l, --all or -A
+	}
+	if len(targets) == 0 {
+		t.account(x.stmt, importer.FateNotCarried, "", "no object named to wait on")
+		return
+	}
+	for _, tg := range targets {
+		w := &importer.OutWait{For: forv, On: tg, Namespace: f.get("n", "namespace"), AllNamespaces: f.is("A", "all-namespaces"), Selector: f.get("l", "selector")}
+		st := &importer.OutStep{Wait: w}
+		if to := f.get("timeout"); to != "" {
+			st.Timeout = t.duration(x, to)
+		}
+		t.addStep(x.stmt, "wait-"+tg, "", st)
+	}
+}
+
+func (t *translator) kRollout(x *cmd, f flags) {
+	if len(f.pos) < 2 {
+		t.account(x.stmt, importer.FateNotCarried, "", "kubectl rollout without a command")
+		return
+	}
+	action := f.pos[1]
+	tg, ok := target(f.pos[2:])
+	switch {
+	case action == "history":
+		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
+		return
+	case (action != "status" && action != "restart") || !ok:
+		t.account(x.stmt, importer.FateNotCarried, "", "khook's rollout: step restarts a workload or waits for its rollout (one named object); do this by hand")
+		return
+	}
+	ns := f.get("n", "namespace")
+	if ns == "" {
+		ns = "default"
+	}
+	r := &importer.OutRollout{Namespace: ns}
+	if action == "status" {
+		r.Status = tg
+	} else {
+		r.Restart = tg
+	}
+	st := &importer.OutStep{Rollout: r}
+	if to := f.get("timeout"); to != "" {
+		st.Timeout = t.duration(x, to)
+	}
+	t.addStep(x.stmt, action+"-"+tg, "", st)
+}
+
+func (t *translator) kPatch(x *cmd, f flags) {
+	tg, ok := target(f.pos[1:])
+	text := f.get("p", "patch")
+	if pf := f.get("patch-file"); pf != "" {
+		data, err := os.ReadFile(t.abs(pf))
+		if err != nil {
+			t.account(x.stmt, importer.FateNotCarried, "", "its patch file "+pf+" cannot be read at import")
+			return
+		}
+		text = string(data)
+	}
+	var patch any
+	if !ok || text == "" || yaml.Unmarshal([]byte(text), &patch) != nil {
+		t.account(x.stmt, importer.FateNotCarried, "", "khook's patch: step takes one named object and a YAML or JSON patch; write it by hand")
+		return
+	}
+	p := &importer.OutPatch{Target: tg, Namespace: f.get("n", "namespace"), Type: f.get("type"), Patch: patch}
+	t.addStep(x.stmt, "patch-"+tg, "", &importer.OutStep{Patch: p})
+}
+
+// kLabel is label/annotate as a merge patch (k=v sets, k- removes).
+func (t *translator) kLabel(x *cmd, f flags, sub string) {
+	var objs, pairs []string
+	for _, p := range f.pos[1:] {
+		if strings.Contains(p, "=") || strings.HasSuffix(p, "-") {
+			pairs = append(pairs, p)
+		} else {
+			objs = append(objs, p)
+		}
+	}
+	tg, ok := target(objs)
+	if !ok || len(pairs) == 0 || f.get("l", "selector") != "" || f.is("all") {
+		t.account(x.stmt, importer.FateNotCarried, "", "khook's patch: step takes one named object; label the objects by hand or in their manifests")
+		return
+	}
+	kv := map[string]any{}
+	for _, p := range pairs {
+		if k, v, ok := strings.Cut(p, "="); ok {
+			kv[k] = v
+		} else {
+			kv[strings.TrimSuffix(p, "-")] = nil
+		}
+	}
+	field := "labels"
+	if sub == "annotate" {
+		field = "annotations"
+	}
+	p := &importer.OutPatch{Target: tg, Namespace: f.get("n", "namespace"), Type: "merge", Patch: map[string]any{"metadata": map[string]any{field: kv}}}
+	t.addStep(x.stmt, sub+"-"+tg, "", &importer.OutStep{Patch: p})
+}
+
+func (t *translator) kScale(x *cmd, f flags) {
+	tg, ok := target(f.pos[1:])
+	n, err := strconv.Atoi(f.get("replicas"))
+	if !ok || err != nil {
+		t.account(x.stmt, importer.FateNotCarried, "", "khook's patch: step takes one named object; set replicas in its manifest or values")
+		return
+	}
+	p := &importer.OutPatch{Target: tg, Namespace: f.get("n", "namespace"), Type: "merge", Patch: map[string]any{"spec": map[string]any{"replicas": n}}}
+	t.addStep(x.stmt, "scale-"+tg, "", &importer.OutStep{Patch: p})
+}

@@ -1,0 +1,195 @@
+package shscript
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// forClause unrolls `for x in a b c` over the values known at import.
+func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
+	it, ok := c.Loop.(*syntax.WordIter)
+	if !ok {
+		t.pollLoop(s, nil, c.Do)
+		return
+	}
+	var items []string
+	known := true
+	for _, w := range it.Items {
+		fs, ok, _ := t.fields(w)
+		if !ok {
+			known = false
+		}
+		items = append(items, fs...)
+	}
+	name := it.Name.Value
+	if !known {
+		before := len(t.m.Steps)
+		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Required: true, From: t.loc(s), Description: "a loop's variable the script computes at " + t.loc(s).String()}}
+		t.branch(c.Do, "")
+		if len(t.m.Steps) > before {
+			t.notCarried(s, t.text(s), "its list is only known when the script runs; its body is carried once")
+		}
+		return
+	}
+	for _, v := range items {
+		t.vars[name] = &shVar{val: v}
+		t.branch(c.Do, "")
+	}
+}
+
+// whileClause: `until kubectl get crd x; do sleep 5; done` is the wait it
+// stands for.
+func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
+	if len(c.Cond) != 1 {
+		t.pollLoop(s, nil, c.Do)
+		return
+	}
+	cond := c.Cond[0]
+	waitsFor := c.Until != cond.Negated // until X / while ! X: waits for X to succeed
+	t.pollLoop(s, map[bool]*syntax.Stmt{waitsFor: cond}[true], c.Do)
+	if !waitsFor {
+		if c, ok := cond.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 && isTool(lit(c.Args[0])) {
+			// Looping while the command succeeds waits for it to fail (a deletion): no step says that.
+			t.account(cond, importer.FateNotCarried, "", "a loop until the command fails khook cannot wait for; add a wait: step")
+			return
+		}
+		t.pollCompare(s, cond)
+	}
+}
+
+// isTool is a command the import accounts for.
+func isTool(name string) bool { return name == "helm" || name == "kubectl" || name == "oc" }
+
+// pollLoop carries a loop that waits until cond succeeds (nil: not a
+// poll the import understands).
+func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.Stmt) {
+	if cond != nil {
+		if c, ok := cond.Cmd.(*syntax.CallExpr); ok {
+			x := t.newCmd(cond, c)
+			if len(x.args) > 1 && (x.args[0] == "kubectl" || x.args[0] == "oc") && (x.args[1] == "wait" || x.args[1] == "get") {
+				if x.args[1] == "wait" {
+					t.kubectl(x)
+				} else {
+					t.pollGet(x)
+				}
+				t.pollBody(body)
+				return
+			}
+			if len(x.args) > 1 && isTool(x.args[0]) {
+				// `while ! helm upgrade …; do sleep; done` retries the command
+				// until it succeeds: it is the step, and khook retries a failed step itself.
+				t.call(cond, c, nil)
+				t.info(s, t.text(cond.Cmd), "a retry loop around the command: carried once; khook retries a failed step itself (defaults.retries)")
+				t.pollBody(body)
+				return
+			}
+		}
+	}
+	if cond == nil {
+		before := len(t.m.Steps)
+		t.branch(body, "")
+		if len(t.m.Steps) > before {
+			t.notCarried(s, t.text(s), "a loop khook cannot unroll at import; its body is carried once")
+		}
+	}
+}
+
+func (t *translator) pollBody(body []*syntax.Stmt) {
+	t.poll = true
+	t.branch(body, "")
+	t.poll = false
+}
+
+// pollGet is a loop until `kubectl get TYPE [NAME]` succeeds.
+func (t *translator) pollGet(x *cmd) {
+	f := parseFlags(x.args[1:], kubectlValued)
+	if len(f.pos) < 1 || f.pos[0] != "get" {
+		t.account(x.stmt, importer.FateNotCarried, "", "a poll loop on a command khook cannot wait for; add a wait: step")
+		return
+	}
+	targets := kindNames(f.pos[1:])
+	if len(targets) == 0 {
+		t.account(x.stmt, importer.FateReadOnly, "", "a poll until the API serves "+strings.Join(f.pos[1:], " ")+": khook maps the kinds of CRDs the run applied once they are Established, so the next step waits for it itself")
+		return
+	}
+	for _, tg := range targets {
+		w := &importer.OutWait{On: tg, Namespace: f.get("n", "namespace")}
+		w.For = "jsonpath={.metadata.name}"
+		if isCRD(tg) {
+			w.For, w.Namespace = "condition=Established", ""
+		}
+		t.addStep(x.stmt, "wait-"+tg, "", &importer.OutStep{Wait: w})
+	}
+}
+
+// pollCompare is `while [ "$(kubectl get X -o jsonpath='{P}')" != "V" ]`.
+func (t *translator) pollCompare(s *syntax.Stmt, cond *syntax.Stmt) {
+	var words []*syntax.Word
+	switch c := cond.Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(c.Args) == 5 && lit(c.Args[0]) == "[" {
+			words = c.Args[1:4]
+		}
+	case *syntax.TestClause:
+		if b, ok := c.X.(*syntax.BinaryTest); ok && b.Op == syntax.TsNoMatch {
+			l, _ := b.X.(*syntax.Word)
+			r, _ := b.Y.(*syntax.Word)
+			if l != nil && r != nil {
+				words = []*syntax.Word{l, {Parts: []syntax.WordPart{&syntax.Lit{Value: "!="}}}, r}
+			}
+		}
+	}
+	if len(words) != 3 || lit(words[1]) != "!=" || len(words[0].Parts) != 1 {
+		if len(words) == 0 {
+			t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
+		}
+		return
+	}
+	dq, _ := words[0].Parts[0].(*syntax.DblQuoted)
+	if dq == nil || len(dq.Parts) != 1 {
+		return
+	}
+	cs, _ := dq.Parts[0].(*syntax.CmdSubst)
+	want, ok, _ := t.eval(words[2])
+	if cs == nil || len(cs.Stmts) != 1 || !ok {
+		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
+		return
+	}
+	c, _ := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if c == nil {
+		return
+	}
+	x := t.newCmd(cs.Stmts[0], c)
+	f := parseFlags(x.args[1:], kubectlValued)
+	out := f.get("o", "output")
+	targets := kindNames(f.pos[1:])
+	if len(f.pos) == 0 || f.pos[0] != "get" || !strings.HasPrefix(out, "jsonpath=") || len(targets) != 1 {
+		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
+		return
+	}
+	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), For: out + "=" + want}
+	t.addStep(cond, "wait-"+targets[0], "", &importer.OutStep{Wait: w})
+}
+
+func isCRD(target string) bool {
+	k := strings.ToLower(target[:strings.Index(target+"/", "/")])
+	return k == "crd" || k == "crds" || strings.HasPrefix(k, "customresourcedefinition")
+}
+
+// kindNames is `TYPE NAME…` or `TYPE/NAME…` as TYPE/NAME targets.
+func kindNames(pos []string) []string {
+	if len(pos) == 0 {
+		return nil
+	}
+	var out []string
+	if strings.Contains(pos[0], "/") {
+		return append(out, pos...)
+	}
+	for _, n := range pos[1:] {
+		out = append(out, pos[0]+"/"+n)
+	}
+	return out
+}

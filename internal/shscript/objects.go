@@ -1,0 +1,265 @@
+package shscript
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// kCreate is `kubectl create namespace|serviceaccount|secret|configmap|
+// clusterrolebinding|rolebinding NAME …`: an apply step with the object.
+func (t *translator) kCreate(x *cmd, f flags) {
+	obj, ok := t.createObject(x, f)
+	if !ok {
+		return
+	}
+	text, err := renderObject(obj)
+	if err != nil {
+		t.account(x.stmt, importer.FateNotCarried, "", "the object cannot be written: "+err.Error())
+		return
+	}
+	meta := obj["metadata"].(map[string]any)
+	kind := obj["kind"].(string)
+	name := strings.ToLower(kind) + "-" + meta["name"].(string)
+	key := "object/" + kind + "/" + str(meta["namespace"]) + "/" + meta["name"].(string)
+	t.addStep(x.stmt, name, key, &importer.OutStep{Apply: &importer.OutApply{Manifests: []importer.OutSource{{Inline: text}}}})
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// createObject builds the object kubectl create would; ok false when it
+// cannot (accounted for).
+func (t *translator) createObject(x *cmd, f flags) (map[string]any, bool) {
+	kind, pos := f.pos[1], f.pos[2:]
+	if kind == "secret" && len(pos) > 0 {
+		kind, pos = "secret "+pos[0], pos[1:]
+	}
+	if len(pos) != 1 {
+		t.account(x.stmt, importer.FateNotCarried, "", "kubectl create "+kind+" without one name; write the object as a manifest")
+		return nil, false
+	}
+	name, ns := pos[0], f.get("n", "namespace")
+	meta := map[string]any{"name": name}
+	obj := map[string]any{"metadata": meta}
+	set := func(apiVersion, k string, namespaced bool) {
+		obj["apiVersion"], obj["kind"] = apiVersion, k
+		if namespaced && ns != "" {
+			meta["namespace"] = ns
+		}
+	}
+	switch kind {
+	case "namespace", "ns":
+		set("v1", "Namespace", false)
+	case "serviceaccount", "sa":
+		set("v1", "ServiceAccount", true)
+	case "secret generic":
+		set("v1", "Secret", true)
+		data, ok := t.secretData(x, f, name)
+		if !ok {
+			return nil, false
+		}
+		obj["type"], obj["stringData"] = "Opaque", data
+	case "configmap", "cm":
+		set("v1", "ConfigMap", true)
+		data, ok := t.configData(x, f)
+		if !ok {
+			return nil, false
+		}
+		obj["data"] = data
+	case "clusterrolebinding", "rolebinding":
+		k := "ClusterRoleBinding"
+		if kind == "rolebinding" {
+			k = "RoleBinding"
+		}
+		set("rbac.authorization.k8s.io/v1", k, kind == "rolebinding")
+		if !t.binding(x, f, obj) {
+			return nil, false
+		}
+	default:
+		t.account(x.stmt, importer.FateNotCarried, "", "kubectl create "+kind+": write the object as a manifest (kubectl create "+kind+" … --dry-run=client -o yaml) and apply it")
+		return nil, false
+	}
+	return obj, true
+}
+
+// secretData is a Secret's stringData: every literal becomes a secret
+// variable, never its value; files are not read into the spec.
+func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, bool) {
+	data := map[string]any{}
+	for _, fl := range f.list {
+		switch fl.name {
+		case "from-literal":
+			k, v, _ := strings.Cut(fl.val, "=")
+			if strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "${") == 1 {
+				if dv := t.m.Var(v[2 : len(v)-1]); dv != nil && dv.Secret {
+					data[k] = quoted(v)
+					continue
+				}
+			}
+			t.secret(v)
+			vn := varName(name + "_" + k)
+			t.ref(&importer.Var{Name: vn, Secret: true, From: t.loc(x.stmt), Description: "key " + k + " of Secret " + name})
+			data[k] = quoted("${" + vn + "}")
+		case "from-file", "from-env-file":
+			t.account(x.stmt, importer.FateNotCarried, "", "Secret "+name+" from a file: khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
+			return nil, false
+		case "type":
+			t.account(x.stmt, importer.FateNotCarried, "", "a Secret of a set type: write it as a manifest with secret variables")
+			return nil, false
+		}
+	}
+	return data, true
+}
+
+func quoted(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}
+}
+
+func (t *translator) configData(x *cmd, f flags) (map[string]any, bool) {
+	data := map[string]any{}
+	for _, fl := range f.list {
+		switch fl.name {
+		case "from-literal":
+			k, v, _ := strings.Cut(fl.val, "=")
+			data[k] = quoted(v)
+		case "from-file", "from-env-file":
+			k, p, ok := strings.Cut(fl.val, "=")
+			if !ok {
+				k, p = filepath.Base(fl.val), fl.val
+			}
+			b, err := os.ReadFile(t.abs(p))
+			if err != nil {
+				t.account(x.stmt, importer.FateNotCarried, "", "its file "+p+" cannot be read at import")
+				return nil, false
+			}
+			if fl.name == "from-file" {
+				data[k] = string(b)
+				continue
+			}
+			sc := bufio.NewScanner(bytes.NewReader(b))
+			for sc.Scan() {
+				line := strings.TrimSpace(sc.Text())
+				if ek, ev, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+					data[ek] = quoted(ev)
+				}
+			}
+		}
+	}
+	if len(data) > 0 {
+		t.info(x.stmt, "ConfigMap data", "the literals and files it names are written into the spec as they are at import")
+	}
+	return data, true
+}
+
+func (t *translator) binding(x *cmd, f flags, obj map[string]any) bool {
+	role, roleKind := f.get("clusterrole"), "ClusterRole"
+	if r := f.get("role"); r != "" {
+		role, roleKind = r, "Role"
+	}
+	if role == "" {
+		t.account(x.stmt, importer.FateNotCarried, "", "a binding without --clusterrole or --role")
+		return false
+	}
+	obj["roleRef"] = map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": roleKind, "name": role}
+	var subjects []any
+	for _, fl := range f.list {
+		switch fl.name {
+		case "serviceaccount":
+			ns, n, _ := strings.Cut(fl.val, ":")
+			subjects = append(subjects, map[string]any{"kind": "ServiceAccount", "name": n, "namespace": ns})
+		case "user", "group":
+			k := "User"
+			if fl.name == "group" {
+				k = "Group"
+			}
+			subjects = append(subjects, map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": k, "name": fl.val})
+		}
+	}
+	obj["subjects"] = subjects
+	return true
+}
+
+// renderObject writes an object as YAML in kubectl's key order.
+func renderObject(obj map[string]any) (string, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	for _, k := range []string{"apiVersion", "kind", "metadata", "type", "roleRef", "subjects", "data", "stringData"} {
+		if v, ok := obj[k]; ok {
+			var vn yaml.Node
+			if err := vn.Encode(v); err != nil {
+				return "", err
+			}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &vn)
+		}
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(n); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// pipe is `producer | kubectl apply -f -` (and output filters after a
+// command: `kubectl apply … | grep -v Warning`).
+func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
+	var stages []*syntax.Stmt
+	var flatten func(st *syntax.Stmt)
+	flatten = func(st *syntax.Stmt) {
+		if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+			flatten(b.X)
+			flatten(b.Y)
+			return
+		}
+		stages = append(stages, st)
+	}
+	flatten(s)
+	for i, st := range stages {
+		if i > 0 && t.readsStdin(st) {
+			in, ok := t.produce(stages[:i])
+			if !ok {
+				return
+			}
+			if in == nil { // helm template: carried as a helm step
+				return
+			}
+			call, _ := st.Cmd.(*syntax.CallExpr)
+			t.call(st, call, in)
+			return
+		}
+	}
+	t.stmt(stages[0])
+	if c, ok := stages[0].Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 && (lit(c.Args[0]) == "curl" || lit(c.Args[0]) == "wget") {
+		if last, ok := stages[len(stages)-1].Cmd.(*syntax.CallExpr); ok && len(last.Args) > 0 && (lit(last.Args[0]) == "sh" || lit(last.Args[0]) == "bash") {
+			t.notCarried(s, t.text(s), "a downloaded script khook cannot read; run it before khook or in a job: step")
+		}
+	}
+}
+
+// readsStdin: kubectl apply|create|replace|delete -f -.
+func (t *translator) readsStdin(st *syntax.Stmt) bool {
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 3 {
+		return false
+	}
+	tool := lit(c.Args[0])
+	if tool != "kubectl" && tool != "oc" {
+		return false
+	}
+	for i, w := range c.Args {
+		if (lit(w) == "-f" || lit(w) == "--filename") && i+1 < len(c.Args) && lit(c.Args[i+1]) == "-" {
+			return true
+		}
+		if lit(w) == "-f=-" || lit(w) == "--filename=-" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,108 @@
+package shscript
+
+import (
+	"regexp"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// produce is what the stages before `kubectl apply -f -` feed it: nil
+// with ok when they were carried on their own (helm template).
+func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
+	first := stages[0]
+	c, ok := first.Cmd.(*syntax.CallExpr)
+	if !ok || len(stages) > 1 {
+		t.notCarriedPipe(first, stages)
+		return nil, false
+	}
+	x := t.newCmd(first, c)
+	if len(x.args) == 0 || !x.ok {
+		t.notCarriedPipe(first, stages)
+		return nil, false
+	}
+	switch x.args[0] {
+	case "cat", "echo", "printf":
+		if x.stdin != nil && x.args[0] == "cat" && len(x.args) == 1 {
+			return x.stdin, true // cat <<EOF
+		}
+		if x.args[0] == "cat" && len(x.args) == 2 {
+			return &input{src: &importer.OutSource{File: t.specPath(x.args[1])}}, true
+		}
+		if x.args[0] == "echo" && len(x.args) == 2 {
+			return &input{src: &importer.OutSource{Inline: x.args[1] + "\n"}, text: x.args[1], known: true}, true
+		}
+	case "kustomize":
+		if len(x.args) == 3 && x.args[1] == "build" {
+			return &input{src: &importer.OutSource{Kustomize: t.specPath(x.args[2])}}, true
+		}
+	case "envsubst":
+		return t.envsubst(x, stages)
+	case "kubectl", "oc":
+		f := parseFlags(x.args[1:], kubectlValued)
+		switch {
+		case len(f.pos) == 2 && f.pos[0] == "kustomize":
+			if !regexp.MustCompile(`^[a-z]+://|^github\.com/`).MatchString(f.pos[1]) {
+				return &input{src: &importer.OutSource{Kustomize: t.specPath(f.pos[1])}}, true
+			}
+		case len(f.pos) >= 2 && f.pos[0] == "create":
+			return t.createProduce(x, f)
+		}
+	case "helm":
+		f := parseFlags(x.args[1:], helmValued)
+		if len(f.pos) > 0 && f.pos[0] == "template" {
+			t.helmInstall(x, f, "template")
+			return nil, true
+		}
+	case "curl", "wget":
+		for _, a := range x.args[1:] {
+			if regexp.MustCompile(`^https?://`).MatchString(a) {
+				return &input{src: &importer.OutSource{URL: a}}, true
+			}
+		}
+	}
+	t.notCarriedPipe(first, stages)
+	return nil, false
+}
+
+func (t *translator) notCarriedPipe(first *syntax.Stmt, stages []*syntax.Stmt) {
+	t.account(first, importer.FateNotCarried, "", "manifests made by a command khook cannot run; commit them and apply the file")
+}
+
+// createProduce is `kubectl create … --dry-run=client -o yaml`.
+func (t *translator) createProduce(x *cmd, f flags) (*input, bool) {
+	obj, ok := t.createObject(x, f)
+	if !ok {
+		return nil, false
+	}
+	text, err := renderObject(obj)
+	if err != nil {
+		return nil, false
+	}
+	t.account(x.stmt, importer.FateFolded, "", "the object it prints is the manifest of the apply it is piped into")
+	return &input{src: &importer.OutSource{Inline: text}, text: text, known: true}, true
+}
+
+// envsubst < file: the file's $VAR and ${VAR} become khook's ${VAR}
+// (declared variables), inline.
+func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
+	if x.stdin == nil || !x.stdin.known {
+		t.notCarriedPipe(x.stmt, stages)
+		return nil, false
+	}
+	re := regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+	text := re.ReplaceAllStringFunc(x.stdin.text, func(m string) string {
+		sub := re.FindStringSubmatch(m)
+		name := sub[1] + sub[2]
+		if v, ok := t.vars[name]; ok && v.decl == nil {
+			return v.val
+		}
+		if v, ok := t.vars[name]; ok && v.decl != nil {
+			return t.ref(v.decl)
+		}
+		return t.ref(&importer.Var{Name: name, Required: !secretLooking(name), Secret: secretLooking(name), From: t.loc(x.stmt), Description: "envsubst reads it from the environment"})
+	})
+	t.info(x.stmt, "envsubst", "its variables are khook variables (${NAME}); the manifest is written inline")
+	return &input{src: &importer.OutSource{Inline: text}, text: text, known: true}, true
+}

@@ -1,0 +1,282 @@
+package shscript
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// translator walks a script as bash would run it.
+type translator struct {
+	m               *importer.Model
+	runDir, specDir string
+	cwd             string
+	dirStack        []string
+	file            string // the file being walked, as shown (relative to runDir)
+	scriptPath      string // its absolute path ($0, BASH_SOURCE)
+	src             []byte
+	vars            map[string]*shVar
+	funcs           map[string]*function
+	repos           map[string]string // helm repo name → URL
+	when            []string          // conditions of the branches being walked (CEL)
+	args            []string          // positional parameters of the function being walked
+	inFunc          bool
+	depth           int
+	cond            int  // > 0 inside a branch or loop: exit/return do not end the walk
+	stopped         bool // exit at the top level, return in a function
+	poll            bool // inside a poll loop: its sleep is the loop's
+	keys            map[string]string
+	names           map[string]bool
+	depUpdate       map[string]bool // chart dirs `helm dependency update` ran in
+	prev            *importer.OutStep
+	inputErr        error
+	sourcing        []string
+	fromFileSecrets bool
+	secrets         []string // literal secret values seen: never in a note's text
+}
+
+type function struct {
+	decl *syntax.FuncDecl
+	file string
+	path string
+	src  []byte
+}
+
+func (t *translator) runFile(f *syntax.File, src []byte, abs string) {
+	saveFile, savePath, saveSrc := t.file, t.scriptPath, t.src
+	t.file, t.scriptPath, t.src = t.display(abs), abs, src
+	t.stmts(f.Stmts)
+	t.file, t.scriptPath, t.src = saveFile, savePath, saveSrc
+}
+
+func (t *translator) stmts(list []*syntax.Stmt) {
+	for _, s := range list {
+		if t.stopped || t.inputErr != nil {
+			return
+		}
+		t.stmt(s)
+	}
+}
+
+func (t *translator) stmt(s *syntax.Stmt) {
+	switch c := s.Cmd.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		t.call(s, c, nil)
+	case *syntax.BinaryCmd:
+		t.binary(s, c)
+	case *syntax.IfClause:
+		t.ifClause(c)
+	case *syntax.WhileClause:
+		t.whileClause(s, c)
+	case *syntax.ForClause:
+		t.forClause(s, c)
+	case *syntax.CaseClause:
+		t.caseClause(c)
+	case *syntax.Block:
+		t.stmts(c.Stmts)
+	case *syntax.Subshell:
+		cwd := t.cwd
+		t.stmts(c.Stmts)
+		t.cwd = cwd
+	case *syntax.FuncDecl:
+		t.funcs[c.Name.Value] = &function{decl: c, file: t.file, path: t.scriptPath, src: t.src}
+	case *syntax.DeclClause:
+		t.declClause(c)
+	case *syntax.TimeClause:
+		if c.Stmt != nil {
+			t.stmt(c.Stmt)
+		}
+	case *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause:
+	default:
+		t.notCarried(s, t.text(s), "khook runs no shell commands; do it in a job: step or by hand")
+	}
+}
+
+// secret remembers a literal secret value, so no note quotes it.
+func (t *translator) secret(v string) {
+	if len(v) >= 3 && !strings.Contains(v, "${") {
+		t.secrets = append(t.secrets, v)
+	}
+}
+
+// line is a node's line in the file being walked.
+func (t *translator) line(n syntax.Node) int { return int(n.Pos().Line()) }
+
+func (t *translator) loc(n syntax.Node) importer.Loc {
+	return importer.Loc{File: t.file, Line: t.line(n)}
+}
+
+// text is a node's source on one line, shortened.
+func (t *translator) text(n syntax.Node) string {
+	a, b := int(n.Pos().Offset()), int(n.End().Offset())
+	if a < 0 || b > len(t.src) || a >= b {
+		return ""
+	}
+	s := strings.ReplaceAll(string(t.src[a:b]), "\\\n", " ")
+	if i := strings.Index(s, "\n"); i >= 0 {
+		s = s[:i] + " …"
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	for _, v := range t.secrets {
+		s = strings.ReplaceAll(s, v, "<secret>")
+	}
+	if len(s) > 120 {
+		s = s[:117] + "…"
+	}
+	return s
+}
+
+func (t *translator) notCarried(n syntax.Node, what, why string) {
+	t.m.NotCarried = append(t.m.NotCarried, importer.Note{Loc: t.loc(n), What: what, Why: why})
+}
+
+func (t *translator) info(n syntax.Node, what, why string) {
+	t.m.Info = append(t.m.Info, importer.Note{Loc: t.loc(n), What: what, Why: why})
+}
+
+// account records the fate of a helm or kubectl command.
+func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string) {
+	t.m.Commands = append(t.m.Commands, importer.Command{Loc: t.loc(n), Text: t.text(n), Fate: fate, Step: step, Why: why})
+	if fate == importer.FateNotCarried {
+		t.notCarried(n, t.text(n), why)
+	}
+}
+
+// addStep appends a step for the command at n: named after base (unique),
+// under the conditions being walked, after the step before it. key names
+// what the step makes (a release, an object): a second step for the same
+// key is folded into the first (both branches of an existence check).
+func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutStep) *importer.OutStep {
+	if key != "" {
+		if name, ok := t.keys[key]; ok {
+			t.account(n, importer.FateFolded, name, "it makes what step "+name+" already makes (the other branch of an existence check)")
+			return nil
+		}
+	}
+	name := dnsName(base)
+	if name == "" {
+		name = "step"
+	}
+	for i := 2; t.names[name]; i++ {
+		name = fmt.Sprintf("%s-%d", dnsName(base), i)
+	}
+	t.names[name] = true
+	st.Name = name
+	if len(t.when) > 0 {
+		st.When = strings.Join(t.when, " && ")
+	}
+	if t.prev != nil {
+		st.Needs = []string{t.prev.Name}
+	}
+	t.prev = st
+	if key != "" {
+		t.keys[key] = name
+	}
+	t.m.Steps = append(t.m.Steps, &importer.Step{From: t.loc(n), Out: st})
+	t.account(n, importer.FateStep, name, "")
+	return st
+}
+
+// binary is `a && b`, `a || b` and pipes.
+func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
+	switch c.Op {
+	case syntax.Pipe, syntax.PipeAll:
+		t.pipe(s, c)
+	case syntax.AndStmt:
+		t.stmt(c.X)
+		t.cond++
+		t.stmt(c.Y)
+		t.cond--
+	case syntax.OrStmt:
+		switch {
+		case t.isCheck(c.X):
+			// `kubectl get ns x || kubectl create ns x`: the step is idempotent.
+			t.checkOnly(c.X, "an existence check: the command after || becomes an idempotent step")
+			t.stmt(c.Y)
+		case t.isHousekeeping(c.Y):
+			// `kubectl create ns x || true`
+			t.stmt(c.X)
+		default:
+			t.stmt(c.X)
+			before := len(t.m.Steps)
+			t.cond++
+			t.stmt(c.Y)
+			t.cond--
+			if len(t.m.Steps) > before {
+				t.info(c.Y, t.text(c.Y), "the script runs it only when "+t.text(c.X)+" fails; khook runs it after it")
+			}
+		}
+	}
+}
+
+// isHousekeeping: a statement that only prints, exits or succeeds.
+func (t *translator) isHousekeeping(s *syntax.Stmt) bool {
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		return len(c.Args) > 0 && housekeeping[lit(c.Args[0])]
+	case *syntax.Block:
+		for _, x := range c.Stmts {
+			if !t.isHousekeeping(x) {
+				return false
+			}
+		}
+		return true
+	case *syntax.BinaryCmd:
+		return t.isHousekeeping(c.X) && t.isHousekeeping(c.Y)
+	}
+	return false
+}
+
+// housekeeping commands change nothing khook would do: output, shell state.
+var housekeeping = map[string]bool{
+	"echo": true, "printf": true, "true": true, "false": true, ":": true, "exit": true, "return": true,
+	"set": true, "shopt": true, "trap": true, "shift": true, "unset": true, "date": true, "wait": true,
+	"command": true, "which": true, "type": true, "hash": true, "clear": true, "tput": true, "read": true,
+	"break": true, "continue": true, "log": true, "info": true, "warn": true, "die": true, "umask": true,
+}
+
+// lit is a word's literal text, "" when it has expansions.
+func lit(w *syntax.Word) string {
+	if w == nil {
+		return ""
+	}
+	return w.Lit()
+}
+
+// display is a path as the user sees it: relative to where the script runs.
+func (t *translator) display(abs string) string {
+	if rel, err := filepath.Rel(t.runDir, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(abs)
+}
+
+// abs resolves a path of the script against the directory it is in now.
+func (t *translator) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(t.cwd, p)
+}
+
+// specPath is a path of the script as the spec writes it: relative to the
+// spec's directory, starting with ./ or ../ (a local chart's form).
+func (t *translator) specPath(p string) string {
+	if strings.Contains(p, "${") {
+		return p
+	}
+	rel, err := filepath.Rel(t.specDir, t.abs(p))
+	if err != nil {
+		return filepath.ToSlash(t.abs(p))
+	}
+	rel = filepath.ToSlash(rel)
+	if !strings.HasPrefix(rel, ".") {
+		rel = "./" + rel
+	}
+	return rel
+}

@@ -1,0 +1,369 @@
+package shscript
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// shVar is a shell variable: its value as text in which khook variables
+// are ${NAME} references, or a khook variable of its own (decl) declared
+// the first time the script uses it.
+type shVar struct {
+	val   string
+	list  []string // an array's elements
+	array bool
+	decl  *importer.Var
+}
+
+// secretWords are the parts of a variable or key name that make its value
+// a secret (TOKEN, DB_PASSWORD, api-key, ...).
+var secretWords = map[string]bool{"TOKEN": true, "PASSWORD": true, "PASSWD": true, "PASS": true, "SECRET": true,
+	"KEY": true, "APIKEY": true, "CREDENTIALS": true, "CREDS": true, "PRIVATE": true, "PAT": true}
+
+func secretLooking(name string) bool {
+	up := strings.ToUpper(name)
+	for _, part := range strings.FieldsFunc(up, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
+		if secretWords[part] {
+			return true
+		}
+	}
+	return false
+}
+
+// ref declares v (once) and is its ${NAME} reference.
+func (t *translator) ref(v *importer.Var) string {
+	if t.m.Var(v.Name) == nil {
+		t.m.Vars = append(t.m.Vars, v)
+	}
+	return "${" + v.Name + "}"
+}
+
+// eval is a word's value; ok is false when part of it cannot be known at
+// import (a command's output, arithmetic): why says which.
+func (t *translator) eval(w *syntax.Word) (val string, ok bool, why string) {
+	if w == nil {
+		return "", true, ""
+	}
+	var b strings.Builder
+	ok = true
+	for _, p := range w.Parts {
+		s, pok, pwhy := t.part(p, w)
+		if !pok && ok {
+			ok, why = false, pwhy
+		}
+		b.WriteString(s)
+	}
+	return b.String(), ok, why
+}
+
+// fields is a command's argument after word splitting: an unquoted $VAR
+// or ${ARR[@]} can be several arguments.
+func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
+	if len(w.Parts) == 1 {
+		pe, quoted := paramOf(w.Parts[0])
+		if pe != nil && pe.Param != nil && pe.Exp == nil {
+			if (pe.Param.Value == "@" || pe.Param.Value == "*") && t.inFunc {
+				return append([]string(nil), t.args...), true, ""
+			}
+			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil {
+				return append([]string(nil), v.list...), true, ""
+			}
+			if !quoted {
+				s, ok, why := t.eval(w)
+				if strings.Contains(s, "${") {
+					return []string{s}, ok, why
+				}
+				return strings.Fields(s), ok, why
+			}
+		}
+	}
+	s, ok, why := t.eval(w)
+	return []string{s}, ok, why
+}
+
+func paramOf(p syntax.WordPart) (*syntax.ParamExp, bool) {
+	switch x := p.(type) {
+	case *syntax.ParamExp:
+		return x, false
+	case *syntax.DblQuoted:
+		if len(x.Parts) == 1 {
+			pe, _ := x.Parts[0].(*syntax.ParamExp)
+			return pe, true
+		}
+	}
+	return nil, false
+}
+
+func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, string) {
+	switch x := p.(type) {
+	case *syntax.Lit:
+		return x.Value, true, ""
+	case *syntax.SglQuoted:
+		return x.Value, true, ""
+	case *syntax.DblQuoted:
+		var b strings.Builder
+		ok, why := true, ""
+		for _, q := range x.Parts {
+			s, qok, qwhy := t.part(q, w)
+			if !qok && ok {
+				ok, why = false, qwhy
+			}
+			b.WriteString(s)
+		}
+		return b.String(), ok, why
+	case *syntax.ParamExp:
+		return t.param(x)
+	case *syntax.CmdSubst:
+		return t.cmdSubst(x)
+	}
+	return "", false, "an expansion khook cannot evaluate at import"
+}
+
+// param is $NAME, ${NAME:-default} and their kin.
+func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
+	if pe.Param == nil || pe.Excl || pe.Length || pe.Slice != nil || pe.Repl != nil {
+		return "", false, "an expansion khook cannot evaluate at import"
+	}
+	name := pe.Param.Value
+	switch name {
+	case "0":
+		return t.scriptPath, true, ""
+	case "BASH_SOURCE":
+		return t.scriptPath, true, ""
+	case "PWD":
+		return t.cwd, true, ""
+	case "@", "*":
+		if t.inFunc {
+			return strings.Join(t.args, " "), true, ""
+		}
+		return "", false, "$" + name + " is only known when the script runs"
+	case "#", "?", "$", "!", "-", "RANDOM", "SECONDS", "LINENO":
+		return "", false, "$" + name + " is only known when the script runs"
+	}
+	if n, err := strconv.Atoi(name); err == nil {
+		if t.inFunc {
+			if n-1 < len(t.args) {
+				return t.withExp(pe, t.args[n-1], true)
+			}
+			return t.withExp(pe, "", false)
+		}
+		name = "ARG" + name
+	}
+	if v, ok := t.vars[name]; ok {
+		if v.decl != nil {
+			return t.ref(v.decl), true, ""
+		}
+		if v.array && len(v.list) > 0 && v.val == "" {
+			return v.list[0], true, ""
+		}
+		return t.withExp(pe, v.val, true)
+	}
+	return t.input(pe, name)
+}
+
+// withExp applies ${X:-d} to a value the script set (set: X was assigned).
+func (t *translator) withExp(pe *syntax.ParamExp, val string, set bool) (string, bool, string) {
+	if pe.Exp == nil {
+		return val, true, ""
+	}
+	switch pe.Exp.Op {
+	case syntax.DefaultUnset, syntax.AssignUnset:
+		if set {
+			return val, true, ""
+		}
+		return t.eval(pe.Exp.Word)
+	case syntax.DefaultUnsetOrNull, syntax.AssignUnsetOrNull:
+		if set && val != "" {
+			return val, true, ""
+		}
+		return t.eval(pe.Exp.Word)
+	case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		return val, true, ""
+	}
+	return "", false, "an expansion khook cannot evaluate at import"
+}
+
+// input is a variable the script reads but never sets: the environment
+// gives it, so it becomes a declared khook variable, with the script's
+// default when it has one; a secret-looking one is a secret.
+func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, string) {
+	v := &importer.Var{Name: name, From: t.loc(pe), Secret: secretLooking(name)}
+	if pe.Exp != nil {
+		switch pe.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			d, ok, why := t.eval(pe.Exp.Word)
+			if !ok {
+				return "", false, why
+			}
+			if !v.Secret {
+				v.Default = &d
+			} else if d != "" {
+				t.m.Info = append(t.m.Info, importer.Note{Loc: v.From, What: "the default of " + name, Why: "not copied into the spec: a secret variable has no default; give it as KHOOK_SECRET_" + name})
+			}
+		case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+			v.Required = !v.Secret
+		default:
+			return "", false, "an expansion khook cannot evaluate at import"
+		}
+	} else if !v.Secret {
+		v.Required = true
+		v.Description = "read from the environment by the script"
+	}
+	if old := t.m.Var(name); old != nil {
+		return "${" + name + "}", true, ""
+	}
+	return t.ref(v), true, ""
+}
+
+// assign is NAME=value (also local, export, declare, readonly).
+func (t *translator) assign(a *syntax.Assign) {
+	if a.Name == nil {
+		return
+	}
+	name := a.Name.Value
+	if a.Array != nil {
+		v := t.vars[name]
+		if v == nil || !a.Append {
+			v = &shVar{array: true}
+			t.vars[name] = v
+		}
+		v.array = true
+		for _, el := range a.Array.Elems {
+			if el.Value != nil {
+				s, _, _ := t.eval(el.Value)
+				v.list = append(v.list, s)
+			}
+		}
+		return
+	}
+	if a.Value == nil {
+		if a.Naked {
+			return // `export NAME`, `local NAME`
+		}
+		t.vars[name] = &shVar{}
+		return
+	}
+	val, ok, why := t.eval(a.Value)
+	fromFile := t.fromFileSecrets
+	t.fromFileSecrets = false
+	switch {
+	case val == "${"+name+"}" && t.m.Var(name) != nil:
+		t.vars[name] = &shVar{decl: t.m.Var(name)}
+	case secretLooking(name) || fromFile:
+		t.secret(val)
+		why := "a secret the script sets"
+		if fromFile {
+			why = "a secret the script reads from a file"
+		}
+		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
+	case !ok:
+		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Required: true, From: t.loc(a), Description: "the script computes it at " + t.loc(a).String() + " (" + why + ")"}}
+	case a.Append && t.vars[name] != nil:
+		t.vars[name].val += val
+	default:
+		t.vars[name] = &shVar{val: val}
+	}
+}
+
+func (t *translator) declClause(c *syntax.DeclClause) {
+	for _, a := range c.Args {
+		t.assign(a)
+	}
+}
+
+// cmdSubst is $(...) for the idioms that name a directory or read a file.
+func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
+	unknown := "the output of " + t.text(cs) // the text is $(…) itself
+	var calls []*syntax.CallExpr
+	var walk func(s *syntax.Stmt) bool
+	walk = func(s *syntax.Stmt) bool {
+		switch c := s.Cmd.(type) {
+		case *syntax.CallExpr:
+			calls = append(calls, c)
+			return true
+		case *syntax.BinaryCmd:
+			if c.Op == syntax.AndStmt || c.Op == syntax.OrStmt {
+				return walk(c.X) && walk(c.Y)
+			}
+			if c.Op == syntax.Pipe {
+				calls = append(calls, nil) // a pipe: the value is a computation
+				return walk(c.X) && walk(c.Y)
+			}
+		}
+		return false
+	}
+	for _, s := range cs.Stmts {
+		if !walk(s) {
+			return "", false, unknown
+		}
+	}
+	if len(calls) == 0 {
+		for _, s := range cs.Stmts {
+			for _, r := range s.Redirs {
+				if r.Op == syntax.RdrIn {
+					t.fromFileSecrets = true // $(<file)
+				}
+			}
+		}
+		return "", false, unknown
+	}
+	cwd := t.cwd
+	defer func() { t.cwd = cwd }()
+	out, known := "", false
+	for _, c := range calls {
+		if c == nil || len(c.Args) == 0 {
+			t.readsFile(calls)
+			return "", false, unknown
+		}
+		var args []string
+		for _, w := range c.Args[1:] {
+			s, ok, _ := t.eval(w)
+			if !ok {
+				return "", false, unknown
+			}
+			if !strings.HasPrefix(s, "-") {
+				args = append(args, s)
+			}
+		}
+		switch name := lit(c.Args[0]); {
+		case name == "cd" && len(args) > 0:
+			t.cwd = t.abs(args[0])
+		case name == "cd", name == "pwd":
+			out, known = t.cwd, true
+		case name == "dirname" && len(args) > 0:
+			out, known = filepath.Dir(t.abs(args[0])), true
+		case name == "basename" && len(args) > 0:
+			out, known = filepath.Base(args[0]), true
+		case (name == "realpath" || name == "readlink") && len(args) > 0:
+			out, known = t.abs(args[len(args)-1]), true
+		case name == "git" && len(args) >= 1 && args[0] == "rev-parse":
+			out, known = t.runDir, true
+		default:
+			t.readsFile(calls)
+			return "", false, unknown
+		}
+	}
+	if !known {
+		return "", false, unknown
+	}
+	return out, true, ""
+}
+
+// readsFile marks a command substitution that reads a file or a secret
+// store: the variable it sets is a secret.
+func (t *translator) readsFile(calls []*syntax.CallExpr) {
+	for _, c := range calls {
+		if c == nil || len(c.Args) == 0 {
+			continue
+		}
+		switch lit(c.Args[0]) {
+		case "cat", "jq", "yq", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security":
+			t.fromFileSecrets = true
+		}
+	}
+}
