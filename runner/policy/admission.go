@@ -60,6 +60,9 @@ func (set *Set) loadAdmission(docs []spec.AdmissionDoc) spec.Problems {
 				add(at, "ValidatingAdmissionPolicy %s: %v", u.GetName(), err)
 				continue
 			}
+			for _, sp := range validatePolicy(p) {
+				add(d.PosOf(sp.path), "ValidatingAdmissionPolicy %s: the API server refuses it: %s", p.Name, sp.msg)
+			}
 			defaultPolicy(p)
 			v, bad := compile(p)
 			for _, b := range bad {
@@ -76,6 +79,9 @@ func (set *Set) loadAdmission(docs []spec.AdmissionDoc) spec.Problems {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(d.Object, b, true); err != nil {
 				add(at, "ValidatingAdmissionPolicyBinding %s: %v", u.GetName(), err)
 				continue
+			}
+			for _, sp := range validateBinding(b) {
+				add(d.PosOf(sp.path), "ValidatingAdmissionPolicyBinding %s: the API server refuses it: %s", b.Name, sp.msg)
 			}
 			if b.Spec.MatchResources != nil {
 				defaultMatch(b.Spec.MatchResources)
@@ -224,4 +230,3 @@ func compileMessage(e *apiservercel.Error) string {
 	}
 	return oneLine(e.Detail)
 }
-
