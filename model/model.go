@@ -189,6 +189,9 @@ type PlanStep struct {
 	DriftWarn bool `json:"driftWarn,omitempty"`
 	// Policy are the policy rules the step's changes break (policy.go).
 	Policy []Violation `json:"policy,omitempty"`
+	// AuditAnnotations are the admission policies' auditAnnotations for
+	// the step's objects (the API server's audit log; no verdict).
+	AuditAnnotations []AuditAnnotation `json:"auditAnnotations,omitempty"`
 }
 
 // ObjectPlan is one object a step would touch: "create ConfigMap demo/settings".

@@ -3,7 +3,7 @@ package model
 import "strings"
 
 // Violation is one policy rule a planned change breaks (docs/policies.md):
-// a deny fails the step's plan, a warn is a warning.
+// a deny fails the step's plan, a warn is a warning, an audit is shown.
 type Violation struct {
 	// Policy names the rule: a khook rule's name, or an admission policy's
 	// (and its binding's).
@@ -16,11 +16,25 @@ type Violation struct {
 	Source string `json:"source,omitempty"`
 }
 
-// Violation effects.
+// Violation effects. An audit is an admission policy's Audit action: the
+// API server admits the request and records the failure in its audit log,
+// so an audit neither fails the step nor warns.
 const (
-	EffectDeny = "deny"
-	EffectWarn = "warn"
+	EffectDeny  = "deny"
+	EffectWarn  = "warn"
+	EffectAudit = "audit"
 )
+
+// AuditAnnotation is an admission policy's auditAnnotation for one object:
+// what the API server would write to its audit log for the request.
+type AuditAnnotation struct {
+	// Policy is the admission policy; Key the annotation's key as the API
+	// server records it ("POLICY/KEY").
+	Policy string `json:"policy"`
+	Object string `json:"object,omitempty"`
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+}
 
 // String is "deny no-latest-images: Deployment shop/web: image web:latest".
 func (v Violation) String() string {
@@ -42,6 +56,9 @@ func (v Violation) Warning() Warning {
 func RecordViolations(ps *PlanStep, vs []Violation) {
 	for _, v := range vs {
 		ps.Policy = append(ps.Policy, v)
+		if v.Effect == EffectAudit {
+			continue
+		}
 		if v.Effect == EffectWarn {
 			ps.Warnings = append(ps.Warnings, v.Warning())
 			continue

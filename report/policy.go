@@ -14,6 +14,9 @@ func writeViolations(b *bytes.Buffer, indent string, s model.PlanStep) {
 	for _, v := range s.Policy {
 		fmt.Fprintf(b, "%s  policy %s\n", indent, v.String())
 	}
+	for _, a := range s.AuditAnnotations {
+		fmt.Fprintf(b, "%s  audit annotation %s: %s: %s\n", indent, a.Key, a.Object, a.Value)
+	}
 }
 
 // notPolicyWarnings are a step's warnings less its policy warns, which
@@ -55,28 +58,31 @@ func writePolicyMD(b *bytes.Buffer, p *model.Plan) {
 	for _, s := range p.Steps {
 		n += len(s.Policy)
 	}
-	if n == 0 && len(p.PolicyFiles) == 0 {
+	if n == 0 && len(p.PolicyFiles) == 0 && len(p.PolicyNotes) == 0 {
 		return
 	}
 	b.WriteString("### Policy\n\n")
 	if len(p.PolicyFiles) > 0 {
 		fmt.Fprintf(b, "Policy files in force: %s\n\n", mdInline(strings.Join(p.PolicyFiles, ", ")))
 	}
+	for _, note := range p.PolicyNotes {
+		fmt.Fprintf(b, "- ℹ️ %s\n", mdInline(note))
+	}
+	if len(p.PolicyNotes) > 0 {
+		b.WriteString("\n")
+	}
 	if n == 0 {
 		b.WriteString("No change breaks a policy.\n\n")
 		return
 	}
-	for _, effect := range []string{model.EffectDeny, model.EffectWarn} {
+	marks := map[string]string{model.EffectDeny: "⛔", model.EffectWarn: "⚠️", model.EffectAudit: "📝"}
+	for _, effect := range []string{model.EffectDeny, model.EffectWarn, model.EffectAudit} {
 		for _, s := range p.Steps {
 			for _, v := range s.Policy {
 				if v.Effect != effect {
 					continue
 				}
-				mark := "⛔"
-				if effect == model.EffectWarn {
-					mark = "⚠️"
-				}
-				fmt.Fprintf(b, "- %s **%s** `%s` in step `%s`: %s\n", mark, effect, mdInline(v.Policy), s.Name, mdInline(strings.TrimPrefix(v.Object+": ", ": ")+v.Message))
+				fmt.Fprintf(b, "- %s **%s** `%s` in step `%s`: %s\n", marks[effect], effect, mdInline(v.Policy), s.Name, mdInline(strings.TrimPrefix(v.Object+": ", ": ")+v.Message))
 			}
 		}
 	}

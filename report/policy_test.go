@@ -16,8 +16,11 @@ func TestPolicyViolationsRendered(t *testing.T) {
 	model.RecordViolations(&ps, []model.Violation{
 		{Policy: "no-latest", Effect: model.EffectDeny, Object: "Deployment shop/web", Message: "image web:latest is not pinned"},
 		{Policy: "one-replica", Effect: model.EffectWarn, Object: "Deployment shop/web", Message: "one replica"},
+		{Policy: "ha (binding ha)", Effect: model.EffectAudit, Object: "Deployment shop/web", Message: "ValidatingAdmissionPolicy 'ha' with binding 'ha' audit: two replicas"},
 	})
-	p := &model.Plan{Name: "demo", Steps: []model.PlanStep{ps}, PolicyFiles: []string{"org/policies.yaml"}}
+	ps.AuditAnnotations = []model.AuditAnnotation{{Policy: "ha", Object: "Deployment shop/web", Key: "ha/replicas", Value: "1"}}
+	p := &model.Plan{Name: "demo", Steps: []model.PlanStep{ps}, PolicyFiles: []string{"org/policies.yaml"},
+		PolicyNotes: []string{"not assessed offline: who: reads request.userInfo or authorizer, the identity of the request, which only a live plan knows"}}
 	p.Totals = model.PlanTotals(p.Steps)
 	var b bytes.Buffer
 	if err := WritePlanText(&b, p); err != nil {
@@ -29,6 +32,9 @@ func TestPolicyViolationsRendered(t *testing.T) {
 		"  policy deny no-latest: Deployment shop/web: image web:latest is not pinned\n",
 		"  policy warn one-replica: Deployment shop/web: one replica\n",
 		"Policies in force: org/policies.yaml\n",
+		"  policy audit ha (binding ha): Deployment shop/web: ValidatingAdmissionPolicy 'ha' with binding 'ha' audit: two replicas\n",
+		"  audit annotation ha/replicas: Deployment shop/web: 1\n",
+		"Policy note: not assessed offline: who: reads request.userInfo",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text plan lacks %q:\n%s", want, text)
@@ -40,7 +46,8 @@ func TestPolicyViolationsRendered(t *testing.T) {
 	b.Reset()
 	writePolicyMD(&b, p)
 	md := b.String()
-	if !strings.Contains(md, "### Policy") || !strings.Contains(md, "org/policies.yaml") || strings.Index(md, "no-latest") > strings.Index(md, "one-replica") {
+	if !strings.Contains(md, "### Policy") || !strings.Contains(md, "org/policies.yaml") || strings.Index(md, "no-latest") > strings.Index(md, "one-replica") ||
+		!strings.Contains(md, "**audit** `ha (binding ha)`") || !strings.Contains(md, "not assessed offline: who") {
 		t.Errorf("Policy section:\n%s", md)
 	}
 }

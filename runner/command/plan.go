@@ -94,7 +94,7 @@ func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *
 	exec := dispatch.New(clients, s.BaseDir, r)
 	defer exec.Close()
 	helm := exec.Helm()
-	set, err := livePolicies(clients, s)
+	set, err := livePolicies(ctx, clients, s)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 
 // livePolicies compiles the spec's policies for a live plan, reading
 // namespaces from the cluster for admission policies. Nil: none.
-func livePolicies(clients *kube.Clients, s *spec.Spec) (*policy.Set, error) {
+func livePolicies(ctx context.Context, clients *kube.Clients, s *spec.Spec) (*policy.Set, error) {
 	set, err := policy.New(s)
 	if err != nil || set == nil {
 		if err != nil {
@@ -42,6 +42,10 @@ func livePolicies(clients *kube.Clients, s *spec.Spec) (*policy.Set, error) {
 			read[name] = m
 		}
 		return m, err
+	}
+	if len(s.Admission) > 0 {
+		planIdentity(ctx, clients.Typed, set)
+		defineSpecNamespaces(s, set)
 	}
 	return set, nil
 }

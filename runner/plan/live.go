@@ -121,7 +121,7 @@ func (l *Live) Plan(ctx context.Context, s *spec.Spec) (*model.Plan, error) {
 	}
 	p.Totals = model.PlanTotals(p.Steps)
 	if l.Policies != nil {
-		p.PolicyFiles, p.PolicyNotes = l.Policies.Files, l.Policies.Notes
+		p.PolicyFiles, p.PolicyNotes = l.Policies.Files, l.Policies.PlanNotes()
 	}
 	if l.Digest != nil {
 		if err := l.planDigests(ctx, s, p); err != nil {

@@ -22,16 +22,41 @@ func (pr *probe) checkPolicies(ctx context.Context, objs []runner.PlannedObject)
 	}
 	changes := make([]policy.Change, 0, len(objs))
 	for _, o := range objs {
+		if o.Kind == "Namespace" && o.Desired != nil && o.Desired.GroupVersionKind().Group == "" {
+			pr.Policies.DefineNamespace(o.Name, o.Desired.GetLabels())
+		}
 		changes = append(changes, policy.Change{Action: o.Action, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, Desired: o.Desired, Live: o.Live})
 	}
 	record(pr.out, pr.Policies.Check(ctx, pr.step, changes), pr.Redactor.String)
 }
 
-func record(ps *model.PlanStep, vs []model.Violation, mask func(string) string) {
+func record(ps *model.PlanStep, res policy.Result, mask func(string) string) {
+	vs := res.Violations
 	for i := range vs {
 		vs[i].Message = mask(vs[i].Message)
 	}
 	model.RecordViolations(ps, vs)
+	for _, a := range res.Annotations {
+		a.Value = mask(a.Value)
+		ps.AuditAnnotations = append(ps.AuditAnnotations, a)
+	}
+}
+
+// defineNamespaces gives the policies the namespaces the spec creates:
+// its Namespace objects (with their labels) and each step's
+// createNamespace, which admission's namespaceSelector and
+// namespaceObject see before they exist.
+func defineNamespaces(s *spec.Spec, set *policy.Set, objs []*unstructured.Unstructured) {
+	for _, st := range s.Steps {
+		if b := st.Block(); b != nil && !st.Excluded() {
+			set.DefineNamespace(b.CreatesNamespace(), nil)
+		}
+	}
+	for _, o := range objs {
+		if o.GetKind() == "Namespace" && o.GroupVersionKind().Group == "" {
+			set.DefineNamespace(o.GetName(), o.GetLabels())
+		}
+	}
 }
 
 // OfflinePolicies checks an offline plan's objects against the policies:
@@ -42,9 +67,15 @@ func OfflinePolicies(ctx context.Context, p *model.Plan, s *spec.Spec, set *poli
 	if set == nil {
 		return
 	}
-	p.PolicyFiles, p.PolicyNotes = set.Files, set.Notes
 	byStep := map[string][]policy.Change{}
 	sources, _, _ := readOffline(ctx, s, v)
+	var all []*unstructured.Unstructured
+	for _, src := range sources {
+		if st := stepOfPath(s, src.path); st != nil && !src.encrypted && !st.Excluded() {
+			all = append(all, src.objs...)
+		}
+	}
+	defineNamespaces(s, set, all)
 	for _, src := range sources {
 		st := stepOfPath(s, src.path)
 		if st == nil || src.encrypted {
@@ -76,6 +107,7 @@ func OfflinePolicies(ctx context.Context, p *model.Plan, s *spec.Spec, set *poli
 		record(ps, set.Check(ctx, st, byStep[st.Name]), func(s string) string { return s })
 	}
 	p.Totals = model.PlanTotals(p.Steps)
+	p.PolicyFiles, p.PolicyNotes = set.Files, set.PlanNotes()
 }
 
 func localOnly(srcs []spec.Source) []spec.Source {

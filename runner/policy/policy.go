@@ -16,8 +16,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
@@ -35,6 +37,17 @@ type Set struct {
 	// Namespace, when set, reads a namespace (live plans): an admission
 	// policy's namespaceObject and namespaceSelector. Nil offline.
 	Namespace func(ctx context.Context, name string) (map[string]any, error)
+	// UserInfo and Authorizer are the plan's identity and its permissions
+	// (live plans: a SelfSubjectReview, SelfSubjectAccessReviews) for
+	// request.userInfo and authorizer. Nil offline: such a policy is not
+	// assessed.
+	UserInfo   *User
+	Authorizer authorizer.UnconditionalAuthorizer
+
+	mu     sync.Mutex
+	specNS map[string]map[string]string // namespaces the spec defines
+	noted  map[string]bool
+	notes  []string // "not assessed" notes of the checks so far
 }
 
 // New compiles the policies of s: its rules (compiled at load) and the
@@ -65,12 +78,22 @@ type Change struct {
 // an object an offline plan has not assessed.
 var checked = []model.Action{model.ActionCreate, model.ActionConfigure, model.ActionReplace, model.ActionDelete, model.ActionKeep, model.ActionPlanned}
 
-// Check evaluates every rule against every change of a step and returns
-// the violations. A rule that errs (over its cost limit, a type error)
-// is a deny naming the rule: a safety check that errs refuses.
-func (set *Set) Check(ctx context.Context, st *spec.Step, changes []Change) []model.Violation {
+// Result is what the policies make of a step's changes: the violations
+// (deny, warn, audit) and the admission policies' audit annotations.
+type Result struct {
+	Violations  []model.Violation
+	Annotations []model.AuditAnnotation
+}
+
+// Check evaluates every rule against every change of a step. A khook rule
+// that errs (over its cost limit, a type error) is a deny naming the rule:
+// a safety check that errs refuses; an admission policy's error follows
+// its failurePolicy, as the API server's. What a plan cannot judge by an
+// admission policy is a note (PlanNotes), not a verdict.
+func (set *Set) Check(ctx context.Context, st *spec.Step, changes []Change) Result {
+	var res Result
 	if set == nil {
-		return nil
+		return res
 	}
 	var out []model.Violation
 	step := spec.PolicyStep{Name: st.Name, Type: st.Type()}
@@ -105,9 +128,12 @@ func (set *Set) Check(ctx context.Context, st *spec.Step, changes []Change) []mo
 				out = append(out, model.Violation{Policy: r.Name, Effect: r.Effect(), Object: object, Message: oneLine(msg), Source: r.Source})
 			}
 		}
-		out = append(out, set.admit(ctx, c, object)...)
+		v := set.admit(ctx, c, object)
+		out = append(out, v.violations...)
+		res.Annotations = append(res.Annotations, v.annotations...)
 	}
-	return out
+	res.Violations = out
+	return res
 }
 
 func objectName(c Change) string {

@@ -96,7 +96,7 @@ func TestExampleRules(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			vs := set.Check(context.Background(), tc.step, []Change{tc.c})
+			vs := set.Check(context.Background(), tc.step, []Change{tc.c}).Violations
 			if tc.policy == "" {
 				if len(vs) > 0 {
 					t.Errorf("violations %v, want none", vs)
@@ -130,7 +130,7 @@ steps:
 		t.Fatal(err)
 	}
 	set, _ := New(s)
-	vs := set.Check(context.Background(), s.Steps[0], []Change{change(model.ActionCreate, obj(t, "{kind: ConfigMap, metadata: {name: x}}"), nil)})
+	vs := set.Check(context.Background(), s.Steps[0], []Change{change(model.ActionCreate, obj(t, "{kind: ConfigMap, metadata: {name: x}}"), nil)}).Violations
 	if len(vs) != 1 || vs[0].Effect != model.EffectDeny || vs[0].Policy != "spin" || !strings.Contains(vs[0].Message, "cost limit") {
 		t.Errorf("violations %v, want a deny of spin over its cost limit", vs)
 	}
@@ -152,7 +152,7 @@ func BenchmarkCheckPlatform(b *testing.B) {
 	st := s.Step("web")
 	b.ResetTimer()
 	for b.Loop() {
-		if vs := set.Check(context.Background(), st, changes); len(vs) != 0 {
+		if vs := set.Check(context.Background(), st, changes).Violations; len(vs) != 0 {
 			b.Fatalf("violations: %v", vs[0])
 		}
 	}

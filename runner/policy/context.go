@@ -1,0 +1,161 @@
+package policy
+
+import (
+	"context"
+	"maps"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/client-go/informers"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// nsNameLabel is the label the API server sets on every namespace.
+const nsNameLabel = "kubernetes.io/metadata.name"
+
+// Live reports whether the set judges against a cluster (a live plan,
+// which reads namespaces); offline plans know only the spec.
+func (set *Set) Live() bool { return set.Namespace != nil }
+
+// DefineNamespace records a namespace the spec creates (a Namespace
+// object, or a step's createNamespace) with its labels: what admission's
+// namespaceSelector and namespaceObject see before it exists.
+func (set *Set) DefineNamespace(name string, labels map[string]string) {
+	if set == nil || name == "" {
+		return
+	}
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	if set.specNS == nil {
+		set.specNS = map[string]map[string]string{}
+	}
+	l := maps.Clone(set.specNS[name])
+	if l == nil {
+		l = map[string]string{}
+	}
+	maps.Copy(l, labels)
+	set.specNS[name] = l
+}
+
+// nsInfo is the change's namespace as admission sees it, and whether its
+// labels are known (read from the cluster, or defined by the spec).
+type nsInfo struct {
+	obj   *corev1.Namespace
+	known bool
+}
+
+// namespace reads the namespace from the cluster on a live plan, else
+// from the spec; unknown otherwise, with only the label the server sets.
+func (set *Set) namespace(ctx context.Context, name string) nsInfo {
+	if name == "" {
+		return nsInfo{known: true}
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if set.Namespace != nil {
+		if obj, err := set.Namespace(ctx, name); err == nil && obj != nil {
+			if runtime.DefaultUnstructuredConverter.FromUnstructured(obj, ns) == nil {
+				return nsInfo{obj: ns, known: true}
+			}
+		}
+	}
+	set.mu.Lock()
+	l, known := set.specNS[name]
+	set.mu.Unlock()
+	ns.Labels = maps.Clone(l)
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[nsNameLabel] = name
+	return nsInfo{obj: ns, known: known}
+}
+
+// nsLister is the admission matcher's namespace lister over the one
+// namespace of the change.
+type nsLister struct{ ns *corev1.Namespace }
+
+func (l nsLister) List(labels.Selector) ([]*corev1.Namespace, error) {
+	if l.ns == nil {
+		return nil, nil
+	}
+	return []*corev1.Namespace{l.ns}, nil
+}
+
+func (l nsLister) Get(name string) (*corev1.Namespace, error) {
+	if l.ns == nil || l.ns.Name != name {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{nsNameLabel: name}}}, nil
+	}
+	return l.ns, nil
+}
+
+var _ corelisters.NamespaceLister = nsLister{}
+
+// User is the plan's identity as a SelfSubjectReview returns it.
+type User struct {
+	Name, UID string
+	Groups    []string
+	Extra     map[string][]string
+}
+
+func userOf(p *User) user.Info {
+	if p == nil {
+		return nil
+	}
+	return &user.DefaultInfo{Name: p.Name, UID: p.UID, Groups: p.Groups, Extra: p.Extra}
+}
+
+// namespacedParams are the built-in param kinds that are namespaced; a
+// param kind of a CRD is namespaced when its objects in the files carry
+// a namespace.
+var namespacedParams = map[string]bool{"ConfigMap": true, "Secret": true}
+
+// paramSource is the dispatcher's param informer over the params in the
+// --policy files of the policy's paramKind (khook reads params nowhere
+// else): a param of a namespaced kind written without a namespace is in
+// default, where kubectl would create it.
+func paramSource(pk *admissionv1.ParamKind, docs []*unstructured.Unstructured) (informers.GenericInformer, meta.RESTScope) {
+	if pk == nil {
+		return nil, nil
+	}
+	var of []*unstructured.Unstructured
+	namespaced := namespacedParams[pk.Kind]
+	for _, u := range docs {
+		if u.GetAPIVersion() == pk.APIVersion && u.GetKind() == pk.Kind {
+			of = append(of, u)
+			namespaced = namespaced || u.GetNamespace() != ""
+		}
+	}
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	for _, u := range of {
+		if namespaced && u.GetNamespace() == "" {
+			u = u.DeepCopy()
+			u.SetNamespace("default")
+		}
+		_ = idx.Add(u)
+	}
+	gv, _ := schema.ParseGroupVersion(pk.APIVersion)
+	gr := schema.GroupResource{Group: gv.Group, Resource: strings.ToLower(pk.Kind) + "s"}
+	scope := meta.RESTScopeRoot
+	if namespaced {
+		scope = meta.RESTScopeNamespace
+	}
+	return paramInformer{lister: cache.NewGenericLister(idx, gr)}, scope
+}
+
+type paramInformer struct{ lister cache.GenericLister }
+
+func (p paramInformer) Informer() cache.SharedIndexInformer { return synced{} }
+func (p paramInformer) Lister() cache.GenericLister         { return p.lister }
+
+// synced is an informer that has synced: the params are all in memory.
+type synced struct{ cache.SharedIndexInformer }
+
+func (synced) HasSynced() bool { return true }
