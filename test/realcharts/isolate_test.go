@@ -63,7 +63,9 @@ func terminating(ctx context.Context, t *testing.T, release, ns string, crdNames
 			left = append(left, fmt.Sprintf("customresourcedefinition/%s cannot be read: %v", name, err))
 		}
 	}
-	for _, gvr := range clusterScoped[1:] { // crds above, by name
+	// Templated CRDs (metallb's frr-k8s ones) carry the release's
+	// annotation like its webhooks and APIServices; crds/ ones are by name above.
+	for _, gvr := range clusterScoped {
 		left = append(left, deleting(ctx, t, gvr, "", func(o *unstructured.Unstructured) bool {
 			return o.GetAnnotations()["meta.helm.sh/release-name"] == release
 		})...)
