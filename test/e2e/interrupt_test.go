@@ -12,12 +12,15 @@ import (
 	"github.com/khook/khook/model"
 )
 
-// interruptDeadline is how soon after SIGINT khook must have exited.
-const interruptDeadline = 2 * time.Second
+// interruptDeadline bounds the exit after SIGINT: the step would wait its
+// 5m timeout otherwise. A hang guard, not a speed (on a loaded machine the
+// summary alone can take seconds); how fast khook stops is not a test's to
+// assert.
+const interruptDeadline = time.Minute
 
 // TestInterruptCancelsRunningStepsAndReportsTheRest: SIGINT while a step
 // waits makes khook cancel it, skip what has not run, print the summary and
-// exit 1, promptly.
+// exit 1, without waiting out the step's timeout.
 func TestInterruptCancelsRunningStepsAndReportsTheRest(t *testing.T) {
 	for _, format := range []string{"json", "text"} {
 		t.Run(format, func(t *testing.T) {
@@ -74,7 +77,7 @@ func TestInterruptCancelsRunningStepsAndReportsTheRest(t *testing.T) {
 			took := time.Since(sent)
 			t.Logf("exited %s after SIGINT", took.Round(time.Millisecond))
 			if took > interruptDeadline {
-				t.Errorf("khook took %s to exit after SIGINT; want at most %s", took, interruptDeadline)
+				t.Errorf("khook took %s to exit after SIGINT: it waited on instead of cancelling the step (its timeout is 5m)", took)
 			}
 			if code := cmd.ProcessState.ExitCode(); code != 1 {
 				t.Errorf("exit code %d (%v); want 1", code, err)
