@@ -100,7 +100,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.sleep(x)
 	case name == "exit" || name == "return":
 		if t.cond == 0 && (name == "exit" || t.inFunc) {
-			t.stopped = true
+			t.stopped, t.failed = true, len(x.args) > 1 && x.args[1] != "0"
 		}
 	case name == "shift":
 		n := 1
@@ -148,9 +148,18 @@ func (t *translator) callFunc(f *function, args []string) {
 	saveArgs, saveIn, saveFile, savePath, saveSrc := t.args, t.inFunc, t.file, t.scriptPath, t.src
 	t.args, t.inFunc, t.file, t.scriptPath, t.src = args, true, f.file, f.path, f.src
 	t.depth++
+	t.locals = append(t.locals, frame{})
 	t.stmt(f.decl.Body)
+	for name, v := range t.locals[len(t.locals)-1] {
+		if v == nil {
+			delete(t.vars, name)
+		} else {
+			t.vars[name] = v
+		}
+	}
+	t.locals = t.locals[:len(t.locals)-1]
 	t.depth--
-	t.stopped = false // return ends the function, not the script
+	t.stopped, t.failed = false, false // return ends the function, not the script
 	t.args, t.inFunc, t.file, t.scriptPath, t.src = saveArgs, saveIn, saveFile, savePath, saveSrc
 }
 

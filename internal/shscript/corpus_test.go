@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/spec"
 )
 
 // Tests on the scripts vendored after the first seven (SOURCES.md).
@@ -88,4 +89,94 @@ func TestCasePatternGlob(t *testing.T) {
 			t.Errorf("%s: %s, want %s", p, got, want)
 		}
 	}
+}
+
+func whenOf(s *spec.Spec, name string) string {
+	for _, st := range s.Steps {
+		if st.Name == name {
+			return st.When
+		}
+	}
+	return "<no step " + name + ">"
+}
+
+// kserve's manage.*-helm.sh source hack/setup/common.sh (functions, the
+// repo root found by walking up to .git, kserve-deps.env for versions).
+func TestKserveCertManager(t *testing.T) {
+	res, s := load(t, "kserve", "hack/setup/infra/manage.cert-manager-helm.sh")
+	want := []string{"uninstall-cert-manager", "delete-all", "delete-namespace-cert-manager",
+		"uninstall-cert-manager-2", "delete-all-2", "delete-namespace-cert-manager-2", "cert-manager", "wait-pod-pod"}
+	if got := stepNames(s); !reflect.DeepEqual(got, want) {
+		t.Fatalf("steps %v", got)
+	}
+	// UNINSTALL=true under [[ "$*" == *--uninstall* ]] is not known at import: the
+	// uninstall is under when:, and its `exit 0` puts everything after it under the negation.
+	un := `vars.get("UNINSTALL", "false") == "true"`
+	if whenOf(s, "uninstall-cert-manager") != un || whenOf(s, "cert-manager") != "!("+un+")" {
+		t.Errorf("when %q / %q", whenOf(s, "uninstall-cert-manager"), whenOf(s, "cert-manager"))
+	}
+	if w := whenOf(s, "uninstall-cert-manager-2"); !strings.Contains(w, `!(vars.get("REINSTALL", "false") == "false")`) {
+		t.Errorf("reinstall when %q", w)
+	}
+	h := s.Steps[6].Helm
+	// CERT_MANAGER_VERSION comes from kserve-deps.env, found from find_repo_root.
+	if h.Version != "v1.17.0" || h.Repo != "https://charts.jetstack.io" || !h.CreateNamespace || !h.Wait || toJSON(h.Values) != `{"crds":{"enabled":true}}` {
+		t.Errorf("helm %+v", h)
+	}
+	// wait_for_pods's `local timeout="${3:-180s}"` is the caller's third argument, not the
+	// local of the function it called before (locals end with their function).
+	if w := s.Steps[7]; w.Timeout.String() != "3m0s" || w.Wait.For != "condition=Ready" || w.Wait.Namespace != "cert-manager" {
+		t.Errorf("wait %+v %s", w.Wait, w.Timeout)
+	}
+	nc := map[string]bool{}
+	for _, n := range res.Model.NotCarried {
+		nc[n.Loc.String()] = true
+	}
+	for _, at := range []string{"hack/setup/common.sh:186", "hack/setup/common.sh:224", "hack/setup/infra/manage.cert-manager-helm.sh:48"} {
+		if !nc[at] {
+			t.Errorf("not carried at %s missing: %v", at, res.Model.NotCarried)
+		}
+	}
+	// Scratch variables of common.sh (BIN_DIR, PATH, pod_count) are no inputs of the spec.
+	for _, v := range []string{"BIN_DIR", "PATH", "pod_count", "timeout_created"} {
+		if res.Model.Var(v) != nil {
+			t.Errorf("variable %s declared though no step uses it", v)
+		}
+	}
+	checkOrder(t, res, s)
+}
+
+func TestKserveIstio(t *testing.T) {
+	res, s := load(t, "kserve", "hack/setup/infra/manage.istio-helm.sh")
+	var helm []string
+	for _, st := range s.Steps {
+		if st.Helm != nil {
+			helm = append(helm, st.Name)
+		}
+	}
+	if !reflect.DeepEqual(helm, []string{"istio-base", "istiod", "istio-ingressgateway"}) {
+		t.Fatalf("helm steps %v", helm)
+	}
+	// ISTIO_VERSION="${ISTIO_VERSION_OVERRIDE:-$ISTIO_VERSION}": the override's default is kserve-deps.env's.
+	if v := res.Model.Var("ISTIO_VERSION_OVERRIDE"); v == nil || v.Default == nil || *v.Default != "1.27.1" {
+		t.Errorf("ISTIO_VERSION_OVERRIDE %+v", v)
+	}
+	if !strings.Contains(string(res.Spec), "version: ${ISTIO_VERSION_OVERRIDE}") {
+		t.Errorf("version not from the variable")
+	}
+	// `# comment` in backticks between istiod's --set flags expands to nothing;
+	// --set-string keeps "true" a string, escaped dots stay in the key.
+	var istiod *spec.Step
+	for i := range s.Steps {
+		if s.Steps[i].Name == "istiod" {
+			istiod = s.Steps[i]
+		}
+	}
+	if got := toJSON(istiod.Helm.Values); got != `{"pilot":{"env":{"ENABLE_GATEWAY_API_INFERENCE_EXTENSION":true,"SUPPORT_GATEWAY_API_INFERENCE_EXTENSION":true},"podAnnotations":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"true"}},"proxy":{"autoInject":"disabled"}}` {
+		t.Errorf("istiod values %s", got)
+	}
+	if f := fates(res.Model); f[93] != importer.FateStep || f[78] != importer.FateFolded {
+		t.Errorf("fates %v", f)
+	}
+	checkOrder(t, res, s)
 }

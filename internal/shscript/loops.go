@@ -19,8 +19,8 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	known := true
 	for _, w := range it.Items {
 		fs, ok, _ := t.fields(w)
-		if !ok {
-			known = false
+		if !ok || strings.Contains(strings.Join(fs, " "), "${") {
+			known = false // a variable's words are only split when the script runs
 		}
 		items = append(items, fs...)
 	}

@@ -26,9 +26,12 @@ type translator struct {
 	args            []string          // positional parameters of the function being walked
 	inFunc          bool
 	depth           int
-	cond            int  // > 0 inside a branch or loop: exit/return do not end the walk
-	stopped         bool // exit at the top level, return in a function
-	poll            bool // inside a poll loop: its sleep is the loop's
+	cond            int     // > 0 inside a branch or loop: exit/return do not end the walk
+	stopped         bool    // exit at the top level, return in a function
+	failed          bool    // … with a non-zero status
+	guard           string  // !(cel) of a branch that exited: the condition of what follows it
+	locals          []frame // the locals of the functions being walked
+	poll            bool    // inside a poll loop: its sleep is the loop's
 	keys            map[string]string
 	names           map[string]bool
 	depUpdate       map[string]bool // chart dirs `helm dependency update` ran in
@@ -54,11 +57,16 @@ func (t *translator) runFile(f *syntax.File, src []byte, abs string) {
 }
 
 func (t *translator) stmts(list []*syntax.Stmt) {
+	n := len(t.when)
+	defer func() { t.when = t.when[:n] }()
 	for _, s := range list {
 		if t.stopped || t.inputErr != nil {
 			return
 		}
 		t.stmt(s)
+		if t.guard != "" { // the rest of this list runs only when an exiting branch did not
+			t.when, t.guard = append(t.when, t.guard), ""
+		}
 	}
 }
 
