@@ -180,3 +180,36 @@ func TestKserveIstio(t *testing.T) {
 	}
 	checkOrder(t, res, s)
 }
+
+func TestIngressNginxDevEnv(t *testing.T) {
+	res, s := load(t, "ingress-nginx", "build/dev-env.sh")
+	if got := stepNames(s); !reflect.DeepEqual(got, []string{"namespace-ingress-nginx", "ingress-nginx"}) {
+		t.Fatalf("steps %v", got)
+	}
+	// cat <<EOF | helm template … --values - | kubectl apply -f -: the helm step.
+	h := s.Steps[1].Helm
+	if h.Chart != "./charts/ingress-nginx" || h.Release != "ingress-nginx" || h.Namespace != "ingress-nginx" {
+		t.Errorf("helm %+v", h)
+	}
+	// Its values hold $(date +%s): not known at import, named with why, at the pipe's line.
+	nc := map[string]string{}
+	for _, n := range res.Model.NotCarried {
+		nc[n.Loc.String()] = n.Why
+	}
+	if !strings.Contains(nc["build/dev-env.sh:84"], "$(date +%s)") {
+		t.Errorf("line 84: %q", nc["build/dev-env.sh:84"])
+	}
+	for _, at := range []string{"build/dev-env.sh:64", "build/dev-env.sh:65", "build/dev-env.sh:73", "build/dev-env.sh:79"} {
+		if nc[at] == "" {
+			t.Errorf("%s (make, docker, kind) not named: %v", at, res.Model.NotCarried)
+		}
+	}
+	// The closing `cat <<EOF` only prints; no note quotes the import's own directory.
+	if nc["build/dev-env.sh:105"] != "" || strings.Contains(toJSON(res.Model), "testdata/scripts") {
+		t.Errorf("notes %v", res.Model.NotCarried)
+	}
+	if f := fates(res.Model); f[82] != importer.FateStep || f[84] != importer.FateStep {
+		t.Errorf("fates %v", f)
+	}
+	checkOrder(t, res, s)
+}
