@@ -213,3 +213,32 @@ func TestIngressNginxDevEnv(t *testing.T) {
 	}
 	checkOrder(t, res, s)
 }
+
+func TestKserveSelfSignedCA(t *testing.T) {
+	res, s := load(t, "kserve", "hack/self-signed-ca.sh")
+	// The option loop (while [[ $# -gt 0 ]]; case $1) is no poll: not named; `[ -z "$namespace" ] &&
+	// namespace=kserve` gives the default; `[ … ]` on its own is no command to run.
+	if got := stepNames(s); !reflect.DeepEqual(got, []string{"delete-pod-webhookpod"}) || s.Steps[0].Delete.Namespace != "kserve" {
+		t.Fatalf("steps %v %+v", got, s.Steps[0].Delete)
+	}
+	nc := map[int]string{}
+	for _, n := range res.Model.NotCarried {
+		nc[n.Line] = n.Why
+	}
+	for line := 42; line <= 80; line++ {
+		if nc[line] != "" {
+			t.Errorf("line %d: %s", line, nc[line])
+		}
+	}
+	// The certificate Secret is made from files openssl wrote: never read into the spec.
+	if !strings.Contains(nc[124], "from a file") || !strings.Contains(nc[115], "openssl") && !strings.Contains(nc[115], "local files") {
+		t.Errorf("124 %q / 115 %q", nc[124], nc[115])
+	}
+	// The caBundle patches are strings the script builds: not carried (they were an invalid spec).
+	if !strings.Contains(nc[163], "only known when the script runs") || !strings.Contains(nc[179], "only known when the script runs") {
+		t.Errorf("patches: %q / %q", nc[163], nc[179])
+	}
+	if f := fates(res.Model); f[124] != importer.FateNotCarried || f[133] != importer.FateStep {
+		t.Errorf("fates %v", f)
+	}
+}

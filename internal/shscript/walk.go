@@ -196,6 +196,13 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	case syntax.Pipe, syntax.PipeAll:
 		t.pipe(s, c)
 	case syntax.AndStmt:
+		if _, static, ok := t.condition(c.X); ok && static != nil {
+			// `[ -z "$NS" ] && NS=default`, decided at import
+			if *static {
+				t.stmt(c.Y)
+			}
+			return
+		}
 		t.stmt(c.X)
 		t.cond++
 		t.stmt(c.Y)
@@ -246,6 +253,7 @@ var housekeeping = map[string]bool{
 	"set": true, "shopt": true, "trap": true, "shift": true, "unset": true, "date": true, "wait": true,
 	"command": true, "which": true, "type": true, "hash": true, "clear": true, "tput": true, "read": true,
 	"break": true, "continue": true, "log": true, "info": true, "warn": true, "die": true, "umask": true,
+	"[": true, "test": true, // a test on its own only sets $?
 }
 
 // lit is a word's literal text, "" when it has expansions.
