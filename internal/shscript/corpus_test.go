@@ -1,6 +1,8 @@
 package shscript
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -241,4 +243,41 @@ func TestKserveSelfSignedCA(t *testing.T) {
 	if f := fates(res.Model); f[124] != importer.FateNotCarried || f[133] != importer.FateStep {
 		t.Errorf("fates %v", f)
 	}
+}
+
+func TestKserveKeda(t *testing.T) {
+	res, s := load(t, "kserve", "hack/setup/infra/manage.keda-helm.sh")
+	var keda *spec.Step
+	for _, st := range s.Steps {
+		if st.Name == "keda" {
+			keda = st
+		}
+	}
+	if keda == nil {
+		t.Fatalf("no keda step: %v", stepNames(s))
+	}
+	// --timeout 10m is the step's timeout; the version is kserve-deps.env's; the empty
+	// ${KEDA_EXTRA_ARGS:-} adds nothing.
+	h := keda.Helm
+	if keda.Timeout.String() != "10m0s" || h.Chart != "keda" || h.Repo != "https://kedacore.github.io/charts" || h.Version != kedaVersion(t) || h.Namespace != "keda" || !h.Wait || !h.CreateNamespace {
+		t.Errorf("keda %+v timeout %s", h, keda.Timeout)
+	}
+	if w := whenOf(s, "keda"); w != `!(vars.get("UNINSTALL", "false") == "true")` {
+		t.Errorf("when %q", w)
+	}
+	checkOrder(t, res, s)
+}
+
+func kedaVersion(t *testing.T) string {
+	data, err := os.ReadFile(filepath.Join(corpus, "kserve", "kserve-deps.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "KEDA_VERSION="); ok {
+			return strings.Trim(v, `"`)
+		}
+	}
+	t.Fatal("no KEDA_VERSION in kserve-deps.env")
+	return ""
 }
