@@ -48,6 +48,10 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.when = t.when[:len(t.when)-1]
 		}
 	default:
+		if runsTool(last) {
+			// `if kubectl apply -f x; then …`: the command runs whatever it returns
+			t.stmt(last)
+		}
 		before := len(t.m.Steps)
 		t.undecided(last, func() {
 			t.branch(c.Then, "")

@@ -281,3 +281,89 @@ func kedaVersion(t *testing.T) string {
 	t.Fatal("no KEDA_VERSION in kserve-deps.env")
 	return ""
 }
+
+// kubeflow/manifests' tests/*_install.sh: kubectl only, kustomize build | apply, waits.
+func TestKubeflowPipelinesInstall(t *testing.T) {
+	res, s := load(t, "kubeflow", "tests/pipelines_install.sh")
+	names := stepNames(s)
+	if len(names) != 13 || names[0] != "apply-crd" || names[1] != "wait-crd-compositecontrollers-metacontroller-k8s-i" || names[2] != "apply-overlays" || names[3] != "wait-pods" {
+		t.Fatalf("steps %v", names)
+	}
+	// cd applications/pipeline: the paths after it are relative to it.
+	if f := s.Steps[0].Apply.Manifests[0].File; f != "./applications/pipeline/upstream/third-party/metacontroller/base/crd.yaml" {
+		t.Errorf("crd %q", f)
+	}
+	if k := s.Steps[2].Apply.Manifests[0].Kustomize; k != "./applications/pipeline/overlays" {
+		t.Errorf("kustomize %q", k)
+	}
+	// --for condition=established is the API's Established; --field-selector is kept (a Succeeded
+	// pod is never Ready: without it the wait would hang).
+	if w := s.Steps[1].Wait; w.For != "condition=Established" || s.Steps[1].Timeout.String() != "30s" {
+		t.Errorf("crd wait %+v", w)
+	}
+	if w := s.Steps[3].Wait; w.On != "pods" || !w.AllNamespaces || w.FieldSelector != "status.phase!=Succeeded" || s.Steps[3].Timeout.String() != "10m0s" {
+		t.Errorf("pods wait %+v %s", w, s.Steps[3].Timeout)
+	}
+	if w := s.Steps[12].Wait; w.On != "deployment/mysql" || w.Namespace != "kubeflow" || w.For != "condition=Available" {
+		t.Errorf("last wait %+v", w)
+	}
+	if f := fates(res.Model); f[22] != importer.FateReadOnly {
+		t.Errorf("fates %v", f)
+	}
+	if res.Model.Verdict() != importer.Faithful {
+		t.Errorf("verdict %s %v", res.Model.Verdict(), res.Model.NotCarried)
+	}
+	checkOrder(t, res, s)
+}
+
+func TestKubeflowKserveInstall(t *testing.T) {
+	res, s := load(t, "kubeflow", "tests/kserve_install.sh")
+	// The first apply (|| true) and the second after the CRD is Established: both carried, server-side.
+	if s.Steps[0].Name != "apply-kserve" || s.Steps[4].Name != "apply-kserve-2" || !s.Steps[0].Apply.ServerSide || s.Steps[0].Apply.Manifests[0].Kustomize != "./applications/kserve/kserve" {
+		t.Fatalf("steps %v", stepNames(s))
+	}
+	if f := fates(res.Model); f[8] != importer.FateNotCarried || f[18] != importer.FateReadOnly || f[19] != importer.FateReadOnly {
+		t.Errorf("fates %v", f)
+	}
+	if n := res.Model.NotCarried; len(n) != 1 || n[0].Line != 8 || !strings.Contains(n[0].Why, "--for=create") {
+		t.Errorf("not carried %v", n)
+	}
+	checkOrder(t, res, s)
+}
+
+func TestKubeflowKnativeRetry(t *testing.T) {
+	res, s := load(t, "kubeflow", "tests/knative_install.sh")
+	// `if kustomize build … | kubectl apply -f -; then break; fi` in a retry loop: the apply
+	// in the condition runs whatever it returns (it was dropped, uncounted).
+	if got := stepNames(s); len(got) != 9 || got[0] != "apply-gateways" || got[1] != "wait-pods" {
+		t.Fatalf("steps %v", got)
+	}
+	if f := fates(res.Model); f[6] != importer.FateStep {
+		t.Errorf("fates %v", f)
+	}
+	if n := res.Model.NotCarried; len(n) != 1 || n[0].Line != 5 {
+		t.Errorf("not carried %v", n)
+	}
+}
+
+func TestKubeflowMetricsServer(t *testing.T) {
+	res, s := load(t, "kubeflow", "tests/metrics-server_install.sh")
+	if got := stepNames(s); !reflect.DeepEqual(got, []string{"apply-metrics-server", "wait-deployment-metrics-server", "wait-pods"}) {
+		t.Fatalf("steps %v", got)
+	}
+	if w := s.Steps[2].Wait; w.Selector != "k8s-app=metrics-server" || w.Namespace != "kube-system" || w.For != "condition=Ready" {
+		t.Errorf("wait %+v", w)
+	}
+	// curl > file and sed -i on it: named, the apply reads the file when it runs.
+	nc := map[int]bool{}
+	for _, n := range res.Model.NotCarried {
+		nc[n.Line] = true
+	}
+	if !nc[4] || !nc[5] {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+	// The debugging commands of the failure branch are read-only.
+	if f := fates(res.Model); f[21] != importer.FateReadOnly || f[22] != importer.FateReadOnly || f[23] != importer.FateReadOnly {
+		t.Errorf("fates %v", f)
+	}
+}

@@ -68,7 +68,7 @@ func (t *translator) kWait(x *cmd, f flags) {
 		return
 	}
 	for _, tg := range targets {
-		w := &importer.OutWait{For: forv, On: tg, Namespace: f.get("n", "namespace"), AllNamespaces: f.is("A", "all-namespaces"), Selector: f.get("l", "selector")}
+		w := &importer.OutWait{For: forv, On: tg, Namespace: f.get("n", "namespace"), AllNamespaces: f.is("A", "all-namespaces"), Selector: f.get("l", "selector"), FieldSelector: f.get("field-selector")}
 		st := &importer.OutStep{Wait: w}
 		if to := f.get("timeout"); to != "" {
 			st.Timeout = t.duration(x, to)
