@@ -367,3 +367,70 @@ func TestKubeflowMetricsServer(t *testing.T) {
 		t.Errorf("fates %v", f)
 	}
 }
+
+func TestKubeflowWaitsOnSelectors(t *testing.T) {
+	_, s := load(t, "kubeflow", "tests/cert_manager_install.sh")
+	if got := stepNames(s); !reflect.DeepEqual(got, []string{"apply-base", "wait-pod", "apply-kubeflow", "wait-pod-2", "wait-endpoints"}) {
+		t.Fatalf("steps %v", got)
+	}
+	if w := s.Steps[1].Wait; w.On != "pod" || w.Selector != "app=webhook" || w.Namespace != "cert-manager" || s.Steps[1].Timeout.String() != "3m0s" {
+		t.Errorf("wait %+v", w)
+	}
+	// --for=jsonpath='{…}'=Pod on endpoints chosen by a set-based selector.
+	if w := s.Steps[4].Wait; w.For != "jsonpath={.subsets[0].addresses[0].targetRef.kind}=Pod" || w.Selector != "app in (cert-manager,webhook)" {
+		t.Errorf("endpoints wait %+v", w)
+	}
+
+	_, s = load(t, "kubeflow", "tests/oauth2-proxy_install.sh")
+	// `kubectl wait … deployment -n oauth2-proxy oauth2-proxy`: TYPE NAME around a flag.
+	if w := s.Steps[3].Wait; w.On != "deployment/oauth2-proxy" || w.Namespace != "oauth2-proxy" {
+		t.Errorf("deployment wait %+v", w)
+	}
+	if w := s.Steps[4].Wait; !w.AllNamespaces || w.FieldSelector != "status.phase!=Succeeded" {
+		t.Errorf("quoted '--field-selector=…' %+v", w)
+	}
+
+	res, s := load(t, "kubeflow", "tests/istio-cni_install.sh")
+	if w := s.Steps[3].Wait; w.On != "pods" || w.Namespace != "istio-system" || res.Model.Verdict() != importer.Faithful {
+		t.Errorf("wait %+v verdict %s", w, res.Model.Verdict())
+	}
+}
+
+func TestKubeflowSparkRepoRoot(t *testing.T) {
+	res, s := load(t, "kubeflow", "tests/spark_install.sh")
+	// REPOSITORY_ROOT=$(git rev-parse --show-toplevel 2>/dev/null || echo …); cd "$REPOSITORY_ROOT"
+	if k := s.Steps[0].Apply.Manifests[0].Kustomize; k != "./applications/spark/spark-operator/overlays/kubeflow" || !s.Steps[0].Apply.ServerSide {
+		t.Errorf("apply %+v", s.Steps[0].Apply)
+	}
+	if res.Model.Verdict() != importer.Faithful {
+		t.Errorf("verdict %s %v", res.Model.Verdict(), res.Model.NotCarried)
+	}
+	if w := s.Steps[4].Wait; w.On != "endpoints/spark-operator-webhook-svc" || w.Namespace != "kubeflow" {
+		t.Errorf("wait %+v", w)
+	}
+}
+
+func TestKubeflowTrainerRollout(t *testing.T) {
+	res, s := load(t, "kubeflow", "tests/trainer_install.sh")
+	want := []string{"apply-crds", "wait-crd-trainjobs-trainer-kubeflow-org", "apply-overlays", "wait-deployment-kubeflow-trainer-controller-manage",
+		"wait-deployment-jobset-controller-manager", "apply-runtimes", "apply-kubeflow-trainer-roles",
+		"restart-deployment-jobset-controller-manager", "status-deployment-jobset-controller-manager", "wait-deployment-jobset-controller-manager-2",
+		"wait-validatingwebhookconfiguration-validator-trai", "wait-mutatingwebhookconfiguration-jobset-mutating"}
+	if got := stepNames(s); !reflect.DeepEqual(got, want) {
+		t.Fatalf("steps %v", got)
+	}
+	// cd - returns to the start: paths before it are under applications/trainer.
+	if f := s.Steps[6].Apply.Manifests[0].File; f != "./applications/trainer/upstream/overlays/kubeflow-platform/kubeflow-trainer-roles.yaml" {
+		t.Errorf("file %q", f)
+	}
+	if r := s.Steps[7].Rollout; r == nil || r.Restart != "deployment/jobset-controller-manager" || r.Namespace != "kubeflow-system" {
+		t.Errorf("rollout %+v", r)
+	}
+	if w := s.Steps[10].Wait; w.For != "jsonpath={.webhooks[0].clientConfig.caBundle}" || s.Steps[10].Timeout.String() != "2m0s" {
+		t.Errorf("caBundle wait %+v", w)
+	}
+	if f := fates(res.Model); f[12] != importer.FateReadOnly || f[25] != importer.FateReadOnly {
+		t.Errorf("fates %v", f)
+	}
+	checkOrder(t, res, s)
+}

@@ -25,6 +25,11 @@ var corpusScripts = [][2]string{
 	{"kubeflow", "tests/kserve_install.sh"},
 	{"kubeflow", "tests/knative_install.sh"},
 	{"kubeflow", "tests/metrics-server_install.sh"},
+	{"kubeflow", "tests/cert_manager_install.sh"},
+	{"kubeflow", "tests/istio-cni_install.sh"},
+	{"kubeflow", "tests/spark_install.sh"},
+	{"kubeflow", "tests/trainer_install.sh"},
+	{"kubeflow", "tests/oauth2-proxy_install.sh"},
 }
 
 // TestCorpusTally counts, over the corpus, the helm/kubectl commands the

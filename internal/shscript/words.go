@@ -301,6 +301,9 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 			calls = append(calls, c)
 			return true
 		case *syntax.BinaryCmd:
+			if c.Op == syntax.OrStmt && isRepoRoot(c.X) {
+				return walk(c.X) // $(git rev-parse --show-toplevel || echo …): the repository it runs in
+			}
 			if c.Op == syntax.AndStmt || c.Op == syntax.OrStmt {
 				return walk(c.X) && walk(c.Y)
 			}
@@ -392,4 +395,9 @@ func (t *translator) findsRepoRoot(name string) bool {
 	}
 	body := string(fn.src[fn.decl.Pos().Offset():fn.decl.End().Offset()])
 	return strings.Contains(body, "/.git\"") && strings.Contains(body, "dirname")
+}
+
+func isRepoRoot(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	return ok && len(c.Args) >= 2 && lit(c.Args[0]) == "git" && lit(c.Args[1]) == "rev-parse"
 }
