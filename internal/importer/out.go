@@ -79,6 +79,7 @@ type OutWait struct {
 	Namespace     string `yaml:"namespace,omitempty"`
 	AllNamespaces bool   `yaml:"allNamespaces,omitempty"`
 	Selector      string `yaml:"selector,omitempty"`
+	FieldSelector string `yaml:"fieldSelector,omitempty"`
 }
 
 // OutRollout is a rollout step.

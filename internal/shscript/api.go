@@ -18,6 +18,7 @@ package shscript
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -78,6 +79,7 @@ func Import(file string, opts Options) (*Result, error) {
 	}
 	importer.SortNotes(t.m.NotCarried)
 	importer.SortNotes(t.m.Info)
+	pruneVars(t.m)
 	doc, err := importer.Write(t.m)
 	if err != nil {
 		return nil, err
@@ -181,4 +183,37 @@ func dnsName(s string) string {
 		out = strings.Trim(out[:50], "-")
 	}
 	return out
+}
+
+// pruneVars drops the variables no step uses: the script's loop counters
+// and scratch values (retry, BIN_DIR) would otherwise be required inputs.
+func pruneVars(m *importer.Model) {
+	var text strings.Builder
+	for _, st := range m.Steps {
+		b, _ := json.Marshal(st.Out)
+		text.Write(b)
+	}
+	used := map[string]bool{}
+	for grew := true; grew; {
+		grew = false
+		for _, v := range m.Vars {
+			if used[v.Name] {
+				continue
+			}
+			s := text.String()
+			if strings.Contains(s, "${"+v.Name+"}") || strings.Contains(s, `vars.get(\"`+v.Name+`\"`) || strings.Contains(s, "vars."+v.Name) {
+				used[v.Name], grew = true, true
+				if v.Default != nil {
+					text.WriteString(*v.Default)
+				}
+			}
+		}
+	}
+	kept := m.Vars[:0]
+	for _, v := range m.Vars {
+		if used[v.Name] {
+			kept = append(kept, v)
+		}
+	}
+	m.Vars = kept
 }

@@ -24,6 +24,7 @@ type input struct {
 	src   *importer.OutSource // a manifest source (file, url, kustomize, inline)
 	text  string              // the text, when known (heredocs)
 	known bool
+	why   string // why the text is not known
 }
 
 func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
@@ -49,8 +50,8 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 	for _, r := range s.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
-			text, ok, _ := t.eval(r.Hdoc)
-			x.stdin = &input{text: text, known: ok, src: &importer.OutSource{Inline: text}}
+			text, ok, why := t.eval(r.Hdoc)
+			x.stdin = &input{text: text, known: ok, why: why, src: &importer.OutSource{Inline: text}}
 		case syntax.WordHdoc:
 			text, ok, _ := t.eval(r.Word)
 			x.stdin = &input{text: text + "\n", known: ok, src: &importer.OutSource{Inline: text + "\n"}}
@@ -100,7 +101,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.sleep(x)
 	case name == "exit" || name == "return":
 		if t.cond == 0 && (name == "exit" || t.inFunc) {
-			t.stopped = true
+			t.stopped, t.failed = true, len(x.args) > 1 && x.args[1] != "0"
 		}
 	case name == "shift":
 		n := 1
@@ -111,7 +112,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 			n = len(t.args)
 		}
 		t.args = t.args[n:]
-	case housekeeping[name]:
+	case housekeeping[name], name == "cat" && len(x.args) == 1 && x.stdin != nil && !writesFile(s):
+		// cat <<EOF to the terminal prints a message
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
 		t.notCarried(s, t.text(s), "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)")
 	case name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh"):
@@ -148,9 +150,18 @@ func (t *translator) callFunc(f *function, args []string) {
 	saveArgs, saveIn, saveFile, savePath, saveSrc := t.args, t.inFunc, t.file, t.scriptPath, t.src
 	t.args, t.inFunc, t.file, t.scriptPath, t.src = args, true, f.file, f.path, f.src
 	t.depth++
+	t.locals = append(t.locals, frame{})
 	t.stmt(f.decl.Body)
+	for name, v := range t.locals[len(t.locals)-1] {
+		if v == nil {
+			delete(t.vars, name)
+		} else {
+			t.vars[name] = v
+		}
+	}
+	t.locals = t.locals[:len(t.locals)-1]
 	t.depth--
-	t.stopped = false // return ends the function, not the script
+	t.stopped, t.failed = false, false // return ends the function, not the script
 	t.args, t.inFunc, t.file, t.scriptPath, t.src = saveArgs, saveIn, saveFile, savePath, saveSrc
 }
 
@@ -255,4 +266,14 @@ func (t *translator) sleep(x *cmd) {
 		return
 	}
 	t.info(x.stmt, t.text(x.stmt), "nothing to carry: khook waits on conditions, not time (each step waits for what it needs; add a wait: step for something specific)")
+}
+
+// writesFile: the statement's output goes to a file.
+func writesFile(s *syntax.Stmt) bool {
+	for _, r := range s.Redirs {
+		if r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.Op == syntax.ClbOut {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"os"
 	"path"
 	"regexp"
 	"strconv"
@@ -47,11 +48,17 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.when = t.when[:len(t.when)-1]
 		}
 	default:
-		before := len(t.m.Steps)
-		t.branch(c.Then, "")
-		if c.Else != nil {
-			t.ifClause(c.Else)
+		if runsTool(last) {
+			// `if kubectl apply -f x; then …`: the command runs whatever it returns
+			t.stmt(last)
 		}
+		before := len(t.m.Steps)
+		t.undecided(last, func() {
+			t.branch(c.Then, "")
+			if c.Else != nil {
+				t.ifClause(c.Else)
+			}
+		})
 		if len(t.m.Steps) > before {
 			t.notCarried(last, "the condition "+t.text(last), "khook cannot decide it before the run; the steps under it are carried as if it held (add a when: on a variable)")
 		}
@@ -59,14 +66,23 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 }
 
 func (t *translator) branch(list []*syntax.Stmt, cel string) {
-	if cel != "" {
-		t.when = append(t.when, cel)
+	if cel == "" {
+		t.cond++
+		t.stmts(list)
+		t.cond--
+		return
 	}
-	t.cond++
+	// Under a condition khook decides at run time, an exit 0 or return
+	// ends the branch, and what follows it runs only when cel does not hold.
+	saveCond := t.cond
+	t.when, t.cond = append(t.when, cel), 0
 	t.stmts(list)
-	t.cond--
-	if cel != "" {
-		t.when = t.when[:len(t.when)-1]
+	t.when, t.cond = t.when[:len(t.when)-1], saveCond
+	if t.stopped {
+		if !t.failed {
+			t.guard = "!(" + cel + ")"
+		}
+		t.stopped, t.failed = false, false
 	}
 }
 
@@ -171,6 +187,8 @@ func (t *translator) bracket(args []*syntax.Word) (string, *bool, bool) {
 			op = "=="
 		}
 		cel, static, ok = t.compare(args[1], nil, op)
+	case len(args) == 2 && (lit(args[0]) == "-f" || lit(args[0]) == "-d" || lit(args[0]) == "-e"):
+		cel, static, ok = t.fileTest(lit(args[0]), args[1])
 	case len(args) == 3:
 		switch o := lit(args[1]); o {
 		case "=", "==", "!=":
@@ -202,6 +220,12 @@ func (t *translator) test(x syntax.TestExpr) (string, *bool, bool) {
 			}
 			cel, st = negate(cel, st)
 			return cel, st, true
+		case syntax.TsRegFile, syntax.TsDirect, syntax.TsExists:
+			w, ok := e.X.(*syntax.Word)
+			if !ok {
+				return "", nil, false
+			}
+			return t.fileTest(map[syntax.UnTestOperator]string{syntax.TsRegFile: "-f", syntax.TsDirect: "-d"}[e.Op], w)
 		case syntax.TsNempStr, syntax.TsEmpStr:
 			w, ok := e.X.(*syntax.Word)
 			if !ok {
@@ -366,4 +390,38 @@ func globCEL(subject, p string, glob bool) string {
 	re := regexp.QuoteMeta(p)
 	re = strings.NewReplacer(`\*`, ".*", `\?`, ".", `\[`, "[", `\]`, "]").Replace(re)
 	return subject + ".matches(" + strconv.Quote("^"+re+"$") + ")"
+}
+
+// undecided walks the branches of a condition khook cannot decide: a
+// variable they set is not known after them (UNINSTALL=true under
+// [[ "$*" == *--uninstall* ]] must not make the uninstall unconditional),
+// so it becomes a khook variable.
+func (t *translator) undecided(n syntax.Node, walk func()) {
+	before := make(map[string]*shVar, len(t.vars))
+	for k, v := range t.vars {
+		before[k] = v
+	}
+	walk()
+	for name, v := range t.vars {
+		if before[name] == v || v.decl != nil {
+			continue
+		}
+		d := t.m.Var(name)
+		if d == nil {
+			d = &importer.Var{Name: name, Required: true, From: t.loc(n), Description: "the script sets it under a condition khook cannot decide (" + t.loc(n).String() + ")"}
+		}
+		t.vars[name] = &shVar{decl: d}
+	}
+}
+
+// fileTest is -f/-d/-e on a path known at import: decided there, as the
+// files the script sources are read there.
+func (t *translator) fileTest(op string, w *syntax.Word) (string, *bool, bool) {
+	p, ok, _ := t.eval(w)
+	if !ok || strings.Contains(p, "${") {
+		return "", nil, false
+	}
+	fi, err := os.Stat(t.abs(p))
+	v := err == nil && (op != "-f" || fi.Mode().IsRegular()) && (op != "-d" || fi.IsDir())
+	return "", &v, true
 }

@@ -133,7 +133,7 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 	case strings.HasPrefix(chart, "/") || strings.HasPrefix(chart, ".") || exists(t.abs(chart)) || !strings.Contains(chart, "/"):
 		h.Chart = t.specPath(chart)
 		if !exists(t.abs(chart)) {
-			t.info(x.stmt, "chart "+chart, "a local chart that is not there at import ("+t.display(t.abs(chart))+"); build it before khook runs")
+			t.info(x.stmt, "chart "+t.specPath(chart), "a local chart that is not there at import ("+t.display(t.abs(chart))+"); build it before khook runs")
 		}
 		if t.depUpdate[t.abs(chart)] {
 			h.DependencyUpdate = true
@@ -217,7 +217,11 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val string) {
 		switch {
 		case p == "-":
 			if x.stdin == nil || !x.stdin.known {
-				t.notCarried(x.stmt, "-f -", "the values it reads on its standard input are not known at import")
+				why := "the values it reads on its standard input are not known at import"
+				if x.stdin != nil && x.stdin.why != "" {
+					why += " (" + x.stdin.why + ")"
+				}
+				t.notCarried(x.stmt, "-f -", why)
 				continue
 			}
 			var m map[string]any

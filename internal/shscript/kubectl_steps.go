@@ -68,7 +68,7 @@ func (t *translator) kWait(x *cmd, f flags) {
 		return
 	}
 	for _, tg := range targets {
-		w := &importer.OutWait{For: forv, On: tg, Namespace: f.get("n", "namespace"), AllNamespaces: f.is("A", "all-namespaces"), Selector: f.get("l", "selector")}
+		w := &importer.OutWait{For: forv, On: tg, Namespace: f.get("n", "namespace"), AllNamespaces: f.is("A", "all-namespaces"), Selector: f.get("l", "selector"), FieldSelector: f.get("field-selector")}
 		st := &importer.OutStep{Wait: w}
 		if to := f.get("timeout"); to != "" {
 			st.Timeout = t.duration(x, to)
@@ -121,6 +121,12 @@ func (t *translator) kPatch(x *cmd, f flags) {
 		text = string(data)
 	}
 	var patch any
+	if yaml.Unmarshal([]byte(text), &patch) == nil && strings.Contains(text, "${") {
+		if _, scalar := patch.(string); scalar { // -p="${PATCH}" the script builds
+			t.account(x.stmt, importer.FateNotCarried, "", "its patch is only known when the script runs ("+text+"); write the patch: step by hand")
+			return
+		}
+	}
 	if !ok || text == "" || yaml.Unmarshal([]byte(text), &patch) != nil {
 		t.account(x.stmt, importer.FateNotCarried, "", "khook's patch: step takes one named object and a YAML or JSON patch; write it by hand")
 		return

@@ -19,8 +19,8 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	known := true
 	for _, w := range it.Items {
 		fs, ok, _ := t.fields(w)
-		if !ok {
-			known = false
+		if !ok || strings.Contains(strings.Join(fs, " "), "${") {
+			known = false // a variable's words are only split when the script runs
 		}
 		items = append(items, fs...)
 	}
@@ -50,6 +50,11 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 	cond := c.Cond[0]
 	waitsFor := c.Until != cond.Negated // until X / while ! X: waits for X to succeed
 	t.pollLoop(s, map[bool]*syntax.Stmt{waitsFor: cond}[true], c.Do)
+	if !waitsFor && !runsTool(s) {
+		// while [[ $# -gt 0 ]]; do case $1 in …: a shell loop, no poll; what it sets is not known
+		t.undecided(cond, func() { t.pollLoop(s, nil, c.Do) })
+		return
+	}
 	if !waitsFor {
 		if c, ok := cond.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 && isTool(lit(c.Args[0])) {
 			// Looping while the command succeeds waits for it to fail (a deletion): no step says that.
@@ -192,4 +197,16 @@ func kindNames(pos []string) []string {
 		out = append(out, pos[0]+"/"+n)
 	}
 	return out
+}
+
+// runsTool: helm or kubectl runs anywhere in n (a loop that polls the cluster).
+func runsTool(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && isTool(lit(c.Args[0])) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

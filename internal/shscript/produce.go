@@ -12,6 +12,9 @@ import (
 // with ok when they were carried on their own (helm template).
 func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 	first := stages[0]
+	if len(stages) > 1 && t.helmTemplateFed(stages) {
+		return nil, true
+	}
 	c, ok := first.Cmd.(*syntax.CallExpr)
 	if !ok || len(stages) > 1 {
 		t.notCarriedPipe(first, stages)
@@ -105,4 +108,22 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 	})
 	t.info(x.stmt, "envsubst", "its variables are khook variables (${NAME}); the manifest is written inline")
 	return &input{src: &importer.OutSource{Inline: text}, text: text, known: true}, true
+}
+
+// helmTemplateFed is `cat <<EOF | helm template … --values - | kubectl
+// apply -f -`: the helm step, its values what the stages before it feed it.
+func (t *translator) helmTemplateFed(stages []*syntax.Stmt) bool {
+	last := stages[len(stages)-1]
+	c, ok := last.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 2 || lit(c.Args[0]) != "helm" || lit(c.Args[1]) != "template" {
+		return false
+	}
+	in, ok := t.produce(stages[:len(stages)-1])
+	if !ok || in == nil {
+		return true // produce named it not carried
+	}
+	x := t.newCmd(last, c)
+	x.stdin = in
+	t.helmInstall(x, parseFlags(x.args[1:], helmValued), "template")
+	return true
 }

@@ -26,9 +26,12 @@ type translator struct {
 	args            []string          // positional parameters of the function being walked
 	inFunc          bool
 	depth           int
-	cond            int  // > 0 inside a branch or loop: exit/return do not end the walk
-	stopped         bool // exit at the top level, return in a function
-	poll            bool // inside a poll loop: its sleep is the loop's
+	cond            int     // > 0 inside a branch or loop: exit/return do not end the walk
+	stopped         bool    // exit at the top level, return in a function
+	failed          bool    // … with a non-zero status
+	guard           string  // !(cel) of a branch that exited: the condition of what follows it
+	locals          []frame // the locals of the functions being walked
+	poll            bool    // inside a poll loop: its sleep is the loop's
 	keys            map[string]string
 	names           map[string]bool
 	depUpdate       map[string]bool // chart dirs `helm dependency update` ran in
@@ -54,11 +57,16 @@ func (t *translator) runFile(f *syntax.File, src []byte, abs string) {
 }
 
 func (t *translator) stmts(list []*syntax.Stmt) {
+	n := len(t.when)
+	defer func() { t.when = t.when[:n] }()
 	for _, s := range list {
 		if t.stopped || t.inputErr != nil {
 			return
 		}
 		t.stmt(s)
+		if t.guard != "" { // the rest of this list runs only when an exiting branch did not
+			t.when, t.guard = append(t.when, t.guard), ""
+		}
 	}
 }
 
@@ -188,6 +196,13 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	case syntax.Pipe, syntax.PipeAll:
 		t.pipe(s, c)
 	case syntax.AndStmt:
+		if _, static, ok := t.condition(c.X); ok && static != nil {
+			// `[ -z "$NS" ] && NS=default`, decided at import
+			if *static {
+				t.stmt(c.Y)
+			}
+			return
+		}
 		t.stmt(c.X)
 		t.cond++
 		t.stmt(c.Y)
@@ -238,6 +253,7 @@ var housekeeping = map[string]bool{
 	"set": true, "shopt": true, "trap": true, "shift": true, "unset": true, "date": true, "wait": true,
 	"command": true, "which": true, "type": true, "hash": true, "clear": true, "tput": true, "read": true,
 	"break": true, "continue": true, "log": true, "info": true, "warn": true, "die": true, "umask": true,
+	"[": true, "test": true, // a test on its own only sets $?
 }
 
 // lit is a word's literal text, "" when it has expansions.

@@ -272,13 +272,27 @@ func (t *translator) assign(a *syntax.Assign) {
 
 func (t *translator) declClause(c *syntax.DeclClause) {
 	for _, a := range c.Args {
+		if c.Variant.Value == "local" && len(t.locals) > 0 && a.Name != nil {
+			// The caller's value comes back when the function returns.
+			if frame := t.locals[len(t.locals)-1]; !frame.has(a.Name.Value) {
+				frame[a.Name.Value] = t.vars[a.Name.Value]
+			}
+		}
 		t.assign(a)
 	}
 }
 
+// frame is a function call's locals and the values they hid (nil: unset).
+type frame map[string]*shVar
+
+func (f frame) has(name string) bool { _, ok := f[name]; return ok }
+
 // cmdSubst is $(...) for the idioms that name a directory or read a file.
 func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 	unknown := "the output of " + t.text(cs) // the text is $(…) itself
+	if len(cs.Stmts) == 0 {
+		return "", true, "" // `# a comment` between a command's arguments
+	}
 	var calls []*syntax.CallExpr
 	var walk func(s *syntax.Stmt) bool
 	walk = func(s *syntax.Stmt) bool {
@@ -287,6 +301,9 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 			calls = append(calls, c)
 			return true
 		case *syntax.BinaryCmd:
+			if c.Op == syntax.OrStmt && isRepoRoot(c.X) {
+				return walk(c.X) // $(git rev-parse --show-toplevel || echo …): the repository it runs in
+			}
 			if c.Op == syntax.AndStmt || c.Op == syntax.OrStmt {
 				return walk(c.X) && walk(c.Y)
 			}
@@ -341,7 +358,7 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 			out, known = filepath.Base(args[0]), true
 		case (name == "realpath" || name == "readlink") && len(args) > 0:
 			out, known = t.abs(args[len(args)-1]), true
-		case name == "git" && len(args) >= 1 && args[0] == "rev-parse":
+		case name == "git" && len(args) >= 1 && args[0] == "rev-parse", t.findsRepoRoot(name):
 			out, known = t.runDir, true
 		default:
 			t.readsFile(calls)
@@ -366,4 +383,21 @@ func (t *translator) readsFile(calls []*syntax.CallExpr) {
 			t.fromFileSecrets = true
 		}
 	}
+}
+
+// findsRepoRoot: a function of the script that walks up to the directory
+// holding .git (find_repo_root) stands for git rev-parse --show-toplevel,
+// which is where the import runs from.
+func (t *translator) findsRepoRoot(name string) bool {
+	fn := t.funcs[name]
+	if fn == nil {
+		return false
+	}
+	body := string(fn.src[fn.decl.Pos().Offset():fn.decl.End().Offset()])
+	return strings.Contains(body, "/.git\"") && strings.Contains(body, "dirname")
+}
+
+func isRepoRoot(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	return ok && len(c.Args) >= 2 && lit(c.Args[0]) == "git" && lit(c.Args[1]) == "rev-parse"
 }

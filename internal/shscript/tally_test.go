@@ -1,0 +1,64 @@
+package shscript
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// corpusScripts are the real scripts of test/testdata/scripts (SOURCES.md).
+var corpusScripts = [][2]string{
+	{"kube-prometheus", "scripts/monitoring-deploy.sh"},
+	{"gloo", "projects/gateway2/install.sh"},
+	{"immudb", "K8s-deployment/Charts/immudb/install.sh"},
+	{"bakito-jti", "testdata/e2e/installChart.sh"},
+	{"fairwinds", "stable/insights-admission/ci/pre-test-script.sh"},
+	{"fairwinds", "scripts/fleet-install-test.sh"},
+	{"kserve", "hack/setup/infra/manage.cert-manager-helm.sh"},
+	{"kserve", "hack/setup/infra/manage.istio-helm.sh"},
+	{"kserve", "hack/setup/infra/manage.keda-helm.sh"},
+	{"kserve", "hack/self-signed-ca.sh"},
+	{"ingress-nginx", "build/dev-env.sh"},
+	{"kubeflow", "tests/pipelines_install.sh"},
+	{"kubeflow", "tests/kserve_install.sh"},
+	{"kubeflow", "tests/knative_install.sh"},
+	{"kubeflow", "tests/metrics-server_install.sh"},
+	{"kubeflow", "tests/cert_manager_install.sh"},
+	{"kubeflow", "tests/istio-cni_install.sh"},
+	{"kubeflow", "tests/spark_install.sh"},
+	{"kubeflow", "tests/trainer_install.sh"},
+	{"kubeflow", "tests/oauth2-proxy_install.sh"},
+}
+
+// TestCorpusTally counts, over the corpus, the helm/kubectl commands the
+// import accounted for and their fates (the acceptance: ≥ 75 %
+// carried as steps); -v prints the table.
+func TestCorpusTally(t *testing.T) {
+	total := map[importer.Fate]int{}
+	var b strings.Builder
+	for _, c := range corpusScripts {
+		res, _ := load(t, c[0], c[1])
+		n := res.Model.Counts()
+		all := 0
+		for f, k := range n {
+			total[f] += k
+			all += k
+		}
+		fmt.Fprintf(&b, "%-15s %-48s %3d commands: %3d step %3d folded %3d read-only %3d not carried\n", c[0], c[1], all,
+			n[importer.FateStep], n[importer.FateFolded], n[importer.FateReadOnly], n[importer.FateNotCarried])
+	}
+	all := 0
+	for _, k := range total {
+		all += k
+	}
+	carried := total[importer.FateStep] + total[importer.FateFolded]
+	fmt.Fprintf(&b, "total %d commands: %d step, %d folded, %d read-only, %d not carried; carried (step+folded) %.0f %%, as steps %.0f %%",
+		all, total[importer.FateStep], total[importer.FateFolded], total[importer.FateReadOnly], total[importer.FateNotCarried],
+		100*float64(carried)/float64(all), 100*float64(total[importer.FateStep])/float64(all))
+	t.Log("\n" + b.String())
+	if 4*total[importer.FateStep] < 3*all {
+		t.Errorf("fewer than 75 %% of the corpus's commands became steps")
+	}
+}
