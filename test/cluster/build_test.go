@@ -12,14 +12,15 @@ import (
 	"time"
 
 	"github.com/khook/khook/test/cluster"
+	"github.com/khook/khook/test/clusterbin"
 )
 
 // The versions in the cache key must be the ones the tools modules build.
 func TestToolVersionsPinned(t *testing.T) {
 	for mod, want := range map[string]string{
-		"k8s":  "k8s.io/kubernetes " + cluster.KubernetesVersion,
-		"etcd": "go.etcd.io/etcd/server/v3 " + cluster.EtcdVersion,
-		"kwok": "sigs.k8s.io/kwok " + cluster.KwokVersion,
+		"k8s":  "k8s.io/kubernetes " + clusterbin.KubernetesVersion,
+		"etcd": "go.etcd.io/etcd/server/v3 " + clusterbin.EtcdVersion,
+		"kwok": "sigs.k8s.io/kwok " + clusterbin.KwokVersion,
 	} {
 		b, err := os.ReadFile(filepath.Join("..", "tools", mod, "go.mod"))
 		if err != nil {
@@ -42,7 +43,7 @@ func offlineEnv(t *testing.T) []string {
 		}
 	}
 	return append(env,
-		cluster.CacheEnv+"="+t.TempDir(),
+		clusterbin.CacheEnv+"="+t.TempDir(),
 		"GOMODCACHE="+t.TempDir(),
 		"GOPROXY=off",
 		"GOFLAGS=-modcacherw", // lets t.TempDir remove whatever go writes there
@@ -67,7 +68,7 @@ func TestNoProxyFailsClearly(t *testing.T) {
 		t.Fatalf("test binary without proxy: %v, want exit status 1; output:\n%s", err, out.String())
 	}
 	got := out.String()
-	want := "khook test cluster: cannot build kube-apiserver " + cluster.KubernetesVersion + ": "
+	want := "khook test cluster: cannot build kube-apiserver " + clusterbin.KubernetesVersion + ": "
 	if !strings.Contains(got, want) || !strings.Contains(got, "the Go module proxy must be reachable") {
 		t.Errorf("output does not say which binary failed and why; got:\n%s", got)
 	}

@@ -25,6 +25,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/khook/khook/test/clusterbin"
 )
 
 // Options configures Start. The zero value is ready to use.
@@ -67,7 +69,7 @@ type Cluster struct {
 	stopOnce sync.Once
 }
 
-// Start builds the binaries if they are missing (see EnsureBinaries), then
+// Start builds the binaries if they are missing (clusterbin.EnsureBinaries), then
 // starts a cluster on free loopback ports and returns once it is usable: the
 // API server is ready, the node is Ready without the not-ready taint, and the
 // default ServiceAccount exists. Call Stop when done.
@@ -78,7 +80,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 2 * time.Minute
 	}
-	bins, err := EnsureBinaries(ctx, opts.Progress)
+	bins, err := clusterbin.EnsureBinaries(ctx, opts.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/khook/khook/test/cluster"
+	"github.com/khook/khook/test/clusterbin"
 )
 
 var kube *cluster.Cluster
@@ -130,7 +131,7 @@ func TestServerVersionIsStamped(t *testing.T) {
 	if err != nil {
 		t.Fatalf("server version: %v", err)
 	}
-	want := cluster.KubernetesVersion
+	want := clusterbin.KubernetesVersion
 	if v.GitVersion != want || !strings.HasPrefix(want, "v"+v.Major+"."+v.Minor+".") {
 		t.Errorf("server version = %s (major %q, minor %q), want %s", v.GitVersion, v.Major, v.Minor, want)
 	}

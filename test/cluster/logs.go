@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/khook/khook/test/clusterbin"
 )
 
 // DumpLogs writes the last n lines of every component's log to w.
@@ -45,5 +47,5 @@ func logTail(path string, n int) string {
 		_, _ = f.Seek(-max, io.SeekEnd)
 	}
 	b, _ := io.ReadAll(f)
-	return tail(string(b), n)
+	return clusterbin.LastLines(string(b), n)
 }

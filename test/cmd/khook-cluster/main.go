@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/khook/khook/test/cluster"
+	"github.com/khook/khook/test/clusterbin"
 )
 
 func main() {
@@ -41,7 +42,7 @@ func main() {
 	var err error
 	switch os.Args[1] {
 	case "build":
-		_, err = cluster.EnsureBinaries(context.Background(), os.Stderr)
+		_, err = clusterbin.EnsureBinaries(context.Background(), os.Stderr)
 	case "up":
 		err = up(*runDir)
 	case "down":
@@ -118,7 +119,7 @@ func up(runDir string) error {
 		return nil
 	}
 	// Build first, in the foreground, so progress shows in the terminal.
-	if _, err := cluster.EnsureBinaries(context.Background(), os.Stderr); err != nil {
+	if _, err := clusterbin.EnsureBinaries(context.Background(), os.Stderr); err != nil {
 		return err
 	}
 	self, err := os.Executable()

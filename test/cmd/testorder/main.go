@@ -24,7 +24,7 @@ import (
 
 // built are the packages whose tests need a tool built in the background.
 var built = []string{
-	"github.com/khook/khook/test/cluster",
+	"github.com/khook/khook/test/clusterbin",
 	"github.com/khook/khook/test/helmcli",
 	"github.com/khook/khook/test/helmfilecli",
 }

@@ -13,7 +13,7 @@ m/b
 m/c
 m/d
 m/a.test m/a testing
-m/b.test m/b github.com/khook/khook/test/cluster
+m/b.test m/b github.com/khook/khook/test/clusterbin
 m/c [m/c.test] 
 m/c.test m/c github.com/khook/khook/test/helmcli
 m/d.test m/d

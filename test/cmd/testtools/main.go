@@ -5,7 +5,7 @@
 //
 //	testtools cluster helm helmfile
 //
-// cluster is the control plane (test/cluster), helm the helm CLI of go.mod's
+// cluster is the control plane (test/clusterbin), helm the helm CLI of go.mod's
 // Helm (test/helmcli), helmfile the pinned helmfile (test/helmfilecli). The
 // builds run at once: on two cores the go command's downloads and links
 // leave room for another build. Each takes its tool's lock, so a test that
@@ -19,13 +19,13 @@ import (
 	"os"
 	"sync"
 
-	"github.com/khook/khook/test/cluster"
+	"github.com/khook/khook/test/clusterbin"
 	"github.com/khook/khook/test/helmcli"
 	"github.com/khook/khook/test/helmfilecli"
 )
 
 var builders = map[string]func(context.Context, io.Writer) (string, error){
-	"cluster":  cluster.EnsureBinaries,
+	"cluster":  clusterbin.EnsureBinaries,
 	"helm":     helmcli.Build,
 	"helmfile": helmfilecli.Build,
 }

@@ -1,4 +1,10 @@
-package cluster
+// Package clusterbin builds the test control plane's binaries (etcd,
+// kube-apiserver, the controllers, kwok) from the pinned tools modules under
+// test/tools into the user cache, once, under a file lock. It is apart from
+// test/cluster, which runs them, so that building needs only the standard
+// library: make test's background build (test/cmd/testtools) starts at once
+// instead of first compiling client-go.
+package clusterbin
 
 import (
 	"bytes"
@@ -158,7 +164,7 @@ func build(ctx context.Context, b binary, moduleDir, out string, progress io.Wri
 		if ctx.Err() != nil {
 			return fmt.Errorf("khook test cluster: building %s %s was interrupted: %w", b.name, b.version, ctx.Err())
 		}
-		return &BuildError{Binary: b.name, Version: b.version, Output: tail(withoutDownloads(output.String()), 6), Err: err}
+		return &BuildError{Binary: b.name, Version: b.version, Output: LastLines(withoutDownloads(output.String()), 6), Err: err}
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		return fmt.Errorf("khook test cluster: cannot move the built %s into the cache: %w", b.name, err)
@@ -229,8 +235,8 @@ func withoutDownloads(s string) string {
 	return strings.Join(keep, "\n")
 }
 
-// tail returns the last n non-empty lines of s.
-func tail(s string, n int) string {
+// LastLines returns the last n lines of s.
+func LastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
