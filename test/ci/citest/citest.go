@@ -122,9 +122,10 @@ func Run(t testing.TB, dir string, environ []string, args ...string) Result {
 	if len(args) == 0 {
 		args = []string{"ci"}
 	}
+	bin := Khook(t) // built first: on a fresh machine the build is minutes of the run's bound
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, Khook(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = environ
 	var out, errOut bytes.Buffer

@@ -569,9 +569,10 @@ func runCancelled(t *testing.T, dir string, environ []string, at *regexp.Regexp,
 	if len(args) == 0 {
 		args = []string{"ci"}
 	}
+	bin := citest.Khook(t) // built before the run's bound starts
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, citest.Khook(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir, cmd.Env = dir, environ
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
