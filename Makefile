@@ -53,7 +53,11 @@ build:
 ## the packages that need none of them first (test/cmd/testorder); a package
 ## that needs a tool still building waits on that tool's lock. Within each
 ## group the slowest packages (LONGEST_TESTS, measured) start first.
-LONGEST_TESTS ?= ./test/realcharts ./test/ci ./test/faults ./test/e2e ./test/helmfilecorpus ./test/ci/e2e ./test/pipelines ./test/release
+# test/ci and test/release are long too but mostly build (khook's static
+# build, GoReleaser): first, they held both of go test's slots for half an
+# hour of a run from nothing while the other packages waited; GoReleaser is
+# built in test-tools instead.
+LONGEST_TESTS ?= ./test/realcharts ./test/faults ./test/e2e ./test/helmfilecorpus ./test/ci/e2e ./test/pipelines
 test: $(TESTSUMMARY) $(TESTORDER)
 	@mkdir -p bin
 	@$(MAKE) --no-print-directory test-tools >bin/test-tools.log 2>&1 & tools=$$!; \
@@ -79,7 +83,7 @@ test-tools-cli:
 	$(BEHIND) $(GO) run ./test/cmd/testtools helm helmfile
 
 test-tools-pipeline:
-	@$(BEHIND) $(MAKE) --no-print-directory pipeline-tools
+	@$(BEHIND) $(MAKE) --no-print-directory pipeline-tools $(GORELEASER)
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
