@@ -148,7 +148,9 @@ RELEASE_ENV = PATH="$(TOOLS_BIN):$$PATH" $(NO_REMOTE)
 # GOTOOLCHAIN=auto: GoReleaser v2.18 needs the Go its go.mod names (fetched
 # from the module proxy once); see tools/goreleaser/tools.go.
 $(GORELEASER): FORCE
-	GOTOOLCHAIN=auto $(GO) build -C tools/goreleaser -o $@ github.com/goreleaser/goreleaser/v2
+	@mkdir -p $(TOOLS_BIN); start=$$(date +%s); \
+	flock $(TOOLS_BIN)/goreleaser.lock env GOTOOLCHAIN=auto $(GO) build -C tools/goreleaser -o $@ github.com/goreleaser/goreleaser/v2 && \
+	echo "goreleaser up to date in $$(( $$(date +%s) - start ))s"
 
 $(SYFT): FORCE
 	$(GO) build -C tools/syft -o $@ github.com/anchore/syft/cmd/syft

@@ -9,6 +9,7 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/khook/khook/test/ci/citest"
+	"github.com/khook/khook/test/filelock"
 )
 
 var repoRoot = citest.RepoRoot
@@ -38,6 +40,13 @@ func goreleaser(t *testing.T) string {
 	bin := filepath.Join(dir, "goreleaser")
 	// A cold build (GoReleaser's dependency graph) takes minutes on 2 cores.
 	// GOTOOLCHAIN=auto: the Go version tools/goreleaser/go.mod names (see tools.go).
+	// Under the lock make test's background build (the Makefile's
+	// $(GORELEASER)) takes, so the two never compile it at once.
+	unlock, err := filelock.Lock(t.Context(), filepath.Join(dir, "goreleaser.lock"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	out, err := run(t, 20*time.Minute, repoRoot(), []string{"GOTOOLCHAIN=auto"}, "go", "build", "-C", "tools/goreleaser", "-o", bin, "github.com/goreleaser/goreleaser/v2")
 	if err != nil {
 		t.Fatalf("building the pinned GoReleaser: %v\n%s", err, out)
