@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -111,9 +112,9 @@ func conformPolicy(t *testing.T, srv *apiServer, p vapPolicy, ns string) vapTall
 		objs = append(objs, readObjects(t, filepath.Join(p.dir, c.Object))[0])
 	}
 	// Cleanups run last first: the deletes below, then this await, so the
-	// next policy's server sees none of this one.
+	// next policy's server sees none of this one (t.Context is done by then).
 	t.Cleanup(func() {
-		if err := srv.awaitEnforcing(t, false, p.Policy, ns, objs); err != nil {
+		if err := srv.awaitEnforcing(context.Background(), false, p.Policy, ns, objs); err != nil {
 			t.Errorf("the API server still enforces %s a minute after its deletion: %v", p.Policy, err)
 		}
 	})
@@ -122,7 +123,7 @@ func conformPolicy(t *testing.T, srv *apiServer, p vapPolicy, ns string) vapTall
 	}
 	srv.install(t, filepath.Join(p.dir, "policy.yaml"))
 	srv.install(t, filepath.Join(p.dir, "binding.yaml"))
-	if err := srv.awaitEnforcing(t, true, p.Policy, ns, objs); err != nil {
+	if err := srv.awaitEnforcing(t.Context(), true, p.Policy, ns, objs); err != nil {
 		t.Fatalf("the API server denied none of %s's %d objects within a minute of installing it: either it never enforced it or it admits them all (%v); the comparison would prove nothing", p.Policy, len(objs), err)
 	}
 	for i, c := range p.Cases {

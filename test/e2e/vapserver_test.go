@@ -182,9 +182,8 @@ func (s *apiServer) installCRD(t *testing.T, file string) {
 // awaitEnforcing awaits the server's admission cache (eventually
 // consistent) holding the policy (enforcing true: some object is denied
 // by it) or no longer holding it (false: none is).
-func (s *apiServer) awaitEnforcing(t *testing.T, enforcing bool, policy, ns string, objs []*unstructured.Unstructured) error {
-	t.Helper()
-	return wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+func (s *apiServer) awaitEnforcing(ctx context.Context, enforcing bool, policy, ns string, objs []*unstructured.Unstructured) error {
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		for _, obj := range objs {
 			v, err := s.admit(ctx, obj, ns, policy)
 			if err != nil {
