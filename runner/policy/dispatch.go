@@ -203,13 +203,17 @@ var defaultedGroups = map[string]bool{"": true, "apps": true, "batch": true}
 
 // defaulted says why an offline deny is not assessed: the policy reads a
 // field of a built-in kind the manifest leaves out, which the API
-// server's defaulting may fill before admission. "" when it is not so
-// (live plans judge the dry run's object, defaulted by the server).
+// server's defaulting may fill before admission; a field the kind does
+// not have (a policy's branch for another kind reads it) is never
+// filled. "" when it is not so (live plans judge the dry run's object,
+// defaulted by the server).
 func (set *Set) defaulted(r *request, ap *admissionPolicy) string {
 	if set.Live() || r.desired == nil || !defaultedGroups[r.desired.GroupVersionKind().Group] || r.desired.GetKind() == "ConfigMap" {
 		return ""
 	}
-	if p := ap.refs.absentPath(r.desired.Object); p != "" {
+	gvk := r.desired.GroupVersionKind()
+	has := func(path []string) bool { return inSchema(gvk, path) }
+	if p := ap.refs.absentPath(r.desired.Object, has); p != "" {
 		return fmt.Sprintf("%s leaves out %s, which the API server's defaulting may fill before the policy reads it (a live plan judges the defaulted object)", r.object, p)
 	}
 	return ""

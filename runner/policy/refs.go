@@ -184,11 +184,12 @@ func (w *refWalk) comprehension(c ast.ComprehensionExpr) {
 }
 
 // absentPath is the first path the policy reads that the object leaves
-// out ("spec.replicas"), as dotted text; "" when every one is there.
-func (r refs) absentPath(obj map[string]any) string {
+// out and its kind has (inSchema), as the policy writes it
+// ("spec.containers[].readinessProbe"); "" when there is none.
+func (r refs) absentPath(obj map[string]any, has func([]string) bool) string {
 	for _, p := range r.paths {
-		if p[0] != "metadata" && p[0] != "apiVersion" && p[0] != "kind" && absent(obj, p) {
-			return strings.Join(p, ".")
+		if p[0] != "metadata" && p[0] != "apiVersion" && p[0] != "kind" && absent(obj, p) && has(p) {
+			return strings.ReplaceAll(strings.Join(p, "."), ".[]", "[]")
 		}
 	}
 	return ""

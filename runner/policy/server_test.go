@@ -93,6 +93,8 @@ func TestAdmissionAsTheServer(t *testing.T) {
 			model.ActionCreate, goodDeploy, "", "", "not assessed offline: u: reads request.userInfo", ""},
 		{"defaulting", policyDoc("d", deployRules+"\n  validations: [{expression: 'object.spec.revisionHistoryLimit < 20'}]", "  validationActions: [Deny]"),
 			model.ActionPlanned, goodDeploy, "", "", "not assessed offline: d: Deployment shop/web leaves out spec.revisionHistoryLimit", ""},
+		{"another kind's branch", policyDoc("k", deployRules+"\n  validations: [{expression: \"object.kind != 'Pod' || object.spec.containers.size() > 5\"}, {expression: 'object.spec.replicas >= 3', message: too few}]", "  validationActions: [Deny]"),
+			model.ActionPlanned, goodDeploy, model.EffectDeny, "too few", "", ""},
 		{"audit annotation", policyDoc("a", deployRules+"\n  auditAnnotations: [{key: replicas, valueExpression: 'string(object.spec.replicas)'}]", "  validationActions: [Deny]"),
 			model.ActionCreate, goodDeploy, "", "", "", "a/replicas=2"},
 	}
