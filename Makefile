@@ -3,8 +3,10 @@
 GO        ?= go
 # Integration tests start a real control plane per test package; on a fresh
 # machine a package may also wait for the tools that make test builds in the
-# background (about twenty minutes on 2 cores), so the timeout is generous.
-TEST_TIMEOUT ?= 45m
+# background (half an hour on a loaded 2-core machine), and test/ci and
+# test/release build khook's static binary themselves, so the timeout is
+# generous: it guards against a hang.
+TEST_TIMEOUT ?= 60m
 TEST_FLAGS   ?=
 # Fuzz targets run briefly after the tests: list them as package:FuzzName,
 # e.g. FUZZ_TARGETS = ./spec:FuzzLoad ./redact:FuzzRedact

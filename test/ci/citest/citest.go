@@ -85,16 +85,22 @@ func (b *build) get(t testing.TB, flags []string, env ...string) string {
 		if b.err != nil {
 			return
 		}
-		// A cold build of khook (Helm, client-go) takes minutes on a busy
-		// 2-core machine.
-		ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
-		defer cancel()
-		unlock, err := LockBuild(ctx, b.name)
+		// The wait for another package's build of the same kind, then
+		// the build, each bounded on its own: from nothing on a loaded
+		// 2-core machine a cold build of khook (Helm, client-go) took over
+		// 25 minutes, and the lock's wait is as long as the other's build.
+		// Both only guard against a hang: the package's -timeout bounds
+		// the whole.
+		wait, stop := context.WithTimeout(context.Background(), 40*time.Minute)
+		defer stop()
+		unlock, err := LockBuild(wait, b.name)
 		if err != nil {
 			b.err = fmt.Errorf("building khook: %w", err)
 			return
 		}
 		defer unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+		defer cancel()
 		args := append(append([]string{"build"}, flags...), "-o", filepath.Join(b.dir, "khook"), ".")
 		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir = RepoRoot()
