@@ -174,7 +174,7 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 			return nil, e.failure(r, refused)
 		}
 		if late := waitTimedOut(ctx, r, err); late != nil {
-			return nil, e.failure(r, late)
+			return nil, e.failure(r, undone(late, err))
 		}
 		return nil, e.failure(r, chartsource.OneLine(err))
 	}
@@ -268,6 +268,19 @@ func (e *Executor) refusedIn(err error, ns string) *kube.RefusedError {
 }
 
 // failure is the sentence of a failed install or upgrade of r.
+// undone keeps what Helm did after a failed wait with rollback-on-failure
+// (atomic): the timed-out sentence replaces Helm's error, which alone says
+// the release was rolled back or uninstalled.
+func undone(late, helmErr error) error {
+	switch msg := helmErr.Error(); {
+	case strings.Contains(msg, "has been rolled back"):
+		return fmt.Errorf("%w; the release was rolled back (atomic)", late)
+	case strings.Contains(msg, "has been uninstalled"):
+		return fmt.Errorf("%w; the release was uninstalled (atomic)", late)
+	}
+	return late
+}
+
 func (e *Executor) failure(r *Release, err error) error {
 	verb := "upgrade"
 	if !r.Installed() {
