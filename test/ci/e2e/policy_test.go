@@ -114,7 +114,7 @@ func TestPolicyGitHubActionPlan(t *testing.T) {
 	files := "Policy files in force: policy/rules.yaml, policy/admission.yaml"
 	policyMD := []string{"### Policy", files,
 		"- ⛔ **deny** `no-latest-images` in step `web`: " + obj + ": image nginx:latest is not pinned",
-		"- ⛔ **deny** `require-team-label (binding require-team-label)` in step `web`: " + obj + ": Deployment web needs a team label",
+		"- ⛔ **deny** `require-team-label (binding require-team-label)` in step `web`: " + obj + ": ValidatingAdmissionPolicy 'require-team-label' with binding 'require-team-label' denied request: Deployment web needs a team label",
 		"- ⚠️ **warn** `single-replica` in step `web`: " + obj + ": one replica: the workload is down while its pod restarts",
 		"| web | apply | ❌ **fail** | fail: policy no-latest-images denies " + obj + ": image nginx:latest is not pinned |",
 	}
