@@ -41,6 +41,7 @@ type chart struct {
 	target cosign.Target
 	digest ocispec.Descriptor
 	repo   *remote.Repository // to attach signatures
+	reg    *chartsrc.OCIRegistry
 }
 
 // pushChart starts a registry (with auth, if given), pushes the demo chart
@@ -69,7 +70,7 @@ func pushChart(t testing.TB, a chartsrc.Auth) chart {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return chart{target: target, digest: desc, repo: repo}
+	return chart{target: target, digest: desc, repo: repo, reg: reg}
 }
 
 // otherDigest is a manifest digest that is not the chart's.
