@@ -75,25 +75,18 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 // BenchmarkVerify is one chart's verification, per format and signer, and
 // through a warm Cache (#47: < 50 ms per chart).
 func BenchmarkVerify(b *testing.B) {
-	good := newKey(b)
-	store := newSigstore(b)
-	identity := cosign.Policy{Issuer: issuer, Subject: workflow, TrustedRoot: store.root}
-	byKey := cosign.Policy{Keys: [][]byte{good.pem}}
+	s := newSigners(b)
+	key := func(c chart) { attachBundle(b, c, keyBundle(b, c, s.good, c.digest.Digest.String())) }
+	keyTag := func(c chart) { signTagged(b, c, s.good, c.digest.Digest.String()) }
+	keyless := func(c chart) {
+		attachBundle(b, c, s.store.keylessBundle(b, c, workflow, issuer, c.digest.Digest.String()))
+	}
+	keylessTag := func(c chart) { s.store.keylessTagged(b, c, workflow, issuer, c.digest.Digest.String()) }
 	cases := []struct {
 		name   string
 		policy cosign.Policy
 		sign   func(c chart)
-	}{
-		{"key bundle", byKey, func(c chart) { attachBundle(b, c, keyBundle(b, c, good, c.digest.Digest.String())) }},
-		{"key tag", byKey, func(c chart) {
-			payload := simpleSigning(b, c, c.digest.Digest.String())
-			attachTagged(b, c, payload, good.sign(b, payload), nil)
-		}},
-		{"keyless bundle", identity, func(c chart) {
-			attachBundle(b, c, store.keylessBundle(b, c, workflow, issuer, c.digest.Digest.String()))
-		}},
-		{"keyless tag", identity, func(c chart) { store.keylessTagged(b, c, workflow, issuer, c.digest.Digest.String()) }},
-	}
+	}{{"key bundle", s.byKey, key}, {"key tag", s.byKey, keyTag}, {"keyless bundle", s.identity, keyless}, {"keyless tag", s.identity, keylessTag}}
 	for _, tc := range cases {
 		c := pushChart(b, chartsrc.Auth{})
 		tc.sign(c)

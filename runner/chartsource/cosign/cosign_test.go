@@ -24,10 +24,8 @@ const (
 // and verifies it against a policy: the good signature names its signer,
 // anything else is an *Unverified saying what was required and found.
 func TestVerify(t *testing.T) {
-	good, bad := newKey(t), newKey(t)
-	store := newSigstore(t)
-	identity := cosign.Policy{Issuer: issuer, Subject: workflow, TrustedRoot: store.root}
-	byKey := cosign.Policy{Keys: [][]byte{good.pem}}
+	s := newSigners(t)
+	good, bad, store, byKey, identity := s.good, s.bad, s.store, s.byKey, s.identity
 	tests := []struct {
 		name   string
 		auth   chartsrc.Auth
@@ -119,7 +117,7 @@ func TestVerify(t *testing.T) {
 
 // signTagged signs signed's simple-signing payload with k in the
 // tag-based format.
-func signTagged(t *testing.T, c chart, k keyPair, signed string) {
+func signTagged(t testing.TB, c chart, k keyPair, signed string) {
 	payload := simpleSigning(t, c, signed)
 	attachTagged(t, c, payload, k.sign(t, payload), nil)
 }

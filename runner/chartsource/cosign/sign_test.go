@@ -219,6 +219,21 @@ func attachTagged(t testing.TB, c chart, payload, sig []byte, extra map[string]s
 	}
 }
 
+// signers are the keys and the offline Sigstore a test signs with, and
+// the policies that trust good and the workflow identity.
+type signers struct {
+	good, bad       keyPair
+	store           sigstore
+	byKey, identity cosign.Policy
+}
+
+func newSigners(tb testing.TB) signers {
+	s := signers{good: newKey(tb), bad: newKey(tb), store: newSigstore(tb)}
+	s.byKey = cosign.Policy{Keys: [][]byte{s.good.pem}}
+	s.identity = cosign.Policy{Issuer: issuer, Subject: workflow, TrustedRoot: s.store.root}
+	return s
+}
+
 // sigstore is an offline Sigstore (Fulcio CA, Rekor, TSA) for keyless
 // signatures, and its trusted_root.json.
 type sigstore struct {
