@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -60,17 +61,24 @@ func repository(t Target) (*remote.Repository, error) {
 	return repo, nil
 }
 
-// signatures lists the signatures attached to subject in both formats.
+// signatures lists the signatures attached to subject in both formats,
+// the two looked up at once.
 func signatures(ctx context.Context, repo *remote.Repository, subject ocispec.Descriptor) ([]candidate, error) {
+	var (
+		wg          sync.WaitGroup
+		tagged      []candidate
+		taggedError error
+	)
+	wg.Go(func() { tagged, taggedError = tagSignatures(ctx, repo, subject.Digest) })
 	out, err := bundleReferrers(ctx, repo, subject)
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
-	old, err := tagSignatures(ctx, repo, subject.Digest)
-	if err != nil {
-		return nil, err
+	if taggedError != nil {
+		return nil, taggedError
 	}
-	return append(out, old...), nil
+	return append(out, tagged...), nil
 }
 
 // bundleReferrers reads the Sigstore bundles referring to subject; oras-go
@@ -108,14 +116,20 @@ func bundleReferrers(ctx context.Context, repo *remote.Repository, subject ocisp
 // tagSignatures reads the tag-based signatures under sha256-<hex>.sig.
 func tagSignatures(ctx context.Context, repo *remote.Repository, subject digest.Digest) ([]candidate, error) {
 	tag := subject.Algorithm().String() + "-" + subject.Encoded() + ".sig"
-	desc, err := repo.Resolve(ctx, tag)
+	// One GET for the tag and its manifest.
+	desc, rc, err := repo.FetchReference(ctx, tag)
 	if errors.Is(err, errdef.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the signature tag %s of %s: %w", tag, repo.Reference.Registry+"/"+repo.Reference.Repository, err)
 	}
-	m, err := fetchManifest(ctx, repo, desc)
+	defer rc.Close()
+	data, err := content.ReadAll(rc, desc)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the signature tag %s of %s: %w", tag, repo.Reference.Registry+"/"+repo.Reference.Repository, err)
+	}
+	m, err := parseManifest(data, desc)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +154,10 @@ func fetchManifest(ctx context.Context, repo *remote.Repository, desc ocispec.De
 	if err != nil {
 		return nil, err
 	}
+	return parseManifest(data, desc)
+}
+
+func parseManifest(data []byte, desc ocispec.Descriptor) (*ocispec.Manifest, error) {
 	var m ocispec.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("the signature manifest %s is not an OCI manifest: %w", desc.Digest, err)

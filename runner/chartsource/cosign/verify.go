@@ -3,15 +3,14 @@ package cosign
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
-	"oras.land/oras-go/v2/errdef"
 )
 
 // SignPredicate is the in-toto predicate type of a cosign v3 signature (a
@@ -30,14 +29,9 @@ func verify(ctx context.Context, t Target, manifestDigest string, pol *policy) (
 		return "", err
 	}
 	art := t.String() + "@" + d.String()
-	subject, err := repo.Resolve(ctx, d.String())
-	if errors.Is(err, errdef.ErrNotFound) {
-		return "", fmt.Errorf("%s is not in the registry: the chart's manifest digest names no manifest there", art)
-	}
-	if err != nil {
-		return "", fmt.Errorf("cannot read %s from the registry: %w", art, err)
-	}
-	cands, err := signatures(ctx, repo, subject)
+	// Not resolved first: the caller pulled the chart by this digest, and
+	// every round trip counts against a remote registry.
+	cands, err := signatures(ctx, repo, ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: d})
 	if err != nil {
 		return "", err
 	}
