@@ -73,6 +73,9 @@ func pushChart(t testing.TB, a chartsrc.Auth) chart {
 	return chart{target: target, digest: desc, repo: repo, reg: reg}
 }
 
+// authNone is a registry without authentication.
+var authNone = chartsrc.Auth{}
+
 // otherDigest is a manifest digest that is not the chart's.
 var otherDigest = "sha256:" + strings.Repeat("ab", 32)
 
