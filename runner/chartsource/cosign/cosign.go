@@ -17,8 +17,10 @@
 // The caller registers registry credentials with the run's redactor (as
 // runner/chartsource does); nothing here prints.
 //
-// May import: the ground floor only (it imports no khook package), sigstore-go
-// and oras-go.
+// Verify is the one entry point; Policy.Validate checks a policy offline
+// (for the spec's validation at its line) and Cache keeps a run's verdicts.
+//
+// May import: nothing of khook; sigstore-go, oras-go and the OCI specs.
 package cosign
 
 import (

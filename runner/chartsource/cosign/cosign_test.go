@@ -104,6 +104,7 @@ func TestVerify(t *testing.T) {
 			if !errors.As(err, &unverified) {
 				t.Fatalf("Verify = %q, %v; want an *Unverified", signer, err)
 			}
+			t.Log(err) // the sentence a user reads
 			if !strings.Contains(unverified.Found, tt.found) || unverified.Required == "" ||
 				!strings.HasPrefix(err.Error(), c.target.String()+"@"+c.digest.Digest.String()+" is not verified: required ") {
 				t.Errorf("error %q; want found %q", err, tt.found)

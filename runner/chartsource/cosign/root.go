@@ -8,12 +8,14 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/root"
 )
 
-// publicGoodRoot is Sigstore's public-good trusted root (Fulcio CAs, Rekor
-// and CT log keys), copied from sigstore-go v1.3.0's module source,
-// examples/trusted-root-public-good.json (identical to its
-// pkg/testing/data/trusted-roots/public-good.json). It is the default for
-// keyless signatures; a policy's TrustedRoot replaces it, e.g. for a
-// private Sigstore or log shards newer than this copy.
+// publicGoodRoot is Sigstore's public-good trusted root (Fulcio CAs, the
+// Rekor v1 log, CT logs, the timestamp authority), copied from sigstore-go
+// v1.3.0's module source, examples/trusted-root-public-good.json (the same
+// bytes as its pkg/testing/data/trusted-roots/public-good.json, as in
+// v1.4.0, and as sigstore/sigstore v1.10.8's embedded TUF target). It is
+// the default for keyless signatures. It names no Rekor v2 log shard: a
+// signature logged there needs a current trusted_root.json as the policy's
+// TrustedRoot (from Sigstore's TUF repository, or a private Sigstore's).
 //
 //go:embed trusted_root.json
 var publicGoodRoot []byte
