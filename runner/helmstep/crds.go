@@ -20,6 +20,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
 )
 
@@ -38,7 +39,7 @@ func chartCRDs(r *Release) ([]*unstructured.Unstructured, error) {
 	}
 	var out []*unstructured.Unstructured
 	for _, f := range r.src.Chart.CRDObjects() {
-		objs, err := kube.DecodeManifests(f.File.Data)
+		objs, err := manifest.DecodeManifests(f.File.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%s does not read as Kubernetes objects: %w", f.Filename, err)
 		}
@@ -240,17 +241,17 @@ func (e *Executor) checkUnserved(ctx context.Context, r *Release, caps *common.C
 	if len(r.planned) == 0 {
 		return nil
 	}
-	manifest, err := renderWithoutCluster(ctx, r, caps)
+	rendered, err := renderWithoutCluster(ctx, r, caps)
 	if err != nil {
 		return nil // the server's dry run said what it could not build
 	}
 	var refused []error
-	for _, doc := range chartsource.SplitBySource(manifest) {
+	for _, doc := range chartsource.SplitBySource(rendered) {
 		objs, err := chartsource.DecodeManifest(doc.Text)
 		if err != nil {
 			continue
 		}
-		kube.RememberRendered(objs, doc.Source, []byte(doc.Text))
+		manifest.RememberRendered(objs, doc.Source, []byte(doc.Text))
 		for _, obj := range objs {
 			name := obj.GetKind() + " " + obj.GetName()
 			if obj.GetNamespace() != "" {
@@ -457,11 +458,11 @@ func dropped(oldManifest, newManifest, ns string) ([]*unstructured.Unstructured,
 		}
 		return u.GetObjectKind().GroupVersionKind().GroupKind().String() + "/" + n + "/" + u.GetName()
 	}
-	oldObjs, err := kube.DecodeManifests([]byte(oldManifest))
+	oldObjs, err := manifest.DecodeManifests([]byte(oldManifest))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the installed revision's manifest to tell what the upgrade drops: %w", err)
 	}
-	newObjs, err := kube.DecodeManifests([]byte(newManifest))
+	newObjs, err := manifest.DecodeManifests([]byte(newManifest))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the rendered manifest to tell what the upgrade drops: %w", err)
 	}

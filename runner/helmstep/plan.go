@@ -25,6 +25,7 @@ import (
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
 )
 
@@ -375,7 +376,7 @@ func (e *Executor) checkFields(ctx context.Context, r *Release, res *rel.Release
 		if err != nil {
 			continue // Helm's render read it; apply reports what it cannot
 		}
-		kube.RememberRendered(objs, doc.Source, []byte(doc.Text))
+		manifest.RememberRendered(objs, doc.Source, []byte(doc.Text))
 		for _, obj := range objs {
 			if fe := e.checkObject(ctx, r, obj); fe != nil {
 				refused = append(refused, fe)

@@ -14,6 +14,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
 )
 
@@ -119,7 +120,7 @@ type applied struct {
 func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts kube.ChangeOptions, dry bool) (applied, error) {
 	var s applied
 	a := st.Apply
-	objs, err := kube.LoadManifests(ctx, x.BaseDir, a.Manifests, x.Redactor)
+	objs, err := manifest.LoadManifests(ctx, x.BaseDir, a.Manifests, x.Redactor)
 	if err != nil {
 		return s, err
 	}

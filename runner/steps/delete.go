@@ -15,6 +15,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
 )
 
@@ -74,7 +75,7 @@ func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry bool
 	var out runner.Outcome
 	var gone []runner.PlannedObject
 	var kept, went []string
-	objs, err := kube.LoadManifests(ctx, x.BaseDir, d.Manifests, x.Redactor)
+	objs, err := manifest.LoadManifests(ctx, x.BaseDir, d.Manifests, x.Redactor)
 	if err != nil {
 		return out, nil, err
 	}
