@@ -48,9 +48,13 @@ func importRules() []importRule {
 		{"internal/fleet", noRenderer, "no renderer below the CLI: fleets read and build the model", module + "report"},
 		{"runner", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/ci"},
 		{"runner/", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/cli"},
-		{"runner/kube", khookOutside("runner/kube", "runner/kube/manifest", "model", "spec", "redact", "sops"), "runner/kube is the bottom layer of the runner: of khook it imports only its own rooms, the model and the ground floor", module + "runner/steps"},
+		{"runner/kube", khookOutside("runner/kube", "runner/kube/manifest", "runner/kube/objdiff", "model", "spec", "redact", "sops"), "runner/kube is the bottom layer of the runner: of khook it imports only its own rooms, the model and the ground floor", module + "runner/steps"},
 		{"runner/kube/manifest", func(d string) bool { return strings.HasPrefix(d, "k8s.io/client-go/") && !specClientGo[d] }, "manifests load with no client: validate, plan --offline and import read files without a cluster", "k8s.io/client-go/rest"},
 		{"runner/kube/manifest", khookOutside("runner/kube/manifest", "spec", "redact", "sops"), "manifest loading is below the client: of khook it imports only the ground floor", module + "runner/kube"},
+		{"runner/kube/objdiff", func(d string) bool {
+			return strings.HasPrefix(d, "k8s.io/client-go/") && d != "k8s.io/client-go/kubernetes/scheme" && !specClientGo[d]
+		}, "the change decision is pure: it compares objects and computes patches with no client (the built-in types' scheme aside)", "k8s.io/client-go/dynamic"},
+		{"runner/kube/objdiff", khookOutside("runner/kube/objdiff", "model", "spec", "redact", "sops"), "the change decision is below the client: of khook it imports only the model and the ground floor", module + "runner/kube"},
 		{"runner/steps", khookUnder("runner/plan", "runner/command", "runner/dispatch", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/plan"},
 		{"runner/helmstep", khookUnder("runner/plan", "runner/command", "runner/dispatch", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/state"},
 		{"runner/chartsource", khookUnder("runner/plan", "runner/command", "runner/dispatch", "runner/state", "runner/steps", "runner/helmstep"), "chart sourcing is below the executors and the plan: both use it", module + "runner/helmstep"},
@@ -185,13 +189,13 @@ func TestOneHelmPipeline(t *testing.T) {
 }
 
 // TestOneChangeDecision keeps "does applying this object change it" in one
-// place: only runner/kube/change.go compares objects
+// place: only runner/kube/objdiff/change.go compares objects
 // (k8s.io/apimachinery/pkg/api/equality), so plan, apply, drift, Helm drift
 // and the saved plan's digests cannot drift apart on what counts as a
 // change.
 func TestOneChangeDecision(t *testing.T) {
 	const equality = `"k8s.io/apimachinery/pkg/api/equality"`
-	const home = "runner/kube/change.go"
+	const home = "runner/kube/objdiff/change.go"
 	found := false
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -212,7 +216,7 @@ func TestOneChangeDecision(t *testing.T) {
 				continue
 			}
 			if filepath.ToSlash(path) != home {
-				t.Errorf("%s imports %s: compare objects with kube.Decide (%s), the one change decision", path, equality, home)
+				t.Errorf("%s imports %s: compare objects with objdiff.Decide (%s), the one change decision", path, equality, home)
 			} else {
 				found = true
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/manifest"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
 )
 
@@ -76,7 +77,7 @@ func (e *Executor) crdRequests(ctx context.Context, r *Release) ([]*kube.ApplyRe
 				return nil, fmt.Errorf("cannot read CRD %s: %w", crd.GetName(), e.clients.Explain(err))
 			}
 		}
-		req, err := e.clients.PlanApply(ctx, crd, kube.CRDMapping, true, kube.ChangeOptions{})
+		req, err := e.clients.PlanApply(ctx, crd, kube.CRDMapping, true, objdiff.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +142,7 @@ func (e *Executor) planCRDs(ctx context.Context, r *Release) error {
 		if err != nil {
 			return err
 		}
-		change := kube.Decide(req.Live, res, kube.ChangeOptions{})
+		change := objdiff.Decide(req.Live, res, objdiff.Options{})
 		if !change.Changed() {
 			continue
 		}
@@ -182,13 +183,13 @@ func (r *Release) ChecksKind(gk string) bool {
 }
 
 // changedCRDs are the CRDs among crds that exist and that applying would
-// change (kube.Holds, without asking the server): a CRD the cluster holds
+// change (objdiff.Holds, without asking the server): a CRD the cluster holds
 // as written is checked by the server's dry run as before.
 func (e *Executor) changedCRDs(ctx context.Context, crds []*unstructured.Unstructured) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, crd := range crds {
 		live, _, err := e.clients.Live(ctx, kube.CRDMapping, "", crd.GetName())
-		if err != nil || live == nil || kube.Holds(kube.CRDMapping, live, crd, kube.ChangeOptions{}) {
+		if err != nil || live == nil || objdiff.Holds(kube.CRDMapping, live, crd, objdiff.Options{}) {
 			continue
 		}
 		out = append(out, crd)

@@ -12,6 +12,7 @@ import (
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
 )
 
@@ -135,7 +136,7 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 	if err != nil {
 		return run, fail(err)
 	}
-	opts, _ := kube.IgnoreOptions(st.Ignored) // validated
+	opts, _ := objdiff.IgnoreOptions(st.Ignored) // validated
 	dry := in != nil
 	for _, crd := range crds {
 		req, err := e.clients.PlanApply(ctx, crd, kube.CRDMapping, true, opts)
@@ -143,14 +144,14 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 			return onlyCRDsRun{r: r}, fail(err) // nothing written
 		}
 		req.Force = kube.TakesOverFromHelm(req.Live) // as crds/ (crdRequests)
-		// Always the server's dry run, never kube.Holds: a field the chart
+		// Always the server's dry run, never objdiff.Holds: a field the chart
 		// stops setting is removed by the apply, which only the server's
 		// answer shows.
 		answer, err := e.clients.Send(ctx, req, true)
 		if err != nil {
 			return onlyCRDsRun{r: r}, fail(err) // nothing written
 		}
-		c := onlyCRD{req: req, answer: answer, action: kube.Decide(req.Live, answer, opts).Action}
+		c := onlyCRD{req: req, answer: answer, action: objdiff.Decide(req.Live, answer, opts).Action}
 		if req.Terminating != nil {
 			c.action = model.ActionCreate
 		}

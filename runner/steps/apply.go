@@ -15,6 +15,7 @@ import (
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/manifest"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
 )
 
@@ -34,7 +35,7 @@ func (x *ApplyExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outc
 	if st.Apply == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeApply)
 	}
-	opts, err := kube.IgnoreOptions(st.Ignored)
+	opts, err := objdiff.IgnoreOptions(st.Ignored)
 	if err != nil {
 		return runner.Outcome{}, fmt.Errorf("step %q: %w", st.Name, err)
 	}
@@ -42,7 +43,7 @@ func (x *ApplyExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outc
 	return x.finishStep(st, out, err)
 }
 
-func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts kube.ChangeOptions) (runner.Outcome, error) {
+func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts objdiff.Options) (runner.Outcome, error) {
 	var out runner.Outcome
 	a := st.Apply
 	start := time.Now()
@@ -117,7 +118,7 @@ type applied struct {
 // (kube.PlanApply), sent for real or as a server-side dry run. A dry run
 // cannot create a namespace or register a kind: objects whose namespace or
 // kind this same step brings are predicted as created, unsent.
-func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts kube.ChangeOptions, dry bool) (applied, error) {
+func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts objdiff.Options, dry bool) (applied, error) {
 	var s applied
 	a := st.Apply
 	objs, err := manifest.LoadManifests(ctx, x.BaseDir, a.Manifests, x.Redactor)
@@ -248,7 +249,7 @@ func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts kube.Chan
 // changes: dry, the prediction (replace, its diff from the live object to
 // the manifest); else delete it (foreground), wait until it is gone and
 // create it, within the step's timeout (ctx).
-func (x *ApplyExecutor) replace(ctx context.Context, obj *unstructured.Unstructured, req *kube.ApplyRequest, opts kube.ChangeOptions, dry bool) (appliedObject, error) {
+func (x *ApplyExecutor) replace(ctx context.Context, obj *unstructured.Unstructured, req *kube.ApplyRequest, opts objdiff.Options, dry bool) (appliedObject, error) {
 	o := appliedObject{obj: obj, mapping: req.Mapping, req: req, action: model.ActionReplace}
 	c := x.Clients
 	loses, err := c.ReplaceLoses(ctx, req.Live)
@@ -299,7 +300,7 @@ func (x *ApplyExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanIn
 	if st.Apply == nil {
 		return p, wrongStep(st, spec.TypeApply)
 	}
-	opts, err := kube.IgnoreOptions(st.Ignored)
+	opts, err := objdiff.IgnoreOptions(st.Ignored)
 	if err != nil {
 		return p, fmt.Errorf("step %q: %w", st.Name, err)
 	}
