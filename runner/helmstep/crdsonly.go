@@ -14,6 +14,7 @@ import (
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // crds: only (docs/charts.md, "CRDs"): helmfile's bootstrap
@@ -70,7 +71,7 @@ func onlyCRDsCounts(counts map[model.Did]int, n int) string {
 	var parts []string
 	for _, did := range []model.Did{model.DidCreate, model.DidConfigure, model.DidUnchanged} {
 		if counts[did] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s %s", counts[did], plural(counts[did], "CRD", "CRDs"), did))
+			parts = append(parts, fmt.Sprintf("%d %s %s", counts[did], words.Plural(counts[did], "CRD", "CRDs"), did))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -105,7 +106,7 @@ func (e *Executor) planOnlyCRDs(ctx context.Context, st *spec.Step, in runner.Pl
 	}
 	what := chartVersion(run.r.src.Chart)
 	if p.Action == model.ActionUnchanged {
-		p.Reason = fmt.Sprintf("chart %s: %s", what, plural(len(run.crds), "its CRD matches the cluster", fmt.Sprintf("its %d CRDs match the cluster", len(run.crds))))
+		p.Reason = fmt.Sprintf("chart %s: %s", what, words.Plural(len(run.crds), "its CRD matches the cluster", fmt.Sprintf("its %d CRDs match the cluster", len(run.crds))))
 		if len(run.crds) == 0 {
 			p.Reason = fmt.Sprintf("chart %s has no CRDs", what)
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // Plan is Execute's path with Helm's server-side dry run (the same install
@@ -76,7 +77,7 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		return p, nil
 	case dec.do == doUpgrade && len(dec.drift) > 0:
 		p.Action = model.ActionUpgrade
-		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(dec.drift), plural(len(dec.drift), "object", "objects"))
+		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(dec.drift), words.Plural(len(dec.drift), "object", "objects"))
 		p.Objects = plannedDiffs(dec.drift, nil)
 		return p, nil
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // SkipReasonExists is the skip reason of apply's skipIf: exists.
@@ -99,7 +100,7 @@ func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts objdiff.Opt
 			x.diagnose(ctx, start, &out, err, refs)
 			return out, err
 		}
-		out.Detail = joinDetail(out.Detail, fmt.Sprintf("%s met on %s", cond, plural(len(applied), "object", "objects")))
+		out.Detail = joinDetail(out.Detail, fmt.Sprintf("%s met on %s", cond, words.Count(len(applied), "object", "objects")))
 	}
 	return out, nil
 }
