@@ -38,25 +38,32 @@ func importRules() []importRule {
 	return []importRule{
 		{"spec", func(d string) bool { return strings.HasPrefix(d, "k8s.io/client-go/") && !specClientGo[d] },
 			"spec imports no client-go (only the jsonpath parser)", "k8s.io/client-go/dynamic"},
-		{"spec", khookOutside("spec", "redact", "sops"), "spec stands alone (the redactor and the sops reader of var-files aside)", module + "model"},
+		{"spec", khookOutside("spec", "redact", "words", "sops"), "spec stands alone (the redactor and the sops reader of var-files aside)", module + "model"},
 		{"redact", khookOutside("redact"), "the redactor is the ground floor: it imports nothing of khook", module + "spec"},
-		{"sops", khookOutside("sops", "redact"), "the sops reader is a leaf: spec and runner both use it", module + "spec"},
-		{"model", khookOutside("model", "spec", "redact", "sops"), "the results model imports no renderer and no runner", module + "report"},
-		{"report", khookOutside("report", "model", "spec", "redact", "sops"), "report renders the results model; it imports no runner", module + "runner/kube"},
+		{"words", khookOutside("words"), "the helpers of a sentence are the ground floor: they import nothing of khook", module + "spec"},
+		{"sops", khookOutside("sops", "redact", "words"), "the sops reader is a leaf: spec and runner both use it", module + "spec"},
+		{"model", khookOutside("model", "spec", "redact", "words", "sops"), "the results model imports no renderer and no runner", module + "report"},
+		{"report", khookOutside("report", "model", "spec", "redact", "words", "sops"), "report renders the results model; it imports no runner", module + "runner/kube"},
 		{"runner", noRenderer, "no renderer below the CLI: the engine returns the model", module + "report"},
 		{"runner/", noRenderer, "no renderer below the CLI: the runner returns the model", module + "report"},
 		{"internal/fleet", noRenderer, "no renderer below the CLI: fleets read and build the model", module + "report"},
 		{"runner", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/ci"},
 		{"runner/", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/cli"},
-		{"runner/kube", khookOutside("runner/kube", "model", "spec", "redact", "sops"), "runner/kube is the bottom layer of the runner: of khook it imports only the model and the ground floor", module + "runner/steps"},
+		{"runner/kube", khookOutside("runner/kube", "runner/kube/manifest", "runner/kube/objdiff", "model", "spec", "redact", "words", "sops"), "runner/kube is the bottom layer of the runner: of khook it imports only its own rooms, the model and the ground floor", module + "runner/steps"},
+		{"runner/kube/manifest", func(d string) bool { return strings.HasPrefix(d, "k8s.io/client-go/") && !specClientGo[d] }, "manifests load with no client: validate, plan --offline and import read files without a cluster", "k8s.io/client-go/rest"},
+		{"runner/kube/manifest", khookOutside("runner/kube/manifest", "spec", "redact", "words", "sops"), "manifest loading is below the client: of khook it imports only the ground floor", module + "runner/kube"},
+		{"runner/kube/objdiff", func(d string) bool {
+			return strings.HasPrefix(d, "k8s.io/client-go/") && d != "k8s.io/client-go/kubernetes/scheme" && !specClientGo[d]
+		}, "the change decision is pure: it compares objects and computes patches with no client (the built-in types' scheme aside)", "k8s.io/client-go/dynamic"},
+		{"runner/kube/objdiff", khookOutside("runner/kube/objdiff", "model", "spec", "redact", "words", "sops"), "the change decision is below the client: of khook it imports only the model and the ground floor", module + "runner/kube"},
 		{"runner/steps", khookUnder("runner/plan", "runner/command", "runner/dispatch", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/plan"},
 		{"runner/helmstep", khookUnder("runner/plan", "runner/command", "runner/dispatch", "runner/state"), "executors do not plan, dispatch or keep state", module + "runner/state"},
 		{"runner/chartsource", khookUnder("runner/plan", "runner/command", "runner/dispatch", "runner/state", "runner/steps", "runner/helmstep"), "chart sourcing is below the executors and the plan: both use it", module + "runner/helmstep"},
 		{"runner/plan", khookUnder("runner/steps", "runner/helmstep", "runner/dispatch", "runner/command", "runner/state"), "runner/plan reaches the executors only through runner.Planner", module + "runner/helmstep"},
-		{"runner/policy", khookOutside("runner/policy", "model", "spec", "redact", "sops"), "the policies judge the plan's objects: of khook they import only the model and the ground floor", module + "runner/kube"},
-		{"runner/planfile", khookOutside("runner/planfile", "model", "spec", "redact", "sops"), "the plan file format reads without a cluster (khook show)", module + "runner/kube"},
-		{"internal/importer", khookOutside("internal/importer", "spec", "redact", "sops"), "the import model and its writer: of khook only the DSL and the ground floor", module + "model"},
-		{"internal/shscript", khookOutside("internal/shscript", "internal/importer", "spec", "redact", "sops"), "the shell importer produces into the one import model; no runner, no CLI", module + "internal/helmfile"},
+		{"runner/policy", khookOutside("runner/policy", "model", "spec", "redact", "words", "sops"), "the policies judge the plan's objects: of khook they import only the model and the ground floor", module + "runner/kube"},
+		{"runner/planfile", khookOutside("runner/planfile", "model", "spec", "redact", "words", "sops"), "the plan file format reads without a cluster (khook show)", module + "runner/kube"},
+		{"internal/importer", khookOutside("internal/importer", "spec", "redact", "words", "sops"), "the import model and its writer: of khook only the DSL and the ground floor", module + "model"},
+		{"internal/shscript", khookOutside("internal/shscript", "internal/importer", "spec", "redact", "words", "sops"), "the shell importer produces into the one import model; no runner, no CLI", module + "internal/helmfile"},
 		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/command, not the CLI commands", module + "internal/cli/cmdutil"},
 	}
 }
@@ -183,13 +190,13 @@ func TestOneHelmPipeline(t *testing.T) {
 }
 
 // TestOneChangeDecision keeps "does applying this object change it" in one
-// place: only runner/kube/change.go compares objects
+// place: only runner/kube/objdiff/change.go compares objects
 // (k8s.io/apimachinery/pkg/api/equality), so plan, apply, drift, Helm drift
 // and the saved plan's digests cannot drift apart on what counts as a
 // change.
 func TestOneChangeDecision(t *testing.T) {
 	const equality = `"k8s.io/apimachinery/pkg/api/equality"`
-	const home = "runner/kube/change.go"
+	const home = "runner/kube/objdiff/change.go"
 	found := false
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -210,7 +217,7 @@ func TestOneChangeDecision(t *testing.T) {
 				continue
 			}
 			if filepath.ToSlash(path) != home {
-				t.Errorf("%s imports %s: compare objects with kube.Decide (%s), the one change decision", path, equality, home)
+				t.Errorf("%s imports %s: compare objects with objdiff.Decide (%s), the one change decision", path, equality, home)
 			} else {
 				found = true
 			}

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"strings"
+
+	"github.com/khook/khook/words"
 )
 
 // Diagnosis is what khook found, at the moment a step failed, about the
@@ -120,7 +122,7 @@ func (p DiagnosedPod) Summary() string {
 			why = append(why, c.Message)
 		}
 		if c.Restarts > 0 {
-			why = append(why, fmt.Sprintf("%d %s", c.Restarts, Plural(int(c.Restarts), "restart", "restarts")))
+			why = append(why, fmt.Sprintf("%d %s", c.Restarts, words.Plural(int(c.Restarts), "restart", "restarts")))
 		}
 		if len(why) > 0 {
 			s += ": " + strings.Join(why, ", ")
@@ -236,7 +238,7 @@ func (c DiagnosedContainer) line() string {
 		s += ": " + c.Message
 	}
 	if c.Restarts > 0 {
-		s += ", " + fmt.Sprintf("%d %s", c.Restarts, Plural(int(c.Restarts), "restart", "restarts"))
+		s += ", " + fmt.Sprintf("%d %s", c.Restarts, words.Plural(int(c.Restarts), "restart", "restarts"))
 	}
 	if t := c.LastTermination; t != nil {
 		s += ", last terminated " + termination(*t)

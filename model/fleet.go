@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/khook/khook/words"
 )
 
 // LegKind marks a fleet leg's results file.
@@ -291,7 +293,7 @@ func (r *FleetReport) Verdict() Verdict {
 	add(t.Drifted, "drifted")
 	add(t.Failed-t.Missing, "failed")
 	add(t.Missing, "without results (failed)")
-	text := fmt.Sprintf("%d %s", t.Clusters, Plural(t.Clusters, "cluster", "clusters"))
+	text := fmt.Sprintf("%d %s", t.Clusters, words.Plural(t.Clusters, "cluster", "clusters"))
 	if r.Wave > 0 {
 		text = fmt.Sprintf("Wave %d: %s", r.Wave, text)
 	}
@@ -317,9 +319,9 @@ func (r *FleetReport) Verdict() Verdict {
 // GroupTitle is a group's heading: "prod-eu, prod-us: the same 3 changes".
 func (g FleetGroup) Title() string {
 	names := strings.Join(g.Clusters, ", ")
-	what := fmt.Sprintf("%d %s", g.Changes, Plural(g.Changes, "change", "changes"))
+	what := fmt.Sprintf("%d %s", g.Changes, words.Plural(g.Changes, "change", "changes"))
 	if g.Outcome == FleetDrift {
-		what = fmt.Sprintf("drift in %d %s", g.Changes, Plural(g.Changes, "step", "steps"))
+		what = fmt.Sprintf("drift in %d %s", g.Changes, words.Plural(g.Changes, "step", "steps"))
 	}
 	if len(g.Clusters) > 1 {
 		return names + ": the same " + what
@@ -331,7 +333,7 @@ func (g FleetGroup) Title() string {
 func (row FleetRow) OutcomeText() string {
 	switch row.Outcome {
 	case FleetChanges:
-		return fmt.Sprintf("%d %s", row.Changes, Plural(row.Changes, "change", "changes"))
+		return fmt.Sprintf("%d %s", row.Changes, words.Plural(row.Changes, "change", "changes"))
 	case FleetNoChanges:
 		return "no changes"
 	case FleetDrift:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/khook/khook/words"
 )
 
 // Tone is how a verdict or status reads; renderers choose its mark (an
@@ -90,7 +92,7 @@ func PlanVerdict(p *Plan, drift bool) Verdict {
 	case p.Offline:
 		return Verdict{ToneNote, "Offline plan: actions are not assessed against a cluster."}
 	case failing > 0:
-		return Verdict{ToneFailed, fmt.Sprintf("%d %s would fail on apply.", failing, Plural(failing, "step", "steps"))}
+		return Verdict{ToneFailed, fmt.Sprintf("%d %s would fail on apply.", failing, words.Plural(failing, "step", "steps"))}
 	case changed == 0 && len(kept) > 0 && drift:
 		return Verdict{ToneNote, "No drift to repair; " + keptPhrase(kept) + "."}
 	case changed == 0 && len(kept) > 0:
@@ -102,9 +104,9 @@ func PlanVerdict(p *Plan, drift bool) Verdict {
 	case changed == 0:
 		return Verdict{ToneOK, "No changes: the cluster matches the spec."}
 	case drift:
-		return Verdict{ToneWarning, fmt.Sprintf("Drift detected: %d %s the spec.", changed, Plural(changed, "step no longer matches", "steps no longer match"))}
+		return Verdict{ToneWarning, fmt.Sprintf("Drift detected: %d %s the spec.", changed, words.Plural(changed, "step no longer matches", "steps no longer match"))}
 	}
-	v := Verdict{ToneNote, fmt.Sprintf("%d %s would change the cluster.", changed, Plural(changed, "step", "steps"))}
+	v := Verdict{ToneNote, fmt.Sprintf("%d %s would change the cluster.", changed, words.Plural(changed, "step", "steps"))}
 	if gone := DataDeletions(p); len(gone) > 0 {
 		v.Tone, v.Text = ToneWarning, v.Text+" It deletes "+strings.Join(gone, ", ")+"."
 	}
@@ -149,7 +151,7 @@ func keptPhrase(kept []string) string {
 	if len(names) > 3 {
 		names = append(names[:3:3], fmt.Sprintf("%d more", len(kept)-3))
 	}
-	return fmt.Sprintf("%d %s kept: %s", len(kept), Plural(len(kept), "object", "objects"), strings.Join(names, ", "))
+	return fmt.Sprintf("%d %s kept: %s", len(kept), words.Plural(len(kept), "object", "objects"), strings.Join(names, ", "))
 }
 
 // Deleted names a deleted object as the plan's data warnings do: "CRD
@@ -180,15 +182,6 @@ func ResultsVerdict(r *Results) Verdict {
 		why = " (" + r.FailureReason + ")"
 	}
 	return Verdict{ToneFailed, fmt.Sprintf("%s failed%s after %s: %s.", TitleCase(r.Command), why, d, tally)}
-}
-
-// Plural is one or many by n, for the sentences of the model and the
-// renderers alike.
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // TitleCase capitalises a command name for a sentence's start ("Apply").

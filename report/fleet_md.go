@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/words"
 )
 
 // FleetMarkdownOptions shape the fleet report in Markdown.
@@ -130,7 +131,7 @@ func writeFleetMD(b *bytes.Buffer, rep *model.FleetReport, opts FleetMarkdownOpt
 			detail = firstLine(strings.TrimSpace(row.Error))
 		}
 		if row.Group >= 0 && len(rep.Groups[row.Group].Clusters) > 1 {
-			detail = fmt.Sprintf("same plan as %d %s; %s", len(rep.Groups[row.Group].Clusters)-1, model.Plural(len(rep.Groups[row.Group].Clusters)-1, "other", "others"), detail)
+			detail = fmt.Sprintf("same plan as %d %s; %s", len(rep.Groups[row.Group].Clusters)-1, words.Plural(len(rep.Groups[row.Group].Clusters)-1, "other", "others"), detail)
 		}
 		name := mdCell(row.Cluster)
 		if row.SummaryURL != "" {
@@ -152,7 +153,7 @@ func writeFleetMD(b *bytes.Buffer, rep *model.FleetReport, opts FleetMarkdownOpt
 		if len(names) < rep.Totals.Unchanged {
 			list += fmt.Sprintf(" and %d more", rep.Totals.Unchanged-len(names))
 		}
-		fmt.Fprintf(b, "%s %d %s without changes: %s.\n\n", model.ToneOK.Mark(), rep.Totals.Unchanged, model.Plural(rep.Totals.Unchanged, "cluster", "clusters"), mdInline(list))
+		fmt.Fprintf(b, "%s %d %s without changes: %s.\n\n", model.ToneOK.Mark(), rep.Totals.Unchanged, words.Plural(rep.Totals.Unchanged, "cluster", "clusters"), mdInline(list))
 	}
 	for gi, g := range rep.Groups {
 		writeGroupMD(b, gi, g, rep, fit)
@@ -171,10 +172,10 @@ func writeFleetMD(b *bytes.Buffer, rep *model.FleetReport, opts FleetMarkdownOpt
 func writeLeftOut(b *bytes.Buffer, rep *model.FleetReport, opts FleetMarkdownOptions, fit fleetFit) {
 	var parts []string
 	if fit.fold {
-		parts = append(parts, fmt.Sprintf("%d %s without changes folded into one line", rep.Totals.Unchanged, model.Plural(rep.Totals.Unchanged, "cluster", "clusters")))
+		parts = append(parts, fmt.Sprintf("%d %s without changes folded into one line", rep.Totals.Unchanged, words.Plural(rep.Totals.Unchanged, "cluster", "clusters")))
 	}
 	if n := len(fit.cut); n > 0 && !fit.links {
-		parts = append(parts, fmt.Sprintf("%d %s cut (the largest first)", n, model.Plural(n, "diff", "diffs")))
+		parts = append(parts, fmt.Sprintf("%d %s cut (the largest first)", n, words.Plural(n, "diff", "diffs")))
 	}
 	if fit.links {
 		parts = append(parts, "every diff and the per-cluster details left out: follow each cluster's link to its leg's summary")
@@ -223,7 +224,7 @@ func writeGroupMD(b *bytes.Buffer, gi int, g model.FleetGroup, rep *model.FleetR
 			}
 			if fit.cut[fmt.Sprintf("%d/%s", gi, s.Name)] {
 				n := strings.Count(strings.TrimRight(s.Diff, "\n"), "\n") + 1
-				fmt.Fprintf(b, "- diff of `%s` cut (%d %s): see the leg's summary\n", mdCode(s.Name), n, model.Plural(n, "line", "lines"))
+				fmt.Fprintf(b, "- diff of `%s` cut (%d %s): see the leg's summary\n", mdCode(s.Name), n, words.Plural(n, "line", "lines"))
 				continue
 			}
 			b.WriteString(mdDiffBlock(s.Name, s.Diff, false))

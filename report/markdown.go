@@ -10,6 +10,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // MarkdownOptions tune the Markdown documents khook writes for people on a
@@ -377,7 +378,7 @@ func mdDiffBlock(name, diff string, cut bool) string {
 		note = ", cut"
 	}
 	return fmt.Sprintf("<details><summary>Diff of <code>%s</code> (%d %s%s)</summary>\n\n%s\n\n</details>\n\n",
-		htmlEscape(name), n, model.Plural(n, "line", "lines"), note, mdFence("diff", diff))
+		htmlEscape(name), n, words.Plural(n, "line", "lines"), note, mdFence("diff", diff))
 }
 
 // mdFence wraps text in a code fence longer than any backtick run in it,
@@ -420,7 +421,7 @@ func WriteProblemsMarkdown(w io.Writer, name, identifier string, problems []Prob
 	}
 	var b bytes.Buffer
 	writeMDHeading(&b, opts, name, identifier, "")
-	fmt.Fprintf(&b, "**%s**\n\n", model.Verdict{Tone: model.ToneFailed, Text: fmt.Sprintf("The spec is invalid: %d %s.", len(problems), model.Plural(len(problems), "problem", "problems"))}.Markdown())
+	fmt.Fprintf(&b, "**%s**\n\n", model.Verdict{Tone: model.ToneFailed, Text: fmt.Sprintf("The spec is invalid: %d %s.", len(problems), words.Plural(len(problems), "problem", "problems"))}.Markdown())
 	b.WriteString("| Where | Field | Problem |\n|---|---|---|\n")
 	for _, p := range problems {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCell(p.Where), mdCell(p.Path), mdCell(p.Message))

@@ -12,6 +12,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/report"
 	"github.com/khook/khook/runner/command"
+	"github.com/khook/khook/words"
 )
 
 // countedActions are the to-<action> outputs, always present.
@@ -170,7 +171,7 @@ func (r *runState) printReport(oc *outcome) {
 		for _, p := range sorted {
 			b.WriteString(p.String() + "\n")
 		}
-		fmt.Fprintf(&b, "spec is invalid: %d %s\n", len(sorted), plural(len(sorted), "problem", "problems"))
+		fmt.Fprintf(&b, "spec is invalid: %d %s\n", len(sorted), words.Plural(len(sorted), "problem", "problems"))
 	case oc.plan != nil:
 		_ = report.WritePlanText(&b, oc.plan)
 	case oc.results != nil:
@@ -179,13 +180,6 @@ func (r *runState) printReport(oc *outcome) {
 		fmt.Fprintf(&b, "spec %s is valid: %d steps\n", r.spec.Metadata.Name, len(r.spec.Steps))
 	}
 	r.sink.print(r.red.String(b.String()))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // outputDir is where files go, created on first use.

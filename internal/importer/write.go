@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // Write renders the model as a khook spec: a header saying what was not
@@ -82,18 +82,16 @@ func header(out *bytes.Buffer, m *Model) {
 	if len(m.NotCarried) > 0 {
 		fmt.Fprintf(out, "# NOT carried over (%d): this spec does not do what the source does until these are resolved by hand:\n", len(m.NotCarried))
 		for _, n := range m.NotCarried {
-			fmt.Fprintf(out, "#   %s\n", oneLine(n.String()))
+			fmt.Fprintf(out, "#   %s\n", words.OneLine(n.String()))
 		}
 	}
 	if len(m.Info) > 0 {
 		fmt.Fprintf(out, "# Carried with a difference (%d):\n", len(m.Info))
 		for _, n := range m.Info {
-			fmt.Fprintf(out, "#   %s\n", oneLine(n.String()))
+			fmt.Fprintf(out, "#   %s\n", words.OneLine(n.String()))
 		}
 	}
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Validate loads the written spec as `khook validate` would, with a
 // stand-in value for each variable that has no default (secrets through

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
@@ -24,7 +25,7 @@ type Rendered struct {
 // no cluster and no network, for Kubernetes kubeVersion: the install's
 // manifest and install hooks (chart CRDs included), through the step's
 // post-renderers, each object remembered at its line in its template's
-// rendered output (kube.RememberRendered) as the live plan reports it.
+// rendered output (manifest.RememberRendered) as the live plan reports it.
 // skipped says why a step cannot be rendered offline (a chart from a
 // repository or registry, values from a URL, dependencies not built);
 // err is a chart that does not load or render.
@@ -72,15 +73,15 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 	if err != nil {
 		return nil, "", err
 	}
-	add := func(source, manifest string) error {
-		objs, err := DecodeManifest(manifest)
+	add := func(source, text string) error {
+		objs, err := DecodeManifest(text)
 		if err != nil {
 			return fmt.Errorf("release %s: %s does not render to Kubernetes objects: %w", name, source, err)
 		}
 		if h.OnlyCRDs() { // crds: only applies nothing else
 			objs = slices.DeleteFunc(objs, func(o *unstructured.Unstructured) bool { return !kube.IsCRD(o) })
 		}
-		kube.RememberRendered(objs, source, []byte(manifest))
+		manifest.RememberRendered(objs, source, []byte(text))
 		out = append(out, Rendered{Source: source, Objects: objs})
 		return nil
 	}

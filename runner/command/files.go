@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
 )
 
@@ -55,7 +55,7 @@ func Files(s *spec.Spec, varFiles []string) ([]string, error) {
 			case err != nil:
 				return nil, fmt.Errorf("step %s: its %s %s: %v", st.Name, ref.What, ref.Path, err)
 			case ref.What == spec.InputKustomize:
-				files, err := kube.KustomizationFiles(p)
+				files, err := manifest.KustomizationFiles(p)
 				if err != nil {
 					return nil, fmt.Errorf("step %s: its %s %s: %v", st.Name, ref.What, ref.Path, err)
 				}

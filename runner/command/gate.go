@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/words"
 )
 
 // PlanFailedError is a plan that predicts failure: some step would fail on
@@ -20,7 +21,7 @@ type PlanFailedError struct {
 
 func (e *PlanFailedError) Error() string {
 	return fmt.Sprintf("the plan predicts that %d %s would fail on apply (%s): the plan says why; fix the spec or the cluster and plan again",
-		len(e.Steps), plural(len(e.Steps), "step", "steps"), strings.Join(e.Steps, ", "))
+		len(e.Steps), words.Plural(len(e.Steps), "step", "steps"), strings.Join(e.Steps, ", "))
 }
 
 // maxWhy bounds the steps WithReasons words.
@@ -31,7 +32,7 @@ const maxWhy = 3
 // plan's report).
 func (e *PlanFailedError) WithReasons() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the plan predicts that %d %s would fail on apply: ", len(e.Steps), plural(len(e.Steps), "step", "steps"))
+	fmt.Fprintf(&b, "the plan predicts that %d %s would fail on apply: ", len(e.Steps), words.Plural(len(e.Steps), "step", "steps"))
 	for i, name := range e.Steps {
 		if i == maxWhy {
 			fmt.Fprintf(&b, "; and %d more", len(e.Steps)-maxWhy)
@@ -79,12 +80,5 @@ func refuseFailedPlan(p *model.Plan) error {
 	}
 	return &Failure{Reason: model.ReasonStepFailed, Err: fmt.Errorf(
 		"apply --plan refuses the saved plan: it is marked as failed, %d %s would fail on apply (%s); fix the spec or the cluster, plan again and review the new plan",
-		len(pf.Steps), plural(len(pf.Steps), "step", "steps"), strings.Join(pf.Steps, ", "))}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+		len(pf.Steps), words.Plural(len(pf.Steps), "step", "steps"), strings.Join(pf.Steps, ", "))}
 }

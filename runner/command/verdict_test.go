@@ -22,6 +22,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/cluster"
 )
@@ -823,9 +824,9 @@ func hasKey(k string, maps []map[string]string) bool {
 }
 
 // establish creates a CRD (if absent) and waits until it is served.
-func establish(ctx context.Context, t *testing.T, c *kube.Clients, manifest string) {
+func establish(ctx context.Context, t *testing.T, c *kube.Clients, crdYAML string) {
 	t.Helper()
-	objs, err := kube.DecodeManifests([]byte(manifest))
+	objs, err := manifest.DecodeManifests([]byte(crdYAML))
 	if err != nil {
 		t.Fatal(err)
 	}

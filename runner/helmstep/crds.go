@@ -20,6 +20,8 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
 )
 
@@ -38,7 +40,7 @@ func chartCRDs(r *Release) ([]*unstructured.Unstructured, error) {
 	}
 	var out []*unstructured.Unstructured
 	for _, f := range r.src.Chart.CRDObjects() {
-		objs, err := kube.DecodeManifests(f.File.Data)
+		objs, err := manifest.DecodeManifests(f.File.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%s does not read as Kubernetes objects: %w", f.Filename, err)
 		}
@@ -75,7 +77,7 @@ func (e *Executor) crdRequests(ctx context.Context, r *Release) ([]*kube.ApplyRe
 				return nil, fmt.Errorf("cannot read CRD %s: %w", crd.GetName(), e.clients.Explain(err))
 			}
 		}
-		req, err := e.clients.PlanApply(ctx, crd, kube.CRDMapping, true, kube.ChangeOptions{})
+		req, err := e.clients.PlanApply(ctx, crd, kube.CRDMapping, true, objdiff.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +142,7 @@ func (e *Executor) planCRDs(ctx context.Context, r *Release) error {
 		if err != nil {
 			return err
 		}
-		change := kube.Decide(req.Live, res, kube.ChangeOptions{})
+		change := objdiff.Decide(req.Live, res, objdiff.Options{})
 		if !change.Changed() {
 			continue
 		}
@@ -181,13 +183,13 @@ func (r *Release) ChecksKind(gk string) bool {
 }
 
 // changedCRDs are the CRDs among crds that exist and that applying would
-// change (kube.Holds, without asking the server): a CRD the cluster holds
+// change (objdiff.Holds, without asking the server): a CRD the cluster holds
 // as written is checked by the server's dry run as before.
 func (e *Executor) changedCRDs(ctx context.Context, crds []*unstructured.Unstructured) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, crd := range crds {
 		live, _, err := e.clients.Live(ctx, kube.CRDMapping, "", crd.GetName())
-		if err != nil || live == nil || kube.Holds(kube.CRDMapping, live, crd, kube.ChangeOptions{}) {
+		if err != nil || live == nil || objdiff.Holds(kube.CRDMapping, live, crd, objdiff.Options{}) {
 			continue
 		}
 		out = append(out, crd)
@@ -240,17 +242,17 @@ func (e *Executor) checkUnserved(ctx context.Context, r *Release, caps *common.C
 	if len(r.planned) == 0 {
 		return nil
 	}
-	manifest, err := renderWithoutCluster(ctx, r, caps)
+	rendered, err := renderWithoutCluster(ctx, r, caps)
 	if err != nil {
 		return nil // the server's dry run said what it could not build
 	}
 	var refused []error
-	for _, doc := range chartsource.SplitBySource(manifest) {
+	for _, doc := range chartsource.SplitBySource(rendered) {
 		objs, err := chartsource.DecodeManifest(doc.Text)
 		if err != nil {
 			continue
 		}
-		kube.RememberRendered(objs, doc.Source, []byte(doc.Text))
+		manifest.RememberRendered(objs, doc.Source, []byte(doc.Text))
 		for _, obj := range objs {
 			name := obj.GetKind() + " " + obj.GetName()
 			if obj.GetNamespace() != "" {
@@ -457,11 +459,11 @@ func dropped(oldManifest, newManifest, ns string) ([]*unstructured.Unstructured,
 		}
 		return u.GetObjectKind().GroupVersionKind().GroupKind().String() + "/" + n + "/" + u.GetName()
 	}
-	oldObjs, err := kube.DecodeManifests([]byte(oldManifest))
+	oldObjs, err := manifest.DecodeManifests([]byte(oldManifest))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the installed revision's manifest to tell what the upgrade drops: %w", err)
 	}
-	newObjs, err := kube.DecodeManifests([]byte(newManifest))
+	newObjs, err := manifest.DecodeManifests([]byte(newManifest))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the rendered manifest to tell what the upgrade drops: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
 )
 
@@ -106,7 +107,7 @@ func TestCheckCRDChange(t *testing.T) {
 	mustContain(t, "warning", warnings[0], "version v1alpha1: the update removes field spec.color, which 1 Widget object carry")
 
 	// Apply's decision refuses it before sending anything.
-	if _, err := f.clients.PlanApply(ctx, dropped, kube.CRDMapping, true, kube.ChangeOptions{}); !errors.As(err, &refused) {
+	if _, err := f.clients.PlanApply(ctx, dropped, kube.CRDMapping, true, objdiff.Options{}); !errors.As(err, &refused) {
 		t.Errorf("PlanApply of the CRD without v1alpha1: %v, want the refusal", err)
 	}
 	after, err := crds.Get(ctx, live.GetName(), metav1.GetOptions{})

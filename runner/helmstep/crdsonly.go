@@ -12,7 +12,9 @@ import (
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // crds: only (docs/charts.md, "CRDs"): helmfile's bootstrap
@@ -69,7 +71,7 @@ func onlyCRDsCounts(counts map[model.Did]int, n int) string {
 	var parts []string
 	for _, did := range []model.Did{model.DidCreate, model.DidConfigure, model.DidUnchanged} {
 		if counts[did] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s %s", counts[did], plural(counts[did], "CRD", "CRDs"), did))
+			parts = append(parts, fmt.Sprintf("%d %s %s", counts[did], words.Plural(counts[did], "CRD", "CRDs"), did))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -104,7 +106,7 @@ func (e *Executor) planOnlyCRDs(ctx context.Context, st *spec.Step, in runner.Pl
 	}
 	what := chartVersion(run.r.src.Chart)
 	if p.Action == model.ActionUnchanged {
-		p.Reason = fmt.Sprintf("chart %s: %s", what, plural(len(run.crds), "its CRD matches the cluster", fmt.Sprintf("its %d CRDs match the cluster", len(run.crds))))
+		p.Reason = fmt.Sprintf("chart %s: %s", what, words.Plural(len(run.crds), "its CRD matches the cluster", fmt.Sprintf("its %d CRDs match the cluster", len(run.crds))))
 		if len(run.crds) == 0 {
 			p.Reason = fmt.Sprintf("chart %s has no CRDs", what)
 		}
@@ -135,7 +137,7 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 	if err != nil {
 		return run, fail(err)
 	}
-	opts, _ := kube.IgnoreOptions(st.Ignored) // validated
+	opts, _ := objdiff.IgnoreOptions(st.Ignored) // validated
 	dry := in != nil
 	for _, crd := range crds {
 		req, err := e.clients.PlanApply(ctx, crd, kube.CRDMapping, true, opts)
@@ -143,14 +145,14 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 			return onlyCRDsRun{r: r}, fail(err) // nothing written
 		}
 		req.Force = kube.TakesOverFromHelm(req.Live) // as crds/ (crdRequests)
-		// Always the server's dry run, never kube.Holds: a field the chart
+		// Always the server's dry run, never objdiff.Holds: a field the chart
 		// stops setting is removed by the apply, which only the server's
 		// answer shows.
 		answer, err := e.clients.Send(ctx, req, true)
 		if err != nil {
 			return onlyCRDsRun{r: r}, fail(err) // nothing written
 		}
-		c := onlyCRD{req: req, answer: answer, action: kube.Decide(req.Live, answer, opts).Action}
+		c := onlyCRD{req: req, answer: answer, action: objdiff.Decide(req.Live, answer, opts).Action}
 		if req.Terminating != nil {
 			c.action = model.ActionCreate
 		}

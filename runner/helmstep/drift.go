@@ -13,6 +13,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 )
 
 // Labels and annotations Helm adds to every object it applies; they are not
@@ -32,11 +33,11 @@ type DriftInput struct {
 	Manifest  string // multi-document YAML
 	// Applied says Manifest is what Helm applied last (the deployed
 	// release's own): an object whose live state already holds every field
-	// of it as written (kube.Holds) needs no dry run. A rendered
+	// of it as written (objdiff.Holds) needs no dry run. A rendered
 	// upgrade may drop fields Helm owns, so it is dry-run in full.
 	Applied bool
 	// Ignore are the step's ignore rules: fields the decision leaves out.
-	Ignore kube.ChangeOptions
+	Ignore objdiff.Options
 	// OnImmutable is the step's onImmutable: an object the server refuses
 	// for an immutable field is then a replace (kube.Recreates), not an
 	// error.
@@ -56,12 +57,12 @@ type ObjectDiff struct {
 	Name       string
 	// Action is create (the object is absent, or its kind is not served any
 	// more) or configure (applying the manifest would change it): the change
-	// decision's (kube.Decide).
+	// decision's (objdiff.Decide).
 	Action model.Action
 	// Live is the object in the cluster (nil for create); Desired is the
 	// object as the API server would store it after the apply (server-side
 	// dry run, so defaulting and admission are accounted for), or the
-	// manifest object for create. Both are normalised (kube.Normalize).
+	// manifest object for create. Both are normalised (objdiff.Normalize).
 	// Secrets carry their data: callers that print them must mask it.
 	Live, Desired *unstructured.Unstructured
 }
@@ -111,7 +112,7 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 	}
 	if meta.IsNoMatchError(err) {
 		d.Namespace = obj.GetNamespace()
-		change := kube.Decide(nil, obj, in.Ignore)
+		change := objdiff.Decide(nil, obj, in.Ignore)
 		d.Action, d.Desired = change.Action, change.After
 		return d, nil // its kind is not served: the object cannot exist
 	}
@@ -159,18 +160,18 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 					return nil, fmt.Errorf("release %s: %w", in.Release, r)
 				}
 			}
-			change := kube.Decide(nil, obj, in.Ignore)
+			change := objdiff.Decide(nil, obj, in.Ignore)
 			d.Action, d.Desired = change.Action, change.After
 			return d, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("release %s: cannot read %s: %w", in.Release, d.id(), err)
 		}
-		if in.Applied && kube.Holds(mapping, live, desired, in.Ignore) {
+		if in.Applied && objdiff.Holds(mapping, live, desired, in.Ignore) {
 			return nil, nil
 		}
 		if in.Planned != nil && in.Planned(gvk.Kind+"."+gvk.Group) {
-			change := kube.Decide(live, overlay(live, desired), in.Ignore)
+			change := objdiff.Decide(live, overlay(live, desired), in.Ignore)
 			if !change.Changed() {
 				return nil, nil
 			}
@@ -179,7 +180,7 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 		}
 		applied, err := dryRunApply(ctx, ri, desired)
 		if kube.ImmutableField(err) != "" && kube.Recreates(obj, in.OnImmutable) {
-			change := kube.Decide(live, desired, in.Ignore)
+			change := objdiff.Decide(live, desired, in.Ignore)
 			d.Action, d.Live, d.Desired = model.ActionReplace, change.Live, change.After
 			return d, nil
 		}
@@ -192,7 +193,7 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 		if applied.GetResourceVersion() != live.GetResourceVersion() && attempt < 3 {
 			continue
 		}
-		change := kube.Decide(live, applied, in.Ignore)
+		change := objdiff.Decide(live, applied, in.Ignore)
 		if !change.Changed() {
 			return nil, nil
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 )
 
 // leaveIgnored is the post-renderer of an upgrade under ignore rules. Helm
@@ -21,12 +22,12 @@ import (
 // would conflict); stripping it from what Helm applies leaves it to its
 // owner: Helm no longer owns a field someone else changed (an update or a
 // forced apply took it), so leaving it out neither reverts nor removes it
-// (kube.LeaveIgnored). Objects that do not exist yet are rendered whole: a
+// (objdiff.Options.LeaveIgnored). Objects that do not exist yet are rendered whole: a
 // create sets every field. The release records the manifest as applied.
 type leaveIgnored struct {
 	ctx       context.Context
 	clients   *kube.Clients
-	opts      kube.ChangeOptions
+	opts      objdiff.Options
 	namespace string // the release namespace
 }
 
@@ -42,7 +43,7 @@ func (p leaveIgnored) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 			live, _, lerr := p.clients.Live(p.ctx, m, obj.GetNamespace(), obj.GetName())
 			switch {
 			case lerr == nil:
-				obj = kube.LeaveIgnored(live, obj, p.opts)
+				obj = p.opts.LeaveIgnored(live, obj, true)
 			case !apierrors.IsNotFound(lerr):
 				return nil, fmt.Errorf("cannot read %s to leave its ignored fields alone: %w", kube.ObjectName(obj), lerr)
 			}

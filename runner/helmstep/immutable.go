@@ -18,6 +18,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/words"
 )
 
 // Under onImmutable: recreate (the step's, or an object's own annotation
@@ -192,13 +193,13 @@ func (e *Executor) recreate(ctx context.Context, r *Release, gone []replaced, ca
 	}
 	msg := cause.Error()
 	if len(done) > 0 {
-		msg += "; " + strings.Join(done, ", ") + " had been deleted to replace " + plural(len(done), "it", "them") + " (an immutable field changes) and " + plural(len(done), "was", "were") + " recreated from the rendered manifest"
+		msg += "; " + strings.Join(done, ", ") + " had been deleted to replace " + words.Plural(len(done), "it", "them") + " (an immutable field changes) and " + words.Plural(len(done), "was", "were") + " recreated from the rendered manifest"
 	}
 	if len(back) > 0 {
-		msg += "; " + strings.Join(back, ", ") + " had been deleted to replace " + plural(len(back), "it", "them") + " (an immutable field changes) and the upgrade or its rollback created " + plural(len(back), "it", "them") + " again"
+		msg += "; " + strings.Join(back, ", ") + " had been deleted to replace " + words.Plural(len(back), "it", "them") + " (an immutable field changes) and the upgrade or its rollback created " + words.Plural(len(back), "it", "them") + " again"
 	}
 	if len(failed) > 0 {
-		msg += "; deleted to replace and not recreated: " + strings.Join(failed, ", ") + ": run apply again to create " + plural(len(failed), "it", "them")
+		msg += "; deleted to replace and not recreated: " + strings.Join(failed, ", ") + ": run apply again to create " + words.Plural(len(failed), "it", "them")
 	}
 	return changes, &recreatedError{msg: msg, cause: cause}
 }

@@ -25,7 +25,9 @@ import (
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // Plan is Execute's path with Helm's server-side dry run (the same install
@@ -75,7 +77,7 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		return p, nil
 	case dec.do == doUpgrade && len(dec.drift) > 0:
 		p.Action = model.ActionUpgrade
-		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(dec.drift), plural(len(dec.drift), "object", "objects"))
+		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(dec.drift), words.Plural(len(dec.drift), "object", "objects"))
 		p.Objects = plannedDiffs(dec.drift, nil)
 		return p, nil
 	}
@@ -375,7 +377,7 @@ func (e *Executor) checkFields(ctx context.Context, r *Release, res *rel.Release
 		if err != nil {
 			continue // Helm's render read it; apply reports what it cannot
 		}
-		kube.RememberRendered(objs, doc.Source, []byte(doc.Text))
+		manifest.RememberRendered(objs, doc.Source, []byte(doc.Text))
 		for _, obj := range objs {
 			if fe := e.checkObject(ctx, r, obj); fe != nil {
 				refused = append(refused, fe)

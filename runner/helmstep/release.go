@@ -21,6 +21,7 @@ import (
 
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
 )
 
@@ -53,7 +54,7 @@ type Release struct {
 	// ignore are the step's ignore rules compiled (Open); ignoreErr is a
 	// rule that does not compile though the spec validated it, which the
 	// upgrade reports.
-	ignore    kube.ChangeOptions
+	ignore    objdiff.Options
 	ignoreErr error
 
 	planned []*unstructured.Unstructured // the crds/ CRDs the dry run creates or changes, as sent
@@ -76,7 +77,7 @@ func (e *Executor) Open(step *spec.Step) (*Release, error) {
 		return nil, err
 	}
 	r.step = step
-	r.ignore, r.ignoreErr = kube.IgnoreOptions(step.Ignored)
+	r.ignore, r.ignoreErr = objdiff.IgnoreOptions(step.Ignored)
 	return r, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 )
 
 // adopted is an object of the rendered release that exists in the cluster
@@ -48,10 +49,10 @@ func (e *Executor) takeOver(ctx context.Context, r *Release, dry action.DryRunSt
 	return e.runAction(ctx, r, dry)
 }
 
-// adoptions reads every object of manifest and returns those the release
+// adoptions reads every object of rendered and returns those the release
 // would adopt, naming them in r.Adopts.
-func (e *Executor) adoptions(ctx context.Context, r *Release, manifest string) ([]adopted, error) {
-	objs, err := kube.DecodeManifests([]byte(manifest))
+func (e *Executor) adoptions(ctx context.Context, r *Release, rendered string) ([]adopted, error) {
+	objs, err := manifest.DecodeManifests([]byte(rendered))
 	if err != nil {
 		return nil, e.failure(r, fmt.Errorf("cannot read the rendered manifest: %w", err))
 	}

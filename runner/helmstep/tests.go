@@ -18,6 +18,7 @@ import (
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // TestsToRun are the names of the release's test hooks the step's test:
@@ -59,14 +60,7 @@ func TestsNote(names []string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return "; then runs " + plural(len(names), "test", "tests") + " " + strings.Join(names, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return "; then runs " + words.Plural(len(names), "test", "tests") + " " + strings.Join(names, ", ")
 }
 
 // testSelected applies test.filter: names to run, !names to skip.
@@ -144,7 +138,7 @@ func (e *Executor) runTests(ctx context.Context, r *Release) (string, error) {
 		if len(names) == 0 {
 			return "no tests", nil
 		}
-		return fmt.Sprintf("%s %s passed", plural(len(names), "test", "tests"), strings.Join(names, ", ")), nil
+		return fmt.Sprintf("%s %s passed", words.Plural(len(names), "test", "tests"), strings.Join(names, ", ")), nil
 	}
 	res, cerr := chartsource.AsRelease(reli)
 	if reli == nil || cerr != nil {

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,22 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
-	"k8s.io/apimachinery/pkg/util/mergepatch"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/khook/khook/model"
 )
 
 // FieldManager is khook's field manager for server-side apply and writes.
 const FieldManager = "khook"
-
-// LastAppliedAnnotation is kubectl's client-side apply record.
-const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
 
 // ApplyRequest is the one request apply would send for one object: computed
 // by PlanApply without writing, sent by Send (for real, or with DryRun=All
@@ -55,7 +48,7 @@ type ApplyRequest struct {
 
 	src    *unstructured.Unstructured // the manifest object, to plan again
 	cached bool                       // Live came from the run's cache
-	opts   ChangeOptions              // the step's ignore rules
+	opts   objdiff.Options            // the step's ignore rules
 }
 
 // Adopts reports whether the request takes over an object khook did not
@@ -115,9 +108,9 @@ func (r *ApplyRequest) Name() string { return ObjectName(r.Desired) }
 // (MapObject) already. A Secret's stringData is sent as data (see
 // normalizeSecret), so a converged Secret sends nothing. opts are the
 // step's ignore rules: on an object that exists, the request leaves the
-// fields they name to their owner (leaveIgnored), and the decision does
+// fields they name to their owner (objdiff.Options.LeaveIgnored), and the decision does
 // not count them.
-func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool, opts ChangeOptions) (*ApplyRequest, error) {
+func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured, m *meta.RESTMapping, serverSide bool, opts objdiff.Options) (*ApplyRequest, error) {
 	req, err := c.planApply(ctx, obj, m, serverSide, true, opts)
 	if err == nil && req.cached && req.Action == model.ActionConfigure && !serverSide {
 		// A change decided on the run's cached read: patch what is live now.
@@ -126,8 +119,8 @@ func (c *Clients) PlanApply(ctx context.Context, obj *unstructured.Unstructured,
 	return req, err
 }
 
-func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured, m *meta.RESTMapping, serverSide, useCache bool, opts ChangeOptions) (*ApplyRequest, error) {
-	obj := normalizeSecret(src)
+func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured, m *meta.RESTMapping, serverSide, useCache bool, opts objdiff.Options) (*ApplyRequest, error) {
+	obj := objdiff.NormalizeSecret(src)
 	var live *unstructured.Unstructured
 	var cached bool
 	var err error
@@ -158,7 +151,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	}
 	req := &ApplyRequest{Mapping: m, Live: live, Terminating: terminating, ServerSide: serverSide, src: src, cached: cached, opts: opts}
 	if serverSide {
-		req.Desired = opts.leaveIgnored(live, obj, true).DeepCopy()
+		req.Desired = opts.LeaveIgnored(live, obj, true).DeepCopy()
 		req.Action = model.ActionConfigure
 		if live == nil {
 			req.Action = model.ActionCreate
@@ -171,7 +164,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	if err == nil && live != nil && opts.Ignores() {
 		// The record stays the manifest as written; what is sent holds the
 		// live values of ignored fields, so the three-way patch leaves them.
-		desired = opts.leaveIgnored(live, desired, false)
+		desired = opts.LeaveIgnored(live, desired, false)
 		modified, err = desired.MarshalJSON()
 	}
 	if err != nil {
@@ -182,8 +175,8 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 		req.Action = model.ActionCreate
 		return req, nil
 	}
-	original := []byte(live.GetAnnotations()[LastAppliedAnnotation])
-	req.PatchType, req.Patch, err = threeWayPatch(m, original, modified, live)
+	original := []byte(live.GetAnnotations()[objdiff.LastAppliedAnnotation])
+	req.PatchType, req.Patch, err = objdiff.ThreeWayPatch(m, original, modified, live)
 	if err != nil {
 		return nil, fmt.Errorf("cannot compute the patch for %s: %v", ObjectName(obj), err)
 	}
@@ -200,7 +193,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	// change the object. A dry run that fails keeps it, and the real write
 	// reports why.
 	if out, err := c.Send(ctx, req, true); err == nil {
-		if change := Decide(live, out, opts); !change.Changed() && !change.Record {
+		if change := objdiff.Decide(live, out, opts); !change.Changed() && !change.Record {
 			req.Action = model.ActionUnchanged
 		}
 	}
@@ -215,7 +208,7 @@ func (r *ApplyRequest) Outcome(answer *unstructured.Unstructured) model.Action {
 	if !r.ServerSide || r.Live == nil || answer == nil {
 		return r.Action
 	}
-	return Decide(r.Live, answer, r.opts).Action
+	return objdiff.Decide(r.Live, answer, r.opts).Action
 }
 
 // withLastApplied returns a copy of obj carrying the last-applied
@@ -223,7 +216,7 @@ func (r *ApplyRequest) Outcome(answer *unstructured.Unstructured) model.Action {
 func withLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructured, []byte, error) {
 	out := obj.DeepCopy()
 	annots := out.GetAnnotations()
-	delete(annots, LastAppliedAnnotation)
+	delete(annots, objdiff.LastAppliedAnnotation)
 	out.SetAnnotations(annots)
 	original, err := out.MarshalJSON()
 	if err != nil {
@@ -232,36 +225,10 @@ func withLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructured
 	if annots == nil {
 		annots = map[string]string{}
 	}
-	annots[LastAppliedAnnotation] = string(original)
+	annots[objdiff.LastAppliedAnnotation] = string(original)
 	out.SetAnnotations(annots)
 	modified, err := out.MarshalJSON()
 	return out, modified, err
-}
-
-func threeWayPatch(m *meta.RESTMapping, original, modified []byte, live *unstructured.Unstructured) (types.PatchType, []byte, error) {
-	current, err := live.MarshalJSON()
-	if err != nil {
-		return "", nil, err
-	}
-	typed, err := scheme.Scheme.New(m.GroupVersionKind)
-	if err == nil {
-		lookup, err := strategicpatch.NewPatchMetaFromStruct(typed)
-		if err != nil {
-			return "", nil, err
-		}
-		p, err := strategicpatch.CreateThreeWayMergePatch(original, modified, current, lookup, true)
-		return types.StrategicMergePatchType, p, err
-	}
-	if !runtime.IsNotRegisteredError(err) {
-		return "", nil, err
-	}
-	preconditions := []mergepatch.PreconditionFunc{
-		mergepatch.RequireKeyUnchanged("apiVersion"),
-		mergepatch.RequireKeyUnchanged("kind"),
-		mergepatch.RequireMetadataKeyUnchanged("name"),
-	}
-	p, err := jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, current, preconditions...)
-	return types.MergePatchType, p, err
 }
 
 // Send sends the request (nothing for unchanged) and returns the object the

@@ -17,9 +17,6 @@
 //     the run's redactor (MaskSecretsWith) before the caller sees it;
 //     DenySecretReads answers a template's reads of Secrets as absent
 //     (lookup-secrets: deny).
-//   - LoadManifests: inline/file/url/kustomize sources into unstructured
-//     objects (multi-document YAML, List kinds expanded); Clients.Prepare maps
-//     them and defaults namespaces for namespaced kinds only.
 //   - NewCondition(spec.WaitFor) + Condition.Met/Evaluate: the wait.for /
 //     apply.waitFor the spec parsed (its grammar is spec.ParseWaitFor's
 //     alone), compiled and evaluated against objects. WaitFor: a watch-driven (informer) wait over the objects a
@@ -31,8 +28,11 @@
 //     with exactly the request apply sends. EnsureNamespace for
 //     createNamespace; Resource for a mapping's dynamic client.
 //
-// May import: of khook only model, spec, redact and sops (no other runner
-// package, no renderer), and client-go.
+// Loading manifests is runner/kube/manifest's, which needs no client.
+//
+// May import: of khook only its own rooms (runner/kube/manifest), model,
+// spec, redact and sops (no other runner package, no renderer), and
+// client-go.
 package kube
 
 import (

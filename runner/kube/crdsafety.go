@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/khook/khook/words"
 )
 
 // The safety checks of a CRD change (docs/charts.md, "CRDs"), for every
@@ -34,18 +36,11 @@ type CRDUsage struct {
 
 // String is "3 Widget objects in 2 namespaces".
 func (u CRDUsage) String() string {
-	s := fmt.Sprintf("%d %s %s", u.Objects, u.Kind, plural(u.Objects, "object", "objects"))
+	s := fmt.Sprintf("%d %s %s", u.Objects, u.Kind, words.Plural(u.Objects, "object", "objects"))
 	if u.Namespaces > 0 {
-		s += fmt.Sprintf(" in %d %s", u.Namespaces, plural(u.Namespaces, "namespace", "namespaces"))
+		s += fmt.Sprintf(" in %d %s", u.Namespaces, words.Plural(u.Namespaces, "namespace", "namespaces"))
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // crdVersion is one entry of a CRD's spec.versions.
@@ -229,7 +224,7 @@ func (c *Clients) CheckCRDChange(ctx context.Context, live, desired *unstructure
 				}
 			}
 			if n > 0 {
-				warnings = append(warnings, fmt.Sprintf("CRD %s version %s: the update removes field %s, which %d %s %s carry: the API server drops it from them at their next write", name, v, path, n, kind, plural(n, "object", "objects")))
+				warnings = append(warnings, fmt.Sprintf("CRD %s version %s: the update removes field %s, which %d %s %s carry: the API server drops it from them at their next write", name, v, path, n, kind, words.Plural(n, "object", "objects")))
 			}
 		}
 	}

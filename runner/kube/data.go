@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // HoldsData reports whether deleting obj deletes data: a
@@ -73,7 +74,7 @@ func (c *Clients) DataOf(ctx context.Context, live *unstructured.Unstructured) (
 			return "its PersistentVolumeClaims once it makes any (persistentVolumeClaimRetentionPolicy whenDeleted: Delete)", nil
 		}
 		return fmt.Sprintf("its %d %s %s and their data (persistentVolumeClaimRetentionPolicy whenDeleted: Delete)",
-			len(names), plural(len(names), "PersistentVolumeClaim", "PersistentVolumeClaims"), strings.Join(names, ", ")), nil
+			len(names), words.Plural(len(names), "PersistentVolumeClaim", "PersistentVolumeClaims"), strings.Join(names, ", ")), nil
 	}
 	return "", nil
 }

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"github.com/khook/khook/runner/kube/manifest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,7 +175,7 @@ whatever: true
 			if err := os.WriteFile(filepath.Join(dir, "m.yaml"), []byte(c.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			objs, err := LoadManifests(context.Background(), dir, []spec.Source{{File: "m.yaml"}}, nil)
+			objs, err := manifest.LoadManifests(context.Background(), dir, []spec.Source{{File: "m.yaml"}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +184,7 @@ whatever: true
 			for _, obj := range objs {
 				problems, _ := schemas.Validate(obj)
 				for _, p := range problems {
-					pos := SourcePos(obj, p.Path)
+					pos := manifest.SourcePos(obj, p.Path)
 					got = append(got, strings.TrimPrefix(pos.String(), filepath.Join(dir, "m.yaml")+":")+" "+p.Path+": "+p.Message)
 				}
 			}

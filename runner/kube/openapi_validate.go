@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"github.com/khook/khook/runner/kube/manifest"
+
 	"fmt"
 	"regexp"
 	"slices"
@@ -236,7 +238,7 @@ func SchemaFieldError(obj *unstructured.Unstructured, name string, problems []Sc
 	fe := &FieldError{Object: name}
 	for i, p := range problems {
 		msgs[i] = p.Message
-		fe.Fields = append(fe.Fields, Field{Path: p.Path, Pos: SourcePos(obj, p.Path)})
+		fe.Fields = append(fe.Fields, Field{Path: p.Path, Pos: manifest.SourcePos(obj, p.Path)})
 	}
 	fe.Message = strings.Join(msgs, "; ")
 	return fe

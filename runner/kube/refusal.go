@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // Refusal is the API server's reason for refusing a write, in one line: for
@@ -31,10 +32,10 @@ func Refusal(err error) string {
 				}
 				parts = append(parts, msg)
 			}
-			return oneLine(strings.Join(parts, "; "))
+			return words.OneLine(strings.Join(parts, "; "))
 		}
 	}
-	return oneLine(APIMessage(err))
+	return words.OneLine(APIMessage(err))
 }
 
 // ImmutableField is the field an invalid-object refusal says is immutable
@@ -72,8 +73,6 @@ func withoutValue(msg string) string {
 	}
 	return msg
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // RefusedError is a write the API server refused (invalid object, admission
 // denial, forbidden, quota): one sentence naming the object and the

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"github.com/khook/khook/runner/kube/manifest"
+
 	"github.com/khook/khook/spec"
 
 	"context"
@@ -189,7 +191,7 @@ func (c *Clients) MapObject(ctx context.Context, obj *unstructured.Unstructured,
 	if err != nil {
 		if st := c.removedAPI(obj.GroupVersionKind()); st != nil {
 			err = st // not served because its Kubernetes version removed it
-			if pos := SourcePos(obj, "apiVersion"); !pos.IsZero() {
+			if pos := manifest.SourcePos(obj, "apiVersion"); !pos.IsZero() {
 				err = fmt.Errorf("%w (apiVersion at %s)", st, pos)
 			}
 		}

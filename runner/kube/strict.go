@@ -1,6 +1,9 @@
 package kube
 
 import (
+	"github.com/khook/khook/runner/kube/manifest"
+	"strconv"
+
 	"errors"
 	"fmt"
 	"regexp"
@@ -75,7 +78,11 @@ func fieldError(err error, src *unstructured.Unstructured, name string) *FieldEr
 	msg := APIMessage(err)
 	var paths []string
 	for _, m := range strictField.FindAllStringSubmatch(msg, -1) {
-		paths = append(paths, unquote(`"`+m[1]+`"`))
+		p := m[1]
+		if u, err := strconv.Unquote(`"` + p + `"`); err == nil {
+			p = u
+		}
+		paths = append(paths, p)
 	}
 	for _, m := range undeclaredField.FindAllStringSubmatch(msg, -1) {
 		paths = append(paths, m[1])
@@ -85,7 +92,7 @@ func fieldError(err error, src *unstructured.Unstructured, name string) *FieldEr
 	}
 	fe := &FieldError{Object: name, Message: msg}
 	for _, p := range paths {
-		fe.Fields = append(fe.Fields, Field{Path: strings.TrimPrefix(p, "."), Pos: SourcePos(src, p)})
+		fe.Fields = append(fe.Fields, Field{Path: strings.TrimPrefix(p, "."), Pos: manifest.SourcePos(src, p)})
 	}
 	return fe
 }
@@ -94,4 +101,11 @@ func fieldError(err error, src *unstructured.Unstructured, name string) *FieldEr
 func IsFieldError(err error) bool {
 	var fe *FieldError
 	return errors.As(err, &fe)
+}
+
+// AsFieldError is err as the API server's refusal of fields of obj (a
+// FieldError naming where each field is written), or nil when err is not
+// one.
+func AsFieldError(err error, obj *unstructured.Unstructured, name string) *FieldError {
+	return fieldError(err, obj, name)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
@@ -43,7 +44,7 @@ func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems,
 	for _, src := range sources {
 		for _, obj := range src.objs {
 			at := func(field string) spec.Pos {
-				if pos := kube.SourcePos(obj, field); !pos.IsZero() {
+				if pos := manifest.SourcePos(obj, field); !pos.IsZero() {
 					return pos
 				}
 				return s.PosOf(src.path)
@@ -113,7 +114,7 @@ func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []o
 					continue // never the network offline
 				}
 				path := fmt.Sprintf("%s.%s.%d", st.Path, m.Field, i)
-				objs, err := kube.LoadManifests(ctx, s.BaseDir, []spec.Source{src}, nil)
+				objs, err := manifest.LoadManifests(ctx, s.BaseDir, []spec.Source{src}, nil)
 				if err != nil {
 					problems = append(problems, spec.Problem{Pos: s.PosOf(path), Path: path, Message: err.Error()})
 					continue

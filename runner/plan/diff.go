@@ -11,6 +11,7 @@ import (
 
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 )
 
 // Diff notes (model.PlanStep.DiffNote).
@@ -22,7 +23,7 @@ const (
 // still succeeds.
 func unavailable(reason string) string { return "unavailable (" + reason + ")" }
 
-// forDiff returns u as the change decision compares it (kube.Normalize:
+// forDiff returns u as the change decision compares it (objdiff.Normalize:
 // no server bookkeeping, status or last-applied annotation; a Secret's
 // stringData as data), with Secret values masked: a diff shows that a
 // secret value changed, never the value.
@@ -30,7 +31,7 @@ func forDiff(u *unstructured.Unstructured, masks map[string]string) *unstructure
 	if u == nil {
 		return nil
 	}
-	u = kube.Normalize(u, kube.ChangeOptions{})
+	u = objdiff.Normalize(u, objdiff.Options{})
 	if u.GetKind() == "Secret" && (u.GetAPIVersion() == "v1" || u.GetAPIVersion() == "") {
 		maskSecret(u, masks)
 	}
@@ -76,16 +77,16 @@ func maskFor(v string, masks map[string]string) string {
 // objectDiff is the unified diff of one object from live to desired; a nil
 // side is an absent object. Empty when they are equal.
 // opts are the step's ignore rules: both sides as the change decision
-// compares them (kube.Decide), so an ignored field is no line of the diff.
+// compares them (objdiff.Decide), so an ignored field is no line of the diff.
 // A field whose planned value holds a secret r knows (a value decrypted
 // from a sops file, say) is masked on both sides (maskSecretPaths).
-func objectDiff(title string, live, desired *unstructured.Unstructured, opts kube.ChangeOptions, r *redact.Redactor) (string, error) {
+func objectDiff(title string, live, desired *unstructured.Unstructured, opts objdiff.Options, r *redact.Redactor) (string, error) {
 	masks := map[string]string{}
 	if live != nil && desired != nil {
-		c := kube.Decide(live, desired, opts)
+		c := objdiff.Decide(live, desired, opts)
 		live, desired = c.Live, c.After
 	} else {
-		live, desired = kube.Normalize(live, opts), kube.Normalize(desired, opts)
+		live, desired = objdiff.Normalize(live, opts), objdiff.Normalize(desired, opts)
 	}
 	if live != nil && desired != nil && r != nil && len(r.Values()) > 0 {
 		live, desired = live.DeepCopy(), desired.DeepCopy()

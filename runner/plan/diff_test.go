@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
 )
 
@@ -24,7 +24,7 @@ func TestObjectDiffHidesChurnAndMasksSecrets(t *testing.T) {
 	desired := live.DeepCopy()
 	desired.Object["data"] = map[string]any{"password": "bmV3LXNlY3JldA==", "user": "YWRtaW4="}
 	desired.SetResourceVersion("8")
-	d, err := objectDiff(title(live), live, desired, kube.ChangeOptions{}, nil)
+	d, err := objectDiff(title(live), live, desired, objdiff.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +48,10 @@ func TestObjectDiffOfEqualObjectsIsEmpty(t *testing.T) {
 	a := obj(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x", "resourceVersion": "1"}})
 	b := a.DeepCopy()
 	b.SetResourceVersion("2")
-	if d, err := objectDiff("x", a, b, kube.ChangeOptions{}, nil); err != nil || d != "" {
+	if d, err := objectDiff("x", a, b, objdiff.Options{}, nil); err != nil || d != "" {
 		t.Errorf("diff of objects differing only in churn = %q, %v", d, err)
 	}
-	created, _ := objectDiff("x", nil, a, kube.ChangeOptions{}, nil)
+	created, _ := objectDiff("x", nil, a, objdiff.Options{}, nil)
 	if !strings.HasPrefix(created, "--- /dev/null\n+++ planned/x\n@@ -0,0 +1,") {
 		t.Errorf("diff of a new object:\n%s", created)
 	}
@@ -100,7 +100,7 @@ func TestObjectDiffMasksTheLiveSideOfASecretField(t *testing.T) {
 		"data": map[string]any{"greeting": "old-Secret-value", "plain": "a"}})
 	desired := live.DeepCopy()
 	desired.Object["data"] = map[string]any{"greeting": "new-Secret-value", "plain": "b"}
-	d, err := objectDiff("x", live, desired, kube.ChangeOptions{}, r)
+	d, err := objectDiff("x", live, desired, objdiff.Options{}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestObjectDiffMasksTheLiveSideOfASecretField(t *testing.T) {
 	}
 	same := live.DeepCopy()
 	same.Object["data"] = map[string]any{"greeting": "new-Secret-value", "plain": "a"}
-	if d, _ := objectDiff("x", same, same.DeepCopy(), kube.ChangeOptions{}, r); d != "" {
+	if d, _ := objectDiff("x", same, same.DeepCopy(), objdiff.Options{}, r); d != "" {
 		t.Errorf("an unchanged secret field shows:\n%s", d)
 	}
 }

@@ -9,13 +9,13 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
-	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
 )
 
 // digested adds to o the digests of the object the prediction sends
 // (desired) and of the live object it was made against, each as the change
-// decision compares it (kube.Normalize): a status update or the server's
+// decision compares it (objdiff.Normalize): a status update or the server's
 // bookkeeping between plan and apply is no surprise, an edit is. No-op
 // without a hasher.
 func (pr *probe) digested(o model.ObjectPlan, desired, live *unstructured.Unstructured) model.ObjectPlan {
@@ -23,18 +23,18 @@ func (pr *probe) digested(o model.ObjectPlan, desired, live *unstructured.Unstru
 		return o
 	}
 	if desired != nil {
-		o.Desired = pr.Digest.Object(kube.Normalize(desired, pr.changeOptions()).Object)
+		o.Desired = pr.Digest.Object(objdiff.Normalize(desired, pr.changeOptions()).Object)
 	}
 	if live != nil {
-		o.Live = pr.Digest.Object(kube.Normalize(live, pr.changeOptions()).Object)
+		o.Live = pr.Digest.Object(objdiff.Normalize(live, pr.changeOptions()).Object)
 	}
 	return o
 }
 
 // changeOptions are the step's ignore rules for the change decision (the
 // spec validated them; a helm or apply step's only).
-func (pr *probe) changeOptions() kube.ChangeOptions {
-	opts, _ := kube.IgnoreOptions(pr.step.Ignored)
+func (pr *probe) changeOptions() objdiff.Options {
+	opts, _ := objdiff.IgnoreOptions(pr.step.Ignored)
 	return opts
 }
 

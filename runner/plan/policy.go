@@ -9,6 +9,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/runner/policy"
 	"github.com/khook/khook/spec"
 )
@@ -90,7 +91,7 @@ func OfflinePolicies(ctx context.Context, p *model.Plan, s *spec.Spec, set *poli
 		if st.Excluded() || m.Applied || len(m.Sources) == 0 {
 			continue // applied objects came with the offline render above
 		}
-		objs, err := kube.LoadManifests(ctx, s.BaseDir, localOnly(m.Sources), nil)
+		objs, err := manifest.LoadManifests(ctx, s.BaseDir, localOnly(m.Sources), nil)
 		if err != nil {
 			continue // validate reports it
 		}

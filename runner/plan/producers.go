@@ -9,6 +9,7 @@ import (
 
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
 )
 
@@ -136,7 +137,7 @@ func localObjects(baseDir string, sources []spec.Source) []*unstructured.Unstruc
 			local = append(local, src)
 		}
 	}
-	objs, _ := kube.LoadManifests(context.Background(), baseDir, local, nil)
+	objs, _ := manifest.LoadManifests(context.Background(), baseDir, local, nil)
 	return objs
 }
 

@@ -68,7 +68,7 @@ func (h *Hasher) JSON(domain string, v any) string {
 }
 
 // Object digests an object. The planner normalises it first (the change
-// decision's kube.Normalize: without status and the server's bookkeeping),
+// decision's objdiff.Normalize: without status and the server's bookkeeping),
 // so this package needs no Kubernetes types.
 func (h *Hasher) Object(obj map[string]any) string { return h.JSON("object", obj) }
 

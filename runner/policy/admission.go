@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/informers"
 
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // admissionPolicy is a ValidatingAdmissionPolicy of a --policy file with
@@ -228,5 +229,5 @@ func compileMessage(e *apiservercel.Error) string {
 			return strings.Join(msgs, "; ")
 		}
 	}
-	return oneLine(e.Detail)
+	return words.OneLine(e.Detail)
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apiserver/pkg/warning"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/words"
 )
 
 // operation is the admission operation apply's request for the change
@@ -153,7 +154,7 @@ func (set *Set) dispatch(ctx context.Context, r *request, op admission.Operation
 	err := validating.NewDispatcher(set.Authorizer, m).Dispatch(warning.WithWarningRecorder(ctx, attr), attr, o, []validating.PolicyHook{hook})
 	name := ap.policy.Name + " (binding " + b.Name + ")"
 	add := func(effect, msg string) {
-		out.violations = append(out.violations, model.Violation{Policy: name, Effect: effect, Object: r.object, Message: oneLine(msg), Source: ap.file})
+		out.violations = append(out.violations, model.Violation{Policy: name, Effect: effect, Object: r.object, Message: words.OneLine(msg), Source: ap.file})
 	}
 	if err != nil {
 		if why := set.defaulted(r, ap); why != "" {

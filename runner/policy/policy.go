@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // Set is the policies in force for one spec, compiled once.
@@ -125,7 +125,7 @@ func (set *Set) Check(ctx context.Context, st *spec.Step, changes []Change) Resu
 				out = append(out, model.Violation{Policy: r.Name, Effect: model.EffectDeny, Object: object, Source: r.Source,
 					Message: fmt.Sprintf("the rule fails on this object, so the change cannot be checked: %v", err)})
 			case bad:
-				out = append(out, model.Violation{Policy: r.Name, Effect: r.Effect(), Object: object, Message: oneLine(msg), Source: r.Source})
+				out = append(out, model.Violation{Policy: r.Name, Effect: r.Effect(), Object: object, Message: words.OneLine(msg), Source: r.Source})
 			}
 		}
 		v := set.admit(ctx, c, object)
@@ -142,5 +142,3 @@ func objectName(c Change) string {
 	}
 	return c.Kind + " " + c.Namespace + "/" + c.Name
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

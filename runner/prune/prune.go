@@ -10,6 +10,7 @@ import (
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/runner/steps"
 	"github.com/khook/khook/spec"
@@ -44,7 +45,7 @@ func Plan(ctx context.Context, c *kube.Clients, rel Releases, s *spec.Spec, rec 
 			return keys, true
 		}
 		if m := st.Manifests(); m.Applied {
-			objs, err := kube.LoadManifests(ctx, s.BaseDir, m.Sources, r)
+			objs, err := manifest.LoadManifests(ctx, s.BaseDir, m.Sources, r)
 			if err != nil { // the step's own plan says why; prune nothing of it
 				return nil, false
 			}

@@ -18,7 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	khkube "github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
 )
 
@@ -116,7 +116,7 @@ func hashPath(h hash.Hash, ref spec.Input, baseDir string) error {
 // change its hash. A kustomization that does not render adds nothing (the
 // step's own render says why).
 func outside(dir string, inside []string) []string {
-	read, err := khkube.KustomizationFiles(dir)
+	read, err := manifest.KustomizationFiles(dir)
 	if err != nil {
 		return nil
 	}

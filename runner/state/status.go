@@ -163,7 +163,7 @@ func (st *Status) WriteText(w io.Writer) error {
 		for _, p := range st.Steps {
 			fmt.Fprintf(&b, "%-*s  %-7s  %s\n", width, p.Name, orDash(p.Last), p.Reason)
 			if p.Error != "" {
-				fmt.Fprintf(&b, "%-*s  %-7s  error: %s\n", width, "", "", oneLine(p.Error))
+				fmt.Fprintf(&b, "%-*s  %-7s  error: %s\n", width, "", "", firstLine(p.Error))
 			}
 		}
 		fmt.Fprintf(&b, "\n%d of %d steps resume\n", len(st.ResumableSteps), countIncluded(st.Steps))
@@ -189,7 +189,7 @@ func orDash(s string) string {
 	return s
 }
 
-func oneLine(s string) string {
+func firstLine(s string) string {
 	s = strings.ReplaceAll(s, "\r", "")
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i] + " ..."

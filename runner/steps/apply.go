@@ -14,7 +14,10 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // SkipReasonExists is the skip reason of apply's skipIf: exists.
@@ -33,7 +36,7 @@ func (x *ApplyExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outc
 	if st.Apply == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeApply)
 	}
-	opts, err := kube.IgnoreOptions(st.Ignored)
+	opts, err := objdiff.IgnoreOptions(st.Ignored)
 	if err != nil {
 		return runner.Outcome{}, fmt.Errorf("step %q: %w", st.Name, err)
 	}
@@ -41,7 +44,7 @@ func (x *ApplyExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outc
 	return x.finishStep(st, out, err)
 }
 
-func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts kube.ChangeOptions) (runner.Outcome, error) {
+func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts objdiff.Options) (runner.Outcome, error) {
 	var out runner.Outcome
 	a := st.Apply
 	start := time.Now()
@@ -97,7 +100,7 @@ func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts kube.Change
 			x.diagnose(ctx, start, &out, err, refs)
 			return out, err
 		}
-		out.Detail = joinDetail(out.Detail, fmt.Sprintf("%s met on %s", cond, plural(len(applied), "object", "objects")))
+		out.Detail = joinDetail(out.Detail, fmt.Sprintf("%s met on %s", cond, words.Count(len(applied), "object", "objects")))
 	}
 	return out, nil
 }
@@ -116,10 +119,10 @@ type applied struct {
 // (kube.PlanApply), sent for real or as a server-side dry run. A dry run
 // cannot create a namespace or register a kind: objects whose namespace or
 // kind this same step brings are predicted as created, unsent.
-func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts kube.ChangeOptions, dry bool) (applied, error) {
+func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts objdiff.Options, dry bool) (applied, error) {
 	var s applied
 	a := st.Apply
-	objs, err := kube.LoadManifests(ctx, x.BaseDir, a.Manifests, x.Redactor)
+	objs, err := manifest.LoadManifests(ctx, x.BaseDir, a.Manifests, x.Redactor)
 	if err != nil {
 		return s, err
 	}
@@ -247,7 +250,7 @@ func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts kube.Chan
 // changes: dry, the prediction (replace, its diff from the live object to
 // the manifest); else delete it (foreground), wait until it is gone and
 // create it, within the step's timeout (ctx).
-func (x *ApplyExecutor) replace(ctx context.Context, obj *unstructured.Unstructured, req *kube.ApplyRequest, opts kube.ChangeOptions, dry bool) (appliedObject, error) {
+func (x *ApplyExecutor) replace(ctx context.Context, obj *unstructured.Unstructured, req *kube.ApplyRequest, opts objdiff.Options, dry bool) (appliedObject, error) {
 	o := appliedObject{obj: obj, mapping: req.Mapping, req: req, action: model.ActionReplace}
 	c := x.Clients
 	loses, err := c.ReplaceLoses(ctx, req.Live)
@@ -298,7 +301,7 @@ func (x *ApplyExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanIn
 	if st.Apply == nil {
 		return p, wrongStep(st, spec.TypeApply)
 	}
-	opts, err := kube.IgnoreOptions(st.Ignored)
+	opts, err := objdiff.IgnoreOptions(st.Ignored)
 	if err != nil {
 		return p, fmt.Errorf("step %q: %w", st.Name, err)
 	}

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 )
 
 func stringDataSecret(name, password string) string {
@@ -65,7 +65,7 @@ func TestApplySecretOldStringDataRecordMigratesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = testCluster.Client.CoreV1().Secrets(ns).Create(context.Background(), &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "old", Annotations: map[string]string{kube.LastAppliedAnnotation: string(record)}},
+		ObjectMeta: metav1.ObjectMeta{Name: "old", Annotations: map[string]string{objdiff.LastAppliedAnnotation: string(record)}},
 		Type:       corev1.SecretTypeOpaque,
 		Data:       map[string][]byte{"user": []byte("admin"), "password": []byte("one")},
 	}, metav1.CreateOptions{})

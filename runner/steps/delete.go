@@ -15,7 +15,9 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // ReleaseDeleter uninstalls a Helm release for delete.release (implemented
@@ -74,7 +76,7 @@ func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry bool
 	var out runner.Outcome
 	var gone []runner.PlannedObject
 	var kept, went []string
-	objs, err := kube.LoadManifests(ctx, x.BaseDir, d.Manifests, x.Redactor)
+	objs, err := manifest.LoadManifests(ctx, x.BaseDir, d.Manifests, x.Redactor)
 	if err != nil {
 		return out, nil, err
 	}
@@ -327,7 +329,7 @@ func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry bool)
 			went = append(went, heldName(o)+" and "+o.With)
 		}
 	}
-	out.Detail = fmt.Sprintf("deleted %s", plural(len(victims), "object", "objects")) + wentDetail(went) + keptDetail(kept)
+	out.Detail = fmt.Sprintf("deleted %s", words.Count(len(victims), "object", "objects")) + wentDetail(went) + keptDetail(kept)
 	if len(victims) == 0 && len(kept) == 0 {
 		out.Detail = fmt.Sprintf("nothing to delete: no %s", t)
 	}
@@ -343,7 +345,7 @@ func describe(m *meta.RESTMapping, ns, name string) string {
 }
 
 func deleteDetail(deleted, missing int) string {
-	s := fmt.Sprintf("deleted %s", plural(deleted, "object", "objects"))
+	s := fmt.Sprintf("deleted %s", words.Count(deleted, "object", "objects"))
 	if missing > 0 {
 		s += fmt.Sprintf(", %d already absent", missing)
 	}
@@ -406,7 +408,7 @@ func DeletePrediction(gone []runner.PlannedObject) runner.Prediction {
 			with = append(with, heldName(o)+" and "+o.With)
 		}
 	}
-	p.Reason = fmt.Sprintf("%s to delete", plural(deleted, "object", "objects"))
+	p.Reason = fmt.Sprintf("%s to delete", words.Count(deleted, "object", "objects"))
 	if kept := len(gone) - deleted; kept > 0 {
 		p.Reason += fmt.Sprintf(", %d kept", kept)
 	}

@@ -62,10 +62,3 @@ func (e Env) finishStep(st *spec.Step, out runner.Outcome, err error) (runner.Ou
 func wrongStep(st *spec.Step, want string) error {
 	return fmt.Errorf("step %s: the %s executor got a %s step", st.Name, want, st.Type())
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}

@@ -17,6 +17,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
 )
 
@@ -231,5 +232,5 @@ func PatchOutcome(live *unstructured.Unstructured, pt types.PatchType, body []by
 	if err := after.UnmarshalJSON(patched); err != nil {
 		return nil, true
 	}
-	return after, kube.Decide(live, after, kube.ChangeOptions{}).Changed()
+	return after, objdiff.Decide(live, after, objdiff.Options{}).Changed()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/khook/khook/internal/cli/cmdutil"
 	ifleet "github.com/khook/khook/internal/fleet"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // Matrix output formats.
@@ -114,7 +115,7 @@ func RunMatrix(opts *MatrixOptions) error {
 	}
 	chunks := ifleet.Chunks(legs, ifleet.GitHubMaxJobs)
 	if opts.Chunk > len(chunks) {
-		return cmdutil.FlagErrorf("--chunk %d: the selection has %d clusters, %d %s of at most %d", opts.Chunk, len(legs), len(chunks), plural(len(chunks), "chunk", "chunks"), ifleet.GitHubMaxJobs)
+		return cmdutil.FlagErrorf("--chunk %d: the selection has %d clusters, %d %s of at most %d", opts.Chunk, len(legs), len(chunks), words.Plural(len(chunks), "chunk", "chunks"), ifleet.GitHubMaxJobs)
 	}
 	if opts.Chunk > 0 {
 		chunks = chunks[opts.Chunk-1 : opts.Chunk]
@@ -135,11 +136,4 @@ func DefaultGitLabImage(version string) string {
 		return "ghcr.io/khook/khook:" + version + "-gitlab"
 	}
 	return "ghcr.io/khook/khook:latest-gitlab"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -19,8 +19,8 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/helmfile"
-	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/command"
+	"github.com/khook/khook/words"
 )
 
 // Options of `khook import helmfile`.
@@ -128,7 +128,7 @@ func RunHelmfile(opts *Options) error {
 		return &cmdutil.ExitError{Code: command.ExitFailure, Err: fmt.Errorf("%s; no release could be imported, nothing written", first)}
 	}
 	fmt.Fprintf(errOut, "%d %s: %d faithful, %d partial, %d refused; import %s\n",
-		len(res.Releases), model.Plural(len(res.Releases), "release", "releases"), counts[helmfile.Faithful], counts[helmfile.Partial], counts[helmfile.Refused], verdict)
+		len(res.Releases), words.Plural(len(res.Releases), "release", "releases"), counts[helmfile.Faithful], counts[helmfile.Partial], counts[helmfile.Refused], verdict)
 	for _, f := range res.Files {
 		if err := os.WriteFile(filepath.Join(specDir, f.Path), f.Data, 0o644); err != nil {
 			return fmt.Errorf("cannot write %s: %w", f.Path, err)

@@ -21,6 +21,7 @@ import (
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // Options of the plan command.
@@ -169,7 +170,7 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		if n := len(p.Failing()); n > 0 {
 			fmt.Fprintf(opts.F.IOStreams.ErrOut, "Saved the plan to %s (fingerprint %s), marked as failed: %d %s would fail, so khook apply --plan refuses it.\n",
-				opts.Out, model.ShortFingerprint(p.Fingerprint), n, plural(n, "step", "steps"))
+				opts.Out, model.ShortFingerprint(p.Fingerprint), n, words.Plural(n, "step", "steps"))
 		} else {
 			fmt.Fprintf(opts.F.IOStreams.ErrOut, "Saved the plan to %s (fingerprint %s): khook apply --plan %s applies it if nothing changed.\n",
 				opts.Out, model.ShortFingerprint(p.Fingerprint), opts.Out)
@@ -208,11 +209,4 @@ func (opts *Options) selection() *model.Selection {
 // usage error (exit 2), the rest fail the plan (exit 1).
 func planError(err error) error {
 	return cmdutil.Failed(command.ReasonOf(err, ""), err)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

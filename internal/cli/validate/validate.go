@@ -18,6 +18,7 @@ import (
 	"github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/policy"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // Options of the validate command.
@@ -130,7 +131,7 @@ func Run(opts *Options) error {
 	if opts.Output == cmdutil.OutputJSON {
 		return cmdutil.WriteJSON(ios.Out, res)
 	}
-	_, err = fmt.Fprintf(ios.Out, "%s: valid (%s)\n", strings.Join(res.Files, ", "), plural(res.Steps, "step"))
+	_, err = fmt.Fprintf(ios.Out, "%s: valid (%s)\n", strings.Join(res.Files, ", "), words.Count(res.Steps, "step", "steps"))
 	return err
 }
 
@@ -143,11 +144,4 @@ func displayFiles(files []string) []string {
 		out[i] = f
 	}
 	return out
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

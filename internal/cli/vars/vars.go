@@ -17,6 +17,7 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // Output formats of khook vars.
@@ -85,7 +86,7 @@ func Run(opts *Options) error {
 	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTYPE\tREQUIRED\tDEFAULT\tDESCRIPTION")
 	for _, v := range d.Vars {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Name, typeCell(v), requiredCell(v), defaultCell(v), oneLine(v.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Name, typeCell(v), requiredCell(v), defaultCell(v), words.OneLine(v.Description))
 	}
 	tw.Flush()
 	var table strings.Builder
@@ -142,7 +143,5 @@ func defaultCell(v *spec.VarDecl) string {
 	case *v.Default == "":
 		return `""`
 	}
-	return oneLine(*v.Default)
+	return words.OneLine(*v.Default)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,4 +1,4 @@
-package kube
+package manifest
 
 import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -8,11 +8,4 @@ import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 // output, named "source (rendered)".
 func RememberRendered(objs []*unstructured.Unstructured, source string, text []byte) {
 	rememberOrigin(objs, &origin{file: source + " (rendered)", text: text})
-}
-
-// AsFieldError is err as the API server's refusal of fields of obj (a
-// FieldError naming where each field is written), or nil when err is not
-// one.
-func AsFieldError(err error, obj *unstructured.Unstructured, name string) *FieldError {
-	return fieldError(err, obj, name)
 }

@@ -1,4 +1,4 @@
-package kube
+package objdiff
 
 import (
 	"encoding/json"
@@ -27,8 +27,8 @@ type ignoreRule struct {
 // IgnoreOptions compiles a step's ignore rules (spec.Spec.IgnoreFor) into
 // the change decision's options. The spec validated them: an error here
 // names the rule that still fails.
-func IgnoreOptions(rules []spec.IgnoreRule) (ChangeOptions, error) {
-	var opts ChangeOptions
+func IgnoreOptions(rules []spec.IgnoreRule) (Options, error) {
+	var opts Options
 	for i, r := range rules {
 		ir := ignoreRule{managers: map[string]bool{}}
 		if r.Target != nil {
@@ -80,7 +80,7 @@ func (r ignoreRule) matches(u *unstructured.Unstructured) bool {
 // u's fields the rules ignore. Fields named by managers are those the
 // managers own in owner's managedFields (the live object), found in u by
 // their keys.
-func (o ChangeOptions) ignoredPaths(u, owner *unstructured.Unstructured) [][]any {
+func (o Options) ignoredPaths(u, owner *unstructured.Unstructured) [][]any {
 	if u == nil || len(o.ignore) == 0 {
 		return nil
 	}
@@ -368,7 +368,7 @@ func sortPaths(paths [][]any) {
 	}
 }
 
-// leaveIgnored returns the object to apply to live so that the apply
+// LeaveIgnored returns the object to apply to live so that the apply
 // leaves ignored fields to their current owner (nil live: a create sets
 // them all, desired itself). A field the manifest sets as it is live stays:
 // applying it changes nothing, and khook keeps what it owns. A field that
@@ -378,7 +378,7 @@ func sortPaths(paths [][]any) {
 // field khook no longer owns stays as it is); a client-side apply, whose
 // three-way patch would delete a field the record holds and the manifest
 // lacks, sends the live value instead, which is no change.
-func (o ChangeOptions) leaveIgnored(live, desired *unstructured.Unstructured, serverSide bool) *unstructured.Unstructured {
+func (o Options) LeaveIgnored(live, desired *unstructured.Unstructured, serverSide bool) *unstructured.Unstructured {
 	if live == nil || len(o.ignore) == 0 {
 		return desired
 	}
@@ -407,11 +407,5 @@ func (o ChangeOptions) leaveIgnored(live, desired *unstructured.Unstructured, se
 	return out
 }
 
-// LeaveIgnored is leaveIgnored for an apply khook does not send itself
-// (Helm's server-side upgrade): the rendered object to send to live.
-func LeaveIgnored(live, rendered *unstructured.Unstructured, opts ChangeOptions) *unstructured.Unstructured {
-	return opts.leaveIgnored(live, rendered, true)
-}
-
 // Ignores reports whether any rule could apply.
-func (o ChangeOptions) Ignores() bool { return len(o.ignore) > 0 }
+func (o Options) Ignores() bool { return len(o.ignore) > 0 }

@@ -1,4 +1,4 @@
-package kube
+package manifest
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // in memory with a redactor, its values registered; without one (readers
 // that want kinds and names) the values stay encrypted.
 func TestLoadManifestsOpensSopsFiles(t *testing.T) {
-	fixtures := filepath.Join("..", "..", "test", "e2e", "testdata", "sops")
+	fixtures := filepath.Join("..", "..", "..", "test", "e2e", "testdata", "sops")
 	enc, err := os.ReadFile(filepath.Join(fixtures, "secret.enc.yaml"))
 	if err != nil {
 		t.Fatal(err)

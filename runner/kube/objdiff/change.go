@@ -1,20 +1,39 @@
-package kube
+// Package objdiff is the one change decision (after fluxcd/pkg ssa's
+// jsondiff and normalize): whether applying an object changes it (Decide),
+// the normalisation every comparison, diff and digest shares (Normalize),
+// kubectl's three-way patch, and the spec's ignore rules. It is pure — no
+// client — so plan, apply, drift, Helm drift and the saved plan's digests
+// decide alike, offline or not.
+//
+// May import: of khook only model and the ground floor; of client-go only
+// the built-in types' scheme (layout_test).
+package objdiff
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/khook/khook/model"
 )
 
-// ChangeOptions tunes the change decision. The zero value compares
+// LastAppliedAnnotation is kubectl's client-side apply record.
+const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
+
+// Options tunes the change decision. The zero value compares
 // everything but the server's bookkeeping (Normalize). Ignore rules
 // (IgnoreOptions: fields by JSON pointer or jq path, fields other managers
 // own) are applied by Normalize to both sides alike, so plan, apply, drift
 // and the saved plan's digests all honour them; an apply to an existing
-// object leaves those fields to their owner (leaveIgnored).
-type ChangeOptions struct {
+// object leaves those fields to their owner (LeaveIgnored).
+type Options struct {
 	ignore []ignoreRule
 }
 
@@ -39,7 +58,7 @@ func (c Change) Changed() bool { return c.Action != model.ActionUnchanged }
 // locally, or the manifest itself for an object to create. It is the one
 // comparison plan, apply's reported outcome, drift, Helm drift and the
 // saved plan's digests share.
-func Decide(live, after *unstructured.Unstructured, opts ChangeOptions) Change {
+func Decide(live, after *unstructured.Unstructured, opts Options) Change {
 	if live == nil {
 		return Change{Action: model.ActionCreate, After: normalize(after, after, opts)}
 	}
@@ -60,12 +79,12 @@ func Decide(live, after *unstructured.Unstructured, opts ChangeOptions) Change {
 // that live lacks or holds differently makes it false, and so does any
 // error: only the server's answer (Decide) can then tell. Helm drift uses it
 // to dry-run only what may differ.
-func Holds(m *meta.RESTMapping, live, desired *unstructured.Unstructured, opts ChangeOptions) bool {
+func Holds(m *meta.RESTMapping, live, desired *unstructured.Unstructured, opts Options) bool {
 	modified, err := normalize(desired, live, opts).MarshalJSON()
 	if err != nil {
 		return false
 	}
-	_, patch, err := threeWayPatch(m, modified, modified, normalize(live, live, opts))
+	_, patch, err := ThreeWayPatch(m, modified, modified, normalize(live, live, opts))
 	return err == nil && string(patch) == "{}"
 }
 
@@ -90,17 +109,17 @@ var bookkeeping = [][]string{
 // Secret's stringData counted as the data it is stored as, and without the
 // fields opts ignores (fields of managers: those u's managedFields give
 // them). nil stays nil.
-func Normalize(u *unstructured.Unstructured, opts ChangeOptions) *unstructured.Unstructured {
+func Normalize(u *unstructured.Unstructured, opts Options) *unstructured.Unstructured {
 	return normalize(u, u, opts)
 }
 
 // normalize is Normalize with the managers' fields read from owner.
-func normalize(u, owner *unstructured.Unstructured, opts ChangeOptions) *unstructured.Unstructured {
+func normalize(u, owner *unstructured.Unstructured, opts Options) *unstructured.Unstructured {
 	if u == nil {
 		return nil
 	}
 	ignored := opts.ignoredPaths(u, owner)
-	u = normalizeSecret(u).DeepCopy()
+	u = NormalizeSecret(u).DeepCopy()
 	dropIgnored(u, ignored)
 	for _, path := range bookkeeping {
 		unstructured.RemoveNestedField(u.Object, path...)
@@ -114,4 +133,33 @@ func normalize(u, owner *unstructured.Unstructured, opts ChangeOptions) *unstruc
 		}
 	}
 	return u
+}
+
+// ThreeWayPatch is kubectl apply's patch from original (the last-applied
+// record) and modified (the manifest) against live: strategic merge for the
+// built-in kinds, JSON merge for the others.
+func ThreeWayPatch(m *meta.RESTMapping, original, modified []byte, live *unstructured.Unstructured) (types.PatchType, []byte, error) {
+	current, err := live.MarshalJSON()
+	if err != nil {
+		return "", nil, err
+	}
+	typed, err := scheme.Scheme.New(m.GroupVersionKind)
+	if err == nil {
+		lookup, err := strategicpatch.NewPatchMetaFromStruct(typed)
+		if err != nil {
+			return "", nil, err
+		}
+		p, err := strategicpatch.CreateThreeWayMergePatch(original, modified, current, lookup, true)
+		return types.StrategicMergePatchType, p, err
+	}
+	if !runtime.IsNotRegisteredError(err) {
+		return "", nil, err
+	}
+	preconditions := []mergepatch.PreconditionFunc{
+		mergepatch.RequireKeyUnchanged("apiVersion"),
+		mergepatch.RequireKeyUnchanged("kind"),
+		mergepatch.RequireMetadataKeyUnchanged("name"),
+	}
+	p, err := jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, current, preconditions...)
+	return types.MergePatchType, p, err
 }

@@ -1,4 +1,4 @@
-package kube
+package objdiff
 
 import (
 	"testing"
@@ -52,12 +52,12 @@ func TestNormalizeSecret(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := tt.in.DeepCopy()
-			got := normalizeSecret(tt.in)
+			got := NormalizeSecret(tt.in)
 			if diff := cmp.Diff(tt.want.Object, got.Object); diff != "" {
-				t.Errorf("normalizeSecret (-want +got):\n%s", diff)
+				t.Errorf("NormalizeSecret (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before.Object, tt.in.Object); diff != "" {
-				t.Errorf("normalizeSecret changed its input (-before +after):\n%s", diff)
+				t.Errorf("NormalizeSecret changed its input (-before +after):\n%s", diff)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package kube
+package objdiff
 
 import (
 	"testing"
@@ -36,18 +36,18 @@ func TestDecideIgnoresBookkeeping(t *testing.T) {
 	live.SetAnnotations(map[string]string{LastAppliedAnnotation: `{"data":{"a":"0"}}`})
 	after := configMap(map[string]any{"data": map[string]any{"a": "1"}, "status": map[string]any{"phase": "y"}})
 	after.SetResourceVersion("8")
-	if c := Decide(live, after, ChangeOptions{}); c.Action != model.ActionUnchanged {
+	if c := Decide(live, after, Options{}); c.Action != model.ActionUnchanged {
 		t.Errorf("bookkeeping only: action %q, want unchanged", c.Action)
 	}
 	after.Object["data"] = map[string]any{"a": "2"}
-	c := Decide(live, after, ChangeOptions{})
+	c := Decide(live, after, Options{})
 	if c.Action != model.ActionConfigure || c.Live.GetResourceVersion() != "" || c.Live.GetAnnotations() != nil {
 		t.Errorf("content change: action %q, live %v; want configure with normalised sides", c.Action, c.Live.Object)
 	}
 	if live.GetResourceVersion() != "7" {
 		t.Error("Decide changed its input")
 	}
-	if c := Decide(nil, after, ChangeOptions{}); c.Action != model.ActionCreate || c.Live != nil {
+	if c := Decide(nil, after, Options{}); c.Action != model.ActionCreate || c.Live != nil {
 		t.Errorf("absent: action %q, want create", c.Action)
 	}
 }
@@ -62,17 +62,17 @@ func TestDecideSecretStringData(t *testing.T) {
 	}
 	live := secret(map[string]any{"data": map[string]any{"password": "aHVudGVyMg=="}})
 	manifest := secret(map[string]any{"stringData": map[string]any{"password": "hunter2"}})
-	if c := Decide(live, manifest, ChangeOptions{}); c.Changed() {
+	if c := Decide(live, manifest, Options{}); c.Changed() {
 		t.Errorf("stringData equal to data: action %q, want unchanged", c.Action)
 	}
-	if !Holds(&secretMapping, live, manifest, ChangeOptions{}) {
+	if !Holds(&secretMapping, live, manifest, Options{}) {
 		t.Error("Holds: live Secret holds the manifest's stringData as data")
 	}
 	manifest.Object["stringData"] = map[string]any{"password": "hunter3"}
-	if c := Decide(live, manifest, ChangeOptions{}); !c.Changed() {
+	if c := Decide(live, manifest, Options{}); !c.Changed() {
 		t.Error("changed stringData: unchanged, want configure")
 	}
-	if Holds(&secretMapping, live, manifest, ChangeOptions{}) {
+	if Holds(&secretMapping, live, manifest, Options{}) {
 		t.Error("Holds: a changed stringData value is not held")
 	}
 }
@@ -84,10 +84,10 @@ func TestDecideRecord(t *testing.T) {
 	live.SetAnnotations(map[string]string{LastAppliedAnnotation: `{"stringData":{}}`})
 	after := live.DeepCopy()
 	after.SetAnnotations(map[string]string{LastAppliedAnnotation: `{"data":{}}`})
-	if c := Decide(live, after, ChangeOptions{}); c.Changed() || !c.Record {
+	if c := Decide(live, after, Options{}); c.Changed() || !c.Record {
 		t.Errorf("record only: action %q, record %v; want unchanged with a record change", c.Action, c.Record)
 	}
-	if c := Decide(live, live.DeepCopy(), ChangeOptions{}); c.Record {
+	if c := Decide(live, live.DeepCopy(), Options{}); c.Record {
 		t.Error("same record reported as changed")
 	}
 }

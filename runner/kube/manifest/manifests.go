@@ -1,4 +1,13 @@
-package kube
+// Package manifest loads the objects a spec names — inline, file, URL,
+// kustomize and sops sources; multi-document YAML, List kinds expanded —
+// and remembers where each was written, so a field the API server refuses
+// is reported at its FILE:LINE (SourcePos, FieldPos, RememberRendered).
+// It holds no client: validate, plan --offline and import use it without a
+// cluster; mapping objects to resources is runner/kube's.
+//
+// May import: of khook only spec, redact and sops; no client-go but its
+// jsonpath parser (layout_test).
+package manifest
 
 import (
 	"bufio"

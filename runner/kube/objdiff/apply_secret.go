@@ -1,4 +1,4 @@
-package kube
+package objdiff
 
 import (
 	"encoding/base64"
@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// normalizeSecret returns obj with a core Secret's stringData folded into
+// NormalizeSecret returns obj with a core Secret's stringData folded into
 // data (base64, stringData winning over data on a shared key, as the API
 // server does) and stringData removed; any other object is returned as is.
 //
@@ -17,7 +17,7 @@ import (
 // makes the last-applied annotation hold data too, so apply compares like
 // with like. A stringData khook cannot fold (not a map of strings) is left
 // for the API server to reject with its own message.
-func normalizeSecret(obj *unstructured.Unstructured) *unstructured.Unstructured {
+func NormalizeSecret(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	if obj.GetKind() != "Secret" || obj.GetAPIVersion() != "v1" {
 		return obj
 	}

@@ -1,4 +1,4 @@
-package kube
+package objdiff
 
 import (
 	"testing"
@@ -22,7 +22,7 @@ func deployment(replicas int64, ann map[string]any) *unstructured.Unstructured {
 	return u
 }
 
-func mustIgnore(t *testing.T, rules ...spec.IgnoreRule) ChangeOptions {
+func mustIgnore(t *testing.T, rules ...spec.IgnoreRule) Options {
 	t.Helper()
 	o, err := IgnoreOptions(rules)
 	if err != nil {
@@ -33,7 +33,7 @@ func mustIgnore(t *testing.T, rules ...spec.IgnoreRule) ChangeOptions {
 
 func TestIgnoreRulesLeaveFieldsOutOfTheDecision(t *testing.T) {
 	live, desired := deployment(5, nil), deployment(1, nil)
-	if Decide(live, desired, ChangeOptions{}).Action != model.ActionConfigure {
+	if Decide(live, desired, Options{}).Action != model.ActionConfigure {
 		t.Fatal("without a rule, a changed replica count is a change")
 	}
 	for name, rule := range map[string]spec.IgnoreRule{
@@ -70,18 +70,18 @@ func TestIgnoreManagersFromLiveManagedFields(t *testing.T) {
 func TestLeaveIgnored(t *testing.T) {
 	opts := mustIgnore(t, spec.IgnoreRule{JSONPointers: []string{"/spec/replicas"}})
 	live, desired := deployment(5, nil), deployment(1, nil)
-	ssa := opts.leaveIgnored(live, desired, true)
+	ssa := opts.LeaveIgnored(live, desired, true)
 	if _, ok, _ := unstructured.NestedFieldNoCopy(ssa.Object, "spec", "replicas"); ok {
 		t.Error("server-side apply still sends a field another owner changed")
 	}
-	csa := opts.leaveIgnored(live, desired, false)
+	csa := opts.LeaveIgnored(live, desired, false)
 	if n, _, _ := unstructured.NestedInt64(csa.Object, "spec", "replicas"); n != 5 {
 		t.Errorf("client-side apply sends replicas %d, want the live 5", n)
 	}
-	if opts.leaveIgnored(nil, desired, true) != desired {
+	if opts.LeaveIgnored(nil, desired, true) != desired {
 		t.Error("a create must send the field")
 	}
 	if n, _, _ := unstructured.NestedInt64(desired.Object, "spec", "replicas"); n != 1 {
-		t.Error("leaveIgnored changed its argument")
+		t.Error("LeaveIgnored changed its argument")
 	}
 }
