@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/khook/khook/runner/policy"
-	"github.com/khook/khook/spec"
 )
 
 // planIdentity gives admission policies the plan's identity: who the plan
@@ -78,14 +77,4 @@ func (a *accessReviews) Authorize(ctx context.Context, at authorizer.Attributes)
 	}
 	a.seen[key] = ans
 	return ans.d, ans.reason, nil
-}
-
-// defineSpecNamespaces gives a live plan's policies the namespaces steps
-// create (createNamespace), which do not exist yet when it plans.
-func defineSpecNamespaces(s *spec.Spec, set *policy.Set) {
-	for _, st := range s.Steps {
-		if b := st.Block(); b != nil && !st.Excluded() {
-			set.DefineNamespace(b.CreatesNamespace(), nil)
-		}
-	}
 }

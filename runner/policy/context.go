@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/khook/khook/spec"
 )
 
 // nsNameLabel is the label the API server sets on every namespace.
@@ -44,6 +46,27 @@ func (set *Set) DefineNamespace(name string, labels map[string]string) {
 	}
 	maps.Copy(l, labels)
 	set.specNS[name] = l
+}
+
+// DefineSpecNamespaces records the namespaces the spec creates, for
+// admission's namespaceSelector and namespaceObject before they exist:
+// each included step's createNamespace, and the Namespace objects among
+// objs (an offline plan's manifests; a live plan passes none: it defines
+// each Namespace as a step plans it).
+func (set *Set) DefineSpecNamespaces(s *spec.Spec, objs []*unstructured.Unstructured) {
+	if set == nil {
+		return
+	}
+	for _, st := range s.Steps {
+		if b := st.Block(); b != nil && !st.Excluded() {
+			set.DefineNamespace(b.CreatesNamespace(), nil)
+		}
+	}
+	for _, o := range objs {
+		if o.GetKind() == "Namespace" && o.GroupVersionKind().Group == "" {
+			set.DefineNamespace(o.GetName(), o.GetLabels())
+		}
+	}
 }
 
 // nsInfo is the change's namespace as admission sees it, and whether its
