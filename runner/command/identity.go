@@ -18,11 +18,14 @@ import (
 // runs as (a SelfSubjectReview) for request.userInfo, and what it may do
 // (SelfSubjectAccessReviews, one per question within the run) for
 // authorizer. The apply that follows may run as someone else
-// (docs/policies.md). A server that answers neither leaves the set
-// without them: such policies are then noted as not assessed.
+// (docs/policies.md). A SelfSubjectReview that errs is kept on the set:
+// a policy reading the identity then fails as its failurePolicy says (a
+// check that errs refuses, unless the policy says Ignore).
 func planIdentity(ctx context.Context, c kubernetes.Interface, set *policy.Set) {
+	set.Authorizer = &accessReviews{c: c, seen: map[string]answer{}}
 	r, err := c.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
+		set.IdentityErr = fmt.Errorf("the API server did not answer a SelfSubjectReview for the plan's identity: %w", err)
 		return
 	}
 	u := r.Status.UserInfo
@@ -34,7 +37,6 @@ func planIdentity(ctx context.Context, c kubernetes.Interface, set *policy.Set) 
 		}
 	}
 	set.UserInfo = pu
-	set.Authorizer = &accessReviews{c: c, seen: map[string]answer{}}
 }
 
 type answer struct {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/warning"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/khook/khook/model"
 )
@@ -43,7 +44,9 @@ type request struct {
 	op       admission.Operation
 	obj, old runtime.Object
 	desired  *unstructured.Unstructured // the object written, namespace set
-	ns       nsInfo
+	// serverDefaulted: desired has the server's defaults (offline plans).
+	serverDefaulted bool
+	ns              nsInfo
 }
 
 // newRequest builds the admission request of a change: the object with
@@ -59,6 +62,10 @@ func (set *Set) newRequest(ctx context.Context, c Change, object string) *reques
 		if c.Namespace != "" && c.Desired.GetNamespace() == "" {
 			r.desired = c.Desired.DeepCopy()
 			r.desired.SetNamespace(c.Namespace)
+		}
+		if !set.Live() {
+			// A live plan's object is the server's dry run, defaulted.
+			r.desired, r.serverDefaulted = withServerDefaults(r.desired)
 		}
 		r.obj = r.desired
 	}
@@ -137,6 +144,10 @@ func (set *Set) admit(ctx context.Context, c Change, object string) verdicts {
 			if op == "" {
 				continue
 			}
+			if ap.refs.user && set.IdentityErr != nil {
+				set.identityFailed(r, ap, b, &out)
+				continue
+			}
 			set.dispatch(ctx, r, op, ap, b, m, o, &out)
 		}
 	}
@@ -176,6 +187,19 @@ func (set *Set) dispatch(ctx context.Context, r *request, op admission.Operation
 	}
 }
 
+// identityFailed is a policy reading request.userInfo or authorizer when
+// the plan's identity could not be read: an error of the check, so its
+// failurePolicy decides, as the server's for an evaluation error: Fail
+// (the default) denies, never letting the write through unjudged;
+// Ignore admits.
+func (set *Set) identityFailed(r *request, ap *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, out *verdicts) {
+	if fp := ap.policy.Spec.FailurePolicy; fp != nil && *fp == admissionv1.Ignore {
+		return
+	}
+	out.violations = append(out.violations, model.Violation{Policy: ap.policy.Name + " (binding " + b.Name + ")", Effect: model.EffectDeny, Object: r.object, Source: ap.file,
+		Message: oneLine(fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' cannot be judged, so it refuses (failurePolicy Fail): it reads request.userInfo or authorizer and %v", ap.policy.Name, b.Name, set.IdentityErr))})
+}
+
 // serverSentence is the API server's own sentence of a denial
 // ("ValidatingAdmissionPolicy 'P' with binding 'B' denied request: MSG"),
 // the cause the dispatcher put on its status error.
@@ -195,23 +219,21 @@ func auditFailures(value string) []validating.ValidationFailureValue {
 	return fs
 }
 
-// defaultedGroups are the API groups whose kinds the API server defaults
-// (apps, batch, core) with defaulters khook cannot import (they live in
-// k8s.io/kubernetes): a field left out there may be filled by the server.
-// Metadata is not defaulted, nor is a ConfigMap.
-var defaultedGroups = map[string]bool{"": true, "apps": true, "batch": true}
-
-// defaulted says why an offline deny is not assessed: the policy reads a
-// field of a built-in kind the manifest leaves out, which the API
-// server's defaulting may fill before admission; a field the kind does
-// not have (a policy's branch for another kind reads it) is never
-// filled. "" when it is not so (live plans judge the dry run's object,
-// defaulted by the server).
+// defaulted says why an offline deny is not assessed: the object is a
+// built-in kind khook did not default as the server does (its group has
+// no defaulter here, or it does not decode into its type) and the policy
+// reads a field the manifest leaves out, which the server's defaulting
+// may fill; a field the kind does not have (a policy's branch for another
+// kind reads it) is never filled. "" when it is not so (live plans judge
+// the dry run's object, defaulted by the server).
 func (set *Set) defaulted(r *request, ap *admissionPolicy) string {
-	if set.Live() || r.desired == nil || !defaultedGroups[r.desired.GroupVersionKind().Group] || r.desired.GetKind() == "ConfigMap" {
+	if set.Live() || r.desired == nil || r.serverDefaulted || r.desired.GetKind() == "ConfigMap" {
 		return ""
 	}
 	gvk := r.desired.GroupVersionKind()
+	if !scheme.Scheme.Recognizes(gvk) {
+		return "" // not a built-in kind: no defaulting of the server's own
+	}
 	has := func(path []string) bool { return inSchema(gvk, path) }
 	if p := ap.refs.absentPath(r.desired.Object, has); p != "" {
 		return fmt.Sprintf("%s leaves out %s, which the API server's defaulting may fill before the policy reads it (a live plan judges the defaulted object)", r.object, p)
@@ -249,7 +271,7 @@ func (set *Set) assessable(r *request, ap *admissionPolicy, b *admissionv1.Valid
 	} else if !matches(op) {
 		return "", ""
 	}
-	if ap.refs.user && (set.UserInfo == nil || set.Authorizer == nil) {
+	if ap.refs.user && ((set.UserInfo == nil && set.IdentityErr == nil) || set.Authorizer == nil) {
 		return "", "reads request.userInfo or authorizer, the identity of the request, which only a live plan knows"
 	}
 	return op, ""

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
@@ -91,8 +93,10 @@ func TestAdmissionAsTheServer(t *testing.T) {
 			model.ActionPlanned, goodDeploy, "", "", "not assessed offline: old: reads the old object", ""},
 		{"user", policyDoc("u", deployRules+"\n  validations: [{expression: 'request.userInfo.username != \"\"'}]", "  validationActions: [Deny]"),
 			model.ActionCreate, goodDeploy, "", "", "not assessed offline: u: reads request.userInfo", ""},
-		{"defaulting", policyDoc("d", deployRules+"\n  validations: [{expression: 'object.spec.revisionHistoryLimit < 20'}]", "  validationActions: [Deny]"),
-			model.ActionPlanned, goodDeploy, "", "", "not assessed offline: d: Deployment shop/web leaves out spec.revisionHistoryLimit", ""},
+		{"server defaults admit", policyDoc("d", deployRules+"\n  validations: [{expression: 'object.spec.revisionHistoryLimit < 20 && object.spec.template.spec.containers[0].imagePullPolicy == \"IfNotPresent\"'}]", "  validationActions: [Deny]"),
+			model.ActionPlanned, goodDeploy, "", "", "", ""},
+		{"server defaults deny", policyDoc("d", deployRules+"\n  validations: [{expression: 'object.spec.revisionHistoryLimit < 5', message: keep fewer}]", "  validationActions: [Deny]"),
+			model.ActionPlanned, goodDeploy, model.EffectDeny, "keep fewer", "", ""},
 		{"another kind's branch", policyDoc("k", deployRules+"\n  validations: [{expression: \"object.kind != 'Pod' || object.spec.containers.size() > 5\"}, {expression: 'object.spec.replicas >= 3', message: too few}]", "  validationActions: [Deny]"),
 			model.ActionPlanned, goodDeploy, model.EffectDeny, "too few", "", ""},
 		{"audit annotation", policyDoc("a", deployRules+"\n  auditAnnotations: [{key: replicas, valueExpression: 'string(object.spec.replicas)'}]", "  validationActions: [Deny]"),
@@ -171,4 +175,36 @@ func TestServerRefusesBinding(t *testing.T) {
 			t.Errorf("problems %q, want %q", got, want)
 		}
 	}
+}
+
+// A live plan whose identity could not be read does not let a policy that
+// reads it through: failurePolicy Fail (the default) denies, naming why;
+// Ignore admits, as the server does for an evaluation error.
+func TestIdentityErrorFailsClosed(t *testing.T) {
+	for _, fp := range []string{"", "  failurePolicy: Ignore\n"} {
+		s, set, err := loadPolicies(t, policyDoc("u", fp+deployRules+"\n  validations: [{expression: 'request.userInfo.username != \"\"'}]", "  validationActions: [Deny]"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set.Namespace = func(context.Context, string) (map[string]any, error) { return nil, errors.New("no cluster") }
+		set.Authorizer = allowAll{}
+		set.IdentityErr = errors.New("the API server did not answer a SelfSubjectReview for the plan's identity: forbidden")
+		c := change(model.ActionCreate, obj(t, goodDeploy), nil)
+		res := set.Check(context.Background(), s.Steps[0], []Change{c})
+		switch {
+		case fp == "" && (len(res.Violations) != 1 || res.Violations[0].Effect != model.EffectDeny || !strings.Contains(res.Violations[0].Message, "SelfSubjectReview")):
+			t.Errorf("failurePolicy Fail: violations %v, want one deny naming the SelfSubjectReview", res.Violations)
+		case fp != "" && len(res.Violations) != 0:
+			t.Errorf("failurePolicy Ignore: violations %v, want none", res.Violations)
+		}
+		if notes := set.PlanNotes(); len(notes) != 0 {
+			t.Errorf("notes %q, want none: the policy was judged", notes)
+		}
+	}
+}
+
+type allowAll struct{}
+
+func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+	return authorizer.DecisionAllow, "", nil
 }
