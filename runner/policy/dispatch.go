@@ -137,6 +137,12 @@ func (set *Set) admit(ctx context.Context, c Change, object string) verdicts {
 	for _, ap := range set.admission {
 		for _, b := range ap.bindings {
 			op, why := set.assessable(r, ap, b, m, o)
+			if why == whyExists && ap.opFree != nil && set.denies(ctx, r, ap.opFree, b, m, o, &out) {
+				continue // a deny whether the object exists or not
+			}
+			if why == whyExists {
+				why = fmt.Sprintf(whyExists, r.object)
+			}
 			if why != "" {
 				set.note(ap.policy.Name, why)
 				continue
@@ -264,7 +270,7 @@ func (set *Set) assessable(r *request, ap *admissionPolicy, b *admissionv1.Valid
 		case update && !create:
 			return "", fmt.Sprintf("applies to updates only, and an offline plan cannot tell whether %s exists", r.object)
 		case update && (ap.refs.oldObject || ap.refs.operation):
-			return "", fmt.Sprintf("reads the old object or the operation, and an offline plan cannot tell whether %s exists", r.object)
+			return "", whyExists
 		case !create:
 			return "", ""
 		}
@@ -275,6 +281,25 @@ func (set *Set) assessable(r *request, ap *admissionPolicy, b *admissionv1.Valid
 		return "", "reads request.userInfo or authorizer, the identity of the request, which only a live plan knows"
 	}
 	return op, ""
+}
+
+// whyExists is the note of a policy that reads oldObject or the
+// operation on a planned object (%s: the object).
+const whyExists = "reads the old object or the operation, and an offline plan cannot tell whether %s exists"
+
+// denies records the verdicts of part (a policy's operationFree part) on
+// the request as a create when they deny: such a deny holds for an
+// update too. False, nothing recorded, when part admits.
+func (set *Set) denies(ctx context.Context, r *request, part *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, m generic.PolicyMatcher, o admission.ObjectInterfaces, out *verdicts) bool {
+	var v verdicts
+	set.dispatch(ctx, r, admission.Create, part, b, m, o, &v)
+	for _, x := range v.violations {
+		if x.Effect == model.EffectDeny {
+			out.violations = append(out.violations, v.violations...)
+			return true
+		}
+	}
+	return false
 }
 
 // selectsLabels: a namespaceSelector that reads labels other than
