@@ -140,8 +140,15 @@ func (set *Set) admit(ctx context.Context, c Change, object string) verdicts {
 			if why == whyExists && ap.opFree != nil && set.denies(ctx, r, ap.opFree, b, m, o, &out) {
 				continue // a deny whether the object exists or not
 			}
-			if why == whyExists {
+			if why == whyNamespace && r.ns.err != nil {
+				set.checkFailed(r, ap, b, "its namespace's labels", r.ns.err, &out)
+				continue
+			}
+			switch why {
+			case whyExists:
 				why = fmt.Sprintf(whyExists, r.object)
+			case whyNamespace:
+				why = fmt.Sprintf(whyNamespace, r.c.Namespace)
 			}
 			if why != "" {
 				set.note(ap.policy.Name, why)
@@ -151,7 +158,7 @@ func (set *Set) admit(ctx context.Context, c Change, object string) verdicts {
 				continue
 			}
 			if ap.refs.user && set.IdentityErr != nil {
-				set.identityFailed(r, ap, b, &out)
+				set.checkFailed(r, ap, b, "request.userInfo or authorizer", set.IdentityErr, &out)
 				continue
 			}
 			set.dispatch(ctx, r, op, ap, b, m, o, &out)
@@ -193,17 +200,17 @@ func (set *Set) dispatch(ctx context.Context, r *request, op admission.Operation
 	}
 }
 
-// identityFailed is a policy reading request.userInfo or authorizer when
-// the plan's identity could not be read: an error of the check, so its
-// failurePolicy decides, as the server's for an evaluation error: Fail
-// (the default) denies, never letting the write through unjudged;
-// Ignore admits.
-func (set *Set) identityFailed(r *request, ap *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, out *verdicts) {
+// checkFailed is a policy reading what the plan could not read (the
+// identity: its SelfSubjectReview erred; a namespace's labels: its GET
+// erred): an error of the check, so its failurePolicy decides, as the
+// server's for an evaluation error: Fail (the default) denies, never
+// letting the write through unjudged; Ignore admits.
+func (set *Set) checkFailed(r *request, ap *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, reads string, err error, out *verdicts) {
 	if fp := ap.policy.Spec.FailurePolicy; fp != nil && *fp == admissionv1.Ignore {
 		return
 	}
 	out.violations = append(out.violations, model.Violation{Policy: ap.policy.Name + " (binding " + b.Name + ")", Effect: model.EffectDeny, Object: r.object, Source: ap.file,
-		Message: oneLine(fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' cannot be judged, so it refuses (failurePolicy Fail): it reads request.userInfo or authorizer and %v", ap.policy.Name, b.Name, set.IdentityErr))})
+		Message: oneLine(fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' cannot be judged, so it refuses (failurePolicy Fail): it reads %s and %v", ap.policy.Name, b.Name, reads, err))})
 }
 
 // serverSentence is the API server's own sentence of a denial
@@ -252,7 +259,7 @@ func (set *Set) defaulted(r *request, ap *admissionPolicy) string {
 // judge it (then no verdict: a note).
 func (set *Set) assessable(r *request, ap *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, m generic.PolicyMatcher, o admission.ObjectInterfaces) (admission.Operation, string) {
 	if !r.ns.known && (ap.refs.namespace || selectsLabels(ap.policy.Spec.MatchConstraints) || selectsLabels(b.Spec.MatchResources)) {
-		return "", fmt.Sprintf("reads the labels of namespace %s, which the spec does not define (a live plan reads them)", r.c.Namespace)
+		return "", whyNamespace
 	}
 	matches := func(op admission.Operation) bool {
 		attr := r.attributes(op, nil)
@@ -282,6 +289,10 @@ func (set *Set) assessable(r *request, ap *admissionPolicy, b *admissionv1.Valid
 	}
 	return op, ""
 }
+
+// whyNamespace is the note of a policy that reads the labels of a
+// namespace khook does not know (%s: the namespace).
+const whyNamespace = "reads the labels of namespace %s, which the spec does not define (a live plan reads them)"
 
 // whyExists is the note of a policy that reads oldObject or the
 // operation on a planned object (%s: the object).

@@ -212,3 +212,26 @@ type allowAll struct{}
 func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
 	return authorizer.DecisionAllow, "", nil
 }
+
+// A live plan that cannot read a namespace (not: it does not exist yet)
+// does not let a policy on its labels through: Fail denies, naming the
+// error; Ignore admits.
+func TestNamespaceReadErrorFailsClosed(t *testing.T) {
+	for _, fp := range []string{"", "  failurePolicy: Ignore\n"} {
+		s, set, err := loadPolicies(t, policyDoc("n", fp+deployRules+"\n  validations: [{expression: 'false'}]", "  validationActions: [Deny]\n  matchResources: {namespaceSelector: {matchLabels: {env: prod}}}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set.Namespace = func(context.Context, string) (map[string]any, error) { return nil, errors.New("connection refused") }
+		res := set.Check(context.Background(), s.Steps[0], []Change{change(model.ActionCreate, obj(t, goodDeploy), nil)})
+		switch {
+		case fp == "" && (len(res.Violations) != 1 || res.Violations[0].Effect != model.EffectDeny || !strings.Contains(res.Violations[0].Message, "could not read namespace shop")):
+			t.Errorf("failurePolicy Fail: violations %v, want one deny naming the namespace read", res.Violations)
+		case fp != "" && len(res.Violations) != 0:
+			t.Errorf("failurePolicy Ignore: violations %v, want none", res.Violations)
+		}
+		if notes := set.PlanNotes(); len(notes) != 0 {
+			t.Errorf("notes %q, want none", notes)
+		}
+	}
+}

@@ -48,6 +48,13 @@ func TestVAPTrial(t *testing.T) {
 		})
 	}
 	t.Log("admission trial, khook plan --policy against the API server's dry-run create:\n" + vapTable(rows))
+	var cases, offline int
+	for _, r := range rows {
+		cases, offline = cases+r.cases-r.refused, offline+r.offAgree
+	}
+	if offline*10 < cases*9 { // #49's acceptance: offline agrees on ≥ 90 %
+		t.Errorf("the offline plan agreed with the API server on %d of %d objects, under 90 %%", offline, cases)
+	}
 }
 
 // labelNamespace sets labels on ns for the test.
