@@ -181,28 +181,40 @@ func TestServerRefusesBinding(t *testing.T) {
 	}
 }
 
-// A live plan whose identity could not be read does not let a policy that
-// reads it through: failurePolicy Fail (the default) denies, naming why;
-// Ignore admits, as the server does for an evaluation error.
-func TestIdentityErrorFailsClosed(t *testing.T) {
-	for _, fp := range []string{"", "  failurePolicy: Ignore\n"} {
-		s, set, err := loadPolicies(t, policyDoc("u", fp+deployRules+"\n  validations: [{expression: 'request.userInfo.username != \"\"'}]", "  validationActions: [Deny]"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		set.Namespace = func(context.Context, string) (map[string]any, error) { return nil, errors.New("no cluster") }
-		set.Authorizer = allowAll{}
-		set.IdentityErr = errors.New("the API server did not answer a SelfSubjectReview for the plan's identity: forbidden")
-		c := change(model.ActionCreate, obj(t, goodDeploy), nil)
-		res := set.Check(context.Background(), s.Steps[0], []Change{c})
-		switch {
-		case fp == "" && (len(res.Violations) != 1 || res.Violations[0].Effect != model.EffectDeny || !strings.Contains(res.Violations[0].Message, "SelfSubjectReview")):
-			t.Errorf("failurePolicy Fail: violations %v, want one deny naming the SelfSubjectReview", res.Violations)
-		case fp != "" && len(res.Violations) != 0:
-			t.Errorf("failurePolicy Ignore: violations %v, want none", res.Violations)
-		}
-		if notes := set.PlanNotes(); len(notes) != 0 {
-			t.Errorf("notes %q, want none: the policy was judged", notes)
+// A live plan that could not read what a policy reads (its identity: a
+// SelfSubjectReview erred; a namespace's labels: a GET erred, not "not
+// found") does not let the write through: failurePolicy Fail (the
+// default) denies, naming why; Ignore admits, as the server does for an
+// evaluation error.
+func TestCheckErrorFailsClosed(t *testing.T) {
+	cases := []struct {
+		name, spc, binding, want string
+		setup                    func(*Set)
+	}{
+		{"identity", "\n  validations: [{expression: 'request.userInfo.username != \"\"'}]", "", "SelfSubjectReview", func(set *Set) {
+			set.Authorizer = allowAll{}
+			set.IdentityErr = errors.New("the API server did not answer a SelfSubjectReview for the plan's identity: forbidden")
+		}},
+		{"namespace", "\n  validations: [{expression: 'false'}]", "\n  matchResources: {namespaceSelector: {matchLabels: {env: prod}}}", "could not read namespace shop", func(*Set) {}},
+	}
+	for _, tc := range cases {
+		for _, fp := range []string{"", "  failurePolicy: Ignore\n"} {
+			s, set, err := loadPolicies(t, policyDoc("c", fp+deployRules+tc.spc, "  validationActions: [Deny]"+tc.binding))
+			if err != nil {
+				t.Fatal(err)
+			}
+			set.Namespace = func(context.Context, string) (map[string]any, error) { return nil, errors.New("connection refused") }
+			tc.setup(set)
+			res := set.Check(context.Background(), s.Steps[0], []Change{change(model.ActionCreate, obj(t, goodDeploy), nil)})
+			switch {
+			case fp == "" && (len(res.Violations) != 1 || res.Violations[0].Effect != model.EffectDeny || !strings.Contains(res.Violations[0].Message, tc.want)):
+				t.Errorf("%s, failurePolicy Fail: violations %v, want one deny naming %q", tc.name, res.Violations, tc.want)
+			case fp != "" && len(res.Violations) != 0:
+				t.Errorf("%s, failurePolicy Ignore: violations %v, want none", tc.name, res.Violations)
+			}
+			if notes := set.PlanNotes(); len(notes) != 0 {
+				t.Errorf("%s: notes %q, want none: the policy was judged", tc.name, notes)
+			}
 		}
 	}
 }
@@ -211,27 +223,4 @@ type allowAll struct{}
 
 func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
 	return authorizer.DecisionAllow, "", nil
-}
-
-// A live plan that cannot read a namespace (not: it does not exist yet)
-// does not let a policy on its labels through: Fail denies, naming the
-// error; Ignore admits.
-func TestNamespaceReadErrorFailsClosed(t *testing.T) {
-	for _, fp := range []string{"", "  failurePolicy: Ignore\n"} {
-		s, set, err := loadPolicies(t, policyDoc("n", fp+deployRules+"\n  validations: [{expression: 'false'}]", "  validationActions: [Deny]\n  matchResources: {namespaceSelector: {matchLabels: {env: prod}}}"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		set.Namespace = func(context.Context, string) (map[string]any, error) { return nil, errors.New("connection refused") }
-		res := set.Check(context.Background(), s.Steps[0], []Change{change(model.ActionCreate, obj(t, goodDeploy), nil)})
-		switch {
-		case fp == "" && (len(res.Violations) != 1 || res.Violations[0].Effect != model.EffectDeny || !strings.Contains(res.Violations[0].Message, "could not read namespace shop")):
-			t.Errorf("failurePolicy Fail: violations %v, want one deny naming the namespace read", res.Violations)
-		case fp != "" && len(res.Violations) != 0:
-			t.Errorf("failurePolicy Ignore: violations %v, want none", res.Violations)
-		}
-		if notes := set.PlanNotes(); len(notes) != 0 {
-			t.Errorf("notes %q, want none", notes)
-		}
-	}
 }
