@@ -12,18 +12,20 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/khook/khook/runner/policy"
-	"github.com/khook/khook/spec"
 )
 
 // planIdentity gives admission policies the plan's identity: who the plan
 // runs as (a SelfSubjectReview) for request.userInfo, and what it may do
 // (SelfSubjectAccessReviews, one per question within the run) for
 // authorizer. The apply that follows may run as someone else
-// (docs/policies.md). A server that answers neither leaves the set
-// without them: such policies are then noted as not assessed.
+// (docs/policies.md). A SelfSubjectReview that errs is kept on the set:
+// a policy reading the identity then fails as its failurePolicy says (a
+// check that errs refuses, unless the policy says Ignore).
 func planIdentity(ctx context.Context, c kubernetes.Interface, set *policy.Set) {
+	set.Authorizer = &accessReviews{c: c, seen: map[string]answer{}}
 	r, err := c.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
+		set.IdentityErr = fmt.Errorf("the API server did not answer a SelfSubjectReview for the plan's identity: %w", err)
 		return
 	}
 	u := r.Status.UserInfo
@@ -35,7 +37,6 @@ func planIdentity(ctx context.Context, c kubernetes.Interface, set *policy.Set) 
 		}
 	}
 	set.UserInfo = pu
-	set.Authorizer = &accessReviews{c: c, seen: map[string]answer{}}
 }
 
 type answer struct {
@@ -78,14 +79,4 @@ func (a *accessReviews) Authorize(ctx context.Context, at authorizer.Attributes)
 	}
 	a.seen[key] = ans
 	return ans.d, ans.reason, nil
-}
-
-// defineSpecNamespaces gives a live plan's policies the namespaces steps
-// create (createNamespace), which do not exist yet when it plans.
-func defineSpecNamespaces(s *spec.Spec, set *policy.Set) {
-	for _, st := range s.Steps {
-		if b := st.Block(); b != nil && !st.Excluded() {
-			set.DefineNamespace(b.CreatesNamespace(), nil)
-		}
-	}
 }

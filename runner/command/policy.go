@@ -45,7 +45,7 @@ func livePolicies(ctx context.Context, clients *kube.Clients, s *spec.Spec) (*po
 	}
 	if len(s.Admission) > 0 {
 		planIdentity(ctx, clients.Typed, set)
-		defineSpecNamespaces(s, set)
+		set.DefineSpecNamespaces(s, nil)
 	}
 	return set, nil
 }

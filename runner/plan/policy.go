@@ -43,23 +43,6 @@ func record(ps *model.PlanStep, res policy.Result, mask func(string) string) {
 	}
 }
 
-// defineNamespaces gives the policies the namespaces the spec creates:
-// its Namespace objects (with their labels) and each step's
-// createNamespace, which admission's namespaceSelector and
-// namespaceObject see before they exist.
-func defineNamespaces(s *spec.Spec, set *policy.Set, objs []*unstructured.Unstructured) {
-	for _, st := range s.Steps {
-		if b := st.Block(); b != nil && !st.Excluded() {
-			set.DefineNamespace(b.CreatesNamespace(), nil)
-		}
-	}
-	for _, o := range objs {
-		if o.GetKind() == "Namespace" && o.GroupVersionKind().Group == "" {
-			set.DefineNamespace(o.GetName(), o.GetLabels())
-		}
-	}
-}
-
 // OfflinePolicies checks an offline plan's objects against the policies:
 // what it can read without a cluster (local manifests and charts, as
 // CheckAPIs reads them) as planned (create or update: not assessed), and
@@ -76,7 +59,7 @@ func OfflinePolicies(ctx context.Context, p *model.Plan, s *spec.Spec, set *poli
 			all = append(all, src.objs...)
 		}
 	}
-	defineNamespaces(s, set, all)
+	set.DefineSpecNamespaces(s, all)
 	for _, src := range sources {
 		st := stepOfPath(s, src.path)
 		if st == nil || src.encrypted {

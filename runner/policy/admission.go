@@ -32,6 +32,9 @@ type admissionPolicy struct {
 	// params and paramScope are the dispatcher's view of its params.
 	params     informers.GenericInformer
 	paramScope meta.RESTScope
+	// opFree is its part that judges a create and an update alike
+	// (operationFree), for a policy that reads oldObject or the operation.
+	opFree *admissionPolicy
 }
 
 // loadAdmission decodes and compiles the admission documents of the
@@ -115,6 +118,9 @@ func (set *Set) loadAdmission(docs []spec.AdmissionDoc) spec.Problems {
 	for _, ap := range set.admission {
 		ap.refs = policyRefs(ap.policy)
 		ap.params, ap.paramScope = paramSource(ap.policy.Spec.ParamKind, set.params)
+		if ap.refs.oldObject || ap.refs.operation {
+			ap.opFree = operationFree(ap)
+		}
 	}
 	return nil
 }

@@ -2,11 +2,13 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,6 +19,8 @@ import (
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/khook/khook/spec"
 )
 
 // nsNameLabel is the label the API server sets on every namespace.
@@ -46,11 +50,33 @@ func (set *Set) DefineNamespace(name string, labels map[string]string) {
 	set.specNS[name] = l
 }
 
+// DefineSpecNamespaces records the namespaces the spec creates, for
+// admission's namespaceSelector and namespaceObject before they exist:
+// each included step's createNamespace, and the Namespace objects among
+// objs (an offline plan's manifests; a live plan passes none: it defines
+// each Namespace as a step plans it).
+func (set *Set) DefineSpecNamespaces(s *spec.Spec, objs []*unstructured.Unstructured) {
+	if set == nil {
+		return
+	}
+	for _, st := range s.Steps {
+		if b := st.Block(); b != nil && !st.Excluded() {
+			set.DefineNamespace(b.CreatesNamespace(), nil)
+		}
+	}
+	for _, o := range objs {
+		if o.GetKind() == "Namespace" && o.GroupVersionKind().Group == "" {
+			set.DefineNamespace(o.GetName(), o.GetLabels())
+		}
+	}
+}
+
 // nsInfo is the change's namespace as admission sees it, and whether its
 // labels are known (read from the cluster, or defined by the spec).
 type nsInfo struct {
 	obj   *corev1.Namespace
 	known bool
+	err   error // a live plan's read of it erred (not: it does not exist yet)
 }
 
 // namespace reads the namespace from the cluster on a live plan, else
@@ -60,11 +86,16 @@ func (set *Set) namespace(ctx context.Context, name string) nsInfo {
 		return nsInfo{known: true}
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	var readErr error
 	if set.Namespace != nil {
-		if obj, err := set.Namespace(ctx, name); err == nil && obj != nil {
+		obj, err := set.Namespace(ctx, name)
+		if err == nil && obj != nil {
 			if runtime.DefaultUnstructuredConverter.FromUnstructured(obj, ns) == nil {
 				return nsInfo{obj: ns, known: true}
 			}
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			readErr = fmt.Errorf("the plan could not read namespace %s: %w", name, err)
 		}
 	}
 	set.mu.Lock()
@@ -75,7 +106,10 @@ func (set *Set) namespace(ctx context.Context, name string) nsInfo {
 		ns.Labels = map[string]string{}
 	}
 	ns.Labels[nsNameLabel] = name
-	return nsInfo{obj: ns, known: known}
+	if known {
+		readErr = nil // the spec creates it: its labels are the spec's
+	}
+	return nsInfo{obj: ns, known: known, err: readErr}
 }
 
 // nsLister is the admission matcher's namespace lister over the one

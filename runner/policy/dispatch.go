@@ -16,6 +16,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/warning"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/words"
@@ -44,7 +45,9 @@ type request struct {
 	op       admission.Operation
 	obj, old runtime.Object
 	desired  *unstructured.Unstructured // the object written, namespace set
-	ns       nsInfo
+	// serverDefaulted: desired has the server's defaults (offline plans).
+	serverDefaulted bool
+	ns              nsInfo
 }
 
 // newRequest builds the admission request of a change: the object with
@@ -60,6 +63,10 @@ func (set *Set) newRequest(ctx context.Context, c Change, object string) *reques
 		if c.Namespace != "" && c.Desired.GetNamespace() == "" {
 			r.desired = c.Desired.DeepCopy()
 			r.desired.SetNamespace(c.Namespace)
+		}
+		if !set.Live() {
+			// A live plan's object is the server's dry run, defaulted.
+			r.desired, r.serverDefaulted = withServerDefaults(r.desired)
 		}
 		r.obj = r.desired
 	}
@@ -131,11 +138,28 @@ func (set *Set) admit(ctx context.Context, c Change, object string) verdicts {
 	for _, ap := range set.admission {
 		for _, b := range ap.bindings {
 			op, why := set.assessable(r, ap, b, m, o)
+			if why == whyExists && ap.opFree != nil && set.denies(ctx, r, ap.opFree, b, m, o, &out) {
+				continue // a deny whether the object exists or not
+			}
+			if why == whyNamespace && r.ns.err != nil {
+				set.checkFailed(r, ap, b, "its namespace's labels", r.ns.err, &out)
+				continue
+			}
+			switch why {
+			case whyExists:
+				why = fmt.Sprintf(whyExists, r.object)
+			case whyNamespace:
+				why = fmt.Sprintf(whyNamespace, r.c.Namespace)
+			}
 			if why != "" {
 				set.note(ap.policy.Name, why)
 				continue
 			}
 			if op == "" {
+				continue
+			}
+			if ap.refs.user && set.IdentityErr != nil {
+				set.checkFailed(r, ap, b, "request.userInfo or authorizer", set.IdentityErr, &out)
 				continue
 			}
 			set.dispatch(ctx, r, op, ap, b, m, o, &out)
@@ -177,6 +201,19 @@ func (set *Set) dispatch(ctx context.Context, r *request, op admission.Operation
 	}
 }
 
+// checkFailed is a policy reading what the plan could not read (the
+// identity: its SelfSubjectReview erred; a namespace's labels: its GET
+// erred): an error of the check, so its failurePolicy decides, as the
+// server's for an evaluation error: Fail (the default) denies, never
+// letting the write through unjudged; Ignore admits.
+func (set *Set) checkFailed(r *request, ap *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, reads string, err error, out *verdicts) {
+	if fp := ap.policy.Spec.FailurePolicy; fp != nil && *fp == admissionv1.Ignore {
+		return
+	}
+	out.violations = append(out.violations, model.Violation{Policy: ap.policy.Name + " (binding " + b.Name + ")", Effect: model.EffectDeny, Object: r.object, Source: ap.file,
+		Message: words.OneLine(fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' cannot be judged, so it refuses (failurePolicy Fail): it reads %s and %v", ap.policy.Name, b.Name, reads, err))})
+}
+
 // serverSentence is the API server's own sentence of a denial
 // ("ValidatingAdmissionPolicy 'P' with binding 'B' denied request: MSG"),
 // the cause the dispatcher put on its status error.
@@ -196,23 +233,21 @@ func auditFailures(value string) []validating.ValidationFailureValue {
 	return fs
 }
 
-// defaultedGroups are the API groups whose kinds the API server defaults
-// (apps, batch, core) with defaulters khook cannot import (they live in
-// k8s.io/kubernetes): a field left out there may be filled by the server.
-// Metadata is not defaulted, nor is a ConfigMap.
-var defaultedGroups = map[string]bool{"": true, "apps": true, "batch": true}
-
-// defaulted says why an offline deny is not assessed: the policy reads a
-// field of a built-in kind the manifest leaves out, which the API
-// server's defaulting may fill before admission; a field the kind does
-// not have (a policy's branch for another kind reads it) is never
-// filled. "" when it is not so (live plans judge the dry run's object,
-// defaulted by the server).
+// defaulted says why an offline deny is not assessed: the object is a
+// built-in kind khook did not default as the server does (its group has
+// no defaulter here, or it does not decode into its type) and the policy
+// reads a field the manifest leaves out, which the server's defaulting
+// may fill; a field the kind does not have (a policy's branch for another
+// kind reads it) is never filled. "" when it is not so (live plans judge
+// the dry run's object, defaulted by the server).
 func (set *Set) defaulted(r *request, ap *admissionPolicy) string {
-	if set.Live() || r.desired == nil || !defaultedGroups[r.desired.GroupVersionKind().Group] || r.desired.GetKind() == "ConfigMap" {
+	if set.Live() || r.desired == nil || r.serverDefaulted || r.desired.GetKind() == "ConfigMap" {
 		return ""
 	}
 	gvk := r.desired.GroupVersionKind()
+	if !scheme.Scheme.Recognizes(gvk) {
+		return "" // not a built-in kind: no defaulting of the server's own
+	}
 	has := func(path []string) bool { return inSchema(gvk, path) }
 	if p := ap.refs.absentPath(r.desired.Object, has); p != "" {
 		return fmt.Sprintf("%s leaves out %s, which the API server's defaulting may fill before the policy reads it (a live plan judges the defaulted object)", r.object, p)
@@ -225,7 +260,7 @@ func (set *Set) defaulted(r *request, ap *admissionPolicy) string {
 // judge it (then no verdict: a note).
 func (set *Set) assessable(r *request, ap *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, m generic.PolicyMatcher, o admission.ObjectInterfaces) (admission.Operation, string) {
 	if !r.ns.known && (ap.refs.namespace || selectsLabels(ap.policy.Spec.MatchConstraints) || selectsLabels(b.Spec.MatchResources)) {
-		return "", fmt.Sprintf("reads the labels of namespace %s, which the spec does not define (a live plan reads them)", r.c.Namespace)
+		return "", whyNamespace
 	}
 	matches := func(op admission.Operation) bool {
 		attr := r.attributes(op, nil)
@@ -243,17 +278,40 @@ func (set *Set) assessable(r *request, ap *admissionPolicy, b *admissionv1.Valid
 		case update && !create:
 			return "", fmt.Sprintf("applies to updates only, and an offline plan cannot tell whether %s exists", r.object)
 		case update && (ap.refs.oldObject || ap.refs.operation):
-			return "", fmt.Sprintf("reads the old object or the operation, and an offline plan cannot tell whether %s exists", r.object)
+			return "", whyExists
 		case !create:
 			return "", ""
 		}
 	} else if !matches(op) {
 		return "", ""
 	}
-	if ap.refs.user && (set.UserInfo == nil || set.Authorizer == nil) {
+	if ap.refs.user && ((set.UserInfo == nil && set.IdentityErr == nil) || set.Authorizer == nil) {
 		return "", "reads request.userInfo or authorizer, the identity of the request, which only a live plan knows"
 	}
 	return op, ""
+}
+
+// whyNamespace is the note of a policy that reads the labels of a
+// namespace khook does not know (%s: the namespace).
+const whyNamespace = "reads the labels of namespace %s, which the spec does not define (a live plan reads them)"
+
+// whyExists is the note of a policy that reads oldObject or the
+// operation on a planned object (%s: the object).
+const whyExists = "reads the old object or the operation, and an offline plan cannot tell whether %s exists"
+
+// denies records the verdicts of part (a policy's operationFree part) on
+// the request as a create when they deny: such a deny holds for an
+// update too. False, nothing recorded, when part admits.
+func (set *Set) denies(ctx context.Context, r *request, part *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, m generic.PolicyMatcher, o admission.ObjectInterfaces, out *verdicts) bool {
+	var v verdicts
+	set.dispatch(ctx, r, admission.Create, part, b, m, o, &v)
+	for _, x := range v.violations {
+		if x.Effect == model.EffectDeny {
+			out.violations = append(out.violations, v.violations...)
+			return true
+		}
+	}
+	return false
 }
 
 // selectsLabels: a namespaceSelector that reads labels other than

@@ -43,6 +43,9 @@ type Set struct {
 	// assessed.
 	UserInfo   *User
 	Authorizer authorizer.UnconditionalAuthorizer
+	// IdentityErr is why a live plan has no UserInfo (its SelfSubjectReview
+	// erred): a policy reading it fails by its failurePolicy.
+	IdentityErr error
 
 	mu     sync.Mutex
 	specNS map[string]map[string]string // namespaces the spec defines

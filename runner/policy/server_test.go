@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/spec"
 )
@@ -89,10 +91,16 @@ func TestAdmissionAsTheServer(t *testing.T) {
 			model.ActionPlanned, goodDeploy, "", "", "not assessed offline: up: applies to updates only", ""},
 		{"old object", policyDoc("old", deployRules+"\n  validations: [{expression: 'oldObject == null || true'}]", "  validationActions: [Deny]"),
 			model.ActionPlanned, goodDeploy, "", "", "not assessed offline: old: reads the old object", ""},
+		{"old object, a deny either way", policyDoc("old", deployRules+"\n  validations: [{expression: 'oldObject == null || true'}, {expression: 'object.spec.replicas > 5', message: too few}]", "  validationActions: [Deny]"),
+			model.ActionPlanned, goodDeploy, model.EffectDeny, "too few", "", ""},
+		{"old object, an admit is not known", policyDoc("old", deployRules+"\n  validations: [{expression: 'oldObject == null || false'}, {expression: 'object.spec.replicas < 5', message: too many}]", "  validationActions: [Deny]"),
+			model.ActionPlanned, goodDeploy, "", "", "not assessed offline: old: reads the old object", ""},
 		{"user", policyDoc("u", deployRules+"\n  validations: [{expression: 'request.userInfo.username != \"\"'}]", "  validationActions: [Deny]"),
 			model.ActionCreate, goodDeploy, "", "", "not assessed offline: u: reads request.userInfo", ""},
-		{"defaulting", policyDoc("d", deployRules+"\n  validations: [{expression: 'object.spec.revisionHistoryLimit < 20'}]", "  validationActions: [Deny]"),
-			model.ActionPlanned, goodDeploy, "", "", "not assessed offline: d: Deployment shop/web leaves out spec.revisionHistoryLimit", ""},
+		{"server defaults admit", policyDoc("d", deployRules+"\n  validations: [{expression: 'object.spec.revisionHistoryLimit < 20 && object.spec.template.spec.containers[0].imagePullPolicy == \"IfNotPresent\"'}]", "  validationActions: [Deny]"),
+			model.ActionPlanned, goodDeploy, "", "", "", ""},
+		{"server defaults deny", policyDoc("d", deployRules+"\n  validations: [{expression: 'object.spec.revisionHistoryLimit < 5', message: keep fewer}]", "  validationActions: [Deny]"),
+			model.ActionPlanned, goodDeploy, model.EffectDeny, "keep fewer", "", ""},
 		{"another kind's branch", policyDoc("k", deployRules+"\n  validations: [{expression: \"object.kind != 'Pod' || object.spec.containers.size() > 5\"}, {expression: 'object.spec.replicas >= 3', message: too few}]", "  validationActions: [Deny]"),
 			model.ActionPlanned, goodDeploy, model.EffectDeny, "too few", "", ""},
 		{"audit annotation", policyDoc("a", deployRules+"\n  auditAnnotations: [{key: replicas, valueExpression: 'string(object.spec.replicas)'}]", "  validationActions: [Deny]"),
@@ -171,4 +179,48 @@ func TestServerRefusesBinding(t *testing.T) {
 			t.Errorf("problems %q, want %q", got, want)
 		}
 	}
+}
+
+// A live plan that could not read what a policy reads (its identity: a
+// SelfSubjectReview erred; a namespace's labels: a GET erred, not "not
+// found") does not let the write through: failurePolicy Fail (the
+// default) denies, naming why; Ignore admits, as the server does for an
+// evaluation error.
+func TestCheckErrorFailsClosed(t *testing.T) {
+	cases := []struct {
+		name, spc, binding, want string
+		setup                    func(*Set)
+	}{
+		{"identity", "\n  validations: [{expression: 'request.userInfo.username != \"\"'}]", "", "SelfSubjectReview", func(set *Set) {
+			set.Authorizer = allowAll{}
+			set.IdentityErr = errors.New("the API server did not answer a SelfSubjectReview for the plan's identity: forbidden")
+		}},
+		{"namespace", "\n  validations: [{expression: 'false'}]", "\n  matchResources: {namespaceSelector: {matchLabels: {env: prod}}}", "could not read namespace shop", func(*Set) {}},
+	}
+	for _, tc := range cases {
+		for _, fp := range []string{"", "  failurePolicy: Ignore\n"} {
+			s, set, err := loadPolicies(t, policyDoc("c", fp+deployRules+tc.spc, "  validationActions: [Deny]"+tc.binding))
+			if err != nil {
+				t.Fatal(err)
+			}
+			set.Namespace = func(context.Context, string) (map[string]any, error) { return nil, errors.New("connection refused") }
+			tc.setup(set)
+			res := set.Check(context.Background(), s.Steps[0], []Change{change(model.ActionCreate, obj(t, goodDeploy), nil)})
+			switch {
+			case fp == "" && (len(res.Violations) != 1 || res.Violations[0].Effect != model.EffectDeny || !strings.Contains(res.Violations[0].Message, tc.want)):
+				t.Errorf("%s, failurePolicy Fail: violations %v, want one deny naming %q", tc.name, res.Violations, tc.want)
+			case fp != "" && len(res.Violations) != 0:
+				t.Errorf("%s, failurePolicy Ignore: violations %v, want none", tc.name, res.Violations)
+			}
+			if notes := set.PlanNotes(); len(notes) != 0 {
+				t.Errorf("%s: notes %q, want none: the policy was judged", tc.name, notes)
+			}
+		}
+	}
+}
+
+type allowAll struct{}
+
+func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+	return authorizer.DecisionAllow, "", nil
 }

@@ -8,10 +8,11 @@ import (
 )
 
 // The API server's validation of admissionregistration objects lives in
-// k8s.io/kubernetes (pkg/apis/admissionregistration/validation), which is
-// not importable as a module without pinning every staging repository; so
-// khook checks the server's rules that change a verdict, each with the
-// field the server names (docs/policies.md lists them).
+// k8s.io/kubernetes (pkg/apis/admissionregistration/validation), over its
+// internal types. khook imports that module for defaulting (defaults.go)
+// but does not run this validation yet; it checks the server's rules that
+// change a verdict, each with the field the server names (docs/policies.md
+// lists them).
 
 // serverProblem is one field the API server would refuse, with its path
 // for the document's FILE:LINE.

@@ -118,6 +118,7 @@ func BenchmarkPlatform(b *testing.B) {
 			b.ReportMetric(mean(k, func(m measured) float64 { return float64(m.counts.Total()) }), c.name+"-requests")
 		}
 	})
+	b.Run("plan-policies", pb.benchPlanPolicies)
 	b.Run("drift", func(b *testing.B) {
 		pb.converge(b)
 		var k []measured
@@ -214,6 +215,7 @@ type measured struct {
 	jobWrites   int   // of the writes, those to Jobs (the job step, a Helm hook)
 	exit        int
 	stdout, out string // out: stdout, then stderr (its tail has the error)
+	reviews     struct{ ssr, ssar int }
 }
 
 // run runs cmd and counts what it sent through the proxy; exit codes other
@@ -240,8 +242,13 @@ func (pb *platformBench) run(b *testing.B, name, prefix string, cmd *exec.Cmd, o
 	m.revisions = revisions(b, prefix) - before
 	writes, _ := pb.env.proxy.Writes()
 	for _, w := range writes {
-		if strings.Contains(w, "/jobs/") || strings.HasSuffix(w, "/jobs") {
+		switch {
+		case strings.Contains(w, "/jobs/") || strings.HasSuffix(w, "/jobs"):
 			m.jobWrites++
+		case strings.HasSuffix(w, "/selfsubjectaccessreviews"):
+			m.reviews.ssar++
+		case strings.HasSuffix(w, "/selfsubjectreviews"):
+			m.reviews.ssr++
 		}
 	}
 	return m

@@ -28,7 +28,15 @@ type vapPolicy struct {
 	Policy string    `json:"policy"`
 	Source string    `json:"source"`
 	Cases  []vapCase `json:"cases"`
-	dir    string
+	// Namespace is where the objects are judged (a binding selecting
+	// one by name), else a namespace of the test's own; NamespaceLabels
+	// label it first (a binding's namespaceSelector, namespaceObject).
+	Namespace       string            `json:"namespace,omitempty"`
+	NamespaceLabels map[string]string `json:"namespaceLabels,omitempty"`
+	// Refused: the API server refuses the policy or its binding itself,
+	// so khook validate must too; no objects to judge.
+	Refused bool `json:"refused,omitempty"`
+	dir     string
 }
 
 // vapCase is one object with upstream's expectation (pass or fail).
@@ -66,7 +74,17 @@ func vapDir(parts ...string) string {
 
 func loadVAPPolicies(t *testing.T) []vapPolicy {
 	t.Helper()
-	indexes, err := filepath.Glob(vapDir("*", "cases.json"))
+	ps := loadVAPDir(t, vapDir())
+	if len(ps) < 15 {
+		t.Fatalf("%s holds %d policies with a cases.json, want at least 15", vapDir(), len(ps))
+	}
+	return ps
+}
+
+// loadVAPDir reads every DIR/*/cases.json.
+func loadVAPDir(t *testing.T, dir string) []vapPolicy {
+	t.Helper()
+	indexes, err := filepath.Glob(filepath.Join(dir, "*", "cases.json"))
 	must(t, err)
 	var ps []vapPolicy
 	for _, index := range indexes {
@@ -77,9 +95,6 @@ func loadVAPPolicies(t *testing.T) []vapPolicy {
 			t.Fatalf("%s: %v", index, err)
 		}
 		ps = append(ps, p)
-	}
-	if len(ps) < 15 {
-		t.Fatalf("%s holds %d policies with a cases.json, want at least 15", vapDir(), len(ps))
 	}
 	return ps
 }
@@ -170,6 +185,7 @@ func compareCase(t *testing.T, row *vapTally, c vapCase, server verdict, live, o
 type khookVerdict struct {
 	verdict verdict
 	notes   []string
+	audit   string // an Audit binding's failure: admitted, shown as audit
 }
 
 // khookVerdicts plans each of p's objects alone, two plans at a time
@@ -266,9 +282,11 @@ func readVerdict(plan model.Plan, policy string) (khookVerdict, error) {
 		}
 		switch {
 		case v.Effect == model.EffectDeny:
-			return khookVerdict{verdict{verdictDeny, v.Message}, kv.notes}, nil
+			return khookVerdict{verdict: verdict{verdictDeny, v.Message}, notes: kv.notes, audit: kv.audit}, nil
 		case v.Effect == model.EffectWarn:
 			kv.verdict = verdict{verdictWarn, v.Message}
+		case v.Effect == model.EffectAudit:
+			kv.audit = v.Message
 		}
 	}
 	if step.Action == model.ActionFail {

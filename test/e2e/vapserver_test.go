@@ -117,19 +117,25 @@ func (s *apiServer) admit(ctx context.Context, obj *unstructured.Unstructured, n
 	}
 	s.warned.take()
 	_, err = ri.Create(ctx, obj.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	return s.verdictOf(err, policy), nil
+}
+
+// verdictOf is a dry run's answer by the policy named: its denial, its
+// warning, a refusal by anything else, or an admit.
+func (s *apiServer) verdictOf(err error, policy string) verdict {
 	byPolicy := "ValidatingAdmissionPolicy '" + policy + "'"
 	switch {
 	case err != nil && strings.Contains(err.Error(), byPolicy):
-		return verdict{verdictDeny, err.Error()}, nil
+		return verdict{verdictDeny, err.Error()}
 	case err != nil:
-		return verdict{verdictRefused, err.Error()}, nil
+		return verdict{verdictRefused, err.Error()}
 	}
 	for _, w := range s.warned.take() {
 		if strings.Contains(w, byPolicy) {
-			return verdict{verdictWarn, w}, nil
+			return verdict{verdictWarn, w}
 		}
 	}
-	return verdict{Effect: verdictAdmit}, nil
+	return verdict{Effect: verdictAdmit}
 }
 
 // install creates the objects of a YAML file (a policy, its binding, its
@@ -139,7 +145,7 @@ func (s *apiServer) install(t *testing.T, file string) []*unstructured.Unstructu
 	t.Helper()
 	objs := readObjects(t, file)
 	for _, obj := range objs {
-		ri, err := s.resource(obj, "")
+		ri, err := s.resource(obj, obj.GetNamespace()) // a param in a namespace
 		must(t, err)
 		err = wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 			_, err := ri.Create(ctx, obj, metav1.CreateOptions{})
