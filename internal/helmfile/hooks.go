@@ -2,6 +2,7 @@ package helmfile
 
 import (
 	"fmt"
+	"github.com/khook/khook/internal/importer"
 	yaml "go.yaml.in/yaml/v3"
 	"os"
 	"path/filepath"
@@ -86,6 +87,7 @@ func (c *converter) hooks(r *rel) {
 		}
 		for j, st := range steps {
 			st.Name = fmt.Sprintf("%s-%s-%d", r.step.Name, side, len(r.before)+len(r.after)+j+1)
+			c.from[st] = importer.Loc{File: r.st.file, Line: r.lineOf("hooks")}
 			c.names[st.Name]++
 		}
 		if before {
@@ -96,14 +98,14 @@ func (c *converter) hooks(r *rel) {
 		r.out.Carried = append(r.out.Carried, what+" as "+fmt.Sprint(len(steps))+" step(s)")
 	}
 	// Chain: before hooks in order, then the release, then after hooks.
-	chain := append(append(append([]*outStep{}, r.before...), r.step), r.after...)
+	chain := append(append(append([]*importer.OutStep{}, r.before...), r.step), r.after...)
 	for i := 1; i < len(chain); i++ {
 		chain[i].Needs = appendUnique(chain[i].Needs, chain[i-1].Name)
 	}
 }
 
 func shorten(s string) string {
-	s = oneLine(s)
+	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 80 {
 		return s[:77] + "..."
 	}
@@ -113,7 +115,7 @@ func shorten(s string) string {
 var crdName = regexp.MustCompile(`\b([a-z0-9]([-a-z0-9]*[a-z0-9])?\.){2,}[a-z]{2,}\b`)
 
 // hookSteps maps one hook's command onto steps, or says why it cannot.
-func (c *converter) hookSteps(r *rel, command string, args []string) ([]*outStep, string) {
+func (c *converter) hookSteps(r *rel, command string, args []string) ([]*importer.OutStep, string) {
 	base := filepath.Base(command)
 	switch base {
 	case "kubectl":
@@ -146,8 +148,8 @@ func (c *converter) hookSteps(r *rel, command string, args []string) ([]*outStep
 
 // script reads a shell script made of kubectl apply/wait commands and
 // "until kubectl get crd X; do sleep; done" loops.
-func (c *converter) script(r *rel, text string) ([]*outStep, string) {
-	var steps []*outStep
+func (c *converter) script(r *rel, text string) ([]*importer.OutStep, string) {
+	var steps []*importer.OutStep
 	text = strings.ReplaceAll(text, "\\\n", " ")
 	text, why := unrollFor(text)
 	if why != "" {
@@ -174,7 +176,7 @@ func (c *converter) script(r *rel, text string) ([]*outStep, string) {
 				return nil, "a wait loop whose CRD names are not written in it: add a wait step by hand"
 			}
 			for _, n := range names {
-				steps = append(steps, &outStep{Wait: &outWait{For: "condition=Established", On: "customresourcedefinition/" + n}})
+				steps = append(steps, &importer.OutStep{Wait: &importer.OutWait{For: "condition=Established", On: "customresourcedefinition/" + n}})
 			}
 		case strings.HasPrefix(line, "kubectl "):
 			st, why := c.kubectl(r, strings.Fields(line)[1:])
@@ -242,7 +244,7 @@ func unrollFor(text string) (string, string) {
 
 // kubectl maps one kubectl command line (a wait on several resources is
 // one wait step per resource).
-func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
+func (c *converter) kubectl(r *rel, args []string) ([]*importer.OutStep, string) {
 	var verb string
 	var pos, files, kusts []string
 	flags := map[string]string{}
@@ -289,7 +291,7 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 	switch verb {
 	case "apply", "create":
 		if verb == "create" && len(pos) == 2 && (pos[0] == "namespace" || pos[0] == "ns") {
-			return []*outStep{{Apply: &outApply{Manifests: []outSource{{Inline: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + pos[1] + "\n"}}}}}, ""
+			return []*importer.OutStep{{Apply: &importer.OutApply{Manifests: []importer.OutSource{{Inline: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + pos[1] + "\n"}}}}}, ""
 		}
 		for b := range bools {
 			switch b {
@@ -304,10 +306,10 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 		if fm := flags["field-manager"]; fm != "" {
 			c.infof(r, "hooks", "kubectl "+verb+" --field-manager="+fm, "khook applies as its own field manager; a controller that applies server-side with force (Flux's kustomize-controller) takes the fields over")
 		}
-		a := &outApply{Namespace: ns, ServerSide: bools["server-side"]}
+		a := &importer.OutApply{Namespace: ns, ServerSide: bools["server-side"]}
 		for _, f := range files {
 			if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
-				a.Manifests = append(a.Manifests, outSource{URL: f})
+				a.Manifests = append(a.Manifests, importer.OutSource{URL: f})
 				continue
 			}
 			p := abs(r.st.dir, f)
@@ -316,7 +318,7 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 				return nil, "its file " + f + " cannot be read: " + pathErr(err)
 			}
 			if !st.IsDir() {
-				a.Manifests = append(a.Manifests, outSource{File: c.rel(p)})
+				a.Manifests = append(a.Manifests, importer.OutSource{File: c.rel(p)})
 				continue
 			}
 			var names []string
@@ -326,19 +328,19 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 			}
 			sort.Strings(names)
 			for _, n := range names {
-				a.Manifests = append(a.Manifests, outSource{File: c.rel(n)})
+				a.Manifests = append(a.Manifests, importer.OutSource{File: c.rel(n)})
 			}
 		}
 		for _, k := range kusts {
 			if _, err := os.Stat(abs(r.st.dir, k)); err != nil {
 				return nil, "its kustomization " + k + " cannot be read: " + pathErr(err)
 			}
-			a.Manifests = append(a.Manifests, outSource{Kustomize: c.rel(abs(r.st.dir, k))})
+			a.Manifests = append(a.Manifests, importer.OutSource{Kustomize: c.rel(abs(r.st.dir, k))})
 		}
 		if len(a.Manifests) == 0 {
 			return nil, "kubectl " + verb + " without -f or -k"
 		}
-		return []*outStep{{Apply: a}}, ""
+		return []*importer.OutStep{{Apply: a}}, ""
 	case "wait":
 		if flags["for"] == "" || len(pos) == 0 {
 			return nil, "kubectl wait without --for or a resource"
@@ -366,9 +368,9 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 		if forCond == "create" {
 			forCond = "cel=true"
 		}
-		var steps []*outStep
+		var steps []*importer.OutStep
 		for _, on := range targets {
-			st := &outStep{Wait: &outWait{For: forCond, On: on, Namespace: ns, Selector: flags["selector"]}}
+			st := &importer.OutStep{Wait: &importer.OutWait{For: forCond, On: on, Namespace: ns, Selector: flags["selector"]}}
 			if t := flags["timeout"]; t != "" {
 				st.Timeout = t
 			}
@@ -383,7 +385,7 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 		if len(pos) == 3 && !strings.Contains(target, "/") {
 			target += "/" + pos[2]
 		}
-		ro := &outRollout{Namespace: ns}
+		ro := &importer.OutRollout{Namespace: ns}
 		if ro.Namespace == "" {
 			ro.Namespace = "default"
 		}
@@ -392,7 +394,7 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 		} else {
 			ro.Status = target
 		}
-		return []*outStep{{Rollout: ro}}, ""
+		return []*importer.OutStep{{Rollout: ro}}, ""
 	case "label":
 		if len(pos) < 3 || !(pos[0] == "namespace" || pos[0] == "ns") {
 			if len(pos) >= 2 && strings.Contains(pos[0], "/") {
@@ -417,7 +419,7 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 		if kind == "ns" {
 			kind = "namespace"
 		}
-		return []*outStep{{Patch: &outPatch{Target: kind + "/" + pos[1], Namespace: ns, Type: "merge", Patch: map[string]any{"metadata": map[string]any{"labels": labels}}}}}, ""
+		return []*importer.OutStep{{Patch: &importer.OutPatch{Target: kind + "/" + pos[1], Namespace: ns, Type: "merge", Patch: map[string]any{"metadata": map[string]any{"labels": labels}}}}}, ""
 	case "patch":
 		// kubectl patch KIND NAME | KIND/NAME -p PATCH [--type strategic|merge|json]
 		if len(pos) == 2 && !strings.Contains(pos[0], "/") {
@@ -442,7 +444,7 @@ func (c *converter) kubectl(r *rel, args []string) ([]*outStep, string) {
 		if k, n, _ := strings.Cut(target, "/"); k == "ns" {
 			target = "namespace/" + n
 		}
-		return []*outStep{{Patch: &outPatch{Target: target, Namespace: ns, Type: typ, Patch: stringKeys(body)}}}, ""
+		return []*importer.OutStep{{Patch: &importer.OutPatch{Target: target, Namespace: ns, Type: typ, Patch: stringKeys(body)}}}, ""
 	}
 	return nil, "kubectl " + verb + " has no khook equivalent: add a step by hand"
 }

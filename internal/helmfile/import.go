@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/khook/khook/internal/importer"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,8 +13,6 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
-
-	"github.com/khook/khook/spec"
 )
 
 type converter struct {
@@ -28,8 +27,9 @@ type converter struct {
 	res     *Result
 	names   map[string]int
 	seen    map[string]bool
-	top     string          // the helmfile as the user named it
-	skipped map[string]bool // releases whose condition is false
+	top     string                             // the helmfile as the user named it
+	skipped map[string]bool                    // releases whose condition is false
+	from    map[*importer.OutStep]importer.Loc // a hook's step: the hook's line
 }
 
 // Import reads dir/file (a helmfile.yaml, helmfile.yaml.gotmpl or a
@@ -91,7 +91,7 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	if err != nil {
 		return nil, r, err
 	}
-	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}}
+	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}, from: map[*importer.OutStep]importer.Loc{}}
 	c.top = c.l.display(path)
 	if err := c.tree(path, nil, 0, false); err != nil {
 		return nil, r, err
@@ -193,7 +193,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int, sub b
 			err := c.tree(f, overrides, depth+1, sub)
 			var ie *InputError
 			if errors.As(err, &ie) && ie.notDefined {
-				skipped = append(skipped, Note{File: c.l.display(f), What: fmt.Sprintf("environment %q is not defined in this file", c.opts.Environment),
+				skipped = append(skipped, Note{Loc: importer.Loc{File: c.l.display(f)}, What: fmt.Sprintf("environment %q is not defined in this file", c.opts.Environment),
 					Why: "helmfile skips a helmfile.d file without it, so none of its releases is imported"})
 				// Refuse with a file that lists environments to choose from.
 				if first == nil || ie.envsKnown && !first.envsKnown {
@@ -232,7 +232,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int, sub b
 			return &InputError{File: s.file, Line: h.Line, Msg: "a helmfiles: entry cannot be read: " + err.Error()}
 		}
 		if len(sub.Selectors) > 0 {
-			c.res.NotCarried = append(c.res.NotCarried, Note{File: s.file, Line: h.Line, What: "helmfiles: " + sub.Path + " selectors",
+			c.res.NotCarried = append(c.res.NotCarried, Note{Loc: importer.Loc{File: s.file, Line: h.Line}, What: "helmfiles: " + sub.Path + " selectors",
 				Why: "every release of the sub-helmfile is imported; pick them at run time with --selector on the labels"})
 		}
 		var vals map[string]any
@@ -306,7 +306,7 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	r.out.Resolved = Resolved{Name: name, Namespace: ns, Chart: str(m["chart"]), Version: str(m["version"]), Installed: true, Values: map[string]any{}}
 	if name == "" {
 		r.out.Verdict = Refused
-		r.out.NotCarried = append(r.out.NotCarried, Note{File: s.file, Line: r.line, What: "a release without a name", Why: "helmfile needs one too"})
+		r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: s.file, Line: r.line}, What: "a release without a name", Why: "helmfile needs one too"})
 		c.res.Releases = append(c.res.Releases, r.out)
 		return nil, nil
 	}
@@ -335,23 +335,23 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 			r.out.Resolved.Installed = false
 			r.out.Verdict = Faithful
 			c.skipped[name] = true
-			r.out.Info = append(r.out.Info, Note{File: s.file, Line: r.lineOf("condition"), What: "release " + name,
+			r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: s.file, Line: r.lineOf("condition")}, What: "release " + name,
 				Why: fmt.Sprintf("its condition %s is false in environment %s, so helmfile skips it and no step is written", cond, s.envName)})
 			return nil, nil
 		}
 		r.out.Carried = append(r.out.Carried, "condition "+cond+" (true in environment "+s.envName+")")
 	}
-	r.step = &outStep{Name: c.stepName(name, ns)}
+	r.step = &importer.OutStep{Name: c.stepName(name, ns)}
 	r.out.Step = r.step.Name
 	if !installed {
 		r.out.Resolved.Installed = false
-		r.step.Delete = &outDelete{Release: name, Namespace: ns}
+		r.step.Delete = &importer.OutDelete{Release: name, Namespace: ns}
 		r.out.Verdict = Faithful
 		r.out.Steps = []string{r.step.Name}
 		c.rels = append(c.rels, r)
 		return r, nil
 	}
-	h := &outHelm{Release: name, Namespace: ns}
+	h := &importer.OutHelm{Release: name, Namespace: ns}
 	if !c.chart(r, h) {
 		r.out.Verdict = Refused
 		return nil, nil
@@ -373,7 +373,7 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	c.fields(r, h)
 	c.hooks(r)
 	r.out.Steps = append(r.out.Steps, r.step.Name)
-	for _, st := range append(append([]*outStep{}, r.before...), r.after...) {
+	for _, st := range append(append([]*importer.OutStep{}, r.before...), r.after...) {
 		r.out.Steps = append(r.out.Steps, st.Name)
 	}
 	c.rels = append(c.rels, r)
@@ -395,7 +395,7 @@ func (c *converter) stepName(name, ns string) string {
 
 // chart resolves a release's chart: repo/name through repositories:, an
 // oci:// reference, or a local path (written relative to the spec).
-func (c *converter) chart(r *rel, h *outHelm) bool {
+func (c *converter) chart(r *rel, h *importer.OutHelm) bool {
 	ref := str(r.m["chart"])
 	h.Version = str(r.m["version"])
 	switch {
@@ -453,7 +453,7 @@ func (c *converter) missingHandler(r *rel) string {
 // values carries values files, .gotmpl values, inline values, secrets and
 // set/setString over, in helm's order: -f files (inline maps among them),
 // then secrets, then --set.
-func (c *converter) values(r *rel, h *outHelm) error {
+func (c *converter) values(r *rel, h *importer.OutHelm) error {
 	entries, _ := r.m["values"].([]any)
 	secrets, _ := r.m["secrets"].([]any)
 	// Inline maps after the last file go to values:, the rest stay in order.
@@ -493,12 +493,12 @@ func (c *converter) values(r *rel, h *outHelm) error {
 		ap := abs(r.st.dir, p)
 		if _, err := os.Stat(ap); err != nil {
 			if c.missingHandler(r) != "Error" {
-				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("secrets"), What: "release " + r.out.Resolved.Name + ": secrets " + p, Why: "missing, skipped as helmfile's missingFileHandler says"})
+				r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("secrets")}, What: "release " + r.out.Resolved.Name + ": secrets " + p, Why: "missing, skipped as helmfile's missingFileHandler says"})
 				continue
 			}
 			return &InputError{File: r.st.file, Line: r.lineOf("secrets"), Msg: fmt.Sprintf("release %s: the secrets file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
 		}
-		h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(ap)})
+		h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(ap)})
 		r.out.Resolved.SecretFiles = append(r.out.Resolved.SecretFiles, c.rel(ap))
 	}
 	if len(secrets) > 0 {
@@ -525,12 +525,12 @@ func (c *converter) values(r *rel, h *outHelm) error {
 // a .gotmpl one as valuesFrom {file, path} when it takes values from a
 // path inside a YAML file (the Flux HelmRelease pattern), else rendered
 // into a file beside the spec.
-func (c *converter) valuesFile(r *rel, h *outHelm, i int, p string) error {
+func (c *converter) valuesFile(r *rel, h *importer.OutHelm, i int, p string) error {
 	ap := abs(r.st.dir, p)
 	data, err := os.ReadFile(ap)
 	if err != nil {
 		if c.missingHandler(r) != "Error" {
-			r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("values"), What: "release " + r.out.Resolved.Name + ": values " + p, Why: "missing, skipped as helmfile's missingFileHandler " + c.missingHandler(r) + " says"})
+			r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + ": values " + p, Why: "missing, skipped as helmfile's missingFileHandler " + c.missingHandler(r) + " says"})
 			return nil
 		}
 		return &InputError{File: r.st.file, Line: c.findLine(r.st, filepath.Base(p), r.lineOf("values")), Msg: fmt.Sprintf("release %s: the values file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
@@ -541,7 +541,7 @@ func (c *converter) valuesFile(r *rel, h *outHelm, i int, p string) error {
 			return &InputError{File: c.l.display(ap), Line: yamlErrLine(err), Msg: "the values file of release " + r.out.Resolved.Name + " is not a YAML map: " + yamlErrMsg(err)}
 		}
 		r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, stringKeys(m).(map[string]any))
-		h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(ap)})
+		h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(ap)})
 		return nil
 	}
 	mark := len(c.r.reads)
@@ -561,20 +561,20 @@ func (c *converter) valuesFile(r *rel, h *outHelm, i int, p string) error {
 	for _, rd := range c.r.reads[mark:] {
 		for _, g := range rd.gets {
 			if deepEqualValues(g.val, m) {
-				h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(rd.path), Path: g.path})
+				h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(rd.path), Path: g.path})
 				r.out.Carried = append(r.out.Carried, fmt.Sprintf("values[%d] %s as valuesFrom {file: %s, path: %s}", i, p, c.rel(rd.path), g.path))
 				return nil
 			}
 		}
 		if path, ok := findPath(rd.obj, m, ""); ok {
-			h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(rd.path), Path: path})
+			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(rd.path), Path: path})
 			r.out.Carried = append(r.out.Carried, fmt.Sprintf("values[%d] %s as valuesFrom {file: %s, path: %s}", i, p, c.rel(rd.path), path))
 			return nil
 		}
 	}
 	c.generated(r, h, fmt.Sprintf("values[%d] %s", i, p), m, "the values template "+c.l.display(ap)+" rendered for release "+r.out.Resolved.Name+" (environment "+r.st.envName+"); edit the template and import again")
 	if len(c.r.env) > 0 {
-		r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("values"), What: "release " + r.out.Resolved.Name + ": values " + c.l.display(ap),
+		r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + ": values " + c.l.display(ap),
 			Why: "rendered once into " + h.ValuesFrom[len(h.ValuesFrom)-1].File + " with this checkout's environment variables"})
 	}
 	return nil
@@ -582,17 +582,17 @@ func (c *converter) valuesFile(r *rel, h *outHelm, i int, p string) error {
 
 // generated writes values into a file beside the spec that says where
 // they came from.
-func (c *converter) generated(r *rel, h *outHelm, what string, v map[string]any, from string) {
+func (c *converter) generated(r *rel, h *importer.OutHelm, what string, v map[string]any, from string) {
 	name := fmt.Sprintf("%s.values-%d.yaml", r.step.Name, len(h.ValuesFrom)+1)
 	body, _ := toYaml(v)
 	data := []byte("# Generated by khook import helmfile from " + from + ".\n" + body)
 	c.files = append(c.files, File{Path: name, Data: data})
-	h.ValuesFrom = append(h.ValuesFrom, outSource{File: "./" + name})
+	h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: "./" + name})
 	r.out.Carried = append(r.out.Carried, what+" as "+name)
 }
 
 // fields maps the release's other fields (and helmDefaults) or says why not.
-func (c *converter) fields(r *rel, h *outHelm) {
+func (c *converter) fields(r *rel, h *importer.OutHelm) {
 	get := func(k string) (any, bool, bool) { // value, set, from helmDefaults
 		if v, ok := r.m[k]; ok {
 			return v, true, false
@@ -690,7 +690,7 @@ func (c *converter) fields(r *rel, h *outHelm) {
 				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
 			}
 		default:
-			n := Note{File: r.st.file, Line: r.st.defaultsLine[k], What: "helmDefaults." + k, Why: explain[k]}
+			n := Note{Loc: importer.Loc{File: r.st.file, Line: r.st.defaultsLine[k]}, What: "helmDefaults." + k, Why: explain[k]}
 			if _, ok := explain[k]; !ok {
 				n.Why = "no khook equivalent; it does not change what is installed"
 			}
@@ -753,11 +753,11 @@ func (c *converter) link() {
 				if ns == "" {
 					where = fmt.Sprintf("it names no namespace and no release %s is in this release's namespace %q", name, r.out.Resolved.Namespace)
 				}
-				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
+				r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("needs")}, What: "release " + r.out.Resolved.Name + ": needs " + need,
 					Why: fmt.Sprintf("%s; resolved to the only release named %s (namespace %q)", where, name, cands[0].out.Resolved.Namespace)})
 			}
 			if found == nil && len(cands) == 0 && c.skipped[name] {
-				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
+				r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("needs")}, What: "release " + r.out.Resolved.Name + ": needs " + need,
 					Why: "that release's condition is false in this environment, so there is no step to wait for"})
 				continue
 			}
@@ -766,7 +766,7 @@ func (c *converter) link() {
 				if len(cands) > 1 {
 					why = "several releases have that name and none is in that namespace"
 				}
-				r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need, Why: why})
+				r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("needs")}, What: "release " + r.out.Resolved.Name + ": needs " + need, Why: why})
 				continue
 			}
 			r.out.Resolved.Needs = append(r.out.Resolved.Needs, found.out.Resolved.Namespace+"/"+found.out.Resolved.Name)
@@ -810,163 +810,6 @@ func appendUnique(l []string, s string) []string {
 	}
 	return append(l, s)
 }
-
-// write renders the spec with its header, checks it loads as validate
-// would (a step the spec refuses turns its release refused), and settles
-// every verdict.
-func (c *converter) write(name string) ([]byte, error) {
-	sp := &outSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: outMetadata{Name: name}}
-	c.references(sp)
-	refused := map[*rel]string{}
-	for {
-		sp.Steps = nil
-		index := map[int]*rel{}
-		for _, r := range c.rels {
-			if _, ok := refused[r]; ok {
-				continue
-			}
-			for _, st := range r.before {
-				index[len(sp.Steps)] = r
-				sp.Steps = append(sp.Steps, st)
-			}
-			index[len(sp.Steps)] = r
-			sp.Steps = append(sp.Steps, r.step)
-			for _, st := range r.after {
-				index[len(sp.Steps)] = r
-				sp.Steps = append(sp.Steps, st)
-			}
-		}
-		c.verdicts(refused)
-		doc, err := c.render(sp)
-		if err != nil {
-			return nil, err
-		}
-		if len(sp.Steps) == 0 {
-			return doc, nil
-		}
-		var set []string
-		for _, v := range c.res.Vars {
-			if v.Required {
-				set = append(set, v.Name+"=x")
-			}
-		}
-		_, err = spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc), Set: set})
-		var probs spec.Problems
-		if err == nil {
-			return doc, nil
-		}
-		if !errors.As(err, &probs) {
-			return nil, fmt.Errorf("cannot check the spec written: %w", err)
-		}
-		n := len(refused)
-		// A hook's step the spec refuses loses the hook, not the release.
-		dropped := false
-		for _, p := range probs {
-			var i int
-			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
-				r, st := index[i], sp.Steps[i]
-				if st != r.step && r.dropHook(st) {
-					c.rewire(st)
-					r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.lineOf("hooks"), What: "release " + r.out.Resolved.Name + ": a hook's step " + st.Name,
-						Why: "the khook spec refuses it: " + p.Message})
-					dropped = true
-				}
-			}
-		}
-		if dropped {
-			continue
-		}
-		for _, p := range probs {
-			var i int
-			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
-				if _, ok := refused[index[i]]; !ok {
-					refused[index[i]] = p.Message
-				}
-			}
-		}
-		if len(refused) == n {
-			return nil, fmt.Errorf("the spec written is invalid: %s", probs[0])
-		}
-		// Needs of a refused release's steps go too.
-		gone := map[string]bool{}
-		for r := range refused {
-			for _, s := range r.out.Steps {
-				gone[s] = true
-			}
-		}
-		for _, r := range c.rels {
-			for _, st := range append(append([]*outStep{r.step}, r.before...), r.after...) {
-				var keep []string
-				for _, nd := range st.Needs {
-					if !gone[nd] {
-						keep = append(keep, nd)
-					}
-				}
-				st.Needs = keep
-			}
-		}
-	}
-}
-
-func (c *converter) verdicts(refused map[*rel]string) {
-	for _, r := range c.rels {
-		if why, ok := refused[r]; ok {
-			r.out.Verdict = Refused
-			r.out.Step, r.out.Steps = "", nil
-			r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.line, What: "release " + r.out.Resolved.Name, Why: "the khook spec refuses its step: " + why})
-			continue
-		}
-		if len(r.out.NotCarried) > 0 {
-			r.out.Verdict = Partial
-		} else {
-			r.out.Verdict = Faithful
-		}
-	}
-	for _, rel := range c.res.Releases {
-		if rel.Verdict == "" {
-			rel.Verdict = Refused
-		}
-		sortNotes(rel.NotCarried)
-		sortNotes(rel.Info)
-	}
-	sortNotes(c.res.NotCarried)
-	sortNotes(c.res.Info)
-}
-
-// render is the spec YAML with a header saying what was not carried.
-func (c *converter) render(sp *outSpec) ([]byte, error) {
-	var body bytes.Buffer
-	enc := yaml.NewEncoder(&body)
-	enc.SetIndent(2)
-	if err := enc.Encode(sp); err != nil {
-		return nil, fmt.Errorf("cannot encode the spec: %w", err)
-	}
-	var out bytes.Buffer
-	fmt.Fprintf(&out, "# Imported from a helmfile by khook import helmfile (environment %s).\n", c.opts.Environment)
-	var lost, warn []Note
-	lost = append(lost, c.res.NotCarried...)
-	warn = append(warn, c.res.Info...)
-	for _, r := range c.res.Releases {
-		lost = append(lost, r.NotCarried...)
-		warn = append(warn, r.Info...)
-	}
-	if len(lost) > 0 {
-		fmt.Fprintf(&out, "# NOT carried over (%d): this spec does not build what the helmfile builds until these are resolved by hand:\n", len(lost))
-		for _, n := range lost {
-			fmt.Fprintf(&out, "#   %s\n", oneLine(n.String()))
-		}
-	}
-	if len(warn) > 0 {
-		fmt.Fprintf(&out, "# Carried with a difference (%d):\n", len(warn))
-		for _, n := range warn {
-			fmt.Fprintf(&out, "#   %s\n", oneLine(n.String()))
-		}
-	}
-	out.Write(body.Bytes())
-	return out.Bytes(), nil
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // specName turns a helmfile's directory name into a metadata.name.
 func specName(file string) string {
@@ -1021,55 +864,6 @@ func findPath(obj any, want map[string]any, prefix string) (string, bool) {
 	return "", false
 }
 
-// dropHook removes a hook's step; steps that needed it need what it
-// needed instead.
-func (r *rel) dropHook(st *outStep) bool {
-	found := false
-	var keep func([]*outStep) []*outStep
-	keep = func(l []*outStep) []*outStep {
-		var out []*outStep
-		for _, x := range l {
-			if x == st {
-				found = true
-				continue
-			}
-			out = append(out, x)
-		}
-		return out
-	}
-	r.before, r.after = keep(r.before), keep(r.after)
-	if !found {
-		return false
-	}
-	var steps []string
-	for _, s := range r.out.Steps {
-		if s != st.Name {
-			steps = append(steps, s)
-		}
-	}
-	r.out.Steps = steps
-	return true
-}
-
-// rewire makes every step that needed a dropped step need what it needed.
-func (c *converter) rewire(st *outStep) {
-	for _, r := range c.rels {
-		for _, x := range append(append([]*outStep{r.step}, r.before...), r.after...) {
-			var needs []string
-			for _, nd := range x.Needs {
-				if nd == st.Name {
-					for _, up := range st.Needs {
-						needs = appendUnique(needs, up)
-					}
-					continue
-				}
-				needs = appendUnique(needs, nd)
-			}
-			x.Needs = needs
-		}
-	}
-}
-
 // helmArgs maps the helm arguments: helmDefaults.args, then a release's
 // own args (helmfile v1.8.0 refuses that field; older states carry it).
 // --include-crds together with --no-hooks, without --skip-crds, is the
@@ -1079,7 +873,7 @@ func (c *converter) rewire(st *outStep) {
 // which is crds: only. --include-crds alone is what a helm step does
 // anyway, --skip-crds is crds: skip; any other argument has no khook
 // equivalent.
-func (c *converter) helmArgs(r *rel, h *outHelm) {
+func (c *converter) helmArgs(r *rel, h *importer.OutHelm) {
 	type arg struct {
 		text, from string
 		line       int
@@ -1126,7 +920,7 @@ func (c *converter) helmArgs(r *rel, h *outHelm) {
 			const why = "written as crds: only; this assumes the helmfile is run as helmfile template | yq select(.kind == \"CustomResourceDefinition\") | kubectl apply --server-side: the chart's CRDs (crds/ and templated, with these values) are applied, no release is installed, no hook runs"
 			if a.from == "args" {
 				c.infoAt(r, a.line, "args "+flags, why)
-			} else if n := (Note{File: r.st.file, Line: a.line, What: "helmDefaults.args " + flags, Why: why}); !c.seen[n.String()] {
+			} else if n := (Note{Loc: importer.Loc{File: r.st.file, Line: a.line}, What: "helmDefaults.args " + flags, Why: why}); !c.seen[n.String()] {
 				c.seen[n.String()] = true
 				c.res.Info = append(c.res.Info, n)
 			}
@@ -1147,8 +941,8 @@ func (c *converter) helmArgs(r *rel, h *outHelm) {
 // patches maps a release's jsonPatches and strategicMergePatches (which
 // helmfile applies with kustomize after rendering the chart) to a
 // kustomize post-renderer: each inline or read from the file it names.
-func (c *converter) patches(r *rel, h *outHelm) {
-	var out []outKPatch
+func (c *converter) patches(r *rel, h *importer.OutHelm) {
+	var out []importer.OutKPatch
 	for _, key := range []string{"jsonPatches", "strategicMergePatches"} {
 		items, _ := r.m[key].([]any)
 		for i, it := range items {
@@ -1173,7 +967,7 @@ func (c *converter) patches(r *rel, h *outHelm) {
 			}
 			if key == "strategicMergePatches" {
 				body, _ := toYaml(m)
-				out = append(out, outKPatch{Patch: body})
+				out = append(out, importer.OutKPatch{Patch: body})
 				continue
 			}
 			ops, hasOps := m["patch"].([]any)
@@ -1197,7 +991,7 @@ func (c *converter) patches(r *rel, h *outHelm) {
 				continue
 			}
 			body, _ := toYaml(ops)
-			p := outKPatch{Patch: body}
+			p := importer.OutKPatch{Patch: body}
 			if len(t) > 0 {
 				p.Target = t
 			}
@@ -1205,7 +999,7 @@ func (c *converter) patches(r *rel, h *outHelm) {
 		}
 	}
 	if len(out) > 0 {
-		h.PostRenderers = []outPostRenderer{{Kustomize: &outKustomize{Patches: out}}}
+		h.PostRenderers = []importer.OutPostRenderer{{Kustomize: &importer.OutKustomize{Patches: out}}}
 		r.out.Carried = append(r.out.Carried, "jsonPatches/strategicMergePatches as a kustomize post-renderer")
 	}
 }
@@ -1214,14 +1008,14 @@ func (c *converter) patches(r *rel, h *outHelm) {
 // helmDefaults'). khook runs no commands; the one the CRDs-only helmfiles
 // give, a yq select of the CustomResourceDefinitions, is what crds: only
 // does already.
-func (c *converter) postRenderer(r *rel, h *outHelm) {
+func (c *converter) postRenderer(r *rel, h *importer.OutHelm) {
 	text, from, line := postRendererOf(r)
 	if text == "" {
 		return
 	}
 	cmd := strings.Fields(text)[0]
 	if h.CRDs == "only" && selectsCRDs(text) {
-		n := Note{File: r.st.file, Line: line, What: from + " " + cmd, Why: "it keeps the CustomResourceDefinitions of the rendered chart, which crds: only applies already"}
+		n := Note{Loc: importer.Loc{File: r.st.file, Line: line}, What: from + " " + cmd, Why: "it keeps the CustomResourceDefinitions of the rendered chart, which crds: only applies already"}
 		if !c.seen[n.String()] {
 			c.seen[n.String()] = true
 			c.res.Info = append(c.res.Info, n)

@@ -39,7 +39,7 @@ func TestImportBootstrap(t *testing.T) {
 		"- kustomize: ../kubernetes/apps/kube-system/cilium/app",
 		"- file: ../kubernetes/crds/gateway/crds.yaml",
 		"clusterName: ${CLUSTER_NAME}",
-		"default: home",
+		`default: "home"`,
 		"rollout:\n      restart: deployment/flux-operator",
 		"needs default/coredns: no release coredns is in namespace \"default\"",
 	} {
@@ -594,7 +594,7 @@ func TestImportUnsetRequiredEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := string(res.Spec)
-	for _, want := range []string{"token: ${TOKEN_X}", "header: Bearer ${TOKEN_X}", "  TOKEN_X:\n    type: string\n    required: true\n"} {
+	for _, want := range []string{"token: ${TOKEN_X}", "header: Bearer ${TOKEN_X}", "  TOKEN_X: {type: string, required: true,"} {
 		if !strings.Contains(spec, want) {
 			t.Errorf("spec lacks %q\n%s", want, spec)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/khook/khook/internal/importer"
 	"io"
 	"os"
 	"path/filepath"
@@ -345,15 +346,15 @@ func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.N
 			case "commonLabels":
 				_ = v.Decode(&s.commonLabels)
 			case "apiVersions", "kubeVersion":
-				s.info = append(s.info, Note{File: s.file, Line: line, What: k.Value,
+				s.info = append(s.info, Note{Loc: importer.Loc{File: s.file, Line: line}, What: k.Value,
 					Why: "khook asks the cluster for its version and APIs (plan --offline takes them from its flags)"})
 			case "helmBinary", "kustomizeBinary", "lockFilePath", "helmfileLockFile":
-				s.info = append(s.info, Note{File: s.file, Line: line, What: k.Value, Why: "khook embeds Helm and kustomize: no binary or lock file to name"})
+				s.info = append(s.info, Note{Loc: importer.Loc{File: s.file, Line: line}, What: k.Value, Why: "khook embeds Helm and kustomize: no binary or lock file to name"})
 			case "hooks":
-				s.notCarried = append(s.notCarried, Note{File: s.file, Line: line, What: "hooks (global)",
+				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: line}, What: "hooks (global)",
 					Why: "helmfile-wide hooks have no release to run around: add an apply or job step by hand"})
 			default:
-				s.notCarried = append(s.notCarried, Note{File: s.file, Line: line, What: k.Value, Why: "no khook equivalent"})
+				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: line}, What: k.Value, Why: "no khook equivalent"})
 			}
 		}
 		// The environment's values, for the next part (helmfile reloads them per part).
@@ -406,7 +407,7 @@ func (l *loader) environment(s *state, e *yaml.Node, offset int) (map[string]any
 				}
 				plain, derr := sops.Decrypt(f.Value, data, redact.New())
 				if derr != nil {
-					s.notCarried = append(s.notCarried, Note{File: s.file, Line: f.Line + offset, What: "environment secrets " + f.Value,
+					s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: f.Line + offset}, What: "environment secrets " + f.Value,
 						Why: "cannot be decrypted here (" + derr.Error() + "), so templates that read it rendered without it"})
 					continue
 				}
@@ -421,7 +422,7 @@ func (l *loader) environment(s *state, e *yaml.Node, offset int) (map[string]any
 			}
 		case "missingFileHandler", "kubeContext", "missingFileHandlerConfig":
 		default:
-			s.notCarried = append(s.notCarried, Note{File: s.file, Line: k.Line + offset, What: "environments." + s.envName + "." + k.Value, Why: "no khook equivalent"})
+			s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "environments." + s.envName + "." + k.Value, Why: "no khook equivalent"})
 		}
 	})
 	return out, err
@@ -483,10 +484,10 @@ func (l *loader) repositories(s *state, n *yaml.Node, offset int) {
 			case "oci":
 				repo.oci = v.Value == "true"
 			case "username", "password":
-				s.notCarried = append(s.notCarried, Note{File: s.file, Line: k.Line + offset, What: "repository " + name + " " + k.Value,
+				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "repository " + name + " " + k.Value,
 					Why: "credentials are not written into a spec: set auth: {username: ${USER}, password: ${PASSWORD}} on its steps"})
 			case "passCredentials", "skipTLSVerify", "certFile", "keyFile", "caFile", "verify", "keyring":
-				s.notCarried = append(s.notCarried, Note{File: s.file, Line: k.Line + offset, What: "repository " + name + " " + k.Value,
+				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "repository " + name + " " + k.Value,
 					Why: "khook takes TLS and credential settings per run (--ca-file) or per step (auth:), not per repository"})
 			}
 		})

@@ -100,17 +100,17 @@ func RunHelmfile(opts *Options) error {
 	}
 	for _, r := range res.Releases {
 		for _, n := range r.NotCarried {
-			fmt.Fprintf(errOut, "%s: not carried over: %s\n", n.Loc(), trimRelease(n, r))
+			fmt.Fprintf(errOut, "%s: not carried over: %s\n", n.Loc, trimRelease(n, r))
 		}
 		for _, n := range r.Info {
-			fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc(), trimRelease(n, r))
+			fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc, trimRelease(n, r))
 		}
 	}
 	for _, n := range res.NotCarried {
-		fmt.Fprintf(errOut, "%s: not carried over: %s\n", n.Loc(), n.What+": "+n.Why)
+		fmt.Fprintf(errOut, "%s: not carried over: %s\n", n.Loc, n.What+": "+n.Why)
 	}
 	for _, n := range res.Info {
-		fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc(), n.What+": "+n.Why)
+		fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc, n.What+": "+n.Why)
 	}
 	counts := map[helmfile.Verdict]int{}
 	for _, r := range res.Releases {
