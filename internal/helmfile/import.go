@@ -30,6 +30,10 @@ type converter struct {
 	top     string                             // the helmfile as the user named it
 	skipped map[string]bool                    // releases whose condition is false
 	from    map[*importer.OutStep]importer.Loc // a hook's step: the hook's line
+	// Of the hooks' commands (internal/shscript): each one's fate, and the
+	// variables their steps refer to.
+	commands []importer.Command
+	hookVars []*importer.Var
 }
 
 // Import reads dir/file (a helmfile.yaml, helmfile.yaml.gotmpl or a

@@ -35,7 +35,7 @@ func TestImportBootstrap(t *testing.T) {
 	}
 	for _, want := range []string{
 		"- file: ../kubernetes/apps/kube-system/cilium/app/helmrelease.yaml\n          path: spec.values",
-		"for: condition=Established\n      \"on\": customresourcedefinition/ciliumloadbalancerippools.cilium.io",
+		"for: condition=Established\n      \"on\": crd/ciliumloadbalancerippools.cilium.io",
 		"- kustomize: ../kubernetes/apps/kube-system/cilium/app",
 		"- file: ../kubernetes/crds/gateway/crds.yaml",
 		"clusterName: ${CLUSTER_NAME}",
@@ -306,7 +306,7 @@ func TestImportRefusedHookStep(t *testing.T) {
     hooks:
       - events: [postsync]
         command: kubectl
-        args: [wait, --for=bogus, deploy/x]
+        args: [wait, '--for=jsonpath={.status', deploy/x]
   - name: b
     chart: oci://r.example/b
     needs: [a]

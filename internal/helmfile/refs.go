@@ -70,6 +70,11 @@ func (c *converter) references() {
 		}
 		c.res.Vars = append(c.res.Vars, v)
 	}
+	for _, v := range c.hookVars {
+		if !declared(c.res.Vars, v.Name) {
+			c.res.Vars = append(c.res.Vars, v)
+		}
+	}
 	sort.Slice(c.res.Vars, func(i, j int) bool { return c.res.Vars[i].Name < c.res.Vars[j].Name })
 }
 
@@ -116,4 +121,13 @@ func replaceSub(v any, val, ref string, used *bool) any {
 		}
 	}
 	return v
+}
+
+func declared(vars []*importer.Var, name string) bool {
+	for _, v := range vars {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -53,7 +53,7 @@ func (c *converter) write(name string) ([]byte, error) {
 // position to its release. The verdicts are settled first, so the notes
 // are final.
 func (c *converter) model(name string, refused map[*rel]string) (*importer.Model, map[int]*rel) {
-	m := &importer.Model{Source: c.top + " (environment " + c.opts.Environment + ")", Tool: "khook import helmfile", Name: name, Vars: c.res.Vars}
+	m := &importer.Model{Source: c.top + " (environment " + c.opts.Environment + ")", Tool: "khook import helmfile", Name: name, Vars: c.res.Vars, Commands: c.commands}
 	index := map[int]*rel{}
 	for _, r := range c.rels {
 		if _, ok := refused[r]; ok {

@@ -21,18 +21,18 @@ type OutStep struct {
 
 // OutHelm is a helm step.
 type OutHelm struct {
-	Chart            string         `yaml:"chart"`
-	Repo             string         `yaml:"repo,omitempty"`
-	Version          string         `yaml:"version,omitempty"`
-	Release          string         `yaml:"release,omitempty"`
-	Namespace        string         `yaml:"namespace,omitempty"`
-	CreateNamespace  bool           `yaml:"createNamespace,omitempty"`
-	Atomic           bool           `yaml:"atomic,omitempty"`
-	Wait             bool           `yaml:"wait,omitempty"`
-	TakeOwnership    bool           `yaml:"takeOwnership,omitempty"`
-	CRDs             string         `yaml:"crds,omitempty"`
-	DependencyUpdate bool           `yaml:"dependencyUpdate,omitempty"`
-	ValuesFrom       []OutSource    `yaml:"valuesFrom,omitempty"`
+	Chart            string            `yaml:"chart"`
+	Repo             string            `yaml:"repo,omitempty"`
+	Version          string            `yaml:"version,omitempty"`
+	Release          string            `yaml:"release,omitempty"`
+	Namespace        string            `yaml:"namespace,omitempty"`
+	CreateNamespace  bool              `yaml:"createNamespace,omitempty"`
+	Atomic           bool              `yaml:"atomic,omitempty"`
+	Wait             bool              `yaml:"wait,omitempty"`
+	TakeOwnership    bool              `yaml:"takeOwnership,omitempty"`
+	CRDs             string            `yaml:"crds,omitempty"`
+	DependencyUpdate bool              `yaml:"dependencyUpdate,omitempty"`
+	ValuesFrom       []OutSource       `yaml:"valuesFrom,omitempty"`
 	Values           map[string]any    `yaml:"values,omitempty"`
 	PostRenderers    []OutPostRenderer `yaml:"postRenderers,omitempty"`
 }

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -90,6 +91,52 @@ func Import(file string, opts Options) (*Result, error) {
 		}
 	}
 	return &Result{Model: t.m, Spec: doc}, nil
+}
+
+// Fragment translates shell text that another importer read — a
+// helmfile hook's command, `sh -c` script or `kubectl …` with its
+// arguments — as the script import does, run from opts.Dir: every idiom
+// of a script works there too, command by command. Its notes, commands
+// and steps are at at.File, lines counted from at.Line. The model is not
+// written: the caller merges its steps (named and chained by this
+// translator) into its own. An *InputError is text bash cannot parse.
+func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, error) {
+	t, err := newTranslator(at.File, opts)
+	if err != nil {
+		return nil, err
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), at.File)
+	if err != nil {
+		var pe syntax.ParseError
+		if errors.As(err, &pe) {
+			return nil, &InputError{File: at.File, Line: at.Line + int(pe.Pos.Line()) - 1, Msg: "bash cannot parse the command: " + pe.Text}
+		}
+		return nil, &InputError{File: at.File, Line: at.Line, Msg: "bash cannot parse the command: " + err.Error()}
+	}
+	t.file, t.scriptPath, t.src = at.File, filepath.Join(t.runDir, filepath.Base(at.File)), []byte(text)
+	if at.Line > 0 {
+		t.lineBase = at.Line - 1
+	}
+	t.stmts(f.Stmts)
+	if t.inputErr != nil {
+		return nil, t.inputErr
+	}
+	pruneVars(t.m)
+	return t.m, nil
+}
+
+// CommandLine is argv as one shell command line, each word quoted as bash
+// needs it, for Fragment (a hook's command and its arguments).
+func CommandLine(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil { // a NUL byte: no shell word holds it
+			q = strconv.Quote(a)
+		}
+		words[i] = q
+	}
+	return strings.Join(words, " ")
 }
 
 func newTranslator(file string, opts Options) (*translator, error) {
