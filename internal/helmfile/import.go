@@ -7,7 +7,6 @@ import (
 	"github.com/khook/khook/internal/importer"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -175,45 +174,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int, sub b
 		return &InputError{File: c.l.display(path), Msg: "cannot read the helmfile: " + pathErr(err)}
 	}
 	if st.IsDir() {
-		var files []string
-		for _, cand := range []string{"helmfile.yaml", "helmfile.yaml.gotmpl"} {
-			if _, err := os.Stat(filepath.Join(path, cand)); err == nil {
-				return c.tree(filepath.Join(path, cand), overrides, depth+1, sub)
-			}
-		}
-		for _, pat := range []string{"*.yaml", "*.yml", "*.yaml.gotmpl", "*.yml.gotmpl"} {
-			m, _ := filepath.Glob(filepath.Join(path, "helmfile.d", pat))
-			files = append(files, m...)
-		}
-		sort.Strings(files)
-		if len(files) == 0 {
-			return &InputError{File: c.l.display(path), Msg: "no helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/*.yaml in this folder"}
-		}
-		// helmfile (pkg/app visitStates) skips a state file that does not
-		// define the chosen environment and fails only when no file runs.
-		var skipped []Note
-		var first *InputError
-		for _, f := range files {
-			err := c.tree(f, overrides, depth+1, sub)
-			var ie *InputError
-			if errors.As(err, &ie) && ie.notDefined {
-				skipped = append(skipped, Note{Loc: importer.Loc{File: c.l.display(f)}, What: fmt.Sprintf("environment %q is not defined in this file", c.opts.Environment),
-					Why: "helmfile skips a helmfile.d file without it, so none of its releases is imported"})
-				// Refuse with a file that lists environments to choose from.
-				if first == nil || ie.envsKnown && !first.envsKnown {
-					first = ie
-				}
-				continue
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if len(skipped) == len(files) {
-			return first
-		}
-		c.res.Info = append(c.res.Info, skipped...)
-		return nil
+		return c.treeDir(path, overrides, depth, sub)
 	}
 	s, err := c.l.load(path, overrides, false, sub)
 	if err != nil {
@@ -224,39 +185,8 @@ func (c *converter) tree(path string, overrides map[string]any, depth int, sub b
 	}
 	c.res.NotCarried = append(c.res.NotCarried, s.notCarried...)
 	c.res.Info = append(c.res.Info, s.info...)
-	for _, h := range s.helmfiles {
-		var sub struct {
-			Path      string `yaml:"path"`
-			Values    []any  `yaml:"values"`
-			Selectors []any  `yaml:"selectors"`
-		}
-		if h.Kind == yaml.ScalarNode {
-			sub.Path = h.Value
-		} else if err := h.Decode(&sub); err != nil {
-			return &InputError{File: s.file, Line: h.Line, Msg: "a helmfiles: entry cannot be read: " + err.Error()}
-		}
-		if len(sub.Selectors) > 0 {
-			c.res.NotCarried = append(c.res.NotCarried, Note{Loc: importer.Loc{File: s.file, Line: h.Line}, What: "helmfiles: " + sub.Path + " selectors",
-				Why: "every release of the sub-helmfile is imported; pick them at run time with --selector on the labels"})
-		}
-		var vals map[string]any
-		if len(sub.Values) > 0 {
-			var n yaml.Node
-			_ = n.Encode(sub.Values)
-			if vals, err = c.l.valuesEntries(s, &n, 0, nil); err != nil {
-				return err
-			}
-		}
-		matches, _ := filepath.Glob(abs(s.dir, sub.Path))
-		if len(matches) == 0 && !hasGlob(sub.Path) {
-			matches = []string{abs(s.dir, sub.Path)}
-		}
-		sort.Strings(matches)
-		for _, m := range matches {
-			if err := c.tree(m, vals, depth+1, true); err != nil {
-				return err
-			}
-		}
+	if err := c.subHelmfiles(s, depth); err != nil {
+		return err
 	}
 	var group []*rel
 	for _, rn := range s.releases {
@@ -316,34 +246,9 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	}
 	c.res.Releases = append(c.res.Releases, r.out)
 	// installed and condition decide whether there is a release at all.
-	installed := true
-	if v, ok := m["installed"]; ok {
-		installed = v != false && str(v) != "false"
-		r.out.Carried = append(r.out.Carried, "installed")
-	}
-	if v, ok := m["installedTemplate"]; ok {
-		b, err := strconv.ParseBool(strings.TrimSpace(str(v)))
-		if err != nil {
-			return nil, &InputError{File: s.file, Line: r.lineOf("installedTemplate"), Msg: fmt.Sprintf("release %s installedTemplate renders to %q, not true or false", name, str(v))}
-		}
-		installed = b
-		r.out.Carried = append(r.out.Carried, "installedTemplate (rendered: "+strconv.FormatBool(b)+")")
-	}
-	if cond := str(m["condition"]); cond != "" {
-		v, err := get(cond, s.values())
-		b, isBool := v.(bool)
-		switch {
-		case err != nil || !isBool:
-			return nil, &InputError{File: s.file, Line: r.lineOf("condition"), Msg: fmt.Sprintf("release %s condition %s: the environment's values hold no boolean at that path", name, cond)}
-		case !b:
-			r.out.Resolved.Installed = false
-			r.out.Verdict = Faithful
-			c.skipped[name] = true
-			r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: s.file, Line: r.lineOf("condition")}, What: "release " + name,
-				Why: fmt.Sprintf("its condition %s is false in environment %s, so helmfile skips it and no step is written", cond, s.envName)})
-			return nil, nil
-		}
-		r.out.Carried = append(r.out.Carried, "condition "+cond+" (true in environment "+s.envName+")")
+	installed, skip, err := c.installed(r, name)
+	if err != nil || skip {
+		return nil, err
 	}
 	r.step = &importer.OutStep{Name: c.stepName(name, ns)}
 	r.out.Step = r.step.Name
@@ -382,6 +287,128 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	}
 	c.rels = append(c.rels, r)
 	return r, nil
+}
+
+// treeDir is a folder: its helmfile.yaml(.gotmpl), else its helmfile.d
+// files in order.
+func (c *converter) treeDir(path string, overrides map[string]any, depth int, sub bool) error {
+	var files []string
+	for _, cand := range []string{"helmfile.yaml", "helmfile.yaml.gotmpl"} {
+		if _, err := os.Stat(filepath.Join(path, cand)); err == nil {
+			return c.tree(filepath.Join(path, cand), overrides, depth+1, sub)
+		}
+	}
+	for _, pat := range []string{"*.yaml", "*.yml", "*.yaml.gotmpl", "*.yml.gotmpl"} {
+		m, _ := filepath.Glob(filepath.Join(path, "helmfile.d", pat))
+		files = append(files, m...)
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		return &InputError{File: c.l.display(path), Msg: "no helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/*.yaml in this folder"}
+	}
+	// helmfile (pkg/app visitStates) skips a state file that does not
+	// define the chosen environment and fails only when no file runs.
+	var skipped []Note
+	var first *InputError
+	for _, f := range files {
+		err := c.tree(f, overrides, depth+1, sub)
+		var ie *InputError
+		if errors.As(err, &ie) && ie.notDefined {
+			skipped = append(skipped, Note{Loc: importer.Loc{File: c.l.display(f)}, What: fmt.Sprintf("environment %q is not defined in this file", c.opts.Environment),
+				Why: "helmfile skips a helmfile.d file without it, so none of its releases is imported"})
+			// Refuse with a file that lists environments to choose from.
+			if first == nil || ie.envsKnown && !first.envsKnown {
+				first = ie
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(skipped) == len(files) {
+		return first
+	}
+	c.res.Info = append(c.res.Info, skipped...)
+	return nil
+}
+
+// subHelmfiles loads the state's helmfiles: entries, which helmfile runs
+// before the file's own releases.
+func (c *converter) subHelmfiles(s *state, depth int) error {
+	for _, h := range s.helmfiles {
+		var sub struct {
+			Path      string `yaml:"path"`
+			Values    []any  `yaml:"values"`
+			Selectors []any  `yaml:"selectors"`
+		}
+		if h.Kind == yaml.ScalarNode {
+			sub.Path = h.Value
+		} else if err := h.Decode(&sub); err != nil {
+			return &InputError{File: s.file, Line: h.Line, Msg: "a helmfiles: entry cannot be read: " + err.Error()}
+		}
+		if len(sub.Selectors) > 0 {
+			c.res.NotCarried = append(c.res.NotCarried, Note{Loc: importer.Loc{File: s.file, Line: h.Line}, What: "helmfiles: " + sub.Path + " selectors",
+				Why: "every release of the sub-helmfile is imported; pick them at run time with --selector on the labels"})
+		}
+		var vals map[string]any
+		if len(sub.Values) > 0 {
+			var n yaml.Node
+			_ = n.Encode(sub.Values)
+			var err error
+			if vals, err = c.l.valuesEntries(s, &n, 0, nil); err != nil {
+				return err
+			}
+		}
+		matches, _ := filepath.Glob(abs(s.dir, sub.Path))
+		if len(matches) == 0 && !hasGlob(sub.Path) {
+			matches = []string{abs(s.dir, sub.Path)}
+		}
+		sort.Strings(matches)
+		for _, m := range matches {
+			if err := c.tree(m, vals, depth+1, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// installed is what installed, installedTemplate and condition make of a
+// release: installed or not (a delete step), or skipped (no step) when
+// its condition is false.
+func (c *converter) installed(r *rel, name string) (installed, skip bool, err error) {
+	s, m := r.st, r.m
+	installed = true
+	if v, ok := m["installed"]; ok {
+		installed = v != false && str(v) != "false"
+		r.out.Carried = append(r.out.Carried, "installed")
+	}
+	if v, ok := m["installedTemplate"]; ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(str(v)))
+		if err != nil {
+			return false, false, &InputError{File: s.file, Line: r.lineOf("installedTemplate"), Msg: fmt.Sprintf("release %s installedTemplate renders to %q, not true or false", name, str(v))}
+		}
+		installed = b
+		r.out.Carried = append(r.out.Carried, "installedTemplate (rendered: "+strconv.FormatBool(b)+")")
+	}
+	if cond := str(m["condition"]); cond != "" {
+		v, err := get(cond, s.values())
+		b, isBool := v.(bool)
+		switch {
+		case err != nil || !isBool:
+			return false, false, &InputError{File: s.file, Line: r.lineOf("condition"), Msg: fmt.Sprintf("release %s condition %s: the environment's values hold no boolean at that path", name, cond)}
+		case !b:
+			r.out.Resolved.Installed = false
+			r.out.Verdict = Faithful
+			c.skipped[name] = true
+			r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: s.file, Line: r.lineOf("condition")}, What: "release " + name,
+				Why: fmt.Sprintf("its condition %s is false in environment %s, so helmfile skips it and no step is written", cond, s.envName)})
+			return false, true, nil
+		}
+		r.out.Carried = append(r.out.Carried, "condition "+cond+" (true in environment "+s.envName+")")
+	}
+	return installed, false, nil
 }
 
 func (c *converter) stepName(name, ns string) string {
@@ -452,278 +479,6 @@ func (c *converter) missingHandler(r *rel) string {
 		return r.st.missingFile
 	}
 	return "Error"
-}
-
-// values carries values files, .gotmpl values, inline values, secrets and
-// set/setString over, in helm's order: -f files (inline maps among them),
-// then secrets, then --set.
-func (c *converter) values(r *rel, h *importer.OutHelm) error {
-	entries, _ := r.m["values"].([]any)
-	secrets, _ := r.m["secrets"].([]any)
-	// Inline maps after the last file go to values:, the rest stay in order.
-	lastFile := -1
-	for i, e := range entries {
-		if _, ok := e.(string); ok {
-			lastFile = i
-		}
-	}
-	var trailing map[string]any
-	for i, e := range entries {
-		switch v := e.(type) {
-		case map[string]any:
-			r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(v))
-			if i > lastFile && len(secrets) == 0 {
-				trailing = mergeValues(trailing, deepCopy(v))
-				continue
-			}
-			c.generated(r, h, fmt.Sprintf("values[%d] (inline)", i), v, "inline values of release "+r.out.Resolved.Name+" in "+r.st.file+", kept as a file so that later values files still override them as in helmfile")
-		case string:
-			if err := c.valuesFile(r, h, i, v); err != nil {
-				return err
-			}
-		default:
-			c.note(r, "values", fmt.Sprintf("values[%d]", i), "neither a file nor a map")
-		}
-	}
-	if len(entries) > 0 {
-		r.out.Carried = append(r.out.Carried, "values")
-	}
-	for i, e := range secrets {
-		p, ok := e.(string)
-		if !ok {
-			c.note(r, "secrets", fmt.Sprintf("secrets[%d]", i), "not a file path")
-			continue
-		}
-		ap := abs(r.st.dir, p)
-		if _, err := os.Stat(ap); err != nil {
-			if c.missingHandler(r) != "Error" {
-				r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("secrets")}, What: "release " + r.out.Resolved.Name + ": secrets " + p, Why: "missing, skipped as helmfile's missingFileHandler says"})
-				continue
-			}
-			return &InputError{File: r.st.file, Line: r.lineOf("secrets"), Msg: fmt.Sprintf("release %s: the secrets file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
-		}
-		h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(ap)})
-		r.out.Resolved.SecretFiles = append(r.out.Resolved.SecretFiles, c.rel(ap))
-	}
-	if len(secrets) > 0 {
-		r.out.Carried = append(r.out.Carried, "secrets (sops values files, decrypted by khook)")
-	}
-	set := map[string]any{}
-	if l, ok := r.m["set"].([]any); ok {
-		c.set(r, "set", l, false, set)
-		r.out.Carried = append(r.out.Carried, "set")
-	}
-	if l, ok := r.m["setString"].([]any); ok {
-		c.set(r, "setString", l, true, set)
-		r.out.Carried = append(r.out.Carried, "setString")
-	}
-	set = stringKeys(set).(map[string]any)
-	r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(set))
-	if trailing != nil || len(set) > 0 {
-		h.Values = mergeValues(trailing, set)
-	}
-	return nil
-}
-
-// valuesFile carries one values: file entry: a plain file as valuesFrom;
-// a .gotmpl one as valuesFrom {file, path} when it takes values from a
-// path inside a YAML file (the Flux HelmRelease pattern), else rendered
-// into a file beside the spec.
-func (c *converter) valuesFile(r *rel, h *importer.OutHelm, i int, p string) error {
-	ap := abs(r.st.dir, p)
-	data, err := os.ReadFile(ap)
-	if err != nil {
-		if c.missingHandler(r) != "Error" {
-			r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + ": values " + p, Why: "missing, skipped as helmfile's missingFileHandler " + c.missingHandler(r) + " says"})
-			return nil
-		}
-		return &InputError{File: r.st.file, Line: c.findLine(r.st, filepath.Base(p), r.lineOf("values")), Msg: fmt.Sprintf("release %s: the values file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
-	}
-	if filepath.Ext(ap) != ".gotmpl" {
-		var m map[string]any
-		if err := yaml.Unmarshal(data, &m); err != nil {
-			return &InputError{File: c.l.display(ap), Line: yamlErrLine(err), Msg: "the values file of release " + r.out.Resolved.Name + " is not a YAML map: " + yamlErrMsg(err)}
-		}
-		r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, stringKeys(m).(map[string]any))
-		h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(ap)})
-		return nil
-	}
-	mark := len(c.r.reads)
-	text, err := c.r.render(c.l.display(ap), 0, filepath.Dir(ap), string(data), releaseData(r.st, r.m))
-	if err != nil {
-		return r.st.undefinedEnv(err)
-	}
-	var m map[string]any
-	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
-		return &InputError{File: c.l.display(ap), Line: yamlErrLine(err), Msg: "after rendering for release " + r.out.Resolved.Name + " it is not a YAML map of values: " + yamlErrMsg(err)}
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	m = stringKeys(m).(map[string]any)
-	r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(m))
-	for _, rd := range c.r.reads[mark:] {
-		for _, g := range rd.gets {
-			if deepEqualValues(g.val, m) {
-				h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(rd.path), Path: g.path})
-				r.out.Carried = append(r.out.Carried, fmt.Sprintf("values[%d] %s as valuesFrom {file: %s, path: %s}", i, p, c.rel(rd.path), g.path))
-				return nil
-			}
-		}
-		if path, ok := findPath(rd.obj, m, ""); ok {
-			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(rd.path), Path: path})
-			r.out.Carried = append(r.out.Carried, fmt.Sprintf("values[%d] %s as valuesFrom {file: %s, path: %s}", i, p, c.rel(rd.path), path))
-			return nil
-		}
-	}
-	c.generated(r, h, fmt.Sprintf("values[%d] %s", i, p), m, "the values template "+c.l.display(ap)+" rendered for release "+r.out.Resolved.Name+" (environment "+r.st.envName+"); edit the template and import again")
-	if len(c.r.env) > 0 {
-		r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + ": values " + c.l.display(ap),
-			Why: "rendered once into " + h.ValuesFrom[len(h.ValuesFrom)-1].File + " with this checkout's environment variables"})
-	}
-	return nil
-}
-
-// generated writes values into a file beside the spec that says where
-// they came from.
-func (c *converter) generated(r *rel, h *importer.OutHelm, what string, v map[string]any, from string) {
-	name := fmt.Sprintf("%s.values-%d.yaml", r.step.Name, len(h.ValuesFrom)+1)
-	body, _ := toYaml(v)
-	data := []byte("# Generated by khook import helmfile from " + from + ".\n" + body)
-	c.files = append(c.files, File{Path: name, Data: data})
-	h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: "./" + name})
-	r.out.Carried = append(r.out.Carried, what+" as "+name)
-}
-
-// fields maps the release's other fields (and helmDefaults) or says why not.
-func (c *converter) fields(r *rel, h *importer.OutHelm) {
-	get := func(k string) (any, bool, bool) { // value, set, from helmDefaults
-		if v, ok := r.m[k]; ok {
-			return v, true, false
-		}
-		if n, ok := r.st.defaults[k]; ok {
-			var v any
-			_ = n.Decode(&v)
-			return v, true, true
-		}
-		return nil, false, false
-	}
-	b := func(v any) bool { return v == true || str(v) == "true" }
-	if v, ok, _ := get("wait"); ok {
-		h.Wait = b(v)
-		r.out.Carried = append(r.out.Carried, "wait")
-	}
-	if v, ok := r.m["waitTemplate"]; ok {
-		h.Wait = b(strings.TrimSpace(str(v)))
-	}
-	if v, ok, _ := get("atomic"); ok {
-		h.Atomic = b(v)
-		r.out.Carried = append(r.out.Carried, "atomic")
-	}
-	createNS := true
-	if v, ok, _ := get("createNamespace"); ok {
-		createNS = b(v)
-	}
-	h.CreateNamespace = createNS && h.Namespace != ""
-	if v, ok, _ := get("timeout"); ok {
-		if n, err := strconv.Atoi(str(v)); err == nil && n > 0 {
-			r.step.Timeout = strconv.Itoa(n) + "s"
-			r.out.Carried = append(r.out.Carried, "timeout")
-		}
-	}
-	labels := map[string]string{}
-	for k, v := range r.st.commonLabels {
-		labels[k] = v
-	}
-	if l, ok := r.m["labels"].(map[string]any); ok {
-		for k, v := range l {
-			labels[k] = str(v)
-		}
-	}
-	for _, k := range sortedKeys(labels) {
-		if !labelName.MatchString(strings.TrimPrefix(k, k[:strings.LastIndex(k, "/")+1])) || (labels[k] != "" && !labelName.MatchString(labels[k])) {
-			c.note(r, "labels", "labels."+k+"="+labels[k], "not a Kubernetes label, which khook step labels must be: select the step by its name instead")
-			delete(labels, k)
-		}
-	}
-	if len(labels) > 0 {
-		r.step.Labels = labels
-		r.out.Carried = append(r.out.Carried, "labels (khook step labels, for --selector)")
-	}
-	if v, ok, _ := get("force"); ok && b(v) {
-		r.step.OnImmutable = "recreate"
-		c.infof(r, "force", "force", "helm --force replaces objects it cannot update; khook recreates only objects whose immutable fields changed (onImmutable: recreate)")
-	}
-	explain := map[string]string{
-		"waitForJobs":                "khook's wait: true waits for the release's objects to be ready but not for its Jobs to complete; add a wait step (for: condition=Complete) where a later step needs a Job's result",
-		"cleanupOnFail":              "khook's atomic: true rolls a failed upgrade back; without it the failed release stays for the next apply to fix",
-		"recreatePods":               "Helm 3 and later ignore it",
-		"disableValidation":          "khook validates the rendered objects on the server; a chart that needs validation off fails in plan, not in apply",
-		"disableValidationOnInstall": "khook validates the rendered objects on the server; a chart that needs validation off fails in plan, not in apply",
-		"disableOpenAPIValidation":   "khook validates the rendered objects on the server; a chart that needs validation off fails in plan, not in apply",
-		"kubeContext":                "khook runs against the --context (or kubeconfig) given when it runs",
-		"historyMax":                 "khook keeps Helm's release history at Helm's default",
-		"skipDeps":                   "a local chart with dependencies needs a Chart.lock, or dependencyUpdate: true",
-		"skipSchemaValidation":       "khook validates values against the chart's schema as Helm does",
-		"reuseValues":                "khook always installs the values the spec gives, never the previous release's",
-		"missingFileHandler":         "applied while importing: a missing file was skipped or refused as helmfile does",
-		"name":                       "", "namespace": "", "chart": "", "version": "", "values": "", "secrets": "", "set": "", "setString": "",
-		"needs": "", "installed": "", "installedTemplate": "", "condition": "", "labels": "", "wait": "", "waitTemplate": "",
-		"atomic": "", "createNamespace": "", "timeout": "", "hooks": "", "force": "", "inherit": "",
-		"conditionTemplate": "", "verify": "", "devel": "", "args": "", "postRenderer": "", "postRendererArgs": "", "jsonPatches": "", "strategicMergePatches": "",
-	}
-	for _, k := range sortedKeys(r.m) {
-		why, known := explain[k]
-		switch {
-		case known && why != "":
-			c.infof(r, k, k, why)
-		case known:
-		default:
-			c.note(r, k, k, "no khook equivalent")
-		}
-	}
-	for _, k := range sortedKeys(r.st.defaults) {
-		if _, own := r.m[k]; own {
-			continue
-		}
-		switch k {
-		case "wait", "atomic", "createNamespace", "timeout", "force":
-		case "args", "postRenderer", "postRendererArgs": // with the release's own, below
-		case "verify", "devel":
-			if b(valueOf(r.st.defaults[k])) {
-				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
-			}
-		default:
-			n := Note{Loc: importer.Loc{File: r.st.file, Line: r.st.defaultsLine[k]}, What: "helmDefaults." + k, Why: explain[k]}
-			if _, ok := explain[k]; !ok {
-				n.Why = "no khook equivalent; it does not change what is installed"
-			}
-			if n.Why != "" && !c.seen[n.String()] {
-				c.seen[n.String()] = true
-				c.res.Info = append(c.res.Info, n)
-			}
-		}
-	}
-	c.helmArgs(r, h)
-	c.postRenderer(r, h)
-	c.patches(r, h)
-	if v, ok := r.m["verify"]; ok && b(v) {
-		c.note(r, "verify", "verify", "khook does not verify chart provenance")
-	}
-	if v, ok := r.m["devel"]; ok && b(v) && h.Version == "" {
-		c.note(r, "devel", "devel", "khook installs the exact version given: pin one")
-	}
-}
-
-// labelName is a label's name (after any prefix/) or value.
-var labelName = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
-
-func valueOf(n *yaml.Node) any {
-	var v any
-	if n != nil {
-		_ = n.Decode(&v)
-	}
-	return v
 }
 
 // link turns needs into step needs: name, namespace/name or
@@ -866,196 +621,4 @@ func findPath(obj any, want map[string]any, prefix string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// helmArgs maps the helm arguments: helmDefaults.args, then a release's
-// own args (helmfile v1.8.0 refuses that field; older states carry it).
-// --include-crds together with --no-hooks, without --skip-crds, is the
-// bootstrap "crds" helmfile: run as helmfile template piped through
-// yq select(.kind == "CustomResourceDefinition") to kubectl apply
-// --server-side, it puts the chart's CRDs in the cluster and nothing else,
-// which is crds: only. --include-crds alone is what a helm step does
-// anyway, --skip-crds is crds: skip; any other argument has no khook
-// equivalent.
-func (c *converter) helmArgs(r *rel, h *importer.OutHelm) {
-	type arg struct {
-		text, from string
-		line       int
-	}
-	var args []arg
-	for _, src := range []struct {
-		v    any
-		from string
-		line int
-	}{
-		{valueOf(r.st.defaults["args"]), "helmDefaults.args", r.st.defaultsLine["args"]},
-		{r.m["args"], "args", r.lineOf("args")},
-	} {
-		list, _ := src.v.([]any)
-		for _, x := range list {
-			for _, a := range strings.Fields(str(x)) {
-				args = append(args, arg{a, src.from, src.line})
-			}
-		}
-	}
-	has := map[string]bool{}
-	for _, a := range args {
-		has[a.text] = true
-	}
-	// The post-renderer may do the CRD select itself (then hooks are
-	// rendered, but filtered out with everything else).
-	text, _, _ := postRendererOf(r)
-	selects := selectsCRDs(text)
-	crdsOnly := has["--include-crds"] && (has["--no-hooks"] || selects) && !has["--skip-crds"]
-	flags := "--include-crds --no-hooks"
-	if !has["--no-hooks"] {
-		flags = "--include-crds with a post-renderer selecting the CustomResourceDefinitions"
-	}
-	for _, a := range args {
-		switch {
-		case crdsOnly && (a.text == "--include-crds" || a.text == "--no-hooks"):
-			if a.text == "--no-hooks" {
-				continue
-			}
-			h.CRDs = "only"
-			// No release: nothing to create a namespace for, roll back or
-			// wait on; the CRDs are cluster-scoped.
-			h.CreateNamespace, h.Atomic, h.Wait = false, false, false
-			const why = "written as crds: only; this assumes the helmfile is run as helmfile template | yq select(.kind == \"CustomResourceDefinition\") | kubectl apply --server-side: the chart's CRDs (crds/ and templated, with these values) are applied, no release is installed, no hook runs"
-			if a.from == "args" {
-				c.infoAt(r, a.line, "args "+flags, why)
-			} else if n := (Note{Loc: importer.Loc{File: r.st.file, Line: a.line}, What: "helmDefaults.args " + flags, Why: why}); !c.seen[n.String()] {
-				c.seen[n.String()] = true
-				c.res.Info = append(c.res.Info, n)
-			}
-			r.out.Carried = append(r.out.Carried, flags+" as crds: only")
-		case a.text == "--include-crds":
-			c.infoAt(r, a.line, a.from+" "+a.text, "a khook helm step applies the chart's crds/ (server-side) by default")
-		case a.text == "--skip-crds":
-			h.CRDs = "skip"
-			r.out.Carried = append(r.out.Carried, a.from+" --skip-crds as crds: skip")
-		case a.text == "--no-hooks":
-			c.noteAt(r, a.line, a.from+" "+a.text, "a khook helm step installs the whole chart and runs its hooks; only together with --include-crds (and without --skip-crds) does it mean the CRDs-only bootstrap that crds: only is")
-		default:
-			c.noteAt(r, a.line, a.from+" "+a.text, "extra helm arguments have no khook equivalent")
-		}
-	}
-}
-
-// patches maps a release's jsonPatches and strategicMergePatches (which
-// helmfile applies with kustomize after rendering the chart) to a
-// kustomize post-renderer: each inline or read from the file it names.
-func (c *converter) patches(r *rel, h *importer.OutHelm) {
-	var out []importer.OutKPatch
-	for _, key := range []string{"jsonPatches", "strategicMergePatches"} {
-		items, _ := r.m[key].([]any)
-		for i, it := range items {
-			what := fmt.Sprintf("%s[%d]", key, i)
-			if p, ok := it.(string); ok { // a file holding the patch
-				data, err := os.ReadFile(abs(r.st.dir, p))
-				if err != nil {
-					c.note(r, key, what, "the file "+p+" cannot be read: "+pathErr(err))
-					continue
-				}
-				var v any
-				if err := yaml.Unmarshal(data, &v); err != nil {
-					c.note(r, key, what, "the file "+p+" is not YAML: "+yamlErrMsg(err))
-					continue
-				}
-				it = stringKeys(v)
-			}
-			m, _ := it.(map[string]any)
-			if m == nil {
-				c.note(r, key, what, "neither a patch nor a file name")
-				continue
-			}
-			if key == "strategicMergePatches" {
-				body, _ := toYaml(m)
-				out = append(out, importer.OutKPatch{Patch: body})
-				continue
-			}
-			ops, hasOps := m["patch"].([]any)
-			target, _ := m["target"].(map[string]any)
-			t := map[string]string{}
-			bad := ""
-			for k, v := range target {
-				switch k {
-				case "group", "version", "kind", "name", "namespace", "labelSelector", "annotationSelector":
-					t[k] = str(v)
-				default:
-					bad = k
-				}
-			}
-			switch {
-			case !hasOps:
-				c.note(r, key, what, "a JSON patch from a path: is not carried; write its operations under patch:")
-				continue
-			case bad != "":
-				c.note(r, key, what, "the target field "+bad+" has no khook equivalent")
-				continue
-			}
-			body, _ := toYaml(ops)
-			p := importer.OutKPatch{Patch: body}
-			if len(t) > 0 {
-				p.Target = t
-			}
-			out = append(out, p)
-		}
-	}
-	if len(out) > 0 {
-		h.PostRenderers = []importer.OutPostRenderer{{Kustomize: &importer.OutKustomize{Patches: out}}}
-		r.out.Carried = append(r.out.Carried, "jsonPatches/strategicMergePatches as a kustomize post-renderer")
-	}
-}
-
-// postRenderer is helmfile's post-renderer command (the release's, else
-// helmDefaults'). khook runs no commands; the one the CRDs-only helmfiles
-// give, a yq select of the CustomResourceDefinitions, is what crds: only
-// does already.
-func (c *converter) postRenderer(r *rel, h *importer.OutHelm) {
-	text, from, line := postRendererOf(r)
-	if text == "" {
-		return
-	}
-	cmd := strings.Fields(text)[0]
-	if h.CRDs == "only" && selectsCRDs(text) {
-		n := Note{Loc: importer.Loc{File: r.st.file, Line: line}, What: from + " " + cmd, Why: "it keeps the CustomResourceDefinitions of the rendered chart, which crds: only applies already"}
-		if !c.seen[n.String()] {
-			c.seen[n.String()] = true
-			c.res.Info = append(c.res.Info, n)
-		}
-		return
-	}
-	c.noteAt(r, line, from+" "+cmd, "a post-renderer command changes what is installed and khook runs no commands: write its changes as postRenderers: [{kustomize: {patches: …}}]")
-}
-
-// postRendererOf is the release's post-renderer command line (its own,
-// else helmDefaults'), where it is written, or "".
-func postRendererOf(r *rel) (text, from string, line int) {
-	cmd, line, from := r.m["postRenderer"], r.lineOf("postRenderer"), "postRenderer"
-	args := r.m["postRendererArgs"]
-	if cmd == nil {
-		if n := r.st.defaults["postRenderer"]; n != nil {
-			cmd, line, from = valueOf(n), r.st.defaultsLine["postRenderer"], "helmDefaults.postRenderer"
-			args = valueOf(r.st.defaults["postRendererArgs"])
-		}
-	}
-	if cmd == nil || strings.TrimSpace(str(cmd)) == "" {
-		return "", "", 0
-	}
-	text = str(cmd)
-	if l, ok := args.([]any); ok {
-		for _, a := range l {
-			text += " " + str(a)
-		}
-	}
-	return text, from, line
-}
-
-// selectCRDs is a yq (or jq) filter that keeps the CustomResourceDefinitions.
-var selectCRDs = regexp.MustCompile(`select\(\s*\.kind\s*==\s*"CustomResourceDefinition"\s*\)`)
-
-// selectsCRDs tells a post-renderer that keeps only the CRDs.
-func selectsCRDs(cmdline string) bool {
-	return selectCRDs.MatchString(cmdline) && !strings.Contains(cmdline, "del(")
 }
