@@ -147,13 +147,8 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 			}
 		}
 	}
-	// Fail closed: a decrypted environment secret never lands in a file.
-	for secret, file := range c.l.secrets {
-		for _, f := range append([]File{{Path: "the spec", Data: doc}}, c.files...) {
-			if bytes.Contains(f.Data, []byte(secret)) {
-				return nil, r, fmt.Errorf("%s: a value of the environment's secrets file %s would be written in plaintext into %s; put it in a sops-encrypted values file the release lists under secrets:, nothing written", c.top, file, f.Path)
-			}
-		}
+	if err := c.leaked(doc); err != nil {
+		return nil, r, err
 	}
 	c.res.Spec = doc
 	c.res.Files = c.files

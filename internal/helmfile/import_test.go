@@ -594,7 +594,7 @@ func TestImportUnsetRequiredEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := string(res.Spec)
-	for _, want := range []string{"token: ${TOKEN_X}", "header: Bearer ${TOKEN_X}", "  TOKEN_X: {type: string, required: true,"} {
+	for _, want := range []string{"token: ${TOKEN_X}", "header: Bearer ${TOKEN_X}", "  TOKEN_X: {type: string, secret: true,"} {
 		if !strings.Contains(spec, want) {
 			t.Errorf("spec lacks %q\n%s", want, spec)
 		}

@@ -26,6 +26,7 @@ func (c *converter) references() {
 		if st, err := os.Stat(val); err == nil && st.IsDir() && strings.HasPrefix(val, "/") {
 			isDir = true
 		}
+		secret := importer.SecretLooking(e.name) && !isDir
 		used := false
 		if len(val) >= 3 && val != "true" && val != "false" {
 			ref := "${" + e.name + "}"
@@ -34,7 +35,7 @@ func (c *converter) references() {
 					if st.Helm != nil {
 						if st.Helm.Values != nil {
 							st.Helm.Values = replaceIn(st.Helm.Values, val, ref, isDir, &used).(map[string]any)
-							if e.placeholder { // also inside a longer string ("Bearer …")
+							if e.placeholder || secret { // also inside a longer string ("Bearer …")
 								st.Helm.Values = replaceSub(st.Helm.Values, val, ref, &used).(map[string]any)
 							}
 						}
@@ -64,12 +65,22 @@ func (c *converter) references() {
 		}
 		v := &importer.Var{Name: e.name, Required: e.required && !e.hasDef, From: importer.Loc{File: c.top},
 			Description: "the helmfile's " + e.name + " (set KHOOK_VAR_" + e.name + " or --set " + e.name + "=...)"}
-		if !v.Required {
+		switch {
+		case secret:
+			// Only from KHOOK_SECRET_NAME, never a default in the spec.
+			v.Required, v.Secret = false, true
+			v.Description = "the helmfile's " + e.name + ", a secret (set KHOOK_SECRET_" + e.name + ")"
+			if e.hasDef {
+				c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
+					Why: "a secret: written as a secret variable, without the helmfile's default, which the run must set (KHOOK_SECRET_" + e.name + ")"})
+			}
+		case !v.Required:
 			d := e.def
 			v.Default = &d
 		}
 		c.res.Vars = append(c.res.Vars, v)
 	}
+	c.secretReads()
 	for _, v := range c.hookVars {
 		if !declared(c.res.Vars, v.Name) {
 			c.res.Vars = append(c.res.Vars, v)

@@ -20,20 +20,7 @@ type shVar struct {
 	decl  *importer.Var
 }
 
-// secretWords are the parts of a variable or key name that make its value
-// a secret (TOKEN, DB_PASSWORD, api-key, ...).
-var secretWords = map[string]bool{"TOKEN": true, "PASSWORD": true, "PASSWD": true, "PASS": true, "SECRET": true,
-	"KEY": true, "APIKEY": true, "CREDENTIALS": true, "CREDS": true, "PRIVATE": true, "PAT": true}
-
-func secretLooking(name string) bool {
-	up := strings.ToUpper(name)
-	for _, part := range strings.FieldsFunc(up, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
-		if secretWords[part] {
-			return true
-		}
-	}
-	return false
-}
+func secretLooking(name string) bool { return importer.SecretLooking(name) }
 
 // ref declares v (once) and is its ${NAME} reference.
 func (t *translator) ref(v *importer.Var) string {
