@@ -54,6 +54,9 @@ type Var struct {
 	Secret      bool // comes only from KHOOK_SECRET_NAME; never a default
 	Description string
 	From        Loc
+	// Example is a value that fits where the variable is used (a
+	// repository's URL), for validating the spec written; "" is "x".
+	Example string
 }
 
 // Step is one step written, with the line it came from.

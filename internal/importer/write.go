@@ -125,11 +125,15 @@ func Problems(m *Model, doc []byte) ([]Problem, error) {
 func load(m *Model, doc []byte) (*spec.Spec, spec.Problems, error) {
 	var set, env []string
 	for _, v := range m.Vars {
+		stand := "x"
+		if v.Example != "" {
+			stand = v.Example
+		}
 		switch {
 		case v.Secret:
-			env = append(env, "KHOOK_SECRET_"+v.Name+"=x")
+			env = append(env, "KHOOK_SECRET_"+v.Name+"="+stand)
 		case v.Default == nil:
-			set = append(set, v.Name+"=x")
+			set = append(set, v.Name+"="+stand)
 		}
 	}
 	s, err := spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc), Set: set, Environ: env})

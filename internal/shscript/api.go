@@ -42,6 +42,9 @@ type Options struct {
 	SpecDir string
 	// Name is metadata.name; "" is derived from the script's name.
 	Name string
+	// Args are the script's positional parameters ($1, $@), as in
+	// `bash install.sh prod`; without them $1 is a required variable ARG1.
+	Args []string
 }
 
 // InputError is a script the import cannot read: it does not parse, a
@@ -166,6 +169,9 @@ func newTranslator(file string, opts Options) (*translator, error) {
 		name = specName(file)
 	}
 	t.m = &importer.Model{Source: file, Tool: "khook import script", Name: name}
+	if opts.Args != nil {
+		t.args, t.argsGiven = opts.Args, true
+	}
 	return t, nil
 }
 

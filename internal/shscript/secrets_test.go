@@ -86,3 +86,39 @@ echo "$TOKEN" | helm registry login ghcr.io -u me --password-stdin
 		}
 	}
 }
+
+// Held-out trial (#46, CAVEconnectome/CAVEdeployment): a script run as
+// `./setup.sh ENV` sources "$ENV_REPO_PATH/$1.sh", and charts from a
+// repository it never adds. With the script's arguments given, $1 is
+// known and the sourced file is read; the repository's URL is a required
+// variable that validates with a URL-shaped stand-in.
+func TestScriptArgsAndUnaddedRepo(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"env_config.sh": "export ENV_REPO_PATH=envs\n",
+		"envs/prod.sh":  "export NAMESPACE=cave\n",
+		"setup.sh":      "source env_config.sh\nsource $ENV_REPO_PATH/$1.sh\nhelm upgrade --install ingress ingress-nginx/ingress-nginx --namespace $NAMESPACE --version 4.1.2\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Import("setup.sh", Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "setup.sh:2: it sources envs/${ARG1}.sh") {
+		t.Errorf("without arguments: %v, want the sourced file named at its line", err)
+	}
+	res, err := Import("setup.sh", Options{Dir: dir, Args: []string{"prod"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := importer.Validate(res.Model, res.Spec)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.Spec)
+	}
+	if h := s.Steps[0].Helm; h == nil || h.Namespace != "cave" || !strings.Contains(string(res.Spec), "repo: ${HELM_REPO_INGRESS_NGINX}") {
+		t.Errorf("helm step %+v\n%s", h, res.Spec)
+	}
+}

@@ -41,6 +41,7 @@ type translator struct {
 	fromFileSecrets bool
 	secrets         []string // literal secret values seen: never in a note's text
 	lineBase        int      // a fragment's first line in the file it was read from, less one
+	argsGiven       bool     // the script's own positional parameters are known (Options.Args)
 }
 
 type function struct {

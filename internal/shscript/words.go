@@ -54,7 +54,7 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	if len(w.Parts) == 1 {
 		pe, quoted := paramOf(w.Parts[0])
 		if pe != nil && pe.Param != nil && pe.Exp == nil {
-			if (pe.Param.Value == "@" || pe.Param.Value == "*") && t.inFunc {
+			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) {
 				return append([]string(nil), t.args...), true, ""
 			}
 			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil {
@@ -125,7 +125,7 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 	case "PWD":
 		return t.cwd, true, ""
 	case "@", "*":
-		if t.inFunc {
+		if t.inFunc || t.argsGiven {
 			return strings.Join(t.args, " "), true, ""
 		}
 		return "", false, "$" + name + " is only known when the script runs"
@@ -133,7 +133,7 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 		return "", false, "$" + name + " is only known when the script runs"
 	}
 	if n, err := strconv.Atoi(name); err == nil {
-		if t.inFunc {
+		if t.inFunc || t.argsGiven {
 			if n-1 < len(t.args) {
 				return t.withExp(pe, t.args[n-1], true)
 			}

@@ -32,9 +32,10 @@ type Options struct {
 	Out  string // "" or "-": stdout
 	Name string // metadata.name; "" is derived from the file
 
-	Environment string // helmfile: the environment to render
-	AllowExec   bool   // helmfile: let exec run commands
-	Dir         string // script: where the script is run from
+	Environment string   // helmfile: the environment to render
+	AllowExec   bool     // helmfile: let exec run commands
+	Dir         string   // script: where the script is run from
+	Args        []string // script: its positional parameters ($1, $@)
 }
 
 // outcome is what an importer gives the command to print and write.

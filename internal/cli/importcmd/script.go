@@ -14,7 +14,7 @@ import (
 func newScriptCmd(f *cmdutil.Factory) *cobra.Command {
 	opts := &Options{F: f}
 	cmd := &cobra.Command{
-		Use:   "script FILE",
+		Use:   "script FILE [ARG...]",
 		Short: "Convert a bash/sh bootstrap script (helm, kubectl) into a khook spec, saying at each line what did not come over",
 		Long: `Parse a bash/sh bootstrap script with a real shell parser and walk it as bash
 would run it from --dir (the repository root, usually): variables and
@@ -33,16 +33,22 @@ its line. Every step of the spec cites its line (# from FILE:LINE).
 Exit 0 when everything was carried; 1 when the spec is written but something
 was not carried (its header lists it, and so does stderr); 2, writing
 nothing, on bad input (a script bash cannot parse, a missing sourced file, a
-binary file). docs/from-scripts.md lists the idioms.`,
-		Example: `  khook import script scripts/bootstrap.sh --out khook.yaml && khook validate -f khook.yaml`,
+binary file). Arguments after FILE are the script's own ($1, $@), as it is
+run; without them $1 is a required variable ARG1. docs/from-scripts.md
+lists the idioms.`,
+		Example: `  khook import script scripts/bootstrap.sh --out khook.yaml && khook validate -f khook.yaml
+  khook import script deploy.sh prod --out khook.yaml   # run as: ./deploy.sh prod`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return cmdutil.FlagErrorf("%s takes one script, got %d arguments", cmd.CommandPath(), len(args))
+			if len(args) < 1 {
+				return cmdutil.FlagErrorf("%s takes a script (and the arguments it is run with), got none", cmd.CommandPath())
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
+			if len(args) > 1 {
+				opts.Args = args[1:]
+			}
 			return RunScript(opts)
 		},
 	}
@@ -59,7 +65,7 @@ func importScript(opts *Options, specDir string) (*outcome, error) {
 	if opts.Out == "" || opts.Out == "-" {
 		specDir = "" // printed: paths relative to where the script runs
 	}
-	res, err := shscript.Import(opts.File, shscript.Options{Dir: opts.Dir, SpecDir: specDir, Name: opts.Name})
+	res, err := shscript.Import(opts.File, shscript.Options{Dir: opts.Dir, SpecDir: specDir, Name: opts.Name, Args: opts.Args})
 	var ie *shscript.InputError
 	if errors.As(err, &ie) {
 		return nil, inputError(ie)
