@@ -159,10 +159,10 @@ func run(opts *Options, imp func(*Options, string) (*outcome, error)) error {
 	for _, n := range o.info {
 		fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc, whatWhy(n))
 	}
+	fmt.Fprintln(errOut, o.summary)
 	if o.verdict == importer.Refused {
 		return &cmdutil.ExitError{Code: command.ExitFailure, Err: errors.New(o.refused)}
 	}
-	fmt.Fprintln(errOut, o.summary)
 	for _, f := range o.files {
 		if err := os.WriteFile(filepath.Join(specDir, f.Path), f.Data, 0o644); err != nil {
 			return fmt.Errorf("cannot write %s: %w", f.Path, err)
