@@ -63,6 +63,7 @@ func importRules() []importRule {
 		{"runner/policy", khookOutside("runner/policy", "model", "spec", "redact", "words", "sops"), "the policies judge the plan's objects: of khook they import only the model and the ground floor", module + "runner/kube"},
 		{"runner/planfile", khookOutside("runner/planfile", "model", "spec", "redact", "words", "sops"), "the plan file format reads without a cluster (khook show)", module + "runner/kube"},
 		{"internal/importer", khookOutside("internal/importer", "spec", "redact", "words", "sops"), "the import model and its writer: of khook only the DSL and the ground floor", module + "model"},
+		{"internal/helmfile", khookOutside("internal/helmfile", "internal/importer", "internal/shscript", "spec", "redact", "words", "sops"), "the helmfile importer produces into the one import model, its hooks through the shell translator; no runner, no CLI", module + "runner/kube"},
 		{"internal/shscript", khookOutside("internal/shscript", "internal/importer", "spec", "redact", "words", "sops"), "the shell importer produces into the one import model; no runner, no CLI", module + "internal/helmfile"},
 		{"internal/ci", khookUnder("internal/cli"), "khook ci runs runner/command, not the CLI commands", module + "internal/cli/cmdutil"},
 	}

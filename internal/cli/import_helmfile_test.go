@@ -118,7 +118,7 @@ func TestImportHelmfileBadInput(t *testing.T) {
 	}
 	ios, out, errOut := iostreams.Test("")
 	code := Run(context.Background(), []string{"import", "helmfile", "helmfile.yaml.gotmpl", "--out", "khook.yaml"}, ios)
-	want := "Error: helmfile.yaml.gotmpl:4: release a: the values file missing.yaml cannot be read: no such file or directory\n"
+	want := "Error: helmfile.yaml.gotmpl:4: release a: the values file missing.yaml cannot be read: no such file or directory; nothing written\n"
 	if code != 2 || errOut.String() != want || out.Len() != 0 {
 		t.Errorf("exit %d, stderr %q, stdout %q; want 2 and %q", code, errOut, out, want)
 	}
@@ -146,7 +146,7 @@ func TestImportHelmfileEnvironment(t *testing.T) {
 	}
 	ios, out, errOut := iostreams.Test("")
 	code := Run(context.Background(), []string{"import", "helmfile", "-e", "prd", "helmfile.yaml", "--out", "khook.yaml"}, ios)
-	want := "Error: helmfile.yaml: environment \"prd\" is not defined (helmfile refuses it too): this helmfile defines only dev and prod: choose one with --environment NAME (-e NAME)\n"
+	want := "Error: helmfile.yaml: environment \"prd\" is not defined (helmfile refuses it too): this helmfile defines only dev and prod: choose one with --environment NAME (-e NAME); nothing written\n"
 	if code != 2 || errOut.String() != want || out.Len() != 0 {
 		t.Errorf("exit %d, stderr %q, stdout %q; want 2 and %q", code, errOut, out, want)
 	}

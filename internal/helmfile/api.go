@@ -31,6 +31,8 @@
 // runner or CLI package.
 package helmfile
 
+import "github.com/khook/khook/internal/importer"
+
 // Options of an import.
 type Options struct {
 	// Environment is helmfile's --environment; "" is "default".
@@ -51,38 +53,18 @@ type Options struct {
 	placeholders bool
 }
 
-// Verdict of a release or of a whole import.
-type Verdict string
-
-const (
-	Faithful Verdict = "faithful" // everything that decides the cluster came over
-	Partial  Verdict = "partial"  // a step was written, something was not carried (NotCarried says what)
-	Refused  Verdict = "refused"  // no step could be written for it
+// Verdict, Note and Loc are the import model's (internal/importer): the
+// helmfile importer produces into it and writes through its writer.
+type (
+	Verdict = importer.Verdict
+	Note    = importer.Note
 )
 
-// Note is one thing of the helmfile, where it was written, and what became
-// of it: one sentence, without a trailing period.
-type Note struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	What string `json:"what"` // "release cilium: hooks[0] (kubectl rollout restart …)"
-	Why  string `json:"why"`  // "khook runs no shell commands; add a job step"
-}
-
-func (n Note) String() string {
-	if n.Why == "" {
-		return n.Loc() + ": " + n.What
-	}
-	return n.Loc() + ": " + n.What + ": " + n.Why
-}
-
-// Loc is FILE:LINE (FILE when the line is unknown).
-func (n Note) Loc() string {
-	if n.Line <= 0 {
-		return n.File
-	}
-	return n.File + ":" + itoa(n.Line)
-}
+const (
+	Faithful = importer.Faithful
+	Partial  = importer.Partial
+	Refused  = importer.Refused
+)
 
 // Resolved is a release as helmfile resolves it: what a comparison with
 // `helmfile build`/`write-values` checks.
@@ -119,21 +101,12 @@ type File struct {
 	Data []byte
 }
 
-// Var is a khook variable the spec declares for an environment variable
-// the helmfile read.
-type Var struct {
-	Name     string
-	Required bool
-	Default  string
-	HasDef   bool
-}
-
 // Result of an import.
 type Result struct {
 	Spec     []byte
 	Files    []File
 	Releases []*Release
-	Vars     []Var
+	Vars     []*importer.Var
 	// NotCarried and Info are about the helmfile as a whole (top-level
 	// keys, repositories).
 	NotCarried []Note
@@ -178,18 +151,5 @@ type InputError struct {
 }
 
 func (e *InputError) Error() string {
-	return Note{File: e.File, Line: e.Line}.Loc() + ": " + e.Msg
-}
-
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for i > 0 {
-		b = append([]byte{digits[i%10]}, b...)
-		i /= 10
-	}
-	return string(b)
+	return importer.Loc{File: e.File, Line: e.Line}.String() + ": " + e.Msg
 }

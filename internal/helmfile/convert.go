@@ -2,11 +2,11 @@ package helmfile
 
 import (
 	"fmt"
+	"github.com/khook/khook/internal/importer"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -21,19 +21,19 @@ type rel struct {
 	m     map[string]any // the release after inherit and templating
 	lines map[string]int // key → line, for the keys written in the release itself
 	out   *Release
-	step  *outStep
+	step  *importer.OutStep
 	// before and after are the steps hooks became; terminal are the steps
 	// a release that needs this one waits for (the release and its post hooks).
-	before, after []*outStep
+	before, after []*importer.OutStep
 	setFiles      []string
 }
 
 func (c *converter) note(r *rel, key, what, why string) {
-	r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.lineOf(key), What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
+	r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf(key)}, What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
 }
 
 func (c *converter) infof(r *rel, key, what, why string) {
-	r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf(key), What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
+	r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf(key)}, What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
 }
 
 // noteAt and infoAt are note and infof at a line outside the release
@@ -42,14 +42,14 @@ func (c *converter) noteAt(r *rel, line int, what, why string) {
 	if line <= 0 {
 		line = r.line
 	}
-	r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: line, What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
+	r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: r.st.file, Line: line}, What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
 }
 
 func (c *converter) infoAt(r *rel, line int, what, why string) {
 	if line <= 0 {
 		line = r.line
 	}
-	r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: line, What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
+	r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: line}, What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
 }
 
 func (r *rel) lineOf(key string) int {
@@ -397,15 +397,6 @@ func jsonish(v any) any {
 		return float64(t)
 	}
 	return v
-}
-
-func sortNotes(ns []Note) {
-	sort.SliceStable(ns, func(i, j int) bool {
-		if ns[i].File != ns[j].File {
-			return ns[i].File < ns[j].File
-		}
-		return ns[i].Line < ns[j].Line
-	})
 }
 
 var _ = filepath.Join

@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/khook/khook/internal/importer"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
-
-	"github.com/khook/khook/spec"
 )
 
 type converter struct {
@@ -28,8 +26,13 @@ type converter struct {
 	res     *Result
 	names   map[string]int
 	seen    map[string]bool
-	top     string          // the helmfile as the user named it
-	skipped map[string]bool // releases whose condition is false
+	top     string                             // the helmfile as the user named it
+	skipped map[string]bool                    // releases whose condition is false
+	from    map[*importer.OutStep]importer.Loc // a hook's step: the hook's line
+	// Of the hooks' commands (internal/shscript): each one's fate, and the
+	// variables their steps refer to.
+	commands []importer.Command
+	hookVars []*importer.Var
 }
 
 // Import reads dir/file (a helmfile.yaml, helmfile.yaml.gotmpl or a
@@ -91,7 +94,7 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	if err != nil {
 		return nil, r, err
 	}
-	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}}
+	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}, from: map[*importer.OutStep]importer.Loc{}}
 	c.top = c.l.display(path)
 	if err := c.tree(path, nil, 0, false); err != nil {
 		return nil, r, err
@@ -144,13 +147,8 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 			}
 		}
 	}
-	// Fail closed: a decrypted environment secret never lands in a file.
-	for secret, file := range c.l.secrets {
-		for _, f := range append([]File{{Path: "the spec", Data: doc}}, c.files...) {
-			if bytes.Contains(f.Data, []byte(secret)) {
-				return nil, r, fmt.Errorf("%s: a value of the environment's secrets file %s would be written in plaintext into %s; put it in a sops-encrypted values file the release lists under secrets:, nothing written", c.top, file, f.Path)
-			}
-		}
+	if err := c.leaked(doc); err != nil {
+		return nil, r, err
 	}
 	c.res.Spec = doc
 	c.res.Files = c.files
@@ -171,45 +169,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int, sub b
 		return &InputError{File: c.l.display(path), Msg: "cannot read the helmfile: " + pathErr(err)}
 	}
 	if st.IsDir() {
-		var files []string
-		for _, cand := range []string{"helmfile.yaml", "helmfile.yaml.gotmpl"} {
-			if _, err := os.Stat(filepath.Join(path, cand)); err == nil {
-				return c.tree(filepath.Join(path, cand), overrides, depth+1, sub)
-			}
-		}
-		for _, pat := range []string{"*.yaml", "*.yml", "*.yaml.gotmpl", "*.yml.gotmpl"} {
-			m, _ := filepath.Glob(filepath.Join(path, "helmfile.d", pat))
-			files = append(files, m...)
-		}
-		sort.Strings(files)
-		if len(files) == 0 {
-			return &InputError{File: c.l.display(path), Msg: "no helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/*.yaml in this folder"}
-		}
-		// helmfile (pkg/app visitStates) skips a state file that does not
-		// define the chosen environment and fails only when no file runs.
-		var skipped []Note
-		var first *InputError
-		for _, f := range files {
-			err := c.tree(f, overrides, depth+1, sub)
-			var ie *InputError
-			if errors.As(err, &ie) && ie.notDefined {
-				skipped = append(skipped, Note{File: c.l.display(f), What: fmt.Sprintf("environment %q is not defined in this file", c.opts.Environment),
-					Why: "helmfile skips a helmfile.d file without it, so none of its releases is imported"})
-				// Refuse with a file that lists environments to choose from.
-				if first == nil || ie.envsKnown && !first.envsKnown {
-					first = ie
-				}
-				continue
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if len(skipped) == len(files) {
-			return first
-		}
-		c.res.Info = append(c.res.Info, skipped...)
-		return nil
+		return c.treeDir(path, overrides, depth, sub)
 	}
 	s, err := c.l.load(path, overrides, false, sub)
 	if err != nil {
@@ -220,39 +180,8 @@ func (c *converter) tree(path string, overrides map[string]any, depth int, sub b
 	}
 	c.res.NotCarried = append(c.res.NotCarried, s.notCarried...)
 	c.res.Info = append(c.res.Info, s.info...)
-	for _, h := range s.helmfiles {
-		var sub struct {
-			Path      string `yaml:"path"`
-			Values    []any  `yaml:"values"`
-			Selectors []any  `yaml:"selectors"`
-		}
-		if h.Kind == yaml.ScalarNode {
-			sub.Path = h.Value
-		} else if err := h.Decode(&sub); err != nil {
-			return &InputError{File: s.file, Line: h.Line, Msg: "a helmfiles: entry cannot be read: " + err.Error()}
-		}
-		if len(sub.Selectors) > 0 {
-			c.res.NotCarried = append(c.res.NotCarried, Note{File: s.file, Line: h.Line, What: "helmfiles: " + sub.Path + " selectors",
-				Why: "every release of the sub-helmfile is imported; pick them at run time with --selector on the labels"})
-		}
-		var vals map[string]any
-		if len(sub.Values) > 0 {
-			var n yaml.Node
-			_ = n.Encode(sub.Values)
-			if vals, err = c.l.valuesEntries(s, &n, 0, nil); err != nil {
-				return err
-			}
-		}
-		matches, _ := filepath.Glob(abs(s.dir, sub.Path))
-		if len(matches) == 0 && !hasGlob(sub.Path) {
-			matches = []string{abs(s.dir, sub.Path)}
-		}
-		sort.Strings(matches)
-		for _, m := range matches {
-			if err := c.tree(m, vals, depth+1, true); err != nil {
-				return err
-			}
-		}
+	if err := c.subHelmfiles(s, depth); err != nil {
+		return err
 	}
 	var group []*rel
 	for _, rn := range s.releases {
@@ -306,52 +235,27 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	r.out.Resolved = Resolved{Name: name, Namespace: ns, Chart: str(m["chart"]), Version: str(m["version"]), Installed: true, Values: map[string]any{}}
 	if name == "" {
 		r.out.Verdict = Refused
-		r.out.NotCarried = append(r.out.NotCarried, Note{File: s.file, Line: r.line, What: "a release without a name", Why: "helmfile needs one too"})
+		r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: s.file, Line: r.line}, What: "a release without a name", Why: "helmfile needs one too"})
 		c.res.Releases = append(c.res.Releases, r.out)
 		return nil, nil
 	}
 	c.res.Releases = append(c.res.Releases, r.out)
 	// installed and condition decide whether there is a release at all.
-	installed := true
-	if v, ok := m["installed"]; ok {
-		installed = v != false && str(v) != "false"
-		r.out.Carried = append(r.out.Carried, "installed")
+	installed, skip, err := c.installed(r, name)
+	if err != nil || skip {
+		return nil, err
 	}
-	if v, ok := m["installedTemplate"]; ok {
-		b, err := strconv.ParseBool(strings.TrimSpace(str(v)))
-		if err != nil {
-			return nil, &InputError{File: s.file, Line: r.lineOf("installedTemplate"), Msg: fmt.Sprintf("release %s installedTemplate renders to %q, not true or false", name, str(v))}
-		}
-		installed = b
-		r.out.Carried = append(r.out.Carried, "installedTemplate (rendered: "+strconv.FormatBool(b)+")")
-	}
-	if cond := str(m["condition"]); cond != "" {
-		v, err := get(cond, s.values())
-		b, isBool := v.(bool)
-		switch {
-		case err != nil || !isBool:
-			return nil, &InputError{File: s.file, Line: r.lineOf("condition"), Msg: fmt.Sprintf("release %s condition %s: the environment's values hold no boolean at that path", name, cond)}
-		case !b:
-			r.out.Resolved.Installed = false
-			r.out.Verdict = Faithful
-			c.skipped[name] = true
-			r.out.Info = append(r.out.Info, Note{File: s.file, Line: r.lineOf("condition"), What: "release " + name,
-				Why: fmt.Sprintf("its condition %s is false in environment %s, so helmfile skips it and no step is written", cond, s.envName)})
-			return nil, nil
-		}
-		r.out.Carried = append(r.out.Carried, "condition "+cond+" (true in environment "+s.envName+")")
-	}
-	r.step = &outStep{Name: c.stepName(name, ns)}
+	r.step = &importer.OutStep{Name: c.stepName(name, ns)}
 	r.out.Step = r.step.Name
 	if !installed {
 		r.out.Resolved.Installed = false
-		r.step.Delete = &outDelete{Release: name, Namespace: ns}
+		r.step.Delete = &importer.OutDelete{Release: name, Namespace: ns}
 		r.out.Verdict = Faithful
 		r.out.Steps = []string{r.step.Name}
 		c.rels = append(c.rels, r)
 		return r, nil
 	}
-	h := &outHelm{Release: name, Namespace: ns}
+	h := &importer.OutHelm{Release: name, Namespace: ns}
 	if !c.chart(r, h) {
 		r.out.Verdict = Refused
 		return nil, nil
@@ -373,11 +277,133 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	c.fields(r, h)
 	c.hooks(r)
 	r.out.Steps = append(r.out.Steps, r.step.Name)
-	for _, st := range append(append([]*outStep{}, r.before...), r.after...) {
+	for _, st := range append(append([]*importer.OutStep{}, r.before...), r.after...) {
 		r.out.Steps = append(r.out.Steps, st.Name)
 	}
 	c.rels = append(c.rels, r)
 	return r, nil
+}
+
+// treeDir is a folder: its helmfile.yaml(.gotmpl), else its helmfile.d
+// files in order.
+func (c *converter) treeDir(path string, overrides map[string]any, depth int, sub bool) error {
+	var files []string
+	for _, cand := range []string{"helmfile.yaml", "helmfile.yaml.gotmpl"} {
+		if _, err := os.Stat(filepath.Join(path, cand)); err == nil {
+			return c.tree(filepath.Join(path, cand), overrides, depth+1, sub)
+		}
+	}
+	for _, pat := range []string{"*.yaml", "*.yml", "*.yaml.gotmpl", "*.yml.gotmpl"} {
+		m, _ := filepath.Glob(filepath.Join(path, "helmfile.d", pat))
+		files = append(files, m...)
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		return &InputError{File: c.l.display(path), Msg: "no helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/*.yaml in this folder"}
+	}
+	// helmfile (pkg/app visitStates) skips a state file that does not
+	// define the chosen environment and fails only when no file runs.
+	var skipped []Note
+	var first *InputError
+	for _, f := range files {
+		err := c.tree(f, overrides, depth+1, sub)
+		var ie *InputError
+		if errors.As(err, &ie) && ie.notDefined {
+			skipped = append(skipped, Note{Loc: importer.Loc{File: c.l.display(f)}, What: fmt.Sprintf("environment %q is not defined in this file", c.opts.Environment),
+				Why: "helmfile skips a helmfile.d file without it, so none of its releases is imported"})
+			// Refuse with a file that lists environments to choose from.
+			if first == nil || ie.envsKnown && !first.envsKnown {
+				first = ie
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if len(skipped) == len(files) {
+		return first
+	}
+	c.res.Info = append(c.res.Info, skipped...)
+	return nil
+}
+
+// subHelmfiles loads the state's helmfiles: entries, which helmfile runs
+// before the file's own releases.
+func (c *converter) subHelmfiles(s *state, depth int) error {
+	for _, h := range s.helmfiles {
+		var sub struct {
+			Path      string `yaml:"path"`
+			Values    []any  `yaml:"values"`
+			Selectors []any  `yaml:"selectors"`
+		}
+		if h.Kind == yaml.ScalarNode {
+			sub.Path = h.Value
+		} else if err := h.Decode(&sub); err != nil {
+			return &InputError{File: s.file, Line: h.Line, Msg: "a helmfiles: entry cannot be read: " + err.Error()}
+		}
+		if len(sub.Selectors) > 0 {
+			c.res.NotCarried = append(c.res.NotCarried, Note{Loc: importer.Loc{File: s.file, Line: h.Line}, What: "helmfiles: " + sub.Path + " selectors",
+				Why: "every release of the sub-helmfile is imported; pick them at run time with --selector on the labels"})
+		}
+		var vals map[string]any
+		if len(sub.Values) > 0 {
+			var n yaml.Node
+			_ = n.Encode(sub.Values)
+			var err error
+			if vals, err = c.l.valuesEntries(s, &n, 0, nil); err != nil {
+				return err
+			}
+		}
+		matches, _ := filepath.Glob(abs(s.dir, sub.Path))
+		if len(matches) == 0 && !hasGlob(sub.Path) {
+			matches = []string{abs(s.dir, sub.Path)}
+		}
+		sort.Strings(matches)
+		for _, m := range matches {
+			if err := c.tree(m, vals, depth+1, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// installed is what installed, installedTemplate and condition make of a
+// release: installed or not (a delete step), or skipped (no step) when
+// its condition is false.
+func (c *converter) installed(r *rel, name string) (installed, skip bool, err error) {
+	s, m := r.st, r.m
+	installed = true
+	if v, ok := m["installed"]; ok {
+		installed = v != false && str(v) != "false"
+		r.out.Carried = append(r.out.Carried, "installed")
+	}
+	if v, ok := m["installedTemplate"]; ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(str(v)))
+		if err != nil {
+			return false, false, &InputError{File: s.file, Line: r.lineOf("installedTemplate"), Msg: fmt.Sprintf("release %s installedTemplate renders to %q, not true or false", name, str(v))}
+		}
+		installed = b
+		r.out.Carried = append(r.out.Carried, "installedTemplate (rendered: "+strconv.FormatBool(b)+")")
+	}
+	if cond := str(m["condition"]); cond != "" {
+		v, err := get(cond, s.values())
+		b, isBool := v.(bool)
+		switch {
+		case err != nil || !isBool:
+			return false, false, &InputError{File: s.file, Line: r.lineOf("condition"), Msg: fmt.Sprintf("release %s condition %s: the environment's values hold no boolean at that path", name, cond)}
+		case !b:
+			r.out.Resolved.Installed = false
+			r.out.Verdict = Faithful
+			c.skipped[name] = true
+			r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: s.file, Line: r.lineOf("condition")}, What: "release " + name,
+				Why: fmt.Sprintf("its condition %s is false in environment %s, so helmfile skips it and no step is written", cond, s.envName)})
+			return false, true, nil
+		}
+		r.out.Carried = append(r.out.Carried, "condition "+cond+" (true in environment "+s.envName+")")
+	}
+	return installed, false, nil
 }
 
 func (c *converter) stepName(name, ns string) string {
@@ -395,7 +421,7 @@ func (c *converter) stepName(name, ns string) string {
 
 // chart resolves a release's chart: repo/name through repositories:, an
 // oci:// reference, or a local path (written relative to the spec).
-func (c *converter) chart(r *rel, h *outHelm) bool {
+func (c *converter) chart(r *rel, h *importer.OutHelm) bool {
 	ref := str(r.m["chart"])
 	h.Version = str(r.m["version"])
 	switch {
@@ -450,278 +476,6 @@ func (c *converter) missingHandler(r *rel) string {
 	return "Error"
 }
 
-// values carries values files, .gotmpl values, inline values, secrets and
-// set/setString over, in helm's order: -f files (inline maps among them),
-// then secrets, then --set.
-func (c *converter) values(r *rel, h *outHelm) error {
-	entries, _ := r.m["values"].([]any)
-	secrets, _ := r.m["secrets"].([]any)
-	// Inline maps after the last file go to values:, the rest stay in order.
-	lastFile := -1
-	for i, e := range entries {
-		if _, ok := e.(string); ok {
-			lastFile = i
-		}
-	}
-	var trailing map[string]any
-	for i, e := range entries {
-		switch v := e.(type) {
-		case map[string]any:
-			r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(v))
-			if i > lastFile && len(secrets) == 0 {
-				trailing = mergeValues(trailing, deepCopy(v))
-				continue
-			}
-			c.generated(r, h, fmt.Sprintf("values[%d] (inline)", i), v, "inline values of release "+r.out.Resolved.Name+" in "+r.st.file+", kept as a file so that later values files still override them as in helmfile")
-		case string:
-			if err := c.valuesFile(r, h, i, v); err != nil {
-				return err
-			}
-		default:
-			c.note(r, "values", fmt.Sprintf("values[%d]", i), "neither a file nor a map")
-		}
-	}
-	if len(entries) > 0 {
-		r.out.Carried = append(r.out.Carried, "values")
-	}
-	for i, e := range secrets {
-		p, ok := e.(string)
-		if !ok {
-			c.note(r, "secrets", fmt.Sprintf("secrets[%d]", i), "not a file path")
-			continue
-		}
-		ap := abs(r.st.dir, p)
-		if _, err := os.Stat(ap); err != nil {
-			if c.missingHandler(r) != "Error" {
-				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("secrets"), What: "release " + r.out.Resolved.Name + ": secrets " + p, Why: "missing, skipped as helmfile's missingFileHandler says"})
-				continue
-			}
-			return &InputError{File: r.st.file, Line: r.lineOf("secrets"), Msg: fmt.Sprintf("release %s: the secrets file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
-		}
-		h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(ap)})
-		r.out.Resolved.SecretFiles = append(r.out.Resolved.SecretFiles, c.rel(ap))
-	}
-	if len(secrets) > 0 {
-		r.out.Carried = append(r.out.Carried, "secrets (sops values files, decrypted by khook)")
-	}
-	set := map[string]any{}
-	if l, ok := r.m["set"].([]any); ok {
-		c.set(r, "set", l, false, set)
-		r.out.Carried = append(r.out.Carried, "set")
-	}
-	if l, ok := r.m["setString"].([]any); ok {
-		c.set(r, "setString", l, true, set)
-		r.out.Carried = append(r.out.Carried, "setString")
-	}
-	set = stringKeys(set).(map[string]any)
-	r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(set))
-	if trailing != nil || len(set) > 0 {
-		h.Values = mergeValues(trailing, set)
-	}
-	return nil
-}
-
-// valuesFile carries one values: file entry: a plain file as valuesFrom;
-// a .gotmpl one as valuesFrom {file, path} when it takes values from a
-// path inside a YAML file (the Flux HelmRelease pattern), else rendered
-// into a file beside the spec.
-func (c *converter) valuesFile(r *rel, h *outHelm, i int, p string) error {
-	ap := abs(r.st.dir, p)
-	data, err := os.ReadFile(ap)
-	if err != nil {
-		if c.missingHandler(r) != "Error" {
-			r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("values"), What: "release " + r.out.Resolved.Name + ": values " + p, Why: "missing, skipped as helmfile's missingFileHandler " + c.missingHandler(r) + " says"})
-			return nil
-		}
-		return &InputError{File: r.st.file, Line: c.findLine(r.st, filepath.Base(p), r.lineOf("values")), Msg: fmt.Sprintf("release %s: the values file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
-	}
-	if filepath.Ext(ap) != ".gotmpl" {
-		var m map[string]any
-		if err := yaml.Unmarshal(data, &m); err != nil {
-			return &InputError{File: c.l.display(ap), Line: yamlErrLine(err), Msg: "the values file of release " + r.out.Resolved.Name + " is not a YAML map: " + yamlErrMsg(err)}
-		}
-		r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, stringKeys(m).(map[string]any))
-		h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(ap)})
-		return nil
-	}
-	mark := len(c.r.reads)
-	text, err := c.r.render(c.l.display(ap), 0, filepath.Dir(ap), string(data), releaseData(r.st, r.m))
-	if err != nil {
-		return r.st.undefinedEnv(err)
-	}
-	var m map[string]any
-	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
-		return &InputError{File: c.l.display(ap), Line: yamlErrLine(err), Msg: "after rendering for release " + r.out.Resolved.Name + " it is not a YAML map of values: " + yamlErrMsg(err)}
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	m = stringKeys(m).(map[string]any)
-	r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(m))
-	for _, rd := range c.r.reads[mark:] {
-		for _, g := range rd.gets {
-			if deepEqualValues(g.val, m) {
-				h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(rd.path), Path: g.path})
-				r.out.Carried = append(r.out.Carried, fmt.Sprintf("values[%d] %s as valuesFrom {file: %s, path: %s}", i, p, c.rel(rd.path), g.path))
-				return nil
-			}
-		}
-		if path, ok := findPath(rd.obj, m, ""); ok {
-			h.ValuesFrom = append(h.ValuesFrom, outSource{File: c.rel(rd.path), Path: path})
-			r.out.Carried = append(r.out.Carried, fmt.Sprintf("values[%d] %s as valuesFrom {file: %s, path: %s}", i, p, c.rel(rd.path), path))
-			return nil
-		}
-	}
-	c.generated(r, h, fmt.Sprintf("values[%d] %s", i, p), m, "the values template "+c.l.display(ap)+" rendered for release "+r.out.Resolved.Name+" (environment "+r.st.envName+"); edit the template and import again")
-	if len(c.r.env) > 0 {
-		r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("values"), What: "release " + r.out.Resolved.Name + ": values " + c.l.display(ap),
-			Why: "rendered once into " + h.ValuesFrom[len(h.ValuesFrom)-1].File + " with this checkout's environment variables"})
-	}
-	return nil
-}
-
-// generated writes values into a file beside the spec that says where
-// they came from.
-func (c *converter) generated(r *rel, h *outHelm, what string, v map[string]any, from string) {
-	name := fmt.Sprintf("%s.values-%d.yaml", r.step.Name, len(h.ValuesFrom)+1)
-	body, _ := toYaml(v)
-	data := []byte("# Generated by khook import helmfile from " + from + ".\n" + body)
-	c.files = append(c.files, File{Path: name, Data: data})
-	h.ValuesFrom = append(h.ValuesFrom, outSource{File: "./" + name})
-	r.out.Carried = append(r.out.Carried, what+" as "+name)
-}
-
-// fields maps the release's other fields (and helmDefaults) or says why not.
-func (c *converter) fields(r *rel, h *outHelm) {
-	get := func(k string) (any, bool, bool) { // value, set, from helmDefaults
-		if v, ok := r.m[k]; ok {
-			return v, true, false
-		}
-		if n, ok := r.st.defaults[k]; ok {
-			var v any
-			_ = n.Decode(&v)
-			return v, true, true
-		}
-		return nil, false, false
-	}
-	b := func(v any) bool { return v == true || str(v) == "true" }
-	if v, ok, _ := get("wait"); ok {
-		h.Wait = b(v)
-		r.out.Carried = append(r.out.Carried, "wait")
-	}
-	if v, ok := r.m["waitTemplate"]; ok {
-		h.Wait = b(strings.TrimSpace(str(v)))
-	}
-	if v, ok, _ := get("atomic"); ok {
-		h.Atomic = b(v)
-		r.out.Carried = append(r.out.Carried, "atomic")
-	}
-	createNS := true
-	if v, ok, _ := get("createNamespace"); ok {
-		createNS = b(v)
-	}
-	h.CreateNamespace = createNS && h.Namespace != ""
-	if v, ok, _ := get("timeout"); ok {
-		if n, err := strconv.Atoi(str(v)); err == nil && n > 0 {
-			r.step.Timeout = strconv.Itoa(n) + "s"
-			r.out.Carried = append(r.out.Carried, "timeout")
-		}
-	}
-	labels := map[string]string{}
-	for k, v := range r.st.commonLabels {
-		labels[k] = v
-	}
-	if l, ok := r.m["labels"].(map[string]any); ok {
-		for k, v := range l {
-			labels[k] = str(v)
-		}
-	}
-	for _, k := range sortedKeys(labels) {
-		if !labelName.MatchString(strings.TrimPrefix(k, k[:strings.LastIndex(k, "/")+1])) || (labels[k] != "" && !labelName.MatchString(labels[k])) {
-			c.note(r, "labels", "labels."+k+"="+labels[k], "not a Kubernetes label, which khook step labels must be: select the step by its name instead")
-			delete(labels, k)
-		}
-	}
-	if len(labels) > 0 {
-		r.step.Labels = labels
-		r.out.Carried = append(r.out.Carried, "labels (khook step labels, for --selector)")
-	}
-	if v, ok, _ := get("force"); ok && b(v) {
-		r.step.OnImmutable = "recreate"
-		c.infof(r, "force", "force", "helm --force replaces objects it cannot update; khook recreates only objects whose immutable fields changed (onImmutable: recreate)")
-	}
-	explain := map[string]string{
-		"waitForJobs":                "khook's wait: true waits for the release's objects to be ready but not for its Jobs to complete; add a wait step (for: condition=Complete) where a later step needs a Job's result",
-		"cleanupOnFail":              "khook's atomic: true rolls a failed upgrade back; without it the failed release stays for the next apply to fix",
-		"recreatePods":               "Helm 3 and later ignore it",
-		"disableValidation":          "khook validates the rendered objects on the server; a chart that needs validation off fails in plan, not in apply",
-		"disableValidationOnInstall": "khook validates the rendered objects on the server; a chart that needs validation off fails in plan, not in apply",
-		"disableOpenAPIValidation":   "khook validates the rendered objects on the server; a chart that needs validation off fails in plan, not in apply",
-		"kubeContext":                "khook runs against the --context (or kubeconfig) given when it runs",
-		"historyMax":                 "khook keeps Helm's release history at Helm's default",
-		"skipDeps":                   "a local chart with dependencies needs a Chart.lock, or dependencyUpdate: true",
-		"skipSchemaValidation":       "khook validates values against the chart's schema as Helm does",
-		"reuseValues":                "khook always installs the values the spec gives, never the previous release's",
-		"missingFileHandler":         "applied while importing: a missing file was skipped or refused as helmfile does",
-		"name":                       "", "namespace": "", "chart": "", "version": "", "values": "", "secrets": "", "set": "", "setString": "",
-		"needs": "", "installed": "", "installedTemplate": "", "condition": "", "labels": "", "wait": "", "waitTemplate": "",
-		"atomic": "", "createNamespace": "", "timeout": "", "hooks": "", "force": "", "inherit": "",
-		"conditionTemplate": "", "verify": "", "devel": "", "args": "", "postRenderer": "", "postRendererArgs": "", "jsonPatches": "", "strategicMergePatches": "",
-	}
-	for _, k := range sortedKeys(r.m) {
-		why, known := explain[k]
-		switch {
-		case known && why != "":
-			c.infof(r, k, k, why)
-		case known:
-		default:
-			c.note(r, k, k, "no khook equivalent")
-		}
-	}
-	for _, k := range sortedKeys(r.st.defaults) {
-		if _, own := r.m[k]; own {
-			continue
-		}
-		switch k {
-		case "wait", "atomic", "createNamespace", "timeout", "force":
-		case "args", "postRenderer", "postRendererArgs": // with the release's own, below
-		case "verify", "devel":
-			if b(valueOf(r.st.defaults[k])) {
-				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
-			}
-		default:
-			n := Note{File: r.st.file, Line: r.st.defaultsLine[k], What: "helmDefaults." + k, Why: explain[k]}
-			if _, ok := explain[k]; !ok {
-				n.Why = "no khook equivalent; it does not change what is installed"
-			}
-			if n.Why != "" && !c.seen[n.String()] {
-				c.seen[n.String()] = true
-				c.res.Info = append(c.res.Info, n)
-			}
-		}
-	}
-	c.helmArgs(r, h)
-	c.postRenderer(r, h)
-	c.patches(r, h)
-	if v, ok := r.m["verify"]; ok && b(v) {
-		c.note(r, "verify", "verify", "khook does not verify chart provenance")
-	}
-	if v, ok := r.m["devel"]; ok && b(v) && h.Version == "" {
-		c.note(r, "devel", "devel", "khook installs the exact version given: pin one")
-	}
-}
-
-// labelName is a label's name (after any prefix/) or value.
-var labelName = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
-
-func valueOf(n *yaml.Node) any {
-	var v any
-	if n != nil {
-		_ = n.Decode(&v)
-	}
-	return v
-}
-
 // link turns needs into step needs: name, namespace/name or
 // context/namespace/name; a wrong or missing namespace resolves by the
 // release's unique name, with a warning. Sub-helmfiles run in sequence:
@@ -753,11 +507,11 @@ func (c *converter) link() {
 				if ns == "" {
 					where = fmt.Sprintf("it names no namespace and no release %s is in this release's namespace %q", name, r.out.Resolved.Namespace)
 				}
-				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
+				r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("needs")}, What: "release " + r.out.Resolved.Name + ": needs " + need,
 					Why: fmt.Sprintf("%s; resolved to the only release named %s (namespace %q)", where, name, cands[0].out.Resolved.Namespace)})
 			}
 			if found == nil && len(cands) == 0 && c.skipped[name] {
-				r.out.Info = append(r.out.Info, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need,
+				r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("needs")}, What: "release " + r.out.Resolved.Name + ": needs " + need,
 					Why: "that release's condition is false in this environment, so there is no step to wait for"})
 				continue
 			}
@@ -766,7 +520,7 @@ func (c *converter) link() {
 				if len(cands) > 1 {
 					why = "several releases have that name and none is in that namespace"
 				}
-				r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.lineOf("needs"), What: "release " + r.out.Resolved.Name + ": needs " + need, Why: why})
+				r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("needs")}, What: "release " + r.out.Resolved.Name + ": needs " + need, Why: why})
 				continue
 			}
 			r.out.Resolved.Needs = append(r.out.Resolved.Needs, found.out.Resolved.Namespace+"/"+found.out.Resolved.Name)
@@ -810,163 +564,6 @@ func appendUnique(l []string, s string) []string {
 	}
 	return append(l, s)
 }
-
-// write renders the spec with its header, checks it loads as validate
-// would (a step the spec refuses turns its release refused), and settles
-// every verdict.
-func (c *converter) write(name string) ([]byte, error) {
-	sp := &outSpec{APIVersion: spec.APIVersion, Kind: spec.Kind, Metadata: outMetadata{Name: name}}
-	c.references(sp)
-	refused := map[*rel]string{}
-	for {
-		sp.Steps = nil
-		index := map[int]*rel{}
-		for _, r := range c.rels {
-			if _, ok := refused[r]; ok {
-				continue
-			}
-			for _, st := range r.before {
-				index[len(sp.Steps)] = r
-				sp.Steps = append(sp.Steps, st)
-			}
-			index[len(sp.Steps)] = r
-			sp.Steps = append(sp.Steps, r.step)
-			for _, st := range r.after {
-				index[len(sp.Steps)] = r
-				sp.Steps = append(sp.Steps, st)
-			}
-		}
-		c.verdicts(refused)
-		doc, err := c.render(sp)
-		if err != nil {
-			return nil, err
-		}
-		if len(sp.Steps) == 0 {
-			return doc, nil
-		}
-		var set []string
-		for _, v := range c.res.Vars {
-			if v.Required {
-				set = append(set, v.Name+"=x")
-			}
-		}
-		_, err = spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc), Set: set})
-		var probs spec.Problems
-		if err == nil {
-			return doc, nil
-		}
-		if !errors.As(err, &probs) {
-			return nil, fmt.Errorf("cannot check the spec written: %w", err)
-		}
-		n := len(refused)
-		// A hook's step the spec refuses loses the hook, not the release.
-		dropped := false
-		for _, p := range probs {
-			var i int
-			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
-				r, st := index[i], sp.Steps[i]
-				if st != r.step && r.dropHook(st) {
-					c.rewire(st)
-					r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.lineOf("hooks"), What: "release " + r.out.Resolved.Name + ": a hook's step " + st.Name,
-						Why: "the khook spec refuses it: " + p.Message})
-					dropped = true
-				}
-			}
-		}
-		if dropped {
-			continue
-		}
-		for _, p := range probs {
-			var i int
-			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
-				if _, ok := refused[index[i]]; !ok {
-					refused[index[i]] = p.Message
-				}
-			}
-		}
-		if len(refused) == n {
-			return nil, fmt.Errorf("the spec written is invalid: %s", probs[0])
-		}
-		// Needs of a refused release's steps go too.
-		gone := map[string]bool{}
-		for r := range refused {
-			for _, s := range r.out.Steps {
-				gone[s] = true
-			}
-		}
-		for _, r := range c.rels {
-			for _, st := range append(append([]*outStep{r.step}, r.before...), r.after...) {
-				var keep []string
-				for _, nd := range st.Needs {
-					if !gone[nd] {
-						keep = append(keep, nd)
-					}
-				}
-				st.Needs = keep
-			}
-		}
-	}
-}
-
-func (c *converter) verdicts(refused map[*rel]string) {
-	for _, r := range c.rels {
-		if why, ok := refused[r]; ok {
-			r.out.Verdict = Refused
-			r.out.Step, r.out.Steps = "", nil
-			r.out.NotCarried = append(r.out.NotCarried, Note{File: r.st.file, Line: r.line, What: "release " + r.out.Resolved.Name, Why: "the khook spec refuses its step: " + why})
-			continue
-		}
-		if len(r.out.NotCarried) > 0 {
-			r.out.Verdict = Partial
-		} else {
-			r.out.Verdict = Faithful
-		}
-	}
-	for _, rel := range c.res.Releases {
-		if rel.Verdict == "" {
-			rel.Verdict = Refused
-		}
-		sortNotes(rel.NotCarried)
-		sortNotes(rel.Info)
-	}
-	sortNotes(c.res.NotCarried)
-	sortNotes(c.res.Info)
-}
-
-// render is the spec YAML with a header saying what was not carried.
-func (c *converter) render(sp *outSpec) ([]byte, error) {
-	var body bytes.Buffer
-	enc := yaml.NewEncoder(&body)
-	enc.SetIndent(2)
-	if err := enc.Encode(sp); err != nil {
-		return nil, fmt.Errorf("cannot encode the spec: %w", err)
-	}
-	var out bytes.Buffer
-	fmt.Fprintf(&out, "# Imported from a helmfile by khook import helmfile (environment %s).\n", c.opts.Environment)
-	var lost, warn []Note
-	lost = append(lost, c.res.NotCarried...)
-	warn = append(warn, c.res.Info...)
-	for _, r := range c.res.Releases {
-		lost = append(lost, r.NotCarried...)
-		warn = append(warn, r.Info...)
-	}
-	if len(lost) > 0 {
-		fmt.Fprintf(&out, "# NOT carried over (%d): this spec does not build what the helmfile builds until these are resolved by hand:\n", len(lost))
-		for _, n := range lost {
-			fmt.Fprintf(&out, "#   %s\n", oneLine(n.String()))
-		}
-	}
-	if len(warn) > 0 {
-		fmt.Fprintf(&out, "# Carried with a difference (%d):\n", len(warn))
-		for _, n := range warn {
-			fmt.Fprintf(&out, "#   %s\n", oneLine(n.String()))
-		}
-	}
-	out.Write(body.Bytes())
-	return out.Bytes(), nil
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // specName turns a helmfile's directory name into a metadata.name.
 func specName(file string) string {
@@ -1019,245 +616,4 @@ func findPath(obj any, want map[string]any, prefix string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// dropHook removes a hook's step; steps that needed it need what it
-// needed instead.
-func (r *rel) dropHook(st *outStep) bool {
-	found := false
-	var keep func([]*outStep) []*outStep
-	keep = func(l []*outStep) []*outStep {
-		var out []*outStep
-		for _, x := range l {
-			if x == st {
-				found = true
-				continue
-			}
-			out = append(out, x)
-		}
-		return out
-	}
-	r.before, r.after = keep(r.before), keep(r.after)
-	if !found {
-		return false
-	}
-	var steps []string
-	for _, s := range r.out.Steps {
-		if s != st.Name {
-			steps = append(steps, s)
-		}
-	}
-	r.out.Steps = steps
-	return true
-}
-
-// rewire makes every step that needed a dropped step need what it needed.
-func (c *converter) rewire(st *outStep) {
-	for _, r := range c.rels {
-		for _, x := range append(append([]*outStep{r.step}, r.before...), r.after...) {
-			var needs []string
-			for _, nd := range x.Needs {
-				if nd == st.Name {
-					for _, up := range st.Needs {
-						needs = appendUnique(needs, up)
-					}
-					continue
-				}
-				needs = appendUnique(needs, nd)
-			}
-			x.Needs = needs
-		}
-	}
-}
-
-// helmArgs maps the helm arguments: helmDefaults.args, then a release's
-// own args (helmfile v1.8.0 refuses that field; older states carry it).
-// --include-crds together with --no-hooks, without --skip-crds, is the
-// bootstrap "crds" helmfile: run as helmfile template piped through
-// yq select(.kind == "CustomResourceDefinition") to kubectl apply
-// --server-side, it puts the chart's CRDs in the cluster and nothing else,
-// which is crds: only. --include-crds alone is what a helm step does
-// anyway, --skip-crds is crds: skip; any other argument has no khook
-// equivalent.
-func (c *converter) helmArgs(r *rel, h *outHelm) {
-	type arg struct {
-		text, from string
-		line       int
-	}
-	var args []arg
-	for _, src := range []struct {
-		v    any
-		from string
-		line int
-	}{
-		{valueOf(r.st.defaults["args"]), "helmDefaults.args", r.st.defaultsLine["args"]},
-		{r.m["args"], "args", r.lineOf("args")},
-	} {
-		list, _ := src.v.([]any)
-		for _, x := range list {
-			for _, a := range strings.Fields(str(x)) {
-				args = append(args, arg{a, src.from, src.line})
-			}
-		}
-	}
-	has := map[string]bool{}
-	for _, a := range args {
-		has[a.text] = true
-	}
-	// The post-renderer may do the CRD select itself (then hooks are
-	// rendered, but filtered out with everything else).
-	text, _, _ := postRendererOf(r)
-	selects := selectsCRDs(text)
-	crdsOnly := has["--include-crds"] && (has["--no-hooks"] || selects) && !has["--skip-crds"]
-	flags := "--include-crds --no-hooks"
-	if !has["--no-hooks"] {
-		flags = "--include-crds with a post-renderer selecting the CustomResourceDefinitions"
-	}
-	for _, a := range args {
-		switch {
-		case crdsOnly && (a.text == "--include-crds" || a.text == "--no-hooks"):
-			if a.text == "--no-hooks" {
-				continue
-			}
-			h.CRDs = "only"
-			// No release: nothing to create a namespace for, roll back or
-			// wait on; the CRDs are cluster-scoped.
-			h.CreateNamespace, h.Atomic, h.Wait = false, false, false
-			const why = "written as crds: only; this assumes the helmfile is run as helmfile template | yq select(.kind == \"CustomResourceDefinition\") | kubectl apply --server-side: the chart's CRDs (crds/ and templated, with these values) are applied, no release is installed, no hook runs"
-			if a.from == "args" {
-				c.infoAt(r, a.line, "args "+flags, why)
-			} else if n := (Note{File: r.st.file, Line: a.line, What: "helmDefaults.args " + flags, Why: why}); !c.seen[n.String()] {
-				c.seen[n.String()] = true
-				c.res.Info = append(c.res.Info, n)
-			}
-			r.out.Carried = append(r.out.Carried, flags+" as crds: only")
-		case a.text == "--include-crds":
-			c.infoAt(r, a.line, a.from+" "+a.text, "a khook helm step applies the chart's crds/ (server-side) by default")
-		case a.text == "--skip-crds":
-			h.CRDs = "skip"
-			r.out.Carried = append(r.out.Carried, a.from+" --skip-crds as crds: skip")
-		case a.text == "--no-hooks":
-			c.noteAt(r, a.line, a.from+" "+a.text, "a khook helm step installs the whole chart and runs its hooks; only together with --include-crds (and without --skip-crds) does it mean the CRDs-only bootstrap that crds: only is")
-		default:
-			c.noteAt(r, a.line, a.from+" "+a.text, "extra helm arguments have no khook equivalent")
-		}
-	}
-}
-
-// patches maps a release's jsonPatches and strategicMergePatches (which
-// helmfile applies with kustomize after rendering the chart) to a
-// kustomize post-renderer: each inline or read from the file it names.
-func (c *converter) patches(r *rel, h *outHelm) {
-	var out []outKPatch
-	for _, key := range []string{"jsonPatches", "strategicMergePatches"} {
-		items, _ := r.m[key].([]any)
-		for i, it := range items {
-			what := fmt.Sprintf("%s[%d]", key, i)
-			if p, ok := it.(string); ok { // a file holding the patch
-				data, err := os.ReadFile(abs(r.st.dir, p))
-				if err != nil {
-					c.note(r, key, what, "the file "+p+" cannot be read: "+pathErr(err))
-					continue
-				}
-				var v any
-				if err := yaml.Unmarshal(data, &v); err != nil {
-					c.note(r, key, what, "the file "+p+" is not YAML: "+yamlErrMsg(err))
-					continue
-				}
-				it = stringKeys(v)
-			}
-			m, _ := it.(map[string]any)
-			if m == nil {
-				c.note(r, key, what, "neither a patch nor a file name")
-				continue
-			}
-			if key == "strategicMergePatches" {
-				body, _ := toYaml(m)
-				out = append(out, outKPatch{Patch: body})
-				continue
-			}
-			ops, hasOps := m["patch"].([]any)
-			target, _ := m["target"].(map[string]any)
-			t := map[string]string{}
-			bad := ""
-			for k, v := range target {
-				switch k {
-				case "group", "version", "kind", "name", "namespace", "labelSelector", "annotationSelector":
-					t[k] = str(v)
-				default:
-					bad = k
-				}
-			}
-			switch {
-			case !hasOps:
-				c.note(r, key, what, "a JSON patch from a path: is not carried; write its operations under patch:")
-				continue
-			case bad != "":
-				c.note(r, key, what, "the target field "+bad+" has no khook equivalent")
-				continue
-			}
-			body, _ := toYaml(ops)
-			p := outKPatch{Patch: body}
-			if len(t) > 0 {
-				p.Target = t
-			}
-			out = append(out, p)
-		}
-	}
-	if len(out) > 0 {
-		h.PostRenderers = []outPostRenderer{{Kustomize: &outKustomize{Patches: out}}}
-		r.out.Carried = append(r.out.Carried, "jsonPatches/strategicMergePatches as a kustomize post-renderer")
-	}
-}
-
-// postRenderer is helmfile's post-renderer command (the release's, else
-// helmDefaults'). khook runs no commands; the one the CRDs-only helmfiles
-// give, a yq select of the CustomResourceDefinitions, is what crds: only
-// does already.
-func (c *converter) postRenderer(r *rel, h *outHelm) {
-	text, from, line := postRendererOf(r)
-	if text == "" {
-		return
-	}
-	cmd := strings.Fields(text)[0]
-	if h.CRDs == "only" && selectsCRDs(text) {
-		n := Note{File: r.st.file, Line: line, What: from + " " + cmd, Why: "it keeps the CustomResourceDefinitions of the rendered chart, which crds: only applies already"}
-		if !c.seen[n.String()] {
-			c.seen[n.String()] = true
-			c.res.Info = append(c.res.Info, n)
-		}
-		return
-	}
-	c.noteAt(r, line, from+" "+cmd, "a post-renderer command changes what is installed and khook runs no commands: write its changes as postRenderers: [{kustomize: {patches: …}}]")
-}
-
-// postRendererOf is the release's post-renderer command line (its own,
-// else helmDefaults'), where it is written, or "".
-func postRendererOf(r *rel) (text, from string, line int) {
-	cmd, line, from := r.m["postRenderer"], r.lineOf("postRenderer"), "postRenderer"
-	args := r.m["postRendererArgs"]
-	if cmd == nil {
-		if n := r.st.defaults["postRenderer"]; n != nil {
-			cmd, line, from = valueOf(n), r.st.defaultsLine["postRenderer"], "helmDefaults.postRenderer"
-			args = valueOf(r.st.defaults["postRendererArgs"])
-		}
-	}
-	if cmd == nil || strings.TrimSpace(str(cmd)) == "" {
-		return "", "", 0
-	}
-	text = str(cmd)
-	if l, ok := args.([]any); ok {
-		for _, a := range l {
-			text += " " + str(a)
-		}
-	}
-	return text, from, line
-}
-
-// selectCRDs is a yq (or jq) filter that keeps the CustomResourceDefinitions.
-var selectCRDs = regexp.MustCompile(`select\(\s*\.kind\s*==\s*"CustomResourceDefinition"\s*\)`)
-
-// selectsCRDs tells a post-renderer that keeps only the CRDs.
-func selectsCRDs(cmdline string) bool {
-	return selectCRDs.MatchString(cmdline) && !strings.Contains(cmdline, "del(")
 }

@@ -35,11 +35,11 @@ func TestImportBootstrap(t *testing.T) {
 	}
 	for _, want := range []string{
 		"- file: ../kubernetes/apps/kube-system/cilium/app/helmrelease.yaml\n          path: spec.values",
-		"for: condition=Established\n      \"on\": customresourcedefinition/ciliumloadbalancerippools.cilium.io",
+		"for: condition=Established\n      \"on\": crd/ciliumloadbalancerippools.cilium.io",
 		"- kustomize: ../kubernetes/apps/kube-system/cilium/app",
 		"- file: ../kubernetes/crds/gateway/crds.yaml",
 		"clusterName: ${CLUSTER_NAME}",
-		"default: home",
+		`default: "home"`,
 		"rollout:\n      restart: deployment/flux-operator",
 		"needs default/coredns: no release coredns is in namespace \"default\"",
 	} {
@@ -306,7 +306,7 @@ func TestImportRefusedHookStep(t *testing.T) {
     hooks:
       - events: [postsync]
         command: kubectl
-        args: [wait, --for=bogus, deploy/x]
+        args: [wait, '--for=jsonpath={.status', deploy/x]
   - name: b
     chart: oci://r.example/b
     needs: [a]
@@ -594,7 +594,7 @@ func TestImportUnsetRequiredEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := string(res.Spec)
-	for _, want := range []string{"token: ${TOKEN_X}", "header: Bearer ${TOKEN_X}", "  TOKEN_X:\n    type: string\n    required: true\n"} {
+	for _, want := range []string{"token: ${TOKEN_X}", "header: Bearer ${TOKEN_X}", "  TOKEN_X: {type: string, secret: true,"} {
 		if !strings.Contains(spec, want) {
 			t.Errorf("spec lacks %q\n%s", want, spec)
 		}

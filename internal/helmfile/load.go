@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/khook/khook/internal/importer"
 	"io"
 	"os"
 	"path/filepath"
@@ -249,111 +250,19 @@ func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.N
 			return nil
 		}
 		if err != nil {
-			msg, line := err.Error(), offset+1
-			if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-				fmt.Sscan(m[1], &line)
-				line += offset
-				msg = m[2]
-			}
-			if terr := s.notGotmpl(offset + 1); terr != nil {
-				return terr
-			}
-			how := "it is not YAML"
-			if s.rendered {
-				how = "it is not YAML after rendering"
-			}
-			return &InputError{File: s.file, Line: line, Msg: how + ": " + strings.TrimPrefix(msg, "yaml: ")}
+			return partErr(s, err, offset)
 		}
 		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 			continue
 		}
 		m := doc.Content[0]
 		// bases come first: this part's keys override theirs.
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if k, v := m.Content[i], m.Content[i+1]; k.Value == "bases" {
-				if isBase {
-					return &InputError{File: s.file, Line: k.Line + offset, Msg: "a base helmfile has bases: of its own, which helmfile does not support"}
-				}
-				for _, b := range v.Content {
-					bs, err := l.load(abs(s.dir, b.Value), s.overrides, true, s.sub)
-					if err != nil {
-						return err
-					}
-					mergeState(s, bs)
-					for name, e := range bs.envNodes() {
-						envs[name] = e
-					}
-				}
-			}
+		if err := l.bases(s, m, offset, envs, isBase); err != nil {
+			return err
 		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
-			k, v := m.Content[i], m.Content[i+1]
-			line := k.Line + offset
-			switch k.Value {
-			case "bases":
-			case "repositories":
-				l.repositories(s, v, offset)
-			case "helmDefaults":
-				eachField(v, func(k, v *yaml.Node) {
-					s.defaults[k.Value] = v
-					s.defaultsLine[k.Value] = k.Line + offset
-				})
-			case "releases":
-				if len(v.Content) > 0 {
-					s.releases = nil
-				}
-				for _, r := range v.Content {
-					s.releases = append(s.releases, &relNode{node: r, line: r.Line + offset, st: s})
-				}
-			case "templates":
-				var t map[string]any
-				if err := v.Decode(&t); err != nil {
-					return &InputError{File: s.file, Line: line, Msg: "templates: cannot be read: " + err.Error()}
-				}
-				for name, x := range t {
-					s.templates[name] = x
-				}
-			case "defaultInherit":
-				var list []string
-				if err := v.Decode(&list); err != nil {
-					var one string
-					if err := v.Decode(&one); err != nil {
-						return &InputError{File: s.file, Line: line, Msg: "defaultInherit: is neither a template name nor a list of them"}
-					}
-					list = []string{one}
-				}
-				s.defInherit = nil
-				for _, n := range list {
-					if n = strings.TrimSpace(n); n != "" {
-						s.defInherit = append(s.defInherit, n)
-					}
-				}
-			case "environments":
-				eachField(v, func(k, v *yaml.Node) { envs[k.Value] = v })
-			case "values":
-				vals, err := l.valuesEntries(s, v, offset, nil)
-				if err != nil {
-					return err
-				}
-				s.stateValues = mergeValues(s.stateValues, vals)
-			case "helmfiles":
-				if len(v.Content) > 0 {
-					s.helmfiles = v.Content
-				}
-			case "missingFileHandler":
-				s.missingFile = v.Value
-			case "commonLabels":
-				_ = v.Decode(&s.commonLabels)
-			case "apiVersions", "kubeVersion":
-				s.info = append(s.info, Note{File: s.file, Line: line, What: k.Value,
-					Why: "khook asks the cluster for its version and APIs (plan --offline takes them from its flags)"})
-			case "helmBinary", "kustomizeBinary", "lockFilePath", "helmfileLockFile":
-				s.info = append(s.info, Note{File: s.file, Line: line, What: k.Value, Why: "khook embeds Helm and kustomize: no binary or lock file to name"})
-			case "hooks":
-				s.notCarried = append(s.notCarried, Note{File: s.file, Line: line, What: "hooks (global)",
-					Why: "helmfile-wide hooks have no release to run around: add an apply or job step by hand"})
-			default:
-				s.notCarried = append(s.notCarried, Note{File: s.file, Line: line, What: k.Value, Why: "no khook equivalent"})
+			if err := l.key(s, m.Content[i], m.Content[i+1], offset, envs); err != nil {
+				return err
 			}
 		}
 		// The environment's values, for the next part (helmfile reloads them per part).
@@ -366,6 +275,120 @@ func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.N
 		}
 		s.environments = envs
 	}
+}
+
+// key reads one top-level key of a part into s.
+func (l *loader) key(s *state, k, v *yaml.Node, offset int, envs map[string]*yaml.Node) error {
+	line := k.Line + offset
+	switch k.Value {
+	case "bases":
+	case "repositories":
+		l.repositories(s, v, offset)
+	case "helmDefaults":
+		eachField(v, func(k, v *yaml.Node) {
+			s.defaults[k.Value] = v
+			s.defaultsLine[k.Value] = k.Line + offset
+		})
+	case "releases":
+		if len(v.Content) > 0 {
+			s.releases = nil
+		}
+		for _, r := range v.Content {
+			s.releases = append(s.releases, &relNode{node: r, line: r.Line + offset, st: s})
+		}
+	case "templates":
+		var t map[string]any
+		if err := v.Decode(&t); err != nil {
+			return &InputError{File: s.file, Line: line, Msg: "templates: cannot be read: " + err.Error()}
+		}
+		for name, x := range t {
+			s.templates[name] = x
+		}
+	case "defaultInherit":
+		var list []string
+		if err := v.Decode(&list); err != nil {
+			var one string
+			if err := v.Decode(&one); err != nil {
+				return &InputError{File: s.file, Line: line, Msg: "defaultInherit: is neither a template name nor a list of them"}
+			}
+			list = []string{one}
+		}
+		s.defInherit = nil
+		for _, n := range list {
+			if n = strings.TrimSpace(n); n != "" {
+				s.defInherit = append(s.defInherit, n)
+			}
+		}
+	case "environments":
+		eachField(v, func(k, v *yaml.Node) { envs[k.Value] = v })
+	case "values":
+		vals, err := l.valuesEntries(s, v, offset, nil)
+		if err != nil {
+			return err
+		}
+		s.stateValues = mergeValues(s.stateValues, vals)
+	case "helmfiles":
+		if len(v.Content) > 0 {
+			s.helmfiles = v.Content
+		}
+	case "missingFileHandler":
+		s.missingFile = v.Value
+	case "commonLabels":
+		_ = v.Decode(&s.commonLabels)
+	case "apiVersions", "kubeVersion":
+		s.info = append(s.info, Note{Loc: importer.Loc{File: s.file, Line: line}, What: k.Value,
+			Why: "khook asks the cluster for its version and APIs (plan --offline takes them from its flags)"})
+	case "helmBinary", "kustomizeBinary", "lockFilePath", "helmfileLockFile":
+		s.info = append(s.info, Note{Loc: importer.Loc{File: s.file, Line: line}, What: k.Value, Why: "khook embeds Helm and kustomize: no binary or lock file to name"})
+	case "hooks":
+		s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: line}, What: "hooks (global)",
+			Why: "helmfile-wide hooks have no release to run around: add an apply or job step by hand"})
+	default:
+		s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: line}, What: k.Value, Why: "no khook equivalent"})
+	}
+	return nil
+}
+
+// bases loads the part's bases: into s before its own keys.
+func (l *loader) bases(s *state, m *yaml.Node, offset int, envs map[string]*yaml.Node, isBase bool) error {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Value != "bases" {
+			continue
+		}
+		if isBase {
+			return &InputError{File: s.file, Line: k.Line + offset, Msg: "a base helmfile has bases: of its own, which helmfile does not support"}
+		}
+		for _, b := range v.Content {
+			bs, err := l.load(abs(s.dir, b.Value), s.overrides, true, s.sub)
+			if err != nil {
+				return err
+			}
+			mergeState(s, bs)
+			for name, e := range bs.envNodes() {
+				envs[name] = e
+			}
+		}
+	}
+	return nil
+}
+
+// partErr is a part YAML cannot read, at its line.
+func partErr(s *state, err error, offset int) error {
+	msg, line := err.Error(), offset+1
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		fmt.Sscan(m[1], &line)
+		line += offset
+		msg = m[2]
+	}
+	if terr := s.notGotmpl(offset + 1); terr != nil {
+		return terr
+	}
+	how := "it is not YAML"
+	if s.rendered {
+		how = "it is not YAML after rendering"
+	}
+	return &InputError{File: s.file, Line: line, Msg: how + ": " + strings.TrimPrefix(msg, "yaml: ")}
 }
 
 func (s *state) envNodes() map[string]*yaml.Node { return s.environments }
@@ -406,7 +429,7 @@ func (l *loader) environment(s *state, e *yaml.Node, offset int) (map[string]any
 				}
 				plain, derr := sops.Decrypt(f.Value, data, redact.New())
 				if derr != nil {
-					s.notCarried = append(s.notCarried, Note{File: s.file, Line: f.Line + offset, What: "environment secrets " + f.Value,
+					s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: f.Line + offset}, What: "environment secrets " + f.Value,
 						Why: "cannot be decrypted here (" + derr.Error() + "), so templates that read it rendered without it"})
 					continue
 				}
@@ -421,7 +444,7 @@ func (l *loader) environment(s *state, e *yaml.Node, offset int) (map[string]any
 			}
 		case "missingFileHandler", "kubeContext", "missingFileHandlerConfig":
 		default:
-			s.notCarried = append(s.notCarried, Note{File: s.file, Line: k.Line + offset, What: "environments." + s.envName + "." + k.Value, Why: "no khook equivalent"})
+			s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "environments." + s.envName + "." + k.Value, Why: "no khook equivalent"})
 		}
 	})
 	return out, err
@@ -483,10 +506,10 @@ func (l *loader) repositories(s *state, n *yaml.Node, offset int) {
 			case "oci":
 				repo.oci = v.Value == "true"
 			case "username", "password":
-				s.notCarried = append(s.notCarried, Note{File: s.file, Line: k.Line + offset, What: "repository " + name + " " + k.Value,
+				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "repository " + name + " " + k.Value,
 					Why: "credentials are not written into a spec: set auth: {username: ${USER}, password: ${PASSWORD}} on its steps"})
 			case "passCredentials", "skipTLSVerify", "certFile", "keyFile", "caFile", "verify", "keyring":
-				s.notCarried = append(s.notCarried, Note{File: s.file, Line: k.Line + offset, What: "repository " + name + " " + k.Value,
+				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "repository " + name + " " + k.Value,
 					Why: "khook takes TLS and credential settings per run (--ca-file) or per step (auth:), not per repository"})
 			}
 		})

@@ -2,14 +2,18 @@ package helmfile
 
 import (
 	"os"
+	"sort"
 	"strings"
+
+	"github.com/khook/khook/internal/importer"
 )
 
 // references keeps environment variables references: a variable naming a
 // directory (ROOT_DIR) has its paths already written relative to the
 // spec; wherever else a variable's value landed in the spec it becomes
-// ${NAME}, declared in vars: with the helmfile's default or as required.
-func (c *converter) references(sp *outSpec) {
+// ${NAME}, declared in vars: with the helmfile's default or as required
+// (in name order).
+func (c *converter) references() {
 	for _, e := range c.r.vars() {
 		val := e.value
 		if !e.set && e.hasDef {
@@ -22,15 +26,16 @@ func (c *converter) references(sp *outSpec) {
 		if st, err := os.Stat(val); err == nil && st.IsDir() && strings.HasPrefix(val, "/") {
 			isDir = true
 		}
+		secret := importer.SecretLooking(e.name) && !isDir
 		used := false
 		if len(val) >= 3 && val != "true" && val != "false" {
 			ref := "${" + e.name + "}"
 			for _, r := range c.rels {
-				for _, st := range append(append([]*outStep{r.step}, r.before...), r.after...) {
+				for _, st := range append(append([]*importer.OutStep{r.step}, r.before...), r.after...) {
 					if st.Helm != nil {
 						if st.Helm.Values != nil {
 							st.Helm.Values = replaceIn(st.Helm.Values, val, ref, isDir, &used).(map[string]any)
-							if e.placeholder { // also inside a longer string ("Bearer …")
+							if e.placeholder || secret { // also inside a longer string ("Bearer …")
 								st.Helm.Values = replaceSub(st.Helm.Values, val, ref, &used).(map[string]any)
 							}
 						}
@@ -42,7 +47,7 @@ func (c *converter) references(sp *outSpec) {
 			}
 		}
 		if isDir && !used {
-			c.res.Info = append(c.res.Info, Note{File: c.top, What: "environment variable " + e.name,
+			c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
 				Why: "the paths under it (" + val + ") are written relative to the spec, so the spec works on any checkout without it"})
 			continue
 		}
@@ -50,29 +55,38 @@ func (c *converter) references(sp *outSpec) {
 			continue
 		}
 		if e.placeholder && used {
-			c.res.Info = append(c.res.Info, Note{File: c.top, What: "environment variable " + e.name,
+			c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
 				Why: "not set while importing: written as ${" + e.name + "}, a required variable the run must set"})
-		}
-		v := Var{Name: e.name, Required: e.required && !e.hasDef}
-		if !v.Required {
-			v.Default, v.HasDef = e.def, true
 		}
 		if e.required && !used {
 			// requiredEnv read only to build paths or to decide the
 			// rendering: nothing in the spec refers to it.
 			continue
 		}
+		v := &importer.Var{Name: e.name, Required: e.required && !e.hasDef, From: importer.Loc{File: c.top},
+			Description: "the helmfile's " + e.name + " (set KHOOK_VAR_" + e.name + " or --set " + e.name + "=...)"}
+		switch {
+		case secret:
+			// Only from KHOOK_SECRET_NAME, never a default in the spec.
+			v.Required, v.Secret = false, true
+			v.Description = "the helmfile's " + e.name + ", a secret (set KHOOK_SECRET_" + e.name + ")"
+			if e.hasDef {
+				c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
+					Why: "a secret: written as a secret variable, without the helmfile's default, which the run must set (KHOOK_SECRET_" + e.name + ")"})
+			}
+		case !v.Required:
+			d := e.def
+			v.Default = &d
+		}
 		c.res.Vars = append(c.res.Vars, v)
-		if sp.Vars == nil {
-			sp.Vars = map[string]*outVar{}
-		}
-		ov := &outVar{Type: "string", Required: v.Required, Description: "the helmfile's " + e.name + " (set KHOOK_VAR_" + e.name + " or --set " + e.name + "=...)"}
-		if v.HasDef {
-			d := v.Default
-			ov.Default = &d
-		}
-		sp.Vars[e.name] = ov
 	}
+	c.secretReads()
+	for _, v := range c.hookVars {
+		if !declared(c.res.Vars, v.Name) {
+			c.res.Vars = append(c.res.Vars, v)
+		}
+	}
+	sort.Slice(c.res.Vars, func(i, j int) bool { return c.res.Vars[i].Name < c.res.Vars[j].Name })
 }
 
 // replaceIn replaces val by ref in every string of v: a whole string, or,
@@ -118,4 +132,13 @@ func replaceSub(v any, val, ref string, used *bool) any {
 		}
 	}
 	return v
+}
+
+func declared(vars []*importer.Var, name string) bool {
+	for _, v := range vars {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
 }

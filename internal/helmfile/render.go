@@ -253,6 +253,57 @@ func (r *renderer) funcs(baseDir string) template.FuncMap {
 	f["expandSecretRefs"] = func(any) (any, error) {
 		return nil, refuse("expandSecretRefs reads a secret store (vals), which the import does not reach: write the values as khook ${VARIABLES} or a secretKeyRef")
 	}
+	r.fileFuncs(f, baseDir)
+	f["toYaml"] = toYaml
+	f["fromYaml"] = func(s string) (any, error) {
+		var m any
+		if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+			return nil, fmt.Errorf("%s, offending yaml: %s", err, s)
+		}
+		m = stringKeys(m)
+		for _, rd := range r.reads {
+			if rd.text == s && rd.obj == nil {
+				rd.obj = m
+			}
+		}
+		return m, nil
+	}
+	f["setValueAtPath"] = setValueAtPath
+	f["required"] = func(warn string, val any) (any, error) {
+		if val == nil {
+			return nil, fmt.Errorf("%s", warn)
+		}
+		if s, ok := val.(string); ok && s == "" {
+			return nil, fmt.Errorf("%s", warn)
+		}
+		return val, nil
+	}
+	f["get"] = func(path string, args ...any) (any, error) {
+		v, err := get(path, args...)
+		if err == nil && len(args) > 0 {
+			obj := args[len(args)-1]
+			for _, rd := range r.reads {
+				if rd.obj != nil && reflect.ValueOf(rd.obj).Kind() == reflect.Map && reflect.ValueOf(obj).Kind() == reflect.Map &&
+					reflect.ValueOf(rd.obj).Pointer() == reflect.ValueOf(obj).Pointer() {
+					rd.gets = append(rd.gets, getCall{path: path, val: v})
+				}
+			}
+		}
+		return v, err
+	}
+	f["getOrNil"] = func(path string, o any) (any, error) {
+		v, err := get(path, o)
+		if _, ok := err.(*noValueError); ok {
+			return nil, nil
+		}
+		return v, err
+	}
+	return f
+}
+
+// fileFuncs are helmfile's functions that read the checkout: each read
+// is remembered (a values template reading a Flux file becomes valuesFrom).
+func (r *renderer) fileFuncs(f template.FuncMap, baseDir string) {
 	f["isFile"] = func(p string) (bool, error) {
 		st, err := os.Stat(abs(baseDir, p))
 		if err == nil {
@@ -301,51 +352,6 @@ func (r *renderer) funcs(baseDir string) template.FuncMap {
 		}
 		return entries, nil
 	}
-	f["toYaml"] = toYaml
-	f["fromYaml"] = func(s string) (any, error) {
-		var m any
-		if err := yaml.Unmarshal([]byte(s), &m); err != nil {
-			return nil, fmt.Errorf("%s, offending yaml: %s", err, s)
-		}
-		m = stringKeys(m)
-		for _, rd := range r.reads {
-			if rd.text == s && rd.obj == nil {
-				rd.obj = m
-			}
-		}
-		return m, nil
-	}
-	f["setValueAtPath"] = setValueAtPath
-	f["required"] = func(warn string, val any) (any, error) {
-		if val == nil {
-			return nil, fmt.Errorf("%s", warn)
-		}
-		if s, ok := val.(string); ok && s == "" {
-			return nil, fmt.Errorf("%s", warn)
-		}
-		return val, nil
-	}
-	f["get"] = func(path string, args ...any) (any, error) {
-		v, err := get(path, args...)
-		if err == nil && len(args) > 0 {
-			obj := args[len(args)-1]
-			for _, rd := range r.reads {
-				if rd.obj != nil && reflect.ValueOf(rd.obj).Kind() == reflect.Map && reflect.ValueOf(obj).Kind() == reflect.Map &&
-					reflect.ValueOf(rd.obj).Pointer() == reflect.ValueOf(obj).Pointer() {
-					rd.gets = append(rd.gets, getCall{path: path, val: v})
-				}
-			}
-		}
-		return v, err
-	}
-	f["getOrNil"] = func(path string, o any) (any, error) {
-		v, err := get(path, o)
-		if _, ok := err.(*noValueError); ok {
-			return nil, nil
-		}
-		return v, err
-	}
-	return f
 }
 
 func (r *renderer) exec(baseDir string, envs map[string]any, command string, args []any, inputs []string, refuse func(string) error) (string, error) {

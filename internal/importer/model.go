@@ -6,9 +6,9 @@
 // not carried, `# from FILE:LINE` above each step) and checks it with
 // spec.Load, as `khook validate` would.
 //
-// The shell importer (internal/shscript) produces into it; the helmfile
-// importer's output types (internal/helmfile/output.go) are the same
-// shape, so it can move onto this writer.
+// Both importers produce into it: internal/shscript (scripts) and
+// internal/helmfile (helmfiles, whose hooks' commands go through
+// internal/shscript as script lines).
 //
 // May import: spec and the ground floor; nothing of the runner or the CLI.
 package importer
@@ -54,6 +54,9 @@ type Var struct {
 	Secret      bool // comes only from KHOOK_SECRET_NAME; never a default
 	Description string
 	From        Loc
+	// Example is a value that fits where the variable is used (a
+	// repository's URL), for validating the spec written; "" is "x".
+	Example string
 }
 
 // Step is one step written, with the line it came from.

@@ -21,19 +21,36 @@ type OutStep struct {
 
 // OutHelm is a helm step.
 type OutHelm struct {
-	Chart            string         `yaml:"chart"`
-	Repo             string         `yaml:"repo,omitempty"`
-	Version          string         `yaml:"version,omitempty"`
-	Release          string         `yaml:"release,omitempty"`
-	Namespace        string         `yaml:"namespace,omitempty"`
-	CreateNamespace  bool           `yaml:"createNamespace,omitempty"`
-	Atomic           bool           `yaml:"atomic,omitempty"`
-	Wait             bool           `yaml:"wait,omitempty"`
-	TakeOwnership    bool           `yaml:"takeOwnership,omitempty"`
-	CRDs             string         `yaml:"crds,omitempty"`
-	DependencyUpdate bool           `yaml:"dependencyUpdate,omitempty"`
-	ValuesFrom       []OutSource    `yaml:"valuesFrom,omitempty"`
-	Values           map[string]any `yaml:"values,omitempty"`
+	Chart            string            `yaml:"chart"`
+	Repo             string            `yaml:"repo,omitempty"`
+	Version          string            `yaml:"version,omitempty"`
+	Release          string            `yaml:"release,omitempty"`
+	Namespace        string            `yaml:"namespace,omitempty"`
+	CreateNamespace  bool              `yaml:"createNamespace,omitempty"`
+	Atomic           bool              `yaml:"atomic,omitempty"`
+	Wait             bool              `yaml:"wait,omitempty"`
+	TakeOwnership    bool              `yaml:"takeOwnership,omitempty"`
+	CRDs             string            `yaml:"crds,omitempty"`
+	DependencyUpdate bool              `yaml:"dependencyUpdate,omitempty"`
+	ValuesFrom       []OutSource       `yaml:"valuesFrom,omitempty"`
+	Values           map[string]any    `yaml:"values,omitempty"`
+	PostRenderers    []OutPostRenderer `yaml:"postRenderers,omitempty"`
+}
+
+// OutPostRenderer is one helm post-renderer: kustomize patches.
+type OutPostRenderer struct {
+	Kustomize *OutKustomize `yaml:"kustomize"`
+}
+
+// OutKustomize is a kustomize post-renderer's patches.
+type OutKustomize struct {
+	Patches []OutKPatch `yaml:"patches"`
+}
+
+// OutKPatch is one kustomize patch and its target.
+type OutKPatch struct {
+	Patch  string            `yaml:"patch"`
+	Target map[string]string `yaml:"target,omitempty"`
 }
 
 // OutSource is one manifests or valuesFrom entry.

@@ -24,7 +24,8 @@ func Write(m *Model) ([]byte, error) {
 	add("apiVersion", scalar(spec.APIVersion))
 	add("kind", scalar(spec.Kind))
 	meta := &yaml.Node{Kind: yaml.MappingNode}
-	meta.Content = []*yaml.Node{scalar("name"), scalar(m.Name)}
+	// Tagged a string, so a name like 001 is quoted and stays one.
+	meta.Content = []*yaml.Node{scalar("name"), {Kind: yaml.ScalarNode, Tag: "!!str", Value: m.Name}}
 	add("metadata", meta)
 	if len(m.Vars) > 0 {
 		add("vars", varsNode(m.Vars))
@@ -93,28 +94,53 @@ func header(out *bytes.Buffer, m *Model) {
 	}
 }
 
+// Problem is one thing spec.Load refuses in the spec written.
+type Problem = spec.Problem
+
 // Validate loads the written spec as `khook validate` would, with a
 // stand-in value for each variable that has no default (secrets through
 // the secret prefix), so a problem of the import is found before anything
-// is written. baseDir is where the spec will be written (relative file:
-// paths are not read; only the DSL is checked).
+// is written. Relative file: paths are not read; only the DSL is checked.
 func Validate(m *Model, doc []byte) (*spec.Spec, error) {
+	s, probs, err := load(m, doc)
+	if err != nil {
+		return nil, err
+	}
+	if len(probs) > 0 {
+		return nil, fmt.Errorf("the spec written is invalid: %s", probs[0])
+	}
+	return s, nil
+}
+
+// Problems is what spec.Load refuses in the spec written, each with the
+// path of its field (steps.2.helm.chart), for an importer that can drop
+// what it refuses and write again; none when it loads.
+func Problems(m *Model, doc []byte) ([]Problem, error) {
+	_, probs, err := load(m, doc)
+	return probs, err
+}
+
+func load(m *Model, doc []byte) (*spec.Spec, spec.Problems, error) {
 	var set, env []string
 	for _, v := range m.Vars {
+		stand := "x"
+		if v.Example != "" {
+			stand = v.Example
+		}
 		switch {
 		case v.Secret:
-			env = append(env, "KHOOK_SECRET_"+v.Name+"=x")
+			env = append(env, "KHOOK_SECRET_"+v.Name+"="+stand)
 		case v.Default == nil:
-			set = append(set, v.Name+"=x")
+			set = append(set, v.Name+"="+stand)
 		}
 	}
 	s, err := spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc), Set: set, Environ: env})
 	var probs spec.Problems
 	if errors.As(err, &probs) {
-		return nil, fmt.Errorf("the spec written is invalid: %s", probs[0])
+		return nil, probs, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot check the spec written: %w", err)
+		return nil, nil, fmt.Errorf("cannot check the spec written: %w", err)
 	}
-	return s, nil
+	return s, nil, nil
 }

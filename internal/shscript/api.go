@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -41,6 +42,9 @@ type Options struct {
 	SpecDir string
 	// Name is metadata.name; "" is derived from the script's name.
 	Name string
+	// Args are the script's positional parameters ($1, $@), as in
+	// `bash install.sh prod`; without them $1 is a required variable ARG1.
+	Args []string
 }
 
 // InputError is a script the import cannot read: it does not parse, a
@@ -92,6 +96,52 @@ func Import(file string, opts Options) (*Result, error) {
 	return &Result{Model: t.m, Spec: doc}, nil
 }
 
+// Fragment translates shell text that another importer read — a
+// helmfile hook's command, `sh -c` script or `kubectl …` with its
+// arguments — as the script import does, run from opts.Dir: every idiom
+// of a script works there too, command by command. Its notes, commands
+// and steps are at at.File, lines counted from at.Line. The model is not
+// written: the caller merges its steps (named and chained by this
+// translator) into its own. An *InputError is text bash cannot parse.
+func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, error) {
+	t, err := newTranslator(at.File, opts)
+	if err != nil {
+		return nil, err
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), at.File)
+	if err != nil {
+		var pe syntax.ParseError
+		if errors.As(err, &pe) {
+			return nil, &InputError{File: at.File, Line: at.Line + int(pe.Pos.Line()) - 1, Msg: "bash cannot parse the command: " + pe.Text}
+		}
+		return nil, &InputError{File: at.File, Line: at.Line, Msg: "bash cannot parse the command: " + err.Error()}
+	}
+	t.file, t.scriptPath, t.src = at.File, filepath.Join(t.runDir, filepath.Base(at.File)), []byte(text)
+	if at.Line > 0 {
+		t.lineBase = at.Line - 1
+	}
+	t.stmts(f.Stmts)
+	if t.inputErr != nil {
+		return nil, t.inputErr
+	}
+	pruneVars(t.m)
+	return t.m, nil
+}
+
+// CommandLine is argv as one shell command line, each word quoted as bash
+// needs it, for Fragment (a hook's command and its arguments).
+func CommandLine(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil { // a NUL byte: no shell word holds it
+			q = strconv.Quote(a)
+		}
+		words[i] = q
+	}
+	return strings.Join(words, " ")
+}
+
 func newTranslator(file string, opts Options) (*translator, error) {
 	dir := opts.Dir
 	if dir == "" {
@@ -119,6 +169,9 @@ func newTranslator(file string, opts Options) (*translator, error) {
 		name = specName(file)
 	}
 	t.m = &importer.Model{Source: file, Tool: "khook import script", Name: name}
+	if opts.Args != nil {
+		t.args, t.argsGiven = opts.Args, true
+	}
 	return t, nil
 }
 

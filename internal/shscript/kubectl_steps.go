@@ -55,8 +55,13 @@ func (t *translator) kWait(x *cmd, f flags) {
 			forv += "=" + val
 		}
 	}
-	if forv == "" || !(strings.HasPrefix(forv, "condition=") || strings.HasPrefix(forv, "jsonpath=") || forv == "delete") {
-		t.account(x.stmt, importer.FateNotCarried, "", "--for="+forv+" has no wait: form in khook (condition=, jsonpath=, delete); add a wait: step by hand")
+	if forv == "create" {
+		// kubectl 1.31: until the object exists. A wait on a named object
+		// that does not exist yet waits for it, and cel=true then holds.
+		forv = "cel=true"
+	}
+	if forv == "" || !(strings.HasPrefix(forv, "condition=") || strings.HasPrefix(forv, "jsonpath=") || forv == "delete" || forv == "cel=true") {
+		t.account(x.stmt, importer.FateNotCarried, "", "--for="+forv+" has no wait: form in khook (condition=, jsonpath=, delete, create); add a wait: step by hand")
 		return
 	}
 	targets := kindNames(f.pos[1:])

@@ -76,7 +76,13 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 			x := t.newCmd(cond, c)
 			if len(x.args) > 1 && (x.args[0] == "kubectl" || x.args[0] == "oc") && (x.args[1] == "wait" || x.args[1] == "get") {
 				if x.args[1] == "wait" {
+					before := len(t.m.Steps)
 					t.kubectl(x)
+					for _, st := range t.m.Steps[before:] {
+						// The loop retries past kubectl's --timeout: the step's
+						// default timeout is the bound, not one try's.
+						st.Out.Timeout = ""
+					}
 				} else {
 					t.pollGet(x)
 				}

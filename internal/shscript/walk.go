@@ -40,6 +40,8 @@ type translator struct {
 	sourcing        []string
 	fromFileSecrets bool
 	secrets         []string // literal secret values seen: never in a note's text
+	lineBase        int      // a fragment's first line in the file it was read from, less one
+	argsGiven       bool     // the script's own positional parameters are known (Options.Args)
 }
 
 type function struct {
@@ -50,10 +52,10 @@ type function struct {
 }
 
 func (t *translator) runFile(f *syntax.File, src []byte, abs string) {
-	saveFile, savePath, saveSrc := t.file, t.scriptPath, t.src
-	t.file, t.scriptPath, t.src = t.display(abs), abs, src
+	saveFile, savePath, saveSrc, saveBase := t.file, t.scriptPath, t.src, t.lineBase
+	t.file, t.scriptPath, t.src, t.lineBase = t.display(abs), abs, src, 0
 	t.stmts(f.Stmts)
-	t.file, t.scriptPath, t.src = saveFile, savePath, saveSrc
+	t.file, t.scriptPath, t.src, t.lineBase = saveFile, savePath, saveSrc, saveBase
 }
 
 func (t *translator) stmts(list []*syntax.Stmt) {
@@ -113,7 +115,7 @@ func (t *translator) secret(v string) {
 }
 
 // line is a node's line in the file being walked.
-func (t *translator) line(n syntax.Node) int { return int(n.Pos().Line()) }
+func (t *translator) line(n syntax.Node) int { return int(n.Pos().Line()) + t.lineBase }
 
 func (t *translator) loc(n syntax.Node) importer.Loc {
 	return importer.Loc{File: t.file, Line: t.line(n)}

@@ -20,20 +20,7 @@ type shVar struct {
 	decl  *importer.Var
 }
 
-// secretWords are the parts of a variable or key name that make its value
-// a secret (TOKEN, DB_PASSWORD, api-key, ...).
-var secretWords = map[string]bool{"TOKEN": true, "PASSWORD": true, "PASSWD": true, "PASS": true, "SECRET": true,
-	"KEY": true, "APIKEY": true, "CREDENTIALS": true, "CREDS": true, "PRIVATE": true, "PAT": true}
-
-func secretLooking(name string) bool {
-	up := strings.ToUpper(name)
-	for _, part := range strings.FieldsFunc(up, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
-		if secretWords[part] {
-			return true
-		}
-	}
-	return false
-}
+func secretLooking(name string) bool { return importer.SecretLooking(name) }
 
 // ref declares v (once) and is its ${NAME} reference.
 func (t *translator) ref(v *importer.Var) string {
@@ -67,7 +54,7 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	if len(w.Parts) == 1 {
 		pe, quoted := paramOf(w.Parts[0])
 		if pe != nil && pe.Param != nil && pe.Exp == nil {
-			if (pe.Param.Value == "@" || pe.Param.Value == "*") && t.inFunc {
+			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) {
 				return append([]string(nil), t.args...), true, ""
 			}
 			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil {
@@ -138,7 +125,7 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 	case "PWD":
 		return t.cwd, true, ""
 	case "@", "*":
-		if t.inFunc {
+		if t.inFunc || t.argsGiven {
 			return strings.Join(t.args, " "), true, ""
 		}
 		return "", false, "$" + name + " is only known when the script runs"
@@ -146,7 +133,7 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 		return "", false, "$" + name + " is only known when the script runs"
 	}
 	if n, err := strconv.Atoi(name); err == nil {
-		if t.inFunc {
+		if t.inFunc || t.argsGiven {
 			if n-1 < len(t.args) {
 				return t.withExp(pe, t.args[n-1], true)
 			}

@@ -19,18 +19,34 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/helmfile"
+	"github.com/khook/khook/internal/importer"
 	"github.com/khook/khook/runner/command"
 	"github.com/khook/khook/words"
 )
 
-// Options of `khook import helmfile`.
+// Options of `khook import helmfile` and `khook import script`: the
+// flags both take, then each one's own.
 type Options struct {
-	F           *cmdutil.Factory
-	File        string
-	Out         string // "" or "-": stdout
-	Name        string // metadata.name; "" is the helmfile's directory name
-	Environment string
-	AllowExec   bool
+	F    *cmdutil.Factory
+	File string
+	Out  string // "" or "-": stdout
+	Name string // metadata.name; "" is derived from the file
+
+	Environment string   // helmfile: the environment to render
+	AllowExec   bool     // helmfile: let exec run commands
+	Dir         string   // script: where the script is run from
+	Args        []string // script: its positional parameters ($1, $@)
+}
+
+// outcome is what an importer gives the command to print and write.
+type outcome struct {
+	spec       []byte
+	files      []helmfile.File // beside the spec
+	notCarried []importer.Note
+	info       []importer.Note
+	summary    string // the last line of stderr
+	verdict    importer.Verdict
+	refused    string // with verdict Refused: why nothing is written
 }
 
 // NewCmd builds `khook import` and its subcommands.
@@ -83,72 +99,90 @@ error, YAML that does not parse after rendering, a missing values file).`,
 	return cmd
 }
 
-// RunHelmfile imports opts.File.
-func RunHelmfile(opts *Options) error {
+// RunHelmfile imports opts.File, a helmfile.
+func RunHelmfile(opts *Options) error { return run(opts, importHelmfile) }
+
+func importHelmfile(opts *Options, specDir string) (*outcome, error) {
+	res, err := helmfile.Import(".", opts.File, helmfile.Options{Environment: opts.Environment, AllowExec: opts.AllowExec, SpecDir: specDir, Name: opts.Name})
+	var ie *helmfile.InputError
+	if errors.As(err, &ie) {
+		return nil, inputError(ie)
+	}
+	if err != nil {
+		return nil, err
+	}
+	o := &outcome{spec: res.Spec, files: res.Files, verdict: res.Verdict()}
+	counts := map[helmfile.Verdict]int{}
+	for _, r := range res.Releases {
+		o.notCarried = append(o.notCarried, r.NotCarried...)
+		o.info = append(o.info, r.Info...)
+		counts[r.Verdict]++
+		if o.refused == "" && len(r.NotCarried) > 0 {
+			o.refused = r.NotCarried[0].String() + "; no release could be imported, nothing written"
+		}
+	}
+	o.notCarried = append(o.notCarried, res.NotCarried...)
+	o.info = append(o.info, res.Info...)
+	if o.refused == "" {
+		o.refused = "the helmfile has no releases; no release could be imported, nothing written"
+	}
+	o.summary = fmt.Sprintf("%d %s: %d faithful, %d partial, %d refused; import %s",
+		len(res.Releases), words.Plural(len(res.Releases), "release", "releases"), counts[helmfile.Faithful], counts[helmfile.Partial], counts[helmfile.Refused], o.verdict)
+	return o, nil
+}
+
+// inputError is bad input: one sentence at FILE:LINE, exit 2.
+func inputError(err error) error {
+	return &cmdutil.ExitError{Code: command.ExitValidation, Err: fmt.Errorf("%s; nothing written", err)}
+}
+
+// run is both imports: the spec's directory, the import, its notes and
+// summary on stderr, then the spec and its files written unless refused.
+// Exit 0 faithful, 1 partial or refused, 2 bad input (nothing written).
+func run(opts *Options, imp func(*Options, string) (*outcome, error)) error {
 	errOut := opts.F.IOStreams.ErrOut
 	specDir := "."
 	if opts.Out != "" && opts.Out != "-" {
 		specDir = filepath.Dir(opts.Out)
 	}
-	res, err := helmfile.Import(".", opts.File, helmfile.Options{Environment: opts.Environment, AllowExec: opts.AllowExec, SpecDir: specDir, Name: opts.Name})
-	var ie *helmfile.InputError
-	if errors.As(err, &ie) {
-		return &cmdutil.ExitError{Code: command.ExitValidation, Err: ie}
-	}
+	specDir, err := filepath.Abs(specDir)
 	if err != nil {
 		return err
 	}
-	for _, r := range res.Releases {
-		for _, n := range r.NotCarried {
-			fmt.Fprintf(errOut, "%s: not carried over: %s\n", n.Loc(), trimRelease(n, r))
-		}
-		for _, n := range r.Info {
-			fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc(), trimRelease(n, r))
-		}
+	o, err := imp(opts, specDir)
+	if err != nil {
+		return err
 	}
-	for _, n := range res.NotCarried {
-		fmt.Fprintf(errOut, "%s: not carried over: %s\n", n.Loc(), n.What+": "+n.Why)
+	for _, n := range o.notCarried {
+		fmt.Fprintf(errOut, "%s: not carried over: %s\n", n.Loc, whatWhy(n))
 	}
-	for _, n := range res.Info {
-		fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc(), n.What+": "+n.Why)
+	for _, n := range o.info {
+		fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc, whatWhy(n))
 	}
-	counts := map[helmfile.Verdict]int{}
-	for _, r := range res.Releases {
-		counts[r.Verdict]++
+	fmt.Fprintln(errOut, o.summary)
+	if o.verdict == importer.Refused {
+		return &cmdutil.ExitError{Code: command.ExitFailure, Err: errors.New(o.refused)}
 	}
-	verdict := res.Verdict()
-	if verdict == helmfile.Refused {
-		first := "the helmfile has no releases"
-		for _, r := range res.Releases {
-			if len(r.NotCarried) > 0 {
-				first = r.NotCarried[0].String()
-				break
-			}
-		}
-		return &cmdutil.ExitError{Code: command.ExitFailure, Err: fmt.Errorf("%s; no release could be imported, nothing written", first)}
-	}
-	fmt.Fprintf(errOut, "%d %s: %d faithful, %d partial, %d refused; import %s\n",
-		len(res.Releases), words.Plural(len(res.Releases), "release", "releases"), counts[helmfile.Faithful], counts[helmfile.Partial], counts[helmfile.Refused], verdict)
-	for _, f := range res.Files {
+	for _, f := range o.files {
 		if err := os.WriteFile(filepath.Join(specDir, f.Path), f.Data, 0o644); err != nil {
 			return fmt.Errorf("cannot write %s: %w", f.Path, err)
 		}
 	}
 	if opts.Out == "" || opts.Out == "-" {
-		if _, err := opts.F.IOStreams.Out.Write(res.Spec); err != nil {
+		if _, err := opts.F.IOStreams.Out.Write(o.spec); err != nil {
 			return err
 		}
-	} else if err := os.WriteFile(opts.Out, res.Spec, 0o644); err != nil {
+	} else if err := os.WriteFile(opts.Out, o.spec, 0o644); err != nil {
 		return fmt.Errorf("cannot write the spec: %w", err)
 	}
-	if verdict != helmfile.Faithful {
+	if o.verdict != importer.Faithful {
 		return cmdutil.Silent(command.ExitFailure)
 	}
 	return nil
 }
 
-// trimRelease is a note without its file and line (printed before it).
-func trimRelease(n helmfile.Note, _ *helmfile.Release) string {
+// whatWhy is a note without its FILE:LINE (printed before it).
+func whatWhy(n importer.Note) string {
 	if n.Why == "" {
 		return n.What
 	}

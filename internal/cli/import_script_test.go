@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/khook/khook/internal/cli/iostreams"
+)
+
+// Bad input for khook import script: a script bash cannot parse, a
+// sourced file that is missing, a binary file. Each is one sentence at
+// FILE:LINE, exit 2, and nothing is written (no spec, no file beside it).
+func TestImportScriptBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"unparseable", map[string]string{"install.sh": "#!/bin/bash\nhelm repo add a https://a.example\nif [ -n \"$X\" ]; then\n  kubectl apply -f a.yaml\n"},
+			"Error: install.sh:3: bash cannot parse it: `if` statement must end with `fi`; nothing written\n"},
+		{"missing sourced file", map[string]string{"install.sh": "#!/bin/bash\nset -e\nsource ./lib/common.sh\nkubectl apply -f a.yaml\n"},
+			"Error: install.sh:3: it sources lib/common.sh, which cannot be read (no such file or directory); run the import from where the script runs (--dir); nothing written\n"},
+		{"missing file a sourced file sources", map[string]string{"install.sh": "#!/bin/bash\n. lib/a.sh\n", "lib/a.sh": "kubectl get nodes\n\nsource lib/b.sh\n"},
+			"Error: lib/a.sh:3: it sources lib/b.sh, which cannot be read (no such file or directory); run the import from where the script runs (--dir); nothing written\n"},
+		{"binary", map[string]string{"install.sh": "\x7fELF\x02\x01\x01\x00\x00\x00kubectl apply"},
+			"Error: install.sh:1: it is a binary file, not a shell script; nothing written\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			for name, text := range tc.files {
+				if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Mkdir("out", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ios, out, errOut := iostreams.Test("")
+			code := Run(context.Background(), []string{"import", "script", "install.sh", "--out", "out/khook.yaml"}, ios)
+			if code != 2 || errOut.String() != tc.want || out.Len() != 0 {
+				t.Errorf("exit %d, stderr %q, stdout %q; want 2 and %q", code, errOut, out, tc.want)
+			}
+			if strings.Count(strings.TrimSuffix(errOut.String(), "\n"), "\n") > 0 {
+				t.Errorf("more than one line: %q", errOut)
+			}
+			if written, _ := os.ReadDir("out"); len(written) > 0 {
+				t.Errorf("%s written for bad input", written[0].Name())
+			}
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package helmfile
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// secretRead is a file the helmfile read (readFile) whose content is a
+// secret: a PEM private key, or a file named like one (tls.key, token,
+// id_rsa, …).
+func secretRead(rd *fileRead) bool {
+	base := filepath.Base(rd.path)
+	return strings.Contains(rd.text, "PRIVATE KEY-----") || importer.SecretLooking(base) ||
+		strings.HasPrefix(base, "id_rsa") || strings.HasSuffix(base, ".pem") || strings.HasSuffix(base, ".p12")
+}
+
+// secretReads writes the content of each secret file the helmfile read
+// into a release's values as ${NAME}, a secret variable the run sets
+// (KHOOK_SECRET_NAME): the key itself never lands in the spec.
+func (c *converter) secretReads() {
+	for _, rd := range c.r.reads {
+		text := strings.TrimSpace(rd.text)
+		if !secretRead(rd) || len(text) < 4 {
+			continue
+		}
+		name := varName(filepath.Base(rd.path))
+		used := false
+		for _, r := range c.rels {
+			for _, st := range append(append([]*importer.OutStep{r.step}, r.before...), r.after...) {
+				if st.Helm != nil && st.Helm.Values != nil {
+					st.Helm.Values = replaceSub(st.Helm.Values, text, "${"+name+"}", &used).(map[string]any)
+				}
+			}
+		}
+		if !used || declared(c.res.Vars, name) {
+			continue
+		}
+		shown := c.l.display(rd.path)
+		c.res.Vars = append(c.res.Vars, &importer.Var{Name: name, Secret: true, From: importer.Loc{File: c.top},
+			Description: "the content of " + shown + ", a secret the helmfile reads (set KHOOK_SECRET_" + name + ")"})
+		c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: shown}, What: "readFile " + shown,
+			Why: "a secret: written as the secret variable " + name + " (KHOOK_SECRET_" + name + "), never its content"})
+	}
+}
+
+// varName is a file name as a variable name: tls.key → TLS_KEY.
+func varName(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToUpper(s) {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else if b.Len() > 0 {
+			b.WriteRune('_')
+		}
+	}
+	return strings.Trim(b.String(), "_")
+}
+
+// leaked fails closed: no secret the import read — a decrypted
+// environment secret, a secret-looking environment variable's value, a
+// secret file's content — is in the spec or a file beside it.
+func (c *converter) leaked(doc []byte) error {
+	type secret struct{ value, from, fix string }
+	var secrets []secret
+	for value, file := range c.l.secrets {
+		secrets = append(secrets, secret{value, "a value of the environment's secrets file " + file, "put it in a sops-encrypted values file the release lists under secrets:"})
+	}
+	for _, e := range c.r.vars() {
+		if e.set && len(e.value) >= 4 && importer.SecretLooking(e.name) {
+			secrets = append(secrets, secret{e.value, "the value of the environment variable " + e.name, "use it where the import can write ${" + e.name + "} (a values entry of its own)"})
+		}
+	}
+	for _, rd := range c.r.reads {
+		if text := strings.TrimSpace(rd.text); secretRead(rd) && len(text) >= 4 {
+			secrets = append(secrets, secret{text, "the content of " + c.l.display(rd.path), "read it in a values entry of its own, or from a sops-encrypted values file"})
+		}
+	}
+	for _, s := range secrets {
+		for _, f := range append([]File{{Path: "the spec", Data: doc}}, c.files...) {
+			for _, needle := range needles(s.value) {
+				if bytes.Contains(f.Data, []byte(needle)) {
+					return fmt.Errorf("%s: %s would be written in plaintext into %s; %s, nothing written", c.top, s.from, f.Path, s.fix)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// needles are what of a secret value would show in YAML: the value, and
+// each line of a multi-line one (a block scalar indents them), PEM
+// armour lines aside.
+func needles(v string) []string {
+	out := []string{v}
+	if !strings.Contains(v, "\n") {
+		return out
+	}
+	for _, l := range strings.Split(v, "\n") {
+		if l = strings.TrimSpace(l); len(l) >= 12 && !strings.HasPrefix(l, "-----") {
+			out = append(out, l)
+		}
+	}
+	return out
+}

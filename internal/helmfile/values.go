@@ -1,0 +1,152 @@
+package helmfile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// values carries values files, .gotmpl values, inline values, secrets and
+// set/setString over, in helm's order: -f files (inline maps among them),
+// then secrets, then --set.
+func (c *converter) values(r *rel, h *importer.OutHelm) error {
+	entries, _ := r.m["values"].([]any)
+	secrets, _ := r.m["secrets"].([]any)
+	// Inline maps after the last file go to values:, the rest stay in order.
+	lastFile := -1
+	for i, e := range entries {
+		if _, ok := e.(string); ok {
+			lastFile = i
+		}
+	}
+	var trailing map[string]any
+	for i, e := range entries {
+		switch v := e.(type) {
+		case map[string]any:
+			r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(v))
+			if i > lastFile && len(secrets) == 0 {
+				trailing = mergeValues(trailing, deepCopy(v))
+				continue
+			}
+			c.generated(r, h, fmt.Sprintf("values[%d] (inline)", i), v, "inline values of release "+r.out.Resolved.Name+" in "+r.st.file+", kept as a file so that later values files still override them as in helmfile")
+		case string:
+			if err := c.valuesFile(r, h, i, v); err != nil {
+				return err
+			}
+		default:
+			c.note(r, "values", fmt.Sprintf("values[%d]", i), "neither a file nor a map")
+		}
+	}
+	if len(entries) > 0 {
+		r.out.Carried = append(r.out.Carried, "values")
+	}
+	for i, e := range secrets {
+		p, ok := e.(string)
+		if !ok {
+			c.note(r, "secrets", fmt.Sprintf("secrets[%d]", i), "not a file path")
+			continue
+		}
+		ap := abs(r.st.dir, p)
+		if _, err := os.Stat(ap); err != nil {
+			if c.missingHandler(r) != "Error" {
+				r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("secrets")}, What: "release " + r.out.Resolved.Name + ": secrets " + p, Why: "missing, skipped as helmfile's missingFileHandler says"})
+				continue
+			}
+			return &InputError{File: r.st.file, Line: r.lineOf("secrets"), Msg: fmt.Sprintf("release %s: the secrets file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
+		}
+		h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(ap)})
+		r.out.Resolved.SecretFiles = append(r.out.Resolved.SecretFiles, c.rel(ap))
+	}
+	if len(secrets) > 0 {
+		r.out.Carried = append(r.out.Carried, "secrets (sops values files, decrypted by khook)")
+	}
+	set := map[string]any{}
+	if l, ok := r.m["set"].([]any); ok {
+		c.set(r, "set", l, false, set)
+		r.out.Carried = append(r.out.Carried, "set")
+	}
+	if l, ok := r.m["setString"].([]any); ok {
+		c.set(r, "setString", l, true, set)
+		r.out.Carried = append(r.out.Carried, "setString")
+	}
+	set = stringKeys(set).(map[string]any)
+	r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(set))
+	if trailing != nil || len(set) > 0 {
+		h.Values = mergeValues(trailing, set)
+	}
+	return nil
+}
+
+// valuesFile carries one values: file entry: a plain file as valuesFrom;
+// a .gotmpl one as valuesFrom {file, path} when it takes values from a
+// path inside a YAML file (the Flux HelmRelease pattern), else rendered
+// into a file beside the spec.
+func (c *converter) valuesFile(r *rel, h *importer.OutHelm, i int, p string) error {
+	ap := abs(r.st.dir, p)
+	data, err := os.ReadFile(ap)
+	if err != nil {
+		if c.missingHandler(r) != "Error" {
+			r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + ": values " + p, Why: "missing, skipped as helmfile's missingFileHandler " + c.missingHandler(r) + " says"})
+			return nil
+		}
+		return &InputError{File: r.st.file, Line: c.findLine(r.st, filepath.Base(p), r.lineOf("values")), Msg: fmt.Sprintf("release %s: the values file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
+	}
+	if filepath.Ext(ap) != ".gotmpl" {
+		var m map[string]any
+		if err := yaml.Unmarshal(data, &m); err != nil {
+			return &InputError{File: c.l.display(ap), Line: yamlErrLine(err), Msg: "the values file of release " + r.out.Resolved.Name + " is not a YAML map: " + yamlErrMsg(err)}
+		}
+		r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, stringKeys(m).(map[string]any))
+		h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(ap)})
+		return nil
+	}
+	mark := len(c.r.reads)
+	text, err := c.r.render(c.l.display(ap), 0, filepath.Dir(ap), string(data), releaseData(r.st, r.m))
+	if err != nil {
+		return r.st.undefinedEnv(err)
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+		return &InputError{File: c.l.display(ap), Line: yamlErrLine(err), Msg: "after rendering for release " + r.out.Resolved.Name + " it is not a YAML map of values: " + yamlErrMsg(err)}
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	m = stringKeys(m).(map[string]any)
+	r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(m))
+	for _, rd := range c.r.reads[mark:] {
+		for _, g := range rd.gets {
+			if deepEqualValues(g.val, m) {
+				h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(rd.path), Path: g.path})
+				r.out.Carried = append(r.out.Carried, fmt.Sprintf("values[%d] %s as valuesFrom {file: %s, path: %s}", i, p, c.rel(rd.path), g.path))
+				return nil
+			}
+		}
+		if path, ok := findPath(rd.obj, m, ""); ok {
+			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(rd.path), Path: path})
+			r.out.Carried = append(r.out.Carried, fmt.Sprintf("values[%d] %s as valuesFrom {file: %s, path: %s}", i, p, c.rel(rd.path), path))
+			return nil
+		}
+	}
+	c.generated(r, h, fmt.Sprintf("values[%d] %s", i, p), m, "the values template "+c.l.display(ap)+" rendered for release "+r.out.Resolved.Name+" (environment "+r.st.envName+"); edit the template and import again")
+	if len(c.r.env) > 0 {
+		r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + ": values " + c.l.display(ap),
+			Why: "rendered once into " + h.ValuesFrom[len(h.ValuesFrom)-1].File + " with this checkout's environment variables"})
+	}
+	return nil
+}
+
+// generated writes values into a file beside the spec that says where
+// they came from.
+func (c *converter) generated(r *rel, h *importer.OutHelm, what string, v map[string]any, from string) {
+	name := fmt.Sprintf("%s.values-%d.yaml", r.step.Name, len(h.ValuesFrom)+1)
+	body, _ := toYaml(v)
+	data := []byte("# Generated by khook import helmfile from " + from + ".\n" + body)
+	c.files = append(c.files, File{Path: name, Data: data})
+	h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: "./" + name})
+	r.out.Carried = append(r.out.Carried, what+" as "+name)
+}

@@ -1,0 +1,205 @@
+package helmfile
+
+import (
+	"fmt"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// write renders the spec through the import model's one writer, checks
+// it loads as validate would (a step the spec refuses drops its hook, or
+// turns its release refused, and the spec is written again), and settles
+// every verdict.
+func (c *converter) write(name string) ([]byte, error) {
+	c.references()
+	refused := map[*rel]string{}
+	for {
+		m, index := c.model(name, refused)
+		doc, err := importer.Write(m)
+		if err != nil {
+			return nil, err
+		}
+		if len(m.Steps) == 0 {
+			return doc, nil
+		}
+		probs, err := importer.Problems(m, doc)
+		if err != nil {
+			return nil, err
+		}
+		if len(probs) == 0 {
+			return doc, nil
+		}
+		if c.dropRefusedHooks(probs, index, m) {
+			continue
+		}
+		n := len(refused)
+		for _, p := range probs {
+			var i int
+			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
+				if _, ok := refused[index[i]]; !ok {
+					refused[index[i]] = p.Message
+				}
+			}
+		}
+		if len(refused) == n {
+			return nil, fmt.Errorf("the spec written is invalid: %s", probs[0])
+		}
+		c.dropNeedsOf(refused)
+	}
+}
+
+// model is the import model of the releases not refused, in order: each
+// release's before hooks, its step, its after hooks; index maps a step's
+// position to its release. The verdicts are settled first, so the notes
+// are final.
+func (c *converter) model(name string, refused map[*rel]string) (*importer.Model, map[int]*rel) {
+	m := &importer.Model{Source: c.top + " (environment " + c.opts.Environment + ")", Tool: "khook import helmfile", Name: name, Vars: c.res.Vars, Commands: c.commands}
+	index := map[int]*rel{}
+	for _, r := range c.rels {
+		if _, ok := refused[r]; ok {
+			continue
+		}
+		for _, st := range append(append(append([]*importer.OutStep{}, r.before...), r.step), r.after...) {
+			index[len(m.Steps)] = r
+			from, ok := c.from[st]
+			if !ok {
+				from = importer.Loc{File: r.st.file, Line: r.line}
+			}
+			m.Steps = append(m.Steps, &importer.Step{From: from, Out: st})
+		}
+	}
+	c.verdicts(refused)
+	m.NotCarried = append(m.NotCarried, c.res.NotCarried...)
+	m.Info = append(m.Info, c.res.Info...)
+	for _, r := range c.res.Releases {
+		m.NotCarried = append(m.NotCarried, r.NotCarried...)
+		m.Info = append(m.Info, r.Info...)
+	}
+	return m, index
+}
+
+// dropRefusedHooks drops each hook's step the spec refuses: it loses the
+// hook, not the release.
+func (c *converter) dropRefusedHooks(probs []importer.Problem, index map[int]*rel, m *importer.Model) bool {
+	dropped := false
+	for _, p := range probs {
+		var i int
+		if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
+			r, st := index[i], m.Steps[i].Out
+			if st != r.step && r.dropHook(st) {
+				c.rewire(st)
+				r.out.NotCarried = append(r.out.NotCarried, Note{Loc: c.fromOr(st, r, "hooks"), What: "release " + r.out.Resolved.Name + ": a hook's step " + st.Name,
+					Why: "the khook spec refuses it: " + p.Message})
+				dropped = true
+			}
+		}
+	}
+	return dropped
+}
+
+// dropNeedsOf removes the needs on a refused release's steps.
+func (c *converter) dropNeedsOf(refused map[*rel]string) {
+	gone := map[string]bool{}
+	for r := range refused {
+		for _, s := range r.out.Steps {
+			gone[s] = true
+		}
+	}
+	for _, r := range c.rels {
+		for _, st := range append(append([]*importer.OutStep{r.step}, r.before...), r.after...) {
+			var keep []string
+			for _, nd := range st.Needs {
+				if !gone[nd] {
+					keep = append(keep, nd)
+				}
+			}
+			st.Needs = keep
+		}
+	}
+}
+
+// fromOr is where a step came from: its hook's line, else the release's
+// key.
+func (c *converter) fromOr(st *importer.OutStep, r *rel, key string) importer.Loc {
+	if l, ok := c.from[st]; ok {
+		return l
+	}
+	return importer.Loc{File: r.st.file, Line: r.lineOf(key)}
+}
+
+func (c *converter) verdicts(refused map[*rel]string) {
+	for _, r := range c.rels {
+		if why, ok := refused[r]; ok {
+			if r.out.Verdict == Refused && r.out.Step == "" {
+				continue // said in an earlier round
+			}
+			r.out.Verdict = Refused
+			r.out.Step, r.out.Steps = "", nil
+			r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: r.st.file, Line: r.line}, What: "release " + r.out.Resolved.Name, Why: "the khook spec refuses its step: " + why})
+			continue
+		}
+		if len(r.out.NotCarried) > 0 {
+			r.out.Verdict = Partial
+		} else {
+			r.out.Verdict = Faithful
+		}
+	}
+	for _, rel := range c.res.Releases {
+		if rel.Verdict == "" {
+			rel.Verdict = Refused
+		}
+		importer.SortNotes(rel.NotCarried)
+		importer.SortNotes(rel.Info)
+	}
+	importer.SortNotes(c.res.NotCarried)
+	importer.SortNotes(c.res.Info)
+}
+
+// dropHook removes a hook's step; steps that needed it need what it
+// needed instead.
+func (r *rel) dropHook(st *importer.OutStep) bool {
+	found := false
+	var keep func([]*importer.OutStep) []*importer.OutStep
+	keep = func(l []*importer.OutStep) []*importer.OutStep {
+		var out []*importer.OutStep
+		for _, x := range l {
+			if x == st {
+				found = true
+				continue
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	r.before, r.after = keep(r.before), keep(r.after)
+	if !found {
+		return false
+	}
+	var steps []string
+	for _, s := range r.out.Steps {
+		if s != st.Name {
+			steps = append(steps, s)
+		}
+	}
+	r.out.Steps = steps
+	return true
+}
+
+// rewire makes every step that needed a dropped step need what it needed.
+func (c *converter) rewire(st *importer.OutStep) {
+	for _, r := range c.rels {
+		for _, x := range append(append([]*importer.OutStep{r.step}, r.before...), r.after...) {
+			var needs []string
+			for _, nd := range x.Needs {
+				if nd == st.Name {
+					for _, up := range st.Needs {
+						needs = appendUnique(needs, up)
+					}
+					continue
+				}
+				needs = appendUnique(needs, nd)
+			}
+			x.Needs = needs
+		}
+	}
+}
