@@ -82,6 +82,8 @@ func (r *run) attempt(ctx context.Context, st *spec.Step) (out Outcome, err erro
 	actx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		actx, cancel = context.WithTimeout(ctx, timeout)
+		dl, _ := actx.Deadline()
+		actx = model.WithStepTimeout(actx, dl, timeout)
 	}
 	defer cancel()
 	defer func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/khook/khook/model"
 	"sort"
 	"strings"
 	"sync"
@@ -273,6 +274,9 @@ func (l *lostServer) String(c *Clients) string {
 func waitError(ctx context.Context, start time.Time, what string, t Target, pending string) error {
 	elapsed := roundElapsed(time.Since(start))
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if d := model.StepTimeout(ctx); d > 0 {
+			elapsed = d // the step's time ran out, however late the wait began
+		}
 		return &TimeoutError{Elapsed: elapsed, What: what, Target: t.String(), Pending: pending}
 	}
 	return fmt.Errorf("cancelled after %s waiting for %s on %s: %s", ShortDuration(elapsed), what, t, pending)

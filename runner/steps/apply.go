@@ -41,7 +41,7 @@ func (x *ApplyExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outc
 		return runner.Outcome{}, fmt.Errorf("step %q: %w", st.Name, err)
 	}
 	out, err := x.run(ctx, st, opts)
-	return x.finishStep(st, out, err)
+	return x.finish(out, err)
 }
 
 func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts objdiff.Options) (runner.Outcome, error) {

@@ -61,10 +61,10 @@ func (x *DeleteExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Out
 		return x.finish(x.Releases.DeleteRelease(ctx, st))
 	case len(d.Manifests) > 0:
 		out, _, err := x.manifests(ctx, d, false)
-		return x.finishStep(st, out, err)
+		return x.finish(out, err)
 	case d.Resource != "":
 		out, _, err := x.resource(ctx, d, false)
-		return x.finishStep(st, out, err)
+		return x.finish(out, err)
 	}
 	return x.finish(runner.Outcome{}, errors.New("delete sets none of manifests, resource, release"))
 }

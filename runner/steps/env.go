@@ -14,7 +14,6 @@
 package steps
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/khook/khook/redact"
@@ -45,17 +44,6 @@ func (e Env) finish(out runner.Outcome, err error) (runner.Outcome, error) {
 	out.Detail = e.Redactor.String(out.Detail)
 	out.SkipReason = e.Redactor.String(out.SkipReason)
 	return out, e.Redactor.Error(err)
-}
-
-// finishStep is finish for an executor that knows its step: a wait that
-// ran out of the step's time says "timed out after <the step timeout>"
-// rather than the few milliseconds less it measured itself.
-func (e Env) finishStep(st *spec.Step, out runner.Outcome, err error) (runner.Outcome, error) {
-	var te *kube.TimeoutError
-	if errors.As(err, &te) && st.Timeout > 0 {
-		te.Elapsed = st.Timeout.D()
-	}
-	return e.finish(out, err)
 }
 
 // wrongStep guards against a dispatcher handing an executor another type.

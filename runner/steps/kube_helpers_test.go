@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"github.com/khook/khook/model"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,10 @@ import (
 func deadline(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
-	return ctx
+	// As the engine's attempt: the step's timeout is d, so a wait that runs
+	// out of it says d however late it began.
+	dl, _ := ctx.Deadline()
+	return model.WithStepTimeout(ctx, dl, d)
 }
 
 // run executes a step that must succeed.

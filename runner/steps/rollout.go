@@ -42,10 +42,10 @@ func (x *RolloutExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Ou
 	}
 	if r.Restart != "" {
 		out, _, err := x.restart(ctx, r, false)
-		return x.finishStep(st, out, err)
+		return x.finish(out, err)
 	}
 	out, err := x.status(ctx, r)
-	return x.finishStep(st, out, err)
+	return x.finish(out, err)
 }
 
 // workload resolves a kind/name argument to an apps/v1 workload.

@@ -24,7 +24,7 @@ func (x *WaitExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outco
 		return runner.Outcome{}, wrongStep(st, spec.TypeWait)
 	}
 	out, err := x.run(ctx, st.Wait)
-	return x.finishStep(st, out, err)
+	return x.finish(out, err)
 }
 
 func (x *WaitExecutor) run(ctx context.Context, w *spec.Wait) (runner.Outcome, error) {
