@@ -376,6 +376,7 @@ func loadMerged(opts LoadOptions) (*Spec, *fileTree, error) {
 	} else if wd, err := os.Getwd(); err == nil {
 		s.BaseDir = wd
 	}
+	probs = append(probs, verifyMaterial(s)...)
 	if len(probs) > 0 {
 		return nil, nil, finish(probs, opts.Redactor)
 	}
