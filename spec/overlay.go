@@ -377,6 +377,9 @@ func loadMerged(opts LoadOptions) (*Spec, *fileTree, error) {
 		s.BaseDir = wd
 	}
 	probs = append(probs, verifyMaterial(s)...)
+	if opts.RequireVerifiedCharts {
+		probs = append(probs, unverifiedCharts(s)...)
+	}
 	if len(probs) > 0 {
 		return nil, nil, finish(probs, opts.Redactor)
 	}

@@ -216,3 +216,18 @@ func verifyMaterial(s *Spec) Problems {
 	}
 	return v.probs
 }
+
+// unverifiedCharts is --require-verified-charts: every helm step with a
+// remote chart (repository, OCI or a packaged .tgz) must carry verify:.
+func unverifiedCharts(s *Spec) Problems {
+	v := &validator{s: s, bad: map[string]bool{}, typos: map[string]bool{}}
+	for _, st := range s.Steps {
+		h := st.Helm
+		if h == nil || h.Verify != nil || h.ChartKind() == ChartLocal {
+			continue
+		}
+		v.errorf(st.Path+".helm.chart", "add verify: with provenance: {keyring: ...} or cosign:, see docs/supply-chain.md",
+			"step %s installs %s unverified, and --require-verified-charts wants every remote chart verified", st.Name, h.Chart)
+	}
+	return v.probs
+}

@@ -139,3 +139,25 @@ func TestVerifyRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestRequireVerifiedCharts(t *testing.T) {
+	dir := t.TempDir()
+	writeVerifyKeys(t, dir)
+	spec := verifyHead + `  - name: bare
+    helm: {chart: demo, repo: https://charts.example, version: 1.0.0}
+  - name: signed
+    helm: {chart: oci://r.example/c/demo:1.0.0, verify: {provenance: {keyring: ./pubring.gpg}}}
+  - name: local
+    helm: {chart: ./charts/demo}
+`
+	f := filepath.Join(dir, "khook.yaml")
+	os.WriteFile(f, []byte(spec), 0o644)
+	if _, err := Load(LoadOptions{Files: []string{f}}); err != nil {
+		t.Fatalf("without the option: %v", err)
+	}
+	_, err := Load(LoadOptions{Files: []string{f}, RequireVerifiedCharts: true})
+	var probs Problems
+	if !errors.As(err, &probs) || len(probs) != 1 || !strings.Contains(probs[0].String(), "khook.yaml:6:19: steps.0.helm.chart: step bare installs demo unverified") {
+		t.Errorf("want one problem for step bare, got %v", err)
+	}
+}
