@@ -207,3 +207,29 @@ func TestRequireVerifiedCharts(t *testing.T) {
 		t.Errorf("a keyring that is not one: exit %d, want 2 and %q\n%s", out.Code, want, out.Stderr)
 	}
 }
+
+// A signed chart pushed to the OCI registry with its .prov layer: the plan
+// names the signer and the manifest digest, apply installs; pushed without
+// the layer, it plans fail.
+func TestProvenanceOCI(t *testing.T) {
+	signer := chartsrc.NewSigner(t, "Chart Signer")
+	reg := chartsrc.NewOCIRegistry(t, chartsrc.Auth{})
+	tgz := chartsrc.Package(t, "demo", t.TempDir())
+	ref := reg.PushSigned(t, tgz, signer.Sign(t, tgz))
+	ns := namespace(t)
+	file := verifySpec(t, ns, "    chart: "+ref+":0.1.0\n", signer.PublicRing)
+	st := planJSON(t, nil, file).Steps[0]
+	if st.Action != model.ActionInstall || !strings.Contains(st.Reason, "verified: signed by Chart Signer (test) <signer@example.com> (key "+signer.Fingerprint+")") ||
+		st.Release == nil || !strings.HasPrefix(st.Release.Archive, "sha256:") || !strings.Contains(st.Reason, "; chart "+st.Release.Archive) {
+		t.Errorf("plan: %s %q release %+v", st.Action, st.Reason, st.Release)
+	}
+	expectSteps(t, applySpec(t, file), []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
+
+	unsigned := chartsrc.NewOCIRegistry(t, chartsrc.Auth{})
+	ns = namespace(t)
+	file = verifySpec(t, ns, "    chart: "+unsigned.Push(t, "demo")+":0.1.0\n", signer.PublicRing)
+	out := khook(t, invocation{Args: []string{"plan", "-f", file, "-o", "json"}})
+	if out.Code != 1 || !strings.Contains(out.Stdout, "there is none at the manifest sha256:") {
+		t.Errorf("unsigned OCI chart: exit %d\n%s", out.Code, out.Stdout)
+	}
+}
