@@ -203,7 +203,7 @@ func TestRequireVerifiedCharts(t *testing.T) {
 	must(t, os.WriteFile(notRing, []byte("not a keyring\n"), 0o644))
 	bad := verifySpec(t, ns, chart, notRing)
 	out = khook(t, invocation{Args: []string{"plan", "-f", bad}})
-	if want := bad + ":12:30: steps.0.helm.verify.provenance.keyring: " + notRing + " is not an OpenPGP keyring"; out.Code != 2 || !strings.Contains(out.Stderr, want) {
+	if want := bad + ":12:29: steps.0.helm.verify.provenance.keyring: " + notRing + " is not an OpenPGP keyring"; out.Code != 2 || !strings.Contains(out.Stderr, want) {
 		t.Errorf("a keyring that is not one: exit %d, want 2 and %q\n%s", out.Code, want, out.Stderr)
 	}
 }
