@@ -25,6 +25,7 @@ import (
 	"helm.sh/helm/v4/pkg/registry"
 	repo "helm.sh/helm/v4/pkg/repo/v1"
 
+	"github.com/khook/khook/runner/chartsource/cosign"
 	"github.com/khook/khook/spec"
 )
 
@@ -51,6 +52,8 @@ type Source struct {
 	// looked for and provName the file name its sums name.
 	prov             []byte
 	provAt, provName string
+	// registry is where an OCI chart came from, for its cosign signatures.
+	registry *cosign.Target
 }
 
 // chartRequest is one chart to fetch: the step's, as Fetch reads it once
@@ -94,7 +97,7 @@ func (e *Fetcher) Fetch(ctx context.Context, h *spec.Helm) (*Source, error) {
 	}
 	// Before anything of the chart is used: a chart that fails its
 	// verify: is never rendered.
-	if err := e.verify(h, src); err != nil {
+	if err := e.verify(ctx, h, src); err != nil {
 		return nil, err
 	}
 	if err := e.buildDependencies(ctx, req, src); err != nil {
@@ -336,7 +339,11 @@ func (e *Fetcher) ociChart(ctx context.Context, req chartRequest) (*Source, erro
 	}
 	src := &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from oci://%s", ch.Name(), ch.Metadata.Version, ref),
 		Load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(res.Chart.Data)) }, Archive: res.Chart.Data,
-		Digest: res.Manifest.Digest}
+		Digest: res.Manifest.Digest, registry: &cosign.Target{Host: u.Host, Repository: strings.TrimPrefix(base, u.Host+"/"),
+			PlainHTTP: e.plainHTTP(u.Host), Username: user, Password: pass}}
+	if e.opts.Transport != nil {
+		src.registry.Transport = e.opts.Transport
+	}
 	if req.prov {
 		// helm package --sign names the package NAME-VERSION.tgz in its sums.
 		src.provAt, src.provName = "the manifest "+res.Manifest.Digest+" of oci://"+ref, fmt.Sprintf("%s-%s.tgz", ch.Name(), ch.Metadata.Version)

@@ -49,7 +49,7 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 	if err != nil {
 		return nil, "", err
 	}
-	if err := e.verify(h, src); err != nil {
+	if err := e.verify(ctx, h, src); err != nil {
 		return nil, "", err
 	}
 	if len(missingDependencies(src.Chart)) > 0 {

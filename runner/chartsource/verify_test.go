@@ -1,6 +1,7 @@
 package chartsource
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,7 +32,7 @@ func TestProvenanceCachedByDigest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.verify(h, src); err != nil || !strings.Contains(src.Signer, signer.Fingerprint) {
+		if err := e.verify(context.Background(), h, src); err != nil || !strings.Contains(src.Signer, signer.Fingerprint) {
 			t.Fatalf("verify: %v, signer %q", err, src.Signer)
 		}
 	}
@@ -40,10 +41,10 @@ func TestProvenanceCachedByDigest(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d verifications cached for one chart, want 1", n)
 	}
-	// Cosign fails closed until the Sigstore verifier lands.
+	// Cosign on a chart from no registry fails, never passes.
 	h.Verify.Cosign = &spec.Cosign{Key: "k"}
 	src, _ := e.localChart(chart, true)
-	if err := e.verify(h, src); err == nil || !strings.Contains(err.Error(), "verify.cosign requires a Sigstore signature") {
+	if err := e.verify(context.Background(), h, src); err == nil || !strings.Contains(err.Error(), "only charts from OCI registries carry one") {
 		t.Errorf("cosign: %v", err)
 	}
 }
