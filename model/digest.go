@@ -33,4 +33,8 @@ type ReleaseDigest struct {
 	Revision int    `json:"revision"`
 	Chart    string `json:"chart,omitempty"`
 	Values   string `json:"values,omitempty"`
+	// Archive is the chart's bytes as fetched: an OCI chart's manifest
+	// digest, a repository's or local .tgz's sha256 (never keyed: it is
+	// the registry's own public digest). apply --plan refuses another.
+	Archive string `json:"archive,omitempty"`
 }

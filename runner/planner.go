@@ -68,6 +68,9 @@ type PlannedRelease struct {
 	Chart     any
 	Values    map[string]any
 	ChartName string
+	// ChartDigest is what the chart's bytes are pinned by (an OCI manifest
+	// digest, a .tgz's sha256; "" for a chart directory).
+	ChartDigest string
 }
 
 // PlannedObject is one object of a prediction.

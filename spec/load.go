@@ -24,6 +24,9 @@ type LoadOptions struct {
 	// Policies are --policy files: rules the spec under review cannot
 	// remove (khook rules or admission policies).
 	Policies []string
+	// RequireVerifiedCharts refuses every helm step with a remote chart and
+	// no verify: (--require-verified-charts).
+	RequireVerifiedCharts bool
 	// Redactor receives every secret value and every pipeline output derived
 	// from one, before any error that could quote them is built.
 	Redactor *redact.Redactor

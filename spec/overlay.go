@@ -376,6 +376,10 @@ func loadMerged(opts LoadOptions) (*Spec, *fileTree, error) {
 	} else if wd, err := os.Getwd(); err == nil {
 		s.BaseDir = wd
 	}
+	probs = append(probs, verifyMaterial(s)...)
+	if opts.RequireVerifiedCharts {
+		probs = append(probs, unverifiedCharts(s)...)
+	}
 	if len(probs) > 0 {
 		return nil, nil, finish(probs, opts.Redactor)
 	}

@@ -243,7 +243,9 @@ func defs(namespace obj) obj {
 			"takeOwnership":   desc(defRef("bool"), "Adopt existing objects the chart renders that no release owns (kubectl apply, scripts); never another release's"),
 			"crds":            enum("What to do with the chart's crds/: upgrade (default: create and upgrade them, server-side, after the safety checks), create (create missing ones only, as Helm), skip, or only (apply the chart's CRDs, crds/ and templated, and nothing else: no release, no hooks)", CRDsUpgrade, CRDsCreate, CRDsSkip, CRDsOnly),
 			"deleteCRDs":      desc(defRef("bool"), "Let an upgrade delete a CRD the chart no longer renders although custom resources of it exist (they are deleted with it)"),
+			"verify":          defRef("verify"),
 		}), "chart"), obj{"allOf": chartSourceRules()}), "Install or upgrade a chart release"),
+		"verify": verifySchema(),
 		"apply": desc(object(obj{
 			"manifests":       obj{"type": "array", "minItems": 1, "items": defRef("source")},
 			"namespace":       namespace,
@@ -360,4 +362,25 @@ func policySchema() obj {
 	}, "name")
 	rule["oneOf"] = []any{obj{"required": []string{"deny"}}, obj{"required": []string{"warn"}}}
 	return rule
+}
+
+// verifySchema is a helm step's verify: block (verify.go).
+func verifySchema() obj {
+	identity := desc(merge(object(obj{
+		"issuer":        desc(obj{"type": "string"}, "OIDC issuer of the signing certificate, e.g. https://token.actions.githubusercontent.com"),
+		"subject":       desc(obj{"type": "string"}, "The certificate's identity, exactly (a workflow URL, an e-mail)"),
+		"subjectRegExp": desc(obj{"type": "string"}, "A regular expression the certificate's identity matches"),
+	}, "issuer"), obj{"oneOf": exactlyOne("subject", "subjectRegExp")}), "Keyless: the identity that signed")
+	cosign := desc(merge(object(obj{
+		"key":         desc(obj{"type": "string"}, "A PEM public key: the text itself, a file, or ${VAR}"),
+		"keys":        obj{"type": "array", "minItems": 1, "items": obj{"type": "string"}, "description": "Several PEM public keys; any one may have signed"},
+		"identity":    identity,
+		"trustedRoot": desc(obj{"type": "string"}, "A Sigstore trusted_root.json (default: the public-good root shipped in khook)"),
+	}), obj{"oneOf": exactlyOne("key", "keys", "identity")}), "Sigstore signatures of an oci:// chart")
+	return desc(merge(object(obj{
+		"provenance": desc(object(obj{
+			"keyring": desc(obj{"type": "string"}, "OpenPGP keyring file (gpg --export, armored or keybox) with the signers' public keys"),
+		}, "keyring"), "Helm provenance (.prov): HTTP repositories, the OCI .prov layer, a local .tgz"),
+		"cosign": cosign,
+	}), obj{"minProperties": 1}), "Signatures the chart must carry, checked before it renders (docs/supply-chain.md)")
 }

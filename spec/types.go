@@ -307,6 +307,9 @@ type Helm struct {
 	// DeleteCRDs lets an upgrade delete a CRD the chart no longer renders
 	// although custom resources of it exist (they go with it).
 	DeleteCRDs bool `json:"deleteCRDs,omitempty"`
+	// Verify is what the chart must be signed with (verify.go); the chart
+	// is refused before it renders when its signature does not hold.
+	Verify *Verify `json:"verify,omitempty"`
 }
 
 // What a helm step does with its chart's crds/ (Helm.CRDs).

@@ -73,6 +73,7 @@ func (v *validator) helm(p string, h *Helm) {
 	}
 	v.sources(p+".valuesFrom", h.ValuesFrom, "file", "url", "secretKeyRef", "configMapKeyRef")
 	v.postRenderers(p+".postRenderers", h.PostRenderers)
+	v.verify(p+".verify", h)
 }
 
 // chart applies the chart-source rules: the chart: shape decides which of

@@ -271,6 +271,7 @@ func (r *runState) load() *outcome {
 	s, err := spec.Load(spec.LoadOptions{
 		Files: files, Stdin: r.opts.Stdin, Set: r.in.Vars, VarFiles: varFiles, Environ: environ,
 		VarPrefix: r.in.VarPrefix, SecretPrefix: r.in.SecretPrefix, Redactor: r.red, Policies: r.absAll(r.in.Policies),
+		RequireVerifiedCharts: r.in.RequireVerifiedCharts,
 	})
 	if err == nil {
 		r.spec = s

@@ -76,6 +76,9 @@ type Inputs struct {
 	// mask, deny, allow; "" is deny for a pull request from a fork, mask
 	// otherwise (lookupSecrets).
 	LookupSecrets string
+	// RequireVerifiedCharts refuses, at validation, every helm step with a
+	// remote chart and no verify: (--require-verified-charts).
+	RequireVerifiedCharts bool
 	// DriftIssue keeps one issue per identifier for command drift (and a
 	// fleet report of a drift), with DriftIssueLabels (drift_issue.go).
 	DriftIssue       bool
@@ -141,6 +144,7 @@ var inputNames = []input{
 	{"results", ""},
 	{"wave", ""},
 	{"lookup-secrets", ""},
+	{"require-verified-charts", "false"},
 	{"drift-issue", "false"},
 	{"drift-issue-labels", "drift"},
 	{"target", ""},
@@ -253,6 +257,9 @@ func ReadInputs(getenv func(string) string) (Inputs, error) {
 		errs = append(errs, err.Error())
 	}
 	if in.Reconcile, err = parseBool("reconcile", raw["reconcile"]); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if in.RequireVerifiedCharts, err = parseBool("require-verified-charts", raw["require-verified-charts"]); err != nil {
 		errs = append(errs, err.Error())
 	}
 	if in.ChangedOnly, err = parseBool("changed-only", raw["changed-only"]); err != nil {

@@ -25,6 +25,7 @@ import (
 	"helm.sh/helm/v4/pkg/registry"
 	repo "helm.sh/helm/v4/pkg/repo/v1"
 
+	"github.com/khook/khook/runner/chartsource/cosign"
 	"github.com/khook/khook/spec"
 )
 
@@ -39,6 +40,20 @@ type Source struct {
 	Archive []byte
 	// Deps are the dependencies built for it (deps.go).
 	Deps []DependencyFetch
+	// Digest is what the chart's bytes are pinned by: an OCI chart's
+	// manifest digest, the sha256 of a repository's or local .tgz ("" for a
+	// local directory).
+	Digest string
+	// Signer names who signed the chart, when the step's verify: held
+	// (verify.go); "" without verify:.
+	Signer string
+
+	// prov is the chart's .prov as found (nil: none), provAt where it was
+	// looked for and provName the file name its sums name.
+	prov             []byte
+	provAt, provName string
+	// registry is where an OCI chart came from, for its cosign signatures.
+	registry *cosign.Target
 }
 
 // chartRequest is one chart to fetch: the step's, as Fetch reads it once
@@ -52,13 +67,16 @@ type chartRequest struct {
 	auth *credentials
 	// dependencyUpdate: resolve dependencies that have no Chart.lock.
 	dependencyUpdate bool
+	// prov: fetch the chart's .prov too (verify.provenance).
+	prov bool
 }
 
 type credentials struct{ user, pass string }
 
 // Fetch fetches and loads the step's chart.
 func (e *Fetcher) Fetch(ctx context.Context, h *spec.Helm) (*Source, error) {
-	req := chartRequest{chart: h.Chart, version: h.Version, repo: h.Repo, dependencyUpdate: h.DependencyUpdate}
+	req := chartRequest{chart: h.Chart, version: h.Version, repo: h.Repo, dependencyUpdate: h.DependencyUpdate,
+		prov: h.Verify != nil && h.Verify.Provenance != nil}
 	if h.Auth != nil {
 		req.auth = &credentials{user: h.Auth.Username, pass: h.Auth.Password}
 	}
@@ -68,13 +86,18 @@ func (e *Fetcher) Fetch(ctx context.Context, h *spec.Helm) (*Source, error) {
 	)
 	switch h.ChartKind() {
 	case spec.ChartLocal:
-		src, err = e.localChart(h.Chart)
+		src, err = e.localChart(h.Chart, req.prov)
 	case spec.ChartOCI:
 		src, err = e.ociChart(ctx, req)
 	default:
 		src, err = e.repoChart(ctx, req)
 	}
 	if err != nil {
+		return nil, err
+	}
+	// Before anything of the chart is used: a chart that fails its
+	// verify: is never rendered.
+	if err := e.verify(ctx, h, src); err != nil {
 		return nil, err
 	}
 	if err := e.buildDependencies(ctx, req, src); err != nil {
@@ -87,8 +110,8 @@ func (e *Fetcher) Fetch(ctx context.Context, h *spec.Helm) (*Source, error) {
 }
 
 // localChart loads the chart at chart, a path relative to the spec's
-// folder or absolute.
-func (e *Fetcher) localChart(chart string) (*Source, error) {
+// folder or absolute; a packaged one with its .prov beside it when prov.
+func (e *Fetcher) localChart(chart string, prov bool) (*Source, error) {
 	p := chart
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.baseDir, p)
@@ -100,8 +123,20 @@ func (e *Fetcher) localChart(chart string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot load local chart %s (%s): %w", chart, p, err)
 	}
-	return &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, chart),
-		Load: func() (*chartv2.Chart, error) { return loader.Load(p) }}, nil
+	src := &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, chart),
+		Load: func() (*chartv2.Chart, error) { return loader.Load(p) }}
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read local chart %s: %w", chart, unwrapPathError(err))
+		}
+		src.Archive, src.Digest = data, sha256Digest(data)
+		if prov {
+			src.provAt, src.provName = chart+".prov", filepath.Base(p)
+			src.prov, _ = os.ReadFile(p + ".prov") // missing: verify says so
+		}
+	}
+	return src, nil
 }
 
 // repoChart reads the repository's index.yaml directly (no repositories.yaml,
@@ -166,8 +201,17 @@ func (e *Fetcher) repoChart(ctx context.Context, req chartRequest) (*Source, err
 	if err != nil {
 		return nil, fmt.Errorf("chart %s %s downloaded from %s is not a valid chart archive: %w", name, cv.Version, chartURL, err)
 	}
-	return &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, repoURL),
-		Load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(data.Bytes())) }, Archive: data.Bytes()}, nil
+	src := &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from %s", ch.Name(), ch.Metadata.Version, repoURL),
+		Load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(data.Bytes())) }, Archive: data.Bytes(),
+		Digest: sha256Digest(data.Bytes())}
+	if req.prov {
+		// Helm's convention: the .prov sits beside the package.
+		src.provAt, src.provName = e.redactor.String(chartURL)+".prov", path.Base(strings.SplitN(chartURL, "?", 2)[0])
+		if prov, err := g.Get(chartURL+".prov", auth...); err == nil {
+			src.prov = prov.Bytes()
+		}
+	}
+	return src, nil
 }
 
 // parseIndex loads an index through Helm's own validation and sorting (it
@@ -212,11 +256,16 @@ func checkDigest(data []byte, digest string) error {
 	if digest == "" {
 		return nil
 	}
-	sum := sha256.Sum256(data)
-	if got := hex.EncodeToString(sum[:]); !strings.EqualFold(strings.TrimPrefix(digest, "sha256:"), got) {
-		return fmt.Errorf("digest mismatch: the index says sha256:%s, the download is sha256:%s", strings.TrimPrefix(digest, "sha256:"), got)
+	if got := sha256Digest(data); !strings.EqualFold("sha256:"+strings.TrimPrefix(digest, "sha256:"), got) {
+		return fmt.Errorf("digest mismatch: the index says sha256:%s, the download is %s", strings.TrimPrefix(digest, "sha256:"), got)
 	}
 	return nil
+}
+
+// sha256Digest is data's digest as OCI writes one: sha256:<hex>.
+func sha256Digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // ociChart pulls a chart from an OCI registry with Helm's registry client;
@@ -279,7 +328,8 @@ func (e *Fetcher) ociChart(ctx context.Context, req chartRequest) (*Source, erro
 		}
 		ref = base + ":" + tag
 	}
-	res, err := rc.Pull(ref, registry.PullOptWithChart(true))
+	// The .prov layer is found by its media type, wherever it sits.
+	res, err := rc.Pull(ref, registry.PullOptWithChart(true), registry.PullOptWithProv(req.prov), registry.PullOptIgnoreMissingProv(true))
 	if err != nil {
 		return nil, fmt.Errorf("cannot pull chart oci://%s: %w%s", ref, err, authHint(err, user != ""))
 	}
@@ -287,8 +337,21 @@ func (e *Fetcher) ociChart(ctx context.Context, req chartRequest) (*Source, erro
 	if err != nil {
 		return nil, fmt.Errorf("chart oci://%s is not a valid chart archive: %w", ref, err)
 	}
-	return &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from oci://%s", ch.Name(), ch.Metadata.Version, ref),
-		Load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(res.Chart.Data)) }, Archive: res.Chart.Data}, nil
+	src := &Source{Chart: ch, What: fmt.Sprintf("chart %s %s from oci://%s", ch.Name(), ch.Metadata.Version, ref),
+		Load: func() (*chartv2.Chart, error) { return loader.LoadArchive(bytes.NewReader(res.Chart.Data)) }, Archive: res.Chart.Data,
+		Digest: res.Manifest.Digest, registry: &cosign.Target{Host: u.Host, Repository: strings.TrimPrefix(base, u.Host+"/"),
+			PlainHTTP: e.plainHTTP(u.Host), Username: user, Password: pass}}
+	if e.opts.Transport != nil {
+		src.registry.Transport = e.opts.Transport
+	}
+	if req.prov {
+		// helm package --sign names the package NAME-VERSION.tgz in its sums.
+		src.provAt, src.provName = "the manifest "+res.Manifest.Digest+" of oci://"+ref, fmt.Sprintf("%s-%s.tgz", ch.Name(), ch.Metadata.Version)
+		if res.Prov != nil && len(res.Prov.Data) > 0 {
+			src.prov = res.Prov.Data
+		}
+	}
+	return src, nil
 }
 
 // ociTag resolves version: (exact tag, semver range or empty for the latest)

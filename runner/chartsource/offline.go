@@ -46,8 +46,11 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 		}
 	}
 	e := New(nil, baseDir, nil, Options{})
-	src, err := e.localChart(h.Chart)
+	src, err := e.localChart(h.Chart, h.Verify != nil && h.Verify.Provenance != nil)
 	if err != nil {
+		return nil, "", err
+	}
+	if err := e.verify(ctx, h, src); err != nil {
 		return nil, "", err
 	}
 	if len(missingDependencies(src.Chart)) > 0 {

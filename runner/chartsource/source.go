@@ -33,6 +33,10 @@ type Fetcher struct {
 	tmpOnce sync.Once
 	tmpDir  string
 	tmpErr  error
+
+	// verified caches verify's answers by chart digest within the run
+	// (verify.go); keyrings the parsed keyrings by path.
+	verified, keyrings sync.Map
 }
 
 // Options are a Fetcher's network settings.

@@ -113,7 +113,7 @@ func (e *Executor) planOnlyCRDs(ctx context.Context, st *spec.Step, in runner.Pl
 	} else {
 		p.Reason = fmt.Sprintf("chart %s: %s", what, onlyCRDsCounts(counts, len(run.crds)))
 	}
-	p.Reason += chartsource.DependenciesNote(run.r.src.Deps)
+	p.Reason += run.r.src.Note()
 	return p, nil
 }
 

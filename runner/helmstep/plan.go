@@ -61,6 +61,7 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	dec := e.decide(ctx, r, true)
 	if r.src != nil { // loaded
 		p.Release.Chart, p.Release.Values, p.Release.ChartName = ChartContent(r.src.Chart), r.Values, chartName(r.src.Chart)
+		p.Release.ChartDigest = r.src.Digest
 	}
 	var from string // what is installed
 	if installed {
@@ -73,11 +74,11 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	case dec.do == doFail:
 		return p, dec.err
 	case dec.do == doUnchanged:
-		p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+chartsource.DependenciesNote(r.src.Deps)+TestsNote(TestsDue(last, h))
+		p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+r.src.Note()+TestsNote(TestsDue(last, h))
 		return p, nil
 	case dec.do == doUpgrade && len(dec.drift) > 0:
 		p.Action = model.ActionUpgrade
-		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(dec.drift), words.Plural(len(dec.drift), "object", "objects"))
+		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(dec.drift), words.Plural(len(dec.drift), "object", "objects")) + r.src.Note()
 		p.Objects = plannedDiffs(dec.drift, nil)
 		return p, nil
 	}
@@ -129,7 +130,7 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		}
 		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
 	}
-	p.Reason += chartsource.DependenciesNote(r.src.Deps) + TestsNote(TestsToRun(res, h))
+	p.Reason += r.src.Note() + TestsNote(TestsToRun(res, h))
 	if len(r.Adopts) > 0 { // takeOwnership
 		p.Reason += "; takes ownership of " + strings.Join(r.Adopts, ", ")
 	}

@@ -18,6 +18,7 @@ type HTTPRepo struct {
 	Auth Auth   // credentials the server demands, if any
 
 	requests atomic.Int64
+	dir      string // served (ServeDir; Reindex)
 }
 
 // Requests counts the requests the repository has answered.

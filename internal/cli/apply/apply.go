@@ -72,6 +72,7 @@ run before any write, exit 1, failure reason plan-changed.`,
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmdutil.AddPolicyFlag(cmd.Flags(), &opts.Spec)
+	cmdutil.AddRequireVerifiedFlag(cmd.Flags(), &opts.Spec)
 	cmdutil.AddRunFlags(cmd, &opts.Output, &opts.Parallelism, &opts.LockTimeout, "run")
 	cmdutil.AddFleetFlags(cmd.Flags(), &opts.Fleet, false)
 	cmdutil.AddSelectFlags(cmd.Flags(), &opts.Select, "what it needs")

@@ -27,6 +27,14 @@ type SpecFlags struct {
 	SecretPrefix string
 	// Policies are --policy files (plan, apply and validate only).
 	Policies []string
+	// RequireVerifiedCharts is --require-verified-charts (plan, apply and
+	// validate only).
+	RequireVerifiedCharts bool
+}
+
+// AddRequireVerifiedFlag registers --require-verified-charts on fs.
+func AddRequireVerifiedFlag(fs *pflag.FlagSet, f *SpecFlags) {
+	fs.BoolVar(&f.RequireVerifiedCharts, "require-verified-charts", false, "refuse every helm step with a remote chart that carries no verify: (docs/supply-chain.md)")
 }
 
 // AddPolicyFlag registers --policy on fs.
@@ -92,6 +100,8 @@ func (f *Factory) LoadSpec(flags *SpecFlags) (*spec.Spec, error) {
 		SecretPrefix: flags.SecretPrefix,
 		Redactor:     f.Redactor,
 		Policies:     flags.Policies,
+
+		RequireVerifiedCharts: flags.RequireVerifiedCharts,
 	})
 	if err == nil {
 		return s, nil

@@ -23,6 +23,8 @@ func (f *Factory) SpecLoadOptions(flags *SpecFlags) (spec.LoadOptions, error) {
 		SecretPrefix: flags.SecretPrefix,
 		Redactor:     f.Redactor,
 		Policies:     flags.Policies,
+
+		RequireVerifiedCharts: flags.RequireVerifiedCharts,
 	}, nil
 }
 

@@ -79,6 +79,7 @@ KHOOK_PLAN_KEY to key its digests (docs/cli.md).`,
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmdutil.AddPolicyFlag(cmd.Flags(), &opts.Spec)
+	cmdutil.AddRequireVerifiedFlag(cmd.Flags(), &opts.Spec)
 	cmdutil.AddOutputFlag(cmd, &opts.Output)
 	cmd.Flags().BoolVar(&opts.Offline, "offline", false, "plan from the spec alone, without a cluster")
 	cmdutil.AddKubeVersionFlag(cmd.Flags(), &opts.KubeVersion)

@@ -55,6 +55,7 @@ exit 2 if any.`,
 	}
 	cmdutil.AddSpecFlags(cmd.Flags(), &opts.Spec)
 	cmdutil.AddPolicyFlag(cmd.Flags(), &opts.Spec)
+	cmdutil.AddRequireVerifiedFlag(cmd.Flags(), &opts.Spec)
 	cmdutil.AddOutputFlag(cmd, &opts.Output)
 	cmdutil.AddKubeVersionFlag(cmd.Flags(), &opts.KubeVersion)
 	cmd.Flags().BoolVar(&opts.WarningsAsErrors, "warnings-as-errors", false, "treat an object in a deprecated API version as a problem, like plan and apply's flag")
