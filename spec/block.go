@@ -60,6 +60,7 @@ const (
 	InputManifest  = "manifest file"
 	InputKustomize = "kustomize directory" // a kustomization: the files its render reads
 	InputChart     = "local chart"         // a chart directory or a packaged .tgz
+	InputVerify    = "verification file"   // a keyring, key or trusted root, or a local .tgz's .prov
 )
 
 // Block is the step's action block, nil when it has none (a step Load
@@ -137,6 +138,33 @@ func (h *Helm) Inputs() []Input {
 	for i, src := range h.ValuesFrom {
 		if src.File != "" {
 			out = append(out, Input{InputValues, src.File, fmt.Sprintf("helm.valuesFrom.%d", i)})
+		}
+	}
+	return append(out, h.verifyInputs()...)
+}
+
+// verifyInputs are the local files verify: reads: a plan that checks a
+// signature reads them, so a change to one is a change to the plan.
+func (h *Helm) verifyInputs() []Input {
+	v := h.Verify
+	if v == nil {
+		return nil
+	}
+	var out []Input
+	if p := v.Provenance; p != nil {
+		out = append(out, Input{InputVerify, p.Keyring, "helm.verify.provenance.keyring"})
+		if IsLocalChart(h.Chart) && strings.HasSuffix(h.Chart, ".tgz") {
+			out = append(out, Input{InputVerify, h.Chart + ".prov", "helm.chart"})
+		}
+	}
+	if c := v.Cosign; c != nil {
+		for i, k := range c.AllKeys() {
+			if !IsInlinePEM(k) && !strings.Contains(k, "${") {
+				out = append(out, Input{InputVerify, k, fmt.Sprintf("helm.verify.cosign.keys.%d", i)})
+			}
+		}
+		if c.TrustedRoot != "" {
+			out = append(out, Input{InputVerify, c.TrustedRoot, "helm.verify.cosign.trustedRoot"})
 		}
 	}
 	return out
