@@ -56,7 +56,8 @@ func TestRolloutDiagnosisCrashLoop(t *testing.T) {
 	env, _ := newTestEnv(t)
 	createDeployment(t, ns, "oom", 1, crashLoop)
 	awaitPods(t, env, ns, 1)
-	out, err := NewRolloutExecutor(env).Execute(deadline(t, 2*time.Second), rolloutStatus(ns, "oom"))
+	st := rolloutStatus(ns, "oom")
+	out, err := NewRolloutExecutor(env).Execute(stepContext(t, st), st)
 	if err == nil || !strings.Contains(err.Error(), "timed out after 2s waiting for rollout to complete") {
 		t.Fatalf("err = %v, want the rollout's time-out", err)
 	}
@@ -169,8 +170,10 @@ func TestDiagnosisRefusedReads(t *testing.T) {
 	}
 	env := NewEnv(c, t.TempDir(), redact.New())
 	// The role's grant may take a moment to reach the authorizer's cache.
-	out, err := NewRolloutExecutor(env).Execute(deadline(t, 3*time.Second), rolloutStatus(ns, "oom"))
-	if err == nil || !strings.Contains(err.Error(), "timed out after 2s waiting for rollout to complete on deployment.apps/oom") {
+	st := rolloutStatus(ns, "oom")
+	st.Timeout = spec.Duration(3 * time.Second)
+	out, err := NewRolloutExecutor(env).Execute(stepContext(t, st), st)
+	if err == nil || !strings.Contains(err.Error(), "timed out after 3s waiting for rollout to complete on deployment.apps/oom") {
 		t.Fatalf("err = %v, want the rollout's own time-out", err)
 	}
 	d := out.Diagnosis

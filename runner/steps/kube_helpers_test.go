@@ -21,10 +21,15 @@ import (
 func deadline(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
-	// As the engine's attempt: the step's timeout is d, so a wait that runs
-	// out of it says d however late it began.
+	return ctx
+}
+
+// stepContext is the context the engine gives an attempt of st: its
+// deadline is st's timeout, and a wait that runs out of it says so.
+func stepContext(t testing.TB, st *spec.Step) context.Context {
+	ctx := deadline(t, st.Timeout.D())
 	dl, _ := ctx.Deadline()
-	return model.WithStepTimeout(ctx, dl, d)
+	return model.WithStepTimeout(ctx, dl, st.Timeout.D())
 }
 
 // run executes a step that must succeed.
@@ -40,6 +45,11 @@ func run(t *testing.T, x runner.Executor, st *spec.Step) runner.Outcome {
 // runErr executes a step that must fail with an error containing every want.
 func runErr(t *testing.T, ctx context.Context, x runner.Executor, st *spec.Step, want ...string) error {
 	t.Helper()
+	if dl, ok := ctx.Deadline(); ok && st.Timeout > 0 {
+		// As the engine's attempt: ctx's deadline is the step's timeout, so a
+		// wait that runs out of it says st.Timeout however late it began.
+		ctx = model.WithStepTimeout(ctx, dl, st.Timeout.D())
+	}
 	_, err := x.Execute(ctx, st)
 	if err == nil {
 		t.Fatalf("step %s succeeded, want an error containing %q", st.Name, want)
