@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/test/awaitline"
@@ -105,18 +105,32 @@ steps:
 func TestHelmPlanFailsOnQuota(t *testing.T) {
 	ns := namespace(t)
 	ctx := context.Background()
-	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "one-configmap"},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/configmaps": resource.MustParse("1")}}}
-	_, err := kc.Client.CoreV1().ResourceQuotas(ns).Create(ctx, quota, metav1.CreateOptions{})
+	// One ConfigMap of our own fills the quota whoever counts it.
+	_, err := kc.Client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "occupant"}}, metav1.CreateOptions{})
 	must(t, err)
-	// Quota admission refuses nothing until the controller has counted.
-	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		q, err := kc.Client.CoreV1().ResourceQuotas(ns).Get(ctx, quota.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
+	hard := corev1.ResourceList{"count/configmaps": resource.MustParse("1")}
+	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "one-configmap"}, Spec: corev1.ResourceQuotaSpec{Hard: hard}}
+	quota, err = kc.Client.CoreV1().ResourceQuotas(ns).Create(ctx, quota, metav1.CreateOptions{})
+	must(t, err)
+	// Quota admission refuses nothing until the quota has a status. The
+	// controller's count can lag for minutes while CRDs come and go (it
+	// pauses its workers until every resource's informer has synced), so
+	// the test writes the count it would reach; a later count of its own
+	// is at least as high (the occupant).
+	quota.Status = corev1.ResourceQuotaStatus{Hard: hard, Used: corev1.ResourceList{"count/configmaps": resource.MustParse("1")}}
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		_, err := kc.Client.CoreV1().ResourceQuotas(ns).UpdateStatus(ctx, quota, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) {
+			q, gerr := kc.Client.CoreV1().ResourceQuotas(ns).Get(ctx, quota.Name, metav1.GetOptions{})
+			if gerr != nil {
+				return gerr
+			}
+			if used, ok := q.Status.Used["count/configmaps"]; ok && used.Value() >= 1 {
+				return nil
+			}
+			quota.ResourceVersion = q.ResourceVersion
 		}
-		used, ok := q.Status.Used["count/configmaps"]
-		return ok && used.Value() >= 1, nil
+		return err
 	})
 	must(t, err)
 	file := chartSpec(t, ns, "    chart: "+repoRoot+"/test/testdata/charts/immutable\n")

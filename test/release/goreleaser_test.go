@@ -21,6 +21,7 @@ import (
 
 	"github.com/khook/khook/test/ci/citest"
 	"github.com/khook/khook/test/filelock"
+	"golang.org/x/mod/modfile"
 )
 
 var repoRoot = citest.RepoRoot
@@ -182,16 +183,26 @@ func TestSnapshotBuildStampsVersion(t *testing.T) {
 }
 
 // goModRequires maps module path to version from the main go.mod.
+// goModRequires reads go.mod as the toolchain does: a replace with a version
+// (k8s.io/kubernetes pins its staging modules that way) wins over the require.
 func goModRequires(t *testing.T) map[string]string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot(), "go.mod"))
+	path := filepath.Join(repoRoot(), "go.mod")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := modfile.Parse(path, data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mods := map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && strings.Contains(f[0], ".") {
-			mods[f[0]] = f[1]
+	for _, r := range f.Require {
+		mods[r.Mod.Path] = r.Mod.Version
+	}
+	for _, r := range f.Replace {
+		if r.New.Version != "" {
+			mods[r.Old.Path] = r.New.Version
 		}
 	}
 	return mods
