@@ -100,7 +100,7 @@ func (e *Executor) applyCRDs(ctx context.Context, r *Release) ([]model.Change, e
 	}
 	var changes []model.Change
 	for _, req := range reqs {
-		res, err := e.clients.Send(ctx, req, false)
+		res, err := e.clients.Send(ctx, req, kube.DryRunNone)
 		if err != nil {
 			return changes, err
 		}
@@ -138,7 +138,7 @@ func (e *Executor) planCRDs(ctx context.Context, r *Release) error {
 		return err
 	}
 	for _, req := range reqs {
-		res, err := e.clients.Send(ctx, req, true)
+		res, err := e.clients.Send(ctx, req, kube.DryRunServer)
 		if err != nil {
 			return err
 		}
@@ -296,7 +296,7 @@ type crdGuard struct {
 	ctx     context.Context
 	clients *kube.Clients
 	r       *Release
-	dry     bool
+	dry     kube.DryRunStrategy
 }
 
 func (g crdGuard) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
@@ -323,7 +323,7 @@ func (g crdGuard) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 			kube.Warn(g.ctx, kube.ObjectName(obj), w)
 		}
 	}
-	if g.dry || !g.r.Installed() || g.r.step.Helm.DeleteCRDs {
+	if g.dry.IsDryRun() || !g.r.Installed() || g.r.step.Helm.DeleteCRDs {
 		return rendered, nil // an install drops nothing
 	}
 	gone, err := dropped(g.r.Last.Manifest, rendered.String(), g.r.Namespace)

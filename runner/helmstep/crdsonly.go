@@ -43,7 +43,7 @@ type onlyCRDsRun struct {
 
 // applyOnlyCRDs is Execute for crds: only.
 func (e *Executor) applyOnlyCRDs(ctx context.Context, st *spec.Step) (runner.Outcome, error) {
-	run, err := e.onlyCRDs(ctx, st, nil)
+	run, err := e.onlyCRDs(ctx, st, kube.DryRunNone, nil)
 	out := runner.Outcome{Writes: run.writes}
 	counts := map[model.Did]int{}
 	for _, c := range run.crds {
@@ -81,7 +81,7 @@ func onlyCRDsCounts(counts map[model.Did]int, n int) string {
 // each CRD create, configure or unchanged with the server's answer to diff.
 func (e *Executor) planOnlyCRDs(ctx context.Context, st *spec.Step, in runner.PlanInput) (runner.Prediction, error) {
 	var p runner.Prediction
-	run, err := e.onlyCRDs(ctx, st, &in)
+	run, err := e.onlyCRDs(ctx, st, kube.DryRunServer, in.APIVersions)
 	if run.r != nil && run.r.src != nil {
 		p.Release = &runner.PlannedRelease{Chart: ChartContent(run.r.src.Chart), Values: run.r.Values, ChartName: chartName(run.r.src.Chart)}
 	}
@@ -121,9 +121,9 @@ func (e *Executor) planOnlyCRDs(ctx context.Context, st *spec.Step, in runner.Pl
 // CRD the request apply sends (PlanApply: the CRD safety checks on an
 // update), dry-run first; only what the server's answer says would change
 // is sent for real, so a converged step writes nothing, and only once
-// every CRD passed: a refused one fails the step before any write. in is
-// plan's input (nil: apply).
-func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanInput) (onlyCRDsRun, error) {
+// every CRD passed: a refused one fails the step before any write. A plan
+// (dry) renders with the API versions earlier steps register (apiVersions).
+func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, dry kube.DryRunStrategy, apiVersions []string) (onlyCRDsRun, error) {
 	name, ns := chartsource.Target(st)
 	r := &Release{Name: name, Namespace: ns, step: st}
 	run := onlyCRDsRun{r: r}
@@ -133,12 +133,15 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 	fail := func(err error) error {
 		return e.clients.Explain(fmt.Errorf("CRDs of %s (crds: only, release name %s, namespace %s): %w", r.src.What, name, ns, err))
 	}
-	crds, err := e.renderCRDs(ctx, r, in)
+	caps, err := e.onlyCRDsCapabilities(dry, apiVersions)
+	if err != nil {
+		return run, fail(err)
+	}
+	crds, err := e.renderCRDs(ctx, r, caps)
 	if err != nil {
 		return run, fail(err)
 	}
 	opts, _ := objdiff.IgnoreOptions(st.Ignored) // validated
-	dry := in != nil
 	for _, crd := range crds {
 		req, err := e.clients.PlanApply(ctx, crd, kube.CRDMapping, true, opts)
 		if err != nil {
@@ -148,7 +151,7 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 		// Always the server's dry run, never objdiff.Holds: a field the chart
 		// stops setting is removed by the apply, which only the server's
 		// answer shows.
-		answer, err := e.clients.Send(ctx, req, true)
+		answer, err := e.clients.Send(ctx, req, kube.DryRunServer)
 		if err != nil {
 			return onlyCRDsRun{r: r}, fail(err) // nothing written
 		}
@@ -158,7 +161,7 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 		}
 		run.crds = append(run.crds, c)
 	}
-	if dry {
+	if dry.IsDryRun() {
 		return run, nil
 	}
 	// Every CRD passed its checks and the server's dry run: only now is
@@ -168,7 +171,7 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 		if c.action == model.ActionUnchanged {
 			continue
 		}
-		answer, err := e.clients.Send(ctx, c.req, false)
+		answer, err := e.clients.Send(ctx, c.req, kube.DryRunNone)
 		if err != nil {
 			run.crds = run.crds[:i]
 			return run, fail(err)
@@ -191,12 +194,8 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, in *runner.PlanI
 // steps register) but without the cluster (lookup finds nothing), as helm
 // template. A CRD both in crds/ and in the templates is refused: Helm's
 // install would fail on it too.
-func (e *Executor) renderCRDs(ctx context.Context, r *Release, in *runner.PlanInput) ([]*unstructured.Unstructured, error) {
+func (e *Executor) renderCRDs(ctx context.Context, r *Release, caps *common.Capabilities) ([]*unstructured.Unstructured, error) {
 	crds, err := chartCRDs(r)
-	if err != nil {
-		return nil, err
-	}
-	caps, err := e.onlyCRDsCapabilities(in)
 	if err != nil {
 		return nil, err
 	}
@@ -231,8 +230,8 @@ func (e *Executor) renderCRDs(ctx context.Context, r *Release, in *runner.PlanIn
 // onlyCRDsCapabilities are the cluster's version and API versions: a
 // plan's (read once, plus what earlier steps register), or read afresh for
 // apply, after earlier steps registered their kinds.
-func (e *Executor) onlyCRDsCapabilities(in *runner.PlanInput) (*common.Capabilities, error) {
-	if in == nil {
+func (e *Executor) onlyCRDsCapabilities(dry kube.DryRunStrategy, apiVersions []string) (*common.Capabilities, error) {
+	if !dry.IsDryRun() {
 		return readCapabilities(e.clients.Discovery)
 	}
 	caps, err := e.dryRunCapabilities()
@@ -240,7 +239,7 @@ func (e *Executor) onlyCRDsCapabilities(in *runner.PlanInput) (*common.Capabilit
 		return nil, fmt.Errorf("cannot read the cluster's capabilities: %w", err)
 	}
 	caps = caps.Copy()
-	caps.APIVersions = append(caps.APIVersions, in.APIVersions...)
+	caps.APIVersions = append(caps.APIVersions, apiVersions...)
 	return caps, nil
 }
 
@@ -252,7 +251,11 @@ func (e *Executor) OnlyCRDNames(ctx context.Context, st *spec.Step) ([]string, e
 	if err := e.Load(ctx, r); err != nil {
 		return nil, err
 	}
-	crds, err := e.renderCRDs(ctx, r, &runner.PlanInput{})
+	caps, err := e.onlyCRDsCapabilities(kube.DryRunServer, nil)
+	if err != nil {
+		return nil, e.redactor.Error(err)
+	}
+	crds, err := e.renderCRDs(ctx, r, caps)
 	if err != nil {
 		return nil, e.redactor.Error(err)
 	}

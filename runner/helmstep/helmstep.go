@@ -129,7 +129,7 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runn
 		return runner.Outcome{}, err
 	}
 	r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
-	dec := e.decide(ctx, r, false)
+	dec := e.decide(ctx, r)
 
 	var recovered string
 	var recoveryWrites int
@@ -142,7 +142,7 @@ func (e *Executor) execute(ctx context.Context, step *spec.Step, cut bool) (runn
 			return runner.Outcome{Writes: recoveryWrites}, err
 		}
 		r.sess.warnings.ForwardTo(kube.WarningsOf(ctx))
-		if dec = e.decide(ctx, r, false); dec.do == doRecover {
+		if dec = e.decide(ctx, r); dec.do == doRecover {
 			dec = decision{do: doFail, err: fmt.Errorf("release %s in namespace %s is %s at revision %d again after its recovery: another Helm operation is running on it", r.Name, r.Namespace, r.Last.Info.Status, r.Last.Version)}
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"helm.sh/helm/v4/pkg/action"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -99,12 +98,12 @@ type replaced struct {
 // replacements, for the step's outputs; note says, for the detail, what
 // was replaced.
 func (e *Executor) upgradeReplacing(ctx context.Context, r *Release) (res *rel.Release, changes []model.Change, note string, err error) {
-	res, err = e.run(ctx, r, action.DryRunNone)
+	res, err = e.run(ctx, r, kube.DryRunNone)
 	var need *replaceNeeded
 	if err == nil || !errors.As(err, &need) {
 		return res, nil, "", err
 	}
-	preview, err := e.run(ctx, r, action.DryRunServer)
+	preview, err := e.run(ctx, r, kube.DryRunServer)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -139,7 +138,7 @@ func (e *Executor) upgradeReplacing(ctx context.Context, r *Release) (res *rel.R
 		}
 		gone = append(gone, replaced{diff: d, desired: desired})
 	}
-	res, err = e.run(ctx, r, action.DryRunNone)
+	res, err = e.run(ctx, r, kube.DryRunNone)
 	if err != nil {
 		changes, err := e.recreate(ctx, r, gone, err)
 		return nil, changes, "", err

@@ -32,7 +32,7 @@ import (
 
 // Plan is Execute's path with Helm's server-side dry run (the same install
 // or upgrade action, DryRunStrategy=server, as helm's own --dry-run=server)
-// and no waits: the reconciler's decision (decide, dry) as a prediction,
+// and no waits: the reconciler's decision (decide) as a prediction,
 // install / upgrade / unchanged / skip, from the same release history,
 // chart, values and drift of a converged release's live objects. The rendered objects are compared
 // with the live ones (Drift), so out-of-band edits and value changes show,
@@ -58,7 +58,7 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	if last != nil {
 		p.Release.Revision = last.Version
 	}
-	dec := e.decide(ctx, r, true)
+	dec := e.decide(ctx, r)
 	if r.src != nil { // loaded
 		p.Release.Chart, p.Release.Values, p.Release.ChartName = ChartContent(r.src.Chart), r.Values, chartName(r.src.Chart)
 		p.Release.ChartDigest = r.src.Digest
@@ -73,6 +73,10 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		return p, nil
 	case dec.do == doFail:
 		return p, dec.err
+	case dec.do == doRecover: // apply recovers it first: the plan cannot say what then
+		return p, &runner.Pending{Err: fmt.Errorf("release %s is %s at revision %d: another Helm operation is running or was interrupted", r.Name, last.Info.Status, last.Version)}
+	case dec.uncompared != nil && kube.IsUnreachable(dec.uncompared):
+		return p, dec.uncompared
 	case dec.do == doUnchanged:
 		p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+r.src.Note()+TestsNote(TestsDue(last, h))
 		return p, nil
@@ -83,6 +87,12 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 		return p, nil
 	}
 	// doInstall or doUpgrade: the same action as apply's, dry run.
+	// Apply learns a missing namespace from Helm's error
+	// (NamespaceMissing); a plan says pending, as an earlier step may
+	// create it.
+	if err := e.namespaceReady(ctx, r); err != nil {
+		return p, err
+	}
 	target := chartVersion(r.src.Chart)
 	uncompared := dec.uncompared // the drift check of a converged release failed: apply upgrades
 
@@ -282,7 +292,7 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (
 		return nil, e.failure(r, err)
 	}
 	r.earlier = e.changedCRDs(ctx, opts.CRDs)
-	res, err := e.run(ctx, r, action.DryRunServer)
+	res, err := e.run(ctx, r, kube.DryRunServer)
 	if err != nil && len(r.planned) > 0 && isNoKindMatch(err) {
 		if ferr := e.checkUnserved(ctx, r, caps); ferr != nil {
 			err = e.failure(r, ferr)

@@ -1,7 +1,6 @@
 package helmstep
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"testing"
@@ -9,7 +8,6 @@ import (
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
-	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/spec"
 )
@@ -83,23 +81,18 @@ func TestDecideRemoval(t *testing.T) {
 
 // The reconciler's first questions, before any chart is loaded: skipIf:
 // installed skips an installed release (pending or not); a pending one is
-// recovered by apply and is the plan's Pending, the same decision with the
-// dry switch.
+// to recover, one decision for apply (which recovers it) and plan (which
+// says pending).
 func TestDecideSkipAndPending(t *testing.T) {
 	pending := &rel.Release{Name: "web", Version: 2, Info: &rel.Info{Status: rcommon.StatusPendingUpgrade}}
 	open := func(skipIf string) *Release {
 		return &Release{Name: "web", Namespace: "apps", Last: pending, step: &spec.Step{Name: "web", Helm: &spec.Helm{SkipIf: skipIf}}}
 	}
 	e := &Executor{}
-	if d := e.decide(t.Context(), open("installed"), false); d.do != doSkip || d.reason == "" {
+	if d := e.decide(t.Context(), open("installed")); d.do != doSkip || d.reason == "" {
 		t.Errorf("skipIf: installed: %+v, want skip with a reason", d)
 	}
-	if d := e.decide(t.Context(), open(""), false); d.do != doRecover {
-		t.Errorf("pending, apply: %+v, want recover", d)
-	}
-	d := e.decide(t.Context(), open(""), true)
-	var p *runner.Pending
-	if d.do != doFail || !errors.As(d.err, &p) {
-		t.Errorf("pending, plan: %+v, want fail with runner.Pending", d)
+	if d := e.decide(t.Context(), open("")); d.do != doRecover {
+		t.Errorf("pending: %+v, want recover", d)
 	}
 }

@@ -6,17 +6,15 @@ import (
 
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
-
-	"github.com/khook/khook/runner"
-	"github.com/khook/khook/runner/kube"
 )
 
 // The release reconciler. decide is the one decision over what a step wants
 // of its release (the helm: block, or its removal for delete.release, prune
-// and destroy), the release history (Release.Last), the live objects (the
-// drift of a converged release) and a dry switch; Execute and Plan only turn
-// its decision into an outcome or a prediction, as Helm's pkg/action runs one
-// Run with a dry-run mode. The chart's crds/ are decided by crdRequests for
+// and destroy), the release history (Release.Last) and the live objects (the
+// drift of a converged release), the same questions for apply and plan;
+// Execute and Plan only turn its decision into an outcome or a prediction,
+// as Helm's pkg/action runs one Run with a dry-run mode (kube.DryRunStrategy).
+// The chart's crds/ are decided by crdRequests for
 // both, as part of an install or upgrade.
 
 // verdict is what the reconciler decided to do with a release.
@@ -25,7 +23,7 @@ type verdict int
 const (
 	doFail      verdict = iota + 1 // the step cannot go on: decision.err is apply's error and plan's prediction
 	doSkip                         // skipIf: installed, and the release is
-	doRecover                      // the release is pending: apply recovers it (recover.go), then decides again
+	doRecover                      // the release is pending: apply recovers it (recover.go), then decides again; plan says pending
 	doUnchanged                    // deployed from the step's chart and values, and its live objects match
 	doInstall                      // no release stands: install (replacing an uninstalled one kept in history)
 	doUpgrade                      // a release stands: upgrade (replacing objects under onImmutable: recreate)
@@ -43,7 +41,8 @@ type decision struct {
 	// from it (plan predicts it without rendering the release again).
 	drift []ObjectDiff
 	// uncompared: an upgrade of a converged release whose live objects
-	// could not be compared with it.
+	// could not be compared with it (apply upgrades; a plan fails on an
+	// unreachable cluster).
 	uncompared error
 	target     *rel.Release // doUninstall: the revision to uninstall
 }
@@ -53,9 +52,8 @@ type removal struct{ ignoreNotFound bool }
 
 // decide is the release reconciler's one decision (see above). A helm step's
 // release is loaded (chart and values) on the way, unless it is skipped or
-// pending; dry adds the checks only a plan needs (a missing namespace an
-// earlier step may create) and makes a pending release the plan's Pending.
-func (e *Executor) decide(ctx context.Context, r *Release, dry bool) decision {
+// pending.
+func (e *Executor) decide(ctx context.Context, r *Release) decision {
 	if r.remove != nil {
 		return decideRemoval(r.Name, r.Namespace, r.Last, r.remove.ignoreNotFound)
 	}
@@ -63,20 +61,10 @@ func (e *Executor) decide(ctx context.Context, r *Release, dry bool) decision {
 		return decision{do: doSkip, reason: fmt.Sprintf("release %s already installed (revision %d; skipIf: installed)", r.Name, r.Last.Version)}
 	}
 	if r.Installed() && r.Last.Info.Status.IsPending() {
-		if dry {
-			return decision{do: doFail, err: &runner.Pending{Err: fmt.Errorf("release %s is %s at revision %d: another Helm operation is running or was interrupted", r.Name, r.Last.Info.Status, r.Last.Version)}}
-		}
 		return decision{do: doRecover}
 	}
 	if err := e.Load(ctx, r); err != nil {
 		return decision{do: doFail, err: err}
-	}
-	if dry {
-		// Apply learns it from Helm's error (NamespaceMissing); a plan
-		// says pending, as an earlier step may create it.
-		if err := e.namespaceReady(ctx, r); err != nil {
-			return decision{do: doFail, err: err}
-		}
 	}
 	// Unchanged: deployed from the step's chart and values (as Load found
 	// them), and its live objects have not drifted from the release;
@@ -85,8 +73,6 @@ func (e *Executor) decide(ctx context.Context, r *Release, dry bool) decision {
 	if r.Installed() && r.Last.Info.Status == rcommon.StatusDeployed && r.sameChart && r.sameValues {
 		diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Last.Namespace, Manifest: r.Last.Manifest, Applied: true, Ignore: r.ignore})
 		switch {
-		case err != nil && dry && kube.IsUnreachable(err):
-			return decision{do: doFail, err: err}
 		case err != nil:
 			// The upgrade re-applies everything; a plan's dry run of it
 			// says whether the server takes it.

@@ -123,14 +123,14 @@ func (e *Executor) NamespaceMissing(r *Release) error {
 // run installs or upgrades r, for real or as a dry run; apply and plan
 // build the action here, so they cannot differ in a setting. A
 // takeOwnership step adopts what exists first (takeover.go).
-func (e *Executor) run(ctx context.Context, r *Release, dry action.DryRunStrategy) (*rel.Release, error) {
+func (e *Executor) run(ctx context.Context, r *Release, dry kube.DryRunStrategy) (*rel.Release, error) {
 	if r.step.Helm.TakeOwnership {
 		return e.takeOver(ctx, r, dry)
 	}
 	return e.runAction(ctx, r, dry)
 }
 
-func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunStrategy) (*rel.Release, error) {
+func (e *Executor) runAction(ctx context.Context, r *Release, dry kube.DryRunStrategy) (*rel.Release, error) {
 	h := r.step.Helm
 	timeout := helmTimeout(ctx, h.Atomic)
 	var res *rel.Release
@@ -140,7 +140,7 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		if templatesCRD(r.src.Chart) {
 			// A CRD the templates create may exist already (kept at an
 			// uninstall, adopted): its change is checked as any other.
-			post = crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry != action.DryRunNone}
+			post = crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry}
 		}
 		res, err = e.install(ctx, r.sess, h, r.Name, r.Namespace, r.src.Chart, r.Values, timeout, r.Last != nil, dry, post)
 	} else {
@@ -150,17 +150,17 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 		} else if r.ignore.Ignores() {
 			post = leaveIgnored{ctx: ctx, clients: e.clients, opts: r.ignore, namespace: r.Namespace}
 		}
-		if dry == action.DryRunNone {
+		if !dry.IsDryRun() {
 			post = chainPostRenderers(immutableCheck{ctx: ctx, clients: e.clients, onImmutable: r.step.OnImmutable, release: r.Name, namespace: r.Namespace}, post)
 		}
 		if strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") || templatesCRD(r.src.Chart) {
 			// A templated CRD can only be written or dropped if the
 			// release has one or the chart's templates make one (a CRD
 			// moved from crds/): other upgrades render as before.
-			post = chainPostRenderers(post, crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry != action.DryRunNone})
+			post = chainPostRenderers(post, crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry})
 		}
 		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.Chart, r.Values, timeout, dry, post)
-		if err == nil && dry == action.DryRunNone && strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") {
+		if err == nil && !dry.IsDryRun() && strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") {
 			err = e.awaitDroppedCRDs(ctx, r.Last.Manifest, res.Manifest, r.Namespace)
 		}
 	}
@@ -182,9 +182,9 @@ func (e *Executor) runAction(ctx context.Context, r *Release, dry action.DryRunS
 	return res, nil
 }
 
-func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
+func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry kube.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
 	in := action.NewInstall(sess.cfg)
-	in.DryRunStrategy = dry
+	in.DryRunStrategy = helmDryRun(dry)
 	in.ReleaseName, in.Namespace = name, ns
 	in.CreateNamespace = h.CreateNamespace
 	in.Replace = replace // the name is held by an uninstalled release kept in history
@@ -207,9 +207,9 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	return chartsource.AsRelease(r)
 }
 
-func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry action.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
+func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry kube.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
 	up := action.NewUpgrade(sess.cfg)
-	up.DryRunStrategy = dry
+	up.DryRunStrategy = helmDryRun(dry)
 	up.Namespace = ns
 	up.Install = true
 	up.ResetValues = true // the spec states every value: never reuse the last release's
@@ -231,6 +231,15 @@ func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, nam
 		return nil, rejectedErr(gctx, err)
 	}
 	return chartsource.AsRelease(r)
+}
+
+// helmDryRun is the strategy as Helm's actions take it: a plan's dry run
+// is Helm's server-side one (helm --dry-run=server).
+func helmDryRun(dry kube.DryRunStrategy) action.DryRunStrategy {
+	if dry.IsDryRun() {
+		return action.DryRunServer
+	}
+	return action.DryRunNone
 }
 
 // waitStrategy: watch-driven waits when the step waits (atomic implies it,

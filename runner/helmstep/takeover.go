@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"helm.sh/helm/v4/pkg/action"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -29,9 +28,9 @@ type adopted struct {
 // fields client-side kubectl apply owns on each adopted object to Helm's
 // server-side apply manager, so a field later dropped from the chart is
 // removed from the object.
-func (e *Executor) takeOver(ctx context.Context, r *Release, dry action.DryRunStrategy) (*rel.Release, error) {
-	preview, err := e.runAction(ctx, r, action.DryRunServer)
-	if err != nil || dry != action.DryRunNone {
+func (e *Executor) takeOver(ctx context.Context, r *Release, dry kube.DryRunStrategy) (*rel.Release, error) {
+	preview, err := e.runAction(ctx, r, kube.DryRunServer)
+	if err != nil || dry.IsDryRun() {
 		if err == nil {
 			_, err = e.adoptions(ctx, r, preview.Manifest)
 		}

@@ -55,7 +55,7 @@ func (e *Executor) PlanDeleteRelease(ctx context.Context, st *spec.Step) (runner
 	if err != nil {
 		return runner.Prediction{}, err
 	}
-	dec := e.decide(ctx, r, true)
+	dec := e.decide(ctx, r)
 	switch dec.do {
 	case doFail:
 		return runner.Prediction{}, dec.err
@@ -85,7 +85,7 @@ func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFoun
 	if err != nil {
 		return runner.Outcome{}, err
 	}
-	dec := e.decide(ctx, r, false)
+	dec := e.decide(ctx, r)
 	switch dec.do {
 	case doFail:
 		return runner.Outcome{}, dec.err

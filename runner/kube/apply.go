@@ -192,7 +192,7 @@ func (c *Clients) planApply(ctx context.Context, src *unstructured.Unstructured,
 	// The server decides: the patch is kept only if its dry run would
 	// change the object. A dry run that fails keeps it, and the real write
 	// reports why.
-	if out, err := c.Send(ctx, req, true); err == nil {
+	if out, err := c.Send(ctx, req, DryRunServer); err == nil {
 		if change := objdiff.Decide(live, out, opts); !change.Changed() && !change.Record {
 			req.Action = model.ActionUnchanged
 		}
@@ -232,16 +232,14 @@ func withLastApplied(obj *unstructured.Unstructured) (*unstructured.Unstructured
 }
 
 // Send sends the request (nothing for unchanged) and returns the object the
-// server answered with (the live object for unchanged). dryRun sends it with
-// DryRun=All: nothing is persisted. The error names the object and says what
-// to do about namespaces, conflicts and immutable fields.
-func (c *Clients) Send(ctx context.Context, req *ApplyRequest, dryRun bool) (*unstructured.Unstructured, error) {
-	var dr []string
-	if dryRun {
-		dr = []string{metav1.DryRunAll}
-	}
+// server answered with (the live object for unchanged). Under a dry run
+// (DryRunServer) it is sent with DryRun=All: nothing is persisted. The
+// error names the object and says what to do about namespaces, conflicts
+// and immutable fields.
+func (c *Clients) Send(ctx context.Context, req *ApplyRequest, dry DryRunStrategy) (*unstructured.Unstructured, error) {
+	dr := dry.Options()
 	if req.Terminating != nil {
-		if dryRun {
+		if dry.IsDryRun() {
 			// The server would answer the create AlreadyExists until the
 			// object has gone: predict the create apply makes then.
 			return req.Desired, nil
@@ -284,7 +282,7 @@ func (c *Clients) Send(ctx context.Context, req *ApplyRequest, dryRun bool) (*un
 	if err != nil {
 		return nil, c.writeError(req, err)
 	}
-	if !dryRun {
+	if !dry.IsDryRun() {
 		if req.Action != model.ActionUnchanged || req.ServerSide {
 			c.remember(ctx, req.Mapping, out) // a later read sees own write
 		}

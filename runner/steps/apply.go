@@ -60,7 +60,7 @@ func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts objdiff.Opt
 		}
 		cond = &c
 	}
-	s, err := x.apply(ctx, st, opts, false)
+	s, err := x.apply(ctx, st, opts, kube.DryRunNone)
 	out.Writes, out.Changes = s.writes, s.changes
 	if err != nil || s.empty {
 		if s.empty {
@@ -119,138 +119,148 @@ type applied struct {
 // (kube.PlanApply), sent for real or as a server-side dry run. A dry run
 // cannot create a namespace or register a kind: objects whose namespace or
 // kind this same step brings are predicted as created, unsent.
-func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts objdiff.Options, dry bool) (applied, error) {
-	var s applied
+func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts objdiff.Options, dry kube.DryRunStrategy) (applied, error) {
 	a := st.Apply
 	objs, err := manifest.LoadManifests(ctx, x.BaseDir, a.Manifests, x.Redactor)
 	if err != nil {
-		return s, err
+		return applied{}, err
 	}
 	if len(objs) == 0 {
-		s.empty = true
-		return s, nil
+		return applied{empty: true}, nil
 	}
-	c := x.Clients
-	ns := spec.NamespaceOrDefault(a.Namespace)
-	own := map[string]bool{}    // namespaces and kinds (Kind.group) this step brings
-	exists := map[string]bool{} // dry: whether a namespace in own exists, read once
+	p := &applyPass{x: x, st: st, ns: spec.NamespaceOrDefault(a.Namespace), opts: opts, dry: dry, own: map[string]bool{}, exists: map[string]bool{}}
 	if a.CreateNamespace {
-		if dry {
-			// The namespace apply would create is one of the step's
-			// changes, as EnsureNamespace reports it below.
-			ok, err := namespaceExists(ctx, c, ns)
-			if err != nil {
-				return s, err
-			}
-			own[ns], exists[ns] = true, ok
-			if !ok {
-				s.changes = append(s.changes, namespaceCreated(ns))
-			}
-		} else {
-			wrote, err := c.EnsureNamespace(ctx, ns)
-			if wrote {
-				s.writes++
-				s.changes = append(s.changes, namespaceCreated(ns))
-			}
-			if err != nil {
-				return s, err
-			}
+		// The namespace apply would create is one of the step's changes,
+		// dry run or not.
+		created, wrote, err := createNamespace(ctx, x.Clients, p.ns, dry)
+		if wrote {
+			p.s.writes++
 		}
+		if created {
+			p.s.changes = append(p.s.changes, namespaceCreated(p.ns))
+		}
+		if err != nil {
+			return p.s, err
+		}
+		p.own[p.ns], p.exists[p.ns] = true, !created
 	}
 	if a.SkipIf == "exists" {
-		found, err := x.allExist(ctx, objs, ns)
+		found, err := x.allExist(ctx, objs, p.ns)
 		if err != nil {
-			return s, err
+			return p.s, err
 		}
 		if found != nil {
-			s.skipped, s.objects = true, found
-			return s, nil
+			p.s.skipped, p.s.objects = true, found
+			return p.s, nil
 		}
 	}
-	if dry {
+	if dry.IsDryRun() {
 		for _, obj := range objs {
 			if obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1" {
-				own[obj.GetName()] = true
+				p.own[obj.GetName()] = true
 			}
 			if kind, group, _ := kube.CRDNames(obj); kind != "" {
-				own[runner.Qualified(kind, group)] = true
+				p.own[runner.Qualified(kind, group)] = true
 			}
 		}
 	}
 	for _, obj := range objs {
-		// Map each object only now: a CRD earlier in the list must be
-		// applied (and Established) before its custom resources map.
-		m, err := c.MapObject(ctx, obj, ns)
-		if err != nil {
-			gvk := obj.GroupVersionKind()
-			switch {
-			case kube.IsUnreachable(err) || kube.IsRemovedAPI(err):
-				return s, err
-			case dry && own[runner.Qualified(gvk.Kind, gvk.Group)]:
-				s.objects = append(s.objects, unsent(obj, ns))
-				continue
-			}
-			return s, runner.PendingKind(gvk.Kind, gvk.Group, err)
+		if err := p.object(ctx, obj); err != nil {
+			return p.s, err
 		}
-		if objNS := obj.GetNamespace(); dry && own[objNS] {
-			ok, seen := exists[objNS]
-			if !seen {
-				if ok, err = namespaceExists(ctx, c, objNS); err != nil {
-					return s, err
-				}
-				exists[objNS] = ok
-			}
-			if !ok {
-				s.objects = append(s.objects, unsent(obj, ns))
-				continue
-			}
-		}
-		req, err := c.PlanApply(ctx, obj, m, a.ServerSide, opts)
-		if err != nil {
-			return s, err
-		}
-		res, err := c.Send(ctx, req, dry)
-		var refused *kube.RefusedError
-		if errors.As(err, &refused) && refused.Field != "" && req.Live != nil && st.OnImmutable == spec.OnImmutableRecreate {
-			if err := c.ReplaceHeldBack(ctx, obj, req.Live); err != nil {
-				return s, err
-			}
-		}
-		if errors.As(err, &refused) && refused.Field != "" && req.Live != nil && kube.Recreates(obj, st.OnImmutable) {
-			o, err := x.replace(ctx, obj, req, opts, dry)
-			if err != nil {
-				return s, err
-			}
-			if !dry {
-				s.writes += 2
-			}
-			s.objects = append(s.objects, o)
-			continue
-		}
-		if err != nil {
-			var missing *kube.MissingNamespaceError
-			if errors.As(err, &missing) {
-				if missing.Namespace == ns && !a.CreateNamespace {
-					// createNamespace creates only the step's namespace.
-					err = fmt.Errorf("%w or set createNamespace: true", err)
-				}
-				return s, runner.PendingNamespace(missing.Namespace, err)
-			}
-			return s, err
-		}
-		if req.Action != model.ActionUnchanged {
-			s.writes++
-		}
-		s.objects = append(s.objects, appliedObject{obj: obj, mapping: m, req: req, answer: res, action: req.Outcome(res)})
 	}
-	return s, nil
+	return p.s, nil
+}
+
+// applyPass is one pass of the apply path over a step's objects.
+type applyPass struct {
+	x      *ApplyExecutor
+	st     *spec.Step
+	ns     string
+	opts   objdiff.Options
+	dry    kube.DryRunStrategy
+	own    map[string]bool // namespaces and kinds (Kind.group) this step brings
+	exists map[string]bool // dry: whether a namespace in own exists, read once
+	s      applied
+}
+
+// object sends one object's request (or, dry, predicts an object whose
+// namespace or kind the step brings as created), replacing it under
+// onImmutable: recreate.
+func (p *applyPass) object(ctx context.Context, obj *unstructured.Unstructured) error {
+	c, st := p.x.Clients, p.st
+	// Map each object only now: a CRD earlier in the list must be
+	// applied (and Established) before its custom resources map.
+	m, err := c.MapObject(ctx, obj, p.ns)
+	if err != nil {
+		gvk := obj.GroupVersionKind()
+		switch {
+		case kube.IsUnreachable(err) || kube.IsRemovedAPI(err):
+			return err
+		case p.dry.IsDryRun() && p.own[runner.Qualified(gvk.Kind, gvk.Group)]:
+			p.s.objects = append(p.s.objects, unsent(obj, p.ns))
+			return nil
+		}
+		return runner.PendingKind(gvk.Kind, gvk.Group, err)
+	}
+	if objNS := obj.GetNamespace(); p.dry.IsDryRun() && p.own[objNS] {
+		ok, seen := p.exists[objNS]
+		if !seen {
+			if ok, err = namespaceExists(ctx, c, objNS); err != nil {
+				return err
+			}
+			p.exists[objNS] = ok
+		}
+		if !ok {
+			p.s.objects = append(p.s.objects, unsent(obj, p.ns))
+			return nil
+		}
+	}
+	req, err := c.PlanApply(ctx, obj, m, st.Apply.ServerSide, p.opts)
+	if err != nil {
+		return err
+	}
+	res, err := c.Send(ctx, req, p.dry)
+	var refused *kube.RefusedError
+	if errors.As(err, &refused) && refused.Field != "" && req.Live != nil && st.OnImmutable == spec.OnImmutableRecreate {
+		if err := c.ReplaceHeldBack(ctx, obj, req.Live); err != nil {
+			return err
+		}
+	}
+	if errors.As(err, &refused) && refused.Field != "" && req.Live != nil && kube.Recreates(obj, st.OnImmutable) {
+		o, err := p.x.replace(ctx, obj, req, p.opts, p.dry)
+		if err != nil {
+			return err
+		}
+		if !p.dry.IsDryRun() {
+			p.s.writes += 2
+		}
+		p.s.objects = append(p.s.objects, o)
+		return nil
+	}
+	if err != nil {
+		var missing *kube.MissingNamespaceError
+		if errors.As(err, &missing) {
+			if missing.Namespace == p.ns && !st.Apply.CreateNamespace {
+				// createNamespace creates only the step's namespace.
+				err = fmt.Errorf("%w or set createNamespace: true", err)
+			}
+			return runner.PendingNamespace(missing.Namespace, err)
+		}
+		return err
+	}
+	if req.Action != model.ActionUnchanged {
+		p.s.writes++
+	}
+	p.s.objects = append(p.s.objects, appliedObject{obj: obj, mapping: m, req: req, answer: res, action: req.Outcome(res)})
+	return nil
 }
 
 // replace is onImmutable: recreate for an object whose immutable field
 // changes: dry, the prediction (replace, its diff from the live object to
 // the manifest); else delete it (foreground), wait until it is gone and
 // create it, within the step's timeout (ctx).
-func (x *ApplyExecutor) replace(ctx context.Context, obj *unstructured.Unstructured, req *kube.ApplyRequest, opts objdiff.Options, dry bool) (appliedObject, error) {
+func (x *ApplyExecutor) replace(ctx context.Context, obj *unstructured.Unstructured, req *kube.ApplyRequest, opts objdiff.Options, dry kube.DryRunStrategy) (appliedObject, error) {
 	o := appliedObject{obj: obj, mapping: req.Mapping, req: req, action: model.ActionReplace}
 	c := x.Clients
 	loses, err := c.ReplaceLoses(ctx, req.Live)
@@ -258,7 +268,7 @@ func (x *ApplyExecutor) replace(ctx context.Context, obj *unstructured.Unstructu
 		return o, err
 	}
 	o.loses = loses
-	if dry {
+	if dry.IsDryRun() {
 		return o, nil
 	}
 	if err := c.Replace(ctx, req.Mapping, req.Live); err != nil {
@@ -268,7 +278,7 @@ func (x *ApplyExecutor) replace(ctx context.Context, obj *unstructured.Unstructu
 	if err != nil {
 		return o, err
 	}
-	o.answer, err = c.Send(ctx, fresh, false)
+	o.answer, err = c.Send(ctx, fresh, kube.DryRunNone)
 	o.req = fresh
 	return o, err
 }
@@ -279,6 +289,18 @@ func unsent(obj *unstructured.Unstructured, ns string) appliedObject {
 		obj.SetNamespace(ns)
 	}
 	return appliedObject{obj: obj, action: model.ActionCreate}
+}
+
+// createNamespace is createNamespace: true under the strategy: created
+// says the step creates the namespace (a change), wrote that it did (for
+// real; a dry run only reads whether it exists).
+func createNamespace(ctx context.Context, c *kube.Clients, ns string, dry kube.DryRunStrategy) (created, wrote bool, err error) {
+	if dry.IsDryRun() {
+		ok, err := namespaceExists(ctx, c, ns)
+		return err == nil && !ok, false, err
+	}
+	wrote, err = c.EnsureNamespace(ctx, ns)
+	return wrote, wrote, err
 }
 
 // namespaceExists reads a namespace; a missing one is (false, nil).
@@ -305,7 +327,7 @@ func (x *ApplyExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanIn
 	if err != nil {
 		return p, fmt.Errorf("step %q: %w", st.Name, err)
 	}
-	s, err := x.apply(ctx, st, opts, true)
+	s, err := x.apply(ctx, st, opts, kube.DryRunServer)
 	if err != nil {
 		return p, err
 	}

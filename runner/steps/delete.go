@@ -60,10 +60,10 @@ func (x *DeleteExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Out
 		}
 		return x.finish(x.Releases.DeleteRelease(ctx, st))
 	case len(d.Manifests) > 0:
-		out, _, err := x.manifests(ctx, d, false)
+		out, _, err := x.manifests(ctx, d, kube.DryRunNone)
 		return x.finish(out, err)
 	case d.Resource != "":
-		out, _, err := x.resource(ctx, d, false)
+		out, _, err := x.resource(ctx, d, kube.DryRunNone)
 		return x.finish(out, err)
 	}
 	return x.finish(runner.Outcome{}, errors.New("delete sets none of manifests, resource, release"))
@@ -72,7 +72,7 @@ func (x *DeleteExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Out
 // manifests and resource are the delete step's one path, for Execute and
 // (dry: a server-side dry run of each delete, no wait) for Plan; they
 // return what they deleted or kept, as read before.
-func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []runner.PlannedObject, error) {
+func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry kube.DryRunStrategy) (runner.Outcome, []runner.PlannedObject, error) {
 	var out runner.Outcome
 	var gone []runner.PlannedObject
 	var kept, went []string
@@ -122,7 +122,7 @@ func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry bool
 			went = append(went, heldName(live)+" and "+live.With)
 		}
 	}
-	if !dry {
+	if !dry.IsDryRun() {
 		if err := kube.WaitGone(ctx, c, victims); err != nil {
 			return out, nil, err
 		}
@@ -135,7 +135,7 @@ func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry bool
 // dry-runs the delete; nil means the object was not there or is kept (a
 // CRD custom resources of which exist, unless the step says deleteCRDs).
 // It returns the object as read, with the decision.
-func (x *DeleteExecutor) deleteOne(ctx context.Context, d *spec.Delete, m *meta.RESTMapping, ns, name string, dry bool) (*kube.Deleted, runner.PlannedObject, error) {
+func (x *DeleteExecutor) deleteOne(ctx context.Context, d *spec.Delete, m *meta.RESTMapping, ns, name string, dry kube.DryRunStrategy) (*kube.Deleted, runner.PlannedObject, error) {
 	c := x.Clients
 	r := c.Resource(m, ns)
 	live, err := r.Get(ctx, name, metav1.GetOptions{})
@@ -215,19 +215,16 @@ func keptDetail(kept []string) string {
 // replacement is never deleted), with background propagation; nil means it
 // was gone, or replaced, meanwhile. Pruning deletes through it.
 func (x *DeleteExecutor) DeleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID) (*kube.Deleted, error) {
-	return x.deleteUID(ctx, m, ns, name, uid, false)
+	return x.deleteUID(ctx, m, ns, name, uid, kube.DryRunNone)
 }
 
-func (x *DeleteExecutor) deleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID, dry bool) (*kube.Deleted, error) {
+func (x *DeleteExecutor) deleteUID(ctx context.Context, m *meta.RESTMapping, ns, name string, uid types.UID, dry kube.DryRunStrategy) (*kube.Deleted, error) {
 	c := x.Clients
 	r := c.Resource(m, ns)
 	bg := metav1.DeletePropagationBackground
-	opts := metav1.DeleteOptions{PropagationPolicy: &bg, Preconditions: &metav1.Preconditions{UID: &uid}}
-	if dry {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
+	opts := metav1.DeleteOptions{PropagationPolicy: &bg, Preconditions: &metav1.Preconditions{UID: &uid}, DryRun: dry.Options()}
 	err := r.Delete(ctx, name, opts)
-	if !dry {
+	if !dry.IsDryRun() {
 		kube.InvalidateLiveOf(ctx, m, ns)
 		if m.Resource == kube.CRDMapping.Resource {
 			c.ForgetCRD(name)
@@ -245,7 +242,7 @@ func (x *DeleteExecutor) deleteUID(ctx context.Context, m *meta.RESTMapping, ns,
 	return &kube.Deleted{Mapping: m, Namespace: ns, Name: name, UID: uid}, nil
 }
 
-func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry bool) (runner.Outcome, []runner.PlannedObject, error) {
+func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry kube.DryRunStrategy) (runner.Outcome, []runner.PlannedObject, error) {
 	var out runner.Outcome
 	var gone []runner.PlannedObject
 	var kept []string
@@ -318,7 +315,7 @@ func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry bool)
 	for _, v := range victims {
 		out.Changes = append(out.Changes, change(model.DidDelete, v.Mapping, v.Namespace, v.Name))
 	}
-	if !dry {
+	if !dry.IsDryRun() {
 		if err := kube.WaitGone(ctx, c, victims); err != nil {
 			return out, nil, err
 		}
@@ -376,9 +373,9 @@ func (x *DeleteExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanI
 		p, err = rp.PlanDeleteRelease(ctx, st)
 		return p, err
 	case len(d.Manifests) > 0:
-		_, gone, err = x.manifests(ctx, d, true)
+		_, gone, err = x.manifests(ctx, d, kube.DryRunServer)
 	default:
-		_, gone, err = x.resource(ctx, d, true)
+		_, gone, err = x.resource(ctx, d, kube.DryRunServer)
 	}
 	if err != nil {
 		return p, err

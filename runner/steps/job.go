@@ -61,7 +61,7 @@ func (x *JobExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcom
 	if st.Job == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypeJob)
 	}
-	out, err := x.run(ctx, st, false)
+	out, err := x.run(ctx, st, kube.DryRunNone)
 	if out.Writes > 0 || err != nil {
 		kube.InvalidateLive(ctx) // a job may write anything: later reads list again
 	}
@@ -73,30 +73,26 @@ func (x *JobExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outcom
 
 // run is the job step's one path, for Execute and (dry: up to the Job's
 // creation as a server-side dry run, no wait) for Plan.
-func (x *JobExecutor) run(ctx context.Context, st *spec.Step, dry bool) (runner.Outcome, error) {
+func (x *JobExecutor) run(ctx context.Context, st *spec.Step, dry kube.DryRunStrategy) (runner.Outcome, error) {
 	var out runner.Outcome
 	c, j := x.Clients, st.Job
 	ns := spec.NamespaceOrDefault(j.Namespace)
 	ref := fmt.Sprintf("job/%s in %s", st.Name, ns)
 	jobs := c.Typed.BatchV1().Jobs(ns)
 
-	if dry && j.CreateNamespace {
-		ok, err := namespaceExists(ctx, c, ns)
-		if err != nil {
-			return out, err
-		}
-		if !ok { // the Job is created in the namespace the step creates
-			out.Changes = append(out.Changes, namespaceCreated(ns))
-			return out, nil
-		}
-	} else if j.CreateNamespace {
-		wrote, err := c.EnsureNamespace(ctx, ns)
+	if j.CreateNamespace {
+		created, wrote, err := createNamespace(ctx, c, ns, dry)
 		if wrote {
 			out.Writes++
+		}
+		if created {
 			out.Changes = append(out.Changes, namespaceCreated(ns))
 		}
 		if err != nil {
 			return out, err
+		}
+		if created && dry.IsDryRun() {
+			return out, nil // the Job is created in the namespace the step creates
 		}
 	}
 
@@ -116,7 +112,7 @@ func (x *JobExecutor) run(ctx context.Context, st *spec.Step, dry bool) (runner.
 			return out, nil
 		}
 		out.Writes++
-		if dry {
+		if dry.IsDryRun() {
 			return out, nil // a dry-run create would meet the Job not yet deleted
 		}
 		if err := x.deleteAndWait(ctx, old, ref); err != nil {
@@ -126,10 +122,7 @@ func (x *JobExecutor) run(ctx context.Context, st *spec.Step, dry bool) (runner.
 
 	job := buildJob(st, ns)
 	out.Writes++
-	opts := metav1.CreateOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation}
-	if dry {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
+	opts := metav1.CreateOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation, DryRun: dry.Options()}
 	created, err := jobs.Create(ctx, job, opts)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -142,14 +135,19 @@ func (x *JobExecutor) run(ctx context.Context, st *spec.Step, dry bool) (runner.
 		}
 		return out, fmt.Errorf("cannot create %s: %w", ref, c.Explain(err))
 	}
-	if dry {
+	if dry.IsDryRun() {
 		return out, nil
 	}
 	out.Changes = append(out.Changes, model.Change{Action: model.DidRun, Kind: "Job", Namespace: ns, Name: st.Name})
+	return x.await(ctx, out, created, ref)
+}
 
+// await waits for the Job created to finish: its outcome, with the pod's
+// log tail and a diagnosis when it failed or ran out of time.
+func (x *JobExecutor) await(ctx context.Context, out runner.Outcome, created *batchv1.Job, ref string) (runner.Outcome, error) {
 	start := time.Now()
 	final, err := x.waitFinished(ctx, created, ref)
-	jobRef := []kube.ObjectRef{{GVK: jobMapping.GroupVersionKind, Namespace: ns, Name: st.Name}}
+	jobRef := []kube.ObjectRef{{GVK: jobMapping.GroupVersionKind, Namespace: created.Namespace, Name: created.Name}}
 	if err != nil {
 		x.diagnoseJob(ctx, start, &out, err, jobRef)
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -391,7 +389,7 @@ func (x *JobExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanInpu
 	if st.Job == nil {
 		return p, wrongStep(st, spec.TypeJob)
 	}
-	out, err := x.run(ctx, st, true)
+	out, err := x.run(ctx, st, kube.DryRunServer)
 	if err != nil {
 		return p, err
 	}

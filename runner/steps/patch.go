@@ -40,7 +40,7 @@ func (x *PatchExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Outc
 	if st.Patch == nil {
 		return runner.Outcome{}, wrongStep(st, spec.TypePatch)
 	}
-	out, _, err := x.run(ctx, st.Patch, false)
+	out, _, err := x.run(ctx, st.Patch, kube.DryRunNone)
 	return x.finish(out, err)
 }
 
@@ -109,7 +109,7 @@ func (x *PatchExecutor) resolve(ctx context.Context, p *spec.Patch) (*PatchPrevi
 // run is the patch step's one path, for Execute and (dry: the patch as a
 // server-side dry run) for Plan. It returns the target as read and as
 // patched (nil when unchanged).
-func (x *PatchExecutor) run(ctx context.Context, p *spec.Patch, dry bool) (runner.Outcome, *patched, error) {
+func (x *PatchExecutor) run(ctx context.Context, p *spec.Patch, dry kube.DryRunStrategy) (runner.Outcome, *patched, error) {
 	var out runner.Outcome
 	pv, err := x.resolve(ctx, p)
 	if err != nil {
@@ -122,12 +122,9 @@ func (x *PatchExecutor) run(ctx context.Context, p *spec.Patch, dry bool) (runne
 		return out, &patched{preview: pv, after: after, local: after != nil}, nil
 	}
 	r := x.Clients.Resource(pv.Target.Mapping, pv.namespace)
-	opts := metav1.PatchOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation}
-	if dry {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
+	opts := metav1.PatchOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation, DryRun: dry.Options()}
 	answer, err := r.Patch(ctx, pv.Target.Name, pv.patchType, pv.body, opts)
-	if !dry {
+	if !dry.IsDryRun() {
 		kube.InvalidateLiveOf(ctx, pv.Target.Mapping, pv.namespace)
 	}
 	if err != nil {
@@ -154,7 +151,7 @@ func (x *PatchExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.PlanIn
 	if st.Patch == nil {
 		return p, wrongStep(st, spec.TypePatch)
 	}
-	_, pt, err := x.run(ctx, st.Patch, true)
+	_, pt, err := x.run(ctx, st.Patch, kube.DryRunServer)
 	if err != nil {
 		return p, err
 	}

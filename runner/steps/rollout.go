@@ -41,7 +41,7 @@ func (x *RolloutExecutor) Execute(ctx context.Context, st *spec.Step) (runner.Ou
 		return runner.Outcome{}, wrongStep(st, spec.TypeRollout)
 	}
 	if r.Restart != "" {
-		out, _, err := x.restart(ctx, r, false)
+		out, _, err := x.restart(ctx, r, kube.DryRunNone)
 		return x.finish(out, err)
 	}
 	out, err := x.status(ctx, r)
@@ -67,7 +67,7 @@ func (x *RolloutExecutor) workload(ctx context.Context, r *spec.Rollout, arg, ns
 // restart is the restart's one path, for Execute and (dry: the patch as a
 // server-side dry run) for Plan; dry, it returns the workload as it is (what
 // the plan's digest holds: the dry run's restartedAt is new every time).
-func (x *RolloutExecutor) restart(ctx context.Context, r *spec.Rollout, dry bool) (runner.Outcome, *unstructured.Unstructured, error) {
+func (x *RolloutExecutor) restart(ctx context.Context, r *spec.Rollout, dry kube.DryRunStrategy) (runner.Outcome, *unstructured.Unstructured, error) {
 	var out runner.Outcome
 	ns := spec.NamespaceOrDefault(r.Namespace)
 	res, err := x.workload(ctx, r, r.Restart, ns)
@@ -78,10 +78,9 @@ func (x *RolloutExecutor) restart(ctx context.Context, r *spec.Rollout, dry bool
 	patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{
 		"annotations": map[string]string{RestartedAtAnnotation: x.Now().Format(time.RFC3339)},
 	}}}})
-	opts := metav1.PatchOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation}
+	opts := metav1.PatchOptions{FieldManager: kube.FieldManager, FieldValidation: kube.FieldValidation, DryRun: dry.Options()}
 	var live *unstructured.Unstructured
-	if dry {
-		opts.DryRun = []string{metav1.DryRunAll}
+	if dry.IsDryRun() {
 		if live, err = x.Clients.Resource(res.Mapping, ns).Get(ctx, res.Name, metav1.GetOptions{}); err != nil && !k8serrors.IsNotFound(err) {
 			return out, nil, fmt.Errorf("cannot read %s: %w", name, x.Clients.Explain(err))
 		}
@@ -153,7 +152,7 @@ func (x *RolloutExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.Plan
 		return p, wrongStep(st, spec.TypeRollout)
 	}
 	if r.Restart != "" {
-		_, live, err := x.restart(ctx, r, true)
+		_, live, err := x.restart(ctx, r, kube.DryRunServer)
 		if err != nil {
 			return p, err
 		}
