@@ -25,7 +25,7 @@ func TestDryRunIsWhatApplyStores(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := f.revisions("caps")
-		planned, err := f.exec.DryRun(ctx, r, DryRunOptions{})
+		planned, err := f.exec.DryRun(ctx, r, installOrUpgrade(r), DryRunOptions{})
 		cancel()
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +53,7 @@ func TestDryRunIsWhatApplyStores(t *testing.T) {
 	if err := f.exec.Load(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	planned, err := f.exec.DryRun(ctx, r, DryRunOptions{APIVersions: []string{"verdict.khook.test/v1", "verdict.khook.test/v1/Gadget"}})
+	planned, err := f.exec.DryRun(ctx, r, installOrUpgrade(r), DryRunOptions{APIVersions: []string{"verdict.khook.test/v1", "verdict.khook.test/v1/Gadget"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestDryRunFailsAsApplyFails(t *testing.T) {
 	if err := f.exec.Load(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	_, planned := f.exec.DryRun(ctx, r, DryRunOptions{})
+	_, planned := f.exec.DryRun(ctx, r, installOrUpgrade(r), DryRunOptions{})
 	_, applied := f.try(st, stepTimeout)
 	if planned == nil || applied == nil || planned.Error() != applied.Error() {
 		t.Fatalf("dry run: %v\napply:   %v\nwant the same failure", planned, applied)

@@ -201,7 +201,7 @@ func (e *Executor) converge(ctx context.Context, r *Release, dec decision) (runn
 		out := runner.Outcome{Writes: int(r.sess.writes.Load()), Changes: crdChanges}
 		return out, err
 	}
-	res, replacedObjs, replacedNote, err := e.upgradeReplacing(ctx, r)
+	res, replacedObjs, replacedNote, err := e.upgradeReplacing(ctx, r, dec.do)
 	crdChanges = append(crdChanges, replacedObjs...)
 	out := runner.Outcome{Writes: int(r.sess.writes.Load())}
 	if err != nil {

@@ -97,13 +97,13 @@ type replaced struct {
 // runs it again, recreating them should it still fail. changes are the
 // replacements, for the step's outputs; note says, for the detail, what
 // was replaced.
-func (e *Executor) upgradeReplacing(ctx context.Context, r *Release) (res *rel.Release, changes []model.Change, note string, err error) {
-	res, err = e.run(ctx, r, kube.DryRunNone)
+func (e *Executor) upgradeReplacing(ctx context.Context, r *Release, do verdict) (res *rel.Release, changes []model.Change, note string, err error) {
+	res, err = e.run(ctx, r, do, kube.DryRunNone)
 	var need *replaceNeeded
 	if err == nil || !errors.As(err, &need) {
 		return res, nil, "", err
 	}
-	preview, err := e.run(ctx, r, kube.DryRunServer)
+	preview, err := e.run(ctx, r, do, kube.DryRunServer)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -138,7 +138,7 @@ func (e *Executor) upgradeReplacing(ctx context.Context, r *Release) (res *rel.R
 		}
 		gone = append(gone, replaced{diff: d, desired: desired})
 	}
-	res, err = e.run(ctx, r, kube.DryRunNone)
+	res, err = e.run(ctx, r, do, kube.DryRunNone)
 	if err != nil {
 		changes, err := e.recreate(ctx, r, gone, err)
 		return nil, changes, "", err

@@ -52,39 +52,17 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	if err != nil {
 		return p, err
 	}
-	name, last := r.Name, r.Last
-	installed := r.Installed()
 	p.Release = &runner.PlannedRelease{}
-	if last != nil {
-		p.Release.Revision = last.Version
+	if r.Last != nil {
+		p.Release.Revision = r.Last.Version
 	}
 	dec := e.decide(ctx, r)
 	if r.src != nil { // loaded
 		p.Release.Chart, p.Release.Values, p.Release.ChartName = ChartContent(r.src.Chart), r.Values, chartName(r.src.Chart)
 		p.Release.ChartDigest = r.src.Digest
 	}
-	var from string // what is installed
-	if installed {
-		from = fmt.Sprintf("revision %d, chart %s", last.Version, chartVersion(last.Chart))
-	}
-	switch {
-	case dec.do == doSkip:
-		p.Action, p.Reason = model.ActionSkip, dec.reason
-		return p, nil
-	case dec.do == doFail:
-		return p, dec.err
-	case dec.do == doRecover: // apply recovers it first: the plan cannot say what then
-		return p, &runner.Pending{Err: fmt.Errorf("release %s is %s at revision %d: another Helm operation is running or was interrupted", r.Name, last.Info.Status, last.Version)}
-	case dec.uncompared != nil && kube.IsUnreachable(dec.uncompared):
-		return p, dec.uncompared
-	case dec.do == doUnchanged:
-		p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", from)+r.src.Note()+TestsNote(TestsDue(last, h))
-		return p, nil
-	case dec.do == doUpgrade && len(dec.drift) > 0:
-		p.Action = model.ActionUpgrade
-		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", from, len(dec.drift), words.Plural(len(dec.drift), "object", "objects")) + r.src.Note()
-		p.Objects = plannedDiffs(dec.drift, nil)
-		return p, nil
+	if done, err := predictDecided(&p, r, dec); done {
+		return p, err
 	}
 	// doInstall or doUpgrade: the same action as apply's, dry run.
 	// Apply learns a missing namespace from Helm's error
@@ -93,61 +71,99 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	if err := e.namespaceReady(ctx, r); err != nil {
 		return p, err
 	}
-	target := chartVersion(r.src.Chart)
-	uncompared := dec.uncompared // the drift check of a converged release failed: apply upgrades
-
-	res, err := e.DryRun(ctx, r, DryRunOptions{APIVersions: in.APIVersions, CRDs: in.CRDs, Lookup: in.Lookup})
+	res, err := e.DryRun(ctx, r, dec.do, DryRunOptions{APIVersions: in.APIVersions, CRDs: in.CRDs, Lookup: in.Lookup})
 	if err != nil {
-		if kind, group, ok := noKindMatch(err); ok {
-			if r.PlansKind(kind + "." + group) {
-				// The step applies the chart's crds/ first, then renders
-				// (its custom resources were checked against them).
-				p.Action, p.Reason = model.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
-				if dec.do == doUpgrade {
-					p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: chart %s -> %s", from, chartVersion(last.Chart), target)
-				}
-				p.Objects = plannedDiffs(r.CRDs, nil)
-				p.DiffNote = fmt.Sprintf("kind %s comes with the chart's crds/: the release is rendered once they are installed", runner.Qualified(kind, group))
-				return p, nil
-			}
-			if in.Produced != nil && in.Produced(kind, group) {
-				return p, runner.PendingKind(kind, group, err)
-			}
-		}
-		return p, err
+		return predictUnrendered(p, r, dec, in, err)
 	}
 	if err := e.CheckNamespaces(ctx, r, res, in.CreatesNamespace); err != nil {
 		return p, err
 	}
 	switch {
 	case dec.do == doInstall:
-		p.Action, p.Reason = model.ActionInstall, fmt.Sprintf("release %s is not installed: install chart %s", name, target)
-	case last.Info.Status != rcommon.StatusDeployed:
-		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to revision %d, chart %s", from, last.Info.Status, res.Version, target)
+		p.Action, p.Reason = model.ActionInstall, installReason(r)
+	case r.Last.Info.Status != rcommon.StatusDeployed:
+		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s is %s: upgrade to revision %d, chart %s", installedFrom(r), r.Last.Info.Status, res.Version, chartVersion(r.src.Chart))
 	default:
-		var why []string
-		if r.postRenderersChanged {
-			why = append(why, "post-renderers changed")
-		}
-		if !r.sameChart && (!r.postRenderersChanged || chartVersion(last.Chart) != target) {
-			why = append(why, "chart "+chartVersion(last.Chart)+" -> "+target)
-		}
-		if !r.sameValues {
-			why = append(why, "values changed")
-		}
-		if uncompared != nil {
-			why = append(why, fmt.Sprintf("the live objects cannot be compared with the release (%v): apply upgrades", uncompared))
-		}
-		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", from, strings.Join(why, ", "), res.Version)
+		p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: %s (revision %d)", installedFrom(r), dec.reason, res.Version)
 	}
 	p.Reason += r.src.Note() + TestsNote(TestsToRun(res, h))
 	if len(r.Adopts) > 0 { // takeOwnership
 		p.Reason += "; takes ownership of " + strings.Join(r.Adopts, ", ")
 	}
-	// Each rendered object against the cluster (with or without --diff):
-	// the server's dry run of each is what the upgrade sends, so what it
-	// refuses fails the step, as it fails the upgrade.
-	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: r.ignore, OnImmutable: st.OnImmutable, Planned: r.ChecksKind})
+	return e.predictObjects(ctx, p, r, res)
+}
+
+// predictDecided is the prediction of a decision that needs no dry run
+// (skip, fail, pending, unchanged, an upgrade of drifted objects); done is
+// false for an install or upgrade to dry-run.
+func predictDecided(p *runner.Prediction, r *Release, dec decision) (done bool, err error) {
+	switch {
+	case dec.do == doSkip:
+		p.Action, p.Reason = model.ActionSkip, dec.reason
+		return true, nil
+	case dec.do == doFail:
+		return true, dec.err
+	case dec.do == doRecover: // apply recovers it first: the plan cannot say what then
+		last := r.Last
+		return true, &runner.Pending{Err: fmt.Errorf("release %s is %s at revision %d: another Helm operation is running or was interrupted", r.Name, last.Info.Status, last.Version)}
+	case dec.uncompared != nil && kube.IsUnreachable(dec.uncompared):
+		return true, dec.uncompared
+	case dec.do == doUnchanged:
+		p.Action, p.Reason = model.ActionUnchanged, fmt.Sprintf("%s: chart, values and live objects match", installedFrom(r))+r.src.Note()+TestsNote(TestsDue(r.Last, r.step.Helm))
+		return true, nil
+	case dec.do == doUpgrade && len(dec.drift) > 0:
+		p.Action = model.ActionUpgrade
+		p.Reason = fmt.Sprintf("%s: %d live %s drifted from the release", installedFrom(r), len(dec.drift), words.Plural(len(dec.drift), "object", "objects")) + r.src.Note()
+		p.Objects = plannedDiffs(dec.drift, nil)
+		return true, nil
+	}
+	return false, nil
+}
+
+// installedFrom is what is installed: "revision N, chart name@version".
+func installedFrom(r *Release) string {
+	if !r.Installed() {
+		return ""
+	}
+	return fmt.Sprintf("revision %d, chart %s", r.Last.Version, chartVersion(r.Last.Chart))
+}
+
+func installReason(r *Release) string {
+	return fmt.Sprintf("release %s is not installed: install chart %s", r.Name, chartVersion(r.src.Chart))
+}
+
+// predictUnrendered is the prediction of a dry run that failed: a kind the
+// step's own crds/ bring (the release is rendered once they are
+// installed), a kind an earlier step provides (pending), else apply's
+// error.
+func predictUnrendered(p runner.Prediction, r *Release, dec decision, in runner.PlanInput, err error) (runner.Prediction, error) {
+	kind, group, ok := noKindMatch(err)
+	if !ok {
+		return p, err
+	}
+	if r.PlansKind(kind + "." + group) {
+		// The step applies the chart's crds/ first, then renders
+		// (its custom resources were checked against them).
+		p.Action, p.Reason = model.ActionInstall, installReason(r)
+		if dec.do == doUpgrade {
+			p.Action, p.Reason = model.ActionUpgrade, fmt.Sprintf("%s: chart %s -> %s", installedFrom(r), chartVersion(r.Last.Chart), chartVersion(r.src.Chart))
+		}
+		p.Objects = plannedDiffs(r.CRDs, nil)
+		p.DiffNote = fmt.Sprintf("kind %s comes with the chart's crds/: the release is rendered once they are installed", runner.Qualified(kind, group))
+		return p, nil
+	}
+	if in.Produced != nil && in.Produced(kind, group) {
+		return p, runner.PendingKind(kind, group, err)
+	}
+	return p, err
+}
+
+// predictObjects compares each rendered object with the cluster (with or
+// without --diff): the server's dry run of each is what the upgrade sends,
+// so what it refuses fails the step, as it fails the upgrade. Then what
+// the upgrade drops: deleted, or a CRD kept.
+func (e *Executor) predictObjects(ctx context.Context, p runner.Prediction, r *Release, res *rel.Release) (runner.Prediction, error) {
+	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: r.ignore, OnImmutable: r.step.OnImmutable, Planned: r.ChecksKind})
 	if err != nil {
 		var refused *kube.RefusedError
 		if errors.As(err, &refused) {
@@ -276,7 +292,7 @@ type DryRunOptions struct {
 // client and the same pre-flight checks (an object owned by another
 // release). It returns the release as apply would make it, or apply's
 // error sentence for a step that would fail. It writes nothing.
-func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (*rel.Release, error) {
+func (e *Executor) DryRun(ctx context.Context, r *Release, do verdict, opts DryRunOptions) (*rel.Release, error) {
 	caps, err := e.dryRunCapabilities()
 	if err != nil {
 		return nil, e.clients.Explain(fmt.Errorf("release %s: cannot read the cluster's capabilities: %w", r.Name, err))
@@ -292,7 +308,7 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, opts DryRunOptions) (
 		return nil, e.failure(r, err)
 	}
 	r.earlier = e.changedCRDs(ctx, opts.CRDs)
-	res, err := e.run(ctx, r, kube.DryRunServer)
+	res, err := e.run(ctx, r, do, kube.DryRunServer)
 	if err != nil && len(r.planned) > 0 && isNoKindMatch(err) {
 		if ferr := e.checkUnserved(ctx, r, caps); ferr != nil {
 			err = e.failure(r, ferr)

@@ -28,7 +28,8 @@ func TestPostRenderers(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
 	defer cancel()
-	planned, err := f.exec.DryRun(ctx, f.loaded(ctx, st), DryRunOptions{})
+	r := f.loaded(ctx, st)
+	planned, err := f.exec.DryRun(ctx, r, installOrUpgrade(r), DryRunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestPostRenderers(t *testing.T) {
 	if _, err := testCluster.Client.AppsV1().Deployments(f.ns).Patch(ctx, "pr-demo", types.MergePatchType, []byte(`{"spec":{"replicas":2}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := f.exec.Open(st)
+	r, err = f.exec.Open(st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +76,15 @@ func TestPostRenderers(t *testing.T) {
 }
 
 // loaded is st's release, opened and loaded as plan and apply load it.
+// installOrUpgrade is decide's verb for a release it neither skips nor
+// leaves unchanged.
+func installOrUpgrade(r *Release) verdict {
+	if r.Installed() {
+		return doUpgrade
+	}
+	return doInstall
+}
+
 func (f *fixture) loaded(ctx context.Context, st *spec.Step) *Release {
 	f.t.Helper()
 	r, err := f.exec.Open(st)

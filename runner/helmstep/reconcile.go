@@ -3,6 +3,7 @@ package helmstep
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
@@ -34,7 +35,9 @@ const (
 // decision is decide's answer with the inputs its outcome needs.
 type decision struct {
 	do verdict
-	// reason is the sentence of a skip or of an absent release.
+	// reason is the sentence of a skip or of an absent release; of an
+	// upgrade, what changed since the release's revision (the plan's
+	// reason).
 	reason string
 	err    error // doFail
 	// drift: an upgrade of a converged release whose live objects drifted
@@ -86,7 +89,28 @@ func (e *Executor) decide(ctx context.Context, r *Release) decision {
 	if !r.Installed() {
 		return decision{do: doInstall}
 	}
-	return decision{do: doUpgrade, uncompared: uncompared}
+	return decision{do: doUpgrade, uncompared: uncompared, reason: upgradeCauses(r, uncompared)}
+}
+
+// upgradeCauses says what changed since the release's revision: its
+// post-renderers, its chart, its values, or live objects that could not be
+// compared.
+func upgradeCauses(r *Release, uncompared error) string {
+	var why []string
+	target := chartVersion(r.src.Chart)
+	if r.postRenderersChanged {
+		why = append(why, "post-renderers changed")
+	}
+	if !r.sameChart && (!r.postRenderersChanged || chartVersion(r.Last.Chart) != target) {
+		why = append(why, "chart "+chartVersion(r.Last.Chart)+" -> "+target)
+	}
+	if !r.sameValues {
+		why = append(why, "values changed")
+	}
+	if uncompared != nil {
+		why = append(why, fmt.Sprintf("the live objects cannot be compared with the release (%v): apply upgrades", uncompared))
+	}
+	return strings.Join(why, ", ")
 }
 
 // decideRemoval is the decision for a release that should be gone: the

@@ -120,22 +120,23 @@ func (e *Executor) NamespaceMissing(r *Release) error {
 	return e.failure(r, fmt.Errorf("namespace %s not found: set createNamespace: true or create the namespace in an earlier step", r.Namespace))
 }
 
-// run installs or upgrades r, for real or as a dry run; apply and plan
-// build the action here, so they cannot differ in a setting. A
-// takeOwnership step adopts what exists first (takeover.go).
-func (e *Executor) run(ctx context.Context, r *Release, dry kube.DryRunStrategy) (*rel.Release, error) {
+// run installs or upgrades r as the decision says (do: doInstall or
+// doUpgrade), for real or as a dry run; apply and plan build the action
+// here, so they cannot differ in a setting. A takeOwnership step adopts
+// what exists first (takeover.go).
+func (e *Executor) run(ctx context.Context, r *Release, do verdict, dry kube.DryRunStrategy) (*rel.Release, error) {
 	if r.step.Helm.TakeOwnership {
-		return e.takeOver(ctx, r, dry)
+		return e.takeOver(ctx, r, do, dry)
 	}
-	return e.runAction(ctx, r, dry)
+	return e.runAction(ctx, r, do, dry)
 }
 
-func (e *Executor) runAction(ctx context.Context, r *Release, dry kube.DryRunStrategy) (*rel.Release, error) {
+func (e *Executor) runAction(ctx context.Context, r *Release, do verdict, dry kube.DryRunStrategy) (*rel.Release, error) {
 	h := r.step.Helm
 	timeout := helmTimeout(ctx, h.Atomic)
 	var res *rel.Release
 	var err error
-	if !r.Installed() {
+	if do == doInstall {
 		var post postrenderer.PostRenderer
 		if templatesCRD(r.src.Chart) {
 			// A CRD the templates create may exist already (kept at an

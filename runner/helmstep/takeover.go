@@ -28,8 +28,8 @@ type adopted struct {
 // fields client-side kubectl apply owns on each adopted object to Helm's
 // server-side apply manager, so a field later dropped from the chart is
 // removed from the object.
-func (e *Executor) takeOver(ctx context.Context, r *Release, dry kube.DryRunStrategy) (*rel.Release, error) {
-	preview, err := e.runAction(ctx, r, kube.DryRunServer)
+func (e *Executor) takeOver(ctx context.Context, r *Release, do verdict, dry kube.DryRunStrategy) (*rel.Release, error) {
+	preview, err := e.runAction(ctx, r, do, kube.DryRunServer)
 	if err != nil || dry.IsDryRun() {
 		if err == nil {
 			_, err = e.adoptions(ctx, r, preview.Manifest)
@@ -45,7 +45,7 @@ func (e *Executor) takeOver(ctx context.Context, r *Release, dry kube.DryRunStra
 			return nil, e.failure(r, err)
 		}
 	}
-	return e.runAction(ctx, r, dry)
+	return e.runAction(ctx, r, do, dry)
 }
 
 // adoptions reads every object of rendered and returns those the release
