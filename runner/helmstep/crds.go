@@ -57,7 +57,7 @@ func chartCRDs(r *Release) ([]*unstructured.Unstructured, error) {
 // server-side, which runs the CRD safety checks on an update): with
 // crds: create only the missing ones, with skip none. A refused update is
 // the error, before anything is written.
-func (e *Executor) crdRequests(ctx context.Context, r *Release) ([]*kube.ApplyRequest, error) {
+func crdRequests(ctx context.Context, clients *kube.Clients, r *Release) ([]*kube.ApplyRequest, error) {
 	mode := r.step.Helm.CRDMode()
 	if mode == spec.CRDsSkip {
 		return nil, nil
@@ -69,15 +69,15 @@ func (e *Executor) crdRequests(ctx context.Context, r *Release) ([]*kube.ApplyRe
 	var reqs []*kube.ApplyRequest
 	for _, crd := range crds {
 		if mode == spec.CRDsCreate {
-			live, _, err := e.clients.Live(ctx, kube.CRDMapping, "", crd.GetName())
+			live, _, err := clients.Live(ctx, kube.CRDMapping, "", crd.GetName())
 			if err == nil && live != nil {
 				continue
 			}
 			if err != nil && !apierrors.IsNotFound(err) {
-				return nil, fmt.Errorf("cannot read CRD %s: %w", crd.GetName(), e.clients.Explain(err))
+				return nil, fmt.Errorf("cannot read CRD %s: %w", crd.GetName(), clients.Explain(err))
 			}
 		}
-		req, err := e.clients.PlanApply(ctx, crd, kube.CRDMapping, true, objdiff.Options{})
+		req, err := clients.PlanApply(ctx, crd, kube.CRDMapping, true, objdiff.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -93,14 +93,14 @@ func (e *Executor) crdRequests(ctx context.Context, r *Release) ([]*kube.ApplyRe
 // applyCRDs writes the chart's crds/ before the install or upgrade, awaits
 // them Established and makes the Helm session see their kinds (as Helm's
 // install does after creating them).
-func (e *Executor) applyCRDs(ctx context.Context, r *Release) ([]model.Change, error) {
-	reqs, err := e.crdRequests(ctx, r)
+func applyCRDs(ctx context.Context, clients *kube.Clients, r *Release) ([]model.Change, error) {
+	reqs, err := crdRequests(ctx, clients, r)
 	if err != nil || len(reqs) == 0 {
 		return nil, err
 	}
 	var changes []model.Change
 	for _, req := range reqs {
-		res, err := e.clients.Send(ctx, req, kube.DryRunNone)
+		res, err := clients.Send(ctx, req, kube.DryRunNone)
 		if err != nil {
 			return changes, err
 		}
@@ -111,7 +111,7 @@ func (e *Executor) applyCRDs(ctx context.Context, r *Release) ([]model.Change, e
 		}
 	}
 	for _, req := range reqs {
-		if err := e.clients.WaitCRDEstablished(ctx, req.Desired.GetName()); err != nil {
+		if err := clients.WaitCRDEstablished(ctx, req.Desired.GetName()); err != nil {
 			return changes, fmt.Errorf("CRD %s: %w", req.Desired.GetName(), err)
 		}
 	}
@@ -131,14 +131,14 @@ func (e *Executor) applyCRDs(ctx context.Context, r *Release) ([]model.Change, e
 // CRD the step would create or change, with its diff, and the release's
 // custom resources are then checked against these CRDs (checkFields), not
 // the ones live.
-func (e *Executor) planCRDs(ctx context.Context, r *Release) error {
+func planCRDs(ctx context.Context, clients *kube.Clients, r *Release) error {
 	r.CRDs, r.planned = nil, nil
-	reqs, err := e.crdRequests(ctx, r)
+	reqs, err := crdRequests(ctx, clients, r)
 	if err != nil {
 		return err
 	}
 	for _, req := range reqs {
-		res, err := e.clients.Send(ctx, req, kube.DryRunServer)
+		res, err := clients.Send(ctx, req, kube.DryRunServer)
 		if err != nil {
 			return err
 		}
@@ -185,10 +185,10 @@ func (r *Release) ChecksKind(gk string) bool {
 // changedCRDs are the CRDs among crds that exist and that applying would
 // change (objdiff.Holds, without asking the server): a CRD the cluster holds
 // as written is checked by the server's dry run as before.
-func (e *Executor) changedCRDs(ctx context.Context, crds []*unstructured.Unstructured) []*unstructured.Unstructured {
+func changedCRDs(ctx context.Context, clients *kube.Clients, crds []*unstructured.Unstructured) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, crd := range crds {
-		live, _, err := e.clients.Live(ctx, kube.CRDMapping, "", crd.GetName())
+		live, _, err := clients.Live(ctx, kube.CRDMapping, "", crd.GetName())
 		if err != nil || live == nil || objdiff.Holds(kube.CRDMapping, live, crd, objdiff.Options{}) {
 			continue
 		}
@@ -238,7 +238,7 @@ func (r *Release) checkPlanned(obj *unstructured.Unstructured, name string) (fe 
 // exist): the chart is rendered without the cluster and each custom
 // resource of those kinds is checked against its planned CRD. nil when
 // they all pass: plan then says install without their diff.
-func (e *Executor) checkUnserved(ctx context.Context, r *Release, caps *common.Capabilities) error {
+func checkUnserved(ctx context.Context, r *Release, caps *common.Capabilities) error {
 	if len(r.planned) == 0 {
 		return nil
 	}

@@ -137,7 +137,7 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, dry kube.DryRunS
 	if err != nil {
 		return run, fail(err)
 	}
-	crds, err := e.renderCRDs(ctx, r, caps)
+	crds, err := renderCRDs(ctx, r, caps)
 	if err != nil {
 		return run, fail(err)
 	}
@@ -194,7 +194,7 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, dry kube.DryRunS
 // steps register) but without the cluster (lookup finds nothing), as helm
 // template. A CRD both in crds/ and in the templates is refused: Helm's
 // install would fail on it too.
-func (e *Executor) renderCRDs(ctx context.Context, r *Release, caps *common.Capabilities) ([]*unstructured.Unstructured, error) {
+func renderCRDs(ctx context.Context, r *Release, caps *common.Capabilities) ([]*unstructured.Unstructured, error) {
 	crds, err := chartCRDs(r)
 	if err != nil {
 		return nil, err
@@ -255,7 +255,7 @@ func (e *Executor) OnlyCRDNames(ctx context.Context, st *spec.Step) ([]string, e
 	if err != nil {
 		return nil, e.redactor.Error(err)
 	}
-	crds, err := e.renderCRDs(ctx, r, caps)
+	crds, err := renderCRDs(ctx, r, caps)
 	if err != nil {
 		return nil, e.redactor.Error(err)
 	}

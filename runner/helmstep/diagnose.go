@@ -207,7 +207,7 @@ func rolledBack(verb, name string, last int, timeout time.Duration) string {
 // failed is what a failed install or upgrade leaves to report: the
 // diagnosis of its wait and, unless atomic undid it, the release it wrote
 // (a new revision, failed, and its objects are in the cluster: a change).
-func (e *Executor) failed(sess *session, h *spec.Helm, verb, name, ns string, last *rel.Release, timeout time.Duration, writes int, err error) (*model.Diagnosis, []model.Change) {
+func failed(sess *session, h *spec.Helm, verb, name, ns string, last *rel.Release, timeout time.Duration, writes int, err error) (*model.Diagnosis, []model.Change) {
 	var d *model.Diagnosis
 	if sess.diag != nil {
 		d = sess.diag.taken(err)

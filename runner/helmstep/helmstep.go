@@ -195,9 +195,9 @@ func (e *Executor) converge(ctx context.Context, r *Release, dec decision) (runn
 	if r.sess.diag != nil {
 		r.sess.diag.start(ctx)
 	}
-	crdChanges, err := e.applyCRDs(ctx, r)
+	crdChanges, err := applyCRDs(ctx, e.clients, r)
 	if err != nil {
-		err = e.failure(r, err)
+		err = failure(e.clients, r, err)
 		out := runner.Outcome{Writes: int(r.sess.writes.Load()), Changes: crdChanges}
 		return out, err
 	}
@@ -209,7 +209,7 @@ func (e *Executor) converge(ctx context.Context, r *Release, dec decision) (runn
 		if installing {
 			verb = "install"
 		}
-		out.Diagnosis, out.Changes = e.failed(r.sess, r.step.Helm, verb, name, ns, last, helmTimeout(ctx, r.step.Helm.Atomic), out.Writes, err)
+		out.Diagnosis, out.Changes = failed(r.sess, r.step.Helm, verb, name, ns, last, helmTimeout(ctx, r.step.Helm.Atomic), out.Writes, err)
 		out.Changes = append(crdChanges, out.Changes...)
 		return out, err
 	}

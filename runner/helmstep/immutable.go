@@ -111,13 +111,13 @@ func (e *Executor) upgradeReplacing(ctx context.Context, r *Release, do verdict)
 	if err != nil {
 		var refused *kube.RefusedError
 		if errors.As(err, &refused) {
-			return nil, nil, "", e.failure(r, refused)
+			return nil, nil, "", failure(e.clients, r, refused)
 		}
-		return nil, nil, "", e.failure(r, fmt.Errorf("nothing was replaced: %w", err))
+		return nil, nil, "", failure(e.clients, r, fmt.Errorf("nothing was replaced: %w", err))
 	}
 	objs, err := chartsource.DecodeManifest(preview.Manifest)
 	if err != nil {
-		return nil, nil, "", e.failure(r, fmt.Errorf("cannot read the rendered manifest: %w", err))
+		return nil, nil, "", failure(e.clients, r, fmt.Errorf("cannot read the rendered manifest: %w", err))
 	}
 	var gone []replaced
 	for _, d := range diffs {
@@ -130,17 +130,17 @@ func (e *Executor) upgradeReplacing(ctx context.Context, r *Release, do verdict)
 		}
 		m, err := e.clients.MapObject(ctx, desired, r.Namespace)
 		if err == nil {
-			err = e.replaceLive(ctx, r, desired, m)
+			err = replaceLive(ctx, e.clients, r, desired, m)
 		}
 		if err != nil {
-			changes, err := e.recreate(ctx, r, gone, e.failure(r, err))
+			changes, err := recreate(ctx, e.clients, r, gone, failure(e.clients, r, err))
 			return nil, changes, "", err
 		}
 		gone = append(gone, replaced{diff: d, desired: desired})
 	}
 	res, err = e.run(ctx, r, do, kube.DryRunNone)
 	if err != nil {
-		changes, err := e.recreate(ctx, r, gone, err)
+		changes, err := recreate(ctx, e.clients, r, gone, err)
 		return nil, changes, "", err
 	}
 	var names []string
@@ -155,29 +155,29 @@ func (e *Executor) upgradeReplacing(ctx context.Context, r *Release, do verdict)
 }
 
 // replaceLive deletes the live object desired names and awaits it gone.
-func (e *Executor) replaceLive(ctx context.Context, r *Release, desired *unstructured.Unstructured, m *meta.RESTMapping) error {
-	live, err := e.clients.Resource(m, desired.GetNamespace()).Get(ctx, desired.GetName(), metav1.GetOptions{})
+func replaceLive(ctx context.Context, clients *kube.Clients, r *Release, desired *unstructured.Unstructured, m *meta.RESTMapping) error {
+	live, err := clients.Resource(m, desired.GetNamespace()).Get(ctx, desired.GetName(), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", kube.ObjectName(desired), e.clients.Explain(err))
+		return fmt.Errorf("cannot read %s: %w", kube.ObjectName(desired), clients.Explain(err))
 	}
 	r.sess.writes.Add(1)
-	return e.clients.Replace(ctx, m, live)
+	return clients.Replace(ctx, m, live)
 }
 
 // recreate creates again, from the rendered manifest, each deleted object
 // the failed upgrade left absent, and adds to cause what it did. Each
 // object is a change: replaced once it exists again, else deleted.
-func (e *Executor) recreate(ctx context.Context, r *Release, gone []replaced, cause error) ([]model.Change, error) {
+func recreate(ctx context.Context, clients *kube.Clients, r *Release, gone []replaced, cause error) ([]model.Change, error) {
 	if len(gone) == 0 {
 		return nil, cause
 	}
 	var done, back, failed []string
 	var changes []model.Change
 	for _, g := range gone {
-		created, err := e.createAbsent(ctx, r, g.desired)
+		created, err := createAbsent(ctx, clients, r, g.desired)
 		switch {
 		case err != nil:
 			failed = append(failed, fmt.Sprintf("%s (%v)", g.diff.id(), err))
@@ -215,16 +215,16 @@ func (e *recreatedError) Unwrap() error { return e.cause }
 // createAbsent creates desired (with Helm's metadata, by Helm's field
 // manager) unless it exists again (the upgrade, or its rollback, made it:
 // created is false).
-func (e *Executor) createAbsent(ctx context.Context, r *Release, desired *unstructured.Unstructured) (created bool, err error) {
-	m, err := e.clients.MapObject(ctx, desired, r.Namespace)
+func createAbsent(ctx context.Context, clients *kube.Clients, r *Release, desired *unstructured.Unstructured) (created bool, err error) {
+	m, err := clients.MapObject(ctx, desired, r.Namespace)
 	if err != nil {
 		return false, err
 	}
-	ri := e.clients.Resource(m, desired.GetNamespace())
+	ri := clients.Resource(m, desired.GetNamespace())
 	if _, err := ri.Get(ctx, desired.GetName(), metav1.GetOptions{}); err == nil {
 		return false, nil
 	} else if !apierrors.IsNotFound(err) {
-		return false, e.clients.Explain(err)
+		return false, clients.Explain(err)
 	}
 	obj := desired.DeepCopy()
 	addHelmMetadata(obj, r.Name, r.Namespace)
@@ -236,7 +236,7 @@ func (e *Executor) createAbsent(ctx context.Context, r *Release, desired *unstru
 	_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, body, metav1.PatchOptions{FieldManager: FieldManager, Force: &force})
 	kube.InvalidateLiveOf(ctx, m, desired.GetNamespace())
 	if err != nil {
-		return false, e.clients.Explain(err)
+		return false, clients.Explain(err)
 	}
 	r.sess.writes.Add(1)
 	return true, nil

@@ -44,7 +44,7 @@ func (e *Executor) executeAcrossOutages(ctx context.Context, step *spec.Step) (r
 		writes += out.Writes
 		out.Writes = writes
 		if err != nil && !lostConnection(err) {
-			err = e.explainCredentials(ctx, err)
+			err = explainCredentials(ctx, e.clients, err)
 		}
 		if err == nil || !lostConnection(err) || ctx.Err() != nil || n == maxReconnects {
 			if len(notes) > 0 {
@@ -58,7 +58,7 @@ func (e *Executor) executeAcrossOutages(ctx context.Context, step *spec.Step) (r
 			return out, err
 		}
 		started := time.Now()
-		checks, werr := e.awaitServer(ctx)
+		checks, werr := awaitServer(ctx, e.clients)
 		if werr != nil {
 			return out, fmt.Errorf("%w; the API server was still unreachable when the step timed out, after %s and %d checks", err, time.Since(started).Round(time.Millisecond), checks)
 		}
@@ -71,13 +71,13 @@ func (e *Executor) executeAcrossOutages(ctx context.Context, step *spec.Step) (r
 // explainCredentials adds the 401 sentence to a failure when the
 // credentials no longer hold: Helm's waiters retry a rejected token quietly
 // until their timeout, and say only that the wait failed. One request.
-func (e *Executor) explainCredentials(ctx context.Context, err error) error {
+func explainCredentials(ctx context.Context, clients *kube.Clients, err error) error {
 	if kube.IsUnreachable(err) {
 		return err
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if perr := e.clients.Ping(cctx); perr != nil && apierrors.IsUnauthorized(perr) {
+	if perr := clients.Ping(cctx); perr != nil && apierrors.IsUnauthorized(perr) {
 		return fmt.Errorf("%w; %w", err, perr)
 	}
 	return err
@@ -85,11 +85,11 @@ func (e *Executor) explainCredentials(ctx context.Context, err error) error {
 
 // awaitServer checks, with a growing pause, until the API server answers or
 // ctx ends; it returns how many checks it made.
-func (e *Executor) awaitServer(ctx context.Context) (int, error) {
+func awaitServer(ctx context.Context, clients *kube.Clients) (int, error) {
 	delay := reconnectFirst
 	for checks := 1; ; checks++ {
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		err := e.clients.Ping(pctx)
+		err := clients.Ping(pctx)
 		cancel()
 		if err == nil {
 			return checks, nil

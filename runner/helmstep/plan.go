@@ -66,16 +66,16 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	}
 	// doInstall or doUpgrade: the same action as apply's, dry run.
 	// Apply learns a missing namespace from Helm's error
-	// (NamespaceMissing); a plan says pending, as an earlier step may
+	// (namespaceMissing); a plan says pending, as an earlier step may
 	// create it.
-	if err := e.namespaceReady(ctx, r); err != nil {
+	if err := namespaceReady(ctx, e.clients, r); err != nil {
 		return p, err
 	}
 	res, err := e.DryRun(ctx, r, dec.do, DryRunOptions{APIVersions: in.APIVersions, CRDs: in.CRDs, Lookup: in.Lookup})
 	if err != nil {
 		return predictUnrendered(p, r, dec, in, err)
 	}
-	if err := e.CheckNamespaces(ctx, r, res, in.CreatesNamespace); err != nil {
+	if err := checkNamespaces(ctx, e.clients, r, res, in.CreatesNamespace); err != nil {
 		return p, err
 	}
 	switch {
@@ -90,7 +90,7 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	if len(r.Adopts) > 0 { // takeOwnership
 		p.Reason += "; takes ownership of " + strings.Join(r.Adopts, ", ")
 	}
-	return e.predictObjects(ctx, p, r, res)
+	return predictObjects(ctx, e.clients, p, r, res)
 }
 
 // predictDecided is the prediction of a decision that needs no dry run
@@ -162,29 +162,29 @@ func predictUnrendered(p runner.Prediction, r *Release, dec decision, in runner.
 // without --diff): the server's dry run of each is what the upgrade sends,
 // so what it refuses fails the step, as it fails the upgrade. Then what
 // the upgrade drops: deleted, or a CRD kept.
-func (e *Executor) predictObjects(ctx context.Context, p runner.Prediction, r *Release, res *rel.Release) (runner.Prediction, error) {
-	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: r.ignore, OnImmutable: r.step.OnImmutable, Planned: r.ChecksKind})
+func predictObjects(ctx context.Context, clients *kube.Clients, p runner.Prediction, r *Release, res *rel.Release) (runner.Prediction, error) {
+	diffs, err := Drift(ctx, clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: r.ignore, OnImmutable: r.step.OnImmutable, Planned: r.ChecksKind})
 	if err != nil {
 		var refused *kube.RefusedError
 		if errors.As(err, &refused) {
-			return p, e.failure(r, refused) // as runAction words the upgrade's refusal
+			return p, failure(clients, r, refused) // as runAction words the upgrade's refusal
 		}
 		if kube.IsUnreachable(err) {
 			return p, err
 		}
-		return p, e.failure(r, err) // what cannot be checked is not let through
+		return p, failure(clients, r, err) // what cannot be checked is not let through
 	}
 	for _, d := range diffs {
 		if d.Action == model.ActionReplace {
 			p.Reason += fmt.Sprintf("; replaces %s (an immutable field changes; onImmutable: recreate)", d.id())
 		}
 	}
-	removed, err := DroppedObjects(ctx, e.clients, r, res.Manifest)
+	removed, err := DroppedObjects(ctx, clients, r, res.Manifest)
 	if err != nil {
 		if kube.IsUnreachable(err) {
 			return p, err
 		}
-		return p, e.failure(r, err) // as crdGuard fails the upgrade
+		return p, failure(clients, r, err) // as crdGuard fails the upgrade
 	}
 	for _, d := range removed {
 		switch {
@@ -202,18 +202,18 @@ func (e *Executor) predictObjects(ctx context.Context, p runner.Prediction, r *R
 
 // namespaceReady is apply's check of the release namespace: missing and
 // not created by the step is apply's failure.
-func (e *Executor) namespaceReady(ctx context.Context, r *Release) error {
+func namespaceReady(ctx context.Context, clients *kube.Clients, r *Release) error {
 	if r.step.Helm.CreateNamespace {
 		return nil
 	}
-	_, _, err := e.clients.Live(ctx, kube.NamespaceMapping, "", r.Namespace)
+	_, _, err := clients.Live(ctx, kube.NamespaceMapping, "", r.Namespace)
 	if err == nil {
 		return nil
 	}
 	if apierrors.IsNotFound(err) {
-		return runner.PendingNamespace(r.Namespace, e.NamespaceMissing(r))
+		return runner.PendingNamespace(r.Namespace, namespaceMissing(clients, r))
 	}
-	return fmt.Errorf("cannot read namespace %s: %w", r.Namespace, e.clients.Explain(err))
+	return fmt.Errorf("cannot read namespace %s: %w", r.Namespace, clients.Explain(err))
 }
 
 // plannedDiffs lists the objects the release changes, with their diffs,
@@ -269,7 +269,7 @@ func chartName(ch *chartv2.Chart) string {
 // The plan's dry run: Helm's own server-side dry run of the install or
 // upgrade apply would run (DryRun), and what that cannot see by itself: a
 // rendered field the API server refuses (checkFields) and a namespace the
-// chart writes into that nobody creates (CheckNamespaces).
+// chart writes into that nobody creates (checkNamespaces).
 
 // DryRunOptions are what a plan knows that the cluster does not yet.
 type DryRunOptions struct {
@@ -304,19 +304,19 @@ func (e *Executor) DryRun(ctx context.Context, r *Release, do verdict, opts DryR
 	if opts.Lookup != nil {
 		r.sess.cfg.RESTClientGetter = lookupGetter{RESTClientGetter: r.sess.cfg.RESTClientGetter, wrap: opts.Lookup}
 	}
-	if err := e.planCRDs(ctx, r); err != nil {
-		return nil, e.failure(r, err)
+	if err := planCRDs(ctx, e.clients, r); err != nil {
+		return nil, failure(e.clients, r, err)
 	}
-	r.earlier = e.changedCRDs(ctx, opts.CRDs)
+	r.earlier = changedCRDs(ctx, e.clients, opts.CRDs)
 	res, err := e.run(ctx, r, do, kube.DryRunServer)
 	if err != nil && len(r.planned) > 0 && isNoKindMatch(err) {
-		if ferr := e.checkUnserved(ctx, r, caps); ferr != nil {
-			err = e.failure(r, ferr)
+		if ferr := checkUnserved(ctx, r, caps); ferr != nil {
+			err = failure(e.clients, r, ferr)
 		}
 	}
 	if err == nil {
-		if err = e.checkFields(ctx, r, res); err != nil {
-			res, err = nil, e.failure(r, err)
+		if err = checkFields(ctx, e.clients, r, res); err != nil {
+			res, err = nil, failure(e.clients, r, err)
 		}
 	}
 	return res, err
@@ -391,7 +391,7 @@ func (g lookupGetter) ToRESTConfig() (*rest.Config, error) {
 // the template's rendered output; an object that cannot be dry-run alone
 // (its namespace or kind comes with the release, a webhook refuses it) is
 // left to apply, as before.
-func (e *Executor) checkFields(ctx context.Context, r *Release, res *rel.Release) error {
+func checkFields(ctx context.Context, clients *kube.Clients, r *Release, res *rel.Release) error {
 	docs := chartsource.SplitBySource(res.Manifest)
 	for _, h := range res.Hooks {
 		if chartsource.RunsOnInstallOrUpgrade(h) {
@@ -406,7 +406,7 @@ func (e *Executor) checkFields(ctx context.Context, r *Release, res *rel.Release
 		}
 		manifest.RememberRendered(objs, doc.Source, []byte(doc.Text))
 		for _, obj := range objs {
-			if fe := e.checkObject(ctx, r, obj); fe != nil {
+			if fe := checkObject(ctx, clients, r, obj); fe != nil {
 				refused = append(refused, fe)
 			}
 		}
@@ -417,21 +417,21 @@ func (e *Executor) checkFields(ctx context.Context, r *Release, res *rel.Release
 	return errors.Join(refused...)
 }
 
-func (e *Executor) checkObject(ctx context.Context, r *Release, obj *unstructured.Unstructured) *kube.FieldError {
+func checkObject(ctx context.Context, clients *kube.Clients, r *Release, obj *unstructured.Unstructured) *kube.FieldError {
 	gvk := obj.GroupVersionKind()
-	mapping, err := e.clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	mapping, err := clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		fe, _ := r.checkPlanned(obj, gvk.Kind+" "+obj.GetName())
 		return fe // a kind the release (or an earlier step) registers
 	}
-	var ri dynamic.ResourceInterface = e.clients.Dynamic.Resource(mapping.Resource)
+	var ri dynamic.ResourceInterface = clients.Dynamic.Resource(mapping.Resource)
 	name := gvk.Kind + " " + obj.GetName()
 	desired := obj.DeepCopy()
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		if desired.GetNamespace() == "" {
 			desired.SetNamespace(r.Namespace)
 		}
-		ri = e.clients.Dynamic.Resource(mapping.Resource).Namespace(desired.GetNamespace())
+		ri = clients.Dynamic.Resource(mapping.Resource).Namespace(desired.GetNamespace())
 		name = gvk.Kind + " " + desired.GetNamespace() + "/" + obj.GetName()
 	}
 	if fe, ok := r.checkPlanned(obj, name); ok {
@@ -442,14 +442,14 @@ func (e *Executor) checkObject(ctx context.Context, r *Release, obj *unstructure
 	return kube.AsFieldError(err, obj, name)
 }
 
-// CheckNamespaces finds the namespaces other than the release's that a
+// checkNamespaces finds the namespaces other than the release's that a
 // dry-run release writes into (its manifest and the hooks an install or
 // upgrade runs) and that do not exist: unless the chart itself renders the
 // Namespace or created says an earlier step creates it, apply's install
 // would fail there (Helm's `namespaces "X" not found`), so the plan fails
 // with apply's sentence, naming the objects. A kind the cluster does not
 // serve yet is left out (its scope is not known).
-func (e *Executor) CheckNamespaces(ctx context.Context, r *Release, res *rel.Release, created func(ns string) bool) error {
+func checkNamespaces(ctx context.Context, clients *kube.Clients, r *Release, res *rel.Release, created func(ns string) bool) error {
 	manifest := res.Manifest
 	for _, h := range res.Hooks {
 		if chartsource.RunsOnInstallOrUpgrade(h) {
@@ -472,7 +472,7 @@ func (e *Executor) CheckNamespaces(ctx context.Context, r *Release, res *rel.Rel
 		if ns == "" || ns == r.Namespace {
 			continue // the release's namespace: checked before the render
 		}
-		mapping, err := e.clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		mapping, err := clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil || mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 			continue
 		}
@@ -483,12 +483,12 @@ func (e *Executor) CheckNamespaces(ctx context.Context, r *Release, res *rel.Rel
 		if chartMakes[ns] || (created != nil && created(ns)) {
 			continue
 		}
-		_, _, err := e.clients.Live(ctx, kube.NamespaceMapping, "", ns)
+		_, _, err := clients.Live(ctx, kube.NamespaceMapping, "", ns)
 		switch {
 		case apierrors.IsNotFound(err):
 			missing = append(missing, ns)
 		case err != nil:
-			return fmt.Errorf("release %s: cannot read namespace %s: %w", r.Name, ns, e.clients.Explain(err))
+			return fmt.Errorf("release %s: cannot read namespace %s: %w", r.Name, ns, clients.Explain(err))
 		}
 	}
 	if len(missing) == 0 {
@@ -496,5 +496,5 @@ func (e *Executor) CheckNamespaces(ctx context.Context, r *Release, res *rel.Rel
 	}
 	sort.Strings(missing)
 	ns := missing[0] // apply stops at the first
-	return e.failure(r, namespaceNotCreated(ns, writes[ns]))
+	return failure(clients, r, namespaceNotCreated(ns, writes[ns]))
 }

@@ -104,7 +104,7 @@ func (e *Executor) recoverPending(ctx context.Context, sess *session, step *spec
 		}
 		return fmt.Sprintf("recovered: %s and was never deployed, so khook uninstalled it (%s)", stuck, why), out.Writes, nil
 	}
-	err = e.rollback(ctx, sess, step.Helm, name, target.Version)
+	err = rollback(ctx, sess, step.Helm, name, target.Version)
 	if err != nil {
 		return "", int(sess.writes.Load()), e.clients.Explain(fmt.Errorf("%s; rolling it back to revision %d failed: %w", stuck, target.Version, chartsource.OneLine(err)))
 	}
@@ -146,7 +146,7 @@ func lastDeployed(cfg *action.Configuration, name string, before int) (*rel.Rele
 
 // rollback runs a Helm rollback to revision, waiting as the step waits,
 // within ctx (the action itself ignores contexts: it is abandoned on cancel).
-func (e *Executor) rollback(ctx context.Context, sess *session, h *spec.Helm, name string, revision int) error {
+func rollback(ctx context.Context, sess *session, h *spec.Helm, name string, revision int) error {
 	rb := action.NewRollback(sess.cfg)
 	rb.Version = revision
 	rb.WaitStrategy = waitStrategy(h)

@@ -113,11 +113,11 @@ func (e *Executor) Load(ctx context.Context, r *Release) error {
 	return nil
 }
 
-// NamespaceMissing is the sentence of a step whose release namespace does
+// namespaceMissing is the sentence of a step whose release namespace does
 // not exist and that does not create it: apply's (Helm's "namespaces ...
 // not found") and plan's alike.
-func (e *Executor) NamespaceMissing(r *Release) error {
-	return e.failure(r, fmt.Errorf("namespace %s not found: set createNamespace: true or create the namespace in an earlier step", r.Namespace))
+func namespaceMissing(clients *kube.Clients, r *Release) error {
+	return failure(clients, r, fmt.Errorf("namespace %s not found: set createNamespace: true or create the namespace in an earlier step", r.Namespace))
 }
 
 // run installs or upgrades r as the decision says (do: doInstall or
@@ -143,7 +143,7 @@ func (e *Executor) runAction(ctx context.Context, r *Release, do verdict, dry ku
 			// uninstall, adopted): its change is checked as any other.
 			post = crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry}
 		}
-		res, err = e.install(ctx, r.sess, h, r.Name, r.Namespace, r.src.Chart, r.Values, timeout, r.Last != nil, dry, post)
+		res, err = install(ctx, r.sess, h, r.Name, r.Namespace, r.src.Chart, r.Values, timeout, r.Last != nil, dry, post)
 	} else {
 		var post postrenderer.PostRenderer
 		if r.ignoreErr != nil {
@@ -160,30 +160,30 @@ func (e *Executor) runAction(ctx context.Context, r *Release, do verdict, dry ku
 			// moved from crds/): other upgrades render as before.
 			post = chainPostRenderers(post, crdGuard{ctx: ctx, clients: e.clients, r: r, dry: dry})
 		}
-		res, err = e.upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.Chart, r.Values, timeout, dry, post)
+		res, err = upgrade(ctx, r.sess, h, r.Name, r.Namespace, r.src.Chart, r.Values, timeout, dry, post)
 		if err == nil && !dry.IsDryRun() && strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") {
-			err = e.awaitDroppedCRDs(ctx, r.Last.Manifest, res.Manifest, r.Namespace)
+			err = awaitDroppedCRDs(ctx, e.clients, r.Last.Manifest, res.Manifest, r.Namespace)
 		}
 	}
 	if err != nil {
 		if !h.CreateNamespace && strings.Contains(err.Error(), fmt.Sprintf("namespaces %q not found", r.Namespace)) {
-			return nil, e.NamespaceMissing(r)
+			return nil, namespaceMissing(e.clients, r)
 		}
 		if nerr := namespaceFailure(err, r.Namespace); nerr != nil {
-			return nil, e.failure(r, nerr)
+			return nil, failure(e.clients, r, nerr)
 		}
-		if refused := e.refusedIn(err, r.Namespace); refused != nil {
-			return nil, e.failure(r, refused)
+		if refused := refusedIn(e.clients, err, r.Namespace); refused != nil {
+			return nil, failure(e.clients, r, refused)
 		}
 		if late := waitTimedOut(ctx, r, err); late != nil {
-			return nil, e.failure(r, undone(late, err))
+			return nil, failure(e.clients, r, undone(late, err))
 		}
-		return nil, e.failure(r, chartsource.OneLine(err))
+		return nil, failure(e.clients, r, chartsource.OneLine(err))
 	}
 	return res, nil
 }
 
-func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry kube.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
+func install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, replace bool, dry kube.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
 	in := action.NewInstall(sess.cfg)
 	in.DryRunStrategy = helmDryRun(dry)
 	in.ReleaseName, in.Namespace = name, ns
@@ -208,7 +208,7 @@ func (e *Executor) install(ctx context.Context, sess *session, h *spec.Helm, nam
 	return chartsource.AsRelease(r)
 }
 
-func (e *Executor) upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry kube.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
+func upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, ch *chartv2.Chart, vals map[string]any, timeout time.Duration, dry kube.DryRunStrategy, post postrenderer.PostRenderer) (*rel.Release, error) {
 	up := action.NewUpgrade(sess.cfg)
 	up.DryRunStrategy = helmDryRun(dry)
 	up.Namespace = ns
@@ -257,18 +257,18 @@ func waitStrategy(h *spec.Helm) helmkube.WaitStrategy {
 // plan's Drift does
 // (kube.Refused, "Kind ns/name"), in one line: Helm's own text carries the
 // rejected value, a Go struct dump.
-func (e *Executor) refusedIn(err error, ns string) *kube.RefusedError {
+func refusedIn(clients *kube.Clients, err error, ns string) *kube.RefusedError {
 	var se *apierrors.StatusError
 	if !errors.As(err, &se) || se.ErrStatus.Details == nil || se.ErrStatus.Details.Name == "" {
 		return nil
 	}
 	d := se.ErrStatus.Details
 	kind := d.Kind // an admission denial names the resource ("configmaps")
-	m, merr := e.clients.Mapper.RESTMapping(schema.GroupKind{Group: d.Group, Kind: kind})
+	m, merr := clients.Mapper.RESTMapping(schema.GroupKind{Group: d.Group, Kind: kind})
 	if merr != nil {
-		if gvk, kerr := e.clients.Mapper.KindFor(schema.GroupVersionResource{Group: d.Group, Resource: d.Kind}); kerr == nil {
+		if gvk, kerr := clients.Mapper.KindFor(schema.GroupVersionResource{Group: d.Group, Resource: d.Kind}); kerr == nil {
 			kind = gvk.Kind
-			m, merr = e.clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+			m, merr = clients.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		}
 	}
 	name := kind + " " + ns + "/" + d.Name
@@ -292,7 +292,7 @@ func undone(late, helmErr error) error {
 	return late
 }
 
-func (e *Executor) failure(r *Release, err error) error {
+func failure(clients *kube.Clients, r *Release, err error) error {
 	verb := "upgrade"
 	if !r.Installed() {
 		verb = "install"
@@ -301,7 +301,7 @@ func (e *Executor) failure(r *Release, err error) error {
 	if r.src != nil {
 		what = r.src.What
 	}
-	return e.clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", r.Name, r.Namespace, what, verb, err))
+	return clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", r.Name, r.Namespace, what, verb, err))
 }
 
 // namespaceNotCreated is the sentence of a namespace the chart writes into
@@ -334,7 +334,7 @@ func namespaceFailure(err error, release string) error {
 // CRD's finalizer removes its custom resources first. A later step that
 // creates the kind anew must not meet the terminating one. A CRD kept
 // (helm.sh/resource-policy: keep) is not being deleted and is not awaited.
-func (e *Executor) awaitDroppedCRDs(ctx context.Context, oldManifest, newManifest, ns string) error {
+func awaitDroppedCRDs(ctx context.Context, clients *kube.Clients, oldManifest, newManifest, ns string) error {
 	gone, err := dropped(oldManifest, newManifest, ns)
 	if err != nil {
 		return err
@@ -344,7 +344,7 @@ func (e *Executor) awaitDroppedCRDs(ctx context.Context, oldManifest, newManifes
 		if !kube.IsCRD(u) {
 			continue
 		}
-		live, err := e.clients.Dynamic.Resource(kube.CRDMapping.Resource).Get(ctx, u.GetName(), metav1.GetOptions{})
+		live, err := clients.Dynamic.Resource(kube.CRDMapping.Resource).Get(ctx, u.GetName(), metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			continue
@@ -354,7 +354,7 @@ func (e *Executor) awaitDroppedCRDs(ctx context.Context, oldManifest, newManifes
 			deleted = append(deleted, kube.Deleted{Mapping: kube.CRDMapping, Name: u.GetName(), UID: live.GetUID()})
 		}
 	}
-	if err := kube.WaitGone(ctx, e.clients, deleted); err != nil {
+	if err := kube.WaitGone(ctx, clients, deleted); err != nil {
 		return fmt.Errorf("the upgrade deleted its dropped CRDs, but they were not gone before the step timeout: %w", err)
 	}
 	return nil

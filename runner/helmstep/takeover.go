@@ -32,17 +32,17 @@ func (e *Executor) takeOver(ctx context.Context, r *Release, do verdict, dry kub
 	preview, err := e.runAction(ctx, r, do, kube.DryRunServer)
 	if err != nil || dry.IsDryRun() {
 		if err == nil {
-			_, err = e.adoptions(ctx, r, preview.Manifest)
+			_, err = adoptions(ctx, e.clients, r, preview.Manifest)
 		}
 		return preview, err
 	}
-	objs, err := e.adoptions(ctx, r, preview.Manifest)
+	objs, err := adoptions(ctx, e.clients, r, preview.Manifest)
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range objs {
 		if _, err := e.clients.UpgradeClientSide(ctx, a.mapping, a.obj, FieldManager); err != nil {
-			return nil, e.failure(r, err)
+			return nil, failure(e.clients, r, err)
 		}
 	}
 	return e.runAction(ctx, r, do, dry)
@@ -50,31 +50,31 @@ func (e *Executor) takeOver(ctx context.Context, r *Release, do verdict, dry kub
 
 // adoptions reads every object of rendered and returns those the release
 // would adopt, naming them in r.Adopts.
-func (e *Executor) adoptions(ctx context.Context, r *Release, rendered string) ([]adopted, error) {
+func adoptions(ctx context.Context, clients *kube.Clients, r *Release, rendered string) ([]adopted, error) {
 	objs, err := manifest.DecodeManifests([]byte(rendered))
 	if err != nil {
-		return nil, e.failure(r, fmt.Errorf("cannot read the rendered manifest: %w", err))
+		return nil, failure(clients, r, fmt.Errorf("cannot read the rendered manifest: %w", err))
 	}
 	r.Adopts = nil
 	var out []adopted
 	for _, obj := range objs {
-		m, err := e.clients.MapObject(ctx, obj, r.Namespace)
+		m, err := clients.MapObject(ctx, obj, r.Namespace)
 		if err != nil {
-			return nil, e.failure(r, err)
+			return nil, failure(clients, r, err)
 		}
-		live, err := e.clients.Resource(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+		live, err := clients.Resource(m, obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
-			return nil, e.failure(r, fmt.Errorf("cannot read %s: %w", kube.ObjectName(obj), e.clients.Explain(err)))
+			return nil, failure(clients, r, fmt.Errorf("cannot read %s: %w", kube.ObjectName(obj), clients.Explain(err)))
 		}
 		owner, ownerNS := live.GetAnnotations()[releaseNameAnnotation], live.GetAnnotations()[releaseNamespaceAnnot]
 		switch {
 		case owner == r.Name && ownerNS == r.Namespace:
 			continue // the release's own
 		case owner != "":
-			return nil, e.failure(r, fmt.Errorf("%s belongs to Helm release %s in namespace %s: takeOwnership adopts only objects no release owns; uninstall or change release %s, or remove the object from this chart",
+			return nil, failure(clients, r, fmt.Errorf("%s belongs to Helm release %s in namespace %s: takeOwnership adopts only objects no release owns; uninstall or change release %s, or remove the object from this chart",
 				kube.ObjectName(live), owner, ownerNS, owner))
 		}
 		out = append(out, adopted{obj: live, mapping: m})

@@ -84,7 +84,7 @@ func (e *Executor) test(ctx context.Context, r *Release, out *runner.Outcome, ch
 	if r.step.Helm.Test == nil || (!changed && len(TestsDue(r.Last, r.step.Helm)) == 0) {
 		return nil
 	}
-	did, err := e.runTests(ctx, r)
+	did, err := runTests(ctx, e.clients, r)
 	out.Writes = int(r.sess.writes.Load())
 	if err != nil {
 		var tf *TestFailure
@@ -109,7 +109,7 @@ func (f *TestFailure) Unwrap() error { return f.err }
 
 // runTests runs the release's selected test hooks (helm test) and returns
 // what ran. A failed test is a *TestFailure.
-func (e *Executor) runTests(ctx context.Context, r *Release) (string, error) {
+func runTests(ctx context.Context, clients *kube.Clients, r *Release) (string, error) {
 	t := r.step.Helm.Test
 	rt := action.NewReleaseTesting(r.sess.cfg)
 	rt.Namespace = r.Namespace
@@ -156,7 +156,7 @@ func (e *Executor) runTests(ctx context.Context, r *Release) (string, error) {
 	if len(failed) == 0 {
 		return "", fmt.Errorf("release %s: the tests failed: %w", r.Name, chartsource.OneLine(err))
 	}
-	d := e.clients.Diagnose(ctx, since, refs, kube.DefaultDiagnoseLimits)
+	d := clients.Diagnose(ctx, since, refs, kube.DefaultDiagnoseLimits)
 	msg := fmt.Sprintf("release %s: test %s failed", r.Name, strings.Join(failed, ", "))
 	if tail := logTail(d); tail != "" {
 		msg += "; log tail: " + tail

@@ -32,13 +32,14 @@ func (e *Executor) Uninstall(ctx context.Context, release, namespace string, ign
 }
 
 // Installed reports whether release name stands in namespace ns (any
-// revision not uninstalled): what pruning uninstalls, plan and apply alike.
+// revision not uninstalled): the removal decision (decideRemoval) pruning
+// carries out by uninstalling, plan and apply alike.
 func (e *Executor) Installed(name, ns string) (bool, error) {
-	_, last, err := e.open(name, ns)
+	r, err := e.openRemoval(name, ns, true)
 	if err != nil {
 		return false, e.redactor.Error(err)
 	}
-	return installed(last), nil
+	return decideRemoval(r.Name, r.Namespace, r.Last, true).do == doUninstall, nil
 }
 
 // installed: the release has a revision that is not uninstalled. The one
@@ -98,7 +99,7 @@ func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFoun
 	if err != nil {
 		return runner.Outcome{Writes: int(sess.writes.Load())}, e.clients.Explain(fmt.Errorf("release %s in namespace %s: cannot mark its CRDs to be kept: %w", name, ns, err))
 	}
-	deleted := e.toBeDeleted(ctx, last)
+	deleted := toBeDeleted(ctx, e.clients, last)
 	un := action.NewUninstall(sess.cfg)
 	// Helm waits for the hooks; khook waits for the deletions, by UID.
 	un.WaitStrategy = helmkube.HookOnlyStrategy

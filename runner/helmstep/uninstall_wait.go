@@ -26,14 +26,14 @@ import (
 // the step timeout for an object that is not the release's any more.
 // Objects that cannot be read are left out: the wait is a courtesy, and
 // the uninstall itself reports what it could not delete.
-func (e *Executor) toBeDeleted(ctx context.Context, last *rel.Release) []kube.Deleted {
+func toBeDeleted(ctx context.Context, clients *kube.Clients, last *rel.Release) []kube.Deleted {
 	docs := releaseutil.SplitManifests(last.Manifest)
 	keys := make([]string, 0, len(docs))
 	for k := range docs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	c := e.clients
+	c := clients
 	var out []kube.Deleted
 	for _, k := range keys {
 		var obj map[string]any
