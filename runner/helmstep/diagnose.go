@@ -13,6 +13,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/readiness"
 	"github.com/khook/khook/spec"
 )
 
@@ -112,7 +113,7 @@ func waitTimedOut(ctx context.Context, r *Release, err error) error {
 	if stepOut && r.step.Timeout > 0 {
 		elapsed = r.step.Timeout.D()
 	}
-	pending := kube.WaitingFor(objs, namedAtTimeout)
+	pending := readiness.WaitingFor(objs, namedAtTimeout)
 	if len(objs) == 0 {
 		pending = "every one is ready now: they became ready as the time ran out"
 	}

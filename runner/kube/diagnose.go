@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/runner/kube/readiness"
 )
 
 // DiagnoseLimits bound a diagnosis: it runs after a step already failed,
@@ -146,7 +147,7 @@ func (d *diagnoser) watchEvents(ns string, uid types.UID, kind, name string) {
 // object reads one awaited object, records it when it is not ready and
 // returns its unready pods.
 func (d *diagnoser) object(ref ObjectRef) []corev1.Pod {
-	what := ref.GVK.Kind + " " + qualifiedName(ref.Namespace, ref.Name)
+	what := ref.GVK.Kind + " " + readiness.QualifiedName(ref.Namespace, ref.Name)
 	ctx, cancel := d.read()
 	defer cancel()
 	m, err := d.c.MappingFor(ctx, ref.GVK)
@@ -170,13 +171,13 @@ func (d *diagnoser) object(ref ObjectRef) []corev1.Pod {
 		}
 		return nil
 	}
-	if ok, _ := Ready(obj); ok {
+	if ok, _ := readiness.Ready(obj); ok {
 		return nil
 	}
-	o, _ := statusOf(obj)
+	o, _ := readiness.Status(obj)
 	if o.Status == status.CurrentStatus.String() {
 		// Current by kstatus, not ready by Ready's rules for its kind.
-		_, why := Ready(obj)
+		_, why := readiness.Ready(obj)
 		o.Status, o.Message = status.InProgressStatus.String(), why
 	}
 	d.out.Objects = append(d.out.Objects, o)
@@ -270,13 +271,6 @@ func podReady(p *corev1.Pod) bool {
 	return false
 }
 
-func qualifiedName(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
-}
-
 // reason is the one line that stands for the diagnosis: the worst pod, else
 // the first unready object.
 func (d *diagnoser) reason() string {
@@ -285,7 +279,7 @@ func (d *diagnoser) reason() string {
 		return "pod " + p.Name + " " + p.Summary()
 	}
 	for _, o := range d.out.Objects {
-		s := o.Kind + " " + qualifiedName(o.Namespace, o.Name) + " " + o.Status
+		s := o.Kind + " " + readiness.QualifiedName(o.Namespace, o.Name) + " " + o.Status
 		if o.Message != "" {
 			s += ": " + o.Message
 		}

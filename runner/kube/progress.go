@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/runner/kube/readiness"
 )
 
 // progress reports what blocks a wait, once per change.
@@ -136,7 +137,7 @@ func WatchBlockers(ctx context.Context, c *Clients, refs []ObjectRef, limit int)
 		var parts []string
 		for j, b := range blockers {
 			if b != "" {
-				parts = append(parts, workloads[j].GVK.Kind+" "+qualifiedName(workloads[j].Namespace, workloads[j].Name)+": "+b)
+				parts = append(parts, workloads[j].GVK.Kind+" "+readiness.QualifiedName(workloads[j].Namespace, workloads[j].Name)+": "+b)
 			}
 		}
 		msg = strings.Join(parts, "; ")

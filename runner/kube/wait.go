@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/khook/khook/runner/kube/readiness"
 )
 
 // Target selects the objects a wait watches.
@@ -124,17 +126,12 @@ func (t Target) List(ctx context.Context, c *Clients) ([]*unstructured.Unstructu
 	return sorted(items), nil
 }
 
-// Predicate decides over every object the target currently matches; pending
-// says what is not met yet, for the timeout message. A non-nil err ends the
-// wait at once (a rollout that exceeded its progress deadline).
-type Predicate func(objs []*unstructured.Unstructured) (done bool, pending string, err error)
-
 // WaitFor watches the target's objects (an informer over a ListWatch: a list,
 // then a watch that resumes after disconnects) and re-evaluates p on every
 // event until it holds or ctx ends. It never polls: it returns as soon as
 // the event that makes p true arrives. what names the awaited condition in
 // the timeout error ("condition=Ready").
-func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate) error {
+func WaitFor(ctx context.Context, c *Clients, t Target, what string, p readiness.Predicate) error {
 	if err := t.Validate(); err != nil {
 		return err
 	}

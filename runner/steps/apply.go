@@ -16,6 +16,7 @@ import (
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/runner/kube/objdiff"
+	"github.com/khook/khook/runner/kube/readiness"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/words"
 )
@@ -48,13 +49,13 @@ func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts objdiff.Opt
 	var out runner.Outcome
 	a := st.Apply
 	start := time.Now()
-	var cond *kube.Condition
+	var cond *readiness.Condition
 	w, err := a.Condition()
 	if err != nil {
 		return out, fmt.Errorf("waitFor: %w", err)
 	}
 	if w != nil {
-		c, err := kube.NewCondition(*w)
+		c, err := readiness.NewCondition(*w)
 		if err != nil {
 			return out, fmt.Errorf("waitFor: %w", err)
 		}
@@ -410,7 +411,7 @@ func joinDetail(a, b string) string {
 
 // waitApplied waits for each applied object in turn; they progress in the
 // cluster concurrently, so the total is the slowest one's time.
-func waitApplied(ctx context.Context, c *kube.Clients, objs []appliedObject, cond kube.Condition) error {
+func waitApplied(ctx context.Context, c *kube.Clients, objs []appliedObject, cond readiness.Condition) error {
 	for _, o := range objs {
 		t := kube.Target{Mapping: o.mapping, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
 		if err := kube.WaitFor(ctx, c, t, cond.String(), cond.Predicate()); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/readiness"
 	"github.com/khook/khook/spec"
 )
 
@@ -181,7 +182,7 @@ func (x *RolloutExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.Plan
 // RolloutComplete is kubectl rollout status's decision as a wait predicate:
 // the viewer's verdict on every watch event; its errors (a Deployment past
 // its progress deadline) end the wait.
-func RolloutComplete(viewer polymorphichelpers.StatusViewer) kube.Predicate {
+func RolloutComplete(viewer polymorphichelpers.StatusViewer) readiness.Predicate {
 	return func(objs []*unstructured.Unstructured) (bool, string, error) {
 		if len(objs) == 0 {
 			return false, "the object is gone", nil

@@ -8,6 +8,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/readiness"
 	"github.com/khook/khook/spec"
 )
 
@@ -44,12 +45,12 @@ func (x *WaitExecutor) run(ctx context.Context, w *spec.Wait) (runner.Outcome, e
 
 // WaitTarget parses wait.for and resolves wait.on with its selectors. Plan
 // uses it too: cond.Evaluate over t.List tells whether the wait is a no-op.
-func WaitTarget(ctx context.Context, c *kube.Clients, w *spec.Wait) (kube.Target, kube.Condition, error) {
+func WaitTarget(ctx context.Context, c *kube.Clients, w *spec.Wait) (kube.Target, readiness.Condition, error) {
 	parsed, err := w.Condition()
 	if err != nil {
-		return kube.Target{}, kube.Condition{}, fmt.Errorf("for %w", err)
+		return kube.Target{}, readiness.Condition{}, fmt.Errorf("for %w", err)
 	}
-	cond, err := kube.NewCondition(parsed)
+	cond, err := readiness.NewCondition(parsed)
 	if err != nil {
 		return kube.Target{}, cond, err
 	}
