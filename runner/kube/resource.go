@@ -137,7 +137,7 @@ func (c *Clients) mappingFor(arg string) (*meta.RESTMapping, error) {
 	if gvk.Empty() {
 		var err error
 		gvk, err = c.Mapper.KindFor(gr.WithVersion(""))
-		if err != nil && !meta.IsNoMatchError(err) && !isNotFoundish(err) {
+		if err != nil && !meta.IsNoMatchError(err) && !IsNotFoundish(err) {
 			return nil, err
 		}
 	}
@@ -158,7 +158,8 @@ func (c *Clients) mappingFor(arg string) (*meta.RESTMapping, error) {
 	return c.Mapper.RESTMapping(gk)
 }
 
-func isNotFoundish(err error) bool {
+// IsNotFoundish reports an error that says something was not found.
+func IsNotFoundish(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "not found")
 }
 
@@ -359,7 +360,7 @@ func (c *Clients) WaitCRDEstablished(ctx context.Context, name string) error {
 		}
 		w.Stop() // the server ended the watch: list again
 	}
-	return waitError(ctx, start, "condition=Established", Target{Mapping: CRDMapping, Name: name}, pending)
+	return WaitError(ctx, start, "condition=Established", KindName(CRDMapping)+"/"+name, pending)
 }
 
 // CRDNames are the kind, group and plural a CRD object defines (empty for

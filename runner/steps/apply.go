@@ -17,6 +17,7 @@ import (
 	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/runner/kube/readiness"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/words"
 )
@@ -94,9 +95,9 @@ func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts objdiff.Opt
 	if cond != nil {
 		applied := s.objects
 		if err := waitApplied(ctx, x.Clients, applied, *cond); err != nil {
-			refs := make([]kube.ObjectRef, len(applied))
+			refs := make([]wait.ObjectRef, len(applied))
 			for i, o := range applied {
-				refs[i] = kube.ObjectRef{GVK: o.mapping.GroupVersionKind, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
+				refs[i] = wait.ObjectRef{GVK: o.mapping.GroupVersionKind, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
 			}
 			x.diagnose(ctx, start, &out, err, refs)
 			return out, err
@@ -413,8 +414,8 @@ func joinDetail(a, b string) string {
 // cluster concurrently, so the total is the slowest one's time.
 func waitApplied(ctx context.Context, c *kube.Clients, objs []appliedObject, cond readiness.Condition) error {
 	for _, o := range objs {
-		t := kube.Target{Mapping: o.mapping, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
-		if err := kube.WaitFor(ctx, c, t, cond.String(), cond.Predicate()); err != nil {
+		t := wait.Target{Mapping: o.mapping, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
+		if err := wait.For(ctx, c, t, cond.String(), cond.Predicate()); err != nil {
 			return fmt.Errorf("waitFor: %w", err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/manifest"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/words"
 )
@@ -123,7 +124,7 @@ func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry bool
 		}
 	}
 	if !dry {
-		if err := kube.WaitGone(ctx, c, victims); err != nil {
+		if err := wait.Gone(ctx, c, victims); err != nil {
 			return out, nil, err
 		}
 	}
@@ -257,7 +258,7 @@ func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry bool)
 		}
 		return out, nil, &runner.Pending{Err: err}
 	}
-	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
+	t := wait.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
 	if !d.AllNamespaces {
 		t.Namespace = spec.NamespaceOrDefault(d.Namespace)
 	}
@@ -319,7 +320,7 @@ func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry bool)
 		out.Changes = append(out.Changes, change(model.DidDelete, v.Mapping, v.Namespace, v.Name))
 	}
 	if !dry {
-		if err := kube.WaitGone(ctx, c, victims); err != nil {
+		if err := wait.Gone(ctx, c, victims); err != nil {
 			return out, nil, err
 		}
 	}

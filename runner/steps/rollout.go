@@ -17,6 +17,7 @@ import (
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/readiness"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 )
 
@@ -113,9 +114,9 @@ func (x *RolloutExecutor) status(ctx context.Context, r *spec.Rollout) (runner.O
 		return out, err
 	}
 	name := describe(res.Mapping, ns, res.Name)
-	t := kube.Target{Mapping: res.Mapping, Namespace: ns, Name: res.Name}
-	if err := kube.WaitFor(ctx, x.Clients, t, "rollout to complete", RolloutComplete(viewer)); err != nil {
-		x.diagnose(ctx, start, &out, err, []kube.ObjectRef{{GVK: res.Mapping.GroupVersionKind, Namespace: ns, Name: res.Name}})
+	t := wait.Target{Mapping: res.Mapping, Namespace: ns, Name: res.Name}
+	if err := wait.For(ctx, x.Clients, t, "rollout to complete", RolloutComplete(viewer)); err != nil {
+		x.diagnose(ctx, start, &out, err, []wait.ObjectRef{{GVK: res.Mapping.GroupVersionKind, Namespace: ns, Name: res.Name}})
 		return out, err
 	}
 	out.Detail = fmt.Sprintf("rollout of %s complete", name)

@@ -1,4 +1,4 @@
-package kube
+package wait
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/readiness"
 )
 
@@ -63,7 +64,7 @@ func (p *progress) set(why, pod *string) {
 // reports the worst unready one as the wait's blocker. It returns at once
 // for anything but a Deployment, StatefulSet, DaemonSet, ReplicaSet or Job.
 // The returned function waits until the watch has ended (after ctx).
-func (p *progress) watchPods(ctx context.Context, c *Clients, obj *unstructured.Unstructured) (wait func()) {
+func (p *progress) watchPods(ctx context.Context, c *kube.Clients, obj *unstructured.Unstructured) (wait func()) {
 	d := &diagnoser{c: c}
 	gk := obj.GroupVersionKind().GroupKind()
 	if !(gk.Group == "apps" && (gk.Kind == "Deployment" || gk.Kind == "StatefulSet" || gk.Kind == "DaemonSet" || gk.Kind == "ReplicaSet")) &&
@@ -114,7 +115,7 @@ func (p *progress) watchPods(ctx context.Context, c *Clients, obj *unstructured.
 // nodes are available: ...". It reads the workloads in the background and
 // returns at once; the returned function waits for the watches, which end
 // with ctx.
-func WatchBlockers(ctx context.Context, c *Clients, refs []ObjectRef, limit int) (wait func()) {
+func WatchBlockers(ctx context.Context, c *kube.Clients, refs []ObjectRef, limit int) (wait func()) {
 	f := model.StepProgress(ctx)
 	if f == nil {
 		return func() {}

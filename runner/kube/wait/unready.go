@@ -1,4 +1,4 @@
-package kube
+package wait
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/readiness"
 )
 
@@ -16,12 +17,12 @@ import (
 // a release's objects, so a timed-out release can say what held it. Unlike
 // Diagnose it reads every ref (one GET each, no pods), within lim.Total
 // after ctx's deadline; an object it cannot read is Unknown, with why.
-func (c *Clients) Unready(ctx context.Context, refs []ObjectRef, lim DiagnoseLimits) []model.DiagnosedObject {
+func Unready(ctx context.Context, c *kube.Clients, refs []ObjectRef, lim DiagnoseLimits) []model.DiagnosedObject {
 	base, cancel := context.WithTimeout(context.WithoutCancel(ctx), lim.Total)
 	defer cancel()
 	var out []model.DiagnosedObject
 	for _, ref := range refs {
-		o, ready := c.readStatus(base, ref, lim)
+		o, ready := readStatus(base, c, ref, lim)
 		if !ready {
 			out = append(out, o)
 		}
@@ -29,7 +30,7 @@ func (c *Clients) Unready(ctx context.Context, refs []ObjectRef, lim DiagnoseLim
 	return out
 }
 
-func (c *Clients) readStatus(ctx context.Context, ref ObjectRef, lim DiagnoseLimits) (model.DiagnosedObject, bool) {
+func readStatus(ctx context.Context, c *kube.Clients, ref ObjectRef, lim DiagnoseLimits) (model.DiagnosedObject, bool) {
 	o := model.DiagnosedObject{Kind: ref.GVK.Kind, Namespace: ref.Namespace, Name: ref.Name}
 	rctx, cancel := context.WithTimeout(ctx, lim.ReadTimeout)
 	defer cancel()
@@ -40,7 +41,7 @@ func (c *Clients) readStatus(ctx context.Context, ref ObjectRef, lim DiagnoseLim
 			return readiness.Status(obj)
 		}
 	}
-	if isNotFoundish(err) {
+	if kube.IsNotFoundish(err) {
 		o.Status = status.NotFoundStatus.String()
 		return o, false
 	}
