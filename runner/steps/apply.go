@@ -14,6 +14,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/apischema"
 	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/runner/kube/readiness"
@@ -186,7 +187,7 @@ func (x *ApplyExecutor) apply(ctx context.Context, st *spec.Step, opts objdiff.O
 		if err != nil {
 			gvk := obj.GroupVersionKind()
 			switch {
-			case kube.IsUnreachable(err) || kube.IsRemovedAPI(err):
+			case kube.IsUnreachable(err) || apischema.IsRemovedAPI(err):
 				return s, err
 			case dry && own[runner.Qualified(gvk.Kind, gvk.Group)]:
 				s.objects = append(s.objects, unsent(obj, ns))
