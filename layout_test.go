@@ -49,7 +49,17 @@ func importRules() []importRule {
 		{"internal/fleet", noRenderer, "no renderer below the CLI: fleets read and build the model", module + "report"},
 		{"runner", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/ci"},
 		{"runner/", khookUnder("internal/cli", "internal/ci"), "the engine never reaches for the CLI or CI layer", module + "internal/cli"},
-		{"runner/kube", khookOutside("runner/kube", "runner/kube/manifest", "runner/kube/objdiff", "model", "spec", "redact", "words", "sops"), "runner/kube is the bottom layer of the runner: of khook it imports only its own rooms, the model and the ground floor", module + "runner/steps"},
+		{"runner/kube", khookOutside("runner/kube", "runner/kube/manifest", "runner/kube/objdiff", "runner/kube/apischema", "model", "spec", "redact", "words", "sops"), "runner/kube is the bottom layer of the runner: of khook it imports only its own rooms below it, the model and the ground floor", module + "runner/steps"},
+		{"runner/kube", khookUnder("runner/kube/wait"), "the kube core is below its waits: runner/kube/wait imports it and hands it its deletion wait (kube.SetGone)", module + "runner/kube/wait"},
+		{"runner/kube/readiness", func(d string) bool { return strings.HasPrefix(d, "k8s.io/client-go/") && !specClientGo[d] },
+			"the readiness predicates are pure: they judge objects handed to them with no client", "k8s.io/client-go/dynamic"},
+		{"runner/kube/readiness", khookOutside("runner/kube/readiness", "model", "spec", "redact", "words", "sops"), "the readiness predicates are below the client: of khook they import only the model and the ground floor", module + "runner/kube"},
+		{"runner/kube/apischema", func(d string) bool {
+			return strings.HasPrefix(d, "k8s.io/client-go/") && d != "k8s.io/client-go/kubernetes/scheme"
+		},
+			"schemas and API lifecycles need no cluster: offline validation reads them with no client (the built-in types' scheme aside)", "k8s.io/client-go/kubernetes"},
+		{"runner/kube/apischema", khookOutside("runner/kube/apischema", "redact", "words"), "schemas and API lifecycles are below the client and the waits: of khook they import nothing but the ground floor's helpers", module + "runner/kube/wait"},
+		{"runner/kube/wait", khookOutside("runner/kube/wait", "runner/kube", "runner/kube/readiness", "runner/kube/manifest", "runner/kube/objdiff", "runner/kube/apischema", "model", "spec", "redact", "words", "sops"), "the waits sit on the kube core: of khook they import only runner/kube and its rooms, the model and the ground floor", module + "runner/steps"},
 		{"runner/kube/manifest", func(d string) bool { return strings.HasPrefix(d, "k8s.io/client-go/") && !specClientGo[d] }, "manifests load with no client: validate, plan --offline and import read files without a cluster", "k8s.io/client-go/rest"},
 		{"runner/kube/manifest", khookOutside("runner/kube/manifest", "spec", "redact", "words", "sops"), "manifest loading is below the client: of khook it imports only the ground floor", module + "runner/kube"},
 		{"runner/kube/objdiff", func(d string) bool {

@@ -37,7 +37,7 @@ type Outcome struct {
 	// LogTail carries a failed job's last pod log lines (also on error).
 	LogTail []string
 	// Diagnosis is, for a failed attempt, what it was waiting on and why
-	// that is stuck (kube.Diagnose).
+	// that is stuck (wait.Diagnose).
 	Diagnosis *model.Diagnosis
 	// Writes counts create/update/patch/delete requests the attempt sent.
 	Writes int

@@ -13,7 +13,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/command"
-	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/apischema"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/spec"
@@ -309,7 +309,7 @@ func (r *runState) problems(ps spec.Problems) spec.Problems {
 // offline, as khook validate does it (runner/plan.CheckAPIs), against the
 // default Kubernetes version: schemas and removed API versions.
 func (r *runState) validateManifests(ctx context.Context, oc *outcome) *outcome {
-	ps, _ := runplan.CheckAPIs(ctx, r.spec, command.OfflineKubeVersion(kube.KubeVersion{}))
+	ps, _ := runplan.CheckAPIs(ctx, r.spec, command.OfflineKubeVersion(apischema.KubeVersion{}))
 	if len(ps) > 0 {
 		oc.status, oc.reason = model.RunFailed, model.ReasonValidation
 		oc.problems = r.problems(ps)

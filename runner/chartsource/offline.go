@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/apischema"
 	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
@@ -29,7 +30,7 @@ type Rendered struct {
 // skipped says why a step cannot be rendered offline (a chart from a
 // repository or registry, values from a URL, dependencies not built);
 // err is a chart that does not load or render.
-func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVersion kube.KubeVersion) (out []Rendered, skipped string, err error) {
+func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVersion apischema.KubeVersion) (out []Rendered, skipped string, err error) {
 	h := step.Helm
 	if h.ChartKind() != spec.ChartLocal {
 		return nil, "the chart is fetched from its repository or registry", nil

@@ -1,13 +1,13 @@
 package command
 
-import "github.com/khook/khook/runner/kube"
+import "github.com/khook/khook/runner/kube/apischema"
 
 // OfflineKubeVersion is the version offline checks use: the one given, else
-// kube.DefaultKubeVersion.
-func OfflineKubeVersion(v kube.KubeVersion) kube.KubeVersion {
+// apischema.DefaultKubeVersion.
+func OfflineKubeVersion(v apischema.KubeVersion) apischema.KubeVersion {
 	if v.Major > 0 {
 		return v
 	}
-	d, _ := kube.ParseKubeVersion(kube.DefaultKubeVersion)
+	d, _ := apischema.ParseKubeVersion(apischema.DefaultKubeVersion)
 	return d
 }

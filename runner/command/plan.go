@@ -7,6 +7,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/dispatch"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/apischema"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/runner/policy"
@@ -24,8 +25,8 @@ type PlanCommand struct {
 	// Diff adds unified diffs from server-side dry-runs and rendered charts.
 	Diff bool
 	// KubeVersion is the Kubernetes version an offline plan checks API
-	// versions against (zero: kube.DefaultKubeVersion).
-	KubeVersion kube.KubeVersion
+	// versions against (zero: apischema.DefaultKubeVersion).
+	KubeVersion apischema.KubeVersion
 	// Selection picks the steps to plan (nil: every step); the others are
 	// planned not selected, and a saved plan records it for apply --plan.
 	Selection *model.Selection

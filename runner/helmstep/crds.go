@@ -20,6 +20,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/apischema"
 	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/spec"
@@ -156,12 +157,12 @@ func planCRDs(ctx context.Context, clients *kube.Clients, r *Release) error {
 // plannedSchemas are the schemas a plan checks the release's custom
 // resources of the planned CRDs' kinds against (the release's own, then
 // earlier steps'); nil when it plans no CRD.
-func (r *Release) plannedSchemas() *kube.Schemas {
+func (r *Release) plannedSchemas() *apischema.Schemas {
 	crds := append(append([]*unstructured.Unstructured(nil), r.earlier...), r.planned...)
 	if len(crds) == 0 {
 		return nil
 	}
-	s, err := kube.BuiltinSchemas()
+	s, err := apischema.BuiltinSchemas()
 	if err != nil {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/objdiff"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 )
 
@@ -128,7 +129,7 @@ func TestChartCRDsUpgrade(t *testing.T) {
 	crds := f.clients.Dynamic.Resource(kube.CRDMapping.Resource)
 	t.Cleanup(func() { _ = crds.Delete(context.Background(), crd, metav1.DeleteOptions{}) })
 	_ = crds.Delete(context.Background(), crd, metav1.DeleteOptions{})
-	if err := kube.WaitGone(t.Context(), f.clients, []kube.Deleted{{Mapping: kube.CRDMapping, Name: crd}}); err != nil {
+	if err := wait.Gone(t.Context(), f.clients, []kube.Deleted{{Mapping: kube.CRDMapping, Name: crd}}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -13,6 +13,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/chartsrc"
 )
@@ -228,7 +229,7 @@ func gizmosVersion(ctx context.Context, t *testing.T, f *fixture) string {
 		t.Fatal(err)
 	}
 	if crd.GetDeletionTimestamp() != nil {
-		if err := kube.WaitGone(ctx, f.clients, []kube.Deleted{{Mapping: kube.CRDMapping, Name: crd.GetName(), UID: crd.GetUID()}}); err != nil {
+		if err := wait.Gone(ctx, f.clients, []kube.Deleted{{Mapping: kube.CRDMapping, Name: crd.GetName(), UID: crd.GetUID()}}); err != nil {
 			t.Fatal(err)
 		}
 		return ""

@@ -13,6 +13,8 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/readiness"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 )
 
@@ -22,7 +24,7 @@ import (
 // an atomic step's rollback or uninstall removes them.
 type waitDiagnosis struct {
 	clients *kube.Clients
-	limits  kube.DiagnoseLimits
+	limits  wait.DiagnoseLimits
 
 	mu      sync.Mutex
 	ctx     context.Context // the step's: an interrupted run is not diagnosed
@@ -82,13 +84,13 @@ func (d *waitDiagnosis) record(rs helmkube.ResourceList, err error) {
 }
 
 func (d *waitDiagnosis) diagnose(rs helmkube.ResourceList, err error) {
-	if d.ctx == nil || d.done || !kube.Diagnosable(d.ctx, err) {
+	if d.ctx == nil || d.done || !wait.Diagnosable(d.ctx, err) {
 		return
 	}
 	d.done = true
 	refs := refsOf(rs)
-	d.unready, d.awaited = d.clients.Unready(d.ctx, refs, d.limits), len(refs)
-	d.result = d.clients.Diagnose(d.ctx, d.since, refs, d.limits)
+	d.unready, d.awaited = wait.Unready(d.ctx, d.clients, refs, d.limits), len(refs)
+	d.result = wait.Diagnose(d.ctx, d.clients, d.since, refs, d.limits)
 }
 
 // namedAtTimeout bounds the objects a timed-out release names.
@@ -112,20 +114,20 @@ func waitTimedOut(ctx context.Context, r *Release, err error) error {
 	if stepOut && r.step.Timeout > 0 {
 		elapsed = r.step.Timeout.D()
 	}
-	pending := kube.WaitingFor(objs, namedAtTimeout)
+	pending := readiness.WaitingFor(objs, namedAtTimeout)
 	if len(objs) == 0 {
 		pending = "every one is ready now: they became ready as the time ran out"
 	}
 	return &kube.TimeoutError{Elapsed: elapsed, What: fmt.Sprintf("%d of its %d objects to be ready", len(objs), awaited), Pending: pending}
 }
 
-func refsOf(rs helmkube.ResourceList) []kube.ObjectRef {
-	refs := make([]kube.ObjectRef, 0, len(rs))
+func refsOf(rs helmkube.ResourceList) []wait.ObjectRef {
+	refs := make([]wait.ObjectRef, 0, len(rs))
 	for _, info := range rs {
 		if info.Mapping == nil {
 			continue
 		}
-		refs = append(refs, kube.ObjectRef{GVK: info.Mapping.GroupVersionKind, Namespace: info.Namespace, Name: info.Name})
+		refs = append(refs, wait.ObjectRef{GVK: info.Mapping.GroupVersionKind, Namespace: info.Namespace, Name: info.Name})
 	}
 	return refs
 }
@@ -141,14 +143,14 @@ func (d *waitDiagnosis) watch(rs helmkube.ResourceList) func() {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	wait := kube.WatchBlockers(ctx, d.clients, refsOf(rs), d.limits.Pods)
-	return func() { cancel(); wait() }
+	watching := wait.WatchBlockers(ctx, d.clients, refsOf(rs), d.limits.Pods)
+	return func() { cancel(); watching() }
 }
 
 // diagnose wraps the session's Kubernetes client so that every waiter it
 // hands Helm reports its failures to the session's waitDiagnosis.
 func diagnose(c *helmkube.Client, clients *kube.Clients) (helmkube.Interface, *waitDiagnosis) {
-	d := &waitDiagnosis{clients: clients, limits: kube.DefaultDiagnoseLimits}
+	d := &waitDiagnosis{clients: clients, limits: wait.DefaultDiagnoseLimits}
 	return &diagnosingClient{Client: c, diag: d}, d
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/objdiff"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 )
 
@@ -354,7 +355,7 @@ func awaitDroppedCRDs(ctx context.Context, clients *kube.Clients, oldManifest, n
 			deleted = append(deleted, kube.Deleted{Mapping: kube.CRDMapping, Name: u.GetName(), UID: live.GetUID()})
 		}
 	}
-	if err := kube.WaitGone(ctx, clients, deleted); err != nil {
+	if err := wait.Gone(ctx, clients, deleted); err != nil {
 		return fmt.Errorf("the upgrade deleted its dropped CRDs, but they were not gone before the step timeout: %w", err)
 	}
 	return nil

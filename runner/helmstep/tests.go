@@ -17,6 +17,7 @@ import (
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/words"
 )
@@ -145,18 +146,18 @@ func runTests(ctx context.Context, clients *kube.Clients, r *Release) (string, e
 		return "", fmt.Errorf("release %s: the tests could not run: %w", r.Name, chartsource.OneLine(err))
 	}
 	var failed []string
-	var refs []kube.ObjectRef
+	var refs []wait.ObjectRef
 	for _, hk := range res.Hooks {
 		if !slices.Contains(hk.Events, rel.HookTest) || (hk.LastRun.Phase != rel.HookPhaseFailed && hk.LastRun.Phase != rel.HookPhaseUnknown) {
 			continue
 		}
 		failed = append(failed, hk.Name)
-		refs = append(refs, kube.ObjectRef{GVK: hookGVK(hk), Namespace: hookNamespace(hk, r.Namespace), Name: hk.Name})
+		refs = append(refs, wait.ObjectRef{GVK: hookGVK(hk), Namespace: hookNamespace(hk, r.Namespace), Name: hk.Name})
 	}
 	if len(failed) == 0 {
 		return "", fmt.Errorf("release %s: the tests failed: %w", r.Name, chartsource.OneLine(err))
 	}
-	d := clients.Diagnose(ctx, since, refs, kube.DefaultDiagnoseLimits)
+	d := wait.Diagnose(ctx, clients, since, refs, wait.DefaultDiagnoseLimits)
 	msg := fmt.Sprintf("release %s: test %s failed", r.Name, strings.Join(failed, ", "))
 	if tail := logTail(d); tail != "" {
 		msg += "; log tail: " + tail

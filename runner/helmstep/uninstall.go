@@ -19,6 +19,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 )
 
@@ -120,7 +121,7 @@ func (e *Executor) uninstall(ctx context.Context, name, ns string, ignoreNotFoun
 			}
 			return out, e.clients.Explain(fmt.Errorf("release %s in namespace %s: uninstall failed: %w", name, ns, r.err))
 		}
-		if err := kube.WaitGone(ctx, e.clients, deleted); err != nil {
+		if err := wait.Gone(ctx, e.clients, deleted); err != nil {
 			return out, fmt.Errorf("release %s in namespace %s: uninstalled, but its resources were not gone before the step timeout: %w", name, ns, err)
 		}
 		out.Detail = fmt.Sprintf("uninstalled release %s (revision %d) from namespace %s", name, last.Version, ns)

@@ -17,11 +17,13 @@
 //     the run's redactor (MaskSecretsWith) before the caller sees it;
 //     DenySecretReads answers a template's reads of Secrets as absent
 //     (lookup-secrets: deny).
-//   - NewCondition(spec.WaitFor) + Condition.Met/Evaluate: the wait.for /
-//     apply.waitFor the spec parsed (its grammar is spec.ParseWaitFor's
-//     alone), compiled and evaluated against objects. WaitFor: a watch-driven (informer) wait over the objects a
-//     Target selects, re-evaluated on every event, never polling; on timeout
-//     a *TimeoutError says what was still unmet.
+//   - The readiness predicates (Ready, NewCondition(spec.WaitFor) and
+//     Condition.Met/Evaluate) are runner/kube/readiness's, pure; the waits
+//     (watch-driven, never polling), their progress and the diagnosis of a
+//     failed wait are runner/kube/wait's, which imports this package and
+//     hands its deletion wait in (SetGone) for Send and Replace. Its waits
+//     and this package's CRD wait end with WaitError: a *TimeoutError says
+//     what was unmet.
 //   - PlanApply + Send: kubectl apply split into "compute the request"
 //     (create / three-way patch / unchanged, or a server-side apply patch)
 //     and "send it" (optionally DryRun=All), so plan and plan --diff predict
@@ -30,7 +32,8 @@
 //
 // Loading manifests is runner/kube/manifest's, which needs no client.
 //
-// May import: of khook only its own rooms (runner/kube/manifest), model,
+// May import: of khook only its own rooms below it (runner/kube/manifest,
+// runner/kube/objdiff; never runner/kube/wait, which is above it), model,
 // spec, redact and sops (no other runner package, no renderer), and
 // client-go.
 package kube
@@ -182,15 +185,15 @@ func NewClientsForConfig(cfg *rest.Config) (*Clients, error) {
 	taint := tapConfig(cfg)
 	typed, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("cannot build a Kubernetes client for %s: %w", hostOf(cfg), err)
+		return nil, fmt.Errorf("cannot build a Kubernetes client for %s: %w", HostOf(cfg), err)
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("cannot build a Kubernetes client for %s: %w", hostOf(cfg), err)
+		return nil, fmt.Errorf("cannot build a Kubernetes client for %s: %w", HostOf(cfg), err)
 	}
 	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("cannot build a discovery client for %s: %w", hostOf(cfg), err)
+		return nil, fmt.Errorf("cannot build a discovery client for %s: %w", HostOf(cfg), err)
 	}
 	cached := memory.NewMemCacheClient(disco)
 	return &Clients{
@@ -243,7 +246,8 @@ func (c *Clients) Ping(ctx context.Context) error {
 	return c.Explain(err)
 }
 
-func hostOf(cfg *rest.Config) string {
+// HostOf names the API server cfg points at, its URL credentials stripped.
+func HostOf(cfg *rest.Config) string {
 	if cfg == nil || cfg.Host == "" {
 		return "the API server"
 	}
@@ -268,7 +272,7 @@ func IsUnreachable(err error) bool {
 	if errors.As(err, &u) {
 		return true
 	}
-	return isTransport(err) || apierrors.IsUnauthorized(err)
+	return IsTransport(err) || apierrors.IsUnauthorized(err)
 }
 
 // Explain turns connection failures and rejected credentials into an
@@ -282,14 +286,14 @@ func (c *Clients) Explain(err error) error {
 	if errors.As(err, &u) {
 		return err
 	}
-	host := hostOf(c.Config)
+	host := HostOf(c.Config)
 	switch {
 	case apierrors.IsUnauthorized(err):
 		return &UnreachableError{Cause: err, Msg: fmt.Sprintf(
 			"the API server at %s rejected the credentials (401 Unauthorized): the token may have expired; check --kubeconfig/--context", host)}
-	case isTransport(err):
+	case IsTransport(err):
 		return &UnreachableError{Cause: err, Msg: fmt.Sprintf(
-			"cannot reach the API server at %s: %s; check --kubeconfig/--context", host, transportReason(err))}
+			"cannot reach the API server at %s: %s; check --kubeconfig/--context", host, TransportReason(err))}
 	}
 	return err
 }
@@ -301,7 +305,8 @@ type ElsewhereError struct{ Err error }
 
 func (e *ElsewhereError) Error() string { return e.Err.Error() }
 
-func isTransport(err error) bool {
+// IsTransport reports a failure to reach the API server (not its answer).
+func IsTransport(err error) bool {
 	var elsewhere *ElsewhereError
 	if err == nil || errors.As(err, &elsewhere) {
 		return false
@@ -325,10 +330,10 @@ func isTransport(err error) bool {
 	return errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(err.Error(), "connection refused")
 }
 
-// transportReason is the innermost useful part of a transport error
+// TransportReason is the innermost useful part of a transport error
 // ("connection refused", "no such host", "x509: certificate signed by
 // unknown authority").
-func transportReason(err error) string {
+func TransportReason(err error) string {
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "connection refused"

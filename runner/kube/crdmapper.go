@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/khook/khook/runner/kube/apischema"
 )
 
 // crdMapper is a RESTMapper layered over the discovery mapper: kinds of the
@@ -42,7 +44,7 @@ func newCRDMapper(next meta.ResettableRESTMapper) *crdMapper {
 // defines; a CRD without served versions is forgotten.
 func (m *crdMapper) learn(crd *unstructured.Unstructured) *crdKind {
 	k := &crdKind{name: crd.GetName()}
-	k.kind, k.group, k.plural = crdNames(crd)
+	k.kind, k.group, k.plural = apischema.CRDNamesOf(crd)
 	k.singular, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "singular")
 	k.shortNames, _, _ = unstructured.NestedStringSlice(crd.Object, "spec", "names", "shortNames")
 	if k.singular == "" {

@@ -6,6 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/khook/khook/runner/kube/apischema"
 )
 
 func schemaOf(t *testing.T, text string) map[string]any {
@@ -84,7 +86,7 @@ spec:
 `), &crd.Object); err != nil {
 		t.Fatal(err)
 	}
-	base, err := BuiltinSchemas()
+	base, err := apischema.BuiltinSchemas()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ spec:
 		"metadata": map[string]any{"name": "default", "creationTimestamp": nil},
 		"spec":     map[string]any{"provider": nil, "bucket": nil, "region": nil}}}
 	problems, known := s.Validate(obj)
-	want := []SchemaProblem{{Path: "spec.provider", Message: "spec.provider must be a string, not null"}}
+	want := []apischema.SchemaProblem{{Path: "spec.provider", Message: "spec.provider must be a string, not null"}}
 	if d := cmp.Diff(want, problems); !known || d != "" {
 		t.Errorf("Validate (known %t) (-want +got):\n%s", known, d)
 	}

@@ -154,7 +154,7 @@ func (c *Clients) Replace(ctx context.Context, m *meta.RESTMapping, live *unstru
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("cannot replace %s: the delete failed: %w", ObjectName(live), c.Explain(err))
 	}
-	if err := WaitGone(ctx, c, []Deleted{{Mapping: m, Namespace: live.GetNamespace(), Name: live.GetName(), UID: uid}}); err != nil {
+	if err := waitGone(ctx, c, []Deleted{{Mapping: m, Namespace: live.GetNamespace(), Name: live.GetName(), UID: uid}}); err != nil {
 		return fmt.Errorf("cannot replace %s: %w", ObjectName(live), err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"github.com/khook/khook/runner/kube/apischema"
 	"github.com/khook/khook/runner/kube/manifest"
 
 	"github.com/khook/khook/spec"
@@ -137,7 +138,7 @@ func (c *Clients) mappingFor(arg string) (*meta.RESTMapping, error) {
 	if gvk.Empty() {
 		var err error
 		gvk, err = c.Mapper.KindFor(gr.WithVersion(""))
-		if err != nil && !meta.IsNoMatchError(err) && !isNotFoundish(err) {
+		if err != nil && !meta.IsNoMatchError(err) && !IsNotFoundish(err) {
 			return nil, err
 		}
 	}
@@ -158,7 +159,8 @@ func (c *Clients) mappingFor(arg string) (*meta.RESTMapping, error) {
 	return c.Mapper.RESTMapping(gk)
 }
 
-func isNotFoundish(err error) bool {
+// IsNotFoundish reports an error that says something was not found.
+func IsNotFoundish(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "not found")
 }
 
@@ -167,7 +169,7 @@ func isNotFoundish(err error) bool {
 func (c *Clients) MappingFor(ctx context.Context, gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
 	var m *meta.RESTMapping
 	err := c.withRefresh(ctx, func(crd *unstructured.Unstructured) bool {
-		k, g, _ := crdNames(crd)
+		k, g, _ := apischema.CRDNamesOf(crd)
 		return g == gvk.Group && k == gvk.Kind
 	}, func() error {
 		var err error
@@ -359,7 +361,7 @@ func (c *Clients) WaitCRDEstablished(ctx context.Context, name string) error {
 		}
 		w.Stop() // the server ended the watch: list again
 	}
-	return waitError(ctx, start, "condition=Established", Target{Mapping: CRDMapping, Name: name}, pending)
+	return WaitError(ctx, start, "condition=Established", KindName(CRDMapping)+"/"+name, pending)
 }
 
 // CRDNames are the kind, group and plural a CRD object defines (empty for
@@ -368,14 +370,26 @@ func CRDNames(obj *unstructured.Unstructured) (kind, group, plural string) {
 	if !IsCRD(obj) {
 		return "", "", ""
 	}
-	return crdNames(obj)
+	return apischema.CRDNamesOf(obj)
 }
 
-// crdNames reads them from an object known to be a CRD (a list's item may
-// carry no kind of its own).
-func crdNames(crd *unstructured.Unstructured) (kind, group, plural string) {
-	kind, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "kind")
-	group, _, _ = unstructured.NestedString(crd.Object, "spec", "group")
-	plural, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "plural")
-	return kind, group, plural
+// removedAPI is the removal of gvk in the server's version when the server
+// does not serve it for that reason; nil otherwise. Only a kind that
+// k8s.io/api says some version removes costs the version request.
+func (c *Clients) removedAPI(gvk schema.GroupVersionKind) *apischema.APIStatus {
+	if apischema.APILifecycle(gvk, apischema.KubeVersion{Major: 1 << 20}) == nil || c.Discovery == nil {
+		return nil
+	}
+	info, err := c.Discovery.ServerVersion()
+	if err != nil {
+		return nil
+	}
+	v, err := apischema.ParseKubeVersion(info.GitVersion)
+	if err != nil {
+		return nil
+	}
+	if st := apischema.APILifecycle(gvk, v); st != nil && st.Removed {
+		return st
+	}
+	return nil
 }

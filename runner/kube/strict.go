@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"github.com/khook/khook/runner/kube/apischema"
 	"github.com/khook/khook/runner/kube/manifest"
 	"strconv"
 
@@ -108,4 +109,20 @@ func IsFieldError(err error) bool {
 // one.
 func AsFieldError(err error, obj *unstructured.Unstructured, name string) *FieldError {
 	return fieldError(err, obj, name)
+}
+
+// SchemaFieldError is problems (apischema's Validate) as the refusal of fields apply
+// would meet: each field named where it is written in obj's source.
+func SchemaFieldError(obj *unstructured.Unstructured, name string, problems []apischema.SchemaProblem) *FieldError {
+	if len(problems) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(problems))
+	fe := &FieldError{Object: name}
+	for i, p := range problems {
+		msgs[i] = p.Message
+		fe.Fields = append(fe.Fields, Field{Path: p.Path, Pos: manifest.SourcePos(obj, p.Path)})
+	}
+	fe.Message = strings.Join(msgs, "; ")
+	return fe
 }

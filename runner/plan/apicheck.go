@@ -10,6 +10,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/apischema"
 	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
@@ -30,9 +31,9 @@ import (
 //   - sops-encrypted files whose metadata does not parse (problems), and
 //     those that do, as warnings that their values were not decrypted
 //     (CheckEncrypted).
-func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems, warnings spec.Problems) {
+func CheckAPIs(ctx context.Context, s *spec.Spec, v apischema.KubeVersion) (problems, warnings spec.Problems) {
 	sources, problems, warnings := readOffline(ctx, s, v)
-	schemas, err := kube.BuiltinSchemas()
+	schemas, err := apischema.BuiltinSchemas()
 	if err != nil {
 		return append(problems, spec.Problem{Message: err.Error()}), nil
 	}
@@ -49,7 +50,7 @@ func CheckAPIs(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (problems,
 				}
 				return s.PosOf(src.path)
 			}
-			if status := kube.APILifecycle(obj.GroupVersionKind(), v); status != nil {
+			if status := apischema.APILifecycle(obj.GroupVersionKind(), v); status != nil {
 				p := spec.Problem{Pos: at("apiVersion"), Path: src.path, Message: fmt.Sprintf("%s: %s", kube.ObjectName(obj), status.Error())}
 				if status.Removed {
 					p.Message += fmt.Sprintf(" (Kubernetes %s)", v)
@@ -102,7 +103,7 @@ type objectSource struct {
 	encrypted bool
 }
 
-func readOffline(ctx context.Context, s *spec.Spec, v kube.KubeVersion) (out []objectSource, problems, warnings spec.Problems) {
+func readOffline(ctx context.Context, s *spec.Spec, v apischema.KubeVersion) (out []objectSource, problems, warnings spec.Problems) {
 	for _, st := range s.Steps {
 		if st.Excluded() {
 			continue

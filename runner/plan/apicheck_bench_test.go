@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/apischema"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/bench"
 )
@@ -20,7 +20,7 @@ func BenchmarkValidatePlatform(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, _ := kube.ParseKubeVersion(kube.DefaultKubeVersion)
+	v, _ := apischema.ParseKubeVersion(apischema.DefaultKubeVersion)
 	b.ReportAllocs()
 	for b.Loop() {
 		s, err := spec.Load(spec.LoadOptions{Files: []string{p.Spec()}})

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/apischema"
 	"github.com/khook/khook/spec"
 )
 
@@ -104,7 +104,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _ := kube.ParseKubeVersion(kube.DefaultKubeVersion)
+	v, _ := apischema.ParseKubeVersion(apischema.DefaultKubeVersion)
 	problems, warnings := CheckAPIs(context.Background(), s, v)
 	var got []string
 	for _, p := range problems {

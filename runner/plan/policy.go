@@ -8,7 +8,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
-	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/apischema"
 	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/runner/policy"
 	"github.com/khook/khook/spec"
@@ -47,7 +47,7 @@ func record(ps *model.PlanStep, res policy.Result, mask func(string) string) {
 // what it can read without a cluster (local manifests and charts, as
 // CheckAPIs reads them) as planned (create or update: not assessed), and
 // the objects a delete step's manifests name as delete.
-func OfflinePolicies(ctx context.Context, p *model.Plan, s *spec.Spec, set *policy.Set, v kube.KubeVersion) {
+func OfflinePolicies(ctx context.Context, p *model.Plan, s *spec.Spec, set *policy.Set, v apischema.KubeVersion) {
 	if set == nil {
 		return
 	}

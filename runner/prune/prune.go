@@ -11,6 +11,7 @@ import (
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/manifest"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/runner/steps"
 	"github.com/khook/khook/spec"
@@ -179,7 +180,7 @@ func (p *Pruner) group(ctx context.Context, sess *state.Session, g Group) (res m
 			with = append(with, d.With)
 		}
 	}
-	if err := kube.WaitGone(ctx, p.Clients, victims); err != nil {
+	if err := wait.Gone(ctx, p.Clients, victims); err != nil {
 		errs = append(errs, err.Error())
 	} else {
 		for i, v := range victimItems {

@@ -14,8 +14,11 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/apischema"
 	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/runner/kube/objdiff"
+	"github.com/khook/khook/runner/kube/readiness"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/words"
 )
@@ -48,13 +51,13 @@ func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts objdiff.Opt
 	var out runner.Outcome
 	a := st.Apply
 	start := time.Now()
-	var cond *kube.Condition
+	var cond *readiness.Condition
 	w, err := a.Condition()
 	if err != nil {
 		return out, fmt.Errorf("waitFor: %w", err)
 	}
 	if w != nil {
-		c, err := kube.NewCondition(*w)
+		c, err := readiness.NewCondition(*w)
 		if err != nil {
 			return out, fmt.Errorf("waitFor: %w", err)
 		}
@@ -93,9 +96,9 @@ func (x *ApplyExecutor) run(ctx context.Context, st *spec.Step, opts objdiff.Opt
 	if cond != nil {
 		applied := s.objects
 		if err := waitApplied(ctx, x.Clients, applied, *cond); err != nil {
-			refs := make([]kube.ObjectRef, len(applied))
+			refs := make([]wait.ObjectRef, len(applied))
 			for i, o := range applied {
-				refs[i] = kube.ObjectRef{GVK: o.mapping.GroupVersionKind, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
+				refs[i] = wait.ObjectRef{GVK: o.mapping.GroupVersionKind, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
 			}
 			x.diagnose(ctx, start, &out, err, refs)
 			return out, err
@@ -195,7 +198,7 @@ func (p *applyPass) object(ctx context.Context, obj *unstructured.Unstructured) 
 	if err != nil {
 		gvk := obj.GroupVersionKind()
 		switch {
-		case kube.IsUnreachable(err) || kube.IsRemovedAPI(err):
+		case kube.IsUnreachable(err) || apischema.IsRemovedAPI(err):
 			return err
 		case p.dry.IsDryRun() && p.own[runner.Qualified(gvk.Kind, gvk.Group)]:
 			p.s.objects = append(p.s.objects, unsent(obj, p.ns))
@@ -432,10 +435,10 @@ func joinDetail(a, b string) string {
 
 // waitApplied waits for each applied object in turn; they progress in the
 // cluster concurrently, so the total is the slowest one's time.
-func waitApplied(ctx context.Context, c *kube.Clients, objs []appliedObject, cond kube.Condition) error {
+func waitApplied(ctx context.Context, c *kube.Clients, objs []appliedObject, cond readiness.Condition) error {
 	for _, o := range objs {
-		t := kube.Target{Mapping: o.mapping, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
-		if err := kube.WaitFor(ctx, c, t, cond.String(), cond.Predicate()); err != nil {
+		t := wait.Target{Mapping: o.mapping, Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
+		if err := wait.For(ctx, c, t, cond.String(), cond.Predicate()); err != nil {
 			return fmt.Errorf("waitFor: %w", err)
 		}
 	}

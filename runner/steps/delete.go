@@ -16,6 +16,7 @@ import (
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/manifest"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/words"
 )
@@ -123,7 +124,7 @@ func (x *DeleteExecutor) manifests(ctx context.Context, d *spec.Delete, dry kube
 		}
 	}
 	if !dry.IsDryRun() {
-		if err := kube.WaitGone(ctx, c, victims); err != nil {
+		if err := wait.Gone(ctx, c, victims); err != nil {
 			return out, nil, err
 		}
 	}
@@ -254,7 +255,7 @@ func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry kube.
 		}
 		return out, nil, &runner.Pending{Err: err}
 	}
-	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
+	t := wait.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: d.Selector, FieldSelector: d.FieldSelector}
 	if !d.AllNamespaces {
 		t.Namespace = spec.NamespaceOrDefault(d.Namespace)
 	}
@@ -316,7 +317,7 @@ func (x *DeleteExecutor) resource(ctx context.Context, d *spec.Delete, dry kube.
 		out.Changes = append(out.Changes, change(model.DidDelete, v.Mapping, v.Namespace, v.Name))
 	}
 	if !dry.IsDryRun() {
-		if err := kube.WaitGone(ctx, c, victims); err != nil {
+		if err := wait.Gone(ctx, c, victims); err != nil {
 			return out, nil, err
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/cluster"
 )
@@ -28,7 +29,7 @@ var crashLoop = map[string]string{cluster.CrashLoopAnnotation: "true"}
 // namespace report container statuses.
 func awaitPods(t *testing.T, env Env, ns string, n int) {
 	t.Helper()
-	err := kube.WaitFor(deadline(t, 2*time.Minute), env.Clients, kube.Target{Mapping: podMapping, Namespace: ns}, "pods to start",
+	err := wait.For(deadline(t, 2*time.Minute), env.Clients, wait.Target{Mapping: podMapping, Namespace: ns}, "pods to start",
 		func(objs []*unstructured.Unstructured) (bool, string, error) {
 			started := 0
 			for _, o := range objs {
@@ -108,7 +109,7 @@ func TestDiagnosisIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := NewEnv(c, t.TempDir(), redact.New())
-	env.DiagnoseLimits = &kube.DiagnoseLimits{Objects: 5, Pods: 3, Events: 5, LogTails: 2, LogLines: 2, ReadTimeout: 5 * time.Second, Total: 20 * time.Second}
+	env.DiagnoseLimits = &wait.DiagnoseLimits{Objects: 5, Pods: 3, Events: 5, LogTails: 2, LogLines: 2, ReadTimeout: 5 * time.Second, Total: 20 * time.Second}
 	createDeployment(t, ns, "many", 50, crashLoop)
 	awaitPods(t, env, ns, 50)
 	out, err := NewRolloutExecutor(env).Execute(deadline(t, time.Second), rolloutStatus(ns, "many"))

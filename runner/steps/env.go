@@ -19,6 +19,7 @@ import (
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 )
 
@@ -29,8 +30,8 @@ type Env struct {
 	BaseDir  string
 	Redactor *redact.Redactor
 	// DiagnoseLimits bound the diagnosis of a failed wait; nil:
-	// kube.DefaultDiagnoseLimits.
-	DiagnoseLimits *kube.DiagnoseLimits
+	// wait.DefaultDiagnoseLimits.
+	DiagnoseLimits *wait.DiagnoseLimits
 }
 
 // NewEnv bundles the shared dependencies.

@@ -21,6 +21,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 )
 
@@ -147,7 +148,7 @@ func (x *JobExecutor) run(ctx context.Context, st *spec.Step, dry kube.DryRunStr
 func (x *JobExecutor) await(ctx context.Context, out runner.Outcome, created *batchv1.Job, ref string) (runner.Outcome, error) {
 	start := time.Now()
 	final, err := x.waitFinished(ctx, created, ref)
-	jobRef := []kube.ObjectRef{{GVK: jobMapping.GroupVersionKind, Namespace: created.Namespace, Name: created.Name}}
+	jobRef := []wait.ObjectRef{{GVK: jobMapping.GroupVersionKind, Namespace: created.Namespace, Name: created.Name}}
 	if err != nil {
 		x.diagnoseJob(ctx, start, &out, err, jobRef)
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -225,8 +226,8 @@ func (x *JobExecutor) deleteAndWait(ctx context.Context, old *batchv1.Job, ref s
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return fmt.Errorf("cannot delete the previous run's %s: %w", ref, c.Explain(err))
 	}
-	target := kube.Target{Mapping: jobMapping, Namespace: old.Namespace, Name: old.Name}
-	return kube.WaitFor(ctx, c, target, "the previous run's Job to be deleted", func(objs []*unstructured.Unstructured) (bool, string, error) {
+	target := wait.Target{Mapping: jobMapping, Namespace: old.Namespace, Name: old.Name}
+	return wait.For(ctx, c, target, "the previous run's Job to be deleted", func(objs []*unstructured.Unstructured) (bool, string, error) {
 		for _, o := range objs {
 			if o.GetUID() == old.UID {
 				return false, ref + " is still being deleted", nil
@@ -248,8 +249,8 @@ func (x *JobExecutor) waitFinished(ctx context.Context, created *batchv1.Job, re
 	var final *batchv1.Job
 	jobDone := make(chan error, 1)
 	go func() {
-		target := kube.Target{Mapping: jobMapping, Namespace: created.Namespace, Name: created.Name}
-		jobDone <- kube.WaitFor(ctx, x.Clients, target, "the Job to finish", func(objs []*unstructured.Unstructured) (bool, string, error) {
+		target := wait.Target{Mapping: jobMapping, Namespace: created.Namespace, Name: created.Name}
+		jobDone <- wait.For(ctx, x.Clients, target, "the Job to finish", func(objs []*unstructured.Unstructured) (bool, string, error) {
 			for _, o := range objs {
 				if o.GetUID() != created.UID {
 					continue
@@ -269,9 +270,9 @@ func (x *JobExecutor) waitFinished(ctx context.Context, created *batchv1.Job, re
 	}()
 	podDone := make(chan error, 1)
 	go func() {
-		pods := kube.Target{Mapping: podMapping, Namespace: created.Namespace,
+		pods := wait.Target{Mapping: podMapping, Namespace: created.Namespace,
 			LabelSelector: batchv1.ControllerUidLabel + "=" + string(created.UID)}
-		podDone <- kube.WaitFor(ctx, x.Clients, pods, "the Job's pod to succeed", func(objs []*unstructured.Unstructured) (bool, string, error) {
+		podDone <- wait.For(ctx, x.Clients, pods, "the Job's pod to succeed", func(objs []*unstructured.Unstructured) (bool, string, error) {
 			for _, o := range objs {
 				if phase, _, _ := unstructured.NestedString(o.Object, "status", "phase"); phase == string(corev1.PodSucceeded) {
 					return true, "", nil

@@ -16,6 +16,8 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/readiness"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 )
 
@@ -111,9 +113,9 @@ func (x *RolloutExecutor) status(ctx context.Context, r *spec.Rollout) (runner.O
 		return out, err
 	}
 	name := describe(res.Mapping, ns, res.Name)
-	t := kube.Target{Mapping: res.Mapping, Namespace: ns, Name: res.Name}
-	if err := kube.WaitFor(ctx, x.Clients, t, "rollout to complete", RolloutComplete(viewer)); err != nil {
-		x.diagnose(ctx, start, &out, err, []kube.ObjectRef{{GVK: res.Mapping.GroupVersionKind, Namespace: ns, Name: res.Name}})
+	t := wait.Target{Mapping: res.Mapping, Namespace: ns, Name: res.Name}
+	if err := wait.For(ctx, x.Clients, t, "rollout to complete", RolloutComplete(viewer)); err != nil {
+		x.diagnose(ctx, start, &out, err, []wait.ObjectRef{{GVK: res.Mapping.GroupVersionKind, Namespace: ns, Name: res.Name}})
 		return out, err
 	}
 	out.Detail = fmt.Sprintf("rollout of %s complete", name)
@@ -180,7 +182,7 @@ func (x *RolloutExecutor) Plan(ctx context.Context, st *spec.Step, _ runner.Plan
 // RolloutComplete is kubectl rollout status's decision as a wait predicate:
 // the viewer's verdict on every watch event; its errors (a Deployment past
 // its progress deadline) end the wait.
-func RolloutComplete(viewer polymorphichelpers.StatusViewer) kube.Predicate {
+func RolloutComplete(viewer polymorphichelpers.StatusViewer) readiness.Predicate {
 	return func(objs []*unstructured.Unstructured) (bool, string, error) {
 		if len(objs) == 0 {
 			return false, "the object is gone", nil

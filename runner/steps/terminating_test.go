@@ -20,6 +20,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/wait"
 )
 
 // hold is a finalizer no controller removes: the test decides when an
@@ -206,7 +207,7 @@ func TestWaitOnAnObjectThatGoesSaysSoAtOnce(t *testing.T) {
 	ctx := deadline(t, 10*time.Minute) // far beyond the test's own run: a time-out would show
 	done := make(chan error, 1)
 	go func() {
-		done <- kube.WaitFor(ctx, c, kube.Target{Mapping: mapping, Namespace: ns, Name: "awaited"}, "condition=Never", func(objs []*unstructured.Unstructured) (bool, string, error) {
+		done <- wait.For(ctx, c, wait.Target{Mapping: mapping, Namespace: ns, Name: "awaited"}, "condition=Never", func(objs []*unstructured.Unstructured) (bool, string, error) {
 			if len(objs) == 1 && !once {
 				once = true
 				close(seen)

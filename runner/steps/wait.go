@@ -8,6 +8,8 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/readiness"
+	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
 )
 
@@ -34,7 +36,7 @@ func (x *WaitExecutor) run(ctx context.Context, w *spec.Wait) (runner.Outcome, e
 	if err != nil {
 		return out, err
 	}
-	if err := kube.WaitFor(ctx, x.Clients, t, cond.String(), cond.Predicate()); err != nil {
+	if err := wait.For(ctx, x.Clients, t, cond.String(), cond.Predicate()); err != nil {
 		x.diagnoseTarget(ctx, start, &out, err, t)
 		return out, err
 	}
@@ -44,20 +46,20 @@ func (x *WaitExecutor) run(ctx context.Context, w *spec.Wait) (runner.Outcome, e
 
 // WaitTarget parses wait.for and resolves wait.on with its selectors. Plan
 // uses it too: cond.Evaluate over t.List tells whether the wait is a no-op.
-func WaitTarget(ctx context.Context, c *kube.Clients, w *spec.Wait) (kube.Target, kube.Condition, error) {
+func WaitTarget(ctx context.Context, c *kube.Clients, w *spec.Wait) (wait.Target, readiness.Condition, error) {
 	parsed, err := w.Condition()
 	if err != nil {
-		return kube.Target{}, kube.Condition{}, fmt.Errorf("for %w", err)
+		return wait.Target{}, readiness.Condition{}, fmt.Errorf("for %w", err)
 	}
-	cond, err := kube.NewCondition(parsed)
+	cond, err := readiness.NewCondition(parsed)
 	if err != nil {
-		return kube.Target{}, cond, err
+		return wait.Target{}, cond, err
 	}
 	res, err := c.ResolveObject(ctx, "on", w)
 	if err != nil {
-		return kube.Target{}, cond, err
+		return wait.Target{}, cond, err
 	}
-	t := kube.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: w.Selector, FieldSelector: w.FieldSelector}
+	t := wait.Target{Mapping: res.Mapping, Name: res.Name, LabelSelector: w.Selector, FieldSelector: w.FieldSelector}
 	if !w.AllNamespaces {
 		t.Namespace = spec.NamespaceOrDefault(w.Namespace)
 	}

@@ -1,5 +1,5 @@
 // Command genschemas writes the OpenAPI schemas khook validates manifests
-// against offline (runner/kube/schemas): the OpenAPI v3 documents the
+// against offline (runner/kube/apischema/schemas): the OpenAPI v3 documents the
 // pinned k8s.io/kubernetes module ships (api/openapi-spec/v3), cut to what
 // validation reads (types, properties, required, items, additional
 // properties, the x-kubernetes extensions that change what a value may be)

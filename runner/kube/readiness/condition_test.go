@@ -1,9 +1,8 @@
-package kube
+package readiness
 
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -160,16 +159,5 @@ func TestEvaluate(t *testing.T) {
 	}
 	if done, pending := del.Evaluate([]*unstructured.Unstructured{a}); done || pending != "1 still present: pod/a" {
 		t.Errorf("delete with one left: got (%v, %q)", done, pending)
-	}
-}
-
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		2 * time.Minute: "2m", 90 * time.Minute: "1h30m", time.Hour: "1h", 1500 * time.Millisecond: "1.5s", 3 * time.Second: "3s",
-		2*time.Minute + 5*time.Second: "2m5s",
-	} {
-		if got := ShortDuration(d); got != want {
-			t.Errorf("ShortDuration(%v) = %q, want %q", d, got, want)
-		}
 	}
 }

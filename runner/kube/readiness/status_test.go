@@ -1,4 +1,4 @@
-package kube
+package readiness
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 // A terminating CRD says what holds it; a stuck Deployment gives kstatus's
 // message; the sentence names at most max objects, then how many more.
 func TestWaitingForNamesStatusAndWhy(t *testing.T) {
-	crd, ready := statusOf(yamlObj(t, `apiVersion: apiextensions.k8s.io/v1
+	crd, ready := Status(yamlObj(t, `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
   name: frrnodestates.frrk8s.metallb.io
@@ -20,7 +20,7 @@ metadata:
 	if ready {
 		t.Error("a terminating CRD is Current")
 	}
-	deploy, ready := statusOf(yamlObj(t, `apiVersion: apps/v1
+	deploy, ready := Status(yamlObj(t, `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: controller, namespace: metallb, generation: 2}
 spec: {replicas: 1}

@@ -1,8 +1,6 @@
-package kube
+package apischema
 
 import (
-	"github.com/khook/khook/runner/kube/manifest"
-
 	"fmt"
 	"regexp"
 	"slices"
@@ -226,20 +224,4 @@ func enumList(enum []any) string {
 		parts[i] = fmt.Sprint(e)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// SchemaFieldError is problems (Validate's) as the refusal of fields apply
-// would meet: each field named where it is written in obj's source.
-func SchemaFieldError(obj *unstructured.Unstructured, name string, problems []SchemaProblem) *FieldError {
-	if len(problems) == 0 {
-		return nil
-	}
-	msgs := make([]string, len(problems))
-	fe := &FieldError{Object: name}
-	for i, p := range problems {
-		msgs[i] = p.Message
-		fe.Fields = append(fe.Fields, Field{Path: p.Path, Pos: manifest.SourcePos(obj, p.Path)})
-	}
-	fe.Message = strings.Join(msgs, "; ")
-	return fe
 }

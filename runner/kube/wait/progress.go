@@ -1,4 +1,4 @@
-package kube
+package wait
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/readiness"
 )
 
 // progress reports what blocks a wait, once per change.
@@ -62,7 +64,7 @@ func (p *progress) set(why, pod *string) {
 // reports the worst unready one as the wait's blocker. It returns at once
 // for anything but a Deployment, StatefulSet, DaemonSet, ReplicaSet or Job.
 // The returned function waits until the watch has ended (after ctx).
-func (p *progress) watchPods(ctx context.Context, c *Clients, obj *unstructured.Unstructured) (wait func()) {
+func (p *progress) watchPods(ctx context.Context, c *kube.Clients, obj *unstructured.Unstructured) (wait func()) {
 	d := &diagnoser{c: c}
 	gk := obj.GroupVersionKind().GroupKind()
 	if !(gk.Group == "apps" && (gk.Kind == "Deployment" || gk.Kind == "StatefulSet" || gk.Kind == "DaemonSet" || gk.Kind == "ReplicaSet")) &&
@@ -113,7 +115,7 @@ func (p *progress) watchPods(ctx context.Context, c *Clients, obj *unstructured.
 // nodes are available: ...". It reads the workloads in the background and
 // returns at once; the returned function waits for the watches, which end
 // with ctx.
-func WatchBlockers(ctx context.Context, c *Clients, refs []ObjectRef, limit int) (wait func()) {
+func WatchBlockers(ctx context.Context, c *kube.Clients, refs []ObjectRef, limit int) (wait func()) {
 	f := model.StepProgress(ctx)
 	if f == nil {
 		return func() {}
@@ -136,7 +138,7 @@ func WatchBlockers(ctx context.Context, c *Clients, refs []ObjectRef, limit int)
 		var parts []string
 		for j, b := range blockers {
 			if b != "" {
-				parts = append(parts, workloads[j].GVK.Kind+" "+qualifiedName(workloads[j].Namespace, workloads[j].Name)+": "+b)
+				parts = append(parts, workloads[j].GVK.Kind+" "+readiness.QualifiedName(workloads[j].Namespace, workloads[j].Name)+": "+b)
 			}
 		}
 		msg = strings.Join(parts, "; ")

@@ -1,4 +1,4 @@
-package kube
+package readiness
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package kube
+package wait
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/readiness"
 )
 
 // DiagnoseLimits bound a diagnosis: it runs after a step already failed,
@@ -87,7 +89,7 @@ func Diagnosable(ctx context.Context, err error) bool {
 // container states, the Warning events since since, and the log tails of
 // containers that crashed. It never fails: what it cannot read it names in
 // Unreadable. It runs on its own deadline, after ctx's has passed.
-func (c *Clients) Diagnose(ctx context.Context, since time.Time, refs []ObjectRef, lim DiagnoseLimits) *model.Diagnosis {
+func Diagnose(ctx context.Context, c *kube.Clients, since time.Time, refs []ObjectRef, lim DiagnoseLimits) *model.Diagnosis {
 	base, cancel := context.WithTimeout(context.WithoutCancel(ctx), lim.Total)
 	defer cancel()
 	d := &diagnoser{c: c, ctx: base, lim: lim, since: since, out: &model.Diagnosis{}, uids: map[types.UID]string{}}
@@ -115,7 +117,7 @@ func (c *Clients) Diagnose(ctx context.Context, since time.Time, refs []ObjectRe
 }
 
 type diagnoser struct {
-	c     *Clients
+	c     *kube.Clients
 	ctx   context.Context
 	lim   DiagnoseLimits
 	since time.Time
@@ -146,7 +148,7 @@ func (d *diagnoser) watchEvents(ns string, uid types.UID, kind, name string) {
 // object reads one awaited object, records it when it is not ready and
 // returns its unready pods.
 func (d *diagnoser) object(ref ObjectRef) []corev1.Pod {
-	what := ref.GVK.Kind + " " + qualifiedName(ref.Namespace, ref.Name)
+	what := ref.GVK.Kind + " " + readiness.QualifiedName(ref.Namespace, ref.Name)
 	ctx, cancel := d.read()
 	defer cancel()
 	m, err := d.c.MappingFor(ctx, ref.GVK)
@@ -156,7 +158,7 @@ func (d *diagnoser) object(ref ObjectRef) []corev1.Pod {
 	}
 	obj, err := d.c.Resource(m, ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	if err != nil {
-		if isNotFoundish(err) {
+		if kube.IsNotFoundish(err) {
 			d.out.Objects = append(d.out.Objects, model.DiagnosedObject{Kind: ref.GVK.Kind, Namespace: ref.Namespace, Name: ref.Name, Status: status.NotFoundStatus.String()})
 		} else {
 			d.cannot(what, err)
@@ -170,13 +172,13 @@ func (d *diagnoser) object(ref ObjectRef) []corev1.Pod {
 		}
 		return nil
 	}
-	if ok, _ := Ready(obj); ok {
+	if ok, _ := readiness.Ready(obj); ok {
 		return nil
 	}
-	o, _ := statusOf(obj)
+	o, _ := readiness.Status(obj)
 	if o.Status == status.CurrentStatus.String() {
 		// Current by kstatus, not ready by Ready's rules for its kind.
-		_, why := Ready(obj)
+		_, why := readiness.Ready(obj)
 		o.Status, o.Message = status.InProgressStatus.String(), why
 	}
 	d.out.Objects = append(d.out.Objects, o)
@@ -198,7 +200,7 @@ func (d *diagnoser) podsOf(obj *unstructured.Unstructured) []corev1.Pod {
 		defer cancel()
 		rss, err := d.c.Typed.AppsV1().ReplicaSets(obj.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: sel})
 		if err != nil {
-			d.cannot("the ReplicaSets of Deployment "+ObjectName(obj), err)
+			d.cannot("the ReplicaSets of Deployment "+kube.ObjectName(obj), err)
 			return nil
 		}
 		owners = map[types.UID]bool{}
@@ -246,7 +248,7 @@ func (d *diagnoser) unreadyPods(obj *unstructured.Unstructured, sel string, owne
 	}
 	list, err := d.c.Typed.CoreV1().Pods(obj.GetNamespace()).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
-		d.cannot("the pods of "+obj.GetKind()+" "+ObjectName(obj), err)
+		d.cannot("the pods of "+obj.GetKind()+" "+kube.ObjectName(obj), err)
 		return nil
 	}
 	var out []corev1.Pod
@@ -270,13 +272,6 @@ func podReady(p *corev1.Pod) bool {
 	return false
 }
 
-func qualifiedName(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
-}
-
 // reason is the one line that stands for the diagnosis: the worst pod, else
 // the first unready object.
 func (d *diagnoser) reason() string {
@@ -285,7 +280,7 @@ func (d *diagnoser) reason() string {
 		return "pod " + p.Name + " " + p.Summary()
 	}
 	for _, o := range d.out.Objects {
-		s := o.Kind + " " + qualifiedName(o.Namespace, o.Name) + " " + o.Status
+		s := o.Kind + " " + readiness.QualifiedName(o.Namespace, o.Name) + " " + o.Status
 		if o.Message != "" {
 			s += ": " + o.Message
 		}

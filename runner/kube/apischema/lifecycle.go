@@ -1,4 +1,4 @@
-package kube
+package apischema
 
 import (
 	"errors"
@@ -129,27 +129,6 @@ func (s *APIStatus) Error() string {
 		msg += ": use " + use
 	}
 	return msg
-}
-
-// removedAPI is the removal of gvk in the server's version when the server
-// does not serve it for that reason; nil otherwise. Only a kind that
-// k8s.io/api says some version removes costs the version request.
-func (c *Clients) removedAPI(gvk schema.GroupVersionKind) *APIStatus {
-	if APILifecycle(gvk, KubeVersion{Major: 1 << 20}) == nil || c.Discovery == nil {
-		return nil
-	}
-	info, err := c.Discovery.ServerVersion()
-	if err != nil {
-		return nil
-	}
-	v, err := ParseKubeVersion(info.GitVersion)
-	if err != nil {
-		return nil
-	}
-	if st := APILifecycle(gvk, v); st != nil && st.Removed {
-		return st
-	}
-	return nil
 }
 
 // IsRemovedAPI reports whether err is an object in an API version its

@@ -1,4 +1,4 @@
-package kube
+package apischema
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // validation reads (test/tools/k8s/genschemas). They come with the binary:
 // offline validation never asks the network.
 //
-//go:generate sh -c "cd ../../test/tools/k8s && go run ./genschemas -o ../../../runner/kube/schemas/kubernetes.json.gz"
+//go:generate sh -c "cd ../../../test/tools/k8s && go run ./genschemas -o ../../../runner/kube/apischema/schemas/kubernetes.json.gz"
 //go:embed schemas/kubernetes.json.gz
 var builtinSchemasGz []byte
 
@@ -124,7 +124,7 @@ func (s *Schemas) WithCRDs(objs []*unstructured.Unstructured) *Schemas {
 		if obj.GroupVersionKind().GroupKind() != crdGK {
 			continue
 		}
-		kind, group, _ := crdNames(obj)
+		kind, group, _ := CRDNamesOf(obj)
 		versions, _, _ := unstructured.NestedSlice(obj.Object, "spec", "versions")
 		for _, v := range versions {
 			vm, _ := v.(map[string]any)
@@ -169,4 +169,13 @@ func crdSchema(raw map[string]any) (*openAPISchema, error) {
 	root.Properties["metadata"] = &openAPISchema{Ref: objectMetaRef}
 	root.crd = true
 	return root, nil
+}
+
+// CRDNamesOf is the kind, group and plural a CRD defines, read from an
+// object known to be a CRD (a list's item may carry no kind of its own).
+func CRDNamesOf(crd *unstructured.Unstructured) (kind, group, plural string) {
+	kind, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	group, _, _ = unstructured.NestedString(crd.Object, "spec", "group")
+	plural, _, _ = unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	return kind, group, plural
 }

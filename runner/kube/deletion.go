@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,30 +22,6 @@ type Deleted struct {
 	Namespace string
 	Name      string
 	UID       types.UID
-}
-
-// WaitGone watches each deleted object until no object with its UID remains
-// (finalizers and graceful termination can take a while), bounded by ctx.
-func WaitGone(ctx context.Context, c *Clients, deleted []Deleted) error {
-	for _, d := range deleted {
-		t := Target{Mapping: d.Mapping, Namespace: d.Namespace, Name: d.Name}
-		uid := d.UID
-		gone := func(objs []*unstructured.Unstructured) (bool, string, error) {
-			for _, o := range objs {
-				if o.GetUID() == uid {
-					if ts := o.GetDeletionTimestamp(); ts != nil && len(o.GetFinalizers()) > 0 {
-						return false, fmt.Sprintf("still terminating, finalizers %v", o.GetFinalizers()), nil
-					}
-					return false, "still terminating", nil
-				}
-			}
-			return true, "", nil
-		}
-		if err := WaitFor(ctx, c, t, "deletion", gone); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // BeingDeleted says that obj carries a deletion timestamp, since when and
@@ -70,10 +47,29 @@ func BeingDeleted(obj *unstructured.Unstructured) string {
 // terminating object to go; a timeout says it is still being deleted and
 // what holds it.
 func (c *Clients) awaitGone(ctx context.Context, m *meta.RESTMapping, obj *unstructured.Unstructured) error {
-	err := WaitGone(ctx, c, []Deleted{{Mapping: m, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID()}})
+	err := waitGone(ctx, c, []Deleted{{Mapping: m, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID()}})
 	InvalidateLiveOf(ctx, m, obj.GetNamespace())
 	if err != nil {
 		return fmt.Errorf("cannot apply %s: it is being deleted and did not go (%w); remove what holds it or wait, then apply again", ObjectName(obj), err)
 	}
 	return nil
+}
+
+// GoneFunc waits, by watch and within ctx, until no object with each
+// Deleted's UID remains.
+type GoneFunc func(ctx context.Context, c *Clients, deleted []Deleted) error
+
+// awaitDeletion is runner/kube/wait's Gone. The waits import this package,
+// so they hand their deletion wait in when they are linked (SetGone, from
+// their init) for Send and Replace, rather than this package importing them.
+var awaitDeletion GoneFunc
+
+// SetGone is for runner/kube/wait's init alone.
+func SetGone(f GoneFunc) { awaitDeletion = f }
+
+func waitGone(ctx context.Context, c *Clients, deleted []Deleted) error {
+	if awaitDeletion == nil {
+		return errors.New("cannot wait for a deleted object to go: this program does not link runner/kube/wait (import it)")
+	}
+	return awaitDeletion(ctx, c, deleted)
 }

@@ -1,10 +1,8 @@
-package kube
+package wait
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/khook/khook/model"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/readiness"
 )
 
 // Target selects the objects a wait watches.
@@ -35,9 +36,9 @@ type Target struct {
 // String describes the target for messages: "deployment.apps/web in demo",
 // "pods -l app=web in all namespaces".
 func (t Target) String() string {
-	s := TypeName(t.Mapping)
+	s := kube.TypeName(t.Mapping)
 	if t.Name != "" {
-		s = KindName(t.Mapping) + "/" + t.Name
+		s = kube.KindName(t.Mapping) + "/" + t.Name
 	}
 	if t.LabelSelector != "" {
 		s += " -l " + t.LabelSelector
@@ -67,7 +68,7 @@ func (t Target) Validate() error {
 	return nil
 }
 
-func (t Target) resource(c *Clients) dynamic.ResourceInterface {
+func (t Target) resource(c *kube.Clients) dynamic.ResourceInterface {
 	r := c.Dynamic.Resource(t.Mapping.Resource)
 	if t.namespaced() && t.Namespace != "" {
 		return r.Namespace(t.Namespace)
@@ -89,7 +90,7 @@ func (t Target) fieldSelector() string {
 }
 
 // ListWatch lists and watches exactly the target's objects.
-func (t Target) ListWatch(c *Clients) *cache.ListWatch {
+func (t Target) ListWatch(c *kube.Clients) *cache.ListWatch {
 	r := t.resource(c)
 	opts := func(o *metav1.ListOptions) {
 		o.LabelSelector = t.LabelSelector
@@ -109,7 +110,7 @@ func (t Target) ListWatch(c *Clients) *cache.ListWatch {
 
 // List returns the objects the target selects now, sorted by namespace and
 // name: a one-shot evaluation (plan: is this wait already a no-op?).
-func (t Target) List(ctx context.Context, c *Clients) ([]*unstructured.Unstructured, error) {
+func (t Target) List(ctx context.Context, c *kube.Clients) ([]*unstructured.Unstructured, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
@@ -124,17 +125,12 @@ func (t Target) List(ctx context.Context, c *Clients) ([]*unstructured.Unstructu
 	return sorted(items), nil
 }
 
-// Predicate decides over every object the target currently matches; pending
-// says what is not met yet, for the timeout message. A non-nil err ends the
-// wait at once (a rollout that exceeded its progress deadline).
-type Predicate func(objs []*unstructured.Unstructured) (done bool, pending string, err error)
-
-// WaitFor watches the target's objects (an informer over a ListWatch: a list,
+// For watches the target's objects (an informer over a ListWatch: a list,
 // then a watch that resumes after disconnects) and re-evaluates p on every
 // event until it holds or ctx ends. It never polls: it returns as soon as
 // the event that makes p true arrives. what names the awaited condition in
 // the timeout error ("condition=Ready").
-func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate) error {
+func For(ctx context.Context, c *kube.Clients, t Target, what string, p readiness.Predicate) error {
 	if err := t.Validate(); err != nil {
 		return err
 	}
@@ -188,12 +184,12 @@ func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate
 				// A named object that goes while awaited will not meet
 				// the condition: say so now, not at the time-out.
 				if len(objs) == 0 && seen != nil {
-					return fmt.Errorf("%s was deleted while khook waited for %s (it was there %s ago)", ObjectName(seen), what, ShortDuration(roundElapsed(time.Since(start))))
+					return fmt.Errorf("%s was deleted while khook waited for %s (it was there %s ago)", kube.ObjectName(seen), what, kube.ShortDuration(kube.RoundElapsed(time.Since(start))))
 				}
 				if len(objs) == 1 {
 					seen = objs[0]
 					if seen.GetDeletionTimestamp() != nil && !strings.Contains(why, "terminating") {
-						why += "; " + BeingDeleted(seen)
+						why += "; " + kube.BeingDeleted(seen)
 					}
 				}
 			}
@@ -213,7 +209,7 @@ func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate
 				// A server restarting or briefly away is waited out: the
 				// informer lists again with backoff, and a time-out says
 				// the server was away (lostServer).
-				if !isTransport(err) {
+				if !kube.IsTransport(err) {
 					return fmt.Errorf("cannot watch %s: %w", t, c.Explain(err))
 				}
 			}
@@ -221,7 +217,7 @@ func WaitFor(ctx context.Context, c *Clients, t Target, what string, p Predicate
 			if why := lost.String(c); why != "" {
 				pending += "; " + why
 			}
-			return waitError(ctx, start, what, t, pending)
+			return kube.WaitError(ctx, start, what, t.String(), pending)
 		}
 	}
 }
@@ -255,69 +251,20 @@ func (l *lostServer) note(err error) {
 	switch {
 	case err == nil:
 		l.since, l.err = time.Time{}, nil
-	case isTransport(err) && l.err == nil:
+	case kube.IsTransport(err) && l.err == nil:
 		l.since, l.err = time.Now(), err
 	}
 }
 
 // String is "" while the server answers, else a sentence naming it.
-func (l *lostServer) String(c *Clients) string {
+func (l *lostServer) String(c *kube.Clients) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err == nil {
 		return ""
 	}
 	return fmt.Sprintf("the API server at %s has been unreachable for the last %s (%s)",
-		hostOf(c.Config), ShortDuration(roundElapsed(time.Since(l.since))), transportReason(l.err))
-}
-
-func waitError(ctx context.Context, start time.Time, what string, t Target, pending string) error {
-	elapsed := roundElapsed(time.Since(start))
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		if d := model.StepTimeout(ctx); d > 0 {
-			elapsed = d // the step's time ran out, however late the wait began
-		}
-		return &TimeoutError{Elapsed: elapsed, What: what, Target: t.String(), Pending: pending}
-	}
-	return fmt.Errorf("cancelled after %s waiting for %s on %s: %s", ShortDuration(elapsed), what, t, pending)
-}
-
-// TimeoutError is a wait that ran out of time; it says what was still unmet.
-type TimeoutError struct {
-	Elapsed time.Duration
-	What    string
-	Target  string
-	Pending string
-}
-
-func (e *TimeoutError) Error() string {
-	if e.Target == "" {
-		return fmt.Sprintf("timed out after %s waiting for %s: %s", ShortDuration(e.Elapsed), e.What, e.Pending)
-	}
-	return fmt.Sprintf("timed out after %s waiting for %s on %s: %s", ShortDuration(e.Elapsed), e.What, e.Target, e.Pending)
-}
-
-// ShortDuration prints a duration the way specs write it: "2m", "1h30m",
-// "1.5s", not "2m0s".
-func ShortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
-}
-
-// Unwrap makes errors.Is(err, context.DeadlineExceeded) hold.
-func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
-
-func roundElapsed(d time.Duration) time.Duration {
-	if d >= time.Second {
-		return d.Round(time.Second)
-	}
-	return d.Round(time.Millisecond)
+		kube.HostOf(c.Config), kube.ShortDuration(kube.RoundElapsed(time.Since(l.since))), kube.TransportReason(l.err))
 }
 
 func sorted(items []any) []*unstructured.Unstructured {

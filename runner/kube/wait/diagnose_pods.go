@@ -1,4 +1,4 @@
-package kube
+package wait
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package kube
+package readiness
 
 import (
 	"encoding/json"
@@ -239,7 +239,12 @@ func (c Condition) Evaluate(objs []*unstructured.Unstructured) (done bool, pendi
 	return false, fmt.Sprintf("%d of %d not ready: %s", len(notMet), len(objs), listNames(notMet, why))
 }
 
-// Predicate adapts the condition to WaitFor.
+// Predicate decides over every object the target currently matches; pending
+// says what is not met yet, for the timeout message. A non-nil err ends the
+// wait at once (a rollout that exceeded its progress deadline).
+type Predicate func(objs []*unstructured.Unstructured) (done bool, pending string, err error)
+
+// Predicate adapts the condition to a wait (runner/kube/wait's For).
 func (c Condition) Predicate() Predicate {
 	return func(objs []*unstructured.Unstructured) (bool, string, error) {
 		done, pending := c.Evaluate(objs)
