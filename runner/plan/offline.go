@@ -2,8 +2,9 @@
 // the spec alone; the live plan (against a cluster) fills in actions,
 // objects and diffs on the same model.Plan.
 //
-// May import: runner/kube, runner/steps, runner/chartsource, runner/planfile,
-// model, spec, redact, sops; no renderer.
+// May import: runner, runner/kube (and its manifest and objdiff rooms),
+// runner/chartsource, runner/planfile, runner/policy, model, spec, redact,
+// sops; no executor, no renderer (layout_test).
 package plan
 
 import (
