@@ -96,66 +96,88 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 	}
 	d.pos[path] = d.at(p) // "" is the document root: PosOf's last resort
 	isNull := n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+	if d.special(n, keyNode, path, v, isNull) || isNull {
+		return
+	}
+	switch t := v.Type(); t.Kind() {
+	case reflect.String, reflect.Bool, reflect.Int:
+		d.scalar(n, path, v)
+	case reflect.Slice:
+		d.list(n, path, v)
+	case reflect.Map:
+		d.mapping(n, keyNode, path, v)
+	case reflect.Struct:
+		d.fields(n, path, v)
+	default:
+		d.problem(n, path, "", "cannot be decoded into %s", t)
+	}
+}
+
+// special decodes what is not a plain Go value: durations, the DSL's short
+// forms (test: true, prune: false, env: {NAME: value}), pointers and
+// interfaces. It reports whether it decoded n.
+func (d *decoder) special(n, keyNode *yaml.Node, path string, v reflect.Value, isNull bool) bool {
 	t := v.Type()
 	switch {
 	case t == durationType:
-		if isNull {
-			return
+		if !isNull {
+			d.duration(n, path, v)
 		}
-		if n.Kind != yaml.ScalarNode {
-			d.problem(n, path, "write a Go duration such as 90s, 5m or 1h30m", "must be a duration")
-			return
-		}
-		dur, err := time.ParseDuration(n.Value)
-		if err != nil {
-			d.problem(n, path, "write a Go duration such as 90s, 5m or 1h30m", "%q is not a duration", n.Value)
-			return
-		}
-		if dur <= 0 {
-			d.problem(n, path, "", "must be greater than zero, got %s", n.Value)
-			return
-		}
-		v.Set(reflect.ValueOf(Duration(dur)))
-		return
 	case t == helmTestType && n.Kind == yaml.ScalarNode && n.Tag == "!!bool":
 		var on bool
 		_ = n.Decode(&on)
 		if on { // test: true is test: {}; test: false runs none
 			v.Set(reflect.ValueOf(&HelmTest{}))
 		}
-		return
 	case t == pruneType && n.Kind == yaml.ScalarNode && n.Tag == "!!bool":
 		var on bool
 		_ = n.Decode(&on)
 		v.Set(reflect.ValueOf(&Prune{Disabled: !on})) // prune: true is prune: {}
-		return
 	case t == pruneType && n.Kind == yaml.ScalarNode && !isNull:
 		d.problem(n, path, "write prune: false to turn pruning off, or prune: {crds: true, namespaces: true, data: true}", "must be true, false or {crds, namespaces, data}, got %s", shown(n))
-		return
 	case t == envValueType && n.Kind == yaml.ScalarNode:
 		if !isNull { // env: {NAME: value}, the short form
 			v.Set(reflect.ValueOf(EnvValue{Value: n.Value}))
 		}
-		return
 	case t.Kind() == reflect.Pointer:
 		if isNull && t.Elem().Kind() != reflect.Struct {
-			return
+			return true
 		}
 		if v.IsNil() {
 			v.Set(reflect.New(t.Elem()))
 		}
 		d.decode(n, keyNode, path, v.Elem())
-		return
 	case t.Kind() == reflect.Interface:
 		if val := d.value(n, keyNode, path); val != nil {
 			v.Set(reflect.ValueOf(val))
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// duration decodes a Go duration greater than zero.
+func (d *decoder) duration(n *yaml.Node, path string, v reflect.Value) {
+	if n.Kind != yaml.ScalarNode {
+		d.problem(n, path, "write a Go duration such as 90s, 5m or 1h30m", "must be a duration")
 		return
 	}
-	if isNull {
+	dur, err := time.ParseDuration(n.Value)
+	if err != nil {
+		d.problem(n, path, "write a Go duration such as 90s, 5m or 1h30m", "%q is not a duration", n.Value)
 		return
 	}
-	switch t.Kind() {
+	if dur <= 0 {
+		d.problem(n, path, "", "must be greater than zero, got %s", n.Value)
+		return
+	}
+	v.Set(reflect.ValueOf(Duration(dur)))
+}
+
+// scalar decodes a string, a bool or an int, each of its own YAML type.
+func (d *decoder) scalar(n *yaml.Node, path string, v reflect.Value) {
+	switch v.Kind() {
 	case reflect.String:
 		if n.Kind != yaml.ScalarNode {
 			d.problem(n, path, "", "must be a string, not a %s", kindName(n))
@@ -180,56 +202,64 @@ func (d *decoder) decode(n, keyNode *yaml.Node, path string, v reflect.Value) {
 			return
 		}
 		v.SetInt(int64(i))
-	case reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			d.problem(n, path, "", "must be a list, not a %s", kindName(n))
-			return
+	}
+}
+
+// list decodes a sequence item by item.
+func (d *decoder) list(n *yaml.Node, path string, v reflect.Value) {
+	if n.Kind != yaml.SequenceNode {
+		d.problem(n, path, "", "must be a list, not a %s", kindName(n))
+		return
+	}
+	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, c := range n.Content {
+		d.decode(c, nil, path+"."+strconv.Itoa(i), s.Index(i))
+	}
+	v.Set(s)
+}
+
+// mapping decodes a map; a null string value keeps its position.
+func (d *decoder) mapping(n, keyNode *yaml.Node, path string, v reflect.Value) {
+	t := v.Type()
+	if n.Kind != yaml.MappingNode {
+		d.problem(n, path, "", "must be a map, not a %s", kindName(n))
+		return
+	}
+	if t.Elem().Kind() == reflect.Interface {
+		v.Set(reflect.ValueOf(d.value(n, keyNode, path)))
+		return
+	}
+	m := reflect.MakeMap(t)
+	for _, pr := range d.pairs(n, path) {
+		ev := reflect.New(t.Elem()).Elem()
+		kp := joinPath(path, pr.k.Value)
+		if vn := resolve(pr.v); t.Elem().Kind() == reflect.String && vn.Kind == yaml.ScalarNode && vn.Tag == "!!null" {
+			d.pos[kp] = d.at(vn)
+		} else {
+			d.decode(pr.v, pr.k, kp, ev)
 		}
-		s := reflect.MakeSlice(t, len(n.Content), len(n.Content))
-		for i, c := range n.Content {
-			d.decode(c, nil, path+"."+strconv.Itoa(i), s.Index(i))
+		m.SetMapIndex(reflect.ValueOf(pr.k.Value), ev)
+	}
+	v.Set(m)
+}
+
+// fields decodes a struct field by field, each unknown key a problem.
+func (d *decoder) fields(n *yaml.Node, path string, v reflect.Value) {
+	if n.Kind != yaml.MappingNode {
+		d.problem(n, path, "", "must be a map of fields, not a %s", kindName(n))
+		return
+	}
+	fi := fieldsOf(v.Type())
+	for _, pr := range d.pairs(n, path) {
+		idx, ok := fi.index[pr.k.Value]
+		if !ok && path == "" && strings.HasPrefix(pr.k.Value, extensionPrefix) {
+			continue // a top-level x- field: a home for anchors, ignored
 		}
-		v.Set(s)
-	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			d.problem(n, path, "", "must be a map, not a %s", kindName(n))
-			return
+		if !ok {
+			d.unknownField(pr.k, path, fi.names)
+			continue
 		}
-		if t.Elem().Kind() == reflect.Interface {
-			v.Set(reflect.ValueOf(d.value(n, keyNode, path)))
-			return
-		}
-		m := reflect.MakeMap(t)
-		for _, pr := range d.pairs(n, path) {
-			ev := reflect.New(t.Elem()).Elem()
-			kp := joinPath(path, pr.k.Value)
-			if vn := resolve(pr.v); t.Elem().Kind() == reflect.String && vn.Kind == yaml.ScalarNode && vn.Tag == "!!null" {
-				d.pos[kp] = d.at(vn)
-			} else {
-				d.decode(pr.v, pr.k, kp, ev)
-			}
-			m.SetMapIndex(reflect.ValueOf(pr.k.Value), ev)
-		}
-		v.Set(m)
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			d.problem(n, path, "", "must be a map of fields, not a %s", kindName(n))
-			return
-		}
-		fi := fieldsOf(t)
-		for _, pr := range d.pairs(n, path) {
-			idx, ok := fi.index[pr.k.Value]
-			if !ok && path == "" && strings.HasPrefix(pr.k.Value, extensionPrefix) {
-				continue // a top-level x- field: a home for anchors, ignored
-			}
-			if !ok {
-				d.unknownField(pr.k, path, fi.names)
-				continue
-			}
-			d.decode(pr.v, pr.k, joinPath(path, pr.k.Value), v.Field(idx))
-		}
-	default:
-		d.problem(n, path, "", "cannot be decoded into %s", t)
+		d.decode(pr.v, pr.k, joinPath(path, pr.k.Value), v.Field(idx))
 	}
 }
 

@@ -63,3 +63,71 @@ func (s *Spec) Dependents() map[string][]string {
 	}
 	return out
 }
+
+// Sorted sorts steps topologically (Kahn), taking ready steps in file order
+// so the output is stable. The loader rejects cycles and unknown needs;
+// should any remain, the steps involved follow in file order rather than
+// being lost.
+func Sorted(steps []*Step) []*Step {
+	known := map[string]bool{}
+	for _, st := range steps {
+		known[st.Name] = true
+	}
+	waiting := map[string]int{}
+	dependents := map[string][]*Step{}
+	for _, st := range steps {
+		for _, n := range st.Needs {
+			if known[n] {
+				waiting[st.Name]++
+				dependents[n] = append(dependents[n], st)
+			}
+		}
+	}
+	done := map[string]bool{}
+	out := make([]*Step, 0, len(steps))
+	for len(out) < len(steps) {
+		progressed := false
+		for _, st := range steps {
+			if done[st.Name] || waiting[st.Name] > 0 {
+				continue
+			}
+			done[st.Name] = true
+			out = append(out, st)
+			progressed = true
+			for _, d := range dependents[st.Name] {
+				waiting[d.Name]--
+			}
+			break // rescan from the top: earlier ready steps go first
+		}
+		if !progressed {
+			for _, st := range steps {
+				if !done[st.Name] {
+					done[st.Name] = true
+					out = append(out, st)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// NeedsOf are the steps st needs, transitively, nearest first.
+func (s *Spec) NeedsOf(st *Step) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(*Step)
+	walk = func(x *Step) {
+		for _, n := range x.Needs {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			out = append(out, n)
+			if dep := s.Step(n); dep != nil {
+				walk(dep)
+			}
+		}
+	}
+	walk(st)
+	return out
+}

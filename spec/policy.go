@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/google/cel-go/cel"
@@ -18,6 +17,8 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/celenv"
 )
 
 // Policy is one rule over every change a plan predicts (docs/policies.md):
@@ -94,59 +95,43 @@ type PolicyInput struct {
 	Kind, Namespace   string
 }
 
-// policyCostLimit bounds one evaluation of one rule against one object:
-// rules from a pull request are untrusted code, so a rule over it is a
-// failure naming the rule, never a hang.
-const policyCostLimit = 10_000_000
-
-var (
-	policyEnvOnce sync.Once
-	policyEnv     *cel.Env
-	policyEnvErr  error
-)
-
-// policyCELEnv declares object and oldObject (dyn: null when absent, as in
+// policyEnv declares object and oldObject (dyn: null when absent, as in
 // the API server's admission CEL), action and step (typed, so step.nmae is
 // a compile error), with the strings and lists extensions.
-func policyCELEnv() (*cel.Env, error) {
-	policyEnvOnce.Do(func() {
-		policyEnv, policyEnvErr = cel.NewEnv(
-			ext.NativeTypes(reflect.TypeFor[PolicyStep](), ext.ParseStructTags(true)),
-			cel.Variable("object", cel.DynType),
-			cel.Variable("oldObject", cel.DynType),
-			cel.Variable("action", cel.StringType),
-			cel.Variable("step", cel.ObjectType("spec.PolicyStep")),
-			ext.Strings(), ext.Lists(), ext.Sets(), cel.OptionalTypes(),
-			cel.Function("compareVersions",
-				cel.Overload("compare_versions_string_string", []*cel.Type{cel.StringType, cel.StringType}, cel.IntType,
-					cel.BinaryBinding(func(a, b ref.Val) ref.Val {
-						x, errA := chartSemver(fmt.Sprint(a.Value()))
-						y, errB := chartSemver(fmt.Sprint(b.Value()))
-						if errA != nil || errB != nil {
-							return types.NewErr("compareVersions: %q or %q is not a semantic version", a.Value(), b.Value())
-						}
-						return types.Int(x.Compare(y))
-					}))),
-		)
-	})
-	return policyEnv, policyEnvErr
-}
+var policyEnv = celenv.New(celenv.RuleCost, []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)},
+	ext.NativeTypes(reflect.TypeFor[PolicyStep](), ext.ParseStructTags(true)),
+	cel.Variable("object", cel.DynType),
+	cel.Variable("oldObject", cel.DynType),
+	cel.Variable("action", cel.StringType),
+	cel.Variable("step", cel.ObjectType("spec.PolicyStep")),
+	ext.Strings(), ext.Lists(), ext.Sets(), cel.OptionalTypes(),
+	cel.Function("compareVersions",
+		cel.Overload("compare_versions_string_string", []*cel.Type{cel.StringType, cel.StringType}, cel.IntType,
+			cel.BinaryBinding(func(a, b ref.Val) ref.Val {
+				x, errA := chartSemver(fmt.Sprint(a.Value()))
+				y, errB := chartSemver(fmt.Sprint(b.Value()))
+				if errA != nil || errB != nil {
+					return types.NewErr("compareVersions: %q or %q is not a semantic version", a.Value(), b.Value())
+				}
+				return types.Int(x.Compare(y))
+			}))),
+)
 
 // compilePolicyExpr type-checks one expression of a rule and wants out.
 func compilePolicyExpr(expr string, out *cel.Type) (cel.Program, error) {
-	env, err := policyCELEnv()
+	env, err := policyEnv.Get()
 	if err != nil {
 		return nil, err
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
 		errs := iss.Errors()
-		return nil, &exprError{msg: "invalid expression: " + issueText(iss), line: errs[0].Location.Line(), col: errs[0].Location.Column()}
+		return nil, &exprError{msg: "invalid expression: " + celenv.IssueText(iss), line: errs[0].Location.Line(), col: errs[0].Location.Column()}
 	}
 	if got := ast.OutputType(); !got.IsExactType(out) && !got.IsExactType(cel.DynType) {
 		return nil, fmt.Errorf("the expression evaluates to %s, not a %s", got, out)
 	}
-	return env.Program(ast, cel.CostLimit(policyCostLimit), cel.EvalOptions(cel.OptOptimize))
+	return policyEnv.Program(ast)
 }
 
 // plainMessage: a message that does not parse as CEL (or is one bare
@@ -154,7 +139,7 @@ func compilePolicyExpr(expr string, out *cel.Type) (cel.Program, error) {
 // a variable's field) is prose, used as written: "message: PVCs are never
 // deleted", "message: don't use latest".
 func plainMessage(msg string) bool {
-	env, err := policyCELEnv()
+	env, err := policyEnv.Get()
 	if err != nil {
 		return false
 	}

@@ -3,9 +3,10 @@ package spec
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/google/cel-go/cel"
+
+	"github.com/khook/khook/celenv"
 )
 
 // The wait forms KubeVela's module hooks brought: ready (kstatus's Current,
@@ -15,10 +16,6 @@ const (
 	WaitReady = "ready"
 	WaitCEL   = "cel"
 )
-
-// objectCostLimit bounds one evaluation against one object; an expression
-// over a large list (object.status.conditions.all(...)) stays far below it.
-const objectCostLimit = 1_000_000
 
 func init() { waitForms[WaitCEL] = parseCELWait }
 
@@ -33,36 +30,25 @@ func parseCELWait(arg string) (WaitFor, error) {
 	return WaitFor{Kind: WaitCEL, CEL: expr}, nil
 }
 
-var (
-	objectEnvOnce sync.Once
-	objectEnv     *cel.Env
-	objectEnvErr  error
-)
-
-// objectCELEnv declares one variable, object: the watched object as a map
+// objectEnv declares one variable, object: the watched object as a map
 // from field names to dynamically typed values, as the API server sends it.
-func objectCELEnv() (*cel.Env, error) {
-	objectEnvOnce.Do(func() {
-		objectEnv, objectEnvErr = cel.NewEnv(cel.Variable("object", cel.MapType(cel.StringType, cel.DynType)))
-	})
-	return objectEnv, objectEnvErr
-}
+var objectEnv = celenv.New(celenv.ConditionCost, nil, cel.Variable("object", cel.MapType(cel.StringType, cel.DynType)))
 
 // CompileObjectCEL type-checks a cel= wait expression and returns the
 // program the executors run against each object. The expression must yield
 // a bool; it sees one variable, object.
 func CompileObjectCEL(expr string) (cel.Program, error) {
-	env, err := objectCELEnv()
+	env, err := objectEnv.Get()
 	if err != nil {
 		return nil, err
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		return nil, fmt.Errorf("invalid expression: %s; the expression sees one variable, object (object.status.readyReplicas)", issueText(iss))
+		return nil, fmt.Errorf("invalid expression: %s; the expression sees one variable, object (object.status.readyReplicas)", celenv.IssueText(iss))
 	}
 	// A dyn result (object.status.ready) is refused too: write == true.
 	if out := ast.OutputType(); !out.IsExactType(cel.BoolType) {
 		return nil, fmt.Errorf("the expression evaluates to %s, not a bool: compare it, e.g. object.status.readyReplicas == object.spec.replicas or object.status.ready == true", out)
 	}
-	return env.Program(ast, cel.CostLimit(objectCostLimit))
+	return objectEnv.Program(ast)
 }

@@ -4,48 +4,35 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
-)
 
-// whenCostLimit bounds one condition's evaluation; conditions are short
-// comparisons, so this only stops pathological comprehensions.
-const whenCostLimit = 1_000_000
-
-var (
-	celEnvOnce sync.Once
-	celEnv     *cel.Env
-	celEnvErr  error
+	"github.com/khook/khook/celenv"
 )
 
 // whenEnv is the when: environment: the standard library, vars as
 // map(string, string), and vars.get(name, default).
-func whenEnv() (*cel.Env, error) {
-	celEnvOnce.Do(func() {
-		strMap := cel.MapType(cel.StringType, cel.StringType)
-		celEnv, celEnvErr = cel.NewEnv(
-			cel.Variable("vars", strMap),
-			cel.Function("get",
-				cel.MemberOverload("vars_get_string_string", []*cel.Type{strMap, cel.StringType, cel.StringType}, cel.StringType,
-					cel.FunctionBinding(func(args ...ref.Val) ref.Val {
-						m, ok := args[0].(traits.Mapper)
-						if !ok {
-							return types.NewErr("get: receiver is not a map")
-						}
-						if v, found := m.Find(args[1]); found {
-							return v
-						}
-						return args[2]
-					}))),
-		)
-	})
-	return celEnv, celEnvErr
-}
+var whenEnv = celenv.New(celenv.ConditionCost, nil,
+	cel.Variable("vars", varsType),
+	cel.Function("get",
+		cel.MemberOverload("vars_get_string_string", []*cel.Type{varsType, cel.StringType, cel.StringType}, cel.StringType,
+			cel.FunctionBinding(func(args ...ref.Val) ref.Val {
+				m, ok := args[0].(traits.Mapper)
+				if !ok {
+					return types.NewErr("get: receiver is not a map")
+				}
+				if v, found := m.Find(args[1]); found {
+					return v
+				}
+				return args[2]
+			}))),
+)
+
+var varsType = cel.MapType(cel.StringType, cel.StringType)
 
 // Condition compiles and evaluates a when: expression against vars.
 func Condition(expr string, vars map[string]string) (bool, error) {
@@ -57,29 +44,19 @@ func Condition(expr string, vars map[string]string) (bool, error) {
 }
 
 func compileWhen(expr string) (cel.Program, error) {
-	env, err := whenEnv()
+	env, err := whenEnv.Get()
 	if err != nil {
 		return nil, err
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
 		errs := iss.Errors()
-		return nil, &exprError{msg: "invalid expression: " + issueText(iss), line: errs[0].Location.Line(), col: errs[0].Location.Column()}
+		return nil, &exprError{msg: "invalid expression: " + celenv.IssueText(iss), line: errs[0].Location.Line(), col: errs[0].Location.Column()}
 	}
 	if !ast.OutputType().IsExactType(cel.BoolType) {
 		return nil, fmt.Errorf("the expression evaluates to %s, not a bool", ast.OutputType())
 	}
-	return env.Program(ast, cel.CostLimit(whenCostLimit))
-}
-
-// issueText joins CEL's compile issues, each with its 1-based column.
-func issueText(iss *cel.Issues) string {
-	errs := iss.Errors()
-	msgs := make([]string, 0, len(errs))
-	for _, e := range errs {
-		msgs = append(msgs, fmt.Sprintf("%s (column %d)", e.Message, e.Location.Column()+1))
-	}
-	return strings.Join(msgs, "; ")
+	return whenEnv.Program(ast)
 }
 
 // exprError is a compile error with the place in the expression (1-based

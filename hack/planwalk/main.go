@@ -67,15 +67,34 @@ func run(from, to string, verbose bool) error {
 	if err != nil {
 		return err
 	}
+	prog, g, err := load(module)
+	if err != nil {
+		return err
+	}
+	w := &walker{module: module, layers: layers, prog: prog, succ: map[*ssa.Function]map[*ssa.Function]token.Pos{}}
+	start, target := w.calls(g, from, to)
+	if start == nil || target == nil {
+		return fmt.Errorf("no function %s or %s in the call graph: pass -from and -to as package/path.(*Type).Method", from, to)
+	}
+	w.start = start
+	w.followSpec()
+	upTo, walk := w.sets(target)
+	w.print(from, to, upTo, walk, verbose)
+	return nil
+}
+
+// load builds the module's own non-test packages as SSA and their call
+// graph (VTA over CHA).
+func load(module string) (*ssa.Program, *callgraph.Graph, error) {
 	cfg := &packages.Config{Mode: packages.LoadSyntax | packages.NeedModule}
 	pkgs, err := packages.Load(cfg, "./...")
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	var own []*packages.Package
 	for _, p := range pkgs {
 		if len(p.Errors) > 0 {
-			return fmt.Errorf("package %s: %v", p.PkgPath, p.Errors[0])
+			return nil, nil, fmt.Errorf("package %s: %v", p.PkgPath, p.Errors[0])
 		}
 		if !strings.HasPrefix(p.PkgPath, module+"/hack/") && !strings.HasPrefix(p.PkgPath, module+"/test/") && !strings.HasPrefix(p.PkgPath, module+"/tools/") {
 			own = append(own, p)
@@ -83,88 +102,121 @@ func run(from, to string, verbose bool) error {
 	}
 	prog, _ := ssautil.Packages(own, ssa.InstantiateGenerics)
 	prog.Build()
-	g := vta.CallGraph(ssautil.AllFunctions(prog), cha.CallGraph(prog))
+	return prog, vta.CallGraph(ssautil.AllFunctions(prog), cha.CallGraph(prog)), nil
+}
 
-	rel := func(fn *ssa.Function) string { // package path below the module, "" for another module's
-		for fn.Parent() != nil {
-			fn = fn.Parent()
-		}
-		if fn.Pkg == nil {
-			return ""
-		}
-		p := fn.Pkg.Pkg.Path()
-		switch {
-		case p == module:
-			return "."
-		case strings.HasPrefix(p, module+"/"):
-			return strings.TrimPrefix(p, module+"/")
-		}
+// walker is the module's call graph read for one walk: succ is each khook
+// function's khook callees, through synthetic wrappers, with the position
+// of the first call (for the reading order).
+type walker struct {
+	module string
+	layers map[string]int
+	prog   *ssa.Program
+	succ   map[*ssa.Function]map[*ssa.Function]token.Pos
+	start  *ssa.Function
+}
+
+// rel is fn's package path below the module, "" for another module's.
+func (w *walker) rel(fn *ssa.Function) string {
+	for fn.Parent() != nil {
+		fn = fn.Parent()
+	}
+	if fn.Pkg == nil {
 		return ""
 	}
-	name := func(fn *ssa.Function) string {
-		pkg := fn.Pkg
-		if pkg == nil && fn.Parent() != nil {
-			pkg = fn.Parent().Pkg
-		}
-		return rel(fn) + "." + fn.RelString(pkg.Pkg)
+	p := fn.Pkg.Pkg.Path()
+	switch {
+	case p == w.module:
+		return "."
+	case strings.HasPrefix(p, w.module+"/"):
+		return strings.TrimPrefix(p, w.module+"/")
 	}
-	// succ: each khook function's khook callees, through synthetic
-	// wrappers, with the position of the first call (for the reading order).
-	succ := map[*ssa.Function]map[*ssa.Function]token.Pos{}
-	var callees func(n *callgraph.Node, at token.Pos, seen map[*callgraph.Node]bool, into map[*ssa.Function]token.Pos)
-	callees = func(n *callgraph.Node, at token.Pos, seen map[*callgraph.Node]bool, into map[*ssa.Function]token.Pos) {
-		for _, e := range n.Out {
-			c := e.Callee
-			if c.Func == nil || seen[c] || libraryContract(e, module) {
-				continue
-			}
-			seen[c] = true
-			pos := at
-			if pos == token.NoPos && e.Site != nil {
-				pos = e.Site.Pos()
-			}
-			if c.Func.Synthetic != "" {
-				callees(c, pos, seen, into)
-			} else if old, ok := into[c.Func]; rel(c.Func) != "" && (!ok || pos < old) {
-				into[c.Func] = pos
-			}
+	return ""
+}
+
+func (w *walker) name(fn *ssa.Function) string {
+	pkg := fn.Pkg
+	if pkg == nil && fn.Parent() != nil {
+		pkg = fn.Parent().Pkg
+	}
+	return w.rel(fn) + "." + fn.RelString(pkg.Pkg)
+}
+
+func (w *walker) file(fn *ssa.Function) string {
+	for fn.Parent() != nil {
+		fn = fn.Parent()
+	}
+	p := w.prog.Fset.Position(fn.Pos())
+	wd, _ := os.Getwd()
+	if r, err := filepath.Rel(wd, p.Filename); err == nil {
+		return r
+	}
+	return p.Filename
+}
+
+// callees adds n's khook callees to into, through synthetic wrappers.
+func (w *walker) callees(n *callgraph.Node, at token.Pos, seen map[*callgraph.Node]bool, into map[*ssa.Function]token.Pos) {
+	for _, e := range n.Out {
+		c := e.Callee
+		if c.Func == nil || seen[c] || libraryContract(e, w.module) {
+			continue
+		}
+		seen[c] = true
+		pos := at
+		if pos == token.NoPos && e.Site != nil {
+			pos = e.Site.Pos()
+		}
+		if c.Func.Synthetic != "" {
+			w.callees(c, pos, seen, into)
+		} else if old, ok := into[c.Func]; w.rel(c.Func) != "" && (!ok || pos < old) {
+			into[c.Func] = pos
 		}
 	}
-	var start, target *ssa.Function
+}
+
+// calls fills succ from the call graph and finds the functions named from
+// and to (nil if absent).
+func (w *walker) calls(g *callgraph.Graph, from, to string) (start, target *ssa.Function) {
 	for fn, n := range g.Nodes {
-		if fn == nil || fn.Synthetic != "" || rel(fn) == "" {
+		if fn == nil || fn.Synthetic != "" || w.rel(fn) == "" {
 			continue
 		}
 		into := map[*ssa.Function]token.Pos{}
-		callees(n, token.NoPos, map[*callgraph.Node]bool{n: true}, into)
+		w.callees(n, token.NoPos, map[*callgraph.Node]bool{n: true}, into)
 		for _, anon := range fn.AnonFuncs { // made here, called here or by a library (wg.Go)
 			if _, ok := into[anon]; !ok {
 				into[anon] = anon.Pos()
 			}
 		}
-		succ[fn] = into
-		switch name(fn) {
+		w.succ[fn] = into
+		switch w.name(fn) {
 		case from:
 			start = fn
 		case to:
 			target = fn
 		}
 	}
-	if start == nil || target == nil {
-		return fmt.Errorf("no function %s or %s in the call graph: pass -from and -to as package/path.(*Type).Method", from, to)
-	}
-	// Follow the spec: a call is a step of the walk when its callee is
-	// handed the spec (takesSpec).
-	for f, cs := range succ {
+	return start, target
+}
+
+// followSpec keeps the calls that are steps of the walk: those whose
+// callee is handed the spec (takesSpec).
+func (w *walker) followSpec() {
+	for f, cs := range w.succ {
 		for c := range cs {
-			if !takesSpec(c, module) {
+			if !takesSpec(c, w.module) {
 				delete(cs, c)
 			}
 		}
-		succ[f] = cs
+		w.succ[f] = cs
 	}
+}
+
+// sets are the walk's functions: upTo reaches target from the start,
+// walk is upTo and what target reaches.
+func (w *walker) sets(target *ssa.Function) (upTo, walk map[*ssa.Function]bool) {
 	pred := map[*ssa.Function][]*ssa.Function{}
-	for f, cs := range succ {
+	for f, cs := range w.succ {
 		for c := range cs {
 			pred[c] = append(pred[c], f)
 		}
@@ -183,15 +235,15 @@ func run(from, to string, verbose bool) error {
 	}
 	down := func(f *ssa.Function) []*ssa.Function {
 		var out []*ssa.Function
-		for c := range succ[f] {
+		for c := range w.succ[f] {
 			out = append(out, c)
 		}
 		return out
 	}
-	fromStart := reach(start, down)
+	fromStart := reach(w.start, down)
 	toTarget := reach(target, func(f *ssa.Function) []*ssa.Function { return pred[f] })
 	fromTarget := reach(target, down)
-	upTo, walk := map[*ssa.Function]bool{}, map[*ssa.Function]bool{}
+	upTo, walk = map[*ssa.Function]bool{}, map[*ssa.Function]bool{}
 	for f := range fromStart {
 		if toTarget[f] {
 			upTo[f], walk[f] = true, true
@@ -200,83 +252,78 @@ func run(from, to string, verbose bool) error {
 			walk[f] = true
 		}
 	}
+	return upTo, walk
+}
 
-	file := func(fn *ssa.Function) string {
-		for fn.Parent() != nil {
-			fn = fn.Parent()
-		}
-		p := prog.Fset.Position(fn.Pos())
-		wd, _ := os.Getwd()
-		if r, err := filepath.Rel(wd, p.Filename); err == nil {
-			return r
-		}
-		return p.Filename
-	}
-	// read is the walk in reading order: depth first from the start, each
-	// function's callees in the order of their calls, each function once.
-	read := func(set map[*ssa.Function]bool) []*ssa.Function {
-		var order []*ssa.Function
-		seen := map[*ssa.Function]bool{}
-		var visit func(f *ssa.Function)
-		visit = func(f *ssa.Function) {
-			seen[f] = true
-			order = append(order, f)
-			var next []*ssa.Function
-			for c := range succ[f] {
-				if set[c] && !seen[c] {
-					next = append(next, c)
-				}
-			}
-			sort.Slice(next, func(i, j int) bool {
-				if succ[f][next[i]] != succ[f][next[j]] {
-					return succ[f][next[i]] < succ[f][next[j]]
-				}
-				return name(next[i]) < name(next[j])
-			})
-			for _, c := range next {
-				if !seen[c] {
-					visit(c)
-				}
+// read is the walk in reading order: depth first from the start, each
+// function's callees in the order of their calls, each function once.
+func (w *walker) read(set map[*ssa.Function]bool) []*ssa.Function {
+	var order []*ssa.Function
+	seen := map[*ssa.Function]bool{}
+	var visit func(f *ssa.Function)
+	visit = func(f *ssa.Function) {
+		seen[f] = true
+		order = append(order, f)
+		var next []*ssa.Function
+		for c := range w.succ[f] {
+			if set[c] && !seen[c] {
+				next = append(next, c)
 			}
 		}
-		visit(start)
-		return order
-	}
-	figures := func(set map[*ssa.Function]bool) (files int, climbs []string) {
-		fs := map[string]bool{}
-		for f := range set {
-			fs[file(f)] = true
-		}
-		// Climbs are calls, not neighbours in reading order: a return
-		// from a helper below is no climb.
-		for _, f := range read(set) {
-			lf, okf := layers[rel(f)]
-			for c := range succ[f] {
-				lc, okc := layers[rel(c)]
-				if set[c] && okf && okc && lc < lf {
-					climbs = append(climbs, name(f)+" -> "+name(c))
-				}
+		sort.Slice(next, func(i, j int) bool {
+			if w.succ[f][next[i]] != w.succ[f][next[j]] {
+				return w.succ[f][next[i]] < w.succ[f][next[j]]
+			}
+			return w.name(next[i]) < w.name(next[j])
+		})
+		for _, c := range next {
+			if !seen[c] {
+				visit(c)
 			}
 		}
-		sort.Strings(climbs)
-		return len(fs), climbs
 	}
+	visit(w.start)
+	return order
+}
+
+func (w *walker) figures(set map[*ssa.Function]bool) (files int, climbs []string) {
+	fs := map[string]bool{}
+	for f := range set {
+		fs[w.file(f)] = true
+	}
+	// Climbs are calls, not neighbours in reading order: a return
+	// from a helper below is no climb.
+	for _, f := range w.read(set) {
+		lf, okf := w.layers[w.rel(f)]
+		for c := range w.succ[f] {
+			lc, okc := w.layers[w.rel(c)]
+			if set[c] && okf && okc && lc < lf {
+				climbs = append(climbs, w.name(f)+" -> "+w.name(c))
+			}
+		}
+	}
+	sort.Strings(climbs)
+	return len(fs), climbs
+}
+
+// print writes the figures of the walk and of its part up to the
+// executor; verbose, every function and climb first.
+func (w *walker) print(from, to string, upTo, walk map[*ssa.Function]bool, verbose bool) {
 	if verbose {
 		fmt.Println("functions, in reading order:")
-		for _, f := range read(walk) {
-			fmt.Printf("  %s\t%s:%d\n", name(f), file(f), prog.Fset.Position(f.Pos()).Line)
+		for _, f := range w.read(walk) {
+			fmt.Printf("  %s\t%s:%d\n", w.name(f), w.file(f), w.prog.Fset.Position(f.Pos()).Line)
 		}
-		_, climbs := figures(walk)
+		_, climbs := w.figures(walk)
 		fmt.Println("climbs:")
 		for _, c := range climbs {
 			fmt.Println("  " + c)
 		}
 	}
-	files, climbs := figures(walk)
+	files, climbs := w.figures(walk)
 	fmt.Printf("walk of a helm step's plan from %s: %d functions in %d files, %d climbs up a layer\n", from, len(walk), files, len(climbs))
-	files, climbs = figures(upTo)
+	files, climbs = w.figures(upTo)
 	fmt.Printf("  of which up to %s: %d functions in %d files, %d climbs up a layer\n", to, len(upTo), files, len(climbs))
-	return nil
 }
 
 // takesSpec: a parameter, the receiver or a captured variable of fn holds

@@ -12,7 +12,7 @@ import (
 	"github.com/khook/khook/runner/dispatch"
 	"github.com/khook/khook/runner/helmstep"
 	"github.com/khook/khook/runner/kube"
-	runplan "github.com/khook/khook/runner/plan"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/runner/selection"
 	"github.com/khook/khook/runner/state"
@@ -103,7 +103,7 @@ func (a *ApplyCommand) Run(ctx context.Context, s *spec.Spec) (*model.Results, e
 		}
 	}
 	// sops files are opened before anything connects or writes.
-	if problems := runplan.OpenEncrypted(s, r); len(problems) > 0 {
+	if problems := manifest.OpenEncrypted(s, r); len(problems) > 0 {
 		return res, notStarted(res, problems, model.ReasonStepFailed, r)
 	}
 	connect := a.Backend

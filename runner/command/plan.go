@@ -8,6 +8,7 @@ import (
 	"github.com/khook/khook/runner/dispatch"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/apischema"
+	"github.com/khook/khook/runner/kube/manifest"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/runner/policy"
@@ -58,7 +59,7 @@ func (p *PlanCommand) Run(ctx context.Context, s *spec.Spec) (*model.Plan, error
 		pl.Selection = sel
 		return pl, nil
 	}
-	if problems := runplan.OpenEncrypted(s, p.Config.redactor()); len(problems) > 0 {
+	if problems := manifest.OpenEncrypted(s, p.Config.redactor()); len(problems) > 0 {
 		// Not a validation failure (exit 2, "changes" under
 		// --detailed-exitcode): the files are well-formed, the keys missing.
 		return nil, &Failure{Reason: model.ReasonStepFailed, Err: errors.New(problems.Error())}

@@ -30,7 +30,7 @@ import (
 //     the spec itself applies;
 //   - sops-encrypted files whose metadata does not parse (problems), and
 //     those that do, as warnings that their values were not decrypted
-//     (CheckEncrypted).
+//     (manifest.CheckEncrypted).
 func CheckAPIs(ctx context.Context, s *spec.Spec, v apischema.KubeVersion) (problems, warnings spec.Problems) {
 	sources, problems, warnings := readOffline(ctx, s, v)
 	schemas, err := apischema.BuiltinSchemas()
@@ -72,7 +72,7 @@ func CheckAPIs(ctx context.Context, s *spec.Spec, v apischema.KubeVersion) (prob
 			}
 		}
 	}
-	encProblems, notes := CheckEncrypted(s)
+	encProblems, notes := manifest.CheckEncrypted(s)
 	for _, p := range encProblems {
 		if !hasProblem(problems, p) { // a manifest's is there already
 			problems = append(problems, p)

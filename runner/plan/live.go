@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/kube"
+	"github.com/khook/khook/runner/kube/objdiff"
 	"github.com/khook/khook/runner/planfile"
 	"github.com/khook/khook/runner/policy"
 	"github.com/khook/khook/spec"
@@ -249,8 +251,10 @@ func (pr *probe) predicted(p runner.Prediction) error {
 		if name == nil {
 			name = from
 		}
-		text, err := objectDiff(title(name), from, to, pr.changeOptions(), pr.Redactor)
-		if err != nil {
+		text, err := objdiff.Text(objdiff.Title(name), from, to, pr.changeOptions(), pr.Redactor)
+		if ye := (*objdiff.YAMLError)(nil); errors.As(err, &ye) {
+			return fmt.Errorf("cannot print %s as YAML: %v", kube.ObjectName(ye.Object), ye.Err)
+		} else if err != nil {
 			return err
 		}
 		parts = append(parts, text)
@@ -303,7 +307,7 @@ func (pr *probe) setDiff(parts []string) {
 	if !pr.Diff {
 		return
 	}
-	pr.out.Diff = joinDiffs(parts)
+	pr.out.Diff = objdiff.Join(parts)
 	if pr.out.Diff == "" {
 		pr.out.DiffNote = NoteNoChanges
 	}

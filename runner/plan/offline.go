@@ -2,8 +2,9 @@
 // the spec alone; the live plan (against a cluster) fills in actions,
 // objects and diffs on the same model.Plan.
 //
-// May import: runner/kube, runner/steps, runner/chartsource, runner/planfile,
-// model, spec, redact, sops; no renderer.
+// May import: runner, runner/kube (and its manifest and objdiff rooms),
+// runner/chartsource, runner/planfile, runner/policy, model, spec, redact,
+// sops; no executor, no renderer (layout_test).
 package plan
 
 import (
@@ -11,6 +12,7 @@ import (
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/chartsource"
+	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/spec"
 )
 
@@ -21,8 +23,8 @@ import (
 // Each step reading a sops-encrypted file says it was not decrypted.
 func Offline(s *spec.Spec) *model.Plan {
 	p := skeleton(s)
-	_, encrypted := CheckEncrypted(s)
-	for i, st := range Order(s.Steps) {
+	_, encrypted := manifest.CheckEncrypted(s)
+	for i, st := range spec.Sorted(s.Steps) {
 		for _, n := range encrypted {
 			if strings.HasPrefix(n.Path, st.Path+".") && !st.Excluded() {
 				p.Steps[i].Reason = strings.TrimPrefix(p.Steps[i].Reason+"; "+n.Message, "; ")
@@ -35,7 +37,7 @@ func Offline(s *spec.Spec) *model.Plan {
 // skeleton is the plan from the spec alone, the live plan's start too.
 func skeleton(s *spec.Spec) *model.Plan {
 	p := &model.Plan{Name: s.Metadata.Name, Identifier: s.Metadata.Name, Offline: true}
-	for _, st := range Order(s.Steps) {
+	for _, st := range spec.Sorted(s.Steps) {
 		ps := model.PlanStep{
 			Name:    st.Name,
 			Type:    st.Type(),
@@ -58,51 +60,4 @@ func skeleton(s *spec.Spec) *model.Plan {
 	}
 	p.Totals = model.PlanTotals(p.Steps)
 	return p
-}
-
-// Order sorts steps topologically (Kahn), taking ready steps in file order
-// so the output is stable. The loader rejects cycles and unknown needs;
-// should any remain, the steps involved follow in file order rather than
-// being lost.
-func Order(steps []*spec.Step) []*spec.Step {
-	known := map[string]bool{}
-	for _, st := range steps {
-		known[st.Name] = true
-	}
-	waiting := map[string]int{}
-	dependents := map[string][]*spec.Step{}
-	for _, st := range steps {
-		for _, n := range st.Needs {
-			if known[n] {
-				waiting[st.Name]++
-				dependents[n] = append(dependents[n], st)
-			}
-		}
-	}
-	done := map[string]bool{}
-	out := make([]*spec.Step, 0, len(steps))
-	for len(out) < len(steps) {
-		progressed := false
-		for _, st := range steps {
-			if done[st.Name] || waiting[st.Name] > 0 {
-				continue
-			}
-			done[st.Name] = true
-			out = append(out, st)
-			progressed = true
-			for _, d := range dependents[st.Name] {
-				waiting[d.Name]--
-			}
-			break // rescan from the top: earlier ready steps go first
-		}
-		if !progressed {
-			for _, st := range steps {
-				if !done[st.Name] {
-					done[st.Name] = true
-					out = append(out, st)
-				}
-			}
-		}
-	}
-	return out
 }

@@ -14,28 +14,6 @@ func step(name string, needs ...string) *spec.Step {
 		Rollout: &spec.Rollout{Restart: "deployment/" + name, Namespace: "default"}}
 }
 
-func names(steps []*spec.Step) []string {
-	var out []string
-	for _, s := range steps {
-		out = append(out, s.Name)
-	}
-	return out
-}
-
-func TestOrderRespectsNeedsAndFileOrder(t *testing.T) {
-	steps := []*spec.Step{step("d", "c"), step("a"), step("c", "a", "b"), step("b"), step("e")}
-	if diff := cmp.Diff([]string{"a", "b", "c", "d", "e"}, names(Order(steps))); diff != "" {
-		t.Errorf("Order (-want +got):\n%s", diff)
-	}
-}
-
-func TestOrderKeepsEveryStepOfACycle(t *testing.T) {
-	steps := []*spec.Step{step("x", "y"), step("y", "x"), step("z"), step("w", "ghost")}
-	if diff := cmp.Diff([]string{"z", "w", "x", "y"}, names(Order(steps))); diff != "" {
-		t.Errorf("Order (-want +got):\n%s", diff)
-	}
-}
-
 func TestOffline(t *testing.T) {
 	ex := step("extras", "a")
 	ex.When, ex.Skip = `vars.ENV == "prod"`, spec.SkipWhen

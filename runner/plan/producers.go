@@ -91,7 +91,7 @@ func crdAPIVersions(crd *unstructured.Unstructured, group, kind string) []string
 // after (its needs, transitively) serve by the time st runs.
 func (p *producers) apiVersionsBefore(s *spec.Spec, st *spec.Step) []string {
 	var out []string
-	for _, n := range needed(s, st) {
+	for _, n := range s.NeedsOf(st) {
 		out = append(out, p.apiVersions[n]...)
 	}
 	return out
@@ -101,30 +101,9 @@ func (p *producers) apiVersionsBefore(s *spec.Spec, st *spec.Step) []string {
 // helm step's custom resources are checked against them (#36).
 func (p *producers) crdsBefore(s *spec.Spec, st *spec.Step) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
-	for _, n := range needed(s, st) {
+	for _, n := range s.NeedsOf(st) {
 		out = append(out, p.crds[n]...)
 	}
-	return out
-}
-
-// needed are the steps st needs, transitively, nearest first.
-func needed(s *spec.Spec, st *spec.Step) []string {
-	var out []string
-	seen := map[string]bool{}
-	var walk func(*spec.Step)
-	walk = func(x *spec.Step) {
-		for _, n := range x.Needs {
-			if seen[n] {
-				continue
-			}
-			seen[n] = true
-			out = append(out, n)
-			if dep := s.Step(n); dep != nil {
-				walk(dep)
-			}
-		}
-	}
-	walk(st)
 	return out
 }
 

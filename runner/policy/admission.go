@@ -3,7 +3,6 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/client-go/informers"
 
+	"github.com/khook/khook/celenv"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/words"
 )
@@ -227,12 +227,8 @@ func compile(p *admissionv1.ValidatingAdmissionPolicy) (validating.Validator, []
 func compileMessage(e *apiservercel.Error) string {
 	var ce *apiservercel.CompilationError
 	if errors.As(e.Cause, &ce) && ce.Issues != nil {
-		var msgs []string
-		for _, x := range ce.Issues.Errors() {
-			msgs = append(msgs, fmt.Sprintf("%s (column %d)", x.Message, x.Location.Column()+1))
-		}
-		if len(msgs) > 0 {
-			return strings.Join(msgs, "; ")
+		if msg := celenv.IssueText(ce.Issues); msg != "" {
+			return msg
 		}
 	}
 	return words.OneLine(e.Detail)

@@ -119,6 +119,11 @@ type verdicts struct {
 	annotations []model.AuditAnnotation
 }
 
+// objectInterfaces are the dispatcher's object conversions, built once:
+// an empty scheme, as the objects are unstructured (admission converts
+// nothing).
+var objectInterfaces = admission.NewObjectInterfacesFromScheme(runtime.NewScheme())
+
 // admit runs every admission policy bound to the change through the API
 // server's own dispatcher (failurePolicy, validationActions, params,
 // messages as the server applies them), one binding at a time so each
@@ -134,7 +139,7 @@ func (set *Set) admit(ctx context.Context, c Change, object string) verdicts {
 		return out
 	}
 	m := generic.NewPolicyMatcher(matching.NewMatcher(nsLister{ns: r.ns.obj}, nil))
-	o := admission.NewObjectInterfacesFromScheme(runtime.NewScheme())
+	o := objectInterfaces
 	for _, ap := range set.admission {
 		for _, b := range ap.bindings {
 			op, why := set.assessable(r, ap, b, m, o)

@@ -17,13 +17,7 @@ import (
 // in memory with a redactor, its values registered; without one (readers
 // that want kinds and names) the values stay encrypted.
 func TestLoadManifestsOpensSopsFiles(t *testing.T) {
-	fixtures := filepath.Join("..", "..", "..", "test", "e2e", "testdata", "sops")
-	enc, err := os.ReadFile(filepath.Join(fixtures, "secret.enc.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, _ := filepath.Abs(filepath.Join(fixtures, "TEST-ONLY-age.key"))
-	t.Setenv("HOME", t.TempDir())
+	enc, key := sopsFixture(t)
 	t.Setenv("SOPS_AGE_KEY_FILE", key)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "secret.enc.yaml"), string(enc))
@@ -59,4 +53,19 @@ func TestLoadManifestsOpensSopsFiles(t *testing.T) {
 	if v, _, _ := unstructured.NestedString(objs[0].Object, "stringData", "password"); len(v) < 4 || v[:4] != "ENC[" {
 		t.Errorf("without a redactor the value is %q; want it encrypted", v)
 	}
+}
+
+// sopsFixture is the encrypted Secret of test/e2e/testdata/sops and the
+// path of its TEST-ONLY age key, with an empty HOME so that no key of the
+// machine's opens it.
+func sopsFixture(t *testing.T) (enc []byte, key string) {
+	t.Helper()
+	fixtures := filepath.Join("..", "..", "..", "test", "e2e", "testdata", "sops")
+	enc, err := os.ReadFile(filepath.Join(fixtures, "secret.enc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ = filepath.Abs(filepath.Join(fixtures, "TEST-ONLY-age.key"))
+	t.Setenv("HOME", t.TempDir())
+	return enc, key
 }

@@ -1,7 +1,6 @@
-package plan
+package manifest
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,13 +14,7 @@ import (
 // run stops at the step's source line; with one its values are registered
 // before any step prints.
 func TestOpenEncryptedReadsKustomizations(t *testing.T) {
-	fixtures := filepath.Join("..", "..", "test", "e2e", "testdata", "sops")
-	enc, err := os.ReadFile(filepath.Join(fixtures, "secret.enc.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, _ := filepath.Abs(filepath.Join(fixtures, "TEST-ONLY-age.key"))
-	t.Setenv("HOME", t.TempDir())
+	enc, key := sopsFixture(t)
 	t.Setenv("SOPS_AGE_KEY_FILE", "")
 	t.Setenv("SOPS_AGE_KEY", "")
 	dir := t.TempDir()
@@ -41,13 +34,7 @@ steps:
 `,
 	}
 	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, name), text)
 	}
 	s, err := spec.Load(spec.LoadOptions{Files: []string{filepath.Join(dir, "khook.yaml")}})
 	if err != nil {

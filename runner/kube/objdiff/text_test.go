@@ -1,4 +1,4 @@
-package plan
+package objdiff
 
 import (
 	"strings"
@@ -7,14 +7,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/runner/kube/objdiff"
-	"github.com/khook/khook/spec"
 )
 
-func obj(y map[string]any) *unstructured.Unstructured { return &unstructured.Unstructured{Object: y} }
+func textObj(y map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: y}
+}
 
 func TestObjectDiffHidesChurnAndMasksSecrets(t *testing.T) {
-	live := obj(map[string]any{
+	live := textObj(map[string]any{
 		"apiVersion": "v1", "kind": "Secret",
 		"metadata": map[string]any{"name": "creds", "namespace": "demo", "uid": "1234", "resourceVersion": "7",
 			"creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": []any{map[string]any{"manager": "khook"}},
@@ -24,7 +24,7 @@ func TestObjectDiffHidesChurnAndMasksSecrets(t *testing.T) {
 	desired := live.DeepCopy()
 	desired.Object["data"] = map[string]any{"password": "bmV3LXNlY3JldA==", "user": "YWRtaW4="}
 	desired.SetResourceVersion("8")
-	d, err := objectDiff(title(live), live, desired, objdiff.Options{}, nil)
+	d, err := Text(Title(live), live, desired, Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,49 +45,15 @@ func TestObjectDiffHidesChurnAndMasksSecrets(t *testing.T) {
 }
 
 func TestObjectDiffOfEqualObjectsIsEmpty(t *testing.T) {
-	a := obj(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x", "resourceVersion": "1"}})
+	a := textObj(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x", "resourceVersion": "1"}})
 	b := a.DeepCopy()
 	b.SetResourceVersion("2")
-	if d, err := objectDiff("x", a, b, objdiff.Options{}, nil); err != nil || d != "" {
+	if d, err := Text("x", a, b, Options{}, nil); err != nil || d != "" {
 		t.Errorf("diff of objects differing only in churn = %q, %v", d, err)
 	}
-	created, _ := objectDiff("x", nil, a, objdiff.Options{}, nil)
+	created, _ := Text("x", nil, a, Options{}, nil)
 	if !strings.HasPrefix(created, "--- /dev/null\n+++ planned/x\n@@ -0,0 +1,") {
 		t.Errorf("diff of a new object:\n%s", created)
-	}
-}
-
-func TestProducersNameTheStep(t *testing.T) {
-	s := &spec.Spec{BaseDir: t.TempDir(), Steps: []*spec.Step{
-		{Name: "ns", Helm: &spec.Helm{Chart: "x", Namespace: "apps", CreateNamespace: true}},
-		{Name: "crds", Apply: &spec.Apply{Manifests: []spec.Source{{Inline: `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.io
-spec:
-  group: example.io
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions: [{name: v1, served: true, storage: true}]
----
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: extra
-`}}}},
-	}}
-	p := producersOf(s)
-	for _, c := range []struct{ got, want string }{
-		{p.namespaceReason("apps"), "namespace apps does not exist yet: step ns creates it"},
-		{p.namespaceReason("extra"), "namespace extra does not exist yet: step crds creates it"},
-		{p.namespaceReason("nope"), "namespace nope does not exist and no step creates it"},
-		{p.kindReason("Widget", "example.io"), "kind Widget.example.io is not served yet: step crds registers it"},
-		{p.objectReason(objectKey("Namespace", "", "extra"), "namespace/extra"), "namespace/extra does not exist yet: step crds applies it"},
-		{p.objectReason(objectKey("ConfigMap", "apps", "x"), "configmap/x"), "configmap/x does not exist yet (an earlier step may create it)"},
-	} {
-		if c.got != c.want {
-			t.Errorf("got %q, want %q", c.got, c.want)
-		}
 	}
 }
 
@@ -96,11 +62,11 @@ metadata:
 func TestObjectDiffMasksTheLiveSideOfASecretField(t *testing.T) {
 	r := redact.New()
 	r.Add("new-Secret-value")
-	live := obj(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"},
+	live := textObj(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"},
 		"data": map[string]any{"greeting": "old-Secret-value", "plain": "a"}})
 	desired := live.DeepCopy()
 	desired.Object["data"] = map[string]any{"greeting": "new-Secret-value", "plain": "b"}
-	d, err := objectDiff("x", live, desired, objdiff.Options{}, r)
+	d, err := Text("x", live, desired, Options{}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +79,7 @@ func TestObjectDiffMasksTheLiveSideOfASecretField(t *testing.T) {
 	}
 	same := live.DeepCopy()
 	same.Object["data"] = map[string]any{"greeting": "new-Secret-value", "plain": "a"}
-	if d, _ := objectDiff("x", same, same.DeepCopy(), objdiff.Options{}, r); d != "" {
+	if d, _ := Text("x", same, same.DeepCopy(), Options{}, r); d != "" {
 		t.Errorf("an unchanged secret field shows:\n%s", d)
 	}
 }

@@ -1,4 +1,4 @@
-package plan
+package manifest
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/runner/kube/manifest"
 	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
@@ -61,7 +60,7 @@ func eachEncrypted(s *spec.Spec, fn func(c candidate, what string, data []byte))
 			if c.kind == kustomizationKind {
 				// Every file its render reads, bases and patches included; a
 				// kustomization that does not render is left to its step.
-				files, _ := manifest.KustomizationFiles(p)
+				files, _ := KustomizationFiles(p)
 				for _, f := range files {
 					if data, err := os.ReadFile(f); err == nil {
 						if _, ok := sops.Detect(data); ok {
