@@ -33,8 +33,36 @@ type ReleaseDigest struct {
 	Revision int    `json:"revision"`
 	Chart    string `json:"chart,omitempty"`
 	Values   string `json:"values,omitempty"`
+	// Version is the chart's name@version ("" when no chart was loaded).
+	Version string `json:"version,omitempty"`
 	// Archive is the chart's bytes as fetched: an OCI chart's manifest
 	// digest, a repository's or local .tgz's sha256 (never keyed: it is
 	// the registry's own public digest). apply --plan refuses another.
 	Archive string `json:"archive,omitempty"`
+}
+
+// ChartFetched is the chart a helm step installed, upgraded to or found
+// installed: name@version, the digest of its bytes (as ReleaseDigest.Archive)
+// and who signed it when its verify: held. The state record keeps the
+// digest, so a later drift run sees the same version re-published.
+type ChartFetched struct {
+	Version string `json:"version"`
+	Digest  string `json:"digest,omitempty"`
+	Signer  string `json:"signer,omitempty"`
+}
+
+// ChartMoved is a drift finding of a helm step: the repository serves other
+// bytes for the chart version the state record says the step last applied.
+type ChartMoved struct {
+	Version string `json:"version"`
+	// Applied is the digest the state record keeps; Served the one the
+	// plan fetched now.
+	Applied string `json:"applied"`
+	Served  string `json:"served"`
+}
+
+// String is the finding as one clause.
+func (m ChartMoved) String() string {
+	return "the repository now serves other bytes for chart " + m.Version + " than the step last applied (" +
+		m.Applied + " in the state record, " + m.Served + " now): the version was re-published"
 }

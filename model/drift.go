@@ -8,6 +8,9 @@ import "fmt"
 func DriftedObjects(p *Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
+		if s.ChartMoved != nil {
+			out = append(out, fmt.Sprintf("%s: %s", s.Name, s.ChartMoved))
+		}
 		if !IsChange(s.Action) {
 			continue
 		}
@@ -23,7 +26,7 @@ func DriftedObjects(p *Plan) []string {
 			out = append(out, fmt.Sprintf("%s: %s %s %s", s.Name, o.Action, o.Kind, name))
 			n++
 		}
-		if n == 0 {
+		if n == 0 && s.ChartMoved == nil {
 			out = append(out, fmt.Sprintf("%s: %s", s.Name, s.Action))
 		}
 	}

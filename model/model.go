@@ -92,6 +92,10 @@ type StepResult struct {
 	// khook's own about the step.
 	Warnings []Warning `json:"warnings,omitempty"`
 
+	// Chart is the chart a helm step installed, upgraded to or found
+	// installed (nil for other steps and when it failed).
+	Chart *ChartFetched `json:"chart,omitempty"`
+
 	// Inventory is what the step put in the cluster, for the state record
 	// (pruning, #22); never rendered.
 	Inventory *Inventory `json:"-"`
@@ -181,6 +185,9 @@ type PlanStep struct {
 	Pos      spec.Pos     `json:"pos"`
 	// Release is what a helm step's prediction was made against.
 	Release *ReleaseDigest `json:"release,omitempty"`
+	// ChartMoved: the chart's version is the one last applied, its bytes
+	// are not (a drift finding whatever the action; nil: none).
+	ChartMoved *ChartMoved `json:"chartMoved,omitempty"`
 	// Warnings are the API server's warnings to the plan's dry runs of
 	// the step and khook's own about it (not part of the fingerprint).
 	Warnings []Warning `json:"warnings,omitempty"`

@@ -30,11 +30,25 @@ var actionPhrase = map[Action]string{
 	ActionFail:      "would fail",
 }
 
+// Drifted reports whether the step no longer matches what was applied:
+// it would change the cluster, or its chart's bytes moved (ChartMoved).
+func (s PlanStep) Drifted() bool { return IsChange(s.Action) || s.ChartMoved != nil }
+
+// Drifted reports whether a drift run of the plan finds drift in any step.
+func (p *Plan) Drifted() bool {
+	for _, s := range p.Steps {
+		if s.Drifted() {
+			return true
+		}
+	}
+	return false
+}
+
 // DriftFails reports whether a drift run of the plan fails: a step whose
-// drift is not warn (drift: warn) would change the cluster.
+// drift is not warn (drift: warn) drifted.
 func (p *Plan) DriftFails() bool {
 	for _, s := range p.Steps {
-		if IsChange(s.Action) && !s.DriftWarn {
+		if s.Drifted() && !s.DriftWarn {
 			return true
 		}
 	}

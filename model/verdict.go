@@ -82,7 +82,7 @@ func (s CommentStatus) Tone() Tone {
 func PlanVerdict(p *Plan, drift bool) Verdict {
 	changed := 0
 	for _, s := range p.Steps {
-		if IsChange(s.Action) {
+		if IsChange(s.Action) || (drift && s.Drifted()) {
 			changed++
 		}
 	}

@@ -91,13 +91,16 @@ func PlanAnnotations(p *model.Plan, drift bool) []Annotation {
 		case s.Action == model.ActionFail:
 			out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos,
 				Title: "khook plan: step " + s.Name + " would fail on apply", Message: s.Reason})
-		case drift && model.IsChange(s.Action):
+		case drift && s.Drifted():
 			msg := s.Summary
 			if s.Reason != "" {
 				msg = s.Reason
 			}
-			out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos,
-				Title: fmt.Sprintf("khook drift: step %s would %s", s.Name, s.Action), Message: msg})
+			title := fmt.Sprintf("khook drift: step %s would %s", s.Name, s.Action)
+			if !model.IsChange(s.Action) {
+				title = fmt.Sprintf("khook drift: step %s's chart %s was re-published", s.Name, s.ChartMoved.Version)
+			}
+			out = append(out, Annotation{Level: AnnotationError, Pos: s.Pos, Title: title, Message: msg})
 		}
 	}
 	for _, s := range p.Steps {

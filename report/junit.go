@@ -120,8 +120,12 @@ func JUnitOfPlan(p *model.Plan, identifier string, drift bool) JUnitSuites {
 			line += " (" + s.Reason + ")"
 		}
 		switch {
-		case drift && model.IsChange(s.Action):
-			c.Failure = safeMessage(&JUnitMessage{Message: "drifted: would " + string(s.Action), Text: xmlSafe(line + "\n" + s.Diff)})
+		case drift && s.Drifted():
+			msg := "drifted: would " + string(s.Action)
+			if !model.IsChange(s.Action) {
+				msg = "drifted: chart " + s.ChartMoved.Version + " re-published"
+			}
+			c.Failure = safeMessage(&JUnitMessage{Message: msg, Text: xmlSafe(line + "\n" + s.Diff)})
 			suite.Failures++
 		case s.Skip.Excluded():
 			c.Skipped = &JUnitMessage{Message: xmlSafe(line)}

@@ -41,6 +41,11 @@ func (r *run) execute(ctx context.Context, n *node) (res model.StepResult) {
 		if err == nil {
 			res.Status, res.Error = model.StatusOK, ""
 			res.Inventory = out.Inventory
+			if out.Chart != nil {
+				c := *out.Chart
+				c.Signer = r.Redactor.String(c.Signer)
+				res.Chart = &c
+			}
 			if out.Skipped {
 				res.Status, res.Skip = model.StatusSkipped, spec.SkipIf
 				res.SkipReason = r.Redactor.String(out.SkipReason)

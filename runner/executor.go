@@ -44,6 +44,9 @@ type Outcome struct {
 	// Changes says what the attempt did to each object or release it
 	// touched (created, unchanged, upgraded, ran ...): the step's change set.
 	Changes []model.Change
+	// Chart is the chart a helm step installed, upgraded to or found
+	// installed, for the results and the state record.
+	Chart *model.ChartFetched
 	// Inventory is what a successful attempt put in the cluster (apply: each
 	// object with its UID), for pruning; nil keeps the previous one.
 	Inventory *model.Inventory

@@ -71,6 +71,8 @@ type PlannedRelease struct {
 	// ChartDigest is what the chart's bytes are pinned by (an OCI manifest
 	// digest, a .tgz's sha256; "" for a chart directory).
 	ChartDigest string
+	// ChartVersion is the chart's name@version.
+	ChartVersion string
 }
 
 // PlannedObject is one object of a prediction.

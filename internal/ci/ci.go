@@ -375,7 +375,7 @@ func (r *runState) execute(ctx context.Context) *outcome {
 		if r.in.PlanFile != "" && r.in.Command == CmdPlan {
 			r.savePlanFile(oc, p)
 		}
-		if r.in.Command == CmdDrift && p.Changes {
+		if r.in.Command == CmdDrift && (p.Changes || p.Drifted()) {
 			oc.drift = true
 			// Steps with drift: warn report their drift; only the others fail the run.
 			if p.DriftFails() {

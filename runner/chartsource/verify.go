@@ -146,10 +146,16 @@ func (s *Source) Note() string {
 	if s.Digest != "" {
 		note = "; chart " + s.Digest
 	}
-	if s.Signer != "" {
-		note += "; verified: signed by " + s.Signer
+	return note + s.Verified() + DependenciesNote(s.Deps)
+}
+
+// Verified is what a plan's and an apply's line add about who signed the
+// chart: "; verified: signed by ..." ("" without verify:).
+func (s *Source) Verified() string {
+	if s == nil || s.Signer == "" {
+		return ""
 	}
-	return note + DependenciesNote(s.Deps)
+	return "; verified: signed by " + s.Signer
 }
 
 // cosign checks an OCI chart's Sigstore signatures (runner/chartsource/cosign)

@@ -76,3 +76,25 @@ func sayRepaired(steps []model.StepResult, rerun map[string]string) {
 		}
 	}
 }
+
+// chartsMoved marks each helm step whose chart version is the one the state
+// record says it last applied but whose bytes are not (the version was
+// re-published): a drift finding naming both digests, whatever the step's
+// action (the same templates repackaged plan unchanged).
+func chartsMoved(p *model.Plan, rec *state.Record) {
+	if rec == nil {
+		return
+	}
+	for i := range p.Steps {
+		ps := &p.Steps[i]
+		e, ok := rec.Steps[ps.Name]
+		if !ok || ps.Release == nil || e.ChartDigest == "" || ps.Release.Archive == "" {
+			continue
+		}
+		if e.ChartVersion != ps.Release.Version || e.ChartDigest == ps.Release.Archive {
+			continue
+		}
+		ps.ChartMoved = &model.ChartMoved{Version: e.ChartVersion, Applied: e.ChartDigest, Served: ps.Release.Archive}
+		ps.Reason += "; " + ps.ChartMoved.String()
+	}
+}

@@ -108,7 +108,12 @@ func (c *Configuration) livePlan(ctx context.Context, clients *kube.Clients, s *
 	if err != nil {
 		return nil, err
 	}
-	if err := planPrune(ctx, clients, helm, s, c.LookupSecrets, r, pl); err != nil {
+	rec, unread, err := planRecord(ctx, clients, s, c.LookupSecrets)
+	if err != nil {
+		return nil, r.Error(err)
+	}
+	chartsMoved(pl, rec)
+	if err := planPrune(ctx, clients, helm, s, rec, unread, r, pl); err != nil {
 		return nil, r.Error(err)
 	}
 	pl.Fingerprint = planfile.Fingerprint(pl)

@@ -36,26 +36,33 @@ func pruneWith(ctx context.Context, clients *kube.Clients, s *spec.Spec, sess *s
 	return out
 }
 
-// planPrune adds pruning to a live plan: one step per step with leftovers,
-// and the note when the spec keeps no record to prune from. The record is a
-// Secret: a plan under lookup-secrets deny (a fork's) does not read it, and
-// a plan identity that may not read it plans without pruning; each says so.
-func planPrune(ctx context.Context, clients *kube.Clients, helm *helmstep.Executor, s *spec.Spec, lookup string, r *redact.Redactor, pl *model.Plan) error {
-	var rec *state.Record
-	if ref, ok := state.RefFor(s); ok {
-		if lookup == runplan.LookupDeny {
-			pl.Notes = append(pl.Notes, fmt.Sprintf("pruning is not planned: under lookup-secrets deny the plan reads no Secret, and the state record %s is one", ref))
-			return nil
-		}
-		var err error
-		rec, err = state.NewStore(clients.Typed, ref).Load(ctx)
-		if apierrors.IsForbidden(err) {
-			pl.Notes = append(pl.Notes, fmt.Sprintf("pruning is not planned: the plan's identity may not read the state record %s", ref))
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+// planRecord reads the state record for a live plan (pruning, charts
+// re-published). The record is a Secret: a plan under lookup-secrets deny
+// (a fork's) does not read it, and a plan identity that may not read it
+// plans without it; unread says why ("" when it was read or the spec keeps
+// none).
+func planRecord(ctx context.Context, clients *kube.Clients, s *spec.Spec, lookup string) (rec *state.Record, unread string, err error) {
+	ref, ok := state.RefFor(s)
+	if !ok {
+		return nil, "", nil
+	}
+	if lookup == runplan.LookupDeny {
+		return nil, fmt.Sprintf("under lookup-secrets deny the plan reads no Secret, and the state record %s is one", ref), nil
+	}
+	rec, err = state.NewStore(clients.Typed, ref).Load(ctx)
+	if apierrors.IsForbidden(err) {
+		return nil, fmt.Sprintf("the plan's identity may not read the state record %s", ref), nil
+	}
+	return rec, "", err
+}
+
+// planPrune adds pruning to a live plan from rec (planRecord): one step per
+// step with leftovers, and the note when the spec keeps no record to prune
+// from or the plan could not read it (unread).
+func planPrune(ctx context.Context, clients *kube.Clients, helm *helmstep.Executor, s *spec.Spec, rec *state.Record, unread string, r *redact.Redactor, pl *model.Plan) error {
+	if unread != "" {
+		pl.Notes = append(pl.Notes, "pruning is not planned: "+unread)
+		return nil
 	}
 	ps, notes, err := prune.Plan(ctx, clients, helm, s, rec, r)
 	if err != nil {

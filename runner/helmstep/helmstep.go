@@ -184,8 +184,8 @@ func (e *Executor) converge(ctx context.Context, r *Release, dec decision) (runn
 	case doSkip:
 		return runner.Outcome{Skipped: true, SkipReason: dec.reason}, nil
 	case doUnchanged:
-		out := runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version), Writes: int(r.sess.writes.Load()),
-			Changes: releaseChange(model.DidUnchanged, name, ns)}
+		out := runner.Outcome{Detail: fmt.Sprintf("release %s unchanged at revision %d", name, last.Version) + r.src.Verified(), Writes: int(r.sess.writes.Load()),
+			Changes: releaseChange(model.DidUnchanged, name, ns), Chart: fetched(r.src)}
 		return out, e.test(ctx, r, &out, false)
 	}
 	// doInstall or doUpgrade (drift or an unreadable object too: the
@@ -221,6 +221,8 @@ func (e *Executor) converge(ctx context.Context, r *Release, dec decision) (runn
 		out.Changes = releaseChange(model.ActionUpgrade.Done(), name, ns)
 	}
 	out.Changes = append(crdChanges, out.Changes...)
+	out.Detail += r.src.Verified()
+	out.Chart = fetched(r.src)
 	if replacedNote != "" {
 		out.Detail += "; " + replacedNote
 	}

@@ -59,7 +59,7 @@ func (e *Executor) Plan(ctx context.Context, st *spec.Step, in runner.PlanInput)
 	dec := e.decide(ctx, r)
 	if r.src != nil { // loaded
 		p.Release.Chart, p.Release.Values, p.Release.ChartName = ChartContent(r.src.Chart), r.Values, chartName(r.src.Chart)
-		p.Release.ChartDigest = r.src.Digest
+		p.Release.ChartDigest, p.Release.ChartVersion = r.src.Digest, chartVersion(r.src.Chart)
 	}
 	if done, err := predictDecided(&p, r, dec); done {
 		return p, err
@@ -257,6 +257,14 @@ func chartVersion(ch *chartv2.Chart) string {
 		return ch.Metadata.Name + "@" + ch.Metadata.Version
 	}
 	return "(unknown)"
+}
+
+// fetched is the chart as the results and the state record keep it.
+func fetched(src *chartsource.Source) *model.ChartFetched {
+	if src == nil {
+		return nil
+	}
+	return &model.ChartFetched{Version: chartVersion(src.Chart), Digest: src.Digest, Signer: src.Signer}
 }
 
 func chartName(ch *chartv2.Chart) string {

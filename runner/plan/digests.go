@@ -45,7 +45,7 @@ func (pr *probe) releaseDigest(r *runner.PlannedRelease) {
 	if pr.Digest == nil || r == nil {
 		return
 	}
-	d := &model.ReleaseDigest{Revision: r.Revision, Archive: r.ChartDigest}
+	d := &model.ReleaseDigest{Revision: r.Revision, Archive: r.ChartDigest, Version: r.ChartVersion}
 	if r.Chart != nil {
 		d.Chart = pr.Digest.JSON("chart", r.Chart)
 	}

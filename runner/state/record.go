@@ -72,6 +72,13 @@ type StepRecord struct {
 	// Untracked: the step applied more than the record keeps; its
 	// leftovers are not pruned.
 	Untracked bool `json:"untracked,omitempty"`
+
+	// ChartVersion and ChartDigest are the chart a helm step last
+	// installed, upgraded to or found installed (name@version, the digest
+	// the plan shows): a drift run compares them with what the repository
+	// serves now. Records written before them have neither.
+	ChartVersion string `json:"chartVersion,omitempty"`
+	ChartDigest  string `json:"chartDigest,omitempty"`
 }
 
 // Resumes reports whether the step's last outcome lets a run with input hash

@@ -215,6 +215,10 @@ func (s *Session) OnFinish(res model.StepResult) {
 		} else { // failed, skipped or not run: what it put there before stands
 			e.Inventory, e.Orphans, e.Untracked = prev.Inventory, prev.Orphans, prev.Untracked
 		}
+		e.ChartVersion, e.ChartDigest = prev.ChartVersion, prev.ChartDigest
+		if res.Chart != nil && res.Status == model.StatusOK { // what the release now runs
+			e.ChartVersion, e.ChartDigest = res.Chart.Version, res.Chart.Digest
+		}
 		s.record.Steps[res.Name] = e
 	}
 	s.record.UpdatedAt = s.now().UTC()

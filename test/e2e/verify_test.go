@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,7 +93,7 @@ func TestProvenanceHTTPSigned(t *testing.T) {
 
 	p := planJSON(t, nil, file)
 	st := p.Steps[0]
-	digest := fileDigest(t, filepath.Join(repo.Dir(), "demo-0.1.0.tgz"))
+	digest := chartsrc.FileDigest(t, filepath.Join(repo.Dir(), "demo-0.1.0.tgz"))
 	if st.Action != model.ActionInstall || !strings.Contains(st.Reason, "; chart "+digest+"; verified: signed by Chart Signer (test) <signer@example.com> (key "+signer.Fingerprint+")") {
 		t.Errorf("plan: %s %q", st.Action, st.Reason)
 	}
@@ -150,13 +148,6 @@ func TestProvenanceRefused(t *testing.T) {
 	}
 }
 
-func fileDigest(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	must(t, err)
-	return fmt.Sprintf("sha256:%x", sha256.Sum256(data))
-}
-
 // The same version re-published with other bytes (and signed again, so
 // only the bytes differ) between plan --out and apply --plan: apply
 // refuses with plan-changed, naming both digests, and writes nothing.
@@ -170,11 +161,11 @@ func TestChartRepublishedAfterPlan(t *testing.T) {
 		t.Fatalf("plan --out: exit %d\n%s", out.Code, out.Stderr)
 	}
 	tgz := filepath.Join(repo.Dir(), "demo-0.1.0.tgz")
-	before := fileDigest(t, tgz)
+	before := chartsrc.FileDigest(t, tgz)
 	writeAltered(t, tgz)
 	signer.Sign(t, tgz)
 	repo.Reindex(t)
-	after := fileDigest(t, tgz)
+	after := chartsrc.FileDigest(t, tgz)
 
 	out := khook(t, invocation{Args: []string{"apply", "-f", file, "--plan", "reviewed.plan", "-o", "json"}, Dir: dir})
 	refused(t, out, nil, "step app: the chart's bytes differ from the plan's (planned "+before+", now "+after+")")

@@ -2,9 +2,6 @@ package cosign_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/pem"
 	"errors"
 	"strings"
 	"testing"
@@ -29,71 +26,79 @@ func TestVerify(t *testing.T) {
 	tests := []struct {
 		name   string
 		auth   chartsrc.Auth
-		sign   func(t *testing.T, c chart)
+		sign   func(t *testing.T, c chartsrc.CosignChart)
 		policy cosign.Policy
 		signer string // the verified signer; "" when verification fails
 		found  string // in the Unverified's Found
 	}{
-		{name: "key bundle", policy: byKey, signer: "key " + fingerprint(t, good.pem),
-			sign: func(t *testing.T, c chart) { attachBundle(t, c, keyBundle(t, c, good, c.digest.Digest.String())) }},
-		{name: "key tag", policy: byKey, signer: "key " + fingerprint(t, good.pem),
-			sign: func(t *testing.T, c chart) { signTagged(t, c, good, c.digest.Digest.String()) }},
+		{name: "key bundle", policy: byKey, signer: "key " + good.Fingerprint(),
+			sign: func(t *testing.T, c chartsrc.CosignChart) {
+				chartsrc.AttachBundle(t, c, chartsrc.KeyBundle(t, c, good, c.Digest()))
+			}},
+		{name: "key tag", policy: byKey, signer: "key " + good.Fingerprint(),
+			sign: func(t *testing.T, c chartsrc.CosignChart) { chartsrc.SignTagged(t, c, good, c.Digest()) }},
 		{name: "key bundle behind registry auth", auth: chartsrc.Auth{Username: "ci", Password: "c0sign-s3cret"}, policy: byKey,
-			signer: "key " + fingerprint(t, good.pem),
-			sign:   func(t *testing.T, c chart) { attachBundle(t, c, keyBundle(t, c, good, c.digest.Digest.String())) }},
-		{name: "second of two keys", policy: cosign.Policy{Keys: [][]byte{bad.pem, good.pem}}, signer: "key " + fingerprint(t, good.pem),
-			sign: func(t *testing.T, c chart) { signTagged(t, c, good, c.digest.Digest.String()) }},
+			signer: "key " + good.Fingerprint(),
+			sign: func(t *testing.T, c chartsrc.CosignChart) {
+				chartsrc.AttachBundle(t, c, chartsrc.KeyBundle(t, c, good, c.Digest()))
+			}},
+		{name: "second of two keys", policy: cosign.Policy{Keys: [][]byte{bad.PEM, good.PEM}}, signer: "key " + good.Fingerprint(),
+			sign: func(t *testing.T, c chartsrc.CosignChart) { chartsrc.SignTagged(t, c, good, c.Digest()) }},
 		{name: "keyless bundle", policy: identity, signer: workflow + " issued by " + issuer,
-			sign: func(t *testing.T, c chart) {
-				attachBundle(t, c, store.keylessBundle(t, c, workflow, issuer, c.digest.Digest.String()))
+			sign: func(t *testing.T, c chartsrc.CosignChart) {
+				chartsrc.AttachBundle(t, c, store.KeylessBundle(t, c, workflow, issuer, c.Digest()))
 			}},
 		{name: "keyless tag", policy: identity, signer: workflow + " issued by " + issuer,
-			sign: func(t *testing.T, c chart) { store.keylessTagged(t, c, workflow, issuer, c.digest.Digest.String()) }},
+			sign: func(t *testing.T, c chartsrc.CosignChart) { store.KeylessTagged(t, c, workflow, issuer, c.Digest()) }},
 		{name: "keyless subjectRegExp", signer: workflow + " issued by " + issuer,
-			policy: cosign.Policy{Issuer: issuer, SubjectRegExp: `^https://github\.com/org/charts/`, TrustedRoot: store.root},
-			sign: func(t *testing.T, c chart) {
-				attachBundle(t, c, store.keylessBundle(t, c, workflow, issuer, c.digest.Digest.String()))
+			policy: cosign.Policy{Issuer: issuer, SubjectRegExp: `^https://github\.com/org/charts/`, TrustedRoot: store.Root},
+			sign: func(t *testing.T, c chartsrc.CosignChart) {
+				chartsrc.AttachBundle(t, c, store.KeylessBundle(t, c, workflow, issuer, c.Digest()))
 			}},
-		{name: "key or identity, signed keylessly", policy: cosign.Policy{Keys: [][]byte{good.pem}, Issuer: issuer, Subject: workflow, TrustedRoot: store.root},
+		{name: "key or identity, signed keylessly", policy: cosign.Policy{Keys: [][]byte{good.PEM}, Issuer: issuer, Subject: workflow, TrustedRoot: store.Root},
 			signer: workflow + " issued by " + issuer,
-			sign:   func(t *testing.T, c chart) { store.keylessTagged(t, c, workflow, issuer, c.digest.Digest.String()) }},
+			sign:   func(t *testing.T, c chartsrc.CosignChart) { store.KeylessTagged(t, c, workflow, issuer, c.Digest()) }},
 
-		{name: "unsigned", policy: byKey, found: "no cosign signature", sign: func(*testing.T, chart) {}},
+		{name: "unsigned", policy: byKey, found: "no cosign signature", sign: func(*testing.T, chartsrc.CosignChart) {}},
 		{name: "wrong key bundle", policy: byKey, found: "none of the required keys verifies",
-			sign: func(t *testing.T, c chart) { attachBundle(t, c, keyBundle(t, c, bad, c.digest.Digest.String())) }},
+			sign: func(t *testing.T, c chartsrc.CosignChart) {
+				chartsrc.AttachBundle(t, c, chartsrc.KeyBundle(t, c, bad, c.Digest()))
+			}},
 		{name: "wrong key tag", policy: byKey, found: "none of the required keys verifies",
-			sign: func(t *testing.T, c chart) { signTagged(t, c, bad, c.digest.Digest.String()) }},
+			sign: func(t *testing.T, c chartsrc.CosignChart) { chartsrc.SignTagged(t, c, bad, c.Digest()) }},
 		{name: "other identity bundle", policy: identity, found: "a keyless signature by " + intruder + " issued by " + issuer,
-			sign: func(t *testing.T, c chart) {
-				attachBundle(t, c, store.keylessBundle(t, c, intruder, issuer, c.digest.Digest.String()))
+			sign: func(t *testing.T, c chartsrc.CosignChart) {
+				chartsrc.AttachBundle(t, c, store.KeylessBundle(t, c, intruder, issuer, c.Digest()))
 			}},
 		{name: "other issuer tag", policy: identity, found: "a keyless signature by " + workflow + " issued by https://accounts.example",
-			sign: func(t *testing.T, c chart) {
-				store.keylessTagged(t, c, workflow, "https://accounts.example", c.digest.Digest.String())
+			sign: func(t *testing.T, c chartsrc.CosignChart) {
+				store.KeylessTagged(t, c, workflow, "https://accounts.example", c.Digest())
 			}},
 		{name: "keyless where a key is required", policy: byKey, found: "a keyless signature by " + workflow,
-			sign: func(t *testing.T, c chart) {
-				attachBundle(t, c, store.keylessBundle(t, c, workflow, issuer, c.digest.Digest.String()))
+			sign: func(t *testing.T, c chartsrc.CosignChart) {
+				chartsrc.AttachBundle(t, c, store.KeylessBundle(t, c, workflow, issuer, c.Digest()))
 			}},
-		{name: "keyless from another Sigstore", policy: cosign.Policy{Issuer: issuer, Subject: workflow, TrustedRoot: newSigstore(t).root},
+		{name: "keyless from another Sigstore", policy: cosign.Policy{Issuer: issuer, Subject: workflow, TrustedRoot: chartsrc.NewSigstore(t).Root},
 			found: "a keyless signature by " + workflow + " issued by " + issuer + " that does not verify",
-			sign: func(t *testing.T, c chart) {
-				attachBundle(t, c, store.keylessBundle(t, c, workflow, issuer, c.digest.Digest.String()))
+			sign: func(t *testing.T, c chartsrc.CosignChart) {
+				chartsrc.AttachBundle(t, c, store.KeylessBundle(t, c, workflow, issuer, c.Digest()))
 			}},
-		{name: "other digest bundle", policy: byKey, found: "a signature by key " + fingerprint(t, good.pem) + " over " + otherDigest,
-			sign: func(t *testing.T, c chart) { attachBundle(t, c, keyBundle(t, c, good, otherDigest)) }},
-		{name: "other digest tag", policy: byKey, found: "a signature by key " + fingerprint(t, good.pem) + " over " + otherDigest,
-			sign: func(t *testing.T, c chart) { signTagged(t, c, good, otherDigest) }},
+		{name: "other digest bundle", policy: byKey, found: "a signature by key " + good.Fingerprint() + " over " + otherDigest,
+			sign: func(t *testing.T, c chartsrc.CosignChart) {
+				chartsrc.AttachBundle(t, c, chartsrc.KeyBundle(t, c, good, otherDigest))
+			}},
+		{name: "other digest tag", policy: byKey, found: "a signature by key " + good.Fingerprint() + " over " + otherDigest,
+			sign: func(t *testing.T, c chartsrc.CosignChart) { chartsrc.SignTagged(t, c, good, otherDigest) }},
 		{name: "other digest keyless", policy: identity, found: "a signature by " + workflow + " issued by " + issuer + " over " + otherDigest,
-			sign: func(t *testing.T, c chart) {
-				attachBundle(t, c, store.keylessBundle(t, c, workflow, issuer, otherDigest))
+			sign: func(t *testing.T, c chartsrc.CosignChart) {
+				chartsrc.AttachBundle(t, c, store.KeylessBundle(t, c, workflow, issuer, otherDigest))
 			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := pushChart(t, tt.auth)
+			c := chartsrc.PushCosign(t, tt.auth)
 			tt.sign(t, c)
-			signer, err := cosign.Verify(context.Background(), c.target, c.digest.Digest.String(), tt.policy)
+			signer, err := cosign.Verify(context.Background(), c.Target, c.Digest(), tt.policy)
 			if tt.signer != "" {
 				if err != nil || signer != tt.signer {
 					t.Fatalf("Verify = %q, %v; want %q", signer, err, tt.signer)
@@ -106,7 +111,7 @@ func TestVerify(t *testing.T) {
 			}
 			t.Log(err) // the sentence a user reads
 			if !strings.Contains(unverified.Found, tt.found) || unverified.Required == "" ||
-				!strings.HasPrefix(err.Error(), c.target.String()+"@"+c.digest.Digest.String()+" is not verified: required ") {
+				!strings.HasPrefix(err.Error(), c.Target.String()+"@"+c.Digest()+" is not verified: required ") {
 				t.Errorf("error %q; want found %q", err, tt.found)
 			}
 			if tt.auth.Password != "" && strings.Contains(err.Error(), tt.auth.Password) {
@@ -116,36 +121,20 @@ func TestVerify(t *testing.T) {
 	}
 }
 
-// signTagged signs signed's simple-signing payload with k in the
-// tag-based format.
-func signTagged(t testing.TB, c chart, k keyPair, signed string) {
-	payload := simpleSigning(t, c, signed)
-	attachTagged(t, c, payload, k.sign(t, payload), nil)
-}
-
-// fingerprint is the signer name Verify gives a key, computed here from the
-// PEM independently (ssh-keygen -l's form of the DER's SHA-256).
-func fingerprint(t testing.TB, pemKey []byte) string {
-	t.Helper()
-	block, _ := pem.Decode(pemKey)
-	sum := sha256.Sum256(block.Bytes)
-	return "SHA256:" + base64.RawStdEncoding.EncodeToString(sum[:])
-}
-
 // TestPolicyValidate: each bad policy is refused offline with a sentence
 // naming the field, as spec validation reports it at the step's line.
 func TestPolicyValidate(t *testing.T) {
-	good := newKey(t)
+	good := chartsrc.NewCosignKey(t)
 	tests := []struct {
 		name   string
 		policy cosign.Policy
 		want   string // in the error; "" for a valid policy
 	}{
-		{"key", cosign.Policy{Keys: [][]byte{good.pem}}, ""},
+		{"key", cosign.Policy{Keys: [][]byte{good.PEM}}, ""},
 		{"identity, public-good root", cosign.Policy{Issuer: issuer, Subject: workflow}, ""},
 		{"identity by regexp", cosign.Policy{Issuer: issuer, SubjectRegExp: "^https://github.com/org/"}, ""},
 		{"nothing", cosign.Policy{}, "names neither a key nor an identity"},
-		{"not PEM", cosign.Policy{Keys: [][]byte{good.pem, []byte("ssh-ed25519 AAAA")}}, "cosign key 2 is not a PEM public key"},
+		{"not PEM", cosign.Policy{Keys: [][]byte{good.PEM, []byte("ssh-ed25519 AAAA")}}, "cosign key 2 is not a PEM public key"},
 		{"PEM that is no key", cosign.Policy{Keys: [][]byte{[]byte("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")}}, "cosign key 1 is not a PEM public key"},
 		{"no issuer", cosign.Policy{Subject: workflow}, "has no issuer"},
 		{"no subject", cosign.Policy{Issuer: issuer}, "has no subject"},

@@ -17,6 +17,7 @@ import (
 	"oras.land/oras-go/v2/errdef"
 
 	"github.com/khook/khook/runner/chartsource/cosign"
+	"github.com/khook/khook/test/chartsrc"
 )
 
 // TestVerifyReferrersAPI: a registry with the OCI referrers API is asked
@@ -28,23 +29,25 @@ func TestVerifyReferrersAPI(t *testing.T) {
 	s := newSigners(t)
 	tests := []struct {
 		name   string
-		sign   func(t *testing.T, c chart)
+		sign   func(t *testing.T, c chartsrc.CosignChart)
 		policy cosign.Policy
 		signer string
 	}{
-		{"key", func(t *testing.T, c chart) { attachBundle(t, c, keyBundle(t, c, s.good, c.digest.Digest.String())) },
-			s.byKey, "key " + fingerprint(t, s.good.pem)},
-		{"keyless", func(t *testing.T, c chart) {
-			attachBundle(t, c, s.store.keylessBundle(t, c, workflow, issuer, c.digest.Digest.String()))
+		{"key", func(t *testing.T, c chartsrc.CosignChart) {
+			chartsrc.AttachBundle(t, c, chartsrc.KeyBundle(t, c, s.good, c.Digest()))
+		},
+			s.byKey, "key " + s.good.Fingerprint()},
+		{"keyless", func(t *testing.T, c chartsrc.CosignChart) {
+			chartsrc.AttachBundle(t, c, s.store.KeylessBundle(t, c, workflow, issuer, c.Digest()))
 		}, s.identity, workflow + " issued by " + issuer},
-		{"unsigned", func(*testing.T, chart) {}, s.byKey, ""},
+		{"unsigned", func(*testing.T, chartsrc.CosignChart) {}, s.byKey, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := pushChart(t, authNone)
+			c := chartsrc.PushCosign(t, authNone)
 			tt.sign(t, c)
 			target, api, fallback := referrersProxy(t, c)
-			signer, err := cosign.Verify(context.Background(), target, c.digest.Digest.String(), tt.policy)
+			signer, err := cosign.Verify(context.Background(), target, c.Digest(), tt.policy)
 			var unverified *cosign.Unverified
 			switch {
 			case tt.signer != "" && (err != nil || signer != tt.signer):
@@ -60,10 +63,10 @@ func TestVerifyReferrersAPI(t *testing.T) {
 
 // referrersProxy serves c's registry with a referrers API and returns the
 // target through it and counters of API and fallback-tag requests.
-func referrersProxy(t *testing.T, c chart) (cosign.Target, *atomic.Int64, *atomic.Int64) {
+func referrersProxy(t *testing.T, c chartsrc.CosignChart) (cosign.Target, *atomic.Int64, *atomic.Int64) {
 	t.Helper()
 	api, fallback := new(atomic.Int64), new(atomic.Int64)
-	registry := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: c.target.Host})
+	registry := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: c.Target.Host})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		switch {
@@ -77,16 +80,16 @@ func referrersProxy(t *testing.T, c chart) (cosign.Target, *atomic.Int64, *atomi
 		registry.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	target := c.target
+	target := c.Target
 	target.Host = strings.TrimPrefix(srv.URL, "http://")
 	return target, api, fallback
 }
 
 // serveReferrers answers GET /v2/<name>/referrers/<digest> with the image
 // index stored under the tag schema (an empty index when there is none).
-func serveReferrers(w http.ResponseWriter, r *http.Request, c chart, digest string) {
+func serveReferrers(w http.ResponseWriter, r *http.Request, c chartsrc.CosignChart, digest string) {
 	w.Header().Set("Content-Type", ocispec.MediaTypeImageIndex)
-	_, rc, err := c.repo.FetchReference(r.Context(), strings.Replace(digest, ":", "-", 1))
+	_, rc, err := c.Repo.FetchReference(r.Context(), strings.Replace(digest, ":", "-", 1))
 	if errors.Is(err, errdef.ErrNotFound) {
 		_, _ = io.WriteString(w, `{"schemaVersion":2,"mediaType":"`+ocispec.MediaTypeImageIndex+`","manifests":[]}`)
 		return

@@ -12,11 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/khook/khook/internal/ci/gha"
 	"github.com/khook/khook/internal/ci/github/githubtest"
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/command"
-	"github.com/khook/khook/test/ci/citest"
 )
 
 // Drift that apply repairs (#36): with a state record, out-of-band edits
@@ -29,14 +27,7 @@ func TestGitHubActionApplyRepairsDriftWithAStateRecord(t *testing.T) {
 	srv := githubtest.New()
 	defer srv.Close()
 	g := newRunner(t, srv.URL, "repair.yaml", map[string]string{"command": "apply", "comment": "never", "drift-issue": "true", "vars": "NS=" + ns})
-	run := func(command string) (citest.Result, map[string]string) {
-		t.Helper()
-		g.ResetFiles()
-		g.Set("INPUT_COMMAND=" + command)
-		res := citest.Run(t, g.Workspace, g.Environ)
-		outs, _ := gha.ParseKeyValues(g.Read(t, "output"))
-		return res, outs
-	}
+	run := commandRunner(t, g)
 	if res, _ := run("apply"); res.Code != 0 {
 		t.Fatalf("apply exit %d\n%s", res.Code, res.Stdout)
 	}
