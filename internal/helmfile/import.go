@@ -215,7 +215,14 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	m = stringKeys(m).(map[string]any)
 	r := &rel{st: s, line: rn.line, m: m, lines: map[string]int{}, out: &Release{File: s.file}}
 	offset := rn.line - rn.node.Line
-	eachField(rn.node, func(k, v *yaml.Node) { r.lines[k.Value] = k.Line + offset })
+	eachField(rn.node, func(k, v *yaml.Node) {
+		r.lines[k.Value] = k.Line + offset
+		if k.Value == "hooks" && v.Kind == yaml.SequenceNode {
+			for _, h := range v.Content {
+				r.hookLines = append(r.hookLines, h.Line+offset)
+			}
+		}
+	})
 	m, err := c.inherit(s, m, nil)
 	if err != nil {
 		return nil, &InputError{File: s.file, Line: r.lineOf("inherit"), Msg: "release " + str(m["name"]) + ": " + err.Error()}
@@ -229,6 +236,9 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	if r.line != rn.line {
 		for k, l := range r.lines {
 			r.lines[k] = l - rn.line + r.line
+		}
+		for i, l := range r.hookLines {
+			r.hookLines[i] = l - rn.line + r.line
 		}
 	}
 	r.out.Line = r.line
