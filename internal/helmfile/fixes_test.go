@@ -38,3 +38,36 @@ func TestImportHookStepsCiteTheirHook(t *testing.T) {
 		}
 	}
 }
+
+// A release without namespace: helmfile leaves it to helm (the kube
+// context's namespace); the step is written without one and the import
+// says that khook's helm step uses "default" (#46).
+func TestImportReleaseWithoutNamespace(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml":         "releases:\n  - name: app\n    chart: ./charts/app\n  - name: gone\n    chart: ./charts/app\n    installed: false\n  - name: set\n    namespace: apps\n    chart: ./charts/app\n",
+		"charts/app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	if strings.Count(spec, "\n      namespace: ") != 1 {
+		t.Errorf("only release set writes a namespace:\n%s", spec)
+	}
+	notes := map[string]string{}
+	for _, r := range res.Releases {
+		for _, n := range r.Info {
+			notes[r.Resolved.Name] += n.String() + "\n"
+		}
+	}
+	for _, name := range []string{"app", "gone"} {
+		if !strings.Contains(notes[name], `release `+name+`: no namespace: helmfile leaves it to helm, which uses the kube context's namespace`) || !strings.Contains(notes[name], `khook's helm step uses "default"`) {
+			t.Errorf("release %s: notes %q", name, notes[name])
+		}
+	}
+	if notes["set"] != "" {
+		t.Errorf("release set has a namespace, yet: %s", notes["set"])
+	}
+}

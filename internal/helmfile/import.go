@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/spec"
 	"os"
 	"path/filepath"
 	"sort"
@@ -257,6 +258,11 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	}
 	r.step = &importer.OutStep{Name: c.stepName(name, ns)}
 	r.out.Step = r.step.Name
+	if ns == "" {
+		// helmfile leaves it to helm, which takes the kube context's
+		// namespace; the DSL's helm step has a namespace of its own.
+		c.infof(r, "name", "no namespace", fmt.Sprintf("helmfile leaves it to helm, which uses the kube context's namespace (or HELM_NAMESPACE, helmfile --namespace); khook's helm step uses %q: the step is written without namespace: add one if your context names another", spec.DefaultNamespace))
+	}
 	if !installed {
 		r.out.Resolved.Installed = false
 		r.step.Delete = &importer.OutDelete{Release: name, Namespace: ns}
