@@ -71,3 +71,36 @@ func TestImportReleaseWithoutNamespace(t *testing.T) {
 		t.Errorf("release set has a namespace, yet: %s", notes["set"])
 	}
 }
+
+// missingFileHandler as helmfile v1.8.0 applies it (pkg/state storage.go
+// resolveFile): values take the release's handler, else the helmfile's;
+// secrets only the release's own; Warn, Info and Debug skip a missing file,
+// Error (or none) refuses, any other value is refused when a file is
+// missing (#46).
+func TestImportMissingFileHandler(t *testing.T) {
+	chart := "apiVersion: v2\nname: app\nversion: 0.1.0\n"
+	for _, tc := range []struct {
+		name, helmfile, wantErr string
+	}{
+		{"state Warn skips values", "missingFileHandler: Warn\nreleases:\n  - name: a\n    chart: ./app\n    values: [absent.yaml]\n", ""},
+		{"state Debug skips values", "missingFileHandler: Debug\nreleases:\n  - name: a\n    chart: ./app\n    values: [absent.yaml]\n", ""},
+		{"release Info skips secrets", "releases:\n  - name: a\n    chart: ./app\n    missingFileHandler: Info\n    secrets: [absent.enc.yaml]\n", ""},
+		{"state Warn does not skip secrets", "missingFileHandler: Warn\nreleases:\n  - name: a\n    chart: ./app\n    secrets: [absent.enc.yaml]\n",
+			"helmfile.yaml:5: release a: the secrets file absent.enc.yaml cannot be read"},
+		{"an unknown handler is refused", "missingFileHandler: warn\nreleases:\n  - name: a\n    chart: ./app\n    values: [absent.yaml]\n",
+			`(missingFileHandler "warn" is none of Error, Warn, Info and Debug, so helmfile refuses it too)`},
+		{"no handler is Error", "releases:\n  - name: a\n    chart: ./app\n    values: [absent.yaml]\n", "the values file absent.yaml cannot be read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, map[string]string{"helmfile.yaml": tc.helmfile, "app/Chart.yaml": chart})
+			_, err := Import(dir, "helmfile.yaml", Options{})
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("import refused: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("import error %v, want one with %q", err, tc.wantErr)
+			}
+		})
+	}
+}
