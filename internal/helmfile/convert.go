@@ -23,8 +23,11 @@ type rel struct {
 	// hookLines are the lines of the hooks written in the release itself
 	// (after those it inherits), so each hook's steps cite their own hook.
 	hookLines []int
-	out       *Release
-	step      *importer.OutStep
+	// prev are the releases helmfile finishes before this one starts: the
+	// sub-helmfiles before it, or the helmfiles: entry before its own.
+	prev []*rel
+	out  *Release
+	step *importer.OutStep
 	// before and after are the steps hooks became; terminal are the steps
 	// a release that needs this one waits for (the release and its post hooks).
 	before, after []*importer.OutStep

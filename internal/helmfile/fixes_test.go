@@ -3,6 +3,8 @@ package helmfile
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Each hook's steps cite the hook's own line, not the hooks: key (#46).
@@ -102,5 +104,45 @@ func TestImportMissingFileHandler(t *testing.T) {
 				t.Errorf("import error %v, want one with %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// helmfile's order of sub-helmfiles (v1.8.0 pkg/app visitStatesWithContext):
+// helmfiles: entries one after the other, the files of one glob (or of a
+// helmfile.d) in parallel unless --sequential-helmfiles, a file's own
+// releases after its sub-helmfiles (#46).
+func TestImportSubHelmfileOrder(t *testing.T) {
+	rel := func(name string) string {
+		return "releases:\n  - name: " + name + "\n    namespace: ns\n    chart: oci://r.example/c\n"
+	}
+	files := map[string]string{
+		"helmfile.yaml":        "helmfiles:\n  - a/helmfile.yaml\n  - path: apps/*/helmfile.yaml\n" + rel("top"),
+		"a/helmfile.yaml":      rel("a1"),
+		"apps/x/helmfile.yaml": rel("xa"),
+		"apps/y/helmfile.yaml": rel("yb"),
+		"apps/z/helmfile.yaml": "releases: []\n",
+	}
+	needs := func(opts Options) map[string]string {
+		dir := t.TempDir()
+		write(t, dir, files)
+		res, err := Import(dir, "helmfile.yaml", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		spec := string(res.Spec)
+		for _, name := range []string{"a1", "xa", "yb", "top"} {
+			i := strings.Index(spec, "  - name: "+name+"\n")
+			block := spec[i+len("  - name: "+name+"\n"):]
+			block = block[:strings.Index(block, "    helm:")]
+			got[name] = strings.Join(strings.Fields(strings.ReplaceAll(strings.ReplaceAll(block, "needs:", ""), "- ", "")), ",")
+		}
+		return got
+	}
+	if d := cmp.Diff(map[string]string{"a1": "", "xa": "a1", "yb": "a1", "top": "xa,yb"}, needs(Options{})); d != "" {
+		t.Errorf("needs (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{"a1": "", "xa": "a1", "yb": "xa", "top": "yb"}, needs(Options{SequentialHelmfiles: true})); d != "" {
+		t.Errorf("needs with --sequential-helmfiles (-want +got):\n%s", d)
 	}
 }

@@ -285,7 +285,8 @@ releases:
 		"name: infra",
 		"target: namespace/infra",
 		"team: platform",
-		"  - name: sub\n    needs:\n      - crds\n      - crds-post-2",
+		// helmfile v1.8.0 runs the files of a helmfile.d in parallel.
+		"  - name: sub\n    helm:",
 		"  - name: app\n    needs:\n      - sub",
 		"chart: ./charts/app",
 		"absent.yaml: missing, skipped as helmfile's missingFileHandler Warn says",
