@@ -167,8 +167,8 @@ func TestImportHelmfileDEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	for name, data := range map[string]string{
-		"helmfile.d/00-crds.yaml": "releases:\n  - name: crds\n    chart: ../a\n",
-		"helmfile.d/01-apps.yaml": "environments:\n  dev: {}\n  prod: {}\n---\nreleases:\n  - name: a\n    chart: ../a\n",
+		"helmfile.d/00-crds.yaml": "releases:\n  - name: crds\n    namespace: infra\n    chart: ../a\n",
+		"helmfile.d/01-apps.yaml": "environments:\n  dev: {}\n  prod: {}\n---\nreleases:\n  - name: a\n    namespace: apps\n    chart: ../a\n",
 		"a/Chart.yaml":            "apiVersion: v2\nname: a\nversion: 0.1.0\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {

@@ -47,6 +47,10 @@ type Options struct {
 	SpecDir string
 	// Name is the spec's metadata.name; "" is the helmfile's directory name.
 	Name string
+	// SequentialHelmfiles is helmfile's --sequential-helmfiles: the files
+	// of a helmfile.d or of a helmfiles: glob run one after the other in
+	// name order, not in parallel.
+	SequentialHelmfiles bool
 
 	// placeholders renders an unset requiredEnv as a placeholder that
 	// becomes ${NAME} (Import's first try; see unsetEnv).

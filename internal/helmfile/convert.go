@@ -20,8 +20,14 @@ type rel struct {
 	line  int
 	m     map[string]any // the release after inherit and templating
 	lines map[string]int // key → line, for the keys written in the release itself
-	out   *Release
-	step  *importer.OutStep
+	// hookLines are the lines of the hooks written in the release itself
+	// (after those it inherits), so each hook's steps cite their own hook.
+	hookLines []int
+	// prev are the releases helmfile finishes before this one starts: the
+	// sub-helmfiles before it, or the helmfiles: entry before its own.
+	prev []*rel
+	out  *Release
+	step *importer.OutStep
 	// before and after are the steps hooks became; terminal are the steps
 	// a release that needs this one waits for (the release and its post hooks).
 	before, after []*importer.OutStep
@@ -50,6 +56,15 @@ func (c *converter) infoAt(r *rel, line int, what, why string) {
 		line = r.line
 	}
 	r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: line}, What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
+}
+
+// hookLine is the line of the release's hook i (of n after inherit):
+// its own entry, else the hooks: line (a hook from a template).
+func (r *rel) hookLine(i, n int) int {
+	if j := i - (n - len(r.hookLines)); j >= 0 && j < len(r.hookLines) {
+		return r.hookLines[j]
+	}
+	return r.lineOf("hooks")
 }
 
 func (r *rel) lineOf(key string) int {

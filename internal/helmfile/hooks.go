@@ -21,17 +21,18 @@ func (c *converter) hooks(r *rel) {
 	list, _ := r.m["hooks"].([]any)
 	for i, x := range list {
 		h, _ := x.(map[string]any)
-		command, args, ok := c.hookCommand(r, i, h)
+		line := r.hookLine(i, len(list))
+		command, args, ok := c.hookCommand(r, i, h, line)
 		if !ok {
 			continue
 		}
 		cmdline := c.shown(strings.TrimSpace(command + " " + strings.Join(args, " ")))
 		what := fmt.Sprintf("hooks[%d] (%s)", i, shorten(cmdline))
-		before, after := c.hookEvents(r, what, h)
+		before, after := c.hookEvents(r, what, h, line)
 		if !before && !after {
 			continue
 		}
-		steps := c.hookSteps(r, what, command, args)
+		steps := c.hookSteps(r, what, command, args, line)
 		if len(steps) == 0 {
 			continue
 		}
@@ -61,10 +62,10 @@ func (c *converter) hooks(r *rel) {
 // hookCommand is a hook's command and arguments, templates rendered (a
 // command under {{ requiredEnv "ROOT_DIR" }} is written relative to the
 // spec).
-func (c *converter) hookCommand(r *rel, i int, h map[string]any) (string, []string, bool) {
+func (c *converter) hookCommand(r *rel, i int, h map[string]any, line int) (string, []string, bool) {
 	command := str(h["command"])
 	if strings.Contains(command, "{{") {
-		if out, err := c.r.render(r.st.file, r.lineOf("hooks")-1, r.st.dir, command, releaseData(r.st, r.m)); err == nil {
+		if out, err := c.r.render(r.st.file, line-1, r.st.dir, command, releaseData(r.st, r.m)); err == nil {
 			command = out
 			if filepath.IsAbs(out) {
 				command = c.rel(out)
@@ -76,9 +77,9 @@ func (c *converter) hookCommand(r *rel, i int, h map[string]any) (string, []stri
 	for _, v := range a {
 		s := str(v)
 		if strings.Contains(s, "{{") {
-			out, err := c.r.render(r.st.file, r.lineOf("hooks")-1, r.st.dir, s, releaseData(r.st, r.m))
+			out, err := c.r.render(r.st.file, line-1, r.st.dir, s, releaseData(r.st, r.m))
 			if err != nil {
-				c.note(r, "hooks", fmt.Sprintf("hooks[%d]", i), "its arguments do not render: "+err.Error())
+				c.noteAt(r, line, fmt.Sprintf("hooks[%d]", i), "its arguments do not render: "+err.Error())
 				return "", nil, false
 			}
 			s = out
@@ -90,7 +91,7 @@ func (c *converter) hookCommand(r *rel, i int, h map[string]any) (string, []stri
 
 // hookEvents says whether a hook runs before or after its release, and
 // names the events khook has no moment for.
-func (c *converter) hookEvents(r *rel, what string, h map[string]any) (before, after bool) {
+func (c *converter) hookEvents(r *rel, what string, h map[string]any, line int) (before, after bool) {
 	var other []string
 	ev, _ := h["events"].([]any)
 	for _, e := range ev {
@@ -103,13 +104,13 @@ func (c *converter) hookEvents(r *rel, what string, h map[string]any) (before, a
 			// helmfile sync runs a release's cleanup hooks right after
 			// its postsync ones, and fails the release when one fails.
 			after = true
-			c.infof(r, "hooks", what+" on cleanup", "helmfile sync runs it right after the release (as postsync), and helmfile template, diff and lint run it too; written as a step after the release")
+			c.infoAt(r, line, what+" on cleanup", "helmfile sync runs it right after the release (as postsync), and helmfile template, diff and lint run it too; written as a step after the release")
 		default:
 			other = append(other, str(e))
 		}
 	}
 	if len(other) > 0 {
-		c.note(r, "hooks", what+" on "+strings.Join(other, ", "), "khook runs no hooks at uninstall or cleanup: add a step by hand")
+		c.noteAt(r, line, what+" on "+strings.Join(other, ", "), "khook runs no hooks at uninstall or cleanup: add a step by hand")
 	}
 	return before, after
 }
@@ -125,7 +126,7 @@ func shorten(s string) string {
 // hookSteps carries one hook's command through the script translator:
 // the steps of what it understood; each command it did not carry is
 // noted at the hook's line.
-func (c *converter) hookSteps(r *rel, what, command string, args []string) []*importer.OutStep {
+func (c *converter) hookSteps(r *rel, what, command string, args []string, line int) []*importer.OutStep {
 	if c.helmDependency(r, command, args) {
 		return nil
 	}
@@ -142,15 +143,15 @@ func (c *converter) hookSteps(r *rel, what, command string, args []string) []*im
 			}
 		}
 	}
-	at := importer.Loc{File: r.st.file, Line: r.lineOf("hooks")}
+	at := importer.Loc{File: r.st.file, Line: line}
 	m, err := shscript.Fragment(text, at, shscript.Options{Dir: r.st.dir, SpecDir: c.specDir})
 	var ie *shscript.InputError
 	if errors.As(err, &ie) {
-		c.note(r, "hooks", what, ie.Msg)
+		c.noteAt(r, line, what, ie.Msg)
 		return nil
 	}
 	if err != nil {
-		c.note(r, "hooks", what, err.Error())
+		c.noteAt(r, line, what, err.Error())
 		return nil
 	}
 	for _, n := range m.NotCarried {
@@ -162,7 +163,7 @@ func (c *converter) hookSteps(r *rel, what, command string, args []string) []*im
 	c.commands = append(c.commands, m.Commands...)
 	c.hookVars = append(c.hookVars, m.Vars...)
 	if len(m.Steps) == 0 && len(m.NotCarried) == 0 {
-		c.infof(r, "hooks", what, "nothing in it changes the cluster (read-only or output only), so no step is written")
+		c.infoAt(r, line, what, "nothing in it changes the cluster (read-only or output only), so no step is written")
 	}
 	steps := make([]*importer.OutStep, len(m.Steps))
 	for i, st := range m.Steps {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/spec"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,7 +24,6 @@ type converter struct {
 	fail    error
 	files   []File
 	rels    []*rel
-	groups  [][]*rel
 	res     *Result
 	names   map[string]int
 	seen    map[string]bool
@@ -96,7 +97,7 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	}
 	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}, from: map[*importer.OutStep]importer.Loc{}}
 	c.top = c.l.display(path)
-	if err := c.tree(path, nil, 0, false); err != nil {
+	if _, err := c.tree(path, nil, 0, false, nil); err != nil {
 		return nil, r, err
 	}
 	if c.fail != nil {
@@ -160,46 +161,90 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 // sub-helmfile (sub) renders with its parent's environment, so only a
 // top-level helmfile must define the chosen one; of a top-level helmfile.d,
 // only one file must.
-func (c *converter) tree(path string, overrides map[string]any, depth int, sub bool) error {
+//
+// Order is helmfile's (pkg/app visitStatesWithContext): prev are the
+// releases that must be done before this file's releases start; tail are
+// those whose end means the whole file (and its sub-helmfiles) is done.
+func (c *converter) tree(path string, overrides map[string]any, depth int, sub bool, prev []*rel) (tail []*rel, _ error) {
 	if depth > 20 {
-		return &InputError{File: c.l.display(path), Msg: "helmfiles: nests more than 20 deep (a cycle?)"}
+		return nil, &InputError{File: c.l.display(path), Msg: "helmfiles: nests more than 20 deep (a cycle?)"}
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return &InputError{File: c.l.display(path), Msg: "cannot read the helmfile: " + pathErr(err)}
+		return nil, &InputError{File: c.l.display(path), Msg: "cannot read the helmfile: " + pathErr(err)}
 	}
 	if st.IsDir() {
-		return c.treeDir(path, overrides, depth, sub)
+		return c.treeDir(path, overrides, depth, sub, prev)
 	}
 	s, err := c.l.load(path, overrides, false, sub)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.refuseEnv(s.file, 0); err != nil {
-		return err
+		return nil, err
 	}
 	c.res.NotCarried = append(c.res.NotCarried, s.notCarried...)
 	c.res.Info = append(c.res.Info, s.info...)
-	if err := c.subHelmfiles(s, depth); err != nil {
-		return err
+	prev, err = c.subHelmfiles(s, depth, prev)
+	if err != nil {
+		return nil, err
 	}
 	var group []*rel
 	for _, rn := range s.releases {
 		r, err := c.release(rn)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if c.fail != nil {
-			return c.fail
+			return nil, c.fail
 		}
 		if r != nil {
+			r.prev = prev
 			group = append(group, r)
 		}
 	}
 	if len(group) > 0 {
-		c.groups = append(c.groups, group)
+		return group, nil
 	}
-	return nil
+	return prev, nil
+}
+
+// parallel runs each of files as helmfile runs the files of a helmfile.d
+// or of one helmfiles: glob: all at once after prev, unless
+// --sequential-helmfiles; tail is the union of their tails.
+func (c *converter) parallel(files []string, overrides map[string]any, depth int, sub bool, prev []*rel, each func(f string, err error) (skip bool, _ error)) ([]*rel, error) {
+	var tail []*rel
+	for _, f := range files {
+		t, err := c.tree(f, overrides, depth, sub, prev)
+		if skip, err := each(f, err); err != nil || skip {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if c.opts.SequentialHelmfiles {
+			prev, tail = t, t
+			continue
+		}
+		for _, r := range t {
+			if !slices.Contains(prev, r) { // a file without releases hands prev on
+				tail = appendRel(tail, r)
+			}
+		}
+	}
+	if tail == nil {
+		return prev, nil
+	}
+	return tail, nil
+}
+
+func appendRel(l []*rel, r *rel) []*rel {
+	for _, x := range l {
+		if x == r {
+			return l
+		}
+	}
+	return append(l, r)
 }
 
 // release converts one release into its steps.
@@ -215,7 +260,14 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	m = stringKeys(m).(map[string]any)
 	r := &rel{st: s, line: rn.line, m: m, lines: map[string]int{}, out: &Release{File: s.file}}
 	offset := rn.line - rn.node.Line
-	eachField(rn.node, func(k, v *yaml.Node) { r.lines[k.Value] = k.Line + offset })
+	eachField(rn.node, func(k, v *yaml.Node) {
+		r.lines[k.Value] = k.Line + offset
+		if k.Value == "hooks" && v.Kind == yaml.SequenceNode {
+			for _, h := range v.Content {
+				r.hookLines = append(r.hookLines, h.Line+offset)
+			}
+		}
+	})
 	m, err := c.inherit(s, m, nil)
 	if err != nil {
 		return nil, &InputError{File: s.file, Line: r.lineOf("inherit"), Msg: "release " + str(m["name"]) + ": " + err.Error()}
@@ -229,6 +281,9 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	if r.line != rn.line {
 		for k, l := range r.lines {
 			r.lines[k] = l - rn.line + r.line
+		}
+		for i, l := range r.hookLines {
+			r.hookLines[i] = l - rn.line + r.line
 		}
 	}
 	r.out.Line = r.line
@@ -247,6 +302,11 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	}
 	r.step = &importer.OutStep{Name: c.stepName(name, ns)}
 	r.out.Step = r.step.Name
+	if ns == "" {
+		// helmfile leaves it to helm, which takes the kube context's
+		// namespace; the DSL's helm step has a namespace of its own.
+		c.infof(r, "name", "no namespace", fmt.Sprintf("helmfile leaves it to helm, which uses the kube context's namespace (or HELM_NAMESPACE, helmfile --namespace); khook's helm step uses %q: the step is written without namespace: add one if your context names another", spec.DefaultNamespace))
+	}
 	if !installed {
 		r.out.Resolved.Installed = false
 		r.step.Delete = &importer.OutDelete{Release: name, Namespace: ns}
@@ -286,11 +346,11 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 
 // treeDir is a folder: its helmfile.yaml(.gotmpl), else its helmfile.d
 // files in order.
-func (c *converter) treeDir(path string, overrides map[string]any, depth int, sub bool) error {
+func (c *converter) treeDir(path string, overrides map[string]any, depth int, sub bool, prev []*rel) ([]*rel, error) {
 	var files []string
 	for _, cand := range []string{"helmfile.yaml", "helmfile.yaml.gotmpl"} {
 		if _, err := os.Stat(filepath.Join(path, cand)); err == nil {
-			return c.tree(filepath.Join(path, cand), overrides, depth+1, sub)
+			return c.tree(filepath.Join(path, cand), overrides, depth+1, sub, prev)
 		}
 	}
 	for _, pat := range []string{"*.yaml", "*.yml", "*.yaml.gotmpl", "*.yml.gotmpl"} {
@@ -299,14 +359,13 @@ func (c *converter) treeDir(path string, overrides map[string]any, depth int, su
 	}
 	sort.Strings(files)
 	if len(files) == 0 {
-		return &InputError{File: c.l.display(path), Msg: "no helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/*.yaml in this folder"}
+		return nil, &InputError{File: c.l.display(path), Msg: "no helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/*.yaml in this folder"}
 	}
 	// helmfile (pkg/app visitStates) skips a state file that does not
 	// define the chosen environment and fails only when no file runs.
 	var skipped []Note
 	var first *InputError
-	for _, f := range files {
-		err := c.tree(f, overrides, depth+1, sub)
+	tail, err := c.parallel(files, overrides, depth+1, sub, prev, func(f string, err error) (bool, error) {
 		var ie *InputError
 		if errors.As(err, &ie) && ie.notDefined {
 			skipped = append(skipped, Note{Loc: importer.Loc{File: c.l.display(f)}, What: fmt.Sprintf("environment %q is not defined in this file", c.opts.Environment),
@@ -315,22 +374,42 @@ func (c *converter) treeDir(path string, overrides map[string]any, depth int, su
 			if first == nil || ie.envsKnown && !first.envsKnown {
 				first = ie
 			}
-			continue
+			return true, nil
 		}
-		if err != nil {
-			return err
-		}
+		return false, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(skipped) == len(files) {
-		return first
+		return nil, first
 	}
+	c.parallelNote(importer.Loc{File: c.l.display(filepath.Join(path, "helmfile.d"))}, len(files)-len(skipped))
 	c.res.Info = append(c.res.Info, skipped...)
-	return nil
+	return tail, nil
+}
+
+// parallelNote says, for several files helmfile processes at once (a
+// helmfile.d, a helmfiles: glob), how their order was written.
+func (c *converter) parallelNote(where importer.Loc, files int) {
+	if files < 2 {
+		return
+	}
+	why := "helmfile v1.8.0 processes them in parallel (unless it is run with --sequential-helmfiles), so no order between their releases is written; import with --sequential-helmfiles if your task file passes it"
+	if c.opts.SequentialHelmfiles {
+		why = "processed one after the other in name order, as helmfile --sequential-helmfiles does: each file's releases need the previous file's"
+	}
+	c.res.Info = append(c.res.Info, Note{Loc: where, What: fmt.Sprintf("%d helmfiles", files), Why: why})
 }
 
 // subHelmfiles loads the state's helmfiles: entries, which helmfile runs
-// before the file's own releases.
-func (c *converter) subHelmfiles(s *state, depth int) error {
+// before the file's own releases, one entry after the other (the files of
+// one glob in parallel); the tail of the last is returned.
+func (c *converter) subHelmfiles(s *state, depth int, prev []*rel) ([]*rel, error) {
+	if n := len(s.helmfiles); n > 1 || n == 1 && len(s.releases) > 0 {
+		c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: s.file, Line: s.helmfiles[0].Line}, What: "helmfiles:",
+			Why: "helmfile runs each entry to its end before the next, and this file's own releases after them all; written as needs, which helmfile build does not list"})
+	}
 	for _, h := range s.helmfiles {
 		var sub struct {
 			Path      string `yaml:"path"`
@@ -340,7 +419,7 @@ func (c *converter) subHelmfiles(s *state, depth int) error {
 		if h.Kind == yaml.ScalarNode {
 			sub.Path = h.Value
 		} else if err := h.Decode(&sub); err != nil {
-			return &InputError{File: s.file, Line: h.Line, Msg: "a helmfiles: entry cannot be read: " + err.Error()}
+			return nil, &InputError{File: s.file, Line: h.Line, Msg: "a helmfiles: entry cannot be read: " + err.Error()}
 		}
 		if len(sub.Selectors) > 0 {
 			c.res.NotCarried = append(c.res.NotCarried, Note{Loc: importer.Loc{File: s.file, Line: h.Line}, What: "helmfiles: " + sub.Path + " selectors",
@@ -352,7 +431,7 @@ func (c *converter) subHelmfiles(s *state, depth int) error {
 			_ = n.Encode(sub.Values)
 			var err error
 			if vals, err = c.l.valuesEntries(s, &n, 0, nil); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		matches, _ := filepath.Glob(abs(s.dir, sub.Path))
@@ -360,13 +439,16 @@ func (c *converter) subHelmfiles(s *state, depth int) error {
 			matches = []string{abs(s.dir, sub.Path)}
 		}
 		sort.Strings(matches)
-		for _, m := range matches {
-			if err := c.tree(m, vals, depth+1, true); err != nil {
-				return err
-			}
+		if hasGlob(sub.Path) {
+			c.parallelNote(importer.Loc{File: s.file, Line: h.Line}, len(matches))
+		}
+		var err error
+		prev, err = c.parallel(matches, vals, depth+1, true, prev, func(_ string, err error) (bool, error) { return false, err })
+		if err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return prev, nil
 }
 
 // installed is what installed, installedTemplate and condition make of a
@@ -533,16 +615,14 @@ func (c *converter) link() {
 			}
 		}
 	}
-	for gi := 1; gi < len(c.groups); gi++ {
-		for _, r := range c.groups[gi] {
-			first := r.step
-			if len(r.before) > 0 {
-				first = r.before[0]
-			}
-			for _, p := range c.groups[gi-1] {
-				for _, t := range p.terminal() {
-					first.Needs = appendUnique(first.Needs, t)
-				}
+	for _, r := range c.rels {
+		first := r.step
+		if len(r.before) > 0 {
+			first = r.before[0]
+		}
+		for _, p := range r.prev {
+			for _, t := range p.terminal() {
+				first.Needs = appendUnique(first.Needs, t)
 			}
 		}
 	}

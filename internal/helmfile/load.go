@@ -421,10 +421,11 @@ func (l *loader) environment(s *state, e *yaml.Node, offset int) (map[string]any
 				p := abs(s.dir, f.Value)
 				data, rerr := os.ReadFile(p)
 				if rerr != nil {
-					if handler != "" && handler != "Error" {
+					skip, bad := skipMissing(handler)
+					if skip {
 						continue
 					}
-					err = &InputError{File: s.file, Line: f.Line + offset, Msg: "the environment's secrets file " + l.r.asWritten(f.Value) + " cannot be read: " + pathErr(rerr)}
+					err = &InputError{File: s.file, Line: f.Line + offset, Msg: "the environment's secrets file " + l.r.asWritten(f.Value) + " cannot be read: " + pathErr(rerr) + bad}
 					return
 				}
 				plain, derr := sops.Decrypt(f.Value, data, redact.New())
@@ -470,10 +471,15 @@ func (l *loader) valuesEntries(s *state, list *yaml.Node, offset int, handler *s
 			for _, p := range paths {
 				data, err := os.ReadFile(p)
 				if err != nil {
-					if handler != nil && *handler != "" && *handler != "Error" {
+					h := ""
+					if handler != nil {
+						h = *handler
+					}
+					skip, bad := skipMissing(h)
+					if skip {
 						continue
 					}
-					return nil, &InputError{File: s.file, Line: item.Line + offset, Msg: "the values file " + l.r.asWritten(item.Value) + " cannot be read: " + pathErr(err)}
+					return nil, &InputError{File: s.file, Line: item.Line + offset, Msg: "the values file " + l.r.asWritten(item.Value) + " cannot be read: " + pathErr(err) + bad}
 				}
 				text := string(data)
 				if filepath.Ext(p) == ".gotmpl" {

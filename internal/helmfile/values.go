@@ -52,11 +52,15 @@ func (c *converter) values(r *rel, h *importer.OutHelm) error {
 		}
 		ap := abs(r.st.dir, p)
 		if _, err := os.Stat(ap); err != nil {
-			if c.missingHandler(r) != "Error" {
-				r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("secrets")}, What: "release " + r.out.Resolved.Name + ": secrets " + p, Why: "missing, skipped as helmfile's missingFileHandler says"})
+			// helmfile reads a secrets entry with the release's own
+			// missingFileHandler only, not the helmfile's.
+			h := str(r.m["missingFileHandler"])
+			skip, bad := skipMissing(h)
+			if skip {
+				r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("secrets")}, What: "release " + r.out.Resolved.Name + ": secrets " + p, Why: "missing, skipped as the release's missingFileHandler " + h + " says"})
 				continue
 			}
-			return &InputError{File: r.st.file, Line: r.lineOf("secrets"), Msg: fmt.Sprintf("release %s: the secrets file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
+			return &InputError{File: r.st.file, Line: r.lineOf("secrets"), Msg: fmt.Sprintf("release %s: the secrets file %s cannot be read: %s%s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err), bad)}
 		}
 		h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(ap)})
 		r.out.Resolved.SecretFiles = append(r.out.Resolved.SecretFiles, c.rel(ap))
@@ -89,11 +93,12 @@ func (c *converter) valuesFile(r *rel, h *importer.OutHelm, i int, p string) err
 	ap := abs(r.st.dir, p)
 	data, err := os.ReadFile(ap)
 	if err != nil {
-		if c.missingHandler(r) != "Error" {
+		skip, bad := skipMissing(c.missingHandler(r))
+		if skip {
 			r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + ": values " + p, Why: "missing, skipped as helmfile's missingFileHandler " + c.missingHandler(r) + " says"})
 			return nil
 		}
-		return &InputError{File: r.st.file, Line: c.findLine(r.st, filepath.Base(p), r.lineOf("values")), Msg: fmt.Sprintf("release %s: the values file %s cannot be read: %s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err))}
+		return &InputError{File: r.st.file, Line: c.findLine(r.st, filepath.Base(p), r.lineOf("values")), Msg: fmt.Sprintf("release %s: the values file %s cannot be read: %s%s", r.out.Resolved.Name, c.r.asWritten(p), pathErr(err), bad)}
 	}
 	if filepath.Ext(ap) != ".gotmpl" {
 		var m map[string]any
@@ -149,4 +154,17 @@ func (c *converter) generated(r *rel, h *importer.OutHelm, what string, v map[st
 	c.files = append(c.files, File{Path: name, Data: data})
 	h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: "./" + name})
 	r.out.Carried = append(r.out.Carried, what+" as "+name)
+}
+
+// skipMissing is helmfile's missingFileHandler for a file that is not
+// there: unset or Error refuses, Warn, Info and Debug skip it; any other
+// value helmfile refuses too (bad says so, to end the refusal's sentence).
+func skipMissing(handler string) (skip bool, bad string) {
+	switch handler {
+	case "", "Error":
+		return false, ""
+	case "Warn", "Info", "Debug":
+		return true, ""
+	}
+	return false, fmt.Sprintf(" (missingFileHandler %q is none of Error, Warn, Info and Debug, so helmfile refuses it too)", handler)
 }

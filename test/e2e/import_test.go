@@ -41,7 +41,7 @@ func TestImportHelmfile(t *testing.T) {
 		t.Fatalf("import: exit %d, want 1 (partial)\n%s", imp.Code, imp.Stderr)
 	}
 	for _, want := range []string{
-		"helmfile.yaml:45: not carried over: release ingress: hooks[0] (./scripts/smoke.sh): ./scripts/smoke.sh: it runs scripts/smoke.sh, which is not there at import",
+		"helmfile.yaml:46: not carried over: release ingress: hooks[0] (./scripts/smoke.sh): ./scripts/smoke.sh: it runs scripts/smoke.sh, which is not there at import",
 		"helmfile.yaml:20: warning: helmDefaults.kubeContext: khook runs against the --context",
 		"5 releases: 4 faithful, 1 partial, 0 refused; import partial",
 	} {

@@ -34,6 +34,7 @@ type Options struct {
 
 	Environment string   // helmfile: the environment to render
 	AllowExec   bool     // helmfile: let exec run commands
+	Sequential  bool     // helmfile: --sequential-helmfiles
 	Dir         string   // script: where the script is run from
 	Args        []string // script: its positional parameters ($1, $@)
 }
@@ -96,6 +97,7 @@ error, YAML that does not parse after rendering, a missing values file).`,
 	cmd.Flags().StringVar(&opts.Name, "name", "", "metadata.name of the spec (default: the helmfile's directory name)")
 	cmd.Flags().StringVarP(&opts.Environment, "environment", "e", "default", "the helmfile environment to render")
 	cmd.Flags().BoolVar(&opts.AllowExec, "allow-exec", false, "let the helmfile's exec template function run commands")
+	cmd.Flags().BoolVar(&opts.Sequential, "sequential-helmfiles", false, "order the files of a helmfile.d or of a helmfiles: glob one after the other, as helmfile --sequential-helmfiles runs them (default: in parallel, as helmfile does)")
 	return cmd
 }
 
@@ -103,7 +105,7 @@ error, YAML that does not parse after rendering, a missing values file).`,
 func RunHelmfile(opts *Options) error { return run(opts, importHelmfile) }
 
 func importHelmfile(opts *Options, specDir string) (*outcome, error) {
-	res, err := helmfile.Import(".", opts.File, helmfile.Options{Environment: opts.Environment, AllowExec: opts.AllowExec, SpecDir: specDir, Name: opts.Name})
+	res, err := helmfile.Import(".", opts.File, helmfile.Options{Environment: opts.Environment, AllowExec: opts.AllowExec, SequentialHelmfiles: opts.Sequential, SpecDir: specDir, Name: opts.Name})
 	var ie *helmfile.InputError
 	if errors.As(err, &ie) {
 		return nil, inputError(ie)
