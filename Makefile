@@ -60,9 +60,14 @@ build:
 # hour of a run from nothing while the other packages waited; GoReleaser is
 # built in test-tools instead.
 LONGEST_TESTS ?= ./test/realcharts ./test/faults ./test/e2e ./test/helmfilecorpus ./test/ci/e2e ./test/pipelines
+# go test builds with the release's flags (Dockerfile, .goreleaser.yaml:
+# CGO_ENABLED=0, -trimpath), so the static khook that test/ci, the image tests
+# and GoReleaser's snapshot build links from the packages the tests compiled
+# instead of compiling khook's whole dependency graph a second time.
+TEST_BUILD_ENV := CGO_ENABLED=0 GOFLAGS="$(strip $(GOFLAGS) -trimpath)"
 test: $(TESTSUMMARY) $(TESTORDER)
 	@mkdir -p bin
-	@$(MAKE) --no-print-directory test-tools >bin/test-tools.log 2>&1 & tools=$$!; \
+	@export $(TEST_BUILD_ENV); $(MAKE) --no-print-directory test-tools >bin/test-tools.log 2>&1 & tools=$$!; \
 	pkgs=$$($(TESTORDER) $(LONGEST_TESTS)) || { kill $$tools; exit 1; }; \
 	$(BEHIND) $(TESTSUMMARY) $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$pkgs; status=$$?; \
 	wait $$tools || { echo "FAIL: building the test tools failed (bin/test-tools.log):"; status=1; }; \
@@ -81,8 +86,11 @@ test-tools:
 test-tools-cluster:
 	$(GO) run ./test/cmd/testtools cluster
 
+# Not the helm CLI: it builds in this module (test/helmcli) from the packages
+# go test compiles, so the first test that runs it builds it, once those are
+# compiled; built here it would compile them at the same time, twice.
 test-tools-cli:
-	$(BEHIND) $(GO) run ./test/cmd/testtools helm helmfile
+	$(BEHIND) $(GO) run ./test/cmd/testtools helmfile
 
 test-tools-pipeline:
 	@$(BEHIND) $(MAKE) --no-print-directory pipeline-tools $(GORELEASER)
@@ -201,7 +209,6 @@ pipeline-tools-locked: $(ACT)
 # proxy, so it is built from a git checkout: HELM_DIFF_SRC=/path/to/helm-diff.
 BENCH_BIN        ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/khook/bench-bin
 HELMFILE_VERSION := v1.8.0
-BENCH_HELM_VERSION := v4.3.1
 GOOS_ARCH        = $(shell $(GO) env GOOS)-$(shell $(GO) env GOARCH)
 HELM_DIFF_SRC    ?=
 
@@ -212,6 +219,6 @@ bench-tools:
 	echo "building helmfile $(HELMFILE_VERSION) in $$dir"; \
 	cd $$dir && GOFLAGS=-mod=mod GOTOOLCHAIN=auto $(GO) build -o $$out/helmfile \
 		-ldflags "-X go.szostok.io/version.version=$(HELMFILE_VERSION)" .
-	GOBIN=$(BENCH_BIN)/helm-$(BENCH_HELM_VERSION)-$(GOOS_ARCH) GOFLAGS= $(GO) install helm.sh/helm/v4/cmd/helm@$(BENCH_HELM_VERSION)
+	$(GO) run ./test/cmd/testtools helm
 	@if [ -n "$(HELM_DIFF_SRC)" ]; then test/bench/tools/build-helm-diff.sh "$(HELM_DIFF_SRC)"; \
 	else echo "helm-diff not built: set HELM_DIFF_SRC to a clone of github.com/databus23/helm-diff (docs/performance.md)"; fi

@@ -49,7 +49,9 @@ require (
 )
 
 require (
+	github.com/Masterminds/vcs v1.13.3 // indirect
 	github.com/blang/semver v3.5.1+incompatible // indirect
+	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/cyberphone/json-canonicalization v0.0.0-20241213102144-19d51d7fe467 // indirect
 	github.com/digitorus/pkcs7 v0.0.0-20230818184609-3a137a874352 // indirect
 	github.com/digitorus/timestamp v0.0.0-20231217203849-220c5c2851b7 // indirect
@@ -372,3 +374,5 @@ replace (
 	k8s.io/sample-controller => k8s.io/sample-controller v0.37.1
 	k8s.io/streaming => k8s.io/streaming v0.37.1
 )
+
+tool helm.sh/helm/v4/cmd/helm

@@ -19,11 +19,12 @@ import (
 
 	"github.com/khook/khook/test/chartsrc"
 	"github.com/khook/khook/test/e2e/apiproxy"
+	"github.com/khook/khook/test/helmcli"
 	"github.com/khook/khook/test/needtool"
 )
 
-// HelmVersion is the helm CLI the script uses, built with go install on
-// first use and cached.
+// HelmVersion is the helm CLI the script uses: go.mod's pin, which test/helmcli
+// builds (TestBenchToolPins holds the two together).
 const HelmVersion = "v4.3.1"
 
 // kubectlPath is the kubectl the script uses.
@@ -83,24 +84,11 @@ func newTools(b *testing.B) *benchEnv {
 	return e
 }
 
-// helmCLI returns the helm binary, installing it into the user cache dir.
+// helmCLI returns the helm binary: go.mod's Helm, built once by test/helmcli
+// (make test's tests share it).
 func helmCLI(b *testing.B) string {
 	b.Helper()
-	dir, err := benchBin("helm", HelmVersion)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bin := filepath.Join(dir, "helm")
-	if _, err := os.Stat(bin); err == nil {
-		return bin
-	}
-	cmd := exec.Command(goCmd(), "install", "helm.sh/helm/v4/cmd/helm@"+HelmVersion)
-	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=")
-	cmd.Dir = os.TempDir() // outside this module: a plain module-mode install
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("cannot install the helm CLI %s (go install helm.sh/helm/v4/cmd/helm@%s): %v\n%s", HelmVersion, HelmVersion, err, out)
-	}
-	return bin
+	return helmcli.Binary(b)
 }
 
 // KhookOnlyEnv, set to 1, measures khook alone: the helm + kubectl script

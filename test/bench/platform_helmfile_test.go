@@ -92,10 +92,12 @@ func TestGenerateHelmfile(t *testing.T) {
 }
 
 // TestBenchToolPins: `make bench-tools` and build-helm-diff.sh build the
-// versions the benchmark looks for (a mismatch would skip the arm).
+// versions the benchmark looks for (a mismatch would skip the arm), and the
+// helm CLI test/helmcli builds is go.mod's Helm, the script's HelmVersion.
 func TestBenchToolPins(t *testing.T) {
 	for file, pins := range map[string][]string{
-		"../../Makefile":           {"HELMFILE_VERSION := " + HelmfileVersion, "BENCH_HELM_VERSION := " + HelmVersion},
+		"../../Makefile":           {"HELMFILE_VERSION := " + HelmfileVersion},
+		"../../go.mod":             {"\thelm.sh/helm/v4 " + HelmVersion + "\n"},
 		"tools/build-helm-diff.sh": {"HELM_DIFF_VERSION=" + HelmDiffVersion + "\n"},
 	} {
 		data, err := os.ReadFile(file)

@@ -6,11 +6,12 @@ package chartsrc
 
 import (
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+
+	"github.com/khook/khook/test/reporoot"
 )
 
 // Version is the version of every test chart.
@@ -22,8 +23,7 @@ type Auth struct{ Username, Password string }
 // ChartDir returns the absolute path of the test chart called name (demo,
 // withcrd, failhook, caps).
 func ChartDir(name string) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "testdata", "charts", name)
+	return filepath.Join(reporoot.MustDir(), "test", "testdata", "charts", name)
 }
 
 // Package packages the test chart called name into dir with the Helm SDK and

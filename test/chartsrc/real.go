@@ -5,13 +5,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+
+	"github.com/khook/khook/test/reporoot"
 )
 
 // RealChartsDir returns the public chart corpus vendored in
@@ -19,8 +20,7 @@ import (
 // its pinned packages and the upstream LICENSE.
 func RealChartsDir(t testing.TB) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "testdata", "real-charts")
+	dir := filepath.Join(reporoot.MustDir(), "test", "testdata", "real-charts")
 	if _, err := os.Stat(filepath.Join(dir, "SHA256SUMS")); err != nil {
 		t.Fatalf("chartsrc: the public chart corpus is missing: %v (go run ./test/cmd/vendor-real-charts makes it)", err)
 	}

@@ -9,7 +9,6 @@ package clusterbin
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/khook/khook/test/filelock"
+	"github.com/khook/khook/test/reporoot"
 )
 
 // Pinned versions of the control-plane binaries. They must match the
@@ -201,27 +201,13 @@ func goCommand() string {
 	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }
 
-// toolsRoot locates test/tools in the source tree: next to this file when the
-// sources are at hand (go test, go run), else above the working directory.
+// toolsRoot locates test/tools, the modules that pin the control plane.
 func toolsRoot() (string, error) {
-	var candidates []string
-	if _, file, _, ok := runtime.Caller(0); ok {
-		candidates = append(candidates, filepath.Join(filepath.Dir(file), "..", "tools"))
+	root, err := reporoot.Dir()
+	if err != nil {
+		return "", fmt.Errorf("khook test cluster: %w", err)
 	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			candidates = append(candidates, filepath.Join(d, "test", "tools"))
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	for _, c := range candidates {
-		if _, err := os.Stat(filepath.Join(c, "k8s", "go.mod")); err == nil {
-			return filepath.Clean(c), nil
-		}
-	}
-	return "", errors.New("khook test cluster: cannot find test/tools (the tools modules that pin the control plane); run from the khook source tree")
+	return filepath.Join(root, "test", "tools"), nil
 }
 
 // withoutDownloads drops the go command's "go: downloading" progress lines.

@@ -1,6 +1,6 @@
 // Package helmcli provides the plain helm CLI that tests run beside khook as
 // the control: the Helm release khook itself links (go.mod's pin), built
-// once with go install and cached.
+// once in this module and cached.
 package helmcli
 
 import (
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/khook/khook/test/filelock"
+	"github.com/khook/khook/test/reporoot"
 )
 
 // Module is the Go module of the helm CLI.
@@ -31,9 +32,12 @@ var (
 // Version is the version of Module that go.mod pins (a test binary's build
 // info does not list its dependencies).
 func Version() (string, error) {
-	_, file, _, _ := runtime.Caller(0)
+	root, err := reporoot.Dir()
+	if err != nil {
+		return "", err
+	}
 	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", Module)
-	cmd.Dir = filepath.Dir(file)
+	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("cannot read the %s pin from go.mod (go list -m %s): %v", Module, Module, err)
@@ -79,15 +83,27 @@ func Build(ctx context.Context, progress io.Writer) (string, error) {
 	}
 	fmt.Fprintf(progress, "building the helm CLI %s...\n", v)
 	start := time.Now()
-	// -s -w: no symbol table or DWARF, a shorter link; go install writes
-	// the binary into place only once it is whole.
-	cmd := exec.CommandContext(ctx, "go", "install", "-ldflags", "-s -w", Module+"/cmd/helm@"+v)
-	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOFLAGS=")
-	// Outside this module: a plain module-mode install of the release (the
-	// CLI's own dependencies are not all in this module's go.sum).
-	cmd.Dir = os.TempDir()
+	root, err := reporoot.Dir()
+	if err != nil {
+		return "", err
+	}
+	// Built in this module (go.mod's tool directive keeps the CLI's packages
+	// in its graph), not with `go install …@v`: the CLI is then the Helm SDK
+	// khook links, with go.mod's dependency versions, and it links from the
+	// packages khook's own tests compiled instead of compiling Helm's whole
+	// dependency graph a second time in a run from nothing. -s -w: no symbol
+	// table or DWARF, a shorter link; written aside, renamed when whole.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("cannot build the helm CLI %s: %w", v, err)
+	}
+	tmp := path + ".tmp"
+	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", "-s -w", "-o", tmp, Module+"/cmd/helm")
+	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("cannot build the helm CLI %s (go install %s/cmd/helm@%s): %v\n%s", v, Module, v, err, out)
+		return "", fmt.Errorf("cannot build the helm CLI %s (go build %s/cmd/helm in %s): %v\n%s", v, Module, root, err, out)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", fmt.Errorf("cannot build the helm CLI %s: %w", v, err)
 	}
 	fmt.Fprintf(progress, "built the helm CLI %s in %s\n", v, time.Since(start).Round(time.Second))
 	return path, nil

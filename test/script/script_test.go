@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/khook/khook/internal/cli"
+	"github.com/khook/khook/test/reporoot"
 	"github.com/khook/khook/test/script/scripttest"
 )
 
@@ -24,11 +24,11 @@ func TestMain(m *testing.M) {
 
 // repoRoot is the module root, for scripts that compare with committed files.
 func repoRoot(t *testing.T) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the test source")
+	root, err := reporoot.Dir()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return root
 }
 
 func TestScripts(t *testing.T) {

@@ -11,20 +11,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/khook/khook/test/filelock"
+	"github.com/khook/khook/test/reporoot"
 )
 
-// RepoRoot is the module root, found from this file's location.
-func RepoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
-}
+// RepoRoot is the module root.
+func RepoRoot() string { return reporoot.MustDir() }
 
 type build struct {
 	name string // of its lock: builds of one kind share all but the link
