@@ -78,7 +78,14 @@ func releaseData(s *state, m map[string]any) map[string]any {
 	d := s.envData()
 	labels := map[string]any{}
 	if l, ok := m["labels"].(map[string]any); ok {
-		labels = l
+		for k, v := range l {
+			labels[k] = v
+		}
+	}
+	// helmfile v1.8.0 (pkg/state ExecuteTemplates) sets commonLabels over
+	// the release's own before it renders the release's templates.
+	for k, v := range s.commonLabels {
+		labels[k] = v
 	}
 	d["Release"] = map[string]any{
 		"Name": str(m["name"]), "Namespace": str(m["namespace"]), "Chart": str(m["chart"]),

@@ -261,7 +261,7 @@ func appendRel(l []*rel, r *rel) []*rel {
 func (c *converter) release(rn *relNode) (*rel, error) {
 	s := rn.st
 	var m map[string]any
-	if err := rn.node.Decode(&m); err != nil {
+	if err := decode(rn.node, &m); err != nil {
 		if terr := s.notGotmpl(rn.line); terr != nil {
 			return nil, terr
 		}
@@ -370,7 +370,7 @@ func (c *converter) subHelmfiles(s *state, depth int, prev []*rel) ([]*rel, erro
 		}
 		if h.Kind == yaml.ScalarNode {
 			sub.Path = h.Value
-		} else if err := h.Decode(&sub); err != nil {
+		} else if err := decode(h, &sub); err != nil {
 			return nil, &InputError{File: s.file, Line: h.Line, Msg: "a helmfiles: entry cannot be read: " + err.Error()}
 		}
 		if len(sub.Selectors) > 0 {
