@@ -16,7 +16,7 @@ func TestImportCommonLabelsInReleaseTemplates(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{
 		"helmfile.yaml.gotmpl": "repositories:\n  - name: core\n    url: https://charts.example\ncommonLabels:\n  repo: core\n  scope: deps\ntemplates:\n  release:\n    values:\n      - values/{{`{{ .Release.Labels.scope }}`}}.yaml\nreleases:\n  - name: app\n    namespace: apps\n    chart: \"{{`{{ .Release.Labels.repo }}`}}/app\"\n    version: 1.0.0\n    labels:\n      repo: mine\n    inherit:\n      - template: release\n",
-		"values/deps.yaml": "scope: deps\n",
+		"values/deps.yaml":     "scope: deps\n",
 	})
 	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{})
 	if err != nil {
