@@ -31,7 +31,6 @@ type rel struct {
 	// before and after are the steps hooks became; terminal are the steps
 	// a release that needs this one waits for (the release and its post hooks).
 	before, after []*importer.OutStep
-	setFiles      []string
 }
 
 func (c *converter) note(r *rel, key, what, why string) {
@@ -79,7 +78,14 @@ func releaseData(s *state, m map[string]any) map[string]any {
 	d := s.envData()
 	labels := map[string]any{}
 	if l, ok := m["labels"].(map[string]any); ok {
-		labels = l
+		for k, v := range l {
+			labels[k] = v
+		}
+	}
+	// helmfile v1.8.0 (pkg/state ExecuteTemplates) sets commonLabels over
+	// the release's own before it renders the release's templates.
+	for k, v := range s.commonLabels {
+		labels[k] = v
 	}
 	d["Release"] = map[string]any{
 		"Name": str(m["name"]), "Namespace": str(m["namespace"]), "Chart": str(m["chart"]),
@@ -319,44 +325,59 @@ func realLine(s *state, rendered int, name string) int {
 	return best
 }
 
-// helmSet is one set/setString entry.
-func (c *converter) set(r *rel, key string, entries []any, asString bool, into map[string]any) {
+// set carries set/setString entries as helmfile v1.8.0 passes them to helm
+// (pkg/state setFlags, setStringFlags): a non-empty value as --set or
+// --set-string, else (set only) a file as --set-file, else a non-empty
+// values list as {a,b}; anything else passes nothing. The --set-file ones
+// are returned: helm merges them after every --set and --set-string.
+func (c *converter) set(r *rel, key string, entries []any, asString bool, into map[string]any) (files []map[string]any) {
 	for i, x := range entries {
 		e, ok := x.(map[string]any)
 		if !ok {
 			c.note(r, key, fmt.Sprintf("%s[%d]", key, i), "not a {name, value} entry")
 			continue
 		}
-		name := str(e["name"])
+		name, v := escape(str(e["name"])), setText(e["value"])
+		list, _ := e["values"].([]any)
 		var err error
 		switch {
-		case e["file"] != nil && str(e["file"]) != "":
-			p := abs(r.st.dir, str(e["file"]))
-			data, rerr := os.ReadFile(p)
-			if rerr != nil {
-				c.fail = &InputError{File: r.st.file, Line: r.lineOf(key), Msg: fmt.Sprintf("release %s %s %s: the file %s cannot be read: %s", r.out.Resolved.Name, key, name, str(e["file"]), pathErr(rerr))}
-				return
-			}
-			err = strvals.ParseIntoString(name+"="+escape(string(data)), into)
-			if err == nil {
-				r.setFiles = append(r.setFiles, str(e["file"]))
-			}
-		case e["values"] != nil:
+		case v != "" && asString:
+			err = strvals.ParseIntoString(name+"="+escape(v), into)
+		case v != "":
+			err = strvals.ParseInto(name+"="+escape(v), into)
+		case str(e["file"]) != "" && asString:
+			c.infof(r, key, fmt.Sprintf("%s %s file %s", key, str(e["name"]), str(e["file"])), "helmfile passes no --set-string for a file, so it sets nothing, and neither does the import")
+		case str(e["file"]) != "":
+			files = append(files, e)
+		case len(list) > 0:
 			var parts []string
-			for _, v := range e["values"].([]any) {
+			for _, v := range list {
 				parts = append(parts, escape(str(v)))
 			}
 			err = strvals.ParseInto(name+"={"+strings.Join(parts, ",")+"}", into)
-		default:
-			v := setText(e["value"])
-			if asString {
-				err = strvals.ParseIntoString(name+"="+escape(v), into)
-			} else {
-				err = strvals.ParseInto(name+"="+escape(v), into)
-			}
 		}
 		if err != nil {
-			c.note(r, key, fmt.Sprintf("%s %s", key, name), "Helm cannot parse it: "+err.Error())
+			c.note(r, key, fmt.Sprintf("%s %s", key, str(e["name"])), "Helm cannot parse it: "+err.Error())
+		}
+	}
+	return files
+}
+
+// setFiles reads set entries' files as helm --set-file does. Each is
+// remembered as a read, so that a secret one (a private key, a file named
+// like a token) is written as a secret variable, never its content.
+func (c *converter) setFiles(r *rel, files []map[string]any, into map[string]any) {
+	for _, e := range files {
+		p := abs(r.st.dir, str(e["file"]))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			c.fail = &InputError{File: r.st.file, Line: r.lineOf("set"), Msg: fmt.Sprintf("release %s set %s: the file %s cannot be read: %s", r.out.Resolved.Name, str(e["name"]), str(e["file"]), pathErr(err))}
+			return
+		}
+		c.r.reads = append(c.r.reads, &fileRead{path: p, text: string(data), secret: importer.SecretLooking(camelWords(str(e["name"])))})
+		read := func([]rune) (any, error) { return string(data), nil }
+		if err := strvals.ParseIntoFile(escape(str(e["name"]))+"="+escape(str(e["file"])), into, read); err != nil {
+			c.note(r, "set", "set "+str(e["name"]), "Helm cannot parse it: "+err.Error())
 		}
 	}
 }

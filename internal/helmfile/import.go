@@ -97,7 +97,17 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	}
 	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}, from: map[*importer.OutStep]importer.Loc{}}
 	c.top = c.l.display(path)
-	if _, err := c.tree(path, nil, 0, false, nil); err != nil {
+	start := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		def, err := c.defaultState(path)
+		if err != nil {
+			return nil, r, err
+		}
+		if def != "" {
+			start = def
+		}
+	}
+	if _, err := c.tree(start, nil, 0, false, nil); err != nil {
 		return nil, r, err
 	}
 	if c.fail != nil {
@@ -251,7 +261,7 @@ func appendRel(l []*rel, r *rel) []*rel {
 func (c *converter) release(rn *relNode) (*rel, error) {
 	s := rn.st
 	var m map[string]any
-	if err := rn.node.Decode(&m); err != nil {
+	if err := decode(rn.node, &m); err != nil {
 		if terr := s.notGotmpl(rn.line); terr != nil {
 			return nil, terr
 		}
@@ -344,64 +354,6 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	return r, nil
 }
 
-// treeDir is a folder: its helmfile.yaml(.gotmpl), else its helmfile.d
-// files in order.
-func (c *converter) treeDir(path string, overrides map[string]any, depth int, sub bool, prev []*rel) ([]*rel, error) {
-	var files []string
-	for _, cand := range []string{"helmfile.yaml", "helmfile.yaml.gotmpl"} {
-		if _, err := os.Stat(filepath.Join(path, cand)); err == nil {
-			return c.tree(filepath.Join(path, cand), overrides, depth+1, sub, prev)
-		}
-	}
-	for _, pat := range []string{"*.yaml", "*.yml", "*.yaml.gotmpl", "*.yml.gotmpl"} {
-		m, _ := filepath.Glob(filepath.Join(path, "helmfile.d", pat))
-		files = append(files, m...)
-	}
-	sort.Strings(files)
-	if len(files) == 0 {
-		return nil, &InputError{File: c.l.display(path), Msg: "no helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/*.yaml in this folder"}
-	}
-	// helmfile (pkg/app visitStates) skips a state file that does not
-	// define the chosen environment and fails only when no file runs.
-	var skipped []Note
-	var first *InputError
-	tail, err := c.parallel(files, overrides, depth+1, sub, prev, func(f string, err error) (bool, error) {
-		var ie *InputError
-		if errors.As(err, &ie) && ie.notDefined {
-			skipped = append(skipped, Note{Loc: importer.Loc{File: c.l.display(f)}, What: fmt.Sprintf("environment %q is not defined in this file", c.opts.Environment),
-				Why: "helmfile skips a helmfile.d file without it, so none of its releases is imported"})
-			// Refuse with a file that lists environments to choose from.
-			if first == nil || ie.envsKnown && !first.envsKnown {
-				first = ie
-			}
-			return true, nil
-		}
-		return false, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(skipped) == len(files) {
-		return nil, first
-	}
-	c.parallelNote(importer.Loc{File: c.l.display(filepath.Join(path, "helmfile.d"))}, len(files)-len(skipped))
-	c.res.Info = append(c.res.Info, skipped...)
-	return tail, nil
-}
-
-// parallelNote says, for several files helmfile processes at once (a
-// helmfile.d, a helmfiles: glob), how their order was written.
-func (c *converter) parallelNote(where importer.Loc, files int) {
-	if files < 2 {
-		return
-	}
-	why := "helmfile v1.8.0 processes them in parallel (unless it is run with --sequential-helmfiles), so no order between their releases is written; import with --sequential-helmfiles if your task file passes it"
-	if c.opts.SequentialHelmfiles {
-		why = "processed one after the other in name order, as helmfile --sequential-helmfiles does: each file's releases need the previous file's"
-	}
-	c.res.Info = append(c.res.Info, Note{Loc: where, What: fmt.Sprintf("%d helmfiles", files), Why: why})
-}
-
 // subHelmfiles loads the state's helmfiles: entries, which helmfile runs
 // before the file's own releases, one entry after the other (the files of
 // one glob in parallel); the tail of the last is returned.
@@ -418,7 +370,7 @@ func (c *converter) subHelmfiles(s *state, depth int, prev []*rel) ([]*rel, erro
 		}
 		if h.Kind == yaml.ScalarNode {
 			sub.Path = h.Value
-		} else if err := h.Decode(&sub); err != nil {
+		} else if err := decode(h, &sub); err != nil {
 			return nil, &InputError{File: s.file, Line: h.Line, Msg: "a helmfiles: entry cannot be read: " + err.Error()}
 		}
 		if len(sub.Selectors) > 0 {

@@ -298,7 +298,7 @@ func (l *loader) key(s *state, k, v *yaml.Node, offset int, envs map[string]*yam
 		}
 	case "templates":
 		var t map[string]any
-		if err := v.Decode(&t); err != nil {
+		if err := decode(v, &t); err != nil {
 			return &InputError{File: s.file, Line: line, Msg: "templates: cannot be read: " + err.Error()}
 		}
 		for name, x := range t {
@@ -459,7 +459,7 @@ func (l *loader) valuesEntries(s *state, list *yaml.Node, offset int, handler *s
 		switch item.Kind {
 		case yaml.MappingNode:
 			var m map[string]any
-			if err := item.Decode(&m); err != nil {
+			if err := decode(item, &m); err != nil {
 				return nil, &InputError{File: s.file, Line: item.Line + offset, Msg: "inline values cannot be read: " + err.Error()}
 			}
 			out = mergeValues(out, stringKeys(m).(map[string]any))

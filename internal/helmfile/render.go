@@ -43,6 +43,8 @@ type fileRead struct {
 	text string
 	obj  any // fromYaml of text ("" when not parsed)
 	gets []getCall
+	// secret: read for a value under a secret-looking name (set file:).
+	secret bool
 }
 
 type getCall struct {

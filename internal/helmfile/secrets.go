@@ -2,6 +2,7 @@ package helmfile
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,13 +10,27 @@ import (
 	"github.com/khook/khook/internal/importer"
 )
 
-// secretRead is a file the helmfile read (readFile) whose content is a
-// secret: a PEM private key, or a file named like one (tls.key, token,
-// id_rsa, …).
+// secretRead is a file the helmfile read (readFile, a set file:) whose
+// content is a secret: a PEM private key, a registry's docker config
+// (its "auths" hold credentials), a file named like one (tls.key, token,
+// id_rsa, …), or one set under a secret-looking name (pullSecret.data).
 func secretRead(rd *fileRead) bool {
 	base := filepath.Base(rd.path)
-	return strings.Contains(rd.text, "PRIVATE KEY-----") || importer.SecretLooking(base) ||
+	return rd.secret || strings.Contains(rd.text, "PRIVATE KEY-----") || strings.Contains(rd.text, `"auths"`) || importer.SecretLooking(base) ||
 		strings.HasPrefix(base, "id_rsa") || strings.HasSuffix(base, ".pem") || strings.HasSuffix(base, ".p12")
+}
+
+// camelWords splits a camelCase key into words (pullSecret → pull_Secret)
+// for SecretLooking, which splits on what is not a letter or digit.
+func camelWords(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && r >= 'A' && r <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // secretReads writes the content of each secret file the helmfile read
@@ -76,7 +91,11 @@ func (c *converter) leaked(doc []byte) error {
 	}
 	for _, rd := range c.r.reads {
 		if text := strings.TrimSpace(rd.text); secretRead(rd) && len(text) >= 4 {
-			secrets = append(secrets, secret{text, "the content of " + c.l.display(rd.path), "read it in a values entry of its own, or from a sops-encrypted values file"})
+			from, fix := "the content of "+c.l.display(rd.path), "read it in a values entry of its own, or from a sops-encrypted values file"
+			secrets = append(secrets, secret{text, from, fix})
+			if text != rd.text { // b64enc of the file as read, newline and all
+				secrets = append(secrets, secret{base64.StdEncoding.EncodeToString([]byte(rd.text)), from + " (base64-encoded)", fix})
+			}
 		}
 	}
 	for _, s := range secrets {
@@ -91,11 +110,11 @@ func (c *converter) leaked(doc []byte) error {
 	return nil
 }
 
-// needles are what of a secret value would show in YAML: the value, and
-// each line of a multi-line one (a block scalar indents them), PEM
-// armour lines aside.
+// needles are what of a secret value would show in YAML: the value, its
+// base64 (b64enc, a Secret's data), and each line of a multi-line one (a
+// block scalar indents them), PEM armour lines aside.
 func needles(v string) []string {
-	out := []string{v}
+	out := []string{v, base64.StdEncoding.EncodeToString([]byte(v))}
 	if !strings.Contains(v, "\n") {
 		return out
 	}

@@ -69,14 +69,16 @@ func (c *converter) values(r *rel, h *importer.OutHelm) error {
 		r.out.Carried = append(r.out.Carried, "secrets (sops values files, decrypted by khook)")
 	}
 	set := map[string]any{}
+	var files []map[string]any
 	if l, ok := r.m["set"].([]any); ok {
-		c.set(r, "set", l, false, set)
+		files = c.set(r, "set", l, false, set)
 		r.out.Carried = append(r.out.Carried, "set")
 	}
 	if l, ok := r.m["setString"].([]any); ok {
 		c.set(r, "setString", l, true, set)
 		r.out.Carried = append(r.out.Carried, "setString")
 	}
+	c.setFiles(r, files, set)
 	set = stringKeys(set).(map[string]any)
 	r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(set))
 	if trailing != nil || len(set) > 0 {

@@ -35,17 +35,38 @@ import (
 // corpusDir is the corpus, relative to this package.
 const corpusDir = "../testdata/helmfile-corpus"
 
+// comparedDir is the corpus TestImportMatchesHelmfile compares: corpusDir,
+// or the folder KHOOK_HELMFILE_CORPUS names (a held-out trial kept outside
+// the repository, in the same format), so that such a trial runs this very
+// comparison rather than a copy of it.
+func comparedDir() string {
+	if d := os.Getenv("KHOOK_HELMFILE_CORPUS"); d != "" {
+		return d
+	}
+	return corpusDir
+}
+
 // entry is one repository of the corpus (corpus.yaml).
 type entry struct {
 	Dir     string            `yaml:"dir"`
 	Inputs  []string          `yaml:"inputs"`
 	Licence string            `yaml:"licence"`
 	Env     map[string]string `yaml:"env"` // what the repository's task files set besides ROOT_DIR
+	// Environment is the --environment (-e) the task files pass both
+	// tools; AllowExec passes the import --allow-exec (helmfile's exec
+	// runs without a flag).
+	Environment string `yaml:"environment"`
+	AllowExec   bool   `yaml:"allowExec"`
 }
 
 func loadCorpus(t testing.TB) []entry {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(corpusDir, "corpus.yaml"))
+	return loadCorpusAt(t, corpusDir)
+}
+
+func loadCorpusAt(t testing.TB, dir string) []entry {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "corpus.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,15 +115,16 @@ func TestImportMatchesHelmfile(t *testing.T) {
 	// helmfile asks helm its version before it builds anything.
 	helm := helmcli.Binary(t)
 	built, compared := 0, 0
-	for _, e := range loadCorpus(t) {
+	dir := comparedDir()
+	for _, e := range loadCorpusAt(t, dir) {
 		for _, in := range e.Inputs {
 			t.Run(e.Dir+"/"+in, func(t *testing.T) {
-				root := copyEntry(t, filepath.Join(corpusDir, e.Dir))
-				want, dangling, err := helmfileResolve(hf, helm, root, in, e.Env)
+				root := copyEntry(t, filepath.Join(dir, e.Dir))
+				want, dangling, err := helmfileResolve(hf, helm, root, in, e)
 				if err != nil {
 					// Nothing to compare, but an input helmfile refuses
 					// (broken upstream) must not import as faithful either.
-					if code, verdict := runImport(t, root, in, e.Env); code == 0 {
+					if code, verdict := runImport(t, root, in, e); code == 0 {
 						t.Errorf("helmfile %s refuses this input (%v), yet the import exits 0 (%s)", helmfilecli.Version, err, verdict)
 					} else {
 						t.Logf("helmfile %s refuses this input and so does the import (%s): %v", helmfilecli.Version, verdict, err)
@@ -110,7 +132,7 @@ func TestImportMatchesHelmfile(t *testing.T) {
 					return
 				}
 				built++
-				got, verdict, code := importResolve(t, root, in, e.Env)
+				got, verdict, code := importResolve(t, root, in, e)
 				compared++
 				if len(dangling) > 0 && code == 0 {
 					t.Errorf("the import exits 0, but helmfile's needs name no release (%s): helmfile sync refuses this helmfile, so the import is not faithful (%s)", strings.Join(dangling, ", "), verdict)
@@ -145,6 +167,7 @@ func env(root string, extra map[string]string) []string {
 	home := filepath.Join(filepath.Dir(root), "home")
 	vars := []string{
 		"ROOT_DIR=" + root,
+		"PWD=" + root, // as the shell that runs the task file sets it
 		"KUBERNETES_DIR=" + filepath.Join(root, "kubernetes"),
 		"HOME=" + home,
 		"XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
@@ -175,11 +198,15 @@ func env(root string, extra map[string]string) []string {
 // each release's chart and version and puts a placeholder chart of that name
 // and version where helmfile caches pulled charts; the charts' contents play
 // no part in the comparison.
-func helmfileResolve(hf, helm, root, in string, extra map[string]string) (_ []resolved, dangling []string, _ error) {
+func helmfileResolve(hf, helm, root, in string, e entry) (_ []resolved, dangling []string, _ error) {
 	run := func(args ...string) ([]byte, error) {
-		cmd := exec.Command(hf, append([]string{"--helm-binary", helm, "--file", in}, args...)...)
+		global := []string{"--helm-binary", helm, "--file", in}
+		if e.Environment != "" {
+			global = append(global, "--environment", e.Environment)
+		}
+		cmd := exec.Command(hf, append(global, args...)...)
 		cmd.Dir = root
-		cmd.Env = env(root, extra)
+		cmd.Env = env(root, e.Env)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
@@ -221,10 +248,13 @@ func helmfileResolve(hf, helm, root, in string, extra map[string]string) (_ []re
 
 var sourceLine = regexp.MustCompile(`(?m)^#  Source: (.+)$`)
 
-// seedChartCache puts a placeholder chart for each OCI release of
-// `helmfile list --output json` where helmfile v1.8.0 looks for a pulled
-// chart: HELMFILE_CACHE_HOME, then the chart reference with ":", "//" and
-// "." replaced by "_" as path elements, then the version, then the chart.
+// seedChartCache puts a placeholder chart for each release of `helmfile
+// list --output json` where helmfile v1.8.0 looks for a pulled OCI chart
+// (pkg/state getOCIChartPath): HELMFILE_CACHE_HOME, then the chart as the
+// release writes it (oci://… or repo/name of an oci: true repository) with
+// ":", "//" and "." replaced by "_" as path elements, then the version,
+// then the chart. The list does not say which repositories are OCI, so
+// every chart that is not a local path is seeded; helmfile pulls no other.
 func seedChartCache(cache string, list []byte) error {
 	var releases []struct{ Chart, Version string }
 	if err := json.Unmarshal(list, &releases); err != nil {
@@ -232,7 +262,7 @@ func seedChartCache(cache string, list []byte) error {
 	}
 	escape := strings.NewReplacer(":", "_", "//", "_", ".", "_", "&", "_")
 	for _, r := range releases {
-		if !strings.HasPrefix(r.Chart, "oci://") {
+		if !strings.Contains(r.Chart, "/") || strings.HasPrefix(r.Chart, ".") || strings.HasPrefix(r.Chart, "/") {
 			continue
 		}
 		name := r.Chart[strings.LastIndexByte(r.Chart, '/')+1:]
@@ -277,7 +307,7 @@ type buildRelease struct {
 
 type buildSetValue struct {
 	Name  string   `yaml:"name"`
-	Value any      `yaml:"value"`
+	Value string   `yaml:"value"` // a string in helmfile's SetValue too
 	File  string   `yaml:"file"`
 	Vals  []string `yaml:"values"`
 }
@@ -307,18 +337,7 @@ func (st *buildState) resolve(r *buildRelease, base string) resolved {
 			values = merge(values, m)
 		}
 	}
-	for _, s := range append(append([]buildSetValue{}, r.Set...), r.SetString...) {
-		v := s.Value
-		if s.Vals != nil {
-			v = s.Vals
-		}
-		if s.File != "" {
-			data, _ := os.ReadFile(filepath.Join(base, s.File))
-			v = string(data)
-		}
-		setPath(values, s.Name, v)
-	}
-	out.Values = values
+	out.Values = setValues(values, r.Set, r.SetString, base)
 	return out
 }
 
@@ -326,20 +345,27 @@ func (st *buildState) resolve(r *buildRelease, base string) resolved {
 // helmfile's folder, --out khook.yaml) and resolves the spec it wrote.
 // runImport runs `khook import helmfile` on in as a user would, in its
 // folder with the entry's environment: the exit code and its last lines.
-func runImport(t *testing.T, root, in string, extra map[string]string) (int, string) {
-	for _, kv := range env(root, extra) {
+func runImport(t *testing.T, root, in string, e entry) (int, string) {
+	for _, kv := range env(root, e.Env) {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
 	t.Chdir(filepath.Join(root, filepath.Dir(in)))
 	ios, _, errOut := iostreams.Test("")
-	code := cli.Run(context.Background(), []string{"import", "helmfile", filepath.Base(in), "--out", "khook.yaml"}, ios)
+	args := []string{"import", "helmfile", filepath.Base(in), "--out", "khook.yaml"}
+	if e.Environment != "" {
+		args = append(args, "--environment", e.Environment)
+	}
+	if e.AllowExec {
+		args = append(args, "--allow-exec")
+	}
+	code := cli.Run(context.Background(), args, ios)
 	return code, fmt.Sprintf("exit %d: %s", code, lastLines(errOut.String(), 20))
 }
 
-func importResolve(t *testing.T, root, in string, extra map[string]string) ([]resolved, string, int) {
+func importResolve(t *testing.T, root, in string, e entry) ([]resolved, string, int) {
 	dir := filepath.Join(root, filepath.Dir(in))
-	code, verdict := runImport(t, root, in, extra)
+	code, verdict := runImport(t, root, in, e)
 	specFile := filepath.Join(dir, "khook.yaml")
 	if _, err := os.Stat(specFile); err != nil {
 		t.Fatalf("the import wrote no spec (%s)", verdict)

@@ -2,7 +2,9 @@ package helmfilecorpus
 
 import (
 	"encoding/json"
-	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"helm.sh/helm/v4/pkg/strvals"
@@ -12,14 +14,47 @@ import (
 // maps deeply, later wins.
 func merge(a, b map[string]any) map[string]any { return loader.MergeMaps(a, b) }
 
-// setPath applies one set/setString entry as helm's --set does.
-func setPath(values map[string]any, name string, v any) {
-	switch v := v.(type) {
-	case string:
-		_ = strvals.ParseIntoString(name+"="+v, values)
-	default:
-		_ = strvals.ParseInto(fmt.Sprintf("%s=%v", name, v), values)
+// setValues applies a release's set and setString entries as helmfile
+// v1.8.0 passes them to helm (pkg/state setFlags, setStringFlags: a
+// non-empty value, else for set a file, else a non-empty values list;
+// names and values escaped) and helm merges them (pkg/cli/values: every
+// --set, then every --set-string, then every --set-file). Files are
+// relative to base.
+func setValues(values map[string]any, set, setString []buildSetValue, base string) map[string]any {
+	var files []buildSetValue
+	for i, list := range [][]buildSetValue{set, setString} {
+		parse := strvals.ParseInto
+		if i == 1 {
+			parse = strvals.ParseIntoString
+		}
+		for _, s := range list {
+			switch {
+			case s.Value != "":
+				_ = parse(escape(s.Name)+"="+escape(s.Value), values)
+			case s.File != "" && i == 0:
+				files = append(files, s)
+			case len(s.Vals) > 0:
+				items := make([]string, len(s.Vals))
+				for j, v := range s.Vals {
+					items[j] = escape(v)
+				}
+				_ = parse(escape(s.Name)+"={"+strings.Join(items, ",")+"}", values)
+			}
+		}
 	}
+	for _, s := range files {
+		read := func([]rune) (any, error) {
+			data, err := os.ReadFile(filepath.Join(base, s.File))
+			return string(data), err
+		}
+		_ = strvals.ParseIntoFile(escape(s.Name)+"="+escape(s.File), values, read)
+	}
+	return values
+}
+
+// escape is helmfile's escaping of a --set name or value (pkg/state).
+func escape(v string) string {
+	return strings.NewReplacer("{", `\{`, "}", `\}`, ",", `\,`).Replace(v)
 }
 
 // jsonForm is values as Helm stores them (numbers float64), the form the

@@ -72,7 +72,10 @@ a khook spec: one step per release with its chart, version, namespace, values
 files, .gotmpl values, inline values, set/setString and secrets (sops), and
 apply/wait/patch steps for the kubectl hooks around it. Environment variables
 the helmfile reads stay references: paths under them are written relative
-to the spec, any other use becomes a declared ${VARIABLE}.
+to the spec, any other use becomes a declared ${VARIABLE}. A DIR is read as
+helmfile reads it: its helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/ as
+helmfile run there; else, as helmfile --file DIR, every *.y*ml and
+*.y*ml.gotmpl file in it (a helmfile.d folder given itself).
 
 On stderr the import names, at its FILE:LINE, each thing it did not carry
 over, then counts the releases by verdict (faithful, partial, refused) and
