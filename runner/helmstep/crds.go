@@ -33,22 +33,68 @@ import (
 // written; a CRD an upgrade drops is kept while custom resources of it
 // exist, unless the step says deleteCRDs.
 
-// chartCRDs are the CRDs of the chart's crds/ directories (subcharts'
-// included), in Helm's order.
-func chartCRDs(r *Release) ([]*unstructured.Unstructured, error) {
-	if r.src == nil || r.src.Chart == nil {
-		return nil, nil
-	}
-	var out []*unstructured.Unstructured
-	for _, f := range r.src.Chart.CRDObjects() {
-		objs, err := manifest.DecodeManifests(f.File.Data)
-		if err != nil {
-			return nil, fmt.Errorf("%s does not read as Kubernetes objects: %w", f.Filename, err)
-		}
-		for _, o := range objs {
-			if kube.IsCRD(o) {
-				out = append(out, o)
+// crdSource is where a chart's CRD is read from.
+type crdSource int
+
+const (
+	fromCRDsDir  crdSource = iota + 1 // a crds/ directory (the chart's or a subchart's): khook applies it before Helm renders
+	fromTemplate                      // a template: Helm writes it with the release, crdGuard checks it first
+)
+
+// chartCRD is one CRD of a chart and the file it is read from.
+type chartCRD struct {
+	obj  *unstructured.Unstructured
+	file string // the crds/ file, or the template ("# Source:" of the rendered manifest)
+	from crdSource
+}
+
+// readCRDs is the one reading of a chart's CRDs, for the crds/ a helm step
+// applies and plans (crdRequests) and for crds: only (renderCRDs): the
+// CRDs of ch's crds/ directories (subcharts' included, in Helm's order),
+// then, when templates is given, those of the manifest it renders (hooks
+// are not in it), cluster-scoped whatever the template says. A CRD both in
+// crds/ and in the templates is refused: Helm's install would fail on it
+// too. (What an upgrade is about to write, templated CRDs included,
+// crdGuard reads from Helm's post-render.)
+func readCRDs(ch *chartv2.Chart, templates func() (string, error)) ([]chartCRD, error) {
+	var out []chartCRD
+	seen := map[string]bool{}
+	if ch != nil {
+		for _, f := range ch.CRDObjects() {
+			objs, err := manifest.DecodeManifests(f.File.Data)
+			if err != nil {
+				return nil, fmt.Errorf("%s does not read as Kubernetes objects: %w", f.Filename, err)
 			}
+			for _, o := range objs {
+				if kube.IsCRD(o) {
+					seen[o.GetName()] = true
+					out = append(out, chartCRD{obj: o, file: f.Filename, from: fromCRDsDir})
+				}
+			}
+		}
+	}
+	if templates == nil {
+		return out, nil
+	}
+	rendered, err := templates()
+	if err != nil {
+		return nil, err
+	}
+	for _, doc := range chartsource.SplitBySource(rendered) {
+		objs, err := chartsource.DecodeManifest(doc.Text)
+		if err != nil {
+			return nil, fmt.Errorf("%s does not read as Kubernetes objects: %w", doc.Source, err)
+		}
+		for _, obj := range objs {
+			if !kube.IsCRD(obj) {
+				continue
+			}
+			if seen[obj.GetName()] {
+				return nil, fmt.Errorf("CRD %s is both in the chart's crds/ and rendered by %s: keep one", obj.GetName(), doc.Source)
+			}
+			seen[obj.GetName()] = true
+			obj.SetNamespace("")
+			out = append(out, chartCRD{obj: obj, file: doc.Source, from: fromTemplate})
 		}
 	}
 	return out, nil
@@ -63,12 +109,16 @@ func crdRequests(ctx context.Context, clients *kube.Clients, r *Release) ([]*kub
 	if mode == spec.CRDsSkip {
 		return nil, nil
 	}
-	crds, err := chartCRDs(r)
+	if r.src == nil {
+		return nil, nil
+	}
+	crds, err := readCRDs(r.src.Chart, nil) // crds/ only: templated CRDs are the release's
 	if err != nil {
 		return nil, err
 	}
 	var reqs []*kube.ApplyRequest
-	for _, crd := range crds {
+	for _, c := range crds {
+		crd := c.obj
 		if mode == spec.CRDsCreate {
 			live, _, err := clients.Live(ctx, kube.CRDMapping, "", crd.GetName())
 			if err == nil && live != nil {
@@ -78,17 +128,27 @@ func crdRequests(ctx context.Context, clients *kube.Clients, r *Release) ([]*kub
 				return nil, fmt.Errorf("cannot read CRD %s: %w", crd.GetName(), clients.Explain(err))
 			}
 		}
-		req, err := clients.PlanApply(ctx, crd, kube.CRDMapping, true, objdiff.Options{})
+		req, err := crdRequest(ctx, clients, crd, objdiff.Options{})
 		if err != nil {
 			return nil, err
 		}
-		// A crds/ CRD Helm created (a release installed by plain helm, or
-		// by khook before it upgraded crds/) is the chart's: khook takes
-		// Helm's fields over, never another manager's.
-		req.Force = kube.TakesOverFromHelm(req.Live)
 		reqs = append(reqs, req)
 	}
 	return reqs, nil
+}
+
+// crdRequest is the request that applies a chart's CRD, for crds/ and
+// crds: only alike (kube.PlanApply: the CRD safety checks on an update).
+func crdRequest(ctx context.Context, clients *kube.Clients, crd *unstructured.Unstructured, opts objdiff.Options) (*kube.ApplyRequest, error) {
+	req, err := clients.PlanApply(ctx, crd, kube.CRDMapping, true, opts)
+	if err != nil {
+		return nil, err
+	}
+	// A CRD Helm created (a release installed by plain helm, or by khook
+	// before it upgraded crds/) is the chart's: khook takes Helm's fields
+	// over, never another manager's.
+	req.Force = kube.TakesOverFromHelm(req.Live)
+	return req, nil
 }
 
 // applyCRDs writes the chart's crds/ before the install or upgrade, awaits
@@ -495,7 +555,7 @@ func renderWithoutCluster(ctx context.Context, r *Release, caps *common.Capabili
 	in.DryRunStrategy = action.DryRunClient
 	in.ReleaseName, in.Namespace = r.Name, r.Namespace
 	in.Replace = true
-	in.SkipCRDs = true // crds/ are khook's to apply (chartCRDs)
+	in.SkipCRDs = true // crds/ are khook's to apply (readCRDs)
 	kv := caps.KubeVersion
 	in.KubeVersion = &kv
 	in.APIVersions = caps.APIVersions

@@ -143,11 +143,10 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, dry kube.DryRunS
 	}
 	opts, _ := objdiff.IgnoreOptions(st.Ignored) // validated
 	for _, crd := range crds {
-		req, err := e.clients.PlanApply(ctx, crd, kube.CRDMapping, true, opts)
+		req, err := crdRequest(ctx, e.clients, crd, opts)
 		if err != nil {
 			return onlyCRDsRun{r: r}, fail(err) // nothing written
 		}
-		req.Force = kube.TakesOverFromHelm(req.Live) // as crds/ (crdRequests)
 		// Always the server's dry run, never objdiff.Holds: a field the chart
 		// stops setting is removed by the apply, which only the server's
 		// answer shows.
@@ -187,42 +186,25 @@ func (e *Executor) onlyCRDs(ctx context.Context, st *spec.Step, dry kube.DryRunS
 	return run, nil
 }
 
-// renderCRDs are the chart's CRDs: its crds/ (chartCRDs, subcharts'
-// included, in Helm's order), then those its templates render, hooks left
-// out. The templates are rendered as the install would render them, with
-// the cluster's version and API versions (plus, in a plan, those earlier
-// steps register) but without the cluster (lookup finds nothing), as helm
-// template. A CRD both in crds/ and in the templates is refused: Helm's
-// install would fail on it too.
+// renderCRDs are the chart's CRDs (readCRDs): its crds/, then those its
+// templates render, hooks left out. The templates are rendered as the
+// install would render them, with the cluster's version and API versions
+// (plus, in a plan, those earlier steps register) but without the cluster
+// (lookup finds nothing), as helm template.
 func renderCRDs(ctx context.Context, r *Release, caps *common.Capabilities) ([]*unstructured.Unstructured, error) {
-	crds, err := chartCRDs(r)
+	read, err := readCRDs(r.src.Chart, func() (string, error) {
+		rendered, err := renderWithoutCluster(ctx, r, caps)
+		if err != nil {
+			return "", fmt.Errorf("cannot render the chart: %w", chartsource.OneLine(err))
+		}
+		return rendered, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	manifest, err := renderWithoutCluster(ctx, r, caps)
-	if err != nil {
-		return nil, fmt.Errorf("cannot render the chart: %w", chartsource.OneLine(err))
-	}
-	seen := map[string]bool{}
-	for _, crd := range crds {
-		seen[crd.GetName()] = true
-	}
-	for _, doc := range chartsource.SplitBySource(manifest) {
-		objs, err := chartsource.DecodeManifest(doc.Text)
-		if err != nil {
-			return nil, fmt.Errorf("%s does not read as Kubernetes objects: %w", doc.Source, err)
-		}
-		for _, obj := range objs {
-			if !kube.IsCRD(obj) {
-				continue
-			}
-			if seen[obj.GetName()] {
-				return nil, fmt.Errorf("CRD %s is both in the chart's crds/ and rendered by %s: keep one", obj.GetName(), doc.Source)
-			}
-			seen[obj.GetName()] = true
-			obj.SetNamespace("") // cluster-scoped, whatever the template says
-			crds = append(crds, obj)
-		}
+	crds := make([]*unstructured.Unstructured, len(read))
+	for i, c := range read {
+		crds[i] = c.obj
 	}
 	return crds, nil
 }

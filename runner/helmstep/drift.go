@@ -39,8 +39,7 @@ type DriftInput struct {
 	// Ignore are the step's ignore rules: fields the decision leaves out.
 	Ignore objdiff.Options
 	// OnImmutable is the step's onImmutable: an object the server refuses
-	// for an immutable field is then a replace (kube.Recreates), not an
-	// error.
+	// for an immutable field is then a replace (replaceOf), not an error.
 	OnImmutable string
 	// Planned, when set, says the plan changes the CRD of the kind
 	// ("Kind.group") first (Release.PlansKind): such an object is compared
@@ -178,8 +177,8 @@ func driftOne(ctx context.Context, c *kube.Clients, in DriftInput, obj *unstruct
 			d.Action, d.Live, d.Desired = change.Action, change.Live, change.After
 			return d, nil
 		}
-		applied, err := dryRunApply(ctx, ri, desired)
-		if kube.ImmutableField(err) != "" && kube.Recreates(obj, in.OnImmutable) {
+		applied, replace, err := replaceOf(ctx, ri, desired, in.OnImmutable)
+		if replace {
 			change := objdiff.Decide(live, desired, in.Ignore)
 			d.Action, d.Live, d.Desired = model.ActionReplace, change.Live, change.After
 			return d, nil

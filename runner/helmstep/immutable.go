@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/runner/chartsource"
@@ -29,20 +30,59 @@ import (
 // validation) and the server's dry run of each object (admission, quota,
 // RBAC), as plan runs them. Only then are the objects deleted and the
 // upgrade run; should it still fail (a hook, a wait), what was deleted is
-// created again from the rendered manifest. Plan predicts the same
-// objects as replace (Drift with DriftInput.OnImmutable).
+// created again from the rendered manifest.
+//
+// Which objects are replaced is decided in one place, so plan and apply
+// cannot differ on it: replaceOf says it of one object, upgradeDrift of a
+// rendered release. Plan predicts the replacements from upgradeDrift of
+// its dry run (predictObjects); apply stops its real upgrade when
+// replaceOf finds one in what Helm is about to send (immutableCheck), then
+// deletes those upgradeDrift finds in the same dry run as plan's
+// (upgradeReplacing).
 
-// immutableCheck is the post-renderer of a real upgrade: it writes
-// nothing, and stops the upgrade before Helm writes anything (a
-// *replaceNeeded) when a rendered object the API server would refuse for
-// an immutable field is to be replaced. Objects without the policy cost
-// nothing; with it, a read and a dry run each.
+// replaceOf is the one replace detection: it sends the server's dry run
+// of desired (a rendered object with Helm's metadata) to ri, and replace
+// is true when the server refuses it for an immutable field and the
+// object is one khook replaces then (kube.Recreates: its own annotation,
+// else onImmutable). Otherwise it returns the server's answer and error.
+func replaceOf(ctx context.Context, ri dynamic.ResourceInterface, desired *unstructured.Unstructured, onImmutable string) (applied *unstructured.Unstructured, replace bool, err error) {
+	applied, err = dryRunApply(ctx, ri, desired)
+	if kube.ImmutableField(err) != "" && kube.Recreates(desired, onImmutable) {
+		return nil, true, nil
+	}
+	return applied, false, err
+}
+
+// upgradeDrift compares a rendered install or upgrade (the manifest of
+// its server dry run) with the cluster: Drift under the step's ignore
+// rules and onImmutable, a custom resource of a CRD the plan applies
+// first compared locally (Release.ChecksKind; apply has applied them).
+// Plan and apply both call it on the same dry run of the same action.
+func upgradeDrift(ctx context.Context, c *kube.Clients, r *Release, manifest string) ([]ObjectDiff, error) {
+	return Drift(ctx, c, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: manifest, Ignore: r.ignore, OnImmutable: r.step.OnImmutable, Planned: r.ChecksKind})
+}
+
+// replacements are the diffs that replace their object.
+func replacements(diffs []ObjectDiff) []ObjectDiff {
+	var out []ObjectDiff
+	for _, d := range diffs {
+		if d.Action == model.ActionReplace {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// immutableCheck is the post-renderer of a real upgrade, after the
+// step's own post-renderers and leaveIgnored (it sees what Helm sends): it
+// writes nothing, and stops the upgrade before Helm writes anything (a
+// *replaceNeeded) when replaceOf says a rendered object is to be
+// replaced. Objects khook would not replace cost nothing; the others a
+// read and a dry run each.
 type immutableCheck struct {
-	ctx         context.Context
-	clients     *kube.Clients
-	onImmutable string
-	release     string
-	namespace   string // the release namespace
+	ctx     context.Context
+	clients *kube.Clients
+	r       *Release
 }
 
 // replaceNeeded stops a real upgrade that must replace objects first
@@ -58,12 +98,13 @@ func (p immutableCheck) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the rendered manifest to find objects whose immutable fields change: %w", err)
 	}
+	onImmutable := p.r.step.OnImmutable
 	var need []string
 	for _, obj := range objs {
-		if _, hook := obj.GetAnnotations()["helm.sh/hook"]; hook || !kube.Recreates(obj, p.onImmutable) {
+		if _, hook := obj.GetAnnotations()["helm.sh/hook"]; hook || !kube.Recreates(obj, onImmutable) {
 			continue // Helm replaces a hook itself (before-hook-creation)
 		}
-		m, err := p.clients.MapObject(p.ctx, obj, p.namespace)
+		m, err := p.clients.MapObject(p.ctx, obj, p.r.Namespace)
 		if err != nil {
 			continue // a kind this chart brings: nothing of it exists yet
 		}
@@ -74,8 +115,8 @@ func (p immutableCheck) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 			return nil, fmt.Errorf("cannot read %s: %w", kube.ObjectName(obj), p.clients.Explain(err))
 		}
 		desired := obj.DeepCopy()
-		addHelmMetadata(desired, p.release, p.namespace)
-		if _, err := dryRunApply(p.ctx, ri, desired); kube.ImmutableField(err) != "" {
+		addHelmMetadata(desired, p.r.Name, p.r.Namespace)
+		if _, replace, _ := replaceOf(p.ctx, ri, desired, onImmutable); replace {
 			need = append(need, kube.ObjectName(obj))
 		}
 	}
@@ -107,7 +148,7 @@ func (e *Executor) upgradeReplacing(ctx context.Context, r *Release, do verdict)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	diffs, err := Drift(ctx, e.clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: preview.Manifest, Ignore: r.ignore, OnImmutable: r.step.OnImmutable})
+	diffs, err := upgradeDrift(ctx, e.clients, r, preview.Manifest)
 	if err != nil {
 		var refused *kube.RefusedError
 		if errors.As(err, &refused) {
@@ -120,10 +161,7 @@ func (e *Executor) upgradeReplacing(ctx context.Context, r *Release, do verdict)
 		return nil, nil, "", failure(e.clients, r, fmt.Errorf("cannot read the rendered manifest: %w", err))
 	}
 	var gone []replaced
-	for _, d := range diffs {
-		if d.Action != model.ActionReplace {
-			continue
-		}
+	for _, d := range replacements(diffs) {
 		desired := findObject(objs, d)
 		if desired == nil {
 			continue

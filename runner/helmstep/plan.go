@@ -163,7 +163,7 @@ func predictUnrendered(p runner.Prediction, r *Release, dec decision, in runner.
 // so what it refuses fails the step, as it fails the upgrade. Then what
 // the upgrade drops: deleted, or a CRD kept.
 func predictObjects(ctx context.Context, clients *kube.Clients, p runner.Prediction, r *Release, res *rel.Release) (runner.Prediction, error) {
-	diffs, err := Drift(ctx, clients, DriftInput{Release: r.Name, Namespace: r.Namespace, Manifest: res.Manifest, Ignore: r.ignore, OnImmutable: r.step.OnImmutable, Planned: r.ChecksKind})
+	diffs, err := upgradeDrift(ctx, clients, r, res.Manifest)
 	if err != nil {
 		var refused *kube.RefusedError
 		if errors.As(err, &refused) {
@@ -174,10 +174,8 @@ func predictObjects(ctx context.Context, clients *kube.Clients, p runner.Predict
 		}
 		return p, failure(clients, r, err) // what cannot be checked is not let through
 	}
-	for _, d := range diffs {
-		if d.Action == model.ActionReplace {
-			p.Reason += fmt.Sprintf("; replaces %s (an immutable field changes; onImmutable: recreate)", d.id())
-		}
+	for _, d := range replacements(diffs) {
+		p.Reason += fmt.Sprintf("; replaces %s (an immutable field changes; onImmutable: recreate)", d.id())
 	}
 	removed, err := DroppedObjects(ctx, clients, r, res.Manifest)
 	if err != nil {

@@ -1,10 +1,15 @@
 package helmstep
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 
+	"helm.sh/helm/v4/pkg/chart/common"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	rel "helm.sh/helm/v4/pkg/release/v1"
 
@@ -94,5 +99,45 @@ func TestDecideSkipAndPending(t *testing.T) {
 	}
 	if d := e.decide(t.Context(), open("")); d.do != doRecover {
 		t.Errorf("pending: %+v, want recover", d)
+	}
+}
+
+// readCRDs yields a chart's CRDs with where each is read from: crds/
+// (subcharts' too) first, then the templates' (cluster-scoped whatever
+// they say, other kinds left out); a CRD in both is refused, naming the
+// template; without templates it reads crds/ alone.
+func TestReadCRDsSaysWhereEachComesFrom(t *testing.T) {
+	crd := func(name string) []byte {
+		return []byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: " + name + "\n")
+	}
+	sub := &chartv2.Chart{Metadata: &chartv2.Metadata{Name: "sub"}, Files: []*common.File{{Name: "crds/b.yaml", Data: crd("bs.example.com")}}}
+	ch := &chartv2.Chart{Metadata: &chartv2.Metadata{Name: "top"}, Files: []*common.File{{Name: "crds/a.yaml", Data: crd("as.example.com")}}}
+	ch.AddDependency(sub)
+	templates := func(rendered string) func() (string, error) {
+		return func() (string, error) { return rendered, nil }
+	}
+	rendered := "---\n# Source: top/templates/c.yaml\n" + string(crd("cs.example.com")) + "  namespace: x\n---\n# Source: top/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n"
+	got, err := readCRDs(ch, templates(rendered))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read []string
+	for _, c := range got {
+		read = append(read, fmt.Sprintf("%s %s %d %q", c.obj.GetName(), c.file, c.from, c.obj.GetNamespace()))
+	}
+	want := []string{
+		fmt.Sprintf("as.example.com top/crds/a.yaml %d \"\"", fromCRDsDir),
+		fmt.Sprintf("bs.example.com top/charts/sub/crds/b.yaml %d \"\"", fromCRDsDir),
+		fmt.Sprintf("cs.example.com top/templates/c.yaml %d \"\"", fromTemplate),
+	}
+	if !slices.Equal(read, want) {
+		t.Errorf("readCRDs = %q, want %q", read, want)
+	}
+	if got, err := readCRDs(ch, nil); err != nil || len(got) != 2 {
+		t.Errorf("readCRDs without templates = %d CRDs (%v), want the 2 of crds/", len(got), err)
+	}
+	twice := "---\n# Source: top/templates/a.yaml\n" + string(crd("as.example.com"))
+	if _, err := readCRDs(ch, templates(twice)); err == nil || !strings.Contains(err.Error(), "CRD as.example.com is both in the chart's crds/ and rendered by top/templates/a.yaml") {
+		t.Errorf("a CRD in crds/ and a template: %v", err)
 	}
 }

@@ -153,7 +153,9 @@ func (e *Executor) runAction(ctx context.Context, r *Release, do verdict, dry ku
 			post = leaveIgnored{ctx: ctx, clients: e.clients, opts: r.ignore, namespace: r.Namespace}
 		}
 		if !dry.IsDryRun() {
-			post = chainPostRenderers(immutableCheck{ctx: ctx, clients: e.clients, onImmutable: r.step.OnImmutable, release: r.Name, namespace: r.Namespace}, post)
+			// After leaveIgnored: it checks the objects as Helm sends them,
+			// as the dry run upgradeDrift reads has them.
+			post = chainPostRenderers(post, immutableCheck{ctx: ctx, clients: e.clients, r: r})
 		}
 		if strings.Contains(r.Last.Manifest, "kind: CustomResourceDefinition") || templatesCRD(r.src.Chart) {
 			// A templated CRD can only be written or dropped if the
