@@ -52,6 +52,7 @@ func (set *Set) loadAdmission(docs []spec.AdmissionDoc) spec.Problems {
 			if ap != nil {
 				byName[ap.policy.Name] = ap
 				set.admission = append(set.admission, ap)
+				set.Notes = append(set.Notes, staticSuffixNotes("ValidatingAdmissionPolicy", ap.policy.Name)...)
 			}
 		case gvk.Group == admissionv1.GroupName && gvk.Kind == "ValidatingAdmissionPolicyBinding":
 			b := &admissionv1.ValidatingAdmissionPolicyBinding{}
@@ -60,6 +61,7 @@ func (set *Set) loadAdmission(docs []spec.AdmissionDoc) spec.Problems {
 				continue
 			}
 			probs = append(probs, refusalProblems(d, "ValidatingAdmissionPolicyBinding "+b.Name, bindingRefusals(b))...)
+			set.Notes = append(set.Notes, staticSuffixNotes("ValidatingAdmissionPolicyBinding", b.Name)...)
 			bindings = append(bindings, b)
 			bindingAt = append(bindingAt, d)
 		case gvk.Group == admissionv1.GroupName:

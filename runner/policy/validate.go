@@ -6,8 +6,6 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apiserver/pkg/features"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/kubernetes/pkg/apis/admissionregistration"
 	serverv1 "k8s.io/kubernetes/pkg/apis/admissionregistration/v1"
 	"k8s.io/kubernetes/pkg/apis/admissionregistration/validation"
@@ -21,11 +19,12 @@ import (
 // strategy (k8s.io/kubernetes' pkg/registry/admissionregistration) runs
 // the admissionregistration validation over the internal types, every
 // expression compiled as a new one (the strict cost and environment of
-// create), plus the reserved name suffix when its feature gate is on.
-// khook does the same on the object the server validates: the v1 object
-// defaulted (serverv1's defaulters), converted by the generated
-// conversion. Not run: the authorization of a paramKind or paramRef
-// (the server asks its authorizer, for the creating user).
+// create). khook does the same on the object the server validates: the
+// v1 object defaulted (serverv1's defaulters), converted by the generated
+// conversion. Not run: the authorization of a paramKind or paramRef (the
+// server asks its authorizer, for the creating user), and the reserved
+// name suffix, which depends on a feature gate of the cluster
+// (staticSuffixNotes).
 
 // policyRefusals defaults p as the API server does before it validates a
 // create (failurePolicy Fail, matchPolicy Equivalent, empty selectors,
@@ -36,7 +35,7 @@ func policyRefusals(p *admissionv1.ValidatingAdmissionPolicy) field.ErrorList {
 	if err := serverv1.Convert_v1_ValidatingAdmissionPolicy_To_admissionregistration_ValidatingAdmissionPolicy(p, &in, nil); err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
-	return append(validation.ValidateValidatingAdmissionPolicy(&in), staticSuffix(in.Name)...)
+	return validation.ValidateValidatingAdmissionPolicy(&in)
 }
 
 // bindingRefusals defaults b as the server does and returns its
@@ -47,16 +46,20 @@ func bindingRefusals(b *admissionv1.ValidatingAdmissionPolicyBinding) field.Erro
 	if err := serverv1.Convert_v1_ValidatingAdmissionPolicyBinding_To_admissionregistration_ValidatingAdmissionPolicyBinding(b, &in, nil); err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
-	return append(validation.ValidateValidatingAdmissionPolicyBinding(&in), staticSuffix(in.Name)...)
+	return validation.ValidateValidatingAdmissionPolicyBinding(&in)
 }
 
-// staticSuffix: names reserved for the server's own manifests, refused
-// when the gate is on, as the strategy decides it.
-func staticSuffix(name string) field.ErrorList {
-	if !utilfeature.DefaultFeatureGate.Enabled(features.ManifestBasedAdmissionControlConfig) {
-		return nil
+// staticSuffixNotes: a name the server reserves for its own manifests is
+// refused by a server with ManifestBasedAdmissionControlConfig on (the
+// default from Kubernetes 1.37) and only warned about by an older one;
+// khook cannot know the cluster's gate, so it is a note in the server's
+// warning words.
+func staticSuffixNotes(kind, name string) []string {
+	var out []string
+	for _, w := range validation.WarningsForStaticSuffix(name) {
+		out = append(out, kind+" "+name+": "+w+" (an API server with ManifestBasedAdmissionControlConfig on, the default from Kubernetes 1.37, refuses it; an older one warns)")
 	}
-	return validation.ValidateStaticSuffix(name, field.NewPath("metadata", "name"))
+	return out
 }
 
 // refusalProblems words each refusal as a problem at its field's line.

@@ -98,3 +98,15 @@ func TestFieldPos(t *testing.T) {
 		}
 	}
 }
+
+// A name the API server reserves for its own manifests is a note, not a
+// refusal: whether the cluster refuses it is its feature gate's to say.
+func TestStaticSuffixIsANote(t *testing.T) {
+	_, set, err := loadPolicies(t, policyDoc("p.static.k8s.io", deployRules+"\n  validations: [{expression: 'true'}]", "  validationActions: [Deny]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := set.PlanNotes(); len(notes) != 1 || !strings.Contains(notes[0], "ValidatingAdmissionPolicy p.static.k8s.io: metadata.name: names ending with \".static.k8s.io\" are reserved") {
+		t.Errorf("notes %q, want the server's warning naming the policy", notes)
+	}
+}
