@@ -45,8 +45,8 @@ func operationFree(ap *admissionPolicy) *admissionPolicy {
 	}
 	free := p.DeepCopy()
 	free.Spec.Validations, free.Spec.AuditAnnotations = keep, nil
-	v, bad := compile(free)
-	if len(bad) > 0 || v.CompileError() != nil {
+	v := compile(free)
+	if v.CompileError() != nil {
 		return nil
 	}
 	out := *ap

@@ -1,79 +1,106 @@
 package policy
 
 import (
-	"fmt"
-	"slices"
+	"regexp"
+	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kubernetes/pkg/apis/admissionregistration"
+	serverv1 "k8s.io/kubernetes/pkg/apis/admissionregistration/v1"
+	"k8s.io/kubernetes/pkg/apis/admissionregistration/validation"
+
+	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
-// The API server's validation of admissionregistration objects lives in
-// k8s.io/kubernetes (pkg/apis/admissionregistration/validation), over its
-// internal types. khook imports that module for defaulting (defaults.go)
-// but does not run this validation yet; it checks the server's rules that
-// change a verdict, each with the field the server names (docs/policies.md
-// lists them).
+// What the API server refuses when a policy or binding is created is
+// decided by its own code, not a copy of its rules: the registry's
+// strategy (k8s.io/kubernetes' pkg/registry/admissionregistration) runs
+// the admissionregistration validation over the internal types, every
+// expression compiled as a new one (the strict cost and environment of
+// create). khook does the same on the object the server validates: the
+// v1 object defaulted (serverv1's defaulters), converted by the generated
+// conversion. Not run: the authorization of a paramKind or paramRef (the
+// server asks its authorizer, for the creating user), and the reserved
+// name suffix, which depends on a feature gate of the cluster
+// (staticSuffixNotes).
 
-// serverProblem is one field the API server would refuse, with its path
-// for the document's FILE:LINE.
-type serverProblem struct{ path, msg string }
+// policyRefusals defaults p as the API server does before it validates a
+// create (failurePolicy Fail, matchPolicy Equivalent, empty selectors,
+// rule scope "*"; admission reads them too) and returns its validation.
+func policyRefusals(p *admissionv1.ValidatingAdmissionPolicy) field.ErrorList {
+	serverv1.SetObjectDefaults_ValidatingAdmissionPolicy(p)
+	var in admissionregistration.ValidatingAdmissionPolicy
+	if err := serverv1.Convert_v1_ValidatingAdmissionPolicy_To_admissionregistration_ValidatingAdmissionPolicy(p, &in, nil); err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	return validation.ValidateValidatingAdmissionPolicy(&in)
+}
 
-func validatePolicy(p *admissionv1.ValidatingAdmissionPolicy) []serverProblem {
-	var out []serverProblem
-	if p.Spec.FailurePolicy != nil && *p.Spec.FailurePolicy != admissionv1.Fail && *p.Spec.FailurePolicy != admissionv1.Ignore {
-		out = append(out, serverProblem{"spec.failurePolicy", fmt.Sprintf("spec.failurePolicy: Unsupported value: %q: supported values: \"Fail\", \"Ignore\"", *p.Spec.FailurePolicy)})
+// bindingRefusals defaults b as the server does and returns its
+// validation of creating b.
+func bindingRefusals(b *admissionv1.ValidatingAdmissionPolicyBinding) field.ErrorList {
+	serverv1.SetObjectDefaults_ValidatingAdmissionPolicyBinding(b)
+	var in admissionregistration.ValidatingAdmissionPolicyBinding
+	if err := serverv1.Convert_v1_ValidatingAdmissionPolicyBinding_To_admissionregistration_ValidatingAdmissionPolicyBinding(b, &in, nil); err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
 	}
-	if len(p.Spec.Validations) == 0 && len(p.Spec.AuditAnnotations) == 0 {
-		out = append(out, serverProblem{"spec", "spec.validations: Required value: validations or auditAnnotations must contain at least one item"})
-	}
-	if p.Spec.MatchConstraints == nil || len(p.Spec.MatchConstraints.ResourceRules) == 0 {
-		out = append(out, serverProblem{"spec", "spec.matchConstraints.resourceRules: Required value"})
-	}
-	if pk := p.Spec.ParamKind; pk != nil && (pk.Kind == "" || pk.APIVersion == "") {
-		out = append(out, serverProblem{"spec.paramKind", "spec.paramKind: Required value: apiVersion and kind"})
-	}
-	for i, v := range p.Spec.Validations {
-		if v.Expression == "" {
-			out = append(out, serverProblem{fmt.Sprintf("spec.validations.%d", i), fmt.Sprintf("spec.validations[%d].expression: Required value", i)})
-		}
+	return validation.ValidateValidatingAdmissionPolicyBinding(&in)
+}
+
+// staticSuffixNotes: a name the server reserves for its own manifests is
+// refused by a server with ManifestBasedAdmissionControlConfig on (the
+// default from Kubernetes 1.37) and only warned about by an older one;
+// khook cannot know the cluster's gate, so it is a note in the server's
+// warning words.
+func staticSuffixNotes(kind, name string) []string {
+	var out []string
+	for _, w := range validation.WarningsForStaticSuffix(name) {
+		out = append(out, kind+" "+name+": "+w+" (an API server with ManifestBasedAdmissionControlConfig on, the default from Kubernetes 1.37, refuses it; an older one warns)")
 	}
 	return out
 }
 
-func validateBinding(b *admissionv1.ValidatingAdmissionPolicyBinding) []serverProblem {
-	var out []serverProblem
-	if b.Spec.PolicyName == "" {
-		out = append(out, serverProblem{"spec", "spec.policyName: Required value"})
-	}
-	acts := b.Spec.ValidationActions
-	if len(acts) == 0 {
-		out = append(out, serverProblem{"spec", "spec.validationActions: Required value: at least one validation action is required"})
-	}
-	seen := map[admissionv1.ValidationAction]bool{}
-	for i, a := range acts {
-		if a != admissionv1.Deny && a != admissionv1.Warn && a != admissionv1.Audit {
-			out = append(out, serverProblem{"spec.validationActions", fmt.Sprintf("spec.validationActions[%d]: Unsupported value: %q: supported values: \"Audit\", \"Deny\", \"Warn\"", i, a)})
-		}
-		if seen[a] {
-			out = append(out, serverProblem{"spec.validationActions", fmt.Sprintf("spec.validationActions[%d]: Duplicate value: %q", i, a)})
-		}
-		seen[a] = true
-	}
-	if slices.Contains(acts, admissionv1.Deny) && slices.Contains(acts, admissionv1.Warn) {
-		out = append(out, serverProblem{"spec.validationActions", "spec.validationActions: Invalid value: [\"Deny\",\"Warn\"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)"})
-	}
-	if r := b.Spec.ParamRef; r != nil {
-		switch {
-		case r.Name != "" && r.Selector != nil:
-			out = append(out, serverProblem{"spec.paramRef", "spec.paramRef.name: Forbidden: name and selector are mutually exclusive"})
-		case r.Name == "" && r.Selector == nil:
-			out = append(out, serverProblem{"spec.paramRef", "spec.paramRef.name: Required value: one of name or selector must be specified"})
-		}
-		if r.ParameterNotFoundAction == nil {
-			out = append(out, serverProblem{"spec.paramRef", "spec.paramRef.parameterNotFoundAction: Required value"})
-		} else if a := *r.ParameterNotFoundAction; a != admissionv1.AllowAction && a != admissionv1.DenyAction {
-			out = append(out, serverProblem{"spec.paramRef.parameterNotFoundAction", fmt.Sprintf("spec.paramRef.parameterNotFoundAction: Unsupported value: %q: supported values: \"Allow\", \"Deny\"", a)})
-		}
+// refusalProblems words each refusal as a problem at its field's line.
+func refusalProblems(d spec.AdmissionDoc, what string, errs field.ErrorList) spec.Problems {
+	var out spec.Problems
+	for _, fe := range errs {
+		out = append(out, spec.Problem{Pos: fieldPos(d, fe.Field), Message: what + ": the API server refuses it: " + serverWords(fe)})
 	}
 	return out
+}
+
+var pathIndex = regexp.MustCompile(`\[([^\]]*)\]`)
+
+// fieldPos is the position of a field path as the server writes it
+// (spec.validations[0].expression) in d: the field's own, else that of
+// the nearest field above it the document writes (a required field is
+// absent: its parent's line), else the document's.
+func fieldPos(d spec.AdmissionDoc, path string) spec.Pos {
+	p := pathIndex.ReplaceAllString(path, ".$1")
+	for p != "" {
+		if pos, ok := d.Positions[p]; ok {
+			return pos
+		}
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return d.PosOf("")
+}
+
+// serverWords is a refusal in the server's words, on one line: CEL's
+// excerpt lines (" | expr", " | ...^") are left out, the column is in
+// the message and the line is the problem's.
+func serverWords(fe *field.Error) string {
+	var keep []string
+	for _, l := range strings.Split(fe.Error(), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "|") {
+			keep = append(keep, l)
+		}
+	}
+	return words.OneLine(strings.Join(keep, " "))
 }
