@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -25,23 +24,13 @@ func livePolicies(ctx context.Context, clients *kube.Clients, s *spec.Spec) (*po
 		}
 		return nil, err
 	}
-	var mu sync.Mutex
-	read := map[string]map[string]any{} // one GET per namespace and plan
+	// The set reads each namespace once per plan.
 	set.Namespace = func(ctx context.Context, name string) (map[string]any, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if m, ok := read[name]; ok {
-			return m, nil
-		}
 		ns, err := clients.Typed.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return nil, err
 		}
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
-		if err == nil {
-			read[name] = m
-		}
-		return m, err
+		return runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
 	}
 	if len(s.Admission) > 0 {
 		planIdentity(ctx, clients.Typed, set)

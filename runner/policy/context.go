@@ -1,23 +1,14 @@
 package policy
 
 import (
-	"context"
-	"fmt"
-	"maps"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/informers"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/khook/khook/spec"
@@ -37,17 +28,7 @@ func (set *Set) DefineNamespace(name string, labels map[string]string) {
 	if set == nil || name == "" {
 		return
 	}
-	set.mu.Lock()
-	defer set.mu.Unlock()
-	if set.specNS == nil {
-		set.specNS = map[string]map[string]string{}
-	}
-	l := maps.Clone(set.specNS[name])
-	if l == nil {
-		l = map[string]string{}
-	}
-	maps.Copy(l, labels)
-	set.specNS[name] = l
+	set.ns.define(name, labels)
 }
 
 // DefineSpecNamespaces records the namespaces the spec creates, for
@@ -70,67 +51,6 @@ func (set *Set) DefineSpecNamespaces(s *spec.Spec, objs []*unstructured.Unstruct
 		}
 	}
 }
-
-// nsInfo is the change's namespace as admission sees it, and whether its
-// labels are known (read from the cluster, or defined by the spec).
-type nsInfo struct {
-	obj   *corev1.Namespace
-	known bool
-	err   error // a live plan's read of it erred (not: it does not exist yet)
-}
-
-// namespace reads the namespace from the cluster on a live plan, else
-// from the spec; unknown otherwise, with only the label the server sets.
-func (set *Set) namespace(ctx context.Context, name string) nsInfo {
-	if name == "" {
-		return nsInfo{known: true}
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	var readErr error
-	if set.Namespace != nil {
-		obj, err := set.Namespace(ctx, name)
-		if err == nil && obj != nil {
-			if runtime.DefaultUnstructuredConverter.FromUnstructured(obj, ns) == nil {
-				return nsInfo{obj: ns, known: true}
-			}
-		}
-		if err != nil && !apierrors.IsNotFound(err) {
-			readErr = fmt.Errorf("the plan could not read namespace %s: %w", name, err)
-		}
-	}
-	set.mu.Lock()
-	l, known := set.specNS[name]
-	set.mu.Unlock()
-	ns.Labels = maps.Clone(l)
-	if ns.Labels == nil {
-		ns.Labels = map[string]string{}
-	}
-	ns.Labels[nsNameLabel] = name
-	if known {
-		readErr = nil // the spec creates it: its labels are the spec's
-	}
-	return nsInfo{obj: ns, known: known, err: readErr}
-}
-
-// nsLister is the admission matcher's namespace lister over the one
-// namespace of the change.
-type nsLister struct{ ns *corev1.Namespace }
-
-func (l nsLister) List(labels.Selector) ([]*corev1.Namespace, error) {
-	if l.ns == nil {
-		return nil, nil
-	}
-	return []*corev1.Namespace{l.ns}, nil
-}
-
-func (l nsLister) Get(name string) (*corev1.Namespace, error) {
-	if l.ns == nil || l.ns.Name != name {
-		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{nsNameLabel: name}}}, nil
-	}
-	return l.ns, nil
-}
-
-var _ corelisters.NamespaceLister = nsLister{}
 
 // User is the plan's identity as a SelfSubjectReview returns it.
 type User struct {

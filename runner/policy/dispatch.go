@@ -12,8 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -138,12 +136,10 @@ func (set *Set) admit(ctx context.Context, c Change, object string) verdicts {
 	if r == nil {
 		return out
 	}
-	m := generic.NewPolicyMatcher(matching.NewMatcher(nsLister{ns: r.ns.obj}, nil))
-	o := objectInterfaces
 	for _, ap := range set.admission {
 		for _, b := range ap.bindings {
-			op, why := set.assessable(r, ap, b, m, o)
-			if why == whyExists && ap.opFree != nil && set.denies(ctx, r, ap.opFree, b, m, o, &out) {
+			op, why := set.assessable(r, ap, b)
+			if why == whyExists && ap.opFree != nil && set.denies(ctx, r, ap.opFree, b, &out) {
 				continue // a deny whether the object exists or not
 			}
 			if why == whyNamespace && r.ns.err != nil {
@@ -167,7 +163,7 @@ func (set *Set) admit(ctx context.Context, c Change, object string) verdicts {
 				set.checkFailed(r, ap, b, "request.userInfo or authorizer", set.IdentityErr, &out)
 				continue
 			}
-			set.dispatch(ctx, r, op, ap, b, m, o, &out)
+			set.dispatch(ctx, r, op, ap, b, &out)
 		}
 	}
 	return out
@@ -176,11 +172,11 @@ func (set *Set) admit(ctx context.Context, c Change, object string) verdicts {
 // dispatch is one binding's admission of the request, recorded as the
 // server decides: the denial's own sentence, each Warn as a warn, each
 // Audit as an audit, and the auditAnnotations.
-func (set *Set) dispatch(ctx context.Context, r *request, op admission.Operation, ap *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, m generic.PolicyMatcher, o admission.ObjectInterfaces, out *verdicts) {
+func (set *Set) dispatch(ctx context.Context, r *request, op admission.Operation, ap *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, out *verdicts) {
 	attr := r.attributes(op, set.UserInfo)
 	hook := validating.PolicyHook{Policy: ap.policy, Bindings: []*admissionv1.ValidatingAdmissionPolicyBinding{b},
 		ParamInformer: ap.params, ParamScope: ap.paramScope, Evaluator: ap.validator}
-	err := validating.NewDispatcher(set.Authorizer, m).Dispatch(warning.WithWarningRecorder(ctx, attr), attr, o, []validating.PolicyHook{hook})
+	err := validating.NewDispatcher(set.Authorizer, set.matcher).Dispatch(warning.WithWarningRecorder(ctx, attr), attr, objectInterfaces, []validating.PolicyHook{hook})
 	name := ap.policy.Name + " (binding " + b.Name + ")"
 	add := func(effect, msg string) {
 		out.violations = append(out.violations, model.Violation{Policy: name, Effect: effect, Object: r.object, Message: words.OneLine(msg), Source: ap.file})
@@ -263,17 +259,17 @@ func (set *Set) defaulted(r *request, ap *admissionPolicy) string {
 // assessable is the operation to judge the request as under the binding,
 // "" when the policy does not apply to it, or why an offline plan cannot
 // judge it (then no verdict: a note).
-func (set *Set) assessable(r *request, ap *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, m generic.PolicyMatcher, o admission.ObjectInterfaces) (admission.Operation, string) {
+func (set *Set) assessable(r *request, ap *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding) (admission.Operation, string) {
 	if !r.ns.known && (ap.refs.namespace || selectsLabels(ap.policy.Spec.MatchConstraints) || selectsLabels(b.Spec.MatchResources)) {
 		return "", whyNamespace
 	}
 	matches := func(op admission.Operation) bool {
 		attr := r.attributes(op, nil)
-		ok, _, _, err := m.DefinitionMatches(attr, o, validating.NewValidatingAdmissionPolicyAccessor(ap.policy))
+		ok, _, _, err := set.matcher.DefinitionMatches(attr, objectInterfaces, validating.NewValidatingAdmissionPolicyAccessor(ap.policy))
 		if err != nil || !ok {
 			return err != nil // a matching error is the dispatcher's to report
 		}
-		ok, err = m.BindingMatches(attr, o, validating.NewValidatingAdmissionPolicyBindingAccessor(b))
+		ok, err = set.matcher.BindingMatches(attr, objectInterfaces, validating.NewValidatingAdmissionPolicyBindingAccessor(b))
 		return ok || err != nil
 	}
 	op := r.op
@@ -307,9 +303,9 @@ const whyExists = "reads the old object or the operation, and an offline plan ca
 // denies records the verdicts of part (a policy's operationFree part) on
 // the request as a create when they deny: such a deny holds for an
 // update too. False, nothing recorded, when part admits.
-func (set *Set) denies(ctx context.Context, r *request, part *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, m generic.PolicyMatcher, o admission.ObjectInterfaces, out *verdicts) bool {
+func (set *Set) denies(ctx context.Context, r *request, part *admissionPolicy, b *admissionv1.ValidatingAdmissionPolicyBinding, out *verdicts) bool {
 	var v verdicts
-	set.dispatch(ctx, r, admission.Create, part, b, m, o, &v)
+	set.dispatch(ctx, r, admission.Create, part, b, &v)
 	for _, x := range v.violations {
 		if x.Effect == model.EffectDeny {
 			out.violations = append(out.violations, v.violations...)

@@ -18,6 +18,8 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/khook/khook/model"
@@ -34,7 +36,8 @@ type Set struct {
 	Files []string
 	// Notes say what of the admission policies cannot be honoured here.
 	Notes []string
-	// Namespace, when set, reads a namespace (live plans): an admission
+	// Namespace, when set, reads a namespace from the cluster (live
+	// plans), which the set does once per namespace and run: an admission
 	// policy's namespaceObject and namespaceSelector. Nil offline.
 	Namespace func(ctx context.Context, name string) (map[string]any, error)
 	// UserInfo and Authorizer are the plan's identity and its permissions
@@ -47,10 +50,14 @@ type Set struct {
 	// erred): a policy reading it fails by its failurePolicy.
 	IdentityErr error
 
-	mu     sync.Mutex
-	specNS map[string]map[string]string // namespaces the spec defines
-	noted  map[string]bool
-	notes  []string // "not assessed" notes of the checks so far
+	// ns and matcher are the run's namespaces and its one admission
+	// matcher over them, shared by the steps planning in parallel.
+	ns      nsLister
+	matcher generic.PolicyMatcher
+
+	mu    sync.Mutex
+	noted map[string]bool
+	notes []string // "not assessed" notes of the checks so far
 }
 
 // New compiles the policies of s: its rules (compiled at load) and the
@@ -62,6 +69,7 @@ func New(s *spec.Spec) (*Set, error) {
 		return nil, nil
 	}
 	set := &Set{rules: s.Policies, Files: s.PolicyFiles}
+	set.matcher = generic.NewPolicyMatcher(matching.NewMatcher(&set.ns, nil))
 	if probs := set.loadAdmission(s.Admission); len(probs) > 0 {
 		return nil, probs
 	}
