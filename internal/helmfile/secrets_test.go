@@ -74,3 +74,29 @@ func TestImportSecretsNeverWritten(t *testing.T) {
 		t.Errorf("got %v, want a refusal naming tls.key without its content", err)
 	}
 }
+
+// A value computed from a secret variable (MinBZK's derivePassword of a
+// master password, here its sha1sum) does not contain the secret, so no
+// search finds it; the import refuses instead of writing it, and says how
+// to import (without the variable set).
+func TestImportRefusesAValueDerivedFromASecret(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml":      "releases:\n  - name: app\n    chart: oci://r.example/app\n    values: [values.yaml.gotmpl]\n",
+		"values.yaml.gotmpl": "oidc:\n  clientSecret: {{ env \"MASTER_PASSWORD\" | sha1sum }}\n",
+	})
+	lookup := func(name string) (string, bool) {
+		if name == "MASTER_PASSWORD" {
+			return "correct-horse-battery", true
+		}
+		return "", false
+	}
+	_, err := Import(dir, "helmfile.yaml", Options{Env: lookup})
+	if err == nil || !strings.Contains(err.Error(), "reads the secret environment variable MASTER_PASSWORD") || !strings.Contains(err.Error(), "import with MASTER_PASSWORD unset") || strings.Contains(err.Error(), "correct-horse") {
+		t.Errorf("got %v, want a refusal naming MASTER_PASSWORD without its value", err)
+	}
+	// Unset, nothing secret is rendered: the import goes through.
+	if _, err := Import(dir, "helmfile.yaml", Options{Env: func(string) (string, bool) { return "", false }}); err != nil {
+		t.Errorf("without MASTER_PASSWORD set: %v", err)
+	}
+}
