@@ -194,8 +194,8 @@ func TestPolicyBadAdmissionPolicyRefused(t *testing.T) {
 			t.Errorf("%s: exit %d, want 2\n%s%s", strings.Join(args, " "), out.Code, out.Stdout, out.Stderr)
 		}
 		for _, want := range []*regexp.Regexp{
-			regexp.MustCompile(`badvap\.yaml:11:\d+: ValidatingAdmissionPolicy bad-replicas: spec\.validations\.0\.expression does not compile: undeclared reference to 'objekt'.*\(column \d+\)\n`),
-			regexp.MustCompile(`badvap\.yaml:13:\d+: ValidatingAdmissionPolicy bad-replicas: spec\.validations\.1\.messageExpression does not compile: must evaluate to string.*\n`),
+			regexp.MustCompile(`badvap\.yaml:11:\d+: ValidatingAdmissionPolicy bad-replicas: the API server refuses it: spec\.validations\[0\]\.expression: Invalid value: .*compilation failed: .*undeclared reference to 'objekt'.*\n`),
+			regexp.MustCompile(`badvap\.yaml:13:\d+: ValidatingAdmissionPolicy bad-replicas: the API server refuses it: spec\.validations\[1\]\.messageExpression: Invalid value: .*must evaluate to string.*\n`),
 		} {
 			if !want.MatchString(out.Stderr) {
 				t.Errorf("%s does not print %s\n%s", strings.Join(args, " "), want, out.Stderr)
