@@ -1,6 +1,7 @@
 package helmfile
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,5 +145,40 @@ func TestImportSubHelmfileOrder(t *testing.T) {
 	}
 	if d := cmp.Diff(map[string]string{"a1": "", "xa": "a1", "yb": "xa", "top": "yb"}, needs(Options{SequentialHelmfiles: true})); d != "" {
 		t.Errorf("needs with --sequential-helmfiles (-want +got):\n%s", d)
+	}
+}
+
+// version: on a local chart (MinBZK's apps, yoma's helm/ folder): Helm
+// ignores --version for a chart on disk, so the release is carried
+// faithfully without it, with a note saying what Helm installs (#46).
+func TestImportLocalChartVersionDropped(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": "releases:\n  - name: same\n    namespace: apps\n    chart: charts/app\n    version: \" 0.1.0\"\n" +
+			"  - name: other\n    namespace: apps\n    chart: ./charts/app\n    version: 9.9.9\n",
+		"charts/app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(res.Spec), "version:") {
+		t.Errorf("a local chart's step has version:\n%s", res.Spec)
+	}
+	want := map[string]string{
+		"same":  "helmfile.yaml:5: release same: version 0.1.0 of the local chart ./charts/app: Helm ignores --version for a chart on disk, so it is not written; its Chart.yaml has the same version",
+		"other": "helmfile.yaml:9: release other: version 9.9.9 of the local chart ./charts/app: Helm ignores --version for a chart on disk, so it is not written; its Chart.yaml says 0.1.0, which is what Helm installs",
+	}
+	for _, rel := range res.Releases {
+		if rel.Verdict != Faithful || len(rel.NotCarried) != 0 {
+			t.Errorf("release %s: verdict %v, not carried %v; want faithful", rel.Resolved.Name, rel.Verdict, rel.NotCarried)
+		}
+		var got []string
+		for _, n := range rel.Info {
+			got = append(got, n.String())
+		}
+		if !slices.Contains(got, want[rel.Resolved.Name]) {
+			t.Errorf("release %s: notes %q lack %q", rel.Resolved.Name, got, want[rel.Resolved.Name])
+		}
 	}
 }

@@ -466,14 +466,14 @@ func (c *converter) chart(r *rel, h *importer.OutHelm) bool {
 		h.Chart = ref
 		return true
 	case strings.HasPrefix(ref, "./"), strings.HasPrefix(ref, "../"), strings.HasPrefix(ref, "/"):
-		h.Chart = c.rel(abs(r.st.dir, ref))
+		c.localChart(r, h, abs(r.st.dir, ref))
 		return true
 	}
 	repoName, chart, ok := strings.Cut(ref, "/")
 	repo, known := r.st.repos[repoName]
 	if !ok || !known {
 		if st, err := os.Stat(abs(r.st.dir, ref)); err == nil && st.IsDir() {
-			h.Chart = c.rel(abs(r.st.dir, ref))
+			c.localChart(r, h, abs(r.st.dir, ref))
 			return true
 		}
 		c.note(r, "chart", "chart "+ref, "names no repository of repositories: and no local folder")
@@ -485,6 +485,28 @@ func (c *converter) chart(r *rel, h *importer.OutHelm) bool {
 	}
 	h.Chart, h.Repo = chart, repo.url
 	return true
+}
+
+// localChart writes a local chart's path. Helm ignores --version for a
+// chart on disk (action.ChartPathOptions.LocateChart returns the path as
+// it is), and the spec refuses version: there, so the release's version
+// is dropped with a note naming what Helm installs instead.
+func (c *converter) localChart(r *rel, h *importer.OutHelm, dir string) {
+	h.Chart = c.rel(dir)
+	if h.Version == "" {
+		return
+	}
+	why := "Helm ignores --version for a chart on disk, so it is not written"
+	var meta struct{ Version string }
+	if b, err := os.ReadFile(filepath.Join(dir, "Chart.yaml")); err == nil && yaml.Unmarshal(b, &meta) == nil && meta.Version != "" {
+		if strings.TrimPrefix(strings.TrimSpace(h.Version), "v") == strings.TrimPrefix(meta.Version, "v") {
+			why += "; its Chart.yaml has the same version"
+		} else {
+			why += "; its Chart.yaml says " + meta.Version + ", which is what Helm installs"
+		}
+	}
+	c.infof(r, "version", "version "+strings.TrimSpace(h.Version)+" of the local chart "+h.Chart, why)
+	h.Version = ""
 }
 
 // rel is an absolute path as the spec writes it: relative to the spec.
