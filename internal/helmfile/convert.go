@@ -33,6 +33,12 @@ type rel struct {
 	before, after []*importer.OutStep
 }
 
+// steps are the release's steps in order: its before hooks, its own, its
+// after hooks.
+func (r *rel) steps() []*importer.OutStep {
+	return append(append(append([]*importer.OutStep{}, r.before...), r.step), r.after...)
+}
+
 func (c *converter) note(r *rel, key, what, why string) {
 	r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf(key)}, What: "release " + r.out.Resolved.Name + ": " + what, Why: why})
 }

@@ -53,7 +53,7 @@ func (c *converter) hooks(r *rel) {
 		r.out.Carried = append(r.out.Carried, what+" as "+fmt.Sprint(len(steps))+" step(s)")
 	}
 	// Chain: before hooks in order, then the release, then after hooks.
-	chain := append(append(append([]*importer.OutStep{}, r.before...), r.step), r.after...)
+	chain := r.steps()
 	for i := 1; i < len(chain); i++ {
 		chain[i].Needs = appendUnique(chain[i].Needs, chain[i-1].Name)
 	}

@@ -34,6 +34,9 @@ type converter struct {
 	// variables their steps refer to.
 	commands []importer.Command
 	hookVars []*importer.Var
+	// derived are the values computed from a secret (deriveSecrets):
+	// value → the secret variable written instead.
+	derived map[string]string
 }
 
 // Import reads dir/file (a helmfile.yaml, helmfile.yaml.gotmpl or a
@@ -75,14 +78,16 @@ func importOnce(dir, file string, opts Options) (_ *Result, placeholders bool, _
 	return res, placeholders, err
 }
 
-func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
+// convert reads the helmfile tree into releases and their steps, linked,
+// before anything is written.
+func convert(dir, file string, opts Options) (*converter, string, error) {
 	if opts.Environment == "" {
 		opts.Environment = "default"
 	}
 	r := newRenderer(opts)
 	root, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, r, err
+		return &converter{r: r}, "", err
 	}
 	path := abs(root, file)
 	if opts.SpecDir == "" {
@@ -93,7 +98,7 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	}
 	specDir, err := filepath.Abs(opts.SpecDir)
 	if err != nil {
-		return nil, r, err
+		return &converter{r: r}, "", err
 	}
 	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}, from: map[*importer.OutStep]importer.Loc{}}
 	c.top = c.l.display(path)
@@ -101,19 +106,31 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		def, err := c.defaultState(path)
 		if err != nil {
-			return nil, r, err
+			return &converter{r: r}, "", err
 		}
 		if def != "" {
 			start = def
 		}
 	}
 	if _, err := c.tree(start, nil, 0, false, nil); err != nil {
-		return nil, r, err
+		return c, path, err
 	}
 	if c.fail != nil {
-		return nil, r, c.fail
+		return c, path, c.fail
 	}
 	c.link()
+	return c, path, nil
+}
+
+func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
+	c, path, err := convert(dir, file, opts)
+	if err != nil {
+		return nil, c.r, err
+	}
+	r := c.r
+	if err := c.deriveSecrets(dir, file); err != nil {
+		return nil, r, err
+	}
 	name := opts.Name
 	if name == "" {
 		name = specName(path)

@@ -31,7 +31,7 @@ func (c *converter) references() {
 		if len(val) >= 3 && val != "true" && val != "false" {
 			ref := "${" + e.name + "}"
 			for _, r := range c.rels {
-				for _, st := range append(append([]*importer.OutStep{r.step}, r.before...), r.after...) {
+				for _, st := range r.steps() {
 					if st.Helm != nil {
 						if st.Helm.Values != nil {
 							st.Helm.Values = replaceIn(st.Helm.Values, val, ref, isDir, &used).(map[string]any)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -46,7 +45,7 @@ func (c *converter) secretReads() {
 		name := varName(filepath.Base(rd.path))
 		used := false
 		for _, r := range c.rels {
-			for _, st := range append(append([]*importer.OutStep{r.step}, r.before...), r.after...) {
+			for _, st := range r.steps() {
 				if st.Helm != nil && st.Helm.Values != nil {
 					st.Helm.Values = replaceSub(st.Helm.Values, text, "${"+name+"}", &used).(map[string]any)
 				}
@@ -99,8 +98,8 @@ func (c *converter) leaked(doc []byte) error {
 			}
 		}
 	}
-	if err := c.derivedSecret(doc); err != nil {
-		return err
+	for value, name := range c.derived {
+		secrets = append(secrets, secret{value, "a value derived from a secret environment variable (the secret variable " + name + ")", "read it in a values entry of its own"})
 	}
 	for _, s := range secrets {
 		for _, f := range append([]File{{Path: "the spec", Data: doc}}, c.files...) {
@@ -109,32 +108,6 @@ func (c *converter) leaked(doc []byte) error {
 					return fmt.Errorf("%s: %s would be written in plaintext into %s; %s, nothing written", c.top, s.from, f.Path, s.fix)
 				}
 			}
-		}
-	}
-	return nil
-}
-
-// derivedSecret fails closed on what the value search cannot see: a
-// secret-looking variable the templates read with a value, which nothing
-// written refers to as ${NAME}. A value computed from it (derivePassword,
-// sha1sum, a substring) looks like any other string, so rather than guess
-// that none was written the import refuses; run without the variable set,
-// the spec asks for it as a secret variable where it is used.
-func (c *converter) derivedSecret(doc []byte) error {
-	for _, e := range c.r.vars() {
-		if !e.set || len(e.value) < 4 || !importer.SecretLooking(e.name) {
-			continue
-		}
-		if st, err := os.Stat(e.value); err == nil && st.IsDir() {
-			continue // a directory's path, written relative to the spec
-		}
-		ref := []byte("${" + e.name + "}")
-		refers := bytes.Contains(doc, ref)
-		for _, f := range c.files {
-			refers = refers || bytes.Contains(f.Data, ref)
-		}
-		if !refers {
-			return fmt.Errorf("%s: the helmfile reads the secret environment variable %s, and nothing the import writes refers to it as ${%s}: a value computed from it (derivePassword, sha1sum, ...) would be written in plaintext; import with %s unset, nothing written", c.top, e.name, e.name, e.name)
 		}
 	}
 	return nil

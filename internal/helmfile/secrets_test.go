@@ -3,6 +3,9 @@ package helmfile
 import (
 	"strings"
 	"testing"
+	"text/template"
+
+	"github.com/Masterminds/sprig/v3"
 )
 
 // No secret the import read is written: a secret-looking environment
@@ -76,27 +79,92 @@ func TestImportSecretsNeverWritten(t *testing.T) {
 }
 
 // A value computed from a secret variable (MinBZK's derivePassword of a
-// master password, here its sha1sum) does not contain the secret, so no
-// search finds it; the import refuses instead of writing it, and says how
-// to import (without the variable set).
-func TestImportRefusesAValueDerivedFromASecret(t *testing.T) {
-	dir := t.TempDir()
-	write(t, dir, map[string]string{
-		"helmfile.yaml":      "releases:\n  - name: app\n    chart: oci://r.example/app\n    values: [values.yaml.gotmpl]\n",
-		"values.yaml.gotmpl": "oidc:\n  clientSecret: {{ env \"MASTER_PASSWORD\" | sha1sum }}\n",
-	})
+// master password, then sha1sum) does not contain the secret, so no
+// search of what is written finds it. The import renders a second time
+// with the variable set otherwise: what changes is derived, and becomes a
+// secret variable of its own in the step's values, never its value; what
+// the secret decides (a key, a release) refuses the import (#46).
+func TestImportWritesAValueDerivedFromASecretAsASecretVariable(t *testing.T) {
+	master := "correct-horse-battery"
+	derived := func(site string) string {
+		var b strings.Builder
+		if err := template.Must(template.New("").Funcs(sprig.TxtFuncMap()).Parse(`{{ derivePassword 1 "long" .M "keycloak" .S | sha1sum }}`)).Execute(&b, map[string]string{"M": master, "S": site}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
 	lookup := func(name string) (string, bool) {
 		if name == "MASTER_PASSWORD" {
-			return "correct-horse-battery", true
+			return master, true
 		}
 		return "", false
 	}
-	_, err := Import(dir, "helmfile.yaml", Options{Env: lookup})
-	if err == nil || !strings.Contains(err.Error(), "reads the secret environment variable MASTER_PASSWORD") || !strings.Contains(err.Error(), "import with MASTER_PASSWORD unset") || strings.Contains(err.Error(), "correct-horse") {
+	files := map[string]string{
+		"helmfile.yaml.gotmpl": `environments:
+  default:
+    values: [auth.yaml.gotmpl]
+---
+releases:
+  - name: app
+    namespace: apps
+    chart: oci://r.example/app
+    values:
+      - values.yaml.gotmpl
+      - plain.yaml
+  - name: web
+    namespace: apps
+    chart: oci://r.example/web
+    values:
+      - meet:
+          secret: {{ .Values.auth.meet }}
+          issuer: https://id.example
+`,
+		"auth.yaml.gotmpl":   "auth:\n  meet: {{ derivePassword 1 \"long\" (requiredEnv \"MASTER_PASSWORD\") \"keycloak\" \"meet\" | sha1sum | quote }}\n  grist: {{ derivePassword 1 \"long\" (requiredEnv \"MASTER_PASSWORD\") \"keycloak\" \"grist\" | sha1sum | quote }}\n",
+		"values.yaml.gotmpl": "oidc:\n  clientSecret: {{ .Values.auth.grist }}\n  clientId: grist\n",
+		"plain.yaml":         "replicas: 2\n",
+	}
+	dir := t.TempDir()
+	write(t, dir, files)
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := string(res.Spec)
+	for _, f := range res.Files {
+		all += string(f.Data)
+	}
+	for _, secret := range []string{master, derived("meet"), derived("grist")} {
+		if strings.Contains(all, secret) {
+			t.Errorf("%q is written:\n%s", secret, all)
+		}
+	}
+	for _, want := range []string{"clientSecret: ${OIDC_CLIENT_SECRET}", "secret: ${MEET_SECRET}", "OIDC_CLIENT_SECRET: {type: string, secret: true", "MEET_SECRET: {type: string, secret: true"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("lacks %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "\n  MASTER_PASSWORD:") {
+		t.Errorf("the master password's variable is declared though nothing refers to it:\n%s", all)
+	}
+	if v := res.Verdict(); v != Faithful {
+		t.Errorf("verdict %v, want faithful", v)
+	}
+
+	// The secret decides a key: refused, without the secret.
+	files["values.yaml.gotmpl"] = "{{ if hasPrefix \"correct\" (env \"MASTER_PASSWORD\") }}a{{ else }}b{{ end }}: 1\n"
+	write(t, dir, files)
+	_, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookup})
+	if err == nil || !strings.Contains(err.Error(), "depends on the secret environment variable MASTER_PASSWORD") || strings.Contains(err.Error(), "correct-horse") {
 		t.Errorf("got %v, want a refusal naming MASTER_PASSWORD without its value", err)
 	}
-	// Unset, nothing secret is rendered: the import goes through.
-	if _, err := Import(dir, "helmfile.yaml", Options{Env: func(string) (string, bool) { return "", false }}); err != nil {
-		t.Errorf("without MASTER_PASSWORD set: %v", err)
+
+	// A later values file sets the derived key too: moved into values: it
+	// would win where helm lets the later file win, so refused.
+	files["values.yaml.gotmpl"] = "oidc:\n  clientSecret: {{ .Values.auth.grist }}\n"
+	files["plain.yaml"] = "oidc:\n  clientSecret: from-plain\n"
+	write(t, dir, files)
+	_, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookup})
+	if err == nil || !strings.Contains(err.Error(), "oidc.clientSecret: the later values file ./plain.yaml sets it too") {
+		t.Errorf("got %v, want a refusal naming the later values file", err)
 	}
 }

@@ -59,7 +59,7 @@ func (c *converter) model(name string, refused map[*rel]string) (*importer.Model
 		if _, ok := refused[r]; ok {
 			continue
 		}
-		for _, st := range append(append(append([]*importer.OutStep{}, r.before...), r.step), r.after...) {
+		for _, st := range r.steps() {
 			index[len(m.Steps)] = r
 			from, ok := c.from[st]
 			if !ok {
@@ -106,7 +106,7 @@ func (c *converter) dropNeedsOf(refused map[*rel]string) {
 		}
 	}
 	for _, r := range c.rels {
-		for _, st := range append(append([]*importer.OutStep{r.step}, r.before...), r.after...) {
+		for _, st := range r.steps() {
 			var keep []string
 			for _, nd := range st.Needs {
 				if !gone[nd] {
@@ -188,7 +188,7 @@ func (r *rel) dropHook(st *importer.OutStep) bool {
 // rewire makes every step that needed a dropped step need what it needed.
 func (c *converter) rewire(st *importer.OutStep) {
 	for _, r := range c.rels {
-		for _, x := range append(append([]*importer.OutStep{r.step}, r.before...), r.after...) {
+		for _, x := range r.steps() {
 			var needs []string
 			for _, nd := range x.Needs {
 				if nd == st.Name {

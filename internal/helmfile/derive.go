@@ -1,0 +1,356 @@
+package helmfile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/words"
+)
+
+// A value the helmfile computes from a secret (MinBZK's
+// `derivePassword 1 "long" (requiredEnv "MASTER_PASSWORD") "keycloak" "x" |
+// sha1sum`) holds no trace of the secret, so no search of what is written
+// can find it. The import renders the tree a second time with each secret
+// variable set to another value: a string that changes is derived from a
+// secret and becomes a secret variable of its own, set at run time; a
+// change of anything else (a release, a key, a number) means the secret
+// decides what is written, and the import refuses.
+
+// canary is what a secret variable renders as on the second rendering.
+func canary(name string) string { return "khook-canary-" + strings.ToLower(name) }
+
+// secretsSet are the secret-looking environment variables the templates
+// read with a value (a directory's path aside: it is written relative to
+// the spec).
+func (c *converter) secretsSet() []*envRead {
+	var out []*envRead
+	for _, e := range c.r.vars() {
+		if !e.set || len(e.value) < 4 || !importer.SecretLooking(e.name) {
+			continue
+		}
+		if st, err := os.Stat(e.value); err == nil && st.IsDir() {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// deriveSecrets finds what is derived from the secrets the templates read
+// and writes it as secret variables; c.derived keeps the values, which
+// leaked then makes sure are nowhere in what is written.
+func (c *converter) deriveSecrets(dir, file string) error {
+	secrets := c.secretsSet()
+	if len(secrets) == 0 {
+		return nil
+	}
+	var names, values []string
+	for _, e := range secrets {
+		names, values = append(names, e.name), append(values, e.value)
+	}
+	opts := c.opts
+	opts.Env = func(n string) (string, bool) {
+		if slices.Contains(names, n) {
+			return canary(n), true
+		}
+		return c.r.lookup(n)
+	}
+	other, _, err := convert(dir, file, opts)
+	d := &deriver{c: c, from: strings.Join(names, ", "), secrets: values, byValue: map[string]string{}}
+	if err != nil {
+		return d.refuse("the helmfile", "rendering it with another value fails ("+words.OneLine(err.Error())+")")
+	}
+	if len(c.rels) != len(other.rels) || len(c.files) != len(other.files) {
+		return d.refuse("the helmfile", "the releases or the files written change with it")
+	}
+	for i, r := range c.rels {
+		mine, theirs := r.steps(), other.rels[i].steps()
+		if len(mine) != len(theirs) {
+			return d.refuse("release "+r.out.Resolved.Name, "its steps change with it")
+		}
+		for j, st := range mine {
+			if st.Helm == nil || theirs[j].Helm == nil || st.Helm.Values == nil {
+				continue
+			}
+			v, err := d.walk(st.Helm.Values, theirs[j].Helm.Values, nil, r)
+			if err != nil {
+				return d.refuse("release "+r.out.Resolved.Name+" values", err.Error())
+			}
+			st.Helm.Values = v.(map[string]any)
+		}
+	}
+	for i := range c.files {
+		if err := d.file(&c.files[i], other.files[i]); err != nil {
+			return err
+		}
+	}
+	c.derived = d.byValue
+	return nil
+}
+
+type deriver struct {
+	c       *converter
+	from    string            // the secret variables, for the sentences
+	secrets []string          // their values
+	byValue map[string]string // a derived value → its variable's name
+}
+
+func (d *deriver) refuse(where, why string) error {
+	return fmt.Errorf("%s: %s depends on the secret environment variable %s in a way the import cannot write as a variable: %s; import with it unset, nothing written", d.c.top, where, d.from, why)
+}
+
+// walk returns mine with each string that differs from theirs replaced by
+// a secret variable's ${NAME}; a difference of anything else is an error.
+func (d *deriver) walk(mine, theirs any, path []string, r *rel) (any, error) {
+	switch m := mine.(type) {
+	case map[string]any:
+		t, ok := theirs.(map[string]any)
+		if !ok || len(t) != len(m) {
+			return nil, fmt.Errorf("%s changes shape", dotted(path))
+		}
+		for k, x := range m {
+			y, ok := t[k]
+			if !ok {
+				return nil, fmt.Errorf("%s changes shape", dotted(append(path, k)))
+			}
+			v, err := d.walk(x, y, append(slices.Clone(path), k), r)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+		}
+		return m, nil
+	case []any:
+		t, ok := theirs.([]any)
+		if !ok || len(t) != len(m) {
+			return nil, fmt.Errorf("%s changes length", dotted(path))
+		}
+		for i := range m {
+			v, err := d.walk(m[i], t[i], append(slices.Clone(path), strconv.Itoa(i)), r)
+			if err != nil {
+				return nil, err
+			}
+			m[i] = v
+		}
+		return m, nil
+	case string:
+		t, ok := theirs.(string)
+		switch {
+		case ok && t == m:
+			return m, nil
+		case !ok:
+			return nil, fmt.Errorf("%s changes type", dotted(path))
+		}
+		for _, s := range d.secrets {
+			if strings.Contains(m, s) {
+				return m, nil // the secret itself: references writes ${NAME}
+			}
+		}
+		return "${" + d.variable(m, path, r) + "}", nil
+	}
+	if !reflect.DeepEqual(mine, theirs) {
+		return nil, fmt.Errorf("%s changes", dotted(path))
+	}
+	return mine, nil
+}
+
+// variable declares (once per value) the secret variable a derived value
+// becomes, named by its key: authentication.client.meet.client_secret →
+// MEET_CLIENT_SECRET.
+func (d *deriver) variable(value string, path []string, r *rel) string {
+	if name, ok := d.byValue[value]; ok {
+		return name
+	}
+	key := path
+	if len(key) > 2 {
+		key = key[len(key)-2:]
+	}
+	base := varName(camelWords(strings.Join(key, "_")))
+	if base == "" || base[0] >= '0' && base[0] <= '9' {
+		base = "DERIVED_" + base
+	}
+	name := base
+	for n := 2; declared(d.c.res.Vars, name); n++ {
+		name = fmt.Sprintf("%s_%d", base, n)
+	}
+	d.byValue[value] = name
+	where := "release " + r.out.Resolved.Name + " values " + dotted(path)
+	d.c.res.Vars = append(d.c.res.Vars, &importer.Var{Name: name, Secret: true, From: importer.Loc{File: d.c.top},
+		Description: where + ", which the helmfile derives from the secret " + d.from + " (set KHOOK_SECRET_" + name + ")"})
+	d.c.res.Info = append(d.c.res.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.line}, What: where,
+		Why: "derived from the secret environment variable " + d.from + ": written as the secret variable " + name + " (KHOOK_SECRET_" + name + "), never its value"})
+	return name
+}
+
+// file moves what a generated values file derives from a secret into its
+// step's values: (a generated file cannot refer to a variable), where it
+// keeps its precedence only if no later source of the step sets it.
+func (d *deriver) file(mine *File, theirs File) error {
+	if string(mine.Data) == string(theirs.Data) {
+		return nil
+	}
+	var a, b map[string]any
+	if yaml.Unmarshal(mine.Data, &a) != nil || yaml.Unmarshal(theirs.Data, &b) != nil {
+		return d.refuse(mine.Path, "it is not a YAML map")
+	}
+	r, h, at := d.owner(mine.Path)
+	if h == nil {
+		return d.refuse(mine.Path, "no step reads it")
+	}
+	var moved [][]string
+	var collect func(x, y any, path []string) error
+	collect = func(x, y any, path []string) error {
+		xm, xok := x.(map[string]any)
+		ym, yok := y.(map[string]any)
+		if xok && yok && len(xm) == len(ym) {
+			for k := range xm {
+				if _, ok := ym[k]; !ok {
+					return fmt.Errorf("%s changes shape", dotted(append(path, k)))
+				}
+				if err := collect(xm[k], ym[k], append(slices.Clone(path), k)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if reflect.DeepEqual(x, y) {
+			return nil
+		}
+		if _, ok := x.(string); !ok {
+			return fmt.Errorf("%s changes, and only a string can be a variable", dotted(path))
+		}
+		moved = append(moved, path)
+		return nil
+	}
+	if err := collect(a, b, nil); err != nil {
+		return d.refuse(mine.Path, err.Error())
+	}
+	for _, path := range moved {
+		value, _ := lookupPath(a, path)
+		if err := d.later(h, at, path); err != nil {
+			return d.refuse(mine.Path, err.Error())
+		}
+		deletePath(a, path)
+		if _, ok := lookupPath(h.Values, path); ok {
+			continue // a set: value of the release overrides it anyway
+		}
+		ref, err := d.walk(value, "", path, r)
+		if err != nil {
+			return d.refuse(mine.Path, err.Error())
+		}
+		if h.Values == nil {
+			h.Values = map[string]any{}
+		}
+		setPath(h.Values, path, ref)
+	}
+	head, _, _ := strings.Cut(string(mine.Data), "\n")
+	body, err := toYaml(a)
+	if err != nil {
+		return err
+	}
+	mine.Data = []byte(head + "\n" + body)
+	return nil
+}
+
+// owner is the release, helm step and valuesFrom index that read the
+// generated file name.
+func (d *deriver) owner(name string) (*rel, *importer.OutHelm, int) {
+	for _, r := range d.c.rels {
+		for _, st := range r.steps() {
+			if st.Helm == nil {
+				continue
+			}
+			for i, src := range st.Helm.ValuesFrom {
+				if src.File == "./"+name {
+					return r, st.Helm, i
+				}
+			}
+		}
+	}
+	return nil, nil, 0
+}
+
+// later refuses when a values source after index at sets path: moved into
+// values:, the derived value would override it, where helm lets it win.
+func (d *deriver) later(h *importer.OutHelm, at int, path []string) error {
+	for _, src := range h.ValuesFrom[at+1:] {
+		if src.File == "" || src.Path != "" {
+			return fmt.Errorf("%s: a later values source (%s%s) may set it too", dotted(path), src.File, src.Path)
+		}
+		data, err := d.generatedOr(src.File)
+		if err != nil {
+			return fmt.Errorf("%s: the later values file %s cannot be read to see whether it sets it too: %s", dotted(path), src.File, pathErr(err))
+		}
+		var m map[string]any
+		if yaml.Unmarshal(data, &m) != nil {
+			return fmt.Errorf("%s: the later values file %s is not a YAML map", dotted(path), src.File)
+		}
+		if _, ok := lookupPath(m, path); ok {
+			return fmt.Errorf("%s: the later values file %s sets it too", dotted(path), src.File)
+		}
+	}
+	return nil
+}
+
+// generatedOr is a values source's content: a file the import generates,
+// or one on disk relative to the spec.
+func (d *deriver) generatedOr(file string) ([]byte, error) {
+	for _, f := range d.c.files {
+		if "./"+f.Path == file {
+			return f.Data, nil
+		}
+	}
+	return os.ReadFile(filepath.Join(d.c.specDir, filepath.FromSlash(file)))
+}
+
+func dotted(path []string) string {
+	if len(path) == 0 {
+		return "the values"
+	}
+	return strings.Join(path, ".")
+}
+
+func lookupPath(m map[string]any, path []string) (any, bool) {
+	var cur any = m
+	for _, k := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = mm[k]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func deletePath(m map[string]any, path []string) {
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			return
+		}
+		m = next
+	}
+	delete(m, path[len(path)-1])
+}
+
+func setPath(m map[string]any, path []string, v any) {
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = v
+}
