@@ -71,11 +71,11 @@ func (c *converter) deriveSecrets(dir, file string) error {
 	if len(c.rels) != len(other.rels) || len(c.files) != len(other.files) {
 		return d.refuse("the helmfile", "the releases or the files written change with it")
 	}
+	if why := residue(c, other); why != "" {
+		return d.refuse(why, "it changes with it, and only a values string can be a variable")
+	}
 	for i, r := range c.rels {
 		mine, theirs := r.steps(), other.rels[i].steps()
-		if len(mine) != len(theirs) {
-			return d.refuse("release "+r.out.Resolved.Name, "its steps change with it")
-		}
 		for j, st := range mine {
 			if st.Helm == nil || theirs[j].Helm == nil || st.Helm.Values == nil {
 				continue
@@ -94,6 +94,58 @@ func (c *converter) deriveSecrets(dir, file string) error {
 	}
 	c.derived = d.byValue
 	return nil
+}
+
+// residue names the first thing other than a helm step's values that
+// differs between the two renderings: a hook's manifest or command, a
+// namespace, a note (which quotes what it did not carry).
+func residue(c, other *converter) string {
+	notes := func(ns []Note) string {
+		var b strings.Builder
+		for _, n := range ns {
+			b.WriteString(n.String() + "\n")
+		}
+		return b.String()
+	}
+	if notes(c.res.NotCarried)+notes(c.res.Info) != notes(other.res.NotCarried)+notes(other.res.Info) {
+		return "the import's notes"
+	}
+	for i, r := range c.rels {
+		o := other.rels[i]
+		where := "release " + r.out.Resolved.Name
+		if r.out.Resolved.Name != o.out.Resolved.Name || r.out.Resolved.Namespace != o.out.Resolved.Namespace ||
+			notes(r.out.NotCarried)+notes(r.out.Info) != notes(o.out.NotCarried)+notes(o.out.Info) {
+			return where
+		}
+		mine, theirs := r.steps(), o.steps()
+		if len(mine) != len(theirs) {
+			return where + "'s steps"
+		}
+		for j := range mine {
+			if stepWithoutValues(mine[j]) != stepWithoutValues(theirs[j]) {
+				return where + "'s step " + mine[j].Name
+			}
+		}
+	}
+	return ""
+}
+
+// stepWithoutValues is a step as YAML, a helm step's values left out.
+func stepWithoutValues(st *importer.OutStep) string {
+	if st == nil {
+		return ""
+	}
+	s := *st
+	if s.Helm != nil {
+		h := *s.Helm
+		h.Values = nil
+		s.Helm = &h
+	}
+	b, err := yaml.Marshal(&s)
+	if err != nil {
+		return "unmarshalable: " + err.Error()
+	}
+	return string(b)
 }
 
 type deriver struct {

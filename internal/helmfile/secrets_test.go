@@ -158,6 +158,20 @@ releases:
 		t.Errorf("got %v, want a refusal naming MASTER_PASSWORD without its value", err)
 	}
 
+	// A hook's command carries a derived value: only a helm step's values
+	// can refer to a variable, so refused.
+	files["helmfile.yaml.gotmpl"] += `    hooks:
+      - events: [presync]
+        command: kubectl
+        args: [create, configmap, meet, -n, apps, "--from-literal=token={{ .Values.auth.meet }}"]
+`
+	write(t, dir, files)
+	_, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookup})
+	if err == nil || !strings.Contains(err.Error(), "release web") || strings.Contains(err.Error(), derived("meet")) {
+		t.Errorf("got %v, want a refusal naming the release without the value", err)
+	}
+	files["helmfile.yaml.gotmpl"] = strings.Split(files["helmfile.yaml.gotmpl"], "    hooks:")[0]
+
 	// A later values file sets the derived key too: moved into values: it
 	// would win where helm lets the later file win, so refused.
 	files["values.yaml.gotmpl"] = "oidc:\n  clientSecret: {{ .Values.auth.grist }}\n"
