@@ -328,6 +328,18 @@ func (st *buildState) resolve(r *buildRelease, base string) resolved {
 	} else if strings.HasPrefix(r.Chart, ".") {
 		out.Chart = filepath.Join(base, r.Chart)
 	}
+	if out.Chart == r.Chart && !strings.HasPrefix(r.Chart, "oci://") {
+		// repo/name naming no repository: helmfile takes a folder there
+		// as a local chart (MinBZK's "chart: charts/keycloak").
+		if fi, err := os.Stat(filepath.Join(base, r.Chart)); err == nil && fi.IsDir() {
+			out.Chart = filepath.Join(base, r.Chart)
+		}
+	}
+	if filepath.IsAbs(out.Chart) {
+		// Helm ignores --version for a chart on disk: it installs what
+		// the chart's Chart.yaml says, whatever the helmfile wrote.
+		out.Version = ""
+	}
 	for _, n := range r.Needs {
 		out.Needs = append(out.Needs, n)
 	}
