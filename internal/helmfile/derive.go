@@ -257,7 +257,13 @@ func (d *deriver) file(mine *File, theirs File) error {
 	if h == nil {
 		return d.refuse(mine.Path, "no step reads it")
 	}
-	var moved [][]string
+	// moved are the keys to move, each a string or a list (helm replaces
+	// a list whole, so a list holding a derived string moves whole).
+	type move struct {
+		path   []string
+		theirs any
+	}
+	var moved []move
 	var collect func(x, y any, path []string) error
 	collect = func(x, y any, path []string) error {
 		xm, xok := x.(map[string]any)
@@ -276,32 +282,33 @@ func (d *deriver) file(mine *File, theirs File) error {
 		if reflect.DeepEqual(x, y) {
 			return nil
 		}
-		if _, ok := x.(string); !ok {
-			return fmt.Errorf("%s changes, and only a string can be a variable", dotted(path))
+		switch x.(type) {
+		case string, []any:
+			moved = append(moved, move{path, y})
+			return nil
 		}
-		moved = append(moved, path)
-		return nil
+		return fmt.Errorf("%s changes, and only a string can be a variable", dotted(path))
 	}
 	if err := collect(a, b, nil); err != nil {
 		return d.refuse(mine.Path, err.Error())
 	}
-	for _, path := range moved {
-		value, _ := lookupPath(a, path)
-		if err := d.later(h, at, path); err != nil {
+	for _, m := range moved {
+		value, _ := lookupPath(a, m.path)
+		if err := d.later(h, at, m.path); err != nil {
 			return d.refuse(mine.Path, err.Error())
 		}
-		deletePath(a, path)
-		if _, ok := lookupPath(h.Values, path); ok {
-			continue // a set: value of the release overrides it anyway
+		deletePath(a, m.path)
+		if overridden(h.Values, m.path) {
+			continue // a set: value of the release replaces it anyway
 		}
-		ref, err := d.walk(value, "", path, r)
+		ref, err := d.walk(value, m.theirs, m.path, r)
 		if err != nil {
 			return d.refuse(mine.Path, err.Error())
 		}
 		if h.Values == nil {
 			h.Values = map[string]any{}
 		}
-		setPath(h.Values, path, ref)
+		setPath(h.Values, m.path, ref)
 	}
 	head, _, _ := strings.Cut(string(mine.Data), "\n")
 	body, err := toYaml(a)
@@ -345,7 +352,7 @@ func (d *deriver) later(h *importer.OutHelm, at int, path []string) error {
 		if yaml.Unmarshal(data, &m) != nil {
 			return fmt.Errorf("%s: the later values file %s is not a YAML map", dotted(path), src.File)
 		}
-		if _, ok := lookupPath(m, path); ok {
+		if overridden(m, path) {
 			return fmt.Errorf("%s: the later values file %s sets it too", dotted(path), src.File)
 		}
 	}
@@ -382,6 +389,24 @@ func lookupPath(m map[string]any, path []string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// overridden says whether values (a release's set:) give path or one of
+// its parents a value, which replaces what a values file gives it.
+func overridden(values map[string]any, path []string) bool {
+	m := values
+	for i, k := range path {
+		v, ok := m[k]
+		if !ok {
+			return false
+		}
+		next, isMap := v.(map[string]any)
+		if i == len(path)-1 || !isMap {
+			return true
+		}
+		m = next
+	}
+	return false
 }
 
 func deletePath(m map[string]any, path []string) {

@@ -13,11 +13,11 @@ import (
 // secretRead is a file the helmfile read (readFile, a set file:) whose
 // content is a secret: a PEM private key, a registry's docker config
 // (its "auths" hold credentials), a file named like one (tls.key, token,
-// id_rsa, …), or one set under a secret-looking name (pullSecret.data).
+// id_rsa, id_ed25519, …; not id_rsa.pub, a public key), or one set under a secret-looking name (pullSecret.data).
 func secretRead(rd *fileRead) bool {
 	base := filepath.Base(rd.path)
 	return rd.secret || strings.Contains(rd.text, "PRIVATE KEY-----") || strings.Contains(rd.text, `"auths"`) || importer.SecretLooking(base) ||
-		strings.HasPrefix(base, "id_rsa") || strings.HasSuffix(base, ".pem") || strings.HasSuffix(base, ".p12")
+		strings.HasPrefix(base, "id_") && !strings.HasSuffix(base, ".pub") || strings.HasSuffix(base, ".pem") || strings.HasSuffix(base, ".p12")
 }
 
 // camelWords splits a camelCase key into words (pullSecret → pull_Secret)

@@ -120,7 +120,7 @@ releases:
           issuer: https://id.example
 `,
 		"auth.yaml.gotmpl":   "auth:\n  meet: {{ derivePassword 1 \"long\" (requiredEnv \"MASTER_PASSWORD\") \"keycloak\" \"meet\" | sha1sum | quote }}\n  grist: {{ derivePassword 1 \"long\" (requiredEnv \"MASTER_PASSWORD\") \"keycloak\" \"grist\" | sha1sum | quote }}\n",
-		"values.yaml.gotmpl": "oidc:\n  clientSecret: {{ .Values.auth.grist }}\n  clientId: grist\n",
+		"values.yaml.gotmpl": "oidc:\n  clientSecret: {{ .Values.auth.grist }}\n  clientId: grist\nextraDeploy:\n  - kind: Secret\n    stringData:\n      password: {{ .Values.auth.meet }}\n",
 		"plain.yaml":         "replicas: 2\n",
 	}
 	dir := t.TempDir()
@@ -138,7 +138,7 @@ releases:
 			t.Errorf("%q is written:\n%s", secret, all)
 		}
 	}
-	for _, want := range []string{"clientSecret: ${OIDC_CLIENT_SECRET}", "secret: ${MEET_SECRET}", "OIDC_CLIENT_SECRET: {type: string, secret: true", "MEET_SECRET: {type: string, secret: true"} {
+	for _, want := range []string{"clientSecret: ${OIDC_CLIENT_SECRET}", "secret: ${MEET_SECRET}", "password: ${MEET_SECRET}", "OIDC_CLIENT_SECRET: {type: string, secret: true", "MEET_SECRET: {type: string, secret: true"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("lacks %q:\n%s", want, all)
 		}
@@ -180,5 +180,23 @@ releases:
 	_, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookup})
 	if err == nil || !strings.Contains(err.Error(), "oidc.clientSecret: the later values file ./plain.yaml sets it too") {
 		t.Errorf("got %v, want a refusal naming the later values file", err)
+	}
+}
+
+// A public key (edenlab's readFile of ~/.ssh/id_rsa.pub into a cluster's
+// values) is not a secret: it is written, where id_rsa would refuse (#46).
+func TestImportPublicKeyIsNotASecret(t *testing.T) {
+	dir := t.TempDir()
+	pub := "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 user@host"
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "releases:\n  - name: app\n    namespace: apps\n    chart: oci://r.example/app\n    values:\n      - sshKey: {{ readFile \"keys/id_rsa.pub\" | quote }}\n",
+		"keys/id_rsa.pub":      pub,
+	})
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Spec), pub) {
+		t.Errorf("the public key is not written:\n%s", res.Spec)
 	}
 }
