@@ -100,7 +100,9 @@ func (c *converter) labels(r *rel) {
 	}
 	for _, k := range sortedKeys(labels) {
 		if !labelName.MatchString(strings.TrimPrefix(k, k[:strings.LastIndex(k, "/")+1])) || (labels[k] != "" && !labelName.MatchString(labels[k])) {
-			c.note(r, "labels", "labels."+k+"="+labels[k], "not a Kubernetes label, which khook step labels must be: select the step by its name instead")
+			// Labels only select releases (helmfile -l); nothing deployed
+			// changes without one, so a warning, not a loss.
+			c.infof(r, "labels", "labels."+k+"="+labels[k], "not a Kubernetes label, which khook step labels must be, so not written: select the step by its name instead")
 			delete(labels, k)
 		}
 	}

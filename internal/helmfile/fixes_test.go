@@ -182,3 +182,25 @@ func TestImportLocalChartVersionDropped(t *testing.T) {
 		}
 	}
 }
+
+// A helmfile label that is no Kubernetes label (edenlab's bin=/bin, from
+// commonLabels) only selected releases: it is left out with a warning and
+// the release stays faithful (#46).
+func TestImportLabelThatIsNoKubernetesLabelWarns(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml":         "commonLabels:\n  bin: /bin\nreleases:\n  - name: app\n    namespace: apps\n    chart: ./charts/app\n    labels:\n      tier: infra\n",
+		"charts/app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := res.Releases[0]
+	if rel.Verdict != Faithful || len(rel.Info) != 1 || !strings.Contains(rel.Info[0].String(), "labels.bin=/bin: not a Kubernetes label") {
+		t.Errorf("verdict %v, info %v; want faithful with the label noted", rel.Verdict, rel.Info)
+	}
+	if !strings.Contains(string(res.Spec), "tier: infra") || strings.Contains(string(res.Spec), "bin: /bin") {
+		t.Errorf("want tier carried and bin not:\n%s", res.Spec)
+	}
+}
