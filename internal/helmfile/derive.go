@@ -64,7 +64,7 @@ func (c *converter) deriveSecrets(dir, file string) error {
 		return c.r.lookup(n)
 	}
 	other, _, err := convert(dir, file, opts)
-	d := &deriver{c: c, from: strings.Join(names, ", "), secrets: values, byValue: map[string]string{}}
+	d := &deriver{c: c, from: strings.Join(names, ", "), names: names, secrets: values, byValue: map[string]string{}}
 	if err != nil {
 		return d.refuse("the helmfile", "rendering it with another value fails ("+words.OneLine(err.Error())+")")
 	}
@@ -151,6 +151,7 @@ func stepWithoutValues(st *importer.OutStep) string {
 type deriver struct {
 	c       *converter
 	from    string            // the secret variables, for the sentences
+	names   []string          // their names
 	secrets []string          // their values
 	byValue map[string]string // a derived value → its variable's name
 }
@@ -201,10 +202,8 @@ func (d *deriver) walk(mine, theirs any, path []string, r *rel) (any, error) {
 		case !ok:
 			return nil, fmt.Errorf("%s changes type", dotted(path))
 		}
-		for _, s := range d.secrets {
-			if strings.Contains(m, s) {
-				return m, nil // the secret itself: references writes ${NAME}
-			}
+		if d.onlySecrets(m, t) {
+			return m, nil // the secret itself: references writes ${NAME}
 		}
 		return "${" + d.variable(m, path, r) + "}", nil
 	}
@@ -212,6 +211,17 @@ func (d *deriver) walk(mine, theirs any, path []string, r *rel) (any, error) {
 		return nil, fmt.Errorf("%s changes", dotted(path))
 	}
 	return mine, nil
+}
+
+// onlySecrets says whether two renderings of a string differ only where
+// the secrets themselves stand (references then writes ${NAME} there);
+// anything else that changes is derived.
+func (d *deriver) onlySecrets(mine, theirs string) bool {
+	for i, s := range d.secrets {
+		mine = strings.ReplaceAll(mine, s, "\x00"+strconv.Itoa(i))
+		theirs = strings.ReplaceAll(theirs, canary(d.names[i]), "\x00"+strconv.Itoa(i))
+	}
+	return mine == theirs
 }
 
 // variable declares (once per value) the secret variable a derived value

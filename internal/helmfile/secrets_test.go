@@ -150,6 +150,20 @@ releases:
 		t.Errorf("verdict %v, want faithful", v)
 	}
 
+	// A string holding the secret and a value derived from it: the whole
+	// string is derived (replacing the secret alone would leave the hash).
+	mixed := files["values.yaml.gotmpl"]
+	files["values.yaml.gotmpl"] = "dsn: {{ printf \"%s:%s\" (env \"MASTER_PASSWORD\") (env \"MASTER_PASSWORD\" | sha1sum) }}\n"
+	write(t, dir, files)
+	res, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Spec), "dsn: ${DSN}") {
+		t.Errorf("the mixed string is not one secret variable:\n%s", res.Spec)
+	}
+	files["values.yaml.gotmpl"] = mixed
+
 	// The secret decides a key: refused, without the secret.
 	files["values.yaml.gotmpl"] = "{{ if hasPrefix \"correct\" (env \"MASTER_PASSWORD\") }}a{{ else }}b{{ end }}: 1\n"
 	write(t, dir, files)
