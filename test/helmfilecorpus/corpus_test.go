@@ -24,6 +24,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/khook/khook/internal/cli"
+	"github.com/khook/khook/internal/importer"
 	"github.com/khook/khook/internal/cli/iostreams"
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/chartsource"
@@ -382,7 +383,18 @@ func importResolve(t *testing.T, root, in string, e entry) ([]resolved, string, 
 	if _, err := os.Stat(specFile); err != nil {
 		t.Fatalf("the import wrote no spec (%s)", verdict)
 	}
-	s, err := spec.Load(spec.LoadOptions{Files: []string{specFile}, Environ: os.Environ(), Redactor: redact.New()})
+	// The variables the import declared for the helmfile's environment
+	// variables take the values the entry gives helmfile, as a user's task
+	// file would set them (KHOOK_SECRET_ for a secret-looking name).
+	environ := os.Environ()
+	for k, v := range e.Env {
+		prefix := "KHOOK_VAR_"
+		if importer.SecretLooking(k) {
+			prefix = "KHOOK_SECRET_"
+		}
+		environ = append(environ, prefix+k+"="+v)
+	}
+	s, err := spec.Load(spec.LoadOptions{Files: []string{specFile}, Environ: environ, Redactor: redact.New()})
 	if err != nil {
 		t.Fatalf("the imported spec does not load: %v (%s)", err, verdict)
 	}
