@@ -24,8 +24,8 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/khook/khook/internal/cli"
-	"github.com/khook/khook/internal/importer"
 	"github.com/khook/khook/internal/cli/iostreams"
+	"github.com/khook/khook/internal/importer"
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/spec"
