@@ -1,7 +1,8 @@
 // Command testsummary runs `go test -json ...` and prints what plain
 // `go test` prints (each package's ok/FAIL line, the output of failing
 // tests), then every skipped test with its reason, so a run that tested
-// less than it should says so. It exits with go test's exit status.
+// less than it should says so, and when each long package ran, so a slow
+// run says where its time went. It exits with go test's exit status.
 //
 //	testsummary go test -json -timeout 30m ./...
 package main
@@ -15,7 +16,9 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"sort"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -38,6 +41,7 @@ func main() {
 	s.read(stdout)
 	err = cmd.Wait()
 	s.printSkipped()
+	s.printTimeline()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
@@ -55,6 +59,8 @@ type event struct {
 	Test       string
 	Output     string
 	ImportPath string // build-output events
+	Time       time.Time
+	Elapsed    float64 // seconds, on a package's pass, fail or skip
 }
 
 type key struct{ pkg, test string }
@@ -68,6 +74,14 @@ type summary struct {
 	pending map[key][]string
 	order   []key
 	skipped []skip
+	first   time.Time // the first event: go test has started
+	ran     []span
+}
+
+// span is when one package's test binary ran, from go test's start.
+type span struct {
+	pkg        string
+	start, end time.Duration
 }
 
 func newSummary(w io.Writer) *summary {
@@ -92,6 +106,13 @@ func (s *summary) read(r io.Reader) {
 }
 
 func (s *summary) event(ev event) {
+	if s.first.IsZero() && !ev.Time.IsZero() {
+		s.first = ev.Time
+	}
+	if ev.Test == "" && (ev.Action == "pass" || ev.Action == "fail") && !ev.Time.IsZero() {
+		end := ev.Time.Sub(s.first)
+		s.ran = append(s.ran, span{ev.Package, end - time.Duration(ev.Elapsed*float64(time.Second)), end})
+	}
 	switch {
 	case ev.Action == "build-output":
 		fmt.Fprint(s.w, ev.Output)
@@ -183,6 +204,30 @@ func skipReason(lines []string) string {
 		parts = append(parts, strings.TrimSpace(l))
 	}
 	return strings.Join(parts, " ")
+}
+
+// longPackage is how long a package's tests must run to be on the timeline.
+const longPackage = 20 * time.Second
+
+// printTimeline lists the packages whose tests ran longPackage or more, in
+// the order they ended: what a slow run waited for. A package starts once
+// its test binary is built (and, for the cluster packages, once it is
+// running, its control plane has been built too).
+func (s *summary) printTimeline() {
+	var long []span
+	for _, r := range s.ran {
+		if r.end-r.start >= longPackage {
+			long = append(long, r)
+		}
+	}
+	if len(long) == 0 {
+		return
+	}
+	sort.SliceStable(long, func(i, j int) bool { return long[i].end < long[j].end })
+	fmt.Fprintf(s.w, "packages that ran %s or more (seconds after go test started):\n", longPackage)
+	for _, r := range long {
+		fmt.Fprintf(s.w, "  %5.0f to %5.0f (%4.0f)  %s\n", r.start.Seconds(), r.end.Seconds(), (r.end - r.start).Seconds(), r.pkg)
+	}
 }
 
 func (s *summary) printSkipped() {

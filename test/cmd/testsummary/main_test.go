@@ -106,3 +106,25 @@ func TestFails(t *testing.T) { t.Fatal("the plan said apply, want fail") }
 		}
 	}
 }
+
+// The timeline names the packages that ran long, in the order they ended,
+// with their start and end from the first event: where a slow run's time
+// went. A short package is left out.
+func TestTimelineListsLongPackagesByEnd(t *testing.T) {
+	var out strings.Builder
+	s := newSummary(&out)
+	s.read(strings.NewReader(strings.Join([]string{
+		`{"Time":"2026-11-28T10:00:00Z","Action":"start","Package":"m/slow"}`,
+		`{"Time":"2026-11-28T10:01:40Z","Action":"start","Package":"m/quick"}`,
+		`{"Time":"2026-11-28T10:01:45Z","Action":"pass","Package":"m/quick","Elapsed":5}`,
+		`{"Time":"2026-11-28T10:05:00Z","Action":"fail","Package":"m/late","Elapsed":120}`,
+		`{"Time":"2026-11-28T10:02:30Z","Action":"pass","Package":"m/slow","Elapsed":90}`,
+	}, "\n")))
+	s.printTimeline()
+	want := "packages that ran 20s or more (seconds after go test started):\n" +
+		"     60 to   150 (  90)  m/slow\n" +
+		"    180 to   300 ( 120)  m/late\n"
+	if out.String() != want {
+		t.Errorf("timeline:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
