@@ -4,7 +4,8 @@
 // with the run's redactor before the plaintext leaves this package, and the
 // plaintext is never written anywhere.
 //
-// May import: redact and the sops library.
+// May import: redact and the sops library. spec does not import it: its
+// callers pass Open as spec.LoadOptions.Decrypt.
 package sops
 
 import (
@@ -116,6 +117,16 @@ func File(baseDir, path string) bool {
 	}
 	_, ok := Detect(data)
 	return ok
+}
+
+// Open is Decrypt that also says whether data was encrypted, as
+// spec.LoadOptions.Decrypt asks.
+func Open(file string, data []byte, r *redact.Redactor) (plain []byte, encrypted bool, err error) {
+	if _, ok := Detect(data); !ok {
+		return data, false, nil
+	}
+	plain, err = Decrypt(file, data, r)
+	return plain, true, err
 }
 
 // Decrypt returns the plaintext of a sops-encrypted file, in its own

@@ -30,6 +30,13 @@ type LoadOptions struct {
 	// Redactor receives every secret value and every pipeline output derived
 	// from one, before any error that could quote them is built.
 	Redactor *redact.Redactor
+	// Decrypt opens a sops-encrypted var file (sops.Open): the plaintext,
+	// every value of it registered with r first, and whether data was
+	// encrypted (its variables are then secrets). spec does not import the
+	// sops library, whose key services (cloud KMS SDKs, gRPC) would be in
+	// the graph of everything that reads the DSL. Nil reads a var file as
+	// it is, so an encrypted one is refused: its sops: map is no variable.
+	Decrypt func(file string, data []byte, r *redact.Redactor) (plain []byte, encrypted bool, err error)
 }
 
 // MaxFileSize is the largest spec file Load reads.

@@ -3,7 +3,8 @@
 // JSON Schema. Everything here is decided offline: of client-go it imports
 // only the JSONPath parser, to check wait conditions.
 //
-// May import: redact and sops; of client-go only util/jsonpath; nothing of
+// May import: redact, celenv and words; of client-go only util/jsonpath;
+// not sops (a var file is opened through LoadOptions.Decrypt); nothing of
 // the runner, the model or the renderers.
 package spec
 

@@ -9,7 +9,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/khook/khook/redact"
-	"github.com/khook/khook/sops"
 )
 
 // Default environment prefixes for variables and secrets.
@@ -24,6 +23,7 @@ type varSet struct {
 	secret    map[string]bool
 	varPrefix string
 	redactor  *redact.Redactor
+	decrypt   func(file string, data []byte, r *redact.Redactor) ([]byte, bool, error)
 }
 
 func (v *varSet) lookup(name string) (string, bool) {
@@ -35,7 +35,7 @@ func (v *varSet) lookup(name string) (string, bool) {
 // later source overwrites: KHOOK_VAR_* < KHOOK_SECRET_* < --var-file < --set.
 // Secret values are registered with the redactor before anything can quote them.
 func gatherVars(opts LoadOptions) (*varSet, Problems) {
-	vs := &varSet{vals: map[string]string{}, secret: map[string]bool{}, varPrefix: opts.VarPrefix, redactor: opts.Redactor}
+	vs := &varSet{vals: map[string]string{}, secret: map[string]bool{}, varPrefix: opts.VarPrefix, redactor: opts.Redactor, decrypt: opts.Decrypt}
 	var probs Problems
 	fromEnv := func(prefix string, secret bool) {
 		for _, kv := range opts.Environ {
@@ -85,13 +85,13 @@ func readVarFile(path string, vs *varSet) Problems {
 	}
 	// A sops-encrypted var file is decrypted in memory; its variables are
 	// secrets, as if they came from KHOOK_SECRET_.
-	_, encrypted := sops.Detect(data)
-	if encrypted {
-		plain, err := sops.Decrypt(path, data, vs.redactor)
+	encrypted := false
+	if vs.decrypt != nil {
+		plain, enc, err := vs.decrypt(path, data, vs.redactor)
 		if err != nil {
 			return Problems{{Pos: Pos{File: path}, Message: err.Error()}}
 		}
-		data = plain
+		data, encrypted = plain, enc
 	}
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {

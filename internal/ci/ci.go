@@ -16,6 +16,7 @@ import (
 	"github.com/khook/khook/runner/kube/apischema"
 	runplan "github.com/khook/khook/runner/plan"
 	"github.com/khook/khook/runner/planfile"
+	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
 
@@ -270,7 +271,7 @@ func (r *runState) load() *outcome {
 	files, varFiles := r.absAll(r.in.Files), r.absAll(r.in.VarFiles)
 	s, err := spec.Load(spec.LoadOptions{
 		Files: files, Stdin: r.opts.Stdin, Set: r.in.Vars, VarFiles: varFiles, Environ: environ,
-		VarPrefix: r.in.VarPrefix, SecretPrefix: r.in.SecretPrefix, Redactor: r.red, Policies: r.absAll(r.in.Policies),
+		VarPrefix: r.in.VarPrefix, SecretPrefix: r.in.SecretPrefix, Redactor: r.red, Decrypt: sops.Open, Policies: r.absAll(r.in.Policies),
 		RequireVerifiedCharts: r.in.RequireVerifiedCharts,
 	})
 	if err == nil {

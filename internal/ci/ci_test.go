@@ -444,3 +444,24 @@ func TestGitHubApplyOnPushUpdatesTheMergedPRComment(t *testing.T) {
 		}
 	}
 }
+
+// A sops-encrypted var-file input is opened as khook's --var-file is: with
+// a key that opens it the spec validates, with none the run is a validation
+// failure naming the file and its recipient.
+func TestEncryptedVarFileInput(t *testing.T) {
+	fixtures, err := filepath.Abs(filepath.Join("..", "..", "test", "e2e", "testdata", "sops"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", t.TempDir())
+	e := newGHEnv(t, "http://127.0.0.1:1", map[string]string{"INPUT_COMMAND": "validate", "INPUT_FILE": "greeting.yaml", "INPUT_VAR-FILE": filepath.Join(fixtures, "values.enc.yaml"), "INPUT_COMMENT": "never"})
+	os.WriteFile(filepath.Join(e.dir, "workspace", "greeting.yaml"), []byte("apiVersion: khook.io/v1\nkind: Khook\nmetadata: {name: greeting}\nvars:\n  greeting: {type: string, required: true}\nsteps:\n  - name: web\n    rollout: {restart: deployment/web, namespace: default}\n"), 0o644)
+	t.Setenv("SOPS_AGE_KEY_FILE", filepath.Join(fixtures, "TEST-ONLY-age.key"))
+	if code, out, _ := run(t, e.environ, nil); code != 0 {
+		t.Errorf("with the key: exit %d:\n%s", code, out)
+	}
+	t.Setenv("SOPS_AGE_KEY_FILE", filepath.Join(fixtures, "TEST-ONLY-wrong-age.key"))
+	if code, out, _ := run(t, e.environ, nil); code != 2 || !strings.Contains(out, "values.enc.yaml: no available key opens it; it was encrypted for age age1nydme8") {
+		t.Errorf("with a key that does not open it: exit %d:\n%s", code, out)
+	}
+}

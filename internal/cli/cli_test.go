@@ -105,3 +105,31 @@ func TestApplyJSONDocumentWhenNothingStarted(t *testing.T) {
 		}
 	}
 }
+
+// A sops-encrypted --var-file is opened through the factory's load options
+// (spec reads no sops itself): its value reaches the spec as a secret,
+// masked in what render prints; without a key that opens it, the command
+// fails naming the file and its recipient.
+func TestEncryptedVarFile(t *testing.T) {
+	fixtures, err := filepath.Abs(filepath.Join("..", "..", "test", "e2e", "testdata", "sops"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "khook.yaml")
+	spec := "apiVersion: khook.io/v1\nkind: Khook\nmetadata:\n  name: demo\nvars:\n  greeting: {type: string, required: true}\nsteps:\n  - name: a\n    apply:\n      namespace: default\n      manifests:\n        - inline: |\n            apiVersion: v1\n            kind: ConfigMap\n            metadata: {name: x}\n            data: {g: \"${greeting}\"}\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", t.TempDir())
+	args := []string{"render", "-f", file, "--var-file", filepath.Join(fixtures, "values.enc.yaml")}
+	t.Setenv("SOPS_AGE_KEY_FILE", filepath.Join(fixtures, "TEST-ONLY-age.key"))
+	ios, out, errOut := iostreams.Test("")
+	if code := Run(context.Background(), args, ios); code != 0 || !strings.Contains(out.String(), `data: {g: "***"}`) || strings.Contains(out.String()+errOut.String(), "Values-S3cret-9f2b") {
+		t.Errorf("with the key: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	t.Setenv("SOPS_AGE_KEY_FILE", filepath.Join(fixtures, "TEST-ONLY-wrong-age.key"))
+	ios, _, errOut = iostreams.Test("")
+	if code := Run(context.Background(), args, ios); code != 2 || !strings.Contains(errOut.String(), "values.enc.yaml: no available key opens it; it was encrypted for age age1nydme8") {
+		t.Errorf("with a key that does not open it: exit %d, stderr:\n%s", code, errOut)
+	}
+}

@@ -1,7 +1,6 @@
 package cmdutil
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -87,30 +86,15 @@ func (f *SpecFlags) check() error {
 // exits 2; secrets are registered with the factory's redactor before any
 // problem is built, so none leaks.
 func (f *Factory) LoadSpec(flags *SpecFlags) (*spec.Spec, error) {
-	if err := flags.check(); err != nil {
+	opts, err := f.SpecLoadOptions(flags)
+	if err != nil {
 		return nil, err
 	}
-	s, err := spec.Load(spec.LoadOptions{
-		Files:        flags.Files,
-		Stdin:        f.IOStreams.In,
-		Set:          flags.Set,
-		VarFiles:     flags.VarFiles,
-		Environ:      f.IOStreams.Environ,
-		VarPrefix:    flags.VarPrefix,
-		SecretPrefix: flags.SecretPrefix,
-		Redactor:     f.Redactor,
-		Policies:     flags.Policies,
-
-		RequireVerifiedCharts: flags.RequireVerifiedCharts,
-	})
-	if err == nil {
-		return s, nil
+	s, err := spec.Load(opts)
+	if err != nil {
+		return nil, f.SpecError(err)
 	}
-	var problems spec.Problems
-	if errors.As(err, &problems) {
-		return nil, f.ReportProblems(problems)
-	}
-	return nil, ValidationError(err)
+	return s, nil
 }
 
 // ReportProblems prints problems found in a spec and returns the

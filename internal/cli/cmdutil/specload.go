@@ -3,12 +3,14 @@ package cmdutil
 import (
 	"errors"
 
+	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
 
 // SpecLoadOptions checks the flags and returns the spec.LoadOptions they
-// describe, for commands that call a spec function other than Load
-// (spec.Render, spec.Declarations). Secrets go to the factory's redactor.
+// describe (LoadSpec's, and those of commands that call a spec function
+// other than Load: spec.Render, spec.Declarations). Secrets go to the
+// factory's redactor.
 func (f *Factory) SpecLoadOptions(flags *SpecFlags) (spec.LoadOptions, error) {
 	if err := flags.check(); err != nil {
 		return spec.LoadOptions{}, err
@@ -22,6 +24,7 @@ func (f *Factory) SpecLoadOptions(flags *SpecFlags) (spec.LoadOptions, error) {
 		VarPrefix:    flags.VarPrefix,
 		SecretPrefix: flags.SecretPrefix,
 		Redactor:     f.Redactor,
+		Decrypt:      sops.Open,
 		Policies:     flags.Policies,
 
 		RequireVerifiedCharts: flags.RequireVerifiedCharts,

@@ -6,6 +6,7 @@ import (
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/command"
+	"github.com/khook/khook/sops"
 	"github.com/khook/khook/spec"
 )
 
@@ -20,7 +21,7 @@ func clusterFiles(f *cmdutil.Factory, fl *spec.Fleet, c *spec.FleetCluster) ([]s
 	s, err := spec.Load(spec.LoadOptions{
 		Files: in.Files, VarFiles: varFiles, Set: in.Set, Policies: in.Policies, Stdin: io.MultiReader(),
 		Environ: f.IOStreams.Environ, VarPrefix: cmdutil.DefaultVarPrefix, SecretPrefix: cmdutil.DefaultSecretPrefix,
-		Redactor: redact.New(), // a throwaway: nothing of it is printed
+		Redactor: redact.New(), Decrypt: sops.Open, // a throwaway redactor: nothing of it is printed
 	})
 	if err != nil {
 		return nil, false
