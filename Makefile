@@ -54,7 +54,9 @@ build:
 ## times in bin/test-tools.log, printed after the tests) while go test runs
 ## the packages that need none of them first (test/cmd/testorder); a package
 ## that needs a tool still building waits on that tool's lock. Within each
-## group the slowest packages (LONGEST_TESTS, measured) start first.
+## group the slowest packages (LONGEST_TESTS, measured) start first. The
+## fuzz targets run in the background too (bin/fuzz.log, printed last): their
+## instrumented build takes the cycles the others leave, not the run's tail.
 # test/ci and test/release are long too but mostly build (khook's static
 # build, GoReleaser): first, they held both of go test's slots for half an
 # hour of a run from nothing while the other packages waited; GoReleaser is
@@ -68,12 +70,14 @@ TEST_BUILD_ENV := CGO_ENABLED=0 GOFLAGS="$(strip $(GOFLAGS) -trimpath)"
 test: $(TESTSUMMARY) $(TESTORDER)
 	@mkdir -p bin
 	@export $(TEST_BUILD_ENV); $(MAKE) --no-print-directory test-tools >bin/test-tools.log 2>&1 & tools=$$!; \
-	pkgs=$$($(TESTORDER) $(LONGEST_TESTS)) || { kill $$tools; exit 1; }; \
+	$(BEHIND) $(MAKE) --no-print-directory fuzz >bin/fuzz.log 2>&1 & fuzz=$$!; \
+	pkgs=$$($(TESTORDER) $(LONGEST_TESTS)) || { kill $$tools $$fuzz; exit 1; }; \
 	$(BEHIND) $(TESTSUMMARY) $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$pkgs; status=$$?; \
 	wait $$tools || { echo "FAIL: building the test tools failed (bin/test-tools.log):"; status=1; }; \
 	echo "test tools (bin/test-tools.log, less go: downloading lines):"; grep -v "^go: downloading " bin/test-tools.log | sed 's/^/  /'; \
+	wait $$fuzz || { echo "FAIL: a fuzz target failed (bin/fuzz.log):"; status=1; }; \
+	echo "fuzz targets (bin/fuzz.log):"; grep -v "^go: downloading " bin/fuzz.log | sed 's/^/  /'; \
 	exit $$status
-	@$(MAKE) --no-print-directory fuzz
 
 ## test-tools: build the tools the tests run (make test does it in the background).
 ## The control plane first: most packages wait for it, so everything else
@@ -156,10 +160,12 @@ RELEASE_ENV = PATH="$(TOOLS_BIN):$$PATH" $(NO_REMOTE)
 
 # FORCE: go build itself leaves an up-to-date binary alone (under a second).
 # GOTOOLCHAIN=auto: GoReleaser v2.18 needs the Go its go.mod names (fetched
-# from the module proxy once); see tools/goreleaser/tools.go.
+# from the module proxy once); see tools/goreleaser/tools.go. -s -w: no
+# symbol table or DWARF, a shorter link; test/release builds it the same way,
+# so it finds this build up to date.
 $(GORELEASER): FORCE
 	@mkdir -p $(TOOLS_BIN); start=$$(date +%s); \
-	flock $(TOOLS_BIN)/goreleaser.lock env GOTOOLCHAIN=auto $(GO) build -C tools/goreleaser -o $@ github.com/goreleaser/goreleaser/v2 && \
+	flock $(TOOLS_BIN)/goreleaser.lock env GOTOOLCHAIN=auto $(GO) build -C tools/goreleaser -ldflags "-s -w" -o $@ github.com/goreleaser/goreleaser/v2 && \
 	echo "goreleaser up to date in $$(( $$(date +%s) - start ))s"
 
 $(SYFT): FORCE
