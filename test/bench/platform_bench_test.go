@@ -112,7 +112,7 @@ func BenchmarkPlatform(b *testing.B) {
 				if err := json.Unmarshal([]byte(m.stdout), &doc); err != nil {
 					b.Fatalf("khook plan -o json printed no plan document: %v\n%s", err, tail(m.out))
 				}
-				b.Logf("%s %s: planned %v of %d steps with %d requests (%s)", c.name, target, doc.Selection.Steps, doc.Selection.Total, m.counts.Total(), byVerb(m.counts))
+				b.Logf("%s %s: planned %v of %d steps with %d requests (%s):\n  %s", c.name, target, doc.Selection.Steps, doc.Selection.Total, m.counts.Total(), byVerb(m.counts), strings.Join(m.counts.Requests, "\n  "))
 				k = append(k, m)
 			}
 			b.ReportMetric(mean(k, func(m measured) float64 { return float64(m.counts.Total()) }), c.name+"-requests")

@@ -14,6 +14,10 @@ type Counts struct {
 	Verbs     map[string]int
 	Discovery int
 	DryRuns   int
+	// Requests are the requests themselves, in the order they arrived:
+	// "LIST /api/v1/namespaces/a/secrets?labelSelector=...", so a count
+	// that moved can be read request by request.
+	Requests []string
 }
 
 // Total is the number of requests.
@@ -51,6 +55,7 @@ func (p *Proxy) count(r *http.Request) {
 		p.counts.Verbs = map[string]int{}
 	}
 	p.counts.Verbs[verb]++
+	p.counts.Requests = append(p.counts.Requests, verb+" "+r.URL.RequestURI())
 	if discovery {
 		p.counts.Discovery++
 	}
