@@ -25,15 +25,7 @@ func fixtureEnv(root string) func(string) (string, bool) {
 // namespace, an env default.
 func TestImportBootstrap(t *testing.T) {
 	root, _ := filepath.Abs("testdata/bootstrap")
-	res, err := Import(root, "bootstrap/helmfile.yaml.gotmpl", Options{Env: fixtureEnv(root)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := string(res.Spec)
-	if v := res.Verdict(); v != Faithful {
-		t.Errorf("verdict %s, want faithful\n%s", v, spec)
-	}
-	for _, want := range []string{
+	res := importFaithful(t, root, "bootstrap/helmfile.yaml.gotmpl", Options{Env: fixtureEnv(root)},
 		"- file: ../kubernetes/apps/kube-system/cilium/app/helmrelease.yaml\n          path: spec.values",
 		"for: condition=Established\n      \"on\": crd/ciliumloadbalancerippools.cilium.io",
 		"- kustomize: ../kubernetes/apps/kube-system/cilium/app",
@@ -42,11 +34,8 @@ func TestImportBootstrap(t *testing.T) {
 		`default: "home"`,
 		"rollout:\n      restart: deployment/flux-operator",
 		"needs default/coredns: no release coredns is in namespace \"default\"",
-	} {
-		if !strings.Contains(spec, want) {
-			t.Errorf("spec lacks %q\n%s", want, spec)
-		}
-	}
+	)
+	spec := string(res.Spec)
 	if strings.Contains(spec, root+"/kubernetes") {
 		t.Errorf("the spec holds absolute paths of this checkout:\n%s", spec)
 	}
@@ -72,6 +61,25 @@ func TestImportBootstrap(t *testing.T) {
 	if len(res.Files) != 0 {
 		t.Errorf("files generated for HelmRelease values: %v", res.Files)
 	}
+}
+
+// importFaithful imports file of dir with opts, wants a faithful verdict
+// and each of wants in the spec, and returns what it imported.
+func importFaithful(t *testing.T, dir, file string, opts Options, wants ...string) *Result {
+	t.Helper()
+	res, err := Import(dir, file, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Verdict(); v != Faithful {
+		t.Errorf("verdict %s, want faithful\n%s", v, res.Spec)
+	}
+	for _, want := range wants {
+		if !strings.Contains(string(res.Spec), want) {
+			t.Errorf("spec lacks %q\n%s", want, res.Spec)
+		}
+	}
+	return res
 }
 
 func write(t *testing.T, dir string, files map[string]string) {
@@ -379,24 +387,12 @@ releases:
             done
             kubectl apply --server-side --kustomize ./config
 `})
-	res, err := Import(dir, "helmfile.yaml", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := string(res.Spec)
-	if v := res.Verdict(); v != Faithful {
-		t.Errorf("verdict %s, want faithful\n%s", v, spec)
-	}
-	for _, want := range []string{
+	spec := string(importFaithful(t, dir, "helmfile.yaml", Options{},
 		"chart: oci://quay.io/cilium/charts/cilium",
 		"for: cel=true\n      \"on\": crd/b.cilium.io",
 		"for: condition=Established\n      \"on\": crd/d.cilium.io",
 		"- kustomize: ./config",
-	} {
-		if !strings.Contains(spec, want) {
-			t.Errorf("spec lacks %q\n%s", want, spec)
-		}
-	}
+	).Spec)
 	if strings.Count(spec, "timeout: 2m") != 2 || strings.Contains(spec, "timeout: 10s") {
 		t.Errorf("want kubectl's --timeout on the two --for=create waits only:\n%s", spec)
 	}
