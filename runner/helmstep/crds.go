@@ -49,16 +49,17 @@ type chartCRD struct {
 }
 
 // readCRDs is the one reading of a chart's CRDs, for the crds/ a helm step
-// applies and plans (crdRequests) and for crds: only (renderCRDs): the
+// applies and plans (crdRequests), for crds: only (renderCRDs) and for the
+// manifest an upgrade is about to write (crdGuard, with no chart): the
 // CRDs of ch's crds/ directories (subcharts' included, in Helm's order),
 // then, when templates is given, those of the manifest it renders (hooks
 // are not in it), cluster-scoped whatever the template says. A CRD both in
-// crds/ and in the templates is refused: Helm's install would fail on it
-// too. (What an upgrade is about to write, templated CRDs included,
-// crdGuard reads from Helm's post-render.)
+// crds/ and in the templates is refused (Helm's install would fail on it
+// too), and so is one rendered twice: which of the two is meant cannot be
+// told. Plan and apply refuse the same.
 func readCRDs(ch *chartv2.Chart, templates func() (string, error)) ([]chartCRD, error) {
 	var out []chartCRD
-	seen := map[string]bool{}
+	seen := map[string]crdSource{}
 	if ch != nil {
 		for _, f := range ch.CRDObjects() {
 			objs, err := manifest.DecodeManifests(f.File.Data)
@@ -67,7 +68,7 @@ func readCRDs(ch *chartv2.Chart, templates func() (string, error)) ([]chartCRD, 
 			}
 			for _, o := range objs {
 				if kube.IsCRD(o) {
-					seen[o.GetName()] = true
+					seen[o.GetName()] = fromCRDsDir
 					out = append(out, chartCRD{obj: o, file: f.Filename, from: fromCRDsDir})
 				}
 			}
@@ -89,10 +90,13 @@ func readCRDs(ch *chartv2.Chart, templates func() (string, error)) ([]chartCRD, 
 			if !kube.IsCRD(obj) {
 				continue
 			}
-			if seen[obj.GetName()] {
+			switch seen[obj.GetName()] {
+			case fromCRDsDir:
 				return nil, fmt.Errorf("CRD %s is both in the chart's crds/ and rendered by %s: keep one", obj.GetName(), doc.Source)
+			case fromTemplate:
+				return nil, fmt.Errorf("CRD %s is rendered twice (again by %s): keep one", obj.GetName(), doc.Source)
 			}
-			seen[obj.GetName()] = true
+			seen[obj.GetName()] = fromTemplate
 			obj.SetNamespace("")
 			out = append(out, chartCRD{obj: obj, file: doc.Source, from: fromTemplate})
 		}
@@ -361,14 +365,12 @@ type crdGuard struct {
 }
 
 func (g crdGuard) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
-	objs, err := chartsource.DecodeManifest(rendered.String())
+	crds, err := readCRDs(nil, func() (string, error) { return rendered.String(), nil })
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the rendered manifest to check its CRDs: %w", err)
+		return nil, fmt.Errorf("cannot check the CRDs of the rendered manifest: %w", err)
 	}
-	for _, obj := range objs {
-		if !kube.IsCRD(obj) {
-			continue
-		}
+	for _, c := range crds {
+		obj := c.obj
 		live, err := g.crd(obj.GetName())
 		if err != nil || live == nil {
 			if err != nil {

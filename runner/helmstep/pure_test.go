@@ -140,4 +140,12 @@ func TestReadCRDsSaysWhereEachComesFrom(t *testing.T) {
 	if _, err := readCRDs(ch, templates(twice)); err == nil || !strings.Contains(err.Error(), "CRD as.example.com is both in the chart's crds/ and rendered by top/templates/a.yaml") {
 		t.Errorf("a CRD in crds/ and a template: %v", err)
 	}
+	// crdGuard reads what an upgrade is about to write with no chart.
+	again := rendered + "---\n# Source: top/templates/d.yaml\n" + string(crd("cs.example.com"))
+	if _, err := readCRDs(nil, templates(again)); err == nil || err.Error() != "CRD cs.example.com is rendered twice (again by top/templates/d.yaml): keep one" {
+		t.Errorf("a CRD rendered twice: %v", err)
+	}
+	if got, err := readCRDs(nil, templates(rendered)); err != nil || len(got) != 1 || got[0].from != fromTemplate {
+		t.Errorf("readCRDs of a rendered manifest alone = %v (%v), want its one CRD", got, err)
+	}
 }
