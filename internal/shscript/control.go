@@ -56,7 +56,9 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.undecided(last, func() {
 			t.branch(c.Then, "")
 			if c.Else != nil {
+				t.undecidedElse++
 				t.ifClause(c.Else)
+				t.undecidedElse--
 			}
 		})
 		if len(t.m.Steps) > before {

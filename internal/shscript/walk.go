@@ -42,6 +42,7 @@ type translator struct {
 	secrets         []string // literal secret values seen: never in a note's text
 	lineBase        int      // a fragment's first line in the file it was read from, less one
 	argsGiven       bool     // the script's own positional parameters are known (Options.Args)
+	undecidedElse   int      // > 0 in the else branch of an if khook cannot decide
 }
 
 type function struct {
@@ -163,7 +164,14 @@ func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string
 // key is folded into the first (both branches of an existence check).
 func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutStep) *importer.OutStep {
 	if key != "" {
+		// Branches under when: and its negation are both steps: the key
+		// holds the conditions, so only a repeat under the same ones folds.
+		key += "|" + strings.Join(t.when, " && ")
 		if name, ok := t.keys[key]; ok {
+			if t.undecidedElse > 0 && strings.HasPrefix(key, "helm/") {
+				t.account(n, importer.FateNotCarried, "", "the other branch of a condition khook cannot decide installs the release again, and step "+name+" carries the first branch's; write this install as its own step under a when: by hand")
+				return nil
+			}
 			t.account(n, importer.FateFolded, name, "it makes what step "+name+" already makes (the other branch of an existence check)")
 			return nil
 		}

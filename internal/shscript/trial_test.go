@@ -1,0 +1,79 @@
+package shscript
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// importScript writes the files (install.sh among them) to a temporary
+// directory and imports install.sh from there.
+func importScript(t *testing.T, files map[string]string, args ...string) *Result {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		write(t, dir, name, text)
+	}
+	opts := Options{Dir: dir}
+	if args != nil {
+		opts.Args = args
+	}
+	res, err := Import("install.sh", opts)
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	return res
+}
+
+// fateAt is the fate of the command at line (all of them, joined).
+func fateAt(m *importer.Model, line int) string {
+	var out []string
+	for _, c := range m.Commands {
+		if c.Line == line {
+			out = append(out, string(c.Fate))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// The else branch of an if on a variable installs the same release from
+// another chart (corral's airgap registry): both branches are steps, under
+// when: and its negation; neither is folded into the other (#46).
+func TestIfElseSameReleaseBothSteps(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+if [ -z "${REG}" ]; then
+  helm upgrade --install -n cm cert-manager cert-manager --repo https://charts.jetstack.io
+else
+  helm install cert-manager ./cm.tgz --namespace cm --set image.repository="${REG}/x"
+fi
+`})
+	if fateAt(res.Model, 3) != "step" || fateAt(res.Model, 5) != "step" || len(res.Model.Steps) != 2 {
+		t.Fatalf("fates %v, steps %d\n%s", res.Model.Commands, len(res.Model.Steps), res.Spec)
+	}
+	a, b := res.Model.Steps[0].Out, res.Model.Steps[1].Out
+	if a.When != `vars.get("REG", "") == ""` || b.When != "!("+a.When+")" || b.Helm.Chart != "./cm.tgz" || b.Helm.Release != "cert-manager" {
+		t.Errorf("steps %+v %+v", a, b.Helm)
+	}
+	if _, err := importer.Validate(res.Model, res.Spec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An if khook cannot decide whose branches both install the release: the
+// else branch's install is named not carried at its line, never folded.
+func TestIfUndecidedSameReleaseNotFolded(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+if ping -c1 registry.local; then
+  helm upgrade --install app app --repo https://charts.example.com
+else
+  helm upgrade --install app ./app.tgz
+fi
+`})
+	if fateAt(res.Model, 3) != "step" || fateAt(res.Model, 5) != "not carried" {
+		t.Fatalf("fates %v", res.Model.Commands)
+	}
+	if res.Model.Verdict() == importer.Faithful {
+		t.Errorf("verdict faithful with a lost install")
+	}
+}
