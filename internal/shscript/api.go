@@ -162,7 +162,7 @@ func newTranslator(file string, opts Options) (*translator, error) {
 	t := &translator{
 		runDir: runDir, specDir: specDir, cwd: runDir,
 		vars: map[string]*shVar{}, funcs: map[string]*function{}, repos: map[string]string{},
-		keys: map[string]string{}, depUpdate: map[string]bool{}, names: map[string]bool{},
+		keys: map[string]string{}, depUpdate: map[string]bool{}, names: map[string]bool{}, substSeen: map[string]bool{},
 	}
 	name := opts.Name
 	if name == "" {

@@ -93,6 +93,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.helm(x)
 	case base == "kubectl" || base == "oc":
 		t.kubectl(x)
+	case name == "eval":
+		t.evalCmd(x, c)
 	case name == "source" || name == ".":
 		t.source(x)
 	case name == "cd" || name == "pushd" || name == "popd":
@@ -147,8 +149,10 @@ func (t *translator) callFunc(f *function, args []string) {
 	if t.depth > 30 {
 		return
 	}
-	saveArgs, saveIn, saveFile, savePath, saveSrc := t.args, t.inFunc, t.file, t.scriptPath, t.src
+	saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame := t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame
 	t.args, t.inFunc, t.file, t.scriptPath, t.src = args, true, f.file, f.path, f.src
+	t.frames++
+	t.frame = t.frames
 	t.depth++
 	t.locals = append(t.locals, frame{})
 	t.stmt(f.decl.Body)
@@ -162,7 +166,7 @@ func (t *translator) callFunc(f *function, args []string) {
 	t.locals = t.locals[:len(t.locals)-1]
 	t.depth--
 	t.stopped, t.failed = false, false // return ends the function, not the script
-	t.args, t.inFunc, t.file, t.scriptPath, t.src = saveArgs, saveIn, saveFile, savePath, saveSrc
+	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame = saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame
 }
 
 // source reads a sourced file into the walk; a missing one is bad input.

@@ -20,6 +20,10 @@ func (t *translator) helm(x *cmd) {
 		t.account(x.stmt, importer.FateReadOnly, "", "helm without a command changes nothing")
 		return
 	}
+	if helmReadOnly[f.pos[0]] {
+		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
+		return
+	}
 	if !x.ok && f.pos[0] != "repo" {
 		t.account(x.stmt, importer.FateNotCarried, "", "an argument is only known when the script runs ("+x.why+"); write the step by hand")
 		return
@@ -44,9 +48,6 @@ func (t *translator) helm(x *cmd) {
 			no := f.is("ignore-not-found")
 			t.addStep(x.stmt, "uninstall-"+rel, "", &importer.OutStep{Delete: &importer.OutDelete{Release: rel, Namespace: f.get("n", "namespace"), IgnoreNotFound: &no}})
 		}
-	case "status", "list", "ls", "get", "history", "hist", "show", "inspect", "search", "version", "env", "lint", "verify",
-		"completion", "help", "pull", "fetch", "package", "create":
-		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 	case "init":
 		t.account(x.stmt, importer.FateNotCarried, "", "Helm 2's tiller: khook installs with Helm 4, which needs no tiller; drop it")
 	case "registry":

@@ -19,6 +19,10 @@ func (t *translator) kubectl(x *cmd) {
 		t.account(x.stmt, importer.FateReadOnly, "", "kubectl without a command changes nothing")
 		return
 	}
+	if kubectlReadOnly[f.pos[0]] {
+		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
+		return
+	}
 	if !x.ok {
 		t.account(x.stmt, importer.FateNotCarried, "", "an argument is only known when the script runs ("+x.why+"); write the step by hand")
 		return
@@ -52,9 +56,6 @@ func (t *translator) kubectl(x *cmd) {
 		t.kLabel(x, f, sub)
 	case "scale":
 		t.kScale(x, f)
-	case "get", "describe", "logs", "top", "version", "cluster-info", "api-resources", "api-versions", "explain",
-		"auth", "diff", "events", "kustomize", "completion", "help", "plugin", "options":
-		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 	case "config":
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes only the local kubeconfig; khook runs against the cluster it is given (--kubeconfig, --context)")
 	default:

@@ -77,3 +77,32 @@ fi
 		t.Errorf("verdict faithful with a lost install")
 	}
 }
+
+// helm and kubectl inside $(…) and eval are accounted for at their lines
+// (confluent's K8S_ID, corral's helm search and its eval'd install,
+// ververica's current-context): read-only ones as read-only, an eval'd
+// install built from an array as not carried, a literal eval translated.
+func TestEvalAndSubstAccounted(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+export K8S_ID=$(kubectl get namespace kube-system -oyaml | grep uid)
+V=${V:=$(helm search repo rancher/rancher -o json | jq -r .[0].version)}
+echo "context: $(kubectl config current-context)"
+args=("--install" "--create-namespace")
+if [ -n "$PW" ]; then
+  args+=("--set bootstrapPassword=$PW")
+fi
+args+=("-n cattle-system" "rancher rancher/rancher")
+eval "helm upgrade ${args[*]}"
+eval "kubectl create namespace literal-ns"
+X=$(helm install oops ./chart)
+`})
+	want := map[int]string{2: "read-only", 3: "read-only", 4: "read-only", 10: "not carried", 11: "step", 12: "not carried"}
+	for line, fate := range want {
+		if got := fateAt(res.Model, line); got != fate {
+			t.Errorf("line %d: fate %q, want %q (%v)", line, got, fate, res.Model.Commands)
+		}
+	}
+	if len(res.Model.Steps) != 1 || res.Model.Steps[0].From.Line != 11 {
+		t.Errorf("steps %+v", res.Model.Steps)
+	}
+}

@@ -43,6 +43,8 @@ type translator struct {
 	lineBase        int      // a fragment's first line in the file it was read from, less one
 	argsGiven       bool     // the script's own positional parameters are known (Options.Args)
 	undecidedElse   int      // > 0 in the else branch of an if khook cannot decide
+	frame, frames   int      // the function call being walked, and how many there were
+	substSeen       map[string]bool
 }
 
 type function struct {

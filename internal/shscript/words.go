@@ -277,6 +277,7 @@ func (f frame) has(name string) bool { _, ok := f[name]; return ok }
 // cmdSubst is $(...) for the idioms that name a directory or read a file.
 func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 	unknown := "the output of " + t.text(cs) // the text is $(…) itself
+	t.accountSubst(cs)
 	if len(cs.Stmts) == 0 {
 		return "", true, "" // `# a comment` between a command's arguments
 	}
