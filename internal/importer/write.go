@@ -79,6 +79,11 @@ func header(out *bytes.Buffer, m *Model) {
 		c := m.Counts()
 		fmt.Fprintf(out, "# helm/kubectl commands: %d, of which %d became steps, %d were folded into steps, %d are read-only, %d not carried.\n",
 			len(m.Commands), c[FateStep], c[FateFolded], c[FateReadOnly], c[FateNotCarried])
+		if other := len(m.NotCarried) - c[FateNotCarried]; other > 0 {
+			// The list below also names other commands, flags and conditions: say so, so the counts agree.
+			fmt.Fprintf(out, "# Of the %d lines not carried below, %d are such commands and %d are other commands, flags or conditions.\n",
+				len(m.NotCarried), c[FateNotCarried], other)
+		}
 	}
 	if len(m.NotCarried) > 0 {
 		fmt.Fprintf(out, "# NOT carried over (%d): this spec does not do what the source does until these are resolved by hand:\n", len(m.NotCarried))

@@ -83,7 +83,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	if len(x.args) == 0 {
 		return
 	}
-	name := x.args[0]
+	name := t.toolVar(x)
 	if f := t.funcs[name]; f != nil {
 		t.callFunc(f, x.args[1:])
 		return
@@ -125,6 +125,23 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	default:
 		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base))
 	}
+}
+
+// toolVar reads a command word that is a variable whose value at import
+// is helm or kubectl (HELM=${HELM:-helm}, then $HELM upgrade …) as that
+// command, with a note; the command word otherwise.
+func (t *translator) toolVar(x *cmd) string {
+	name := x.args[0]
+	if !strings.HasPrefix(name, "${") || !strings.HasSuffix(name, "}") || strings.Count(name, "${") != 1 {
+		return name
+	}
+	v := t.m.Var(name[2 : len(name)-1])
+	if v == nil || v.Default == nil || toolName(*v.Default) == "" {
+		return name
+	}
+	x.args[0] = *v.Default
+	t.info(x.stmt, name, "read as its default "+*v.Default+" ("+v.From.String()+"); khook runs its own "+toolName(*v.Default)+", whatever the variable is set to")
+	return x.args[0]
 }
 
 // whatToDo is the advice for a command khook does not run.

@@ -106,3 +106,41 @@ X=$(helm install oops ./chart)
 		t.Errorf("steps %+v", res.Model.Steps)
 	}
 }
+
+// A command word from a variable whose default is helm or kubectl
+// (ververica's HELM=${HELM:-helm}) is that command; the header's count of
+// commands not carried agrees with the lines listed.
+func TestToolFromVariable(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+HELM=${HELM:-helm}
+KUBECTL="${KUBECTL:-/usr/local/bin/kubectl}"
+helm_install() {
+  $HELM --namespace "$3" upgrade --install "$1" "$2" --repo https://charts.example.com "${@:4}"
+}
+helm_install minio minio vvp
+$KUBECTL create namespace jobs
+docker build .
+`})
+	if fateAt(res.Model, 5) != "step" || fateAt(res.Model, 8) != "step" || len(res.Model.Steps) != 2 {
+		t.Fatalf("fates %v\n%s", res.Model.Commands, res.Spec)
+	}
+	if h := res.Model.Steps[0].Out.Helm; h.Chart != "minio" || h.Namespace != "vvp" {
+		t.Errorf("helm %+v", h)
+	}
+	if !strings.Contains(string(res.Spec), "Of the 1 lines not carried below, 0 are such commands and 1 are other commands") {
+		t.Errorf("header:\n%s", res.Spec)
+	}
+}
+
+// "${@:N}" is the parameters from the Nth on, not all of them.
+func TestArgsSlice(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+ns() {
+  kubectl create namespace "${@:2}" --dry-run=client -o yaml | kubectl apply -f -
+}
+ns ignored jobs
+`})
+	if len(res.Model.Steps) != 1 || !strings.Contains(res.Model.Steps[0].Out.Apply.Manifests[0].Inline, "name: jobs") {
+		t.Fatalf("fates %v\n%s", res.Model.Commands, res.Spec)
+	}
+}

@@ -55,7 +55,7 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 		pe, quoted := paramOf(w.Parts[0])
 		if pe != nil && pe.Param != nil && pe.Exp == nil {
 			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) {
-				return append([]string(nil), t.args...), true, ""
+				return t.argsFrom(pe)
 			}
 			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil {
 				return append([]string(nil), v.list...), true, ""
@@ -71,6 +71,22 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	}
 	s, ok, why := t.eval(w)
 	return []string{s}, ok, why
+}
+
+// argsFrom is "$@", or "${@:N}" (the parameters from the Nth on).
+func (t *translator) argsFrom(pe *syntax.ParamExp) ([]string, bool, string) {
+	if pe.Slice == nil {
+		return append([]string(nil), t.args...), true, ""
+	}
+	w, _ := pe.Slice.Offset.(*syntax.Word)
+	n, err := strconv.Atoi(lit(w))
+	if err != nil || pe.Slice.Length != nil || n < 1 {
+		return nil, false, "an expansion khook cannot evaluate at import"
+	}
+	if n-1 >= len(t.args) {
+		return nil, true, ""
+	}
+	return append([]string(nil), t.args[n-1:]...), true, ""
 }
 
 func paramOf(p syntax.WordPart) (*syntax.ParamExp, bool) {
