@@ -139,6 +139,10 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 		if t.depUpdate[t.abs(chart)] {
 			h.DependencyUpdate = true
 		}
+		if h.Version != "" {
+			t.info(x.stmt, "--version "+h.Version+" of the local chart "+h.Chart, importer.LocalChartVersion(t.abs(chart), h.Version))
+			h.Version = ""
+		}
 	case strings.Count(chart, "/") == 1:
 		repo, name, _ := strings.Cut(chart, "/")
 		url, ok := t.repos[repo]

@@ -144,3 +144,26 @@ ns ignored jobs
 		t.Fatalf("fates %v\n%s", res.Model.Commands, res.Spec)
 	}
 }
+
+// A local chart with --version (ksandermann's helm-functions.sh): Helm
+// ignores the version for a chart on disk, so the step has none and a
+// note at the line says what Helm installs; the spec validates.
+func TestLocalChartVersionDropped(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+helm upgrade prometheus ./prometheus --install --recreate-pods --version 8.9.0 --namespace kubetools
+`})
+	if len(res.Model.Steps) != 1 || res.Model.Steps[0].Out.Helm.Version != "" {
+		t.Fatalf("steps %v\n%s", res.Model.Commands, res.Spec)
+	}
+	want := "install.sh:2: --version 8.9.0 of the local chart ./prometheus: Helm ignores --version for a chart on disk, so it is not written"
+	found := false
+	for _, n := range res.Model.Info {
+		found = found || strings.HasPrefix(n.String(), want)
+	}
+	if !found {
+		t.Errorf("notes %v lack %q", res.Model.Info, want)
+	}
+	if _, err := importer.Validate(res.Model, res.Spec); err != nil {
+		t.Error(err)
+	}
+}
