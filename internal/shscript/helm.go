@@ -253,7 +253,10 @@ func (t *translator) helmSet(x *cmd, h *importer.OutHelm, fl flag) error {
 	if h.Values == nil {
 		h.Values = map[string]any{}
 	}
-	val := t.secretSets(x, fl.val)
+	// A ${NAME} reference is one value to Helm's parser, whose syntax its
+	// braces would break ("{${NS}}" is a one-item list): a mark stands for it.
+	val, refs := protectRefs(t.secretSets(x, fl.val))
+	defer restoreRefs(h.Values, refs)
 	switch fl.name {
 	case "set":
 		return strvals.ParseInto(val, h.Values)
@@ -262,6 +265,7 @@ func (t *translator) helmSet(x *cmd, h *importer.OutHelm, fl flag) error {
 		if err := strvals.ParseIntoString(val, m); err != nil {
 			return err
 		}
+		restoreRefs(m, refs)
 		quoteRefs(m)
 		h.Values = mergeMaps(h.Values, m)
 		return nil
@@ -269,6 +273,45 @@ func (t *translator) helmSet(x *cmd, h *importer.OutHelm, fl flag) error {
 		return strvals.ParseLiteralInto(val, h.Values)
 	}
 	return strvals.ParseJSON(val, h.Values)
+}
+
+var refPattern = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
+
+// protectRefs replaces each ${NAME} of s by a mark no --set syntax uses.
+func protectRefs(s string) (string, []string) {
+	var refs []string
+	out := refPattern.ReplaceAllStringFunc(s, func(r string) string {
+		refs = append(refs, r)
+		return "\x01" + strconv.Itoa(len(refs)-1) + "\x01"
+	})
+	return out, refs
+}
+
+// restoreRefs puts the references back into the values parsed, keys too.
+func restoreRefs(v any, refs []string) any {
+	if len(refs) == 0 {
+		return v
+	}
+	switch x := v.(type) {
+	case string:
+		for i, r := range refs {
+			x = strings.ReplaceAll(x, "\x01"+strconv.Itoa(i)+"\x01", r)
+		}
+		return x
+	case []any:
+		for i := range x {
+			x[i] = restoreRefs(x[i], refs)
+		}
+	case map[string]any:
+		for k, e := range x {
+			nk := restoreRefs(k, refs).(string)
+			if nk != k {
+				delete(x, k)
+			}
+			x[nk] = restoreRefs(e, refs)
+		}
+	}
+	return v
 }
 
 // secretSets replaces literal values under secret-looking keys with secret

@@ -167,3 +167,21 @@ helm upgrade prometheus ./prometheus --install --recreate-pods --version 8.9.0 -
 		t.Error(err)
 	}
 }
+
+// --set key="{$VAR}" (ververica's additionalNamespaces) is Helm's list
+// syntax around a variable: a one-item list holding ${VAR}.
+func TestSetListOfVariable(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+JOBS=${JOBS:-"vvp-jobs"}
+helm upgrade --install vvp vvp --repo https://charts.example.com --set rbac.additionalNamespaces="{$JOBS,other}" --set a.${JOBS}.b=x
+`})
+	if len(res.Model.Steps) != 1 || len(res.Model.NotCarried) != 0 {
+		t.Fatalf("fates %v %v\n%s", res.Model.Commands, res.Model.NotCarried, res.Spec)
+	}
+	if got := toJSON(res.Model.Steps[0].Out.Helm.Values); got != `{"a":{"${JOBS}":{"b":"x"}},"rbac":{"additionalNamespaces":["${JOBS}","other"]}}` {
+		t.Errorf("values %s", got)
+	}
+	if _, err := importer.Validate(res.Model, res.Spec); err != nil {
+		t.Error(err)
+	}
+}
