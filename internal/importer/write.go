@@ -149,3 +149,26 @@ func load(m *Model, doc []byte) (*spec.Spec, spec.Problems, error) {
 	}
 	return s, nil, nil
 }
+
+// WriteChecked writes the model build makes and checks it loads as
+// `khook validate` would. While it does not, drop gets the problems (each
+// path steps.N… names the step) to take out what the spec refuses, naming
+// it not carried, and the model is built and written again; drop returns
+// false when it can take nothing out, and the problems are then the
+// import's own failure, with nothing written.
+func WriteChecked(build func() *Model, drop func(m *Model, probs []Problem) bool) ([]byte, error) {
+	for {
+		m := build()
+		doc, err := Write(m)
+		if err != nil || len(m.Steps) == 0 {
+			return doc, err
+		}
+		probs, err := Problems(m, doc)
+		if err != nil || len(probs) == 0 {
+			return doc, err
+		}
+		if !drop(m, probs) {
+			return nil, fmt.Errorf("the import made a spec khook refuses (%s), so nothing is written; please report it with the file imported", probs[0])
+		}
+	}
+}

@@ -81,17 +81,9 @@ func Import(file string, opts Options) (*Result, error) {
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
-	importer.SortNotes(t.m.NotCarried)
-	importer.SortNotes(t.m.Info)
-	pruneVars(t.m)
-	doc, err := importer.Write(t.m)
+	doc, err := writeValid(t.m)
 	if err != nil {
 		return nil, err
-	}
-	if len(t.m.Steps) > 0 {
-		if _, err := importer.Validate(t.m, doc); err != nil {
-			return nil, err
-		}
 	}
 	return &Result{Model: t.m, Spec: doc}, nil
 }

@@ -185,3 +185,27 @@ helm upgrade --install vvp vvp --repo https://charts.example.com --set rbac.addi
 		t.Error(err)
 	}
 }
+
+// A step the spec refuses is dropped and named not carried at its line
+// (field and reason); the rest is written, valid, and what needed the
+// dropped step needs what it needed. Nothing is refused wholesale (#46).
+func TestRefusedStepNamedAtLine(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+kubectl create namespace apps
+helm upgrade --install Bad_Release ./chart -n apps
+kubectl rollout status deploy/web -n apps
+`})
+	if fateAt(res.Model, 3) != "not carried" || len(res.Model.Steps) != 2 || res.Model.Verdict() != importer.Partial {
+		t.Fatalf("fates %v\n%s", res.Model.Commands, res.Spec)
+	}
+	if got := res.Model.Steps[1].Out.Needs; len(got) != 1 || got[0] != res.Model.Steps[0].Out.Name {
+		t.Errorf("needs %v", got)
+	}
+	n := res.Model.NotCarried[0]
+	if n.Line != 3 || !strings.Contains(n.Why, "khook's spec refuses the step made of it (helm.release: release name") {
+		t.Errorf("note %v", n)
+	}
+	if _, err := importer.Validate(res.Model, res.Spec); err != nil {
+		t.Error(err)
+	}
+}
