@@ -16,7 +16,8 @@ type cmd struct {
 	args  []string
 	ok    bool
 	why   string
-	stdin *input // a heredoc, a file redirected in, or what a pipe feeds it
+	split []string // unquoted $NAME of unknown value: the words it gives are only known when the script runs
+	stdin *input   // a heredoc, a file redirected in, or what a pipe feeds it
 }
 
 // input is what a command reads on its standard input.
@@ -30,6 +31,9 @@ type input struct {
 func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 	x := &cmd{stmt: s, ok: true}
 	for _, w := range c.Args {
+		if name := t.unknownWord(w); name != "" {
+			x.split = append(x.split, "$"+name)
+		}
 		fs, ok, why := t.fields(w)
 		if !ok && x.ok {
 			x.ok, x.why = false, why

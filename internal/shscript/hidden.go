@@ -119,3 +119,29 @@ func hasArrayExp(c *syntax.CallExpr) bool {
 	})
 	return found
 }
+
+// splitUnknown names a command not carried when an unquoted variable of
+// unknown value is among its arguments (cykubed's $REPLICATION_ARGS, set
+// in a getopts loop): bash splits it into words when the script runs,
+// which may be flags, the chart or nothing, so no argument's place is
+// known at import.
+func (t *translator) splitUnknown(x *cmd) bool {
+	if len(x.split) == 0 {
+		return false
+	}
+	t.account(x.stmt, importer.FateNotCarried, "", "the unquoted "+strings.Join(x.split, ", ")+" is split into words only when the script runs, and its value is not known at import (it may hold flags or the chart), so which argument is which is not known; write the step by hand")
+	return true
+}
+
+// unknownWord is the name of the variable of unknown value a word is,
+// unquoted ("" for any other word).
+func (t *translator) unknownWord(w *syntax.Word) string {
+	if len(w.Parts) != 1 {
+		return ""
+	}
+	pe, quoted := paramOf(w.Parts[0])
+	if quoted || pe == nil || pe.Param == nil || t.vars[pe.Param.Value] == nil || !t.vars[pe.Param.Value].unknown {
+		return ""
+	}
+	return pe.Param.Value
+}

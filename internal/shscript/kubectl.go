@@ -23,6 +23,9 @@ func (t *translator) kubectl(x *cmd) {
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 		return
 	}
+	if t.splitUnknown(x) {
+		return
+	}
 	if !x.ok {
 		t.account(x.stmt, importer.FateNotCarried, "", "an argument is only known when the script runs ("+x.why+"); write the step by hand")
 		return

@@ -209,3 +209,27 @@ kubectl rollout status deploy/web -n apps
 		t.Error(err)
 	}
 }
+
+// An unquoted variable set in a getopts loop among helm's arguments
+// (cykubed's $REPLICATION_ARGS) is not taken as the chart: the command is
+// named not carried at its line; a quoted one is one argument.
+func TestUnquotedUnknownNotCarried(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+REPLICATION_ARGS=""
+NS=cykubed
+while getopts "rn:" opt; do
+  case $opt in
+    r) REPLICATION_ARGS=" --set architecture=replicated" ;;
+    n) NS=$OPTARG ;;
+  esac
+done
+helm upgrade --install agent -n "$NS" --set platform=minikube $REPLICATION_ARGS ./chart
+kubectl create namespace "$NS"
+`})
+	if fateAt(res.Model, 10) != "not carried" || fateAt(res.Model, 11) != "step" {
+		t.Fatalf("fates %v\n%s", res.Model.Commands, res.Spec)
+	}
+	if n := res.Model.NotCarried[0]; n.Line != 10 || !strings.Contains(n.Why, "the unquoted $REPLICATION_ARGS is split into words only when the script runs") {
+		t.Errorf("note %v", n)
+	}
+}

@@ -18,6 +18,10 @@ type shVar struct {
 	list  []string // an array's elements
 	array bool
 	decl  *importer.Var
+	// unknown: its value is only known when the script runs (computed, or
+	// set under a condition khook cannot decide): unquoted, it may split
+	// into any words.
+	unknown bool
 }
 
 func secretLooking(name string) bool { return importer.SecretLooking(name) }
@@ -265,7 +269,7 @@ func (t *translator) assign(a *syntax.Assign) {
 		}
 		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
 	case !ok:
-		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Required: true, From: t.loc(a), Description: "the script computes it at " + t.loc(a).String() + " (" + why + ")"}}
+		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Required: true, From: t.loc(a), Description: "the script computes it at " + t.loc(a).String() + " (" + why + ")"}}
 	case a.Append && t.vars[name] != nil:
 		t.vars[name].val += val
 	default:
