@@ -106,6 +106,9 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 		return
 	}
 	h := &importer.OutHelm{Release: rel, Namespace: f.get("n", "namespace"), Version: f.get("version")}
+	if h.Namespace == "" {
+		h.Namespace = t.ctxNS // helm, too, takes the current context's namespace
+	}
 	if !t.chartRef(x, f, h, chart) {
 		return
 	}

@@ -233,3 +233,35 @@ kubectl create namespace "$NS"
 		t.Errorf("note %v", n)
 	}
 }
+
+// kubectl config set-context --current --namespace=X (cykubed :43) is the
+// namespace of the kubectl and helm steps after it that name none.
+func TestContextNamespace(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+kubectl rollout status deploy/before
+kubectl config set-context --current --namespace=agents
+kubectl rollout status statefulsets agent
+helm upgrade --install web nginx --repo https://charts.example.com
+kubectl config set-context $(kubectl config current-context) --namespace=tools
+kubectl apply -f cm.yaml
+kubectl rollout status deploy/x -n other
+`, "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"})
+	want := []string{"default", "agents", "agents", "tools", "other"}
+	if len(res.Model.Steps) != len(want) || fateAt(res.Model, 3) != "folded" || fateAt(res.Model, 6) != "read-only,folded" {
+		t.Fatalf("fates %v\n%s", res.Model.Commands, res.Spec)
+	}
+	for i, st := range res.Model.Steps {
+		ns := ""
+		switch {
+		case st.Out.Rollout != nil:
+			ns = st.Out.Rollout.Namespace
+		case st.Out.Helm != nil:
+			ns = st.Out.Helm.Namespace
+		case st.Out.Apply != nil:
+			ns = st.Out.Apply.Namespace
+		}
+		if ns != want[i] {
+			t.Errorf("step %s: namespace %q, want %q", st.Out.Name, ns, want[i])
+		}
+	}
+}

@@ -45,6 +45,7 @@ type translator struct {
 	undecidedElse   int      // > 0 in the else branch of an if khook cannot decide
 	frame, frames   int      // the function call being walked, and how many there were
 	substSeen       map[string]bool
+	ctxNS           string // the namespace the script set on the current kubeconfig context
 }
 
 type function struct {
