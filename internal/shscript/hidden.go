@@ -2,6 +2,7 @@ package shscript
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -144,4 +145,44 @@ func (t *translator) unknownWord(w *syntax.Word) string {
 		return ""
 	}
 	return pe.Param.Value
+}
+
+// ignoresFailure: after ||, s carries on (true, :, echo) rather than
+// failing in turn (exit 1, return 1, false).
+func ignoresFailure(s *syntax.Stmt) bool {
+	fails := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			switch lit(c.Args[0]) {
+			case "exit", "return", "die", "false":
+				fails = true
+			}
+		}
+		return !fails
+	})
+	return !fails
+}
+
+var createCommand = regexp.MustCompile(`^(kubectl|oc)\b.*\screate\s`)
+
+// failureIgnored: the script carries on when the steps made of c.X fail
+// (`… || true`). A delete then ignores a missing object; an apply made of
+// kubectl create was made idempotent; any other step fails the run, said
+// at the line, since no khook step may fail without failing the run.
+func (t *translator) failureIgnored(c *syntax.BinaryCmd, steps []*importer.Step) {
+	for _, st := range steps {
+		if d := st.Out.Delete; d != nil {
+			yes := true
+			d.IgnoreNotFound = &yes
+			t.info(c, "step "+st.Out.Name, "the script ignores its failure ("+t.text(c.Y)+"): written ignoreNotFound: true")
+			continue
+		}
+		created := false
+		for _, cmd := range t.m.Commands {
+			created = created || (cmd.Step == st.Out.Name && createCommand.MatchString(cmd.Text))
+		}
+		if !created {
+			t.info(c, "step "+st.Out.Name, "the script ignores its failure ("+t.text(c.Y)+") and carries on; khook's step fails the run when it fails (no step may fail without failing the run)")
+		}
+	}
 }

@@ -265,3 +265,30 @@ kubectl rollout status deploy/x -n other
 		}
 	}
 }
+
+// `cmd || true` (kottajl's rollout status, ververica's install_x || :):
+// the script carries on when it fails; khook's step would fail the run,
+// said at the line, except for the idempotent idioms.
+func TestOrTrueSaid(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+kubectl create namespace apps || true
+kubectl rollout status deploy/grafana -n apps --timeout=120s || true
+kubectl delete job migrate -n apps || :
+kubectl rollout status deploy/loki -n apps || exit 1
+`})
+	if len(res.Model.Steps) != 4 {
+		t.Fatalf("fates %v", res.Model.Commands)
+	}
+	var lines []int
+	for _, n := range res.Model.Info {
+		if strings.Contains(n.Why, "the script ignores its failure") {
+			lines = append(lines, n.Line)
+		}
+	}
+	if len(lines) != 2 || lines[0] != 3 || lines[1] != 4 {
+		t.Errorf("notes at %v, want 3 and 4: %v", lines, res.Model.Info)
+	}
+	if d := res.Model.Steps[2].Out.Delete; d == nil || !*d.IgnoreNotFound {
+		t.Errorf("delete %+v", d)
+	}
+}

@@ -228,7 +228,11 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			t.stmt(c.Y)
 		case t.isHousekeeping(c.Y):
 			// `kubectl create ns x || true`
+			before := len(t.m.Steps)
 			t.stmt(c.X)
+			if ignoresFailure(c.Y) {
+				t.failureIgnored(c, t.m.Steps[before:])
+			}
 		default:
 			t.stmt(c.X)
 			before := len(t.m.Steps)
