@@ -1,6 +1,8 @@
 package shscript
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -290,5 +292,26 @@ kubectl rollout status deploy/loki -n apps || exit 1
 	}
 	if d := res.Model.Steps[2].Out.Delete; d == nil || !*d.IgnoreNotFound {
 		t.Errorf("delete %+v", d)
+	}
+}
+
+// A script run from above --dir (veidemann's ../../dev/…/install.sh) is
+// cited relative to --dir, not by the machine's absolute path.
+func TestFromPathRelative(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "provider", "kind"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "dev"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(root, "provider", "kind"), "install.sh", "#!/bin/bash\n../../dev/ns.sh\n")
+	write(t, filepath.Join(root, "dev"), "ns.sh", "#!/bin/bash\nkubectl create namespace dev\n")
+	res, err := Import("install.sh", Options{Dir: filepath.Join(root, "provider", "kind")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Spec), "# from ../../dev/ns.sh:2\n") || strings.Contains(string(res.Spec), root) {
+		t.Errorf("spec:\n%s", res.Spec)
 	}
 }

@@ -281,9 +281,10 @@ func lit(w *syntax.Word) string {
 	return w.Lit()
 }
 
-// display is a path as the user sees it: relative to where the script runs.
+// display is a path as the user sees it: relative to where the script
+// runs (--dir), also above it (../dev/x.sh), never a machine's absolute path.
 func (t *translator) display(abs string) string {
-	if rel, err := filepath.Rel(t.runDir, abs); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(t.runDir, abs); err == nil {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(abs)
