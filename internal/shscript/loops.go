@@ -99,12 +99,12 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 			}
 		}
 	}
-	if cond == nil {
-		before := len(t.m.Steps)
-		t.branch(body, "")
-		if len(t.m.Steps) > before {
-			t.notCarried(s, t.text(s), "a loop khook cannot unroll at import; its body is carried once")
-		}
+	// Not a poll khook understands (until [[ "$done" == true ]] too): its
+	// body is walked once, so no command in it goes unaccounted for.
+	before := len(t.m.Steps)
+	t.branch(body, "")
+	if len(t.m.Steps) > before {
+		t.notCarried(s, t.text(s), "a loop khook cannot unroll at import; its body is carried once")
 	}
 }
 

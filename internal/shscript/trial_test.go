@@ -315,3 +315,18 @@ func TestFromPathRelative(t *testing.T) {
 		t.Errorf("spec:\n%s", res.Spec)
 	}
 }
+
+// An until loop on a shell test (ksandermann's helm_check_all_pods_successful)
+// is walked once: the commands in it are accounted for, none dropped.
+func TestUntilTestLoopBodyAccounted(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+until [[ "$ok" == "true" ]] || [[ "$i" -ge 60 ]]; do
+  phases=$(kubectl get pods -o json)
+  kubectl delete pod stuck -n apps
+  sleep 5
+done
+`})
+	if fateAt(res.Model, 3) != "read-only" || fateAt(res.Model, 4) != "step" || len(res.Model.NotCarried) != 1 || res.Model.NotCarried[0].Line != 2 {
+		t.Errorf("fates %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+}
