@@ -3,6 +3,7 @@ package shscript
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -144,7 +145,10 @@ func (t *translator) toolVar(x *cmd) string {
 		return name
 	}
 	x.args[0] = *v.Default
-	t.info(x.stmt, name, "read as its default "+*v.Default+" ("+v.From.String()+"); khook runs its own "+toolName(*v.Default)+", whatever the variable is set to")
+	note := importer.Note{Loc: t.loc(x.stmt), What: name, Why: "read as its default " + *v.Default + " (" + v.From.String() + "); khook runs its own " + toolName(*v.Default) + ", whatever the variable is set to"}
+	if !slices.Contains(t.m.Info, note) { // once for a function's line, however often it is called
+		t.m.Info = append(t.m.Info, note)
+	}
 	return x.args[0]
 }
 

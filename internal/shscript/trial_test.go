@@ -330,3 +330,29 @@ done
 		t.Errorf("fates %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
 	}
 }
+
+// An option loop over the script's arguments, when they are given
+// (ververica's setup.sh --with-metrics --with-logging), runs over them:
+// each option it names is set, so the branch it guards is carried.
+func TestOptionLoopOverGivenArgs(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+main() {
+  local metrics logging
+  while [[ "$#" -gt 0 ]]; do case $1 in
+    -e|--edition) edition="$2"; shift; shift;;
+    -m|--with-metrics) metrics=1; shift;;
+    -l|--with-logging) logging=1; shift;;
+  esac; done
+  if [ -n "$logging" ]; then
+    kubectl create namespace logging
+  fi
+  if [ -n "$metrics" ]; then
+    kubectl create namespace metrics
+  fi
+}
+main "$@"
+`}, "--edition", "community", "--with-metrics", "--with-logging")
+	if fateAt(res.Model, 10) != "step" || fateAt(res.Model, 13) != "step" || res.Model.Steps[0].Out.When != "" {
+		t.Errorf("fates %v\n%s", res.Model.Commands, res.Spec)
+	}
+}
