@@ -26,10 +26,12 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	if t.isCheck(last) {
 		t.checkOnly(last, "an existence check: the steps it guards are idempotent")
+		t.checks++
 		t.branch(c.Then, "")
 		if c.Else != nil {
 			t.ifClause(c.Else)
 		}
+		t.checks--
 		return
 	}
 	cel, static, ok := t.condition(last)

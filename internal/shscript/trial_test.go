@@ -356,3 +356,19 @@ main "$@"
 		t.Errorf("fates %v\n%s", res.Model.Commands, res.Spec)
 	}
 }
+
+// The same release installed again later, not under an existence check
+// (ververica installs vvp, then again with acceptCommunityEditionLicense):
+// a second step, never folded into the first with its values lost.
+func TestReinstallSecondStep(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+helm upgrade --install vvp vvp --repo https://charts.example.com
+helm upgrade --install vvp vvp --repo https://charts.example.com --set acceptCommunityEditionLicense=true
+`})
+	if fateAt(res.Model, 2) != "step" || fateAt(res.Model, 3) != "step" || toJSON(res.Model.Steps[1].Out.Helm.Values) != `{"acceptCommunityEditionLicense":true}` {
+		t.Errorf("fates %v\n%s", res.Model.Commands, res.Spec)
+	}
+	if _, err := importer.Validate(res.Model, res.Spec); err != nil {
+		t.Error(err)
+	}
+}

@@ -43,6 +43,7 @@ type translator struct {
 	lineBase        int      // a fragment's first line in the file it was read from, less one
 	argsGiven       bool     // the script's own positional parameters are known (Options.Args)
 	undecidedElse   int      // > 0 in the else branch of an if khook cannot decide
+	checks          int      // > 0 under an existence check (if helm status x; then … else …)
 	frame, frames   int      // the function call being walked, and how many there were
 	substSeen       map[string]bool
 	ctxNS           string // the namespace the script set on the current kubeconfig context
@@ -170,7 +171,7 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 		// Branches under when: and its negation are both steps: the key
 		// holds the conditions, so only a repeat under the same ones folds.
 		key += "|" + strings.Join(t.when, " && ")
-		if name, ok := t.keys[key]; ok {
+		if name, ok := t.keys[key]; ok && (t.checks > 0 || t.undecidedElse > 0 || !strings.HasPrefix(key, "helm/")) {
 			if t.undecidedElse > 0 && strings.HasPrefix(key, "helm/") {
 				t.account(n, importer.FateNotCarried, "", "the other branch of a condition khook cannot decide installs the release again, and step "+name+" carries the first branch's; write this install as its own step under a when: by hand")
 				return nil
@@ -225,7 +226,9 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		case t.isCheck(c.X):
 			// `kubectl get ns x || kubectl create ns x`: the step is idempotent.
 			t.checkOnly(c.X, "an existence check: the command after || becomes an idempotent step")
+			t.checks++
 			t.stmt(c.Y)
+			t.checks--
 		case t.isHousekeeping(c.Y):
 			// `kubectl create ns x || true`
 			before := len(t.m.Steps)
