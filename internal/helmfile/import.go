@@ -504,25 +504,14 @@ func (c *converter) chart(r *rel, h *importer.OutHelm) bool {
 	return true
 }
 
-// localChart writes a local chart's path. Helm ignores --version for a
-// chart on disk (action.ChartPathOptions.LocateChart returns the path as
-// it is), and the spec refuses version: there, so the release's version
-// is dropped with a note naming what Helm installs instead.
+// localChart writes a local chart's path; a version of it is dropped
+// with a note naming what Helm installs instead (importer.LocalChartVersion).
 func (c *converter) localChart(r *rel, h *importer.OutHelm, dir string) {
 	h.Chart = c.rel(dir)
 	if h.Version == "" {
 		return
 	}
-	why := "Helm ignores --version for a chart on disk, so it is not written"
-	var meta struct{ Version string }
-	if b, err := os.ReadFile(filepath.Join(dir, "Chart.yaml")); err == nil && yaml.Unmarshal(b, &meta) == nil && meta.Version != "" {
-		if strings.TrimPrefix(strings.TrimSpace(h.Version), "v") == strings.TrimPrefix(meta.Version, "v") {
-			why += "; its Chart.yaml has the same version"
-		} else {
-			why += "; its Chart.yaml says " + meta.Version + ", which is what Helm installs"
-		}
-	}
-	c.infof(r, "version", "version "+strings.TrimSpace(h.Version)+" of the local chart "+h.Chart, why)
+	c.infof(r, "version", "version "+strings.TrimSpace(h.Version)+" of the local chart "+h.Chart, importer.LocalChartVersion(dir, h.Version))
 	h.Version = ""
 }
 

@@ -13,24 +13,15 @@ import (
 func (c *converter) write(name string) ([]byte, error) {
 	c.references()
 	refused := map[*rel]string{}
-	for {
-		m, index := c.model(name, refused)
-		doc, err := importer.Write(m)
-		if err != nil {
-			return nil, err
-		}
-		if len(m.Steps) == 0 {
-			return doc, nil
-		}
-		probs, err := importer.Problems(m, doc)
-		if err != nil {
-			return nil, err
-		}
-		if len(probs) == 0 {
-			return doc, nil
-		}
+	var index map[int]*rel
+	build := func() *importer.Model {
+		var m *importer.Model
+		m, index = c.model(name, refused)
+		return m
+	}
+	return importer.WriteChecked(build, func(m *importer.Model, probs []importer.Problem) bool {
 		if c.dropRefusedHooks(probs, index, m) {
-			continue
+			return true
 		}
 		n := len(refused)
 		for _, p := range probs {
@@ -42,10 +33,11 @@ func (c *converter) write(name string) ([]byte, error) {
 			}
 		}
 		if len(refused) == n {
-			return nil, fmt.Errorf("the spec written is invalid: %s", probs[0])
+			return false
 		}
 		c.dropNeedsOf(refused)
-	}
+		return true
+	})
 }
 
 // model is the import model of the releases not refused, in order: each

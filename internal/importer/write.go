@@ -79,6 +79,11 @@ func header(out *bytes.Buffer, m *Model) {
 		c := m.Counts()
 		fmt.Fprintf(out, "# helm/kubectl commands: %d, of which %d became steps, %d were folded into steps, %d are read-only, %d not carried.\n",
 			len(m.Commands), c[FateStep], c[FateFolded], c[FateReadOnly], c[FateNotCarried])
+		if other := len(m.NotCarried) - c[FateNotCarried]; other > 0 {
+			// The list below also names other commands, flags and conditions: say so, so the counts agree.
+			fmt.Fprintf(out, "# Of the %d lines not carried below, %d are such commands and %d are other commands, flags or conditions.\n",
+				len(m.NotCarried), c[FateNotCarried], other)
+		}
 	}
 	if len(m.NotCarried) > 0 {
 		fmt.Fprintf(out, "# NOT carried over (%d): this spec does not do what the source does until these are resolved by hand:\n", len(m.NotCarried))
@@ -143,4 +148,27 @@ func load(m *Model, doc []byte) (*spec.Spec, spec.Problems, error) {
 		return nil, nil, fmt.Errorf("cannot check the spec written: %w", err)
 	}
 	return s, nil, nil
+}
+
+// WriteChecked writes the model build makes and checks it loads as
+// `khook validate` would. While it does not, drop gets the problems (each
+// path steps.N… names the step) to take out what the spec refuses, naming
+// it not carried, and the model is built and written again; drop returns
+// false when it can take nothing out, and the problems are then the
+// import's own failure, with nothing written.
+func WriteChecked(build func() *Model, drop func(m *Model, probs []Problem) bool) ([]byte, error) {
+	for {
+		m := build()
+		doc, err := Write(m)
+		if err != nil || len(m.Steps) == 0 {
+			return doc, err
+		}
+		probs, err := Problems(m, doc)
+		if err != nil || len(probs) == 0 {
+			return doc, err
+		}
+		if !drop(m, probs) {
+			return nil, fmt.Errorf("the import made a spec khook refuses (%s), so nothing is written; please report it with the file imported", probs[0])
+		}
+	}
 }

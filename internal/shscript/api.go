@@ -81,17 +81,9 @@ func Import(file string, opts Options) (*Result, error) {
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
-	importer.SortNotes(t.m.NotCarried)
-	importer.SortNotes(t.m.Info)
-	pruneVars(t.m)
-	doc, err := importer.Write(t.m)
+	doc, err := writeValid(t.m)
 	if err != nil {
 		return nil, err
-	}
-	if len(t.m.Steps) > 0 {
-		if _, err := importer.Validate(t.m, doc); err != nil {
-			return nil, err
-		}
 	}
 	return &Result{Model: t.m, Spec: doc}, nil
 }
@@ -162,7 +154,7 @@ func newTranslator(file string, opts Options) (*translator, error) {
 	t := &translator{
 		runDir: runDir, specDir: specDir, cwd: runDir,
 		vars: map[string]*shVar{}, funcs: map[string]*function{}, repos: map[string]string{},
-		keys: map[string]string{}, depUpdate: map[string]bool{}, names: map[string]bool{},
+		keys: map[string]string{}, depUpdate: map[string]bool{}, names: map[string]bool{}, substSeen: map[string]bool{},
 	}
 	name := opts.Name
 	if name == "" {

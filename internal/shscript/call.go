@@ -3,6 +3,7 @@ package shscript
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -16,7 +17,8 @@ type cmd struct {
 	args  []string
 	ok    bool
 	why   string
-	stdin *input // a heredoc, a file redirected in, or what a pipe feeds it
+	split []string // unquoted $NAME of unknown value: the words it gives are only known when the script runs
+	stdin *input   // a heredoc, a file redirected in, or what a pipe feeds it
 }
 
 // input is what a command reads on its standard input.
@@ -30,6 +32,9 @@ type input struct {
 func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 	x := &cmd{stmt: s, ok: true}
 	for _, w := range c.Args {
+		if name := t.unknownWord(w); name != "" {
+			x.split = append(x.split, "$"+name)
+		}
 		fs, ok, why := t.fields(w)
 		if !ok && x.ok {
 			x.ok, x.why = false, why
@@ -83,7 +88,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	if len(x.args) == 0 {
 		return
 	}
-	name := x.args[0]
+	name := t.toolVar(x)
 	if f := t.funcs[name]; f != nil {
 		t.callFunc(f, x.args[1:])
 		return
@@ -93,6 +98,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.helm(x)
 	case base == "kubectl" || base == "oc":
 		t.kubectl(x)
+	case name == "eval":
+		t.evalCmd(x, c)
 	case name == "source" || name == ".":
 		t.source(x)
 	case name == "cd" || name == "pushd" || name == "popd":
@@ -125,6 +132,26 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	}
 }
 
+// toolVar reads a command word that is a variable whose value at import
+// is helm or kubectl (HELM=${HELM:-helm}, then $HELM upgrade …) as that
+// command, with a note; the command word otherwise.
+func (t *translator) toolVar(x *cmd) string {
+	name := x.args[0]
+	if !strings.HasPrefix(name, "${") || !strings.HasSuffix(name, "}") || strings.Count(name, "${") != 1 {
+		return name
+	}
+	v := t.m.Var(name[2 : len(name)-1])
+	if v == nil || v.Default == nil || toolName(*v.Default) == "" {
+		return name
+	}
+	x.args[0] = *v.Default
+	note := importer.Note{Loc: t.loc(x.stmt), What: name, Why: "read as its default " + *v.Default + " (" + v.From.String() + "); khook runs its own " + toolName(*v.Default) + ", whatever the variable is set to"}
+	if !slices.Contains(t.m.Info, note) { // once for a function's line, however often it is called
+		t.m.Info = append(t.m.Info, note)
+	}
+	return x.args[0]
+}
+
 // whatToDo is the advice for a command khook does not run.
 func whatToDo(name string) string {
 	switch name {
@@ -147,8 +174,10 @@ func (t *translator) callFunc(f *function, args []string) {
 	if t.depth > 30 {
 		return
 	}
-	saveArgs, saveIn, saveFile, savePath, saveSrc := t.args, t.inFunc, t.file, t.scriptPath, t.src
+	saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame := t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame
 	t.args, t.inFunc, t.file, t.scriptPath, t.src = args, true, f.file, f.path, f.src
+	t.frames++
+	t.frame = t.frames
 	t.depth++
 	t.locals = append(t.locals, frame{})
 	t.stmt(f.decl.Body)
@@ -162,7 +191,7 @@ func (t *translator) callFunc(f *function, args []string) {
 	t.locals = t.locals[:len(t.locals)-1]
 	t.depth--
 	t.stopped, t.failed = false, false // return ends the function, not the script
-	t.args, t.inFunc, t.file, t.scriptPath, t.src = saveArgs, saveIn, saveFile, savePath, saveSrc
+	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame = saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame
 }
 
 // source reads a sourced file into the walk; a missing one is bad input.

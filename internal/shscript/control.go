@@ -26,10 +26,12 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	if t.isCheck(last) {
 		t.checkOnly(last, "an existence check: the steps it guards are idempotent")
+		t.checks++
 		t.branch(c.Then, "")
 		if c.Else != nil {
 			t.ifClause(c.Else)
 		}
+		t.checks--
 		return
 	}
 	cel, static, ok := t.condition(last)
@@ -56,7 +58,9 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.undecided(last, func() {
 			t.branch(c.Then, "")
 			if c.Else != nil {
+				t.undecidedElse++
 				t.ifClause(c.Else)
+				t.undecidedElse--
 			}
 		})
 		if len(t.m.Steps) > before {
@@ -410,7 +414,7 @@ func (t *translator) undecided(n syntax.Node, walk func()) {
 		if d == nil {
 			d = &importer.Var{Name: name, Required: true, From: t.loc(n), Description: "the script sets it under a condition khook cannot decide (" + t.loc(n).String() + ")"}
 		}
-		t.vars[name] = &shVar{decl: d}
+		t.vars[name] = &shVar{decl: d, unknown: true}
 	}
 }
 

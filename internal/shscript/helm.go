@@ -20,6 +20,13 @@ func (t *translator) helm(x *cmd) {
 		t.account(x.stmt, importer.FateReadOnly, "", "helm without a command changes nothing")
 		return
 	}
+	if helmReadOnly[f.pos[0]] {
+		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
+		return
+	}
+	if t.splitUnknown(x) {
+		return
+	}
 	if !x.ok && f.pos[0] != "repo" {
 		t.account(x.stmt, importer.FateNotCarried, "", "an argument is only known when the script runs ("+x.why+"); write the step by hand")
 		return
@@ -44,9 +51,6 @@ func (t *translator) helm(x *cmd) {
 			no := f.is("ignore-not-found")
 			t.addStep(x.stmt, "uninstall-"+rel, "", &importer.OutStep{Delete: &importer.OutDelete{Release: rel, Namespace: f.get("n", "namespace"), IgnoreNotFound: &no}})
 		}
-	case "status", "list", "ls", "get", "history", "hist", "show", "inspect", "search", "version", "env", "lint", "verify",
-		"completion", "help", "pull", "fetch", "package", "create":
-		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 	case "init":
 		t.account(x.stmt, importer.FateNotCarried, "", "Helm 2's tiller: khook installs with Helm 4, which needs no tiller; drop it")
 	case "registry":
@@ -102,6 +106,9 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 		return
 	}
 	h := &importer.OutHelm{Release: rel, Namespace: f.get("n", "namespace"), Version: f.get("version")}
+	if h.Namespace == "" {
+		h.Namespace = t.ctxNS // helm, too, takes the current context's namespace
+	}
 	if !t.chartRef(x, f, h, chart) {
 		return
 	}
@@ -137,6 +144,10 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 		}
 		if t.depUpdate[t.abs(chart)] {
 			h.DependencyUpdate = true
+		}
+		if h.Version != "" {
+			t.info(x.stmt, "--version "+h.Version+" of the local chart "+h.Chart, importer.LocalChartVersion(t.abs(chart), h.Version))
+			h.Version = ""
 		}
 	case strings.Count(chart, "/") == 1:
 		repo, name, _ := strings.Cut(chart, "/")
@@ -248,7 +259,10 @@ func (t *translator) helmSet(x *cmd, h *importer.OutHelm, fl flag) error {
 	if h.Values == nil {
 		h.Values = map[string]any{}
 	}
-	val := t.secretSets(x, fl.val)
+	// A ${NAME} reference is one value to Helm's parser, whose syntax its
+	// braces would break ("{${NS}}" is a one-item list): a mark stands for it.
+	val, refs := protectRefs(t.secretSets(x, fl.val))
+	defer restoreRefs(h.Values, refs)
 	switch fl.name {
 	case "set":
 		return strvals.ParseInto(val, h.Values)
@@ -257,6 +271,7 @@ func (t *translator) helmSet(x *cmd, h *importer.OutHelm, fl flag) error {
 		if err := strvals.ParseIntoString(val, m); err != nil {
 			return err
 		}
+		restoreRefs(m, refs)
 		quoteRefs(m)
 		h.Values = mergeMaps(h.Values, m)
 		return nil
@@ -264,6 +279,45 @@ func (t *translator) helmSet(x *cmd, h *importer.OutHelm, fl flag) error {
 		return strvals.ParseLiteralInto(val, h.Values)
 	}
 	return strvals.ParseJSON(val, h.Values)
+}
+
+var refPattern = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
+
+// protectRefs replaces each ${NAME} of s by a mark no --set syntax uses.
+func protectRefs(s string) (string, []string) {
+	var refs []string
+	out := refPattern.ReplaceAllStringFunc(s, func(r string) string {
+		refs = append(refs, r)
+		return "\x01" + strconv.Itoa(len(refs)-1) + "\x01"
+	})
+	return out, refs
+}
+
+// restoreRefs puts the references back into the values parsed, keys too.
+func restoreRefs(v any, refs []string) any {
+	if len(refs) == 0 {
+		return v
+	}
+	switch x := v.(type) {
+	case string:
+		for i, r := range refs {
+			x = strings.ReplaceAll(x, "\x01"+strconv.Itoa(i)+"\x01", r)
+		}
+		return x
+	case []any:
+		for i := range x {
+			x[i] = restoreRefs(x[i], refs)
+		}
+	case map[string]any:
+		for k, e := range x {
+			nk := restoreRefs(k, refs).(string)
+			if nk != k {
+				delete(x, k)
+			}
+			x[nk] = restoreRefs(e, refs)
+		}
+	}
+	return v
 }
 
 // secretSets replaces literal values under secret-looking keys with secret

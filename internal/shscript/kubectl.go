@@ -3,6 +3,7 @@ package shscript
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,12 +20,25 @@ func (t *translator) kubectl(x *cmd) {
 		t.account(x.stmt, importer.FateReadOnly, "", "kubectl without a command changes nothing")
 		return
 	}
+	if t.setContextNamespace(x, f) {
+		return
+	}
+	if kubectlReadOnly[f.pos[0]] {
+		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
+		return
+	}
+	if t.splitUnknown(x) {
+		return
+	}
 	if !x.ok {
 		t.account(x.stmt, importer.FateNotCarried, "", "an argument is only known when the script runs ("+x.why+"); write the step by hand")
 		return
 	}
 	if f.get("context") != "" || f.get("kubeconfig") != "" {
 		t.info(x.stmt, "--context/--kubeconfig", "khook runs against the cluster it is given")
+	}
+	if t.ctxNS != "" && f.get("n", "namespace") == "" {
+		f.list = append(f.list, flag{name: "namespace", val: t.ctxNS, has: true})
 	}
 	if dr := f.get("dry-run"); (dr != "" && dr != "none") || f.is("dry-run") {
 		t.account(x.stmt, importer.FateReadOnly, "", "--dry-run changes nothing in the cluster")
@@ -52,14 +66,27 @@ func (t *translator) kubectl(x *cmd) {
 		t.kLabel(x, f, sub)
 	case "scale":
 		t.kScale(x, f)
-	case "get", "describe", "logs", "top", "version", "cluster-info", "api-resources", "api-versions", "explain",
-		"auth", "diff", "events", "kustomize", "completion", "help", "plugin", "options":
-		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 	case "config":
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes only the local kubeconfig; khook runs against the cluster it is given (--kubeconfig, --context)")
 	default:
 		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for kubectl "+sub+"; "+kubectlAdvice(sub))
 	}
+}
+
+var currentContext = regexp.MustCompile(`set-context\s+"?\$\(kubectl config current-context\)`)
+
+// setContextNamespace is `kubectl config set-context --current
+// --namespace=X` (or the context named by $(kubectl config
+// current-context)): kubectl and helm commands after it that name no
+// namespace work in X, so it is folded into their steps.
+func (t *translator) setContextNamespace(x *cmd, f flags) bool {
+	ns := f.get("namespace")
+	if len(f.pos) < 2 || f.pos[0] != "config" || f.pos[1] != "set-context" || ns == "" || !(f.is("current") || currentContext.MatchString(t.text(x.stmt))) {
+		return false
+	}
+	t.ctxNS = ns
+	t.account(x.stmt, importer.FateFolded, "", "the namespace "+ns+" it sets on the current context is the namespace of the helm and kubectl steps after it that name none")
+	return true
 }
 
 func kubectlAdvice(sub string) string {

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -27,7 +28,7 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	name := it.Name.Value
 	if !known {
 		before := len(t.m.Steps)
-		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Required: true, From: t.loc(s), Description: "a loop's variable the script computes at " + t.loc(s).String()}}
+		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Required: true, From: t.loc(s), Description: "a loop's variable the script computes at " + t.loc(s).String()}}
 		t.branch(c.Do, "")
 		if len(t.m.Steps) > before {
 			t.notCarried(s, t.text(s), "its list is only known when the script runs; its body is carried once")
@@ -49,6 +50,10 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 	}
 	cond := c.Cond[0]
 	waitsFor := c.Until != cond.Negated // until X / while ! X: waits for X to succeed
+	if !waitsFor && t.argsGiven && argsLoop.MatchString(t.text(cond)) {
+		t.optionLoop(c.Do)
+		return
+	}
 	t.pollLoop(s, map[bool]*syntax.Stmt{waitsFor: cond}[true], c.Do)
 	if !waitsFor && !runsTool(s) {
 		// while [[ $# -gt 0 ]]; do case $1 in …: a shell loop, no poll; what it sets is not known
@@ -62,6 +67,22 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 			return
 		}
 		t.pollCompare(s, cond)
+	}
+}
+
+// argsLoop is the condition of an option loop: while [[ $# -gt 0 ]].
+var argsLoop = regexp.MustCompile(`\$#"?\s*(-gt\s*0|-ne\s*0|>\s*0|-ge\s*1)`)
+
+// optionLoop runs `while [[ $# -gt 0 ]]; do case $1 in …; shift; done`
+// as bash would when the script's arguments are given (khook import
+// script FILE ARG...): over them, so the options they name are set.
+func (t *translator) optionLoop(body []*syntax.Stmt) {
+	for i := 0; i < 64 && len(t.args) > 0 && !t.stopped; i++ {
+		n := len(t.args)
+		t.branch(body, "")
+		if len(t.args) == n {
+			return // no shift: not a loop over the parameters
+		}
 	}
 }
 
@@ -99,12 +120,12 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 			}
 		}
 	}
-	if cond == nil {
-		before := len(t.m.Steps)
-		t.branch(body, "")
-		if len(t.m.Steps) > before {
-			t.notCarried(s, t.text(s), "a loop khook cannot unroll at import; its body is carried once")
-		}
+	// Not a poll khook understands (until [[ "$done" == true ]] too): its
+	// body is walked once, so no command in it goes unaccounted for.
+	before := len(t.m.Steps)
+	t.branch(body, "")
+	if len(t.m.Steps) > before {
+		t.notCarried(s, t.text(s), "a loop khook cannot unroll at import; its body is carried once")
 	}
 }
 

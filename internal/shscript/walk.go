@@ -42,6 +42,11 @@ type translator struct {
 	secrets         []string // literal secret values seen: never in a note's text
 	lineBase        int      // a fragment's first line in the file it was read from, less one
 	argsGiven       bool     // the script's own positional parameters are known (Options.Args)
+	undecidedElse   int      // > 0 in the else branch of an if khook cannot decide
+	checks          int      // > 0 under an existence check (if helm status x; then … else …)
+	frame, frames   int      // the function call being walked, and how many there were
+	substSeen       map[string]bool
+	ctxNS           string // the namespace the script set on the current kubeconfig context
 }
 
 type function struct {
@@ -163,7 +168,14 @@ func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string
 // key is folded into the first (both branches of an existence check).
 func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutStep) *importer.OutStep {
 	if key != "" {
-		if name, ok := t.keys[key]; ok {
+		// Branches under when: and its negation are both steps: the key
+		// holds the conditions, so only a repeat under the same ones folds.
+		key += "|" + strings.Join(t.when, " && ")
+		if name, ok := t.keys[key]; ok && (t.checks > 0 || t.undecidedElse > 0 || !strings.HasPrefix(key, "helm/")) {
+			if t.undecidedElse > 0 && strings.HasPrefix(key, "helm/") {
+				t.account(n, importer.FateNotCarried, "", "the other branch of a condition khook cannot decide installs the release again, and step "+name+" carries the first branch's; write this install as its own step under a when: by hand")
+				return nil
+			}
 			t.account(n, importer.FateFolded, name, "it makes what step "+name+" already makes (the other branch of an existence check)")
 			return nil
 		}
@@ -214,10 +226,16 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		case t.isCheck(c.X):
 			// `kubectl get ns x || kubectl create ns x`: the step is idempotent.
 			t.checkOnly(c.X, "an existence check: the command after || becomes an idempotent step")
+			t.checks++
 			t.stmt(c.Y)
+			t.checks--
 		case t.isHousekeeping(c.Y):
 			// `kubectl create ns x || true`
+			before := len(t.m.Steps)
 			t.stmt(c.X)
+			if ignoresFailure(c.Y) {
+				t.failureIgnored(c, t.m.Steps[before:])
+			}
 		default:
 			t.stmt(c.X)
 			before := len(t.m.Steps)
@@ -266,9 +284,10 @@ func lit(w *syntax.Word) string {
 	return w.Lit()
 }
 
-// display is a path as the user sees it: relative to where the script runs.
+// display is a path as the user sees it: relative to where the script
+// runs (--dir), also above it (../dev/x.sh), never a machine's absolute path.
 func (t *translator) display(abs string) string {
-	if rel, err := filepath.Rel(t.runDir, abs); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(t.runDir, abs); err == nil {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(abs)

@@ -18,6 +18,10 @@ type shVar struct {
 	list  []string // an array's elements
 	array bool
 	decl  *importer.Var
+	// unknown: its value is only known when the script runs (computed, or
+	// set under a condition khook cannot decide): unquoted, it may split
+	// into any words.
+	unknown bool
 }
 
 func secretLooking(name string) bool { return importer.SecretLooking(name) }
@@ -55,7 +59,7 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 		pe, quoted := paramOf(w.Parts[0])
 		if pe != nil && pe.Param != nil && pe.Exp == nil {
 			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) {
-				return append([]string(nil), t.args...), true, ""
+				return t.argsFrom(pe)
 			}
 			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil {
 				return append([]string(nil), v.list...), true, ""
@@ -71,6 +75,22 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	}
 	s, ok, why := t.eval(w)
 	return []string{s}, ok, why
+}
+
+// argsFrom is "$@", or "${@:N}" (the parameters from the Nth on).
+func (t *translator) argsFrom(pe *syntax.ParamExp) ([]string, bool, string) {
+	if pe.Slice == nil {
+		return append([]string(nil), t.args...), true, ""
+	}
+	w, _ := pe.Slice.Offset.(*syntax.Word)
+	n, err := strconv.Atoi(lit(w))
+	if err != nil || pe.Slice.Length != nil || n < 1 {
+		return nil, false, "an expansion khook cannot evaluate at import"
+	}
+	if n-1 >= len(t.args) {
+		return nil, true, ""
+	}
+	return append([]string(nil), t.args[n-1:]...), true, ""
 }
 
 func paramOf(p syntax.WordPart) (*syntax.ParamExp, bool) {
@@ -249,7 +269,7 @@ func (t *translator) assign(a *syntax.Assign) {
 		}
 		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
 	case !ok:
-		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Required: true, From: t.loc(a), Description: "the script computes it at " + t.loc(a).String() + " (" + why + ")"}}
+		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Required: true, From: t.loc(a), Description: "the script computes it at " + t.loc(a).String() + " (" + why + ")"}}
 	case a.Append && t.vars[name] != nil:
 		t.vars[name].val += val
 	default:
@@ -277,6 +297,7 @@ func (f frame) has(name string) bool { _, ok := f[name]; return ok }
 // cmdSubst is $(...) for the idioms that name a directory or read a file.
 func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 	unknown := "the output of " + t.text(cs) // the text is $(…) itself
+	t.accountSubst(cs)
 	if len(cs.Stmts) == 0 {
 		return "", true, "" // `# a comment` between a command's arguments
 	}

@@ -30,8 +30,10 @@ add), is read-only, or is named as not carried with what to do instead;
 anything else the script runs (docker, curl | sh, kubectl exec) is named at
 its line. Every step of the spec cites its line (# from FILE:LINE).
 
-Exit 0 when everything was carried; 1 when the spec is written but something
-was not carried (its header lists it, and so does stderr); 2, writing
+Exit 0 when everything was carried; 1 when something was not carried: the
+spec is written with it listed in its header (and on stderr, at its line),
+a step khook's spec would refuse among it — unless no step could be
+carried at all, when nothing is written and stderr says so; 2, writing
 nothing, on bad input (a script bash cannot parse, a missing sourced file, a
 binary file). Arguments after FILE are the script's own ($1, $@), as it is
 run; without them $1 is a required variable ARG1. docs/from-scripts.md

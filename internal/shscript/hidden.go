@@ -1,0 +1,188 @@
+package shscript
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// Commands the script runs where no statement shows them: the text of an
+// eval, and $(…) command substitutions whose output becomes a value.
+
+// helmReadOnly and kubectlReadOnly are the subcommands that change
+// nothing in the cluster.
+var (
+	helmReadOnly = set("status", "list", "ls", "get", "history", "hist", "show", "inspect", "search", "version", "env", "lint", "verify",
+		"completion", "help", "pull", "fetch", "package", "create")
+	kubectlReadOnly = set("get", "describe", "logs", "top", "version", "cluster-info", "api-resources", "api-versions", "explain",
+		"auth", "diff", "events", "kustomize", "completion", "help", "plugin", "options", "config")
+)
+
+// readOnlyTool: argv is a helm or kubectl command that changes nothing
+// in the cluster (config changes only the local kubeconfig).
+func readOnlyTool(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	base := argv[0][strings.LastIndex(argv[0], "/")+1:]
+	if base == "helm" {
+		f := parseFlags(argv[1:], helmValued)
+		return len(f.pos) == 0 || helmReadOnly[f.pos[0]]
+	}
+	f := parseFlags(argv[1:], kubectlValued)
+	return len(f.pos) == 0 || kubectlReadOnly[f.pos[0]]
+}
+
+// toolName is the helm or kubectl a command word names ("" for others).
+func toolName(word string) string {
+	base := word[strings.LastIndex(word, "/")+1:]
+	if isTool(base) {
+		return base
+	}
+	return ""
+}
+
+// accountSubst accounts for each helm and kubectl command of a command
+// substitution, once per call of the function it is in: read-only ones
+// give a value the script computes when it runs; others change the
+// cluster in a way khook cannot carry, since it runs no command for its
+// output.
+func (t *translator) accountSubst(cs *syntax.CmdSubst) {
+	syntax.Walk(cs, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 || toolName(lit(c.Args[0])) == "" {
+			return true
+		}
+		key := fmt.Sprintf("%p/%d", c, t.frame)
+		if t.substSeen[key] {
+			return true
+		}
+		t.substSeen[key] = true
+		var argv []string
+		for _, w := range c.Args {
+			argv = append(argv, lit(w))
+		}
+		if readOnlyTool(argv) {
+			t.account(c, importer.FateReadOnly, "", "its output is a value the script computes when it runs (a variable it sets becomes a khook variable)")
+		} else {
+			t.account(c, importer.FateNotCarried, "", "the script runs it inside $(…) to take its output, which khook cannot do; make it a step of its own and hand the value in as a variable")
+		}
+		return true
+	})
+}
+
+// evalCmd is `eval "…"`: text known at import is walked as the command it
+// holds, at the eval's line; text built when the script runs (an array
+// grown under conditions, a command's output) is named not carried, as a
+// helm or kubectl command when it runs one.
+func (t *translator) evalCmd(x *cmd, c *syntax.CallExpr) {
+	text := strings.Join(x.args[1:], " ")
+	why := "the command it runs is built when the script runs"
+	switch {
+	case !x.ok:
+		why += " (" + x.why + ")"
+	case hasArrayExp(c):
+		why += " (from an array, whose words khook does not track under conditions)"
+	default:
+		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), t.file)
+		if err == nil {
+			saveSrc, saveBase := t.src, t.lineBase
+			t.src, t.lineBase = []byte(text), t.line(x.stmt)-1
+			t.stmts(f.Stmts)
+			t.src, t.lineBase = saveSrc, saveBase
+			return
+		}
+		why += " (bash cannot parse its text at import)"
+	}
+	words := strings.Fields(text)
+	switch {
+	case len(words) > 0 && toolName(words[0]) != "" && readOnlyTool(words):
+		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
+	case len(words) > 0 && toolName(words[0]) != "":
+		t.account(x.stmt, importer.FateNotCarried, "", "an eval: "+why+"; write its step by hand")
+	default:
+		t.notCarried(x.stmt, t.text(x.stmt), "an eval: "+why+"; khook runs no shell commands, do what it does by hand")
+	}
+}
+
+// hasArrayExp: a word of c expands an array (${args[*]}, ${args[@]}).
+func hasArrayExp(c *syntax.CallExpr) bool {
+	found := false
+	syntax.Walk(c, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Index != nil {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// splitUnknown names a command not carried when an unquoted variable of
+// unknown value is among its arguments (cykubed's $REPLICATION_ARGS, set
+// in a getopts loop): bash splits it into words when the script runs,
+// which may be flags, the chart or nothing, so no argument's place is
+// known at import.
+func (t *translator) splitUnknown(x *cmd) bool {
+	if len(x.split) == 0 {
+		return false
+	}
+	t.account(x.stmt, importer.FateNotCarried, "", "the unquoted "+strings.Join(x.split, ", ")+" is split into words only when the script runs, and its value is not known at import (it may hold flags or the chart), so which argument is which is not known; write the step by hand")
+	return true
+}
+
+// unknownWord is the name of the variable of unknown value a word is,
+// unquoted ("" for any other word).
+func (t *translator) unknownWord(w *syntax.Word) string {
+	if len(w.Parts) != 1 {
+		return ""
+	}
+	pe, quoted := paramOf(w.Parts[0])
+	if quoted || pe == nil || pe.Param == nil || t.vars[pe.Param.Value] == nil || !t.vars[pe.Param.Value].unknown {
+		return ""
+	}
+	return pe.Param.Value
+}
+
+// ignoresFailure: after ||, s carries on (true, :, echo) rather than
+// failing in turn (exit 1, return 1, false).
+func ignoresFailure(s *syntax.Stmt) bool {
+	fails := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			switch lit(c.Args[0]) {
+			case "exit", "return", "die", "false":
+				fails = true
+			}
+		}
+		return !fails
+	})
+	return !fails
+}
+
+var createCommand = regexp.MustCompile(`^(kubectl|oc)\b.*\screate\s`)
+
+// failureIgnored: the script carries on when the steps made of c.X fail
+// (`… || true`). A delete then ignores a missing object; an apply made of
+// kubectl create was made idempotent; any other step fails the run, said
+// at the line, since no khook step may fail without failing the run.
+func (t *translator) failureIgnored(c *syntax.BinaryCmd, steps []*importer.Step) {
+	for _, st := range steps {
+		if d := st.Out.Delete; d != nil {
+			yes := true
+			d.IgnoreNotFound = &yes
+			t.info(c, "step "+st.Out.Name, "the script ignores its failure ("+t.text(c.Y)+"): written ignoreNotFound: true")
+			continue
+		}
+		created := false
+		for _, cmd := range t.m.Commands {
+			created = created || (cmd.Step == st.Out.Name && createCommand.MatchString(cmd.Text))
+		}
+		if !created {
+			t.info(c, "step "+st.Out.Name, "the script ignores its failure ("+t.text(c.Y)+") and carries on; khook's step fails the run when it fails (no step may fail without failing the run)")
+		}
+	}
+}
