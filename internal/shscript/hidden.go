@@ -33,8 +33,20 @@ func readOnlyTool(argv []string) bool {
 		f := parseFlags(argv[1:], helmValued)
 		return len(f.pos) == 0 || helmReadOnly[f.pos[0]]
 	}
-	f := parseFlags(argv[1:], kubectlValued)
-	return len(f.pos) == 0 || kubectlReadOnly[f.pos[0]]
+	return kubectlChangesNothing(parseFlags(argv[1:], kubectlValued).pos)
+}
+
+// kubectlChangesNothing: the kubectl command with these positional words
+// writes nothing to the cluster. auth is read-only only as can-i and
+// whoami: auth reconcile writes RBAC objects.
+func kubectlChangesNothing(pos []string) bool {
+	switch {
+	case len(pos) == 0:
+		return true
+	case pos[0] == "auth":
+		return len(pos) > 1 && (pos[1] == "can-i" || pos[1] == "whoami")
+	}
+	return kubectlReadOnly[pos[0]]
 }
 
 // toolName is the helm or kubectl a command word names ("" for others).

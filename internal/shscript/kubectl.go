@@ -23,7 +23,7 @@ func (t *translator) kubectl(x *cmd) {
 	if t.setContextNamespace(x, f) {
 		return
 	}
-	if kubectlReadOnly[f.pos[0]] {
+	if f.pos[0] != "config" && kubectlChangesNothing(f.pos) { // config says why below
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 		return
 	}
@@ -97,6 +97,8 @@ func kubectlAdvice(sub string) string {
 		return "it only opens a local connection; nothing to carry for the cluster"
 	case "taint", "cordon", "uncordon", "drain":
 		return "node operations belong to the cluster's provisioning; a patch: step can set a node's taints"
+	case "auth":
+		return "auth reconcile writes the RBAC objects of its files: apply them in an apply: step"
 	}
 	return "write the object it makes as a manifest in an apply: step"
 }

@@ -372,3 +372,26 @@ helm upgrade --install vvp vvp --repo https://charts.example.com --set acceptCom
 		t.Error(err)
 	}
 }
+
+// kubectl auth reconcile writes RBAC objects: not read-only, as auth can-i
+// is; kubectl config keeps its own reason (the local kubeconfig), in a
+// statement and in $(…) alike.
+func TestKubectlAuthAndConfigFates(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+kubectl auth reconcile -f rbac.yaml
+kubectl auth can-i create deployments
+kubectl config use-context kind-dev
+X=$(kubectl auth reconcile -f rbac.yaml)
+`})
+	want := map[int]string{2: "not carried", 3: "read-only", 4: "read-only", 5: "not carried"}
+	for line, fate := range want {
+		if got := fateAt(res.Model, line); got != fate {
+			t.Errorf("line %d: fate %q, want %q (%v)", line, got, fate, res.Model.Commands)
+		}
+	}
+	for _, c := range res.Model.Commands {
+		if c.Line == 4 && !strings.Contains(c.Why, "only the local kubeconfig") {
+			t.Errorf("kubectl config's reason: %q", c.Why)
+		}
+	}
+}
