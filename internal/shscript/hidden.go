@@ -186,7 +186,7 @@ func (t *translator) failureIgnored(c *syntax.BinaryCmd, steps []*importer.Step)
 		if d := st.Out.Delete; d != nil {
 			yes := true
 			d.IgnoreNotFound = &yes
-			t.info(c, "step "+st.Out.Name, "the script ignores its failure ("+t.text(c.Y)+"): written ignoreNotFound: true")
+			t.info(c, "step "+st.Out.Name, "the script ignores its failure ("+t.text(c.Y)+"): written ignoreNotFound: true; any other failure (a refusal, a timeout) still fails the run, where the script carried on")
 			continue
 		}
 		created := false
