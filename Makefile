@@ -20,13 +20,8 @@ FUZZTIME     ?= 5000x
 CLUSTER_CMD := bin/khook-cluster
 TESTSUMMARY := bin/testsummary
 TESTORDER   := bin/testorder
-# What runs behind the control plane's build in make test (test-tools): go
-# test's compiles and the fuzz targets; LAST, the tools only the last
-# packages run (helmfile, the pipeline tools, GoReleaser), behind those too:
-# they took a third of two cores while go test compiled, and the first test
-# binary of a run from nothing ran an hour in.
+# What runs behind the control plane's build in make test (test-tools).
 BEHIND      := nice -n 10
-LAST        := nice -n 19
 
 # GoReleaser and syft are pinned in their own modules (tools/goreleaser,
 # tools/syft) and built once into the user cache, next to the control plane.
@@ -65,9 +60,8 @@ build:
 # test/ci and test/release are long too but mostly build (khook's static
 # build, GoReleaser): first, they held both of go test's slots for half an
 # hour of a run from nothing while the other packages waited; GoReleaser is
-# built in test-tools instead. test/helmfilecorpus is not here: it waits for
-# the helmfile CLI, which builds LAST, and would hold a slot meanwhile.
-LONGEST_TESTS ?= ./test/realcharts ./test/faults ./test/e2e ./test/ci/e2e ./test/pipelines
+# built in test-tools instead.
+LONGEST_TESTS ?= ./test/realcharts ./test/faults ./test/e2e ./test/helmfilecorpus ./test/ci/e2e ./test/pipelines
 # go test builds with the release's flags (Dockerfile, .goreleaser.yaml:
 # CGO_ENABLED=0, -trimpath), so the static khook that test/ci, the image tests
 # and GoReleaser's snapshot build links from the packages the tests compiled
@@ -87,10 +81,9 @@ test: $(TESTSUMMARY) $(TESTORDER)
 
 ## test-tools: build the tools the tests run (make test does it in the background).
 ## The control plane first: most packages wait for it, so everything else
+## (the CLIs, the pipeline tools, and make test's go test with its compiles)
 ## runs at a lower priority and takes the cycles the control plane's build
-## leaves (a link, a download) instead of halving its share of two cores:
-## make test's go test with its compiles, then (LAST) the CLIs and the
-## pipeline tools that only the packages testorder puts last need.
+## leaves (a link, a download) instead of halving its share of two cores.
 test-tools:
 	@$(MAKE) --no-print-directory -j3 test-tools-cluster test-tools-cli test-tools-pipeline
 
@@ -101,10 +94,10 @@ test-tools-cluster:
 # go test compiles, so the first test that runs it builds it, once those are
 # compiled; built here it would compile them at the same time, twice.
 test-tools-cli:
-	$(LAST) $(GO) run ./test/cmd/testtools helmfile
+	$(BEHIND) $(GO) run ./test/cmd/testtools helmfile
 
 test-tools-pipeline:
-	@$(LAST) $(MAKE) --no-print-directory pipeline-tools $(GORELEASER)
+	@$(BEHIND) $(MAKE) --no-print-directory pipeline-tools $(GORELEASER)
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -5,8 +5,7 @@
 //	testorder [LONGEST...]
 //
 // First the packages whose tests need no tool that `make test` builds in
-// the background (the control plane, the helm and helmfile CLIs, the
-// pipeline tools and GoReleaser): they run
+// the background (the control plane, the helm and helmfile CLIs): they run
 // while it builds, where a package that needs one would hold a slot waiting
 // for its lock. Then those that need one. Within each group the packages
 // named LONGEST come first, in the order given, so that no long package
@@ -23,11 +22,8 @@ import (
 	"strings"
 )
 
-// built are the packages whose tests need a tool built in the background:
-// citest is how the pipeline and image tests and test/release reach the
-// pipeline tools and GoReleaser, which make test builds last.
+// built are the packages whose tests need a tool built in the background.
 var built = []string{
-	"github.com/khook/khook/test/ci/citest",
 	"github.com/khook/khook/test/clusterbin",
 	"github.com/khook/khook/test/helmcli",
 	"github.com/khook/khook/test/helmfilecli",
