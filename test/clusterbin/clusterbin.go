@@ -1,6 +1,6 @@
 // Package clusterbin builds the test control plane's binaries (etcd,
-// kube-apiserver, the controllers, kwok) from the pinned tools modules under
-// test/tools into the user cache, once, under a file lock. It is apart from
+// kube-apiserver, the controllers, kwok) from the pinned tools module
+// test/tools/controlplane into the user cache, once, under a file lock. It is apart from
 // test/cluster, which runs them, so that building needs only the standard
 // library: make test's background build (test/cmd/testtools) starts at once
 // instead of first compiling client-go.
@@ -23,7 +23,7 @@ import (
 )
 
 // Pinned versions of the control-plane binaries. They must match the
-// requirements of the tools modules under test/tools (TestToolVersionsPinned
+// requirements of test/tools/controlplane/go.mod (TestToolVersionsPinned
 // checks that).
 const (
 	KubernetesVersion = "v1.36.3"
@@ -39,7 +39,6 @@ const CacheEnv = "KHOOK_CLUSTER_CACHE"
 type binary struct {
 	name    string // file name in the cache directory
 	version string
-	module  string // directory under test/tools holding its go.mod
 	pkg     string // main package to build
 	ldflags string // -ldflags for go build
 }
@@ -47,11 +46,11 @@ type binary struct {
 // binaries is the build order: one at a time, since the machines have two
 // cores and the Kubernetes commands share most of their packages.
 var binaries = []binary{
-	{"kube-apiserver", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-apiserver", kubeVersionLDFlags},
-	{"kube-controller-manager", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-controller-manager", kubeVersionLDFlags},
-	{"kube-scheduler", KubernetesVersion, "k8s", "k8s.io/kubernetes/cmd/kube-scheduler", kubeVersionLDFlags},
-	{"etcd", EtcdVersion, "etcd", "go.etcd.io/etcd/server/v3", "-s -w"},
-	{"kwok", KwokVersion, "kwok", "sigs.k8s.io/kwok/cmd/kwok", "-s -w"},
+	{"kube-apiserver", KubernetesVersion, "k8s.io/kubernetes/cmd/kube-apiserver", kubeVersionLDFlags},
+	{"kube-controller-manager", KubernetesVersion, "k8s.io/kubernetes/cmd/kube-controller-manager", kubeVersionLDFlags},
+	{"kube-scheduler", KubernetesVersion, "k8s.io/kubernetes/cmd/kube-scheduler", kubeVersionLDFlags},
+	{"etcd", EtcdVersion, "go.etcd.io/etcd/server/v3", "-s -w"},
+	{"kwok", KwokVersion, "sigs.k8s.io/kwok/cmd/kwok", "-s -w"},
 }
 
 // kubeVersionLDFlags stamps the Kubernetes commands the way the release build
@@ -75,9 +74,9 @@ func kubeVersionStamp(v string) string {
 }
 
 // buildKey names the cache directory; it changes whenever what a build
-// produces does (the stamped suffix keeps an old unstamped build from being
-// reused).
-const buildKey = "stamped1"
+// produces does (shared1: etcd and kwok built in the Kubernetes commands'
+// module, with its versions of their common dependencies).
+const buildKey = "shared1"
 
 // BinDir returns the versioned directory that holds (or will hold) the
 // control-plane binaries.
@@ -115,7 +114,7 @@ func EnsureBinaries(ctx context.Context, progress io.Writer) (string, error) {
 	}
 	defer unlock()
 
-	toolsDir, err := toolsRoot()
+	moduleDir, err := moduleRoot()
 	if err != nil {
 		return "", err
 	}
@@ -124,7 +123,7 @@ func EnsureBinaries(ctx context.Context, progress io.Writer) (string, error) {
 		if _, err := os.Stat(out); err == nil {
 			continue
 		}
-		if err := build(ctx, b, filepath.Join(toolsDir, b.module), out, progress); err != nil {
+		if err := build(ctx, b, moduleDir, out, progress); err != nil {
 			return "", err
 		}
 	}
@@ -169,7 +168,7 @@ func build(ctx context.Context, b binary, moduleDir, out string, progress io.Wri
 	if err := os.Rename(tmp, out); err != nil {
 		return fmt.Errorf("khook test cluster: cannot move the built %s into the cache: %w", b.name, err)
 	}
-	fmt.Fprintf(progress, "khook test cluster: built %s in %s\n", b.name, time.Since(start).Round(time.Second))
+	fmt.Fprintf(progress, "khook test cluster: built %s in %s (%s)\n", b.name, time.Since(start).Round(time.Second), CPUTime(cmd.ProcessState))
 	return nil
 }
 
@@ -201,13 +200,14 @@ func goCommand() string {
 	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }
 
-// toolsRoot locates test/tools, the modules that pin the control plane.
-func toolsRoot() (string, error) {
+// moduleRoot locates test/tools/controlplane, the module that pins the
+// control plane.
+func moduleRoot() (string, error) {
 	root, err := reporoot.Dir()
 	if err != nil {
 		return "", fmt.Errorf("khook test cluster: %w", err)
 	}
-	return filepath.Join(root, "test", "tools"), nil
+	return filepath.Join(root, "test", "tools", "controlplane"), nil
 }
 
 // withoutDownloads drops the go command's "go: downloading" progress lines.
@@ -228,4 +228,14 @@ func LastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// CPUTime says how much CPU a finished command used, its children included
+// (the go command's compiles and links): what a build costs on a busy
+// machine, where its wall time says more about the others.
+func CPUTime(st *os.ProcessState) string {
+	if st == nil {
+		return "CPU time unknown"
+	}
+	return fmt.Sprintf("%.0f s user, %.0f s system", st.UserTime().Seconds(), st.SystemTime().Seconds())
 }

@@ -13,10 +13,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/khook/khook/test/clusterbin"
 	"github.com/khook/khook/test/filelock"
 )
 
@@ -99,7 +101,10 @@ func Build(ctx context.Context, progress io.Writer) (string, error) {
 	tmp := filepath.Join(dir, fmt.Sprintf(".helmfile-%d", os.Getpid()))
 	// -s -w: no symbol table or DWARF, a shorter link.
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "-ldflags", "-s -w -X go.szostok.io/version.version="+Version, ".")
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=auto")
+	// GOFLAGS kept (make test's -trimpath): with the same flags, the
+	// packages helmfile shares with khook at the same versions come from
+	// the build cache instead of a second compile.
+	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOTOOLCHAIN=auto")
 	cmd.Dir = mod.Dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(tmp)
@@ -108,7 +113,7 @@ func Build(ctx context.Context, progress io.Writer) (string, error) {
 	if err := os.Rename(tmp, path); err != nil {
 		return "", fmt.Errorf("cannot move the helmfile CLI into %s: %w", dir, err)
 	}
-	fmt.Fprintf(progress, "built helmfile %s in %s\n", Version, time.Since(start).Round(time.Second))
+	fmt.Fprintf(progress, "built helmfile %s in %s (%s)\n", Version, time.Since(start).Round(time.Second), clusterbin.CPUTime(cmd.ProcessState))
 	return path, nil
 }
 

@@ -14,11 +14,11 @@ import (
 )
 
 // The OpenAPI schemas of the built-in kinds, from the OpenAPI v3 documents
-// of the k8s.io/kubernetes release test/tools/k8s pins, cut to what
-// validation reads (test/tools/k8s/genschemas). They come with the binary:
+// of the k8s.io/kubernetes release test/tools/controlplane pins, cut to what
+// validation reads (test/tools/controlplane/genschemas). They come with the binary:
 // offline validation never asks the network.
 //
-//go:generate sh -c "cd ../../../test/tools/k8s && go run ./genschemas -o ../../../runner/kube/apischema/schemas/kubernetes.json.gz"
+//go:generate sh -c "cd ../../../test/tools/controlplane && go run ./genschemas -o ../../../runner/kube/apischema/schemas/kubernetes.json.gz"
 //go:embed schemas/kubernetes.json.gz
 var builtinSchemasGz []byte
 

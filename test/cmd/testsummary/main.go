@@ -1,8 +1,9 @@
 // Command testsummary runs `go test -json ...` and prints what plain
 // `go test` prints (each package's ok/FAIL line, the output of failing
 // tests), then every skipped test with its reason, so a run that tested
-// less than it should says so, and when each long package ran, so a slow
-// run says where its time went. It exits with go test's exit status.
+// less than it should says so, and when each long package ran, its slowest
+// tests and the CPU time go test used, so a slow run says where its time
+// went. It exits with go test's exit status.
 //
 //	testsummary go test -json -timeout 30m ./...
 package main
@@ -38,10 +39,19 @@ func main() {
 		os.Exit(2)
 	}
 	s := newSummary(os.Stdout)
+	s.started = time.Now()
 	s.read(stdout)
 	err = cmd.Wait()
 	s.printSkipped()
 	s.printTimeline()
+	s.printSlowTests()
+	if st := cmd.ProcessState; st != nil {
+		// go test's own rusage counts every child it waited for: the
+		// compiles, links and vet runs, the test binaries and what they
+		// started (the control planes).
+		fmt.Fprintf(s.w, "go test: %.0f s, %.0f CPU-s (%.0f user, %.0f system)\n", time.Since(s.started).Seconds(),
+			(st.UserTime() + st.SystemTime()).Seconds(), st.UserTime().Seconds(), st.SystemTime().Seconds())
+	}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
@@ -74,8 +84,16 @@ type summary struct {
 	pending map[key][]string
 	order   []key
 	skipped []skip
+	started time.Time // when go test was started (zero in tests)
 	first   time.Time // the first event: go test has started
 	ran     []span
+	tests   []slowTest
+}
+
+// slowTest is a top-level test that ran slowTest's threshold or more.
+type slowTest struct {
+	pkg, test string
+	elapsed   time.Duration
 }
 
 // span is when one package's test binary ran, from go test's start.
@@ -109,9 +127,13 @@ func (s *summary) event(ev event) {
 	if s.first.IsZero() && !ev.Time.IsZero() {
 		s.first = ev.Time
 	}
+	elapsed := time.Duration(ev.Elapsed * float64(time.Second))
 	if ev.Test == "" && (ev.Action == "pass" || ev.Action == "fail") && !ev.Time.IsZero() {
 		end := ev.Time.Sub(s.first)
-		s.ran = append(s.ran, span{ev.Package, end - time.Duration(ev.Elapsed*float64(time.Second)), end})
+		s.ran = append(s.ran, span{ev.Package, end - elapsed, end})
+	}
+	if ev.Test != "" && !strings.Contains(ev.Test, "/") && (ev.Action == "pass" || ev.Action == "fail") && elapsed >= slowTestTime {
+		s.tests = append(s.tests, slowTest{ev.Package, ev.Test, elapsed})
 	}
 	switch {
 	case ev.Action == "build-output":
@@ -224,9 +246,32 @@ func (s *summary) printTimeline() {
 		return
 	}
 	sort.SliceStable(long, func(i, j int) bool { return long[i].end < long[j].end })
-	fmt.Fprintf(s.w, "packages that ran %s or more (seconds after go test started):\n", longPackage)
+	if !s.started.IsZero() {
+		fmt.Fprintf(s.w, "go test's first event came %.0f s after it started (compiling, and the tools the first packages wait for)\n", s.first.Sub(s.started).Seconds())
+	}
+	fmt.Fprintf(s.w, "packages that ran %s or more (seconds after go test's first event):\n", longPackage)
 	for _, r := range long {
 		fmt.Fprintf(s.w, "  %5.0f to %5.0f (%4.0f)  %s\n", r.start.Seconds(), r.end.Seconds(), (r.end - r.start).Seconds(), r.pkg)
+	}
+}
+
+// slowTestTime is how long a top-level test must run to be listed; at most
+// slowTests are, the slowest first.
+const (
+	slowTestTime = 30 * time.Second
+	slowTests    = 15
+)
+
+// printSlowTests lists the slowest top-level tests: where a long package's
+// time went.
+func (s *summary) printSlowTests() {
+	if len(s.tests) == 0 {
+		return
+	}
+	sort.SliceStable(s.tests, func(i, j int) bool { return s.tests[i].elapsed > s.tests[j].elapsed })
+	fmt.Fprintf(s.w, "tests that ran %s or more (of %d, the %d slowest):\n", slowTestTime, len(s.tests), min(len(s.tests), slowTests))
+	for _, t := range s.tests[:min(len(s.tests), slowTests)] {
+		fmt.Fprintf(s.w, "  %5.0f  %s %s\n", t.elapsed.Seconds(), t.pkg, t.test)
 	}
 }
 

@@ -121,10 +121,28 @@ func TestTimelineListsLongPackagesByEnd(t *testing.T) {
 		`{"Time":"2026-11-28T10:02:30Z","Action":"pass","Package":"m/slow","Elapsed":90}`,
 	}, "\n")))
 	s.printTimeline()
-	want := "packages that ran 20s or more (seconds after go test started):\n" +
+	want := "packages that ran 20s or more (seconds after go test's first event):\n" +
 		"     60 to   150 (  90)  m/slow\n" +
 		"    180 to   300 ( 120)  m/late\n"
 	if out.String() != want {
 		t.Errorf("timeline:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+func TestSlowTestsSlowestFirstWithoutSubtests(t *testing.T) {
+	var out strings.Builder
+	s := newSummary(&out)
+	s.read(strings.NewReader(strings.Join([]string{
+		`{"Action":"pass","Package":"m/a","Test":"TestQuick","Elapsed":3}`,
+		`{"Action":"pass","Package":"m/a","Test":"TestSlow/sub","Elapsed":40}`,
+		`{"Action":"pass","Package":"m/a","Test":"TestSlow","Elapsed":41}`,
+		`{"Action":"fail","Package":"m/b","Test":"TestSlower","Elapsed":90}`,
+	}, "\n")))
+	s.printSlowTests()
+	want := "tests that ran 30s or more (of 2, the 2 slowest):\n" +
+		"     90  m/b TestSlower\n" +
+		"     41  m/a TestSlow\n"
+	if out.String() != want {
+		t.Errorf("slow tests:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
