@@ -43,7 +43,7 @@ func TestImportScriptBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			ios, out, errOut := iostreams.Test("")
-			code := Run(context.Background(), []string{"import", "script", "install.sh", "--out", "out/khook.yaml"}, ios)
+			code := Run(context.Background(), []string{"import", "script", "--out", "out/khook.yaml", "install.sh"}, ios)
 			if code != 2 || errOut.String() != tc.want || out.Len() != 0 {
 				t.Errorf("exit %d, stderr %q, stdout %q; want 2 and %q", code, errOut, out, tc.want)
 			}
@@ -52,6 +52,43 @@ func TestImportScriptBadInput(t *testing.T) {
 			}
 			if written, _ := os.ReadDir("out"); len(written) > 0 {
 				t.Errorf("%s written for bad input", written[0].Name())
+			}
+		})
+	}
+}
+
+// The script's arguments are its own, also those starting with - (#46):
+// khook's flags end at FILE, so `-n prod` reaches the script's option
+// loop without "--"; "--" right after FILE (the old form) and before it
+// still work; --out after FILE is the script's and said so.
+func TestImportScriptArgsWithDashes(t *testing.T) {
+	script := "#!/bin/bash\nwhile [[ $# -gt 0 ]]; do\n  case $1 in\n    -n) NS=$2; shift 2;;\n    *) shift;;\n  esac\ndone\nkubectl create namespace \"$NS\"\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+		warn string
+	}{
+		{"after FILE", []string{"--out", "khook.yaml", "install.sh", "-n", "prod"}, ""},
+		{"-- after FILE", []string{"--out", "khook.yaml", "install.sh", "--", "-n", "prod"}, ""},
+		{"-- before FILE", []string{"--out", "khook.yaml", "--", "install.sh", "-n", "prod"}, ""},
+		{"khook's flag after FILE", []string{"install.sh", "-n", "prod", "--out", "khook.yaml"}, "warning: --out after install.sh is an argument of the script, not khook's flag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			if err := os.WriteFile("install.sh", []byte(script), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ios, out, errOut := iostreams.Test("")
+			code := Run(context.Background(), append([]string{"import", "script"}, tc.args...), ios)
+			spec := out.String()
+			if b, err := os.ReadFile("khook.yaml"); err == nil {
+				spec = string(b)
+			}
+			if code != 0 || !strings.Contains(spec, "name: prod") {
+				t.Fatalf("exit %d, stderr %q, spec:\n%s", code, errOut, spec)
+			}
+			if tc.warn != "" && !strings.Contains(errOut.String(), tc.warn) || tc.warn == "" && strings.Contains(errOut.String(), "warning") {
+				t.Errorf("stderr %q, want warning %q", errOut, tc.warn)
 			}
 		})
 	}
