@@ -234,7 +234,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			before := len(t.m.Steps)
 			t.stmt(c.X)
 			if ignoresFailure(c.Y) {
-				t.failureIgnored(c, t.m.Steps[before:])
+				t.failureIgnored(c, t.text(c.Y), t.m.Steps[before:])
 			}
 		default:
 			t.stmt(c.X)
