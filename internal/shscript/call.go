@@ -61,12 +61,8 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 			text, ok, _ := t.eval(r.Word)
 			x.stdin = &input{text: text + "\n", known: ok, src: &importer.OutSource{Inline: text + "\n"}}
 		case syntax.RdrIn:
-			p, ok, _ := t.eval(r.Word)
-			if ok {
-				x.stdin = &input{src: &importer.OutSource{File: t.specPath(p)}}
-				if data, err := os.ReadFile(t.abs(p)); err == nil {
-					x.stdin.text, x.stdin.known = string(data), true
-				}
+			if p, ok, _ := t.eval(r.Word); ok {
+				x.stdin = t.fileInput(p)
 			}
 		}
 	}

@@ -42,3 +42,52 @@ if kubectl apply -f b.yaml; then echo ok; else exit 1; fi
 		t.Errorf("delete %+v", res.Model.Steps[3].Out)
 	}
 }
+
+// `cat <<EOF | envsubst | kubectl apply -f -` (dpsrv's confluent) and
+// `envsubst <<EOF | kubectl apply -f -` are carried as `envsubst < file`
+// is: the heredoc inline, its $VAR and ${VAR} khook variables. A
+// SHELL-FORMAT keeps the others literal; a Secret from a file is not
+// copied into the spec.
+func TestEnvsubstHeredocPipe(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+export NS=confluent
+ID=$(kubectl get namespace kube-system -o jsonpath='{.metadata.uid}')
+cat <<'EOF' | envsubst | kubectl apply -f -
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: a
+  namespace: $NS
+data:
+  id: ${ID}
+  region: $REGION
+EOF
+envsubst <<EOF | kubectl apply -f -
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: b, namespace: $NS}
+EOF
+cat cm.yaml | envsubst '$NS' | kubectl apply -f -
+envsubst < secret.yaml | kubectl apply -f -
+`, "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: $NS}\ndata: {k: '${KEEP}'}\n",
+		"secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {password: TRIALSECRET_FILE_789}\n"})
+	if fateAt(res.Model, 4) != "step" || fateAt(res.Model, 14) != "step" || fateAt(res.Model, 19) != "step" || fateAt(res.Model, 20) != "not carried" {
+		t.Fatalf("fates %v", res.Model.Commands)
+	}
+	want := []string{
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: confluent\ndata:\n  id: ${ID}\n  region: ${REGION}\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: confluent}\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: confluent}\ndata: {k: '$${KEEP}'}\n",
+	}
+	for i, w := range want {
+		if got := res.Model.Steps[i].Out.Apply.Manifests[0].Inline; got != w {
+			t.Errorf("step %d inline\n%s\nwant\n%s", i, got, w)
+		}
+	}
+	if v := res.Model.Var("REGION"); v == nil || !v.Required {
+		t.Errorf("REGION %+v", v)
+	}
+	if strings.Contains(string(res.Spec), "TRIALSECRET") {
+		t.Errorf("a Secret's file content in the spec:\n%s", res.Spec)
+	}
+}
