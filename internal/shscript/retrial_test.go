@@ -91,3 +91,42 @@ envsubst < secret.yaml | kubectl apply -f -
 		t.Errorf("a Secret's file content in the spec:\n%s", res.Spec)
 	}
 }
+
+// An apply of a path that is not there at import (kube-prometheus's
+// manifests/setup, which its build.sh makes) is not a step, which would
+// make the spec invalid: it is named not carried at its line, with the
+// commands that make the path when the script has them. A delete's
+// manifest is read only when it runs, and stays a step.
+func TestApplyMissingPathNotCarried(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+./build.sh
+kubectl apply --server-side -f manifests/setup
+kubectl apply -k overlays/prod
+kubectl apply -f later.yaml
+kustomize build gen | kubectl apply -f -
+kubectl delete -f old.yaml
+kubectl apply -f there.yaml
+`, "build.sh": "#!/bin/bash\nrm -rf manifests\nmkdir -p manifests/setup\njsonnet -J vendor -m manifests main.jsonnet\n", "there.yaml": configMap})
+	for line, want := range map[int]string{
+		3: "manifests/setup does not exist when the import runs, so khook cannot read it; the script makes it earlier (build.sh:3 mkdir, build.sh:4 jsonnet), which khook does not run: generate it and commit it, or import again once it exists",
+		4: "overlays/prod does not exist when the import runs, so khook cannot read it; import again once it exists",
+		5: "later.yaml does not exist when the import runs",
+		6: "gen does not exist when the import runs",
+	} {
+		var why string
+		for _, c := range res.Model.Commands {
+			if c.Line == line && c.Fate == "not carried" {
+				why = c.Why
+			}
+		}
+		if !strings.Contains(why, want) {
+			t.Errorf("line %d: %q, want %q", line, why, want)
+		}
+	}
+	if fateAt(res.Model, 7) != "step" || fateAt(res.Model, 8) != "step" || len(res.Model.Steps) != 2 {
+		t.Errorf("fates %v", res.Model.Commands)
+	}
+	if len(infoLines(res.Model, "not there at import")) != 1 {
+		t.Errorf("the delete's missing manifest is not said: %v", res.Model.Info)
+	}
+}

@@ -47,6 +47,15 @@ type translator struct {
 	frame, frames   int      // the function call being walked, and how many there were
 	substSeen       map[string]bool
 	ctxNS           string // the namespace the script set on the current kubeconfig context
+	made            []made // local paths named by commands khook does not run, in order
+}
+
+// made is a local path a command khook does not run names (an argument,
+// a file it writes): what may make a manifest missing at import.
+type made struct {
+	path string
+	at   importer.Loc
+	name string // the command
 }
 
 type function struct {
