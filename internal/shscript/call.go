@@ -3,6 +3,7 @@ package shscript
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -61,12 +62,8 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 			text, ok, _ := t.eval(r.Word)
 			x.stdin = &input{text: text + "\n", known: ok, src: &importer.OutSource{Inline: text + "\n"}}
 		case syntax.RdrIn:
-			p, ok, _ := t.eval(r.Word)
-			if ok {
-				x.stdin = &input{src: &importer.OutSource{File: t.specPath(p)}}
-				if data, err := os.ReadFile(t.abs(p)); err == nil {
-					x.stdin.text, x.stdin.known = string(data), true
-				}
+			if p, ok, _ := t.eval(r.Word); ok {
+				x.stdin = t.fileInput(p)
 			}
 		}
 	}
@@ -126,10 +123,68 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh"):
 		t.script(x)
 	case base == "kustomize":
+		t.recordMade(x, base)
 		t.notCarried(s, t.text(s), "its output goes nowhere khook can follow; an apply step with kustomize: DIR applies a kustomization")
 	default:
+		t.recordMade(x, base)
 		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base))
 	}
+}
+
+// recordMade remembers the local paths a command khook does not run
+// names (its arguments, the files it writes to), so an apply of a path
+// missing at import can name the commands that make it (mkdir -p
+// manifests/setup, jsonnet -m manifests). A removal makes nothing.
+func (t *translator) recordMade(x *cmd, name string) {
+	if name == "rm" || name == "rmdir" || name == "unlink" {
+		return
+	}
+	var paths []string
+	for _, a := range x.args[1:] {
+		if strings.HasPrefix(a, "-") {
+			_, v, ok := strings.Cut(a, "=")
+			if !ok {
+				continue
+			}
+			a = v
+		}
+		paths = append(paths, a)
+	}
+	for _, r := range x.stmt.Redirs {
+		if r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.Op == syntax.ClbOut {
+			if p, ok, _ := t.eval(r.Word); ok {
+				paths = append(paths, p)
+			}
+		}
+	}
+	for _, p := range paths {
+		if p == "" || strings.Contains(p, "${") || strings.Contains(p, "://") {
+			continue
+		}
+		if abs := t.abs(p); !within(t.cwd, abs) { // the directory it runs in, or above: not what it makes
+			t.made = append(t.made, made{path: abs, at: t.loc(x.stmt), name: name})
+		}
+	}
+}
+
+// madeBy names the commands khook does not run that name abs, a
+// directory it is in, or a path in it, as "FILE:LINE command, …".
+func (t *translator) madeBy(abs string) string {
+	var by []string
+	for _, m := range t.made {
+		if within(abs, m.path) || within(m.path, abs) {
+			if s := m.at.String() + " " + m.name; !slices.Contains(by, s) {
+				by = append(by, s)
+			}
+		}
+	}
+	return strings.Join(by, ", ")
+}
+
+// within: path is dir or inside it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // toolVar reads a command word that is a variable whose value at import

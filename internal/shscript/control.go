@@ -52,7 +52,9 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	default:
 		if runsTool(last) {
 			// `if kubectl apply -f x; then …`: the command runs whatever it returns
+			before := len(t.m.Steps)
 			t.stmt(last)
+			t.conditionFailure(c, last, t.m.Steps[before:])
 		}
 		before := len(t.m.Steps)
 		t.undecided(last, func() {

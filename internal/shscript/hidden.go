@@ -177,16 +177,17 @@ func ignoresFailure(s *syntax.Stmt) bool {
 
 var createCommand = regexp.MustCompile(`^(kubectl|oc)\b.*\screate\s`)
 
-// failureIgnored: the script carries on when the steps made of c.X fail
-// (`… || true`). A delete then ignores a missing object; an apply made of
-// kubectl create was made idempotent; any other step fails the run, said
-// at the line, since no khook step may fail without failing the run.
-func (t *translator) failureIgnored(c *syntax.BinaryCmd, steps []*importer.Step) {
+// failureIgnored: the script carries on when the steps made of the
+// command at n fail (`… || true`, how; an if's condition). A delete then
+// ignores a missing object; an apply made of kubectl create was made
+// idempotent; any other step fails the run, said at the line, since no
+// khook step may fail without failing the run.
+func (t *translator) failureIgnored(n syntax.Node, how string, steps []*importer.Step) {
 	for _, st := range steps {
 		if d := st.Out.Delete; d != nil {
 			yes := true
 			d.IgnoreNotFound = &yes
-			t.info(c, "step "+st.Out.Name, "the script ignores its failure ("+t.text(c.Y)+"): written ignoreNotFound: true; any other failure (a refusal, a timeout) still fails the run, where the script carried on")
+			t.info(n, "step "+st.Out.Name, "the script ignores its failure ("+how+"): written ignoreNotFound: true; any other failure (a refusal, a timeout) still fails the run, where the script carried on")
 			continue
 		}
 		created := false
@@ -194,7 +195,33 @@ func (t *translator) failureIgnored(c *syntax.BinaryCmd, steps []*importer.Step)
 			created = created || (cmd.Step == st.Out.Name && createCommand.MatchString(cmd.Text))
 		}
 		if !created {
-			t.info(c, "step "+st.Out.Name, "the script ignores its failure ("+t.text(c.Y)+") and carries on; khook's step fails the run when it fails (no step may fail without failing the run)")
+			t.info(n, "step "+st.Out.Name, "the script ignores its failure ("+how+") and carries on; khook's step fails the run when it fails (no step may fail without failing the run)")
 		}
 	}
+}
+
+// conditionFailure: a helm or kubectl command is an if's condition, and
+// the branch its failure takes carries on (an else that only prints, or
+// no else), as after `|| true`: said at its line by failureIgnored.
+func (t *translator) conditionFailure(c *syntax.IfClause, cond *syntax.Stmt, steps []*importer.Step) {
+	onFail, how := []*syntax.Stmt(nil), "if …; then …; fi, with no else"
+	switch {
+	case cond.Negated:
+		onFail = c.Then
+	case c.Else != nil:
+		onFail = append(append(onFail, c.Else.Cond...), c.Else.Then...)
+	}
+	for _, s := range onFail {
+		if !ignoresFailure(s) {
+			return
+		}
+	}
+	switch {
+	case len(onFail) == 0:
+	case cond.Negated:
+		how = "if ! …; then " + t.text(onFail[0]) + "; fi"
+	default:
+		how = "if …; else " + t.text(onFail[0]) + "; fi"
+	}
+	t.failureIgnored(cond, how, steps)
 }

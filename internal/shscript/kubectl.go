@@ -132,6 +132,11 @@ func (t *translator) kApply(x *cmd, f flags) {
 		t.account(x.stmt, importer.FateNotCarried, "", "no -f or -k: nothing khook can apply")
 		return
 	}
+	for _, s := range srcs {
+		if t.absent(x, s) {
+			return
+		}
+	}
 	a := &importer.OutApply{Manifests: srcs, Namespace: f.get("n", "namespace"), ServerSide: f.is("server-side")}
 	t.addStep(x.stmt, "apply-"+sourceName(srcs[0]), "", &importer.OutStep{Apply: a})
 }
@@ -150,11 +155,7 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 		return []importer.OutSource{{URL: p}}, true
 	}
 	abs := t.abs(p)
-	st, err := os.Stat(abs)
-	if err != nil || !st.IsDir() {
-		if err != nil && !strings.Contains(p, "${") {
-			t.info(x.stmt, "manifest "+p, "not there at import ("+t.display(abs)+"); the step reads it when it runs")
-		}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return []importer.OutSource{{File: t.specPath(p)}}, true
 	}
 	var files []string
@@ -184,6 +185,44 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// missing is a local file: or kustomize: source that is not there at
+// import, as its path on this machine ("" when it is there, remote, or
+// only known when the script runs).
+func (t *translator) missing(src importer.OutSource) string {
+	p := src.File + src.Kustomize
+	if p == "" || strings.Contains(p, "${") {
+		return ""
+	}
+	abs := p
+	if !filepath.IsAbs(p) {
+		abs = filepath.Join(t.specDir, p)
+	}
+	if _, err := os.Stat(abs); err == nil {
+		return ""
+	}
+	return abs
+}
+
+// absent names an apply not carried when a manifest it reads is not there
+// at import (kube-prometheus's manifests/setup, made by its build): khook
+// validates and plans every manifest before the run, so such a step would
+// make the spec invalid. When the script makes the path earlier, that
+// command is named.
+func (t *translator) absent(x *cmd, src importer.OutSource) bool {
+	abs := t.missing(src)
+	if abs == "" {
+		return false
+	}
+	why := t.display(abs) + " does not exist when the import runs, so khook cannot read it; "
+	if by := t.madeBy(abs); by != "" {
+		why += "the script makes it earlier (" + by + "), which khook does not run: generate it and commit it, or import again once it exists"
+	} else {
+		why += "import again once it exists (run the import from where the script runs: --dir)"
+	}
+	t.account(x.stmt, importer.FateNotCarried, "", why)
+	return true
+}
 
 // sourceName names an apply step after what it applies.
 func sourceName(s importer.OutSource) string {

@@ -18,6 +18,11 @@ func (t *translator) kDelete(x *cmd, f flags) {
 		if !ok {
 			return
 		}
+		for _, s := range srcs {
+			if abs := t.missing(s); abs != "" {
+				t.info(x.stmt, "manifest "+s.File+s.Kustomize, "not there at import ("+t.display(abs)+"); the step reads it when it runs")
+			}
+		}
 		base.Manifests = srcs
 		t.addStep(x.stmt, "delete-"+sourceName(srcs[0]), "", &importer.OutStep{Delete: base})
 		return

@@ -1,7 +1,9 @@
 package shscript
 
 import (
+	"os"
 	"regexp"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -14,6 +16,9 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 	first := stages[0]
 	if len(stages) > 1 && t.helmTemplateFed(stages) {
 		return nil, true
+	}
+	if len(stages) > 1 && isCommand(stages[len(stages)-1], "envsubst") {
+		return t.envsubstFed(stages)
 	}
 	c, ok := first.Cmd.(*syntax.CallExpr)
 	if !ok || len(stages) > 1 {
@@ -31,7 +36,7 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 			return x.stdin, true // cat <<EOF
 		}
 		if x.args[0] == "cat" && len(x.args) == 2 {
-			return &input{src: &importer.OutSource{File: t.specPath(x.args[1])}}, true
+			return t.fileInput(x.args[1]), true
 		}
 		if x.args[0] == "echo" && len(x.args) == 2 {
 			return &input{src: &importer.OutSource{Inline: x.args[1] + "\n"}, text: x.args[1], known: true}, true
@@ -87,17 +92,56 @@ func (t *translator) createProduce(x *cmd, f flags) (*input, bool) {
 	return &input{src: &importer.OutSource{Inline: text}, text: text, known: true}, true
 }
 
+// envsubstFed is `cat <<EOF | envsubst | kubectl apply -f -` (a file's
+// cat, an echo): envsubst over what the stages before it print.
+func (t *translator) envsubstFed(stages []*syntax.Stmt) (*input, bool) {
+	last := stages[len(stages)-1]
+	in, ok := t.produce(stages[:len(stages)-1])
+	if !ok {
+		return nil, false // named there
+	}
+	if in == nil { // helm template | envsubst: the chart is carried as a helm step
+		t.notCarried(last, t.text(last), "envsubst over the chart's rendered manifests: khook renders the chart itself; pass these variables as the chart's values")
+		return nil, true
+	}
+	x := t.newCmd(last, last.Cmd.(*syntax.CallExpr))
+	x.stdin = in
+	return t.envsubst(x, stages)
+}
+
+// secretKind is a manifest's kind: Secret line.
+var secretKind = regexp.MustCompile(`(?m)^kind:\s*["']?Secret["']?\s*$`)
+
+// envVar is $VAR or ${VAR}, as envsubst reads them.
+var envVar = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+
 // envsubst < file: the file's $VAR and ${VAR} become khook's ${VAR}
-// (declared variables), inline.
+// (declared variables), inline. With a SHELL-FORMAT (envsubst '$A $B')
+// only those are replaced; a ${C} it leaves is written $${C}, literal.
 func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 	if x.stdin == nil || !x.stdin.known {
 		t.notCarriedPipe(x.stmt, stages)
 		return nil, false
 	}
-	re := regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
-	text := re.ReplaceAllStringFunc(x.stdin.text, func(m string) string {
-		sub := re.FindStringSubmatch(m)
+	if x.stdin.src.File != "" && secretKind.MatchString(x.stdin.text) {
+		t.account(x.stmt, importer.FateNotCarried, "", "a Secret from a file: khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
+		return nil, false
+	}
+	var only map[string]bool
+	for _, a := range x.args[1:] {
+		for _, sub := range envVar.FindAllStringSubmatch(a, -1) {
+			if only == nil {
+				only = map[string]bool{}
+			}
+			only[sub[1]+sub[2]] = true
+		}
+	}
+	text := envVar.ReplaceAllStringFunc(x.stdin.text, func(m string) string {
+		sub := envVar.FindStringSubmatch(m)
 		name := sub[1] + sub[2]
+		if only != nil && !only[name] {
+			return strings.Replace(m, "${", "$${", 1)
+		}
 		if v, ok := t.vars[name]; ok && v.decl == nil {
 			return v.val
 		}
@@ -126,4 +170,20 @@ func (t *translator) helmTemplateFed(stages []*syntax.Stmt) bool {
 	x.stdin = in
 	t.helmInstall(x, parseFlags(x.args[1:], helmValued), "template")
 	return true
+}
+
+// fileInput is a file the script feeds a command (< FILE, cat FILE), its
+// text read when it is there at import.
+func (t *translator) fileInput(p string) *input {
+	in := &input{src: &importer.OutSource{File: t.specPath(p)}}
+	if data, err := os.ReadFile(t.abs(p)); err == nil {
+		in.text, in.known = string(data), true
+	}
+	return in
+}
+
+// isCommand: the statement is a simple command named name.
+func isCommand(s *syntax.Stmt, name string) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	return ok && len(c.Args) > 0 && lit(c.Args[0]) == name
 }

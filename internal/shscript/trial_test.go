@@ -28,6 +28,17 @@ func importScript(t *testing.T, files map[string]string, args ...string) *Result
 	return res
 }
 
+// infoLines are the lines of the warnings whose why says why.
+func infoLines(m *importer.Model, why string) []int {
+	var lines []int
+	for _, n := range m.Info {
+		if strings.Contains(n.Why, why) {
+			lines = append(lines, n.Line)
+		}
+	}
+	return lines
+}
+
 // fateAt is the fate of the command at line (all of them, joined).
 func fateAt(m *importer.Model, line int) string {
 	var out []string
@@ -281,12 +292,7 @@ kubectl rollout status deploy/loki -n apps || exit 1
 	if len(res.Model.Steps) != 4 {
 		t.Fatalf("fates %v", res.Model.Commands)
 	}
-	var lines []int
-	for _, n := range res.Model.Info {
-		if strings.Contains(n.Why, "the script ignores its failure") {
-			lines = append(lines, n.Line)
-		}
-	}
+	lines := infoLines(res.Model, "the script ignores its failure")
 	if len(lines) != 2 || lines[0] != 3 || lines[1] != 4 {
 		t.Errorf("notes at %v, want 3 and 4: %v", lines, res.Model.Info)
 	}

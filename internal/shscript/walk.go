@@ -47,6 +47,15 @@ type translator struct {
 	frame, frames   int      // the function call being walked, and how many there were
 	substSeen       map[string]bool
 	ctxNS           string // the namespace the script set on the current kubeconfig context
+	made            []made // local paths named by commands khook does not run, in order
+}
+
+// made is a local path a command khook does not run names (an argument,
+// a file it writes): what may make a manifest missing at import.
+type made struct {
+	path string
+	at   importer.Loc
+	name string // the command
 }
 
 type function struct {
@@ -137,9 +146,7 @@ func (t *translator) text(n syntax.Node) string {
 		s = s[:i] + " …"
 	}
 	s = strings.Join(strings.Fields(s), " ")
-	for _, v := range t.secrets {
-		s = strings.ReplaceAll(s, v, "<secret>")
-	}
+	s = t.masked(s)
 	if len(s) > 120 {
 		s = s[:117] + "…"
 	}
@@ -234,7 +241,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			before := len(t.m.Steps)
 			t.stmt(c.X)
 			if ignoresFailure(c.Y) {
-				t.failureIgnored(c, t.m.Steps[before:])
+				t.failureIgnored(c, t.text(c.Y), t.m.Steps[before:])
 			}
 		default:
 			t.stmt(c.X)

@@ -3,8 +3,11 @@ package importcmd
 import (
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/internal/importer"
@@ -14,7 +17,7 @@ import (
 func newScriptCmd(f *cmdutil.Factory) *cobra.Command {
 	opts := &Options{F: f}
 	cmd := &cobra.Command{
-		Use:   "script FILE [ARG...]",
+		Use:   "script [flags] FILE [ARG...]",
 		Short: "Convert a bash/sh bootstrap script (helm, kubectl) into a khook spec, saying at each line what did not come over",
 		Long: `Parse a bash/sh bootstrap script with a real shell parser and walk it as bash
 would run it from --dir (the repository root, usually): variables and
@@ -35,11 +38,14 @@ spec is written with it listed in its header (and on stderr, at its line),
 a step khook's spec would refuse among it — unless no step could be
 carried at all, when nothing is written and stderr says so; 2, writing
 nothing, on bad input (a script bash cannot parse, a missing sourced file, a
-binary file). Arguments after FILE are the script's own ($1, $@), as it is
-run; without them $1 is a required variable ARG1. docs/from-scripts.md
+binary file). Every argument after FILE is the script's own ($1, $@), as
+it is run, also one starting with - (setup.sh --edition community): khook's
+flags go before FILE, and a "--" right after FILE is dropped, as bash is not
+given it. Without them $1 is a required variable ARG1. docs/from-scripts.md
 lists the idioms.`,
-		Example: `  khook import script scripts/bootstrap.sh --out khook.yaml && khook validate -f khook.yaml
-  khook import script deploy.sh prod --out khook.yaml   # run as: ./deploy.sh prod`,
+		Example: `  khook import script --out khook.yaml scripts/bootstrap.sh && khook validate -f khook.yaml
+  khook import script --out khook.yaml deploy.sh prod             # run as: ./deploy.sh prod
+  khook import script --out khook.yaml setup.sh --edition community   # run as: ./setup.sh --edition community`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 {
 				return cmdutil.FlagErrorf("%s takes a script (and the arguments it is run with), got none", cmd.CommandPath())
@@ -51,13 +57,34 @@ lists the idioms.`,
 			if len(args) > 1 {
 				opts.Args = args[1:]
 			}
+			if len(opts.Args) > 0 && opts.Args[0] == "--" && cmd.ArgsLenAtDash() < 0 {
+				// FILE -- ARG...: the "--" once needed before arguments starting with -
+				opts.Args = opts.Args[1:]
+			}
+			warnKhookFlags(f.IOStreams.ErrOut, cmd.Flags(), opts.File, opts.Args)
 			return RunScript(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Out, "out", "", "write the spec to `FILE` instead of stdout")
 	cmd.Flags().StringVar(&opts.Name, "name", "", "metadata.name of the spec (default: the script's name)")
 	cmd.Flags().StringVar(&opts.Dir, "dir", ".", "the `DIR` the script is run from: its relative paths are relative to it")
+	// The script's arguments are its own, as it is run (setup.sh
+	// --edition community): flags end at FILE, so one starting with -
+	// reaches the script without "--".
+	cmd.Flags().SetInterspersed(false)
 	return cmd
+}
+
+// warnKhookFlags says when an argument after FILE is one of khook's own
+// flags (--out after the script): it is the script's now, so the spec
+// would not go where it was meant to.
+func warnKhookFlags(w io.Writer, flags *pflag.FlagSet, file string, args []string) {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if strings.HasPrefix(a, "--") && flags.Lookup(name) != nil {
+			fmt.Fprintf(w, "warning: %s after %s is an argument of the script, not khook's flag: khook's flags go before the script (khook import script %s … %s)\n", a, file, a, file)
+		}
+	}
 }
 
 // RunScript imports opts.File, a bash/sh script.
@@ -67,7 +94,11 @@ func importScript(opts *Options, specDir string) (*outcome, error) {
 	if opts.Out == "" || opts.Out == "-" {
 		specDir = "" // printed: paths relative to where the script runs
 	}
-	res, err := shscript.Import(opts.File, shscript.Options{Dir: opts.Dir, SpecDir: specDir, Name: opts.Name, Args: opts.Args})
+	check, err := validateCheck()
+	if err != nil {
+		return nil, err
+	}
+	res, err := shscript.Import(opts.File, shscript.Options{Dir: opts.Dir, SpecDir: specDir, Name: opts.Name, Args: opts.Args, Check: check})
 	var ie *shscript.InputError
 	if errors.As(err, &ie) {
 		return nil, inputError(ie)
