@@ -2,6 +2,8 @@ package shscript
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/khook/khook/internal/importer"
@@ -74,7 +76,19 @@ func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by
 	for _, st := range m.Steps {
 		st.Out.Needs = rewire(st.Out.Needs, gone)
 	}
+	m.Info = slices.DeleteFunc(m.Info, func(n importer.Note) bool { return namesStep(n, gone) })
 	return true
+}
+
+// namesStep: the note is about a step that is gone (the script ignores
+// its failure, a sleep carried as its wait: true).
+func namesStep(n importer.Note, gone map[string][]string) bool {
+	for name := range gone {
+		if regexp.MustCompile(`\bstep ` + regexp.QuoteMeta(name) + `([^-a-z0-9]|$)`).MatchString(n.What + "\n" + n.Why) {
+			return true
+		}
+	}
+	return false
 }
 
 // masked is s with every literal secret the script holds replaced.

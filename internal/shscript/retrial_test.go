@@ -3,6 +3,8 @@ package shscript
 import (
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/spec"
 )
 
 // The second trial on the 12 scripts (#46).
@@ -128,5 +130,43 @@ kubectl apply -f there.yaml
 	}
 	if len(infoLines(res.Model, "not there at import")) != 1 {
 		t.Errorf("the delete's missing manifest is not said: %v", res.Model.Info)
+	}
+}
+
+// A step the check refuses takes its warnings with it (ksandermann's
+// `sleep 5` said as wait: true on the dropped release); a step it refuses
+// only with the stand-in value of a required variable stays, said once.
+func TestCheckDropsTheStepsNotes(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "install.sh", "#!/bin/bash\nhelm upgrade --install prometheus ./prometheus\nsleep 5\nkubectl apply -f \"cm-${ENV_NAME}.yaml\" || true\nhelm upgrade --install app ./app || true\n")
+	write(t, dir, "prometheus/Chart.yaml", "apiVersion: v2\nname: prometheus\nversion: 0.1.0\n")
+	write(t, dir, "app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n")
+	check := func(s *spec.Spec) spec.Problems {
+		var ps spec.Problems
+		for _, st := range s.Steps {
+			if st.Helm != nil && st.Helm.Chart == "./prometheus" {
+				ps = append(ps, spec.Problem{Path: st.Path + ".helm.chart", Message: "clusterrole.rbac.authorization.k8s.io/p: rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in v1.22"})
+			}
+			if st.Apply != nil && st.Apply.Manifests[0].File == "cm-x.yaml" {
+				ps = append(ps, spec.Problem{Path: st.Path + ".apply.manifests.0", Message: "cannot read manifest file cm-x.yaml"})
+			}
+		}
+		return ps
+	}
+	res, err := Import("install.sh", Options{Dir: dir, Check: check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fateAt(res.Model, 2) != "not carried" || fateAt(res.Model, 4) != "step" || fateAt(res.Model, 5) != "step" {
+		t.Fatalf("fates %v", res.Model.Commands)
+	}
+	var said []string
+	for _, n := range res.Model.Info {
+		said = append(said, n.String())
+	}
+	if len(said) != 3 || strings.Contains(strings.Join(said, "\n"), "prometheus") ||
+		!strings.Contains(said[1], "install.sh:4: step apply-cm-env-name: khook validate finds, with stand-in values for ENV_NAME: cannot read manifest file cm-x.yaml") ||
+		!strings.HasPrefix(said[2], "install.sh:5: step app: the script ignores its failure") {
+		t.Errorf("warnings:\n%s", strings.Join(said, "\n"))
 	}
 }
