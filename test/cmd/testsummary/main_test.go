@@ -66,7 +66,9 @@ func TestFails(t *testing.T) { t.Fatal("the plan said apply, want fail") }
 	run := func(pkgs ...string) (string, int) {
 		cmd := exec.Command(bin, append([]string{"go", "test", "-json", "-count=1"}, pkgs...)...)
 		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+		// make test's GOFLAGS (-trimpath) kept, so the standard library
+		// comes from the build cache.
+		cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off")
 		out, err := cmd.Output()
 		if ee, ok := err.(*exec.ExitError); ok {
 			return string(out), ee.ExitCode()
