@@ -87,10 +87,19 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	}
 	name := t.toolVar(x)
 	if f := t.funcs[name]; f != nil {
+		save := t.pipeIn
+		if x.stdin != nil { // cat <<EOF | fn -f -, fn -f - <<EOF: its kubectl apply "$@" reads it
+			t.pipeIn = x.stdin
+		}
 		t.callFunc(f, x.args[1:])
+		t.pipeIn = save
 		return
 	}
-	switch base := name[strings.LastIndex(name, "/")+1:]; {
+	base := name[strings.LastIndex(name, "/")+1:]
+	if isTool(base) && x.stdin == nil && t.pipeIn != nil {
+		x.stdin, t.pipeIn = t.pipeIn, nil
+	}
+	switch {
 	case base == "helm":
 		t.helm(x)
 	case base == "kubectl" || base == "oc":

@@ -1,0 +1,45 @@
+package shscript
+
+import (
+	"testing"
+)
+
+// The held-out trial of #46 (trial-46d).
+
+// A function that wraps kubectl, on the right of a pipe or fed a heredoc
+// (scylla's `kubectl kustomize … | kubectl_create -f=-`), is followed with
+// what it is fed, as a direct `kubectl apply -f -` is; it was lost.
+func TestFunctionOnRightOfPipe(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+ka() { kubectl apply "$@"; }
+kubectl_create() {
+  kubectl create "$@"
+}
+cat <<EOF | ka -f -
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: a
+EOF
+kubectl kustomize ./op | kubectl_create -n=ops -f=-
+ka -f - <<EOF
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: b
+EOF
+`, "op/kustomization.yaml": "resources: []\n"})
+	st := res.Model.Steps
+	if len(st) != 3 {
+		t.Fatalf("steps %d, fates %v, not carried %v", len(st), res.Model.Commands, res.Model.NotCarried)
+	}
+	if a := st[0].Out.Apply; a == nil || a.Manifests[0].Inline == "" || st[0].From.Line != 2 {
+		t.Errorf("heredoc through ka: %+v at %v", st[0].Out, st[0].From)
+	}
+	if a := st[1].Out.Apply; a == nil || a.Manifests[0].Kustomize != "./op" || a.Namespace != "ops" {
+		t.Errorf("kustomize through kubectl_create: %+v", st[1].Out)
+	}
+	if a := st[2].Out.Apply; a == nil || a.Manifests[0].Inline == "" {
+		t.Errorf("heredoc to ka: %+v", st[2].Out)
+	}
+}
