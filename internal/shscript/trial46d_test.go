@@ -43,3 +43,20 @@ EOF
 		t.Errorf("heredoc to ka: %+v", st[2].Out)
 	}
 }
+
+// `$(unset CDPATH && cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)` (tidb,
+// pulsar) and `$(CDPATH= cd … && pwd)` resolve as the bare `cd … && pwd`
+// idiom does: the sourced file and the manifest are read from there.
+func TestUnsetCDPATHRoot(t *testing.T) {
+	res := importScript(t, map[string]string{"hack/install.sh": `#!/bin/bash
+ROOT=$(unset CDPATH && cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "${ROOT}/hack/lib.sh"
+HERE=$(CDPATH= cd -- "$(dirname "$0")" && pwd)
+kubectl apply -f "${ROOT}/m.yaml"
+kubectl apply -f "${HERE}/n.yaml"
+`, "hack/lib.sh": "NS=x\n", "m.yaml": configMap, "hack/n.yaml": configMap, "install.sh": "bash hack/install.sh\n"})
+	st := res.Model.Steps
+	if len(st) != 2 || st[0].Out.Apply.Manifests[0].File != "./m.yaml" || st[1].Out.Apply.Manifests[0].File != "./hack/n.yaml" {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+}

@@ -356,6 +356,8 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 			}
 		}
 		switch name := lit(c.Args[0]); {
+		case name == "unset" && len(args) == 1 && args[0] == "CDPATH":
+			// $(unset CDPATH && cd … && pwd): cd then goes where it says
 		case name == "cd" && len(args) > 0:
 			t.cwd = t.abs(args[0])
 		case name == "cd", name == "pwd":
