@@ -86,6 +86,10 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		return
 	}
 	name := t.toolVar(x)
+	if tool, v := t.builtTool(c, x); tool != "" {
+		t.account(s, importer.FateNotCarried, "", "a "+tool+" command the script builds in $"+v+" (it starts with "+t.vars[v].first()+"): its words are only known when the script runs; write the command out in the script to import it")
+		return
+	}
 	if f := t.funcs[name]; f != nil {
 		save := t.pipeIn
 		if x.stdin != nil { // cat <<EOF | fn -f -, fn -f - <<EOF: its kubectl apply "$@" reads it
@@ -369,4 +373,36 @@ func writesFile(s *syntax.Stmt) bool {
 		}
 	}
 	return false
+}
+
+// builtTool is helm or kubectl, and the variable, when the command word
+// is a variable holding a helm or kubectl command (cmd="helm install …";
+// cmd+=" --set …"; $cmd) whose words are not known at import; "" when
+// they are (the command is then read word by word) or it holds no such
+// command.
+func (t *translator) builtTool(c *syntax.CallExpr, x *cmd) (string, string) {
+	if len(c.Args[0].Parts) != 1 {
+		return "", ""
+	}
+	pe, _ := paramOf(c.Args[0].Parts[0])
+	if pe == nil || pe.Param == nil || t.vars[pe.Param.Value] == nil {
+		return "", ""
+	}
+	first := t.vars[pe.Param.Value].first()
+	if tool := toolName(first); tool != "" && x.args[0] != first {
+		return tool, pe.Param.Value
+	}
+	return "", ""
+}
+
+// first is the first word of the command the variable holds ("" when none).
+func (v *shVar) first() string {
+	val := v.val
+	if v.unknown || v.decl != nil {
+		val = v.was
+	}
+	if f := strings.Fields(val); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }

@@ -416,7 +416,11 @@ func (t *translator) undecided(n syntax.Node, walk func()) {
 		if d == nil {
 			d = &importer.Var{Name: name, Required: true, From: t.loc(n), Description: "the script sets it under a condition khook cannot decide (" + t.loc(n).String() + ")"}
 		}
-		t.vars[name] = &shVar{decl: d, unknown: true}
+		was := v.val
+		if b := before[name]; was == "" && b != nil {
+			was = b.val
+		}
+		t.vars[name] = &shVar{decl: d, unknown: true, was: was}
 	}
 }
 

@@ -1,7 +1,10 @@
 package shscript
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/khook/khook/internal/importer"
 )
 
 // The held-out trial of #46 (trial-46d).
@@ -58,5 +61,42 @@ kubectl apply -f "${HERE}/n.yaml"
 	st := res.Model.Steps
 	if len(st) != 2 || st[0].Out.Apply.Manifests[0].File != "./m.yaml" || st[1].Out.Apply.Manifests[0].File != "./hack/n.yaml" {
 		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+}
+
+// A helm or kubectl command built in a variable (dash0's
+// `helm_install_command="helm install …"; … time $helm_install_command`)
+// is read as that command when its words are known at import, and is
+// named a helm/kubectl command not carried when they are not; it was named
+// an unknown program, and the header's count missed it.
+func TestToolCommandInVariable(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+install() {
+  local cmd="helm upgrade --install app ./app --namespace apps"
+  cmd+=" --wait"
+  time $cmd
+}
+install
+c2="helm upgrade --install b ./app"
+if [[ -n "$EXTRA" ]]; then
+  c2+=" --set x=$EXTRA"
+fi
+$c2
+k="kubectl apply -f"
+$k m.yaml
+`, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n", "m.yaml": configMap})
+	st := res.Model.Steps
+	if len(st) != 2 || st[0].Out.Helm == nil || st[0].Out.Helm.Namespace != "apps" || !st[0].Out.Helm.Wait || st[1].Out.Apply == nil {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+	for _, line := range []int{12} {
+		if f := fateAt(res.Model, line); f != string(importer.FateNotCarried) {
+			t.Errorf("line %d: %q (commands %v)", line, f, res.Model.Commands)
+		}
+	}
+	for _, n := range res.Model.NotCarried {
+		if n.Line == 12 && !strings.Contains(n.Why, "a helm command the script builds in $c") {
+			t.Errorf("note %s", n)
+		}
 	}
 }

@@ -22,6 +22,7 @@ type shVar struct {
 	// set under a condition khook cannot decide): unquoted, it may split
 	// into any words.
 	unknown bool
+	was     string // the value it had before it became unknown (cmd="helm install …", then cmd+=… under a condition)
 }
 
 func secretLooking(name string) bool { return importer.SecretLooking(name) }
