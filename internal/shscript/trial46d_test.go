@@ -100,3 +100,36 @@ $k m.yaml
 		}
 	}
 }
+
+// `trap cleanup EXIT` (volcano) runs helm uninstall when the script ends:
+// khook has no on-exit step, so the trap's helm and kubectl commands (in
+// the functions it calls too) are named not carried at their lines; they
+// were neither followed nor named.
+func TestTrapExitNamed(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+uninstall() {
+  helm uninstall app -n apps
+}
+cleanup() {
+  uninstall
+  kubectl delete ns apps
+  kind delete cluster
+}
+trap cleanup EXIT
+trap 'kubectl delete ns tmp' INT
+kubectl apply -f m.yaml
+`, "m.yaml": configMap})
+	if len(res.Model.Steps) != 1 {
+		t.Fatalf("steps %v", res.Model.Commands)
+	}
+	for _, line := range []int{3, 7, 11} {
+		if f := fateAt(res.Model, line); f != string(importer.FateNotCarried) {
+			t.Errorf("line %d: %q (commands %v)", line, f, res.Model.Commands)
+		}
+	}
+	for _, n := range res.Model.NotCarried {
+		if !strings.Contains(n.Why, "it runs when the script exits (trap at install.sh:") {
+			t.Errorf("note %s", n)
+		}
+	}
+}
