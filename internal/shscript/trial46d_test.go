@@ -133,3 +133,28 @@ kubectl apply -f m.yaml
 		}
 	}
 }
+
+// A negated probe (dash0's `if ! kubectl wait … --timeout=5s; then kubectl
+// apply -k …; fi`) is not a wait step that must succeed before the install
+// (on a fresh cluster it failed the run): the guarded apply is carried,
+// the probe noted. A wait whose failure exits stays a step.
+func TestNegatedProbeNotAStep(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+if ! kubectl wait -n ingress --for=condition=ready pod --selector=app=nginx --timeout=5s; then
+  kubectl apply -f m.yaml
+fi
+if ! kubectl wait -n apps --for=condition=ready pod -l app=x --timeout=60s; then
+  echo "not ready"; exit 1
+fi
+`, "m.yaml": configMap})
+	st := res.Model.Steps
+	if len(st) != 2 || st[0].Out.Apply == nil || st[1].Out.Wait == nil {
+		t.Fatalf("steps %v", res.Model.Commands)
+	}
+	if f := fateAt(res.Model, 2); f != string(importer.FateReadOnly) {
+		t.Errorf("probe: %q", f)
+	}
+	if lines := infoLines(res.Model, "a probe, not a step"); len(lines) != 1 || lines[0] != 2 {
+		t.Errorf("notes %v", res.Model.Info)
+	}
+}
