@@ -158,3 +158,38 @@ fi
 		t.Errorf("notes %v", res.Model.Info)
 	}
 }
+
+// An option loop that copies $1 first (pulsar's `key="$1"; case $key in`)
+// takes the branches of the arguments given, as `case $1 in` does; it took
+// branches not given.
+func TestOptionLoopKeyCopy(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+symmetric=false
+ns=default
+while [[ $# -gt 0 ]]; do
+  key="$1"
+  case $key in
+    -n|--namespace)
+      ns="$2"
+      shift; shift
+      ;;
+    -s|--symmetric)
+      symmetric=true
+      shift
+      ;;
+    *)
+      shift
+      ;;
+  esac
+done
+if [[ "$symmetric" == "true" ]]; then
+  kubectl create namespace sym
+else
+  kubectl create namespace "$ns"
+fi
+`}, "-n", "p")
+	st := res.Model.Steps
+	if len(st) != 1 || !strings.Contains(st[0].Out.Apply.Manifests[0].Inline, "name: p") || st[0].Out.When != "" {
+		t.Fatalf("steps %v, %+v", res.Model.Commands, st[0].Out)
+	}
+}

@@ -262,7 +262,8 @@ func (t *translator) assign(a *syntax.Assign) {
 	switch {
 	case val == "${"+name+"}" && t.m.Var(name) != nil:
 		t.vars[name] = &shVar{decl: t.m.Var(name)}
-	case secretLooking(name) || fromFile:
+	case (secretLooking(name) && !(t.optLoop > 0 && isParam1(a.Value))) || fromFile:
+		// key="$1" in an option loop is the option being read, as $1 is, not a secret
 		t.secret(val)
 		why := "a secret the script sets"
 		if fromFile {
@@ -411,4 +412,13 @@ func (t *translator) findsRepoRoot(name string) bool {
 func isRepoRoot(s *syntax.Stmt) bool {
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	return ok && len(c.Args) >= 2 && lit(c.Args[0]) == "git" && lit(c.Args[1]) == "rev-parse"
+}
+
+// isParam1: the word is $1 or "$1" (the option an option loop reads).
+func isParam1(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	pe, _ := paramOf(w.Parts[0])
+	return pe != nil && pe.Param != nil && pe.Param.Value == "1" && pe.Exp == nil && pe.Index == nil && !pe.Length
 }
