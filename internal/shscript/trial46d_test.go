@@ -193,3 +193,27 @@ fi
 		t.Fatalf("steps %v, %+v", res.Model.Commands, st[0].Out)
 	}
 }
+
+// A value glued to a short flag is read as pflag reads it: -lproduct=aes is
+// -l product=aes, -nfoo is -n foo (faces' `deploy -lproduct=aes` waited on
+// every Deployment; `-nfoo` applied to default).
+func TestGluedShortFlags(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+kubectl apply -nfoo -f m.yaml
+kubectl wait deploy -lproduct=aes -n=bar --for=condition=available
+kubectl delete pods -lapp=x -nfoo
+`, "m.yaml": configMap})
+	st := res.Model.Steps
+	if len(st) != 3 {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+	if a := st[0].Out.Apply; a.Namespace != "foo" {
+		t.Errorf("apply %+v", a)
+	}
+	if w := toJSON(st[1].Out.Wait); !strings.Contains(w, `product=aes`) || !strings.Contains(w, `"bar"`) {
+		t.Errorf("wait %s", w)
+	}
+	if d := toJSON(st[2].Out.Delete); !strings.Contains(d, `app=x`) || !strings.Contains(d, `"foo"`) {
+		t.Errorf("delete %s", d)
+	}
+}
