@@ -217,3 +217,24 @@ kubectl delete pods -lapp=x -nfoo
 		t.Errorf("delete %s", d)
 	}
 }
+
+// Brace expansion is bash's: `cert-manager{,-cainjector,-webhook}` is three
+// words, `crd/{a,b}.yaml` two files (scylla); they were one invalid name.
+func TestBraceExpansion(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+for d in cert-manager{,-cainjector,-webhook}; do
+  kubectl rollout status -n cert-manager "deployment/${d}"
+done
+kubectl apply -f=crd/{a,b}.yaml
+`, "crd/a.yaml": configMap, "crd/b.yaml": configMap})
+	st := res.Model.Steps
+	if len(st) != 4 {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+	if got := toJSON(st[2].Out.Rollout); !strings.Contains(got, "cert-manager-webhook") {
+		t.Errorf("rollout %s", got)
+	}
+	if a := st[3].Out.Apply; len(a.Manifests) != 2 || a.Manifests[1].File != "./crd/b.yaml" {
+		t.Errorf("apply %+v", a.Manifests)
+	}
+}

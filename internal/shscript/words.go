@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
@@ -56,6 +57,17 @@ func (t *translator) eval(w *syntax.Word) (val string, ok bool, why string) {
 // fields is a command's argument after word splitting: an unquoted $VAR
 // or ${ARR[@]} can be several arguments.
 func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
+	if ws := braces(w); ws != nil { // cert-manager{,-webhook}: bash's brace expansion, before any other
+		var out []string
+		for _, x := range ws {
+			fs, ok, why := t.fields(x)
+			if !ok {
+				return nil, false, why
+			}
+			out = append(out, fs...)
+		}
+		return out, true, ""
+	}
 	if len(w.Parts) == 1 {
 		pe, quoted := paramOf(w.Parts[0])
 		if pe != nil && pe.Param != nil && pe.Exp == nil {
@@ -421,4 +433,14 @@ func isParam1(w *syntax.Word) bool {
 	}
 	pe, _ := paramOf(w.Parts[0])
 	return pe != nil && pe.Param != nil && pe.Param.Value == "1" && pe.Exp == nil && pe.Index == nil && !pe.Length
+}
+
+// braces is the words bash's brace expansion makes of w (a{b,c}d, a{1..3}),
+// nil when it has none. w is not changed.
+func braces(w *syntax.Word) []*syntax.Word {
+	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
+	if !syntax.SplitBraces(cp) {
+		return nil
+	}
+	return expand.Braces(cp)
 }
