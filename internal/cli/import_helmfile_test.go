@@ -133,17 +133,10 @@ func TestImportHelmfileBadInput(t *testing.T) {
 func TestImportHelmfileEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	for name, data := range map[string]string{
+	writeTree(t, map[string]string{
 		"helmfile.yaml": "environments:\n  dev: {}\n  prod: {}\n---\nreleases:\n  - name: a\n    chart: ./a\n",
 		"a/Chart.yaml":  "apiVersion: v2\nname: a\nversion: 0.1.0\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	ios, out, errOut := iostreams.Test("")
 	code := Run(context.Background(), []string{"import", "helmfile", "-e", "prd", "helmfile.yaml", "--out", "khook.yaml"}, ios)
 	want := "Error: helmfile.yaml: environment \"prd\" is not defined (helmfile refuses it too): this helmfile defines only dev and prod: choose one with --environment NAME (-e NAME); nothing written\n"
@@ -166,23 +159,43 @@ func TestImportHelmfileEnvironment(t *testing.T) {
 func TestImportHelmfileDEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	for name, data := range map[string]string{
+	writeTree(t, map[string]string{
 		"helmfile.d/00-crds.yaml": "releases:\n  - name: crds\n    namespace: infra\n    chart: ../a\n",
 		"helmfile.d/01-apps.yaml": "environments:\n  dev: {}\n  prod: {}\n---\nreleases:\n  - name: a\n    namespace: apps\n    chart: ../a\n",
 		"a/Chart.yaml":            "apiVersion: v2\nname: a\nversion: 0.1.0\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	ios, _, errOut := iostreams.Test("")
 	code := Run(context.Background(), []string{"import", "helmfile", "-e", "prod", ".", "--out", "khook.yaml"}, ios)
 	want := "helmfile.d/00-crds.yaml: warning: environment \"prod\" is not defined in this file: helmfile skips a helmfile.d file without it, so none of its releases is imported\n" +
 		"1 release: 1 faithful, 0 partial, 0 refused; import faithful\n"
 	if code != 0 || errOut.String() != want {
 		t.Errorf("exit %d, stderr %q; want 0 and %q", code, errOut, want)
+	}
+}
+
+// The helmfile import runs khook validate's own check on what it writes,
+// as the script import does (#46): a release whose local chart renders an
+// API version Kubernetes removed is refused with the check's reason, and
+// the spec written validates.
+func TestImportHelmfileRunsValidateCheck(t *testing.T) {
+	t.Chdir(t.TempDir())
+	writeTree(t, map[string]string{
+		"helmfile.yaml":                         "releases:\n- name: prometheus\n  namespace: monitoring\n  chart: ./prometheus\n- name: ok\n  namespace: apps\n  chart: ./ok\n",
+		"prometheus/Chart.yaml":                 "apiVersion: v2\nname: prometheus\nversion: 0.1.0\n",
+		"prometheus/templates/clusterrole.yaml": "apiVersion: rbac.authorization.k8s.io/v1beta1\nkind: ClusterRole\nmetadata:\n  name: prometheus-server\nrules: []\n",
+		"ok/Chart.yaml":                         "apiVersion: v2\nname: ok\nversion: 0.1.0\n",
+		"ok/templates/cm.yaml":                  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n",
+	})
+	ios, _, errOut := iostreams.Test("")
+	if code := Run(context.Background(), []string{"import", "helmfile", "--out", "khook.yaml", "helmfile.yaml"}, ios); code != 1 {
+		t.Fatalf("import: exit %d, want 1\n%s", code, errOut)
+	}
+	want := "helmfile.yaml:2: not carried over: release prometheus: chart ./prometheus renders clusterrole.rbac.authorization.k8s.io/prometheus-server: rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in v1.22"
+	if !strings.Contains(errOut.String(), want) || !strings.Contains(errOut.String(), "the helmfile's own install fails on a current cluster too: update the chart and import again") {
+		t.Errorf("stderr lacks %q:\n%s", want, errOut)
+	}
+	ios, out, errOut := iostreams.Test("")
+	if code := Run(context.Background(), []string{"validate", "-f", "khook.yaml"}, ios); code != 0 || !strings.Contains(out.String(), "valid (1 step)") {
+		t.Errorf("validate: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -51,6 +51,11 @@ type Options struct {
 	// of a helmfile.d or of a helmfiles: glob run one after the other in
 	// name order, not in parallel.
 	SequentialHelmfiles bool
+	// Check is `khook validate`'s check of what the steps apply and
+	// render (runner/plan.Validate, handed in by the command): a release
+	// whose step it refuses is refused, a hook's step dropped. Nil checks
+	// only that the spec loads.
+	Check importer.Check
 
 	// placeholders renders an unset requiredEnv as a placeholder that
 	// becomes ${NAME} (Import's first try; see unsetEnv).

@@ -1,15 +1,13 @@
 package helmfile
 
 import (
-	"fmt"
-
 	"github.com/khook/khook/internal/importer"
 )
 
 // write renders the spec through the import model's one writer, checks
-// it loads as validate would (a step the spec refuses drops its hook, or
-// turns its release refused, and the spec is written again), and settles
-// every verdict.
+// it as validate would (a step the spec or validate's check refuses drops
+// its hook, or turns its release refused, and the spec is written again),
+// and settles every verdict.
 func (c *converter) write(name string) ([]byte, error) {
 	c.references()
 	refused := map[*rel]string{}
@@ -19,16 +17,19 @@ func (c *converter) write(name string) ([]byte, error) {
 		m, index = c.model(name, refused)
 		return m
 	}
-	return importer.WriteChecked(build, func(m *importer.Model, probs []importer.Problem) bool {
-		if c.dropRefusedHooks(probs, index, m) {
+	return importer.WriteChecked(build, func(m *importer.Model, probs []importer.Problem, by importer.Finding) bool {
+		if by == importer.StandIn {
+			c.sayStandIns(m, probs, index)
+			return true
+		}
+		if c.dropRefusedHooks(probs, index, m, by) {
 			return true
 		}
 		n := len(refused)
 		for _, p := range probs {
-			var i int
-			if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
+			if i := importer.StepOf(p.Path); index[i] != nil {
 				if _, ok := refused[index[i]]; !ok {
-					refused[index[i]] = p.Message
+					refused[index[i]] = refusal(m, i, p, by, "its step")
 				}
 			}
 		}
@@ -37,7 +38,29 @@ func (c *converter) write(name string) ([]byte, error) {
 		}
 		c.dropNeedsOf(refused)
 		return true
-	})
+	}, c.opts.Check)
+}
+
+// refusal is why step i, of a release or a hook (whose), is not carried:
+// the spec refuses it, or khook validate what it applies or renders.
+func refusal(m *importer.Model, i int, p importer.Problem, by importer.Finding, whose string) string {
+	if by == importer.Validating {
+		return importer.CheckWhy(m, i, p, 0)
+	}
+	return "the khook spec refuses " + whose + ": " + p.Message
+}
+
+// sayStandIns says, under the release, each problem khook validate finds
+// only with stand-in values for the variables its step reads.
+func (c *converter) sayStandIns(m *importer.Model, probs []importer.Problem, index map[int]*rel) {
+	seen := map[int]bool{}
+	for _, p := range probs {
+		if i := importer.StepOf(p.Path); index[i] != nil && !seen[i] {
+			seen[i] = true
+			r := index[i]
+			r.out.Info = append(r.out.Info, Note{Loc: c.fromOr(m.Steps[i].Out, r, "chart"), What: "release " + r.out.Resolved.Name + ": step " + m.Steps[i].Out.Name, Why: importer.StandInWhy(m, i, p)})
+		}
+	}
 }
 
 // model is the import model of the releases not refused, in order: each
@@ -45,7 +68,7 @@ func (c *converter) write(name string) ([]byte, error) {
 // position to its release. The verdicts are settled first, so the notes
 // are final.
 func (c *converter) model(name string, refused map[*rel]string) (*importer.Model, map[int]*rel) {
-	m := &importer.Model{Source: c.top + " (environment " + c.opts.Environment + ")", Tool: "khook import helmfile", Name: name, Vars: c.res.Vars, Commands: c.commands}
+	m := &importer.Model{Source: c.top + " (environment " + c.opts.Environment + ")", Tool: "khook import helmfile", Dir: c.specDir, Name: name, Vars: c.res.Vars, Commands: c.commands}
 	index := map[int]*rel{}
 	for _, r := range c.rels {
 		if _, ok := refused[r]; ok {
@@ -72,16 +95,15 @@ func (c *converter) model(name string, refused map[*rel]string) (*importer.Model
 
 // dropRefusedHooks drops each hook's step the spec refuses: it loses the
 // hook, not the release.
-func (c *converter) dropRefusedHooks(probs []importer.Problem, index map[int]*rel, m *importer.Model) bool {
+func (c *converter) dropRefusedHooks(probs []importer.Problem, index map[int]*rel, m *importer.Model, by importer.Finding) bool {
 	dropped := false
 	for _, p := range probs {
-		var i int
-		if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err == nil && index[i] != nil {
+		if i := importer.StepOf(p.Path); index[i] != nil {
 			r, st := index[i], m.Steps[i].Out
 			if st != r.step && r.dropHook(st) {
 				c.rewire(st)
 				r.out.NotCarried = append(r.out.NotCarried, Note{Loc: c.fromOr(st, r, "hooks"), What: "release " + r.out.Resolved.Name + ": a hook's step " + st.Name,
-					Why: "the khook spec refuses it: " + p.Message})
+					Why: refusal(m, i, p, by, "it")})
 				dropped = true
 			}
 		}
@@ -127,7 +149,7 @@ func (c *converter) verdicts(refused map[*rel]string) {
 			}
 			r.out.Verdict = Refused
 			r.out.Step, r.out.Steps = "", nil
-			r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: r.st.file, Line: r.line}, What: "release " + r.out.Resolved.Name, Why: "the khook spec refuses its step: " + why})
+			r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: r.st.file, Line: r.line}, What: "release " + r.out.Resolved.Name, Why: why})
 			continue
 		}
 		if len(r.out.NotCarried) > 0 {

@@ -3,8 +3,9 @@
 // it came from, the variables it declared (defaults, required, secret),
 // what it did not carry and why, and the fate of every command it read.
 // One writer renders the model as a khook spec (a header naming what was
-// not carried, `# from FILE:LINE` above each step) and checks it with
-// spec.Load, as `khook validate` would.
+// not carried, `# from FILE:LINE` above each step) and checks it as
+// `khook validate` does: spec.Load, then validate's own check of what the
+// steps apply and render, handed in by the command (Check).
 //
 // Both importers produce into it: internal/shscript (scripts) and
 // internal/helmfile (helmfiles, whose hooks' commands go through
@@ -99,12 +100,16 @@ type Model struct {
 	// Source is the imported file as the user named it; Tool says how it
 	// was imported ("khook import script").
 	Source, Tool string
-	Name         string // metadata.name
-	Vars         []*Var
-	Steps        []*Step
-	NotCarried   []Note // lost: the spec does not do these
-	Info         []Note // carried with a difference worth knowing
-	Commands     []Command
+	// Dir is the directory the spec is written to: its relative file:,
+	// kustomize: and chart paths are read from there ("" is the working
+	// directory).
+	Dir        string
+	Name       string // metadata.name
+	Vars       []*Var
+	Steps      []*Step
+	NotCarried []Note // lost: the spec does not do these
+	Info       []Note // carried with a difference worth knowing
+	Commands   []Command
 }
 
 // Verdict is Refused when no step was written, Partial when something was

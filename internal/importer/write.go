@@ -126,17 +126,23 @@ func Problems(m *Model, doc []byte) ([]Problem, error) {
 }
 
 func load(m *Model, doc []byte) (*spec.Spec, spec.Problems, error) {
+	return loadWith(m, doc, "x")
+}
+
+// loadWith loads the spec written with stand for each variable that has
+// no default and no Example.
+func loadWith(m *Model, doc []byte, stand string) (*spec.Spec, spec.Problems, error) {
 	var set, env []string
 	for _, v := range m.Vars {
-		stand := "x"
+		val := stand
 		if v.Example != "" {
-			stand = v.Example
+			val = v.Example
 		}
 		switch {
 		case v.Secret:
-			env = append(env, "KHOOK_SECRET_"+v.Name+"="+stand)
+			env = append(env, "KHOOK_SECRET_"+v.Name+"="+val)
 		case v.Default == nil:
-			set = append(set, v.Name+"="+stand)
+			set = append(set, v.Name+"="+val)
 		}
 	}
 	s, err := spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc), Set: set, Environ: env})
@@ -147,16 +153,24 @@ func load(m *Model, doc []byte) (*spec.Spec, spec.Problems, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot check the spec written: %w", err)
 	}
+	if m.Dir != "" {
+		s.BaseDir = m.Dir
+	}
 	return s, nil, nil
 }
 
-// WriteChecked writes the model build makes and checks it loads as
-// `khook validate` would. While it does not, drop gets the problems (each
-// path steps.N… names the step) to take out what the spec refuses, naming
-// it not carried, and the model is built and written again; drop returns
-// false when it can take nothing out, and the problems are then the
-// import's own failure, with nothing written.
-func WriteChecked(build func() *Model, drop func(m *Model, probs []Problem) bool) ([]byte, error) {
+// WriteChecked writes the model build makes and checks it as `khook
+// validate` would: it loads (spec.Load), then check (nil: none) finds no
+// problem in what its steps apply and render. While it does not, drop gets
+// the problems (each path steps.N… names the step) and what found them, to
+// take out what is refused, naming it not carried, and the model is built
+// and written again; drop returns false when it can take nothing out, and
+// the problems are then the import's own failure, with nothing written.
+// Problems the check finds only with the stand-in values of required
+// variables go to drop once as StandIn, to be said; the step stays. A
+// check that fails is the import's failure too, never a pass.
+func WriteChecked(build func() *Model, drop func(m *Model, probs []Problem, by Finding) bool, check Check) ([]byte, error) {
+	said := false
 	for {
 		m := build()
 		doc, err := Write(m)
@@ -164,10 +178,26 @@ func WriteChecked(build func() *Model, drop func(m *Model, probs []Problem) bool
 			return doc, err
 		}
 		probs, err := Problems(m, doc)
-		if err != nil || len(probs) == 0 {
-			return doc, err
+		if err != nil {
+			return nil, err
 		}
-		if !drop(m, probs) {
+		by := Loading
+		if len(probs) == 0 && check != nil && !said {
+			var standIn []Problem
+			if probs, standIn, err = checked(m, check); err != nil {
+				return nil, err
+			}
+			by = Validating
+			if len(probs) == 0 && len(standIn) > 0 {
+				said = true
+				drop(m, standIn, StandIn)
+				continue
+			}
+		}
+		if len(probs) == 0 {
+			return doc, nil
+		}
+		if !drop(m, probs, by) {
 			return nil, fmt.Errorf("the import made a spec khook refuses (%s), so nothing is written; please report it with the file imported", probs[0])
 		}
 	}

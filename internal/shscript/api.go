@@ -45,6 +45,10 @@ type Options struct {
 	// Args are the script's positional parameters ($1, $@), as in
 	// `bash install.sh prod`; without them $1 is a required variable ARG1.
 	Args []string
+	// Check is `khook validate`'s check of what the steps apply and
+	// render (runner/plan.Validate, handed in by the command): a step it
+	// refuses is not carried. Nil checks only that the spec loads.
+	Check importer.Check
 }
 
 // InputError is a script the import cannot read: it does not parse, a
@@ -81,7 +85,7 @@ func Import(file string, opts Options) (*Result, error) {
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
-	doc, err := writeValid(t.m)
+	doc, err := t.writeValid(opts.Check)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +164,7 @@ func newTranslator(file string, opts Options) (*translator, error) {
 	if name == "" {
 		name = specName(file)
 	}
-	t.m = &importer.Model{Source: file, Tool: "khook import script", Name: name}
+	t.m = &importer.Model{Source: file, Tool: "khook import script", Name: name, Dir: specDir}
 	if opts.Args != nil {
 		t.args, t.argsGiven = opts.Args, true
 	}

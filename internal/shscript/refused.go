@@ -7,36 +7,50 @@ import (
 	"github.com/khook/khook/internal/importer"
 )
 
-// writeValid writes the model and checks it as `khook validate` would. A
-// step the spec refuses is dropped and named not carried at its line,
-// with the field and the reason, and the rest written again: the import
-// never fails on its own translation of one command.
-func writeValid(m *importer.Model) ([]byte, error) {
+// writeValid writes the model and checks it as `khook validate` would:
+// it loads, and check (Options.Check) finds nothing wrong in what its
+// steps apply and render. A step either refuses is dropped and named not
+// carried at its line, with the reason, and the rest written again: the
+// import never fails on its own translation of one command.
+func (t *translator) writeValid(check importer.Check) ([]byte, error) {
+	m := t.m
 	build := func() *importer.Model {
 		pruneVars(m)
 		importer.SortNotes(m.NotCarried)
 		importer.SortNotes(m.Info)
 		return m
 	}
-	return importer.WriteChecked(build, dropRefused)
+	return importer.WriteChecked(build, t.dropRefused, check)
 }
 
 // dropRefused drops each step a problem's path names (steps.N…); false
-// when no problem names a step.
-func dropRefused(m *importer.Model, probs []importer.Problem) bool {
-	refused := map[int]string{}
+// when no problem names a step. Problems found only with stand-in values
+// are said at their step's line instead.
+func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by importer.Finding) bool {
+	first, count := map[int]importer.Problem{}, map[int]int{}
 	for _, p := range probs {
-		var i int
-		if _, err := fmt.Sscanf(p.Path, "steps.%d", &i); err != nil || i < 0 || i >= len(m.Steps) {
-			continue
+		if i := importer.StepOf(p.Path); i >= 0 && i < len(m.Steps) {
+			if count[i]++; count[i] == 1 {
+				first[i] = p
+			}
 		}
-		if _, ok := refused[i]; !ok {
+	}
+	refused := map[int]string{}
+	for i := range m.Steps {
+		p, ok := first[i]
+		switch {
+		case !ok:
+		case by == importer.StandIn:
+			m.Info = append(m.Info, importer.Note{Loc: m.Steps[i].From, What: "step " + m.Steps[i].Out.Name, Why: t.masked(importer.StandInWhy(m, i, p))})
+		case by == importer.Validating:
+			refused[i] = importer.CheckWhy(m, i, p, count[i]-1)
+		default:
 			field := strings.TrimPrefix(p.Path, fmt.Sprintf("steps.%d.", i))
-			refused[i] = field + ": " + strings.TrimPrefix(p.Message, p.Path+": ")
+			refused[i] = "khook's spec refuses the step made of it (" + field + ": " + strings.TrimPrefix(p.Message, p.Path+": ") + "); write this step by hand"
 		}
 	}
 	if len(refused) == 0 {
-		return false
+		return by == importer.StandIn
 	}
 	gone := map[string][]string{} // a dropped step's name → what it needed
 	kept := m.Steps[:0]
@@ -46,8 +60,8 @@ func dropRefused(m *importer.Model, probs []importer.Problem) bool {
 			kept = append(kept, st)
 			continue
 		}
+		why = t.masked(why)
 		gone[st.Out.Name] = st.Out.Needs
-		why = "khook's spec refuses the step made of it (" + why + "); write this step by hand"
 		text := "step " + st.Out.Name
 		for j, c := range m.Commands {
 			if c.Step == st.Out.Name {
@@ -61,6 +75,14 @@ func dropRefused(m *importer.Model, probs []importer.Problem) bool {
 		st.Out.Needs = rewire(st.Out.Needs, gone)
 	}
 	return true
+}
+
+// masked is s with every literal secret the script holds replaced.
+func (t *translator) masked(s string) string {
+	for _, v := range t.secrets {
+		s = strings.ReplaceAll(s, v, "<secret>")
+	}
+	return s
 }
 
 // rewire replaces needs on dropped steps by what those needed.

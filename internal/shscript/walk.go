@@ -148,9 +148,7 @@ func (t *translator) text(n syntax.Node) string {
 		s = s[:i] + " …"
 	}
 	s = strings.Join(strings.Fields(s), " ")
-	for _, v := range t.secrets {
-		s = strings.ReplaceAll(s, v, "<secret>")
-	}
+	s = t.masked(s)
 	if len(s) > 120 {
 		s = s[:117] + "…"
 	}

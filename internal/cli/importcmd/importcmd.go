@@ -10,6 +10,7 @@
 package importcmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,8 @@ import (
 	"github.com/khook/khook/internal/helmfile"
 	"github.com/khook/khook/internal/importer"
 	"github.com/khook/khook/runner/command"
+	"github.com/khook/khook/runner/plan"
+	"github.com/khook/khook/spec"
 	"github.com/khook/khook/words"
 )
 
@@ -108,7 +111,11 @@ error, YAML that does not parse after rendering, a missing values file).`,
 func RunHelmfile(opts *Options) error { return run(opts, importHelmfile) }
 
 func importHelmfile(opts *Options, specDir string) (*outcome, error) {
-	res, err := helmfile.Import(".", opts.File, helmfile.Options{Environment: opts.Environment, AllowExec: opts.AllowExec, SequentialHelmfiles: opts.Sequential, SpecDir: specDir, Name: opts.Name})
+	check, err := validateCheck()
+	if err != nil {
+		return nil, err
+	}
+	res, err := helmfile.Import(".", opts.File, helmfile.Options{Environment: opts.Environment, AllowExec: opts.AllowExec, SequentialHelmfiles: opts.Sequential, SpecDir: specDir, Name: opts.Name, Check: check})
 	var ie *helmfile.InputError
 	if errors.As(err, &ie) {
 		return nil, inputError(ie)
@@ -134,6 +141,21 @@ func importHelmfile(opts *Options, specDir string) (*outcome, error) {
 	o.summary = fmt.Sprintf("%d %s: %d faithful, %d partial, %d refused; import %s",
 		len(res.Releases), words.Plural(len(res.Releases), "release", "releases"), counts[helmfile.Faithful], counts[helmfile.Partial], counts[helmfile.Refused], o.verdict)
 	return o, nil
+}
+
+// validateCheck is `khook validate`'s check beyond spec.Load
+// (runner/plan.Validate: what the steps apply and render, offline) at the
+// Kubernetes version validate checks by default: both imports check the
+// spec they write with it, so what they write validates.
+func validateCheck() (importer.Check, error) {
+	kv, err := cmdutil.KubeVersion("")
+	if err != nil {
+		return nil, err
+	}
+	return func(s *spec.Spec) spec.Problems {
+		problems, _ := plan.Validate(context.Background(), s, kv)
+		return problems
+	}, nil
 }
 
 // inputError is bad input: one sentence at FILE:LINE, exit 2.

@@ -94,7 +94,11 @@ func importScript(opts *Options, specDir string) (*outcome, error) {
 	if opts.Out == "" || opts.Out == "-" {
 		specDir = "" // printed: paths relative to where the script runs
 	}
-	res, err := shscript.Import(opts.File, shscript.Options{Dir: opts.Dir, SpecDir: specDir, Name: opts.Name, Args: opts.Args})
+	check, err := validateCheck()
+	if err != nil {
+		return nil, err
+	}
+	res, err := shscript.Import(opts.File, shscript.Options{Dir: opts.Dir, SpecDir: specDir, Name: opts.Name, Args: opts.Args, Check: check})
 	var ie *shscript.InputError
 	if errors.As(err, &ie) {
 		return nil, inputError(ie)

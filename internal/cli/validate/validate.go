@@ -16,7 +16,6 @@ import (
 
 	"github.com/khook/khook/internal/cli/cmdutil"
 	"github.com/khook/khook/runner/plan"
-	"github.com/khook/khook/runner/policy"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/words"
 )
@@ -84,17 +83,7 @@ func Run(opts *Options) error {
 	var warnings spec.Problems
 	if err == nil {
 		var problems spec.Problems
-		problems, warnings = plan.CheckAPIs(context.Background(), s, kv)
-		// The admission policies of --policy files compile as plan and
-		// apply compile them (the spec's own rules compiled at load).
-		if _, perr := policy.New(s); perr != nil {
-			var ps spec.Problems
-			if !errors.As(perr, &ps) {
-				ps = spec.Problems{{Message: perr.Error()}}
-			}
-			problems = append(problems, ps...)
-			problems.Sort()
-		}
+		problems, warnings = plan.Validate(context.Background(), s, kv)
 		if opts.WarningsAsErrors {
 			problems, warnings = append(problems, warnings...), nil
 			problems.Sort()
