@@ -13,7 +13,7 @@
 // and validated by its one writer.
 //
 // May import: internal/importer, spec, helm's strvals (helm --set
-// syntax), mvdan.cc/sh/v3/syntax; no runner or CLI package.
+// syntax), mvdan.cc/sh/v3/syntax and expand (brace expansion); no runner or CLI package.
 package shscript
 
 import (

@@ -86,11 +86,24 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		return
 	}
 	name := t.toolVar(x)
-	if f := t.funcs[name]; f != nil {
-		t.callFunc(f, x.args[1:])
+	if tool, v := t.builtTool(c, x); tool != "" {
+		t.account(s, importer.FateNotCarried, "", "a "+tool+" command the script builds in $"+v+" (it starts with "+t.vars[v].first()+"): its words are only known when the script runs; write the command out in the script to import it")
 		return
 	}
-	switch base := name[strings.LastIndex(name, "/")+1:]; {
+	if f := t.funcs[name]; f != nil {
+		save := t.pipeIn
+		if x.stdin != nil { // cat <<EOF | fn -f -, fn -f - <<EOF: its kubectl apply "$@" reads it
+			t.pipeIn = x.stdin
+		}
+		t.callFunc(f, x.args[1:])
+		t.pipeIn = save
+		return
+	}
+	base := name[strings.LastIndex(name, "/")+1:]
+	if isTool(base) && x.stdin == nil && t.pipeIn != nil {
+		x.stdin, t.pipeIn = t.pipeIn, nil
+	}
+	switch {
 	case base == "helm":
 		t.helm(x)
 	case base == "kubectl" || base == "oc":
@@ -116,6 +129,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 			n = len(t.args)
 		}
 		t.args = t.args[n:]
+	case name == "trap":
+		t.trap(x)
 	case housekeeping[name], name == "cat" && len(x.args) == 1 && x.stdin != nil && !writesFile(s):
 		// cat <<EOF to the terminal prints a message
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
@@ -360,4 +375,87 @@ func writesFile(s *syntax.Stmt) bool {
 		}
 	}
 	return false
+}
+
+// builtTool is helm or kubectl, and the variable, when the command word
+// is a variable holding a helm or kubectl command (cmd="helm install …";
+// cmd+=" --set …"; $cmd) whose words are not known at import; "" when
+// they are (the command is then read word by word) or it holds no such
+// command.
+func (t *translator) builtTool(c *syntax.CallExpr, x *cmd) (string, string) {
+	if len(c.Args[0].Parts) != 1 {
+		return "", ""
+	}
+	pe, _ := paramOf(c.Args[0].Parts[0])
+	if pe == nil || pe.Param == nil || t.vars[pe.Param.Value] == nil {
+		return "", ""
+	}
+	first := t.vars[pe.Param.Value].first()
+	if tool := toolName(first); tool != "" && x.args[0] != first {
+		return tool, pe.Param.Value
+	}
+	return "", ""
+}
+
+// first is the first word of the command the variable holds ("" when none).
+func (v *shVar) first() string {
+	val := v.val
+	if v.unknown || v.decl != nil {
+		val = v.was
+	}
+	if f := strings.Fields(val); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// trap names the helm and kubectl commands a trap runs (trap cleanup
+// EXIT, trap "kubectl delete ns x" EXIT) not carried at their lines:
+// khook has no step that runs when the run ends.
+func (t *translator) trap(x *cmd) {
+	args := x.args[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
+		args = args[1:]
+	}
+	if len(args) < 2 || args[0] == "" || args[0] == "-" {
+		return
+	}
+	why := "it runs when the script exits (trap at " + t.loc(x.stmt).String() + " on " + strings.Join(args[1:], " ") + "); khook has no step that runs when the run ends: run it after khook, or write it as a step of a teardown spec"
+	words := strings.Fields(args[0])
+	if f := t.funcs[words[0]]; f != nil && len(words) == 1 {
+		t.trapFunc(f, why, map[*function]bool{})
+		return
+	}
+	for _, w := range words {
+		if toolName(w) != "" {
+			t.account(x.stmt, importer.FateNotCarried, "", why)
+			return
+		}
+	}
+}
+
+// trapFunc names the helm and kubectl commands of a trap's function, and
+// of the functions it calls, not carried at their lines.
+func (t *translator) trapFunc(f *function, why string, seen map[*function]bool) {
+	if seen[f] {
+		return
+	}
+	seen[f] = true
+	saveFile, saveSrc, saveBase := t.file, t.src, t.lineBase
+	t.file, t.src, t.lineBase = f.file, f.src, 0
+	syntax.Walk(f.decl.Body, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 {
+			return true
+		}
+		name := lit(c.Args[0])
+		if g := t.funcs[name]; g != nil {
+			t.trapFunc(g, why, seen)
+			t.file, t.src = f.file, f.src
+		} else if isTool(toolName(name)) {
+			t.account(c, importer.FateNotCarried, "", why)
+		}
+		return true
+	})
+	t.file, t.src, t.lineBase = saveFile, saveSrc, saveBase
 }

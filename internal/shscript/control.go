@@ -24,8 +24,15 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	for _, s := range c.Cond[:len(c.Cond)-1] {
 		t.stmt(s)
 	}
-	if t.isCheck(last) {
-		t.checkOnly(last, "an existence check: the steps it guards are idempotent")
+	probe := t.isProbe(c, last)
+	if probe {
+		t.checkOnly(last, "a probe whose failure makes the script install what it probes: the steps it guards are idempotent")
+		t.info(last, t.text(last), "a probe, not a step (it would fail the run where the script installs instead); the steps it guards are carried, idempotent, whatever it would find")
+	}
+	if probe || t.isCheck(last) {
+		if !probe {
+			t.checkOnly(last, "an existence check: the steps it guards are idempotent")
+		}
 		t.checks++
 		t.branch(c.Then, "")
 		if c.Else != nil {
@@ -106,6 +113,23 @@ func (t *translator) isCheck(s *syntax.Stmt) bool {
 		return sub == "status" || sub == "list" || sub == "ls" || sub == "get" || sub == "history"
 	}
 	return false
+}
+
+// isProbe: `if ! kubectl wait … --timeout=5s; then kubectl apply …; fi`
+// (or rollout status, or the install in the else of an unnegated one):
+// the wait only asks whether the install is needed.
+func (t *translator) isProbe(c *syntax.IfClause, s *syntax.Stmt) bool {
+	x, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(x.Args) < 2 || !isTool(lit(x.Args[0])) || lit(x.Args[0]) == "helm" {
+		return false
+	}
+	if sub := lit(x.Args[1]); sub != "wait" && !(sub == "rollout" && len(x.Args) > 2 && lit(x.Args[2]) == "status") {
+		return false
+	}
+	if s.Negated {
+		return runsTool(&syntax.Block{Stmts: c.Then})
+	}
+	return c.Else != nil && runsTool(c.Else)
 }
 
 func (t *translator) checkOnly(s *syntax.Stmt, why string) {
@@ -416,7 +440,11 @@ func (t *translator) undecided(n syntax.Node, walk func()) {
 		if d == nil {
 			d = &importer.Var{Name: name, Required: true, From: t.loc(n), Description: "the script sets it under a condition khook cannot decide (" + t.loc(n).String() + ")"}
 		}
-		t.vars[name] = &shVar{decl: d, unknown: true}
+		was := v.val
+		if b := before[name]; was == "" && b != nil {
+			was = b.val
+		}
+		t.vars[name] = &shVar{decl: d, unknown: true, was: was}
 	}
 }
 

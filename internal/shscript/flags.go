@@ -30,6 +30,11 @@ func parseFlags(args []string, valued map[string]bool) flags {
 			continue
 		}
 		name := strings.TrimLeft(a, "-")
+		if !strings.HasPrefix(a, "--") && len(name) > 1 && valued[name[:1]] {
+			// pflag's shorthand: -lapp=x is -l app=x, -nfoo is -n foo, -n=foo is -n foo
+			f.list = append(f.list, flag{name: name[:1], val: strings.TrimPrefix(name[1:], "="), has: true})
+			continue
+		}
 		if k, v, ok := strings.Cut(name, "="); ok {
 			f.list = append(f.list, flag{name: k, val: v, has: true})
 			continue

@@ -77,6 +77,8 @@ var argsLoop = regexp.MustCompile(`\$#"?\s*(-gt\s*0|-ne\s*0|>\s*0|-ge\s*1)`)
 // as bash would when the script's arguments are given (khook import
 // script FILE ARG...): over them, so the options they name are set.
 func (t *translator) optionLoop(body []*syntax.Stmt) {
+	t.optLoop++
+	defer func() { t.optLoop-- }()
 	for i := 0; i < 64 && len(t.args) > 0 && !t.stopped; i++ {
 		n := len(t.args)
 		t.branch(body, "")

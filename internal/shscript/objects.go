@@ -254,10 +254,13 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 // readsStdin: kubectl apply|create|replace|delete -f -.
 func (t *translator) readsStdin(st *syntax.Stmt) bool {
 	c, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || len(c.Args) < 3 {
+	if !ok || len(c.Args) == 0 {
 		return false
 	}
 	tool := lit(c.Args[0])
+	if f := t.funcs[tool]; f != nil {
+		return t.funcRunsTool(f, 0) // kubectl_create -f=-: its kubectl reads the pipe
+	}
 	if tool != "kubectl" && tool != "oc" {
 		return false
 	}
@@ -270,4 +273,20 @@ func (t *translator) readsStdin(st *syntax.Stmt) bool {
 		}
 	}
 	return false
+}
+
+// funcRunsTool: the function runs helm or kubectl, itself or through a
+// function it calls.
+func (t *translator) funcRunsTool(f *function, depth int) bool {
+	found := false
+	syntax.Walk(f.decl.Body, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			name := lit(c.Args[0])
+			if g := t.funcs[name]; isTool(name) || (g != nil && g != f && depth < 10 && t.funcRunsTool(g, depth+1)) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -48,6 +48,8 @@ type translator struct {
 	substSeen       map[string]bool
 	ctxNS           string // the namespace the script set on the current kubeconfig context
 	made            []made // local paths named by commands khook does not run, in order
+	optLoop         int    // > 0 in an option loop run over the script's arguments
+	pipeIn          *input // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
 }
 
 // made is a local path a command khook does not run names (an argument,

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
@@ -22,6 +23,7 @@ type shVar struct {
 	// set under a condition khook cannot decide): unquoted, it may split
 	// into any words.
 	unknown bool
+	was     string // the value it had before it became unknown (cmd="helm install …", then cmd+=… under a condition)
 }
 
 func secretLooking(name string) bool { return importer.SecretLooking(name) }
@@ -55,6 +57,17 @@ func (t *translator) eval(w *syntax.Word) (val string, ok bool, why string) {
 // fields is a command's argument after word splitting: an unquoted $VAR
 // or ${ARR[@]} can be several arguments.
 func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
+	if ws := braces(w); ws != nil { // cert-manager{,-webhook}: bash's brace expansion, before any other
+		var out []string
+		for _, x := range ws {
+			fs, ok, why := t.fields(x)
+			if !ok {
+				return nil, false, why
+			}
+			out = append(out, fs...)
+		}
+		return out, true, ""
+	}
 	if len(w.Parts) == 1 {
 		pe, quoted := paramOf(w.Parts[0])
 		if pe != nil && pe.Param != nil && pe.Exp == nil {
@@ -261,7 +274,8 @@ func (t *translator) assign(a *syntax.Assign) {
 	switch {
 	case val == "${"+name+"}" && t.m.Var(name) != nil:
 		t.vars[name] = &shVar{decl: t.m.Var(name)}
-	case secretLooking(name) || fromFile:
+	case (secretLooking(name) && !(t.optLoop > 0 && isParam1(a.Value))) || fromFile:
+		// key="$1" in an option loop is the option being read, as $1 is, not a secret
 		t.secret(val)
 		why := "a secret the script sets"
 		if fromFile {
@@ -356,6 +370,8 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 			}
 		}
 		switch name := lit(c.Args[0]); {
+		case name == "unset" && len(args) == 1 && args[0] == "CDPATH":
+			// $(unset CDPATH && cd … && pwd): cd then goes where it says
 		case name == "cd" && len(args) > 0:
 			t.cwd = t.abs(args[0])
 		case name == "cd", name == "pwd":
@@ -408,4 +424,23 @@ func (t *translator) findsRepoRoot(name string) bool {
 func isRepoRoot(s *syntax.Stmt) bool {
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	return ok && len(c.Args) >= 2 && lit(c.Args[0]) == "git" && lit(c.Args[1]) == "rev-parse"
+}
+
+// isParam1: the word is $1 or "$1" (the option an option loop reads).
+func isParam1(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	pe, _ := paramOf(w.Parts[0])
+	return pe != nil && pe.Param != nil && pe.Param.Value == "1" && pe.Exp == nil && pe.Index == nil && !pe.Length
+}
+
+// braces is the words bash's brace expansion makes of w (a{b,c}d, a{1..3}),
+// nil when it has none. w is not changed.
+func braces(w *syntax.Word) []*syntax.Word {
+	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
+	if !syntax.SplitBraces(cp) {
+		return nil
+	}
+	return expand.Braces(cp)
 }
