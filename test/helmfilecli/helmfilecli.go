@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -101,10 +100,7 @@ func Build(ctx context.Context, progress io.Writer) (string, error) {
 	tmp := filepath.Join(dir, fmt.Sprintf(".helmfile-%d", os.Getpid()))
 	// -s -w: no symbol table or DWARF, a shorter link.
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "-ldflags", "-s -w -X go.szostok.io/version.version="+Version, ".")
-	// GOFLAGS kept (make test's -trimpath): with the same flags, the
-	// packages helmfile shares with khook at the same versions come from
-	// the build cache instead of a second compile.
-	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOTOOLCHAIN=auto")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=auto")
 	cmd.Dir = mod.Dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(tmp)
