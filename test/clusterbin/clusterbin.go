@@ -26,8 +26,8 @@ import (
 // requirements of test/tools/controlplane/go.mod (TestToolVersionsPinned
 // checks that).
 const (
-	KubernetesVersion = "v1.36.3"
-	EtcdVersion       = "v3.6.8"
+	KubernetesVersion = "v1.37.1"
+	EtcdVersion       = "v3.7.0"
 	KwokVersion       = "v0.8.0"
 )
 

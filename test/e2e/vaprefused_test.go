@@ -24,7 +24,7 @@ import (
 // reports it.
 //
 // khook runs the validation of k8s.io/kubernetes v1.37.1 while the test
-// control plane is v1.36.3; on every case here both refuse the same
+// control plane is v1.37.1; on every case here both refuse the same
 // fields in the same words, so the whole message is compared. A message
 // that changes between the versions fails here: compare that case's
 // field alone, saying why.
