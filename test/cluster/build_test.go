@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/mod/modfile"
-
 	"github.com/khook/khook/test/cluster"
 	"github.com/khook/khook/test/clusterbin"
 )
@@ -33,45 +31,6 @@ func TestToolVersionsPinned(t *testing.T) {
 			t.Errorf("test/tools/controlplane/go.mod does not require %s", want)
 		}
 	}
-}
-
-// The control plane is built from the versions khook's own go.mod selects
-// wherever the two share a module: with the same versions (and make test's
-// build flags) the packages both need (k8s.io/api, client-go, apiserver,
-// grpc, otel: about half of either graph) compile once into the Go build
-// cache instead of twice, a run from nothing's largest saving (#50).
-func TestControlPlaneSharesKhookVersions(t *testing.T) {
-	khook := effectiveVersions(t, filepath.Join("..", "..", "go.mod"))
-	tools := effectiveVersions(t, filepath.Join("..", "tools", "controlplane", "go.mod"))
-	for path, v := range tools {
-		if kv, ok := khook[path]; ok && kv != v {
-			t.Errorf("test/tools/controlplane/go.mod selects %s %s, khook's go.mod %s: require %s@%s in the tools module (cd test/tools/controlplane && go get %s@%s && go mod tidy), or raise khook's", path, v, kv, path, kv, path, kv)
-		}
-	}
-}
-
-// effectiveVersions reads a go.mod's requirements, each replaced by its
-// replacement's version where a replace names one.
-func effectiveVersions(t *testing.T, file string) map[string]string {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := modfile.Parse(file, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs := map[string]string{}
-	for _, r := range f.Require {
-		vs[r.Mod.Path] = r.Mod.Version
-	}
-	for _, r := range f.Replace {
-		if _, ok := vs[r.Old.Path]; ok && r.New.Version != "" {
-			vs[r.Old.Path] = r.New.Version
-		}
-	}
-	return vs
 }
 
 // offlineEnv is the environment of a fresh machine that cannot reach the

@@ -40,8 +40,7 @@ func goreleaser(t *testing.T) string {
 	}
 	bin := filepath.Join(dir, "goreleaser")
 	// A cold build (GoReleaser's dependency graph) takes minutes on 2 cores.
-	// GOTOOLCHAIN=auto: the Go version tools/goreleaser/go.mod names (see
-	// tools.go); -s -w as the Makefile builds it, or this would link again.
+	// -s -w as the Makefile builds it, or this would link again.
 	// Under the lock make test's background build (the Makefile's
 	// $(GORELEASER)) takes, so the two never compile it at once.
 	unlock, err := filelock.Lock(t.Context(), filepath.Join(dir, "goreleaser.lock"), io.Discard)
@@ -49,7 +48,7 @@ func goreleaser(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer unlock()
-	out, err := run(t, 20*time.Minute, repoRoot(), []string{"GOTOOLCHAIN=auto"}, "go", "build", "-C", "tools/goreleaser", "-ldflags", "-s -w", "-o", bin, "github.com/goreleaser/goreleaser/v2")
+	out, err := run(t, 20*time.Minute, repoRoot(), nil, "go", "build", "-C", "tools/goreleaser", "-ldflags", "-s -w", "-o", bin, "github.com/goreleaser/goreleaser/v2")
 	if err != nil {
 		t.Fatalf("building the pinned GoReleaser: %v\n%s", err, out)
 	}

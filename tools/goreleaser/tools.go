@@ -4,10 +4,12 @@
 // images; it is its own module so the release tooling's dependency graph
 // never touches khook's go.mod.
 //
-// GoReleaser v2.18 needs Go 1.27.1 to build: with GOTOOLCHAIN=auto (the
-// Makefile and test/release set it for this build only) the go command fetches
-// that toolchain from the module proxy; khook itself still builds with the
-// toolchain on PATH. nfpm's MSIX packager links go.digitalxero.dev/go-msix,
+// v2.17.0 is the newest GoReleaser that builds with the Go khook builds with
+// (v2.18 needs Go 1.27), and every module it shares with khook is at
+// khook's version (TestToolModulesShareKhookVersions): with the same
+// toolchain and flags, about two thirds of its packages are the ones make
+// test already compiled for khook, so a run from nothing compiles them once.
+// nfpm's MSIX packager links go.digitalxero.dev/go-msix,
 // which the module proxy here does not serve; msixstub replaces it with a
 // package whose every call fails (khook builds no MSIX packages).
 package tools
