@@ -71,7 +71,7 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	if len(w.Parts) == 1 {
 		pe, quoted := paramOf(w.Parts[0])
 		if pe != nil && pe.Param != nil && pe.Exp == nil {
-			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) {
+			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) && t.argsRest == 0 {
 				return t.argsFrom(pe)
 			}
 			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil {
@@ -158,7 +158,7 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 	case "PWD":
 		return t.cwd, true, ""
 	case "@", "*":
-		if t.inFunc || t.argsGiven {
+		if (t.inFunc || t.argsGiven) && t.argsRest == 0 {
 			return strings.Join(t.args, " "), true, ""
 		}
 		return "", false, "$" + name + " is only known when the script runs"
@@ -166,13 +166,16 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 		return "", false, "$" + name + " is only known when the script runs"
 	}
 	if n, err := strconv.Atoi(name); err == nil {
-		if t.inFunc || t.argsGiven {
-			if n-1 < len(t.args) {
-				return t.withExp(pe, t.args[n-1], true)
-			}
+		switch {
+		case n-1 < len(t.args) && (t.inFunc || t.argsGiven):
+			return t.withExp(pe, t.args[n-1], true)
+		case t.argsRest > 0: // bash x.sh a "$@": its $2 is the script's own $1
+			name = "ARG" + strconv.Itoa(t.argsRest+n-1-len(t.args))
+		case t.inFunc || t.argsGiven:
 			return t.withExp(pe, "", false)
+		default:
+			name = "ARG" + name
 		}
-		name = "ARG" + name
 	}
 	if v, ok := t.vars[name]; ok {
 		if v.decl != nil {
