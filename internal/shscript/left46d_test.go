@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,5 +42,41 @@ kubectl create namespace "${2:-two}"
 	}
 	if len(res.Model.NotCarried) != 1 || res.Model.NotCarried[0].Line != 5 || !strings.Contains(res.Model.NotCarried[0].Why, "its arguments are only known when the script runs") {
 		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}
+
+// kubectl's and helm's own defaults are written or said, never silently
+// khook's: kubectl wait without --timeout gives up after 30s (written),
+// rollout status without one waits without limit (said), and without -n
+// both work in the kubeconfig context's namespace (said, once a line, not
+// for cluster-scoped objects or objects that name their namespace).
+func TestToolDefaultsSaid(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+helm upgrade --install app ./app
+helm upgrade --install app2 ./app -n apps
+kubectl create namespace apps
+kubectl wait --for=condition=available deploy/app -n apps
+kubectl rollout status deploy/app -n apps
+kubectl rollout status deploy/app -n apps --timeout=10m
+kubectl apply -f m.yaml
+kubectl apply -f crd.yaml
+ka() { kubectl apply -f m.yaml; }
+ka
+ka
+`, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n", "m.yaml": configMap,
+		"crd.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n---\n" + configMap + "  namespace: x\n"})
+	st := res.Model.Steps
+	if len(st) != 10 {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+	if st[3].Out.Wait == nil || st[3].Out.Timeout != "30s" || st[5].Out.Timeout != "10m" {
+		t.Errorf("wait timeout %q, rollout %q", st[3].Out.Timeout, st[5].Out.Timeout)
+	}
+	if got := infoLines(res.Model, "without limit"); len(got) != 1 || got[0] != 7 {
+		t.Errorf("rollout notes at %v: %v", got, res.Model.Info)
+	}
+	if got := infoLines(res.Model, "the kubeconfig context's namespace"); !slices.Equal(got, []int{3, 9, 11}) {
+		t.Errorf("namespace notes at %v: %v", got, res.Model.Info)
 	}
 }
