@@ -135,6 +135,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.args = t.args[n:]
 	case name == "trap":
 		t.trap(x)
+	case name == "set":
+		t.setOpts(x.args[1:])
 	case housekeeping[name], name == "cat" && len(x.args) == 1 && x.stdin != nil && !writesFile(s):
 		// cat <<EOF to the terminal prints a message
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
@@ -311,13 +313,15 @@ func (t *translator) follow(x *cmd, path string, sourced bool) {
 // arguments): there the called script's $1 is the caller's.
 func (t *translator) script(x *cmd) {
 	args, words := x.args, x.words
+	errexit, direct := false, true // a new shell: set -e only from its options or its #! line
 	if args[0] == "bash" || args[0] == "sh" {
-		args, words = args[1:], words[1:]
+		args, words, direct = args[1:], words[1:], false
 		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 			if args[0] == "-c" {
 				t.notCarried(x.stmt, t.text(x.stmt), "a command string; write its commands in the script itself to import them")
 				return
 			}
+			errexit = errexit || shortOpt(args[0], '-', 'e')
 			args, words = args[1:], words[1:]
 		}
 	}
@@ -334,10 +338,13 @@ func (t *translator) script(x *cmd) {
 		t.notCarried(x.stmt, t.text(x.stmt), "its arguments are only known when the script runs ("+why+")")
 		return
 	}
-	saveArgs, saveIn, saveRest := t.args, t.inFunc, t.argsRest
-	t.args, t.inFunc, t.argsRest = args[1:], true, rest
+	if b, err := os.ReadFile(t.abs(args[0])); err == nil && direct {
+		errexit = shebangErrexit(b)
+	}
+	saveArgs, saveIn, saveRest, saveE := t.args, t.inFunc, t.argsRest, t.errexit
+	t.args, t.inFunc, t.argsRest, t.errexit = args[1:], true, rest, errexit
 	t.follow(x, args[0], false)
-	t.args, t.inFunc, t.argsRest = saveArgs, saveIn, saveRest
+	t.args, t.inFunc, t.argsRest, t.errexit = saveArgs, saveIn, saveRest, saveE
 }
 
 // passArgs evaluates a called script's words (its path first) whose last

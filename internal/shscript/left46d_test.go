@@ -80,3 +80,49 @@ ka
 		t.Errorf("namespace notes at %v: %v", got, res.Model.Info)
 	}
 }
+
+// A script without set -e carries on after a failing command, where khook
+// stops at the first failing step: the header says so once (bruno's
+// bootstrap.sh, volcano); not for set -e, set -o errexit, set -eu…, a
+// #!/bin/bash -e line, nor for a script run with bash -e; a script run
+// is a new shell, whose own options count.
+func TestNoErrexitSaidOnce(t *testing.T) {
+	cases := map[string]struct {
+		script string
+		said   bool
+	}{
+		"none":            {"#!/bin/bash\nkubectl apply -f m.yaml\nkubectl apply -f m.yaml\n", true},
+		"set -e":          {"#!/bin/bash\nset -e\nkubectl apply -f m.yaml\n", false},
+		"set -euo":        {"#!/bin/bash\nset -Eeuo pipefail\nkubectl apply -f m.yaml\n", false},
+		"set -o errexit":  {"set -o nounset\nset -o errexit\nkubectl apply -f m.yaml\n", false},
+		"shebang":         {"#!/bin/bash -xe\nkubectl apply -f m.yaml\n", false},
+		"set +e":          {"#!/bin/bash\nset -e\nset +e\nkubectl apply -f m.yaml\n", true},
+		"called, none":    {"#!/bin/bash\nset -e\nbash sub.sh\n", true},
+		"called, bash -e": {"#!/bin/bash\nbash -e sub.sh\n", false},
+		"called, own -e":  {"#!/bin/bash\nset -e\n./sube.sh\n", false},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			res := importScript(t, map[string]string{"install.sh": c.script, "m.yaml": configMap,
+				"sub.sh": "kubectl apply -f m.yaml\n", "sube.sh": "#!/bin/sh -e\nkubectl apply -f m.yaml\n"})
+			if len(res.Model.Steps) == 0 {
+				t.Fatalf("steps %v", res.Model.Commands)
+			}
+			n := 0
+			for _, note := range res.Model.Info {
+				if strings.Contains(note.Why, "the script carries on after a command fails") {
+					n++
+					if note.String() != "install.sh: without set -e: "+note.Why {
+						t.Errorf("note %s", note)
+					}
+				}
+			}
+			if (n == 1) != c.said || n > 1 {
+				t.Errorf("said %d times, want %v: %v", n, c.said, res.Model.Info)
+			}
+			if c.said && !strings.Contains(string(res.Spec), "#   install.sh: without set -e: the script carries on") {
+				t.Errorf("header:\n%s", res.Spec)
+			}
+		})
+	}
+}

@@ -140,7 +140,7 @@ kubectl apply -f there.yaml
 // only with the stand-in value of a required variable stays, said once.
 func TestCheckDropsTheStepsNotes(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "install.sh", "#!/bin/bash\nhelm upgrade --install prometheus ./prometheus\nsleep 5\nkubectl apply -n apps -f \"cm-${ENV_NAME}.yaml\" || true\nhelm upgrade --install app ./app -n apps || true\n")
+	write(t, dir, "install.sh", "#!/bin/bash -e\nhelm upgrade --install prometheus ./prometheus\nsleep 5\nkubectl apply -n apps -f \"cm-${ENV_NAME}.yaml\" || true\nhelm upgrade --install app ./app -n apps || true\n")
 	write(t, dir, "prometheus/Chart.yaml", "apiVersion: v2\nname: prometheus\nversion: 0.1.0\n")
 	write(t, dir, "app/Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n")
 	check := func(s *spec.Spec) spec.Problems {

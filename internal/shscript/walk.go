@@ -51,6 +51,8 @@ type translator struct {
 	made            []made // local paths named by commands khook does not run, in order
 	optLoop         int    // > 0 in an option loop run over the script's arguments
 	pipeIn          *input // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
+	errexit         bool   // set -e is on where the walk is
+	carriesOn       bool   // a step was made where set -e was off
 }
 
 // made is a local path a command khook does not run names (an argument,
@@ -210,6 +212,7 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 		t.keys[key] = name
 	}
 	t.m.Steps = append(t.m.Steps, &importer.Step{From: t.loc(n), Out: st})
+	t.carriesOn = t.carriesOn || !t.errexit
 	t.account(n, importer.FateStep, name, "")
 	return st
 }
