@@ -126,3 +126,45 @@ func TestNoErrexitSaidOnce(t *testing.T) {
 		})
 	}
 }
+
+// An append under an if or case that became when: (ARGS+=(--set x=y) under
+// if [ "$ENV" = prod ], VALUES="$VALUES -f x" in a case branch) holds only
+// under that condition: the command that reads it is split into one step
+// per branch, each under its when:; it was applied unconditionally.
+func TestAppendUnderWhenSplits(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+ARGS=(--set a=b)
+if [ "$ENV" = prod ]; then
+  ARGS+=(--set replicas=3)
+fi
+VALUES="-f base.yaml"
+case "$CLOUD" in
+  aws) VALUES="$VALUES -f aws.yaml" ;;
+esac
+helm upgrade --install app ./app -n apps "${ARGS[@]}" $VALUES
+kubectl apply -f base.yaml
+`, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n", "base.yaml": "a: 1\n", "aws.yaml": "b: 1\n"})
+	st := res.Model.Steps
+	if len(st) != 5 {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+	prod, aws := `vars.get("ENV", "") == "prod"`, `(vars.get("CLOUD", "") == "aws")`
+	want := []struct {
+		when            string
+		replicas, files int
+	}{{prod + " && " + aws, 1, 2}, {prod + " && !(" + aws + ")", 1, 1}, {"!(" + prod + ") && " + aws, 0, 2}, {"!(" + prod + ") && !(" + aws + ")", 0, 1}}
+	for i, w := range want {
+		h := st[i].Out.Helm
+		_, has := h.Values["replicas"]
+		if h == nil || h.Values["a"] != "b" || has != (w.replicas == 1) || len(h.ValuesFrom) != w.files || st[i].Out.When != w.when {
+			t.Errorf("step %d: when %q, %+v", i, st[i].Out.When, h)
+		}
+	}
+	if st[4].Out.Apply == nil || st[4].Out.When != "" {
+		t.Errorf("apply after: %+v", st[4].Out)
+	}
+	if f := fateAt(res.Model, 11); f != "step,step,step,step" {
+		t.Errorf("fates %q", f)
+	}
+}

@@ -3,6 +3,7 @@ package shscript
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -53,6 +54,7 @@ type translator struct {
 	pipeIn          *input // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
 	errexit         bool   // set -e is on where the walk is
 	carriesOn       bool   // a step was made where set -e was off
+	splitting       int    // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
 }
 
 // made is a local path a command khook does not run names (an argument,
@@ -92,6 +94,9 @@ func (t *translator) stmts(list []*syntax.Stmt) {
 }
 
 func (t *translator) stmt(s *syntax.Stmt) {
+	if t.splitOnAlts(s) {
+		return
+	}
 	switch c := s.Cmd.(type) {
 	case nil:
 	case *syntax.CallExpr:
@@ -168,7 +173,11 @@ func (t *translator) info(n syntax.Node, what, why string) {
 
 // account records the fate of a helm or kubectl command.
 func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string) {
-	t.m.Commands = append(t.m.Commands, importer.Command{Loc: t.loc(n), Text: t.text(n), Fate: fate, Step: step, Why: why})
+	c := importer.Command{Loc: t.loc(n), Text: t.text(n), Fate: fate, Step: step, Why: why}
+	if t.splitting > 0 && step == "" && slices.Contains(t.m.Commands, c) {
+		return // the same command, walked again for another value of a variable: said once
+	}
+	t.m.Commands = append(t.m.Commands, c)
 	if fate == importer.FateNotCarried {
 		t.notCarried(n, t.text(n), why)
 	}

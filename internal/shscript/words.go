@@ -24,6 +24,8 @@ type shVar struct {
 	// into any words.
 	unknown bool
 	was     string // the value it had before it became unknown (cmd="helm install …", then cmd+=… under a condition)
+	alts    []alt  // set under when: one value per branch (condvars.go)
+	fb      int    // the branch of alts whose value the fields above hold
 }
 
 func secretLooking(name string) bool { return importer.SecretLooking(name) }
@@ -250,12 +252,11 @@ func (t *translator) assign(a *syntax.Assign) {
 	}
 	name := a.Name.Value
 	if a.Array != nil {
-		v := t.vars[name]
-		if v == nil || !a.Append {
-			v = &shVar{array: true}
-			t.vars[name] = v
+		v := &shVar{array: true}
+		if old := t.vars[name]; old != nil && a.Append { // a copy: the value before stays another branch's
+			v.list = append(v.list, old.list...)
 		}
-		v.array = true
+		t.vars[name] = v
 		for _, el := range a.Array.Elems {
 			if el.Value != nil {
 				s, _, _ := t.eval(el.Value)
@@ -288,7 +289,9 @@ func (t *translator) assign(a *syntax.Assign) {
 	case !ok:
 		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Required: true, From: t.loc(a), Description: "the script computes it at " + t.loc(a).String() + " (" + why + ")"}}
 	case a.Append && t.vars[name] != nil:
-		t.vars[name].val += val
+		c := *t.vars[name] // a copy: the value before stays another branch's
+		c.val += val
+		t.vars[name] = &c
 	default:
 		t.vars[name] = &shVar{val: val}
 	}
