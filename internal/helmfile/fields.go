@@ -224,7 +224,7 @@ func (c *converter) helmArgs(r *rel, h *importer.OutHelm) {
 			}
 			r.out.Carried = append(r.out.Carried, flags+" as crds: only")
 		case a.text == "--include-crds":
-			c.infoAt(r, a.line, a.from+" "+a.text, "a khook helm step applies the chart's crds/ (server-side) by default")
+			c.infoAt(r, a.line, a.from+" "+a.text, "a khook helm step imported creates the chart's missing crds/ (crds: create), as helm install does")
 		case a.text == "--skip-crds":
 			h.CRDs = "skip"
 			r.out.Carried = append(r.out.Carried, a.from+" --skip-crds as crds: skip")

@@ -103,3 +103,21 @@ func TestWriteCheckedCheckFailureIsNoPass(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// A helm step is written crds: create, which is what helm install and
+// upgrade --install do with a chart's crds/ (create the missing ones,
+// never upgrade them), not khook's default upgrade; what the source said
+// (--skip-crds) stays (trial-46d).
+func TestHelmStepsWriteHelmsCRDs(t *testing.T) {
+	m := &Model{Source: "install.sh", Tool: "khook import script", Name: "t", Steps: []*Step{
+		{From: Loc{File: "install.sh", Line: 2}, Out: &OutStep{Name: "a", Helm: &OutHelm{Chart: "./a"}}},
+		{From: Loc{File: "install.sh", Line: 3}, Out: &OutStep{Name: "b", Needs: []string{"a"}, Helm: &OutHelm{Chart: "./b", CRDs: spec.CRDsSkip}}},
+	}}
+	doc, err := WriteChecked(func() *Model { return m }, func(*Model, []Problem, Finding) bool { return false }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := m.Steps[0].Out.Helm.CRDs, m.Steps[1].Out.Helm.CRDs; a != spec.CRDsCreate || b != spec.CRDsSkip || !strings.Contains(string(doc), "crds: create") {
+		t.Errorf("crds %q, %q:\n%s", a, b, doc)
+	}
+}

@@ -173,6 +173,7 @@ func WriteChecked(build func() *Model, drop func(m *Model, probs []Problem, by F
 	said := false
 	for {
 		m := build()
+		asTheTool(m)
 		doc, err := Write(m)
 		if err != nil || len(m.Steps) == 0 {
 			return doc, err

@@ -81,10 +81,12 @@ func Import(file string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.errexit = shebangErrexit(src)
 	t.runFile(f, src, t.abs(file))
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
+	t.sayCarriesOn()
 	doc, err := t.writeValid(opts.Check)
 	if err != nil {
 		return nil, err

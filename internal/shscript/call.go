@@ -15,6 +15,7 @@ import (
 // cmd is one simple command with its evaluated arguments.
 type cmd struct {
 	stmt  *syntax.Stmt
+	words []*syntax.Word
 	args  []string
 	ok    bool
 	why   string
@@ -31,7 +32,7 @@ type input struct {
 }
 
 func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
-	x := &cmd{stmt: s, ok: true}
+	x := &cmd{stmt: s, ok: true, words: c.Args}
 	for _, w := range c.Args {
 		if name := t.unknownWord(w); name != "" {
 			x.split = append(x.split, "$"+name)
@@ -126,11 +127,16 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 			fmt.Sscanf(x.args[1], "%d", &n)
 		}
 		if n > len(t.args) {
+			if t.argsRest > 0 { // shifts the script's own, unknown ones
+				t.argsRest += n - len(t.args)
+			}
 			n = len(t.args)
 		}
 		t.args = t.args[n:]
 	case name == "trap":
 		t.trap(x)
+	case name == "set":
+		t.setOpts(x.args[1:])
 	case housekeeping[name], name == "cat" && len(x.args) == 1 && x.stdin != nil && !writesFile(s):
 		// cat <<EOF to the terminal prints a message
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
@@ -244,8 +250,8 @@ func (t *translator) callFunc(f *function, args []string) {
 	if t.depth > 30 {
 		return
 	}
-	saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame := t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame
-	t.args, t.inFunc, t.file, t.scriptPath, t.src = args, true, f.file, f.path, f.src
+	saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest := t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest
+	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.argsRest = args, true, f.file, f.path, f.src, 0
 	t.frames++
 	t.frame = t.frames
 	t.depth++
@@ -261,7 +267,7 @@ func (t *translator) callFunc(f *function, args []string) {
 	t.locals = t.locals[:len(t.locals)-1]
 	t.depth--
 	t.stopped, t.failed = false, false // return ends the function, not the script
-	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame = saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame
+	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest = saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest
 }
 
 // source reads a sourced file into the walk; a missing one is bad input.
@@ -301,27 +307,85 @@ func (t *translator) follow(x *cmd, path string, sourced bool) {
 	t.sourcing = t.sourcing[:len(t.sourcing)-1]
 }
 
-// script is `bash file.sh`, `sh -c '…'`, `./file.sh`.
+// script is `bash file.sh`, `sh -c '…'`, `./file.sh`: a script whose
+// path is known is followed with its arguments, also when they end in
+// the script's own "$@" and those are not known at import (run with no
+// arguments): there the called script's $1 is the caller's.
 func (t *translator) script(x *cmd) {
-	args := x.args
+	args, words := x.args, x.words
+	errexit, direct := false, true // a new shell: set -e only from its options or its #! line
 	if args[0] == "bash" || args[0] == "sh" {
-		args = args[1:]
+		args, words, direct = args[1:], words[1:], false
 		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 			if args[0] == "-c" {
 				t.notCarried(x.stmt, t.text(x.stmt), "a command string; write its commands in the script itself to import them")
 				return
 			}
-			args = args[1:]
+			errexit = errexit || shortOpt(args[0], '-', 'e')
+			args, words = args[1:], words[1:]
 		}
 	}
-	if len(args) == 0 || !x.ok {
+	same := len(words) == len(args) // no word gave several (braces, splitting)
+	if len(args) == 0 || (same && !t.known(words[0])) {
 		t.notCarried(x.stmt, t.text(x.stmt), "the script it runs is only known when it runs")
 		return
 	}
-	saveArgs, saveIn := t.args, t.inFunc
-	t.args, t.inFunc = args[1:], true
+	ok, why, rest := x.ok, x.why, 0
+	if !ok && same && len(words) > 1 {
+		args, ok, why, rest = t.passArgs(words)
+	}
+	if !ok {
+		t.notCarried(x.stmt, t.text(x.stmt), "its arguments are only known when the script runs ("+why+")")
+		return
+	}
+	if b, err := os.ReadFile(t.abs(args[0])); err == nil && direct {
+		errexit = shebangErrexit(b)
+	}
+	saveArgs, saveIn, saveRest, saveE := t.args, t.inFunc, t.argsRest, t.errexit
+	t.args, t.inFunc, t.argsRest, t.errexit = args[1:], true, rest, errexit
 	t.follow(x, args[0], false)
-	t.args, t.inFunc = saveArgs, saveIn
+	t.args, t.inFunc, t.argsRest, t.errexit = saveArgs, saveIn, saveRest, saveE
+}
+
+// passArgs evaluates a called script's words (its path first) whose last
+// is "$@" or "$*" of parameters not known at import: the words before it,
+// and where the unknown ones start among the script's own ($ARGn).
+func (t *translator) passArgs(words []*syntax.Word) (args []string, ok bool, why string, rest int) {
+	last := words[len(words)-1]
+	pe, _ := paramOf(last.Parts[0])
+	if len(last.Parts) != 1 || pe == nil || pe.Param == nil || pe.Exp != nil || pe.Slice != nil || (pe.Param.Value != "@" && pe.Param.Value != "*") {
+		_, _, why = t.eval(last)
+		return nil, false, why, 0
+	}
+	if rest = t.openArgs(); rest == 0 {
+		return nil, false, "an expansion khook cannot evaluate at import", 0
+	}
+	for _, w := range words[:len(words)-1] {
+		fs, wok, wwhy := t.fields(w)
+		if !wok {
+			return nil, false, wwhy, 0
+		}
+		args = append(args, fs...)
+	}
+	return args, true, "", rest
+}
+
+// known: the word's value is known at import.
+func (t *translator) known(w *syntax.Word) bool {
+	_, ok, _ := t.eval(w)
+	return ok
+}
+
+// openArgs is n when the positional parameters past t.args are the
+// script's own from $n on, unknown at import; 0 when all are known.
+func (t *translator) openArgs() int {
+	switch {
+	case t.argsRest > 0:
+		return t.argsRest
+	case !t.inFunc && !t.argsGiven:
+		return 1
+	}
+	return 0
 }
 
 // chdir follows cd, pushd and popd: relative paths after it are relative

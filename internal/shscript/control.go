@@ -50,12 +50,16 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.ifClause(c.Else)
 		}
 	case ok:
-		t.branch(c.Then, cel)
-		if c.Else != nil {
-			t.when = append(t.when, "!("+cel+")")
-			t.ifClause(c.Else)
-			t.when = t.when[:len(t.when)-1]
-		}
+		t.branches(last, []string{cel, "!(" + cel + ")"}, []func(){
+			func() { t.branch(c.Then, cel) },
+			func() {
+				if c.Else != nil {
+					t.when = append(t.when, "!("+cel+")")
+					t.ifClause(c.Else)
+					t.when = t.when[:len(t.when)-1]
+				}
+			},
+		})
 	default:
 		if runsTool(last) {
 			// `if kubectl apply -f x; then …`: the command runs whatever it returns
@@ -351,6 +355,8 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 		return
 	}
 	var seen []string
+	var whens []string
+	var walks []func()
 	for _, it := range c.Items {
 		var alts []string
 		matched := false
@@ -386,8 +392,15 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 			}
 		}
 		seen = append(seen, cel)
-		t.branch(it.Stmts, cel)
+		whens, walks = append(whens, cel), append(walks, func() { t.branch(it.Stmts, cel) })
 	}
+	if len(walks) == 0 {
+		return
+	}
+	if whens[len(whens)-1] != "true" && !strings.HasPrefix(whens[len(whens)-1], "!(") { // no *): none may match
+		whens, walks = append(whens, "!("+strings.Join(seen, " || ")+")"), append(walks, func() {})
+	}
+	t.branches(c, whens, walks)
 }
 
 // hasGlob: the pattern has an unquoted * or ? (a quoted one is literal).
@@ -436,16 +449,22 @@ func (t *translator) undecided(n syntax.Node, walk func()) {
 		if before[name] == v || v.decl != nil {
 			continue
 		}
-		d := t.m.Var(name)
-		if d == nil {
-			d = &importer.Var{Name: name, Required: true, From: t.loc(n), Description: "the script sets it under a condition khook cannot decide (" + t.loc(n).String() + ")"}
-		}
 		was := v.val
 		if b := before[name]; was == "" && b != nil {
 			was = b.val
 		}
-		t.vars[name] = &shVar{decl: d, unknown: true, was: was}
+		t.vars[name] = t.undecidedVar(n, name, was)
 	}
+}
+
+// undecidedVar is a variable set under a condition at n khook cannot
+// decide: a required khook variable; was is its value before.
+func (t *translator) undecidedVar(n syntax.Node, name, was string) *shVar {
+	d := t.m.Var(name)
+	if d == nil {
+		d = &importer.Var{Name: name, Required: true, From: t.loc(n), Description: "the script sets it under a condition khook cannot decide (" + t.loc(n).String() + ")"}
+	}
+	return &shVar{decl: d, unknown: true, was: was}
 }
 
 // fileTest is -f/-d/-e on a path known at import: decided there, as the

@@ -126,7 +126,9 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	case sub == "template":
 		t.info(x.stmt, "helm template | kubectl apply", "carried as a helm step: khook installs the chart as release "+rel+" (the script applied its manifests without a release)")
 	}
-	t.addStep(x.stmt, rel, "helm/"+h.Namespace+"/"+rel, st)
+	if t.addStep(x.stmt, rel, "helm/"+h.Namespace+"/"+rel, st) != nil && h.Namespace == "" {
+		t.contextNamespace(x, "helm", t.m.Steps[len(t.m.Steps)-1:])
+	}
 }
 
 // chartRef fills the chart and its source: a repository the script

@@ -44,6 +44,15 @@ func (t *translator) kubectl(x *cmd) {
 		t.account(x.stmt, importer.FateReadOnly, "", "--dry-run changes nothing in the cluster")
 		return
 	}
+	before := len(t.m.Steps)
+	t.kubectlSub(x, f)
+	if f.get("n", "namespace") == "" && !f.is("A", "all-namespaces") {
+		t.contextNamespace(x, "kubectl", t.m.Steps[before:])
+	}
+}
+
+// kubectlSub carries one kubectl command by its subcommand.
+func (t *translator) kubectlSub(x *cmd, f flags) {
 	switch sub := f.pos[0]; sub {
 	case "apply", "replace":
 		t.kApply(x, f)

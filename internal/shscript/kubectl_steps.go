@@ -79,7 +79,7 @@ func (t *translator) kWait(x *cmd, f flags) {
 	}
 	for _, tg := range targets {
 		w := &importer.OutWait{For: forv, On: tg, Namespace: f.get("n", "namespace"), AllNamespaces: f.is("A", "all-namespaces"), Selector: f.get("l", "selector"), FieldSelector: f.get("field-selector")}
-		st := &importer.OutStep{Wait: w}
+		st := &importer.OutStep{Wait: w, Timeout: kubectlWaitTimeout}
 		if to := f.get("timeout"); to != "" {
 			st.Timeout = t.duration(x, to)
 		}
@@ -116,7 +116,9 @@ func (t *translator) kRollout(x *cmd, f flags) {
 	if to := f.get("timeout"); to != "" {
 		st.Timeout = t.duration(x, to)
 	}
-	t.addStep(x.stmt, action+"-"+tg, "", st)
+	if t.addStep(x.stmt, action+"-"+tg, "", st) != nil && action == "status" && st.Timeout == "" {
+		t.rolloutUnbounded(x, st)
+	}
 }
 
 func (t *translator) kPatch(x *cmd, f flags) {

@@ -3,6 +3,7 @@ package shscript
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -42,6 +43,7 @@ type translator struct {
 	secrets         []string // literal secret values seen: never in a note's text
 	lineBase        int      // a fragment's first line in the file it was read from, less one
 	argsGiven       bool     // the script's own positional parameters are known (Options.Args)
+	argsRest        int      // > 0: the parameters past args are the script's own, unknown at import, from $argsRest on (bash x.sh "$@")
 	undecidedElse   int      // > 0 in the else branch of an if khook cannot decide
 	checks          int      // > 0 under an existence check (if helm status x; then … else …)
 	frame, frames   int      // the function call being walked, and how many there were
@@ -50,6 +52,9 @@ type translator struct {
 	made            []made // local paths named by commands khook does not run, in order
 	optLoop         int    // > 0 in an option loop run over the script's arguments
 	pipeIn          *input // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
+	errexit         bool   // set -e is on where the walk is
+	carriesOn       bool   // a step was made where set -e was off
+	splitting       int    // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
 }
 
 // made is a local path a command khook does not run names (an argument,
@@ -89,6 +94,9 @@ func (t *translator) stmts(list []*syntax.Stmt) {
 }
 
 func (t *translator) stmt(s *syntax.Stmt) {
+	if t.splitOnAlts(s) {
+		return
+	}
 	switch c := s.Cmd.(type) {
 	case nil:
 	case *syntax.CallExpr:
@@ -165,7 +173,11 @@ func (t *translator) info(n syntax.Node, what, why string) {
 
 // account records the fate of a helm or kubectl command.
 func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string) {
-	t.m.Commands = append(t.m.Commands, importer.Command{Loc: t.loc(n), Text: t.text(n), Fate: fate, Step: step, Why: why})
+	c := importer.Command{Loc: t.loc(n), Text: t.text(n), Fate: fate, Step: step, Why: why}
+	if t.splitting > 0 && step == "" && slices.Contains(t.m.Commands, c) {
+		return // the same command, walked again for another value of a variable: said once
+	}
+	t.m.Commands = append(t.m.Commands, c)
 	if fate == importer.FateNotCarried {
 		t.notCarried(n, t.text(n), why)
 	}
@@ -209,6 +221,7 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 		t.keys[key] = name
 	}
 	t.m.Steps = append(t.m.Steps, &importer.Step{From: t.loc(n), Out: st})
+	t.carriesOn = t.carriesOn || !t.errexit
 	t.account(n, importer.FateStep, name, "")
 	return st
 }

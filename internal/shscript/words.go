@@ -24,6 +24,8 @@ type shVar struct {
 	// into any words.
 	unknown bool
 	was     string // the value it had before it became unknown (cmd="helm install …", then cmd+=… under a condition)
+	alts    []alt  // set under when: one value per branch (condvars.go)
+	fb      int    // the branch of alts whose value the fields above hold
 }
 
 func secretLooking(name string) bool { return importer.SecretLooking(name) }
@@ -71,7 +73,7 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	if len(w.Parts) == 1 {
 		pe, quoted := paramOf(w.Parts[0])
 		if pe != nil && pe.Param != nil && pe.Exp == nil {
-			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) {
+			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) && t.argsRest == 0 {
 				return t.argsFrom(pe)
 			}
 			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil {
@@ -158,7 +160,7 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 	case "PWD":
 		return t.cwd, true, ""
 	case "@", "*":
-		if t.inFunc || t.argsGiven {
+		if (t.inFunc || t.argsGiven) && t.argsRest == 0 {
 			return strings.Join(t.args, " "), true, ""
 		}
 		return "", false, "$" + name + " is only known when the script runs"
@@ -166,13 +168,16 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 		return "", false, "$" + name + " is only known when the script runs"
 	}
 	if n, err := strconv.Atoi(name); err == nil {
-		if t.inFunc || t.argsGiven {
-			if n-1 < len(t.args) {
-				return t.withExp(pe, t.args[n-1], true)
-			}
+		switch {
+		case n-1 < len(t.args) && (t.inFunc || t.argsGiven):
+			return t.withExp(pe, t.args[n-1], true)
+		case t.argsRest > 0: // bash x.sh a "$@": its $2 is the script's own $1
+			name = "ARG" + strconv.Itoa(t.argsRest+n-1-len(t.args))
+		case t.inFunc || t.argsGiven:
 			return t.withExp(pe, "", false)
+		default:
+			name = "ARG" + name
 		}
-		name = "ARG" + name
 	}
 	if v, ok := t.vars[name]; ok {
 		if v.decl != nil {
@@ -247,12 +252,11 @@ func (t *translator) assign(a *syntax.Assign) {
 	}
 	name := a.Name.Value
 	if a.Array != nil {
-		v := t.vars[name]
-		if v == nil || !a.Append {
-			v = &shVar{array: true}
-			t.vars[name] = v
+		v := &shVar{array: true}
+		if old := t.vars[name]; old != nil && a.Append { // a copy: the value before stays another branch's
+			v.list = append(v.list, old.list...)
 		}
-		v.array = true
+		t.vars[name] = v
 		for _, el := range a.Array.Elems {
 			if el.Value != nil {
 				s, _, _ := t.eval(el.Value)
@@ -285,7 +289,9 @@ func (t *translator) assign(a *syntax.Assign) {
 	case !ok:
 		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Required: true, From: t.loc(a), Description: "the script computes it at " + t.loc(a).String() + " (" + why + ")"}}
 	case a.Append && t.vars[name] != nil:
-		t.vars[name].val += val
+		c := *t.vars[name] // a copy: the value before stays another branch's
+		c.val += val
+		t.vars[name] = &c
 	default:
 		t.vars[name] = &shVar{val: val}
 	}

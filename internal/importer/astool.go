@@ -1,0 +1,20 @@
+package importer
+
+import "github.com/khook/khook/spec"
+
+// asTheTool writes into the model what the imported tool does where the
+// spec's default would do otherwise, once for both importers (a script's
+// helm commands and a helmfile's releases both run helm upgrade
+// --install).
+//
+// crds: helm install and upgrade --install create the CRDs of a chart's
+// crds/ that are missing and never upgrade or delete them; khook's default
+// (upgrade) also upgrades them, so every helm step the source did not say
+// otherwise for (--skip-crds, a CRDs-only helmfile) gets crds: create.
+func asTheTool(m *Model) {
+	for _, st := range m.Steps {
+		if h := st.Out.Helm; h != nil && h.CRDs == "" {
+			h.CRDs = spec.CRDsCreate
+		}
+	}
+}

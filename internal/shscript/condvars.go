@@ -1,0 +1,191 @@
+package shscript
+
+import (
+	"maps"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A variable set or appended to under a condition that became when:
+// (ARGS+=(--set x=y) under if [ "$ENV" = prod ]) has a value per branch,
+// never the branch's value unconditionally: a command that reads it is
+// walked once per value, under that branch's when:, so its step is split
+// into one per branch.
+
+// alt is one value of a variable set under a when: nil is unset.
+type alt struct {
+	when string // CEL; "" holds always
+	v    *shVar
+}
+
+// maxAlts bounds the values a variable holds this way; past it, the
+// variable is only known when the script runs, as under a condition khook
+// cannot decide.
+const maxAlts = 8
+
+// branches walks the branches of a condition on variables, each from the
+// variables as they were before it (walks[i] pushes its own when:), and
+// gives each variable a branch set or changed its value per branch:
+// whens[i] is branch i's condition, "" for none.
+func (t *translator) branches(n syntax.Node, whens []string, walks []func()) {
+	before := maps.Clone(t.vars)
+	starts := make([]map[string]*shVar, len(walks))
+	afters := make([]map[string]*shVar, len(walks))
+	for i, walk := range walks {
+		t.vars = maps.Clone(before)
+		walk()
+		starts[i], afters[i] = before, t.vars
+	}
+	t.vars = before
+	t.mergeBranches(n, whens, starts, afters, -1)
+}
+
+// mergeBranches sets each variable some branch changed to its values per
+// branch. Read where the walk does not split (source "$DIR/x", cd), it is
+// the value of branch fb (-1: the last branch that set it, as bash walked
+// branch after branch would leave it).
+func (t *translator) mergeBranches(n syntax.Node, whens []string, starts, afters []map[string]*shVar, fb int) {
+	changed := map[string]bool{}
+	for i := range afters {
+		for name, v := range afters[i] {
+			if starts[i][name] != v {
+				changed[name] = true
+			}
+		}
+		for name := range starts[i] {
+			if _, ok := afters[i][name]; !ok {
+				changed[name] = true
+			}
+		}
+	}
+	for name := range changed {
+		var alts []alt
+		same := true
+		last, lastAt := &shVar{}, 0
+		for i := range afters {
+			v := afters[i][name]
+			alts = append(alts, alt{when: whens[i], v: v})
+			same = same && v == afters[0][name]
+			if v != nil && (i == fb || (fb < 0 && v != starts[i][name])) {
+				last, lastAt = v, i
+			}
+		}
+		switch {
+		case same && alts[0].v == nil:
+			delete(t.vars, name)
+		case same:
+			t.vars[name] = alts[0].v
+		case leaves(alts) > maxAlts:
+			t.vars[name] = t.undecidedVar(n, name, "")
+		default:
+			c := *last
+			c.alts, c.fb = alts, lastAt
+			t.vars[name] = &c
+		}
+	}
+}
+
+// leaves is how many values alts hold, nested ones counted.
+func leaves(alts []alt) int {
+	n := 0
+	for _, a := range alts {
+		if a.v != nil && a.v.alts != nil {
+			n += leaves(a.v.alts)
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// splitOnAlts walks s once per value of the first variable with values
+// per branch that it reads, under that branch's when:; false when it
+// reads none.
+func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
+	name := t.altRead(s)
+	if name == "" {
+		return false
+	}
+	v := t.vars[name]
+	whens := make([]string, len(v.alts))
+	starts := make([]map[string]*shVar, len(v.alts))
+	afters := make([]map[string]*shVar, len(v.alts))
+	before := t.vars
+	for i, a := range v.alts {
+		whens[i] = a.when
+		t.vars = maps.Clone(before)
+		if a.v == nil {
+			delete(t.vars, name)
+		} else {
+			t.vars[name] = a.v
+		}
+		starts[i] = maps.Clone(t.vars)
+		n := len(t.when)
+		if a.when != "" {
+			t.when = append(t.when, a.when)
+		}
+		t.splitting++
+		t.stmt(s)
+		t.splitting--
+		t.when = t.when[:n]
+		afters[i] = t.vars
+	}
+	t.vars = before
+	t.mergeBranches(s, whens, starts, afters, v.fb)
+	return true
+}
+
+// altRead is the first variable with values per branch that s reads ("":
+// none), when s may make a step (a helm or kubectl command, a function,
+// eval, a command in a variable) or sets a variable from it; the
+// functions it defines are not read.
+func (t *translator) altRead(s *syntax.Stmt) string {
+	switch c := s.Cmd.(type) {
+	case *syntax.DeclClause:
+	case *syntax.CallExpr:
+		if len(c.Args) > 0 && !t.mayStep(s) {
+			return ""
+		}
+	case *syntax.BinaryCmd:
+		if !t.mayStep(s) {
+			return ""
+		}
+	default:
+		return ""
+	}
+	name := ""
+	syntax.Walk(s, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.FuncDecl:
+			return false
+		case *syntax.Assign: // ARGS+=(…) reads ARGS
+			if x.Append && x.Name != nil && name == "" {
+				if v := t.vars[x.Name.Value]; v != nil && v.alts != nil {
+					name = x.Name.Value
+				}
+			}
+		case *syntax.ParamExp:
+			if x.Param != nil && name == "" {
+				if v := t.vars[x.Param.Value]; v != nil && v.alts != nil {
+					name = x.Param.Value
+				}
+			}
+		}
+		return name == ""
+	})
+	return name
+}
+
+// mayStep: s runs helm or kubectl, a function, eval, or a command word
+// that is a variable.
+func (t *translator) mayStep(s *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			name := lit(c.Args[0])
+			found = found || isTool(toolName(name)) || t.funcs[name] != nil || name == "eval" || name == "" || name == "time"
+		}
+		return !found
+	})
+	return found
+}

@@ -1,0 +1,127 @@
+package shscript
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// Where kubectl's or helm's own default differs from the step's, the
+// import writes the tool's value or says so at the line, never silently
+// takes khook's: kubectl wait gives up after 30s (written), kubectl
+// rollout status waits without limit (said: a step has a timeout), and
+// helm and kubectl without -n work in the kubeconfig context's namespace
+// (said: the step works in default). helm's own --timeout default, 5m,
+// is the step's.
+
+// kubectlWaitTimeout is kubectl wait's --timeout default.
+const kubectlWaitTimeout = "30s"
+
+// stepInfo says why at step st's line, once for a line however often it
+// is walked (a function called twice); it names the step, so the note
+// goes when the step is not written.
+func (t *translator) stepInfo(n importer.Loc, st *importer.OutStep, why string) {
+	for _, o := range t.m.Info {
+		if o.Loc == n && o.Why == why {
+			return
+		}
+	}
+	t.m.Info = append(t.m.Info, importer.Note{Loc: n, What: "step " + st.Name, Why: why})
+}
+
+// rolloutUnbounded says that a rollout status without --timeout waits
+// until the rollout is done, where the step stops at its timeout.
+func (t *translator) rolloutUnbounded(x *cmd, st *importer.OutStep) {
+	t.stepInfo(t.loc(x.stmt), st, "kubectl rollout status without --timeout waits until the rollout is done, without limit; the step fails after khook's default timeout, 5m: write a longer timeout: if the rollout takes longer")
+}
+
+// contextNamespace says, for the steps a kubectl or helm command without
+// -n made, that the tool works in the kubeconfig context's namespace and
+// the step in default, when a step holds namespaced objects that name
+// none.
+func (t *translator) contextNamespace(x *cmd, tool string, steps []*importer.Step) {
+	for _, st := range steps {
+		if t.namespaced(st.Out) {
+			t.stepInfo(t.loc(x.stmt), st.Out, tool+" without -n works in the kubeconfig context's namespace (default, unless the context names another); the step works in default: write namespace: if the context names another")
+			return
+		}
+	}
+}
+
+// namespaced: the step works on a namespaced object that names no
+// namespace of its own (for files, manifests that do not say are).
+func (t *translator) namespaced(st *importer.OutStep) bool {
+	switch {
+	case st.Helm != nil:
+		return st.Helm.Namespace == ""
+	case st.Apply != nil:
+		return st.Apply.Namespace == "" && t.sourcesNamespaced(st.Apply.Manifests)
+	case st.Delete != nil && len(st.Delete.Manifests) > 0:
+		return st.Delete.Namespace == "" && !st.Delete.AllNamespaces && t.sourcesNamespaced(st.Delete.Manifests)
+	case st.Delete != nil:
+		return st.Delete.Namespace == "" && !st.Delete.AllNamespaces && !clusterScoped(st.Delete.Resource)
+	case st.Wait != nil:
+		return st.Wait.Namespace == "" && !st.Wait.AllNamespaces && !clusterScoped(st.Wait.On)
+	case st.Patch != nil:
+		return st.Patch.Namespace == "" && !clusterScoped(st.Patch.Target)
+	case st.Rollout != nil: // written default: kubectl's was the context's
+		return true
+	}
+	return false
+}
+
+// sourcesNamespaced: an object of the manifests is namespaced and names
+// no namespace; a URL or kustomization, not read here, may hold one.
+func (t *translator) sourcesNamespaced(srcs []importer.OutSource) bool {
+	for _, s := range srcs {
+		text := s.Inline
+		if s.File != "" {
+			b, err := os.ReadFile(filepath.Join(t.specDir, s.File))
+			if err != nil {
+				return true
+			}
+			text = string(b)
+		} else if s.Inline == "" {
+			return true
+		}
+		dec := yaml.NewDecoder(strings.NewReader(text))
+		for {
+			var obj struct {
+				Kind     string `yaml:"kind"`
+				Metadata struct {
+					Namespace string `yaml:"namespace"`
+				} `yaml:"metadata"`
+			}
+			if err := dec.Decode(&obj); err != nil {
+				break
+			}
+			if obj.Kind != "" && obj.Metadata.Namespace == "" && !clusterScoped(obj.Kind) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// clusterScoped: a built-in kind (or a common one, cert-manager's
+// ClusterIssuer) that has no namespace, as kind, resource, short name or
+// TYPE/NAME.
+func clusterScoped(kind string) bool {
+	kind, _, _ = strings.Cut(strings.ToLower(kind), "/")
+	kind, _, _ = strings.Cut(kind, ".")
+	return clusterKinds[strings.TrimSuffix(kind, "s")] || clusterKinds[kind]
+}
+
+var clusterKinds = map[string]bool{
+	"namespace": true, "ns": true, "node": true, "no": true, "customresourcedefinition": true, "crd": true,
+	"clusterrole": true, "clusterrolebinding": true, "storageclass": true, "sc": true, "storageclasse": true,
+	"persistentvolume": true, "pv": true, "priorityclass": true, "pc": true, "priorityclasse": true,
+	"mutatingwebhookconfiguration": true, "validatingwebhookconfiguration": true, "apiservice": true,
+	"csidriver": true, "ingressclass": true, "ingressclasse": true, "runtimeclass": true, "runtimeclasse": true,
+	"clusterissuer": true, "volumesnapshotclass": true, "volumesnapshotclasse": true,
+	"validatingadmissionpolicy": true, "validatingadmissionpolicybinding": true,
+}

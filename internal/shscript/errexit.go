@@ -1,0 +1,54 @@
+package shscript
+
+import (
+	"strings"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// A script without set -e carries on after a command fails; khook stops
+// the run at the first step that fails. The walk keeps bash's errexit
+// (set -e, set -o errexit, set -eu…, #!/bin/bash -e; set +e turns it off)
+// and the header says it once when a step was made where it was off.
+
+// shebangErrexit: the script's #! line passes -e to its shell.
+func shebangErrexit(src []byte) bool {
+	line, _, _ := strings.Cut(string(src), "\n")
+	if !strings.HasPrefix(line, "#!") {
+		return false
+	}
+	for _, f := range strings.Fields(line[2:])[1:] {
+		if shortOpt(f, '-', 'e') {
+			return true
+		}
+	}
+	return false
+}
+
+// shortOpt: f is a cluster of short options (-eu, +e) with sign that holds o.
+func shortOpt(f string, sign, o byte) bool {
+	return len(f) > 1 && f[0] == sign && f[1] != sign && strings.IndexByte(f[1:], o) >= 0
+}
+
+// setOpts follows set's errexit: -e, -o errexit, +e, +o errexit.
+func (t *translator) setOpts(args []string) {
+	for i, a := range args {
+		switch {
+		case (a == "-o" || a == "+o") && i+1 < len(args) && args[i+1] == "errexit":
+			t.errexit = a == "-o"
+		case shortOpt(a, '-', 'e'):
+			t.errexit = true
+		case shortOpt(a, '+', 'e'):
+			t.errexit = false
+		}
+	}
+}
+
+// sayCarriesOn is the header's one note when a step was made where the
+// script carries on after a failing command.
+func (t *translator) sayCarriesOn() {
+	if t.carriesOn {
+		t.m.Info = append(t.m.Info, importer.Note{Loc: importer.Loc{File: t.m.Source}, What: "without set -e",
+			Why: "the script carries on after a command fails; khook stops the run at the first step that fails, and the steps after it do not run (write || true in the script where a failure is expected, and import again)"})
+	}
+}
