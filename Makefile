@@ -49,10 +49,10 @@ build:
 ## go test -json runs through test/cmd/testsummary, which prints what plain
 ## go test prints, then every skipped test and why, and exits as go test did.
 ##
-## The tools the tests run (the control plane, the helm and helmfile CLIs,
-## the pipeline tools) build in the background (test-tools, its output and
-## times in bin/test-tools.log, printed after the tests) while go test runs
-## the packages that need none of them first (test/cmd/testorder); a package
+## The tools the tests run (the control plane, the pipeline tools) build in
+## the background (test-tools, its output and times in bin/test-tools.log,
+## printed after the tests) while go test runs the packages that need none
+## of them first (test/cmd/testorder); a package
 ## that needs a tool still building waits on that tool's lock. Within each
 ## group the slowest packages (LONGEST_TESTS, measured) start first. The
 ## fuzz targets run in the background too (bin/fuzz.log, printed last): their
@@ -81,11 +81,11 @@ test: $(TESTSUMMARY) $(TESTORDER)
 
 ## test-tools: build the tools the tests run (make test does it in the background).
 ## The control plane first: most packages wait for it, so everything else
-## (the CLIs, the pipeline tools, and make test's go test with its compiles)
+## (the pipeline tools, and make test's go test with its compiles)
 ## runs at a lower priority and takes the cycles the control plane's build
 ## leaves (a link, a download) instead of halving its share of two cores.
 test-tools:
-	@$(MAKE) --no-print-directory -j3 test-tools-cluster test-tools-cli test-tools-pipeline
+	@$(MAKE) --no-print-directory -j2 test-tools-cluster test-tools-pipeline
 
 test-tools-cluster:
 	$(GO) run ./test/cmd/testtools cluster
@@ -93,6 +93,10 @@ test-tools-cluster:
 # Not the helm CLI: it builds in this module (test/helmcli) from the packages
 # go test compiles, so the first test that runs it builds it, once those are
 # compiled; built here it would compile them at the same time, twice.
+# Nor the helmfile CLI (about 1,300 CPU-seconds from nothing): test/helmfilecorpus
+# compares with its recorded output while the records are fresh and builds it
+# itself only for a stale one (test/testdata/helmfile-corpus/README.md).
+## test-tools-cli: build the pinned helmfile CLI by hand (re-recording its output, test/bench).
 test-tools-cli:
 	$(BEHIND) $(GO) run ./test/cmd/testtools helmfile
 
