@@ -53,9 +53,9 @@ build:
 ## half of khook's packages (k8s.io/api, client-go, apiserver, grpc, otel) at
 ## the versions khook's go.mod selects (TestToolModulesShareKhookVersions checks that), so go
 ## test's compile, which starts after it, finds those in the build cache
-## instead of compiling them a second time at the same moment. The other
-## tools (the helmfile CLI, the pipeline tools) build in the background at a
-## lower priority from the start (test-tools-behind); their output and times
+## instead of compiling them a second time at the same moment. The pipeline
+## tools build in the background at a lower priority from the start
+## (test-tools-behind); their output and times
 ## go to bin/test-tools.log, printed after the tests. go test runs the
 ## packages that need none of them first (test/cmd/testorder); a package
 ## that needs a tool still building waits on that tool's lock. Within each
@@ -90,8 +90,7 @@ test: $(TESTSUMMARY) $(TESTORDER)
 test-tools: test-tools-cluster
 	@$(MAKE) --no-print-directory test-tools-behind
 
-test-tools-behind:
-	@$(MAKE) --no-print-directory -j2 test-tools-cli test-tools-pipeline
+test-tools-behind: test-tools-pipeline
 
 test-tools-cluster:
 	$(GO) run ./test/cmd/testtools cluster
@@ -99,6 +98,10 @@ test-tools-cluster:
 # Not the helm CLI: it builds in this module (test/helmcli) from the packages
 # go test compiles, so the first test that runs it builds it, once those are
 # compiled; built here it would compile them at the same time, twice.
+# Nor the helmfile CLI (about 1,300 CPU-seconds from nothing): test/helmfilecorpus
+# compares with its recorded output while the records are fresh and builds it
+# itself only for a stale one (test/testdata/helmfile-corpus/README.md).
+## test-tools-cli: build the pinned helmfile CLI by hand (re-recording its output, test/bench).
 test-tools-cli:
 	$(GO) run ./test/cmd/testtools helmfile
 

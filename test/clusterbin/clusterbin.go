@@ -168,7 +168,7 @@ func build(ctx context.Context, b binary, moduleDir, out string, progress io.Wri
 	if err := os.Rename(tmp, out); err != nil {
 		return fmt.Errorf("khook test cluster: cannot move the built %s into the cache: %w", b.name, err)
 	}
-	fmt.Fprintf(progress, "khook test cluster: built %s in %s (%s)\n", b.name, time.Since(start).Round(time.Second), CPUTime(cmd.ProcessState))
+	fmt.Fprintf(progress, "khook test cluster: built %s in %s (%s)\n", b.name, time.Since(start).Round(time.Second), filelock.CPUTime(cmd.ProcessState))
 	return nil
 }
 
@@ -228,14 +228,4 @@ func LastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// CPUTime says how much CPU a finished command used, its children included
-// (the go command's compiles and links): what a build costs on a busy
-// machine, where its wall time says more about the others.
-func CPUTime(st *os.ProcessState) string {
-	if st == nil {
-		return "CPU time unknown"
-	}
-	return fmt.Sprintf("%.0f s user, %.0f s system", st.UserTime().Seconds(), st.SystemTime().Seconds())
 }

@@ -2,7 +2,8 @@
 // plane, the helm and helmfile CLIs, the pipeline tools): an exclusive flock
 // on a file, so that of several processes wanting a tool at once — test
 // binaries of packages started together, `make test`'s background build —
-// one builds it and the others wait, then find it built.
+// one builds it and the others wait, then find it built. CPUTime is how
+// each build under it says what it cost.
 package filelock
 
 import (
@@ -44,4 +45,14 @@ func Lock(ctx context.Context, path string, progress io.Writer) (func(), error) 
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// CPUTime says how much CPU a finished command used, its children included
+// (the go command's compiles and links): what a build costs on a busy
+// machine, where its wall time says more about the others.
+func CPUTime(st *os.ProcessState) string {
+	if st == nil {
+		return "CPU time unknown"
+	}
+	return fmt.Sprintf("%.0f s user, %.0f s system", st.UserTime().Seconds(), st.SystemTime().Seconds())
 }

@@ -45,6 +45,24 @@ func Version() (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// Path is where Build puts the helm CLI, built or not (helmfile prints the
+// helm it ran, so test/helmfilecorpus's records of its output name it).
+func Path() (string, error) {
+	v, err := Version()
+	if err != nil {
+		return "", err
+	}
+	return pathOf(v)
+}
+
+func pathOf(version string) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache directory for the helm CLI: %w", err)
+	}
+	return filepath.Join(cache, "khook", "bench-bin", "helm-"+version+"-"+runtime.GOOS+"-"+runtime.GOARCH, "helm"), nil
+}
+
 // Binary returns the helm CLI, building it into the user cache on first use
 // (the same directory test/bench uses, so the two share one build).
 func Binary(t testing.TB) string {
@@ -64,12 +82,11 @@ func Build(ctx context.Context, progress io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cache, err := os.UserCacheDir()
+	path, err := pathOf(v)
 	if err != nil {
-		return "", fmt.Errorf("no user cache directory for the helm CLI: %w", err)
+		return "", err
 	}
-	dir := filepath.Join(cache, "khook", "bench-bin", "helm-"+v+"-"+runtime.GOOS+"-"+runtime.GOARCH)
-	path := filepath.Join(dir, "helm")
+	dir := filepath.Dir(path)
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/khook/khook/test/clusterbin"
 	"github.com/khook/khook/test/filelock"
 )
 
@@ -109,7 +108,7 @@ func Build(ctx context.Context, progress io.Writer) (string, error) {
 	if err := os.Rename(tmp, path); err != nil {
 		return "", fmt.Errorf("cannot move the helmfile CLI into %s: %w", dir, err)
 	}
-	fmt.Fprintf(progress, "built helmfile %s in %s (%s)\n", Version, time.Since(start).Round(time.Second), clusterbin.CPUTime(cmd.ProcessState))
+	fmt.Fprintf(progress, "built helmfile %s in %s (%s)\n", Version, time.Since(start).Round(time.Second), filelock.CPUTime(cmd.ProcessState))
 	return path, nil
 }
 

@@ -29,7 +29,6 @@ import (
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/spec"
-	"github.com/khook/khook/test/helmcli"
 	"github.com/khook/khook/test/helmfilecli"
 )
 
@@ -109,19 +108,29 @@ func TestCorpusIsComplete(t *testing.T) {
 }
 
 // TestImportMatchesHelmfile is the comparison: helmfile build --embed-values
-// on one side, the imported spec loaded as `khook apply` loads it (its helm
-// steps' values merged by the runner's ValuesLoader) on the other.
+// on one side (its record when fresh, records_test.go), the imported spec
+// loaded as `khook apply` loads it (its helm steps' values merged by the
+// runner's ValuesLoader) on the other.
 func TestImportMatchesHelmfile(t *testing.T) {
-	hf := helmfilecli.Binary(t)
-	// helmfile asks helm its version before it builds anything.
-	helm := helmcli.Binary(t)
-	built, compared := 0, 0
 	dir := comparedDir()
+	hf := &helmfileSource{heldOut: dir != corpusDir}
+	if hf.heldOut && *record {
+		t.Fatal("-record writes the records of the repository's corpus: unset KHOOK_HELMFILE_CORPUS")
+	}
+	built, compared, inputs := 0, 0, 0
 	for _, e := range loadCorpusAt(t, dir) {
 		for _, in := range e.Inputs {
+			inputs++
 			t.Run(e.Dir+"/"+in, func(t *testing.T) {
-				root := copyEntry(t, filepath.Join(dir, e.Dir))
-				want, dangling, err := helmfileResolve(hf, helm, root, in, e)
+				src := filepath.Join(dir, e.Dir)
+				root := copyEntry(t, src)
+				b := hf.build(t, src, root, in, e)
+				err := b.err()
+				var want []resolved
+				var dangling []string
+				if err == nil {
+					want, dangling, err = resolveBuild(b.out, root, in)
+				}
 				if err != nil {
 					// Nothing to compare, but an input helmfile refuses
 					// (broken upstream) must not import as faithful either.
@@ -144,7 +153,10 @@ func TestImportMatchesHelmfile(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("%d inputs built by helmfile %s, %d compared", built, helmfilecli.Version, compared)
+	if *record && !t.Failed() && hf.live == inputs {
+		hf.removeOrphans(t) // only after a run of every input, not under -run's filter
+	}
+	t.Logf("%d inputs built by helmfile %s (%d from its records, %d run now), %d compared", built, helmfilecli.Version, hf.recorded, hf.live, compared)
 }
 
 // copyEntry copies a corpus repository into a fresh directory: the import
@@ -189,9 +201,23 @@ func env(root string, extra map[string]string) []string {
 	return vars
 }
 
-// helmfileResolve runs `helmfile build --embed-values` and resolves each
-// release of the state it prints as helmfile does at sync: values merged
-// in order (maps deeply, later wins), then set/setString.
+// The arguments helmfile runs with after its global ones (the records'
+// hash covers them).
+var (
+	listArgs  = []string{"list", "--skip-charts", "--output", "json"}
+	buildArgs = []string{"build", "--embed-values"}
+)
+
+func helmfileArgs(helm, in string, e entry, args ...string) []string {
+	global := []string{"--helm-binary", helm, "--file", in}
+	if e.Environment != "" {
+		global = append(global, "--environment", e.Environment)
+	}
+	return append(global, args...)
+}
+
+// helmfileBuild runs `helmfile build --embed-values` on root/in: its
+// stdout, or why helmfile refused the input.
 //
 // helmfile v1.8.0's build pulls every OCI chart before it prints the state,
 // although it prints nothing of the chart. So that it needs no network, the
@@ -199,13 +225,9 @@ func env(root string, extra map[string]string) []string {
 // each release's chart and version and puts a placeholder chart of that name
 // and version where helmfile caches pulled charts; the charts' contents play
 // no part in the comparison.
-func helmfileResolve(hf, helm, root, in string, e entry) (_ []resolved, dangling []string, _ error) {
+func helmfileBuild(hf, helm, root, in string, e entry) ([]byte, error) {
 	run := func(args ...string) ([]byte, error) {
-		global := []string{"--helm-binary", helm, "--file", in}
-		if e.Environment != "" {
-			global = append(global, "--environment", e.Environment)
-		}
-		cmd := exec.Command(hf, append(global, args...)...)
+		cmd := exec.Command(hf, helmfileArgs(helm, in, e, args...)...)
 		cmd.Dir = root
 		cmd.Env = env(root, e.Env)
 		var stdout, stderr bytes.Buffer
@@ -215,17 +237,20 @@ func helmfileResolve(hf, helm, root, in string, e entry) (_ []resolved, dangling
 		}
 		return stdout.Bytes(), nil
 	}
-	list, err := run("list", "--skip-charts", "--output", "json")
+	list, err := run(listArgs...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := seedChartCache(filepath.Join(filepath.Dir(root), "helmfile-cache"), list); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	out, err := run("build", "--embed-values")
-	if err != nil {
-		return nil, nil, err
-	}
+	return run(buildArgs...)
+}
+
+// resolveBuild resolves each release of the state helmfile build printed
+// as helmfile does at sync: values merged in order (maps deeply, later
+// wins), then set/setString.
+func resolveBuild(out []byte, root, in string) (_ []resolved, dangling []string, _ error) {
 	var rs []resolved
 	// One document per state (a helmfile.d folder, sub-helmfiles), each
 	// after a "#  Source: FILE" comment naming the file its relative paths

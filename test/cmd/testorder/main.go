@@ -5,9 +5,12 @@
 //	testorder [LONGEST...]
 //
 // First the packages whose tests need no tool that `make test` builds in
-// the background (the control plane, the helm and helmfile CLIs): they run
-// while it builds, where a package that needs one would hold a slot waiting
-// for its lock. Then those that need one. Within each group the packages
+// the background (the control plane): they run while it builds, where a
+// package that needs one would hold a slot waiting for its lock. Then those
+// that need one. The helm CLI links in seconds from packages go test has
+// compiled, and the helmfile CLI builds only when a record of its output is
+// stale (test/helmfilecorpus), so a package that needs only those waits for
+// nothing. Within each group the packages
 // named LONGEST come first, in the order given, so that no long package
 // starts late and runs alone at the end.
 package main
@@ -22,11 +25,10 @@ import (
 	"strings"
 )
 
-// built are the packages whose tests need a tool built in the background.
+// built are the packages of the tools built in the background: a package
+// whose tests import one waits.
 var built = []string{
 	"github.com/khook/khook/test/clusterbin",
-	"github.com/khook/khook/test/helmcli",
-	"github.com/khook/khook/test/helmfilecli",
 }
 
 func main() {

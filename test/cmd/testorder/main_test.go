@@ -6,7 +6,9 @@ import (
 )
 
 // A package whose test binary depends on a background-built tool waits;
-// the longest of each group start first, in the order given.
+// one that needs only the helm or helmfile CLI (test/helmfilecorpus, which
+// builds helmfile only for a stale record) does not; the longest of each
+// group start first, in the order given.
 func TestOrder(t *testing.T) {
 	list := []byte(`m/a
 m/b
@@ -15,8 +17,8 @@ m/d
 m/a.test m/a testing
 m/b.test m/b github.com/khook/khook/test/clusterbin
 m/c [m/c.test] 
-m/c.test m/c github.com/khook/khook/test/helmcli
-m/d.test m/d
+m/c.test m/c github.com/khook/khook/test/clusterbin
+m/d.test m/d github.com/khook/khook/test/helmcli github.com/khook/khook/test/helmfilecli
 `)
 	free, waits := order(list)
 	if want := []string{"m/a", "m/d"}; !slices.Equal(free, want) {

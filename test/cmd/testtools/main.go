@@ -1,12 +1,14 @@
 // Command testtools builds the pinned tools the tests run, into the user
 // cache, each once (the tests build what is missing themselves; this builds
-// it ahead, as `make test` does in the background while the first test
-// packages run):
+// it ahead, as `make test` does the control plane in the background while
+// the first test packages run):
 //
 //	testtools cluster helm helmfile
 //
 // cluster is the control plane (test/clusterbin), helm the helm CLI of go.mod's
-// Helm (test/helmcli), helmfile the pinned helmfile (test/helmfilecli). The
+// Helm (test/helmcli), helmfile the pinned helmfile (test/helmfilecli: only
+// test/helmfilecorpus's stale records and test/bench need it; `make
+// test-tools-cli`). The
 // builds run at once: on two cores the go command's downloads and links
 // leave room for another build. Each takes its tool's lock, so a test that
 // needs a tool meanwhile waits for it rather than building it again.
