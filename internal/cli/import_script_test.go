@@ -55,7 +55,7 @@ func TestImportScriptBadInput(t *testing.T) {
 // loop without "--"; "--" right after FILE (the old form) and before it
 // still work; --out after FILE is the script's and said so.
 func TestImportScriptArgsWithDashes(t *testing.T) {
-	script := "#!/bin/bash\nwhile [[ $# -gt 0 ]]; do\n  case $1 in\n    -n) NS=$2; shift 2;;\n    *) shift;;\n  esac\ndone\nkubectl create namespace \"$NS\"\n"
+	script := "#!/bin/bash\nset -e\nwhile [[ $# -gt 0 ]]; do\n  case $1 in\n    -n) NS=$2; shift 2;;\n    *) shift;;\n  esac\ndone\nkubectl create namespace \"$NS\"\n"
 	for _, tc := range []struct {
 		name string
 		args []string
