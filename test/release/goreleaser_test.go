@@ -152,7 +152,7 @@ func TestSnapshotBuildStampsVersion(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339, got.BuildDate); err != nil {
 		t.Errorf("buildDate %q is not RFC 3339: %v", got.BuildDate, err)
 	}
-	mods := goModRequires(t)
+	mods := goModRequires(t, "")
 	if got.HelmVersion != mods["helm.sh/helm/v4"] || got.ClientGoVersion != mods["k8s.io/client-go"] {
 		t.Errorf("helm %s, client-go %s; go.mod pins %s and %s", got.HelmVersion, got.ClientGoVersion, mods["helm.sh/helm/v4"], mods["k8s.io/client-go"])
 	}
@@ -182,12 +182,13 @@ func TestSnapshotBuildStampsVersion(t *testing.T) {
 	}
 }
 
-// goModRequires maps module path to version from the main go.mod.
-// goModRequires reads go.mod as the toolchain does: a replace with a version
-// (k8s.io/kubernetes pins its staging modules that way) wins over the require.
-func goModRequires(t *testing.T) map[string]string {
+// goModRequires maps module path to version in the go.mod of dir (a
+// folder of the checkout; "" is khook's own). It reads go.mod as the
+// toolchain does: a replace with a version (k8s.io/kubernetes pins its
+// staging modules that way) wins over the require.
+func goModRequires(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	path := filepath.Join(repoRoot(), "go.mod")
+	path := filepath.Join(repoRoot(), dir, "go.mod")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,6 @@
-package main
+package release
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-
-	"golang.org/x/mod/modfile"
-)
+import "testing"
 
 // toolModules are the tool modules make test builds from source beside
 // khook: the test control plane and GoReleaser.
@@ -25,36 +19,12 @@ var apart = map[string]string{
 // apiserver, grpc, otel, the cloud SDKs) have the same build-cache entries
 // and compile once in a run from nothing instead of once per graph (#50).
 func TestToolModulesShareKhookVersions(t *testing.T) {
-	khook := effectiveVersions(t, "go.mod")
+	khook := goModRequires(t, "")
 	for _, dir := range toolModules {
-		for path, v := range effectiveVersions(t, filepath.Join(dir, "go.mod")) {
+		for path, v := range goModRequires(t, dir) {
 			if kv, ok := khook[path]; ok && kv != v && apart[dir+" "+path] != v {
 				t.Errorf("%s/go.mod selects %s %s, khook's go.mod %s: run `cd %s && go get %s@%s && go mod tidy` (or raise khook's)", dir, path, v, kv, dir, path, kv)
 			}
 		}
 	}
-}
-
-// effectiveVersions reads a go.mod's requirements, each replaced by its
-// replacement's version where a replace names one.
-func effectiveVersions(t *testing.T, file string) map[string]string {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := modfile.Parse(file, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs := map[string]string{}
-	for _, r := range f.Require {
-		vs[r.Mod.Path] = r.Mod.Version
-	}
-	for _, r := range f.Replace {
-		if _, ok := vs[r.Old.Path]; ok && r.New.Version != "" {
-			vs[r.Old.Path] = r.New.Version
-		}
-	}
-	return vs
 }
