@@ -77,9 +77,10 @@ test: $(TESTSUMMARY) $(TESTORDER)
 	@mkdir -p bin
 	@export $(TEST_BUILD_ENV); $(BEHIND) $(MAKE) --no-print-directory test-tools-behind >bin/test-tools.log 2>&1 & tools=$$!; \
 	$(BEHIND) $(MAKE) --no-print-directory fuzz >bin/fuzz.log 2>&1 & fuzz=$$!; \
-	$(MAKE) --no-print-directory test-tools-cluster >bin/test-tools-cluster.log 2>&1 || echo "building the control plane failed (bin/test-tools-cluster.log, printed below): the packages that start it say why"; \
+	cluster=0; $(MAKE) --no-print-directory test-tools-cluster >bin/test-tools-cluster.log 2>&1 || { cluster=1; echo "building the control plane failed (bin/test-tools-cluster.log, printed below): the packages that start it say why"; }; \
 	pkgs=$$($(TESTORDER) $(LONGEST_TESTS)) || { kill $$tools $$fuzz; exit 1; }; \
 	$(BEHIND) $(TESTSUMMARY) $(GO) test -json -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) $$pkgs; status=$$?; \
+	[ $$cluster = 0 ] || { echo "FAIL: building the control plane failed (bin/test-tools-cluster.log)"; status=1; }; \
 	wait $$tools || { echo "FAIL: building the test tools failed (bin/test-tools.log):"; status=1; }; \
 	echo "test tools (bin/test-tools-cluster.log, bin/test-tools.log, less go: downloading lines):"; cat bin/test-tools-cluster.log bin/test-tools.log | grep -v "^go: downloading " | sed 's/^/  /'; \
 	wait $$fuzz || { echo "FAIL: a fuzz target failed (bin/fuzz.log):"; status=1; }; \
