@@ -187,13 +187,21 @@ func (s *apiServer) installCRD(t *testing.T, file string) {
 
 // awaitEnforcing awaits the server's admission cache (eventually
 // consistent) holding the policy (enforcing true: some object is denied
-// by it) or no longer holding it (false: none is).
+// by it) or no longer holding it (false: none is). A denial because the
+// server cannot yet configure the policy is neither: the server's
+// admission resolves a paramKind whose CRD was just created only once its
+// own discovery has caught up (seen on a busy machine: "failed to
+// configure policy: failed to find resource referenced by paramKind"),
+// and until then denies everything, whatever the policy says.
 func (s *apiServer) awaitEnforcing(ctx context.Context, enforcing bool, policy, ns string, objs []*unstructured.Unstructured) error {
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		for _, obj := range objs {
 			v, err := s.admit(ctx, obj, ns, policy)
 			if err != nil {
 				return false, err
+			}
+			if v.Effect == verdictDeny && strings.Contains(v.Message, "failed to configure policy") {
+				return false, nil
 			}
 			if v.Effect == verdictDeny {
 				return enforcing, nil
