@@ -72,11 +72,11 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	}
 	if len(w.Parts) == 1 {
 		pe, quoted := paramOf(w.Parts[0])
-		if pe != nil && pe.Param != nil && pe.Exp == nil {
+		if pe != nil && pe.Param != nil && (pe.Exp == nil || transforms(pe)) {
 			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) && t.argsRest == 0 {
 				return t.argsFrom(pe)
 			}
-			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil {
+			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil && pe.Exp == nil && !transforms(pe) {
 				return append([]string(nil), v.list...), true, ""
 			}
 			if !quoted {
@@ -148,8 +148,11 @@ func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, stri
 
 // param is $NAME, ${NAME:-default} and their kin.
 func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
-	if pe.Param == nil || pe.Excl || pe.Length || pe.Slice != nil || pe.Repl != nil {
+	if pe.Param == nil || pe.Excl || pe.Width || pe.IsSet {
 		return "", false, "an expansion khook cannot evaluate at import"
+	}
+	if transforms(pe) {
+		return t.transform(pe)
 	}
 	name := pe.Param.Value
 	switch name {
@@ -160,8 +163,12 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 	case "PWD":
 		return t.cwd, true, ""
 	case "@", "*":
+		if pe.Length || pe.Repl != nil {
+			return "", false, "an expansion khook cannot evaluate at import"
+		}
 		if (t.inFunc || t.argsGiven) && t.argsRest == 0 {
-			return strings.Join(t.args, " "), true, ""
+			args, ok, why := t.argsFrom(pe)
+			return strings.Join(args, " "), ok, why
 		}
 		return "", false, "$" + name + " is only known when the script runs"
 	case "#", "?", "$", "!", "-", "RANDOM", "SECONDS", "LINENO":

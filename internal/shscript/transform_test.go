@@ -1,0 +1,68 @@
+package shscript
+
+import (
+	"strings"
+	"testing"
+)
+
+// bash's operations on a value the script set (${1#*=} in an option
+// parser, ${F##*/}, ${F%.yaml}, ${X:+--wait}, ${T^^}) are bash's own
+// expansion of them; one over a value only the run knows names that
+// value at the command's line, and declares no variable for it.
+func TestParamOperationsOnKnownValues(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+VALUES=values/prod.yaml
+FILE=${VALUES##*/}
+ENVNAME=${FILE%.yaml}
+WAIT=1
+install() {
+  local ns="${1#--namespace=}"
+  helm upgrade --install "app-${ENVNAME}" ./app -n "$ns" ${WAIT:+--wait} ${NOWAIT:+--atomic} ${2:+--timeout "$2"} --set tag="${TAG^^}" --set n=${#ENVNAME}
+}
+NOWAIT=
+TAG=v1
+install --namespace=apps 7m
+helm upgrade --install other ./app -n "${NS%-ns}"
+`, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n"})
+	st := res.Model.Steps
+	if len(st) != 1 {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+	h := st[0].Out.Helm
+	if h.Release != "app-prod" || h.Namespace != "apps" || !h.Wait || h.Atomic || st[0].Out.Timeout != "7m" {
+		t.Errorf("helm %+v timeout %q", h, st[0].Out.Timeout)
+	}
+	if got := toJSON(h.Values); got != `{"n":4,"tag":"V1"}` {
+		t.Errorf("values %s", got)
+	}
+	if len(res.Model.NotCarried) != 1 || res.Model.NotCarried[0].Line != 14 || !strings.Contains(res.Model.NotCarried[0].Why, "$NS is only known when the script runs") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+	if res.Model.Var("NS") != nil {
+		t.Errorf("NS declared for an expansion not carried")
+	}
+}
+
+// An option loop's `--name=value` branch reads its value with ${1#*=}.
+func TestOptionLoopEqualsValue(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+VERSION=1.0.0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --version=*) VERSION="${1#*=}"; shift ;;
+    --namespace=*) NS="${1#*=}"; shift ;;
+    *) shift ;;
+  esac
+done
+helm upgrade --install app app --repo https://charts.example.com --version "$VERSION" -n "${NS:-apps}"
+`}, "--version=2.3.4", "--namespace=web")
+	st := res.Model.Steps
+	if len(st) != 1 {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+	if h := st[0].Out.Helm; h.Version != "2.3.4" || h.Namespace != "web" {
+		t.Errorf("helm %+v", h)
+	}
+}
