@@ -34,9 +34,17 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.checkOnly(last, "an existence check: the steps it guards are idempotent")
 		}
 		t.checks++
+		before := len(t.m.Steps)
 		t.branch(c.Then, "")
+		if !probe && !last.Negated {
+			t.whenFound(last, t.m.Steps[before:])
+		}
 		if c.Else != nil {
+			before = len(t.m.Steps)
 			t.ifClause(c.Else)
+			if !probe && last.Negated {
+				t.whenFound(last, t.m.Steps[before:])
+			}
 		}
 		t.checks--
 		return
@@ -134,6 +142,22 @@ func (t *translator) isProbe(c *syntax.IfClause, s *syntax.Stmt) bool {
 		return runsTool(&syntax.Block{Stmts: c.Then})
 	}
 	return c.Else != nil && runsTool(c.Else)
+}
+
+// whenFound: steps the script runs only when the check finds what it
+// asks for (`if kubectl get crd x; then kubectl delete crd x; fi`, `helm
+// status x && helm upgrade x …`). A delete is the same with
+// ignoreNotFound; any other step khook runs whatever the check would
+// find, and fails where it finds nothing: said at its line.
+func (t *translator) whenFound(check *syntax.Stmt, steps []*importer.Step) {
+	for _, st := range steps {
+		if d := st.Out.Delete; d != nil {
+			yes := true
+			d.IgnoreNotFound = &yes
+			continue
+		}
+		t.info(check, t.text(check.Cmd), "the script runs step "+st.Out.Name+" only when this finds something; khook runs it always, and it fails where nothing is there: put it under a when: on a variable if it may be missing")
+	}
 }
 
 func (t *translator) checkOnly(s *syntax.Stmt, why string) {

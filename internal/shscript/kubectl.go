@@ -23,6 +23,10 @@ func (t *translator) kubectl(x *cmd) {
 	if t.setContextNamespace(x, f) {
 		return
 	}
+	if len(f.pos) > 2 && f.pos[0] == "config" && f.pos[1] == "use-context" && x.ok {
+		t.cluster.current = "context " + f.pos[2]
+	}
+	t.cluster.cmd = t.cluster.of(f.get("context"), f.get("kubeconfig"))
 	if f.pos[0] != "config" && kubectlChangesNothing(f.pos) { // config says why below
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 		return

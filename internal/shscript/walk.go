@@ -55,6 +55,7 @@ type translator struct {
 	errexit         bool   // set -e is on where the walk is
 	carriesOn       bool   // a step was made where set -e was off
 	splitting       int    // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
+	cluster         clusters
 }
 
 // made is a local path a command khook does not run names (an argument,
@@ -221,6 +222,7 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 		t.keys[key] = name
 	}
 	t.m.Steps = append(t.m.Steps, &importer.Step{From: t.loc(n), Out: st})
+	t.sameCluster(n, st)
 	t.carriesOn = t.carriesOn || !t.errexit
 	t.account(n, importer.FateStep, name, "")
 	return st
@@ -240,9 +242,13 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			return
 		}
 		t.stmt(c.X)
+		before := len(t.m.Steps)
 		t.cond++
 		t.stmt(c.Y)
 		t.cond--
+		if t.isCheck(c.X) { // `kubectl get crd x && kubectl delete crd x`
+			t.whenFound(c.X, t.m.Steps[before:])
+		}
 	case syntax.OrStmt:
 		switch {
 		case t.isCheck(c.X):
