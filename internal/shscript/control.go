@@ -171,6 +171,10 @@ func (t *translator) condition(s *syntax.Stmt) (cel string, static *bool, ok boo
 	case *syntax.TestClause:
 		cel, static, ok = t.test(c.X)
 	case *syntax.CallExpr:
+		if len(c.Args) == 1 && len(s.Redirs) == 0 {
+			cel, static, ok = t.flagCommand(c.Args[0])
+			break
+		}
 		if len(c.Args) < 2 || (lit(c.Args[0]) != "[" && lit(c.Args[0]) != "test") {
 			return "", nil, false
 		}
@@ -341,9 +345,32 @@ func (t *translator) compare(a, b *syntax.Word, op string) (string, *bool, bool)
 	return l + " " + op + " " + r, nil, true
 }
 
+// flagCommand is `if $DRY_RUN; then`: bash runs the variable's value as a
+// command, true or false (an unset one runs nothing, which succeeds).
+func (t *translator) flagCommand(w *syntax.Word) (string, *bool, bool) {
+	if pe, _ := paramOf(w.Parts[0]); pe == nil || len(w.Parts) != 1 {
+		return "", nil, false
+	}
+	v, ok := t.operand(w)
+	switch {
+	case !ok:
+		return "", nil, false
+	case v == `"true"` || v == `":"` || v == `""`:
+		yes := true
+		return "", &yes, true
+	case v == `"false"`:
+		no := false
+		return "", &no, true
+	case strings.HasPrefix(v, "vars.get("):
+		return v + ` == "true" || ` + v + ` == ""`, nil, true
+	}
+	return "", nil, false
+}
+
 // operand is a word as CEL: vars.get("X", "default") for a khook
 // variable, a quoted literal for text, not ok for anything else.
 func (t *translator) operand(w *syntax.Word) (string, bool) {
+	vars := len(t.m.Vars)
 	s, ok, _ := t.eval(w)
 	if !ok {
 		return "", false
@@ -352,6 +379,13 @@ func (t *translator) operand(w *syntax.Word) (string, bool) {
 		v := t.m.Var(s[2 : len(s)-1])
 		if v == nil || v.Secret {
 			return "", false
+		}
+		if len(t.m.Vars) > vars && v.Required && v.Default == nil && !t.nounset {
+			// First read by a test ([ "$SKIP" = 1 ]): unset, bash reads it
+			// as empty; requiring it would refuse what the script runs.
+			empty := ""
+			v.Required, v.Default = false, &empty
+			v.Description += "; unset, it is empty, as in the script"
 		}
 		d := ""
 		if v.Default != nil {

@@ -66,3 +66,40 @@ helm upgrade --install app app --repo https://charts.example.com --version "$VER
 		t.Errorf("helm %+v", h)
 	}
 }
+
+// `if $FLAG; then` runs the variable's value as a command: decided when
+// the script set it, when: on it when the environment gives it. A
+// variable first read by a test is empty when unset, as in bash, unless
+// set -u makes that an error.
+func TestFlagCommandsAndTestedVariables(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+INSTALL_CRDS=true
+if $INSTALL_CRDS; then
+  kubectl apply -f m.yaml -n crds
+fi
+if ${DRY_RUN:-false}; then
+  exit 0
+fi
+if [ "$SKIP" = "1" ]; then
+  kubectl apply -f m.yaml -n skip
+fi
+set -u
+if [ "$STRICT" = "1" ]; then
+  kubectl apply -f m.yaml -n strict
+fi
+`, "m.yaml": configMap})
+	st := res.Model.Steps
+	if len(st) != 3 || len(res.Model.NotCarried) != 0 {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+	if st[0].Out.When != "" || st[1].Out.When != `!(vars.get("DRY_RUN", "false") == "true" || vars.get("DRY_RUN", "false") == "") && vars.get("SKIP", "") == "1"` {
+		t.Errorf("when %q, %q", st[0].Out.When, st[1].Out.When)
+	}
+	if v := res.Model.Var("SKIP"); v == nil || v.Required || v.Default == nil || *v.Default != "" {
+		t.Errorf("SKIP %+v", v)
+	}
+	if v := res.Model.Var("STRICT"); v == nil || !v.Required {
+		t.Errorf("STRICT %+v", v)
+	}
+}

@@ -53,6 +53,7 @@ type translator struct {
 	optLoop         int    // > 0 in an option loop run over the script's arguments
 	pipeIn          *input // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
 	errexit         bool   // set -e is on where the walk is
+	nounset         bool   // set -u: an unset variable stops the script
 	carriesOn       bool   // a step was made where set -e was off
 	splitting       int    // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
 	cluster         clusters
