@@ -103,3 +103,30 @@ fi
 		t.Errorf("STRICT %+v", v)
 	}
 }
+
+// An unquoted glob is bash's pathname expansion over the files there at
+// import, said at its line; kubectl apply -f over a glob of two files
+// fails in the script (kubectl: Unexpected args), so it is not carried.
+func TestGlobs(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+for f in manifests/*.yaml; do kubectl apply -f "$f" -n apps; done
+kubectl apply -f manifests/a*.yaml -n apps
+kubectl apply -f manifests/*.yaml -n apps
+kubectl apply -f "manifests/*.yaml" -n apps
+`, "manifests/a.yaml": configMap, "manifests/b.yaml": strings.ReplaceAll(configMap, "name: ", "name: b")})
+	var files []string
+	for _, st := range res.Model.Steps {
+		files = append(files, st.Out.Apply.Manifests[0].File)
+	}
+	if strings.Join(files, " ") != "./manifests/a.yaml ./manifests/b.yaml ./manifests/a.yaml" {
+		t.Errorf("steps %v", files)
+	}
+	if got := infoLines(res.Model, "files it matched at import"); len(got) != 3 {
+		t.Errorf("glob notes at %v", got)
+	}
+	nc := res.Model.NotCarried
+	if len(nc) != 2 || nc[0].Line != 5 || !strings.Contains(nc[0].Why, "Unexpected args: manifests/b.yaml") || nc[1].Line != 6 || !strings.Contains(nc[1].Why, "does not exist") {
+		t.Errorf("not carried %v", nc)
+	}
+}

@@ -84,12 +84,47 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 				if strings.Contains(s, "${") {
 					return []string{s}, ok, why
 				}
-				return strings.Fields(s), ok, why
+				return t.globs(w, strings.Fields(s)), ok, why
 			}
 		}
 	}
 	s, ok, why := t.eval(w)
+	if ok && unquotedGlob(w) {
+		return t.globs(w, []string{s}), ok, why
+	}
 	return []string{s}, ok, why
+}
+
+// unquotedGlob: w has a *, ? or [ bash reads as a pattern (not quoted).
+func unquotedGlob(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
+			return true
+		}
+	}
+	return false
+}
+
+// globs is bash's pathname expansion of fields, against the files there
+// at import (a pattern that matches none stays itself, as in bash), said
+// at w: a file added later is not in the step.
+func (t *translator) globs(w *syntax.Word, fields []string) []string {
+	var out []string
+	for _, f := range fields {
+		matches, err := filepath.Glob(t.abs(f))
+		if !strings.ContainsAny(f, "*?[") || err != nil || len(matches) == 0 {
+			out = append(out, f)
+			continue
+		}
+		for _, m := range matches {
+			if !filepath.IsAbs(f) {
+				m, _ = filepath.Rel(t.cwd, m)
+			}
+			out = append(out, filepath.ToSlash(m))
+		}
+		t.info(w, f, "bash expands it when the script runs; the "+strconv.Itoa(len(matches))+" files it matched at import are listed, and a file added later is not (make the directory a kustomization)")
+	}
+	return out
 }
 
 // argsFrom is "$@", or "${@:N}" (the parameters from the Nth on).
