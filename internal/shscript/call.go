@@ -96,7 +96,9 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		if x.stdin != nil { // cat <<EOF | fn -f -, fn -f - <<EOF: its kubectl apply "$@" reads it
 			t.pipeIn = x.stdin
 		}
+		t.callers = append(t.callers, caller{name, t.loc(x.stmt)})
 		t.callFunc(f, x.args[1:])
+		t.callers = t.callers[:len(t.callers)-1]
 		t.pipeIn = save
 		return
 	}

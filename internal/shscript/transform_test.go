@@ -130,3 +130,21 @@ kubectl apply -f "manifests/*.yaml" -n apps
 		t.Errorf("not carried %v", nc)
 	}
 }
+
+// A command of a function that is not carried names the call it was
+// walked for: a function called twice gives two lines to look at.
+func TestNotCarriedNamesTheCall(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+deploy() {
+  helm upgrade --install "$1" ./app $EXTRA
+}
+EXTRA=$(cat extra-args)
+deploy one
+deploy two
+`, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n"})
+	nc := res.Model.NotCarried
+	if len(nc) != 2 || nc[0].Line != 4 || !strings.HasSuffix(nc[0].Why, "(in deploy, called at install.sh:7)") || !strings.HasSuffix(nc[1].Why, "(in deploy, called at install.sh:8)") {
+		t.Errorf("not carried %v", nc)
+	}
+}

@@ -57,6 +57,7 @@ type translator struct {
 	carriesOn       bool   // a step was made where set -e was off
 	splitting       int    // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
 	cluster         clusters
+	callers         []caller // the calls of the functions being walked, innermost last
 }
 
 // made is a local path a command khook does not run names (an argument,
@@ -166,7 +167,17 @@ func (t *translator) text(n syntax.Node) string {
 }
 
 func (t *translator) notCarried(n syntax.Node, what, why string) {
+	if len(t.callers) > 0 { // a function's line: which call of it
+		c := t.callers[len(t.callers)-1]
+		why += " (in " + c.name + ", called at " + c.at.String() + ")"
+	}
 	t.m.NotCarried = append(t.m.NotCarried, importer.Note{Loc: t.loc(n), What: what, Why: why})
+}
+
+// caller is a function call being walked: its name and line.
+type caller struct {
+	name string
+	at   importer.Loc
 }
 
 func (t *translator) info(n syntax.Node, what, why string) {

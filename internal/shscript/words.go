@@ -92,7 +92,21 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	if ok && unquotedGlob(w) {
 		return t.globs(w, []string{s}), ok, why
 	}
+	if ok && s == "" && !quotes(w) {
+		return nil, true, "" // `# a comment` in backquotes, an empty $(…): no word at all
+	}
 	return []string{s}, ok, why
+}
+
+// quotes: w has a quoted part ("" or '' is a word even when empty).
+func quotes(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		}
+	}
+	return false
 }
 
 // unquotedGlob: w has a *, ? or [ bash reads as a pattern (not quoted).
