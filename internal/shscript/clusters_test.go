@@ -50,3 +50,22 @@ kubectl --context kind-e2e apply -f m.yaml -n web
 		t.Errorf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
 	}
 }
+
+// `if helm status x; then helm upgrade …; else helm install …; fi` runs
+// the release's step either way: no warning that it depends on the check.
+func TestFoundGuardWithBothBranches(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+if helm status app -n apps; then
+  helm upgrade app ./app -n apps
+else
+  helm install app ./app -n apps
+fi
+`, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n"})
+	if len(res.Model.Steps) != 1 {
+		t.Fatalf("steps %v", res.Model.Commands)
+	}
+	if got := infoLines(res.Model, "only when this finds something"); len(got) != 0 {
+		t.Errorf("guard notes at %v", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,15 +37,16 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.checks++
 		before := len(t.m.Steps)
 		t.branch(c.Then, "")
-		if !probe && !last.Negated {
-			t.whenFound(last, t.m.Steps[before:])
-		}
+		then := t.m.Steps[before:len(t.m.Steps):len(t.m.Steps)]
 		if c.Else != nil {
 			before = len(t.m.Steps)
 			t.ifClause(c.Else)
 			if !probe && last.Negated {
 				t.whenFound(last, t.m.Steps[before:])
 			}
+		}
+		if !probe && !last.Negated {
+			t.whenFound(last, then)
 		}
 		t.checks--
 		return
@@ -155,6 +157,9 @@ func (t *translator) whenFound(check *syntax.Stmt, steps []*importer.Step) {
 			yes := true
 			d.IgnoreNotFound = &yes
 			continue
+		}
+		if slices.ContainsFunc(t.m.Commands, func(c importer.Command) bool { return c.Fate == importer.FateFolded && c.Step == st.Out.Name }) {
+			continue // the other branch makes it too (if helm status x; then upgrade; else install): it runs either way
 		}
 		t.info(check, t.text(check.Cmd), "the script runs step "+st.Out.Name+" only when this finds something; khook runs it always, and it fails where nothing is there: put it under a when: on a variable if it may be missing")
 	}

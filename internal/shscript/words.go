@@ -98,7 +98,7 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	return []string{s}, ok, why
 }
 
-// quotes: w has a quoted part ("" or '' is a word even when empty).
+// quotes: w has a quoted part (an empty quoted string is still a word).
 func quotes(w *syntax.Word) bool {
 	for _, p := range w.Parts {
 		switch p.(type) {
