@@ -148,3 +148,17 @@ deploy two
 		t.Errorf("not carried %v", nc)
 	}
 }
+
+// {{EC2PrivateDNSName}} (eksctl's template in an argument) is no brace
+// expansion: one word, itself; it was expanded again without end, until
+// the import ran out of memory (trial 46f, tchangkiat's install-karpenter.sh).
+func TestBracesThatAreOneWord(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+eksctl create iamidentitymapping --username system:node:{{EC2PrivateDNSName}} --group {a}
+kubectl annotate ns apps --overwrite note=system:node:{{EC2PrivateDNSName}}
+`})
+	if len(res.Model.Steps) != 1 || !strings.Contains(toJSON(res.Model.Steps[0].Out), "system:node:{{EC2PrivateDNSName}}") {
+		t.Errorf("steps %s, not carried %v", toJSON(res.Model.Steps), res.Model.NotCarried)
+	}
+}

@@ -59,7 +59,13 @@ func (t *translator) eval(w *syntax.Word) (val string, ok bool, why string) {
 // fields is a command's argument after word splitting: an unquoted $VAR
 // or ${ARR[@]} can be several arguments.
 func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
-	if ws := braces(w); ws != nil { // cert-manager{,-webhook}: bash's brace expansion, before any other
+	ws := braces(w) // cert-manager{,-webhook}: bash's brace expansion, before any other
+	if len(ws) == 1 {
+		// {{EC2PrivateDNSName}}, {a}: one word, itself again; expanding
+		// it again would never end
+		w, ws = ws[0], nil
+	}
+	if ws != nil {
 		var out []string
 		for _, x := range ws {
 			fs, ok, why := t.fields(x)
