@@ -10,7 +10,7 @@ TEST_TIMEOUT ?= 60m
 TEST_FLAGS   ?=
 # Fuzz targets run briefly after the tests: list them as package:FuzzName,
 # e.g. FUZZ_TARGETS = ./spec:FuzzLoad ./redact:FuzzRedact
-FUZZ_TARGETS ?= ./spec:FuzzSubstitute ./spec:FuzzLoad ./redact:FuzzRedact ./runner/planfile:FuzzReadPlanFile
+FUZZ_TARGETS ?= ./spec:FuzzSubstitute ./spec:FuzzLoad ./redact:FuzzRedact ./runner/planfile:FuzzReadPlanFile ./internal/shscript:FuzzImportScript
 # A count, not a duration: with a duration, Go's fuzz coordinator (before
 # Go 1.27, golang/go#75804) can fail a target with a bare "context deadline
 # exceeded" when a worker is mid-run as the time is up: a race, no finding.

@@ -81,7 +81,7 @@ func Import(file string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.errexit = shebangErrexit(src)
+	t.errexit, t.nounset = shebangOpt(src, 'e'), shebangOpt(src, 'u')
 	t.runFile(f, src, t.abs(file))
 	if t.inputErr != nil {
 		return nil, t.inputErr

@@ -96,7 +96,9 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		if x.stdin != nil { // cat <<EOF | fn -f -, fn -f - <<EOF: its kubectl apply "$@" reads it
 			t.pipeIn = x.stdin
 		}
+		t.callers = append(t.callers, caller{name, t.loc(x.stmt)})
 		t.callFunc(f, x.args[1:])
+		t.callers = t.callers[:len(t.callers)-1]
 		t.pipeIn = save
 		return
 	}
@@ -140,6 +142,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case housekeeping[name], name == "cat" && len(x.args) == 1 && x.stdin != nil && !writesFile(s):
 		// cat <<EOF to the terminal prints a message
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
+		t.cluster.created(base, x.args[1:])
 		t.notCarried(s, t.text(s), "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)")
 	case name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh"):
 		t.script(x)
@@ -313,7 +316,7 @@ func (t *translator) follow(x *cmd, path string, sourced bool) {
 // arguments): there the called script's $1 is the caller's.
 func (t *translator) script(x *cmd) {
 	args, words := x.args, x.words
-	errexit, direct := false, true // a new shell: set -e only from its options or its #! line
+	errexit, nounset, direct := false, false, true // a new shell: set -e and -u only from its options or its #! line
 	if args[0] == "bash" || args[0] == "sh" {
 		args, words, direct = args[1:], words[1:], false
 		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
@@ -322,6 +325,7 @@ func (t *translator) script(x *cmd) {
 				return
 			}
 			errexit = errexit || shortOpt(args[0], '-', 'e')
+			nounset = nounset || shortOpt(args[0], '-', 'u')
 			args, words = args[1:], words[1:]
 		}
 	}
@@ -339,12 +343,12 @@ func (t *translator) script(x *cmd) {
 		return
 	}
 	if b, err := os.ReadFile(t.abs(args[0])); err == nil && direct {
-		errexit = shebangErrexit(b)
+		errexit, nounset = shebangOpt(b, 'e'), shebangOpt(b, 'u')
 	}
-	saveArgs, saveIn, saveRest, saveE := t.args, t.inFunc, t.argsRest, t.errexit
-	t.args, t.inFunc, t.argsRest, t.errexit = args[1:], true, rest, errexit
+	saveArgs, saveIn, saveRest, saveE, saveU := t.args, t.inFunc, t.argsRest, t.errexit, t.nounset
+	t.args, t.inFunc, t.argsRest, t.errexit, t.nounset = args[1:], true, rest, errexit, nounset
 	t.follow(x, args[0], false)
-	t.args, t.inFunc, t.argsRest, t.errexit = saveArgs, saveIn, saveRest, saveE
+	t.args, t.inFunc, t.argsRest, t.errexit, t.nounset = saveArgs, saveIn, saveRest, saveE, saveU
 }
 
 // passArgs evaluates a called script's words (its path first) whose last

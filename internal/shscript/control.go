@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,9 +35,18 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.checkOnly(last, "an existence check: the steps it guards are idempotent")
 		}
 		t.checks++
+		before := len(t.m.Steps)
 		t.branch(c.Then, "")
+		then := t.m.Steps[before:len(t.m.Steps):len(t.m.Steps)]
 		if c.Else != nil {
+			before = len(t.m.Steps)
 			t.ifClause(c.Else)
+			if !probe && last.Negated {
+				t.whenFound(last, t.m.Steps[before:])
+			}
+		}
+		if !probe && !last.Negated {
+			t.whenFound(last, then)
 		}
 		t.checks--
 		return
@@ -136,6 +146,25 @@ func (t *translator) isProbe(c *syntax.IfClause, s *syntax.Stmt) bool {
 	return c.Else != nil && runsTool(c.Else)
 }
 
+// whenFound: steps the script runs only when the check finds what it
+// asks for (`if kubectl get crd x; then kubectl delete crd x; fi`, `helm
+// status x && helm upgrade x …`). A delete is the same with
+// ignoreNotFound; any other step khook runs whatever the check would
+// find, and fails where it finds nothing: said at its line.
+func (t *translator) whenFound(check *syntax.Stmt, steps []*importer.Step) {
+	for _, st := range steps {
+		if d := st.Out.Delete; d != nil {
+			yes := true
+			d.IgnoreNotFound = &yes
+			continue
+		}
+		if slices.ContainsFunc(t.m.Commands, func(c importer.Command) bool { return c.Fate == importer.FateFolded && c.Step == st.Out.Name }) {
+			continue // the other branch makes it too (if helm status x; then upgrade; else install): it runs either way
+		}
+		t.info(check, t.text(check.Cmd), "the script runs step "+st.Out.Name+" only when this finds something; khook runs it always, and it fails where nothing is there: put it under a when: on a variable if it may be missing")
+	}
+}
+
 func (t *translator) checkOnly(s *syntax.Stmt, why string) {
 	t.account(s, importer.FateReadOnly, "", why)
 }
@@ -147,6 +176,10 @@ func (t *translator) condition(s *syntax.Stmt) (cel string, static *bool, ok boo
 	case *syntax.TestClause:
 		cel, static, ok = t.test(c.X)
 	case *syntax.CallExpr:
+		if len(c.Args) == 1 && len(s.Redirs) == 0 {
+			cel, static, ok = t.flagCommand(c.Args[0])
+			break
+		}
 		if len(c.Args) < 2 || (lit(c.Args[0]) != "[" && lit(c.Args[0]) != "test") {
 			return "", nil, false
 		}
@@ -317,9 +350,32 @@ func (t *translator) compare(a, b *syntax.Word, op string) (string, *bool, bool)
 	return l + " " + op + " " + r, nil, true
 }
 
+// flagCommand is `if $DRY_RUN; then`: bash runs the variable's value as a
+// command, true or false (an unset one runs nothing, which succeeds).
+func (t *translator) flagCommand(w *syntax.Word) (string, *bool, bool) {
+	if pe, _ := paramOf(w.Parts[0]); pe == nil || len(w.Parts) != 1 {
+		return "", nil, false
+	}
+	v, ok := t.operand(w)
+	switch {
+	case !ok:
+		return "", nil, false
+	case v == `"true"` || v == `":"` || v == `""`:
+		yes := true
+		return "", &yes, true
+	case v == `"false"`:
+		no := false
+		return "", &no, true
+	case strings.HasPrefix(v, "vars.get("):
+		return v + ` == "true" || ` + v + ` == ""`, nil, true
+	}
+	return "", nil, false
+}
+
 // operand is a word as CEL: vars.get("X", "default") for a khook
 // variable, a quoted literal for text, not ok for anything else.
 func (t *translator) operand(w *syntax.Word) (string, bool) {
+	vars := len(t.m.Vars)
 	s, ok, _ := t.eval(w)
 	if !ok {
 		return "", false
@@ -328,6 +384,13 @@ func (t *translator) operand(w *syntax.Word) (string, bool) {
 		v := t.m.Var(s[2 : len(s)-1])
 		if v == nil || v.Secret {
 			return "", false
+		}
+		if len(t.m.Vars) > vars && v.Required && v.Default == nil && !t.nounset {
+			// First read by a test ([ "$SKIP" = 1 ]): unset, bash reads it
+			// as empty; requiring it would refuse what the script runs.
+			empty := ""
+			v.Required, v.Default = false, &empty
+			v.Description += "; unset, it is empty, as in the script"
 		}
 		d := ""
 		if v.Default != nil {

@@ -11,14 +11,14 @@ import (
 // (set -e, set -o errexit, set -eu…, #!/bin/bash -e; set +e turns it off)
 // and the header says it once when a step was made where it was off.
 
-// shebangErrexit: the script's #! line passes -e to its shell.
-func shebangErrexit(src []byte) bool {
+// shebangOpt: the script's #! line passes -o (e, u) to its shell.
+func shebangOpt(src []byte, o byte) bool {
 	line, _, _ := strings.Cut(string(src), "\n")
 	if !strings.HasPrefix(line, "#!") {
 		return false
 	}
 	for _, f := range strings.Fields(line[2:])[1:] {
-		if shortOpt(f, '-', 'e') {
+		if shortOpt(f, '-', o) {
 			return true
 		}
 	}
@@ -30,16 +30,26 @@ func shortOpt(f string, sign, o byte) bool {
 	return len(f) > 1 && f[0] == sign && f[1] != sign && strings.IndexByte(f[1:], o) >= 0
 }
 
-// setOpts follows set's errexit: -e, -o errexit, +e, +o errexit.
+// setOpts follows set's errexit (-e, -o errexit, +e, +o errexit) and
+// nounset (-u, -o nounset: an unset variable is an error, not empty).
 func (t *translator) setOpts(args []string) {
 	for i, a := range args {
 		switch {
 		case (a == "-o" || a == "+o") && i+1 < len(args) && args[i+1] == "errexit":
 			t.errexit = a == "-o"
-		case shortOpt(a, '-', 'e'):
-			t.errexit = true
-		case shortOpt(a, '+', 'e'):
-			t.errexit = false
+		case (a == "-o" || a == "+o") && i+1 < len(args) && args[i+1] == "nounset":
+			t.nounset = a == "-o"
+		}
+		for _, o := range []struct {
+			c   byte
+			opt *bool
+		}{{'e', &t.errexit}, {'u', &t.nounset}} {
+			switch {
+			case shortOpt(a, '-', o.c):
+				*o.opt = true
+			case shortOpt(a, '+', o.c):
+				*o.opt = false
+			}
 		}
 	}
 }

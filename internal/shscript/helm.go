@@ -31,6 +31,7 @@ func (t *translator) helm(x *cmd) {
 		t.account(x.stmt, importer.FateNotCarried, "", "an argument is only known when the script runs ("+x.why+"); write the step by hand")
 		return
 	}
+	t.cluster.cmd = t.cluster.of(f.get("kube-context"), f.get("kubeconfig"))
 	switch sub := f.pos[0]; sub {
 	case "repo":
 		t.helmRepo(x, f)
@@ -94,10 +95,18 @@ func (t *translator) helmDeps(x *cmd, f flags) {
 // helmInstall is upgrade --install, install, and helm template piped into
 // kubectl apply (sub "template").
 func (t *translator) helmInstall(x *cmd, f flags, sub string) {
-	pos := f.pos[1:]
+	pos := t.emptyByDefault(x, f.pos[1:])
 	rel, chart := "", ""
 	switch {
-	case len(pos) >= 2:
+	case len(pos) > 2 && strings.Contains(strings.Join(pos[2:], " "), "${"):
+		// helm upgrade x ./app $EXTRA, EXTRA from a file: which words it
+		// makes (flags, or nothing) only the run knows
+		t.account(x.stmt, importer.FateNotCarried, "", "the words of "+strings.Join(pos[2:], " ")+" are only known when the script runs: bash splits its value into flags or arguments then; write the step by hand")
+		return
+	case len(pos) > 2:
+		t.account(x.stmt, importer.FateNotCarried, "", "helm "+sub+" takes a release and a chart, and refuses the other arguments ("+strings.Join(pos[2:], " ")+"), so the script's command fails")
+		return
+	case len(pos) == 2:
 		rel, chart = pos[0], pos[1]
 	case len(pos) == 1 && f.get("name") != "":
 		rel, chart = f.get("name"), pos[0]
@@ -129,6 +138,23 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	if t.addStep(x.stmt, rel, "helm/"+h.Namespace+"/"+rel, st) != nil && h.Namespace == "" {
 		t.contextNamespace(x, "helm", t.m.Steps[len(t.m.Steps)-1:])
 	}
+}
+
+// emptyByDefault drops from helm's arguments an unquoted variable of the
+// environment that is empty unless set (${EXTRA_ARGS:-}): the step is
+// what the script does by default, and the variable's words, which bash
+// makes flags when it is set, are said at the line.
+func (t *translator) emptyByDefault(x *cmd, pos []string) []string {
+	var out []string
+	for i, p := range pos {
+		v := t.m.Var(strings.TrimSuffix(strings.TrimPrefix(p, "${"), "}"))
+		if i < 2 || !strings.HasPrefix(p, "${") || v == nil || v.Secret || v.Default == nil || *v.Default != "" || "${"+v.Name+"}" != p {
+			out = append(out, p)
+			continue
+		}
+		t.info(x.stmt, p, "empty unless set, so the step adds nothing for it; when it is set, bash splits it into more flags of this command, which the step does not take: write them in the step")
+	}
+	return out
 }
 
 // chartRef fills the chart and its source: a repository the script

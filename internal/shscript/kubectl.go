@@ -23,6 +23,10 @@ func (t *translator) kubectl(x *cmd) {
 	if t.setContextNamespace(x, f) {
 		return
 	}
+	if len(f.pos) > 2 && f.pos[0] == "config" && f.pos[1] == "use-context" && x.ok {
+		t.cluster.current = "context " + f.pos[2]
+	}
+	t.cluster.cmd = t.cluster.of(f.get("context"), f.get("kubeconfig"))
 	if f.pos[0] != "config" && kubectlChangesNothing(f.pos) { // config says why below
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 		return
@@ -114,6 +118,20 @@ func kubectlAdvice(sub string) string {
 
 // kApply is apply/create/replace -f|-k.
 func (t *translator) kApply(x *cmd, f flags) {
+	switch extra := f.pos[1:]; {
+	case f.pos[0] != "apply" || len(extra) == 0:
+	case extra[0] == "view-last-applied":
+		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
+		return
+	case extra[0] == "set-last-applied" || extra[0] == "edit-last-applied":
+		t.account(x.stmt, importer.FateNotCarried, "", "it edits an object's last-applied annotation, which khook's server-side apply does not use")
+		return
+	default:
+		// kubectl apply -f manifests/*.yaml matching two files: -f takes
+		// the first, and kubectl refuses the second.
+		t.account(x.stmt, importer.FateNotCarried, "", "kubectl apply refuses arguments that are not flags (error: Unexpected args: "+strings.Join(extra, " ")+"), so the script's command fails; give each file its own -f (a glob: -f DIR, or a loop)")
+		return
+	}
 	var srcs []importer.OutSource
 	for _, fl := range f.list {
 		switch fl.name {

@@ -53,8 +53,11 @@ type translator struct {
 	optLoop         int    // > 0 in an option loop run over the script's arguments
 	pipeIn          *input // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
 	errexit         bool   // set -e is on where the walk is
+	nounset         bool   // set -u: an unset variable stops the script
 	carriesOn       bool   // a step was made where set -e was off
 	splitting       int    // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
+	cluster         clusters
+	callers         []caller // the calls of the functions being walked, innermost last
 }
 
 // made is a local path a command khook does not run names (an argument,
@@ -164,7 +167,17 @@ func (t *translator) text(n syntax.Node) string {
 }
 
 func (t *translator) notCarried(n syntax.Node, what, why string) {
+	if len(t.callers) > 0 { // a function's line: which call of it
+		c := t.callers[len(t.callers)-1]
+		why += " (in " + c.name + ", called at " + c.at.String() + ")"
+	}
 	t.m.NotCarried = append(t.m.NotCarried, importer.Note{Loc: t.loc(n), What: what, Why: why})
+}
+
+// caller is a function call being walked: its name and line.
+type caller struct {
+	name string
+	at   importer.Loc
 }
 
 func (t *translator) info(n syntax.Node, what, why string) {
@@ -221,6 +234,7 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 		t.keys[key] = name
 	}
 	t.m.Steps = append(t.m.Steps, &importer.Step{From: t.loc(n), Out: st})
+	t.sameCluster(n, st)
 	t.carriesOn = t.carriesOn || !t.errexit
 	t.account(n, importer.FateStep, name, "")
 	return st
@@ -240,9 +254,13 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			return
 		}
 		t.stmt(c.X)
+		before := len(t.m.Steps)
 		t.cond++
 		t.stmt(c.Y)
 		t.cond--
+		if t.isCheck(c.X) { // `kubectl get crd x && kubectl delete crd x`
+			t.whenFound(c.X, t.m.Steps[before:])
+		}
 	case syntax.OrStmt:
 		switch {
 		case t.isCheck(c.X):

@@ -59,7 +59,13 @@ func (t *translator) eval(w *syntax.Word) (val string, ok bool, why string) {
 // fields is a command's argument after word splitting: an unquoted $VAR
 // or ${ARR[@]} can be several arguments.
 func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
-	if ws := braces(w); ws != nil { // cert-manager{,-webhook}: bash's brace expansion, before any other
+	ws := braces(w) // cert-manager{,-webhook}: bash's brace expansion, before any other
+	if len(ws) == 1 {
+		// {{EC2PrivateDNSName}}, {a}: one word, itself again; expanding
+		// it again would never end
+		w, ws = ws[0], nil
+	}
+	if ws != nil {
 		var out []string
 		for _, x := range ws {
 			fs, ok, why := t.fields(x)
@@ -72,11 +78,11 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	}
 	if len(w.Parts) == 1 {
 		pe, quoted := paramOf(w.Parts[0])
-		if pe != nil && pe.Param != nil && pe.Exp == nil {
+		if pe != nil && pe.Param != nil && (pe.Exp == nil || transforms(pe)) {
 			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) && t.argsRest == 0 {
 				return t.argsFrom(pe)
 			}
-			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil {
+			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil && pe.Exp == nil && !transforms(pe) {
 				return append([]string(nil), v.list...), true, ""
 			}
 			if !quoted {
@@ -84,12 +90,61 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 				if strings.Contains(s, "${") {
 					return []string{s}, ok, why
 				}
-				return strings.Fields(s), ok, why
+				return t.globs(w, strings.Fields(s)), ok, why
 			}
 		}
 	}
 	s, ok, why := t.eval(w)
+	if ok && unquotedGlob(w) {
+		return t.globs(w, []string{s}), ok, why
+	}
+	if ok && s == "" && !quotes(w) {
+		return nil, true, "" // `# a comment` in backquotes, an empty $(…): no word at all
+	}
 	return []string{s}, ok, why
+}
+
+// quotes: w has a quoted part (an empty quoted string is still a word).
+func quotes(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		}
+	}
+	return false
+}
+
+// unquotedGlob: w has a *, ? or [ bash reads as a pattern (not quoted).
+func unquotedGlob(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
+			return true
+		}
+	}
+	return false
+}
+
+// globs is bash's pathname expansion of fields, against the files there
+// at import (a pattern that matches none stays itself, as in bash), said
+// at w: a file added later is not in the step.
+func (t *translator) globs(w *syntax.Word, fields []string) []string {
+	var out []string
+	for _, f := range fields {
+		matches, err := filepath.Glob(t.abs(f))
+		if !strings.ContainsAny(f, "*?[") || err != nil || len(matches) == 0 {
+			out = append(out, f)
+			continue
+		}
+		for _, m := range matches {
+			if !filepath.IsAbs(f) {
+				m, _ = filepath.Rel(t.cwd, m)
+			}
+			out = append(out, filepath.ToSlash(m))
+		}
+		t.info(w, f, "bash expands it when the script runs; the "+strconv.Itoa(len(matches))+" files it matched at import are listed, and a file added later is not (make the directory a kustomization)")
+	}
+	return out
 }
 
 // argsFrom is "$@", or "${@:N}" (the parameters from the Nth on).
@@ -148,8 +203,11 @@ func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, stri
 
 // param is $NAME, ${NAME:-default} and their kin.
 func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
-	if pe.Param == nil || pe.Excl || pe.Length || pe.Slice != nil || pe.Repl != nil {
+	if pe.Param == nil || pe.Excl || pe.Width || pe.IsSet {
 		return "", false, "an expansion khook cannot evaluate at import"
+	}
+	if transforms(pe) {
+		return t.transform(pe)
 	}
 	name := pe.Param.Value
 	switch name {
@@ -160,8 +218,12 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 	case "PWD":
 		return t.cwd, true, ""
 	case "@", "*":
+		if pe.Length || pe.Repl != nil {
+			return "", false, "an expansion khook cannot evaluate at import"
+		}
 		if (t.inFunc || t.argsGiven) && t.argsRest == 0 {
-			return strings.Join(t.args, " "), true, ""
+			args, ok, why := t.argsFrom(pe)
+			return strings.Join(args, " "), ok, why
 		}
 		return "", false, "$" + name + " is only known when the script runs"
 	case "#", "?", "$", "!", "-", "RANDOM", "SECONDS", "LINENO":

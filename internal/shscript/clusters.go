@@ -1,0 +1,95 @@
+package shscript
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// clusters follows which cluster the script's commands work on: a script
+// that bootstraps two (a hub and its spokes, kind-1 and kind-2) switches
+// with kubectl config use-context, --context or --kubeconfig. A spec runs
+// against one cluster, so the step where the cluster changes is named
+// not carried: written as it is, the spec would make both clusters' objects
+// in one.
+type clusters struct {
+	current string  // what kubectl config use-context chose ("" : the one khook is given)
+	cmd     string  // the cluster of the command being walked
+	steps   *string // the cluster of the steps made so far
+	said    bool
+}
+
+// of is the cluster of a command with these --context and --kubeconfig
+// flags ("" for none).
+func (c *clusters) of(context, kubeconfig string) string {
+	switch {
+	case context != "":
+		return "context " + context
+	case kubeconfig != "":
+		return "the kubeconfig " + kubeconfig
+	}
+	return c.current
+}
+
+// sameCluster says, once, the first step made on another cluster than the
+// steps before it.
+func (t *translator) sameCluster(n syntax.Node, st *importer.OutStep) {
+	c := &t.cluster
+	here := c.cmd
+	if c.steps == nil {
+		c.steps = &here
+		return
+	}
+	if *c.steps == here || c.said {
+		return
+	}
+	c.said = true
+	t.notCarried(n, "the cluster of step "+st.Name+" and those after it", "the script works on "+clusterName(here)+" from here, and on "+clusterName(*c.steps)+" before: khook runs a spec against one cluster; move the steps of each cluster into a spec of its own, run with that cluster's --kubeconfig or --context")
+}
+
+func clusterName(c string) string {
+	if c == "" {
+		return "the kubeconfig's current context"
+	}
+	return c
+}
+
+// created: kind, k3d and minikube make the cluster they create the
+// current context (kind-NAME, k3d-NAME, the profile), so commands that
+// name it by --context work where those that name none do.
+func (c *clusters) created(tool string, args []string) {
+	name, pos := "", []string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--name" || a == "-n" || a == "-p" || a == "--profile":
+			if i+1 < len(args) {
+				name, i = args[i+1], i+1
+			}
+		case strings.HasPrefix(a, "--name=") || strings.HasPrefix(a, "--profile="):
+			name = a[strings.Index(a, "=")+1:]
+		case !strings.HasPrefix(a, "-"):
+			pos = append(pos, a)
+		}
+	}
+	switch {
+	case tool == "kind" && len(pos) >= 2 && pos[0] == "create" && pos[1] == "cluster":
+		c.current = "context kind-" + or(name, "kind")
+	case tool == "k3d" && len(pos) >= 2 && pos[0] == "cluster" && pos[1] == "create":
+		if len(pos) > 2 {
+			name = pos[2]
+		}
+		c.current = "context k3d-" + or(name, "k3s-default")
+	case tool == "minikube" && len(pos) >= 1 && pos[0] == "start":
+		c.current = "context " + or(name, "minikube")
+	}
+}
+
+func or(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
+}

@@ -1,0 +1,164 @@
+package shscript
+
+import (
+	"strings"
+	"testing"
+)
+
+// bash's operations on a value the script set (${1#*=} in an option
+// parser, ${F##*/}, ${F%.yaml}, ${X:+--wait}, ${T^^}) are bash's own
+// expansion of them; one over a value only the run knows names that
+// value at the command's line, and declares no variable for it.
+func TestParamOperationsOnKnownValues(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+VALUES=values/prod.yaml
+FILE=${VALUES##*/}
+ENVNAME=${FILE%.yaml}
+WAIT=1
+install() {
+  local ns="${1#--namespace=}"
+  helm upgrade --install "app-${ENVNAME}" ./app -n "$ns" ${WAIT:+--wait} ${NOWAIT:+--atomic} ${2:+--timeout "$2"} --set tag="${TAG^^}" --set n=${#ENVNAME}
+}
+NOWAIT=
+TAG=v1
+install --namespace=apps 7m
+helm upgrade --install other ./app -n "${NS%-ns}"
+`, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n"})
+	st := res.Model.Steps
+	if len(st) != 1 {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+	h := st[0].Out.Helm
+	if h.Release != "app-prod" || h.Namespace != "apps" || !h.Wait || h.Atomic || st[0].Out.Timeout != "7m" {
+		t.Errorf("helm %+v timeout %q", h, st[0].Out.Timeout)
+	}
+	if got := toJSON(h.Values); got != `{"n":4,"tag":"V1"}` {
+		t.Errorf("values %s", got)
+	}
+	if len(res.Model.NotCarried) != 1 || res.Model.NotCarried[0].Line != 14 || !strings.Contains(res.Model.NotCarried[0].Why, "$NS is only known when the script runs") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+	if res.Model.Var("NS") != nil {
+		t.Errorf("NS declared for an expansion not carried")
+	}
+}
+
+// An option loop's `--name=value` branch reads its value with ${1#*=}.
+func TestOptionLoopEqualsValue(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+VERSION=1.0.0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --version=*) VERSION="${1#*=}"; shift ;;
+    --namespace=*) NS="${1#*=}"; shift ;;
+    *) shift ;;
+  esac
+done
+helm upgrade --install app app --repo https://charts.example.com --version "$VERSION" -n "${NS:-apps}"
+`}, "--version=2.3.4", "--namespace=web")
+	st := res.Model.Steps
+	if len(st) != 1 {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+	if h := st[0].Out.Helm; h.Version != "2.3.4" || h.Namespace != "web" {
+		t.Errorf("helm %+v", h)
+	}
+}
+
+// `if $FLAG; then` runs the variable's value as a command: decided when
+// the script set it, when: on it when the environment gives it. A
+// variable first read by a test is empty when unset, as in bash, unless
+// set -u makes that an error.
+func TestFlagCommandsAndTestedVariables(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+INSTALL_CRDS=true
+if $INSTALL_CRDS; then
+  kubectl apply -f m.yaml -n crds
+fi
+if ${DRY_RUN:-false}; then
+  exit 0
+fi
+if [ "$SKIP" = "1" ]; then
+  kubectl apply -f m.yaml -n skip
+fi
+set -u
+if [ "$STRICT" = "1" ]; then
+  kubectl apply -f m.yaml -n strict
+fi
+`, "m.yaml": configMap})
+	st := res.Model.Steps
+	if len(st) != 3 || len(res.Model.NotCarried) != 0 {
+		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)
+	}
+	if st[0].Out.When != "" || st[1].Out.When != `!(vars.get("DRY_RUN", "false") == "true" || vars.get("DRY_RUN", "false") == "") && vars.get("SKIP", "") == "1"` {
+		t.Errorf("when %q, %q", st[0].Out.When, st[1].Out.When)
+	}
+	if v := res.Model.Var("SKIP"); v == nil || v.Required || v.Default == nil || *v.Default != "" {
+		t.Errorf("SKIP %+v", v)
+	}
+	if v := res.Model.Var("STRICT"); v == nil || !v.Required {
+		t.Errorf("STRICT %+v", v)
+	}
+}
+
+// An unquoted glob is bash's pathname expansion over the files there at
+// import, said at its line; kubectl apply -f over a glob of two files
+// fails in the script (kubectl: Unexpected args), so it is not carried.
+func TestGlobs(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+for f in manifests/*.yaml; do kubectl apply -f "$f" -n apps; done
+kubectl apply -f manifests/a*.yaml -n apps
+kubectl apply -f manifests/*.yaml -n apps
+kubectl apply -f "manifests/*.yaml" -n apps
+`, "manifests/a.yaml": configMap, "manifests/b.yaml": strings.ReplaceAll(configMap, "name: ", "name: b")})
+	var files []string
+	for _, st := range res.Model.Steps {
+		files = append(files, st.Out.Apply.Manifests[0].File)
+	}
+	if strings.Join(files, " ") != "./manifests/a.yaml ./manifests/b.yaml ./manifests/a.yaml" {
+		t.Errorf("steps %v", files)
+	}
+	if got := infoLines(res.Model, "files it matched at import"); len(got) != 3 {
+		t.Errorf("glob notes at %v", got)
+	}
+	nc := res.Model.NotCarried
+	if len(nc) != 2 || nc[0].Line != 5 || !strings.Contains(nc[0].Why, "Unexpected args: manifests/b.yaml") || nc[1].Line != 6 || !strings.Contains(nc[1].Why, "does not exist") {
+		t.Errorf("not carried %v", nc)
+	}
+}
+
+// A command of a function that is not carried names the call it was
+// walked for: a function called twice gives two lines to look at.
+func TestNotCarriedNamesTheCall(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+deploy() {
+  helm upgrade --install "$1" ./app $EXTRA
+}
+EXTRA=$(cat extra-args)
+deploy one
+deploy two
+`, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n"})
+	nc := res.Model.NotCarried
+	if len(nc) != 2 || nc[0].Line != 4 || !strings.HasSuffix(nc[0].Why, "(in deploy, called at install.sh:7)") || !strings.HasSuffix(nc[1].Why, "(in deploy, called at install.sh:8)") {
+		t.Errorf("not carried %v", nc)
+	}
+}
+
+// {{EC2PrivateDNSName}} (eksctl's template in an argument) is no brace
+// expansion: one word, itself; it was expanded again without end, until
+// the import ran out of memory (trial 46f, tchangkiat's install-karpenter.sh).
+func TestBracesThatAreOneWord(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+eksctl create iamidentitymapping --username system:node:{{EC2PrivateDNSName}} --group {a}
+kubectl annotate ns apps --overwrite note=system:node:{{EC2PrivateDNSName}}
+`})
+	if len(res.Model.Steps) != 1 || !strings.Contains(toJSON(res.Model.Steps[0].Out), "system:node:{{EC2PrivateDNSName}}") {
+		t.Errorf("steps %s, not carried %v", toJSON(res.Model.Steps), res.Model.NotCarried)
+	}
+}
