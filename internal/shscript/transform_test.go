@@ -162,3 +162,24 @@ kubectl annotate ns apps --overwrite note=system:node:{{EC2PrivateDNSName}}
 		t.Errorf("steps %s, not carried %v", toJSON(res.Model.Steps), res.Model.NotCarried)
 	}
 }
+
+// A sourced path under a variable only the run knows is named not carried
+// (the import goes on, exit 1), not bad input; $GITHUB_WORKSPACE and
+// $CI_PROJECT_DIR are the checkout the import runs from; a called
+// script's unquoted $* with no arguments given is followed as "$@" is.
+func TestSourcedPathsAndCIVariables(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+source "${GITHUB_WORKSPACE}/shared/lib.sh"
+source "${LIB_DIR}/other.sh"
+kubectl apply -f "${CI_PROJECT_DIR}/m.yaml" -n "$NS"
+./hack/up.sh apply $*
+`, "shared/lib.sh": "NS=apps\n", "m.yaml": configMap, "hack/up.sh": "#!/bin/bash\nkubectl $1 -f m.yaml -n \"${2:-web}\"\n"})
+	st := res.Model.Steps
+	if len(st) != 2 || st[0].Out.Apply.Namespace != "apps" || st[0].Out.Apply.Manifests[0].File != "./m.yaml" || st[1].Out.Apply.Namespace != "${ARG1}" {
+		t.Fatalf("steps %s, not carried %v", toJSON(res.Model.Steps), res.Model.NotCarried)
+	}
+	if nc := res.Model.NotCarried; len(nc) != 1 || nc[0].Line != 4 || !strings.Contains(nc[0].Why, "only known when the script runs") {
+		t.Errorf("not carried %v", nc)
+	}
+}
