@@ -183,3 +183,34 @@ kubectl apply -f "${CI_PROJECT_DIR}/m.yaml" -n "$NS"
 		t.Errorf("not carried %v", nc)
 	}
 }
+
+// A loop whose turns make the same steps (a retry: for i in {1..10}; do
+// kubectl "$@" && return 0; sleep 1; done) is carried once, said once; a
+// loop over values the steps use is unrolled.
+func TestRetryLoopCarriedOnce(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+retry() {
+  for i in {1..10}; do
+    kubectl "$@" && return 0
+    echo "retrying ${i}"
+    sleep 1
+  done
+}
+retry wait --for=condition=Ready --timeout=30s pods -l app=etcd -n karmada-system
+for ns in a b; do kubectl create namespace $ns; done
+`})
+	var names []string
+	for _, st := range res.Model.Steps {
+		names = append(names, st.Out.Name)
+	}
+	if strings.Join(names, " ") != "wait-pods namespace-a namespace-b" || res.Model.Steps[1].Out.Needs[0] != "wait-pods" {
+		t.Errorf("steps %v", names)
+	}
+	if got := infoLines(res.Model, "10 times (a retry): carried once"); len(got) != 1 || got[0] != 4 {
+		t.Errorf("retry notes at %v", got)
+	}
+	if n := len(res.Model.Commands); n != 3 {
+		t.Errorf("%d commands: %v", n, res.Model.Commands)
+	}
+}
