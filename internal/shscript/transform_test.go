@@ -214,3 +214,29 @@ for ns in a b; do kubectl create namespace $ns; done
 		t.Errorf("%d commands: %v", n, res.Model.Commands)
 	}
 }
+
+// A manifest or values file under a directory the script makes when it
+// runs (mktemp -d, then cp/sed into it) is named not carried: the file is
+// not in the repository the spec reads (karmada's deploy script).
+func TestFilesUnderComputedPaths(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+TEMP_PATH=$(mktemp -d)
+cp m.yaml "${TEMP_PATH}/x.yaml"
+kubectl apply -f "${TEMP_PATH}/x.yaml" -n apps
+helm upgrade --install app ./app -n apps -f "$TEMP_PATH/values.yaml"
+kubectl apply -f "${ENV_DIR}/x.yaml" -n apps
+`, "m.yaml": configMap, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n"})
+	if len(res.Model.Steps) != 2 || res.Model.Steps[1].Out.Apply.Manifests[0].File != "${ENV_DIR}/x.yaml" {
+		t.Errorf("steps %s", toJSON(res.Model.Steps))
+	}
+	var lines []int
+	for _, n := range res.Model.NotCarried {
+		if strings.Contains(n.Why, "under $TEMP_PATH, which the script computes when it runs (install.sh:3)") || strings.Contains(n.Why, "it is under $TEMP_PATH") {
+			lines = append(lines, n.Line)
+		}
+	}
+	if len(lines) != 2 || lines[0] != 5 || lines[1] != 6 {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}
