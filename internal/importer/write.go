@@ -91,12 +91,34 @@ func header(out *bytes.Buffer, m *Model) {
 			fmt.Fprintf(out, "#   %s\n", words.OneLine(n.String()))
 		}
 	}
-	if len(m.Info) > 0 {
-		fmt.Fprintf(out, "# Carried with a difference (%d):\n", len(m.Info))
-		for _, n := range m.Info {
-			fmt.Fprintf(out, "#   %s\n", words.OneLine(n.String()))
+	if info := collapse(m.Info); len(info) > 0 {
+		fmt.Fprintf(out, "# Carried with a difference (%d):\n", len(info))
+		for _, line := range info {
+			fmt.Fprintf(out, "#   %s\n", line)
 		}
 	}
+}
+
+// collapse is one line per note, a note said again (a loop's turns, a
+// function's calls: `sleep 3` sixty times) once, with how many times.
+func collapse(notes []Note) []string {
+	var lines []string
+	seen := map[string]int{}
+	count := map[string]int{}
+	for _, n := range notes {
+		line := words.OneLine(n.String())
+		if _, ok := seen[line]; !ok {
+			seen[line] = len(lines)
+			lines = append(lines, line)
+		}
+		count[line]++
+	}
+	for line, i := range seen {
+		if count[line] > 1 {
+			lines[i] += fmt.Sprintf(" (×%d)", count[line])
+		}
+	}
+	return lines
 }
 
 // Problem is one thing spec.Load refuses in the spec written.

@@ -279,6 +279,16 @@ func (t *translator) source(x *cmd) {
 		t.notCarried(x.stmt, t.text(x.stmt), "the file it sources is only known when the script runs ("+x.why+")")
 		return
 	}
+	if strings.Contains(x.args[1], "${") {
+		// source "$CONFIG_DIR/env.sh" with CONFIG_DIR from the environment:
+		// which file is only known when the script runs
+		how := "import again from where that path resolves, or write its values as variables"
+		if strings.Contains(x.args[1], "${ARG") {
+			how = "give the script's arguments after FILE (khook import script FILE ARG…)"
+		}
+		t.notCarried(x.stmt, t.text(x.stmt), "the file it sources is only known when the script runs ("+x.args[1]+"), so what it defines is missing below: "+how)
+		return
+	}
 	t.follow(x, x.args[1], true)
 }
 
@@ -335,7 +345,8 @@ func (t *translator) script(x *cmd) {
 		return
 	}
 	ok, why, rest := x.ok, x.why, 0
-	if !ok && same && len(words) > 1 {
+	if !ok && len(words) > 1 && (same || allArgs(words[len(words)-1])) {
+		// an unquoted $* or $@ with none given is no word at all
 		args, ok, why, rest = t.passArgs(words)
 	}
 	if !ok {
@@ -372,6 +383,12 @@ func (t *translator) passArgs(words []*syntax.Word) (args []string, ok bool, why
 		args = append(args, fs...)
 	}
 	return args, true, "", rest
+}
+
+// allArgs: w is $@ or $*, quoted or not.
+func allArgs(w *syntax.Word) bool {
+	pe, _ := paramOf(w.Parts[0])
+	return len(w.Parts) == 1 && pe != nil && pe.Param != nil && (pe.Param.Value == "@" || pe.Param.Value == "*") && pe.Exp == nil && pe.Slice == nil
 }
 
 // known: the word's value is known at import.

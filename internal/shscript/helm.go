@@ -271,6 +271,9 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val string) {
 			h.Values = mergeMaps(h.Values, m)
 		case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
 			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{URL: p})
+		case t.computedIn(p) != "":
+			name := t.computedIn(p)
+			t.notCarried(x.stmt, "-f "+p, "it is under $"+name+", which the script computes when it runs ("+t.vars[name].decl.From.String()+"): the file is made then, not in the repository khook reads; commit it, and name that file")
 		default:
 			if !exists(t.abs(p)) && !strings.Contains(p, "${") {
 				t.info(x.stmt, "values file "+p, "not there at import ("+t.display(t.abs(p))+"); the step reads it when it runs")

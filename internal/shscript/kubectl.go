@@ -181,6 +181,11 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 	case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
 		return []importer.OutSource{{URL: p}}, true
 	}
+	if name := t.computedIn(p); name != "" {
+		// TEMP_PATH=$(mktemp -d); cp/sed into it; kubectl apply -f "$TEMP_PATH/x.yaml"
+		t.account(x.stmt, importer.FateNotCarried, "", p+" is under $"+name+", which the script computes when it runs ("+t.vars[name].decl.From.String()+"): the file is made then, not in the repository khook reads; commit it, and apply that file")
+		return nil, false
+	}
 	abs := t.abs(p)
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return []importer.OutSource{{File: t.specPath(p)}}, true
@@ -212,6 +217,19 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// computedIn is the first variable in path the script computes when it
+// runs ($(mktemp -d), a command's output), "" when none.
+func (t *translator) computedIn(path string) string {
+	for _, m := range varRef.FindAllStringSubmatch(path, -1) {
+		if v := t.vars[m[1]]; v != nil && v.unknown && v.decl != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
 
 // missing is a local file: or kustomize: source that is not there at
 // import, as its path on this machine ("" when it is there, remote, or

@@ -1,7 +1,9 @@
 package shscript
 
 import (
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -35,9 +37,52 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		}
 		return
 	}
-	for _, v := range items {
+	first := len(t.m.Steps)
+	for i, v := range items {
 		t.vars[name] = &shVar{val: v}
+		before, commands := len(t.m.Steps), len(t.m.Commands)
 		t.branch(c.Do, "")
+		if i > 0 && sameSteps(t.m.Steps[first:before], t.m.Steps[before:]) {
+			t.unmake(before, commands)
+			if i == len(items)-1 {
+				t.info(s, t.text(s), "the loop runs the same "+strconv.Itoa(before-first)+" step(s) "+strconv.Itoa(len(items))+" times (a retry): carried once; a khook step retries itself (retries:) and waits with its own timeout")
+			}
+		}
+	}
+}
+
+// sameSteps: b makes what a makes (another turn of a loop whose variable
+// the steps do not use).
+func sameSteps(a, b []*importer.Step) bool {
+	if len(a) == 0 || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := *a[i].Out, *b[i].Out
+		x.Name, x.Needs, y.Name, y.Needs = "", nil, "", nil
+		if a[i].From != b[i].From || !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// unmake takes back the steps and commands made since steps and commands
+// were their lengths: a loop's turn that repeats the one before.
+func (t *translator) unmake(steps, commands int) {
+	for _, st := range t.m.Steps[steps:] {
+		delete(t.names, st.Out.Name)
+		for k, name := range t.keys {
+			if name == st.Out.Name {
+				delete(t.keys, k)
+			}
+		}
+	}
+	t.m.Steps = t.m.Steps[:steps]
+	t.m.Commands = t.m.Commands[:commands]
+	t.prev = nil
+	if steps > 0 {
+		t.prev = t.m.Steps[steps-1].Out
 	}
 }
 

@@ -162,3 +162,81 @@ kubectl annotate ns apps --overwrite note=system:node:{{EC2PrivateDNSName}}
 		t.Errorf("steps %s, not carried %v", toJSON(res.Model.Steps), res.Model.NotCarried)
 	}
 }
+
+// A sourced path under a variable only the run knows is named not carried
+// (the import goes on, exit 1), not bad input; $GITHUB_WORKSPACE and
+// $CI_PROJECT_DIR are the checkout the import runs from; a called
+// script's unquoted $* with no arguments given is followed as "$@" is.
+func TestSourcedPathsAndCIVariables(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+source "${GITHUB_WORKSPACE}/shared/lib.sh"
+source "${LIB_DIR}/other.sh"
+kubectl apply -f "${CI_PROJECT_DIR}/m.yaml" -n "$NS"
+./hack/up.sh apply $*
+`, "shared/lib.sh": "NS=apps\n", "m.yaml": configMap, "hack/up.sh": "#!/bin/bash\nkubectl $1 -f m.yaml -n \"${2:-web}\"\n"})
+	st := res.Model.Steps
+	if len(st) != 2 || st[0].Out.Apply.Namespace != "apps" || st[0].Out.Apply.Manifests[0].File != "./m.yaml" || st[1].Out.Apply.Namespace != "${ARG1}" {
+		t.Fatalf("steps %s, not carried %v", toJSON(res.Model.Steps), res.Model.NotCarried)
+	}
+	if nc := res.Model.NotCarried; len(nc) != 1 || nc[0].Line != 4 || !strings.Contains(nc[0].Why, "only known when the script runs") {
+		t.Errorf("not carried %v", nc)
+	}
+}
+
+// A loop whose turns make the same steps (a retry: for i in {1..10}; do
+// kubectl "$@" && return 0; sleep 1; done) is carried once, said once; a
+// loop over values the steps use is unrolled.
+func TestRetryLoopCarriedOnce(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+retry() {
+  for i in {1..10}; do
+    kubectl "$@" && return 0
+    echo "retrying ${i}"
+    sleep 1
+  done
+}
+retry wait --for=condition=Ready --timeout=30s pods -l app=etcd -n karmada-system
+for ns in a b; do kubectl create namespace $ns; done
+`})
+	var names []string
+	for _, st := range res.Model.Steps {
+		names = append(names, st.Out.Name)
+	}
+	if strings.Join(names, " ") != "wait-pods namespace-a namespace-b" || res.Model.Steps[1].Out.Needs[0] != "wait-pods" {
+		t.Errorf("steps %v", names)
+	}
+	if got := infoLines(res.Model, "10 times (a retry): carried once"); len(got) != 1 || got[0] != 4 {
+		t.Errorf("retry notes at %v", got)
+	}
+	if n := len(res.Model.Commands); n != 3 {
+		t.Errorf("%d commands: %v", n, res.Model.Commands)
+	}
+}
+
+// A manifest or values file under a directory the script makes when it
+// runs (mktemp -d, then cp/sed into it) is named not carried: the file is
+// not in the repository the spec reads (karmada's deploy script).
+func TestFilesUnderComputedPaths(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+TEMP_PATH=$(mktemp -d)
+cp m.yaml "${TEMP_PATH}/x.yaml"
+kubectl apply -f "${TEMP_PATH}/x.yaml" -n apps
+helm upgrade --install app ./app -n apps -f "$TEMP_PATH/values.yaml"
+kubectl apply -f "${ENV_DIR}/x.yaml" -n apps
+`, "m.yaml": configMap, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n"})
+	if len(res.Model.Steps) != 2 || res.Model.Steps[1].Out.Apply.Manifests[0].File != "${ENV_DIR}/x.yaml" {
+		t.Errorf("steps %s", toJSON(res.Model.Steps))
+	}
+	var lines []int
+	for _, n := range res.Model.NotCarried {
+		if strings.Contains(n.Why, "under $TEMP_PATH, which the script computes when it runs (install.sh:3)") || strings.Contains(n.Why, "it is under $TEMP_PATH") {
+			lines = append(lines, n.Line)
+		}
+	}
+	if len(lines) != 2 || lines[0] != 5 || lines[1] != 6 {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}

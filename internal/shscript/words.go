@@ -279,6 +279,11 @@ func (t *translator) withExp(pe *syntax.ParamExp, val string, set bool) (string,
 // gives it, so it becomes a declared khook variable, with the script's
 // default when it has one; a secret-looking one is a secret.
 func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, string) {
+	if name == "GITHUB_WORKSPACE" || name == "CI_PROJECT_DIR" {
+		// the CI's checkout: where the script runs from (--dir), as git
+		// rev-parse --show-toplevel is
+		return t.withExp(pe, t.runDir, true)
+	}
 	v := &importer.Var{Name: name, From: t.loc(pe), Secret: secretLooking(name)}
 	if pe.Exp != nil {
 		switch pe.Exp.Op {
