@@ -22,6 +22,9 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		return
 	}
 	last := c.Cond[len(c.Cond)-1]
+	if len(c.Cond) == 1 && c.Else == nil && t.defaulting(last, c.Then) {
+		return
+	}
 	for _, s := range c.Cond[:len(c.Cond)-1] {
 		t.stmt(s)
 	}

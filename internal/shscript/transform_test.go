@@ -240,3 +240,28 @@ kubectl apply -f "${ENV_DIR}/x.yaml" -n apps
 		t.Errorf("not carried %v", res.Model.NotCarried)
 	}
 }
+
+// `if [ -z $X ]; then X=${X:=v}; fi` and `[ -z "$NS" ] && NS=apps` are
+// bash's ${X:-v}: a variable with default v (kuadrant's quickstart took
+// the branch for an empty SAIL, where bash installs Sail).
+func TestDefaultingIf(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+if [ -z $SAIL ]; then
+  SAIL=${SAIL:=true}
+fi
+[ -z "$NS" ] && NS=apps
+if [ "$SAIL" = true ]; then
+  kubectl apply -f m.yaml -n "$NS"
+fi
+`, "m.yaml": configMap})
+	st := res.Model.Steps
+	if len(st) != 1 || st[0].Out.When != `vars.get("SAIL", "true") == "true"` || st[0].Out.Apply.Namespace != "${NS}" {
+		t.Fatalf("steps %s, not carried %v", toJSON(st), res.Model.NotCarried)
+	}
+	for name, d := range map[string]string{"SAIL": "true", "NS": "apps"} {
+		if v := res.Model.Var(name); v == nil || v.Required || v.Default == nil || *v.Default != d {
+			t.Errorf("%s %+v", name, v)
+		}
+	}
+}

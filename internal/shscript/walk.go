@@ -246,6 +246,9 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	case syntax.Pipe, syntax.PipeAll:
 		t.pipe(s, c)
 	case syntax.AndStmt:
+		if t.defaulting(c.X, []*syntax.Stmt{c.Y}) { // [ -z "$NS" ] && NS=default
+			return
+		}
 		if _, static, ok := t.condition(c.X); ok && static != nil {
 			// `[ -z "$NS" ] && NS=default`, decided at import
 			if *static {

@@ -1,0 +1,95 @@
+package shscript
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// defaulting is `if [ -z "$X" ]; then X=v; fi` (also `[ -z "$X" ] &&
+// X=v`, X=${X:=v} inside, export X=v) on a variable the script reads from
+// the environment: bash's ${X:-v}, so X is a variable with default v,
+// not a when: over every step that reads it with an empty default.
+func (t *translator) defaulting(cond *syntax.Stmt, body []*syntax.Stmt) bool {
+	name := emptyTest(cond)
+	if name == "" || len(body) == 0 {
+		return false
+	}
+	if v, set := t.vars[name]; set && v.decl == nil {
+		return false // the script set it: the test is decided at import
+	}
+	var val string
+	for _, s := range body {
+		a := onlyAssign(s)
+		if a == nil || a.Name.Value != name || a.Value == nil || a.Append || a.Array != nil {
+			return false
+		}
+		w := a.Value
+		if pe, _ := paramOf(w.Parts[0]); len(w.Parts) == 1 && pe != nil && pe.Param != nil && pe.Param.Value == name && pe.Exp != nil {
+			w = pe.Exp.Word // X=${X:=v}
+		}
+		v, ok, _ := t.eval(w)
+		if !ok || strings.Contains(v, "${") {
+			return false
+		}
+		val = v
+	}
+	if secretLooking(name) {
+		return false // a secret variable has no default
+	}
+	from := t.loc(cond)
+	v := t.m.Var(name) // declared where the script read it before
+	if v == nil {
+		v = &importer.Var{Name: name, From: from}
+	}
+	v.Required, v.Default = false, &val
+	v.Description = "read from the environment by the script; unset or empty, it is " + val + " (" + from.String() + ")"
+	t.vars[name] = &shVar{decl: v} // declared where a step reads it
+	return true
+}
+
+// emptyTest is X of [ -z "$X" ], [[ -z $X ]], test -z "$X" ("" for any
+// other condition).
+func emptyTest(s *syntax.Stmt) string {
+	if s.Negated {
+		return ""
+	}
+	var w *syntax.Word
+	switch c := s.Cmd.(type) {
+	case *syntax.TestClause:
+		if u, ok := c.X.(*syntax.UnaryTest); ok && u.Op == syntax.TsEmpStr {
+			w, _ = u.X.(*syntax.Word)
+		}
+	case *syntax.CallExpr:
+		n := len(c.Args)
+		if n == 4 && lit(c.Args[0]) == "[" && lit(c.Args[1]) == "-z" && lit(c.Args[3]) == "]" || n == 3 && lit(c.Args[0]) == "test" && lit(c.Args[1]) == "-z" {
+			w = c.Args[2]
+		}
+	}
+	if w == nil || len(w.Parts) != 1 {
+		return ""
+	}
+	pe, _ := paramOf(w.Parts[0])
+	if pe == nil || pe.Param == nil || pe.Exp != nil || pe.Index != nil || pe.Length || pe.Slice != nil || pe.Repl != nil {
+		return ""
+	}
+	return pe.Param.Value
+}
+
+// onlyAssign is the one assignment s makes (X=v, export X=v), nil when s
+// does anything else.
+func onlyAssign(s *syntax.Stmt) *syntax.Assign {
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(c.Args) == 0 && len(c.Assigns) == 1 {
+			return c.Assigns[0]
+		}
+	case *syntax.DeclClause:
+		if c.Variant.Value == "export" && len(c.Args) == 1 && c.Args[0].Name != nil {
+			return c.Args[0]
+		}
+	}
+	return nil
+}
