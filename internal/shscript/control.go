@@ -74,7 +74,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			},
 		})
 	default:
-		if runsTool(last) {
+		if runsTool(last) || t.runsCommand(last) {
 			// `if kubectl apply -f x; then …`: the command runs whatever it returns
 			before := len(t.m.Steps)
 			t.stmt(last)
@@ -147,6 +147,18 @@ func (t *translator) isProbe(c *syntax.IfClause, s *syntax.Stmt) bool {
 		return runsTool(&syntax.Block{Stmts: c.Then})
 	}
 	return c.Else != nil && runsTool(c.Else)
+}
+
+// runsCommand: s is `eval "$cmd"` or a call of the script's own function,
+// which may run helm or kubectl: an if's condition runs it whatever it
+// returns (if eval "$retry_cmd"; then return 0; fi).
+func (t *translator) runsCommand(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return false
+	}
+	name := lit(c.Args[0])
+	return name == "eval" || t.funcs[name] != nil
 }
 
 // whenFound: steps the script runs only when the check finds what it

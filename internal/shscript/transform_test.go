@@ -265,3 +265,26 @@ fi
 		}
 	}
 }
+
+// `if eval "$cmd"; then return 0; fi` in a retry function runs the
+// command whatever it returns: carried (once), where it was dropped and
+// the import said "faithful" with nothing written (zalando's retry).
+func TestEvalInCondition(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+function retry(){
+    local -r retry_cmd="$1"
+    for i in {1..3}; do
+        if eval "$retry_cmd"; then
+            return 0
+        fi
+        sleep 3
+    done
+    return 1
+}
+retry "kubectl create -f m.yaml -n apps"
+`, "m.yaml": configMap})
+	if st := res.Model.Steps; len(st) != 1 || st[0].Out.Apply == nil || st[0].Out.Apply.Namespace != "apps" {
+		t.Errorf("steps %s, not carried %v", toJSON(st), res.Model.NotCarried)
+	}
+}
