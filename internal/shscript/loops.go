@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -45,7 +46,8 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		if i > 0 && sameSteps(t.m.Steps[first:before], t.m.Steps[before:]) {
 			t.unmake(before, commands)
 			if i == len(items)-1 {
-				t.info(s, t.text(s), "the loop runs the same "+strconv.Itoa(before-first)+" step(s) "+strconv.Itoa(len(items))+" times (a retry): carried once; a khook step retries itself (retries:) and waits with its own timeout")
+				retried(t.m.Steps[first:], len(items))
+				t.info(s, t.text(s), "the loop runs the same "+strconv.Itoa(before-first)+" step(s) "+strconv.Itoa(len(items))+" times (a retry): carried once, a wait or rollout with the time all its turns take; a khook step retries itself (retries:)")
 			}
 		}
 	}
@@ -65,6 +67,31 @@ func sameSteps(a, b []*importer.Step) bool {
 		}
 	}
 	return true
+}
+
+// retried gives the waits and rollouts a retry loop runs n times the time
+// its turns take together (kubectl wait --timeout=30s ten times waits up
+// to 5m).
+func retried(steps []*importer.Step, n int) {
+	for _, st := range steps {
+		d, err := time.ParseDuration(st.Out.Timeout)
+		if err != nil || (st.Out.Wait == nil && st.Out.Rollout == nil) {
+			continue
+		}
+		st.Out.Timeout = shortDuration(d * time.Duration(n))
+	}
+}
+
+// shortDuration is d as a step's timeout is written: 5m, not 5m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 // unmake takes back the steps and commands made since steps and commands

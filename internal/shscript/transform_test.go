@@ -3,6 +3,7 @@ package shscript
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // bash's operations on a value the script set (${1#*=} in an option
@@ -204,7 +205,7 @@ for ns in a b; do kubectl create namespace $ns; done
 	for _, st := range res.Model.Steps {
 		names = append(names, st.Out.Name)
 	}
-	if strings.Join(names, " ") != "wait-pods namespace-a namespace-b" || res.Model.Steps[1].Out.Needs[0] != "wait-pods" {
+	if strings.Join(names, " ") != "wait-pods namespace-a namespace-b" || res.Model.Steps[1].Out.Needs[0] != "wait-pods" || res.Model.Steps[0].Out.Timeout != "5m" {
 		t.Errorf("steps %v", names)
 	}
 	if got := infoLines(res.Model, "10 times (a retry): carried once"); len(got) != 1 || got[0] != 4 {
@@ -286,5 +287,13 @@ retry "kubectl create -f m.yaml -n apps"
 `, "m.yaml": configMap})
 	if st := res.Model.Steps; len(st) != 1 || st[0].Out.Apply == nil || st[0].Out.Apply.Namespace != "apps" {
 		t.Errorf("steps %s, not carried %v", toJSON(st), res.Model.NotCarried)
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{5 * time.Minute: "5m", 10 * time.Minute: "10m", time.Hour: "1h", 135 * time.Second: "2m15s", 30 * time.Second: "30s", 90 * time.Minute: "1h30m"} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("%v: %q, want %q", d, got, want)
+		}
 	}
 }
