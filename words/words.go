@@ -8,6 +8,7 @@ package words
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // OneLine folds s onto one line: runs of spaces and line breaks become one
@@ -25,4 +26,17 @@ func Plural(n int, one, many string) string {
 // Count is n with its noun, one or many by n: "1 object", "3 objects".
 func Count(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + Plural(n, one, many)
+}
+
+// ShortDuration prints a duration the way specs write it: "2m", "1h30m",
+// "1.5s", not "2m0s".
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }

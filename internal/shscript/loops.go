@@ -10,6 +10,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/words"
 )
 
 // forClause unrolls `for x in a b c` over the values known at import.
@@ -78,20 +79,8 @@ func retried(steps []*importer.Step, n int) {
 		if err != nil || (st.Out.Wait == nil && st.Out.Rollout == nil) {
 			continue
 		}
-		st.Out.Timeout = shortDuration(d * time.Duration(n))
+		st.Out.Timeout = words.ShortDuration(d * time.Duration(n))
 	}
-}
-
-// shortDuration is d as a step's timeout is written: 5m, not 5m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
 }
 
 // unmake takes back the steps and commands made since steps and commands

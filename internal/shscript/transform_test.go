@@ -3,7 +3,6 @@ package shscript
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // bash's operations on a value the script set (${1#*=} in an option
@@ -287,13 +286,5 @@ retry "kubectl create -f m.yaml -n apps"
 `, "m.yaml": configMap})
 	if st := res.Model.Steps; len(st) != 1 || st[0].Out.Apply == nil || st[0].Out.Apply.Namespace != "apps" {
 		t.Errorf("steps %s, not carried %v", toJSON(st), res.Model.NotCarried)
-	}
-}
-
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{5 * time.Minute: "5m", 10 * time.Minute: "10m", time.Hour: "1h", 135 * time.Second: "2m15s", 30 * time.Second: "30s", 90 * time.Minute: "1h30m"} {
-		if got := shortDuration(d); got != want {
-			t.Errorf("%v: %q, want %q", d, got, want)
-		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/khook/khook/runner/kube/readiness"
 	"github.com/khook/khook/runner/kube/wait"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/words"
 )
 
 // waitDiagnosis is what a session's release wait was stuck on. Helm waits
@@ -201,9 +202,9 @@ func (w *diagnosingWaiter) WaitWithJobs(rs helmkube.ResourceList, timeout time.D
 // rolledBack says what an atomic step's Helm did after the wait failed.
 func rolledBack(verb, name string, last int, timeout time.Duration) string {
 	if verb == "install" {
-		return fmt.Sprintf("atomic: Helm uninstalled release %s because its resources were not ready within %s", name, kube.ShortDuration(timeout))
+		return fmt.Sprintf("atomic: Helm uninstalled release %s because its resources were not ready within %s", name, words.ShortDuration(timeout))
 	}
-	return fmt.Sprintf("atomic: Helm rolled release %s back to revision %d because its resources were not ready within %s", name, last, kube.ShortDuration(timeout))
+	return fmt.Sprintf("atomic: Helm rolled release %s back to revision %d because its resources were not ready within %s", name, last, words.ShortDuration(timeout))
 }
 
 // failed is what a failed install or upgrade leaves to report: the

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/words"
 )
 
 // WaitError is how a wait that ended before its condition held says so: a
@@ -21,7 +21,7 @@ func WaitError(ctx context.Context, start time.Time, what, target string, pendin
 		}
 		return &TimeoutError{Elapsed: elapsed, What: what, Target: target, Pending: pending}
 	}
-	return fmt.Errorf("cancelled after %s waiting for %s on %s: %s", ShortDuration(elapsed), what, target, pending)
+	return fmt.Errorf("cancelled after %s waiting for %s on %s: %s", words.ShortDuration(elapsed), what, target, pending)
 }
 
 // TimeoutError is a wait that ran out of time; it says what was still unmet.
@@ -34,22 +34,9 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	if e.Target == "" {
-		return fmt.Sprintf("timed out after %s waiting for %s: %s", ShortDuration(e.Elapsed), e.What, e.Pending)
+		return fmt.Sprintf("timed out after %s waiting for %s: %s", words.ShortDuration(e.Elapsed), e.What, e.Pending)
 	}
-	return fmt.Sprintf("timed out after %s waiting for %s on %s: %s", ShortDuration(e.Elapsed), e.What, e.Target, e.Pending)
-}
-
-// ShortDuration prints a duration the way specs write it: "2m", "1h30m",
-// "1.5s", not "2m0s".
-func ShortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
+	return fmt.Sprintf("timed out after %s waiting for %s on %s: %s", words.ShortDuration(e.Elapsed), e.What, e.Target, e.Pending)
 }
 
 // Unwrap makes errors.Is(err, context.DeadlineExceeded) hold.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/readiness"
+	"github.com/khook/khook/words"
 )
 
 // Target selects the objects a wait watches.
@@ -184,7 +185,7 @@ func For(ctx context.Context, c *kube.Clients, t Target, what string, p readines
 				// A named object that goes while awaited will not meet
 				// the condition: say so now, not at the time-out.
 				if len(objs) == 0 && seen != nil {
-					return fmt.Errorf("%s was deleted while khook waited for %s (it was there %s ago)", kube.ObjectName(seen), what, kube.ShortDuration(kube.RoundElapsed(time.Since(start))))
+					return fmt.Errorf("%s was deleted while khook waited for %s (it was there %s ago)", kube.ObjectName(seen), what, words.ShortDuration(kube.RoundElapsed(time.Since(start))))
 				}
 				if len(objs) == 1 {
 					seen = objs[0]
@@ -264,7 +265,7 @@ func (l *lostServer) String(c *kube.Clients) string {
 		return ""
 	}
 	return fmt.Sprintf("the API server at %s has been unreachable for the last %s (%s)",
-		kube.HostOf(c.Config), kube.ShortDuration(kube.RoundElapsed(time.Since(l.since))), kube.TransportReason(l.err))
+		kube.HostOf(c.Config), words.ShortDuration(kube.RoundElapsed(time.Since(l.since))), kube.TransportReason(l.err))
 }
 
 func sorted(items []any) []*unstructured.Unstructured {
