@@ -141,6 +141,27 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 // functions it defines are not read.
 func (t *translator) altRead(s *syntax.Stmt) string {
 	switch c := s.Cmd.(type) {
+	case *syntax.IfClause, *syntax.CaseClause:
+		// if [[ "$USE_VALUES" == true ]]; then helm …; else helm …; fi
+		// with USE_VALUES set under a when: the condition has a value per
+		// branch, so the whole if is walked once per value
+		if !t.mayStep(s) {
+			return ""
+		}
+		var cond []syntax.Node
+		if ic, ok := c.(*syntax.IfClause); ok {
+			for _, x := range ic.Cond {
+				cond = append(cond, x)
+			}
+		} else {
+			cond = append(cond, c.(*syntax.CaseClause).Word)
+		}
+		for _, n := range cond {
+			if name := t.altIn(n); name != "" {
+				return name
+			}
+		}
+		return ""
 	case *syntax.DeclClause:
 	case *syntax.CallExpr:
 		if len(c.Args) > 0 && !t.mayStep(s) {
@@ -153,8 +174,13 @@ func (t *translator) altRead(s *syntax.Stmt) string {
 	default:
 		return ""
 	}
+	return t.altIn(s)
+}
+
+// altIn is the first variable with values per branch that n reads.
+func (t *translator) altIn(n syntax.Node) string {
 	name := ""
-	syntax.Walk(s, func(n syntax.Node) bool {
+	syntax.Walk(n, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.FuncDecl:
 			return false

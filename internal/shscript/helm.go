@@ -98,6 +98,9 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	pos := t.emptyByDefault(x, f.pos[1:])
 	rel, chart := "", ""
 	switch {
+	case f.is("generate-name", "g"):
+		t.account(x.stmt, importer.FateNotCarried, "", "a release without a name (--generate-name): give the step a release name by hand")
+		return
 	case len(pos) > 2 && strings.Contains(strings.Join(pos[2:], " "), "${"):
 		// helm upgrade x ./app $EXTRA, EXTRA from a file: which words it
 		// makes (flags, or nothing) only the run knows

@@ -288,3 +288,31 @@ retry "kubectl create -f m.yaml -n apps"
 		t.Errorf("steps %s, not carried %v", toJSON(st), res.Model.NotCarried)
 	}
 }
+
+// An if whose condition reads a variable set under a when: (USE=true
+// under [[ -n $VALUES_FILE ]]) is walked once per value: each branch
+// under its when:. It took the last value's branch unconditionally and
+// never saw the else (nvidia's gpu-operator install); and --generate-name
+// is a release without a name, not a chart named by the next word.
+func TestIfOnVariableWithValuesPerBranch(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+USE_VALUES_FILE=false
+if [[ -n "${VALUES_FILE:-}" ]]; then
+	USE_VALUES_FILE=true
+fi
+if [[ "${USE_VALUES_FILE}" == "true" ]]; then
+	kubectl create namespace a
+else
+	kubectl create namespace b
+fi
+helm install ./app --generate-name -n ns
+`, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n"})
+	st := res.Model.Steps
+	if len(st) != 2 || st[0].Out.When != `vars.get("VALUES_FILE", "") != ""` || st[1].Out.When != `!(vars.get("VALUES_FILE", "") != "")` {
+		t.Fatalf("steps %s", toJSON(st))
+	}
+	if nc := res.Model.NotCarried; len(nc) != 1 || nc[0].Line != 12 || !strings.Contains(nc[0].Why, "--generate-name") {
+		t.Errorf("not carried %v", nc)
+	}
+}
