@@ -57,7 +57,7 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 	for _, r := range s.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
-			text, ok, why := t.eval(r.Hdoc)
+			text, ok, why := t.heredoc(r)
 			x.stdin = &input{text: text, known: ok, why: why, src: &importer.OutSource{Inline: text}}
 		case syntax.WordHdoc:
 			text, ok, _ := t.eval(r.Word)
@@ -383,6 +383,17 @@ func (t *translator) passArgs(words []*syntax.Word) (args []string, ok bool, why
 		args = append(args, fs...)
 	}
 	return args, true, "", rest
+}
+
+// heredoc is a here-document's text: as written under a quoted
+// delimiter (<<'EOF'), else expanded, a backslash escaping only $ ` \.
+func (t *translator) heredoc(r *syntax.Redirect) (string, bool, string) {
+	t.hdoc = hdocPlain
+	if quotes(r.Word) || strings.Contains(lit(r.Word)+t.text(r.Word), "\\") {
+		t.hdoc = hdocQuoted
+	}
+	defer func() { t.hdoc = hdocNone }()
+	return t.eval(r.Hdoc)
 }
 
 // allArgs: w is $@ or $*, quoted or not.

@@ -316,3 +316,46 @@ helm install ./app --generate-name -n ns
 		t.Errorf("not carried %v", nc)
 	}
 }
+
+// Quote removal as bash does it: \" in double quotes is ", unquoted \x is
+// x, "a\.b" keeps its backslash (helm's escaped dot), a here-document
+// keeps \d and \n for the YAML in it, and <<'EOF' is taken as written.
+// zalando's retry "kubectl create -f manifests/\"$file\"" named
+// manifests/"configmap.yaml" missing.
+func TestQuoteRemoval(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+file=m.yaml
+eval "kubectl apply -n apps -f \"$file\""
+helm upgrade --install app ./app -n apps --set "a\.b=1" --set c\.d=2
+kubectl apply -n apps -f - <<EOF
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: re
+data:
+  re: "\d+\n\$x"
+EOF
+kubectl apply -n apps -f - <<'EOF'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: raw
+data:
+  re: "\$x"
+EOF
+`, "m.yaml": configMap, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n"})
+	st := res.Model.Steps
+	if len(st) != 4 || st[0].Out.Apply == nil || st[0].Out.Apply.Manifests[0].File != "./m.yaml" {
+		t.Fatalf("steps %s, not carried %v", toJSON(st), res.Model.NotCarried)
+	}
+	if got := toJSON(st[1].Out.Helm.Values); got != `{"a.b":1,"c":{"d":2}}` {
+		t.Errorf("values %s", got)
+	}
+	if in := st[2].Out.Apply.Manifests[0].Inline; !strings.Contains(in, `re: "\d+\n$x"`) {
+		t.Errorf("heredoc %q", in)
+	}
+	if in := st[3].Out.Apply.Manifests[0].Inline; !strings.Contains(in, `re: "\$x"`) {
+		t.Errorf("quoted heredoc %q", in)
+	}
+}

@@ -58,7 +58,17 @@ type translator struct {
 	splitting       int    // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
 	cluster         clusters
 	callers         []caller // the calls of the functions being walked, innermost last
+	hdoc            hdocKind // the here-document being read, if any
 }
+
+// hdocKind is how a here-document's text is read.
+type hdocKind int
+
+const (
+	hdocNone   hdocKind = iota
+	hdocPlain           // <<EOF: expanded
+	hdocQuoted          // <<'EOF': as it is
+)
 
 // made is a local path a command khook does not run names (an argument,
 // a file it writes): what may make a manifest missing at import.

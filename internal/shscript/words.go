@@ -179,13 +179,23 @@ func paramOf(p syntax.WordPart) (*syntax.ParamExp, bool) {
 func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, string) {
 	switch x := p.(type) {
 	case *syntax.Lit:
-		return x.Value, true, ""
+		switch t.hdoc {
+		case hdocQuoted: // <<'EOF': the text as it is
+			return x.Value, true, ""
+		case hdocPlain:
+			return unescape(x.Value, inHeredoc), true, ""
+		}
+		return unescape(x.Value, ""), true, ""
 	case *syntax.SglQuoted:
 		return x.Value, true, ""
 	case *syntax.DblQuoted:
 		var b strings.Builder
 		ok, why := true, ""
 		for _, q := range x.Parts {
+			if l, isLit := q.(*syntax.Lit); isLit {
+				b.WriteString(unescape(l.Value, inDoubleQuotes))
+				continue
+			}
 			s, qok, qwhy := t.part(q, w)
 			if !qok && ok {
 				ok, why = false, qwhy
@@ -200,6 +210,30 @@ func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, stri
 	}
 	return "", false, "an expansion khook cannot evaluate at import"
 }
+
+// unescape is bash's quote removal of a literal's backslashes: a
+// backslash before one of escapable ("" for any character: outside quotes)
+// goes; inside double quotes only \$ \` \" \\ lose theirs ("a\.b" keeps it,
+// for helm's --set), in a here-document \$ \` \\.
+func unescape(s, escapable string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (escapable == "" || strings.IndexByte(escapable, s[i+1]) >= 0) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// Which characters a backslash escapes, by where it is.
+const (
+	inDoubleQuotes = "$`\"\\\n"
+	inHeredoc      = "$`\\\n"
+)
 
 // param is $NAME, ${NAME:-default} and their kin.
 func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
