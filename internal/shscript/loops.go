@@ -39,16 +39,16 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		}
 		return
 	}
-	first := len(t.m.Steps)
+	first, firstCmd := len(t.m.Steps), len(t.m.Commands)
 	for i, v := range items {
 		t.vars[name] = &shVar{val: v}
-		before, commands := len(t.m.Steps), len(t.m.Commands)
+		before := t.mark()
 		t.branch(c.Do, "")
-		if i > 0 && sameSteps(t.m.Steps[first:before], t.m.Steps[before:]) {
-			t.unmake(before, commands)
-			if i == len(items)-1 {
+		if i > 0 && sameSteps(t.m.Steps[first:before.steps], t.m.Steps[before.steps:]) && sameCommands(t.m.Commands[firstCmd:before.commands], t.m.Commands[before.commands:]) {
+			t.unmake(before)
+			if i == len(items)-1 && before.steps > first {
 				retried(t.m.Steps[first:], len(items))
-				t.info(s, t.text(s), "the loop runs the same "+strconv.Itoa(before-first)+" step(s) "+strconv.Itoa(len(items))+" times (a retry): carried once, a wait or rollout with the time all its turns take; a khook step retries itself (retries:)")
+				t.info(s, t.text(s), "the loop runs the same "+strconv.Itoa(before.steps-first)+" step(s) "+strconv.Itoa(len(items))+" times (a retry): carried once, a wait or rollout with the time all its turns take; a khook step retries itself (retries:)")
 			}
 		}
 	}
@@ -57,7 +57,7 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 // sameSteps: b makes what a makes (another turn of a loop whose variable
 // the steps do not use).
 func sameSteps(a, b []*importer.Step) bool {
-	if len(a) == 0 || len(a) != len(b) {
+	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
@@ -83,9 +83,33 @@ func retried(steps []*importer.Step, n int) {
 	}
 }
 
-// unmake takes back the steps and commands made since steps and commands
-// were their lengths: a loop's turn that repeats the one before.
-func (t *translator) unmake(steps, commands int) {
+// sameCommands: b is a's commands again, at the same lines (a turn that
+// carries nothing, only checks: kubectl get crd x | grep -q x, sixty times).
+func sameCommands(a, b []importer.Command) bool {
+	if len(a) == 0 || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Loc != b[i].Loc || a[i].Text != b[i].Text || a[i].Fate != b[i].Fate {
+			return false
+		}
+	}
+	return true
+}
+
+// mark is how much of the model is made: a loop's turn can be taken back.
+type mark struct{ steps, commands, notCarried, info int }
+
+func (t *translator) mark() mark {
+	return mark{len(t.m.Steps), len(t.m.Commands), len(t.m.NotCarried), len(t.m.Info)}
+}
+
+// unmake takes back what was made since m: a loop's turn that repeats
+// the one before (its notes said once, by the first turn).
+func (t *translator) unmake(m mark) {
+	steps := m.steps
+	t.m.NotCarried, t.m.Info = t.m.NotCarried[:m.notCarried], t.m.Info[:m.info]
+	commands := m.commands
 	for _, st := range t.m.Steps[steps:] {
 		delete(t.names, st.Out.Name)
 		for k, name := range t.keys {

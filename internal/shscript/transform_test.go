@@ -359,3 +359,19 @@ EOF
 		t.Errorf("quoted heredoc %q", in)
 	}
 }
+
+// A loop's turns that repeat the first's commands without making a step
+// (a check run sixty times) are counted and said once.
+func TestRepeatedTurnsCountedOnce(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+for i in {1..60}; do
+  kubectl get crd foos.example.com && break
+  mystery-tool --check
+  sleep 3
+done
+`})
+	if n, nc := len(res.Model.Commands), len(res.Model.NotCarried); n != 1 || nc != 1 {
+		t.Errorf("%d commands %v, %d not carried %v", n, res.Model.Commands, nc, res.Model.NotCarried)
+	}
+}
