@@ -17,7 +17,11 @@ func shebangOpt(src []byte, o byte) bool {
 	if !strings.HasPrefix(line, "#!") {
 		return false
 	}
-	for _, f := range strings.Fields(line[2:])[1:] {
+	fields := strings.Fields(line[2:])
+	if len(fields) < 2 { // "#!" or "#!/bin/bash": no options
+		return false
+	}
+	for _, f := range fields[1:] {
 		if shortOpt(f, '-', o) {
 			return true
 		}

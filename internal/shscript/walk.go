@@ -131,7 +131,9 @@ func (t *translator) stmt(s *syntax.Stmt) {
 		t.stmts(c.Stmts)
 		t.cwd = cwd
 	case *syntax.FuncDecl:
-		t.funcs[c.Name.Value] = &function{decl: c, file: t.file, path: t.scriptPath, src: t.src}
+		if c.Name != nil { // nil only for a zsh anonymous function, or what bash refuses to run
+			t.funcs[c.Name.Value] = &function{decl: c, file: t.file, path: t.scriptPath, src: t.src}
+		}
 	case *syntax.DeclClause:
 		t.declClause(c)
 	case *syntax.TimeClause:
