@@ -267,11 +267,10 @@ func (t *translator) pollCompare(s *syntax.Stmt, cond *syntax.Stmt) {
 		}
 		return
 	}
-	dq, _ := words[0].Parts[0].(*syntax.DblQuoted)
-	if dq == nil || len(dq.Parts) != 1 {
-		return
+	cs, _ := words[0].Parts[0].(*syntax.CmdSubst) // [[ $(kubectl get …) != True ]]
+	if dq, _ := words[0].Parts[0].(*syntax.DblQuoted); dq != nil && len(dq.Parts) == 1 {
+		cs, _ = dq.Parts[0].(*syntax.CmdSubst) // [ "$(kubectl get …)" != True ]
 	}
-	cs, _ := dq.Parts[0].(*syntax.CmdSubst)
 	want, ok, _ := t.eval(words[2])
 	if cs == nil || len(cs.Stmts) != 1 || !ok {
 		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
@@ -279,17 +278,21 @@ func (t *translator) pollCompare(s *syntax.Stmt, cond *syntax.Stmt) {
 	}
 	c, _ := cs.Stmts[0].Cmd.(*syntax.CallExpr)
 	if c == nil {
+		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
 		return
 	}
 	x := t.newCmd(cs.Stmts[0], c)
 	f := parseFlags(x.args[1:], kubectlValued)
 	out := f.get("o", "output")
 	targets := kindNames(f.pos[1:])
+	if len(f.pos) == 2 && f.get("l", "selector") != "" {
+		targets = f.pos[1:] // kubectl get pods -l app=x: the kind, by its selector
+	}
 	if len(f.pos) == 0 || f.pos[0] != "get" || !strings.HasPrefix(out, "jsonpath=") || len(targets) != 1 {
 		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
 		return
 	}
-	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), For: out + "=" + want}
+	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), Selector: f.get("l", "selector"), For: out + "=" + want}
 	t.addStep(cond, "wait-"+targets[0], "", &importer.OutStep{Wait: w})
 }
 

@@ -375,3 +375,17 @@ done
 		t.Errorf("%d commands %v, %d not carried %v", n, res.Model.Commands, nc, res.Model.NotCarried)
 	}
 }
+
+// The jsonpath poll with an unquoted $(…) and a label selector (chaos
+// mesh's web-show deploy) is the wait it stands for; it was dropped
+// without a word.
+func TestPollOnSelector(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+while [[ $(kubectl get pods -l app=web-show -n demo -o 'jsonpath={..status.conditions[?(@.type=="Ready")].status}') != "True" ]]; do echo "Waiting" && sleep 10; done
+`})
+	st := res.Model.Steps
+	if len(st) != 1 || st[0].Out.Wait == nil || st[0].Out.Wait.Selector != "app=web-show" || st[0].Out.Wait.On != "pods" || st[0].Out.Wait.For != `jsonpath={..status.conditions[?(@.type=="Ready")].status}=True` {
+		t.Errorf("steps %s, not carried %v", toJSON(st), res.Model.NotCarried)
+	}
+}
