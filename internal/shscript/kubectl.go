@@ -220,11 +220,13 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-// computedIn is the first variable in path the script computes when it
-// runs ($(mktemp -d), a command's output), "" when none.
+// computedIn is the first variable in path the script sets from what it
+// computes when it runs ($(mktemp -d), a command's output), "" when none;
+// not a loop's variable nor one set under a condition khook cannot
+// decide, whose files may well be in the repository.
 func (t *translator) computedIn(path string) string {
 	for _, m := range varRef.FindAllStringSubmatch(path, -1) {
-		if v := t.vars[m[1]]; v != nil && v.unknown && v.decl != nil {
+		if v := t.vars[m[1]]; v != nil && v.unknown && v.decl != nil && strings.HasPrefix(v.decl.Description, computedDescription) {
 			return m[1]
 		}
 	}

@@ -346,6 +346,10 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 	return t.ref(v), true, ""
 }
 
+// computedDescription begins the description of a variable the script
+// sets from a value it computes when it runs.
+const computedDescription = "the script computes it at "
+
 // assign is NAME=value (also local, export, declare, readonly).
 func (t *translator) assign(a *syntax.Assign) {
 	if a.Name == nil {
@@ -388,7 +392,7 @@ func (t *translator) assign(a *syntax.Assign) {
 		}
 		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
 	case !ok:
-		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Required: true, From: t.loc(a), Description: "the script computes it at " + t.loc(a).String() + " (" + why + ")"}}
+		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Required: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}}
 	case a.Append && t.vars[name] != nil:
 		c := *t.vars[name] // a copy: the value before stays another branch's
 		c.val += val
