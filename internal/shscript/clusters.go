@@ -1,7 +1,7 @@
 package shscript
 
 import (
-	"strings"
+	"cmp"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -60,36 +60,17 @@ func clusterName(c string) string {
 // current context (kind-NAME, k3d-NAME, the profile), so commands that
 // name it by --context work where those that name none do.
 func (c *clusters) created(tool string, args []string) {
-	name, pos := "", []string{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--name" || a == "-n" || a == "-p" || a == "--profile":
-			if i+1 < len(args) {
-				name, i = args[i+1], i+1
-			}
-		case strings.HasPrefix(a, "--name=") || strings.HasPrefix(a, "--profile="):
-			name = a[strings.Index(a, "=")+1:]
-		case !strings.HasPrefix(a, "-"):
-			pos = append(pos, a)
-		}
-	}
+	f := parseFlags(args, set("name", "n", "p", "profile", "config", "image", "kubeconfig"))
+	pos, name := f.pos, f.get("name", "n", "p", "profile")
 	switch {
 	case tool == "kind" && len(pos) >= 2 && pos[0] == "create" && pos[1] == "cluster":
-		c.current = "context kind-" + or(name, "kind")
+		c.current = "context kind-" + cmp.Or(name, "kind")
 	case tool == "k3d" && len(pos) >= 2 && pos[0] == "cluster" && pos[1] == "create":
 		if len(pos) > 2 {
 			name = pos[2]
 		}
-		c.current = "context k3d-" + or(name, "k3s-default")
+		c.current = "context k3d-" + cmp.Or(name, "k3s-default")
 	case tool == "minikube" && len(pos) >= 1 && pos[0] == "start":
-		c.current = "context " + or(name, "minikube")
+		c.current = "context " + cmp.Or(name, "minikube")
 	}
-}
-
-func or(s, dflt string) string {
-	if s == "" {
-		return dflt
-	}
-	return s
 }

@@ -179,6 +179,7 @@ func (t *translator) text(n syntax.Node) string {
 }
 
 func (t *translator) notCarried(n syntax.Node, what, why string) {
+	why = t.masked(why)     // a why may quote arguments (Unexpected args: …)
 	if len(t.callers) > 0 { // a function's line: which call of it
 		c := t.callers[len(t.callers)-1]
 		why += " (in " + c.name + ", called at " + c.at.String() + ")"
