@@ -7,12 +7,21 @@ import "strings"
 var secretWords = map[string]bool{"TOKEN": true, "PASSWORD": true, "PASSWD": true, "PASS": true, "SECRET": true,
 	"KEY": true, "APIKEY": true, "CREDENTIALS": true, "CREDS": true, "PRIVATE": true, "PAT": true}
 
+// namesSomething are last words of a name whose value says where a secret
+// is, not what it is: REGISTRY_SECRET_NAME, PRIVATE_REGISTRY, TOKEN_URL.
+var namesSomething = map[string]bool{"NAME": true, "NAMESPACE": true, "NS": true, "REF": true,
+	"REGISTRY": true, "SERVER": true, "HOST": true, "URL": true, "ENDPOINT": true}
+
 // SecretLooking tells a name (a variable, a key, a file name) whose value
 // is a secret: both importers declare such a value a secret: true
 // variable and never write it.
 func SecretLooking(name string) bool {
 	up := strings.ToUpper(name)
-	for _, part := range strings.FieldsFunc(up, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
+	parts := strings.FieldsFunc(up, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') })
+	if len(parts) > 1 && namesSomething[parts[len(parts)-1]] {
+		return false
+	}
+	for _, part := range parts {
 		if secretWords[part] {
 			return true
 		}

@@ -83,6 +83,7 @@ func Import(file string, opts Options) (*Result, error) {
 	}
 	t.errexit, t.nounset = shebangOpt(src, 'e'), shebangOpt(src, 'u')
 	t.runFile(f, src, t.abs(file))
+	t.unreadWrites()
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
@@ -119,6 +120,7 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 		t.lineBase = at.Line - 1
 	}
 	t.stmts(f.Stmts)
+	t.unreadWrites()
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
@@ -159,7 +161,7 @@ func newTranslator(file string, opts Options) (*translator, error) {
 	}
 	t := &translator{
 		runDir: runDir, specDir: specDir, cwd: runDir,
-		vars: map[string]*shVar{}, funcs: map[string]*function{}, repos: map[string]string{},
+		vars: map[string]*shVar{}, funcs: map[string]*function{}, repos: map[string]string{}, wrote: map[string]*written{},
 		keys: map[string]string{}, depUpdate: map[string]bool{}, names: map[string]bool{}, substSeen: map[string]bool{},
 	}
 	name := opts.Name
@@ -252,7 +254,7 @@ func pruneVars(m *importer.Model) {
 				continue
 			}
 			s := text.String()
-			if strings.Contains(s, "${"+v.Name+"}") || strings.Contains(s, `vars.get(\"`+v.Name+`\"`) || strings.Contains(s, "vars."+v.Name) {
+			if strings.Contains(s, "${"+v.Name+"}") || strings.Contains(s, "${"+v.Name+" |") || strings.Contains(s, `vars.get(\"`+v.Name+`\"`) || strings.Contains(s, "vars."+v.Name) {
 				used[v.Name], grew = true, true
 				if v.Default != nil {
 					text.WriteString(*v.Default)

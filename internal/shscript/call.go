@@ -29,6 +29,7 @@ type input struct {
 	text  string              // the text, when known (heredocs)
 	known bool
 	why   string // why the text is not known
+	hdoc  bool   // a here-document
 }
 
 func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
@@ -58,7 +59,7 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			text, ok, why := t.heredoc(r)
-			x.stdin = &input{text: text, known: ok, why: why, src: &importer.OutSource{Inline: text}}
+			x.stdin = &input{text: text, known: ok, why: why, src: &importer.OutSource{Inline: text}, hdoc: true}
 		case syntax.WordHdoc:
 			text, ok, _ := t.eval(r.Word)
 			x.stdin = &input{text: text + "\n", known: ok, src: &importer.OutSource{Inline: text + "\n"}}
@@ -79,6 +80,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		}
 		return
 	}
+	t.cmdInfo = len(t.m.Info)
 	x := t.newCmd(s, c)
 	if stdin != nil {
 		x.stdin = stdin
@@ -139,6 +141,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.trap(x)
 	case name == "set":
 		t.setOpts(x.args[1:])
+	case (name == "cat" && len(x.args) == 1 || name == "tee" && len(x.args) == 2) && x.stdin != nil && x.stdin.hdoc && (writesFile(s) || name == "tee"):
+		t.writeFiles(x, name)
 	case housekeeping[name], name == "cat" && len(x.args) == 1 && x.stdin != nil && !writesFile(s):
 		// cat <<EOF to the terminal prints a message
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":

@@ -33,20 +33,30 @@ func (c *clusters) of(context, kubeconfig string) string {
 	return c.current
 }
 
-// sameCluster says, once, the first step made on another cluster than the
-// steps before it.
-func (t *translator) sameCluster(n syntax.Node, st *importer.OutStep) {
+// otherCluster tells a step made on another cluster than the spec's (the
+// cluster of its first step): when both are named (two contexts, two
+// kubeconfigs), the command is not carried, named with the cluster it
+// works on. When one is the kubeconfig's current context, they may be the
+// same cluster: the step is carried and the change said once.
+func (t *translator) otherCluster(n syntax.Node, base string) bool {
 	c := &t.cluster
 	here := c.cmd
 	if c.steps == nil {
 		c.steps = &here
-		return
+		return false
 	}
-	if *c.steps == here || c.said {
-		return
+	if *c.steps == here {
+		return false
 	}
-	c.said = true
-	t.notCarried(n, "the cluster of step "+st.Name+" and those after it", "the script works on "+clusterName(here)+" from here, and on "+clusterName(*c.steps)+" before: khook runs a spec against one cluster; move the steps of each cluster into a spec of its own, run with that cluster's --kubeconfig or --context")
+	if here != "" && *c.steps != "" {
+		t.account(n, importer.FateNotCarried, "", "it works on "+here+", and this spec's steps on "+*c.steps+": khook runs a spec against one cluster; import the commands of "+here+" into a spec of their own, run with that cluster's --kubeconfig or --context")
+		return true
+	}
+	if !c.said {
+		c.said = true
+		t.notCarried(n, "the cluster of step "+dnsName(base)+" and those after it", "the script works on "+clusterName(here)+" from here, and on "+clusterName(*c.steps)+" before: khook runs a spec against one cluster; move the steps of each cluster into a spec of its own, run with that cluster's --kubeconfig or --context")
+	}
+	return false
 }
 
 func clusterName(c string) string {

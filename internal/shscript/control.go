@@ -278,6 +278,8 @@ func (t *translator) bracket(args []*syntax.Word) (string, *bool, bool) {
 				o = "=="
 			}
 			cel, static, ok = t.compare(args[0], args[2], o)
+		case "-eq", "-ne", "-gt", "-ge", "-lt", "-le":
+			static, ok = t.numeric(args[0], args[2], o)
 		}
 	}
 	if ok && neg {
@@ -332,6 +334,14 @@ func (t *translator) test(x syntax.TestExpr) (string, *bool, bool) {
 				op = " || "
 			}
 			return combine(l, ls, r, rs, op)
+		case syntax.TsEql, syntax.TsNeq, syntax.TsGtr, syntax.TsGeq, syntax.TsLss, syntax.TsLeq:
+			a, aok := e.X.(*syntax.Word)
+			b, bok := e.Y.(*syntax.Word)
+			if !aok || !bok {
+				return "", nil, false
+			}
+			st, ok := t.numeric(a, b, e.Op.String())
+			return "", st, ok
 		case syntax.TsMatch, syntax.TsMatchShort, syntax.TsNoMatch:
 			a, aok := e.X.(*syntax.Word)
 			b, bok := e.Y.(*syntax.Word)
@@ -363,6 +373,20 @@ func (t *translator) compare(a, b *syntax.Word, op string) (string, *bool, bool)
 		return "", &v, true
 	}
 	return l + " " + op + " " + r, nil, true
+}
+
+// numeric is `[ $# -ge 3 ]`: decided when both sides are numbers at
+// import (a literal, the count of a function's arguments), else undecided.
+func (t *translator) numeric(a, b *syntax.Word, op string) (*bool, bool) {
+	l, lok, _ := t.eval(a)
+	r, rok, _ := t.eval(b)
+	x, xerr := strconv.Atoi(strings.TrimSpace(l))
+	y, yerr := strconv.Atoi(strings.TrimSpace(r))
+	if !lok || !rok || xerr != nil || yerr != nil {
+		return nil, false
+	}
+	v := map[string]bool{"-eq": x == y, "-ne": x != y, "-gt": x > y, "-ge": x >= y, "-lt": x < y, "-le": x <= y}[op]
+	return &v, true
 }
 
 // flagCommand is `if $DRY_RUN; then`: bash runs the variable's value as a

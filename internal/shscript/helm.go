@@ -190,6 +190,9 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 			t.info(x.stmt, "chart "+chart, "the script does not `helm repo add "+repo+"`; its URL is the required variable "+v.Name)
 		}
 		h.Chart, h.Repo = name, url
+	case strings.HasPrefix(chart, "https://") || strings.HasPrefix(chart, "http://"):
+		t.account(x.stmt, importer.FateNotCarried, "", "chart "+chart+" is a packaged chart's URL, which khook does not download: put the .tgz in the repository (chart: ./path.tgz, reviewed and pinned) or use the chart's repository or OCI reference")
+		return false
 	default:
 		t.account(x.stmt, importer.FateNotCarried, "", "chart "+chart+" is neither a repository chart, an OCI reference nor a local path at import")
 		return false
@@ -206,17 +209,30 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 // command cannot be carried at all.
 func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 	h := st.Helm
+	// Helm merges the values files in order, then --set-json, --set,
+	// --set-string, --set-file and --set-literal, each kind over the one
+	// before, whatever their order on the line.
+	inline := ""
+	for _, fl := range f.list {
+		if fl.name == "f" || fl.name == "values" {
+			inline = t.helmValuesFile(x, h, fl.val, inline)
+		}
+	}
+	for _, kind := range []string{"set-json", "set", "set-string", "set-literal"} {
+		for _, fl := range f.list {
+			if fl.name == kind {
+				if err := t.helmSet(x, h, fl); err != nil {
+					t.notCarried(x.stmt, "--"+fl.name+" "+fl.val, "helm cannot parse it: "+err.Error())
+				}
+			}
+		}
+	}
 	for _, fl := range f.list {
 		switch fl.name {
 		case "n", "namespace", "version", "repo", "name", "install", "i", "dry-run", "debug", "render-subchart-notes",
 			"hide-notes", "o", "output", "include-crds", "create-namespace", "wait", "wait-for-jobs", "atomic",
 			"rollback-on-failure", "dependency-update", "skip-crds", "take-ownership", "timeout":
-		case "f", "values":
-			t.helmValuesFile(x, h, fl.val)
-		case "set", "set-string", "set-json", "set-literal":
-			if err := t.helmSet(x, h, fl); err != nil {
-				t.notCarried(x.stmt, "--"+fl.name+" "+fl.val, "helm cannot parse it: "+err.Error())
-			}
+		case "f", "values", "set", "set-string", "set-json", "set-literal": // above
 		case "set-file":
 			t.notCarried(x.stmt, "--set-file "+fl.val, "khook never copies a file's content into the spec; move the value into a values file (valuesFrom file:)")
 		case "kube-context", "kubeconfig":
@@ -254,8 +270,16 @@ func (t *translator) duration(x *cmd, s string) string {
 	return s
 }
 
-func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val string) {
+// helmValuesFile carries one -f: its files (a comma-separated list) into
+// valuesFrom, a here-document's values into values. inline names the
+// inline values before it; one returned when this -f has some. khook's
+// values override all of valuesFrom, so a file after inline values, which
+// Helm lets override them, is said.
+func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline string) string {
 	for _, p := range strings.Split(val, ",") {
+		if inline != "" && p != "-" && t.wrote[t.writeKey(p)] == nil {
+			t.info(x.stmt, "values file "+p, "it comes after "+inline+", whose values khook writes as values:, which override every valuesFrom: where both set a key, Helm takes this file's and khook the other's; move the key to one place")
+		}
 		switch {
 		case p == "-":
 			if x.stdin == nil || !x.stdin.known {
@@ -272,8 +296,21 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val string) {
 				continue
 			}
 			h.Values = mergeMaps(h.Values, m)
+			inline = "-f -"
 		case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
 			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{URL: p})
+		case t.wrote[t.writeKey(p)] != nil:
+			text, _, ok := t.readWritten(x, p)
+			if !ok {
+				continue
+			}
+			var m map[string]any
+			if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+				t.notCarried(x.stmt, "-f "+p, "the values the script writes to it are not YAML: "+err.Error())
+				continue
+			}
+			h.Values = mergeMaps(h.Values, m)
+			inline = "-f " + p
 		case t.computedIn(p) != "":
 			name := t.computedIn(p)
 			t.notCarried(x.stmt, "-f "+p, "it is under $"+name+", which the script computes when it runs ("+t.vars[name].decl.From.String()+"): the file is made then, not in the repository khook reads; commit it, and name that file")
@@ -284,6 +321,7 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val string) {
 			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: t.specPath(p)})
 		}
 	}
+	return inline
 }
 
 // helmSet parses --set and its kin with Helm's own parser (Helm's typing:

@@ -181,6 +181,9 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 	case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
 		return []importer.OutSource{{URL: p}}, true
 	}
+	if text, wrote, ok := t.readWritten(x, p); wrote {
+		return []importer.OutSource{{Inline: text}}, ok
+	}
 	if name := t.computedIn(p); name != "" {
 		// TEMP_PATH=$(mktemp -d); cp/sed into it; kubectl apply -f "$TEMP_PATH/x.yaml"
 		t.account(x.stmt, importer.FateNotCarried, "", p+" is under $"+name+", which the script computes when it runs ("+t.vars[name].decl.From.String()+"): the file is made then, not in the repository khook reads; commit it, and apply that file")

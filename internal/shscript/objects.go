@@ -3,6 +3,7 @@ package shscript
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,13 @@ func (t *translator) createObject(x *cmd, f flags) (map[string]any, bool) {
 			return nil, false
 		}
 		obj["type"], obj["stringData"] = "Opaque", data
+	case "secret docker-registry":
+		set("v1", "Secret", true)
+		config, ok := t.dockerConfig(x, f, name)
+		if !ok {
+			return nil, false
+		}
+		obj["type"], obj["stringData"] = "kubernetes.io/dockerconfigjson", map[string]any{".dockerconfigjson": config}
 	case "configmap", "cm":
 		set("v1", "ConfigMap", true)
 		data, ok := t.configData(x, f)
@@ -116,6 +124,60 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 		}
 	}
 	return data, true
+}
+
+// dockerConfig is `kubectl create secret docker-registry`'s config:
+// {"auths": {server: {username, password, email}}}, each value through
+// sprig's toJson so a quote in a password stays JSON (the kubelet reads
+// username and password without the "auth" kubectl adds). A literal
+// password becomes a secret variable, as --from-literal does.
+func (t *translator) dockerConfig(x *cmd, f flags, name string) (*yaml.Node, bool) {
+	if f.get("from-file") != "" {
+		t.account(x.stmt, importer.FateNotCarried, "", "Secret "+name+" from a docker config file: khook never copies a file's content into the spec; apply it as a sops-encrypted manifest")
+		return nil, false
+	}
+	server := f.get("docker-server")
+	if server == "" {
+		server = "https://index.docker.io/v1/" // kubectl's default
+	}
+	entry := func(key, v string, secret bool) (string, bool) {
+		if strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "${") == 1 && !strings.Contains(v, "|") {
+			if dv := t.m.Var(v[2 : len(v)-1]); dv != nil {
+				if secret && !dv.Secret {
+					dv.Secret, dv.Required, dv.Default, dv.Example = true, false, nil, ""
+					dv.Description = "the --docker-" + key + " of Secret " + name
+				}
+				return "${" + dv.Name + " | toJson}", true
+			}
+		}
+		if strings.Contains(v, "${") {
+			t.account(x.stmt, importer.FateNotCarried, "", "the --docker-"+key+" of Secret "+name+" is built from several values; write the Secret as a manifest with secret variables")
+			return "", false
+		}
+		if secret {
+			t.secret(v)
+			vn := varName(name + "_" + key)
+			t.ref(&importer.Var{Name: vn, Secret: true, From: t.loc(x.stmt), Description: "the --docker-" + key + " of Secret " + name})
+			return "${" + vn + " | toJson}", true
+		}
+		b, _ := json.Marshal(v)
+		return string(b), true
+	}
+	srv, ok1 := entry("server", server, false)
+	user, ok2 := entry("username", f.get("docker-username"), false)
+	pass, ok3 := entry("password", f.get("docker-password"), true)
+	if !ok1 || !ok2 || !ok3 {
+		return nil, false
+	}
+	fields := `"username":` + user + `,"password":` + pass
+	if e := f.get("docker-email"); e != "" {
+		email, ok := entry("email", e, false)
+		if !ok {
+			return nil, false
+		}
+		fields += `,"email":` + email
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.LiteralStyle, Value: `{"auths":{` + srv + `:{` + fields + `}}}`}, true
 }
 
 func quoted(s string) *yaml.Node {

@@ -48,14 +48,16 @@ type translator struct {
 	checks          int      // > 0 under an existence check (if helm status x; then … else …)
 	frame, frames   int      // the function call being walked, and how many there were
 	substSeen       map[string]bool
-	ctxNS           string // the namespace the script set on the current kubeconfig context
-	made            []made // local paths named by commands khook does not run, in order
-	optLoop         int    // > 0 in an option loop run over the script's arguments
-	pipeIn          *input // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
-	errexit         bool   // set -e is on where the walk is
-	nounset         bool   // set -u: an unset variable stops the script
-	carriesOn       bool   // a step was made where set -e was off
-	splitting       int    // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
+	ctxNS           string              // the namespace the script set on the current kubeconfig context
+	made            []made              // local paths named by commands khook does not run, in order
+	wrote           map[string]*written // files the script writes from a here-document, by path
+	cmdInfo         int                 // len(m.Info) when the command being walked began
+	optLoop         int                 // > 0 in an option loop run over the script's arguments
+	pipeIn          *input              // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
+	errexit         bool                // set -e is on where the walk is
+	nounset         bool                // set -u: an unset variable stops the script
+	carriesOn       bool                // a step was made where set -e was off
+	splitting       int                 // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
 	cluster         clusters
 	callers         []caller // the calls of the functions being walked, innermost last
 	hdoc            hdocKind // the here-document being read, if any
@@ -179,12 +181,17 @@ func (t *translator) text(n syntax.Node) string {
 }
 
 func (t *translator) notCarried(n syntax.Node, what, why string) {
+	t.m.NotCarried = append(t.m.NotCarried, t.noteAt(n, what, why))
+}
+
+// noteAt is a not-carried note at n, said as notCarried says it.
+func (t *translator) noteAt(n syntax.Node, what, why string) importer.Note {
 	why = t.masked(why)     // a why may quote arguments (Unexpected args: …)
 	if len(t.callers) > 0 { // a function's line: which call of it
 		c := t.callers[len(t.callers)-1]
 		why += " (in " + c.name + ", called at " + c.at.String() + ")"
 	}
-	t.m.NotCarried = append(t.m.NotCarried, importer.Note{Loc: t.loc(n), What: what, Why: why})
+	return importer.Note{Loc: t.loc(n), What: what, Why: why}
 }
 
 // caller is a function call being walked: its name and line.
@@ -206,6 +213,11 @@ func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string
 	t.m.Commands = append(t.m.Commands, c)
 	if fate == importer.FateNotCarried {
 		t.notCarried(n, t.text(n), why)
+		// what the command's words said is moot: no step carries them
+		if t.cmdInfo <= len(t.m.Info) {
+			at := t.loc(n)
+			t.m.Info = append(t.m.Info[:t.cmdInfo], slices.DeleteFunc(t.m.Info[t.cmdInfo:], func(i importer.Note) bool { return i.Loc == at })...)
+		}
 	}
 }
 
@@ -227,6 +239,9 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 			return nil
 		}
 	}
+	if t.otherCluster(n, base) {
+		return nil
+	}
 	name := dnsName(base)
 	if name == "" {
 		name = "step"
@@ -247,7 +262,6 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 		t.keys[key] = name
 	}
 	t.m.Steps = append(t.m.Steps, &importer.Step{From: t.loc(n), Out: st})
-	t.sameCluster(n, st)
 	t.carriesOn = t.carriesOn || !t.errexit
 	t.account(n, importer.FateStep, name, "")
 	return st

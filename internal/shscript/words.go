@@ -28,7 +28,11 @@ type shVar struct {
 	fb      int    // the branch of alts whose value the fields above hold
 }
 
-func secretLooking(name string) bool { return importer.SecretLooking(name) }
+// secretLooking is importer.SecretLooking, but for a variable named just
+// `key`: in a script that is the key of a pair (key=app.kubernetes.io/name;
+// for key in …), the shell idiom, not a key that opens anything (API_KEY,
+// KEY, ssh_key stay secret).
+func secretLooking(name string) bool { return name != "key" && importer.SecretLooking(name) }
 
 // ref declares v (once) and is its ${NAME} reference.
 func (t *translator) ref(v *importer.Var) string {
@@ -260,7 +264,12 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 			return strings.Join(args, " "), ok, why
 		}
 		return "", false, "$" + name + " is only known when the script runs"
-	case "#", "?", "$", "!", "-", "RANDOM", "SECONDS", "LINENO":
+	case "#":
+		if (t.inFunc || t.argsGiven) && t.argsRest == 0 && pe.Exp == nil && !pe.Length {
+			return strconv.Itoa(len(t.args)), true, "" // the arguments given are known
+		}
+		return "", false, "$# is only known when the script runs"
+	case "?", "$", "!", "-", "RANDOM", "SECONDS", "LINENO":
 		return "", false, "$" + name + " is only known when the script runs"
 	}
 	if n, err := strconv.Atoi(name); err == nil {
@@ -426,6 +435,9 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 	if len(cs.Stmts) == 0 {
 		return "", true, "" // `# a comment` between a command's arguments
 	}
+	if ref, ok := t.base64Of(cs); ok {
+		return ref, true, ""
+	}
 	var calls []*syntax.CallExpr
 	var walk func(s *syntax.Stmt) bool
 	walk = func(s *syntax.Stmt) bool {
@@ -504,6 +516,68 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 		return "", false, unknown
 	}
 	return out, true, ""
+}
+
+// base64Of is $(echo -n "$TOKEN" | base64): the variable through sprig's
+// b64enc (printf "%s\n" first for an echo without -n, as bash would
+// encode its newline). Only a variable: a literal stays a computation,
+// so no secret written in the script is copied, even encoded.
+func (t *translator) base64Of(cs *syntax.CmdSubst) (string, bool) {
+	if len(cs.Stmts) != 1 {
+		return "", false
+	}
+	p, ok := cs.Stmts[0].Cmd.(*syntax.BinaryCmd)
+	if !ok || p.Op != syntax.Pipe {
+		return "", false
+	}
+	src, sok := p.X.Cmd.(*syntax.CallExpr)
+	enc, eok := p.Y.Cmd.(*syntax.CallExpr)
+	if !sok || !eok || len(enc.Args) == 0 || lit(enc.Args[0]) != "base64" || len(src.Args) < 2 {
+		return "", false
+	}
+	switch strings.Join(litArgs(enc.Args[1:]), " ") {
+	case "", "-w0", "-w 0", "--wrap=0":
+	default:
+		return "", false
+	}
+	var word *syntax.Word
+	newline := true
+	switch lit(src.Args[0]) {
+	case "echo":
+		word = src.Args[len(src.Args)-1]
+		switch strings.Join(litArgs(src.Args[1:len(src.Args)-1]), " ") {
+		case "-n":
+			newline = false
+		case "":
+		default:
+			return "", false
+		}
+	case "printf":
+		if len(src.Args) != 3 || lit(src.Args[1]) != "%s" {
+			return "", false
+		}
+		word, newline = src.Args[2], false
+	default:
+		return "", false
+	}
+	v, ok, _ := t.eval(word)
+	if !ok || !strings.HasPrefix(v, "${") || !strings.HasSuffix(v, "}") || strings.Count(v, "${") != 1 || strings.ContainsAny(v, "|:") {
+		return "", false
+	}
+	pipe := " | b64enc}"
+	if newline {
+		pipe = ` | printf "%s\n" | b64enc}`
+	}
+	return v[:len(v)-1] + pipe, true
+}
+
+// litArgs are words as their literal text ("" for any that is not one).
+func litArgs(ws []*syntax.Word) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = lit(w)
+	}
+	return out
 }
 
 // readsFile marks a command substitution that reads a file or a secret

@@ -1,0 +1,107 @@
+package shscript
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// written is a file the script writes from a here-document (cat <<EOF >
+// values.yaml, tee x.yaml <<EOF): a step that then reads it (kubectl
+// apply -f, helm -f) takes the text inline, as bash's run would find it
+// on a clean checkout, instead of a file that is not in the repository.
+type written struct {
+	text  string
+	known bool
+	why   string // why the text is not known
+	at    importer.Loc
+	note  importer.Note // said as not carried when no step reads the file
+	read  bool
+}
+
+// writeFiles records the files a cat or tee writes its here-document to.
+// `>>` appends to what the script wrote before; appended to a file in the
+// repository, the file's text is not the here-document's alone, so that
+// file stays a file.
+func (t *translator) writeFiles(x *cmd, name string) {
+	var targets []struct {
+		p      string
+		append bool
+	}
+	for _, r := range x.stmt.Redirs {
+		if r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut {
+			if p, ok, _ := t.eval(r.Word); ok && p != "/dev/null" {
+				targets = append(targets, struct {
+					p      string
+					append bool
+				}{p, r.Op == syntax.AppOut})
+			}
+		}
+	}
+	if name == "tee" {
+		targets = append(targets, struct {
+			p      string
+			append bool
+		}{x.args[1], false})
+	}
+	note := t.noteAt(x.stmt, t.text(x.stmt), "khook runs no shell commands; no step reads the file it writes, so nothing of it is carried")
+	for _, tg := range targets {
+		key := t.writeKey(tg.p)
+		w := t.wrote[key]
+		switch {
+		case tg.append && w != nil:
+			c := *w // a copy: the text before stays another branch's
+			c.text += x.stdin.text
+			c.known = c.known && x.stdin.known
+			if c.why == "" {
+				c.why = x.stdin.why
+			}
+			t.wrote[key] = &c
+			continue
+		case tg.append && !strings.Contains(key, "${") && exists(key):
+			t.recordMade(x, name)
+			t.m.NotCarried = append(t.m.NotCarried, t.noteAt(x.stmt, t.text(x.stmt), "khook runs no shell commands; it appends to "+tg.p+", which is in the repository: a step reads the file as committed"))
+			continue
+		}
+		t.wrote[key] = &written{text: x.stdin.text, known: x.stdin.known, why: x.stdin.why, at: t.loc(x.stmt), note: note}
+	}
+}
+
+// writeKey is a written file's path as the script names it: absolute,
+// or as written when a variable of its run is in it ($TMP/x.yaml).
+func (t *translator) writeKey(p string) string {
+	if strings.Contains(p, "${") {
+		return p
+	}
+	return t.abs(p)
+}
+
+// readWritten is the text of a file the script wrote from a
+// here-document, when p is one; ok false when it is not. A text khook
+// cannot know at import is said at the reading command.
+func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
+	w := t.wrote[t.writeKey(p)]
+	if w == nil {
+		return "", false, false
+	}
+	w.read = true
+	if !w.known {
+		t.account(x.stmt, importer.FateNotCarried, "", p+" is written by the script at "+w.at.String()+" from a here-document khook cannot read at import ("+w.why+")")
+		return "", true, false
+	}
+	t.info(x.stmt, p, "the script writes it at "+w.at.String()+" from a here-document: its text is written inline")
+	return w.text, true, true
+}
+
+// unreadWrites says each here-document written to a file no step reads.
+func (t *translator) unreadWrites() {
+	seen := map[importer.Loc]bool{}
+	for _, w := range t.wrote {
+		if !w.read && !seen[w.at] {
+			seen[w.at] = true
+			t.m.NotCarried = append(t.m.NotCarried, w.note)
+		}
+	}
+}
