@@ -8,9 +8,10 @@ var secretWords = map[string]bool{"TOKEN": true, "PASSWORD": true, "PASSWD": tru
 	"KEY": true, "APIKEY": true, "CREDENTIALS": true, "CREDS": true, "PRIVATE": true, "PAT": true}
 
 // namesSomething are last words of a name whose value says where a secret
-// is, not what it is: REGISTRY_SECRET_NAME, PRIVATE_REGISTRY, TOKEN_URL.
+// is, not what it is: REGISTRY_SECRET_NAME, PRIVATE_REGISTRY, KEY_PATH.
 var namesSomething = map[string]bool{"NAME": true, "NAMESPACE": true, "NS": true, "REF": true,
-	"REGISTRY": true, "SERVER": true, "HOST": true, "URL": true, "ENDPOINT": true}
+	"REGISTRY": true, "SERVER": true, "HOST": true, "URL": true, "ENDPOINT": true,
+	"PATH": true, "FILE": true, "DIR": true}
 
 // SecretLooking tells a name (a variable, a key, a file name) whose value
 // is a secret: both importers declare such a value a secret: true

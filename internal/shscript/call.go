@@ -143,6 +143,12 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.setOpts(x.args[1:])
 	case (name == "cat" && len(x.args) == 1 || name == "tee" && len(x.args) == 2) && x.stdin != nil && x.stdin.hdoc && (writesFile(s) || name == "tee"):
 		t.writeFiles(x, name)
+	case name == "envsubst" && x.stdin != nil && writesFile(s):
+		// envsubst < tmpl > out.yaml: out.yaml is what it prints
+		if in, ok := t.envsubst(x, []*syntax.Stmt{s}); ok {
+			x.stdin = in
+			t.writeFiles(x, name)
+		}
 	case housekeeping[name], name == "cat" && len(x.args) == 1 && x.stdin != nil && !writesFile(s):
 		// cat <<EOF to the terminal prints a message
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
@@ -349,7 +355,9 @@ func (t *translator) script(x *cmd) {
 		return
 	}
 	ok, why, rest := x.ok, x.why, 0
-	if !ok && len(words) > 1 && (same || allArgs(words[len(words)-1])) {
+	if len(words) > 1 && allArgs(words[len(words)-1]) && t.openArgs() > 0 || !ok && len(words) > 1 && same {
+		// bash x.sh apply "$@": the script's unknown arguments go on as its own
+		t.m.Info = append(t.m.Info[:t.cmdInfo], slices.DeleteFunc(t.m.Info[t.cmdInfo:], func(n importer.Note) bool { return n.Why == noArgs })...)
 		// an unquoted $* or $@ with none given is no word at all
 		args, ok, why, rest = t.passArgs(words)
 	}

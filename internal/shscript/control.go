@@ -80,6 +80,10 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.stmt(last)
 			t.conditionFailure(c, last, t.m.Steps[before:])
 		}
+		if endsScript(c.Then) {
+			t.exitBranch(c, last)
+			return
+		}
 		before := len(t.m.Steps)
 		t.undecided(last, func() {
 			t.branch(c.Then, "")
@@ -113,6 +117,42 @@ func (t *translator) branch(list []*syntax.Stmt, cel string) {
 			t.guard = "!(" + cel + ")"
 		}
 		t.stopped, t.failed = false, false
+	}
+}
+
+// endsScript: the branch ends with exit (volcano's `--quit`: clean up,
+// exit 0).
+func endsScript(list []*syntax.Stmt) bool {
+	if len(list) == 0 {
+		return false
+	}
+	c, ok := list[len(list)-1].Cmd.(*syntax.CallExpr)
+	return ok && len(c.Args) > 0 && lit(c.Args[0]) == "exit"
+}
+
+// exitBranch is an if khook cannot decide whose branch ends the script:
+// the spec follows the script's path on (where it does not hold), and the
+// branch's commands are named not carried; carried "as if it held", the
+// steps after its exit would contradict it.
+func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
+	m := t.mark()
+	t.undecided(cond, func() { t.branch(c.Then, "") })
+	why := "under " + t.text(cond) + ", which khook cannot decide before the run, and after which the script exits: the spec follows the path where it does not hold; do this by hand when it does"
+	dropped := map[importer.Loc]bool{}
+	for i := m.commands; i < len(t.m.Commands); i++ {
+		if cm := &t.m.Commands[i]; cm.Fate == importer.FateStep || cm.Fate == importer.FateFolded {
+			cm.Fate, cm.Step, cm.Why = importer.FateNotCarried, "", why
+			t.m.NotCarried = append(t.m.NotCarried, importer.Note{Loc: cm.Loc, What: cm.Text, Why: why})
+			dropped[cm.Loc] = true
+		}
+	}
+	// what was said of those steps is moot
+	t.m.Info = append(t.m.Info[:m.info], slices.DeleteFunc(t.m.Info[m.info:], func(n importer.Note) bool { return dropped[n.Loc] })...)
+	keep := t.mark()
+	keep.steps = m.steps
+	t.unmake(keep)
+	if c.Else != nil {
+		t.ifClause(c.Else)
 	}
 }
 
@@ -573,6 +613,16 @@ func (t *translator) undecidedVar(n syntax.Node, name, was string) *shVar {
 // files the script sources are read there.
 func (t *translator) fileTest(op string, w *syntax.Word) (string, *bool, bool) {
 	p, ok, _ := t.eval(w)
+	if ok && strings.Contains(p, "${") {
+		// [[ -f "$KEY_PATH" ]] on a variable that is empty by default: a
+		// file is given when the variable is; khook checks no file
+		if m := varRef.FindStringSubmatch(p); m != nil && m[0] == p {
+			if v := t.m.Var(m[1]); v != nil && !v.Secret && v.Default != nil && *v.Default == "" {
+				t.info(w, op+" "+p, "carried as \"$"+m[1]+" is not empty\": khook does not look for the file when it runs")
+				return "vars.get(" + strconv.Quote(m[1]) + `, "") != ""`, nil, true
+			}
+		}
+	}
 	if !ok || strings.Contains(p, "${") {
 		return "", nil, false
 	}

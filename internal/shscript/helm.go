@@ -37,7 +37,9 @@ func (t *translator) helm(x *cmd) {
 		t.helmRepo(x, f)
 	case "upgrade", "install", "template":
 		if sub == "template" {
-			t.account(x.stmt, importer.FateReadOnly, "", "helm template prints manifests; piped into kubectl apply it becomes a helm step")
+			if !t.renders(x, f) {
+				t.account(x.stmt, importer.FateReadOnly, "", "helm template prints manifests; piped into kubectl apply it becomes a helm step")
+			}
 			return
 		}
 		t.helmInstall(x, f, sub)

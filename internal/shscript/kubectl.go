@@ -79,6 +79,8 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 		t.kLabel(x, f, sub)
 	case "scale":
 		t.kScale(x, f)
+	case "set":
+		t.kSetImage(x, f)
 	case "config":
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes only the local kubeconfig; khook runs against the cluster it is given (--kubeconfig, --context)")
 	default:
@@ -132,6 +134,9 @@ func (t *translator) kApply(x *cmd, f flags) {
 		t.account(x.stmt, importer.FateNotCarried, "", "kubectl apply refuses arguments that are not flags (error: Unexpected args: "+strings.Join(extra, " ")+"), so the script's command fails; give each file its own -f (a glob: -f DIR, or a loop)")
 		return
 	}
+	if t.renderedApply(x, f) {
+		return
+	}
 	var srcs []importer.OutSource
 	for _, fl := range f.list {
 		switch fl.name {
@@ -177,8 +182,12 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 			t.account(x.stmt, importer.FateNotCarried, "", "the manifests it reads on its standard input are not known at import")
 			return nil, false
 		}
+		if x.stdin.src.Inline != "" && !x.stdin.known {
+			t.account(x.stmt, importer.FateNotCarried, "", "the here-document it reads has a part only known when the script runs ("+x.stdin.why+")")
+			return nil, false
+		}
 		return []importer.OutSource{*x.stdin.src}, true
-	case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
+	case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"), t.urlVar(p):
 		return []importer.OutSource{{URL: p}}, true
 	}
 	if text, wrote, ok := t.readWritten(x, p); wrote {
@@ -221,6 +230,17 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// urlVar: p is one variable whose default is a URL
+// (URL="${URL:-https://…/op.yaml}"; kubectl apply -f "$URL").
+func (t *translator) urlVar(p string) bool {
+	m := varRef.FindStringSubmatch(p)
+	if m == nil || m[0] != p {
+		return false
+	}
+	v := t.m.Var(m[1])
+	return v != nil && v.Default != nil && (strings.HasPrefix(*v.Default, "https://") || strings.HasPrefix(*v.Default, "http://"))
+}
+
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // computedIn is the first variable in path the script sets from what it
@@ -262,7 +282,7 @@ func (t *translator) missing(src importer.OutSource) string {
 func (t *translator) absent(x *cmd, src importer.OutSource) bool {
 	abs := t.missing(src)
 	if abs == "" {
-		return false
+		return t.fillsKustomization(x, src)
 	}
 	why := t.display(abs) + " does not exist when the import runs, so khook cannot read it; "
 	if by := t.madeBy(abs); by != "" {
@@ -272,6 +292,26 @@ func (t *translator) absent(x *cmd, src importer.OutSource) bool {
 	}
 	t.account(x.stmt, importer.FateNotCarried, "", why)
 	return true
+}
+
+// fillsKustomization names an apply -k of a kustomization the script
+// fills first with a file not there at import (cp vendor/x.yaml deps/ms/):
+// khook renders the kustomization as committed, which lacks it.
+func (t *translator) fillsKustomization(x *cmd, src importer.OutSource) bool {
+	if src.Kustomize == "" || strings.Contains(src.Kustomize, "${") || strings.Contains(src.Kustomize, "://") {
+		return false
+	}
+	dir := src.Kustomize
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(t.specDir, dir)
+	}
+	for _, m := range t.made {
+		if m.path != dir && within(m.path, dir) && !exists(m.path) {
+			t.account(x.stmt, importer.FateNotCarried, "", t.display(m.path)+" is not in the kustomization at import: the script makes it earlier ("+m.at.String()+" "+m.name+"), which khook does not run; commit it, or import again once it exists")
+			return true
+		}
+	}
+	return false
 }
 
 // sourceName names an apply step after what it applies.

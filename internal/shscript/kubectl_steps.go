@@ -147,6 +147,35 @@ func (t *translator) kPatch(x *cmd, f flags) {
 	t.addStep(x.stmt, "patch-"+tg, "", &importer.OutStep{Patch: p})
 }
 
+// kSetImage is `kubectl set image deployment/x c=img`: a strategic patch
+// of the named containers' images (which merges containers by name).
+func (t *translator) kSetImage(x *cmd, f flags) {
+	var objs []string
+	var containers []any
+	for _, p := range f.pos[2:] {
+		if c, img, ok := strings.Cut(p, "="); ok && c != "*" {
+			containers = append(containers, map[string]any{"name": c, "image": img})
+		} else {
+			objs = append(objs, p)
+		}
+	}
+	tg, ok := target(objs)
+	if len(f.pos) < 2 || f.pos[1] != "image" || !ok || len(containers) == 0 || f.get("l", "selector") != "" || f.is("all") {
+		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for kubectl set but a patch: step on one named object; write the patch by hand (kubectl set … --dry-run=client -o yaml shows it)")
+		return
+	}
+	spec := map[string]any{"containers": containers}
+	kind := strings.ToLower(strings.SplitN(tg, "/", 2)[0])
+	if kind != "pod" && kind != "pods" && kind != "po" {
+		spec = map[string]any{"template": map[string]any{"spec": spec}}
+		if kind == "cronjob" || kind == "cronjobs" || kind == "cj" {
+			spec = map[string]any{"jobTemplate": map[string]any{"spec": spec}}
+		}
+	}
+	p := &importer.OutPatch{Target: tg, Namespace: f.get("n", "namespace"), Type: "strategic", Patch: map[string]any{"spec": spec}}
+	t.addStep(x.stmt, "set-image-"+tg, "", &importer.OutStep{Patch: p})
+}
+
 // kLabel is label/annotate as a merge patch (k=v sets, k- removes).
 func (t *translator) kLabel(x *cmd, f flags, sub string) {
 	var objs, pairs []string

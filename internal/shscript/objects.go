@@ -285,7 +285,9 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	flatten(s)
 	for i, st := range stages {
 		if i > 0 && t.readsStdin(st) {
+			t.pipeTo = lit(st.Cmd.(*syntax.CallExpr).Args[0])
 			in, ok := t.produce(stages[:i])
+			t.pipeTo = ""
 			if !ok {
 				return
 			}
@@ -323,14 +325,15 @@ func (t *translator) readsStdin(st *syntax.Stmt) bool {
 	if f := t.funcs[tool]; f != nil {
 		return t.funcRunsTool(f, 0) // kubectl_create -f=-: its kubectl reads the pipe
 	}
-	if tool != "kubectl" && tool != "oc" {
-		return false
+	long := map[string]string{"kubectl": "--filename", "oc": "--filename", "helm": "--values"}[tool]
+	if long == "" || tool == "helm" && len(c.Args) > 1 && lit(c.Args[1]) == "template" {
+		return false // helm template | kubectl apply: the helm step, made at the apply
 	}
 	for i, w := range c.Args {
-		if (lit(w) == "-f" || lit(w) == "--filename") && i+1 < len(c.Args) && lit(c.Args[i+1]) == "-" {
+		if (lit(w) == "-f" || lit(w) == long) && i+1 < len(c.Args) && lit(c.Args[i+1]) == "-" {
 			return true
 		}
-		if lit(w) == "-f=-" || lit(w) == "--filename=-" {
+		if lit(w) == "-f=-" || lit(w) == long+"=-" {
 			return true
 		}
 	}

@@ -75,6 +75,10 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 }
 
 func (t *translator) notCarriedPipe(first *syntax.Stmt, stages []*syntax.Stmt) {
+	if t.pipeTo == "helm" {
+		t.account(first, importer.FateNotCarried, "", "values made by a command khook cannot run; commit them as a values file and pass that with -f")
+		return
+	}
 	t.account(first, importer.FateNotCarried, "", "manifests made by a command khook cannot run; commit them and apply the file")
 }
 
@@ -136,11 +140,29 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 			only[sub[1]+sub[2]] = true
 		}
 	}
+	// APP_PASSWORD="$PGPASS" envsubst: the command's own environment
+	prefix := map[string]string{}
+	if c, ok := x.stmt.Cmd.(*syntax.CallExpr); ok {
+		for _, a := range c.Assigns {
+			if a.Name == nil {
+				continue
+			}
+			v, ok, why := t.eval(a.Value)
+			if !ok {
+				t.account(x.stmt, importer.FateNotCarried, "", "envsubst's "+a.Name.Value+" is only known when the script runs ("+why+")")
+				return nil, false
+			}
+			prefix[a.Name.Value] = v
+		}
+	}
 	text := envVar.ReplaceAllStringFunc(x.stdin.text, func(m string) string {
 		sub := envVar.FindStringSubmatch(m)
 		name := sub[1] + sub[2]
 		if only != nil && !only[name] {
 			return strings.Replace(m, "${", "$${", 1)
+		}
+		if v, ok := prefix[name]; ok {
+			return v
 		}
 		if v, ok := t.vars[name]; ok && v.decl == nil {
 			return v.val

@@ -50,6 +50,20 @@ func (t *translator) transform(pe *syntax.ParamExp) (string, bool, string) {
 	return s, true, ""
 }
 
+// arithm is $((days * 24 * 60 * 60)): bash's arithmetic (expand's) over
+// the values the script set at import.
+func (t *translator) arithm(x *syntax.ArithmExp) (string, bool, string) {
+	env := &knownEnv{t: t}
+	n, err := expand.Arithm(&expand.Config{Env: env}, x.X)
+	switch {
+	case env.unknown != "":
+		return "", false, "$" + env.unknown + " is only known when the script runs"
+	case err != nil:
+		return "", false, "arithmetic khook cannot evaluate at import: " + err.Error()
+	}
+	return strconv.Itoa(n), true, ""
+}
+
 // knownEnv gives expand the variables whose values the script set at
 // import, and remembers the first it asked for that only the run knows.
 type knownEnv struct {

@@ -2,6 +2,7 @@ package shscript
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,6 +87,11 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) && t.argsRest == 0 {
 				return t.argsFrom(pe)
 			}
+			if (pe.Param.Value == "@" || pe.Param.Value == "*") && t.argsRest == 0 && pe.Exp == nil && pe.Slice == nil && !pe.Length {
+				// kubectl apply -f base "$@": extra flags, none by default
+				t.info(w, "$"+pe.Param.Value, noArgs)
+				return nil, true, ""
+			}
 			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil && pe.Exp == nil && !transforms(pe) {
 				return append([]string(nil), v.list...), true, ""
 			}
@@ -151,6 +157,10 @@ func (t *translator) globs(w *syntax.Word, fields []string) []string {
 	return out
 }
 
+// noArgs says a "$@" of the script's own arguments, none given to the
+// import, is no word.
+const noArgs = "the script's own arguments: none were given to the import, so this command takes none; give them after the script's name to import them"
+
 // argsFrom is "$@", or "${@:N}" (the parameters from the Nth on).
 func (t *translator) argsFrom(pe *syntax.ParamExp) ([]string, bool, string) {
 	if pe.Slice == nil {
@@ -211,6 +221,8 @@ func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, stri
 		return t.param(x)
 	case *syntax.CmdSubst:
 		return t.cmdSubst(x)
+	case *syntax.ArithmExp:
+		return t.arithm(x)
 	}
 	return "", false, "an expansion khook cannot evaluate at import"
 }
@@ -387,8 +399,8 @@ func (t *translator) assign(a *syntax.Assign) {
 		return
 	}
 	val, ok, why := t.eval(a.Value)
-	fromFile := t.fromFileSecrets
-	t.fromFileSecrets = false
+	fromFile, generated := t.fromFileSecrets, t.generated
+	t.fromFileSecrets, t.generated = false, false
 	switch {
 	case val == "${"+name+"}" && t.m.Var(name) != nil:
 		t.vars[name] = &shVar{decl: t.m.Var(name)}
@@ -396,7 +408,10 @@ func (t *translator) assign(a *syntax.Assign) {
 		// key="$1" in an option loop is the option being read, as $1 is, not a secret
 		t.secret(val)
 		why := "a secret the script sets"
-		if fromFile {
+		switch {
+		case generated:
+			why = "a secret the script generates (a new one each run; give the one to keep)"
+		case fromFile:
 			why = "a secret the script reads from a file"
 		}
 		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
@@ -446,8 +461,10 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 			calls = append(calls, c)
 			return true
 		case *syntax.BinaryCmd:
-			if c.Op == syntax.OrStmt && isRepoRoot(c.X) {
-				return walk(c.X) // $(git rev-parse --show-toplevel || echo …): the repository it runs in
+			if c.Op == syntax.OrStmt && (isRepoRoot(c.X) || exits(c.Y)) {
+				// $(git rev-parse --show-toplevel || echo …): the repository it
+				// runs in; $(cd "$(dirname "$0")" || exit 1; pwd): the cd
+				return walk(c.X)
 			}
 			if c.Op == syntax.AndStmt || c.Op == syntax.OrStmt {
 				return walk(c.X) && walk(c.Y)
@@ -482,12 +499,13 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 			t.readsFile(calls)
 			return "", false, unknown
 		}
-		var args []string
+		var args, all []string
 		for _, w := range c.Args[1:] {
 			s, ok, _ := t.eval(w)
 			if !ok {
 				return "", false, unknown
 			}
+			all = append(all, s)
 			if !strings.HasPrefix(s, "-") {
 				args = append(args, s)
 			}
@@ -503,9 +521,12 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 			out, known = filepath.Dir(t.abs(args[0])), true
 		case name == "basename" && len(args) > 0:
 			out, known = filepath.Base(args[0]), true
+			if len(args) == 2 && args[1] != out { // basename f.yaml .yaml
+				out = strings.TrimSuffix(out, args[1])
+			}
 		case (name == "realpath" || name == "readlink") && len(args) > 0:
 			out, known = t.abs(args[len(args)-1]), true
-		case name == "git" && len(args) >= 1 && args[0] == "rev-parse", t.findsRepoRoot(name):
+		case name == "git" && slices.Equal(all, []string{"rev-parse", "--show-toplevel"}), t.findsRepoRoot(name):
 			out, known = t.runDir, true
 		default:
 			t.readsFile(calls)
@@ -588,8 +609,11 @@ func (t *translator) readsFile(calls []*syntax.CallExpr) {
 			continue
 		}
 		switch lit(c.Args[0]) {
-		case "cat", "jq", "yq", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security":
+		case "cat", "jq", "yq", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security", "pwgen":
 			t.fromFileSecrets = true
+			if lit(c.Args[0]) == "pwgen" || len(c.Args) > 1 && lit(c.Args[0]) == "openssl" && lit(c.Args[1]) == "rand" {
+				t.generated = true
+			}
 		}
 	}
 }
@@ -606,9 +630,16 @@ func (t *translator) findsRepoRoot(name string) bool {
 	return strings.Contains(body, "/.git\"") && strings.Contains(body, "dirname")
 }
 
+// exits: the statement is exit or return (the other side of a || that
+// only fails the substitution).
+func exits(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	return ok && len(c.Args) > 0 && (lit(c.Args[0]) == "exit" || lit(c.Args[0]) == "return")
+}
+
 func isRepoRoot(s *syntax.Stmt) bool {
 	c, ok := s.Cmd.(*syntax.CallExpr)
-	return ok && len(c.Args) >= 2 && lit(c.Args[0]) == "git" && lit(c.Args[1]) == "rev-parse"
+	return ok && len(c.Args) == 3 && lit(c.Args[0]) == "git" && lit(c.Args[1]) == "rev-parse" && lit(c.Args[2]) == "--show-toplevel"
 }
 
 // isParam1: the word is $1 or "$1" (the option an option loop reads).

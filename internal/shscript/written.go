@@ -9,10 +9,15 @@ import (
 )
 
 // written is a file the script writes from a here-document (cat <<EOF >
-// values.yaml, tee x.yaml <<EOF): a step that then reads it (kubectl
+// values.yaml, tee x.yaml <<EOF) or envsubst: a step that then reads it (kubectl
 // apply -f, helm -f) takes the text inline, as bash's run would find it
 // on a clean checkout, instead of a file that is not in the repository.
 type written struct {
+	// helm template > f: the command and its flags; a kubectl apply -f f
+	// is the helm step, as with helm template | kubectl apply -f -
+	tmpl      *cmd
+	tmplFlags flags
+
 	text  string
 	known bool
 	why   string // why the text is not known
@@ -88,20 +93,66 @@ func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 	}
 	w.read = true
 	if !w.known {
-		t.account(x.stmt, importer.FateNotCarried, "", p+" is written by the script at "+w.at.String()+" from a here-document khook cannot read at import ("+w.why+")")
+		t.account(x.stmt, importer.FateNotCarried, "", p+" is written by the script at "+w.at.String()+" with text only known when it runs ("+w.why+")")
 		return "", true, false
 	}
-	t.info(x.stmt, p, "the script writes it at "+w.at.String()+" from a here-document: its text is written inline")
+	t.info(x.stmt, p, "the script writes it at "+w.at.String()+": the text it writes is inline here")
 	return w.text, true, true
 }
 
-// unreadWrites says each here-document written to a file no step reads.
+// unreadWrites says each file written that no step reads.
 func (t *translator) unreadWrites() {
 	seen := map[importer.Loc]bool{}
 	for _, w := range t.wrote {
-		if !w.read && !seen[w.at] {
-			seen[w.at] = true
+		switch {
+		case w.read || seen[w.at]:
+		case w.tmpl != nil:
+			t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to a file no kubectl apply of the script reads")
+		default:
 			t.m.NotCarried = append(t.m.NotCarried, w.note)
 		}
+		seen[w.at] = true
 	}
+}
+
+// renders records helm template > FILE; false when it writes no file.
+func (t *translator) renders(x *cmd, f flags) bool {
+	var key string
+	for _, r := range x.stmt.Redirs {
+		if r.Op == syntax.RdrOut || r.Op == syntax.ClbOut {
+			if p, ok, _ := t.eval(r.Word); ok && p != "/dev/null" {
+				key = t.writeKey(p)
+			}
+		}
+	}
+	if key == "" {
+		return false
+	}
+	t.wrote[key] = &written{tmpl: x, tmplFlags: f, at: t.loc(x.stmt)}
+	return true
+}
+
+// renderedApply is kubectl apply -f FILE of a helm template > FILE: the
+// helm step, and the apply folded into it.
+func (t *translator) renderedApply(x *cmd, f flags) bool {
+	var files []string
+	for _, fl := range f.list {
+		if fl.name == "f" || fl.name == "filename" {
+			files = append(files, fl.val)
+		}
+	}
+	if len(files) != 1 {
+		return false
+	}
+	w := t.wrote[t.writeKey(files[0])]
+	if w == nil || w.tmpl == nil {
+		return false
+	}
+	w.read = true
+	n := len(t.m.Steps)
+	t.helmInstall(w.tmpl, w.tmplFlags, "template")
+	if len(t.m.Steps) > n {
+		t.account(x.stmt, importer.FateFolded, t.m.Steps[n].Out.Name, "it applies what helm template wrote at "+w.at.String()+": the helm step installs the chart")
+	}
+	return true
 }

@@ -1,0 +1,85 @@
+package shscript
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// What trial 46g's scripts (flagger, volcano, korifi, edb, pravega,
+// boettiger, appmesh, cloud-sql-proxy-operator, sourcegraph) showed,
+// each cut down to its lines.
+func TestTrial46gIdioms(t *testing.T) {
+	chart := "apiVersion: v2\nname: chart\nversion: 0.1.0\n"
+	for _, tc := range []struct {
+		name, script string
+		files        map[string]string
+		want         []string // in the spec written
+		notCarried   []string // a not-carried line's why, in order
+	}{
+		{name: "basename with a suffix", script: "VALUES_FILE=values/local/gw.yaml\nhelm uninstall -n examples $(basename \"${VALUES_FILE}\" .yaml)\n",
+			want: []string{"release: gw\n"}},
+		{name: "a commit hash is not the checkout", script: "TAG=${TAG:-`git rev-parse --verify HEAD`}\nhelm upgrade --install x ./chart -n x --set image.tag=${TAG}\n",
+			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"TAG: {type: string, required: true", "tag: ${TAG}"}},
+		{name: "cd || exit; pwd", script: "DIR=$(cd \"$(dirname \"$0\")\" || exit 1; pwd)\nsource \"$DIR/lib/k8s.sh\"\nroll cert-manager\n",
+			files: map[string]string{"lib/k8s.sh": "roll() { kubectl rollout status deployment/$1 -n $1 --timeout=2m; }\n"}, want: []string{"status: deployment/cert-manager"}},
+		{name: "values piped to helm -f -", script: "cat <<EOT | helm upgrade -i traefik ./chart --namespace traefik -f -\nservice:\n  type: NodePort\nEOT\n",
+			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"service:\n          type: NodePort"}},
+		{name: "a URL in a variable's default", script: "V=\"${V:-v1.4.2}\"\nURL=\"${URL:-https://example.com/x/$V/op.yaml}\"\nkubectl apply -f \"$URL\"\n",
+			want: []string{"- url: ${URL}"}},
+		{name: "arithmetic in a here-document", script: "days=5\ncat <<EOF | kubectl apply -f -\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: x\ndata:\n  seconds: \"$((days * 24 * 60 * 60))\"\nEOF\n",
+			want: []string{`seconds: "432000"`}},
+		{name: "a command's output in a here-document", script: "cat <<EOF | kubectl apply -f -\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: x\ndata:\n  host: \"$(hostname)\"\nEOF\n",
+			notCarried: []string{"only known when the script runs (the output of $(hostname))"}},
+		{name: "a kustomization the script fills", script: "cp vendor/components.yaml deps/ms/components.yaml\nkubectl apply -k deps/ms\n",
+			files:      map[string]string{"vendor/components.yaml": configMap, "deps/ms/kustomization.yaml": "resources:\n- components.yaml\n"},
+			notCarried: []string{"khook runs no shell commands", "is not in the kustomization at import: the script makes it earlier (install.sh:3 cp)"}},
+		{name: "a branch that exits", script: "echo $* | grep -q -- --quit\nif [[ $? -eq 0 ]]; then\n  kubectl delete -f ./gone.yaml\n  exit 0\nfi\nkubectl create namespace x\n",
+			want: []string{"name: namespace-x\n    apply"}, notCarried: []string{"after which the script exits: the spec follows the path where it does not hold"}},
+		{name: "a file test on a variable empty by default", script: "KEY_PATH=${KEY_PATH:=\"\"}\nif [[ -f \"$KEY_PATH\" ]]; then\n  kubectl apply -n x -f ./key.yaml\nelse\n  kubectl apply -n x -f ./fake.yaml\nfi\n",
+			files: map[string]string{"key.yaml": configMap, "fake.yaml": configMap},
+			want:  []string{`KEY_PATH: {type: string, default: ""}`, `when: vars.get("KEY_PATH", "") != ""`, `when: '!(vars.get("KEY_PATH", "") != "")'`}},
+		{name: "envsubst with its own environment", script: "PGPASS=$(openssl rand -base64 24)\nAPP_PASSWORD=\"$PGPASS\" envsubst < cm.yaml | kubectl apply -f -\n",
+			files: map[string]string{"cm.yaml": strings.Replace(configMap, "data:\n", "data:\n  pw: ${APP_PASSWORD}\n", 1)},
+			want:  []string{"pw: ${PGPASS}", "PGPASS: {type: string, secret: true, description: \"a secret the script generates"}},
+		{name: "envsubst into a file", script: "export NS=apps\nenvsubst < tmpl.yaml > out.yaml\nkubectl apply -f out.yaml\n",
+			files: map[string]string{"tmpl.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: ${NS}\n"}, want: []string{"namespace: apps"}},
+		{name: "helm template into a file", script: "helm template rel ./chart --namespace x > ./rendered.yaml\nkubectl apply --server-side -f ./rendered.yaml --namespace x\n",
+			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"release: rel\n"}},
+		{name: "set image", script: "kubectl set image deployment/web web=nginx:1.27 -n apps\n",
+			want: []string{"target: deployment/web", "- image: nginx:1.27\n                  name: web"}},
+		{name: "the script's arguments, none given", script: "kubectl apply -f m.yaml \"$@\"\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"file: ./m.yaml", "$@: the script's own arguments: none were given to the import"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"install.sh": "#!/bin/bash\nset -e\n" + tc.script}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			res := importScript(t, files)
+			for _, w := range tc.want {
+				if !strings.Contains(string(res.Spec), w) {
+					t.Errorf("want %q in\n%s", w, res.Spec)
+				}
+			}
+			var got []string
+			for _, n := range res.Model.NotCarried {
+				got = append(got, n.Why)
+			}
+			if len(got) != len(tc.notCarried) {
+				t.Fatalf("not carried %q, want %q", got, tc.notCarried)
+			}
+			for i, w := range tc.notCarried {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("not carried %q, want %q", got[i], w)
+				}
+			}
+			for _, c := range res.Model.Commands {
+				if c.Fate == importer.FateNotCarried && len(tc.notCarried) == 0 {
+					t.Errorf("command %v not carried", c)
+				}
+			}
+		})
+	}
+}
