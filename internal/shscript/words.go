@@ -87,10 +87,11 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) && t.argsRest == 0 {
 				return t.argsFrom(pe)
 			}
-			if (pe.Param.Value == "@" || pe.Param.Value == "*") && t.argsRest == 0 && pe.Exp == nil && pe.Slice == nil && !pe.Length {
+			if (pe.Param.Value == "@" || pe.Param.Value == "*") && pe.Exp == nil && pe.Slice == nil && !pe.Length {
 				// kubectl apply -f base "$@": extra flags, none by default
+				// (those a calling script passed on are known)
 				t.info(w, "$"+pe.Param.Value, noArgs)
-				return nil, true, ""
+				return append([]string(nil), t.args...), true, ""
 			}
 			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil && pe.Exp == nil && !transforms(pe) {
 				return append([]string(nil), v.list...), true, ""
