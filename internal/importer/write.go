@@ -87,8 +87,8 @@ func header(out *bytes.Buffer, m *Model) {
 	}
 	if len(m.NotCarried) > 0 {
 		fmt.Fprintf(out, "# NOT carried over (%d): this spec does not do what the source does until these are resolved by hand:\n", len(m.NotCarried))
-		for _, n := range m.NotCarried {
-			fmt.Fprintf(out, "#   %s\n", words.OneLine(n.String()))
+		for _, line := range collapse(m.NotCarried) {
+			fmt.Fprintf(out, "#   %s\n", line)
 		}
 	}
 	if info := collapse(m.Info); len(info) > 0 {
@@ -99,24 +99,43 @@ func header(out *bytes.Buffer, m *Model) {
 	}
 }
 
-// collapse is one line per note, a note said again (a loop's turns, a
-// function's calls: `sleep 3` sixty times) once, with how many times.
+// Counted is a note and how many times it was said.
+type Counted struct {
+	Note
+	N int
+}
+
+// Collapse is each note once, in order, with how many times it was said
+// (a loop's turns, a function's calls: `sleep 3` sixty times): the one
+// rule for the spec's header and the import's messages.
+func Collapse(notes []Note) []Counted {
+	var out []Counted
+	at := map[Note]int{}
+	for _, n := range notes {
+		n.What, n.Why = words.OneLine(n.What), words.OneLine(n.Why)
+		if i, ok := at[n]; ok {
+			out[i].N++
+			continue
+		}
+		at[n] = len(out)
+		out = append(out, Counted{n, 1})
+	}
+	return out
+}
+
+// String is the note, with (×N) when it was said N > 1 times.
+func (c Counted) String() string {
+	if c.N > 1 {
+		return fmt.Sprintf("%s (×%d)", c.Note, c.N)
+	}
+	return c.Note.String()
+}
+
+// collapse is the header's lines of notes.
 func collapse(notes []Note) []string {
 	var lines []string
-	seen := map[string]int{}
-	count := map[string]int{}
-	for _, n := range notes {
-		line := words.OneLine(n.String())
-		if _, ok := seen[line]; !ok {
-			seen[line] = len(lines)
-			lines = append(lines, line)
-		}
-		count[line]++
-	}
-	for line, i := range seen {
-		if count[line] > 1 {
-			lines[i] += fmt.Sprintf(" (×%d)", count[line])
-		}
+	for _, c := range Collapse(notes) {
+		lines = append(lines, words.OneLine(c.String()))
 	}
 	return lines
 }

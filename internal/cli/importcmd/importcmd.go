@@ -180,10 +180,10 @@ func run(opts *Options, imp func(*Options, string) (*outcome, error)) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range o.notCarried {
+	for _, n := range importer.Collapse(o.notCarried) {
 		fmt.Fprintf(errOut, "%s: not carried over: %s\n", n.Loc, whatWhy(n))
 	}
-	for _, n := range o.info {
+	for _, n := range importer.Collapse(o.info) {
 		fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc, whatWhy(n))
 	}
 	fmt.Fprintln(errOut, o.summary)
@@ -209,9 +209,13 @@ func run(opts *Options, imp func(*Options, string) (*outcome, error)) error {
 }
 
 // whatWhy is a note without its FILE:LINE (printed before it).
-func whatWhy(n importer.Note) string {
-	if n.Why == "" {
-		return n.What
+func whatWhy(n importer.Counted) string {
+	s := n.What
+	if n.Why != "" {
+		s += ": " + n.Why
 	}
-	return n.What + ": " + n.Why
+	if n.N > 1 {
+		s += fmt.Sprintf(" (×%d)", n.N)
+	}
+	return s
 }
