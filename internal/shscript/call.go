@@ -149,6 +149,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 			x.stdin = in
 			t.writeFiles(x, name)
 		}
+	case name == "cp" && t.copies(x), name == "sed" && t.sedInPlace(x):
+		// recorded: a step that reads the file carries its text
 	case housekeeping[name], name == "cat" && len(x.args) == 1 && x.stdin != nil && !writesFile(s):
 		// cat <<EOF to the terminal prints a message
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":

@@ -28,6 +28,13 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	for _, s := range c.Cond[:len(c.Cond)-1] {
 		t.stmt(s)
 	}
+	if !last.Negated && endsScript(c.Then) && t.isCheck(last) {
+		// if kubectl get ingress web; then helm upgrade …; exit 0; fi: on
+		// a fresh cluster the check finds nothing, and the script goes on
+		t.checkOnly(last, "an existence check whose branch ends the script: the spec follows the path where it finds nothing")
+		t.exitBranch(c, last)
+		return
+	}
 	probe := t.isProbe(c, last)
 	if probe {
 		t.checkOnly(last, "a probe whose failure makes the script install what it probes: the steps it guards are idempotent")
@@ -54,7 +61,13 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.checks--
 		return
 	}
+	t.guessedArgs = false
 	cel, static, ok := t.condition(last)
+	if t.guessedArgs && static != nil && (*static && endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && endsScript(c.Else.Then)) {
+		// [ $# -lt 1 ] && usage: with the script's arguments not given,
+		// the guess would end the import; the run is given some
+		ok, static = false, nil
+	}
 	switch {
 	case ok && static != nil:
 		if *static {
@@ -138,6 +151,9 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	m := t.mark()
 	t.undecided(cond, func() { t.branch(c.Then, "") })
 	why := "under " + t.text(cond) + ", which khook cannot decide before the run, and after which the script exits: the spec follows the path where it does not hold; do this by hand when it does"
+	if t.isCheck(cond) {
+		why = "what the script does when " + t.text(cond) + " finds something, and then exits; the spec follows a fresh cluster's path, where it finds nothing: do this by hand on a cluster where it does"
+	}
 	dropped := map[importer.Loc]bool{}
 	for i := m.commands; i < len(t.m.Commands); i++ {
 		if cm := &t.m.Commands[i]; cm.Fate == importer.FateStep || cm.Fate == importer.FateFolded {
@@ -417,9 +433,11 @@ func (t *translator) compare(a, b *syntax.Word, op string) (string, *bool, bool)
 
 // numeric is `[ $# -ge 3 ]`: decided when both sides are numbers at
 // import (a literal, the count of a function's arguments), else undecided.
+// A $# of a script whose own arguments the import was not given counts
+// none of them (guessedArgs), as a trailing "$@" of them is none.
 func (t *translator) numeric(a, b *syntax.Word, op string) (*bool, bool) {
-	l, lok, _ := t.eval(a)
-	r, rok, _ := t.eval(b)
+	l, lok, _ := t.argCount(a)
+	r, rok, _ := t.argCount(b)
 	x, xerr := strconv.Atoi(strings.TrimSpace(l))
 	y, yerr := strconv.Atoi(strings.TrimSpace(r))
 	if !lok || !rok || xerr != nil || yerr != nil {
@@ -427,6 +445,19 @@ func (t *translator) numeric(a, b *syntax.Word, op string) (*bool, bool) {
 	}
 	v := map[string]bool{"-eq": x == y, "-ne": x != y, "-gt": x > y, "-ge": x >= y, "-lt": x < y, "-le": x <= y}[op]
 	return &v, true
+}
+
+// argCount is eval, but $# without the script's own arguments is the
+// count of those known (guessedArgs says it was guessed).
+func (t *translator) argCount(w *syntax.Word) (string, bool, string) {
+	if pe, _ := paramOf(w.Parts[0]); len(w.Parts) == 1 && pe != nil && pe.Param != nil && pe.Param.Value == "#" && pe.Exp == nil && !pe.Length {
+		if _, ok, _ := t.eval(w); !ok {
+			t.guessedArgs = true
+			t.info(w, "$#", "counted as "+strconv.Itoa(len(t.args))+": the script's own arguments were not given to the import (give them after the script's name)")
+			return strconv.Itoa(len(t.args)), true, ""
+		}
+	}
+	return t.eval(w)
 }
 
 // flagCommand is `if $DRY_RUN; then`: bash runs the variable's value as a

@@ -301,6 +301,10 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			inline = "-f -"
 		case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
 			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{URL: p})
+		case t.copied(p) != "":
+			orig := t.wrote[t.writeKey(p)].fromAbs
+			t.info(x.stmt, "values file "+p, "a copy the script makes of "+t.display(orig)+": the step reads that file")
+			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: t.specPath(orig)})
 		case t.wrote[t.writeKey(p)] != nil:
 			text, _, ok := t.readWritten(x, p)
 			if !ok {

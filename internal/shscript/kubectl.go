@@ -190,6 +190,10 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 	case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"), t.urlVar(p):
 		return []importer.OutSource{{URL: p}}, true
 	}
+	if orig := t.copied(p); orig != "" {
+		t.info(x.stmt, p, "a copy the script makes of "+t.display(orig)+": the step reads that file")
+		return []importer.OutSource{{File: t.specPath(orig)}}, true
+	}
 	if text, wrote, ok := t.readWritten(x, p); wrote {
 		return []importer.OutSource{{Inline: text}}, ok
 	}

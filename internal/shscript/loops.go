@@ -83,14 +83,15 @@ func retried(steps []*importer.Step, n int) {
 	}
 }
 
-// sameCommands: b is a's commands again, at the same lines (a turn that
-// carries nothing, only checks: kubectl get crd x | grep -q x, sixty times).
+// sameCommands: b is a's commands again, at the same lines, for the same
+// reasons (a turn that carries nothing, only checks: kubectl get crd x |
+// grep -q x, sixty times; not ${TMP}/one.yaml, then ${TMP}/two.yaml).
 func sameCommands(a, b []importer.Command) bool {
 	if len(a) == 0 || len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].Loc != b[i].Loc || a[i].Text != b[i].Text || a[i].Fate != b[i].Fate {
+		if a[i].Loc != b[i].Loc || a[i].Text != b[i].Text || a[i].Fate != b[i].Fate || a[i].Why != b[i].Why {
 			return false
 		}
 	}

@@ -47,6 +47,10 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 		}
 	case "envsubst":
 		return t.envsubst(x, stages)
+	case "sed":
+		if in, ok := t.sedOut(x); ok {
+			return in, in != nil // nil: named not carried there
+		}
 	case "kubectl", "oc":
 		f := parseFlags(x.args[1:], kubectlValued)
 		switch {

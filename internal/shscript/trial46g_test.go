@@ -26,7 +26,7 @@ func TestTrial46gIdioms(t *testing.T) {
 			files: map[string]string{"lib/k8s.sh": "roll() { kubectl rollout status deployment/$1 -n $1 --timeout=2m; }\n"}, want: []string{"status: deployment/cert-manager"}},
 		{name: "values piped to helm -f -", script: "cat <<EOT | helm upgrade -i traefik ./chart --namespace traefik -f -\nservice:\n  type: NodePort\nEOT\n",
 			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"service:\n          type: NodePort"}},
-		{name: "a URL in a variable's default", script: "V=\"${V:-v1.4.2}\"\nURL=\"${URL:-https://example.com/x/$V/op.yaml}\"\nkubectl apply -f \"$URL\"\n",
+		{name: "a URL in a variable's default", script: "URL=\"${URL:-https://example.com/x/v1.4.2/op.yaml}\"\nkubectl apply -f \"$URL\"\n",
 			want: []string{"- url: ${URL}"}},
 		{name: "arithmetic in a here-document", script: "days=5\ncat <<EOF | kubectl apply -f -\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: x\ndata:\n  seconds: \"$((days * 24 * 60 * 60))\"\nEOF\n",
 			want: []string{`seconds: "432000"`}},
@@ -49,6 +49,19 @@ func TestTrial46gIdioms(t *testing.T) {
 			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"release: rel\n"}},
 		{name: "set image", script: "kubectl set image deployment/web web=nginx:1.27 -n apps\n",
 			want: []string{"target: deployment/web", "- image: nginx:1.27\n                  name: web"}},
+		{name: "a loop over values, not carried each turn", script: "TMP=$(mktemp -d)\nfor c in one two; do\n  kubectl apply -f \"${TMP}/${c}.yaml\"\ndone\n",
+			notCarried: []string{"${TMP}/one.yaml is under $TMP", "${TMP}/two.yaml is under $TMP"}},
+		{name: "$# of a script run with the script's arguments, none given", script: "./hack/inner.sh apply \"$@\"\n",
+			files: map[string]string{"hack/inner.sh": "#!/bin/bash\nset -e\nC=\"a b\"\nif [ $# -gt 1 ]; then\n  C=\"$2\"\nfi\nfor i in $C; do kubectl apply -f deploy/$i.yaml; done\n", "deploy/a.yaml": configMap, "deploy/b.yaml": configMap},
+			want: []string{"file: ./deploy/a.yaml", "file: ./deploy/b.yaml", "$#: counted as 1"}},
+		{name: "a usage check on $# is not taken", script: "if [ $# -lt 1 ]; then\n  echo usage\n  exit 1\nfi\nkubectl apply -f m.yaml\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"file: ./m.yaml"}},
+		{name: "a default made of another variable", script: "V=\"${V:-v1.4.2}\"\nURL=\"${URL:-https://example.com/x/$V/op.yaml}\"\nkubectl apply -f \"$URL\"\n",
+			want: []string{"- url: https://example.com/x/${V}/op.yaml", "$URL: its default refers to another variable"}},
+		{name: "a check whose branch exits", script: "if kubectl get ingress web -n x >/dev/null 2>&1; then\n  helm upgrade --install web ./chart -n x\n  exit 0\nfi\nhelm upgrade --install web ./chart -n x --set ingress.enabled=false\n",
+			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"enabled: false"}, notCarried: []string{"what the script does when kubectl get ingress web"}},
+		{name: "the name of a Secret is no secret", script: "APP=app\nREPORTING_SECRET=\"${APP}-reportingsecret\"\nPASSWORD=\"${APP}-secret\"\nkubectl create secret generic \"$REPORTING_SECRET\" -n x --from-literal=p=\"$PASSWORD\"\n",
+			want: []string{"name: app-reportingsecret", "p: \"${APP_REPORTINGSECRET_P}\""}},
 		{name: "the script's arguments, none given", script: "kubectl apply -f m.yaml \"$@\"\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"file: ./m.yaml", "$@: the script's own arguments: none were given to the import"}},
 	} {
@@ -81,5 +94,44 @@ func TestTrial46gIdioms(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A manifest template the script copies and fills with sed (karmada's
+// deploy script) is carried inline with sed's substitutions; a ${…} of the
+// file itself stays literal; a Secret edited so is never written, one
+// copied unchanged is the repository file; sed FILE | kubectl apply -f -
+// is the same text.
+func TestCopiedTemplateFilledBySed(t *testing.T) {
+	tmpl := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: v\n  namespace: karmada-system\n  annotations:\n    note: \"keep ${literal}\"\ndata:\n  image: \"k8s/apiserver:{{version}}\"\n  type: '{{type}}'\n"
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+VERSION=${VERSION:-v1.31.3}
+TEMP_PATH=$(mktemp -d)
+cp artifacts/cm.yaml "${TEMP_PATH}"/cm.yaml
+sed -i'' -e "s/{{version}}/${VERSION}/g" "${TEMP_PATH}"/cm.yaml
+sed -i 's/{{\(ty\)pe}}/\1pe-\1 \& \/x/' "${TEMP_PATH}"/cm.yaml
+kubectl apply -f "${TEMP_PATH}"/cm.yaml
+cp artifacts/secret.yaml "${TEMP_PATH}"/s.yaml
+sed -i "s/{{name}}/s/" "${TEMP_PATH}"/s.yaml
+kubectl apply -f "${TEMP_PATH}"/s.yaml
+sed "s/{{version}}/v2/" artifacts/cm.yaml | kubectl apply -f -
+cp artifacts/secret.yaml "${TEMP_PATH}"/s2.yaml
+kubectl apply -f "${TEMP_PATH}"/s2.yaml
+`, "artifacts/cm.yaml": tmpl, "artifacts/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: '{{name}}'\nstringData:\n  k: hunter2xyz\n"})
+	st := res.Model.Steps
+	if len(st) != 3 || strings.Contains(string(res.Spec), "hunter2xyz") || st[2].Out.Apply.Manifests[0].File != "./artifacts/secret.yaml" {
+		t.Fatalf("steps %v\n%s", res.Model.Commands, res.Spec)
+	}
+	for i, want := range []string{`image: "k8s/apiserver:${VERSION}"`, `image: "k8s/apiserver:v2"`} {
+		if in := st[i].Out.Apply.Manifests[0].Inline; !strings.Contains(in, want) || !strings.Contains(in, `note: "keep $${literal}"`) {
+			t.Errorf("step %d: %s", i, in)
+		}
+	}
+	if in := st[0].Out.Apply.Manifests[0].Inline; !strings.Contains(in, "type: 'type-ty & /x'") {
+		t.Errorf("sed's \\1, \\& and \\/: %s", in)
+	}
+	if nc := res.Model.NotCarried; len(nc) != 1 || nc[0].Line != 11 || !strings.Contains(nc[0].Why, "a Secret from a file (artifacts/secret.yaml") {
+		t.Errorf("not carried %v", nc)
 	}
 }

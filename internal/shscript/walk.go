@@ -54,6 +54,7 @@ type translator struct {
 	cmdInfo         int                 // len(m.Info) when the command being walked began
 	pipeTo          string              // the command a pipe's output feeds (helm: values, not manifests)
 	generated       bool                // the value being assigned is a secret made by openssl rand, pwgen
+	guessedArgs     bool                // a condition counted $# of arguments the import was not given
 	optLoop         int                 // > 0 in an option loop run over the script's arguments
 	pipeIn          *input              // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
 	errexit         bool                // set -e is on where the walk is

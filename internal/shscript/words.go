@@ -2,6 +2,7 @@ package shscript
 
 import (
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -348,6 +349,13 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 			if !ok {
 				return "", false, why
 			}
+			if strings.Contains(d, "${") && !v.Secret && t.m.Var(name) == nil {
+				// ${URL:-https://…/$V/op.yaml}: a khook default is taken as
+				// written, never expanded; the script's default goes in
+				// the step, where ${V} is
+				t.info(pe, "$"+name, "its default refers to another variable, which a khook variable's default cannot: the script's default is written in the step, and "+name+" from the environment is not read (edit the step to change it)")
+				return d, true, ""
+			}
 			if !v.Secret {
 				v.Default = &d
 			} else if d != "" {
@@ -405,7 +413,7 @@ func (t *translator) assign(a *syntax.Assign) {
 	switch {
 	case val == "${"+name+"}" && t.m.Var(name) != nil:
 		t.vars[name] = &shVar{decl: t.m.Var(name)}
-	case (secretLooking(name) && !(t.optLoop > 0 && isParam1(a.Value))) || fromFile:
+	case (secretLooking(name) && !(t.optLoop > 0 && isParam1(a.Value)) && !t.namesASecret(val)) || fromFile:
 		// key="$1" in an option loop is the option being read, as $1 is, not a secret
 		t.secret(val)
 		why := "a secret the script sets"
@@ -426,6 +434,25 @@ func (t *translator) assign(a *syntax.Assign) {
 		t.vars[name] = &shVar{val: val}
 	}
 }
+
+// namesASecret: a value like app-reportingsecret, ${NAME}-tls-secret:
+// the name of a Secret (REPORTING_SECRET=…), not a secret.
+func (t *translator) namesASecret(val string) bool {
+	for _, m := range varRef.FindAllStringSubmatch(val, -1) {
+		if v := t.m.Var(m[1]); v == nil || v.Secret {
+			return false
+		}
+	}
+	plain := varRef.ReplaceAllString(val, "x")
+	parts := strings.FieldsFunc(plain, func(r rune) bool { return r == '-' || r == '.' })
+	if len(parts) < 2 || !dnsLike.MatchString(plain) {
+		return false
+	}
+	last := parts[len(parts)-1]
+	return strings.HasSuffix(last, "secret") || strings.HasSuffix(last, "secrets")
+}
+
+var dnsLike = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
 
 func (t *translator) declClause(c *syntax.DeclClause) {
 	for _, a := range c.Args {
@@ -541,9 +568,9 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 }
 
 // base64Of is $(echo -n "$TOKEN" | base64): the variable through sprig's
-// b64enc (printf "%s\n" first for an echo without -n, as bash would
-// encode its newline). Only a variable: a literal stays a computation,
-// so no secret written in the script is copied, even encoded.
+// b64enc. Only a variable: a literal stays a computation, so no secret
+// written in the script is copied, even encoded; so does an echo without
+// -n (its newline is encoded too).
 func (t *translator) base64Of(cs *syntax.CmdSubst) (string, bool) {
 	if len(cs.Stmts) != 1 {
 		return "", false
@@ -586,11 +613,12 @@ func (t *translator) base64Of(cs *syntax.CmdSubst) (string, bool) {
 	if !ok || !strings.HasPrefix(v, "${") || !strings.HasSuffix(v, "}") || strings.Count(v, "${") != 1 || strings.ContainsAny(v, "|:") {
 		return "", false
 	}
-	pipe := " | b64enc}"
 	if newline {
-		pipe = ` | printf "%s\n" | b64enc}`
+		// echo encodes its newline; the pipeline that says so needs quotes,
+		// which would break the JSON or YAML around it (a kubectl patch -p)
+		return "", false
 	}
-	return v[:len(v)-1] + pipe, true
+	return v[:len(v)-1] + " | b64enc}", true
 }
 
 // litArgs are words as their literal text ("" for any that is not one).

@@ -22,8 +22,24 @@ type written struct {
 	known bool
 	why   string // why the text is not known
 	at    importer.Loc
-	note  importer.Note // said as not carried when no step reads the file
+	notes []importer.Note // the commands that made it, said as not carried when no step reads the file
 	read  bool
+	// from is the repository file a cp copied (its text as committed,
+	// with refMark for the variables sed put in); "" for a here-document
+	from    string
+	fromAbs string
+	edited  bool // sed changed it: else a step reads the repository file itself
+}
+
+// copied is the repository file p is an unchanged copy of ("" if none):
+// a step reads that file, as the copy holds its text.
+func (t *translator) copied(p string) string {
+	w := t.wrote[t.writeKey(p)]
+	if w == nil || w.fromAbs == "" || w.edited {
+		return ""
+	}
+	w.read = true
+	return w.fromAbs
 }
 
 // writeFiles records the files a cat or tee writes its here-document to.
@@ -58,6 +74,7 @@ func (t *translator) writeFiles(x *cmd, name string) {
 		switch {
 		case tg.append && w != nil:
 			c := *w // a copy: the text before stays another branch's
+			c.notes = append(append([]importer.Note(nil), w.notes...), note)
 			c.text += x.stdin.text
 			c.known = c.known && x.stdin.known
 			if c.why == "" {
@@ -70,7 +87,7 @@ func (t *translator) writeFiles(x *cmd, name string) {
 			t.m.NotCarried = append(t.m.NotCarried, t.noteAt(x.stmt, t.text(x.stmt), "khook runs no shell commands; it appends to "+tg.p+", which is in the repository: a step reads the file as committed"))
 			continue
 		}
-		t.wrote[key] = &written{text: x.stdin.text, known: x.stdin.known, why: x.stdin.why, at: t.loc(x.stmt), note: note}
+		t.wrote[key] = &written{text: x.stdin.text, known: x.stdin.known, why: x.stdin.why, at: t.loc(x.stmt), notes: []importer.Note{note}}
 	}
 }
 
@@ -96,8 +113,17 @@ func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 		t.account(x.stmt, importer.FateNotCarried, "", p+" is written by the script at "+w.at.String()+" with text only known when it runs ("+w.why+")")
 		return "", true, false
 	}
-	t.info(x.stmt, p, "the script writes it at "+w.at.String()+": the text it writes is inline here")
-	return w.text, true, true
+	text := unmarkRefs(w.text, w.from != "")
+	if w.from == "" {
+		t.info(x.stmt, p, "the script writes it at "+w.at.String()+": the text it writes is inline here")
+		return text, true, true
+	}
+	if secretKind.MatchString(text) {
+		t.account(x.stmt, importer.FateNotCarried, "", "a Secret from a file ("+w.from+", copied at "+w.at.String()+"): khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
+		return "", true, false
+	}
+	t.info(x.stmt, p, "the script makes it at "+w.at.String()+" from "+w.from+" (cp, then sed): the text it makes is inline here, so a later change to "+w.from+" is not followed until you import again")
+	return text, true, true
 }
 
 // unreadWrites says each file written that no step reads.
@@ -109,7 +135,7 @@ func (t *translator) unreadWrites() {
 		case w.tmpl != nil:
 			t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to a file no kubectl apply of the script reads")
 		default:
-			t.m.NotCarried = append(t.m.NotCarried, w.note)
+			t.m.NotCarried = append(t.m.NotCarried, w.notes...)
 		}
 		seen[w.at] = true
 	}

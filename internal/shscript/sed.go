@@ -1,0 +1,302 @@
+package shscript
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// The cp-then-sed idiom of scripts that render a manifest template
+// (karmada's deploy script: cp artifacts/deploy/x.yaml "$TMP"/x.yaml;
+// sed -i "s/{{version}}/${VERSION}/g" "$TMP"/x.yaml; kubectl apply -f
+// "$TMP"/x.yaml): the copy's text is the repository file's, each sed
+// substitution applied at import, so the apply carries it inline. A
+// variable sed puts in is a khook variable, marked in the text until it is
+// read (refMark), so that a ${…} of the file itself stays literal ($${…}).
+
+// refMark stands for ${NAME} in a copied file's text: \x00NAME\x00.
+const refMark = "\x00"
+
+var markedRef = regexp.MustCompile(refMark + `([A-Za-z_][A-Za-z0-9_]*)` + refMark)
+
+// markRefs turns the ${NAME} references in a value sed puts in into marks.
+func markRefs(s string) string { return varRef.ReplaceAllString(s, refMark+"${1}"+refMark) }
+
+// unmarkRefs is the text as the spec takes it: a file's own ${ literal
+// (copied: raw), the marks references again.
+func unmarkRefs(s string, raw bool) string {
+	if raw {
+		s = strings.ReplaceAll(s, "${", "$${")
+	}
+	return markedRef.ReplaceAllString(s, "$${${1}}")
+}
+
+// copies is cp SRC DST of one file the repository has: DST's text is
+// SRC's (a directory DST takes SRC's name in it). false when it is not
+// such a copy (a directory, an unknown path).
+func (t *translator) copies(x *cmd) bool {
+	var paths []string
+	for _, a := range x.args[1:] {
+		switch {
+		case a == "-f" || a == "--force" || a == "-v":
+		case strings.HasPrefix(a, "-"):
+			return false // -r: a directory
+		default:
+			paths = append(paths, a)
+		}
+	}
+	if len(paths) != 2 || !x.ok || strings.Contains(paths[0], "${") {
+		return false
+	}
+	src, dst := t.abs(paths[0]), paths[1]
+	data, err := os.ReadFile(src)
+	if err != nil || strings.Contains(string(data), refMark) || t.madeBy(src) != "" {
+		return false // not the committed file (curl … > src made it)
+	}
+	if st, err := os.Stat(t.abs(dst)); strings.HasSuffix(dst, "/") || err == nil && st.IsDir() {
+		dst = strings.TrimSuffix(dst, "/") + "/" + filepath.Base(src)
+	}
+	note := t.noteAt(x.stmt, t.text(x.stmt), "khook runs no shell commands; no step reads the file it makes, so nothing of it is carried")
+	if !strings.Contains(dst, "${") { // what it makes, not what it reads
+		t.made = append(t.made, made{path: t.abs(dst), at: t.loc(x.stmt), name: "cp"})
+	}
+	t.wrote[t.writeKey(dst)] = &written{text: string(data), known: true, at: t.loc(x.stmt), notes: []importer.Note{note}, from: t.display(src), fromAbs: src}
+	return true
+}
+
+// sedInPlace is sed -i of a file the script made (cp, a here-document)
+// or of one in the repository: its substitutions applied to the text at
+// import. false when the file is
+// not one, so the command is named as any other.
+func (t *translator) sedInPlace(x *cmd) bool {
+	exprs, files, inPlace, ere, ok := sedArgs(x.args[1:])
+	if !ok || !inPlace || len(files) != 1 {
+		return false
+	}
+	key := t.writeKey(files[0])
+	w := t.wrote[key]
+	if w == nil && !strings.Contains(key, "${") && t.madeBy(key) == "" {
+		// sed -i on a file of the repository: the text it edits is the
+		// committed one, as on a clean checkout (unless a command khook
+		// does not run made it: curl … > f)
+		data, err := os.ReadFile(key)
+		if err != nil || strings.Contains(string(data), refMark) {
+			return false
+		}
+		w = &written{text: string(data), known: true, at: t.loc(x.stmt), from: t.display(key)}
+	}
+	if w == nil {
+		return false
+	}
+	c := *w // a copy: the text before stays another branch's
+	c.edited = true
+	c.notes = append(append([]importer.Note(nil), w.notes...), t.noteAt(x.stmt, t.text(x.stmt), "khook runs no shell commands; no step reads the file it edits, so nothing of it is carried"))
+	switch text, why := sedApply(c.text, exprs, ere); {
+	case !x.ok:
+		c.known, c.why = false, x.why
+	case why != "":
+		c.known, c.why = false, why
+	default:
+		c.text = text
+	}
+	t.wrote[key] = &c
+	return true
+}
+
+// sedArgs splits sed's arguments: its expressions, its files, -i, -E.
+func sedArgs(args []string) (exprs, files []string, inPlace, ere, ok bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-e" || a == "--expression":
+			if i+1 == len(args) {
+				return nil, nil, false, false, false
+			}
+			exprs = append(exprs, args[i+1])
+			i++
+		case strings.HasPrefix(a, "--expression="):
+			exprs = append(exprs, strings.TrimPrefix(a, "--expression="))
+		case a == "-i" || a == "--in-place" || strings.HasPrefix(a, "-i") && !strings.ContainsAny(a[2:], "ef") || strings.HasPrefix(a, "--in-place="):
+			inPlace = true
+			if a == "-i" && i+1 < len(args) && args[i+1] == "" {
+				i++ // BSD sed's -i '': no backup
+			}
+		case a == "-E" || a == "-r" || a == "--regexp-extended":
+			ere = true
+		case strings.HasPrefix(a, "-") && a != "-":
+			return nil, nil, false, false, false // -n, -f script, …
+		case exprs == nil && len(files) == 0:
+			exprs = append(exprs, a)
+		default:
+			files = append(files, a)
+		}
+	}
+	return exprs, files, inPlace, ere, len(exprs) > 0
+}
+
+// sedApply is sed's s/PATTERN/REPLACEMENT/[g] commands (separated by ;
+// or a newline) on text, line by line; why says what khook cannot apply.
+func sedApply(text string, exprs []string, ere bool) (string, string) {
+	for _, e := range exprs {
+		for e = strings.TrimSpace(e); e != ""; e = strings.TrimLeft(e, "; \n\t") {
+			re, repl, global, rest, why := sedSubst(e, ere)
+			if why != "" {
+				return "", why
+			}
+			lines := strings.Split(text, "\n")
+			for i, l := range lines {
+				lines[i] = substLine(l, re, repl, global)
+			}
+			text, e = strings.Join(lines, "\n"), rest
+		}
+	}
+	return text, ""
+}
+
+// sedSubst parses one s command at the start of e.
+func sedSubst(e string, ere bool) (re *regexp.Regexp, repl string, global bool, rest, why string) {
+	cannot := "a sed expression khook cannot apply at import (" + e + "): only s/PATTERN/REPLACEMENT/ with g or I"
+	if len(e) < 4 || e[0] != 's' {
+		return nil, "", false, "", cannot
+	}
+	delim := e[1]
+	var parts [2]string
+	i := 2
+	for p := range parts {
+		var b strings.Builder
+		for ; i < len(e) && e[i] != delim; i++ {
+			if e[i] == '\\' && i+1 < len(e) {
+				if e[i+1] == delim {
+					i++
+					b.WriteByte(delim)
+					continue
+				}
+				b.WriteByte(e[i])
+				i++
+			}
+			b.WriteByte(e[i])
+		}
+		if i == len(e) {
+			return nil, "", false, "", cannot
+		}
+		parts[p] = b.String()
+		i++
+	}
+	flags := ""
+	for ; i < len(e) && e[i] != ';' && e[i] != '\n' && e[i] != ' '; i++ {
+		switch e[i] {
+		case 'g':
+			global = true
+		case 'I':
+			flags = "(?i)"
+		default:
+			return nil, "", false, "", cannot
+		}
+	}
+	pat := parts[0]
+	if !ere {
+		pat = breToRE2(pat)
+	}
+	re, err := regexp.Compile(flags + pat)
+	if err != nil {
+		return nil, "", false, "", cannot
+	}
+	return re, markRefs(parts[1]), global, e[i:], ""
+}
+
+// breToRE2 is a POSIX basic regular expression as Go's: in a BRE, ( ) { }
+// + ? | are literal unless escaped, and \$ \. \* \[ literal.
+func breToRE2(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			i++
+			if strings.IndexByte("(){}+?|", p[i]) >= 0 {
+				b.WriteByte(p[i]) // \( is a group in a BRE
+			} else {
+				b.WriteString(regexp.QuoteMeta(string(p[i])))
+			}
+		case strings.IndexByte("(){}+?|", c) >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// substLine is one line with the first (global: every) match replaced;
+// in repl & is the match, \N a group, \& and \\ themselves.
+func substLine(line string, re *regexp.Regexp, repl string, global bool) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(line, -1) {
+		b.WriteString(line[last:m[0]])
+		for i := 0; i < len(repl); i++ {
+			switch c := repl[i]; {
+			case c == '&':
+				b.WriteString(line[m[0]:m[1]])
+			case c == '\\' && i+1 < len(repl):
+				i++
+				switch d := repl[i]; {
+				case d >= '1' && d <= '9' && int(d-'0')*2+1 < len(m) && m[int(d-'0')*2] >= 0:
+					b.WriteString(line[m[int(d-'0')*2]:m[int(d-'0')*2+1]])
+				case d == 'n':
+					b.WriteByte('\n')
+				default:
+					b.WriteByte(d)
+				}
+			default:
+				b.WriteByte(c)
+			}
+		}
+		last = m[1]
+		if !global {
+			break
+		}
+	}
+	b.WriteString(line[last:])
+	return b.String()
+}
+
+// sedOut is sed 's/a/b/' FILE | kubectl apply -f -: the file's text (a
+// repository file, or one the script made) with the substitutions applied;
+// ok false when it is not such a sed, a nil input when it is named not
+// carried (a Secret).
+func (t *translator) sedOut(x *cmd) (*input, bool) {
+	exprs, files, inPlace, ere, ok := sedArgs(x.args[1:])
+	if !ok || inPlace || len(files) != 1 || !x.ok {
+		return nil, false
+	}
+	text, from := "", t.display(t.abs(files[0]))
+	if w := t.wrote[t.writeKey(files[0])]; w != nil {
+		if !w.known {
+			return nil, false
+		}
+		text, from = w.text, w.from
+		w.read = true
+	} else if data, err := os.ReadFile(t.abs(files[0])); err == nil && !strings.Contains(string(data), refMark) && t.madeBy(t.abs(files[0])) == "" {
+		text = string(data)
+	} else {
+		return nil, false
+	}
+	out, why := sedApply(text, exprs, ere)
+	if why != "" {
+		return nil, false
+	}
+	out = unmarkRefs(out, from != "")
+	if from != "" && secretKind.MatchString(out) {
+		t.account(x.stmt, importer.FateNotCarried, "", "a Secret from a file ("+from+"): khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
+		return nil, true
+	}
+	if from != "" {
+		t.info(x.stmt, "sed … "+files[0], "the text sed makes of "+from+" is inline here, so a later change to "+from+" is not followed until you import again")
+	}
+	return &input{src: &importer.OutSource{Inline: out}, text: out, known: true}, true
+}
