@@ -53,7 +53,7 @@ func TestTrial46gIdioms(t *testing.T) {
 			notCarried: []string{"${TMP}/one.yaml is under $TMP", "${TMP}/two.yaml is under $TMP"}},
 		{name: "$# of a script run with the script's arguments, none given", script: "./hack/inner.sh apply \"$@\"\n",
 			files: map[string]string{"hack/inner.sh": "#!/bin/bash\nset -e\nC=\"a b\"\nif [ $# -gt 1 ]; then\n  C=\"$2\"\nfi\nfor i in $C; do kubectl apply -f deploy/$i.yaml; done\n", "deploy/a.yaml": configMap, "deploy/b.yaml": configMap},
-			want: []string{"file: ./deploy/a.yaml", "file: ./deploy/b.yaml", "$#: counted as 1"}},
+			want:  []string{"file: ./deploy/a.yaml", "file: ./deploy/b.yaml", "$#: counted as 1"}},
 		{name: "a usage check on $# is not taken", script: "if [ $# -lt 1 ]; then\n  echo usage\n  exit 1\nfi\nkubectl apply -f m.yaml\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"file: ./m.yaml"}},
 		{name: "a default made of another variable", script: "V=\"${V:-v1.4.2}\"\nURL=\"${URL:-https://example.com/x/$V/op.yaml}\"\nkubectl apply -f \"$URL\"\n",
