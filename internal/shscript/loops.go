@@ -48,6 +48,7 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 			t.unmake(before)
 			if i == len(items)-1 && before.steps > first {
 				retried(t.m.Steps[first:], len(items))
+				t.retriedLast = t.m.Steps[len(t.m.Steps)-1].Out
 				t.info(s, t.text(s), "the loop runs the same "+strconv.Itoa(before.steps-first)+" step(s) "+strconv.Itoa(len(items))+" times (a retry): carried once, a wait or rollout with the time all its turns take; a khook step retries itself (retries:)")
 			}
 		}

@@ -62,6 +62,8 @@ func TestTrial46gIdioms(t *testing.T) {
 			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"enabled: false"}, notCarried: []string{"what the script does when kubectl get ingress web"}},
 		{name: "the name of a Secret is no secret", script: "APP=app\nREPORTING_SECRET=\"${APP}-reportingsecret\"\nPASSWORD=\"${APP}-secret\"\nkubectl create secret generic \"$REPORTING_SECRET\" -n x --from-literal=p=\"$PASSWORD\"\n",
 			want: []string{"name: app-reportingsecret", "p: \"${APP_REPORTINGSECRET_P}\""}},
+		{name: "a retry's last try after the loop", script: "retry() {\n  for i in {1..10}; do\n    kubectl \"$@\" && return 0\n    sleep 1\n  done\n  kubectl \"$@\"\n}\nretry wait --for=condition=Ready --timeout=30s pods -l app=etcd -n k\nretry wait --for=condition=Ready --timeout=30s pods -l app=api -n k\n",
+			want: []string{"name: wait-pods\n    timeout: 5m30s", "name: wait-pods-2\n    needs:\n      - wait-pods\n    timeout: 5m30s"}},
 		{name: "the script's arguments, none given", script: "kubectl apply -f m.yaml \"$@\"\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"file: ./m.yaml", "$@: the script's own arguments: none were given to the import"}},
 	} {

@@ -2,9 +2,11 @@ package shscript
 
 import (
 	"fmt"
+	"github.com/khook/khook/words"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -55,6 +57,7 @@ type translator struct {
 	pipeTo          string              // the command a pipe's output feeds (helm: values, not manifests)
 	generated       bool                // the value being assigned is a secret made by openssl rand, pwgen
 	guessedArgs     bool                // a condition counted $# of arguments the import was not given
+	retriedLast     *importer.OutStep   // the last step of the last retry loop carried once
 	optLoop         int                 // > 0 in an option loop run over the script's arguments
 	pipeIn          *input              // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
 	errexit         bool                // set -e is on where the walk is
@@ -197,6 +200,24 @@ func (t *translator) noteAt(n syntax.Node, what, why string) importer.Note {
 	return importer.Note{Loc: t.loc(n), What: what, Why: why}
 }
 
+// waitsAgain folds a wait or rollout status into the same one a retry
+// loop made just before it (its turns, then its last try after the loop:
+// karmada's util::wait_pod_ready), its time added to that step's.
+func (t *translator) waitsAgain(n syntax.Node, st *importer.OutStep) bool {
+	p := t.prev
+	if p == nil || p != t.retriedLast || len(t.when) > 0 && strings.Join(t.when, " && ") != p.When || len(t.when) == 0 && p.When != "" ||
+		!(st.Wait != nil && p.Wait != nil && *st.Wait == *p.Wait || st.Rollout != nil && p.Rollout != nil && *st.Rollout == *p.Rollout) {
+		return false
+	}
+	a, aerr := time.ParseDuration(p.Timeout)
+	b, berr := time.ParseDuration(st.Timeout)
+	if aerr == nil && berr == nil {
+		p.Timeout = words.ShortDuration(a + b)
+	}
+	t.account(n, importer.FateFolded, p.Name, "the same wait as step "+p.Name+" just before it (a retry's last try): its time is added to that step's")
+	return true
+}
+
 // caller is a function call being walked: its name and line.
 type caller struct {
 	name string
@@ -242,7 +263,7 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 			return nil
 		}
 	}
-	if t.otherCluster(n, base) {
+	if t.otherCluster(n, base) || t.waitsAgain(n, st) {
 		return nil
 	}
 	name := dnsName(base)
