@@ -98,6 +98,10 @@ func (t *translator) kRollout(x *cmd, f flags) {
 	case action == "history":
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 		return
+	case action == "status" && len(f.pos) == 3 && !strings.Contains(f.pos[2], "/"):
+		// kubectl -n X rollout status deployment: one object of the type
+		t.account(x.stmt, importer.FateNotCarried, "", "a rollout status of every "+f.pos[2]+" of the namespace, which kubectl allows only when there is one (else: resource collections are not supported yet); name it, or write wait: {for: condition=Available, on: "+f.pos[2]+", namespace: …}")
+		return
 	case (action != "status" && action != "restart") || !ok:
 		t.account(x.stmt, importer.FateNotCarried, "", "khook's rollout: step restarts a workload or waits for its rollout (one named object); do this by hand")
 		return

@@ -231,17 +231,17 @@ func (t *translator) info(n syntax.Node, what, why string) {
 // account records the fate of a helm or kubectl command.
 func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string) {
 	c := importer.Command{Loc: t.loc(n), Text: t.text(n), Fate: fate, Step: step, Why: why}
+	if fate == importer.FateNotCarried && t.cmdInfo <= len(t.m.Info) {
+		// what the command's words said is moot: no step carries them
+		at := t.loc(n)
+		t.m.Info = append(t.m.Info[:t.cmdInfo], slices.DeleteFunc(t.m.Info[t.cmdInfo:], func(i importer.Note) bool { return i.Loc == at })...)
+	}
 	if t.splitting > 0 && step == "" && slices.Contains(t.m.Commands, c) {
 		return // the same command, walked again for another value of a variable: said once
 	}
 	t.m.Commands = append(t.m.Commands, c)
 	if fate == importer.FateNotCarried {
 		t.notCarried(n, t.text(n), why)
-		// what the command's words said is moot: no step carries them
-		if t.cmdInfo <= len(t.m.Info) {
-			at := t.loc(n)
-			t.m.Info = append(t.m.Info[:t.cmdInfo], slices.DeleteFunc(t.m.Info[t.cmdInfo:], func(i importer.Note) bool { return i.Loc == at })...)
-		}
 	}
 }
 
