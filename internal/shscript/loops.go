@@ -40,11 +40,14 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		return
 	}
 	first, firstCmd := len(t.m.Steps), len(t.m.Commands)
+	iterates := usesVar(c.Do, name)
+	t.inLoop++
+	defer func() { t.inLoop-- }()
 	for i, v := range items {
 		t.vars[name] = &shVar{val: v}
 		before := t.mark()
 		t.branch(c.Do, "")
-		if i > 0 && sameSteps(t.m.Steps[first:before.steps], t.m.Steps[before.steps:]) && sameCommands(t.m.Commands[firstCmd:before.commands], t.m.Commands[before.commands:]) {
+		if i > 0 && !iterates && sameSteps(t.m.Steps[first:before.steps], t.m.Steps[before.steps:]) && sameCommands(t.m.Commands[firstCmd:before.commands], t.m.Commands[before.commands:]) {
 			t.unmake(before)
 			if i == len(items)-1 && before.steps > first {
 				retried(t.m.Steps[first:], len(items))
@@ -53,6 +56,25 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 			}
 		}
 	}
+}
+
+// usesVar: a command of the loop's body other than a message (echo
+// "retrying $i", sleep) reads its variable: the loop is over values
+// (karmada's components), not a retry whose turns repeat the first.
+func usesVar(body []*syntax.Stmt, name string) bool {
+	used := false
+	for _, st := range body {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && (housekeeping[lit(c.Args[0])] || lit(c.Args[0]) == "sleep") {
+				return false
+			}
+			if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == name {
+				used = true
+			}
+			return !used
+		})
+	}
+	return used
 }
 
 // sameSteps: b makes what a makes (another turn of a loop whose variable

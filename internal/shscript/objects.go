@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -283,6 +284,9 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		stages = append(stages, st)
 	}
 	flatten(s)
+	if t.inLoop > 0 && t.crdGrep(stages) {
+		return
+	}
 	for i, st := range stages {
 		if i > 0 && t.readsStdin(st) {
 			t.pipeTo = lit(st.Cmd.(*syntax.CallExpr).Args[0])
@@ -316,6 +320,46 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 }
 
 // readsStdin: kubectl apply|create|replace|delete -f -.
+// crdGrep is `kubectl get crd | grep -q widgets.example.com` in a loop's
+// turn (a retry until it holds: zalando's run_operator_locally.sh): the
+// wait for that CRD, Established, which the custom resources after it
+// need. false when the pipe is not that.
+func (t *translator) crdGrep(stages []*syntax.Stmt) bool {
+	if len(stages) != 2 {
+		return false
+	}
+	get, ok1 := stages[0].Cmd.(*syntax.CallExpr)
+	grep, ok2 := stages[1].Cmd.(*syntax.CallExpr)
+	if !ok1 || !ok2 || len(get.Args) < 3 || len(grep.Args) < 3 || lit(grep.Args[0]) != "grep" {
+		return false
+	}
+	x := t.newCmd(stages[0], get)
+	f := parseFlags(x.args[1:], kubectlValued)
+	if (x.args[0] != "kubectl" && x.args[0] != "oc") || len(f.pos) != 2 || f.pos[0] != "get" || !isCRD(f.pos[1]+"/x") {
+		return false
+	}
+	g := t.newCmd(stages[1], grep)
+	quiet, name := false, ""
+	for _, a := range g.args[1:] {
+		switch {
+		case a == "--quiet" || a == "--silent" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "qs") && strings.Trim(a, "-qswF") == "":
+			quiet = true
+		case strings.HasPrefix(a, "-"):
+			return false
+		case name == "":
+			name = a
+		default:
+			return false
+		}
+	}
+	if !quiet || !g.ok || !regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)+$`).MatchString(name) {
+		return false
+	}
+	t.addStep(stages[0], "wait-crd-"+name, "", &importer.OutStep{Wait: &importer.OutWait{For: "condition=Established", On: "crd/" + name}})
+	t.info(stages[0], t.text(stages[0])+" | grep", "a loop until CRD "+name+" is listed: carried as the wait for it to be Established")
+	return true
+}
+
 func (t *translator) readsStdin(st *syntax.Stmt) bool {
 	c, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) == 0 {

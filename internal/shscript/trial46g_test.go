@@ -64,6 +64,11 @@ func TestTrial46gIdioms(t *testing.T) {
 			want: []string{"name: app-reportingsecret", "p: \"${APP_REPORTINGSECRET_P}\""}},
 		{name: "a retry's last try after the loop", script: "retry() {\n  for i in {1..10}; do\n    kubectl \"$@\" && return 0\n    sleep 1\n  done\n  kubectl \"$@\"\n}\nretry wait --for=condition=Ready --timeout=30s pods -l app=etcd -n k\nretry wait --for=condition=Ready --timeout=30s pods -l app=api -n k\n",
 			want: []string{"name: wait-pods\n    timeout: 5m30s", "name: wait-pods-2\n    needs:\n      - wait-pods\n    timeout: 5m30s"}},
+		{name: "a CRD listed in a retry", script: "retry() {\n  for i in {1..60}; do\n    if eval \"$1\"; then return 0; fi\n    sleep 3\n  done\n  return 1\n}\nretry \"kubectl get crd | grep --quiet 'widgets.example.com'\"\nkubectl apply -f m.yaml -n x\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"for: condition=Established\n      \"on\": crd/widgets.example.com", "- wait-crd-widgets-example-com"}},
+		{name: "a loop over values, not carried for one reason", script: "gen() {\n  cp s.yaml \"${TMP}/$1.yaml\"\n  sed -i \"s/NAME/$1/\" \"${TMP}/$1.yaml\"\n  kubectl apply -f \"${TMP}/$1.yaml\"\n}\nTMP=$(mktemp -d)\nfor c in one two; do\n  gen ${c}\ndone\n",
+			files:      map[string]string{"s.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: NAME\nstringData:\n  k: v\n"},
+			notCarried: []string{"a Secret from a file", "a Secret from a file"}},
 		{name: "the script's arguments, none given", script: "kubectl apply -f m.yaml \"$@\"\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"file: ./m.yaml", "$@: the script's own arguments: none were given to the import"}},
 	} {
