@@ -152,7 +152,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case name == "cp" && t.copies(x), name == "sed" && t.sedInPlace(x):
 		// recorded: a step that reads the file carries its text
 	case housekeeping[name], name == "cat" && len(x.args) == 1 && x.stdin != nil && !writesFile(s):
-		// cat <<EOF to the terminal prints a message
+		// cat <<EOF to the terminal prints a message; echo >> f changes f
+		t.redirected(x)
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
 		t.cluster.created(base, x.args[1:])
 		t.notCarried(s, t.text(s), "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)")
@@ -185,7 +186,9 @@ func (t *translator) recordMade(x *cmd, name string) {
 			a = v
 		}
 		paths = append(paths, a)
+		t.changed(a, x) // yq -i f, perl -pi f, tee -a f
 	}
+	t.redirected(x)
 	for _, r := range x.stmt.Redirs {
 		if r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.Op == syntax.ClbOut {
 			if p, ok, _ := t.eval(r.Word); ok {

@@ -617,7 +617,9 @@ func (t *translator) undecided(n syntax.Node, walk func()) {
 	for k, v := range t.vars {
 		before[k] = v
 	}
+	t.undecidedDepth++
 	walk()
+	t.undecidedDepth--
 	for name, v := range t.vars {
 		if before[name] == v || v.decl != nil {
 			continue

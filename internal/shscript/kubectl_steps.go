@@ -99,8 +99,25 @@ func (t *translator) kRollout(x *cmd, f flags) {
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 		return
 	case action == "status" && len(f.pos) == 3 && !strings.Contains(f.pos[2], "/"):
-		// kubectl -n X rollout status deployment: one object of the type
-		t.account(x.stmt, importer.FateNotCarried, "", "a rollout status of every "+f.pos[2]+" of the namespace, which kubectl allows only when there is one (else: resource collections are not supported yet); name it, or write wait: {for: condition=Available, on: "+f.pos[2]+", namespace: …}")
+		// kubectl -n X rollout status deployment [-l sel]: every one of
+		// the namespace in turn (kubectl ≥ 1.25); khook's rollout: takes
+		// one named object, its wait: all of them
+		kind := f.pos[2]
+		if long, ok := map[string]string{"deploy": "deployment", "deployments": "deployment", "sts": "statefulset", "statefulsets": "statefulset", "ds": "daemonset", "daemonsets": "daemonset"}[kind]; ok {
+			kind = long
+		}
+		if kind != "deployment" { // a StatefulSet or DaemonSet has no Available condition to wait for
+			t.account(x.stmt, importer.FateNotCarried, "", "a rollout status of every "+kind+" of the namespace: khook's rollout: step takes one named object; write one per "+kind)
+			return
+		}
+		w := &importer.OutWait{For: "condition=Available", On: kind, Namespace: f.get("n", "namespace"), Selector: f.get("l", "selector")}
+		if w.Namespace == "" {
+			w.Namespace = "default"
+		}
+		st := &importer.OutStep{Wait: w, Timeout: f.get("timeout")}
+		if t.addStep(x.stmt, "wait-"+kind, "", st) != nil {
+			t.info(x.stmt, "rollout status "+f.pos[2], "every "+kind+" of the namespace: carried as the wait for each to be Available (kubectl also waits for the new pods of a rollout still under way)")
+		}
 		return
 	case (action != "status" && action != "restart") || !ok:
 		t.account(x.stmt, importer.FateNotCarried, "", "khook's rollout: step restarts a workload or waits for its rollout (one named object); do this by hand")

@@ -63,7 +63,14 @@ func (t *translator) copies(x *cmd) bool {
 	if !strings.Contains(dst, "${") { // what it makes, not what it reads
 		t.made = append(t.made, made{path: t.abs(dst), at: t.loc(x.stmt), name: "cp"})
 	}
-	t.wrote[t.writeKey(dst)] = &written{text: string(data), known: true, at: t.loc(x.stmt), notes: []importer.Note{note}, from: t.display(src), fromAbs: src}
+	w := &written{text: string(data), known: true, at: t.loc(x.stmt), notes: []importer.Note{note}, from: t.display(src), fromAbs: src}
+	if e := t.wrote[src]; e != nil { // sed -i src, then cp src dst: the edited text
+		e.read = true
+		c := *e
+		c.notes, c.at, c.read = append(append([]importer.Note(nil), e.notes...), note), t.loc(x.stmt), false
+		w = &c
+	}
+	t.wrote[t.writeKey(dst)] = t.undecidedWrite(w)
 	return true
 }
 
@@ -95,6 +102,7 @@ func (t *translator) sedInPlace(x *cmd) bool {
 	c.edited = true
 	c.notes = append(append([]importer.Note(nil), w.notes...), t.noteAt(x.stmt, t.text(x.stmt), "khook runs no shell commands; no step reads the file it edits, so nothing of it is carried"))
 	switch text, why := sedApply(c.text, exprs, ere); {
+	case !c.known:
 	case !x.ok:
 		c.known, c.why = false, x.why
 	case why != "":
@@ -102,7 +110,7 @@ func (t *translator) sedInPlace(x *cmd) bool {
 	default:
 		c.text = text
 	}
-	t.wrote[key] = &c
+	t.wrote[key] = t.undecidedWrite(&c)
 	return true
 }
 

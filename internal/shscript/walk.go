@@ -60,6 +60,7 @@ type translator struct {
 	retriedLast     *importer.OutStep   // the last step of the last retry loop carried once
 	optLoop         int                 // > 0 in an option loop run over the script's arguments
 	inLoop          int                 // > 0 in the body of a for loop over known values
+	undecidedDepth  int                 // > 0 under a condition khook cannot decide
 	pipeIn          *input              // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
 	errexit         bool                // set -e is on where the walk is
 	nounset         bool                // set -u: an unset variable stops the script

@@ -435,15 +435,20 @@ func (t *translator) assign(a *syntax.Assign) {
 	}
 }
 
-// namesASecret: a value like app-reportingsecret, ${NAME}-tls-secret:
-// the name of a Secret (REPORTING_SECRET=…), not a secret.
+// namesASecret: a value like app-reportingsecret, ${APP}-tls: the name
+// of a Secret (REPORTING_SECRET=…, TLS_SECRET=…), not a secret. A value
+// made of plain variables and text tells nothing the spec does not.
 func (t *translator) namesASecret(val string) bool {
-	for _, m := range varRef.FindAllStringSubmatch(val, -1) {
+	refs := varRef.FindAllStringSubmatch(val, -1)
+	for _, m := range refs {
 		if v := t.m.Var(m[1]); v == nil || v.Secret {
 			return false
 		}
 	}
 	plain := varRef.ReplaceAllString(val, "x")
+	if len(refs) > 0 && dnsLike.MatchString(plain) {
+		return true
+	}
 	parts := strings.FieldsFunc(plain, func(r rune) bool { return r == '-' || r == '.' })
 	if len(parts) < 2 || !dnsLike.MatchString(plain) {
 		return false

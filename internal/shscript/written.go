@@ -80,14 +80,14 @@ func (t *translator) writeFiles(x *cmd, name string) {
 			if c.why == "" {
 				c.why = x.stdin.why
 			}
-			t.wrote[key] = &c
+			t.wrote[key] = t.undecidedWrite(&c)
 			continue
 		case tg.append && !strings.Contains(key, "${") && exists(key):
 			t.recordMade(x, name)
 			t.m.NotCarried = append(t.m.NotCarried, t.noteAt(x.stmt, t.text(x.stmt), "khook runs no shell commands; it appends to "+tg.p+", which is in the repository: a step reads the file as committed"))
 			continue
 		}
-		t.wrote[key] = &written{text: x.stdin.text, known: x.stdin.known, why: x.stdin.why, at: t.loc(x.stmt), notes: []importer.Note{note}}
+		t.wrote[key] = t.undecidedWrite(&written{text: x.stdin.text, known: x.stdin.known, why: x.stdin.why, at: t.loc(x.stmt), notes: []importer.Note{note}})
 	}
 }
 
@@ -181,4 +181,39 @@ func (t *translator) renderedApply(x *cmd, f flags) bool {
 		t.account(x.stmt, importer.FateFolded, t.m.Steps[n].Out.Name, "it applies what helm template wrote at "+w.at.String()+": the helm step installs the chart")
 	}
 	return true
+}
+
+// changed marks a file the script made as changed by a command khook does
+// not run (echo >> f, yq -i f, perl -pi f): its text is then only known
+// when the script runs, and a copy is no longer the repository file.
+func (t *translator) changed(p string, x *cmd) {
+	key := t.writeKey(p)
+	w := t.wrote[key]
+	if w == nil {
+		return
+	}
+	c := *w // a copy: the text before stays another branch's
+	c.known, c.edited, c.why = false, true, "changed at "+t.loc(x.stmt).String()+" by "+x.args[0]+", which khook does not run"
+	t.wrote[key] = &c
+}
+
+// redirected marks the files a command writes to with > or >> as changed.
+func (t *translator) redirected(x *cmd) {
+	for _, r := range x.stmt.Redirs {
+		if r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
+			if p, ok, _ := t.eval(r.Word); ok {
+				t.changed(p, x)
+			}
+		}
+	}
+}
+
+// undecidedWrite: a file written under a condition khook cannot decide,
+// or under a when:, has a text only the run knows.
+func (t *translator) undecidedWrite(w *written) *written {
+	if t.undecidedDepth == 0 && len(t.when) == 0 {
+		return w
+	}
+	w.known, w.edited, w.why = false, true, "written under a condition only the run decides"
+	return w
 }
