@@ -22,6 +22,8 @@ func FuzzImportScript(f *testing.F) {
 		"helm upgrade --install a{b,c} ./x ${X:+--wait} ${1#*=}\n",
 		"f() { f; }\nf\n", "for f in *; do kubectl apply -f $f; done\n",
 		"while true; do kubectl get crd x && break; sleep 1; done\n",
+		"cp install.sh t.yaml\nsed -i -e 's/\\(a\\)\\{2\\}/\\1&/g; s|x|y|I' t.yaml\nkubectl apply -f t.yaml\n",
+		"cat <<EOF > v.yaml\na: $((1 / 0))\nEOF\nhelm upgrade -i x ./c -f v.yaml\n",
 	} {
 		f.Add(s)
 	}
