@@ -98,6 +98,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		if x.stdin != nil { // cat <<EOF | fn -f -, fn -f - <<EOF: its kubectl apply "$@" reads it
 			t.pipeIn = x.stdin
 		}
+		t.madeByRedirect(x, name) // render_template t.yml > out.yml
 		t.callers = append(t.callers, caller{name, t.loc(x.stmt)})
 		t.callFunc(f, x.args[1:])
 		t.callers = t.callers[:len(t.callers)-1]
@@ -165,6 +166,19 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	default:
 		t.recordMade(x, base)
 		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base))
+	}
+}
+
+// madeByRedirect remembers the files a command's output goes to (a
+// function's call: what it prints is only known when it runs).
+func (t *translator) madeByRedirect(x *cmd, name string) {
+	for _, r := range x.stmt.Redirs {
+		if r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
+			if p, ok, _ := t.eval(r.Word); ok && !strings.Contains(p, "${") && p != "/dev/null" {
+				t.changed(p, x)
+				t.made = append(t.made, made{path: t.abs(p), at: t.loc(x.stmt), name: name})
+			}
+		}
 	}
 }
 

@@ -61,9 +61,18 @@ func (t *translator) helm(x *cmd) {
 	case "plugin":
 		t.account(x.stmt, importer.FateNotCarried, "", "khook runs no helm plugins; a post-renderer or a job: step may do what it did")
 	default:
+		if !helmCommands[sub] {
+			t.account(x.stmt, importer.FateNotCarried, "", "helm has no "+sub+" command, so the script's command fails (helm repo update?); drop it")
+			return
+		}
 		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for helm "+sub+"; do it by hand")
 	}
 }
+
+// helmCommands are helm's commands and their aliases (Helm 3 and 4).
+var helmCommands = set("completion", "create", "dependency", "dep", "dependencies", "env", "get", "help", "history", "hist",
+	"install", "lint", "list", "ls", "package", "plugin", "pull", "fetch", "push", "registry", "repo", "rollback", "search",
+	"show", "inspect", "status", "template", "test", "uninstall", "del", "delete", "un", "upgrade", "verify", "version", "init")
 
 func (t *translator) helmRepo(x *cmd, f flags) {
 	if len(f.pos) >= 4 && f.pos[1] == "add" {
@@ -261,8 +270,9 @@ func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 
 // duration is a --timeout as the spec writes it (Helm 2's bare seconds too).
 func (t *translator) duration(x *cmd, s string) string {
-	if _, err := strconv.Atoi(s); err == nil {
-		t.info(x.stmt, "--timeout "+s, "bare seconds (Helm 2's form) written as "+s+"s")
+	if _, err := strconv.Atoi(s); err == nil && s != "0" {
+		// Helm 2's form; Helm 3 and 4 (and kubectl) parse a duration
+		t.notCarried(x.stmt, "--timeout "+s, x.args[0]+" refuses it (time: missing unit in duration), so the script's command fails as written; the step takes "+s+"s, as Helm 2 read it: write --timeout "+s+"s in the script")
 		return s + "s"
 	}
 	if _, err := time.ParseDuration(s); err != nil {

@@ -185,6 +185,9 @@ var createCommand = regexp.MustCompile(`^(kubectl|oc)\b.*\screate\s`)
 func (t *translator) failureIgnored(n syntax.Node, how string, steps []*importer.Step) {
 	for _, st := range steps {
 		if d := st.Out.Delete; d != nil {
+			if d.IgnoreNotFound != nil && *d.IgnoreNotFound {
+				continue // said already (no set -e, then || true)
+			}
 			yes := true
 			d.IgnoreNotFound = &yes
 			t.info(n, "step "+st.Out.Name, "the script ignores its failure ("+how+"): written ignoreNotFound: true; any other failure (a refusal, a timeout) still fails the run, where the script carried on")

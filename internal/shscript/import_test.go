@@ -146,7 +146,9 @@ func TestBakitoHelm2Timeout(t *testing.T) {
 	if st.Timeout.String() != "1m0s" {
 		t.Errorf("timeout %s, want Helm 2's 60 seconds", st.Timeout)
 	}
-	if res.Model.Verdict() != importer.Faithful {
-		t.Errorf("verdict %s %v", res.Model.Verdict(), res.Model.NotCarried)
+	// Helm 3 and 4 refuse --timeout 60 (test/scriptapply ran the script
+	// with the pinned helm): partial, said at the line
+	if nc := res.Model.NotCarried; res.Model.Verdict() != importer.Partial || len(nc) != 1 || !strings.Contains(nc[0].Why, "time: missing unit in duration") {
+		t.Errorf("verdict %s %v", res.Model.Verdict(), nc)
 	}
 }

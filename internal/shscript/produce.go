@@ -21,6 +21,17 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 		return t.envsubstFed(stages)
 	}
 	c, ok := first.Cmd.(*syntax.CallExpr)
+	if ok && len(stages) == 2 && isCommand(stages[1], "sed") {
+		// cat ns.yml | sed "s/{{NS}}/$1/g": sed on the file
+		if x := t.newCmd(first, c); len(x.args) == 2 && x.args[0] == "cat" && x.ok {
+			sc := stages[1].Cmd.(*syntax.CallExpr)
+			sx := t.newCmd(stages[1], sc)
+			sx.args = append(sx.args, x.args[1])
+			if in, ok := t.sedOut(sx); ok {
+				return in, in != nil
+			}
+		}
+	}
 	if !ok || len(stages) > 1 {
 		t.notCarriedPipe(first, stages)
 		return nil, false
@@ -39,6 +50,11 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 			return t.fileInput(x.args[1]), true
 		}
 		if x.args[0] == "echo" && len(x.args) == 2 {
+			if m := varRef.FindStringSubmatch(x.args[1]); m != nil && m[0] == x.args[1] {
+				// echo "$T" of a value only the run knows: no manifest to read
+				t.account(x.stmt, importer.FateNotCarried, "", "the manifests it reads are $"+m[1]+", only known when the script runs; commit them and apply the file")
+				return nil, false
+			}
 			return &input{src: &importer.OutSource{Inline: x.args[1] + "\n"}, text: x.args[1], known: true}, true
 		}
 	case "kustomize":
@@ -60,6 +76,12 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 			}
 		case len(f.pos) >= 2 && f.pos[0] == "create":
 			return t.createProduce(x, f)
+		case len(f.pos) == 1 && f.pos[0] == "apply" && f.get("k", "kustomize") != "" && strings.HasPrefix(f.get("dry-run"), "client"):
+			// kubectl apply -k DIR --dry-run=client -o yaml: the kustomization built
+			if k := f.get("k", "kustomize"); !regexp.MustCompile(`^[a-z]+://|^github\.com/`).MatchString(k) {
+				t.account(x.stmt, importer.FateReadOnly, "", "--dry-run=client prints the kustomization's objects; piped into kubectl apply they are its apply step")
+				return &input{src: &importer.OutSource{Kustomize: t.specPath(k)}}, true
+			}
 		}
 	case "helm":
 		f := parseFlags(x.args[1:], helmValued)
@@ -127,6 +149,10 @@ var envVar = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Z
 // (declared variables), inline. With a SHELL-FORMAT (envsubst '$A $B')
 // only those are replaced; a ${C} it leaves is written $${C}, literal.
 func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
+	if x.stdin != nil && x.stdin.src != nil && x.stdin.src.Kustomize != "" {
+		t.account(x.stmt, importer.FateNotCarried, "", "envsubst over the objects of kustomization "+x.stdin.src.Kustomize+": khook builds it when it runs, so its $VARS are not known at import; replace them with a kustomize patch or replacement, and apply the kustomization")
+		return nil, false
+	}
 	if x.stdin == nil || !x.stdin.known {
 		t.notCarriedPipe(x.stmt, stages)
 		return nil, false

@@ -149,8 +149,8 @@ func TestCheckDropsTheStepsNotes(t *testing.T) {
 			if st.Helm != nil && st.Helm.Chart == "./prometheus" {
 				ps = append(ps, spec.Problem{Path: st.Path + ".helm.chart", Message: "clusterrole.rbac.authorization.k8s.io/p: rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in v1.22"})
 			}
-			if st.Apply != nil && st.Apply.Manifests[0].File == "cm-x.yaml" {
-				ps = append(ps, spec.Problem{Path: st.Path + ".apply.manifests.0", Message: "cannot read manifest file cm-x.yaml"})
+			if st.Apply != nil && st.Apply.Manifests[0].File == "./cm-x.yaml" {
+				ps = append(ps, spec.Problem{Path: st.Path + ".apply.manifests.0", Message: "cannot read manifest file ./cm-x.yaml"})
 			}
 		}
 		return ps
@@ -167,7 +167,7 @@ func TestCheckDropsTheStepsNotes(t *testing.T) {
 		said = append(said, n.String())
 	}
 	if len(said) != 3 || strings.Contains(strings.Join(said, "\n"), "prometheus") ||
-		!strings.Contains(said[1], "install.sh:4: step apply-cm-env-name: khook validate finds, with stand-in values for ENV_NAME: cannot read manifest file cm-x.yaml") ||
+		!strings.Contains(said[1], "install.sh:4: step apply-cm-env-name: khook validate finds, with stand-in values for ENV_NAME: cannot read manifest file ./cm-x.yaml") ||
 		!strings.HasPrefix(said[2], "install.sh:5: step app: the script ignores its failure") {
 		t.Errorf("warnings:\n%s", strings.Join(said, "\n"))
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/khook/khook/internal/importer"
 )
 
@@ -307,4 +309,68 @@ func (t *translator) sedOut(x *cmd) (*input, bool) {
 		t.info(x.stmt, "sed … "+files[0], "the text sed makes of "+from+" is inline here, so a later change to "+from+" is not followed until you import again")
 	}
 	return &input{src: &importer.OutSource{Inline: out}, text: out, known: true}, true
+}
+
+// manifestText is $(cat ns.yml), $(sed "s/{{NS}}/$1/g" ns.yml), $(cat
+// ns.yml | sed …) of a manifest file of the repository: its text, known
+// at import (customer121's T=…; echo "$T" | kubectl apply -f -). Not a
+// Secret, nor anything with a private key: those stay a secret read
+// from a file.
+func (t *translator) manifestText(cs *syntax.CmdSubst) (string, bool) {
+	if len(cs.Stmts) != 1 {
+		return "", false
+	}
+	var catFile string
+	st := cs.Stmts[0]
+	if p, ok := st.Cmd.(*syntax.BinaryCmd); ok && p.Op == syntax.Pipe {
+		c, ok := p.X.Cmd.(*syntax.CallExpr)
+		if !ok {
+			return "", false
+		}
+		x := t.newCmd(p.X, c)
+		if len(x.args) != 2 || x.args[0] != "cat" || !x.ok {
+			return "", false
+		}
+		catFile, st = x.args[1], p.Y
+	}
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return "", false
+	}
+	x := t.newCmd(st, c)
+	if !x.ok || len(x.args) == 0 {
+		return "", false
+	}
+	var file string
+	var exprs []string
+	ere := false
+	switch {
+	case x.args[0] == "cat" && len(x.args) == 2 && catFile == "":
+		file = x.args[1]
+	case x.args[0] == "sed":
+		var files []string
+		var inPlace, ok bool
+		exprs, files, inPlace, ere, ok = sedArgs(x.args[1:])
+		if catFile != "" {
+			files = append(files, catFile)
+		}
+		if !ok || inPlace || len(files) != 1 {
+			return "", false
+		}
+		file = files[0]
+	default:
+		return "", false
+	}
+	if ext := filepath.Ext(file); ext != ".yaml" && ext != ".yml" || t.madeBy(t.abs(file)) != "" || t.wrote[t.writeKey(file)] != nil {
+		return "", false
+	}
+	data, err := os.ReadFile(t.abs(file))
+	if err != nil || strings.Contains(string(data), refMark) || secretKind.Match(data) || strings.Contains(string(data), "PRIVATE KEY") {
+		return "", false
+	}
+	text, why := sedApply(string(data), exprs, ere)
+	if why != "" {
+		return "", false
+	}
+	return strings.TrimRight(unmarkRefs(text, true), "\n"), true // $(…) drops the trailing newlines
 }

@@ -12,12 +12,7 @@ import (
 // each cut down to its lines.
 func TestTrial46gIdioms(t *testing.T) {
 	chart := "apiVersion: v2\nname: chart\nversion: 0.1.0\n"
-	for _, tc := range []struct {
-		name, script string
-		files        map[string]string
-		want         []string // in the spec written
-		notCarried   []string // a not-carried line's why, in order
-	}{
+	checkIdioms(t, []idiom{
 		{name: "basename with a suffix", script: "VALUES_FILE=values/local/gw.yaml\nhelm uninstall -n examples $(basename \"${VALUES_FILE}\" .yaml)\n",
 			want: []string{"release: gw\n"}},
 		{name: "a commit hash is not the checkout", script: "TAG=${TAG:-`git rev-parse --verify HEAD`}\nhelm upgrade --install x ./chart -n x --set image.tag=${TAG}\n",
@@ -76,7 +71,23 @@ func TestTrial46gIdioms(t *testing.T) {
 			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"secretName: ${APP}-tls"}},
 		{name: "the script's arguments, none given", script: "kubectl apply -f m.yaml \"$@\"\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"file: ./m.yaml", "$@: the script's own arguments: none were given to the import"}},
-	} {
+	})
+}
+
+// idiom is a script cut down to the lines of a trial's finding.
+type idiom struct {
+	name, script string
+	files        map[string]string
+	want         []string // in the spec written
+	notCarried   []string // a not-carried line's why, in order
+}
+
+// checkIdioms imports each (after #!/bin/bash and set -e): the spec has
+// what it wants, the not-carried lines are those named, and no command
+// is not carried when none is.
+func checkIdioms(t *testing.T, cases []idiom) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{"install.sh": "#!/bin/bash\nset -e\n" + tc.script}
 			for k, v := range tc.files {

@@ -288,6 +288,11 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 		t.keys[key] = name
 	}
 	t.m.Steps = append(t.m.Steps, &importer.Step{From: t.loc(n), Out: st})
+	if d := st.Delete; d != nil && d.IgnoreNotFound != nil && !*d.IgnoreNotFound && !t.errexit {
+		// without set -e a failed removal is no stop (helm uninstall of a
+		// release not there yet, on a first run)
+		t.failureIgnored(n, "no set -e", t.m.Steps[len(t.m.Steps)-1:])
+	}
 	t.carriesOn = t.carriesOn || !t.errexit
 	t.account(n, importer.FateStep, name, "")
 	return st
@@ -400,7 +405,7 @@ func (t *translator) abs(p string) string {
 // specPath is a path of the script as the spec writes it: relative to the
 // spec's directory, starting with ./ or ../ (a local chart's form).
 func (t *translator) specPath(p string) string {
-	if strings.Contains(p, "${") {
+	if strings.HasPrefix(p, "${") { // under a directory only the run knows
 		return p
 	}
 	rel, err := filepath.Rel(t.specDir, t.abs(p))

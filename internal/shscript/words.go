@@ -486,6 +486,9 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 	if ref, ok := t.base64Of(cs); ok {
 		return ref, true, ""
 	}
+	if text, ok := t.manifestText(cs); ok {
+		return text, true, ""
+	}
 	var calls []*syntax.CallExpr
 	var walk func(s *syntax.Stmt) bool
 	walk = func(s *syntax.Stmt) bool {

@@ -1,0 +1,30 @@
+package shscript
+
+import "testing"
+
+// What held-out trial 46h (run once, on the final build of stop 59)
+// showed carried wrong or named with a wrong reason, each cut down.
+func TestTrial46hIdioms(t *testing.T) {
+	ns := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: \"{{NS}}\"\n"
+	chart := "apiVersion: v2\nname: chart\nversion: 0.1.0\n"
+	checkIdioms(t, []idiom{
+		{name: "a manifest held in a variable", script: "T=$(sed \"s/{{NS}}/team-a/g\" ns.yml)\necho \"$T\" | kubectl apply -f -\ncat ns.yml | sed \"s/{{NS}}/team-b/g\" | kubectl apply -f -\n",
+			files: map[string]string{"ns.yml": ns}, want: []string{`name: "team-a"`, `name: "team-b"`}},
+		{name: "a value only the run knows, echoed", script: "T=$(curl -s https://example.com/x.yaml)\necho \"$T\" | kubectl apply -f -\n",
+			notCarried: []string{"the manifests it reads are $T, only known when the script runs"}},
+		{name: "a values file named by a variable", script: "E=${1:-dev}\nhelm upgrade --install demo ./chart -n demo -f chart/values-$E.yaml\n",
+			files: map[string]string{"chart/Chart.yaml": chart, "chart/values-dev.yaml": "a: 1\n"}, want: []string{"file: ./chart/values-${ARG1}.yaml"}},
+		{name: "an uninstall without set -e", script: "set +e\nhelm uninstall --wait test\nhelm upgrade --install test ./chart -n default\n",
+			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"ignoreNotFound: true", "the script ignores its failure (no set -e)"}},
+		{name: "a kustomization's dry run piped to apply", script: "kubectl apply -k k --dry-run=client -o yaml | kubectl apply -f -\nkubectl apply -k k --dry-run=client -o json | envsubst | kubectl apply -f -\n",
+			files: map[string]string{"k/kustomization.yaml": "resources:\n- cm.yaml\n", "k/cm.yaml": configMap}, want: []string{"kustomize: ./k"},
+			notCarried: []string{"envsubst over the objects of kustomization ./k"}},
+		{name: "a file a function prints to", script: "render() {\n  eval \"echo \\\"$(cat $1)\\\"\"\n}\nrender tmpl.yml > out.yml\nkubectl apply -f out.yml\n",
+			files:      map[string]string{"tmpl.yml": configMap},
+			notCarried: []string{"the script makes it earlier (install.sh:6 render)"}},
+		{name: "a helm command helm does not have", script: "helm update repo\n",
+			notCarried: []string{"helm has no update command, so the script's command fails"}},
+		{name: "Helm 2's bare seconds", script: "helm upgrade --install x ./chart -n x --timeout 60\n",
+			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"timeout: 60s"}, notCarried: []string{"helm refuses it (time: missing unit in duration)"}},
+	})
+}
