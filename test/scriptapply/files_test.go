@@ -53,6 +53,11 @@ func copyChart(t *testing.T, name, dst string) {
 	copyTree(t, chartsrc.ChartDir(name), dst)
 }
 
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // writeFiles writes files at their paths under dir.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
