@@ -1,9 +1,10 @@
 // Package scriptapply runs real bootstrap scripts of the corpus
-// (test/testdata/scripts) as written, with the pinned helm and kubectl,
-// against one test control plane, and the spec `khook import script` makes
-// of each with khook against another, and compares the objects each made
-// (issue #46: the import does what the script does). The files a script
-// reads are not vendored; each case stands small real-shaped ones in.
+// (test/testdata/scripts), and one written here, as written, with the
+// pinned helm and kubectl, against one test control plane, and the spec
+// `khook import script` makes of each with khook against another, and
+// compares the objects each made (issue #46: the import does what the
+// script does). The files a script reads are not vendored; each case stands
+// small real-shaped ones in (testdata/inputs).
 package scriptapply
 
 import (
