@@ -130,6 +130,43 @@ func EnsureBinaries(ctx context.Context, progress io.Writer) (string, error) {
 	return dir, nil
 }
 
+// kubectl is the kubectl CLI of the control plane's Kubernetes, for tests
+// that run a bootstrap script as written (test/scriptapply): the machine's
+// kubectl may be another version, a dispatcher, or missing on CI. It is not
+// in binaries, so a package that needs only the control plane does not wait
+// for it; make test builds it behind go test (test-tools-kubectl).
+var kubectl = binary{"kubectl", KubernetesVersion, "k8s.io/kubernetes/cmd/kubectl", kubeVersionLDFlags}
+
+// EnsureKubectl builds the pinned kubectl into BinDir unless it is there and
+// returns its path. The control plane builds first: kubectl shares most of
+// its packages, so built after it, it reuses them from the build cache.
+func EnsureKubectl(ctx context.Context, progress io.Writer) (string, error) {
+	dir, err := EnsureBinaries(ctx, progress)
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, kubectl.name)
+	if _, err := os.Stat(out); err == nil {
+		return out, nil
+	}
+	unlock, err := filelock.Lock(ctx, filepath.Join(dir, ".lock"), progress)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if _, err := os.Stat(out); err == nil {
+		return out, nil // built while this process waited
+	}
+	moduleDir, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	if err := build(ctx, kubectl, moduleDir, out, progress); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
 func allPresent(dir string) bool {
 	for _, b := range binaries {
 		if _, err := os.Stat(filepath.Join(dir, b.name)); err != nil {

@@ -3,9 +3,10 @@
 // it ahead, as `make test` does the control plane in the background while
 // the first test packages run):
 //
-//	testtools cluster helm helmfile
+//	testtools cluster kubectl helm helmfile
 //
-// cluster is the control plane (test/clusterbin), helm the helm CLI of go.mod's
+// cluster is the control plane (test/clusterbin), kubectl the CLI of its
+// Kubernetes (test/scriptapply runs bootstrap scripts with it), helm the helm CLI of go.mod's
 // Helm (test/helmcli), helmfile the pinned helmfile (test/helmfilecli: only
 // test/helmfilecorpus's stale records and test/bench need it; `make
 // test-tools-cli`). The
@@ -28,6 +29,7 @@ import (
 
 var builders = map[string]func(context.Context, io.Writer) (string, error){
 	"cluster":  clusterbin.EnsureBinaries,
+	"kubectl":  clusterbin.EnsureKubectl,
 	"helm":     helmcli.Build,
 	"helmfile": helmfilecli.Build,
 }
@@ -35,12 +37,12 @@ var builders = map[string]func(context.Context, io.Writer) (string, error){
 func main() {
 	names := os.Args[1:]
 	if len(names) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: testtools cluster|helm|helmfile ...")
+		fmt.Fprintln(os.Stderr, "usage: testtools cluster|kubectl|helm|helmfile ...")
 		os.Exit(2)
 	}
 	for _, n := range names {
 		if builders[n] == nil {
-			fmt.Fprintf(os.Stderr, "testtools: no tool %q: name cluster, helm or helmfile\n", n)
+			fmt.Fprintf(os.Stderr, "testtools: no tool %q: name cluster, kubectl, helm or helmfile\n", n)
 			os.Exit(2)
 		}
 	}
