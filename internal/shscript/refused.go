@@ -17,6 +17,7 @@ import (
 func (t *translator) writeValid(check importer.Check) ([]byte, error) {
 	m := t.m
 	build := func() *importer.Model {
+		t.literalSecrets(m)
 		secretsInSecrets(m)
 		pruneVars(m)
 		importer.SortNotes(m.NotCarried)

@@ -2,9 +2,11 @@ package shscript
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"io"
 	"regexp"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -76,4 +78,113 @@ func secretDataVars(text string) []string {
 			}
 		}
 	}
+}
+
+// literalSecrets takes each literal value out of the Secrets of the inline
+// manifests (a here-document's stringData: password: hunter2): a secret
+// variable per key, never its value, as --from-literal's are; a data:
+// value is the variable through b64enc, the variable its plain value.
+func (t *translator) literalSecrets(m *importer.Model) {
+	for _, st := range m.Steps {
+		if st.Out == nil || st.Out.Apply == nil {
+			continue
+		}
+		for i, src := range st.Out.Apply.Manifests {
+			if src.Inline == "" || !secretKind.MatchString(src.Inline) {
+				continue
+			}
+			if text, ok := t.unliteral(src.Inline, st.From); ok {
+				st.Out.Apply.Manifests[i].Inline = text
+				m.Info = append(m.Info, importer.Note{Loc: st.From, What: "step " + st.Out.Name, Why: "the literal values of its Secret are secret variables, not copied into the spec: give them as KHOOK_SECRET_…"})
+			}
+		}
+	}
+}
+
+// unliteral is text with its Secrets' literal values made secret
+// variables; false when it has none or is not YAML khook can rewrite.
+func (t *translator) unliteral(text string, at importer.Loc) (string, bool) {
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	var docs []*yaml.Node
+	changed := false
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+			return "", false
+		}
+		docs = append(docs, &doc)
+		root := doc.Content[0]
+		if scalar(valueOf(root, "kind")) != "Secret" {
+			continue
+		}
+		name := "SECRET"
+		if md := valueOf(root, "metadata"); md != nil {
+			name = scalar(valueOf(md, "name"))
+		}
+		for _, key := range []string{"stringData", "data"} {
+			data := valueOf(root, key)
+			if data == nil || data.Kind != yaml.MappingNode {
+				continue
+			}
+			for j := 0; j+1 < len(data.Content); j += 2 {
+				k, v := data.Content[j], data.Content[j+1]
+				if v.Kind != yaml.ScalarNode || v.Value == "" || refName.MatchString(v.Value) {
+					continue // empty, or a variable's already
+				}
+				plain := v.Value
+				if key == "data" {
+					b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v.Value))
+					if err != nil {
+						continue
+					}
+					t.secret(v.Value)
+					plain = string(b)
+				}
+				t.secret(plain)
+				vn := varName(name + "_" + k.Value)
+				t.ref(&importer.Var{Name: vn, Secret: true, From: at, Description: "key " + k.Value + " of Secret " + name + " (a literal of the script, not copied)"})
+				ref := "${" + vn + "}"
+				if key == "data" {
+					ref = "${" + vn + " | b64enc}"
+				}
+				v.Value, v.Tag, v.Style = ref, "!!str", yaml.DoubleQuotedStyle
+				changed = true
+			}
+		}
+	}
+	if !changed {
+		return "", false
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	for _, d := range docs {
+		if err := enc.Encode(d); err != nil {
+			return "", false
+		}
+	}
+	_ = enc.Close()
+	return b.String(), true
+}
+
+// valueOf is a mapping node's value under key, nil when absent.
+func valueOf(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// scalar is a node's text, "" for none.
+func scalar(n *yaml.Node) string {
+	if n == nil {
+		return ""
+	}
+	return n.Value
 }

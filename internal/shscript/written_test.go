@@ -170,3 +170,18 @@ helm install sail https://example.com/sail-1.0.0.tgz -n sail
 		t.Errorf("not carried %v", nc)
 	}
 }
+
+// A Secret a here-document writes with literal values (stringData, or
+// base64 data) has them as secret variables, never in the spec.
+func TestLiteralSecretsInHereDocuments(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: x\nstringData:\n  password: hunter2xyz\ndata:\n  token: aHVudGVyM3h5eg==\nEOF\n"})
+	spec := string(res.Spec)
+	if strings.Contains(spec, "hunter2xyz") || strings.Contains(spec, "aHVudGVyM3h5eg==") || !strings.Contains(spec, `password: "${DB_PASSWORD}"`) || !strings.Contains(spec, `token: "${DB_TOKEN | b64enc}"`) {
+		t.Errorf("spec\n%s", spec)
+	}
+	for _, v := range []string{"DB_PASSWORD", "DB_TOKEN"} {
+		if d := res.Model.Var(v); d == nil || !d.Secret {
+			t.Errorf("%s %+v", v, d)
+		}
+	}
+}
