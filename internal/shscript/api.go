@@ -124,6 +124,8 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
+	t.literalSecrets(t.m) // as the script import's writer does
+	secretsInSecrets(t.m)
 	pruneVars(t.m)
 	return t.m, nil
 }
