@@ -54,7 +54,7 @@ func (t *translator) otherCluster(n syntax.Node, base string) bool {
 	}
 	if !c.said {
 		c.said = true
-		t.notCarried(n, "the cluster of step "+dnsName(base)+" and those after it", "the script works on "+clusterName(here)+" from here, and on "+clusterName(*c.steps)+" before: khook runs a spec against one cluster; move the steps of each cluster into a spec of its own, run with that cluster's --kubeconfig or --context")
+		t.info(n, "the cluster of step "+dnsName(base)+" and those after it", "the script works on "+clusterName(here)+" from here, and on "+clusterName(*c.steps)+" before, which may be the same cluster; khook runs the spec against the one it is given: if they are two, move the steps of each into a spec of its own")
 	}
 	return false
 }

@@ -123,7 +123,9 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	case len(pos) == 2:
 		rel, chart = pos[0], pos[1]
 	case len(pos) == 1 && f.get("name") != "":
+		// helm install --name X CHART: Helm 2's form; Helm 3 and 4 have no --name
 		rel, chart = f.get("name"), pos[0]
+		t.notCarried(x.stmt, "--name "+rel, "Helm 3 and 4 have no --name (Helm 2's form: unknown flag), so the script's command fails as written; the step installs the release "+rel+": write helm install "+rel+" CHART in the script")
 	default:
 		t.account(x.stmt, importer.FateNotCarried, "", "a release without a name (--generate-name): give the step a release name by hand")
 		return

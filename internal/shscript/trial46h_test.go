@@ -26,5 +26,11 @@ func TestTrial46hIdioms(t *testing.T) {
 			notCarried: []string{"helm has no update command, so the script's command fails"}},
 		{name: "Helm 2's bare seconds", script: "helm upgrade --install x ./chart -n x --timeout 60\n",
 			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"timeout: 60s"}, notCarried: []string{"helm refuses it (time: missing unit in duration)"}},
+		{name: "Helm 2's --name", script: "helm install --name web ./chart -n x\n",
+			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"release: web"}, notCarried: []string{"Helm 3 and 4 have no --name"}},
+		{name: "a person's go-ahead", script: "kubectl apply -f m.yaml -n x\nread -p \"press enter when ready\"\nkubectl apply -f m.yaml -n y\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"the script waits for a person here"}},
+		{name: "a computed secret", script: "ca=$(talosctl get etcdrootsecret -o yaml | yq .spec.ca)\nkubectl create secret generic ca -n x --from-literal=ca=\"$ca\"\n",
+			want: []string{"a secret the script computes with commands khook does not run"}},
 	})
 }

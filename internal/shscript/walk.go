@@ -56,6 +56,7 @@ type translator struct {
 	cmdInfo         int                 // len(m.Info) when the command being walked began
 	pipeTo          string              // the command a pipe's output feeds (helm: values, not manifests)
 	generated       bool                // the value being assigned is a secret made by openssl rand, pwgen
+	computedSecret  bool                // … computed by a pipeline (talosctl … | yq …), not read from a file
 	guessedArgs     bool                // a condition counted $# of arguments the import was not given
 	retriedLast     *importer.OutStep   // the last step of the last retry loop carried once
 	optLoop         int                 // > 0 in an option loop run over the script's arguments

@@ -408,8 +408,8 @@ func (t *translator) assign(a *syntax.Assign) {
 		return
 	}
 	val, ok, why := t.eval(a.Value)
-	fromFile, generated := t.fromFileSecrets, t.generated
-	t.fromFileSecrets, t.generated = false, false
+	fromFile, generated, computed := t.fromFileSecrets, t.generated, t.computedSecret
+	t.fromFileSecrets, t.generated, t.computedSecret = false, false, false
 	switch {
 	case val == "${"+name+"}" && t.m.Var(name) != nil:
 		t.vars[name] = &shVar{decl: t.m.Var(name)}
@@ -420,6 +420,8 @@ func (t *translator) assign(a *syntax.Assign) {
 		switch {
 		case generated:
 			why = "a secret the script generates (a new one each run; give the one to keep)"
+		case computed && fromFile:
+			why = "a secret the script computes with commands khook does not run (" + t.masked(t.text(a.Value)) + ")"
 		case fromFile:
 			why = "a secret the script reads from a file"
 		}
@@ -638,12 +640,23 @@ func litArgs(ws []*syntax.Word) []string {
 	return out
 }
 
+// fileReader reads a file or a secret store at the start of a pipeline.
+var fileReader = set("cat", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security", "pwgen", "jq", "yq")
+
 // readsFile marks a command substitution that reads a file or a secret
 // store: the variable it sets is a secret.
 func (t *translator) readsFile(calls []*syntax.CallExpr) {
+	first := ""
 	for _, c := range calls {
 		if c == nil || len(c.Args) == 0 {
 			continue
+		}
+		if first == "" {
+			first = lit(c.Args[0])
+		} else if !fileReader[first] {
+			// talosctl … | yq …: a value a command computes, secret all the
+			// same, but read from no file
+			t.computedSecret = true
 		}
 		switch lit(c.Args[0]) {
 		case "cat", "jq", "yq", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security", "pwgen":
