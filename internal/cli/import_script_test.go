@@ -114,7 +114,7 @@ func TestImportScriptRunsValidateCheck(t *testing.T) {
 			"rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in v1.22: use rbac.authorization.k8s.io/v1",
 		"which khook validate refuses; the script's own install fails on a current cluster too: update the chart and import again\n",
 		"install.sh:3: not carried over: kubectl apply -k crds: kustomization ./crds renders customresourcedefinition.apiextensions.k8s.io/redis.k8s.example.com: apiextensions.k8s.io/v1beta1 CustomResourceDefinition was removed in v1.22",
-		"install.sh:4: warning: step apply-env-name: khook validate finds, with stand-in values for ENV_NAME: manifests[0]: cannot read manifest file manifests/x.yaml",
+		"install.sh:4: warning: step apply-env-name: khook validate finds, with stand-in values for ENV_NAME: manifests[0]: cannot read manifest file ./manifests/x.yaml",
 	} {
 		if !strings.Contains(errOut.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
