@@ -100,12 +100,7 @@ func (t *translator) evalCmd(x *cmd, c *syntax.CallExpr) {
 	case hasArrayExp(c):
 		why += " (from an array, whose words khook does not track under conditions)"
 	default:
-		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), t.file)
-		if err == nil {
-			saveSrc, saveBase := t.src, t.lineBase
-			t.src, t.lineBase = []byte(text), t.line(x.stmt)-1
-			t.stmts(f.Stmts)
-			t.src, t.lineBase = saveSrc, saveBase
+		if t.walkText(text, x.stmt) {
 			return
 		}
 		why += " (bash cannot parse its text at import)"
@@ -119,6 +114,20 @@ func (t *translator) evalCmd(x *cmd, c *syntax.CallExpr) {
 	default:
 		t.notCarried(x.stmt, t.text(x.stmt), "an eval: "+why+"; khook runs no shell commands, do what it does by hand")
 	}
+}
+
+// walkText walks text (an eval's, an xargs' command) as lines of the
+// script at n; false when bash cannot parse it.
+func (t *translator) walkText(text string, n syntax.Node) bool {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), t.file)
+	if err != nil {
+		return false
+	}
+	saveSrc, saveBase := t.src, t.lineBase
+	t.src, t.lineBase = []byte(text), t.line(n)-1
+	t.stmts(f.Stmts)
+	t.src, t.lineBase = saveSrc, saveBase
+	return true
 }
 
 // hasArrayExp: a word of c expands an array (${args[*]}, ${args[@]}).

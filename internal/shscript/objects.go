@@ -284,7 +284,7 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		stages = append(stages, st)
 	}
 	flatten(s)
-	if t.inLoop > 0 && t.crdGrep(stages) {
+	if t.inLoop > 0 && t.crdGrep(stages) || t.xargs(stages) {
 		return
 	}
 	for i, st := range stages {
@@ -320,6 +320,74 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 }
 
 // readsStdin: kubectl apply|create|replace|delete -f -.
+// xargs is `ls -d manifests/* | xargs -I{} kubectl apply -f {}` (also
+// `-n1`, or the item appended): the command once per path ls lists at
+// import (its globs matched as bash does), each walked as a line of the
+// script. false when the pipe is not that.
+func (t *translator) xargs(stages []*syntax.Stmt) bool {
+	if len(stages) != 2 || !isCommand(stages[0], "ls") || !isCommand(stages[1], "xargs") {
+		return false
+	}
+	ls := t.newCmd(stages[0], stages[0].Cmd.(*syntax.CallExpr))
+	xa := t.newCmd(stages[1], stages[1].Cmd.(*syntax.CallExpr))
+	if !ls.ok || !xa.ok {
+		return false
+	}
+	var items []string
+	for _, a := range ls.args[1:] {
+		switch {
+		case a == "-d" || a == "-1":
+		case strings.HasPrefix(a, "-"):
+			return false // -l, -R: not one path per line
+		default:
+			items = append(items, a)
+		}
+	}
+	repl, args := "", xa.args[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch a := args[0]; {
+		case a == "-I" && len(args) > 1:
+			repl, args = args[1], args[2:]
+		case strings.HasPrefix(a, "-I"):
+			repl, args = a[2:], args[1:]
+		case a == "-n1" || a == "-L1" || a == "-r" || a == "--no-run-if-empty":
+			args = args[1:]
+		case (a == "-n" || a == "-L") && len(args) > 1 && args[1] == "1":
+			args = args[2:]
+		default:
+			return false
+		}
+	}
+	if len(items) == 0 || len(args) == 0 || !isTool(args[0]) {
+		return false
+	}
+	for _, it := range items {
+		q, err := syntax.Quote(it, syntax.LangBash)
+		if err != nil {
+			return false
+		}
+		var words []string
+		for _, a := range args {
+			w, err := syntax.Quote(a, syntax.LangBash)
+			if err != nil {
+				return false
+			}
+			if repl != "" {
+				w = strings.ReplaceAll(a, repl, it)
+				if w, err = syntax.Quote(w, syntax.LangBash); err != nil {
+					return false
+				}
+			}
+			words = append(words, w)
+		}
+		if repl == "" {
+			words = append(words, q)
+		}
+		t.walkText(strings.Join(words, " "), stages[1]) // quoted words: it parses
+	}
+	return true
+}
+
 // crdGrep is `kubectl get crd | grep -q widgets.example.com` in a loop's
 // turn (a retry until it holds: zalando's run_operator_locally.sh): the
 // wait for that CRD, Established, which the custom resources after it

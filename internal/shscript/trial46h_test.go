@@ -32,5 +32,9 @@ func TestTrial46hIdioms(t *testing.T) {
 			files: map[string]string{"m.yaml": configMap}, want: []string{"the script waits for a person here"}},
 		{name: "a computed secret", script: "ca=$(talosctl get etcdrootsecret -o yaml | yq .spec.ca)\nkubectl create secret generic ca -n x --from-literal=ca=\"$ca\"\n",
 			want: []string{"a secret the script computes with commands khook does not run"}},
+		// trial 46j (flux2os): each path ls lists goes to kubectl
+		{name: "ls | xargs kubectl apply", script: "ls -d manifests/* | xargs -I{} kubectl apply -f {} -n x\nls manifests/*.yaml | xargs -n1 kubectl delete --ignore-not-found -n y -f\n",
+			files: map[string]string{"manifests/a.yaml": configMap, "manifests/b.yaml": configMap},
+			want:  []string{"file: ./manifests/a.yaml", "file: ./manifests/b.yaml", "name: delete-b"}},
 	})
 }
