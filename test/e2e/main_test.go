@@ -15,13 +15,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/khook/khook/test/cluster"
 	"github.com/khook/khook/test/e2e/podenv"
+	"github.com/khook/khook/test/reporoot"
 )
 
 var (
@@ -51,10 +51,8 @@ func testMain(m *testing.M) int {
 
 	if khookBin = os.Getenv(binEnv); khookBin == "" {
 		khookBin = filepath.Join(tmp, "khook")
-		build := exec.Command("go", "build", "-o", khookBin, ".")
-		build.Dir = repoRoot
-		if out, err := build.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "e2e: cannot build khook: %v\n%s", err, out)
+		if err := reporoot.BuildKhook(khookBin); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e:", err)
 			return 1
 		}
 	}

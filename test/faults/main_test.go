@@ -23,6 +23,7 @@ import (
 	"github.com/khook/khook/model"
 	"github.com/khook/khook/test/awaitline"
 	"github.com/khook/khook/test/cluster"
+	"github.com/khook/khook/test/reporoot"
 )
 
 var (
@@ -45,10 +46,8 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	khookBin = filepath.Join(tmp, "khook")
-	build := exec.Command("go", "build", "-o", khookBin, ".")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "faults: cannot build khook: %v\n%s", err, out)
+	if err := reporoot.BuildKhook(khookBin); err != nil {
+		fmt.Fprintln(os.Stderr, "faults:", err)
 		return 1
 	}
 	return cluster.Main(m, &kc)

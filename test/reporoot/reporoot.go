@@ -9,7 +9,9 @@ package reporoot
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 )
@@ -52,4 +54,20 @@ func MustDir() string {
 func isRoot(d string) bool {
 	b, err := os.ReadFile(filepath.Join(d, "go.mod"))
 	return err == nil && bytes.HasPrefix(b, []byte("module "+module+"\n"))
+}
+
+// BuildKhook builds the khook of this source tree into dst, with the
+// test's own build flags (make test's CGO_ENABLED=0 -trimpath: it links
+// from the packages go test compiled).
+func BuildKhook(dst string) error {
+	root, err := Dir()
+	if err != nil {
+		return err
+	}
+	build := exec.Command("go", "build", "-o", dst, ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("cannot build khook: %v\n%s", err, out)
+	}
+	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -35,11 +34,7 @@ func testMain(m *testing.M) int {
 		// Each side needs a clean cluster of its own: never someone else's.
 		fmt.Fprintln(os.Stderr, "scriptapply: ignoring", cluster.KubeconfigEnv, "- these tests start two clean clusters of their own")
 	}
-	root, err := reporoot.Dir()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	var err error
 	tmp, err := os.MkdirTemp("", "khook-scriptapply-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -47,10 +42,8 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	khookBin = filepath.Join(tmp, "khook")
-	build := exec.Command("go", "build", "-o", khookBin, ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "scriptapply: cannot build khook: %v\n%s", err, out)
+	if err := reporoot.BuildKhook(khookBin); err != nil {
+		fmt.Fprintln(os.Stderr, "scriptapply:", err)
 		return 1
 	}
 	// make test builds kubectl behind go test (test-tools-kubectl); this
