@@ -168,7 +168,7 @@ func sedApply(text string, exprs []string, ere bool) (string, string) {
 
 // sedSubst parses one s command at the start of e.
 func sedSubst(e string, ere bool) (re *regexp.Regexp, repl string, global bool, rest, why string) {
-	cannot := "a sed expression khook cannot apply at import (" + e + "): only s/PATTERN/REPLACEMENT/ with g or I"
+	cannot := "a sed expression khook cannot apply at import (" + e + "): only s/PATTERN/REPLACEMENT/ with g or I, and escapes that mean the same in Go's regular expressions"
 	if len(e) < 4 || e[0] != 's' {
 		return nil, "", false, "", cannot
 	}
@@ -208,7 +208,13 @@ func sedSubst(e string, ere bool) (re *regexp.Regexp, repl string, global bool, 
 	}
 	pat := parts[0]
 	if !ere {
-		pat = breToRE2(pat)
+		var ok bool
+		if pat, ok = breToRE2(pat); !ok {
+			return nil, "", false, "", cannot
+		}
+	}
+	if !plainReplacement(parts[1]) {
+		return nil, "", false, "", cannot
 	}
 	re, err := regexp.Compile(flags + pat)
 	if err != nil {
@@ -218,18 +224,27 @@ func sedSubst(e string, ere bool) (re *regexp.Regexp, repl string, global bool, 
 }
 
 // breToRE2 is a POSIX basic regular expression as Go's: in a BRE, ( ) { }
-// + ? | are literal unless escaped, and \$ \. \* \[ literal.
-func breToRE2(p string) string {
+// + ? | are literal unless escaped, and \$ \. \* \[ literal; GNU's \w \s
+// \b (and their capitals), \n and \t mean what they mean in Go. Any other
+// escaped letter or digit (a back-reference, \< \>, \` \') has no
+// same meaning there: false, so the sed is not applied at import.
+func breToRE2(p string) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c == '\\' && i+1 < len(p):
 			i++
-			if strings.IndexByte("(){}+?|", p[i]) >= 0 {
-				b.WriteByte(p[i]) // \( is a group in a BRE
-			} else {
-				b.WriteString(regexp.QuoteMeta(string(p[i])))
+			switch d := p[i]; {
+			case strings.IndexByte("(){}+?|", d) >= 0:
+				b.WriteByte(d) // \( is a group in a BRE
+			case strings.IndexByte("wWsSbBnt", d) >= 0:
+				b.WriteByte('\\')
+				b.WriteByte(d)
+			case d >= 'a' && d <= 'z' || d >= 'A' && d <= 'Z' || d >= '0' && d <= '9' || d == '<' || d == '>' || d == '`' || d == '\'':
+				return "", false
+			default:
+				b.WriteString(regexp.QuoteMeta(string(d)))
 			}
 		case strings.IndexByte("(){}+?|", c) >= 0:
 			b.WriteByte('\\')
@@ -238,7 +253,22 @@ func breToRE2(p string) string {
 			b.WriteByte(c)
 		}
 	}
-	return b.String()
+	return b.String(), true
+}
+
+// plainReplacement: a replacement's escapes are those substLine knows
+// (\1…\9, \&, \n, \t, \\, an escaped punctuation); GNU's \U \L \u \l
+// \E case conversions are not.
+func plainReplacement(r string) bool {
+	for i := 0; i+1 < len(r); i++ {
+		if r[i] == '\\' {
+			i++
+			if d := r[i]; (d >= 'a' && d <= 'z' || d >= 'A' && d <= 'Z') && d != 'n' && d != 't' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // substLine is one line with the first (global: every) match replaced;
@@ -259,6 +289,8 @@ func substLine(line string, re *regexp.Regexp, repl string, global bool) string 
 					b.WriteString(line[m[int(d-'0')*2]:m[int(d-'0')*2+1]])
 				case d == 'n':
 					b.WriteByte('\n')
+				case d == 't':
+					b.WriteByte('\t')
 				default:
 					b.WriteByte(d)
 				}

@@ -158,3 +158,28 @@ kubectl apply -f "${TEMP_PATH}"/s2.yaml
 		t.Errorf("not carried %v", nc)
 	}
 }
+
+// sed's expressions are applied at import only where Go's regular
+// expressions mean the same; any other is not applied, so the step is not
+// carried rather than carried different from sed.
+func TestSedApplyKnowsItsLimits(t *testing.T) {
+	for _, tc := range []struct {
+		expr, in, want string
+		ere, applied   bool
+	}{
+		{`s/{{\(ty\)pe}}/\1-&/g`, "a {{type}} b {{type}}", "a ty-{{type}} b ty-{{type}}", false, true},
+		{`s/\s*image:\s*\(.*\)/image: x/`, "  image: nginx", "image: x", false, true},
+		{`s/a\+b/X/`, "aaab", "X", false, true},
+		{`s/(a+)b/\1/`, "aab", "aa", true, true},
+		{`s/x/\t/`, "x", "\t", false, true},
+		{`s/\<a\>/b/`, "a", "", false, false},    // GNU word edges: no Go equivalent
+		{`s/\(a\)\1/b/`, "aa", "", false, false}, // a back-reference in the pattern
+		{`s/a/\U&/`, "a", "", false, false},      // GNU case conversion
+		{`1d`, "a", "", false, false},
+	} {
+		got, why := sedApply(tc.in, []string{tc.expr}, tc.ere)
+		if (why == "") != tc.applied || tc.applied && got != tc.want {
+			t.Errorf("%s on %q: %q (%s), want %q applied=%v", tc.expr, tc.in, got, why, tc.want, tc.applied)
+		}
+	}
+}
