@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"maps"
 	"os"
 	"path"
 	"regexp"
@@ -149,7 +150,11 @@ func endsScript(list []*syntax.Stmt) bool {
 // steps after its exit would contradict it.
 func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	m := t.mark()
-	t.undecided(cond, func() { t.branch(c.Then, "") })
+	vars := maps.Clone(t.vars) // the path on never ran the branch's assignments
+	t.undecidedDepth++
+	t.branch(c.Then, "")
+	t.undecidedDepth--
+	t.vars = vars
 	why := "under " + t.text(cond) + ", which khook cannot decide before the run, and after which the script exits: the spec follows the path where it does not hold; do this by hand when it does"
 	if t.isCheck(cond) {
 		why = "what the script does when " + t.text(cond) + " finds something, and then exits; the spec follows a fresh cluster's path, where it finds nothing: do this by hand on a cluster where it does"

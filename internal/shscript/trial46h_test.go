@@ -36,5 +36,7 @@ func TestTrial46hIdioms(t *testing.T) {
 		{name: "ls | xargs kubectl apply", script: "ls -d manifests/* | xargs -I{} kubectl apply -f {} -n x\nls manifests/*.yaml | xargs -n1 kubectl delete --ignore-not-found -n y -f\n",
 			files: map[string]string{"manifests/a.yaml": configMap, "manifests/b.yaml": configMap},
 			want:  []string{"file: ./manifests/a.yaml", "file: ./manifests/b.yaml", "name: delete-b"}},
+		{name: "a branch that exits sets nothing on the path on", script: "NS=apps\nif kubectl get ns other >/dev/null 2>&1; then\n  NS=other\n  kubectl apply -f m.yaml -n \"$NS\"\n  exit 0\nfi\nkubectl apply -f m.yaml -n \"$NS\"\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"namespace: apps"}, notCarried: []string{"what the script does when kubectl get ns other"}},
 	})
 }
