@@ -38,5 +38,8 @@ func TestTrial46hIdioms(t *testing.T) {
 			want:  []string{"file: ./manifests/a.yaml", "file: ./manifests/b.yaml", "name: delete-b"}},
 		{name: "a branch that exits sets nothing on the path on", script: "NS=apps\nif kubectl get ns other >/dev/null 2>&1; then\n  NS=other\n  kubectl apply -f m.yaml -n \"$NS\"\n  exit 0\nfi\nkubectl apply -f m.yaml -n \"$NS\"\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"namespace: apps"}, notCarried: []string{"what the script does when kubectl get ns other"}},
+		// trial 46j (flux2os): a name the cluster holds is a value to give, not a secret
+		{name: "a name computed from the cluster", script: "PLAN=$(kubectl get installplan -n ops -o yaml | yq e '.items[].metadata.name' -)\nkubectl wait --for=condition=Installed=true installplan/$PLAN -n ops\nPW=$(kubectl get secret db -n ops -o yaml | yq .data.password)\nkubectl create secret generic copy -n x --from-literal=pw=\"$PW\"\n",
+			want: []string{"PLAN: {type: string, required: true", "PW: {type: string, secret: true", "khook runs no shell, so the spec asks for it"}},
 	})
 }

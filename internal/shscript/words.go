@@ -40,6 +40,10 @@ func secretLooking(name string) bool { return name != "key" && importer.SecretLo
 func (t *translator) ref(v *importer.Var) string {
 	if t.m.Var(v.Name) == nil {
 		t.m.Vars = append(t.m.Vars, v)
+		if v.Required && strings.HasPrefix(v.Description, computedDescription) {
+			// the spec cannot run until someone finds what the script computed
+			t.m.Info = append(t.m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required variable (give it with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
+		}
 	}
 	return "${" + v.Name + "}"
 }
@@ -646,6 +650,11 @@ var fileReader = set("cat", "head", "tail", "base64", "openssl", "sops", "gpg", 
 // readsFile marks a command substitution that reads a file or a secret
 // store: the variable it sets is a secret.
 func (t *translator) readsFile(calls []*syntax.CallExpr) {
+	if c := firstCall(calls); c != nil && (lit(c.Args[0]) == "kubectl" || lit(c.Args[0]) == "helm") && !readsClusterSecret(calls) {
+		// $(kubectl get installplan … | yq …): a name or a status the
+		// cluster holds, not a secret; the variable is one to set
+		return
+	}
 	first := ""
 	for _, c := range calls {
 		if c == nil || len(c.Args) == 0 {
@@ -666,6 +675,42 @@ func (t *translator) readsFile(calls []*syntax.CallExpr) {
 			}
 		}
 	}
+}
+
+// firstCall is the first command of a command substitution (nil marks a pipe).
+func firstCall(calls []*syntax.CallExpr) *syntax.CallExpr {
+	for _, c := range calls {
+		if c != nil && len(c.Args) > 0 {
+			return c
+		}
+	}
+	return nil
+}
+
+// readsClusterSecret: a pipeline that begins with kubectl or helm reads
+// a secret when it gets a Secret, a Secret's data or helm's values, or
+// decodes base64 on the way.
+func readsClusterSecret(calls []*syntax.CallExpr) bool {
+	first := firstCall(calls)
+	for _, c := range calls {
+		if c == nil || len(c.Args) == 0 {
+			continue
+		}
+		args := litArgs(c.Args)
+		if c != first && args[0] == "base64" {
+			return true
+		}
+		for _, a := range args[1:] {
+			kind, _, _ := strings.Cut(strings.ToLower(a), "/")
+			switch {
+			case kind == "secret" || kind == "secrets" || strings.Contains(a, ".data"):
+				return true
+			case c == first && args[0] == "helm" && (a == "values" || a == "manifest" || a == "all"):
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // findsRepoRoot: a function of the script that walks up to the directory
