@@ -221,6 +221,11 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 				t.pollBody(body)
 				return
 			}
+			if len(x.args) > 0 && t.funcs[x.args[0]] != nil {
+				t.pollFunc(s, cond, c)
+				t.pollBody(body)
+				return
+			}
 			if len(x.args) > 1 && isTool(x.args[0]) {
 				// `while ! helm upgrade …; do sleep; done` retries the command
 				// until it succeeds: it is the step, and khook retries a failed step itself.
@@ -237,6 +242,33 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 	t.branch(body, "")
 	if len(t.m.Steps) > before {
 		t.notCarried(s, t.text(s), "a loop khook cannot unroll at import; its body is carried once")
+	}
+}
+
+// pollFunc is a loop until a function of the script succeeds (retry 10
+// ready NS → until "$@"): what it changes is carried once, as a retried
+// command is; what it only reads is the test the loop waits on, which
+// khook cannot read back from a filter (jq -e, grep), so each such read
+// is named not carried, with the loop.
+func (t *translator) pollFunc(s, cond *syntax.Stmt, c *syntax.CallExpr) {
+	before := len(t.m.Commands)
+	t.call(cond, c, nil)
+	loop := t.text(cond.Cmd) + " at " + t.loc(s).String()
+	if len(t.callers) > 0 { // retry 10 ready NS: the call that says what is retried
+		c := t.callers[len(t.callers)-1]
+		loop = c.name + " at " + c.at.String()
+	}
+	waits := false
+	for i := before; i < len(t.m.Commands); i++ {
+		if cm := &t.m.Commands[i]; cm.Fate == importer.FateReadOnly {
+			cm.Fate = importer.FateNotCarried
+			cm.Why = "a check the script repeats until it passes (" + loop + "): a wait khook cannot read from it; add a wait: step for what it tests (a rollout: step waits for Deployments)"
+			t.m.NotCarried = append(t.m.NotCarried, importer.Note{Loc: cm.Loc, What: cm.Text, Why: t.masked(cm.Why)})
+			waits = true
+		}
+	}
+	if !waits && len(t.m.Commands) > before {
+		t.info(s, t.text(cond.Cmd), "a retry loop around the command: carried once; khook retries a failed step itself (defaults.retries)")
 	}
 }
 

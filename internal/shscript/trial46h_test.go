@@ -38,6 +38,10 @@ func TestTrial46hIdioms(t *testing.T) {
 			want:  []string{"file: ./manifests/a.yaml", "file: ./manifests/b.yaml", "name: delete-b"}},
 		{name: "a branch that exits sets nothing on the path on", script: "NS=apps\nif kubectl get ns other >/dev/null 2>&1; then\n  NS=other\n  kubectl apply -f m.yaml -n \"$NS\"\n  exit 0\nfi\nkubectl apply -f m.yaml -n \"$NS\"\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"namespace: apps"}, notCarried: []string{"what the script does when kubectl get ns other"}},
+		// trial 46j (dash): the kubectl of a function a retry wrapper runs through "$@"
+		{name: "a readiness check retried through a wrapper", script: "retry() { local n=$1; shift; until \"$@\"; do n=$((n-1)); [ \"$n\" -gt 0 ] || return 1; sleep 5; done; }\nready() { kubectl -n \"$1\" get deployments -o json | jq -e '.items | length > 0'; }\nkubectl apply -f m.yaml -n x\nretry 10 ready x\nretry 3 kubectl apply -f m.yaml -n y\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{`namespace: "y"`, "a retry loop around the command"},
+			notCarried: []string{"a check the script repeats until it passes (retry at install.sh:6)"}},
 		// trial 46j (flux2os): a name the cluster holds is a value to give, not a secret
 		{name: "a name computed from the cluster", script: "PLAN=$(kubectl get installplan -n ops -o yaml | yq e '.items[].metadata.name' -)\nkubectl wait --for=condition=Installed=true installplan/$PLAN -n ops\nPW=$(kubectl get secret db -n ops -o yaml | yq .data.password)\nkubectl create secret generic copy -n x --from-literal=pw=\"$PW\"\n",
 			want: []string{"PLAN: {type: string, required: true", "PW: {type: string, secret: true", "khook runs no shell, so the spec asks for it"}},
