@@ -219,6 +219,13 @@ func (t *translator) runsCommand(s *syntax.Stmt) bool {
 		return false
 	}
 	name := lit(c.Args[0])
+	if v, ok, _ := t.eval(c.Args[0]); ok && name == "" {
+		// K=kubectl; if $K apply …: the tool, by the value it holds
+		if m := varRef.FindStringSubmatch(v); m != nil && m[0] == v && t.m.Var(m[1]) != nil && t.m.Var(m[1]).Default != nil {
+			v = *t.m.Var(m[1]).Default
+		}
+		return toolName(v) != ""
+	}
 	return name == "eval" || t.funcs[name] != nil
 }
 

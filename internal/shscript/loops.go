@@ -376,10 +376,24 @@ func kindNames(pos []string) []string {
 func runsTool(n syntax.Node) bool {
 	found := false
 	syntax.Walk(n, func(n syntax.Node) bool {
-		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && isTool(lit(c.Args[0])) {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && (isTool(lit(c.Args[0])) || toolParam(c.Args[0])) {
 			found = true
 		}
 		return !found
 	})
 	return found
+}
+
+// toolParam: the word is $KUBECTL, "${HELM_BIN}", ${OC}: a variable the
+// script keeps its helm or kubectl in (call reads its default).
+func toolParam(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	pe, _ := paramOf(w.Parts[0])
+	if pe == nil || pe.Param == nil || pe.Exp != nil || pe.Index != nil || pe.Length {
+		return false
+	}
+	name := strings.ToUpper(pe.Param.Value)
+	return name == "OC" || strings.Contains(name, "KUBECTL") || strings.Contains(name, "HELM") && !strings.Contains(name, "HELMFILE")
 }
