@@ -9,5 +9,8 @@ func TestTrial46kIdioms(t *testing.T) {
 		// contour's make-kind-cluster.sh: if ${KUBECTL} apply … in a retry loop
 		{name: "kubectl through a variable as a condition", script: "KUBECTL=${KUBECTL:-kubectl}\nK=kubectl\nif ${KUBECTL} apply -f m.yaml -n x; then echo applied; fi\nif $K apply -f m.yaml -n y; then echo applied; fi\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"namespace: x", `namespace: "y"`}},
+		// gitea-operator's quickstart.sh: one name, four release tags
+		{name: "a variable set again from another computation", script: "LATEST=$(curl -s https://api.github.com/repos/a/a/releases/latest | jq -r .tag_name)\nkubectl apply -f https://example.com/a/${LATEST}/a.yaml -n x\nLATEST=$(curl -s https://api.github.com/repos/b/b/releases/latest | jq -r .tag_name)\nkubectl apply -f https://example.com/b/${LATEST}/b.yaml -n x\n",
+			want: []string{"LATEST: {type: string, required: true", "LATEST_2: {type: string, required: true", "/b/${LATEST_2}/b.yaml"}},
 	})
 }

@@ -429,15 +429,30 @@ func (t *translator) assign(a *syntax.Assign) {
 		case fromFile:
 			why = "a secret the script reads from a file"
 		}
-		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
+		t.vars[name] = &shVar{decl: &importer.Var{Name: t.varName(name, t.loc(a)), Secret: true, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
 	case !ok:
-		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Required: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}}
+		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(a)), Required: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}}
 	case a.Append && t.vars[name] != nil:
 		c := *t.vars[name] // a copy: the value before stays another branch's
 		c.val += val
 		t.vars[name] = &c
 	default:
 		t.vars[name] = &shVar{val: val}
+	}
+}
+
+// varName is the spec's name for the value the script sets at loc: NAME,
+// or NAME_2, NAME_3… when the spec already has a NAME the script set
+// elsewhere (LATEST=$(curl …cert-manager…), later LATEST=$(curl
+// …ingress-nginx…): two values, which one variable could not hold).
+func (t *translator) varName(name string, loc importer.Loc) string {
+	n := name
+	for i := 2; ; i++ {
+		v := t.m.Var(n)
+		if v == nil || v.From == loc {
+			return n
+		}
+		n = name + "_" + strconv.Itoa(i)
 	}
 }
 
@@ -647,33 +662,26 @@ func litArgs(ws []*syntax.Word) []string {
 // fileReader reads a file or a secret store at the start of a pipeline.
 var fileReader = set("cat", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security", "pwgen", "jq", "yq")
 
-// readsFile marks a command substitution that reads a file or a secret
-// store: the variable it sets is a secret.
+// readsFile marks a command substitution whose value is a secret: one
+// that reads a file or a secret store, or a command's output that reads
+// or decodes something secret (talosctl get etcdrootsecret | yq …). A
+// command's output that names nothing secret (kubectl get installplan …
+// | yq, curl …/releases/latest | jq) is a value to give, not a secret.
 func (t *translator) readsFile(calls []*syntax.CallExpr) {
-	if c := firstCall(calls); c != nil && (lit(c.Args[0]) == "kubectl" || lit(c.Args[0]) == "helm") && !readsClusterSecret(calls) {
-		// $(kubectl get installplan … | yq …): a name or a status the
-		// cluster holds, not a secret; the variable is one to set
+	first := firstCall(calls)
+	if first == nil {
 		return
 	}
-	first := ""
-	for _, c := range calls {
-		if c == nil || len(c.Args) == 0 {
-			continue
+	name := lit(first.Args[0])
+	if !fileReader[name] {
+		if t.readsSecret(calls) {
+			t.computedSecret, t.fromFileSecrets = true, true
 		}
-		if first == "" {
-			first = lit(c.Args[0])
-		} else if !fileReader[first] {
-			// talosctl … | yq …: a value a command computes, secret all the
-			// same, but read from no file
-			t.computedSecret = true
-		}
-		switch lit(c.Args[0]) {
-		case "cat", "jq", "yq", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security", "pwgen":
-			t.fromFileSecrets = true
-			if lit(c.Args[0]) == "pwgen" || len(c.Args) > 1 && lit(c.Args[0]) == "openssl" && lit(c.Args[1]) == "rand" {
-				t.generated = true
-			}
-		}
+		return
+	}
+	t.fromFileSecrets = true
+	if name == "pwgen" || len(first.Args) > 1 && name == "openssl" && lit(first.Args[1]) == "rand" {
+		t.generated = true
 	}
 }
 
@@ -687,31 +695,38 @@ func firstCall(calls []*syntax.CallExpr) *syntax.CallExpr {
 	return nil
 }
 
-// readsClusterSecret: a pipeline that begins with kubectl or helm reads
-// a secret when it gets a Secret, a Secret's data or helm's values, or
-// decodes base64 on the way.
-func readsClusterSecret(calls []*syntax.CallExpr) bool {
+// readsSecret: a pipeline gets a Secret or a Secret's data, helm's
+// values, names a secret-looking thing, decodes base64 or reads a
+// secret variable on the way.
+func (t *translator) readsSecret(calls []*syntax.CallExpr) bool {
 	first := firstCall(calls)
 	for _, c := range calls {
 		if c == nil || len(c.Args) == 0 {
 			continue
 		}
-		args := litArgs(c.Args)
-		if c != first && args[0] == "base64" {
+		if c != first && lit(c.Args[0]) == "base64" {
 			return true
 		}
-		for _, a := range args[1:] {
+		for _, w := range c.Args[1:] {
+			a, _, _ := t.eval(w)
 			kind, _, _ := strings.Cut(strings.ToLower(a), "/")
 			switch {
-			case kind == "secret" || kind == "secrets" || strings.Contains(a, ".data"):
+			case kind == "secret" || kind == "secrets" || strings.Contains(a, ".data") || secretWord.MatchString(a):
 				return true
-			case c == first && args[0] == "helm" && (a == "values" || a == "manifest" || a == "all"):
+			case c == first && lit(c.Args[0]) == "helm" && (a == "values" || a == "manifest" || a == "all"):
 				return true
+			}
+			for _, m := range varRef.FindAllStringSubmatch(a, -1) {
+				if v := t.m.Var(m[1]); v != nil && v.Secret {
+					return true
+				}
 			}
 		}
 	}
 	return false
 }
+
+var secretWord = regexp.MustCompile(`(?i)secret|token|passw|credential|private|api[-_]?key`)
 
 // findsRepoRoot: a function of the script that walks up to the directory
 // holding .git (find_repo_root) stands for git rev-parse --show-toplevel,
