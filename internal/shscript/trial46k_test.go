@@ -12,5 +12,8 @@ func TestTrial46kIdioms(t *testing.T) {
 		// gitea-operator's quickstart.sh: one name, four release tags
 		{name: "a variable set again from another computation", script: "LATEST=$(curl -s https://api.github.com/repos/a/a/releases/latest | jq -r .tag_name)\nkubectl apply -f https://example.com/a/${LATEST}/a.yaml -n x\nLATEST=$(curl -s https://api.github.com/repos/b/b/releases/latest | jq -r .tag_name)\nkubectl apply -f https://example.com/b/${LATEST}/b.yaml -n x\n",
 			want: []string{"LATEST: {type: string, required: true", "LATEST_2: {type: string, required: true", "/b/${LATEST_2}/b.yaml"}},
+		// rating-operator's deploy: [ -z "${APP_NAMESPACE:-}" ] && … exit 1
+		{name: "a variable the script stops without", script: "E=${E:-dev}\n[ -z \"${NS:-}\" ] && echo \"NS not set\" && exit 1\nif [[ -z \"$TEAM\" ]]; then\n  echo no team >&2\n  exit 2\nfi\n[ -n \"$E\" ] || { echo no; exit 1; }\n[ -z \"$1\" ] && exit 1\nkubectl create ns \"$NS\" || true\nkubectl apply -f m.yaml -n \"$TEAM-$E\"\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"NS: {type: string, required: true, description: \"the script stops without it (install.sh:4)", "TEAM: {type: string, required: true", `E: {type: string, default: "dev"}`, "name: ${NS}"}},
 	})
 }

@@ -118,7 +118,7 @@ func (t *translator) stmts(list []*syntax.Stmt) {
 }
 
 func (t *translator) stmt(s *syntax.Stmt) {
-	if t.splitOnAlts(s) {
+	if t.splitOnAlts(s) || t.requires(s) {
 		return
 	}
 	switch c := s.Cmd.(type) {

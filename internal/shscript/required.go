@@ -1,0 +1,109 @@
+package shscript
+
+import (
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// requires is a check the script stops on when a variable is empty:
+// `[ -z "${X:-}" ] && echo … && exit 1`, `if [ -z "$X" ]; then …; exit 1;
+// fi`, `[ -n "$X" ] || { echo …; exit 1; }`. X is a required variable (no
+// default: the script never runs with it empty), and the spec follows the
+// path where it is set.
+func (t *translator) requires(s *syntax.Stmt) bool {
+	var test *syntax.Stmt
+	var fail []*syntax.Stmt
+	wantEmpty := true
+	switch c := s.Cmd.(type) {
+	case *syntax.IfClause:
+		if len(c.Cond) != 1 || c.Else != nil {
+			return false
+		}
+		test, fail = c.Cond[0], c.Then
+	case *syntax.BinaryCmd:
+		if c.Op != syntax.AndStmt && c.Op != syntax.OrStmt {
+			return false
+		}
+		// ((test && echo …) && exit 1): bash's lists group to the left
+		x, tail := c, []*syntax.Stmt{c.Y}
+		for inner, ok := x.X.Cmd.(*syntax.BinaryCmd); ok && inner.Op == syntax.AndStmt && x.X.Redirs == nil; inner, ok = x.X.Cmd.(*syntax.BinaryCmd) {
+			x, tail = inner, append([]*syntax.Stmt{inner.Y}, tail...)
+		}
+		test, fail, wantEmpty = x.X, tail, c.Op == syntax.AndStmt
+	default:
+		return false
+	}
+	pe, empty, ok := emptinessTest(test)
+	if !ok || empty != wantEmpty || !t.failsScript(fail) {
+		return false
+	}
+	if v := t.vars[pe.Param.Value]; v != nil && v.decl == nil {
+		return false // the script set it: the condition is decided as any other
+	}
+	if _, ok, _ := t.input(pe, pe.Param.Value); !ok {
+		return false
+	}
+	if v := t.m.Var(pe.Param.Value); v != nil && !v.Secret && (v.Default == nil || *v.Default == "") {
+		// (NS=${NS:-apps} first: never empty, the check is moot)
+		v.Default, v.Required = nil, true
+		v.Description = "the script stops without it (" + t.loc(s).String() + ")"
+	}
+	return true
+}
+
+// emptinessTest is `[ -z W ]`, `test -n W`, `[[ -z W ]]` (negated with !)
+// on one variable W ("$X", ${X:-}): empty says -z.
+func emptinessTest(s *syntax.Stmt) (*syntax.ParamExp, bool, bool) {
+	var op string
+	var w *syntax.Word
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		args := c.Args
+		if len(args) == 4 && lit(args[0]) == "[" && lit(args[3]) == "]" || len(args) == 3 && lit(args[0]) == "test" {
+			op, w = lit(args[1]), args[2]
+		}
+	case *syntax.TestClause:
+		if u, ok := c.X.(*syntax.UnaryTest); ok {
+			w, _ = u.X.(*syntax.Word)
+			op = u.Op.String()
+		}
+	}
+	if (op != "-z" && op != "-n") || w == nil || len(w.Parts) != 1 {
+		return nil, false, false
+	}
+	pe, _ := paramOf(w.Parts[0])
+	if pe == nil || pe.Param == nil || !syntax.ValidName(pe.Param.Value) || pe.Index != nil || pe.Length || pe.Excl {
+		// $1 is an argument: the script's arguments are read elsewhere
+		return nil, false, false
+	}
+	if pe.Exp != nil && ((pe.Exp.Op != syntax.DefaultUnset && pe.Exp.Op != syntax.DefaultUnsetOrNull) || lit(pe.Exp.Word) != "") {
+		return nil, false, false // ${X:-v} is never empty
+	}
+	return pe, (op == "-z") != s.Negated, true
+}
+
+// failsScript: the list only says why (echo, printf, a function that runs
+// no helm or kubectl) and ends with exit N, N not 0.
+func (t *translator) failsScript(list []*syntax.Stmt) bool {
+	if len(list) == 1 {
+		if b, ok := list[0].Cmd.(*syntax.Block); ok {
+			list = b.Stmts
+		}
+	}
+	if len(list) == 0 {
+		return false
+	}
+	for i, s := range list {
+		c, ok := s.Cmd.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 {
+			return false
+		}
+		name := lit(c.Args[0])
+		if i == len(list)-1 {
+			return name == "exit" && len(c.Args) == 2 && lit(c.Args[1]) != "" && lit(c.Args[1]) != "0"
+		}
+		if f := t.funcs[name]; name != "echo" && name != "printf" && (f == nil || runsTool(f.decl)) {
+			return false
+		}
+	}
+	return false
+}
