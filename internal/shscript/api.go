@@ -266,8 +266,13 @@ func pruneVars(m *importer.Model) {
 	}
 	kept := m.Vars[:0]
 	for _, v := range m.Vars {
-		if used[v.Name] {
-			kept = append(kept, v)
+		if !used[v.Name] {
+			continue
+		}
+		kept = append(kept, v)
+		if v.Required && strings.HasPrefix(v.Description, computedDescription) {
+			// the spec cannot run until someone finds what the script computed
+			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required variable (give it with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
 		}
 	}
 	m.Vars = kept

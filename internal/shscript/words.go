@@ -40,10 +40,6 @@ func secretLooking(name string) bool { return name != "key" && importer.SecretLo
 func (t *translator) ref(v *importer.Var) string {
 	if t.m.Var(v.Name) == nil {
 		t.m.Vars = append(t.m.Vars, v)
-		if v.Required && strings.HasPrefix(v.Description, computedDescription) {
-			// the spec cannot run until someone finds what the script computed
-			t.m.Info = append(t.m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required variable (give it with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
-		}
 	}
 	return "${" + v.Name + "}"
 }
