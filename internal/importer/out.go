@@ -68,6 +68,7 @@ type OutApply struct {
 	Namespace  string      `yaml:"namespace,omitempty"`
 	ServerSide bool        `yaml:"serverSide,omitempty"`
 	WaitFor    string      `yaml:"waitFor,omitempty"`
+	SkipIf     string      `yaml:"skipIf,omitempty"`
 }
 
 // OutDelete is a delete step: exactly one of Manifests, Resource, Release.

@@ -54,10 +54,14 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.ifClause(c.Else)
 			if !probe && last.Negated {
 				t.whenFound(last, t.m.Steps[before:])
+			} else if !probe {
+				t.keepIfExists(last, t.m.Steps[before:])
 			}
 		}
 		if !probe && !last.Negated {
 			t.whenFound(last, then)
+		} else if !probe {
+			t.keepIfExists(last, then)
 		}
 		t.checks--
 		return
@@ -179,6 +183,9 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 
 // isCheck: a read-only helm or kubectl command used as a condition.
 func (t *translator) isCheck(s *syntax.Stmt) bool {
+	if p, ok := s.Cmd.(*syntax.BinaryCmd); ok && p.Op == syntax.Pipe && filters(p.Y) {
+		return t.isCheck(p.X) // kubectl get secret -n x | grep age-key
+	}
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) < 2 {
 		return false
@@ -191,6 +198,36 @@ func (t *translator) isCheck(s *syntax.Stmt) bool {
 		return sub == "status" || sub == "list" || sub == "ls" || sub == "get" || sub == "history"
 	}
 	return false
+}
+
+// filters: the stage only reads what is piped to it and answers
+// (grep -q name, wc -l, jq -e …), a pipe of them too.
+func filters(s *syntax.Stmt) bool {
+	switch c := s.Cmd.(type) {
+	case *syntax.BinaryCmd:
+		return c.Op == syntax.Pipe && filters(c.X) && filters(c.Y)
+	case *syntax.CallExpr:
+		return len(c.Args) > 0 && filterCmd[lit(c.Args[0])]
+	}
+	return false
+}
+
+var filterCmd = set("grep", "egrep", "fgrep", "wc", "jq", "yq", "awk", "head", "tail", "cut", "sort", "uniq", "tr")
+
+// keepIfExists: steps the script runs only where a check on a Secret
+// finds none (if kubectl get secret … | grep key; then echo; else kubectl
+// apply -f secret.yaml; fi) create the Secret only where it is absent:
+// skipIf: exists, so a re-run keeps the data the script protects.
+func (t *translator) keepIfExists(check *syntax.Stmt, steps []*importer.Step) {
+	if !secretWord.MatchString(t.text(check.Cmd)) {
+		return
+	}
+	for _, st := range steps {
+		if a := st.Out.Apply; a != nil && a.SkipIf == "" {
+			a.SkipIf = "exists"
+			t.info(check, t.text(check.Cmd), "step "+st.Out.Name+" applies only where what it makes is absent (skipIf: exists), as the script creates it only where the check finds nothing: a re-run keeps the Secret's data")
+		}
+	}
 }
 
 // isProbe: `if ! kubectl wait … --timeout=5s; then kubectl apply …; fi`

@@ -15,5 +15,9 @@ func TestTrial46kIdioms(t *testing.T) {
 		// rating-operator's deploy: [ -z "${APP_NAMESPACE:-}" ] && … exit 1
 		{name: "a variable the script stops without", script: "E=${E:-dev}\n[ -z \"${NS:-}\" ] && echo \"NS not set\" && exit 1\nif [[ -z \"$TEAM\" ]]; then\n  echo no team >&2\n  exit 2\nfi\n[ -n \"$E\" ] || { echo no; exit 1; }\n[ -z \"$1\" ] && exit 1\nkubectl create ns \"$NS\" || true\nkubectl apply -f m.yaml -n \"$TEAM-$E\"\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"NS: {type: string, required: true, description: \"the script stops without it (install.sh:4)", "TEAM: {type: string, required: true", `E: {type: string, default: "dev"}`, "name: ${NS}"}},
+		// secrets-manager's deploy-local.sh: the Safe's age key, created once
+		{name: "a Secret created only where a check finds none", script: "kubectl apply -f ns.yaml\nif kubectl get secret -n demo | grep age-key; then\n  echo \"exists; not overriding it\"\nelse\n  kubectl apply -f secret.yaml\nfi\nkubectl get secret db -n demo || kubectl create secret generic db -n demo --from-literal=user=app\n",
+			files: map[string]string{"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n", "secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: age-key\n  namespace: demo\n"},
+			want:  []string{"- file: ./secret.yaml\n      skipIf: exists", "user: \"${DB_USER}\"\n      skipIf: exists", "a re-run keeps the Secret's data"}},
 	})
 }

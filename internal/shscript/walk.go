@@ -329,7 +329,9 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			// `kubectl get ns x || kubectl create ns x`: the step is idempotent.
 			t.checkOnly(c.X, "an existence check: the command after || becomes an idempotent step")
 			t.checks++
+			before := len(t.m.Steps)
 			t.stmt(c.Y)
+			t.keepIfExists(c.X, t.m.Steps[before:])
 			t.checks--
 		case t.isHousekeeping(c.Y):
 			// `kubectl create ns x || true`
