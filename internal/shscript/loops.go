@@ -163,6 +163,7 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 		t.optionLoop(c.Do)
 		return
 	}
+	before := len(t.m.Steps)
 	t.pollLoop(s, map[bool]*syntax.Stmt{waitsFor: cond}[true], c.Do)
 	if !waitsFor && !runsTool(s) {
 		// while [[ $# -gt 0 ]]; do case $1 in …: a shell loop, no poll; what it sets is not known
@@ -174,6 +175,9 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 			// Looping while the command succeeds waits for it to fail (a deletion): no step says that.
 			t.account(cond, importer.FateNotCarried, "", "a loop until the command fails khook cannot wait for; add a wait: step")
 			return
+		}
+		if len(t.m.Steps) > before {
+			return // its body made steps: pollLoop named the loop
 		}
 		t.pollCompare(s, cond)
 	}
@@ -318,9 +322,9 @@ func (t *translator) pollCompare(s *syntax.Stmt, cond *syntax.Stmt) {
 		}
 	}
 	if len(words) != 3 || lit(words[1]) != "!=" || len(words[0].Parts) != 1 {
-		if len(words) == 0 {
-			t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
-		}
+		// while [ $COUNTER -lt 150 ]; do … kubectl get pods …: a poll
+		// whose test khook cannot read; the steps after it relied on it
+		t.notCarried(s, t.text(s), "a loop that polls the cluster until what it reads changes; khook cannot turn it into a wait: add a wait: step for what it waits for")
 		return
 	}
 	cs, _ := words[0].Parts[0].(*syntax.CmdSubst) // [[ $(kubectl get …) != True ]]

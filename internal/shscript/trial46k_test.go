@@ -19,5 +19,9 @@ func TestTrial46kIdioms(t *testing.T) {
 		{name: "a Secret created only where a check finds none", script: "kubectl apply -f ns.yaml\nif kubectl get secret -n demo | grep age-key; then\n  echo \"exists; not overriding it\"\nelse\n  kubectl apply -f secret.yaml\nfi\nkubectl get secret db -n demo || kubectl create secret generic db -n demo --from-literal=user=app\n",
 			files: map[string]string{"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n", "secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: age-key\n  namespace: demo\n"},
 			want:  []string{"- file: ./secret.yaml\n      skipIf: exists", "user: \"${DB_USER}\"\n      skipIf: exists", "a re-run keeps the Secret's data"}},
+		// haproxytech's create.sh: a counter loop that polls pods until Running
+		{name: "a poll on a counter", script: "kubectl apply -f m.yaml -n x\nCOUNTER=0\nwhile [  $COUNTER -lt 150 ]; do\n  sleep 2\n  result=$(kubectl get pods -n x --no-headers --selector=run=ctl | awk '{print $3}')\n  if [ \"$result\" = \"Running\" ]; then\n    COUNTER=151\n  else\n    COUNTER=`expr $COUNTER + 1`\n  fi\ndone\nkubectl wait --for=condition=ready --timeout=10s pod -l run=ctl -n x\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"name: wait-pod"},
+			notCarried: []string{"a loop that polls the cluster until what it reads changes"}},
 	})
 }
