@@ -277,6 +277,15 @@ func (t *translator) duration(x *cmd, s string) string {
 		t.notCarried(x.stmt, "--timeout "+s, x.args[0]+" refuses it (time: missing unit in duration), so the script's command fails as written; the step takes "+s+"s, as Helm 2 read it: write --timeout "+s+"s in the script")
 		return s + "s"
 	}
+	if m := varRef.FindStringSubmatch(s); m != nil && m[0] == s {
+		// readonly WAITTIME=${WAITTIME:-5m}; --timeout "${WAITTIME}"
+		if v := t.m.Var(m[1]); v != nil && v.Default != nil {
+			if _, err := time.ParseDuration(*v.Default); err == nil {
+				t.info(x.stmt, "--timeout "+s, "written as the default of "+m[1]+", "+*v.Default+": a step's timeout is not read from a variable; edit the step to change it")
+				return *v.Default
+			}
+		}
+	}
 	if _, err := time.ParseDuration(s); err != nil {
 		t.notCarried(x.stmt, "--timeout "+s, "not a duration; the step keeps khook's default timeout")
 		return ""

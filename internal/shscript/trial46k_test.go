@@ -23,5 +23,12 @@ func TestTrial46kIdioms(t *testing.T) {
 		{name: "a poll on a counter", script: "kubectl apply -f m.yaml -n x\nCOUNTER=0\nwhile [  $COUNTER -lt 150 ]; do\n  sleep 2\n  result=$(kubectl get pods -n x --no-headers --selector=run=ctl | awk '{print $3}')\n  if [ \"$result\" = \"Running\" ]; then\n    COUNTER=151\n  else\n    COUNTER=`expr $COUNTER + 1`\n  fi\ndone\nkubectl wait --for=condition=ready --timeout=10s pod -l run=ctl -n x\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"name: wait-pod"},
 			notCarried: []string{"a loop that polls the cluster until what it reads changes"}},
+		// rating-operator: sed -i on a manifest, then apply -f of its directory
+		{name: "a file edited in place, applied with its directory", script: "NS=${NS:-ops}\nsed -i \"s/namespace: .*/namespace: $NS/\" deploy/sa.yaml\nkubectl -n ${NS} apply -f deploy/\n",
+			files: map[string]string{"deploy/sa.yaml": "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: op\n  namespace: x\n", "deploy/cm.yaml": configMap},
+			want: []string{"namespace: ${NS}\n", "- file: ./deploy/cm.yaml", "the script edits it in place at install.sh:4 (sed -i)"}},
+		// contour's make-kind-cluster.sh: readonly WAITTIME=${WAITTIME:-5m}
+		{name: "a timeout from a variable with a default", script: "readonly WAITTIME=${WAITTIME:-5m}\nkubectl wait --timeout=\"${WAITTIME}\" -n op deployment/ctl --for=condition=Available\n",
+			want: []string{"timeout: 5m", "written as the default of WAITTIME, 5m"}},
 	})
 }
