@@ -226,6 +226,16 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 	}
 	var out []importer.OutSource
 	for _, file := range files {
+		if t.wrote[t.writeKey(file)] != nil {
+			// sed -i deploy/binding.yaml, then apply -f deploy/: the edited text
+			rel, _ := filepath.Rel(abs, file)
+			srcs, ok := t.manifestSource(x, filepath.Join(p, rel), false)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, srcs...)
+			continue
+		}
 		out = append(out, importer.OutSource{File: t.specPath(file)})
 	}
 	t.info(x.stmt, "kubectl apply -f "+p, "a directory: its "+itoa(len(files))+" manifests at import are listed; a file added later is not applied until it is added to the step (or make the directory a kustomization)")

@@ -122,7 +122,11 @@ func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 		t.account(x.stmt, importer.FateNotCarried, "", "a Secret from a file ("+w.from+", copied at "+w.at.String()+"): khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
 		return "", true, false
 	}
-	t.info(x.stmt, p, "the script makes it at "+w.at.String()+" from "+w.from+" (cp, then sed): the text it makes is inline here, so a later change to "+w.from+" is not followed until you import again")
+	how := "the script makes it at " + w.at.String() + " from " + w.from + " (cp, then sed): the text it makes"
+	if w.from == t.display(t.writeKey(p)) {
+		how = "the script edits it in place at " + w.at.String() + " (sed -i): the edited text"
+	}
+	t.info(x.stmt, p, how+" is inline here, so a later change to "+w.from+" is not followed until you import again")
 	return text, true, true
 }
 
