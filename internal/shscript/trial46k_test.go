@@ -26,7 +26,7 @@ func TestTrial46kIdioms(t *testing.T) {
 		// rating-operator: sed -i on a manifest, then apply -f of its directory
 		{name: "a file edited in place, applied with its directory", script: "NS=${NS:-ops}\nsed -i \"s/namespace: .*/namespace: $NS/\" deploy/sa.yaml\nkubectl -n ${NS} apply -f deploy/\n",
 			files: map[string]string{"deploy/sa.yaml": "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: op\n  namespace: x\n", "deploy/cm.yaml": configMap},
-			want: []string{"namespace: ${NS}\n", "- file: ./deploy/cm.yaml", "the script edits it in place at install.sh:4 (sed -i)"}},
+			want:  []string{"namespace: ${NS}\n", "- file: ./deploy/cm.yaml", "the script edits it in place at install.sh:4 (sed -i)"}},
 		// contour's make-kind-cluster.sh: readonly WAITTIME=${WAITTIME:-5m}
 		{name: "a timeout from a variable with a default", script: "readonly WAITTIME=${WAITTIME:-5m}\nkubectl wait --timeout=\"${WAITTIME}\" -n op deployment/ctl --for=condition=Available\n",
 			want: []string{"timeout: 5m", "written as the default of WAITTIME, 5m"}},
