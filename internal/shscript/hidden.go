@@ -19,7 +19,9 @@ var (
 	helmReadOnly = set("status", "list", "ls", "get", "history", "hist", "show", "inspect", "search", "version", "env", "lint", "verify",
 		"completion", "help", "pull", "fetch", "package", "create")
 	kubectlReadOnly = set("get", "describe", "logs", "top", "version", "cluster-info", "api-resources", "api-versions", "explain",
-		"auth", "diff", "events", "kustomize", "completion", "help", "plugin", "options", "config")
+		"auth", "diff", "events", "kustomize", "completion", "help", "plugin", "options", "config",
+		// krew plugins that only print (or install plugins locally)
+		"neat", "tree", "who-can", "access-matrix", "resource-capacity", "view-allocations", "images", "df-pv", "view-secret", "krew")
 )
 
 // readOnlyTool: argv is a helm or kubectl command that changes nothing
