@@ -550,7 +550,21 @@ func (t *translator) trap(x *cmd) {
 	if len(args) < 2 || args[0] == "" || args[0] == "-" {
 		return
 	}
-	why := "it runs when the script exits (trap at " + t.loc(x.stmt).String() + " on " + strings.Join(args[1:], " ") + "); khook has no step that runs when the run ends: run it after khook, or write it as a step of a teardown spec"
+	if t.trapped[args[0]] {
+		return // trap cleanup EXIT, then trap cleanup ERR: its commands are said once
+	}
+	if t.trapped == nil {
+		t.trapped = map[string]bool{}
+	}
+	t.trapped[args[0]] = true
+	when, ends := "when the script exits", "when the run ends"
+	if !slices.Contains(args[1:], "EXIT") && !slices.Contains(args[1:], "0") {
+		when, ends = "when the script is interrupted", "when the run is stopped"
+		if slices.Contains(args[1:], "ERR") {
+			when, ends = "when a command of the script fails", "when a step fails"
+		}
+	}
+	why := "it runs " + when + " (trap at " + t.loc(x.stmt).String() + " on " + strings.Join(args[1:], " ") + "); khook has no step that runs " + ends + ": run it after khook, or write it as a step of a teardown spec"
 	words := strings.Fields(args[0])
 	if f := t.funcs[words[0]]; f != nil && len(words) == 1 {
 		t.trapFunc(f, why, map[*function]bool{})

@@ -30,5 +30,12 @@ func TestTrial46kIdioms(t *testing.T) {
 		// contour's make-kind-cluster.sh: readonly WAITTIME=${WAITTIME:-5m}
 		{name: "a timeout from a variable with a default", script: "readonly WAITTIME=${WAITTIME:-5m}\nkubectl wait --timeout=\"${WAITTIME}\" -n op deployment/ctl --for=condition=Available\n",
 			want: []string{"timeout: 5m", "written as the default of WAITTIME, 5m"}},
+		// fluent-operator's e2e: a cleanup trapped on EXIT and on ERR runs once
+		{name: "a function trapped on EXIT and ERR", script: "cleanup() {\n  helm uninstall app -n demo\n}\ntrap cleanup EXIT\ntrap cleanup ERR\nkubectl apply -f m.yaml -n demo\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"helm/kubectl commands: 2, of which 1 became steps"},
+			notCarried: []string{"it runs when the script exits (trap at install.sh:6 on EXIT)"}},
+		// hortator's quickstart: kubectl neat only prints
+		{name: "a krew plugin that only prints", script: "kubectl apply -f m.yaml -n x\nkubectl get configmap demo -n x -o yaml | kubectl neat\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"2 are read-only"}},
 	})
 }

@@ -24,6 +24,7 @@ type translator struct {
 	src             []byte
 	vars            map[string]*shVar
 	funcs           map[string]*function
+	trapped         map[string]bool   // the trap handlers said (a function trapped on EXIT and ERR is said once)
 	repos           map[string]string // helm repo name → URL
 	when            []string          // conditions of the branches being walked (CEL)
 	args            []string          // positional parameters of the function being walked
