@@ -36,11 +36,15 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 	if !ok || empty != wantEmpty || !t.failsScript(fail) {
 		return false
 	}
-	if v := t.vars[pe.Param.Value]; v != nil && v.decl == nil {
+	switch v := t.vars[pe.Param.Value]; {
+	case v != nil && v.decl == nil:
 		return false // the script set it: the condition is decided as any other
-	}
-	if _, ok, _ := t.input(pe, pe.Param.Value); !ok {
-		return false
+	case v != nil:
+		t.ref(v.decl) // a variable of the spec already (source secrets.sh: POSTGRES_PASSWORD)
+	default:
+		if _, ok, _ := t.input(pe, pe.Param.Value); !ok {
+			return false
+		}
 	}
 	if v := t.m.Var(pe.Param.Value); v != nil && !v.Secret && (v.Default == nil || *v.Default == "") {
 		// (NS=${NS:-apps} first: never empty, the check is moot)

@@ -425,7 +425,9 @@ func (t *translator) assign(a *syntax.Assign) {
 		case fromFile:
 			why = "a secret the script reads from a file"
 		}
-		t.vars[name] = &shVar{decl: &importer.Var{Name: t.varName(name, t.loc(a)), Secret: true, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
+		// one name however often it is set: the script means one secret
+		// (PGPASS=$(openssl rand …) for a new Secret, then read back from it)
+		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
 	case !ok:
 		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(a)), Required: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}}
 	case a.Append && t.vars[name] != nil:
