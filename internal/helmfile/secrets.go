@@ -3,6 +3,7 @@ package helmfile
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,13 +12,55 @@ import (
 )
 
 // secretRead is a file the helmfile read (readFile, a set file:) whose
-// content is a secret: a PEM private key, a registry's docker config
-// (its "auths" hold credentials), a file named like one (tls.key, token,
-// id_rsa, id_ed25519, …; not id_rsa.pub, a public key), or one set under a secret-looking name (pullSecret.data).
+// content is a secret. The content decides first, whatever the file's
+// name: a PEM private key is a secret, and a file of nothing but
+// certificates and public keys (wire-server's elasticsearch-ca.pem, a CA
+// bundle) is not (trial 46m's D4). Else: a registry's docker config (its
+// "auths" hold credentials), a file named like a secret (tls.key, token,
+// id_rsa, id_ed25519, ca.pem, …; not id_rsa.pub, a public key), or one set
+// under a secret-looking name (pullSecret.data).
 func secretRead(rd *fileRead) bool {
+	if strings.Contains(rd.text, "PRIVATE KEY-----") {
+		return true
+	}
+	if publicPEM(rd.text) {
+		return false
+	}
 	base := filepath.Base(rd.path)
-	return rd.secret || strings.Contains(rd.text, "PRIVATE KEY-----") || strings.Contains(rd.text, `"auths"`) || importer.SecretLooking(base) ||
+	return rd.secret || strings.Contains(rd.text, `"auths"`) || importer.SecretLooking(base) ||
 		strings.HasPrefix(base, "id_") && !strings.HasSuffix(base, ".pub") || strings.HasSuffix(base, ".pem") || strings.HasSuffix(base, ".p12")
+}
+
+// publicPEM says whether text is one or more PEM blocks that are all
+// certificates or public keys (CERTIFICATE, TRUSTED CERTIFICATE, PUBLIC
+// KEY, RSA PUBLIC KEY), with nothing between and around them but blank
+// lines and # comments (a CA bundle's): public by its content.
+func publicPEM(text string) bool {
+	rest, n := []byte(text), 0
+	for {
+		block, after := pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		if !strings.HasSuffix(block.Type, "CERTIFICATE") && !strings.HasSuffix(block.Type, "PUBLIC KEY") {
+			return false
+		}
+		// What pem.Decode skipped before the block must be blank or comments.
+		if !blankOrComments(string(rest[:bytes.Index(rest, []byte("-----BEGIN"))])) {
+			return false
+		}
+		rest, n = after, n+1
+	}
+	return n > 0 && blankOrComments(string(rest))
+}
+
+func blankOrComments(s string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			return false
+		}
+	}
+	return true
 }
 
 // camelWords splits a camelCase key into words (pullSecret → pull_Secret)

@@ -214,3 +214,45 @@ func TestImportPublicKeyIsNotASecret(t *testing.T) {
 		t.Errorf("the public key is not written:\n%s", res.Spec)
 	}
 }
+
+// A file of certificates is public whatever its name, and a private key a
+// secret whatever its name: the content decides (trial 46m's D4, where
+// wire-server's elasticsearch-ca.pem, a CA certificate read with readFile
+// in a values template, refused the whole import for its .pem name).
+func TestImportCertificateIsNotASecretWhateverItsName(t *testing.T) {
+	cert := "# the test CA\n-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2VydGlmaWNhdGVCb2R5\n-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUU2Vjb25kQ2VydGlm\n-----END CERTIFICATE-----\n"
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml":     "releases:\n  - name: certs\n    namespace: ns1\n    chart: oci://r.example/raw\n    version: 1.0.0\n    values: [certs.yaml.gotmpl]\n",
+		"certs.yaml.gotmpl": "ca:\n  crt: {{ readFile \"./ca.pem\" | b64enc | quote }}\n  pem: {{ readFile \"./ca.pem\" | quote }}\n",
+		"ca.pem":            cert,
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatalf("a certificate refused the import: %v", err)
+	}
+	if res.Verdict() != Faithful || len(res.Files) != 1 || !strings.Contains(string(res.Files[0].Data), "MIIBszCCAVmgAwIBAgIUQ2VydGlmaWNhdGVCb2R5") {
+		t.Errorf("the certificate is not carried into the generated values file (verdict %s):\n%s", res.Verdict(), res.Files)
+	}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{cert, false},
+		{"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n", false},
+		{cert + "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkeyBody\n-----END EC PRIVATE KEY-----\n", true},
+		{"password: hunter2\n" + cert, true}, // more than certificates: the name decides
+		{"not a certificate at all", true},
+	} {
+		if got := secretRead(&fileRead{path: "/x/ca.pem", text: tc.text}); got != tc.want {
+			t.Errorf("secretRead(ca.pem holding %q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+	// A private key is a secret whatever its name.
+	if !secretRead(&fileRead{path: "/x/bundle.txt", text: "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkq\n-----END PRIVATE KEY-----\n"}) {
+		t.Error("a private key in bundle.txt is not a secret")
+	}
+	if secretRead(&fileRead{path: "/x/server-chain.txt", text: cert}) {
+		t.Error("a certificate in server-chain.txt is a secret")
+	}
+}
