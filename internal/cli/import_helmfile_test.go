@@ -152,6 +152,26 @@ func TestImportHelmfileEnvironment(t *testing.T) {
 	if want := "1 release: 1 faithful, 0 partial, 0 refused; import faithful"; code != 0 || lastLine(errOut.String()) != want {
 		t.Errorf("exit %d, stderr %q; want 0 and %q", code, errOut, want)
 	}
+
+	// Without -e, HELMFILE_ENVIRONMENT chooses, as in helmfile, and stderr
+	// says so before the count; -e wins over it (trial 46m's D1).
+	for _, tc := range []struct {
+		variable string
+		args     []string
+		want     string
+	}{
+		{"dev", nil, "environment dev (from HELMFILE_ENVIRONMENT; --environment overrides it)"},
+		{"dev", []string{"-e", "prod"}, "environment prod (from --environment)"},
+		{"", nil, "environment default (neither --environment nor HELMFILE_ENVIRONMENT is set)"},
+	} {
+		t.Setenv("HELMFILE_ENVIRONMENT", tc.variable)
+		ios, _, errOut = iostreams.Test("")
+		code = Run(context.Background(), append([]string{"import", "helmfile", "helmfile.yaml", "--out", "khook.yaml"}, tc.args...), ios)
+		lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+		if code != 0 || len(lines) < 2 || lines[len(lines)-2] != tc.want || !strings.HasPrefix(lines[len(lines)-1], "1 release: 1 faithful") {
+			t.Errorf("HELMFILE_ENVIRONMENT=%s %v: exit %d, stderr %q; want 0 and %q before the count", tc.variable, tc.args, code, errOut, tc.want)
+		}
+	}
 }
 
 // In a helmfile.d folder, a file that does not define -e's environment is
@@ -167,6 +187,7 @@ func TestImportHelmfileDEnvironment(t *testing.T) {
 	ios, _, errOut := iostreams.Test("")
 	code := Run(context.Background(), []string{"import", "helmfile", "-e", "prod", ".", "--out", "khook.yaml"}, ios)
 	want := "helmfile.d/00-crds.yaml: warning: environment \"prod\" is not defined in this file: helmfile skips a helmfile.d file without it, so none of its releases is imported\n" +
+		"environment prod (from --environment)\n" +
 		"1 release: 1 faithful, 0 partial, 0 refused; import faithful\n"
 	if code != 0 || errOut.String() != want {
 		t.Errorf("exit %d, stderr %q; want 0 and %q", code, errOut, want)

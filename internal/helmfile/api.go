@@ -31,11 +31,17 @@
 // runner or CLI package.
 package helmfile
 
-import "github.com/khook/khook/internal/importer"
+import (
+	"os"
+
+	"github.com/khook/khook/internal/importer"
+)
 
 // Options of an import.
 type Options struct {
-	// Environment is helmfile's --environment; "" is "default".
+	// Environment is helmfile's --environment; "" is, as in helmfile,
+	// the HELMFILE_ENVIRONMENT environment variable (looked up through
+	// Env) when it is set and not empty, else "default".
 	Environment string
 	// AllowExec lets the helmfile's exec/envExec template functions run
 	// commands; without it a call is refused at its FILE:LINE.
@@ -120,6 +126,42 @@ type Result struct {
 	// keys, repositories).
 	NotCarried []Note
 	Info       []Note
+	// Environment is the environment rendered, and EnvironmentFrom where
+	// it came from: EnvFlag, EnvVariable or EnvDefault.
+	Environment     string
+	EnvironmentFrom string
+}
+
+// Where the environment an import renders came from (Result.EnvironmentFrom).
+const (
+	EnvFlag     = "--environment"
+	EnvVariable = "HELMFILE_ENVIRONMENT"
+	EnvDefault  = "default"
+)
+
+// environment is the environment helmfile v1.8.0 renders and where it
+// comes from: --environment (-e) when given and not empty, else the
+// HELMFILE_ENVIRONMENT environment variable when set and not empty, else
+// "default". helmfile v1.8.0, pkg/config/global.go, (*GlobalImpl).Env:
+//
+//	case g.Environment != "": env = g.Environment
+//	case os.Getenv("HELMFILE_ENVIRONMENT") != "": env = os.Getenv("HELMFILE_ENVIRONMENT")
+//	default: env = state.DefaultEnv
+//
+// (cmd/root.go's --environment: "Overrides "HELMFILE_ENVIRONMENT" OS
+// environment variable when specified. defaults to "default"").
+func environment(opts Options) (name, from string) {
+	if opts.Environment != "" {
+		return opts.Environment, EnvFlag
+	}
+	lookup := opts.Env
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	if v, _ := lookup(EnvVariable); v != "" {
+		return v, EnvVariable
+	}
+	return "default", EnvDefault
 }
 
 // Verdict is Faithful when every release is and nothing at file level was

@@ -51,7 +51,25 @@ type converter struct {
 // chart, a generated values file) or breaks the rendering, the import
 // runs again without placeholders and fails as helmfile does, at the
 // requiredEnv's FILE:LINE.
+//
+// The environment is helmfile's: Options.Environment, else
+// HELMFILE_ENVIRONMENT, else default (environment); Result says which
+// and whence.
 func Import(dir, file string, opts Options) (*Result, error) {
+	name, from := environment(opts)
+	opts.Environment = name
+	res, err := importEnv(dir, file, opts)
+	var ie *InputError
+	if errors.As(err, &ie) && from == EnvVariable && (ie.envUndef || ie.notDefined || strings.Contains(ie.Msg, "is not defined")) {
+		ie.Msg += fmt.Sprintf(" (environment %q is HELMFILE_ENVIRONMENT's, which helmfile uses when no --environment is given)", name)
+	}
+	if res != nil {
+		res.Environment, res.EnvironmentFrom = name, from
+	}
+	return res, err
+}
+
+func importEnv(dir, file string, opts Options) (*Result, error) {
 	opts.placeholders = true
 	res, used, err := importOnce(dir, file, opts)
 	var ie *InputError

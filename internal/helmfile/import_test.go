@@ -847,3 +847,47 @@ func TestImportHelmfileDUndefinedEnvironment(t *testing.T) {
 		t.Errorf("got  %v\nwant %s", err, msg)
 	}
 }
+
+// Without --environment, helmfile renders the environment HELMFILE_ENVIRONMENT
+// names (helmfile v1.8.0 pkg/config (*GlobalImpl).Env), and so does the
+// import; --environment wins over it, and the result says which environment
+// and whence (trial 46m's D1: replicated's wg-easy selects its environment
+// this way, and the import rendered default, exit 0).
+func TestImportHelmfileEnvironmentVariable(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "environments:\n  default:\n    values:\n      - replicas: 1\n  staging:\n    values:\n      - replicas: 2\n  prod:\n    values:\n      - replicas: 3\n---\nreleases:\n  - name: app\n    namespace: app\n    chart: oci://r.example/app\n    version: 1.0.0\n    values:\n      - env: {{ .Environment.Name }}\n        replicas: {{ .Values.replicas }}\n",
+	})
+	for _, tc := range []struct {
+		flag, variable string
+		want, wantFrom string
+		replicas       int
+	}{
+		{"", "", "default", EnvDefault, 1},
+		{"", "prod", "prod", EnvVariable, 3},
+		{"staging", "prod", "staging", EnvFlag, 2},
+		{"staging", "", "staging", EnvFlag, 2},
+	} {
+		env := map[string]string{}
+		if tc.variable != "" {
+			env["HELMFILE_ENVIRONMENT"] = tc.variable
+		}
+		res, err := Import(dir, "helmfile.yaml.gotmpl", Options{Environment: tc.flag, Env: func(n string) (string, bool) { v, ok := env[n]; return v, ok }})
+		if err != nil {
+			t.Fatalf("-e %q, HELMFILE_ENVIRONMENT=%q: %v", tc.flag, tc.variable, err)
+		}
+		got := res.Releases[0].Resolved.Values
+		if res.Environment != tc.want || res.EnvironmentFrom != tc.wantFrom || got["env"] != tc.want || got["replicas"] != tc.replicas {
+			t.Errorf("-e %q, HELMFILE_ENVIRONMENT=%q: environment %s from %s, values %v; want %s from %s", tc.flag, tc.variable, res.Environment, res.EnvironmentFrom, got, tc.want, tc.wantFrom)
+		}
+		if !strings.Contains(string(res.Spec), "(environment "+tc.want+")") {
+			t.Errorf("the spec's header does not name environment %s:\n%s", tc.want, res.Spec)
+		}
+	}
+	// An environment the helmfile does not define, from the variable, is
+	// refused as helmfile refuses it, saying where it came from.
+	_, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: func(n string) (string, bool) { return "qa", n == "HELMFILE_ENVIRONMENT" }})
+	if err == nil || !strings.Contains(err.Error(), `environment "qa" is not defined`) || !strings.Contains(err.Error(), "HELMFILE_ENVIRONMENT") {
+		t.Errorf("got %v, want environment qa refused, naming HELMFILE_ENVIRONMENT", err)
+	}
+}

@@ -1,11 +1,14 @@
 package helmfile
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
+
+	"github.com/khook/khook/spec"
 )
 
 // No secret the import read is written: a secret-looking environment
@@ -59,23 +62,16 @@ func TestImportSecretsNeverWritten(t *testing.T) {
 			t.Errorf("%s written:\n%s\n%s", secret, res.Spec, notes.String())
 		}
 	}
-	for _, want := range []string{"token: ${API_TOKEN}", "password: ${DB_PASSWORD}", "header: Bearer ${DB_PASSWORD}", "${TLS_KEY}",
+	for _, want := range []string{"token: ${API_TOKEN}", "password: ${DB_PASSWORD}", "header: Bearer ${DB_PASSWORD}", `key: ${TLS_KEY|printf "%s\n"|toJson}`,
 		"API_TOKEN: {type: string, secret: true", "DB_PASSWORD: {type: string, secret: true", "TLS_KEY: {type: string, secret: true", "X_PASSWORD: {type: string, secret: true"} {
 		if !strings.Contains(string(res.Spec), want) {
 			t.Errorf("spec lacks %q\n%s", want, res.Spec)
 		}
 	}
 
-	// Rendered into a generated values file, the key would be written: refused.
-	write(t, dir, map[string]string{
-		"helmfile.yaml":      "releases:\n  - name: app\n    chart: oci://r.example/app\n    values: [values.yaml.gotmpl, plain.yaml]\n",
-		"values.yaml.gotmpl": "tls:\n  key: {{ readFile \"tls.key\" | quote }}\n",
-		"plain.yaml":         "a: 1\n",
-	})
-	_, err = Import(dir, "helmfile.yaml", Options{Env: lookup})
-	if err == nil || !strings.Contains(err.Error(), "the content of tls.key would be written in plaintext") || strings.Contains(err.Error(), "MIIEvQ") {
-		t.Errorf("got %v, want a refusal naming tls.key without its content", err)
-	}
+	// Rendered into a generated values file (which khook reads as it is,
+	// substituting nothing), the key moves into the step's values: as the
+	// variable; tested in TestImportSecretFileInAGeneratedValuesFile.
 }
 
 // A value computed from a secret variable (MinBZK's derivePassword of a
@@ -212,5 +208,138 @@ func TestImportPublicKeyIsNotASecret(t *testing.T) {
 	}
 	if !strings.Contains(string(res.Spec), pub) {
 		t.Errorf("the public key is not written:\n%s", res.Spec)
+	}
+}
+
+// A file of certificates is public whatever its name, and a private key a
+// secret whatever its name: the content decides (trial 46m's D4, where
+// wire-server's elasticsearch-ca.pem, a CA certificate read with readFile
+// in a values template, refused the whole import for its .pem name).
+func TestImportCertificateIsNotASecretWhateverItsName(t *testing.T) {
+	cert := "# the test CA\n-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2VydGlmaWNhdGVCb2R5\n-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUU2Vjb25kQ2VydGlm\n-----END CERTIFICATE-----\n"
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml":     "releases:\n  - name: certs\n    namespace: ns1\n    chart: oci://r.example/raw\n    version: 1.0.0\n    values: [certs.yaml.gotmpl]\n",
+		"certs.yaml.gotmpl": "ca:\n  crt: {{ readFile \"./ca.pem\" | b64enc | quote }}\n  pem: {{ readFile \"./ca.pem\" | quote }}\n",
+		"ca.pem":            cert,
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatalf("a certificate refused the import: %v", err)
+	}
+	if res.Verdict() != Faithful || len(res.Files) != 1 || !strings.Contains(string(res.Files[0].Data), "MIIBszCCAVmgAwIBAgIUQ2VydGlmaWNhdGVCb2R5") {
+		t.Errorf("the certificate is not carried into the generated values file (verdict %s):\n%s", res.Verdict(), res.Files)
+	}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{cert, false},
+		{"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n", false},
+		{cert + "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkeyBody\n-----END EC PRIVATE KEY-----\n", true},
+		{"password: hunter2\n" + cert, true}, // more than certificates: the name decides
+		{"not a certificate at all", true},
+	} {
+		if got := secretRead(&fileRead{path: "/x/ca.pem", text: tc.text}); got != tc.want {
+			t.Errorf("secretRead(ca.pem holding %q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+	// A private key is a secret whatever its name.
+	if !secretRead(&fileRead{path: "/x/bundle.txt", text: "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkq\n-----END PRIVATE KEY-----\n"}) {
+		t.Error("a private key in bundle.txt is not a secret")
+	}
+	if secretRead(&fileRead{path: "/x/server-chain.txt", text: cert}) {
+		t.Error("a certificate in server-chain.txt is a secret")
+	}
+}
+
+// A secret file rendered into a values file the import generates (wire-server's
+// certs template: a CA certificate and its key, b64enc, trial 46m's D4)
+// becomes the secret variable in the step's values:, since khook
+// substitutes variables in the spec only, never in a values file; the
+// certificate stays in the generated file. Where a later values file sets
+// the same key (moved, the secret would override it), only that release is
+// partial, at its line, never the whole import refused; the key is never
+// written.
+func TestImportSecretFileInAGeneratedValuesFile(t *testing.T) {
+	cert := "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2VydGlmaWNhdGVCb2R5\n-----END CERTIFICATE-----\n"
+	key := "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n"
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": `releases:
+  - name: certs
+    namespace: ns1
+    chart: oci://r.example/raw
+    version: 1.0.0
+    values: [certs.yaml.gotmpl, plain.yaml]
+  - name: pem
+    namespace: ns1
+    chart: oci://r.example/raw
+    version: 1.0.0
+    values: [pem.yaml.gotmpl]
+  - name: shadowed
+    namespace: ns1
+    chart: oci://r.example/raw
+    version: 1.0.0
+    values: [certs.yaml.gotmpl, shadow.yaml]
+`,
+		"certs.yaml.gotmpl": "secret:\n  tls.crt: {{ readFile \"./ca.pem\" | b64enc | quote }}\n  tls.key: {{ readFile \"./ca-key.pem\" | b64enc | quote }}\n",
+		"pem.yaml.gotmpl":   "key: {{ readFile \"./ca-key.pem\" | quote }}\nlabel: the key\n",
+		"plain.yaml":        "replicas: 2\n",
+		"shadow.yaml":       "secret:\n  tls.key: from-a-later-file\n",
+		"ca.pem":            cert,
+		"ca-key.pem":        key,
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatalf("one release's secret refused the whole import: %v", err)
+	}
+	var all strings.Builder
+	all.Write(res.Spec)
+	for _, f := range res.Files {
+		all.WriteString(f.Path + "\n" + string(f.Data))
+	}
+	for _, r := range res.Releases {
+		for _, n := range append(append([]Note{}, r.NotCarried...), r.Info...) {
+			all.WriteString(n.String() + "\n")
+		}
+	}
+	if strings.Contains(all.String(), "MIIEvQIBADAN") || strings.Contains(all.String(), base64.StdEncoding.EncodeToString([]byte(key))[:40]) {
+		t.Fatalf("the key is written:\n%s", all.String())
+	}
+	verdicts := map[string]Verdict{}
+	for _, r := range res.Releases {
+		verdicts[r.Resolved.Name] = r.Verdict
+	}
+	if verdicts["certs"] != Faithful || verdicts["pem"] != Faithful || verdicts["shadowed"] != Partial {
+		t.Errorf("verdicts %v, want certs and pem faithful, shadowed partial", verdicts)
+	}
+	for _, r := range res.Releases {
+		if r.Resolved.Name == "shadowed" && (len(r.NotCarried) != 1 || !strings.Contains(r.NotCarried[0].String(), "helmfile.yaml:16: release shadowed: values secret.tls.key") ||
+			!strings.Contains(r.NotCarried[0].String(), "the later values file ./shadow.yaml sets it too")) {
+			t.Errorf("shadowed's note: %v", r.NotCarried)
+		}
+	}
+	if !strings.Contains(all.String(), "MIIBszCCAVmgAwIBAgIUQ2VydGlmaWNhdGVCb2R5") && !strings.Contains(all.String(), base64.StdEncoding.EncodeToString([]byte(cert))) {
+		t.Errorf("the certificate is not carried:\n%s", all.String())
+	}
+
+	// Loaded as khook loads it, with the variable set as a user sets it
+	// ("$(cat ca-key.pem)", no final newline), the values are helmfile's.
+	s, err := spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: strings.NewReader(string(res.Spec)), Environ: []string{"KHOOK_SECRET_CA_KEY_PEM=" + strings.TrimSpace(key)}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.Spec)
+	}
+	got := map[string]map[string]any{}
+	for _, st := range s.Steps {
+		if st.Helm != nil {
+			got[st.Helm.Release] = st.Helm.Values
+		}
+	}
+	if v, _ := got["certs"]["secret"].(map[string]any); v == nil || v["tls.key"] != base64.StdEncoding.EncodeToString([]byte(key)) {
+		t.Errorf("certs' secret.tls.key is not the key's base64: %v\n%s", got["certs"], res.Spec)
+	}
+	if got["pem"]["key"] != key {
+		t.Errorf("pem's key is not the key: %q\n%s", got["pem"]["key"], res.Spec)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	specpkg "github.com/khook/khook/spec"
 )
 
 // set/setString come over as helmfile v1.8.0 passes them to helm (pkg/state
@@ -69,22 +71,37 @@ func TestImportSetValuesAsHelmfile(t *testing.T) {
 			t.Errorf("%s written:\n%s", secret, spec)
 		}
 	}
-	for _, want := range []string{"${CA_KEY}", "${AUTH_JSON}", "CA_KEY: {type: string, secret: true", "AUTH_JSON: {type: string, secret: true",
+	for _, want := range []string{`caKey: ${CA_KEY|printf "%s\n"|toJson}`, `dockerConfigJson: ${AUTH_JSON|printf "%s\n"|toJson}`, "CA_KEY: {type: string, secret: true", "AUTH_JSON: {type: string, secret: true",
 		"setString asText file certs/ca.crt: helmfile passes no --set-string for a file"} {
 		if !strings.Contains(spec, want) {
 			t.Errorf("spec lacks %q\n%s", want, spec)
 		}
 	}
 
+	// Loaded as khook loads it, with the variables set as a user sets them
+	// ("$(cat FILE)", no final newline), the values are helm's.
+	loaded, err := specpkg.Load(specpkg.LoadOptions{Files: []string{"-"}, Stdin: strings.NewReader(spec),
+		Environ: []string{"KHOOK_SECRET_CA_KEY=" + strings.TrimSpace(key), "KHOOK_SECRET_AUTH_JSON=" + strings.TrimSpace(auth)}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, spec)
+	}
+	if d := cmp.Diff(want, loaded.Steps[0].Helm.Values); d != "" {
+		t.Errorf("values loaded (-helm +khook):\n%s", d)
+	}
+
 	// A secret file rendered base64-encoded (b64enc, as a Secret's data)
-	// would still be the secret in plaintext: refused, naming the file.
+	// into a generated values file moves into the step's values as the
+	// variable, b64enc'd by khook: the file is never written.
 	write(t, dir, map[string]string{
 		"helmfile.yaml":      "releases:\n  - name: app\n    chart: oci://r.example/app\n    values: [values.yaml.gotmpl, plain.yaml]\n",
 		"values.yaml.gotmpl": "registry:\n  dockerconfigjson: {{ readFile \"auth.json\" | b64enc }}\n",
 		"plain.yaml":         "a: 1\n",
 	})
-	_, err = Import(dir, "helmfile.yaml", Options{})
-	if err == nil || !strings.Contains(err.Error(), "the content of auth.json (base64-encoded) would be written in plaintext") {
-		t.Errorf("got %v, want a refusal naming auth.json", err)
+	res, err = Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `dockerconfigjson: ${AUTH_JSON|printf "%s\n"|b64enc}`; !strings.Contains(string(res.Spec), want) || res.Verdict() != Faithful {
+		t.Errorf("spec lacks %q (verdict %s)\n%s", want, res.Verdict(), res.Spec)
 	}
 }

@@ -142,13 +142,13 @@ func TestImportMatchesHelmfile(t *testing.T) {
 					return
 				}
 				built++
-				got, verdict, code := importResolve(t, root, in, e)
+				got, verdict, code, secrets := importResolve(t, root, in, e)
 				compared++
 				if len(dangling) > 0 && code == 0 {
 					t.Errorf("the import exits 0, but helmfile's needs name no release (%s): helmfile sync refuses this helmfile, so the import is not faithful (%s)", strings.Join(dangling, ", "), verdict)
 				}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("the imported spec resolves differently from helmfile (-helmfile +khook):\n%s\nimport said: %s", diff, verdict)
+				if !cmp.Equal(want, got) {
+					t.Errorf("the imported spec resolves differently from helmfile (-helmfile +khook; secrets masked):\n%s\nimport said: %s", secrets.diff(want, got), verdict)
 				}
 			})
 		}
@@ -252,6 +252,7 @@ func helmfileBuild(hf, helm, root, in string, e entry) ([]byte, error) {
 // wins), then set/setString.
 func resolveBuild(out []byte, root, in string) (_ []resolved, dangling []string, _ error) {
 	var rs []resolved
+	skipped := map[string]bool{}
 	// One document per state (a helmfile.d folder, sub-helmfiles), each
 	// after a "#  Source: FILE" comment naming the file its relative paths
 	// are relative to.
@@ -265,11 +266,58 @@ func resolveBuild(out []byte, root, in string) (_ []resolved, dangling []string,
 			return nil, nil, fmt.Errorf("cannot read helmfile build's output: %v", err)
 		}
 		for _, r := range st.Releases {
+			// helmfile build prints a release whose condition is false, but
+			// helmfile sync skips it: neither installed nor deleted, so the
+			// import writes no step for it.
+			enabled, err := conditionEnabled(r.Condition, st.RenderedValues)
+			if err != nil {
+				return nil, nil, fmt.Errorf("release %s: %v", r.Name, err)
+			}
+			if !enabled {
+				skipped[r.Name] = true
+				continue
+			}
 			rs = append(rs, st.resolve(r, base))
 		}
 	}
+	// A need of a skipped release: helmfile sync goes on without it, and
+	// the import drops it with a warning.
+	for i := range rs {
+		rs[i].Needs = slices.DeleteFunc(rs[i].Needs, func(n string) bool { return skipped[n[strings.LastIndexByte(n, '/')+1:]] })
+	}
 	rs, dangling = normalize(rs)
 	return rs, dangling, nil
+}
+
+// conditionEnabled is helmfile v1.8.0's reading of a release's condition
+// (pkg/state ConditionEnabled): none, or "true", is enabled, "false" is
+// not; else a path foo.enabled into the state's values, each map on the
+// way there (an error if not), enabled only where the value is a boolean
+// true.
+func conditionEnabled(cond string, values map[string]any) (bool, error) {
+	switch strings.ToLower(cond) {
+	case "", "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	keys := strings.Split(cond, ".")
+	if keys[len(keys)-1] != "enabled" {
+		return false, fmt.Errorf("condition %s: helmfile wants the form 'foo.enabled'", cond)
+	}
+	at := ""
+	for _, k := range keys[:len(keys)-1] {
+		at += "." + k
+		v, ok := values[k]
+		if !ok {
+			return false, fmt.Errorf("condition %s: environment values field '%s' not found", cond, at)
+		}
+		if values, ok = v.(map[string]any); !ok {
+			return false, fmt.Errorf("condition %s: environment values field '%s' is not a map", cond, at)
+		}
+	}
+	enabled, _ := values["enabled"].(bool)
+	return enabled, nil
 }
 
 var sourceLine = regexp.MustCompile(`(?m)^#  Source: (.+)$`)
@@ -308,6 +356,10 @@ func seedChartCache(cache string, list []byte) error {
 type buildState struct {
 	Repositories []buildRepo     `yaml:"repositories"`
 	Releases     []*buildRelease `yaml:"releases"`
+	// RenderedValues are the state's .Values, what a release's condition
+	// is read from (helmfile v1.8.0 pkg/app: ConditionEnabled(r,
+	// resolvedState.Values())).
+	RenderedValues map[string]any `yaml:"renderedvalues"`
 }
 
 type buildRepo struct {
@@ -323,6 +375,7 @@ type buildRelease struct {
 	Version   string          `yaml:"version"`
 	Needs     []string        `yaml:"needs"`
 	Installed *bool           `yaml:"installed"`
+	Condition string          `yaml:"condition"`
 	Values    []any           `yaml:"values"`
 	Set       []buildSetValue `yaml:"set"`
 	SetString []buildSetValue `yaml:"setString"`
@@ -384,6 +437,9 @@ func (st *buildState) resolve(r *buildRelease, base string) resolved {
 // runImport runs `khook import helmfile` on in as a user would, in its
 // folder with the entry's environment: the exit code and its last lines.
 func runImport(t *testing.T, root, in string, e entry) (int, string) {
+	// helmfile runs with env() alone: HELMFILE_ENVIRONMENT only as the
+	// entry sets it, and the import alike.
+	t.Setenv("HELMFILE_ENVIRONMENT", "")
 	for _, kv := range env(root, e.Env) {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
@@ -401,12 +457,16 @@ func runImport(t *testing.T, root, in string, e entry) (int, string) {
 	return code, fmt.Sprintf("exit %d: %s", code, lastLines(errOut.String(), 20))
 }
 
-func importResolve(t *testing.T, root, in string, e entry) ([]resolved, string, int) {
+func importResolve(t *testing.T, root, in string, e entry) ([]resolved, string, int, *secrets) {
 	dir := filepath.Join(root, filepath.Dir(in))
 	code, verdict := runImport(t, root, in, e)
 	specFile := filepath.Join(dir, "khook.yaml")
 	if _, err := os.Stat(specFile); err != nil {
 		t.Fatalf("the import wrote no spec (%s)", verdict)
+	}
+	secrets, err := readSecrets(specFile, dir, e.Env, importer.SecretLooking)
+	if err != nil {
+		t.Fatalf("the imported spec's secret variables: %v (%s)", err, verdict)
 	}
 	// The variables the import declared for the helmfile's environment
 	// variables take the values the entry gives helmfile, as a user's task
@@ -419,6 +479,10 @@ func importResolve(t *testing.T, root, in string, e entry) ([]resolved, string, 
 		}
 		environ = append(environ, prefix+k+"="+v)
 	}
+	// A secret variable standing for a file the helmfile reads ("the
+	// content of ca.key, a secret the helmfile reads") takes the file's
+	// content, as the user sets it.
+	environ = append(environ, secrets.environ...)
 	s, err := spec.Load(spec.LoadOptions{Files: []string{specFile}, Environ: environ, Redactor: redact.New()})
 	if err != nil {
 		t.Fatalf("the imported spec does not load: %v (%s)", err, verdict)
@@ -458,7 +522,7 @@ func importResolve(t *testing.T, root, in string, e entry) ([]resolved, string, 
 		}
 	}
 	out, _ = normalize(out)
-	return out, verdict, code
+	return out, verdict, code, secrets
 }
 
 // releaseNeeds is the releases a step waits for: its needs that are helm
@@ -499,6 +563,17 @@ func releaseNeeds(st *spec.Step, steps map[string]*spec.Step) []string {
 // no release at all is taken out and returned as dangling: helmfile sync
 // refuses such a helmfile, and the import must say it did not carry it.
 func normalize(rs []resolved) (_ []resolved, dangling []string) {
+	// A release without a namespace: helmfile leaves it to helm, which
+	// takes the kube context's namespace, else HELM_NAMESPACE, else
+	// "default"; env() gives neither tool a kubeconfig or HELM_NAMESPACE,
+	// so helm installs it into "default", where a khook helm step without
+	// namespace installs it too (the import warns that a context naming
+	// another namespace would differ).
+	for i := range rs {
+		if rs[i].Namespace == "" {
+			rs[i].Namespace = "default"
+		}
+	}
 	byName := map[string][]string{}
 	for _, r := range rs {
 		byName[r.Name] = append(byName[r.Name], r.Namespace+"/"+r.Name)
@@ -515,7 +590,11 @@ func normalize(rs []resolved) (_ []resolved, dangling []string) {
 			name := parts[len(parts)-1]
 			id := n
 			if len(parts) >= 2 {
-				id = parts[len(parts)-2] + "/" + name
+				ns := parts[len(parts)-2]
+				if ns == "" {
+					ns = "default" // as the release's own, above
+				}
+				id = ns + "/" + name
 			}
 			if !ids[id] && len(byName[name]) == 1 {
 				id = byName[name][0]

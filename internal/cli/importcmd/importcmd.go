@@ -48,6 +48,7 @@ type outcome struct {
 	files      []helmfile.File // beside the spec
 	notCarried []importer.Note
 	info       []importer.Note
+	preface    string // the line before the summary ("" none)
 	summary    string // the last line of stderr
 	verdict    importer.Verdict
 	refused    string // with verdict Refused: why nothing is written
@@ -101,7 +102,7 @@ error, YAML that does not parse after rendering, a missing values file).`,
 	}
 	cmd.Flags().StringVar(&opts.Out, "out", "", "write the spec to `FILE` instead of stdout (generated values files go beside it)")
 	cmd.Flags().StringVar(&opts.Name, "name", "", "metadata.name of the spec (default: the helmfile's directory name)")
-	cmd.Flags().StringVarP(&opts.Environment, "environment", "e", "default", "the helmfile environment to render")
+	cmd.Flags().StringVarP(&opts.Environment, "environment", "e", "", "the helmfile environment to render (default: $HELMFILE_ENVIRONMENT when set, else \"default\", as helmfile)")
 	cmd.Flags().BoolVar(&opts.AllowExec, "allow-exec", false, "let the helmfile's exec template function run commands")
 	cmd.Flags().BoolVar(&opts.Sequential, "sequential-helmfiles", false, "order the files of a helmfile.d or of a helmfiles: glob one after the other, as helmfile --sequential-helmfiles runs them (default: in parallel, as helmfile does)")
 	return cmd
@@ -123,7 +124,7 @@ func importHelmfile(opts *Options, specDir string) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &outcome{spec: res.Spec, files: res.Files, verdict: res.Verdict()}
+	o := &outcome{spec: res.Spec, files: res.Files, verdict: res.Verdict(), preface: environmentLine(res)}
 	counts := map[helmfile.Verdict]int{}
 	for _, r := range res.Releases {
 		o.notCarried = append(o.notCarried, r.NotCarried...)
@@ -141,6 +142,19 @@ func importHelmfile(opts *Options, specDir string) (*outcome, error) {
 	o.summary = fmt.Sprintf("%d %s: %d faithful, %d partial, %d refused; import %s",
 		len(res.Releases), words.Plural(len(res.Releases), "release", "releases"), counts[helmfile.Faithful], counts[helmfile.Partial], counts[helmfile.Refused], o.verdict)
 	return o, nil
+}
+
+// environmentLine says which environment the import rendered and where
+// it came from, as helmfile chooses it (trial 46m's D1: an environment
+// from HELMFILE_ENVIRONMENT was not seen).
+func environmentLine(res *helmfile.Result) string {
+	switch res.EnvironmentFrom {
+	case helmfile.EnvFlag:
+		return fmt.Sprintf("environment %s (from --environment)", res.Environment)
+	case helmfile.EnvVariable:
+		return fmt.Sprintf("environment %s (from HELMFILE_ENVIRONMENT; --environment overrides it)", res.Environment)
+	}
+	return fmt.Sprintf("environment %s (neither --environment nor HELMFILE_ENVIRONMENT is set)", res.Environment)
 }
 
 // validateCheck is `khook validate`'s check beyond spec.Load
@@ -185,6 +199,9 @@ func run(opts *Options, imp func(*Options, string) (*outcome, error)) error {
 	}
 	for _, n := range importer.Collapse(o.info) {
 		fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc, whatWhy(n))
+	}
+	if o.preface != "" {
+		fmt.Fprintln(errOut, o.preface)
 	}
 	fmt.Fprintln(errOut, o.summary)
 	if o.verdict == importer.Refused {

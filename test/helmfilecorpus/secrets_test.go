@@ -1,0 +1,192 @@
+package helmfilecorpus
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/redact"
+)
+
+// secretFileVar is how the import declares the secret variable standing
+// for a file the helmfile reads (internal/helmfile secretReads): its
+// description names the file, relative to where the import ran.
+var secretFileVar = regexp.MustCompile(`^the content of (.+), a secret the helmfile reads`)
+
+// importedSpec is what the comparison reads of the spec the import wrote
+// besides what spec.Load gives: its declared variables and, per release,
+// where its values refer to a secret one.
+type importedSpec struct {
+	Vars map[string]struct {
+		Secret      bool   `yaml:"secret"`
+		Description string `yaml:"description"`
+	} `yaml:"vars"`
+	Steps []struct {
+		Name string `yaml:"name"`
+		Helm *struct {
+			Release   string         `yaml:"release"`
+			Namespace string         `yaml:"namespace"`
+			Values    map[string]any `yaml:"values"`
+		} `yaml:"helm"`
+	} `yaml:"steps"`
+}
+
+// secrets is what the comparison gives the imported spec's secret
+// variables and keeps out of its log.
+type secrets struct {
+	// environ sets each secret variable standing for a file to the file's
+	// content, as a user would (KHOOK_SECRET_CA_KEY="$(cat ca.key)").
+	environ []string
+	// redactor holds every secret value known: the entry's secret-looking
+	// variables and those files' contents.
+	redactor *redact.Redactor
+	// paths are, per release (namespace/name, normalized), the values
+	// paths whose value the spec takes from a secret variable: a value
+	// derived from a secret (derivePassword), whose value only helmfile's
+	// side holds, is masked by where it is.
+	paths map[string][][]string
+}
+
+// readSecrets reads the spec the import wrote in dir: what H2 and H4 of
+// trial 46m ask of the comparison.
+func readSecrets(specFile, dir string, env map[string]string, secretLooking func(string) bool) (*secrets, error) {
+	s := &secrets{redactor: redact.New(), paths: map[string][][]string{}}
+	for k, v := range env {
+		if secretLooking(k) {
+			s.redactor.Add(v)
+		}
+	}
+	data, err := os.ReadFile(specFile)
+	if err != nil {
+		return nil, err
+	}
+	var sp importedSpec
+	if err := yaml.Unmarshal(data, &sp); err != nil {
+		return nil, err
+	}
+	var secretVars []string
+	for name, v := range sp.Vars {
+		if !v.Secret {
+			continue
+		}
+		secretVars = append(secretVars, name)
+		m := secretFileVar.FindStringSubmatch(v.Description)
+		if m == nil {
+			continue
+		}
+		content, err := os.ReadFile(filepath.Join(dir, m[1]))
+		if err != nil {
+			return nil, err
+		}
+		value := strings.TrimSpace(string(content))
+		s.environ = append(s.environ, "KHOOK_SECRET_"+name+"="+value)
+		s.redactor.Add(value)
+		s.redactor.Add(string(content))
+	}
+	refers := func(str string) bool {
+		for _, n := range secretVars {
+			if strings.Contains(str, "${"+n+"}") || strings.Contains(str, "${"+n+"|") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, st := range sp.Steps {
+		if st.Helm == nil {
+			continue
+		}
+		name, ns := st.Helm.Release, st.Helm.Namespace
+		if name == "" {
+			name = st.Name
+		}
+		if ns == "" {
+			ns = "default" // as normalize has it
+		}
+		s.paths[ns+"/"+name] = append(s.paths[ns+"/"+name], secretPaths(st.Helm.Values, nil, refers)...)
+	}
+	return s, nil
+}
+
+// secretPaths are the paths in values whose string refers to a secret
+// variable (a list: its own path, helm replaces a list whole).
+func secretPaths(v any, path []string, refers func(string) bool) (out [][]string) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			out = append(out, secretPaths(x, append(append([]string{}, path...), k), refers)...)
+		}
+	case []any:
+		b, _ := json.Marshal(t)
+		if refers(string(b)) {
+			out = append(out, path)
+		}
+	case string:
+		if refers(t) {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// diff is the comparison's diff with no secret in it (trial 46m's H4: it
+// printed private keys and values derived from secrets into the test log):
+// a value the spec takes from a secret variable shows as <secret> on both
+// sides, or as <secret: helmfile's>/<secret: khook's> where they differ,
+// and every known secret value left anywhere is masked.
+func (s *secrets) diff(want, got []resolved) string {
+	mask := func(rs []resolved, side string, other []resolved) []resolved {
+		out := make([]resolved, len(rs))
+		for i, r := range rs {
+			out[i] = r
+			out[i].Values = jsonForm(r.Values) // a copy
+			var theirs map[string]any
+			for _, o := range other {
+				if o.Namespace == r.Namespace && o.Name == r.Name {
+					theirs = o.Values
+				}
+			}
+			for _, p := range s.paths[r.Namespace+"/"+r.Name] {
+				holder, key, ok := at(out[i].Values, p)
+				if !ok {
+					continue
+				}
+				mine := holder[key]
+				marker := "<secret: " + side + ">"
+				if str, ok := mine.(string); ok {
+					marker = fmt.Sprintf("<secret: %s, %d characters>", side, len(str))
+				}
+				if h, k, ok := at(theirs, p); ok && reflect.DeepEqual(h[k], mine) {
+					marker = "<secret>"
+				}
+				holder[key] = marker
+			}
+		}
+		return out
+	}
+	return s.redactor.String(cmp.Diff(mask(want, "helmfile's", got), mask(got, "khook's", want)))
+}
+
+// at is the map that holds path's last key in m, and that key; false
+// when path is not in m.
+func at(m map[string]any, path []string) (map[string]any, string, bool) {
+	if len(path) == 0 {
+		return nil, "", false
+	}
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			return nil, "", false
+		}
+		m = next
+	}
+	last := path[len(path)-1]
+	_, ok := m[last]
+	return m, last, ok
+}
