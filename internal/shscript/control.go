@@ -76,7 +76,9 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	switch {
 	case ok && static != nil:
 		if *static {
-			t.branch(c.Then, "")
+			// decided: the branch is the script's path, its exit the script's
+			t.stmts(c.Then)
+			t.stoppedAt(last)
 		} else if c.Else != nil {
 			t.ifClause(c.Else)
 		}
@@ -135,6 +137,15 @@ func (t *translator) branch(list []*syntax.Stmt, cel string) {
 			t.guard = "!(" + cel + ")"
 		}
 		t.stopped, t.failed = false, false
+	}
+}
+
+// stoppedAt says where a condition decided at import ends the script
+// with a failure ([ ! -d "$ROOT/envs/x" ] && exit 1, the directory not
+// there at import): bash stops there, so nothing after it is carried.
+func (t *translator) stoppedAt(cond *syntax.Stmt) {
+	if t.stopped && t.failed && t.cond == 0 {
+		t.notCarried(cond, t.text(cond), "decided at import, and the script stops there with a failure (exit): what comes after it is not carried; import where it holds otherwise (the file there, the variable set)")
 	}
 }
 
@@ -531,6 +542,16 @@ func (t *translator) flagCommand(w *syntax.Word) (string, *bool, bool) {
 	return "", nil, false
 }
 
+// ownArgs: w is $@ or $* (quoted or not) of the script's own arguments,
+// none of which were given to the import.
+func (t *translator) ownArgs(w *syntax.Word) bool {
+	if len(w.Parts) != 1 || t.inFunc || t.argsGiven || t.argsRest > 0 || len(t.args) > 0 {
+		return false
+	}
+	pe, _ := paramOf(w.Parts[0])
+	return pe != nil && pe.Param != nil && (pe.Param.Value == "@" || pe.Param.Value == "*") && pe.Exp == nil && pe.Slice == nil && !pe.Length && pe.Repl == nil
+}
+
 // operand is a word as CEL: vars.get("X", "default") for a khook
 // variable, a quoted literal for text, not ok for anything else.
 func (t *translator) operand(w *syntax.Word) (string, bool) {
@@ -566,6 +587,11 @@ func (t *translator) operand(w *syntax.Word) (string, bool) {
 // caseClause: `case "$X" in a) … ;; *) … esac` → when: per branch.
 func (t *translator) caseClause(c *syntax.CaseClause) {
 	subject, ok := t.operand(c.Word)
+	if !ok && t.ownArgs(c.Word) {
+		// case $@ in one) …;; *) …: bash run without arguments matches ""
+		subject, ok = `""`, true
+		t.info(c, "case "+t.text(c.Word), "the script's own arguments: none were given to the import, so bash matches \"\" here; give them after the script's name to import another branch")
+	}
 	if !ok {
 		before := len(t.m.Steps)
 		for _, it := range c.Items {

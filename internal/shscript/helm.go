@@ -16,6 +16,7 @@ import (
 // helm is one helm command.
 func (t *translator) helm(x *cmd) {
 	f := parseFlags(x.args[1:], helmValued)
+	t.subcommandDefault(x, f.pos)
 	if len(f.pos) == 0 {
 		t.account(x.stmt, importer.FateReadOnly, "", "helm without a command changes nothing")
 		return

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
 )
@@ -16,6 +17,7 @@ import (
 // kubectl is one kubectl (or oc) command.
 func (t *translator) kubectl(x *cmd) {
 	f := parseFlags(x.args[1:], kubectlValued)
+	t.subcommandDefault(x, f.pos)
 	if len(f.pos) == 0 {
 		t.account(x.stmt, importer.FateReadOnly, "", "kubectl without a command changes nothing")
 		return
@@ -53,6 +55,31 @@ func (t *translator) kubectl(x *cmd) {
 	if f.get("n", "namespace") == "" && !f.is("A", "all-namespaces") {
 		t.contextNamespace(x, "kubectl", t.m.Steps[before:])
 	}
+}
+
+// subcommandDefault reads a subcommand held in a variable with a default
+// (ACTION=${1:-apply}; kubectl ${ACTION} -f ns.yaml) as that default: the
+// step can do one thing only, and the script does that one run bare.
+func (t *translator) subcommandDefault(x *cmd, pos []string) {
+	if len(pos) == 0 {
+		return
+	}
+	m := varRef.FindStringSubmatch(pos[0])
+	if m == nil || m[0] != pos[0] {
+		return
+	}
+	v := t.m.Var(m[1])
+	if v == nil || v.Default == nil || !syntax.ValidName(strings.ReplaceAll(*v.Default, "-", "_")) {
+		return
+	}
+	t.info(x.stmt, pos[0], "read as "+*v.Default+", the default of "+m[1]+" ("+v.From.String()+"): khook's step does what "+x.args[0]+" "+*v.Default+" does, whatever "+m[1]+" is set to")
+	for i, a := range x.args {
+		if a == pos[0] {
+			x.args[i] = *v.Default
+			break
+		}
+	}
+	pos[0] = *v.Default
 }
 
 // kubectlSub carries one kubectl command by its subcommand.

@@ -39,3 +39,14 @@ func TestTrial46kIdioms(t *testing.T) {
 			files: map[string]string{"m.yaml": configMap}, want: []string{"2 are read-only"}},
 	})
 }
+
+// What held-out trial 46l (run once, on 914cd16) showed, each cut down.
+func TestTrial46lIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// mancier's bootstrap.sh, run without arguments
+		{name: "a verb from an argument with a default", script: "ACTION=${1:-\"apply\"}\nkubectl ${ACTION} -f m.yaml -n x\ncase $@ in\n  one) kubectl apply -f m.yaml -n one ;;\n  *) kubectl apply -f m.yaml -n other ;;\nesac\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"read as apply, the default of ARG1", "namespace: other", "bash matches \"\" here"}},
+		{name: "a guard on a directory missing at import", script: "kubectl apply -f m.yaml -n x\nif [ ! -d envs/prod ]; then\n  echo \"envs/prod not found\"; exit 1\nfi\nkubectl apply -f m.yaml -n y\n[ -f m.yaml ] || exit 1\n",
+			files: map[string]string{"m.yaml": configMap}, notCarried: []string{"decided at import, and the script stops there with a failure"}},
+	})
+}

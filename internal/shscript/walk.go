@@ -313,6 +313,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			// `[ -z "$NS" ] && NS=default`, decided at import
 			if *static {
 				t.stmt(c.Y)
+				t.stoppedAt(c.X)
 			}
 			return
 		}
