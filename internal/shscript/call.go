@@ -105,6 +105,19 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.pipeIn = save
 		return
 	}
+	if a, ok := t.aliases[name]; ok && t.funcs[name] == nil {
+		if !t.expandAliases {
+			// alias k=kubectl; k apply …: a script's bash expands no alias
+			if toolName(strings.Fields(a + " x")[0]) != "" {
+				t.account(s, importer.FateNotCarried, "", name+" is an alias of "+a+", which bash does not expand in a script (only after shopt -s expand_aliases): the command fails as written; write "+a+" in the script")
+			} else {
+				t.notCarried(s, t.text(s), name+" is an alias, which bash does not expand in a script: the command fails as written")
+			}
+			return
+		}
+		x.args = append(strings.Fields(a), x.args[1:]...)
+		name = t.toolVar(x)
+	}
 	base := name[strings.LastIndex(name, "/")+1:]
 	if isTool(base) && x.stdin == nil && t.pipeIn != nil {
 		x.stdin, t.pipeIn = t.pipeIn, nil
@@ -143,6 +156,17 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.args = t.args[n:]
 	case name == "trap":
 		t.trap(x)
+	case name == "alias":
+		for _, a := range x.args[1:] {
+			if k, v, ok := strings.Cut(a, "="); ok {
+				if t.aliases == nil {
+					t.aliases = map[string]string{}
+				}
+				t.aliases[k] = v
+			}
+		}
+	case name == "shopt" && slices.Contains(x.args, "expand_aliases"):
+		t.expandAliases = slices.Contains(x.args, "-s")
 	case name == "set":
 		t.setOpts(x.args[1:])
 	case (name == "cat" && len(x.args) == 1 || name == "tee" && len(x.args) == 2) && x.stdin != nil && x.stdin.hdoc && (writesFile(s) || name == "tee"):

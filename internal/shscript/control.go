@@ -94,7 +94,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			},
 		})
 	default:
-		if runsTool(last) || t.runsCommand(last) {
+		if t.callsTool(last, map[string]bool{}) || t.runsCommand(last) {
 			// `if kubectl apply -f x; then …`: the command runs whatever it returns
 			before := len(t.m.Steps)
 			t.stmt(last)
@@ -138,6 +138,27 @@ func (t *translator) branch(list []*syntax.Stmt, cel string) {
 		}
 		t.stopped, t.failed = false, false
 	}
+}
+
+// callsTool: helm or kubectl runs anywhere in n, also through a function
+// of the script (grep -q x <<<"$(v vault status)", v running kubectl exec).
+func (t *translator) callsTool(n syntax.Node, seen map[string]bool) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if found || !ok || len(c.Args) == 0 {
+			return !found
+		}
+		name := lit(c.Args[0])
+		if f := t.funcs[name]; f != nil && !seen[name] {
+			seen[name] = true
+			found = t.callsTool(f.decl.Body, seen)
+		} else {
+			found = isTool(name) || toolParam(c.Args[0])
+		}
+		return !found
+	})
+	return found
 }
 
 // stoppedAt says where a condition decided at import ends the script

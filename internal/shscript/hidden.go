@@ -66,9 +66,27 @@ func toolName(word string) string {
 // cluster in a way khook cannot carry, since it runs no command for its
 // output.
 func (t *translator) accountSubst(cs *syntax.CmdSubst) {
-	syntax.Walk(cs, func(n syntax.Node) bool {
+	t.accountSubstIn(cs, map[*function]bool{})
+}
+
+// accountSubstIn accounts the helm and kubectl commands under n, and in
+// the functions of the script n calls ($(v vault status), v running
+// kubectl exec), at their own lines.
+func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool) {
+	syntax.Walk(n, func(n syntax.Node) bool {
 		c, ok := n.(*syntax.CallExpr)
-		if !ok || len(c.Args) == 0 || toolName(lit(c.Args[0])) == "" {
+		if !ok || len(c.Args) == 0 {
+			return true
+		}
+		if f := t.funcs[lit(c.Args[0])]; f != nil && !seen[f] {
+			seen[f] = true
+			saveFile, saveSrc, saveBase := t.file, t.src, t.lineBase
+			t.file, t.src, t.lineBase = f.file, f.src, 0
+			t.accountSubstIn(f.decl.Body, seen)
+			t.file, t.src, t.lineBase = saveFile, saveSrc, saveBase
+			return true
+		}
+		if toolName(lit(c.Args[0])) == "" {
 			return true
 		}
 		key := fmt.Sprintf("%p/%d", c, t.frame)

@@ -48,5 +48,16 @@ func TestTrial46lIdioms(t *testing.T) {
 			files: map[string]string{"m.yaml": configMap}, want: []string{"read as apply, the default of ARG1", "namespace: other", "bash matches \"\" here"}},
 		{name: "a guard on a directory missing at import", script: "kubectl apply -f m.yaml -n x\nif [ ! -d envs/prod ]; then\n  echo \"envs/prod not found\"; exit 1\nfi\nkubectl apply -f m.yaml -n y\n[ -f m.yaml ] || exit 1\n",
 			files: map[string]string{"m.yaml": configMap}, notCarried: []string{"decided at import, and the script stops there with a failure"}},
+		// vkc's bootstrap.sh: alias k='kubectl'
+		{name: "an alias bash does not expand", script: "alias k='kubectl'\nk create ns demo\nshopt -s expand_aliases\nalias kk='kubectl -n x'\nkk apply -f m.yaml\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"namespace: x"},
+			notCarried: []string{"k is an alias of kubectl, which bash does not expand in a script"}},
+		// chonchmonich's vault-init.sh: kubectl exec through a function, in a here-string
+		{name: "a function's kubectl in a condition's here-string", script: "v() { kubectl -n vault exec -i vault-0 -- \"$@\"; }\nkubectl apply -f m.yaml -n x\nif ! grep -q initialized <<<\"$(v vault status)\"; then\n  v vault operator init\nfi\n",
+			files:      map[string]string{"m.yaml": configMap},
+			notCarried: []string{"inside $(…)", "khook has no step for kubectl exec", "khook runs no shell commands"}},
+		// acoolwolf96's bootstrap: its own kubeconfig
+		{name: "the script's own KUBECONFIG", script: "export KUBECONFIG=\"$PWD/.generated/kubeconfig\"\nkubectl apply -f m.yaml -n x\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"points helm and kubectl at a kubeconfig of its own"}},
 	})
 }

@@ -25,6 +25,8 @@ type translator struct {
 	vars            map[string]*shVar
 	funcs           map[string]*function
 	trapped         map[string]bool   // the trap handlers said (a function trapped on EXIT and ERR is said once)
+	aliases         map[string]string // alias k=kubectl: bash expands none in a script unless expandAliases
+	expandAliases   bool              // shopt -s expand_aliases
 	repos           map[string]string // helm repo name → URL
 	when            []string          // conditions of the branches being walked (CEL)
 	args            []string          // positional parameters of the function being walked

@@ -407,6 +407,9 @@ func (t *translator) assign(a *syntax.Assign) {
 		t.vars[name] = &shVar{}
 		return
 	}
+	if name == "KUBECONFIG" {
+		t.info(a, "KUBECONFIG="+t.text(a.Value), "the script points helm and kubectl at a kubeconfig of its own; khook runs against the cluster it is given (khook's --kubeconfig, or KUBECONFIG when khook runs)")
+	}
 	val, ok, why := t.eval(a.Value)
 	fromFile, generated, computed := t.fromFileSecrets, t.generated, t.computedSecret
 	t.fromFileSecrets, t.generated, t.computedSecret = false, false, false
