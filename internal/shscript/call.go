@@ -193,7 +193,31 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	default:
 		t.recordMade(x, base)
 		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base))
+		t.remoteTools(x, base)
 	}
+}
+
+// remoteTools accounts the helm and kubectl commands of a here-document
+// a command khook does not run is fed (ssh node <<'EOS' … kubectl create
+// ns data … EOS): they run elsewhere, not in the spec, each said.
+func (t *translator) remoteTools(x *cmd, base string) {
+	if x.stdin == nil || !x.stdin.hdoc || x.stdin.text == "" {
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(x.stdin.text), "")
+	if err != nil {
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && toolName(lit(c.Args[0])) != "" {
+			said := t.masked(strings.Join(strings.Fields(x.stdin.text[c.Pos().Offset():c.End().Offset()]), " "))
+			if len(said) > 60 {
+				said = said[:57] + "…"
+			}
+			t.account(x.stmt, importer.FateNotCarried, "", "its here-document runs `"+said+"` through "+base+", which the spec does not do: make it steps of the spec, or do it by hand")
+		}
+		return true
+	})
 }
 
 // madeByRedirect remembers the files a command's output goes to (a

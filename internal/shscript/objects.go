@@ -114,6 +114,10 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 			}
 			t.secret(v)
 			vn := varName(name + "_" + k)
+			if !strings.Contains(v, "${") && v != "" {
+				// --from-literal=username=app_user: the script's value is not copied
+				t.info(x.stmt, "key "+k+" of Secret "+name, "the script's literal value is not copied into the spec: give it as KHOOK_SECRET_"+vn)
+			}
 			t.ref(&importer.Var{Name: vn, Secret: true, From: t.loc(x.stmt), Description: "key " + k + " of Secret " + name})
 			data[k] = quoted("${" + vn + "}")
 		case "from-file", "from-env-file":

@@ -56,6 +56,13 @@ func TestTrial46lIdioms(t *testing.T) {
 		{name: "a function's kubectl in a condition's here-string", script: "v() { kubectl -n vault exec -i vault-0 -- \"$@\"; }\nkubectl apply -f m.yaml -n x\nif ! grep -q initialized <<<\"$(v vault status)\"; then\n  v vault operator init\nfi\n",
 			files:      map[string]string{"m.yaml": configMap},
 			notCarried: []string{"inside $(…)", "khook has no step for kubectl exec", "khook runs no shell commands"}},
+		// oas-infra's setup-cluster.sh: kubectl on a node, through ssh
+		{name: "kubectl in a here-document ssh runs", script: "ssh ubuntu@node1 << 'EOS'\n  kubectl create namespace data --dry-run=client -o yaml | kubectl apply -f -\nEOS\nkubectl apply -f m.yaml -n x\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"helm/kubectl commands: 3"},
+			notCarried: []string{"khook runs no shell commands", "its here-document runs `kubectl create namespace data", "its here-document runs `kubectl apply -f -` through ssh"}},
+		// dhbw's bootstrap.sh: a literal username in a Secret
+		{name: "a Secret's literal is not copied, and said", script: "kubectl -n x create secret generic a --from-literal=username=app_user\n",
+			want: []string{"the script's literal value is not copied into the spec: give it as KHOOK_SECRET_A_USERNAME"}},
 		// acoolwolf96's bootstrap: its own kubeconfig
 		{name: "the script's own KUBECONFIG", script: "export KUBECONFIG=\"$PWD/.generated/kubeconfig\"\nkubectl apply -f m.yaml -n x\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"points helm and kubectl at a kubeconfig of its own"}},
