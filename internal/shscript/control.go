@@ -497,7 +497,9 @@ func (t *translator) test(x syntax.TestExpr) (string, *bool, bool) {
 
 // compare is a == b (b nil: the empty string) as CEL over vars, or decided.
 func (t *translator) compare(a, b *syntax.Word, op string) (string, *bool, bool) {
+	t.emptiness = b == nil // [ -n "$TOKEN" ]: a when: on a secret writes no value of it
 	l, lok := t.operand(a)
+	t.emptiness = false
 	r, rok := `""`, true
 	if b != nil {
 		r, rok = t.operand(b)
@@ -583,7 +585,7 @@ func (t *translator) operand(w *syntax.Word) (string, bool) {
 	}
 	if strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") && strings.Count(s, "${") == 1 {
 		v := t.m.Var(s[2 : len(s)-1])
-		if v == nil || v.Secret {
+		if v == nil || v.Secret && !t.emptiness {
 			return "", false
 		}
 		if len(t.m.Vars) > vars && v.Required && v.Default == nil && !t.nounset {

@@ -110,6 +110,10 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 		t.kSetImage(x, f)
 	case "config":
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes only the local kubeconfig; khook runs against the cluster it is given (--kubeconfig, --context)")
+		if len(f.pos) > 1 && f.pos[1] == "use-context" {
+			// the script picks its cluster: the spec's is the one khook is given
+			t.info(x.stmt, t.text(x.stmt), "the script picks its cluster here; khook runs against the cluster it is given (khook's --context or --kubeconfig): pass this context when you run it")
+		}
 	default:
 		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for kubectl "+sub+"; "+kubectlAdvice(sub))
 	}

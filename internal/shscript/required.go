@@ -10,6 +10,11 @@ import (
 // default: the script never runs with it empty), and the spec follows the
 // path where it is set.
 func (t *translator) requires(s *syntax.Stmt) bool {
+	if t.cond > 0 || len(t.when) > 0 {
+		// under a condition (also in a function called under one) the
+		// check stops only that path: the variable is no input of every run
+		return false
+	}
 	var test *syntax.Stmt
 	var fail []*syntax.Stmt
 	wantEmpty := true

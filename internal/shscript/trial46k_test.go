@@ -68,3 +68,18 @@ func TestTrial46lIdioms(t *testing.T) {
 			files: map[string]string{"m.yaml": configMap}, want: []string{"points helm and kubectl at a kubeconfig of its own"}},
 	})
 }
+
+// What held-out trial 46o (run once, on d3a2ac4) showed, each cut down.
+func TestTrial46oIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// devsecops-infra's bootstrap-argocd.sh: an optional OAuth secret
+		{name: "a test of a secret's emptiness", script: "EXTRA=\"\"\nif [[ -n \"${OAUTH_SECRET:-}\" ]]; then\n  kubectl create secret generic oauth -n web --from-literal=secret=\"${OAUTH_SECRET}\" --dry-run=client -o yaml | kubectl apply -f -\n  EXTRA='--set feature.enabled=true'\nfi\nhelm upgrade --install web oci://registry.example/charts/web --namespace web ${EXTRA} --wait\n",
+			want: []string{`when: vars.get("OAUTH_SECRET", "") != ""`, `when: '!(vars.get("OAUTH_SECRET", "") != "")'`}},
+		// bamcmanus's argocd.sh: the script picks its cluster
+		{name: "kubectl config use-context", script: "kubectl config use-context \"k3d-$1\" >/dev/null\nkubectl apply -f m.yaml -n x\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"the script picks its cluster here"}},
+		// shenker-argo: a check that stops only one branch
+		{name: "a stop-if-empty check under a condition", script: "KEY_FILE=\"${KEY_FILE:-}\"\nREPO_URL=\"${REPO_URL:-}\"\nif [ -n \"$KEY_FILE\" ]; then\n  if [ -z \"$REPO_URL\" ]; then\n    echo \"no repo url\" >&2; exit 1\n  fi\n  kubectl apply -f m.yaml -n \"$REPO_URL\"\nfi\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{`REPO_URL: {type: string, default: ""}`}},
+	})
+}

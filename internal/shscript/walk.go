@@ -27,6 +27,7 @@ type translator struct {
 	trapped         map[string]bool   // the trap handlers said (a function trapped on EXIT and ERR is said once)
 	aliases         map[string]string // alias k=kubectl: bash expands none in a script unless expandAliases
 	expandAliases   bool              // shopt -s expand_aliases
+	emptiness       bool              // operand is read by a test of emptiness (-n, -z)
 	repos           map[string]string // helm repo name → URL
 	when            []string          // conditions of the branches being walked (CEL)
 	args            []string          // positional parameters of the function being walked
