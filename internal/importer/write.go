@@ -60,6 +60,10 @@ func varsNode(vars []*Var) *yaml.Node {
 		switch {
 		case v.Secret:
 			kv("secret", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
+			if v.Required {
+				// a value the source always had: unset, the run would render ""
+				kv("required", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
+			}
 		case v.Default != nil:
 			kv("default", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: *v.Default, Style: yaml.DoubleQuotedStyle})
 		case v.Required:

@@ -431,7 +431,7 @@ func (t *translator) secretSets(x *cmd, s string) string {
 		}
 		name := varName(k)
 		t.secret(v)
-		t.ref(&importer.Var{Name: name, Secret: true, From: t.loc(x.stmt), Description: "the value the script sets for " + k})
+		t.ref(&importer.Var{Name: name, Secret: true, Required: true, From: t.loc(x.stmt), Description: "the value the script sets for " + k})
 		t.info(x.stmt, "--set "+k, "its literal value is not copied into the spec: it is the secret variable "+name+" (KHOOK_SECRET_"+name+")")
 		parts[i] = k + "=${" + name + "}"
 	}

@@ -118,7 +118,8 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 				// --from-literal=username=app_user: the script's value is not copied
 				t.info(x.stmt, "key "+k+" of Secret "+name, "the script's literal value is not copied into the spec: give it as KHOOK_SECRET_"+vn)
 			}
-			t.ref(&importer.Var{Name: vn, Secret: true, From: t.loc(x.stmt), Description: "key " + k + " of Secret " + name})
+			// the script always gives it a value: never an empty one unasked
+			t.ref(&importer.Var{Name: vn, Secret: true, Required: !strings.Contains(v, "${") || t.given(v), From: t.loc(x.stmt), Description: "key " + k + " of Secret " + name})
 			data[k] = quoted("${" + vn + "}")
 		case "from-file", "from-env-file":
 			t.account(x.stmt, importer.FateNotCarried, "", "Secret "+name+" from a file: khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
@@ -162,7 +163,7 @@ func (t *translator) dockerConfig(x *cmd, f flags, name string) (*yaml.Node, boo
 		if secret {
 			t.secret(v)
 			vn := varName(name + "_" + key)
-			t.ref(&importer.Var{Name: vn, Secret: true, From: t.loc(x.stmt), Description: "the --docker-" + key + " of Secret " + name})
+			t.ref(&importer.Var{Name: vn, Secret: true, Required: true, From: t.loc(x.stmt), Description: "the --docker-" + key + " of Secret " + name})
 			return "${" + vn + " | toJson}", true
 		}
 		b, _ := json.Marshal(v)

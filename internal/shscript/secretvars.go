@@ -146,7 +146,7 @@ func (t *translator) unliteral(text string, at importer.Loc) (string, bool) {
 				}
 				t.secret(plain)
 				vn := varName(name + "_" + k.Value)
-				t.ref(&importer.Var{Name: vn, Secret: true, From: at, Description: "key " + k.Value + " of Secret " + name + " (a literal of the script, not copied)"})
+				t.ref(&importer.Var{Name: vn, Secret: true, Required: true, From: at, Description: "key " + k.Value + " of Secret " + name + " (a literal of the script, not copied)"})
 				ref := "${" + vn + "}"
 				if key == "data" {
 					ref = "${" + vn + " | b64enc}"

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,7 +38,7 @@ func TestTrial46gIdioms(t *testing.T) {
 			want:  []string{`KEY_PATH: {type: string, default: ""}`, `when: vars.get("KEY_PATH", "") != ""`, `when: '!(vars.get("KEY_PATH", "") != "")'`}},
 		{name: "envsubst with its own environment", script: "PGPASS=$(openssl rand -base64 24)\nAPP_PASSWORD=\"$PGPASS\" envsubst < cm.yaml | kubectl apply -f -\n",
 			files: map[string]string{"cm.yaml": strings.Replace(configMap, "data:\n", "data:\n  pw: ${APP_PASSWORD}\n", 1)},
-			want:  []string{"pw: ${PGPASS}", "PGPASS: {type: string, secret: true, description: \"a secret the script generates"}},
+			want:  []string{"pw: ${PGPASS}", "PGPASS: {type: string, secret: true, required: true, description: \"a secret the script generates"}},
 		{name: "envsubst into a file", script: "export NS=apps\nenvsubst < tmpl.yaml > out.yaml\nkubectl apply -f out.yaml\n",
 			files: map[string]string{"tmpl.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: ${NS}\n"}, want: []string{"namespace: apps"}},
 		{name: "helm template into a file", script: "helm template rel ./chart --namespace x > ./rendered.yaml\nkubectl apply --server-side -f ./rendered.yaml --namespace x\n",
@@ -80,6 +81,7 @@ type idiom struct {
 	files        map[string]string
 	want         []string // in the spec written
 	notCarried   []string // a not-carried line's why, in order
+	never        []string // in nothing the import says or writes (a secret)
 }
 
 // checkIdioms imports each (after #!/bin/bash and set -e): the spec has
@@ -97,6 +99,12 @@ func checkIdioms(t *testing.T, cases []idiom) {
 			for _, w := range tc.want {
 				if !strings.Contains(string(res.Spec), w) {
 					t.Errorf("want %q in\n%s", w, res.Spec)
+				}
+			}
+			for _, secret := range tc.never {
+				said := fmt.Sprint(res.Model.NotCarried, res.Model.Info, res.Model.Commands)
+				if strings.Contains(string(res.Spec), secret) || strings.Contains(said, secret) {
+					t.Errorf("%q is written or said", secret)
 				}
 			}
 			var got []string

@@ -81,5 +81,11 @@ func TestTrial46oIdioms(t *testing.T) {
 		// shenker-argo: a check that stops only one branch
 		{name: "a stop-if-empty check under a condition", script: "KEY_FILE=\"${KEY_FILE:-}\"\nREPO_URL=\"${REPO_URL:-}\"\nif [ -n \"$KEY_FILE\" ]; then\n  if [ -z \"$REPO_URL\" ]; then\n    echo \"no repo url\" >&2; exit 1\n  fi\n  kubectl apply -f m.yaml -n \"$REPO_URL\"\nfi\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{`REPO_URL: {type: string, default: ""}`}},
+		// mongodb/bamcmanus: a version pinned in a file of the repository
+		{name: "a value read from a file with yq", script: "V=$(yq eval '.version' pin.yaml)\nP=$(yq '.auth.password' pin.yaml)\nDB_PASSWORD=$(yq .auth.pw pin.yaml)\nhelm upgrade --install app oci://e.com/app --version \"$V\" -n x --set db.pw=\"$P\" --set db.p2=\"$DB_PASSWORD\"\n",
+			files: map[string]string{"pin.yaml": "version: 1.2.3\nauth:\n  password: hunter22\n  pw: hunter33\n"}, want: []string{"version: 1.2.3", "read at import from pin.yaml (.version)", "P: {type: string, secret: true, required: true", "DB_PASSWORD: {type: string, secret: true"}, never: []string{"hunter22", "hunter33"}},
+		// a literal secret the script always has is required: unset, "" would pass
+		{name: "secret variables the script always gives are required", script: "helm upgrade --install app oci://e.com/app -n x --set auth.rootPassword=changeme1\nkubectl -n x create secret generic api --from-literal=token=abc123\nTOKEN=${GITHUB_TOKEN:-}\nkubectl -n x create secret generic gh --from-literal=token=\"$TOKEN\"\n",
+			want: []string{"AUTH_ROOTPASSWORD: {type: string, secret: true, required: true", "API_TOKEN: {type: string, secret: true, required: true"}},
 	})
 }

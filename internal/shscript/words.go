@@ -1,12 +1,15 @@
 package shscript
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
@@ -430,7 +433,7 @@ func (t *translator) assign(a *syntax.Assign) {
 		}
 		// one name however often it is set: the script means one secret
 		// (PGPASS=$(openssl rand …) for a new Secret, then read back from it)
-		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
+		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, Required: t.given(val), From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
 	case !ok:
 		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(a)), Required: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}}
 	case a.Append && t.vars[name] != nil:
@@ -455,6 +458,19 @@ func (t *translator) varName(name string, loc importer.Loc) string {
 		}
 		n = name + "_" + strconv.Itoa(i)
 	}
+}
+
+// given: the script always gives the value — a literal, a computation,
+// or a variable it needs — so its secret variable is required (an empty
+// one would pass unasked); a lone optional variable of the environment
+// (TOKEN=${GITHUB_TOKEN}) stays optional, as bash reads it unset.
+func (t *translator) given(val string) bool {
+	m := varRef.FindStringSubmatch(val)
+	if m == nil || m[0] != val {
+		return true
+	}
+	v := t.m.Var(m[1])
+	return v == nil || v.Required || v.Default != nil && *v.Default != ""
 }
 
 // namesASecret: a value like app-reportingsecret, ${APP}-tls: the name
@@ -586,6 +602,8 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 			out, known = t.abs(args[len(args)-1]), true
 		case name == "git" && slices.Equal(all, []string{"rev-parse", "--show-toplevel"}), t.findsRepoRoot(name):
 			out, known = t.runDir, true
+		case (name == "yq" || name == "jq") && len(calls) == 1 && t.pathRead(cs, args, &out):
+			known = true
 		default:
 			t.readsFile(calls)
 			return "", false, unknown
@@ -596,6 +614,46 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 	}
 	return out, true, ""
 }
+
+// pathRead is $(yq '.version' pin.yaml), $(yq e .a.b f.yaml), $(jq -r .v
+// f.json): a scalar at a plain path of a file of the repository, read at
+// import as a clean checkout has it (a file named like a secret, or one
+// holding a key, stays a secret the script reads).
+func (t *translator) pathRead(cs *syntax.CmdSubst, args []string, out *string) bool {
+	if len(args) > 0 && (args[0] == "eval" || args[0] == "e") {
+		args = args[1:]
+	}
+	if len(args) != 2 || !plainPath.MatchString(args[0]) || importer.SecretLooking(args[0][strings.LastIndex(args[0], ".")+1:]) {
+		return false // .auth.password: a secret the script reads, never copied
+	}
+	file := t.abs(args[1])
+	data, err := os.ReadFile(file)
+	if err != nil || importer.SecretLooking(filepath.Base(file)) || strings.Contains(string(data), "PRIVATE KEY") {
+		return false
+	}
+	var v any
+	if yaml.Unmarshal(data, &v) != nil {
+		return false
+	}
+	for _, k := range strings.Split(strings.TrimPrefix(args[0], "."), ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		v = m[k]
+	}
+	switch v.(type) {
+	case string, int, float64, bool:
+		*out = fmt.Sprint(v)
+	default:
+		return false // a map, a list, null: what yq prints is not one word
+	}
+	// the value is not quoted: a variable named like a secret takes it next
+	t.info(cs, t.text(cs), "read at import from "+t.display(file)+" ("+args[0]+"); a later change to the file is not followed until you import again")
+	return true
+}
+
+var plainPath = regexp.MustCompile(`^(\.[A-Za-z_][A-Za-z0-9_-]*)+$`)
 
 // base64Of is $(echo -n "$TOKEN" | base64): the variable through sprig's
 // b64enc. Only a variable: a literal stays a computation, so no secret
