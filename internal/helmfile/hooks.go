@@ -11,6 +11,16 @@ import (
 	"github.com/khook/khook/internal/shscript"
 )
 
+// hookAt is where hooks are written and what their templates see: a
+// release's (hooks) or a helmfile's own, helmfile-wide (globalHooks).
+// note and info say, at a line of file, what is not carried and what is
+// carried with a difference.
+type hookAt struct {
+	file, dir  string
+	data       map[string]any
+	note, info func(line int, what, why string)
+}
+
 // hooks turns a release's hooks into steps before (prepare, preapply,
 // presync) or after (postsync, postapply, cleanup) the release. A hook's
 // command is a script line: internal/shscript, the translator of `khook
@@ -18,21 +28,22 @@ import (
 // … --dry-run | apply, wait, rollout, patch, label, delete, poll loops,
 // helm), and names at the hook's line what it does not carry.
 func (c *converter) hooks(r *rel) {
+	at := hookAt{file: r.st.file, dir: r.st.dir, data: releaseData(r.st, r.m),
+		note: func(line int, what, why string) { c.noteAt(r, line, what, why) },
+		info: func(line int, what, why string) { c.infoAt(r, line, what, why) }}
 	list, _ := r.m["hooks"].([]any)
 	for i, x := range list {
 		h, _ := x.(map[string]any)
 		line := r.hookLine(i, len(list))
-		command, args, ok := c.hookCommand(r, i, h, line)
+		what, command, args, ok := c.hook(at, fmt.Sprintf("hooks[%d]", i), h, line)
 		if !ok {
 			continue
 		}
-		cmdline := c.shown(strings.TrimSpace(command + " " + strings.Join(args, " ")))
-		what := fmt.Sprintf("hooks[%d] (%s)", i, shorten(cmdline))
-		before, after := c.hookEvents(r, what, h, line)
-		if !before && !after {
+		before, after := c.hookEvents(at, what, h, line)
+		if (!before && !after) || c.helmDependency(r, command, args) {
 			continue
 		}
-		steps := c.hookSteps(r, what, command, args, line)
+		steps := c.hookSteps(at, what, command, args, line)
 		if len(steps) == 0 {
 			continue
 		}
@@ -40,11 +51,7 @@ func (c *converter) hooks(r *rel) {
 		if before {
 			side = "pre"
 		}
-		for j, st := range steps {
-			st.Name = fmt.Sprintf("%s-%s-%d", r.step.Name, side, len(r.before)+len(r.after)+j+1)
-			st.Needs = nil // chained below, in the hook's order
-			c.names[st.Name]++
-		}
+		c.nameHookSteps(steps, r.step.Name+"-"+side, len(r.before)+len(r.after))
 		if before {
 			r.before = append(r.before, steps...)
 		} else {
@@ -53,19 +60,44 @@ func (c *converter) hooks(r *rel) {
 		r.out.Carried = append(r.out.Carried, what+" as "+fmt.Sprint(len(steps))+" step(s)")
 	}
 	// Chain: before hooks in order, then the release, then after hooks.
-	chain := r.steps()
-	for i := 1; i < len(chain); i++ {
-		chain[i].Needs = appendUnique(chain[i].Needs, chain[i-1].Name)
+	chain(r.steps())
+}
+
+// hook reads a hook: what notes call it (label and its command line),
+// its command and arguments.
+func (c *converter) hook(at hookAt, label string, h map[string]any, line int) (what, command string, args []string, ok bool) {
+	command, args, ok = c.hookCommand(at, label, h, line)
+	if !ok {
+		return "", "", nil, false
+	}
+	cmdline := c.shown(strings.TrimSpace(command + " " + strings.Join(args, " ")))
+	return fmt.Sprintf("%s (%s)", label, shorten(cmdline)), command, args, true
+}
+
+// nameHookSteps names a hook's steps prefix-N, counting on from n; their
+// needs are chained by the caller, in the hooks' order.
+func (c *converter) nameHookSteps(steps []*importer.OutStep, prefix string, n int) {
+	for j, st := range steps {
+		st.Name = fmt.Sprintf("%s-%d", prefix, n+j+1)
+		st.Needs = nil
+		c.names[st.Name]++
+	}
+}
+
+// chain makes each step need the one before it.
+func chain(steps []*importer.OutStep) {
+	for i := 1; i < len(steps); i++ {
+		steps[i].Needs = appendUnique(steps[i].Needs, steps[i-1].Name)
 	}
 }
 
 // hookCommand is a hook's command and arguments, templates rendered (a
 // command under {{ requiredEnv "ROOT_DIR" }} is written relative to the
 // spec).
-func (c *converter) hookCommand(r *rel, i int, h map[string]any, line int) (string, []string, bool) {
+func (c *converter) hookCommand(at hookAt, label string, h map[string]any, line int) (string, []string, bool) {
 	command := str(h["command"])
 	if strings.Contains(command, "{{") {
-		if out, err := c.r.render(r.st.file, line-1, r.st.dir, command, releaseData(r.st, r.m)); err == nil {
+		if out, err := c.r.render(at.file, line-1, at.dir, command, at.data); err == nil {
 			command = out
 			if filepath.IsAbs(out) {
 				command = c.rel(out)
@@ -77,9 +109,9 @@ func (c *converter) hookCommand(r *rel, i int, h map[string]any, line int) (stri
 	for _, v := range a {
 		s := str(v)
 		if strings.Contains(s, "{{") {
-			out, err := c.r.render(r.st.file, line-1, r.st.dir, s, releaseData(r.st, r.m))
+			out, err := c.r.render(at.file, line-1, at.dir, s, at.data)
 			if err != nil {
-				c.noteAt(r, line, fmt.Sprintf("hooks[%d]", i), "its arguments do not render: "+err.Error())
+				at.note(line, label, "its arguments do not render: "+err.Error())
 				return "", nil, false
 			}
 			s = out
@@ -91,7 +123,7 @@ func (c *converter) hookCommand(r *rel, i int, h map[string]any, line int) (stri
 
 // hookEvents says whether a hook runs before or after its release, and
 // names the events khook has no moment for.
-func (c *converter) hookEvents(r *rel, what string, h map[string]any, line int) (before, after bool) {
+func (c *converter) hookEvents(at hookAt, what string, h map[string]any, line int) (before, after bool) {
 	var other []string
 	ev, _ := h["events"].([]any)
 	for _, e := range ev {
@@ -104,13 +136,13 @@ func (c *converter) hookEvents(r *rel, what string, h map[string]any, line int) 
 			// helmfile sync runs a release's cleanup hooks right after
 			// its postsync ones, and fails the release when one fails.
 			after = true
-			c.infoAt(r, line, what+" on cleanup", "helmfile sync runs it right after the release (as postsync), and helmfile template, diff and lint run it too; written as a step after the release")
+			at.info(line, what+" on cleanup", "helmfile sync runs it right after the release (as postsync), and helmfile template, diff and lint run it too; written as a step after the release")
 		default:
 			other = append(other, str(e))
 		}
 	}
 	if len(other) > 0 {
-		c.noteAt(r, line, what+" on "+strings.Join(other, ", "), "khook runs no hooks at uninstall or cleanup: add a step by hand")
+		at.note(line, what+" on "+strings.Join(other, ", "), "khook runs no hooks at uninstall or cleanup: add a step by hand")
 	}
 	return before, after
 }
@@ -125,11 +157,9 @@ func shorten(s string) string {
 
 // hookSteps carries one hook's command through the script translator:
 // the steps of what it understood; each command it did not carry is
-// noted at the hook's line.
-func (c *converter) hookSteps(r *rel, what, command string, args []string, line int) []*importer.OutStep {
-	if c.helmDependency(r, command, args) {
-		return nil
-	}
+// noted at the hook's line. Release hooks and helmfile-wide hooks both
+// come through here.
+func (c *converter) hookSteps(at hookAt, what, command string, args []string, line int) []*importer.OutStep {
 	text := shscript.CommandLine(append([]string{command}, args...))
 	if base := filepath.Base(command); base == "sh" || base == "bash" {
 		// sh -c SCRIPT, and its combined forms (-ec, -euc, -c with -e before).
@@ -143,27 +173,26 @@ func (c *converter) hookSteps(r *rel, what, command string, args []string, line 
 			}
 		}
 	}
-	at := importer.Loc{File: r.st.file, Line: line}
-	m, err := shscript.Fragment(text, at, shscript.Options{Dir: r.st.dir, SpecDir: c.specDir})
+	m, err := shscript.Fragment(text, importer.Loc{File: at.file, Line: line}, shscript.Options{Dir: at.dir, SpecDir: c.specDir})
 	var ie *shscript.InputError
 	if errors.As(err, &ie) {
-		c.noteAt(r, line, what, ie.Msg)
+		at.note(line, what, ie.Msg)
 		return nil
 	}
 	if err != nil {
-		c.noteAt(r, line, what, err.Error())
+		at.note(line, what, err.Error())
 		return nil
 	}
 	for _, n := range m.NotCarried {
-		c.noteAt(r, n.Line, what+": "+c.shown(n.What), c.shown(n.Why))
+		at.note(n.Line, what+": "+c.shown(n.What), c.shown(n.Why))
 	}
 	for _, n := range m.Info {
-		c.infoAt(r, n.Line, what+": "+c.shown(n.What), c.shown(n.Why))
+		at.info(n.Line, what+": "+c.shown(n.What), c.shown(n.Why))
 	}
 	c.commands = append(c.commands, m.Commands...)
 	c.hookVars = append(c.hookVars, m.Vars...)
 	if len(m.Steps) == 0 && len(m.NotCarried) == 0 {
-		c.infoAt(r, line, what, "nothing in it changes the cluster (read-only or output only), so no step is written")
+		at.info(line, what, "nothing in it changes the cluster (read-only or output only), so no step is written")
 	}
 	steps := make([]*importer.OutStep, len(m.Steps))
 	for i, st := range m.Steps {
