@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/khook/khook/internal/importer"
 	"github.com/khook/khook/internal/shscript"
 )
@@ -74,11 +76,15 @@ func (c *converter) hook(at hookAt, label string, h map[string]any, line int) (w
 	return fmt.Sprintf("%s (%s)", label, shorten(cmdline)), command, args, true
 }
 
-// nameHookSteps names a hook's steps prefix-N, counting on from n; their
-// needs are chained by the caller, in the hooks' order.
+// nameHookSteps names a hook's steps prefix-N, counting on from n past
+// names taken; their needs are chained by the caller, in the hooks' order.
 func (c *converter) nameHookSteps(steps []*importer.OutStep, prefix string, n int) {
-	for j, st := range steps {
-		st.Name = fmt.Sprintf("%s-%d", prefix, n+j+1)
+	for _, st := range steps {
+		n++
+		for c.names[fmt.Sprintf("%s-%d", prefix, n)] > 0 { // a release's step has the name
+			n++
+		}
+		st.Name = fmt.Sprintf("%s-%d", prefix, n)
 		st.Needs = nil
 		c.names[st.Name]++
 	}
@@ -220,4 +226,224 @@ func (c *converter) helmDependency(r *rel, command string, args []string) bool {
 // {{ requiredEnv "ROOT_DIR" }}) relative to it, as notes name files.
 func (c *converter) shown(s string) string {
 	return strings.ReplaceAll(s, c.l.root+string(filepath.Separator), "")
+}
+
+// stateHooks are a helmfile's own, helmfile-wide hooks as steps. helmfile
+// v1.8.0 fires them on two events only, once per command and per
+// helmfile (pkg/app Run.WithPreparedCharts): prepare before the file's
+// releases (pkg/state TriggerGlobalPrepareEvent) and cleanup after them
+// (TriggerGlobalCleanupEvent), both through triggerGlobalReleaseEvent,
+// the one reader of the state's hooks.
+type stateHooks struct {
+	rels             []*rel // the file's releases
+	prev             []*rel // what helmfile finishes before the file (its sub-helmfiles, the entry before it)
+	prepare, cleanup []*importer.OutStep
+}
+
+// globalHooks carries the helmfile-wide hooks of s, whose releases are
+// rels and whose predecessors prev, through the translator release hooks
+// use. A hook on any other event never ran in helmfile: a warning says so
+// and nothing is carried.
+func (c *converter) globalHooks(s *state, rels, prev []*rel) {
+	if len(s.hooks) == 0 {
+		return
+	}
+	g := &stateHooks{rels: rels, prev: prev}
+	for _, r := range rels {
+		r.global = g
+	}
+	c.globals = append(c.globals, g)
+	for i, h := range s.hooks {
+		at := c.globalHookAt(s, h)
+		label := fmt.Sprintf("helmfile-wide hooks[%d]", i)
+		var prepare, cleanup bool
+		var other []string
+		ev, _ := h.m["events"].([]any)
+		for _, e := range ev {
+			switch str(e) {
+			case "prepare":
+				prepare = true
+			case "cleanup":
+				cleanup = true
+			default:
+				other = append(other, str(e))
+			}
+		}
+		if len(other) > 0 {
+			raw := str(h.m["command"])
+			a, _ := h.m["args"].([]any)
+			for _, x := range a {
+				raw += " " + str(x)
+			}
+			at.info(h.line, fmt.Sprintf("%s (%s) on %s", label, shorten(c.shown(raw)), strings.Join(other, ", ")),
+				"helmfile v1 fires a helmfile-wide hook on prepare and cleanup only (pkg/app Run.WithPreparedCharts calls pkg/state TriggerGlobalPrepareEvent and TriggerGlobalCleanupEvent, the only callers of triggerGlobalReleaseEvent), so on these events it never ran and nothing is carried for them")
+		}
+		if !prepare && !cleanup {
+			continue
+		}
+		evt := "prepare"
+		if !prepare {
+			evt = "cleanup"
+		}
+		at.data["Event"] = map[string]any{"Name": evt, "Error": nil}
+		what, command, args, ok := c.hook(at, label, h.m, h.line)
+		if !ok {
+			continue
+		}
+		steps := c.hookSteps(at, what, command, args, h.line)
+		if len(steps) == 0 {
+			continue
+		}
+		if prepare {
+			c.nameHookSteps(steps, "hooks-prepare", c.countGlobal(func(g *stateHooks) int { return len(g.prepare) }))
+			g.prepare = append(g.prepare, steps...)
+			if len(s.helmfiles) > 0 {
+				at.info(h.line, what+" on prepare", "helmfile runs the helmfiles: of "+s.file+" first, their cleanup hooks included, and fires its prepare hooks after them (pkg/app visitStatesWithContext), so these steps wait for them")
+			}
+		}
+		if cleanup {
+			if prepare { // it runs twice: once more at the end
+				steps = c.copySteps(steps)
+			}
+			c.nameHookSteps(steps, "hooks-cleanup", c.countGlobal(func(g *stateHooks) int { return len(g.cleanup) }))
+			g.cleanup = append(g.cleanup, steps...)
+			at.info(h.line, what+" on cleanup", "helmfile runs it once after the command's work on this helmfile whatever its result (the error is .Event.Error); its steps run after the helmfile's releases, and only when they succeeded")
+		}
+	}
+	chain(g.prepare)
+	chain(g.cleanup)
+}
+
+// globalHookAt is where a helmfile-wide hook is (a base's hook is in the
+// base; it runs in the helmfile's directory) and what its templates see
+// (pkg/event Bus.runHook): the environment, the event and the command.
+// What it does not carry makes the import partial.
+func (c *converter) globalHookAt(s *state, h hookNode) hookAt {
+	at := func(line int, what, why string) Note {
+		if line <= 0 {
+			line = h.line
+		}
+		return Note{Loc: importer.Loc{File: h.file, Line: line}, What: what, Why: why}
+	}
+	return hookAt{file: h.file, dir: s.dir,
+		data: map[string]any{"Environment": s.envData()["Environment"], "Namespace": "", "HelmfileCommand": "sync"},
+		note: func(line int, what, why string) { c.res.NotCarried = append(c.res.NotCarried, at(line, what, why)) },
+		info: func(line int, what, why string) { c.res.Info = append(c.res.Info, at(line, what, why)) }}
+}
+
+// countGlobal sums n over every helmfile's hooks: step names count on
+// across helmfiles.
+func (c *converter) countGlobal(n func(*stateHooks) int) int {
+	sum := 0
+	for _, g := range c.globals {
+		sum += n(g)
+	}
+	return sum
+}
+
+// copySteps are copies of steps (a hook on both prepare and cleanup is
+// written twice), each from where its original came.
+func (c *converter) copySteps(steps []*importer.OutStep) []*importer.OutStep {
+	out := make([]*importer.OutStep, len(steps))
+	for i, st := range steps {
+		b, err := yaml.Marshal(st)
+		cp := &importer.OutStep{}
+		if err == nil {
+			err = yaml.Unmarshal(b, cp)
+		}
+		if err != nil {
+			panic("helmfile: a step does not copy through YAML: " + err.Error())
+		}
+		out[i] = cp
+		c.from[cp] = c.from[st]
+	}
+	return out
+}
+
+// linkHooks puts each helmfile's own hooks around its releases: its
+// prepare steps after what helmfile finishes before the file, each of its
+// releases after them; its cleanup steps after each release's last step.
+// A release after another helmfile (a sub-helmfile, the helmfiles: entry
+// before its own) waits for that file's cleanup steps too.
+func (c *converter) linkHooks() {
+	for _, g := range c.globals {
+		var before []string
+		for _, p := range g.prev {
+			for _, t := range p.done() {
+				before = appendUnique(before, t)
+			}
+		}
+		if n := len(g.prepare); n > 0 {
+			for _, t := range before {
+				g.prepare[0].Needs = appendUnique(g.prepare[0].Needs, t)
+			}
+			before = []string{g.prepare[n-1].Name}
+			for _, r := range g.rels {
+				first := r.steps()[0]
+				first.Needs = appendUnique(first.Needs, g.prepare[n-1].Name)
+			}
+		}
+		if len(g.cleanup) > 0 {
+			after := before
+			if len(g.rels) > 0 {
+				after = nil
+				for _, r := range g.rels {
+					steps := r.steps()
+					after = append(after, steps[len(steps)-1].Name)
+				}
+			}
+			for _, t := range after {
+				g.cleanup[0].Needs = appendUnique(g.cleanup[0].Needs, t)
+			}
+		}
+	}
+	for _, r := range c.rels {
+		if r.global != nil && len(r.global.prepare) > 0 {
+			continue // its prepare steps wait for them
+		}
+		first := r.steps()[0]
+		for _, p := range r.prev {
+			for _, t := range p.done() {
+				first.Needs = appendUnique(first.Needs, t)
+			}
+		}
+	}
+}
+
+// done are the steps whose end means helmfile is done with r: its own,
+// then its helmfile's cleanup hooks.
+func (r *rel) done() []string {
+	out := r.terminal()
+	if g := r.global; g != nil && len(g.cleanup) > 0 {
+		out = append(out, g.cleanup[len(g.cleanup)-1].Name)
+	}
+	return out
+}
+
+// globalSteps are the steps of every helmfile's own hooks.
+func (c *converter) globalSteps() []*importer.OutStep {
+	var out []*importer.OutStep
+	for _, g := range c.globals {
+		out = append(append(out, g.prepare...), g.cleanup...)
+	}
+	return out
+}
+
+// dropGlobal removes a helmfile-wide hook's step; false when st is none.
+func (c *converter) dropGlobal(st *importer.OutStep) bool {
+	drop := func(l *[]*importer.OutStep) bool {
+		for i, x := range *l {
+			if x == st {
+				*l = append((*l)[:i:i], (*l)[i+1:]...)
+				return true
+			}
+		}
+		return false
+	}
+	for _, g := range c.globals {
+		if drop(&g.prepare) || drop(&g.cleanup) {
+			return true
+		}
+	}
+	return false
 }
