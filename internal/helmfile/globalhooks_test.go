@@ -225,3 +225,46 @@ releases:
 	})
 	wantIn(t, "notes", notes(res.Info), "helmfile.yaml:4: helmfile-wide hooks[1] (kubectl create namespace top) on prepare: helmfile runs the helmfiles: of helmfile.yaml first, their cleanup hooks included, and fires its prepare hooks after them")
 }
+
+// A helmfile without releases of its own still fires its hooks, after its
+// sub-helmfiles; a kubectlApply: hook is kubectl apply -f or -k, as
+// helmfile's pkg/event prepareKubectlHook makes it, and one naming both or
+// neither is refused by helmfile and named not carried here.
+func TestImportGlobalHooksWithoutReleasesAndKubectlApply(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": `helmfiles: [sub/helmfile.yaml]
+hooks:
+  - events: [prepare]
+    kubectlApply:
+      filename: ./ns.yaml
+  - events: [cleanup]
+    kubectlApply:
+      kustomize: ./overlay
+`,
+		"ns.yaml":                    "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: top\n",
+		"overlay/kustomization.yaml": "resources: [cm.yaml]\n",
+		"overlay/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  namespace: top\n",
+		"sub/helmfile.yaml": `releases:
+  - name: subapp
+    namespace: sub
+    chart: oci://r.example/subapp
+    hooks:
+      - events: [presync]
+        kubectlApply:
+          filename: ../ns.yaml
+          kustomize: ../overlay
+`,
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, "the spec", string(res.Spec), "- file: ./ns.yaml\n", "- kustomize: ./overlay\n")
+	wantSteps(t, res.Spec, []string{"subapp", "hooks-prepare-1", "hooks-cleanup-1"}, map[string][]string{
+		"subapp":          nil,
+		"hooks-prepare-1": {"subapp"},
+		"hooks-cleanup-1": {"hooks-prepare-1"},
+	})
+	wantIn(t, "subapp's notes", notes(res.Releases[0].NotCarried), "sub/helmfile.yaml:6: release subapp: hooks[0] kubectlApply: helmfile refuses it too")
+}

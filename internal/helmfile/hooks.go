@@ -101,7 +101,22 @@ func chain(steps []*importer.OutStep) {
 // command under {{ requiredEnv "ROOT_DIR" }} is written relative to the
 // spec).
 func (c *converter) hookCommand(at hookAt, label string, h map[string]any, line int) (string, []string, bool) {
-	command := str(h["command"])
+	command, a := str(h["command"]), h["args"]
+	if k, ok := h["kubectlApply"].(map[string]any); ok {
+		// helmfile's pkg/event prepareKubectlHook: kubectl apply -f
+		// FILENAME or -k KUSTOMIZE, whatever command: says.
+		f, hasF := k["filename"]
+		kz, hasK := k["kustomize"]
+		switch {
+		case hasF == hasK:
+			at.note(line, label+" kubectlApply", "helmfile refuses it too: it takes exactly one of filename and kustomize")
+			return "", nil, false
+		case hasF:
+			command, a = "kubectl", []any{"apply", "-f", f}
+		default:
+			command, a = "kubectl", []any{"apply", "-k", kz}
+		}
+	}
 	if strings.Contains(command, "{{") {
 		if out, err := c.r.render(at.file, line-1, at.dir, command, at.data); err == nil {
 			command = out
@@ -111,8 +126,8 @@ func (c *converter) hookCommand(at hookAt, label string, h map[string]any, line 
 		}
 	}
 	var args []string
-	a, _ := h["args"].([]any)
-	for _, v := range a {
+	list, _ := a.([]any)
+	for _, v := range list {
 		s := str(v)
 		if strings.Contains(s, "{{") {
 			out, err := c.r.render(at.file, line-1, at.dir, s, at.data)
