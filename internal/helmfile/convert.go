@@ -31,6 +31,8 @@ type rel struct {
 	// before and after are the steps hooks became; terminal are the steps
 	// a release that needs this one waits for (the release and its post hooks).
 	before, after []*importer.OutStep
+	// global are the hooks of its helmfile (helmfile-wide), nil without.
+	global *stateHooks
 }
 
 // steps are the release's steps in order: its before hooks, its own, its

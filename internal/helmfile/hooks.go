@@ -7,9 +7,21 @@ import (
 	"path/filepath"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/khook/khook/internal/importer"
 	"github.com/khook/khook/internal/shscript"
 )
+
+// hookAt is where hooks are written and what their templates see: a
+// release's (hooks) or a helmfile's own, helmfile-wide (globalHooks).
+// note and info say, at a line of file, what is not carried and what is
+// carried with a difference.
+type hookAt struct {
+	file, dir  string
+	data       map[string]any
+	note, info func(line int, what, why string)
+}
 
 // hooks turns a release's hooks into steps before (prepare, preapply,
 // presync) or after (postsync, postapply, cleanup) the release. A hook's
@@ -18,21 +30,22 @@ import (
 // … --dry-run | apply, wait, rollout, patch, label, delete, poll loops,
 // helm), and names at the hook's line what it does not carry.
 func (c *converter) hooks(r *rel) {
+	at := hookAt{file: r.st.file, dir: r.st.dir, data: releaseData(r.st, r.m),
+		note: func(line int, what, why string) { c.noteAt(r, line, what, why) },
+		info: func(line int, what, why string) { c.infoAt(r, line, what, why) }}
 	list, _ := r.m["hooks"].([]any)
 	for i, x := range list {
 		h, _ := x.(map[string]any)
 		line := r.hookLine(i, len(list))
-		command, args, ok := c.hookCommand(r, i, h, line)
+		what, command, args, ok := c.hook(at, fmt.Sprintf("hooks[%d]", i), h, line)
 		if !ok {
 			continue
 		}
-		cmdline := c.shown(strings.TrimSpace(command + " " + strings.Join(args, " ")))
-		what := fmt.Sprintf("hooks[%d] (%s)", i, shorten(cmdline))
-		before, after := c.hookEvents(r, what, h, line)
-		if !before && !after {
+		before, after := c.hookEvents(at, what, h, line)
+		if (!before && !after) || c.helmDependency(r, command, args) {
 			continue
 		}
-		steps := c.hookSteps(r, what, command, args, line)
+		steps := c.hookSteps(at, what, command, args, line)
 		if len(steps) == 0 {
 			continue
 		}
@@ -40,11 +53,7 @@ func (c *converter) hooks(r *rel) {
 		if before {
 			side = "pre"
 		}
-		for j, st := range steps {
-			st.Name = fmt.Sprintf("%s-%s-%d", r.step.Name, side, len(r.before)+len(r.after)+j+1)
-			st.Needs = nil // chained below, in the hook's order
-			c.names[st.Name]++
-		}
+		c.nameHookSteps(steps, r.step.Name+"-"+side, len(r.before)+len(r.after))
 		if before {
 			r.before = append(r.before, steps...)
 		} else {
@@ -53,19 +62,63 @@ func (c *converter) hooks(r *rel) {
 		r.out.Carried = append(r.out.Carried, what+" as "+fmt.Sprint(len(steps))+" step(s)")
 	}
 	// Chain: before hooks in order, then the release, then after hooks.
-	chain := r.steps()
-	for i := 1; i < len(chain); i++ {
-		chain[i].Needs = appendUnique(chain[i].Needs, chain[i-1].Name)
+	chain(r.steps())
+}
+
+// hook reads a hook: what notes call it (label and its command line),
+// its command and arguments.
+func (c *converter) hook(at hookAt, label string, h map[string]any, line int) (what, command string, args []string, ok bool) {
+	command, args, ok = c.hookCommand(at, label, h, line)
+	if !ok {
+		return "", "", nil, false
+	}
+	cmdline := c.shown(strings.TrimSpace(command + " " + strings.Join(args, " ")))
+	return fmt.Sprintf("%s (%s)", label, shorten(cmdline)), command, args, true
+}
+
+// nameHookSteps names a hook's steps prefix-N, counting on from n past
+// names taken; their needs are chained by the caller, in the hooks' order.
+func (c *converter) nameHookSteps(steps []*importer.OutStep, prefix string, n int) {
+	for _, st := range steps {
+		n++
+		for c.names[fmt.Sprintf("%s-%d", prefix, n)] > 0 { // a release's step has the name
+			n++
+		}
+		st.Name = fmt.Sprintf("%s-%d", prefix, n)
+		st.Needs = nil
+		c.names[st.Name]++
+	}
+}
+
+// chain makes each step need the one before it.
+func chain(steps []*importer.OutStep) {
+	for i := 1; i < len(steps); i++ {
+		steps[i].Needs = appendUnique(steps[i].Needs, steps[i-1].Name)
 	}
 }
 
 // hookCommand is a hook's command and arguments, templates rendered (a
 // command under {{ requiredEnv "ROOT_DIR" }} is written relative to the
 // spec).
-func (c *converter) hookCommand(r *rel, i int, h map[string]any, line int) (string, []string, bool) {
-	command := str(h["command"])
+func (c *converter) hookCommand(at hookAt, label string, h map[string]any, line int) (string, []string, bool) {
+	command, a := str(h["command"]), h["args"]
+	if k, ok := h["kubectlApply"].(map[string]any); ok {
+		// helmfile's pkg/event prepareKubectlHook: kubectl apply -f
+		// FILENAME or -k KUSTOMIZE, whatever command: says.
+		f, hasF := k["filename"]
+		kz, hasK := k["kustomize"]
+		switch {
+		case hasF == hasK:
+			at.note(line, label+" kubectlApply", "helmfile refuses it too: it takes exactly one of filename and kustomize")
+			return "", nil, false
+		case hasF:
+			command, a = "kubectl", []any{"apply", "-f", f}
+		default:
+			command, a = "kubectl", []any{"apply", "-k", kz}
+		}
+	}
 	if strings.Contains(command, "{{") {
-		if out, err := c.r.render(r.st.file, line-1, r.st.dir, command, releaseData(r.st, r.m)); err == nil {
+		if out, err := c.r.render(at.file, line-1, at.dir, command, at.data); err == nil {
 			command = out
 			if filepath.IsAbs(out) {
 				command = c.rel(out)
@@ -73,13 +126,13 @@ func (c *converter) hookCommand(r *rel, i int, h map[string]any, line int) (stri
 		}
 	}
 	var args []string
-	a, _ := h["args"].([]any)
-	for _, v := range a {
+	list, _ := a.([]any)
+	for _, v := range list {
 		s := str(v)
 		if strings.Contains(s, "{{") {
-			out, err := c.r.render(r.st.file, line-1, r.st.dir, s, releaseData(r.st, r.m))
+			out, err := c.r.render(at.file, line-1, at.dir, s, at.data)
 			if err != nil {
-				c.noteAt(r, line, fmt.Sprintf("hooks[%d]", i), "its arguments do not render: "+err.Error())
+				at.note(line, label, "its arguments do not render: "+err.Error())
 				return "", nil, false
 			}
 			s = out
@@ -91,7 +144,7 @@ func (c *converter) hookCommand(r *rel, i int, h map[string]any, line int) (stri
 
 // hookEvents says whether a hook runs before or after its release, and
 // names the events khook has no moment for.
-func (c *converter) hookEvents(r *rel, what string, h map[string]any, line int) (before, after bool) {
+func (c *converter) hookEvents(at hookAt, what string, h map[string]any, line int) (before, after bool) {
 	var other []string
 	ev, _ := h["events"].([]any)
 	for _, e := range ev {
@@ -104,13 +157,13 @@ func (c *converter) hookEvents(r *rel, what string, h map[string]any, line int) 
 			// helmfile sync runs a release's cleanup hooks right after
 			// its postsync ones, and fails the release when one fails.
 			after = true
-			c.infoAt(r, line, what+" on cleanup", "helmfile sync runs it right after the release (as postsync), and helmfile template, diff and lint run it too; written as a step after the release")
+			at.info(line, what+" on cleanup", "helmfile sync runs it right after the release (as postsync), and helmfile template, diff and lint run it too; written as a step after the release")
 		default:
 			other = append(other, str(e))
 		}
 	}
 	if len(other) > 0 {
-		c.noteAt(r, line, what+" on "+strings.Join(other, ", "), "khook runs no hooks at uninstall or cleanup: add a step by hand")
+		at.note(line, what+" on "+strings.Join(other, ", "), "khook runs no hooks at uninstall or cleanup: add a step by hand")
 	}
 	return before, after
 }
@@ -125,11 +178,9 @@ func shorten(s string) string {
 
 // hookSteps carries one hook's command through the script translator:
 // the steps of what it understood; each command it did not carry is
-// noted at the hook's line.
-func (c *converter) hookSteps(r *rel, what, command string, args []string, line int) []*importer.OutStep {
-	if c.helmDependency(r, command, args) {
-		return nil
-	}
+// noted at the hook's line. Release hooks and helmfile-wide hooks both
+// come through here.
+func (c *converter) hookSteps(at hookAt, what, command string, args []string, line int) []*importer.OutStep {
 	text := shscript.CommandLine(append([]string{command}, args...))
 	if base := filepath.Base(command); base == "sh" || base == "bash" {
 		// sh -c SCRIPT, and its combined forms (-ec, -euc, -c with -e before).
@@ -143,27 +194,26 @@ func (c *converter) hookSteps(r *rel, what, command string, args []string, line 
 			}
 		}
 	}
-	at := importer.Loc{File: r.st.file, Line: line}
-	m, err := shscript.Fragment(text, at, shscript.Options{Dir: r.st.dir, SpecDir: c.specDir})
+	m, err := shscript.Fragment(text, importer.Loc{File: at.file, Line: line}, shscript.Options{Dir: at.dir, SpecDir: c.specDir})
 	var ie *shscript.InputError
 	if errors.As(err, &ie) {
-		c.noteAt(r, line, what, ie.Msg)
+		at.note(line, what, ie.Msg)
 		return nil
 	}
 	if err != nil {
-		c.noteAt(r, line, what, err.Error())
+		at.note(line, what, err.Error())
 		return nil
 	}
 	for _, n := range m.NotCarried {
-		c.noteAt(r, n.Line, what+": "+c.shown(n.What), c.shown(n.Why))
+		at.note(n.Line, what+": "+c.shown(n.What), c.shown(n.Why))
 	}
 	for _, n := range m.Info {
-		c.infoAt(r, n.Line, what+": "+c.shown(n.What), c.shown(n.Why))
+		at.info(n.Line, what+": "+c.shown(n.What), c.shown(n.Why))
 	}
 	c.commands = append(c.commands, m.Commands...)
 	c.hookVars = append(c.hookVars, m.Vars...)
 	if len(m.Steps) == 0 && len(m.NotCarried) == 0 {
-		c.infoAt(r, line, what, "nothing in it changes the cluster (read-only or output only), so no step is written")
+		at.info(line, what, "nothing in it changes the cluster (read-only or output only), so no step is written")
 	}
 	steps := make([]*importer.OutStep, len(m.Steps))
 	for i, st := range m.Steps {
@@ -191,4 +241,224 @@ func (c *converter) helmDependency(r *rel, command string, args []string) bool {
 // {{ requiredEnv "ROOT_DIR" }}) relative to it, as notes name files.
 func (c *converter) shown(s string) string {
 	return strings.ReplaceAll(s, c.l.root+string(filepath.Separator), "")
+}
+
+// stateHooks are a helmfile's own, helmfile-wide hooks as steps. helmfile
+// v1.8.0 fires them on two events only, once per command and per
+// helmfile (pkg/app Run.WithPreparedCharts): prepare before the file's
+// releases (pkg/state TriggerGlobalPrepareEvent) and cleanup after them
+// (TriggerGlobalCleanupEvent), both through triggerGlobalReleaseEvent,
+// the one reader of the state's hooks.
+type stateHooks struct {
+	rels             []*rel // the file's releases
+	prev             []*rel // what helmfile finishes before the file (its sub-helmfiles, the entry before it)
+	prepare, cleanup []*importer.OutStep
+}
+
+// globalHooks carries the helmfile-wide hooks of s, whose releases are
+// rels and whose predecessors prev, through the translator release hooks
+// use. A hook on any other event never ran in helmfile: a warning says so
+// and nothing is carried.
+func (c *converter) globalHooks(s *state, rels, prev []*rel) {
+	if len(s.hooks) == 0 {
+		return
+	}
+	g := &stateHooks{rels: rels, prev: prev}
+	for _, r := range rels {
+		r.global = g
+	}
+	c.globals = append(c.globals, g)
+	for i, h := range s.hooks {
+		at := c.globalHookAt(s, h)
+		label := fmt.Sprintf("helmfile-wide hooks[%d]", i)
+		var prepare, cleanup bool
+		var other []string
+		ev, _ := h.m["events"].([]any)
+		for _, e := range ev {
+			switch str(e) {
+			case "prepare":
+				prepare = true
+			case "cleanup":
+				cleanup = true
+			default:
+				other = append(other, str(e))
+			}
+		}
+		if len(other) > 0 {
+			raw := str(h.m["command"])
+			a, _ := h.m["args"].([]any)
+			for _, x := range a {
+				raw += " " + str(x)
+			}
+			at.info(h.line, fmt.Sprintf("%s (%s) on %s", label, shorten(c.shown(raw)), strings.Join(other, ", ")),
+				"helmfile v1 fires a helmfile-wide hook on prepare and cleanup only (pkg/app Run.WithPreparedCharts calls pkg/state TriggerGlobalPrepareEvent and TriggerGlobalCleanupEvent, the only callers of triggerGlobalReleaseEvent), so on these events it never ran and nothing is carried for them")
+		}
+		if !prepare && !cleanup {
+			continue
+		}
+		evt := "prepare"
+		if !prepare {
+			evt = "cleanup"
+		}
+		at.data["Event"] = map[string]any{"Name": evt, "Error": nil}
+		what, command, args, ok := c.hook(at, label, h.m, h.line)
+		if !ok {
+			continue
+		}
+		steps := c.hookSteps(at, what, command, args, h.line)
+		if len(steps) == 0 {
+			continue
+		}
+		if prepare {
+			c.nameHookSteps(steps, "hooks-prepare", c.countGlobal(func(g *stateHooks) int { return len(g.prepare) }))
+			g.prepare = append(g.prepare, steps...)
+			if len(s.helmfiles) > 0 {
+				at.info(h.line, what+" on prepare", "helmfile runs the helmfiles: of "+s.file+" first, their cleanup hooks included, and fires its prepare hooks after them (pkg/app visitStatesWithContext), so these steps wait for them")
+			}
+		}
+		if cleanup {
+			if prepare { // it runs twice: once more at the end
+				steps = c.copySteps(steps)
+			}
+			c.nameHookSteps(steps, "hooks-cleanup", c.countGlobal(func(g *stateHooks) int { return len(g.cleanup) }))
+			g.cleanup = append(g.cleanup, steps...)
+			at.info(h.line, what+" on cleanup", "helmfile runs it once after the command's work on this helmfile whatever its result (the error is .Event.Error); its steps run after the helmfile's releases, and only when they succeeded")
+		}
+	}
+	chain(g.prepare)
+	chain(g.cleanup)
+}
+
+// globalHookAt is where a helmfile-wide hook is (a base's hook is in the
+// base; it runs in the helmfile's directory) and what its templates see
+// (pkg/event Bus.runHook): the environment, the event and the command.
+// What it does not carry makes the import partial.
+func (c *converter) globalHookAt(s *state, h hookNode) hookAt {
+	at := func(line int, what, why string) Note {
+		if line <= 0 {
+			line = h.line
+		}
+		return Note{Loc: importer.Loc{File: h.file, Line: line}, What: what, Why: why}
+	}
+	return hookAt{file: h.file, dir: s.dir,
+		data: map[string]any{"Environment": s.envData()["Environment"], "Namespace": "", "HelmfileCommand": "sync"},
+		note: func(line int, what, why string) { c.res.NotCarried = append(c.res.NotCarried, at(line, what, why)) },
+		info: func(line int, what, why string) { c.res.Info = append(c.res.Info, at(line, what, why)) }}
+}
+
+// countGlobal sums n over every helmfile's hooks: step names count on
+// across helmfiles.
+func (c *converter) countGlobal(n func(*stateHooks) int) int {
+	sum := 0
+	for _, g := range c.globals {
+		sum += n(g)
+	}
+	return sum
+}
+
+// copySteps are copies of steps (a hook on both prepare and cleanup is
+// written twice), each from where its original came.
+func (c *converter) copySteps(steps []*importer.OutStep) []*importer.OutStep {
+	out := make([]*importer.OutStep, len(steps))
+	for i, st := range steps {
+		b, err := yaml.Marshal(st)
+		cp := &importer.OutStep{}
+		if err == nil {
+			err = yaml.Unmarshal(b, cp)
+		}
+		if err != nil {
+			panic("helmfile: a step does not copy through YAML: " + err.Error())
+		}
+		out[i] = cp
+		c.from[cp] = c.from[st]
+	}
+	return out
+}
+
+// linkHooks puts each helmfile's own hooks around its releases: its
+// prepare steps after what helmfile finishes before the file, each of its
+// releases after them; its cleanup steps after each release's last step.
+// A release after another helmfile (a sub-helmfile, the helmfiles: entry
+// before its own) waits for that file's cleanup steps too.
+func (c *converter) linkHooks() {
+	for _, g := range c.globals {
+		var before []string
+		for _, p := range g.prev {
+			for _, t := range p.done() {
+				before = appendUnique(before, t)
+			}
+		}
+		if n := len(g.prepare); n > 0 {
+			for _, t := range before {
+				g.prepare[0].Needs = appendUnique(g.prepare[0].Needs, t)
+			}
+			before = []string{g.prepare[n-1].Name}
+			for _, r := range g.rels {
+				first := r.steps()[0]
+				first.Needs = appendUnique(first.Needs, g.prepare[n-1].Name)
+			}
+		}
+		if len(g.cleanup) > 0 {
+			after := before
+			if len(g.rels) > 0 {
+				after = nil
+				for _, r := range g.rels {
+					steps := r.steps()
+					after = append(after, steps[len(steps)-1].Name)
+				}
+			}
+			for _, t := range after {
+				g.cleanup[0].Needs = appendUnique(g.cleanup[0].Needs, t)
+			}
+		}
+	}
+	for _, r := range c.rels {
+		if r.global != nil && len(r.global.prepare) > 0 {
+			continue // its prepare steps wait for them
+		}
+		first := r.steps()[0]
+		for _, p := range r.prev {
+			for _, t := range p.done() {
+				first.Needs = appendUnique(first.Needs, t)
+			}
+		}
+	}
+}
+
+// done are the steps whose end means helmfile is done with r: its own,
+// then its helmfile's cleanup hooks.
+func (r *rel) done() []string {
+	out := r.terminal()
+	if g := r.global; g != nil && len(g.cleanup) > 0 {
+		out = append(out, g.cleanup[len(g.cleanup)-1].Name)
+	}
+	return out
+}
+
+// globalSteps are the steps of every helmfile's own hooks.
+func (c *converter) globalSteps() []*importer.OutStep {
+	var out []*importer.OutStep
+	for _, g := range c.globals {
+		out = append(append(out, g.prepare...), g.cleanup...)
+	}
+	return out
+}
+
+// dropGlobal removes a helmfile-wide hook's step; false when st is none.
+func (c *converter) dropGlobal(st *importer.OutStep) bool {
+	drop := func(l *[]*importer.OutStep) bool {
+		for i, x := range *l {
+			if x == st {
+				*l = append((*l)[:i:i], (*l)[i+1:]...)
+				return true
+			}
+		}
+		return false
+	}
+	for _, g := range c.globals {
+		if drop(&g.prepare) || drop(&g.cleanup) {
+			return true
+		}
+	}
+	return false
 }

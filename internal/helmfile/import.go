@@ -34,6 +34,7 @@ type converter struct {
 	// variables their steps refer to.
 	commands []importer.Command
 	hookVars []*importer.Var
+	globals  []*stateHooks // each helmfile's own hooks
 	// derived are the values computed from a secret (deriveSecrets):
 	// value → the secret variable written instead.
 	derived map[string]string
@@ -137,6 +138,7 @@ func convert(dir, file string, opts Options) (*converter, string, error) {
 		return c, path, c.fail
 	}
 	c.link()
+	c.linkHooks()
 	return c, path, nil
 }
 
@@ -248,6 +250,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int, sub b
 			group = append(group, r)
 		}
 	}
+	c.globalHooks(s, group, prev)
 	if len(group) > 0 {
 		return group, nil
 	}

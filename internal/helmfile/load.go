@@ -36,6 +36,9 @@ type state struct {
 	helmfiles    []*yaml.Node
 	missingFile  string
 	commonLabels map[string]string
+	// hooks are the helmfile-wide hooks: (its bases' first), which
+	// helmfile fires around the file's own releases (globalHooks).
+	hooks []hookNode
 
 	envName     string
 	envValues   map[string]any // the environment's values (environments: <name>: values, secrets)
@@ -53,6 +56,14 @@ type state struct {
 type repository struct {
 	url string
 	oci bool
+}
+
+// hookNode is one entry of the top-level hooks:, with its file and line
+// (a base's hook is in the base).
+type hookNode struct {
+	m    map[string]any
+	file string
+	line int
 }
 
 // relNode is one entry of releases: as written (after the file's own
@@ -242,6 +253,15 @@ var yamlLineRE = regexp.MustCompile(`line ([0-9]+): (.*)$`)
 // part merges one rendered `---` part into s, as helmfile's mergo
 // override does: a later part's non-empty key replaces an earlier one's.
 func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.Node, isBase bool) error {
+	// Within a part helmfile appends hooks (its bases' first, then its
+	// documents'); a part with hooks replaces those of the parts before it.
+	prior := s.hooks
+	s.hooks = nil
+	defer func() {
+		if len(s.hooks) == 0 {
+			s.hooks = prior
+		}
+	}()
 	dec := yaml.NewDecoder(strings.NewReader(body))
 	for {
 		var doc yaml.Node
@@ -341,8 +361,13 @@ func (l *loader) key(s *state, k, v *yaml.Node, offset int, envs map[string]*yam
 	case "helmBinary", "kustomizeBinary", "lockFilePath", "helmfileLockFile":
 		s.info = append(s.info, Note{Loc: importer.Loc{File: s.file, Line: line}, What: k.Value, Why: "khook embeds Helm and kustomize: no binary or lock file to name"})
 	case "hooks":
-		s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: line}, What: "hooks (global)",
-			Why: "helmfile-wide hooks have no release to run around: add an apply or job step by hand"})
+		for _, h := range v.Content {
+			var m map[string]any
+			if err := decode(h, &m); err != nil {
+				return &InputError{File: s.file, Line: h.Line + offset, Msg: "a hooks: entry cannot be read: " + err.Error()}
+			}
+			s.hooks = append(s.hooks, hookNode{m: stringKeys(m).(map[string]any), file: s.file, line: h.Line + offset})
+		}
 	default:
 		s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: line}, What: k.Value, Why: "no khook equivalent"})
 	}
@@ -544,6 +569,7 @@ func mergeState(s, base *state) {
 		s.defInherit = base.defInherit
 	}
 	s.helmfiles = append(s.helmfiles, base.helmfiles...)
+	s.hooks = append(s.hooks, base.hooks...)
 	s.stateValues = mergeValues(s.stateValues, base.stateValues)
 	s.envValues = mergeValues(s.envValues, base.envValues)
 	if base.missingFile != "" {

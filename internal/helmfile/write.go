@@ -70,17 +70,34 @@ func (c *converter) sayStandIns(m *importer.Model, probs []importer.Problem, ind
 func (c *converter) model(name string, refused map[*rel]string) (*importer.Model, map[int]*rel) {
 	m := &importer.Model{Source: c.top + " (environment " + c.opts.Environment + ")", Tool: "khook import helmfile", Dir: c.specDir, Name: name, Vars: c.res.Vars, Commands: c.commands}
 	index := map[int]*rel{}
-	for _, r := range c.rels {
-		if _, ok := refused[r]; ok {
-			continue
+	hooks := func(steps []*importer.OutStep) {
+		for _, st := range steps {
+			m.Steps = append(m.Steps, &importer.Step{From: c.from[st], Out: st})
 		}
-		for _, st := range r.steps() {
-			index[len(m.Steps)] = r
-			from, ok := c.from[st]
-			if !ok {
-				from = importer.Loc{File: r.st.file, Line: r.line}
+	}
+	for _, r := range c.rels {
+		g := r.global
+		if g != nil && g.rels[0] == r {
+			hooks(g.prepare) // before the helmfile's first release
+		}
+		if _, ok := refused[r]; !ok {
+			for _, st := range r.steps() {
+				index[len(m.Steps)] = r
+				from, ok := c.from[st]
+				if !ok {
+					from = importer.Loc{File: r.st.file, Line: r.line}
+				}
+				m.Steps = append(m.Steps, &importer.Step{From: from, Out: st})
 			}
-			m.Steps = append(m.Steps, &importer.Step{From: from, Out: st})
+		}
+		if g != nil && g.rels[len(g.rels)-1] == r {
+			hooks(g.cleanup) // after its last
+		}
+	}
+	for _, g := range c.globals {
+		if len(g.rels) == 0 { // a helmfile without releases of its own
+			hooks(g.prepare)
+			hooks(g.cleanup)
 		}
 	}
 	c.verdicts(refused)
@@ -98,14 +115,20 @@ func (c *converter) model(name string, refused map[*rel]string) (*importer.Model
 func (c *converter) dropRefusedHooks(probs []importer.Problem, index map[int]*rel, m *importer.Model, by importer.Finding) bool {
 	dropped := false
 	for _, p := range probs {
-		if i := importer.StepOf(p.Path); index[i] != nil {
-			r, st := index[i], m.Steps[i].Out
-			if st != r.step && r.dropHook(st) {
-				c.rewire(st)
-				r.out.NotCarried = append(r.out.NotCarried, Note{Loc: c.fromOr(st, r, "hooks"), What: "release " + r.out.Resolved.Name + ": a hook's step " + st.Name,
-					Why: refusal(m, i, p, by, "it")})
-				dropped = true
-			}
+		i := importer.StepOf(p.Path)
+		if i < 0 || i >= len(m.Steps) {
+			continue
+		}
+		switch r, st := index[i], m.Steps[i].Out; {
+		case r == nil && c.dropGlobal(st):
+			c.rewire(st)
+			c.res.NotCarried = append(c.res.NotCarried, Note{Loc: c.from[st], What: "a helmfile-wide hook's step " + st.Name, Why: refusal(m, i, p, by, "it")})
+			dropped = true
+		case r != nil && st != r.step && r.dropHook(st):
+			c.rewire(st)
+			r.out.NotCarried = append(r.out.NotCarried, Note{Loc: c.fromOr(st, r, "hooks"), What: "release " + r.out.Resolved.Name + ": a hook's step " + st.Name,
+				Why: refusal(m, i, p, by, "it")})
+			dropped = true
 		}
 	}
 	return dropped
@@ -119,16 +142,14 @@ func (c *converter) dropNeedsOf(refused map[*rel]string) {
 			gone[s] = true
 		}
 	}
-	for _, r := range c.rels {
-		for _, st := range r.steps() {
-			var keep []string
-			for _, nd := range st.Needs {
-				if !gone[nd] {
-					keep = append(keep, nd)
-				}
+	for _, st := range c.allSteps() {
+		var keep []string
+		for _, nd := range st.Needs {
+			if !gone[nd] {
+				keep = append(keep, nd)
 			}
-			st.Needs = keep
 		}
+		st.Needs = keep
 	}
 }
 
@@ -201,19 +222,27 @@ func (r *rel) dropHook(st *importer.OutStep) bool {
 
 // rewire makes every step that needed a dropped step need what it needed.
 func (c *converter) rewire(st *importer.OutStep) {
-	for _, r := range c.rels {
-		for _, x := range r.steps() {
-			var needs []string
-			for _, nd := range x.Needs {
-				if nd == st.Name {
-					for _, up := range st.Needs {
-						needs = appendUnique(needs, up)
-					}
-					continue
+	for _, x := range c.allSteps() {
+		var needs []string
+		for _, nd := range x.Needs {
+			if nd == st.Name {
+				for _, up := range st.Needs {
+					needs = appendUnique(needs, up)
 				}
-				needs = appendUnique(needs, nd)
+				continue
 			}
-			x.Needs = needs
+			needs = appendUnique(needs, nd)
 		}
+		x.Needs = needs
 	}
+}
+
+// allSteps are the steps of every release and of every helmfile's own
+// hooks.
+func (c *converter) allSteps() []*importer.OutStep {
+	var out []*importer.OutStep
+	for _, r := range c.rels {
+		out = append(out, r.steps()...)
+	}
+	return append(out, c.globalSteps()...)
 }
