@@ -94,29 +94,12 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		return
 	}
 	if f := t.funcs[name]; f != nil {
-		save := t.pipeIn
-		if x.stdin != nil { // cat <<EOF | fn -f -, fn -f - <<EOF: its kubectl apply "$@" reads it
-			t.pipeIn = x.stdin
-		}
-		t.madeByRedirect(x, name) // render_template t.yml > out.yml
-		t.callers = append(t.callers, caller{name, t.loc(x.stmt)})
-		t.callFunc(f, x.args[1:])
-		t.callers = t.callers[:len(t.callers)-1]
-		t.pipeIn = save
+		t.callScriptFunc(x, name, f)
 		return
 	}
-	if a, ok := t.aliases[name]; ok && t.funcs[name] == nil {
-		if !t.expandAliases {
-			// alias k=kubectl; k apply …: a script's bash expands no alias
-			if toolName(strings.Fields(a + " x")[0]) != "" {
-				t.account(s, importer.FateNotCarried, "", name+" is an alias of "+a+", which bash does not expand in a script (only after shopt -s expand_aliases): the command fails as written; write "+a+" in the script")
-			} else {
-				t.notCarried(s, t.text(s), name+" is an alias, which bash does not expand in a script: the command fails as written")
-			}
-			return
-		}
-		x.args = append(strings.Fields(a), x.args[1:]...)
-		name = t.toolVar(x)
+	name, expanded := t.unalias(x, name)
+	if !expanded {
+		return
 	}
 	base := name[strings.LastIndex(name, "/")+1:]
 	if isTool(base) && x.stdin == nil && t.pipeIn != nil {
@@ -156,17 +139,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.args = t.args[n:]
 	case name == "trap":
 		t.trap(x)
-	case name == "alias":
-		for _, a := range x.args[1:] {
-			if k, v, ok := strings.Cut(a, "="); ok {
-				if t.aliases == nil {
-					t.aliases = map[string]string{}
-				}
-				t.aliases[k] = v
-			}
-		}
-	case name == "shopt" && slices.Contains(x.args, "expand_aliases"):
-		t.expandAliases = slices.Contains(x.args, "-s")
+	case name == "alias", name == "shopt" && slices.Contains(x.args, "expand_aliases"):
+		t.aliasCmd(x)
 	case name == "set":
 		t.setOpts(x.args[1:])
 	case (name == "cat" && len(x.args) == 1 || name == "tee" && len(x.args) == 2) && x.stdin != nil && x.stdin.hdoc && (writesFile(s) || name == "tee"):
@@ -218,6 +192,56 @@ func (t *translator) remoteTools(x *cmd, base string) {
 		}
 		return true
 	})
+}
+
+// callScriptFunc runs a function of the script with the command's
+// arguments, fed what the command is fed.
+func (t *translator) callScriptFunc(x *cmd, name string, f *function) {
+	save := t.pipeIn
+	if x.stdin != nil { // cat <<EOF | fn -f -, fn -f - <<EOF: its kubectl apply "$@" reads it
+		t.pipeIn = x.stdin
+	}
+	t.madeByRedirect(x, name) // render_template t.yml > out.yml
+	t.callers = append(t.callers, caller{name, t.loc(x.stmt)})
+	t.callFunc(f, x.args[1:])
+	t.callers = t.callers[:len(t.callers)-1]
+	t.pipeIn = save
+}
+
+// unalias is the command name an alias stands for, when bash expands it
+// (after shopt -s expand_aliases); else the command is named (alias
+// k=kubectl; k apply …: a script's bash expands no alias) and ok is false.
+func (t *translator) unalias(x *cmd, name string) (string, bool) {
+	a, ok := t.aliases[name]
+	if !ok || t.funcs[name] != nil {
+		return name, true
+	}
+	if t.expandAliases {
+		x.args = append(strings.Fields(a), x.args[1:]...)
+		return t.toolVar(x), true
+	}
+	if toolName(strings.Fields(a + " x")[0]) != "" {
+		t.account(x.stmt, importer.FateNotCarried, "", name+" is an alias of "+a+", which bash does not expand in a script (only after shopt -s expand_aliases): the command fails as written; write "+a+" in the script")
+	} else {
+		t.notCarried(x.stmt, t.text(x.stmt), name+" is an alias, which bash does not expand in a script: the command fails as written")
+	}
+	return name, false
+}
+
+// aliasCmd records alias NAME=VALUE and shopt -s|-u expand_aliases.
+func (t *translator) aliasCmd(x *cmd) {
+	if x.args[0] == "shopt" {
+		t.expandAliases = slices.Contains(x.args, "-s")
+		return
+	}
+	for _, a := range x.args[1:] {
+		if k, v, ok := strings.Cut(a, "="); ok {
+			if t.aliases == nil {
+				t.aliases = map[string]string{}
+			}
+			t.aliases[k] = v
+		}
+	}
 }
 
 // madeByRedirect remembers the files a command's output goes to (a

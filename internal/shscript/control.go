@@ -42,28 +42,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.info(last, t.text(last), "a probe, not a step (it would fail the run where the script installs instead); the steps it guards are carried, idempotent, whatever it would find")
 	}
 	if probe || t.isCheck(last) {
-		if !probe {
-			t.checkOnly(last, "an existence check: the steps it guards are idempotent")
-		}
-		t.checks++
-		before := len(t.m.Steps)
-		t.branch(c.Then, "")
-		then := t.m.Steps[before:len(t.m.Steps):len(t.m.Steps)]
-		if c.Else != nil {
-			before = len(t.m.Steps)
-			t.ifClause(c.Else)
-			if !probe && last.Negated {
-				t.whenFound(last, t.m.Steps[before:])
-			} else if !probe {
-				t.keepIfExists(last, t.m.Steps[before:])
-			}
-		}
-		if !probe && !last.Negated {
-			t.whenFound(last, then)
-		} else if !probe {
-			t.keepIfExists(last, then)
-		}
-		t.checks--
+		t.checkBranches(c, last, probe)
 		return
 	}
 	t.guessedArgs = false
@@ -159,6 +138,35 @@ func (t *translator) callsTool(n syntax.Node, seen map[string]bool) bool {
 		return !found
 	})
 	return found
+}
+
+// checkBranches walks an if on an existence check (or a probe): both
+// branches are carried; what runs only when the check finds something is
+// said (whenFound), and an apply only where a Secret is absent keeps it.
+func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe bool) {
+	if !probe {
+		t.checkOnly(last, "an existence check: the steps it guards are idempotent")
+	}
+	t.checks++
+	defer func() { t.checks-- }()
+	before := len(t.m.Steps)
+	t.branch(c.Then, "")
+	then := t.m.Steps[before:len(t.m.Steps):len(t.m.Steps)]
+	var other []*importer.Step
+	if c.Else != nil {
+		before = len(t.m.Steps)
+		t.ifClause(c.Else)
+		other = t.m.Steps[before:]
+	}
+	if probe {
+		return
+	}
+	found, absent := then, other // the branch that runs where the check finds it
+	if last.Negated {
+		found, absent = other, then
+	}
+	t.whenFound(last, found)
+	t.keepIfExists(last, absent)
 }
 
 // stoppedAt says where a condition decided at import ends the script
