@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -290,3 +291,29 @@ func TestArchitecturePackages(t *testing.T) {
 
 // packageName is a package path as the architecture page writes it.
 var packageName = regexp.MustCompile(`^[a-z][a-z0-9-]*(/[a-z0-9-]+)*$`)
+
+// The import pipeline (issue #46) keeps its functions short: one model,
+// one writer, and no function over 100 lines in internal/importer, the
+// script translator or the helmfile importer.
+func TestImportPipelineFunctionsAreShort(t *testing.T) {
+	for _, dir := range []string{"internal/importer", "internal/shscript", "internal/helmfile"} {
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pkgs {
+			for name, f := range p.Files {
+				for _, d := range f.Decls {
+					fd, ok := d.(*ast.FuncDecl)
+					if !ok || fd.Body == nil {
+						continue
+					}
+					if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > 100 {
+						t.Errorf("%s: func %s is %d lines (at most 100)", name, fd.Name.Name, n)
+					}
+				}
+			}
+		}
+	}
+}
