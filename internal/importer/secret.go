@@ -13,6 +13,14 @@ var namesSomething = map[string]bool{"NAME": true, "NAMESPACE": true, "NS": true
 	"REGISTRY": true, "SERVER": true, "HOST": true, "URL": true, "ENDPOINT": true,
 	"PATH": true, "FILE": true, "DIR": true}
 
+// keyKinds are words before KEY that make it a kind of key that is no
+// credential: the name of a tag or label (AWS_DEPLOYMENT_TAG_KEY), a
+// database's or a queue's key, a cache key (trial 46n's D1).
+var keyKinds = map[string]bool{"TAG": true, "LABEL": true, "ANNOTATION": true, "PARTITION": true, "SORT": true,
+	"HASH": true, "ROUTING": true, "CACHE": true, "PRIMARY": true, "FOREIGN": true, "SHARD": true, "INDEX": true,
+	"TOPOLOGY": true, "LOOKUP": true, "GROUP": true, "SELECTOR": true, "DEDUP": true, "DEDUPLICATION": true,
+	"IDEMPOTENCY": true, "RANGE": true, "CLUSTERING": true, "COMPOSITE": true, "UNIQUE": true, "MAP": true}
+
 // SecretLooking tells a name (a variable, a key, a file name) whose value
 // is a secret: both importers declare such a value a secret: true
 // variable and never write it.
@@ -22,7 +30,10 @@ func SecretLooking(name string) bool {
 	if len(parts) > 1 && namesSomething[parts[len(parts)-1]] {
 		return false
 	}
-	for _, part := range parts {
+	for i, part := range parts {
+		if part == "KEY" && i > 0 && keyKinds[parts[i-1]] {
+			continue
+		}
 		if secretWords[part] {
 			return true
 		}
