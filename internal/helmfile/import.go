@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 	"os"
 	"path/filepath"
@@ -58,7 +59,11 @@ type converter struct {
 func Import(dir, file string, opts Options) (*Result, error) {
 	name, from := environment(opts)
 	opts.Environment = name
+	if opts.Redactor == nil {
+		opts.Redactor = redact.New()
+	}
 	res, err := importEnv(dir, file, opts)
+	err = maskError(opts.Redactor, err)
 	var ie *InputError
 	if errors.As(err, &ie) && from == EnvVariable && (ie.envUndef || ie.notDefined || strings.Contains(ie.Msg, "is not defined")) {
 		ie.Msg += fmt.Sprintf(" (environment %q is HELMFILE_ENVIRONMENT's, which helmfile uses when no --environment is given)", name)
@@ -83,6 +88,36 @@ func importEnv(dir, file string, opts Options) (*Result, error) {
 		res, _, err = importOnce(dir, file, opts)
 	}
 	return res, err
+}
+
+// maskError is err with every secret the import registered masked: an
+// *InputError keeps its type, its sentence masked.
+func maskError(rd *redact.Redactor, err error) error {
+	var ie *InputError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ie):
+		ie.File, ie.Msg = rd.String(ie.File), rd.String(ie.Msg)
+		return err
+	}
+	return rd.Error(err)
+}
+
+// maskNotes masks every secret the import registered in its notes, which
+// the spec's header and the command's stderr print.
+func (c *converter) maskNotes() {
+	mask := func(ns []Note) {
+		for i := range ns {
+			ns[i].What, ns[i].Why = c.opts.Redactor.String(ns[i].What), c.opts.Redactor.String(ns[i].Why)
+		}
+	}
+	mask(c.res.NotCarried)
+	mask(c.res.Info)
+	for _, r := range c.res.Releases {
+		mask(r.NotCarried)
+		mask(r.Info)
+	}
 }
 
 // errPlaceholderLeak is an unset variable's placeholder left in the output.

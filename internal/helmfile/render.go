@@ -14,6 +14,8 @@ import (
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
+
+	"github.com/khook/khook/internal/importer"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -80,6 +82,9 @@ func (r *renderer) noteEnv(name string, required bool) string {
 		r.order = append(r.order, name)
 	}
 	e.required = e.required || required
+	if len(v) >= 4 && importer.SecretLooking(name) {
+		r.opts.Redactor.Add(v) // before any message can quote it
+	}
 	return v
 }
 
@@ -331,7 +336,7 @@ func (r *renderer) fileFuncs(f template.FuncMap, baseDir string) {
 		if err != nil {
 			return "", r.fileErr(p, err)
 		}
-		r.reads = append(r.reads, &fileRead{path: abs(baseDir, p), text: string(b)})
+		r.read(&fileRead{path: abs(baseDir, p), text: string(b)})
 		return string(b), nil
 	}
 	f["readDir"] = func(p string) ([]string, error) {
@@ -471,6 +476,16 @@ func setValueAtPath(path string, value any, values map[string]any) (map[string]a
 	}
 	cur[parts[len(parts)-1]] = value
 	return values, nil
+}
+
+// read records a file the templates read; a secret one's content is
+// registered with the redactor as it is read.
+func (r *renderer) read(rd *fileRead) {
+	r.reads = append(r.reads, rd)
+	if text := strings.TrimSpace(rd.text); secretRead(rd) && len(text) >= 4 {
+		r.opts.Redactor.Add(text)
+		r.opts.Redactor.Add(rd.text)
+	}
 }
 
 // vars are the environment variables read, in the order first read.

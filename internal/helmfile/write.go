@@ -84,6 +84,7 @@ func (c *converter) model(name string, refused map[*rel]string) (*importer.Model
 		}
 	}
 	c.verdicts(refused)
+	c.maskNotes()
 	m.NotCarried = append(m.NotCarried, c.res.NotCarried...)
 	m.Info = append(m.Info, c.res.Info...)
 	for _, r := range c.res.Releases {

@@ -1,0 +1,126 @@
+package helmfile
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/khook/khook/redact"
+)
+
+// lookupOf is an environment of exactly env.
+func lookupOf(env map[string]string) func(string) (string, bool) {
+	return func(n string) (string, bool) { v, ok := env[n]; return v, ok }
+}
+
+// everything is what an import wrote and said: spec, files, notes.
+func everything(res *Result) string {
+	var b strings.Builder
+	b.Write(res.Spec)
+	for _, f := range res.Files {
+		b.Write(f.Data)
+	}
+	for _, n := range append(append([]Note{}, res.NotCarried...), res.Info...) {
+		b.WriteString(n.String() + "\n")
+	}
+	for _, r := range res.Releases {
+		for _, n := range append(append([]Note{}, r.NotCarried...), r.Info...) {
+			b.WriteString(n.String() + "\n")
+		}
+	}
+	return b.String()
+}
+
+const taggedHelmfile = `releases:
+  - name: tagged
+    namespace: demo
+    chart: oci://r.example/app
+    version: 1.0.0
+    values:
+      - tagged.yaml.gotmpl
+  - name: other
+    namespace: demo
+    chart: oci://r.example/app
+    version: 1.0.0
+    values:
+      - replicas: 2
+`
+
+// A tag's name in a variable named *_TAG_KEY is no secret: used as a map
+// key it is rendered as helmfile renders it, and the import is faithful
+// (trial 46n's D1: AWS_DEPLOYMENT_TAG_KEY refused the whole import).
+func TestImportTagKeyVariableIsNoSecret(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": taggedHelmfile,
+		"tagged.yaml.gotmpl":   "extraVolumeTags:\n  {{ requiredEnv \"AWS_DEPLOYMENT_TAG_KEY\" }}: {{ requiredEnv \"DEPLOYMENT_TAG_VALUE\" }}\n",
+	})
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookupOf(map[string]string{"AWS_DEPLOYMENT_TAG_KEY": "Deployment", "DEPLOYMENT_TAG_VALUE": "ci"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Verdict(); v != Faithful {
+		t.Errorf("verdict %v, want faithful:\n%s", v, everything(res))
+	}
+	if tags := res.Releases[0].Resolved.Values["extraVolumeTags"]; tags.(map[string]any)["Deployment"] != "ci" {
+		t.Errorf("extraVolumeTags %v", tags)
+	}
+}
+
+// A secret used as a map key, where no ${NAME} can stand, makes only its
+// release partial, named at its values, the key left out; no message or
+// file holds the secret (trial 46n's D1 and D1c: the whole import was
+// refused and the refusal printed the key).
+func TestImportSecretAsMapKeyMakesOnlyItsReleasePartial(t *testing.T) {
+	const token = "tok-3f9a1c-not-for-print"
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": taggedHelmfile,
+		"tagged.yaml.gotmpl":   "extraTags:\n  {{ requiredEnv \"API_TOKEN\" }}: x\n  team: core\n",
+	})
+	rd := redact.New()
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookupOf(map[string]string{"API_TOKEN": token}), Redactor: rd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagged, other := res.Releases[0], res.Releases[1]
+	if tagged.Verdict != Partial || other.Verdict != Faithful {
+		t.Errorf("verdicts %v, %v; want partial, faithful", tagged.Verdict, other.Verdict)
+	}
+	if len(tagged.NotCarried) != 1 || tagged.NotCarried[0].Loc.Line != 6 || !strings.Contains(tagged.NotCarried[0].String(), "values extraTags") || !strings.Contains(tagged.NotCarried[0].Why, "API_TOKEN") {
+		t.Errorf("notes %v; want one at helmfile.yaml.gotmpl:6 naming extraTags and API_TOKEN", tagged.NotCarried)
+	}
+	all := everything(res)
+	if strings.Contains(all, token) {
+		t.Errorf("the secret is written or said:\n%s", all)
+	}
+	if !strings.Contains(all, "team: core") {
+		t.Errorf("the rest of the map is not written:\n%s", all)
+	}
+	if rd.String(token) == token {
+		t.Error("the secret is not registered with the redactor handed in")
+	}
+}
+
+// Where the secret decides more than a values entry (a release's name),
+// the import is refused: the message names the variable, never its value,
+// and its advice works for a variable read with requiredEnv, which cannot
+// be imported unset (trial 46n's D1c, D1d).
+func TestImportRefusalForASecretIsMaskedAndItsAdviceWorks(t *testing.T) {
+	const token = "tok-77c2e0-not-for-print"
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "releases:\n  - name: app-{{ requiredEnv \"API_TOKEN\" | sha1sum | trunc 6 }}-{{ requiredEnv \"API_TOKEN\" }}\n    namespace: demo\n    chart: oci://r.example/app\n    version: 1.0.0\n",
+	})
+	_, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookupOf(map[string]string{"API_TOKEN": token})})
+	if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "API_TOKEN=x") {
+		t.Fatalf("got %v; want a refusal without the secret, advising a short stand-in", err)
+	}
+	// The advice, followed.
+	if _, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookupOf(map[string]string{"API_TOKEN": "x"})}); err != nil {
+		t.Errorf("the advice fails: %v", err)
+	}
+	// Unset, the helmfile refuses as helmfile does: the advice did not say so.
+	if _, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookupOf(nil)}); err == nil || !strings.Contains(err.Error(), "requiredEnv") {
+		t.Errorf("unset: got %v, want requiredEnv's refusal", err)
+	}
+}
