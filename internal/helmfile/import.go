@@ -630,6 +630,10 @@ func (c *converter) link() {
 					Why: "that release's condition is false in this environment, so there is no step to wait for"})
 				continue
 			}
+			if found == nil && len(cands) == 0 && c.refusedRelease(name, ns) {
+				c.lostNeed(r, need)
+				continue
+			}
 			if found == nil {
 				why := "no release of the helmfile has that name"
 				if len(cands) > 1 {
@@ -659,6 +663,17 @@ func (c *converter) link() {
 			}
 		}
 	}
+}
+
+// refusedRelease says whether a release of that name (and namespace, when
+// given) is one the import refused before it had a step (its chart).
+func (c *converter) refusedRelease(name, ns string) bool {
+	for _, o := range c.res.Releases {
+		if o.Resolved.Name == name && o.Verdict == Refused && (ns == "" || o.Resolved.Namespace == ns) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *rel) terminal() []string {

@@ -124,3 +124,42 @@ func TestImportRefusalForASecretIsMaskedAndItsAdviceWorks(t *testing.T) {
 		t.Errorf("unset: got %v, want requiredEnv's refusal", err)
 	}
 }
+
+// A need of a release the import refuses is not carried: the needing
+// release says so at its needs and is partial, since it runs without
+// waiting for what helmfile finishes first (trial 46n's D2: dropped
+// silently, the release counted faithful). Both ways a release is
+// refused: the spec refuses its step (a git+https repository), or it has
+// no chart the import can name (no repositories: entry).
+func TestImportNeedOfARefusedReleaseIsSaid(t *testing.T) {
+	for name, api := range map[string]string{
+		"spec refuses the step": "repositories:\n  - name: api\n    url: git+https://github.com/example/api@charts?ref=main\nreleases:\n  - name: api\n    namespace: demo\n    chart: api/api\n",
+		"no repository":         "releases:\n  - name: api\n    namespace: demo\n    chart: api/api\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, map[string]string{
+				"helmfile.yaml": api + "  - name: gateway\n    namespace: demo\n    chart: oci://r.example/gateway\n    version: 1.0.0\n    needs:\n      - api\n",
+			})
+			res, err := Import(dir, "helmfile.yaml", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gw *Release
+			for _, r := range res.Releases {
+				if r.Resolved.Name == "gateway" {
+					gw = r
+				}
+			}
+			if gw.Verdict != Partial || len(gw.NotCarried) != 1 || !strings.Contains(gw.NotCarried[0].String(), "needs") || !strings.Contains(gw.NotCarried[0].Why, "without waiting for") {
+				t.Fatalf("gateway %v, notes %v; want partial, its need named", gw.Verdict, gw.NotCarried)
+			}
+			if want := strings.Count(api, "\n") + 5; gw.NotCarried[0].Loc.Line != want {
+				t.Errorf("the note is at line %d, want %d (needs:)", gw.NotCarried[0].Loc.Line, want)
+			}
+			if strings.Contains(string(res.Spec), "needs: [api]") {
+				t.Errorf("the spec needs a step that is not written:\n%s", res.Spec)
+			}
+		})
+	}
+}

@@ -112,25 +112,44 @@ func (c *converter) dropRefusedHooks(probs []importer.Problem, index map[int]*re
 	return dropped
 }
 
-// dropNeedsOf removes the needs on a refused release's steps.
+// dropNeedsOf removes the needs on a refused release's steps; a release
+// that needed it says so at its needs, and is partial: it runs without
+// waiting for the refused one, which helmfile would have finished first
+// (trial 46n's D2: the need was dropped silently, the release faithful).
 func (c *converter) dropNeedsOf(refused map[*rel]string) {
-	gone := map[string]bool{}
+	gone := map[string]*rel{}
 	for r := range refused {
-		for _, s := range r.out.Steps {
-			gone[s] = true
+		for _, s := range append(append([]string{}, r.out.Steps...), r.terminal()...) {
+			gone[s] = r
 		}
 	}
 	for _, r := range c.rels {
+		if _, ok := refused[r]; ok {
+			continue
+		}
+		said := map[*rel]bool{}
 		for _, st := range r.steps() {
 			var keep []string
 			for _, nd := range st.Needs {
-				if !gone[nd] {
+				g, ok := gone[nd]
+				if !ok {
 					keep = append(keep, nd)
+					continue
+				}
+				if !said[g] {
+					said[g] = true
+					c.lostNeed(r, g.out.Resolved.Namespace+"/"+g.out.Resolved.Name)
 				}
 			}
 			st.Needs = keep
 		}
 	}
+}
+
+// lostNeed says at r's needs that its need of a release the import
+// refuses is not carried.
+func (c *converter) lostNeed(r *rel, need string) {
+	c.note(r, "needs", "needs "+need, "that release is refused (see its line), so this step is written without that need: it runs without waiting for "+need+", which helmfile finishes first")
 }
 
 // fromOr is where a step came from: its hook's line, else the release's
