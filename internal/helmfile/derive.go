@@ -33,7 +33,7 @@ func canary(name string) string { return "khook-canary-" + strings.ToLower(name)
 func (c *converter) secretsSet() []*envRead {
 	var out []*envRead
 	for _, e := range c.r.vars() {
-		if !e.set || len(e.value) < 4 || !importer.SecretLooking(e.name) {
+		if !e.set || len(e.value) < 4 || !e.secret() {
 			continue
 		}
 		if st, err := os.Stat(e.value); err == nil && st.IsDir() {
@@ -284,18 +284,7 @@ func (d *deriver) variable(value string, path []string, r *rel) string {
 	if name, ok := d.byValue[value]; ok {
 		return name
 	}
-	key := path
-	if len(key) > 2 {
-		key = key[len(key)-2:]
-	}
-	base := varName(camelWords(strings.Join(key, "_")))
-	if base == "" || base[0] >= '0' && base[0] <= '9' {
-		base = "DERIVED_" + base
-	}
-	name := base
-	for n := 2; declared(d.c.res.Vars, name); n++ {
-		name = fmt.Sprintf("%s_%d", base, n)
-	}
+	name := d.c.keyVar(path, "DERIVED_")
 	d.byValue[value] = name
 	d.c.opts.Redactor.Add(value)
 	where := "release " + r.out.Resolved.Name + " values " + dotted(path)

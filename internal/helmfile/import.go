@@ -38,7 +38,13 @@ type converter struct {
 	// derived are the values computed from a secret (deriveSecrets):
 	// value → the secret variable written instead.
 	derived map[string]string
+	// genSrc is where each generated values file's values are written
+	// in the helmfile: its file and text.
+	genSrc map[string]source
 }
+
+// source is a file of the helmfile as shown and its text.
+type source struct{ file, text string }
 
 // Import reads dir/file (a helmfile.yaml, helmfile.yaml.gotmpl or a
 // helmfile.d folder) and returns the khook spec it maps to. A returned

@@ -26,7 +26,7 @@ func (c *converter) references() {
 		if st, err := os.Stat(val); err == nil && st.IsDir() && strings.HasPrefix(val, "/") {
 			isDir = true
 		}
-		secret := importer.SecretLooking(e.name) && !isDir
+		secret := e.secret() && !isDir
 		used := false
 		if len(val) >= 3 && val != "true" && val != "false" {
 			ref := "${" + e.name + "}"
@@ -70,6 +70,10 @@ func (c *converter) references() {
 			// Only from KHOOK_SECRET_NAME, never a default in the spec.
 			v.Required, v.Secret = false, true
 			v.Description = "the helmfile's " + e.name + ", a secret (set KHOOK_SECRET_" + e.name + ")"
+			if !importer.SecretLooking(e.name) {
+				c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
+					Why: "its value holds a URL's password (user:password@host): written as the secret variable " + e.name + " (KHOOK_SECRET_" + e.name + "), never its value"})
+			}
 			if e.hasDef {
 				c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
 					Why: "a secret: written as a secret variable, without the helmfile's default, which the run must set (KHOOK_SECRET_" + e.name + ")"})

@@ -33,6 +33,17 @@ type envRead struct {
 	placeholder bool
 }
 
+// secret says whether the variable's value is a secret: its name looks
+// like a secret's, or its value (its default, unset) holds a URL's
+// password (amqp://app:pass@broker; trial 46n's D3).
+func (e *envRead) secret() bool {
+	v := e.value
+	if !e.set && e.hasDef {
+		v = e.def
+	}
+	return importer.SecretLooking(e.name) || importer.URLCredentials(v)
+}
+
 // unsetEnv is what an unset requiredEnv renders to on the import's first
 // try: references() turns it into ${NAME}.
 func unsetEnv(name string) string { return "__khook_unset_" + name + "__" }
@@ -82,7 +93,7 @@ func (r *renderer) noteEnv(name string, required bool) string {
 		r.order = append(r.order, name)
 	}
 	e.required = e.required || required
-	if len(v) >= 4 && importer.SecretLooking(name) {
+	if len(v) >= 4 && (importer.SecretLooking(name) || importer.URLCredentials(v)) {
 		r.opts.Redactor.Add(v) // before any message can quote it
 	}
 	return v

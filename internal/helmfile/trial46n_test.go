@@ -163,3 +163,98 @@ func TestImportNeedOfARefusedReleaseIsSaid(t *testing.T) {
 		})
 	}
 }
+
+// A literal credential in the values the import writes — inline values:,
+// set:, a values template rendered into a generated file — is a secret
+// variable, never the literal, with a note at its line; the release stays
+// faithful (trial 46n's S1: sites-faciles' auth.password was copied).
+func TestImportLiteralCredentialIsASecretVariable(t *testing.T) {
+	const pw, root, tmpl = "lit-pw-51d0e", "lit-root-9c2b7", "lit-tmpl-0aa41"
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": `releases:
+  - name: db
+    namespace: demo
+    chart: oci://r.example/postgresql
+    version: 1.0.0
+    values:
+      - auth:
+          username: app
+          password: ` + pw + `
+          existingSecret: ""
+          passwordSecretName: db-auth
+      - tmpl.yaml.gotmpl
+    set:
+      - name: minio.auth.rootPassword
+        value: ` + root + `
+`,
+		"tmpl.yaml.gotmpl": "replication:\n  password: {{ \"" + tmpl + "\" }}\n  user: repl\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := everything(res)
+	for _, lit := range []string{pw, root, tmpl} {
+		if strings.Contains(all, lit) {
+			t.Errorf("the literal %s is written or said:\n%s", lit, all)
+		}
+	}
+	for _, want := range []string{"AUTH_PASSWORD: {type: string, secret: true", "AUTH_ROOT_PASSWORD: {type: string, secret: true", "REPLICATION_PASSWORD: {type: string, secret: true",
+		"rootPassword: ${AUTH_ROOT_PASSWORD|toJson}", "password: ${REPLICATION_PASSWORD|toJson}", "passwordSecretName: db-auth", "user: repl",
+		"helmfile.yaml:9: release db values auth.password: the helmfile holds it in plain text", "tmpl.yaml.gotmpl:2: release db values replication.password"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("lacks %q:\n%s", want, all)
+		}
+	}
+	if v := res.Verdict(); v != Faithful {
+		t.Errorf("verdict %v, want faithful", v)
+	}
+}
+
+// A URL with a password in a variable not named like a secret is a
+// secret variable where it is rendered (trial 46n's D3: hyperfleet's
+// RABBITMQ_URL was written into values files).
+func TestImportURLWithPasswordIsASecret(t *testing.T) {
+	const url = "amqp://app:url-pw-3e1f@broker:5672"
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml":      "releases:\n  - name: worker\n    namespace: demo\n    chart: oci://r.example/worker\n    version: 1.0.0\n    values:\n      - worker.yaml.gotmpl\n",
+		"worker.yaml.gotmpl": "broker:\n  url: {{ requiredEnv \"BROKER_URL\" }}\n  literal: https://u:lit-url-pw-77@host/x\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{Env: lookupOf(map[string]string{"BROKER_URL": url})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := everything(res)
+	for _, secret := range []string{"url-pw-3e1f", "lit-url-pw-77"} {
+		if strings.Contains(all, secret) {
+			t.Errorf("%s is written or said:\n%s", secret, all)
+		}
+	}
+	for _, want := range []string{"BROKER_URL: {type: string, secret: true", "url: ${BROKER_URL}", "literal: ${BROKER_LITERAL|toJson}"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("lacks %q:\n%s", want, all)
+		}
+	}
+	if v := res.Verdict(); v != Faithful {
+		t.Errorf("verdict %v, want faithful", v)
+	}
+}
+
+// A later values file sets the literal's key too: moved into values:, it
+// would win, so it is left out and only that release is partial.
+func TestImportLiteralCredentialOverriddenLaterIsLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": "releases:\n  - name: db\n    namespace: demo\n    chart: oci://r.example/db\n    version: 1.0.0\n    values:\n      - auth:\n          password: lit-first-8d\n      - later.yaml\n",
+		"later.yaml":    "auth:\n  password: from-later\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Releases[0]; r.Verdict != Partial || strings.Contains(everything(res), "lit-first-8d") {
+		t.Errorf("verdict %v, want partial without the literal:\n%s", r.Verdict, everything(res))
+	}
+}

@@ -10,6 +10,7 @@ import (
 // and settles every verdict.
 func (c *converter) write(name string) ([]byte, error) {
 	c.references()
+	c.literalSecrets()
 	refused := map[*rel]string{}
 	var index map[int]*rel
 	build := func() *importer.Model {
