@@ -1,6 +1,7 @@
 package helmfile
 
 import (
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -63,7 +64,9 @@ func (c *converter) references() {
 			// rendering: nothing in the spec refers to it.
 			continue
 		}
-		v := &importer.Var{Name: e.name, Required: e.required && !e.hasDef, From: importer.Loc{File: c.top},
+		// A requiredEnv stays required whatever default another template's
+		// env gives it: helmfile refuses to render without it (trial 46n's O1b).
+		v := &importer.Var{Name: e.name, Required: e.required, From: importer.Loc{File: c.top},
 			Description: "the helmfile's " + e.name + " (set KHOOK_VAR_" + e.name + " or --set " + e.name + "=...)"}
 		switch {
 		case secret:
@@ -81,6 +84,9 @@ func (c *converter) references() {
 		case !v.Required:
 			d := e.def
 			v.Default = &d
+		case e.hasDef:
+			c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
+				Why: fmt.Sprintf("required without the default %q a template gives it with env: the helmfile also reads it with requiredEnv, and helmfile refuses to run when it is unset", e.def)})
 		}
 		c.res.Vars = append(c.res.Vars, v)
 	}

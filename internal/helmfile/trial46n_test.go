@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/khook/khook/internal/importer"
 	"github.com/khook/khook/redact"
 )
 
@@ -256,5 +257,30 @@ func TestImportLiteralCredentialOverriddenLaterIsLeftOut(t *testing.T) {
 	}
 	if r := res.Releases[0]; r.Verdict != Partial || strings.Contains(everything(res), "lit-first-8d") {
 		t.Errorf("verdict %v, want partial without the literal:\n%s", r.Verdict, everything(res))
+	}
+}
+
+// A requiredEnv variable stays required when another template reads it
+// with env … | default: helmfile refuses when it is unset (trial 46n's
+// O1b: the spec declared the other template's default, and unset khook
+// deployed where helmfile refuses).
+func TestImportRequiredEnvStaysRequiredDespiteAnotherDefault(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "values:\n  - namespace: {{ requiredEnv \"NAMESPACE\" }}\n---\nreleases:\n  - name: app\n    namespace: {{ .Values.namespace }}\n    chart: oci://r.example/app\n    version: 1.0.0\n    values:\n      - app.yaml.gotmpl\n",
+		"app.yaml.gotmpl":      "claim: \"system:serviceaccount:{{ env \"NAMESPACE\" | default \"team\" }}:app\"\n",
+	})
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookupOf(map[string]string{"NAMESPACE": "team-e2e"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ns *importer.Var
+	for _, v := range res.Vars {
+		if v.Name == "NAMESPACE" {
+			ns = v
+		}
+	}
+	if ns == nil || !ns.Required || ns.Default != nil {
+		t.Errorf("NAMESPACE is %+v, want required without a default:\n%s", ns, res.Spec)
 	}
 }
