@@ -2,7 +2,6 @@ package helmfile
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -33,7 +32,14 @@ const plainTextWhy = "the helmfile holds it in plain text"
 // literalSecrets writes each literal credential of the releases' values
 // as a secret variable.
 func (c *converter) literalSecrets() {
+	// A literal that is a secret environment variable's value (a URL the
+	// helmfile also reads from it) is that variable.
 	byValue := map[string]string{}
+	for _, e := range c.r.vars() {
+		if e.set && len(e.value) >= 4 && e.secret() && declaredSecret(c.res.Vars, e.name) {
+			byValue[e.value] = e.name
+		}
+	}
 	for _, r := range c.rels {
 		if r.step == nil || r.step.Helm == nil {
 			continue
@@ -100,13 +106,17 @@ func (c *converter) literalsIn(r *rel, v any, path []string, gen *source, byValu
 		return v
 	}
 	value := fmt.Sprint(v)
-	c.opts.Redactor.Add(value)
+	if !importer.SecretKey(value) {
+		// Not a placeholder that names itself (password: password), which
+		// masked would garble every note that says "password".
+		c.opts.Redactor.Add(value)
+	}
 	name, ok := byValue[value]
 	if !ok {
 		name = c.keyVar(path, "V_")
 		byValue[value] = name
 	}
-	loc := c.literalLoc(r, path, gen)
+	loc := c.literalLoc(r, path, value, gen)
 	where := "release " + r.out.Resolved.Name + " values " + dotted(path)
 	if !ok {
 		c.res.Vars = append(c.res.Vars, &importer.Var{Name: name, Secret: true, From: loc,
@@ -143,6 +153,15 @@ func (c *converter) secretByKey(r *rel, path []string, v any) {
 	}
 }
 
+func declaredSecret(vars []*importer.Var, name string) bool {
+	for _, v := range vars {
+		if v.Name == name {
+			return v.Secret
+		}
+	}
+	return false
+}
+
 // keyVar names the variable of a value at path by its last two keys
 // (auth.password → AUTH_PASSWORD; a name that would start with a digit
 // after prefix), unique among the declared ones.
@@ -162,30 +181,34 @@ func (c *converter) keyVar(path []string, prefix string) string {
 	return name
 }
 
-// literalLoc is the line that writes the literal: its key in the
-// release's own file (inline values: or set:), or in the file its
-// generated values file came from (a values template).
-func (c *converter) literalLoc(r *rel, path []string, gen *source) importer.Loc {
-	key := path[len(path)-1]
-	if gen != nil && gen.file != r.st.file {
-		return importer.Loc{File: gen.file, Line: lineOf(gen.text, key, 1)}
+// literalLoc is the line that writes the literal: in the release's own
+// file (inline values: or set:), or in the values template its generated
+// file came from, the line with its key and value, else with its value;
+// else (it comes from elsewhere: an environment's values) the release's
+// values:.
+func (c *converter) literalLoc(r *rel, path []string, value string, gen *source) importer.Loc {
+	src := source{r.st.file, r.st.src}
+	if gen != nil {
+		src = *gen
 	}
-	line := c.findLine(r.st, key+":", r.lineOf("values"))
-	if line == r.lineOf("values") {
-		line = c.findLine(r.st, strings.Join(path, "."), r.lineOf("set"))
+	if line := lineWith(src.text, path[len(path)-1], value); line > 0 {
+		return importer.Loc{File: src.file, Line: line}
 	}
-	return importer.Loc{File: r.st.file, Line: line}
+	return importer.Loc{File: r.st.file, Line: r.lineOf("values")}
 }
 
-// lineOf is the first line of text that writes key: (else line).
-func lineOf(text, key string, line int) int {
-	re := regexp.MustCompile(`(^|[\s{,"'])` + regexp.QuoteMeta(key) + `["']?\s*:`)
-	for i, l := range strings.Split(text, "\n") {
-		if re.MatchString(l) {
-			return i + 1
+// lineWith is the first line of text with both key and value, else the
+// first with value; 0 when none has it.
+func lineWith(text, key, value string) int {
+	lines := strings.Split(text, "\n")
+	for _, both := range []bool{true, false} {
+		for i, l := range lines {
+			if strings.Contains(l, value) && (!both || strings.Contains(l, key)) {
+				return i + 1
+			}
 		}
 	}
-	return line
+	return 0
 }
 
 // moveLiterals moves each literal credential of the generated values

@@ -284,3 +284,28 @@ func TestImportRequiredEnvStaysRequiredDespiteAnotherDefault(t *testing.T) {
 		t.Errorf("NAMESPACE is %+v, want required without a default:\n%s", ns, res.Spec)
 	}
 }
+
+// A placeholder that names itself (password: password) is written as a
+// secret variable too, but not masked in the notes, where it would garble
+// every "password" (sites-faciles); a literal from outside the release's
+// file (an environment's values) is noted at the release's values:.
+func TestImportLiteralCredentialNotes(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "environments:\n  default:\n    values:\n      - env.yaml\n---\nreleases:\n  - name: db\n    namespace: demo\n    chart: oci://r.example/db\n    version: 1.0.0\n    values:\n      - auth:\n          password: password\n        broker:\n          url: {{ .Values.url }}\n",
+		"env.yaml":             "url: amqp://guest:guest-pw@rabbitmq:5672\n",
+	})
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := everything(res)
+	for _, want := range []string{"helmfile.yaml.gotmpl:13: release db values auth.password: the helmfile holds it", "helmfile.yaml.gotmpl:11: release db values broker.url: the helmfile holds it"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("lacks %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "guest-pw") || strings.Contains(all, "password: password") {
+		t.Errorf("a literal is written:\n%s", all)
+	}
+}
