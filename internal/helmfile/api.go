@@ -35,6 +35,7 @@ import (
 	"os"
 
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/redact"
 )
 
 // Options of an import.
@@ -62,6 +63,13 @@ type Options struct {
 	// whose step it refuses is refused, a hook's step dropped. Nil checks
 	// only that the spec loads.
 	Check importer.Check
+	// Redactor is registered with every secret the import reads, where it
+	// reads it (a secret-looking environment variable's value, a decrypted
+	// sops value, a secret file's content, a value derived from one, a
+	// literal credential): the command passes the one that masks its
+	// output. The import masks its own notes and errors with it too, so no
+	// message carries a secret on any path. Nil: one of its own.
+	Redactor *redact.Redactor
 
 	// placeholders renders an unset requiredEnv as a placeholder that
 	// becomes ${NAME} (Import's first try; see unsetEnv).

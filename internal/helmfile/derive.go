@@ -33,7 +33,7 @@ func canary(name string) string { return "khook-canary-" + strings.ToLower(name)
 func (c *converter) secretsSet() []*envRead {
 	var out []*envRead
 	for _, e := range c.r.vars() {
-		if !e.set || len(e.value) < 4 || !importer.SecretLooking(e.name) {
+		if !e.set || len(e.value) < 4 || !e.secret() {
 			continue
 		}
 		if st, err := os.Stat(e.value); err == nil && st.IsDir() {
@@ -80,11 +80,11 @@ func (c *converter) deriveSecrets(dir, file string) error {
 			if st.Helm == nil || theirs[j].Helm == nil || st.Helm.Values == nil {
 				continue
 			}
-			v, err := d.walk(st.Helm.Values, theirs[j].Helm.Values, nil, r)
-			if err != nil {
-				return d.refuse("release "+r.out.Resolved.Name+" values", err.Error())
+			if v, keep := d.walk(st.Helm.Values, theirs[j].Helm.Values, nil, r); keep {
+				st.Helm.Values = v.(map[string]any)
+			} else {
+				st.Helm.Values = nil
 			}
-			st.Helm.Values = v.(map[string]any)
 		}
 	}
 	for i := range c.files {
@@ -103,7 +103,8 @@ func residue(c, other *converter) string {
 	notes := func(ns []Note) string {
 		var b strings.Builder
 		for _, n := range ns {
-			b.WriteString(n.String() + "\n")
+			// Masked: the secret and its stand-in read alike.
+			b.WriteString(c.opts.Redactor.String(n.String()) + "\n")
 		}
 		return b.String()
 	}
@@ -156,61 +157,113 @@ type deriver struct {
 	byValue map[string]string // a derived value → its variable's name
 }
 
+// refuse is the whole import refused: the secret decides more than a
+// values entry (a release, a file, a note). The advice works as helmfile
+// reads the variable: one read with env can be left unset; one read with
+// requiredEnv, which helmfile refuses to render without, is given a
+// stand-in shorter than 4 characters, which is taken for no secret.
 func (d *deriver) refuse(where, why string) error {
-	return fmt.Errorf("%s: %s depends on the secret environment variable %s in a way the import cannot write as a variable: %s; import with it unset, nothing written", d.c.top, where, d.from, why)
+	var required, optional []string
+	for _, n := range d.names {
+		if e := d.c.r.env[n]; e != nil && e.required {
+			required = append(required, n)
+		} else {
+			optional = append(optional, n)
+		}
+	}
+	var advice []string
+	if len(optional) > 0 {
+		advice = append(advice, "import with "+strings.Join(optional, ", ")+" unset")
+	}
+	if len(required) > 0 {
+		advice = append(advice, "import with "+strings.Join(required, ", ")+" set to a stand-in of fewer than 4 characters ("+required[0]+"=x; the helmfile reads it with requiredEnv, so it cannot be left unset) and edit what the stand-in gives")
+	}
+	return fmt.Errorf("%s: %s depends on the secret environment variable %s in a way the import cannot write as a variable: %s; %s, nothing written", d.c.top, where, d.from, why, strings.Join(advice, "; "))
+}
+
+// lose leaves out what of release r's values at path depends on the
+// secret where no ${NAME} can stand (a map key, a number, a list's
+// length): only that release is partial, named at its values. The path
+// names keys both renderings share, never the secret.
+func (d *deriver) lose(r *rel, path []string, what string) {
+	d.c.note(r, "values", "values "+dotted(path), what+" depends on the secret environment variable "+d.from+" where no ${NAME} reference can stand; left out, never written")
 }
 
 // walk returns mine with each string that differs from theirs replaced by
-// a secret variable's ${NAME}; a difference of anything else is an error.
-func (d *deriver) walk(mine, theirs any, path []string, r *rel) (any, error) {
+// a secret variable's ${NAME}; what else differs (a key, a number, a
+// list's length) is left out (keep false for mine itself) and said.
+func (d *deriver) walk(mine, theirs any, path []string, r *rel) (_ any, keep bool) {
 	switch m := mine.(type) {
 	case map[string]any:
 		t, ok := theirs.(map[string]any)
-		if !ok || len(t) != len(m) {
-			return nil, fmt.Errorf("%s changes shape", dotted(path))
+		if !ok {
+			d.lose(r, path, "its type")
+			return nil, false
+		}
+		if keysDiffer(m, t) {
+			d.lose(r, path, "a key of it")
 		}
 		for k, x := range m {
 			y, ok := t[k]
 			if !ok {
-				return nil, fmt.Errorf("%s changes shape", dotted(append(path, k)))
+				delete(m, k)
+				continue
 			}
-			v, err := d.walk(x, y, append(slices.Clone(path), k), r)
-			if err != nil {
-				return nil, err
+			v, keep := d.walk(x, y, append(slices.Clone(path), k), r)
+			if !keep {
+				delete(m, k)
+				continue
 			}
 			m[k] = v
 		}
-		return m, nil
+		return m, true
 	case []any:
 		t, ok := theirs.([]any)
 		if !ok || len(t) != len(m) {
-			return nil, fmt.Errorf("%s changes length", dotted(path))
+			d.lose(r, path, "the list (its length or type)")
+			return nil, false
 		}
 		for i := range m {
-			v, err := d.walk(m[i], t[i], append(slices.Clone(path), strconv.Itoa(i)), r)
-			if err != nil {
-				return nil, err
+			v, keep := d.walk(m[i], t[i], append(slices.Clone(path), strconv.Itoa(i)), r)
+			if !keep {
+				d.lose(r, path, "the list")
+				return nil, false
 			}
 			m[i] = v
 		}
-		return m, nil
+		return m, true
 	case string:
 		t, ok := theirs.(string)
 		switch {
 		case ok && t == m:
-			return m, nil
+			return m, true
 		case !ok:
-			return nil, fmt.Errorf("%s changes type", dotted(path))
+			d.lose(r, path, "its type")
+			return nil, false
 		}
 		if d.onlySecrets(m, t) {
-			return m, nil // the secret itself: references writes ${NAME}
+			return m, true // the secret itself: references writes ${NAME}
 		}
-		return "${" + d.variable(m, path, r) + "}", nil
+		return "${" + d.variable(m, path, r) + "}", true
 	}
 	if !reflect.DeepEqual(mine, theirs) {
-		return nil, fmt.Errorf("%s changes", dotted(path))
+		d.lose(r, path, "its value")
+		return nil, false
 	}
-	return mine, nil
+	return mine, true
+}
+
+// keysDiffer says whether two maps have other keys.
+func keysDiffer(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return true
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // onlySecrets says whether two renderings of a string differ only where
@@ -231,19 +284,9 @@ func (d *deriver) variable(value string, path []string, r *rel) string {
 	if name, ok := d.byValue[value]; ok {
 		return name
 	}
-	key := path
-	if len(key) > 2 {
-		key = key[len(key)-2:]
-	}
-	base := varName(camelWords(strings.Join(key, "_")))
-	if base == "" || base[0] >= '0' && base[0] <= '9' {
-		base = "DERIVED_" + base
-	}
-	name := base
-	for n := 2; declared(d.c.res.Vars, name); n++ {
-		name = fmt.Sprintf("%s_%d", base, n)
-	}
+	name := d.c.keyVar(path, "DERIVED_")
 	d.byValue[value] = name
+	d.c.opts.Redactor.Add(value)
 	where := "release " + r.out.Resolved.Name + " values " + dotted(path)
 	d.c.res.Vars = append(d.c.res.Vars, &importer.Var{Name: name, Secret: true, From: importer.Loc{File: d.c.top},
 		Description: where + ", which the helmfile derives from the secret " + d.from + " (set KHOOK_SECRET_" + name + ")"})
@@ -274,46 +317,49 @@ func (d *deriver) file(mine *File, theirs File) error {
 		theirs any
 	}
 	var moved []move
-	var collect func(x, y any, path []string) error
-	collect = func(x, y any, path []string) error {
+	var collect func(x, y any, path []string)
+	collect = func(x, y any, path []string) {
 		xm, xok := x.(map[string]any)
 		ym, yok := y.(map[string]any)
-		if xok && yok && len(xm) == len(ym) {
+		if xok && yok {
+			if keysDiffer(xm, ym) {
+				d.lose(r, path, "a key of it (in "+mine.Path+")")
+			}
 			for k := range xm {
 				if _, ok := ym[k]; !ok {
-					return fmt.Errorf("%s changes shape", dotted(append(path, k)))
+					// A key made of the secret: no reference can stand there.
+					deletePath(a, append(slices.Clone(path), k))
+					continue
 				}
-				if err := collect(xm[k], ym[k], append(slices.Clone(path), k)); err != nil {
-					return err
-				}
+				collect(xm[k], ym[k], append(slices.Clone(path), k))
 			}
-			return nil
+			return
 		}
 		if reflect.DeepEqual(x, y) {
-			return nil
+			return
 		}
 		switch x.(type) {
 		case string, []any:
 			moved = append(moved, move{path, y})
-			return nil
+			return
 		}
-		return fmt.Errorf("%s changes, and only a string can be a variable", dotted(path))
+		deletePath(a, path)
+		d.lose(r, path, "its value (in "+mine.Path+")")
 	}
-	if err := collect(a, b, nil); err != nil {
-		return d.refuse(mine.Path, err.Error())
-	}
+	collect(a, b, nil)
 	for _, m := range moved {
 		value, _ := lookupPath(a, m.path)
-		if err := d.later(h, at, m.path); err != nil {
-			return d.refuse(mine.Path, err.Error())
-		}
 		deletePath(a, m.path)
+		if err := d.later(h, at, m.path); err != nil {
+			d.lose(r, m.path, "its value (in "+mine.Path+", which khook cannot substitute in; moved into values:, it would win over a later values source: "+strings.TrimPrefix(err.Error(), dotted(m.path)+": ")+")")
+			continue
+		}
 		if overridden(h.Values, m.path) {
 			continue // a set: value of the release replaces it anyway
 		}
-		ref, err := d.walk(value, m.theirs, m.path, r)
-		if err != nil {
-			return d.refuse(mine.Path, err.Error())
+		ref, keep := d.walk(value, m.theirs, m.path, r)
+		if !keep {
+			continue
 		}
 		if h.Values == nil {
 			h.Values = map[string]any{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 	"os"
 	"path/filepath"
@@ -38,7 +39,13 @@ type converter struct {
 	// derived are the values computed from a secret (deriveSecrets):
 	// value → the secret variable written instead.
 	derived map[string]string
+	// genSrc is where each generated values file's values are written
+	// in the helmfile: its file and text.
+	genSrc map[string]source
 }
+
+// source is a file of the helmfile as shown and its text.
+type source struct{ file, text string }
 
 // Import reads dir/file (a helmfile.yaml, helmfile.yaml.gotmpl or a
 // helmfile.d folder) and returns the khook spec it maps to. A returned
@@ -59,7 +66,11 @@ type converter struct {
 func Import(dir, file string, opts Options) (*Result, error) {
 	name, from := environment(opts)
 	opts.Environment = name
+	if opts.Redactor == nil {
+		opts.Redactor = redact.New()
+	}
 	res, err := importEnv(dir, file, opts)
+	err = maskError(opts.Redactor, err)
 	var ie *InputError
 	if errors.As(err, &ie) && from == EnvVariable && (ie.envUndef || ie.notDefined || strings.Contains(ie.Msg, "is not defined")) {
 		ie.Msg += fmt.Sprintf(" (environment %q is HELMFILE_ENVIRONMENT's, which helmfile uses when no --environment is given)", name)
@@ -84,6 +95,36 @@ func importEnv(dir, file string, opts Options) (*Result, error) {
 		res, _, err = importOnce(dir, file, opts)
 	}
 	return res, err
+}
+
+// maskError is err with every secret the import registered masked: an
+// *InputError keeps its type, its sentence masked.
+func maskError(rd *redact.Redactor, err error) error {
+	var ie *InputError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ie):
+		ie.File, ie.Msg = rd.String(ie.File), rd.String(ie.Msg)
+		return err
+	}
+	return rd.Error(err)
+}
+
+// maskNotes masks every secret the import registered in its notes, which
+// the spec's header and the command's stderr print.
+func (c *converter) maskNotes() {
+	mask := func(ns []Note) {
+		for i := range ns {
+			ns[i].What, ns[i].Why = c.opts.Redactor.String(ns[i].What), c.opts.Redactor.String(ns[i].Why)
+		}
+	}
+	mask(c.res.NotCarried)
+	mask(c.res.Info)
+	for _, r := range c.res.Releases {
+		mask(r.NotCarried)
+		mask(r.Info)
+	}
 }
 
 // errPlaceholderLeak is an unset variable's placeholder left in the output.
@@ -598,6 +639,10 @@ func (c *converter) link() {
 					Why: "that release's condition is false in this environment, so there is no step to wait for"})
 				continue
 			}
+			if found == nil && len(cands) == 0 && c.refusedRelease(name, ns) {
+				c.lostNeed(r, need)
+				continue
+			}
 			if found == nil {
 				why := "no release of the helmfile has that name"
 				if len(cands) > 1 {
@@ -627,6 +672,17 @@ func (c *converter) link() {
 			}
 		}
 	}
+}
+
+// refusedRelease says whether a release of that name (and namespace, when
+// given) is one the import refused before it had a step (its chart).
+func (c *converter) refusedRelease(name, ns string) bool {
+	for _, o := range c.res.Releases {
+		if o.Resolved.Name == name && o.Verdict == Refused && (ns == "" || o.Resolved.Namespace == ns) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *rel) terminal() []string {

@@ -343,7 +343,16 @@ func TestImportEnvironmentSecretNotWritten(t *testing.T) {
 		"helmfile.yaml.gotmpl": "environments:\n  default:\n    secrets: [env-secrets.yaml]\n---\nreleases:\n  - name: a\n    chart: oci://r.example/a\n    values:\n      - token: {{ .Values.token }}\n",
 		"env-secrets.yaml":     "token: s3cr3t-value\n",
 	})
-	_, err := Import(dir, "helmfile.yaml.gotmpl", Options{})
+	// Under a credential's key it is a secret variable (trial 46n's S1).
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{})
+	if err != nil || strings.Contains(everything(res), "s3cr3t") || !strings.Contains(string(res.Spec), "token: ${TOKEN|toJson}") {
+		t.Fatalf("got %v, want the secret written as a variable", err)
+	}
+	// Under any other key no reference can be written: refused.
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "environments:\n  default:\n    secrets: [env-secrets.yaml]\n---\nreleases:\n  - name: a\n    chart: oci://r.example/a\n    values:\n      - note: {{ .Values.token }}\n",
+	})
+	_, err = Import(dir, "helmfile.yaml.gotmpl", Options{})
 	if err == nil || !strings.Contains(err.Error(), "would be written in plaintext") || strings.Contains(err.Error(), "s3cr3t") {
 		t.Errorf("got %v, want a refusal that does not quote the secret", err)
 	}

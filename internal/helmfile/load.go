@@ -14,7 +14,6 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/khook/khook/redact"
 	"github.com/khook/khook/sops"
 )
 
@@ -204,6 +203,7 @@ func (l *loader) secretLeaves(file string, v any) {
 				l.secrets = map[string]string{}
 			}
 			l.secrets[s] = file
+			l.opts.Redactor.Add(s)
 		}
 	}
 }
@@ -453,7 +453,7 @@ func (l *loader) environment(s *state, e *yaml.Node, offset int) (map[string]any
 					err = &InputError{File: s.file, Line: f.Line + offset, Msg: "the environment's secrets file " + l.r.asWritten(f.Value) + " cannot be read: " + pathErr(rerr) + bad}
 					return
 				}
-				plain, derr := sops.Decrypt(f.Value, data, redact.New())
+				plain, derr := sops.Decrypt(f.Value, data, l.opts.Redactor)
 				if derr != nil {
 					s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: f.Line + offset}, What: "environment secrets " + f.Value,
 						Why: "cannot be decrypted here (" + derr.Error() + "), so templates that read it rendered without it"})

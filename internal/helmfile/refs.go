@@ -1,6 +1,7 @@
 package helmfile
 
 import (
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -26,7 +27,7 @@ func (c *converter) references() {
 		if st, err := os.Stat(val); err == nil && st.IsDir() && strings.HasPrefix(val, "/") {
 			isDir = true
 		}
-		secret := importer.SecretLooking(e.name) && !isDir
+		secret := e.secret() && !isDir
 		used := false
 		if len(val) >= 3 && val != "true" && val != "false" {
 			ref := "${" + e.name + "}"
@@ -63,13 +64,19 @@ func (c *converter) references() {
 			// rendering: nothing in the spec refers to it.
 			continue
 		}
-		v := &importer.Var{Name: e.name, Required: e.required && !e.hasDef, From: importer.Loc{File: c.top},
+		// A requiredEnv stays required whatever default another template's
+		// env gives it: helmfile refuses to render without it (trial 46n's O1b).
+		v := &importer.Var{Name: e.name, Required: e.required, From: importer.Loc{File: c.top},
 			Description: "the helmfile's " + e.name + " (set KHOOK_VAR_" + e.name + " or --set " + e.name + "=...)"}
 		switch {
 		case secret:
 			// Only from KHOOK_SECRET_NAME, never a default in the spec.
 			v.Required, v.Secret = false, true
 			v.Description = "the helmfile's " + e.name + ", a secret (set KHOOK_SECRET_" + e.name + ")"
+			if !importer.SecretLooking(e.name) {
+				c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
+					Why: "its value holds a URL's password (user:password@host): written as the secret variable " + e.name + " (KHOOK_SECRET_" + e.name + "), never its value"})
+			}
 			if e.hasDef {
 				c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
 					Why: "a secret: written as a secret variable, without the helmfile's default, which the run must set (KHOOK_SECRET_" + e.name + ")"})
@@ -77,6 +84,9 @@ func (c *converter) references() {
 		case !v.Required:
 			d := e.def
 			v.Default = &d
+		case e.hasDef:
+			c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
+				Why: fmt.Sprintf("required without the default %q a template gives it with env: the helmfile also reads it with requiredEnv, and helmfile refuses to run when it is unset", e.def)})
 		}
 		c.res.Vars = append(c.res.Vars, v)
 	}

@@ -14,6 +14,8 @@ import (
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
+
+	"github.com/khook/khook/internal/importer"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -29,6 +31,17 @@ type envRead struct {
 	line     int
 	// placeholder: required and unset, rendered as unsetEnv(name)
 	placeholder bool
+}
+
+// secret says whether the variable's value is a secret: its name looks
+// like a secret's, or its value (its default, unset) holds a URL's
+// password (amqp://app:pass@broker; trial 46n's D3).
+func (e *envRead) secret() bool {
+	v := e.value
+	if !e.set && e.hasDef {
+		v = e.def
+	}
+	return importer.SecretLooking(e.name) || importer.URLCredentials(v)
 }
 
 // unsetEnv is what an unset requiredEnv renders to on the import's first
@@ -80,6 +93,9 @@ func (r *renderer) noteEnv(name string, required bool) string {
 		r.order = append(r.order, name)
 	}
 	e.required = e.required || required
+	if len(v) >= 4 && (importer.SecretLooking(name) || importer.URLCredentials(v)) {
+		r.opts.Redactor.Add(v) // before any message can quote it
+	}
 	return v
 }
 
@@ -331,7 +347,7 @@ func (r *renderer) fileFuncs(f template.FuncMap, baseDir string) {
 		if err != nil {
 			return "", r.fileErr(p, err)
 		}
-		r.reads = append(r.reads, &fileRead{path: abs(baseDir, p), text: string(b)})
+		r.read(&fileRead{path: abs(baseDir, p), text: string(b)})
 		return string(b), nil
 	}
 	f["readDir"] = func(p string) ([]string, error) {
@@ -471,6 +487,16 @@ func setValueAtPath(path string, value any, values map[string]any) (map[string]a
 	}
 	cur[parts[len(parts)-1]] = value
 	return values, nil
+}
+
+// read records a file the templates read; a secret one's content is
+// registered with the redactor as it is read.
+func (r *renderer) read(rd *fileRead) {
+	r.reads = append(r.reads, rd)
+	if text := strings.TrimSpace(rd.text); secretRead(rd) && len(text) >= 4 {
+		r.opts.Redactor.Add(text)
+		r.opts.Redactor.Add(rd.text)
+	}
 }
 
 // vars are the environment variables read, in the order first read.

@@ -130,22 +130,7 @@ func (c *converter) moveSecret(sf secretFile, shown string) {
 		if yaml.Unmarshal(f.Data, &m) != nil || m == nil {
 			continue // not values; leaked still guards it
 		}
-		var paths [][]string
-		var find func(v any, path []string)
-		find = func(v any, path []string) {
-			switch t := v.(type) {
-			case map[string]any:
-				for k, x := range t {
-					find(x, append(slices.Clone(path), k))
-				}
-			case []any, string:
-				// A list moves whole: helm replaces a list whole.
-				if sf.in(t) {
-					paths = append(paths, path)
-				}
-			}
-		}
-		find(m, nil)
+		paths := leafPaths(m, func(v any, _ []string) bool { return sf.in(v) })
 		if len(paths) == 0 {
 			continue
 		}
@@ -175,6 +160,26 @@ func (c *converter) moveSecret(sf secretFile, shown string) {
 		}
 		f.Data = []byte(head + "\n" + body)
 	}
+}
+
+// leafPaths are the paths of m's values that are not maps (a list is
+// one: helm replaces a list whole) for which holds is true.
+func leafPaths(m map[string]any, holds func(v any, path []string) bool) [][]string {
+	var paths [][]string
+	var find func(v any, path []string)
+	find = func(v any, path []string) {
+		if t, ok := v.(map[string]any); ok {
+			for k, x := range t {
+				find(x, append(slices.Clone(path), k))
+			}
+			return
+		}
+		if holds(v, path) {
+			paths = append(paths, path)
+		}
+	}
+	find(m, nil)
+	return paths
 }
 
 // secretFile is a secret file the helmfile read: its variable's name,
@@ -333,7 +338,7 @@ func (c *converter) leaked(doc []byte) error {
 		secrets = append(secrets, secret{value, "a value of the environment's secrets file " + file, "put it in a sops-encrypted values file the release lists under secrets:"})
 	}
 	for _, e := range c.r.vars() {
-		if e.set && len(e.value) >= 4 && importer.SecretLooking(e.name) {
+		if e.set && len(e.value) >= 4 && e.secret() {
 			secrets = append(secrets, secret{e.value, "the value of the environment variable " + e.name, "use it where the import can write ${" + e.name + "} (a values entry of its own)"})
 		}
 	}

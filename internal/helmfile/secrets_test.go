@@ -160,12 +160,21 @@ releases:
 	}
 	files["values.yaml.gotmpl"] = mixed
 
-	// The secret decides a key: refused, without the secret.
-	files["values.yaml.gotmpl"] = "{{ if hasPrefix \"correct\" (env \"MASTER_PASSWORD\") }}a{{ else }}b{{ end }}: 1\n"
+	// The secret decides a key: left out, only that release partial,
+	// named at its values, without the secret (trial 46n's D1).
+	files["values.yaml.gotmpl"] = "{{ if hasPrefix \"correct\" (env \"MASTER_PASSWORD\") }}a{{ else }}b{{ end }}: 1\nkept: 2\n"
 	write(t, dir, files)
-	_, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookup})
-	if err == nil || !strings.Contains(err.Error(), "depends on the secret environment variable MASTER_PASSWORD") || strings.Contains(err.Error(), "correct-horse") {
-		t.Errorf("got %v, want a refusal naming MASTER_PASSWORD without its value", err)
+	res, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Releases[0].Verdict; v != Partial || len(res.Releases[0].NotCarried) == 0 || !strings.Contains(res.Releases[0].NotCarried[0].Why, "MASTER_PASSWORD") || res.Releases[1].Verdict != Faithful {
+		t.Errorf("verdicts %v %v, notes %v; want app partial naming MASTER_PASSWORD, web faithful", v, res.Releases[1].Verdict, res.Releases[0].NotCarried)
+	}
+	for _, f := range res.Files {
+		if strings.Contains(string(f.Data), "a: 1") || !strings.Contains(string(f.Data), "kept: 2") {
+			t.Errorf("the key the secret decides is written, or the rest is not:\n%s", f.Data)
+		}
 	}
 
 	// A hook's command carries a derived value: only a helm step's values
@@ -183,13 +192,17 @@ releases:
 	files["helmfile.yaml.gotmpl"] = strings.Split(files["helmfile.yaml.gotmpl"], "    hooks:")[0]
 
 	// A later values file sets the derived key too: moved into values: it
-	// would win where helm lets the later file win, so refused.
+	// would win where helm lets the later file win, so left out: only
+	// that release is partial.
 	files["values.yaml.gotmpl"] = "oidc:\n  clientSecret: {{ .Values.auth.grist }}\n"
 	files["plain.yaml"] = "oidc:\n  clientSecret: from-plain\n"
 	write(t, dir, files)
-	_, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookup})
-	if err == nil || !strings.Contains(err.Error(), "oidc.clientSecret: the later values file ./plain.yaml sets it too") {
-		t.Errorf("got %v, want a refusal naming the later values file", err)
+	res, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Releases[0].NotCarried; res.Releases[0].Verdict != Partial || len(n) == 0 || !strings.Contains(n[0].String(), "oidc.clientSecret") || !strings.Contains(n[0].Why, "the later values file ./plain.yaml sets it too") {
+		t.Errorf("verdict %v, notes %v; want partial naming the later values file", res.Releases[0].Verdict, n)
 	}
 }
 

@@ -1,6 +1,8 @@
 package helmfile
 
 import (
+	"slices"
+
 	"github.com/khook/khook/internal/importer"
 )
 
@@ -10,6 +12,7 @@ import (
 // and settles every verdict.
 func (c *converter) write(name string) ([]byte, error) {
 	c.references()
+	c.literalSecrets()
 	refused := map[*rel]string{}
 	var index map[int]*rel
 	build := func() *importer.Model {
@@ -101,6 +104,7 @@ func (c *converter) model(name string, refused map[*rel]string) (*importer.Model
 		}
 	}
 	c.verdicts(refused)
+	c.maskNotes()
 	m.NotCarried = append(m.NotCarried, c.res.NotCarried...)
 	m.Info = append(m.Info, c.res.Info...)
 	for _, r := range c.res.Releases {
@@ -134,23 +138,48 @@ func (c *converter) dropRefusedHooks(probs []importer.Problem, index map[int]*re
 	return dropped
 }
 
-// dropNeedsOf removes the needs on a refused release's steps.
+// dropNeedsOf removes the needs on a refused release's steps; a release
+// that needed it says so at its needs, and is partial: it runs without
+// waiting for the refused one, which helmfile would have finished first
+// (trial 46n's D2: the need was dropped silently, the release faithful).
 func (c *converter) dropNeedsOf(refused map[*rel]string) {
-	gone := map[string]bool{}
+	gone := map[string]*rel{}
 	for r := range refused {
-		for _, s := range r.out.Steps {
-			gone[s] = true
+		for _, s := range append(append([]string{}, r.out.Steps...), r.terminal()...) {
+			gone[s] = r
 		}
 	}
-	for _, st := range c.allSteps() {
-		var keep []string
-		for _, nd := range st.Needs {
-			if !gone[nd] {
-				keep = append(keep, nd)
+	for _, r := range c.rels {
+		if _, ok := refused[r]; ok {
+			continue
+		}
+		said := map[*rel]bool{}
+		for _, st := range r.steps() {
+			var keep []string
+			for _, nd := range st.Needs {
+				g, ok := gone[nd]
+				if !ok {
+					keep = append(keep, nd)
+					continue
+				}
+				if !said[g] {
+					said[g] = true
+					c.lostNeed(r, g.out.Resolved.Namespace+"/"+g.out.Resolved.Name)
+				}
 			}
+			st.Needs = keep
 		}
-		st.Needs = keep
 	}
+	// a helmfile-wide cleanup hook waits for the releases there are
+	for _, st := range c.globalSteps() {
+		st.Needs = slices.DeleteFunc(st.Needs, func(nd string) bool { _, ok := gone[nd]; return ok })
+	}
+}
+
+// lostNeed says at r's needs that its need of a release the import
+// refuses is not carried.
+func (c *converter) lostNeed(r *rel, need string) {
+	c.note(r, "needs", "needs "+need, "that release is refused (see its line), so this step is written without that need: it runs without waiting for "+need+", which helmfile finishes first")
 }
 
 // fromOr is where a step came from: its hook's line, else the release's

@@ -1,6 +1,11 @@
 package importer
 
-import "strings"
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
 
 // secretWords are the parts of a variable or key name that make its value
 // a secret (TOKEN, DB_PASSWORD, api-key, ...).
@@ -13,6 +18,14 @@ var namesSomething = map[string]bool{"NAME": true, "NAMESPACE": true, "NS": true
 	"REGISTRY": true, "SERVER": true, "HOST": true, "URL": true, "ENDPOINT": true,
 	"PATH": true, "FILE": true, "DIR": true}
 
+// keyKinds are words before KEY that make it a kind of key that is no
+// credential: the name of a tag or label (AWS_DEPLOYMENT_TAG_KEY), a
+// database's or a queue's key, a cache key (trial 46n's D1).
+var keyKinds = map[string]bool{"TAG": true, "LABEL": true, "ANNOTATION": true, "PARTITION": true, "SORT": true,
+	"HASH": true, "ROUTING": true, "CACHE": true, "PRIMARY": true, "FOREIGN": true, "SHARD": true, "INDEX": true,
+	"TOPOLOGY": true, "LOOKUP": true, "GROUP": true, "SELECTOR": true, "DEDUP": true, "DEDUPLICATION": true,
+	"IDEMPOTENCY": true, "RANGE": true, "CLUSTERING": true, "COMPOSITE": true, "UNIQUE": true, "MAP": true}
+
 // SecretLooking tells a name (a variable, a key, a file name) whose value
 // is a secret: both importers declare such a value a secret: true
 // variable and never write it.
@@ -22,8 +35,77 @@ func SecretLooking(name string) bool {
 	if len(parts) > 1 && namesSomething[parts[len(parts)-1]] {
 		return false
 	}
-	for _, part := range parts {
+	for i, part := range parts {
+		if part == "KEY" && i > 0 && keyKinds[parts[i-1]] {
+			continue
+		}
 		if secretWords[part] {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialWords are the last words of a values key (or a flag) whose
+// literal value is a credential: password, dbPass, apiToken, credentials.
+var credentialWords = map[string]bool{"password": true, "passwd": true, "pass": true, "token": true, "credential": true,
+	"credentials": true, "apikey": true, "secretkey": true, "accesskey": true, "privatekey": true, "clientsecret": true}
+
+// keyOfCredential are the words before "key" or "secret" that make a
+// credential of it: apiKey, secretKey, accessKey, privateKey, clientSecret.
+var keyOfCredential = map[string]string{"api": "key", "secret": "key", "access": "key", "private": "key", "client": "secret"}
+
+// SecretKey says whether a values key (its last element: auth.password),
+// or a flag's name (docker-password), holds a credential: its last word is
+// one (password, passwd, token, credential, apiKey, secretKey, accessKey,
+// privateKey, clientSecret). Not a key that names where a secret is or
+// something about it (existingSecret, passwordSecretName, tokenRef,
+// passwordKey, accessKeyId, tokenTTL), nor a plain "key"
+// (tolerations[0].key). One rule for both importers: the script's
+// --set adminPassword=… and a helmfile's values.
+func SecretKey(k string) bool {
+	w := keyWords(k[strings.LastIndex(k, ".")+1:])
+	if len(w) == 0 || slices.Contains(w, "existing") {
+		return false
+	}
+	last := w[len(w)-1]
+	if credentialWords[last] {
+		return true
+	}
+	return len(w) > 1 && keyOfCredential[w[len(w)-2]] == last
+}
+
+// keyWords splits a key into lower-case words: camelCase, snake_case,
+// kebab-case (adminPasswordKey → admin, password, key; APIKey → api, key).
+func keyWords(k string) []string {
+	var words []string
+	for _, part := range strings.FieldsFunc(k, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		rs := []rune(part)
+		start := 0
+		for i := 1; i < len(rs); i++ {
+			lowerToUpper := unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
+			acronymEnd := i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i+1])
+			if lowerToUpper || acronymEnd {
+				words = append(words, strings.ToLower(string(rs[start:i])))
+				start = i
+			}
+		}
+		words = append(words, strings.ToLower(string(rs[start:])))
+	}
+	return words
+}
+
+// urlPassword is a URL whose userinfo holds a password (scheme://user:password@host).
+// The userinfo holds only what RFC 3986 allows there, so prose such as
+// oci://ref[:tag|@digest] is none.
+var urlPassword = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[a-zA-Z0-9\-._~%!$&'()*+,;=]*:([a-zA-Z0-9\-._~%!$&'()*+,;=:{}]+)@`)
+
+// URLCredentials says whether s holds a URL with a password in it
+// (amqp://app:pass@broker, https://u:p@host), whatever it is named: the
+// password is a secret. A ${NAME} reference standing for it is none.
+func URLCredentials(s string) bool {
+	for _, m := range urlPassword.FindAllStringSubmatch(s, -1) {
+		if !strings.HasPrefix(m[1], "${") && !strings.HasPrefix(m[1], "$(") && !strings.HasPrefix(m[1], "{{") {
 			return true
 		}
 	}

@@ -47,7 +47,7 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 	for i, a := range x.args {
 		// credentials on any command line: --password X, --token=X, -p X of a login
 		name, val, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && (secretKey(name) || (name == "p" && i > 0 && x.args[1] == "login")) {
+		if strings.HasPrefix(a, "-") && (importer.SecretKey(name) || (name == "p" && i > 0 && x.args[1] == "login")) {
 			if eq {
 				t.secret(val)
 			} else if i+1 < len(x.args) {

@@ -426,7 +426,7 @@ func (t *translator) secretSets(x *cmd, s string) string {
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
 		k, v, ok := strings.Cut(p, "=")
-		if !ok || v == "" || !secretKey(k) || (strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}")) {
+		if !ok || v == "" || !importer.SecretKey(k) || (strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}")) {
 			continue
 		}
 		name := varName(k)
@@ -436,22 +436,6 @@ func (t *translator) secretSets(x *cmd, s string) string {
 		parts[i] = k + "=${" + name + "}"
 	}
 	return strings.Join(parts, ",")
-}
-
-// secretKey: a values key whose value is a credential (auth.password,
-// apiToken), not one that names a Secret (existingSecret) or is a plain
-// "key" (tolerations[0].key).
-func secretKey(k string) bool {
-	last := strings.ToLower(k[strings.LastIndex(k, ".")+1:])
-	if strings.Contains(last, "existing") || strings.HasSuffix(last, "ref") {
-		return false
-	}
-	for _, w := range []string{"password", "passwd", "token", "apikey", "api-key", "api_key", "privatekey", "private-key", "private_key", "credential"} {
-		if strings.Contains(last, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // varName is a khook variable name made of a key ("auth.password" → AUTH_PASSWORD).

@@ -142,7 +142,7 @@ func TestImportMatchesHelmfile(t *testing.T) {
 					return
 				}
 				built++
-				got, verdict, code, secrets := importResolve(t, root, in, e)
+				got, verdict, code, secrets := importResolve(t, root, in, e, want)
 				compared++
 				if len(dangling) > 0 && code == 0 {
 					t.Errorf("the import exits 0, but helmfile's needs name no release (%s): helmfile sync refuses this helmfile, so the import is not faithful (%s)", strings.Join(dangling, ", "), verdict)
@@ -457,7 +457,7 @@ func runImport(t *testing.T, root, in string, e entry) (int, string) {
 	return code, fmt.Sprintf("exit %d: %s", code, lastLines(errOut.String(), 20))
 }
 
-func importResolve(t *testing.T, root, in string, e entry) ([]resolved, string, int, *secrets) {
+func importResolve(t *testing.T, root, in string, e entry, want []resolved) ([]resolved, string, int, *secrets) {
 	dir := filepath.Join(root, filepath.Dir(in))
 	code, verdict := runImport(t, root, in, e)
 	specFile := filepath.Join(dir, "khook.yaml")
@@ -470,14 +470,18 @@ func importResolve(t *testing.T, root, in string, e entry) ([]resolved, string, 
 	}
 	// The variables the import declared for the helmfile's environment
 	// variables take the values the entry gives helmfile, as a user's task
-	// file would set them (KHOOK_SECRET_ for a secret-looking name).
+	// file would set them (KHOOK_SECRET_ for one the spec declares secret).
 	environ := os.Environ()
 	for k, v := range e.Env {
-		prefix := "KHOOK_VAR_"
-		if importer.SecretLooking(k) {
-			prefix = "KHOOK_SECRET_"
+		environ = append(environ, secrets.prefix(k, importer.SecretLooking)+k+"="+v)
+		if secrets.prefix(k, importer.SecretLooking) == "KHOOK_SECRET_" {
+			secrets.redactor.Add(v)
 		}
-		environ = append(environ, prefix+k+"="+v)
+	}
+	// A secret variable standing for a literal credential takes the value
+	// helmfile's build has there, as the user sets it from their file.
+	if err := secrets.fromHelmfile(want); err != nil {
+		t.Fatal(err)
 	}
 	// A secret variable standing for a file the helmfile reads ("the
 	// content of ca.key, a secret the helmfile reads") takes the file's

@@ -43,12 +43,14 @@ releases:
     chart: ./charts/app
     condition: app.enabled
     values:
+      - auth:
+          password: lit-pw-fidelity
       - certs.yaml.gotmpl
     set:
       - name: caKey
         file: ./ca.key
 `,
-		"certs.yaml.gotmpl":     "tls:\n  key: {{ readFile \"./tls/server.key\" | b64enc | quote }}\n  ssh: {{ readFile \"./ssh_key\" | quote }}\nreplicas: 2\n",
+		"certs.yaml.gotmpl":     "tls:\n  key: {{ readFile \"./tls/server.key\" | b64enc | quote }}\n  ssh: {{ readFile \"./ssh_key\" | quote }}\nreplicas: 2\nbroker: {{ requiredEnv \"BROKER_URL\" }}\n",
 		"ca.key":                key,
 		"tls/server.key":        key,
 		"ssh_key":               sshKey,
@@ -63,7 +65,10 @@ releases:
 		}
 	}
 	in := "helmfile.yaml.gotmpl"
-	e := entry{Dir: "small", Inputs: []string{in}}
+	// A URL with a password in a variable not named like a secret, and a
+	// literal credential: secret variables the user sets as in their file
+	// (trial 46n's D3, S1).
+	e := entry{Dir: "small", Inputs: []string{in}, Env: map[string]string{"BROKER_URL": "amqp://app:fid-url-pw@broker:5672"}}
 	out, err := helmfileBuild(helmfilecli.Binary(t), helmcli.Binary(t), root, in, e)
 	if err != nil {
 		t.Fatal(err)
@@ -75,9 +80,12 @@ releases:
 	if len(want) != 1 || want[0].Name != "app" || want[0].Namespace != "default" {
 		t.Fatalf("helmfile's side: %+v; want only app (grist's condition is false), in namespace default", want)
 	}
-	got, verdict, code, secrets := importResolve(t, root, in, e)
+	got, verdict, code, secrets := importResolve(t, root, in, e, want)
 	if code != 0 {
 		t.Errorf("the import is not faithful: %s", verdict)
+	}
+	if _, ok := secrets.literals["AUTH_PASSWORD"]; !ok || !secrets.declared["BROKER_URL"] {
+		t.Errorf("the literal password and the URL's password are not secret variables: %v %v", secrets.literals, secrets.declared)
 	}
 	if !cmp.Equal(want, got) {
 		t.Errorf("the comparison differs (-helmfile +khook; secrets masked):\n%s", secrets.diff(want, got))

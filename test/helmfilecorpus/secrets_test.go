@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,6 +20,11 @@ import (
 // for a file the helmfile reads (internal/helmfile secretReads): its
 // description names the file, relative to where the import ran.
 var secretFileVar = regexp.MustCompile(`^the content of (.+), a secret the helmfile reads`)
+
+// literalVar is how the import declares the secret variable standing for
+// a literal credential the helmfile holds in plain text (internal/helmfile
+// literalSecrets): the user sets it to the value in their file.
+var literalVar = regexp.MustCompile(`^the credential at release .*, in plain text in the helmfile`)
 
 // importedSpec is what the comparison reads of the spec the import wrote
 // besides what spec.Load gives: its declared variables and, per release,
@@ -52,12 +58,22 @@ type secrets struct {
 	// derived from a secret (derivePassword), whose value only helmfile's
 	// side holds, is masked by where it is.
 	paths map[string][][]string
+	// declared are the spec's variables: secret or not.
+	declared map[string]bool
+	// literals are, per secret variable standing for a literal credential,
+	// where the spec refers to it: release (namespace/name) and path.
+	literals map[string]literalRef
+}
+
+type literalRef struct {
+	release string
+	path    []string
 }
 
 // readSecrets reads the spec the import wrote in dir: what H2 and H4 of
 // trial 46m ask of the comparison.
 func readSecrets(specFile, dir string, env map[string]string, secretLooking func(string) bool) (*secrets, error) {
-	s := &secrets{redactor: redact.New(), paths: map[string][][]string{}}
+	s := &secrets{redactor: redact.New(), paths: map[string][][]string{}, declared: map[string]bool{}, literals: map[string]literalRef{}}
 	for k, v := range env {
 		if secretLooking(k) {
 			s.redactor.Add(v)
@@ -71,10 +87,14 @@ func readSecrets(specFile, dir string, env map[string]string, secretLooking func
 	if err := yaml.Unmarshal(data, &sp); err != nil {
 		return nil, err
 	}
-	var secretVars []string
+	var secretVars, literals []string
 	for name, v := range sp.Vars {
+		s.declared[name] = v.Secret
 		if !v.Secret {
 			continue
+		}
+		if literalVar.MatchString(v.Description) {
+			literals = append(literals, name)
 		}
 		secretVars = append(secretVars, name)
 		m := secretFileVar.FindStringSubmatch(v.Description)
@@ -110,8 +130,83 @@ func readSecrets(specFile, dir string, env map[string]string, secretLooking func
 			ns = "default" // as normalize has it
 		}
 		s.paths[ns+"/"+name] = append(s.paths[ns+"/"+name], secretPaths(st.Helm.Values, nil, refers)...)
+		for _, n := range literals {
+			if _, ok := s.literals[n]; ok {
+				continue
+			}
+			for _, p := range secretPaths(st.Helm.Values, nil, func(str string) bool { return str == "${"+n+"}" || str == "${"+n+"|toJson}" }) {
+				s.literals[n] = literalRef{ns + "/" + name, p}
+				break
+			}
+		}
 	}
 	return s, nil
+}
+
+// prefix is the environment prefix a user sets the spec's variable name
+// with: KHOOK_SECRET_ for a secret one (a variable whose value holds a
+// URL's password is one, whatever its name), else KHOOK_VAR_.
+func (s *secrets) prefix(name string, secretLooking func(string) bool) string {
+	secret, ok := s.declared[name]
+	if !ok {
+		secret = secretLooking(name)
+	}
+	if secret {
+		return "KHOOK_SECRET_"
+	}
+	return "KHOOK_VAR_"
+}
+
+// fromHelmfile gives each variable standing for a literal credential the
+// value helmfile's build has where the spec refers to it, as a user who
+// sets KHOOK_SECRET_NAME to the value in their file would.
+func (s *secrets) fromHelmfile(want []resolved) error {
+	for name, ref := range s.literals {
+		var v any
+		found := false
+		for _, r := range want {
+			if r.Namespace+"/"+r.Name == ref.release {
+				v, found = lookup(r.Values, ref.path)
+			}
+		}
+		if !found {
+			continue // helmfile has none there: the diff says so
+		}
+		str, ok := v.(string)
+		if !ok {
+			b, err := json.Marshal(v)
+			if err != nil {
+				return err
+			}
+			str = string(b)
+		}
+		s.environ = append(s.environ, "KHOOK_SECRET_"+name+"="+str)
+		s.redactor.Add(str)
+	}
+	return nil
+}
+
+// lookup is the value at path in v (map keys and list indexes).
+func lookup(v any, path []string) (any, bool) {
+	for _, k := range path {
+		switch t := v.(type) {
+		case map[string]any:
+			x, ok := t[k]
+			if !ok {
+				return nil, false
+			}
+			v = x
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(t) {
+				return nil, false
+			}
+			v = t[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
 }
 
 // secretPaths are the paths in values whose string refers to a secret

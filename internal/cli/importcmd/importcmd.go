@@ -116,7 +116,7 @@ func importHelmfile(opts *Options, specDir string) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := helmfile.Import(".", opts.File, helmfile.Options{Environment: opts.Environment, AllowExec: opts.AllowExec, SequentialHelmfiles: opts.Sequential, SpecDir: specDir, Name: opts.Name, Check: check})
+	res, err := helmfile.Import(".", opts.File, helmfile.Options{Environment: opts.Environment, AllowExec: opts.AllowExec, SequentialHelmfiles: opts.Sequential, SpecDir: specDir, Name: opts.Name, Check: check, Redactor: opts.F.Redactor})
 	var ie *helmfile.InputError
 	if errors.As(err, &ie) {
 		return nil, inputError(ie)

@@ -1,0 +1,268 @@
+package helmfile
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// A literal credential in the values the import writes — a release's
+// inline values: or set:, or what it renders into a generated values
+// file — is written as a secret variable, never the literal, as `khook
+// import script` does for --set adminPassword=…: a value under a
+// credential's key (importer.SecretKey: auth.password, apiToken,
+// secretKey; not existingSecret or passwordSecretName) or a URL with a
+// password in it (importer.URLCredentials), whatever its key. The helmfile
+// holds it in plain text; a note at its line says so and names the
+// variable the run sets (KHOOK_SECRET_NAME). A generated values file
+// cannot refer to a variable (khook substitutes variables in the spec
+// only), so the value moves into the step's values:, where it keeps its
+// precedence unless a later values source of the step sets it too: then
+// it is left out and only that release is partial (trial 46n's S1, D3).
+
+// plainTextWhy is what the note of a literal credential says.
+const plainTextWhy = "the helmfile holds it in plain text"
+
+// literalSecrets writes each literal credential of the releases' values
+// as a secret variable.
+func (c *converter) literalSecrets() {
+	// A literal that is a secret environment variable's value (a URL the
+	// helmfile also reads from it) is that variable.
+	byValue := map[string]string{}
+	for _, e := range c.r.vars() {
+		if e.set && len(e.value) >= 4 && e.secret() && declaredSecret(c.res.Vars, e.name) {
+			byValue[e.value] = e.name
+		}
+	}
+	for _, r := range c.rels {
+		if r.step == nil || r.step.Helm == nil {
+			continue
+		}
+		h := r.step.Helm
+		for at, src := range h.ValuesFrom {
+			if f := c.generatedFile(src.File); f != nil {
+				c.moveLiterals(r, h, at, f, byValue)
+			}
+		}
+		if h.Values != nil {
+			c.literalsIn(r, h.Values, nil, nil, byValue)
+		}
+	}
+	sort.Slice(c.res.Vars, func(i, j int) bool { return c.res.Vars[i].Name < c.res.Vars[j].Name })
+}
+
+// generatedFile is the generated values file a values source reads, or nil.
+func (c *converter) generatedFile(src string) *File {
+	for i := range c.files {
+		if "./"+c.files[i].Path == src {
+			return &c.files[i]
+		}
+	}
+	return nil
+}
+
+// literal says whether v, under key, is a literal credential.
+func literal(key string, v any) bool {
+	s, isString := v.(string)
+	switch v.(type) {
+	case string:
+	case int, int64, uint64, float64:
+		s = fmt.Sprint(v)
+	default:
+		return false
+	}
+	if strings.TrimSpace(s) == "" || strings.Contains(s, "${") || strings.Contains(s, "{{") || strings.Contains(s, "$(") || strings.HasPrefix(s, "ref+") {
+		return false
+	}
+	return importer.SecretKey(key) || isString && importer.URLCredentials(s)
+}
+
+// literalsIn replaces each literal credential in values (of the release,
+// or moved there from the generated file gen) by its secret variable.
+func (c *converter) literalsIn(r *rel, v any, path []string, gen *source, byValue map[string]string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = c.literalsIn(r, x, append(slices.Clone(path), k), gen, byValue)
+		}
+		return t
+	case []any:
+		for i, x := range t {
+			t[i] = c.literalsIn(r, x, append(slices.Clone(path), strconv.Itoa(i)), gen, byValue)
+		}
+		return t
+	}
+	if len(path) == 0 {
+		return v
+	}
+	if !literal(path[len(path)-1], v) {
+		c.secretByKey(r, path, v)
+		return v
+	}
+	value := fmt.Sprint(v)
+	if !importer.SecretKey(value) {
+		// Not a placeholder that names itself (password: password), which
+		// masked would garble every note that says "password".
+		c.opts.Redactor.Add(value)
+	}
+	name, ok := byValue[value]
+	if !ok {
+		name = c.keyVar(path, "V_")
+		byValue[value] = name
+	}
+	loc := c.literalLoc(r, path, value, gen)
+	where := "release " + r.out.Resolved.Name + " values " + dotted(path)
+	if !ok {
+		c.res.Vars = append(c.res.Vars, &importer.Var{Name: name, Secret: true, From: loc,
+			Description: "the credential at " + where + ", in plain text in the helmfile (set KHOOK_SECRET_" + name + ")"})
+	}
+	r.out.Info = append(r.out.Info, Note{Loc: loc, What: where,
+		Why: plainTextWhy + ": written as the secret variable " + name + ", never the literal; give it as KHOOK_SECRET_" + name})
+	if _, isString := v.(string); isString {
+		// One JSON string whatever the value holds (": ", "#", a quote):
+		// khook substitutes the spec's text before it parses it.
+		return "${" + name + "|toJson}"
+	}
+	return "${" + name + "}"
+}
+
+// secretByKey makes the variable a credential's key refers to a secret
+// one (password: ${PGPASS}, a name that looks like none): its value is
+// given as a secret, never a default in the spec.
+func (c *converter) secretByKey(r *rel, path []string, v any) {
+	s, ok := v.(string)
+	if !ok || !strings.HasPrefix(s, "${") || !strings.HasSuffix(s, "}") || !importer.SecretKey(path[len(path)-1]) {
+		return
+	}
+	name := strings.TrimSuffix(strings.TrimPrefix(s, "${"), "}")
+	for _, x := range c.res.Vars {
+		if x.Name != name || x.Secret {
+			continue
+		}
+		if x.Default != nil && *x.Default != "" {
+			c.res.Info = append(c.res.Info, Note{Loc: x.From, What: "the default of " + name, Why: "not copied into the spec: " + name + " is the credential at release " + r.out.Resolved.Name + " values " + dotted(path) + ", so it is a secret variable; give it as KHOOK_SECRET_" + name})
+		}
+		x.Secret, x.Required, x.Default = true, false, nil
+		x.Description = "the helmfile's " + name + ", the credential at release " + r.out.Resolved.Name + " values " + dotted(path) + " (set KHOOK_SECRET_" + name + ")"
+	}
+}
+
+func declaredSecret(vars []*importer.Var, name string) bool {
+	for _, v := range vars {
+		if v.Name == name {
+			return v.Secret
+		}
+	}
+	return false
+}
+
+// keyVar names the variable of a value at path by its last two keys
+// (auth.password → AUTH_PASSWORD; a name that would start with a digit
+// after prefix), unique among the declared ones.
+func (c *converter) keyVar(path []string, prefix string) string {
+	key := path
+	if len(key) > 2 {
+		key = key[len(key)-2:]
+	}
+	base := varName(camelWords(strings.Join(key, "_")))
+	if base == "" || base[0] >= '0' && base[0] <= '9' {
+		base = prefix + base
+	}
+	name := base
+	for n := 2; declared(c.res.Vars, name); n++ {
+		name = fmt.Sprintf("%s_%d", base, n)
+	}
+	return name
+}
+
+// literalLoc is the line that writes the literal: in the release's own
+// file (inline values: or set:), or in the values template its generated
+// file came from, the line with its key and value, else with its value;
+// else (it comes from elsewhere: an environment's values) the release's
+// values:.
+func (c *converter) literalLoc(r *rel, path []string, value string, gen *source) importer.Loc {
+	src := source{r.st.file, r.st.src}
+	if gen != nil {
+		src = *gen
+	}
+	if line := lineWith(src.text, path[len(path)-1], value); line > 0 {
+		return importer.Loc{File: src.file, Line: line}
+	}
+	return importer.Loc{File: r.st.file, Line: r.lineOf("values")}
+}
+
+// lineWith is the first line of text with both key and value, else the
+// first with value; 0 when none has it.
+func lineWith(text, key, value string) int {
+	lines := strings.Split(text, "\n")
+	for _, both := range []bool{true, false} {
+		for i, l := range lines {
+			if strings.Contains(l, value) && (!both || strings.Contains(l, key)) {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// moveLiterals moves each literal credential of the generated values
+// file f, read by h at index at, into the step's values: as its secret
+// variable, where a later values source does not set it too.
+func (c *converter) moveLiterals(r *rel, h *importer.OutHelm, at int, f *File, byValue map[string]string) {
+	var m map[string]any
+	if yaml.Unmarshal(f.Data, &m) != nil || m == nil {
+		return
+	}
+	paths := leafPaths(m, holdsLiteral)
+	if len(paths) == 0 {
+		return
+	}
+	gen := c.genSrc[f.Path]
+	d := &deriver{c: c}
+	for _, path := range paths {
+		value, _ := lookupPath(m, path)
+		deletePath(m, path)
+		if err := d.later(h, at, path); err != nil {
+			c.note(r, "values", "values "+dotted(path)+" (in "+f.Path+")", plainTextWhy+", a credential khook substitutes only in the step's values:, where it would win over a later values source ("+strings.TrimPrefix(err.Error(), dotted(path)+": ")+"); left out, never written: write it in values: as a secret variable if the later value is not meant to win")
+			continue
+		}
+		if overridden(h.Values, path) {
+			continue // the release's own values: or set: replace it anyway
+		}
+		if h.Values == nil {
+			h.Values = map[string]any{}
+		}
+		setPath(h.Values, path, c.literalsIn(r, value, path, &gen, byValue))
+	}
+	head, _, _ := strings.Cut(string(f.Data), "\n")
+	if body, err := toYaml(m); err == nil {
+		f.Data = []byte(head + "\n" + body)
+	}
+}
+
+// holdsLiteral says whether v, at path, is or holds a literal credential.
+func holdsLiteral(v any, path []string) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			if holdsLiteral(x, append(slices.Clone(path), k)) {
+				return true
+			}
+		}
+		return false
+	case []any:
+		for i, x := range t {
+			if holdsLiteral(x, append(slices.Clone(path), strconv.Itoa(i))) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(path) > 0 && literal(path[len(path)-1], v)
+}
