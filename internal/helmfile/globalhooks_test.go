@@ -268,3 +268,38 @@ hooks:
 	})
 	wantIn(t, "subapp's notes", notes(res.Releases[0].NotCarried), "sub/helmfile.yaml:6: release subapp: hooks[0] kubectlApply: helmfile refuses it too")
 }
+
+// A value the hook reads from the cluster when it runs (civitas's
+// prepare hook copies a CA out of cert-manager's Secret) cannot be
+// given by khook, which runs no shell: the step asks for it, so the
+// hook is partial, named at its line (held-out trial 46p's D1: the
+// import said faithful and the spec did not validate).
+func TestImportHookValueComputedFromTheCluster(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml": `hooks:
+  - events: [prepare]
+    command: sh
+    args:
+      - -ec
+      - |
+        CA_CERT=$(kubectl get secret ca-secret -n cert-manager -o jsonpath='{.data.tls\.crt}')
+        kubectl apply -f - <<EOF
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: custom-ca, namespace: demo}
+        data: {ca.crt: ${CA_CERT}}
+        EOF
+releases:
+  - name: a
+    namespace: demo
+    chart: oci://r.example/a
+`})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Verdict(); v != Partial {
+		t.Errorf("verdict %s, want partial", v)
+	}
+	wantIn(t, "not carried", notes(res.NotCarried), "CA_CERT: the hook computes it when it runs")
+}

@@ -1,6 +1,7 @@
 package helmfile
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -212,6 +213,7 @@ func (c *converter) hookSteps(at hookAt, what, command string, args []string, li
 	}
 	c.commands = append(c.commands, m.Commands...)
 	c.hookVars = append(c.hookVars, m.Vars...)
+	c.computedInHook(at, what, line, m)
 	if len(m.Steps) == 0 && len(m.NotCarried) == 0 {
 		at.info(line, what, "nothing in it changes the cluster (read-only or output only), so no step is written")
 	}
@@ -461,4 +463,21 @@ func (c *converter) dropGlobal(st *importer.OutStep) bool {
 		}
 	}
 	return false
+}
+
+// computedInHook names a value the hook computes when it runs
+// (CA_CERT=$(kubectl get secret ca-secret …), then applied): helmfile's
+// hook reads it then; khook runs no shell, so the step written asks for
+// it as a variable — not what helmfile does, so the hook is partial.
+func (c *converter) computedInHook(at hookAt, what string, line int, m *importer.Model) {
+	var text strings.Builder
+	for _, st := range m.Steps {
+		b, _ := json.Marshal(st.Out)
+		text.Write(b)
+	}
+	for _, v := range m.Vars {
+		if v.Computed && (strings.Contains(text.String(), "${"+v.Name+"}") || strings.Contains(text.String(), "${"+v.Name+" ")) {
+			at.note(line, what+": "+v.Name, "the hook computes it when it runs ("+c.shown(v.Description)+"); khook runs no shell, so the step written asks for it as a variable: give it, or carry the copy by hand")
+		}
+	}
 }

@@ -49,10 +49,13 @@ func (n Note) String() string {
 
 // Var is a khook variable the spec declares.
 type Var struct {
-	Name        string
-	Default     *string // nil: none
-	Required    bool
-	Secret      bool // comes only from KHOOK_SECRET_NAME; never a default
+	Name     string
+	Default  *string // nil: none
+	Required bool
+	Secret   bool // comes only from KHOOK_SECRET_NAME; never a default
+	// Computed: the source computes it when it runs ($(kubectl get …),
+	// $(curl …)), which khook does not: a step that uses it asks for it
+	Computed    bool
 	Description string
 	From        Loc
 	// Example is a value that fits where the variable is used (a

@@ -270,7 +270,7 @@ func pruneVars(m *importer.Model) {
 			continue
 		}
 		kept = append(kept, v)
-		if v.Required && strings.HasPrefix(v.Description, computedDescription) {
+		if v.Computed && !v.Secret {
 			// the spec cannot run until someone finds what the script computed
 			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required variable (give it with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
 		}

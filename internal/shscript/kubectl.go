@@ -294,7 +294,7 @@ var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // decide, whose files may well be in the repository.
 func (t *translator) computedIn(path string) string {
 	for _, m := range varRef.FindAllStringSubmatch(path, -1) {
-		if v := t.vars[m[1]]; v != nil && v.unknown && v.decl != nil && strings.HasPrefix(v.decl.Description, computedDescription) {
+		if v := t.vars[m[1]]; v != nil && v.unknown && v.decl != nil && v.decl.Computed && !v.decl.Secret {
 			return m[1]
 		}
 	}

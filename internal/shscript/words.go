@@ -433,9 +433,9 @@ func (t *translator) assign(a *syntax.Assign) {
 		}
 		// one name however often it is set: the script means one secret
 		// (PGPASS=$(openssl rand …) for a new Secret, then read back from it)
-		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, Required: t.given(val), From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
+		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
 	case !ok:
-		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(a)), Required: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}}
+		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(a)), Required: true, Computed: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}}
 	case a.Append && t.vars[name] != nil:
 		c := *t.vars[name] // a copy: the value before stays another branch's
 		c.val += val
