@@ -156,13 +156,7 @@ releases:
     namespace: infra
     chart: oci://r.example/a
 `})
-	res, err := Import(dir, "helmfile.yaml", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := res.Verdict(); v != Partial {
-		t.Errorf("verdict %s, want partial", v)
-	}
+	res := importPartial(t, dir)
 	for _, r := range res.Releases {
 		if r.Verdict != Faithful {
 			t.Errorf("release %s: %s, want faithful (the loss is the helmfile's, not its)", r.Resolved.Name, r.Verdict)
@@ -294,6 +288,13 @@ releases:
     namespace: demo
     chart: oci://r.example/a
 `})
+	res := importPartial(t, dir)
+	wantIn(t, "not carried", notes(res.NotCarried), "CA_CERT: the hook computes it when it runs")
+}
+
+// importPartial imports dir's helmfile.yaml, which must come out partial.
+func importPartial(t *testing.T, dir string) *Result {
+	t.Helper()
 	res, err := Import(dir, "helmfile.yaml", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -301,5 +302,5 @@ releases:
 	if v := res.Verdict(); v != Partial {
 		t.Errorf("verdict %s, want partial", v)
 	}
-	wantIn(t, "not carried", notes(res.NotCarried), "CA_CERT: the hook computes it when it runs")
+	return res
 }
