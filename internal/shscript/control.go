@@ -497,10 +497,34 @@ func (t *translator) test(x syntax.TestExpr) (string, *bool, bool) {
 			if e.Op == syntax.TsNoMatch {
 				op = "!="
 			}
+			if hasGlob(b) { // [[ $src == kind* ]]: a pattern, as in a case
+				return t.globTest(a, b, op)
+			}
 			return t.compare(a, b, op)
 		}
 	}
 	return "", nil, false
+}
+
+// globTest is [[ A == PATTERN ]] (op "==" or "!="): decided when A is
+// known at import, else a when: as a case pattern is.
+func (t *translator) globTest(a, b *syntax.Word, op string) (string, *bool, bool) {
+	l, lok := t.operand(a)
+	p, pok, _ := t.eval(b)
+	if !lok || !pok || strings.Contains(p, "${") {
+		return "", nil, false
+	}
+	if !strings.HasPrefix(l, "vars") {
+		v, _ := strconv.Unquote(l)
+		m, _ := path.Match(p, v)
+		m = m == (op == "==")
+		return "", &m, true
+	}
+	cel := globCEL(l, p, true)
+	if op == "!=" {
+		cel = "!(" + cel + ")"
+	}
+	return cel, nil, true
 }
 
 // compare is a == b (b nil: the empty string) as CEL over vars, or decided.

@@ -312,8 +312,10 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	// A later stage that runs helm or kubectl (`echo "$T" | helm registry
 	// login --password-stdin`) is accounted for at its line too; others
 	// (grep, yq) only filter output.
+	// One that acts on its own (curl … | $ISTIOCTL_CMD install -f -) is
+	// named as any command khook does not run.
 	for _, st := range stages[1:] {
-		if runsTool(st) {
+		if runsTool(st) || !passive(st) {
 			t.stmt(st)
 		}
 	}
@@ -323,6 +325,20 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		}
 	}
 }
+
+// passive: a later stage of a pipe that only passes on, filters or
+// keeps what it is fed (grep, sed, tee, base64), or the shell a download
+// is piped to (said with the download).
+func passive(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return true
+	}
+	name := lit(c.Args[0])
+	return filters(s) || passiveCmd[name] || housekeeping[name]
+}
+
+var passiveCmd = set("sh", "bash", "tee", "sed", "base64", "cat", "envsubst", "xargs", "column", "less", "more", "gzip", "gunzip", "tar", "openssl", "python", "python3", "md5sum", "sha256sum", "shasum", "jq", "yq", "xclip", "pbcopy")
 
 // readsStdin: kubectl apply|create|replace|delete -f -.
 // xargs is `ls -d manifests/* | xargs -I{} kubectl apply -f {}` (also
@@ -450,7 +466,7 @@ func (t *translator) readsStdin(st *syntax.Stmt) bool {
 		if (lit(w) == "-f" || lit(w) == long) && i+1 < len(c.Args) && lit(c.Args[i+1]) == "-" {
 			return true
 		}
-		if lit(w) == "-f=-" || lit(w) == long+"=-" {
+		if lit(w) == "-f=-" || lit(w) == "-f-" || lit(w) == long+"=-" { // pflag reads -f- as -f -
 			return true
 		}
 	}

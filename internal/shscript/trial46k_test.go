@@ -89,3 +89,21 @@ func TestTrial46oIdioms(t *testing.T) {
 			want: []string{"AUTH_ROOTPASSWORD: {type: string, secret: true, required: true", "API_TOKEN: {type: string, secret: true, required: true"}},
 	})
 }
+
+// What held-out trial 46q (run once, on f1b77a6) showed, each cut down.
+func TestTrial46qIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// terraform-hcloud-dualstack-k8s: kubectl apply -f- (pflag's -f -)
+		{name: "a dry run piped to apply -f-", script: "kubectl -n kube-system create configmap cfg --from-literal=k=v -o yaml --dry-run=client | kubectl apply -f-\n",
+			want: []string{"name: cfg", "helm/kubectl commands: 2, of which 1 became steps, 1 were folded"}},
+		// multi-cluster-cli: [[ $src == kind* ]] is a pattern
+		{name: "a glob in [[ == ]]", script: "src=kind-a\nif [[ $src == kind* ]]; then\n  kubectl apply -f m.yaml -n a\nelse\n  kubectl apply -f m.yaml -n b\nfi\nif [[ \"${CLUSTER:-}\" != kind-* ]]; then kubectl apply -f m.yaml -n c; fi\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"namespace: a", `when: '!(vars.get("CLUSTER", "").startsWith("kind-"))'`}},
+		// the same object on a second --context is another cluster's
+		{name: "the same command on two contexts", script: "for c in kind-a kind-b; do\n  kubectl --context \"$c\" create namespace demo\ndone\n",
+			notCarried: []string{"it works on context kind-b, and this spec's steps on context kind-a"}},
+		// civo's istio: a pipe into a command held in a variable
+		{name: "a pipe into a command khook does not run", script: "ISTIOCTL_CMD=/opt/istio/bin/istioctl\nkubectl create namespace istio-system\ncurl -sSL https://example.com/cp.yaml | $ISTIOCTL_CMD install -y -f -\n",
+			notCarried: []string{"download in CI before khook runs", "a container image that has istioctl"}},
+	})
+}

@@ -257,6 +257,9 @@ func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string
 // what the step makes (a release, an object): a second step for the same
 // key is folded into the first (both branches of an existence check).
 func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutStep) *importer.OutStep {
+	if t.otherCluster(n, base) { // before folding: the same object on another cluster is another object
+		return nil
+	}
 	if key != "" {
 		// Branches under when: and its negation are both steps: the key
 		// holds the conditions, so only a repeat under the same ones folds.
@@ -270,7 +273,7 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 			return nil
 		}
 	}
-	if t.otherCluster(n, base) || t.waitsAgain(n, st) {
+	if t.waitsAgain(n, st) {
 		return nil
 	}
 	name := dnsName(base)
