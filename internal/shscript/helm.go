@@ -56,6 +56,7 @@ func (t *translator) helm(x *cmd) {
 			t.addStep(x.stmt, "uninstall-"+rel, "", &importer.OutStep{Delete: &importer.OutDelete{Release: rel, Namespace: f.get("n", "namespace"), IgnoreNotFound: &no}})
 		}
 	case "init":
+		t.helm2 = true // the script runs Helm 2 itself: its --name and namespaces are Helm 2's
 		t.account(x.stmt, importer.FateNotCarried, "", "Helm 2's tiller: khook installs with Helm 4, which needs no tiller; drop it")
 	case "registry":
 		t.account(x.stmt, importer.FateNotCarried, "", "registry credentials go into the helm step's auth: (with secret variables)")
@@ -126,12 +127,19 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	case len(pos) == 1 && f.get("name") != "":
 		// helm install --name X CHART: Helm 2's form; Helm 3 and 4 have no --name
 		rel, chart = f.get("name"), pos[0]
-		t.notCarried(x.stmt, "--name "+rel, "Helm 3 and 4 have no --name (Helm 2's form: unknown flag), so the script's command fails as written; the step installs the release "+rel+": write helm install "+rel+" CHART in the script")
+		if !t.helm2 {
+			t.notCarried(x.stmt, "--name "+rel, "Helm 3 and 4 have no --name (Helm 2's form: unknown flag), so the script's command fails as written; the step installs the release "+rel+": write helm install "+rel+" CHART in the script")
+		}
 	default:
 		t.account(x.stmt, importer.FateNotCarried, "", "a release without a name (--generate-name): give the step a release name by hand")
 		return
 	}
 	h := &importer.OutHelm{Release: rel, Namespace: f.get("n", "namespace"), Version: f.get("version")}
+	if t.helm2 && h.Namespace != "" {
+		// Helm 2 (the script ran helm init) creates the release's namespace
+		h.CreateNamespace = true
+		t.info(x.stmt, "--namespace "+h.Namespace, "Helm 2 (the script runs helm init) creates the namespace: written createNamespace: true")
+	}
 	if h.Namespace == "" {
 		h.Namespace = t.ctxNS // helm, too, takes the current context's namespace
 	}
@@ -257,7 +265,7 @@ func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 			t.notCarried(x.stmt, "helm flag --"+fl.name, "khook's helm step has no equivalent; set it by hand")
 		}
 	}
-	h.CreateNamespace = f.is("create-namespace")
+	h.CreateNamespace = h.CreateNamespace || f.is("create-namespace")
 	h.Wait = f.is("wait", "wait-for-jobs") || f.is("atomic", "rollback-on-failure")
 	h.Atomic = f.is("atomic", "rollback-on-failure")
 	h.DependencyUpdate = h.DependencyUpdate || f.is("dependency-update")

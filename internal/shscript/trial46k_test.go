@@ -102,6 +102,9 @@ func TestTrial46qIdioms(t *testing.T) {
 		// the same object on a second --context is another cluster's
 		{name: "the same command on two contexts", script: "for c in kind-a kind-b; do\n  kubectl --context \"$c\" create namespace demo\ndone\n",
 			notCarried: []string{"it works on context kind-b, and this spec's steps on context kind-a"}},
+		// prom-op-helm's addons.sh: a script that runs Helm 2 itself
+		{name: "Helm 2 run by the script", script: "helm init --service-account tiller\nhelm install --namespace openebs --name openebs oci://e.com/openebs\n",
+			want: []string{"release: openebs", "createNamespace: true"}, notCarried: []string{"Helm 2's tiller"}},
 		// civo's istio: a pipe into a command held in a variable
 		{name: "a pipe into a command khook does not run", script: "ISTIOCTL_CMD=/opt/istio/bin/istioctl\nkubectl create namespace istio-system\ncurl -sSL https://example.com/cp.yaml | $ISTIOCTL_CMD install -y -f -\n",
 			notCarried: []string{"download in CI before khook runs", "a container image that has istioctl"}},

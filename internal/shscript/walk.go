@@ -28,6 +28,7 @@ type translator struct {
 	aliases         map[string]string // alias k=kubectl: bash expands none in a script unless expandAliases
 	expandAliases   bool              // shopt -s expand_aliases
 	emptiness       bool              // operand is read by a test of emptiness (-n, -z)
+	helm2           bool              // the script runs helm init: its helm is Helm 2
 	repos           map[string]string // helm repo name → URL
 	when            []string          // conditions of the branches being walked (CEL)
 	args            []string          // positional parameters of the function being walked
