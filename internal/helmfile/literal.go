@@ -2,7 +2,6 @@ package helmfile
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -86,13 +85,14 @@ func literal(key string, v any, parent map[string]any) bool {
 	if strings.TrimSpace(s) == "" || strings.Contains(s, "${") || strings.Contains(s, "{{") || strings.Contains(s, "$(") || strings.HasPrefix(s, "ref+") {
 		return false
 	}
-	if _, err := strconv.ParseBool(strings.ToLower(s)); err == nil && isString {
-		return false // plainTextPassword: 'false' is a setting
-	}
 	if isString && importer.URLCredentials(s) || envCredential(key, parent) {
 		return true
 	}
-	return importer.SecretKey(key) && !secretKeyName(key, s, parent) && !strings.HasSuffix(strings.ToLower(key), "initialclustertoken")
+	siblings := make([]string, 0, len(parent))
+	for k := range parent {
+		siblings = append(siblings, k)
+	}
+	return importer.SecretKey(key) && !(isString && importer.NoCredential(key, s, siblings))
 }
 
 // envCredential says whether key is the value of a {name: X, value: V}
@@ -100,43 +100,6 @@ func literal(key string, v any, parent map[string]any) bool {
 func envCredential(key string, parent map[string]any) bool {
 	name, ok := parent["name"].(string)
 	return key == "value" && ok && importer.SecretLooking(name)
-}
-
-// keyNameShape is a short identifier, as a key of a Secret is named
-// (password, tls.crt, admin-token).
-var keyNameShape = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,31}(\.[A-Za-z0-9_-]{1,31})*$`)
-
-// wellKnownKeys are keys of a Secret charts read a credential from.
-var wellKnownKeys = map[string]bool{"password": true, "token": true, "secret": true, "username": true, "user": true,
-	"key": true, "admin": true, "apikey": true, "api-key": true, "api_key": true, "secret-key": true, "secretkey": true,
-	"access-key": true, "accesskey": true, "credentials": true, "client-secret": true, "client_secret": true}
-
-// secretKeyName says whether s, under key, names a key of a Secret rather
-// than being a credential: a short identifier under a *SecretKey key that
-// is a Secret's key name by its shape (tls.crt, password), by its map
-// (beside secretName), or by its key (adminKeySecretKey: which key of the
-// Secret holds the admin key). awsSecretKey: … or a bare secretKey: with
-// another value is a credential still.
-func secretKeyName(key, s string, parent map[string]any) bool {
-	lk := strings.ToLower(key)
-	if !strings.HasSuffix(lk, "secretkey") || !keyNameShape.MatchString(s) {
-		return false
-	}
-	if strings.Contains(s, ".") || wellKnownKeys[strings.ToLower(s)] {
-		return true
-	}
-	for k := range parent {
-		if l := strings.ToLower(k); strings.HasSuffix(l, "secretname") || l == "secretref" || l == "existingsecret" {
-			return true
-		}
-	}
-	of := strings.TrimSuffix(lk, "secretkey")
-	for _, w := range []string{"key", "password", "token", "credentials", "cert", "user", "username"} {
-		if strings.HasSuffix(of, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // literalsIn replaces each literal credential in values (of the release,
