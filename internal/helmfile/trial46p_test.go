@@ -102,7 +102,7 @@ func TestImportEnvListCredentialIsASecretVariable(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{
 		"helmfile.yaml.gotmpl": "releases:\n  - name: gw\n    namespace: demo\n    chart: oci://r.example/gw\n    version: 1.0.0\n    values:\n      - gw.yaml.gotmpl\n",
-		"gw.yaml.gotmpl":       "env:\n  - name: AWS_REGION\n    value: {{ \"us-east-1\" }}\n  - name: AWS_SECRET_ACCESS_KEY\n    value: " + key + "\n",
+		"gw.yaml.gotmpl":       "env:\n  - name: AWS_REGION\n    value: {{ \"us-east-1\" }}\n  - name: OIDC_TOKEN_URI\n    value: https://id.example/token\n  - name: AWS_SECRET_ACCESS_KEY\n    value: " + key + "\n",
 	})
 	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{})
 	if err != nil {
@@ -112,7 +112,7 @@ func TestImportEnvListCredentialIsASecretVariable(t *testing.T) {
 	if strings.Contains(all, key) {
 		t.Errorf("the credential is written:\n%s", all)
 	}
-	for _, want := range []string{"value: ${AWS_SECRET_ACCESS_KEY|toJson}", "value: us-east-1", "gw.yaml.gotmpl:5: release gw values env.1.value: the helmfile holds it in plain text"} {
+	for _, want := range []string{"value: ${AWS_SECRET_ACCESS_KEY|toJson}", "value: us-east-1", "value: https://id.example/token", "gw.yaml.gotmpl:7: release gw values env.2.value: the helmfile holds it in plain text"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("lacks %q:\n%s", want, all)
 		}

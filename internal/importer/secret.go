@@ -14,9 +14,10 @@ var secretWords = map[string]bool{"TOKEN": true, "PASSWORD": true, "PASSWD": tru
 	"KEY": true, "APIKEY": true, "CREDENTIALS": true, "CREDS": true, "PRIVATE": true, "PAT": true}
 
 // namesSomething are last words of a name whose value says where a secret
-// is, not what it is: REGISTRY_SECRET_NAME, PRIVATE_REGISTRY, KEY_PATH.
+// is, not what it is: REGISTRY_SECRET_NAME, PRIVATE_REGISTRY, KEY_PATH,
+// OIDC_TOKEN_URI (an endpoint: trial 46p, civitas's env list).
 var namesSomething = map[string]bool{"NAME": true, "NAMESPACE": true, "NS": true, "REF": true,
-	"REGISTRY": true, "SERVER": true, "HOST": true, "URL": true, "ENDPOINT": true,
+	"REGISTRY": true, "SERVER": true, "HOST": true, "URL": true, "URI": true, "ENDPOINT": true,
 	"PATH": true, "FILE": true, "DIR": true}
 
 // keyKinds are words before KEY that make it a kind of key that is no
