@@ -51,7 +51,7 @@ func (c *converter) literalSecrets() {
 			}
 		}
 		if h.Values != nil {
-			c.literalsIn(r, h.Values, nil, nil, byValue)
+			c.literalsIn(r, h.Values, nil, nil, nil, byValue)
 		}
 	}
 	sort.Slice(c.res.Vars, func(i, j int) bool { return c.res.Vars[i].Name < c.res.Vars[j].Name })
@@ -67,41 +67,61 @@ func (c *converter) generatedFile(src string) *File {
 	return nil
 }
 
-// literal says whether v, under key, is a literal credential.
-func literal(key string, v any) bool {
+// literal says whether v, under key in the map parent (nil in a list), is
+// a literal credential: a URL with a password, a value under a
+// credential's key, or the value of a {name: X, value: V} item whose name
+// is a secret's (a Kubernetes env var: AWS_SECRET_ACCESS_KEY, trial 46p's
+// D4). Not a boolean, a reference ({{ }}, ${}), the name of a key of a
+// Secret (secretKey: tls.crt) nor etcd's cluster id (trial 46p's D2).
+func literal(key string, v any, parent map[string]any) bool {
 	s, isString := v.(string)
 	switch v.(type) {
 	case string:
 	case int, int64, uint64, float64:
-		s = fmt.Sprint(v)
+		s = fmt.Sprint(v) // a PIN under password: is one too
 	default:
 		return false
 	}
 	if strings.TrimSpace(s) == "" || strings.Contains(s, "${") || strings.Contains(s, "{{") || strings.Contains(s, "$(") || strings.HasPrefix(s, "ref+") {
 		return false
 	}
-	return importer.SecretKey(key) || isString && importer.URLCredentials(s)
+	if isString && importer.URLCredentials(s) || envCredential(key, parent) {
+		return true
+	}
+	siblings := make([]string, 0, len(parent))
+	for k := range parent {
+		siblings = append(siblings, k)
+	}
+	return importer.SecretKey(key) && !(isString && importer.NoCredential(key, s, siblings))
+}
+
+// envCredential says whether key is the value of a {name: X, value: V}
+// item whose name X is a secret's.
+func envCredential(key string, parent map[string]any) bool {
+	name, ok := parent["name"].(string)
+	return key == "value" && ok && importer.SecretLooking(name)
 }
 
 // literalsIn replaces each literal credential in values (of the release,
-// or moved there from the generated file gen) by its secret variable.
-func (c *converter) literalsIn(r *rel, v any, path []string, gen *source, byValue map[string]string) any {
+// or moved there from the generated file gen) by its secret variable;
+// parent is the map v is in (nil in a list or at the top).
+func (c *converter) literalsIn(r *rel, v any, path []string, parent map[string]any, gen *source, byValue map[string]string) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			t[k] = c.literalsIn(r, x, append(slices.Clone(path), k), gen, byValue)
+			t[k] = c.literalsIn(r, x, append(slices.Clone(path), k), t, gen, byValue)
 		}
 		return t
 	case []any:
 		for i, x := range t {
-			t[i] = c.literalsIn(r, x, append(slices.Clone(path), strconv.Itoa(i)), gen, byValue)
+			t[i] = c.literalsIn(r, x, append(slices.Clone(path), strconv.Itoa(i)), nil, gen, byValue)
 		}
 		return t
 	}
 	if len(path) == 0 {
 		return v
 	}
-	if !literal(path[len(path)-1], v) {
+	if !literal(path[len(path)-1], v, parent) {
 		c.secretByKey(r, path, v)
 		return v
 	}
@@ -114,12 +134,16 @@ func (c *converter) literalsIn(r *rel, v any, path []string, gen *source, byValu
 	name, ok := byValue[value]
 	if !ok {
 		name = c.keyVar(path, "V_")
+		if envCredential(path[len(path)-1], parent) {
+			name = c.keyVar([]string{parent["name"].(string)}, "V_") // AWS_SECRET_ACCESS_KEY
+		}
 		byValue[value] = name
 	}
 	loc := c.literalLoc(r, path, value, gen)
 	where := "release " + r.out.Resolved.Name + " values " + dotted(path)
 	if !ok {
-		c.res.Vars = append(c.res.Vars, &importer.Var{Name: name, Secret: true, From: loc,
+		// Required: the helmfile always had the value; unset, khook would deploy "".
+		c.res.Vars = append(c.res.Vars, &importer.Var{Name: name, Secret: true, Required: true, From: loc,
 			Description: "the credential at " + where + ", in plain text in the helmfile (set KHOOK_SECRET_" + name + ")"})
 	}
 	r.out.Info = append(r.out.Info, Note{Loc: loc, What: where,
@@ -219,7 +243,11 @@ func (c *converter) moveLiterals(r *rel, h *importer.OutHelm, at int, f *File, b
 	if yaml.Unmarshal(f.Data, &m) != nil || m == nil {
 		return
 	}
-	paths := leafPaths(m, holdsLiteral)
+	paths := leafPaths(m, func(v any, path []string) bool {
+		parent, _ := lookupPath(m, path[:len(path)-1])
+		p, _ := parent.(map[string]any)
+		return holdsLiteral(v, path, p)
+	})
 	if len(paths) == 0 {
 		return
 	}
@@ -227,6 +255,8 @@ func (c *converter) moveLiterals(r *rel, h *importer.OutHelm, at int, f *File, b
 	d := &deriver{c: c}
 	for _, path := range paths {
 		value, _ := lookupPath(m, path)
+		up, _ := lookupPath(m, path[:len(path)-1])
+		parent, _ := up.(map[string]any)
 		deletePath(m, path)
 		if err := d.later(h, at, path); err != nil {
 			c.note(r, "values", "values "+dotted(path)+" (in "+f.Path+")", plainTextWhy+", a credential khook substitutes only in the step's values:, where it would win over a later values source ("+strings.TrimPrefix(err.Error(), dotted(path)+": ")+"); left out, never written: write it in values: as a secret variable if the later value is not meant to win")
@@ -238,7 +268,7 @@ func (c *converter) moveLiterals(r *rel, h *importer.OutHelm, at int, f *File, b
 		if h.Values == nil {
 			h.Values = map[string]any{}
 		}
-		setPath(h.Values, path, c.literalsIn(r, value, path, &gen, byValue))
+		setPath(h.Values, path, c.literalsIn(r, value, path, parent, &gen, byValue))
 	}
 	head, _, _ := strings.Cut(string(f.Data), "\n")
 	if body, err := toYaml(m); err == nil {
@@ -246,23 +276,24 @@ func (c *converter) moveLiterals(r *rel, h *importer.OutHelm, at int, f *File, b
 	}
 }
 
-// holdsLiteral says whether v, at path, is or holds a literal credential.
-func holdsLiteral(v any, path []string) bool {
+// holdsLiteral says whether v, at path in the map parent, is or holds a
+// literal credential.
+func holdsLiteral(v any, path []string, parent map[string]any) bool {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			if holdsLiteral(x, append(slices.Clone(path), k)) {
+			if holdsLiteral(x, append(slices.Clone(path), k), t) {
 				return true
 			}
 		}
 		return false
 	case []any:
 		for i, x := range t {
-			if holdsLiteral(x, append(slices.Clone(path), strconv.Itoa(i))) {
+			if holdsLiteral(x, append(slices.Clone(path), strconv.Itoa(i)), nil) {
 				return true
 			}
 		}
 		return false
 	}
-	return len(path) > 0 && literal(path[len(path)-1], v)
+	return len(path) > 0 && literal(path[len(path)-1], v, parent)
 }

@@ -70,8 +70,10 @@ func (c *converter) references() {
 			Description: "the helmfile's " + e.name + " (set KHOOK_VAR_" + e.name + " or --set " + e.name + "=...)"}
 		switch {
 		case secret:
-			// Only from KHOOK_SECRET_NAME, never a default in the spec.
-			v.Required, v.Secret = false, true
+			// Only from KHOOK_SECRET_NAME, never a default in the spec;
+			// required when read with requiredEnv, which helmfile refuses
+			// to render without (trial 46p's D5): unset, khook would deploy "".
+			v.Secret = true
 			v.Description = "the helmfile's " + e.name + ", a secret (set KHOOK_SECRET_" + e.name + ")"
 			if !importer.SecretLooking(e.name) {
 				c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,

@@ -3,6 +3,7 @@ package importer
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -13,9 +14,10 @@ var secretWords = map[string]bool{"TOKEN": true, "PASSWORD": true, "PASSWD": tru
 	"KEY": true, "APIKEY": true, "CREDENTIALS": true, "CREDS": true, "PRIVATE": true, "PAT": true}
 
 // namesSomething are last words of a name whose value says where a secret
-// is, not what it is: REGISTRY_SECRET_NAME, PRIVATE_REGISTRY, KEY_PATH.
+// is, not what it is: REGISTRY_SECRET_NAME, PRIVATE_REGISTRY, KEY_PATH,
+// OIDC_TOKEN_URI (an endpoint: trial 46p, civitas's env list).
 var namesSomething = map[string]bool{"NAME": true, "NAMESPACE": true, "NS": true, "REF": true,
-	"REGISTRY": true, "SERVER": true, "HOST": true, "URL": true, "ENDPOINT": true,
+	"REGISTRY": true, "SERVER": true, "HOST": true, "URL": true, "URI": true, "ENDPOINT": true,
 	"PATH": true, "FILE": true, "DIR": true}
 
 // keyKinds are words before KEY that make it a kind of key that is no
@@ -111,3 +113,49 @@ func URLCredentials(s string) bool {
 	}
 	return false
 }
+
+// NoCredential says whether value, a literal under key (one SecretKey
+// takes for a credential's), is none after all (trial 46p's D2): a
+// boolean (plainTextPassword: 'false'), etcd's cluster id
+// (initialClusterToken), or the name of a key of a Secret — a short
+// identifier under a *SecretKey key that is one by its shape (tls.crt,
+// password), by a key beside it naming a Secret (siblings: secretName),
+// or by its key (adminKeySecretKey: which key of the Secret holds the
+// admin key). awsSecretKey: … or a bare secretKey: with another value is
+// a credential still. One rule for both importers.
+func NoCredential(key, value string, siblings []string) bool {
+	if _, err := strconv.ParseBool(strings.ToLower(value)); err == nil {
+		return true
+	}
+	lk := strings.ToLower(key[strings.LastIndex(key, ".")+1:])
+	if strings.HasSuffix(lk, "initialclustertoken") {
+		return true
+	}
+	if !strings.HasSuffix(lk, "secretkey") || !keyNameShape.MatchString(value) {
+		return false
+	}
+	if strings.Contains(value, ".") || wellKnownKeys[strings.ToLower(value)] {
+		return true
+	}
+	for _, k := range siblings {
+		if l := strings.ToLower(k); strings.HasSuffix(l, "secretname") || l == "secretref" || l == "existingsecret" {
+			return true
+		}
+	}
+	of := strings.TrimSuffix(lk, "secretkey")
+	for _, w := range []string{"key", "password", "token", "credentials", "cert", "user", "username"} {
+		if strings.HasSuffix(of, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyNameShape is a short identifier, as a key of a Secret is named
+// (password, tls.crt, admin-token).
+var keyNameShape = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,31}(\.[A-Za-z0-9_-]{1,31})*$`)
+
+// wellKnownKeys are keys of a Secret charts read a credential from.
+var wellKnownKeys = map[string]bool{"password": true, "token": true, "secret": true, "username": true, "user": true,
+	"key": true, "admin": true, "apikey": true, "api-key": true, "api_key": true, "secret-key": true, "secretkey": true,
+	"access-key": true, "accesskey": true, "credentials": true, "client-secret": true, "client_secret": true}

@@ -434,7 +434,7 @@ func (t *translator) secretSets(x *cmd, s string) string {
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
 		k, v, ok := strings.Cut(p, "=")
-		if !ok || v == "" || !importer.SecretKey(k) || (strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}")) {
+		if !ok || v == "" || !importer.SecretKey(k) || (strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}")) || importer.NoCredential(k, v, setSiblings(parts, k)) {
 			continue
 		}
 		name := varName(k)
@@ -444,6 +444,19 @@ func (t *translator) secretSets(x *cmd, s string) string {
 		parts[i] = k + "=${" + name + "}"
 	}
 	return strings.Join(parts, ",")
+}
+
+// setSiblings are the keys beside k among the parts of one --set
+// (x.secretName beside x.secretKey).
+func setSiblings(parts []string, k string) []string {
+	dir := k[:strings.LastIndex(k, ".")+1]
+	var out []string
+	for _, p := range parts {
+		if o, _, _ := strings.Cut(p, "="); o != k && strings.HasPrefix(o, dir) && !strings.Contains(o[len(dir):], ".") {
+			out = append(out, o[len(dir):])
+		}
+	}
+	return out
 }
 
 // varName is a khook variable name made of a key ("auth.password" → AUTH_PASSWORD).

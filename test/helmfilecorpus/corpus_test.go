@@ -252,6 +252,7 @@ func helmfileBuild(hf, helm, root, in string, e entry) ([]byte, error) {
 // wins), then set/setString.
 func resolveBuild(out []byte, root, in string) (_ []resolved, dangling []string, _ error) {
 	var rs []resolved
+	var docs []*buildDoc
 	skipped := map[string]bool{}
 	// One document per state (a helmfile.d folder, sub-helmfiles), each
 	// after a "#  Source: FILE" comment naming the file its relative paths
@@ -265,6 +266,16 @@ func resolveBuild(out []byte, root, in string) (_ []resolved, dangling []string,
 		if err := yaml.Unmarshal([]byte(doc), &st); err != nil {
 			return nil, nil, fmt.Errorf("cannot read helmfile build's output: %v", err)
 		}
+		d := &buildDoc{source: filepath.Join(base, "?")}
+		if m := sourceLine.FindStringSubmatch(doc); m != nil {
+			d.source = m[1]
+		}
+		for _, h := range st.Helmfiles {
+			d.helmfiles = append(d.helmfiles, h.Path)
+		}
+		if strings.TrimSpace(doc) != "" {
+			docs = append(docs, d)
+		}
 		for _, r := range st.Releases {
 			// helmfile build prints a release whose condition is false, but
 			// helmfile sync skips it: neither installed nor deleted, so the
@@ -277,9 +288,11 @@ func resolveBuild(out []byte, root, in string) (_ []resolved, dangling []string,
 				skipped[r.Name] = true
 				continue
 			}
+			d.rels = append(d.rels, len(rs))
 			rs = append(rs, st.resolve(r, base))
 		}
 	}
+	orderNeeds(rs, docs)
 	// A need of a skipped release: helmfile sync goes on without it, and
 	// the import drops it with a warning.
 	for i := range rs {
@@ -356,6 +369,9 @@ func seedChartCache(cache string, list []byte) error {
 type buildState struct {
 	Repositories []buildRepo     `yaml:"repositories"`
 	Releases     []*buildRelease `yaml:"releases"`
+	Helmfiles    []struct {
+		Path string `yaml:"path"`
+	} `yaml:"helmfiles"`
 	// RenderedValues are the state's .Values, what a release's condition
 	// is read from (helmfile v1.8.0 pkg/app: ConditionEnabled(r,
 	// resolvedState.Values())).

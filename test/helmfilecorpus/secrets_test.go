@@ -129,12 +129,12 @@ func readSecrets(specFile, dir string, env map[string]string, secretLooking func
 		if ns == "" {
 			ns = "default" // as normalize has it
 		}
-		s.paths[ns+"/"+name] = append(s.paths[ns+"/"+name], secretPaths(st.Helm.Values, nil, refers)...)
+		s.paths[ns+"/"+name] = append(s.paths[ns+"/"+name], secretPaths(st.Helm.Values, nil, refers, false)...)
 		for _, n := range literals {
 			if _, ok := s.literals[n]; ok {
 				continue
 			}
-			for _, p := range secretPaths(st.Helm.Values, nil, func(str string) bool { return str == "${"+n+"}" || str == "${"+n+"|toJson}" }) {
+			for _, p := range secretPaths(st.Helm.Values, nil, func(str string) bool { return str == "${"+n+"}" || str == "${"+n+"|toJson}" }, true) {
 				s.literals[n] = literalRef{ns + "/" + name, p}
 				break
 			}
@@ -210,14 +210,22 @@ func lookup(v any, path []string) (any, bool) {
 }
 
 // secretPaths are the paths in values whose string refers to a secret
-// variable (a list: its own path, helm replaces a list whole).
-func secretPaths(v any, path []string, refers func(string) bool) (out [][]string) {
+// variable (a list: its own path, helm replaces a list whole; with
+// intoLists, each string's in it: where a literal credential's variable
+// stands, env[1].value, to give it helmfile's value — trial 46p's H1).
+func secretPaths(v any, path []string, refers func(string) bool, intoLists bool) (out [][]string) {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			out = append(out, secretPaths(x, append(append([]string{}, path...), k), refers)...)
+			out = append(out, secretPaths(x, append(append([]string{}, path...), k), refers, intoLists)...)
 		}
 	case []any:
+		if intoLists {
+			for i, x := range t {
+				out = append(out, secretPaths(x, append(append([]string{}, path...), strconv.Itoa(i)), refers, intoLists)...)
+			}
+			break
+		}
 		b, _ := json.Marshal(t)
 		if refers(string(b)) {
 			out = append(out, path)
