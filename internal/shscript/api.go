@@ -191,6 +191,9 @@ func (t *translator) parse(path, shown string, line int) (*syntax.File, []byte, 
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return nil, nil, &InputError{File: shown, Line: 1, Msg: "it is a binary file, not a shell script"}
 	}
+	// An editor's UTF-8 byte-order mark before #!: bash runs it as a command
+	// that is not found and goes on; it is no command of the script.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), shown)
 	if err != nil {
 		var pe syntax.ParseError

@@ -89,6 +89,9 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		return
 	}
 	name := t.toolVar(x)
+	if name == "sudo" {
+		name = t.unsudo(x)
+	}
 	if tool, v := t.builtTool(c, x); tool != "" {
 		t.account(s, importer.FateNotCarried, "", "a "+tool+" command the script builds in $"+v+" (it starts with "+t.vars[v].first()+"): its words are only known when the script runs; write the command out in the script to import it")
 		return
@@ -206,6 +209,22 @@ func (t *translator) callScriptFunc(x *cmd, name string, f *function) {
 	t.callFunc(f, x.args[1:])
 	t.callers = t.callers[:len(t.callers)-1]
 	t.pipeIn = save
+}
+
+// unsudo is the command sudo runs, when it is helm or kubectl (sudo -E
+// kubectl create ns falco): khook runs its own, as the identity it is
+// given; any other stays sudo, named as a command khook does not run.
+func (t *translator) unsudo(x *cmd) string {
+	i := 1
+	for i < len(x.args) && strings.HasPrefix(x.args[i], "-") {
+		i++
+	}
+	if i == len(x.args) || toolName(x.args[i]) == "" {
+		return "sudo"
+	}
+	x.args = x.args[i:]
+	t.info(x.stmt, "sudo", "khook runs its own "+toolName(x.args[0])+", with the identity it is given (its kubeconfig), not root's")
+	return x.args[0]
 }
 
 // unalias is the command name an alias stands for, when bash expands it

@@ -110,3 +110,24 @@ func TestTrial46qIdioms(t *testing.T) {
 			notCarried: []string{"download in CI before khook runs", "a container image that has istioctl"}},
 	})
 }
+
+// What held-out trial 46r (run once, on 979ad37) showed, each cut down.
+func TestTrial46rIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// kldp: helm list | grep guards an upgrade and an install that makes the namespace
+		{name: "an install folded into the upgrade keeps its namespace", script: "if helm list -n demo | grep -q \"^web\"; then\n  helm upgrade web oci://e.com/web --namespace demo\nelse\n  helm install web oci://e.com/web --namespace demo --create-namespace\nfi\n",
+			want: []string{"createNamespace: true"}},
+		// falco on k3s: sudo kubectl
+		{name: "sudo kubectl", script: "sudo -E kubectl create namespace falco\n",
+			want: []string{"name: falco", "khook runs its own kubectl, with the identity it is given"}},
+	})
+}
+
+// pew's script begins with an editor's byte-order mark: bash runs it as a
+// command it cannot find and goes on; it is no command of the script.
+func TestByteOrderMarkBeforeShebang(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "\xef\xbb\xbf#!/bin/bash\nset -e\nkubectl create namespace bom\n"})
+	if len(res.Model.NotCarried) != 0 || len(res.Model.Steps) != 1 {
+		t.Errorf("not carried %v, steps %d", res.Model.NotCarried, len(res.Model.Steps))
+	}
+}

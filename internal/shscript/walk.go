@@ -271,6 +271,7 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 				return nil
 			}
 			t.account(n, importer.FateFolded, name, "it makes what step "+name+" already makes (the other branch of an existence check)")
+			t.foldInto(name, st)
 			return nil
 		}
 	}
@@ -429,4 +430,16 @@ func (t *translator) specPath(p string) string {
 		rel = "./" + rel
 	}
 	return rel
+}
+
+// foldInto keeps what the folded branch's install needs on the step that
+// carries both (helm list | grep web && helm upgrade web … || helm install
+// web … --create-namespace: on a fresh cluster the install runs, and its
+// namespace must be made).
+func (t *translator) foldInto(name string, st *importer.OutStep) {
+	for _, s := range t.m.Steps {
+		if s.Out.Name == name && s.Out.Helm != nil && st.Helm != nil {
+			s.Out.Helm.CreateNamespace = s.Out.Helm.CreateNamespace || st.Helm.CreateNamespace
+		}
+	}
 }
