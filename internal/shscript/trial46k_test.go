@@ -117,6 +117,9 @@ func TestTrial46rIdioms(t *testing.T) {
 		// kldp: helm list | grep guards an upgrade and an install that makes the namespace
 		{name: "an install folded into the upgrade keeps its namespace", script: "if helm list -n demo | grep -q \"^web\"; then\n  helm upgrade web oci://e.com/web --namespace demo\nelse\n  helm install web oci://e.com/web --namespace demo --create-namespace\nfi\n",
 			want: []string{"createNamespace: true"}},
+		// sandboxfleet: a default per case branch
+		{name: "a variable with a default per branch", script: "MODE=\"${MODE:-b}\"\ncase \"${MODE}\" in\na) HANDLER=\"${HANDLER:-runc}\" ;;\nb) HANDLER=\"${HANDLER:-runsc}\" ;;\nesac\nkubectl create configmap h -n x --from-literal=handler=\"${HANDLER}\"\n",
+			want: []string{"HANDLER: {type: string, required: true", "a khook variable has one default"}},
 		// falco on k3s: sudo kubectl
 		{name: "sudo kubectl", script: "sudo -E kubectl create namespace falco\n",
 			want: []string{"name: falco", "khook runs its own kubectl, with the identity it is given"}},

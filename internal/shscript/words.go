@@ -374,6 +374,13 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 		v.Description = "read from the environment by the script"
 	}
 	if old := t.m.Var(name); old != nil {
+		if old.Default != nil && v.Default != nil && *old.Default != *v.Default && !old.Secret {
+			// HANDLER=${HANDLER:-runc} in one case branch, :-runsc in another:
+			// a khook variable has one default, so it has none
+			t.info(pe, "$"+name, "the script gives it another default here ("+*v.Default+", "+*old.Default+" at "+old.From.String()+"); a khook variable has one default, so "+name+" is required: give it")
+			old.Default, old.Required = nil, true
+			old.Description = "the script gives it a default per branch (" + old.From.String() + ", " + t.loc(pe).String() + ")"
+		}
 		return "${" + name + "}", true, ""
 	}
 	return t.ref(v), true, ""
