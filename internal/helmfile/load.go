@@ -44,6 +44,9 @@ type state struct {
 	stateValues map[string]any // top-level values: (defaults, under the environment's)
 	overrides   map[string]any // a parent's helmfiles: values, over everything (helmfile's state values overrides)
 	envKube     string
+	// overrideNS is the file's own namespace: (helmfile's OverrideNamespace),
+	// which ApplyOverrides puts on every release of the file
+	overrideNS string
 
 	environments map[string]*yaml.Node
 	sub          bool // reached through a parent's helmfiles:, whose environment it inherits
@@ -353,6 +356,8 @@ func (l *loader) key(s *state, k, v *yaml.Node, offset int, envs map[string]*yam
 		}
 	case "missingFileHandler":
 		s.missingFile = v.Value
+	case "namespace":
+		s.overrideNS = v.Value
 	case "commonLabels":
 		_ = v.Decode(&s.commonLabels)
 	case "apiVersions", "kubeVersion":

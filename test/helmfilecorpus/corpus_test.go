@@ -288,6 +288,9 @@ func resolveBuild(out []byte, root, in string) (_ []resolved, dangling []string,
 				skipped[r.Name] = true
 				continue
 			}
+			if st.Namespace != "" {
+				r.Namespace = st.Namespace
+			}
 			d.rels = append(d.rels, len(rs))
 			rs = append(rs, st.resolve(r, base))
 		}
@@ -367,6 +370,10 @@ func seedChartCache(cache string, list []byte) error {
 
 // buildState is what helmfile build prints of a state.
 type buildState struct {
+	// Namespace is the file's own namespace:, which helmfile sync puts on
+	// each of its releases (v1.8.0 pkg/state ApplyOverrides); build prints
+	// the releases without it.
+	Namespace    string          `yaml:"namespace"`
 	Repositories []buildRepo     `yaml:"repositories"`
 	Releases     []*buildRelease `yaml:"releases"`
 	Helmfiles    []struct {
