@@ -325,3 +325,26 @@ releases:
 		}
 	}
 }
+
+// YAML merge keys are resolved as helmfile's decoding resolves them: an
+// environment `default: {<<: *istio}` has istio's values (held-out trial
+// 46s's D2: the `<<` was named not carried and the values lost).
+func TestImportMergeKeys(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"helmfile.yaml.gotmpl": `environments:
+  istio: &I
+    values:
+      - gatewayClassName: istio
+  default:
+    <<: *I
+---
+releases:
+  - name: app
+    namespace: demo
+    chart: oci://r.example/app
+    values:
+      - gateway:
+          className: {{ .Values | get "gatewayClassName" "none" }}
+`})
+	importFaithful(t, dir, "helmfile.yaml.gotmpl", Options{}, "className: istio")
+}

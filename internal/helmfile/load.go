@@ -278,7 +278,7 @@ func (l *loader) part(s *state, body string, offset int, envs map[string]*yaml.N
 		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 			continue
 		}
-		m := doc.Content[0]
+		m := mergeKeys(doc.Content[0], 0)
 		// bases come first: this part's keys override theirs.
 		if err := l.bases(s, m, offset, envs, isBase); err != nil {
 			return err
