@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -787,6 +788,11 @@ func (t *translator) fileTest(op string, w *syntax.Word) (string, *bool, bool) {
 		}
 	}
 	if !ok || strings.Contains(p, "${") {
+		return "", nil, false
+	}
+	if rel, err := filepath.Rel(t.runDir, t.abs(p)); err != nil || strings.HasPrefix(p, "~") || rel == ".." || strings.HasPrefix(rel, "../") {
+		// /etc/rancher/k3s/k3s.yaml, ~/.kube/config: the machine the script
+		// runs on, not the repository the import reads; decided then
 		return "", nil, false
 	}
 	fi, err := os.Stat(t.abs(p))
