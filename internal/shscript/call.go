@@ -54,6 +54,9 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 				t.secret(x.args[i+1])
 			}
 		}
+		if !strings.HasPrefix(a, "-") && eq && importer.SecretKey(name) {
+			t.secret(val) // vault login … password=s3cr3t, --set-style pairs of any tool
+		}
 	}
 	for _, r := range s.Redirs {
 		switch r.Op {

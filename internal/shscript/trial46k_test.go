@@ -124,6 +124,9 @@ func TestTrial46rIdioms(t *testing.T) {
 		// sandboxfleet: a default per case branch
 		{name: "a variable with a default per branch", script: "MODE=\"${MODE:-b}\"\ncase \"${MODE}\" in\na) HANDLER=\"${HANDLER:-runc}\" ;;\nb) HANDLER=\"${HANDLER:-runsc}\" ;;\nesac\nkubectl create configmap h -n x --from-literal=handler=\"${HANDLER}\"\n",
 			want: []string{"HANDLER: {type: string, required: true", "a khook variable has one default"}},
+		// wrongsecrets: a literal password as a tool's key=value argument is never quoted back
+		{name: "a key=value password of a command khook does not run", script: "vault login -method=userpass username=admin password=s3cr3tpw\nkubectl apply -f m.yaml -n x\n",
+			files: map[string]string{"m.yaml": configMap}, notCarried: []string{"khook runs no shell commands"}, never: []string{"s3cr3tpw"}},
 		// falco on k3s: sudo kubectl
 		{name: "sudo kubectl", script: "sudo -E kubectl create namespace falco\n",
 			want: []string{"name: falco", "khook runs its own kubectl, with the identity it is given"}},
