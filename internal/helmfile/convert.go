@@ -345,30 +345,97 @@ func (c *converter) set(r *rel, key string, entries []any, asString bool, into m
 			c.note(r, key, fmt.Sprintf("%s[%d]", key, i), "not a {name, value} entry")
 			continue
 		}
-		name, v := escape(str(e["name"])), setText(e["value"])
-		list, _ := e["values"].([]any)
-		var err error
-		switch {
-		case v != "" && asString:
-			err = strvals.ParseIntoString(name+"="+escape(v), into)
-		case v != "":
-			err = strvals.ParseInto(name+"="+escape(v), into)
+		switch expr, list := setExpr(e); {
+		case expr != "":
+			if err := parseSet(expr, asString && !list, into); err != nil {
+				c.note(r, key, fmt.Sprintf("%s %s", key, str(e["name"])), "Helm cannot parse it: "+err.Error())
+			}
 		case str(e["file"]) != "" && asString:
 			c.infof(r, key, fmt.Sprintf("%s %s file %s", key, str(e["name"]), str(e["file"])), "helmfile passes no --set-string for a file, so it sets nothing, and neither does the import")
 		case str(e["file"]) != "":
 			files = append(files, e)
-		case len(list) > 0:
-			var parts []string
-			for _, v := range list {
-				parts = append(parts, escape(str(v)))
-			}
-			err = strvals.ParseInto(name+"={"+strings.Join(parts, ",")+"}", into)
-		}
-		if err != nil {
-			c.note(r, key, fmt.Sprintf("%s %s", key, str(e["name"])), "Helm cannot parse it: "+err.Error())
 		}
 	}
 	return files
+}
+
+// setExpr is the name=value helmfile gives helm for a set entry's value
+// or values list (list: helm parses {a,b} as --set, even in setString);
+// "" for a file or nothing.
+func setExpr(e map[string]any) (expr string, list bool) {
+	name, v := escape(str(e["name"])), setText(e["value"])
+	if v != "" {
+		return name + "=" + escape(v), false
+	}
+	values, _ := e["values"].([]any)
+	if str(e["file"]) != "" || len(values) == 0 {
+		return "", false
+	}
+	var parts []string
+	for _, v := range values {
+		parts = append(parts, escape(str(v)))
+	}
+	return name + "={" + strings.Join(parts, ",") + "}", true
+}
+
+func parseSet(expr string, asString bool, into map[string]any) error {
+	if asString {
+		return strvals.ParseIntoString(expr, into)
+	}
+	return strvals.ParseInto(expr, into)
+}
+
+// setOverValues is what set and setString give the lists they index, set
+// over base (the values files' and inline values) as helm sets them: a
+// set of a[0].b keeps the other keys of the element the values files give
+// (trial 46s's D3). Each list of set becomes the whole list, which then
+// replaces the values files' one as khook's values: does.
+func setOverValues(r *rel, base, set map[string]any) {
+	if !hasList(set) {
+		return
+	}
+	full := deepCopy(base)
+	for _, key := range []string{"set", "setString"} {
+		entries, _ := r.m[key].([]any)
+		for _, x := range entries {
+			if e, ok := x.(map[string]any); ok {
+				if expr, list := setExpr(e); expr != "" {
+					_ = parseSet(expr, key == "setString" && !list, full) // set already said why it cannot
+				}
+			}
+		}
+	}
+	full = stringKeys(full).(map[string]any)
+	var project func(s, f map[string]any)
+	project = func(s, f map[string]any) {
+		for k, v := range s {
+			switch t := v.(type) {
+			case map[string]any:
+				if fm, ok := f[k].(map[string]any); ok {
+					project(t, fm)
+				}
+			case []any:
+				if fl, ok := f[k].([]any); ok {
+					s[k] = fl
+				}
+			}
+		}
+	}
+	project(set, full)
+}
+
+func hasList(v any) bool {
+	switch t := v.(type) {
+	case []any:
+		return true
+	case map[string]any:
+		for _, x := range t {
+			if hasList(x) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // setFiles reads set entries' files as helm --set-file does. Each is

@@ -68,6 +68,7 @@ func (c *converter) values(r *rel, h *importer.OutHelm) error {
 	if len(secrets) > 0 {
 		r.out.Carried = append(r.out.Carried, "secrets (sops values files, decrypted by khook)")
 	}
+	base := r.out.Resolved.Values
 	set := map[string]any{}
 	var files []map[string]any
 	if l, ok := r.m["set"].([]any); ok {
@@ -78,6 +79,7 @@ func (c *converter) values(r *rel, h *importer.OutHelm) error {
 		c.set(r, "setString", l, true, set)
 		r.out.Carried = append(r.out.Carried, "setString")
 	}
+	setOverValues(r, base, set)
 	c.setFiles(r, files, set)
 	set = stringKeys(set).(map[string]any)
 	r.out.Resolved.Values = mergeValues(r.out.Resolved.Values, deepCopy(set))

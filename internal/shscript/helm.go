@@ -3,6 +3,7 @@ package shscript
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -249,6 +250,7 @@ func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 			}
 		}
 	}
+	t.setOverFiles(f, h)
 	for _, fl := range f.list {
 		switch fl.name {
 		case "n", "namespace", "version", "repo", "name", "install", "i", "dry-run", "debug", "render-subchart-notes",
@@ -358,6 +360,96 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 		}
 	}
 	return inline
+}
+
+// setOverFiles keeps what the values files give a list that --set indexes:
+// helm sets a[0].b inside the files' element (its other keys, the other
+// elements stay), where khook's values: would replace the list whole
+// (trial 46s's D3, in a helmfile). Each indexed list becomes the files'
+// list with the sets over it; files the import cannot read stay as they are.
+func (t *translator) setOverFiles(f flags, h *importer.OutHelm) {
+	var lists [][]string
+	for _, fl := range f.list {
+		if fl.name != "set" && fl.name != "set-string" && fl.name != "set-literal" && fl.name != "set-json" {
+			continue
+		}
+		for _, part := range strings.Split(fl.val, ",") {
+			key, _, ok := strings.Cut(part, "=")
+			if at := strings.Index(key, "["); ok && at > 0 {
+				lists = append(lists, strings.Split(key[:at], "."))
+			}
+		}
+	}
+	if len(lists) == 0 {
+		return
+	}
+	var files map[string]any
+	for _, fl := range f.list {
+		if fl.name != "f" && fl.name != "values" || t.wrote[t.writeKey(fl.val)] != nil && t.copied(fl.val) == "" {
+			continue
+		}
+		p := t.abs(fl.val)
+		if t.copied(fl.val) != "" {
+			p = t.wrote[t.writeKey(fl.val)].fromAbs
+		}
+		var m map[string]any
+		if data, err := os.ReadFile(p); err == nil && yaml.Unmarshal(data, &m) == nil {
+			files = mergeMaps(files, m)
+		}
+	}
+	for _, path := range lists {
+		set, _ := lookup(h.Values, path).([]any)
+		from, _ := lookup(files, path).([]any)
+		if set == nil || from == nil {
+			continue
+		}
+		out := slices.Clone(from)
+		for i, x := range set {
+			switch {
+			case i >= len(out):
+				out = append(out, x)
+			case x == nil:
+			default:
+				fm, ok1 := out[i].(map[string]any)
+				sm, ok2 := x.(map[string]any)
+				if ok1 && ok2 {
+					x = mergeMaps(deepCopyMap(fm), sm)
+				}
+				out[i] = x
+			}
+		}
+		setAt(h.Values, path, out)
+	}
+}
+
+func lookup(m map[string]any, path []string) any {
+	var cur any = m
+	for _, k := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = mm[k]
+	}
+	return cur
+}
+
+func setAt(m map[string]any, path []string, v any) {
+	for _, k := range path[:len(path)-1] {
+		m = m[k].(map[string]any) // lookup found the list under it
+	}
+	m[path[len(path)-1]] = v
+}
+
+func deepCopyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if sm, ok := v.(map[string]any); ok {
+			v = deepCopyMap(sm)
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // helmSet parses --set and its kin with Helm's own parser (Helm's typing:

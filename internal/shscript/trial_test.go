@@ -401,3 +401,20 @@ X=$(kubectl auth reconcile -f rbac.yaml)
 		}
 	}
 }
+
+// --set with a list index over a values file that gives the list sets the
+// field inside the file's element, as helm does: the element's other keys
+// and the other elements stay (trial 46s's D3, in a helmfile).
+func TestSetListIndexOverValuesFile(t *testing.T) {
+	res := importScript(t, map[string]string{
+		"install.sh": `#!/bin/bash
+helm upgrade --install web ./chart -f values.yaml --set 'ingress.hosts[0].host=web.example.com' --set 'ingress.tls[0]=null'
+`,
+		"values.yaml":      "ingress:\n  hosts:\n    - host: placeholder\n      paths: [/]\n    - host: second.example.com\n",
+		"chart/Chart.yaml": "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+	})
+	got := toJSON(res.Model.Steps[0].Out.Helm.Values)
+	if want := `{"ingress":{"hosts":[{"host":"web.example.com","paths":["/"]},{"host":"second.example.com"}],"tls":[null]}}`; got != want {
+		t.Errorf("values %s, want %s", got, want)
+	}
+}
