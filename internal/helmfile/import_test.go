@@ -348,9 +348,19 @@ func TestImportEnvironmentSecretNotWritten(t *testing.T) {
 	if err != nil || strings.Contains(everything(res), "s3cr3t") || !strings.Contains(string(res.Spec), "token: ${TOKEN|toJson}") {
 		t.Fatalf("got %v, want the secret written as a variable", err)
 	}
-	// Under any other key no reference can be written: refused.
+	// Under any other key it is that variable too: its own key says it is
+	// a credential (trial 46s's D5).
 	write(t, dir, map[string]string{
 		"helmfile.yaml.gotmpl": "environments:\n  default:\n    secrets: [env-secrets.yaml]\n---\nreleases:\n  - name: a\n    chart: oci://r.example/a\n    values:\n      - note: {{ .Values.token }}\n",
+	})
+	res, err = Import(dir, "helmfile.yaml.gotmpl", Options{})
+	if err != nil || strings.Contains(everything(res), "s3cr3t") || !strings.Contains(string(res.Spec), "note: ${TOKEN|toJson}") {
+		t.Fatalf("got %v, want the secret written as a variable:\n%s", err, res.Spec)
+	}
+	// A secret whose key names no credential has no variable: refused.
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "environments:\n  default:\n    secrets: [env-secrets.yaml]\n---\nreleases:\n  - name: a\n    chart: oci://r.example/a\n    values:\n      - note: {{ .Values.motd }}\n",
+		"env-secrets.yaml":     "motd: s3cr3t-value\n",
 	})
 	_, err = Import(dir, "helmfile.yaml.gotmpl", Options{})
 	if err == nil || !strings.Contains(err.Error(), "would be written in plaintext") || strings.Contains(err.Error(), "s3cr3t") {

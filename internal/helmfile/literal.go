@@ -2,6 +2,7 @@ package helmfile
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -54,7 +55,96 @@ func (c *converter) literalSecrets() {
 			c.literalsIn(r, h.Values, nil, nil, nil, byValue)
 		}
 	}
+	c.embeddedCredentials(byValue)
 	sort.Slice(c.res.Vars, func(i, j int) bool { return c.res.Vars[i].Name < c.res.Vars[j].Name })
+}
+
+// envCred is a literal credential of a helmfile's environment or
+// state values: where it is and its value.
+type envCred struct {
+	st    *state
+	path  []string
+	value string
+}
+
+// embeddedCredentials writes each literal credential of the environment
+// values that a values template put inside a longer string, or under a
+// key that names no credential (a <password> in an XML settings block:
+// trial 46s's D5), as a reference to its secret variable, as secretReads
+// does for a secret file's content. A credential of under 6 characters
+// is left to the key rule: as a substring it would match words.
+func (c *converter) embeddedCredentials(byValue map[string]string) {
+	for _, ec := range c.envCredentials() {
+		name, ok := byValue[ec.value]
+		if !ok {
+			name, ok = sharedVar(byValue, ec.value)
+		}
+		if !ok {
+			name = c.keyVar(ec.path, "V_")
+		}
+		what := "the credential at environment values " + dotted(ec.path)
+		if !c.writeRefs(secretFile{name: name, text: ec.value, read: ec.value}, what) || declared(c.res.Vars, name) {
+			continue
+		}
+		c.opts.Redactor.Add(ec.value)
+		loc := importer.Loc{File: ec.st.file, Line: lineWith(ec.st.src, ec.path[len(ec.path)-1], ec.value)}
+		c.res.Vars = append(c.res.Vars, &importer.Var{Name: name, Secret: true, Required: true, From: loc,
+			Description: what + ", in plain text in the helmfile (set KHOOK_SECRET_" + name + ")"})
+		c.res.Info = append(c.res.Info, Note{Loc: loc, What: "environment values " + dotted(ec.path),
+			Why: plainTextWhy + ", and a values template writes it into a release's values: written as the secret variable " + name + ", never the literal; give it as KHOOK_SECRET_" + name})
+	}
+}
+
+// sharedVar is the variable a literal credential already became under
+// some key (the first by key, to be the same on every run).
+func sharedVar(byValue map[string]string, value string) (string, bool) {
+	var keys []string
+	for k := range byValue {
+		if strings.HasPrefix(k, value+"\x00") {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return "", false
+	}
+	sort.Strings(keys)
+	return byValue[keys[0]], true
+}
+
+// envCredentials are the literal credentials of every state's environment,
+// state and override values, each value once.
+func (c *converter) envCredentials() []envCred {
+	var out []envCred
+	seen := map[string]bool{}
+	var walk func(st *state, v any, path []string, parent map[string]any)
+	walk = func(st *state, v any, path []string, parent map[string]any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(t)) {
+				walk(st, t[k], append(slices.Clone(path), k), t)
+			}
+		case []any:
+			for i, x := range t {
+				walk(st, x, append(slices.Clone(path), strconv.Itoa(i)), nil)
+			}
+		case string:
+			if len(path) > 0 && len(t) >= 6 && !seen[t] && !importer.SecretKey(t) && literal(path[len(path)-1], t, parent) {
+				seen[t] = true
+				out = append(out, envCred{st: st, path: path, value: t})
+			}
+		}
+	}
+	states := map[*state]bool{}
+	for _, r := range c.rels {
+		if states[r.st] {
+			continue
+		}
+		states[r.st] = true
+		for _, m := range []map[string]any{r.st.envValues, r.st.stateValues, r.st.overrides} {
+			walk(r.st, m, nil, nil)
+		}
+	}
+	return out
 }
 
 // generatedFile is the generated values file a values source reads, or nil.
@@ -131,13 +221,22 @@ func (c *converter) literalsIn(r *rel, v any, path []string, parent map[string]a
 		// masked would garble every note that says "password".
 		c.opts.Redactor.Add(value)
 	}
-	name, ok := byValue[value]
+	// The same literal under the same key (one password in two releases)
+	// is one variable; under another key it is another (hmacToken and
+	// oauthToken sharing a placeholder: trial 46s's D4), so that real,
+	// different values can be given.
+	keyPath := path
+	if envCredential(path[len(path)-1], parent) {
+		keyPath = []string{parent["name"].(string)} // AWS_SECRET_ACCESS_KEY
+	}
+	sameKey := value + "\x00" + strings.Join(keyTail(keyPath), ".")
+	name, ok := byValue[value] // a secret environment variable's value
 	if !ok {
-		name = c.keyVar(path, "V_")
-		if envCredential(path[len(path)-1], parent) {
-			name = c.keyVar([]string{parent["name"].(string)}, "V_") // AWS_SECRET_ACCESS_KEY
-		}
-		byValue[value] = name
+		name, ok = byValue[sameKey]
+	}
+	if !ok {
+		name = c.keyVar(keyPath, "V_")
+		byValue[sameKey] = name
 	}
 	loc := c.literalLoc(r, path, value, gen)
 	where := "release " + r.out.Resolved.Name + " values " + dotted(path)
@@ -190,11 +289,7 @@ func declaredSecret(vars []*importer.Var, name string) bool {
 // (auth.password → AUTH_PASSWORD; a name that would start with a digit
 // after prefix), unique among the declared ones.
 func (c *converter) keyVar(path []string, prefix string) string {
-	key := path
-	if len(key) > 2 {
-		key = key[len(key)-2:]
-	}
-	base := varName(camelWords(strings.Join(key, "_")))
+	base := varName(camelWords(strings.Join(keyTail(path), "_")))
 	if base == "" || base[0] >= '0' && base[0] <= '9' {
 		base = prefix + base
 	}
@@ -203,6 +298,14 @@ func (c *converter) keyVar(path []string, prefix string) string {
 		name = fmt.Sprintf("%s_%d", base, n)
 	}
 	return name
+}
+
+// keyTail is the last two keys of path, which name its variable.
+func keyTail(path []string) []string {
+	if len(path) > 2 {
+		return path[len(path)-2:]
+	}
+	return path
 }
 
 // literalLoc is the line that writes the literal: in the release's own

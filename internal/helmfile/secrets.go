@@ -97,19 +97,7 @@ func (c *converter) secretReads() {
 		}
 		sf := secretFile{name: varName(filepath.Base(rd.path)), text: text, read: rd.text}
 		shown := c.l.display(rd.path)
-		c.moveSecret(sf, shown)
-		used := false
-		for _, r := range c.rels {
-			for _, st := range r.steps() {
-				if st.Helm == nil || st.Helm.Values == nil {
-					continue
-				}
-				for _, path := range sf.refsIn(st.Helm.Values, nil, &used) {
-					c.note(r, "values", "values "+dotted(path), "it holds the content of "+shown+", a secret, in a form no ${"+sf.name+"} reference can be written as; left out, never written")
-				}
-			}
-		}
-		if !used || declared(c.res.Vars, sf.name) {
+		if !c.writeRefs(sf, "the content of "+shown) || declared(c.res.Vars, sf.name) {
 			continue
 		}
 		c.res.Vars = append(c.res.Vars, &importer.Var{Name: sf.name, Secret: true, From: importer.Loc{File: c.top},
@@ -119,10 +107,28 @@ func (c *converter) secretReads() {
 	}
 }
 
+// writeRefs writes each value that holds sf's secret (what: what it is)
+// as a reference to its variable, or leaves it out, partial at its line;
+// used says whether a reference was written.
+func (c *converter) writeRefs(sf secretFile, what string) (used bool) {
+	c.moveSecret(sf, what)
+	for _, r := range c.rels {
+		for _, st := range r.steps() {
+			if st.Helm == nil || st.Helm.Values == nil {
+				continue
+			}
+			for _, path := range sf.refsIn(st.Helm.Values, nil, &used) {
+				c.note(r, "values", "values "+dotted(path), "it holds "+what+", a secret, in a form no ${"+sf.name+"} reference can be written as; left out, never written")
+			}
+		}
+	}
+	return used
+}
+
 // moveSecret moves each value of a generated values file that holds the
 // secret file's content into its step's values:, where refsIn then writes
 // the reference (wire-server's certs values template, trial 46m's D4).
-func (c *converter) moveSecret(sf secretFile, shown string) {
+func (c *converter) moveSecret(sf secretFile, what string) {
 	d := &deriver{c: c}
 	for i := range c.files {
 		f := &c.files[i]
@@ -142,7 +148,7 @@ func (c *converter) moveSecret(sf secretFile, shown string) {
 				continue // read by no step: only left out
 			}
 			if err := d.later(h, at, path); err != nil {
-				c.note(r, "values", "values "+dotted(path)+" (in "+f.Path+")", "it holds the content of "+shown+", a secret, which khook substitutes only in the step's values:, where it would win over a later values source ("+strings.TrimPrefix(err.Error(), dotted(path)+": ")+"); left out, never written: write it in values: as ${"+sf.name+"} if the later value is not meant to win")
+				c.note(r, "values", "values "+dotted(path)+" (in "+f.Path+")", "it holds "+what+", a secret, which khook substitutes only in the step's values:, where it would win over a later values source ("+strings.TrimPrefix(err.Error(), dotted(path)+": ")+"); left out, never written: write it in values: as ${"+sf.name+"} if the later value is not meant to win")
 				continue
 			}
 			if overridden(h.Values, path) {
