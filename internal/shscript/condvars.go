@@ -2,6 +2,7 @@ package shscript
 
 import (
 	"maps"
+	"slices"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -27,17 +28,24 @@ const maxAlts = 8
 // variables as they were before it (walks[i] pushes its own when:), and
 // gives each variable a branch set or changed its value per branch:
 // whens[i] is branch i's condition, "" for none.
-func (t *translator) branches(n syntax.Node, whens []string, walks []func()) {
+func (t *translator) branches(n syntax.Node, whens []string, walks []func(), ends []bool) {
 	before := maps.Clone(t.vars)
-	starts := make([]map[string]*shVar, len(walks))
-	afters := make([]map[string]*shVar, len(walks))
+	var starts, afters []map[string]*shVar
+	var reach []string
 	for i, walk := range walks {
 		t.vars = maps.Clone(before)
 		walk()
-		starts[i], afters[i] = before, t.vars
+		if i < len(ends) && ends[i] {
+			// The script exits in it (*) echo unsupported; exit 1): what
+			// it sets never reaches the commands after it (trial 46r's D2).
+			continue
+		}
+		starts, afters, reach = append(starts, before), append(afters, t.vars), append(reach, whens[i])
 	}
 	t.vars = before
-	t.mergeBranches(n, whens, starts, afters, -1)
+	if len(afters) > 0 {
+		t.mergeBranches(n, reach, starts, afters, -1)
+	}
 }
 
 // mergeBranches sets each variable some branch changed to its values per
@@ -65,7 +73,7 @@ func (t *translator) mergeBranches(n syntax.Node, whens []string, starts, afters
 		for i := range afters {
 			v := afters[i][name]
 			alts = append(alts, alt{when: whens[i], v: v})
-			same = same && v == afters[0][name]
+			same = same && sameVar(v, afters[0][name])
 			if v != nil && (i == fb || (fb < 0 && v != starts[i][name])) {
 				last, lastAt = v, i
 			}
@@ -83,6 +91,17 @@ func (t *translator) mergeBranches(n syntax.Node, whens []string, starts, afters
 			t.vars[name] = &c
 		}
 	}
+}
+
+// sameVar: a and b hold the same value (two branches that both set
+// HANDLER="${HANDLER:-…}", a required variable each way), so what reads it
+// is walked once.
+func sameVar(a, b *shVar) bool {
+	if a == nil || b == nil || a == b {
+		return a == b
+	}
+	return a.val == b.val && slices.Equal(a.list, b.list) && a.array == b.array && a.decl == b.decl &&
+		a.unknown == b.unknown && a.was == b.was && a.alts == nil && b.alts == nil
 }
 
 // leaves is how many values alts hold, nested ones counted.

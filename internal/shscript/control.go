@@ -72,7 +72,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 					t.when = t.when[:len(t.when)-1]
 				}
 			},
-		})
+		}, []bool{len(c.Then) > 0 && exits(c.Then[len(c.Then)-1]), false})
 	default:
 		if t.callsTool(last, map[string]bool{}) || t.runsCommand(last) {
 			// `if kubectl apply -f x; then …`: the command runs whatever it returns
@@ -661,6 +661,7 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 	var seen []string
 	var whens []string
 	var walks []func()
+	var ends []bool
 	for _, it := range c.Items {
 		var alts []string
 		matched := false
@@ -697,6 +698,7 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 		}
 		seen = append(seen, cel)
 		whens, walks = append(whens, cel), append(walks, func() { t.branch(it.Stmts, cel) })
+		ends = append(ends, len(it.Stmts) > 0 && exits(it.Stmts[len(it.Stmts)-1]))
 	}
 	if len(walks) == 0 {
 		return
@@ -704,7 +706,7 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 	if whens[len(whens)-1] != "true" && !strings.HasPrefix(whens[len(whens)-1], "!(") { // no *): none may match
 		whens, walks = append(whens, "!("+strings.Join(seen, " || ")+")"), append(walks, func() {})
 	}
-	t.branches(c, whens, walks)
+	t.branches(c, whens, walks, ends)
 }
 
 // hasGlob: the pattern has an unquoted * or ? (a quoted one is literal).

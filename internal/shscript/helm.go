@@ -207,8 +207,7 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 		repo, name, _ := strings.Cut(chart, "/")
 		url, ok := t.repos[repo]
 		if !ok {
-			v := &importer.Var{Name: "HELM_REPO_" + strings.ToUpper(regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(repo, "_")), Required: true,
-				From: t.loc(x.stmt), Description: "the URL of helm repository " + repo + " (the script does not add it)", Example: "https://charts.example.com"}
+			v := importer.RepoVar(repo, t.loc(x.stmt), "the script does not add it")
 			url = t.ref(v)
 			t.info(x.stmt, "chart "+chart, "the script does not `helm repo add "+repo+"`; its URL is the required variable "+v.Name)
 		}

@@ -418,3 +418,33 @@ helm upgrade --install web ./chart -f values.yaml --set 'ingress.hosts[0].host=w
 		t.Errorf("values %s, want %s", got, want)
 	}
 }
+
+// A case branch that exits (*) echo unsupported; exit 1) reaches none of
+// the commands after the case, and branches that leave a variable the
+// same (a required one each way) do not split them: one command, one step
+// (trial 46r's D2: three steps, one under the exiting branch).
+func TestCaseExitingBranchMakesNoStep(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+MODE="${MODE:-b}"
+case "${MODE}" in
+a)
+	HANDLER="${HANDLER:-runc}"
+	;;
+b)
+	HANDLER="${HANDLER:-runsc}"
+	;;
+*)
+	echo "unsupported" >&2
+	exit 1
+	;;
+esac
+kubectl create configmap h -n demo --from-literal=handler="${HANDLER}"
+`})
+	if len(res.Model.Steps) != 1 || len(res.Model.Commands) != 1 {
+		t.Fatalf("want one command and one step, got %v:\n%s", res.Model.Commands, res.Spec)
+	}
+	if v := res.Model.Var("HANDLER"); v == nil || !v.Required {
+		t.Errorf("HANDLER is %+v, want required (a default per branch)", v)
+	}
+}
