@@ -560,8 +560,19 @@ func (c *converter) chart(r *rel, h *importer.OutHelm) bool {
 			c.localChart(r, h, abs(r.st.dir, ref))
 			return true
 		}
-		c.note(r, "chart", "chart "+ref, "names no repository of repositories: and no local folder")
-		return false
+		if !ok || strings.ContainsAny(repoName, ":@") {
+			c.note(r, "chart", "chart "+ref, "names no repository of repositories: and no local folder")
+			return false
+		}
+		// helmfile leaves an undeclared repository to helm's own config
+		// (a helm repo add run before it): its URL is a required variable.
+		v := importer.RepoVar(repoName, importer.Loc{File: r.st.file, Line: r.lineOf("chart")}, "the helmfile does not declare it under repositories:")
+		if !declared(c.res.Vars, v.Name) {
+			c.res.Vars = append(c.res.Vars, v)
+		}
+		c.infof(r, "chart", "chart "+ref, "the helmfile declares no repository "+repoName+" (helmfile leaves it to a `helm repo add` made before it); its URL is the required variable "+v.Name)
+		h.Chart, h.Repo = chart, "${"+v.Name+"}"
+		return true
 	}
 	if repo.oci {
 		h.Chart = "oci://" + strings.TrimSuffix(strings.TrimPrefix(repo.url, "oci://"), "/") + "/" + chart

@@ -121,3 +121,24 @@ releases:
 		t.Errorf("want it carried, got not carried: %v", res.NotCarried)
 	}
 }
+
+// A chart of a repository the helmfile never declares (helmfile leaves it
+// to a `helm repo add` made before it) is carried with the repository's
+// URL as a required variable, as the script import does, not dropped.
+func TestImportUndeclaredRepositoryIsARequiredVariable(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": "releases:\n  - name: redis\n    namespace: demo\n    chart: bitnami/redis\n    version: 20.1.0\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := varNamed(res, "HELM_REPO_BITNAMI")
+	if v == nil || !v.Required || !strings.Contains(string(res.Spec), "repo: ${HELM_REPO_BITNAMI}") || !strings.Contains(string(res.Spec), "chart: redis") {
+		t.Fatalf("want chart redis from the required variable HELM_REPO_BITNAMI, got %+v:\n%s", v, res.Spec)
+	}
+	if len(res.NotCarried) > 0 || res.Releases[0].Verdict != Faithful {
+		t.Errorf("want it carried: %v", res.NotCarried)
+	}
+}

@@ -3,6 +3,7 @@ package importer
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -25,3 +26,15 @@ func LocalChartVersion(dir, version string) string {
 	}
 	return why
 }
+
+// RepoVar is the required variable that stands for the URL of a chart
+// repository the source names but never adds (why: where helm finds it
+// instead): both importers ask for it rather than guess a URL from a
+// name. The description names the repository, which the helmfile
+// comparison reads back.
+func RepoVar(repo string, from Loc, why string) *Var {
+	return &Var{Name: "HELM_REPO_" + strings.ToUpper(nonWord.ReplaceAllString(repo, "_")), Required: true, From: from,
+		Description: "the URL of helm repository " + repo + " (" + why + ")", Example: "https://charts.example.com"}
+}
+
+var nonWord = regexp.MustCompile(`[^A-Za-z0-9]`)

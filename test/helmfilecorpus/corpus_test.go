@@ -510,6 +510,7 @@ func importResolve(t *testing.T, root, in string, e entry, want []resolved) ([]r
 	// content of ca.key, a secret the helmfile reads") takes the file's
 	// content, as the user sets it.
 	environ = append(environ, secrets.environ...)
+	environ = append(environ, undeclaredRepos(t, specFile)...)
 	s, err := spec.Load(spec.LoadOptions{Files: []string{specFile}, Environ: environ, Redactor: redact.New()})
 	if err != nil {
 		t.Fatalf("the imported spec does not load: %v (%s)", err, verdict)
@@ -531,7 +532,7 @@ func importResolve(t *testing.T, root, in string, e entry, want []resolved) ([]r
 			r.Chart = h.Chart
 			switch h.ChartKind() {
 			case spec.ChartRepo:
-				r.Chart = strings.TrimSuffix(h.Repo, "/") + "/" + h.Chart
+				r.Chart = strings.TrimPrefix(strings.TrimSuffix(h.Repo, "/")+"/"+h.Chart, undeclared)
 			case spec.ChartLocal:
 				if !filepath.IsAbs(h.Chart) {
 					r.Chart = filepath.Join(dir, h.Chart)
@@ -550,6 +551,35 @@ func importResolve(t *testing.T, root, in string, e entry, want []resolved) ([]r
 	}
 	out, _ = normalize(out)
 	return out, verdict, code, secrets
+}
+
+// undeclared is the URL the comparison gives a repository the helmfile
+// never declares (importer.RepoVar): helmfile's build names its chart
+// REPO/NAME, and so does the import's once this prefix is cut.
+const undeclared = "https://undeclared.invalid/"
+
+// undeclaredRepos sets each HELM_REPO_ variable the import declared for
+// such a repository to undeclared + its name, as read from its description.
+func undeclaredRepos(t *testing.T, specFile string) []string {
+	data, err := os.ReadFile(specFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Vars map[string]struct{ Description string } `yaml:"vars"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("the imported spec is not YAML: %v", err)
+	}
+	var out []string
+	for name, v := range doc.Vars {
+		repo, ok := strings.CutPrefix(v.Description, "the URL of helm repository ")
+		if ok && strings.HasPrefix(name, "HELM_REPO_") {
+			repo, _, _ = strings.Cut(repo, " ")
+			out = append(out, name+"="+undeclared+repo)
+		}
+	}
+	return out
 }
 
 // releaseNeeds is the releases a step waits for: its needs that are helm
