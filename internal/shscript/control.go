@@ -683,14 +683,14 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 			alts = append(alts, globCEL(subject, s, hasGlob(p)))
 		}
 		if !strings.HasPrefix(subject, "vars") {
-			if matched || (len(alts) == 1 && alts[0] == "*") {
+			if matched || slices.Contains(alts, "*") {
 				t.branch(it.Stmts, "")
 				return
 			}
 			continue
 		}
 		cel := "(" + strings.Join(alts, " || ") + ")"
-		if len(alts) == 1 && alts[0] == "*" {
+		if slices.Contains(alts, "*") { // all|*) is *): it matches anything (trial 46u's D1)
 			cel = "true"
 			if len(seen) > 0 {
 				cel = "!(" + strings.Join(seen, " || ") + ")"

@@ -293,7 +293,7 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		return
 	}
 	for i, st := range stages {
-		if i > 0 && t.readsStdin(st) {
+		if i > 0 && t.readsStdin(st) && (i == len(stages)-1 || !t.localMeta(st)) {
 			t.pipeTo = lit(st.Cmd.(*syntax.CallExpr).Args[0])
 			in, ok := t.produce(stages[:i])
 			t.pipeTo = ""

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
@@ -19,6 +20,9 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 	}
 	if len(stages) > 1 && isCommand(stages[len(stages)-1], "envsubst") {
 		return t.envsubstFed(stages)
+	}
+	if len(stages) > 1 && t.localMeta(stages[len(stages)-1]) {
+		return t.localMetaFed(stages)
 	}
 	c, ok := first.Cmd.(*syntax.CallExpr)
 	if ok && len(stages) == 2 && isCommand(stages[1], "sed") {
@@ -238,4 +242,60 @@ func (t *translator) fileInput(p string) *input {
 func isCommand(s *syntax.Stmt, name string) bool {
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	return ok && len(c.Args) > 0 && lit(c.Args[0]) == name
+}
+
+// localMeta: s is `kubectl label|annotate --local -f - K=V… -o yaml`,
+// which only adds labels or annotations to the objects piped through it.
+func (t *translator) localMeta(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || !isCommand(s, "kubectl") {
+		return false
+	}
+	x := t.newCmd(s, c)
+	f := parseFlags(x.args[1:], kubectlValued)
+	return x.ok && len(f.pos) > 0 && (f.pos[0] == "label" || f.pos[0] == "annotate") && f.is("local") && f.get("f", "filename") == "-"
+}
+
+// localMetaFed is `kubectl create secret … --dry-run=client -o yaml |
+// kubectl label --local -f - K=V -o yaml | kubectl apply -f -` (an Argo
+// CD repository Secret): the object the stages before it print, with its
+// labels or annotations set (K-: removed) as kubectl would (trial 46u's D2).
+func (t *translator) localMetaFed(stages []*syntax.Stmt) (*input, bool) {
+	last := stages[len(stages)-1]
+	in, ok := t.produce(stages[:len(stages)-1])
+	if !ok || in == nil {
+		return in, ok // named there
+	}
+	x := t.newCmd(last, last.Cmd.(*syntax.CallExpr))
+	f := parseFlags(x.args[1:], kubectlValued)
+	var obj map[string]any
+	if !in.known || in.src.Inline == "" || yaml.Unmarshal([]byte(in.text), &obj) != nil || obj == nil {
+		t.account(last, importer.FateNotCarried, "", "kubectl "+f.pos[0]+" --local over manifests khook reads only when it runs; add the "+f.pos[0]+"s to the manifests")
+		return nil, false
+	}
+	field := map[string]string{"label": "labels", "annotate": "annotations"}[f.pos[0]]
+	meta, _ := obj["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		obj["metadata"] = meta
+	}
+	set, _ := meta[field].(map[string]any)
+	if set == nil {
+		set = map[string]any{}
+	}
+	for _, kv := range f.pos[1:] {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			set[k] = v
+		} else if k, ok := strings.CutSuffix(kv, "-"); ok {
+			delete(set, k)
+		}
+	}
+	meta[field] = set
+	text, err := renderObject(obj)
+	if err != nil {
+		t.account(last, importer.FateNotCarried, "", "the object it labels cannot be written back: "+err.Error())
+		return nil, false
+	}
+	t.account(last, importer.FateFolded, "", "its "+field+" are written on the object piped through it, the manifest of the apply after it")
+	return &input{src: &importer.OutSource{Inline: text}, text: text, known: true}, true
 }
