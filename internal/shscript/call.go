@@ -170,11 +170,33 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case base == "kustomize":
 		t.recordMade(x, base)
 		t.notCarried(s, t.text(s), "its output goes nowhere khook can follow; an apply step with kustomize: DIR applies a kustomization")
+	case picksCluster(base, x.args[1:]):
+		t.notCarried(s, t.text(s), "it picks the cluster the script works on; khook runs against the cluster it is given: point --kubeconfig or --context at it (in CI, the cloud's own login action before khook)")
 	default:
 		t.recordMade(x, base)
 		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base))
 		t.remoteTools(x, base)
 	}
+}
+
+// picksCluster: a cloud CLI's command that writes the kubeconfig context
+// the script's kubectl then uses (trial 46u's D5).
+func picksCluster(tool string, args []string) bool {
+	pos := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-") })
+	has := func(words ...string) bool {
+		return len(pos) >= len(words) && slices.Equal(pos[:len(words)], words)
+	}
+	switch tool {
+	case "aws":
+		return has("eks", "update-kubeconfig")
+	case "gcloud":
+		return has("container", "clusters", "get-credentials")
+	case "az":
+		return has("aks", "get-credentials")
+	case "doctl":
+		return has("kubernetes", "cluster", "kubeconfig", "save")
+	}
+	return false
 }
 
 // remoteTools accounts the helm and kubectl commands of a here-document

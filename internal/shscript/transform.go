@@ -42,6 +42,9 @@ func (t *translator) transform(pe *syntax.ParamExp) (string, bool, string) {
 	env := &knownEnv{t: t}
 	s, err := expand.Literal(&expand.Config{Env: env}, &syntax.Word{Parts: []syntax.WordPart{pe}})
 	switch {
+	case env.unknown != "" && pe.Exp != nil && (pe.Exp.Op == syntax.AlternateUnset || pe.Exp.Op == syntax.AlternateUnsetOrNull):
+		// ${GIT_TOKEN:+  password: $GIT_TOKEN}: a line only when it is set
+		return "", false, "${" + pe.Param.Value + pe.Exp.Op.String() + "…} writes its text only when $" + pe.Param.Value + " is set, which only the run knows; write the text with ${" + pe.Param.Value + "} itself, a khook variable"
 	case env.unknown != "":
 		return "", false, "$" + env.unknown + " is only known when the script runs"
 	case err != nil:

@@ -133,6 +133,24 @@ func TestTrial46rIdioms(t *testing.T) {
 	})
 }
 
+// What held-out trial 46u (run once, on 1830f04) showed, each cut down.
+func TestTrial46uIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// kthena's e2e setup: the default branch written all|*)
+		{name: "a case pattern alternating with *", script: "CAT=${CAT:-all}\ncase \"${CAT}\" in\n  one) kubectl apply -f one.yaml -n x ;;\n  all|*) kubectl apply -f all.yaml -n x ;;\nesac\n",
+			files: map[string]string{"one.yaml": configMap, "all.yaml": configMap}, want: []string{`when: '!((vars.get("CAT", "all") == "one"))'`, "- file: ./all.yaml"}},
+		// ai-rag-gitops: an Argo CD repository Secret labelled on its way to apply
+		{name: "kubectl label --local in a create | apply pipe", script: "kubectl create secret generic repo -n argocd --from-literal=password=\"$REPO_TOKEN\" --dry-run=client -o yaml | kubectl label --local -f - argocd.argoproj.io/secret-type=repository -o yaml | kubectl apply -f -\n",
+			want: []string{"argocd.argoproj.io/secret-type: repository", "password: ${REPO_TOKEN}", "helm/kubectl commands: 3, of which 1 became steps, 2 were folded"}},
+		// ai-rag-gitops: the cloud CLI picks the cluster
+		{name: "aws eks update-kubeconfig", script: "aws eks update-kubeconfig --region us-east-1 --name demo\nkubectl create namespace demo\n",
+			want: []string{"name: demo"}, notCarried: []string{"it picks the cluster the script works on"}},
+		// bitsdalab: a Secret's lines written only when their variable is set
+		{name: "a here-document line under ${X:+…}", script: "kubectl apply -f - <<YAML\napiVersion: v1\nkind: Secret\nmetadata:\n  name: repo\n  namespace: x\nstringData:\n${GIT_TOKEN:+  password: $GIT_TOKEN}\nYAML\n",
+			notCarried: []string{"${GIT_TOKEN:+…} writes its text only when $GIT_TOKEN is set"}},
+	})
+}
+
 // pew's script begins with an editor's byte-order mark: bash runs it as a
 // command it cannot find and goes on; it is no command of the script.
 func TestByteOrderMarkBeforeShebang(t *testing.T) {
