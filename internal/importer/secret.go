@@ -9,8 +9,8 @@ import (
 )
 
 // secretWords are the parts of a variable or key name that make its value
-// a secret (TOKEN, DB_PASSWORD, api-key, ...).
-var secretWords = map[string]bool{"TOKEN": true, "PASSWORD": true, "PASSWD": true, "PASS": true, "SECRET": true,
+// a secret (TOKEN, DB_PASSWORD, ADMIN_PW, api-key, ...).
+var secretWords = map[string]bool{"TOKEN": true, "PASSWORD": true, "PASSWD": true, "PASS": true, "PW": true, "SECRET": true,
 	"KEY": true, "APIKEY": true, "CREDENTIALS": true, "CREDS": true, "PRIVATE": true, "PAT": true}
 
 // namesSomething are last words of a name whose value says where a secret

@@ -792,7 +792,7 @@ func (t *translator) readsSecret(calls []*syntax.CallExpr) bool {
 	return false
 }
 
-var secretWord = regexp.MustCompile(`(?i)secret|token|passw|credential|private|api[-_]?key`)
+var secretWord = regexp.MustCompile(`(?i)secret|token|passw|credential|private|api[-_]?key|(^|[^a-z])pw([^a-z]|$)`)
 
 // findsRepoRoot: a function of the script that walks up to the directory
 // holding .git (find_repo_root) stands for git rev-parse --show-toplevel,
