@@ -142,3 +142,21 @@ func TestImportUndeclaredRepositoryIsARequiredVariable(t *testing.T) {
 		t.Errorf("want it carried: %v", res.NotCarried)
 	}
 }
+
+// An inline value helmfile passes to helm as it read it, with YAML 1.2:
+// on and yes stay strings (helm template gives the chart "on"), where a
+// values file helm reads itself, with YAML 1.1, makes them booleans.
+func TestImportYAML11WordsInline(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": "releases:\n  - name: a\n    namespace: d\n    chart: oci://r.example/a\n    version: 1.0.0\n    values:\n      - v.yaml\n      - f: on\n        g: yes\n",
+		"v.yaml":        "e: yes\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Spec), `f: "on"`) || !strings.Contains(string(res.Spec), `g: "yes"`) || !strings.Contains(string(res.Spec), "- file: ./v.yaml") {
+		t.Errorf("want the inline words quoted and the file read by path:\n%s", res.Spec)
+	}
+}

@@ -147,6 +147,7 @@ func TestImportMatchesHelmfile(t *testing.T) {
 				if len(dangling) > 0 && code == 0 {
 					t.Errorf("the import exits 0, but helmfile's needs name no release (%s): helmfile sync refuses this helmfile, so the import is not faithful (%s)", strings.Join(dangling, ", "), verdict)
 				}
+				helmReadsBooleans(want, got)
 				if !cmp.Equal(want, got) {
 					t.Errorf("the imported spec resolves differently from helmfile (-helmfile +khook; secrets masked):\n%s\nimport said: %s", secrets.diff(want, got), verdict)
 				}
@@ -455,6 +456,51 @@ func (st *buildState) resolve(r *buildRelease, base string) resolved {
 	return out
 }
 
+// yaml11Bools are the words YAML 1.1 reads as booleans and YAML 1.2 as
+// strings.
+var yaml11Bools = map[string]bool{"y": true, "yes": true, "on": true, "n": false, "no": false, "off": false}
+
+// helmReadsBooleans takes helmfile's "yes" for the true khook resolves at
+// the same place: helm reads a values file with YAML 1.1 (sigs.k8s.io/yaml),
+// where yes, on and y are booleans, and so does khook; helmfile's build
+// prints the file as it read it, with YAML 1.2 (trial 46t: broad's
+// ENABLE_STACKDRIVER: yes; helmfile template gives the chart a bool). An
+// inline value helmfile passes as it read it, a string, which
+// internal/helmfile's TestImportYAML11WordsInline holds the import to.
+func helmReadsBooleans(want, got []resolved) {
+	var walk func(w, g any) any
+	walk = func(w, g any) any {
+		switch wt := w.(type) {
+		case map[string]any:
+			if gt, ok := g.(map[string]any); ok {
+				for k := range wt {
+					wt[k] = walk(wt[k], gt[k])
+				}
+			}
+		case []any:
+			if gt, ok := g.([]any); ok && len(gt) == len(wt) {
+				for i := range wt {
+					wt[i] = walk(wt[i], gt[i])
+				}
+			}
+		case string:
+			if b, ok := g.(bool); ok {
+				if v, isWord := yaml11Bools[strings.ToLower(wt)]; isWord && v == b {
+					return b
+				}
+			}
+		}
+		return w
+	}
+	for i := range want {
+		for j := range got {
+			if want[i].Name == got[j].Name && want[i].Namespace == got[j].Namespace {
+				walk(want[i].Values, got[j].Values)
+			}
+		}
+	}
+}
+
 // importResolve imports root/in with the khook CLI as a user would (in the
 // helmfile's folder, --out khook.yaml) and resolves the spec it wrote.
 // runImport runs `khook import helmfile` on in as a user would, in its
@@ -576,7 +622,7 @@ func undeclaredRepos(t *testing.T, specFile string) []string {
 		repo, ok := strings.CutPrefix(v.Description, "the URL of helm repository ")
 		if ok && strings.HasPrefix(name, "HELM_REPO_") {
 			repo, _, _ = strings.Cut(repo, " ")
-			out = append(out, name+"="+undeclared+repo)
+			out = append(out, "KHOOK_VAR_"+name+"="+undeclared+repo)
 		}
 	}
 	return out

@@ -24,7 +24,7 @@ var secretFileVar = regexp.MustCompile(`^the content of (.+), a secret the helmf
 // literalVar is how the import declares the secret variable standing for
 // a literal credential the helmfile holds in plain text (internal/helmfile
 // literalSecrets): the user sets it to the value in their file.
-var literalVar = regexp.MustCompile(`^the credential at release .*, in plain text in the helmfile`)
+var literalVar = regexp.MustCompile(`^the credential at (release|environment values) .*, in plain text in the helmfile`)
 
 // importedSpec is what the comparison reads of the spec the import wrote
 // besides what spec.Load gives: its declared variables and, per release,
@@ -68,6 +68,9 @@ type secrets struct {
 type literalRef struct {
 	release string
 	path    []string
+	// around is the text a ${NAME|printf "…%s…"|toJson} puts around the
+	// value (an environment's credential inside a longer string).
+	before, after string
 }
 
 // readSecrets reads the spec the import wrote in dir: what H2 and H4 of
@@ -134,8 +137,25 @@ func readSecrets(specFile, dir string, env map[string]string, secretLooking func
 			if _, ok := s.literals[n]; ok {
 				continue
 			}
-			for _, p := range secretPaths(st.Helm.Values, nil, func(str string) bool { return str == "${"+n+"}" || str == "${"+n+"|toJson}" }, true) {
-				s.literals[n] = literalRef{ns + "/" + name, p}
+			var before, after string
+			refers := func(str string) bool {
+				if str == "${"+n+"}" || str == "${"+n+"|toJson}" {
+					return true
+				}
+				format, ok := strings.CutPrefix(str, "${"+n+"|printf ")
+				if format, ok = strings.CutSuffix(format, "|toJson}"); !ok {
+					return false
+				}
+				f, err := strconv.Unquote(format)
+				if err != nil || strings.Count(strings.ReplaceAll(f, "%%", ""), "%s") != 1 {
+					return false
+				}
+				before, after, _ = strings.Cut(strings.ReplaceAll(f, "%%", "\x00"), "%s")
+				before, after = strings.ReplaceAll(before, "\x00", "%"), strings.ReplaceAll(after, "\x00", "%")
+				return true
+			}
+			for _, p := range secretPaths(st.Helm.Values, nil, refers, true) {
+				s.literals[n] = literalRef{ns + "/" + name, p, before, after}
 				break
 			}
 		}
@@ -179,6 +199,11 @@ func (s *secrets) fromHelmfile(want []resolved) error {
 				return err
 			}
 			str = string(b)
+		}
+		if inner, ok := strings.CutPrefix(str, ref.before); ok && ref.before+ref.after != "" {
+			if inner, ok = strings.CutSuffix(inner, ref.after); ok {
+				str = inner
+			}
 		}
 		s.environ = append(s.environ, "KHOOK_SECRET_"+name+"="+str)
 		s.redactor.Add(str)
