@@ -41,7 +41,8 @@ type converter struct {
 	derived map[string]string
 	// genSrc is where each generated values file's values are written
 	// in the helmfile: its file and text.
-	genSrc map[string]source
+	genSrc   map[string]source
+	envCreds envCreds // the environment's literal credentials (literal.go)
 }
 
 // source is a file of the helmfile as shown and its text.

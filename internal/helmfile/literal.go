@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -41,6 +42,7 @@ func (c *converter) literalSecrets() {
 			byValue[e.value] = e.name
 		}
 	}
+	c.envCreds = c.envCredentials()
 	for _, r := range c.rels {
 		if r.step == nil || r.step.Helm == nil {
 			continue
@@ -67,14 +69,28 @@ type envCred struct {
 	value string
 }
 
+// envCreds are the literal credentials of the environment and state
+// values: by value, those only one credential key holds (source), and
+// the values a key that names no credential holds too (names: db.name
+// and db.pass both shopdb), which cannot be told from a name.
+type envCreds struct {
+	list   []envCred
+	source map[string]envCred
+	names  map[string]bool
+}
+
 // embeddedCredentials writes each literal credential of the environment
-// values that a values template put inside a longer string, or under a
-// key that names no credential (a <password> in an XML settings block:
-// trial 46s's D5), as a reference to its secret variable, as secretReads
-// does for a secret file's content. A credential of under 6 characters
-// is left to the key rule: as a substring it would match words.
+// values that a values template put under a key that names no credential
+// or inside a longer string (a <password> in an XML settings block: trial
+// 46s's D5) as a reference to its secret variable, as secretReads does for
+// a secret file's content. Not one a key that names no credential holds
+// too (it is a name as well: trial 46t's D1), and inside a longer string
+// only one that looks like a secret: a word would match names.
 func (c *converter) embeddedCredentials(byValue map[string]string) {
-	for _, ec := range c.envCredentials() {
+	for _, ec := range c.envCreds.list {
+		if c.envCreds.names[ec.value] {
+			continue
+		}
 		name, ok := byValue[ec.value]
 		if !ok {
 			name, ok = sharedVar(byValue, ec.value)
@@ -83,7 +99,8 @@ func (c *converter) embeddedCredentials(byValue map[string]string) {
 			name = c.keyVar(ec.path, "V_")
 		}
 		what := "the credential at environment values " + dotted(ec.path)
-		if !c.writeRefs(secretFile{name: name, text: ec.value, read: ec.value}, what) || declared(c.res.Vars, name) {
+		sf := secretFile{name: name, text: ec.value, read: ec.value, whole: !secretShaped(ec.value)}
+		if !c.writeRefs(sf, what) || declared(c.res.Vars, name) {
 			continue
 		}
 		c.opts.Redactor.Add(ec.value)
@@ -93,6 +110,35 @@ func (c *converter) embeddedCredentials(byValue map[string]string) {
 		c.res.Info = append(c.res.Info, Note{Loc: loc, What: "environment values " + dotted(ec.path),
 			Why: plainTextWhy + ", and a values template writes it into a release's values: written as the secret variable " + name + ", never the literal; give it as KHOOK_SECRET_" + name})
 	}
+}
+
+// secretShaped: s looks like a secret rather than a word: 8 characters or
+// more, of at least two kinds among lower case, upper case, digits and
+// others (c4nary-nexus-pw, S3cret!; not openproject).
+func secretShaped(s string) bool {
+	if len(s) < 8 {
+		return false
+	}
+	var kinds [4]bool
+	for _, r := range s {
+		switch {
+		case unicode.IsLower(r):
+			kinds[0] = true
+		case unicode.IsUpper(r):
+			kinds[1] = true
+		case unicode.IsDigit(r):
+			kinds[2] = true
+		default:
+			kinds[3] = true
+		}
+	}
+	n := 0
+	for _, k := range kinds {
+		if k {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // sharedVar is the variable a literal credential already became under
@@ -111,11 +157,11 @@ func sharedVar(byValue map[string]string, value string) (string, bool) {
 	return byValue[keys[0]], true
 }
 
-// envCredentials are the literal credentials of every state's environment,
-// state and override values, each value once.
-func (c *converter) envCredentials() []envCred {
-	var out []envCred
-	seen := map[string]bool{}
+// envCredentials reads the literal credentials of every state's
+// environment, state and override values.
+func (c *converter) envCredentials() envCreds {
+	out := envCreds{source: map[string]envCred{}, names: map[string]bool{}}
+	paths := map[string]int{}
 	var walk func(st *state, v any, path []string, parent map[string]any)
 	walk = func(st *state, v any, path []string, parent map[string]any) {
 		switch t := v.(type) {
@@ -128,9 +174,17 @@ func (c *converter) envCredentials() []envCred {
 				walk(st, x, append(slices.Clone(path), strconv.Itoa(i)), nil)
 			}
 		case string:
-			if len(path) > 0 && len(t) >= 6 && !seen[t] && !importer.SecretKey(t) && literal(path[len(path)-1], t, parent) {
-				seen[t] = true
-				out = append(out, envCred{st: st, path: path, value: t})
+			switch {
+			case len(path) == 0 || len(t) < 6 || importer.NamesItself(t):
+			case !literalAt(path, t, parent):
+				out.names[t] = true
+			default:
+				if paths[t]++; paths[t] == 1 {
+					ec := envCred{st: st, path: path, value: t}
+					out.list, out.source[t] = append(out.list, ec), ec
+				} else if !slices.Equal(out.source[t].path, path) {
+					delete(out.source, t) // several keys hold it: a variable per key
+				}
 			}
 		}
 	}
@@ -185,6 +239,18 @@ func literal(key string, v any, parent map[string]any) bool {
 	return importer.SecretKey(key) && !(isString && importer.NoCredential(key, s, siblings))
 }
 
+// literalAt is literal at path, where the credential's key may also be
+// the parent of a {value: V} (wiki.superadminpassword: {value: …}: trial
+// 46t's D3).
+func literalAt(path []string, v any, parent map[string]any) bool {
+	if literal(path[len(path)-1], v, parent) {
+		return true
+	}
+	s, ok := v.(string)
+	return ok && len(path) >= 2 && path[len(path)-1] == "value" && importer.SecretKey(path[len(path)-2]) &&
+		strings.TrimSpace(s) != "" && !strings.Contains(s, "${") && !strings.Contains(s, "{{") && !importer.NoCredential(path[len(path)-2], s, nil)
+}
+
 // envCredential says whether key is the value of a {name: X, value: V}
 // item whose name X is a secret's.
 func envCredential(key string, parent map[string]any) bool {
@@ -211,12 +277,12 @@ func (c *converter) literalsIn(r *rel, v any, path []string, parent map[string]a
 	if len(path) == 0 {
 		return v
 	}
-	if !literal(path[len(path)-1], v, parent) {
+	if !literalAt(path, v, parent) {
 		c.secretByKey(r, path, v)
 		return v
 	}
 	value := fmt.Sprint(v)
-	if !importer.SecretKey(value) {
+	if !importer.NamesItself(value) {
 		// Not a placeholder that names itself (password: password), which
 		// masked would garble every note that says "password".
 		c.opts.Redactor.Add(value)
@@ -225,9 +291,17 @@ func (c *converter) literalsIn(r *rel, v any, path []string, parent map[string]a
 	// is one variable; under another key it is another (hmacToken and
 	// oauthToken sharing a placeholder: trial 46s's D4), so that real,
 	// different values can be given.
+	// One environment credential used in several places is one variable
+	// named after it (trial 46t's D2: a database's password and its
+	// client's were two).
 	keyPath := path
 	if envCredential(path[len(path)-1], parent) {
 		keyPath = []string{parent["name"].(string)} // AWS_SECRET_ACCESS_KEY
+	}
+	where := "release " + r.out.Resolved.Name + " values " + dotted(path)
+	described := where
+	if ec, ok := c.envCreds.source[value]; ok {
+		keyPath, described = ec.path, "environment values "+dotted(ec.path)
 	}
 	sameKey := value + "\x00" + strings.Join(keyTail(keyPath), ".")
 	name, ok := byValue[value] // a secret environment variable's value
@@ -239,11 +313,10 @@ func (c *converter) literalsIn(r *rel, v any, path []string, parent map[string]a
 		byValue[sameKey] = name
 	}
 	loc := c.literalLoc(r, path, value, gen)
-	where := "release " + r.out.Resolved.Name + " values " + dotted(path)
 	if !ok {
 		// Required: the helmfile always had the value; unset, khook would deploy "".
 		c.res.Vars = append(c.res.Vars, &importer.Var{Name: name, Secret: true, Required: true, From: loc,
-			Description: "the credential at " + where + ", in plain text in the helmfile (set KHOOK_SECRET_" + name + ")"})
+			Description: "the credential at " + described + ", in plain text in the helmfile (set KHOOK_SECRET_" + name + ")"})
 	}
 	r.out.Info = append(r.out.Info, Note{Loc: loc, What: where,
 		Why: plainTextWhy + ": written as the secret variable " + name + ", never the literal; give it as KHOOK_SECRET_" + name})
@@ -398,5 +471,5 @@ func holdsLiteral(v any, path []string, parent map[string]any) bool {
 		}
 		return false
 	}
-	return len(path) > 0 && literal(path[len(path)-1], v, parent)
+	return len(path) > 0 && literalAt(path, v, parent)
 }

@@ -191,13 +191,19 @@ func leafPaths(m map[string]any, holds func(v any, path []string) bool) [][]stri
 // secretFile is a secret file the helmfile read: its variable's name,
 // its content as the variable holds it (trimmed, as "$(cat FILE)" gives
 // it) and as read.
-type secretFile struct{ name, text, read string }
+type secretFile struct {
+	name, text, read string
+	whole            bool // only a value that is the secret, not one that holds it
+}
 
 // in says whether v (a string, or a list holding one) holds the content or
 // its base64 (b64enc of the file as read, or trimmed).
 func (s secretFile) in(v any) bool {
 	switch t := v.(type) {
 	case string:
+		if s.whole {
+			return t == s.text
+		}
 		return strings.Contains(t, s.text) || strings.Contains(t, base64.StdEncoding.EncodeToString([]byte(s.read))) ||
 			strings.Contains(t, base64.StdEncoding.EncodeToString([]byte(s.text)))
 	case []any:

@@ -50,12 +50,20 @@ func SecretLooking(name string) bool {
 
 // credentialWords are the last words of a values key (or a flag) whose
 // literal value is a credential: password, dbPass, apiToken, credentials.
-var credentialWords = map[string]bool{"password": true, "passwd": true, "pass": true, "token": true, "credential": true,
+var credentialWords = map[string]bool{"password": true, "passwd": true, "pass": true, "pw": true, "token": true, "credential": true,
 	"credentials": true, "apikey": true, "secretkey": true, "accesskey": true, "privatekey": true, "clientsecret": true}
 
 // keyOfCredential are the words before "key" or "secret" that make a
-// credential of it: apiKey, secretKey, accessKey, privateKey, clientSecret.
-var keyOfCredential = map[string]string{"api": "key", "secret": "key", "access": "key", "private": "key", "client": "secret"}
+// credential of it: apiKey, secretKey, accessKey, privateKey, clientSecret,
+// jwtSecret, sessionSecret, webhookSecret (trial 46t's D4).
+var keyOfCredential = map[[2]string]bool{{"api", "key"}: true, {"secret", "key"}: true, {"access", "key"}: true, {"private", "key"}: true,
+	{"client", "secret"}: true, {"jwt", "secret"}: true, {"session", "secret"}: true, {"cookie", "secret"}: true, {"webhook", "secret"}: true,
+	{"hmac", "secret"}: true, {"signing", "secret"}: true, {"encryption", "secret"}: true, {"shared", "secret"}: true, {"oauth", "secret"}: true,
+	{"app", "secret"}: true, {"api", "secret"}: true, {"token", "secret"}: true}
+
+// runTogether are credential words a key written in one lower-case word
+// ends with (superadminpassword, csrftoken: trial 46t's D3).
+var runTogether = []string{"password", "passwd", "token", "apikey", "secretkey", "privatekey", "clientsecret", "jwtsecret"}
 
 // SecretKey says whether a values key (its last element: auth.password),
 // or a flag's name (docker-password), holds a credential: its last word is
@@ -74,7 +82,22 @@ func SecretKey(k string) bool {
 	if credentialWords[last] {
 		return true
 	}
-	return len(w) > 1 && keyOfCredential[w[len(w)-2]] == last
+	if len(w) == 1 {
+		for _, end := range runTogether {
+			if strings.HasSuffix(last, end) && len(last) > len(end) {
+				return true
+			}
+		}
+	}
+	return len(w) > 1 && keyOfCredential[[2]string{w[len(w)-2], last}]
+}
+
+// NamesItself says whether a credential's value is only the name of
+// one (password: password, token: adminToken): a placeholder, which
+// masked would garble every note that says "password". A value with a
+// digit in it (c4nary-nexus-pw) is none.
+func NamesItself(value string) bool {
+	return SecretKey(value) && !strings.ContainsAny(value, "0123456789")
 }
 
 // keyWords splits a key into lower-case words: camelCase, snake_case,
