@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/khook/khook/internal/importer"
 )
 
@@ -116,12 +118,25 @@ func replaceIn(v any, val, ref string, prefix bool, used *bool) any {
 		}
 		return t
 	case string:
+		if t == val && !plainString(t) {
+			// "8080" stays a string: ${PORT} substituted would read as a
+			// number (trial 46n's zen-watcher annotation)
+			*used = true
+			return strings.TrimSuffix(ref, "}") + "|toJson}"
+		}
 		if t == val || (prefix && strings.HasPrefix(t, val+"/")) {
 			*used = true
 			return ref + strings.TrimPrefix(t, val)
 		}
 	}
 	return v
+}
+
+// plainString: s, written as a plain YAML scalar, reads back as the
+// string s (not 8080, true or null).
+func plainString(s string) bool {
+	var back any
+	return yaml.Unmarshal([]byte(s), &back) == nil && back == s
 }
 
 // replaceSub replaces val by ref inside every string of v.

@@ -119,3 +119,20 @@ func TestImportCredentialUnderValueAndJWTSecret(t *testing.T) {
 		t.Errorf("jwtSecret is not its variable:\n%s", all)
 	}
 }
+
+// An environment variable's value written where the helmfile has a
+// string that reads as a number ("8080") stays a string: ${PORT}
+// substituted would be the number 8080 (trial 46n's zen-watcher).
+func TestImportReferenceKeepsAStringAString(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "{{ $port := env \"HTTP_PORT\" | default \"8080\" }}\nreleases:\n  - name: a\n    namespace: d\n    chart: oci://r.example/a\n    version: 1.0.0\n    values:\n      - annotations:\n          prometheus.io/port: \"{{ $port }}\"\n",
+	})
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookupOf(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Spec), "prometheus.io/port: ${HTTP_PORT|toJson}") {
+		t.Errorf("want the string kept a string:\n%s", res.Spec)
+	}
+}
