@@ -23,7 +23,7 @@ import (
 // id_rsa, id_ed25519, ca.pem, …; not id_rsa.pub, a public key), or one set
 // under a secret-looking name (pullSecret.data).
 func secretRead(rd *fileRead) bool {
-	if strings.Contains(rd.text, "PRIVATE KEY-----") {
+	if importer.PrivateKey(rd.text) {
 		return true
 	}
 	if publicPEM(rd.text) {

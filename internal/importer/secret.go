@@ -92,6 +92,11 @@ func SecretKey(k string) bool {
 	return len(w) > 1 && keyOfCredential[[2]string{w[len(w)-2], last}]
 }
 
+// PrivateKey says whether a file's text holds a private key (-----BEGIN
+// RSA PRIVATE KEY-----, OPENSSH, EC, PKCS#8): both importers never copy
+// such a file's content.
+func PrivateKey(text string) bool { return strings.Contains(text, "PRIVATE KEY-----") }
+
 // NamesItself says whether a credential's value is only the name of
 // one (password: password, token: adminToken): a placeholder, which
 // masked would garble every note that says "password". A value with a

@@ -111,6 +111,7 @@ func (t *translator) helmDeps(x *cmd, f flags) {
 func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	pos := t.emptyByDefault(x, f.pos[1:])
 	rel, chart := "", ""
+	ns := f.get("n", "namespace")
 	switch {
 	case f.is("generate-name", "g"):
 		t.account(x.stmt, importer.FateNotCarried, "", "a release without a name (--generate-name): give the step a release name by hand")
@@ -131,11 +132,18 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 		if !t.helm2 {
 			t.notCarried(x.stmt, "--name "+rel, "Helm 3 and 4 have no --name (Helm 2's form: unknown flag), so the script's command fails as written; the step installs the release "+rel+": write helm install "+rel+" CHART in the script")
 		}
+	case len(pos) == 1 && f.get("n") != "" && (t.helm2 || f.get("namespace") != ""):
+		// helm install CHART -n X --namespace NS: Helm 2's -n is --name
+		// (trial 46v's D2: infrabox); in Helm 3 and 4 it is the namespace
+		rel, chart, ns = f.get("n"), pos[0], f.get("namespace")
+		if !t.helm2 {
+			t.notCarried(x.stmt, "-n "+rel, "Helm 2's -n is the release's name (--name), which Helm 3 and 4 read as the namespace, so the script's command fails as written (no release name); the step installs the release "+rel+": write helm install "+rel+" CHART in the script")
+		}
 	default:
 		t.account(x.stmt, importer.FateNotCarried, "", "a release without a name (--generate-name): give the step a release name by hand")
 		return
 	}
-	h := &importer.OutHelm{Release: rel, Namespace: f.get("n", "namespace"), Version: f.get("version")}
+	h := &importer.OutHelm{Release: rel, Namespace: ns, Version: f.get("version")}
 	if t.helm2 && h.Namespace != "" {
 		// Helm 2 (the script ran helm init) creates the release's namespace
 		h.CreateNamespace = true

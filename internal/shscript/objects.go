@@ -77,7 +77,7 @@ func (t *translator) createObject(x *cmd, f flags) (map[string]any, bool) {
 		obj["type"], obj["stringData"] = "kubernetes.io/dockerconfigjson", map[string]any{".dockerconfigjson": config}
 	case "configmap", "cm":
 		set("v1", "ConfigMap", true)
-		data, ok := t.configData(x, f)
+		data, ok := t.configData(x, f, name)
 		if !ok {
 			return nil, false
 		}
@@ -190,13 +190,28 @@ func quoted(s string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}
 }
 
-func (t *translator) configData(x *cmd, f flags) (map[string]any, bool) {
+// configData is a ConfigMap's data: literals and files as they are at
+// import, but a credential among them (a secret-looking key of an env
+// file: DJANGO_SECRET_KEY, a URL with a password) becomes a secret
+// variable, as a Secret's literal does, never its value (trial 46v's D1:
+// a .env copied into the spec); a file that holds a secret is not read.
+func (t *translator) configData(x *cmd, f flags, name string) (map[string]any, bool) {
 	data := map[string]any{}
+	put := func(k, v string) {
+		if !strings.Contains(v, "${") && (secretLooking(k) || importer.SecretKey(k) || importer.URLCredentials(v)) {
+			t.secret(v)
+			vn := varName(name + "_" + k)
+			t.info(x.stmt, "key "+k+" of ConfigMap "+name, "a credential: the script's value is not copied into the spec: give it as KHOOK_SECRET_"+vn)
+			t.ref(&importer.Var{Name: vn, Secret: true, Required: true, From: t.loc(x.stmt), Description: "key " + k + " of ConfigMap " + name})
+			v = "${" + vn + "}"
+		}
+		data[k] = quoted(v)
+	}
 	for _, fl := range f.list {
 		switch fl.name {
 		case "from-literal":
 			k, v, _ := strings.Cut(fl.val, "=")
-			data[k] = quoted(v)
+			put(k, v)
 		case "from-file", "from-env-file":
 			k, p, ok := strings.Cut(fl.val, "=")
 			if !ok {
@@ -208,6 +223,10 @@ func (t *translator) configData(x *cmd, f flags) (map[string]any, bool) {
 				return nil, false
 			}
 			if fl.name == "from-file" {
+				if secretLooking(filepath.Base(p)) || importer.PrivateKey(string(b)) {
+					t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", a secret: khook never copies a secret file's content into the spec; make it a Secret from secret variables")
+					return nil, false
+				}
 				data[k] = string(b)
 				continue
 			}
@@ -215,7 +234,7 @@ func (t *translator) configData(x *cmd, f flags) (map[string]any, bool) {
 			for sc.Scan() {
 				line := strings.TrimSpace(sc.Text())
 				if ek, ev, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
-					data[ek] = quoted(ev)
+					put(ek, ev)
 				}
 			}
 		}
@@ -298,6 +317,11 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			in, ok := t.produce(stages[:i])
 			t.pipeTo = ""
 			if !ok {
+				if runsTool(stages[0]) {
+					// kubectl create … | kubectl apply -f -: two commands,
+					// the first named where it cannot be carried (trial 46v's D4)
+					t.account(st, importer.FateNotCarried, "", "it reads what "+t.text(stages[0].Cmd)+" prints, which is not carried (named at its line)")
+				}
 				return
 			}
 			if in == nil { // helm template: carried as a helm step

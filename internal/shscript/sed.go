@@ -397,7 +397,7 @@ func (t *translator) manifestText(cs *syntax.CmdSubst) (string, bool) {
 		return "", false
 	}
 	data, err := os.ReadFile(t.abs(file))
-	if err != nil || strings.Contains(string(data), refMark) || secretKind.Match(data) || strings.Contains(string(data), "PRIVATE KEY") {
+	if err != nil || strings.Contains(string(data), refMark) || secretKind.Match(data) || importer.PrivateKey(string(data)) {
 		return "", false
 	}
 	text, why := sedApply(string(data), exprs, ere)

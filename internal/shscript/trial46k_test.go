@@ -151,6 +151,22 @@ func TestTrial46uIdioms(t *testing.T) {
 	})
 }
 
+// What held-out trial 46v (run once, on 7a72d22) showed, each cut down.
+func TestTrial46vIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// baljan: a ConfigMap from the .env, secrets and all
+		{name: "a ConfigMap from an env file with credentials", script: "kubectl create configmap app-config --from-env-file=.env -n demo -o yaml --dry-run=client | kubectl apply -f -\n",
+			files: map[string]string{".env": "DEBUG=false\nDJANGO_SECRET_KEY=s3cr3t-k3y-v4lue\nDATABASE_URL=postgres://app:pgpw-91x@db:5432/app\n"},
+			want:  []string{`DEBUG: "false"`, `DJANGO_SECRET_KEY: "${APP_CONFIG_DJANGO_SECRET_KEY}"`, `DATABASE_URL: "${APP_CONFIG_DATABASE_URL}"`}, never: []string{"s3cr3t-k3y-v4lue", "pgpw-91x"}},
+		// baljan: the same pipe when the file is not there: both stages accounted for
+		{name: "a create | apply pipe whose create is not carried", script: "kubectl create configmap app-config --from-env-file=.env -n demo -o yaml --dry-run=client | kubectl apply -f -\n",
+			want: []string{"helm/kubectl commands: 2, of which 0 became steps"}, notCarried: []string{"its file .env cannot be read at import", "which is not carried (named at its line)"}},
+		// infrabox: Helm 2's -n is the release's name
+		{name: "helm install CHART -n NAME --namespace NS", script: "helm install stable/minio --set replicas=1 -n demo-minio --namespace demo-system\n",
+			want: []string{"release: demo-minio", "namespace: demo-system"}, notCarried: []string{"Helm 2's -n is the release's name"}},
+	})
+}
+
 // pew's script begins with an editor's byte-order mark: bash runs it as a
 // command it cannot find and goes on; it is no command of the script.
 func TestByteOrderMarkBeforeShebang(t *testing.T) {

@@ -635,7 +635,7 @@ func (t *translator) pathRead(cs *syntax.CmdSubst, args []string, out *string) b
 	}
 	file := t.abs(args[1])
 	data, err := os.ReadFile(file)
-	if err != nil || importer.SecretLooking(filepath.Base(file)) || strings.Contains(string(data), "PRIVATE KEY") {
+	if err != nil || importer.SecretLooking(filepath.Base(file)) || importer.PrivateKey(string(data)) {
 		return false
 	}
 	var v any
