@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -35,6 +36,7 @@ type input struct {
 func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 	x := &cmd{stmt: s, ok: true, words: c.Args}
 	for _, w := range c.Args {
+		w = t.hoist(w)
 		if name := t.unknownWord(w); name != "" {
 			x.split = append(x.split, "$"+name)
 		}
@@ -718,4 +720,62 @@ func (t *translator) trapFunc(f *function, why string, seen map[*function]bool) 
 		return true
 	})
 	t.file, t.src, t.lineBase = saveFile, saveSrc, saveBase
+}
+
+// hoist is KEY=$(…) in a command's argument or an array's element
+// (--from-literal=secret=$(head -c 32 /dev/urandom | base64), ARGS+=(--set
+// auth.erlangCookie=$(openssl rand -hex 32))) as if the script had set a
+// variable named after the key first: the value it computes is then what
+// such a variable is, a secret generated or read, or a required variable
+// (trial 46v's D5, D6: refused inline, or written as "" from an array).
+func (t *translator) hoist(w *syntax.Word) *syntax.Word {
+	if w == nil || len(w.Parts) != 2 {
+		return w
+	}
+	if h, ok := t.hoisted[w]; ok {
+		return h // a command read twice (a pipe's stage) sets it once
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	sub := w.Parts[1]
+	if dq, isDq := sub.(*syntax.DblQuoted); isDq && len(dq.Parts) == 1 {
+		sub = dq.Parts[0]
+	}
+	if _, isSubst := sub.(*syntax.CmdSubst); !ok || !isSubst || !strings.HasSuffix(l.Value, "=") {
+		return w
+	}
+	keys := strings.FieldsFunc(strings.TrimLeft(strings.TrimSuffix(l.Value, "="), "-"), func(r rune) bool { return r == '.' || r == '=' })
+	if len(keys) == 0 {
+		return w
+	}
+	if len(keys) > 2 {
+		keys = keys[len(keys)-2:]
+	}
+	if len(keys) == 2 && strings.HasPrefix(keys[0], "from-") || keys[0] == "set" || keys[0] == "set-string" {
+		keys = keys[1:] // --from-literal=secret=…, --set=k=…
+	}
+	base := varName(camelSplit(strings.Join(keys, "_")))
+	name := base
+	for i := 2; t.vars[name] != nil || t.m.Var(name) != nil; i++ {
+		name = base + "_" + strconv.Itoa(i)
+	}
+	t.assign(&syntax.Assign{Name: &syntax.Lit{ValuePos: w.Pos(), ValueEnd: w.Pos(), Value: name}, Value: &syntax.Word{Parts: []syntax.WordPart{sub}}})
+	ref := &syntax.ParamExp{Dollar: w.Pos(), Param: &syntax.Lit{ValuePos: w.Pos(), ValueEnd: w.Pos(), Value: name}}
+	h := &syntax.Word{Parts: []syntax.WordPart{l, &syntax.DblQuoted{Left: w.Pos(), Right: w.Pos(), Parts: []syntax.WordPart{ref}}}}
+	if t.hoisted == nil {
+		t.hoisted = map[*syntax.Word]*syntax.Word{}
+	}
+	t.hoisted[w] = h
+	return h
+}
+
+// camelSplit is erlangCookie as erlang_Cookie, for varName.
+func camelSplit(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && r >= 'A' && r <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

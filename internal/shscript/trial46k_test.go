@@ -164,6 +164,13 @@ func TestTrial46vIdioms(t *testing.T) {
 		// infrabox: Helm 2's -n is the release's name
 		{name: "helm install CHART -n NAME --namespace NS", script: "helm install stable/minio --set replicas=1 -n demo-minio --namespace demo-system\n",
 			want: []string{"release: demo-minio", "namespace: demo-system"}, notCarried: []string{"Helm 2's -n is the release's name"}},
+		// rabbitinfra: an array built under a condition, an upgrade under the same condition inside an existence check
+		{name: "a branch under a condition and its negation", script: "NS=infra\nARGS=()\nif [[ -n \"${APP_PASSWORD:-}\" ]]; then\n  ARGS+=(--set auth.password=\"$APP_PASSWORD\")\nfi\nARGS+=(--set metrics.enabled=true)\nif helm -n \"$NS\" status app >/dev/null 2>&1; then\n  if [[ -n \"${APP_PASSWORD:-}\" ]]; then\n    helm upgrade app oci://e.com/rabbitmq -n \"$NS\" \"${ARGS[@]}\"\n  else\n    helm upgrade app oci://e.com/rabbitmq -n \"$NS\" --reuse-values\n  fi\nelse\n  helm install app oci://e.com/rabbitmq -n \"$NS\" \"${ARGS[@]}\"\nfi\n",
+			want: []string{"helm/kubectl commands: 4, of which 2 became steps", `when: vars.get("APP_PASSWORD", "") != ""` + "\n"}, never: []string{`!= "" && !(`},
+			notCarried: []string{"khook cannot decide it before the run", "the other branch of a condition khook cannot decide installs the release again"}},
+		// rabbitinfra, infrabox: a value computed inline, in an array or an argument
+		{name: "KEY=$(…) in an array and in an argument", script: "ARGS=()\nARGS+=(--set auth.erlangCookie=$(openssl rand -hex 32))\nhelm upgrade --install app oci://e.com/rabbitmq -n infra \"${ARGS[@]}\"\nkubectl -n demo create secret generic dash --from-literal=secret=$(cat /dev/urandom | tr -dc 'a-z' | fold -w 32 | head -n 1)\n",
+			want: []string{"AUTH_ERLANG_COOKIE: {type: string, secret: true, required: true, description: \"a secret the script generates", "erlangCookie: ${AUTH_ERLANG_COOKIE}", `secret: "${SECRET}"`}, never: []string{`erlangCookie: ""`}},
 	})
 }
 

@@ -55,23 +55,24 @@ type translator struct {
 	checks          int      // > 0 under an existence check (if helm status x; then … else …)
 	frame, frames   int      // the function call being walked, and how many there were
 	substSeen       map[string]bool
-	ctxNS           string              // the namespace the script set on the current kubeconfig context
-	made            []made              // local paths named by commands khook does not run, in order
-	wrote           map[string]*written // files the script writes from a here-document, by path
-	cmdInfo         int                 // len(m.Info) when the command being walked began
-	pipeTo          string              // the command a pipe's output feeds (helm: values, not manifests)
-	generated       bool                // the value being assigned is a secret made by openssl rand, pwgen
-	computedSecret  bool                // … computed by a pipeline (talosctl … | yq …), not read from a file
-	guessedArgs     bool                // a condition counted $# of arguments the import was not given
-	retriedLast     *importer.OutStep   // the last step of the last retry loop carried once
-	optLoop         int                 // > 0 in an option loop run over the script's arguments
-	inLoop          int                 // > 0 in the body of a for loop over known values
-	undecidedDepth  int                 // > 0 under a condition khook cannot decide
-	pipeIn          *input              // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
-	errexit         bool                // set -e is on where the walk is
-	nounset         bool                // set -u: an unset variable stops the script
-	carriesOn       bool                // a step was made where set -e was off
-	splitting       int                 // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
+	ctxNS           string                        // the namespace the script set on the current kubeconfig context
+	made            []made                        // local paths named by commands khook does not run, in order
+	wrote           map[string]*written           // files the script writes from a here-document, by path
+	cmdInfo         int                           // len(m.Info) when the command being walked began
+	pipeTo          string                        // the command a pipe's output feeds (helm: values, not manifests)
+	generated       bool                          // the value being assigned is a secret made by openssl rand, pwgen
+	computedSecret  bool                          // … computed by a pipeline (talosctl … | yq …), not read from a file
+	hoisted         map[*syntax.Word]*syntax.Word // KEY=$(…) arguments, as a variable's (hoist)
+	guessedArgs     bool                          // a condition counted $# of arguments the import was not given
+	retriedLast     *importer.OutStep             // the last step of the last retry loop carried once
+	optLoop         int                           // > 0 in an option loop run over the script's arguments
+	inLoop          int                           // > 0 in the body of a for loop over known values
+	undecidedDepth  int                           // > 0 under a condition khook cannot decide
+	pipeIn          *input                        // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
+	errexit         bool                          // set -e is on where the walk is
+	nounset         bool                          // set -u: an unset variable stops the script
+	carriesOn       bool                          // a step was made where set -e was off
+	splitting       int                           // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
 	cluster         clusters
 	callers         []caller // the calls of the functions being walked, innermost last
 	hdoc            hdocKind // the here-document being read, if any
@@ -244,7 +245,7 @@ func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string
 		at := t.loc(n)
 		t.m.Info = append(t.m.Info[:t.cmdInfo], slices.DeleteFunc(t.m.Info[t.cmdInfo:], func(i importer.Note) bool { return i.Loc == at })...)
 	}
-	if t.splitting > 0 && step == "" && slices.Contains(t.m.Commands, c) {
+	if t.splitting > 0 && step == "" && slices.ContainsFunc(t.m.Commands, func(o importer.Command) bool { return o.Loc == c.Loc && o.Fate == c.Fate && o.Step == "" }) {
 		return // the same command, walked again for another value of a variable: said once
 	}
 	t.m.Commands = append(t.m.Commands, c)
@@ -261,10 +262,19 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 	if t.otherCluster(n, base) { // before folding: the same object on another cluster is another object
 		return nil
 	}
+	conds, dead := stepWhen(t.when)
+	if dead {
+		// X && !(X): a branch walked again for a value of a variable it
+		// cannot have there (trial 46v's D3); another walk accounts for it
+		if t.splitting == 0 {
+			t.account(n, importer.FateNotCarried, "", "it is under conditions that cannot both hold ("+strings.Join(t.when, " && ")+"), so bash never runs it")
+		}
+		return nil
+	}
 	if key != "" {
 		// Branches under when: and its negation are both steps: the key
 		// holds the conditions, so only a repeat under the same ones folds.
-		key += "|" + strings.Join(t.when, " && ")
+		key += "|" + strings.Join(conds, " && ")
 		if name, ok := t.keys[key]; ok && (t.checks > 0 || t.undecidedElse > 0 || !strings.HasPrefix(key, "helm/")) {
 			if t.undecidedElse > 0 && strings.HasPrefix(key, "helm/") {
 				t.account(n, importer.FateNotCarried, "", "the other branch of a condition khook cannot decide installs the release again, and step "+name+" carries the first branch's; write this install as its own step under a when: by hand")
@@ -287,8 +297,8 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 	}
 	t.names[name] = true
 	st.Name = name
-	if len(t.when) > 0 {
-		st.When = strings.Join(t.when, " && ")
+	if len(conds) > 0 {
+		st.When = strings.Join(conds, " && ")
 	}
 	if t.prev != nil {
 		st.Needs = []string{t.prev.Name}
@@ -306,6 +316,22 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 	t.carriesOn = t.carriesOn || !t.errexit
 	t.account(n, importer.FateStep, name, "")
 	return st
+}
+
+// stepWhen is the conditions a step is under, each once (X && X is X);
+// dead when one is there with its negation.
+func stepWhen(when []string) (conds []string, dead bool) {
+	for _, c := range when {
+		if !slices.Contains(conds, c) {
+			conds = append(conds, c)
+		}
+	}
+	for _, c := range conds {
+		if slices.Contains(conds, "!("+c+")") {
+			return nil, true
+		}
+	}
+	return conds, false
 }
 
 // binary is `a && b`, `a || b` and pipes.

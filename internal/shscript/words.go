@@ -404,7 +404,7 @@ func (t *translator) assign(a *syntax.Assign) {
 		t.vars[name] = v
 		for _, el := range a.Array.Elems {
 			if el.Value != nil {
-				s, _, _ := t.eval(el.Value)
+				s, _, _ := t.eval(t.hoist(el.Value))
 				v.list = append(v.list, s)
 			}
 		}
@@ -746,7 +746,8 @@ func (t *translator) readsFile(calls []*syntax.CallExpr) {
 		return
 	}
 	t.fromFileSecrets = true
-	if name == "pwgen" || len(first.Args) > 1 && name == "openssl" && lit(first.Args[1]) == "rand" {
+	if name == "pwgen" || len(first.Args) > 1 && name == "openssl" && lit(first.Args[1]) == "rand" ||
+		slices.ContainsFunc(first.Args[1:], func(w *syntax.Word) bool { return lit(w) == "/dev/urandom" || lit(w) == "/dev/random" }) {
 		t.generated = true
 	}
 }
