@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
@@ -263,12 +264,70 @@ func (t *translator) keepIfExists(check *syntax.Stmt, steps []*importer.Step) {
 	if !secretWord.MatchString(t.text(check.Cmd)) {
 		return
 	}
+	ns, names := t.checked(check)
 	for _, st := range steps {
+		if a := st.Out.Apply; a != nil && a.SkipIf == "" && !makesChecked(a, ns, names) {
+			t.info(check, t.text(check.Cmd), "it looks for another object than step "+st.Out.Name+" makes; the step is written to run always, as where that object is absent")
+			continue
+		}
 		if a := st.Out.Apply; a != nil && a.SkipIf == "" {
 			a.SkipIf = "exists"
 			t.info(check, t.text(check.Cmd), "step "+st.Out.Name+" applies only where what it makes is absent (skipIf: exists), as the script creates it only where the check finds nothing: a re-run keeps the Secret's data")
 		}
 	}
+}
+
+// checked is the namespace and the names a check on Secrets names
+// (kubectl describe secret -n A S): "" and none when it does not say.
+func (t *translator) checked(check *syntax.Stmt) (ns string, names []string) {
+	s := check
+	for {
+		p, ok := s.Cmd.(*syntax.BinaryCmd)
+		if !ok || p.Op != syntax.Pipe {
+			break
+		}
+		s = p.X
+	}
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return "", nil
+	}
+	x := t.newCmd(s, c)
+	if len(x.args) < 2 || !x.ok {
+		return "", nil
+	}
+	f := parseFlags(x.args[1:], kubectlValued)
+	if len(f.pos) < 2 || !strings.HasPrefix(f.pos[1], "secret") {
+		return f.get("n", "namespace"), nil
+	}
+	for _, n := range f.pos[2:] {
+		names = append(names, strings.TrimPrefix(n, "secret/"))
+	}
+	return f.get("n", "namespace"), names
+}
+
+// makesChecked: the apply step makes what the check looks for (a Secret
+// in its namespace, by one of its names), or the check names neither: a
+// check on demo-system's Secret does not guard the one made in demo-worker
+// (trial 46v's D7).
+func makesChecked(a *importer.OutApply, ns string, names []string) bool {
+	if ns == "" && len(names) == 0 {
+		return true
+	}
+	for _, m := range a.Manifests {
+		var obj struct {
+			Kind     string
+			Metadata struct{ Name, Namespace string }
+		}
+		if m.Inline == "" || yaml.Unmarshal([]byte(m.Inline), &obj) != nil {
+			return true // a file or several objects: as before, by the words
+		}
+		inNS := ns == "" || obj.Metadata.Namespace == ns || obj.Metadata.Namespace == "" && a.Namespace == ns
+		if obj.Kind == "Secret" && inNS && (len(names) == 0 || slices.Contains(names, obj.Metadata.Name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // isProbe: `if ! kubectl wait … --timeout=5s; then kubectl apply …; fi`

@@ -171,6 +171,9 @@ func TestTrial46vIdioms(t *testing.T) {
 		// rabbitinfra, infrabox: a value computed inline, in an array or an argument
 		{name: "KEY=$(…) in an array and in an argument", script: "ARGS=()\nARGS+=(--set auth.erlangCookie=$(openssl rand -hex 32))\nhelm upgrade --install app oci://e.com/rabbitmq -n infra \"${ARGS[@]}\"\nkubectl -n demo create secret generic dash --from-literal=secret=$(cat /dev/urandom | tr -dc 'a-z' | fold -w 32 | head -n 1)\n",
 			want: []string{"AUTH_ERLANG_COOKIE: {type: string, secret: true, required: true, description: \"a secret the script generates", "erlangCookie: ${AUTH_ERLANG_COOKIE}", `secret: "${SECRET}"`}, never: []string{`erlangCookie: ""`}},
+		// infrabox: a check on one namespace's Secret before a create in another
+		{name: "a Secret check on another object", script: "if kubectl describe secret -n demo-system creds > /dev/null 2>&1; then\n  echo exists\nelse\n  kubectl -n demo-worker create secret generic creds --from-literal=accessKey=$ACCESS_KEY\nfi\n",
+			want: []string{"it looks for another object than step secret-creds makes"}, never: []string{"skipIf: exists"}},
 	})
 }
 
