@@ -22,6 +22,27 @@ type hookAt struct {
 	file, dir  string
 	data       map[string]any
 	note, info func(line int, what, why string)
+	// elsewhere is a note at a line of another file: a script the hook
+	// runs (apply-crds.sh:45, not the helmfile's line 45: trial 46t's D5).
+	elsewhere func(notCarried bool, loc importer.Loc, what, why string)
+}
+
+// noteFrom and infoFrom are note and info at a line the shell translator
+// names: the hook's own text (its file), or a script it runs.
+func (a hookAt) noteFrom(loc importer.Loc, what, why string) {
+	if loc.File == "" || loc.File == a.file {
+		a.note(loc.Line, what, why)
+		return
+	}
+	a.elsewhere(true, loc, what, why)
+}
+
+func (a hookAt) infoFrom(loc importer.Loc, what, why string) {
+	if loc.File == "" || loc.File == a.file {
+		a.info(loc.Line, what, why)
+		return
+	}
+	a.elsewhere(false, loc, what, why)
 }
 
 // hooks turns a release's hooks into steps before (prepare, preapply,
@@ -33,7 +54,15 @@ type hookAt struct {
 func (c *converter) hooks(r *rel) {
 	at := hookAt{file: r.st.file, dir: r.st.dir, data: releaseData(r.st, r.m),
 		note: func(line int, what, why string) { c.noteAt(r, line, what, why) },
-		info: func(line int, what, why string) { c.infoAt(r, line, what, why) }}
+		info: func(line int, what, why string) { c.infoAt(r, line, what, why) },
+		elsewhere: func(notCarried bool, loc importer.Loc, what, why string) {
+			n := Note{Loc: loc, What: "release " + r.out.Resolved.Name + ": " + what, Why: why}
+			if notCarried {
+				r.out.NotCarried = append(r.out.NotCarried, n)
+			} else {
+				r.out.Info = append(r.out.Info, n)
+			}
+		}}
 	list, _ := r.m["hooks"].([]any)
 	for i, x := range list {
 		h, _ := x.(map[string]any)
@@ -206,10 +235,10 @@ func (c *converter) hookSteps(at hookAt, what, command string, args []string, li
 		return nil
 	}
 	for _, n := range m.NotCarried {
-		at.note(n.Line, what+": "+c.shown(n.What), c.shown(n.Why))
+		at.noteFrom(n.Loc, what+": "+c.shown(n.What), c.shown(n.Why))
 	}
 	for _, n := range m.Info {
-		at.info(n.Line, what+": "+c.shown(n.What), c.shown(n.Why))
+		at.infoFrom(n.Loc, what+": "+c.shown(n.What), c.shown(n.Why))
 	}
 	c.commands = append(c.commands, m.Commands...)
 	c.hookVars = append(c.hookVars, m.Vars...)
@@ -345,7 +374,14 @@ func (c *converter) globalHookAt(s *state, h hookNode) hookAt {
 	return hookAt{file: h.file, dir: s.dir,
 		data: map[string]any{"Environment": s.envData()["Environment"], "Namespace": "", "HelmfileCommand": "sync"},
 		note: func(line int, what, why string) { c.res.NotCarried = append(c.res.NotCarried, at(line, what, why)) },
-		info: func(line int, what, why string) { c.res.Info = append(c.res.Info, at(line, what, why)) }}
+		info: func(line int, what, why string) { c.res.Info = append(c.res.Info, at(line, what, why)) },
+		elsewhere: func(notCarried bool, loc importer.Loc, what, why string) {
+			if notCarried {
+				c.res.NotCarried = append(c.res.NotCarried, Note{Loc: loc, What: what, Why: why})
+			} else {
+				c.res.Info = append(c.res.Info, Note{Loc: loc, What: what, Why: why})
+			}
+		}}
 }
 
 // countGlobal sums n over every helmfile's hooks: step names count on

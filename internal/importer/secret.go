@@ -132,10 +132,12 @@ var urlPassword = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[a-zA-Z0-9\-._~%
 
 // URLCredentials says whether s holds a URL with a password in it
 // (amqp://app:pass@broker, https://u:p@host), whatever it is named: the
-// password is a secret. A ${NAME} reference standing for it is none.
+// password is a secret. A reference standing for it is none: ${NAME},
+// $(cmd), a shell's $PGPASSWORD (an init container's command: trial 46w's
+// D4), {{ .Values.x }}.
 func URLCredentials(s string) bool {
 	for _, m := range urlPassword.FindAllStringSubmatch(s, -1) {
-		if !strings.HasPrefix(m[1], "${") && !strings.HasPrefix(m[1], "$(") && !strings.HasPrefix(m[1], "{{") {
+		if !strings.HasPrefix(m[1], "$") && !strings.HasPrefix(m[1], "{{") { // ${NAME}, $(cmd), a shell's $PGPASSWORD
 			return true
 		}
 	}

@@ -680,9 +680,11 @@ func (t *translator) operand(w *syntax.Word) (string, bool) {
 		if v == nil || v.Secret && !t.emptiness {
 			return "", false
 		}
-		if len(t.m.Vars) > vars && v.Required && v.Default == nil && !t.nounset {
+		if len(t.m.Vars) > vars && v.Required && v.Default == nil && !t.nounset && !v.Computed {
 			// First read by a test ([ "$SKIP" = 1 ]): unset, bash reads it
-			// as empty; requiring it would refuse what the script runs.
+			// as empty; requiring it would refuse what the script runs. Not
+			// one the script computes (vault_running=$(kubectl get …)):
+			// empty by default, it would decide for the run (trial 46w's D3).
 			empty := ""
 			v.Required, v.Default = false, &empty
 			v.Description += "; unset, it is empty, as in the script"
@@ -829,7 +831,7 @@ func (t *translator) undecided(n syntax.Node, walk func()) {
 func (t *translator) undecidedVar(n syntax.Node, name, was string) *shVar {
 	d := t.m.Var(name)
 	if d == nil {
-		d = &importer.Var{Name: name, Required: true, From: t.loc(n), Description: "the script sets it under a condition khook cannot decide (" + t.loc(n).String() + ")"}
+		d = &importer.Var{Name: name, Required: true, Computed: true, From: t.loc(n), Description: "the script sets it under a condition khook cannot decide (" + t.loc(n).String() + ")"}
 	}
 	return &shVar{decl: d, unknown: true, was: was}
 }

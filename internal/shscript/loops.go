@@ -158,6 +158,7 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 		return
 	}
 	cond := c.Cond[0]
+	t.loopReads(cond)
 	waitsFor := c.Until != cond.Negated // until X / while ! X: waits for X to succeed
 	if !waitsFor && t.argsGiven && argsLoop.MatchString(t.text(cond)) {
 		t.optionLoop(c.Do)
@@ -180,6 +181,25 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 			return // its body made steps: pollLoop named the loop
 		}
 		t.pollCompare(s, cond)
+	}
+}
+
+// loopReads declares what `while read -r job` reads, one value a turn
+// from what is piped into the loop: the run's value, not the
+// environment's (trial 46w's D5).
+func (t *translator) loopReads(cond *syntax.Stmt) {
+	c, ok := cond.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 2 || lit(c.Args[0]) != "read" {
+		return
+	}
+	loc := t.loc(cond)
+	for _, w := range c.Args[1:] {
+		name := lit(w)
+		if name == "" || strings.HasPrefix(name, "-") || !validName(name) {
+			continue
+		}
+		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc,
+			Description: "the loop at " + loc.String() + " reads it, a value a turn from what is piped in; its body is carried once, for the value given"}}
 	}
 }
 
@@ -400,4 +420,14 @@ func toolParam(w *syntax.Word) bool {
 	}
 	name := strings.ToUpper(pe.Param.Value)
 	return name == "OC" || strings.Contains(name, "KUBECTL") || strings.Contains(name, "HELM") && !strings.Contains(name, "HELMFILE")
+}
+
+// validName: s is a shell variable's name.
+func validName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
