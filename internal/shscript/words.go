@@ -386,6 +386,17 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 	return t.ref(v), true, ""
 }
 
+// fallback: name holds a value the script computes, and the walk is in
+// the branch where it is empty (if [[ -z "$NAME" ]]).
+func (t *translator) fallback(name string) bool {
+	v := t.vars[name]
+	if v == nil || v.decl == nil || !v.decl.Computed || len(t.when) == 0 {
+		return false
+	}
+	c := strings.TrimSuffix(strings.TrimPrefix(t.when[len(t.when)-1], "("), ")")
+	return c == "vars.get("+strconv.Quote(v.decl.Name)+`, "") == ""`
+}
+
 // computedDescription begins the description of a variable the script
 // sets from a value it computes when it runs.
 const computedDescription = "the script computes it at "
@@ -441,6 +452,11 @@ func (t *translator) assign(a *syntax.Assign) {
 		// one name however often it is set: the script means one secret
 		// (PGPASS=$(openssl rand …) for a new Secret, then read back from it)
 		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
+	case !ok && t.fallback(name):
+		// if [[ -z "$POD" ]]; then POD=$(kubectl get … other label); fi:
+		// another way to find the one value, not a second variable (trial
+		// 46w's D2: the steps waited on the fallback's value alone)
+		t.info(a, name+"="+t.text(a.Value), "where the script's first way finds nothing it tries this one; the spec asks for "+name+" once")
 	case !ok:
 		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(a)), Required: true, Computed: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}}
 	case a.Append && t.vars[name] != nil:
