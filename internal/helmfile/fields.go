@@ -126,16 +126,26 @@ func (c *converter) defaultsInfo(r *rel) {
 			if isTrue(valueOf(r.st.defaults[k])) {
 				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
 			}
+		case "skipDeps":
+			// about local charts only (trial 46w's D6: said where none is)
+			if r.step != nil && r.step.Helm != nil && (strings.HasPrefix(r.step.Helm.Chart, "./") || strings.HasPrefix(r.step.Helm.Chart, "../")) {
+				c.defaultsNote(r, k)
+			}
 		default:
-			n := Note{Loc: importer.Loc{File: r.st.file, Line: r.st.defaultsLine[k]}, What: "helmDefaults." + k, Why: fieldWhy[k]}
-			if _, ok := fieldWhy[k]; !ok {
-				n.Why = "no khook equivalent; it does not change what is installed"
-			}
-			if n.Why != "" && !c.seen[n.String()] {
-				c.seen[n.String()] = true
-				c.res.Info = append(c.res.Info, n)
-			}
+			c.defaultsNote(r, k)
 		}
+	}
+}
+
+// defaultsNote says once what helmDefaults.k means for khook.
+func (c *converter) defaultsNote(r *rel, k string) {
+	n := Note{Loc: importer.Loc{File: r.st.file, Line: r.st.defaultsLine[k]}, What: "helmDefaults." + k, Why: fieldWhy[k]}
+	if _, ok := fieldWhy[k]; !ok {
+		n.Why = "no khook equivalent; it does not change what is installed"
+	}
+	if n.Why != "" && !c.seen[n.String()] {
+		c.seen[n.String()] = true
+		c.res.Info = append(c.res.Info, n)
 	}
 }
 
