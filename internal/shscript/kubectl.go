@@ -33,6 +33,11 @@ func (t *translator) kubectl(x *cmd) {
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 		return
 	}
+	if f.pos[0] == "port-forward" || f.pos[0] == "proxy" {
+		// nothing to carry whatever its arguments (46v's D8: said "write the step by hand")
+		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for kubectl "+f.pos[0]+"; "+kubectlAdvice(f.pos[0]))
+		return
+	}
 	if t.splitUnknown(x) {
 		return
 	}

@@ -174,6 +174,9 @@ func TestTrial46vIdioms(t *testing.T) {
 		// infrabox: a check on one namespace's Secret before a create in another
 		{name: "a Secret check on another object", script: "if kubectl describe secret -n demo-system creds > /dev/null 2>&1; then\n  echo exists\nelse\n  kubectl -n demo-worker create secret generic creds --from-literal=accessKey=$ACCESS_KEY\nfi\n",
 			want: []string{"it looks for another object than step secret-creds makes"}, never: []string{"skipIf: exists"}},
+		// infrabox: a port-forward to a pod found when the script runs
+		{name: "a port-forward on an unquoted variable", script: "pod=$(kubectl get pods -n demo -o name | head -1)\nkubectl port-forward -n demo $pod 9000 &\n",
+			notCarried: []string{"khook has no step for kubectl port-forward; it only opens a local connection"}},
 		// intel-emf (46w's D2): a second lookup where the first finds nothing
 		{name: "a fallback lookup of the same value", script: "POD=$(kubectl get pods -n db -l a=primary -o jsonpath='{.items[0].metadata.name}' || true)\nif [[ -z \"$POD\" ]]; then\n  POD=$(kubectl get pods -n db -l role=primary -o jsonpath='{.items[0].metadata.name}' || true)\nfi\nif [[ -z \"$POD\" ]]; then\n  exit 0\nfi\nkubectl wait --for=condition=Ready pod \"$POD\" -n db --timeout=120s\n",
 			want: []string{"on\": pod/${POD}", `when: '!(vars.get("POD", "") == "")'`, "the spec asks for POD once"}, never: []string{"POD_2"}},
