@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -176,7 +177,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.notCarried(s, t.text(s), "it picks the cluster the script works on; khook runs against the cluster it is given: point --kubeconfig or --context at it (in CI, the cloud's own login action before khook)")
 	default:
 		t.recordMade(x, base)
-		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base))
+		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base, x.args[1:]))
 		t.remoteTools(x, base)
 	}
 }
@@ -381,13 +382,21 @@ func (t *translator) toolVar(x *cmd) string {
 	return x.args[0]
 }
 
+// downloadURL is a URL of a file to download (a manifest, an archive, a
+// script), not of a service's API.
+var downloadURL = regexp.MustCompile(`^https?://.*\.(ya?ml|json|tgz|tar\.gz|zip|sh)$`)
+
 // whatToDo is the advice for a command khook does not run.
-func whatToDo(name string) string {
+func whatToDo(name string, args []string) string {
 	switch name {
 	case "docker", "podman", "buildah":
 		return "build and push images in CI before khook runs"
 	case "curl", "wget":
-		return "download in CI before khook runs, or reference a manifest by url: in an apply step"
+		if slices.ContainsFunc(args, func(a string) bool { return downloadURL.MatchString(a) || a == "-o" || a == "-O" || a == "--output" }) {
+			return "download in CI before khook runs, or reference a manifest by url: in an apply step"
+		}
+		// curl -X POST …/api/v1/login: a call to a service (trial 46t's D5)
+		return "it calls a service's API, which khook does not; run it in a job: step (a container image that has " + name + ") or by hand"
 	case "vault", "aws", "gcloud", "az":
 		return "run it before khook and hand the values in as secret variables (KHOOK_SECRET_NAME), or in a job: step"
 	case "git":

@@ -177,6 +177,12 @@ func TestTrial46vIdioms(t *testing.T) {
 		// infrabox: a port-forward to a pod found when the script runs
 		{name: "a port-forward on an unquoted variable", script: "pod=$(kubectl get pods -n demo -o name | head -1)\nkubectl port-forward -n demo $pod 9000 &\n",
 			notCarried: []string{"khook has no step for kubectl port-forward; it only opens a local connection"}},
+		// qdrant (46v), kldp (46r's D6): a default path from the script's own place
+		{name: "a default path next to the script", script: "VALUES_FILE=\"${VALUES_FILE:-$(dirname \"$0\")/values.yaml}\"\nhelm upgrade --install q oci://e.com/q -n q -f \"${VALUES_FILE}\"\n",
+			files: map[string]string{"values.yaml": "a: 1\n"}, want: []string{`VALUES_FILE: {type: string, default: "./values.yaml"}`}},
+		// llmariner (46t's D5): curl to a service's API
+		{name: "curl to an API", script: "curl -fs -X POST http://localhost:9001/api/v1/login -d '{}'\nkubectl create namespace x\n",
+			notCarried: []string{"it calls a service's API, which khook does not"}},
 		// intel-emf (46w's D2): a second lookup where the first finds nothing
 		{name: "a fallback lookup of the same value", script: "POD=$(kubectl get pods -n db -l a=primary -o jsonpath='{.items[0].metadata.name}' || true)\nif [[ -z \"$POD\" ]]; then\n  POD=$(kubectl get pods -n db -l role=primary -o jsonpath='{.items[0].metadata.name}' || true)\nfi\nif [[ -z \"$POD\" ]]; then\n  exit 0\nfi\nkubectl wait --for=condition=Ready pod \"$POD\" -n db --timeout=120s\n",
 			want: []string{"on\": pod/${POD}", `when: '!(vars.get("POD", "") == "")'`, "the spec asks for POD once"}, never: []string{"POD_2"}},

@@ -359,6 +359,12 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 				t.info(pe, "$"+name, "its default refers to another variable, which a khook variable's default cannot: the script's default is written in the step, and "+name+" from the environment is not read (edit the step to change it)")
 				return d, true, ""
 			}
+			if rel, err := filepath.Rel(t.runDir, d); err == nil && filepath.IsAbs(d) && rel != ".." && !strings.HasPrefix(rel, "../") {
+				// ${VALUES_FILE:-$(dirname "$0")/values.yaml}: a file of the
+				// repository, as the spec names its files, never this
+				// machine's path (trial 46r's D6, 46v's qdrant)
+				d = t.specPath(d)
+			}
 			if !v.Secret {
 				v.Default = &d
 			} else if d != "" {
