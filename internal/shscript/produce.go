@@ -105,6 +105,11 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 }
 
 func (t *translator) notCarriedPipe(first *syntax.Stmt, stages []*syntax.Stmt) {
+	if len(stages) > 1 && (isCommand(first, "kustomize") || isCommand(first, "kubectl") && strings.Contains(t.text(first.Cmd), " kustomize ")) {
+		// kubectl kustomize D | sed … | kubectl apply -f -: the edit is the obstacle (trial 46r's D4)
+		t.account(first, importer.FateNotCarried, "", "the objects of the kustomization are edited by "+t.text(stages[1].Cmd)+" on their way to apply, which khook cannot run; write the edit as a kustomize patch or replacement and apply the kustomization (kustomize: DIR)")
+		return
+	}
 	if t.pipeTo == "helm" {
 		t.account(first, importer.FateNotCarried, "", "values made by a command khook cannot run; commit them as a values file and pass that with -f")
 		return

@@ -180,6 +180,9 @@ func TestTrial46vIdioms(t *testing.T) {
 		// qdrant (46v), kldp (46r's D6): a default path from the script's own place
 		{name: "a default path next to the script", script: "VALUES_FILE=\"${VALUES_FILE:-$(dirname \"$0\")/values.yaml}\"\nhelm upgrade --install q oci://e.com/q -n q -f \"${VALUES_FILE}\"\n",
 			files: map[string]string{"values.yaml": "a: 1\n"}, want: []string{`VALUES_FILE: {type: string, default: "./values.yaml"}`}},
+		// sandboxfleet (46r's D4): a kustomization edited by sed on its way to apply
+		{name: "kustomize | sed | apply", script: "kubectl kustomize k | sed 's/x/y/' | kubectl apply -f -\n",
+			files: map[string]string{"k/kustomization.yaml": "resources:\n- cm.yaml\n", "k/cm.yaml": configMap}, notCarried: []string{"the objects of the kustomization are edited by sed 's/x/y/'", "which is not carried"}},
 		// llmariner (46t's D5): curl to a service's API
 		{name: "curl to an API", script: "curl -fs -X POST http://localhost:9001/api/v1/login -d '{}'\nkubectl create namespace x\n",
 			notCarried: []string{"it calls a service's API, which khook does not"}},
