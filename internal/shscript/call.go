@@ -135,17 +135,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 			t.stopped, t.failed = true, len(x.args) > 1 && x.args[1] != "0"
 		}
 	case name == "shift":
-		n := 1
-		if len(x.args) > 1 {
-			fmt.Sscanf(x.args[1], "%d", &n)
-		}
-		if n > len(t.args) {
-			if t.argsRest > 0 { // shifts the script's own, unknown ones
-				t.argsRest += n - len(t.args)
-			}
-			n = len(t.args)
-		}
-		t.args = t.args[n:]
+		t.shift(x)
 	case name == "trap":
 		t.trap(x)
 	case name == "alias", name == "shopt" && slices.Contains(x.args, "expand_aliases"):
@@ -180,6 +170,21 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base, x.args[1:]))
 		t.remoteTools(x, base)
 	}
+}
+
+// shift drops the parameters being walked, as bash's shift does.
+func (t *translator) shift(x *cmd) {
+	n := 1
+	if len(x.args) > 1 {
+		fmt.Sscanf(x.args[1], "%d", &n)
+	}
+	if n > len(t.args) {
+		if t.argsRest > 0 { // shifts the script's own, unknown ones
+			t.argsRest += n - len(t.args)
+		}
+		n = len(t.args)
+	}
+	t.args = t.args[n:]
 }
 
 // picksCluster: a cloud CLI's command that writes the kubeconfig context
