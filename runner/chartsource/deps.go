@@ -134,11 +134,75 @@ func cachePath(dir, key string, d *chartv2.Dependency) string {
 
 // buildDependencies fetches src's missing dependencies (from the cache
 // when locked and cached) and adds them to the chart, and to every copy
-// src.Load makes.
+// src.Load makes; a subchart the chart vendors as a directory gets its
+// own missing dependencies too, as `cd charts/sub; helm dependency
+// update` gives it (trial 46v's D10: an umbrella chart's subcharts that
+// need bitnami's common).
 func (e *Fetcher) buildDependencies(ctx context.Context, req chartRequest, src *Source) error {
+	type built struct {
+		sub      string // "" for the chart itself
+		archives [][]byte
+	}
+	var all []built
+	var fetches []DependencyFetch
+	subs := src.Chart.Dependencies()
+	for _, ch := range append([]*chartv2.Chart{src.Chart}, subs...) {
+		what, sub := src.What, ""
+		if ch != src.Chart {
+			if ch.Lock == nil && !req.dependencyUpdate {
+				continue // as before: helm renders it as it is (a disabled dependency needs nothing)
+			}
+			what, sub = src.What+" (its subchart "+ch.Name()+")", ch.Name()
+		}
+		f, archives, err := e.fetchMissing(ctx, req, &Source{Chart: ch, What: what})
+		if err != nil {
+			return err
+		}
+		fetches = append(fetches, f...)
+		if len(archives) > 0 {
+			all = append(all, built{sub, archives})
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	src.Deps = fetches
+	add := func(ch *chartv2.Chart) error {
+		targets := map[string]*chartv2.Chart{"": ch}
+		for _, s := range ch.Dependencies() {
+			targets[s.Name()] = s
+		}
+		for _, b := range all {
+			for _, a := range b.archives {
+				dep, err := loader.LoadArchive(bytes.NewReader(a))
+				if err != nil {
+					return err
+				}
+				targets[b.sub].AddDependency(dep)
+			}
+		}
+		return nil
+	}
+	if err := add(src.Chart); err != nil {
+		return err
+	}
+	load := src.Load
+	src.Load = func() (*chartv2.Chart, error) {
+		ch, err := load()
+		if err != nil {
+			return nil, err
+		}
+		return ch, add(ch)
+	}
+	return nil
+}
+
+// fetchMissing fetches the dependencies src.Chart declares and does not
+// vendor: their archives, in the order of the plan.
+func (e *Fetcher) fetchMissing(ctx context.Context, req chartRequest, src *Source) ([]DependencyFetch, [][]byte, error) {
 	fetches, key, err := dependencyPlan(req, src)
 	if err != nil || len(fetches) == 0 {
-		return err
+		return nil, nil, err
 	}
 	dir := depCacheDir()
 	var archives [][]byte
@@ -146,41 +210,24 @@ func (e *Fetcher) buildDependencies(ctx context.Context, req chartRequest, src *
 		data, err := e.fetchDependency(ctx, req, f, key, dir)
 		if err != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("%s: dependency %s %s from %s: %w", src.What, f.Name, f.Version, redactURL(f.Repository), ctx.Err())
+				return nil, nil, fmt.Errorf("%s: dependency %s %s from %s: %w", src.What, f.Name, f.Version, redactURL(f.Repository), ctx.Err())
 			}
 			// A repository that cannot be reached is not the cluster: as a
 			// transport error it read "cannot reach the API server"
 			// (kube.Explain) and ended the whole plan.
-			return &kube.ElsewhereError{Err: fmt.Errorf("%s: dependency %s %s from %s: %w", src.What, f.Name, f.Version, redactURL(f.Repository), err)}
+			return nil, nil, &kube.ElsewhereError{Err: fmt.Errorf("%s: dependency %s %s from %s: %w", src.What, f.Name, f.Version, redactURL(f.Repository), err)}
 		}
 		sub, err := loader.LoadArchive(bytes.NewReader(data))
 		if err != nil {
-			return fmt.Errorf("%s: dependency %s %s from %s is not a valid chart archive: %w", src.What, f.Name, f.Version, redactURL(f.Repository), err)
+			return nil, nil, fmt.Errorf("%s: dependency %s %s from %s is not a valid chart archive: %w", src.What, f.Name, f.Version, redactURL(f.Repository), err)
 		}
 		if sub.Name() != f.Name || (key != "" && sub.Metadata.Version != f.Version) {
-			return fmt.Errorf("%s: dependency %s %s from %s is chart %s %s", src.What, f.Name, f.Version, redactURL(f.Repository), sub.Name(), sub.Metadata.Version)
+			return nil, nil, fmt.Errorf("%s: dependency %s %s from %s is chart %s %s", src.What, f.Name, f.Version, redactURL(f.Repository), sub.Name(), sub.Metadata.Version)
 		}
 		fetches[i].Version = sub.Metadata.Version
-		src.Chart.AddDependency(sub)
 		archives = append(archives, data)
 	}
-	src.Deps = fetches
-	load := src.Load
-	src.Load = func() (*chartv2.Chart, error) {
-		ch, err := load()
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range archives {
-			sub, err := loader.LoadArchive(bytes.NewReader(a))
-			if err != nil {
-				return nil, err
-			}
-			ch.AddDependency(sub)
-		}
-		return ch, nil
-	}
-	return nil
+	return fetches, archives, nil
 }
 
 // fetchDependency returns one dependency's archive: from the cache, or

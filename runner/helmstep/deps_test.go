@@ -121,3 +121,37 @@ func TestDependenciesRefused(t *testing.T) {
 		t.Errorf("a dependency's repository refusing connections: %v (reported as the cluster unreachable: %t)", err, kube.IsUnreachable(err))
 	}
 }
+
+// An umbrella chart that vendors a subchart as a directory whose own
+// dependencies are not vendored (the script ran `cd charts/sub; helm
+// dependency update` first: trial 46v's odk-central) installs with
+// dependencyUpdate: true: the subchart gets its dependencies too.
+func TestSubchartDependenciesBuilt(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	f := newFixture(t)
+	repo := chartsrc.NewHTTPRepo(t, chartsrc.Auth{}, "demo")
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "charts", "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(p string, v any) {
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "Chart.yaml"), map[string]any{"apiVersion": "v2", "name": "umbrella", "version": "1.0.0",
+		"dependencies": []*chartv2.Dependency{{Name: "sub", Version: "0.1.0"}}})
+	write(filepath.Join(sub, "Chart.yaml"), map[string]any{"apiVersion": "v2", "name": "sub", "version": "0.1.0",
+		"dependencies": []*chartv2.Dependency{{Name: "demo", Version: "~0.1.0", Repository: repo.URL}}})
+
+	out := f.run(f.step("umbsub", spec.Helm{Chart: dir, DependencyUpdate: true, Values: map[string]any{"sub": map[string]any{"demo": map[string]any{"replicaCount": 1}}}}), stepTimeout)
+	mustContain(t, "detail", out.Detail, "installed release umbsub revision 1")
+	if d := f.configMap("umbsub-demo"); d["message"] != "hello from demo" {
+		t.Errorf("the subchart's demo ConfigMap: %v", d)
+	}
+}
