@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -270,6 +271,8 @@ func pruneVars(m *importer.Model) {
 	kept := m.Vars[:0]
 	for _, v := range m.Vars {
 		if !used[v.Name] {
+			// what was said of it at its line is moot too
+			m.Info = slices.DeleteFunc(m.Info, func(n importer.Note) bool { return n.Loc == v.From && n.What == v.Name })
 			continue
 		}
 		kept = append(kept, v)

@@ -30,6 +30,9 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		items = append(items, fs...)
 	}
 	name := it.Name.Value
+	if !known && t.rolloutEach(it, c.Do) {
+		return
+	}
 	if !known {
 		before := len(t.m.Steps)
 		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Required: true, From: t.loc(s), Description: "a loop's variable the script computes at " + t.loc(s).String()}}
@@ -184,6 +187,61 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 	}
 }
 
+// rolloutEach is `for d in $(kubectl get deploy -n X [-l S] -o name); do
+// kubectl rollout status "$d" -n X; done`: kubectl -n X rollout status
+// deployment [-l S], every one of the kind in turn, which khook carries as
+// the wait for each (trial 46x's D3).
+func (t *translator) rolloutEach(it *syntax.WordIter, body []*syntax.Stmt) bool {
+	if len(it.Items) != 1 || len(it.Items[0].Parts) != 1 {
+		return false
+	}
+	cs, ok := it.Items[0].Parts[0].(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 {
+		return false
+	}
+	get, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || !isCommand(cs.Stmts[0], "kubectl") {
+		return false
+	}
+	gx := t.newCmd(cs.Stmts[0], get)
+	gf := parseFlags(gx.args[1:], kubectlValued)
+	if !gx.ok || len(gf.pos) != 2 || gf.pos[0] != "get" || gf.get("o", "output") != "name" {
+		return false
+	}
+	var rs *syntax.Stmt
+	for _, st := range body {
+		if !runsTool(st) {
+			continue
+		}
+		if rs != nil {
+			return false // more than the rollout status
+		}
+		rs = st
+	}
+	if rs == nil {
+		return false
+	}
+	call := rs
+	if b, ok := rs.Cmd.(*syntax.BinaryCmd); ok && b.Op == syntax.OrStmt && isCommand(b.X, "kubectl") {
+		call = b.X // … || true: the wait's failure is the run's
+	}
+	rc, ok := call.Cmd.(*syntax.CallExpr)
+	if !ok || !isCommand(call, "kubectl") || !strings.Contains(t.text(rc), "rollout status \"$"+it.Name.Value+"\"") && !strings.Contains(t.text(rc), "rollout status $"+it.Name.Value) {
+		return false
+	}
+	// the kubectl get is accounted for (read-only) where the list was read
+	args := []string{"kubectl", "rollout", "status", gf.pos[1]}
+	rx := t.newCmd(call, rc)
+	rf := parseFlags(rx.args[1:], kubectlValued)
+	for _, fl := range []struct{ name, val string }{{"namespace", gf.get("n", "namespace")}, {"selector", gf.get("l", "selector")}, {"timeout", rf.get("timeout")}} {
+		if fl.val != "" {
+			args = append(args, "--"+fl.name+"="+fl.val)
+		}
+	}
+	t.kubectl(&cmd{stmt: call, words: rc.Args, args: args, ok: true})
+	return true
+}
+
 // loopReads declares what `while read -r job` reads, one value a turn
 // from what is piped into the loop: the run's value, not the
 // environment's (trial 46w's D5).
@@ -192,14 +250,23 @@ func (t *translator) loopReads(cond *syntax.Stmt) {
 	if !ok || len(c.Args) < 2 || lit(c.Args[0]) != "read" {
 		return
 	}
-	loc := t.loc(cond)
+	t.reads(c, t.loc(cond), "the loop at "+t.loc(cond).String()+" reads it, a value a turn from what is piped in; its body is carried once, for the value given")
+}
+
+// reads declares the variables a read sets (what: where their value comes
+// from, which only the run knows).
+func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) {
+	skip := false
 	for _, w := range c.Args[1:] {
 		name := lit(w)
-		if name == "" || strings.HasPrefix(name, "-") || !validName(name) {
-			continue
+		switch {
+		case skip:
+			skip = false
+		case strings.HasPrefix(name, "-"):
+			skip = strings.ContainsAny(name[len(name)-1:], "pdntua") // -p PROMPT, -n N, -t T, …
+		case validName(name):
+			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc, Description: what}}
 		}
-		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc,
-			Description: "the loop at " + loc.String() + " reads it, a value a turn from what is piped in; its body is carried once, for the value given"}}
 	}
 }
 

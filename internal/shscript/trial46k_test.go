@@ -186,6 +186,18 @@ func TestTrial46vIdioms(t *testing.T) {
 		// llmariner (46t's D5): curl to a service's API
 		{name: "curl to an API", script: "curl -fs -X POST http://localhost:9001/api/v1/login -d '{}'\nkubectl create namespace x\n",
 			notCarried: []string{"it calls a service's API, which khook does not"}},
+		// tqnhukyverno (46x's D3): a rollout status of each Deployment the namespace lists
+		{name: "a rollout loop over kubectl get -o name", script: "for d in $(kubectl get deploy -n kyverno -o name); do\n  kubectl rollout status \"$d\" -n kyverno --timeout=30m\ndone\n",
+			want: []string{"for: condition=Available", `"on": deployment`, "namespace: kyverno", "timeout: 30m", "helm/kubectl commands: 2, of which 1 became steps, 0 were folded into steps, 1 are read-only"}},
+		// bramscrossplane (46x's D6): the fresh cluster's install keeps its timeout when folded
+		{name: "an install folded into the upgrade keeps its timeout", script: "if helm list -n c | grep -q c; then\n  helm upgrade c oci://e.com/c -n c --wait\nelse\n  helm install c oci://e.com/c -n c --create-namespace --wait --timeout 7m\nfi\n",
+			want: []string{"timeout: 7m", "createNamespace: true"}},
+		// cybercloudtenant (46x's D5): an answer asked of a person
+		{name: "read -p of a value", script: "read -p \"CPU requests: \" REQ_CPU\nkubectl create namespace t\nkubectl -n t create configmap q --from-literal=cpu=\"$REQ_CPU\"\n",
+			want: []string{`REQ_CPU: {type: string, required: true, description: "the script asks a person for it (install.sh:3)"}`}},
+		// kblockscrossplane (46x's D2): a secret by its name alone is said
+		{name: "a literal under a secret-looking name", script: "secret_key=\"creds\"\nkubectl -n x create configmap c --from-literal=k=\"$secret_key\"\n",
+			want: []string{"secret_key: a secret by its name"}},
 		// intel-emf (46w's D2): a second lookup where the first finds nothing
 		{name: "a fallback lookup of the same value", script: "POD=$(kubectl get pods -n db -l a=primary -o jsonpath='{.items[0].metadata.name}' || true)\nif [[ -z \"$POD\" ]]; then\n  POD=$(kubectl get pods -n db -l role=primary -o jsonpath='{.items[0].metadata.name}' || true)\nfi\nif [[ -z \"$POD\" ]]; then\n  exit 0\nfi\nkubectl wait --for=condition=Ready pod \"$POD\" -n db --timeout=120s\n",
 			want: []string{"on\": pod/${POD}", `when: '!(vars.get("POD", "") == "")'`, "the spec asks for POD once"}, never: []string{"POD_2"}},

@@ -466,6 +466,23 @@ func (t *translator) foldInto(name string, st *importer.OutStep) {
 	for _, s := range t.m.Steps {
 		if s.Out.Name == name && s.Out.Helm != nil && st.Helm != nil {
 			s.Out.Helm.CreateNamespace = s.Out.Helm.CreateNamespace || st.Helm.CreateNamespace
+			// the install's --timeout 7m bounds the fresh cluster's run (trial 46x's D6)
+			if longer(st.Timeout, s.Out.Timeout) {
+				s.Out.Timeout = st.Timeout
+			}
 		}
 	}
+}
+
+// longer: duration a is set and longer than b (unset: helm's 5m).
+func longer(a, b string) bool {
+	da, err := time.ParseDuration(a)
+	if err != nil {
+		return false
+	}
+	db, err := time.ParseDuration(b)
+	if err != nil {
+		db = 5 * time.Minute
+	}
+	return da > db
 }

@@ -455,6 +455,11 @@ func (t *translator) assign(a *syntax.Assign) {
 		case fromFile:
 			why = "a secret the script reads from a file"
 		}
+		if ok && val != "" && !strings.Contains(val, "${") && !fromFile && t.m.Var(name) == nil {
+			// secret_key="creds": a secret by its name; said, since it may
+			// only name one (trial 46x's D2)
+			t.info(a, name, "a secret by its name: the script's literal value is not copied into the spec; give it as KHOOK_SECRET_"+name+" (if it only names something, such as a key of a Secret, write the value in the step)")
+		}
 		// one name however often it is set: the script means one secret
 		// (PGPASS=$(openssl rand …) for a new Secret, then read back from it)
 		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
