@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -170,7 +171,7 @@ func (t *translator) kApply(x *cmd, f flags) {
 		t.account(x.stmt, importer.FateNotCarried, "", "kubectl apply refuses arguments that are not flags (error: Unexpected args: "+strings.Join(extra, " ")+"), so the script's command fails; give each file its own -f (a glob: -f DIR, or a loop)")
 		return
 	}
-	if t.renderedApply(x, f) {
+	if t.renderedApply(x, f) || t.applyPerDir(x, f) {
 		return
 	}
 	var srcs []importer.OutSource
@@ -207,6 +208,56 @@ func (t *translator) kApply(x *cmd, f flags) {
 	}
 	a := &importer.OutApply{Manifests: srcs, Namespace: f.get("n", "namespace"), ServerSide: f.is("server-side")}
 	t.addStep(x.stmt, "apply-"+sourceName(srcs[0]), "", &importer.OutStep{Apply: a})
+}
+
+// applyPerDir is kubectl apply -f "manifests/${MODE}/" where the
+// variable names one directory among those the repository holds: a step
+// per directory, under when: MODE is that one (trial 46x's D1: refused,
+// a directory only known when the script runs).
+func (t *translator) applyPerDir(x *cmd, f flags) bool {
+	var files []string
+	for _, fl := range f.list {
+		if fl.name == "f" || fl.name == "filename" {
+			files = append(files, fl.val)
+		}
+	}
+	if len(files) != 1 {
+		return false
+	}
+	p := strings.TrimSuffix(files[0], "/")
+	m := varRef.FindStringSubmatchIndex(p)
+	if m == nil || strings.Count(p, "${") != 1 || m[1] != len(p) || m[0] > 0 && p[m[0]-1] != '/' {
+		return false
+	}
+	v := t.m.Var(p[m[2]:m[3]])
+	parent := p[:m[0]]
+	entries, err := os.ReadDir(t.abs(cmp.Or(parent, ".")))
+	if v == nil || v.Secret || err != nil {
+		return false
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	if len(dirs) == 0 || len(dirs) > maxAlts {
+		return false
+	}
+	d := ""
+	if v.Default != nil {
+		d = *v.Default
+	}
+	for _, dir := range dirs {
+		t.when = append(t.when, "vars.get("+strconv.Quote(v.Name)+", "+strconv.Quote(d)+") == "+strconv.Quote(dir))
+		srcs, ok := t.manifestSource(x, parent+dir+"/", f.is("R", "recursive"))
+		if ok {
+			t.addStep(x.stmt, "apply-"+dir, "", &importer.OutStep{Apply: &importer.OutApply{Manifests: srcs, Namespace: f.get("n", "namespace"), ServerSide: f.is("server-side")}})
+		}
+		t.when = t.when[:len(t.when)-1]
+	}
+	t.info(x.stmt, "-f "+files[0], "$"+v.Name+" names one of the directories "+t.display(t.abs(cmp.Or(parent, ".")))+" holds ("+strings.Join(dirs, ", ")+"): a step for each, under when: "+v.Name+" is its name")
+	return true
 }
 
 // manifestSource is one -f: a file, a directory (its files at import), a
