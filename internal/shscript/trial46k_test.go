@@ -201,7 +201,7 @@ func TestTrial46vIdioms(t *testing.T) {
 		// idpcrossplane (46x's D1): a directory chosen by a variable
 		{name: "apply -f a directory named by a variable", script: "MODE=\"${MODE:-aws}\"\nkubectl apply -f \"m/${MODE}/\"\n",
 			files: map[string]string{"m/aws/cm.yaml": configMap, "m/gcp/cm.yaml": configMap},
-			want: []string{`when: vars.get("MODE", "aws") == "aws"`, "- file: ./m/aws/cm.yaml", `when: vars.get("MODE", "aws") == "gcp"`, "- file: ./m/gcp/cm.yaml", "$MODE names one of the directories"}},
+			want:  []string{`when: vars.get("MODE", "aws") == "aws"`, "- file: ./m/aws/cm.yaml", `when: vars.get("MODE", "aws") == "gcp"`, "- file: ./m/gcp/cm.yaml", "$MODE names one of the directories"}},
 		// intel-emf (46w's D2): a second lookup where the first finds nothing
 		{name: "a fallback lookup of the same value", script: "POD=$(kubectl get pods -n db -l a=primary -o jsonpath='{.items[0].metadata.name}' || true)\nif [[ -z \"$POD\" ]]; then\n  POD=$(kubectl get pods -n db -l role=primary -o jsonpath='{.items[0].metadata.name}' || true)\nfi\nif [[ -z \"$POD\" ]]; then\n  exit 0\nfi\nkubectl wait --for=condition=Ready pod \"$POD\" -n db --timeout=120s\n",
 			want: []string{"on\": pod/${POD}", `when: '!(vars.get("POD", "") == "")'`, "the spec asks for POD once"}, never: []string{"POD_2"}},
