@@ -71,6 +71,9 @@ type renderer struct {
 	env   map[string]*envRead
 	order []string
 	reads []*fileRead
+	// probes are the paths isFile and isDir looked for: what a template
+	// gives depends on whether they are there when helmfile runs.
+	probes []string
 }
 
 func newRenderer(opts Options) *renderer {
@@ -323,6 +326,7 @@ func (r *renderer) funcs(baseDir string) template.FuncMap {
 // is remembered (a values template reading a Flux file becomes valuesFrom).
 func (r *renderer) fileFuncs(f template.FuncMap, baseDir string) {
 	f["isFile"] = func(p string) (bool, error) {
+		r.probes = append(r.probes, abs(baseDir, p))
 		st, err := os.Stat(abs(baseDir, p))
 		if err == nil {
 			return !st.IsDir(), nil
@@ -333,6 +337,7 @@ func (r *renderer) fileFuncs(f template.FuncMap, baseDir string) {
 		return false, r.fileErr(p, err)
 	}
 	f["isDir"] = func(p string) (bool, error) {
+		r.probes = append(r.probes, abs(baseDir, p))
 		st, err := os.Stat(abs(baseDir, p))
 		if err == nil {
 			return st.IsDir(), nil

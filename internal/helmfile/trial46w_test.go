@@ -80,3 +80,43 @@ func TestImportShellVariableInURLIsNoCredential(t *testing.T) {
 		t.Errorf("want the command as it is, no variable:\n%s", res.Spec)
 	}
 }
+
+// A refused release's hooks are not carried with it: no command of them
+// counts as a step (trial 46y's D1); a values template that looks for a
+// local override file says it was rendered with the file absent (D3).
+func TestImportTrial46y(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": `repositories:
+  - name: gitrepo
+    url: git+https://github.com/example/operator@charts?ref=v1.0.0
+releases:
+  - name: operator
+    namespace: operator
+    chart: gitrepo/operator
+    version: v1.0.0
+    hooks:
+      - events: ["postsync"]
+        command: "kubectl"
+        args: ["apply", "-f", "config.yaml"]
+  - name: app
+    namespace: app
+    chart: oci://r.example/app
+    version: 1.0.0
+    values:
+      - load.yaml.gotmpl
+`,
+		"config.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: operator\n",
+		"load.yaml.gotmpl": "{{- $p := printf \"%s/my-dev.yaml\" .Release.Name }}\n{{- if isFile $p }}\n{{ readFile $p }}\n{{- end }}\n",
+	})
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Spec), "helm/kubectl commands: 1, of which 0 became steps") {
+		t.Errorf("the refused release's hook counts as a step:\n%s", res.Spec)
+	}
+	if !strings.Contains(string(res.Spec), "it looks for app/my-dev.yaml each time helmfile runs; rendered once, with it absent at import") {
+		t.Errorf("the override file the template looks for is not said:\n%s", res.Spec)
+	}
+}

@@ -113,10 +113,20 @@ func (c *converter) valuesFile(r *rel, h *importer.OutHelm, i int, p string) err
 		h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(ap)})
 		return nil
 	}
-	mark := len(c.r.reads)
+	mark, probed := len(c.r.reads), len(c.r.probes)
 	text, err := c.r.render(c.l.display(ap), 0, filepath.Dir(ap), string(data), releaseData(r.st, r.m))
 	if err != nil {
 		return r.st.undefinedEnv(err)
+	}
+	for _, p := range c.r.probes[probed:] {
+		// {{ if isFile "my-dev.yaml" }}{{ readFile … }}: a local override
+		// helmfile reads whenever it is there (trial 46y's D3)
+		state := "absent"
+		if _, err := os.Stat(p); err == nil {
+			state = "there"
+		}
+		r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + ": values " + c.l.display(ap),
+			Why: "it looks for " + c.l.display(p) + " each time helmfile runs; rendered once, with it " + state + " at import: import again when it changes"})
 	}
 	var m map[string]any
 	if err := yaml.Unmarshal([]byte(text), &m); err != nil {

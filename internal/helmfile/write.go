@@ -107,11 +107,39 @@ func (c *converter) model(name string, refused map[*rel]string) (*importer.Model
 	c.maskNotes()
 	m.NotCarried = append(m.NotCarried, c.res.NotCarried...)
 	m.Info = append(m.Info, c.res.Info...)
+	gone := map[*Release]bool{}
+	for r := range refused {
+		gone[r.out] = true
+	}
 	for _, r := range c.res.Releases {
 		m.NotCarried = append(m.NotCarried, r.NotCarried...)
-		m.Info = append(m.Info, r.Info...)
+		if !gone[r] { // a refused release's differences are moot
+			m.Info = append(m.Info, r.Info...)
+		}
 	}
+	m.Commands = c.goneCommands(m.Commands, refused)
 	return m, index
+}
+
+// goneCommands are the hook commands' fates with those whose step went
+// with its refused release not carried (trial 46y's D1: counted "became
+// steps", no such step written).
+func (c *converter) goneCommands(cmds []importer.Command, refused map[*rel]string) []importer.Command {
+	at := map[importer.Loc]string{}
+	for r := range refused {
+		for _, st := range append(slices.Clone(r.before), r.after...) {
+			if loc, ok := c.from[st]; ok {
+				at[loc] = r.out.Resolved.Name
+			}
+		}
+	}
+	out := slices.Clone(cmds)
+	for i, cmd := range out {
+		if rel, ok := at[cmd.Loc]; ok && cmd.Fate != importer.FateNotCarried {
+			out[i].Fate, out[i].Step, out[i].Why = importer.FateNotCarried, "", "a hook of release "+rel+", which is not carried"
+		}
+	}
+	return out
 }
 
 // dropRefusedHooks drops each hook's step the spec refuses: it loses the

@@ -128,7 +128,9 @@ func importHelmfile(opts *Options, specDir string) (*outcome, error) {
 	counts := map[helmfile.Verdict]int{}
 	for _, r := range res.Releases {
 		o.notCarried = append(o.notCarried, r.NotCarried...)
-		o.info = append(o.info, r.Info...)
+		if r.Verdict != helmfile.Refused { // a refused release's differences are moot, as in the spec's header
+			o.info = append(o.info, r.Info...)
+		}
 		counts[r.Verdict]++
 		if o.refused == "" && len(r.NotCarried) > 0 {
 			o.refused = r.NotCarried[0].String() + "; no release could be imported, nothing written"
