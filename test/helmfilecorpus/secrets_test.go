@@ -23,8 +23,10 @@ var secretFileVar = regexp.MustCompile(`^the content of (.+), a secret the helmf
 
 // literalVar is how the import declares the secret variable standing for
 // a literal credential the helmfile holds in plain text (internal/helmfile
-// literalSecrets): the user sets it to the value in their file.
-var literalVar = regexp.MustCompile(`^the credential at (release|environment values) .*, in plain text in the helmfile`)
+// literalSecrets), or for a value it derives from a secret (derivePassword
+// of a master password: deriveSecrets): the user sets it to the value in
+// their file, or to what the helmfile derives.
+var literalVar = regexp.MustCompile(`^the credential at (release|environment values) .*, in plain text in the helmfile|, which the helmfile derives from the secret `)
 
 // importedSpec is what the comparison reads of the spec the import wrote
 // besides what spec.Load gives: its declared variables and, per release,
