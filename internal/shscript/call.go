@@ -36,8 +36,11 @@ type input struct {
 
 func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 	x := &cmd{stmt: s, ok: true, words: c.Args}
+	tool := len(c.Args) > 0 && isTool(toolName(lit(c.Args[0])))
 	for _, w := range c.Args {
-		w = t.hoist(w)
+		if tool { // only a helm or kubectl argument: echo "x=$(date)" sets no X
+			w = t.hoist(w)
+		}
 		if name := t.unknownWord(w); name != "" {
 			x.split = append(x.split, "$"+name)
 		}
@@ -766,7 +769,7 @@ func (t *translator) hoist(w *syntax.Word) *syntax.Word {
 	if len(keys) > 2 {
 		keys = keys[len(keys)-2:]
 	}
-	if len(keys) == 2 && strings.HasPrefix(keys[0], "from-") || keys[0] == "set" || keys[0] == "set-string" {
+	if len(keys) == 2 && (strings.HasPrefix(keys[0], "from-") || keys[0] == "set" || keys[0] == "set-string") {
 		keys = keys[1:] // --from-literal=secret=…, --set=k=…
 	}
 	base := varName(camelSplit(strings.Join(keys, "_")))
