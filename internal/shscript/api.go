@@ -165,7 +165,7 @@ func newTranslator(file string, opts Options) (*translator, error) {
 	t := &translator{
 		runDir: runDir, specDir: specDir, cwd: runDir,
 		vars: map[string]*shVar{}, funcs: map[string]*function{}, repos: map[string]string{}, wrote: map[string]*written{},
-		keys: map[string]string{}, depUpdate: map[string]bool{}, names: map[string]bool{}, substSeen: map[string]bool{},
+		keys: map[string]string{}, depUpdate: map[string]bool{}, names: map[string]bool{}, substSeen: map[string]bool{}, pods: map[string]podPick{},
 	}
 	name := opts.Name
 	if name == "" {

@@ -1,7 +1,9 @@
 package shscript
 
 import (
+	"cmp"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -48,6 +50,9 @@ var conditionNames = map[string]string{"available": "Available", "ready": "Ready
 	"complete": "Complete", "progressing": "Progressing", "initialized": "Initialized", "containersready": "ContainersReady",
 	"podscheduled": "PodScheduled", "namesaccepted": "NamesAccepted", "failed": "Failed"}
 
+// podRef is pod/${NAME}, a wait's target named by a variable.
+var podRef = regexp.MustCompile(`^pods?/\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+
 func (t *translator) kWait(x *cmd, f flags) {
 	forv := f.get("for")
 	if k, v, ok := strings.Cut(forv, "="); ok && k == "condition" {
@@ -79,6 +84,13 @@ func (t *translator) kWait(x *cmd, f flags) {
 	}
 	for _, tg := range targets {
 		w := &importer.OutWait{For: forv, On: tg, Namespace: f.get("n", "namespace"), AllNamespaces: f.is("A", "all-namespaces"), Selector: f.get("l", "selector"), FieldSelector: f.get("field-selector")}
+		if m := podRef.FindStringSubmatch(tg); m != nil && t.pods[m[1]].sel != "" && w.Selector == "" {
+			// POD=$(kubectl get pod -l app=x … items[0] …); kubectl wait pod/$POD:
+			// the pods the label selects (trial 46x's D4: a name to look up by hand)
+			p := t.pods[m[1]]
+			w.On, w.Selector, w.Namespace = "pod", p.sel, cmp.Or(w.Namespace, p.ns)
+			t.info(x.stmt, tg, "the pod the script picks by "+p.sel+": carried as the wait on the pods it selects (kubectl wait waits on the first one)")
+		}
 		st := &importer.OutStep{Wait: w, Timeout: kubectlWaitTimeout}
 		if to := f.get("timeout"); to != "" {
 			st.Timeout = t.duration(x, to)

@@ -202,6 +202,9 @@ func TestTrial46vIdioms(t *testing.T) {
 		{name: "apply -f a directory named by a variable", script: "MODE=\"${MODE:-aws}\"\nkubectl apply -f \"m/${MODE}/\"\n",
 			files: map[string]string{"m/aws/cm.yaml": configMap, "m/gcp/cm.yaml": configMap},
 			want:  []string{`when: vars.get("MODE", "aws") == "aws"`, "- file: ./m/aws/cm.yaml", `when: vars.get("MODE", "aws") == "gcp"`, "- file: ./m/gcp/cm.yaml", "$MODE names one of the directories"}},
+		// daredebackstage (46x's D4): a wait on a pod the script picks by label
+		{name: "a wait on a pod picked by label", script: "POD=$(kubectl get pod -n kc -l app=kc -o jsonpath='{.items[0].metadata.name}')\nkubectl wait --for=condition=ready --timeout=300s pod/\"$POD\" -n kc\n",
+			want: []string{`"on": pod`, "selector: app=kc", "namespace: kc"}, never: []string{"POD:"}},
 		// intel-emf (46w's D2): a second lookup where the first finds nothing
 		{name: "a fallback lookup of the same value", script: "POD=$(kubectl get pods -n db -l a=primary -o jsonpath='{.items[0].metadata.name}' || true)\nif [[ -z \"$POD\" ]]; then\n  POD=$(kubectl get pods -n db -l role=primary -o jsonpath='{.items[0].metadata.name}' || true)\nfi\nif [[ -z \"$POD\" ]]; then\n  exit 0\nfi\nkubectl wait --for=condition=Ready pod \"$POD\" -n db --timeout=120s\n",
 			want: []string{"on\": pod/${POD}", `when: '!(vars.get("POD", "") == "")'`, "the spec asks for POD once"}, never: []string{"POD_2"}},

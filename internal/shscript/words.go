@@ -392,6 +392,33 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 	return t.ref(v), true, ""
 }
 
+// podPick is a pod the script picks by label (POD=$(kubectl get pod -l
+// app=x -o jsonpath='{.items[0].metadata.name}')): its namespace and
+// selector, so that a wait on it is a wait on the pods the label selects.
+type podPick struct{ ns, sel string }
+
+func (t *translator) podPick(w *syntax.Word) (ns, sel string, ok bool) {
+	if w == nil || len(w.Parts) != 1 {
+		return "", "", false
+	}
+	part := w.Parts[0]
+	if dq, isDq := part.(*syntax.DblQuoted); isDq && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	cs, isSubst := part.(*syntax.CmdSubst)
+	if !isSubst || len(cs.Stmts) != 1 || !isCommand(cs.Stmts[0], "kubectl") {
+		return "", "", false
+	}
+	x := t.newCmd(cs.Stmts[0], cs.Stmts[0].Cmd.(*syntax.CallExpr))
+	f := parseFlags(x.args[1:], kubectlValued)
+	out := f.get("o", "output")
+	if !x.ok || len(f.pos) != 2 || f.pos[0] != "get" || (f.pos[1] != "pod" && f.pos[1] != "pods" && f.pos[1] != "po") ||
+		f.get("l", "selector") == "" || !strings.Contains(out, "items[0]") || !strings.Contains(out, "metadata.name") {
+		return "", "", false
+	}
+	return f.get("n", "namespace"), f.get("l", "selector"), true
+}
+
 // fallback: name holds a value the script computes, and the walk is in
 // the branch where it is empty (if [[ -z "$NAME" ]]).
 func (t *translator) fallback(name string) bool {
@@ -470,6 +497,9 @@ func (t *translator) assign(a *syntax.Assign) {
 		t.info(a, name+"="+t.text(a.Value), "where the script's first way finds nothing it tries this one; the spec asks for "+name+" once")
 	case !ok:
 		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(a)), Required: true, Computed: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}}
+		if ns, sel, picked := t.podPick(a.Value); picked {
+			t.pods[t.vars[name].decl.Name] = podPick{ns, sel}
+		}
 	case a.Append && t.vars[name] != nil:
 		c := *t.vars[name] // a copy: the value before stays another branch's
 		c.val += val
