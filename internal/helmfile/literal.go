@@ -391,10 +391,30 @@ func (c *converter) literalLoc(r *rel, path []string, value string, gen *source)
 	if gen != nil {
 		src = *gen
 	}
-	if line := lineWith(src.text, path[len(path)-1], value); line > 0 {
+	from := 0
+	if gen == nil {
+		// the release's own lines first: another release may hold the same
+		// value under the same key (trial 46y's D2)
+		from = r.line
+	}
+	if line := lineWithFrom(src.text, path[len(path)-1], value, from); line > 0 {
 		return importer.Loc{File: src.file, Line: line}
 	}
 	return importer.Loc{File: r.st.file, Line: r.lineOf("values")}
+}
+
+// lineWithFrom is lineWith over the lines from line from on, else over
+// all of text.
+func lineWithFrom(text, key, value string, from int) int {
+	if from > 1 {
+		lines := strings.Split(text, "\n")
+		if from <= len(lines) {
+			if line := lineWith(strings.Join(lines[from-1:], "\n"), key, value); line > 0 {
+				return line + from - 1
+			}
+		}
+	}
+	return lineWith(text, key, value)
 }
 
 // lineWith is the first line of text with both key and value, else the

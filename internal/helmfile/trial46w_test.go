@@ -120,3 +120,24 @@ releases:
 		t.Errorf("the override file the template looks for is not said:\n%s", res.Spec)
 	}
 }
+
+// A literal credential is said at its own release's line, not at an
+// earlier release's line that holds the same value and the key's name as
+// text (trial 46y's D2).
+func TestImportCredentialNoteAtItsReleasesLine(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": "releases:\n  - name: db\n    namespace: demo\n    chart: oci://r.example/db\n    version: 1.0.0\n    values:\n      - motd: \"c4nary-dbpw is the password\"\n  - name: client\n    namespace: demo\n    chart: oci://r.example/client\n    version: 1.0.0\n    values:\n      - settings:\n          password: c4nary-dbpw\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Releases {
+		for _, n := range r.Info {
+			if strings.Contains(n.What, "settings.password") && n.Loc.Line != 14 {
+				t.Errorf("the note is at line %d, want 14", n.Loc.Line)
+			}
+		}
+	}
+}
