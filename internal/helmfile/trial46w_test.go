@@ -133,11 +133,18 @@ func TestImportCredentialNoteAtItsReleasesLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	found := false
 	for _, r := range res.Releases {
 		for _, n := range r.Info {
-			if strings.Contains(n.What, "settings.password") && n.Loc.Line != 14 {
-				t.Errorf("the note is at line %d, want 14", n.Loc.Line)
+			if strings.Contains(n.What, "settings.password") {
+				found = true
+				if n.Loc.Line != 14 {
+					t.Errorf("the note is at line %d, want 14", n.Loc.Line)
+				}
 			}
 		}
+	}
+	if !found {
+		t.Errorf("no note of the credential: %v", res.Releases)
 	}
 }
