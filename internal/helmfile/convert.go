@@ -449,7 +449,7 @@ func (c *converter) setFiles(r *rel, files []map[string]any, into map[string]any
 			c.fail = &InputError{File: r.st.file, Line: r.lineOf("set"), Msg: fmt.Sprintf("release %s set %s: the file %s cannot be read: %s", r.out.Resolved.Name, str(e["name"]), str(e["file"]), pathErr(err))}
 			return
 		}
-		c.r.read(&fileRead{path: p, text: string(data), secret: importer.SecretLooking(camelWords(str(e["name"])))})
+		c.r.read(&fileRead{path: p, text: string(data), secret: importer.SecretLooking(importer.CamelWords(str(e["name"])))})
 		read := func([]rune) (any, error) { return string(data), nil }
 		if err := strvals.ParseIntoFile(escape(str(e["name"]))+"="+escape(str(e["file"])), into, read); err != nil {
 			c.note(r, "set", "set "+str(e["name"]), "Helm cannot parse it: "+err.Error())

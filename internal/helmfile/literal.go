@@ -362,7 +362,7 @@ func declaredSecret(vars []*importer.Var, name string) bool {
 // (auth.password → AUTH_PASSWORD; a name that would start with a digit
 // after prefix), unique among the declared ones.
 func (c *converter) keyVar(path []string, prefix string) string {
-	base := varName(camelWords(strings.Join(keyTail(path), "_")))
+	base := varName(importer.CamelWords(strings.Join(keyTail(path), "_")))
 	if base == "" || base[0] >= '0' && base[0] <= '9' {
 		base = prefix + base
 	}

@@ -66,19 +66,6 @@ func blankOrComments(s string) bool {
 	return true
 }
 
-// camelWords splits a camelCase key into words (pullSecret → pull_Secret)
-// for SecretLooking, which splits on what is not a letter or digit.
-func camelWords(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && r >= 'A' && r <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
-			b.WriteByte('_')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 // secretReads writes the content of each secret file the helmfile read
 // into a release's values as ${NAME}, a secret variable the run sets
 // (KHOOK_SECRET_NAME, the file's content): the key itself never lands in

@@ -105,6 +105,20 @@ func NamesItself(value string) bool {
 	return SecretKey(value) && !strings.ContainsAny(value, "0123456789")
 }
 
+// CamelWords splits a camelCase key into words (pullSecret → pull_Secret,
+// erlangCookie → erlang_Cookie) for SecretLooking and variable names,
+// which split on what is not a letter or digit.
+func CamelWords(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && r >= 'A' && r <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // keyWords splits a key into lower-case words: camelCase, snake_case,
 // kebab-case (adminPasswordKey → admin, password, key; APIKey → api, key).
 func keyWords(k string) []string {

@@ -772,7 +772,7 @@ func (t *translator) hoist(w *syntax.Word) *syntax.Word {
 	if len(keys) == 2 && (strings.HasPrefix(keys[0], "from-") || keys[0] == "set" || keys[0] == "set-string") {
 		keys = keys[1:] // --from-literal=secret=…, --set=k=…
 	}
-	base := varName(camelSplit(strings.Join(keys, "_")))
+	base := varName(importer.CamelWords(strings.Join(keys, "_")))
 	name := base
 	for i := 2; t.vars[name] != nil || t.m.Var(name) != nil; i++ {
 		name = base + "_" + strconv.Itoa(i)
@@ -785,16 +785,4 @@ func (t *translator) hoist(w *syntax.Word) *syntax.Word {
 	}
 	t.hoisted[w] = h
 	return h
-}
-
-// camelSplit is erlangCookie as erlang_Cookie, for varName.
-func camelSplit(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && r >= 'A' && r <= 'Z' && s[i-1] >= 'a' && s[i-1] <= 'z' {
-			b.WriteByte('_')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
