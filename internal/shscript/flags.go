@@ -1,6 +1,9 @@
 package shscript
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // flag is one flag of a command line, in order.
 type flag struct {
@@ -60,6 +63,17 @@ func (f flags) get(names ...string) string {
 		}
 	}
 	return v
+}
+
+// all is every value given under any of names, in order (-f a -f b).
+func (f flags) all(names ...string) []string {
+	var out []string
+	for _, fl := range f.list {
+		if slices.Contains(names, fl.name) {
+			out = append(out, fl.val)
+		}
+	}
+	return out
 }
 
 // is reports a boolean flag given (and not =false).

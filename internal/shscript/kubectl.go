@@ -215,12 +215,7 @@ func (t *translator) kApply(x *cmd, f flags) {
 // per directory, under when: MODE is that one (trial 46x's D1: refused,
 // a directory only known when the script runs).
 func (t *translator) applyPerDir(x *cmd, f flags) bool {
-	var files []string
-	for _, fl := range f.list {
-		if fl.name == "f" || fl.name == "filename" {
-			files = append(files, fl.val)
-		}
-	}
+	files := f.all("f", "filename")
 	if len(files) != 1 {
 		return false
 	}

@@ -165,12 +165,7 @@ func (t *translator) renders(x *cmd, f flags) bool {
 // renderedApply is kubectl apply -f FILE of a helm template > FILE: the
 // helm step, and the apply folded into it.
 func (t *translator) renderedApply(x *cmd, f flags) bool {
-	var files []string
-	for _, fl := range f.list {
-		if fl.name == "f" || fl.name == "filename" {
-			files = append(files, fl.val)
-		}
-	}
+	files := f.all("f", "filename")
 	if len(files) != 1 {
 		return false
 	}
