@@ -257,7 +257,7 @@ func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 			}
 		}
 	}
-	t.setOverFiles(f, h)
+	t.setOverFiles(x, f, h)
 	for _, fl := range f.list {
 		switch fl.name {
 		case "n", "namespace", "version", "repo", "name", "install", "i", "dry-run", "debug", "render-subchart-notes",
@@ -374,7 +374,7 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 // elements stay), where khook's values: would replace the list whole
 // (trial 46s's D3, in a helmfile). Each indexed list becomes the files'
 // list with the sets over it; files the import cannot read stay as they are.
-func (t *translator) setOverFiles(f flags, h *importer.OutHelm) {
+func (t *translator) setOverFiles(x *cmd, f flags, h *importer.OutHelm) {
 	var lists [][]string
 	for _, fl := range f.list {
 		if fl.name != "set" && fl.name != "set-string" && fl.name != "set-literal" && fl.name != "set-json" {
@@ -402,6 +402,10 @@ func (t *translator) setOverFiles(f flags, h *importer.OutHelm) {
 		var m map[string]any
 		if data, err := os.ReadFile(p); err == nil && yaml.Unmarshal(data, &m) == nil {
 			files = mergeMaps(files, m)
+		} else {
+			// a URL, a file not there at import: what it gives the
+			// indexed list is not known, so the spec's list may differ
+			t.info(x.stmt, "-f "+fl.val, "the import cannot read it, so a list --set indexes keeps only what the --set gives; if "+fl.val+" gives that list, write the whole list in values:")
 		}
 	}
 	for _, path := range lists {

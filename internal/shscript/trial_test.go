@@ -448,3 +448,16 @@ kubectl create configmap h -n demo --from-literal=handler="${HANDLER}"
 		t.Errorf("HANDLER is %+v, want required (a default per branch)", v)
 	}
 }
+
+// A --set with a list index beside a values file the import cannot read
+// says that the list may differ from helm's.
+func TestSetListIndexOverUnreadableFile(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nhelm upgrade --install web oci://e.com/web -n web -f https://e.com/values.yaml --set 'ingress.hosts[0].host=web.example.com'\n"})
+	found := false
+	for _, n := range res.Model.Info {
+		found = found || strings.Contains(n.Why, "a list --set indexes keeps only what the --set gives")
+	}
+	if !found {
+		t.Errorf("no note of the unreadable values file: %v", res.Model.Info)
+	}
+}
