@@ -59,7 +59,7 @@ func (r *reviewed) plan(name string, sets ...string) {
 // apply runs apply --plan and returns its outcome and the writes it sent.
 func (r *reviewed) apply(name string, sets ...string) (outcome, []string) {
 	r.t.Helper()
-	before, _ := r.proxy.Writes()
+	r.proxy.Writes() // drains what came before
 	spec := r.spec
 	if spec == "" {
 		spec = testdata("planfile.yaml")
@@ -69,8 +69,8 @@ func (r *reviewed) apply(name string, sets ...string) (outcome, []string) {
 		args = append(args, "--set", s)
 	}
 	out := r.run(args...)
-	after, _ := r.proxy.Writes()
-	return out, after[len(before):]
+	writes, _ := r.proxy.Writes()
+	return out, writes
 }
 
 // plan --out, then apply --plan on the unchanged world applies what the
