@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // PlanDigests identify what a live plan was decided from. Every digest is
 // "sha256:<hex>" or, when the plan key was set, "hmac-sha256:<hex>" keyed
 // with it (runner/planfile says why and how).
@@ -51,6 +53,10 @@ type ChartFetched struct {
 	Signer  string `json:"signer,omitempty"`
 }
 
+// GitDigestPrefix starts the digest of a chart read from git: the commit
+// it was read at ("git:<hash>"), which names its bytes.
+const GitDigestPrefix = "git:"
+
 // ChartMoved is a drift finding of a helm step: the repository serves other
 // bytes for the chart version the state record says the step last applied.
 type ChartMoved struct {
@@ -63,6 +69,10 @@ type ChartMoved struct {
 
 // String is the finding as one clause.
 func (m ChartMoved) String() string {
+	if strings.HasPrefix(m.Applied, GitDigestPrefix) {
+		return "the git ref now names another commit for chart " + m.Version + " than the step last applied (" +
+			m.Applied + " in the state record, " + m.Served + " now): the branch or tag moved"
+	}
 	return "the repository now serves other bytes for chart " + m.Version + " than the step last applied (" +
 		m.Applied + " in the state record, " + m.Served + " now): the version was re-published"
 }

@@ -229,7 +229,7 @@ func defs(namespace obj) obj {
 		}, "name"), "A key of a Secret or ConfigMap holding values (Flux's valuesFrom)"),
 		"helm": desc(merge(object(withHelmExtras(obj{
 			"chart":           obj{"type": "string", "description": "Bare name (with repo:), name:version, oci://ref[:tag|@digest], or a local ./path"},
-			"repo":            str(httpURLPattern, "HTTP(S) chart repository URL (bare-name charts only)"),
+			"repo":            str(`^(git\+)?https?://`, "HTTP(S) chart repository URL, or a git repository as helm-git writes it: git+https://host/org/repo@path/to/charts?ref=v1.2.3 (bare-name charts only)"),
 			"version":         obj{"type": []string{"string", "number"}, "description": "Exact chart version (quote it: 1.10 is a number to YAML, kept as written)"},
 			"auth":            object(obj{"username": obj{"type": "string"}, "password": obj{"type": "string"}}, "username", "password"),
 			"release":         str(subdomainPattern, "Helm release name (default: the step name)"),

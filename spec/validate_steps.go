@@ -97,6 +97,12 @@ func (v *validator) chart(p string, h *Helm) {
 		}
 		if h.Repo == "" {
 			v.errorf(p+".chart", "add repo: https://... (the chart repository URL)", "the bare chart name %q needs repo:", ref.Name)
+		} else if IsGitRepo(h.Repo) {
+			if _, err := ParseGitRepo(h.Repo); err != nil {
+				v.errorf(p+".repo", "", "the git chart repository %s %v", h.Repo, err)
+			} else {
+				userinfo = urlHasUserinfo(h.Repo)
+			}
 		} else if msg, hint := checkURL(h.Repo, "http", "https"); msg != "" {
 			v.errorf(p+".repo", hint, "%s", msg)
 		} else {

@@ -141,6 +141,10 @@ func (v *validator) verify(p string, h *Helm) {
 		v.errorf(p, "remove verify:, or sign the chart with helm package --sign and point chart: at the .tgz", "a local chart directory %s has no signature to verify", h.Chart)
 		return
 	}
+	if vf.Provenance != nil && IsGitRepo(h.Repo) {
+		v.errorf(p+".provenance", "remove verify:; a git chart is pinned by its commit: write ?ref=<full commit hash> in repo:", "a chart read from git (%s) has no .prov to verify", h.Repo)
+		return
+	}
 	if pv := vf.Provenance; pv != nil {
 		v.required(p+".provenance.keyring", pv.Keyring, "the OpenPGP keyring holding the signers' public keys, e.g. ./keys/pubring.gpg")
 	}
@@ -224,6 +228,15 @@ func unverifiedCharts(s *Spec) Problems {
 	for _, st := range s.Steps {
 		h := st.Helm
 		if h == nil || h.Verify != nil || h.ChartKind() == ChartLocal {
+			continue
+		}
+		if IsGitRepo(h.Repo) {
+			// A commit hash names the chart's bytes for ever: it is the
+			// pin a git chart can have.
+			if g, err := ParseGitRepo(h.Repo); err == nil && !g.PinsCommit() {
+				v.errorf(st.Path+".helm.repo", "write ?ref=<full commit hash> (git rev-parse "+g.Ref+"^{commit})",
+					"step %s reads its chart from git at %s, which can move, and --require-verified-charts wants every remote chart pinned", st.Name, g.Ref)
+			}
 			continue
 		}
 		v.errorf(st.Path+".helm.chart", "add verify: with provenance: {keyring: ...} or cosign:, see docs/supply-chain.md",

@@ -89,8 +89,12 @@ func (e *Fetcher) Fetch(ctx context.Context, h *spec.Helm) (*Source, error) {
 		src, err = e.localChart(h.Chart, req.prov)
 	case spec.ChartOCI:
 		src, err = e.ociChart(ctx, req)
-	default:
-		src, err = e.repoChart(ctx, req)
+	case spec.ChartRepo:
+		if spec.IsGitRepo(req.repo) {
+			src, err = e.gitChart(ctx, req)
+		} else {
+			src, err = e.repoChart(ctx, req)
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -248,6 +248,8 @@ func (e *Fetcher) fetchDependency(ctx context.Context, own chartRequest, f Depen
 		got, err = e.ociChart(ctx, chartRequest{chart: strings.TrimSuffix(repoURL, "/") + "/" + f.Name, version: f.Version, auth: own.sameHostAuth(repoURL)})
 	case strings.HasPrefix(repoURL, "http://") || strings.HasPrefix(repoURL, "https://"):
 		got, err = e.repoChart(ctx, chartRequest{chart: f.Name, repo: repoURL, version: f.Version, auth: own.sameHostAuth(repoURL)})
+	case spec.IsGitRepo(repoURL):
+		return nil, fmt.Errorf("khook builds dependencies from HTTP repositories and OCI registries only: vendor a git+ dependency in charts/ (helm dependency build with helm-git)")
 	case strings.HasPrefix(repoURL, "file://"):
 		return nil, fmt.Errorf("khook builds dependencies from HTTP repositories and OCI registries only: vendor a file:// dependency in charts/ (helm dependency build)")
 	case repoURL == "":

@@ -131,7 +131,7 @@ func releaseChanges(step string, was, now *model.ReleaseDigest) []string {
 		out = append(out, fmt.Sprintf("step %s: planned against release revision %d, now it is at revision %d", step, was.Revision, now.Revision))
 	}
 	if was.Archive != now.Archive {
-		out = append(out, fmt.Sprintf("step %s: the chart's bytes differ from the plan's (planned %s, now %s): the version was re-published or another chart was fetched", step, orNone(was.Archive), orNone(now.Archive)))
+		out = append(out, fmt.Sprintf("step %s: the chart's bytes differ from the plan's (planned %s, now %s): the version was re-published, a git ref moved, or another chart was fetched", step, orNone(was.Archive), orNone(now.Archive)))
 	}
 	if was.Chart != now.Chart {
 		out = append(out, fmt.Sprintf("step %s: the chart apply would install changed (digest %s, now %s)", step, short(was.Chart), short(now.Chart)))

@@ -47,20 +47,26 @@ func serveRepoDir(t testing.TB, auth Auth, dir string) *HTTPRepo {
 	if err := idx.WriteFile(filepath.Join(dir, "index.yaml"), 0o644); err != nil {
 		t.Fatalf("chartsrc: cannot write index.yaml: %v", err)
 	}
-	files := http.FileServer(http.Dir(dir))
 	hr := &HTTPRepo{Auth: auth}
+	hr.URL = serve(t, auth, &hr.requests, http.FileServer(http.Dir(dir)))
+	return hr
+}
+
+// serve serves h on a loopback port until the test ends, counting the
+// requests; with a non-zero auth every request needs those basic-auth
+// credentials. It returns the server's URL.
+func serve(t testing.TB, auth Auth, requests *atomic.Int64, h http.Handler) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hr.requests.Add(1)
+		requests.Add(1)
 		if auth != (Auth{}) && !basicAuthOK(r, auth) {
-			w.Header().Set("WWW-Authenticate", `Basic realm="khook-test-charts"`)
+			w.Header().Set("WWW-Authenticate", `Basic realm="khook-test"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
-		files.ServeHTTP(w, r)
+		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	hr.URL = srv.URL
-	return hr
+	return srv.URL
 }
 
 func basicAuthOK(r *http.Request, want Auth) bool {
