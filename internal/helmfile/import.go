@@ -580,6 +580,9 @@ func (c *converter) chart(r *rel, h *importer.OutHelm) bool {
 		return true
 	}
 	h.Chart, h.Repo = chart, repo.url
+	if note := importer.GitRepo(h); note != "" {
+		c.infof(r, "chart", "repository "+repoName+" ("+repo.url+")", note)
+	}
 	return true
 }
 

@@ -130,11 +130,11 @@ func TestImportRefusalForASecretIsMaskedAndItsAdviceWorks(t *testing.T) {
 // release says so at its needs and is partial, since it runs without
 // waiting for what helmfile finishes first (trial 46n's D2: dropped
 // silently, the release counted faithful). Both ways a release is
-// refused: the spec refuses its step (a git+https repository), or it has
+// refused: the spec refuses its step (a git+ssh repository), or it has
 // no chart the import can name (neither a repository's nor a folder).
 func TestImportNeedOfARefusedReleaseIsSaid(t *testing.T) {
 	for name, api := range map[string]string{
-		"spec refuses the step": "repositories:\n  - name: api\n    url: git+https://github.com/example/api@charts?ref=main\nreleases:\n  - name: api\n    namespace: demo\n    chart: api/api\n",
+		"spec refuses the step": "repositories:\n  - name: api\n    url: git+ssh://git@github.com/example/api@charts?ref=main\nreleases:\n  - name: api\n    namespace: demo\n    chart: api/api\n",
 		"no chart":              "releases:\n  - name: api\n    namespace: demo\n    chart: api\n",
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -89,7 +89,7 @@ func TestImportTrial46y(t *testing.T) {
 	write(t, dir, map[string]string{
 		"helmfile.yaml.gotmpl": `repositories:
   - name: gitrepo
-    url: git+https://github.com/example/operator@charts?ref=v1.0.0
+    url: git+ssh://git@github.com/example/operator@charts?ref=v1.0.0
 releases:
   - name: operator
     namespace: operator

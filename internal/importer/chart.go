@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,3 +39,31 @@ func RepoVar(repo string, from Loc, why string) *Var {
 }
 
 var nonWord = regexp.MustCompile(`[^A-Za-z0-9]`)
+
+// GitRepo carries a helm-git repository (git+https://…@path?ref=…) into h,
+// whose Repo holds it, as helm-git reads it: without ref= it reads master,
+// so the spec (which wants a ref) says ref=master, and the returned note
+// says so; unless depupdate=0 helm-git runs helm dependency update, so the
+// step resolves dependencies without a lock too. Anything else: "".
+func GitRepo(h *OutHelm) (note string) {
+	if !strings.HasPrefix(h.Repo, "git+") {
+		return ""
+	}
+	base, query, _ := strings.Cut(h.Repo, "?")
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return ""
+	}
+	if q.Get("depupdate") != "0" {
+		h.DependencyUpdate = true
+	}
+	if q.Has("ref") {
+		return ""
+	}
+	sep := "?"
+	if query != "" {
+		sep = "?" + query + "&"
+	}
+	h.Repo = base + sep + "ref=master"
+	return "names no ref=, so helm-git reads branch master and the spec says ref=master: pin a tag or commit"
+}

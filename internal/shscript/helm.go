@@ -62,6 +62,10 @@ func (t *translator) helm(x *cmd) {
 	case "registry":
 		t.account(x.stmt, importer.FateNotCarried, "", "registry credentials go into the helm step's auth: (with secret variables)")
 	case "plugin":
+		if len(f.pos) > 2 && f.pos[1] == "install" && strings.Contains(f.pos[2], "helm-git") {
+			t.account(x.stmt, importer.FateFolded, "", "khook reads helm-git's git+https:// chart repositories itself, with no plugin")
+			break
+		}
 		t.account(x.stmt, importer.FateNotCarried, "", "khook runs no helm plugins; a post-renderer or a job: step may do what it did")
 	default:
 		if !helmCommands[sub] {
@@ -229,6 +233,10 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 	}
 	if h.Chart == "." {
 		h.Chart = "./"
+	}
+	was := h.Repo
+	if note := importer.GitRepo(h); note != "" {
+		t.info(x.stmt, "chart repository "+was, note)
 	}
 	return true
 }
