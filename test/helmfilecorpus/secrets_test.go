@@ -26,6 +26,18 @@ var secretFileVar = regexp.MustCompile(`^the content of (.+), a secret the helmf
 // literalSecrets), or for a value it derives from a secret (derivePassword
 // of a master password: deriveSecrets): the user sets it to the value in
 // their file, or to what the helmfile derives.
+// expandEnv replaces each ${NAME} in str whose NAME env sets.
+func expandEnv(str string, env map[string]string) string {
+	return varRef.ReplaceAllStringFunc(str, func(ref string) string {
+		if v, ok := env[ref[2:len(ref)-1]]; ok {
+			return v
+		}
+		return ref
+	})
+}
+
+var varRef = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
+
 var literalVar = regexp.MustCompile(`^the credential at (release|environment values) .*, in plain text in the helmfile|, which the helmfile derives from the secret `)
 
 // importedSpec is what the comparison reads of the spec the import wrote
@@ -134,6 +146,9 @@ func readSecrets(specFile, dir string, env map[string]string, secretLooking func
 		if ns == "" {
 			ns = "default" // as normalize has it
 		}
+		// A release named from variables (namespace: ${NAMESPACE}) is the
+		// one helmfile built with the entry's environment.
+		name, ns = expandEnv(name, env), expandEnv(ns, env)
 		s.paths[ns+"/"+name] = append(s.paths[ns+"/"+name], secretPaths(st.Helm.Values, nil, refers, false)...)
 		for _, n := range literals {
 			if _, ok := s.literals[n]; ok {
