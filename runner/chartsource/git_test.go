@@ -7,6 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"helm.sh/helm/v4/pkg/chart/common"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+
 	"github.com/khook/khook/redact"
 	"github.com/khook/khook/spec"
 	"github.com/khook/khook/test/chartsrc"
@@ -133,5 +138,39 @@ func TestGitChartSymlinks(t *testing.T) {
 	_, err = fetchGit(t, &spec.Helm{Chart: "demo", Repo: r.RepoURL("main")})
 	if err == nil || !strings.Contains(err.Error(), "symlink charts/demo/templates/out.yaml points outside the repository") {
 		t.Errorf("err = %v, want the escaping symlink refused", err)
+	}
+}
+
+// A public chart kept in its project's git repository (local-path-
+// provisioner's deploy/chart, the URL trial 46w's helmfile names) loads
+// from git exactly as its released package does: the same templates,
+// CRDs, values and version.
+func TestGitChartRealChartAsPackaged(t *testing.T) {
+	tgz := chartsrc.RealChart(t, chartsrc.RealChartsDir(t), "local-path-provisioner", "0.0.30")
+	r := chartsrc.NewGitRepo(t, chartsrc.Auth{})
+	r.Unpack(t, tgz, "deploy/chart")
+	r.Commit(t, "release v0.0.30")
+	r.Tag(t, "v0.0.30")
+	src, err := fetchGit(t, &spec.Helm{Chart: "local-path-provisioner", Version: "0.0.30",
+		Repo: "git+" + r.URL + "@deploy/chart?ref=v0.0.30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := loader.Load(tgz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := func(ch *chartv2.Chart) map[string]string {
+		out := map[string]string{}
+		for _, f := range append(append([]*common.File{}, ch.Templates...), ch.Files...) {
+			out[f.Name] = string(f.Data)
+		}
+		return out
+	}
+	if diff := cmp.Diff(files(want), files(src.Chart)); diff != "" {
+		t.Errorf("the chart from git differs from its package (-package +git):\n%s", diff)
+	}
+	if diff := cmp.Diff(want.Values, src.Chart.Values); diff != "" || src.Chart.Metadata.Version != "0.0.30" || len(src.Chart.Templates) < 5 {
+		t.Errorf("values or version differ (%s, %d templates):\n%s", src.Chart.Metadata.Version, len(src.Chart.Templates), diff)
 	}
 }

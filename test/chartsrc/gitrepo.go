@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+
 	"github.com/khook/khook/test/needtool"
 )
 
@@ -48,12 +51,11 @@ func NewGitRepo(t testing.TB, auth Auth, charts ...string) *GitRepo {
 		}
 	}
 	r.Commit(t, "charts")
-	r.run(t, r.Dir, "tag", "-a", "-m", "v1", "v1")
 	r.run(t, root, "init", "-q", "--bare", bare)
 	// A commit is fetched by its hash only where the server allows it.
 	r.run(t, bare, "config", "uploadpack.allowReachableSHA1InWant", "true")
 	r.run(t, r.Dir, "remote", "add", "origin", bare)
-	r.Push(t)
+	r.Tag(t, "v1")
 
 	out, err := exec.Command(r.git, "--exec-path").Output()
 	if err != nil {
@@ -63,6 +65,26 @@ func NewGitRepo(t testing.TB, auth Auth, charts ...string) *GitRepo {
 		Env: []string{"GIT_PROJECT_ROOT=" + filepath.Dir(bare), "GIT_HTTP_EXPORT_ALL=1"}}
 	r.URL = serve(t, auth, &r.requests, backend) + "/charts.git"
 	return r
+}
+
+// Unpack writes the packaged chart tgz as its folder under dir of the work
+// tree (dir/<chart name>), as a project keeps its chart in git.
+func (r *GitRepo) Unpack(t testing.TB, tgz, dir string) {
+	t.Helper()
+	ch, err := loader.Load(tgz)
+	if err != nil {
+		t.Fatalf("chartsrc: cannot load %s: %v", tgz, err)
+	}
+	if err := chartutil.SaveDir(ch, filepath.Join(r.Dir, dir)); err != nil {
+		t.Fatalf("chartsrc: cannot unpack %s: %v", tgz, err)
+	}
+}
+
+// Tag tags HEAD (an annotated tag) and pushes it.
+func (r *GitRepo) Tag(t testing.TB, name string) {
+	t.Helper()
+	r.run(t, r.Dir, "tag", "-a", "-m", name, name)
+	r.Push(t)
 }
 
 // Commit commits everything in the work tree and returns the commit hash.
