@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/go-git/go-git/v5"
@@ -19,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
 	"helm.sh/helm/v4/pkg/chart/loader/archive"
@@ -38,7 +41,59 @@ import (
 // saved plan and the state pin the bytes reviewed; a moved branch or tag
 // shows as another commit.
 
+// maxGitFetch bounds what one request of a git chart fetch may download:
+// a spec (a pull request's, say) can name any repository, and the commit's
+// whole tree comes with the chart. A variable for the test.
+var maxGitFetch int64 = 512 << 20
+
+var boundOnce sync.Once
+
+// boundGitHTTP has go-git's HTTP transports (khook's only use of them is
+// here) stop a response at maxGitFetch bytes.
+func boundGitHTTP() {
+	boundOnce.Do(func() {
+		c := githttp.NewClient(&http.Client{Transport: capped{http.DefaultTransport}})
+		client.InstallProtocol("https", c)
+		client.InstallProtocol("http", c)
+	})
+}
+
+type capped struct{ base http.RoundTripper }
+
+func (c capped) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.base.RoundTrip(r)
+	if err == nil {
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxGitFetch}
+	}
+	return resp, err
+}
+
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("the repository sends more than %s for the commit, the most khook fetches for a chart: keep the chart in a smaller repository or publish it to a chart repository", size(maxGitFetch))
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func size(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 func (e *Fetcher) gitChart(ctx context.Context, req chartRequest) (*Source, error) {
+	boundGitHTTP()
 	g, err := spec.ParseGitRepo(req.repo)
 	if err != nil {
 		return nil, fmt.Errorf("git chart repository %s %s", e.redactor.String(req.repo), e.redactor.String(err.Error()))

@@ -2,6 +2,7 @@ package chartsource
 
 import (
 	"context"
+	"crypto/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,5 +173,25 @@ func TestGitChartRealChartAsPackaged(t *testing.T) {
 	}
 	if diff := cmp.Diff(want.Values, src.Chart.Values); diff != "" || src.Chart.Metadata.Version != "0.0.30" || len(src.Chart.Templates) < 5 {
 		t.Errorf("values or version differ (%s, %d templates):\n%s", src.Chart.Metadata.Version, len(src.Chart.Templates), diff)
+	}
+}
+
+// A repository sending more than khook fetches for a chart is cut off,
+// saying why.
+func TestGitChartFetchBounded(t *testing.T) {
+	r := chartsrc.NewGitRepo(t, chartsrc.Auth{}, "demo")
+	big := make([]byte, 256<<10)
+	rand.Read(big) // incompressible: the pack is as large
+	if err := os.WriteFile(filepath.Join(r.Dir, "blob.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Commit(t, "a large file")
+	r.Push(t)
+	was := maxGitFetch
+	maxGitFetch = 64 << 10
+	defer func() { maxGitFetch = was }()
+	_, err := fetchGit(t, &spec.Helm{Chart: "demo", Repo: r.RepoURL("main")})
+	if err == nil || !strings.Contains(err.Error(), "the repository sends more than 65536 bytes for the commit") {
+		t.Errorf("err = %v, want the fetch cut off", err)
 	}
 }
