@@ -1,6 +1,6 @@
 // Package chartsource brings a helm step's chart and values: charts from
-// HTTP repositories (index.yaml read directly), OCI registries and local
-// paths, their dependencies built, credentials kept in memory, the step's
+// HTTP repositories (index.yaml read directly), OCI registries, git
+// repositories (git.go) and local paths, their dependencies built, credentials kept in memory, the step's
 // values loaded and merged, and a chart rendered offline (khook plan
 // --offline). The helm executor (runner/helmstep) and the offline plan
 // (runner/plan) both use it, so a chart is sourced one way.
