@@ -603,7 +603,7 @@ func (t *translator) chdir(x *cmd) {
 	switch x.args[0] {
 	case "popd":
 		if n := len(t.dirStack); n > 0 {
-			t.cwd, t.dirStack = t.dirStack[n-1], t.dirStack[:n-1]
+			t.cwd, t.dirStack, t.cwdUnknown = t.dirStack[n-1], t.dirStack[:n-1], ""
 		}
 		return
 	case "pushd":
@@ -611,12 +611,13 @@ func (t *translator) chdir(x *cmd) {
 	}
 	if !x.ok || strings.Contains(dir, "${") {
 		t.notCarried(x.stmt, t.text(x.stmt), "the directory is only known when the script runs; paths after it are read as relative to "+t.display(t.cwd))
+		t.cwdUnknown = t.loc(x.stmt).String()
 		return
 	}
 	if dir == "" {
 		return // cd to HOME: nothing the spec refers to
 	}
-	t.cwd = t.abs(dir)
+	t.cwd, t.cwdUnknown = t.abs(dir), ""
 }
 
 // sleep stands for a wait: after a helm step that does not wait, it is

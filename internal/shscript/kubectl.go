@@ -381,9 +381,12 @@ func (t *translator) absent(x *cmd, src importer.OutSource) bool {
 		return t.fillsKustomization(x, src)
 	}
 	why := t.display(abs) + " does not exist when the import runs, so khook cannot read it; "
-	if by := t.madeBy(abs); by != "" {
+	switch by := t.madeBy(abs); {
+	case by != "":
 		why += "the script makes it earlier (" + by + "), which khook does not run: generate it and commit it, or import again once it exists"
-	} else {
+	case t.cwdUnknown != "":
+		why = "its file is relative to a directory known only when the script runs (the cd at " + t.cwdUnknown + "), so khook cannot read it: commit the file and point the step at it"
+	default:
 		why += "import again once it exists (run the import from where the script runs: --dir)"
 	}
 	t.account(x.stmt, importer.FateNotCarried, "", why)

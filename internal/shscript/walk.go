@@ -18,6 +18,7 @@ type translator struct {
 	m               *importer.Model
 	runDir, specDir string
 	cwd             string
+	cwdUnknown      string // where a cd to a directory known only at run time was (FILE:LINE), "" after a known one
 	dirStack        []string
 	file            string // the file being walked, as shown (relative to runDir)
 	scriptPath      string // its absolute path ($0, BASH_SOURCE)
