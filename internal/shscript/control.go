@@ -85,17 +85,26 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.exitBranch(c, last)
 			return
 		}
-		before := len(t.m.Steps)
+		before, inThen := len(t.m.Steps), 0
 		t.undecided(last, func() {
 			t.branch(c.Then, "")
+			inThen = len(t.m.Steps) - before
 			if c.Else != nil {
 				t.undecidedElse++
 				t.ifClause(c.Else)
 				t.undecidedElse--
 			}
 		})
-		if len(t.m.Steps) > before {
-			t.notCarried(last, "the condition "+t.text(last), "khook cannot decide it before the run; the steps under it are carried as if it held (add a when: on a variable)")
+		inElse := len(t.m.Steps) - before - inThen
+		how := "the steps under it are carried as if it held"
+		switch {
+		case inThen == 0:
+			how = "the steps of its else branch are carried as if it did not hold"
+		case inElse > 0:
+			how = "the steps of both its branches are carried, as if each ran"
+		}
+		if inThen+inElse > 0 {
+			t.notCarried(last, "the condition "+t.text(last), "khook cannot decide it before the run; "+how+" (add a when: on a variable)")
 		}
 	}
 }

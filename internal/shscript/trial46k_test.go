@@ -130,6 +130,9 @@ func TestTrial46rIdioms(t *testing.T) {
 		// wrongsecrets: a literal password as a tool's key=value argument is never quoted back
 		{name: "a key=value password of a command khook does not run", script: "vault login -method=userpass username=admin password=s3cr3tpw\nkubectl apply -f m.yaml -n x\n",
 			files: map[string]string{"m.yaml": configMap}, notCarried: []string{"khook runs no shell commands"}, never: []string{"s3cr3tpw"}},
+		// wrongsecrets (D7): $? of a grep decides between two branches
+		{name: "an undecided condition whose else branch makes the step", script: "kubectl get ns | grep -q vault\nif [ $? == 0 ]; then\n  echo \"vault is there\"\nelse\n  kubectl create namespace vault\nfi\n",
+			notCarried: []string{"the steps of its else branch are carried as if it did not hold"}},
 		// falco on k3s: sudo kubectl
 		{name: "sudo kubectl", script: "sudo -E kubectl create namespace falco\n",
 			want: []string{"name: falco", "khook runs its own kubectl, with the identity it is given"}},
