@@ -145,22 +145,14 @@ func (e *Fetcher) buildDependencies(ctx context.Context, req chartRequest, src *
 	}
 	var all []built
 	var fetches []DependencyFetch
-	subs := src.Chart.Dependencies()
-	for _, ch := range append([]*chartv2.Chart{src.Chart}, subs...) {
-		what, sub := src.What, ""
-		if ch != src.Chart {
-			if ch.Lock == nil && !req.dependencyUpdate {
-				continue // as before: helm renders it as it is (a disabled dependency needs nothing)
-			}
-			what, sub = src.What+" (its subchart "+ch.Name()+")", ch.Name()
-		}
-		f, archives, err := e.fetchMissing(ctx, req, &Source{Chart: ch, What: what})
+	for _, tg := range dependencyTargets(req, src) {
+		f, archives, err := e.fetchMissing(ctx, req, &Source{Chart: tg.ch, What: tg.what})
 		if err != nil {
 			return err
 		}
 		fetches = append(fetches, f...)
 		if len(archives) > 0 {
-			all = append(all, built{sub, archives})
+			all = append(all, built{tg.sub, archives})
 		}
 	}
 	if len(all) == 0 {
@@ -195,6 +187,27 @@ func (e *Fetcher) buildDependencies(ctx context.Context, req chartRequest, src *
 		return ch, add(ch)
 	}
 	return nil
+}
+
+// depTarget is a chart whose missing dependencies are built: the chart
+// itself (sub "") or a subchart it vendors as a directory.
+type depTarget struct {
+	ch        *chartv2.Chart
+	what, sub string
+}
+
+// dependencyTargets are src's chart and those of its subcharts that have
+// a lock (or every one, with dependencyUpdate); a subchart without one
+// renders as it is, as helm does (a disabled dependency needs nothing).
+func dependencyTargets(req chartRequest, src *Source) []depTarget {
+	out := []depTarget{{src.Chart, src.What, ""}}
+	for _, ch := range src.Chart.Dependencies() {
+		if ch.Lock == nil && !req.dependencyUpdate {
+			continue
+		}
+		out = append(out, depTarget{ch, src.What + " (its subchart " + ch.Name() + ")", ch.Name()})
+	}
+	return out
 }
 
 // fetchMissing fetches the dependencies src.Chart declares and does not
@@ -347,9 +360,14 @@ func OfflineDependencies(baseDir string, h *spec.Helm) []DependencyFetch {
 	if err != nil {
 		return nil
 	}
-	deps, _, err := dependencyPlan(chartRequest{chart: h.Chart, dependencyUpdate: h.DependencyUpdate}, &Source{Chart: ch, What: "chart " + h.Chart})
-	if err != nil {
-		return nil
+	req := chartRequest{chart: h.Chart, dependencyUpdate: h.DependencyUpdate}
+	var all []DependencyFetch
+	for _, tg := range dependencyTargets(req, &Source{Chart: ch, What: "chart " + h.Chart}) {
+		deps, _, err := dependencyPlan(req, &Source{Chart: tg.ch, What: tg.what})
+		if err != nil {
+			return nil
+		}
+		all = append(all, deps...)
 	}
-	return deps
+	return all
 }

@@ -1,6 +1,12 @@
 package chartsource
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/khook/khook/spec"
+)
 
 func TestSplitOCIRef(t *testing.T) {
 	for ref, want := range map[string][3]string{
@@ -28,5 +34,29 @@ func TestSplitCredentialsRegistersPassword(t *testing.T) {
 	}
 	if got := e.redactor.String("token p@ss here"); got != "token *** here" {
 		t.Errorf("password not registered with the redactor: %q", got)
+	}
+}
+
+// plan --offline names the dependencies a vendored subchart needs built,
+// as apply builds them (TestSubchartDependenciesBuilt in runner/helmstep).
+func TestOfflineDependenciesOfSubcharts(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	files := map[string]string{
+		"Chart.yaml":            "apiVersion: v2\nname: umbrella\nversion: 1.0.0\ndependencies:\n  - {name: sub, version: 0.1.0}\n",
+		"charts/sub/Chart.yaml": "apiVersion: v2\nname: sub\nversion: 0.1.0\ndependencies:\n  - {name: common, version: 2.x.x, repository: https://charts.example}\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := DependenciesNote(OfflineDependencies(dir, &spec.Helm{Chart: "./", DependencyUpdate: true}))
+	if got != "; builds chart dependencies common 2.x.x from https://charts.example (download)" {
+		t.Errorf("offline note %q, want the subchart's dependency", got)
 	}
 }
