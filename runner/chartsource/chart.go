@@ -86,7 +86,7 @@ func (e *Fetcher) Fetch(ctx context.Context, h *spec.Helm) (*Source, error) {
 	)
 	switch h.ChartKind() {
 	case spec.ChartLocal:
-		src, err = e.localChart(h.Chart, req.prov)
+		src, err = e.localChart(h, req.prov)
 	case spec.ChartOCI:
 		src, err = e.ociChart(ctx, req)
 	case spec.ChartRepo:
@@ -115,13 +115,17 @@ func (e *Fetcher) Fetch(ctx context.Context, h *spec.Helm) (*Source, error) {
 
 // localChart loads the chart at chart, a path relative to the spec's
 // folder or absolute; a packaged one with its .prov beside it when prov.
-func (e *Fetcher) localChart(chart string, prov bool) (*Source, error) {
-	p := chart
+func (e *Fetcher) localChart(h *spec.Helm, prov bool) (*Source, error) {
+	chart, p := h.Chart, h.Chart
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.baseDir, p)
 	}
-	if _, err := os.Stat(p); err != nil {
+	fi, err := os.Stat(p)
+	if err != nil {
 		return nil, fmt.Errorf("local chart %s not found (looked at %s): %w", chart, p, unwrapPathError(err))
+	}
+	if fi.IsDir() && !exists(filepath.Join(p, "Chart.yaml")) {
+		return manifestChart(chart, p, h.Release)
 	}
 	ch, err := loader.Load(p)
 	if err != nil {

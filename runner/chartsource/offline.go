@@ -47,7 +47,7 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 		}
 	}
 	e := New(nil, baseDir, nil, Options{})
-	src, err := e.localChart(h.Chart, h.Verify != nil && h.Verify.Provenance != nil)
+	src, err := e.localChart(h, h.Verify != nil && h.Verify.Provenance != nil)
 	if err != nil {
 		return nil, "", err
 	}

@@ -3,6 +3,7 @@ package chartsource
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/khook/khook/spec"
@@ -58,5 +59,34 @@ func TestOfflineDependenciesOfSubcharts(t *testing.T) {
 	got := DependenciesNote(OfflineDependencies(dir, &spec.Helm{Chart: "./", DependencyUpdate: true}))
 	if got != "; builds chart dependencies common 2.x.x from https://charts.example (download)" {
 		t.Errorf("offline note %q, want the subchart's dependency", got)
+	}
+}
+
+// A folder of manifests is a chart as helmfile's chartify makes one: each
+// *.yaml under it a template <i>-<file> in walk order (*.yml and other
+// files are not), named after the release, version 1.0.0.
+func TestManifestFolderChart(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"b.yaml": "kind: B\n", "a/c.yaml": "kind: C\n", "d.yml": "kind: D\n", "notes.txt": "x\n"} {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch, err := LoadLocal(dir, &spec.Helm{Chart: "./", Release: "office"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range ch.Templates {
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, " "); got != "templates/0-c.yaml templates/1-b.yaml" || ch.Name() != "office" || ch.Metadata.Version != "1.0.0" {
+		t.Errorf("chart %s %s with templates %q", ch.Name(), ch.Metadata.Version, got)
+	}
+	empty := t.TempDir()
+	if _, err := LoadLocal(empty, &spec.Helm{Chart: "./", Release: "x"}); err == nil || !strings.Contains(err.Error(), "has neither a Chart.yaml nor manifests") {
+		t.Errorf("an empty folder: %v", err)
 	}
 }

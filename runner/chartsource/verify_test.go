@@ -28,7 +28,7 @@ func TestProvenanceCachedByDigest(t *testing.T) {
 	e, signer, chart := signedSource(t)
 	h := &spec.Helm{Chart: chart, Verify: &spec.Verify{Provenance: &spec.Provenance{Keyring: signer.PublicRing}}}
 	for range 2 {
-		src, err := e.localChart(chart, true)
+		src, err := e.localChart(&spec.Helm{Chart: chart}, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestProvenanceCachedByDigest(t *testing.T) {
 	}
 	// Cosign on a chart from no registry fails, never passes.
 	h.Verify.Cosign = &spec.Cosign{Key: "k"}
-	src, _ := e.localChart(chart, true)
+	src, _ := e.localChart(&spec.Helm{Chart: chart}, true)
 	if err := e.verify(context.Background(), h, src); err == nil || !strings.Contains(err.Error(), "only charts from OCI registries carry one") {
 		t.Errorf("cosign: %v", err)
 	}
@@ -53,7 +53,7 @@ func TestProvenanceCachedByDigest(t *testing.T) {
 // (Helm's pkg/provenance over the demo chart), uncached, and a cached hit.
 func BenchmarkProvenanceVerify(b *testing.B) {
 	e, signer, chart := signedSource(b)
-	src, err := e.localChart(chart, true)
+	src, err := e.localChart(&spec.Helm{Chart: chart}, true)
 	if err != nil {
 		b.Fatal(err)
 	}

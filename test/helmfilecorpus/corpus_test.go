@@ -583,6 +583,15 @@ func importResolve(t *testing.T, root, in string, e entry, want []resolved) ([]r
 				if !filepath.IsAbs(h.Chart) {
 					r.Chart = filepath.Join(dir, h.Chart)
 				}
+				// helmfile installs the folder (a chart, or manifests it makes
+				// one of): khook must load it too, not only name it (46z's D4).
+				// A folder the input lacks is the input's matter: helmfile's
+				// build reads no chart either.
+				if _, err := os.Stat(r.Chart); err == nil {
+					if _, err := chartsource.LoadLocal(dir, h); err != nil {
+						t.Errorf("step %s: its local chart does not load as khook loads it: %v", st.Name, err)
+					}
+				}
 			}
 			r.Needs = releaseNeeds(st, steps)
 			vals, err := loader.Load(context.Background(), h)
