@@ -41,11 +41,17 @@ func SecretLooking(name string) bool {
 		if part == "KEY" && i > 0 && keyKinds[parts[i-1]] {
 			continue
 		}
-		if secretWords[part] {
+		if secretWords[part] || endsRunTogether(strings.ToLower(part)) {
 			return true
 		}
 	}
 	return false
+}
+
+// endsRunTogether: a word that ends with a credential word written run
+// together (MASTERKEY, ADMINPASSWORD: trial 46z's D3, ZITADEL_MASTERKEY).
+func endsRunTogether(word string) bool {
+	return slices.ContainsFunc(runTogether, func(w string) bool { return strings.HasSuffix(word, w) })
 }
 
 // credentialWords are the last words of a values key (or a flag) whose
@@ -63,7 +69,8 @@ var keyOfCredential = map[[2]string]bool{{"api", "key"}: true, {"secret", "key"}
 
 // runTogether are credential words a key written in one lower-case word
 // ends with (superadminpassword, csrftoken: trial 46t's D3).
-var runTogether = []string{"password", "passwd", "token", "apikey", "secretkey", "privatekey", "clientsecret", "jwtsecret"}
+var runTogether = []string{"password", "passwd", "token", "apikey", "secretkey", "privatekey", "clientsecret", "jwtsecret",
+	"masterkey", "accesskey", "encryptionkey", "signingkey"}
 
 // SecretKey says whether a values key (its last element: auth.password),
 // or a flag's name (docker-password), holds a credential: its last word is
@@ -82,12 +89,8 @@ func SecretKey(k string) bool {
 	if credentialWords[last] {
 		return true
 	}
-	if len(w) == 1 {
-		for _, end := range runTogether {
-			if strings.HasSuffix(last, end) && len(last) > len(end) {
-				return true
-			}
-		}
+	if len(w) == 1 && endsRunTogether(last) {
+		return true
 	}
 	return len(w) > 1 && keyOfCredential[[2]string{w[len(w)-2], last}]
 }

@@ -10,7 +10,8 @@ func TestSecretLookingKeyKinds(t *testing.T) {
 		"SORT_KEY": false, "HASH_KEY": false, "ROUTING_KEY": false, "CACHE_KEY": false, "PRIMARY_KEY": false,
 		"topology_key": false,
 		"API_KEY":      true, "AWS_SECRET_ACCESS_KEY": true, "SSH_KEY": true, "TAG_KEY_SECRET": true, "DB_PASSWORD": true,
-		"KEY": true, "MASTER_KEY": true,
+		"KEY": true, "MASTER_KEY": true, "ZITADEL_MASTERKEY": true, "ADMINPASSWORD": true, "GITHUB_AUTHTOKEN": true,
+		"MONKEY_BUSINESS": false, "ZITADEL_MASTERKEY_FILE": false,
 	} {
 		if got := SecretLooking(name); got != want {
 			t.Errorf("SecretLooking(%q) = %v, want %v", name, got, want)
@@ -27,6 +28,7 @@ func TestSecretKey(t *testing.T) {
 		"existingSecret": false, "passwordSecretName": false, "tokenRef": false, "existingSecretPasswordKey": false,
 		"adminPasswordKey": false, "accessKeyId": false, "tokenTTL": false, "key": false, "tolerations.0.key": false,
 		"secret": false, "passwordLength": false, "password-stdin": false, "username": false,
+		"masterkey": true, "zitadel.masterkey": true,
 	} {
 		if got := SecretKey(k); got != want {
 			t.Errorf("SecretKey(%q) = %v, want %v", k, got, want)
