@@ -278,9 +278,26 @@ func (c *converter) literalsIn(r *rel, v any, path []string, parent map[string]a
 		return v
 	}
 	if !literalAt(path, v, parent) {
+		if str, ok := v.(string); ok {
+			if text := c.credentialsInText(r, path, str, gen, byValue); text != str {
+				return text
+			}
+		}
 		c.secretByKey(r, path, v)
 		return v
 	}
+	name := c.secretVar(r, path, parent, v, gen, byValue)
+	if _, isString := v.(string); isString {
+		// One JSON string whatever the value holds (": ", "#", a quote):
+		// khook substitutes the spec's text before it parses it.
+		return "${" + name + "|toJson}"
+	}
+	return "${" + name + "}"
+}
+
+// secretVar is the secret variable that stands for the literal credential
+// v at path (declared the first time), with a note at its line.
+func (c *converter) secretVar(r *rel, path []string, parent map[string]any, v any, gen *source, byValue map[string]string) string {
 	value := fmt.Sprint(v)
 	if !importer.NamesItself(value) {
 		// Not a placeholder that names itself (password: password), which
@@ -320,12 +337,118 @@ func (c *converter) literalsIn(r *rel, v any, path []string, parent map[string]a
 	}
 	r.out.Info = append(r.out.Info, Note{Loc: loc, What: where,
 		Why: plainTextWhy + ": written as the secret variable " + name + ", never the literal; give it as KHOOK_SECRET_" + name})
-	if _, isString := v.(string); isString {
-		// One JSON string whatever the value holds (": ", "#", a quote):
-		// khook substitutes the spec's text before it parses it.
-		return "${" + name + "|toJson}"
+	return name
+}
+
+// credentialsInText replaces each literal credential in a string that is
+// YAML of its own (a Secret manifest in extraResources: |, which the
+// chart renders: trial 46z's D1) by its secret variable, in place in the
+// text: ${NAME|toJson} is one JSON string on one line whatever the value
+// holds, so the text stays the YAML it was. A credential it cannot
+// replace so (a block scalar) is left, and said.
+func (c *converter) credentialsInText(r *rel, path []string, s string, gen *source, byValue map[string]string) string {
+	if !strings.Contains(strings.TrimSpace(s), "\n") {
+		return s
 	}
-	return "${" + name + "}"
+	lines := strings.Split(s, "\n")
+	dec := yaml.NewDecoder(strings.NewReader(s))
+	changed := false
+	for {
+		var doc yaml.Node
+		if dec.Decode(&doc) != nil {
+			break
+		}
+		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		root := doc.Content[0]
+		isSecret := mappingValue(root, "kind") == "Secret"
+		walkScalars(root, nil, func(inner []string, key, val *yaml.Node, parent map[string]any) {
+			data := isSecret && len(inner) == 2 && (inner[0] == "data" || inner[0] == "stringData")
+			if !data && !literal(key.Value, val.Value, parent) {
+				return
+			}
+			if val.Value == "" || strings.Contains(val.Value, "{{") || strings.Contains(val.Value, "${") {
+				return
+			}
+			at := append(slices.Clone(path), inner...)
+			name := c.secretVar(r, at, parent, val.Value, gen, byValue)
+			l := val.Line - 1
+			if val.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || l >= len(lines) || val.Column-1 > len(lines[l]) {
+				r.out.NotCarried = append(r.out.NotCarried, Note{Loc: c.literalLoc(r, at, val.Value, gen), What: "release " + r.out.Resolved.Name + " values " + dotted(at),
+					Why: "a credential written as a block inside a string of YAML: put it in a Secret of its own"})
+				return
+			}
+			lines[l] = lines[l][:val.Column-1] + "${" + name + "|toJson}"
+			changed = true
+		})
+	}
+	if !changed {
+		return s
+	}
+	// The spec must hold the text as a block (|), where ${…} stands on its
+	// own: trailing blanks would make it a quoted string, which the JSON
+	// quotes would end. They mean nothing to the YAML inside, and go, said.
+	text := strings.Join(lines, "\n")
+	if !asBlock(text) {
+		for i := range lines {
+			lines[i] = strings.TrimRight(lines[i], " \t")
+		}
+		if text = strings.Join(lines, "\n"); asBlock(text) {
+			r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + " values " + dotted(path),
+				Why: "the blanks that end some of its lines are dropped, so that the spec can hold it as a block with its credentials as variables; they mean nothing to the YAML in it"})
+		}
+	}
+	if !asBlock(text) {
+		r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + " values " + dotted(path),
+			Why: "a string of YAML holding credentials that the spec cannot write as a block: put them in a Secret of their own"})
+		return s
+	}
+	return text
+}
+
+// asBlock: the spec writes text as a block scalar (|).
+func asBlock(text string) bool {
+	b, err := yaml.Marshal(map[string]string{"k": text})
+	return err == nil && strings.HasPrefix(string(b), "k: |")
+}
+
+// mappingValue is the scalar under key in a mapping node ("" without).
+func mappingValue(m *yaml.Node, key string) string {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key && m.Content[i+1].Kind == yaml.ScalarNode {
+			return m.Content[i+1].Value
+		}
+	}
+	return ""
+}
+
+// walkScalars calls f for each scalar value of a mapping under n, with its
+// path, its key and its mapping as a map of scalars (for literal's
+// sibling checks).
+func walkScalars(n *yaml.Node, path []string, f func(path []string, key, val *yaml.Node, parent map[string]any)) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		parent := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if v := n.Content[i+1]; v.Kind == yaml.ScalarNode {
+				parent[n.Content[i].Value] = v.Value
+			}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := append(slices.Clone(path), k.Value)
+			if v.Kind == yaml.ScalarNode {
+				f(p, k, v, parent)
+			} else {
+				walkScalars(v, p, f)
+			}
+		}
+	case yaml.SequenceNode:
+		for i, x := range n.Content {
+			walkScalars(x, append(slices.Clone(path), strconv.Itoa(i)), f)
+		}
+	}
 }
 
 // secretByKey makes the variable a credential's key refers to a secret
@@ -423,6 +546,9 @@ func lineWith(text, key, value string) int {
 	lines := strings.Split(text, "\n")
 	for _, both := range []bool{true, false} {
 		for i, l := range lines {
+			if strings.HasPrefix(strings.TrimSpace(l), "#") {
+				continue // a comment may name the key and hold the value's text (trial 46z's D2)
+			}
 			if strings.Contains(l, value) && (!both || strings.Contains(l, key)) {
 				return i + 1
 			}

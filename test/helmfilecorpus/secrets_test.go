@@ -230,7 +230,7 @@ func (s *secrets) fromHelmfile(want []resolved) error {
 
 // lookup is the value at path in v (map keys and list indexes).
 func lookup(v any, path []string) (any, bool) {
-	for _, k := range path {
+	for i, k := range path {
 		switch t := v.(type) {
 		case map[string]any:
 			x, ok := t[k]
@@ -244,6 +244,15 @@ func lookup(v any, path []string) (any, bool) {
 				return nil, false
 			}
 			v = t[i]
+		case string:
+			// a string of YAML (Secret manifests under extraResources: |),
+			// whose credentials the import replaces in place
+			for _, doc := range yamlDocs(t) {
+				if x, ok := lookup(doc, path[i:]); ok {
+					return x, true
+				}
+			}
+			return nil, false
 		default:
 			return nil, false
 		}
@@ -275,9 +284,27 @@ func secretPaths(v any, path []string, refers func(string) bool, intoLists bool)
 	case string:
 		if refers(t) {
 			out = append(out, path)
+		} else if intoLists && strings.Contains(t, "\n") {
+			// a literal the import replaced inside a string of YAML
+			for _, doc := range yamlDocs(t) {
+				out = append(out, secretPaths(doc, path, refers, intoLists)...)
+			}
 		}
 	}
 	return out
+}
+
+// yamlDocs are the documents of a string of YAML (none when it is not).
+func yamlDocs(text string) []any {
+	var docs []any
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	for {
+		var doc any
+		if dec.Decode(&doc) != nil {
+			return docs
+		}
+		docs = append(docs, doc)
+	}
 }
 
 // diff is the comparison's diff with no secret in it (trial 46m's H4: it

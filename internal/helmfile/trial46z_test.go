@@ -1,0 +1,80 @@
+package helmfile
+
+import (
+	"strings"
+	"testing"
+)
+
+// What held-out trial 46z (run once, on cc9eca6) showed, each cut down.
+func TestImportTrial46z(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		// opencloud: Secret manifests in a string of extraResources (D1),
+		// the last line of a document ending in blanks; two passwords under
+		// a comment that names both (D2)
+		"helmfile.yaml": `releases:
+  - name: app
+    namespace: app
+    chart: oci://r.example/app
+    version: 1.0.0
+    values:
+      - extraResources:
+          - |
+            apiVersion: v1
+            kind: Secret
+            metadata:
+              name: ldap
+            stringData:
+              bind-password: c4nary-bind-pw-1
+            ---   
+            apiVersion: v1
+            kind: Secret
+            metadata:
+              name: s3
+            stringData:
+              accessKey: c4nary-access-2
+  - name: ldap
+    namespace: ldap
+    chart: oci://r.example/ldap
+    version: 1.0.0
+    values:
+      - global:
+          # TODO: change adminPassword and configPassword
+          adminPassword: adminPass
+          configPassword: configPass
+`,
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Spec)
+	for _, secret := range []string{"c4nary-bind-pw-1", "c4nary-access-2", "adminPass\n", "configPass\n"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("%q is written in plain text:\n%s", secret, out)
+		}
+	}
+	for _, want := range []string{
+		"- |\n            apiVersion: v1\n            kind: Secret\n",
+		"bind-password: ${STRING_DATA_BIND_PASSWORD|toJson}\n            ---\n",
+		"accessKey: ${STRING_DATA_ACCESS_KEY|toJson}\n",
+		"helmfile.yaml:14: warning: release app values extraResources.0.stringData.bind-password",
+		"the blanks that end some of its lines are dropped",
+		"helmfile.yaml:29: warning: release ldap values global.adminPassword",
+		"helmfile.yaml:30: warning: release ldap values global.configPassword",
+	} {
+		if !strings.Contains(out+warningsOf(res), want) {
+			t.Errorf("missing %q in:\n%s\n%s", want, out, warningsOf(res))
+		}
+	}
+}
+
+func warningsOf(res *Result) string {
+	var b strings.Builder
+	for _, r := range res.Releases {
+		for _, n := range r.Info {
+			b.WriteString(n.Loc.String() + ": warning: " + n.What + ": " + n.Why + "\n")
+		}
+	}
+	return b.String()
+}
