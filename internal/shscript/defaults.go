@@ -78,6 +78,12 @@ func (t *translator) namespaced(st *importer.OutStep) bool {
 // no namespace; a URL or kustomization, not read here, may hold one.
 func (t *translator) sourcesNamespaced(srcs []importer.OutSource) bool {
 	for _, s := range srcs {
+		if s.Kustomize != "" {
+			if kustomizationNamespace(filepath.Join(t.specDir, s.Kustomize)) == "" {
+				return true
+			}
+			continue // it sets every object's namespace (trial 46z's N1)
+		}
 		text := s.Inline
 		if s.File != "" {
 			b, err := os.ReadFile(filepath.Join(t.specDir, s.File))
@@ -105,6 +111,25 @@ func (t *translator) sourcesNamespaced(srcs []importer.OutSource) bool {
 		}
 	}
 	return false
+}
+
+// kustomizationNamespace is the namespace: a kustomization in dir sets
+// ("" when it sets none or cannot be read).
+func kustomizationNamespace(dir string) string {
+	for _, name := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		var k struct {
+			Namespace string `yaml:"namespace"`
+		}
+		if yaml.Unmarshal(b, &k) != nil {
+			return ""
+		}
+		return k.Namespace
+	}
+	return ""
 }
 
 // clusterScoped: a built-in kind (or a common one, cert-manager's

@@ -101,7 +101,7 @@ func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool) {
 		if readOnlyTool(argv) {
 			t.account(c, importer.FateReadOnly, "", "its output is a value the script computes when it runs (a variable it sets becomes a khook variable)")
 		} else {
-			t.account(c, importer.FateNotCarried, "", "the script runs it inside $(…) to take its output, which khook cannot do; make it a step of its own and hand the value in as a variable")
+			t.account(c, importer.FateNotCarried, "", "the script runs it inside $(…) to take its output, which khook cannot do; make it a step of its own, and where the script uses the output, hand that value in as a variable")
 		}
 		return true
 	})

@@ -169,6 +169,9 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 	}
 	before := len(t.m.Steps)
 	t.pollLoop(s, map[bool]*syntax.Stmt{waitsFor: cond}[true], c.Do)
+	if rc, ok := cond.Cmd.(*syntax.CallExpr); ok && len(rc.Args) > 0 && lit(rc.Args[0]) == "read" {
+		return // while read: a turn per line of its input (loopReads), no poll (trial 46z's L1b)
+	}
 	if !waitsFor && !runsTool(s) {
 		// while [[ $# -gt 0 ]]; do case $1 in …: a shell loop, no poll; what it sets is not known
 		t.undecided(cond, func() { t.pollLoop(s, nil, c.Do) })

@@ -133,6 +133,15 @@ func TestTrial46rIdioms(t *testing.T) {
 		// wrongsecrets (D7): $? of a grep decides between two branches
 		{name: "an undecided condition whose else branch makes the step", script: "kubectl get ns | grep -q vault\nif [ $? == 0 ]; then\n  echo \"vault is there\"\nelse\n  kubectl create namespace vault\nfi\n",
 			notCarried: []string{"the steps of its else branch are carried as if it did not hold"}},
+		// elven-observability (trial 46z's L1b): a while-read loop over the
+		// namespaces the cluster has is a turn per line, not a poll
+		{name: "a while-read loop over kubectl get's lines", script: "apply_one() {\n  local output=\"\"\n  if ! output=\"$(kubectl apply -n \"$1\" -f m.yaml 2>&1)\"; then\n    return 1\n  fi\n}\nwhile IFS= read -r ns; do\n  apply_one \"${ns}\" || echo skipped\ndone <<< \"$(kubectl get namespaces -o name)\"\n",
+			files: map[string]string{"m.yaml": configMap}, notCarried: []string{"the script runs it inside $(…) to take its output, which khook cannot do; make it a step of its own, and where the script uses the output"}},
+		// elven-observability (trial 46z's N1): a kustomization that sets
+		// the namespace needs no word about the context's
+		{name: "apply -k of a kustomization with its namespace", script: "kubectl apply -k k\n",
+			files: map[string]string{"k/kustomization.yaml": "namespace: monitoring\nresources: [m.yaml]\n", "k/m.yaml": configMap},
+			want: []string{"kustomize: ./k"}, never: []string{"context's namespace"}},
 		// falco on k3s: sudo kubectl
 		{name: "sudo kubectl", script: "sudo -E kubectl create namespace falco\n",
 			want: []string{"name: falco", "khook runs its own kubectl, with the identity it is given"}},
