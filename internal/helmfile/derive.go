@@ -25,7 +25,9 @@ import (
 // decides what is written, and the import refuses.
 
 // canary is what a secret variable renders as on the second rendering.
-func canary(name string) string { return "khook-canary-" + strings.ToLower(name) }
+func canary(name string) string { return canaryPrefix + strings.ToLower(name) }
+
+const canaryPrefix = "khook-canary-"
 
 // secretsSet are the secret-looking environment variables the templates
 // read with a value (a directory's path aside: it is written relative to

@@ -78,3 +78,20 @@ func warningsOf(res *Result) string {
 	}
 	return b.String()
 }
+
+// derivePassword (scrypt) runs once per distinct arguments in an import,
+// and not at all for the derive pass's canary secrets, whose outputs only
+// need to differ (mijnbureau's import spent most of its time there).
+func TestDerivePasswordMemoized(t *testing.T) {
+	calls := 0
+	d := memoDerive(func(c uint32, typ, pw, user, site string) string { calls++; return pw + user + site })
+	for range 3 {
+		if d(1, "long", "master-pw-1", "synapse", "x") != "master-pw-1synapsex" {
+			t.Fatal("memoized value differs")
+		}
+	}
+	a, b := d(1, "long", canary("MASTER"), "a", "x"), d(1, "long", canary("MASTER"), "b", "x")
+	if calls != 1 || a == b || !strings.HasPrefix(a, canaryPrefix) {
+		t.Errorf("%d scrypt calls, canary outputs %q %q; want 1 call and distinct canary outputs", calls, a, b)
+	}
+}
