@@ -17,12 +17,16 @@ func estimateNodes(text []byte) int {
 	flow := 0         // [ { depth, across lines
 	blockIndent := -1 // >= 0: inside a block scalar whose parent line has this indent
 	for start := 0; start < len(text); {
+		// A line ends at \n, \r\n or a lone \r, as YAML's do (fuzz: "0:\r").
 		end := start
-		for end < len(text) && text[end] != '\n' {
+		for end < len(text) && text[end] != '\n' && text[end] != '\r' {
 			end++
 		}
 		line := text[start:end]
 		start = end + 1
+		if end+1 < len(text) && text[end] == '\r' && text[end+1] == '\n' {
+			start++
+		}
 		indent := 0
 		for indent < len(line) && line[indent] == ' ' {
 			indent++
