@@ -56,3 +56,55 @@ releases:
 		t.Errorf("%d steps update dependencies, want 2: helm-git does unless depupdate=0:\n%s", n, out)
 	}
 }
+
+// A hook that pulls its release's chart and applies its crds/ first
+// (trial 46w's f5-dpf apply-crds.sh) is the release step's crds: upgrade.
+func TestImportHookAppliesChartCRDs(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"apply-crds.sh": `#!/bin/bash
+set -euo pipefail
+CHART="$1"
+VERSION="${2:-}"
+TMP_DIR="$(mktemp -d)"
+trap 'rm -rf "$TMP_DIR"' EXIT
+if [[ "$CHART" == oci://* ]]; then
+	helm fetch --destination "$TMP_DIR" --untar "$CHART" --version "$VERSION"
+else
+	helm pull "$CHART" --version "$VERSION" --untar --untardir "$TMP_DIR"
+fi
+CHART_DIR=$(find "$TMP_DIR" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+if [[ -d "$CHART_DIR/crds" ]]; then
+	kubectl apply -f "$CHART_DIR/crds" --server-side
+fi
+`,
+		"helmfile.yaml": `releases:
+  - name: kamaji
+    namespace: kamaji
+    chart: oci://ghcr.io/nvidia/charts/kamaji
+    version: 1.2.0
+    hooks:
+      - events: ["preapply"]
+        command: "./apply-crds.sh"
+        args: ["oci://ghcr.io/nvidia/charts/kamaji", "1.2.0"]
+  - name: other
+    namespace: other
+    chart: oci://ghcr.io/org/other
+    version: 1.0.0
+`,
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Spec)
+	if !strings.Contains(out, "chart: oci://ghcr.io/nvidia/charts/kamaji\n      version: 1.2.0\n      release: kamaji\n      namespace: kamaji\n      createNamespace: true\n      crds: upgrade\n") ||
+		!strings.Contains(out, "release: other\n      namespace: other\n      createNamespace: true\n      crds: create\n") {
+		t.Errorf("want kamaji with crds: upgrade and other with crds: create:\n%s", out)
+	}
+	for _, r := range res.Releases {
+		if r.Verdict != Faithful {
+			t.Errorf("release %s: %v %v", r.Resolved.Name, r.Verdict, r.NotCarried)
+		}
+	}
+}

@@ -242,8 +242,12 @@ func (c *converter) hookSteps(at hookAt, what, command string, args []string, li
 	}
 	c.commands = append(c.commands, m.Commands...)
 	c.hookVars = append(c.hookVars, m.Vars...)
+	c.chartCRDs = append(c.chartCRDs, m.ChartCRDs...)
 	c.computedInHook(at, what, line, m)
-	if len(m.Steps) == 0 && len(m.NotCarried) == 0 {
+	switch {
+	case len(m.ChartCRDs) > 0:
+		at.info(line, what, "it applies the crds/ of the chart it pulls ("+m.ChartCRDs[0].Chart+") before the release, which the release's step does itself: crds: upgrade")
+	case len(m.Steps) == 0 && len(m.NotCarried) == 0:
 		at.info(line, what, "nothing in it changes the cluster (read-only or output only), so no step is written")
 	}
 	steps := make([]*importer.OutStep, len(m.Steps))

@@ -35,7 +35,9 @@ type converter struct {
 	// variables their steps refer to.
 	commands []importer.Command
 	hookVars []*importer.Var
-	globals  []*stateHooks // each helmfile's own hooks
+	// chartCRDs are the charts whose crds/ a hook applies before the release (importer.Model.ChartCRDs)
+	chartCRDs []importer.PulledChart
+	globals   []*stateHooks // each helmfile's own hooks
 	// derived are the values computed from a secret (deriveSecrets):
 	// value → the secret variable written instead.
 	derived map[string]string

@@ -71,7 +71,7 @@ func (c *converter) sayStandIns(m *importer.Model, probs []importer.Problem, ind
 // position to its release. The verdicts are settled first, so the notes
 // are final.
 func (c *converter) model(name string, refused map[*rel]string) (*importer.Model, map[int]*rel) {
-	m := &importer.Model{Source: c.top + " (environment " + c.opts.Environment + ")", Tool: "khook import helmfile", Dir: c.specDir, Name: name, Vars: c.res.Vars, Commands: c.commands}
+	m := &importer.Model{Source: c.top + " (environment " + c.opts.Environment + ")", Tool: "khook import helmfile", Dir: c.specDir, Name: name, Vars: c.res.Vars, Commands: c.commands, ChartCRDs: c.chartCRDs}
 	index := map[int]*rel{}
 	hooks := func(steps []*importer.OutStep) {
 		for _, st := range steps {

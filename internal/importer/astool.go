@@ -11,10 +11,18 @@ import "github.com/khook/khook/spec"
 // crds/ that are missing and never upgrade or delete them; khook's default
 // (upgrade) also upgrades them, so every helm step the source did not say
 // otherwise for (--skip-crds, a CRDs-only helmfile) gets crds: create.
+//
+// A chart whose crds/ the source applies itself first (helm pull --untar,
+// kubectl apply -f DIR/crds) gets crds: upgrade, which is that.
 func asTheTool(m *Model) {
 	for _, st := range m.Steps {
 		if h := st.Out.Helm; h != nil && h.CRDs == "" {
 			h.CRDs = spec.CRDsCreate
+			for _, p := range m.ChartCRDs {
+				if p.Is(h) {
+					h.CRDs = spec.CRDsUpgrade
+				}
+			}
 		}
 	}
 }

@@ -17,6 +17,7 @@ package importer
 import (
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Loc is where something was written in the imported file.
@@ -113,6 +114,24 @@ type Model struct {
 	NotCarried []Note // lost: the spec does not do these
 	Info       []Note // carried with a difference worth knowing
 	Commands   []Command
+	// ChartCRDs are the charts whose crds/ the source applies itself
+	// before it installs them (helm pull --untar, then kubectl apply -f
+	// DIR/crds), which is a helm step's crds: upgrade.
+	ChartCRDs []PulledChart
+}
+
+// PulledChart is a chart a source pulls (helm pull|fetch --untar).
+type PulledChart struct {
+	Chart, Version string
+	Loc            Loc
+}
+
+// Is says whether the pulled chart is the helm step h's: the same chart
+// name (a repository alias or OCI path before it aside) and, where both
+// say one, the same version.
+func (p PulledChart) Is(h *OutHelm) bool {
+	base := func(ref string) string { return ref[strings.LastIndex(ref, "/")+1:] }
+	return base(p.Chart) == base(h.Chart) && (p.Version == "" || h.Version == "" || p.Version == h.Version)
 }
 
 // Verdict is Refused when no step was written, Partial when something was

@@ -91,7 +91,8 @@ func (f flags) is(names ...string) bool {
 var helmValued = set("n", "namespace", "version", "repo", "f", "values", "set", "set-string", "set-file", "set-json", "set-literal",
 	"timeout", "kube-context", "kubeconfig", "description", "history-max", "post-renderer", "post-renderer-args", "username", "password",
 	"ca-file", "cert-file", "key-file", "name", "name-template", "o", "output", "max-history", "registry-config", "repository-cache",
-	"repository-config", "kube-apiserver", "kube-token", "kube-as-user", "kube-as-group", "burst-limit", "qps", "labels", "kube-ca-file", "keyring")
+	"repository-config", "kube-apiserver", "kube-token", "kube-as-user", "kube-as-group", "burst-limit", "qps", "labels", "kube-ca-file", "keyring",
+	"d", "destination", "untardir", "kube-tls-server-name") // pull: -d DIR
 
 var kubectlValued = set("n", "namespace", "f", "filename", "k", "kustomize", "l", "selector", "o", "output", "context", "kubeconfig",
 	"for", "timeout", "p", "patch", "type", "patch-file", "field-selector", "from-literal", "from-file", "from-env-file",

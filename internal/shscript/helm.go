@@ -23,6 +23,10 @@ func (t *translator) helm(x *cmd) {
 		return
 	}
 	if helmReadOnly[f.pos[0]] {
+		if (f.pos[0] == "pull" || f.pos[0] == "fetch") && f.is("untar") && len(f.pos) == 2 {
+			// its crds/ applied next is what crds: upgrade does (kApply)
+			t.pulled = append(t.pulled, importer.PulledChart{Chart: f.pos[1], Version: f.get("version"), Loc: t.loc(x.stmt)})
+		}
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 		return
 	}

@@ -3,6 +3,7 @@ package shscript
 import (
 	"cmp"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -171,7 +172,7 @@ func (t *translator) kApply(x *cmd, f flags) {
 		t.account(x.stmt, importer.FateNotCarried, "", "kubectl apply refuses arguments that are not flags (error: Unexpected args: "+strings.Join(extra, " ")+"), so the script's command fails; give each file its own -f (a glob: -f DIR, or a loop)")
 		return
 	}
-	if t.renderedApply(x, f) || t.applyPerDir(x, f) {
+	if t.renderedApply(x, f) || t.applyPerDir(x, f) || t.chartCRDs(x, f) {
 		return
 	}
 	var srcs []importer.OutSource
@@ -208,6 +209,23 @@ func (t *translator) kApply(x *cmd, f flags) {
 	}
 	a := &importer.OutApply{Manifests: srcs, Namespace: f.get("n", "namespace"), ServerSide: f.is("server-side")}
 	t.addStep(x.stmt, "apply-"+sourceName(srcs[0]), "", &importer.OutStep{Apply: a})
+}
+
+// chartCRDs is `kubectl apply -f DIR/crds` of the chart the script just
+// pulled (helm pull --untar): the CRDs applied, upgraded, before the
+// chart is installed, as Helm never upgrades a chart's crds/. That is
+// what a helm step does with its chart's crds/ by default (crds:
+// upgrade, server-side), so the command folds into the chart's step
+// (trial 46w's f5-dpf: apply-crds.sh before each release).
+func (t *translator) chartCRDs(x *cmd, f flags) bool {
+	files := f.all("f", "filename")
+	if len(t.pulled) == 0 || len(files) != 1 || path.Base(strings.TrimSuffix(files[0], "/")) != "crds" || f.is("k", "kustomize") {
+		return false
+	}
+	p := t.pulled[len(t.pulled)-1]
+	t.m.ChartCRDs = append(t.m.ChartCRDs, p)
+	t.account(x.stmt, importer.FateFolded, "", "the crds/ of chart "+p.Chart+" (pulled at "+p.Loc.String()+"), which khook's helm step of that chart applies and upgrades itself before it installs (crds: upgrade)")
+	return true
 }
 
 // applyPerDir is kubectl apply -f "manifests/${MODE}/" where the

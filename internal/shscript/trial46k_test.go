@@ -141,7 +141,7 @@ func TestTrial46rIdioms(t *testing.T) {
 		// the namespace needs no word about the context's
 		{name: "apply -k of a kustomization with its namespace", script: "kubectl apply -k k\n",
 			files: map[string]string{"k/kustomization.yaml": "namespace: monitoring\nresources: [m.yaml]\n", "k/m.yaml": configMap},
-			want: []string{"kustomize: ./k"}, never: []string{"context's namespace"}},
+			want:  []string{"kustomize: ./k"}, never: []string{"context's namespace"}},
 		// falco on k3s: sudo kubectl
 		{name: "sudo kubectl", script: "sudo -E kubectl create namespace falco\n",
 			want: []string{"name: falco", "khook runs its own kubectl, with the identity it is given"}},

@@ -43,7 +43,8 @@ type translator struct {
 	poll            bool    // inside a poll loop: its sleep is the loop's
 	keys            map[string]string
 	names           map[string]bool
-	depUpdate       map[string]bool // chart dirs `helm dependency update` ran in
+	depUpdate       map[string]bool        // chart dirs `helm dependency update` ran in
+	pulled          []importer.PulledChart // charts helm pull --untar fetched, in order
 	prev            *importer.OutStep
 	inputErr        error
 	sourcing        []string

@@ -13,3 +13,13 @@ func TestGitRepositoryIdioms(t *testing.T) {
 			want: []string{"repo: git+https://github.com/example/api@charts?ref=master\n", "names no ref=, so helm-git reads branch master"}},
 	})
 }
+
+// What trial 46w's f5-dpf hook does, as a script of its own.
+func TestPulledChartCRDsIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// f5's apply-crds.sh, as a script: the chart's crds/ applied before
+		// it is installed is a helm step's crds: upgrade
+		{name: "a pulled chart's crds/ applied before its install", script: "TMP_DIR=$(mktemp -d)\nhelm pull oci://ghcr.io/org/charts/op --version 1.2.0 --untar -d \"$TMP_DIR\"\nkubectl apply --server-side -f \"$TMP_DIR/op/crds\"\nhelm upgrade --install op oci://ghcr.io/org/charts/op --version 1.2.0 -n op --create-namespace\n",
+			want: []string{"crds: upgrade", "1 were folded"}},
+	})
+}
