@@ -37,7 +37,9 @@ type converter struct {
 	hookVars []*importer.Var
 	// chartCRDs are the charts whose crds/ a hook applies before the release (importer.Model.ChartCRDs)
 	chartCRDs []importer.PulledChart
-	globals   []*stateHooks // each helmfile's own hooks
+	// firstContext is the first part that names a kubeContext: (kubeContext).
+	firstContext *state
+	globals      []*stateHooks // each helmfile's own hooks
 	// derived are the values computed from a secret (deriveSecrets):
 	// value → the secret variable written instead.
 	derived map[string]string
@@ -247,6 +249,23 @@ func importWith(dir, file string, opts Options) (*Result, *renderer, error) {
 	return c.res, r, nil
 }
 
+// kubeContext says, of a helmfile that names another kubeContext than an
+// earlier part did, that its releases go to another cluster there, which
+// one khook run does not (rriv-cloud: the app and vault clusters).
+func (c *converter) kubeContext(s *state) {
+	if s.kubeContext == "" {
+		return
+	}
+	if c.firstContext == nil {
+		c.firstContext = s
+		return
+	}
+	if first := c.firstContext; first.kubeContext != s.kubeContext {
+		c.res.NotCarried = append(c.res.NotCarried, Note{Loc: importer.Loc{File: s.file, Line: s.kubeContextLine}, What: "kubeContext: " + s.kubeContext,
+			Why: "its releases go to context " + s.kubeContext + " and those of " + first.file + " to " + first.kubeContext + ", and one khook run works on one cluster: import each into a spec of its own"})
+	}
+}
+
 // tree loads path (a helmfile or a helmfile.d folder) and its
 // sub-helmfiles, which helmfile runs before the file's own releases. A
 // sub-helmfile (sub) renders with its parent's environment, so only a
@@ -276,6 +295,7 @@ func (c *converter) tree(path string, overrides map[string]any, depth int, sub b
 	}
 	c.res.NotCarried = append(c.res.NotCarried, s.notCarried...)
 	c.res.Info = append(c.res.Info, s.info...)
+	c.kubeContext(s)
 	prev, err = c.subHelmfiles(s, depth, prev)
 	if err != nil {
 		return nil, err

@@ -20,11 +20,14 @@ import (
 // state is one helmfile as helmfile loads it: its parts rendered and
 // merged, its bases merged in, its environment's values loaded.
 type state struct {
-	file     string // as the user names it (relative to the import's directory)
-	abs      string
-	dir      string
-	src      string // the raw text, to find the real line of a rendered release
-	rendered bool   // .gotmpl: the text was a template
+	file string // as the user names it (relative to the import's directory)
+	// kubeContext is the helmfile's own kubeContext: (its line).
+	kubeContext     string
+	kubeContextLine int
+	abs             string
+	dir             string
+	src             string // the raw text, to find the real line of a rendered release
+	rendered        bool   // .gotmpl: the text was a template
 
 	repos        map[string]repository
 	defaults     map[string]*yaml.Node
@@ -365,6 +368,12 @@ func (l *loader) key(s *state, k, v *yaml.Node, offset int, envs map[string]*yam
 			Why: "khook asks the cluster for its version and APIs (plan --offline takes them from its flags)"})
 	case "helmBinary", "kustomizeBinary", "lockFilePath", "helmfileLockFile":
 		s.info = append(s.info, Note{Loc: importer.Loc{File: s.file, Line: line}, What: k.Value, Why: "khook embeds Helm and kustomize: no binary or lock file to name"})
+	case "kubeContext":
+		// One khook run works on one cluster: the context is the run's
+		// (converter.kubeContext says when parts name different ones).
+		s.kubeContext, s.kubeContextLine = v.Value, line
+		s.info = append(s.info, Note{Loc: importer.Loc{File: s.file, Line: line}, What: "kubeContext: " + v.Value,
+			Why: "khook runs against the --context (or kubeconfig) given when it runs: run it with --context " + v.Value})
 	case "hooks":
 		for _, h := range v.Content {
 			var m map[string]any

@@ -1,6 +1,7 @@
 package helmfile
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,33 @@ func TestDerivePasswordMemoized(t *testing.T) {
 	a, b := d(1, "long", canary("MASTER"), "a", "x"), d(1, "long", canary("MASTER"), "b", "x")
 	if calls != 1 || a == b || !strings.HasPrefix(a, canaryPrefix) {
 		t.Errorf("%d scrypt calls, canary outputs %q %q; want 1 call and distinct canary outputs", calls, a, b)
+	}
+}
+
+// A helmfile's own kubeContext: is the run's --context, a warning; two
+// parts naming different contexts send releases to two clusters, which one
+// khook run does not: a partial naming both (trial 46n's rriv-cloud).
+func TestImportKubeContext(t *testing.T) {
+	dir := t.TempDir()
+	rel := "releases:\n  - name: %s\n    namespace: x\n    chart: oci://r.example/%s\n    version: 1.0.0\n"
+	write(t, dir, map[string]string{
+		"helmfile.yaml": "helmfiles:\n  - path: app.yaml\n  - path: vault.yaml\n",
+		"app.yaml":      "kubeContext: prod-app\n" + fmt.Sprintf(rel, "app", "app"),
+		"vault.yaml":    "kubeContext: prod-vault\n" + fmt.Sprintf(rel, "vault", "vault"),
+		"one.yaml":      "kubeContext: prod-app\n" + fmt.Sprintf(rel, "app", "app"),
+	})
+	res, err := Import(dir, "one.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict() != Faithful || !strings.Contains(string(res.Spec), "one.yaml:1: kubeContext: prod-app: khook runs against the --context") {
+		t.Errorf("one context: %v, want faithful with a warning:\n%s", res.Verdict(), res.Spec)
+	}
+	res, err = Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict() != Partial || !strings.Contains(string(res.Spec), "vault.yaml:1: kubeContext: prod-vault: its releases go to context prod-vault and those of app.yaml to prod-app") {
+		t.Errorf("two contexts: %v, want partial naming both:\n%s", res.Verdict(), res.Spec)
 	}
 }
