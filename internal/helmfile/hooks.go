@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -64,11 +66,16 @@ func (c *converter) hooks(r *rel) {
 			}
 		}}
 	list, _ := r.m["hooks"].([]any)
+	applied := appliedByHooks(list)
 	for i, x := range list {
 		h, _ := x.(map[string]any)
 		line := r.hookLine(i, len(list))
 		what, command, args, ok := c.hook(at, fmt.Sprintf("hooks[%d]", i), h, line)
 		if !ok {
+			continue
+		}
+		if file := undoesAnApply(h, command, applied); file != "" && !holdsData(abs(r.st.dir, file)) {
+			at.info(line, what, "it deletes at uninstall what another hook of the release applies ("+file+"), which khook destroy deletes itself with the step that applied it")
 			continue
 		}
 		before, after := c.hookEvents(at, what, h, line)
@@ -196,6 +203,83 @@ func (c *converter) hookEvents(at hookAt, what string, h map[string]any, line in
 		at.note(line, what+" on "+strings.Join(other, ", "), "khook runs no hooks at uninstall or cleanup: add a step by hand")
 	}
 	return before, after
+}
+
+// appliedByHooks are the files the release's install-time hooks apply
+// (kubectl apply -f FILE).
+func appliedByHooks(list []any) map[string]bool {
+	out := map[string]bool{}
+	for _, x := range list {
+		h, _ := x.(map[string]any)
+		if !hasEvent(h, "presync", "preapply", "postsync", "postapply", "prepare") {
+			continue
+		}
+		if file := kubectlFile(h, "apply"); file != "" {
+			out[file] = true
+		}
+	}
+	return out
+}
+
+// undoesAnApply is the file of a hook that only runs at uninstall and
+// deletes (kubectl delete -f FILE) what another hook applies ("" else):
+// khook destroy deletes what the spec's steps created (fiware's iam).
+func undoesAnApply(h map[string]any, command string, applied map[string]bool) string {
+	ev, _ := h["events"].([]any)
+	if len(ev) == 0 || filepath.Base(command) != "kubectl" {
+		return ""
+	}
+	for _, e := range ev {
+		if s := str(e); s != "preuninstall" && s != "postuninstall" {
+			return ""
+		}
+	}
+	if file := kubectlFile(h, "delete"); file != "" && applied[file] {
+		return file
+	}
+	return ""
+}
+
+// holdsData: the manifest file has an object whose deletion deletes data,
+// which khook destroy keeps without deleteData: (the hook's delete is then
+// not what destroy does).
+func holdsData(file string) bool {
+	b, err := os.ReadFile(file)
+	return err != nil || regexp.MustCompile(`(?m)^kind:\s*(PersistentVolumeClaim|PersistentVolume|StatefulSet|CustomResourceDefinition)\s*$`).Match(b)
+}
+
+func hasEvent(h map[string]any, names ...string) bool {
+	ev, _ := h["events"].([]any)
+	for _, e := range ev {
+		if slices.Contains(names, str(e)) {
+			return true
+		}
+	}
+	return false
+}
+
+// kubectlFile is FILE of a hook `kubectl VERB … -f FILE` (one file).
+func kubectlFile(h map[string]any, verb string) string {
+	if filepath.Base(str(h["command"])) != "kubectl" {
+		return ""
+	}
+	args, _ := h["args"].([]any)
+	file, hasVerb := "", false
+	for i, a := range args {
+		switch s := str(a); {
+		case s == verb:
+			hasVerb = true
+		case (s == "-f" || s == "--filename") && i+1 < len(args):
+			if file != "" {
+				return ""
+			}
+			file = filepath.Clean(str(args[i+1]))
+		}
+	}
+	if !hasVerb {
+		return ""
+	}
+	return file
 }
 
 func shorten(s string) string {

@@ -124,3 +124,37 @@ func TestImportKubeContext(t *testing.T) {
 		t.Errorf("two contexts: %v, want partial naming both:\n%s", res.Verdict(), res.Spec)
 	}
 }
+
+// A hook that only deletes at uninstall what another hook of the release
+// applied (fiware's iam: presync apply -f config/x.yaml, preuninstall
+// delete -f config/x.yaml) is what khook destroy does with the apply
+// step: noted, not a loss; a PVC's file stays one (destroy keeps data).
+func TestImportUninstallHookUndoesApply(t *testing.T) {
+	dir := t.TempDir()
+	hooks := func(file string) string {
+		return "    hooks:\n      - events: [\"presync\"]\n        command: kubectl\n        args: [apply, -n, \"{{ .Release.Namespace }}\", -f, ./config/" + file + "]\n" +
+			"      - events: [\"preuninstall\"]\n        command: kubectl\n        args: [delete, -n, \"{{ .Release.Namespace }}\", -f, ./config/" + file + "]\n"
+	}
+	write(t, dir, map[string]string{
+		"config/cm.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+		"config/pvc.yaml": "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n",
+		"helmfile.yaml": "releases:\n  - name: a\n    namespace: iam\n    chart: oci://r.example/a\n    version: 1.0.0\n" + hooks("cm.yaml") +
+			"  - name: b\n    namespace: iam\n    chart: oci://r.example/b\n    version: 1.0.0\n" + hooks("pvc.yaml"),
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Releases {
+		switch r.Resolved.Name {
+		case "a":
+			if r.Verdict != Faithful || !strings.Contains(warningsOf(res), "which khook destroy deletes itself with the step that applied it") {
+				t.Errorf("a: %v %v, want faithful with a note", r.Verdict, r.NotCarried)
+			}
+		case "b":
+			if r.Verdict != Partial {
+				t.Errorf("b: %v, want partial: destroy keeps the PVC", r.Verdict)
+			}
+		}
+	}
+}
