@@ -1,12 +1,11 @@
 package chartsource
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/test/chartsrc"
 )
 
 func TestSplitOCIRef(t *testing.T) {
@@ -47,15 +46,7 @@ func TestOfflineDependenciesOfSubcharts(t *testing.T) {
 		"Chart.yaml":            "apiVersion: v2\nname: umbrella\nversion: 1.0.0\ndependencies:\n  - {name: sub, version: 0.1.0}\n",
 		"charts/sub/Chart.yaml": "apiVersion: v2\nname: sub\nversion: 0.1.0\ndependencies:\n  - {name: common, version: 2.x.x, repository: https://charts.example}\n",
 	}
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	chartsrc.WriteFiles(t, dir, files)
 	got := DependenciesNote(OfflineDependencies(dir, &spec.Helm{Chart: "./", DependencyUpdate: true}))
 	if got != "; builds chart dependencies common 2.x.x from https://charts.example (download)" {
 		t.Errorf("offline note %q, want the subchart's dependency", got)
@@ -67,13 +58,7 @@ func TestOfflineDependenciesOfSubcharts(t *testing.T) {
 // files are not), named after the release, version 1.0.0.
 func TestManifestFolderChart(t *testing.T) {
 	dir := t.TempDir()
-	for name, text := range map[string]string{"b.yaml": "kind: B\n", "a/c.yaml": "kind: C\n", "d.yml": "kind: D\n", "notes.txt": "x\n"} {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	chartsrc.WriteFiles(t, dir, map[string]string{"b.yaml": "kind: B\n", "a/c.yaml": "kind: C\n", "d.yml": "kind: D\n", "notes.txt": "x\n"})
 	ch, err := LoadLocal(dir, &spec.Helm{Chart: "./", Release: "office"})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/test/chartsrc"
 )
 
 // A local chart that is a folder of plain manifests (trial 46z's owncloud
@@ -25,15 +26,7 @@ func TestManifestFolderIsAChart(t *testing.T) {
 		"nested/extra.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: addon-extra\ndata:\n  release: \"{{ .Release.Name }}\"\n",
 		"README.md":         "not a manifest\n",
 	}
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	chartsrc.WriteFiles(t, dir, files)
 	out := f.run(f.step("addons", spec.Helm{Chart: dir, Release: "addons-office"}), stepTimeout)
 	mustContain(t, "detail", out.Detail, "installed release addons-office revision 1")
 	if d := f.configMap("addon-config"); d["local.json"] != "{}" {

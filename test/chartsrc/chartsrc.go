@@ -5,8 +5,10 @@
 package chartsrc
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
@@ -39,4 +41,17 @@ func Package(t testing.TB, name, dir string) string {
 		t.Fatalf("chartsrc: cannot package chart %s: %v", name, err)
 	}
 	return path
+}
+
+// WriteFiles writes files (path relative to dir → text) under dir, making
+// the folders they need.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for name, text := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(text), Mode: 0o644}
+	}
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatalf("chartsrc: cannot write files: %v", err)
+	}
 }
