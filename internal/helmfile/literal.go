@@ -344,15 +344,23 @@ func (c *converter) secretVar(r *rel, path []string, parent map[string]any, v an
 // YAML of its own (a Secret manifest in extraResources: |, which the
 // chart renders: trial 46z's D1) by its secret variable, in place in the
 // text: ${NAME|toJson} is one JSON string on one line whatever the value
-// holds, so the text stays the YAML it was. A credential it cannot
-// replace so (a block scalar) is left, and said.
+// holds, so the text stays the YAML it was. When that cannot be done (a
+// credential written as a block, two on one line, a text the spec cannot
+// hold as a block) the string is left out, never written, and said.
 func (c *converter) credentialsInText(r *rel, path []string, s string, gen *source, byValue map[string]string) string {
 	if !strings.Contains(strings.TrimSpace(s), "\n") {
 		return s
 	}
+	type hit struct {
+		at     []string
+		parent map[string]any
+		val    *yaml.Node
+	}
+	var hits []hit
 	lines := strings.Split(s, "\n")
+	onLine := map[int]bool{}
+	replaceable := true
 	dec := yaml.NewDecoder(strings.NewReader(s))
-	changed := false
 	for {
 		var doc yaml.Node
 		if dec.Decode(&doc) != nil {
@@ -365,44 +373,58 @@ func (c *converter) credentialsInText(r *rel, path []string, s string, gen *sour
 		isSecret := mappingValue(root, "kind") == "Secret"
 		walkScalars(root, nil, func(inner []string, key, val *yaml.Node, parent map[string]any) {
 			data := isSecret && len(inner) == 2 && (inner[0] == "data" || inner[0] == "stringData")
-			if !data && !literal(key.Value, val.Value, parent) {
+			if !data && !literal(key.Value, val.Value, parent) || val.Value == "" || strings.Contains(val.Value, "{{") || strings.Contains(val.Value, "${") {
 				return
 			}
-			if val.Value == "" || strings.Contains(val.Value, "{{") || strings.Contains(val.Value, "${") {
-				return
-			}
-			at := append(slices.Clone(path), inner...)
-			name := c.secretVar(r, at, parent, val.Value, gen, byValue)
 			l := val.Line - 1
-			if val.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || l >= len(lines) || val.Column-1 > len(lines[l]) {
-				r.out.NotCarried = append(r.out.NotCarried, Note{Loc: c.literalLoc(r, at, val.Value, gen), What: "release " + r.out.Resolved.Name + " values " + dotted(at),
-					Why: "a credential written as a block inside a string of YAML: put it in a Secret of its own"})
-				return
+			if val.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || l >= len(lines) || val.Column-1 > len(lines[l]) || onLine[l] {
+				replaceable = false
 			}
-			lines[l] = lines[l][:val.Column-1] + "${" + name + "|toJson}"
-			changed = true
+			onLine[l] = true
+			hits = append(hits, hit{append(slices.Clone(path), inner...), parent, val})
 		})
 	}
-	if !changed {
+	if len(hits) == 0 {
 		return s
 	}
 	// The spec must hold the text as a block (|), where ${…} stands on its
 	// own: trailing blanks would make it a quoted string, which the JSON
 	// quotes would end. They mean nothing to the YAML inside, and go, said.
-	text := strings.Join(lines, "\n")
-	if !asBlock(text) {
-		for i := range lines {
-			lines[i] = strings.TrimRight(lines[i], " \t")
+	replaced := func(name func(hit) string) string {
+		out := slices.Clone(lines)
+		for _, h := range hits {
+			l := h.val.Line - 1
+			out[l] = out[l][:h.val.Column-1] + "${" + name(h) + "|toJson}"
 		}
-		if text = strings.Join(lines, "\n"); asBlock(text) {
-			r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + " values " + dotted(path),
-				Why: "the blanks that end some of its lines are dropped, so that the spec can hold it as a block with its credentials as variables; they mean nothing to the YAML in it"})
-		}
+		return strings.Join(out, "\n")
 	}
-	if !asBlock(text) {
-		r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + " values " + dotted(path),
-			Why: "a string of YAML holding credentials that the spec cannot write as a block: put them in a Secret of their own"})
-		return s
+	trim := func(text string) string {
+		ls := strings.Split(text, "\n")
+		for i := range ls {
+			ls[i] = strings.TrimRight(ls[i], " \t")
+		}
+		return strings.Join(ls, "\n")
+	}
+	var trimmed bool
+	if replaceable {
+		probe := replaced(func(hit) string { return "X" })
+		trimmed = !asBlock(probe)
+		replaceable = asBlock(probe) || asBlock(trim(probe))
+	}
+	what := "release " + r.out.Resolved.Name + " values " + dotted(path)
+	if !replaceable {
+		for _, h := range hits {
+			c.opts.Redactor.Add(h.val.Value)
+		}
+		r.out.NotCarried = append(r.out.NotCarried, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: what,
+			Why: "a string of YAML holding credentials the spec cannot write as variables (one written as a block, two on a line): left out, never written; put them in a Secret of their own"})
+		return ""
+	}
+	text := replaced(func(h hit) string { return c.secretVar(r, h.at, h.parent, h.val.Value, gen, byValue) })
+	if trimmed {
+		text = trim(text)
+		r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: what,
+			Why: "the blanks that end some of its lines are dropped, so that the spec can hold it as a block with its credentials as variables; they mean nothing to the YAML in it"})
 	}
 	return text
 }

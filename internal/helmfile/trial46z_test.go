@@ -158,3 +158,35 @@ func TestImportUninstallHookUndoesApply(t *testing.T) {
 		}
 	}
 }
+
+// A credential in a string of YAML that cannot become a variable in place
+// (a key written as a block) leaves the whole string out: never written.
+func TestImportCredentialInTextLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": `releases:
+  - name: app
+    namespace: app
+    chart: oci://r.example/app
+    version: 1.0.0
+    values:
+      - extraResources:
+          - |
+            apiVersion: v1
+            kind: Secret
+            metadata:
+              name: tls
+            stringData:
+              tls.key: |
+                c4nary-block-key-1
+`,
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(res.Spec), "c4nary-block-key-1") || res.Verdict() != Partial ||
+		!strings.Contains(string(res.Spec), "left out, never written") {
+		t.Errorf("want the string left out and the release partial:\n%s", res.Spec)
+	}
+}
