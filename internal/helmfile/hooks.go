@@ -82,7 +82,13 @@ func (c *converter) hooks(r *rel) {
 		if (!before && !after) || c.helmDependency(r, command, args) {
 			continue
 		}
+		pulled := len(c.chartCRDs)
 		steps := c.hookSteps(at, what, command, args, line)
+		var own *importer.OutHelm
+		if r.step != nil {
+			own = r.step.Helm
+		}
+		c.ownChartCRDs(at, what, line, pulled, own)
 		if len(steps) == 0 {
 			continue
 		}
@@ -205,6 +211,23 @@ func (c *converter) hookEvents(at hookAt, what string, h map[string]any, line in
 	return before, after
 }
 
+// ownChartCRDs keeps, of the charts whose crds/ a hook applied (those
+// from index from on), the one the release installs: its step's crds:
+// upgrade does that. Another chart's (or a helmfile-wide hook's, h nil)
+// is not carried.
+func (c *converter) ownChartCRDs(at hookAt, what string, line, from int, h *importer.OutHelm) {
+	kept := c.chartCRDs[:from]
+	for _, p := range c.chartCRDs[from:] {
+		if h != nil && p.Is(h) {
+			kept = append(kept, p)
+			at.info(line, what, "it applies the crds/ of the chart it pulls ("+p.Chart+") before the release, which the release's step does itself: crds: upgrade")
+			continue
+		}
+		at.note(line, what, "it applies the crds/ of chart "+p.Chart+", which no step of this release installs: apply them with a step of their own")
+	}
+	c.chartCRDs = kept
+}
+
 // appliedByHooks are the files the release's install-time hooks apply
 // (kubectl apply -f FILE).
 func appliedByHooks(list []any) map[string]bool {
@@ -245,8 +268,10 @@ func undoesAnApply(h map[string]any, command string, applied map[string]bool) st
 // not what destroy does).
 func holdsData(file string) bool {
 	b, err := os.ReadFile(file)
-	return err != nil || regexp.MustCompile(`(?m)^kind:\s*(PersistentVolumeClaim|PersistentVolume|StatefulSet|CustomResourceDefinition)\s*$`).Match(b)
+	return err != nil || dataKinds.Match(b)
 }
+
+var dataKinds = regexp.MustCompile(`(?m)^kind:\s*(PersistentVolumeClaim|PersistentVolume|StatefulSet|CustomResourceDefinition)\s*$`)
 
 func hasEvent(h map[string]any, names ...string) bool {
 	ev, _ := h["events"].([]any)
@@ -328,10 +353,7 @@ func (c *converter) hookSteps(at hookAt, what, command string, args []string, li
 	c.hookVars = append(c.hookVars, m.Vars...)
 	c.chartCRDs = append(c.chartCRDs, m.ChartCRDs...)
 	c.computedInHook(at, what, line, m)
-	switch {
-	case len(m.ChartCRDs) > 0:
-		at.info(line, what, "it applies the crds/ of the chart it pulls ("+m.ChartCRDs[0].Chart+") before the release, which the release's step does itself: crds: upgrade")
-	case len(m.Steps) == 0 && len(m.NotCarried) == 0:
+	if len(m.Steps) == 0 && len(m.NotCarried) == 0 && len(m.ChartCRDs) == 0 {
 		at.info(line, what, "nothing in it changes the cluster (read-only or output only), so no step is written")
 	}
 	steps := make([]*importer.OutStep, len(m.Steps))
@@ -424,7 +446,9 @@ func (c *converter) globalHooks(s *state, rels, prev []*rel) {
 		if !ok {
 			continue
 		}
+		pulled := len(c.chartCRDs)
 		steps := c.hookSteps(at, what, command, args, h.line)
+		c.ownChartCRDs(at, what, h.line, pulled, nil)
 		if len(steps) == 0 {
 			continue
 		}
