@@ -223,7 +223,13 @@ func (c *converter) ownChartCRDs(at hookAt, what string, line, from int, h *impo
 			at.info(line, what, "it applies the crds/ of the chart it pulls ("+p.Chart+") before the release, which the release's step does itself: crds: upgrade")
 			continue
 		}
-		at.note(line, what, "it applies the crds/ of chart "+p.Chart+", which no step of this release installs: apply them with a step of their own")
+		why := "it applies the crds/ of chart " + p.Chart + ", which no step of this release installs: apply them with a step of their own"
+		at.note(line, what, why)
+		for i := range c.commands {
+			if cm := &c.commands[i]; cm.Loc == p.Applied && cm.Fate == importer.FateFolded {
+				cm.Fate, cm.Why = importer.FateNotCarried, why
+			}
+		}
 	}
 	c.chartCRDs = kept
 }

@@ -108,3 +108,29 @@ fi
 		}
 	}
 }
+
+// A hook that applies another chart's crds/ is not the release's crds:
+// upgrade: not carried, counted so, and no step's crds: changes.
+func TestImportHookAppliesOtherChartCRDs(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"crds.sh": "#!/bin/bash\nset -e\nhelm pull oci://r.example/other --version 2.0.0 --untar -d /tmp/x\nkubectl apply -f /tmp/x/other/crds\n",
+		"helmfile.yaml": `releases:
+  - name: app
+    namespace: app
+    chart: oci://r.example/app
+    version: 1.0.0
+    hooks:
+      - events: ["presync"]
+        command: "./crds.sh"
+`,
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict() != Partial || !strings.Contains(string(res.Spec), "which no step of this release installs") || strings.Contains(string(res.Spec), "crds: upgrade") ||
+		!strings.Contains(string(res.Spec), "0 were folded into steps") {
+		t.Errorf("want partial, the other chart's crds/ named, no crds: upgrade, nothing folded:\n%s", res.Spec)
+	}
+}

@@ -14,14 +14,29 @@ import "github.com/khook/khook/spec"
 //
 // A chart whose crds/ the source applies itself first (helm pull --untar,
 // kubectl apply -f DIR/crds) gets crds: upgrade, which is that.
+// One no step installs was applied for nothing the spec does: not
+// carried, said at the apply.
 func asTheTool(m *Model) {
+	installed := make([]bool, len(m.ChartCRDs))
 	for _, st := range m.Steps {
 		if h := st.Out.Helm; h != nil && h.CRDs == "" {
 			h.CRDs = spec.CRDsCreate
-			for _, p := range m.ChartCRDs {
+			for i, p := range m.ChartCRDs {
 				if p.Is(h) {
-					h.CRDs = spec.CRDsUpgrade
+					h.CRDs, installed[i] = spec.CRDsUpgrade, true
 				}
+			}
+		}
+	}
+	for i, p := range m.ChartCRDs {
+		if installed[i] || p.Applied == (Loc{}) {
+			continue
+		}
+		why := "the crds/ of chart " + p.Chart + ", which no step installs: apply them with a step of their own"
+		for j := range m.Commands {
+			if c := &m.Commands[j]; c.Loc == p.Applied && c.Fate == FateFolded {
+				c.Fate, c.Why = FateNotCarried, why
+				m.NotCarried = append(m.NotCarried, Note{Loc: c.Loc, What: c.Text, Why: why})
 			}
 		}
 	}

@@ -123,7 +123,8 @@ type Model struct {
 // PulledChart is a chart a source pulls (helm pull|fetch --untar).
 type PulledChart struct {
 	Chart, Version string
-	Loc            Loc
+	Loc            Loc // the pull
+	Applied        Loc // the kubectl apply of its crds/
 }
 
 // Is says whether the pulled chart is the helm step h's: the same chart

@@ -21,5 +21,7 @@ func TestPulledChartCRDsIdioms(t *testing.T) {
 		// it is installed is a helm step's crds: upgrade
 		{name: "a pulled chart's crds/ applied before its install", script: "TMP_DIR=$(mktemp -d)\nhelm pull oci://ghcr.io/org/charts/op --version 1.2.0 --untar -d \"$TMP_DIR\"\nkubectl apply --server-side -f \"$TMP_DIR/op/crds\"\nhelm upgrade --install op oci://ghcr.io/org/charts/op --version 1.2.0 -n op --create-namespace\n",
 			want: []string{"crds: upgrade", "1 were folded"}},
+		{name: "a pulled chart's crds/ applied, the chart never installed", script: "helm pull oci://ghcr.io/org/charts/op --version 1.2.0 --untar -d /tmp/x\nkubectl apply -f /tmp/x/op/crds\n",
+			notCarried: []string{"the crds/ of chart oci://ghcr.io/org/charts/op, which no step installs"}},
 	})
 }

@@ -223,6 +223,7 @@ func (t *translator) chartCRDs(x *cmd, f flags) bool {
 		return false
 	}
 	p := t.pulled[len(t.pulled)-1]
+	p.Applied = t.loc(x.stmt)
 	t.m.ChartCRDs = append(t.m.ChartCRDs, p)
 	t.account(x.stmt, importer.FateFolded, "", "the crds/ of chart "+p.Chart+" (pulled at "+p.Loc.String()+"), which khook's helm step of that chart applies and upgrades itself before it installs (crds: upgrade)")
 	return true
