@@ -74,6 +74,9 @@ type Options struct {
 	// placeholders renders an unset requiredEnv as a placeholder that
 	// becomes ${NAME} (Import's first try; see unsetEnv).
 	placeholders bool
+	// memo makes the volatile functions agree across the import's
+	// renderings (volatileMemo).
+	memo *volatileMemo
 }
 
 // Verdict, Note and Loc are the import model's (internal/importer): the

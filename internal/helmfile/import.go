@@ -74,6 +74,7 @@ func Import(dir, file string, opts Options) (*Result, error) {
 	if opts.Redactor == nil {
 		opts.Redactor = redact.New()
 	}
+	opts.memo = &volatileMemo{}
 	res, err := importEnv(dir, file, opts)
 	err = maskError(opts.Redactor, err)
 	var ie *InputError
@@ -185,6 +186,7 @@ func convert(dir, file string, opts Options) (*converter, string, error) {
 	}
 	c.link()
 	c.linkHooks()
+	c.volatileNotes()
 	return c, path, nil
 }
 

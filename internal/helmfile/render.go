@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -77,6 +78,13 @@ type renderer struct {
 	// probes are the paths isFile and isDir looked for: what a template
 	// gives depends on whether they are there when helmfile runs.
 	probes []string
+	// uses are the calls of volatile functions; calls counts them by
+	// file and arguments (volatileMemo).
+	uses  []*volatileUse
+	calls map[string]int
+	// vary is set while dropUnused runs a template again: the vary-th
+	// call (seen counts them) gives another value.
+	vary, seen int
 }
 
 func newRenderer(opts Options) *renderer {
@@ -149,6 +157,7 @@ func (r *renderer) render(file string, lineOffset int, baseDir, text string, dat
 		}
 		return out, err
 	}
+	r.volatile(funcs, file)
 	t.Funcs(funcs)
 	// helmfile parses _*.tpl helpers of the base directory first.
 	helpers, _ := filepath.Glob(filepath.Join(baseDir, "_*.tpl"))
@@ -165,9 +174,13 @@ func (r *renderer) render(file string, lineOffset int, baseDir, text string, dat
 		return "", templateError(file, lineOffset, err)
 	}
 	var buf bytes.Buffer
-	if err := t.Execute(&buf, data); err != nil {
+	mark, before := len(r.uses), maps.Clone(r.calls)
+	err := t.Execute(&buf, data)
+	if err != nil {
 		return "", templateError(file, lineOffset, err)
 	}
+	r.placeUses(mark, t, file, lineOffset, text)
+	r.dropUnused(mark, before, t, data, buf.String())
 	r.scanDefaults(text)
 	return buf.String(), nil
 }

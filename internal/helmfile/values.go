@@ -113,11 +113,12 @@ func (c *converter) valuesFile(r *rel, h *importer.OutHelm, i int, p string) err
 		h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: c.rel(ap)})
 		return nil
 	}
-	mark, probed := len(c.r.reads), len(c.r.probes)
+	mark, probed, used := len(c.r.reads), len(c.r.probes), len(c.r.uses)
 	text, err := c.r.render(c.l.display(ap), 0, filepath.Dir(ap), string(data), releaseData(r.st, r.m))
 	if err != nil {
 		return r.st.undefinedEnv(err)
 	}
+	c.volatileRelease(r, used, c.l.display(ap))
 	for _, p := range c.r.probes[probed:] {
 		// {{ if isFile "my-dev.yaml" }}{{ readFile … }}: a local override
 		// helmfile reads whenever it is there (trial 46y's D3)
