@@ -133,7 +133,8 @@ func residue(c, other *converter) string {
 	return ""
 }
 
-// stepWithoutValues is a step as YAML, a helm step's values left out.
+// stepWithoutValues is a step as YAML, a helm step's values and
+// credentials (which references() makes ${NAME}s) left out.
 func stepWithoutValues(st *importer.OutStep) string {
 	if st == nil {
 		return ""
@@ -141,7 +142,7 @@ func stepWithoutValues(st *importer.OutStep) string {
 	s := *st
 	if s.Helm != nil {
 		h := *s.Helm
-		h.Values = nil
+		h.Values, h.Auth = nil, nil
 		s.Helm = &h
 	}
 	b, err := yaml.Marshal(&s)

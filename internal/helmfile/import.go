@@ -39,7 +39,9 @@ type converter struct {
 	chartCRDs []importer.PulledChart
 	// firstContext is the first part that names a kubeContext: (kubeContext).
 	firstContext *state
-	globals      []*stateHooks // each helmfile's own hooks
+	// auths are the steps that install from a repository with credentials.
+	auths   []authUse
+	globals []*stateHooks // each helmfile's own hooks
 	// derived are the values computed from a secret (deriveSecrets):
 	// value → the secret variable written instead.
 	derived map[string]string
@@ -573,6 +575,7 @@ func (c *converter) chart(r *rel, h *importer.OutHelm) bool {
 		return false
 	case strings.HasPrefix(ref, "oci://"):
 		h.Chart = ref
+		c.ociAuth(r, h)
 		return true
 	case strings.HasPrefix(ref, "./"), strings.HasPrefix(ref, "../"), strings.HasPrefix(ref, "/"):
 		c.localChart(r, h, abs(r.st.dir, ref))
@@ -601,9 +604,11 @@ func (c *converter) chart(r *rel, h *importer.OutHelm) bool {
 	}
 	if repo.oci {
 		h.Chart = "oci://" + strings.TrimSuffix(strings.TrimPrefix(repo.url, "oci://"), "/") + "/" + chart
+		c.ociAuth(r, h)
 		return true
 	}
 	h.Chart, h.Repo = chart, repo.url
+	c.auth(h, repoName, repo)
 	if note := importer.GitRepo(h); note != "" {
 		c.infof(r, "chart", "repository "+repoName+" ("+repo.url+")", note)
 	}

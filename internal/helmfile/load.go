@@ -61,6 +61,12 @@ type state struct {
 type repository struct {
 	url string
 	oci bool
+	// user and pass are its credentials as rendered, line where they are
+	// (0: none); helmfile logs in with them (repo add, or registry login
+	// for an OCI one) before any release installs.
+	user, pass string
+	file       string
+	line       int
 }
 
 // hookNode is one entry of the top-level hooks:, with its file and line
@@ -551,13 +557,29 @@ func (l *loader) repositories(s *state, n *yaml.Node, offset int) {
 			case "oci":
 				repo.oci = v.Value == "true"
 			case "username", "password":
-				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "repository " + name + " " + k.Value,
-					Why: "credentials are not written into a spec: set auth: {username: ${USER}, password: ${PASSWORD}} on its steps"})
+				if k.Value == "username" {
+					repo.user = v.Value
+				} else {
+					repo.pass = v.Value
+					if len(v.Value) >= 4 {
+						l.opts.Redactor.Add(v.Value) // before any message can quote it
+					}
+				}
+				if repo.line == 0 {
+					repo.file, repo.line = s.file, k.Line+offset
+				}
 			case "passCredentials", "skipTLSVerify", "certFile", "keyFile", "caFile", "verify", "keyring":
 				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "repository " + name + " " + k.Value,
 					Why: "khook takes TLS and credential settings per run (--ca-file) or per step (auth:), not per repository"})
 			}
 		})
+		if repo.line > 0 && (repo.user == "" || repo.pass == "" || strings.Contains(repo.user+repo.pass, "{{")) {
+			// helm logs in with both or neither; a plain .yaml helmfile
+			// does not render its repositories
+			s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: repo.file, Line: repo.line}, What: "repository " + name + " credentials",
+				Why: "not both a username and a password as values: set auth: {username: ${USER}, password: ${PASSWORD}} on the steps that install from it"})
+			repo.user, repo.pass, repo.line = "", "", 0
+		}
 		if name != "" {
 			s.repos[name] = repo
 		}

@@ -29,8 +29,9 @@ func (c *converter) references() {
 		if st, err := os.Stat(val); err == nil && st.IsDir() && strings.HasPrefix(val, "/") {
 			isDir = true
 		}
-		secret := e.secret() && !isDir
-		used := false
+		repoPass := c.authPassword(val)
+		secret := (e.secret() || repoPass) && !isDir
+		used, inAuth := false, false
 		if len(val) >= 3 && val != "true" && val != "false" {
 			ref := "${" + e.name + "}"
 			for _, r := range c.rels {
@@ -44,6 +45,14 @@ func (c *converter) references() {
 						}
 						if st.Helm.Namespace == val {
 							st.Helm.Namespace, used = ref, true
+						}
+						if au := st.Helm.Auth; au != nil {
+							if au.Username == val {
+								au.Username, used, inAuth = ref, true, true
+							}
+							if au.Password == val {
+								au.Password, used, inAuth = ref, true, true
+							}
 						}
 					}
 				}
@@ -68,7 +77,8 @@ func (c *converter) references() {
 		}
 		// A requiredEnv stays required whatever default another template's
 		// env gives it: helmfile refuses to render without it (trial 46n's O1b).
-		v := &importer.Var{Name: e.name, Required: e.required, From: importer.Loc{File: c.top},
+		// auth: needs both fields: unset, the run would fail on an empty one.
+		v := &importer.Var{Name: e.name, Required: e.required || inAuth, From: importer.Loc{File: c.top},
 			Description: "the helmfile's " + e.name + " (set KHOOK_VAR_" + e.name + " or --set " + e.name + "=...)"}
 		switch {
 		case secret:
@@ -77,7 +87,7 @@ func (c *converter) references() {
 			// to render without (trial 46p's D5): unset, khook would deploy "".
 			v.Secret = true
 			v.Description = "the helmfile's " + e.name + ", a secret (set KHOOK_SECRET_" + e.name + ")"
-			if !importer.SecretLooking(e.name) {
+			if !importer.SecretLooking(e.name) && !repoPass {
 				c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
 					Why: "its value holds a URL's password (user:password@host): written as the secret variable " + e.name + " (KHOOK_SECRET_" + e.name + "), never its value"})
 			}
@@ -94,6 +104,7 @@ func (c *converter) references() {
 		}
 		c.res.Vars = append(c.res.Vars, v)
 	}
+	c.authRefs()
 	c.secretReads()
 	for _, v := range c.hookVars {
 		if !declared(c.res.Vars, v.Name) {
@@ -169,3 +180,86 @@ func declared(vars []*importer.Var, name string) bool {
 	}
 	return false
 }
+
+// authUse is a step that installs from a repository with credentials.
+type authUse struct {
+	h    *importer.OutHelm
+	repo string
+	at   importer.Loc
+}
+
+// auth gives h the credentials of repository name, which helmfile logs in
+// with before installing: written as ${VARIABLES} by authRefs.
+func (c *converter) auth(h *importer.OutHelm, name string, repo repository) {
+	if repo.line == 0 {
+		return
+	}
+	h.Auth = &importer.OutAuth{Username: repo.user, Password: repo.pass}
+	at := importer.Loc{File: repo.file, Line: repo.line}
+	for _, a := range c.auths {
+		if a.at == at {
+			c.auths = append(c.auths, authUse{h: h, repo: name, at: at})
+			return
+		}
+	}
+	c.auths = append(c.auths, authUse{h: h, repo: name, at: at})
+	c.res.Info = append(c.res.Info, Note{Loc: at, What: "repository " + name + " credentials",
+		Why: "auth: on each step that installs from it, as helmfile logs in to it first; the password is a secret variable, never its value"})
+}
+
+// ociAuth gives an oci:// chart the credentials of the OCI repository of
+// its registry: helmfile's registry login holds for the whole host.
+func (c *converter) ociAuth(r *rel, h *importer.OutHelm) {
+	host, _, _ := strings.Cut(strings.TrimPrefix(h.Chart, "oci://"), "/")
+	names := make([]string, 0, len(r.st.repos))
+	for name := range r.st.repos {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		repo := r.st.repos[name]
+		if h2, _, _ := strings.Cut(strings.TrimPrefix(repo.url, "oci://"), "/"); repo.oci && repo.line > 0 && h2 == host {
+			c.auth(h, name, repo)
+			return
+		}
+	}
+}
+
+// authPassword says whether val is a repository's password.
+func (c *converter) authPassword(val string) bool {
+	for _, a := range c.auths {
+		if a.h.Auth.Password == val {
+			return true
+		}
+	}
+	return false
+}
+
+// authRefs writes each credential references() did not make a ${NAME}
+// (written in the helmfile, or computed) as a secret variable named after
+// its repository; a username is kept unless it is the password too.
+func (c *converter) authRefs() {
+	for _, a := range c.auths {
+		au := a.h.Auth
+		if isRef(au.Password) {
+			continue
+		}
+		name := "HELM_REPO_" + varName(a.repo) + "_PASSWORD"
+		if len(au.Password) >= 4 {
+			c.opts.Redactor.Add(au.Password)
+		}
+		if au.Username == au.Password {
+			au.Username = "${" + name + "}"
+		}
+		au.Password = "${" + name + "}"
+		if declared(c.res.Vars, name) {
+			continue
+		}
+		c.res.Vars = append(c.res.Vars, &importer.Var{Name: name, Secret: true, Required: true, From: a.at,
+			Description: "the password of helm repository " + a.repo + " (set KHOOK_SECRET_" + name + ")"})
+		c.res.Info = append(c.res.Info, Note{Loc: a.at, What: "repository " + a.repo + " password",
+			Why: "written as the secret variable " + name + " (KHOOK_SECRET_" + name + "), never its value"})
+	}
+}
+
+func isRef(s string) bool { return strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") }

@@ -24,6 +24,7 @@ type OutHelm struct {
 	Chart            string            `yaml:"chart"`
 	Repo             string            `yaml:"repo,omitempty"`
 	Version          string            `yaml:"version,omitempty"`
+	Auth             *OutAuth          `yaml:"auth,omitempty"`
 	Release          string            `yaml:"release,omitempty"`
 	Namespace        string            `yaml:"namespace,omitempty"`
 	CreateNamespace  bool              `yaml:"createNamespace,omitempty"`
@@ -35,6 +36,13 @@ type OutHelm struct {
 	ValuesFrom       []OutSource       `yaml:"valuesFrom,omitempty"`
 	Values           map[string]any    `yaml:"values,omitempty"`
 	PostRenderers    []OutPostRenderer `yaml:"postRenderers,omitempty"`
+}
+
+// OutAuth is a private repository's or registry's credentials: each a
+// ${VARIABLE} (the password always a secret one), never a secret's value.
+type OutAuth struct {
+	Username string `yaml:"username"`
+	Password string `yaml:"password"`
 }
 
 // OutPostRenderer is one helm post-renderer: kustomize patches.
