@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -64,7 +65,7 @@ func (t *translator) helm(x *cmd) {
 		t.helm2 = true // the script runs Helm 2 itself: its --name and namespaces are Helm 2's
 		t.account(x.stmt, importer.FateNotCarried, "", "Helm 2's tiller: khook installs with Helm 4, which needs no tiller; drop it")
 	case "registry":
-		t.account(x.stmt, importer.FateNotCarried, "", "registry credentials go into the helm step's auth: (with secret variables)")
+		t.helmRegistry(x)
 	case "plugin":
 		if len(f.pos) > 2 && f.pos[1] == "install" && strings.Contains(f.pos[2], "helm-git") {
 			t.account(x.stmt, importer.FateFolded, "", "khook reads helm-git's git+https:// chart repositories itself, with no plugin")
@@ -87,11 +88,19 @@ var helmCommands = set("completion", "create", "dependency", "dep", "dependencie
 
 func (t *translator) helmRepo(x *cmd, f flags) {
 	if len(f.pos) >= 4 && f.pos[1] == "add" {
-		if f.get("username") != "" || f.get("password") != "" {
-			t.account(x.stmt, importer.FateNotCarried, "", "a private repository: add auth: with secret variables to the steps that install from "+f.pos[2])
-		}
 		t.repos[f.pos[2]] = f.pos[3]
-		t.account(x.stmt, importer.FateFolded, "", "its URL goes into the repo: of the steps that install from "+f.pos[2])
+		delete(t.repoAuth, f.pos[2])
+		if f.get("username") == "" && f.get("password") == "" && !f.is("password-stdin") {
+			t.account(x.stmt, importer.FateFolded, "", "its URL goes into the repo: of the steps that install from "+f.pos[2])
+			return
+		}
+		au, why := t.login(x, f, "helm repository "+f.pos[2], "HELM_REPO_"+varName(f.pos[2]))
+		if au == nil {
+			t.account(x.stmt, importer.FateNotCarried, "", "a private repository, "+why+": add auth: with secret variables to the steps that install from "+f.pos[2])
+			return
+		}
+		t.repoAuth[f.pos[2]] = au
+		t.account(x.stmt, importer.FateFolded, "", "its URL and credentials go into the repo: and auth: of the steps that install from "+f.pos[2])
 		return
 	}
 	if len(f.pos) >= 2 && (f.pos[1] == "update" || f.pos[1] == "up") {
@@ -99,6 +108,80 @@ func (t *translator) helmRepo(x *cmd, f flags) {
 		return
 	}
 	t.account(x.stmt, importer.FateReadOnly, "", "it changes only helm's local repository list")
+}
+
+// registryValued are helm registry login's flags that take a value.
+var registryValued = func() map[string]bool {
+	m := maps.Clone(helmValued)
+	m["u"], m["p"] = true, true
+	return m
+}()
+
+// helmRegistry is `helm registry login HOST`: helm keeps the login for the
+// host, so its credentials go into auth: of each step after it that
+// installs an oci:// chart from HOST; logout ends that.
+func (t *translator) helmRegistry(x *cmd) {
+	f := parseFlags(x.args[1:], registryValued)
+	if len(f.pos) < 3 || (f.pos[1] != "login" && f.pos[1] != "logout") {
+		t.account(x.stmt, importer.FateNotCarried, "", "helm registry takes login or logout and a registry host")
+		return
+	}
+	host := f.pos[2]
+	if v := t.m.Var(strings.TrimSuffix(strings.TrimPrefix(host, "${"), "}")); v != nil && v.Default != nil && isRef(host) {
+		host = *v.Default // AC_REGISTRY=${AC_REGISTRY:-dp.apps.rancher.io}: the charts name the host itself
+	}
+	host = registryHost(host)
+	if f.pos[1] == "logout" {
+		delete(t.registries, host)
+		t.account(x.stmt, importer.FateFolded, "", "the steps after it carry no credentials for "+host)
+		return
+	}
+	au, why := t.login(x, f, "registry "+host, "REGISTRY_"+varName(host))
+	if au == nil {
+		t.account(x.stmt, importer.FateNotCarried, "", "registry credentials, "+why+": add auth: with secret variables to the steps that install from "+host)
+		return
+	}
+	t.registries[host] = au
+	t.account(x.stmt, importer.FateFolded, "", "its credentials go into auth: of the steps that install oci:// charts from "+host)
+}
+
+// registryHost is a registry as helm logs in to it: its host[:port].
+func registryHost(s string) string {
+	s = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(s, "oci://"), "https://"), "http://")
+	host, _, _ := strings.Cut(s, "/")
+	return host
+}
+
+// login is the credentials a command passes (--username/-u with
+// --password/-p or --password-stdin): the password a secret variable
+// (prefix_PASSWORD when the script writes it), never its value; each
+// required unless it has a default, as auth: needs both. nil says why not.
+func (t *translator) login(x *cmd, f flags, what, prefix string) (*importer.OutAuth, string) {
+	user, pass := f.get("username", "u"), f.get("password", "p")
+	if f.is("password-stdin") {
+		if x.stdin == nil || !x.stdin.known {
+			return nil, "the password it reads on its standard input is only known when the script runs"
+		}
+		pass = strings.TrimSuffix(x.stdin.text, "\n")
+	}
+	if user == "" || pass == "" {
+		return nil, "not both a username and a password"
+	}
+	un, ok1 := t.credential(x, user, false, prefix+"_USERNAME", "the username of "+what)
+	pn, ok2 := t.credential(x, pass, true, prefix+"_PASSWORD", "the password of "+what)
+	if !ok1 || !ok2 {
+		return nil, "a credential built of several values"
+	}
+	au := &importer.OutAuth{Username: user, Password: "${" + pn + "}"}
+	if un != "" {
+		au.Username = "${" + un + "}"
+	}
+	for _, n := range []string{un, pn} {
+		if v := t.m.Var(n); v != nil && v.Default == nil {
+			v.Required = true
+		}
+	}
+	return au, ""
 }
 
 func (t *translator) helmDeps(x *cmd, f flags) {
@@ -202,6 +285,7 @@ func (t *translator) emptyByDefault(x *cmd, pos []string) []string {
 // chartRef fills the chart and its source: a repository the script
 // added, --repo, OCI, or a local path.
 func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string) bool {
+	defer t.chartAuth(x, f, h, chart)
 	switch {
 	case strings.HasPrefix(chart, "oci://"):
 		h.Chart = chart
@@ -243,6 +327,33 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 		t.info(x.stmt, "chart repository "+was, note)
 	}
 	return true
+}
+
+// chartAuth gives a remote chart its credentials: the command's own
+// (--username/--password), else those of the repository it names or the
+// registry the script logged in to.
+func (t *translator) chartAuth(x *cmd, f flags, h *importer.OutHelm, chart string) {
+	if h.Chart == "" || strings.HasPrefix(h.Chart, ".") || strings.HasPrefix(h.Chart, "/") {
+		return
+	}
+	if f.get("username") != "" || f.get("password") != "" {
+		if au, why := t.login(x, f, "the repository of chart "+chart, "HELM_REPO_"+varName(h.Release)); au != nil {
+			h.Auth = au
+		} else {
+			t.info(x.stmt, "--username/--password", why+": add auth: with secret variables to the step")
+		}
+		return
+	}
+	var au *importer.OutAuth
+	if strings.HasPrefix(h.Chart, "oci://") {
+		au = t.registries[registryHost(h.Chart)]
+	} else if repo, _, ok := strings.Cut(chart, "/"); ok && strings.Count(chart, "/") == 1 {
+		au = t.repoAuth[repo]
+	}
+	if au != nil {
+		c := *au
+		h.Auth = &c
+	}
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -614,4 +725,9 @@ func mergeMaps(dst, src map[string]any) map[string]any {
 		dst[k] = v
 	}
 	return dst
+}
+
+// isRef: s is one ${NAME}, nothing around it.
+func isRef(s string) bool {
+	return strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") && strings.Count(s, "${") == 1 && !strings.Contains(s, "|")
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -147,23 +148,12 @@ func (t *translator) dockerConfig(x *cmd, f flags, name string) (*yaml.Node, boo
 		server = "https://index.docker.io/v1/" // kubectl's default
 	}
 	entry := func(key, v string, secret bool) (string, bool) {
-		if strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "${") == 1 && !strings.Contains(v, "|") {
-			if dv := t.m.Var(v[2 : len(v)-1]); dv != nil {
-				if secret && !dv.Secret {
-					dv.Secret, dv.Required, dv.Default, dv.Example = true, false, nil, ""
-					dv.Description = "the --docker-" + key + " of Secret " + name
-				}
-				return "${" + dv.Name + " | toJson}", true
-			}
-		}
-		if strings.Contains(v, "${") {
+		vn, ok := t.credential(x, v, secret, varName(name+"_"+key), "the --docker-"+key+" of Secret "+name)
+		switch {
+		case !ok:
 			t.account(x.stmt, importer.FateNotCarried, "", "the --docker-"+key+" of Secret "+name+" is built from several values; write the Secret as a manifest with secret variables")
 			return "", false
-		}
-		if secret {
-			t.secret(v)
-			vn := varName(name + "_" + key)
-			t.ref(&importer.Var{Name: vn, Secret: true, Required: true, From: t.loc(x.stmt), Description: "the --docker-" + key + " of Secret " + name})
+		case vn != "":
 			return "${" + vn + " | toJson}", true
 		}
 		b, _ := json.Marshal(v)
@@ -184,6 +174,32 @@ func (t *translator) dockerConfig(x *cmd, f flags, name string) (*yaml.Node, boo
 		fields += `,"email":` + email
 	}
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.LiteralStyle, Value: `{"auths":{` + srv + `:{` + fields + `}}}`}, true
+}
+
+// credential is a credential the script passes (a registry's, a
+// repository's, a docker-registry Secret's): a single ${NAME} stays that
+// variable, made a secret one (desc says what it is) when secret; a
+// literal secret becomes the secret variable vn, never written; vn is ""
+// for a literal kept as it is; ok is false for a value built of several.
+func (t *translator) credential(x *cmd, v string, secret bool, vn, desc string) (string, bool) {
+	if isRef(v) {
+		if dv := t.m.Var(v[2 : len(v)-1]); dv != nil {
+			if secret && !dv.Secret {
+				dv.Secret, dv.Required, dv.Default, dv.Example = true, false, nil, ""
+				dv.Description = desc
+			}
+			return dv.Name, true
+		}
+	}
+	if strings.Contains(v, "${") {
+		return "", false
+	}
+	if !secret {
+		return "", true
+	}
+	t.secret(v)
+	t.ref(&importer.Var{Name: vn, Secret: true, Required: true, From: t.loc(x.stmt), Description: desc})
+	return vn, true
 }
 
 func quoted(s string) *yaml.Node {
@@ -308,7 +324,7 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		stages = append(stages, st)
 	}
 	flatten(s)
-	if t.inLoop > 0 && t.crdGrep(stages) || t.xargs(stages) {
+	if t.inLoop > 0 && t.crdGrep(stages) || t.xargs(stages) || t.loginFed(stages) {
 		return
 	}
 	for i, st := range stages {
@@ -495,6 +511,32 @@ func (t *translator) readsStdin(st *syntax.Stmt) bool {
 		}
 	}
 	return false
+}
+
+// loginFed is `echo "$TOKEN" | helm registry login HOST -u U
+// --password-stdin` (or helm repo add): the password is what echo or
+// printf '%s' prints; from anything else it is only known when the script
+// runs, and login says so.
+func (t *translator) loginFed(stages []*syntax.Stmt) bool {
+	if len(stages) != 2 {
+		return false
+	}
+	c, ok := stages[1].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 3 || lit(c.Args[0]) != "helm" || !slices.ContainsFunc(c.Args, func(w *syntax.Word) bool { return lit(w) == "--password-stdin" }) {
+		return false
+	}
+	in := &input{}
+	if e, ok := stages[0].Cmd.(*syntax.CallExpr); ok {
+		x := t.newCmd(stages[0], e)
+		a := x.args
+		switch {
+		case len(a) == 2 && a[0] == "echo", len(a) == 3 && a[0] == "echo" && a[1] == "-n",
+			len(a) == 3 && a[0] == "printf" && (a[1] == "%s" || a[1] == `%s\n`):
+			in = &input{text: a[len(a)-1], known: x.ok}
+		}
+	}
+	t.call(stages[1], c, in)
+	return true
 }
 
 // funcRunsTool: the function runs helm or kubectl, itself or through a
