@@ -358,6 +358,7 @@ func (c *converter) hookSteps(at hookAt, what, command string, args []string, li
 	c.commands = append(c.commands, m.Commands...)
 	c.hookVars = append(c.hookVars, m.Vars...)
 	c.chartCRDs = append(c.chartCRDs, m.ChartCRDs...)
+	c.logins = append(c.logins, m.Logins...)
 	c.computedInHook(at, what, line, m)
 	if len(m.Steps) == 0 && len(m.NotCarried) == 0 && len(m.ChartCRDs) == 0 {
 		at.info(line, what, "nothing in it changes the cluster (read-only or output only), so no step is written")

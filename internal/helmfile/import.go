@@ -41,7 +41,8 @@ type converter struct {
 	firstContext *state
 	// auths are the steps that install from a repository with credentials.
 	auths   []authUse
-	globals []*stateHooks // each helmfile's own hooks
+	logins  []importer.Login // the registries hooks log in to
+	globals []*stateHooks    // each helmfile's own hooks
 	// derived are the values computed from a secret (deriveSecrets):
 	// value → the secret variable written instead.
 	derived map[string]string
@@ -188,6 +189,7 @@ func convert(dir, file string, opts Options) (*converter, string, error) {
 	}
 	c.link()
 	c.linkHooks()
+	c.hookLogins()
 	c.volatileNotes()
 	return c, path, nil
 }

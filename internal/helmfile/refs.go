@@ -263,3 +263,26 @@ func (c *converter) authRefs() {
 }
 
 func isRef(s string) bool { return strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") }
+
+// hookLogins gives each release that installs an oci:// chart from a
+// registry a hook logs in to (`helm registry login`) that login's auth:,
+// unless its repository gave it one: helm keeps the login for the host.
+func (c *converter) hookLogins() {
+	for _, r := range c.rels {
+		for _, st := range r.steps() {
+			h := st.Helm
+			if h == nil || h.Auth != nil || !strings.HasPrefix(h.Chart, "oci://") {
+				continue
+			}
+			host, _, _ := strings.Cut(strings.TrimPrefix(h.Chart, "oci://"), "/")
+			for _, l := range c.logins {
+				if l.Host == host {
+					au := l.Auth
+					h.Auth = &au
+					c.infof(r, "chart", "chart "+h.Chart, "auth: of the registry login at "+l.Loc.String()+", which helm keeps for "+host)
+					break
+				}
+			}
+		}
+	}
+}

@@ -93,3 +93,47 @@ releases:
 		t.Errorf("not carried: want only the half-given credentials at their line, got:\n%s", all)
 	}
 }
+
+// A hook that logs in to a registry (`helm registry login`, helmfile's
+// own way to reach a private OCI registry before v0.150's oci: true)
+// gives the releases that install from that host its auth:.
+func TestImportHookRegistryLogin(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": `releases:
+  - name: app
+    namespace: app
+    chart: oci://ghcr.io/example/charts/app
+    version: 1.0.0
+    hooks:
+      - events: [prepare]
+        command: bash
+        args: [-c, 'echo "$GHCR_TOKEN" | helm registry login ghcr.io -u bot --password-stdin']
+  - name: other
+    namespace: other
+    chart: oci://quay.io/example/other
+    version: 1.0.0
+`,
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{Env: func(string) (string, bool) { return "", false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	for _, want := range []string{
+		"chart: oci://ghcr.io/example/charts/app\n      version: 1.0.0\n      auth:\n        username: bot\n        password: ${GHCR_TOKEN}\n",
+		"GHCR_TOKEN: {type: string, secret: true, required: true",
+	} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("no %q in:\n%s", want, spec)
+		}
+	}
+	if n := strings.Count(spec, "      auth:\n"); n != 1 {
+		t.Errorf("%d steps with auth:, want 1:\n%s", n, spec)
+	}
+	for _, r := range res.Releases {
+		if len(r.NotCarried) > 0 {
+			t.Errorf("release %s: not carried %v", r.Resolved.Name, r.NotCarried)
+		}
+	}
+}

@@ -118,6 +118,18 @@ type Model struct {
 	// before it installs them (helm pull --untar, then kubectl apply -f
 	// DIR/crds), which is a helm step's crds: upgrade.
 	ChartCRDs []PulledChart
+	// Logins are the registries the source logs in to (helm registry
+	// login): a helm step that installs an oci:// chart from one carries
+	// its auth:. A script's own steps have it already; a helmfile hook's
+	// login is for the releases.
+	Logins []Login
+}
+
+// Login is a registry's credentials, as a helm step's auth: writes them.
+type Login struct {
+	Host string // host[:port]
+	Auth OutAuth
+	Loc  Loc
 }
 
 // PulledChart is a chart a source pulls (helm pull|fetch --untar).

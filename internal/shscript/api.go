@@ -127,7 +127,7 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 	}
 	t.literalSecrets(t.m) // as the script import's writer does
 	secretsInSecrets(t.m)
-	pruneVars(t.m)
+	pruneVars(t.m, t.m.Logins...) // a hook's login is for the helmfile's releases
 	return t.m, nil
 }
 
@@ -246,10 +246,14 @@ func dnsName(s string) string {
 
 // pruneVars drops the variables no step uses: the script's loop counters
 // and scratch values (retry, BIN_DIR) would otherwise be required inputs.
-func pruneVars(m *importer.Model) {
+func pruneVars(m *importer.Model, logins ...importer.Login) {
 	var text strings.Builder
 	for _, st := range m.Steps {
 		b, _ := json.Marshal(st.Out)
+		text.Write(b)
+	}
+	for _, l := range logins {
+		b, _ := json.Marshal(l.Auth)
 		text.Write(b)
 	}
 	used := map[string]bool{}

@@ -142,6 +142,7 @@ func (t *translator) helmRegistry(x *cmd) {
 		return
 	}
 	t.registries[host] = au
+	t.m.Logins = append(t.m.Logins, importer.Login{Host: host, Auth: *au, Loc: t.loc(x.stmt)})
 	t.account(x.stmt, importer.FateFolded, "", "its credentials go into auth: of the steps that install oci:// charts from "+host)
 }
 
