@@ -561,8 +561,8 @@ func (l *loader) repositories(s *state, n *yaml.Node, offset int) {
 					repo.user = v.Value
 				} else {
 					repo.pass = v.Value
-					if len(v.Value) >= 4 {
-						l.opts.Redactor.Add(v.Value) // before any message can quote it
+					if len(v.Value) >= 4 && !strings.HasPrefix(v.Value, unsetPrefix) {
+						l.opts.Redactor.Add(v.Value) // before any message can quote it (an unset requiredEnv's placeholder is none)
 					}
 				}
 				if repo.line == 0 {

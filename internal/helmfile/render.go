@@ -50,7 +50,9 @@ func (e *envRead) secret() bool {
 
 // unsetEnv is what an unset requiredEnv renders to on the import's first
 // try: references() turns it into ${NAME}.
-func unsetEnv(name string) string { return "__khook_unset_" + name + "__" }
+func unsetEnv(name string) string { return unsetPrefix + name + "__" }
+
+const unsetPrefix = "__khook_unset_"
 
 // fileRead is one readFile | fromYaml | get chain seen while rendering a
 // values template: what the Flux HelmRelease pattern becomes valuesFrom

@@ -92,6 +92,15 @@ releases:
 	if all := strings.Join(notes, "\n"); len(notes) != 1 || !strings.Contains(all, "helmfile.yaml.gotmpl:23: repository half credentials: not both a username and a password") {
 		t.Errorf("not carried: want only the half-given credentials at their line, got:\n%s", all)
 	}
+	// requiredEnv unset at import: its placeholder becomes the variable.
+	delete(env, "HELM_PASSWORD")
+	res, err = Import(dir, "helmfile.yaml.gotmpl", Options{Env: func(n string) (string, bool) { v, ok := env[n]; return v, ok }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec := string(res.Spec); !strings.Contains(spec, "password: ${HELM_PASSWORD}\n") || strings.Contains(spec, unsetPrefix) {
+		t.Errorf("an unset requiredEnv password is not ${HELM_PASSWORD}:\n%s", spec)
+	}
 }
 
 // A hook that logs in to a registry (`helm registry login`, helmfile's
