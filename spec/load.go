@@ -16,6 +16,9 @@ import (
 type LoadOptions struct {
 	Files        []string  // spec files in order (base, then overlays); "-" is Stdin
 	Stdin        io.Reader // read when a file is "-"
+	// StdinDir resolves the relative paths of a spec read from Stdin ("":
+	// the working directory); a file's resolve against its own folder.
+	StdinDir string
 	Set          []string  // --set NAME=value, in order (later wins)
 	VarFiles     []string  // --var-file paths (flat NAME: value maps)
 	Environ      []string  // the environment, os.Environ() form

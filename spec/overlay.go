@@ -373,6 +373,8 @@ func loadMerged(opts LoadOptions) (*Spec, *fileTree, error) {
 	// Relative paths in every file resolve against the first file's directory.
 	if name := s.Files[0]; name != StdinName {
 		s.BaseDir = filepath.Dir(name)
+	} else if opts.StdinDir != "" {
+		s.BaseDir = opts.StdinDir
 	} else if wd, err := os.Getwd(); err == nil {
 		s.BaseDir = wd
 	}

@@ -67,11 +67,35 @@ func (c *converter) fields(r *rel, h *importer.OutHelm) {
 	c.helmArgs(r, h)
 	c.postRenderer(r, h)
 	c.patches(r, h)
-	if v, ok := r.m["verify"]; ok && b(v) {
-		c.note(r, "verify", "verify", "khook does not verify chart provenance")
+	if v, ok, _ := get("verify"); ok && b(v) {
+		c.verify(r, h, get)
 	}
 	if v, ok := r.m["devel"]; ok && b(v) && h.Version == "" {
 		c.note(r, "devel", "devel", "khook installs the exact version given: pin one")
+	}
+}
+
+// verify is verify: true, which helmfile passes to helm as --verify with
+// the release's keyring, else helmDefaults': verify.provenance.keyring.
+func (c *converter) verify(r *rel, h *importer.OutHelm, get func(string) (any, bool, bool)) {
+	keyring, at := "", ""
+	if v, ok, _ := get("keyring"); ok && str(v) != "" {
+		// helmfile passes it to helm as written, read from where helmfile
+		// runs: the helmfile's folder, as its other paths
+		at = abs(r.st.dir, str(v))
+		keyring = c.rel(at)
+	}
+	key := "" // the release's line, for helmDefaults'
+	for _, k := range []string{"verify", "keyring"} {
+		if _, own := r.m[k]; own {
+			key = k
+		}
+	}
+	if v, why := importer.Verify(h, keyring, at); v != nil {
+		h.Verify = v
+		r.out.Carried = append(r.out.Carried, "verify")
+	} else {
+		c.note(r, key, "verify", why)
 	}
 }
 
@@ -122,7 +146,8 @@ func (c *converter) defaultsInfo(r *rel) {
 		switch k {
 		case "wait", "atomic", "createNamespace", "timeout", "force":
 		case "args", "postRenderer", "postRendererArgs": // with the release's own, below
-		case "verify", "devel":
+		case "verify", "keyring": // fields
+		case "devel":
 			if isTrue(valueOf(r.st.defaults[k])) {
 				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
 			}
@@ -169,7 +194,7 @@ var fieldWhy = map[string]string{
 	"name":                       "", "namespace": "", "chart": "", "version": "", "values": "", "secrets": "", "set": "", "setString": "",
 	"needs": "", "installed": "", "installedTemplate": "", "condition": "", "labels": "", "wait": "", "waitTemplate": "",
 	"atomic": "", "createNamespace": "", "timeout": "", "hooks": "", "force": "", "inherit": "",
-	"conditionTemplate": "", "verify": "", "devel": "", "args": "", "postRenderer": "", "postRendererArgs": "", "jsonPatches": "", "strategicMergePatches": "",
+	"conditionTemplate": "", "verify": "", "keyring": "", "devel": "", "args": "", "postRenderer": "", "postRendererArgs": "", "jsonPatches": "", "strategicMergePatches": "",
 }
 
 // helmArgs maps the helm arguments: helmDefaults.args, then a release's

@@ -67,3 +67,20 @@ func GitRepo(h *OutHelm) (note string) {
 	h.Repo = base + sep + "ref=master"
 	return "names no ref=, so helm-git reads branch master and the spec says ref=master: pin a tag or commit"
 }
+
+// Verify is helm's --verify with --keyring (keyring: the file as the spec
+// names it, "" when none was given; at: where the file is at import):
+// the verify: a helm step writes, or why it cannot be carried.
+func Verify(h *OutHelm, keyring, at string) (*OutVerify, string) {
+	local := strings.HasPrefix(h.Chart, "./") || strings.HasPrefix(h.Chart, "../") || strings.HasPrefix(h.Chart, "/")
+	switch {
+	case local && !strings.HasSuffix(h.Chart, ".tgz"):
+		return nil, "helm verifies only a packaged chart and refuses it for a chart folder, so the source's command fails: drop it, or package and sign the chart"
+	case keyring == "":
+		return nil, "helm verifies with ~/.gnupg/pubring.gpg, a keyring of the machine it runs on: commit the public keyring and name it (--keyring, keyring:), then import again"
+	}
+	if _, err := os.Stat(at); err != nil {
+		return nil, "the keyring " + keyring + " is not there at import: commit the public keyring, then import again"
+	}
+	return &OutVerify{Provenance: OutProvenance{Keyring: keyring}}, ""
+}

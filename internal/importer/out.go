@@ -25,6 +25,7 @@ type OutHelm struct {
 	Repo             string            `yaml:"repo,omitempty"`
 	Version          string            `yaml:"version,omitempty"`
 	Auth             *OutAuth          `yaml:"auth,omitempty"`
+	Verify           *OutVerify        `yaml:"verify,omitempty"`
 	Release          string            `yaml:"release,omitempty"`
 	Namespace        string            `yaml:"namespace,omitempty"`
 	CreateNamespace  bool              `yaml:"createNamespace,omitempty"`
@@ -43,6 +44,16 @@ type OutHelm struct {
 type OutAuth struct {
 	Username string `yaml:"username"`
 	Password string `yaml:"password"`
+}
+
+// OutVerify is the provenance (helm --verify) the chart must carry.
+type OutVerify struct {
+	Provenance OutProvenance `yaml:"provenance"`
+}
+
+// OutProvenance names the keyring a chart's .prov verifies with.
+type OutProvenance struct {
+	Keyring string `yaml:"keyring"`
 }
 
 // OutPostRenderer is one helm post-renderer: kustomize patches.

@@ -190,16 +190,13 @@ func loadWith(m *Model, doc []byte, stand string) (*spec.Spec, spec.Problems, er
 			set = append(set, v.Name+"="+val)
 		}
 	}
-	s, err := spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc), Set: set, Environ: env})
+	s, err := spec.Load(spec.LoadOptions{Files: []string{"-"}, Stdin: bytes.NewReader(doc), StdinDir: m.Dir, Set: set, Environ: env})
 	var probs spec.Problems
 	if errors.As(err, &probs) {
 		return nil, probs, nil
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot check the spec written: %w", err)
-	}
-	if m.Dir != "" {
-		s.BaseDir = m.Dir
 	}
 	return s, nil, nil
 }

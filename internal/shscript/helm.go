@@ -386,7 +386,18 @@ func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 		switch fl.name {
 		case "n", "namespace", "version", "repo", "name", "install", "i", "dry-run", "debug", "render-subchart-notes",
 			"hide-notes", "o", "output", "include-crds", "create-namespace", "wait", "wait-for-jobs", "atomic",
-			"rollback-on-failure", "dependency-update", "skip-crds", "take-ownership", "timeout":
+			"rollback-on-failure", "dependency-update", "skip-crds", "take-ownership", "timeout",
+			"username", "password", "password-stdin", "keyring": // chartAuth; verify below
+		case "verify":
+			keyring, at := f.get("keyring"), ""
+			if keyring != "" {
+				keyring, at = t.specPath(keyring), t.abs(keyring)
+			}
+			if v, why := importer.Verify(h, keyring, at); v != nil {
+				h.Verify = v
+			} else {
+				t.notCarried(x.stmt, "--verify", why)
+			}
 		case "f", "values", "set", "set-string", "set-json", "set-literal": // above
 		case "set-file":
 			t.notCarried(x.stmt, "--set-file "+fl.val, "khook never copies a file's content into the spec; move the value into a values file (valuesFrom file:)")

@@ -1,8 +1,11 @@
 package shscript
 
 import (
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/test/chartsrc"
 )
 
 // A registry login or a private repository's credentials go into auth: of
@@ -77,6 +80,37 @@ helm upgrade --install direct web --repo https://charts.example.org --username b
 	for line, want := range map[int]string{4: "folded", 5: "folded", 6: "folded", 7: "not carried", 8: "folded", 14: "folded"} {
 		if got := fateAt(res.Model, line); got != want {
 			t.Errorf("line %d: %s, want %s", line, got, want)
+		}
+	}
+}
+
+// helm --verify --keyring K is the step's verify.provenance.keyring; a
+// --verify with the machine's keyring, or of a chart folder, is not carried.
+func TestVerifyKeyringBecomesVerify(t *testing.T) {
+	ring, err := os.ReadFile(chartsrc.NewSigner(t, "Chart Signer").PublicRing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := importScript(t, map[string]string{
+		"keys/pubring.gpg": string(ring),
+		"chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"install.sh": `#!/bin/bash
+helm upgrade --install signed signed --repo https://charts.example.com --version 1.0.0 -n a --verify --keyring ./keys/pubring.gpg
+helm upgrade --install home home --repo https://charts.example.com --version 1.0.0 -n a --verify
+helm upgrade --install local ./chart -n a --verify --keyring keys/pubring.gpg
+`})
+	spec := string(res.Spec)
+	if want := "      verify:\n        provenance:\n          keyring: ./keys/pubring.gpg\n"; strings.Count(spec, want) != 1 {
+		t.Errorf("want one step with %q:\n%s", want, spec)
+	}
+	var why []string
+	for _, n := range res.Model.NotCarried {
+		why = append(why, n.String())
+	}
+	all := strings.Join(why, "\n")
+	for _, want := range []string{"install.sh:3: --verify: helm verifies with ~/.gnupg/pubring.gpg", "install.sh:4: --verify: helm verifies only a packaged chart"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q in:\n%s", want, all)
 		}
 	}
 }
