@@ -33,9 +33,16 @@ func (c *converter) fields(r *rel, h *importer.OutHelm) {
 	if v, ok := r.m["waitTemplate"]; ok {
 		h.Wait = b(strings.TrimSpace(str(v)))
 	}
-	if v, ok, _ := get("atomic"); ok {
-		h.Atomic = b(v)
-		r.out.Carried = append(r.out.Carried, "atomic")
+	// rollbackOnFailure is Helm 4's name for atomic
+	for _, k := range []string{"atomic", "rollbackOnFailure"} {
+		if v, ok, _ := get(k); ok {
+			h.Atomic = h.Atomic || b(v)
+			r.out.Carried = append(r.out.Carried, k)
+		}
+	}
+	if v, ok, _ := get("takeOwnership"); ok {
+		h.TakeOwnership = b(v)
+		r.out.Carried = append(r.out.Carried, "takeOwnership")
 	}
 	createNS := true
 	if v, ok, _ := get("createNamespace"); ok {
@@ -59,6 +66,8 @@ func (c *converter) fields(r *rel, h *importer.OutHelm) {
 		case known && why != "":
 			c.infof(r, k, k, why)
 		case known:
+		case notCarriedWhy[k] != "":
+			c.note(r, k, k, notCarriedWhy[k])
 		default:
 			c.note(r, k, k, "no khook equivalent")
 		}
@@ -191,11 +200,35 @@ var fieldWhy = map[string]string{
 	"skipSchemaValidation":       "khook validates values against the chart's schema as Helm does",
 	"reuseValues":                "khook always installs the values the spec gives, never the previous release's",
 	"missingFileHandler":         "applied while importing: a missing file was skipped or refused as helmfile does",
-	"name":                       "", "namespace": "", "chart": "", "version": "", "values": "", "secrets": "", "set": "", "setString": "",
+	// Used only when helmfile uninstalls the release, or shows a diff: what is installed is the same.
+	"deleteWait":              "helmfile uses it only when it uninstalls the release (destroy, delete); the install is the same",
+	"deleteTimeout":           "helmfile uses it only when it uninstalls the release (destroy, delete); the install is the same",
+	"cascade":                 "helmfile uses it only when it uninstalls the release (destroy, delete); the install is the same",
+	"suppressDiff":            "it changes only what helmfile diff prints",
+	"suppressOutputLineRegex": "it changes only what helmfile diff prints",
+	"skipRefresh":             "khook reads the chart repository's index on every run; the install is the same",
+	"waitRetries":             "khook's wait: true waits for the release's objects with watches, not helm's polling that these retries repeat",
+	"trackMode":               "helmfile's kubedog tracking of the release's objects; khook's wait: true waits for them with watches",
+	"trackTimeout":            "helmfile's kubedog tracking of the release's objects; khook's wait: true waits for them with watches",
+	"trackLogs":               "helmfile's kubedog tracking of the release's objects; khook's wait: true waits for them with watches, and a failed step shows the pods' state and logs",
+	"forceConflicts":          "khook's helm steps take the fields they render from other managers, as Helm's --force-conflicts does, whatever this says",
+	"syncReleaseLabels":       "helmfile's labels then also label Helm's release record; khook's release record carries none, and the objects are the same",
+	"name":                    "", "namespace": "", "chart": "", "version": "", "values": "", "secrets": "", "set": "", "setString": "",
 	"needs": "", "installed": "", "installedTemplate": "", "condition": "", "labels": "", "wait": "", "waitTemplate": "",
-	"atomic": "", "createNamespace": "", "timeout": "", "hooks": "", "force": "", "inherit": "",
+	"atomic": "", "rollbackOnFailure": "", "takeOwnership": "", "createNamespace": "", "timeout": "", "hooks": "", "force": "", "inherit": "",
 	"conditionTemplate": "", "verify": "", "keyring": "", "devel": "", "args": "", "postRenderer": "", "postRendererArgs": "", "jsonPatches": "", "strategicMergePatches": "",
 }
+
+// notCarriedWhy says why a release field that changes what is installed
+// has no khook equivalent.
+var notCarriedWhy = map[string]string{
+	"enableDNS":             "khook renders charts with Helm's default, DNS lookups off: a chart that calls getHostByName renders differently",
+	"insecureSkipTLSVerify": tlsWhy,
+	"plainHttp":             "khook reaches an OCI registry over HTTPS, plain HTTP only on a loopback address",
+}
+
+// tlsWhy is why a repository's TLS settings are not carried.
+const tlsWhy = "khook checks a chart repository's certificate against the system's CAs (SSL_CERT_FILE or SSL_CERT_DIR adds one) and has no per-repository TLS settings"
 
 // helmArgs maps the helm arguments: helmDefaults.args, then a release's
 // own args (helmfile v1.8.0 refuses that field; older states carry it).

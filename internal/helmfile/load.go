@@ -568,9 +568,12 @@ func (l *loader) repositories(s *state, n *yaml.Node, offset int) {
 				if repo.line == 0 {
 					repo.file, repo.line = s.file, k.Line+offset
 				}
-			case "passCredentials", "skipTLSVerify", "certFile", "keyFile", "caFile", "verify", "keyring":
+			case "skipTLSVerify", "certFile", "keyFile", "caFile":
 				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "repository " + name + " " + k.Value,
-					Why: "khook takes TLS and credential settings per run (--ca-file) or per step (auth:), not per repository"})
+					Why: tlsWhy})
+			case "passCredentials", "verify", "keyring":
+				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "repository " + name + " " + k.Value,
+					Why: "khook has no per-repository settings: write it on the steps that install from it (auth:, verify:)"})
 			}
 		})
 		if repo.line > 0 && (repo.user == "" || repo.pass == "" || strings.Contains(repo.user+repo.pass, "{{")) {
