@@ -156,6 +156,10 @@ func (c *converter) defaultsInfo(r *rel) {
 		case "wait", "atomic", "createNamespace", "timeout", "force":
 		case "args", "postRenderer", "postRendererArgs": // with the release's own, below
 		case "verify", "keyring": // fields
+		case "enableDNS", "plainHttp", "insecureSkipTLSVerify":
+			if isTrue(valueOf(r.st.defaults[k])) {
+				c.note(r, "", "helmDefaults."+k, notCarriedWhy[k])
+			}
 		case "devel":
 			if isTrue(valueOf(r.st.defaults[k])) {
 				c.note(r, "", "helmDefaults."+k, "khook installs the exact version without "+k)
