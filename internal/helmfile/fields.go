@@ -226,13 +226,10 @@ var fieldWhy = map[string]string{
 // notCarriedWhy says why a release field that changes what is installed
 // has no khook equivalent.
 var notCarriedWhy = map[string]string{
-	"enableDNS":             "khook renders charts with Helm's default, DNS lookups off: a chart that calls getHostByName renders differently",
-	"insecureSkipTLSVerify": tlsWhy,
-	"plainHttp":             "khook reaches an OCI registry over HTTPS, plain HTTP only on a loopback address",
+	"enableDNS":             importer.WhyDNS,
+	"insecureSkipTLSVerify": importer.WhyTLS,
+	"plainHttp":             importer.WhyPlainHTTP,
 }
-
-// tlsWhy is why a repository's TLS settings are not carried.
-const tlsWhy = "khook checks a chart repository's certificate against the system's CAs (SSL_CERT_FILE or SSL_CERT_DIR adds one) and has no per-repository TLS settings"
 
 // helmArgs maps the helm arguments: helmDefaults.args, then a release's
 // own args (helmfile v1.8.0 refuses that field; older states carry it).

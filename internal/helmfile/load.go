@@ -570,7 +570,7 @@ func (l *loader) repositories(s *state, n *yaml.Node, offset int) {
 				}
 			case "skipTLSVerify", "certFile", "keyFile", "caFile":
 				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "repository " + name + " " + k.Value,
-					Why: tlsWhy})
+					Why: importer.WhyTLS})
 			case "passCredentials", "verify", "keyring":
 				s.notCarried = append(s.notCarried, Note{Loc: importer.Loc{File: s.file, Line: k.Line + offset}, What: "repository " + name + " " + k.Value,
 					Why: "khook has no per-repository settings: write it on the steps that install from it (auth:, verify:)"})

@@ -84,3 +84,10 @@ func Verify(h *OutHelm, keyring, at string) (*OutVerify, string) {
 	}
 	return &OutVerify{Provenance: OutProvenance{Keyring: keyring}}, ""
 }
+
+// Why a chart source's setting is not carried, as both importers say it.
+const (
+	WhyTLS       = "khook checks a chart repository's certificate against the system's CAs (SSL_CERT_FILE or SSL_CERT_DIR adds one) and has no per-step TLS settings"
+	WhyDNS       = "khook renders charts with Helm's default, DNS lookups off: a chart that calls getHostByName renders differently"
+	WhyPlainHTTP = "khook reaches an OCI registry over HTTPS, plain HTTP only on a loopback address"
+)

@@ -403,8 +403,18 @@ func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 			t.notCarried(x.stmt, "--set-file "+fl.val, "khook never copies a file's content into the spec; move the value into a values file (valuesFrom file:)")
 		case "kube-context", "kubeconfig":
 			t.info(x.stmt, "--"+fl.name, "khook runs against the cluster it is given (--kubeconfig, --context)")
-		case "force", "reset-values", "reuse-values", "reset-then-reuse-values", "cleanup-on-fail", "history-max", "max-history", "description", "devel", "no-hooks", "disable-openapi-validation", "skip-schema-validation":
+		case "force", "reset-values", "reuse-values", "reset-then-reuse-values", "cleanup-on-fail", "history-max", "max-history", "description", "devel", "disable-openapi-validation", "skip-schema-validation":
 			t.info(x.stmt, "--"+fl.name, "khook's helm step has no such option; the release is installed without it")
+		case "server-side", "force-conflicts":
+			t.info(x.stmt, "--"+fl.name, "khook's helm steps apply server-side and take the fields they render from other managers, as --server-side --force-conflicts do")
+		case "no-hooks":
+			t.notCarried(x.stmt, "--no-hooks", "khook runs the chart's hooks (its Jobs, its migrations); the script installs without them: drop the flag, or turn the hooks off with the chart's values")
+		case "enable-dns":
+			t.notCarried(x.stmt, "--enable-dns", importer.WhyDNS)
+		case "insecure-skip-tls-verify", "ca-file", "cert-file", "key-file":
+			t.notCarried(x.stmt, "--"+fl.name, importer.WhyTLS)
+		case "plain-http":
+			t.notCarried(x.stmt, "--plain-http", importer.WhyPlainHTTP)
 		default:
 			t.notCarried(x.stmt, "helm flag --"+fl.name, "khook's helm step has no equivalent; set it by hand")
 		}
