@@ -17,6 +17,16 @@ type OutStep struct {
 	Patch       *OutPatch         `yaml:"patch,omitempty"`
 	Wait        *OutWait          `yaml:"wait,omitempty"`
 	Rollout     *OutRollout       `yaml:"rollout,omitempty"`
+	Job         *OutJob           `yaml:"job,omitempty"`
+}
+
+// OutJob is a job step: a container run to completion.
+type OutJob struct {
+	Image     string            `yaml:"image"`
+	Command   []string          `yaml:"command,omitempty"`
+	Args      []string          `yaml:"args,omitempty"`
+	Env       map[string]string `yaml:"env,omitempty"`
+	Namespace string            `yaml:"namespace,omitempty"`
 }
 
 // OutHelm is a helm step.

@@ -94,7 +94,7 @@ var helmValued = set("n", "namespace", "version", "repo", "f", "values", "set", 
 	"repository-config", "kube-apiserver", "kube-token", "kube-as-user", "kube-as-group", "burst-limit", "qps", "labels", "kube-ca-file", "keyring",
 	"d", "destination", "untardir", "kube-tls-server-name") // pull: -d DIR
 
-var kubectlValued = set("n", "namespace", "f", "filename", "k", "kustomize", "l", "selector", "o", "output", "context", "kubeconfig",
+var kubectlValued = set("restart", "env", "overrides", "image-pull-policy", "port", "pod-running-timeout", "n", "namespace", "f", "filename", "k", "kustomize", "l", "selector", "o", "output", "context", "kubeconfig",
 	"for", "timeout", "p", "patch", "type", "patch-file", "field-selector", "from-literal", "from-file", "from-env-file",
 	"docker-server", "docker-username", "docker-password", "docker-email", "cert", "key", "clusterrole", "role", "serviceaccount",
 	"user", "group", "field-manager", "replicas", "image", "c", "container", "grace-period", "cascade", "request-timeout",

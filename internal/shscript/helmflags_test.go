@@ -31,3 +31,30 @@ helm upgrade --install c c --repo https://charts.example.com --version 1.0.0 -n 
 		t.Errorf("%d warnings for --server-side/--force-conflicts, want 2", got)
 	}
 }
+
+// kubectl run --restart=Never is a pod that runs a command to its end: a
+// job: step (a literal credential in --env a secret variable); a pod that
+// keeps running is not.
+func TestKubectlRunBecomesJob(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+kubectl run smoke --image=curlimages/curl:8.10.1 --restart=Never --rm -i -n app -- curl -fsS http://web
+kubectl run migrate --image=ghcr.io/acme/migrate:1 --restart=Never -n app --env=MODE=online --env=DB_PASSWORD=c4nary-db-pw --command -- /migrate up
+kubectl run web --image=nginx -n app
+`})
+	spec := string(res.Spec)
+	for _, want := range []string{
+		"    job:\n      image: curlimages/curl:8.10.1\n      args:\n        - curl\n        - -fsS\n        - http://web\n      namespace: app\n",
+		"      command:\n        - /migrate\n        - up\n      env:\n        DB_PASSWORD: ${MIGRATE_DB_PASSWORD}\n        MODE: online\n",
+	} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("no %q in:\n%s", want, spec)
+		}
+	}
+	if strings.Contains(spec, "c4nary-db-pw") {
+		t.Errorf("the password is written:\n%s", spec)
+	}
+	if fateAt(res.Model, 5) != "not carried" || len(infoLines(res.Model, "the script went on without waiting")) != 1 {
+		t.Errorf("kubectl run web: %s; warnings %v", fateAt(res.Model, 5), res.Model.Info)
+	}
+}

@@ -113,6 +113,8 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 		t.kLabel(x, f, sub)
 	case "scale":
 		t.kScale(x, f)
+	case "run":
+		t.kRun(x, f)
 	case "set":
 		t.kSetImage(x, f)
 	case "config":

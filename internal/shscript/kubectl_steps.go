@@ -250,3 +250,59 @@ func (t *translator) kScale(x *cmd, f flags) {
 	p := &importer.OutPatch{Target: tg, Namespace: f.get("n", "namespace"), Type: "merge", Patch: map[string]any{"spec": map[string]any{"replicas": n}}}
 	t.addStep(x.stmt, "scale-"+tg, "", &importer.OutStep{Patch: p})
 }
+
+// kRun is `kubectl run NAME --image=IMG --restart=Never [-- ARGS]`: a pod
+// that runs a command to its end, which is what a job: step does (it
+// waits, and fails when the command fails, as kubectl run -i --rm does).
+// A pod that keeps running (--restart=Always, kubectl's default) is not a
+// job.
+func (t *translator) kRun(x *cmd, f flags) {
+	if len(f.pos) < 2 || f.get("image") == "" {
+		t.account(x.stmt, importer.FateNotCarried, "", "kubectl run needs a name and --image; the script's command fails")
+		return
+	}
+	if r := f.get("restart"); r != "Never" && r != "OnFailure" {
+		t.account(x.stmt, importer.FateNotCarried, "", "a pod that keeps running (--restart="+cmpOr(r, "Always")+"): write it as a manifest (a Deployment) in an apply: step")
+		return
+	}
+	if f.get("overrides") != "" {
+		t.account(x.stmt, importer.FateNotCarried, "", "--overrides changes the pod in ways a job: step does not read; write the job: step by hand")
+		return
+	}
+	name := f.pos[1]
+	j := &importer.OutJob{Image: f.get("image"), Namespace: f.get("n", "namespace")}
+	if f.is("command") {
+		j.Command = f.pos[2:]
+	} else {
+		j.Args = f.pos[2:]
+	}
+	for _, e := range f.all("env") {
+		k, v, ok := strings.Cut(e, "=")
+		if !ok {
+			continue
+		}
+		if j.Env == nil {
+			j.Env = map[string]string{}
+		}
+		vn, ok := t.credential(x, v, importer.SecretLooking(k), varName(name+"_"+k), "the "+k+" of kubectl run "+name)
+		switch {
+		case !ok:
+			t.account(x.stmt, importer.FateNotCarried, "", "the "+k+" it passes is built from several values; write the job: step by hand")
+			return
+		case vn != "":
+			v = "${" + vn + "}"
+		}
+		j.Env[k] = v
+	}
+	if !f.is("i", "stdin", "attach", "rm", "it", "ti") {
+		t.info(x.stmt, "kubectl run "+name, "khook's job: step waits for the command to finish and fails when it fails; the script went on without waiting")
+	}
+	t.addStep(x.stmt, "run-"+name, "", &importer.OutStep{Job: j})
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
