@@ -58,3 +58,22 @@ kubectl run web --image=nginx -n app
 		t.Errorf("kubectl run web: %s; warnings %v", fateAt(res.Model, 5), res.Model.Info)
 	}
 }
+
+// A check that stops the script without a secret makes it required, as it
+// does a plain variable (trial 46zc's D2: NVIDIA's RAG blueprint would
+// have applied a pull Secret with an empty password).
+func TestExitGuardMakesSecretRequired(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+if [[ -z "${NGC_API_KEY:-}" ]]; then
+  echo "NGC_API_KEY not set" >&2
+  exit 1
+fi
+kubectl create secret docker-registry ngc-secret --namespace=rag \
+  --docker-server=nvcr.io --docker-username='$oauthtoken' \
+  --docker-password="$NGC_API_KEY" --dry-run=client -o yaml | kubectl apply -f -
+`})
+	if want := `NGC_API_KEY: {type: string, secret: true, required: true, description: "the script stops without it (install.sh:3)"}`; !strings.Contains(string(res.Spec), want) {
+		t.Errorf("no %q in:\n%s", want, res.Spec)
+	}
+}

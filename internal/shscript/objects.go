@@ -185,7 +185,9 @@ func (t *translator) credential(x *cmd, v string, secret bool, vn, desc string) 
 	if isRef(v) {
 		if dv := t.m.Var(v[2 : len(v)-1]); dv != nil {
 			if secret && !dv.Secret {
-				dv.Secret, dv.Required, dv.Default, dv.Example = true, false, nil, ""
+				// a secret has no default; required stays as the script
+				// said (a check that stops without it)
+				dv.Secret, dv.Default, dv.Example = true, nil, ""
 				dv.Description = desc
 			}
 			return dv.Name, true

@@ -51,7 +51,7 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 			return false
 		}
 	}
-	if v := t.m.Var(pe.Param.Value); v != nil && !v.Secret && (v.Default == nil || *v.Default == "") {
+	if v := t.m.Var(pe.Param.Value); v != nil && (v.Default == nil || *v.Default == "") {
 		// (NS=${NS:-apps} first: never empty, the check is moot)
 		v.Default, v.Required = nil, true
 		v.Description = "the script stops without it (" + t.loc(s).String() + ")"
