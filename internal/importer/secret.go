@@ -41,11 +41,24 @@ func SecretLooking(name string) bool {
 		if part == "KEY" && i > 0 && keyKinds[parts[i-1]] {
 			continue
 		}
-		if secretWords[part] || endsRunTogether(strings.ToLower(part)) {
+		if secretWords[part] || endsRunTogether(strings.ToLower(part)) || license(parts, i) {
 			return true
 		}
 	}
 	return false
+}
+
+// license: a product licence (TFE_LICENSE, REPLICATED_LICENSE_ID, trial
+// 46zc's D3), which is a credential; not a licence's acceptance
+// (ACCEPT_LICENSE=y) nor a word before another (LICENSE_TYPE).
+func license(parts []string, i int) bool {
+	if parts[i] != "LICENSE" && parts[i] != "LICENCE" {
+		return false
+	}
+	if i > 0 && (parts[i-1] == "ACCEPT" || parts[i-1] == "AGREE" || parts[i-1] == "EULA") {
+		return false
+	}
+	return i == len(parts)-1 || parts[i+1] == "ID"
 }
 
 // endsRunTogether: a word that ends with a credential word written run

@@ -12,6 +12,8 @@ func TestSecretLookingKeyKinds(t *testing.T) {
 		"API_KEY":      true, "AWS_SECRET_ACCESS_KEY": true, "SSH_KEY": true, "TAG_KEY_SECRET": true, "DB_PASSWORD": true,
 		"KEY": true, "MASTER_KEY": true, "ZITADEL_MASTERKEY": true, "ADMINPASSWORD": true, "GITHUB_AUTHTOKEN": true,
 		"MONKEY_BUSINESS": false, "ZITADEL_MASTERKEY_FILE": false,
+		"TFE_LICENSE": true, "REPLICATED_LICENSE_ID": true, "LICENSE": true, "ACCEPT_LICENSE": false, "LICENSE_TYPE": false,
+		"LICENSE_FILE": false,
 	} {
 		if got := SecretLooking(name); got != want {
 			t.Errorf("SecretLooking(%q) = %v, want %v", name, got, want)
