@@ -98,8 +98,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		return
 	}
 	name := t.toolVar(x)
-	if name == "sudo" {
-		name = t.unsudo(x)
+	if wrappers[name] {
+		name = t.unwrap(x)
 	}
 	if tool, v := t.builtTool(c, x); tool != "" {
 		t.account(s, importer.FateNotCarried, "", "a "+tool+" command the script builds in $"+v+" (it starts with "+t.vars[v].first()+"): its words are only known when the script runs; write the command out in the script to import it")
@@ -249,20 +249,76 @@ func (t *translator) callScriptFunc(x *cmd, name string, f *function) {
 	t.pipeIn = save
 }
 
-// unsudo is the command sudo runs, when it is helm or kubectl (sudo -E
-// kubectl create ns falco): khook runs its own, as the identity it is
-// given; any other stays sudo, named as a command khook does not run.
-func (t *translator) unsudo(x *cmd) string {
+// wrappers run the command they are given: sudo [-E], nohup, timeout
+// [-s SIG] DURATION, command, exec, nice [-n N], stdbuf -oL, env [-i].
+var wrappers = set("sudo", "nohup", "timeout", "command", "exec", "nice", "stdbuf", "env")
+
+// unwrap is the command a wrapper runs, when it is helm or kubectl (sudo -E
+// kubectl create ns falco, nohup kubectl port-forward …, timeout 300
+// kubectl wait …): khook runs its own, as the identity it is given; any
+// other stays the wrapper, named as a command khook does not run
+// (command -v kubectl only looks it up). What the wrapper changes is said.
+func (t *translator) unwrap(x *cmd) string {
+	w := x.args[0]
 	i := 1
-	for i < len(x.args) && strings.HasPrefix(x.args[i], "-") {
-		i++
+	for i < len(x.args) {
+		a := x.args[i]
+		switch {
+		case w == "command" && (a == "-v" || a == "-V"):
+			return w
+		case strings.HasPrefix(a, "-"):
+			if (w == "timeout" && (a == "-s" || a == "-k" || a == "--signal" || a == "--kill-after")) || (w == "nice" && a == "-n") || (w == "env" && (a == "-u" || a == "-C")) {
+				i++ // its value
+			}
+			i++
+			continue
+		case w == "timeout" && i == firstArg(x.args):
+			i++ // the duration
+			continue
+		case w == "env" && strings.Contains(a, "="):
+			i++
+			continue
+		}
+		break
 	}
 	if i == len(x.args) || toolName(x.args[i]) == "" {
-		return "sudo"
+		return w
+	}
+	tool := toolName(x.args[i])
+	switch w {
+	case "sudo":
+		t.info(x.stmt, "sudo", "khook runs its own "+tool+", with the identity it is given (its kubeconfig), not root's")
+	case "timeout":
+		t.info(x.stmt, strings.Join(x.args[:i], " "), "khook gives each step its own timeout (timeout:), not this one")
+	case "env":
+		var names []string
+		for _, a := range x.args[1:i] {
+			if k, _, ok := strings.Cut(a, "="); ok && k == "KUBECONFIG" {
+				t.info(x.stmt, "env KUBECONFIG", ownKubeconfig)
+			} else if ok {
+				names = append(names, k) // never the value: it may be a secret
+			}
+		}
+		if len(names) > 0 {
+			t.info(x.stmt, "env "+strings.Join(names, " "), "khook runs its own "+tool+" without these variables")
+		}
 	}
 	x.args = x.args[i:]
-	t.info(x.stmt, "sudo", "khook runs its own "+toolName(x.args[0])+", with the identity it is given (its kubeconfig), not root's")
 	return x.args[0]
+}
+
+// firstArg is the index of the first argument of a wrapper that is no
+// flag (timeout's duration).
+func firstArg(args []string) int {
+	for i := 1; i < len(args); i++ {
+		if !strings.HasPrefix(args[i], "-") {
+			return i
+		}
+		if args[i] == "-s" || args[i] == "-k" || args[i] == "--signal" || args[i] == "--kill-after" {
+			i++
+		}
+	}
+	return len(args)
 }
 
 // unalias is the command name an alias stands for, when bash expands it

@@ -77,3 +77,40 @@ kubectl create secret docker-registry ngc-secret --namespace=rag \
 		t.Errorf("no %q in:\n%s", want, res.Spec)
 	}
 }
+
+// A wrapper runs the helm or kubectl command it is given: nohup, timeout
+// N, command, env K=V, nice (46zc's D7: `nohup kubectl port-forward &` was
+// named as a nohup command; `command kubectl …` was dropped without a
+// word); `command -v kubectl` only looks it up.
+func TestWrappersRunTheirCommand(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+command -v kubectl >/dev/null || exit 1
+nohup kubectl -n web port-forward svc/web 8888:80 > /tmp/pf.log &
+timeout 300 kubectl wait --for=condition=Available deployment/web -n web
+command kubectl create namespace bar
+env FOO=c4nary-env-value KUBECONFIG=/tmp/k kubectl create namespace foo
+nice -n 10 helm upgrade --install a a --repo https://c.example.com --version 1.0.0 -n a
+`})
+	for line, want := range map[int]string{4: "not carried", 5: "step", 6: "step", 7: "step", 8: "step"} {
+		if got := fateAt(res.Model, line); got != want {
+			t.Errorf("line %d: %q, want %q", line, got, want)
+		}
+	}
+	if fateAt(res.Model, 3) != "" {
+		t.Errorf("command -v is counted: %s", fateAt(res.Model, 3))
+	}
+	var all []string
+	for _, n := range append(res.Model.NotCarried, res.Model.Info...) {
+		all = append(all, n.String())
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{"install.sh:4: nohup kubectl -n web port-forward", "it only opens a local connection", "install.sh:5: timeout 300: khook gives each step its own timeout", "install.sh:7: env FOO: khook runs its own kubectl without these variables", "install.sh:7: env KUBECONFIG: the script points"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text+string(res.Spec), "c4nary-env-value") {
+		t.Errorf("an env value is written")
+	}
+}

@@ -338,6 +338,9 @@ func (t *translator) withExp(pe *syntax.ParamExp, val string, set bool) (string,
 // input is a variable the script reads but never sets: the environment
 // gives it, so it becomes a declared khook variable, with the script's
 // default when it has one; a secret-looking one is a secret.
+// ownKubeconfig is said where the script sets KUBECONFIG.
+const ownKubeconfig = "the script points helm and kubectl at a kubeconfig of its own; khook runs against the cluster it is given (khook's --kubeconfig, or KUBECONFIG when khook runs)"
+
 func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, string) {
 	if name == "GITHUB_WORKSPACE" || name == "CI_PROJECT_DIR" {
 		// the CI's checkout: where the script runs from (--dir), as git
@@ -462,7 +465,7 @@ func (t *translator) assign(a *syntax.Assign) {
 		return
 	}
 	if name == "KUBECONFIG" {
-		t.info(a, "KUBECONFIG="+t.text(a.Value), "the script points helm and kubectl at a kubeconfig of its own; khook runs against the cluster it is given (khook's --kubeconfig, or KUBECONFIG when khook runs)")
+		t.info(a, "KUBECONFIG="+t.text(a.Value), ownKubeconfig)
 	}
 	val, ok, why := t.eval(a.Value)
 	fromFile, generated, computed := t.fromFileSecrets, t.generated, t.computedSecret
