@@ -168,6 +168,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case base == "kustomize":
 		t.recordMade(x, base)
 		t.notCarried(s, t.text(s), "its output goes nowhere khook can follow; an apply step with kustomize: DIR applies a kustomization")
+	case base == "rm" && t.removesPackages(x.args[1:]):
+		t.info(s, t.text(s), "it removes the package helm pull fetched; the step fetches the chart itself, so there is nothing to remove")
 	case picksCluster(base, x.args[1:]):
 		t.notCarried(s, t.text(s), "it picks the cluster the script works on; khook runs against the cluster it is given: point --kubeconfig or --context at it (in CI, the cloud's own login action before khook)")
 	default:
@@ -175,6 +177,21 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base, x.args[1:]))
 		t.remoteTools(x, base)
 	}
+}
+
+// removesPackages: rm's arguments are all packages helm pull fetched.
+func (t *translator) removesPackages(args []string) bool {
+	n := 0
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if _, ok := t.packages[t.abs(a)]; !ok {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // shift drops the parameters being walked, as bash's shift does.

@@ -3,6 +3,7 @@ package shscript
 import (
 	"maps"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -27,6 +28,8 @@ func (t *translator) helm(x *cmd) {
 		if (f.pos[0] == "pull" || f.pos[0] == "fetch") && f.is("untar") && len(f.pos) == 2 {
 			// its crds/ applied next is what crds: upgrade does (kApply)
 			t.pulled = append(t.pulled, importer.PulledChart{Chart: f.pos[1], Version: f.get("version"), Loc: t.loc(x.stmt)})
+		} else if f.pos[0] == "pull" || f.pos[0] == "fetch" {
+			t.pullPackage(x, f)
 		}
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 		return
@@ -292,6 +295,12 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 		h.Chart = chart
 	case f.get("repo") != "":
 		h.Chart, h.Repo = chart, f.get("repo")
+	case t.packages[t.abs(chart)].chart != "" && !exists(t.abs(chart)):
+		// helm pull oci://…/app --version 1.2.3, then helm install app-1.2.3.tgz
+		p := t.packages[t.abs(chart)]
+		t.info(x.stmt, "chart "+chart, "the package helm pull fetched at "+p.at.String()+": the step installs that chart ("+p.chart+" "+p.version+") itself")
+		h.Version = p.version
+		return t.chartRef(x, f, h, p.chart)
 	case strings.HasPrefix(chart, "/") || strings.HasPrefix(chart, ".") || exists(t.abs(chart)) || !strings.Contains(chart, "/"):
 		h.Chart = t.specPath(chart)
 		if !exists(t.abs(chart)) {
@@ -355,6 +364,33 @@ func (t *translator) chartAuth(x *cmd, f flags, h *importer.OutHelm, chart strin
 		c := *au
 		h.Auth = &c
 	}
+}
+
+// pulledPackage is a chart helm pull fetched as a package.
+type pulledPackage struct {
+	chart, version string
+	at             importer.Loc
+}
+
+// pullPackage remembers the .tgz `helm pull CHART --version V [-d DIR]`
+// writes: DIR/NAME-V.tgz, NAME the chart's last path element (Helm's
+// file name). Without a version the file's name is only known when the
+// script runs.
+func (t *translator) pullPackage(x *cmd, f flags) {
+	v := f.get("version")
+	if len(f.pos) != 2 || v == "" || strings.Contains(v, "${") || strings.ContainsAny(v, "<>=^~* ") {
+		return
+	}
+	chart := f.pos[1]
+	name := chart[strings.LastIndex(chart, "/")+1:]
+	dir := f.get("d", "destination")
+	if dir == "" {
+		dir = "."
+	}
+	if t.packages == nil {
+		t.packages = map[string]pulledPackage{}
+	}
+	t.packages[t.abs(filepath.Join(dir, name+"-"+v+".tgz"))] = pulledPackage{chart: chart, version: v, at: t.loc(x.stmt)}
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }

@@ -48,6 +48,9 @@ type translator struct {
 	names                map[string]bool
 	depUpdate            map[string]bool        // chart dirs `helm dependency update` ran in
 	pulled               []importer.PulledChart // charts helm pull --untar fetched, in order
+	// packages are the .tgz files helm pull wrote (their absolute path):
+	// the chart each is, which a step that installs the file installs.
+	packages map[string]pulledPackage
 	prev                 *importer.OutStep
 	inputErr             error
 	sourcing             []string
