@@ -26,7 +26,8 @@ var namesSomething = map[string]bool{"NAME": true, "NAMESPACE": true, "NS": true
 var keyKinds = map[string]bool{"TAG": true, "LABEL": true, "ANNOTATION": true, "PARTITION": true, "SORT": true,
 	"HASH": true, "ROUTING": true, "CACHE": true, "PRIMARY": true, "FOREIGN": true, "SHARD": true, "INDEX": true,
 	"TOPOLOGY": true, "LOOKUP": true, "GROUP": true, "SELECTOR": true, "DEDUP": true, "DEDUPLICATION": true,
-	"IDEMPOTENCY": true, "RANGE": true, "CLUSTERING": true, "COMPOSITE": true, "UNIQUE": true, "MAP": true}
+	"IDEMPOTENCY": true, "RANGE": true, "CLUSTERING": true, "COMPOSITE": true, "UNIQUE": true, "MAP": true,
+	"CONFIG": true} // DEFAULT_CONFIG_KEY: a ConfigMap key's name (trial 46zc's D9)
 
 // SecretLooking tells a name (a variable, a key, a file name) whose value
 // is a secret: both importers declare such a value a secret: true

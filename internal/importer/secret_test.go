@@ -13,7 +13,7 @@ func TestSecretLookingKeyKinds(t *testing.T) {
 		"KEY": true, "MASTER_KEY": true, "ZITADEL_MASTERKEY": true, "ADMINPASSWORD": true, "GITHUB_AUTHTOKEN": true,
 		"MONKEY_BUSINESS": false, "ZITADEL_MASTERKEY_FILE": false,
 		"TFE_LICENSE": true, "REPLICATED_LICENSE_ID": true, "LICENSE": true, "ACCEPT_LICENSE": false, "LICENSE_TYPE": false,
-		"LICENSE_FILE": false,
+		"LICENSE_FILE": false, "DEFAULT_CONFIG_KEY": false,
 	} {
 		if got := SecretLooking(name); got != want {
 			t.Errorf("SecretLooking(%q) = %v, want %v", name, got, want)

@@ -213,8 +213,16 @@ func (t *translator) shift(x *cmd) {
 // the script's kubectl then uses (trial 46u's D5).
 func picksCluster(tool string, args []string) bool {
 	pos := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-") })
+	// in order, a flag's value between them (aws eks --region R
+	// update-kubeconfig: trial 46zc's D10)
 	has := func(words ...string) bool {
-		return len(pos) >= len(words) && slices.Equal(pos[:len(words)], words)
+		i := 0
+		for _, p := range pos {
+			if i < len(words) && p == words[i] {
+				i++
+			}
+		}
+		return i == len(words) && len(pos) > 0 && pos[0] == words[0]
 	}
 	switch tool {
 	case "aws":

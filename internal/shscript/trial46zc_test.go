@@ -27,3 +27,20 @@ rm charts/app-$VERSION.tgz
 		t.Errorf("verdict %s: %v", res.Model.Verdict(), res.Model.NotCarried)
 	}
 }
+
+// D10 (Mach5's common.sh): aws eks --region R update-kubeconfig picks the
+// cluster, whatever flags stand between its words.
+func TestCloudLoginWithFlagsBetween(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+aws eks --region us-east-1 update-kubeconfig --name mach5-cluster
+kubectl create namespace app
+`})
+	var why []string
+	for _, n := range res.Model.NotCarried {
+		why = append(why, n.String())
+	}
+	if all := strings.Join(why, "\n"); !strings.Contains(all, "install.sh:3: aws eks --region us-east-1 update-kubeconfig --name mach5-cluster: it picks the cluster") {
+		t.Errorf("not carried:\n%s", all)
+	}
+}
