@@ -85,6 +85,7 @@ func Import(file string, opts Options) (*Result, error) {
 	t.errexit, t.nounset = shebangOpt(src, 'e'), shebangOpt(src, 'u')
 	t.runFile(f, src, t.abs(file))
 	t.unreadWrites()
+	t.deleteThenCreate()
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
@@ -122,6 +123,7 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 	}
 	t.stmts(f.Stmts)
 	t.unreadWrites()
+	t.deleteThenCreate()
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}

@@ -44,3 +44,30 @@ kubectl create namespace app
 		t.Errorf("not carried:\n%s", all)
 	}
 }
+
+// Calico Enterprise's installer deletes the pull Secret to create it again
+// from a file, which is not carried: the delete is not carried either
+// (the spec would delete the Secret on every run and never make it). A
+// delete before a create that is carried folds into the apply step, which
+// updates in place (onImmutable: recreate); a Job deleted to run again
+// stays a delete and an apply.
+func TestDeleteThenCreate(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+kubectl delete secret app-cred -n app --ignore-not-found
+kubectl create secret generic app-cred -n app --from-literal=password="$APP_PASSWORD"
+kubectl delete secret tigera-pull-secret -n tigera-operator --ignore-not-found
+kubectl create secret generic tigera-pull-secret --type=kubernetes.io/dockerconfigjson -n tigera-operator --from-file=.dockerconfigjson=pull.json
+kubectl delete job migrate -n app --ignore-not-found
+kubectl apply -f job.yaml
+`, "pull.json": "{}\n", "job.yaml": "apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate, namespace: app}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: m, image: ghcr.io/acme/migrate:1}]\n"})
+	spec := string(res.Spec)
+	for line, want := range map[int]string{3: "folded", 4: "step", 5: "not carried", 6: "not carried", 7: "step", 8: "step"} {
+		if got := fateAt(res.Model, line); got != want {
+			t.Errorf("line %d: %q, want %q", line, got, want)
+		}
+	}
+	if !strings.Contains(spec, "  - name: secret-app-cred\n    onImmutable: recreate\n") || strings.Contains(spec, "delete-secret") {
+		t.Errorf("spec:\n%s", spec)
+	}
+}
