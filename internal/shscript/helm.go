@@ -20,6 +20,9 @@ import (
 func (t *translator) helm(x *cmd) {
 	f := parseFlags(x.args[1:], helmValued)
 	t.subcommandDefault(x, f.pos)
+	if t.installOrUpgrade(x, f.pos) {
+		f.list = append(f.list, flag{name: "install"})
+	}
 	if len(f.pos) == 0 {
 		t.account(x.stmt, importer.FateReadOnly, "", "helm without a command changes nothing")
 		return
@@ -82,6 +85,33 @@ func (t *translator) helm(x *cmd) {
 		}
 		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for helm "+sub+"; do it by hand")
 	}
+}
+
+// installOrUpgrade reads `helm "$action" …`, action install or upgrade as
+// a check decides when the script runs (if helm status …; then
+// action=upgrade), as upgrade --install: what a helm step does either way
+// (trial 46zc's D6, a GPU operator installer).
+func (t *translator) installOrUpgrade(x *cmd, pos []string) bool {
+	if len(pos) == 0 {
+		return false
+	}
+	m := varRef.FindStringSubmatch(pos[0])
+	if m == nil || m[0] != pos[0] {
+		return false
+	}
+	v := t.vars[m[1]]
+	if v == nil || !v.unknown || (v.was != "install" && v.was != "upgrade") {
+		return false
+	}
+	t.info(x.stmt, pos[0], "install or upgrade, as $"+m[1]+" says when the script runs: khook's helm step installs the release or upgrades it")
+	for i, a := range x.args {
+		if a == pos[0] {
+			x.args[i] = "upgrade"
+			break
+		}
+	}
+	pos[0] = "upgrade"
+	return true
 }
 
 // helmCommands are helm's commands and their aliases (Helm 3 and 4).

@@ -71,3 +71,27 @@ kubectl apply -f job.yaml
 		t.Errorf("spec:\n%s", spec)
 	}
 }
+
+// D6 (a GPU operator installer): helm "${helm_args[@]}" whose first word
+// is $action, install or upgrade as helm status decides, is one helm step.
+func TestActionInstallOrUpgrade(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+set -euo pipefail
+NAMESPACE=gpu-operator
+RELEASE=gpu-operator
+helm repo add nvidia https://helm.ngc.nvidia.com/nvidia
+action="install"
+if helm -n "$NAMESPACE" status "$RELEASE" >/dev/null 2>&1; then
+  action="upgrade"
+fi
+helm_args=(
+  "$action" "$RELEASE" nvidia/gpu-operator
+  -n "$NAMESPACE" --create-namespace --wait
+  --set driver.enabled=false
+)
+helm "${helm_args[@]}"
+`})
+	if fateAt(res.Model, 15) != "step" || !strings.Contains(string(res.Spec), "      chart: gpu-operator\n      repo: https://helm.ngc.nvidia.com/nvidia\n") {
+		t.Errorf("line 15: %s\n%s", fateAt(res.Model, 15), res.Spec)
+	}
+}
