@@ -168,6 +168,11 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case base == "kustomize":
 		t.recordMade(x, base)
 		t.notCarried(s, t.text(s), "its output goes nowhere khook can follow; an apply step with kustomize: DIR applies a kustomization")
+	case base == "mkdir":
+		// alone it changes nothing a step reads: a file written into it is
+		// carried, or named, where a step reads it
+		t.recordMade(x, base)
+		t.info(s, t.text(s), "khook needs no folder made: what the script writes into it is carried, or named, where a step reads it")
 	case base == "rm" && t.removesPackages(x.args[1:]):
 		t.info(s, t.text(s), "it removes the package helm pull fetched; the step fetches the chart itself, so there is nothing to remove")
 	case picksCluster(base, x.args[1:]):

@@ -41,11 +41,14 @@ func unmarkRefs(s string, raw bool) string {
 // such a copy (a directory, an unknown path).
 func (t *translator) copies(x *cmd) bool {
 	var paths []string
+	recursive := false
 	for _, a := range x.args[1:] {
 		switch {
 		case a == "-f" || a == "--force" || a == "-v":
+		case a == "-r" || a == "-R" || a == "-a" || a == "--recursive" || a == "-rf" || a == "-Rf" || a == "-fR" || a == "-fr":
+			recursive = true
 		case strings.HasPrefix(a, "-"):
-			return false // -r: a directory
+			return false
 		default:
 			paths = append(paths, a)
 		}
@@ -53,7 +56,54 @@ func (t *translator) copies(x *cmd) bool {
 	if len(paths) != 2 || !x.ok || strings.Contains(paths[0], "${") {
 		return false
 	}
-	src, dst := t.abs(paths[0]), paths[1]
+	if recursive {
+		return t.copiesDir(x, t.abs(paths[0]), paths[1])
+	}
+	return t.copyFile(x, t.abs(paths[0]), paths[1])
+}
+
+// maxCopied bounds the files of a directory copy the import reads.
+const maxCopied = 200
+
+// copiesDir is `cp -R SRC DST` of a folder of the repository (Mach5's
+// `cp -R "$BASE/eksctl" "$WORK/"`, trial 46zc's D8): each file as cp of
+// it, into DST/SRC's name when DST is a folder (written with a trailing
+// /, there at import, or made by the script), else into DST.
+func (t *translator) copiesDir(x *cmd, src, dst string) bool {
+	if st, err := os.Stat(src); err != nil || !st.IsDir() || strings.Contains(dst, "${") {
+		return false
+	}
+	into := strings.TrimSuffix(dst, "/")
+	if st, err := os.Stat(t.abs(dst)); strings.HasSuffix(dst, "/") || err == nil && st.IsDir() || t.madeBy(t.abs(into)) != "" {
+		into += "/" + filepath.Base(src)
+	}
+	var files []string
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		if len(files) > maxCopied {
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if err != nil || len(files) == 0 || len(files) > maxCopied {
+		return false
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(src, f)
+		if !t.copyFile(x, f, into+"/"+filepath.ToSlash(rel)) {
+			return false
+		}
+	}
+	return true
+}
+
+// copyFile is cp of one file of the repository to dst.
+func (t *translator) copyFile(x *cmd, src, dst string) bool {
 	data, err := os.ReadFile(src)
 	if err != nil || strings.Contains(string(data), refMark) || t.madeBy(src) != "" {
 		return false // not the committed file (curl … > src made it)

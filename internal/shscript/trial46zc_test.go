@@ -95,3 +95,30 @@ helm "${helm_args[@]}"
 		t.Errorf("line 15: %s\n%s", fateAt(res.Model, 15), res.Spec)
 	}
 }
+
+// D8 (Mach5's eksctl.sh): a folder of the repository copied with cp -R
+// into one the script makes; kubectl apply and helm -f of the copies read
+// the committed files.
+func TestCopiedFolderIsItsSource(t *testing.T) {
+	res := importScript(t, map[string]string{
+		"eksctl/gp3-storageclass.yaml": "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: gp3}\nprovisioner: ebs.csi.aws.com\n",
+		"eksctl/values.yaml":           "replicas: 2\n",
+		"install.sh": `#!/bin/bash
+set -e
+BASE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+WORK="$BASE/_cluster"
+mkdir -p "$WORK"
+cp -R "$BASE/eksctl" "$WORK/"
+kubectl apply -f $WORK/eksctl/gp3-storageclass.yaml
+helm upgrade --install app oci://registry.example.com/vendor/app --version 1.0.0 -n app --create-namespace -f $WORK/eksctl/values.yaml
+`})
+	spec := string(res.Spec)
+	for _, want := range []string{"        - file: ./eksctl/gp3-storageclass.yaml\n", "        - file: ./eksctl/values.yaml\n"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("no %q in:\n%s", want, spec)
+		}
+	}
+	if res.Model.Verdict() != "faithful" {
+		t.Errorf("verdict %s: %v", res.Model.Verdict(), res.Model.NotCarried)
+	}
+}
