@@ -122,3 +122,24 @@ helm upgrade --install app oci://registry.example.com/vendor/app --version 1.0.0
 		t.Errorf("verdict %s: %v", res.Model.Verdict(), res.Model.NotCarried)
 	}
 }
+
+// D5 (Mach5's common.sh): yq reads the release and namespace from a copy
+// the script makes of its config: read at import from the committed file,
+// not taken for secrets.
+func TestYqReadsACopy(t *testing.T) {
+	res := importScript(t, map[string]string{
+		"config.yaml": "app:\n  release-name: m5s\n  namespace: mach5\n",
+		"install.sh": `#!/bin/bash
+set -e
+mkdir -p _work
+cp config.yaml _work/config.yaml
+CFG=_work/config.yaml
+RELEASE=$(yq '.app.release-name' $CFG)
+NAMESPACE=$(yq '.app.namespace' $CFG)
+helm upgrade --install $RELEASE oci://registry.example.com/vendor/app --version 1.0.0 -n $NAMESPACE --create-namespace
+`})
+	spec := string(res.Spec)
+	if !strings.Contains(spec, "      release: m5s\n      namespace: mach5\n") || strings.Contains(spec, "secret: true") {
+		t.Errorf("spec:\n%s", spec)
+	}
+}
