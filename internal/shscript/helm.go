@@ -169,7 +169,7 @@ func (t *translator) helmRegistry(x *cmd) {
 		t.account(x.stmt, importer.FateFolded, "", "the steps after it carry no credentials for "+host)
 		return
 	}
-	au, why := t.login(x, f, "registry "+host, "REGISTRY_"+varName(host))
+	au, why := t.login(x, f, "registry "+host, registryVar(host))
 	if au == nil {
 		t.account(x.stmt, importer.FateNotCarried, "", "registry credentials, "+why+": add auth: with secret variables to the steps that install from "+host)
 		return
@@ -178,6 +178,27 @@ func (t *translator) helmRegistry(x *cmd) {
 	t.m.Logins = append(t.m.Logins, importer.Login{Host: host, Auth: *au, Loc: t.loc(x.stmt)})
 	t.account(x.stmt, importer.FateFolded, "", "its credentials go into auth: of the steps that install oci:// charts from "+host)
 }
+
+// registryVar names a registry's variables: nvcr.io → REGISTRY_NVCR,
+// localhost:5000 → REGISTRY_LOCALHOST_5000, an ECR host by its region
+// (its account number and top-level domain left out).
+func registryVar(host string) string {
+	labels := strings.Split(host, ".")
+	for len(labels) > 1 && strings.Trim(labels[0], "0123456789") == "" {
+		labels = labels[1:]
+	}
+	if len(labels) > 1 && !strings.ContainsAny(labels[len(labels)-1], "0123456789:") {
+		labels = labels[:len(labels)-1]
+	}
+	name := varName(strings.Join(labels, "_"))
+	if strings.HasPrefix(name, "REGISTRY") {
+		return name
+	}
+	return "REGISTRY_" + name
+}
+
+// computedPrefix marks an input only a command's run makes (its text after).
+const computedPrefix = "computed: "
 
 // registryHost is a registry as helm logs in to it: its host[:port].
 func registryHost(s string) string {
@@ -193,10 +214,18 @@ func registryHost(s string) string {
 func (t *translator) login(x *cmd, f flags, what, prefix string) (*importer.OutAuth, string) {
 	user, pass := f.get("username", "u"), f.get("password", "p")
 	if f.is("password-stdin") {
-		if x.stdin == nil || !x.stdin.known {
+		switch {
+		case x.stdin != nil && strings.HasPrefix(x.stdin.why, computedPrefix):
+			// a token a command makes when the script runs
+			cmd := strings.TrimPrefix(x.stdin.why, computedPrefix)
+			pass = t.ref(&importer.Var{Name: prefix + "_PASSWORD", Secret: true, Required: true, Computed: true, From: t.loc(x.stmt),
+				Description: "the password of " + what + ", which the script gets from " + cmd + " when it runs"})
+			t.info(x.stmt, "--password-stdin", "the script gets the password from "+cmd+" when it runs; khook asks for it: KHOOK_SECRET_"+prefix+"_PASSWORD=$("+cmd+")")
+		case x.stdin == nil || !x.stdin.known:
 			return nil, "the password it reads on its standard input is only known when the script runs"
+		default:
+			pass = strings.TrimSuffix(x.stdin.text, "\n")
 		}
-		pass = strings.TrimSuffix(x.stdin.text, "\n")
 	}
 	if user == "" || pass == "" {
 		return nil, "not both a username and a password"

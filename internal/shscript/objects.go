@@ -535,6 +535,10 @@ func (t *translator) loginFed(stages []*syntax.Stmt) bool {
 		case len(a) == 2 && a[0] == "echo", len(a) == 3 && a[0] == "echo" && a[1] == "-n",
 			len(a) == 3 && a[0] == "printf" && (a[1] == "%s" || a[1] == `%s\n`):
 			in = &input{text: a[len(a)-1], known: x.ok}
+		case len(a) > 0 && a[0] != "cat" && !strings.Contains(t.text(stages[0].Cmd), "<"):
+			// aws ecr get-login-password | helm registry login …: a token
+			// the run makes, which login asks for as a secret variable
+			in = &input{why: computedPrefix + t.text(stages[0].Cmd)}
 		}
 	}
 	t.call(stages[1], c, in)

@@ -143,3 +143,26 @@ helm upgrade --install $RELEASE oci://registry.example.com/vendor/app --version 
 		t.Errorf("spec:\n%s", spec)
 	}
 }
+
+// Mach5's eksctl.sh: `aws ecr get-login-password | helm registry login
+// --password-stdin`: the token the run makes is a required secret
+// variable, given as the command's output when khook runs.
+func TestRegistryLoginFromACommand(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+aws ecr get-login-password --region us-east-1 | helm registry login --username AWS --password-stdin 709825985650.dkr.ecr.us-east-1.amazonaws.com
+helm upgrade --install m5 oci://709825985650.dkr.ecr.us-east-1.amazonaws.com/mach5/search --version 1.0.0 -n m5
+`})
+	spec := string(res.Spec)
+	for _, want := range []string{
+		"      auth:\n        username: AWS\n        password: ${REGISTRY_DKR_ECR_US_EAST_1_AMAZONAWS_PASSWORD}\n",
+		"REGISTRY_DKR_ECR_US_EAST_1_AMAZONAWS_PASSWORD: {type: string, secret: true, required: true",
+	} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("no %q in:\n%s", want, spec)
+		}
+	}
+	if len(infoLines(res.Model, "KHOOK_SECRET_REGISTRY_DKR_ECR_US_EAST_1_AMAZONAWS_PASSWORD=$(aws ecr get-login-password --region us-east-1)")) != 1 {
+		t.Errorf("warnings: %v", res.Model.Info)
+	}
+}
