@@ -31,60 +31,61 @@ type translator struct {
 	emptiness       bool              // operand is read by a test of emptiness (-n, -z)
 	helm2           bool              // the script runs helm init: its helm is Helm 2
 	repos           map[string]string // helm repo name → URL
+	when            []string          // conditions of the branches being walked (CEL)
+	args            []string          // positional parameters of the function being walked
+	inFunc          bool
+	depth           int
+	cond            int     // > 0 inside a branch or loop: exit/return do not end the walk
+	stopped         bool    // exit at the top level, return in a function
+	failed          bool    // … with a non-zero status
+	guard           string  // !(cel) of a branch that exited: the condition of what follows it
+	locals          []frame // the locals of the functions being walked
+	poll            bool    // inside a poll loop: its sleep is the loop's
+	keys            map[string]string
+	names           map[string]bool
+	depUpdate       map[string]bool        // chart dirs `helm dependency update` ran in
+	pulled          []importer.PulledChart // charts helm pull --untar fetched, in order
+	prev            *importer.OutStep
+	inputErr        error
+	sourcing        []string
+	fromFileSecrets bool
+	secrets         []string // literal secret values seen: never in a note's text
+	lineBase        int      // a fragment's first line in the file it was read from, less one
+	argsGiven       bool     // the script's own positional parameters are known (Options.Args)
+	argsRest        int      // > 0: the parameters past args are the script's own, unknown at import, from $argsRest on (bash x.sh "$@")
+	undecidedElse   int      // > 0 in the else branch of an if khook cannot decide
+	checks          int      // > 0 under an existence check (if helm status x; then … else …)
+	frame, frames   int      // the function call being walked, and how many there were
+	substSeen       map[string]bool
+	ctxNS           string                        // the namespace the script set on the current kubeconfig context
+	made            []made                        // local paths named by commands khook does not run, in order
+	wrote           map[string]*written           // files the script writes from a here-document, by path
+	cmdInfo         int                           // len(m.Info) when the command being walked began
+	pipeTo          string                        // the command a pipe's output feeds (helm: values, not manifests)
+	generated       bool                          // the value being assigned is a secret made by openssl rand, pwgen
+	computedSecret  bool                          // … computed by a pipeline (talosctl … | yq …), not read from a file
+	hoisted         map[*syntax.Word]*syntax.Word // KEY=$(…) arguments, as a variable's (hoist)
+	pods            map[string]podPick            // variables holding a pod picked by label
+	guessedArgs     bool                          // a condition counted $# of arguments the import was not given
+	retriedLast     *importer.OutStep             // the last step of the last retry loop carried once
+	optLoop         int                           // > 0 in an option loop run over the script's arguments
+	inLoop          int                           // > 0 in the body of a for loop over known values
+	undecidedDepth  int                           // > 0 under a condition khook cannot decide
+	pipeIn          *input                        // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
+	errexit         bool                          // set -e is on where the walk is
+	nounset         bool                          // set -u: an unset variable stops the script
+	carriesOn       bool                          // a step was made where set -e was off
+	splitting       int                           // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
+	cluster         clusters
+	callers         []caller // the calls of the functions being walked, innermost last
+	hdoc            hdocKind // the here-document being read, if any
+
 	// repoAuth and registries are the credentials of a repository the
 	// script added (by name) and of a registry it logged in to (by host).
 	repoAuth, registries map[string]*importer.OutAuth
-	when                 []string // conditions of the branches being walked (CEL)
-	args                 []string // positional parameters of the function being walked
-	inFunc               bool
-	depth                int
-	cond                 int     // > 0 inside a branch or loop: exit/return do not end the walk
-	stopped              bool    // exit at the top level, return in a function
-	failed               bool    // … with a non-zero status
-	guard                string  // !(cel) of a branch that exited: the condition of what follows it
-	locals               []frame // the locals of the functions being walked
-	poll                 bool    // inside a poll loop: its sleep is the loop's
-	keys                 map[string]string
-	names                map[string]bool
-	depUpdate            map[string]bool        // chart dirs `helm dependency update` ran in
-	pulled               []importer.PulledChart // charts helm pull --untar fetched, in order
 	// packages are the .tgz files helm pull wrote (their absolute path):
 	// the chart each is, which a step that installs the file installs.
 	packages map[string]pulledPackage
-	prev                 *importer.OutStep
-	inputErr             error
-	sourcing             []string
-	fromFileSecrets      bool
-	secrets              []string // literal secret values seen: never in a note's text
-	lineBase             int      // a fragment's first line in the file it was read from, less one
-	argsGiven            bool     // the script's own positional parameters are known (Options.Args)
-	argsRest             int      // > 0: the parameters past args are the script's own, unknown at import, from $argsRest on (bash x.sh "$@")
-	undecidedElse        int      // > 0 in the else branch of an if khook cannot decide
-	checks               int      // > 0 under an existence check (if helm status x; then … else …)
-	frame, frames        int      // the function call being walked, and how many there were
-	substSeen            map[string]bool
-	ctxNS                string                        // the namespace the script set on the current kubeconfig context
-	made                 []made                        // local paths named by commands khook does not run, in order
-	wrote                map[string]*written           // files the script writes from a here-document, by path
-	cmdInfo              int                           // len(m.Info) when the command being walked began
-	pipeTo               string                        // the command a pipe's output feeds (helm: values, not manifests)
-	generated            bool                          // the value being assigned is a secret made by openssl rand, pwgen
-	computedSecret       bool                          // … computed by a pipeline (talosctl … | yq …), not read from a file
-	hoisted              map[*syntax.Word]*syntax.Word // KEY=$(…) arguments, as a variable's (hoist)
-	pods                 map[string]podPick            // variables holding a pod picked by label
-	guessedArgs          bool                          // a condition counted $# of arguments the import was not given
-	retriedLast          *importer.OutStep             // the last step of the last retry loop carried once
-	optLoop              int                           // > 0 in an option loop run over the script's arguments
-	inLoop               int                           // > 0 in the body of a for loop over known values
-	undecidedDepth       int                           // > 0 under a condition khook cannot decide
-	pipeIn               *input                        // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
-	errexit              bool                          // set -e is on where the walk is
-	nounset              bool                          // set -u: an unset variable stops the script
-	carriesOn            bool                          // a step was made where set -e was off
-	splitting            int                           // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
-	cluster              clusters
-	callers              []caller // the calls of the functions being walked, innermost last
-	hdoc                 hdocKind // the here-document being read, if any
 }
 
 // hdocKind is how a here-document's text is read.
