@@ -28,8 +28,10 @@ idioms are resolved, if/case on a variable become when:, existence checks
 and poll loops become the idempotent step or the wait they stand for.
 
 Each helm and kubectl command becomes a step (helm upgrade --install, kubectl
-apply/create/delete/wait/rollout/patch/label), is folded into one (helm repo
-add), is read-only, or is named as not carried with what to do instead;
+apply/create/delete/wait/rollout/patch/label, kubectl run --restart=Never as a
+job), is folded into one (helm repo add, helm registry login: the steps'
+auth:, the password a secret variable), is read-only, or is named as not
+carried with what to do instead;
 anything else the script runs (docker, curl | sh, kubectl exec) is named at
 its line. Every step of the spec cites its line (# from FILE:LINE).
 
