@@ -50,20 +50,7 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 		}
 		x.args = append(x.args, fs...)
 	}
-	for i, a := range x.args {
-		// credentials on any command line: --password X, --token=X, -p X of a login
-		name, val, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && (importer.SecretKey(name) || (name == "p" && i > 0 && x.args[1] == "login")) {
-			if eq {
-				t.secret(val)
-			} else if i+1 < len(x.args) {
-				t.secret(x.args[i+1])
-			}
-		}
-		if !strings.HasPrefix(a, "-") && eq && importer.SecretKey(name) {
-			t.secret(val) // vault login … password=s3cr3t, --set-style pairs of any tool
-		}
-	}
+	t.commandSecrets(x.args)
 	for _, r := range s.Redirs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -79,6 +66,59 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 		}
 	}
 	return x
+}
+
+// commandSecrets registers the credentials on any command line, so no
+// note that quotes the command shows them: --password X, --token=X,
+// --enroll-secret=X (a flag named like a secret: trial 46zd's D6), -p X of
+// a login, password=X pairs, a header's value (curl -H "Token: X",
+// "Authorization: Bearer X": 46zd's D7), curl -u user:X.
+func (t *translator) commandSecrets(args []string) {
+	for i, a := range args {
+		name, val, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		next := ""
+		if i+1 < len(args) {
+			next = args[i+1]
+		}
+		if strings.HasPrefix(a, "-") && (importer.SecretKey(name) || secretLooking(name) || (name == "p" && i > 0 && args[1] == "login")) {
+			if eq {
+				t.secret(val)
+			} else {
+				t.secret(next)
+			}
+		}
+		if !strings.HasPrefix(a, "-") && eq && importer.SecretKey(name) {
+			t.secret(val) // vault login … password=s3cr3t, --set-style pairs of any tool
+		}
+		switch {
+		case a == "-H" || a == "--header":
+			t.headerSecret(next)
+		case strings.HasPrefix(a, "--header="), strings.HasPrefix(a, "-H") && len(a) > 2:
+			t.headerSecret(strings.TrimPrefix(strings.TrimPrefix(a, "--header="), "-H"))
+		case (a == "-u" || a == "--user") && strings.Contains(next, ":") && args[0] == "curl":
+			_, pw, _ := strings.Cut(next, ":")
+			t.secret(pw)
+		}
+	}
+}
+
+// headerSecret registers the value of an HTTP header that carries a
+// credential (Authorization, Cookie, X-Api-Key, Token), and the token
+// after its scheme (Bearer X).
+func (t *translator) headerSecret(h string) {
+	name, val, ok := strings.Cut(h, ":")
+	if !ok {
+		return
+	}
+	n := strings.ToLower(strings.TrimSpace(name))
+	if n != "authorization" && n != "proxy-authorization" && n != "cookie" && !secretLooking(n) {
+		return
+	}
+	val = strings.TrimSpace(val)
+	t.secret(val)
+	if _, tok, ok := strings.Cut(val, " "); ok {
+		t.secret(strings.TrimSpace(tok))
+	}
 }
 
 // call is a simple command; stdin is what a pipe feeds it.
@@ -168,13 +208,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case base == "kustomize":
 		t.recordMade(x, base)
 		t.notCarried(s, t.text(s), "its output goes nowhere khook can follow; an apply step with kustomize: DIR applies a kustomization")
-	case base == "mkdir":
-		// alone it changes nothing a step reads: a file written into it is
-		// carried, or named, where a step reads it
-		t.recordMade(x, base)
-		t.info(s, t.text(s), "khook needs no folder made: what the script writes into it is carried, or named, where a step reads it")
-	case base == "rm" && t.removesPackages(x.args[1:]):
-		t.info(s, t.text(s), "it removes the package helm pull fetched; the step fetches the chart itself, so there is nothing to remove")
+	case t.moot(x, base):
 	case picksCluster(base, x.args[1:]):
 		t.notCarried(s, t.text(s), "it picks the cluster the script works on; khook runs against the cluster it is given: point --kubeconfig or --context at it (in CI, the cloud's own login action before khook)")
 	default:
@@ -182,6 +216,22 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base, x.args[1:]))
 		t.remoteTools(x, base)
 	}
+}
+
+// moot says of a command khook does not run that the spec needs nothing
+// of it: a mkdir alone (a file written into the folder is carried, or
+// named, where a step reads it), the rm of a package helm pull fetched.
+func (t *translator) moot(x *cmd, base string) bool {
+	switch {
+	case base == "mkdir":
+		t.recordMade(x, base)
+		t.info(x.stmt, t.text(x.stmt), "khook needs no folder made: what the script writes into it is carried, or named, where a step reads it")
+	case base == "rm" && t.removesPackages(x.args[1:]):
+		t.info(x.stmt, t.text(x.stmt), "it removes the package helm pull fetched; the step fetches the chart itself, so there is nothing to remove")
+	default:
+		return false
+	}
+	return true
 }
 
 // removesPackages: rm's arguments are all packages helm pull fetched.

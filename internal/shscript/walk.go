@@ -175,6 +175,10 @@ func (t *translator) stmt(s *syntax.Stmt) {
 
 // secret remembers a literal secret value, so no note quotes it.
 func (t *translator) secret(v string) {
+	switch strings.ToLower(v) {
+	case "true", "false", "yes", "no", "null", "none":
+		return // a flag's setting, no credential: masking it would blur every note
+	}
 	if len(v) >= 3 && !strings.Contains(v, "${") {
 		t.secrets = append(t.secrets, v)
 	}
