@@ -63,9 +63,17 @@ func (t *translator) helm(x *cmd) {
 			t.account(x.stmt, importer.FateNotCarried, "", "no release named")
 			return
 		}
+		ns := f.get("n", "namespace")
+		if ns == "" {
+			ns = t.ctxNS // helm, too, takes the current context's namespace
+		}
+		before := len(t.m.Steps)
 		for _, rel := range f.pos[1:] {
 			no := f.is("ignore-not-found")
-			t.addStep(x.stmt, "uninstall-"+rel, "", &importer.OutStep{Delete: &importer.OutDelete{Release: rel, Namespace: f.get("n", "namespace"), IgnoreNotFound: &no}})
+			t.addStep(x.stmt, "uninstall-"+rel, "", &importer.OutStep{Delete: &importer.OutDelete{Release: rel, Namespace: ns, IgnoreNotFound: &no}})
+		}
+		if ns == "" {
+			t.contextNamespace(x, "helm", t.m.Steps[before:])
 		}
 	case "init":
 		t.helm2 = true // the script runs Helm 2 itself: its --name and namespaces are Helm 2's

@@ -135,6 +135,12 @@ var currentContext = regexp.MustCompile(`set-context\s+"?\$\(kubectl config curr
 // current-context)): kubectl and helm commands after it that name no
 // namespace work in X, so it is folded into their steps.
 func (t *translator) setContextNamespace(x *cmd, f flags) bool {
+	if toolName(x.args[0]) == "oc" && len(f.pos) == 2 && f.pos[0] == "project" {
+		// oc project X: the current context's namespace is X (trial 46zd's D4)
+		t.ctxNS = f.pos[1]
+		t.account(x.stmt, importer.FateFolded, "", "the project "+f.pos[1]+" it switches to is the namespace of the helm and kubectl steps after it that name none")
+		return true
+	}
 	ns := f.get("namespace")
 	if len(f.pos) < 2 || f.pos[0] != "config" || f.pos[1] != "set-context" || ns == "" || !(f.is("current") || currentContext.MatchString(t.text(x.stmt))) {
 		return false

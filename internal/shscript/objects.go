@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/syntax"
@@ -235,6 +236,12 @@ func (t *translator) configData(x *cmd, f flags, name string) (map[string]any, b
 			if !ok {
 				k, p = filepath.Base(fl.val), fl.val
 			}
+			if st, err := os.Stat(t.abs(p)); err == nil && st.IsDir() && fl.name == "from-file" && !ok {
+				if !t.configDir(x, name, p, data) {
+					return nil, false
+				}
+				continue
+			}
 			b, err := os.ReadFile(t.abs(p))
 			if err != nil {
 				t.account(x.stmt, importer.FateNotCarried, "", "its file "+p+" cannot be read at import")
@@ -261,6 +268,41 @@ func (t *translator) configData(x *cmd, f flags, name string) (map[string]any, b
 		t.info(x.stmt, "ConfigMap data", "the literals and files it names are written into the spec as they are at import")
 	}
 	return data, true
+}
+
+// configKey is a key kubectl takes from a file's name.
+var configKey = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
+
+// configDir is --from-file=DIR as kubectl reads it: a key per regular
+// file directly in DIR, named by the file (other entries and names that
+// are no key left out), its text the value (trial 46zd's D5, an Ethereum
+// network's genesis/).
+func (t *translator) configDir(x *cmd, name, dir string, data map[string]any) bool {
+	entries, err := os.ReadDir(t.abs(dir))
+	if err != nil {
+		t.account(x.stmt, importer.FateNotCarried, "", "its folder "+dir+" cannot be read at import")
+		return false
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !configKey.MatchString(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(t.abs(p))
+		switch {
+		case err != nil:
+			t.account(x.stmt, importer.FateNotCarried, "", "its file "+p+" cannot be read at import")
+			return false
+		case secretLooking(e.Name()) || importer.PrivateKey(string(b)):
+			t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", a secret: khook never copies a secret file's content into the spec; make it a Secret from secret variables")
+			return false
+		case !utf8.Valid(b):
+			t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", a binary file (kubectl's binaryData): write the ConfigMap as a manifest")
+			return false
+		}
+		data[e.Name()] = string(b)
+	}
+	return true
 }
 
 func (t *translator) binding(x *cmd, f flags, obj map[string]any) bool {

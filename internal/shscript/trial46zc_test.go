@@ -166,25 +166,3 @@ helm upgrade --install m5 oci://709825985650.dkr.ecr.us-east-1.amazonaws.com/mac
 		t.Errorf("warnings: %v", res.Model.Info)
 	}
 }
-
-// Held-out trial 46zd (telecom, serverless, blockchain installers, run
-// once on 9e23b2c): D6, the Fabric plugin's --secret/--enroll-secret
-// passwords, and D7, a curl header's token, were quoted in the notes.
-func TestCommandLineCredentialsNeverQuoted(t *testing.T) {
-	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
-set -e
-kubectl hlf ca register --name=org1-ca --user=peer --secret=c4nary-hlf-peer-pw --type=peer --enroll-id enroll --enroll-secret=c4nary-hlf-enroll-pw --mspid Org1MSP
-kubectl create namespace core
-curl -X POST http://127.0.0.1:30050/api/subscriber -H "Token: c4nary-webconsole-token" -d @sub.json
-curl -H "Authorization: Bearer c4nary-bearer-token" -u admin:c4nary-curl-pw https://api.example.com/x
-kubectl wait --for=condition=Ready pod/x -n core --timeout=true-ish
-`})
-	var all []string
-	for _, n := range append(res.Model.NotCarried, res.Model.Info...) {
-		all = append(all, n.String())
-	}
-	text := strings.Join(all, "\n") + string(res.Spec)
-	if strings.Contains(text, "c4nary") {
-		t.Errorf("a credential is quoted:\n%s", text)
-	}
-}
