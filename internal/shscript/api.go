@@ -86,6 +86,7 @@ func Import(file string, opts Options) (*Result, error) {
 	t.runFile(f, src, t.abs(file))
 	t.unreadWrites()
 	t.deleteThenCreate()
+	t.depsInstalled()
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
@@ -124,6 +125,7 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 	t.stmts(f.Stmts)
 	t.unreadWrites()
 	t.deleteThenCreate()
+	t.depsInstalled()
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}

@@ -211,6 +211,9 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case t.moot(x, base):
 	case picksCluster(base, x.args[1:]):
 		t.notCarried(s, t.text(s), "it picks the cluster the script works on; khook runs against the cluster it is given: point --kubeconfig or --context at it (in CI, the cloud's own login action before khook)")
+	case strings.HasPrefix(name, "${"):
+		// eval $default over a template's defaults (trial 46zd's D9)
+		t.notCarried(s, t.text(s), "the command is the value of "+name+", only known when the script runs: write it out in the script to import it")
 	default:
 		t.recordMade(x, base)
 		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base, x.args[1:]))
@@ -536,7 +539,11 @@ var downloadURL = regexp.MustCompile(`^https?://.*\.(ya?ml|json|tgz|tar\.gz|zip|
 func whatToDo(name string, args []string) string {
 	switch name {
 	case "docker", "podman", "buildah":
-		return "build and push images in CI before khook runs"
+		if len(args) > 0 && (args[0] == "build" || args[0] == "push" || args[0] == "tag" || args[0] == "buildx" || args[0] == "login") {
+			return "build and push images in CI before khook runs"
+		}
+		// docker exec node1 ip link …: the host's containers (trial 46zd's D8)
+		return "it works on " + name + "'s containers on the machine the script runs on, not the cluster: do it before khook runs, by hand or in CI"
 	case "curl", "wget":
 		if slices.ContainsFunc(args, func(a string) bool { return downloadURL.MatchString(a) || a == "-o" || a == "-O" || a == "--output" }) {
 			return "download in CI before khook runs, or reference a manifest by url: in an apply step"

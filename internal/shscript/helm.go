@@ -85,8 +85,16 @@ func (t *translator) helm(x *cmd) {
 			t.account(x.stmt, importer.FateFolded, "", "khook reads helm-git's git+https:// chart repositories itself, with no plugin")
 			break
 		}
+		if len(f.pos) > 2 && f.pos[1] == "install" {
+			t.plugins = append(t.plugins, strings.TrimPrefix(strings.TrimSuffix(filepath.Base(f.pos[2]), ".git"), "helm-"))
+		}
 		t.account(x.stmt, importer.FateNotCarried, "", "khook runs no helm plugins; a post-renderer or a job: step may do what it did")
 	default:
+		if !helmCommands[sub] && (slices.Contains(t.plugins, sub) || sub == "spray" || sub == "diff" || sub == "secrets") {
+			// helm spray . (trial 46zd's D1): a plugin's command
+			t.account(x.stmt, importer.FateNotCarried, "", "helm "+sub+" is a helm plugin's command, which khook does not run: write what it installs as helm steps (helm spray: one per subchart, in its order)")
+			return
+		}
 		if !helmCommands[sub] {
 			t.account(x.stmt, importer.FateNotCarried, "", "helm has no "+sub+" command, so the script's command fails (helm repo update?); drop it")
 			return
@@ -263,9 +271,30 @@ func (t *translator) helmDeps(x *cmd, f flags) {
 	if len(f.pos) >= 2 && (f.pos[1] == "update" || f.pos[1] == "up") {
 		t.depUpdate[t.abs(dir)] = true
 		t.account(x.stmt, importer.FateFolded, "", "dependencyUpdate: true on the helm step that installs "+t.specPath(dir))
-		return
+	} else {
+		t.account(x.stmt, importer.FateFolded, "", "khook builds a local chart's dependencies from its Chart.lock itself")
 	}
-	t.account(x.stmt, importer.FateFolded, "", "khook builds a local chart's dependencies from its Chart.lock itself")
+	t.deps = append(t.deps, depCmd{chart: t.specPath(dir), cmd: len(t.m.Commands) - 1})
+}
+
+// depCmd is a helm dependency command: the chart folder, its Commands entry.
+type depCmd struct {
+	chart string
+	cmd   int
+}
+
+// depsInstalled makes a helm dependency command folded into no step (no
+// step installs its chart: trial 46zd's D1, whose chart helm spray
+// installs) read-only: it only fetches into the chart's folder.
+func (t *translator) depsInstalled() {
+	for _, d := range t.deps {
+		installed := slices.ContainsFunc(t.m.Steps, func(st *importer.Step) bool {
+			return st.Out.Helm != nil && filepath.Clean(st.Out.Helm.Chart) == filepath.Clean(d.chart)
+		})
+		if c := &t.m.Commands[d.cmd]; !installed && c.Fate == importer.FateFolded {
+			c.Fate, c.Why = importer.FateReadOnly, "it fetches the dependencies into the chart's folder "+d.chart+", which no step installs"
+		}
+	}
 }
 
 // helmInstall is upgrade --install, install, and helm template piped into
@@ -368,7 +397,8 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 		t.info(x.stmt, "chart "+chart, "the package helm pull fetched at "+p.at.String()+": the step installs that chart ("+p.chart+" "+p.version+") itself")
 		h.Version = p.version
 		return t.chartRef(x, f, h, p.chart)
-	case strings.HasPrefix(chart, "/") || strings.HasPrefix(chart, ".") || exists(t.abs(chart)) || !strings.Contains(chart, "/"):
+	case strings.HasPrefix(chart, "/") || strings.HasPrefix(chart, ".") || exists(t.abs(chart)) || !strings.Contains(chart, "/") || strings.HasSuffix(chart, "/"):
+		// oai-gnb/: a folder, as helm reads a name with no chart after the / (trial 46zd's D2)
 		h.Chart = t.specPath(chart)
 		if !exists(t.abs(chart)) {
 			t.info(x.stmt, "chart "+t.specPath(chart), "a local chart that is not there at import ("+t.display(t.abs(chart))+"); build it before khook runs")

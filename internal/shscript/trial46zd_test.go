@@ -58,3 +58,41 @@ func TestConfigMapFromFolder(t *testing.T) {
 		t.Errorf("a subfolder's file is read:\n%s", spec)
 	}
 }
+
+// D1, D2, D8, D9: a helm plugin's command (helm spray) is said as one, and
+// the helm dependency update of the chart it installs is read-only, not
+// folded into a step that is not there; `helm install x x/` after a cd
+// khook cannot follow is a local folder, not a repository chart; docker
+// exec is no image to build; eval of a variable says so.
+func TestPluginsFoldersAndWording(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+helm plugin install https://github.com/ThalesGroup/helm-spray || true
+helm dependency update
+helm --create-namespace --namespace=oai spray .
+cd "$HOME"/charts
+helm --namespace=oai install oai-gnb oai-gnb/
+docker exec node1 ip link set up eth1
+eval $SETUP
+`})
+	if got := fateAt(res.Model, 4); got != "read-only" {
+		t.Errorf("helm dependency update: %s", got)
+	}
+	var all []string
+	for _, n := range res.Model.NotCarried {
+		all = append(all, n.String())
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{
+		"install.sh:5: helm --create-namespace --namespace=oai spray .: helm spray is a helm plugin's command",
+		"install.sh:8: docker exec node1 ip link set up eth1: khook runs no shell commands; it works on docker's containers",
+		"the command is the value of ${SETUP}",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(string(res.Spec), "      chart: ./oai-gnb\n") {
+		t.Errorf("oai-gnb/ is not a local chart:\n%s", res.Spec)
+	}
+}
