@@ -124,9 +124,20 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 			t.info(x.stmt, t.text(x.stmt), "the script picks its cluster here; khook runs against the cluster it is given (khook's --context or --kubeconfig): pass this context when you run it")
 		}
 	default:
+		if toolName(x.args[0]) == "kubectl" && !kubectlCommands[sub] {
+			// kubectl hlf ca create … (trial 46zd's D10): a plugin's command
+			t.account(x.stmt, importer.FateNotCarried, "", "kubectl "+sub+" is a kubectl plugin's command (kubectl-"+sub+"), which khook does not run: write the objects it makes as manifests in an apply: step, or run it in a job: step")
+			return
+		}
 		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for kubectl "+sub+"; "+kubectlAdvice(sub))
 	}
 }
+
+// kubectlCommands are kubectl's own commands; any other is a plugin's.
+var kubectlCommands = set("create", "expose", "run", "set", "explain", "get", "edit", "delete", "rollout", "scale", "autoscale",
+	"certificate", "cluster-info", "top", "cordon", "uncordon", "drain", "taint", "describe", "logs", "attach", "exec", "port-forward",
+	"proxy", "cp", "auth", "debug", "events", "diff", "apply", "patch", "replace", "wait", "kustomize", "label", "annotate",
+	"completion", "alpha", "api-resources", "api-versions", "config", "plugin", "version", "options")
 
 var currentContext = regexp.MustCompile(`set-context\s+"?\$\(kubectl config current-context\)`)
 

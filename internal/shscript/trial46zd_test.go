@@ -74,6 +74,7 @@ cd "$HOME"/charts
 helm --namespace=oai install oai-gnb oai-gnb/
 docker exec node1 ip link set up eth1
 eval $SETUP
+kubectl hlf ca create --storage-class=standard --capacity=2Gi --name=org1-ca
 `})
 	if got := fateAt(res.Model, 4); got != "read-only" {
 		t.Errorf("helm dependency update: %s", got)
@@ -87,6 +88,7 @@ eval $SETUP
 		"install.sh:5: helm --create-namespace --namespace=oai spray .: helm spray is a helm plugin's command",
 		"install.sh:8: docker exec node1 ip link set up eth1: khook runs no shell commands; it works on docker's containers",
 		"the command is the value of ${SETUP}",
+		"kubectl hlf is a kubectl plugin's command (kubectl-hlf)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)
