@@ -171,7 +171,11 @@ func (t *translator) splitUnknown(x *cmd) bool {
 	if len(x.split) == 0 {
 		return false
 	}
-	t.account(x.stmt, importer.FateNotCarried, "", "the unquoted "+strings.Join(x.split, ", ")+" is split into words only when the script runs, and its value is not known at import (it may hold flags or the chart), so which argument is which is not known; write the step by hand")
+	what := "flags or the object"
+	if toolName(x.args[0]) == "helm" {
+		what = "flags or the chart"
+	}
+	t.account(x.stmt, importer.FateNotCarried, "", "the unquoted "+strings.Join(x.split, ", ")+" is split into words only when the script runs, and its value is not known at import (it may hold "+what+"), so which argument is which is not known; write the step by hand")
 	return true
 }
 
