@@ -90,6 +90,15 @@ func (t *translator) commandSecrets(args []string) {
 		if !strings.HasPrefix(a, "-") && eq && importer.SecretKey(name) {
 			t.secret(val) // vault login … password=s3cr3t, --set-style pairs of any tool
 		}
+		if a == "--from-literal" {
+			a = a + "=" + next
+		}
+		if lit, ok := strings.CutPrefix(a, "--from-literal="); ok && slices.Contains(args, "secret") {
+			// kubectl create secret … --from-literal=K=V: every value of a
+			// Secret (46ze's D9: a typed Secret's line quoted whole)
+			_, v, _ := strings.Cut(lit, "=")
+			t.secret(v)
+		}
 		switch {
 		case a == "-H" || a == "--header":
 			t.headerSecret(next)
@@ -175,6 +184,10 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		// or an answer (read -p "Namespace: " NS) the spec asks for
 		t.info(x.stmt, t.text(x.stmt), "the script waits for a person here; khook does not: each step waits for what it needs (add a wait: step for something specific)")
 		t.reads(c, t.loc(s), "the script asks a person for it ("+t.loc(s).String()+")")
+	case name == "read" || name == "readarray" || name == "mapfile":
+		// read -r -a nodes <<< "$OPTARG": what it reads is only known when
+		// the script runs (a loop over it is carried once: trial 46ze's D4)
+		t.reads(c, t.loc(s), "the script reads it when it runs ("+t.loc(s).String()+")")
 	case name == "exit" || name == "return":
 		if t.cond == 0 && (name == "exit" || t.inFunc) {
 			t.stopped, t.failed = true, len(x.args) > 1 && x.args[1] != "0"

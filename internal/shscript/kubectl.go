@@ -153,12 +153,24 @@ func (t *translator) setContextNamespace(x *cmd, f flags) bool {
 		return true
 	}
 	ns := f.get("namespace")
-	if len(f.pos) < 2 || f.pos[0] != "config" || f.pos[1] != "set-context" || ns == "" || !(f.is("current") || currentContext.MatchString(t.text(x.stmt))) {
+	if len(f.pos) < 2 || f.pos[0] != "config" || f.pos[1] != "set-context" || ns == "" || !(f.is("current") || currentContext.MatchString(t.text(x.stmt)) || t.namesCurrentContext(x)) {
 		return false
 	}
 	t.ctxNS = ns
 	t.account(x.stmt, importer.FateFolded, "", "the namespace "+ns+" it sets on the current context is the namespace of the helm and kubectl steps after it that name none")
 	return true
+}
+
+// namesCurrentContext: set-context "$KUBE_CTX" of a variable holding
+// $(kubectl config current-context) (trial 46ze's D1, OpenEBS on EKS).
+func (t *translator) namesCurrentContext(x *cmd) bool {
+	for i, w := range x.words {
+		if i > 0 && lit(x.words[i-1]) == "set-context" {
+			m := regexp.MustCompile(`^"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?$`).FindStringSubmatch(t.text(w))
+			return m != nil && t.ctxVars[m[1]]
+		}
+	}
+	return false
 }
 
 func kubectlAdvice(sub string) string {

@@ -259,15 +259,18 @@ func (t *translator) loopReads(cond *syntax.Stmt) {
 // reads declares the variables a read sets (what: where their value comes
 // from, which only the run knows).
 func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) {
-	skip := false
+	skip, array := false, false
 	for _, w := range c.Args[1:] {
 		name := lit(w)
 		switch {
-		case skip:
+		case skip && !array:
 			skip = false
 		case strings.HasPrefix(name, "-"):
-			skip = strings.ContainsAny(name[len(name)-1:], "pdntua") // -p PROMPT, -n N, -t T, …
+			// -p PROMPT, -n N, -t T, …; -a NAME: the array it fills
+			skip = strings.ContainsAny(name[len(name)-1:], "pdntua")
+			array = name[len(name)-1] == 'a'
 		case validName(name):
+			skip, array = false, false
 			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc, Description: what}}
 		}
 	}

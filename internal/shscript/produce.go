@@ -3,6 +3,7 @@ package shscript
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -112,6 +113,11 @@ func (t *translator) notCarriedPipe(first *syntax.Stmt, stages []*syntax.Stmt) {
 	}
 	if t.pipeTo == "helm" {
 		t.account(first, importer.FateNotCarried, "", "values made by a command khook cannot run; commit them as a values file and pass that with -f")
+		return
+	}
+	if slices.ContainsFunc(stages[1:], func(st *syntax.Stmt) bool { return strings.Contains(t.text(st.Cmd), "create secret") }) {
+		// gh auth token | kubectl create secret … --from-file=k=/dev/stdin (trial 46ze's D6): never commit it
+		t.account(first, importer.FateNotCarried, "", "a Secret made of what "+t.text(first.Cmd)+" prints when the script runs (a token): write the Secret as a manifest whose value is a secret variable (KHOOK_SECRET_…), given that output; never commit the value")
 		return
 	}
 	t.account(first, importer.FateNotCarried, "", "manifests made by a command khook cannot run; commit them and apply the file")

@@ -86,8 +86,9 @@ type translator struct {
 	// packages are the .tgz files helm pull wrote (their absolute path):
 	// the chart each is, which a step that installs the file installs.
 	packages map[string]pulledPackage
-	plugins  []string // helm plugins the script installs (helm-spray: spray)
-	deps     []depCmd // helm dependency commands, in order
+	plugins  []string        // helm plugins the script installs (helm-spray: spray)
+	deps     []depCmd        // helm dependency commands, in order
+	ctxVars  map[string]bool // variables holding the current context's name
 }
 
 // hdocKind is how a here-document's text is read.

@@ -338,6 +338,9 @@ func (t *translator) withExp(pe *syntax.ParamExp, val string, set bool) (string,
 // input is a variable the script reads but never sets: the environment
 // gives it, so it becomes a declared khook variable, with the script's
 // default when it has one; a secret-looking one is a secret.
+// currentContextValue is a value that is the current context's name.
+var currentContextValue = regexp.MustCompile(`^"?\$\(kubectl config current-context\)"?$`)
+
 // ownKubeconfig is said where the script sets KUBECONFIG.
 const ownKubeconfig = "the script points helm and kubectl at a kubeconfig of its own; khook runs against the cluster it is given (khook's --kubeconfig, or KUBECONFIG when khook runs)"
 
@@ -443,6 +446,11 @@ func (t *translator) assign(a *syntax.Assign) {
 		return
 	}
 	name := a.Name.Value
+	if a.Value != nil && currentContextValue.MatchString(t.text(a.Value)) {
+		t.ctxVars[name] = true // KUBE_CTX=$(kubectl config current-context)
+	} else {
+		delete(t.ctxVars, name)
+	}
 	if a.Array != nil {
 		v := &shVar{array: true}
 		if old := t.vars[name]; old != nil && a.Append { // a copy: the value before stays another branch's

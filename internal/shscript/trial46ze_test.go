@@ -1,0 +1,65 @@
+package shscript
+
+import (
+	"strings"
+	"testing"
+)
+
+// What held-out trial 46ze (storage, backup and CI-runner installers,
+// run once on 5afae75) showed, each cut down.
+
+// D1 (OpenEBS on EKS): set-context "$KUBE_CTX", KUBE_CTX the current
+// context's name, sets the namespace of the helm install after it.
+func TestSetContextOfCurrentContextVariable(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/sh
+KUBE_CTX=$(kubectl config current-context)
+kubectl config set-context "$KUBE_CTX" --namespace=openebs
+helm repo add openebs https://openebs.github.io/charts
+helm install openebs openebs/openebs --version 3.10.0
+`})
+	if want := "      release: openebs\n      namespace: openebs\n"; !strings.Contains(string(res.Spec), want) || fateAt(res.Model, 3) != "folded" {
+		t.Errorf("line 3 %s:\n%s", fateAt(res.Model, 3), res.Spec)
+	}
+}
+
+// D4 (an Akash provider's GPU nodes): a loop over an array read -a fills
+// from an option is carried once, named; its kubectl label is no more
+// missing from the spec, the header and stderr.
+func TestLoopOverReadArray(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+gpu_nodes=()
+while getopts ":w:" opt; do
+  case ${opt} in
+    w ) IFS=',' read -r -a gpu_nodes <<< "$OPTARG" ;;
+  esac
+done
+for node in "${gpu_nodes[@]}"; do
+  kubectl label nodes "$node" allow-nvdp=true
+done
+`}, "-w", "n1,n2")
+	if got := fateAt(res.Model, 9); got != "step" {
+		t.Errorf("kubectl label in the loop: %q\n%s", got, res.Spec)
+	}
+}
+
+// D6 (ARC's install-arc.sh): a Secret from a token a command prints is
+// never "committed"; D9 (Kasten): a typed Secret's literals are never
+// quoted in the note that names it.
+func TestSecretsFromCommandsAndTypedLiterals(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+set -euo pipefail
+gh auth token | tr -d '\n' | kubectl --namespace arc-runners create secret generic arc-github --from-file=github_token=/dev/stdin --dry-run=client --output=yaml | kubectl apply --filename=-
+kubectl create secret generic s -n k --type kubernetes.io/basic-auth --from-literal=password=c4nary-full-9
+`})
+	var all []string
+	for _, n := range append(res.Model.NotCarried, res.Model.Info...) {
+		all = append(all, n.String())
+	}
+	text := strings.Join(all, "\n")
+	if strings.Contains(text+string(res.Spec), "c4nary") {
+		t.Errorf("a literal is quoted:\n%s", text)
+	}
+	if !strings.Contains(text, "never commit the value") || strings.Contains(text, "commit them and apply the file") {
+		t.Errorf("the advice for the token Secret:\n%s", text)
+	}
+}
