@@ -63,3 +63,17 @@ kubectl create secret generic s -n k --type kubernetes.io/basic-auth --from-lite
 		t.Errorf("the advice for the token Secret:\n%s", text)
 	}
 }
+
+// D3 (an Akash provider installer): cd ~/provider is $HOME's folder, only
+// known when the script runs, never a folder named ~ under the checkout.
+func TestTildeIsHome(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+set -e
+cd ~/provider
+helm install akash-provider provider --repo https://akash-network.github.io/helm-charts --version 1.0.0 -n akash -f ~/provider/provider.yaml
+`})
+	_, steps, _ := strings.Cut(string(res.Spec), "\nsteps:")
+	if steps == "" || strings.Contains(steps, "~") {
+		t.Errorf("a ~ path is written:\n%s", res.Spec)
+	}
+}

@@ -204,6 +204,12 @@ func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, stri
 		case hdocPlain:
 			return unescape(x.Value, inHeredoc), true, ""
 		}
+		if w != nil && len(w.Parts) > 0 && w.Parts[0] == p && (x.Value == "~" || strings.HasPrefix(x.Value, "~/")) {
+			// bash's tilde: $HOME, the home of whoever runs the script
+			// (cd ~/provider: trial 46ze's D3), as "$HOME" reads
+			home, ok, why := t.part(&syntax.ParamExp{Short: true, Param: &syntax.Lit{Value: "HOME", ValuePos: x.ValuePos, ValueEnd: x.ValuePos}}, w)
+			return home + unescape(x.Value[1:], ""), ok, why
+		}
 		return unescape(x.Value, ""), true, ""
 	case *syntax.SglQuoted:
 		return x.Value, true, ""
