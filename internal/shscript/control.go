@@ -227,9 +227,38 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	keep := t.mark()
 	keep.steps = m.steps
 	t.unmake(keep)
+	if len(dropped) == 0 && t.failsScript(c.Then) && t.guardsOutside(cond) {
+		// if ! s5cmd ls "s3://$BUCKET"; then echo …; exit 1; fi (trial 46ze's
+		// D7): the script stops where the check fails; khook goes on
+		t.notCarried(cond, t.text(cond), "a check the script stops on when it fails, which khook does not run: a khook run goes on where the script would stop; check it before khook runs")
+	}
 	if c.Else != nil {
 		t.ifClause(c.Else)
 	}
+}
+
+// guardsOutside: the condition runs a command that checks something
+// outside the cluster (gh, aws, curl, s5cmd): not a look-up of a tool
+// (command -v helm), which khook needs none of, nor a helm or kubectl
+// look-up, which the steps meet themselves.
+func (t *translator) guardsOutside(cond *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(cond, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 {
+			return true
+		}
+		switch name := lit(c.Args[0]); {
+		case name == "" || name == "[" || name == "test" || name == "command" || name == "which" || name == "type" || name == "hash",
+			toolName(name) != "", housekeeping[name], name == "echo", name == "printf", name == "grep", name == "jq", name == "yq",
+			// the machine's own prerequisites (docker info, kind get clusters), which khook needs none of
+			name == "docker" || name == "podman" || name == "kind" || name == "k3d" || name == "minikube" || name == "git":
+		default:
+			found = true
+		}
+		return true
+	})
+	return found
 }
 
 // isCheck: a read-only helm or kubectl command used as a condition.

@@ -77,3 +77,26 @@ helm install akash-provider provider --repo https://akash-network.github.io/helm
 		t.Errorf("a ~ path is written:\n%s", res.Spec)
 	}
 }
+
+// D7 (ARC's visibility guard, Velero's bucket check): a check the script
+// stops on, which khook cannot run, is named at its line; a look-up of a
+// tool (command -v helm) or the machine's docker is not.
+func TestOutsideChecksAreNamed(t *testing.T) {
+	res := importScript(t, map[string]string{"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n", "install.sh": `#!/usr/bin/env bash
+set -euo pipefail
+if ! command -v helm >/dev/null; then echo "install helm" >&2; exit 1; fi
+if ! docker info >/dev/null 2>&1; then echo "start docker" >&2; exit 1; fi
+if ! s5cmd --endpoint-url "$S3_ENDPOINT" ls "s3://$BUCKET" &>/dev/null; then
+  echo "bucket not reachable" >&2
+  exit 1
+fi
+kubectl apply -f ns.yaml
+`})
+	var lines []int
+	for _, n := range res.Model.NotCarried {
+		lines = append(lines, n.Line)
+	}
+	if len(lines) != 1 || lines[0] != 5 {
+		t.Errorf("not carried at lines %v, want [5]: %v", lines, res.Model.NotCarried)
+	}
+}
