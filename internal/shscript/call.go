@@ -184,10 +184,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		// or an answer (read -p "Namespace: " NS) the spec asks for
 		t.info(x.stmt, t.text(x.stmt), "the script waits for a person here; khook does not: each step waits for what it needs (add a wait: step for something specific)")
 		t.reads(c, t.loc(s), "the script asks a person for it ("+t.loc(s).String()+")")
-	case name == "read" || name == "readarray" || name == "mapfile":
-		// read -r -a nodes <<< "$OPTARG": what it reads is only known when
-		// the script runs (a loop over it is carried once: trial 46ze's D4)
-		t.reads(c, t.loc(s), "the script reads it when it runs ("+t.loc(s).String()+")")
+	case t.readsOrVaries(x, c, name):
 	case name == "exit" || name == "return":
 		if t.cond == 0 && (name == "exit" || t.inFunc) {
 			t.stopped, t.failed = true, len(x.args) > 1 && x.args[1] != "0"
@@ -224,14 +221,26 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case t.moot(x, base):
 	case picksCluster(base, x.args[1:]):
 		t.notCarried(s, t.text(s), "it picks the cluster the script works on; khook runs against the cluster it is given: point --kubeconfig or --context at it (in CI, the cloud's own login action before khook)")
-	case strings.HasPrefix(name, "${"):
-		// eval $default over a template's defaults (trial 46zd's D9)
-		t.notCarried(s, t.text(s), "the command is the value of "+name+", only known when the script runs: write it out in the script to import it")
 	default:
 		t.recordMade(x, base)
 		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base, x.args[1:]))
 		t.remoteTools(x, base)
 	}
+}
+
+// readsOrVaries: read -r -a nodes <<< "$OPTARG" fills a variable only the
+// run knows (a loop over it is carried once: trial 46ze's D4); a command
+// named by a variable (eval $default: trial 46zd's D9) is only known then.
+func (t *translator) readsOrVaries(x *cmd, c *syntax.CallExpr, name string) bool {
+	switch {
+	case name == "read" || name == "readarray" || name == "mapfile":
+		t.reads(c, t.loc(x.stmt), "the script reads it when it runs ("+t.loc(x.stmt).String()+")")
+	case strings.HasPrefix(name, "${"):
+		t.notCarried(x.stmt, t.text(x.stmt), "the command is the value of "+name+", only known when the script runs: write it out in the script to import it")
+	default:
+		return false
+	}
+	return true
 }
 
 // moot says of a command khook does not run that the spec needs nothing

@@ -167,6 +167,12 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 		t.optionLoop(c.Do)
 		return
 	}
+	if gc, ok := cond.Cmd.(*syntax.CallExpr); ok && !waitsFor && t.argsGiven && len(gc.Args) == 3 && lit(gc.Args[0]) == "getopts" {
+		if spec, ok, _ := t.eval(gc.Args[1]); ok && validName(lit(gc.Args[2])) {
+			t.getoptsLoop(spec, lit(gc.Args[2]), c.Do)
+			return
+		}
+	}
 	before := len(t.m.Steps)
 	t.pollLoop(s, map[bool]*syntax.Stmt{waitsFor: cond}[true], c.Do)
 	if rc, ok := cond.Cmd.(*syntax.CallExpr); ok && len(rc.Args) > 0 && lit(rc.Args[0]) == "read" {
@@ -278,6 +284,44 @@ func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) {
 
 // argsLoop is the condition of an option loop: while [[ $# -gt 0 ]].
 var argsLoop = regexp.MustCompile(`\$#"?\s*(-gt\s*0|-ne\s*0|>\s*0|-ge\s*1)`)
+
+// getoptsLoop runs `while getopts ":gw:" opt; do case $opt in …; done`
+// as bash does over the script's arguments given to the import (trial
+// 46ze's D11): a turn per option, NAME its letter, OPTARG its value ("?"
+// and the letter for one the spec does not name). The arguments stay: the
+// script's shift $((OPTIND-1)) is its own.
+func (t *translator) getoptsLoop(spec, name string, body []*syntax.Stmt) {
+	t.optLoop++
+	defer func() { t.optLoop-- }()
+	args := t.args
+	for i, turns := 0, 0; i < len(args) && turns < 64 && !t.stopped; {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			return
+		}
+		i++
+		letters := a[1:]
+		for j := 0; j < len(letters); j++ {
+			turns++
+			l := letters[j : j+1]
+			opt, optarg := l, ""
+			switch k := strings.Index(spec, l); {
+			case k < 0 || l == ":":
+				opt, optarg = "?", l
+			case k+1 < len(spec) && spec[k+1] == ':':
+				if j+1 < len(letters) {
+					optarg = letters[j+1:]
+				} else if i < len(args) {
+					optarg, i = args[i], i+1
+				}
+				j = len(letters)
+			}
+			t.vars[name] = &shVar{val: opt}
+			t.vars["OPTARG"] = &shVar{val: optarg}
+			t.branch(body, "")
+		}
+	}
+}
 
 // optionLoop runs `while [[ $# -gt 0 ]]; do case $1 in …; shift; done`
 // as bash would when the script's arguments are given (khook import

@@ -100,3 +100,25 @@ kubectl apply -f ns.yaml
 		t.Errorf("not carried at lines %v, want [5]: %v", lines, res.Model.NotCarried)
 	}
 }
+
+// D11 (the Akash installer run with -g -w worker): a getopts loop runs over
+// the arguments the import is given, so the flags it sets are decided.
+func TestGetoptsOverGivenArguments(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+set -e
+install_gpu_support=false
+while getopts ":gw:" opt; do
+  case ${opt} in
+    g ) install_gpu_support=true ;;
+    w ) NODES=$OPTARG ;;
+  esac
+done
+if [ "$install_gpu_support" = true ]; then
+  kubectl label nodes "$NODES" allow-nvdp=true
+fi
+`}, "-g", "-w", "worker")
+	spec := string(res.Spec)
+	if strings.Contains(spec, "install_gpu_support") || !strings.Contains(spec, "target: nodes/worker") {
+		t.Errorf("spec:\n%s", spec)
+	}
+}
