@@ -248,7 +248,17 @@ func (t *translator) guardsOutside(cond *syntax.Stmt) bool {
 		if !ok || len(c.Args) == 0 {
 			return true
 		}
-		switch name := lit(c.Args[0]); {
+		name := lit(c.Args[0])
+		if v, ok, _ := t.eval(c.Args[0]); name == "" && ok {
+			// ${S5} ls s3://…, S5 a command line: its first word, or a
+			// command only the run knows
+			name = strings.Fields(v + " x")[0]
+			name = name[strings.LastIndex(name, "/")+1:]
+			if strings.HasPrefix(name, "${") {
+				name = "?"
+			}
+		}
+		switch {
 		case name == "" || name == "[" || name == "test" || name == "command" || name == "which" || name == "type" || name == "hash",
 			toolName(name) != "", housekeeping[name], name == "echo", name == "printf", name == "grep", name == "jq", name == "yq",
 			// the machine's own prerequisites (docker info, kind get clusters), which khook needs none of

@@ -90,14 +90,16 @@ if ! s5cmd --endpoint-url "$S3_ENDPOINT" ls "s3://$BUCKET" &>/dev/null; then
   echo "bucket not reachable" >&2
   exit 1
 fi
+S5="${S5CMD} --endpoint-url ${S3_ENDPOINT}"
+if ! ${S5} ls "s3://${BUCKET}" &>/dev/null; then exit 1; fi
 kubectl apply -f ns.yaml
 `})
 	var lines []int
 	for _, n := range res.Model.NotCarried {
 		lines = append(lines, n.Line)
 	}
-	if len(lines) != 1 || lines[0] != 5 {
-		t.Errorf("not carried at lines %v, want [5]: %v", lines, res.Model.NotCarried)
+	if len(lines) != 2 || lines[0] != 5 || lines[1] != 10 {
+		t.Errorf("not carried at lines %v, want [5 10]: %v", lines, res.Model.NotCarried)
 	}
 }
 
