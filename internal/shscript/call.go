@@ -579,6 +579,10 @@ func whatToDo(name string, args []string) string {
 	case "mkdir", "rm", "cp", "mv", "touch", "ln", "chmod", "tee", "sed", "awk", "envsubst", "openssl", "ssh-keygen":
 		return "it works on local files: do it before khook runs, or commit the file it makes"
 	}
+	if strings.HasPrefix(name, "-") {
+		// pod=/usr/local/bin/kubectl -n x get …: a $( ) missing (trial 46ze's D10)
+		return "bash runs " + name + " as a command, which fails (is a $( ) missing around the command before it?); fix the script"
+	}
 	return "run it in a job: step (a container image that has " + name + ") or by hand before khook"
 }
 

@@ -124,3 +124,16 @@ fi
 		t.Errorf("spec:\n%s", spec)
 	}
 }
+
+// D10 (a Jenkins installer): pod=/usr/local/bin/kubectl -n jenkins get …,
+// a $( ) missing, runs -n as a command: said so, not "an image that has -n".
+func TestMissingCommandSubstitution(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\npod_name=/usr/local/bin/kubectl -n jenkins get pods\nkubectl create namespace jenkins\n"})
+	var all []string
+	for _, n := range res.Model.NotCarried {
+		all = append(all, n.String())
+	}
+	if text := strings.Join(all, "\n"); !strings.Contains(text, "is a $( ) missing") {
+		t.Errorf("not carried:\n%s", text)
+	}
+}
