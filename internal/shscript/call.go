@@ -233,6 +233,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 // named by a variable (eval $default: trial 46zd's D9) is only known then.
 func (t *translator) readsOrVaries(x *cmd, c *syntax.CallExpr, name string) bool {
 	switch {
+	case name == "read" && t.readsKnownArray(x, c):
 	case name == "read" || name == "readarray" || name == "mapfile":
 		t.reads(c, t.loc(x.stmt), "the script reads it when it runs ("+t.loc(x.stmt).String()+")")
 	case strings.HasPrefix(name, "${"):
@@ -240,6 +241,37 @@ func (t *translator) readsOrVaries(x *cmd, c *syntax.CallExpr, name string) bool
 	default:
 		return false
 	}
+	return true
+}
+
+// readsKnownArray is `IFS=, read -r -a nodes <<< "$OPTARG"` of a text
+// known at import (the script's arguments given): the array holds its
+// fields, split as bash splits them, so a loop over it is unrolled.
+func (t *translator) readsKnownArray(x *cmd, c *syntax.CallExpr) bool {
+	if x.stdin == nil || !x.stdin.known || strings.Contains(x.stdin.text, "${") {
+		return false
+	}
+	name := ""
+	for i, a := range x.args[1:] {
+		if strings.HasPrefix(a, "-") && strings.HasSuffix(a, "a") && i+2 < len(x.args) {
+			name = x.args[i+2]
+		}
+	}
+	if !validName(name) {
+		return false
+	}
+	ifs := " \t\n"
+	for _, as := range c.Assigns {
+		if as.Name != nil && as.Name.Value == "IFS" && as.Value != nil {
+			v, ok, _ := t.eval(as.Value)
+			if !ok {
+				return false
+			}
+			ifs = v
+		}
+	}
+	line, _, _ := strings.Cut(x.stdin.text, "\n") // read reads one line
+	t.vars[name] = &shVar{array: true, list: strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune(ifs, r) })}
 	return true
 }
 
