@@ -16,9 +16,6 @@ import (
 type LoadOptions struct {
 	Files        []string  // spec files in order (base, then overlays); "-" is Stdin
 	Stdin        io.Reader // read when a file is "-"
-	// StdinDir resolves the relative paths of a spec read from Stdin ("":
-	// the working directory); a file's resolve against its own folder.
-	StdinDir string
 	Set          []string  // --set NAME=value, in order (later wins)
 	VarFiles     []string  // --var-file paths (flat NAME: value maps)
 	Environ      []string  // the environment, os.Environ() form
@@ -40,6 +37,9 @@ type LoadOptions struct {
 	// the graph of everything that reads the DSL. Nil reads a var file as
 	// it is, so an encrypted one is refused: its sops: map is no variable.
 	Decrypt func(file string, data []byte, r *redact.Redactor) (plain []byte, encrypted bool, err error)
+	// StdinDir resolves the relative paths of a spec read from Stdin ("":
+	// the working directory); a file's resolve against its own folder.
+	StdinDir string
 }
 
 // MaxFileSize is the largest spec file Load reads.
