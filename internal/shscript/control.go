@@ -64,22 +64,19 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.ifClause(c.Else)
 		}
 	case ok:
-		t.branches(last, []string{cel, "!(" + cel + ")"}, []func(){
-			func() { t.branch(c.Then, cel) },
-			func() {
-				if c.Else != nil {
-					t.when = append(t.when, "!("+cel+")")
-					t.ifClause(c.Else)
-					t.when = t.when[:len(t.when)-1]
-				}
-			},
-		}, []bool{len(c.Then) > 0 && exits(c.Then[len(c.Then)-1]), false})
+		t.whenBranches(c, cel)
 	default:
+		before := len(t.m.Steps)
 		if t.callsTool(last, map[string]bool{}) || t.runsCommand(last) {
 			// `if kubectl apply -f x; then …`: the command runs whatever it returns
-			before := len(t.m.Steps)
 			t.stmt(last)
 			t.conditionFailure(c, last, t.m.Steps[before:])
+		}
+		if len(t.m.Steps) == before && !readsState(last) && t.alternatives(c) {
+			// [[ "$(kubectl api-versions)" == *openshift.io* ]]: one branch
+			// or the other runs, never both; the user says which (46ze D2)
+			t.whenBranches(c, t.choiceVar(last))
+			return
 		}
 		if endsScript(c.Then) {
 			t.exitBranch(c, last)
@@ -107,6 +104,115 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.notCarried(last, "the condition "+t.text(last), "khook cannot decide it before the run; "+how+" (add a when: on a variable)")
 		}
 	}
+}
+
+// whenBranches carries c's branches, each under its when: (cel or its
+// negation).
+func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
+	t.branches(c.Cond[len(c.Cond)-1], []string{cel, "!(" + cel + ")"}, []func(){
+		func() { t.branch(c.Then, cel) },
+		func() {
+			if c.Else != nil {
+				t.when = append(t.when, "!("+cel+")")
+				t.ifClause(c.Else)
+				t.when = t.when[:len(t.when)-1]
+			}
+		},
+	}, []bool{len(c.Then) > 0 && exits(c.Then[len(c.Then)-1]), false})
+}
+
+// alternatives: both branches of c may make steps (an else that is not
+// another condition's, or one whose own branches do), and neither only
+// ends the script.
+func (t *translator) alternatives(c *syntax.IfClause) bool {
+	steps := func(list []*syntax.Stmt) bool {
+		return slices.ContainsFunc(list, t.mayStep) && !endsScript(list)
+	}
+	return c.Else != nil && steps(c.Then) && steps(c.Else.Then)
+}
+
+// readsState: cond asks helm or kubectl about objects (helm status,
+// kubectl get): what steps change, so no variable can stand for it. What
+// the cluster is (api-versions, version, the context) is not state.
+func readsState(cond *syntax.Stmt) bool {
+	state := false
+	syntax.Walk(cond, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 || state {
+			return !state
+		}
+		if name := toolName(lit(c.Args[0])); name != "" || toolParam(c.Args[0]) {
+			state = true
+			for _, a := range c.Args[1:] {
+				switch lit(a) {
+				case "api-versions", "api-resources", "version", "cluster-info", "config":
+					state = false
+				}
+			}
+		}
+		return !state
+	})
+	return state
+}
+
+// choiceVar declares the variable that decides a condition only the run
+// can (what the cluster serves, a command's output): required, so the
+// user says which branch their cluster takes; the CEL that reads it.
+func (t *translator) choiceVar(cond *syntax.Stmt) string {
+	name := "IF_" + condWord(cond)
+	if name == "IF_" || t.m.Var(name) != nil || t.vars[name[3:]] != nil {
+		name = "IF_L" + strconv.Itoa(int(cond.Pos().Line()))
+	}
+	at, text := t.loc(cond), strings.TrimSuffix(t.text(cond), ";")
+	if t.m.Var(name) == nil {
+		t.m.Vars = append(t.m.Vars, &importer.Var{Name: name, Required: true, From: at, Example: "true",
+			Description: `"true" where ` + text + ` holds (` + at.String() + `), else "false": the script decides it when it runs`})
+	}
+	t.info(cond, text, "the script decides it when it runs, khook before: each branch is carried under a when: on the required variable "+name+" (\"true\" where it would hold when khook runs)")
+	return "vars." + name + ` == "true"`
+}
+
+// condWord names a condition by its last literal word that is neither a
+// command, a flag nor a boolean (openshift.io in [[ "$(kubectl
+// api-versions)" == *"openshift.io"* ]]), as a variable name; "" when
+// there is none.
+func condWord(cond *syntax.Stmt) string {
+	skip := map[syntax.Node]bool{}
+	last := ""
+	syntax.Walk(cond, func(n syntax.Node) bool {
+		var w string
+		switch x := n.(type) {
+		case *syntax.CallExpr:
+			if len(x.Args) > 0 {
+				skip[x.Args[0]] = true
+			}
+		case *syntax.Word:
+			if skip[x] || strings.HasPrefix(lit(x), "-") {
+				return false
+			}
+		case *syntax.Lit:
+			w = x.Value
+		case *syntax.SglQuoted:
+			w = x.Value
+		}
+		w = strings.Trim(strings.Map(func(r rune) rune {
+			switch {
+			case r >= 'a' && r <= 'z':
+				return r - 'a' + 'A'
+			case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+				return r
+			}
+			return '_'
+		}, w), "_")
+		if strings.ContainsAny(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && w != "TRUE" && w != "FALSE" && len(w) <= 32 {
+			last = w
+		}
+		return true
+	})
+	for strings.Contains(last, "__") {
+		last = strings.ReplaceAll(last, "__", "_")
+	}
+	return last
 }
 
 func (t *translator) branch(list []*syntax.Stmt, cel string) {

@@ -147,3 +147,30 @@ func TestMissingCommandSubstitution(t *testing.T) {
 		t.Errorf("not carried:\n%s", text)
 	}
 }
+
+// D2 (Tekton's installer): a branch on what the cluster serves runs one
+// branch or the other, never both: each is carried under a when: on a
+// required variable the user sets, not both unconditionally.
+func TestBranchOnClusterCapability(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+set -e
+if [[ "$(kubectl api-versions)" == *"openshift.io"* ]]; then
+  kubectl apply -f https://example.com/olm-subscription.yaml
+else
+  kubectl apply -f https://example.com/release.yaml
+fi
+`})
+	spec := string(res.Spec)
+	for _, want := range []string{
+		"IF_OPENSHIFT_IO: {type: string, required: true",
+		"when: vars.IF_OPENSHIFT_IO == \"true\"\n    apply:\n      manifests:\n        - url: https://example.com/olm-subscription.yaml",
+		"when: '!(vars.IF_OPENSHIFT_IO == \"true\")'\n    apply:\n      manifests:\n        - url: https://example.com/release.yaml",
+	} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("want %q in:\n%s", want, spec)
+		}
+	}
+	if got := fateAt(res.Model, 3); got != "read-only" || res.Model.Verdict() != "faithful" {
+		t.Errorf("line 3 %q, %s: %v", got, res.Model.Verdict(), res.Model.NotCarried)
+	}
+}
