@@ -209,7 +209,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		// recorded: a step that reads the file carries its text
 	case housekeeping[name], name == "cat" && len(x.args) == 1 && x.stdin != nil && !writesFile(s):
 		// cat <<EOF to the terminal prints a message; echo >> f changes f
-		t.redirected(x)
+		t.madeByRedirect(x, name)
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
 		t.cluster.created(base, x.args[1:])
 		t.notCarried(s, t.text(s), "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)")
@@ -676,6 +676,9 @@ func (t *translator) follow(x *cmd, path string, sourced bool) {
 		return
 	}
 	f, src, err := t.parse(abs, t.display(abs), t.line(x.stmt))
+	if err != nil && sourced && t.notSourced(x, path, abs) {
+		return
+	}
 	if err != nil {
 		t.inputErr = err
 		return
@@ -688,6 +691,31 @@ func (t *translator) follow(x *cmd, path string, sourced bool) {
 		t.cwd = cwd
 	}
 	t.sourcing = t.sourcing[:len(t.sourcing)-1]
+}
+
+// notSourced names a source of a file the import cannot read that is no
+// input of it: one the script writes before (echo … >> .bashrc && source
+// .bashrc), or one of the machine the script runs on, outside the
+// checkout (/local/setup/parameters). A file of the checkout that is
+// not there stays bad input.
+func (t *translator) notSourced(x *cmd, path, abs string) bool {
+	if _, err := os.Stat(abs); err == nil {
+		return false // there, but not a script: bad input
+	}
+	how := ": what it sets is only known %s: give those values as variables (NAME=value khook import script …)"
+	by := t.madeBy(abs)
+	if w := t.wrote[t.writeKey(path)]; w != nil && by == "" {
+		by = w.at.String()
+	}
+	if by != "" {
+		t.notCarried(x.stmt, t.text(x.stmt), "it sources "+t.display(abs)+", which the script makes when it runs ("+by+")"+fmt.Sprintf(how, "then"))
+		return true
+	}
+	if rel, err := filepath.Rel(t.runDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return false
+	}
+	t.notCarried(x.stmt, t.text(x.stmt), "it sources "+abs+", a file of the machine the script runs on, not of the checkout"+fmt.Sprintf(how, "there")+", or import where the file is")
+	return true
 }
 
 // script is `bash file.sh`, `sh -c '…'`, `./file.sh`: a script whose

@@ -114,6 +114,12 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 					continue
 				}
 			}
+			if t.refsSecretText(v) {
+				// cloud="[default]\naws_access_key_id=${KEY_ID}…": the text
+				// with its variables, so its form stays the script's (46ze D8)
+				data[k] = quoted(v)
+				continue
+			}
 			t.secret(v)
 			vn := varName(name + "_" + k)
 			if !strings.Contains(v, "${") && v != "" {
@@ -132,6 +138,33 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 		}
 	}
 	return data, true
+}
+
+// refsSecretText: v is a text made of declared variables, a secret one
+// among them, and words that hold no credential (no password=literal).
+func (t *translator) refsSecretText(v string) bool {
+	refs := varRef.FindAllStringSubmatch(v, -1)
+	secret := false
+	for _, m := range refs {
+		d := t.m.Var(m[1])
+		if d == nil {
+			return false
+		}
+		secret = secret || d.Secret
+	}
+	if !secret {
+		return false
+	}
+	for _, w := range strings.Fields(varRef.ReplaceAllString(v, "")) {
+		k, val, ok := strings.Cut(w, "=")
+		if !ok {
+			k, val, ok = strings.Cut(w, ":")
+		}
+		if ok && strings.Trim(val, `"' `) != "" && (importer.SecretKey(k) || secretLooking(k)) {
+			return false
+		}
+	}
+	return true
 }
 
 // dockerConfig is `kubectl create secret docker-registry`'s config:

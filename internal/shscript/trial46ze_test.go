@@ -174,3 +174,26 @@ fi
 		t.Errorf("line 3 %q, %s: %v", got, res.Model.Verdict(), res.Model.NotCarried)
 	}
 }
+
+// D8 (Velero on Garage): a Secret's text built from two secret variables
+// keeps its form, with the variables in it, never one opaque variable the
+// user must fill with the whole INI text; a literal credential in such a
+// text still is never written.
+func TestSecretTextOfSecretVariables(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+set -e
+kubectl create secret generic velero-credentials -n velero --from-literal=cloud="[default]
+aws_access_key_id=${GARAGE_ACCESS_KEY}
+aws_secret_access_key=${GARAGE_SECRET_KEY}" --dry-run=client -o yaml | kubectl apply -f -
+kubectl create secret generic other -n velero --from-literal=cloud="[default]
+aws_access_key_id=${GARAGE_ACCESS_KEY}
+aws_secret_access_key=c4nary-literal" --dry-run=client -o yaml | kubectl apply -f -
+`})
+	spec := string(res.Spec)
+	if want := `cloud: "[default]\naws_access_key_id=${GARAGE_ACCESS_KEY}\naws_secret_access_key=${GARAGE_SECRET_KEY}"`; !strings.Contains(spec, want) {
+		t.Errorf("want %s in\n%s", want, spec)
+	}
+	if !strings.Contains(spec, "GARAGE_SECRET_KEY: {type: string, secret: true") || strings.Contains(spec, "c4nary") {
+		t.Errorf("variables:\n%s", spec)
+	}
+}
