@@ -707,6 +707,10 @@ func (t *translator) notSourced(x *cmd, path, abs string) bool {
 	if w := t.wrote[t.writeKey(path)]; w != nil && by == "" {
 		by = w.at.String()
 	}
+	if at, ok := t.supplies[abs]; ok {
+		t.notCarried(x.stmt, t.text(x.stmt), "it sources "+t.display(abs)+", which you place before the run (the script's guard at "+at.String()+")"+fmt.Sprintf(how, "then"))
+		return true
+	}
 	if by != "" {
 		t.notCarried(x.stmt, t.text(x.stmt), "it sources "+t.display(abs)+", which the script makes when it runs ("+by+")"+fmt.Sprintf(how, "then"))
 		return true

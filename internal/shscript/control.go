@@ -47,7 +47,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.checkBranches(c, last, probe)
 		return
 	}
-	t.guessedArgs = false
+	t.guessedArgs, t.absentFile = false, ""
 	cel, static, ok := t.condition(last)
 	if t.guessedArgs && static != nil && (*static && endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && endsScript(c.Else.Then)) {
 		// [ $# -lt 1 ] && usage: with the script's arguments not given,
@@ -56,11 +56,14 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	switch {
 	case ok && static != nil:
-		if *static {
+		switch {
+		case *static && t.supplied(last, c.Then):
+			// the file is given: the script goes on past its guard
+		case *static:
 			// decided: the branch is the script's path, its exit the script's
 			t.stmts(c.Then)
 			t.stoppedAt(last)
-		} else if c.Else != nil {
+		case c.Else != nil:
 			t.ifClause(c.Else)
 		}
 	case ok:
@@ -284,6 +287,22 @@ func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe 
 	}
 	t.whenFound(last, found)
 	t.keepIfExists(last, absent)
+}
+
+// supplied: cond stops the script with a failure (then) because a file
+// of the checkout is missing that the script does not make (a licence,
+// an .env the README has the user place): the script asks for it, as for
+// a required variable, so the walk goes on where it is there.
+func (t *translator) supplied(cond *syntax.Stmt, then []*syntax.Stmt) bool {
+	if t.absentFile == "" || !t.failsScript(then) {
+		return false
+	}
+	if t.supplies == nil {
+		t.supplies = map[string]importer.Loc{}
+	}
+	t.supplies[t.abs(t.absentFile)] = t.loc(cond)
+	t.info(cond, t.text(cond), "the script stops unless "+t.absentFile+" is there, and it is not at import: the spec is carried as where it is (put it there before khook runs; a step that reads it is named)")
+	return true
 }
 
 // stoppedAt says where a condition decided at import ends the script
@@ -1014,5 +1033,10 @@ func (t *translator) fileTest(op string, w *syntax.Word) (string, *bool, bool) {
 	}
 	fi, err := os.Stat(t.abs(p))
 	v := err == nil && (op != "-f" || fi.Mode().IsRegular()) && (op != "-d" || fi.IsDir())
+	if err != nil && op != "-d" && t.madeBy(t.abs(p)) == "" {
+		// a file the user places (a licence, an .env); a folder of the
+		// checkout missing (envs/prod) is a wrong argument, not one
+		t.absentFile = p
+	}
 	return "", &v, true
 }

@@ -89,6 +89,10 @@ type translator struct {
 	plugins  []string        // helm plugins the script installs (helm-spray: spray)
 	deps     []depCmd        // helm dependency commands, in order
 	ctxVars  map[string]bool // variables holding the current context's name
+	// absent is the checkout file a -f/-d/-e test found missing, which the
+	// script does not make: set by the last condition decided at import
+	absentFile string
+	supplies   map[string]importer.Loc // checkout files a guard asks the user to place, by absolute path
 }
 
 // hdocKind is how a here-document's text is read.
@@ -360,8 +364,12 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		if t.defaulting(c.X, []*syntax.Stmt{c.Y}) { // [ -z "$NS" ] && NS=default
 			return
 		}
+		t.absentFile = ""
 		if _, static, ok := t.condition(c.X); ok && static != nil {
 			// `[ -z "$NS" ] && NS=default`, decided at import
+			if *static && t.supplied(c.X, []*syntax.Stmt{c.Y}) {
+				return
+			}
 			if *static {
 				t.stmt(c.Y)
 				t.stoppedAt(c.X)

@@ -103,7 +103,9 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 			if !quoted {
 				s, ok, why := t.eval(w)
 				if strings.Contains(s, "${") {
-					return []string{s}, ok, why
+					// "--kubeconfig ${KUBECONFIG_PATH}": split where the
+					// script's own text has a space; a ${…} stays one word
+					return strings.Fields(s), ok, why
 				}
 				return t.globs(w, strings.Fields(s)), ok, why
 			}
