@@ -227,6 +227,10 @@ func (t *translator) kApply(x *cmd, f flags) {
 			t.notCarried(x.stmt, "--prune", "khook prunes what leaves the spec (docs/pruning.md), not by label selector")
 		case "force-conflicts":
 			t.info(x.stmt, "--force-conflicts", "khook's server-side apply takes the fields of the objects it applies")
+		case "validate":
+			if v := fl.val; v == "false" || v == "ignore" || v == "warn" {
+				t.info(x.stmt, "--validate="+v, "khook's apply validates strictly, as kubectl's default does: a field the server does not know fails the plan and the step, where the script went on")
+			}
 		}
 	}
 	if len(srcs) == 0 {

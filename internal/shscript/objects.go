@@ -389,6 +389,26 @@ func renderObject(obj map[string]any) (string, error) {
 
 // pipe is `producer | kubectl apply -f -` (and output filters after a
 // command: `kubectl apply … | grep -v Warning`).
+// diffFed: a pipeline into kubectl diff (MetalLB's kubectl get cm
+// kube-proxy -o yaml | sed … | kubectl diff -f -) shows a change and
+// makes none: each helm and kubectl of it is read-only.
+func (t *translator) diffFed(stages []*syntax.Stmt) bool {
+	last, ok := stages[len(stages)-1].Cmd.(*syntax.CallExpr)
+	if !ok || len(last.Args) < 2 || toolName(lit(last.Args[0])) == "" {
+		return false
+	}
+	x := t.newCmd(stages[len(stages)-1], last)
+	if f := parseFlags(x.args[1:], kubectlValued); len(f.pos) == 0 || f.pos[0] != "diff" {
+		return false
+	}
+	for _, st := range stages {
+		if runsTool(st) {
+			t.account(st, importer.FateReadOnly, "", "kubectl diff shows what would change, and changes nothing")
+		}
+	}
+	return true
+}
+
 func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	var stages []*syntax.Stmt
 	var flatten func(st *syntax.Stmt)
@@ -401,7 +421,7 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		stages = append(stages, st)
 	}
 	flatten(s)
-	if t.inLoop > 0 && t.crdGrep(stages) || t.xargs(stages) || t.loginFed(stages) {
+	if t.inLoop > 0 && t.crdGrep(stages) || t.xargs(stages) || t.loginFed(stages) || t.diffFed(stages) {
 		return
 	}
 	for i, st := range stages {

@@ -120,6 +120,11 @@ func (t *translator) notCarriedPipe(first *syntax.Stmt, stages []*syntax.Stmt) {
 		t.account(first, importer.FateNotCarried, "", "a Secret made of what "+t.text(first.Cmd)+" prints when the script runs (a token): write the Secret as a manifest whose value is a secret variable (KHOOK_SECRET_…), given that output; never commit the value")
 		return
 	}
+	if len(stages) > 1 && runsTool(first) && strings.Contains(" "+t.text(first.Cmd)+" ", " get ") {
+		// kubectl get cm kube-proxy -o yaml | sed s/strictARP: false/… | kubectl apply -f -
+		t.account(first, importer.FateNotCarried, "", "the script edits the live object with "+t.text(stages[1].Cmd)+" and applies it back, which khook cannot run: write the change as a patch: step (it sets whole fields), or do it by hand")
+		return
+	}
 	t.account(first, importer.FateNotCarried, "", "manifests made by a command khook cannot run; commit them and apply the file")
 }
 

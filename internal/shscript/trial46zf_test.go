@@ -23,3 +23,56 @@ func TestSourcedFileNotOfTheCheckout(t *testing.T) {
 		}
 	}
 }
+
+// D3 (Kong Enterprise, Envoy Gateway): a guard on a file the README has
+// the user place (a licence, an .env) asks for it, as for a required
+// variable: the import goes on past it, and a source of it is named. A
+// folder of the checkout that is missing still stops it (46k's guard).
+func TestGuardOnAFileTheUserPlaces(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+if [[ ! -f "./license.json" ]]; then
+  echo "Error: license file not found"
+  exit 1
+fi
+[ -f ./.env ] && echo found
+if [ ! -f "./.env" ]; then echo ".env file is missing."; exit 1; fi
+source ./.env
+KUBECONFIG_STR=""
+if [ "$KUBECONFIG_PATH" != "" ]; then
+  KUBECONFIG_STR="--kubeconfig $KUBECONFIG_PATH"
+fi
+helm $KUBECONFIG_STR upgrade --install kong-cp kong -n kong --repo https://charts.konghq.com
+`})
+	if len(res.Model.NotCarried) != 1 || !strings.Contains(res.Model.NotCarried[0].Why, "which you place before the run (the script's guard at install.sh:8)") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+	if fateAt(res.Model, 14) != "step,step" {
+		t.Errorf("line 14: %q\n%s", fateAt(res.Model, 14), res.Spec)
+	}
+}
+
+// D4, D5 (MetalLB's strictARP, cert-manager's CRDs): a pipeline into
+// kubectl diff is read-only; get | sed | apply names the edit; and
+// --validate=false is said.
+func TestDiffPipelineAndValidate(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+kubectl get configmap kube-proxy -n kube-system -o yaml | sed -e "s/strictARP: false/strictARP: true/" | kubectl diff -f - -n kube-system
+kubectl get configmap kube-proxy -n kube-system -o yaml | sed -e "s/strictARP: false/strictARP: true/" | kubectl apply -f - -n kube-system
+kubectl apply --validate=false -f https://example.com/crds.yaml
+`})
+	if fateAt(res.Model, 3) != "read-only,read-only" {
+		t.Errorf("line 3: %q", fateAt(res.Model, 3))
+	}
+	var said []string
+	for _, n := range append(res.Model.NotCarried, res.Model.Info...) {
+		said = append(said, n.String())
+	}
+	text := strings.Join(said, "\n")
+	for _, want := range []string{"the script edits the live object with sed", "--validate=false: khook's apply validates strictly"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("want %q in\n%s", want, text)
+		}
+	}
+}
