@@ -197,3 +197,36 @@ aws_secret_access_key=c4nary-literal" --dry-run=client -o yaml | kubectl apply -
 		t.Errorf("variables:\n%s", spec)
 	}
 }
+
+// D5 (Akash's GPU option): a fixed text the script writes under a flag's
+// branch is read, inline, by the apply under the same when:, also when
+// the flag is not given to the import; read outside it, it stays unknown.
+func TestFileWrittenUnderWhen(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+set -e
+gpu=false
+while getopts ":g" opt; do
+  case ${opt} in
+    g ) gpu=true ;;
+  esac
+done
+if [ "$gpu" = true ]; then
+  cat > rc.yaml <<'EOF'
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: nvidia
+handler: nvidia
+EOF
+  kubectl apply -f rc.yaml
+fi
+kubectl apply -f rc.yaml
+`})
+	spec := string(res.Spec)
+	if !strings.Contains(spec, "when: vars.get(\"gpu\", \"\") == \"true\"\n    apply:\n      manifests:\n        - inline: |\n            apiVersion: node.k8s.io/v1") || fateAt(res.Model, 17) != "step" {
+		t.Errorf("line 17 %q:\n%s", fateAt(res.Model, 17), spec)
+	}
+	if fateAt(res.Model, 19) != "not carried" {
+		t.Errorf("line 19: %q", fateAt(res.Model, 19))
+	}
+}

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -29,13 +30,16 @@ type written struct {
 	from    string
 	fromAbs string
 	edited  bool // sed changed it: else a step reads the repository file itself
+	// when is the when: it was written under (a flag's branch): a step
+	// under the same when: reads its text, any other finds it unknown
+	when []string
 }
 
 // copied is the repository file p is an unchanged copy of ("" if none):
 // a step reads that file, as the copy holds its text.
 func (t *translator) copied(p string) string {
 	w := t.wrote[t.writeKey(p)]
-	if w == nil || w.fromAbs == "" || w.edited {
+	if w == nil || w.fromAbs == "" || w.edited || w.outside(t.when) {
 		return ""
 	}
 	w.read = true
@@ -100,6 +104,12 @@ func (t *translator) writeKey(p string) string {
 	return t.abs(p)
 }
 
+// outside: a command under when reads w, written under a when: it does
+// not hold.
+func (w *written) outside(when []string) bool {
+	return slices.ContainsFunc(w.when, func(c string) bool { return !slices.Contains(when, c) })
+}
+
 // readWritten is the text of a file the script wrote from a
 // here-document, when p is one; ok false when it is not. A text khook
 // cannot know at import is said at the reading command.
@@ -109,6 +119,10 @@ func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 		return "", false, false
 	}
 	w.read = true
+	if w.known && w.outside(t.when) {
+		t.account(x.stmt, importer.FateNotCarried, "", p+" is written by the script at "+w.at.String()+" with text only known when it runs (written under a condition only the run decides, "+strings.Join(w.when, " && ")+", which this command does not run under)")
+		return "", true, false
+	}
 	if !w.known {
 		t.account(x.stmt, importer.FateNotCarried, "", p+" is written by the script at "+w.at.String()+" with text only known when it runs ("+w.why+")")
 		return "", true, false
@@ -211,6 +225,11 @@ func (t *translator) redirected(x *cmd) {
 // or under a when:, has a text only the run knows.
 func (t *translator) undecidedWrite(w *written) *written {
 	if t.undecidedDepth == 0 && len(t.when) == 0 {
+		return w
+	}
+	if t.undecidedDepth == 0 && w.known {
+		// cat <<EOF > rc.yaml under if [ "$GPU" = true ]: known where GPU is
+		w.when = slices.Clone(t.when)
 		return w
 	}
 	w.known, w.edited, w.why = false, true, "written under a condition only the run decides"
