@@ -45,7 +45,9 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	first, firstCmd := len(t.m.Steps), len(t.m.Commands)
 	iterates := usesVar(c.Do, name)
 	t.inLoop++
-	defer func() { t.inLoop-- }()
+	saveLoopCond := t.loopCond
+	t.loopCond = t.cond + 1 // the body runs once per item, unconditionally
+	defer func() { t.inLoop--; t.loopCond = saveLoopCond }()
 	for i, v := range items {
 		t.vars[name] = &shVar{val: v}
 		before := t.mark()

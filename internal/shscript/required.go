@@ -10,7 +10,7 @@ import (
 // default: the script never runs with it empty), and the spec follows the
 // path where it is set.
 func (t *translator) requires(s *syntax.Stmt) bool {
-	if t.cond > 0 || len(t.when) > 0 {
+	if t.cond > 0 && (t.cond != t.loopCond || t.loopCond != 1) || len(t.when) > 0 {
 		// under a condition (also in a function called under one) the
 		// check stops only that path: the variable is no input of every run
 		return false
@@ -41,6 +41,17 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 	if !ok || empty != wantEmpty || !t.failsScript(fail) {
 		return false
 	}
+	if pe.Excl {
+		// for v in DB_PASSWORD REGION; do [ -z "${!v}" ] && exit 1; done:
+		// the variable v names
+		v := t.vars[pe.Param.Value]
+		if v == nil || v.decl != nil || v.alts != nil || !syntax.ValidName(v.val) {
+			return false
+		}
+		named := *pe
+		named.Excl, named.Param = false, &syntax.Lit{ValuePos: pe.Param.ValuePos, ValueEnd: pe.Param.ValueEnd, Value: v.val}
+		pe = &named
+	}
 	switch v := t.vars[pe.Param.Value]; {
 	case v != nil && v.decl == nil:
 		return false // the script set it: the condition is decided as any other
@@ -60,7 +71,8 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 }
 
 // emptinessTest is `[ -z W ]`, `test -n W`, `[[ -z W ]]` (negated with !)
-// on one variable W ("$X", ${X:-}): empty says -z.
+// on one variable W ("$X", ${X:-}, or ${!V}, the one V names): empty
+// says -z.
 func emptinessTest(s *syntax.Stmt) (*syntax.ParamExp, bool, bool) {
 	var op string
 	var w *syntax.Word
@@ -80,7 +92,7 @@ func emptinessTest(s *syntax.Stmt) (*syntax.ParamExp, bool, bool) {
 		return nil, false, false
 	}
 	pe, _ := paramOf(w.Parts[0])
-	if pe == nil || pe.Param == nil || !syntax.ValidName(pe.Param.Value) || pe.Index != nil || pe.Length || pe.Excl {
+	if pe == nil || pe.Param == nil || !syntax.ValidName(pe.Param.Value) || pe.Index != nil || pe.Length || pe.Excl && pe.Names != 0 {
 		// $1 is an argument: the script's arguments are read elsewhere
 		return nil, false, false
 	}

@@ -76,3 +76,23 @@ kubectl apply --validate=false -f https://example.com/crds.yaml
 		}
 	}
 }
+
+// Left from stop 63: a loop that stops the script when a variable it names
+// is empty (${!v}) makes each of them required.
+func TestIndirectEmptinessInLoop(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+for v in DB_PASSWORD REGION; do
+  if [ -z "${!v}" ]; then
+    echo "$v is required"
+    exit 1
+  fi
+done
+helm upgrade --install app oci://r.example.com/app -n app --set db.password="$DB_PASSWORD" --set region="$REGION"
+`})
+	for _, want := range []string{"DB_PASSWORD: {type: string, secret: true, required: true", "REGION: {type: string, required: true"} {
+		if !strings.Contains(string(res.Spec), want) {
+			t.Errorf("want %q in\n%s", want, res.Spec)
+		}
+	}
+}

@@ -93,6 +93,7 @@ type translator struct {
 	// script does not make: set by the last condition decided at import
 	absentFile string
 	supplies   map[string]importer.Loc // checkout files a guard asks the user to place, by absolute path
+	loopCond   int                     // t.cond in the body of a for loop over known values at no other condition (1), else 0
 }
 
 // hdocKind is how a here-document's text is read.
