@@ -50,6 +50,7 @@ type converter struct {
 	// in the helmfile: its file and text.
 	genSrc   map[string]source
 	envCreds envCreds // the environment's literal credentials (literal.go)
+	in       [2]string // convert's dir and file, for probe (refs.go)
 }
 
 // source is a file of the helmfile as shown and its text.
@@ -171,6 +172,7 @@ func convert(dir, file string, opts Options) (*converter, string, error) {
 	}
 	c := &converter{l: &loader{root: root, opts: opts, r: r}, r: r, opts: opts, specDir: specDir, res: &Result{}, names: map[string]int{}, seen: map[string]bool{}, skipped: map[string]bool{}, from: map[*importer.OutStep]importer.Loc{}}
 	c.top = c.l.display(path)
+	c.in = [2]string{dir, file}
 	start := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		def, err := c.defaultState(path)

@@ -17,6 +17,7 @@ import (
 // ${NAME}, declared in vars: with the helmfile's default or as required
 // (in name order).
 func (c *converter) references() {
+	probes, probed := c.probe()
 	for _, e := range c.r.vars() {
 		val := e.value
 		if !e.set && e.hasDef {
@@ -25,25 +26,39 @@ func (c *converter) references() {
 		if e.placeholder {
 			val = unsetEnv(e.name)
 		}
-		isDir := false
-		if st, err := os.Stat(val); err == nil && st.IsDir() && strings.HasPrefix(val, "/") {
-			isDir = true
-		}
+		isDir := isDirValue(val)
+		pv := probes[e.name] // "": the text match stands
 		repoPass := c.authPassword(val)
 		secret := (e.secret() || repoPass) && !isDir
 		used, inAuth := false, false
 		if len(val) >= 3 && val != "true" && val != "false" {
 			ref := "${" + e.name + "}"
-			for _, r := range c.rels {
-				for _, st := range r.steps() {
+			for i, r := range c.rels {
+				for j, st := range r.steps() {
+					var ph *importer.OutHelm // the probe's: where the variable lands
+					var pvals any
+					if pv != "" && st.Helm != nil {
+						ph = probed[i].steps()[j].Helm
+						pvals = ph.Values
+						if st == r.step {
+							// merged: a value the probe's own rendering moved
+							// into a values file is still where helm reads it
+							pvals = probed[i].out.Resolved.Values
+						}
+					}
 					if st.Helm != nil {
-						if st.Helm.Values != nil {
+						sub := e.placeholder || secret // also inside a longer string ("Bearer …")
+						switch {
+						case st.Helm.Values == nil:
+						case ph != nil:
+							st.Helm.Values = replaceGuided(st.Helm.Values, pvals, val, pv, ref, sub, &used).(map[string]any)
+						default:
 							st.Helm.Values = replaceIn(st.Helm.Values, val, ref, isDir, &used).(map[string]any)
-							if e.placeholder || secret { // also inside a longer string ("Bearer …")
+							if sub {
 								st.Helm.Values = replaceSub(st.Helm.Values, val, ref, &used).(map[string]any)
 							}
 						}
-						if st.Helm.Namespace == val {
+						if st.Helm.Namespace == val && (ph == nil || strings.Contains(ph.Namespace, pv)) {
 							st.Helm.Namespace, used = ref, true
 						}
 						if au := st.Helm.Auth; au != nil {
@@ -112,6 +127,112 @@ func (c *converter) references() {
 		}
 	}
 	sort.Slice(c.res.Vars, func(i, j int) bool { return c.res.Vars[i].Name < c.res.Vars[j].Name })
+}
+
+// isDirValue: val is an absolute path of a directory (ROOT_DIR), whose
+// paths are written relative to the spec.
+func isDirValue(val string) bool {
+	st, err := os.Stat(val)
+	return err == nil && st.IsDir() && strings.HasPrefix(val, "/")
+}
+
+// probe converts the helmfile once more with each variable whose value
+// the spec may hold set to a value no template gives (probeValue): where
+// that value lands, and only there, the import's value came from the
+// variable. A namespace "suite" equal to SUITE_GRIST_ORG's default is a
+// literal (trial 46zg's D1). Nil when the second conversion fails or its
+// releases are others (a condition on a variable): the text match
+// stands. It runs no exec (AllowExec off: an exec is never run twice).
+func (c *converter) probe() (map[string]string, []*rel) {
+	probes := map[string]string{}
+	for _, e := range c.r.vars() {
+		val := e.value
+		if !e.set && e.hasDef {
+			val = e.def
+		}
+		if !e.placeholder && len(val) >= 3 && val != "true" && val != "false" && !isDirValue(val) {
+			probes[e.name] = probeValue(e.name)
+		}
+	}
+	if len(probes) == 0 || c.in[1] == "" {
+		return nil, nil
+	}
+	opts := c.opts
+	lookup := opts.Env
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	opts.Env = func(n string) (string, bool) {
+		if v, ok := probes[n]; ok {
+			return v, true
+		}
+		return lookup(n)
+	}
+	opts.AllowExec, opts.Check = false, nil
+	pc, _, err := convert(c.in[0], c.in[1], opts)
+	if err != nil || len(pc.rels) != len(c.rels) {
+		return nil, nil
+	}
+	for i, r := range c.rels {
+		if pc.rels[i].out.Resolved.Name != r.out.Resolved.Name || len(pc.rels[i].steps()) != len(r.steps()) {
+			return nil, nil
+		}
+		for j, st := range r.steps() {
+			if (st.Helm == nil) != (pc.rels[i].steps()[j].Helm == nil) {
+				return nil, nil
+			}
+		}
+	}
+	return probes, pc.rels
+}
+
+// probeValue is NAME's value in probe: a DNS label, so that a namespace
+// or a name made of it still converts.
+func probeValue(name string) string {
+	v := "khook-probe-" + strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return '-'
+	}, name)
+	if len(v) > 63 {
+		v = v[:63]
+	}
+	return v
+}
+
+// replaceGuided is replaceIn (replaceSub with sub) only where probe, the
+// same values converted with the variable at pv, holds pv.
+func replaceGuided(v, probe any, val, pv, ref string, sub bool, used *bool) any {
+	switch t := v.(type) {
+	case map[string]any:
+		pm, _ := probe.(map[string]any)
+		for k, x := range t {
+			t[k] = replaceGuided(x, pm[k], val, pv, ref, sub, used)
+		}
+		return t
+	case []any:
+		pl, _ := probe.([]any)
+		for i, x := range t {
+			var p any
+			if i < len(pl) {
+				p = pl[i]
+			}
+			t[i] = replaceGuided(x, p, val, pv, ref, sub, used)
+		}
+		return t
+	case string:
+		if ps, _ := probe.(string); !strings.Contains(ps, pv) {
+			return v
+		}
+		if v = replaceIn(t, val, ref, false, used); sub && v == t {
+			v = replaceSub(t, val, ref, used)
+		}
+	}
+	return v
 }
 
 // replaceIn replaces val by ref in every string of v: a whole string, or,
