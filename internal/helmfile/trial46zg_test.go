@@ -13,7 +13,7 @@ import (
 func TestValueEqualToAVariableByChanceStaysLiteral(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, map[string]string{
-		"helmfile.yaml.gotmpl": "environments:\n  default:\n    values:\n      - env/default.yaml.gotmpl\n---\nreleases:\n  - name: demo\n    namespace: {{ .Values.workloadsNamespace }}\n    chart: oci://r.example/demo\n    version: 1.0.0\n    values:\n      - org: {{ .Values.grist.org }}\n        team: suite\n",
+		"helmfile.yaml.gotmpl":    "environments:\n  default:\n    values:\n      - env/default.yaml.gotmpl\n---\nreleases:\n  - name: demo\n    namespace: {{ .Values.workloadsNamespace }}\n    chart: oci://r.example/demo\n    version: 1.0.0\n    values:\n      - org: {{ .Values.grist.org }}\n        team: suite\n",
 		"env/default.yaml.gotmpl": "workloadsNamespace: suite\ngrist:\n  org: {{ env \"SUITE_GRIST_ORG\" | default \"suite\" | quote }}\n",
 	})
 	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookupOf(map[string]string{})})
@@ -25,5 +25,24 @@ func TestValueEqualToAVariableByChanceStaysLiteral(t *testing.T) {
 		if !strings.Contains(spec, want) {
 			t.Errorf("want %q in\n%s", want, spec)
 		}
+	}
+}
+
+// N6 (NotIlya4's monitoring values): a values template that reads files of
+// the repository (dashboards) is rendered once, and says so: an edit of
+// those files reaches helmfile, not the spec.
+func TestValuesTemplateReadingFilesSaysRenderedOnce(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml":              "releases:\n  - name: grafana\n    namespace: mon\n    chart: oci://r.example/grafana\n    version: 1.0.0\n    values:\n      - values/grafana.yaml.gotmpl\n",
+		"values/grafana.yaml.gotmpl": "dashboards:\n  main: |\n{{ readFile \"dash.json\" | indent 4 }}\n",
+		"values/dash.json":           "{\"title\": \"main\"}\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{Env: lookupOf(map[string]string{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := everything(res); !strings.Contains(all, "rendered once into ./grafana.values-1.yaml with the text of values/dash.json as it is at import") {
+		t.Errorf("no rendered-once note:\n%s", all)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -153,9 +155,24 @@ func (c *converter) valuesFile(r *rel, h *importer.OutHelm, i int, p string) err
 		}
 	}
 	c.generated(r, h, source{c.l.display(ap), string(data)}, fmt.Sprintf("values[%d] %s", i, p), m, "the values template "+c.l.display(ap)+" rendered for release "+r.out.Resolved.Name+" (environment "+r.st.envName+"); edit the template and import again")
+	var with []string
 	if len(c.r.env) > 0 {
+		with = append(with, "this checkout's environment variables")
+	}
+	var files []string
+	for _, rd := range c.r.reads[mark:] {
+		if f := c.l.display(rd.path); !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	if len(files) > 0 {
+		// readFile of dashboards, an HTML page (trial 46zg's N6): helmfile
+		// reads them on every run, the spec holds their text of today
+		with = append(with, "the text of "+strings.Join(files, ", ")+" as it is at import (an edit of it reaches helmfile, not the spec, until you import again)")
+	}
+	if len(with) > 0 {
 		r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("values")}, What: "release " + r.out.Resolved.Name + ": values " + c.l.display(ap),
-			Why: "rendered once into " + h.ValuesFrom[len(h.ValuesFrom)-1].File + " with this checkout's environment variables"})
+			Why: "rendered once into " + h.ValuesFrom[len(h.ValuesFrom)-1].File + " with " + strings.Join(with, " and ")})
 	}
 	return nil
 }
