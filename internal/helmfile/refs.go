@@ -209,28 +209,45 @@ func probeValue(name string) string {
 func replaceGuided(v, probe any, val, pv, ref string, sub bool, used *bool) any {
 	switch t := v.(type) {
 	case map[string]any:
-		pm, _ := probe.(map[string]any)
+		pm, ok := probe.(map[string]any)
+		if !ok {
+			break // no guide here: the text match stands
+		}
 		for k, x := range t {
-			t[k] = replaceGuided(x, pm[k], val, pv, ref, sub, used)
+			p, ok := pm[k]
+			if !ok {
+				// a key made of a variable (systemuser: under .id): no guide
+				t[k] = replaceText(x, val, ref, sub, used)
+				continue
+			}
+			t[k] = replaceGuided(x, p, val, pv, ref, sub, used)
 		}
 		return t
 	case []any:
-		pl, _ := probe.([]any)
+		pl, ok := probe.([]any)
+		if !ok || len(pl) != len(t) {
+			break
+		}
 		for i, x := range t {
-			var p any
-			if i < len(pl) {
-				p = pl[i]
-			}
-			t[i] = replaceGuided(x, p, val, pv, ref, sub, used)
+			t[i] = replaceGuided(x, pl[i], val, pv, ref, sub, used)
 		}
 		return t
 	case string:
 		if ps, _ := probe.(string); !strings.Contains(ps, pv) {
 			return v
 		}
-		if v = replaceIn(t, val, ref, false, used); sub && v == t {
-			v = replaceSub(t, val, ref, used)
-		}
+		return replaceText(t, val, ref, sub, used)
+	default:
+		return v
+	}
+	return replaceText(v, val, ref, sub, used)
+}
+
+// replaceText is the text match: replaceIn, and with sub replaceSub.
+func replaceText(v any, val, ref string, sub bool, used *bool) any {
+	v = replaceIn(v, val, ref, false, used)
+	if sub {
+		v = replaceSub(v, val, ref, used)
 	}
 	return v
 }
