@@ -171,7 +171,9 @@ func (t *translator) choiceVar(cond *syntax.Stmt) string {
 		t.m.Vars = append(t.m.Vars, &importer.Var{Name: name, Required: true, From: at, Example: "true",
 			Description: `"true" where ` + text + ` holds (` + at.String() + `), else "false": the script decides it when it runs`})
 	}
-	t.info(cond, text, "the script decides it when it runs, khook before: each branch is carried under a when: on the required variable "+name+" (\"true\" where it would hold when khook runs)")
+	// named by the variable, so that pruneVars drops the note with it
+	// where no step is under its when: (branches that only print)
+	t.info(cond, name, "the script decides "+text+" when it runs, khook before: each branch is carried under a when: on this required variable (\"true\" where it would hold when khook runs)")
 	return "vars." + name + ` == "true"`
 }
 

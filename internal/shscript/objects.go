@@ -167,6 +167,10 @@ func (t *translator) refsSecretText(v string) bool {
 	return true
 }
 
+// literalText is a file's text as the spec takes it: a ${…} in it is the
+// file's own, literal ($${…}), never a khook variable.
+func literalText(s string) string { return unmarkRefs(s, true) }
+
 // dockerConfig is `kubectl create secret docker-registry`'s config:
 // {"auths": {server: {username, password, email}}}, each value through
 // sprig's toJson so a quote in a password stays JSON (the kubelet reads
@@ -285,13 +289,16 @@ func (t *translator) configData(x *cmd, f flags, name string) (map[string]any, b
 					t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", a secret: khook never copies a secret file's content into the spec; make it a Secret from secret variables")
 					return nil, false
 				}
-				data[k] = string(b)
+				data[k] = literalText(string(b)) // k6's `user_${__VU}` stays the file's
 				continue
 			}
 			sc := bufio.NewScanner(bytes.NewReader(b))
 			for sc.Scan() {
 				line := strings.TrimSpace(sc.Text())
 				if ek, ev, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+					if !secretLooking(ek) && !importer.SecretKey(ek) {
+						ev = literalText(ev)
+					}
 					put(ek, ev)
 				}
 			}
@@ -333,7 +340,7 @@ func (t *translator) configDir(x *cmd, name, dir string, data map[string]any) bo
 			t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", a binary file (kubectl's binaryData): write the ConfigMap as a manifest")
 			return false
 		}
-		data[e.Name()] = string(b)
+		data[e.Name()] = literalText(string(b))
 	}
 	return true
 }

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -94,5 +95,35 @@ helm upgrade --install app oci://r.example.com/app -n app --set db.password="$DB
 		if !strings.Contains(string(res.Spec), want) {
 			t.Errorf("want %q in\n%s", want, res.Spec)
 		}
+	}
+}
+
+// 46zh D5, 46zi D6: a condition only the run decides whose branches make
+// no step (they only print) declares no variable and names none.
+func TestChoiceWithoutStepsNamesNoVariable(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+INFO() { echo "[INFO] $@"; }
+minikube status >/dev/null 2>&1
+if [[ $? < 2 ]]; then
+  INFO "minikube is running"
+else
+  INFO "starting minikube"
+fi
+kubectl create ns argo
+`})
+	said := fmt.Sprint(res.Model.Info, res.Model.NotCarried)
+	if strings.Contains(said, "IF_") || strings.Contains(string(res.Spec), "IF_") {
+		t.Errorf("a variable is named:\n%s\n%s", said, res.Spec)
+	}
+}
+
+// 46zi D2 (k6 tests): a ConfigMap from a file holding ${…} of its own
+// (a JavaScript template literal) keeps it literal; the import wrote
+// nothing before, refusing its own spec.
+func TestConfigMapFileWithDollarBrace(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/usr/bin/env bash\nset -euo pipefail\nkubectl -n k6 create configmap k6-script --from-file \"test.js=js/test.js\" --dry-run=client -o yaml | kubectl apply -f -\n",
+		"js/test.js": "export default function () {\n  const name = `user_${__VU}`;\n}\n"})
+	if !strings.Contains(string(res.Spec), "const name = `user_$${__VU}`;") {
+		t.Errorf("spec:\n%s", res.Spec)
 	}
 }
