@@ -993,12 +993,28 @@ func (t *translator) undecided(n syntax.Node, walk func()) {
 		if before[name] == v || v.decl != nil {
 			continue
 		}
+		if b := before[name]; t.optDefaults > 0 && b != nil && b.decl == nil && !b.unknown && !b.array && b.alts == nil && b.val != "" && !strings.Contains(b.val, "${") && !secretLooking(name) {
+			// NAMESPACE="demo" before while [[ $# -gt 0 ]] … -n) NAMESPACE="$2"
+			t.vars[name] = &shVar{decl: t.optionVar(n, name, b.val)}
+			continue
+		}
 		was := v.val
 		if b := before[name]; was == "" && b != nil {
 			was = b.val
 		}
 		t.vars[name] = t.undecidedVar(n, name, was)
 	}
+}
+
+// optionVar is a variable an option of the script sets (its loop at n),
+// the import not given the script's arguments: the script's default,
+// which the run may change as an option would.
+func (t *translator) optionVar(n syntax.Node, name, def string) *importer.Var {
+	d := t.m.Var(name)
+	if d == nil {
+		d = &importer.Var{Name: name, Default: &def, From: t.loc(n), Description: "the script's default; an option of the script sets it (its loop at " + t.loc(n).String() + "): give it to do the same"}
+	}
+	return d
 }
 
 // undecidedVar is a variable set under a condition at n khook cannot

@@ -175,6 +175,14 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 			return
 		}
 	}
+	if !waitsFor && !runsTool(s) && (argsLoop.MatchString(t.text(cond)) || isCommand(cond, "getopts")) {
+		// the script's arguments not given: what its options set keeps the
+		// script's default, a variable the run may change
+		t.optDefaults++
+		t.undecided(cond, func() { t.pollLoop(s, nil, c.Do) })
+		t.optDefaults--
+		return
+	}
 	before := len(t.m.Steps)
 	t.pollLoop(s, map[bool]*syntax.Stmt{waitsFor: cond}[true], c.Do)
 	if rc, ok := cond.Cmd.(*syntax.CallExpr); ok && len(rc.Args) > 0 && lit(rc.Args[0]) == "read" {

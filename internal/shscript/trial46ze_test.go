@@ -223,7 +223,7 @@ fi
 kubectl apply -f rc.yaml
 `})
 	spec := string(res.Spec)
-	if !strings.Contains(spec, "when: vars.get(\"gpu\", \"\") == \"true\"\n    apply:\n      manifests:\n        - inline: |\n            apiVersion: node.k8s.io/v1") || fateAt(res.Model, 17) != "step" {
+	if !strings.Contains(spec, "when: vars.get(\"gpu\", \"false\") == \"true\"\n    apply:\n      manifests:\n        - inline: |\n            apiVersion: node.k8s.io/v1") || fateAt(res.Model, 17) != "step" {
 		t.Errorf("line 17 %q:\n%s", fateAt(res.Model, 17), spec)
 	}
 	if fateAt(res.Model, 19) != "not carried" {

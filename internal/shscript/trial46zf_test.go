@@ -127,3 +127,29 @@ func TestConfigMapFileWithDollarBrace(t *testing.T) {
 		t.Errorf("spec:\n%s", res.Spec)
 	}
 }
+
+// 46zi D3 (OpenCost, KEDA installers): run with no arguments, an option
+// loop leaves the script's defaults: variables with those defaults, which
+// the run may change as an option would, never required ones.
+func TestOptionLoopKeepsDefaults(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+NAMESPACE="demo"
+DRY_RUN=false
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    -n) NAMESPACE="$2"; shift 2 ;;
+    --dry-run) DRY_RUN=true; shift ;;
+    *) exit 1 ;;
+  esac
+done
+if [ "$DRY_RUN" = false ]; then
+  kubectl create namespace "$NAMESPACE"
+fi
+`})
+	for _, want := range []string{`DRY_RUN: {type: string, default: "false"`, `NAMESPACE: {type: string, default: "demo"`, "name: ${NAMESPACE}"} {
+		if !strings.Contains(string(res.Spec), want) {
+			t.Errorf("want %q in\n%s", want, res.Spec)
+		}
+	}
+}

@@ -94,6 +94,9 @@ type translator struct {
 	absentFile string
 	supplies   map[string]importer.Loc // checkout files a guard asks the user to place, by absolute path
 	loopCond   int                     // t.cond in the body of a for loop over known values at no other condition (1), else 0
+	// optDefaults > 0 in an option loop over the script's arguments, which
+	// the import was not given: a variable it sets keeps its default
+	optDefaults int
 }
 
 // hdocKind is how a here-document's text is read.
