@@ -49,7 +49,7 @@ type converter struct {
 	// genSrc is where each generated values file's values are written
 	// in the helmfile: its file and text.
 	genSrc   map[string]source
-	envCreds envCreds // the environment's literal credentials (literal.go)
+	envCreds envCreds  // the environment's literal credentials (literal.go)
 	in       [2]string // convert's dir and file, for probe (refs.go)
 }
 
