@@ -993,7 +993,7 @@ func (t *translator) undecided(n syntax.Node, walk func()) {
 		if before[name] == v || v.decl != nil {
 			continue
 		}
-		if b := before[name]; t.optDefaults > 0 && b != nil && b.decl == nil && !b.unknown && !b.array && b.alts == nil && b.val != "" && !strings.Contains(b.val, "${") && !secretLooking(name) {
+		if b := before[name]; t.optDefaults > 0 && b != nil && b.decl == nil && !b.unknown && !b.array && b.alts == nil && !strings.Contains(b.val, "${") && !secretLooking(name) && !splits(v) {
 			// NAMESPACE="demo" before while [[ $# -gt 0 ]] … -n) NAMESPACE="$2"
 			t.vars[name] = &shVar{decl: t.optionVar(n, name, b.val)}
 			continue
@@ -1004,6 +1004,20 @@ func (t *translator) undecided(n syntax.Node, walk func()) {
 		}
 		t.vars[name] = t.undecidedVar(n, name, was)
 	}
+}
+
+// splits: a value of v is several words or a flag (REPLICATION_ARGS="
+// --set architecture=replicated"): unquoted, the run splits it, so no
+// one-word variable stands for it.
+func splits(v *shVar) bool {
+	if v == nil {
+		return false
+	}
+	if v.alts != nil {
+		return slices.ContainsFunc(v.alts, func(a alt) bool { return splits(a.v) })
+	}
+	val := strings.TrimSpace(v.val)
+	return strings.ContainsAny(val, " \t\n") || strings.HasPrefix(val, "-") || v.array
 }
 
 // optionVar is a variable an option of the script sets (its loop at n),

@@ -153,3 +153,20 @@ fi
 		}
 	}
 }
+
+// 46zi D4 (a KEDA installer): the verb from $([ "$UPGRADE" = true ] &&
+// echo "upgrade --install" || echo install), its condition decided at
+// import, makes the command one khook reads.
+func TestEchoChoiceInCommandVariable(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+set -euo pipefail
+UPGRADE=false
+helm repo add kedacore https://kedacore.github.io/charts
+HELM_CMD="helm $([ "$UPGRADE" = true ] && echo "upgrade --install" || echo "install") keda kedacore/keda"
+HELM_ARGS=("--namespace" "keda" "--wait")
+${HELM_CMD} "${HELM_ARGS[@]}"
+`})
+	if fateAt(res.Model, 7) != "step" || !strings.Contains(string(res.Spec), "release: keda\n      namespace: keda") {
+		t.Errorf("line 7 %q:\n%s", fateAt(res.Model, 7), res.Spec)
+	}
+}

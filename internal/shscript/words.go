@@ -598,6 +598,53 @@ type frame map[string]*shVar
 func (f frame) has(name string) bool { _, ok := f[name]; return ok }
 
 // cmdSubst is $(...) for the idioms that name a directory or read a file.
+// echoChoice is the output of $([ "$UPGRADE" = true ] && echo "upgrade
+// --install" || echo install) (or the if of it) whose condition is
+// decided at import: what the echo of the branch taken prints.
+func (t *translator) echoChoice(cs *syntax.CmdSubst) (string, bool) {
+	if len(cs.Stmts) != 1 {
+		return "", false
+	}
+	var cond *syntax.Stmt
+	var then, other *syntax.Stmt
+	switch c := cs.Stmts[0].Cmd.(type) {
+	case *syntax.BinaryCmd:
+		and, ok := c.X.Cmd.(*syntax.BinaryCmd)
+		if c.Op != syntax.OrStmt || !ok || and.Op != syntax.AndStmt {
+			return "", false
+		}
+		cond, then, other = and.X, and.Y, c.Y
+	case *syntax.IfClause:
+		if len(c.Cond) != 1 || len(c.Then) != 1 || c.Else == nil || len(c.Else.Cond) != 0 || len(c.Else.Then) != 1 {
+			return "", false
+		}
+		cond, then, other = c.Cond[0], c.Then[0], c.Else.Then[0]
+	default:
+		return "", false
+	}
+	_, static, ok := t.condition(cond)
+	if !ok || static == nil {
+		return "", false
+	}
+	taken := other
+	if *static {
+		taken = then
+	}
+	echo, isCall := taken.Cmd.(*syntax.CallExpr)
+	if !isCall || len(echo.Args) < 2 || lit(echo.Args[0]) != "echo" || strings.HasPrefix(lit(echo.Args[1]), "-") {
+		return "", false
+	}
+	var words []string
+	for _, w := range echo.Args[1:] {
+		s, ok, _ := t.eval(w)
+		if !ok {
+			return "", false
+		}
+		words = append(words, s)
+	}
+	return strings.Join(words, " "), true
+}
+
 func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 	unknown := "the output of " + t.text(cs) // the text is $(…) itself
 	t.accountSubst(cs)
@@ -609,6 +656,9 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 	}
 	if text, ok := t.manifestText(cs); ok {
 		return text, true, ""
+	}
+	if out, ok := t.echoChoice(cs); ok {
+		return out, true, ""
 	}
 	var calls []*syntax.CallExpr
 	var walk func(s *syntax.Stmt) bool
