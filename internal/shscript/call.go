@@ -213,7 +213,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
 		t.cluster.created(base, x.args[1:])
 		t.notCarried(s, t.text(s), "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)")
-	case name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh"):
+	case name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".bash"):
 		t.script(x)
 	case base == "kustomize":
 		t.recordMade(x, base)

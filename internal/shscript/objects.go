@@ -84,6 +84,17 @@ func (t *translator) createObject(x *cmd, f flags) (map[string]any, bool) {
 			return nil, false
 		}
 		obj["data"] = data
+	case "clusterrole", "role":
+		k := "ClusterRole"
+		if kind == "role" {
+			k = "Role"
+		}
+		set("rbac.authorization.k8s.io/v1", k, kind == "role")
+		rules, ok := t.policyRules(x, f, kind == "clusterrole")
+		if !ok {
+			return nil, false
+		}
+		obj["rules"] = rules
 	case "clusterrolebinding", "rolebinding":
 		k := "ClusterRoleBinding"
 		if kind == "rolebinding" {
@@ -373,10 +384,95 @@ func (t *translator) binding(x *cmd, f flags, obj map[string]any) bool {
 	return true
 }
 
+// resourceGroups are the API groups of the resources kubectl create role
+// is given most often without one: kubectl asks the cluster's discovery,
+// the import cannot (another resource without a group is not carried).
+var resourceGroups = map[string]string{
+	"pods": "", "pods/log": "", "pods/exec": "", "services": "", "endpoints": "", "configmaps": "", "secrets": "",
+	"serviceaccounts": "", "persistentvolumeclaims": "", "persistentvolumes": "", "events": "", "namespaces": "",
+	"nodes": "", "replicationcontrollers": "", "resourcequotas": "", "limitranges": "",
+	"deployments": "apps", "statefulsets": "apps", "daemonsets": "apps", "replicasets": "apps",
+	"jobs": "batch", "cronjobs": "batch", "ingresses": "networking.k8s.io", "networkpolicies": "networking.k8s.io",
+	"roles": "rbac.authorization.k8s.io", "rolebindings": "rbac.authorization.k8s.io",
+	"clusterroles": "rbac.authorization.k8s.io", "clusterrolebindings": "rbac.authorization.k8s.io",
+	"customresourcedefinitions": "apiextensions.k8s.io", "leases": "coordination.k8s.io",
+	"horizontalpodautoscalers": "autoscaling", "poddisruptionbudgets": "policy",
+}
+
+// policyRules are kubectl create role's rules: one per API group of the
+// --resource list (resource.group, resource/subresource), each with every
+// --verb and --resource-name, as kubectl makes them; a ClusterRole's
+// --non-resource-url one rule more.
+func (t *translator) policyRules(x *cmd, f flags, cluster bool) ([]any, bool) {
+	var verbs, resources, names, urls []string
+	for _, fl := range f.list {
+		vals := strings.Split(fl.val, ",")
+		switch fl.name {
+		case "verb":
+			verbs = append(verbs, vals...)
+		case "resource":
+			resources = append(resources, vals...)
+		case "resource-name":
+			names = append(names, fl.val)
+		case "non-resource-url":
+			urls = append(urls, vals...)
+		}
+	}
+	if len(verbs) == 0 || len(resources) == 0 && (!cluster || len(urls) == 0) {
+		t.account(x.stmt, importer.FateNotCarried, "", "kubectl create role without --verb and --resource: write the object as a manifest")
+		return nil, false
+	}
+	var groups []string
+	byGroup := map[string][]string{}
+	for _, r := range resources {
+		res, sub, _ := strings.Cut(r, "/")
+		name, group, dotted := strings.Cut(res, ".")
+		if !dotted {
+			g, known := resourceGroups[r]
+			if !known {
+				g, known = resourceGroups[res]
+			}
+			if !known {
+				t.account(x.stmt, importer.FateNotCarried, "", "kubectl finds the API group of --resource="+r+" in the cluster's discovery, which the import cannot read: write the Role as a manifest (kubectl create role … --dry-run=client -o yaml against your cluster)")
+				return nil, false
+			}
+			group = g
+		}
+		if sub != "" {
+			name += "/" + sub
+		}
+		if _, seen := byGroup[group]; !seen {
+			groups = append(groups, group)
+		}
+		byGroup[group] = append(byGroup[group], name)
+	}
+	slices.Sort(groups) // kubectl: one rule per group, in the groups' order
+	var rules []any
+	for _, g := range groups {
+		rule := map[string]any{"apiGroups": []any{g}, "resources": toAny(byGroup[g]), "verbs": toAny(verbs)}
+		if len(names) > 0 {
+			rule["resourceNames"] = toAny(names)
+		}
+		rules = append(rules, rule)
+	}
+	if len(urls) > 0 {
+		rules = append(rules, map[string]any{"nonResourceURLs": toAny(urls), "verbs": toAny(verbs)})
+	}
+	return rules, true
+}
+
+func toAny(l []string) []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
+}
+
 // renderObject writes an object as YAML in kubectl's key order.
 func renderObject(obj map[string]any) (string, error) {
 	n := &yaml.Node{Kind: yaml.MappingNode}
-	for _, k := range []string{"apiVersion", "kind", "metadata", "type", "roleRef", "subjects", "data", "stringData"} {
+	for _, k := range []string{"apiVersion", "kind", "metadata", "type", "roleRef", "subjects", "rules", "data", "stringData"} {
 		if v, ok := obj[k]; ok {
 			var vn yaml.Node
 			if err := vn.Encode(v); err != nil {

@@ -170,3 +170,20 @@ ${HELM_CMD} "${HELM_ARGS[@]}"
 		t.Errorf("line 7 %q:\n%s", fateAt(res.Model, 7), res.Spec)
 	}
 }
+
+// 46zh D1 (BinderHub): a called ./x.bash is followed as ./x.sh is; D2
+// (Argo's setup): kubectl create role makes the Role kubectl makes, a
+// rule per API group in the groups' order.
+func TestBashSuffixAndCreateRole(t *testing.T) {
+	res := importScript(t, map[string]string{
+		"install.sh":                "#!/bin/bash\nset -e\n./certbot/install-cert.bash\nkubectl -n argo create role argo-user --verb=list,get --resource=workflows.argoproj.io,pods --dry-run=client -o yaml | kubectl apply -f -\n",
+		"certbot/install-cert.bash": "#!/bin/bash\nkubectl create namespace certs\n",
+	})
+	if fateAt(res.Model, 2) != "step" && !strings.Contains(string(res.Spec), "name: certs") {
+		t.Errorf("the .bash script is not followed:\n%s", res.Spec)
+	}
+	want := "rules:\n              - apiGroups:\n                  - \"\"\n                resources:\n                  - pods\n                verbs:\n                  - list\n                  - get\n              - apiGroups:\n                  - argoproj.io\n                resources:\n                  - workflows\n"
+	if !strings.Contains(string(res.Spec), want) {
+		t.Errorf("want %q in\n%s", want, res.Spec)
+	}
+}
