@@ -354,14 +354,31 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	keep := t.mark()
 	keep.steps = m.steps
 	t.unmake(keep)
-	if len(dropped) == 0 && t.failsScript(c.Then) && t.guardsOutside(cond) {
+	switch {
+	case len(dropped) > 0 || !t.failsScript(c.Then):
+	case t.guardsOutside(cond):
 		// if ! s5cmd ls "s3://$BUCKET"; then echo …; exit 1; fi (trial 46ze's
 		// D7): the script stops where the check fails; khook goes on
 		t.notCarried(cond, t.text(cond), "a check the script stops on when it fails, which khook does not run: a khook run goes on where the script would stop; check it before khook runs")
+	case t.readsClusterValue(cond):
+		// cfg=$(kubectl get cm …); [[ "$cfg" != *x* ]] && exit 1 (trial 46zh's D4)
+		t.notCarried(cond, t.text(cond), "a check of what the script read from the cluster, which it stops on: khook does not run it, and goes on where the script would stop; add a wait: step for the condition (for: jsonpath=…), or check it after khook runs")
 	}
 	if c.Else != nil {
 		t.ifClause(c.Else)
 	}
+}
+
+// readsClusterValue: cond reads a variable set from helm or kubectl output.
+func (t *translator) readsClusterValue(cond *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(cond, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && t.clusterVals[pe.Param.Value] {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // guardsOutside: the condition runs a command that checks something

@@ -187,3 +187,20 @@ func TestBashSuffixAndCreateRole(t *testing.T) {
 		t.Errorf("want %q in\n%s", want, res.Spec)
 	}
 }
+
+// 46zh D4 (Volcano's installer): a check of a value read from the cluster
+// that stops the script is named, not dropped under a faithful verdict.
+func TestPostInstallCheckNamed(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+set -euo pipefail
+kubectl apply -f https://example.com/app.yaml -n app
+cfg=$(kubectl -n app get configmap app-config -o jsonpath='{.data.conf}')
+if [[ "$cfg" != *"name: priority"* ]]; then
+  echo "priority plugin not enabled" >&2
+  exit 1
+fi
+`})
+	if len(res.Model.NotCarried) != 1 || res.Model.NotCarried[0].Line != 5 || !strings.Contains(res.Model.NotCarried[0].Why, "a check of what the script read from the cluster") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}

@@ -97,6 +97,7 @@ type translator struct {
 	// optDefaults > 0 in an option loop over the script's arguments, which
 	// the import was not given: a variable it sets keeps its default
 	optDefaults int
+	clusterVals map[string]bool // variables set from helm or kubectl output
 }
 
 // hdocKind is how a here-document's text is read.

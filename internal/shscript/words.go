@@ -459,6 +459,11 @@ func (t *translator) assign(a *syntax.Assign) {
 	} else {
 		delete(t.ctxVars, name)
 	}
+	if a.Value != nil && t.callsTool(a.Value, map[string]bool{}) {
+		t.clusterVals[name] = true // cfg=$(kubectl get cm x -o jsonpath=…)
+	} else {
+		delete(t.clusterVals, name)
+	}
 	if a.Array != nil {
 		v := &shVar{array: true}
 		if old := t.vars[name]; old != nil && a.Append { // a copy: the value before stays another branch's
