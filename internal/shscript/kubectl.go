@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -296,6 +297,11 @@ func (t *translator) applyPerDir(x *cmd, f flags) bool {
 	d := ""
 	if v.Default != nil {
 		d = *v.Default
+	}
+	if v.Default != nil && !slices.Contains(dirs, d) {
+		// INGRESS_FILE=${INGRESS_FILE:-cfg/ingress.yaml}: a file's path, no
+		// choice among directories (trial 46zi's D1)
+		return false
 	}
 	for _, dir := range dirs {
 		t.when = append(t.when, "vars.get("+strconv.Quote(v.Name)+", "+strconv.Quote(d)+") == "+strconv.Quote(dir))

@@ -204,3 +204,16 @@ fi
 		t.Errorf("not carried %v", res.Model.NotCarried)
 	}
 }
+
+// 46zi D1 (a Chaos Mesh installer): -f "$INGRESS_FILE" with a file's path
+// as its default applies that file, never a step per directory.
+func TestFileVariableWithDefaultIsNoDirectoryChoice(t *testing.T) {
+	res := importScript(t, map[string]string{
+		"scripts/install.sh": "#!/usr/bin/env bash\nset -euo pipefail\nINGRESS_FILE=\"${INGRESS_FILE:-cfg/ingress.yaml}\"\nkubectl apply -f \"$INGRESS_FILE\" -n demo\n",
+		"install.sh":         "#!/bin/bash\nset -e\nbash scripts/install.sh\n",
+		"cfg/ingress.yaml":   configMap,
+	})
+	if !strings.Contains(string(res.Spec), "- file: ${INGRESS_FILE}") || res.Model.Verdict() != "faithful" {
+		t.Errorf("%v\n%s", res.Model.NotCarried, res.Spec)
+	}
+}
