@@ -341,19 +341,7 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	if t.isCheck(cond) {
 		why = "what the script does when " + t.text(cond) + " finds something, and then exits; the spec follows a fresh cluster's path, where it finds nothing: do this by hand on a cluster where it does"
 	}
-	dropped := map[importer.Loc]bool{}
-	for i := m.commands; i < len(t.m.Commands); i++ {
-		if cm := &t.m.Commands[i]; cm.Fate == importer.FateStep || cm.Fate == importer.FateFolded {
-			cm.Fate, cm.Step, cm.Why = importer.FateNotCarried, "", why
-			t.m.NotCarried = append(t.m.NotCarried, importer.Note{Loc: cm.Loc, What: cm.Text, Why: why})
-			dropped[cm.Loc] = true
-		}
-	}
-	// what was said of those steps is moot
-	t.m.Info = append(t.m.Info[:m.info], slices.DeleteFunc(t.m.Info[m.info:], func(n importer.Note) bool { return dropped[n.Loc] })...)
-	keep := t.mark()
-	keep.steps = m.steps
-	t.unmake(keep)
+	dropped := t.notCarriedSince(m, why)
 	switch {
 	case len(dropped) > 0 || !t.failsScript(c.Then):
 	case t.guardsOutside(cond):
@@ -367,6 +355,25 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	if c.Else != nil {
 		t.ifClause(c.Else)
 	}
+}
+
+// notCarriedSince takes back the steps made since m, each command that
+// made or folded into one named not carried for why; the lines dropped.
+func (t *translator) notCarriedSince(m mark, why string) map[importer.Loc]bool {
+	dropped := map[importer.Loc]bool{}
+	for i := m.commands; i < len(t.m.Commands); i++ {
+		if cm := &t.m.Commands[i]; cm.Fate == importer.FateStep || cm.Fate == importer.FateFolded {
+			cm.Fate, cm.Step, cm.Why = importer.FateNotCarried, "", why
+			t.m.NotCarried = append(t.m.NotCarried, importer.Note{Loc: cm.Loc, What: cm.Text, Why: why})
+			dropped[cm.Loc] = true
+		}
+	}
+	// what was said of those steps is moot
+	t.m.Info = append(t.m.Info[:m.info], slices.DeleteFunc(t.m.Info[m.info:], func(n importer.Note) bool { return dropped[n.Loc] })...)
+	keep := t.mark()
+	keep.steps = m.steps
+	t.unmake(keep)
+	return dropped
 }
 
 // readsClusterValue: cond reads a variable set from helm or kubectl output.

@@ -217,3 +217,22 @@ func TestFileVariableWithDefaultIsNoDirectoryChoice(t *testing.T) {
 		t.Errorf("%v\n%s", res.Model.NotCarried, res.Spec)
 	}
 }
+
+// 46zi D6 (a LitmusChaos installer): a fallback after || that applies
+// other manifests is not run after a success; one that installs the same
+// release (helm upgrade x || helm install x) folds into its step.
+func TestFallbackAfterOr(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+curl -sL https://example.org/crds-v1.yaml | kubectl apply -f - || {
+  curl -sL https://example.org/crds-master.yaml | kubectl apply -f -
+}
+helm upgrade app oci://r.example.com/app -n app || helm install app oci://r.example.com/app -n app --create-namespace
+`})
+	if fateAt(res.Model, 4) != "not carried" || fateAt(res.Model, 6) != "step,folded" {
+		t.Errorf("fates %v\n%s", res.Model.Commands, res.Spec)
+	}
+	if strings.Contains(string(res.Spec), "crds-master") || !strings.Contains(string(res.Spec), "createNamespace: true") {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}

@@ -407,16 +407,56 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 				t.failureIgnored(c, t.text(c.Y), t.m.Steps[before:])
 			}
 		default:
+			first := len(t.m.Steps)
 			t.stmt(c.X)
-			before := len(t.m.Steps)
+			m := t.mark()
 			t.cond++
 			t.stmt(c.Y)
 			t.cond--
-			if len(t.m.Steps) > before {
+			switch {
+			case len(t.m.Steps) == m.steps:
+			case t.sameRelease(t.m.Steps[first:m.steps], m):
+				// helm upgrade x … || helm install x …: khook's helm step
+				// installs the release where the upgrade finds none
+			case m.steps > first:
+				// kubectl apply -f v1.yaml || kubectl apply -f master.yaml
+				// (trial 46zi's D6): the fallback never runs after a success
+				t.notCarriedSince(m, "a fallback the script runs only when "+t.text(c.X)+" fails; khook's step fails the run there instead (give the step retries:, or run the fallback by hand)")
+			default:
 				t.info(c.Y, t.text(c.Y), "the script runs it only when "+t.text(c.X)+" fails; khook runs it after it")
 			}
 		}
 	}
+}
+
+// sameRelease: each step made since m installs a release one of steps
+// installs (helm upgrade x || helm install x): folded into it, a
+// --create-namespace of the fallback's with it.
+func (t *translator) sameRelease(steps []*importer.Step, m mark) bool {
+	into := map[int]*importer.Step{}
+	for i, st := range t.m.Steps[m.steps:] {
+		h := st.Out.Helm
+		j := slices.IndexFunc(steps, func(x *importer.Step) bool {
+			return h != nil && x.Out.Helm != nil && x.Out.Helm.Release == h.Release && x.Out.Helm.Namespace == h.Namespace && x.Out.When == st.Out.When
+		})
+		if j < 0 {
+			return false
+		}
+		into[i] = steps[j]
+	}
+	for i, st := range t.m.Steps[m.steps:] {
+		into[i].Out.Helm.CreateNamespace = into[i].Out.Helm.CreateNamespace || st.Out.Helm.CreateNamespace
+	}
+	for i := m.commands; i < len(t.m.Commands); i++ {
+		if cm := &t.m.Commands[i]; cm.Fate == importer.FateStep {
+			cm.Fate, cm.Step = importer.FateFolded, steps[0].Out.Name
+			cm.Why = "the fallback installs the release step " + steps[0].Out.Name + " installs: khook's helm step installs it where it is absent"
+		}
+	}
+	keep := t.mark()
+	keep.steps, keep.info = m.steps, m.info // what was said of the fallback's step is moot
+	t.unmake(keep)
+	return true
 }
 
 // isHousekeeping: a statement that only prints, exits or succeeds.

@@ -503,6 +503,10 @@ func (t *translator) assign(a *syntax.Assign) {
 			why = "a secret the script generates (a new one each run; give the one to keep)"
 		case computed && fromFile:
 			why = "a secret the script computes with commands khook does not run (" + t.masked(t.text(a.Value)) + ")"
+		case fromFile && storeReader.MatchString(t.text(a.Value)):
+			// $(aws ssm get-parameter …): a secret store or a cloud's API,
+			// which may hold a secret (trial 46zi's D5: not "a file")
+			why = "a value the script reads from a secret store or a cloud API (" + t.masked(t.text(a.Value)) + "), taken as a secret; give it"
 		case fromFile:
 			why = "a secret the script reads from a file"
 		}
@@ -863,6 +867,9 @@ func litArgs(ws []*syntax.Word) []string {
 }
 
 // fileReader reads a file or a secret store at the start of a pipeline.
+// storeReader: the value is read with a secret store's or a cloud's CLI.
+var storeReader = regexp.MustCompile(`^"?\$\(\s*(aws|gcloud|az|vault|op|bw|pass|security|doctl|oci)\s`)
+
 var fileReader = set("cat", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security", "pwgen", "jq", "yq")
 
 // readsFile marks a command substitution whose value is a secret: one
