@@ -32,46 +32,7 @@ func (c *converter) references() {
 		secret := (e.secret() || repoPass) && !isDir
 		used, inAuth := false, false
 		if len(val) >= 3 && val != "true" && val != "false" {
-			ref := "${" + e.name + "}"
-			for i, r := range c.rels {
-				for j, st := range r.steps() {
-					var ph *importer.OutHelm // the probe's: where the variable lands
-					var pvals any
-					if pv != "" && st.Helm != nil {
-						ph = probed[i].steps()[j].Helm
-						pvals = ph.Values
-						if st == r.step {
-							// merged: a value the probe's own rendering moved
-							// into a values file is still where helm reads it
-							pvals = probed[i].out.Resolved.Values
-						}
-					}
-					if st.Helm != nil {
-						sub := e.placeholder || secret // also inside a longer string ("Bearer …")
-						switch {
-						case st.Helm.Values == nil:
-						case ph != nil:
-							st.Helm.Values = replaceGuided(st.Helm.Values, pvals, val, pv, ref, sub, &used).(map[string]any)
-						default:
-							st.Helm.Values = replaceIn(st.Helm.Values, val, ref, isDir, &used).(map[string]any)
-							if sub {
-								st.Helm.Values = replaceSub(st.Helm.Values, val, ref, &used).(map[string]any)
-							}
-						}
-						if st.Helm.Namespace == val && (ph == nil || strings.Contains(ph.Namespace, pv)) {
-							st.Helm.Namespace, used = ref, true
-						}
-						if au := st.Helm.Auth; au != nil {
-							if au.Username == val {
-								au.Username, used, inAuth = ref, true, true
-							}
-							if au.Password == val {
-								au.Password, used, inAuth = ref, true, true
-							}
-						}
-					}
-				}
-			}
+			used, inAuth = c.replaceRefs(val, "${"+e.name+"}", pv, probed, isDir, e.placeholder || secret)
 		}
 		if isDir && !used {
 			c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
@@ -127,6 +88,53 @@ func (c *converter) references() {
 		}
 	}
 	sort.Slice(c.res.Vars, func(i, j int) bool { return c.res.Vars[i].Name < c.res.Vars[j].Name })
+}
+
+// replaceRefs writes ref wherever val came from the variable in the
+// steps' values, namespaces and credentials: where the probe (pv, probed)
+// puts it, else where the text matches; sub also inside longer strings
+// ("Bearer …"). used: some place took it; inAuth: a credential did.
+func (c *converter) replaceRefs(val, ref, pv string, probed []*rel, isDir, sub bool) (used, inAuth bool) {
+	for i, r := range c.rels {
+		for j, st := range r.steps() {
+			if st.Helm == nil {
+				continue
+			}
+			var ph *importer.OutHelm // the probe's: where the variable lands
+			var pvals any
+			if pv != "" {
+				ph = probed[i].steps()[j].Helm
+				pvals = ph.Values
+				if st == r.step {
+					// merged: a value the probe's own rendering moved into a
+					// values file is still where helm reads it
+					pvals = probed[i].out.Resolved.Values
+				}
+			}
+			switch {
+			case st.Helm.Values == nil:
+			case ph != nil:
+				st.Helm.Values = replaceGuided(st.Helm.Values, pvals, val, pv, ref, sub, &used).(map[string]any)
+			default:
+				st.Helm.Values = replaceIn(st.Helm.Values, val, ref, isDir, &used).(map[string]any)
+				if sub {
+					st.Helm.Values = replaceSub(st.Helm.Values, val, ref, &used).(map[string]any)
+				}
+			}
+			if st.Helm.Namespace == val && (ph == nil || strings.Contains(ph.Namespace, pv)) {
+				st.Helm.Namespace, used = ref, true
+			}
+			if au := st.Helm.Auth; au != nil {
+				if au.Username == val {
+					au.Username, used, inAuth = ref, true, true
+				}
+				if au.Password == val {
+					au.Password, used, inAuth = ref, true, true
+				}
+			}
+		}
+	}
+	return used, inAuth
 }
 
 // isDirValue: val is an absolute path of a directory (ROOT_DIR), whose

@@ -607,6 +607,18 @@ type frame map[string]*shVar
 func (f frame) has(name string) bool { _, ok := f[name]; return ok }
 
 // cmdSubst is $(...) for the idioms that name a directory or read a file.
+// knownSubst is the output of a command substitution known at import: a
+// secret's base64, a manifest's text, an echo whose branch is decided.
+func (t *translator) knownSubst(cs *syntax.CmdSubst) (string, bool) {
+	if ref, ok := t.base64Of(cs); ok {
+		return ref, true
+	}
+	if text, ok := t.manifestText(cs); ok {
+		return text, true
+	}
+	return t.echoChoice(cs)
+}
+
 // echoChoice is the output of $([ "$UPGRADE" = true ] && echo "upgrade
 // --install" || echo install) (or the if of it) whose condition is
 // decided at import: what the echo of the branch taken prints.
@@ -660,13 +672,7 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 	if len(cs.Stmts) == 0 {
 		return "", true, "" // `# a comment` between a command's arguments
 	}
-	if ref, ok := t.base64Of(cs); ok {
-		return ref, true, ""
-	}
-	if text, ok := t.manifestText(cs); ok {
-		return text, true, ""
-	}
-	if out, ok := t.echoChoice(cs); ok {
+	if out, ok := t.knownSubst(cs); ok {
 		return out, true, ""
 	}
 	var calls []*syntax.CallExpr
