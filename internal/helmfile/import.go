@@ -546,8 +546,13 @@ func (c *converter) installed(r *rel, name string) (installed, skip bool, err er
 			r.out.Resolved.Installed = false
 			r.out.Verdict = Faithful
 			c.skipped[name] = true
+			with := ""
+			if len(c.r.env) > 0 {
+				// OWNSUITE_APP_DOCS=true would enable it (trial 46zg's N1)
+				with = ", rendered with this checkout's environment variables (set them as the run would and import again)"
+			}
 			r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: s.file, Line: r.lineOf("condition")}, What: "release " + name,
-				Why: fmt.Sprintf("its condition %s is false in environment %s, so helmfile skips it and no step is written", cond, s.envName)})
+				Why: fmt.Sprintf("its condition %s is false in environment %s%s, so helmfile skips it and no step is written", cond, s.envName, with)})
 			return false, true, nil
 		}
 		r.out.Carried = append(r.out.Carried, "condition "+cond+" (true in environment "+s.envName+")")

@@ -46,3 +46,20 @@ func TestValuesTemplateReadingFilesSaysRenderedOnce(t *testing.T) {
 		t.Errorf("no rendered-once note:\n%s", all)
 	}
 }
+
+// N1 (ownsuite): a release skipped on a condition its environment reads
+// from an environment variable says it was decided with this checkout's.
+func TestSkippedOnEnvironmentConditionSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml.gotmpl": "environments:\n  default:\n    values:\n      - env.yaml.gotmpl\n---\nreleases:\n  - name: docs\n    namespace: apps\n    chart: oci://r.example/docs\n    version: 1.0.0\n    condition: apps.docs.enabled\n  - name: web\n    namespace: apps\n    chart: oci://r.example/web\n    version: 1.0.0\n",
+		"env.yaml.gotmpl":      "apps:\n  docs:\n    enabled: {{ env \"APP_DOCS\" | default \"false\" }}\n",
+	})
+	res, err := Import(dir, "helmfile.yaml.gotmpl", Options{Env: lookupOf(map[string]string{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := everything(res); !strings.Contains(all, "is false in environment default, rendered with this checkout's environment variables") {
+		t.Errorf("no word of the environment:\n%s", all)
+	}
+}
