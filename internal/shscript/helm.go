@@ -614,6 +614,7 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 				t.notCarried(x.stmt, "-f -", "the values on its standard input are not YAML: "+err.Error())
 				continue
 			}
+			t.secretValues(x, m, "")
 			h.Values = mergeMaps(h.Values, m)
 			inline = "-f -"
 		case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
@@ -632,6 +633,7 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 				t.notCarried(x.stmt, "-f "+p, "the values the script writes to it are not YAML: "+err.Error())
 				continue
 			}
+			t.secretValues(x, m, "")
 			h.Values = mergeMaps(h.Values, m)
 			inline = "-f " + p
 		case t.computedIn(p) != "":
@@ -825,6 +827,48 @@ func (t *translator) secretSets(x *cmd, s string) string {
 		parts[i] = k + "=${" + name + "}"
 	}
 	return strings.Join(parts, ",")
+}
+
+// secretValues replaces the literal values under credential keys of
+// values the script writes inline (cat <<EOF > values.yaml, -f - of a
+// here-document) with secret variables, as secretSets does for --set:
+// harborAdminPassword: s3cret never reaches the spec (trial 46zj's D1).
+func (t *translator) secretValues(x *cmd, m map[string]any, prefix string) {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	if n, ok := m["name"].(string); ok && secretLooking(n) {
+		// env: [{name: DB_PASSWORD, value: s3cret}]
+		if val, ok := m["value"].(string); ok && val != "" && !strings.Contains(val, "${") {
+			t.secret(val)
+			t.ref(&importer.Var{Name: varName(n), Secret: true, Required: true, From: t.loc(x.stmt), Description: "the value the script writes for " + n})
+			t.info(x.stmt, "values "+prefix+"value", "its literal value is not copied into the spec: it is the secret variable "+varName(n)+" (KHOOK_SECRET_"+varName(n)+")")
+			m["value"] = "${" + varName(n) + " | toJson}"
+		}
+	}
+	for k, v := range m {
+		path := prefix + k
+		switch val := v.(type) {
+		case map[string]any:
+			t.secretValues(x, val, path+".")
+		case []any:
+			for i, e := range val {
+				if em, ok := e.(map[string]any); ok {
+					t.secretValues(x, em, path+"["+strconv.Itoa(i)+"].")
+				}
+			}
+		case string:
+			if val == "" || !importer.SecretKey(k) || strings.Contains(val, "${") || importer.NoCredential(path, val, keys) {
+				continue
+			}
+			name := varName(path)
+			t.secret(val)
+			t.ref(&importer.Var{Name: name, Secret: true, Required: true, From: t.loc(x.stmt), Description: "the value the script writes for " + path})
+			t.info(x.stmt, "values "+path, "its literal value is not copied into the spec: it is the secret variable "+name+" (KHOOK_SECRET_"+name+")")
+			m[k] = "${" + name + " | toJson}"
+		}
+	}
 }
 
 // setSiblings are the keys beside k among the parts of one --set

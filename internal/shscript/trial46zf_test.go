@@ -236,3 +236,35 @@ helm upgrade app oci://r.example.com/app -n app || helm install app oci://r.exam
 		t.Errorf("spec:\n%s", res.Spec)
 	}
 }
+
+// 46zj D1 (Harbor, Gitea installers): a credential literal in values the
+// script writes from a here-document becomes a secret variable, as one
+// given with --set does; never written.
+func TestLiteralCredentialInValuesHeredoc(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+cat > /tmp/vals.yaml <<'VALS'
+harborAdminPassword: "c4nary-harbor-admin"
+externalURL: http://harbor.example
+gitea:
+  config:
+    security:
+      SECRET_KEY: c4nary-gitea-secret
+      INSTALL_LOCK: true
+env:
+  - name: DB_PASSWORD
+    value: c4nary-db-pass
+VALS
+helm install harbor harbor --repo https://helm.goharbor.io -f /tmp/vals.yaml -n harbor --create-namespace
+`})
+	spec := string(res.Spec)
+	said := fmt.Sprint(res.Model.Info, res.Model.NotCarried)
+	if strings.Contains(spec+said, "c4nary") {
+		t.Errorf("a literal is written:\n%s\n%s", spec, said)
+	}
+	for _, want := range []string{"harborAdminPassword: ${HARBORADMINPASSWORD | toJson}", "SECRET_KEY: ${GITEA_CONFIG_SECURITY_SECRET_KEY | toJson}", "value: ${DB_PASSWORD | toJson}", "externalURL: http://harbor.example"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("want %q in\n%s", want, spec)
+		}
+	}
+}
