@@ -268,3 +268,18 @@ helm install harbor harbor --repo https://helm.goharbor.io -f /tmp/vals.yaml -n 
 		}
 	}
 }
+
+// 46zk D1 (Dagster in kind): set-context kind-kind --namespace X after
+// kind create cluster --name kind sets the namespace of what follows.
+func TestSetContextOfCreatedCluster(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+kind create cluster --name kind
+kubectl create namespace dinkind
+kubectl config set-context kind-kind --namespace dinkind
+helm upgrade --install dinkind dagster --repo https://dagster-io.github.io/helm
+`})
+	if !strings.Contains(string(res.Spec), "release: dinkind\n      namespace: dinkind") || fateAt(res.Model, 5) != "folded" {
+		t.Errorf("line 5 %q:\n%s", fateAt(res.Model, 5), res.Spec)
+	}
+}
