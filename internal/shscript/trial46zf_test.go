@@ -283,3 +283,12 @@ helm upgrade --install dinkind dagster --repo https://dagster-io.github.io/helm
 		t.Errorf("line 5 %q:\n%s", fateAt(res.Model, 5), res.Spec)
 	}
 }
+
+// 46zk D2 (an OpenSearch deploy): a kubectl command find runs from a
+// string is a kubectl command of the script, named at its line.
+func TestToolInFindExecString(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nfind ./stacks/ -name '*.yaml' -exec sh -c 'kubectl apply -f \"$1\" --namespace demo' _ {} \\;\n"})
+	if fateAt(res.Model, 3) != "not carried" {
+		t.Errorf("line 3: %q", fateAt(res.Model, 3))
+	}
+}
