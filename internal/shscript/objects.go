@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,8 +43,8 @@ func str(v any) string { s, _ := v.(string); return s }
 // cannot (accounted for).
 func (t *translator) createObject(x *cmd, f flags) (map[string]any, bool) {
 	kind, pos := f.pos[1], f.pos[2:]
-	if kind == "secret" && len(pos) > 0 {
-		kind, pos = "secret "+pos[0], pos[1:]
+	if (kind == "secret" || kind == "service" || kind == "svc") && len(pos) > 0 {
+		kind, pos = strings.Replace(kind, "svc", "service", 1)+" "+pos[0], pos[1:]
 	}
 	if len(pos) != 1 {
 		t.account(x.stmt, importer.FateNotCarried, "", "kubectl create "+kind+" without one name; write the object as a manifest")
@@ -84,6 +85,14 @@ func (t *translator) createObject(x *cmd, f flags) (map[string]any, bool) {
 			return nil, false
 		}
 		obj["data"] = data
+	case "service clusterip", "service nodeport", "service loadbalancer":
+		set("v1", "Service", true)
+		spec, ok := t.serviceSpec(x, f, name, kind[len("service "):])
+		if !ok {
+			return nil, false
+		}
+		meta["labels"] = map[string]any{"app": name}
+		obj["spec"] = spec
 	case "clusterrole", "role":
 		k := "ClusterRole"
 		if kind == "role" {
@@ -384,6 +393,49 @@ func (t *translator) binding(x *cmd, f flags, obj map[string]any) bool {
 	return true
 }
 
+// serviceSpec is kubectl create service TYPE NAME --tcp=PORT[:TARGET]'s
+// spec: a port per --tcp (named PORT-TARGET), selector app: NAME.
+func (t *translator) serviceSpec(x *cmd, f flags, name, typ string) (map[string]any, bool) {
+	var ports []any
+	for _, fl := range f.list {
+		if fl.name != "tcp" {
+			continue
+		}
+		for _, pt := range strings.Split(fl.val, ",") {
+			p, target, ok := strings.Cut(pt, ":")
+			if !ok {
+				target = p
+			}
+			pn, err1 := strconv.Atoi(p)
+			tn, err2 := strconv.Atoi(target)
+			if err1 != nil || err2 != nil {
+				t.account(x.stmt, importer.FateNotCarried, "", "kubectl create service with --tcp="+pt+", ports only known when the script runs: write the Service as a manifest")
+				return nil, false
+			}
+			port := map[string]any{"name": p + "-" + target, "port": pn, "protocol": "TCP", "targetPort": tn}
+			if np := f.get("node-port"); np != "" && typ == "nodeport" {
+				n, err := strconv.Atoi(np)
+				if err != nil {
+					t.account(x.stmt, importer.FateNotCarried, "", "kubectl create service with --node-port="+np+": write the Service as a manifest")
+					return nil, false
+				}
+				port["nodePort"] = n
+			}
+			ports = append(ports, port)
+		}
+	}
+	if len(ports) == 0 {
+		t.account(x.stmt, importer.FateNotCarried, "", "kubectl create service without --tcp: write the Service as a manifest")
+		return nil, false
+	}
+	spec := map[string]any{"ports": ports, "selector": map[string]any{"app": name},
+		"type": map[string]string{"clusterip": "ClusterIP", "nodeport": "NodePort", "loadbalancer": "LoadBalancer"}[typ]}
+	if ip := f.get("clusterip"); ip != "" && typ == "clusterip" {
+		spec["clusterIP"] = ip
+	}
+	return spec, true
+}
+
 // resourceGroups are the API groups of the resources kubectl create role
 // is given most often without one: kubectl asks the cluster's discovery,
 // the import cannot (another resource without a group is not carried).
@@ -472,7 +524,7 @@ func toAny(l []string) []any {
 // renderObject writes an object as YAML in kubectl's key order.
 func renderObject(obj map[string]any) (string, error) {
 	n := &yaml.Node{Kind: yaml.MappingNode}
-	for _, k := range []string{"apiVersion", "kind", "metadata", "type", "roleRef", "subjects", "rules", "data", "stringData"} {
+	for _, k := range []string{"apiVersion", "kind", "metadata", "type", "roleRef", "subjects", "rules", "spec", "data", "stringData"} {
 		if v, ok := obj[k]; ok {
 			var vn yaml.Node
 			if err := vn.Encode(v); err != nil {

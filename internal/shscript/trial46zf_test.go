@@ -292,3 +292,22 @@ func TestToolInFindExecString(t *testing.T) {
 		t.Errorf("line 3: %q", fateAt(res.Model, 3))
 	}
 }
+
+// 46zj D4 (a Harbor playground): values read with jq from a JSON file of
+// the checkout are computed at import, never required secrets; kubectl
+// create service clusterip makes kubectl's Service.
+func TestJQFromCheckoutFileAndCreateService(t *testing.T) {
+	res := importScript(t, map[string]string{
+		"install.sh":  "#!/bin/bash\nset -e\nNAMESPACE=\"$(jq -r '.services[] | select(.name==\"web\") | .namespace' config.json)\"\nPORT=\"$(jq -r '.services[0].port' config.json)\"\nkubectl create namespace ${NAMESPACE}\nkubectl -n ${NAMESPACE} create service clusterip web --tcp=${PORT}:8080\n",
+		"config.json": `{"services": [{"name": "web", "namespace": "webns", "port": 8443}]}`,
+	})
+	spec := string(res.Spec)
+	for _, want := range []string{"name: webns", "- name: 8443-8080\n                  port: 8443\n                  protocol: TCP\n                  targetPort: 8080", "type: ClusterIP"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("want %q in\n%s", want, spec)
+		}
+	}
+	if strings.Contains(spec, "vars:") || res.Model.Verdict() != "faithful" {
+		t.Errorf("%s %v\n%s", res.Model.Verdict(), res.Model.NotCarried, spec)
+	}
+}

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/itchyny/gojq"
 	yaml "go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -750,7 +752,7 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 			out, known = t.abs(args[len(args)-1]), true
 		case name == "git" && slices.Equal(all, []string{"rev-parse", "--show-toplevel"}), t.findsRepoRoot(name):
 			out, known = t.runDir, true
-		case (name == "yq" || name == "jq") && len(calls) == 1 && t.pathRead(cs, args, &out):
+		case (name == "yq" || name == "jq") && len(calls) == 1 && t.pathRead(cs, name, args, all, &out):
 			known = true
 		default:
 			t.readsFile(calls)
@@ -767,11 +769,13 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 // f.json): a scalar at a plain path of a file of the repository, read at
 // import as a clean checkout has it (a file named like a secret, or one
 // holding a key, stays a secret the script reads).
-func (t *translator) pathRead(cs *syntax.CmdSubst, args []string, out *string) bool {
+func (t *translator) pathRead(cs *syntax.CmdSubst, name string, args, all []string, out *string) bool {
 	if len(args) > 0 && (args[0] == "eval" || args[0] == "e") {
 		args = args[1:]
 	}
-	if len(args) != 2 || !plainPath.MatchString(args[0]) || importer.SecretLooking(args[0][strings.LastIndex(args[0], ".")+1:]) {
+	program := len(args) == 2 && name == "jq" && !plainPath.MatchString(args[0]) && !secretWord.MatchString(args[0]) &&
+		!slices.ContainsFunc(all, func(a string) bool { return strings.HasPrefix(a, "-") && a != "-r" && a != "--raw-output" && a != "-e" })
+	if len(args) != 2 || !program && !plainPath.MatchString(args[0]) || importer.SecretLooking(args[0][strings.LastIndex(args[0], ".")+1:]) {
 		return false // .auth.password: a secret the script reads, never copied
 	}
 	file := t.abs(args[1])
@@ -789,6 +793,15 @@ func (t *translator) pathRead(cs *syntax.CmdSubst, args []string, out *string) b
 	if yaml.Unmarshal(data, &v) != nil {
 		return false
 	}
+	if program {
+		// jq -r '.services[] | select(.name=="web") | .namespace' config.json
+		// (trial 46zj's D4), run at import with gojq
+		if !jqRun(args[0], data, slices.Contains(all, "-r") || slices.Contains(all, "--raw-output"), out) {
+			return false
+		}
+		t.info(cs, t.text(cs), "computed at import from "+t.display(file)+" as the checkout has it; a later change to the file is not followed until you import again")
+		return true
+	}
 	for _, k := range strings.Split(strings.TrimPrefix(args[0], "."), ".") {
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -804,6 +817,37 @@ func (t *translator) pathRead(cs *syntax.CmdSubst, args []string, out *string) b
 	}
 	// the value is not quoted: a variable named like a secret takes it next
 	t.info(cs, t.text(cs), "read at import from "+t.display(file)+" ("+args[0]+"); a later change to the file is not followed until you import again")
+	return true
+}
+
+// jqRun is what jq prints for program on the JSON data (raw: -r), one
+// line per output; false on an error or data that is not JSON.
+func jqRun(program string, data []byte, raw bool, out *string) bool {
+	var doc any
+	q, err := gojq.Parse(program)
+	if err != nil || json.Unmarshal(data, &doc) != nil {
+		return false
+	}
+	var lines []string
+	for iter := q.Run(doc); ; {
+		v, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if _, isErr := v.(error); isErr {
+			return false
+		}
+		if s, isStr := v.(string); isStr && raw {
+			lines = append(lines, s)
+			continue
+		}
+		j, err := gojq.Marshal(v)
+		if err != nil {
+			return false
+		}
+		lines = append(lines, string(j))
+	}
+	*out = strings.Join(lines, "\n")
 	return true
 }
 
