@@ -32,6 +32,9 @@ type input struct {
 	known bool
 	why   string // why the text is not known
 	hdoc  bool   // a here-document
+	// missing: a file of the checkout that is not there, which the
+	// script fails to read as well (a name's case wrong)
+	missing bool
 }
 
 func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {

@@ -173,6 +173,10 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 		t.account(x.stmt, importer.FateNotCarried, "", "envsubst over the objects of kustomization "+x.stdin.src.Kustomize+": khook builds it when it runs, so its $VARS are not known at import; replace them with a kustomize patch or replacement, and apply the kustomization")
 		return nil, false
 	}
+	if x.stdin != nil && x.stdin.missing {
+		t.account(x.stmt, importer.FateNotCarried, "", x.stdin.why+": check the name")
+		return nil, false
+	}
 	if x.stdin == nil || !x.stdin.known {
 		t.notCarriedPipe(x.stmt, stages)
 		return nil, false
@@ -248,8 +252,14 @@ func (t *translator) helmTemplateFed(stages []*syntax.Stmt) bool {
 // text read when it is there at import.
 func (t *translator) fileInput(p string) *input {
 	in := &input{src: &importer.OutSource{File: t.specPath(p)}}
-	if data, err := os.ReadFile(t.abs(p)); err == nil {
+	data, err := os.ReadFile(t.abs(p))
+	switch {
+	case err == nil:
 		in.text, in.known = string(data), true
+	case t.madeBy(t.abs(p)) == "" && t.wrote[t.writeKey(p)] == nil:
+		// envsubst < app/Two-Lower.yaml, a file not in the checkout (trial
+		// 46zj's D2: a name's case wrong): bash fails there too
+		in.why, in.missing = p+" is not in the checkout, so the script fails to read it as well", true
 	}
 	return in
 }

@@ -311,3 +311,12 @@ func TestJQFromCheckoutFileAndCreateService(t *testing.T) {
 		t.Errorf("%s %v\n%s", res.Model.Verdict(), res.Model.NotCarried, spec)
 	}
 }
+
+// 46zj D2 (a media lab): envsubst < a file the checkout does not have (its
+// name's case wrong) says so, not "made by a command".
+func TestEnvsubstOfMissingFile(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nenvsubst < app/Two-Lower.yaml | kubectl apply -f -\n", "app/two-lower.yaml": configMap})
+	if len(res.Model.NotCarried) == 0 || !strings.Contains(res.Model.NotCarried[0].Why, "is not in the checkout, so the script fails to read it as well") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}
