@@ -85,6 +85,20 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.exitBranch(c, last)
 			return
 		}
+		if at, ok := t.notHeld[condKey(t.text(last))]; ok && len(t.m.Steps) == before {
+			// if is_darwin; then …; exit 0; fi, later if is_darwin; then …:
+			// the path the spec follows, where it does not hold (46zj's D3)
+			m, vars := t.mark(), maps.Clone(t.vars)
+			t.undecidedDepth++
+			t.branch(c.Then, "")
+			t.undecidedDepth--
+			t.vars = vars
+			t.notCarriedSince(m, "under "+t.text(last)+", the condition at "+at.String()+" on whose path the script exits; the spec follows the path where it does not hold, so not here either")
+			if c.Else != nil {
+				t.ifClause(c.Else)
+			}
+			return
+		}
 		before, inThen := len(t.m.Steps), 0
 		t.undecided(last, func() {
 			t.branch(c.Then, "")
@@ -331,6 +345,12 @@ func endsScript(list []*syntax.Stmt) bool {
 // branch's commands are named not carried; carried "as if it held", the
 // steps after its exit would contradict it.
 func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
+	if t.notHeld == nil {
+		t.notHeld = map[string]importer.Loc{}
+	}
+	if _, seen := t.notHeld[condKey(t.text(cond))]; !seen && !cond.Negated {
+		t.notHeld[condKey(t.text(cond))] = t.loc(cond)
+	}
 	m := t.mark()
 	vars := maps.Clone(t.vars) // the path on never ran the branch's assignments
 	t.undecidedDepth++
@@ -356,6 +376,9 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 		t.ifClause(c.Else)
 	}
 }
+
+// condKey is a condition's text as notHeld keys it.
+func condKey(text string) string { return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text), ";")) }
 
 // notCarriedSince takes back the steps made since m, each command that
 // made or folded into one named not carried for why; the lines dropped.

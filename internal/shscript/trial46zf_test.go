@@ -320,3 +320,24 @@ func TestEnvsubstOfMissingFile(t *testing.T) {
 		t.Errorf("not carried %v", res.Model.NotCarried)
 	}
 }
+
+// 46zj D3 (a Harbor playground): a condition the spec takes as not
+// holding where its branch exits is taken so again later, never as
+// holding; the later branch's commands are named.
+func TestSameUndecidedConditionAgain(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+is_darwin() { [ "$(uname)" == 'Darwin' ]; }
+if is_darwin ; then
+  echo "not supported on macOS"
+  exit 0
+fi
+kubectl apply -f https://example.com/a.yaml -n x
+if is_darwin ; then
+  kubectl apply -f https://example.com/b.yaml -n x
+fi
+`})
+	if fateAt(res.Model, 10) != "not carried" || strings.Contains(string(res.Spec), "url: https://example.com/b.yaml") {
+		t.Errorf("line 10 %q:\n%s", fateAt(res.Model, 10), res.Spec)
+	}
+}

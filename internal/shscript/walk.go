@@ -98,6 +98,9 @@ type translator struct {
 	// the import was not given: a variable it sets keeps its default
 	optDefaults int
 	clusterVals map[string]bool // variables set from helm or kubectl output
+	// notHeld are the conditions khook cannot decide whose branch ends the
+	// script, where the spec follows the path on which they do not hold
+	notHeld map[string]importer.Loc
 }
 
 // hdocKind is how a here-document's text is read.

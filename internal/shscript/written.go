@@ -120,7 +120,7 @@ func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 	}
 	w.read = true
 	if w.known && w.outside(t.when) {
-		t.account(x.stmt, importer.FateNotCarried, "", p+" is written by the script at "+w.at.String()+" with text only known when it runs (written under a condition only the run decides, "+strings.Join(w.when, " && ")+", which this command does not run under)")
+		t.account(x.stmt, importer.FateNotCarried, "", p+" is written by the script at "+w.at.String()+" with text only known when it runs (written under a condition only the run decides, which this command does not run under)")
 		return "", true, false
 	}
 	if !w.known {
