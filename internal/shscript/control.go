@@ -93,7 +93,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.branch(c.Then, "")
 			t.undecidedDepth--
 			t.vars = vars
-			t.notCarriedSince(m, "under "+t.text(last)+", the condition at "+at.String()+" on whose path the script exits; the spec follows the path where it does not hold, so not here either")
+			t.notCarriedSince(m, "under "+condKey(t.text(last))+", the condition at "+at.String()+" on whose path the script exits; the spec follows the path where it does not hold, so not here either")
 			if c.Else != nil {
 				t.ifClause(c.Else)
 			}
@@ -378,7 +378,9 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 }
 
 // condKey is a condition's text as notHeld keys it.
-func condKey(text string) string { return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text), ";")) }
+func condKey(text string) string {
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text), ";"))
+}
 
 // notCarriedSince takes back the steps made since m, each command that
 // made or folded into one named not carried for why; the lines dropped.
