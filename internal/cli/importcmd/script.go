@@ -24,8 +24,10 @@ would run it from --dir (the repository root, usually): variables and
 ${VAR:-default} become declared khook variables (secret-looking ones and
 values read from files become secret variables, never copied), functions are
 followed in call order, sourced files are read, cd and the dirname "$0"
-idioms are resolved, if/case on a variable become when:, existence checks
-and poll loops become the idempotent step or the wait they stand for.
+idioms are resolved, if/case on a variable become when: (a choice only the
+run makes, such as what the cluster serves, a when: on a required variable
+you set), existence checks and poll loops become the idempotent step or the
+wait they stand for.
 
 Each helm and kubectl command becomes a step (helm upgrade --install, kubectl
 apply/create/delete/wait/rollout/patch/label, kubectl run --restart=Never as a
@@ -39,12 +41,13 @@ Exit 0 when everything was carried; 1 when something was not carried: the
 spec is written with it listed in its header (and on stderr, at its line),
 a step khook's spec would refuse among it — unless no step could be
 carried at all, when nothing is written and stderr says so; 2, writing
-nothing, on bad input (a script bash cannot parse, a missing sourced file, a
-binary file). Every argument after FILE is the script's own ($1, $@), as
+nothing, on bad input (a script bash cannot parse, a sourced file of the
+checkout that is missing, a binary file; one the script writes, or one of
+the machine it runs on, is named at its line). Every argument after FILE is the script's own ($1, $@), as
 it is run, also one starting with - (setup.sh --edition community): khook's
 flags go before FILE, and a "--" right after FILE is dropped, as bash is not
-given it. Without them $1 is a required variable ARG1. docs/from-scripts.md
-lists the idioms.`,
+given it. Without them $1 is a required variable ARG1, and an option loop's
+variables keep the script's defaults. docs/from-scripts.md lists the idioms.`,
 		Example: `  khook import script --out khook.yaml scripts/bootstrap.sh && khook validate -f khook.yaml
   khook import script --out khook.yaml deploy.sh prod             # run as: ./deploy.sh prod
   khook import script --out khook.yaml setup.sh --edition community   # run as: ./setup.sh --edition community`,
