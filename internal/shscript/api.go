@@ -290,4 +290,9 @@ func pruneVars(m *importer.Model, logins ...importer.Login) {
 		}
 	}
 	m.Vars = kept
+	// a secret the script sets and nothing uses (the other 29 passwords
+	// of a sourced config.env: trial 46zk's D6) is no input to name
+	m.Info = slices.DeleteFunc(m.Info, func(n importer.Note) bool {
+		return strings.HasPrefix(n.Why, secretByName) && validName(n.What) && m.Var(n.What) == nil
+	})
 }

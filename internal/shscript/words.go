@@ -515,7 +515,7 @@ func (t *translator) assign(a *syntax.Assign) {
 		if ok && val != "" && !strings.Contains(val, "${") && !fromFile && t.m.Var(name) == nil {
 			// secret_key="creds": a secret by its name; said, since it may
 			// only name one (trial 46x's D2)
-			t.info(a, name, "a secret by its name: the script's literal value is not copied into the spec; give it as KHOOK_SECRET_"+name+" (if it only names something, such as a key of a Secret, write the value in the step)")
+			t.info(a, name, secretByName+"the script's literal value is not copied into the spec; give it as KHOOK_SECRET_"+name+" (if it only names something, such as a key of a Secret, write the value in the step)")
 		}
 		// one name however often it is set: the script means one secret
 		// (PGPASS=$(openssl rand …) for a new Secret, then read back from it)
@@ -917,6 +917,9 @@ func litArgs(ws []*syntax.Word) []string {
 }
 
 // fileReader reads a file or a secret store at the start of a pipeline.
+// secretByName begins the note on a secret the script sets by its name.
+const secretByName = "a secret by its name: "
+
 // storeReader: the value is read with a secret store's or a cloud's CLI.
 var storeReader = regexp.MustCompile(`^"?\$\(\s*(aws|gcloud|az|vault|op|bw|pass|security|doctl|oci)\s`)
 
