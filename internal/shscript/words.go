@@ -394,6 +394,10 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 	} else if !v.Secret {
 		v.Required = true
 		v.Description = "read from the environment by the script"
+		if argVar.MatchString(name) {
+			// $1 of a script the import was given no arguments for (46zm's D1)
+			v.Description = "the script's argument $" + name[3:] + ", which the import was not given (khook import script FILE ARG… gives it)"
+		}
 	}
 	if old := t.m.Var(name); old != nil {
 		if old.Default != nil && v.Default != nil && *old.Default != *v.Default && !old.Secret {
@@ -917,6 +921,9 @@ func litArgs(ws []*syntax.Word) []string {
 }
 
 // fileReader reads a file or a secret store at the start of a pipeline.
+// argVar is the variable that stands for a positional parameter ($1: ARG1).
+var argVar = regexp.MustCompile(`^ARG[0-9]+$`)
+
 // secretByName begins the note on a secret the script sets by its name.
 const secretByName = "a secret by its name: "
 
