@@ -31,7 +31,8 @@ func (t *translator) kDelete(x *cmd, f flags) {
 	}
 	targets := kindNames(f.pos[1:])
 	if len(targets) == 0 && len(f.pos) == 2 && (base.Selector != "" || f.is("all")) {
-		targets = []string{f.pos[1]}
+		// kubectl delete --all jobs,configmaps: each type (trial 46zl's D1)
+		targets = strings.Split(f.pos[1], ",")
 	}
 	if len(targets) == 0 {
 		t.account(x.stmt, importer.FateNotCarried, "", "no object named; write a delete: step by hand")

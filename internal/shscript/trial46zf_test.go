@@ -341,3 +341,12 @@ fi
 		t.Errorf("line 10 %q:\n%s", fateAt(res.Model, 10), res.Spec)
 	}
 }
+
+// 46zl D1 (Open edX on K3s): kubectl delete --all of a comma list of
+// types deletes each type, as kubectl does.
+func TestDeleteAllOfTypeList(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl delete -n demo --all jobs,configmaps\n"})
+	if !strings.Contains(string(res.Spec), "resource: jobs\n") || !strings.Contains(string(res.Spec), "resource: configmaps\n") || res.Model.Verdict() != "faithful" {
+		t.Errorf("%v\n%s", res.Model.NotCarried, res.Spec)
+	}
+}
