@@ -85,18 +85,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.exitBranch(c, last)
 			return
 		}
-		if at, ok := t.notHeld[condKey(t.text(last))]; ok && len(t.m.Steps) == before {
-			// if is_darwin; then …; exit 0; fi, later if is_darwin; then …:
-			// the path the spec follows, where it does not hold (46zj's D3)
-			m, vars := t.mark(), maps.Clone(t.vars)
-			t.undecidedDepth++
-			t.branch(c.Then, "")
-			t.undecidedDepth--
-			t.vars = vars
-			t.notCarriedSince(m, "under "+condKey(t.text(last))+", the condition at "+at.String()+" on whose path the script exits; the spec follows the path where it does not hold, so not here either")
-			if c.Else != nil {
-				t.ifClause(c.Else)
-			}
+		if len(t.m.Steps) == before && t.notHeldAgain(c, last) {
 			return
 		}
 		before, inThen := len(t.m.Steps), 0
@@ -121,6 +110,27 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.notCarried(last, "the condition "+t.text(last), "khook cannot decide it before the run; "+how+" (add a when: on a variable)")
 		}
 	}
+}
+
+// notHeldAgain walks an if whose condition the spec took as not holding
+// before, where its branch exits (if is_darwin; then …; exit 0; fi, later
+// if is_darwin; then …: 46zj's D3): its branch's commands named, the else
+// walked.
+func (t *translator) notHeldAgain(c *syntax.IfClause, last *syntax.Stmt) bool {
+	at, ok := t.notHeld[condKey(t.text(last))]
+	if !ok {
+		return false
+	}
+	m, vars := t.mark(), maps.Clone(t.vars)
+	t.undecidedDepth++
+	t.branch(c.Then, "")
+	t.undecidedDepth--
+	t.vars = vars
+	t.notCarriedSince(m, "under "+condKey(t.text(last))+", the condition at "+at.String()+" on whose path the script exits; the spec follows the path where it does not hold, so not here either")
+	if c.Else != nil {
+		t.ifClause(c.Else)
+	}
+	return true
 }
 
 // whenBranches carries c's branches, each under its when: (cel or its
