@@ -477,6 +477,15 @@ func (t *translator) fillsKustomization(x *cmd, src importer.OutSource) bool {
 			return true
 		}
 	}
+	for p, w := range t.wrote {
+		if w.edited && within(p, dir) && exists(p) {
+			// sed -i openhim/config.json, then kubectl apply -k openhim
+			// (trial 46zl's D2): khook would apply the file unedited
+			w.read = true
+			t.account(x.stmt, importer.FateNotCarried, "", t.display(p)+", a file of the kustomization, is edited by the script first ("+w.at.String()+"), which khook does not do to a kustomization's files: commit the edit, or write it as a kustomize patch")
+			return true
+		}
+	}
 	return false
 }
 

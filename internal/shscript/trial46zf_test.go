@@ -350,3 +350,16 @@ func TestDeleteAllOfTypeList(t *testing.T) {
 		t.Errorf("%v\n%s", res.Model.NotCarried, res.Spec)
 	}
 }
+
+// 46zl D2 (OpenHIE's core): a file of a kustomization the script edits
+// with sed -i before kubectl apply -k is named, never applied unedited.
+func TestKustomizationFileEditedFirst(t *testing.T) {
+	res := importScript(t, map[string]string{
+		"install.sh":                  "#!/bin/bash\nset -e\nhost=$(kubectl get service core -o=jsonpath='{.spec.clusterIP}')\nsed -i -E \"s/(\\\"host\\\": \\\")\\S*(\\\")/\\1${host}\\2/\" openhim/volume/default.json\nkubectl apply -k openhim\n",
+		"openhim/kustomization.yaml":  "configMapGenerator:\n  - name: openhim\n    files:\n      - volume/default.json\n",
+		"openhim/volume/default.json": "{\"host\": \"x\"}\n",
+	})
+	if fateAt(res.Model, 5) != "not carried" {
+		t.Errorf("line 5 %q:\n%s", fateAt(res.Model, 5), res.Spec)
+	}
+}
