@@ -77,6 +77,20 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 // a login, password=X pairs, a header's value (curl -H "Token: X",
 // "Authorization: Bearer X": 46zd's D7), curl -u user:X.
 func (t *translator) commandSecrets(args []string) {
+	if len(args) > 0 && strings.Contains(filepath.Base(args[0]), "passwd") {
+		// mosquitto_passwd -c -b FILE USER PASSWORD, htpasswd -bc …: the
+		// password is a word of its own (trial 46zn's D5); every word after
+		// the file is masked, the user too (over-masking, never under)
+		file := true
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a, "-") {
+				if !file {
+					t.secret(a)
+				}
+				file = false
+			}
+		}
+	}
 	for i, a := range args {
 		name, val, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		next := ""

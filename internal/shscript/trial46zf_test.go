@@ -363,3 +363,13 @@ func TestKustomizationFileEditedFirst(t *testing.T) {
 		t.Errorf("line 5 %q:\n%s", fateAt(res.Model, 5), res.Spec)
 	}
 }
+
+// 46zn D5 (an IoT stack): the password given to mosquitto_passwd -b (or
+// htpasswd -b) on its command line is never quoted in a note.
+func TestPasswdToolArgumentsMasked(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nmosquitto_passwd -c -b passwd iot c4nary-mq-pass\nhtpasswd -bc auth admin c4nary-ht-pass\nkubectl create namespace mq\n"})
+	said := fmt.Sprint(res.Model.Info, res.Model.NotCarried, res.Model.Commands)
+	if strings.Contains(said+string(res.Spec), "c4nary") {
+		t.Errorf("a password is quoted:\n%s", said)
+	}
+}
