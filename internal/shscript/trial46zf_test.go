@@ -373,3 +373,15 @@ func TestPasswdToolArgumentsMasked(t *testing.T) {
 		t.Errorf("a password is quoted:\n%s", said)
 	}
 }
+
+// A jq program whose output is an object is not run at import: it could
+// carry a credential a plain path would not name.
+func TestJQObjectOutputNotCopied(t *testing.T) {
+	res := importScript(t, map[string]string{
+		"install.sh":  "#!/bin/bash\nset -e\nDB=$(jq -r '.services[] | select(.name==\"db\") | .conf' config.json)\nkubectl create configmap db -n x --from-literal=conf=\"$DB\"\n",
+		"config.json": `{"services": [{"name": "db", "conf": {"user": "app", "pass": "c4nary-jq-pass"}}]}`,
+	})
+	if strings.Contains(string(res.Spec)+fmt.Sprint(res.Model.Info, res.Model.NotCarried), "c4nary") {
+		t.Errorf("written:\n%s", res.Spec)
+	}
+}

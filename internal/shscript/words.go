@@ -841,6 +841,12 @@ func jqRun(program string, data []byte, raw bool, out *string) bool {
 		if _, isErr := v.(error); isErr {
 			return false
 		}
+		switch v.(type) {
+		case map[string]any, []any:
+			// an object or a list may hold what a plain path would not
+			// reach (a password under .db): as pathRead, scalars only
+			return false
+		}
 		if s, isStr := v.(string); isStr && raw {
 			lines = append(lines, s)
 			continue
