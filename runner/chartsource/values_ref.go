@@ -12,6 +12,16 @@ import (
 	"github.com/khook/khook/spec"
 )
 
+// MissingRefError is a valuesFrom reference whose object or key does not
+// exist: an earlier step may yet make it (a release that generates a
+// password, read by the next), which the plan says (helmstep.Load).
+type MissingRefError struct {
+	Kind, Namespace, Name string
+	msg                   string
+}
+
+func (e *MissingRefError) Error() string { return e.msg }
+
 // KeyRef reads valuesFrom[i]'s secretKeyRef or configMapKeyRef (kind
 // "Secret" or "ConfigMap") with the run's clients, in the release's
 // namespace unless the reference names one. As Flux's valuesFrom: the key
@@ -65,7 +75,7 @@ func (l *ValuesLoader) KeyRef(ctx context.Context, i int, kind string, ref *spec
 		if ref.Optional {
 			return map[string]any{}, nil
 		}
-		return nil, fmt.Errorf("%s does not exist: create it, or mark the reference optional: true", what)
+		return nil, &MissingRefError{Kind: kind, Namespace: ns, Name: ref.Name, msg: what + " does not exist: create it, or mark the reference optional: true"}
 	}
 	val := data[key]
 	if kind == "Secret" {

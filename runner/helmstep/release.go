@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/khook/khook/runner"
 	"github.com/khook/khook/runner/chartsource"
 	"github.com/khook/khook/runner/kube"
 	"github.com/khook/khook/runner/kube/objdiff"
@@ -102,7 +103,13 @@ func (e *Executor) Load(ctx context.Context, r *Release) error {
 	}
 	vals, err := e.charts.Values().Load(ctx, r.step.Helm)
 	if err != nil {
-		return fmt.Errorf("release %s: %w", r.Name, err)
+		err = fmt.Errorf("release %s: %w", r.Name, err)
+		if m, ok := errors.AsType[*chartsource.MissingRefError](err); ok {
+			// made by an earlier step (a release's generated password):
+			// the plan cannot say more until that step has run
+			return &runner.Pending{Object: runner.ObjectKey(m.Kind, m.Namespace, m.Name), What: m.Kind + " " + m.Namespace + "/" + m.Name, Err: err}
+		}
+		return err
 	}
 	r.src, r.Values = src, vals
 	if r.Last != nil {

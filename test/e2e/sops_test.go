@@ -281,3 +281,38 @@ func TestValuesFromSecretKeyRef(t *testing.T) {
 		}
 	}
 }
+
+// valuesFrom.secretKeyRef of a Secret an earlier step makes: the plan says
+// the step is unknown until that step has run, naming it, and fails
+// nothing; apply reads the value once the Secret is there (46zn's D3: a
+// script's helm upgrade with the password its first install generated).
+func TestValuesFromSecretAnEarlierStepMakes(t *testing.T) {
+	const secret = "Made-Earlier-7c1d"
+	r := newSopsRun(t)
+	texts := map[string]string{}
+	run := func(name string, a ...string) outcome {
+		out := khook(t, invocation{Args: append(a, "-f", filepath.Join(r.dir, "keyref-earlier.yaml"), "--set", "NS="+r.ns),
+			Env: []string{"KHOOK_SECRET_GREETING=" + secret}, Dir: r.dir, Kubeconfig: r.proxy.Kubeconfig})
+		texts[name] = out.Stdout + out.Stderr
+		return out
+	}
+	out := run("plan", "plan", "--detailed-exitcode")
+	if out.Code != 2 || !strings.Contains(out.Stdout, "Secret "+r.ns+"/made-secret does not exist yet: step credentials applies it") {
+		t.Errorf("plan: exit %d; want 2 and the app step unknown until credentials has run\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+	if out := run("apply", "apply"); out.Code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+	cm, err := kc.Client.CoreV1().ConfigMaps(r.ns).Get(context.Background(), "keyref-earlier-settings", metav1.GetOptions{})
+	must(t, err)
+	if cm.Data["greeting"] != secret {
+		t.Errorf("the chart got greeting %q; want the Secret's value", cm.Data["greeting"])
+	}
+	for _, form := range secretForms(secret) {
+		for name, text := range texts {
+			if strings.Contains(text, form) {
+				t.Errorf("%s holds the Secret's value as %q", name, form)
+			}
+		}
+	}
+}
