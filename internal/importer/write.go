@@ -32,8 +32,8 @@ func Write(m *Model) ([]byte, error) {
 	}
 	steps := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, st := range m.Steps {
-		n := &yaml.Node{}
-		if err := n.Encode(st.Out); err != nil {
+		n, err := encodeStep(st.Out)
+		if err != nil {
 			return nil, fmt.Errorf("cannot encode step %s: %w", st.Out.Name, err)
 		}
 		n.HeadComment = "from " + st.From.String()
