@@ -339,7 +339,7 @@ func (c *converter) hookSteps(at hookAt, what, command string, args []string, li
 			}
 		}
 	}
-	m, err := shscript.Fragment(text, importer.Loc{File: at.file, Line: line}, shscript.Options{Dir: at.dir, SpecDir: c.specDir})
+	m, err := shscript.Fragment(text, importer.Loc{File: at.file, Line: line}, shscript.Options{Dir: at.dir, SpecDir: c.specDir, Redactor: c.opts.Redactor})
 	var ie *shscript.InputError
 	if errors.As(err, &ie) {
 		at.note(line, what, ie.Msg)

@@ -89,6 +89,17 @@ type OutSource struct {
 	URL       string `yaml:"url,omitempty"`
 	Kustomize string `yaml:"kustomize,omitempty"`
 	Path      string `yaml:"path,omitempty"`
+	// SecretKeyRef (helm valuesFrom only): one value read from a key of
+	// a cluster Secret when the step runs, set at TargetPath
+	SecretKeyRef *OutKeyRef `yaml:"secretKeyRef,omitempty"`
+}
+
+// OutKeyRef is a key of a cluster Secret (spec.ValuesRef).
+type OutKeyRef struct {
+	Name       string `yaml:"name"`
+	Namespace  string `yaml:"namespace,omitempty"`
+	Key        string `yaml:"key"`
+	TargetPath string `yaml:"targetPath,omitempty"`
 }
 
 // OutApply is an apply step.

@@ -31,6 +31,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/redact"
 )
 
 // Options of an import.
@@ -50,6 +51,11 @@ type Options struct {
 	// render (runner/plan.Validate, handed in by the command): a step it
 	// refuses is not carried. Nil checks only that the spec loads.
 	Check importer.Check
+	// Redactor learns every literal secret the script holds, so no note
+	// quotes it; nil is a redactor of the import's own. The helmfile
+	// importer hands in its own, so a hook's secrets are masked in its
+	// notes too.
+	Redactor *redact.Redactor
 }
 
 // InputError is a script the import cannot read: it does not parse, a
@@ -84,6 +90,7 @@ func Import(file string, opts Options) (*Result, error) {
 	}
 	t.errexit, t.nounset = shebangOpt(src, 'e'), shebangOpt(src, 'u')
 	t.runFile(f, src, t.abs(file))
+	t.sayHalts()
 	t.unreadWrites()
 	t.deleteThenCreate()
 	t.depsInstalled()
@@ -170,10 +177,15 @@ func newTranslator(file string, opts Options) (*translator, error) {
 		runDir: runDir, specDir: specDir, cwd: runDir,
 		vars: map[string]*shVar{}, funcs: map[string]*function{}, repos: map[string]string{}, repoAuth: map[string]*importer.OutAuth{}, ctxVars: map[string]bool{}, clusterVals: map[string]bool{}, registries: map[string]*importer.OutAuth{}, wrote: map[string]*written{},
 		keys: map[string]string{}, depUpdate: map[string]bool{}, names: map[string]bool{}, substSeen: map[string]bool{}, pods: map[string]podPick{},
+		tested: map[*syntax.CallExpr]bool{}, secretKeys: map[string]importer.OutKeyRef{},
 	}
 	name := opts.Name
 	if name == "" {
 		name = specName(file)
+	}
+	t.rd = opts.Redactor
+	if t.rd == nil {
+		t.rd = redact.New()
 	}
 	t.m = &importer.Model{Source: file, Tool: "khook import script", Name: name, Dir: specDir}
 	if opts.Args != nil {
@@ -207,6 +219,7 @@ func (t *translator) parse(path, shown string, line int) (*syntax.File, []byte, 
 		}
 		return nil, nil, &InputError{File: shown, Msg: "bash cannot parse it: " + err.Error()}
 	}
+	t.testedCalls(f)
 	return f, data, nil
 }
 

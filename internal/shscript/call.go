@@ -239,11 +239,21 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case picksCluster(base, x.args[1:]):
 		t.notCarried(s, t.text(s), "it picks the cluster the script works on; khook runs against the cluster it is given: point --kubeconfig or --context at it (in CI, the cloud's own login action before khook)")
 	default:
-		t.recordMade(x, base)
-		t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base, x.args[1:]))
-		t.remoteTools(x, base)
-		t.toolsInStrings(x, base)
+		t.otherCommand(s, c, x, name, base)
 	}
+}
+
+// otherCommand is a command khook does not run: named at its line, with
+// what to do, and the helm or kubectl commands it runs remotely.
+func (t *translator) otherCommand(s *syntax.Stmt, c *syntax.CallExpr, x *cmd, name, base string) {
+	t.recordMade(x, base)
+	if why := t.undefinedCommand(s, c, name); why != "" {
+		t.notCarried(s, t.text(s), why)
+		return
+	}
+	t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base, x.args[1:]))
+	t.remoteTools(x, base)
+	t.toolsInStrings(x, base)
 }
 
 // toolsInText finds kubectl or helm commands in a command string.

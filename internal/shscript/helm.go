@@ -752,6 +752,11 @@ func (t *translator) helmSet(x *cmd, h *importer.OutHelm, fl flag) error {
 	}
 	// A ${NAME} reference is one value to Helm's parser, whose syntax its
 	// braces would break ("{${NS}}" is a one-item list): a mark stands for it.
+	if fl.name == "set" {
+		if fl.val = t.setsFromSecrets(x, h, fl.val); fl.val == "" {
+			return nil
+		}
+	}
 	val, refs := protectRefs(t.secretSets(x, fl.val))
 	defer restoreRefs(h.Values, refs)
 	switch fl.name {

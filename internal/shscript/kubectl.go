@@ -39,6 +39,9 @@ func (t *translator) kubectl(x *cmd) {
 	if f.pos[0] == "port-forward" || f.pos[0] == "proxy" {
 		// nothing to carry whatever its arguments (46v's D8: said "write the step by hand")
 		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for kubectl "+f.pos[0]+"; "+kubectlAdvice(f.pos[0]))
+		if t.foreground(x) {
+			t.halted(x.stmt, "it runs in the foreground until it is stopped, and stopping it (Ctrl-C) ends the script", "run it by hand after khook, or drop what follows it if it was never meant to run")
+		}
 		return
 	}
 	if t.splitUnknown(x) {
@@ -55,6 +58,9 @@ func (t *translator) kubectl(x *cmd) {
 		f.list = append(f.list, flag{name: "namespace", val: t.ctxNS, has: true})
 	}
 	if dr := f.get("dry-run"); (dr != "" && dr != "none") || f.is("dry-run") {
+		if f.pos[0] == "create" && t.createWrites(x, f) {
+			return // its fate is that of the apply that reads the file
+		}
 		t.account(x.stmt, importer.FateReadOnly, "", "--dry-run changes nothing in the cluster")
 		return
 	}

@@ -94,12 +94,7 @@ func namesStep(n importer.Note, gone map[string][]string) bool {
 }
 
 // masked is s with every literal secret the script holds replaced.
-func (t *translator) masked(s string) string {
-	for _, v := range t.secrets {
-		s = strings.ReplaceAll(s, v, "<secret>")
-	}
-	return s
-}
+func (t *translator) masked(s string) string { return t.rd.String(s) }
 
 // rewire replaces needs on dropped steps by what those needed.
 func rewire(needs []string, gone map[string][]string) []string {

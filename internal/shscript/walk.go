@@ -2,7 +2,6 @@ package shscript
 
 import (
 	"fmt"
-	"github.com/khook/khook/words"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/redact"
+	"github.com/khook/khook/words"
 )
 
 // translator walks a script as bash would run it.
@@ -49,13 +50,13 @@ type translator struct {
 	inputErr        error
 	sourcing        []string
 	fromFileSecrets bool
-	secrets         []string // literal secret values seen: never in a note's text
-	lineBase        int      // a fragment's first line in the file it was read from, less one
-	argsGiven       bool     // the script's own positional parameters are known (Options.Args)
-	argsRest        int      // > 0: the parameters past args are the script's own, unknown at import, from $argsRest on (bash x.sh "$@")
-	undecidedElse   int      // > 0 in the else branch of an if khook cannot decide
-	checks          int      // > 0 under an existence check (if helm status x; then … else …)
-	frame, frames   int      // the function call being walked, and how many there were
+	rd              *redact.Redactor // learns the literal secret values seen: never in a note's text
+	lineBase        int              // a fragment's first line in the file it was read from, less one
+	argsGiven       bool             // the script's own positional parameters are known (Options.Args)
+	argsRest        int              // > 0: the parameters past args are the script's own, unknown at import, from $argsRest on (bash x.sh "$@")
+	undecidedElse   int              // > 0 in the else branch of an if khook cannot decide
+	checks          int              // > 0 under an existence check (if helm status x; then … else …)
+	frame, frames   int              // the function call being walked, and how many there were
 	substSeen       map[string]bool
 	ctxNS           string                        // the namespace the script set on the current kubeconfig context
 	made            []made                        // local paths named by commands khook does not run, in order
@@ -97,7 +98,11 @@ type translator struct {
 	// optDefaults > 0 in an option loop over the script's arguments, which
 	// the import was not given: a variable it sets keeps its default
 	optDefaults int
-	clusterVals map[string]bool // variables set from helm or kubectl output
+	clusterVals map[string]bool               // variables set from helm or kubectl output
+	secretKeys  map[string]importer.OutKeyRef // variables read from a key of a cluster Secret (secretkeys.go)
+	halts       []halt                        // a command after which bash runs nothing more (halts.go)
+	bg          int                           // > 0 walking a statement run in the background (cmd &)
+	tested      map[*syntax.CallExpr]bool     // calls whose failure bash tests: set -e does not stop there
 	// notHeld are the conditions khook cannot decide whose branch ends the
 	// script, where the spec follows the path on which they do not hold
 	notHeld map[string]importer.Loc
@@ -152,6 +157,10 @@ func (t *translator) stmt(s *syntax.Stmt) {
 	if t.splitOnAlts(s) || t.requires(s) {
 		return
 	}
+	if s.Background {
+		t.bg++
+		defer func() { t.bg-- }()
+	}
 	switch c := s.Cmd.(type) {
 	case nil:
 	case *syntax.CallExpr:
@@ -188,15 +197,15 @@ func (t *translator) stmt(s *syntax.Stmt) {
 	}
 }
 
-// secret remembers a literal secret value, so no note quotes it.
+// secret remembers a literal secret value, so no note quotes it. It is
+// registered as a value read (redact.Found): a flag's word or a value too
+// short to keep ("app", the user of --from-literal=user=app) would blur
+// every note it occurs in ("kubectl ***ly") and protect nothing.
 func (t *translator) secret(v string) {
-	switch strings.ToLower(v) {
-	case "true", "false", "yes", "no", "null", "none":
-		return // a flag's setting, no credential: masking it would blur every note
+	if v == "no" || strings.Contains(v, "${") {
+		return
 	}
-	if len(v) >= 3 && !strings.Contains(v, "${") {
-		t.secrets = append(t.secrets, v)
-	}
+	t.rd.Found(v)
 }
 
 // line is a node's line in the file being walked.

@@ -470,6 +470,10 @@ func (t *translator) assign(a *syntax.Assign) {
 	} else {
 		delete(t.clusterVals, name)
 	}
+	delete(t.secretKeys, name)
+	if ref, ok := t.secretKeyRead(a.Value); ok && len(t.when) == 0 && t.undecidedDepth == 0 {
+		t.secretKeys[name] = ref
+	}
 	if a.Array != nil {
 		v := &shVar{array: true}
 		if old := t.vars[name]; old != nil && a.Append { // a copy: the value before stays another branch's

@@ -33,6 +33,52 @@ type written struct {
 	// when is the when: it was written under (a flag's branch): a step
 	// under the same when: reads its text, any other finds it unknown
 	when []string
+	// made is the kubectl create … --dry-run -o yaml > f that printed
+	// the object (text): its fate is the reading apply's, said once
+	made *importer.Command
+}
+
+// createWrites records kubectl create … --dry-run=client -o yaml > FILE:
+// the file holds the object, as the pipe into kubectl apply -f - does,
+// and the apply -f FILE that reads it carries it (46zn's D4). False when
+// the object goes nowhere a step can read.
+func (t *translator) createWrites(x *cmd, f flags) bool {
+	key := t.outFile(x)
+	if o := f.get("o", "output"); key == "" || o != "yaml" && o != "json" || len(f.pos) < 2 {
+		return false
+	}
+	made := importer.Command{Loc: t.loc(x.stmt), Text: t.text(x.stmt), Fate: importer.FateFolded}
+	w := &written{at: made.Loc, made: &made}
+	if obj, ok := t.createObject(x, f); !ok { // named not carried there
+		w.made, w.why = nil, "the object kubectl create prints there, which khook does not carry"
+	} else if w.text, _ = renderObject(obj); w.text != "" {
+		w.known = true
+	}
+	t.wrote[key] = t.undecidedWrite(w)
+	return true
+}
+
+// outFile is the file a command's > writes (its writeKey), "" for none.
+func (t *translator) outFile(x *cmd) string {
+	var key string
+	for _, r := range x.stmt.Redirs {
+		if r.Op == syntax.RdrOut || r.Op == syntax.ClbOut {
+			if p, ok, _ := t.eval(r.Word); ok && p != "/dev/null" {
+				key = t.writeKey(p)
+			}
+		}
+	}
+	return key
+}
+
+// sayMade gives the kubectl create that printed w its fate, once.
+func (t *translator) sayMade(w *written, fate importer.Fate, why string) {
+	if w.made == nil {
+		return
+	}
+	c := *w.made
+	c.Fate, c.Why, w.made = fate, why, nil
+	t.m.Commands = append(t.m.Commands, c)
 }
 
 // copied is the repository file p is an unchanged copy of ("" if none):
@@ -119,6 +165,9 @@ func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 		return "", false, false
 	}
 	w.read = true
+	if w.known && w.outside(t.when) || !w.known {
+		t.sayMade(w, importer.FateReadOnly, "--dry-run changes nothing in the cluster: it writes "+p+", which the apply at "+t.loc(x.stmt).String()+" cannot carry (said there)")
+	}
 	if w.known && w.outside(t.when) {
 		t.account(x.stmt, importer.FateNotCarried, "", p+" is written by the script at "+w.at.String()+" with text only known when it runs (written under a condition only the run decides, which this command does not run under)")
 		return "", true, false
@@ -128,6 +177,11 @@ func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 		return "", true, false
 	}
 	text := unmarkRefs(w.text, w.from != "")
+	if w.made != nil {
+		t.sayMade(w, importer.FateFolded, "the object it prints is written to "+p+", and the apply at "+t.loc(x.stmt).String()+" that reads it carries it")
+		t.info(x.stmt, p, "the object kubectl create writes at "+w.at.String()+" is inline here")
+		return text, true, true
+	}
 	if w.from == "" {
 		t.info(x.stmt, p, "the script writes it at "+w.at.String()+": the text it writes is inline here")
 		return text, true, true
@@ -152,6 +206,8 @@ func (t *translator) unreadWrites() {
 		case w.read || seen[w.at]:
 		case w.tmpl != nil:
 			t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to a file no kubectl apply of the script reads")
+		case w.made != nil:
+			t.sayMade(w, importer.FateReadOnly, "--dry-run changes nothing in the cluster: it writes the object to a file no kubectl apply of the script reads")
 		default:
 			t.m.NotCarried = append(t.m.NotCarried, w.notes...)
 		}
@@ -161,14 +217,7 @@ func (t *translator) unreadWrites() {
 
 // renders records helm template > FILE; false when it writes no file.
 func (t *translator) renders(x *cmd, f flags) bool {
-	var key string
-	for _, r := range x.stmt.Redirs {
-		if r.Op == syntax.RdrOut || r.Op == syntax.ClbOut {
-			if p, ok, _ := t.eval(r.Word); ok && p != "/dev/null" {
-				key = t.writeKey(p)
-			}
-		}
-	}
+	key := t.outFile(x)
 	if key == "" {
 		return false
 	}

@@ -1,0 +1,112 @@
+package shscript
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
+)
+
+// A command can end bash's run of the script where khook's walk goes on:
+// a foreground kubectl port-forward runs until it is stopped, and Ctrl-C
+// stops the script with it; a command that is not found (a misspelled
+// function) fails under set -e. The steps after it are carried as the
+// script means them, and the note at the command says so (46zn's D1, D2).
+
+// halt is such a command.
+type halt struct {
+	at   importer.Loc
+	cmds int    // len(m.Commands) when it was walked
+	why  string // why bash runs nothing after it
+	fix  string
+}
+
+// halted records the first command after which bash runs nothing more.
+func (t *translator) halted(n syntax.Node, why, fix string) {
+	if len(t.halts) == 0 {
+		t.halts = append(t.halts, halt{at: t.loc(n), cmds: len(t.m.Commands), why: why, fix: fix})
+	}
+}
+
+// sayHalts adds to the command's note what bash never runs after it.
+func (t *translator) sayHalts() {
+	for _, h := range t.halts {
+		after := len(t.m.Commands) - h.cmds
+		i := slices.IndexFunc(t.m.NotCarried, func(n importer.Note) bool { return n.Loc == h.at })
+		if after == 0 || i < 0 {
+			continue
+		}
+		t.m.NotCarried[i].Why += fmt.Sprintf("; %s, so bash never runs the %d helm/kubectl command(s) after it (the first at %s): khook carries them as the script means them; %s",
+			h.why, after, t.m.Commands[h.cmds].Loc, h.fix)
+	}
+}
+
+// foreground: the statement runs in the foreground of the script (not
+// cmd &, nor under a background list or timeout).
+func (t *translator) foreground(x *cmd) bool {
+	return t.bg == 0 && !x.stmt.Background && !strings.HasPrefix(strings.TrimSpace(t.text(x.stmt)), "timeout ")
+}
+
+// testedCalls marks the calls of f whose failure bash tests (an if or
+// while condition, the left of && or ||, after !): set -e does not stop
+// the script there.
+func (t *translator) testedCalls(f *syntax.File) {
+	mark := func(stmts ...*syntax.Stmt) {
+		for _, s := range stmts {
+			syntax.Walk(s, func(n syntax.Node) bool {
+				if c, ok := n.(*syntax.CallExpr); ok {
+					t.tested[c] = true
+				}
+				return true
+			})
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.IfClause:
+			mark(n.Cond...)
+		case *syntax.WhileClause:
+			mark(n.Cond...)
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.AndStmt || n.Op == syntax.OrStmt {
+				mark(n.X)
+			}
+		case *syntax.Stmt:
+			if n.Negated {
+				mark(n)
+			}
+		}
+		return true
+	})
+}
+
+// undefinedCommand: name looks like one of the script's functions but
+// none is defined under it, so bash does not find it (exit 127). The
+// reason khook says, "" when name is no such command.
+func (t *translator) undefinedCommand(s *syntax.Stmt, c *syntax.CallExpr, name string) string {
+	if t.funcs[name] != nil || strings.ContainsAny(name, "/.$") {
+		return ""
+	}
+	i := strings.IndexAny(name, "_-")
+	if i < 2 {
+		return ""
+	}
+	var kin []string
+	for f := range t.funcs {
+		if strings.HasPrefix(f, name[:i+1]) {
+			kin = append(kin, f)
+		}
+	}
+	if len(kin) == 0 {
+		return ""
+	}
+	slices.Sort(kin)
+	why := name + " is not defined in the script, which defines " + strings.Join(kin, ", ") + ": bash finds no such command, and fails here (exit 127)"
+	if t.errexit && !t.tested[c] {
+		t.halted(s, "under set -e that failure ends the script", "fix the name in the script and import again")
+	}
+	return why
+}
