@@ -91,6 +91,7 @@ func Import(file string, opts Options) (*Result, error) {
 	t.errexit, t.nounset = shebangOpt(src, 'e'), shebangOpt(src, 'u')
 	t.runFile(f, src, t.abs(file))
 	t.sayHalts()
+	t.unusedRepos()
 	t.unreadWrites()
 	t.deleteThenCreate()
 	t.depsInstalled()

@@ -2,6 +2,7 @@ package shscript
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -104,8 +105,14 @@ func (t *translator) commandSecrets(args []string) {
 				t.secret(next)
 			}
 		}
-		if !strings.HasPrefix(a, "-") && eq && importer.SecretKey(name) {
-			t.secret(val) // vault login … password=s3cr3t, --set-style pairs of any tool
+		if !strings.HasPrefix(a, "-") && eq {
+			// vault login … password=s3cr3t, --set-style pairs of any tool,
+			// a,b=c pairs each (a value only the run knows is no text)
+			for _, part := range strings.Split(a, ",") {
+				if k, v, ok := strings.Cut(part, "="); ok && importer.SecretKey(strings.TrimLeft(k, "-")) {
+					t.secret(v)
+				}
+			}
 		}
 		if a == "--from-literal" {
 			a = a + "=" + next
@@ -224,6 +231,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		}
 	case name == "cp" && t.copies(x), name == "sed" && t.sedInPlace(x):
 		// recorded: a step that reads the file carries its text
+	case name == "cat" && x.stdin != nil && x.stdin.missing:
+		t.readsMissing(x)
 	case housekeeping[name], name == "cat" && len(x.args) == 1 && x.stdin != nil && !writesFile(s):
 		// cat <<EOF to the terminal prints a message; echo >> f changes f
 		t.madeByRedirect(x, name)
@@ -517,6 +526,12 @@ func (t *translator) unalias(x *cmd, name string) (string, bool) {
 		x.args = append(strings.Fields(a), x.args[1:]...)
 		return t.toolVar(x), true
 	}
+	if isTool(toolName(name)) {
+		// alias helm=/usr/local/bin/helm: not expanded, helm runs as
+		// written, from PATH (trial 46zo's D2)
+		t.info(x.stmt, "alias "+name, "bash does not expand an alias in a script, so "+name+" runs as written; khook runs its own")
+		return name, true
+	}
 	if toolName(strings.Fields(a + " x")[0]) != "" {
 		t.account(x.stmt, importer.FateNotCarried, "", name+" is an alias of "+a+", which bash does not expand in a script (only after shopt -s expand_aliases): the command fails as written; write "+a+" in the script")
 	} else {
@@ -657,6 +672,10 @@ func whatToDo(name string, args []string) string {
 		return "check out what the spec needs before khook runs"
 	case "mkdir", "rm", "cp", "mv", "touch", "ln", "chmod", "tee", "sed", "awk", "envsubst", "openssl", "ssh-keygen":
 		return "it works on local files: do it before khook runs, or commit the file it makes"
+	}
+	if strings.HasSuffix(name, ":") || name == "EOF" {
+		// replicas: 1 after cat < f instead of cat << EOF (trial 46zo's D4)
+		return "bash runs " + name + " as a command, which is not found: is it a line of a here-document whose << is missing above? fix the script"
 	}
 	if strings.HasPrefix(name, "-") {
 		// pod=/usr/local/bin/kubectl -n x get …: a $( ) missing (trial 46ze's D10)
@@ -810,7 +829,12 @@ func (t *translator) script(x *cmd) {
 	}
 	saveArgs, saveIn, saveRest, saveE, saveU := t.args, t.inFunc, t.argsRest, t.errexit, t.nounset
 	t.args, t.inFunc, t.argsRest, t.errexit, t.nounset = args[1:], true, rest, errexit, nounset
+	// a new process: what it sets, defines or cd's to is not the
+	// caller's after it (trial 46zo's D5: its BASE_DIR, set under a
+	// condition there, made the caller's files "computed")
+	vars, funcs, cwd := maps.Clone(t.vars), maps.Clone(t.funcs), t.cwd
 	t.follow(x, args[0], false)
+	t.vars, t.funcs, t.cwd = vars, funcs, cwd
 	t.args, t.inFunc, t.argsRest, t.errexit, t.nounset = saveArgs, saveIn, saveRest, saveE, saveU
 }
 
@@ -1030,38 +1054,48 @@ func (t *translator) trapFunc(f *function, why string, seen map[*function]bool) 
 // such a variable is, a secret generated or read, or a required variable
 // (trial 46v's D5, D6: refused inline, or written as "" from an array).
 func (t *translator) hoist(w *syntax.Word) *syntax.Word {
-	if w == nil || len(w.Parts) != 2 {
+	if w == nil || len(w.Parts) < 2 || len(w.Parts)%2 != 0 {
 		return w
 	}
 	if h, ok := t.hoisted[w]; ok {
 		return h // a command read twice (a pipe's stage) sets it once
 	}
-	l, ok := w.Parts[0].(*syntax.Lit)
-	sub := w.Parts[1]
-	if dq, isDq := sub.(*syntax.DblQuoted); isDq && len(dq.Parts) == 1 {
-		sub = dq.Parts[0]
+	// KEY=$(…) and, helm's --set pairs, KEY=$(…),KEY2=$(…) (trial 46zo's D1)
+	var parts []syntax.WordPart
+	for i := 0; i < len(w.Parts); i += 2 {
+		l, ok := w.Parts[i].(*syntax.Lit)
+		sub := w.Parts[i+1]
+		if dq, isDq := sub.(*syntax.DblQuoted); isDq && len(dq.Parts) == 1 {
+			sub = dq.Parts[0]
+		}
+		if _, isSubst := sub.(*syntax.CmdSubst); !ok || !isSubst || !strings.HasSuffix(l.Value, "=") || i > 0 && !strings.HasPrefix(l.Value, ",") {
+			return w
+		}
+		parts = append(parts, l, sub)
 	}
-	if _, isSubst := sub.(*syntax.CmdSubst); !ok || !isSubst || !strings.HasSuffix(l.Value, "=") {
-		return w
+	var out []syntax.WordPart
+	for i := 0; i < len(parts); i += 2 {
+		l, sub := parts[i].(*syntax.Lit), parts[i+1]
+		keys := strings.FieldsFunc(strings.TrimLeft(strings.TrimSuffix(l.Value, "="), "-,"), func(r rune) bool { return r == '.' || r == '=' })
+		if len(keys) == 0 {
+			return w
+		}
+		if len(keys) > 2 {
+			keys = keys[len(keys)-2:]
+		}
+		if len(keys) == 2 && (strings.HasPrefix(keys[0], "from-") || keys[0] == "set" || keys[0] == "set-string") {
+			keys = keys[1:] // --from-literal=secret=…, --set=k=…
+		}
+		base := varName(importer.CamelWords(strings.Join(keys, "_")))
+		name := base
+		for i := 2; t.vars[name] != nil || t.m.Var(name) != nil; i++ {
+			name = base + "_" + strconv.Itoa(i)
+		}
+		t.assign(&syntax.Assign{Name: &syntax.Lit{ValuePos: w.Pos(), ValueEnd: w.Pos(), Value: name}, Value: &syntax.Word{Parts: []syntax.WordPart{sub}}})
+		ref := &syntax.ParamExp{Dollar: w.Pos(), Param: &syntax.Lit{ValuePos: w.Pos(), ValueEnd: w.Pos(), Value: name}}
+		out = append(out, l, &syntax.DblQuoted{Left: w.Pos(), Right: w.Pos(), Parts: []syntax.WordPart{ref}})
 	}
-	keys := strings.FieldsFunc(strings.TrimLeft(strings.TrimSuffix(l.Value, "="), "-"), func(r rune) bool { return r == '.' || r == '=' })
-	if len(keys) == 0 {
-		return w
-	}
-	if len(keys) > 2 {
-		keys = keys[len(keys)-2:]
-	}
-	if len(keys) == 2 && (strings.HasPrefix(keys[0], "from-") || keys[0] == "set" || keys[0] == "set-string") {
-		keys = keys[1:] // --from-literal=secret=…, --set=k=…
-	}
-	base := varName(importer.CamelWords(strings.Join(keys, "_")))
-	name := base
-	for i := 2; t.vars[name] != nil || t.m.Var(name) != nil; i++ {
-		name = base + "_" + strconv.Itoa(i)
-	}
-	t.assign(&syntax.Assign{Name: &syntax.Lit{ValuePos: w.Pos(), ValueEnd: w.Pos(), Value: name}, Value: &syntax.Word{Parts: []syntax.WordPart{sub}}})
-	ref := &syntax.ParamExp{Dollar: w.Pos(), Param: &syntax.Lit{ValuePos: w.Pos(), ValueEnd: w.Pos(), Value: name}}
-	h := &syntax.Word{Parts: []syntax.WordPart{l, &syntax.DblQuoted{Left: w.Pos(), Right: w.Pos(), Parts: []syntax.WordPart{ref}}}}
+	h := &syntax.Word{Parts: out}
 	if t.hoisted == nil {
 		t.hoisted = map[*syntax.Word]*syntax.Word{}
 	}

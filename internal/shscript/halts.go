@@ -110,3 +110,48 @@ func (t *translator) undefinedCommand(s *syntax.Stmt, c *syntax.CallExpr, name s
 	}
 	return why
 }
+
+// repoAdd is a helm repo add folded into the steps that install from it.
+type repoAdd struct {
+	at        importer.Loc
+	name, url string
+}
+
+// unusedRepos: a repo add no step installs from was folded into nothing.
+// When the only commands that install from it are not carried, so is it
+// (its URL belongs in the step written by hand: trial 46zo's D1); when no
+// command does, it only changes helm's local list.
+func (t *translator) unusedRepos() {
+	for _, r := range t.repoAdds {
+		if slices.ContainsFunc(t.m.Steps, func(s *importer.Step) bool { return s.Out.Helm != nil && s.Out.Helm.Repo == r.url }) {
+			continue
+		}
+		i := slices.IndexFunc(t.m.Commands, func(c importer.Command) bool { return c.Loc == r.at && c.Fate == importer.FateFolded })
+		if i < 0 {
+			continue
+		}
+		var users []string
+		for _, c := range t.m.Commands {
+			if c.Fate == importer.FateNotCarried && strings.Contains(" "+c.Text, " "+r.name+"/") {
+				users = append(users, c.Loc.String())
+			}
+		}
+		c := &t.m.Commands[i]
+		if len(users) == 0 {
+			c.Fate, c.Why = importer.FateReadOnly, "no command of the script installs from "+r.name+": it changes only helm's local repository list"
+			continue
+		}
+		c.Fate, c.Why = importer.FateNotCarried, "the commands that install from "+r.name+" ("+strings.Join(users, ", ")+") are not carried: write its URL "+r.url+" in repo: of the step you write for them"
+		t.m.NotCarried = append(t.m.NotCarried, importer.Note{Loc: c.Loc, What: c.Text, Why: c.Why})
+	}
+}
+
+// readsMissing is cat < FILE of a file neither in the checkout nor made
+// by the script: bash fails there, and under set -e stops (trial 46zo's
+// D4: cat < values.yaml, a here-document's << mistyped).
+func (t *translator) readsMissing(x *cmd) {
+	t.notCarried(x.stmt, t.text(x.stmt), x.stdin.why+" (a here-document whose << is mistyped?)")
+	if c, ok := x.stmt.Cmd.(*syntax.CallExpr); ok && t.errexit && !t.tested[c] {
+		t.halted(x.stmt, "under set -e that failure ends the script", "fix the script and import again")
+	}
+}

@@ -141,6 +141,7 @@ func (t *translator) helmRepo(x *cmd, f flags) {
 		delete(t.repoAuth, f.pos[2])
 		if f.get("username") == "" && f.get("password") == "" && !f.is("password-stdin") {
 			t.account(x.stmt, importer.FateFolded, "", "its URL goes into the repo: of the steps that install from "+f.pos[2])
+			t.repoAdds = append(t.repoAdds, repoAdd{at: t.loc(x.stmt), name: f.pos[2], url: f.pos[3]})
 			return
 		}
 		au, why := t.login(x, f, "helm repository "+f.pos[2], "HELM_REPO_"+varName(f.pos[2]))

@@ -257,6 +257,11 @@ func sedSubst(e string, ere bool) (re *regexp.Regexp, repl string, global bool, 
 		}
 	}
 	pat := parts[0]
+	if r := refPattern.FindString(pat); r != "" {
+		// s/$OLD_DOMAIN/$NEW/ with OLD_DOMAIN read from the file at run
+		// time: what it replaces is not known (trial 46zo's D3)
+		return nil, "", false, "", "the text sed replaces is " + r + ", only known when the script runs"
+	}
 	if !ere {
 		var ok bool
 		if pat, ok = breToRE2(pat); !ok {

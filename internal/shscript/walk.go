@@ -100,6 +100,7 @@ type translator struct {
 	optDefaults int
 	clusterVals map[string]bool               // variables set from helm or kubectl output
 	secretKeys  map[string]importer.OutKeyRef // variables read from a key of a cluster Secret (secretkeys.go)
+	repoAdds    []repoAdd                     // helm repo adds folded into the steps that install from them
 	halts       []halt                        // a command after which bash runs nothing more (halts.go)
 	bg          int                           // > 0 walking a statement run in the background (cmd &)
 	tested      map[*syntax.CallExpr]bool     // calls whose failure bash tests: set -e does not stop there

@@ -1,0 +1,78 @@
+package shscript
+
+import (
+	"strings"
+	"testing"
+)
+
+// What held-out trial 46zo (Pulsar/Redpanda and team-chat installers, run
+// once on d6b8935) showed, each cut down.
+
+// D1 (Rocket.Chat): --set a=$(openssl rand …),b=$(openssl rand …) is two
+// generated secrets, as one pair is; a repo add whose only user is not
+// carried is not "folded" either.
+func TestGeneratedSetPairsAndUnusedRepo(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/sh
+set -e
+helm repo add rc https://charts.example.com/rc
+helm repo add other https://charts.example.com/other
+helm repo add gone https://charts.example.com/gone
+helm -n rc upgrade --install rc rc/app --set db.password=$(echo -n $(openssl rand -base64 32)),db.rootPassword=$(openssl rand -base64 32)
+helm install x gone/chart --set "a=$(date)-$(hostname)"
+`})
+	spec := string(res.Spec)
+	for _, want := range []string{"DB_PASSWORD: {type: string, secret: true", "DB_ROOT_PASSWORD: {type: string, secret: true", "password: ${DB_PASSWORD}", "rootPassword: ${DB_ROOT_PASSWORD}"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("no %q in\n%s", want, spec)
+		}
+	}
+	if fateAt(res.Model, 3) != "folded" || fateAt(res.Model, 4) != "read-only" || fateAt(res.Model, 5) != "not carried" {
+		t.Errorf("repo adds: %q %q %q", fateAt(res.Model, 3), fateAt(res.Model, 4), fateAt(res.Model, 5))
+	}
+}
+
+// D2 (Redpanda): alias helm=/usr/local/bin/helm is not expanded, and helm
+// runs as written: the commands are carried.
+func TestAliasOfTheToolItself(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nalias helm=/usr/local/bin/helm\nhelm upgrade --install op operator --repo https://charts.example.com/rp -n rp\n"})
+	if fateAt(res.Model, 3) != "step" {
+		t.Errorf("line 3: %q %v", fateAt(res.Model, 3), res.Model.NotCarried)
+	}
+}
+
+// D3 (Mattermost): sed -i "s/$OLD/$NEW/" of a pattern the script computes
+// replaces what only the run knows: the file's text is not known.
+func TestSedPatternOnlyTheRunKnows(t *testing.T) {
+	res := importScript(t, map[string]string{"template.yaml": "kind: ConfigMap\napiVersion: v1\nmetadata: {name: mm}\ndata: {host: mm.example.com}\n", "install.sh": `#!/bin/sh
+read DOMAIN_NAME
+cp template.yaml app.yaml
+OLD_DOMAIN=$(grep host app.yaml | cut -d":" -f2)
+sed -i "s/$OLD_DOMAIN/$DOMAIN_NAME/g" app.yaml
+kubectl apply -n app -f app.yaml
+`})
+	if fateAt(res.Model, 6) != "not carried" || !strings.Contains(res.Model.NotCarried[0].Why, "the text sed replaces is ${OLD_DOMAIN}") {
+		t.Errorf("line 6: %q %v", fateAt(res.Model, 6), res.Model.NotCarried)
+	}
+}
+
+// D4 (Redpanda): cat < values.yaml of a file nobody makes, where << EOF
+// was meant, fails under set -e: said, with the YAML lines after it.
+func TestCatFromAMissingFile(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\ncat < values.yaml\nreplicas: 1\nEOF\nkubectl create namespace rp\n"})
+	nc := res.Model.NotCarried
+	if len(nc) != 3 || !strings.Contains(nc[0].Why, "a here-document whose << is mistyped?") || !strings.Contains(nc[0].Why, "bash never runs the 1 helm/kubectl command(s) after it") ||
+		!strings.Contains(nc[1].Why, "is it a line of a here-document whose << is missing above?") {
+		t.Errorf("not carried %v", nc)
+	}
+}
+
+// D5 (Jitsi): a script the script runs is a new process: the variables it
+// sets are not the caller's after it.
+func TestCalledScriptKeepsItsVariables(t *testing.T) {
+	res := importScript(t, map[string]string{"base/app.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n",
+		"scripts/gen.sh": "#!/usr/bin/env bash\nif [ -n \"${X:-}\" ]; then BASE_DIR=$(mktemp -d); fi\n",
+		"install.sh":     "#!/usr/bin/env bash\nset -euo pipefail\nBASE_DIR=./base\nbash scripts/gen.sh\nkubectl apply -f \"$BASE_DIR/app.yaml\"\n"})
+	if fateAt(res.Model, 5) != "step" {
+		t.Errorf("line 5: %q %v", fateAt(res.Model, 5), res.Model.NotCarried)
+	}
+}
