@@ -82,6 +82,7 @@ func (c *converter) references() {
 	}
 	c.authRefs()
 	c.secretReads()
+	c.renderedFromEnv()
 	for _, v := range c.hookVars {
 		if !declared(c.res.Vars, v.Name) {
 			c.res.Vars = append(c.res.Vars, v)
@@ -121,7 +122,8 @@ func (c *converter) replaceRefs(val, ref, pv string, probed []*rel, isDir, sub b
 					st.Helm.Values = replaceSub(st.Helm.Values, val, ref, &used).(map[string]any)
 				}
 			}
-			if st.Helm.Namespace == val && (ph == nil || strings.Contains(ph.Namespace, pv)) {
+			_, piped := readsEnv(r.rawField("namespace"), strings.TrimSuffix(strings.TrimPrefix(ref, "${"), "}"))
+			if st.Helm.Namespace == val && (ph == nil || strings.Contains(ph.Namespace, pv)) && !piped {
 				st.Helm.Namespace, used = ref, true
 			}
 			if au := st.Helm.Auth; au != nil {

@@ -1,6 +1,7 @@
 package helmfilecorpus
 
 import (
+	"fmt"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -60,11 +61,35 @@ func escape(v string) string {
 // jsonForm is values as Helm stores them (numbers float64), the form the
 // runner's ValuesLoader returns.
 func jsonForm(v map[string]any) map[string]any {
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(stringKeys(v))
 	if err != nil {
 		return map[string]any{"<not JSON>": err.Error()}
 	}
 	out := map[string]any{}
 	_ = json.Unmarshal(b, &out)
 	return out
+}
+
+// stringKeys gives a map yaml.v3 read with keys that are not strings
+// (tcp: {5432: …}, as helmfile build prints a values file) string keys,
+// as helm reads them: sigs.k8s.io/yaml turns YAML into JSON, whose keys
+// are strings (trial 46zq: "json: unsupported type" for the helmfile side).
+func stringKeys(v any) any {
+	switch t := v.(type) {
+	case map[any]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[fmt.Sprint(k)] = stringKeys(x)
+		}
+		return out
+	case map[string]any:
+		for k, x := range t {
+			t[k] = stringKeys(x)
+		}
+	case []any:
+		for i, x := range t {
+			t[i] = stringKeys(x)
+		}
+	}
+	return v
 }
