@@ -444,7 +444,7 @@ func (t *translator) callScriptFunc(x *cmd, name string, f *function) {
 
 // wrappers run the command they are given: sudo [-E], nohup, timeout
 // [-s SIG] DURATION, command, exec, nice [-n N], stdbuf -oL, env [-i].
-var wrappers = set("sudo", "nohup", "timeout", "command", "exec", "nice", "stdbuf", "env")
+var wrappers = set("sudo", "nohup", "timeout", "command", "exec", "nice", "stdbuf", "env", "watch")
 
 // unwrap is the command a wrapper runs, when it is helm or kubectl (sudo -E
 // kubectl create ns falco, nohup kubectl port-forward …, timeout 300
@@ -460,7 +460,7 @@ func (t *translator) unwrap(x *cmd) string {
 		case w == "command" && (a == "-v" || a == "-V"):
 			return w
 		case strings.HasPrefix(a, "-"):
-			if (w == "timeout" && (a == "-s" || a == "-k" || a == "--signal" || a == "--kill-after")) || (w == "nice" && a == "-n") || (w == "env" && (a == "-u" || a == "-C")) {
+			if (w == "timeout" && (a == "-s" || a == "-k" || a == "--signal" || a == "--kill-after")) || (w == "nice" && a == "-n") || (w == "env" && (a == "-u" || a == "-C")) || (w == "watch" && (a == "-n" || a == "--interval")) {
 				i++ // its value
 			}
 			i++
@@ -483,6 +483,12 @@ func (t *translator) unwrap(x *cmd) string {
 		t.info(x.stmt, "sudo", "khook runs its own "+tool+", with the identity it is given (its kubeconfig), not root's")
 	case "timeout":
 		t.info(x.stmt, strings.Join(x.args[:i], " "), "khook gives each step its own timeout (timeout:), not this one")
+	case "watch":
+		// watch kubectl get pods: a display that repeats until stopped
+		// (trial 46zo's N4), and stopping it ends the script
+		if t.foreground(x) {
+			t.halted(x.stmt, "watch repeats it until it is stopped, and stopping it (Ctrl-C) ends the script", "drop what follows it if it was never meant to run")
+		}
 	case "env":
 		var names []string
 		for _, a := range x.args[1:i] {

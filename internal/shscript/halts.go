@@ -19,6 +19,7 @@ import (
 // halt is such a command.
 type halt struct {
 	at   importer.Loc
+	what string
 	cmds int    // len(m.Commands) when it was walked
 	why  string // why bash runs nothing after it
 	fix  string
@@ -27,20 +28,28 @@ type halt struct {
 // halted records the first command after which bash runs nothing more.
 func (t *translator) halted(n syntax.Node, why, fix string) {
 	if len(t.halts) == 0 {
-		t.halts = append(t.halts, halt{at: t.loc(n), cmds: len(t.m.Commands), why: why, fix: fix})
+		t.halts = append(t.halts, halt{at: t.loc(n), what: t.text(n), cmds: len(t.m.Commands), why: why, fix: fix})
 	}
 }
 
 // sayHalts adds to the command's note what bash never runs after it.
 func (t *translator) sayHalts() {
 	for _, h := range t.halts {
-		after := len(t.m.Commands) - h.cmds
-		i := slices.IndexFunc(t.m.NotCarried, func(n importer.Note) bool { return n.Loc == h.at })
-		if after == 0 || i < 0 {
+		first := h.cmds
+		for first < len(t.m.Commands) && t.m.Commands[first].Loc == h.at {
+			first++ // the command itself, accounted after it was said (watch kubectl …)
+		}
+		after := len(t.m.Commands) - first
+		if after == 0 {
 			continue
 		}
-		t.m.NotCarried[i].Why += fmt.Sprintf("; %s, so bash never runs the %d helm/kubectl command(s) after it (the first at %s): khook carries them as the script means them; %s",
-			h.why, after, t.m.Commands[h.cmds].Loc, h.fix)
+		said := fmt.Sprintf("%s, so bash never runs the %d helm/kubectl command(s) after it (the first at %s): khook carries them as the script means them; %s",
+			h.why, after, t.m.Commands[first].Loc, h.fix)
+		if i := slices.IndexFunc(t.m.NotCarried, func(n importer.Note) bool { return n.Loc == h.at }); i >= 0 {
+			t.m.NotCarried[i].Why += "; " + said
+		} else { // read-only (watch kubectl get): said on its own
+			t.m.Info = append(t.m.Info, importer.Note{Loc: h.at, What: h.what, Why: said})
+		}
 	}
 }
 

@@ -33,6 +33,9 @@ func readOnlyTool(argv []string) bool {
 	base := argv[0][strings.LastIndex(argv[0], "/")+1:]
 	if base == "helm" {
 		f := parseFlags(argv[1:], helmValued)
+		if len(f.pos) > 1 && (f.pos[0] == "repo" || f.pos[0] == "plugin") && (f.pos[1] == "list" || f.pos[1] == "ls") {
+			return true // repo_exists=$(helm repo list -o json | yq …): trial 46zo's N1
+		}
 		return len(f.pos) == 0 || helmReadOnly[f.pos[0]]
 	}
 	return kubectlChangesNothing(parseFlags(argv[1:], kubectlValued).pos)

@@ -388,12 +388,30 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 		}
 	}
 	// Not a poll khook understands (until [[ "$done" == true ]] too): its
-	// body is walked once, so no command in it goes unaccounted for.
+	// body is walked once, so no command in it goes unaccounted for; nor
+	// one in its test (while ! kubectl get pod … | grep -w Running: trial
+	// 46zo's N5, in no count).
+	if cond != nil {
+		t.pollTest(s, cond)
+	}
 	before := len(t.m.Steps)
 	t.branch(body, "")
 	if len(t.m.Steps) > before {
 		t.notCarried(s, t.text(s), "a loop khook cannot unroll at import; its body is carried once")
 	}
+}
+
+// pollTest names the helm and kubectl commands of a loop's test that no
+// wait carries: a check repeated until it passes.
+func (t *translator) pollTest(s, cond *syntax.Stmt) {
+	syntax.Walk(cond, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 || toolName(lit(c.Args[0])) == "" {
+			return true
+		}
+		t.account(c, importer.FateNotCarried, "", "a check the script repeats until it passes ("+t.text(cond.Cmd)+" at "+t.loc(s).String()+"): khook cannot wait on what a filter reads; add a wait: step for what it tests (a rollout: step waits for Deployments)")
+		return true
+	})
 }
 
 // pollFunc is a loop until a function of the script succeeds (retry 10

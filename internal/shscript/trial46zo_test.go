@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -74,5 +75,25 @@ func TestCalledScriptKeepsItsVariables(t *testing.T) {
 		"install.sh":     "#!/usr/bin/env bash\nset -euo pipefail\nBASE_DIR=./base\nbash scripts/gen.sh\nkubectl apply -f \"$BASE_DIR/app.yaml\"\n"})
 	if fateAt(res.Model, 5) != "step" {
 		t.Errorf("line 5: %q %v", fateAt(res.Model, 5), res.Model.NotCarried)
+	}
+}
+
+// N1, N4, N5: $(helm repo list) is a read; watch kubectl get is a read
+// that never returns; a poll on kubectl get | grep is in the count.
+func TestPollsAndReadsAccounted(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+kubectl create namespace rp
+while ! kubectl get pod -n rp -l app=rp | grep -w Running; do
+  sleep 1
+done
+repo_exists=$(helm repo list -o json | yq ".[]")
+watch -n 5 kubectl get deployments.apps -A
+kubectl create namespace zz
+`})
+	if fateAt(res.Model, 3) != "not carried" || fateAt(res.Model, 6) != "read-only" || fateAt(res.Model, 7) != "read-only" {
+		t.Errorf("fates %q %q %q", fateAt(res.Model, 3), fateAt(res.Model, 6), fateAt(res.Model, 7))
+	}
+	if all := fmt.Sprint(res.Model.Info); !strings.Contains(all, "watch repeats it until it is stopped") || !strings.Contains(all, "(the first at install.sh:8)") {
+		t.Errorf("info %v", res.Model.Info)
 	}
 }
