@@ -470,14 +470,14 @@ var yaml11Bools = map[string]bool{"y": true, "yes": true, "on": true, "n": false
 
 // helmReadsValues takes helmfile build's reading of a values file for
 // what helm reads at the same place, where khook resolves the latter:
-// - "yes" for true: helm reads a values file with YAML 1.1
-//   (sigs.k8s.io/yaml), where yes, on and y are booleans, and so does
-//   khook; helmfile's build prints the file as it read it, with YAML 1.2
-//   (trial 46t: broad's ENABLE_STACKDRIVER: yes; helmfile template gives
-//   the chart a bool). An inline value helmfile passes as it read it, a
-//   string, which internal/helmfile's TestImportYAML11WordsInline holds
-//   the import to;
-// - a date: see below.
+//   - "yes" for true: helm reads a values file with YAML 1.1
+//     (sigs.k8s.io/yaml), where yes, on and y are booleans, and so does
+//     khook; helmfile's build prints the file as it read it, with YAML 1.2
+//     (trial 46t: broad's ENABLE_STACKDRIVER: yes; helmfile template gives
+//     the chart a bool). An inline value helmfile passes as it read it, a
+//     string, which internal/helmfile's TestImportYAML11WordsInline holds
+//     the import to;
+//   - a date: see below.
 func helmReadsValues(want, got []resolved) {
 	var walk func(w, g any) any
 	walk = func(w, g any) any {

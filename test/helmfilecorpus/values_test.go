@@ -1,8 +1,8 @@
 package helmfilecorpus
 
 import (
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
