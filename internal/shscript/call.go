@@ -255,6 +255,9 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 // otherCommand is a command khook does not run: named at its line, with
 // what to do, and the helm or kubectl commands it runs remotely.
 func (t *translator) otherCommand(s *syntax.Stmt, c *syntax.CallExpr, x *cmd, name, base string) {
+	if t.strayLine(name) {
+		return // said at the cat < FILE before it
+	}
 	t.recordMade(x, base)
 	if why := t.undefinedCommand(s, c, name); why != "" {
 		t.notCarried(s, t.text(s), why)

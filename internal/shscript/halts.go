@@ -159,8 +159,27 @@ func (t *translator) unusedRepos() {
 // by the script: bash fails there, and under set -e stops (trial 46zo's
 // D4: cat < values.yaml, a here-document's << mistyped).
 func (t *translator) readsMissing(x *cmd) {
-	t.notCarried(x.stmt, t.text(x.stmt), x.stdin.why+" (a here-document whose << is mistyped?)")
+	t.notCarried(x.stmt, t.text(x.stmt), x.stdin.why+" (a here-document whose << is mistyped? bash runs each line after it that looks like its text as a command, which is not found)")
+	t.strayDoc = true
 	if c, ok := x.stmt.Cmd.(*syntax.CallExpr); ok && t.errexit && !t.tested[c] {
 		t.halted(x.stmt, "under set -e that failure ends the script", "fix the script and import again")
 	}
+}
+
+// strayLine: name is a line of the here-document a mistyped << left as
+// commands (replicas:, - name: x, EOF), said once with the cat before it;
+// EOF ends them.
+func (t *translator) strayLine(name string) bool {
+	if !t.strayDoc {
+		return false
+	}
+	if name == "EOF" {
+		t.strayDoc = false
+		return true
+	}
+	if strings.HasSuffix(name, ":") || name == "-" {
+		return true
+	}
+	t.strayDoc = false
+	return false
 }

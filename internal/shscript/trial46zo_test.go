@@ -57,12 +57,12 @@ kubectl apply -n app -f app.yaml
 }
 
 // D4 (Redpanda): cat < values.yaml of a file nobody makes, where << EOF
-// was meant, fails under set -e: said, with the YAML lines after it.
+// was meant, fails under set -e: said once, the YAML lines after it
+// (bash's commands not found) with it.
 func TestCatFromAMissingFile(t *testing.T) {
 	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\ncat < values.yaml\nreplicas: 1\nEOF\nkubectl create namespace rp\n"})
 	nc := res.Model.NotCarried
-	if len(nc) != 3 || !strings.Contains(nc[0].Why, "a here-document whose << is mistyped?") || !strings.Contains(nc[0].Why, "bash never runs the 1 helm/kubectl command(s) after it") ||
-		!strings.Contains(nc[1].Why, "is it a line of a here-document whose << is missing above?") {
+	if len(nc) != 1 || !strings.Contains(nc[0].Why, "a here-document whose << is mistyped?") || !strings.Contains(nc[0].Why, "bash never runs the 1 helm/kubectl command(s) after it") {
 		t.Errorf("not carried %v", nc)
 	}
 }
