@@ -258,6 +258,9 @@ func (t *translator) otherCommand(s *syntax.Stmt, c *syntax.CallExpr, x *cmd, na
 	if t.strayLine(name) {
 		return // said at the cat < FILE before it
 	}
+	if t.downloads(x, base) {
+		return // said where a step reads the file, or with the files no step reads
+	}
 	t.recordMade(x, base)
 	if why := t.undefinedCommand(s, c, name); why != "" {
 		t.notCarried(s, t.text(s), why)

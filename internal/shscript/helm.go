@@ -620,11 +620,15 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			inline = "-f -"
 		case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
 			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{URL: p})
+		case t.downloaded(p) != "":
+			u := t.wrote[t.writeKey(p)].url
+			t.info(x.stmt, "values file "+p, "the script downloads it from "+u+": the step reads the URL, as it is when the step runs")
+			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{URL: u})
 		case t.copied(p) != "":
 			orig := t.wrote[t.writeKey(p)].fromAbs
 			t.info(x.stmt, "values file "+p, "a copy the script makes of "+t.display(orig)+": the step reads that file")
 			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: t.specPath(orig)})
-		case t.wrote[t.writeKey(p)] != nil:
+		case t.wrote[t.writeKey(p)] != nil && t.wrote[t.writeKey(p)].url == "":
 			text, _, ok := t.readWritten(x, p)
 			if !ok {
 				continue

@@ -345,6 +345,10 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 	case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"), t.urlVar(p):
 		return []importer.OutSource{{URL: p}}, true
 	}
+	if u := t.downloaded(p); u != "" {
+		t.info(x.stmt, p, "the script downloads it from "+u+": the step applies the URL, as it is when the step runs")
+		return []importer.OutSource{{URL: u}}, true
+	}
 	if orig := t.copied(p); orig != "" {
 		t.info(x.stmt, p, "a copy the script makes of "+t.display(orig)+": the step reads that file")
 		return []importer.OutSource{{File: t.specPath(orig)}}, true

@@ -150,6 +150,13 @@ func (t *translator) sedInPlace(x *cmd) bool {
 	if w == nil {
 		return false
 	}
+	if w.url != "" {
+		// a download it edits: the file the run makes, named (downloads.go)
+		c := *w
+		c.edited = true
+		t.wrote[key] = &c
+		return false
+	}
 	c := *w // a copy: the text before stays another branch's
 	c.edited = true
 	c.notes = append(append([]importer.Note(nil), w.notes...), t.noteAt(x.stmt, t.text(x.stmt), "khook runs no shell commands; no step reads the file it edits, so nothing of it is carried"))

@@ -97,3 +97,28 @@ kubectl create namespace zz
 		t.Errorf("info %v", res.Model.Info)
 	}
 }
+
+// N3 (Mattermost): wget URL, then kubectl apply -f of the file, is the
+// apply of the URL (curl -o, curl > f, a values file alike); a download
+// the script edits is the file the run makes, its makers named.
+func TestDownloadedManifestIsItsURL(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+wget https://example.com/docs/minio-operator.yaml
+kubectl apply -n minio -f minio-operator.yaml
+curl -sLo values.yaml https://example.com/charts/values.yaml
+helm upgrade --install app app --repo https://charts.example.com -n app -f values.yaml
+curl -sL https://example.com/edited.yaml > edited.yaml
+sed -i "s/foo/bar/" edited.yaml
+kubectl apply -n edit -f edited.yaml
+`})
+	spec := string(res.Spec)
+	for _, want := range []string{"- url: https://example.com/docs/minio-operator.yaml", "valuesFrom:\n        - url: https://example.com/charts/values.yaml"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("no %q in\n%s", want, spec)
+		}
+	}
+	if fateAt(res.Model, 9) != "not carried" || !strings.Contains(fmt.Sprint(res.Model.NotCarried), "the script makes it earlier (install.sh:7 curl, install.sh:8 sed)") {
+		t.Errorf("line 9: %q %v", fateAt(res.Model, 9), res.Model.NotCarried)
+	}
+}

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -33,6 +34,8 @@ type written struct {
 	// when is the when: it was written under (a flag's branch): a step
 	// under the same when: reads its text, any other finds it unknown
 	when []string
+	// url is the URL a curl or wget downloaded the file from (downloads.go)
+	url string
 	// made is the kubectl create … --dry-run -o yaml > f that printed
 	// the object (text): its fate is the reading apply's, said once
 	made *importer.Command
@@ -161,10 +164,15 @@ func (w *written) outside(when []string) bool {
 // cannot know at import is said at the reading command.
 func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 	w := t.wrote[t.writeKey(p)]
-	if w == nil {
+	if w == nil || w.url != "" {
+		// a download the script edits: the step reads the file the run
+		// makes (download and edit it in CI before khook), said there
 		return "", false, false
 	}
 	w.read = true
+	if rel := t.display(p); filepath.IsAbs(p) && !strings.HasPrefix(rel, "../../") {
+		p = rel // $SCRIPT_DIR/../base/x.yaml: said as a path of the checkout
+	}
 	if w.known && w.outside(t.when) || !w.known {
 		t.sayMade(w, importer.FateReadOnly, "--dry-run changes nothing in the cluster: it writes "+p+", which the apply at "+t.loc(x.stmt).String()+" cannot carry (said there)")
 	}
