@@ -356,7 +356,7 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 		return
 	}
 	switch {
-	case sub == "upgrade" && !f.is("install", "i"):
+	case sub == "upgrade" && !f.is("install", "i") && t.checks == 0: // under if helm status: the other branch installs
 		t.info(x.stmt, "helm upgrade without --install", "khook's helm step also installs the release when it is absent")
 	case sub == "template":
 		t.info(x.stmt, "helm template | kubectl apply", "carried as a helm step: khook installs the chart as release "+rel+" (the script applied its manifests without a release)")

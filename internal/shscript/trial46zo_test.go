@@ -122,3 +122,19 @@ kubectl apply -n edit -f edited.yaml
 		t.Errorf("line 9: %q %v", fateAt(res.Model, 9), res.Model.NotCarried)
 	}
 }
+
+// 46zl's D5, left since: export $(cat .env | xargs) sets the file's
+// variables, as a source of it does; a secret among them stays a secret
+// variable. A .env not there sets none.
+func TestExportOfAnEnvFile(t *testing.T) {
+	script := "#!/bin/bash\nset -e\nexport $(grep -v '^#' .env | xargs)\nkubectl create namespace $NS\nhelm upgrade --install db db --repo https://charts.example.com -n $NS --set auth.password=$DB_PASSWORD\n"
+	res := importScript(t, map[string]string{".env": "# the shop\nNS=shop\nDB_PASSWORD=Sup3rS3cretPw\n", "install.sh": script})
+	spec := string(res.Spec)
+	if !strings.Contains(spec, "name: shop") || strings.Contains(spec, "Sup3rS3cretPw") || !strings.Contains(spec, "DB_PASSWORD: {type: string, secret: true") {
+		t.Errorf("spec:\n%s", spec)
+	}
+	res = importScript(t, map[string]string{"install.sh": script})
+	if spec := string(res.Spec); !strings.Contains(spec, "NS: {type: string, required: true") {
+		t.Errorf("without .env:\n%s", spec)
+	}
+}

@@ -188,7 +188,7 @@ func (t *translator) stmt(s *syntax.Stmt) {
 			t.funcs[c.Name.Value] = &function{decl: c, file: t.file, path: t.scriptPath, src: t.src}
 		}
 	case *syntax.DeclClause:
-		t.declClause(c)
+		t.declClause(s, c)
 	case *syntax.TimeClause:
 		if c.Stmt != nil {
 			t.stmt(c.Stmt)

@@ -599,8 +599,11 @@ func (t *translator) namesASecret(val string) bool {
 
 var dnsLike = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
 
-func (t *translator) declClause(c *syntax.DeclClause) {
+func (t *translator) declClause(s *syntax.Stmt, c *syntax.DeclClause) {
 	for _, a := range c.Args {
+		if a.Name == nil && c.Variant.Value == "export" && t.exportsFile(s, a.Value) {
+			continue
+		}
 		if c.Variant.Value == "local" && len(t.locals) > 0 && a.Name != nil {
 			// The caller's value comes back when the function returns.
 			if frame := t.locals[len(t.locals)-1]; !frame.has(a.Name.Value) {

@@ -1,0 +1,73 @@
+package shscript
+
+import (
+	"os"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// exportsFile is export $(cat .env | xargs) — also $(grep -v '^#' .env |
+// xargs), $(xargs < .env), with a sed or grep filter on the way —: the
+// file's NAME=value lines become the script's variables, as a source of
+// it would make them (trial 46zl's D5: no word of it, and NS "read from
+// the environment" though .env sets it). A file not there at import sets
+// nothing: bash's cat fails and export goes on; each variable is then
+// read from the environment, as before.
+func (t *translator) exportsFile(s *syntax.Stmt, w *syntax.Word) bool {
+	if w == nil || len(w.Parts) != 1 {
+		return false
+	}
+	cs, ok := w.Parts[0].(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 {
+		return false
+	}
+	var stages []*syntax.Stmt
+	var flatten func(st *syntax.Stmt)
+	flatten = func(st *syntax.Stmt) {
+		if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && b.Op == syntax.Pipe {
+			flatten(b.X)
+			flatten(b.Y)
+			return
+		}
+		stages = append(stages, st)
+	}
+	flatten(cs.Stmts[0])
+	if !isCommand(stages[len(stages)-1], "xargs") {
+		return false
+	}
+	file := ""
+	for _, r := range stages[len(stages)-1].Redirs {
+		if r.Op == syntax.RdrIn {
+			file = lit(r.Word) // xargs < .env
+		}
+	}
+	if len(stages) > 1 {
+		c, ok := stages[0].Cmd.(*syntax.CallExpr)
+		if !ok || len(c.Args) < 2 {
+			return false
+		}
+		switch lit(c.Args[0]) {
+		case "cat":
+			if len(c.Args) == 2 {
+				file = lit(c.Args[1])
+			}
+		case "grep": // grep -v '^#' .env: the last word is the file
+			file = lit(c.Args[len(c.Args)-1])
+		}
+		for _, st := range stages[1 : len(stages)-1] {
+			if !isCommand(st, "grep") && !isCommand(st, "sed") {
+				return false // a filter that may change values: not a plain read
+			}
+		}
+	}
+	if file == "" || strings.HasPrefix(file, "-") {
+		return false
+	}
+	if _, err := os.Stat(t.abs(file)); err != nil {
+		t.info(s, t.text(s), file+" is not there at import: the variables it would set are read from the environment")
+		return true
+	}
+	t.follow(&cmd{stmt: s, args: []string{"source", file}, ok: true}, file, true)
+	return true
+}
