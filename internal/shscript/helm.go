@@ -387,6 +387,12 @@ func (t *translator) emptyByDefault(x *cmd, pos []string) []string {
 // added, --repo, OCI, or a local path.
 func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string) bool {
 	defer t.chartAuth(x, f, h, chart)
+	if v := t.m.Var(strings.TrimSuffix(strings.TrimPrefix(chart, "${"), "}")); v != nil && isRef(chart) && v.Default != nil && *v.Default != "" && !strings.Contains(*v.Default, "${") && exists(t.abs(*v.Default)) {
+		// CHART_PATH="${CHART_PATH:-./helm/librechat}": the chart on disk its
+		// default names, a path of the spec (trial 46zs's D2: "not there")
+		t.info(x.stmt, "chart "+chart, "its default "+*v.Default+" ("+v.From.String()+") is a local chart: the step installs that chart, at its path from the spec; a variable cannot name a chart folder")
+		return t.chartRef(x, f, h, *v.Default)
+	}
 	switch {
 	case strings.HasPrefix(chart, "oci://"):
 		h.Chart = chart

@@ -233,6 +233,12 @@ func (t *translator) failureIgnored(n syntax.Node, how string, steps []*importer
 		for _, cmd := range t.m.Commands {
 			created = created || (cmd.Step == st.Out.Name && createCommand.MatchString(cmd.Text))
 		}
+		if a := st.Out.Apply; created && a != nil && a.SkipIf == "" && len(a.Manifests) == 1 && secretKind.MatchString(a.Manifests[0].Inline) {
+			// kubectl create secret … || echo "already exists": the Secret
+			// made once, kept after (trial 46zs's N4: a re-run overwrote it)
+			a.SkipIf = "exists"
+			t.info(n, "step "+st.Out.Name, "kubectl create fails where the Secret exists, which the script ignores ("+how+"): the step applies only where it is absent (skipIf: exists), so a re-run keeps its data")
+		}
 		if !created {
 			t.info(n, "step "+st.Out.Name, "the script ignores its failure ("+how+") and carries on; khook's step fails the run when it fails (no step may fail without failing the run)")
 		}

@@ -44,6 +44,12 @@ func (t *translator) kubectl(x *cmd) {
 		}
 		return
 	}
+	if f.pos[0] == "config" && !x.ok {
+		// kubectl config use-context $(kubectl config current-context):
+		// the local kubeconfig only, whatever the argument (trial 46zs's N2)
+		t.account(x.stmt, importer.FateReadOnly, "", "it changes only the local kubeconfig; khook runs against the cluster it is given (--kubeconfig, --context)")
+		return
+	}
 	if t.splitUnknown(x) {
 		return
 	}
