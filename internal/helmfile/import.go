@@ -690,7 +690,7 @@ func (c *converter) link() {
 					where = fmt.Sprintf("it names no namespace and no release %s is in this release's namespace %q", name, r.out.Resolved.Namespace)
 				}
 				r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("needs")}, What: "release " + r.out.Resolved.Name + ": needs " + need,
-					Why: fmt.Sprintf("%s; resolved to the only release named %s (namespace %q)", where, name, cands[0].out.Resolved.Namespace)})
+					Why: fmt.Sprintf("%s, so helmfile v1 refuses the helmfile (\"depend(s) on an undefined release\"); resolved to the only release named %s (namespace %q), the one it most likely means: write needs: [%s/%s] in the helmfile", where, name, cands[0].out.Resolved.Namespace, cands[0].out.Resolved.Namespace, name)})
 			}
 			if found == nil && len(cands) == 0 && c.skipped[name] {
 				r.out.Info = append(r.out.Info, Note{Loc: importer.Loc{File: r.st.file, Line: r.lineOf("needs")}, What: "release " + r.out.Resolved.Name + ": needs " + need,

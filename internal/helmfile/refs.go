@@ -68,6 +68,9 @@ func (c *converter) references() {
 					Why: "its value holds a URL's password (user:password@host): written as the secret variable " + e.name + " (KHOOK_SECRET_" + e.name + "), never its value"})
 			}
 			if e.hasDef {
+				// unset, helmfile takes the default, khook would render "":
+				// the run must set it, so the spec says so (trial 46zt, winguse)
+				v.Required = true
 				c.res.Info = append(c.res.Info, Note{Loc: importer.Loc{File: c.top}, What: "environment variable " + e.name,
 					Why: "a secret: written as a secret variable, without the helmfile's default, which the run must set (KHOOK_SECRET_" + e.name + ")"})
 			}
