@@ -470,7 +470,9 @@ func (t *translator) absent(x *cmd, src importer.OutSource) bool {
 	case t.cwdUnknown != "":
 		why = "its file is relative to a directory known only when the script runs (the cd at " + t.cwdUnknown + "), so khook cannot read it: commit the file and point the step at it"
 	default:
-		why += "import again once it exists (run the import from where the script runs: --dir)"
+		// manifests/01-namespace.yaml that no commit ever had (trial 46zr's
+		// N1): bash's apply fails there too, unless the run makes it
+		why += "nothing in the script makes it, so bash's command fails too unless the file is placed before the script runs: check the path, or run the import from where the script runs (--dir)"
 	}
 	t.account(x.stmt, importer.FateNotCarried, "", why)
 	return true

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,10 +39,16 @@ func (t *translator) kDelete(x *cmd, f flags) {
 		t.account(x.stmt, importer.FateNotCarried, "", "no object named; write a delete: step by hand")
 		return
 	}
+	before := len(t.m.Commands)
 	for _, tg := range targets {
 		d := *base
 		d.Resource = tg
 		t.addStep(x.stmt, "delete-"+tg, "", &importer.OutStep{Delete: &d})
+	}
+	if added := t.m.Commands[before:]; len(added) > 1 {
+		// one command, a step per type: counted once (trial 46zr's N2)
+		at := t.loc(x.stmt)
+		t.m.Commands = append(t.m.Commands[:before+1], slices.DeleteFunc(slices.Clone(added[1:]), func(c importer.Command) bool { return c.Loc == at && c.Fate == importer.FateStep })...)
 	}
 }
 

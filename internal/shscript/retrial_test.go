@@ -113,7 +113,7 @@ kubectl apply -f there.yaml
 `, "build.sh": "#!/bin/bash\nrm -rf manifests\nmkdir -p manifests/setup\njsonnet -J vendor -m manifests main.jsonnet\n", "there.yaml": configMap})
 	for line, want := range map[int]string{
 		3: "manifests/setup does not exist when the import runs, so khook cannot read it; the script makes it earlier (build.sh:3 mkdir, build.sh:4 jsonnet), which khook does not run: generate it and commit it, or import again once it exists",
-		4: "overlays/prod does not exist when the import runs, so khook cannot read it; import again once it exists",
+		4: "overlays/prod does not exist when the import runs, so khook cannot read it; nothing in the script makes it, so bash's command fails too",
 		5: "later.yaml does not exist when the import runs",
 		6: "gen does not exist when the import runs",
 	} {
