@@ -2,6 +2,7 @@ package chartsource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,8 +13,8 @@ import (
 	"github.com/khook/khook/spec"
 )
 
-// MissingRefError is a valuesFrom reference whose object or key does not
-// exist: an earlier step may yet make it (a release that generates a
+// MissingRefError is a valuesFrom reference whose object does not exist:
+// an earlier step may yet make it (a release that generates a
 // password, read by the next), which the plan says (helmstep.Load).
 type MissingRefError struct {
 	Kind, Namespace, Name string
@@ -75,7 +76,11 @@ func (l *ValuesLoader) KeyRef(ctx context.Context, i int, kind string, ref *spec
 		if ref.Optional {
 			return map[string]any{}, nil
 		}
-		return nil, &MissingRefError{Kind: kind, Namespace: ns, Name: ref.Name, msg: what + " does not exist: create it, or mark the reference optional: true"}
+		msg := what + " does not exist: create it, or mark the reference optional: true"
+		if err == nil { // the object is there without the key: no later step adds it
+			return nil, errors.New(msg)
+		}
+		return nil, &MissingRefError{Kind: kind, Namespace: ns, Name: ref.Name, msg: msg}
 	}
 	val := data[key]
 	if kind == "Secret" {

@@ -104,9 +104,10 @@ func (e *Executor) Load(ctx context.Context, r *Release) error {
 	vals, err := e.charts.Values().Load(ctx, r.step.Helm)
 	if err != nil {
 		err = fmt.Errorf("release %s: %w", r.Name, err)
-		if m, ok := errors.AsType[*chartsource.MissingRefError](err); ok {
+		if m, ok := errors.AsType[*chartsource.MissingRefError](err); ok && len(r.step.Needs) > 0 {
 			// made by an earlier step (a release's generated password):
-			// the plan cannot say more until that step has run
+			// the plan cannot say more until that step has run; a step
+			// that needs none fails, as apply would
 			return &runner.Pending{Object: runner.ObjectKey(m.Kind, m.Namespace, m.Name), What: m.Kind + " " + m.Namespace + "/" + m.Name, Err: err}
 		}
 		return err

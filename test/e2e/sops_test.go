@@ -284,7 +284,7 @@ func TestValuesFromSecretKeyRef(t *testing.T) {
 
 // valuesFrom.secretKeyRef of a Secret an earlier step makes: the plan says
 // the step is unknown until that step has run, naming it, and fails
-// nothing; apply reads the value once the Secret is there (46zn's D3: a
+// nothing (a step that needs none fails, as apply would); apply reads the value once the Secret is there (46zn's D3: a
 // script's helm upgrade with the password its first install generated).
 func TestValuesFromSecretAnEarlierStepMakes(t *testing.T) {
 	const secret = "Made-Earlier-7c1d"
@@ -299,6 +299,11 @@ func TestValuesFromSecretAnEarlierStepMakes(t *testing.T) {
 	out := run("plan", "plan", "--detailed-exitcode")
 	if out.Code != 2 || !strings.Contains(out.Stdout, "Secret "+r.ns+"/made-secret does not exist yet: step credentials applies it") {
 		t.Errorf("plan: exit %d; want 2 and the app step unknown until credentials has run\n%s%s", out.Code, out.Stdout, out.Stderr)
+	}
+	// No step before it: apply would fail, so the plan does.
+	missing := khook(t, invocation{Args: []string{"plan", "--detailed-exitcode", "-f", filepath.Join(r.dir, "keyref-missing.yaml"), "--set", "NS=" + r.ns}, Dir: r.dir, Kubeconfig: r.proxy.Kubeconfig})
+	if missing.Code != 1 || !strings.Contains(missing.Stdout+missing.Stderr, "nobody-makes-it key greeting does not exist") {
+		t.Errorf("plan of a Secret no step makes: exit %d; want 1 and the reason\n%s%s", missing.Code, missing.Stdout, missing.Stderr)
 	}
 	if out := run("apply", "apply"); out.Code != 0 {
 		t.Fatalf("apply: exit %d\n%s%s", out.Code, out.Stdout, out.Stderr)
