@@ -27,6 +27,9 @@ type halt struct {
 
 // halted records the first command after which bash runs nothing more.
 func (t *translator) halted(n syntax.Node, why, fix string) {
+	if len(t.when) > 0 || t.undecidedDepth > 0 || t.cond > 0 {
+		return // bash may not take this branch or turn: no claim about what follows
+	}
 	if len(t.halts) == 0 {
 		t.halts = append(t.halts, halt{at: t.loc(n), what: t.text(n), cmds: len(t.m.Commands), why: why, fix: fix})
 	}
