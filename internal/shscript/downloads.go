@@ -34,6 +34,14 @@ func (t *translator) downloadTarget(x *cmd) (file, url string) {
 		case x.args[0] == "curl" && (a == "-o" || a == "--output"), x.args[0] == "wget" && (a == "-O" || a == "--output-document"):
 			out = next
 			i++
+		case x.args[0] == "wget" && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "O"):
+			// -qO FILE, -qO- (standard output)
+			if rest := a[strings.Index(a, "O")+1:]; rest != "" {
+				out = rest
+			} else {
+				out = next
+				i++
+			}
 		case x.args[0] == "wget" && a == "-P":
 			dir = next
 			i++
