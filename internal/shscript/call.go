@@ -261,6 +261,13 @@ func (t *translator) otherCommand(s *syntax.Stmt, c *syntax.CallExpr, x *cmd, na
 	if t.downloads(x, base) {
 		return // said where a step reads the file, or with the files no step reads
 	}
+	if base == "kubens" && len(x.args) == 2 && x.ok && x.args[1] != "-" && !strings.HasPrefix(x.args[1], "-") {
+		// kubens ns: kubectl config set-context --current --namespace ns
+		// (trial 46zu's D1: ten steps in default)
+		t.ctxNS = x.args[1]
+		t.info(s, t.text(s), "it sets the current context's namespace: the helm and kubectl steps after it that name none work in "+x.args[1])
+		return
+	}
 	t.recordMade(x, base)
 	if why := t.undefinedCommand(s, c, name); why != "" {
 		t.notCarried(s, t.text(s), why)

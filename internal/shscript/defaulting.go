@@ -21,6 +21,7 @@ func (t *translator) defaulting(cond *syntax.Stmt, body []*syntax.Stmt) bool {
 		return false // the script set it: the test is decided at import
 	}
 	var val string
+	generated := false
 	for _, s := range body {
 		a := onlyAssign(s)
 		if a == nil || a.Name.Value != name || a.Value == nil || a.Append || a.Array != nil {
@@ -31,10 +32,28 @@ func (t *translator) defaulting(cond *syntax.Stmt, body []*syntax.Stmt) bool {
 			w = pe.Exp.Word // X=${X:=v}
 		}
 		v, ok, _ := t.eval(w)
+		gen := t.generated
+		t.fromFileSecrets, t.generated, t.computedSecret = false, false, false
+		if !ok && gen {
+			generated = true // [ -z "$KEY" ] && KEY=$(openssl rand -hex 64)
+			continue
+		}
 		if !ok || strings.Contains(v, "${") {
 			return false
 		}
 		val = v
+	}
+	if generated {
+		// a secret made when unset (trial 46zu's D2: two steps, one with
+		// an empty key): the one to keep is given, and required
+		from := t.loc(cond)
+		v := &importer.Var{Name: name, Secret: true, Required: true, From: from, Description: "a secret the script generates when it is unset (a new one each run): give the one to keep (" + from.String() + ")"}
+		if old := t.m.Var(name); old != nil {
+			*old = *v
+			v = old
+		}
+		t.vars[name] = &shVar{decl: v}
+		return true
 	}
 	if secretLooking(name) {
 		return false // a secret variable has no default
@@ -72,6 +91,9 @@ func emptyTest(s *syntax.Stmt) string {
 		return ""
 	}
 	pe, _ := paramOf(w.Parts[0])
+	if pe != nil && pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnsetOrNull || pe.Exp.Op == syntax.DefaultUnset) && (pe.Exp.Word == nil || lit(pe.Exp.Word) == "") {
+		pe = &syntax.ParamExp{Param: pe.Param} // [ -z "${X:-}" ] under set -u: the same test
+	}
 	if pe == nil || pe.Param == nil || pe.Exp != nil || pe.Index != nil || pe.Length || pe.Slice != nil || pe.Repl != nil {
 		return ""
 	}

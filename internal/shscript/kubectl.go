@@ -70,6 +70,10 @@ func (t *translator) kubectl(x *cmd) {
 		t.account(x.stmt, importer.FateReadOnly, "", "--dry-run changes nothing in the cluster")
 		return
 	}
+	if at := t.unrunPod(f); at != "" {
+		t.account(x.stmt, importer.FateNotCarried, "", "it works on the pod kubectl run starts at "+at+", which is not carried")
+		return
+	}
 	before := len(t.m.Steps)
 	t.kubectlSub(x, f)
 	if f.get("n", "namespace") == "" && !f.is("A", "all-namespaces") {

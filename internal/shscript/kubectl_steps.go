@@ -278,6 +278,17 @@ func (t *translator) kRun(x *cmd, f flags) {
 		return
 	}
 	name := f.pos[1]
+	if endless.MatchString(strings.Join(f.pos[2:], " ")) {
+		// --command -- sh -c "while true; do sleep 30; done": a pod kept
+		// for kubectl exec, which a job: step would wait on for ever
+		// (trial 46zu's D3)
+		if t.unrunPods == nil {
+			t.unrunPods = map[string]importer.Loc{}
+		}
+		t.unrunPods[name] = t.loc(x.stmt)
+		t.account(x.stmt, importer.FateNotCarried, "", "the pod it starts runs until it is deleted (its command never ends): a pod kept for kubectl exec, which a job: step would wait on for ever; do the work the script then execs in it as a job: step's command")
+		return
+	}
 	j := &importer.OutJob{Image: f.get("image"), Namespace: f.get("n", "namespace")}
 	if f.is("command") {
 		j.Command = f.pos[2:]
@@ -306,6 +317,27 @@ func (t *translator) kRun(x *cmd, f flags) {
 		t.info(x.stmt, "kubectl run "+name, "khook's job: step waits for the command to finish and fails when it fails; the script went on without waiting")
 	}
 	t.addStep(x.stmt, "run-"+name, "", &importer.OutStep{Job: j})
+}
+
+// endless is a container command that never ends.
+var endless = regexp.MustCompile(`while\s+(true|:)\s*;|sleep\s+(infinity|inf)\b|tail\s+-f\s+/dev/null|sleep\s+[0-9]{6,}`)
+
+// unrunPod is where kubectl run started the pod a wait or delete of f
+// names, when that run is not carried ("" for none).
+func (t *translator) unrunPod(f flags) string {
+	if len(f.pos) < 2 || f.pos[0] != "wait" && f.pos[0] != "delete" {
+		return ""
+	}
+	for i, p := range f.pos[1:] {
+		name, isPod := strings.CutPrefix(p, "pod/")
+		if !isPod && i > 0 && (f.pos[i] == "pod" || f.pos[i] == "pods" || f.pos[i] == "po") {
+			name, isPod = p, true
+		}
+		if at, ok := t.unrunPods[name]; isPod && ok {
+			return at.String()
+		}
+	}
+	return ""
 }
 
 func cmpOr(s, def string) string {

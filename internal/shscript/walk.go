@@ -100,6 +100,7 @@ type translator struct {
 	optDefaults int
 	clusterVals map[string]bool               // variables set from helm or kubectl output
 	secretKeys  map[string]importer.OutKeyRef // variables read from a key of a cluster Secret (secretkeys.go)
+	unrunPods   map[string]importer.Loc       // pods a kubectl run that is not carried starts, by name
 	strayDoc    bool                          // lines of a here-document a mistyped << left as commands follow (halts.go)
 	repoAdds    []repoAdd                     // helm repo adds folded into the steps that install from them
 	halts       []halt                        // a command after which bash runs nothing more (halts.go)
