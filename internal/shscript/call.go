@@ -228,6 +228,9 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		if in, ok := t.envsubst(x, []*syntax.Stmt{s}); ok {
 			x.stdin = in
 			t.writeFiles(x, name)
+		} else if key := t.outFile(x); key != "" {
+			// named not carried at its line: what reads the file says who makes it (trial 46zv's D3)
+			t.wrote[key] = &written{why: "made by the envsubst at " + t.loc(s).String() + ", which is not carried: see that line", at: t.loc(s)}
 		}
 	case name == "cp" && t.copies(x), name == "sed" && t.sedInPlace(x):
 		// recorded: a step that reads the file carries its text

@@ -209,6 +209,7 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 			prefix[a.Name.Value] = v
 		}
 	}
+	var known, refs []string // what the script set at import, and what becomes a khook variable
 	text := envVar.ReplaceAllStringFunc(x.stdin.text, func(m string) string {
 		sub := envVar.FindStringSubmatch(m)
 		name := sub[1] + sub[2]
@@ -216,17 +217,31 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 			return strings.Replace(m, "${", "$${", 1)
 		}
 		if v, ok := prefix[name]; ok {
+			known = append(known, name)
 			return v
 		}
 		if v, ok := t.vars[name]; ok && v.decl == nil {
+			known = append(known, name)
 			return v.val
 		}
+		refs = append(refs, name)
 		if v, ok := t.vars[name]; ok && v.decl != nil {
 			return t.ref(v.decl)
 		}
 		return t.ref(&importer.Var{Name: name, Required: !secretLooking(name), Secret: secretLooking(name), From: t.loc(x.stmt), Description: "envsubst reads it from the environment"})
 	})
-	t.info(x.stmt, "envsubst", "its variables are khook variables (${NAME}); the manifest is written inline")
+	// said as it is (trial 46zv's D2: "khook variables" where the sourced
+	// file's values were written)
+	var said []string
+	if refs = slices.Compact(slices.Sorted(slices.Values(refs))); len(refs) > 0 {
+		said = append(said, "$"+strings.Join(refs, ", $")+" are khook variables (${NAME})")
+	}
+	if known = slices.Compact(slices.Sorted(slices.Values(known))); len(known) > 0 {
+		said = append(said, "$"+strings.Join(known, ", $")+" are written as the script sets them at import")
+	}
+	if len(said) > 0 {
+		t.info(x.stmt, "envsubst", strings.Join(said, "; ")+"; the manifest is written inline")
+	}
 	return &input{src: &importer.OutSource{Inline: text}, text: text, known: true}, true
 }
 

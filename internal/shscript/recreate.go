@@ -37,7 +37,10 @@ func (t *translator) deleteThenCreate() {
 		if j := t.recreatedBy(i, kind, name, ns); j >= 0 {
 			a := t.m.Steps[j]
 			a.Out.OnImmutable = "recreate"
-			t.dropStep(i, importer.FateFolded, a.Out.Name, "it deletes "+kind+" "+name+" for step "+a.Out.Name+" (line "+itoa(a.From.Line)+") to create it again; khook's apply updates it in place and recreates it where a field cannot change (onImmutable: recreate)")
+			why := "it deletes " + kind + " " + name + " for step " + a.Out.Name + " (line " + itoa(a.From.Line) + ") to create it again; khook's apply updates it in place and recreates it where a field cannot change (onImmutable: recreate)"
+			// said at its line too: no step cites it (trial 46zv's D1)
+			t.m.Info = append(t.m.Info, importer.Note{Loc: d.From, What: "delete " + kind + " " + name, Why: why})
+			t.dropStep(i, importer.FateFolded, a.Out.Name, why)
 			i--
 			continue
 		}
