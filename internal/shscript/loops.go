@@ -30,6 +30,9 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		items = append(items, fs...)
 	}
 	name := it.Name.Value
+	if t.retryPoll(s, c, name) {
+		return
+	}
 	if !known && t.rolloutEach(it, c.Do) {
 		return
 	}
@@ -204,6 +207,33 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 		}
 		t.pollCompare(s, cond)
 	}
+}
+
+// retryPoll is a for loop that polls with a check and breaks when it
+// passes — for _ in $(seq 1 30); do if kubectl get secret x -n ns; then
+// break; fi; sleep 2; done —: the wait it stands for, as until kubectl
+// get … is (trial 46zv's N1: the Secret an operator makes, waited on by
+// nothing).
+func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string) bool {
+	if usesVar(c.Do, name) {
+		return false
+	}
+	var check *syntax.Stmt
+	var rest []*syntax.Stmt
+	for _, st := range c.Do {
+		if ic, ok := st.Cmd.(*syntax.IfClause); ok && check == nil && len(ic.Cond) == 1 && ic.Else == nil && len(ic.Then) > 0 && isCommand(ic.Then[len(ic.Then)-1], "break") {
+			if cond := ic.Cond[0]; !cond.Negated && isCommand(cond, "kubectl") {
+				check = cond
+				continue
+			}
+		}
+		rest = append(rest, st)
+	}
+	if check == nil {
+		return false
+	}
+	t.pollLoop(s, check, rest)
+	return true
 }
 
 // rolloutEach is `for d in $(kubectl get deploy -n X [-l S] -o name); do

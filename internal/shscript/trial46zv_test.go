@@ -32,3 +32,13 @@ func TestEnvsubstSaysWhatItWrote(t *testing.T) {
 		}
 	}
 }
+
+// N1 (Immich and the 1Password operator): for _ in $(seq 1 30); do if
+// kubectl get secret x; then break; fi; sleep 2; done is the wait for the
+// Secret, as until kubectl get … is.
+func TestRetryPollIsAWait(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl create namespace immich\nfor _ in $(seq 1 30); do\n  if kubectl get secret creds -n immich &>/dev/null; then\n    echo ready\n    break\n  fi\n  sleep 2\ndone\n"})
+	if spec := string(res.Spec); !strings.Contains(spec, "\"on\": secret/creds") || fateAt(res.Model, 5) != "step" {
+		t.Errorf("line 5: %q\n%s", fateAt(res.Model, 5), spec)
+	}
+}
