@@ -35,7 +35,7 @@ func LocalChartVersion(dir, version string) string {
 // comparison reads back.
 func RepoVar(repo string, from Loc, why string) *Var {
 	return &Var{Name: "HELM_REPO_" + strings.ToUpper(nonWord.ReplaceAllString(repo, "_")), Required: true, From: from,
-		Description: "the URL of helm repository " + repo + " (" + why + ")", Example: "https://charts.example.com"}
+		Description: "the URL of helm repository " + repo + " (" + why + ")", Example: "https://charts.example.com", Format: "url"}
 }
 
 var nonWord = regexp.MustCompile(`[^A-Za-z0-9]`)

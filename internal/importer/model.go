@@ -62,6 +62,10 @@ type Var struct {
 	// Example is a value that fits where the variable is used (a
 	// repository's URL), for validating the spec written; "" is "x".
 	Example string
+	// Format is the spec's format: where the step constrains the value
+	// (url for a repository), so vars' JSON schema says what validate
+	// checks (trial 46zo's D6)
+	Format string
 }
 
 // Step is one step written, with the line it came from.

@@ -57,6 +57,9 @@ func varsNode(vars []*Var) *yaml.Node {
 		d := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
 		kv := func(k string, val *yaml.Node) { d.Content = append(d.Content, scalar(k), val) }
 		kv("type", scalar(spec.VarString))
+		if v.Format != "" {
+			kv("format", scalar(v.Format))
+		}
 		switch {
 		case v.Secret:
 			kv("secret", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})

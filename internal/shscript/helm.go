@@ -383,6 +383,17 @@ func (t *translator) emptyByDefault(x *cmd, pos []string) []string {
 	return out
 }
 
+// markURL marks the variable a repository's URL is as a URL (format: url),
+// so the inputs' schema says what validate checks.
+func (t *translator) markURL(ref string) {
+	if v := t.m.Var(strings.TrimSuffix(strings.TrimPrefix(ref, "${"), "}")); v != nil && isRef(ref) && !v.Secret {
+		v.Format = "url"
+		if v.Example == "" {
+			v.Example = "https://charts.example.com" // what the written spec is validated with
+		}
+	}
+}
+
 // chartRef fills the chart and its source: a repository the script
 // added, --repo, OCI, or a local path.
 func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string) bool {
@@ -398,6 +409,7 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 		h.Chart = chart
 	case f.get("repo") != "":
 		h.Chart, h.Repo = chart, f.get("repo")
+		t.markURL(h.Repo)
 	case t.packages[t.abs(chart)].chart != "" && !exists(t.abs(chart)):
 		// helm pull oci://…/app --version 1.2.3, then helm install app-1.2.3.tgz
 		p := t.packages[t.abs(chart)]
@@ -426,6 +438,7 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 			t.info(x.stmt, "chart "+chart, "the script does not `helm repo add "+repo+"`; its URL is the required variable "+v.Name)
 		}
 		h.Chart, h.Repo = name, url
+		t.markURL(url)
 	case strings.HasPrefix(chart, "https://") || strings.HasPrefix(chart, "http://"):
 		t.account(x.stmt, importer.FateNotCarried, "", "chart "+chart+" is a packaged chart's URL, which khook does not download: put the .tgz in the repository (chart: ./path.tgz, reviewed and pinned) or use the chart's repository or OCI reference")
 		return false

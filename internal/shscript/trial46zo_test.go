@@ -138,3 +138,15 @@ func TestExportOfAnEnvFile(t *testing.T) {
 		t.Errorf("without .env:\n%s", spec)
 	}
 }
+
+// D6 (Redpanda): a variable that is a repository's URL is declared
+// format: url, so the inputs' schema says what validate checks.
+func TestRepoURLVariableHasFormat(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nREPO=\"${REPO:-https://charts.example.com/rp}\"\nhelm repo add rp \"${REPO}\"\nhelm upgrade --install rp rp/redpanda -n rp\nhelm upgrade --install other other --repo \"${OTHER_REPO}\" -n rp\n"})
+	spec := string(res.Spec)
+	for _, want := range []string{"REPO: {type: string, format: url,", "OTHER_REPO: {type: string, format: url,"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("no %q in\n%s", want, spec)
+		}
+	}
+}
