@@ -64,10 +64,30 @@ func (t *translator) exportsFile(s *syntax.Stmt, w *syntax.Word) bool {
 	if file == "" || strings.HasPrefix(file, "-") {
 		return false
 	}
-	if _, err := os.Stat(t.abs(file)); err != nil {
+	data, err := os.ReadFile(t.abs(file))
+	if err != nil {
 		t.info(s, t.text(s), file+" is not there at import: the variables it would set are read from the environment")
 		return true
 	}
-	t.follow(&cmd{stmt: s, args: []string{"source", file}, ok: true}, file, true)
+	// What xargs hands export: the file's words, quotes taken off; each
+	// NAME=value one assignment, written as bash would read it, a line
+	// per line of the file (so notes cite its lines). A word without =
+	// (a comment's) exports nothing.
+	var b strings.Builder
+	for _, line := range strings.Split(string(data), "\n") {
+		var parts []string
+		for _, w := range strings.Fields(line) {
+			w = strings.Trim(w, `"'`)
+			if k, v, ok := strings.Cut(w, "="); ok && syntax.ValidName(k) {
+				parts = append(parts, k+"='"+strings.ReplaceAll(v, "'", `'\''`)+"'")
+			}
+		}
+		b.WriteString(strings.Join(parts, " ") + "\n")
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(b.String()), file)
+	if err != nil {
+		return false // cannot happen: every word quoted
+	}
+	t.runFile(f, []byte(b.String()), t.abs(file))
 	return true
 }

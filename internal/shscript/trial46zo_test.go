@@ -150,3 +150,12 @@ func TestRepoURLVariableHasFormat(t *testing.T) {
 		}
 	}
 }
+
+// A .env that is no shell syntax (KEY=a(b)) is read as xargs reads it,
+// never bad input.
+func TestExportOfAnEnvFileXargsReads(t *testing.T) {
+	res := importScript(t, map[string]string{".env": "NS=shop\nWEIRD=a(b)\n", "install.sh": "#!/bin/bash\nexport $(cat .env | xargs)\nkubectl create namespace $NS\n"})
+	if !strings.Contains(string(res.Spec), "name: shop") {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
