@@ -261,8 +261,8 @@ func (t *translator) otherCommand(s *syntax.Stmt, c *syntax.CallExpr, x *cmd, na
 	if t.strayLine(name) {
 		return // said at the cat < FILE before it
 	}
-	if t.downloads(x, base) {
-		return // said where a step reads the file, or with the files no step reads
+	if t.downloads(x, base) || t.findExec(x) {
+		return // said where a step reads the file, or with the files no step reads; find -exec kubectl: findfiles.go
 	}
 	if base == "kubens" && len(x.args) == 2 && x.ok && x.args[1] != "-" && !strings.HasPrefix(x.args[1], "-") {
 		// kubens ns: kubectl config set-context --current --namespace ns

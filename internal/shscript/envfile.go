@@ -22,17 +22,7 @@ func (t *translator) exportsFile(s *syntax.Stmt, w *syntax.Word) bool {
 	if !ok || len(cs.Stmts) != 1 {
 		return false
 	}
-	var stages []*syntax.Stmt
-	var flatten func(st *syntax.Stmt)
-	flatten = func(st *syntax.Stmt) {
-		if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && b.Op == syntax.Pipe {
-			flatten(b.X)
-			flatten(b.Y)
-			return
-		}
-		stages = append(stages, st)
-	}
-	flatten(cs.Stmts[0])
+	stages := pipeStages(cs.Stmts[0])
 	if !isCommand(stages[len(stages)-1], "xargs") {
 		return false
 	}

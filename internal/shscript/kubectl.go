@@ -303,6 +303,9 @@ func (t *translator) applyPerDir(x *cmd, f flags) bool {
 		return false
 	}
 	v := t.m.Var(p[m[2]:m[3]])
+	if sv := t.vars[p[m[2]:m[3]]]; sv != nil && sv.unknown {
+		return false // a loop's variable over a list the run computes: no choice among directories
+	}
 	parent := p[:m[0]]
 	entries, err := os.ReadDir(t.abs(cmp.Or(parent, ".")))
 	if v == nil || v.Secret || err != nil {

@@ -305,8 +305,8 @@ func (t *translator) configData(x *cmd, f flags, name string) (map[string]any, b
 				return nil, false
 			}
 			if fl.name == "from-file" {
-				if secretLooking(filepath.Base(p)) || importer.PrivateKey(string(b)) {
-					t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", a secret: khook never copies a secret file's content into the spec; make it a Secret from secret variables")
+				if why := secretFile(filepath.Base(p), b); why != "" {
+					t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", "+why+": khook never copies a secret file's content into the spec; make it a Secret from secret variables")
 					return nil, false
 				}
 				data[k] = literalText(string(b)) // k6's `user_${__VU}` stays the file's
@@ -329,6 +329,28 @@ func (t *translator) configData(x *cmd, f flags, name string) (map[string]any, b
 	}
 	return data, true
 }
+
+// secretFile says why a file's text is a secret ("" when it is not): its
+// name (tls.key, password.txt), a private key, or a credential literal
+// under a credential key (a Keycloak realm's "secret": "…", "password":
+// "…": trial 46zx's D7, copied into the spec).
+func secretFile(name string, b []byte) string {
+	switch {
+	case secretLooking(name):
+		return "a secret by its name"
+	case importer.PrivateKey(string(b)):
+		return "a private key"
+	}
+	for _, m := range credentialPair.FindAllStringSubmatch(string(b), -1) {
+		if importer.SecretKey(m[1]) && !importer.NoCredential(m[1], m[2], nil) && !strings.ContainsAny(m[2], "${}<>") {
+			return "which holds a credential (" + m[1] + ")"
+		}
+	}
+	return ""
+}
+
+// credentialPair is key: value or "key": "value" (YAML, JSON, an env file).
+var credentialPair = regexp.MustCompile(`(?m)["']?([A-Za-z_][A-Za-z0-9_.-]*)["']?\s*[:=]\s*["']?([^"'\s,{}\[\]#]{4,})`)
 
 // configKey is a key kubectl takes from a file's name.
 var configKey = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
@@ -353,8 +375,8 @@ func (t *translator) configDir(x *cmd, name, dir string, data map[string]any) bo
 		case err != nil:
 			t.account(x.stmt, importer.FateNotCarried, "", "its file "+p+" cannot be read at import")
 			return false
-		case secretLooking(e.Name()) || importer.PrivateKey(string(b)):
-			t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", a secret: khook never copies a secret file's content into the spec; make it a Secret from secret variables")
+		case secretFile(e.Name(), b) != "":
+			t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", "+secretFile(e.Name(), b)+": khook never copies a secret file's content into the spec; make it a Secret from secret variables")
 			return false
 		case !utf8.Valid(b):
 			t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", a binary file (kubectl's binaryData): write the ConfigMap as a manifest")

@@ -117,6 +117,9 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	if ok && unquotedGlob(w) {
 		return t.globs(w, []string{s}), ok, why
 	}
+	if _, cs := w.Parts[0].(*syntax.CmdSubst); ok && cs && len(w.Parts) == 1 && strings.Contains(s, "\n") && !strings.Contains(s, "${") {
+		return strings.Fields(s), ok, why // for f in $(find …): bash splits the lines it prints
+	}
 	if ok && s == "" && !quotes(w) {
 		return nil, true, "" // `# a comment` in backquotes, an empty $(…): no word at all
 	}
@@ -482,6 +485,12 @@ func (t *translator) assign(a *syntax.Assign) {
 		t.vars[name] = v
 		for _, el := range a.Array.Elems {
 			if el.Value != nil {
+				// ("$@"): a field per argument, none for none (trial 46zw's
+				// D1, D2: one joined word, or an empty one)
+				if fs, ok, _ := t.fields(t.hoist(el.Value)); ok && el.Index == nil {
+					v.list = append(v.list, fs...)
+					continue
+				}
 				s, _, _ := t.eval(t.hoist(el.Value))
 				v.list = append(v.list, s)
 			}
@@ -628,6 +637,9 @@ func (t *translator) knownSubst(cs *syntax.CmdSubst) (string, bool) {
 	}
 	if text, ok := t.manifestText(cs); ok {
 		return text, true
+	}
+	if files, ok := t.findFiles(cs); ok {
+		return files, true
 	}
 	return t.echoChoice(cs)
 }

@@ -1,0 +1,74 @@
+package shscript
+
+import (
+	"strings"
+	"testing"
+)
+
+// What held-out trials 46zw and 46zx (scripts of repositories on this
+// machine no script trial had read, run once on 3d9cfa2) showed, cut down.
+
+// 46zw D1, D2: an array made of "$@" is a word per argument, none for
+// none: --set pairs passed through a function are values; no arguments
+// pass nothing.
+func TestArrayOfArgumentsIsTheirWords(t *testing.T) {
+	res := importScript(t, map[string]string{"charts/app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\n", "install.sh": `#!/bin/bash
+set -euo pipefail
+install_chart() {
+  local chart=$1 release=$2
+  shift 2
+  local extra_args=("$@")
+  helm upgrade --install "$release" "./charts/$chart" -n demo "${extra_args[@]}"
+}
+install_chart app app --set existingSecret=app-credentials --set replicas=2
+install_chart app bare
+`})
+	spec := string(res.Spec)
+	if !strings.Contains(spec, "existingSecret: app-credentials") || !strings.Contains(spec, "release: bare") || len(res.Model.NotCarried) != 0 {
+		t.Errorf("not carried %v\n%s", res.Model.NotCarried, spec)
+	}
+}
+
+// 46zw D3: a loop over $(find DIR -name '*.yaml' | grep -v X | sort)
+// applies the files find lists at import.
+func TestLoopOverFindApplies(t *testing.T) {
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
+	res := importScript(t, map[string]string{"k8s/resources/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n",
+		"k8s/resources/a.yaml": strings.Replace(cm, "%s", "a", 1), "k8s/resources/b.yaml": strings.Replace(cm, "%s", "b", 1), "scripts/x.txt": "",
+		"install.sh": "#!/bin/bash\nset -e\nD=k8s/resources\nkubectl apply -f \"$D/namespace.yaml\"\nfor r in $(find \"$D\" -name \"*.yaml\" | grep -v namespace.yaml | sort); do\n  kubectl apply -n app -f \"$r\"\ndone\n"})
+	if n := len(res.Model.Steps); n != 3 || len(res.Model.NotCarried) != 0 {
+		t.Errorf("%d steps, not carried %v\n%s", n, res.Model.NotCarried, res.Spec)
+	}
+}
+
+// 46zx D1 and the find -exec left since 46zj: find … -exec kubectl apply
+// -f {} \; is an apply per file find lists at import; under a cd the run
+// makes it cannot list, named not carried, and a [ -d … ] there is not
+// decided at import.
+func TestFindExecKubectl(t *testing.T) {
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
+	res := importScript(t, map[string]string{"crds/a.yaml": strings.Replace(cm, "%s", "a", 1), "crds/b.yaml": strings.Replace(cm, "%s", "b", 1),
+		"install.sh": "#!/bin/bash\nset -e\nfind crds -name \"*.yaml\" -exec kubectl apply -n x -f {} \\;\nTEMP_DIR=$(mktemp -d)\ngit clone https://example.invalid/ext.git \"$TEMP_DIR\"\ncd \"$TEMP_DIR\"\nif [ -d config/crds ]; then\n  find config/crds -name \"*.yaml\" -exec kubectl apply -f {} \\;\nfi\n"})
+	if fateAt(res.Model, 3) != "step,step" || fateAt(res.Model, 8) != "not carried" {
+		t.Errorf("fates %q %q\n%v", fateAt(res.Model, 3), fateAt(res.Model, 8), res.Model.NotCarried)
+	}
+}
+
+// 46zx D7: a ConfigMap from a file that holds a credential (a Keycloak
+// realm's clientSecret) is not copied into the spec.
+func TestConfigMapFromAFileWithCredentials(t *testing.T) {
+	res := importScript(t, map[string]string{"realm.json": "{\"clients\": [{\"clientId\": \"web\", \"clientSecret\": \"Sup3rS3cretClient\"}]}\n",
+		"install.sh": "#!/bin/bash\nset -e\nkubectl create namespace kc\nkubectl create configmap realm -n kc --from-file=realm.json=./realm.json\n"})
+	if strings.Contains(string(res.Spec), "Sup3rS3cretClient") || fateAt(res.Model, 4) != "not carried" {
+		t.Errorf("line 4 %q\n%s", fateAt(res.Model, 4), res.Spec)
+	}
+}
+
+// 46zx D5: if kubectl rollout status …; then …; else kubectl get events;
+// fi is the wait, not a probe (its else only reads).
+func TestRolloutStatusWithReadOnlyElse(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nif kubectl rollout status deployment/web -n web --timeout=180s; then\n  echo ok\nelse\n  kubectl -n web get events | tail -n 30 || true\nfi\n"})
+	if !strings.Contains(string(res.Spec), "status: deployment/web") {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
