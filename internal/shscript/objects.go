@@ -342,12 +342,15 @@ func secretFile(name string, b []byte) string {
 		return "a private key"
 	}
 	for _, m := range credentialPair.FindAllStringSubmatch(string(b), -1) {
-		if importer.SecretKey(m[1]) && !importer.NoCredential(m[1], m[2], nil) && !strings.ContainsAny(m[2], "${}<>") {
+		if importer.SecretKey(m[1]) && !importer.NoCredential(m[1], m[2], nil) && !strings.ContainsAny(m[2], "${}<>") && !placeholder.MatchString(m[2]) {
 			return "which holds a credential (" + m[1] + ")"
 		}
 	}
 	return ""
 }
+
+// placeholder is a value that stands for one to give (insert-your-token-here).
+var placeholder = regexp.MustCompile(`(?i)your[-_]|[-_]here$|^changeme$|^change[-_]me$|placeholder|^x{3,}$|^dummy`)
 
 // credentialPair is key: value or "key": "value" (YAML, JSON, an env file).
 var credentialPair = regexp.MustCompile(`(?m)["']?([A-Za-z_][A-Za-z0-9_.-]*)["']?\s*[:=]\s*["']?([^"'\s,{}\[\]#]{4,})`)
