@@ -92,7 +92,7 @@ var helmValued = set("n", "namespace", "version", "repo", "f", "values", "set", 
 	"timeout", "kube-context", "kubeconfig", "description", "history-max", "post-renderer", "post-renderer-args", "username", "password",
 	"ca-file", "cert-file", "key-file", "name", "name-template", "o", "output", "max-history", "registry-config", "repository-cache",
 	"repository-config", "kube-apiserver", "kube-token", "kube-as-user", "kube-as-group", "burst-limit", "qps", "labels", "kube-ca-file", "keyring",
-	"d", "destination", "untardir", "kube-tls-server-name") // pull: -d DIR
+	"d", "destination", "untardir", "kube-tls-server-name", "output-dir", "api-versions", "kube-version", "show-only", "s") // pull: -d DIR; template: --output-dir DIR, -s FILE
 
 var kubectlValued = set("restart", "env", "overrides", "image-pull-policy", "port", "pod-running-timeout", "n", "namespace", "f", "filename", "k", "kustomize", "l", "selector", "o", "output", "context", "kubeconfig",
 	"for", "timeout", "p", "patch", "type", "patch-file", "field-selector", "from-literal", "from-file", "from-env-file",

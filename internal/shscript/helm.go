@@ -540,7 +540,8 @@ func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 		case "n", "namespace", "version", "repo", "name", "install", "i", "dry-run", "debug", "render-subchart-notes",
 			"hide-notes", "o", "output", "include-crds", "create-namespace", "wait", "wait-for-jobs", "atomic",
 			"rollback-on-failure", "dependency-update", "skip-crds", "take-ownership", "timeout",
-			"username", "password", "password-stdin", "keyring": // chartAuth; verify below
+			"username", "password", "password-stdin", "keyring", // chartAuth; verify below
+			"output-dir": // helm template --output-dir: where the apply reads the manifests (renderedApply)
 		case "verify":
 			keyring, at := f.get("keyring"), ""
 			if keyring != "" {

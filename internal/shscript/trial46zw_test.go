@@ -72,3 +72,20 @@ func TestRolloutStatusWithReadOnlyElse(t *testing.T) {
 		t.Errorf("spec:\n%s", res.Spec)
 	}
 }
+
+// 46zx D2: helm template … --output-dir DIR, then kubectl apply -R -f DIR,
+// is the chart's helm step; without -R kubectl reads only DIR's own files
+// (helm writes DIR/<chart>/templates), so the script's apply finds none.
+func TestTemplateOutputDirApply(t *testing.T) {
+	files := map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.0.0\n", "chart/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: demo}\n"}
+	files["install.sh"] = "#!/bin/bash\nset -e\nhelm template demo ./chart -n demo --output-dir /tmp/demo-out\nkubectl apply -R -f /tmp/demo-out -n demo\n"
+	res := importScript(t, files)
+	if fateAt(res.Model, 4) != "folded" || len(res.Model.Steps) != 1 || res.Model.Steps[0].Out.Helm == nil {
+		t.Errorf("-R: line 4 %q, steps %d\n%s", fateAt(res.Model, 4), len(res.Model.Steps), res.Spec)
+	}
+	files["install.sh"] = "#!/bin/bash\nset -e\nkubectl create namespace demo\nhelm template demo ./chart -n demo --output-dir /tmp/demo-out\nkubectl apply -f /tmp/demo-out -n demo\n"
+	res = importScript(t, files)
+	if nc := res.Model.NotCarried; len(nc) != 1 || !strings.Contains(nc[0].Why, "without -R reads only the directory's own files") {
+		t.Errorf("no -R: not carried %v", nc)
+	}
+}

@@ -19,6 +19,7 @@ type written struct {
 	// is the helm step, as with helm template | kubectl apply -f -
 	tmpl      *cmd
 	tmplFlags flags
+	outDir    bool // helm template --output-dir: the manifests under the directory
 
 	text  string
 	known bool
@@ -225,11 +226,16 @@ func (t *translator) unreadWrites() {
 
 // renders records helm template > FILE; false when it writes no file.
 func (t *translator) renders(x *cmd, f flags) bool {
-	key := t.outFile(x)
+	key, dir := t.outFile(x), false
+	if d := f.get("output-dir"); d != "" && key == "" {
+		// helm template … --output-dir DIR: DIR/<chart>/templates/*.yaml
+		// (trial 46zx's D2: the apply of DIR named no maker)
+		key, dir = t.writeKey(d), true
+	}
 	if key == "" {
 		return false
 	}
-	t.wrote[key] = &written{tmpl: x, tmplFlags: f, at: t.loc(x.stmt)}
+	t.wrote[key] = &written{tmpl: x, tmplFlags: f, at: t.loc(x.stmt), outDir: dir}
 	return true
 }
 
@@ -240,11 +246,16 @@ func (t *translator) renderedApply(x *cmd, f flags) bool {
 	if len(files) != 1 {
 		return false
 	}
-	w := t.wrote[t.writeKey(files[0])]
+	w := t.wrote[t.writeKey(strings.TrimSuffix(files[0], "/"))]
 	if w == nil || w.tmpl == nil {
 		return false
 	}
 	w.read = true
+	if w.outDir && !f.is("R", "recursive") {
+		t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to "+files[0]+", which no carried apply reads")
+		t.account(x.stmt, importer.FateNotCarried, "", "helm template --output-dir at "+w.at.String()+" writes the manifests under "+files[0]+"/<chart>/templates, and kubectl apply -f without -R reads only the directory's own files: the script's apply finds none (kubectl: no objects passed to apply); with -R it is the chart's helm step")
+		return true
+	}
 	n := len(t.m.Steps)
 	t.helmInstall(w.tmpl, w.tmplFlags, "template")
 	if len(t.m.Steps) > n {
