@@ -341,6 +341,20 @@ func (t *translator) applyPerDir(x *cmd, f flags) bool {
 	return true
 }
 
+// blockVar is a variable the script computes that stands alone on a line
+// of a manifest's text: a block of YAML, not a value a variable can give.
+func (t *translator) blockVar(text string) *importer.Var {
+	for _, line := range strings.Split(text, "\n") {
+		ref := strings.TrimSpace(line)
+		if m := varRef.FindStringSubmatch(ref); m != nil && m[0] == ref {
+			if v := t.m.Var(m[1]); v != nil && v.Computed {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
 // manifestSource is one -f: a file, a directory (its files at import), a
 // URL, or - (the heredoc or pipe feeding the command).
 func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importer.OutSource, bool) {
@@ -352,6 +366,12 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 		}
 		if x.stdin.src.Inline != "" && !x.stdin.known {
 			t.account(x.stmt, importer.FateNotCarried, "", "the here-document it reads has a part only known when the script runs ("+x.stdin.why+")")
+			return nil, false
+		}
+		if v := t.blockVar(x.stdin.src.Inline); v != nil {
+			// realm:\n$YAML_DATA, yq's output: YAML the run makes (trial
+			// 46zx's D3: "fix the manifest", of a manifest with nothing to fix)
+			t.account(x.stmt, importer.FateNotCarried, "", "the here-document holds $"+v.Name+" on a line of its own, YAML the script computes when it runs ("+v.From.String()+"): the object is only known then; commit it as a manifest and apply that file")
 			return nil, false
 		}
 		return []importer.OutSource{*x.stdin.src}, true

@@ -89,3 +89,13 @@ func TestTemplateOutputDirApply(t *testing.T) {
 		t.Errorf("no -R: not carried %v", nc)
 	}
 }
+
+// 46zx D3: a here-document whose line is a variable the script computes
+// (yq's YAML) is an object only the run knows: named so, not "fix the
+// manifest".
+func TestHeredocWithComputedYAMLBlock(t *testing.T) {
+	res := importScript(t, map[string]string{"realm.json": "{\"realm\": \"demo\"}\n", "install.sh": "#!/bin/bash\nset -e\nYAML_DATA=$(yq -P '.' realm.json | sed 's/^/    /')\ncat <<EOF | kubectl apply -f -\napiVersion: k8s.keycloak.org/v2alpha1\nkind: KeycloakRealmImport\nmetadata: {name: demo, namespace: kc}\nspec:\n  realm:\n$YAML_DATA\nEOF\n"})
+	if nc := res.Model.NotCarried; len(nc) != 1 || !strings.Contains(nc[0].Why, "holds $YAML_DATA on a line of its own") {
+		t.Errorf("not carried %v", nc)
+	}
+}
