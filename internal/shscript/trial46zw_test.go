@@ -99,3 +99,12 @@ func TestHeredocWithComputedYAMLBlock(t *testing.T) {
 		t.Errorf("not carried %v", nc)
 	}
 }
+
+// 46zw N2: helm -f <(sops -d secrets.yaml) reads the sops file itself,
+// which khook decrypts where the step reads it.
+func TestSopsProcessSubstitution(t *testing.T) {
+	res := importScript(t, map[string]string{"secrets.yaml": "a: ENC[AES256_GCM,data:x]\nsops: {version: 3.9.0}\n", "install.sh": "#!/bin/bash\nset -e\nhelm upgrade --install app app --repo https://charts.example.com -n app -f <(sops --decrypt secrets.yaml)\n"})
+	if spec := string(res.Spec); !strings.Contains(spec, "- file: ./secrets.yaml") || fateAt(res.Model, 3) != "step" {
+		t.Errorf("line 3 %q\n%s", fateAt(res.Model, 3), spec)
+	}
+}

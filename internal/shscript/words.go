@@ -241,8 +241,47 @@ func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, stri
 		return t.cmdSubst(x)
 	case *syntax.ArithmExp:
 		return t.arithm(x)
+	case *syntax.ProcSubst:
+		if f := t.sopsDecrypt(x); f != "" {
+			return f, true, ""
+		}
+		return "", false, "the output of " + t.text(x) + ", which khook does not run"
 	}
 	return "", false, "an expansion khook cannot evaluate at import"
+}
+
+// sopsDecrypt is FILE of <(sops -d FILE) (also --decrypt, an --input-type
+// or --output-type before it): khook decrypts a sops file itself where a
+// step reads it (values, manifests), so the step reads the encrypted file
+// and the plaintext never reaches the spec (trial 46zw's N2: "only known
+// when the script runs", sops named nowhere). "" for any other.
+func (t *translator) sopsDecrypt(ps *syntax.ProcSubst) string {
+	if ps.Op != syntax.CmdIn || len(ps.Stmts) != 1 {
+		return ""
+	}
+	c, ok := ps.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 3 || lit(c.Args[0]) != "sops" {
+		return ""
+	}
+	args := litArgs(c.Args[1:])
+	decrypt := false
+	for i := 0; i < len(args)-1; i++ {
+		switch a := args[i]; {
+		case a == "-d" || a == "--decrypt":
+			decrypt = true
+		case a == "--input-type" || a == "--output-type":
+			i++
+		case strings.HasPrefix(a, "--input-type=") || strings.HasPrefix(a, "--output-type="):
+		default:
+			return ""
+		}
+	}
+	f := args[len(args)-1]
+	if !decrypt || f == "" || strings.HasPrefix(f, "-") {
+		return ""
+	}
+	t.info(ps, t.text(ps), "the sops file "+f+" itself: khook decrypts it where the step reads it, so its plaintext never reaches the spec")
+	return f
 }
 
 // unescape is bash's quote removal of a literal's backslashes: a
