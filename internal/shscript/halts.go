@@ -134,6 +134,15 @@ type repoAdd struct {
 // (its URL belongs in the step written by hand: trial 46zo's D1); when no
 // command does, it only changes helm's local list.
 func (t *translator) unusedRepos() {
+	if !slices.ContainsFunc(t.m.Steps, func(s *importer.Step) bool { return s.Out.Helm != nil && s.Out.Helm.Repo != "" }) {
+		// helm repo update with no step installing from a repository
+		// (trial 46zw's N3: folded into a release not carried)
+		for _, at := range t.repoUpdates {
+			if i := slices.IndexFunc(t.m.Commands, func(c importer.Command) bool { return c.Loc == at && c.Fate == importer.FateFolded }); i >= 0 {
+				t.m.Commands[i].Fate, t.m.Commands[i].Why = importer.FateReadOnly, "no step installs from a helm repository: it changes only helm's local index"
+			}
+		}
+	}
 	for _, r := range t.repoAdds {
 		if slices.ContainsFunc(t.m.Steps, func(s *importer.Step) bool { return s.Out.Helm != nil && s.Out.Helm.Repo == r.url }) {
 			continue

@@ -155,6 +155,7 @@ func (t *translator) helmRepo(x *cmd, f flags) {
 	}
 	if len(f.pos) >= 2 && (f.pos[1] == "update" || f.pos[1] == "up") {
 		t.account(x.stmt, importer.FateFolded, "", "khook reads the repository's index when a step installs from it")
+		t.repoUpdates = append(t.repoUpdates, t.loc(x.stmt))
 		return
 	}
 	t.account(x.stmt, importer.FateReadOnly, "", "it changes only helm's local repository list")

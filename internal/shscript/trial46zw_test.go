@@ -108,3 +108,12 @@ func TestSopsProcessSubstitution(t *testing.T) {
 		t.Errorf("line 3 %q\n%s", fateAt(res.Model, 3), spec)
 	}
 }
+
+// 46zw N3: helm repo update where no step installs from a repository is
+// read-only, not folded into nothing.
+func TestRepoUpdateWithNoRepositoryStep(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nhelm repo add x https://charts.example.com\nhelm repo update\nhelm install a x/app --set \"k=$(date)-$(hostname)\"\nkubectl create namespace y\n"})
+	if fateAt(res.Model, 3) != "read-only" {
+		t.Errorf("line 3 %q", fateAt(res.Model, 3))
+	}
+}

@@ -102,6 +102,7 @@ type translator struct {
 	secretKeys  map[string]importer.OutKeyRef // variables read from a key of a cluster Secret (secretkeys.go)
 	unrunPods   map[string]importer.Loc       // pods a kubectl run that is not carried starts, by name
 	strayDoc    bool                          // lines of a here-document a mistyped << left as commands follow (halts.go)
+	repoUpdates []importer.Loc                // helm repo updates folded into the steps that install from a repository
 	repoAdds    []repoAdd                     // helm repo adds folded into the steps that install from them
 	halts       []halt                        // a command after which bash runs nothing more (halts.go)
 	bg          int                           // > 0 walking a statement run in the background (cmd &)
