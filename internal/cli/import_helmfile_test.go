@@ -211,7 +211,7 @@ func TestImportHelmfileRunsValidateCheck(t *testing.T) {
 	if code := Run(context.Background(), []string{"import", "helmfile", "--out", "khook.yaml", "helmfile.yaml"}, ios); code != 1 {
 		t.Fatalf("import: exit %d, want 1\n%s", code, errOut)
 	}
-	want := "helmfile.yaml:2: not carried over: release prometheus: chart ./prometheus renders clusterrole.rbac.authorization.k8s.io/prometheus-server: rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in v1.22"
+	want := "helmfile.yaml:2: not carried over: release prometheus: khook validate refuses it: chart ./prometheus renders clusterrole.rbac.authorization.k8s.io/prometheus-server: rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in v1.22"
 	if !strings.Contains(errOut.String(), want) || !strings.Contains(errOut.String(), "the helmfile's own install fails on a current cluster too: update the chart and import again") {
 		t.Errorf("stderr lacks %q:\n%s", want, errOut)
 	}

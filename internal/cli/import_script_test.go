@@ -110,10 +110,10 @@ func TestImportScriptRunsValidateCheck(t *testing.T) {
 		t.Fatalf("import: exit %d, want 1\n%s", code, errOut)
 	}
 	for _, want := range []string{
-		"install.sh:2: not carried over: helm upgrade --install prometheus ./prometheus -n monitoring: chart ./prometheus renders clusterrole.rbac.authorization.k8s.io/prometheus-server: " +
+		"install.sh:2: not carried over: helm upgrade --install prometheus ./prometheus -n monitoring: khook validate refuses it: chart ./prometheus renders clusterrole.rbac.authorization.k8s.io/prometheus-server: " +
 			"rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in v1.22: use rbac.authorization.k8s.io/v1",
-		"which khook validate refuses; the script's own install fails on a current cluster too: update the chart and import again\n",
-		"install.sh:3: not carried over: kubectl apply -k crds: kustomization ./crds renders customresourcedefinition.apiextensions.k8s.io/redis.k8s.example.com: apiextensions.k8s.io/v1beta1 CustomResourceDefinition was removed in v1.22",
+		"(Kubernetes v1.36); the script's own install fails on a current cluster too: update the chart and import again\n",
+		"install.sh:3: not carried over: kubectl apply -k crds: khook validate refuses it: kustomization ./crds renders customresourcedefinition.apiextensions.k8s.io/redis.k8s.example.com: apiextensions.k8s.io/v1beta1 CustomResourceDefinition was removed in v1.22",
 		"install.sh:4: warning: step apply-env-name: khook validate finds, with stand-in values for ENV_NAME: manifests[0]: cannot read manifest file ./manifests/x.yaml",
 	} {
 		if !strings.Contains(errOut.String(), want) {

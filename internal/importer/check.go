@@ -148,7 +148,10 @@ func CheckWhy(m *Model, i int, p Problem, more int) string {
 	case src != nil:
 		what, fix = "the manifest it applies holds", "the manifest"
 	}
-	why := what + " " + p.Message + ", which khook validate refuses"
+	// khook validate's refusal first: the message may end in its own
+	// advice ("vendor the base locally"), which a clause after it blurred
+	// (trial 46zw's N7: "…locally, which khook validate refuses")
+	why := "khook validate refuses it: " + what + " " + p.Message
 	if more > 0 {
 		why += " (and " + words.Count(more, "more problem", "more problems") + ")"
 	}

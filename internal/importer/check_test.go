@@ -85,7 +85,7 @@ func TestWriteCheckedDropsWhatValidateRefuses(t *testing.T) {
 	if strings.Contains(string(doc), "name: removed") || !strings.Contains(string(doc), "name: uses-req") || !strings.Contains(string(doc), "name: fine") {
 		t.Errorf("spec:\n%s", doc)
 	}
-	want := "the manifest it applies holds old.example/v1beta1 Old was removed in v1.22: use old.example/v1, which khook validate refuses; the script's own apply fails on a current cluster too: update the manifest and import again"
+	want := "khook validate refuses it: the manifest it applies holds old.example/v1beta1 Old was removed in v1.22: use old.example/v1; the script's own apply fails on a current cluster too: update the manifest and import again"
 	if len(m.NotCarried) != 2 || !strings.HasSuffix(m.NotCarried[0].Why, want) {
 		t.Errorf("not carried %v, want %q", m.NotCarried, want)
 	}
