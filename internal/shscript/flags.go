@@ -95,7 +95,7 @@ var helmValued = set("n", "namespace", "version", "repo", "f", "values", "set", 
 	"d", "destination", "untardir", "kube-tls-server-name", "output-dir", "api-versions", "kube-version", "show-only", "s") // pull: -d DIR; template: --output-dir DIR, -s FILE
 
 var kubectlValued = set("restart", "env", "overrides", "image-pull-policy", "port", "pod-running-timeout", "n", "namespace", "f", "filename", "k", "kustomize", "l", "selector", "o", "output", "context", "kubeconfig",
-	"for", "timeout", "p", "patch", "type", "patch-file", "field-selector", "from-literal", "from-file", "from-env-file",
+	"for", "timeout", "p", "patch", "type", "patch-file", "subresource", "field-selector", "from-literal", "from-file", "from-env-file",
 	"docker-server", "docker-username", "docker-password", "docker-email", "cert", "key", "clusterrole", "role", "serviceaccount",
 	"user", "group", "field-manager", "replicas", "image", "c", "container", "grace-period", "cascade", "request-timeout",
 	"s", "server", "token", "as", "cluster", "sort-by", "template", "verb", "resource", "resource-name", "non-resource-url", "tcp", "node-port", "clusterip")

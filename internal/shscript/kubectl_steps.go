@@ -163,6 +163,12 @@ func (t *translator) kRollout(x *cmd, f flags) {
 }
 
 func (t *translator) kPatch(x *cmd, f flags) {
+	if sub := f.get("subresource"); sub != "" {
+		// --subresource=status: the server drops status sent to the object
+		// itself, so a patch: step would change nothing (trial 46zy's D1)
+		t.account(x.stmt, importer.FateNotCarried, "", "khook's patch: step patches the object, not its "+sub+" subresource, where the server would drop the change: do it by hand, or in a job: step that runs kubectl")
+		return
+	}
 	tg, ok := target(f.pos[1:])
 	text := f.get("p", "patch")
 	if pf := f.get("patch-file"); pf != "" {

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,6 +78,10 @@ type knownEnv struct {
 func (e *knownEnv) Get(name string) expand.Variable {
 	if _, set := e.t.vars[name]; name == "IFS" && !set {
 		return expand.Variable{Set: true, Kind: expand.String, Str: " \t\n"} // bash's own
+	}
+	if v := e.t.vars[name]; v != nil && v.decl == nil && v.array && v.val == "" && !slices.ContainsFunc(v.list, func(s string) bool { return strings.Contains(s, "${") }) {
+		// ${#A[@]}, ${A[@]:1}: the array the script built (trial 46zy's D3)
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: slices.Clone(v.list)}
 	}
 	val, set, ok := e.t.knownValue(name)
 	if !ok {

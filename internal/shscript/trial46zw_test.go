@@ -117,3 +117,22 @@ func TestRepoUpdateWithNoRepositoryStep(t *testing.T) {
 		t.Errorf("line 3 %q", fateAt(res.Model, 3))
 	}
 }
+
+// 46zy D1, D3, D4: kubectl patch --subresource=status is not carried (a
+// patch of the object would change nothing); ${A[1]} and ${#A[@]} of an
+// array the script builds from its arguments; a plain literal after a
+// command that read a file is no secret.
+func TestTrial46zy(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nkubectl patch node n1 --subresource status --type=json -p='[{\"op\":\"add\",\"path\":\"/status/capacity/x\",\"value\":\"1\"}]'\n"})
+	if fateAt(res.Model, 2) != "not carried" {
+		t.Errorf("subresource: %q", fateAt(res.Model, 2))
+	}
+	res = importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nP=()\nfor a in \"$@\"; do P+=(\"$a\"); done\nif [[ ${#P[@]} -ge 2 ]]; then NS=\"${P[1]}\"; fi\nif [[ -z \"$NS\" ]]; then exit 1; fi\nkubectl create namespace \"$NS\"\n"}, "alice", "dev")
+	if !strings.Contains(string(res.Spec), "name: dev\n") {
+		t.Errorf("array index:\n%s", res.Spec)
+	}
+	res = importScript(t, map[string]string{"install.sh": "#!/bin/bash\nK=token\nkubectl -n cm create secret generic cf --from-literal=$K=$(cat \"$HOME/.cf\")\nNS=gateway\nkubectl create namespace \"$NS\"\n"})
+	if !strings.Contains(string(res.Spec), "name: gateway\n") {
+		t.Errorf("literal after a file read:\n%s", res.Spec)
+	}
+}

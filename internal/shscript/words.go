@@ -357,8 +357,26 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 		if v.decl != nil {
 			return t.ref(v.decl), true, ""
 		}
-		if v.array && len(v.list) > 0 && v.val == "" {
-			return v.list[0], true, ""
+		if v.array && v.val == "" {
+			// ${A[1]}, ${#A[@]}, ${A[@]} of an array known at import (trial
+			// 46zy's D3: POSITIONAL_ARGS[1] read as its first element)
+			idx := ""
+			if pe.Index != nil {
+				idx, _, _ = t.eval(&syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: strings.TrimSpace(t.text(pe.Index))}}})
+			}
+			switch n, err := strconv.Atoi(idx); {
+			case pe.Length && (idx == "@" || idx == "*"):
+				return strconv.Itoa(len(v.list)), true, ""
+			case idx == "@" || idx == "*":
+				return t.withExp(pe, strings.Join(v.list, " "), len(v.list) > 0)
+			case err == nil && n >= 0:
+				if n < len(v.list) {
+					return t.withExp(pe, v.list[n], true)
+				}
+				return t.withExp(pe, "", false)
+			case len(v.list) > 0 && pe.Index == nil:
+				return v.list[0], true, ""
+			}
 		}
 		return t.withExp(pe, v.val, true)
 	}
@@ -546,6 +564,7 @@ func (t *translator) assign(a *syntax.Assign) {
 	if name == "KUBECONFIG" {
 		t.info(a, "KUBECONFIG="+t.text(a.Value), ownKubeconfig)
 	}
+	t.fromFileSecrets, t.generated, t.computedSecret = false, false, false // what this value reads, not a command before it (46zy's D4)
 	val, ok, why := t.eval(a.Value)
 	fromFile, generated, computed := t.fromFileSecrets, t.generated, t.computedSecret
 	t.fromFileSecrets, t.generated, t.computedSecret = false, false, false
