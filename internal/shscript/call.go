@@ -584,6 +584,7 @@ func (t *translator) madeByRedirect(x *cmd, name string) {
 	for _, r := range x.stmt.Redirs {
 		if r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
 			if p, ok, _ := t.eval(r.Word); ok && !strings.Contains(p, "${") && p != "/dev/null" {
+				t.overwritten(p, x)
 				t.changed(p, x)
 				t.made = append(t.made, made{path: t.abs(p), at: t.loc(x.stmt), name: name})
 			}

@@ -396,6 +396,12 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 	}
 	abs := t.abs(p)
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		if b, err := os.ReadFile(abs); err == nil && strings.TrimSpace(string(b)) == "" {
+			// a committed empty file (what a command the script runs
+			// would write: trial 46zz's D1): kubectl finds no object
+			t.account(x.stmt, importer.FateNotCarried, "", p+" is empty at import, so kubectl fails there (no objects passed to apply): commit the manifests it should hold")
+			return nil, false
+		}
 		return []importer.OutSource{{File: t.specPath(p)}}, true
 	}
 	var files []string

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -134,5 +135,19 @@ func TestTrial46zy(t *testing.T) {
 	res = importScript(t, map[string]string{"install.sh": "#!/bin/bash\nK=token\nkubectl -n cm create secret generic cf --from-literal=$K=$(cat \"$HOME/.cf\")\nNS=gateway\nkubectl create namespace \"$NS\"\n"})
 	if !strings.Contains(string(res.Spec), "name: gateway\n") {
 		t.Errorf("literal after a file read:\n%s", res.Spec)
+	}
+}
+
+// 46zz D1: a committed file a command khook does not run writes over
+// (docker run … > secret.json) is not what the apply after it reads; a
+// committed empty file holds no object kubectl could apply.
+func TestOverwrittenAndEmptyFiles(t *testing.T) {
+	res := importScript(t, map[string]string{"secret.json": "", "install.sh": "#!/bin/bash\nset -e\ndocker run --rm example/gen -o json > secret.json\nkubectl create -f secret.json -n demo\n"})
+	if nc := fmt.Sprint(res.Model.NotCarried); fateAt(res.Model, 4) != "not carried" || !strings.Contains(nc, "written by the script at install.sh:3") {
+		t.Errorf("overwritten: %s", nc)
+	}
+	res = importScript(t, map[string]string{"secret.json": "\n", "install.sh": "#!/bin/bash\nkubectl create namespace demo\nkubectl create -f secret.json -n demo\n"})
+	if nc := fmt.Sprint(res.Model.NotCarried); !strings.Contains(nc, "secret.json is empty at import") {
+		t.Errorf("empty: %s", nc)
 	}
 }

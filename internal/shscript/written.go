@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -283,9 +284,23 @@ func (t *translator) redirected(x *cmd) {
 	for _, r := range x.stmt.Redirs {
 		if r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
 			if p, ok, _ := t.eval(r.Word); ok {
+				t.overwritten(p, x)
 				t.changed(p, x)
 			}
 		}
+	}
+}
+
+// overwritten: a command khook does not run writes over a committed file
+// (docker run … &> secret.json): what a step reads after it is the run's
+// text, not the commit's (trial 46zz's D1: an empty committed file applied).
+func (t *translator) overwritten(p string, x *cmd) {
+	key := t.writeKey(p)
+	if t.wrote[key] != nil || strings.Contains(key, "${") || strings.HasPrefix(p, "/dev/") {
+		return
+	}
+	if st, err := os.Stat(key); err == nil && st.Mode().IsRegular() {
+		t.wrote[key] = &written{at: t.loc(x.stmt), read: true, why: "written over by " + x.args[0] + " at " + t.loc(x.stmt).String() + ", which khook does not run, so the committed file is not what it reads"}
 	}
 }
 
