@@ -44,8 +44,12 @@ func (t *translator) findFiles(cs *syntax.CmdSubst) (string, bool) {
 		g, ok := st.Cmd.(*syntax.CallExpr)
 		switch {
 		case ok && len(g.Args) == 1 && lit(g.Args[0]) == "sort":
-		case ok && len(g.Args) == 3 && lit(g.Args[0]) == "grep" && lit(g.Args[1]) == "-v" && lit(g.Args[2]) != "":
-			drop = append(drop, lit(g.Args[2]))
+		case ok && len(g.Args) == 3 && lit(g.Args[0]) == "grep" && lit(g.Args[1]) == "-v":
+			w, wok, _ := t.eval(g.Args[2]) // grep -v "$NAMESPACE_FILE"
+			if !wok || w == "" || strings.Contains(w, "${") {
+				return "", false
+			}
+			drop = append(drop, w)
 		default:
 			return "", false
 		}
@@ -67,12 +71,14 @@ func (t *translator) findList(args []string) ([]string, bool) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return nil, false
 	}
-	root, pattern, depth := args[0], "", -1
+	root, depth := args[0], -1
+	var patterns []string // -name A -o -name B: either
 	for i := 1; i < len(args); i++ {
 		switch {
 		case (args[i] == "-name" || args[i] == "-iname") && i+1 < len(args):
-			pattern = args[i+1]
+			patterns = append(patterns, args[i+1])
 			i++
+		case (args[i] == "-o" || args[i] == "-or") && len(patterns) > 0, args[i] == "(" || args[i] == ")":
 		case args[i] == "-type" && i+1 < len(args) && args[i+1] == "f":
 			i++
 		case args[i] == "-maxdepth" && i+1 < len(args):
@@ -102,7 +108,7 @@ func (t *translator) findList(args []string) ([]string, bool) {
 			}
 			return nil
 		}
-		if ok, _ := path.Match(pattern, d.Name()); pattern != "" && !ok {
+		if len(patterns) > 0 && !slices.ContainsFunc(patterns, func(p string) bool { ok, _ := path.Match(p, d.Name()); return ok }) {
 			return nil
 		}
 		out = append(out, path.Join(root, filepath.ToSlash(rel)))

@@ -36,7 +36,7 @@ func TestLoopOverFindApplies(t *testing.T) {
 	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
 	res := importScript(t, map[string]string{"k8s/resources/namespace.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n",
 		"k8s/resources/a.yaml": strings.Replace(cm, "%s", "a", 1), "k8s/resources/b.yaml": strings.Replace(cm, "%s", "b", 1), "scripts/x.txt": "",
-		"install.sh": "#!/bin/bash\nset -e\nD=k8s/resources\nkubectl apply -f \"$D/namespace.yaml\"\nfor r in $(find \"$D\" -name \"*.yaml\" | grep -v namespace.yaml | sort); do\n  kubectl apply -n app -f \"$r\"\ndone\n"})
+		"install.sh": "#!/bin/bash\nset -e\nD=k8s/resources\nNSF=namespace.yaml\nkubectl apply -f \"$D/namespace.yaml\"\nfor r in $(find \"$D\" -name \"*.yaml\" -o -name \"*.yml\" | grep -v \"$NSF\" | sort); do\n  kubectl apply -n app -f \"$r\"\ndone\n"})
 	if n := len(res.Model.Steps); n != 3 || len(res.Model.NotCarried) != 0 {
 		t.Errorf("%d steps, not carried %v\n%s", n, res.Model.NotCarried, res.Spec)
 	}
