@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
@@ -35,6 +36,16 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	}
 	if !known && t.rolloutEach(it, c.Do) {
 		return
+	}
+	if d, v, ok := t.defaultItems(it); !known && ok {
+		// for ns in ${NADS//,/ } of NADS="${NADS:-a,b}": the default's
+		// items, under when: it is the default (trial 46zy's D2: the
+		// body carried once over a required loop variable)
+		t.info(s, t.text(s), "the loop runs over $"+v.Name+"'s default ("+*v.Default+"): its steps are carried for that list, under when: "+v.Name+" is its default; a run that sets "+v.Name+" otherwise runs none of them (write those by hand)")
+		n := len(t.when)
+		t.when = append(t.when, "vars.get("+strconv.Quote(v.Name)+", "+strconv.Quote(*v.Default)+") == "+strconv.Quote(*v.Default))
+		defer func() { t.when = t.when[:n] }()
+		items, known = d, true
 	}
 	if !known {
 		before := len(t.m.Steps)
@@ -207,6 +218,35 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 		}
 		t.pollCompare(s, cond)
 	}
+}
+
+// defaultItems are the words of a loop's list that is one khook variable
+// with a default ($L, ${L//,/ }): the default's, as bash splits them.
+func (t *translator) defaultItems(it *syntax.WordIter) ([]string, *importer.Var, bool) {
+	if len(it.Items) != 1 || len(it.Items[0].Parts) != 1 {
+		return nil, nil, false
+	}
+	pe, quoted := paramOf(it.Items[0].Parts[0])
+	if pe == nil || pe.Param == nil || quoted || pe.Index != nil || pe.Length || pe.Slice != nil || pe.Exp != nil || pe.Excl {
+		return nil, nil, false
+	}
+	v := t.m.Var(pe.Param.Value)
+	if v == nil || v.Secret || v.Default == nil || strings.Contains(*v.Default, "${") {
+		return nil, nil, false
+	}
+	val := *v.Default
+	if pe.Repl != nil {
+		s, err := expand.Literal(&expand.Config{Env: expand.ListEnviron(pe.Param.Value + "=" + val)}, &syntax.Word{Parts: []syntax.WordPart{pe}})
+		if err != nil {
+			return nil, nil, false
+		}
+		val = s
+	}
+	items := strings.Fields(val)
+	if len(items) == 0 || len(items) > maxAlts {
+		return nil, nil, false
+	}
+	return items, v, true
 }
 
 // retryPoll is a for loop that polls with a check and breaks when it

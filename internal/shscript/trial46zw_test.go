@@ -151,3 +151,13 @@ func TestOverwrittenAndEmptyFiles(t *testing.T) {
 		t.Errorf("empty: %s", nc)
 	}
 }
+
+// 46zy D2: for nad in ${NADS//,/ } over NADS="${NADS:-a,b}" runs the
+// default's items, each under when: NADS is its default, said.
+func TestLoopOverAVariablesDefault(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nNADS=\"${NADS:-a,b}\"\nfor nad in ${NADS//,/ }; do\n  kubectl create namespace \"$nad\"\ndone\n"})
+	spec := string(res.Spec)
+	if len(res.Model.Steps) != 2 || strings.Count(spec, "when: vars.get(\"NADS\", \"a,b\") == \"a,b\"") != 2 || !strings.Contains(spec, "name: namespace-b") {
+		t.Errorf("spec:\n%s", spec)
+	}
+}
