@@ -83,8 +83,8 @@ func (t *translator) downloads(x *cmd, name string) bool {
 		return false
 	}
 	key, url := t.downloadTarget(x)
-	if key == "" || !manifestURL.MatchString(url) {
-		return false
+	if key == "" || !manifestURL.MatchString(url) || importer.URLCredentials(url) {
+		return false // a URL with user:password@ never goes into the spec
 	}
 	t.recordMade(x, name) // an apply of it edited says who makes it
 	note := t.noteAt(x.stmt, t.text(x.stmt), "khook runs no shell commands; "+whatToDo(name, x.args[1:]))

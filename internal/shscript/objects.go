@@ -350,7 +350,8 @@ func secretFile(name string, b []byte) string {
 }
 
 // placeholder is a value that stands for one to give (insert-your-token-here).
-var placeholder = regexp.MustCompile(`(?i)your[-_]|[-_]here$|^changeme$|^change[-_]me$|placeholder|^x{3,}$|^dummy`)
+// Narrow on purpose: a value it takes for one is copied into the spec.
+var placeholder = regexp.MustCompile(`(?i)^(insert|enter|put|replace)[-_].*[-_]here$|^changeme$|^change[-_]me$|^<?placeholder>?$|^x{3,}$`)
 
 // credentialPair is key: value or "key": "value" (YAML, JSON, an env file).
 var credentialPair = regexp.MustCompile(`(?m)["']?([A-Za-z_][A-Za-z0-9_.-]*)["']?\s*[:=]\s*["']?([^"'\s,{}\[\]#]{4,})`)

@@ -161,3 +161,16 @@ func TestLoopOverAVariablesDefault(t *testing.T) {
 		t.Errorf("spec:\n%s", spec)
 	}
 }
+
+// Re-reading the change: a download URL with credentials never becomes
+// the spec's url:, and a value merely starting "your-" is no placeholder.
+func TestDownloadWithCredentialsAndPlaceholders(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nwget https://bob:S3cretPw9@example.com/x.yaml\nkubectl apply -n a -f x.yaml\n"})
+	if strings.Contains(string(res.Spec), "S3cretPw9") || strings.Contains(fmt.Sprint(res.Model.NotCarried, res.Model.Info), "S3cretPw9") {
+		t.Errorf("credentials written:\n%s", res.Spec)
+	}
+	res = importScript(t, map[string]string{"cfg.yaml": "password: your_real_pw_123\n", "install.sh": "#!/bin/bash\nset -e\nkubectl create namespace a\nkubectl create configmap c -n a --from-file=cfg.yaml\n"})
+	if strings.Contains(string(res.Spec), "your_real_pw_123") {
+		t.Errorf("a credential taken for a placeholder:\n%s", res.Spec)
+	}
+}
