@@ -762,7 +762,7 @@ func (t *translator) test(x syntax.TestExpr) (string, *bool, bool) {
 			if !ok {
 				return "", nil, false
 			}
-			return t.fileTest(map[syntax.UnTestOperator]string{syntax.TsRegFile: "-f", syntax.TsDirect: "-d"}[e.Op], w)
+			return t.fileTest(map[syntax.UnTestOperator]string{syntax.TsRegFile: "-f", syntax.TsDirect: "-d", syntax.TsExists: "-e"}[e.Op], w)
 		case syntax.TsNempStr, syntax.TsEmpStr:
 			w, ok := e.X.(*syntax.Word)
 			if !ok {
@@ -1130,6 +1130,12 @@ func (t *translator) fileTest(op string, w *syntax.Word) (string, *bool, bool) {
 	}
 	if !ok || strings.Contains(p, "${") {
 		return "", nil, false
+	}
+	if w := t.wrote[t.writeKey(p)]; w != nil && w.sure {
+		// helm template --output-dir /tmp/m || helm template > /tmp/m.yaml,
+		// then if [[ -d /tmp/m ]]: the script made it (46zx's D2)
+		v := op != "-f" && op != "-d" || (op == "-d") == w.outDir
+		return "", &v, true
 	}
 	if t.cwdUnknown != "" && !filepath.IsAbs(p) {
 		// after cd "$TEMP_DIR" (a clone the run makes): a path there is

@@ -91,6 +91,24 @@ func TestTemplateOutputDirApply(t *testing.T) {
 	}
 }
 
+// 46zx D2: a file or directory the script writes on every path it takes
+// is there when a later test looks: [[ -d DIR ]] after helm template
+// --output-dir DIR holds, and the || fallback's file is not asked for.
+func TestTestOfAPathTheScriptWrote(t *testing.T) {
+	res := importScript(t, map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: demo\nversion: 1.0.0\n", "install.sh": `#!/bin/bash
+set -euo pipefail
+helm template demo ./chart -n demo --output-dir /tmp/demo-out 2>/dev/null || helm template demo ./chart -n demo > /tmp/demo-out.yaml
+if [[ -d /tmp/demo-out ]]; then
+  kubectl apply -R -f /tmp/demo-out -n demo
+elif [[ -f /tmp/demo-out.yaml ]]; then
+  kubectl apply -f /tmp/demo-out.yaml -n demo
+fi
+`})
+	if len(res.Model.Steps) != 1 || res.Model.Steps[0].Out.Helm == nil || res.Model.Steps[0].Out.When != "" || len(res.Model.Vars) != 0 || len(res.Model.NotCarried) != 0 {
+		t.Errorf("vars %v, not carried %v\n%s", res.Model.Vars, res.Model.NotCarried, res.Spec)
+	}
+}
+
 // 46zx D3: a here-document whose line is a variable the script computes
 // (yq's YAML) is an object only the run knows: named so, not "fix the
 // manifest".

@@ -21,6 +21,9 @@ type written struct {
 	tmpl      *cmd
 	tmplFlags flags
 	outDir    bool // helm template --output-dir: the manifests under the directory
+	// sure: written wherever the script reaches the line (no branch, no
+	// fallback), so a test of the path after it holds (46zx's D2)
+	sure bool
 
 	text  string
 	known bool
@@ -236,7 +239,7 @@ func (t *translator) renders(x *cmd, f flags) bool {
 	if key == "" {
 		return false
 	}
-	t.wrote[key] = &written{tmpl: x, tmplFlags: f, at: t.loc(x.stmt), outDir: dir}
+	t.wrote[key] = &written{tmpl: x, tmplFlags: f, at: t.loc(x.stmt), outDir: dir, sure: t.unconditional()}
 	return true
 }
 
@@ -308,6 +311,7 @@ func (t *translator) overwritten(p string, x *cmd) {
 // or under a when:, has a text only the run knows.
 func (t *translator) undecidedWrite(w *written) *written {
 	if t.undecidedDepth == 0 && len(t.when) == 0 {
+		w.sure = t.cond == 0
 		return w
 	}
 	if t.undecidedDepth == 0 && w.known {
@@ -317,4 +321,9 @@ func (t *translator) undecidedWrite(w *written) *written {
 	}
 	w.known, w.edited, w.why = false, true, "written under a condition only the run decides"
 	return w
+}
+
+// unconditional: the line runs wherever the script gets to it.
+func (t *translator) unconditional() bool {
+	return t.cond == 0 && t.undecidedDepth == 0 && len(t.when) == 0
 }
