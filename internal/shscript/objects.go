@@ -299,18 +299,18 @@ func (t *translator) configData(x *cmd, f flags, name string) (map[string]any, b
 				}
 				continue
 			}
+			if fl.name == "from-file" {
+				v, ok := t.configFile(x, name, p)
+				if !ok {
+					return nil, false
+				}
+				data[k] = v
+				continue
+			}
 			b, err := os.ReadFile(t.abs(p))
 			if err != nil {
 				t.account(x.stmt, importer.FateNotCarried, "", "its file "+p+" cannot be read at import")
 				return nil, false
-			}
-			if fl.name == "from-file" {
-				if why := secretFile(filepath.Base(p), b); why != "" {
-					t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", "+why+": khook never copies a secret file's content into the spec; make it a Secret from secret variables")
-					return nil, false
-				}
-				data[k] = literalText(string(b)) // k6's `user_${__VU}` stays the file's
-				continue
 			}
 			sc := bufio.NewScanner(bytes.NewReader(b))
 			for sc.Scan() {
@@ -362,33 +362,68 @@ var configKey = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
 // configDir is --from-file=DIR as kubectl reads it: a key per regular
 // file directly in DIR, named by the file (other entries and names that
 // are no key left out), its text the value (trial 46zd's D5, an Ethereum
-// network's genesis/).
+// network's genesis/); a file the script copies or edits there before is
+// its text then (46zx's D4).
 func (t *translator) configDir(x *cmd, name, dir string, data map[string]any) bool {
 	entries, err := os.ReadDir(t.abs(dir))
 	if err != nil {
 		t.account(x.stmt, importer.FateNotCarried, "", "its folder "+dir+" cannot be read at import")
 		return false
 	}
+	var names []string
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !configKey.MatchString(e.Name()) {
+		if e.Type().IsRegular() {
+			names = append(names, e.Name())
+		}
+	}
+	for key := range t.wrote {
+		if filepath.Dir(key) == t.abs(dir) && !slices.Contains(names, filepath.Base(key)) {
+			names = append(names, filepath.Base(key))
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if !configKey.MatchString(n) {
 			continue
 		}
-		p := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(t.abs(p))
-		switch {
-		case err != nil:
-			t.account(x.stmt, importer.FateNotCarried, "", "its file "+p+" cannot be read at import")
-			return false
-		case secretFile(e.Name(), b) != "":
-			t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", "+secretFile(e.Name(), b)+": khook never copies a secret file's content into the spec; make it a Secret from secret variables")
-			return false
-		case !utf8.Valid(b):
-			t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", a binary file (kubectl's binaryData): write the ConfigMap as a manifest")
+		v, ok := t.configFile(x, name, filepath.Join(dir, n))
+		if !ok {
 			return false
 		}
-		data[e.Name()] = literalText(string(b))
+		data[n] = v
 	}
 	return true
+}
+
+// configFile is the text --from-file takes from p: the script's own
+// (cp, sed -i, a here-document before it) or the committed file's; false,
+// said, when it is unknown, unreadable, binary or a secret.
+func (t *translator) configFile(x *cmd, name, p string) (string, bool) {
+	text, raw := "", true
+	if w, ok, known := t.readWritten(x, p); ok {
+		if !known {
+			return "", false // said there
+		}
+		text, raw = w, false
+	} else {
+		b, err := os.ReadFile(t.abs(p))
+		if err != nil {
+			t.account(x.stmt, importer.FateNotCarried, "", "its file "+p+" cannot be read at import")
+			return "", false
+		}
+		text = string(b)
+	}
+	switch why := secretFile(filepath.Base(p), []byte(text)); {
+	case why != "":
+		t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", "+why+": khook never copies a secret file's content into the spec; make it a Secret from secret variables")
+		return "", false
+	case !utf8.ValidString(text):
+		t.account(x.stmt, importer.FateNotCarried, "", "ConfigMap "+name+" from "+p+", a binary file (kubectl's binaryData): write the ConfigMap as a manifest")
+		return "", false
+	case raw:
+		return literalText(text), true // k6's `user_${__VU}` stays the file's
+	}
+	return text, true
 }
 
 func (t *translator) binding(x *cmd, f flags, obj map[string]any) bool {

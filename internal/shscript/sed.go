@@ -36,6 +36,9 @@ func unmarkRefs(s string, raw bool) string {
 	return markedRef.ReplaceAllString(s, "$${${1}}")
 }
 
+// cpShort is cp's short options that change nothing of the text.
+var cpShort = regexp.MustCompile(`^-[fvprRa]+$`)
+
 // copies is cp SRC DST of one file the repository has: DST's text is
 // SRC's (a directory DST takes SRC's name in it). false when it is not
 // such a copy (a directory, an unknown path).
@@ -44,9 +47,11 @@ func (t *translator) copies(x *cmd) bool {
 	recursive := false
 	for _, a := range x.args[1:] {
 		switch {
-		case a == "-f" || a == "--force" || a == "-v":
-		case a == "-r" || a == "-R" || a == "-a" || a == "--recursive" || a == "-rf" || a == "-Rf" || a == "-fR" || a == "-fr":
+		case a == "--force" || a == "--preserve" || a == "--verbose":
+		case a == "--recursive" || a == "--archive":
 			recursive = true
+		case cpShort.MatchString(a): // -p keeps modes and times, not the text (46zx's D4: cp f -p dir/)
+			recursive = recursive || strings.ContainsAny(a, "rRa")
 		case strings.HasPrefix(a, "-"):
 			return false
 		default:

@@ -109,6 +109,22 @@ fi
 	}
 }
 
+// 46zx D4: a ConfigMap --from-file of a folder takes the files the script
+// copied or edited there before (sed -i, then cp f -p dir/), as bash's
+// kubectl finds them.
+func TestConfigMapFromAFolderTheScriptFilled(t *testing.T) {
+	res := importScript(t, map[string]string{"config/router/router.yaml": "image: router:latest\n", "config/manifests/svc.yaml": "port: 80\n", "install.sh": `#!/bin/bash
+set -e
+sed -i "s|:latest|:v2|g" config/router/router.yaml
+cp config/router/router.yaml -p config/manifests/
+kubectl create configmap bundle -n demo --from-file config/manifests
+`})
+	spec := string(res.Spec)
+	if !strings.Contains(spec, "router.yaml: |") || !strings.Contains(spec, "image: router:v2") || !strings.Contains(spec, "port: 80") || len(res.Model.NotCarried) != 0 {
+		t.Errorf("not carried %v\n%s", res.Model.NotCarried, spec)
+	}
+}
+
 // 46zx D3: a here-document whose line is a variable the script computes
 // (yq's YAML) is an object only the run knows: named so, not "fix the
 // manifest".
