@@ -177,7 +177,7 @@ func newTranslator(file string, opts Options) (*translator, error) {
 	t := &translator{
 		runDir: runDir, specDir: specDir, cwd: runDir,
 		vars: map[string]*shVar{}, funcs: map[string]*function{}, repos: map[string]string{}, repoAuth: map[string]*importer.OutAuth{}, ctxVars: map[string]bool{}, clusterVals: map[string]bool{}, registries: map[string]*importer.OutAuth{}, wrote: map[string]*written{},
-		keys: map[string]string{}, depUpdate: map[string]bool{}, names: map[string]bool{}, substSeen: map[string]bool{}, pods: map[string]podPick{},
+		keys: map[string]string{}, depUpdate: map[string]bool{}, names: map[string]bool{}, ends: map[*importer.OutStep]bool{}, substSeen: map[string]bool{}, pods: map[string]podPick{},
 		tested: map[*syntax.CallExpr]bool{}, secretKeys: map[string]importer.OutKeyRef{},
 	}
 	name := opts.Name

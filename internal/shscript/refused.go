@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/words"
 )
 
 // writeValid writes the model and checks it as `khook validate` would:
@@ -48,6 +49,10 @@ func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by
 			m.Info = append(m.Info, importer.Note{Loc: m.Steps[i].From, What: "step " + m.Steps[i].Out.Name, Why: t.masked(importer.StandInWhy(m, i, p))})
 		case by == importer.Validating:
 			refused[i] = importer.CheckWhy(m, i, p, count[i]-1)
+			if after := len(m.Steps) - 1 - i; t.ends[m.Steps[i].Out] && after > 0 && strings.Contains(p.Message, " was removed in ") {
+				// 46zz's N1: the steps after it are carried, bash never gets there
+				refused[i] += "; under set -e bash ends there on such a cluster, so it never gets to the " + words.Count(after, "step", "steps") + " this spec carries after it"
+			}
 		default:
 			field := strings.TrimPrefix(p.Path, fmt.Sprintf("steps.%d.", i))
 			refused[i] = "khook's spec refuses the step made of it (" + field + ": " + strings.TrimPrefix(p.Message, p.Path+": ") + "); write this step by hand"

@@ -76,6 +76,7 @@ type translator struct {
 	errexit         bool                          // set -e is on where the walk is
 	nounset         bool                          // set -u: an unset variable stops the script
 	carriesOn       bool                          // a step was made where set -e was off
+	ends            map[*importer.OutStep]bool    // a step whose failure ends bash's run (set -e, no test around it)
 	splitting       int                           // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
 	cluster         clusters
 	callers         []caller // the calls of the functions being walked, innermost last
@@ -356,6 +357,9 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 		t.failureIgnored(n, "no set -e", t.m.Steps[len(t.m.Steps)-1:])
 	}
 	t.carriesOn = t.carriesOn || !t.errexit
+	if t.errexit && t.cond == 0 {
+		t.ends[st] = true
+	}
 	t.account(n, importer.FateStep, name, "")
 	return st
 }
