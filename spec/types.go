@@ -298,6 +298,10 @@ type Helm struct {
 	// DependencyUpdate resolves a chart's dependencies without a Chart.lock
 	// (helm dependency update); without it such a chart is refused.
 	DependencyUpdate bool `json:"dependencyUpdate,omitempty"`
+	// SkipSchemaValidation renders without checking the values against the
+	// chart's values.schema.json (helm --skip-schema-validation): for a
+	// schema that refers to a URL no longer served, or is wrong.
+	SkipSchemaValidation bool `json:"skipSchemaValidation,omitempty"`
 	// PostRenderers patch the rendered chart (Flux HelmRelease's shape).
 	PostRenderers []PostRenderer `json:"postRenderers,omitempty"`
 	// Test runs the release's test hooks (test: true or test: {...}).

@@ -40,9 +40,11 @@ func (c *converter) fields(r *rel, h *importer.OutHelm) {
 			r.out.Carried = append(r.out.Carried, k)
 		}
 	}
-	if v, ok, _ := get("takeOwnership"); ok {
-		h.TakeOwnership = b(v)
-		r.out.Carried = append(r.out.Carried, "takeOwnership")
+	for k, to := range map[string]*bool{"takeOwnership": &h.TakeOwnership, "skipSchemaValidation": &h.SkipSchemaValidation} {
+		if v, ok, _ := get(k); ok {
+			*to = b(v)
+			r.out.Carried = append(r.out.Carried, k)
+		}
 	}
 	createNS := true
 	if v, ok, _ := get("createNamespace"); ok {
@@ -201,7 +203,6 @@ var fieldWhy = map[string]string{
 	"kubeContext":                "khook runs against the --context (or kubeconfig) given when it runs",
 	"historyMax":                 "khook keeps Helm's release history at Helm's default",
 	"skipDeps":                   "a local chart with dependencies needs a Chart.lock, or dependencyUpdate: true",
-	"skipSchemaValidation":       "khook validates values against the chart's schema as Helm does",
 	"reuseValues":                "khook always installs the values the spec gives, never the previous release's",
 	"missingFileHandler":         "applied while importing: a missing file was skipped or refused as helmfile does",
 	// Used only when helmfile uninstalls the release, or shows a diff: what is installed is the same.
@@ -219,7 +220,7 @@ var fieldWhy = map[string]string{
 	"syncReleaseLabels":       "helmfile's labels then also label Helm's release record; khook's release record carries none, and the objects are the same",
 	"name":                    "", "namespace": "", "chart": "", "version": "", "values": "", "secrets": "", "set": "", "setString": "",
 	"needs": "", "installed": "", "installedTemplate": "", "condition": "", "labels": "", "wait": "", "waitTemplate": "",
-	"atomic": "", "rollbackOnFailure": "", "takeOwnership": "", "createNamespace": "", "timeout": "", "hooks": "", "force": "", "inherit": "",
+	"atomic": "", "rollbackOnFailure": "", "takeOwnership": "", "skipSchemaValidation": "", "createNamespace": "", "timeout": "", "hooks": "", "force": "", "inherit": "",
 	"conditionTemplate": "", "verify": "", "keyring": "", "devel": "", "args": "", "postRenderer": "", "postRendererArgs": "", "jsonPatches": "", "strategicMergePatches": "",
 }
 

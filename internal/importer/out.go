@@ -31,22 +31,23 @@ type OutJob struct {
 
 // OutHelm is a helm step.
 type OutHelm struct {
-	Chart            string            `yaml:"chart"`
-	Repo             string            `yaml:"repo,omitempty"`
-	Version          string            `yaml:"version,omitempty"`
-	Auth             *OutAuth          `yaml:"auth,omitempty"`
-	Verify           *OutVerify        `yaml:"verify,omitempty"`
-	Release          string            `yaml:"release,omitempty"`
-	Namespace        string            `yaml:"namespace,omitempty"`
-	CreateNamespace  bool              `yaml:"createNamespace,omitempty"`
-	Atomic           bool              `yaml:"atomic,omitempty"`
-	Wait             bool              `yaml:"wait,omitempty"`
-	TakeOwnership    bool              `yaml:"takeOwnership,omitempty"`
-	CRDs             string            `yaml:"crds,omitempty"`
-	DependencyUpdate bool              `yaml:"dependencyUpdate,omitempty"`
-	ValuesFrom       []OutSource       `yaml:"valuesFrom,omitempty"`
-	Values           map[string]any    `yaml:"values,omitempty"`
-	PostRenderers    []OutPostRenderer `yaml:"postRenderers,omitempty"`
+	Chart                string            `yaml:"chart"`
+	Repo                 string            `yaml:"repo,omitempty"`
+	Version              string            `yaml:"version,omitempty"`
+	Auth                 *OutAuth          `yaml:"auth,omitempty"`
+	Verify               *OutVerify        `yaml:"verify,omitempty"`
+	Release              string            `yaml:"release,omitempty"`
+	Namespace            string            `yaml:"namespace,omitempty"`
+	CreateNamespace      bool              `yaml:"createNamespace,omitempty"`
+	Atomic               bool              `yaml:"atomic,omitempty"`
+	Wait                 bool              `yaml:"wait,omitempty"`
+	TakeOwnership        bool              `yaml:"takeOwnership,omitempty"`
+	SkipSchemaValidation bool              `yaml:"skipSchemaValidation,omitempty"`
+	CRDs                 string            `yaml:"crds,omitempty"`
+	DependencyUpdate     bool              `yaml:"dependencyUpdate,omitempty"`
+	ValuesFrom           []OutSource       `yaml:"valuesFrom,omitempty"`
+	Values               map[string]any    `yaml:"values,omitempty"`
+	PostRenderers        []OutPostRenderer `yaml:"postRenderers,omitempty"`
 }
 
 // OutAuth is a private repository's or registry's credentials: each a

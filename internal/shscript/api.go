@@ -137,6 +137,12 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
+	for _, st := range t.passed {
+		// sh -c "echo …; kubectl rollout status …; echo ok" (46zzd's D2)
+		if slices.Contains(t.m.Steps, st) {
+			t.m.Info = append(t.m.Info, importer.Note{Loc: st.From, What: "step " + st.Out.Name, Why: "the command carries on after it fails (no set -e: its exit status is its last command's), so helmfile does too; khook's step fails the run when it fails (write set -e in the command where that is meant)"})
+		}
+	}
 	t.literalSecrets(t.m) // as the script import's writer does
 	secretsInSecrets(t.m)
 	pruneVars(t.m, t.m.Logins...) // a hook's login is for the helmfile's releases

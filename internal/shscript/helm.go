@@ -558,7 +558,7 @@ func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 			t.notCarried(x.stmt, "--set-file "+fl.val, "khook never copies a file's content into the spec; move the value into a values file (valuesFrom file:)")
 		case "kube-context", "kubeconfig":
 			t.info(x.stmt, "--"+fl.name, "khook runs against the cluster it is given (--kubeconfig, --context)")
-		case "force", "reset-values", "reuse-values", "reset-then-reuse-values", "cleanup-on-fail", "history-max", "max-history", "description", "devel", "disable-openapi-validation", "skip-schema-validation":
+		case "force", "reset-values", "reuse-values", "reset-then-reuse-values", "cleanup-on-fail", "history-max", "max-history", "description", "devel", "disable-openapi-validation":
 			t.info(x.stmt, "--"+fl.name, "khook's helm step has no such option; the release is installed without it")
 		case "server-side", "force-conflicts":
 			t.info(x.stmt, "--"+fl.name, "khook's helm steps apply server-side and take the fields they render from other managers, as --server-side --force-conflicts do")
@@ -579,6 +579,7 @@ func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 	h.Atomic = f.is("atomic", "rollback-on-failure")
 	h.DependencyUpdate = h.DependencyUpdate || f.is("dependency-update")
 	h.TakeOwnership = f.is("take-ownership")
+	h.SkipSchemaValidation = f.is("skip-schema-validation")
 	if f.is("skip-crds") {
 		h.CRDs = "skip"
 	}

@@ -235,3 +235,12 @@ func TestRemovedAPIUnderSetE(t *testing.T) {
 		t.Errorf("not carried %v", nc)
 	}
 }
+
+// 46zk D5: helm --skip-schema-validation (a chart whose schema refers to
+// a dead URL) is the step's skipSchemaValidation.
+func TestSkipSchemaValidationFlag(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nhelm upgrade --install dagster dagster --repo https://dagster-io.github.io/helm -n dagster --skip-schema-validation --wait\n"})
+	if spec := string(res.Spec); !strings.Contains(spec, "skipSchemaValidation: true") || len(res.Model.Info) != 0 && strings.Contains(fmt.Sprint(res.Model.Info), "skip-schema") {
+		t.Errorf("%v\n%s", res.Model.Info, spec)
+	}
+}

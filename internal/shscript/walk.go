@@ -77,10 +77,13 @@ type translator struct {
 	nounset         bool                          // set -u: an unset variable stops the script
 	carriesOn       bool                          // a step was made where set -e was off
 	ends            map[*importer.OutStep]bool    // a step whose failure ends bash's run (set -e, no test around it)
-	splitting       int                           // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
-	cluster         clusters
-	callers         []caller // the calls of the functions being walked, innermost last
-	hdoc            hdocKind // the here-document being read, if any
+	// ranOn: steps made where set -e was off; passed: those a command
+	// followed, so their failure is not the fragment's exit status
+	ranOn, passed []*importer.Step
+	splitting     int // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
+	cluster       clusters
+	callers       []caller // the calls of the functions being walked, innermost last
+	hdoc          hdocKind // the here-document being read, if any
 
 	// repoAuth and registries are the credentials of a repository the
 	// script added (by name) and of a registry it logged in to (by host).
@@ -169,6 +172,7 @@ func (t *translator) stmt(s *syntax.Stmt) {
 	switch c := s.Cmd.(type) {
 	case nil:
 	case *syntax.CallExpr:
+		t.passed, t.ranOn = append(t.passed, t.ranOn...), nil
 		t.call(s, c, nil)
 	case *syntax.BinaryCmd:
 		t.binary(s, c)
@@ -357,6 +361,9 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 		t.failureIgnored(n, "no set -e", t.m.Steps[len(t.m.Steps)-1:])
 	}
 	t.carriesOn = t.carriesOn || !t.errexit
+	if !t.errexit {
+		t.ranOn = append(t.ranOn, t.m.Steps[len(t.m.Steps)-1])
+	}
 	if t.errexit && t.cond == 0 {
 		t.ends[st] = true
 	}

@@ -67,6 +67,7 @@ func RenderOffline(ctx context.Context, baseDir string, step *spec.Step, kubeVer
 	in.ReleaseName, in.Namespace = name, ns
 	in.Replace = true
 	in.IncludeCRDs = true
+	in.SkipSchemaValidation = h.SkipSchemaValidation
 	in.KubeVersion = &common.KubeVersion{Version: kubeVersion.String() + ".0", Major: fmt.Sprint(kubeVersion.Major), Minor: fmt.Sprint(kubeVersion.Minor)}
 	in.PostRenderer, in.PostRenderStrategy, in.Labels = PostRendering(h, false)
 	r, err := in.RunWithContext(ctx, src.Chart, vals)

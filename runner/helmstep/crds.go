@@ -558,6 +558,7 @@ func renderWithoutCluster(ctx context.Context, r *Release, caps *common.Capabili
 	in.ReleaseName, in.Namespace = r.Name, r.Namespace
 	in.Replace = true
 	in.SkipCRDs = true // crds/ are khook's to apply (readCRDs)
+	in.SkipSchemaValidation = r.step.Helm.SkipSchemaValidation
 	kv := caps.KubeVersion
 	in.KubeVersion = &kv
 	in.APIVersions = caps.APIVersions

@@ -207,6 +207,7 @@ func install(ctx context.Context, sess *session, h *spec.Helm, name, ns string, 
 	in.ForceConflicts = true
 	in.TakeOwnership = h.TakeOwnership
 	in.SkipCRDs = true // khook applies the chart's crds/ itself (crds.go)
+	in.SkipSchemaValidation = h.SkipSchemaValidation
 	var user postrenderer.PostRenderer
 	user, in.PostRenderStrategy, in.Labels = chartsource.PostRendering(h, false)
 	in.PostRenderer = chainPostRenderers(user, post)
@@ -231,6 +232,7 @@ func upgrade(ctx context.Context, sess *session, h *spec.Helm, name, ns string, 
 	up.Timeout = timeout
 	up.ForceConflicts = true // converge: take back fields edited out of band
 	up.TakeOwnership = h.TakeOwnership
+	up.SkipSchemaValidation = h.SkipSchemaValidation
 	var user postrenderer.PostRenderer
 	user, up.PostRenderStrategy, up.Labels = chartsource.PostRendering(h, true)
 	// The step's own patches first, then leaveIgnored (nil without ignore
@@ -312,7 +314,11 @@ func failure(clients *kube.Clients, r *Release, err error) error {
 	if r.src != nil {
 		what = r.src.What
 	}
-	return clients.Explain(fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", r.Name, r.Namespace, what, verb, err))
+	err = fmt.Errorf("release %s in namespace %s (%s): %s failed: %w", r.Name, r.Namespace, what, verb, err)
+	if strings.Contains(err.Error(), "don't meet the specifications of the schema") && !r.step.Helm.SkipSchemaValidation {
+		err = fmt.Errorf("%w (the chart's values.schema.json: fix the values, or set skipSchemaValidation: true where the schema itself is wrong)", err)
+	}
+	return clients.Explain(err)
 }
 
 // namespaceNotCreated is the sentence of a namespace the chart writes into

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,4 +163,30 @@ func helmLockDigest(t *testing.T, req, lock []*chartv2.Dependency) string {
 	data, err := json.Marshal([2][]*chartv2.Dependency{req, lock})
 	must(t, err)
 	return fmt.Sprintf("sha256:%x", sha256.Sum256(data))
+}
+
+// A chart whose values.schema.json refers to a URL no longer served: the
+// plan and apply fail as helm does, saying so; skipSchemaValidation: true
+// (helm --skip-schema-validation) installs it, planned the same way.
+func TestSkipSchemaValidation(t *testing.T) {
+	ns := namespace(t)
+	dead := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(dead.Close)
+	dir := t.TempDir()
+	writeYAML(t, filepath.Join(dir, "Chart.yaml"), map[string]any{"apiVersion": "v2", "name": "schemaref", "version": "1.0.0"})
+	must(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "templates", "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: schemaref}\ndata: {size: {{ .Values.size | quote }}}\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "values.yaml"), []byte("size: small\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "values.schema.json"), []byte(`{"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"size": {"$ref": "`+dead.URL+`/definitions.json#/size"}}}`), 0o644))
+
+	file := chartSpec(t, ns, "    chart: "+dir+"\n")
+	if p := planJSON(t, nil, file); p.Steps[0].Action != model.ActionFail || !strings.Contains(p.Steps[0].Reason, "404") || !strings.Contains(p.Steps[0].Reason, "set skipSchemaValidation: true") {
+		t.Errorf("plan without skipSchemaValidation: %s %q", p.Steps[0].Action, p.Steps[0].Reason)
+	}
+	file = chartSpec(t, ns, "    chart: "+dir+"\n    skipSchemaValidation: true\n")
+	if p := planJSON(t, nil, file); p.Steps[0].Action != model.ActionInstall {
+		t.Errorf("plan with skipSchemaValidation: %s %q", p.Steps[0].Action, p.Steps[0].Reason)
+	}
+	out := khook(t, invocation{Args: []string{"apply", "-f", file, "-o", "json"}})
+	expectSteps(t, out, []want{{Name: "app", Status: model.StatusOK, Attempts: 1}})
 }
