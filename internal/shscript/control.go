@@ -38,6 +38,18 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.exitBranch(c, last)
 		return
 	}
+	if t.isCheck(last) && (t.rivalElse > 0 || t.rivals(c)) {
+		// if kubectl get deploy web-blue | grep 2/2; then patch svc web
+		// to green; elif …; then patch it to blue: one branch runs, never
+		// both (46zzb's D3); the user says which, as for what the
+		// cluster serves
+		t.checkOnly(last, "a test of what the cluster holds when the script runs: the branches are alternatives, each under a when: on a required variable")
+		cel := t.choiceVar(last)
+		t.rivalElse++
+		defer func() { t.rivalElse-- }()
+		t.whenBranches(c, cel)
+		return
+	}
 	probe := t.isProbe(c, last)
 	if probe {
 		t.checkOnly(last, "a probe whose failure makes the script install what it probes: the steps it guards are idempotent")
@@ -211,6 +223,8 @@ func condWord(cond *syntax.Stmt) string {
 	syntax.Walk(cond, func(n syntax.Node) bool {
 		var w string
 		switch x := n.(type) {
+		case *syntax.Redirect:
+			return false // &> /dev/null says nothing of the condition
 		case *syntax.CallExpr:
 			if len(x.Args) > 0 {
 				skip[x.Args[0]] = true
@@ -1156,4 +1170,61 @@ func (t *translator) fileTest(op string, w *syntax.Word) (string, *bool, bool) {
 		t.absentFile = p
 	}
 	return "", &v, true
+}
+
+// rivals: two branches of c (its elif and else too) change the same
+// object in place (kubectl patch svc web to green in one, to blue in
+// another): the script runs one of them, and both would undo each other.
+func (t *translator) rivals(c *syntax.IfClause) bool {
+	seen := map[string]int{}
+	for i, b := 0, c; b != nil; i, b = i+1, b.Else {
+		for _, tg := range t.inPlaceTargets(b.Then) {
+			if j, ok := seen[tg]; ok && j != i {
+				return true
+			}
+			seen[tg] = i
+		}
+	}
+	return false
+}
+
+// inPlaceTargets are the objects the kubectl commands of list change in
+// place (patch, scale, set, label, annotate), as written.
+func (t *translator) inPlaceTargets(list []*syntax.Stmt) []string {
+	var out []string
+	for _, s := range list {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			c, ok := n.(*syntax.CallExpr)
+			if !ok || len(c.Args) < 3 || lit(c.Args[0]) != "kubectl" {
+				return true
+			}
+			switch lit(c.Args[1]) {
+			case "patch", "scale", "set", "label", "annotate":
+			default:
+				return true
+			}
+			var words []string
+			for i := 2; i < len(c.Args); i++ {
+				w := t.text(c.Args[i])
+				switch {
+				case w == "-n" || w == "--namespace" || w == "-p" || w == "--patch" || w == "--type" || w == "-l" || w == "--selector":
+					i++
+				case strings.HasPrefix(w, "-") || strings.Contains(w, "="):
+				default:
+					words = append(words, w)
+				}
+			}
+			if lit(c.Args[1]) == "set" && len(words) > 0 {
+				words = words[1:] // set image deploy/x: the object after what is set
+			}
+			switch {
+			case len(words) > 0 && strings.Contains(words[0], "/"):
+				out = append(out, words[0])
+			case len(words) > 1:
+				out = append(out, words[0]+"/"+words[1])
+			}
+			return true
+		})
+	}
+	return out
 }

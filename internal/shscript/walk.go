@@ -80,6 +80,7 @@ type translator struct {
 	// ranOn: steps made where set -e was off; passed: those a command
 	// followed, so their failure is not the fragment's exit status
 	ranOn, passed []*importer.Step
+	rivalElse     int // > 0 in the else of an if whose branches are alternatives (rivals)
 	splitting     int // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
 	cluster       clusters
 	callers       []caller // the calls of the functions being walked, innermost last
