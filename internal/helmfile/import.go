@@ -429,8 +429,12 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	r.out.Step = r.step.Name
 	if ns == "" {
 		// helmfile leaves it to helm, which takes the kube context's
-		// namespace; the DSL's helm step has a namespace of its own.
-		c.infof(r, "name", "no namespace", fmt.Sprintf("helmfile leaves it to helm, which uses the kube context's namespace (or HELM_NAMESPACE, helmfile --namespace); khook's helm step uses %q: the step is written without namespace: add one if your context names another", spec.DefaultNamespace))
+		// namespace; the DSL's steps have a namespace of their own.
+		uses := "khook's helm step uses"
+		if !installed { // installed: false: the delete step (46zze's N1)
+			uses = "khook's delete step looks for the release in"
+		}
+		c.infof(r, "name", "no namespace", fmt.Sprintf("helmfile leaves it to helm, which uses the kube context's namespace (or HELM_NAMESPACE, helmfile --namespace); %s %q: the step is written without namespace: add one if your context names another", uses, spec.DefaultNamespace))
 	}
 	if !installed {
 		r.out.Resolved.Installed = false

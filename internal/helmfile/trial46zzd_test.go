@@ -40,3 +40,19 @@ func TestSkipSchemaValidationCarried(t *testing.T) {
 		t.Errorf("%s\n%s", spec, everything(res))
 	}
 }
+
+// 46zze N1: installed: false without a namespace is a delete step; the
+// namespace warning says what that step does.
+func TestNoNamespaceWarningOfADeleteStep(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": "releases:\n  - name: old\n    chart: oci://r.example/old\n    version: 1.0.0\n    installed: false\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{Env: lookupOf(map[string]string{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := everything(res); !strings.Contains(all, `khook's delete step looks for the release in "default"`) || strings.Contains(all, "helm step uses") {
+		t.Errorf("%s", all)
+	}
+}
