@@ -39,15 +39,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		return
 	}
 	if t.isCheck(last) && (t.rivalElse > 0 || t.rivals(c)) {
-		// if kubectl get deploy web-blue | grep 2/2; then patch svc web
-		// to green; elif …; then patch it to blue: one branch runs, never
-		// both (46zzb's D3); the user says which, as for what the
-		// cluster serves
-		t.checkOnly(last, "a test of what the cluster holds when the script runs: the branches are alternatives, each under a when: on a required variable")
-		cel := t.choiceVar(last)
-		t.rivalElse++
-		defer func() { t.rivalElse-- }()
-		t.whenBranches(c, cel)
+		t.rivalBranches(c, last)
 		return
 	}
 	probe := t.isProbe(c, last)
@@ -122,6 +114,17 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.notCarried(last, "the condition "+t.text(last), "khook cannot decide it before the run; "+how+" (add a when: on a variable)")
 		}
 	}
+}
+
+// rivalBranches: if kubectl get deploy web-blue | grep 2/2; then patch
+// svc web to green; elif …; then patch it to blue: one branch runs, never
+// both (46zzb's D3); the user says which, as for what the cluster serves.
+func (t *translator) rivalBranches(c *syntax.IfClause, last *syntax.Stmt) {
+	t.checkOnly(last, "a test of what the cluster holds when the script runs: the branches are alternatives, each under a when: on a required variable")
+	cel := t.choiceVar(last)
+	t.rivalElse++
+	defer func() { t.rivalElse-- }()
+	t.whenBranches(c, cel)
 }
 
 // notHeldAgain walks an if whose condition the spec took as not holding
