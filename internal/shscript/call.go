@@ -211,7 +211,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case t.readsOrVaries(x, c, name):
 	case name == "exit" || name == "return":
 		if t.cond == 0 && (name == "exit" || t.inFunc) {
-			t.stopped, t.failed = true, len(x.args) > 1 && x.args[1] != "0"
+			t.stopped, t.failed, t.returned = true, len(x.args) > 1 && x.args[1] != "0", name == "return"
 		}
 	case name == "shift":
 		t.shift(x)
@@ -728,7 +728,9 @@ func (t *translator) callFunc(f *function, args []string) {
 	}
 	t.locals = t.locals[:len(t.locals)-1]
 	t.depth--
-	t.stopped, t.failed = false, false // return ends the function, not the script
+	if t.returned || !t.stopped { // return ends the function, not the script; exit ends both
+		t.stopped, t.failed, t.returned = false, false, false
+	}
 	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest = saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest
 }
 
@@ -776,8 +778,8 @@ func (t *translator) follow(x *cmd, path string, sourced bool) {
 	cwd := t.cwd
 	t.runFile(f, src, abs)
 	t.stopped = false
-	if !sourced {
-		t.cwd = cwd
+	if !sourced { // an exit there ends that script, not this one
+		t.cwd, t.exitGuard = cwd, nil
 	}
 	t.sourcing = t.sourcing[:len(t.sourcing)-1]
 }

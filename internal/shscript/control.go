@@ -31,7 +31,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	for _, s := range c.Cond[:len(c.Cond)-1] {
 		t.stmt(s)
 	}
-	if !last.Negated && endsScript(c.Then) && t.isCheck(last) {
+	if !last.Negated && t.endsScript(c.Then) && t.isCheck(last) {
 		// if kubectl get ingress web; then helm upgrade …; exit 0; fi: on
 		// a fresh cluster the check finds nothing, and the script goes on
 		t.checkOnly(last, "an existence check whose branch ends the script: the spec follows the path where it finds nothing")
@@ -39,15 +39,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		return
 	}
 	if t.isCheck(last) && (t.rivalElse > 0 || t.rivals(c)) {
-		// if kubectl get deploy web-blue | grep 2/2; then patch svc web
-		// to green; elif …; then patch it to blue: one branch runs, never
-		// both (46zzb's D3); the user says which, as for what the
-		// cluster serves
-		t.checkOnly(last, "a test of what the cluster holds when the script runs: the branches are alternatives, each under a when: on a required variable")
-		cel := t.choiceVar(last)
-		t.rivalElse++
-		defer func() { t.rivalElse-- }()
-		t.whenBranches(c, cel)
+		t.rivalBranches(c, last)
 		return
 	}
 	probe := t.isProbe(c, last)
@@ -61,7 +53,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	t.guessedArgs, t.absentFile = false, ""
 	cel, static, ok := t.condition(last)
-	if t.guessedArgs && static != nil && (*static && endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && endsScript(c.Else.Then)) {
+	if t.guessedArgs && static != nil && (*static && t.endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then)) {
 		// [ $# -lt 1 ] && usage: with the script's arguments not given,
 		// the guess would end the import; the run is given some
 		ok, static = false, nil
@@ -93,7 +85,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.whenBranches(c, t.choiceVar(last))
 			return
 		}
-		if endsScript(c.Then) {
+		if t.endsScript(c.Then) {
 			t.exitBranch(c, last)
 			return
 		}
@@ -124,6 +116,17 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 }
 
+// rivalBranches: if kubectl get deploy web-blue | grep 2/2; then patch
+// svc web to green; elif …; then patch it to blue: one branch runs, never
+// both (46zzb's D3); the user says which, as for what the cluster serves.
+func (t *translator) rivalBranches(c *syntax.IfClause, last *syntax.Stmt) {
+	t.checkOnly(last, "a test of what the cluster holds when the script runs: the branches are alternatives, each under a when: on a required variable")
+	cel := t.choiceVar(last)
+	t.rivalElse++
+	defer func() { t.rivalElse-- }()
+	t.whenBranches(c, cel)
+}
+
 // notHeldAgain walks an if whose condition the spec took as not holding
 // before, where its branch exits (if is_darwin; then …; exit 0; fi, later
 // if is_darwin; then …: 46zj's D3): its branch's commands named, the else
@@ -137,7 +140,7 @@ func (t *translator) notHeldAgain(c *syntax.IfClause, last *syntax.Stmt) bool {
 	t.undecidedDepth++
 	t.branch(c.Then, "")
 	t.undecidedDepth--
-	t.vars = vars
+	t.vars, t.exitGuard = vars, nil
 	t.notCarriedSince(m, "under "+condKey(t.text(last))+", the condition at "+at.String()+" on whose path the script exits; the spec follows the path where it does not hold, so not here either")
 	if c.Else != nil {
 		t.ifClause(c.Else)
@@ -155,9 +158,12 @@ func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
 				t.when = append(t.when, "!("+cel+")")
 				t.ifClause(c.Else)
 				t.when = t.when[:len(t.when)-1]
+				if g := t.exitGuard; len(g) > 0 { // an exit in it: what follows runs where cel holds or g does
+					t.exitGuard = []string{"((" + cel + ") || (" + strings.Join(g, " && ") + "))"}
+				}
 			}
 		},
-	}, []bool{len(c.Then) > 0 && exits(c.Then[len(c.Then)-1]), false})
+	}, []bool{len(c.Then) > 0 && (exits(c.Then[len(c.Then)-1]) || t.endsScript(c.Then)), false})
 }
 
 // alternatives: both branches of c may make steps (an else that is not
@@ -165,7 +171,7 @@ func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
 // ends the script.
 func (t *translator) alternatives(c *syntax.IfClause) bool {
 	steps := func(list []*syntax.Stmt) bool {
-		return slices.ContainsFunc(list, t.mayStep) && !endsScript(list)
+		return slices.ContainsFunc(list, t.mayStep) && !t.endsScript(list)
 	}
 	return c.Else != nil && steps(c.Then) && steps(c.Else.Then)
 }
@@ -267,16 +273,30 @@ func (t *translator) branch(list []*syntax.Stmt, cel string) {
 	}
 	// Under a condition khook decides at run time, an exit 0 or return
 	// ends the branch, and what follows it runs only when cel does not hold.
-	saveCond := t.cond
+	saveCond, before := t.cond, len(t.m.Steps)
 	t.when, t.cond = append(t.when, cel), 0
 	t.stmts(list)
 	t.when, t.cond = t.when[:len(t.when)-1], saveCond
-	if t.stopped {
-		if !t.failed {
-			t.guard = "!(" + cel + ")"
-		}
-		t.stopped, t.failed = false, false
+	if g := t.exitGuard; len(g) > 0 { // an exit deeper in: the rest runs where cel does not hold or g does
+		t.exitGuard = []string{unless(cel, g)}
 	}
+	if t.stopped {
+		switch {
+		case t.failed && len(t.m.Steps) == before:
+		case t.returned:
+			t.guard = "!(" + cel + ")"
+		default:
+			// also a failure after steps (scale to 0, then exit 1, 46zzb's
+			// D1): bash runs nothing after them, in no enclosing list
+			t.exitGuard = []string{"!(" + cel + ")"}
+		}
+		t.stopped, t.failed, t.returned = false, false, false
+	}
+}
+
+// unless is one condition: where cel does not hold, or each of g does.
+func unless(cel string, g []string) string {
+	return "(!(" + cel + ") || (" + strings.Join(g, " && ") + "))"
 }
 
 // callsTool: helm or kubectl runs anywhere in n, also through a function
@@ -349,19 +369,34 @@ func (t *translator) supplied(cond *syntax.Stmt, then []*syntax.Stmt) bool {
 // with a failure ([ ! -d "$ROOT/envs/x" ] && exit 1, the directory not
 // there at import): bash stops there, so nothing after it is carried.
 func (t *translator) stoppedAt(cond *syntax.Stmt) {
-	if t.stopped && t.failed && t.cond == 0 {
+	if t.stopped && t.failed && t.cond == 0 && t.splitting == 0 {
 		t.notCarried(cond, t.text(cond), "decided at import, and the script stops there with a failure (exit): what comes after it is not carried; import where it holds otherwise (the file there, the variable set)")
 	}
 }
 
 // endsScript: the branch ends with exit (volcano's `--quit`: clean up,
-// exit 0).
-func endsScript(list []*syntax.Stmt) bool {
-	if len(list) == 0 {
+// exit 0), or with a call of a function of the script that ends with one
+// (rollback() { kubectl scale …; exit 1; }, 46zzb's D1): bash never
+// comes back from it.
+func (t *translator) endsScript(list []*syntax.Stmt) bool {
+	return len(list) > 0 && t.exitsScript(list[len(list)-1], map[string]bool{})
+}
+
+// exitsScript: s is exit, or a call of a function whose body ({ …; },
+// not a subshell's) ends the script.
+func (t *translator) exitsScript(s *syntax.Stmt, seen map[string]bool) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
 		return false
 	}
-	c, ok := list[len(list)-1].Cmd.(*syntax.CallExpr)
-	return ok && len(c.Args) > 0 && lit(c.Args[0]) == "exit"
+	name := lit(c.Args[0])
+	f := t.funcs[name]
+	if name == "exit" || f == nil || seen[name] {
+		return name == "exit"
+	}
+	seen[name] = true
+	b, ok := f.decl.Body.Cmd.(*syntax.Block)
+	return ok && len(b.Stmts) > 0 && t.exitsScript(b.Stmts[len(b.Stmts)-1], seen)
 }
 
 // exitBranch is an if khook cannot decide whose branch ends the script:
@@ -380,7 +415,7 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	t.undecidedDepth++
 	t.branch(c.Then, "")
 	t.undecidedDepth--
-	t.vars = vars
+	t.vars, t.exitGuard = vars, nil
 	why := "under " + t.text(cond) + ", which khook cannot decide before the run, and after which the script exits: the spec follows the path where it does not hold; do this by hand when it does"
 	if t.isCheck(cond) {
 		why = "what the script does when " + t.text(cond) + " finds something, and then exits; the spec follows a fresh cluster's path, where it finds nothing: do this by hand on a cluster where it does"
@@ -709,11 +744,18 @@ func combine(l string, ls *bool, r string, rs *bool, op string) (string, *bool, 
 		}
 		return "", &v, true
 	}
-	if ls != nil {
-		l = strconv.FormatBool(*ls)
-	}
-	if rs != nil {
-		r = strconv.FormatBool(*rs)
+	if ls != nil || rs != nil {
+		// a test decided at import beside one on a variable: [ "$P" -eq 50 ]
+		// && [ "$SKIP" != true ] with P known is decided (false) or the
+		// other test; a test has no effect bash's short circuit would skip
+		known, other := ls, r
+		if rs != nil {
+			known, other = rs, l
+		}
+		if *known == (op == " || ") {
+			return "", known, true
+		}
+		return other, nil, true
 	}
 	return "(" + l + op + r + ")", nil, true
 }

@@ -1,8 +1,11 @@
 package shscript
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/internal/importer"
 )
 
 // What held-out trials 46zza–46zzc (scripts: KubeVirt and home
@@ -28,5 +31,83 @@ fi
 	}
 	if !strings.Contains(string(res.Spec), "IF_WEB_GREEN: {type: string, required: true") {
 		t.Errorf("%s", res.Spec)
+	}
+}
+
+// 46zzb D1: a function that scales the canary down and exits 1, called
+// where a health check only the run decides fails: bash never comes back
+// from it, so its steps are named not carried and the path on (the check
+// passing) is the spec's; called under a test of a variable (in a loop's
+// turn, in an if), its steps are under that when: and everything after
+// it under the negation.
+func TestFunctionThatExitsEndsTheBranch(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+undo() {
+  kubectl scale deployment shop-next -n shop --replicas=0
+  exit 1
+}
+healthy() {
+  n=$(kubectl get deployment shop-next -n shop -o jsonpath='{.status.readyReplicas}')
+  [ "$n" = "2" ]
+}
+kubectl create deployment shop-next -n shop --image=nginx
+if ! healthy; then
+  echo "unhealthy"
+  undo
+fi
+kubectl patch service shop -n shop -p '{"spec":{"selector":{"track":"next"}}}'
+for pct in 10 50; do
+  if [ "$pct" -eq 50 ] && [ "${NO_ASK}" != "true" ]; then
+    read -r -p "keep it? " ANSWER
+    if [ "$ANSWER" != "yes" ]; then
+      undo
+    fi
+  fi
+done
+kubectl delete deployment shop-old -n shop
+`})
+	var scales []string
+	for _, st := range res.Model.Steps {
+		if st.Out.Patch != nil && st.Out.Patch.Target == "deployment/shop-next" {
+			scales = append(scales, st.Out.When)
+		}
+	}
+	ask := `vars.get("NO_ASK", "") != "true"`
+	no := `vars.get("ANSWER", "") != "yes"`
+	last := res.Model.Steps[len(res.Model.Steps)-1].Out
+	if fateAt(res.Model, 16) != "step" || len(scales) != 1 || scales[0] != ask+" && "+no || last.Delete == nil || last.When != "(!("+ask+") || (!("+no+")))" {
+		t.Errorf("scales under %q\n%v\n%s", scales, res.Model.NotCarried, res.Spec)
+	}
+	if !slices.ContainsFunc(res.Model.NotCarried, func(n importer.Note) bool { return n.Line == 4 && strings.Contains(n.Why, "! healthy") }) {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}
+
+// 46zzb D5: a flag a loop over run-time pods clears where a pod is not
+// Running, then if [ "$FLAG" != true ]; then scale to 0; exit 1; fi: the
+// scale under when: a pod is not Running, the switch after it under the
+// negation; nothing is "decided at import".
+func TestExitOnAFlagSetInALoop(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+mapfile -t NODES < <(kubectl get pods -n shop -l app=shop -o name)
+FINE=true
+for P in "${NODES[@]}"; do
+  PHASE=$(kubectl get "$P" -n shop -o jsonpath='{.status.phase}')
+  if [ "$PHASE" != "Running" ]; then
+    FINE=false
+  fi
+done
+if [ "$FINE" != "true" ]; then
+  kubectl scale deployment shop -n shop --replicas=0
+  exit 1
+fi
+kubectl patch service shop -n shop -p '{"spec":{"selector":{"track":"next"}}}'
+`})
+	st := res.Model.Steps
+	bad := `vars.get("PHASE", "") != "Running"`
+	if len(st) != 2 || st[0].Out.When != bad || st[1].Out.When != "!("+bad+")" || len(res.Model.NotCarried) != 0 {
+		t.Errorf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
 	}
 }

@@ -39,7 +39,8 @@ type translator struct {
 	cond            int     // > 0 inside a branch or loop: exit/return do not end the walk
 	stopped         bool    // exit at the top level, return in a function
 	failed          bool    // … with a non-zero status
-	guard           string  // !(cel) of a branch that exited: the condition of what follows it
+	returned        bool    // … by return: it ends the function only
+	guard           string  // !(cel) of a branch that returned: the condition of what follows it in its list
 	locals          []frame // the locals of the functions being walked
 	poll            bool    // inside a poll loop: its sleep is the loop's
 	keys            map[string]string
@@ -115,6 +116,9 @@ type translator struct {
 	// notHeld are the conditions khook cannot decide whose branch ends the
 	// script, where the spec follows the path on which they do not hold
 	notHeld map[string]importer.Loc
+	// exitGuard is !(cel) of a branch under when: cel that exited: the
+	// conditions of everything after it (stmts raises them out of each list)
+	exitGuard []string
 }
 
 // hdocKind is how a here-document's text is read.
@@ -150,8 +154,21 @@ func (t *translator) runFile(f *syntax.File, src []byte, abs string) {
 
 func (t *translator) stmts(list []*syntax.Stmt) {
 	n := len(t.when)
-	defer func() { t.when = t.when[:n] }()
+	var exits []string // the exitGuards met in list: what follows list is under them too
+	take := func() {
+		for _, g := range t.exitGuard {
+			if !slices.Contains(exits, g) {
+				t.when, exits = append(t.when, g), append(exits, g)
+			}
+		}
+		t.exitGuard = nil
+	}
+	defer func() {
+		take()
+		t.when, t.exitGuard = t.when[:n], exits
+	}()
 	for _, s := range list {
+		take()
 		if t.stopped || t.inputErr != nil {
 			return
 		}
@@ -190,7 +207,7 @@ func (t *translator) stmt(s *syntax.Stmt) {
 	case *syntax.Subshell:
 		cwd := t.cwd
 		t.stmts(c.Stmts)
-		t.cwd = cwd
+		t.cwd, t.exitGuard = cwd, nil // an exit there ends the subshell only
 	case *syntax.FuncDecl:
 		if c.Name != nil { // nil only for a zsh anonymous function, or what bash refuses to run
 			t.funcs[c.Name.Value] = &function{decl: c, file: t.file, path: t.scriptPath, src: t.src}
