@@ -68,3 +68,34 @@ kubectl wait -n widgets deployment/widget-operator --for condition=Available --t
 		}
 	}
 }
+
+// 46zza D1: a function's $2 given as "$(cat <<EOF … EOF)" is the
+// here-document's text, which the function's own here-document expands;
+// a $2 only the run computes is a variable the step names, never "".
+func TestFunctionArgumentFromACatHeredoc(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+make_box() {
+  local name=$1 body=$2
+  kubectl apply -f - <<EOT
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ${name}
+  namespace: boxes
+data:
+${body}
+EOT
+}
+make_box box-a "$(cat <<EOT
+  size: small
+  colour: red
+EOT
+)"
+make_box box-b "$(generate-box-data --big)"
+`})
+	spec := string(res.Spec)
+	if !strings.Contains(spec, "  size: small\n") || !strings.Contains(spec, "  colour: red\n") || fateAt(res.Model, 5) != "step,not carried" || !strings.Contains(spec, "MAKE_BOX_ARG2") {
+		t.Errorf("line 5 %q\n%s", fateAt(res.Model, 5), spec)
+	}
+}
