@@ -99,3 +99,25 @@ make_box box-b "$(generate-box-data --big)"
 		t.Errorf("line 5 %q\n%s", fateAt(res.Model, 5), spec)
 	}
 }
+
+// 46zza D2: for d in "$A" "$B" over values made of a variable with a
+// default is one turn per quoted word (bash splits none of them): a wait
+// per item, not one over a required loop variable.
+func TestForOverQuotedVariablesIsUnrolled(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+BOX="${BOX:-crate}"
+A="${BOX}-lid"
+B="${BOX}-base"
+for d in "$A" "$B"; do
+  kubectl -n store wait "pvc/$d" --for=jsonpath='{.status.phase}'=Bound --timeout=300s
+done
+for d in $A $B; do
+  kubectl -n store wait "pvc/$d" --for=jsonpath='{.status.phase}'=Bound --timeout=300s
+done
+`})
+	spec := string(res.Spec)
+	if fateAt(res.Model, 7) != "step,step" || !strings.Contains(spec, "pvc/${BOX}-lid") || !strings.Contains(spec, "pvc/${BOX}-base") || res.Model.Var("d") == nil {
+		t.Errorf("line 7 %q\n%s", fateAt(res.Model, 7), spec)
+	}
+}
