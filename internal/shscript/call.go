@@ -41,9 +41,13 @@ type input struct {
 func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 	x := &cmd{stmt: s, ok: true, words: c.Args}
 	tool := len(c.Args) > 0 && isTool(toolName(lit(c.Args[0])))
-	for _, w := range c.Args {
+	fn := len(c.Args) > 0 && t.funcs[lit(c.Args[0])] != nil
+	for i, w := range c.Args {
 		if tool { // only a helm or kubectl argument: echo "x=$(date)" sets no X
 			w = t.hoist(w)
+		}
+		if fn && i > 0 {
+			w = t.hoistArg(w, lit(c.Args[0]), i)
 		}
 		if name := t.unknownWord(w); name != "" {
 			x.split = append(x.split, "$"+name)
@@ -1070,6 +1074,39 @@ func (t *translator) trapFunc(f *function, why string, seen map[*function]bool) 
 		return true
 	})
 	t.file, t.src, t.lineBase = saveFile, saveSrc, saveBase
+}
+
+// hoistArg is "$(…)" as the i-th argument of the script's function fn,
+// its output only known when the script runs: as if the script had set a
+// variable (FN_ARGi) to it first, a required variable, not "" (46zza's D1:
+// a DataVolume written with an empty spec:).
+func (t *translator) hoistArg(w *syntax.Word, fn string, i int) *syntax.Word {
+	if h, ok := t.hoisted[w]; ok {
+		return h
+	}
+	sub := w.Parts[0]
+	if dq, isDq := sub.(*syntax.DblQuoted); isDq && len(dq.Parts) == 1 {
+		sub = dq.Parts[0]
+	}
+	if _, isSubst := sub.(*syntax.CmdSubst); !isSubst || len(w.Parts) != 1 {
+		return w
+	}
+	if _, ok, _ := t.eval(w); ok {
+		return w
+	}
+	base := varName(fn + "_ARG" + strconv.Itoa(i))
+	name := base
+	for n := 2; t.vars[name] != nil || t.m.Var(name) != nil; n++ {
+		name = base + "_" + strconv.Itoa(n)
+	}
+	t.assign(&syntax.Assign{Name: &syntax.Lit{ValuePos: w.Pos(), ValueEnd: w.Pos(), Value: name}, Value: &syntax.Word{Parts: []syntax.WordPart{sub}}})
+	ref := &syntax.ParamExp{Dollar: w.Pos(), Param: &syntax.Lit{ValuePos: w.Pos(), ValueEnd: w.Pos(), Value: name}}
+	h := &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Left: w.Pos(), Right: w.Pos(), Parts: []syntax.WordPart{ref}}}}
+	if t.hoisted == nil {
+		t.hoisted = map[*syntax.Word]*syntax.Word{}
+	}
+	t.hoisted[w] = h
+	return h
 }
 
 // hoist is KEY=$(…) in a command's argument or an array's element

@@ -31,7 +31,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	for _, s := range c.Cond[:len(c.Cond)-1] {
 		t.stmt(s)
 	}
-	if !last.Negated && t.endsScript(c.Then) && t.isCheck(last) {
+	if !last.Negated && t.mayEndScript(c.Then) && t.isCheck(last) {
 		// if kubectl get ingress web; then helm upgrade …; exit 0; fi: on
 		// a fresh cluster the check finds nothing, and the script goes on
 		t.checkOnly(last, "an existence check whose branch ends the script: the spec follows the path where it finds nothing")
@@ -73,46 +73,57 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	case ok:
 		t.whenBranches(c, cel)
 	default:
-		before := len(t.m.Steps)
-		if t.callsTool(last, map[string]bool{}) || t.runsCommand(last) {
-			// `if kubectl apply -f x; then …`: the command runs whatever it returns
-			t.stmt(last)
-			t.conditionFailure(c, last, t.m.Steps[before:])
-		}
-		if len(t.m.Steps) == before && !readsState(last) && t.alternatives(c) {
-			// [[ "$(kubectl api-versions)" == *openshift.io* ]]: one branch
-			// or the other runs, never both; the user says which (46ze D2)
-			t.whenBranches(c, t.choiceVar(last))
+		t.undecidedIf(c, last)
+	}
+}
+
+// undecidedIf walks an if whose condition khook cannot decide: a
+// command it runs is a step, a fallback for its failure is named, one of
+// two alternatives is the user's choice, an exit branch is followed where
+// it does not hold, anything else is carried and named.
+func (t *translator) undecidedIf(c *syntax.IfClause, last *syntax.Stmt) {
+	before := len(t.m.Steps)
+	if t.callsTool(last, map[string]bool{}) || t.runsCommand(last) {
+		// `if kubectl apply -f x; then …`: the command runs whatever it returns
+		t.stmt(last)
+		t.conditionFailure(c, last, t.m.Steps[before:])
+		if len(t.m.Steps) > before && t.failureBranch(c, last, before) {
 			return
 		}
-		if t.endsScript(c.Then) {
-			t.exitBranch(c, last)
-			return
+	}
+	if len(t.m.Steps) == before && !readsState(last) && t.alternatives(c) {
+		// [[ "$(kubectl api-versions)" == *openshift.io* ]]: one branch
+		// or the other runs, never both; the user says which (46ze D2)
+		t.whenBranches(c, t.choiceVar(last))
+		return
+	}
+	if t.endsScript(c.Then) {
+		t.exitBranch(c, last)
+		return
+	}
+	if len(t.m.Steps) == before && t.notHeldAgain(c, last) {
+		return
+	}
+	before, inThen := len(t.m.Steps), 0
+	t.undecided(last, func() {
+		t.branch(c.Then, "")
+		inThen = len(t.m.Steps) - before
+		if c.Else != nil {
+			t.undecidedElse++
+			t.ifClause(c.Else)
+			t.undecidedElse--
 		}
-		if len(t.m.Steps) == before && t.notHeldAgain(c, last) {
-			return
-		}
-		before, inThen := len(t.m.Steps), 0
-		t.undecided(last, func() {
-			t.branch(c.Then, "")
-			inThen = len(t.m.Steps) - before
-			if c.Else != nil {
-				t.undecidedElse++
-				t.ifClause(c.Else)
-				t.undecidedElse--
-			}
-		})
-		inElse := len(t.m.Steps) - before - inThen
-		how := "the steps under it are carried as if it held"
-		switch {
-		case inThen == 0:
-			how = "the steps of its else branch are carried as if it did not hold"
-		case inElse > 0:
-			how = "the steps of both its branches are carried, as if each ran"
-		}
-		if inThen+inElse > 0 {
-			t.notCarried(last, "the condition "+t.text(last), "khook cannot decide it before the run; "+how+" (add a when: on a variable)")
-		}
+	})
+	inElse := len(t.m.Steps) - before - inThen
+	how := "the steps under it are carried as if it held"
+	switch {
+	case inThen == 0:
+		how = "the steps of its else branch are carried as if it did not hold"
+	case inElse > 0:
+		how = "the steps of both its branches are carried, as if each ran"
+	}
+	if inThen+inElse > 0 {
+		t.notCarried(last, "the condition "+t.text(last), "khook cannot decide it before the run; "+how+" (add a when: on a variable)")
 	}
 }
 
@@ -399,6 +410,51 @@ func (t *translator) exitsScript(s *syntax.Stmt, seen map[string]bool) bool {
 	return ok && len(b.Stmts) > 0 && t.exitsScript(b.Stmts[len(b.Stmts)-1], seen)
 }
 
+// mayEndScript: the branch ends with exit, or exits under a condition of
+// its own (if [[ ! $REPLY =~ ^[Yy]$ ]]; then exit 0; fi, [ -z "$X" ] &&
+// exit 0, a case branch): not a command's failure (kubectl delete x ||
+// exit 1), which a step's own failure stands for. Under an existence
+// check (read -p "Reinstall?"; exit 0 unless y; kubectl delete …: 46zza's
+// D8) the deletes are not on the script's path on a fresh cluster, nor
+// on a re-run answered as by default.
+func (t *translator) mayEndScript(list []*syntax.Stmt) bool {
+	if t.endsScript(list) {
+		return true
+	}
+	found := false
+	for _, s := range list {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			switch x := n.(type) {
+			case *syntax.FuncDecl, *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+				return false
+			case *syntax.IfClause:
+				for b := x; b != nil; b = b.Else {
+					found = found || t.mayEndScript(b.Then)
+				}
+				return false
+			case *syntax.CaseClause:
+				for _, it := range x.Items {
+					found = found || t.mayEndScript(it.Stmts)
+				}
+				return false
+			case *syntax.BinaryCmd:
+				found = found || isTest(x.X) && t.endsScript([]*syntax.Stmt{x.Y})
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// isTest: s is [[ … ]], [ … ] or test ….
+func isTest(s *syntax.Stmt) bool {
+	if _, ok := s.Cmd.(*syntax.TestClause); ok {
+		return true
+	}
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	return ok && len(c.Args) > 0 && (lit(c.Args[0]) == "[" || lit(c.Args[0]) == "test")
+}
+
 // exitBranch is an if khook cannot decide whose branch ends the script:
 // the spec follows the script's path on (where it does not hold), and the
 // branch's commands are named not carried; carried "as if it held", the
@@ -418,7 +474,11 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	t.vars, t.exitGuard = vars, nil
 	why := "under " + t.text(cond) + ", which khook cannot decide before the run, and after which the script exits: the spec follows the path where it does not hold; do this by hand when it does"
 	if t.isCheck(cond) {
-		why = "what the script does when " + t.text(cond) + " finds something, and then exits; the spec follows a fresh cluster's path, where it finds nothing: do this by hand on a cluster where it does"
+		then := "and then exits"
+		if !t.endsScript(c.Then) {
+			then = "where it may exit first (on an answer or a test of its own)"
+		}
+		why = "what the script does when " + t.text(cond) + " finds something, " + then + "; the spec follows a fresh cluster's path, where it finds nothing: do this by hand on a cluster where it does"
 	}
 	dropped := t.notCarriedSince(m, why)
 	switch {

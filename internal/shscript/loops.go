@@ -25,7 +25,7 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	known := true
 	for _, w := range it.Items {
 		fs, ok, _ := t.fields(w)
-		if !ok || strings.Contains(strings.Join(fs, " "), "${") {
+		if !ok || strings.Contains(strings.Join(fs, " "), "${") && !t.oneItem(w) {
 			known = false // a variable's words are only split when the script runs
 		}
 		items = append(items, fs...)
@@ -75,6 +75,30 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 			}
 		}
 	}
+}
+
+// oneItem: w is quoted whole ("$A", "${VM_NAME}-boot": 46zza's D2): bash
+// splits it into no words and matches no pattern, so it is one item
+// whatever the value only the run knows ("$@" and "${A[@]}" are not).
+func (t *translator) oneItem(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.SglQuoted:
+		case *syntax.Lit:
+			if strings.ContainsAny(x.Value, "*?[{") {
+				return false
+			}
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if pe, ok := q.(*syntax.ParamExp); ok && (pe.Param != nil && (pe.Param.Value == "@" || pe.Param.Value == "*") || pe.Index != nil && strings.Trim(t.text(pe.Index), "@*") == "" || pe.Names != 0) {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // usesVar: a command of the loop's body other than a message (echo

@@ -458,20 +458,69 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			t.cond++
 			t.stmt(c.Y)
 			t.cond--
-			switch {
-			case len(t.m.Steps) == m.steps:
-			case t.sameRelease(t.m.Steps[first:m.steps], m):
-				// helm upgrade x … || helm install x …: khook's helm step
-				// installs the release where the upgrade finds none
-			case m.steps > first:
-				// kubectl apply -f v1.yaml || kubectl apply -f master.yaml
-				// (trial 46zi's D6): the fallback never runs after a success
-				t.notCarriedSince(m, "a fallback the script runs only when "+t.text(c.X)+" fails; khook's step fails the run there instead (give the step retries:, or run the fallback by hand)")
-			default:
-				t.info(c.Y, t.text(c.Y), "the script runs it only when "+t.text(c.X)+" fails; khook runs it after it")
-			}
+			t.failureFallback(first, m, c.X.Cmd, c.Y)
 		}
 	}
+}
+
+// failureFallback: the steps made since m (of the command at fallback)
+// run only where those made since first (of the command failed) fail;
+// whether they were named not carried.
+func (t *translator) failureFallback(first int, m mark, failed, fallback syntax.Node) bool {
+	switch {
+	case len(t.m.Steps) == m.steps:
+	case t.sameRelease(t.m.Steps[first:m.steps], m):
+		// helm upgrade x … || helm install x …: khook's helm step
+		// installs the release where the upgrade finds none
+	case m.steps > first:
+		// kubectl apply -f v1.yaml || kubectl apply -f master.yaml
+		// (trial 46zi's D6): the fallback never runs after a success
+		t.notCarriedSince(m, "a fallback the script runs only when "+t.text(failed)+" fails; khook's step fails the run there instead (give the step retries:, or run the fallback by hand)")
+		return true
+	default:
+		t.info(fallback, t.text(fallback), "the script runs it only when "+t.text(failed)+" fails; khook runs it after it")
+	}
+	return false
+}
+
+// failureBranch: an if's condition is a command that made steps (since
+// first), and the branch its failure takes makes steps too (if ! kubectl
+// create -f "$URL"; then kubectl create -f "https://mirror/$URL"; fi, or
+// the else of an unnegated one): a fallback, as after ||, which bash runs
+// only when the command fails (46zza's D9); the other branch is the
+// script's path.
+func (t *translator) failureBranch(c *syntax.IfClause, cond *syntax.Stmt, first int) bool {
+	var onFail, onOK []*syntax.Stmt
+	plainElse := c.Else != nil && len(c.Else.Cond) == 0
+	switch {
+	case c.Else != nil && !plainElse:
+		return false
+	case cond.Negated:
+		onFail = c.Then
+		if plainElse {
+			onOK = c.Else.Then
+		}
+	case plainElse:
+		onFail, onOK = c.Else.Then, c.Then
+	}
+	if !slices.ContainsFunc(onFail, t.mayStep) {
+		return false
+	}
+	m := t.mark()
+	t.cond++
+	t.stmts(onFail)
+	t.cond--
+	if t.failureFallback(first, m, cond.Cmd, &syntax.Block{Stmts: onFail}) {
+		// none of it runs: what its own conditions and loops were said
+		// to carry is moot (if ! retry "$MIRROR"; then exit 1; fi)
+		cmds := map[importer.Loc]bool{}
+		for _, c := range t.m.Commands[m.commands:] {
+			cmds[c.Loc] = true
+		}
+		t.m.NotCarried = append(t.m.NotCarried[:m.notCarried], slices.DeleteFunc(t.m.NotCarried[m.notCarried:], func(n importer.Note) bool { return !cmds[n.Loc] })...)
+	}
+	t.stmts(onOK)
+	return true
 }
 
 // sameRelease: each step made since m installs a release one of steps

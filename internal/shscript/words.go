@@ -699,7 +699,33 @@ func (t *translator) knownSubst(cs *syntax.CmdSubst) (string, bool) {
 	if files, ok := t.findFiles(cs); ok {
 		return files, true
 	}
+	if text, ok := t.catHeredoc(cs); ok {
+		return text, true
+	}
 	return t.echoChoice(cs)
+}
+
+// catHeredoc is $(cat <<EOF … EOF) (also <<-, <<'EOF', <<<): the
+// here-document's text as bash expands it, its trailing newlines dropped
+// as $(…) drops them (46zza's D1: a DataVolume's spec passed as $2).
+func (t *translator) catHeredoc(cs *syntax.CmdSubst) (string, bool) {
+	if len(cs.Stmts) != 1 || len(cs.Stmts[0].Redirs) != 1 {
+		return "", false
+	}
+	c, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) != 1 || lit(c.Args[0]) != "cat" {
+		return "", false
+	}
+	var text string
+	switch r := cs.Stmts[0].Redirs[0]; r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		text, ok, _ = t.heredoc(r)
+	case syntax.WordHdoc:
+		text, ok, _ = t.eval(r.Word)
+	default:
+		return "", false
+	}
+	return strings.TrimRight(text, "\n"), ok
 }
 
 // echoChoice is the output of $([ "$UPGRADE" = true ] && echo "upgrade

@@ -1,0 +1,123 @@
+package shscript
+
+import (
+	"strings"
+	"testing"
+)
+
+// What held-out trial 46zza (home-automation and KubeVirt installers, run
+// once on dd3bb3d) showed, cut down.
+
+// 46zza D8: an existence check whose branch asks and exits on the default
+// answer before it deletes: a fresh cluster never takes it, and a re-run
+// of the spec must not delete what the script keeps; named, not carried.
+func TestCheckBranchThatMayExitIsNotCarried(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+if kubectl get deployment -n gadgets gadget-operator > /dev/null 2>&1; then
+    read -p "Again? (y/N): " -n 1 -r
+    if [[ ! $REPLY =~ ^[Yy]$ ]]; then
+        exit 0
+    fi
+    kubectl delete gadget -n gadgets main || true
+    kubectl delete deployment -n gadgets gadget-operator
+fi
+kubectl apply -f https://example.invalid/gadget-operator.yaml
+`})
+	if fateAt(res.Model, 8) != "not carried" || fateAt(res.Model, 9) != "not carried" || fateAt(res.Model, 11) != "step" || strings.Contains(string(res.Spec), "delete:") {
+		t.Errorf("fates %q %q %q\n%s", fateAt(res.Model, 8), fateAt(res.Model, 9), fateAt(res.Model, 11), res.Spec)
+	}
+}
+
+// 46zza D9: if ! <apply>; then <the same from a mirror>; fi: bash applies
+// the mirror's copy only when the first apply fails, as after ||: the
+// fallback is named not carried, never a second step of every run (also
+// through a retrying function, whose mirror's own exit check is moot).
+func TestIfNotApplyThenMirrorIsAFallback(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+fetch() {
+    local n=0
+    while [ $n -lt 3 ]; do
+        if kubectl create -f "$1"; then return 0; fi
+        n=$((n + 1))
+    done
+    return 1
+}
+U=https://example.invalid/widget-operator.yaml
+if ! fetch "$U"; then
+    echo "trying the mirror"
+    if ! fetch "https://mirror.example.invalid/$U"; then
+        exit 1
+    fi
+fi
+if kubectl apply -f https://example.invalid/widget-cr.yaml; then
+    echo applied
+else
+    kubectl apply -f https://mirror.example.invalid/widget-cr.yaml
+fi
+kubectl wait -n widgets deployment/widget-operator --for condition=Available --timeout=300s
+`})
+	spec := string(res.Spec)
+	if steps := spec[strings.Index(spec, "\nsteps:"):]; strings.Contains(steps, "mirror.example.invalid") || len(res.Model.Steps) != 3 || fateAt(res.Model, 21) != "not carried" || strings.Contains(spec, "ignores its failure") {
+		t.Errorf("steps %d, line 21 %q, not carried %v\n%s", len(res.Model.Steps), fateAt(res.Model, 21), res.Model.NotCarried, spec)
+	}
+	for _, n := range res.Model.NotCarried {
+		if n.Line == 14 {
+			t.Errorf("the mirror's exit check is said: %v", n)
+		}
+	}
+}
+
+// 46zza D1: a function's $2 given as "$(cat <<EOF … EOF)" is the
+// here-document's text, which the function's own here-document expands;
+// a $2 only the run computes is a variable the step names, never "".
+func TestFunctionArgumentFromACatHeredoc(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+make_box() {
+  local name=$1 body=$2
+  kubectl apply -f - <<EOT
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ${name}
+  namespace: boxes
+data:
+${body}
+EOT
+}
+make_box box-a "$(cat <<EOT
+  size: small
+  colour: red
+EOT
+)"
+make_box box-b "$(generate-box-data --big)"
+`})
+	spec := string(res.Spec)
+	if !strings.Contains(spec, "  size: small\n") || !strings.Contains(spec, "  colour: red\n") || fateAt(res.Model, 5) != "step,not carried" || !strings.Contains(spec, "MAKE_BOX_ARG2") {
+		t.Errorf("line 5 %q\n%s", fateAt(res.Model, 5), spec)
+	}
+}
+
+// 46zza D2: for d in "$A" "$B" over values made of a variable with a
+// default is one turn per quoted word (bash splits none of them): a wait
+// per item, not one over a required loop variable.
+func TestForOverQuotedVariablesIsUnrolled(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+BOX="${BOX:-crate}"
+A="${BOX}-lid"
+B="${BOX}-base"
+for d in "$A" "$B"; do
+  kubectl -n store wait "pvc/$d" --for=jsonpath='{.status.phase}'=Bound --timeout=300s
+done
+for d in $A $B; do
+  kubectl -n store wait "pvc/$d" --for=jsonpath='{.status.phase}'=Bound --timeout=300s
+done
+`})
+	spec := string(res.Spec)
+	if fateAt(res.Model, 7) != "step,step" || !strings.Contains(spec, "pvc/${BOX}-lid") || !strings.Contains(spec, "pvc/${BOX}-base") || res.Model.Var("d") == nil {
+		t.Errorf("line 7 %q\n%s", fateAt(res.Model, 7), spec)
+	}
+}
