@@ -3,6 +3,7 @@ package shscript
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -130,6 +131,7 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 	starts := make([]map[string]*shVar, len(v.alts))
 	afters := make([]map[string]*shVar, len(v.alts))
 	before := t.vars
+	var stops []altStop
 	for i, a := range v.alts {
 		whens[i] = a.when
 		t.vars = maps.Clone(before)
@@ -139,19 +141,65 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 			t.vars[name] = a.v
 		}
 		starts[i] = maps.Clone(t.vars)
-		n := len(t.when)
+		n, cond := len(t.when), t.cond
 		if a.when != "" {
-			t.when = append(t.when, a.when)
+			// an exit decided for this value ends its branch's path only,
+			// as in the branch that set it (branch)
+			t.when, t.cond = append(t.when, a.when), 0
+			t.whenStops++
 		}
 		t.splitting++
 		t.stmt(s)
 		t.splitting--
-		t.when = t.when[:n]
+		if a.when != "" {
+			t.whenStops--
+			if t.stopped {
+				stops = append(stops, altStop{a.when, t.failed})
+				t.stopped, t.failed = false, false
+			}
+		}
+		t.when, t.cond = t.when[:n], cond
 		afters[i] = t.vars
 	}
 	t.vars = before
 	t.mergeBranches(s, whens, starts, afters, v.fb)
+	t.altStops(s, name, len(v.alts), stops)
 	return true
+}
+
+// altStop is a value of a split variable for which the walk exited: the
+// value's when:, and whether with a failure.
+type altStop struct {
+	when   string
+	failed bool
+}
+
+// altStops is what follows s after the exits its values took (OS set to
+// windows under case "$OS" in mingw*), then if [ "$OS" != linux ]; then
+// exit 1; fi: 46zzc's D2): bash exits only on those values' paths. An
+// exit 0 puts what follows under the other values' when:; an exit 1 is a
+// path the script refuses, which the spec does not follow (as a branch's
+// exit 1 is). Only when every value exits does the script stop there.
+func (t *translator) altStops(s *syntax.Stmt, name string, values int, stops []altStop) {
+	if len(stops) == values && values > 0 {
+		t.stopped, t.failed = true, slices.ContainsFunc(stops, func(a altStop) bool { return a.failed })
+		if t.failed && t.cond == 0 && t.whenStops == 0 {
+			t.notCarried(s, t.text(s), "decided at import for every value of "+name+", and the script stops there with a failure (exit): what comes after it is not carried")
+		}
+		return
+	}
+	var guards []string
+	if t.guard != "" {
+		guards = append(guards, t.guard)
+	}
+	for _, a := range stops {
+		if !a.failed {
+			guards = append(guards, "!("+a.when+")")
+		}
+	}
+	if len(guards) > 0 {
+		t.guard = strings.Join(guards, " && ")
+	}
 }
 
 // altRead is the first variable with values per branch that s reads ("":
@@ -163,8 +211,10 @@ func (t *translator) altRead(s *syntax.Stmt) string {
 	case *syntax.IfClause, *syntax.CaseClause:
 		// if [[ "$USE_VALUES" == true ]]; then helm …; else helm …; fi
 		// with USE_VALUES set under a when: the condition has a value per
-		// branch, so the whole if is walked once per value
-		if !t.mayStep(s) {
+		// branch, so the whole if is walked once per value; so is one
+		// that exits (if [ "$OS" != linux ]; then exit 1; fi, OS set under
+		// a case: 46zzc's D2), which ends only some values' paths
+		if !t.mayStep(s) && !exitsIn(s) {
 			return ""
 		}
 		var cond []syntax.Node
@@ -219,6 +269,22 @@ func (t *translator) altIn(n syntax.Node) string {
 		return name == ""
 	})
 	return name
+}
+
+// exitsIn: s runs exit, which ends the script (not in a subshell, a
+// command substitution or a function it defines).
+func exitsIn(s *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		switch c := n.(type) {
+		case *syntax.Subshell, *syntax.CmdSubst, *syntax.FuncDecl:
+			return false
+		case *syntax.CallExpr:
+			found = found || len(c.Args) > 0 && lit(c.Args[0]) == "exit"
+		}
+		return !found
+	})
+	return found
 }
 
 // mayStep: s runs helm or kubectl, a function, eval, or a command word

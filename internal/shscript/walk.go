@@ -40,6 +40,7 @@ type translator struct {
 	stopped         bool    // exit at the top level, return in a function
 	failed          bool    // … with a non-zero status
 	guard           string  // !(cel) of a branch that exited: the condition of what follows it
+	whenStops       int     // > 0 in a branch under a when: an exit there ends that branch's path only
 	locals          []frame // the locals of the functions being walked
 	poll            bool    // inside a poll loop: its sleep is the loop's
 	keys            map[string]string
