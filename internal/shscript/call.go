@@ -738,6 +738,10 @@ func (t *translator) source(x *cmd) {
 		t.notCarried(x.stmt, t.text(x.stmt), "the file it sources is only known when the script runs ("+x.why+")")
 		return
 	}
+	if path, ok := t.sourcedByDefault(x); ok {
+		t.follow(x, path, true)
+		return
+	}
 	if strings.Contains(x.args[1], "${") {
 		// source "$CONFIG_DIR/env.sh" with CONFIG_DIR from the environment:
 		// which file is only known when the script runs
@@ -749,6 +753,40 @@ func (t *translator) source(x *cmd) {
 		return
 	}
 	t.follow(x, x.args[1], true)
+}
+
+// sourcedByDefault is the file a source of a path made of variables of
+// the environment with defaults reads where they are unset, as bash does
+// (ENV_FILE="${APP_ENV_FILE:-$ROOT/.env}"; source "$ENV_FILE": 46zzc's
+// D1), when that file is there; said at the line, since a run that sets
+// one sources another file.
+func (t *translator) sourcedByDefault(x *cmd) (string, bool) {
+	path, names := x.args[1], []string{}
+	for _, m := range varRef.FindAllStringSubmatch(x.args[1], -1) {
+		d, ok := t.unset[m[1]]
+		if v := t.m.Var(m[1]); !ok || v == nil || v.Required || v.Secret {
+			return "", false
+		}
+		path, names = strings.Replace(path, m[0], d, 1), append(names, m[1])
+	}
+	if len(names) == 0 || strings.Contains(path, "${") {
+		return "", false
+	}
+	if st, err := os.Stat(t.abs(path)); err != nil || st.IsDir() {
+		return "", false
+	}
+	t.info(x.stmt, t.text(x.stmt), "it sources "+t.display(t.abs(path))+", where bash reads it with "+strings.Join(names, ", ")+" unset (the script's default); a run that sets "+strings.Join(names, ", ")+" sources another file, which the spec does not follow: write what that file sets as variables")
+	return path, true
+}
+
+// unsetValue keeps the value bash gives ${NAME:-d} where NAME is unset
+// (d as the script has it, not the spec's form of a path), for a source
+// of it.
+func (t *translator) unsetValue(name, d string) {
+	if t.unset == nil {
+		t.unset = map[string]string{}
+	}
+	t.unset[name] = d
 }
 
 // follow walks another script file: sourced (its variables and functions

@@ -69,3 +69,27 @@ kubectl create namespace "build-$CPU"
 		t.Errorf("spec:\n%s", s)
 	}
 }
+
+// 46zzc D1: source "$CFG" of CFG="${SHOP_CFG:-$ROOT/conf/shop.env}" reads
+// the default file, as bash does with SHOP_CFG unset: what it sets is
+// known below, and the line says a run that sets SHOP_CFG reads another.
+// A default that is not there stays named not carried.
+func TestSourceOfAVariablesDefault(t *testing.T) {
+	files := map[string]string{"conf/shop.env": "SHOP_NS=storefront\n", "install.sh": `#!/bin/bash
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")" && pwd)"
+CFG="${SHOP_CFG:-$ROOT/conf/shop.env}"
+source "$CFG"
+kubectl create namespace "$SHOP_NS"
+`}
+	res := importScript(t, files)
+	if s := string(res.Spec); !strings.Contains(s, "name: storefront") || len(res.Model.NotCarried) != 0 || len(infoLines(res.Model, "SHOP_CFG unset")) != 1 {
+		t.Errorf("not carried %v, info %v\n%s", res.Model.NotCarried, res.Model.Info, s)
+	}
+	delete(files, "conf/shop.env")
+	files["install.sh"] = strings.Replace(files["install.sh"], "$SHOP_NS", "shop", 1)
+	res = importScript(t, files)
+	if len(res.Model.NotCarried) != 1 || !strings.Contains(res.Model.NotCarried[0].Why, "only known when the script runs") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}
