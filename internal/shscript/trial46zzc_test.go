@@ -93,3 +93,32 @@ kubectl create namespace "$SHOP_NS"
 		t.Errorf("not carried %v", res.Model.NotCarried)
 	}
 }
+
+// 46zzc D3 (no defect of its own): `: ${CHECK_SIGS:="false"}` is bash's
+// default for a variable of the environment, as CHECK_SIGS=${CHECK_SIGS:-
+// false}: a branch on it is under a when: on that default (a run with
+// CHECK_SIGS=true takes it), and an exit inside it, on a value a case arm
+// set, is not decided at import (D2).
+func TestColonAssignDefaultIsAVariable(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+: ${CHECK_SIGS:="false"}
+SYS=linux
+case "${1:-}" in
+  w) SYS=windows;;
+esac
+if [ "${CHECK_SIGS}" == "true" ]; then
+  if [ "${SYS}" != "linux" ]; then
+    exit 1
+  fi
+  kubectl delete namespace unsigned
+fi
+kubectl create namespace signed
+`})
+	if len(res.Model.NotCarried) != 0 || len(res.Model.Steps) != 2 {
+		t.Fatalf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
+	}
+	if w := res.Model.Steps[0].Out.When; !strings.Contains(w, `vars.get("CHECK_SIGS", "false") == "true"`) || res.Model.Steps[1].Out.When != "" {
+		t.Errorf("when %q\n%s", w, res.Spec)
+	}
+}
