@@ -241,7 +241,11 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.madeByRedirect(x, name)
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
 		t.cluster.created(base, x.args[1:])
-		t.notCarried(s, t.text(s), "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)")
+		if why, nothing := clusterToolWhy(base, x.args[1:]); nothing {
+			t.info(s, t.text(s), why)
+		} else {
+			t.notCarried(s, t.text(s), why)
+		}
 	case name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".bash"):
 		t.script(x)
 	case base == "kustomize":
@@ -253,6 +257,30 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	default:
 		t.otherCommand(s, c, x, name, base)
 	}
+}
+
+// clusterToolWhy is why a command of kind, k3d, minikube, k3s or kubeadm
+// is not carried: it makes or removes the cluster, loads an image into
+// its nodes, enables an add-on, or only prints (minikube service --url:
+// nothing to carry, 46zzc's N1).
+func clusterToolWhy(base string, args []string) (why string, nothing bool) {
+	var pos []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			pos = append(pos, a)
+		}
+	}
+	sub := strings.Join(pos[:min(2, len(pos))], " ")
+	switch {
+	case sub == "load docker-image" || sub == "load image-archive" || sub == "image load" || sub == "image build" || sub == "image import" || base == "minikube" && sub == "cache add":
+		return "it puts an image into the cluster's nodes, which khook does not: build it and push it to a registry the cluster pulls from (or load it) before khook runs", false
+	case base == "minikube" && len(pos) >= 3 && (sub == "addons enable" || sub == "addons disable"):
+		return "it " + pos[1] + "s minikube's " + pos[2] + " add-on, a component of the cluster: do it before khook runs (or install the component's chart in a helm: step)", false
+	case base == "minikube" && len(pos) >= 1 && (pos[0] == "ip" || pos[0] == "status" || pos[0] == "version" || pos[0] == "service" && slices.Contains(args, "--url") || sub == "addons list" || sub == "profile list"),
+		base == "kind" && len(pos) >= 1 && pos[0] == "get", base == "k3d" && len(pos) >= 2 && (pos[1] == "list" || pos[1] == "get"):
+		return "it only prints what the cluster's tool knows (a URL, an address, a list): nothing to carry", true
+	}
+	return "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)", false
 }
 
 // otherCommand is a command khook does not run: named at its line, with

@@ -122,3 +122,23 @@ kubectl create namespace signed
 		t.Errorf("when %q\n%s", w, res.Spec)
 	}
 }
+
+// 46zzc N1: minikube's image load, addons enable and service --url are
+// no cluster creation: an image for the nodes, a component of the
+// cluster, and a URL printed (nothing to carry).
+func TestMinikubeCommandsSayWhatTheyDo(t *testing.T) {
+	res := importScript(t, map[string]string{"web.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: web}\n", "install.sh": `#!/bin/bash
+set -e
+minikube image load shop/web:dev
+minikube addons enable metrics-server
+kubectl apply -f web.yaml
+minikube service web -n web --url
+`})
+	why := map[int]string{}
+	for _, n := range append(res.Model.NotCarried, res.Model.Info...) {
+		why[n.Line] += n.Why
+	}
+	if !strings.Contains(why[3], "image") || !strings.Contains(why[4], "metrics-server add-on") || !strings.Contains(why[6], "nothing to carry") || len(res.Model.NotCarried) != 2 {
+		t.Errorf("%v", why)
+	}
+}
