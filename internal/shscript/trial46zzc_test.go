@@ -142,3 +142,23 @@ minikube service web -n web --url
 		t.Errorf("%v", why)
 	}
 }
+
+// 46zzc N2: the no-namespace warning of a patch of a kind that is no
+// built-in one (a cluster-scoped custom resource, maybe) and of an apply
+// of a URL (whose manifests may name their namespace) says it is an if;
+// a Deployment's stays as it was.
+func TestNoNamespaceWarningWhenTheScopeIsUnknown(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+kubectl apply -f https://example.invalid/plugin/v1/plugin.yml
+kubectl patch widgetrule gpu-rule --type merge -p '{"spec":{"on":true}}'
+kubectl patch deployment web --type merge -p '{"spec":{"replicas":2}}'
+`})
+	why := map[int]string{}
+	for _, n := range res.Model.Info {
+		why[n.Line] += n.Why
+	}
+	if !strings.HasPrefix(why[3], "if the manifests at its URL") || !strings.HasPrefix(why[4], "if widgetrule is namespaced") || !strings.HasPrefix(why[5], "kubectl without -n") {
+		t.Errorf("%v", why)
+	}
+}
