@@ -162,3 +162,17 @@ kubectl patch deployment web --type merge -p '{"spec":{"replicas":2}}'
 		t.Errorf("%v", why)
 	}
 }
+
+// 46zzc N3: a Secret manifest the script edits in place (sed -i) is
+// named as edited there, not copied.
+func TestSecretEditedInPlaceIsNotCopied(t *testing.T) {
+	res := importScript(t, map[string]string{"k8s/creds.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: shop}\ndata:\n  apiKey: PLACEHOLDER\n", "install.sh": `#!/bin/bash
+set -e
+KEY_B64=$(echo -n "abc" | base64)
+sed -i "s/PLACEHOLDER/${KEY_B64}/" k8s/creds.yaml
+kubectl apply -f k8s/creds.yaml
+`})
+	if len(res.Model.NotCarried) != 1 || !strings.Contains(res.Model.NotCarried[0].Why, "edited in place at install.sh:4 (sed -i)") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}
