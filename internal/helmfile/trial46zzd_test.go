@@ -56,3 +56,29 @@ func TestNoNamespaceWarningOfADeleteStep(t *testing.T) {
 		t.Errorf("%s", all)
 	}
 }
+
+// 46zzd D1: two keys of one map with the same literal credential: the
+// warning of each names its own line, not the first line holding the text
+// (user_password: on the line above password:).
+func TestCredentialWarningNamesItsKeysLine(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": "releases:\n  - name: db\n    namespace: db\n    chart: oci://r.example/db\n    version: 1.0.0\n    values:\n      - auth:\n          user_password: Qz7wLm42Rt\n          password: Qz7wLm42Rt\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{Env: lookupOf(map[string]string{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]int{}
+	for _, r := range res.Releases {
+		for _, n := range r.Info {
+			lines[n.What] = n.Line
+		}
+	}
+	for _, n := range res.Info {
+		lines[n.What] = n.Line
+	}
+	if lines["release db values auth.user_password"] != 8 || lines["release db values auth.password"] != 9 {
+		t.Errorf("lines %v\n%s", lines, everything(res))
+	}
+}

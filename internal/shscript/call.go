@@ -245,7 +245,11 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.madeByRedirect(x, name)
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
 		t.cluster.created(base, x.args[1:])
-		t.notCarried(s, t.text(s), "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)")
+		if why, nothing := clusterToolWhy(base, x.args[1:]); nothing {
+			t.info(s, t.text(s), why)
+		} else {
+			t.notCarried(s, t.text(s), why)
+		}
 	case name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".bash"):
 		t.script(x)
 	case base == "kustomize":
@@ -257,6 +261,30 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	default:
 		t.otherCommand(s, c, x, name, base)
 	}
+}
+
+// clusterToolWhy is why a command of kind, k3d, minikube, k3s or kubeadm
+// is not carried: it makes or removes the cluster, loads an image into
+// its nodes, enables an add-on, or only prints (minikube service --url:
+// nothing to carry, 46zzc's N1).
+func clusterToolWhy(base string, args []string) (why string, nothing bool) {
+	var pos []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			pos = append(pos, a)
+		}
+	}
+	sub := strings.Join(pos[:min(2, len(pos))], " ")
+	switch {
+	case sub == "load docker-image" || sub == "load image-archive" || sub == "image load" || sub == "image build" || sub == "image import" || base == "minikube" && sub == "cache add":
+		return "it puts an image into the cluster's nodes, which khook does not: build it and push it to a registry the cluster pulls from (or load it) before khook runs", false
+	case base == "minikube" && len(pos) >= 3 && (sub == "addons enable" || sub == "addons disable"):
+		return "it " + pos[1] + "s minikube's " + pos[2] + " add-on, a component of the cluster: do it before khook runs (or install the component's chart in a helm: step)", false
+	case base == "minikube" && len(pos) >= 1 && (pos[0] == "ip" || pos[0] == "status" || pos[0] == "version" || pos[0] == "service" && slices.Contains(args, "--url") || sub == "addons list" || sub == "profile list"),
+		base == "kind" && len(pos) >= 1 && pos[0] == "get", base == "k3d" && len(pos) >= 2 && (pos[1] == "list" || pos[1] == "get"):
+		return "it only prints what the cluster's tool knows (a URL, an address, a list): nothing to carry", true
+	}
+	return "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)", false
 }
 
 // otherCommand is a command khook does not run: named at its line, with
@@ -744,6 +772,10 @@ func (t *translator) source(x *cmd) {
 		t.notCarried(x.stmt, t.text(x.stmt), "the file it sources is only known when the script runs ("+x.why+")")
 		return
 	}
+	if path, ok := t.sourcedByDefault(x); ok {
+		t.follow(x, path, true)
+		return
+	}
 	if strings.Contains(x.args[1], "${") {
 		// source "$CONFIG_DIR/env.sh" with CONFIG_DIR from the environment:
 		// which file is only known when the script runs
@@ -755,6 +787,40 @@ func (t *translator) source(x *cmd) {
 		return
 	}
 	t.follow(x, x.args[1], true)
+}
+
+// sourcedByDefault is the file a source of a path made of variables of
+// the environment with defaults reads where they are unset, as bash does
+// (ENV_FILE="${APP_ENV_FILE:-$ROOT/.env}"; source "$ENV_FILE": 46zzc's
+// D1), when that file is there; said at the line, since a run that sets
+// one sources another file.
+func (t *translator) sourcedByDefault(x *cmd) (string, bool) {
+	path, names := x.args[1], []string{}
+	for _, m := range varRef.FindAllStringSubmatch(x.args[1], -1) {
+		d, ok := t.unset[m[1]]
+		if v := t.m.Var(m[1]); !ok || v == nil || v.Required || v.Secret {
+			return "", false
+		}
+		path, names = strings.Replace(path, m[0], d, 1), append(names, m[1])
+	}
+	if len(names) == 0 || strings.Contains(path, "${") {
+		return "", false
+	}
+	if st, err := os.Stat(t.abs(path)); err != nil || st.IsDir() {
+		return "", false
+	}
+	t.info(x.stmt, t.text(x.stmt), "it sources "+t.display(t.abs(path))+", where bash reads it with "+strings.Join(names, ", ")+" unset (the script's default); a run that sets "+strings.Join(names, ", ")+" sources another file, which the spec does not follow: write what that file sets as variables")
+	return path, true
+}
+
+// unsetValue keeps the value bash gives ${NAME:-d} where NAME is unset
+// (d as the script has it, not the spec's form of a path), for a source
+// of it.
+func (t *translator) unsetValue(name, d string) {
+	if t.unset == nil {
+		t.unset = map[string]string{}
+	}
+	t.unset[name] = d
 }
 
 // follow walks another script file: sourced (its variables and functions

@@ -204,8 +204,10 @@ func (t *translator) altRead(s *syntax.Stmt) string {
 	case *syntax.IfClause, *syntax.CaseClause:
 		// if [[ "$USE_VALUES" == true ]]; then helm …; else helm …; fi
 		// with USE_VALUES set under a when: the condition has a value per
-		// branch, so the whole if is walked once per value
-		if !t.mayStep(s) {
+		// branch, so the whole if is walked once per value; so is one
+		// that exits (if [ "$OS" != linux ]; then exit 1; fi, OS set under
+		// a case: 46zzc's D2), which ends only some values' paths
+		if !t.mayStep(s) && !exitsIn(s) {
 			return ""
 		}
 		var cond []syntax.Node
@@ -270,6 +272,22 @@ func (t *translator) mayStep(s *syntax.Stmt) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
 			name := lit(c.Args[0])
 			found = found || isTool(toolName(name)) || t.funcs[name] != nil || name == "eval" || name == "" || name == "time"
+		}
+		return !found
+	})
+	return found
+}
+
+// exitsIn: s runs exit, which ends the script (not in a subshell, a
+// command substitution or a function it defines).
+func exitsIn(s *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		switch c := n.(type) {
+		case *syntax.Subshell, *syntax.CmdSubst, *syntax.FuncDecl:
+			return false
+		case *syntax.CallExpr:
+			found = found || len(c.Args) > 0 && lit(c.Args[0]) == "exit"
 		}
 		return !found
 	})

@@ -28,6 +28,7 @@ type translator struct {
 	funcs           map[string]*function
 	trapped         map[string]bool   // the trap handlers said (a function trapped on EXIT and ERR is said once)
 	aliases         map[string]string // alias k=kubectl: bash expands none in a script unless expandAliases
+	unset           map[string]string // a variable of the environment's default in the script: its value where it is unset
 	expandAliases   bool              // shopt -s expand_aliases
 	emptiness       bool              // operand is read by a test of emptiness (-n, -z)
 	helm2           bool              // the script runs helm init: its helm is Helm 2

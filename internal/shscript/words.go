@@ -428,6 +428,7 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 			if !ok {
 				return "", false, why
 			}
+			t.unsetValue(name, d)
 			if strings.Contains(d, "${") && !v.Secret && t.m.Var(name) == nil {
 				// ${URL:-https://…/$V/op.yaml}: a khook default is taken as
 				// written, never expanded; the script's default goes in
