@@ -244,12 +244,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		// cat <<EOF to the terminal prints a message; echo >> f changes f
 		t.madeByRedirect(x, name)
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
-		t.cluster.created(base, x.args[1:])
-		if why, nothing := clusterToolWhy(base, x.args[1:]); nothing {
-			t.info(s, t.text(s), why)
-		} else {
-			t.notCarried(s, t.text(s), why)
-		}
+		t.clusterTool(s, x, base)
 	case name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".bash"):
 		t.script(x)
 	case base == "kustomize":
@@ -260,6 +255,16 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.notCarried(s, t.text(s), "it picks the cluster the script works on; khook runs against the cluster it is given: point --kubeconfig or --context at it (in CI, the cloud's own login action before khook)")
 	default:
 		t.otherCommand(s, c, x, name, base)
+	}
+}
+
+// clusterTool is a command of kind, k3d, minikube, k3s or kubeadm: said.
+func (t *translator) clusterTool(s *syntax.Stmt, x *cmd, base string) {
+	t.cluster.created(base, x.args[1:])
+	if why, nothing := clusterToolWhy(base, x.args[1:]); nothing {
+		t.info(s, t.text(s), why)
+	} else {
+		t.notCarried(s, t.text(s), why)
 	}
 }
 
