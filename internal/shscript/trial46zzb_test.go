@@ -111,3 +111,21 @@ kubectl patch service shop -n shop -p '{"spec":{"selector":{"track":"next"}}}'
 		t.Errorf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
 	}
 }
+
+// 46zzh D1, 46zzg D3: a directory variable's default (K8S_DIR=${K8S_DIR:-
+// ./k8s}) is written from the spec's folder, as literal paths are, for
+// kubectl -f and helm -f alike.
+func TestPathVariableDefaultFromTheSpecsFolder(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "install.sh", "#!/bin/bash\nset -e\nK8S_DIR=\"${K8S_DIR:-./k8s/kind}\"\nVALUES_FILE=${VALUES_FILE:-./values/app.yaml}\nkubectl apply -f \"$K8S_DIR/job.yaml\" -n demo\nhelm upgrade --install app oci://r.example/app --version 1.0.0 -n demo -f \"$VALUES_FILE\"\n")
+	write(t, dir, "k8s/kind/job.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: seed}\n")
+	write(t, dir, "values/app.yaml", "a: 1\n")
+	res, err := Import("install.sh", Options{Dir: dir, SpecDir: "out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := string(res.Spec)
+	if !strings.Contains(spec, `K8S_DIR: {type: string, default: "../k8s/kind"`) || !strings.Contains(spec, `VALUES_FILE: {type: string, default: "../values/app.yaml"`) {
+		t.Errorf("%s", spec)
+	}
+}

@@ -18,6 +18,7 @@ import (
 type translator struct {
 	m               *importer.Model
 	runDir, specDir string
+	rebased         map[string]bool // variables whose default specPath wrote from the spec's folder
 	cwd             string
 	cwdUnknown      string // where a cd to a directory known only at run time was (FILE:LINE), "" after a known one
 	dirStack        []string
@@ -610,6 +611,7 @@ func (t *translator) abs(p string) string {
 // spec's directory, starting with ./ or ../ (a local chart's form).
 func (t *translator) specPath(p string) string {
 	if strings.HasPrefix(p, "${") { // under a directory only the run knows
+		t.rebaseDefault(p)
 		return p
 	}
 	rel, err := filepath.Rel(t.specDir, t.abs(p))
@@ -650,4 +652,27 @@ func longer(a, b string) bool {
 		db = 5 * time.Minute
 	}
 	return da > db
+}
+
+// rebaseDefault: p is under ${NAME}, whose default is a directory of the
+// script's (K8S_DIR=${K8S_DIR:-./k8s/kind}): the spec reads paths from its
+// own folder, so the default is written from there (46zzh's D1: a spec
+// written to out/ looked for out/k8s/kind).
+func (t *translator) rebaseDefault(p string) {
+	m := varRef.FindStringSubmatch(p)
+	if m == nil || !strings.HasPrefix(p, m[0]) || t.rebased[m[1]] {
+		return
+	}
+	v := t.m.Var(m[1])
+	if v == nil || v.Secret || v.Default == nil || *v.Default == "" || strings.Contains(*v.Default, "${") || strings.Contains(*v.Default, "://") || filepath.IsAbs(*v.Default) {
+		return
+	}
+	if t.rebased == nil {
+		t.rebased = map[string]bool{}
+	}
+	t.rebased[m[1]] = true
+	if d := t.specPath(*v.Default); d != *v.Default {
+		v.Default = &d
+		v.Description = strings.TrimPrefix(strings.TrimSuffix(v.Description, ".")+"; ", "; ") + "a path from the spec's folder"
+	}
 }
