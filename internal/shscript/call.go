@@ -1033,8 +1033,26 @@ func (t *translator) sleep(x *cmd) {
 		return
 	}
 	if t.prev != nil && t.prev.Helm != nil && !t.prev.Helm.Wait {
-		t.prev.Helm.Wait = true
-		t.info(x.stmt, t.text(x.stmt), "carried as wait: true on step "+t.prev.Name+" (the release it waited for)")
+		// helm install nfs …; helm install viewer …; sleep 30: the sleep
+		// gives every release installed since the last wait its time, not
+		// the last one alone (46zzc's N4)
+		var names []string
+		for i := len(t.m.Steps) - 1; i >= 0; i-- {
+			st := t.m.Steps[i].Out
+			if st.Helm == nil || st.Helm.Wait {
+				break
+			}
+			st.Helm.Wait = true
+			names = append([]string{st.Name}, names...)
+		}
+		if !t.prev.Helm.Wait { // not the last step made (folded into one)
+			t.prev.Helm.Wait, names = true, append(names, t.prev.Name)
+		}
+		what := "step " + names[0] + " (the release it waited for)"
+		if len(names) > 1 {
+			what = "steps " + strings.Join(names, ", ") + " (the releases installed since the last wait, which it gave their time)"
+		}
+		t.info(x.stmt, t.text(x.stmt), "carried as wait: true on "+what)
 		return
 	}
 	t.info(x.stmt, t.text(x.stmt), "nothing to carry: khook waits on conditions, not time (each step waits for what it needs; add a wait: step for something specific)")

@@ -176,3 +176,20 @@ kubectl apply -f k8s/creds.yaml
 		t.Errorf("not carried %v", res.Model.NotCarried)
 	}
 }
+
+// 46zzc N4: sleep after two helm installs that do not wait gives both
+// their time: wait: true on each, not on the last alone (the step after
+// may need the first).
+func TestSleepAfterTwoReleasesWaitsForBoth(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+helm install store oci://r.example/charts/store -n store
+helm install viewer oci://r.example/charts/viewer -n viewer
+echo "Waiting for the store..."
+sleep 30
+kubectl create namespace app
+`})
+	if len(res.Model.Steps) != 3 || !res.Model.Steps[0].Out.Helm.Wait || !res.Model.Steps[1].Out.Helm.Wait {
+		t.Errorf("%s", res.Spec)
+	}
+}
