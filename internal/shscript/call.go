@@ -489,10 +489,65 @@ func (t *translator) callScriptFunc(x *cmd, name string, f *function) {
 		t.pipeIn = x.stdin
 	}
 	t.madeByRedirect(x, name) // render_template t.yml > out.yml
+	if !t.readsArgs(f, map[*function]bool{}) {
+		// main "$@" where main reads no argument: none given changes
+		// nothing, so nothing to say (46zzc's N5)
+		t.m.Info = append(t.m.Info[:t.cmdInfo], slices.DeleteFunc(t.m.Info[t.cmdInfo:], func(n importer.Note) bool { return n.Why == noArgs })...)
+	}
 	t.callers = append(t.callers, caller{name, t.loc(x.stmt)})
 	t.callFunc(f, x.args[1:])
 	t.callers = t.callers[:len(t.callers)-1]
 	t.pipeIn = save
+}
+
+// readsArgs: function f reads its positional parameters ($1, $#, shift,
+// getopts, "$@" to a command), or passes them to a function that does.
+func (t *translator) readsArgs(f *function, seen map[*function]bool) bool {
+	if seen[f] {
+		return false
+	}
+	seen[f] = true
+	reads := false
+	syntax.Walk(f.decl.Body, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.FuncDecl:
+			return false
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				return true
+			}
+			switch name := lit(x.Args[0]); {
+			case name == "shift" || name == "getopts":
+				reads = true
+			case t.funcs[name] != nil && slices.ContainsFunc(x.Args[1:], allArgs):
+				// helper "$@": its own reads count; its other arguments are words
+				reads = reads || t.readsArgs(t.funcs[name], seen) || slices.ContainsFunc(x.Args[1:], func(w *syntax.Word) bool { return !allArgs(w) && readsParam(w) })
+				return false
+			}
+		case *syntax.ParamExp:
+			reads = reads || readsParam(x)
+		}
+		return !reads
+	})
+	return reads
+}
+
+// readsParam: n reads a positional parameter ($1, ${@}, $*, $#).
+func readsParam(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil {
+			switch v := pe.Param.Value; {
+			case v == "@" || v == "*" || v == "#":
+				found = true
+			default:
+				_, err := strconv.Atoi(v)
+				found = found || err == nil && v != "0"
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // wrappers run the command they are given: sudo [-E], nohup, timeout

@@ -193,3 +193,27 @@ kubectl create namespace app
 		t.Errorf("%s", res.Spec)
 	}
 }
+
+// 46zzc N5: main "$@" where main reads no argument says nothing of the
+// arguments the import was not given; where it (or a function it passes
+// them to) reads them, it still does.
+func TestMainOfAllArgumentsThatReadsNone(t *testing.T) {
+	script := `#!/bin/bash
+set -e
+setup() {
+  kubectl create namespace lab
+}
+main() {
+  setup
+}
+main "$@"
+`
+	res := importScript(t, map[string]string{"install.sh": script})
+	if lines := infoLines(res.Model, noArgs); len(lines) != 0 {
+		t.Errorf("noArgs at %v", lines)
+	}
+	res = importScript(t, map[string]string{"install.sh": strings.Replace(strings.Replace(script, "  setup\n}", "  setup \"$@\"\n}", 1), "create namespace lab", "create namespace \"${1:-lab}\"", 1)})
+	if lines := infoLines(res.Model, noArgs); len(lines) != 1 {
+		t.Errorf("noArgs at %v\n%s", lines, res.Spec)
+	}
+}
