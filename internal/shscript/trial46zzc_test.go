@@ -217,3 +217,28 @@ main "$@"
 		t.Errorf("noArgs at %v\n%s", lines, res.Spec)
 	}
 }
+
+// 46zzc N6: a for loop over {1..N} that reads the cluster and breaks on
+// a test of what it read is a poll: its read is named (add a wait:), and
+// the guard after it that stops the script on that value is named too.
+func TestForLoopPollWithBreakIsNamed(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+fail() { echo "$1" >&2; exit 1; }
+kubectl create namespace lab
+for _ in {1..20}; do
+  ready="$(kubectl -n lab get pods -l app=db -o json | jq '.items | length')"
+  [[ "${ready}" -ge 1 ]] && break
+  sleep 5
+done
+[[ "${ready}" -ge 1 ]] || fail "no db pod"
+`})
+	if fateAt(res.Model, 6) != "not carried" || len(res.Model.NotCarried) != 2 || res.Model.NotCarried[1].Line != 10 {
+		t.Errorf("line 6 %q, not carried %v", fateAt(res.Model, 6), res.Model.NotCarried)
+	}
+	// kubectl get crd X && break is the wait for X, as its if form is
+	res = importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nfor i in {1..30}; do\n  kubectl get crd gadgets.example.com && break\n  sleep 2\ndone\n"})
+	if len(res.Model.Steps) != 1 || res.Model.Steps[0].Out.Wait == nil {
+		t.Errorf("%s", res.Spec)
+	}
+}
