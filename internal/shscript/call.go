@@ -988,10 +988,36 @@ func (t *translator) script(x *cmd) {
 	// caller's after it (trial 46zo's D5: its BASE_DIR, set under a
 	// condition there, made the caller's files "computed")
 	vars, funcs, cwd := maps.Clone(t.vars), maps.Clone(t.funcs), t.cwd
+	m := t.mark()
 	t.follow(x, args[0], false)
 	t.vars, t.funcs, t.cwd = vars, funcs, cwd
+	t.machineOnly(x, args[0], m)
 	t.args, t.inFunc, t.argsRest, t.errexit, t.nounset = saveArgs, saveIn, saveRest, saveE, saveU
 }
+
+// machineOnly says a script run (./get_helm.sh) that runs no helm or
+// kubectl at all in one line at its call, instead of each of its lines
+// (46zzc's N7): what it does works on the machine the script runs on.
+func (t *translator) machineOnly(x *cmd, path string, m mark) {
+	if len(t.m.Commands) > m.commands || len(t.m.Steps) > m.steps || len(t.m.NotCarried)-m.notCarried < 2 {
+		return
+	}
+	var names []string
+	for _, n := range t.m.NotCarried[m.notCarried:] {
+		if f := strings.Fields(n.What); len(f) > 0 && validCommand.MatchString(f[0]) && !slices.Contains(names, f[0]) {
+			names = append(names, f[0])
+		}
+	}
+	if len(names) > 6 {
+		names = append(names[:6], "…")
+	}
+	t.m.NotCarried = t.m.NotCarried[:m.notCarried]
+	t.m.Info = append(t.m.Info[:m.info], slices.DeleteFunc(t.m.Info[m.info:], func(n importer.Note) bool { return n.File != t.file })...)
+	t.notCarried(x.stmt, t.text(x.stmt), "it runs "+t.display(t.abs(path))+", in which no helm or kubectl command changes the cluster: what it does ("+strings.Join(names, ", ")+") works on the machine the script runs on, not the cluster; do it before khook runs where that machine needs it")
+}
+
+// validCommand is a word that may name a command.
+var validCommand = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
 
 // passArgs evaluates a called script's words (its path first) whose last
 // is "$@" or "$*" of parameters not known at import: the words before it,

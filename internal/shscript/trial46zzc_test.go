@@ -242,3 +242,21 @@ done
 		t.Errorf("%s", res.Spec)
 	}
 }
+
+// 46zzc N7: a script the script runs that has no helm or kubectl command
+// (a tool installer) is named once, at its call, not line by line.
+func TestToolInstallerScriptNamedOnce(t *testing.T) {
+	res := importScript(t, map[string]string{"get_tool.sh": `#!/bin/bash
+set -e
+curl -sSLo /tmp/tool.tgz https://example.invalid/tool.tgz
+tar xf /tmp/tool.tgz -C /tmp
+sudo install /tmp/tool /usr/local/bin/tool
+`, "install.sh": `#!/bin/bash
+set -e
+./get_tool.sh
+kubectl create namespace app
+`})
+	if len(res.Model.NotCarried) != 1 || res.Model.NotCarried[0].Line != 3 || !strings.Contains(res.Model.NotCarried[0].Why, "(curl, tar, sudo)") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}
