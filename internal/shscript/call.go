@@ -489,10 +489,65 @@ func (t *translator) callScriptFunc(x *cmd, name string, f *function) {
 		t.pipeIn = x.stdin
 	}
 	t.madeByRedirect(x, name) // render_template t.yml > out.yml
+	if !t.readsArgs(f, map[*function]bool{}) {
+		// main "$@" where main reads no argument: none given changes
+		// nothing, so nothing to say (46zzc's N5)
+		t.m.Info = append(t.m.Info[:t.cmdInfo], slices.DeleteFunc(t.m.Info[t.cmdInfo:], func(n importer.Note) bool { return n.Why == noArgs })...)
+	}
 	t.callers = append(t.callers, caller{name, t.loc(x.stmt)})
 	t.callFunc(f, x.args[1:])
 	t.callers = t.callers[:len(t.callers)-1]
 	t.pipeIn = save
+}
+
+// readsArgs: function f reads its positional parameters ($1, $#, shift,
+// getopts, "$@" to a command), or passes them to a function that does.
+func (t *translator) readsArgs(f *function, seen map[*function]bool) bool {
+	if seen[f] {
+		return false
+	}
+	seen[f] = true
+	reads := false
+	syntax.Walk(f.decl.Body, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.FuncDecl:
+			return false
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				return true
+			}
+			switch name := lit(x.Args[0]); {
+			case name == "shift" || name == "getopts":
+				reads = true
+			case t.funcs[name] != nil && slices.ContainsFunc(x.Args[1:], allArgs):
+				// helper "$@": its own reads count; its other arguments are words
+				reads = reads || t.readsArgs(t.funcs[name], seen) || slices.ContainsFunc(x.Args[1:], func(w *syntax.Word) bool { return !allArgs(w) && readsParam(w) })
+				return false
+			}
+		case *syntax.ParamExp:
+			reads = reads || readsParam(x)
+		}
+		return !reads
+	})
+	return reads
+}
+
+// readsParam: n reads a positional parameter ($1, ${@}, $*, $#).
+func readsParam(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil {
+			switch v := pe.Param.Value; {
+			case v == "@" || v == "*" || v == "#":
+				found = true
+			default:
+				_, err := strconv.Atoi(v)
+				found = found || err == nil && v != "0"
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // wrappers run the command they are given: sudo [-E], nohup, timeout
@@ -933,10 +988,36 @@ func (t *translator) script(x *cmd) {
 	// caller's after it (trial 46zo's D5: its BASE_DIR, set under a
 	// condition there, made the caller's files "computed")
 	vars, funcs, cwd := maps.Clone(t.vars), maps.Clone(t.funcs), t.cwd
+	m := t.mark()
 	t.follow(x, args[0], false)
 	t.vars, t.funcs, t.cwd = vars, funcs, cwd
+	t.machineOnly(x, args[0], m)
 	t.args, t.inFunc, t.argsRest, t.errexit, t.nounset = saveArgs, saveIn, saveRest, saveE, saveU
 }
+
+// machineOnly says a script run (./get_helm.sh) that runs no helm or
+// kubectl at all in one line at its call, instead of each of its lines
+// (46zzc's N7): what it does works on the machine the script runs on.
+func (t *translator) machineOnly(x *cmd, path string, m mark) {
+	if len(t.m.Commands) > m.commands || len(t.m.Steps) > m.steps || len(t.m.NotCarried)-m.notCarried < 2 {
+		return
+	}
+	var names []string
+	for _, n := range t.m.NotCarried[m.notCarried:] {
+		if f := strings.Fields(n.What); len(f) > 0 && validCommand.MatchString(f[0]) && !slices.Contains(names, f[0]) {
+			names = append(names, f[0])
+		}
+	}
+	if len(names) > 6 {
+		names = append(names[:6], "…")
+	}
+	t.m.NotCarried = t.m.NotCarried[:m.notCarried]
+	t.m.Info = append(t.m.Info[:m.info], slices.DeleteFunc(t.m.Info[m.info:], func(n importer.Note) bool { return n.File != t.file })...)
+	t.notCarried(x.stmt, t.text(x.stmt), "it runs "+t.display(t.abs(path))+", in which no helm or kubectl command changes the cluster: what it does ("+strings.Join(names, ", ")+") works on the machine the script runs on, not the cluster; do it before khook runs where that machine needs it")
+}
+
+// validCommand is a word that may name a command.
+var validCommand = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
 
 // passArgs evaluates a called script's words (its path first) whose last
 // is "$@" or "$*" of parameters not known at import: the words before it,
@@ -1033,8 +1114,26 @@ func (t *translator) sleep(x *cmd) {
 		return
 	}
 	if t.prev != nil && t.prev.Helm != nil && !t.prev.Helm.Wait {
-		t.prev.Helm.Wait = true
-		t.info(x.stmt, t.text(x.stmt), "carried as wait: true on step "+t.prev.Name+" (the release it waited for)")
+		// helm install nfs …; helm install viewer …; sleep 30: the sleep
+		// gives every release installed since the last wait its time, not
+		// the last one alone (46zzc's N4)
+		var names []string
+		for i := len(t.m.Steps) - 1; i >= 0; i-- {
+			st := t.m.Steps[i].Out
+			if st.Helm == nil || st.Helm.Wait {
+				break
+			}
+			st.Helm.Wait = true
+			names = append([]string{st.Name}, names...)
+		}
+		if !t.prev.Helm.Wait { // not the last step made (folded into one)
+			t.prev.Helm.Wait, names = true, append(names, t.prev.Name)
+		}
+		what := "step " + names[0] + " (the release it waited for)"
+		if len(names) > 1 {
+			what = "steps " + strings.Join(names, ", ") + " (the releases installed since the last wait, which it gave their time)"
+		}
+		t.info(x.stmt, t.text(x.stmt), "carried as wait: true on "+what)
 		return
 	}
 	t.info(x.stmt, t.text(x.stmt), "nothing to carry: khook waits on conditions, not time (each step waits for what it needs; add a wait: step for something specific)")

@@ -489,7 +489,7 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 		t.notCarried(cond, t.text(cond), "a check the script stops on when it fails, which khook does not run: a khook run goes on where the script would stop; check it before khook runs")
 	case t.readsClusterValue(cond):
 		// cfg=$(kubectl get cm …); [[ "$cfg" != *x* ]] && exit 1 (trial 46zh's D4)
-		t.notCarried(cond, t.text(cond), "a check of what the script read from the cluster, which it stops on: khook does not run it, and goes on where the script would stop; add a wait: step for the condition (for: jsonpath=…), or check it after khook runs")
+		t.notCarried(cond, t.text(cond), clusterCheck)
 	}
 	if c.Else != nil {
 		t.ifClause(c.Else)
@@ -518,6 +518,23 @@ func (t *translator) notCarriedSince(m mark, why string) map[importer.Loc]bool {
 	keep.steps = m.steps
 	t.unmake(keep)
 	return dropped
+}
+
+// clusterCheck is why a check of a value read from the cluster that the
+// script stops on is not carried.
+const clusterCheck = "a check of what the script read from the cluster, which it stops on: khook does not run it, and goes on where the script would stop; add a wait: step for the condition (for: jsonpath=…), or check it after khook runs"
+
+// clusterGuard names `[[ $n -ge 1 ]] || die "none"` on a value read from
+// the cluster, where die (or the block) ends the script with a failure
+// (46zzc's N6), as the if form is named (exitBranch).
+func (t *translator) clusterGuard(c *syntax.BinaryCmd) {
+	stops := t.failsScript([]*syntax.Stmt{c.Y})
+	if x, ok := c.Y.Cmd.(*syntax.CallExpr); ok && len(x.Args) > 0 && t.funcs[lit(x.Args[0])] != nil {
+		stops = t.failsScript([]*syntax.Stmt{t.funcs[lit(x.Args[0])].decl.Body})
+	}
+	if stops && t.readsClusterValue(c.X) {
+		t.notCarried(c.X, t.text(c.X), clusterCheck)
+	}
 }
 
 // readsClusterValue: cond reads a variable set from helm or kubectl output.

@@ -176,3 +176,87 @@ kubectl apply -f k8s/creds.yaml
 		t.Errorf("not carried %v", res.Model.NotCarried)
 	}
 }
+
+// 46zzc N4: sleep after two helm installs that do not wait gives both
+// their time: wait: true on each, not on the last alone (the step after
+// may need the first).
+func TestSleepAfterTwoReleasesWaitsForBoth(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+helm install store oci://r.example/charts/store -n store
+helm install viewer oci://r.example/charts/viewer -n viewer
+echo "Waiting for the store..."
+sleep 30
+kubectl create namespace app
+`})
+	if len(res.Model.Steps) != 3 || !res.Model.Steps[0].Out.Helm.Wait || !res.Model.Steps[1].Out.Helm.Wait {
+		t.Errorf("%s", res.Spec)
+	}
+}
+
+// 46zzc N5: main "$@" where main reads no argument says nothing of the
+// arguments the import was not given; where it (or a function it passes
+// them to) reads them, it still does.
+func TestMainOfAllArgumentsThatReadsNone(t *testing.T) {
+	script := `#!/bin/bash
+set -e
+setup() {
+  kubectl create namespace lab
+}
+main() {
+  setup
+}
+main "$@"
+`
+	res := importScript(t, map[string]string{"install.sh": script})
+	if lines := infoLines(res.Model, noArgs); len(lines) != 0 {
+		t.Errorf("noArgs at %v", lines)
+	}
+	res = importScript(t, map[string]string{"install.sh": strings.Replace(strings.Replace(script, "  setup\n}", "  setup \"$@\"\n}", 1), "create namespace lab", "create namespace \"${1:-lab}\"", 1)})
+	if lines := infoLines(res.Model, noArgs); len(lines) != 1 {
+		t.Errorf("noArgs at %v\n%s", lines, res.Spec)
+	}
+}
+
+// 46zzc N6: a for loop over {1..N} that reads the cluster and breaks on
+// a test of what it read is a poll: its read is named (add a wait:), and
+// the guard after it that stops the script on that value is named too.
+func TestForLoopPollWithBreakIsNamed(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+fail() { echo "$1" >&2; exit 1; }
+kubectl create namespace lab
+for _ in {1..20}; do
+  ready="$(kubectl -n lab get pods -l app=db -o json | jq '.items | length')"
+  [[ "${ready}" -ge 1 ]] && break
+  sleep 5
+done
+[[ "${ready}" -ge 1 ]] || fail "no db pod"
+`})
+	if fateAt(res.Model, 6) != "not carried" || len(res.Model.NotCarried) != 2 || res.Model.NotCarried[1].Line != 10 {
+		t.Errorf("line 6 %q, not carried %v", fateAt(res.Model, 6), res.Model.NotCarried)
+	}
+	// kubectl get crd X && break is the wait for X, as its if form is
+	res = importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nfor i in {1..30}; do\n  kubectl get crd gadgets.example.com && break\n  sleep 2\ndone\n"})
+	if len(res.Model.Steps) != 1 || res.Model.Steps[0].Out.Wait == nil {
+		t.Errorf("%s", res.Spec)
+	}
+}
+
+// 46zzc N7: a script the script runs that has no helm or kubectl command
+// (a tool installer) is named once, at its call, not line by line.
+func TestToolInstallerScriptNamedOnce(t *testing.T) {
+	res := importScript(t, map[string]string{"get_tool.sh": `#!/bin/bash
+set -e
+curl -sSLo /tmp/tool.tgz https://example.invalid/tool.tgz
+tar xf /tmp/tool.tgz -C /tmp
+sudo install /tmp/tool /usr/local/bin/tool
+`, "install.sh": `#!/bin/bash
+set -e
+./get_tool.sh
+kubectl create namespace app
+`})
+	if len(res.Model.NotCarried) != 1 || res.Model.NotCarried[0].Line != 3 || !strings.Contains(res.Model.NotCarried[0].Why, "(curl, tar, sudo)") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}

@@ -450,6 +450,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			// `kubectl create ns x || true`
 			before := len(t.m.Steps)
 			t.stmt(c.X)
+			t.clusterGuard(c)
 			if ignoresFailure(c.Y) {
 				t.failureIgnored(c, t.text(c.Y), t.m.Steps[before:])
 			}
@@ -460,6 +461,9 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			t.cond++
 			t.stmt(c.Y)
 			t.cond--
+			if len(t.m.Steps) == m.steps {
+				t.clusterGuard(c)
+			}
 			t.failureFallback(first, m, c.X.Cmd, c.Y)
 		}
 	}
