@@ -37,3 +37,16 @@ kubectl -n shop patch service cart -p '{"spec":{"selector":{"color":"blue"}}}'
 		t.Errorf("line 3 %q\n%s", fateAt(res.Model, 3), spec)
 	}
 }
+
+// 46zzf D1: a password generated in a script the script runs, and another
+// generated after it, are two values: two secret variables, each
+// described at its own line.
+func TestTwoGeneratedPasswordsAreTwoVariables(t *testing.T) {
+	res := importScript(t, map[string]string{"gen.sh": "#!/bin/bash\nset -e\nPW=$(openssl rand -hex 16)\nkubectl -n a create secret generic a-admin --from-literal=password=\"$PW\"\n",
+		"install.sh": "#!/bin/bash\nset -e\n./gen.sh\nPW=$(openssl rand -hex 16)\nkubectl -n b create secret generic b-admin --from-literal=password=\"$PW\"\n"})
+	spec := string(res.Spec)
+	if !strings.Contains(spec, `password: "${PW}"`) || !strings.Contains(spec, `password: "${PW_2}"`) || !strings.Contains(spec, "(install.sh:4)") {
+		t.Errorf("spec:\n%s", spec)
+	}
+}
+

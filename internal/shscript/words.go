@@ -593,9 +593,7 @@ func (t *translator) assign(a *syntax.Assign) {
 			// only name one (trial 46x's D2)
 			t.info(a, name, secretByName+"the script's literal value is not copied into the spec; give it as KHOOK_SECRET_"+name+" (if it only names something, such as a key of a Secret, write the value in the step)")
 		}
-		// one name however often it is set: the script means one secret
-		// (PGPASS=$(openssl rand …) for a new Secret, then read back from it)
-		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
+		t.vars[name] = &shVar{decl: &importer.Var{Name: t.secretName(name, t.loc(a), generated), Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
 	case !ok && t.fallback(name):
 		// if [[ -z "$POD" ]]; then POD=$(kubectl get … other label); fi:
 		// another way to find the one value, not a second variable (trial
@@ -613,6 +611,18 @@ func (t *translator) assign(a *syntax.Assign) {
 	default:
 		t.vars[name] = &shVar{val: val}
 	}
+}
+
+// secretName is the spec's name for a secret the script sets at loc: one
+// name however often it is set, since the script means one secret
+// (PGPASS=$(openssl rand …) for a new Secret, then read back from it);
+// but each generation is a new value (46zzf's D1: ADMIN_PW made in a
+// script the script runs, and again after it for another Secret).
+func (t *translator) secretName(name string, loc importer.Loc, generated bool) string {
+	if generated {
+		return t.varName(name, loc)
+	}
+	return name
 }
 
 // varName is the spec's name for the value the script sets at loc: NAME,
