@@ -236,6 +236,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 			// named not carried at its line: what reads the file says who makes it (trial 46zv's D3)
 			t.wrote[key] = &written{why: "made by the envsubst at " + t.loc(s).String() + ", which is not carried: see that line", at: t.loc(s)}
 		}
+	case name == "sed" && writesFile(s) && t.sedWrites(x):
+		// sed 's|X|$V|' tmpl > "$F": F is what it prints (46zzf's D2)
 	case name == "cp" && t.copies(x), name == "sed" && t.sedInPlace(x):
 		// recorded: a step that reads the file carries its text
 	case name == "cat" && x.stdin != nil && x.stdin.missing:

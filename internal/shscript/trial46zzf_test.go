@@ -50,3 +50,47 @@ func TestTwoGeneratedPasswordsAreTwoVariables(t *testing.T) {
 	}
 }
 
+// 46zzf D2: sed "s|\${HOST}|${HOST}|g" tmpl > "$F" (a quoted $: the
+// template's own ${HOST}) and sed "s#__URL__#…#" into a temporary file are
+// traced as envsubst's are: the apply and the release read the text sed
+// makes, the values khook variables.
+func TestSedIntoTempFileIsTraced(t *testing.T) {
+	res := importScript(t, map[string]string{"tpl/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: site\n  namespace: web\ndata:\n  host: \"${HOST}\"\n",
+		"tpl/values.yaml": "ingress:\n  url: \"__URL__\"\n",
+		"install.sh": `#!/bin/bash
+set -e
+HOST="${HOST:-shop.example.test}"
+F=$(mktemp)
+sed "s|\${HOST}|${HOST}|g" tpl/cm.yaml > "$F"
+kubectl apply -f "$F"
+V=$(mktemp)
+sed "s#__URL__#https://${HOST}/#" tpl/values.yaml > "$V"
+helm upgrade --install site oci://charts.example.test/site -n web -f "$V"
+`})
+	spec := string(res.Spec)
+	if fateAt(res.Model, 6) != "step" || !strings.Contains(spec, `host: "${HOST}"`) || !strings.Contains(spec, "url: https://${HOST}/") {
+		t.Errorf("line 6 %q, not carried %v\n%s", fateAt(res.Model, 6), res.Model.NotCarried, spec)
+	}
+}
+
+// 46zzf D3: a Secret template whose values sed fills from the
+// environment is a Secret step whose values are secret variables; a
+// template with a value of its own is not copied, and the advice is never
+// to commit it.
+func TestSedSecretTemplate(t *testing.T) {
+	tpl := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: api-token\n  namespace: web\nstringData:\n  token: \"${API_TOKEN}\"\n"
+	script := "#!/bin/bash\nset -e\nF=$(mktemp)\nsed \"s|\\${API_TOKEN}|${API_TOKEN}|g\" tpl/s.yaml > \"$F\"\nkubectl apply -f \"$F\"\n"
+	res := importScript(t, map[string]string{"tpl/s.yaml": tpl, "install.sh": script})
+	if v := res.Model.Var("API_TOKEN"); v == nil || !v.Secret || fateAt(res.Model, 5) != "step" {
+		t.Errorf("var %+v, line 5 %q\n%s", v, fateAt(res.Model, 5), res.Spec)
+	}
+	res = importScript(t, map[string]string{"tpl/s.yaml": tpl + "  other: Hunter2Literal\n", "install.sh": script})
+	for _, n := range res.Model.NotCarried {
+		if strings.Contains(n.Why, "commit") {
+			t.Errorf("advice to commit: %+v", n)
+		}
+	}
+	if strings.Contains(string(res.Spec), "Hunter2Literal") || fateAt(res.Model, 5) != "not carried" {
+		t.Errorf("line 5 %q\n%s", fateAt(res.Model, 5), res.Spec)
+	}
+}
