@@ -807,9 +807,25 @@ func (t *translator) readsStdin(st *syntax.Stmt) bool {
 	if !ok || len(c.Args) == 0 {
 		return false
 	}
+	return t.readsStdinCall(c, 0)
+}
+
+// readsStdinCall is readsStdin of one command; a function of the script
+// reads the pipe when a command of it does (kubectl_create -f=-, its
+// kubectl given "$@"): not a kubectl exec -i, whose stdin goes to the
+// container (46zzh's D3: SQL piped into psql_exec).
+func (t *translator) readsStdinCall(c *syntax.CallExpr, depth int) bool {
 	tool := lit(c.Args[0])
 	if f := t.funcs[tool]; f != nil {
-		return t.funcRunsTool(f, 0) // kubectl_create -f=-: its kubectl reads the pipe
+		found := false
+		syntax.Walk(f.decl.Body, func(n syntax.Node) bool {
+			if b, ok := n.(*syntax.CallExpr); ok && len(b.Args) > 0 && depth < 10 && !found {
+				passes := slices.ContainsFunc(b.Args, allArgs)
+				found = t.funcs[lit(b.Args[0])] != f && t.readsStdinCall(b, depth+1) || passes && isTool(lit(b.Args[0])) && t.readsStdinCall(&syntax.CallExpr{Args: append(b.Args[:1:1], c.Args[1:]...)}, depth+1)
+			}
+			return !found
+		})
+		return found
 	}
 	long := map[string]string{"kubectl": "--filename", "oc": "--filename", "helm": "--values"}[tool]
 	if long == "" || tool == "helm" && len(c.Args) > 1 && lit(c.Args[1]) == "template" {

@@ -94,3 +94,53 @@ func TestSedSecretTemplate(t *testing.T) {
 		t.Errorf("line 5 %q\n%s", fateAt(res.Model, 5), res.Spec)
 	}
 }
+
+// 46zzh D2: a function that wraps kubectl exec is named at each of its
+// calls, also where a variable with a value per branch (a fallback when
+// the cluster has none) splits the walk.
+func TestExecWrapperNamedAtEachCall(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+if [[ -z "${PG_PASS:-}" ]]; then
+  PG_PASS="$(kubectl get secret -n shop pg -o jsonpath='{.data.password}' | base64 -d || true)"
+  [[ -z "$PG_PASS" ]] && PG_PASS="shop"
+fi
+sql() {
+  kubectl exec -i -n shop pg-0 -- env PGPASSWORD="$PG_PASS" psql -U shop "$@"
+}
+echo 'SELECT 1;' | sql
+echo 'CREATE TABLE t (v int);' | sql
+echo 'INSERT INTO t VALUES (1);' | sql
+`})
+	var calls []string
+	for _, n := range res.Model.NotCarried {
+		if n.Line == 8 {
+			calls = append(calls, n.Why[strings.LastIndex(n.Why, "called at"):])
+		}
+	}
+	if len(calls) != 3 {
+		t.Errorf("calls named %q\n%v", calls, res.Model.NotCarried)
+	}
+}
+
+// 46zzh D3: what a command prints piped into a function that runs
+// kubectl exec -i is the container's input, not manifests: the command is
+// named as the exec it is.
+func TestPipeIntoExecFunctionIsNotManifests(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+sql() {
+  kubectl exec -i -n shop pg-0 -- psql -U shop "$@"
+}
+kubectl exec -n shop api-0 -- cat /m/001.sql | sql --single-transaction
+kubectl create namespace done
+`})
+	for _, n := range res.Model.NotCarried {
+		if strings.Contains(n.Why, "manifests made by") {
+			t.Errorf("note %+v", n)
+		}
+	}
+	if fateAt(res.Model, 6) != "not carried" || fateAt(res.Model, 4) != "not carried" {
+		t.Errorf("fates %q %q\n%v", fateAt(res.Model, 6), fateAt(res.Model, 4), res.Model.NotCarried)
+	}
+}
