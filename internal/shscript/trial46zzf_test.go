@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -142,5 +143,16 @@ kubectl create namespace done
 	}
 	if fateAt(res.Model, 6) != "not carried" || fateAt(res.Model, 4) != "not carried" {
 		t.Errorf("fates %q %q\n%v", fateAt(res.Model, 6), fateAt(res.Model, 4), res.Model.NotCarried)
+	}
+}
+
+// 46zzg D2: a repository added under one name and a chart installed from
+// another the script never adds: the add is named with its URL, and the
+// chart's line says bash's helm fails there unless the machine knows it.
+func TestRepoAddedUnderAnotherName(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nhelm repo add shop-charts https://charts.example.test/shop\nhelm upgrade --install shop shop/shop -n shop\n"})
+	said := fmt.Sprint(res.Model.Info)
+	if !strings.Contains(said, "https://charts.example.test/shop is meant there") || !strings.Contains(said, "fails here") {
+		t.Errorf("info %v", res.Model.Info)
 	}
 }

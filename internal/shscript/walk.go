@@ -112,6 +112,7 @@ type translator struct {
 	strayDoc    bool                          // lines of a here-document a mistyped << left as commands follow (halts.go)
 	repoUpdates []importer.Loc                // helm repo updates folded into the steps that install from a repository
 	repoAdds    []repoAdd                     // helm repo adds folded into the steps that install from them
+	repoMissing []string                      // chart REPO/NAME whose REPO the script does not add, and where
 	halts       []halt                        // a command after which bash runs nothing more (halts.go)
 	bg          int                           // > 0 walking a statement run in the background (cmd &)
 	tested      map[*syntax.CallExpr]bool     // calls whose failure bash tests: set -e does not stop there
