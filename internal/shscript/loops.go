@@ -669,8 +669,26 @@ func (t *translator) pollCompare(s *syntax.Stmt, cond *syntax.Stmt) {
 		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
 		return
 	}
+	if t.podByName(cs.Stmts[0], targets[0]) {
+		return
+	}
 	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), Selector: f.get("l", "selector"), For: out + "=" + want}
 	t.addStep(cond, "wait-"+targets[0], "", &importer.OutStep{Wait: w})
+}
+
+// podByName names a wait on pods/$POD not carried where the script read
+// POD's name from the cluster (kubectl get pods | grep x | cut …): a
+// generated name nobody can give before the run (46zzg's D4).
+func (t *translator) podByName(n syntax.Node, tg string) bool {
+	m := podRef.FindStringSubmatch(tg)
+	if m == nil {
+		return false
+	}
+	if p, ok := t.pods[m[1]]; !ok || p.sel != "" {
+		return false
+	}
+	t.account(n, importer.FateNotCarried, "", "a wait on the pod whose name the script reads from the cluster when it runs (a generated name, which nobody can give before the run): add a wait: step on what makes it (a rollout: step for its Deployment, or on pods by their label)")
+	return true
 }
 
 func isCRD(target string) bool {

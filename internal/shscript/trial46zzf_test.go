@@ -156,3 +156,19 @@ func TestRepoAddedUnderAnotherName(t *testing.T) {
 		t.Errorf("info %v", res.Model.Info)
 	}
 }
+
+// 46zzg D4: a pod's name read from the cluster at run time (kubectl get
+// pods | grep | cut) is a generated name nobody can give before the run:
+// a wait on it is named not carried, not a required variable.
+func TestWaitOnPodNameReadAtRunTime(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+kubectl create namespace shop
+cart=$(kubectl get pods --namespace shop | grep cart | cut -d " " -f1)
+while [[ $(kubectl get pods "$cart" -n shop -o 'jsonpath={.status.phase}') != "Running" ]]; do sleep 1; done
+kubectl wait --for=condition=Ready pod/$cart -n shop
+`})
+	if res.Model.Var("cart") != nil || fateAt(res.Model, 5) != "not carried" || fateAt(res.Model, 6) != "not carried" {
+		t.Errorf("fates %q %q\n%s", fateAt(res.Model, 5), fateAt(res.Model, 6), res.Spec)
+	}
+}

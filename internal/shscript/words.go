@@ -487,6 +487,11 @@ func (t *translator) podPick(w *syntax.Word) (ns, sel string, ok bool) {
 		part = dq.Parts[0]
 	}
 	cs, isSubst := part.(*syntax.CmdSubst)
+	if isSubst && readsPods(cs) && (len(cs.Stmts) != 1 || !isCommand(cs.Stmts[0], "kubectl")) {
+		// pod=$(kubectl get pod -n x | grep app-db | cut -d " " -f1): a
+		// name with a random suffix, only there once the run made it (46zzg's D4)
+		return "", "", true
+	}
 	if !isSubst || len(cs.Stmts) != 1 || !isCommand(cs.Stmts[0], "kubectl") {
 		return "", "", false
 	}
@@ -498,6 +503,27 @@ func (t *translator) podPick(w *syntax.Word) (ns, sel string, ok bool) {
 		return "", "", false
 	}
 	return f.get("n", "namespace"), f.get("l", "selector"), true
+}
+
+// readsPods: the command substitution lists pods (kubectl get pods), not
+// by a label (-l: podPick's, a wait on the pods it selects).
+func readsPods(cs *syntax.CmdSubst) bool {
+	found := false
+	syntax.Walk(cs, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 2 && isTool(lit(c.Args[0])) {
+			var pos []string
+			for _, w := range c.Args[1:] {
+				if a := lit(w); a == "-l" || strings.HasPrefix(a, "--selector") {
+					return false
+				} else if a != "" && !strings.HasPrefix(a, "-") {
+					pos = append(pos, a)
+				}
+			}
+			found = found || len(pos) >= 2 && pos[0] == "get" && (pos[1] == "pod" || pos[1] == "pods" || pos[1] == "po")
+		}
+		return !found
+	})
+	return found
 }
 
 // fallback: name holds a value the script computes, and the walk is in
