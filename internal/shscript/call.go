@@ -198,7 +198,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case base == "helm":
 		t.helm(x)
 	case base == "kubectl" || base == "oc":
-		t.kubectl(x)
+		t.kubectlWrites(x, base)
 	case name == "eval":
 		t.evalCmd(x, c)
 	case name == "source" || name == ".":
@@ -729,7 +729,8 @@ func (t *translator) recordMade(x *cmd, name string) {
 func (t *translator) madeBy(abs string) string {
 	var by []string
 	for _, m := range t.made {
-		if within(abs, m.path) || within(m.path, abs) {
+		// mkdir makes the folder, not the files in it (46zzg's D7)
+		if within(abs, m.path) && m.name != "mkdir" || within(m.path, abs) {
 			if s := m.at.String() + " " + m.name; !slices.Contains(by, s) {
 				by = append(by, s)
 			}

@@ -172,3 +172,20 @@ kubectl wait --for=condition=Ready pod/$cart -n shop
 		t.Errorf("fates %q %q\n%s", fateAt(res.Model, 5), fateAt(res.Model, 6), res.Spec)
 	}
 }
+
+// 46zzg D7: a file kubectl get … -o yaml > f writes is made by that
+// command, not by the mkdir of its folder; and a dump of a live object is
+// not something to generate and commit.
+func TestFileMadeByKubectlGetNotMkdir(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+mkdir -p out/shop
+kubectl get configmap base -n shop -o yaml > out/shop/copy.yaml
+sed -i 's/base/copy/' out/shop/copy.yaml
+kubectl apply -n shop -f out/shop/copy.yaml
+`})
+	said := fmt.Sprint(res.Model.NotCarried)
+	if strings.Contains(said, "mkdir") || !strings.Contains(said, "install.sh:4 kubectl get") || strings.Contains(said, "commit it") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}
