@@ -189,3 +189,14 @@ kubectl apply -n shop -f out/shop/copy.yaml
 		t.Errorf("not carried %v", res.Model.NotCarried)
 	}
 }
+
+// 46zzg D8: PASS=${1:-$default_pass} with a secret default: the step
+// holds the secret variable, so the note does not say the script's
+// default is written in the step.
+func TestSecretDefaultOfAnArgument(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\ndefault_pass=\"s3cr3t-Default\"\nPASS=${1:-$default_pass}\nkubectl create secret generic db -n shop --from-literal=password=\"$PASS\"\n"})
+	said := fmt.Sprint(res.Model.Info)
+	if strings.Contains(said, "written in the step") || strings.Contains(string(res.Spec)+said, "s3cr3t-Default") || !strings.Contains(said, "its default is a secret") {
+		t.Errorf("info %v\n%s", res.Model.Info, res.Spec)
+	}
+}

@@ -429,6 +429,12 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 				return "", false, why
 			}
 			t.unsetValue(name, d)
+			if strings.Contains(d, "${") && !v.Secret && t.m.Var(name) == nil && t.refsSecret(d) {
+				// PASS=${1:-$default_pass}: the step holds the secret
+				// variable the value goes into, never a default (46zzg's D8)
+				t.info(pe, "$"+name, "its default is a secret ("+d+"), which no khook default holds: a secret variable stands for the value where the script uses it, and "+name+" from the environment is not read")
+				return d, true, ""
+			}
 			if strings.Contains(d, "${") && !v.Secret && t.m.Var(name) == nil {
 				// ${URL:-https://…/$V/op.yaml}: a khook default is taken as
 				// written, never expanded; the script's default goes in
@@ -471,6 +477,16 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 		return "${" + name + "}", true, ""
 	}
 	return t.ref(v), true, ""
+}
+
+// refsSecret: s refers to a secret variable.
+func (t *translator) refsSecret(s string) bool {
+	for _, m := range varRef.FindAllStringSubmatch(s, -1) {
+		if v := t.vars[m[1]]; v != nil && v.decl != nil && v.decl.Secret || t.m.Var(m[1]) != nil && t.m.Var(m[1]).Secret {
+			return true
+		}
+	}
+	return false
 }
 
 // podPick is a pod the script picks by label (POD=$(kubectl get pod -l
