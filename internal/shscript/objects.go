@@ -341,7 +341,12 @@ func secretFile(name string, b []byte) string {
 	case importer.PrivateKey(string(b)):
 		return "a private key"
 	}
-	for _, m := range credentialPair.FindAllStringSubmatch(string(b), -1) {
+	text := string(b)
+	for _, i := range credentialPair.FindAllStringSubmatchIndex(text, -1) {
+		m := []string{text[i[0]:i[1]], text[i[2]:i[3]], text[i[4]:i[5]]}
+		if line := strings.TrimSpace(text[strings.LastIndex(text[:i[0]], "\n")+1 : i[0]]); strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") || strings.HasPrefix(line, "//") {
+			continue // #smtp.password = …: commented out, no credential (46zzg's D6)
+		}
 		if importer.SecretKey(m[1]) && !importer.NoCredential(m[1], m[2], nil) && !strings.ContainsAny(m[2], "${}<>") && !placeholder.MatchString(m[2]) {
 			return "which holds a credential (" + m[1] + ")"
 		}

@@ -200,3 +200,17 @@ func TestSecretDefaultOfAnArgument(t *testing.T) {
 		t.Errorf("info %v\n%s", res.Model.Info, res.Spec)
 	}
 }
+
+// 46zzg D6: a credential key in a commented-out line is no credential:
+// the file goes into the ConfigMap; a live one is still refused, named.
+func TestCommentedCredentialIsNone(t *testing.T) {
+	script := "#!/bin/bash\nset -e\nkubectl create configmap shop-ini -n shop --from-file=shop.ini\n"
+	res := importScript(t, map[string]string{"shop.ini": "[main]\nsite = http://shop.example.test\n# mail.password = example\n", "install.sh": script})
+	if fateAt(res.Model, 3) != "step" {
+		t.Errorf("line 3 %q %v", fateAt(res.Model, 3), res.Model.NotCarried)
+	}
+	res = importScript(t, map[string]string{"shop.ini": "[main]\n# mail.password = example\ndb.password = Zq8vLiveOne\n", "install.sh": script})
+	if said := fmt.Sprint(res.Model.NotCarried); !strings.Contains(said, "(db.password)") {
+		t.Errorf("not carried %v", said)
+	}
+}
