@@ -32,6 +32,10 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		items = append(items, fs...)
 	}
 	name := it.Name.Value
+	if c.Select {
+		// select yn in Yes No: a menu a person answers (46zzg's N2)
+		t.info(s, "select "+name+" in "+strings.Join(items, " "), "the script asks a person to pick one here; khook asks nobody: the spec follows the answers that do not end the script, and the steps after it run as on those (do what another answer does by hand)")
+	}
 	if t.retryPoll(s, c, name) || t.breakPoll(s, c, name) {
 		return
 	}

@@ -214,3 +214,11 @@ func TestCommentedCredentialIsNone(t *testing.T) {
 		t.Errorf("not carried %v", said)
 	}
 }
+
+// 46zzg N2: a select menu is a person's answer: named at its line.
+func TestSelectMenuIsNamed(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nselect go in \"Keep\" \"Drop\"; do\n  case $go in\n    Keep ) exit;;\n    Drop ) break;;\n  esac\ndone\nkubectl -n shop scale deployment/cart-old --replicas=0\n"})
+	if lines := infoLines(res.Model, "asks a person to pick"); len(lines) != 1 || lines[0] != 3 {
+		t.Errorf("info %v", res.Model.Info)
+	}
+}
