@@ -208,10 +208,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case name == "sleep":
 		t.sleep(x)
 	case name == "read" && slices.ContainsFunc(x.args, func(a string) bool { return strings.HasPrefix(a, "-") && strings.Contains(a, "p") }):
-		// read -p "press enter when argocd is ready": a person's go-ahead,
-		// or an answer (read -p "Namespace: " NS) the spec asks for
-		t.info(x.stmt, t.text(x.stmt), "the script waits for a person here; khook does not: each step waits for what it needs (add a wait: step for something specific)")
-		t.reads(c, t.loc(s), "the script asks a person for it ("+t.loc(s).String()+")")
+		t.readPrompt(x, c)
 	case t.readsOrVaries(x, c, name):
 	case name == "exit" || name == "return":
 		if t.cond == 0 && (name == "exit" || t.inFunc) {

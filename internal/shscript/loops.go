@@ -375,9 +375,21 @@ func (t *translator) loopReads(cond *syntax.Stmt) {
 	t.reads(c, t.loc(cond), "the loop at "+t.loc(cond).String()+" reads it, a value a turn from what is piped in; its body is carried once, for the value given")
 }
 
+// readPrompt is read -p: a person's go-ahead (read -p "press enter when
+// argocd is ready"), or an answer (read -rsp "Password: " PW) the spec
+// takes as a variable (46zzf's N1: a value, not a wait).
+func (t *translator) readPrompt(x *cmd, c *syntax.CallExpr) {
+	names := t.reads(c, t.loc(x.stmt), "the script asks a person for it ("+t.loc(x.stmt).String()+")")
+	why := "the script waits for a person here; khook does not: each step waits for what it needs (add a wait: step for something specific)"
+	if len(names) > 0 && names[0] != "_" && names[0] != "REPLY" {
+		why = "the script asks a person for " + strings.Join(names, ", ") + " here; khook asks nobody: the spec takes the value as a variable where the script uses it (a secret one where it goes into a Secret)"
+	}
+	t.info(x.stmt, t.text(x.stmt), why)
+}
+
 // reads declares the variables a read sets (what: where their value comes
-// from, which only the run knows).
-func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) {
+// from, which only the run knows); their names.
+func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (names []string) {
 	skip, array := false, false
 	for _, w := range c.Args[1:] {
 		name := lit(w)
@@ -391,8 +403,10 @@ func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) {
 		case validName(name):
 			skip, array = false, false
 			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc, Description: what}}
+			names = append(names, name)
 		}
 	}
+	return names
 }
 
 // argsLoop is the condition of an option loop: while [[ $# -gt 0 ]].
