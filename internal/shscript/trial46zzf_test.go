@@ -231,3 +231,12 @@ func TestReadPromptIsAValue(t *testing.T) {
 		t.Errorf("info %v", res.Model.Info)
 	}
 }
+
+// 46zzf N2: $(date +%s), the time the script runs, is any value that
+// changes: an optional variable, said, not a required one.
+func TestTimeStampIsOptional(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl annotate deployment cart -n shop restarted-at=\"$(date +%s)\" --overwrite\n"})
+	if v := res.Model.Var("RESTARTED_AT"); v == nil || v.Required || infoLines(res.Model, "a new value each run") == nil {
+		t.Errorf("var %+v\n%s", v, res.Spec)
+	}
+}

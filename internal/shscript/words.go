@@ -642,7 +642,7 @@ func (t *translator) assign(a *syntax.Assign) {
 		// 46w's D2: the steps waited on the fallback's value alone)
 		t.info(a, name+"="+t.text(a.Value), "where the script's first way finds nothing it tries this one; the spec asks for "+name+" once")
 	case !ok:
-		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(a)), Required: true, Computed: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}}
+		t.vars[name] = &shVar{unknown: true, decl: t.computedVar(name, a, why)}
 		if ns, sel, picked := t.podPick(a.Value); picked {
 			t.pods[t.vars[name].decl.Name] = podPick{ns, sel}
 		}
@@ -654,6 +654,23 @@ func (t *translator) assign(a *syntax.Assign) {
 		t.vars[name] = &shVar{val: val}
 	}
 }
+
+// computedVar is the variable for a value the script computes at a's
+// line: required, as only the run knows it; but the time the script
+// runs ($(date +%s), a stamp that forces a change each run: 46zzf's N2)
+// is any value that changes, optional.
+func (t *translator) computedVar(name string, a *syntax.Assign, why string) *importer.Var {
+	v := &importer.Var{Name: t.varName(name, t.loc(a)), Required: true, Computed: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}
+	if clock.MatchString(t.text(a.Value)) {
+		v.Required, v.Computed = false, false
+		v.Description = "the time the script runs (" + t.loc(a).String() + ", " + t.text(a.Value) + "): a new value each run; give any value that changes to make the change again"
+		t.info(a, name, v.Description)
+	}
+	return v
+}
+
+// clock is $(date …), the time the script runs.
+var clock = regexp.MustCompile(`^"?\$\(date(\s[^()|;&]*)?\)"?$`)
 
 // secretName is the spec's name for a secret the script sets at loc: one
 // name however often it is set, since the script means one secret
