@@ -393,10 +393,31 @@ func (t *translator) moot(x *cmd, base string) bool {
 		t.info(x.stmt, t.text(x.stmt), "khook needs no folder made: what the script writes into it is carried, or named, where a step reads it")
 	case base == "rm" && t.removesPackages(x.args[1:]):
 		t.info(x.stmt, t.text(x.stmt), "it removes the package helm pull fetched; the step fetches the chart itself, so there is nothing to remove")
+	case base == "rm" && t.removesWritten(x.args[1:]):
+		t.info(x.stmt, t.text(x.stmt), "it removes a file the script wrote, whose text the steps that read it carry inline: nothing to carry")
 	default:
 		return false
 	}
 	return true
+}
+
+// removesWritten: rm's arguments are all files the script wrote and a
+// step read (sed … > "$F"; kubectl apply -f "$F"; rm -f "$F"); they are
+// gone after it, as in bash.
+func (t *translator) removesWritten(args []string) bool {
+	var keys []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			if w := t.wrote[t.writeKey(a)]; w == nil || !w.read {
+				return false
+			}
+			keys = append(keys, t.writeKey(a))
+		}
+	}
+	for _, k := range keys {
+		delete(t.wrote, k)
+	}
+	return len(keys) > 0
 }
 
 // removesPackages: rm's arguments are all packages helm pull fetched.

@@ -240,3 +240,13 @@ func TestTimeStampIsOptional(t *testing.T) {
 		t.Errorf("var %+v\n%s", v, res.Spec)
 	}
 }
+
+// 46zzf D2 (after): rm of the temporary file a step read inline is
+// nothing to carry, not a command to run by hand.
+func TestRemoveTracedTempFile(t *testing.T) {
+	res := importScript(t, map[string]string{"tpl/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: site\n  namespace: web\ndata:\n  host: \"__HOST__\"\n",
+		"install.sh": "#!/bin/bash\nset -e\nF=$(mktemp)\nsed \"s|__HOST__|shop.example.test|\" tpl/cm.yaml > \"$F\"\nkubectl apply -f \"$F\"\nrm -f \"$F\"\n"})
+	if len(res.Model.NotCarried) != 0 || infoLines(res.Model, "nothing to carry") == nil {
+		t.Errorf("not carried %v, info %v", res.Model.NotCarried, res.Model.Info)
+	}
+}
