@@ -405,7 +405,7 @@ func (t *translator) sedOut(x *cmd) (*input, bool) {
 		return nil, true
 	}
 	if from != "" {
-		t.info(x.stmt, "sed … "+files[0], "the text sed makes of "+from+" is inline here, so a later change to "+from+" is not followed until you import again")
+		t.info(x.stmt, "sed … "+from, "the text sed makes of "+from+" is inline here, so a later change to "+from+" is not followed until you import again")
 	}
 	return &input{src: &importer.OutSource{Inline: out}, text: out, known: true}, true
 }

@@ -250,3 +250,18 @@ func TestRemoveTracedTempFile(t *testing.T) {
 		t.Errorf("not carried %v, info %v", res.Model.NotCarried, res.Model.Info)
 	}
 }
+
+// 46zzf D2 (after): the sed's note names the template as the repository
+// has it, never this machine's absolute path ("$DIR/tpl/x.yaml").
+func TestSedNoteNamesTheRepositoryFile(t *testing.T) {
+	res := importScript(t, map[string]string{"tpl/v.yaml": "url: __URL__\n",
+		"install.sh": "#!/bin/bash\nset -e\nDIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\nV=$(mktemp)\nsed \"s|__URL__|https://shop.example.test|\" \"$DIR/tpl/v.yaml\" > \"$V\"\nhelm upgrade --install shop oci://charts.example.test/shop -n shop -f \"$V\"\n"})
+	for _, n := range res.Model.Info {
+		if strings.HasPrefix(n.What, "sed") && n.What != "sed … tpl/v.yaml" {
+			t.Errorf("note %+v", n)
+		}
+	}
+	if !strings.Contains(string(res.Spec), "url: https://shop.example.test") {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
