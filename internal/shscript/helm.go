@@ -596,13 +596,25 @@ func (t *translator) duration(x *cmd, s string) string {
 		t.notCarried(x.stmt, "--timeout "+s, x.args[0]+" refuses it (time: missing unit in duration), so the script's command fails as written; the step takes "+s+"s, as Helm 2 read it: write --timeout "+s+"s in the script")
 		return s + "s"
 	}
-	if m := varRef.FindStringSubmatch(s); m != nil && m[0] == s {
-		// readonly WAITTIME=${WAITTIME:-5m}; --timeout "${WAITTIME}"
-		if v := t.m.Var(m[1]); v != nil && v.Default != nil {
-			if _, err := time.ParseDuration(*v.Default); err == nil {
-				t.info(x.stmt, "--timeout "+s, "written as the default of "+m[1]+", "+*v.Default+": a step's timeout is not read from a variable; edit the step to change it")
-				return *v.Default
+	if varRef.MatchString(s) {
+		// readonly WAITTIME=${WAITTIME:-5m}; --timeout "${WAITTIME}", also
+		// --timeout="${ISO_WAIT}s" of ISO_WAIT=${ISO_WAIT:-3600} (46zza's D3)
+		var names []string
+		d := varRef.ReplaceAllStringFunc(s, func(ref string) string {
+			v := t.m.Var(ref[2 : len(ref)-1])
+			if v == nil || v.Default == nil {
+				return ref
 			}
+			names = append(names, v.Name+", "+*v.Default)
+			return *v.Default
+		})
+		if _, err := time.ParseDuration(d); err == nil && !varRef.MatchString(d) {
+			as := ""
+			if len(names) > 1 || !strings.HasSuffix(names[0], ", "+d) {
+				as = ", as " + d
+			}
+			t.info(x.stmt, "--timeout "+s, "written as the default of "+strings.Join(names, " and ")+as+": a step's timeout is not read from a variable; edit the step to change it")
+			return d
 		}
 	}
 	if _, err := time.ParseDuration(s); err != nil {

@@ -121,3 +121,16 @@ done
 		t.Errorf("line 7 %q\n%s", fateAt(res.Model, 7), spec)
 	}
 }
+
+// 46zza D3: --timeout="${WAIT}s" of WAIT="${WAIT:-3600}" is 3600s, the
+// default with the unit the script adds, not "not a duration".
+func TestTimeoutOfAVariableWithAUnit(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+WAIT="${WAIT:-3600}"
+kubectl -n store wait crate/big --for=condition=Ready --timeout="${WAIT}s"
+`})
+	if len(res.Model.Steps) != 1 || res.Model.Steps[0].Out.Timeout != "3600s" || len(res.Model.NotCarried) != 0 {
+		t.Errorf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
+	}
+}
