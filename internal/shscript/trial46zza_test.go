@@ -134,3 +134,28 @@ kubectl -n store wait crate/big --for=condition=Ready --timeout="${WAIT}s"
 		t.Errorf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
 	}
 }
+
+// 46zza D4: for i in "${!A[@]}" runs over A's indexes, and ${A[$i]},
+// ${B[$i]} are the elements at i (bash's arithmetic on the index); "${A[1]}"
+// alone is one element, not the whole array.
+func TestLoopOverArrayIndexes(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+set -euo pipefail
+check() {
+    local parts=("lid" "base")
+    local waits=("60s" "180s")
+    for i in "${!parts[@]}"; do
+        local part="${parts[$i]}"
+        kubectl wait --for=condition=Ready pod -l "app.kubernetes.io/name=${part}" -n store --timeout="${waits[$i]}"
+    done
+    kubectl -n store delete configmap "${parts[1]}"
+}
+check
+`})
+	spec := string(res.Spec)
+	for _, want := range []string{"selector: app.kubernetes.io/name=lid\n", "timeout: 60s", "selector: app.kubernetes.io/name=base\n", "timeout: 180s", "resource: configmap/base\n"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("no %q in\n%s", want, spec)
+		}
+	}
+}
