@@ -433,6 +433,13 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 	case strings.Count(chart, "/") == 1:
 		repo, name, _ := strings.Cut(chart, "/")
 		url, ok := t.repos[repo]
+		if fi, err := os.Stat(t.abs(repo)); !ok && err == nil && fi.IsDir() && t.madeBy(t.abs(chart)) == "" {
+			// charts/nginx-ingress beside the local charts/ of the others
+			// (46zza's D7): helm finds no such folder, then no repository
+			// charts, and fails; no repository is to be made up for it
+			t.account(x.stmt, importer.FateNotCarried, "", "chart "+chart+": no such chart folder under "+t.display(t.abs(repo))+" at import, and the script adds no repository "+repo+", so helm fails here as the script is; commit the chart, or fix the path, and import again")
+			return false
+		}
 		if !ok {
 			v := importer.RepoVar(repo, t.loc(x.stmt), "the script does not add it")
 			url = t.ref(v)
