@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -651,8 +652,8 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 				t.notCarried(x.stmt, "-f -", why)
 				continue
 			}
-			var m map[string]any
-			if err := yaml.Unmarshal([]byte(x.stdin.text), &m); err != nil {
+			m, err := t.helmValues(x, "-f -", x.stdin.text)
+			if err != nil {
 				t.notCarried(x.stmt, "-f -", "the values on its standard input are not YAML: "+err.Error())
 				continue
 			}
@@ -674,8 +675,8 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			if !ok {
 				continue
 			}
-			var m map[string]any
-			if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+			m, err := t.helmValues(x, "-f "+p, text)
+			if err != nil {
 				t.notCarried(x.stmt, "-f "+p, "the values the script writes to it are not YAML: "+err.Error())
 				continue
 			}
@@ -693,6 +694,48 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 		}
 	}
 	return inline
+}
+
+// helmValues reads values as Helm does (sigs.k8s.io/yaml, go-yaml v2 not
+// strict): a key written twice in a mapping is no error, the last one
+// wins (46zza's D6: a values file with loadBalancerIP twice, refused as
+// "not YAML", its release written without values); said at the line.
+func (t *translator) helmValues(x *cmd, what, text string) (map[string]any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, err
+	}
+	var dups []string
+	var dedup func(n *yaml.Node)
+	dedup = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode {
+			last := map[string]int{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				last[n.Content[i].Value] = i
+			}
+			var kept []*yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if k := n.Content[i]; last[k.Value] != i {
+					dups = append(dups, fmt.Sprintf("%s (line %d, again at line %d)", k.Value, k.Line, n.Content[last[k.Value]].Line))
+					continue
+				}
+				kept = append(kept, n.Content[i], n.Content[i+1])
+			}
+			n.Content = kept
+		}
+		for _, c := range n.Content {
+			dedup(c)
+		}
+	}
+	dedup(&doc)
+	var m map[string]any
+	if err := doc.Decode(&m); err != nil && doc.Kind != 0 {
+		return nil, err
+	}
+	if len(dups) > 0 {
+		t.info(x.stmt, what, "keys written twice in a mapping: "+strings.Join(dups, ", ")+"; Helm takes the last of each, and so does the step")
+	}
+	return m, nil
 }
 
 // setOverFiles keeps what the values files give a list that --set indexes:

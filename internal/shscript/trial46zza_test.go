@@ -170,3 +170,19 @@ func TestMissingChartBesideLocalChartsIsNotARepository(t *testing.T) {
 		t.Errorf("fates %q %q\n%s", fateAt(res.Model, 3), fateAt(res.Model, 4), res.Spec)
 	}
 }
+
+// 46zza D6: a values file the script edits with sed -i, with a key written
+// twice (Helm's parser takes the last), is its edited text inline with the
+// last key, said; not "not YAML", with the release left without values.
+func TestEditedValuesWithADuplicateKey(t *testing.T) {
+	res := importScript(t, map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: box\nversion: 1.0.0\n",
+		"values.yaml": "svc:\n  ip: 192.0.2.1\n  port: 80\n  ip: \"\"\n",
+		"install.sh":  "#!/bin/bash\nset -e\nsed -i \"s/\\(port: \\)\\(.*\\)/\\18080/\" values.yaml\nhelm install box ./chart --values ./values.yaml -n box\n"})
+	if len(res.Model.Steps) != 1 || len(res.Model.NotCarried) != 0 {
+		t.Fatalf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
+	}
+	svc, _ := res.Model.Steps[0].Out.Helm.Values["svc"].(map[string]any)
+	if svc["ip"] != "" || svc["port"] != 8080 || len(infoLines(res.Model, "written twice")) != 1 {
+		t.Errorf("values %v\n%s", svc, res.Spec)
+	}
+}
