@@ -186,3 +186,16 @@ func TestEditedValuesWithADuplicateKey(t *testing.T) {
 		t.Errorf("values %v\n%s", svc, res.Spec)
 	}
 }
+
+// 46zza D5: DIR=$(echo ${0} | sed 's/\(.*\)\/.*/\1/') in a script run as
+// ./vol/make.sh is vol, known at import: its committed files are applied,
+// an absent one named as absent, not "made when the script runs".
+func TestFolderFromDollarZeroThroughSed(t *testing.T) {
+	pv := "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: crate-lid}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: /srv/lid}\n"
+	res := importScript(t, map[string]string{"vol/crate-lid-pv.yaml": pv,
+		"vol/make.sh": "#!/bin/bash\nDIR=$(echo ${0} | sed 's/\\(.*\\)\\/.*/\\1/')\nfor part in lid base; do\n  kubectl create -f \"${DIR}/crate-${part}-pv.yaml\"\ndone\n",
+		"install.sh":  "#!/bin/bash\n./vol/make.sh\n"})
+	if fateAt(res.Model, 4) != "step,not carried" || strings.Contains(string(res.Spec), "computes when it runs") {
+		t.Errorf("line 4 %q\n%s", fateAt(res.Model, 4), res.Spec)
+	}
+}

@@ -740,6 +740,9 @@ func (t *translator) knownSubst(cs *syntax.CmdSubst) (string, bool) {
 	if text, ok := t.catHeredoc(cs); ok {
 		return text, true
 	}
+	if text, ok := t.echoSed(cs); ok {
+		return text, true
+	}
 	return t.echoChoice(cs)
 }
 
