@@ -415,16 +415,8 @@ func (t *translator) sedOut(x *cmd) (*input, bool) {
 // dropped as $(…) drops it (46zza's D5: a folder from $0 taken as one the
 // run makes).
 func (t *translator) echoSed(cs *syntax.CmdSubst) (string, bool) {
-	if len(cs.Stmts) != 1 {
-		return "", false
-	}
-	p, ok := cs.Stmts[0].Cmd.(*syntax.BinaryCmd)
-	if !ok || p.Op != syntax.Pipe {
-		return "", false
-	}
-	ec, eok := p.X.Cmd.(*syntax.CallExpr)
-	sc, sok := p.Y.Cmd.(*syntax.CallExpr)
-	if !eok || !sok || len(p.X.Redirs)+len(p.Y.Redirs) > 0 {
+	p, ec, sc := twoCalls(cs)
+	if p == nil || len(p.X.Redirs)+len(p.Y.Redirs) > 0 {
 		return "", false
 	}
 	echo, sed := t.newCmd(p.X, ec), t.newCmd(p.Y, sc)

@@ -1007,21 +1007,31 @@ func jqRun(program string, data []byte, raw bool, out *string) bool {
 
 var plainPath = regexp.MustCompile(`^(\.[A-Za-z_][A-Za-z0-9_-]*)+$`)
 
+// twoCalls are the two commands of $(A | B), and the pipe; nil when it
+// is anything else.
+func twoCalls(cs *syntax.CmdSubst) (*syntax.BinaryCmd, *syntax.CallExpr, *syntax.CallExpr) {
+	if len(cs.Stmts) != 1 {
+		return nil, nil, nil
+	}
+	p, ok := cs.Stmts[0].Cmd.(*syntax.BinaryCmd)
+	if !ok || p.Op != syntax.Pipe {
+		return nil, nil, nil
+	}
+	x, xok := p.X.Cmd.(*syntax.CallExpr)
+	y, yok := p.Y.Cmd.(*syntax.CallExpr)
+	if !xok || !yok {
+		return nil, nil, nil
+	}
+	return p, x, y
+}
+
 // base64Of is $(echo -n "$TOKEN" | base64): the variable through sprig's
 // b64enc. Only a variable: a literal stays a computation, so no secret
 // written in the script is copied, even encoded; so does an echo without
 // -n (its newline is encoded too).
 func (t *translator) base64Of(cs *syntax.CmdSubst) (string, bool) {
-	if len(cs.Stmts) != 1 {
-		return "", false
-	}
-	p, ok := cs.Stmts[0].Cmd.(*syntax.BinaryCmd)
-	if !ok || p.Op != syntax.Pipe {
-		return "", false
-	}
-	src, sok := p.X.Cmd.(*syntax.CallExpr)
-	enc, eok := p.Y.Cmd.(*syntax.CallExpr)
-	if !sok || !eok || len(enc.Args) == 0 || lit(enc.Args[0]) != "base64" || len(src.Args) < 2 {
+	_, src, enc := twoCalls(cs)
+	if src == nil || len(enc.Args) == 0 || lit(enc.Args[0]) != "base64" || len(src.Args) < 2 {
 		return "", false
 	}
 	switch strings.Join(litArgs(enc.Args[1:]), " ") {
