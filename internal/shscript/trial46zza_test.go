@@ -162,12 +162,13 @@ check
 
 // 46zza D7: helm install x charts/gone, where charts/ holds the script's
 // other local charts and no repository charts is added: helm finds no such
-// folder and no such repository, and fails; named, no repository made up.
+// folder and no such repository, and fails; named, no repository made up
+// (a sed -i of its values file before makes no chart: sed fails there too).
 func TestMissingChartBesideLocalChartsIsNotARepository(t *testing.T) {
 	res := importScript(t, map[string]string{"charts/here/Chart.yaml": "apiVersion: v2\nname: here\nversion: 1.0.0\n",
-		"install.sh": "#!/bin/bash\nset -e\nhelm install here charts/here -n box\nhelm install gone charts/gone --values charts/gone/values.yaml -n box\n"})
-	if fateAt(res.Model, 3) != "step" || fateAt(res.Model, 4) != "not carried" || res.Model.Var("HELM_REPO_CHARTS") != nil {
-		t.Errorf("fates %q %q\n%s", fateAt(res.Model, 3), fateAt(res.Model, 4), res.Spec)
+		"install.sh": "#!/bin/bash\nset -e\nsed -i 's/a/b/' charts/gone/values.yaml\nhelm install here charts/here -n box\nhelm install gone charts/gone --values charts/gone/values.yaml -n box\n"})
+	if fateAt(res.Model, 4) != "step" || fateAt(res.Model, 5) != "not carried" || res.Model.Var("HELM_REPO_CHARTS") != nil {
+		t.Errorf("fates %q %q\n%s", fateAt(res.Model, 4), fateAt(res.Model, 5), res.Spec)
 	}
 }
 
