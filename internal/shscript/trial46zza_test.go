@@ -200,3 +200,19 @@ func TestFolderFromDollarZeroThroughSed(t *testing.T) {
 		t.Errorf("line 4 %q\n%s", fateAt(res.Model, 4), res.Spec)
 	}
 }
+
+// 46zza N9: a delete under a test of what the cluster holds that khook
+// cannot decide (pods not Running) is the script's only where it holds:
+// under a when: on a required variable, never every run's delete.
+func TestDeleteUnderAnUndecidedStateTestIsAChoice(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+if ! kubectl -n kube-system get pod -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then
+  kubectl -n kube-system delete pod -l app=net --force --grace-period=0 || true
+fi
+kubectl apply -f https://example.invalid/box.yaml
+`})
+	if len(res.Model.Steps) != 2 || res.Model.Steps[0].Out.Delete == nil || res.Model.Steps[0].Out.When != `vars.IF_NOT_RUNNING == "true"` || res.Model.Steps[1].Out.When != "" {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
