@@ -216,3 +216,12 @@ kubectl apply -f https://example.invalid/box.yaml
 		t.Errorf("spec:\n%s", res.Spec)
 	}
 }
+
+// 46zza N6: kubectl delete --force --grace-period=0 is a delete step
+// without them, said at the line, not dropped silently.
+func TestForcedDeleteIsSaid(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl -n box delete pod -l app=crate --force --grace-period=0 --ignore-not-found\n"})
+	if len(res.Model.Steps) != 1 || len(infoLines(res.Model, "grace period")) != 1 {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
