@@ -225,3 +225,24 @@ func TestForcedDeleteIsSaid(t *testing.T) {
 		t.Errorf("spec:\n%s", res.Spec)
 	}
 }
+
+// 46zza N-haayap: command -v kubectl || missing+=(kubectl) adds nothing
+// where the tools are there, as the import takes them: the check of the
+// array decides no exit, and nothing says the script stops there.
+func TestToolLookupFallbackDoesNotRun(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/usr/bin/env bash
+set -euo pipefail
+need() {
+    local missing=()
+    command -v kubectl >/dev/null 2>&1 || missing+=("kubectl")
+    if [[ ${#missing[@]} -gt 0 ]]; then
+        exit 1
+    fi
+}
+need
+kubectl apply -f https://example.invalid/box.yaml
+`})
+	if len(res.Model.Steps) != 1 || len(res.Model.NotCarried) != 0 {
+		t.Errorf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
+	}
+}
