@@ -701,6 +701,9 @@ func (t *translator) recordMade(x *cmd, name string) {
 			}
 			a = v
 		}
+		if name == "sed" && !strings.Contains(a, "${") && !exists(t.abs(a)) && t.madeBy(t.abs(a)) == "" {
+			continue // sed makes no file it reads (sed -i of one not there fails: 46zza's D7)
+		}
 		paths = append(paths, a)
 		t.changed(a, x) // yq -i f, perl -pi f, tee -a f
 	}

@@ -16,6 +16,16 @@ import (
 func (t *translator) kDelete(x *cmd, f flags) {
 	ign := f.is("ignore-not-found")
 	base := &importer.OutDelete{Namespace: f.get("n", "namespace"), AllNamespaces: f.is("A", "all-namespaces"), Selector: f.get("l", "selector"), IgnoreNotFound: &ign}
+	var hurry []string
+	for _, fl := range f.list {
+		if fl.name == "force" || fl.name == "now" || fl.name == "grace-period" {
+			hurry = append(hurry, "--"+fl.name)
+		}
+	}
+	if len(hurry) > 0 {
+		// --force --grace-period=0 (46zza's N6): dropped, said
+		t.info(x.stmt, strings.Join(hurry, " "), "khook's delete step has no such option: it deletes with each object's own grace period, as kubectl without them")
+	}
 	if fs := f.get("f", "filename"); fs != "" {
 		srcs, ok := t.manifestSource(x, fs, f.is("R", "recursive"))
 		if !ok {

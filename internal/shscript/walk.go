@@ -438,6 +438,10 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		}
 	case syntax.OrStmt:
 		switch {
+		case isLookup(c.X) && !t.callsTool(c.Y, map[string]bool{}):
+			// command -v kubectl || missing+=(kubectl): the tools the
+			// script needs are there, as the import takes them (46zza's
+			// N-haayap: the array then read as holding one, an exit decided)
 		case t.isCheck(c.X):
 			// `kubectl get ns x || kubectl create ns x`: the step is idempotent.
 			t.checkOnly(c.X, "an existence check: the command after || becomes an idempotent step")
@@ -467,6 +471,21 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			t.failureFallback(first, m, c.X.Cmd, c.Y)
 		}
 	}
+}
+
+// isLookup: s looks a command up (command -v X, which X, type X, hash X).
+func isLookup(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 2 {
+		return false
+	}
+	switch lit(c.Args[0]) {
+	case "command":
+		return lit(c.Args[1]) == "-v" || lit(c.Args[1]) == "-V"
+	case "which", "type", "hash":
+		return true
+	}
+	return false
 }
 
 // failureFallback: the steps made since m (of the command at fallback)
