@@ -253,17 +253,18 @@ func (t *translator) defaultItems(it *syntax.WordIter) ([]string, *importer.Var,
 // passes — for _ in $(seq 1 30); do if kubectl get secret x -n ns; then
 // break; fi; sleep 2; done —: the wait it stands for, as until kubectl
 // get … is (trial 46zv's N1: the Secret an operator makes, waited on by
-// nothing).
+// nothing). What the if runs before its break (an apply into the
+// namespace it waited for: 46zzb's D4) runs once, after the wait.
 func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string) bool {
 	if usesVar(c.Do, name) {
 		return false
 	}
 	var check *syntax.Stmt
-	var rest []*syntax.Stmt
+	var rest, then []*syntax.Stmt
 	for _, st := range c.Do {
 		if ic, ok := st.Cmd.(*syntax.IfClause); ok && check == nil && len(ic.Cond) == 1 && ic.Else == nil && len(ic.Then) > 0 && isCommand(ic.Then[len(ic.Then)-1], "break") {
 			if cond := ic.Cond[0]; !cond.Negated && isCommand(cond, "kubectl") {
-				check = cond
+				check, then = cond, ic.Then[:len(ic.Then)-1]
 				continue
 			}
 		}
@@ -273,6 +274,7 @@ func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string)
 		return false
 	}
 	t.pollLoop(s, check, rest)
+	t.stmts(then)
 	return true
 }
 

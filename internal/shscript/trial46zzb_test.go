@@ -111,3 +111,32 @@ kubectl patch service shop -n shop -p '{"spec":{"selector":{"track":"next"}}}'
 		t.Errorf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
 	}
 }
+
+// 46zzb D4: for i in $(seq …); do if kubectl get namespace X; then
+// kubectl apply …; break; fi; sleep 4; done: the wait for X, then the
+// apply its branch runs once the check passes.
+func TestPollThatAppliesBeforeItBreaks(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+NS=shop-a
+for i in $(seq 1 10); do
+  if kubectl get namespace "$NS" >/dev/null 2>&1; then
+    kubectl apply -f - <<EOF
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: shop-config
+  namespace: $NS
+data:
+  k: v
+EOF
+    break
+  fi
+  sleep 3
+done
+`})
+	st := res.Model.Steps
+	if len(st) != 2 || st[0].Out.Wait == nil || st[1].Out.Apply == nil || !strings.Contains(st[1].Out.Apply.Manifests[0].Inline, "namespace: shop-a") || fateAt(res.Model, 6) != "step" {
+		t.Errorf("fates %v\n%s", res.Model.Commands, res.Spec)
+	}
+}
