@@ -59,6 +59,8 @@ var conditionNames = map[string]string{"available": "Available", "ready": "Ready
 	"podscheduled": "PodScheduled", "namesaccepted": "NamesAccepted", "failed": "Failed"}
 
 // podRef is pod/${NAME}, a wait's target named by a variable.
+var wholeRef = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
+
 var podRef = regexp.MustCompile(`^pods?/\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
 
 func (t *translator) kWait(x *cmd, f flags) {
@@ -254,11 +256,22 @@ func (t *translator) kLabel(x *cmd, f flags, sub string) {
 	t.addStep(x.stmt, sub+"-"+tg, "", &importer.OutStep{Patch: p})
 }
 
+// kScale is `kubectl scale TYPE NAME --replicas=N` as a merge patch; a
+// count the script computes when it runs (--replicas=${CANARY}, 46zzb's
+// D2) is its variable, which khook substitutes as text: a number there.
 func (t *translator) kScale(x *cmd, f flags) {
 	tg, ok := target(f.pos[1:])
-	n, err := strconv.Atoi(f.get("replicas"))
-	if !ok || err != nil {
+	r := f.get("replicas")
+	var n any = r
+	if i, err := strconv.Atoi(r); err == nil {
+		n = i
+	}
+	switch {
+	case !ok:
 		t.account(x.stmt, importer.FateNotCarried, "", "khook's patch: step takes one named object; set replicas in its manifest or values")
+		return
+	case n == r && !wholeRef.MatchString(r):
+		t.account(x.stmt, importer.FateNotCarried, "", "the replica count ("+cmpOr(r, "none")+") is not a number khook can write: set replicas in the object's manifest or a patch: step by hand")
 		return
 	}
 	p := &importer.OutPatch{Target: tg, Namespace: f.get("n", "namespace"), Type: "merge", Patch: map[string]any{"spec": map[string]any{"replicas": n}}}

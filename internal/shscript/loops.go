@@ -62,8 +62,13 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	saveLoopCond := t.loopCond
 	t.loopCond = t.cond + 1 // the body runs once per item, unconditionally
 	defer func() { t.inLoop--; t.loopCond = saveLoopCond }()
+	if t.turns == nil {
+		t.turns = map[string]string{}
+	}
+	saveTurn := t.turns[name]
+	defer func() { t.turns[name] = saveTurn }()
 	for i, v := range items {
-		t.vars[name] = &shVar{val: v}
+		t.vars[name], t.turns[name] = &shVar{val: v}, v
 		before := t.mark()
 		t.branch(c.Do, "")
 		if i > 0 && !iterates && sameSteps(t.m.Steps[first:before.steps], t.m.Steps[before.steps:]) && sameCommands(t.m.Commands[firstCmd:before.commands], t.m.Commands[before.commands:]) {

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -138,5 +139,31 @@ done
 	st := res.Model.Steps
 	if len(st) != 2 || st[0].Out.Wait == nil || st[1].Out.Apply == nil || !strings.Contains(st[1].Out.Apply.Manifests[0].Inline, "namespace: shop-a") || fateAt(res.Model, 6) != "step" {
 		t.Errorf("fates %v\n%s", res.Model.Commands, res.Spec)
+	}
+}
+
+// 46zzb D2: kubectl scale … --replicas=${N}, N computed when the script
+// runs: one named object, its count a required variable (a number once
+// substituted), not "takes one named object"; computed in each turn of a
+// loop over stages from the stage, a variable per turn.
+func TestScaleToAComputedCount(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+FULL=$(kubectl get deployment shop -n shop -o jsonpath='{.spec.replicas}')
+HALF=$((FULL / 2))
+kubectl scale deployment shop-next -n shop --replicas=${HALF}
+for pct in 20 60; do
+  n=$(( FULL * pct / 100 ))
+  kubectl scale deployment shop-next -n shop --replicas="$n"
+done
+`})
+	var counts []any
+	for _, st := range res.Model.Steps {
+		if st.Out.Patch != nil {
+			counts = append(counts, st.Out.Patch.Patch.(map[string]any)["spec"].(map[string]any)["replicas"])
+		}
+	}
+	if !reflect.DeepEqual(counts, []any{"${HALF}", "${n}", "${n_2}"}) || len(res.Model.NotCarried) != 0 || !strings.Contains(string(res.Spec), "for pct=60") {
+		t.Errorf("counts %v, not carried %v\n%s", counts, res.Model.NotCarried, res.Spec)
 	}
 }
