@@ -167,3 +167,14 @@ done
 		t.Errorf("counts %v, not carried %v\n%s", counts, res.Model.NotCarried, res.Spec)
 	}
 }
+
+// 46zzb N1: kubectl apply -f DIR of a folder that holds only sub-folders
+// fails (kubectl reads them only with -R), and under set -e the script
+// ends there: the note says so, and how many commands bash never runs.
+func TestApplyOfAFolderOfFoldersFails(t *testing.T) {
+	res := importScript(t, map[string]string{"k8s/common/cm/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+		"install.sh": "#!/bin/bash\nset -e\nkubectl apply -f k8s/common/\nkubectl create namespace shop\n"})
+	if len(res.Model.NotCarried) != 1 || !strings.Contains(res.Model.NotCarried[0].Why, "only with -R") || !strings.Contains(res.Model.NotCarried[0].Why, "bash never runs the 1 helm/kubectl command(s) after it") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}
