@@ -241,7 +241,12 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.madeByRedirect(x, name)
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
 		t.cluster.created(base, x.args[1:])
-		t.notCarried(s, t.text(s), "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)")
+		why := "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)"
+		if len(x.args) > 1 && (x.args[1] == "load" || x.args[1] == "image") {
+			// k3d image import app:dev -c x, kind load docker-image (46zzb's N2)
+			why = "it loads a locally built image into the cluster's nodes, which khook does not do: load or push the image before khook runs (in CI, a step before khook)"
+		}
+		t.notCarried(s, t.text(s), why)
 	case name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".bash"):
 		t.script(x)
 	case base == "kustomize":

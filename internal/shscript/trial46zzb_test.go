@@ -178,3 +178,18 @@ func TestApplyOfAFolderOfFoldersFails(t *testing.T) {
 		t.Errorf("not carried %v", res.Model.NotCarried)
 	}
 }
+
+// 46zzb N2: k3d image import / kind load docker-image load an image into
+// an existing cluster: the note says to load it before khook runs, not to
+// create the cluster.
+func TestImageLoadIsNoClusterCreation(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nk3d image import shop:dev -c previews\nkind load docker-image shop:dev\nkubectl create namespace shop\n"})
+	if len(res.Model.NotCarried) != 2 {
+		t.Errorf("%v", res.Model.NotCarried)
+	}
+	for _, n := range res.Model.NotCarried {
+		if !strings.Contains(n.Why, "load or push the image before khook runs") {
+			t.Errorf("%v", n)
+		}
+	}
+}
