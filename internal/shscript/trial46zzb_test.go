@@ -193,3 +193,12 @@ func TestImageLoadIsNoClusterCreation(t *testing.T) {
 		}
 	}
 }
+
+// 46zzb N4: helm rollback $REL $REV with run-time words: the note names
+// what they may be (flags, the release or the revision), not a chart.
+func TestRollbackOfRunTimeWordsNamesNoChart(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nREV=$(helm history shop -n shop | tail -1 | awk '{print $1-1}')\nhelm rollback shop $REV -n shop\n"})
+	if fateAt(res.Model, 4) != "not carried" || len(res.Model.NotCarried) != 1 || !strings.Contains(res.Model.NotCarried[0].Why, "flags, the release or the revision") {
+		t.Errorf("%v", res.Model.NotCarried)
+	}
+}
