@@ -242,7 +242,11 @@ func (t *translator) kLabel(x *cmd, f flags, sub string) {
 	}
 	kv := map[string]any{}
 	for _, p := range pairs {
-		if k, v, ok := strings.Cut(p, "="); ok {
+		if k, v, ok := strings.Cut(p, "="); ok && strings.Contains(v, "${") {
+			// preview-pr=${PR}: khook substitutes text, and a label's value
+			// is a string, never the number 42 (46zzb's N8)
+			kv[k] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v, Style: yaml.DoubleQuotedStyle}
+		} else if ok {
 			kv[k] = v
 		} else {
 			kv[strings.TrimSuffix(p, "-")] = nil

@@ -202,3 +202,12 @@ func TestRollbackOfRunTimeWordsNamesNoChart(t *testing.T) {
 		t.Errorf("%v", res.Model.NotCarried)
 	}
 }
+
+// 46zzb N8: kubectl label … k="${PR}": the value is written quoted, so
+// that once khook substitutes 42 it is still a string (a label's value).
+func TestLabelOfAVariableStaysAString(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\n: \"${PR:?}\"\nkubectl label namespace shop pr=\"${PR}\" ready=true --overwrite\n"})
+	if !strings.Contains(string(res.Spec), `pr: "${PR}"`) || !strings.Contains(string(res.Spec), `ready: "true"`) {
+		t.Errorf("%s", res.Spec)
+	}
+}
