@@ -350,8 +350,8 @@ func (t *translator) loopReads(cond *syntax.Stmt) {
 }
 
 // reads declares the variables a read sets (what: where their value comes
-// from, which only the run knows).
-func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) {
+// from, which only the run knows); their names.
+func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (names []string) {
 	skip, array := false, false
 	for _, w := range c.Args[1:] {
 		name := lit(w)
@@ -365,8 +365,10 @@ func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) {
 		case validName(name):
 			skip, array = false, false
 			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc, Description: what}}
+			names = append(names, t.vars[name].decl.Name)
 		}
 	}
+	return names
 }
 
 // argsLoop is the condition of an option loop: while [[ $# -gt 0 ]].

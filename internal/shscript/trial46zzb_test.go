@@ -211,3 +211,16 @@ func TestLabelOfAVariableStaysAString(t *testing.T) {
 		t.Errorf("%s", res.Spec)
 	}
 }
+
+// 46zzb N9: read -p "…? (y/N)" ANSWER asks a question whose answer picks
+// a branch: the note says the answer is a variable, not that each step
+// waits for what it needs.
+func TestPromptAnswerIsAVariable(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nread -r -p \"Switch? (y/N) \" ANSWER\nif [ \"$ANSWER\" = y ]; then\n  kubectl patch service shop -n shop -p '{\"spec\":{\"selector\":{\"track\":\"next\"}}}'\nfi\nread -r -p \"press enter\"\n"})
+	if got := infoLines(res.Model, "the answer is the variable ANSWER"); len(got) != 1 || got[0] != 3 {
+		t.Errorf("%v", res.Model.Info)
+	}
+	if got := infoLines(res.Model, "waits for a person"); len(got) != 1 || got[0] != 7 {
+		t.Errorf("%v", res.Model.Info)
+	}
+}
