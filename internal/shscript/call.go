@@ -208,10 +208,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case name == "sleep":
 		t.sleep(x)
 	case name == "read" && slices.ContainsFunc(x.args, func(a string) bool { return strings.HasPrefix(a, "-") && strings.Contains(a, "p") }):
-		// read -p "press enter when argocd is ready": a person's go-ahead,
-		// or an answer (read -p "Namespace: " NS) the spec asks for
-		t.info(x.stmt, t.text(x.stmt), "the script waits for a person here; khook does not: each step waits for what it needs (add a wait: step for something specific)")
-		t.reads(c, t.loc(s), "the script asks a person for it ("+t.loc(s).String()+")")
+		t.prompt(s, c, x)
 	case t.readsOrVaries(x, c, name):
 	case name == "exit" || name == "return":
 		if t.cond == 0 && (name == "exit" || t.inFunc) {
@@ -256,6 +253,17 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	default:
 		t.otherCommand(s, c, x, name, base)
 	}
+}
+
+// prompt is read -p "press enter when argocd is ready", a person's
+// go-ahead, or an answer (read -p "Namespace: " NS) the spec asks for.
+func (t *translator) prompt(s *syntax.Stmt, c *syntax.CallExpr, x *cmd) {
+	why := "the script waits for a person here; khook does not: each step waits for what it needs (add a wait: step for something specific)"
+	if names := t.reads(c, t.loc(s), "the script asks a person for it ("+t.loc(s).String()+")"); len(names) > 0 {
+		// read -p "Switch? (y/N)" CONFIRM: an answer that picks a branch (46zzb's N9)
+		why = "the script asks a person here; khook asks no one: the answer is the variable " + strings.Join(names, ", ") + ", which the spec asks for instead (what the script does with it, a branch say, follows its value)"
+	}
+	t.info(x.stmt, t.text(x.stmt), why)
 }
 
 // clusterTool is a command of kind, k3d, minikube, k3s or kubeadm: said.

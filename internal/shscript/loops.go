@@ -63,8 +63,13 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	saveLoopCond := t.loopCond
 	t.loopCond = t.cond + 1 // the body runs once per item, unconditionally
 	defer func() { t.inLoop--; t.loopCond = saveLoopCond }()
+	if t.turns == nil {
+		t.turns = map[string]string{}
+	}
+	saveTurn := t.turns[name]
+	defer func() { t.turns[name] = saveTurn }()
 	for i, v := range items {
-		t.vars[name] = &shVar{val: v}
+		t.vars[name], t.turns[name] = &shVar{val: v}, v
 		before := t.mark()
 		t.branch(c.Do, "")
 		if i > 0 && !iterates && sameSteps(t.m.Steps[first:before.steps], t.m.Steps[before.steps:]) && sameCommands(t.m.Commands[firstCmd:before.commands], t.m.Commands[before.commands:]) {
@@ -278,17 +283,18 @@ func (t *translator) defaultItems(it *syntax.WordIter) ([]string, *importer.Var,
 // passes — for _ in $(seq 1 30); do if kubectl get secret x -n ns; then
 // break; fi; sleep 2; done —: the wait it stands for, as until kubectl
 // get … is (trial 46zv's N1: the Secret an operator makes, waited on by
-// nothing).
+// nothing). What the if runs before its break (an apply into the
+// namespace it waited for: 46zzb's D4) runs once, after the wait.
 func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string) bool {
 	if usesVar(c.Do, name) {
 		return false
 	}
 	var check *syntax.Stmt
-	var rest []*syntax.Stmt
+	var rest, then []*syntax.Stmt
 	for _, st := range c.Do {
 		if ic, ok := st.Cmd.(*syntax.IfClause); ok && check == nil && len(ic.Cond) == 1 && ic.Else == nil && len(ic.Then) > 0 && isCommand(ic.Then[len(ic.Then)-1], "break") {
 			if cond := ic.Cond[0]; !cond.Negated && isCommand(cond, "kubectl") {
-				check = cond
+				check, then = cond, ic.Then[:len(ic.Then)-1]
 				continue
 			}
 		}
@@ -302,6 +308,7 @@ func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string)
 		return false
 	}
 	t.pollLoop(s, check, rest)
+	t.stmts(then)
 	return true
 }
 
@@ -372,8 +379,8 @@ func (t *translator) loopReads(cond *syntax.Stmt) {
 }
 
 // reads declares the variables a read sets (what: where their value comes
-// from, which only the run knows).
-func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) {
+// from, which only the run knows); their names.
+func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (names []string) {
 	skip, array := false, false
 	for _, w := range c.Args[1:] {
 		name := lit(w)
@@ -387,8 +394,10 @@ func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) {
 		case validName(name):
 			skip, array = false, false
 			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc, Description: what}}
+			names = append(names, t.vars[name].decl.Name)
 		}
 	}
+	return names
 }
 
 // argsLoop is the condition of an option loop: while [[ $# -gt 0 ]].

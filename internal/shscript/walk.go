@@ -121,6 +121,7 @@ type translator struct {
 	// exitGuard is !(cel) of a branch under when: cel that exited: the
 	// conditions of everything after it (stmts raises them out of each list)
 	exitGuard []string
+	turns     map[string]string // the variables of the for loops over known values being walked: this turn's value
 }
 
 // hdocKind is how a here-document's text is read.
