@@ -246,3 +246,12 @@ kubectl apply -f https://example.invalid/box.yaml
 		t.Errorf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
 	}
 }
+
+// 46zza N2: while ! kubectl get PLURAL.GROUP; do sleep; done waits until
+// the API serves the kind: the wait for its CRD to be Established.
+func TestPollOnAGroupedKindWaitsForItsCRD(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl apply -f https://example.invalid/operator.yaml\nwhile ! kubectl get crates.boxes.example.com; do sleep 10; done\nkubectl apply -f https://example.invalid/crate.yaml\n"})
+	if len(res.Model.Steps) != 3 || res.Model.Steps[1].Out.Wait == nil || res.Model.Steps[1].Out.Wait.On != "crd/crates.boxes.example.com" {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
