@@ -255,3 +255,22 @@ func TestPollOnAGroupedKindWaitsForItsCRD(t *testing.T) {
 		t.Errorf("spec:\n%s", res.Spec)
 	}
 }
+
+// 46zza N8: V=$(curl …), then if [ -z "$V" ]; then echo …; V=v1.2.0; fi
+// is a variable with the script's fallback as its default, not a
+// required one with every step doubled under when: V == "".
+func TestComputedVersionWithAFallback(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+export BOX_VERSION=$(curl -s https://example.invalid/releases | grep tag_name | head -1)
+if [ -z "$BOX_VERSION" ]; then
+    echo "cannot fetch the version, using v1.2.0"
+    export BOX_VERSION=v1.2.0
+fi
+kubectl apply -f "https://example.invalid/${BOX_VERSION}/box.yaml"
+`})
+	v := res.Model.Var("BOX_VERSION")
+	if len(res.Model.Steps) != 1 || res.Model.Steps[0].Out.When != "" || v == nil || v.Required || v.Default == nil || *v.Default != "v1.2.0" {
+		t.Errorf("var %+v\n%s", v, res.Spec)
+	}
+}
