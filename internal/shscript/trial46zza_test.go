@@ -274,3 +274,12 @@ kubectl apply -f "https://example.invalid/${BOX_VERSION}/box.yaml"
 		t.Errorf("var %+v\n%s", v, res.Spec)
 	}
 }
+
+// 46zza N1: applies of URLs without -n (operator bundles, whose objects
+// mostly name their namespace) are said once, not at every line.
+func TestURLAppliesWithoutNamespaceSaidOnce(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl apply -f https://example.invalid/a.yaml\nkubectl apply -f https://example.invalid/b.yaml\nkubectl apply -f https://example.invalid/c.yaml\n"})
+	if n := infoLines(res.Model, "said once"); len(res.Model.Steps) != 3 || len(n) != 1 || n[0] != 3 {
+		t.Errorf("notes at %v\n%s", n, res.Spec)
+	}
+}
