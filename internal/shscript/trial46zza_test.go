@@ -283,3 +283,14 @@ func TestURLAppliesWithoutNamespaceSaidOnce(t *testing.T) {
 		t.Errorf("notes at %v\n%s", n, res.Spec)
 	}
 }
+
+// 46zza N3: rm makes no file to commit, and sudo mv x /usr/local/bin/
+// installs a command on the machine, which no job: step can do.
+func TestRemoveAndInstallAdvice(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nrm crate.yaml\nsudo mv boxctl /usr/local/bin/\nkubectl create ns box\n"})
+	for _, n := range res.Model.NotCarried {
+		if strings.Contains(n.Why, "commit the file it makes") || strings.Contains(n.Why, "job: step") {
+			t.Errorf("line %d: %s", n.Line, n.Why)
+		}
+	}
+}
