@@ -1,8 +1,11 @@
 package shscript
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/spec"
 )
 
 // What held-out trial 46zza (home-automation and KubeVirt installers, run
@@ -292,5 +295,31 @@ func TestRemoveAndInstallAdvice(t *testing.T) {
 		if strings.Contains(n.Why, "commit the file it makes") || strings.Contains(n.Why, "job: step") {
 			t.Errorf("line %d: %s", n.Line, n.Why)
 		}
+	}
+}
+
+// 46zza N7: a removed API version the check finds in a step that reads a
+// required variable is the chart's own, even where a second stand-in set
+// stops the chart rendering: refused, as for a step without variables,
+// not written with a warning that the values decide it.
+func TestRemovedAPIWithARequiredValueIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "install.sh", "#!/bin/bash\nset -e\nkubectl apply -f - <<EOF\napiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: crate, namespace: box}\nspec: {replicas: $BOX_REPLICAS}\nEOF\nkubectl create ns other\n")
+	check := func(s *spec.Spec) spec.Problems {
+		// with the stand-in "x" only, as where "1" stops the chart rendering
+		i := slices.IndexFunc(s.Steps, func(st *spec.Step) bool {
+			return st.Apply != nil && strings.Contains(st.Apply.Manifests[0].Inline, "replicas: x")
+		})
+		if i < 0 {
+			return nil
+		}
+		return spec.Problems{{Path: s.Steps[i].Path + ".apply.manifests.0", Message: "deployment.extensions/crate: extensions/v1beta1 Deployment was removed in v1.16"}}
+	}
+	res, err := Import("install.sh", Options{Dir: dir, Check: check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fateAt(res.Model, 3) != "not carried" || len(res.Model.Steps) != 1 {
+		t.Errorf("line 3 %q\n%s", fateAt(res.Model, 3), res.Spec)
 	}
 }
