@@ -796,7 +796,22 @@ func whatToDo(name string, args []string) string {
 		return "run it before khook and hand the values in as secret variables (KHOOK_SECRET_NAME), or in a job: step"
 	case "git":
 		return "check out what the spec needs before khook runs"
-	case "mkdir", "rm", "cp", "mv", "touch", "ln", "chmod", "tee", "sed", "awk", "envsubst", "openssl", "ssh-keygen":
+	case "sudo":
+		// sudo mv virtctl /usr/local/bin/: the advice of what it runs (46zza's N3)
+		for i, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				return whatToDo(a, args[i+1:])
+			}
+		}
+	case "rm", "rmdir", "unlink":
+		return "it removes local files and makes none: nothing for the spec to do"
+	case "mv", "cp", "install", "ln", "chmod":
+		if slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "/bin") }) {
+			return "it installs a command on the machine the script runs on, which khook needs none of: install it by hand where you use it"
+		}
+	}
+	switch name {
+	case "mkdir", "cp", "mv", "touch", "ln", "chmod", "install", "tee", "sed", "awk", "envsubst", "openssl", "ssh-keygen":
 		return "it works on local files: do it before khook runs, or commit the file it makes"
 	}
 	if strings.HasSuffix(name, ":") || name == "EOF" {

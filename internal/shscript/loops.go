@@ -616,6 +616,11 @@ func (t *translator) pollGet(x *cmd) {
 		return
 	}
 	targets := kindNames(f.pos[1:])
+	if len(targets) == 0 && len(f.pos) == 2 && crdName.MatchString(f.pos[1]) {
+		// until kubectl get network-attachment-definitions.k8s.cni.cncf.io
+		// (46zza's N2): the kind served is its CRD, PLURAL.GROUP, Established
+		targets = []string{"crd/" + f.pos[1]}
+	}
 	if len(targets) == 0 {
 		t.account(x.stmt, importer.FateReadOnly, "", "a poll until the API serves "+strings.Join(f.pos[1:], " ")+": khook maps the kinds of CRDs the run applied once they are Established, so the next step waits for it itself")
 		return
@@ -681,6 +686,10 @@ func (t *translator) pollCompare(s *syntax.Stmt, cond *syntax.Stmt) {
 	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), Selector: f.get("l", "selector"), For: out + "=" + want}
 	t.addStep(cond, "wait-"+targets[0], "", &importer.OutStep{Wait: w})
 }
+
+// crdName is a resource named as its CRD is, PLURAL.GROUP (lower case,
+// the plural ending in s, a dotted group).
+var crdName = regexp.MustCompile(`^[a-z0-9-]*s\.[a-z0-9-]+(\.[a-z0-9-]+)+$`)
 
 func isCRD(target string) bool {
 	k := strings.ToLower(target[:strings.Index(target+"/", "/")])

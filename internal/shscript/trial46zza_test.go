@@ -1,8 +1,11 @@
 package shscript
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/spec"
 )
 
 // What held-out trial 46zza (home-automation and KubeVirt installers, run
@@ -244,5 +247,79 @@ kubectl apply -f https://example.invalid/box.yaml
 `})
 	if len(res.Model.Steps) != 1 || len(res.Model.NotCarried) != 0 {
 		t.Errorf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
+	}
+}
+
+// 46zza N2: while ! kubectl get PLURAL.GROUP; do sleep; done waits until
+// the API serves the kind: the wait for its CRD to be Established.
+func TestPollOnAGroupedKindWaitsForItsCRD(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl apply -f https://example.invalid/operator.yaml\nwhile ! kubectl get crates.boxes.example.com; do sleep 10; done\nkubectl apply -f https://example.invalid/crate.yaml\n"})
+	if len(res.Model.Steps) != 3 || res.Model.Steps[1].Out.Wait == nil || res.Model.Steps[1].Out.Wait.On != "crd/crates.boxes.example.com" {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
+
+// 46zza N8: V=$(curl …), then if [ -z "$V" ]; then echo …; V=v1.2.0; fi
+// is a variable with the script's fallback as its default, not a
+// required one with every step doubled under when: V == "".
+func TestComputedVersionWithAFallback(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+export BOX_VERSION=$(curl -s https://example.invalid/releases | grep tag_name | head -1)
+if [ -z "$BOX_VERSION" ]; then
+    echo "cannot fetch the version, using v1.2.0"
+    export BOX_VERSION=v1.2.0
+fi
+kubectl apply -f "https://example.invalid/${BOX_VERSION}/box.yaml"
+`})
+	v := res.Model.Var("BOX_VERSION")
+	if len(res.Model.Steps) != 1 || res.Model.Steps[0].Out.When != "" || v == nil || v.Required || v.Default == nil || *v.Default != "v1.2.0" {
+		t.Errorf("var %+v\n%s", v, res.Spec)
+	}
+}
+
+// 46zza N1: applies of URLs without -n (operator bundles, whose objects
+// mostly name their namespace) are said once, not at every line.
+func TestURLAppliesWithoutNamespaceSaidOnce(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl apply -f https://example.invalid/a.yaml\nkubectl apply -f https://example.invalid/b.yaml\nkubectl apply -f https://example.invalid/c.yaml\n"})
+	if n := infoLines(res.Model, "said once"); len(res.Model.Steps) != 3 || len(n) != 1 || n[0] != 3 {
+		t.Errorf("notes at %v\n%s", n, res.Spec)
+	}
+}
+
+// 46zza N3: rm makes no file to commit, and sudo mv x /usr/local/bin/
+// installs a command on the machine, which no job: step can do.
+func TestRemoveAndInstallAdvice(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nrm crate.yaml\nsudo mv boxctl /usr/local/bin/\nkubectl create ns box\n"})
+	for _, n := range res.Model.NotCarried {
+		if strings.Contains(n.Why, "commit the file it makes") || strings.Contains(n.Why, "job: step") {
+			t.Errorf("line %d: %s", n.Line, n.Why)
+		}
+	}
+}
+
+// 46zza N7: a removed API version the check finds in a step that reads a
+// required variable is the chart's own, even where a second stand-in set
+// stops the chart rendering: refused, as for a step without variables,
+// not written with a warning that the values decide it.
+func TestRemovedAPIWithARequiredValueIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "install.sh", "#!/bin/bash\nset -e\nkubectl apply -f - <<EOF\napiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: crate, namespace: box}\nspec: {replicas: $BOX_REPLICAS}\nEOF\nkubectl create ns other\n")
+	check := func(s *spec.Spec) spec.Problems {
+		// with the stand-in "x" only, as where "1" stops the chart rendering
+		i := slices.IndexFunc(s.Steps, func(st *spec.Step) bool {
+			return st.Apply != nil && strings.Contains(st.Apply.Manifests[0].Inline, "replicas: x")
+		})
+		if i < 0 {
+			return nil
+		}
+		return spec.Problems{{Path: s.Steps[i].Path + ".apply.manifests.0", Message: "deployment.extensions/crate: extensions/v1beta1 Deployment was removed in v1.16"}}
+	}
+	res, err := Import("install.sh", Options{Dir: dir, Check: check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fateAt(res.Model, 3) != "not carried" || len(res.Model.Steps) != 1 {
+		t.Errorf("line 3 %q\n%s", fateAt(res.Model, 3), res.Spec)
 	}
 }
