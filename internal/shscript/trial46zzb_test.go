@@ -264,3 +264,18 @@ kubectl create namespace shop
 		t.Errorf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
 	}
 }
+
+// 46zzb D1, the other side: an exit in a pipeline's loop or a subshell
+// ends only that subshell, so what follows is under no negation.
+func TestExitInASubshellEndsOnlyIt(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+kubectl get ns -o name | while read ns; do if [ "$X" = y ]; then kubectl delete ns "$ns"; exit 0; fi; done
+( if [ "$Y" = y ]; then kubectl delete ns old; exit 0; fi )
+kubectl create namespace shop
+`})
+	st := res.Model.Steps
+	if len(st) != 3 || st[2].Out.When != "" {
+		t.Errorf("%s", res.Spec)
+	}
+}

@@ -413,6 +413,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	switch c.Op {
 	case syntax.Pipe, syntax.PipeAll:
 		t.pipe(s, c)
+		t.exitGuard = nil // … | while read x; do …; exit 0; done: each part is a subshell, whose exit ends only it
 	case syntax.AndStmt:
 		if t.defaulting(c.X, []*syntax.Stmt{c.Y}) { // [ -z "$NS" ] && NS=default
 			return
