@@ -261,7 +261,7 @@ func (t *translator) prompt(s *syntax.Stmt, c *syntax.CallExpr, x *cmd) {
 	why := "the script waits for a person here; khook does not: each step waits for what it needs (add a wait: step for something specific)"
 	if names := t.reads(c, t.loc(s), "the script asks a person for it ("+t.loc(s).String()+")"); len(names) > 0 {
 		// read -p "Switch? (y/N)" CONFIRM: an answer that picks a branch (46zzb's N9)
-		why = "the script asks a person here; khook asks no one: the answer is the variable " + strings.Join(names, ", ") + ", which the spec asks for instead (what the script does with it, a branch say, follows its value)"
+		why = "the script asks a person here, and khook asks no one: the answer (" + strings.Join(names, ", ") + ") is only known when the script runs, so a step that uses it asks for it as a variable"
 	}
 	t.info(x.stmt, t.text(x.stmt), why)
 }

@@ -379,7 +379,7 @@ func (t *translator) loopReads(cond *syntax.Stmt) {
 }
 
 // reads declares the variables a read sets (what: where their value comes
-// from, which only the run knows); their names.
+// from, which only the run knows); the script's names of them ($NAME).
 func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (names []string) {
 	skip, array := false, false
 	for _, w := range c.Args[1:] {
@@ -394,7 +394,7 @@ func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (n
 		case validName(name):
 			skip, array = false, false
 			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc, Description: what}}
-			names = append(names, t.vars[name].decl.Name)
+			names = append(names, "$"+name)
 		}
 	}
 	return names

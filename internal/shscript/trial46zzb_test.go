@@ -235,10 +235,47 @@ func TestLabelOfAVariableStaysAString(t *testing.T) {
 // waits for what it needs.
 func TestPromptAnswerIsAVariable(t *testing.T) {
 	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nread -r -p \"Switch? (y/N) \" ANSWER\nif [ \"$ANSWER\" = y ]; then\n  kubectl patch service shop -n shop -p '{\"spec\":{\"selector\":{\"track\":\"next\"}}}'\nfi\nread -r -p \"press enter\"\n"})
-	if got := infoLines(res.Model, "the answer is the variable ANSWER"); len(got) != 1 || got[0] != 3 {
+	if got := infoLines(res.Model, "the answer ($ANSWER) is only known when the script runs"); len(got) != 1 || got[0] != 3 {
 		t.Errorf("%v", res.Model.Info)
 	}
 	if got := infoLines(res.Model, "waits for a person"); len(got) != 1 || got[0] != 7 {
 		t.Errorf("%v", res.Model.Info)
+	}
+}
+
+// 46zzb D1, the exit in a function now followed: kubectl get nodes ||
+// fail "…" (fail ending in exit 1) and command -v kubectl ||
+// missing+=(kubectl), then a test of missing that exits: the spec follows
+// the path where the tool is there and the check passes, and goes on.
+func TestFailedCheckThatExitsDoesNotEndTheWalk(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+fail() { echo "$*"; exit 1; }
+missing=()
+command -v kubectl >/dev/null 2>&1 || missing+=("kubectl")
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "missing: ${missing[*]}"
+  exit 1
+fi
+kubectl get nodes >/dev/null 2>&1 || fail "no cluster"
+kubectl create namespace shop
+`})
+	if len(res.Model.Steps) != 1 || len(res.Model.NotCarried) != 0 {
+		t.Errorf("not carried %v\n%s", res.Model.NotCarried, res.Spec)
+	}
+}
+
+// 46zzb D1, the other side: an exit in a pipeline's loop or a subshell
+// ends only that subshell, so what follows is under no negation.
+func TestExitInASubshellEndsOnlyIt(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+kubectl get ns -o name | while read ns; do if [ "$X" = y ]; then kubectl delete ns "$ns"; exit 0; fi; done
+( if [ "$Y" = y ]; then kubectl delete ns old; exit 0; fi )
+kubectl create namespace shop
+`})
+	st := res.Model.Steps
+	if len(st) != 3 || st[2].Out.When != "" {
+		t.Errorf("%s", res.Spec)
 	}
 }

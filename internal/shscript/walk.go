@@ -414,6 +414,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	switch c.Op {
 	case syntax.Pipe, syntax.PipeAll:
 		t.pipe(s, c)
+		t.exitGuard = nil // … | while read x; do …; exit 0; done: each part is a subshell, whose exit ends only it
 	case syntax.AndStmt:
 		if t.defaulting(c.X, []*syntax.Stmt{c.Y}) { // [ -z "$NS" ] && NS=default
 			return
@@ -449,6 +450,12 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			t.checkOnly(c.X, "an existence check: the command after || becomes an idempotent step")
 			t.checks++
 			before := len(t.m.Steps)
+			if t.endsScript([]*syntax.Stmt{c.Y}) {
+				// kubectl get nodes || fail "no cluster": the spec follows
+				// the path where the check passes, and goes on
+				t.cond++
+				defer func() { t.cond-- }()
+			}
 			t.stmt(c.Y)
 			t.keepIfExists(c.X, t.m.Steps[before:])
 			t.checks--
