@@ -51,7 +51,7 @@ func (t *translator) contextNamespace(x *cmd, tool string, steps []*importer.Ste
 			// namespace (46zza's N1: the note on 30 lines): said once
 			if !t.urlNSSaid {
 				t.urlNSSaid = true
-				t.stepInfo(t.loc(x.stmt), st.Out, tool+" without -n applies the objects of a URL that name no namespace in the kubeconfig context's namespace, the step in default; khook does not read the URL at import (said once, for this apply and those of URLs after it): write namespace: on those whose objects need the context's")
+				t.stepInfo(t.loc(x.stmt), st.Out, "if the manifests at its URL name no namespace, "+tool+" without -n applies them in the kubeconfig context's namespace, the step in default; khook does not read the URL at import (said once, for this apply and those of URLs after it): write namespace: on those whose objects need the context's")
 			}
 			return
 		}
