@@ -200,10 +200,15 @@ func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
 		func() { t.branch(c.Then, cel) },
 		func() {
 			if c.Else != nil {
+				before := len(t.m.Steps)
 				t.when = append(t.when, "!("+cel+")")
 				t.ifClause(c.Else)
 				t.when = t.when[:len(t.when)-1]
-				if g := t.exitGuard; len(g) > 0 { // an exit in it: what follows runs where cel holds or g does
+				switch g := t.exitGuard; {
+				case len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then) && (len(t.m.Steps) > before || !t.failsScript(c.Else.Then)):
+					// else …; exit 1: what follows runs only where cel holds
+					t.exitGuard = []string{cel}
+				case len(g) > 0: // an exit in it: what follows runs where cel holds or g does
 					t.exitGuard = []string{"((" + cel + ") || (" + strings.Join(g, " && ") + "))"}
 				}
 			}

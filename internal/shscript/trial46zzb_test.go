@@ -279,3 +279,22 @@ kubectl create namespace shop
 		t.Errorf("%s", res.Spec)
 	}
 }
+
+// 46zzb D1, an else that exits after steps: what follows the if runs
+// only where one of its conditions held.
+func TestElseThatExitsGuardsWhatFollows(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+if [ "$TRACK" = "next" ]; then
+  kubectl patch service shop -n shop -p '{"spec":{"selector":{"track":"next"}}}'
+else
+  kubectl scale deployment shop-next -n shop --replicas=0
+  exit 1
+fi
+kubectl delete deployment shop-old -n shop
+`})
+	st := res.Model.Steps
+	if len(st) != 3 || st[2].Out.When != `vars.get("TRACK", "") == "next"` {
+		t.Errorf("%s", res.Spec)
+	}
+}
