@@ -928,10 +928,7 @@ func (t *translator) secretSets(x *cmd, s string) string {
 // here-document) with secret variables, as secretSets does for --set:
 // harborAdminPassword: s3cret never reaches the spec (trial 46zj's D1).
 func (t *translator) secretValues(x *cmd, m map[string]any, prefix string) {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
+	keys := slices.Sorted(maps.Keys(m)) // in order: the variables and notes are the same each run
 	if n, ok := m["name"].(string); ok && secretLooking(n) {
 		// env: [{name: DB_PASSWORD, value: s3cret}]
 		if val, ok := m["value"].(string); ok && val != "" && !strings.Contains(val, "${") {
@@ -941,9 +938,9 @@ func (t *translator) secretValues(x *cmd, m map[string]any, prefix string) {
 			m["value"] = "${" + varName(n) + " | toJson}"
 		}
 	}
-	for k, v := range m {
+	for _, k := range keys {
 		path := prefix + k
-		switch val := v.(type) {
+		switch val := m[k].(type) {
 		case map[string]any:
 			t.secretValues(x, val, path+".")
 		case []any:
