@@ -323,3 +323,16 @@ func TestRemovedAPIWithARequiredValueIsRefused(t *testing.T) {
 		t.Errorf("line 3 %q\n%s", fateAt(res.Model, 3), res.Spec)
 	}
 }
+
+// 46zza N4: timeout 600 bash -c 'until kubectl get X -o jsonpath=P | grep
+// -q V; do sleep 5; done' is the string's lines: a wait for P=V, 600s.
+func TestTimeoutBashCPollIsAWait(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+kubectl apply -f https://example.invalid/crate.yaml
+timeout 600 bash -c 'until kubectl get crate big -n box -o jsonpath="{.status.phase}" | grep -q "Packed"; do sleep 5; done'
+`})
+	if len(res.Model.Steps) != 2 || res.Model.Steps[1].Out.Wait == nil || res.Model.Steps[1].Out.Wait.For != "jsonpath={.status.phase}=Packed" || res.Model.Steps[1].Out.Timeout != "600s" {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
