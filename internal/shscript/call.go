@@ -216,6 +216,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case name == "exit" || name == "return":
 		if t.cond == 0 && (name == "exit" || t.inFunc) {
 			t.stopped, t.failed = true, len(x.args) > 1 && x.args[1] != "0"
+			t.exited = name == "exit"
 		}
 	case name == "shift":
 		t.shift(x)
@@ -766,7 +767,9 @@ func (t *translator) callFunc(f *function, args []string) {
 	}
 	t.locals = t.locals[:len(t.locals)-1]
 	t.depth--
-	t.stopped, t.failed = false, false // return ends the function, not the script
+	if !t.exited {
+		t.stopped, t.failed = false, false // return ends the function, not the script
+	}
 	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest = saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest
 }
 
@@ -813,7 +816,7 @@ func (t *translator) follow(x *cmd, path string, sourced bool) {
 	t.sourcing = append(t.sourcing, abs)
 	cwd := t.cwd
 	t.runFile(f, src, abs)
-	t.stopped = false
+	t.stopped, t.exited = false, false
 	if !sourced {
 		t.cwd = cwd
 	}

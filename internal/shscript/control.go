@@ -323,7 +323,7 @@ func (t *translator) branch(list []*syntax.Stmt, cel string) {
 		if !t.failed {
 			t.guard = "!(" + cel + ")"
 		}
-		t.stopped, t.failed = false, false
+		t.stopped, t.failed, t.exited = false, false, false
 	}
 }
 

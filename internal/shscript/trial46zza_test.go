@@ -336,3 +336,24 @@ timeout 600 bash -c 'until kubectl get crate big -n box -o jsonpath="{.status.ph
 		t.Errorf("spec:\n%s", res.Spec)
 	}
 }
+
+// 46zza (seen with N-haayap): an exit decided at import inside a function
+// ends the script, as bash's exit does, not only the function: nothing
+// after the call is carried, as the note at the test says.
+func TestExitDecidedInAFunctionEndsTheScript(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+need() {
+    if [ ! -d envs/crate ]; then
+        echo "no envs/crate"
+        exit 1
+    fi
+}
+kubectl create ns box
+need
+kubectl apply -f https://example.invalid/crate.yaml
+`})
+	if len(res.Model.Steps) != 1 || fateAt(res.Model, 11) != "" || len(res.Model.NotCarried) != 1 {
+		t.Errorf("line 11 %q, not carried %v\n%s", fateAt(res.Model, 11), res.Model.NotCarried, res.Spec)
+	}
+}
