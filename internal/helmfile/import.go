@@ -428,9 +428,7 @@ func (c *converter) release(rn *relNode) (*rel, error) {
 	r.step = &importer.OutStep{Name: c.stepName(name, ns)}
 	r.out.Step = r.step.Name
 	if ns == "" {
-		// helmfile leaves it to helm, which takes the kube context's
-		// namespace; the DSL's helm step has a namespace of its own.
-		c.infof(r, "name", "no namespace", fmt.Sprintf("helmfile leaves it to helm, which uses the kube context's namespace (or HELM_NAMESPACE, helmfile --namespace); khook's helm step uses %q: the step is written without namespace: add one if your context names another", spec.DefaultNamespace))
+		c.noNamespace(r, installed)
 	}
 	if !installed {
 		r.out.Resolved.Installed = false
@@ -811,4 +809,14 @@ func findPath(obj any, want map[string]any, prefix string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// noNamespace: helmfile leaves the namespace to helm, which takes the kube
+// context's; the DSL's steps have a namespace of their own.
+func (c *converter) noNamespace(r *rel, installed bool) {
+	uses := "khook's helm step uses"
+	if !installed { // installed: false: the delete step (46zze's N1)
+		uses = "khook's delete step looks for the release in"
+	}
+	c.infof(r, "name", "no namespace", fmt.Sprintf("helmfile leaves it to helm, which uses the kube context's namespace (or HELM_NAMESPACE, helmfile --namespace); %s %q: the step is written without namespace: add one if your context names another", uses, spec.DefaultNamespace))
 }

@@ -562,21 +562,45 @@ func lineWithFrom(text, key, value string, from int) int {
 	return lineWith(text, key, value)
 }
 
-// lineWith is the first line of text with both key and value, else the
-// first with value; 0 when none has it.
+// lineWith is the first line of text with value under key (`key: value`),
+// else the first with both, else the first with value; 0 when none has
+// it.
 func lineWith(text, key, value string) int {
 	lines := strings.Split(text, "\n")
-	for _, both := range []bool{true, false} {
+	for _, has := range []func(l string) bool{
+		func(l string) bool { return isKeyOf(l, key) },
+		func(l string) bool { return strings.Contains(l, key) },
+		func(string) bool { return true },
+	} {
 		for i, l := range lines {
 			if strings.HasPrefix(strings.TrimSpace(l), "#") {
 				continue // a comment may name the key and hold the value's text (trial 46z's D2)
 			}
-			if strings.Contains(l, value) && (!both || strings.Contains(l, key)) {
+			if strings.Contains(l, value) && has(l) {
 				return i + 1
 			}
 		}
 	}
 	return 0
+}
+
+// isKeyOf: line l is a mapping entry of key (`key:`, `- "key":`, `{key:`),
+// not one whose key only contains it or whose value is its text
+// (`rootPassword: password` is no line of password: 46zzd's D1).
+func isKeyOf(l, key string) bool {
+	for i := 0; ; {
+		j := strings.Index(l[i:], key)
+		if j < 0 {
+			return false
+		}
+		at, end := i+j, i+j+len(key)
+		before := strings.TrimRight(l[:at], `"'`)
+		rest := strings.TrimLeft(l[end:], `"'`)
+		if (before == "" || strings.ContainsRune(" \t-{,", rune(before[len(before)-1]))) && strings.HasPrefix(strings.TrimLeft(rest, " \t"), ":") {
+			return true
+		}
+		i = end
+	}
 }
 
 // moveLiterals moves each literal credential of the generated values

@@ -40,3 +40,45 @@ func TestSkipSchemaValidationCarried(t *testing.T) {
 		t.Errorf("%s\n%s", spec, everything(res))
 	}
 }
+
+// 46zze N1: installed: false without a namespace is a delete step; the
+// namespace warning says what that step does.
+func TestNoNamespaceWarningOfADeleteStep(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": "releases:\n  - name: old\n    chart: oci://r.example/old\n    version: 1.0.0\n    installed: false\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{Env: lookupOf(map[string]string{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := everything(res); !strings.Contains(all, `khook's delete step looks for the release in "default"`) || strings.Contains(all, "helm step uses") {
+		t.Errorf("%s", all)
+	}
+}
+
+// 46zzd D1: two keys of one map with the same literal credential: the
+// warning of each names its own line, not the first line holding the text
+// (user_password: on the line above password:).
+func TestCredentialWarningNamesItsKeysLine(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{
+		"helmfile.yaml": "releases:\n  - name: db\n    namespace: db\n    chart: oci://r.example/db\n    version: 1.0.0\n    values:\n      - auth:\n          user_password: Qz7wLm42Rt\n          password: Qz7wLm42Rt\n",
+	})
+	res, err := Import(dir, "helmfile.yaml", Options{Env: lookupOf(map[string]string{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]int{}
+	for _, r := range res.Releases {
+		for _, n := range r.Info {
+			lines[n.What] = n.Line
+		}
+	}
+	for _, n := range res.Info {
+		lines[n.What] = n.Line
+	}
+	if lines["release db values auth.user_password"] != 8 || lines["release db values auth.password"] != 9 {
+		t.Errorf("lines %v\n%s", lines, everything(res))
+	}
+}

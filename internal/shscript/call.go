@@ -208,15 +208,11 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case name == "sleep":
 		t.sleep(x)
 	case name == "read" && slices.ContainsFunc(x.args, func(a string) bool { return strings.HasPrefix(a, "-") && strings.Contains(a, "p") }):
-		// read -p "press enter when argocd is ready": a person's go-ahead,
-		// or an answer (read -p "Namespace: " NS) the spec asks for
-		t.info(x.stmt, t.text(x.stmt), "the script waits for a person here; khook does not: each step waits for what it needs (add a wait: step for something specific)")
-		t.reads(c, t.loc(s), "the script asks a person for it ("+t.loc(s).String()+")")
+		t.prompt(s, c, x)
 	case t.readsOrVaries(x, c, name):
 	case name == "exit" || name == "return":
 		if t.cond == 0 && (name == "exit" || t.inFunc) {
-			t.stopped, t.failed = true, len(x.args) > 1 && x.args[1] != "0"
-			t.exited = name == "exit"
+			t.stopped, t.failed, t.returned = true, len(x.args) > 1 && x.args[1] != "0", name == "return"
 		}
 	case name == "shift":
 		t.shift(x)
@@ -245,8 +241,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		// cat <<EOF to the terminal prints a message; echo >> f changes f
 		t.madeByRedirect(x, name)
 	case base == "kind" || base == "k3d" || base == "minikube" || base == "k3s" || base == "kubeadm":
-		t.cluster.created(base, x.args[1:])
-		t.notCarried(s, t.text(s), "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)")
+		t.clusterTool(s, x, base)
 	case name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".bash"):
 		t.script(x)
 	case base == "kustomize":
@@ -258,6 +253,51 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	default:
 		t.otherCommand(s, c, x, name, base)
 	}
+}
+
+// prompt is read -p "press enter when argocd is ready", a person's
+// go-ahead, or an answer (read -p "Namespace: " NS) the spec asks for.
+func (t *translator) prompt(s *syntax.Stmt, c *syntax.CallExpr, x *cmd) {
+	why := "the script waits for a person here; khook does not: each step waits for what it needs (add a wait: step for something specific)"
+	if names := t.reads(c, t.loc(s), "the script asks a person for it ("+t.loc(s).String()+")"); len(names) > 0 {
+		// read -p "Switch? (y/N)" CONFIRM: an answer that picks a branch (46zzb's N9)
+		why = "the script asks a person here, and khook asks no one: the answer (" + strings.Join(names, ", ") + ") is only known when the script runs, so a step that uses it asks for it as a variable"
+	}
+	t.info(x.stmt, t.text(x.stmt), why)
+}
+
+// clusterTool is a command of kind, k3d, minikube, k3s or kubeadm: said.
+func (t *translator) clusterTool(s *syntax.Stmt, x *cmd, base string) {
+	t.cluster.created(base, x.args[1:])
+	if why, nothing := clusterToolWhy(base, x.args[1:]); nothing {
+		t.info(s, t.text(s), why)
+	} else {
+		t.notCarried(s, t.text(s), why)
+	}
+}
+
+// clusterToolWhy is why a command of kind, k3d, minikube, k3s or kubeadm
+// is not carried: it makes or removes the cluster, loads an image into
+// its nodes, enables an add-on, or only prints (minikube service --url:
+// nothing to carry, 46zzc's N1).
+func clusterToolWhy(base string, args []string) (why string, nothing bool) {
+	var pos []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			pos = append(pos, a)
+		}
+	}
+	sub := strings.Join(pos[:min(2, len(pos))], " ")
+	switch {
+	case sub == "load docker-image" || sub == "load image-archive" || sub == "image load" || sub == "image build" || sub == "image import" || base == "minikube" && sub == "cache add":
+		return "it puts an image into the cluster's nodes, which khook does not: build it and push it to a registry the cluster pulls from (or load it) before khook runs", false
+	case base == "minikube" && len(pos) >= 3 && (sub == "addons enable" || sub == "addons disable"):
+		return "it " + pos[1] + "s minikube's " + pos[2] + " add-on, a component of the cluster: do it before khook runs (or install the component's chart in a helm: step)", false
+	case base == "minikube" && len(pos) >= 1 && (pos[0] == "ip" || pos[0] == "status" || pos[0] == "version" || pos[0] == "service" && slices.Contains(args, "--url") || sub == "addons list" || sub == "profile list"),
+		base == "kind" && len(pos) >= 1 && pos[0] == "get", base == "k3d" && len(pos) >= 2 && (pos[1] == "list" || pos[1] == "get"):
+		return "it only prints what the cluster's tool knows (a URL, an address, a list): nothing to carry", true
+	}
+	return "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)", false
 }
 
 // otherCommand is a command khook does not run: named at its line, with
@@ -462,10 +502,65 @@ func (t *translator) callScriptFunc(x *cmd, name string, f *function) {
 		t.pipeIn = x.stdin
 	}
 	t.madeByRedirect(x, name) // render_template t.yml > out.yml
+	if !t.readsArgs(f, map[*function]bool{}) {
+		// main "$@" where main reads no argument: none given changes
+		// nothing, so nothing to say (46zzc's N5)
+		t.m.Info = append(t.m.Info[:t.cmdInfo], slices.DeleteFunc(t.m.Info[t.cmdInfo:], func(n importer.Note) bool { return n.Why == noArgs })...)
+	}
 	t.callers = append(t.callers, caller{name, t.loc(x.stmt)})
 	t.callFunc(f, x.args[1:])
 	t.callers = t.callers[:len(t.callers)-1]
 	t.pipeIn = save
+}
+
+// readsArgs: function f reads its positional parameters ($1, $#, shift,
+// getopts, "$@" to a command), or passes them to a function that does.
+func (t *translator) readsArgs(f *function, seen map[*function]bool) bool {
+	if seen[f] {
+		return false
+	}
+	seen[f] = true
+	reads := false
+	syntax.Walk(f.decl.Body, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.FuncDecl:
+			return false
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				return true
+			}
+			switch name := lit(x.Args[0]); {
+			case name == "shift" || name == "getopts":
+				reads = true
+			case t.funcs[name] != nil && slices.ContainsFunc(x.Args[1:], allArgs):
+				// helper "$@": its own reads count; its other arguments are words
+				reads = reads || t.readsArgs(t.funcs[name], seen) || slices.ContainsFunc(x.Args[1:], func(w *syntax.Word) bool { return !allArgs(w) && readsParam(w) })
+				return false
+			}
+		case *syntax.ParamExp:
+			reads = reads || readsParam(x)
+		}
+		return !reads
+	})
+	return reads
+}
+
+// readsParam: n reads a positional parameter ($1, ${@}, $*, $#).
+func readsParam(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil {
+			switch v := pe.Param.Value; {
+			case v == "@" || v == "*" || v == "#":
+				found = true
+			default:
+				_, err := strconv.Atoi(v)
+				found = found || err == nil && v != "0"
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // wrappers run the command they are given: sudo [-E], nohup, timeout
@@ -767,8 +862,8 @@ func (t *translator) callFunc(f *function, args []string) {
 	}
 	t.locals = t.locals[:len(t.locals)-1]
 	t.depth--
-	if !t.exited {
-		t.stopped, t.failed = false, false // return ends the function, not the script
+	if t.returned || !t.stopped { // return ends the function, not the script; exit ends both
+		t.stopped, t.failed, t.returned = false, false, false
 	}
 	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest = saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest
 }
@@ -777,6 +872,10 @@ func (t *translator) callFunc(f *function, args []string) {
 func (t *translator) source(x *cmd) {
 	if len(x.args) < 2 || !x.ok {
 		t.notCarried(x.stmt, t.text(x.stmt), "the file it sources is only known when the script runs ("+x.why+")")
+		return
+	}
+	if path, ok := t.sourcedByDefault(x); ok {
+		t.follow(x, path, true)
 		return
 	}
 	if strings.Contains(x.args[1], "${") {
@@ -790,6 +889,40 @@ func (t *translator) source(x *cmd) {
 		return
 	}
 	t.follow(x, x.args[1], true)
+}
+
+// sourcedByDefault is the file a source of a path made of variables of
+// the environment with defaults reads where they are unset, as bash does
+// (ENV_FILE="${APP_ENV_FILE:-$ROOT/.env}"; source "$ENV_FILE": 46zzc's
+// D1), when that file is there; said at the line, since a run that sets
+// one sources another file.
+func (t *translator) sourcedByDefault(x *cmd) (string, bool) {
+	path, names := x.args[1], []string{}
+	for _, m := range varRef.FindAllStringSubmatch(x.args[1], -1) {
+		d, ok := t.unset[m[1]]
+		if v := t.m.Var(m[1]); !ok || v == nil || v.Required || v.Secret {
+			return "", false
+		}
+		path, names = strings.Replace(path, m[0], d, 1), append(names, m[1])
+	}
+	if len(names) == 0 || strings.Contains(path, "${") {
+		return "", false
+	}
+	if st, err := os.Stat(t.abs(path)); err != nil || st.IsDir() {
+		return "", false
+	}
+	t.info(x.stmt, t.text(x.stmt), "it sources "+t.display(t.abs(path))+", where bash reads it with "+strings.Join(names, ", ")+" unset (the script's default); a run that sets "+strings.Join(names, ", ")+" sources another file, which the spec does not follow: write what that file sets as variables")
+	return path, true
+}
+
+// unsetValue keeps the value bash gives ${NAME:-d} where NAME is unset
+// (d as the script has it, not the spec's form of a path), for a source
+// of it.
+func (t *translator) unsetValue(name, d string) {
+	if t.unset == nil {
+		t.unset = map[string]string{}
+	}
+	t.unset[name] = d
 }
 
 // follow walks another script file: sourced (its variables and functions
@@ -816,9 +949,9 @@ func (t *translator) follow(x *cmd, path string, sourced bool) {
 	t.sourcing = append(t.sourcing, abs)
 	cwd := t.cwd
 	t.runFile(f, src, abs)
-	t.stopped, t.exited = false, false
-	if !sourced {
-		t.cwd = cwd
+	t.stopped = false
+	if !sourced { // an exit there ends that script, not this one
+		t.cwd, t.exitGuard = cwd, nil
 	}
 	t.sourcing = t.sourcing[:len(t.sourcing)-1]
 }
@@ -914,10 +1047,36 @@ func (t *translator) script(x *cmd) {
 	// caller's after it (trial 46zo's D5: its BASE_DIR, set under a
 	// condition there, made the caller's files "computed")
 	vars, funcs, cwd := maps.Clone(t.vars), maps.Clone(t.funcs), t.cwd
+	m := t.mark()
 	t.follow(x, args[0], false)
 	t.vars, t.funcs, t.cwd = vars, funcs, cwd
+	t.machineOnly(x, args[0], m)
 	t.args, t.inFunc, t.argsRest, t.errexit, t.nounset = saveArgs, saveIn, saveRest, saveE, saveU
 }
+
+// machineOnly says a script run (./get_helm.sh) that runs no helm or
+// kubectl at all in one line at its call, instead of each of its lines
+// (46zzc's N7): what it does works on the machine the script runs on.
+func (t *translator) machineOnly(x *cmd, path string, m mark) {
+	if len(t.m.Commands) > m.commands || len(t.m.Steps) > m.steps || len(t.m.NotCarried)-m.notCarried < 2 {
+		return
+	}
+	var names []string
+	for _, n := range t.m.NotCarried[m.notCarried:] {
+		if f := strings.Fields(n.What); len(f) > 0 && validCommand.MatchString(f[0]) && !slices.Contains(names, f[0]) {
+			names = append(names, f[0])
+		}
+	}
+	if len(names) > 6 {
+		names = append(names[:6], "…")
+	}
+	t.m.NotCarried = t.m.NotCarried[:m.notCarried]
+	t.m.Info = append(t.m.Info[:m.info], slices.DeleteFunc(t.m.Info[m.info:], func(n importer.Note) bool { return n.File != t.file })...)
+	t.notCarried(x.stmt, t.text(x.stmt), "it runs "+t.display(t.abs(path))+", in which no helm or kubectl command changes the cluster: what it does ("+strings.Join(names, ", ")+") works on the machine the script runs on, not the cluster; do it before khook runs where that machine needs it")
+}
+
+// validCommand is a word that may name a command.
+var validCommand = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
 
 // passArgs evaluates a called script's words (its path first) whose last
 // is "$@" or "$*" of parameters not known at import: the words before it,
@@ -1014,8 +1173,26 @@ func (t *translator) sleep(x *cmd) {
 		return
 	}
 	if t.prev != nil && t.prev.Helm != nil && !t.prev.Helm.Wait {
-		t.prev.Helm.Wait = true
-		t.info(x.stmt, t.text(x.stmt), "carried as wait: true on step "+t.prev.Name+" (the release it waited for)")
+		// helm install nfs …; helm install viewer …; sleep 30: the sleep
+		// gives every release installed since the last wait its time, not
+		// the last one alone (46zzc's N4)
+		var names []string
+		for i := len(t.m.Steps) - 1; i >= 0; i-- {
+			st := t.m.Steps[i].Out
+			if st.Helm == nil || st.Helm.Wait {
+				break
+			}
+			st.Helm.Wait = true
+			names = append([]string{st.Name}, names...)
+		}
+		if !t.prev.Helm.Wait { // not the last step made (folded into one)
+			t.prev.Helm.Wait, names = true, append(names, t.prev.Name)
+		}
+		what := "step " + names[0] + " (the release it waited for)"
+		if len(names) > 1 {
+			what = "steps " + strings.Join(names, ", ") + " (the releases installed since the last wait, which it gave their time)"
+		}
+		t.info(x.stmt, t.text(x.stmt), "carried as wait: true on "+what)
 		return
 	}
 	t.info(x.stmt, t.text(x.stmt), "nothing to carry: khook waits on conditions, not time (each step waits for what it needs; add a wait: step for something specific)")

@@ -32,9 +32,11 @@ func (t *translator) branches(n syntax.Node, whens []string, walks []func(), end
 	before := maps.Clone(t.vars)
 	var starts, afters []map[string]*shVar
 	var reach []string
+	var exits []string // the conditions exits in the branches leave on what follows
 	for i, walk := range walks {
 		t.vars = maps.Clone(before)
 		walk()
+		exits, t.exitGuard = append(exits, t.exitGuard...), nil
 		if i < len(ends) && ends[i] {
 			// The script exits in it (*) echo unsupported; exit 1): what
 			// it sets never reaches the commands after it (trial 46r's D2).
@@ -42,7 +44,7 @@ func (t *translator) branches(n syntax.Node, whens []string, walks []func(), end
 		}
 		starts, afters, reach = append(starts, before), append(afters, t.vars), append(reach, whens[i])
 	}
-	t.vars = before
+	t.vars, t.exitGuard = before, exits
 	if len(afters) > 0 {
 		t.mergeBranches(n, reach, starts, afters, -1)
 	}
@@ -130,6 +132,8 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 	starts := make([]map[string]*shVar, len(v.alts))
 	afters := make([]map[string]*shVar, len(v.alts))
 	before := t.vars
+	var exits []string // per value that exits, where it does not hold (exitGuard)
+	stops := 0
 	for i, a := range v.alts {
 		whens[i] = a.when
 		t.vars = maps.Clone(before)
@@ -143,15 +147,52 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 		if a.when != "" {
 			t.when = append(t.when, a.when)
 		}
+		made := len(t.m.Steps)
 		t.splitting++
 		t.stmt(s)
 		t.splitting--
 		t.when = t.when[:n]
 		afters[i] = t.vars
+		exits = t.valueExits(a.when, len(t.m.Steps) > made, exits)
+		if t.stopped && !t.returned {
+			stops++
+			if i < len(v.alts)-1 {
+				// ALL_HEALTHY=false under when: STATUS != Running, then
+				// if [ "$ALL_HEALTHY" != true ]; then …; exit 1; fi (46zzb's
+				// D5): the script stops for that value only
+				t.stopped, t.failed = false, false
+			}
+		}
 	}
 	t.vars = before
 	t.mergeBranches(s, whens, starts, afters, v.fb)
+	if stops < len(v.alts) { // what follows runs for the others
+		if stops > 0 {
+			t.stopped, t.failed = false, false
+		}
+		t.exitGuard = exits
+	}
 	return true
+}
+
+// valueExits adds to exits where the walk of a variable's value under
+// when left the script: stopped by an exit, what follows runs only where
+// when does not hold (as branch has it: not for a failure that made no
+// step); an exit deeper in left t.exitGuard. The walk of the next value
+// starts from neither.
+func (t *translator) valueExits(when string, made bool, exits []string) []string {
+	g := t.exitGuard
+	t.exitGuard = nil
+	switch {
+	case when == "":
+		exits = append(exits, g...)
+	case t.stopped && t.failed && !made:
+	case t.stopped && !t.returned:
+		exits = append(exits, "!("+when+")")
+	case len(g) > 0:
+		exits = append(exits, unless(when, g))
+	}
+	return exits
 }
 
 // altRead is the first variable with values per branch that s reads ("":
@@ -163,8 +204,10 @@ func (t *translator) altRead(s *syntax.Stmt) string {
 	case *syntax.IfClause, *syntax.CaseClause:
 		// if [[ "$USE_VALUES" == true ]]; then helm …; else helm …; fi
 		// with USE_VALUES set under a when: the condition has a value per
-		// branch, so the whole if is walked once per value
-		if !t.mayStep(s) {
+		// branch, so the whole if is walked once per value; so is one
+		// that exits (if [ "$OS" != linux ]; then exit 1; fi, OS set under
+		// a case: 46zzc's D2), which ends only some values' paths
+		if !t.mayStep(s) && !exitsIn(s) {
 			return ""
 		}
 		var cond []syntax.Node
@@ -229,6 +272,22 @@ func (t *translator) mayStep(s *syntax.Stmt) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
 			name := lit(c.Args[0])
 			found = found || isTool(toolName(name)) || t.funcs[name] != nil || name == "eval" || name == "" || name == "time"
+		}
+		return !found
+	})
+	return found
+}
+
+// exitsIn: s runs exit, which ends the script (not in a subshell, a
+// command substitution or a function it defines).
+func exitsIn(s *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		switch c := n.(type) {
+		case *syntax.Subshell, *syntax.CmdSubst, *syntax.FuncDecl:
+			return false
+		case *syntax.CallExpr:
+			found = found || len(c.Args) > 0 && lit(c.Args[0]) == "exit"
 		}
 		return !found
 	})

@@ -31,7 +31,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	for _, s := range c.Cond[:len(c.Cond)-1] {
 		t.stmt(s)
 	}
-	if !last.Negated && mayEndScript(c.Then) && t.isCheck(last) {
+	if !last.Negated && t.mayEndScript(c.Then) && t.isCheck(last) {
 		// if kubectl get ingress web; then helm upgrade …; exit 0; fi: on
 		// a fresh cluster the check finds nothing, and the script goes on
 		t.checkOnly(last, "an existence check whose branch ends the script: the spec follows the path where it finds nothing")
@@ -39,15 +39,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		return
 	}
 	if t.isCheck(last) && (t.rivalElse > 0 || t.rivals(c)) {
-		// if kubectl get deploy web-blue | grep 2/2; then patch svc web
-		// to green; elif …; then patch it to blue: one branch runs, never
-		// both (46zzb's D3); the user says which, as for what the
-		// cluster serves
-		t.checkOnly(last, "a test of what the cluster holds when the script runs: the branches are alternatives, each under a when: on a required variable")
-		cel := t.choiceVar(last)
-		t.rivalElse++
-		defer func() { t.rivalElse-- }()
-		t.whenBranches(c, cel)
+		t.rivalBranches(c, last)
 		return
 	}
 	probe := t.isProbe(c, last)
@@ -61,7 +53,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	t.guessedArgs, t.absentFile = false, ""
 	cel, static, ok := t.condition(last)
-	if t.guessedArgs && static != nil && (*static && endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && endsScript(c.Else.Then)) {
+	if t.guessedArgs && static != nil && (*static && t.endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then)) {
 		// [ $# -lt 1 ] && usage: with the script's arguments not given,
 		// the guess would end the import; the run is given some
 		ok, static = false, nil
@@ -105,7 +97,7 @@ func (t *translator) undecidedIf(c *syntax.IfClause, last *syntax.Stmt) {
 		t.whenBranches(c, t.choiceVar(last))
 		return
 	}
-	if endsScript(c.Then) {
+	if t.endsScript(c.Then) {
 		t.exitBranch(c, last)
 		return
 	}
@@ -140,6 +132,17 @@ func (t *translator) undecidedIf(c *syntax.IfClause, last *syntax.Stmt) {
 	if inThen+inElse > 0 {
 		t.notCarried(last, "the condition "+t.text(last), "khook cannot decide it before the run; "+how+" (add a when: on a variable)")
 	}
+}
+
+// rivalBranches: if kubectl get deploy web-blue | grep 2/2; then patch
+// svc web to green; elif …; then patch it to blue: one branch runs, never
+// both (46zzb's D3); the user says which, as for what the cluster serves.
+func (t *translator) rivalBranches(c *syntax.IfClause, last *syntax.Stmt) {
+	t.checkOnly(last, "a test of what the cluster holds when the script runs: the branches are alternatives, each under a when: on a required variable")
+	cel := t.choiceVar(last)
+	t.rivalElse++
+	defer func() { t.rivalElse-- }()
+	t.whenBranches(c, cel)
 }
 
 // destroys: a branch of c (its elif and else too) deletes, scales or
@@ -182,7 +185,7 @@ func (t *translator) notHeldAgain(c *syntax.IfClause, last *syntax.Stmt) bool {
 	t.undecidedDepth++
 	t.branch(c.Then, "")
 	t.undecidedDepth--
-	t.vars = vars
+	t.vars, t.exitGuard = vars, nil
 	t.notCarriedSince(m, "under "+condKey(t.text(last))+", the condition at "+at.String()+" on whose path the script exits; the spec follows the path where it does not hold, so not here either")
 	if c.Else != nil {
 		t.ifClause(c.Else)
@@ -197,12 +200,20 @@ func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
 		func() { t.branch(c.Then, cel) },
 		func() {
 			if c.Else != nil {
+				before := len(t.m.Steps)
 				t.when = append(t.when, "!("+cel+")")
 				t.ifClause(c.Else)
 				t.when = t.when[:len(t.when)-1]
+				switch g := t.exitGuard; {
+				case len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then) && (len(t.m.Steps) > before || !t.failsScript(c.Else.Then)):
+					// else …; exit 1: what follows runs only where cel holds
+					t.exitGuard = []string{cel}
+				case len(g) > 0: // an exit in it: what follows runs where cel holds or g does
+					t.exitGuard = []string{"((" + cel + ") || (" + strings.Join(g, " && ") + "))"}
+				}
 			}
 		},
-	}, []bool{len(c.Then) > 0 && exits(c.Then[len(c.Then)-1]), false})
+	}, []bool{len(c.Then) > 0 && (exits(c.Then[len(c.Then)-1]) || t.endsScript(c.Then)), false})
 }
 
 // alternatives: both branches of c may make steps (an else that is not
@@ -210,7 +221,7 @@ func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
 // ends the script.
 func (t *translator) alternatives(c *syntax.IfClause) bool {
 	steps := func(list []*syntax.Stmt) bool {
-		return slices.ContainsFunc(list, t.mayStep) && !endsScript(list)
+		return slices.ContainsFunc(list, t.mayStep) && !t.endsScript(list)
 	}
 	return c.Else != nil && steps(c.Then) && steps(c.Else.Then)
 }
@@ -315,16 +326,30 @@ func (t *translator) branch(list []*syntax.Stmt, cel string) {
 	}
 	// Under a condition khook decides at run time, an exit 0 or return
 	// ends the branch, and what follows it runs only when cel does not hold.
-	saveCond := t.cond
+	saveCond, before := t.cond, len(t.m.Steps)
 	t.when, t.cond = append(t.when, cel), 0
 	t.stmts(list)
 	t.when, t.cond = t.when[:len(t.when)-1], saveCond
-	if t.stopped {
-		if !t.failed {
-			t.guard = "!(" + cel + ")"
-		}
-		t.stopped, t.failed, t.exited = false, false, false
+	if g := t.exitGuard; len(g) > 0 { // an exit deeper in: the rest runs where cel does not hold or g does
+		t.exitGuard = []string{unless(cel, g)}
 	}
+	if t.stopped {
+		switch {
+		case t.failed && len(t.m.Steps) == before:
+		case t.returned:
+			t.guard = "!(" + cel + ")"
+		default:
+			// also a failure after steps (scale to 0, then exit 1, 46zzb's
+			// D1): bash runs nothing after them, in no enclosing list
+			t.exitGuard = []string{"!(" + cel + ")"}
+		}
+		t.stopped, t.failed, t.returned = false, false, false
+	}
+}
+
+// unless is one condition: where cel does not hold, or each of g does.
+func unless(cel string, g []string) string {
+	return "(!(" + cel + ") || (" + strings.Join(g, " && ") + "))"
 }
 
 // callsTool: helm or kubectl runs anywhere in n, also through a function
@@ -397,19 +422,34 @@ func (t *translator) supplied(cond *syntax.Stmt, then []*syntax.Stmt) bool {
 // with a failure ([ ! -d "$ROOT/envs/x" ] && exit 1, the directory not
 // there at import): bash stops there, so nothing after it is carried.
 func (t *translator) stoppedAt(cond *syntax.Stmt) {
-	if t.stopped && t.failed && t.cond == 0 {
+	if t.stopped && t.failed && t.cond == 0 && t.splitting == 0 {
 		t.notCarried(cond, t.text(cond), "decided at import, and the script stops there with a failure (exit): what comes after it is not carried; import where it holds otherwise (the file there, the variable set)")
 	}
 }
 
 // endsScript: the branch ends with exit (volcano's `--quit`: clean up,
-// exit 0).
-func endsScript(list []*syntax.Stmt) bool {
-	if len(list) == 0 {
+// exit 0), or with a call of a function of the script that ends with one
+// (rollback() { kubectl scale …; exit 1; }, 46zzb's D1): bash never
+// comes back from it.
+func (t *translator) endsScript(list []*syntax.Stmt) bool {
+	return len(list) > 0 && t.exitsScript(list[len(list)-1], map[string]bool{})
+}
+
+// exitsScript: s is exit, or a call of a function whose body ({ …; },
+// not a subshell's) ends the script.
+func (t *translator) exitsScript(s *syntax.Stmt, seen map[string]bool) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
 		return false
 	}
-	c, ok := list[len(list)-1].Cmd.(*syntax.CallExpr)
-	return ok && len(c.Args) > 0 && lit(c.Args[0]) == "exit"
+	name := lit(c.Args[0])
+	f := t.funcs[name]
+	if name == "exit" || f == nil || seen[name] {
+		return name == "exit"
+	}
+	seen[name] = true
+	b, ok := f.decl.Body.Cmd.(*syntax.Block)
+	return ok && len(b.Stmts) > 0 && t.exitsScript(b.Stmts[len(b.Stmts)-1], seen)
 }
 
 // mayEndScript: the branch ends with exit, or exits under a condition of
@@ -419,8 +459,8 @@ func endsScript(list []*syntax.Stmt) bool {
 // check (read -p "Reinstall?"; exit 0 unless y; kubectl delete …: 46zza's
 // D8) the deletes are not on the script's path on a fresh cluster, nor
 // on a re-run answered as by default.
-func mayEndScript(list []*syntax.Stmt) bool {
-	if endsScript(list) {
+func (t *translator) mayEndScript(list []*syntax.Stmt) bool {
+	if t.endsScript(list) {
 		return true
 	}
 	found := false
@@ -431,16 +471,16 @@ func mayEndScript(list []*syntax.Stmt) bool {
 				return false
 			case *syntax.IfClause:
 				for b := x; b != nil; b = b.Else {
-					found = found || mayEndScript(b.Then)
+					found = found || t.mayEndScript(b.Then)
 				}
 				return false
 			case *syntax.CaseClause:
 				for _, it := range x.Items {
-					found = found || mayEndScript(it.Stmts)
+					found = found || t.mayEndScript(it.Stmts)
 				}
 				return false
 			case *syntax.BinaryCmd:
-				found = found || isTest(x.X) && endsScript([]*syntax.Stmt{x.Y})
+				found = found || isTest(x.X) && t.endsScript([]*syntax.Stmt{x.Y})
 			}
 			return !found
 		})
@@ -473,11 +513,11 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	t.undecidedDepth++
 	t.branch(c.Then, "")
 	t.undecidedDepth--
-	t.vars = vars
+	t.vars, t.exitGuard = vars, nil
 	why := "under " + t.text(cond) + ", which khook cannot decide before the run, and after which the script exits: the spec follows the path where it does not hold; do this by hand when it does"
 	if t.isCheck(cond) {
 		then := "and then exits"
-		if !endsScript(c.Then) {
+		if !t.endsScript(c.Then) {
 			then = "where it may exit first (on an answer or a test of its own)"
 		}
 		why = "what the script does when " + t.text(cond) + " finds something, " + then + "; the spec follows a fresh cluster's path, where it finds nothing: do this by hand on a cluster where it does"
@@ -491,7 +531,7 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 		t.notCarried(cond, t.text(cond), "a check the script stops on when it fails, which khook does not run: a khook run goes on where the script would stop; check it before khook runs")
 	case t.readsClusterValue(cond):
 		// cfg=$(kubectl get cm …); [[ "$cfg" != *x* ]] && exit 1 (trial 46zh's D4)
-		t.notCarried(cond, t.text(cond), "a check of what the script read from the cluster, which it stops on: khook does not run it, and goes on where the script would stop; add a wait: step for the condition (for: jsonpath=…), or check it after khook runs")
+		t.notCarried(cond, t.text(cond), clusterCheck)
 	}
 	if c.Else != nil {
 		t.ifClause(c.Else)
@@ -520,6 +560,23 @@ func (t *translator) notCarriedSince(m mark, why string) map[importer.Loc]bool {
 	keep.steps = m.steps
 	t.unmake(keep)
 	return dropped
+}
+
+// clusterCheck is why a check of a value read from the cluster that the
+// script stops on is not carried.
+const clusterCheck = "a check of what the script read from the cluster, which it stops on: khook does not run it, and goes on where the script would stop; add a wait: step for the condition (for: jsonpath=…), or check it after khook runs"
+
+// clusterGuard names `[[ $n -ge 1 ]] || die "none"` on a value read from
+// the cluster, where die (or the block) ends the script with a failure
+// (46zzc's N6), as the if form is named (exitBranch).
+func (t *translator) clusterGuard(c *syntax.BinaryCmd) {
+	stops := t.failsScript([]*syntax.Stmt{c.Y})
+	if x, ok := c.Y.Cmd.(*syntax.CallExpr); ok && len(x.Args) > 0 && t.funcs[lit(x.Args[0])] != nil {
+		stops = t.failsScript([]*syntax.Stmt{t.funcs[lit(x.Args[0])].decl.Body})
+	}
+	if stops && t.readsClusterValue(c.X) {
+		t.notCarried(c.X, t.text(c.X), clusterCheck)
+	}
 }
 
 // readsClusterValue: cond reads a variable set from helm or kubectl output.
@@ -806,11 +863,18 @@ func combine(l string, ls *bool, r string, rs *bool, op string) (string, *bool, 
 		}
 		return "", &v, true
 	}
-	if ls != nil {
-		l = strconv.FormatBool(*ls)
-	}
-	if rs != nil {
-		r = strconv.FormatBool(*rs)
+	if ls != nil || rs != nil {
+		// a test decided at import beside one on a variable: [ "$P" -eq 50 ]
+		// && [ "$SKIP" != true ] with P known is decided (false) or the
+		// other test; a test has no effect bash's short circuit would skip
+		known, other := ls, r
+		if rs != nil {
+			known, other = rs, l
+		}
+		if *known == (op == " || ") {
+			return "", known, true
+		}
+		return other, nil, true
 	}
 	return "(" + l + op + r + ")", nil, true
 }
@@ -1070,9 +1134,13 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 	}
 	if !ok {
 		before := len(t.m.Steps)
-		for _, it := range c.Items {
-			t.branch(it.Stmts, "")
-		}
+		// a variable a branch sets is not known after it (OS='windows'
+		// under mingw*) of a subject only the run knows: 46zzc's D2)
+		t.undecided(c, func() {
+			for _, it := range c.Items {
+				t.branch(it.Stmts, "")
+			}
+		})
 		if len(t.m.Steps) > before {
 			t.notCarried(c, "case "+t.text(c.Word), "khook cannot decide it before the run; every branch is carried (add a when: on a variable)")
 		}

@@ -51,15 +51,63 @@ func (t *translator) contextNamespace(x *cmd, tool string, steps []*importer.Ste
 			// namespace (46zza's N1: the note on 30 lines): said once
 			if !t.urlNSSaid {
 				t.urlNSSaid = true
-				t.stepInfo(t.loc(x.stmt), st.Out, tool+" without -n applies the objects of a URL that name no namespace in the kubeconfig context's namespace, the step in default; khook does not read the URL at import (said once, for this apply and those of URLs after it): write namespace: on those whose objects need the context's")
+				t.stepInfo(t.loc(x.stmt), st.Out, "if the manifests at its URL name no namespace, "+tool+" without -n applies them in the kubeconfig context's namespace, the step in default; khook does not read the URL at import (said once, for this apply and those of URLs after it): write namespace: on those whose objects need the context's")
 			}
 			return
 		}
 		if t.namespaced(st.Out) {
-			t.stepInfo(t.loc(x.stmt), st.Out, tool+" without -n works in the kubeconfig context's namespace (default, unless the context names another); the step works in default: write namespace: if the context names another")
+			why := tool + " without -n works in the kubeconfig context's namespace (default, unless the context names another); the step works in default: write namespace: if the context names another"
+			if u := t.scopeUnknown(st.Out); u != "" {
+				why = "if " + u + ", " + why
+			}
+			t.stepInfo(t.loc(x.stmt), st.Out, why)
 			return
 		}
 	}
+}
+
+// scopeUnknown is why the import cannot tell whether st works on a
+// namespaced object ("" when it can): a kind that is no built-in one (a
+// NodeFeatureRule may be cluster-scoped), or manifests at a URL, which
+// may name their namespace (46zzc's N2).
+func (t *translator) scopeUnknown(st *importer.OutStep) string {
+	target := ""
+	switch {
+	case st.Patch != nil:
+		target = st.Patch.Target
+	case st.Delete != nil && len(st.Delete.Manifests) == 0:
+		target = st.Delete.Resource
+	case st.Wait != nil:
+		target = st.Wait.On
+	case st.Apply != nil:
+		for _, s := range st.Apply.Manifests {
+			if s.URL == "" && t.sourcesNamespaced([]importer.OutSource{s}) {
+				return ""
+			}
+		}
+		if slices.ContainsFunc(st.Apply.Manifests, func(s importer.OutSource) bool { return s.URL != "" }) {
+			return "the manifests at its URL (not read at import) name no namespace of their own"
+		}
+		return ""
+	}
+	kind, _, _ := strings.Cut(strings.ToLower(target), "/")
+	kind, _, _ = strings.Cut(kind, ".")
+	if kind == "" || namespacedKinds[strings.TrimSuffix(kind, "s")] || namespacedKinds[kind] {
+		return ""
+	}
+	return kind + " is namespaced (no built-in kind: khook cannot tell)"
+}
+
+// namespacedKinds are the built-in namespaced kinds a script names most
+// (kind, resource, short name), as clusterKinds are the cluster-scoped ones.
+var namespacedKinds = map[string]bool{
+	"pod": true, "po": true, "deployment": true, "deploy": true, "daemonset": true, "ds": true, "statefulset": true, "sts": true,
+	"replicaset": true, "rs": true, "service": true, "svc": true, "configmap": true, "cm": true, "secret": true,
+	"serviceaccount": true, "sa": true, "job": true, "cronjob": true, "cj": true, "ingress": true, "ingresse": true, "ing": true,
+	"role": true, "rolebinding": true, "persistentvolumeclaim": true, "pvc": true, "networkpolicy": true, "networkpolicie": true,
+	"netpol": true, "endpoint": true, "ep": true, "horizontalpodautoscaler": true, "hpa": true, "poddisruptionbudget": true,
+	"pdb": true, "lease": true, "event": true, "ev": true, "limitrange": true, "resourcequota": true, "quota": true,
+	"replicationcontroller": true, "rc": true, "endpointslice": true,
 }
 
 // namespaced: the step works on a namespaced object that names no

@@ -3,6 +3,7 @@ package shscript
 import (
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,7 +32,7 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		items = append(items, fs...)
 	}
 	name := it.Name.Value
-	if t.retryPoll(s, c, name) {
+	if t.retryPoll(s, c, name) || t.breakPoll(s, c, name) {
 		return
 	}
 	if !known && t.rolloutEach(it, c.Do) {
@@ -62,8 +63,13 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	saveLoopCond := t.loopCond
 	t.loopCond = t.cond + 1 // the body runs once per item, unconditionally
 	defer func() { t.inLoop--; t.loopCond = saveLoopCond }()
+	if t.turns == nil {
+		t.turns = map[string]string{}
+	}
+	saveTurn := t.turns[name]
+	defer func() { t.turns[name] = saveTurn }()
 	for i, v := range items {
-		t.vars[name] = &shVar{val: v}
+		t.vars[name], t.turns[name] = &shVar{val: v}, v
 		before := t.mark()
 		t.branch(c.Do, "")
 		if i > 0 && !iterates && sameSteps(t.m.Steps[first:before.steps], t.m.Steps[before.steps:]) && sameCommands(t.m.Commands[firstCmd:before.commands], t.m.Commands[before.commands:]) {
@@ -277,19 +283,24 @@ func (t *translator) defaultItems(it *syntax.WordIter) ([]string, *importer.Var,
 // passes — for _ in $(seq 1 30); do if kubectl get secret x -n ns; then
 // break; fi; sleep 2; done —: the wait it stands for, as until kubectl
 // get … is (trial 46zv's N1: the Secret an operator makes, waited on by
-// nothing).
+// nothing). What the if runs before its break (an apply into the
+// namespace it waited for: 46zzb's D4) runs once, after the wait.
 func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string) bool {
 	if usesVar(c.Do, name) {
 		return false
 	}
 	var check *syntax.Stmt
-	var rest []*syntax.Stmt
+	var rest, then []*syntax.Stmt
 	for _, st := range c.Do {
 		if ic, ok := st.Cmd.(*syntax.IfClause); ok && check == nil && len(ic.Cond) == 1 && ic.Else == nil && len(ic.Then) > 0 && isCommand(ic.Then[len(ic.Then)-1], "break") {
 			if cond := ic.Cond[0]; !cond.Negated && isCommand(cond, "kubectl") {
-				check = cond
+				check, then = cond, ic.Then[:len(ic.Then)-1]
 				continue
 			}
+		}
+		if bc, ok := st.Cmd.(*syntax.BinaryCmd); ok && check == nil && bc.Op == syntax.AndStmt && isCommand(bc.Y, "break") && !bc.X.Negated && isCommand(bc.X, "kubectl") {
+			check = bc.X // kubectl get crd x && break, the same
+			continue
 		}
 		rest = append(rest, st)
 	}
@@ -297,6 +308,7 @@ func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string)
 		return false
 	}
 	t.pollLoop(s, check, rest)
+	t.stmts(then)
 	return true
 }
 
@@ -367,8 +379,8 @@ func (t *translator) loopReads(cond *syntax.Stmt) {
 }
 
 // reads declares the variables a read sets (what: where their value comes
-// from, which only the run knows).
-func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) {
+// from, which only the run knows); the script's names of them ($NAME).
+func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (names []string) {
 	skip, array := false, false
 	for _, w := range c.Args[1:] {
 		name := lit(w)
@@ -382,8 +394,10 @@ func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) {
 		case validName(name):
 			skip, array = false, false
 			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc, Description: what}}
+			names = append(names, "$"+name)
 		}
 	}
+	return names
 }
 
 // argsLoop is the condition of an option loop: while [[ $# -gt 0 ]].
@@ -525,6 +539,14 @@ func (t *translator) pollFunc(s, cond *syntax.Stmt, c *syntax.CallExpr) {
 		c := t.callers[len(t.callers)-1]
 		loop = c.name + " at " + c.at.String()
 	}
+	if !t.pollReads(before, loop) && len(t.m.Commands) > before {
+		t.info(s, t.text(cond.Cmd), "a retry loop around the command: carried once; khook retries a failed step itself (defaults.retries)")
+	}
+}
+
+// pollReads names each read-only command since the before'th not carried:
+// a check the loop repeats until it passes; false when there is none.
+func (t *translator) pollReads(before int, loop string) bool {
 	waits := false
 	for i := before; i < len(t.m.Commands); i++ {
 		if cm := &t.m.Commands[i]; cm.Fate == importer.FateReadOnly {
@@ -534,9 +556,54 @@ func (t *translator) pollFunc(s, cond *syntax.Stmt, c *syntax.CallExpr) {
 			waits = true
 		}
 	}
-	if !waits && len(t.m.Commands) > before {
-		t.info(s, t.text(cond.Cmd), "a retry loop around the command: carried once; khook retries a failed step itself (defaults.retries)")
+	return waits
+}
+
+// breakPoll is `for _ in {1..30}; do n=$(kubectl get nodes … | jq …);
+// [[ $n -ge 1 ]] && break; sleep 10; done`: turns that only read the
+// cluster until a test of what they read breaks out, a poll (46zzc's
+// N6): walked once, its reads named not carried, as a retried check's.
+func (t *translator) breakPoll(s *syntax.Stmt, c *syntax.ForClause, name string) bool {
+	if usesVar(c.Do, name) || !runsTool(&syntax.Block{Stmts: c.Do}) || !onlyReads(c.Do) || !slices.ContainsFunc(c.Do, breaksOn) {
+		return false
 	}
+	before := len(t.m.Commands)
+	t.pollBody(c.Do)
+	t.pollReads(before, "the loop at "+t.loc(s).String())
+	return true
+}
+
+// breaksOn: s is `TEST && break` or `if TEST; then …; break; fi`.
+func breaksOn(s *syntax.Stmt) bool {
+	switch c := s.Cmd.(type) {
+	case *syntax.BinaryCmd:
+		return c.Op == syntax.AndStmt && isCommand(c.Y, "break")
+	case *syntax.IfClause:
+		return len(c.Then) > 0 && isCommand(c.Then[len(c.Then)-1], "break")
+	}
+	return false
+}
+
+// onlyReads: every helm or kubectl command of list gets or describes.
+func onlyReads(list []*syntax.Stmt) bool {
+	reads := true
+	for _, s := range list {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 1 && (isTool(lit(c.Args[0])) || toolParam(c.Args[0])) {
+				for i := 1; i < len(c.Args); i++ {
+					switch w := lit(c.Args[i]); {
+					case w == "-n" || w == "--namespace" || w == "--context" || w == "--kubeconfig":
+						i++ // kubectl -n kube-system get …
+					case !strings.HasPrefix(w, "-"):
+						reads = reads && (w == "get" || w == "describe" || w == "top")
+						i = len(c.Args)
+					}
+				}
+			}
+			return reads
+		})
+	}
+	return reads
 }
 
 func (t *translator) pollBody(body []*syntax.Stmt) {

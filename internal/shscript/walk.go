@@ -18,6 +18,7 @@ import (
 type translator struct {
 	m               *importer.Model
 	runDir, specDir string
+	rebased         map[string]bool // variables whose default specPath wrote from the spec's folder
 	cwd             string
 	cwdUnknown      string // where a cd to a directory known only at run time was (FILE:LINE), "" after a known one
 	dirStack        []string
@@ -28,6 +29,7 @@ type translator struct {
 	funcs           map[string]*function
 	trapped         map[string]bool   // the trap handlers said (a function trapped on EXIT and ERR is said once)
 	aliases         map[string]string // alias k=kubectl: bash expands none in a script unless expandAliases
+	unset           map[string]string // a variable of the environment's default in the script: its value where it is unset
 	expandAliases   bool              // shopt -s expand_aliases
 	emptiness       bool              // operand is read by a test of emptiness (-n, -z)
 	helm2           bool              // the script runs helm init: its helm is Helm 2
@@ -39,7 +41,8 @@ type translator struct {
 	cond            int     // > 0 inside a branch or loop: exit/return do not end the walk
 	stopped         bool    // exit at the top level, return in a function
 	failed          bool    // … with a non-zero status
-	guard           string  // !(cel) of a branch that exited: the condition of what follows it
+	returned        bool    // … by return: it ends the function only
+	guard           string  // !(cel) of a branch that returned: the condition of what follows it in its list
 	locals          []frame // the locals of the functions being walked
 	poll            bool    // inside a poll loop: its sleep is the loop's
 	keys            map[string]string
@@ -68,7 +71,6 @@ type translator struct {
 	hoisted         map[*syntax.Word]*syntax.Word // KEY=$(…) arguments, as a variable's (hoist)
 	urlNSSaid       bool                          // the no -n note of a URL apply said (contextNamespace)
 	shellTimeout    string                        // timeout N bash -c '…': N, for the string's waits (unwrap)
-	exited          bool                          // the stop is an exit, which a function's end does not undo (callFunc)
 	pods            map[string]podPick            // variables holding a pod picked by label
 	guessedArgs     bool                          // a condition counted $# of arguments the import was not given
 	retriedLast     *importer.OutStep             // the last step of the last retry loop carried once
@@ -118,6 +120,10 @@ type translator struct {
 	// notHeld are the conditions khook cannot decide whose branch ends the
 	// script, where the spec follows the path on which they do not hold
 	notHeld map[string]importer.Loc
+	// exitGuard is !(cel) of a branch under when: cel that exited: the
+	// conditions of everything after it (stmts raises them out of each list)
+	exitGuard []string
+	turns     map[string]string // the variables of the for loops over known values being walked: this turn's value
 }
 
 // hdocKind is how a here-document's text is read.
@@ -153,8 +159,21 @@ func (t *translator) runFile(f *syntax.File, src []byte, abs string) {
 
 func (t *translator) stmts(list []*syntax.Stmt) {
 	n := len(t.when)
-	defer func() { t.when = t.when[:n] }()
+	var exits []string // the exitGuards met in list: what follows list is under them too
+	take := func() {
+		for _, g := range t.exitGuard {
+			if !slices.Contains(exits, g) {
+				t.when, exits = append(t.when, g), append(exits, g)
+			}
+		}
+		t.exitGuard = nil
+	}
+	defer func() {
+		take()
+		t.when, t.exitGuard = t.when[:n], exits
+	}()
 	for _, s := range list {
+		take()
 		if t.stopped || t.inputErr != nil {
 			return
 		}
@@ -193,7 +212,7 @@ func (t *translator) stmt(s *syntax.Stmt) {
 	case *syntax.Subshell:
 		cwd := t.cwd
 		t.stmts(c.Stmts)
-		t.cwd = cwd
+		t.cwd, t.exitGuard = cwd, nil // an exit there ends the subshell only
 	case *syntax.FuncDecl:
 		if c.Name != nil { // nil only for a zsh anonymous function, or what bash refuses to run
 			t.funcs[c.Name.Value] = &function{decl: c, file: t.file, path: t.scriptPath, src: t.src}
@@ -396,6 +415,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	switch c.Op {
 	case syntax.Pipe, syntax.PipeAll:
 		t.pipe(s, c)
+		t.exitGuard = nil // … | while read x; do …; exit 0; done: each part is a subshell, whose exit ends only it
 	case syntax.AndStmt:
 		if t.defaulting(c.X, []*syntax.Stmt{c.Y}) { // [ -z "$NS" ] && NS=default
 			return
@@ -431,6 +451,12 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			t.checkOnly(c.X, "an existence check: the command after || becomes an idempotent step")
 			t.checks++
 			before := len(t.m.Steps)
+			if t.endsScript([]*syntax.Stmt{c.Y}) {
+				// kubectl get nodes || fail "no cluster": the spec follows
+				// the path where the check passes, and goes on
+				t.cond++
+				defer func() { t.cond-- }()
+			}
 			t.stmt(c.Y)
 			t.keepIfExists(c.X, t.m.Steps[before:])
 			t.checks--
@@ -438,6 +464,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			// `kubectl create ns x || true`
 			before := len(t.m.Steps)
 			t.stmt(c.X)
+			t.clusterGuard(c)
 			if ignoresFailure(c.Y) {
 				t.failureIgnored(c, t.text(c.Y), t.m.Steps[before:])
 			}
@@ -448,6 +475,9 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			t.cond++
 			t.stmt(c.Y)
 			t.cond--
+			if len(t.m.Steps) == m.steps {
+				t.clusterGuard(c)
+			}
 			t.failureFallback(first, m, c.X.Cmd, c.Y)
 		}
 	}
@@ -614,6 +644,7 @@ func (t *translator) abs(p string) string {
 // spec's directory, starting with ./ or ../ (a local chart's form).
 func (t *translator) specPath(p string) string {
 	if strings.HasPrefix(p, "${") { // under a directory only the run knows
+		t.rebaseDefault(p)
 		return p
 	}
 	rel, err := filepath.Rel(t.specDir, t.abs(p))
@@ -654,4 +685,27 @@ func longer(a, b string) bool {
 		db = 5 * time.Minute
 	}
 	return da > db
+}
+
+// rebaseDefault: p is under ${NAME}, whose default is a directory of the
+// script's (K8S_DIR=${K8S_DIR:-./k8s/kind}): the spec reads paths from its
+// own folder, so the default is written from there (46zzh's D1: a spec
+// written to out/ looked for out/k8s/kind).
+func (t *translator) rebaseDefault(p string) {
+	m := varRef.FindStringSubmatch(p)
+	if m == nil || !strings.HasPrefix(p, m[0]) || t.rebased[m[1]] {
+		return
+	}
+	v := t.m.Var(m[1])
+	if v == nil || v.Secret || v.Default == nil || *v.Default == "" || strings.Contains(*v.Default, "${") || strings.Contains(*v.Default, "://") || filepath.IsAbs(*v.Default) {
+		return
+	}
+	if t.rebased == nil {
+		t.rebased = map[string]bool{}
+	}
+	t.rebased[m[1]] = true
+	if d := t.specPath(*v.Default); d != *v.Default {
+		v.Default = &d
+		v.Description = strings.TrimPrefix(strings.TrimSuffix(v.Description, ".")+"; ", "; ") + "a path from the spec's folder"
+	}
 }

@@ -466,6 +466,7 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 			if !ok {
 				return "", false, why
 			}
+			t.unsetValue(name, d)
 			if strings.Contains(d, "${") && !v.Secret && t.m.Var(name) == nil {
 				// ${URL:-https://…/$V/op.yaml}: a khook default is taken as
 				// written, never expanded; the script's default goes in
@@ -639,7 +640,8 @@ func (t *translator) assign(a *syntax.Assign) {
 		// 46w's D2: the steps waited on the fallback's value alone)
 		t.info(a, name+"="+t.text(a.Value), "where the script's first way finds nothing it tries this one; the spec asks for "+name+" once")
 	case !ok:
-		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(a)), Required: true, Computed: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}}
+		vn, turn := t.turnVarName(name, a)
+		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: vn, Required: true, Computed: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + turn + " (" + why + ")"}}
 		if ns, sel, picked := t.podPick(a.Value); picked {
 			t.pods[t.vars[name].decl.Name] = podPick{ns, sel}
 		}
@@ -662,6 +664,47 @@ func (t *translator) varName(name string, loc importer.Loc) string {
 		v := t.m.Var(n)
 		if v == nil || v.From == loc {
 			return n
+		}
+		n = name + "_" + strconv.Itoa(i)
+	}
+}
+
+// turnVarName is varName for a value the script computes in a turn of a
+// loop over known values, reading the loop's variable ($(share $PCT) in
+// for PCT in 5 10 25): a value per turn, so a variable per turn (46zzb's
+// D2: one variable scaled every stage alike); turn says which (", for
+// PCT=10"), "" outside such a loop.
+func (t *translator) turnVarName(name string, a *syntax.Assign) (string, string) {
+	var key []string
+	add := func(name string) {
+		if v := t.turns[name]; v != "" && !slices.Contains(key, name+"="+v) {
+			key = append(key, name+"="+v)
+		}
+	}
+	syntax.Walk(a.Value, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ArithmExp: // $(( FULL * pct / 100 )): a bare name is the variable
+			syntax.Walk(x.X, func(n syntax.Node) bool {
+				if l, ok := n.(*syntax.Lit); ok {
+					add(l.Value)
+				}
+				return true
+			})
+		case *syntax.ParamExp:
+			if x.Param != nil {
+				add(x.Param.Value)
+			}
+		}
+		return true
+	})
+	if len(key) == 0 {
+		return t.varName(name, t.loc(a)), ""
+	}
+	turn := ", for " + strings.Join(key, " ")
+	n := name
+	for i := 2; ; i++ {
+		if v := t.m.Var(n); v == nil || v.From == t.loc(a) && strings.Contains(v.Description, turn+" (") {
+			return n, turn
 		}
 		n = name + "_" + strconv.Itoa(i)
 	}

@@ -199,12 +199,17 @@ func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 		t.info(x.stmt, p, "the script writes it at "+w.at.String()+": the text it writes is inline here")
 		return text, true, true
 	}
+	inPlace := w.from == t.display(t.writeKey(p))
 	if secretKind.MatchString(text) {
-		t.account(x.stmt, importer.FateNotCarried, "", "a Secret from a file ("+w.from+", copied at "+w.at.String()+"): khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
+		made := "copied at " + w.at.String()
+		if inPlace { // sed -i on the file itself (46zzc's N3)
+			made = "edited in place at " + w.at.String() + " (sed -i)"
+		}
+		t.account(x.stmt, importer.FateNotCarried, "", "a Secret from a file ("+w.from+", "+made+"): khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
 		return "", true, false
 	}
 	how := "the script makes it at " + w.at.String() + " from " + w.from + " (cp, then sed): the text it makes"
-	if w.from == t.display(t.writeKey(p)) {
+	if inPlace {
 		how = "the script edits it in place at " + w.at.String() + " (sed -i): the edited text"
 	}
 	t.info(x.stmt, p, how+" is inline here, so a later change to "+w.from+" is not followed until you import again")
