@@ -326,6 +326,11 @@ func (t *translator) otherCommand(s *syntax.Stmt, c *syntax.CallExpr, x *cmd, na
 	t.toolsInStrings(x, base)
 }
 
+// callsToolText: text runs helm or kubectl somewhere.
+func (t *translator) callsToolText(text string) bool {
+	return toolsInText.MatchString(text)
+}
+
 // toolsInText finds kubectl or helm commands in a command string.
 var toolsInText = regexp.MustCompile(`(?:^|[\s;&|(])(kubectl|helm)\s+[a-z]`)
 
@@ -589,6 +594,17 @@ func (t *translator) unwrap(x *cmd) string {
 			continue
 		}
 		break
+	}
+	if i+3 == len(x.args) && w == "timeout" && (x.args[i] == "bash" || x.args[i] == "sh") && x.args[i+1] == "-c" {
+		// timeout 600 bash -c 'until kubectl get … | grep -q Deployed; do
+		// sleep 5; done' (46zza's N4): the string's lines, walked by script
+		t.shellTimeout = x.args[i-1] // timeout's duration, before what it runs
+		if _, err := strconv.Atoi(t.shellTimeout); err == nil {
+			t.shellTimeout += "s"
+		}
+		t.info(x.stmt, strings.Join(x.args[:i], " "), "the steps of the string it runs take it as their timeout (timeout: "+t.shellTimeout+")")
+		x.args = x.args[i:]
+		return x.args[0]
 	}
 	if i == len(x.args) || toolName(x.args[i]) == "" {
 		return w
@@ -974,11 +990,28 @@ func (t *translator) notSourced(x *cmd, path, abs string) bool {
 // the script's own "$@" and those are not known at import (run with no
 // arguments): there the called script's $1 is the caller's.
 func (t *translator) script(x *cmd) {
-	args, words := x.args, x.words
+	args, words, to := x.args, x.words, t.shellTimeout
+	t.shellTimeout = ""
 	errexit, nounset, direct := false, false, true // a new shell: set -e and -u only from its options or its #! line
 	if args[0] == "bash" || args[0] == "sh" {
 		args, words, direct = args[1:], words[1:], false
 		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			if args[0] == "-c" && len(args) == 2 && x.ok && t.callsToolText(args[1]) {
+				// bash -c 'until kubectl get …; do sleep 5; done': its lines
+				// are the script's, in a shell of their own (its variables
+				// stay there)
+				vars, before := maps.Clone(t.vars), len(t.m.Steps)
+				walked := t.walkText(args[1], x.stmt)
+				t.vars = vars
+				for _, st := range t.m.Steps[before:] {
+					if to != "" && (st.Out.Wait != nil || st.Out.Rollout != nil) {
+						st.Out.Timeout = to
+					}
+				}
+				if walked {
+					return
+				}
+			}
 			if args[0] == "-c" {
 				t.notCarried(x.stmt, t.text(x.stmt), "a command string; write its commands in the script itself to import them")
 				t.toolsInStrings(x, x.args[0])

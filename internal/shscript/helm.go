@@ -347,6 +347,10 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 		h.Namespace = t.ctxNS // helm, too, takes the current context's namespace
 	}
 	if !t.chartRef(x, f, h, chart) {
+		// no step installs it: what --name said the step does is moot
+		t.m.NotCarried = slices.DeleteFunc(t.m.NotCarried, func(n importer.Note) bool {
+			return n.Loc == t.loc(x.stmt) && strings.Contains(n.Why, "the step installs the release "+rel+":")
+		})
 		return
 	}
 	st := &importer.OutStep{Helm: h}

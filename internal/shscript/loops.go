@@ -495,6 +495,10 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 			}
 		}
 	}
+	if cond != nil && t.grepWait(cond) {
+		t.pollBody(body)
+		return
+	}
 	// Not a poll khook understands (until [[ "$done" == true ]] too): its
 	// body is walked once, so no command in it goes unaccounted for; nor
 	// one in its test (while ! kubectl get pod … | grep -w Running: trial
@@ -672,19 +676,50 @@ func (t *translator) pollCompare(s *syntax.Stmt, cond *syntax.Stmt) {
 		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
 		return
 	}
-	x := t.newCmd(cs.Stmts[0], c)
+	if !t.jsonpathWait(cond, t.newCmd(cs.Stmts[0], c), want) {
+		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
+	}
+}
+
+// jsonpathWait is the wait step for `kubectl get X -o jsonpath=P` until it
+// prints want; false when x is no such get.
+func (t *translator) jsonpathWait(at *syntax.Stmt, x *cmd, want string) bool {
 	f := parseFlags(x.args[1:], kubectlValued)
 	out := f.get("o", "output")
 	targets := kindNames(f.pos[1:])
 	if len(f.pos) == 2 && f.get("l", "selector") != "" {
 		targets = f.pos[1:] // kubectl get pods -l app=x: the kind, by its selector
 	}
-	if len(f.pos) == 0 || f.pos[0] != "get" || !strings.HasPrefix(out, "jsonpath=") || len(targets) != 1 {
-		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
-		return
+	if len(f.pos) == 0 || f.pos[0] != "get" || !strings.HasPrefix(out, "jsonpath=") || len(targets) != 1 || !x.ok || len(x.args) == 0 || toolName(x.args[0]) == "" {
+		return false
 	}
 	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), Selector: f.get("l", "selector"), For: out + "=" + want}
-	t.addStep(cond, "wait-"+targets[0], "", &importer.OutStep{Wait: w})
+	t.addStep(at, "wait-"+targets[0], "", &importer.OutStep{Wait: w})
+	return true
+}
+
+// grepWait is `until kubectl get X -o jsonpath=P | grep -q V` (46zza's N4:
+// the KubeVirt CR's phase Deployed): the wait for P to be V, said, as grep
+// finds V also inside a longer value.
+func (t *translator) grepWait(cond *syntax.Stmt) bool {
+	p, ok := cond.Cmd.(*syntax.BinaryCmd)
+	if !ok || p.Op != syntax.Pipe {
+		return false
+	}
+	get, gok := p.X.Cmd.(*syntax.CallExpr)
+	grep, rok := p.Y.Cmd.(*syntax.CallExpr)
+	if !gok || !rok {
+		return false
+	}
+	g := t.newCmd(p.Y, grep)
+	if !g.ok || len(g.args) != 3 || g.args[0] != "grep" || g.args[1] != "-q" || strings.ContainsAny(g.args[2], `.*[]^$\`) {
+		return false
+	}
+	if !t.jsonpathWait(p.X, t.newCmd(p.X, get), g.args[2]) {
+		return false
+	}
+	t.info(cond, t.text(cond.Cmd), "carried as a wait for the value "+g.args[2]+"; grep -q also finds it inside a longer one")
+	return true
 }
 
 // crdName is a resource named as its CRD is, PLURAL.GROUP (lower case,

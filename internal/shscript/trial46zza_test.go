@@ -166,11 +166,12 @@ check
 // 46zza D7: helm install x charts/gone, where charts/ holds the script's
 // other local charts and no repository charts is added: helm finds no such
 // folder and no such repository, and fails; named, no repository made up
-// (a sed -i of its values file before makes no chart: sed fails there too).
+// (a sed -i of its values file before makes no chart: sed fails there too;
+// Helm 2's --name is not said to make a step that is not written).
 func TestMissingChartBesideLocalChartsIsNotARepository(t *testing.T) {
 	res := importScript(t, map[string]string{"charts/here/Chart.yaml": "apiVersion: v2\nname: here\nversion: 1.0.0\n",
-		"install.sh": "#!/bin/bash\nset -e\nsed -i 's/a/b/' charts/gone/values.yaml\nhelm install here charts/here -n box\nhelm install gone charts/gone --values charts/gone/values.yaml -n box\n"})
-	if fateAt(res.Model, 4) != "step" || fateAt(res.Model, 5) != "not carried" || res.Model.Var("HELM_REPO_CHARTS") != nil {
+		"install.sh": "#!/bin/bash\nset -e\nsed -i 's/a/b/' charts/gone/values.yaml\nhelm install here charts/here -n box\nhelm install --name gone charts/gone --values charts/gone/values.yaml --namespace box\n"})
+	if fateAt(res.Model, 4) != "step" || fateAt(res.Model, 5) != "not carried" || res.Model.Var("HELM_REPO_CHARTS") != nil || strings.Contains(string(res.Spec), "the step installs the release gone") {
 		t.Errorf("fates %q %q\n%s", fateAt(res.Model, 4), fateAt(res.Model, 5), res.Spec)
 	}
 }
@@ -321,5 +322,39 @@ func TestRemovedAPIWithARequiredValueIsRefused(t *testing.T) {
 	}
 	if fateAt(res.Model, 3) != "not carried" || len(res.Model.Steps) != 1 {
 		t.Errorf("line 3 %q\n%s", fateAt(res.Model, 3), res.Spec)
+	}
+}
+
+// 46zza N4: timeout 600 bash -c 'until kubectl get X -o jsonpath=P | grep
+// -q V; do sleep 5; done' is the string's lines: a wait for P=V, 600s.
+func TestTimeoutBashCPollIsAWait(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+kubectl apply -f https://example.invalid/crate.yaml
+timeout 600 bash -c 'until kubectl get crate big -n box -o jsonpath="{.status.phase}" | grep -q "Packed"; do sleep 5; done'
+`})
+	if len(res.Model.Steps) != 2 || res.Model.Steps[1].Out.Wait == nil || res.Model.Steps[1].Out.Wait.For != "jsonpath={.status.phase}=Packed" || res.Model.Steps[1].Out.Timeout != "600s" {
+		t.Errorf("spec:\n%s", res.Spec)
+	}
+}
+
+// 46zza (seen with N-haayap): an exit decided at import inside a function
+// ends the script, as bash's exit does, not only the function: nothing
+// after the call is carried, as the note at the test says.
+func TestExitDecidedInAFunctionEndsTheScript(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+need() {
+    if [ ! -d envs/crate ]; then
+        echo "no envs/crate"
+        exit 1
+    fi
+}
+kubectl create ns box
+need
+kubectl apply -f https://example.invalid/crate.yaml
+`})
+	if len(res.Model.Steps) != 1 || fateAt(res.Model, 11) != "" || len(res.Model.NotCarried) != 1 {
+		t.Errorf("line 11 %q, not carried %v\n%s", fateAt(res.Model, 11), res.Model.NotCarried, res.Spec)
 	}
 }

@@ -70,6 +70,7 @@ type translator struct {
 	computedSecret  bool                          // … computed by a pipeline (talosctl … | yq …), not read from a file
 	hoisted         map[*syntax.Word]*syntax.Word // KEY=$(…) arguments, as a variable's (hoist)
 	urlNSSaid       bool                          // the no -n note of a URL apply said (contextNamespace)
+	shellTimeout    string                        // timeout N bash -c '…': N, for the string's waits (unwrap)
 	pods            map[string]podPick            // variables holding a pod picked by label
 	guessedArgs     bool                          // a condition counted $# of arguments the import was not given
 	retriedLast     *importer.OutStep             // the last step of the last retry loop carried once
