@@ -198,7 +198,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case base == "helm":
 		t.helm(x)
 	case base == "kubectl" || base == "oc":
-		t.kubectl(x)
+		t.kubectlWrites(x, base)
 	case name == "eval":
 		t.evalCmd(x, c)
 	case name == "source" || name == ".":
@@ -233,6 +233,8 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 			// named not carried at its line: what reads the file says who makes it (trial 46zv's D3)
 			t.wrote[key] = &written{why: "made by the envsubst at " + t.loc(s).String() + ", which is not carried: see that line", at: t.loc(s)}
 		}
+	case name == "sed" && writesFile(s) && t.sedWrites(x):
+		// sed 's|X|$V|' tmpl > "$F": F is what it prints (46zzf's D2)
 	case name == "cp" && t.copies(x), name == "sed" && t.sedInPlace(x):
 		// recorded: a step that reads the file carries its text
 	case name == "cat" && x.stdin != nil && x.stdin.missing:
@@ -754,7 +756,8 @@ func (t *translator) recordMade(x *cmd, name string) {
 func (t *translator) madeBy(abs string) string {
 	var by []string
 	for _, m := range t.made {
-		if within(abs, m.path) || within(m.path, abs) {
+		// mkdir makes the folder, not the files in it (46zzg's D7)
+		if within(abs, m.path) && m.name != "mkdir" || within(m.path, abs) {
 			if s := m.at.String() + " " + m.name; !slices.Contains(by, s) {
 				by = append(by, s)
 			}

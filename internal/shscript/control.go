@@ -430,9 +430,15 @@ func (t *translator) stoppedAt(cond *syntax.Stmt) {
 // endsScript: the branch ends with exit (volcano's `--quit`: clean up,
 // exit 0), or with a call of a function of the script that ends with one
 // (rollback() { kubectl scale …; exit 1; }, 46zzb's D1): bash never
-// comes back from it.
+// comes back from it, so what follows it in the list (scaleBack; break:
+// 46zzg's D1) never runs.
 func (t *translator) endsScript(list []*syntax.Stmt) bool {
-	return len(list) > 0 && t.exitsScript(list[len(list)-1], map[string]bool{})
+	return t.exitsList(list, map[string]bool{})
+}
+
+// exitsList: a statement of list ends the script.
+func (t *translator) exitsList(list []*syntax.Stmt, seen map[string]bool) bool {
+	return slices.ContainsFunc(list, func(s *syntax.Stmt) bool { return t.exitsScript(s, seen) })
 }
 
 // exitsScript: s is exit, or a call of a function whose body ({ …; },
@@ -449,7 +455,7 @@ func (t *translator) exitsScript(s *syntax.Stmt, seen map[string]bool) bool {
 	}
 	seen[name] = true
 	b, ok := f.decl.Body.Cmd.(*syntax.Block)
-	return ok && len(b.Stmts) > 0 && t.exitsScript(b.Stmts[len(b.Stmts)-1], seen)
+	return ok && t.exitsList(b.Stmts, seen)
 }
 
 // mayEndScript: the branch ends with exit, or exits under a condition of

@@ -160,6 +160,10 @@ func (t *translator) unusedRepos() {
 		c := &t.m.Commands[i]
 		if len(users) == 0 {
 			c.Fate, c.Why = importer.FateReadOnly, "no command of the script installs from "+r.name+": it changes only helm's local repository list"
+			if len(t.repoMissing) > 0 {
+				// helm repo add op-ui-charts URL, then chart op-ui/op-ui (46zzg's D2)
+				t.m.Info = append(t.m.Info, importer.Note{Loc: c.Loc, What: c.Text, Why: c.Why + "; the script installs " + strings.Join(t.repoMissing, ", ") + " from a repository it does not add: if " + r.url + " is meant there, give it as that chart's repository variable"})
+			}
 			continue
 		}
 		c.Fate, c.Why = importer.FateNotCarried, "the commands that install from "+r.name+" ("+strings.Join(users, ", ")+") are not carried: write its URL "+r.url+" in repo: of the step you write for them"

@@ -448,7 +448,8 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 		if !ok {
 			v := importer.RepoVar(repo, t.loc(x.stmt), "the script does not add it")
 			url = t.ref(v)
-			t.info(x.stmt, "chart "+chart, "the script does not `helm repo add "+repo+"`; its URL is the required variable "+v.Name)
+			t.info(x.stmt, "chart "+chart, "the script does not `helm repo add "+repo+"` (bash's helm fails here unless the machine already knows it); its URL is the required variable "+v.Name)
+			t.repoMissing = append(t.repoMissing, chart+" at "+t.loc(x.stmt).String())
 		}
 		h.Chart, h.Repo = name, url
 		t.markURL(url)

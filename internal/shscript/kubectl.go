@@ -507,6 +507,8 @@ func (t *translator) absent(x *cmd, src importer.OutSource) bool {
 	}
 	why := t.display(abs) + " does not exist when the import runs, so khook cannot read it; "
 	switch by := t.madeBy(abs); {
+	case strings.Contains(by, "kubectl get"):
+		why += "the script makes it earlier (" + by + ") from what the cluster holds when it runs, which khook does not read: write the object it means as a manifest (or the change as a patch: step)"
 	case by != "":
 		why += "the script makes it earlier (" + by + "), which khook does not run: generate it and commit it, or import again once it exists"
 	case t.cwdUnknown != "":

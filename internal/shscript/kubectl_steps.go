@@ -103,6 +103,9 @@ func (t *translator) kWait(x *cmd, f flags) {
 		return
 	}
 	for _, tg := range targets {
+		if t.podByName(x.stmt, tg) {
+			continue
+		}
 		w := &importer.OutWait{For: forv, On: tg, Namespace: f.get("n", "namespace"), AllNamespaces: f.is("A", "all-namespaces"), Selector: f.get("l", "selector"), FieldSelector: f.get("field-selector")}
 		if m := podRef.FindStringSubmatch(tg); m != nil && t.pods[m[1]].sel != "" && w.Selector == "" {
 			// POD=$(kubectl get pod -l app=x … items[0] …); kubectl wait pod/$POD:

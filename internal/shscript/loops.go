@@ -32,6 +32,10 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		items = append(items, fs...)
 	}
 	name := it.Name.Value
+	if c.Select {
+		// select yn in Yes No: a menu a person answers (46zzg's N2)
+		t.info(s, "select "+name+" in "+strings.Join(items, " "), "the script asks a person to pick one here; khook asks nobody: the spec follows the answers that do not end the script, and the steps after it run as on those (do what another answer does by hand)")
+	}
 	if t.retryPoll(s, c, name) || t.breakPoll(s, c, name) {
 		return
 	}
@@ -693,6 +697,9 @@ func (t *translator) jsonpathWait(at *syntax.Stmt, x *cmd, want string) bool {
 	if len(f.pos) == 0 || f.pos[0] != "get" || !strings.HasPrefix(out, "jsonpath=") || len(targets) != 1 || !x.ok || len(x.args) == 0 || toolName(x.args[0]) == "" {
 		return false
 	}
+	if t.podByName(x.stmt, targets[0]) {
+		return true // named not carried
+	}
 	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), Selector: f.get("l", "selector"), For: out + "=" + want}
 	t.addStep(at, "wait-"+targets[0], "", &importer.OutStep{Wait: w})
 	return true
@@ -725,6 +732,21 @@ func (t *translator) grepWait(cond *syntax.Stmt) bool {
 // crdName is a resource named as its CRD is, PLURAL.GROUP (lower case,
 // the plural ending in s, a dotted group).
 var crdName = regexp.MustCompile(`^[a-z0-9-]*s\.[a-z0-9-]+(\.[a-z0-9-]+)+$`)
+
+// podByName names a wait on pods/$POD not carried where the script read
+// POD's name from the cluster (kubectl get pods | grep x | cut …): a
+// generated name nobody can give before the run (46zzg's D4).
+func (t *translator) podByName(n syntax.Node, tg string) bool {
+	m := podRef.FindStringSubmatch(tg)
+	if m == nil {
+		return false
+	}
+	if p, ok := t.pods[m[1]]; !ok || p.sel != "" {
+		return false
+	}
+	t.account(n, importer.FateNotCarried, "", "a wait on the pod whose name the script reads from the cluster when it runs (a generated name, which nobody can give before the run): add a wait: step on what makes it (a rollout: step for its Deployment, or on pods by their label)")
+	return true
+}
 
 func isCRD(target string) bool {
 	k := strings.ToLower(target[:strings.Index(target+"/", "/")])

@@ -341,7 +341,12 @@ func secretFile(name string, b []byte) string {
 	case importer.PrivateKey(string(b)):
 		return "a private key"
 	}
-	for _, m := range credentialPair.FindAllStringSubmatch(string(b), -1) {
+	text := string(b)
+	for _, i := range credentialPair.FindAllStringSubmatchIndex(text, -1) {
+		m := []string{text[i[0]:i[1]], text[i[2]:i[3]], text[i[4]:i[5]]}
+		if line := strings.TrimSpace(text[strings.LastIndex(text[:i[0]], "\n")+1 : i[0]]); strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") || strings.HasPrefix(line, "//") {
+			continue // #smtp.password = …: commented out, no credential (46zzg's D6)
+		}
 		if importer.SecretKey(m[1]) && !importer.NoCredential(m[1], m[2], nil) && !strings.ContainsAny(m[2], "${}<>") && !placeholder.MatchString(m[2]) {
 			return "which holds a credential (" + m[1] + ")"
 		}
@@ -807,9 +812,25 @@ func (t *translator) readsStdin(st *syntax.Stmt) bool {
 	if !ok || len(c.Args) == 0 {
 		return false
 	}
+	return t.readsStdinCall(c, 0)
+}
+
+// readsStdinCall is readsStdin of one command; a function of the script
+// reads the pipe when a command of it does (kubectl_create -f=-, its
+// kubectl given "$@"): not a kubectl exec -i, whose stdin goes to the
+// container (46zzh's D3: SQL piped into psql_exec).
+func (t *translator) readsStdinCall(c *syntax.CallExpr, depth int) bool {
 	tool := lit(c.Args[0])
 	if f := t.funcs[tool]; f != nil {
-		return t.funcRunsTool(f, 0) // kubectl_create -f=-: its kubectl reads the pipe
+		found := false
+		syntax.Walk(f.decl.Body, func(n syntax.Node) bool {
+			if b, ok := n.(*syntax.CallExpr); ok && len(b.Args) > 0 && depth < 10 && !found {
+				passes := slices.ContainsFunc(b.Args, allArgs)
+				found = t.funcs[lit(b.Args[0])] != f && t.readsStdinCall(b, depth+1) || passes && isTool(lit(b.Args[0])) && t.readsStdinCall(&syntax.CallExpr{Args: append(b.Args[:1:1], c.Args[1:]...)}, depth+1)
+			}
+			return !found
+		})
+		return found
 	}
 	long := map[string]string{"kubectl": "--filename", "oc": "--filename", "helm": "--values"}[tool]
 	if long == "" || tool == "helm" && len(c.Args) > 1 && lit(c.Args[1]) == "template" {

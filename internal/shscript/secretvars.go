@@ -80,6 +80,29 @@ func secretDataVars(text string) []string {
 	}
 }
 
+// valuesAreVars: every value of the Secrets among text's documents is
+// khook variables alone (${DO_PAT}, what sed or envsubst put in a
+// template): nothing of the file's own is a secret there.
+func valuesAreVars(text string) bool {
+	dec := yaml.NewDecoder(bytes.NewReader([]byte(text)))
+	for {
+		var doc map[string]any
+		if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+			return true
+		} else if err != nil {
+			return false
+		}
+		for _, key := range []string{"data", "stringData"} {
+			data, _ := doc[key].(map[string]any)
+			for _, v := range data {
+				if strings.TrimSpace(varRef.ReplaceAllString(str(v), "")) != "" {
+					return false
+				}
+			}
+		}
+	}
+}
+
 // literalSecrets takes each literal value out of the Secrets of the inline
 // manifests (a here-document's stringData: password: hunter2): a secret
 // variable per key, never its value, as --from-literal's are; a data:

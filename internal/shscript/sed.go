@@ -268,8 +268,8 @@ func sedSubst(e string, ere bool) (re *regexp.Regexp, repl string, global bool, 
 			return nil, "", false, "", cannot
 		}
 	}
-	pat := parts[0]
-	if r := refPattern.FindString(pat); r != "" {
+	pat := strings.ReplaceAll(parts[0], litDollar, `\$`)
+	if r := refPattern.FindString(parts[0]); r != "" {
 		// s/$OLD_DOMAIN/$NEW/ with OLD_DOMAIN read from the file at run
 		// time: what it replaces is not known (trial 46zo's D3)
 		return nil, "", false, "", "the text sed replaces is " + r + ", only known when the script runs"
@@ -287,7 +287,7 @@ func sedSubst(e string, ere bool) (re *regexp.Regexp, repl string, global bool, 
 	if err != nil {
 		return nil, "", false, "", cannot
 	}
-	return re, markRefs(parts[1]), global, e[i:], ""
+	return re, strings.ReplaceAll(markRefs(parts[1]), litDollar, "$"), global, e[i:], ""
 }
 
 // breToRE2 is a POSIX basic regular expression as Go's: in a BRE, ( ) { }
@@ -379,7 +379,7 @@ func substLine(line string, re *regexp.Regexp, repl string, global bool) string 
 // ok false when it is not such a sed, a nil input when it is named not
 // carried (a Secret).
 func (t *translator) sedOut(x *cmd) (*input, bool) {
-	exprs, files, inPlace, ere, ok := sedArgs(x.args[1:])
+	exprs, files, inPlace, ere, ok := sedArgs(t.sedWords(x))
 	if !ok || inPlace || len(files) != 1 || !x.ok {
 		return nil, false
 	}
@@ -400,7 +400,7 @@ func (t *translator) sedOut(x *cmd) (*input, bool) {
 		return nil, false
 	}
 	out = unmarkRefs(out, from != "")
-	if from != "" && secretKind.MatchString(out) {
+	if from != "" && secretKind.MatchString(out) && !valuesAreVars(out) {
 		t.account(x.stmt, importer.FateNotCarried, "", "a Secret from a file ("+from+"): khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
 		return nil, true
 	}
@@ -430,6 +430,68 @@ func (t *translator) echoSed(cs *syntax.CmdSubst) (string, bool) {
 	}
 	out, why := sedApply(line+"\n", exprs, ere)
 	return strings.TrimRight(out, "\n"), why == ""
+}
+
+// sedWrites records sed 's|X|$V|g' tmpl > out.yaml as envsubst's is
+// recorded: out.yaml holds what it prints, which a step that reads it
+// takes inline (46zzf's D2); false when khook cannot make that text.
+func (t *translator) sedWrites(x *cmd) bool {
+	in, ok := t.sedOut(x)
+	switch key := t.outFile(x); {
+	case !ok || key == "":
+		return false
+	case in == nil: // named not carried at its line (a Secret)
+		t.wrote[key] = &written{why: "made by the sed at " + t.loc(x.stmt).String() + ", which is not carried: see that line", at: t.loc(x.stmt)}
+	default:
+		x.stdin = in
+		t.writeFiles(x, "sed")
+	}
+	return true
+}
+
+// litDollar stands for a $ the script quotes (\$ in "…", '$'): sed
+// matches and writes it as a $, never a variable's value.
+const litDollar = "\x01"
+
+// sedWords are sed's arguments with each quoted $ as litDollar, so that
+// sed "s|\${DOMAIN}|${DOMAIN}|g" replaces the file's own ${DOMAIN}
+// (46zzf's D2), not a value known only at run time.
+func (t *translator) sedWords(x *cmd) []string {
+	if len(x.words) != len(x.args) {
+		return x.args[1:]
+	}
+	var args []string
+	for _, w := range x.words[1:] {
+		a, ok, _ := t.eval(&syntax.Word{Parts: dollarsMarked(w.Parts)})
+		if !ok {
+			return x.args[1:]
+		}
+		args = append(args, a)
+	}
+	return args
+}
+
+// dollarsMarked is parts with each quoted $ as litDollar.
+func dollarsMarked(parts []syntax.WordPart) []syntax.WordPart {
+	var out []syntax.WordPart
+	for _, p := range parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			c := *x
+			c.Value = strings.ReplaceAll(x.Value, `\$`, litDollar)
+			p = &c
+		case *syntax.SglQuoted:
+			c := *x
+			c.Value = strings.ReplaceAll(x.Value, "$", litDollar)
+			p = &c
+		case *syntax.DblQuoted:
+			c := *x
+			c.Parts = dollarsMarked(x.Parts)
+			p = &c
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // manifestText is $(cat ns.yml), $(sed "s/{{NS}}/$1/g" ns.yml), $(cat

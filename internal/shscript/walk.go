@@ -114,6 +114,7 @@ type translator struct {
 	strayDoc    bool                          // lines of a here-document a mistyped << left as commands follow (halts.go)
 	repoUpdates []importer.Loc                // helm repo updates folded into the steps that install from a repository
 	repoAdds    []repoAdd                     // helm repo adds folded into the steps that install from them
+	repoMissing []string                      // chart REPO/NAME whose REPO the script does not add, and where
 	halts       []halt                        // a command after which bash runs nothing more (halts.go)
 	bg          int                           // > 0 walking a statement run in the background (cmd &)
 	tested      map[*syntax.CallExpr]bool     // calls whose failure bash tests: set -e does not stop there
@@ -315,13 +316,28 @@ func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string
 		at := t.loc(n)
 		t.m.Info = append(t.m.Info[:t.cmdInfo], slices.DeleteFunc(t.m.Info[t.cmdInfo:], func(i importer.Note) bool { return i.Loc == at })...)
 	}
-	if t.splitting > 0 && step == "" && slices.ContainsFunc(t.m.Commands, func(o importer.Command) bool { return o.Loc == c.Loc && o.Fate == c.Fate && o.Step == "" }) {
-		return // the same command, walked again for another value of a variable: said once
+	if t.splitting > 0 && step == "" && slices.ContainsFunc(t.m.Commands, func(o importer.Command) bool { return o.Loc == c.Loc && o.Fate == c.Fate && o.Step == "" }) &&
+		(fate != importer.FateNotCarried || t.namedAtThisCall(c.Loc)) {
+		// the same command, walked again for another value of a variable:
+		// said once; a function's line at another call is another command
+		// (46zzh's D2: psql_exec's kubectl exec at each of its calls)
+		return
 	}
 	t.m.Commands = append(t.m.Commands, c)
 	if fate == importer.FateNotCarried {
 		t.notCarried(n, t.text(n), why)
 	}
+}
+
+// namedAtThisCall: a not-carried note at loc names the call of the
+// function being walked (any, outside a function).
+func (t *translator) namedAtThisCall(loc importer.Loc) bool {
+	at := ""
+	if len(t.callers) > 0 {
+		c := t.callers[len(t.callers)-1]
+		at = " (in " + c.name + ", called at " + c.at.String() + ")"
+	}
+	return slices.ContainsFunc(t.m.NotCarried, func(n importer.Note) bool { return n.Loc == loc && strings.HasSuffix(n.Why, at) })
 }
 
 // addStep appends a step for the command at n: named after base (unique),

@@ -467,6 +467,12 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 				return "", false, why
 			}
 			t.unsetValue(name, d)
+			if strings.Contains(d, "${") && !v.Secret && t.m.Var(name) == nil && t.refsSecret(d) {
+				// PASS=${1:-$default_pass}: the step holds the secret
+				// variable the value goes into, never a default (46zzg's D8)
+				t.info(pe, "$"+name, "its default is a secret ("+d+"), which no khook default holds: a secret variable stands for the value where the script uses it, and "+name+" from the environment is not read")
+				return d, true, ""
+			}
 			if strings.Contains(d, "${") && !v.Secret && t.m.Var(name) == nil {
 				// ${URL:-https://…/$V/op.yaml}: a khook default is taken as
 				// written, never expanded; the script's default goes in
@@ -511,6 +517,16 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 	return t.ref(v), true, ""
 }
 
+// refsSecret: s refers to a secret variable.
+func (t *translator) refsSecret(s string) bool {
+	for _, m := range varRef.FindAllStringSubmatch(s, -1) {
+		if v := t.vars[m[1]]; v != nil && v.decl != nil && v.decl.Secret || t.m.Var(m[1]) != nil && t.m.Var(m[1]).Secret {
+			return true
+		}
+	}
+	return false
+}
+
 // podPick is a pod the script picks by label (POD=$(kubectl get pod -l
 // app=x -o jsonpath='{.items[0].metadata.name}')): its namespace and
 // selector, so that a wait on it is a wait on the pods the label selects.
@@ -525,6 +541,11 @@ func (t *translator) podPick(w *syntax.Word) (ns, sel string, ok bool) {
 		part = dq.Parts[0]
 	}
 	cs, isSubst := part.(*syntax.CmdSubst)
+	if isSubst && readsPods(cs) && (len(cs.Stmts) != 1 || !isCommand(cs.Stmts[0], "kubectl")) {
+		// pod=$(kubectl get pod -n x | grep app-db | cut -d " " -f1): a
+		// name with a random suffix, only there once the run made it (46zzg's D4)
+		return "", "", true
+	}
 	if !isSubst || len(cs.Stmts) != 1 || !isCommand(cs.Stmts[0], "kubectl") {
 		return "", "", false
 	}
@@ -536,6 +557,27 @@ func (t *translator) podPick(w *syntax.Word) (ns, sel string, ok bool) {
 		return "", "", false
 	}
 	return f.get("n", "namespace"), f.get("l", "selector"), true
+}
+
+// readsPods: the command substitution lists pods (kubectl get pods), not
+// by a label (-l: podPick's, a wait on the pods it selects).
+func readsPods(cs *syntax.CmdSubst) bool {
+	found := false
+	syntax.Walk(cs, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 2 && isTool(lit(c.Args[0])) {
+			var pos []string
+			for _, w := range c.Args[1:] {
+				if a := lit(w); a == "-l" || strings.HasPrefix(a, "--selector") {
+					return false
+				} else if a != "" && !strings.HasPrefix(a, "-") {
+					pos = append(pos, a)
+				}
+			}
+			found = found || len(pos) >= 2 && pos[0] == "get" && (pos[1] == "pod" || pos[1] == "pods" || pos[1] == "po")
+		}
+		return !found
+	})
+	return found
 }
 
 // fallback: name holds a value the script computes, and the walk is in
@@ -631,9 +673,7 @@ func (t *translator) assign(a *syntax.Assign) {
 			// only name one (trial 46x's D2)
 			t.info(a, name, secretByName+"the script's literal value is not copied into the spec; give it as KHOOK_SECRET_"+name+" (if it only names something, such as a key of a Secret, write the value in the step)")
 		}
-		// one name however often it is set: the script means one secret
-		// (PGPASS=$(openssl rand …) for a new Secret, then read back from it)
-		t.vars[name] = &shVar{decl: &importer.Var{Name: name, Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
+		t.vars[name] = &shVar{decl: &importer.Var{Name: t.secretName(name, t.loc(a), generated), Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
 	case !ok && t.fallback(name):
 		// if [[ -z "$POD" ]]; then POD=$(kubectl get … other label); fi:
 		// another way to find the one value, not a second variable (trial
@@ -652,6 +692,18 @@ func (t *translator) assign(a *syntax.Assign) {
 	default:
 		t.vars[name] = &shVar{val: val}
 	}
+}
+
+// secretName is the spec's name for a secret the script sets at loc: one
+// name however often it is set, since the script means one secret
+// (PGPASS=$(openssl rand …) for a new Secret, then read back from it);
+// but each generation is a new value (46zzf's D1: ADMIN_PW made in a
+// script the script runs, and again after it for another Secret).
+func (t *translator) secretName(name string, loc importer.Loc, generated bool) string {
+	if generated {
+		return t.varName(name, loc)
+	}
+	return name
 }
 
 // varName is the spec's name for the value the script sets at loc: NAME,

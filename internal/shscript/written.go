@@ -308,6 +308,21 @@ func (t *translator) redirected(x *cmd) {
 	}
 }
 
+// kubectlWrites is a kubectl command, and kubectl get … -o yaml > f
+// recorded as f's maker (46zzg's D7: the dump of a live object, edited
+// and applied back); not one whose text the import traced (create
+// --dry-run -o yaml > f).
+func (t *translator) kubectlWrites(x *cmd, base string) {
+	t.kubectl(x)
+	if key := t.outFile(x); key == "" || t.wrote[key] != nil {
+		return
+	}
+	if f := parseFlags(x.args[1:], kubectlValued); len(f.pos) > 0 {
+		base += " " + f.pos[0]
+	}
+	t.recordMade(&cmd{stmt: x.stmt, args: x.args[:1]}, base)
+}
+
 // overwritten: a command khook does not run writes over a committed file
 // (docker run … &> secret.json): what a step reads after it is the run's
 // text, not the commit's (trial 46zz's D1: an empty committed file applied).

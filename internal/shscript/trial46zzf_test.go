@@ -1,0 +1,224 @@
+package shscript
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// What held-out trials 46zzf, 46zzg and 46zzh (bootstrap scripts of
+// repositories no script trial had read, run once on 059c4d1) showed, cut
+// down.
+
+// 46zzg D1: a poll whose timeout branch calls a function that scales back
+// and exits (the break after the call never runs) is the wait it stands
+// for; the scale-back is that failure path, named, not a step.
+func TestPollTimeoutCallsFunctionThatExits(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+giveUp() {
+  kubectl -n shop scale deployment/cart-blue --replicas=0
+  exit 1
+}
+waitReady() {
+  SECONDS=0
+  while [[ "$(kubectl -n shop get deployment cart-blue -o jsonpath='{.status.readyReplicas}')" != "2" ]]; do
+    if [ $SECONDS -gt 60 ]; then
+      giveUp
+      break
+    fi
+    sleep 2
+  done
+}
+kubectl -n shop scale deployment/cart-blue --replicas=2
+waitReady
+kubectl -n shop patch service cart -p '{"spec":{"selector":{"color":"blue"}}}'
+`})
+	spec := string(res.Spec)
+	if strings.Contains(spec, "replicas: 0") || !strings.Contains(spec, "jsonpath={.status.readyReplicas}=2") || fateAt(res.Model, 3) != "not carried" {
+		t.Errorf("line 3 %q\n%s", fateAt(res.Model, 3), spec)
+	}
+}
+
+// 46zzf D1: a password generated in a script the script runs, and another
+// generated after it, are two values: two secret variables, each
+// described at its own line.
+func TestTwoGeneratedPasswordsAreTwoVariables(t *testing.T) {
+	res := importScript(t, map[string]string{"gen.sh": "#!/bin/bash\nset -e\nPW=$(openssl rand -hex 16)\nkubectl -n a create secret generic a-admin --from-literal=password=\"$PW\"\n",
+		"install.sh": "#!/bin/bash\nset -e\n./gen.sh\nPW=$(openssl rand -hex 16)\nkubectl -n b create secret generic b-admin --from-literal=password=\"$PW\"\n"})
+	spec := string(res.Spec)
+	if !strings.Contains(spec, `password: "${PW}"`) || !strings.Contains(spec, `password: "${PW_2}"`) || !strings.Contains(spec, "(install.sh:4)") {
+		t.Errorf("spec:\n%s", spec)
+	}
+}
+
+// 46zzf D2: sed "s|\${HOST}|${HOST}|g" tmpl > "$F" (a quoted $: the
+// template's own ${HOST}) and sed "s#__URL__#…#" into a temporary file are
+// traced as envsubst's are: the apply and the release read the text sed
+// makes, the values khook variables.
+func TestSedIntoTempFileIsTraced(t *testing.T) {
+	res := importScript(t, map[string]string{"tpl/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: site\n  namespace: web\ndata:\n  host: \"${HOST}\"\n",
+		"tpl/values.yaml": "ingress:\n  url: \"__URL__\"\n",
+		"install.sh": `#!/bin/bash
+set -e
+HOST="${HOST:-shop.example.test}"
+F=$(mktemp)
+sed "s|\${HOST}|${HOST}|g" tpl/cm.yaml > "$F"
+kubectl apply -f "$F"
+V=$(mktemp)
+sed "s#__URL__#https://${HOST}/#" tpl/values.yaml > "$V"
+helm upgrade --install site oci://charts.example.test/site -n web -f "$V"
+`})
+	spec := string(res.Spec)
+	if fateAt(res.Model, 6) != "step" || !strings.Contains(spec, `host: "${HOST}"`) || !strings.Contains(spec, "url: https://${HOST}/") {
+		t.Errorf("line 6 %q, not carried %v\n%s", fateAt(res.Model, 6), res.Model.NotCarried, spec)
+	}
+}
+
+// 46zzf D3: a Secret template whose values sed fills from the
+// environment is a Secret step whose values are secret variables; a
+// template with a value of its own is not copied, and the advice is never
+// to commit it.
+func TestSedSecretTemplate(t *testing.T) {
+	tpl := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: api-token\n  namespace: web\nstringData:\n  token: \"${API_TOKEN}\"\n"
+	script := "#!/bin/bash\nset -e\nF=$(mktemp)\nsed \"s|\\${API_TOKEN}|${API_TOKEN}|g\" tpl/s.yaml > \"$F\"\nkubectl apply -f \"$F\"\n"
+	res := importScript(t, map[string]string{"tpl/s.yaml": tpl, "install.sh": script})
+	if v := res.Model.Var("API_TOKEN"); v == nil || !v.Secret || fateAt(res.Model, 5) != "step" {
+		t.Errorf("var %+v, line 5 %q\n%s", v, fateAt(res.Model, 5), res.Spec)
+	}
+	res = importScript(t, map[string]string{"tpl/s.yaml": tpl + "  other: Hunter2Literal\n", "install.sh": script})
+	for _, n := range res.Model.NotCarried {
+		if strings.Contains(n.Why, "commit") {
+			t.Errorf("advice to commit: %+v", n)
+		}
+	}
+	if strings.Contains(string(res.Spec), "Hunter2Literal") || fateAt(res.Model, 5) != "not carried" {
+		t.Errorf("line 5 %q\n%s", fateAt(res.Model, 5), res.Spec)
+	}
+}
+
+// 46zzh D2: a function that wraps kubectl exec is named at each of its
+// calls, also where a variable with a value per branch (a fallback when
+// the cluster has none) splits the walk.
+func TestExecWrapperNamedAtEachCall(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+if [[ -z "${PG_PASS:-}" ]]; then
+  PG_PASS="$(kubectl get secret -n shop pg -o jsonpath='{.data.password}' | base64 -d || true)"
+  [[ -z "$PG_PASS" ]] && PG_PASS="shop"
+fi
+sql() {
+  kubectl exec -i -n shop pg-0 -- env PGPASSWORD="$PG_PASS" psql -U shop "$@"
+}
+echo 'SELECT 1;' | sql
+echo 'CREATE TABLE t (v int);' | sql
+echo 'INSERT INTO t VALUES (1);' | sql
+`})
+	var calls []string
+	for _, n := range res.Model.NotCarried {
+		if n.Line == 8 {
+			calls = append(calls, n.Why[strings.LastIndex(n.Why, "called at"):])
+		}
+	}
+	if len(calls) != 3 {
+		t.Errorf("calls named %q\n%v", calls, res.Model.NotCarried)
+	}
+}
+
+// 46zzh D3: what a command prints piped into a function that runs
+// kubectl exec -i is the container's input, not manifests: the command is
+// named as the exec it is.
+func TestPipeIntoExecFunctionIsNotManifests(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -euo pipefail
+sql() {
+  kubectl exec -i -n shop pg-0 -- psql -U shop "$@"
+}
+kubectl exec -n shop api-0 -- cat /m/001.sql | sql --single-transaction
+kubectl create namespace done
+`})
+	for _, n := range res.Model.NotCarried {
+		if strings.Contains(n.Why, "manifests made by") {
+			t.Errorf("note %+v", n)
+		}
+	}
+	if fateAt(res.Model, 6) != "not carried" || fateAt(res.Model, 4) != "not carried" {
+		t.Errorf("fates %q %q\n%v", fateAt(res.Model, 6), fateAt(res.Model, 4), res.Model.NotCarried)
+	}
+}
+
+// 46zzg D2: a repository added under one name and a chart installed from
+// another the script never adds: the add is named with its URL, and the
+// chart's line says bash's helm fails there unless the machine knows it.
+func TestRepoAddedUnderAnotherName(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nhelm repo add shop-charts https://charts.example.test/shop\nhelm upgrade --install shop shop/shop -n shop\n"})
+	said := fmt.Sprint(res.Model.Info)
+	if !strings.Contains(said, "https://charts.example.test/shop is meant there") || !strings.Contains(said, "fails here") {
+		t.Errorf("info %v", res.Model.Info)
+	}
+}
+
+// 46zzg D4: a pod's name read from the cluster at run time (kubectl get
+// pods | grep | cut) is a generated name nobody can give before the run:
+// a wait on it is named not carried, not a required variable.
+func TestWaitOnPodNameReadAtRunTime(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+kubectl create namespace shop
+cart=$(kubectl get pods --namespace shop | grep cart | cut -d " " -f1)
+while [[ $(kubectl get pods "$cart" -n shop -o 'jsonpath={.status.phase}') != "Running" ]]; do sleep 1; done
+kubectl wait --for=condition=Ready pod/$cart -n shop
+`})
+	if res.Model.Var("cart") != nil || fateAt(res.Model, 5) != "not carried" || fateAt(res.Model, 6) != "not carried" {
+		t.Errorf("fates %q %q\n%s", fateAt(res.Model, 5), fateAt(res.Model, 6), res.Spec)
+	}
+}
+
+// 46zzg D7: a file kubectl get … -o yaml > f writes is made by that
+// command, not by the mkdir of its folder; and a dump of a live object is
+// not something to generate and commit.
+func TestFileMadeByKubectlGetNotMkdir(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+mkdir -p out/shop
+kubectl get configmap base -n shop -o yaml > out/shop/copy.yaml
+sed -i 's/base/copy/' out/shop/copy.yaml
+kubectl apply -n shop -f out/shop/copy.yaml
+`})
+	said := fmt.Sprint(res.Model.NotCarried)
+	if strings.Contains(said, "mkdir") || !strings.Contains(said, "install.sh:4 kubectl get") || strings.Contains(said, "commit it") {
+		t.Errorf("not carried %v", res.Model.NotCarried)
+	}
+}
+
+// 46zzg D8: PASS=${1:-$default_pass} with a secret default: the step
+// holds the secret variable, so the note does not say the script's
+// default is written in the step.
+func TestSecretDefaultOfAnArgument(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\ndefault_pass=\"s3cr3t-Default\"\nPASS=${1:-$default_pass}\nkubectl create secret generic db -n shop --from-literal=password=\"$PASS\"\n"})
+	said := fmt.Sprint(res.Model.Info)
+	if strings.Contains(said, "written in the step") || strings.Contains(string(res.Spec)+said, "s3cr3t-Default") || !strings.Contains(said, "its default is a secret") {
+		t.Errorf("info %v\n%s", res.Model.Info, res.Spec)
+	}
+}
+
+// 46zzg D6: a credential key in a commented-out line is no credential:
+// the file goes into the ConfigMap; a live one is still refused, named.
+func TestCommentedCredentialIsNone(t *testing.T) {
+	script := "#!/bin/bash\nset -e\nkubectl create configmap shop-ini -n shop --from-file=shop.ini\n"
+	res := importScript(t, map[string]string{"shop.ini": "[main]\nsite = http://shop.example.test\n# mail.password = example\n", "install.sh": script})
+	if fateAt(res.Model, 3) != "step" {
+		t.Errorf("line 3 %q %v", fateAt(res.Model, 3), res.Model.NotCarried)
+	}
+	res = importScript(t, map[string]string{"shop.ini": "[main]\n# mail.password = example\ndb.password = Zq8vLiveOne\n", "install.sh": script})
+	if said := fmt.Sprint(res.Model.NotCarried); !strings.Contains(said, "(db.password)") {
+		t.Errorf("not carried %v", said)
+	}
+}
+
+// 46zzg N2: a select menu is a person's answer: named at its line.
+func TestSelectMenuIsNamed(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nselect go in \"Keep\" \"Drop\"; do\n  case $go in\n    Keep ) exit;;\n    Drop ) break;;\n  esac\ndone\nkubectl -n shop scale deployment/cart-old --replicas=0\n"})
+	if lines := infoLines(res.Model, "asks a person to pick"); len(lines) != 1 || lines[0] != 3 {
+		t.Errorf("info %v", res.Model.Info)
+	}
+}
