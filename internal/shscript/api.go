@@ -304,7 +304,11 @@ func pruneVars(m *importer.Model, logins ...importer.Login) {
 			continue
 		}
 		kept = append(kept, v)
-		if v.Computed && !v.Secret {
+		switch {
+		case v.Computed && !v.Secret && v.Default != nil:
+			// VERSION=$(curl …) with the script's fallback where it is empty
+			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec takes the script's fallback, " + *v.Default + ", unless it is given (--set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
+		case v.Computed && !v.Secret:
 			// the spec cannot run until someone finds what the script computed
 			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required variable (give it with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
 		}

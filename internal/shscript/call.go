@@ -208,7 +208,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case name == "sleep":
 		t.sleep(x)
 	case name == "read" && slices.ContainsFunc(x.args, func(a string) bool { return strings.HasPrefix(a, "-") && strings.Contains(a, "p") }):
-		t.readPrompt(x, c)
+		t.prompt(s, c, x)
 	case t.readsOrVaries(x, c, name):
 	case name == "exit" || name == "return":
 		if t.cond == 0 && (name == "exit" || t.inFunc) {
@@ -255,6 +255,17 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	default:
 		t.otherCommand(s, c, x, name, base)
 	}
+}
+
+// prompt is read -p "press enter when argocd is ready", a person's
+// go-ahead, or an answer (read -p "Namespace: " NS) the spec asks for.
+func (t *translator) prompt(s *syntax.Stmt, c *syntax.CallExpr, x *cmd) {
+	why := "the script waits for a person here; khook does not: each step waits for what it needs (add a wait: step for something specific)"
+	if names := t.reads(c, t.loc(s), "the script asks a person for it ("+t.loc(s).String()+")"); len(names) > 0 {
+		// read -p "Switch? (y/N)" CONFIRM: an answer that picks a branch (46zzb's N9)
+		why = "the script asks a person here, and khook asks no one: the answer (" + strings.Join(names, ", ") + ") is only known when the script runs, so a step that uses it asks for it as a variable"
+	}
+	t.info(x.stmt, t.text(x.stmt), why)
 }
 
 // clusterTool is a command of kind, k3d, minikube, k3s or kubeadm: said.
@@ -315,6 +326,11 @@ func (t *translator) otherCommand(s *syntax.Stmt, c *syntax.CallExpr, x *cmd, na
 	t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base, x.args[1:]))
 	t.remoteTools(x, base)
 	t.toolsInStrings(x, base)
+}
+
+// callsToolText: text runs helm or kubectl somewhere.
+func (t *translator) callsToolText(text string) bool {
+	return toolsInText.MatchString(text)
 }
 
 // toolsInText finds kubectl or helm commands in a command string.
@@ -602,6 +618,17 @@ func (t *translator) unwrap(x *cmd) string {
 		}
 		break
 	}
+	if i+3 == len(x.args) && w == "timeout" && (x.args[i] == "bash" || x.args[i] == "sh") && x.args[i+1] == "-c" {
+		// timeout 600 bash -c 'until kubectl get … | grep -q Deployed; do
+		// sleep 5; done' (46zza's N4): the string's lines, walked by script
+		t.shellTimeout = x.args[i-1] // timeout's duration, before what it runs
+		if _, err := strconv.Atoi(t.shellTimeout); err == nil {
+			t.shellTimeout += "s"
+		}
+		t.info(x.stmt, strings.Join(x.args[:i], " "), "the steps of the string it runs take it as their timeout (timeout: "+t.shellTimeout+")")
+		x.args = x.args[i:]
+		return x.args[0]
+	}
 	if i == len(x.args) || toolName(x.args[i]) == "" {
 		return w
 	}
@@ -721,6 +748,9 @@ func (t *translator) recordMade(x *cmd, name string) {
 			}
 			a = v
 		}
+		if name == "sed" && !strings.Contains(a, "${") && !exists(t.abs(a)) && t.madeBy(t.abs(a)) == "" {
+			continue // sed makes no file it reads (sed -i of one not there fails: 46zza's D7)
+		}
 		paths = append(paths, a)
 		t.changed(a, x) // yq -i f, perl -pi f, tee -a f
 	}
@@ -806,7 +836,22 @@ func whatToDo(name string, args []string) string {
 		return "run it before khook and hand the values in as secret variables (KHOOK_SECRET_NAME), or in a job: step"
 	case "git":
 		return "check out what the spec needs before khook runs"
-	case "mkdir", "rm", "cp", "mv", "touch", "ln", "chmod", "tee", "sed", "awk", "envsubst", "openssl", "ssh-keygen":
+	case "sudo":
+		// sudo mv virtctl /usr/local/bin/: the advice of what it runs (46zza's N3)
+		for i, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				return whatToDo(a, args[i+1:])
+			}
+		}
+	case "rm", "rmdir", "unlink":
+		return "it removes local files and makes none: nothing for the spec to do"
+	case "mv", "cp", "install", "ln", "chmod":
+		if slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "/bin") }) {
+			return "it installs a command on the machine the script runs on, which khook needs none of: install it by hand where you use it"
+		}
+	}
+	switch name {
+	case "mkdir", "cp", "mv", "touch", "ln", "chmod", "install", "tee", "sed", "awk", "envsubst", "openssl", "ssh-keygen":
 		return "it works on local files: do it before khook runs, or commit the file it makes"
 	}
 	if strings.HasSuffix(name, ":") || name == "EOF" {
@@ -969,11 +1014,28 @@ func (t *translator) notSourced(x *cmd, path, abs string) bool {
 // the script's own "$@" and those are not known at import (run with no
 // arguments): there the called script's $1 is the caller's.
 func (t *translator) script(x *cmd) {
-	args, words := x.args, x.words
+	args, words, to := x.args, x.words, t.shellTimeout
+	t.shellTimeout = ""
 	errexit, nounset, direct := false, false, true // a new shell: set -e and -u only from its options or its #! line
 	if args[0] == "bash" || args[0] == "sh" {
 		args, words, direct = args[1:], words[1:], false
 		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			if args[0] == "-c" && len(args) == 2 && x.ok && t.callsToolText(args[1]) {
+				// bash -c 'until kubectl get …; do sleep 5; done': its lines
+				// are the script's, in a shell of their own (its variables
+				// stay there)
+				vars, before := maps.Clone(t.vars), len(t.m.Steps)
+				walked := t.walkText(args[1], x.stmt)
+				t.vars = vars
+				for _, st := range t.m.Steps[before:] {
+					if to != "" && (st.Out.Wait != nil || st.Out.Rollout != nil) {
+						st.Out.Timeout = to
+					}
+				}
+				if walked {
+					return
+				}
+			}
 			if args[0] == "-c" {
 				t.notCarried(x.stmt, t.text(x.stmt), "a command string; write its commands in the script itself to import them")
 				t.toolsInStrings(x, x.args[0])

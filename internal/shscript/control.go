@@ -104,6 +104,13 @@ func (t *translator) undecidedIf(c *syntax.IfClause, last *syntax.Stmt) {
 	if len(t.m.Steps) == before && t.notHeldAgain(c, last) {
 		return
 	}
+	if len(t.m.Steps) == before && destroys(c) {
+		// if ! kubectl … get pod -l app=multus … | grep -q Running; then
+		// kubectl delete pod -l app=multus --force; fi (46zza's N9): a
+		// delete the script does only where it holds is never every run's
+		t.whenBranches(c, t.choiceVar(last))
+		return
+	}
 	before, inThen := len(t.m.Steps), 0
 	t.undecided(last, func() {
 		t.branch(c.Then, "")
@@ -138,6 +145,33 @@ func (t *translator) rivalBranches(c *syntax.IfClause, last *syntax.Stmt) {
 	t.whenBranches(c, cel)
 }
 
+// destroys: a branch of c (its elif and else too) deletes, scales or
+// uninstalls with helm or kubectl.
+func destroys(c *syntax.IfClause) bool {
+	found := false
+	for b := c; b != nil && !found; b = b.Else {
+		for _, s := range b.Then {
+			syntax.Walk(s, func(n syntax.Node) bool {
+				x, ok := n.(*syntax.CallExpr)
+				if !ok || len(x.Args) < 2 || found {
+					return !found
+				}
+				argv := litArgs(x.Args)
+				switch toolName(argv[0]) {
+				case "kubectl", "oc":
+					pos := parseFlags(argv[1:], kubectlValued).pos
+					found = len(pos) > 0 && (pos[0] == "delete" || pos[0] == "scale")
+				case "helm":
+					pos := parseFlags(argv[1:], helmValued).pos
+					found = len(pos) > 0 && (pos[0] == "uninstall" || pos[0] == "delete" || pos[0] == "del" || pos[0] == "un" || pos[0] == "rollback")
+				}
+				return !found
+			})
+		}
+	}
+	return found
+}
+
 // notHeldAgain walks an if whose condition the spec took as not holding
 // before, where its branch exits (if is_darwin; then …; exit 0; fi, later
 // if is_darwin; then …: 46zj's D3): its branch's commands named, the else
@@ -166,10 +200,15 @@ func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
 		func() { t.branch(c.Then, cel) },
 		func() {
 			if c.Else != nil {
+				before := len(t.m.Steps)
 				t.when = append(t.when, "!("+cel+")")
 				t.ifClause(c.Else)
 				t.when = t.when[:len(t.when)-1]
-				if g := t.exitGuard; len(g) > 0 { // an exit in it: what follows runs where cel holds or g does
+				switch g := t.exitGuard; {
+				case len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then) && (len(t.m.Steps) > before || !t.failsScript(c.Else.Then)):
+					// else …; exit 1: what follows runs only where cel holds
+					t.exitGuard = []string{cel}
+				case len(g) > 0: // an exit in it: what follows runs where cel holds or g does
 					t.exitGuard = []string{"((" + cel + ") || (" + strings.Join(g, " && ") + "))"}
 				}
 			}
@@ -216,6 +255,9 @@ func readsState(cond *syntax.Stmt) bool {
 // user says which branch their cluster takes; the CEL that reads it.
 func (t *translator) choiceVar(cond *syntax.Stmt) string {
 	name := "IF_" + condWord(cond)
+	if cond.Negated && name != "IF_" {
+		name = "IF_NOT_" + name[3:] // ! … | grep -q Running: "true" where it is not
+	}
 	if name == "IF_" || t.m.Var(name) != nil || t.vars[name[3:]] != nil {
 		name = "IF_L" + strconv.Itoa(int(cond.Pos().Line()))
 	}

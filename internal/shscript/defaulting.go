@@ -23,6 +23,9 @@ func (t *translator) defaulting(cond *syntax.Stmt, body []*syntax.Stmt) bool {
 	var val string
 	generated := false
 	for _, s := range body {
+		if t.isHousekeeping(s) && !exits(s) && onlyAssign(s) == nil {
+			continue // echo "cannot fetch the version, using v1.2.0" (46zza's N8)
+		}
 		a := onlyAssign(s)
 		if a == nil || a.Name.Value != name || a.Value == nil || a.Append || a.Array != nil {
 			return false
@@ -60,11 +63,20 @@ func (t *translator) defaulting(cond *syntax.Stmt, body []*syntax.Stmt) bool {
 	}
 	from := t.loc(cond)
 	v := t.m.Var(name) // declared where the script read it before
+	if sv := t.vars[name]; v == nil && sv != nil && sv.decl != nil {
+		v = sv.decl // computed (VERSION=$(curl …)), not yet declared
+	}
 	if v == nil {
 		v = &importer.Var{Name: name, From: from}
 	}
 	v.Required, v.Default = false, &val
-	v.Description = "read from the environment by the script; unset or empty, it is " + val + " (" + from.String() + ")"
+	if v.Computed {
+		// VERSION=$(curl …), then v1.2.0 where that is empty (46zza's N8:
+		// required, and every step doubled under when: VERSION == "")
+		v.Description = strings.TrimSuffix(v.Description, ")") + "); empty, it is " + val + " (" + from.String() + ")"
+	} else {
+		v.Description = "read from the environment by the script; unset or empty, it is " + val + " (" + from.String() + ")"
+	}
 	t.vars[name] = &shVar{decl: v} // declared where a step reads it
 	return true
 }

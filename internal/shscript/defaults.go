@@ -46,6 +46,15 @@ func (t *translator) rolloutUnbounded(x *cmd, st *importer.OutStep) {
 // none.
 func (t *translator) contextNamespace(x *cmd, tool string, steps []*importer.Step) {
 	for _, st := range steps {
+		if a := st.Out.Apply; a != nil && a.Namespace == "" && len(a.Manifests) > 0 && !slices.ContainsFunc(a.Manifests, func(s importer.OutSource) bool { return s.URL == "" }) {
+			// an operator's bundle by URL, whose objects mostly name their
+			// namespace (46zza's N1: the note on 30 lines): said once
+			if !t.urlNSSaid {
+				t.urlNSSaid = true
+				t.stepInfo(t.loc(x.stmt), st.Out, "if the manifests at its URL name no namespace, "+tool+" without -n applies them in the kubeconfig context's namespace, the step in default; khook does not read the URL at import (said once, for this apply and those of URLs after it): write namespace: on those whose objects need the context's")
+			}
+			return
+		}
 		if t.namespaced(st.Out) {
 			why := tool + " without -n works in the kubeconfig context's namespace (default, unless the context names another); the step works in default: write namespace: if the context names another"
 			if u := t.scopeUnknown(st.Out); u != "" {

@@ -177,8 +177,13 @@ func (t *translator) unusedRepos() {
 func (t *translator) readsMissing(x *cmd) {
 	t.notCarried(x.stmt, t.text(x.stmt), x.stdin.why+" (a here-document whose << is mistyped? bash runs each line after it that looks like its text as a command, which is not found)")
 	t.strayDoc = true
+	t.failsHere(x, "fix the script and import again")
+}
+
+// failsHere: x fails in the script; under set -e, not tested, that ends it.
+func (t *translator) failsHere(x *cmd, fix string) {
 	if c, ok := x.stmt.Cmd.(*syntax.CallExpr); ok && t.errexit && !t.tested[c] {
-		t.halted(x.stmt, "under set -e that failure ends the script", "fix the script and import again")
+		t.halted(x.stmt, "under set -e that failure ends the script", fix)
 	}
 }
 

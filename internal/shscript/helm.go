@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -346,6 +347,10 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 		h.Namespace = t.ctxNS // helm, too, takes the current context's namespace
 	}
 	if !t.chartRef(x, f, h, chart) {
+		// no step installs it: what --name said the step does is moot
+		t.m.NotCarried = slices.DeleteFunc(t.m.NotCarried, func(n importer.Note) bool {
+			return n.Loc == t.loc(x.stmt) && strings.Contains(n.Why, "the step installs the release "+rel+":")
+		})
 		return
 	}
 	st := &importer.OutStep{Helm: h}
@@ -433,6 +438,13 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 	case strings.Count(chart, "/") == 1:
 		repo, name, _ := strings.Cut(chart, "/")
 		url, ok := t.repos[repo]
+		if fi, err := os.Stat(t.abs(repo)); !ok && err == nil && fi.IsDir() && t.madeBy(t.abs(chart)) == "" {
+			// charts/nginx-ingress beside the local charts/ of the others
+			// (46zza's D7): helm finds no such folder, then no repository
+			// charts, and fails; no repository is to be made up for it
+			t.account(x.stmt, importer.FateNotCarried, "", "chart "+chart+": no such chart folder under "+t.display(t.abs(repo))+" at import, and the script adds no repository "+repo+", so helm fails here as the script is; commit the chart, or fix the path, and import again")
+			return false
+		}
 		if !ok {
 			v := importer.RepoVar(repo, t.loc(x.stmt), "the script does not add it")
 			url = t.ref(v)
@@ -597,13 +609,25 @@ func (t *translator) duration(x *cmd, s string) string {
 		t.notCarried(x.stmt, "--timeout "+s, x.args[0]+" refuses it (time: missing unit in duration), so the script's command fails as written; the step takes "+s+"s, as Helm 2 read it: write --timeout "+s+"s in the script")
 		return s + "s"
 	}
-	if m := varRef.FindStringSubmatch(s); m != nil && m[0] == s {
-		// readonly WAITTIME=${WAITTIME:-5m}; --timeout "${WAITTIME}"
-		if v := t.m.Var(m[1]); v != nil && v.Default != nil {
-			if _, err := time.ParseDuration(*v.Default); err == nil {
-				t.info(x.stmt, "--timeout "+s, "written as the default of "+m[1]+", "+*v.Default+": a step's timeout is not read from a variable; edit the step to change it")
-				return *v.Default
+	if varRef.MatchString(s) {
+		// readonly WAITTIME=${WAITTIME:-5m}; --timeout "${WAITTIME}", also
+		// --timeout="${ISO_WAIT}s" of ISO_WAIT=${ISO_WAIT:-3600} (46zza's D3)
+		var names []string
+		d := varRef.ReplaceAllStringFunc(s, func(ref string) string {
+			v := t.m.Var(ref[2 : len(ref)-1])
+			if v == nil || v.Default == nil {
+				return ref
 			}
+			names = append(names, v.Name+", "+*v.Default)
+			return *v.Default
+		})
+		if _, err := time.ParseDuration(d); err == nil && !varRef.MatchString(d) {
+			as := ""
+			if len(names) > 1 || !strings.HasSuffix(names[0], ", "+d) {
+				as = ", as " + d
+			}
+			t.info(x.stmt, "--timeout "+s, "written as the default of "+strings.Join(names, " and ")+as+": a step's timeout is not read from a variable; edit the step to change it")
+			return d
 		}
 	}
 	if _, err := time.ParseDuration(s); err != nil {
@@ -633,8 +657,8 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 				t.notCarried(x.stmt, "-f -", why)
 				continue
 			}
-			var m map[string]any
-			if err := yaml.Unmarshal([]byte(x.stdin.text), &m); err != nil {
+			m, err := t.helmValues(x, "-f -", x.stdin.text)
+			if err != nil {
 				t.notCarried(x.stmt, "-f -", "the values on its standard input are not YAML: "+err.Error())
 				continue
 			}
@@ -656,8 +680,8 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			if !ok {
 				continue
 			}
-			var m map[string]any
-			if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+			m, err := t.helmValues(x, "-f "+p, text)
+			if err != nil {
 				t.notCarried(x.stmt, "-f "+p, "the values the script writes to it are not YAML: "+err.Error())
 				continue
 			}
@@ -675,6 +699,48 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 		}
 	}
 	return inline
+}
+
+// helmValues reads values as Helm does (sigs.k8s.io/yaml, go-yaml v2 not
+// strict): a key written twice in a mapping is no error, the last one
+// wins (46zza's D6: a values file with loadBalancerIP twice, refused as
+// "not YAML", its release written without values); said at the line.
+func (t *translator) helmValues(x *cmd, what, text string) (map[string]any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, err
+	}
+	var dups []string
+	var dedup func(n *yaml.Node)
+	dedup = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode {
+			last := map[string]int{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				last[n.Content[i].Value] = i
+			}
+			var kept []*yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if k := n.Content[i]; last[k.Value] != i {
+					dups = append(dups, fmt.Sprintf("%s (line %d, again at line %d)", k.Value, k.Line, n.Content[last[k.Value]].Line))
+					continue
+				}
+				kept = append(kept, n.Content[i], n.Content[i+1])
+			}
+			n.Content = kept
+		}
+		for _, c := range n.Content {
+			dedup(c)
+		}
+	}
+	dedup(&doc)
+	var m map[string]any
+	if err := doc.Decode(&m); err != nil && doc.Kind != 0 {
+		return nil, err
+	}
+	if len(dups) > 0 {
+		t.info(x.stmt, what, "keys written twice in a mapping: "+strings.Join(dups, ", ")+"; Helm takes the last of each, and so does the step")
+	}
+	return m, nil
 }
 
 // setOverFiles keeps what the values files give a list that --set indexes:
@@ -867,10 +933,7 @@ func (t *translator) secretSets(x *cmd, s string) string {
 // here-document) with secret variables, as secretSets does for --set:
 // harborAdminPassword: s3cret never reaches the spec (trial 46zj's D1).
 func (t *translator) secretValues(x *cmd, m map[string]any, prefix string) {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
+	keys := slices.Sorted(maps.Keys(m)) // in order: the variables and notes are the same each run
 	if n, ok := m["name"].(string); ok && secretLooking(n) {
 		// env: [{name: DB_PASSWORD, value: s3cret}]
 		if val, ok := m["value"].(string); ok && val != "" && !strings.Contains(val, "${") {
@@ -880,9 +943,9 @@ func (t *translator) secretValues(x *cmd, m map[string]any, prefix string) {
 			m["value"] = "${" + varName(n) + " | toJson}"
 		}
 	}
-	for k, v := range m {
+	for _, k := range keys {
 		path := prefix + k
-		switch val := v.(type) {
+		switch val := m[k].(type) {
 		case map[string]any:
 			t.secretValues(x, val, path+".")
 		case []any:

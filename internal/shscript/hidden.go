@@ -176,7 +176,19 @@ func (t *translator) splitUnknown(x *cmd) bool {
 	}
 	what := "flags or the object"
 	if toolName(x.args[0]) == "helm" {
-		what = "flags or the chart"
+		// helm rollback REL REV takes no chart (46zzb's N4)
+		sub := ""
+		if i := firstArg(x.args); i < len(x.args) {
+			sub = x.args[i]
+		}
+		switch sub {
+		case "install", "upgrade", "template":
+			what = "flags or the chart"
+		case "rollback":
+			what = "flags, the release or the revision"
+		default:
+			what = "flags or the release"
+		}
 	}
 	t.account(x.stmt, importer.FateNotCarried, "", "the unquoted "+strings.Join(x.split, ", ")+" is split into words only when the script runs, and its value is not known at import (it may hold "+what+"), so which argument is which is not known; write the step by hand")
 	return true

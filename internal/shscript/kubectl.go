@@ -400,6 +400,7 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 			// a committed empty file (what a command the script runs
 			// would write: trial 46zz's D1): kubectl finds no object
 			t.account(x.stmt, importer.FateNotCarried, "", p+" is empty at import, so kubectl fails there (no objects passed to apply): commit the manifests it should hold")
+			t.failsHere(x, "commit the manifests and import again")
 			return nil, false
 		}
 		return []importer.OutSource{{File: t.specPath(p)}}, true
@@ -419,7 +420,15 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 	})
 	sort.Strings(files)
 	if len(files) == 0 {
-		t.account(x.stmt, importer.FateNotCarried, "", "directory "+p+" holds no manifests at import")
+		// kubectl reads a folder's sub-folders only with -R (46zzb's N1)
+		t.account(x.stmt, importer.FateNotCarried, "", "directory "+p+" holds no manifests at import"+map[bool]string{false: " (kubectl reads its sub-folders only with -R)"}[recursive]+", so kubectl fails there (no objects passed to apply)")
+		made := t.madeBy(abs) != ""
+		for k := range t.wrote {
+			made = made || within(k, abs)
+		}
+		if !made { // a folder the script fills first may hold some when it runs
+			t.failsHere(x, "commit the manifests (or add -R) and import again")
+		}
 		return nil, false
 	}
 	var out []importer.OutSource

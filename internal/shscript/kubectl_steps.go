@@ -16,6 +16,16 @@ import (
 func (t *translator) kDelete(x *cmd, f flags) {
 	ign := f.is("ignore-not-found")
 	base := &importer.OutDelete{Namespace: f.get("n", "namespace"), AllNamespaces: f.is("A", "all-namespaces"), Selector: f.get("l", "selector"), IgnoreNotFound: &ign}
+	var hurry []string
+	for _, fl := range f.list {
+		if fl.name == "force" || fl.name == "now" || fl.name == "grace-period" {
+			hurry = append(hurry, "--"+fl.name)
+		}
+	}
+	if len(hurry) > 0 {
+		// --force --grace-period=0 (46zza's N6): dropped, said
+		t.info(x.stmt, strings.Join(hurry, " "), "khook's delete step has no such option: it deletes with each object's own grace period, as kubectl without them")
+	}
 	if fs := f.get("f", "filename"); fs != "" {
 		srcs, ok := t.manifestSource(x, fs, f.is("R", "recursive"))
 		if !ok {
@@ -59,6 +69,8 @@ var conditionNames = map[string]string{"available": "Available", "ready": "Ready
 	"podscheduled": "PodScheduled", "namesaccepted": "NamesAccepted", "failed": "Failed"}
 
 // podRef is pod/${NAME}, a wait's target named by a variable.
+var wholeRef = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
+
 var podRef = regexp.MustCompile(`^pods?/\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
 
 func (t *translator) kWait(x *cmd, f flags) {
@@ -243,7 +255,11 @@ func (t *translator) kLabel(x *cmd, f flags, sub string) {
 	}
 	kv := map[string]any{}
 	for _, p := range pairs {
-		if k, v, ok := strings.Cut(p, "="); ok {
+		if k, v, ok := strings.Cut(p, "="); ok && strings.Contains(v, "${") {
+			// preview-pr=${PR}: khook substitutes text, and a label's value
+			// is a string, never the number 42 (46zzb's N8)
+			kv[k] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v, Style: yaml.DoubleQuotedStyle}
+		} else if ok {
 			kv[k] = v
 		} else {
 			kv[strings.TrimSuffix(p, "-")] = nil
@@ -257,11 +273,22 @@ func (t *translator) kLabel(x *cmd, f flags, sub string) {
 	t.addStep(x.stmt, sub+"-"+tg, "", &importer.OutStep{Patch: p})
 }
 
+// kScale is `kubectl scale TYPE NAME --replicas=N` as a merge patch; a
+// count the script computes when it runs (--replicas=${CANARY}, 46zzb's
+// D2) is its variable, which khook substitutes as text: a number there.
 func (t *translator) kScale(x *cmd, f flags) {
 	tg, ok := target(f.pos[1:])
-	n, err := strconv.Atoi(f.get("replicas"))
-	if !ok || err != nil {
+	r := f.get("replicas")
+	var n any = r
+	if i, err := strconv.Atoi(r); err == nil {
+		n = i
+	}
+	switch {
+	case !ok:
 		t.account(x.stmt, importer.FateNotCarried, "", "khook's patch: step takes one named object; set replicas in its manifest or values")
+		return
+	case n == r && !wholeRef.MatchString(r):
+		t.account(x.stmt, importer.FateNotCarried, "", "the replica count ("+cmpOr(r, "none")+") is not a number khook can write: set replicas in the object's manifest or a patch: step by hand")
 		return
 	}
 	p := &importer.OutPatch{Target: tg, Namespace: f.get("n", "namespace"), Type: "merge", Patch: map[string]any{"spec": map[string]any{"replicas": n}}}

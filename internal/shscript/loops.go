@@ -67,8 +67,13 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	saveLoopCond := t.loopCond
 	t.loopCond = t.cond + 1 // the body runs once per item, unconditionally
 	defer func() { t.inLoop--; t.loopCond = saveLoopCond }()
+	if t.turns == nil {
+		t.turns = map[string]string{}
+	}
+	saveTurn := t.turns[name]
+	defer func() { t.turns[name] = saveTurn }()
 	for i, v := range items {
-		t.vars[name] = &shVar{val: v}
+		t.vars[name], t.turns[name] = &shVar{val: v}, v
 		before := t.mark()
 		t.branch(c.Do, "")
 		if i > 0 && !iterates && sameSteps(t.m.Steps[first:before.steps], t.m.Steps[before.steps:]) && sameCommands(t.m.Commands[firstCmd:before.commands], t.m.Commands[before.commands:]) {
@@ -282,17 +287,18 @@ func (t *translator) defaultItems(it *syntax.WordIter) ([]string, *importer.Var,
 // passes — for _ in $(seq 1 30); do if kubectl get secret x -n ns; then
 // break; fi; sleep 2; done —: the wait it stands for, as until kubectl
 // get … is (trial 46zv's N1: the Secret an operator makes, waited on by
-// nothing).
+// nothing). What the if runs before its break (an apply into the
+// namespace it waited for: 46zzb's D4) runs once, after the wait.
 func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string) bool {
 	if usesVar(c.Do, name) {
 		return false
 	}
 	var check *syntax.Stmt
-	var rest []*syntax.Stmt
+	var rest, then []*syntax.Stmt
 	for _, st := range c.Do {
 		if ic, ok := st.Cmd.(*syntax.IfClause); ok && check == nil && len(ic.Cond) == 1 && ic.Else == nil && len(ic.Then) > 0 && isCommand(ic.Then[len(ic.Then)-1], "break") {
 			if cond := ic.Cond[0]; !cond.Negated && isCommand(cond, "kubectl") {
-				check = cond
+				check, then = cond, ic.Then[:len(ic.Then)-1]
 				continue
 			}
 		}
@@ -306,6 +312,7 @@ func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string)
 		return false
 	}
 	t.pollLoop(s, check, rest)
+	t.stmts(then)
 	return true
 }
 
@@ -375,20 +382,8 @@ func (t *translator) loopReads(cond *syntax.Stmt) {
 	t.reads(c, t.loc(cond), "the loop at "+t.loc(cond).String()+" reads it, a value a turn from what is piped in; its body is carried once, for the value given")
 }
 
-// readPrompt is read -p: a person's go-ahead (read -p "press enter when
-// argocd is ready"), or an answer (read -rsp "Password: " PW) the spec
-// takes as a variable (46zzf's N1: a value, not a wait).
-func (t *translator) readPrompt(x *cmd, c *syntax.CallExpr) {
-	names := t.reads(c, t.loc(x.stmt), "the script asks a person for it ("+t.loc(x.stmt).String()+")")
-	why := "the script waits for a person here; khook does not: each step waits for what it needs (add a wait: step for something specific)"
-	if len(names) > 0 && names[0] != "_" && names[0] != "REPLY" {
-		why = "the script asks a person for " + strings.Join(names, ", ") + " here; khook asks nobody: the spec takes the value as a variable where the script uses it (a secret one where it goes into a Secret)"
-	}
-	t.info(x.stmt, t.text(x.stmt), why)
-}
-
 // reads declares the variables a read sets (what: where their value comes
-// from, which only the run knows); their names.
+// from, which only the run knows); the script's names of them ($NAME).
 func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (names []string) {
 	skip, array := false, false
 	for _, w := range c.Args[1:] {
@@ -403,7 +398,7 @@ func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (n
 		case validName(name):
 			skip, array = false, false
 			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc, Description: what}}
-			names = append(names, name)
+			names = append(names, "$"+name)
 		}
 	}
 	return names
@@ -503,6 +498,10 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 				return
 			}
 		}
+	}
+	if cond != nil && t.grepWait(cond) {
+		t.pollBody(body)
+		return
 	}
 	// Not a poll khook understands (until [[ "$done" == true ]] too): its
 	// body is walked once, so no command in it goes unaccounted for; nor
@@ -625,6 +624,11 @@ func (t *translator) pollGet(x *cmd) {
 		return
 	}
 	targets := kindNames(f.pos[1:])
+	if len(targets) == 0 && len(f.pos) == 2 && crdName.MatchString(f.pos[1]) {
+		// until kubectl get network-attachment-definitions.k8s.cni.cncf.io
+		// (46zza's N2): the kind served is its CRD, PLURAL.GROUP, Established
+		targets = []string{"crd/" + f.pos[1]}
+	}
 	if len(targets) == 0 {
 		t.account(x.stmt, importer.FateReadOnly, "", "a poll until the API serves "+strings.Join(f.pos[1:], " ")+": khook maps the kinds of CRDs the run applied once they are Established, so the next step waits for it itself")
 		return
@@ -676,23 +680,58 @@ func (t *translator) pollCompare(s *syntax.Stmt, cond *syntax.Stmt) {
 		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
 		return
 	}
-	x := t.newCmd(cs.Stmts[0], c)
+	if !t.jsonpathWait(cond, t.newCmd(cs.Stmts[0], c), want) {
+		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
+	}
+}
+
+// jsonpathWait is the wait step for `kubectl get X -o jsonpath=P` until it
+// prints want; false when x is no such get.
+func (t *translator) jsonpathWait(at *syntax.Stmt, x *cmd, want string) bool {
 	f := parseFlags(x.args[1:], kubectlValued)
 	out := f.get("o", "output")
 	targets := kindNames(f.pos[1:])
 	if len(f.pos) == 2 && f.get("l", "selector") != "" {
 		targets = f.pos[1:] // kubectl get pods -l app=x: the kind, by its selector
 	}
-	if len(f.pos) == 0 || f.pos[0] != "get" || !strings.HasPrefix(out, "jsonpath=") || len(targets) != 1 {
-		t.notCarried(s, t.text(s), "a loop khook cannot turn into a wait; add a wait: step")
-		return
+	if len(f.pos) == 0 || f.pos[0] != "get" || !strings.HasPrefix(out, "jsonpath=") || len(targets) != 1 || !x.ok || len(x.args) == 0 || toolName(x.args[0]) == "" {
+		return false
 	}
-	if t.podByName(cs.Stmts[0], targets[0]) {
-		return
+	if t.podByName(x.stmt, targets[0]) {
+		return true // named not carried
 	}
 	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), Selector: f.get("l", "selector"), For: out + "=" + want}
-	t.addStep(cond, "wait-"+targets[0], "", &importer.OutStep{Wait: w})
+	t.addStep(at, "wait-"+targets[0], "", &importer.OutStep{Wait: w})
+	return true
 }
+
+// grepWait is `until kubectl get X -o jsonpath=P | grep -q V` (46zza's N4:
+// the KubeVirt CR's phase Deployed): the wait for P to be V, said, as grep
+// finds V also inside a longer value.
+func (t *translator) grepWait(cond *syntax.Stmt) bool {
+	p, ok := cond.Cmd.(*syntax.BinaryCmd)
+	if !ok || p.Op != syntax.Pipe {
+		return false
+	}
+	get, gok := p.X.Cmd.(*syntax.CallExpr)
+	grep, rok := p.Y.Cmd.(*syntax.CallExpr)
+	if !gok || !rok {
+		return false
+	}
+	g := t.newCmd(p.Y, grep)
+	if !g.ok || len(g.args) != 3 || g.args[0] != "grep" || g.args[1] != "-q" || strings.ContainsAny(g.args[2], `.*[]^$\`) {
+		return false
+	}
+	if !t.jsonpathWait(p.X, t.newCmd(p.X, get), g.args[2]) {
+		return false
+	}
+	t.info(cond, t.text(cond.Cmd), "carried as a wait for the value "+g.args[2]+"; grep -q also finds it inside a longer one")
+	return true
+}
+
+// crdName is a resource named as its CRD is, PLURAL.GROUP (lower case,
+// the plural ending in s, a dotted group).
+var crdName = regexp.MustCompile(`^[a-z0-9-]*s\.[a-z0-9-]+(\.[a-z0-9-]+)+$`)
 
 // podByName names a wait on pods/$POD not carried where the script read
 // POD's name from the cluster (kubectl get pods | grep x | cut …): a

@@ -410,6 +410,28 @@ func (t *translator) sedOut(x *cmd) (*input, bool) {
 	return &input{src: &importer.OutSource{Inline: out}, text: out, known: true}, true
 }
 
+// echoSed is $(echo "$0" | sed 's/\(.*\)\/.*/\1/') of words known at
+// import: sed's s/// over the line echo prints, the trailing newline
+// dropped as $(…) drops it (46zza's D5: a folder from $0 taken as one the
+// run makes).
+func (t *translator) echoSed(cs *syntax.CmdSubst) (string, bool) {
+	p, ec, sc := twoCalls(cs)
+	if p == nil || len(p.X.Redirs)+len(p.Y.Redirs) > 0 {
+		return "", false
+	}
+	echo, sed := t.newCmd(p.X, ec), t.newCmd(p.Y, sc)
+	if !echo.ok || !sed.ok || len(echo.args) < 2 || echo.args[0] != "echo" || strings.HasPrefix(echo.args[1], "-") || len(sed.args) < 2 || sed.args[0] != "sed" {
+		return "", false
+	}
+	line := strings.Join(echo.args[1:], " ")
+	exprs, files, inPlace, ere, ok := sedArgs(sed.args[1:])
+	if !ok || inPlace || len(files) > 0 || strings.Contains(line, "${") {
+		return "", false
+	}
+	out, why := sedApply(line+"\n", exprs, ere)
+	return strings.TrimRight(out, "\n"), why == ""
+}
+
 // sedWrites records sed 's|X|$V|g' tmpl > out.yaml as envsubst's is
 // recorded: out.yaml holds what it prints, which a step that reads it
 // takes inline (46zzf's D2); false when khook cannot make that text.

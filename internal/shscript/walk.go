@@ -69,6 +69,8 @@ type translator struct {
 	generated       bool                          // the value being assigned is a secret made by openssl rand, pwgen
 	computedSecret  bool                          // … computed by a pipeline (talosctl … | yq …), not read from a file
 	hoisted         map[*syntax.Word]*syntax.Word // KEY=$(…) arguments, as a variable's (hoist)
+	urlNSSaid       bool                          // the no -n note of a URL apply said (contextNamespace)
+	shellTimeout    string                        // timeout N bash -c '…': N, for the string's waits (unwrap)
 	pods            map[string]podPick            // variables holding a pod picked by label
 	guessedArgs     bool                          // a condition counted $# of arguments the import was not given
 	retriedLast     *importer.OutStep             // the last step of the last retry loop carried once
@@ -122,6 +124,7 @@ type translator struct {
 	// exitGuard is !(cel) of a branch under when: cel that exited: the
 	// conditions of everything after it (stmts raises them out of each list)
 	exitGuard []string
+	turns     map[string]string // the variables of the for loops over known values being walked: this turn's value
 }
 
 // hdocKind is how a here-document's text is read.
@@ -428,6 +431,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	switch c.Op {
 	case syntax.Pipe, syntax.PipeAll:
 		t.pipe(s, c)
+		t.exitGuard = nil // … | while read x; do …; exit 0; done: each part is a subshell, whose exit ends only it
 	case syntax.AndStmt:
 		if t.defaulting(c.X, []*syntax.Stmt{c.Y}) { // [ -z "$NS" ] && NS=default
 			return
@@ -454,11 +458,21 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		}
 	case syntax.OrStmt:
 		switch {
+		case isLookup(c.X) && !t.callsTool(c.Y, map[string]bool{}):
+			// command -v kubectl || missing+=(kubectl): the tools the
+			// script needs are there, as the import takes them (46zza's
+			// N-haayap: the array then read as holding one, an exit decided)
 		case t.isCheck(c.X):
 			// `kubectl get ns x || kubectl create ns x`: the step is idempotent.
 			t.checkOnly(c.X, "an existence check: the command after || becomes an idempotent step")
 			t.checks++
 			before := len(t.m.Steps)
+			if t.endsScript([]*syntax.Stmt{c.Y}) {
+				// kubectl get nodes || fail "no cluster": the spec follows
+				// the path where the check passes, and goes on
+				t.cond++
+				defer func() { t.cond-- }()
+			}
 			t.stmt(c.Y)
 			t.keepIfExists(c.X, t.m.Steps[before:])
 			t.checks--
@@ -483,6 +497,21 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			t.failureFallback(first, m, c.X.Cmd, c.Y)
 		}
 	}
+}
+
+// isLookup: s looks a command up (command -v X, which X, type X, hash X).
+func isLookup(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 2 {
+		return false
+	}
+	switch lit(c.Args[0]) {
+	case "command":
+		return lit(c.Args[1]) == "-v" || lit(c.Args[1]) == "-V"
+	case "which", "type", "hash":
+		return true
+	}
+	return false
 }
 
 // failureFallback: the steps made since m (of the command at fallback)

@@ -99,7 +99,10 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 				t.info(w, "$"+pe.Param.Value, noArgs)
 				return append([]string(nil), t.args...), true, ""
 			}
-			if v := t.vars[pe.Param.Value]; v != nil && v.array && pe.Index != nil && pe.Exp == nil && !transforms(pe) {
+			if v := t.vars[pe.Param.Value]; v != nil && v.array && allIndex(pe) && pe.Exp == nil && !transforms(pe) {
+				if pe.Excl { // "${!A[@]}": its indexes (46zza's D4)
+					return indexes(v.list), true, ""
+				}
 				return append([]string(nil), v.list...), true, ""
 			}
 			if !quoted {
@@ -310,6 +313,9 @@ const (
 
 // param is $NAME, ${NAME:-default} and their kin.
 func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
+	if v := t.vars[paramName(pe)]; v != nil && v.array && v.val == "" && pe.Excl && allIndex(pe) && pe.Exp == nil && !pe.Length {
+		return strings.Join(indexes(v.list), " "), true, "" // ${!A[@]}
+	}
 	if pe.Param == nil || pe.Excl || pe.Width || pe.IsSet {
 		return "", false, "an expansion khook cannot evaluate at import"
 	}
@@ -361,8 +367,17 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 			// ${A[1]}, ${#A[@]}, ${A[@]} of an array known at import (trial
 			// 46zy's D3: POSITIONAL_ARGS[1] read as its first element)
 			idx := ""
-			if pe.Index != nil {
-				idx, _, _ = t.eval(&syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: strings.TrimSpace(t.text(pe.Index))}}})
+			if pe.Index != nil && !allIndex(pe) {
+				// ${A[$i]}, ${A[i+1]}: bash's arithmetic over what the
+				// script set (46zza's D4: "" for an index it could not read)
+				env := &knownEnv{t: t}
+				n, err := expand.Arithm(&expand.Config{Env: env}, pe.Index)
+				if env.unknown != "" || err != nil {
+					return "", false, "the index " + t.text(pe.Index) + " of " + name + " is only known when the script runs"
+				}
+				idx = strconv.Itoa(n)
+			} else if pe.Index != nil {
+				idx = strings.TrimSpace(t.text(pe.Index))
 			}
 			switch n, err := strconv.Atoi(idx); {
 			case pe.Length && (idx == "@" || idx == "*"):
@@ -381,6 +396,29 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 		return t.withExp(pe, v.val, true)
 	}
 	return t.input(pe, name)
+}
+
+// allIndex: pe is ${A[@]} or ${A[*]} (also ${!A[@]}).
+func allIndex(pe *syntax.ParamExp) bool {
+	w, ok := pe.Index.(*syntax.Word)
+	return ok && (lit(w) == "@" || lit(w) == "*")
+}
+
+// paramName is the name pe reads ("" for none).
+func paramName(pe *syntax.ParamExp) string {
+	if pe.Param == nil {
+		return ""
+	}
+	return pe.Param.Value
+}
+
+// indexes are an indexed array's indexes, as ${!A[@]} lists them.
+func indexes(list []string) []string {
+	out := make([]string, len(list))
+	for i := range list {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
 }
 
 // withExp applies ${X:-d} to a value the script set (set: X was assigned).
@@ -660,7 +698,8 @@ func (t *translator) assign(a *syntax.Assign) {
 // runs ($(date +%s), a stamp that forces a change each run: 46zzf's N2)
 // is any value that changes, optional.
 func (t *translator) computedVar(name string, a *syntax.Assign, why string) *importer.Var {
-	v := &importer.Var{Name: t.varName(name, t.loc(a)), Required: true, Computed: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + " (" + why + ")"}
+	vn, turn := t.turnVarName(name, a)
+	v := &importer.Var{Name: vn, Required: true, Computed: true, From: t.loc(a), Description: computedDescription + t.loc(a).String() + turn + " (" + why + ")"}
 	if clock.MatchString(t.text(a.Value)) {
 		v.Required, v.Computed = false, false
 		v.Description = "the time the script runs (" + t.loc(a).String() + ", " + t.text(a.Value) + "): a new value each run; give any value that changes to make the change again"
@@ -694,6 +733,47 @@ func (t *translator) varName(name string, loc importer.Loc) string {
 		v := t.m.Var(n)
 		if v == nil || v.From == loc {
 			return n
+		}
+		n = name + "_" + strconv.Itoa(i)
+	}
+}
+
+// turnVarName is varName for a value the script computes in a turn of a
+// loop over known values, reading the loop's variable ($(share $PCT) in
+// for PCT in 5 10 25): a value per turn, so a variable per turn (46zzb's
+// D2: one variable scaled every stage alike); turn says which (", for
+// PCT=10"), "" outside such a loop.
+func (t *translator) turnVarName(name string, a *syntax.Assign) (string, string) {
+	var key []string
+	add := func(name string) {
+		if v := t.turns[name]; v != "" && !slices.Contains(key, name+"="+v) {
+			key = append(key, name+"="+v)
+		}
+	}
+	syntax.Walk(a.Value, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ArithmExp: // $(( FULL * pct / 100 )): a bare name is the variable
+			syntax.Walk(x.X, func(n syntax.Node) bool {
+				if l, ok := n.(*syntax.Lit); ok {
+					add(l.Value)
+				}
+				return true
+			})
+		case *syntax.ParamExp:
+			if x.Param != nil {
+				add(x.Param.Value)
+			}
+		}
+		return true
+	})
+	if len(key) == 0 {
+		return t.varName(name, t.loc(a)), ""
+	}
+	turn := ", for " + strings.Join(key, " ")
+	n := name
+	for i := 2; ; i++ {
+		if v := t.m.Var(n); v == nil || v.From == t.loc(a) && strings.Contains(v.Description, turn+" (") {
+			return n, turn
 		}
 		n = name + "_" + strconv.Itoa(i)
 	}
@@ -770,6 +850,9 @@ func (t *translator) knownSubst(cs *syntax.CmdSubst) (string, bool) {
 		return files, true
 	}
 	if text, ok := t.catHeredoc(cs); ok {
+		return text, true
+	}
+	if text, ok := t.echoSed(cs); ok {
 		return text, true
 	}
 	return t.echoChoice(cs)
@@ -1036,21 +1119,31 @@ func jqRun(program string, data []byte, raw bool, out *string) bool {
 
 var plainPath = regexp.MustCompile(`^(\.[A-Za-z_][A-Za-z0-9_-]*)+$`)
 
+// twoCalls are the two commands of $(A | B), and the pipe; nil when it
+// is anything else.
+func twoCalls(cs *syntax.CmdSubst) (*syntax.BinaryCmd, *syntax.CallExpr, *syntax.CallExpr) {
+	if len(cs.Stmts) != 1 {
+		return nil, nil, nil
+	}
+	p, ok := cs.Stmts[0].Cmd.(*syntax.BinaryCmd)
+	if !ok || p.Op != syntax.Pipe {
+		return nil, nil, nil
+	}
+	x, xok := p.X.Cmd.(*syntax.CallExpr)
+	y, yok := p.Y.Cmd.(*syntax.CallExpr)
+	if !xok || !yok {
+		return nil, nil, nil
+	}
+	return p, x, y
+}
+
 // base64Of is $(echo -n "$TOKEN" | base64): the variable through sprig's
 // b64enc. Only a variable: a literal stays a computation, so no secret
 // written in the script is copied, even encoded; so does an echo without
 // -n (its newline is encoded too).
 func (t *translator) base64Of(cs *syntax.CmdSubst) (string, bool) {
-	if len(cs.Stmts) != 1 {
-		return "", false
-	}
-	p, ok := cs.Stmts[0].Cmd.(*syntax.BinaryCmd)
-	if !ok || p.Op != syntax.Pipe {
-		return "", false
-	}
-	src, sok := p.X.Cmd.(*syntax.CallExpr)
-	enc, eok := p.Y.Cmd.(*syntax.CallExpr)
-	if !sok || !eok || len(enc.Args) == 0 || lit(enc.Args[0]) != "base64" || len(src.Args) < 2 {
+	_, src, enc := twoCalls(cs)
+	if src == nil || len(enc.Args) == 0 || lit(enc.Args[0]) != "base64" || len(src.Args) < 2 {
 		return "", false
 	}
 	switch strings.Join(litArgs(enc.Args[1:]), " ") {

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -218,8 +219,16 @@ func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 
 // unreadWrites says each file written that no step reads.
 func (t *translator) unreadWrites() {
+	// a line that writes a file a step reads (a function called with
+	// another file before) is not said, whichever of its files comes
+	// first: the map's order changes from run to run
 	seen := map[importer.Loc]bool{}
-	for _, w := range t.wrote {
+	keys := slices.Sorted(maps.Keys(t.wrote))
+	for _, k := range keys {
+		seen[t.wrote[k].at] = seen[t.wrote[k].at] || t.wrote[k].read
+	}
+	for _, k := range keys {
+		w := t.wrote[k]
 		switch {
 		case w.read || seen[w.at]:
 		case w.tmpl != nil:
