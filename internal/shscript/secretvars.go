@@ -36,10 +36,15 @@ func secretsInSecrets(m *importer.Model) {
 				if v == nil || v.Secret {
 					continue
 				}
+				// required where the script demands it (${X:?}) or had a
+				// value for it: unset, the Secret would hold "" where the
+				// script fails or writes its default
+				required := v.Required
 				if v.Default != nil && *v.Default != "" {
+					required = true
 					m.Info = append(m.Info, importer.Note{Loc: v.From, What: "the default of " + name, Why: "not copied into the spec: it goes into a Secret, so it is a secret variable; give it as KHOOK_SECRET_" + name})
 				}
-				v.Secret, v.Required, v.Default, v.Example = true, false, nil, ""
+				v.Secret, v.Required, v.Default, v.Example = true, required, nil, ""
 				v.Description = "goes into a Secret's data (" + st.From.String() + ")"
 			}
 		}

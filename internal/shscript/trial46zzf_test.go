@@ -265,3 +265,36 @@ func TestSedNoteNamesTheRepositoryFile(t *testing.T) {
 		t.Errorf("spec:\n%s", res.Spec)
 	}
 }
+
+// 46zzf (the fixer's note): a value that goes into a Secret is a secret
+// variable, and stays required where the script demands it (${X:?}) or
+// had a default for it: unset, the Secret would hold "" where the script
+// fails or writes its default. One the script may leave empty stays
+// optional.
+func TestSecretVariableKeepsItsRequiredness(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
+set -e
+TOKEN=${TOKEN:?set TOKEN}
+PW=${PW:-changeme}
+EXTRA=${EXTRA:-}
+kubectl apply -n app -f - <<EOF
+apiVersion: v1
+kind: Secret
+metadata: {name: app}
+stringData:
+  token: ${TOKEN}
+  password: ${PW}
+  extra: "${EXTRA}"
+EOF
+`})
+	req := map[string]bool{}
+	for _, v := range res.Model.Vars {
+		if !v.Secret {
+			t.Errorf("%s is not secret", v.Name)
+		}
+		req[v.Name] = v.Required
+	}
+	if !req["TOKEN"] || !req["PW"] || req["EXTRA"] || strings.Contains(string(res.Spec), "changeme") {
+		t.Errorf("required %v\n%s", req, res.Spec)
+	}
+}

@@ -489,10 +489,13 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 			if !v.Secret {
 				v.Default = &d
 			} else if d != "" {
+				// unset, the script takes its default; khook holds none,
+				// so the value must be given, never "" in its place
+				v.Required = true
 				t.m.Info = append(t.m.Info, importer.Note{Loc: v.From, What: "the default of " + name, Why: "not copied into the spec: a secret variable has no default; give it as KHOOK_SECRET_" + name})
 			}
 		case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
-			v.Required = !v.Secret
+			v.Required = true // ${TOKEN:?}: the script stops without it
 		default:
 			return "", false, "an expansion khook cannot evaluate at import"
 		}
