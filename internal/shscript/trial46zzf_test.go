@@ -298,3 +298,19 @@ EOF
 		t.Errorf("required %v\n%s", req, res.Spec)
 	}
 }
+
+// 46zzj D1: a default the script builds from its own folder
+// (${APP_FILE:-$SCRIPT_DIR/../argo/app.yaml}) is written from the spec's
+// folder once, not twice, when the spec goes elsewhere.
+func TestScriptDirDefaultRebasedOnce(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "deploy/scripts/x.sh", "#!/usr/bin/env bash\nset -euo pipefail\nSCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nAPP_FILE=\"${APP_FILE:-$SCRIPT_DIR/../argo/app.yaml}\"\nkubectl apply -n argocd -f \"$APP_FILE\"\n")
+	write(t, dir, "deploy/argo/app.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n")
+	res, err := Import("deploy/scripts/x.sh", Options{Dir: dir, SpecDir: "out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec := string(res.Spec); !strings.Contains(spec, `APP_FILE: {type: string, default: "../deploy/argo/app.yaml"`) {
+		t.Errorf("%s", spec)
+	}
+}

@@ -703,6 +703,14 @@ func longer(a, b string) bool {
 	return da > db
 }
 
+// rebasedAlready: NAME's default is a path from the spec's folder already.
+func (t *translator) rebasedAlready(name string) {
+	if t.rebased == nil {
+		t.rebased = map[string]bool{}
+	}
+	t.rebased[name] = true
+}
+
 // rebaseDefault: p is under ${NAME}, whose default is a directory of the
 // script's (K8S_DIR=${K8S_DIR:-./k8s/kind}): the spec reads paths from its
 // own folder, so the default is written from there (46zzh's D1: a spec
@@ -716,10 +724,7 @@ func (t *translator) rebaseDefault(p string) {
 	if v == nil || v.Secret || v.Default == nil || *v.Default == "" || strings.Contains(*v.Default, "${") || strings.Contains(*v.Default, "://") || filepath.IsAbs(*v.Default) {
 		return
 	}
-	if t.rebased == nil {
-		t.rebased = map[string]bool{}
-	}
-	t.rebased[m[1]] = true
+	t.rebasedAlready(m[1])
 	if d := t.specPath(*v.Default); d != *v.Default {
 		v.Default = &d
 		v.Description = strings.TrimPrefix(strings.TrimSuffix(v.Description, ".")+"; ", "; ") + "a path from the spec's folder"

@@ -485,6 +485,7 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 				// repository, as the spec names its files, never this
 				// machine's path (trial 46r's D6, 46v's qdrant)
 				d = t.specPath(d)
+				t.rebasedAlready(name) // written from the spec's folder here, not again (46zzj's D1)
 			}
 			if !v.Secret {
 				v.Default = &d
