@@ -1,7 +1,9 @@
 package shscript
 
 import (
+	"bytes"
 	"cmp"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -97,6 +99,10 @@ func (t *translator) kWait(x *cmd, f flags) {
 	targets := kindNames(f.pos[1:])
 	if len(targets) == 0 && len(f.pos) == 2 {
 		targets = []string{f.pos[1]} // TYPE with -l, --all or -A
+	}
+	if len(targets) == 0 && len(f.all("f", "filename")) > 0 {
+		t.waitOnFiles(x, f, forv)
+		return
 	}
 	if len(targets) == 0 {
 		t.account(x.stmt, importer.FateNotCarried, "", "no object named to wait on")
@@ -381,4 +387,93 @@ func cmpOr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// waitOnFiles is kubectl wait --for=… -f SRC: the objects SRC holds. After
+// kubectl apply -f SRC it is that apply step's waitFor (the DSL's apply +
+// wait in one step, 46zzj's D2); otherwise the objects of the file at
+// import, each a wait; a URL khook does not read at import is named.
+func (t *translator) waitOnFiles(x *cmd, f flags, forv string) {
+	srcs := f.all("f", "filename")
+	if len(srcs) == 1 && forv != "delete" {
+		if st := t.appliedLast(srcs[0]); st != nil && (st.Apply.WaitFor == "" || st.Apply.WaitFor == forv) {
+			st.Apply.WaitFor = forv
+			if to := f.get("timeout"); to != "" && longer(t.duration(x, to), st.Timeout) {
+				st.Timeout = t.duration(x, to)
+			}
+			t.account(x.stmt, importer.FateFolded, st.Name, "the apply step of "+srcs[0]+" waits for what it applied (waitFor: "+forv+")")
+			return
+		}
+	}
+	var targets []string
+	for _, src := range srcs {
+		if strings.Contains(src, "://") || strings.Contains(src, "${") {
+			t.account(x.stmt, importer.FateNotCarried, "", "it waits on the objects of "+src+", which khook does not read at import and no apply step before it applies: add a wait: step on them by kind and name")
+			return
+		}
+		objs, err := manifestObjects(t.abs(src))
+		if err != nil || len(objs) == 0 {
+			t.account(x.stmt, importer.FateNotCarried, "", "it waits on the objects of "+src+", which khook cannot read at import: add a wait: step on them by kind and name")
+			return
+		}
+		targets = append(targets, objs...)
+	}
+	for _, tg := range targets {
+		st := &importer.OutStep{Wait: &importer.OutWait{For: forv, On: tg, Namespace: f.get("n", "namespace")}, Timeout: kubectlWaitTimeout}
+		if to := f.get("timeout"); to != "" {
+			st.Timeout = t.duration(x, to)
+		}
+		t.addStep(x.stmt, "wait-"+tg, "", st)
+	}
+}
+
+// appliedLast is the last apply step before this one that applies src (a
+// URL as written, a file of the repository), nil for none.
+func (t *translator) appliedLast(src string) *importer.OutStep {
+	for i := len(t.m.Steps) - 1; i >= 0; i-- {
+		st := t.m.Steps[i].Out
+		if st.Apply == nil || st.When != strings.Join(t.when, " && ") {
+			continue
+		}
+		for _, m := range st.Apply.Manifests {
+			if m.URL != "" && m.URL == src || m.File != "" && !strings.Contains(src, "://") && m.File == t.specPath(src) {
+				return st
+			}
+		}
+	}
+	return nil
+}
+
+// manifestObjects are the kind/name of each object of a manifest file.
+func manifestObjects(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc struct {
+			APIVersion string `yaml:"apiVersion"`
+			Kind       string `yaml:"kind"`
+			Metadata   struct {
+				Name string `yaml:"name"`
+			} `yaml:"metadata"`
+		}
+		if err := dec.Decode(&doc); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, err
+		}
+		if doc.Kind == "" || doc.Metadata.Name == "" {
+			continue
+		}
+		typ := strings.ToLower(doc.Kind) // kubectl's TYPE: the kind, with its group where it has one
+		if group, _, ok := strings.Cut(doc.APIVersion, "/"); ok && doc.Kind != "CustomResourceDefinition" {
+			typ += "." + group
+		} else if ok {
+			typ = "crd"
+		}
+		out = append(out, typ+"/"+doc.Metadata.Name)
+	}
 }

@@ -314,3 +314,19 @@ func TestScriptDirDefaultRebasedOnce(t *testing.T) {
 		t.Errorf("%s", spec)
 	}
 }
+
+// 46zzj D2: kubectl wait --for=condition=Established -f SRC waits on the
+// objects SRC holds: after kubectl apply -f SRC it is that step's waitFor;
+// a file applied otherwise is a wait per object; a URL nothing applied
+// before is named, not "no object named".
+func TestWaitOnTheObjectsOfAFile(t *testing.T) {
+	crds := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: gadgets.example.com}\n"
+	res := importScript(t, map[string]string{"crds.yaml": crds, "install.sh": "#!/bin/bash\nset -e\nkubectl apply -f crds.yaml\nkubectl wait --for=condition=Established -f crds.yaml --timeout=120s\nkubectl apply -f https://example.invalid/v1/op.yaml\nkubectl wait --for=condition=Established -f https://example.invalid/v1/op.yaml\n"})
+	if st := res.Model.Steps; len(st) != 2 || st[0].Out.Apply.WaitFor != "condition=Established" || st[1].Out.Apply.WaitFor != "condition=Established" || fateAt(res.Model, 4) != "folded" {
+		t.Errorf("%s", res.Spec)
+	}
+	res = importScript(t, map[string]string{"crds.yaml": crds, "install.sh": "#!/bin/bash\nset -e\nhelm upgrade --install op oci://r.example/op --version 1.0.0 -n op\nkubectl wait --for=condition=Established -f crds.yaml\nkubectl wait --for=condition=Established -f https://example.invalid/v1/crds.yaml\n"})
+	if st := res.Model.Steps; len(st) != 3 || st[1].Out.Wait == nil || st[1].Out.Wait.On != "crd/widgets.example.com" || fateAt(res.Model, 5) != "not carried" {
+		t.Errorf("%v\n%s", res.Model.NotCarried, res.Spec)
+	}
+}
