@@ -22,6 +22,7 @@ import (
 	"github.com/khook/khook/runner/prune"
 	"github.com/khook/khook/runner/state"
 	"github.com/khook/khook/spec"
+	"github.com/khook/khook/test/cluster"
 )
 
 // pruneWorld is one namespace and spec file, applied and planned through
@@ -295,7 +296,6 @@ func TestPruneNeedsRecord(t *testing.T) {
 // exist (planned keep, counted, with a warning); with prune: {crds: true}
 // the plan says its custom resources go with it.
 func TestPruneKeepsCRDWithData(t *testing.T) {
-	ctx := context.Background()
 	w := newPruneWorld(t)
 	group := w.ns + ".prune.khook.test"
 	crd := fmt.Sprintf(`{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: things.%[1]s}, spec: {group: %[1]s, scope: Namespaced, names: {kind: Thing, plural: things}, versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]}}`, group)
@@ -310,9 +310,7 @@ func TestPruneKeepsCRDWithData(t *testing.T) {
 	t.Cleanup(func() { _ = crdClient.Delete(context.Background(), "things."+group, metav1.DeleteOptions{}) })
 	w.apply(w.spec(step("", crd)))
 	things := w.cfg.Clients.Dynamic.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "things"}).Namespace(w.ns)
-	if _, err := things.Create(ctx, &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "t"}}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	cluster.CreateServed(t, things, &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "t"}}})
 	p := w.plan(w.spec(step("")))
 	want := "keep: kept: a CustomResourceDefinition with 1 Thing object in 1 namespace: deleting it deletes them; set prune: {crds: true} to delete both"
 	if got := pruned(p)["things."+group]; got != want {

@@ -7,17 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
 	"github.com/khook/khook/model"
+	"github.com/khook/khook/test/cluster"
 )
 
 // The CRD lifecycle (#36, docs/charts.md "CRDs"), with the built binary:
@@ -40,18 +39,10 @@ func dropCRD(t *testing.T, name string) {
 }
 
 // createServed creates a custom resource of a CRD Helm just created (the
-// release does not wait for it): the API server serves the kind moments
-// after, which the create awaits.
+// release does not wait for it).
 func createServed(t *testing.T, ri dynamic.ResourceInterface, obj *unstructured.Unstructured) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, err := ri.Create(ctx, obj, metav1.CreateOptions{})
-		if apierrors.IsNotFound(err) {
-			return false, nil // not served yet
-		}
-		return err == nil, err
-	})
-	must(t, err)
+	cluster.CreateServed(t, ri, obj)
 }
 
 func planObject(p model.Plan, kind, name string) *model.ObjectPlan {
