@@ -680,6 +680,12 @@ func firstArg(args []string) int {
 // k=kubectl; k apply …: a script's bash expands no alias) and ok is false.
 func (t *translator) unalias(x *cmd, name string) (string, bool) {
 	a, ok := t.aliases[name]
+	if !ok && name == "k" && t.funcs[name] == nil {
+		// k apply …: kubectl's shorthand of an interactive shell, which a
+		// script does not have (trial 46s67b's D1): a kubectl command, named
+		t.account(x.stmt, importer.FateNotCarried, "", "k is not defined in the script (kubectl's alias in an interactive shell, which bash does not have when it runs a script): the command fails as written; write kubectl in the script")
+		return name, false
+	}
 	if !ok || t.funcs[name] != nil {
 		return name, true
 	}
