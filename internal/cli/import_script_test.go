@@ -138,3 +138,32 @@ func writeTree(t *testing.T, files map[string]string) {
 		}
 	}
 }
+
+// FILE is named from the working directory, as --out is, while the script
+// runs from --dir (trials 46s67a and c: --dir observability
+// observability/backend.sh); a FILE named from --dir still works, a missing
+// one says where it was looked for; --out's folder is made.
+func TestImportScriptFileFromWorkingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeTree(t, map[string]string{"obs/backend.sh": "#!/bin/bash\nset -e\nkubectl apply -f m.yaml -n x\n", "obs/m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"})
+	for i, file := range []string{"obs/backend.sh", "backend.sh"} {
+		ios, _, errOut := iostreams.Test("")
+		out := filepath.Join("out", strings.Repeat("x", i), "khook.yaml")
+		if code := Run(context.Background(), []string{"import", "script", "--dir", "obs", "--out", out, file}, ios); code != 0 {
+			t.Fatalf("%s: exit %d: %s", file, code, errOut)
+		}
+		spec, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(spec), "# from backend.sh:3\n") || !strings.Contains(string(spec), "obs/m.yaml") {
+			t.Errorf("%s: spec:\n%s", file, spec)
+		}
+	}
+	ios, _, errOut := iostreams.Test("")
+	if code := Run(context.Background(), []string{"import", "script", "--dir", "obs", "--out", "out/k.yaml", "obs/nope.sh"}, ios); code != 2 ||
+		errOut.String() != "Error: obs/nope.sh: cannot read the script: no such file or directory (read from the working directory, and not under --dir obs either); nothing written\n" {
+		t.Errorf("missing: exit %d, %q", code, errOut)
+	}
+}

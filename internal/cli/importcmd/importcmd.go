@@ -209,6 +209,10 @@ func run(opts *Options, imp func(*Options, string) (*outcome, error)) error {
 	if o.verdict == importer.Refused {
 		return &cmdutil.ExitError{Code: command.ExitFailure, Err: errors.New(o.refused)}
 	}
+	// --out ci/khook.yaml makes ci/, as helm template --output-dir does
+	if err := os.MkdirAll(specDir, 0o755); err != nil {
+		return fmt.Errorf("cannot make the spec's folder: %w", err)
+	}
 	for _, f := range o.files {
 		if err := os.WriteFile(filepath.Join(specDir, f.Path), f.Data, 0o644); err != nil {
 			return fmt.Errorf("cannot write %s: %w", f.Path, err)

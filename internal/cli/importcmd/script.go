@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -72,7 +74,7 @@ variables keep the script's defaults. docs/from-scripts.md lists the idioms.`,
 	}
 	cmd.Flags().StringVar(&opts.Out, "out", "", "write the spec to `FILE` instead of stdout")
 	cmd.Flags().StringVar(&opts.Name, "name", "", "metadata.name of the spec (default: the script's name)")
-	cmd.Flags().StringVar(&opts.Dir, "dir", ".", "the `DIR` the script is run from: its relative paths are relative to it")
+	cmd.Flags().StringVar(&opts.Dir, "dir", ".", "the `DIR` the script is run from: its relative paths are relative to it (FILE and --out are named from the working directory)")
 	// The script's arguments are its own, as it is run (setup.sh
 	// --edition community): flags end at FILE, so one starting with -
 	// reaches the script without "--".
@@ -103,7 +105,11 @@ func importScript(opts *Options, specDir string) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := shscript.Import(opts.File, shscript.Options{Dir: opts.Dir, SpecDir: specDir, Name: opts.Name, Args: opts.Args, Check: check})
+	file, err := scriptFromDir(opts.File, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	res, err := shscript.Import(file, shscript.Options{Dir: opts.Dir, SpecDir: specDir, Name: opts.Name, Args: opts.Args, Check: check})
 	var ie *shscript.InputError
 	if errors.As(err, &ie) {
 		return nil, inputError(ie)
@@ -117,4 +123,38 @@ func importScript(opts *Options, specDir string) (*outcome, error) {
 		summary: fmt.Sprintf("%d helm/kubectl commands: %d steps, %d folded, %d read-only, %d not carried; %d steps written; import %s",
 			len(m.Commands), c[importer.FateStep], c[importer.FateFolded], c[importer.FateReadOnly], c[importer.FateNotCarried], len(m.Steps), m.Verdict()),
 		refused: fmt.Sprintf("no step could be imported from %s, nothing written", opts.File)}, nil
+}
+
+// scriptFromDir is FILE, which the user names from the working directory
+// as every path of the command line (--out too), as the import reads it:
+// from --dir, where the script runs (trials 46s67a and c: --dir
+// observability observability/backend.sh read
+// observability/observability/backend.sh). A FILE only found under --dir
+// is read there, as before.
+func scriptFromDir(file, dir string) (string, error) {
+	if filepath.IsAbs(file) || dir == "" || dir == "." {
+		return file, nil
+	}
+	if _, err := os.Stat(file); err != nil {
+		if _, underDir := os.Stat(filepath.Join(dir, file)); underDir == nil {
+			return file, nil
+		}
+		if pe := (*os.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", inputError(&shscript.InputError{File: file, Msg: fmt.Sprintf("cannot read the script: %v (read from the working directory, and not under --dir %s either)", err, dir)})
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", err
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absDir, abs)
+	if err != nil {
+		return abs, nil
+	}
+	return rel, nil
 }
