@@ -9,5 +9,15 @@ func TestTrial46s67Idioms(t *testing.T) {
 		{name: "k without an alias", script: "kubectl apply -f m.yaml -n x\nk apply -n linkerd -f m.yaml\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"helm/kubectl commands: 2"},
 			notCarried: []string{"k is not defined in the script (kubectl's alias in an interactive shell"}},
+		// govau/cga-deploy-sentry's deploy.sh: a here-document through <(cat <<EOF)
+		{name: "kubectl apply -f <(cat <<EOF)", script: "kubectl apply -n ns1 -f <(cat <<EOF\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nEOF\n)\nhelm upgrade --install web ./chart -f <(cat <<EOF\nreplicas: 2\nEOF\n)\n",
+			files: map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n"},
+			want:  []string{"helm/kubectl commands: 2, of which 2 became steps", "  name: c\n", "namespace: ns1", "replicas: 2"}},
+		// the same script: a check with -n before get guards the Secret it makes
+		{name: "kubectl -n NS get secret as an existence check", script: "if ! kubectl -n ns1 get secret redis; then\n  P=\"$(openssl rand -hex 4)\"\n  kubectl -n ns1 create secret generic redis --from-literal \"p=${P}\"\nfi\n",
+			want: []string{"skipIf: exists"}},
+		// a field's test is a state, not an existence check, in either order of the flags
+		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
+			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},
 	})
 }

@@ -197,6 +197,9 @@ func (t *translator) stmt(s *syntax.Stmt) {
 	case nil:
 	case *syntax.CallExpr:
 		t.passed, t.ranOn = append(t.passed, t.ranOn...), nil
+		if t.fileFromProcSubst(s, c) {
+			return
+		}
 		t.call(s, c, nil)
 	case *syntax.BinaryCmd:
 		t.binary(s, c)
