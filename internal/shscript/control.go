@@ -643,7 +643,19 @@ func (t *translator) isCheck(s *syntax.Stmt) bool {
 	tool, sub := lit(c.Args[0]), lit(c.Args[1])
 	switch tool {
 	case "kubectl", "oc":
-		return sub == "get" || sub == "describe"
+		if sub == "describe" {
+			return true
+		}
+		// kubectl -n ns get secret x: flags before the verb too (trial
+		// 46s67d's D3); one that reads a field (-o jsonpath=… | grep -q
+		// Running) tests a state, not what exists (46zza's)
+		args := make([]string, len(c.Args)-1)
+		for i, w := range c.Args[1:] {
+			args[i] = strings.TrimLeft(t.text(w), `"'`) // -o 'jsonpath={…}'
+		}
+		f := parseFlags(args, kubectlValued)
+		out := f.get("o", "output")
+		return len(f.pos) > 0 && f.pos[0] == "get" && !strings.HasPrefix(out, "jsonpath") && !strings.HasPrefix(out, "go-template") && !strings.HasPrefix(out, "custom-columns")
 	case "helm":
 		return sub == "status" || sub == "list" || sub == "ls" || sub == "get" || sub == "history"
 	}
