@@ -80,13 +80,15 @@ func (t *translator) scopeUnknown(st *importer.OutStep) string {
 	case st.Wait != nil:
 		target = st.Wait.On
 	case st.Apply != nil:
-		for _, s := range st.Apply.Manifests {
-			if s.URL == "" && t.sourcesNamespaced([]importer.OutSource{s}) {
-				return ""
-			}
-		}
-		if slices.ContainsFunc(st.Apply.Manifests, func(s importer.OutSource) bool { return s.URL != "" }) {
+		builtin, other, opaque := t.unnamespaced(slices.DeleteFunc(slices.Clone(st.Apply.Manifests), func(s importer.OutSource) bool { return s.URL != "" }))
+		switch {
+		case builtin || opaque:
+			return ""
+		case slices.ContainsFunc(st.Apply.Manifests, func(s importer.OutSource) bool { return s.URL != "" }):
 			return "the manifests at its URL (not read at import) name no namespace of their own"
+		case len(other) > 0:
+			// a ConstraintTemplate, cluster-scoped, was warned flatly (trial 46s67c's D2)
+			return strings.Join(other, ", ") + " is namespaced (no built-in kind: khook cannot tell)"
 		}
 		return ""
 	}
@@ -135,10 +137,19 @@ func (t *translator) namespaced(st *importer.OutStep) bool {
 // sourcesNamespaced: an object of the manifests is namespaced and names
 // no namespace; a URL or kustomization, not read here, may hold one.
 func (t *translator) sourcesNamespaced(srcs []importer.OutSource) bool {
+	builtin, other, opaque := t.unnamespaced(srcs)
+	return builtin || len(other) > 0 || opaque
+}
+
+// unnamespaced is what of the manifests names no namespace: a built-in
+// namespaced kind, other kinds (a ConstraintTemplate is cluster-scoped, a
+// NodeFeatureRule too: khook cannot tell), or manifests it cannot read
+// (a kustomization that sets none, a file it cannot read).
+func (t *translator) unnamespaced(srcs []importer.OutSource) (builtin bool, other []string, opaque bool) {
 	for _, s := range srcs {
 		if s.Kustomize != "" {
 			if kustomizationNamespace(filepath.Join(t.specDir, s.Kustomize)) == "" {
-				return true
+				opaque = true
 			}
 			continue // it sets every object's namespace (trial 46z's N1)
 		}
@@ -146,11 +157,13 @@ func (t *translator) sourcesNamespaced(srcs []importer.OutSource) bool {
 		if s.File != "" {
 			b, err := os.ReadFile(filepath.Join(t.specDir, s.File))
 			if err != nil {
-				return true
+				opaque = true
+				continue
 			}
 			text = string(b)
 		} else if s.Inline == "" {
-			return true
+			opaque = true
+			continue
 		}
 		dec := yaml.NewDecoder(strings.NewReader(text))
 		for {
@@ -163,12 +176,16 @@ func (t *translator) sourcesNamespaced(srcs []importer.OutSource) bool {
 			if err := dec.Decode(&obj); err != nil {
 				break
 			}
-			if obj.Kind != "" && obj.Metadata.Namespace == "" && !clusterScoped(obj.Kind) {
-				return true
+			switch k := strings.ToLower(obj.Kind); {
+			case obj.Kind == "" || obj.Metadata.Namespace != "" || clusterScoped(obj.Kind):
+			case namespacedKinds[k]:
+				builtin = true
+			case !slices.Contains(other, obj.Kind):
+				other = append(other, obj.Kind)
 			}
 		}
 	}
-	return false
+	return builtin, other, opaque
 }
 
 // kustomizationNamespace is the namespace: a kustomization in dir sets
