@@ -19,7 +19,7 @@ func TestTrial46s67Idioms(t *testing.T) {
 		// jijae92/EKSAdmissionPolicy's apply_policies.sh: a kind khook does not know is hedged
 		{name: "kubectl apply without -n of a kind that is no built-in one", script: "kubectl apply -f ct.yaml\n",
 			files: map[string]string{"ct.yaml": "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata:\n  name: k8sdeny\n"},
-			want: []string{"if ConstraintTemplate is namespaced (no built-in kind: khook cannot tell), kubectl without -n"}},
+			want:  []string{"if ConstraintTemplate is namespaced (no built-in kind: khook cannot tell), kubectl without -n"}},
 		// a field's test is a state, not an existence check, in either order of the flags
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},
