@@ -111,7 +111,7 @@ func TestTrial46qIdioms(t *testing.T) {
 			want: []string{"release: openebs", "createNamespace: true"}, notCarried: []string{"Helm 2's tiller"}},
 		// equinix's istio (D5): a file under a folder the script finds at run time
 		{name: "a cd to a computed folder, then a relative file", script: "curl -L https://git.io/getLatestIstio | ISTIO_VERSION=1.4.2 sh -\ncd $(ls -d istio-*)\nkubectl apply -f install/kubernetes/istio-demo.yaml\n",
-			notCarried: []string{"it calls a service's API", "a downloaded script khook cannot read", "the directory is only known when the script runs", "its file is relative to a directory known only when the script runs (the cd at install.sh:4), so khook cannot read it"}},
+			notCarried: []string{"a downloaded script khook cannot read", "the directory is only known when the script runs", "its file is relative to a directory known only when the script runs (the cd at install.sh:4), so khook cannot read it"}},
 		// civo's istio: a pipe into a command held in a variable
 		{name: "a pipe into a command khook does not run", script: "ISTIOCTL_CMD=/opt/istio/bin/istioctl\nkubectl create namespace istio-system\ncurl -sSL https://example.com/cp.yaml | $ISTIOCTL_CMD install -y -f -\n",
 			notCarried: []string{"download in CI before khook runs", "a container image that has istioctl"}},
