@@ -263,7 +263,12 @@ func dnsName(s string) string {
 	}
 	out := strings.Trim(b.String(), "-")
 	if len(out) > 50 {
-		out = strings.Trim(out[:50], "-")
+		// at a word's end, not in one (trial 46s67b's N1: …-nginx-ingres)
+		cut := out[:51]
+		if i := strings.LastIndexByte(cut, '-'); i > 20 {
+			cut = cut[:i]
+		}
+		out = strings.Trim(cut[:min(len(cut), 50)], "-")
 	}
 	return out
 }

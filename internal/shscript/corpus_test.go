@@ -294,7 +294,7 @@ func kedaVersion(t *testing.T) string {
 func TestKubeflowPipelinesInstall(t *testing.T) {
 	res, s := load(t, "kubeflow", "tests/pipelines_install.sh")
 	names := stepNames(s)
-	if len(names) != 13 || names[0] != "apply-crd" || names[1] != "wait-crd-compositecontrollers-metacontroller-k8s-i" || names[2] != "apply-overlays" || names[3] != "wait-pods" {
+	if len(names) != 13 || names[0] != "apply-crd" || names[1] != "wait-crd-compositecontrollers-metacontroller-k8s" || names[2] != "apply-overlays" || names[3] != "wait-pods" {
 		t.Fatalf("steps %v", names)
 	}
 	// cd applications/pipeline: the paths after it are relative to it.
@@ -424,10 +424,10 @@ func TestKubeflowSparkRepoRoot(t *testing.T) {
 
 func TestKubeflowTrainerRollout(t *testing.T) {
 	res, s := load(t, "kubeflow", "tests/trainer_install.sh")
-	want := []string{"apply-crds", "wait-crd-trainjobs-trainer-kubeflow-org", "apply-overlays", "wait-deployment-kubeflow-trainer-controller-manage",
+	want := []string{"apply-crds", "wait-crd-trainjobs-trainer-kubeflow-org", "apply-overlays", "wait-deployment-kubeflow-trainer-controller",
 		"wait-deployment-jobset-controller-manager", "apply-runtimes", "apply-kubeflow-trainer-roles",
 		"restart-deployment-jobset-controller-manager", "status-deployment-jobset-controller-manager", "wait-deployment-jobset-controller-manager-2",
-		"wait-validatingwebhookconfiguration-validator-trai", "wait-mutatingwebhookconfiguration-jobset-mutating"}
+		"wait-validatingwebhookconfiguration-validator", "wait-mutatingwebhookconfiguration-jobset-mutating"}
 	if got := stepNames(s); !reflect.DeepEqual(got, want) {
 		t.Fatalf("steps %v", got)
 	}

@@ -1,6 +1,9 @@
 package shscript
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // What held-out trials 46s67a–d (run once, on f53f170) showed, each cut down.
 func TestTrial46s67Idioms(t *testing.T) {
@@ -24,4 +27,17 @@ func TestTrial46s67Idioms(t *testing.T) {
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},
 	})
+}
+
+// presidenten/rancher-in-kind: a long name is cut at a word's end (N1).
+func TestLongStepNameIsCutAtAWord(t *testing.T) {
+	for in, want := range map[string]string{
+		"restart deployment ingress-controller-nginx-ingress-controller -n ingress": "restart-deployment-ingress-controller-nginx",
+		strings.Repeat("a", 60):                   strings.Repeat("a", 50),
+		"apply-" + strings.Repeat("b", 44) + "-c": "apply-" + strings.Repeat("b", 44),
+	} {
+		if got := dnsName(in); got != want {
+			t.Errorf("dnsName(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
