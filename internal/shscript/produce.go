@@ -69,6 +69,12 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 	case "envsubst":
 		return t.envsubst(x, stages)
 	case "sed":
+		for _, r := range first.Redirs {
+			// sed … < deploy.yaml reads the file as sed … deploy.yaml does (trial 46s67r's D1)
+			if p, ok, _ := t.eval(r.Word); r.Op == syntax.RdrIn && ok {
+				x.args = append(x.args, p)
+			}
+		}
 		if in, ok := t.sedOut(x); ok {
 			return in, in != nil // nil: named not carried there
 		}
