@@ -409,6 +409,10 @@ func (t *translator) moot(x *cmd, base string) bool {
 		t.info(x.stmt, t.text(x.stmt), "khook needs no folder made: what the script writes into it is carried, or named, where a step reads it")
 	case base == "rm" && t.removesPackages(x.args[1:]):
 		t.info(x.stmt, t.text(x.stmt), "it removes the package helm pull fetched; the step fetches the chart itself, so there is nothing to remove")
+	case installsToolCLI(x.args):
+		// wget get.helm.sh/helm-v3…; tar -zxvf helm-v3…; sudo mv linux-amd64/helm
+		// /usr/local/bin (trial 46s67f's D1: partial, "run tar in a job: step")
+		t.info(x.stmt, t.text(x.stmt), "it fetches or installs the helm or kubectl command on the machine the script runs on; khook runs Helm and the Kubernetes API itself, so there is nothing to carry")
 	case base == "rm" && t.removesWritten(x.args[1:]):
 		t.info(x.stmt, t.text(x.stmt), "it removes a file the script wrote, whose text the steps that read it carry inline: nothing to carry")
 	default:
@@ -416,6 +420,41 @@ func (t *translator) moot(x *cmd, base string) bool {
 	}
 	return true
 }
+
+// installsToolCLI: the command downloads, unpacks, moves or marks
+// executable the helm or kubectl binary (or its archive), and nothing else.
+func installsToolCLI(args []string) bool {
+	i := 0
+	for i < len(args) && args[i] == "sudo" {
+		i++
+	}
+	if i >= len(args) {
+		return false
+	}
+	switch args[i] {
+	case "wget", "curl", "tar", "mv", "cp", "install", "chmod", "rm":
+	default:
+		return false
+	}
+	n := 0
+	for _, a := range args[i+1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !toolCLIPath.MatchString(a) && !(args[i] == "mv" || args[i] == "cp" || args[i] == "install") || strings.Contains(a, "${") {
+			return false
+		}
+		if toolCLIPath.MatchString(a) {
+			n++
+		}
+	}
+	return n > 0
+}
+
+// toolCLIPath is the helm or kubectl binary, its release archive or
+// download address (get.helm.sh, dl.k8s.io), or the folder helm's
+// archive unpacks to.
+var toolCLIPath = regexp.MustCompile(`(^|/)(helm|kubectl)$|(^|/)helm-v[0-9][^/]*\.(tar\.gz|tgz|zip)$|^https?://(get\.helm\.sh|dl\.k8s\.io|storage\.googleapis\.com/kubernetes-release)/|^(linux|darwin)-(amd64|arm64)/?$`)
 
 // removesWritten: rm's arguments are all files the script wrote and a
 // step read (sed … > "$F"; kubectl apply -f "$F"; rm -f "$F"); they are
@@ -1201,6 +1240,15 @@ func (t *translator) chdir(x *cmd) {
 func (t *translator) sleep(x *cmd) {
 	if t.poll {
 		return
+	}
+	if n := len(t.m.NotCarried); n > 0 && len(t.m.Steps) > 0 {
+		// helm upgrade web …; kubectl directpv install; sleep 10: the sleep
+		// gives the command before it its time, not the release (46s67r's D2)
+		last, from := t.m.NotCarried[n-1].Loc, t.m.Steps[len(t.m.Steps)-1].From
+		if last.File == from.File && last.Line > from.Line && last.Line < t.loc(x.stmt).Line {
+			t.info(x.stmt, t.text(x.stmt), "it gives the command at "+last.String()+", which is not carried, its time: nothing to carry")
+			return
+		}
 	}
 	if t.prev != nil && t.prev.Helm != nil && !t.prev.Helm.Wait {
 		// helm install nfs …; helm install viewer …; sleep 30: the sleep
