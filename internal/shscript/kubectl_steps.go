@@ -39,7 +39,7 @@ func (t *translator) kDelete(x *cmd, f flags) {
 			}
 		}
 		base.Manifests = srcs
-		t.addStep(x.stmt, "delete-"+sourceName(srcs[0]), "", &importer.OutStep{Delete: base})
+		t.addStep(x.stmt, "delete-"+sourceName(srcs[0]), "", &importer.OutStep{Delete: base, Timeout: deleteTimeout(f)})
 		return
 	}
 	targets := kindNames(f.pos[1:])
@@ -55,13 +55,23 @@ func (t *translator) kDelete(x *cmd, f flags) {
 	for _, tg := range targets {
 		d := *base
 		d.Resource = tg
-		t.addStep(x.stmt, "delete-"+tg, "", &importer.OutStep{Delete: &d})
+		t.addStep(x.stmt, "delete-"+tg, "", &importer.OutStep{Delete: &d, Timeout: deleteTimeout(f)})
 	}
 	if added := t.m.Commands[before:]; len(added) > 1 {
 		// one command, a step per type: counted once (trial 46zr's N2)
 		at := t.loc(x.stmt)
 		t.m.Commands = append(t.m.Commands[:before+1], slices.DeleteFunc(slices.Clone(added[1:]), func(c importer.Command) bool { return c.Loc == at && c.Fate == importer.FateStep })...)
 	}
+}
+
+// deleteTimeout is kubectl delete's --timeout, the step's bound on the
+// deletion it waits for (trial 46s67g's D3: dropped without a word); "0"
+// is kubectl's default (none), the step's own.
+func deleteTimeout(f flags) string {
+	if to := f.get("timeout"); to != "0" && to != "0s" {
+		return to
+	}
+	return ""
 }
 
 // conditionNames are kubectl wait's condition types as the API writes
