@@ -23,6 +23,23 @@ func TestTrial46s67Idioms(t *testing.T) {
 		{name: "kubectl apply without -n of a kind that is no built-in one", script: "kubectl apply -f ct.yaml\n",
 			files: map[string]string{"ct.yaml": "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata:\n  name: k8sdeny\n"},
 			want:  []string{"if ConstraintTemplate is namespaced (no built-in kind: khook cannot tell), kubectl without -n"}},
+		// TheEnbyperor/tafarn's kube/apply.sh: sed reads its manifest through <
+		{name: "sed … < FILE | kubectl apply -f -", script: "sed -e \"s/(version)/v1/g\" < d.yaml | kubectl apply -f -\n",
+			files: map[string]string{"d.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: x\ndata:\n  version: (version)\n"},
+			want:  []string{"version: v1"}},
+		// suserancher's initRancher.sh: the helm CLI fetched and installed is nothing to carry
+		{name: "the helm CLI installed", script: "wget https://get.helm.sh/helm-v3.9.0-linux-amd64.tar.gz\ntar -zxvf helm-v3.9.0-linux-amd64.tar.gz\nsudo mv linux-amd64/helm /usr/local/bin/helm\nrm -rf linux-amd64 helm-v3.9.0-linux-amd64.tar.gz\nkubectl create namespace demo\n",
+			want: []string{"name: namespace-demo"}},
+		// pravega-geds' minio-install.sh: a sleep after a command not carried is that command's
+		{name: "a sleep after a command not carried", script: "helm upgrade --install web oci://e.com/nginx -n web\nkubectl exec -n web deploy/web -- nginx -s reload\nsleep 10\n",
+			want: []string{"it gives the command at install.sh:4, which is not carried, its time"}, never: []string{"wait: true"},
+			notCarried: []string{"khook has no step for kubectl exec"}},
+		// kubeedge/sedna's install.sh: kubectl delete --timeout bounds the step
+		{name: "kubectl delete --timeout", script: "kubectl -n sedna delete pod --all --timeout=60s\n",
+			want: []string{"timeout: 60s"}},
+		// sebdet/oran-deployment's install-oran.sh: ONAP's helm deploy plugin
+		{name: "a helm plugin's command khook does not know", script: "helm deploy onap local/onap --namespace onap -f values.yaml\n",
+			notCarried: []string{"helm deploy is not one of helm's own commands: a plugin's"}},
 		// a field's test is a state, not an existence check, in either order of the flags
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},

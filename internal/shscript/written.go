@@ -183,7 +183,8 @@ func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 		t.sayMade(w, importer.FateReadOnly, "--dry-run changes nothing in the cluster: it writes "+p+", which the apply at "+t.loc(x.stmt).String()+" cannot carry (said there)")
 	}
 	if w.known && w.outside(t.when) {
-		t.account(x.stmt, importer.FateNotCarried, "", p+" is written by the script at "+w.at.String()+" with text only known when it runs (written under a condition only the run decides, which this command does not run under)")
+		// the command reads it whatever the run decides (trial 46s67g's D2: "does not run under" read as false)
+		t.account(x.stmt, importer.FateNotCarried, "", p+" is the text the script writes at "+w.at.String()+" only where "+strings.Join(w.when, " && ")+" (a condition only the run decides), while this command runs whatever it decides: write this step by hand, with a when: for each case")
 		return "", true, false
 	}
 	if !w.known {
