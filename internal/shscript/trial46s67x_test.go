@@ -10,5 +10,9 @@ func TestTrial46s67xIdioms(t *testing.T) {
 		{name: "kubectl apply -Rf DIR", script: "kubectl apply -Rf m\nkubectl apply -n x -Rfm/sub\n",
 			files: map[string]string{"m/a.yaml": nsCM, "m/sub/b.yaml": nsCM},
 			want:  []string{"- file: ./m/a.yaml\n        - file: ./m/sub/b.yaml\n", "- file: ./m/sub/b.yaml\n      namespace: x"}},
+		// cloudpilot-ai/karpenter-provider-gcp's e2e-deploy.sh (D4): git -C DIR rev-parse --show-toplevel
+		{name: "git -C DIR rev-parse --show-toplevel", script: "REPO_ROOT=\"$(git -C \"$(dirname \"$0\")\" rev-parse --show-toplevel)\"\nhelm upgrade --install demo \"${REPO_ROOT}/charts/demo\" -n demo\n",
+			files: map[string]string{"charts/demo/Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.1.0\n"},
+			want:  []string{"chart: ./charts/demo"}},
 	})
 }
