@@ -14,5 +14,9 @@ func TestTrial46s67xIdioms(t *testing.T) {
 		{name: "git -C DIR rev-parse --show-toplevel", script: "REPO_ROOT=\"$(git -C \"$(dirname \"$0\")\" rev-parse --show-toplevel)\"\nhelm upgrade --install demo \"${REPO_ROOT}/charts/demo\" -n demo\n",
 			files: map[string]string{"charts/demo/Chart.yaml": "apiVersion: v2\nname: demo\nversion: 0.1.0\n"},
 			want:  []string{"chart: ./charts/demo"}},
+		// eventing-istio's install-dependencies.sh (D2): a directory through a variable's default
+		{name: "kubectl apply -f ${DIR} of a directory by default", script: "CONFIG_DIR=${CONFIG_DIR:-\"./third_party/istio\"}\nkubectl apply -f \"${CONFIG_DIR}/samples/addons\"\n",
+			files: map[string]string{"third_party/istio/samples/addons/a.yaml": nsCM, "third_party/istio/samples/addons/b.yaml": nsCM},
+			want:  []string{"- file: ${CONFIG_DIR}/samples/addons/a.yaml\n        - file: ${CONFIG_DIR}/samples/addons/b.yaml\n", `default: "./third_party/istio"`}},
 	})
 }

@@ -677,6 +677,31 @@ func (t *translator) specPath(p string) string {
 	return rel
 }
 
+// defaultPath is where a path under a variable with a default
+// (${REPO_ROOT_DIR}/hack/x.yaml after REPO_ROOT_DIR=${REPO_ROOT_DIR:-$(git
+// rev-parse --show-toplevel)}) is at import: under the default's
+// directory, as bash finds it with the variable unset; "" when p starts
+// with no such variable.
+func (t *translator) defaultPath(p string) string {
+	m := varRef.FindStringSubmatch(p)
+	if m == nil || !strings.HasPrefix(p, m[0]) {
+		return ""
+	}
+	v := t.m.Var(m[1])
+	if v == nil || v.Secret || v.Default == nil || *v.Default == "" || strings.Contains(*v.Default, "${") || strings.Contains(*v.Default, "://") {
+		return ""
+	}
+	d := *v.Default
+	switch {
+	case filepath.IsAbs(d):
+	case t.rebased[m[1]]: // written from the spec's folder already
+		d = filepath.Join(t.specDir, d)
+	default:
+		d = t.abs(d)
+	}
+	return filepath.Join(d, p[len(m[0]):])
+}
+
 // foldInto keeps what the folded branch's install needs on the step that
 // carries both (helm list | grep web && helm upgrade web … || helm install
 // web … --create-namespace: on a fresh cluster the install runs, and its
