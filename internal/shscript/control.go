@@ -1017,7 +1017,7 @@ func (t *translator) globTest(a, b *syntax.Word, op string) (string, *bool, bool
 	}
 	if !strings.HasPrefix(l, "vars") {
 		v, _ := strconv.Unquote(l)
-		m, _ := path.Match(p, v)
+		m := shMatch(p, v)
 		m = m == (op == "==")
 		return "", &m, true
 	}
@@ -1182,7 +1182,7 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 			}
 			if !strings.HasPrefix(subject, "vars") {
 				v, _ := strconv.Unquote(subject)
-				if m, _ := path.Match(s, v); m {
+				if shMatch(s, v) {
 					matched = true
 				}
 			}
@@ -1227,6 +1227,15 @@ func hasGlob(p *syntax.Word) bool {
 
 // globCEL is `subject` matching the case pattern p: *x* is contains,
 // x* startsWith, *x endsWith, anything else a regular expression.
+// shMatch is bash's pattern match of a [[ == ]] or a case: its * and ?
+// match a / too, where path.Match's stop at one (library.sh's [[
+// "$package" != *@* ]] on github.com/x/gum@v1 held, and the script was
+// taken to abort there: trial 46s67e's D3, once kafka_setup.sh was followed).
+func shMatch(p, v string) bool {
+	m, _ := path.Match(strings.ReplaceAll(p, "/", "\x00"), strings.ReplaceAll(v, "/", "\x00"))
+	return m
+}
+
 func globCEL(subject, p string, glob bool) string {
 	if !glob {
 		return subject + " == " + strconv.Quote(p)

@@ -18,5 +18,12 @@ func TestTrial46s67xIdioms(t *testing.T) {
 		{name: "kubectl apply -f ${DIR} of a directory by default", script: "CONFIG_DIR=${CONFIG_DIR:-\"./third_party/istio\"}\nkubectl apply -f \"${CONFIG_DIR}/samples/addons\"\n",
 			files: map[string]string{"third_party/istio/samples/addons/a.yaml": nsCM, "third_party/istio/samples/addons/b.yaml": nsCM},
 			want:  []string{"- file: ${CONFIG_DIR}/samples/addons/a.yaml\n        - file: ${CONFIG_DIR}/samples/addons/b.yaml\n", `default: "./third_party/istio"`}},
+		// eventing-istio's install-dependencies.sh (D3): --patch-file and a script run under the checkout's variable
+		{name: "--patch-file and a script run under ${REPO_ROOT_DIR}", script: "export REPO_ROOT_DIR=${REPO_ROOT_DIR:-$(git rev-parse --show-toplevel)}\nkubectl patch deployment w -n x --type merge --patch-file \"${REPO_ROOT_DIR}/hack/p.yaml\"\n\"${REPO_ROOT_DIR}\"/kafka/setup.sh\n",
+			files: map[string]string{"hack/p.yaml": "metadata:\n  labels:\n    injected: \"false\"\n", "kafka/setup.sh": "#!/bin/bash\nkubectl create namespace kafka\n"},
+			want:  []string{"injected: \"false\"", "# from kafka/setup.sh:2", "name: kafka"}},
+		// the knative library.sh it then follows: bash's * matches a / too
+		{name: "[[ X != *@* ]] on a path with a slash", script: "f() {\n  if [[ \"$1\" != *@* ]]; then exit 1; fi\n  case \"$1\" in github.com*gum@v1) kubectl create namespace b ;; esac\n}\nf github.com/x/gum@v1\nkubectl create namespace a\n",
+			want: []string{"name: a\n", "name: b\n"}},
 	})
 }

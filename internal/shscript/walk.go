@@ -687,19 +687,11 @@ func (t *translator) defaultPath(p string) string {
 	if m == nil || !strings.HasPrefix(p, m[0]) {
 		return ""
 	}
-	v := t.m.Var(m[1])
-	if v == nil || v.Secret || v.Default == nil || *v.Default == "" || strings.Contains(*v.Default, "${") || strings.Contains(*v.Default, "://") {
+	d, ok := t.unset[m[1]] // as the script has it, not the spec's form
+	if v := t.m.Var(m[1]); !ok || v == nil || v.Secret || d == "" || strings.Contains(d, "${") || strings.Contains(d, "://") {
 		return ""
 	}
-	d := *v.Default
-	switch {
-	case filepath.IsAbs(d):
-	case t.rebased[m[1]]: // written from the spec's folder already
-		d = filepath.Join(t.specDir, d)
-	default:
-		d = t.abs(d)
-	}
-	return filepath.Join(d, p[len(m[0]):])
+	return filepath.Join(t.abs(d), p[len(m[0]):])
 }
 
 // foldInto keeps what the folded branch's install needs on the step that
