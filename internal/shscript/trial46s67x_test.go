@@ -25,5 +25,9 @@ func TestTrial46s67xIdioms(t *testing.T) {
 		// the knative library.sh it then follows: bash's * matches a / too
 		{name: "[[ X != *@* ]] on a path with a slash", script: "f() {\n  if [[ \"$1\" != *@* ]]; then exit 1; fi\n  case \"$1\" in github.com*gum@v1) kubectl create namespace b ;; esac\n}\nf github.com/x/gum@v1\nkubectl create namespace a\n",
 			want: []string{"name: a\n", "name: b\n"}},
+		// aerospike's deploy-test-operator.sh (D5): a case only the run decides, steps in two branches
+		{name: "case $(kubectl get nodes) with steps in two branches", script: "case $(kubectl get nodes -o yaml) in\n  *\"cloud.google.com\"*) kubectl apply -f gke.yaml ;;\n  *\"eks.amazonaws.com\"*) kubectl apply -f eks.yaml ;;\n  *) echo none ;;\nesac\n",
+			files: map[string]string{"gke.yaml": configMap, "eks.yaml": configMap},
+			want:  []string{"IF_CLOUD_GOOGLE_COM: {type: string, required: true", "when: vars.IF_CLOUD_GOOGLE_COM == \"true\"\n", `when: vars.IF_EKS_AMAZONAWS_COM == "true" && !(vars.IF_CLOUD_GOOGLE_COM == "true")`}},
 	})
 }
