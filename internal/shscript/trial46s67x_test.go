@@ -32,5 +32,8 @@ func TestTrial46s67xIdioms(t *testing.T) {
 		// eventing-istio's install-dependencies.sh (N4): a manifest under ${REPO_ROOT_DIR} naming its namespace is read for the warning
 		{name: "no namespace warning for a manifest under REPO_ROOT_DIR naming its namespace", script: "REPO_ROOT_DIR=${REPO_ROOT_DIR:-$(git rev-parse --show-toplevel)}\nkubectl apply -f \"${REPO_ROOT_DIR}/cm.yaml\"\n",
 			files: map[string]string{"cm.yaml": nsCM}, want: []string{"file: ${REPO_ROOT_DIR}/cm.yaml"}, never: []string{"without -n"}},
+		// ewhauser/cursor-controller's hack/e2e/setup.sh (N10): a jsonpath poll that breaks on its value
+		{name: "a for loop polling a jsonpath until it breaks", script: "for i in $(seq 1 60); do\n  ready=$(kubectl -n x get volumesnapshot snap -o jsonpath='{.status.readyToUse}' 2>/dev/null || true)\n  [ \"$ready\" = \"true\" ] && break\n  sleep 2\ndone\n[ \"$ready\" = \"true\" ] || { echo never ready; exit 1; }\nkubectl create namespace b\n",
+			want: []string{"for: jsonpath={.status.readyToUse}=true\n      \"on\": volumesnapshot/snap\n      namespace: x", "name: b\n"}},
 	})
 }
