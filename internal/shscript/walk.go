@@ -688,7 +688,7 @@ func (t *translator) defaultPath(p string) string {
 		return ""
 	}
 	d, ok := t.unset[m[1]] // as the script has it, not the spec's form
-	if v := t.m.Var(m[1]); !ok || v == nil || v.Secret || d == "" || strings.Contains(d, "${") || strings.Contains(d, "://") {
+	if v := t.m.Var(m[1]); !ok || v == nil || v.Required || v.Secret || d == "" || strings.Contains(d, "${") || strings.Contains(d, "://") {
 		return ""
 	}
 	return filepath.Join(t.abs(d), p[len(m[0]):])
