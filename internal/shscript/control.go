@@ -254,21 +254,26 @@ func readsState(cond *syntax.Stmt) bool {
 // can (what the cluster serves, a command's output): required, so the
 // user says which branch their cluster takes; the CEL that reads it.
 func (t *translator) choiceVar(cond *syntax.Stmt) string {
-	name := "IF_" + condWord(cond)
-	if cond.Negated && name != "IF_" {
+	return t.choiceOf(cond, cond.Negated, strings.TrimSuffix(t.text(cond), ";"), t.loc(cond))
+}
+
+// choiceOf is choiceVar of what n says (text, at at): a condition, or a
+// case's pattern.
+func (t *translator) choiceOf(n syntax.Node, negated bool, text string, at importer.Loc) string {
+	name := "IF_" + condWord(n)
+	if negated && name != "IF_" {
 		name = "IF_NOT_" + name[3:] // ! … | grep -q Running: "true" where it is not
 	}
 	if name == "IF_" || t.m.Var(name) != nil || t.vars[name[3:]] != nil {
-		name = "IF_L" + strconv.Itoa(int(cond.Pos().Line()))
+		name = "IF_L" + strconv.Itoa(int(n.Pos().Line()))
 	}
-	at, text := t.loc(cond), strings.TrimSuffix(t.text(cond), ";")
 	if t.m.Var(name) == nil {
 		t.m.Vars = append(t.m.Vars, &importer.Var{Name: name, Required: true, From: at, Example: "true",
 			Description: `"true" where ` + text + ` holds (` + at.String() + `), else "false": the script decides it when it runs`})
 	}
 	// named by the variable, so that pruneVars drops the note with it
 	// where no step is under its when: (branches that only print)
-	t.info(cond, name, "the script decides "+text+" when it runs, khook before: each branch is carried under a when: on this required variable (\"true\" where it would hold when khook runs)")
+	t.info(n, name, "the script decides "+text+" when it runs, khook before: each branch is carried under a when: on this required variable (\"true\" where it would hold when khook runs)")
 	return "vars." + name + ` == "true"`
 }
 
@@ -276,7 +281,7 @@ func (t *translator) choiceVar(cond *syntax.Stmt) string {
 // command, a flag nor a boolean (openshift.io in [[ "$(kubectl
 // api-versions)" == *"openshift.io"* ]]), as a variable name; "" when
 // there is none.
-func condWord(cond *syntax.Stmt) string {
+func condWord(cond syntax.Node) string {
 	skip := map[syntax.Node]bool{}
 	last := ""
 	syntax.Walk(cond, func(n syntax.Node) bool {
@@ -1017,7 +1022,7 @@ func (t *translator) globTest(a, b *syntax.Word, op string) (string, *bool, bool
 	}
 	if !strings.HasPrefix(l, "vars") {
 		v, _ := strconv.Unquote(l)
-		m, _ := path.Match(p, v)
+		m := shMatch(p, v)
 		m = m == (op == "==")
 		return "", &m, true
 	}
@@ -1150,6 +1155,9 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 		subject, ok = `""`, true
 		t.info(c, "case "+t.text(c.Word), "the script's own arguments: none were given to the import, so bash matches \"\" here; give them after the script's name to import another branch")
 	}
+	if !ok && t.caseChoices(c) {
+		return
+	}
 	if !ok {
 		before := len(t.m.Steps)
 		// a variable a branch sets is not known after it (OS='windows'
@@ -1182,7 +1190,7 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 			}
 			if !strings.HasPrefix(subject, "vars") {
 				v, _ := strconv.Unquote(subject)
-				if m, _ := path.Match(s, v); m {
+				if shMatch(s, v) {
 					matched = true
 				}
 			}
@@ -1215,6 +1223,64 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 	t.branches(c, whens, walks, ends)
 }
 
+// caseChoices: case $(kubectl get nodes -o yaml) in *gke*) A;; *eks*) B;;
+// esac, with steps in two branches or more: bash runs one of them, never
+// two, so each is under a when: on a required variable (IF_<pattern's
+// word>, "true" where its pattern would match), the first true one
+// winning as bash's first match does (trial 46s67e's D5: both carried,
+// the second StorageClass failing on every cluster).
+func (t *translator) caseChoices(c *syntax.CaseClause) bool {
+	n := 0
+	for _, it := range c.Items {
+		if slices.ContainsFunc(it.Stmts, t.mayStep) {
+			n++
+		}
+	}
+	if n < 2 {
+		return false
+	}
+	var seen, whens []string
+	var walks []func()
+	var ends []bool
+	for _, it := range c.Items {
+		cel := t.patternChoice(c, it)
+		when := cel
+		if len(seen) > 0 {
+			when = "!(" + strings.Join(seen, " || ") + ")"
+			if cel != "true" {
+				when = cel + " && " + when
+			}
+		}
+		seen = append(seen, cel)
+		whens, walks = append(whens, when), append(walks, func() { t.branch(it.Stmts, when) })
+		ends = append(ends, len(it.Stmts) > 0 && exits(it.Stmts[len(it.Stmts)-1]))
+		if cel == "true" {
+			break // *): what follows it never matches
+		}
+	}
+	if seen[len(seen)-1] != "true" { // no *): none may match
+		whens, walks = append(whens, "!("+strings.Join(seen, " || ")+")"), append(walks, func() {})
+	}
+	t.branches(c, whens, walks, ends)
+	return true
+}
+
+// patternChoice is the CEL of a case item whose subject only the run
+// knows: "true" for *), else a required variable that says it matches.
+func (t *translator) patternChoice(c *syntax.CaseClause, it *syntax.CaseItem) string {
+	var pats []string
+	for _, p := range it.Patterns {
+		if s, ok, _ := t.eval(p); ok && s == "*" {
+			return "true"
+		}
+		pats = append(pats, t.text(p))
+	}
+	if len(it.Patterns) == 0 {
+		return "true"
+	}
+	return t.choiceOf(it.Patterns[len(it.Patterns)-1], false, "case "+t.text(c.Word)+" in "+strings.Join(pats, "|")+")", t.loc(it))
+}
+
 // hasGlob: the pattern has an unquoted * or ? (a quoted one is literal).
 func hasGlob(p *syntax.Word) bool {
 	for _, part := range p.Parts {
@@ -1227,6 +1293,15 @@ func hasGlob(p *syntax.Word) bool {
 
 // globCEL is `subject` matching the case pattern p: *x* is contains,
 // x* startsWith, *x endsWith, anything else a regular expression.
+// shMatch is bash's pattern match of a [[ == ]] or a case: its * and ?
+// match a / too, where path.Match's stop at one (library.sh's [[
+// "$package" != *@* ]] on github.com/x/gum@v1 held, and the script was
+// taken to abort there: trial 46s67e's D3, once kafka_setup.sh was followed).
+func shMatch(p, v string) bool {
+	m, _ := path.Match(strings.ReplaceAll(p, "/", "\x00"), strings.ReplaceAll(v, "/", "\x00"))
+	return m
+}
+
 func globCEL(subject, p string, glob bool) string {
 	if !glob {
 		return subject + " == " + strconv.Quote(p)

@@ -155,7 +155,11 @@ func (t *translator) unnamespaced(srcs []importer.OutSource) (builtin bool, othe
 		}
 		text := s.Inline
 		if s.File != "" {
-			b, err := os.ReadFile(filepath.Join(t.specDir, s.File))
+			file := filepath.Join(t.specDir, s.File)
+			if d := t.defaultPath(s.File); d != "" {
+				file = d // ${REPO_ROOT_DIR}/x.yaml: read at the default (trial 46s67e's N4: warned unread)
+			}
+			b, err := os.ReadFile(file)
 			if err != nil {
 				opaque = true
 				continue

@@ -38,6 +38,12 @@ func parseFlags(args []string, valued map[string]bool) flags {
 			f.list = append(f.list, flag{name: name[:1], val: strings.TrimPrefix(name[1:], "="), has: true})
 			continue
 		}
+		if grouped, used := shortGroup(a, args[i+1:], valued); grouped != nil {
+			// pflag's combined shorthands: -Rf DIR is -R -f DIR (trial 46s67e's D1)
+			f.list = append(f.list, grouped...)
+			i += used
+			continue
+		}
 		if k, v, ok := strings.Cut(name, "="); ok {
 			f.list = append(f.list, flag{name: k, val: v, has: true})
 			continue
@@ -50,6 +56,40 @@ func parseFlags(args []string, valued map[string]bool) flags {
 		f.list = append(f.list, flag{name: name})
 	}
 	return f
+}
+
+// shortBools are the boolean shorthands kubectl and helm have that a
+// script combines with others (-Rf, -it, -iA): kubectl's --recursive,
+// --all-namespaces, --watch, --stdin, --tty; helm upgrade's --install.
+var shortBools = set("R", "A", "w", "i", "t")
+
+// shortGroup reads a single-dash group of shorthands as pflag does (-Rf DIR
+// is -R -f DIR, -Rfx.yaml is -R -f x.yaml): booleans up to a valued one,
+// which takes the rest of the group or else the next argument. nil when a
+// is no such group (a letter khook does not know as a boolean shorthand);
+// used is how many of next it took.
+func shortGroup(a string, next []string, valued map[string]bool) (grouped []flag, used int) {
+	name := a[1:]
+	if strings.HasPrefix(a, "--") || len(name) < 2 || !shortBools[name[:1]] {
+		return nil, 0
+	}
+	for j := 0; j < len(name); j++ {
+		c := name[j : j+1]
+		if valued[c] {
+			if rest := strings.TrimPrefix(name[j+1:], "="); rest != "" {
+				return append(grouped, flag{name: c, val: rest, has: true}), 0
+			}
+			if len(next) > 0 && (next[0] == "-" || !strings.HasPrefix(next[0], "-")) {
+				return append(grouped, flag{name: c, val: next[0], has: true}), 1
+			}
+			return append(grouped, flag{name: c}), 0
+		}
+		if !shortBools[c] {
+			return nil, 0
+		}
+		grouped = append(grouped, flag{name: c})
+	}
+	return grouped, 0
 }
 
 // get is the last value of any of the names ("" when absent).

@@ -395,6 +395,11 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 		return nil, false
 	}
 	abs := t.abs(p)
+	if d := t.defaultPath(p); d != "" {
+		// -f "${CONFIG_DIR}" of a directory by default (trial 46s67e's D2:
+		// written as one file, which validate refused)
+		abs = d
+	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		if b, err := os.ReadFile(abs); err == nil && strings.TrimSpace(string(b)) == "" {
 			// a committed empty file (what a command the script runs
@@ -405,6 +410,12 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 		}
 		return []importer.OutSource{{File: t.specPath(p)}}, true
 	}
+	return t.dirSources(x, p, abs, recursive)
+}
+
+// dirSources is -f DIR: the manifests directory abs (p as the script
+// names it) holds at import.
+func (t *translator) dirSources(x *cmd, p, abs string, recursive bool) ([]importer.OutSource, bool) {
 	var files []string
 	_ = filepath.WalkDir(abs, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -443,9 +454,14 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 			out = append(out, srcs...)
 			continue
 		}
-		out = append(out, importer.OutSource{File: t.specPath(file)})
+		rel, _ := filepath.Rel(abs, file)
+		out = append(out, importer.OutSource{File: t.specPath(filepath.Join(p, rel))}) // ${DIR}/x.yaml stays under ${DIR}
 	}
-	t.info(x.stmt, "kubectl apply -f "+p, "a directory: its "+itoa(len(files))+" manifests at import are listed; a file added later is not applied until it is added to the step (or make the directory a kustomization)")
+	why := "a directory: its " + itoa(len(files)) + " manifests at import are listed; a file added later is not applied until it is added to the step (or make the directory a kustomization)"
+	if abs != t.abs(p) {
+		why += "; they are the default's, and a run that sets " + varRef.FindString(p) + " reads the same names there"
+	}
+	t.info(x.stmt, "kubectl apply -f "+p, why)
 	return out, true
 }
 

@@ -203,7 +203,11 @@ func (t *translator) kPatch(x *cmd, f flags) {
 	tg, ok := target(f.pos[1:])
 	text := f.get("p", "patch")
 	if pf := f.get("patch-file"); pf != "" {
-		data, err := os.ReadFile(t.abs(pf))
+		file := t.abs(pf)
+		if d := t.defaultPath(pf); d != "" {
+			file = d // ${REPO_ROOT_DIR}/hack/p.yaml: the default's (trial 46s67e's D3)
+		}
+		data, err := os.ReadFile(file)
 		if err != nil {
 			t.account(x.stmt, importer.FateNotCarried, "", "its patch file "+pf+" cannot be read at import")
 			return

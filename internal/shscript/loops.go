@@ -571,10 +571,78 @@ func (t *translator) breakPoll(s *syntax.Stmt, c *syntax.ForClause, name string)
 	if usesVar(c.Do, name) || !runsTool(&syntax.Block{Stmts: c.Do}) || !onlyReads(c.Do) || !slices.ContainsFunc(c.Do, breaksOn) {
 		return false
 	}
+	if t.assignPoll(c.Do) {
+		return true
+	}
 	before := len(t.m.Commands)
 	t.pollBody(c.Do)
 	t.pollReads(before, "the loop at "+t.loc(s).String())
 	return true
+}
+
+// assignPoll is `for i in $(seq 1 60); do V=$(kubectl get X -o
+// jsonpath=P 2>/dev/null || true); [ "$V" = "W" ] && break; sleep 2;
+// done`: the wait: for P to be W on X, as the while form is, and V is
+// W after it, as where the loop breaks (trial 46s67e's N10: named not
+// carried, "a wait khook cannot read from it").
+func (t *translator) assignPoll(body []*syntax.Stmt) bool {
+	if len(body) < 2 || len(body) > 3 || len(body) == 3 && !isCommand(body[2], "sleep") {
+		return false
+	}
+	set, ok := body[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(set.Args) != 0 || len(set.Assigns) != 1 || set.Assigns[0].Value == nil || len(set.Assigns[0].Value.Parts) != 1 {
+		return false
+	}
+	name, part := set.Assigns[0].Name.Value, set.Assigns[0].Value.Parts[0]
+	if dq, _ := part.(*syntax.DblQuoted); dq != nil && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	cs, _ := part.(*syntax.CmdSubst)
+	want, ok := t.breakValue(body[1], name)
+	if cs == nil || len(cs.Stmts) != 1 || !ok {
+		return false
+	}
+	get := cs.Stmts[0]
+	if b, _ := get.Cmd.(*syntax.BinaryCmd); b != nil && b.Op == syntax.OrStmt && isCommand(b.Y, "true") {
+		get = b.X // || true: the turn goes on where kubectl fails
+	}
+	c, _ := get.Cmd.(*syntax.CallExpr)
+	if c == nil || !t.jsonpathWait(body[0], t.newCmd(get, c), want) {
+		return false
+	}
+	t.vars[name] = &shVar{val: want}
+	return true
+}
+
+// breakValue is W of `[ "$name" = "W" ] && break` (also [[ … == W ]]).
+func (t *translator) breakValue(s *syntax.Stmt, name string) (string, bool) {
+	b, _ := s.Cmd.(*syntax.BinaryCmd)
+	if b == nil || b.Op != syntax.AndStmt || !isCommand(b.Y, "break") {
+		return "", false
+	}
+	var l, r *syntax.Word
+	switch c := b.X.Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(c.Args) == 5 && lit(c.Args[0]) == "[" && (lit(c.Args[2]) == "=" || lit(c.Args[2]) == "==") {
+			l, r = c.Args[1], c.Args[3]
+		}
+	case *syntax.TestClause:
+		if bt, ok := c.X.(*syntax.BinaryTest); ok && (bt.Op == syntax.TsMatch || bt.Op == syntax.TsMatchShort) {
+			l, _ = bt.X.(*syntax.Word)
+			r, _ = bt.Y.(*syntax.Word)
+			if r != nil && hasGlob(r) {
+				return "", false
+			}
+		}
+	}
+	if l == nil || r == nil || len(l.Parts) != 1 {
+		return "", false
+	}
+	if pe, _ := paramOf(l.Parts[0]); pe == nil || pe.Param == nil || pe.Param.Value != name || pe.Exp != nil {
+		return "", false
+	}
+	want, ok, _ := t.eval(r)
+	return want, ok && !strings.Contains(want, "${")
 }
 
 // breaksOn: s is `TEST && break` or `if TEST; then …; break; fi`.

@@ -677,6 +677,23 @@ func (t *translator) specPath(p string) string {
 	return rel
 }
 
+// defaultPath is where a path under a variable with a default
+// (${REPO_ROOT_DIR}/hack/x.yaml after REPO_ROOT_DIR=${REPO_ROOT_DIR:-$(git
+// rev-parse --show-toplevel)}) is at import: under the default's
+// directory, as bash finds it with the variable unset; "" when p starts
+// with no such variable.
+func (t *translator) defaultPath(p string) string {
+	m := varRef.FindStringSubmatch(p)
+	if m == nil || !strings.HasPrefix(p, m[0]) {
+		return ""
+	}
+	d, ok := t.unset[m[1]] // as the script has it, not the spec's form
+	if v := t.m.Var(m[1]); !ok || v == nil || v.Required || v.Secret || d == "" || strings.Contains(d, "${") || strings.Contains(d, "://") {
+		return ""
+	}
+	return filepath.Join(t.abs(d), p[len(m[0]):])
+}
+
 // foldInto keeps what the folded branch's install needs on the step that
 // carries both (helm list | grep web && helm upgrade web … || helm install
 // web … --create-namespace: on a fresh cluster the install runs, and its

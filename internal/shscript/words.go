@@ -1016,6 +1016,10 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 			out, known = t.abs(args[len(args)-1]), true
 		case name == "git" && slices.Equal(all, []string{"rev-parse", "--show-toplevel"}), t.findsRepoRoot(name):
 			out, known = t.runDir, true
+		case name == "git" && len(all) == 4 && all[0] == "-C" && slices.Equal(all[2:], []string{"rev-parse", "--show-toplevel"}) && within(t.abs(all[1]), t.runDir):
+			// git -C "$(dirname "$0")" rev-parse --show-toplevel: the same
+			// checkout, asked from the script's folder (trial 46s67e's D4)
+			out, known = t.runDir, true
 		case (name == "yq" || name == "jq") && len(calls) == 1 && t.pathRead(cs, name, args, all, &out):
 			known = true
 		default:
