@@ -499,7 +499,7 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 			}
 		}
 	}
-	if cond != nil && t.grepWait(cond) {
+	if cond != nil && (t.grepWait(cond) || t.nonEmptyWait(cond)) {
 		t.pollBody(body)
 		return
 	}
@@ -688,6 +688,12 @@ func (t *translator) pollCompare(s *syntax.Stmt, cond *syntax.Stmt) {
 // jsonpathWait is the wait step for `kubectl get X -o jsonpath=P` until it
 // prints want; false when x is no such get.
 func (t *translator) jsonpathWait(at *syntax.Stmt, x *cmd, want string) bool {
+	return t.jsonpathStep(at, x, "="+want)
+}
+
+// jsonpathStep is jsonpathWait's step, its for: the jsonpath and then is
+// ("=V", or "" for any value that is not empty).
+func (t *translator) jsonpathStep(at *syntax.Stmt, x *cmd, is string) bool {
 	f := parseFlags(x.args[1:], kubectlValued)
 	out := f.get("o", "output")
 	targets := kindNames(f.pos[1:])
@@ -700,7 +706,7 @@ func (t *translator) jsonpathWait(at *syntax.Stmt, x *cmd, want string) bool {
 	if t.podByName(x.stmt, targets[0]) {
 		return true // named not carried
 	}
-	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), Selector: f.get("l", "selector"), For: out + "=" + want}
+	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), Selector: f.get("l", "selector"), For: out + is}
 	t.addStep(at, "wait-"+targets[0], "", &importer.OutStep{Wait: w})
 	return true
 }
@@ -726,6 +732,50 @@ func (t *translator) grepWait(cond *syntax.Stmt) bool {
 		return false
 	}
 	t.info(cond, t.text(cond.Cmd), "carried as a wait for the value "+g.args[2]+"; grep -q also finds it inside a longer one")
+	return true
+}
+
+// nonEmptyWait is `until V=$(kubectl get X -o jsonpath=P) && [[ -n "$V" ]]`
+// (trial 46s67h's D7: a Service's load balancer host): the wait for P to
+// be set, jsonpath=P with no value; V is what the run reads then.
+func (t *translator) nonEmptyWait(cond *syntax.Stmt) bool {
+	b, ok := cond.Cmd.(*syntax.BinaryCmd)
+	if !ok || b.Op != syntax.AndStmt {
+		return false
+	}
+	as, ok := b.X.Cmd.(*syntax.CallExpr)
+	if !ok || len(as.Args) != 0 || len(as.Assigns) != 1 || as.Assigns[0].Value == nil || len(as.Assigns[0].Value.Parts) != 1 {
+		return false
+	}
+	name := as.Assigns[0].Name.Value
+	var tested string
+	switch y := b.Y.Cmd.(type) {
+	case *syntax.TestClause: // [[ -n "$V" ]]
+		if u, ok := y.X.(*syntax.UnaryTest); ok && u.Op == syntax.TsNempStr {
+			if w, ok := u.X.(*syntax.Word); ok {
+				tested = t.text(w)
+			}
+		}
+	case *syntax.CallExpr: // [ -n "$V" ]
+		if len(y.Args) == 4 && lit(y.Args[0]) == "[" && lit(y.Args[1]) == "-n" && lit(y.Args[3]) == "]" {
+			tested = t.text(y.Args[2])
+		}
+	}
+	if tested != "$"+name && tested != `"$`+name+`"` && tested != `"${`+name+`}"` && tested != "${"+name+"}" {
+		return false
+	}
+	cs, _ := as.Assigns[0].Value.Parts[0].(*syntax.CmdSubst)
+	if dq, _ := as.Assigns[0].Value.Parts[0].(*syntax.DblQuoted); dq != nil && len(dq.Parts) == 1 {
+		cs, _ = dq.Parts[0].(*syntax.CmdSubst)
+	}
+	if cs == nil || len(cs.Stmts) != 1 {
+		return false
+	}
+	get, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || !t.jsonpathStep(cond, t.newCmd(cs.Stmts[0], get), "") {
+		return false
+	}
+	t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(cond)), Required: true, Computed: true, From: t.loc(cond), Description: "what " + t.text(get) + " reads once it is set (" + t.loc(cond).String() + ")"}}
 	return true
 }
 
