@@ -36,7 +36,11 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		// select yn in Yes No: a menu a person answers (46zzg's N2)
 		t.info(s, "select "+name+" in "+strings.Join(items, " "), "the script asks a person to pick one here; khook asks nobody: the spec follows the answers that do not end the script, and the steps after it run as on those (do what another answer does by hand)")
 	}
-	if t.retryPoll(s, c, name) || t.breakPoll(s, c, name) {
+	turns := len(items)
+	if !known {
+		turns = t.seqTurns(it)
+	}
+	if t.retryPoll(s, c, name, turns) || t.breakPoll(s, c, name) {
 		return
 	}
 	if !known && t.rolloutEach(it, c.Do) {
@@ -289,7 +293,7 @@ func (t *translator) defaultItems(it *syntax.WordIter) ([]string, *importer.Var,
 // get … is (trial 46zv's N1: the Secret an operator makes, waited on by
 // nothing). What the if runs before its break (an apply into the
 // namespace it waited for: 46zzb's D4) runs once, after the wait.
-func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string) bool {
+func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string, turns int) bool {
 	if usesVar(c.Do, name) {
 		return false
 	}
@@ -311,9 +315,74 @@ func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string)
 	if check == nil {
 		return false
 	}
+	before := len(t.m.Steps)
 	t.pollLoop(s, check, rest)
+	if d := t.sleeps(rest) * time.Duration(turns); d > 0 {
+		// for i in $(seq 1 18); … sleep 5: the script gives up after 90s,
+		// the wait too, not after khook's default (trial 46s67h's D8)
+		for _, st := range t.m.Steps[before:] {
+			if st.Out.Wait != nil && st.Out.Timeout == "" {
+				st.Out.Timeout = words.ShortDuration(d)
+			}
+		}
+	}
 	t.stmts(then)
 	return true
+}
+
+// seqTurns is how many turns `for i in $(seq 1 18)` takes (18); 0 when
+// the list is not such a seq of numbers.
+func (t *translator) seqTurns(it *syntax.WordIter) int {
+	if len(it.Items) != 1 || len(it.Items[0].Parts) != 1 {
+		return 0
+	}
+	cs, ok := it.Items[0].Parts[0].(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 || !isCommand(cs.Stmts[0], "seq") {
+		return 0
+	}
+	c, _ := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	x := t.newCmd(cs.Stmts[0], c)
+	var n []int
+	for _, a := range x.args[1:] {
+		i, err := strconv.Atoi(a)
+		if err != nil {
+			return 0
+		}
+		n = append(n, i)
+	}
+	switch {
+	case !x.ok || len(n) == 0 || len(n) > 2:
+		return 0
+	case len(n) == 1:
+		return max(n[0], 0)
+	}
+	return max(n[1]-n[0]+1, 0)
+}
+
+// sleeps is how long the sleeps of a loop's turn take (sleep 5, sleep 2s);
+// 0 when one is not a known time.
+func (t *translator) sleeps(body []*syntax.Stmt) time.Duration {
+	var d time.Duration
+	for _, st := range body {
+		c, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || !isCommand(st, "sleep") {
+			continue
+		}
+		x := t.newCmd(st, c)
+		if !x.ok || len(x.args) != 2 {
+			return 0
+		}
+		arg := x.args[1]
+		if _, err := strconv.ParseFloat(arg, 64); err == nil {
+			arg += "s"
+		}
+		n, err := time.ParseDuration(arg)
+		if err != nil {
+			return 0
+		}
+		d += n
+	}
+	return d
 }
 
 // rolloutEach is `for d in $(kubectl get deploy -n X [-l S] -o name); do

@@ -8,5 +8,10 @@ func TestTrial46s67yIdioms(t *testing.T) {
 		// idurar's deploy.sh (D7): a poll until a jsonpath is set is a jsonpath wait
 		{name: "until V=$(kubectl get -o jsonpath) && [[ -n $V ]]", script: "until LB=$(kubectl get svc web -n demo -o jsonpath='{.status.loadBalancer.ingress[0].hostname}' 2>/dev/null) && [[ -n \"$LB\" ]]; do\n  sleep 5\ndone\n",
 			want: []string{"for: jsonpath={.status.loadBalancer.ingress[0].hostname}\n", "\"on\": svc/web"}},
+		// iaops' setup.sh (D8): a bounded poll's wait gets the time its turns take
+		{name: "for i in $(seq 1 18); … sleep 5", script: "for i in $(seq 1 18); do\n  if kubectl get application web -n argocd &>/dev/null; then found=1; break; fi\n  sleep 5\ndone\n",
+			want: []string{"timeout: 1m30s"}},
+		{name: "for i in {1..10}; … sleep 3", script: "for i in {1..10}; do\n  kubectl get ns x && break\n  sleep 3\ndone\n",
+			want: []string{"timeout: 30s"}},
 	})
 }
