@@ -13,5 +13,8 @@ func TestTrial46s67yIdioms(t *testing.T) {
 			want: []string{"timeout: 1m30s"}},
 		{name: "for i in {1..10}; … sleep 3", script: "for i in {1..10}; do\n  kubectl get ns x && break\n  sleep 3\ndone\n",
 			want: []string{"timeout: 30s"}},
+		// aksctf's setup.sh (D2): a base64 of a secret stays the secret through b64enc, whatever the name
+		{name: "PASSWORD_BASE64=$(echo -n $PASSWORD | base64)", script: "PASSWORD=$RANDOM\nPASSWORD_BASE64=$(echo -n $PASSWORD | base64)\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: default}\ndata: {password: $PASSWORD_BASE64}\nEOF\n",
+			want: []string{"password: ${PASSWORD | b64enc}"}, never: []string{"PASSWORD_BASE64"}},
 	})
 }
