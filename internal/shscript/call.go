@@ -784,6 +784,9 @@ func (t *translator) recordMade(x *cmd, name string) {
 	if name == "rm" || name == "rmdir" || name == "unlink" {
 		return
 	}
+	if name == "csplit" {
+		t.csplitMade(x)
+	}
 	var paths []string
 	for _, a := range x.args[1:] {
 		if strings.HasPrefix(a, "-") {
@@ -814,6 +817,37 @@ func (t *translator) recordMade(x *cmd, name string) {
 		if abs := t.abs(p); !within(t.cwd, abs) { // the directory it runs in, or above: not what it makes
 			t.made = append(t.made, made{path: abs, at: t.loc(x.stmt), name: name})
 		}
+	}
+}
+
+// csplitMade records the pieces csplit writes where it runs, xx00, xx01,
+// … (-f PREFIX, -n DIGITS), none of which its arguments name (trial
+// 46s67h's D5: kubectl apply -f xx00 said nothing in the script made it).
+func (t *translator) csplitMade(x *cmd) {
+	prefix, digits := "xx", 2
+	for i := 1; i < len(x.args); i++ {
+		a := x.args[i]
+		switch {
+		case (a == "-f" || a == "--prefix" || a == "-n" || a == "--digits") && i+1 < len(x.args):
+			i++
+			if a == "-f" || a == "--prefix" {
+				prefix = x.args[i]
+			} else if n, err := strconv.Atoi(x.args[i]); err == nil {
+				digits = n
+			}
+		case strings.HasPrefix(a, "--prefix="):
+			prefix = a[len("--prefix="):]
+		case strings.HasPrefix(a, "--digits="):
+			if n, err := strconv.Atoi(a[len("--digits="):]); err == nil {
+				digits = n
+			}
+		}
+	}
+	if prefix == "" || strings.Contains(prefix, "${") || digits < 1 || digits > 6 {
+		return
+	}
+	for i := 0; i < 100; i++ { // the first hundred pieces: more is no script's
+		t.made = append(t.made, made{path: t.abs(fmt.Sprintf("%s%0*d", prefix, digits, i)), at: t.loc(x.stmt), name: "csplit"})
 	}
 }
 

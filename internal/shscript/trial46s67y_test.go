@@ -16,5 +16,9 @@ func TestTrial46s67yIdioms(t *testing.T) {
 		// aksctf's setup.sh (D2): a base64 of a secret stays the secret through b64enc, whatever the name
 		{name: "PASSWORD_BASE64=$(echo -n $PASSWORD | base64)", script: "PASSWORD=$RANDOM\nPASSWORD_BASE64=$(echo -n $PASSWORD | base64)\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: default}\ndata: {password: $PASSWORD_BASE64}\nEOF\n",
 			want: []string{"password: ${PASSWORD | b64enc}"}, never: []string{"PASSWORD_BASE64"}},
+		// idurar's deploy.sh (D5): csplit's pieces are named as made by its line
+		{name: "kubectl apply -f xx00 of csplit", script: "csplit -sz all.yaml '/^# second/' '{*}'\nkubectl apply -f xx00\ncsplit -f part- -n 3 all.yaml '/^# second/'\nkubectl apply -f part-001 -n x\n",
+			files:      map[string]string{"all.yaml": configMap},
+			notCarried: []string{"run it in a job: step", "the script makes it earlier (install.sh:3 csplit)", "run it in a job: step", "the script makes it earlier (install.sh:5 csplit)"}},
 	})
 }
