@@ -1,6 +1,10 @@
 package shscript
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // What held-out trial 46s67h showed, each cut down.
 func TestTrial46s67yIdioms(t *testing.T) {
@@ -21,4 +25,26 @@ func TestTrial46s67yIdioms(t *testing.T) {
 			files:      map[string]string{"all.yaml": configMap},
 			notCarried: []string{"run it in a job: step", "the script makes it earlier (install.sh:3 csplit)", "run it in a job: step", "the script makes it earlier (install.sh:5 csplit)"}},
 	})
+}
+
+// idurar's deploy.sh (D6): envsubst's variables are said where a step
+// reads its file, and a file only csplit reads is said so, once.
+func TestEnvsubstToFileSaidWhereRead(t *testing.T) {
+	read := importScript(t, map[string]string{
+		"install.sh": "#!/bin/bash\nset -e\nenvsubst < m.yaml > out.yaml\nkubectl apply -f out.yaml\n",
+		"m.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: $NS\n",
+	})
+	if said := fmt.Sprint(read.Model.Info); !strings.Contains(said, "$NS are khook variables") {
+		t.Errorf("envsubst's variables not said where the file is read: %s", said)
+	}
+	unread := importScript(t, map[string]string{
+		"install.sh": "#!/bin/bash\nset -e\nR=$(mktemp)\nenvsubst < m.yaml > \"$R\"\ncsplit -sz \"$R\" '/^# second/' '{*}'\nkubectl apply -f xx00\n",
+		"m.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: $NS\n",
+	})
+	if said := fmt.Sprint(unread.Model.Info); strings.Contains(said, "written inline") {
+		t.Errorf("a manifest said written inline that no step reads: %s", said)
+	}
+	if said := fmt.Sprint(unread.Model.NotCarried); !strings.Contains(said, "only csplit at install.sh:5 reads the file it writes") {
+		t.Errorf("the envsubst's file not said read by csplit: %s", said)
+	}
 }
