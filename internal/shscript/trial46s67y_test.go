@@ -24,6 +24,10 @@ func TestTrial46s67yIdioms(t *testing.T) {
 		{name: "kubectl apply -f xx00 of csplit", script: "csplit -sz all.yaml '/^# second/' '{*}'\nkubectl apply -f xx00\ncsplit -f part- -n 3 all.yaml '/^# second/'\nkubectl apply -f part-001 -n x\n",
 			files:      map[string]string{"all.yaml": configMap},
 			notCarried: []string{"run it in a job: step", "the script makes it earlier (install.sh:3 csplit)", "run it in a job: step", "the script makes it earlier (install.sh:5 csplit)"}},
+		// kcindia's deploy-with-namespace.sh (D4): apply -k of a copy under mktemp -d
+		{name: "kubectl apply -k $(mktemp -d)/overlay", script: "T=$(mktemp -d)\ncp -r overlay \"$T/\"\nsed -i \"s/PLACEHOLDER/ns1/\" \"$T/overlay/kustomization.yaml\"\nkubectl apply -k \"$T/overlay\"\n",
+			files:      map[string]string{"overlay/kustomization.yaml": "resources: []\n"},
+			notCarried: []string{"", "", "is under $T, which the script makes when it runs (install.sh:3, filled and edited at install.sh:4, install.sh:5)"}},
 	})
 }
 
