@@ -28,6 +28,9 @@ func TestTrial46s67yIdioms(t *testing.T) {
 		{name: "kubectl apply -k $(mktemp -d)/overlay", script: "T=$(mktemp -d)\ncp -r overlay \"$T/\"\nsed -i \"s/PLACEHOLDER/ns1/\" \"$T/overlay/kustomization.yaml\"\nkubectl apply -k \"$T/overlay\"\n",
 			files:      map[string]string{"overlay/kustomization.yaml": "resources: []\n"},
 			notCarried: []string{"", "", "is under $T, which the script makes when it runs (install.sh:3, filled and edited at install.sh:4, install.sh:5)"}},
+		// kubevela's install.sh (D3): a multi-line secret into --from-literal is written through toJson
+		{name: "--from-literal=creds=\"${CREDS}\" of a multi-line secret", script: "CREDS=\"[default]\naws_access_key_id = ${AWS_ACCESS_KEY_ID}\"\nkubectl create secret generic c -n x --from-literal=creds=\"${CREDS}\" --dry-run=client -o yaml | kubectl apply -f -\n",
+			want: []string{"creds: ${CREDS | toJson}\n"}},
 	})
 }
 
