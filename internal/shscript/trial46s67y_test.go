@@ -31,6 +31,10 @@ func TestTrial46s67yIdioms(t *testing.T) {
 		// kubevela's install.sh (D3): a multi-line secret into --from-literal is written through toJson
 		{name: "--from-literal=creds=\"${CREDS}\" of a multi-line secret", script: "CREDS=\"[default]\naws_access_key_id = ${AWS_ACCESS_KEY_ID}\"\nkubectl create secret generic c -n x --from-literal=creds=\"${CREDS}\" --dry-run=client -o yaml | kubectl apply -f -\n",
 			want: []string{"creds: ${CREDS | toJson}\n"}},
+		// aksctf's setup.sh (D1): a kustomization the script writes, named at its line
+		{name: "cat <<EOF >> DIR/kustomization.yaml, then kubectl apply -k DIR", script: "mkdir -p manifests\nN=acr$RANDOM\ncat <<EOF >>./manifests/kustomization.yaml\nresources:\n- cm.yaml\nimages:\n- name: app\n  newName: $N.azurecr.io/app\nEOF\nkubectl apply -k ./manifests\n",
+			files:      map[string]string{"manifests/cm.yaml": configMap},
+			notCarried: []string{"./manifests/kustomization.yaml is written by the script at install.sh:5, not in the repository, and khook's kustomize: step renders the directory as committed: commit that kustomization, with the value the run gives $N, and apply that directory"}},
 	})
 }
 
