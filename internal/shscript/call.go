@@ -225,14 +225,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case (name == "cat" && len(x.args) == 1 || name == "tee" && len(x.args) == 2) && x.stdin != nil && x.stdin.hdoc && (writesFile(s) || name == "tee"):
 		t.writeFiles(x, name)
 	case name == "envsubst" && x.stdin != nil && writesFile(s):
-		// envsubst < tmpl > out.yaml: out.yaml is what it prints
-		if in, ok := t.envsubst(x, []*syntax.Stmt{s}); ok {
-			x.stdin = in
-			t.writeFiles(x, name)
-		} else if key := t.outFile(x); key != "" {
-			// named not carried at its line: what reads the file says who makes it (trial 46zv's D3)
-			t.wrote[key] = &written{why: "made by the envsubst at " + t.loc(s).String() + ", which is not carried: see that line", at: t.loc(s)}
-		}
+		t.envsubstWrites(x)
 	case name == "sed" && writesFile(s) && t.sedWrites(x):
 		// sed 's|X|$V|' tmpl > "$F": F is what it prints (46zzf's D2)
 	case name == "cp" && t.copies(x), name == "sed" && t.sedInPlace(x):
@@ -784,6 +777,9 @@ func (t *translator) recordMade(x *cmd, name string) {
 	if name == "rm" || name == "rmdir" || name == "unlink" {
 		return
 	}
+	if name == "csplit" {
+		t.csplitMade(x)
+	}
 	var paths []string
 	for _, a := range x.args[1:] {
 		if strings.HasPrefix(a, "-") {
@@ -792,6 +788,9 @@ func (t *translator) recordMade(x *cmd, name string) {
 				continue
 			}
 			a = v
+		}
+		if w := t.wrote[t.writeKey(a)]; w != nil && w.readBy == "" {
+			w.readBy = name + " at " + t.loc(x.stmt).String()
 		}
 		if name == "sed" && !strings.Contains(a, "${") && !exists(t.abs(a)) && t.madeBy(t.abs(a)) == "" {
 			continue // sed makes no file it reads (sed -i of one not there fails: 46zza's D7)
@@ -814,6 +813,53 @@ func (t *translator) recordMade(x *cmd, name string) {
 		if abs := t.abs(p); !within(t.cwd, abs) { // the directory it runs in, or above: not what it makes
 			t.made = append(t.made, made{path: abs, at: t.loc(x.stmt), name: name})
 		}
+	}
+}
+
+// envsubstWrites is envsubst < tmpl > out.yaml: out.yaml is what it prints.
+func (t *translator) envsubstWrites(x *cmd) {
+	info := len(t.m.Info)
+	if in, ok := t.envsubst(x, []*syntax.Stmt{x.stmt}); ok {
+		x.stdin = in
+		t.writeFiles(x, "envsubst")
+		if w := t.wrote[t.outFile(x)]; w != nil {
+			// said where a step reads it (trial 46s67h's D6)
+			w.info, t.m.Info = append(w.info, t.m.Info[info:]...), t.m.Info[:info]
+		}
+	} else if key := t.outFile(x); key != "" {
+		// named not carried at its line: what reads the file says who makes it (trial 46zv's D3)
+		t.wrote[key] = &written{why: "made by the envsubst at " + t.loc(x.stmt).String() + ", which is not carried: see that line", at: t.loc(x.stmt)}
+	}
+}
+
+// csplitMade records the pieces csplit writes where it runs, xx00, xx01,
+// … (-f PREFIX, -n DIGITS), none of which its arguments name (trial
+// 46s67h's D5: kubectl apply -f xx00 said nothing in the script made it).
+func (t *translator) csplitMade(x *cmd) {
+	prefix, digits := "xx", 2
+	for i := 1; i < len(x.args); i++ {
+		a := x.args[i]
+		switch {
+		case (a == "-f" || a == "--prefix" || a == "-n" || a == "--digits") && i+1 < len(x.args):
+			i++
+			if a == "-f" || a == "--prefix" {
+				prefix = x.args[i]
+			} else if n, err := strconv.Atoi(x.args[i]); err == nil {
+				digits = n
+			}
+		case strings.HasPrefix(a, "--prefix="):
+			prefix = a[len("--prefix="):]
+		case strings.HasPrefix(a, "--digits="):
+			if n, err := strconv.Atoi(a[len("--digits="):]); err == nil {
+				digits = n
+			}
+		}
+	}
+	if prefix == "" || strings.Contains(prefix, "${") || digits < 1 || digits > 6 {
+		return
+	}
+	for i := 0; i < 100; i++ { // the first hundred pieces: more is no script's
+		t.made = append(t.made, made{path: t.abs(fmt.Sprintf("%s%0*d", prefix, digits, i)), at: t.loc(x.stmt), name: "csplit"})
 	}
 }
 

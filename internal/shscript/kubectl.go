@@ -246,6 +246,9 @@ func (t *translator) kApply(x *cmd, f flags) {
 				t.account(x.stmt, importer.FateNotCarried, "", "a remote kustomization: khook renders local ones; vendor it and use kustomize: DIR")
 				return
 			}
+			if t.computedDir(x, fl.val) || t.writtenKustomization(x, fl.val) {
+				return
+			}
 			srcs = append(srcs, importer.OutSource{Kustomize: t.specPath(fl.val)})
 		case "prune":
 			t.notCarried(x.stmt, "--prune", "khook prunes what leaves the spec (docs/pruning.md), not by label selector")
@@ -491,6 +494,66 @@ func (t *translator) computedIn(path string) string {
 		}
 	}
 	return ""
+}
+
+// computedDir names an apply -k of a directory under one the script
+// computes when it runs (T=$(mktemp -d); cp -r overlay "$T"; sed -i …
+// "$T/overlay/kustomization.yaml"), with the lines that make and edit it
+// (trial 46s67h's D4: a placeholder path refused by the spec's check).
+func (t *translator) computedDir(x *cmd, dir string) bool {
+	name := t.computedIn(dir)
+	if name == "" {
+		return false
+	}
+	var by []string
+	ref := regexp.MustCompile(`\$\{?` + name + `\b`)
+	for _, n := range t.m.NotCarried { // the cp, sed and find into it, not carried
+		if ref.MatchString(n.What) && !slices.Contains(by, n.Loc.String()) {
+			by = append(by, n.Loc.String())
+		}
+	}
+	made := ""
+	if len(by) > 0 {
+		made = ", filled and edited at " + strings.Join(by, ", ")
+	}
+	t.account(x.stmt, importer.FateNotCarried, "", dir+" is under $"+name+", which the script makes when it runs ("+t.vars[name].decl.From.String()+made+"): the kustomization is made then, not in the repository khook reads; commit it as the script makes it, and apply that directory")
+	return true
+}
+
+// writtenKustomization names an apply -k of a directory whose
+// kustomization the script writes (cat <<EOF >> DIR/kustomization.yaml)
+// at the line that writes it: khook's kustomize: renders a directory of
+// the repository, which lacks it (trial 46s67h's D1: "no step reads the
+// file it writes" and "fix the kustomization", with this machine's paths).
+func (t *translator) writtenKustomization(x *cmd, dir string) bool {
+	for _, name := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+		p := strings.TrimSuffix(dir, "/") + "/" + name
+		w := t.wrote[t.writeKey(p)]
+		if w == nil || w.from != "" || w.url != "" || w.tmpl != nil {
+			continue
+		}
+		w.read = true
+		where := ", not in the repository,"
+		if exists(t.writeKey(p)) {
+			where = ", over the committed one,"
+		}
+		why := p + " is written by the script at " + w.at.String() + where + " and khook's kustomize: step renders the directory as committed: commit that kustomization"
+		var vars []string
+		for _, m := range varRef.FindAllStringSubmatch(w.text, -1) {
+			if !slices.Contains(vars, "$"+m[1]) {
+				vars = append(vars, "$"+m[1])
+			}
+		}
+		switch {
+		case !w.known:
+			why += " (its text is only known when the script runs: " + w.why + ")"
+		case len(vars) > 0:
+			why += ", with the value the run gives " + strings.Join(vars, ", ")
+		}
+		t.account(x.stmt, importer.FateNotCarried, "", why+", and apply that directory")
+		return true
+	}
+	return false
 }
 
 // missing is a local file: or kustomize: source that is not there at

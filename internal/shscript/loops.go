@@ -36,7 +36,11 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		// select yn in Yes No: a menu a person answers (46zzg's N2)
 		t.info(s, "select "+name+" in "+strings.Join(items, " "), "the script asks a person to pick one here; khook asks nobody: the spec follows the answers that do not end the script, and the steps after it run as on those (do what another answer does by hand)")
 	}
-	if t.retryPoll(s, c, name) || t.breakPoll(s, c, name) {
+	turns := len(items)
+	if !known {
+		turns = t.seqTurns(it)
+	}
+	if t.retryPoll(s, c, name, turns) || t.breakPoll(s, c, name) {
 		return
 	}
 	if !known && t.rolloutEach(it, c.Do) {
@@ -289,7 +293,7 @@ func (t *translator) defaultItems(it *syntax.WordIter) ([]string, *importer.Var,
 // get … is (trial 46zv's N1: the Secret an operator makes, waited on by
 // nothing). What the if runs before its break (an apply into the
 // namespace it waited for: 46zzb's D4) runs once, after the wait.
-func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string) bool {
+func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string, turns int) bool {
 	if usesVar(c.Do, name) {
 		return false
 	}
@@ -311,9 +315,74 @@ func (t *translator) retryPoll(s *syntax.Stmt, c *syntax.ForClause, name string)
 	if check == nil {
 		return false
 	}
+	before := len(t.m.Steps)
 	t.pollLoop(s, check, rest)
+	if d := t.sleeps(rest) * time.Duration(turns); d > 0 {
+		// for i in $(seq 1 18); … sleep 5: the script gives up after 90s,
+		// the wait too, not after khook's default (trial 46s67h's D8)
+		for _, st := range t.m.Steps[before:] {
+			if st.Out.Wait != nil && st.Out.Timeout == "" {
+				st.Out.Timeout = words.ShortDuration(d)
+			}
+		}
+	}
 	t.stmts(then)
 	return true
+}
+
+// seqTurns is how many turns `for i in $(seq 1 18)` takes (18); 0 when
+// the list is not such a seq of numbers.
+func (t *translator) seqTurns(it *syntax.WordIter) int {
+	if len(it.Items) != 1 || len(it.Items[0].Parts) != 1 {
+		return 0
+	}
+	cs, ok := it.Items[0].Parts[0].(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 || !isCommand(cs.Stmts[0], "seq") {
+		return 0
+	}
+	c, _ := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	x := t.newCmd(cs.Stmts[0], c)
+	var n []int
+	for _, a := range x.args[1:] {
+		i, err := strconv.Atoi(a)
+		if err != nil {
+			return 0
+		}
+		n = append(n, i)
+	}
+	switch {
+	case !x.ok || len(n) == 0 || len(n) > 2:
+		return 0
+	case len(n) == 1:
+		return max(n[0], 0)
+	}
+	return max(n[1]-n[0]+1, 0)
+}
+
+// sleeps is how long the sleeps of a loop's turn take (sleep 5, sleep 2s);
+// 0 when one is not a known time.
+func (t *translator) sleeps(body []*syntax.Stmt) time.Duration {
+	var d time.Duration
+	for _, st := range body {
+		c, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || !isCommand(st, "sleep") {
+			continue
+		}
+		x := t.newCmd(st, c)
+		if !x.ok || len(x.args) != 2 {
+			return 0
+		}
+		arg := x.args[1]
+		if _, err := strconv.ParseFloat(arg, 64); err == nil {
+			arg += "s"
+		}
+		n, err := time.ParseDuration(arg)
+		if err != nil {
+			return 0
+		}
+		d += n
+	}
+	return d
 }
 
 // rolloutEach is `for d in $(kubectl get deploy -n X [-l S] -o name); do
@@ -499,7 +568,7 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 			}
 		}
 	}
-	if cond != nil && t.grepWait(cond) {
+	if cond != nil && (t.grepWait(cond) || t.nonEmptyWait(cond)) {
 		t.pollBody(body)
 		return
 	}
@@ -756,6 +825,12 @@ func (t *translator) pollCompare(s *syntax.Stmt, cond *syntax.Stmt) {
 // jsonpathWait is the wait step for `kubectl get X -o jsonpath=P` until it
 // prints want; false when x is no such get.
 func (t *translator) jsonpathWait(at *syntax.Stmt, x *cmd, want string) bool {
+	return t.jsonpathStep(at, x, "="+want)
+}
+
+// jsonpathStep is jsonpathWait's step, its for: the jsonpath and then is
+// ("=V", or "" for any value that is not empty).
+func (t *translator) jsonpathStep(at *syntax.Stmt, x *cmd, is string) bool {
 	f := parseFlags(x.args[1:], kubectlValued)
 	out := f.get("o", "output")
 	targets := kindNames(f.pos[1:])
@@ -768,7 +843,7 @@ func (t *translator) jsonpathWait(at *syntax.Stmt, x *cmd, want string) bool {
 	if t.podByName(x.stmt, targets[0]) {
 		return true // named not carried
 	}
-	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), Selector: f.get("l", "selector"), For: out + "=" + want}
+	w := &importer.OutWait{On: targets[0], Namespace: f.get("n", "namespace"), Selector: f.get("l", "selector"), For: out + is}
 	t.addStep(at, "wait-"+targets[0], "", &importer.OutStep{Wait: w})
 	return true
 }
@@ -794,6 +869,50 @@ func (t *translator) grepWait(cond *syntax.Stmt) bool {
 		return false
 	}
 	t.info(cond, t.text(cond.Cmd), "carried as a wait for the value "+g.args[2]+"; grep -q also finds it inside a longer one")
+	return true
+}
+
+// nonEmptyWait is `until V=$(kubectl get X -o jsonpath=P) && [[ -n "$V" ]]`
+// (trial 46s67h's D7: a Service's load balancer host): the wait for P to
+// be set, jsonpath=P with no value; V is what the run reads then.
+func (t *translator) nonEmptyWait(cond *syntax.Stmt) bool {
+	b, ok := cond.Cmd.(*syntax.BinaryCmd)
+	if !ok || b.Op != syntax.AndStmt {
+		return false
+	}
+	as, ok := b.X.Cmd.(*syntax.CallExpr)
+	if !ok || len(as.Args) != 0 || len(as.Assigns) != 1 || as.Assigns[0].Value == nil || len(as.Assigns[0].Value.Parts) != 1 {
+		return false
+	}
+	name := as.Assigns[0].Name.Value
+	var tested string
+	switch y := b.Y.Cmd.(type) {
+	case *syntax.TestClause: // [[ -n "$V" ]]
+		if u, ok := y.X.(*syntax.UnaryTest); ok && u.Op == syntax.TsNempStr {
+			if w, ok := u.X.(*syntax.Word); ok {
+				tested = t.text(w)
+			}
+		}
+	case *syntax.CallExpr: // [ -n "$V" ]
+		if len(y.Args) == 4 && lit(y.Args[0]) == "[" && lit(y.Args[1]) == "-n" && lit(y.Args[3]) == "]" {
+			tested = t.text(y.Args[2])
+		}
+	}
+	if tested != "$"+name && tested != `"$`+name+`"` && tested != `"${`+name+`}"` && tested != "${"+name+"}" {
+		return false
+	}
+	cs, _ := as.Assigns[0].Value.Parts[0].(*syntax.CmdSubst)
+	if dq, _ := as.Assigns[0].Value.Parts[0].(*syntax.DblQuoted); dq != nil && len(dq.Parts) == 1 {
+		cs, _ = dq.Parts[0].(*syntax.CmdSubst)
+	}
+	if cs == nil || len(cs.Stmts) != 1 {
+		return false
+	}
+	get, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || !t.jsonpathStep(cond, t.newCmd(cs.Stmts[0], get), "") {
+		return false
+	}
+	t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(cond)), Required: true, Computed: true, From: t.loc(cond), Description: "what " + t.text(get) + " reads once it is set (" + t.loc(cond).String() + ")"}}
 	return true
 }
 

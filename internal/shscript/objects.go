@@ -130,7 +130,7 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 			k, v, _ := strings.Cut(fl.val, "=")
 			if strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "${") == 1 {
 				if dv := t.m.Var(v[2 : len(v)-1]); dv != nil && dv.Secret {
-					data[k] = quoted(v)
+					data[k] = asJSON(v[2 : len(v)-1])
 					continue
 				}
 			}
@@ -148,7 +148,7 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 			}
 			// the script always gives it a value: never an empty one unasked
 			t.ref(&importer.Var{Name: vn, Secret: true, Required: !strings.Contains(v, "${") || t.given(v), From: t.loc(x.stmt), Description: "key " + k + " of Secret " + name})
-			data[k] = quoted("${" + vn + "}")
+			data[k] = asJSON(vn)
 		case "from-file", "from-env-file":
 			t.account(x.stmt, importer.FateNotCarried, "", "Secret "+name+" from a file: khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
 			return nil, false
@@ -260,6 +260,14 @@ func (t *translator) credential(x *cmd, v string, secret bool, vn, desc string) 
 	t.secret(v)
 	t.ref(&importer.Var{Name: vn, Secret: true, Required: true, From: t.loc(x.stmt), Description: desc})
 	return vn, true
+}
+
+// asJSON is a secret variable's whole value as a YAML scalar that holds
+// any text, through sprig's toJson: a JSON string is a double-quoted YAML
+// one, while "${NAME}" breaks on a line break or a quote in the value
+// (trial 46s67h's D3: a multi-line credentials file).
+func asJSON(name string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "${" + name + " | toJson}"}
 }
 
 func quoted(s string) *yaml.Node {

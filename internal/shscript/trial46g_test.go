@@ -57,7 +57,7 @@ func TestTrial46gIdioms(t *testing.T) {
 		{name: "a check whose branch exits", script: "if kubectl get ingress web -n x >/dev/null 2>&1; then\n  helm upgrade --install web ./chart -n x\n  exit 0\nfi\nhelm upgrade --install web ./chart -n x --set ingress.enabled=false\n",
 			files: map[string]string{"chart/Chart.yaml": chart}, want: []string{"enabled: false"}, notCarried: []string{"what the script does when kubectl get ingress web"}},
 		{name: "the name of a Secret is no secret", script: "APP=app\nREPORTING_SECRET=\"${APP}-reportingsecret\"\nPASSWORD=\"${APP}-secret\"\nkubectl create secret generic \"$REPORTING_SECRET\" -n x --from-literal=p=\"$PASSWORD\"\n",
-			want: []string{"name: app-reportingsecret", "p: \"${APP_REPORTINGSECRET_P}\""}},
+			want: []string{"name: app-reportingsecret", "p: ${APP_REPORTINGSECRET_P | toJson}"}},
 		{name: "a retry's last try after the loop", script: "retry() {\n  for i in {1..10}; do\n    kubectl \"$@\" && return 0\n    sleep 1\n  done\n  kubectl \"$@\"\n}\nretry wait --for=condition=Ready --timeout=30s pods -l app=etcd -n k\nretry wait --for=condition=Ready --timeout=30s pods -l app=api -n k\n",
 			want: []string{"name: wait-pods\n    timeout: 5m30s", "name: wait-pods-2\n    needs:\n      - wait-pods\n    timeout: 5m30s"}},
 		{name: "a CRD listed in a retry", script: "retry() {\n  for i in {1..60}; do\n    if eval \"$1\"; then return 0; fi\n    sleep 3\n  done\n  return 1\n}\nretry \"kubectl get crd | grep --quiet 'widgets.example.com'\"\nkubectl apply -f m.yaml -n x\n",

@@ -18,7 +18,7 @@ func TestTrial46kIdioms(t *testing.T) {
 		// secrets-manager's deploy-local.sh: the Safe's age key, created once
 		{name: "a Secret created only where a check finds none", script: "kubectl apply -f ns.yaml\nif kubectl get secret -n demo | grep age-key; then\n  echo \"exists; not overriding it\"\nelse\n  kubectl apply -f secret.yaml\nfi\nkubectl get secret db -n demo || kubectl create secret generic db -n demo --from-literal=user=app\n",
 			files: map[string]string{"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n", "secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: age-key\n  namespace: demo\n"},
-			want:  []string{"- file: ./secret.yaml\n      skipIf: exists", "user: \"${DB_USER}\"\n      skipIf: exists", "a re-run keeps the Secret's data"}},
+			want:  []string{"- file: ./secret.yaml\n      skipIf: exists", "user: ${DB_USER | toJson}\n      skipIf: exists", "a re-run keeps the Secret's data"}},
 		// haproxytech's create.sh: a counter loop that polls pods until Running
 		{name: "a poll on a counter", script: "kubectl apply -f m.yaml -n x\nCOUNTER=0\nwhile [  $COUNTER -lt 150 ]; do\n  sleep 2\n  result=$(kubectl get pods -n x --no-headers --selector=run=ctl | awk '{print $3}')\n  if [ \"$result\" = \"Running\" ]; then\n    COUNTER=151\n  else\n    COUNTER=`expr $COUNTER + 1`\n  fi\ndone\nkubectl wait --for=condition=ready --timeout=10s pod -l run=ctl -n x\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"name: wait-pod"},
@@ -156,7 +156,7 @@ func TestTrial46uIdioms(t *testing.T) {
 			files: map[string]string{"one.yaml": configMap, "all.yaml": configMap}, want: []string{`when: '!((vars.get("CAT", "all") == "one"))'`, "- file: ./all.yaml"}},
 		// ai-rag-gitops: an Argo CD repository Secret labelled on its way to apply
 		{name: "kubectl label --local in a create | apply pipe", script: "kubectl create secret generic repo -n argocd --from-literal=password=\"$REPO_TOKEN\" --dry-run=client -o yaml | kubectl label --local -f - argocd.argoproj.io/secret-type=repository -o yaml | kubectl apply -f -\n",
-			want: []string{"argocd.argoproj.io/secret-type: repository", "password: ${REPO_TOKEN}", "helm/kubectl commands: 3, of which 1 became steps, 2 were folded"}},
+			want: []string{"argocd.argoproj.io/secret-type: repository", "password: ${REPO_TOKEN | toJson}", "helm/kubectl commands: 3, of which 1 became steps, 2 were folded"}},
 		// ai-rag-gitops: the cloud CLI picks the cluster
 		{name: "aws eks update-kubeconfig", script: "aws eks update-kubeconfig --region us-east-1 --name demo\nkubectl create namespace demo\n",
 			want: []string{"name: demo"}, notCarried: []string{"it picks the cluster the script works on"}},
@@ -185,7 +185,7 @@ func TestTrial46vIdioms(t *testing.T) {
 			notCarried: []string{"khook cannot decide it before the run", "the other branch of a condition khook cannot decide installs the release again"}},
 		// rabbitinfra, infrabox: a value computed inline, in an array or an argument
 		{name: "KEY=$(…) in an array and in an argument", script: "ARGS=()\nARGS+=(--set auth.erlangCookie=$(openssl rand -hex 32))\nhelm upgrade --install app oci://e.com/rabbitmq -n infra \"${ARGS[@]}\"\nkubectl -n demo create secret generic dash --from-literal=secret=$(cat /dev/urandom | tr -dc 'a-z' | fold -w 32 | head -n 1)\n",
-			want: []string{"AUTH_ERLANG_COOKIE: {type: string, secret: true, required: true, description: \"a secret the script generates", "erlangCookie: ${AUTH_ERLANG_COOKIE}", `secret: "${SECRET}"`}, never: []string{`erlangCookie: ""`}},
+			want: []string{"AUTH_ERLANG_COOKIE: {type: string, secret: true, required: true, description: \"a secret the script generates", "erlangCookie: ${AUTH_ERLANG_COOKIE}", `secret: ${SECRET | toJson}`}, never: []string{`erlangCookie: ""`}},
 		// infrabox: a check on one namespace's Secret before a create in another
 		{name: "a Secret check on another object", script: "if kubectl describe secret -n demo-system creds > /dev/null 2>&1; then\n  echo exists\nelse\n  kubectl -n demo-worker create secret generic creds --from-literal=accessKey=$ACCESS_KEY\nfi\n",
 			want: []string{"it looks for another object than step secret-creds makes"}, never: []string{"skipIf: exists"}},

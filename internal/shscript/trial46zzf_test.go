@@ -46,7 +46,7 @@ func TestTwoGeneratedPasswordsAreTwoVariables(t *testing.T) {
 	res := importScript(t, map[string]string{"gen.sh": "#!/bin/bash\nset -e\nPW=$(openssl rand -hex 16)\nkubectl -n a create secret generic a-admin --from-literal=password=\"$PW\"\n",
 		"install.sh": "#!/bin/bash\nset -e\n./gen.sh\nPW=$(openssl rand -hex 16)\nkubectl -n b create secret generic b-admin --from-literal=password=\"$PW\"\n"})
 	spec := string(res.Spec)
-	if !strings.Contains(spec, `password: "${PW}"`) || !strings.Contains(spec, `password: "${PW_2}"`) || !strings.Contains(spec, "(install.sh:4)") {
+	if !strings.Contains(spec, `password: ${PW | toJson}`) || !strings.Contains(spec, `password: ${PW_2 | toJson}`) || !strings.Contains(spec, "(install.sh:4)") {
 		t.Errorf("spec:\n%s", spec)
 	}
 }

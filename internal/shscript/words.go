@@ -620,23 +620,7 @@ func (t *translator) assign(a *syntax.Assign) {
 		t.secretKeys[name] = ref
 	}
 	if a.Array != nil {
-		v := &shVar{array: true}
-		if old := t.vars[name]; old != nil && a.Append { // a copy: the value before stays another branch's
-			v.list = append(v.list, old.list...)
-		}
-		t.vars[name] = v
-		for _, el := range a.Array.Elems {
-			if el.Value != nil {
-				// ("$@"): a field per argument, none for none (trial 46zw's
-				// D1, D2: one joined word, or an empty one)
-				if fs, ok, _ := t.fields(t.hoist(el.Value)); ok && el.Index == nil {
-					v.list = append(v.list, fs...)
-					continue
-				}
-				s, _, _ := t.eval(t.hoist(el.Value))
-				v.list = append(v.list, s)
-			}
-		}
+		t.assignArray(name, a)
 		return
 	}
 	if a.Value == nil {
@@ -656,6 +640,11 @@ func (t *translator) assign(a *syntax.Assign) {
 	switch {
 	case val == "${"+name+"}" && t.m.Var(name) != nil:
 		t.vars[name] = &shVar{decl: t.m.Var(name)}
+	case ok && !fromFile && b64Ref.MatchString(val):
+		// P64=$(echo -n $PASSWORD | base64): ${PASSWORD | b64enc}, whatever
+		// its name says; the secret is PASSWORD's, not one to give encoded
+		// (trial 46s67h's D2)
+		t.vars[name] = &shVar{val: val}
 	case (secretLooking(name) && !(t.optLoop > 0 && isParam1(a.Value)) && !t.namesASecret(val)) || fromFile:
 		// key="$1" in an option loop is the option being read, as $1 is, not a secret
 		t.secret(val)
@@ -694,6 +683,30 @@ func (t *translator) assign(a *syntax.Assign) {
 		t.vars[name] = &c
 	default:
 		t.vars[name] = &shVar{val: val}
+	}
+}
+
+// b64Ref is what base64Of makes of $(echo -n "$X" | base64).
+var b64Ref = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]* \| b64enc\}$`)
+
+// assignArray is NAME=(…) (and NAME+=(…)).
+func (t *translator) assignArray(name string, a *syntax.Assign) {
+	v := &shVar{array: true}
+	if old := t.vars[name]; old != nil && a.Append { // a copy: the value before stays another branch's
+		v.list = append(v.list, old.list...)
+	}
+	t.vars[name] = v
+	for _, el := range a.Array.Elems {
+		if el.Value != nil {
+			// ("$@"): a field per argument, none for none (trial 46zw's
+			// D1, D2: one joined word, or an empty one)
+			if fs, ok, _ := t.fields(t.hoist(el.Value)); ok && el.Index == nil {
+				v.list = append(v.list, fs...)
+				continue
+			}
+			s, _, _ := t.eval(t.hoist(el.Value))
+			v.list = append(v.list, s)
+		}
 	}
 }
 

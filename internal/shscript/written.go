@@ -32,6 +32,12 @@ type written struct {
 	at    importer.Loc
 	notes []importer.Note // the commands that made it, said as not carried when no step reads the file
 	read  bool
+	// info is what the envsubst that wrote it says of its variables, said
+	// when a step reads the text, not when nothing does (trial 46s67h's D6)
+	info []importer.Note
+	// readBy is a command khook does not run that reads the file (csplit
+	// "$R" …, FILE:LINE name): said with the notes when no step reads it
+	readBy string
 	// from is the repository file a cp copied (its text as committed,
 	// with refMark for the variables sed put in); "" for a here-document
 	from    string
@@ -198,6 +204,7 @@ func (t *translator) readWritten(x *cmd, p string) (string, bool, bool) {
 		return text, true, true
 	}
 	if w.from == "" {
+		t.m.Info = append(t.m.Info, w.info...)
 		t.info(x.stmt, p, "the script writes it at "+w.at.String()+": the text it writes is inline here")
 		return text, true, true
 	}
@@ -236,6 +243,13 @@ func (t *translator) unreadWrites() {
 			t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to a file no kubectl apply of the script reads")
 		case w.made != nil:
 			t.sayMade(w, importer.FateReadOnly, "--dry-run changes nothing in the cluster: it writes the object to a file no kubectl apply of the script reads")
+		case w.readBy != "":
+			// envsubst < m.yaml > "$R"; csplit "$R" …: read, by a command
+			// not carried either (trial 46s67h's D6)
+			for _, n := range w.notes {
+				n.Why = strings.Replace(n.Why, "no step reads the file it writes", "only "+w.readBy+" reads the file it writes, which khook does not run either", 1)
+				t.m.NotCarried = append(t.m.NotCarried, n)
+			}
 		default:
 			t.m.NotCarried = append(t.m.NotCarried, w.notes...)
 		}
