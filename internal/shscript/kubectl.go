@@ -113,7 +113,11 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 		t.kApply(x, f)
 	case "create":
 		if len(f.pos) == 1 {
-			t.info(x.stmt, "kubectl create -f", "kubectl create fails when an object exists; khook's apply step creates or updates it")
+			// kubectl create writes no last-applied annotation, so a CRD too
+			// large for one (ECK's, TiDB's) is created; a client-side apply
+			// would be refused (trials 46s67a N5, 46s67j N1): server-side
+			t.info(x.stmt, "kubectl create -f", "kubectl create fails when an object exists; khook's apply step creates or updates it, server-side (serverSide: true) as create keeps no last-applied annotation, which a large CRD does not fit")
+			f.list = append(f.list, flag{name: "server-side"})
 			t.kApply(x, f)
 			return
 		}

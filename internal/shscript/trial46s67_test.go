@@ -40,6 +40,9 @@ func TestTrial46s67Idioms(t *testing.T) {
 		// sebdet/oran-deployment's install-oran.sh: ONAP's helm deploy plugin
 		{name: "a helm plugin's command khook does not know", script: "helm deploy onap local/onap --namespace onap -f values.yaml\n",
 			notCarried: []string{"helm deploy is not one of helm's own commands: a plugin's"}},
+		// ECK's and TiDB's CRDs by kubectl create: server-side, as create keeps no last-applied annotation
+		{name: "kubectl create -f", script: "kubectl create -f m.yaml -n x\n",
+			files: map[string]string{"m.yaml": configMap}, want: []string{"serverSide: true"}},
 		// a field's test is a state, not an existence check, in either order of the flags
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},
