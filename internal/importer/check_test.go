@@ -121,3 +121,11 @@ func TestHelmStepsWriteHelmsCRDs(t *testing.T) {
 		t.Errorf("crds %q, %q:\n%s", a, b, doc)
 	}
 }
+
+// An import that made no step is refused, whatever it named: a spec with
+// steps: [] is one validate refuses (trial 46s67k's D1: "import faithful").
+func TestNoStepIsRefused(t *testing.T) {
+	if v := (&Model{Commands: []Command{{Fate: FateReadOnly}}}).Verdict(); v != Refused {
+		t.Errorf("verdict %s, want refused", v)
+	}
+}

@@ -446,9 +446,13 @@ func (t *translator) exitsList(list []*syntax.Stmt, seen map[string]bool) bool {
 	return slices.ContainsFunc(list, func(s *syntax.Stmt) bool { return t.exitsScript(s, seen) })
 }
 
-// exitsScript: s is exit, or a call of a function whose body ({ …; },
-// not a subshell's) ends the script.
+// exitsScript: s is exit, a { …; exit 1; } block (check || { echo …;
+// exit 1; }: trial 46s67k's D1, the import ended there), or a call of a
+// function whose body ({ …; }, not a subshell's) ends the script.
 func (t *translator) exitsScript(s *syntax.Stmt, seen map[string]bool) bool {
+	if b, ok := s.Cmd.(*syntax.Block); ok {
+		return t.exitsList(b.Stmts, seen)
+	}
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) == 0 {
 		return false

@@ -43,6 +43,9 @@ func TestTrial46s67Idioms(t *testing.T) {
 		// ECK's and TiDB's CRDs by kubectl create: server-side, as create keeps no last-applied annotation
 		{name: "kubectl create -f", script: "kubectl create -f m.yaml -n x\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"serverSide: true"}},
+		// KDT-TravelPlanner/travel-gitops' argocd-bootstrap.sh: a precondition with a message, then the work
+		{name: "check || { echo …; exit 1; }", script: "kubectl get nodes -l ingress-ready=true --no-headers 2>/dev/null | grep -q . || { echo \"no ingress-ready node\" >&2; exit 1; }\nkubectl create namespace demo\n",
+			want: []string{"name: namespace-demo"}},
 		// a field's test is a state, not an existence check, in either order of the flags
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},
