@@ -198,6 +198,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case base == "helm":
 		t.helm(x)
 	case base == "kubectl" || base == "oc":
+		t.sayBundled(c, x)
 		t.kubectlWrites(x, base)
 	case name == "eval":
 		t.evalCmd(x, c)

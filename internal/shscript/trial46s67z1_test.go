@@ -1,0 +1,16 @@
+package shscript
+
+import "testing"
+
+// What held-out trial 46s67l showed, each cut down.
+func TestTrial46s67z1Idioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// chandl/kubes' create-media.sh: k3s's bundled kubectl is kubectl (D1)
+		{name: "sudo k3s kubectl", script: "NS=media\nsudo k3s kubectl create namespace $NS\nsudo k3s kubectl apply -f m.yaml -n $NS\nsudo k3s kubectl get pods -n $NS\n",
+			files: map[string]string{"m.yaml": configMap},
+			want: []string{"helm/kubectl commands: 3, of which 2 became steps", "name: namespace-media", "file: ./m.yaml",
+				"k3s kubectl: khook runs its own kubectl against the cluster it is given"}},
+		{name: "microk8s kubectl, microk8s.kubectl, minikube kubectl --", script: "microk8s kubectl create namespace a\nmicrok8s.kubectl create namespace b\nminikube kubectl -- create namespace c\n",
+			want: []string{"helm/kubectl commands: 3, of which 3 became steps", "name: namespace-a", "name: namespace-b", "name: namespace-c", "microk8s kubectl: khook runs its own kubectl"}},
+	})
+}
