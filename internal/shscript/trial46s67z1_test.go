@@ -14,3 +14,14 @@ func TestTrial46s67z1Idioms(t *testing.T) {
 			want: []string{"helm/kubectl commands: 3, of which 3 became steps", "name: namespace-a", "name: namespace-b", "name: namespace-c", "microk8s kubectl: khook runs its own kubectl"}},
 	})
 }
+
+// khteh/kubernetes' restart_beacon.sh: a secret only the environment gives
+// is required, as any variable never set is (D3); a test of it keeps it optional.
+func TestTrial46s67z1EnvironmentSecretIsRequired(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "never set", script: "kubectl create secret generic jwtsecret --from-literal=jwtsecret=$jwtsecret -n x\n",
+			want: []string{"jwtsecret: {type: string, secret: true, required: true"}},
+		{name: "tested", script: "if [ -n \"$GITHUB_TOKEN\" ]; then\n  kubectl create secret generic gh --from-literal=token=\"$GITHUB_TOKEN\" -n x\nfi\n",
+			want: []string{"GITHUB_TOKEN: {type: string, secret: true, description"}},
+	})
+}

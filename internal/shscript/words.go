@@ -500,7 +500,9 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 		default:
 			return "", false, "an expansion khook cannot evaluate at import"
 		}
-	} else if !v.Secret {
+	} else {
+		// $jwtsecret never set: a secret too, so a run without it stops at
+		// khook validate instead of applying "" (trial 46s67l's D3)
 		v.Required = true
 		v.Description = "read from the environment by the script"
 		if argVar.MatchString(name) {
