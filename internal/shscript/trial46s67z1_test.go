@@ -25,3 +25,20 @@ func TestTrial46s67z1EnvironmentSecretIsRequired(t *testing.T) {
 			want: []string{"GITHUB_TOKEN: {type: string, secret: true, description"}},
 	})
 }
+
+// acardoco/khazadlab's deploy_valheim.sh: envsubst sees only exported
+// variables, so a .env sourced without export gives it nothing (D4).
+func TestTrial46s67z1EnvsubstSeesOnlyExported(t *testing.T) {
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d4\n  namespace: x\ndata:\n  name: \"${NAME}\"\n"
+	checkIdioms(t, []idiom{
+		{name: "source .env", script: "source .env\nenvsubst < cm.yaml | kubectl apply -f -\n",
+			files: map[string]string{".env": "NAME=hello\n", "cm.yaml": cm},
+			want:  []string{`name: ""`, "$NAME are set by the script but not exported, so envsubst sees them empty"}, never: []string{"hello"}},
+		{name: "set -a", script: "set -a\nsource .env\nset +a\nenvsubst < cm.yaml | kubectl apply -f -\n",
+			files: map[string]string{".env": "NAME=hello\n", "cm.yaml": cm}, want: []string{`name: "hello"`}},
+		{name: "exported later", script: "NAME=hello\nexport NAME\nNAME=world\nenvsubst < cm.yaml | kubectl apply -f -\n",
+			files: map[string]string{"cm.yaml": cm}, want: []string{`name: "world"`}},
+		{name: "export NAME=", script: "export NAME=hello\nenvsubst < cm.yaml | kubectl apply -f -\n",
+			files: map[string]string{"cm.yaml": cm}, want: []string{`name: "hello"`}},
+	})
+}

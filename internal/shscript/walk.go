@@ -80,6 +80,9 @@ type translator struct {
 	pipeIn          *input                        // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
 	errexit         bool                          // set -e is on where the walk is
 	nounset         bool                          // set -u: an unset variable stops the script
+	allexport       bool                          // set -a: each assignment exports its variable
+	exporting       bool                          // the assignments walked are export's (or declare -x's)
+	shellOnly       map[string]bool               // variables the script assigns and never exports: no command it runs sees them
 	carriesOn       bool                          // a step was made where set -e was off
 	ends            map[*importer.OutStep]bool    // a step whose failure ends bash's run (set -e, no test around it)
 	// ranOn: steps made where set -e was off; passed: those a command
