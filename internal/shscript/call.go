@@ -662,6 +662,15 @@ func (t *translator) unwrap(x *cmd) string {
 		x.args = x.args[i:]
 		return x.args[0]
 	}
+	if i < len(x.args) && w == "sudo" && (x.args[i] == "bash" || x.args[i] == "sh" || strings.HasSuffix(x.args[i], ".sh")) {
+		// sudo bash update-dns.sh: the script it runs, followed, its
+		// commands named at their lines (trial 46s67l's D5)
+		if len(x.words) == len(x.args) {
+			x.words = x.words[i:]
+		}
+		x.args = x.args[i:]
+		return x.args[0]
+	}
 	if i == len(x.args) || toolName(x.args[i]) == "" {
 		return w
 	}

@@ -42,3 +42,20 @@ func TestTrial46s67z1EnvsubstSeesOnlyExported(t *testing.T) {
 			files: map[string]string{"cm.yaml": cm}, want: []string{`name: "hello"`}},
 	})
 }
+
+// vinsac/MyNodeOne's install-minecraft.sh and install-jellyfin.sh: a
+// script run in an if's condition (behind sudo too) is followed, its
+// commands named at their lines (D5).
+func TestTrial46s67z1ScriptRunInACondition(t *testing.T) {
+	dns := "#!/bin/bash\necho '10.0.0.5 app.local' | sudo tee -a /etc/hosts > /dev/null\n"
+	checkIdioms(t, []idiom{
+		{name: "if bash x.sh", script: "kubectl create namespace d5\nif bash ./dns.sh > /dev/null 2>&1; then echo ok; fi\n",
+			files: map[string]string{"dns.sh": dns}, want: []string{"name: namespace-d5"},
+			notCarried: []string{"it works on local files"}},
+		{name: "if sudo bash x.sh", script: "kubectl create namespace d5\nif sudo bash ./dns.sh --quiet 2>/dev/null; then echo ok; fi\n",
+			files: map[string]string{"dns.sh": dns}, want: []string{"name: namespace-d5"},
+			notCarried: []string{"it works on local files"}},
+		{name: "if ./x.sh with a step", script: "if ./mk.sh; then echo ok; fi\n",
+			files: map[string]string{"mk.sh": "#!/bin/bash\nset -e\nkubectl create namespace made\n"}, want: []string{"name: namespace-made"}},
+	})
+}
