@@ -59,3 +59,13 @@ func TestTrial46s67z1ScriptRunInACondition(t *testing.T) {
 			files: map[string]string{"mk.sh": "#!/bin/bash\nset -e\nkubectl create namespace made\n"}, want: []string{"name: namespace-made"}},
 	})
 }
+
+// emortalmc's initAgones.sh and the trial's stand-ins: a --from-literal
+// value with one variable in it goes through toJson, so a quote or a
+// backslash in the value stays the value (D2).
+func TestTrial46s67z1LiteralWithAVariable(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "secret and configmap", script: "kubectl create secret generic s -n x --from-literal=url=\"postgres://u:$DB_PASSWORD@h\"\nkubectl create configmap c -n x --from-literal=host=\"$HOST\" --from-literal=mix=\"pre-$HOST-\\\"q\" --from-literal=two=\"$HOST:$PORT\"\n",
+			want: []string{`url: ${DB_PASSWORD | printf "postgres://u:%s@h" | toJson}`, "host: ${HOST | toJson}", `mix: ${HOST | printf "pre-%s-\"q" | toJson}`, `two: "${HOST}:${PORT}"`}},
+	})
+}
