@@ -126,6 +126,7 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 		}
 		return nil, &InputError{File: at.File, Line: at.Line, Msg: "bash cannot parse the command: " + err.Error()}
 	}
+	t.bundledKubectl(f)
 	t.file, t.scriptPath, t.src = at.File, filepath.Join(t.runDir, filepath.Base(at.File)), []byte(text)
 	if at.Line > 0 {
 		t.lineBase = at.Line - 1
@@ -227,6 +228,7 @@ func (t *translator) parse(path, shown string, line int) (*syntax.File, []byte, 
 		return nil, nil, &InputError{File: shown, Msg: "bash cannot parse it: " + err.Error()}
 	}
 	t.testedCalls(f)
+	t.bundledKubectl(f)
 	return f, data, nil
 }
 

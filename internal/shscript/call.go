@@ -198,6 +198,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	case base == "helm":
 		t.helm(x)
 	case base == "kubectl" || base == "oc":
+		t.sayBundled(c, x)
 		t.kubectlWrites(x, base)
 	case name == "eval":
 		t.evalCmd(x, c)
@@ -658,6 +659,15 @@ func (t *translator) unwrap(x *cmd) string {
 			t.shellTimeout += "s"
 		}
 		t.info(x.stmt, strings.Join(x.args[:i], " "), "the steps of the string it runs take it as their timeout (timeout: "+t.shellTimeout+")")
+		x.args = x.args[i:]
+		return x.args[0]
+	}
+	if i < len(x.args) && w == "sudo" && (x.args[i] == "bash" || x.args[i] == "sh" || strings.HasSuffix(x.args[i], ".sh")) {
+		// sudo bash update-dns.sh: the script it runs, followed, its
+		// commands named at their lines (trial 46s67l's D5)
+		if len(x.words) == len(x.args) {
+			x.words = x.words[i:]
+		}
 		x.args = x.args[i:]
 		return x.args[0]
 	}

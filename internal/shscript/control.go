@@ -806,7 +806,23 @@ func (t *translator) runsCommand(s *syntax.Stmt) bool {
 		}
 		return toolName(v) != ""
 	}
-	return name == "eval" || t.funcs[name] != nil
+	return name == "eval" || t.funcs[name] != nil || runsScript(c)
+}
+
+// runsScript: c runs a script file (bash x.sh, sudo bash x.sh, ./x.sh),
+// which an if's condition runs whatever it returns, and which is
+// followed there as anywhere (trial 46s67l's D5: if bash
+// configure-app-dns.sh; then …, neither followed nor named).
+func runsScript(c *syntax.CallExpr) bool {
+	i := 0
+	for i < len(c.Args) && (wrappers[lit(c.Args[i])] && lit(c.Args[i]) != "command" || i > 0 && strings.HasPrefix(lit(c.Args[i]), "-")) {
+		i++ // sudo -E bash x.sh
+	}
+	if i >= len(c.Args) {
+		return false
+	}
+	name := lit(c.Args[i])
+	return name == "bash" || name == "sh" || strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".bash")
 }
 
 // whenFound: steps the script runs only when the check finds what it

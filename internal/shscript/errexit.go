@@ -35,7 +35,9 @@ func shortOpt(f string, sign, o byte) bool {
 }
 
 // setOpts follows set's errexit (-e, -o errexit, +e, +o errexit) and
-// nounset (-u, -o nounset: an unset variable is an error, not empty).
+// nounset (-u, -o nounset: an unset variable is an error, not empty) and
+// allexport (-a: what the script sets after it, a .env it sources, is
+// exported, so envsubst sees it).
 func (t *translator) setOpts(args []string) {
 	for i, a := range args {
 		switch {
@@ -43,11 +45,13 @@ func (t *translator) setOpts(args []string) {
 			t.errexit = a == "-o"
 		case (a == "-o" || a == "+o") && i+1 < len(args) && args[i+1] == "nounset":
 			t.nounset = a == "-o"
+		case (a == "-o" || a == "+o") && i+1 < len(args) && args[i+1] == "allexport":
+			t.allexport = a == "-o"
 		}
 		for _, o := range []struct {
 			c   byte
 			opt *bool
-		}{{'e', &t.errexit}, {'u', &t.nounset}} {
+		}{{'e', &t.errexit}, {'u', &t.nounset}, {'a', &t.allexport}} {
 			switch {
 			case shortOpt(a, '-', o.c):
 				*o.opt = true

@@ -137,7 +137,7 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 			if t.refsSecretText(v) {
 				// cloud="[default]\naws_access_key_id=${KEY_ID}…": the text
 				// with its variables, so its form stays the script's (46ze D8)
-				data[k] = quoted(v)
+				data[k] = refValue(v)
 				continue
 			}
 			t.secret(v)
@@ -270,6 +270,28 @@ func asJSON(name string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "${" + name + " | toJson}"}
 }
 
+// refValue is a --from-literal value with variables in it: one variable,
+// alone or in text, goes through toJson (printf puts the text around it),
+// so a quote or a backslash in the value stays the value, where "${X}"
+// breaks the YAML or reads \t as a TAB (trial 46s67l's D2); the text of
+// several variables stays double-quoted, as written.
+func refValue(v string) *yaml.Node {
+	refs := varRef.FindAllStringSubmatchIndex(v, -1)
+	if len(refs) != 1 || strings.Contains(v, "$${") {
+		return quoted(v)
+	}
+	name := v[refs[0][2]:refs[0][3]]
+	before, after := v[:refs[0][0]], v[refs[0][1]:]
+	pipe := ""
+	if before != "" || after != "" {
+		pipe = " | printf " + strconv.Quote(strings.ReplaceAll(before, "%", "%%")+"%s"+strings.ReplaceAll(after, "%", "%%"))
+	}
+	if strings.ContainsAny(pipe, "}{\n#") || strings.Contains(pipe, ": ") || strings.Count(pipe, "|") > 1 {
+		return quoted(v) // what a ${} pipeline or a plain YAML scalar cannot hold
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "${" + name + pipe + " | toJson}"}
+}
+
 func quoted(s string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}
 }
@@ -289,7 +311,7 @@ func (t *translator) configData(x *cmd, f flags, name string) (map[string]any, b
 			t.ref(&importer.Var{Name: vn, Secret: true, Required: true, From: t.loc(x.stmt), Description: "key " + k + " of ConfigMap " + name})
 			v = "${" + vn + "}"
 		}
-		data[k] = quoted(v)
+		data[k] = refValue(v)
 	}
 	for _, fl := range f.list {
 		switch fl.name {

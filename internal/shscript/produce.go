@@ -215,7 +215,7 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 			prefix[a.Name.Value] = v
 		}
 	}
-	var known, refs []string // what the script set at import, and what becomes a khook variable
+	var known, refs, unexported []string // what the script set at import, what becomes a khook variable, what envsubst does not see
 	text := envVar.ReplaceAllStringFunc(x.stdin.text, func(m string) string {
 		sub := envVar.FindStringSubmatch(m)
 		name := sub[1] + sub[2]
@@ -225,6 +225,12 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 		if v, ok := prefix[name]; ok {
 			known = append(known, name)
 			return v
+		}
+		if t.shellOnly[name] && t.vars[name] != nil {
+			// set but not exported: envsubst, a process of its own, sees
+			// it empty, as bash runs it (trial 46s67l's D4)
+			unexported = append(unexported, name)
+			return ""
 		}
 		if v, ok := t.vars[name]; ok && v.decl == nil {
 			known = append(known, name)
@@ -244,6 +250,9 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 	}
 	if known = slices.Compact(slices.Sorted(slices.Values(known))); len(known) > 0 {
 		said = append(said, "$"+strings.Join(known, ", $")+" are written as the script sets them at import")
+	}
+	if unexported = slices.Compact(slices.Sorted(slices.Values(unexported))); len(unexported) > 0 {
+		said = append(said, "$"+strings.Join(unexported, ", $")+" are set by the script but not exported, so envsubst sees them empty and they are written empty, as bash runs it (export them, or set -a before the source, and import again if the script means their values)")
 	}
 	if len(said) > 0 {
 		t.info(x.stmt, "envsubst", strings.Join(said, "; ")+"; the manifest is written inline")

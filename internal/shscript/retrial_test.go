@@ -55,7 +55,7 @@ if kubectl apply -f b.yaml; then echo ok; else exit 1; fi
 func TestEnvsubstHeredocPipe(t *testing.T) {
 	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
 export NS=confluent
-ID=$(kubectl get namespace kube-system -o jsonpath='{.metadata.uid}')
+export ID=$(kubectl get namespace kube-system -o jsonpath='{.metadata.uid}')
 cat <<'EOF' | envsubst | kubectl apply -f -
 apiVersion: v1
 kind: ConfigMap

@@ -172,7 +172,7 @@ func TestTrial46vIdioms(t *testing.T) {
 		// baljan: a ConfigMap from the .env, secrets and all
 		{name: "a ConfigMap from an env file with credentials", script: "kubectl create configmap app-config --from-env-file=.env -n demo -o yaml --dry-run=client | kubectl apply -f -\n",
 			files: map[string]string{".env": "DEBUG=false\nDJANGO_SECRET_KEY=s3cr3t-k3y-v4lue\nDATABASE_URL=postgres://app:pgpw-91x@db:5432/app\n"},
-			want:  []string{`DEBUG: "false"`, `DJANGO_SECRET_KEY: "${APP_CONFIG_DJANGO_SECRET_KEY}"`, `DATABASE_URL: "${APP_CONFIG_DATABASE_URL}"`}, never: []string{"s3cr3t-k3y-v4lue", "pgpw-91x"}},
+			want:  []string{`DEBUG: "false"`, `DJANGO_SECRET_KEY: ${APP_CONFIG_DJANGO_SECRET_KEY | toJson}`, `DATABASE_URL: ${APP_CONFIG_DATABASE_URL | toJson}`}, never: []string{"s3cr3t-k3y-v4lue", "pgpw-91x"}},
 		// baljan: the same pipe when the file is not there: both stages accounted for
 		{name: "a create | apply pipe whose create is not carried", script: "kubectl create configmap app-config --from-env-file=.env -n demo -o yaml --dry-run=client | kubectl apply -f -\n",
 			want: []string{"helm/kubectl commands: 2, of which 0 became steps"}, notCarried: []string{"its file .env cannot be read at import", "which is not carried (named at its line)"}},

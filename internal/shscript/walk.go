@@ -80,6 +80,9 @@ type translator struct {
 	pipeIn          *input                        // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
 	errexit         bool                          // set -e is on where the walk is
 	nounset         bool                          // set -u: an unset variable stops the script
+	allexport       bool                          // set -a: each assignment exports its variable
+	exporting       bool                          // the assignments walked are export's (or declare -x's)
+	shellOnly       map[string]bool               // variables the script assigns and never exports: no command it runs sees them
 	carriesOn       bool                          // a step was made where set -e was off
 	ends            map[*importer.OutStep]bool    // a step whose failure ends bash's run (set -e, no test around it)
 	// ranOn: steps made where set -e was off; passed: those a command
@@ -118,6 +121,8 @@ type translator struct {
 	halts       []halt                        // a command after which bash runs nothing more (halts.go)
 	bg          int                           // > 0 walking a statement run in the background (cmd &)
 	tested      map[*syntax.CallExpr]bool     // calls whose failure bash tests: set -e does not stop there
+	bundled     map[*syntax.CallExpr]string   // k3s kubectl …, read as kubectl: the tool that bundles it
+	bundledSaid bool                          // which cluster such a kubectl works on is said
 	// notHeld are the conditions khook cannot decide whose branch ends the
 	// script, where the spec follows the path on which they do not hold
 	notHeld map[string]importer.Loc

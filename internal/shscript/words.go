@@ -500,7 +500,9 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 		default:
 			return "", false, "an expansion khook cannot evaluate at import"
 		}
-	} else if !v.Secret {
+	} else {
+		// $jwtsecret never set: a secret too, so a run without it stops at
+		// khook validate instead of applying "" (trial 46s67l's D3)
 		v.Required = true
 		v.Description = "read from the environment by the script"
 		if argVar.MatchString(name) {
@@ -605,6 +607,7 @@ func (t *translator) assign(a *syntax.Assign) {
 		return
 	}
 	name := a.Name.Value
+	t.exports(name, a)
 	if a.Value != nil && currentContextValue.MatchString(t.text(a.Value)) {
 		t.ctxVars[name] = true // KUBE_CTX=$(kubectl config current-context)
 	} else {
@@ -683,6 +686,25 @@ func (t *translator) assign(a *syntax.Assign) {
 		t.vars[name] = &c
 	default:
 		t.vars[name] = &shVar{val: val}
+	}
+}
+
+// exports records whether a command the script runs sees name after a:
+// an export, declare -x, set -a before it, or NAME=${NAME:-x} (the
+// environment's, exported, when it is there) export it; a plain
+// assignment keeps the shell's own variable, which envsubst does not see
+// (trial 46s67l's D4: source .env, then envsubst, wrote .env's values).
+func (t *translator) exports(name string, a *syntax.Assign) {
+	if t.shellOnly == nil {
+		t.shellOnly = map[string]bool{}
+	}
+	switch {
+	case t.exporting || t.allexport || a.Value != nil && strings.Contains(t.text(a.Value), name):
+		t.shellOnly[name] = false // exported from here on, whatever sets it later
+	case a.Value != nil || !a.Naked:
+		if _, ok := t.shellOnly[name]; !ok && t.m.Var(name) == nil {
+			t.shellOnly[name] = true
+		}
 	}
 }
 
@@ -834,6 +856,12 @@ func (t *translator) namesASecret(val string) bool {
 var dnsLike = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
 
 func (t *translator) declClause(s *syntax.Stmt, c *syntax.DeclClause) {
+	save := t.exporting
+	defer func() { t.exporting = save }()
+	t.exporting = c.Variant.Value == "export" || slices.ContainsFunc(c.Args, func(a *syntax.Assign) bool {
+		o := lit(a.Value) // declare -x, typeset -gx
+		return a.Name == nil && (c.Variant.Value == "declare" || c.Variant.Value == "typeset") && shortOpt(o, '-', 'x')
+	})
 	for _, a := range c.Args {
 		if a.Name == nil && c.Variant.Value == "export" && t.exportsFile(s, a.Value) {
 			continue
