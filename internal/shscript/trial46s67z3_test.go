@@ -8,5 +8,8 @@ func TestTrial46s67z3Idioms(t *testing.T) {
 		// cuedego/openshelter's argocd-bootstrap.sh: "${A[@]+"${A[@]}"}" is the array's words, or none (D2)
 		{name: "the set -u idiom for a maybe-empty array", script: "ROLE=\"${ROLE:-}\"\nA=()\nif [[ -n \"$ROLE\" ]]; then A+=(\"--set\" \"sa.role=${ROLE}\"); fi\nhelm upgrade --install eso eso --repo https://e.com -n eso \"${A[@]+\"${A[@]}\"}\" --wait\n",
 			want: []string{"role: ${ROLE}", `when: '!(vars.get("ROLE", "") != "")'`}},
+		// the same script: "k=$(…)" quoted whole in an array element is a variable named after the key (D3)
+		{name: "a value computed in a quoted array element", script: "A=(\"--set\" \"clusterName=demo\" \"--set\" \"vpcId=$(aws eks describe-cluster --name demo --output text)\")\nhelm upgrade --install lbc lbc --repo https://e.com -n kube-system \"${A[@]}\"\n",
+			want: []string{"vpcId: ${VPC_ID}", "VPC_ID: {type: string, secret: true, required: true", "aws eks describe-cluster"}},
 	})
 }
