@@ -11,5 +11,8 @@ func TestTrial46s67z3Idioms(t *testing.T) {
 		// the same script: "k=$(…)" quoted whole in an array element is a variable named after the key (D3)
 		{name: "a value computed in a quoted array element", script: "A=(\"--set\" \"clusterName=demo\" \"--set\" \"vpcId=$(aws eks describe-cluster --name demo --output text)\")\nhelm upgrade --install lbc lbc --repo https://e.com -n kube-system \"${A[@]}\"\n",
 			want: []string{"vpcId: ${VPC_ID}", "VPC_ID: {type: string, secret: true, required: true", "aws eks describe-cluster"}},
+		// the same script: a guard stopping it where a variable is empty, under another condition (D4)
+		{name: "[[ $SKIP != true && -z $ROLE ]] && exit", script: "ROLE=\"${ROLE:-}\"\nif [[ \"${SKIP:-false}\" != \"true\" && -z \"$ROLE\" ]]; then echo \"ROLE required\"; exit 1; fi\nhelm upgrade --install lbc lbc --repo https://e.com -n kube-system --set \"sa.role=${ROLE}\"\n",
+			want: []string{"ROLE: {type: string, required: true, description: \"the script stops without it where"}},
 	})
 }
