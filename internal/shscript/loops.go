@@ -686,7 +686,7 @@ func (t *translator) assignPoll(body []*syntax.Stmt) bool {
 // breakValue is W of `[ "$name" = "W" ] && break` (also [[ … == W ]]).
 func (t *translator) breakValue(s *syntax.Stmt, name string) (string, bool) {
 	b, _ := s.Cmd.(*syntax.BinaryCmd)
-	if b == nil || b.Op != syntax.AndStmt || !isCommand(b.Y, "break") {
+	if b == nil || b.Op != syntax.AndStmt || !endsLoop(b.Y) {
 		return "", false
 	}
 	var l, r *syntax.Word
@@ -718,9 +718,9 @@ func (t *translator) breakValue(s *syntax.Stmt, name string) (string, bool) {
 func breaksOn(s *syntax.Stmt) bool {
 	switch c := s.Cmd.(type) {
 	case *syntax.BinaryCmd:
-		return c.Op == syntax.AndStmt && isCommand(c.Y, "break")
+		return c.Op == syntax.AndStmt && endsLoop(c.Y)
 	case *syntax.IfClause:
-		return len(c.Then) > 0 && isCommand(c.Then[len(c.Then)-1], "break")
+		return len(c.Then) > 0 && endsLoop(c.Then[len(c.Then)-1])
 	}
 	return false
 }
@@ -989,4 +989,16 @@ func validName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// endsLoop is break, or a return that succeeds (return, return 0): a
+// poll loop inside a function that returns where its check passes, as
+// the same loop inline breaks (trial 46s67k's D5: counted read-only, its
+// wait lost unannounced).
+func endsLoop(s *syntax.Stmt) bool {
+	if isCommand(s, "break") {
+		return true
+	}
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	return ok && isCommand(s, "return") && (len(c.Args) == 1 || len(c.Args) == 2 && lit(c.Args[1]) == "0")
 }

@@ -14,5 +14,10 @@ func TestTrial46s67z3Idioms(t *testing.T) {
 		// the same script: a guard stopping it where a variable is empty, under another condition (D4)
 		{name: "[[ $SKIP != true && -z $ROLE ]] && exit", script: "ROLE=\"${ROLE:-}\"\nif [[ \"${SKIP:-false}\" != \"true\" && -z \"$ROLE\" ]]; then echo \"ROLE required\"; exit 1; fi\nhelm upgrade --install lbc lbc --repo https://e.com -n kube-system --set \"sa.role=${ROLE}\"\n",
 			want: []string{"ROLE: {type: string, required: true, description: \"the script stops without it where"}},
+		// Damola12345/RootsMarket's argocd-bootstrap.sh: a poll loop in a function returns where it passes (D5)
+		{name: "a poll loop in a function, return 0 for break", script: "wait_app() { for _ in $(seq 1 60); do h=$(kubectl -n argocd get application \"$1\" -o jsonpath='{.status.health.status}'); if [ \"$h\" = Healthy ]; then return 0; fi; sleep 5; done; return 1; }\nwait_app demo || exit 1\nkubectl create namespace demo\n",
+			want: []string{"name: namespace-demo"}, notCarried: []string{"a check the script repeats until it passes"}},
+		{name: "a poll loop in a function, && return 0", script: "wait_app() { for _ in $(seq 1 60); do h=$(kubectl -n argocd get application \"$1\" -o jsonpath='{.status.health.status}'); [ \"$h\" = Healthy ] && return 0; sleep 5; done; return 1; }\nwait_app demo || exit 1\n",
+			want: []string{"for: jsonpath={.status.health.status}=Healthy"}},
 	})
 }
