@@ -454,7 +454,7 @@ func (t *translator) loopReads(cond *syntax.Stmt) {
 // reads declares the variables a read sets (what: where their value comes
 // from, which only the run knows); the script's names of them ($NAME).
 func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (names []string) {
-	skip, array := false, false
+	skip, array, silent := false, false, false
 	for _, w := range c.Args[1:] {
 		name := lit(w)
 		switch {
@@ -464,9 +464,12 @@ func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (n
 			// -p PROMPT, -n N, -t T, …; -a NAME: the array it fills
 			skip = strings.ContainsAny(name[len(name)-1:], "pdntua")
 			array = name[len(name)-1] == 'a'
+			// -s: a silent prompt, for a secret (trial 46s67k's D6: a
+			// token given as a plain variable, and again as the Secret's)
+			silent = silent || len(name) > 1 && name[1] != '-' && strings.Contains(name, "s")
 		case validName(name):
 			skip, array = false, false
-			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc, Description: what}}
+			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Secret: silent || secretLooking(name), Computed: true, From: loc, Description: what}}
 			names = append(names, "$"+name)
 		}
 	}

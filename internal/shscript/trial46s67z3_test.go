@@ -19,5 +19,8 @@ func TestTrial46s67z3Idioms(t *testing.T) {
 			want: []string{"name: namespace-demo"}, notCarried: []string{"a check the script repeats until it passes"}},
 		{name: "a poll loop in a function, && return 0", script: "wait_app() { for _ in $(seq 1 60); do h=$(kubectl -n argocd get application \"$1\" -o jsonpath='{.status.health.status}'); [ \"$h\" = Healthy ] && return 0; sleep 5; done; return 1; }\nwait_app demo || exit 1\n",
 			want: []string{"for: jsonpath={.status.health.status}=Healthy"}},
+		// guarnz/oci-free-k8s' argocd-bootstrap.sh: read -s is a secret, one variable also in the Secret (D6)
+		{name: "read -rsp a token", script: "read -rsp \"GitHub token: \" GH; echo\nif [[ -n \"$GH\" ]]; then\n  kubectl create secret generic repo-creds -n argocd --from-literal=password=\"$GH\" --dry-run=client -o yaml | kubectl apply -f -\nfi\n",
+			want: []string{"GH: {type: string, secret: true", "password: ${GH | toJson}"}, never: []string{"REPO_CREDS_PASSWORD"}},
 	})
 }
