@@ -22,5 +22,9 @@ func TestTrial46s67z3Idioms(t *testing.T) {
 		// guarnz/oci-free-k8s' argocd-bootstrap.sh: read -s is a secret, one variable also in the Secret (D6)
 		{name: "read -rsp a token", script: "read -rsp \"GitHub token: \" GH; echo\nif [[ -n \"$GH\" ]]; then\n  kubectl create secret generic repo-creds -n argocd --from-literal=password=\"$GH\" --dry-run=client -o yaml | kubectl apply -f -\nfi\n",
 			want: []string{"GH: {type: string, secret: true", "password: ${GH | toJson}"}, never: []string{"REPO_CREDS_PASSWORD"}},
+		// Shaggydesai/MicroService-App's argocd-bootstrap.sh: a function's line names the script's call of it (D7)
+		{name: "a step and a note in a function, through retry", script: "k() { kubectl \"$@\"; }\nretry() { \"$@\"; }\nk create namespace a\nretry k create namespace b\nretry k exec -n a deploy/x -- true\n",
+			want:       []string{"# from install.sh:3 (in k, called at install.sh:5)", "# from install.sh:3 (in k, through retry called at install.sh:6)"},
+			notCarried: []string{"(in k, through retry called at install.sh:7)"}},
 	})
 }
