@@ -72,6 +72,9 @@ type Var struct {
 type Step struct {
 	From Loc
 	Out  *OutStep
+	// Call is the call of the function From is in, " (in k, called at
+	// FILE:LINE)", or "": which call of a function made the step
+	Call string
 }
 
 // Fate of a command of the imported file.

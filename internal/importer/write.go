@@ -36,7 +36,7 @@ func Write(m *Model) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot encode step %s: %w", st.Out.Name, err)
 		}
-		n.HeadComment = "from " + st.From.String()
+		n.HeadComment = "from " + st.From.String() + st.Call
 		steps.Content = append(steps.Content, n)
 	}
 	add("steps", steps)

@@ -1484,17 +1484,26 @@ func (t *translator) hoistArg(w *syntax.Word, fn string, i int) *syntax.Word {
 // such a variable is, a secret generated or read, or a required variable
 // (trial 46v's D5, D6: refused inline, or written as "" from an array).
 func (t *translator) hoist(w *syntax.Word) *syntax.Word {
-	if w == nil || len(w.Parts) < 2 || len(w.Parts)%2 != 0 {
+	if w == nil {
 		return w
 	}
 	if h, ok := t.hoisted[w]; ok {
 		return h // a command read twice (a pipe's stage) sets it once
 	}
+	in, quoted := w.Parts, false
+	if dq, isDq := in[0].(*syntax.DblQuoted); isDq && len(in) == 1 {
+		// "vpcId=$(aws eks describe-cluster …)", quoted whole (trial
+		// 46s67k's D3: written vpcId: "", the aws command not named)
+		in, quoted = dq.Parts, true
+	}
+	if len(in) < 2 || len(in)%2 != 0 {
+		return w
+	}
 	// KEY=$(…) and, helm's --set pairs, KEY=$(…),KEY2=$(…) (trial 46zo's D1)
 	var parts []syntax.WordPart
-	for i := 0; i < len(w.Parts); i += 2 {
-		l, ok := w.Parts[i].(*syntax.Lit)
-		sub := w.Parts[i+1]
+	for i := 0; i < len(in); i += 2 {
+		l, ok := in[i].(*syntax.Lit)
+		sub := in[i+1]
 		if dq, isDq := sub.(*syntax.DblQuoted); isDq && len(dq.Parts) == 1 {
 			sub = dq.Parts[0]
 		}
@@ -1524,6 +1533,12 @@ func (t *translator) hoist(w *syntax.Word) *syntax.Word {
 		t.assign(&syntax.Assign{Name: &syntax.Lit{ValuePos: w.Pos(), ValueEnd: w.Pos(), Value: name}, Value: &syntax.Word{Parts: []syntax.WordPart{sub}}})
 		ref := &syntax.ParamExp{Dollar: w.Pos(), Param: &syntax.Lit{ValuePos: w.Pos(), ValueEnd: w.Pos(), Value: name}}
 		out = append(out, l, &syntax.DblQuoted{Left: w.Pos(), Right: w.Pos(), Parts: []syntax.WordPart{ref}})
+	}
+	if quoted {
+		for i := 1; i < len(out); i += 2 {
+			out[i] = out[i].(*syntax.DblQuoted).Parts[0]
+		}
+		out = []syntax.WordPart{&syntax.DblQuoted{Left: w.Pos(), Right: w.Pos(), Parts: out}}
 	}
 	h := &syntax.Word{Parts: out}
 	if t.hoisted == nil {

@@ -454,7 +454,7 @@ func (t *translator) loopReads(cond *syntax.Stmt) {
 // reads declares the variables a read sets (what: where their value comes
 // from, which only the run knows); the script's names of them ($NAME).
 func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (names []string) {
-	skip, array := false, false
+	skip, array, silent := false, false, false
 	for _, w := range c.Args[1:] {
 		name := lit(w)
 		switch {
@@ -464,9 +464,12 @@ func (t *translator) reads(c *syntax.CallExpr, loc importer.Loc, what string) (n
 			// -p PROMPT, -n N, -t T, …; -a NAME: the array it fills
 			skip = strings.ContainsAny(name[len(name)-1:], "pdntua")
 			array = name[len(name)-1] == 'a'
+			// -s: a silent prompt, for a secret (trial 46s67k's D6: a
+			// token given as a plain variable, and again as the Secret's)
+			silent = silent || len(name) > 1 && name[1] != '-' && strings.Contains(name, "s")
 		case validName(name):
 			skip, array = false, false
-			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Computed: true, From: loc, Description: what}}
+			t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, loc), Required: true, Secret: silent || secretLooking(name), Computed: true, From: loc, Description: what}}
 			names = append(names, "$"+name)
 		}
 	}
@@ -686,7 +689,7 @@ func (t *translator) assignPoll(body []*syntax.Stmt) bool {
 // breakValue is W of `[ "$name" = "W" ] && break` (also [[ … == W ]]).
 func (t *translator) breakValue(s *syntax.Stmt, name string) (string, bool) {
 	b, _ := s.Cmd.(*syntax.BinaryCmd)
-	if b == nil || b.Op != syntax.AndStmt || !isCommand(b.Y, "break") {
+	if b == nil || b.Op != syntax.AndStmt || !endsLoop(b.Y) {
 		return "", false
 	}
 	var l, r *syntax.Word
@@ -718,9 +721,9 @@ func (t *translator) breakValue(s *syntax.Stmt, name string) (string, bool) {
 func breaksOn(s *syntax.Stmt) bool {
 	switch c := s.Cmd.(type) {
 	case *syntax.BinaryCmd:
-		return c.Op == syntax.AndStmt && isCommand(c.Y, "break")
+		return c.Op == syntax.AndStmt && endsLoop(c.Y)
 	case *syntax.IfClause:
-		return len(c.Then) > 0 && isCommand(c.Then[len(c.Then)-1], "break")
+		return len(c.Then) > 0 && endsLoop(c.Then[len(c.Then)-1])
 	}
 	return false
 }
@@ -989,4 +992,16 @@ func validName(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// endsLoop is break, or a return that succeeds (return, return 0): a
+// poll loop inside a function that returns where its check passes, as
+// the same loop inline breaks (trial 46s67k's D5: counted read-only, its
+// wait lost unannounced).
+func endsLoop(s *syntax.Stmt) bool {
+	if isCommand(s, "break") {
+		return true
+	}
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	return ok && isCommand(s, "return") && (len(c.Args) == 1 || len(c.Args) == 2 && lit(c.Args[1]) == "0")
 }

@@ -69,7 +69,7 @@ func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by
 			kept = append(kept, st)
 			continue
 		}
-		why = t.masked(why)
+		why = t.masked(why) + st.Call // which call of a function (trial 46s67k's D7)
 		gone[st.Out.Name] = st.Out.Needs
 		text := "step " + st.Out.Name
 		for j, c := range m.Commands {

@@ -38,6 +38,11 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 		return false
 	}
 	pe, empty, ok := emptinessTest(test)
+	var other syntax.Node
+	if !ok && wantEmpty {
+		pe, other = guardedEmptiness(test)
+		ok, empty = pe != nil, true
+	}
 	if !ok || empty != wantEmpty || !t.failsScript(fail) {
 		return false
 	}
@@ -66,8 +71,35 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 		// (NS=${NS:-apps} first: never empty, the check is moot)
 		v.Default, v.Required = nil, true
 		v.Description = "the script stops without it (" + t.loc(s).String() + ")"
+		if other != nil {
+			v.Description = "the script stops without it where " + t.text(other) + " (" + t.loc(s).String() + "); required here whatever that condition is: a khook variable is required or not"
+			t.info(s, pe.Param.Value, "the script stops where it is empty and "+t.text(other)+", so it is a required variable (give it on that condition's other path too)")
+		}
 	}
 	return true
+}
+
+// guardedEmptiness is `[[ $SKIP != true && -z $ROLE_ARN ]]`: an emptiness
+// test under another condition, which stops the script where the variable
+// is empty on that condition's path (trial 46s67k's D4: ROLE_ARN kept its
+// "" default, and validate passed a run the script refuses). other is the
+// other condition.
+func guardedEmptiness(s *syntax.Stmt) (*syntax.ParamExp, syntax.Node) {
+	c, ok := s.Cmd.(*syntax.TestClause)
+	if !ok || s.Negated {
+		return nil, nil
+	}
+	b, ok := c.X.(*syntax.BinaryTest)
+	if !ok || b.Op != syntax.AndTest {
+		return nil, nil
+	}
+	for _, side := range [][2]syntax.TestExpr{{b.X, b.Y}, {b.Y, b.X}} {
+		probe := &syntax.Stmt{Cmd: &syntax.TestClause{X: side[0]}}
+		if pe, empty, ok := emptinessTest(probe); ok && empty {
+			return pe, side[1]
+		}
+	}
+	return nil, nil
 }
 
 // emptinessTest is `[ -z W ]`, `test -n W`, `[[ -z W ]]` (negated with !)

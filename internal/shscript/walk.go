@@ -280,12 +280,24 @@ func (t *translator) notCarried(n syntax.Node, what, why string) {
 
 // noteAt is a not-carried note at n, said as notCarried says it.
 func (t *translator) noteAt(n syntax.Node, what, why string) importer.Note {
-	why = t.masked(why)     // a why may quote arguments (Unexpected args: …)
-	if len(t.callers) > 0 { // a function's line: which call of it
-		c := t.callers[len(t.callers)-1]
-		why += " (in " + c.name + ", called at " + c.at.String() + ")"
-	}
+	why = t.masked(why) // a why may quote arguments (Unexpected args: …)
+	why += t.callSite() // a function's line: which call of it
 	return importer.Note{Loc: t.loc(n), What: what, Why: why}
+}
+
+// callSite is " (in k, called at FILE:LINE)" in a function, "" outside
+// one: the function the line is in, and the call of the script's main
+// flow it was walked for — through `retry k …` retry's, not retry's own
+// "$@" line (trial 46s67k's D7: every call of k named at k's body).
+func (t *translator) callSite() string {
+	if len(t.callers) == 0 {
+		return ""
+	}
+	in, out := t.callers[len(t.callers)-1], t.callers[0]
+	if len(t.callers) == 1 || in.name == out.name {
+		return " (in " + in.name + ", called at " + out.at.String() + ")"
+	}
+	return " (in " + in.name + ", through " + out.name + " called at " + out.at.String() + ")"
 }
 
 // waitsAgain folds a wait or rollout status into the same one a retry
@@ -340,11 +352,7 @@ func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string
 // namedAtThisCall: a not-carried note at loc names the call of the
 // function being walked (any, outside a function).
 func (t *translator) namedAtThisCall(loc importer.Loc) bool {
-	at := ""
-	if len(t.callers) > 0 {
-		c := t.callers[len(t.callers)-1]
-		at = " (in " + c.name + ", called at " + c.at.String() + ")"
-	}
+	at := t.callSite()
 	return slices.ContainsFunc(t.m.NotCarried, func(n importer.Note) bool { return n.Loc == loc && strings.HasSuffix(n.Why, at) })
 }
 
@@ -401,7 +409,7 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 	if key != "" {
 		t.keys[key] = name
 	}
-	t.m.Steps = append(t.m.Steps, &importer.Step{From: t.loc(n), Out: st})
+	t.m.Steps = append(t.m.Steps, &importer.Step{From: t.loc(n), Out: st, Call: t.callSite()})
 	if d := st.Delete; d != nil && d.IgnoreNotFound != nil && !*d.IgnoreNotFound && !t.errexit {
 		// without set -e a failed removal is no stop (helm uninstall of a
 		// release not there yet, on a first run)

@@ -89,6 +89,9 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 	}
 	if len(w.Parts) == 1 {
 		pe, quoted := paramOf(w.Parts[0])
+		if fs, ok := t.arrayAlternate(pe); ok {
+			return fs, true, ""
+		}
 		if pe != nil && pe.Param != nil && (pe.Exp == nil || transforms(pe)) {
 			if (pe.Param.Value == "@" || pe.Param.Value == "*") && (t.inFunc || t.argsGiven) && t.argsRest == 0 {
 				return t.argsFrom(pe)
@@ -127,6 +130,25 @@ func (t *translator) fields(w *syntax.Word) ([]string, bool, string) {
 		return nil, true, "" // `# a comment` in backquotes, an empty $(…): no word at all
 	}
 	return []string{s}, ok, why
+}
+
+// arrayAlternate is "${A[@]+"${A[@]}"}", the set -u idiom for an array
+// maybe empty, as bash expands it: the word after + when A has elements,
+// no word at all when it has none (trial 46s67k's D2: the array's --set
+// was dropped, and the empty case named as failing).
+func (t *translator) arrayAlternate(pe *syntax.ParamExp) ([]string, bool) {
+	if pe == nil || pe.Param == nil || pe.Exp == nil || (pe.Exp.Op != syntax.AlternateUnset && pe.Exp.Op != syntax.AlternateUnsetOrNull) || !allIndex(pe) || pe.Excl || pe.Length {
+		return nil, false
+	}
+	v := t.vars[pe.Param.Value]
+	if v == nil || !v.array {
+		return nil, false
+	}
+	if len(v.list) == 0 {
+		return nil, true
+	}
+	fs, ok, _ := t.fields(pe.Exp.Word)
+	return fs, ok
 }
 
 // quotes: w has a quoted part (an empty quoted string is still a word).
