@@ -1,0 +1,14 @@
+package shscript
+
+import (
+	"testing"
+)
+
+// What held-out trials 46s67i and 46s67j showed, each cut down.
+func TestTrial46s67z2Idioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// cnpg/up.sh (46s67j's D1): a plugin's verb that only prints
+		{name: "kubectl cnpg status", script: "kubectl create namespace cnpg\nkubectl cnpg status cluster-example\nkubectl cnpg -n cnpg report cluster c\n",
+			want: []string{"name: namespace-cnpg"}},
+	})
+}
