@@ -14,5 +14,10 @@ func TestTrial46s67z2Idioms(t *testing.T) {
 		{name: "kubectl apply -f of a values file", script: "kubectl create namespace a\nkubectl apply -f values.yaml\n",
 			files:      map[string]string{"values.yaml": "rules:\n  custom:\n    - metricsQuery: avg(<<.Series>>)\n"},
 			notCarried: []string{"values.yaml holds no Kubernetes object (no kind), so kubectl fails there too: a helm values file?"}, never: []string{"metricsQuery", "u003c"}},
+		// yatai's quick-install-yatai.sh (46s67i's D1): a fresh cluster's password, not the re-run's
+		{name: "a password generated where the Secret is absent", script: "if ! kubectl -n db get secret pg-secret >/dev/null 2>&1; then\n  PW=$(openssl rand -hex 16)\nelse\n  PW=$(kubectl -n db get secret pg-secret -o jsonpath=\"{.data.password}\" | base64 -d)\nfi\nhelm upgrade --install pg oci://r.example/postgresql -n db --set auth.password=${PW}\n",
+			want: []string{"password: ${PW}", "PW: {type: string, secret: true, required: true, description: \"a secret the script generates", "PW as that path sets it; where it finds the object the script reuses"}, never: []string{"secretKeyRef"}},
+		{name: "a password generated where the Secret is absent, check not negated", script: "if kubectl -n db get secret pg-secret; then\n  PW=$(kubectl -n db get secret pg-secret -o jsonpath=\"{.data.password}\" | base64 -d)\nelse\n  PW=$(openssl rand -hex 16)\nfi\nhelm upgrade --install pg oci://r.example/postgresql -n db --set auth.password=${PW}\n",
+			want: []string{"password: ${PW}", "a secret the script generates"}, never: []string{"secretKeyRef"}},
 	})
 }
