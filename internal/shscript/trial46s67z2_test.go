@@ -19,5 +19,8 @@ func TestTrial46s67z2Idioms(t *testing.T) {
 			want: []string{"password: ${PW}", "PW: {type: string, secret: true, required: true, description: \"a secret the script generates", "PW as that path sets it; where it finds the object the script reuses"}, never: []string{"secretKeyRef"}},
 		{name: "a password generated where the Secret is absent, check not negated", script: "if kubectl -n db get secret pg-secret; then\n  PW=$(kubectl -n db get secret pg-secret -o jsonpath=\"{.data.password}\" | base64 -d)\nelse\n  PW=$(openssl rand -hex 16)\nfi\nhelm upgrade --install pg oci://r.example/postgresql -n db --set auth.password=${PW}\n",
 			want: []string{"password: ${PW}", "a secret the script generates"}, never: []string{"secretKeyRef"}},
+		// yatai's quick-install-yatai.sh:110 (46s67i's D2): a probe job, the CREATE DATABASE its fallback
+		{name: "a job whose failure runs a fallback", script: "if ! kubectl run probe --rm -i --restart=Never -n db --image postgres:16 --command -- psql -h pg -d app -c \"SELECT 1\"; then\n  kubectl run mkdb --rm -i --restart=Never -n db --image postgres:16 --command -- psql -h pg -c \"CREATE DATABASE app\"\nfi\n",
+			want: []string{"job:"}, notCarried: []string{"retries do not change a check's answer (its failure may be the usual path, as on a fresh cluster): write that job's command by hand as sh -c running its command || the fallback's"}, never: []string{"give the step retries:"}},
 	})
 }
