@@ -22,5 +22,12 @@ func TestTrial46s67z2Idioms(t *testing.T) {
 		// yatai's quick-install-yatai.sh:110 (46s67i's D2): a probe job, the CREATE DATABASE its fallback
 		{name: "a job whose failure runs a fallback", script: "if ! kubectl run probe --rm -i --restart=Never -n db --image postgres:16 --command -- psql -h pg -d app -c \"SELECT 1\"; then\n  kubectl run mkdb --rm -i --restart=Never -n db --image postgres:16 --command -- psql -h pg -c \"CREATE DATABASE app\"\nfi\n",
 			want: []string{"job:"}, notCarried: []string{"retries do not change a check's answer (its failure may be the usual path, as on a fresh cluster): write that job's command by hand as sh -c running its command || the fallback's"}, never: []string{"give the step retries:"}},
+		// skyray's deploy-kuberay-operator.1.3.2.sh (46s67i's D3): an empty unquoted $1 is no word
+		{name: "a trailing unquoted $1, none given", script: "helm install x oci://r.example/x --version 1.0.0 $1\nkubectl label crd widgets.example.com team=a\n",
+			want: []string{"release: x", "version: 1.0.0", "so bash drops this empty unquoted word"}, never: []string{"ARG1"}},
+		{name: "a trailing unquoted $1 after a flag stays the flag's value", script: "helm install x oci://r.example/x -n $1\n",
+			want: []string{"namespace: ${ARG1}"}},
+		{name: "a trailing unquoted $1 a command needs", script: "helm uninstall $1\n",
+			want: []string{"release: ${ARG1}"}},
 	})
 }
