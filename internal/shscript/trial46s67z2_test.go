@@ -1,7 +1,11 @@
 package shscript
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/spec"
 )
 
 // What held-out trials 46s67i and 46s67j showed, each cut down.
@@ -30,4 +34,30 @@ func TestTrial46s67z2Idioms(t *testing.T) {
 		{name: "a trailing unquoted $1 a command needs", script: "helm uninstall $1\n",
 			want: []string{"release: ${ARG1}"}},
 	})
+}
+
+// deploy_operator.sh's setup.sh (46s67j's D3): when the steps after a
+// removed API are refused too, the note counts commands, not steps the
+// spec (which is not written) carries.
+func TestRemovedAPICountsCommandsNotSteps(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "install.sh", "#!/bin/bash\nset -e\nkubectl apply -f crd.yaml\nkubectl apply -f crd.yaml\nkubectl get crd\n")
+	write(t, dir, "crd.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: x}\n")
+	check := func(s *spec.Spec) (ps spec.Problems) {
+		for _, st := range s.Steps {
+			ps = append(ps, spec.Problem{Path: st.Path + ".apply.manifests.0", Message: "crd: apiextensions.k8s.io/v1beta1 CustomResourceDefinition was removed in v1.22"})
+		}
+		return ps
+	}
+	res, err := Import("install.sh", Options{Dir: dir, Check: check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whys []string
+	for _, n := range res.Model.NotCarried {
+		whys = append(whys, n.Why)
+	}
+	if len(whys) != 2 || !strings.HasSuffix(whys[0], "never runs the 2 helm/kubectl commands after it") || !strings.HasSuffix(whys[1], "never runs the 1 helm/kubectl command after it") || res.Model.Counts()[importer.FateStep] != 0 {
+		t.Errorf("not carried %q", whys)
+	}
 }
