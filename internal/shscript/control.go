@@ -454,7 +454,16 @@ func (t *translator) supplied(cond *syntax.Stmt, then []*syntax.Stmt) bool {
 // there at import): bash stops there, so nothing after it is carried.
 func (t *translator) stoppedAt(cond *syntax.Stmt) {
 	if t.stopped && t.failed && t.cond == 0 && t.splitting == 0 {
-		t.notCarried(cond, t.text(cond), "decided at import, and the script stops there with a failure (exit): what comes after it is not carried; import where it holds otherwise (the file there, the variable set)")
+		fix := "import where it holds otherwise (the file there, the variable set)"
+		if strings.Contains(t.text(cond), "$#") {
+			fix = "it counts the arguments of a call: give the call the arguments it checks for"
+		}
+		if len(t.callers) > 1 {
+			// _run exits one argument short, called by run, called at the
+			// script's line to fix (trial 46s67j's D2: only the innermost named)
+			fix += " (the script's call is at " + t.callers[0].at.String() + ")"
+		}
+		t.notCarried(cond, t.text(cond), "decided at import, and the script stops there with a failure (exit): what comes after it is not carried; "+fix)
 	}
 }
 

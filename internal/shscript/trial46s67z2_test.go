@@ -33,6 +33,9 @@ func TestTrial46s67z2Idioms(t *testing.T) {
 			want: []string{"namespace: ${ARG1}"}},
 		{name: "a trailing unquoted $1 a command needs", script: "helm uninstall $1\n",
 			want: []string{"release: ${ARG1}"}},
+		// stroppy's deploy_operator.sh (46s67j's D2): a helper exits one argument short
+		{name: "a nested helper that exits, called one argument short", script: "_run() { if [ \"$#\" -lt 3 ]; then echo bad; exit 1; fi; eval \"${@:3}\"; }\nrun() { _run no_skip \"$@\"; }\nrun \"ns a\" kubectl create namespace a\nrun \"ns b\" \\\n\nkubectl create namespace b\n",
+			want: []string{"name: namespace-a"}, notCarried: []string{"give the call the arguments it checks for (the script's call is at install.sh:6)", "bash never runs it: the script stops before it, at install.sh:6"}},
 	})
 }
 

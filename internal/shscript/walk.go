@@ -173,12 +173,15 @@ func (t *translator) stmts(list []*syntax.Stmt) {
 		take()
 		t.when, t.exitGuard = t.when[:n], exits
 	}()
-	for _, s := range list {
+	for i, s := range list {
 		take()
 		if t.stopped || t.inputErr != nil {
 			return
 		}
 		t.stmt(s)
+		if t.stopped && t.failed {
+			t.neverRun(s, list[i+1:])
+		}
 		if t.guard != "" { // the rest of this list runs only when an exiting branch did not
 			t.when, t.guard = append(t.when, t.guard), ""
 		}
