@@ -49,6 +49,9 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 		if fn && i > 0 {
 			w = t.hoistArg(w, lit(c.Args[0]), i)
 		}
+		if tool && i == len(c.Args)-1 && len(x.args) > 2 && t.droppedArg(w, x.args) {
+			continue
+		}
 		if name := t.unknownWord(w); name != "" {
 			x.split = append(x.split, "$"+name)
 		}

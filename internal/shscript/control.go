@@ -14,6 +14,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/words"
 )
 
 // ifClause: a condition on variables becomes when:, one the import can
@@ -387,12 +388,15 @@ func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe 
 	}
 	t.checks++
 	defer func() { t.checks-- }()
+	vars, keys := maps.Clone(t.vars), maps.Clone(t.secretKeys)
 	before := len(t.m.Steps)
 	t.branch(c.Then, "")
 	then := t.m.Steps[before:len(t.m.Steps):len(t.m.Steps)]
+	thenVars, thenKeys := t.vars, t.secretKeys
 	var other []*importer.Step
 	if c.Else != nil {
 		before = len(t.m.Steps)
+		t.vars, t.secretKeys = maps.Clone(vars), keys // the else never ran the then's assignments
 		t.ifClause(c.Else)
 		other = t.m.Steps[before:]
 	}
@@ -402,9 +406,31 @@ func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe 
 	found, absent := then, other // the branch that runs where the check finds it
 	if last.Negated {
 		found, absent = other, then
+		t.vars, thenVars = thenVars, t.vars
+		t.secretKeys = thenKeys
 	}
 	t.whenFound(last, found)
 	t.keepIfExists(last, absent)
+	t.absentVars(last, thenVars)
+}
+
+// absentVars: after an existence check the script's variables are those
+// of a fresh cluster's path, where it finds nothing (a password it
+// generates), not those of a re-run's (the password read back from the
+// Secret the release itself makes: trial 46s67i's D1); found are the
+// other branch's, and each that differs is said.
+func (t *translator) absentVars(check *syntax.Stmt, found map[string]*shVar) {
+	var names []string
+	for name, v := range found {
+		if t.vars[name] != v {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	slices.Sort(names)
+	t.info(check, t.text(check), "the spec follows a fresh cluster's path, where it finds nothing: "+strings.Join(names, ", ")+" as that path sets "+words.Plural(len(names), "it", "them")+"; where it finds the object the script reuses what it reads there instead, so give "+words.Plural(len(names), "it", "them")+" that value on such a cluster")
 }
 
 // supplied: cond stops the script with a failure (then) because a file
@@ -428,7 +454,16 @@ func (t *translator) supplied(cond *syntax.Stmt, then []*syntax.Stmt) bool {
 // there at import): bash stops there, so nothing after it is carried.
 func (t *translator) stoppedAt(cond *syntax.Stmt) {
 	if t.stopped && t.failed && t.cond == 0 && t.splitting == 0 {
-		t.notCarried(cond, t.text(cond), "decided at import, and the script stops there with a failure (exit): what comes after it is not carried; import where it holds otherwise (the file there, the variable set)")
+		fix := "import where it holds otherwise (the file there, the variable set)"
+		if strings.Contains(t.text(cond), "$#") {
+			fix = "it counts the arguments of a call: give the call the arguments it checks for"
+		}
+		if len(t.callers) > 1 {
+			// _run exits one argument short, called by run, called at the
+			// script's line to fix (trial 46s67j's D2: only the innermost named)
+			fix += " (the script's call is at " + t.callers[0].at.String() + ")"
+		}
+		t.notCarried(cond, t.text(cond), "decided at import, and the script stops there with a failure (exit): what comes after it is not carried; "+fix)
 	}
 }
 

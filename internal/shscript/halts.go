@@ -204,3 +204,28 @@ func (t *translator) strayLine(name string) bool {
 	t.strayDoc = false
 	return false
 }
+
+// neverRun names the helm and kubectl commands of rest, the statements
+// after s, the script's own line where an exit decided at import stops
+// it (a helper that exits one argument short: trial 46s67j's D2, whose
+// header counted them nowhere): bash never runs them.
+func (t *translator) neverRun(s *syntax.Stmt, rest []*syntax.Stmt) {
+	if len(t.callers) > 0 || t.inFunc || t.cond > 0 || t.undecidedDepth > 0 || len(t.when) > 0 || t.splitting > 0 {
+		return
+	}
+	why := "bash never runs it: the script stops before it, at " + t.loc(s).String() + " (" + t.text(s) + ")"
+	for _, r := range rest {
+		syntax.Walk(r, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.FuncDecl:
+				return false
+			case *syntax.Stmt:
+				if c, ok := n.Cmd.(*syntax.CallExpr); ok && slices.ContainsFunc(c.Args, func(w *syntax.Word) bool { return toolName(lit(w)) != "" }) {
+					t.account(n, importer.FateNotCarried, "", why)
+					return false
+				}
+			}
+			return true
+		})
+	}
+}

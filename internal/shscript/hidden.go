@@ -50,9 +50,16 @@ func kubectlChangesNothing(pos []string) bool {
 		return true
 	case pos[0] == "auth":
 		return len(pos) > 1 && (pos[1] == "can-i" || pos[1] == "whoami")
+	case !kubectlCommands[pos[0]] && len(pos) > 1 && pluginReadOnly[pos[1]]:
+		// kubectl cnpg status …: a plugin's verb that only prints (trial 46s67j's D1)
+		return true
 	}
 	return kubectlReadOnly[pos[0]]
 }
+
+// pluginReadOnly are the verbs of a kubectl plugin's commands that only
+// print (kubectl cnpg status, kubectl kots get …).
+var pluginReadOnly = set("status", "get", "list", "ls", "describe", "logs", "version", "check", "report")
 
 // toolName is the helm or kubectl a command word names ("" for others).
 func toolName(word string) string {

@@ -414,6 +414,12 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 			t.account(x.stmt, importer.FateNotCarried, "", p+" is empty at import, so kubectl fails there (no objects passed to apply): commit the manifests it should hold")
 			t.failsHere(x, "commit the manifests and import again")
 			return nil, false
+		} else if err == nil && noKind(b) {
+			// a helm values file applied by kubectl (trial 46s67i's D4:
+			// validate's refusal pasted the document as escaped JSON)
+			t.account(x.stmt, importer.FateNotCarried, "", p+" holds no Kubernetes object (no kind), so kubectl fails there too: a helm values file? give it to its helm install with -f, or drop the line")
+			t.failsHere(x, "drop the line or apply a manifest, and import again")
+			return nil, false
 		}
 		return []importer.OutSource{{File: t.specPath(p)}}, true
 	}

@@ -146,7 +146,7 @@ case "$CLOUD" in
 esac
 helm upgrade --install app ./app -n apps "${ARGS[@]}" $VALUES
 kubectl apply -f base.yaml
-`, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n", "base.yaml": "a: 1\n", "aws.yaml": "b: 1\n"})
+`, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n", "base.yaml": configMap, "aws.yaml": "b: 1\n"})
 	st := res.Model.Steps
 	if len(st) != 5 {
 		t.Fatalf("steps %v, not carried %v", res.Model.Commands, res.Model.NotCarried)

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -923,4 +925,25 @@ func (t *translator) funcRunsTool(f *function, depth int) bool {
 		return !found
 	})
 	return found
+}
+
+// noKind: every document of the YAML text is a mapping without a kind (a
+// helm values file, not a manifest); text YAML cannot read is not so.
+func noKind(b []byte) bool {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	docs := 0
+	for {
+		var doc any
+		if err := dec.Decode(&doc); err != nil {
+			return errors.Is(err, io.EOF) && docs > 0
+		}
+		if doc == nil {
+			continue
+		}
+		m, ok := doc.(map[string]any)
+		if !ok || m["kind"] != nil {
+			return false
+		}
+		docs++
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/khook/khook/internal/importer"
@@ -49,10 +50,6 @@ func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by
 			m.Info = append(m.Info, importer.Note{Loc: m.Steps[i].From, What: "step " + m.Steps[i].Out.Name, Why: t.masked(importer.StandInWhy(m, i, p))})
 		case by == importer.Validating:
 			refused[i] = importer.CheckWhy(m, i, p, count[i]-1)
-			if after := len(m.Steps) - 1 - i; t.ends[m.Steps[i].Out] && after > 0 && strings.Contains(p.Message, " was removed in ") {
-				// 46zz's N1: the steps after it are carried, bash never gets there
-				refused[i] += "; under set -e bash ends there on such a cluster, so it never gets to the " + words.Count(after, "step", "steps") + " this spec carries after it"
-			}
 		default:
 			field := strings.TrimPrefix(p.Path, fmt.Sprintf("steps.%d.", i))
 			refused[i] = "khook's spec refuses the step made of it (" + field + ": " + strings.TrimPrefix(p.Message, p.Path+": ") + "); write this step by hand"
@@ -60,6 +57,11 @@ func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by
 	}
 	if len(refused) == 0 {
 		return by == importer.StandIn
+	}
+	for i := range refused {
+		if t.ends[m.Steps[i].Out] && strings.Contains(first[i].Message, " was removed in ") {
+			refused[i] += neverReached(m, i, refused)
+		}
 	}
 	gone := map[string][]string{} // a dropped step's name → what it needed
 	kept := m.Steps[:0]
@@ -112,4 +114,38 @@ func rewire(needs []string, gone map[string][]string) []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// neverReached says what bash never runs after step i, which a removed
+// API version ends under set -e (46zz's N1): the helm/kubectl commands
+// after it, and of them the steps this spec still carries; counted as
+// commands, since the steps after it may be refused too and nothing
+// written (trial 46s67j's D3: "the 1 step this spec carries after it").
+func neverReached(m *importer.Model, i int, refused map[int]string) string {
+	last := -1
+	for j, c := range m.Commands {
+		if c.Step == m.Steps[i].Out.Name {
+			last = j
+		}
+	}
+	kept := 0
+	for j := i + 1; j < len(m.Steps); j++ {
+		if _, gone := refused[j]; !gone {
+			kept++
+		}
+	}
+	after := len(m.Commands) - 1 - last
+	if last < 0 || after == 0 {
+		return ""
+	}
+	why := "; under set -e bash ends there on such a cluster, so it never runs the " + words.Count(after, "helm/kubectl command", "helm/kubectl commands") + " after it"
+	switch {
+	case kept == 1 && after == 1:
+		why += ", a step this spec carries"
+	case kept > 0 && kept == after:
+		why += ", each a step this spec carries"
+	case kept > 0:
+		why += ", " + strconv.Itoa(kept) + " of them " + words.Plural(kept, "a step", "steps") + " this spec carries"
+	}
+	return why
 }

@@ -47,7 +47,7 @@ func TestTrial46lIdioms(t *testing.T) {
 		{name: "a verb from an argument with a default", script: "ACTION=${1:-\"apply\"}\nkubectl ${ACTION} -f m.yaml -n x\ncase $@ in\n  one) kubectl apply -f m.yaml -n one ;;\n  *) kubectl apply -f m.yaml -n other ;;\nesac\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"read as apply, the default of ARG1", "namespace: other", "bash matches \"\" here"}},
 		{name: "a guard on a directory missing at import", script: "kubectl apply -f m.yaml -n x\nif [ ! -d envs/prod ]; then\n  echo \"envs/prod not found\"; exit 1\nfi\nkubectl apply -f m.yaml -n y\n[ -f m.yaml ] || exit 1\n",
-			files: map[string]string{"m.yaml": configMap}, notCarried: []string{"decided at import, and the script stops there with a failure"}},
+			files: map[string]string{"m.yaml": configMap}, notCarried: []string{"decided at import, and the script stops there with a failure", "bash never runs it: the script stops before it, at install.sh:4"}},
 		// a prerequisite on the machine the script runs on is no file of the
 		// repository: not decided at import, so it cannot stop the import
 		{name: "a guard on a file of the machine", script: "[ -f ~/.kube/config ] || { echo \"no kubeconfig\"; exit 1; }\nif [ ! -f /etc/rancher/k3s/k3s.yaml ]; then echo no k3s; exit 1; fi\nkubectl apply -f m.yaml -n x\n",

@@ -231,7 +231,7 @@ func TestRemovedAPIUnderSetE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nc := res.Model.NotCarried; len(nc) != 1 || !strings.Contains(nc[0].Why, "never gets to the 1 step this spec carries after it") {
+	if nc := res.Model.NotCarried; len(nc) != 1 || !strings.Contains(nc[0].Why, "never runs the 1 helm/kubectl command after it, a step this spec carries") {
 		t.Errorf("not carried %v", nc)
 	}
 }

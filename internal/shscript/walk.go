@@ -178,12 +178,15 @@ func (t *translator) stmts(list []*syntax.Stmt) {
 		take()
 		t.when, t.exitGuard = t.when[:n], exits
 	}()
-	for _, s := range list {
+	for i, s := range list {
 		take()
 		if t.stopped || t.inputErr != nil {
 			return
 		}
 		t.stmt(s)
+		if t.stopped && t.failed {
+			t.neverRun(s, list[i+1:])
+		}
 		if t.guard != "" { // the rest of this list runs only when an exiting branch did not
 			t.when, t.guard = append(t.when, t.guard), ""
 		}
@@ -542,12 +545,23 @@ func (t *translator) failureFallback(first int, m mark, failed, fallback syntax.
 	case m.steps > first:
 		// kubectl apply -f v1.yaml || kubectl apply -f master.yaml
 		// (trial 46zi's D6): the fallback never runs after a success
-		t.notCarriedSince(m, "a fallback the script runs only when "+t.text(failed)+" fails; khook's step fails the run there instead (give the step retries:, or run the fallback by hand)")
+		t.notCarriedSince(m, "a fallback the script runs only when "+t.text(failed)+" fails; "+fallbackAdvice(t.m.Steps[first:m.steps]))
 		return true
 	default:
 		t.info(fallback, t.text(fallback), "the script runs it only when "+t.text(failed)+" fails; khook runs it after it")
 	}
 	return false
+}
+
+// fallbackAdvice is what to do where the steps of the command a fallback
+// follows fail. A job's (kubectl run … psql -c "SELECT 1") failure is
+// often the check's answer on a fresh cluster, which retries never change
+// (trial 46s67i's D2: "give the step retries:").
+func fallbackAdvice(failed []*importer.Step) string {
+	if !slices.ContainsFunc(failed, func(st *importer.Step) bool { return st.Out.Job == nil }) {
+		return "khook's job step fails the run there instead, and retries do not change a check's answer (its failure may be the usual path, as on a fresh cluster): write that job's command by hand as sh -c running its command || the fallback's, so the job runs the fallback where the check fails"
+	}
+	return "khook's step fails the run there instead (give the step retries:, or run the fallback by hand)"
 }
 
 // failureBranch: an if's condition is a command that made steps (since

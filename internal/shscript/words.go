@@ -198,6 +198,30 @@ func (t *translator) globs(w *syntax.Word, fields []string) []string {
 // import, is no word.
 const noArgs = "the script's own arguments: none were given to the import, so this command takes none; give them after the script's name to import them"
 
+// droppedArg: w, the last word of a helm install or upgrade that names
+// its release and chart before it (args), is an unquoted $1 (…) of the
+// script's own arguments, none given to the import and no set -u, after
+// no flag it may be the value of (helm install x ./chart --version 1.0.0
+// $1): bash drops the empty word, so the step is the command without it,
+// as with a trailing "$@" (trial 46s67i's D3: the install was not
+// carried for ${ARG1}'s words). A command that needs the word (helm
+// uninstall $1) keeps its ${ARG1}.
+func (t *translator) droppedArg(w *syntax.Word, args []string) bool {
+	pe, quoted := paramOf(w.Parts[0])
+	if len(w.Parts) != 1 || quoted || pe == nil || pe.Param == nil || pe.Exp != nil || pe.Slice != nil || pe.Length || pe.Index != nil ||
+		t.inFunc || t.argsGiven || t.argsRest > 0 || t.nounset || strings.HasPrefix(args[len(args)-1], "-") || toolName(args[0]) != "helm" {
+		return false
+	}
+	if f := parseFlags(args[1:], helmValued); len(f.pos) < 3 || f.pos[0] != "install" && f.pos[0] != "upgrade" {
+		return false
+	}
+	if n, err := strconv.Atoi(pe.Param.Value); err != nil || n < 1 || t.vars["ARG"+pe.Param.Value] != nil {
+		return false
+	}
+	t.info(w, "$"+pe.Param.Value, "the script's own argument: none was given to the import, so bash drops this empty unquoted word and the step takes none; an argument would add words to this command: give the script's arguments after its name to import them")
+	return true
+}
+
 // argsFrom is "$@", or "${@:N}" (the parameters from the Nth on).
 func (t *translator) argsFrom(pe *syntax.ParamExp) ([]string, bool, string) {
 	if pe.Slice == nil {
