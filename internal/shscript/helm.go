@@ -34,6 +34,10 @@ func (t *translator) helm(x *cmd) {
 			t.pulled = append(t.pulled, importer.PulledChart{Chart: f.pos[1], Version: f.get("version"), Loc: t.loc(x.stmt)})
 		} else if f.pos[0] == "pull" || f.pos[0] == "fetch" {
 			t.pullPackage(x, f)
+		} else if key := t.outFile(x); key != "" && (f.pos[0] == "show" || f.pos[0] == "inspect") && len(f.pos) == 3 && f.pos[1] == "values" {
+			// helm show values C > values.yaml: the file is C's defaults
+			// from here on, not the committed one (trial 46s67m's D1, two W)
+			t.wrote[key] = &written{known: true, defaults: f.pos[2], at: t.loc(x.stmt)}
 		}
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 		return
@@ -681,6 +685,10 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			orig := t.wrote[t.writeKey(p)].fromAbs
 			t.info(x.stmt, "values file "+p, "a copy the script makes of "+t.display(orig)+": the step reads that file")
 			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: t.specPath(orig)})
+		case t.wrote[t.writeKey(p)] != nil && t.wrote[t.writeKey(p)].known && t.wrote[t.writeKey(p)].defaults != "":
+			w := t.wrote[t.writeKey(p)]
+			w.read = true
+			t.info(x.stmt, "values file "+p, "the default values of chart "+w.defaults+", which helm show values writes to it at "+w.at.String()+": the step installs with the chart's defaults, not the file the repository holds")
 		case t.wrote[t.writeKey(p)] != nil && t.wrote[t.writeKey(p)].url == "":
 			text, _, ok := t.readWritten(x, p)
 			if !ok {

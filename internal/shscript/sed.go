@@ -142,6 +142,9 @@ func (t *translator) sedInPlace(x *cmd) bool {
 	}
 	key := t.writeKey(files[0])
 	w := t.wrote[key]
+	if w != nil && w.defaults != "" {
+		return false // a chart's defaults, whose text khook does not have: changed, said where read
+	}
 	if w == nil && !strings.Contains(key, "${") && t.madeBy(key) == "" {
 		// sed -i on a file of the repository: the text it edits is the
 		// committed one, as on a clean checkout (unless a command khook

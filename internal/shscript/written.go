@@ -35,6 +35,9 @@ type written struct {
 	// info is what the envsubst that wrote it says of its variables, said
 	// when a step reads the text, not when nothing does (trial 46s67h's D6)
 	info []importer.Note
+	// defaults is the chart whose default values helm show values wrote
+	// to the file (its text is the chart's, not known here)
+	defaults string
 	// readBy is a command khook does not run that reads the file (csplit
 	// "$R" …, FILE:LINE name): said with the notes when no step reads it
 	readBy string
