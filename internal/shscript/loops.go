@@ -643,6 +643,7 @@ func (t *translator) breakPoll(s *syntax.Stmt, c *syntax.ForClause, name string)
 	if usesVar(c.Do, name) || !runsTool(&syntax.Block{Stmts: c.Do}) || !onlyReads(c.Do) || !slices.ContainsFunc(c.Do, breaksOn) {
 		return false
 	}
+	defer t.returnsOnPass(c.Do)
 	if t.assignPoll(c.Do) {
 		return true
 	}
@@ -650,6 +651,35 @@ func (t *translator) breakPoll(s *syntax.Stmt, c *syntax.ForClause, name string)
 	t.pollBody(c.Do)
 	t.pollReads(before, "the loop at "+t.loc(s).String())
 	return true
+}
+
+// returnsOnPass: a poll in a function that returns where its check
+// passes (… && return 0) returns there, on the path the spec follows:
+// what follows the loop in the function (echo timeout; exit 1) is the
+// path where it never passed (trial 46s67o's D1: that exit ended the
+// walk, 19 commands after the call lost).
+func (t *translator) returnsOnPass(body []*syntax.Stmt) {
+	if !t.inFunc || t.cond != 0 {
+		return
+	}
+	for _, s := range body {
+		if breaksOn(s) && !containsBreak(s) {
+			t.stopped, t.returned = true, true
+			return
+		}
+	}
+}
+
+// containsBreak: s ends the loop with break (not a return).
+func containsBreak(s *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(s, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && lit(c.Args[0]) == "break" {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // assignPoll is `for i in $(seq 1 60); do V=$(kubectl get X -o

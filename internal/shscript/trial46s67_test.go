@@ -46,6 +46,13 @@ func TestTrial46s67Idioms(t *testing.T) {
 		// KDT-TravelPlanner/travel-gitops' argocd-bootstrap.sh: a precondition with a message, then the work
 		{name: "check || { echo …; exit 1; }", script: "kubectl get nodes -l ingress-ready=true --no-headers 2>/dev/null | grep -q . || { echo \"no ingress-ready node\" >&2; exit 1; }\nkubectl create namespace demo\n",
 			want: []string{"name: namespace-demo"}},
+		// paritytech/sub-flood's commands.sh: helm show values > values.yaml overwrites the committed file
+		{name: "helm show values > values.yaml, then -f values.yaml", script: "helm show values oci://e.com/runner > values.yaml\nhelm install runner oci://e.com/runner -f values.yaml -n ci\n",
+			files: map[string]string{"values.yaml": "privileged: true\n"},
+			want:  []string{"release: runner"}, never: []string{"valuesFrom", "privileged"}},
+		// simple-time-service's install-eks-addons.sh: a poll that returns where it passes, then exit 1 on timeout
+		{name: "a poll in a function that returns 0, exit 1 after it", script: "wait_nodes() {\n  for i in 1 2 3; do\n    n=$(kubectl get nodes --no-headers | grep -c ' Ready ' || echo 0)\n    if [ \"$n\" -gt 0 ]; then return 0; fi\n    sleep 10\n  done\n  echo timeout; exit 1\n}\nwait_nodes\nkubectl create namespace x\n",
+			want: []string{"name: namespace-x"}, notCarried: []string{"a check the script repeats until it passes"}},
 		// a field's test is a state, not an existence check, in either order of the flags
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},
