@@ -58,7 +58,7 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	}
 	if !known {
 		before := len(t.m.Steps)
-		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Required: true, From: t.loc(s), Description: "a loop's variable the script computes at " + t.loc(s).String()}}
+		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(s)), Required: true, From: t.loc(s), Description: "a loop's variable the script computes at " + t.loc(s).String()}}
 		t.branch(c.Do, "")
 		if len(t.m.Steps) > before {
 			t.notCarried(s, t.text(s), "its list is only known when the script runs; its body is carried once")

@@ -53,6 +53,10 @@ func TestTrial46s67Idioms(t *testing.T) {
 		// simple-time-service's install-eks-addons.sh: a poll that returns where it passes, then exit 1 on timeout
 		{name: "a poll in a function that returns 0, exit 1 after it", script: "wait_nodes() {\n  for i in 1 2 3; do\n    n=$(kubectl get nodes --no-headers | grep -c ' Ready ' || echo 0)\n    if [ \"$n\" -gt 0 ]; then return 0; fi\n    sleep 10\n  done\n  echo timeout; exit 1\n}\nwait_nodes\nkubectl create namespace x\n",
 			want: []string{"name: namespace-x"}, notCarried: []string{"a check the script repeats until it passes"}},
+		// upmio/infini-scale-install: two loops over other lists, one loop variable name
+		{name: "two unknown loops with one variable name", script: "IFS=\",\" read -r -a ctrl <<<\"${CTRL_NODES}\"\nfor node in \"${ctrl[@]}\"; do kubectl label node \"${node}\" role/ctrl=yes --overwrite; done\nIFS=\",\" read -r -a data <<<\"${DATA_NODES}\"\nfor node in \"${data[@]}\"; do kubectl label node \"${node}\" role/data=yes --overwrite; done\n",
+			want:       []string{"target: node/${node}\n", "target: node/${node_2}\n"},
+			notCarried: []string{"its list is only known when the script runs", "its list is only known when the script runs"}},
 		// a field's test is a state, not an existence check, in either order of the flags
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},
