@@ -674,6 +674,9 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		stages = append(stages, st)
 	}
 	flatten(s)
+	for i, st := range stages {
+		stages[i] = t.plainStage(st)
+	}
 	if t.inLoop > 0 && t.crdGrep(stages) || t.xargs(stages) || t.loginFed(stages) || t.diffFed(stages) {
 		return
 	}
@@ -946,4 +949,37 @@ func noKind(b []byte) bool {
 		}
 		docs++
 	}
+}
+
+// plainStage is a pipe's stage with what stands before its helm or
+// kubectl taken off: sudo (said, as for a command alone) and a variable
+// holding the tool's name (kubectl=kubectl; $kubectl create … | sudo
+// $kubectl apply -f-: trial 46s67p's D1, "not known at import").
+func (t *translator) plainStage(st *syntax.Stmt) *syntax.Stmt {
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return st
+	}
+	args := c.Args
+	sudo := false
+	for len(args) > 1 && lit(args[0]) == "sudo" {
+		sudo, args = true, args[1:]
+		for len(args) > 1 && strings.HasPrefix(lit(args[0]), "-") {
+			args = args[1:] // sudo -E
+		}
+	}
+	first := args[0]
+	if lit(first) == "" {
+		if v, ok, _ := t.eval(first); ok && isTool(v) {
+			first = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: first.Pos(), ValueEnd: first.End(), Value: v}}}
+		}
+	}
+	if !isTool(lit(first)) || !sudo && first == args[0] {
+		return st
+	}
+	if sudo {
+		t.info(st, "sudo", "khook runs its own "+lit(first)+", with the identity it is given (its kubeconfig), not root's")
+	}
+	args = append([]*syntax.Word{first}, args[1:]...)
+	return &syntax.Stmt{Position: args[0].Pos(), Cmd: &syntax.CallExpr{Assigns: c.Assigns, Args: args}, Redirs: st.Redirs, Negated: st.Negated}
 }

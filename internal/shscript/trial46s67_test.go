@@ -57,6 +57,9 @@ func TestTrial46s67Idioms(t *testing.T) {
 		{name: "two unknown loops with one variable name", script: "IFS=\",\" read -r -a ctrl <<<\"${CTRL_NODES}\"\nfor node in \"${ctrl[@]}\"; do kubectl label node \"${node}\" role/ctrl=yes --overwrite; done\nIFS=\",\" read -r -a data <<<\"${DATA_NODES}\"\nfor node in \"${data[@]}\"; do kubectl label node \"${node}\" role/data=yes --overwrite; done\n",
 			want:       []string{"target: node/${node}\n", "target: node/${node_2}\n"},
 			notCarried: []string{"its list is only known when the script runs", "its list is only known when the script runs"}},
+		// deploy-tanzu-rabbitmq's install.sh: the create | apply idiom behind sudo and $kubectl
+		{name: "sudo $kubectl create … --dry-run=client -o yaml | sudo $kubectl apply -f-", script: "kubectl=kubectl\nsudo $kubectl create namespace ns1 --dry-run=client -o yaml | sudo $kubectl apply -f-\nsudo kubectl create serviceaccount sa1 -n ns1 --dry-run=client -o yaml | kubectl apply -f -\n",
+			want: []string{"helm/kubectl commands: 4, of which 2 became steps, 2 were folded", "name: ns1", "name: sa1"}},
 		// a field's test is a state, not an existence check, in either order of the flags
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},
