@@ -715,6 +715,12 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	// One that acts on its own (curl … | $ISTIOCTL_CMD install -f -) is
 	// named as any command khook does not run.
 	for _, st := range stages[1:] {
+		if tool := xargsTool(st); tool != "" {
+			// kubectl get nodes -o name | xargs -I@ kubectl taint nodes @ …
+			// (trial 46s67o's D2: in no count)
+			t.account(st, importer.FateNotCarried, "", "a "+tool+" command xargs runs for each line "+t.text(stages[0].Cmd)+" prints, which only the run knows: write it out for each object in the script to import it")
+			continue
+		}
 		if runsTool(st) || !passive(st) {
 			t.stmt(st)
 		}
@@ -982,4 +988,18 @@ func (t *translator) plainStage(st *syntax.Stmt) *syntax.Stmt {
 	}
 	args = append([]*syntax.Word{first}, args[1:]...)
 	return &syntax.Stmt{Position: args[0].Pos(), Cmd: &syntax.CallExpr{Assigns: c.Assigns, Args: args}, Redirs: st.Redirs, Negated: st.Negated}
+}
+
+// xargsTool is the helm or kubectl an xargs stage runs ("" for none).
+func xargsTool(st *syntax.Stmt) string {
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 2 || lit(c.Args[0]) != "xargs" {
+		return ""
+	}
+	for _, w := range c.Args[1:] {
+		if tool := toolName(lit(w)); tool != "" {
+			return tool
+		}
+	}
+	return ""
 }

@@ -60,6 +60,9 @@ func TestTrial46s67Idioms(t *testing.T) {
 		// deploy-tanzu-rabbitmq's install.sh: the create | apply idiom behind sudo and $kubectl
 		{name: "sudo $kubectl create … --dry-run=client -o yaml | sudo $kubectl apply -f-", script: "kubectl=kubectl\nsudo $kubectl create namespace ns1 --dry-run=client -o yaml | sudo $kubectl apply -f-\nsudo kubectl create serviceaccount sa1 -n ns1 --dry-run=client -o yaml | kubectl apply -f -\n",
 			want: []string{"helm/kubectl commands: 4, of which 2 became steps, 2 were folded", "name: ns1", "name: sa1"}},
+		// EYRA-Benchmark/eyra-k8s' setup.sh: kubectl through xargs is a command, named
+		{name: "… | xargs -I@ kubectl taint nodes @ …", script: "kubectl get nodes -o name | xargs -I@ kubectl taint nodes @ gpu=true:NoSchedule\nkubectl create namespace y\n",
+			want: []string{"helm/kubectl commands: 3"}, notCarried: []string{"a kubectl command xargs runs for each line kubectl get nodes -o name prints"}},
 		// a field's test is a state, not an existence check, in either order of the flags
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},
