@@ -63,6 +63,9 @@ func TestTrial46s67Idioms(t *testing.T) {
 		// EYRA-Benchmark/eyra-k8s' setup.sh: kubectl through xargs is a command, named
 		{name: "… | xargs -I@ kubectl taint nodes @ …", script: "kubectl get nodes -o name | xargs -I@ kubectl taint nodes @ gpu=true:NoSchedule\nkubectl create namespace y\n",
 			want: []string{"helm/kubectl commands: 3"}, notCarried: []string{"a kubectl command xargs runs for each line kubectl get nodes -o name prints"}},
+		// AYapejian/automation-k8s-stack's velero-up.sh: a failure handed to a function that only prints
+		{name: "kubectl wait … || { log_warn …; }", script: "log_warn() { echo \"WARN $*\"; }\nkubectl wait --for=condition=Available deployment/web -n demo --timeout=180s || { log_warn \"continuing\"; }\n",
+			want: []string{"the script ignores its failure ({ log_warn \"continuing\"; }) and carries on"}},
 		// a field's test is a state, not an existence check, in either order of the flags
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},

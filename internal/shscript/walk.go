@@ -636,18 +636,34 @@ func (t *translator) sameRelease(steps []*importer.Step, m mark) bool {
 
 // isHousekeeping: a statement that only prints, exits or succeeds.
 func (t *translator) isHousekeeping(s *syntax.Stmt) bool {
+	return t.housekeepingIn(s, map[string]bool{})
+}
+
+// housekeepingIn is isHousekeeping, a function of the script that only
+// prints (log_warn() { echo "WARN $*"; }: trial 46s67n's D3, its || lost
+// its warning) too; seen stops a recursion.
+func (t *translator) housekeepingIn(s *syntax.Stmt, seen map[string]bool) bool {
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
-		return len(c.Args) > 0 && housekeeping[lit(c.Args[0])]
+		if len(c.Args) == 0 {
+			return false
+		}
+		name := lit(c.Args[0])
+		if f := t.funcs[name]; f != nil && !seen[name] {
+			seen[name] = true
+			b, ok := f.decl.Body.Cmd.(*syntax.Block)
+			return ok && len(b.Stmts) > 0 && !slices.ContainsFunc(b.Stmts, func(x *syntax.Stmt) bool { return !t.housekeepingIn(x, seen) })
+		}
+		return housekeeping[name]
 	case *syntax.Block:
 		for _, x := range c.Stmts {
-			if !t.isHousekeeping(x) {
+			if !t.housekeepingIn(x, seen) {
 				return false
 			}
 		}
 		return true
 	case *syntax.BinaryCmd:
-		return t.isHousekeeping(c.X) && t.isHousekeeping(c.Y)
+		return t.housekeepingIn(c.X, seen) && t.housekeepingIn(c.Y, seen)
 	}
 	return false
 }
