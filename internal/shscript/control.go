@@ -959,6 +959,18 @@ func combine(l string, ls *bool, r string, rs *bool, op string) (string, *bool, 
 
 // bracket is `[ a = b ]`, `[ -n "$X" ]`, `[ "$X" ]`.
 func (t *translator) bracket(args []*syntax.Word) (string, *bool, bool) {
+	// [ A -a B -o C ]: test's -o binds looser than -a (trial 46s67p's D2:
+	// "cannot decide" where [ A ] && [ B ] is decided)
+	for _, op := range []string{"-o", "-a"} {
+		if i := slices.IndexFunc(args, func(w *syntax.Word) bool { return lit(w) == op }); i > 0 && i < len(args)-1 {
+			l, ls, lok := t.bracket(args[:i])
+			r, rs, rok := t.bracket(args[i+1:])
+			if !lok || !rok {
+				return "", nil, false
+			}
+			return combine(l, ls, r, rs, map[string]string{"-o": " || ", "-a": " && "}[op])
+		}
+	}
 	neg := false
 	if len(args) > 0 && lit(args[0]) == "!" {
 		neg, args = true, args[1:]

@@ -66,6 +66,9 @@ func TestTrial46s67Idioms(t *testing.T) {
 		// AYapejian/automation-k8s-stack's velero-up.sh: a failure handed to a function that only prints
 		{name: "kubectl wait … || { log_warn …; }", script: "log_warn() { echo \"WARN $*\"; }\nkubectl wait --for=condition=Available deployment/web -n demo --timeout=180s || { log_warn \"continuing\"; }\n",
 			want: []string{"the script ignores its failure ({ log_warn \"continuing\"; }) and carries on"}},
+		// deploy-tanzu-rabbitmq's install.sh: [ A -a B ] decided as [ A ] && [ B ] is
+		{name: "[ $a -gt 0 -a $b -gt 0 ] of known values", script: "a=0\nb=1\nif [ $a -gt 0 -a $b -gt 0 ]; then kubectl create namespace x; fi\nif [ $a -gt 0 -o $b -gt 0 ]; then kubectl create namespace y; fi\n",
+			want: []string{"name: namespace-y"}, never: []string{"namespace-x"}},
 		// a field's test is a state, not an existence check, in either order of the flags
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},
