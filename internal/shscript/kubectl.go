@@ -34,6 +34,11 @@ func (t *translator) kubectl(x *cmd) {
 	t.cluster.cmd = t.cluster.of(f.get("context"), f.get("kubeconfig"))
 	if f.pos[0] != "config" && kubectlChangesNothing(f.pos) { // config says why below
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
+		if (f.pos[0] == "logs" && f.is("f", "follow") || f.pos[0] == "get" && f.is("w", "watch")) && t.foreground(x) {
+			// kubectl logs -f in the foreground (trial 46s67n's D2: the 7
+			// commands after it, which bash never reaches, said nowhere)
+			t.halted(x.stmt, "it follows until it is stopped, and stopping it (Ctrl-C) ends the script", "drop what follows it if it was never meant to run, or run it in the background (&)")
+		}
 		return
 	}
 	if f.pos[0] == "port-forward" || f.pos[0] == "proxy" {

@@ -69,6 +69,9 @@ func TestTrial46s67Idioms(t *testing.T) {
 		// deploy-tanzu-rabbitmq's install.sh: [ A -a B ] decided as [ A ] && [ B ] is
 		{name: "[ $a -gt 0 -a $b -gt 0 ] of known values", script: "a=0\nb=1\nif [ $a -gt 0 -a $b -gt 0 ]; then kubectl create namespace x; fi\nif [ $a -gt 0 -o $b -gt 0 ]; then kubectl create namespace y; fi\n",
 			want: []string{"name: namespace-y"}, never: []string{"namespace-x"}},
+		// tkddls8848/forfun's ceph.sh: kubectl logs -f in the foreground, commands after it
+		{name: "kubectl logs -f, then more", script: "kubectl create namespace a\nkubectl logs -f deploy/op -n a\nkubectl create namespace b\n",
+			want: []string{"it follows until it is stopped, and stopping it (Ctrl-C) ends the script, so bash never runs the 1 helm/kubectl command(s) after it"}},
 		// a field's test is a state, not an existence check, in either order of the flags
 		{name: "a state test with flags after get", script: "if ! kubectl get pod -n kube-system -l app=net -o jsonpath='{.items[0].status.phase}' | grep -q Running; then\n  kubectl -n kube-system delete pod -l app=net\nfi\n",
 			want: []string{`when: vars.IF_NOT_RUNNING == "true"`}},
