@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -190,6 +191,11 @@ func decodeObject(js []byte) ([]*unstructured.Unstructured, error) {
 		return nil, errors.New("is not a mapping: every document must be a Kubernetes object with apiVersion and kind")
 	}
 	obj, _, err := unstructured.UnstructuredJSONScheme.Decode(js, nil, nil)
+	if runtime.IsMissingKind(err) || runtime.IsMissingVersion(err) {
+		// apimachinery's error quotes the whole document: a values file's
+		// secrets with it (trial 46s67s's D1, an API key in the import's header)
+		return nil, errors.New("is not a Kubernetes object: apiVersion and kind are required (a helm values file?)")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("is not a Kubernetes object: %v", err)
 	}

@@ -152,3 +152,13 @@ func TestURLSourceErrorsHideCredentials(t *testing.T) {
 		t.Errorf("ftp: got %v", err)
 	}
 }
+
+// A document without kind (a helm values file) is refused without its
+// text: apimachinery's error quotes the whole document, secrets and all
+// (trial 46s67s's D1: an API key in an import's header).
+func TestKindlessDocumentIsRefusedWithoutItsText(t *testing.T) {
+	_, err := DecodeManifests([]byte("extraEnvVars:\n  - name: OPENAI_API_KEY\n    value: s3cr3t-value\n"))
+	if err == nil || strings.Contains(err.Error(), "s3cr3t-value") || !strings.Contains(err.Error(), "apiVersion and kind are required") {
+		t.Errorf("err = %v", err)
+	}
+}
