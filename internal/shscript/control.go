@@ -1217,6 +1217,7 @@ func (t *translator) operand(w *syntax.Word) (string, bool) {
 // caseClause: `case "$X" in a) … ;; *) … esac` → when: per branch.
 func (t *translator) caseClause(c *syntax.CaseClause) {
 	subject, ok := t.operand(c.Word)
+	decided := ok
 	if !ok && t.ownArgs(c.Word) {
 		// case $@ in one) …;; *) …: bash run without arguments matches ""
 		subject, ok = `""`, true
@@ -1265,6 +1266,15 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 		}
 		if !strings.HasPrefix(subject, "vars") {
 			if matched || slices.Contains(alts, "*") {
+				if decided {
+					// the subject known at import (deploy) picks bash's
+					// path, as a decided if does: an exit 1 guard on it is
+					// the script's, its variable required (trial 46s67q's
+					// D1: the keys of a function called from the branch
+					// stayed optional, and "" was applied)
+					t.stmts(it.Stmts)
+					return
+				}
 				t.branch(it.Stmts, "")
 				return
 			}
