@@ -10,5 +10,10 @@ func TestTrial46s68xIdioms(t *testing.T) {
 		{name: "an exit 1 guard in a function called from a decided case branch",
 			script: "check() { if [[ -z \"${KEY:-}\" ]]; then echo \"KEY not set\"; exit 1; fi; }\nmain() { case \"${1:-}\" in deploy) check\n  kubectl create secret generic s --from-literal=k=\"$KEY\" -n x --dry-run=client -o yaml | kubectl apply -f - ;; esac; }\nmain deploy\n",
 			want:   []string{"KEY: {type: string, secret: true, required: true, description: \"the script stops without it"}},
+		// bilal's deploy-datadog.sh (D2): the note names the spec's variable
+		{name: "a secret set from another variable's default names the spec's variable",
+			script: "API_KEY=\"${DD_API_KEY:-${DATADOG_API_KEY:-}}\"\nif [[ -z \"$API_KEY\" ]]; then echo missing >&2; exit 1; fi\nkubectl create secret generic s --from-literal=k=\"$API_KEY\" -n x --dry-run=client -o yaml | kubectl apply -f -\n",
+			want:   []string{"API_KEY: {type: string, secret: true, required: true", "give it as KHOOK_SECRET_API_KEY"},
+			never:  []string{"KHOOK_SECRET_DD_API_KEY"}},
 	})
 }

@@ -716,6 +716,7 @@ func (t *translator) assign(a *syntax.Assign) {
 			t.info(a, name, secretByName+"the script's literal value is not copied into the spec; give it as KHOOK_SECRET_"+name+" (if it only names something, such as a key of a Secret, write the value in the step)")
 		}
 		t.vars[name] = &shVar{decl: &importer.Var{Name: t.secretName(name, t.loc(a), generated), Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
+		t.renameGiveAs(val, t.vars[name].decl.Name)
 	case !ok && t.fallback(name):
 		// if [[ -z "$POD" ]]; then POD=$(kubectl get … other label); fi:
 		// another way to find the one value, not a second variable (trial
@@ -750,6 +751,22 @@ func (t *translator) exports(name string, a *syntax.Assign) {
 	case a.Value != nil || !a.Naked:
 		if _, ok := t.shellOnly[name]; !ok && t.m.Var(name) == nil {
 			t.shellOnly[name] = true
+		}
+	}
+}
+
+// renameGiveAs: API_KEY="${DD_API_KEY:-…}" makes the spec's variable
+// API_KEY, not DD_API_KEY, so a note that says to give KHOOK_SECRET_DD_API_KEY
+// names the variable the spec has (trial 46s67q's D2: following it left
+// validate failing).
+func (t *translator) renameGiveAs(val, spec string) {
+	m := varRef.FindStringSubmatch(val)
+	if m == nil || m[0] != val || m[1] == spec {
+		return
+	}
+	for i, n := range t.m.Info {
+		if n.What == "the default of "+m[1] && strings.HasSuffix(n.Why, "give it as KHOOK_SECRET_"+m[1]) {
+			t.m.Info[i].Why = strings.TrimSuffix(n.Why, m[1]) + spec + " (the spec's variable for it: the script sets " + spec + " from " + m[1] + ")"
 		}
 	}
 }
