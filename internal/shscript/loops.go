@@ -571,6 +571,9 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 			}
 		}
 	}
+	if cond != nil && t.untilValueWait(cond, body) {
+		return
+	}
 	if cond != nil && (t.grepWait(cond) || t.nonEmptyWait(cond)) {
 		t.pollBody(body)
 		return

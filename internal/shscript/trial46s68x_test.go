@@ -15,5 +15,9 @@ func TestTrial46s68xIdioms(t *testing.T) {
 			script: "API_KEY=\"${DD_API_KEY:-${DATADOG_API_KEY:-}}\"\nif [[ -z \"$API_KEY\" ]]; then echo missing >&2; exit 1; fi\nkubectl create secret generic s --from-literal=k=\"$API_KEY\" -n x --dry-run=client -o yaml | kubectl apply -f -\n",
 			want:   []string{"API_KEY: {type: string, secret: true, required: true", "give it as KHOOK_SECRET_API_KEY"},
 			never:  []string{"KHOOK_SECRET_DD_API_KEY"}},
+		// vital's operator-install.sh (D3): an until loop on a jsonpath's value, with a counter
+		{name: "until [[ $n == 0 || $phase == V ]] polling a jsonpath",
+			script: "retries=50\nuntil [[ $retries == 0 || $phase == \"Succeeded\" ]]; do\n  phase=$(kubectl get csv -n olm packageserver -o jsonpath='{.status.phase}' 2>/dev/null || echo \"Waiting\")\n  sleep 1; retries=$((retries - 1))\ndone\nif [ $retries == 0 ]; then echo failed; exit 1; fi\nkubectl rollout status -w deployment/packageserver --namespace=olm\n",
+			want:   []string{"timeout: 50s\n    wait:\n      for: jsonpath={.status.phase}=Succeeded\n      \"on\": csv/packageserver\n      namespace: olm", "status: deployment/packageserver"}},
 	})
 }
