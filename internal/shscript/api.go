@@ -197,7 +197,7 @@ func newTranslator(file string, opts Options) (*translator, error) {
 	}
 	t.m = &importer.Model{Source: file, Tool: "khook import script", Name: name, Dir: specDir}
 	if opts.Args != nil {
-		t.args, t.argsGiven = opts.Args, true
+		t.args, t.argsGiven, t.scriptArgs = opts.Args, true, opts.Args
 	}
 	return t, nil
 }

@@ -56,6 +56,7 @@ type translator struct {
 	rd              *redact.Redactor // learns the literal secret values seen: never in a note's text
 	lineBase        int              // a fragment's first line in the file it was read from, less one
 	argsGiven       bool             // the script's own positional parameters are known (Options.Args)
+	scriptArgs      []string         // those parameters, as given to the import
 	argsRest        int              // > 0: the parameters past args are the script's own, unknown at import, from $argsRest on (bash x.sh "$@")
 	undecidedElse   int              // > 0 in the else branch of an if khook cannot decide
 	checks          int              // > 0 under an existence check (if helm status x; then … else …)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/itchyny/gojq"
 	yaml "go.yaml.in/yaml/v3"
@@ -772,7 +773,7 @@ func (t *translator) renameGiveAs(val, spec string) {
 }
 
 // b64Ref is what base64Of makes of $(echo -n "$X" | base64).
-var b64Ref = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]* \| b64enc\}$`)
+var b64Ref = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]* (\| printf "[^"]*" )?\| b64enc\}$`)
 
 // assignArray is NAME=(…) (and NAME+=(…)).
 func (t *translator) assignArray(name string, a *syntax.Assign) {
@@ -1284,21 +1285,89 @@ func (t *translator) base64Of(cs *syntax.CmdSubst) (string, bool) {
 		return "", false
 	}
 	v, ok, _ := t.eval(word)
+	if ok && !newline && !strings.Contains(v, "${") {
+		v = t.argsRef(word, v)
+	}
 	if ok && !strings.Contains(v, "${") {
 		// $(echo -n "s3cr3t" | base64) in a Secret's data: a literal
 		// encoded for a Secret is a secret; no note quotes it (trial
 		// 46zs's D1), and the spec never holds it
 		t.secret(v)
 	}
-	if !ok || !strings.HasPrefix(v, "${") || !strings.HasSuffix(v, "}") || strings.Count(v, "${") != 1 || strings.ContainsAny(v, "|:") {
-		return "", false
-	}
-	if newline {
+	if !ok || newline {
 		// echo encodes its newline; the pipeline that says so needs quotes,
 		// which would break the JSON or YAML around it (a kubectl patch -p)
 		return "", false
 	}
-	return v[:len(v)-1] + " | b64enc}", true
+	return b64Pipeline(v)
+}
+
+// b64Pipeline is ${X | b64enc} of "${X}", and of "${X} ${X}" (one
+// variable with text around it: trial 46s67q's D4, the shared secret
+// DatadogAgent's token is, made of the cluster's name) ${X | printf
+// "%[1]s %[1]s" | b64enc}; anything else stays a computation.
+func b64Pipeline(v string) (string, bool) {
+	m := varRef.FindAllStringSubmatch(v, -1)
+	if len(m) == 0 || strings.Count(v, "${") != len(m) {
+		return "", false
+	}
+	for _, r := range m {
+		if r[1] != m[0][1] {
+			return "", false
+		}
+	}
+	if v == m[0][0] {
+		return v[:len(v)-1] + " | b64enc}", true
+	}
+	text := strings.Split(v, m[0][0])
+	for i, s := range text {
+		if strings.ContainsAny(s, "\"\\{}|$\n") {
+			return "", false
+		}
+		text[i] = strings.ReplaceAll(s, "%", "%%")
+	}
+	return "${" + m[0][1] + " | printf \"" + strings.Join(text, "%[1]s") + "\" | b64enc}", true
+}
+
+// argsRef is "${NAME} ${NAME}" for a word whose value is known only as
+// the script's argument given to the import (CLUSTER_NAME=$2), NAME
+// then a variable whose default is that argument; v, the word's value,
+// otherwise: a literal of the script, or of a secret-looking name, stays
+// one (trial 46s67q's D4: $(echo -n "$CLUSTER_NAME …" | base64) was a
+// secret to compute by hand).
+func (t *translator) argsRef(word *syntax.Word, v string) string {
+	parts := word.Parts
+	if len(parts) == 1 {
+		if dq, _ := parts[0].(*syntax.DblQuoted); dq != nil {
+			parts = dq.Parts
+		}
+	}
+	name, out := "", ""
+	for _, p := range parts {
+		if l, ok := p.(*syntax.Lit); ok && !strings.ContainsFunc(l.Value, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			out += l.Value
+			continue
+		}
+		pe, _ := paramOf(p)
+		if pe == nil || pe.Param == nil || pe.Exp != nil || pe.Index != nil || pe.Length || pe.Excl || pe.Slice != nil || pe.Repl != nil || !syntax.ValidName(pe.Param.Value) || name != "" && pe.Param.Value != name {
+			return v
+		}
+		name = pe.Param.Value
+		sv := t.vars[name]
+		if secretLooking(name) || sv == nil || sv.decl != nil || sv.val == "" || !slices.Contains(t.scriptArgs, sv.val) {
+			return v
+		}
+		out += "${" + name + "}"
+	}
+	if name == "" {
+		return v
+	}
+	if old := t.m.Var(name); old != nil && (old.Secret || old.Default == nil || *old.Default != t.vars[name].val) {
+		return v
+	}
+	val := t.vars[name].val
+	t.ref(&importer.Var{Name: name, Default: &val, From: t.loc(word), Description: "the script's argument, encoded where the script computes a value from it (" + t.loc(word).String() + ")"})
+	return out
 }
 
 // litArgs are words as their literal text ("" for any that is not one).
