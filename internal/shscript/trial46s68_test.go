@@ -13,3 +13,12 @@ func TestTrial46s68Idioms(t *testing.T) {
 			files: map[string]string{"child.sh": child}, want: []string{"namespace: monitoring", "namespace: edge"}},
 	})
 }
+
+func TestTrial46s68CatSed(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// tluck/OpsMgr-in-Kubernetes-and-Docker's deploy_ldap.bash: cat f | sed … > out, then create -f out (46s68a's D1)
+		{name: "cat FILE | sed > out", script: "T=LoadBalancer\ncat svc.yaml | sed -e \"s/SERVICETYPE/$T/g\" > my.yaml\nkubectl create -f my.yaml\n",
+			files: map[string]string{"svc.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  type: SERVICETYPE\n  ports:\n  - port: 80\n"},
+			want:  []string{"type: LoadBalancer", "# from install.sh:5"}},
+	})
+}
