@@ -48,6 +48,10 @@ func (t *translator) createObject(x *cmd, f flags) (map[string]any, bool) {
 	if (kind == "secret" || kind == "service" || kind == "svc") && len(pos) > 0 {
 		kind, pos = strings.Replace(kind, "svc", "service", 1)+" "+pos[0], pos[1:]
 	}
+	var command []string
+	if (kind == "deployment" || kind == "deploy") && len(pos) > 1 {
+		pos, command = pos[:1], pos[1:] // -- COMMAND…
+	}
 	if len(pos) != 1 {
 		t.account(x.stmt, importer.FateNotCarried, "", "kubectl create "+kind+" without one name; write the object as a manifest")
 		return nil, false
@@ -95,6 +99,14 @@ func (t *translator) createObject(x *cmd, f flags) (map[string]any, bool) {
 		}
 		meta["labels"] = map[string]any{"app": name}
 		obj["spec"] = spec
+	case "deployment", "deploy":
+		set("apps/v1", "Deployment", true)
+		spec, ok := t.deploymentSpec(x, f, name, command)
+		if !ok {
+			return nil, false
+		}
+		meta["labels"], obj["spec"] = map[string]any{"app": name}, spec
+		t.recordGenerated(obj)
 	case "clusterrole", "role":
 		k := "ClusterRole"
 		if kind == "role" {

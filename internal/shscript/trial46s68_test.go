@@ -22,3 +22,20 @@ func TestTrial46s68CatSed(t *testing.T) {
 			want:  []string{"type: LoadBalancer", "# from install.sh:5"}},
 	})
 }
+
+// kubectl's generators as kubectl 1.37 makes their objects (46s68d's N1).
+func TestTrial46s68Generators(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "create deployment, then expose it", script: "kubectl create deployment web --image=nginx:1.25 --port=80 --replicas=2 -n shop\nkubectl expose deployment web --port=8080 --target-port=80 --type=NodePort -n shop\n",
+			want: []string{"kind: Deployment", "replicas: 2", "name: nginx", "containerPort: 80", "kind: Service", "port: 8080", "targetPort: 80", "type: NodePort", "selector:\n                app: web"}},
+		{name: "expose without --port takes the container's", script: "kubectl create deploy api --image=ghcr.io/x/api:1 --port 9000\nkubectl expose deploy/api\n",
+			want: []string{"port: 9000\n                  protocol: TCP\n                  targetPort: 9000"}},
+		{name: "run a pod that keeps running, with --expose", script: "kubectl run cache --image=redis:7 --port=6379 --expose\n",
+			want: []string{"kind: Pod", "run: cache", "restartPolicy: Always", "dnsPolicy: ClusterFirst", "kind: Service", "port: 6379"}},
+		{name: "expose of what the script did not make", script: "kubectl apply -f d.yaml\nkubectl expose deployment other --port 80\n",
+			files:      map[string]string{"d.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: other}\n"},
+			notCarried: []string{"kubectl expose reads the selector and ports of deployment other from the cluster"}},
+		{name: "an image whose name kubectl suffixes at random", script: "kubectl create deployment w --image=my_app:1\n",
+			notCarried: []string{"random suffix"}},
+	})
+}

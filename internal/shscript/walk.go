@@ -83,6 +83,7 @@ type translator struct {
 	allexport       bool                          // set -a: each assignment exports its variable
 	exporting       bool                          // the assignments walked are export's (or declare -x's)
 	shellOnly       map[string]bool               // variables the script assigns and never exports: no command it runs sees them
+	kubectlMade     map[string]map[string]any     // objects kubectl's generators made (Kind/ns/name), for an expose of them
 	carriesOn       bool                          // a step was made where set -e was off
 	ends            map[*importer.OutStep]bool    // a step whose failure ends bash's run (set -e, no test around it)
 	// ranOn: steps made where set -e was off; passed: those a command
