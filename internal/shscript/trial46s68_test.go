@@ -1,6 +1,9 @@
 package shscript
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // What held-out trials of stop 68 showed, each cut down.
 func TestTrial46s68Idioms(t *testing.T) {
@@ -38,4 +41,13 @@ func TestTrial46s68Generators(t *testing.T) {
 		{name: "an image whose name kubectl suffixes at random", script: "kubectl create deployment w --image=my_app:1\n",
 			notCarried: []string{"random suffix"}},
 	})
+}
+
+// bishwesh-kumar/jmeter-gke's jmeter_cluster_create.sh: "$1", or a read
+// answer, then kubectl: one line, one command, the read's path named (46s68b's D2).
+func TestTrial46s68OneLineOneCommand(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\ntenant=\"$1\"\nif [ -z \"$tenant\" ]; then read tenant; fi\nkubectl create namespace $tenant\n"})
+	if f := fateAt(res.Model, 5); f != "step" || len(res.Model.NotCarried) != 1 || !strings.Contains(res.Model.NotCarried[0].Why, "on the script's other path") {
+		t.Errorf("line 5: %q; not carried %v", f, res.Model.NotCarried)
+	}
 }
