@@ -1179,12 +1179,62 @@ func (t *translator) script(x *cmd) {
 	// a new process: what it sets, defines or cd's to is not the
 	// caller's after it (trial 46zo's D5: its BASE_DIR, set under a
 	// condition there, made the caller's files "computed")
-	vars, funcs, cwd := maps.Clone(t.vars), maps.Clone(t.funcs), t.cwd
+	vars, funcs, cwd, only := maps.Clone(t.vars), maps.Clone(t.funcs), t.cwd, maps.Clone(t.shellOnly)
+	t.childEnv(x, args[0])
 	m := t.mark()
 	t.follow(x, args[0], false)
-	t.vars, t.funcs, t.cwd = vars, funcs, cwd
+	t.vars, t.funcs, t.cwd, t.shellOnly = vars, funcs, cwd, only
 	t.machineOnly(x, args[0], m)
 	t.args, t.inFunc, t.argsRest, t.errexit, t.nounset = saveArgs, saveIn, saveRest, saveE, saveU
+}
+
+// childEnv is what a script run in a process of its own sees of the
+// caller's variables: those exported, and the command's own NAME=v
+// prefix; one the caller set and never exported is unset there, as bash
+// runs it (NS=x; bash child.sh wrote x where child.sh saw its own
+// default), said at the call since the script likely means it.
+func (t *translator) childEnv(x *cmd, path string) {
+	var hidden []string
+	for name, only := range t.shellOnly {
+		if v := t.vars[name]; only && v != nil && !v.array {
+			delete(t.vars, name)
+			hidden = append(hidden, name)
+		}
+	}
+	if c, ok := x.stmt.Cmd.(*syntax.CallExpr); ok {
+		for _, a := range c.Assigns {
+			if a.Name != nil {
+				hidden = slices.DeleteFunc(hidden, func(n string) bool { return n == a.Name.Value })
+				t.assign(a)
+			}
+		}
+	}
+	if len(hidden) == 0 || !t.namesAny(path, hidden) {
+		return
+	}
+	slices.Sort(hidden)
+	are, them := " is", "it"
+	if len(hidden) > 1 {
+		are, them = " are", "them"
+	}
+	t.info(x.stmt, t.text(x.stmt), "$"+strings.Join(hidden, ", $")+are+" set by the script but not exported, so "+t.display(t.abs(path))+" (a process of its own) sees "+them+" unset, as bash runs it (export "+them+" in the script and import again if it means the value)")
+}
+
+// anyVarRef is $NAME or ${NAME…}.
+var anyVarRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// namesAny is whether the script at path names any of the variables.
+func (t *translator) namesAny(path string, names []string) bool {
+	b, err := os.ReadFile(t.abs(path))
+	if err != nil {
+		return false
+	}
+	for _, m := range anyVarRef.FindAllStringSubmatch(string(b), -1) {
+		if slices.Contains(names, m[1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // machineOnly says a script run (./get_helm.sh) that runs no helm or

@@ -148,6 +148,9 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 			t.when = append(t.when, a.when)
 		}
 		made := len(t.m.Steps)
+		if t.splitting == 0 && i == 0 {
+			t.splitFrom = len(t.m.Commands)
+		}
 		t.splitting++
 		t.stmt(s)
 		t.splitting--

@@ -138,7 +138,8 @@ var kubectlValued = set("restart", "env", "overrides", "image-pull-policy", "por
 	"for", "timeout", "p", "patch", "type", "patch-file", "subresource", "field-selector", "from-literal", "from-file", "from-env-file",
 	"docker-server", "docker-username", "docker-password", "docker-email", "cert", "key", "clusterrole", "role", "serviceaccount",
 	"user", "group", "field-manager", "replicas", "image", "c", "container", "grace-period", "cascade", "request-timeout",
-	"s", "server", "token", "as", "cluster", "sort-by", "template", "verb", "resource", "resource-name", "non-resource-url", "tcp", "node-port", "clusterip")
+	"s", "server", "token", "as", "cluster", "sort-by", "template", "verb", "resource", "resource-name", "non-resource-url", "tcp", "node-port", "clusterip",
+	"labels", "target-port", "protocol", "name", "external-ip", "session-affinity", "cluster-ip", "load-balancer-ip", "annotations") // run, expose
 
 func set(names ...string) map[string]bool {
 	m := map[string]bool{}

@@ -34,7 +34,7 @@ helm upgrade --install c c --repo https://charts.example.com --version 1.0.0 -n 
 
 // kubectl run --restart=Never is a pod that runs a command to its end: a
 // job: step (a literal credential in --env a secret variable); a pod that
-// keeps running is not.
+// keeps running is the Pod kubectl makes, applied.
 func TestKubectlRunBecomesJob(t *testing.T) {
 	res := importScript(t, map[string]string{"install.sh": `#!/bin/bash
 set -e
@@ -54,7 +54,7 @@ kubectl run web --image=nginx -n app
 	if strings.Contains(spec, "c4nary-db-pw") {
 		t.Errorf("the password is written:\n%s", spec)
 	}
-	if fateAt(res.Model, 5) != "not carried" || len(infoLines(res.Model, "the script went on without waiting")) != 1 {
+	if fateAt(res.Model, 5) != "step" || !strings.Contains(spec, "restartPolicy: Always") || len(infoLines(res.Model, "the script went on without waiting")) != 1 {
 		t.Errorf("kubectl run web: %s; warnings %v", fateAt(res.Model, 5), res.Model.Info)
 	}
 }

@@ -140,7 +140,12 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 	case "scale":
 		t.kScale(x, f)
 	case "run":
+		if len(f.pos) > 1 && f.get("image") != "" && t.kRunPod(x, f) {
+			return
+		}
 		t.kRun(x, f)
+	case "expose":
+		t.kExpose(x, f)
 	case "set":
 		t.kSetImage(x, f)
 	case "config":

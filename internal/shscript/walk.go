@@ -84,6 +84,7 @@ type translator struct {
 	allexport       bool                          // set -a: each assignment exports its variable
 	exporting       bool                          // the assignments walked are export's (or declare -x's)
 	shellOnly       map[string]bool               // variables the script assigns and never exports: no command it runs sees them
+	kubectlMade     map[string]map[string]any     // objects kubectl's generators made (Kind/ns/name), for an expose of them
 	carriesOn       bool                          // a step was made where set -e was off
 	ends            map[*importer.OutStep]bool    // a step whose failure ends bash's run (set -e, no test around it)
 	// ranOn: steps made where set -e was off; passed: those a command
@@ -91,6 +92,7 @@ type translator struct {
 	ranOn, passed []*importer.Step
 	rivalElse     int // > 0 in the else of an if whose branches are alternatives (rivals)
 	splitting     int // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
+	splitFrom     int // len(m.Commands) where the outermost such walk began
 	cluster       clusters
 	callers       []caller // the calls of the functions being walked, innermost last
 	hdoc          hdocKind // the here-document being read, if any
@@ -347,10 +349,49 @@ func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string
 		// (46zzh's D2: psql_exec's kubectl exec at each of its calls)
 		return
 	}
+	if t.splitting > 0 && t.resplit(n, c) {
+		return
+	}
 	t.m.Commands = append(t.m.Commands, c)
 	if fate == importer.FateNotCarried {
 		t.notCarried(n, t.text(n), why)
 	}
+}
+
+// resplit: the command at n, walked again for another value of a
+// variable, is the one line it was in this walk's first pass: counted
+// once, as a step where any value made one, and what another value does
+// not carry named at the line (trial 46s68b's D2: a step and "not carried
+// … write the step by hand" for one kubectl line, two in the count).
+func (t *translator) resplit(n syntax.Node, c importer.Command) bool {
+	i := slices.IndexFunc(t.m.Commands[min(t.splitFrom, len(t.m.Commands)):], func(o importer.Command) bool { return o.Loc == c.Loc })
+	if i < 0 {
+		return false
+	}
+	o := &t.m.Commands[t.splitFrom+i]
+	const other = "on the script's other path (where the step of this line does not run): "
+	if c.Fate == importer.FateNotCarried {
+		why := c.Why
+		if o.Fate != importer.FateNotCarried {
+			why = other + why
+		}
+		if !slices.ContainsFunc(t.m.NotCarried, func(nc importer.Note) bool { return nc.Loc == c.Loc && nc.Why == why }) {
+			t.notCarried(n, t.text(n), why)
+		}
+		return true
+	}
+	if o.Fate == importer.FateNotCarried && c.Fate == importer.FateStep {
+		// the other value's not-carried note stays, saying which path it is
+		for i, nc := range t.m.NotCarried {
+			if nc.Loc == c.Loc && nc.Why == o.Why {
+				t.m.NotCarried[i].Why = other + nc.Why
+			}
+		}
+	}
+	if o.Fate == importer.FateNotCarried || o.Fate == importer.FateReadOnly && c.Fate != importer.FateReadOnly {
+		o.Fate, o.Step, o.Why = c.Fate, c.Step, c.Why
+	}
+	return true
 }
 
 // namedAtThisCall: a not-carried note at loc names the call of the

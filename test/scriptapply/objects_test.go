@@ -132,6 +132,15 @@ func normalise(o map[string]any) map[string]any {
 		delete(spec, "clusterIP")
 		delete(spec, "clusterIPs")
 	}
+	if spec, ok := o["spec"].(map[string]any); ok && o["kind"] == "Pod" {
+		// The service account token's volume, named at random by the
+		// admission that adds it to every pod.
+		spec["volumes"] = withoutTokenVolume(spec["volumes"])
+		for _, c := range spec["containers"].([]any) {
+			c := c.(map[string]any)
+			c["volumeMounts"] = withoutTokenVolume(c["volumeMounts"])
+		}
+	}
 	if o["kind"] == "Secret" && o["type"] == "helm.sh/release.v1" {
 		// The release's record: its timestamps differ; the objects it
 		// made are compared themselves.
@@ -142,6 +151,16 @@ func normalise(o map[string]any) map[string]any {
 		}
 	}
 	return o
+}
+
+// withoutTokenVolume is a pod's volumes or mounts without the
+// kube-api-access-* one.
+func withoutTokenVolume(v any) any {
+	l, _ := v.([]any)
+	return slices.DeleteFunc(slices.Clone(l), func(e any) bool {
+		name, _ := e.(map[string]any)["name"].(string)
+		return strings.HasPrefix(name, "kube-api-access-")
+	})
 }
 
 // differences says in one sentence per object how the objects the script

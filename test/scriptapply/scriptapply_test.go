@@ -100,6 +100,10 @@ var cases = []scriptCase{
 		},
 	},
 	{
+		// kubectl's generators: the objects kubectl makes, written by the import
+		name: "generators", script: "install.sh",
+	},
+	{
 		name: "platform", script: "install.sh",
 		inputs: func(t *testing.T, repo string) {
 			r := chartsrc.NewHTTPRepo(t, chartsrc.Auth{}, "demo")
