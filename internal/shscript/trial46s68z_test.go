@@ -1,0 +1,15 @@
+package shscript
+
+import "testing"
+
+// What held-out trials 46s68a, c and d showed, each cut down.
+func TestTrial46s68zIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// quorum's helm/deploy.sh (46s68c D3): a bare name in [[ -eq ]] is the variable
+		{name: "[[ i -eq 0 ]] in a loop over i", script: "for i in {0..2}; do\n  if [[ i -eq 0 ]]; then R=\"rpc-$((i+1))\"; else R=\"validator-${i}\"; fi\n  helm upgrade --install $R ./chart -n q\ndone\n",
+			files: map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n"},
+			want:  []string{"release: rpc-1", "release: validator-1", "release: validator-2"}},
+		{name: "(( i == 0 )) and [[ i+1 -gt 1 ]]", script: "for i in 0 1; do\n  if (( i == 0 )); then kubectl create namespace a$i; fi\n  if [[ i+1 -gt 1 ]]; then kubectl create namespace b$i; fi\ndone\n",
+			want: []string{"name: a0\n", "name: b1\n"}, never: []string{"name: a1\n", "name: b0\n"}},
+	})
+}
