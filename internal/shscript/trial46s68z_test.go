@@ -13,3 +13,12 @@ func TestTrial46s68zIdioms(t *testing.T) {
 			want: []string{"name: a0\n", "name: b1\n"}, never: []string{"name: a1\n", "name: b0\n"}},
 	})
 }
+
+// testapp-chart-dynamic's helm_install.sh (46s68d D1, N5): what minikube,
+// kind or k3d only print is nothing to carry, and nothing is said of it
+func TestPrintOnlyClusterToolCommands(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl create namespace shop\nminikube service list\nminikube -p dev service web --url\nminikube ip\nminikube status\nminikube profile list\nkind get clusters\nk3d cluster list\nminikube start\n"})
+	if len(res.Model.NotCarried) != 1 || res.Model.NotCarried[0].Line != 11 || len(res.Model.Info) != 0 {
+		t.Errorf("not carried %v, said %v", res.Model.NotCarried, res.Model.Info)
+	}
+}
