@@ -22,3 +22,13 @@ func TestPrintOnlyClusterToolCommands(t *testing.T) {
 		t.Errorf("not carried %v, said %v", res.Model.NotCarried, res.Model.Info)
 	}
 }
+
+// keunlee's k8s/openldap/install.sh (46s68a D2): kubectl exec $POD is not
+// carried because khook has no step for exec, not because $POD is unquoted
+func TestExecOnAnUnquotedPodSaysTheTrueReason(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "kubectl exec $POD", script: "POD=$(kubectl get po -l app=ldap -o name)\nkubectl exec $POD -- ldapadd -f /x.ldif\nkubectl -n ns1 cp x.ldif $POD:/x.ldif\nkubectl create namespace y\n",
+			want:       []string{"name: namespace-y"},
+			notCarried: []string{"khook has no step for kubectl exec; run it as a job: step", "khook has no step for kubectl cp; run it as a job: step"}},
+	})
+}
