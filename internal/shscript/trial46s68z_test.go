@@ -32,3 +32,14 @@ func TestExecOnAnUnquotedPodSaysTheTrueReason(t *testing.T) {
 			notCarried: []string{"khook has no step for kubectl exec; run it as a job: step", "khook has no step for kubectl cp; run it as a job: step"}},
 	})
 }
+
+// quorum's helm/deploy.sh (46s68c D2): a kubectl command in a loop's
+// retry branch, skipped on the one turn the import walks, is named; one
+// under a test of what the loop does not set is not
+func TestLaterTurnOfALoopIsNamed(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "if [ $RETRY -ge 3 ] in a while loop", script: "RETRY=0; OK=false; MODE=a\nwhile [ \"$OK\" != true ]; do\n  if [ $RETRY -ge 3 ]; then\n    kubectl delete ns demo\n    exit 1\n  fi\n  if [ \"$MODE\" = b ]; then kubectl delete ns other; fi\n  kubectl create namespace demo\n  OK=$(kubectl get ns demo -o jsonpath='{.status.phase}')\n  RETRY=$((RETRY+1))\ndone\n",
+			want:       []string{"name: namespace-demo"},
+			notCarried: []string{"a loop khook cannot unroll", "under [ $RETRY -ge 3 ] (install.sh:5), which can hold on a later turn of the loop at install.sh:4"}},
+	})
+}
