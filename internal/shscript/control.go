@@ -1459,12 +1459,15 @@ func (t *translator) optionVar(n syntax.Node, name, def string) *importer.Var {
 	return d
 }
 
+// undecidedWhy begins the description of a variable undecidedVar makes.
+const undecidedWhy = "the script sets it under a condition khook cannot decide"
+
 // undecidedVar is a variable set under a condition at n khook cannot
 // decide: a required khook variable; was is its value before.
 func (t *translator) undecidedVar(n syntax.Node, name, was string) *shVar {
 	d := t.m.Var(name)
 	if d == nil {
-		d = &importer.Var{Name: name, Required: true, Computed: true, From: t.loc(n), Description: "the script sets it under a condition khook cannot decide (" + t.loc(n).String() + ")"}
+		d = &importer.Var{Name: name, Required: true, Computed: true, From: t.loc(n), Description: undecidedWhy + " (" + t.loc(n).String() + ")"}
 	}
 	return &shVar{decl: d, unknown: true, was: was}
 }

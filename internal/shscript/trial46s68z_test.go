@@ -43,3 +43,13 @@ func TestLaterTurnOfALoopIsNamed(t *testing.T) {
 			notCarried: []string{"a loop khook cannot unroll", "under [ $RETRY -ge 3 ] (install.sh:5), which can hold on a later turn of the loop at install.sh:4"}},
 	})
 }
+
+// 46s68c D3: where an unquoted variable is not known because it was set
+// under a condition khook cannot decide, the reason names that condition
+func TestUnknownSplitNamesTheConditionThatSetIt(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "$R set under an undecided if", script: "if [ -n \"$(ls /tmp)\" ]; then R=a; else R=b; fi\nhelm upgrade --install $R ./chart -n q\nkubectl create namespace y\n",
+			want:       []string{"name: namespace-y"},
+			notCarried: []string{"the unquoted $R is split into words only when the script runs, and its value is not known at import ($R is set under the condition at install.sh:3, which khook cannot decide; it may hold flags or the chart)"}},
+	})
+}
