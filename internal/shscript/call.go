@@ -268,6 +268,11 @@ func (t *translator) prompt(s *syntax.Stmt, c *syntax.CallExpr, x *cmd) {
 // clusterTool is a command of kind, k3d, minikube, k3s or kubeadm: said.
 func (t *translator) clusterTool(s *syntax.Stmt, x *cmd, base string) {
 	t.cluster.created(base, x.args[1:])
+	if printsOnly(base, x.args[1:]) {
+		// minikube service list, ip, status (trial 46s68d's D1 and N5):
+		// it only prints, as echo does; nothing is lost, nothing to say
+		return
+	}
 	if why, nothing := clusterToolWhy(base, x.args[1:]); nothing {
 		t.info(s, t.text(s), why)
 	} else {
@@ -275,10 +280,39 @@ func (t *translator) clusterTool(s *syntax.Stmt, x *cmd, base string) {
 	}
 }
 
+// printsOnly: a command of minikube, kind or k3d that only prints what the
+// tool knows (an address, a URL, a list, a status, a kubeconfig).
+func printsOnly(base string, args []string) bool {
+	f := parseFlags(args, set("name", "n", "namespace", "p", "profile", "o", "output", "format", "f"))
+	pos := f.pos
+	if len(pos) == 0 {
+		return false
+	}
+	sub := strings.Join(pos[:min(2, len(pos))], " ")
+	switch base {
+	case "minikube":
+		switch pos[0] {
+		case "ip", "status", "version", "logs", "update-check":
+			return true
+		case "service":
+			return sub == "service list" || slices.Contains(args, "--url")
+		case "dashboard":
+			return slices.Contains(args, "--url")
+		}
+		return sub == "addons list" || sub == "profile list" || sub == "node list" || sub == "config view" || sub == "config get" || sub == "image ls" || sub == "image list"
+	case "kind":
+		return pos[0] == "get" || pos[0] == "version"
+	case "k3d":
+		return pos[0] == "version" || len(pos) >= 2 && (pos[1] == "list" || pos[1] == "get" || pos[1] == "ls")
+	}
+	return false
+}
+
 // clusterToolWhy is why a command of kind, k3d, minikube, k3s or kubeadm
 // is not carried: it makes or removes the cluster, loads an image into
-// its nodes, enables an add-on, or only prints (minikube service --url:
-// nothing to carry, 46zzc's N1).
+// its nodes, enables an add-on, or opens a connection for a person
+// (minikube service web, tunnel: nothing to carry, 46zzc's N1); what only
+// prints is printsOnly's.
 func clusterToolWhy(base string, args []string) (why string, nothing bool) {
 	var pos []string
 	for _, a := range args {
@@ -292,9 +326,8 @@ func clusterToolWhy(base string, args []string) (why string, nothing bool) {
 		return "it puts an image into the cluster's nodes, which khook does not: build it and push it to a registry the cluster pulls from (or load it) before khook runs", false
 	case base == "minikube" && len(pos) >= 3 && (sub == "addons enable" || sub == "addons disable"):
 		return "it " + pos[1] + "s minikube's " + pos[2] + " add-on, a component of the cluster: do it before khook runs (or install the component's chart in a helm: step)", false
-	case base == "minikube" && len(pos) >= 1 && (pos[0] == "ip" || pos[0] == "status" || pos[0] == "version" || pos[0] == "service" && slices.Contains(args, "--url") || sub == "addons list" || sub == "profile list"),
-		base == "kind" && len(pos) >= 1 && pos[0] == "get", base == "k3d" && len(pos) >= 2 && (pos[1] == "list" || pos[1] == "get"):
-		return "it only prints what the cluster's tool knows (a URL, an address, a list): nothing to carry", true
+	case base == "minikube" && len(pos) >= 1 && (pos[0] == "service" || pos[0] == "tunnel" || pos[0] == "dashboard"):
+		return "it opens a local connection to the cluster (a browser, a tunnel) for a person: nothing to carry for the cluster", true
 	}
 	return "khook runs against the cluster it is given; create the cluster before khook runs (in CI, a kind or k3d action)", false
 }

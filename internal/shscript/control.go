@@ -902,6 +902,13 @@ func (t *translator) condition(s *syntax.Stmt) (cel string, static *bool, ok boo
 			args = args[:len(args)-1]
 		}
 		cel, static, ok = t.bracket(args)
+	case *syntax.ArithmCmd:
+		// (( i == 0 )): bash's arithmetic over what the script set, true
+		// when not 0 (trial 46s68c's D3)
+		if n, known, _ := t.arithmX(c.X); known {
+			v := n != 0
+			static, ok = &v, true
+		}
 	case *syntax.BinaryCmd:
 		if c.Op != syntax.AndStmt && c.Op != syntax.OrStmt {
 			return "", nil, false
@@ -997,7 +1004,7 @@ func (t *translator) bracket(args []*syntax.Word) (string, *bool, bool) {
 			}
 			cel, static, ok = t.compare(args[0], args[2], o)
 		case "-eq", "-ne", "-gt", "-ge", "-lt", "-le":
-			static, ok = t.numeric(args[0], args[2], o)
+			static, ok = t.numeric(args[0], args[2], o, false)
 		}
 	}
 	if ok && neg {
@@ -1058,7 +1065,7 @@ func (t *translator) test(x syntax.TestExpr) (string, *bool, bool) {
 			if !aok || !bok {
 				return "", nil, false
 			}
-			st, ok := t.numeric(a, b, e.Op.String())
+			st, ok := t.numeric(a, b, e.Op.String(), true)
 			return "", st, ok
 		case syntax.TsMatch, syntax.TsMatchShort, syntax.TsNoMatch:
 			a, aok := e.X.(*syntax.Word)
@@ -1123,11 +1130,20 @@ func (t *translator) compare(a, b *syntax.Word, op string) (string, *bool, bool)
 // import (a literal, the count of a function's arguments), else undecided.
 // A $# of a script whose own arguments the import was not given counts
 // none of them (guessedArgs), as a trailing "$@" of them is none.
-func (t *translator) numeric(a, b *syntax.Word, op string) (*bool, bool) {
+// In [[ ]] (arith) each side is bash's arithmetic over its text: a bare
+// name is the variable's value (trial 46s68c's D3: [[ i -eq 0 ]] in a
+// loop over i left undecided); test's [ i -eq 0 ] is an error in bash.
+func (t *translator) numeric(a, b *syntax.Word, op string, arith bool) (*bool, bool) {
 	l, lok, _ := t.argCount(a)
 	r, rok, _ := t.argCount(b)
 	x, xerr := strconv.Atoi(strings.TrimSpace(l))
 	y, yerr := strconv.Atoi(strings.TrimSpace(r))
+	if arith && lok && xerr != nil {
+		x, xerr = t.arithText(l)
+	}
+	if arith && rok && yerr != nil {
+		y, yerr = t.arithText(r)
+	}
 	if !lok || !rok || xerr != nil || yerr != nil {
 		return nil, false
 	}
@@ -1453,12 +1469,15 @@ func (t *translator) optionVar(n syntax.Node, name, def string) *importer.Var {
 	return d
 }
 
+// undecidedWhy begins the description of a variable undecidedVar makes.
+const undecidedWhy = "the script sets it under a condition khook cannot decide"
+
 // undecidedVar is a variable set under a condition at n khook cannot
 // decide: a required khook variable; was is its value before.
 func (t *translator) undecidedVar(n syntax.Node, name, was string) *shVar {
 	d := t.m.Var(name)
 	if d == nil {
-		d = &importer.Var{Name: name, Required: true, Computed: true, From: t.loc(n), Description: "the script sets it under a condition khook cannot decide (" + t.loc(n).String() + ")"}
+		d = &importer.Var{Name: name, Required: true, Computed: true, From: t.loc(n), Description: undecidedWhy + " (" + t.loc(n).String() + ")"}
 	}
 	return &shVar{decl: d, unknown: true, was: was}
 }

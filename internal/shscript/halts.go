@@ -214,18 +214,13 @@ func (t *translator) neverRun(s *syntax.Stmt, rest []*syntax.Stmt) {
 		return
 	}
 	why := "bash never runs it: the script stops before it, at " + t.loc(s).String() + " (" + t.text(s) + ")"
-	for _, r := range rest {
-		syntax.Walk(r, func(n syntax.Node) bool {
-			switch n := n.(type) {
-			case *syntax.FuncDecl:
+	walkOutsideFuncs(rest, func(n syntax.Node) bool {
+		if n, ok := n.(*syntax.Stmt); ok {
+			if c, ok := n.Cmd.(*syntax.CallExpr); ok && slices.ContainsFunc(c.Args, func(w *syntax.Word) bool { return toolName(lit(w)) != "" }) {
+				t.account(n, importer.FateNotCarried, "", why)
 				return false
-			case *syntax.Stmt:
-				if c, ok := n.Cmd.(*syntax.CallExpr); ok && slices.ContainsFunc(c.Args, func(w *syntax.Word) bool { return toolName(lit(w)) != "" }) {
-					t.account(n, importer.FateNotCarried, "", why)
-					return false
-				}
 			}
-			return true
-		})
-	}
+		}
+		return true
+	})
 }

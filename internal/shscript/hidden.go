@@ -197,8 +197,22 @@ func (t *translator) splitUnknown(x *cmd) bool {
 			what = "flags or the release"
 		}
 	}
-	t.account(x.stmt, importer.FateNotCarried, "", "the unquoted "+strings.Join(x.split, ", ")+" is split into words only when the script runs, and its value is not known at import (it may hold "+what+"), so which argument is which is not known; write the step by hand")
+	t.account(x.stmt, importer.FateNotCarried, "", "the unquoted "+strings.Join(x.split, ", ")+" is split into words only when the script runs, and its value is not known at import ("+t.setUnder(x.split)+"it may hold "+what+"), so which argument is which is not known; write the step by hand")
 	return true
+}
+
+// setUnder says where each of names ($R) was set under a condition khook
+// cannot decide, the cause of its value's not being known (trial 46s68c's
+// D3: the condition at line 8 named nowhere); "" for none.
+func (t *translator) setUnder(names []string) string {
+	var out string
+	for _, n := range names {
+		v := t.vars[strings.TrimPrefix(n, "$")]
+		if v != nil && v.decl != nil && strings.HasPrefix(v.decl.Description, undecidedWhy) {
+			out += n + " is set under the condition at " + v.decl.From.String() + ", which khook cannot decide; "
+		}
+	}
+	return out
 }
 
 // unknownWord is the name of the variable of unknown value a word is,

@@ -55,7 +55,7 @@ func (t *translator) kubectl(x *cmd) {
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes only the local kubeconfig; khook runs against the cluster it is given (--kubeconfig, --context)")
 		return
 	}
-	if t.splitUnknown(x) {
+	if t.noStepSplit(x, f.pos[0]) || t.splitUnknown(x) {
 		return
 	}
 	if !x.ok {
@@ -163,6 +163,30 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for kubectl "+sub+"; "+kubectlAdvice(sub))
 	}
 }
+
+// noStepSplit names kubectl exec $POD … not carried for the true reason,
+// khook's having no step for exec, not the word splitting of $POD: quoting
+// it would carry nothing (trial 46s68a's D2). Only where sub is written
+// before the first unquoted variable, which so cannot be what it holds.
+func (t *translator) noStepSplit(x *cmd, sub string) bool {
+	if len(x.split) == 0 || !kubectlCommands[sub] || carriedKubectl[sub] {
+		return false
+	}
+	for _, w := range x.words[1:] {
+		if t.unknownWord(w) != "" {
+			return false
+		}
+		if lit(w) == sub {
+			t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for kubectl "+sub+"; "+kubectlAdvice(sub))
+			return true
+		}
+	}
+	return false
+}
+
+// carriedKubectl are the kubectl commands kubectlSub makes a step of (or
+// says are read-only), whatever else a split word would hold.
+var carriedKubectl = set("apply", "replace", "create", "delete", "wait", "rollout", "patch", "label", "annotate", "scale", "run", "set", "config")
 
 // kubectlCommands are kubectl's own commands; any other is a plugin's.
 var kubectlCommands = set("create", "expose", "run", "set", "explain", "get", "edit", "delete", "rollout", "scale", "autoscale",

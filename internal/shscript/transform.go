@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,15 +58,39 @@ func (t *translator) transform(pe *syntax.ParamExp) (string, bool, string) {
 // arithm is $((days * 24 * 60 * 60)): bash's arithmetic (expand's) over
 // the values the script set at import.
 func (t *translator) arithm(x *syntax.ArithmExp) (string, bool, string) {
-	env := &knownEnv{t: t}
-	n, err := expand.Arithm(&expand.Config{Env: env}, x.X)
-	switch {
-	case env.unknown != "":
-		return "", false, "$" + env.unknown + " is only known when the script runs"
-	case err != nil:
-		return "", false, "arithmetic khook cannot evaluate at import: " + err.Error()
+	n, ok, why := t.arithmX(x.X)
+	if !ok {
+		return "", false, why
 	}
 	return strconv.Itoa(n), true, ""
+}
+
+// arithmX is an arithmetic expression's value over what the script set;
+// why says what stops it being known at import.
+func (t *translator) arithmX(x syntax.ArithmExpr) (int, bool, string) {
+	env := &knownEnv{t: t}
+	n, err := expand.Arithm(&expand.Config{Env: env}, x)
+	switch {
+	case env.unknown != "":
+		return 0, false, "$" + env.unknown + " is only known when the script runs"
+	case err != nil:
+		return 0, false, "arithmetic khook cannot evaluate at import: " + err.Error()
+	}
+	return n, true, ""
+}
+
+// arithText is the value of text bash evaluates as arithmetic (a side of
+// [[ a -eq b ]]): i, i+1, a name whose value is a name.
+func (t *translator) arithText(text string) (int, error) {
+	x, err := syntax.NewParser().Arithmetic(strings.NewReader(text))
+	if err != nil || x == nil {
+		return 0, errors.New("not arithmetic")
+	}
+	n, ok, why := t.arithmX(x)
+	if !ok {
+		return 0, errors.New(why)
+	}
+	return n, nil
 }
 
 // knownEnv gives expand the variables whose values the script set at
