@@ -1183,6 +1183,7 @@ func (t *translator) script(x *cmd) {
 	m := t.mark()
 	t.follow(x, args[0], false)
 	t.vars, t.funcs, t.cwd = vars, funcs, cwd
+	t.madeByRedirect(x, filepath.Base(args[0])) // ./gen.sh > values.yaml: what it prints is made when it runs
 	t.machineOnly(x, args[0], m)
 	t.args, t.inFunc, t.argsRest, t.errexit, t.nounset = saveArgs, saveIn, saveRest, saveE, saveU
 }

@@ -10,5 +10,14 @@ func TestTrial46s68yIdioms(t *testing.T) {
 		{name: "a read in the give-up branch after a poll loop", script: "kubectl apply -f m.yaml\na=0\nwhile [[ $a -lt 30 ]]; do\n  [[ -n \"$(kubectl get pods -n demo -l app=x -o name)\" ]] && break\n  ((a++)); sleep 10\ndone\nif [[ $a -ge 30 ]]; then kubectl get pods -n demo -o wide; exit 1; fi\n",
 			files: map[string]string{"m.yaml": configMap}, want: []string{"helm/kubectl commands: 3, of which 1 became steps, 0 were folded into steps, 2 are read-only"},
 			notCarried: []string{"a loop that polls the cluster until what it reads changes"}},
+		// several trials: a values file missing where the import runs is one helm refuses
+		{name: "a values file that is not there", script: "helm upgrade --install web ./chart -n web -f ok.yaml --values missing.yaml\n",
+			files: map[string]string{"chart/Chart.yaml": chartYAML, "ok.yaml": "a: 1\n"}, want: []string{"file: ./missing.yaml"},
+			notCarried: []string{"the file missing.yaml does not exist under the import's dir; helm would fail here; add it, or import with the --dir the script runs from"}},
+		// … but not one the script writes before it reads it
+		{name: "values files the script writes", script: "cat > a.yaml <<EOF\na: 1\nEOF\nhelm show values ./chart > b.yaml\n./gen.sh > c.yaml\nhelm upgrade --install web ./chart -n web -f a.yaml -f b.yaml -f c.yaml\n",
+			files: map[string]string{"chart/Chart.yaml": chartYAML, "gen.sh": "#!/bin/sh\necho c: 1\n"}, want: []string{"file: ./c.yaml"}},
 	})
 }
+
+const chartYAML = "apiVersion: v2\nname: web\nversion: 0.1.0\n"
