@@ -17,6 +17,16 @@ func TestTrial46s68yIdioms(t *testing.T) {
 		// … but not one the script writes before it reads it
 		{name: "values files the script writes", script: "cat > a.yaml <<EOF\na: 1\nEOF\nhelm show values ./chart > b.yaml\n./gen.sh > c.yaml\nhelm upgrade --install web ./chart -n web -f a.yaml -f b.yaml -f c.yaml\n",
 			files: map[string]string{"chart/Chart.yaml": chartYAML, "gen.sh": "#!/bin/sh\necho c: 1\n"}, want: []string{"file: ./c.yaml"}},
+		// celesrenata's runmefirst.sh: kubectl apply -f DIR applies the
+		// manifests and refuses the values file beside them (46s67s's D2)
+		{name: "kubectl apply -f DIR with a values file in it", script: "set +e\nkubectl apply -f d -n web\n",
+			files: map[string]string{"d/cm.yaml": configMap, "d/pvc.yaml": "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n", "d/values.yaml": "apiKey: s3cr3t-46s68y\n"},
+			want:  []string{"file: ./d/cm.yaml", "file: ./d/pvc.yaml", "d/values.yaml holds no Kubernetes object (no kind): kubectl refuses it after it applies the others, and the script goes on past that error"},
+			never: []string{"s3cr3t-46s68y"}},
+		{name: "kubectl apply -f DIR with a values file in it, under set -e", script: "kubectl apply -f d -n web\nkubectl create ns x\n",
+			files: map[string]string{"d/cm.yaml": configMap, "d/values.yaml": "apiKey: s3cr3t-46s68y\n"},
+			want:  []string{"file: ./d/cm.yaml", "under set -e the script stops there", "under set -e that failure ends the script, so bash never runs"},
+			never: []string{"s3cr3t-46s68y", "file: ./d/values.yaml"}},
 	})
 }
 
