@@ -1,6 +1,9 @@
 package shscript
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // What held-out trials 46s67s and others showed, fixed by 46s68y, each cut down.
 func TestTrial46s68yIdioms(t *testing.T) {
@@ -31,3 +34,13 @@ func TestTrial46s68yIdioms(t *testing.T) {
 }
 
 const chartYAML = "apiVersion: v2\nname: web\nversion: 0.1.0\n"
+
+// several trials: a sleep that is nothing to carry is a note, listed apart
+// from the differences, so "Carried with a difference" holds only those.
+func TestTrial46s68ySleepIsANote(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl apply -f m.yaml -n x\nsleep 10\n", "m.yaml": configMap})
+	spec := string(res.Spec)
+	if strings.Contains(spec, "Carried with a difference") || !strings.Contains(spec, "# Notes, nothing differs (1):\n#   install.sh:4: sleep 10: nothing to carry") {
+		t.Errorf("want the sleep under Notes only:\n%s", spec)
+	}
+}
