@@ -707,7 +707,8 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			t.notCarried(x.stmt, "-f "+p, "it is under $"+name+", which the script computes when it runs ("+t.vars[name].decl.From.String()+"): the file is made then, not in the repository khook reads; commit it, and name that file")
 		default:
 			switch abs := t.abs(p); {
-			case exists(abs) || strings.Contains(p, "${"):
+			case exists(abs) || strings.Contains(p, "${") || t.cwdUnknown != "" && !filepath.IsAbs(p):
+				// (after a cd known only when the script runs, khook cannot look)
 			case t.madeBy(abs) != "":
 				// ./gen.sh > v.yaml, gen.py --out v.yaml: the script makes it
 				t.info(x.stmt, "values file "+p, "not there at import ("+t.display(abs)+"): made by "+t.madeBy(abs)+", which khook does not run; the step reads it when it runs")
