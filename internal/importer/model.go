@@ -39,6 +39,24 @@ type Note struct {
 	Loc
 	What string `json:"what"` // "docker build -t app ."
 	Why  string `json:"why"`  // "khook runs no shell commands; build the image in CI before khook"
+	// Same marks an Info note where nothing the cluster gets differs
+	// (sleep 10: nothing to carry): how the line was read, which the
+	// header lists apart from the differences (SplitInfo).
+	Same bool `json:"same,omitempty"`
+}
+
+// SplitInfo is the one rule of which Info notes are differences and
+// which only say how a line was read (Same): "Carried with a difference"
+// lists only the first (trials 46s67: sleeps listed as differences).
+func SplitInfo(info []Note) (differences, notes []Note) {
+	for _, n := range info {
+		if n.Same {
+			notes = append(notes, n)
+		} else {
+			differences = append(differences, n)
+		}
+	}
+	return differences, notes
 }
 
 func (n Note) String() string {

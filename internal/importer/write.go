@@ -98,9 +98,16 @@ func header(out *bytes.Buffer, m *Model) {
 			fmt.Fprintf(out, "#   %s\n", line)
 		}
 	}
-	if info := collapse(m.Info); len(info) > 0 {
+	differences, notes := SplitInfo(m.Info)
+	if info := collapse(differences); len(info) > 0 {
 		fmt.Fprintf(out, "# Carried with a difference (%d):\n", len(info))
 		for _, line := range info {
+			fmt.Fprintf(out, "#   %s\n", line)
+		}
+	}
+	if notes := collapse(notes); len(notes) > 0 {
+		fmt.Fprintf(out, "# Notes, nothing differs (%d):\n", len(notes))
+		for _, line := range notes {
 			fmt.Fprintf(out, "#   %s\n", line)
 		}
 	}

@@ -274,7 +274,7 @@ func (t *translator) clusterTool(s *syntax.Stmt, x *cmd, base string) {
 		return
 	}
 	if why, nothing := clusterToolWhy(base, x.args[1:]); nothing {
-		t.info(s, t.text(s), why)
+		t.same(s, t.text(s), why) // minikube service --url: a note, no difference (trial 46s68d's N5)
 	} else {
 		t.notCarried(s, t.text(s), why)
 	}
@@ -438,13 +438,13 @@ func (t *translator) moot(x *cmd, base string) bool {
 		t.recordMade(x, base)
 		t.info(x.stmt, t.text(x.stmt), "khook needs no folder made: what the script writes into it is carried, or named, where a step reads it")
 	case base == "rm" && t.removesPackages(x.args[1:]):
-		t.info(x.stmt, t.text(x.stmt), "it removes the package helm pull fetched; the step fetches the chart itself, so there is nothing to remove")
+		t.same(x.stmt, t.text(x.stmt), "it removes the package helm pull fetched; the step fetches the chart itself, so there is nothing to remove")
 	case installsToolCLI(x.args):
 		// wget get.helm.sh/helm-v3…; tar -zxvf helm-v3…; sudo mv linux-amd64/helm
 		// /usr/local/bin (trial 46s67f's D1: partial, "run tar in a job: step")
-		t.info(x.stmt, t.text(x.stmt), "it fetches or installs the helm or kubectl command on the machine the script runs on; khook runs Helm and the Kubernetes API itself, so there is nothing to carry")
+		t.same(x.stmt, t.text(x.stmt), "it fetches or installs the helm or kubectl command on the machine the script runs on; khook runs Helm and the Kubernetes API itself, so there is nothing to carry")
 	case base == "rm" && t.removesWritten(x.args[1:]):
-		t.info(x.stmt, t.text(x.stmt), "it removes a file the script wrote, whose text the steps that read it carry inline: nothing to carry")
+		t.same(x.stmt, t.text(x.stmt), "it removes a file the script wrote, whose text the steps that read it carry inline: nothing to carry")
 	default:
 		return false
 	}
@@ -1217,6 +1217,7 @@ func (t *translator) script(x *cmd) {
 	m := t.mark()
 	t.follow(x, args[0], false)
 	t.vars, t.funcs, t.cwd, t.shellOnly = vars, funcs, cwd, only
+	t.madeByRedirect(x, filepath.Base(args[0])) // ./gen.sh > values.yaml: what it prints is made when it runs
 	t.machineOnly(x, args[0], m)
 	t.args, t.inFunc, t.argsRest, t.errexit, t.nounset = saveArgs, saveIn, saveRest, saveE, saveU
 }
@@ -1393,7 +1394,7 @@ func (t *translator) sleep(x *cmd) {
 		// gives the command before it its time, not the release (46s67r's D2)
 		last, from := t.m.NotCarried[n-1].Loc, t.m.Steps[len(t.m.Steps)-1].From
 		if last.File == from.File && last.Line > from.Line && last.Line < t.loc(x.stmt).Line {
-			t.info(x.stmt, t.text(x.stmt), "it gives the command at "+last.String()+", which is not carried, its time: nothing to carry")
+			t.same(x.stmt, t.text(x.stmt), "it gives the command at "+last.String()+", which is not carried, its time: nothing to carry")
 			return
 		}
 	}
@@ -1420,7 +1421,9 @@ func (t *translator) sleep(x *cmd) {
 		t.info(x.stmt, t.text(x.stmt), "carried as wait: true on "+what)
 		return
 	}
-	t.info(x.stmt, t.text(x.stmt), "nothing to carry: khook waits on conditions, not time (each step waits for what it needs; add a wait: step for something specific)")
+	// a note, not a difference: "Carried with a difference" lists only
+	// what differs (trials 46s67: each sleep listed there)
+	t.same(x.stmt, t.text(x.stmt), "nothing to carry: khook waits on conditions, not time (each step waits for what it needs; add a wait: step for something specific)")
 }
 
 // writesFile: the statement's output goes to a file.

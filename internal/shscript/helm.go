@@ -706,8 +706,17 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			name := t.computedIn(p)
 			t.notCarried(x.stmt, "-f "+p, "it is under $"+name+", which the script computes when it runs ("+t.vars[name].decl.From.String()+"): the file is made then, not in the repository khook reads; commit it, and name that file")
 		default:
-			if !exists(t.abs(p)) && !strings.Contains(p, "${") {
-				t.info(x.stmt, "values file "+p, "not there at import ("+t.display(t.abs(p))+"); the step reads it when it runs")
+			switch abs := t.abs(p); {
+			case exists(abs) || strings.Contains(p, "${") || t.cwdUnknown != "" && !filepath.IsAbs(p):
+				// (after a cd known only when the script runs, khook cannot look)
+			case t.madeBy(abs) != "":
+				// ./gen.sh > v.yaml, gen.py --out v.yaml: the script makes it
+				t.info(x.stmt, "values file "+p, "not there at import ("+t.display(abs)+"): made by "+t.madeBy(abs)+", which khook does not run; the step reads it when it runs")
+			default:
+				// helm refuses the run at this line without it, so the import is
+				// not faithful: said as not carried, the step still names it
+				// (trials 46s67's values files carried silently, "import faithful")
+				t.notCarried(x.stmt, "values file "+p, "the file "+t.display(abs)+" does not exist under the import's dir; helm would fail here; add it, or import with the --dir the script runs from")
 			}
 			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: t.specPath(p)})
 		}

@@ -15,6 +15,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
+	"github.com/khook/khook/words"
 )
 
 // kubectl is one kubectl (or oc) command.
@@ -490,7 +491,13 @@ func (t *translator) dirSources(x *cmd, p, abs string, recursive bool) ([]import
 		return nil, false
 	}
 	var out []importer.OutSource
+	var refused []string
 	for _, file := range files {
+		rel, _ := filepath.Rel(abs, file)
+		if b, err := os.ReadFile(file); err == nil && t.wrote[t.writeKey(file)] == nil && noKind(b) {
+			refused = append(refused, filepath.ToSlash(filepath.Join(p, rel)))
+			continue
+		}
 		if t.wrote[t.writeKey(file)] != nil {
 			// sed -i deploy/binding.yaml, then apply -f deploy/: the edited text
 			rel, _ := filepath.Rel(abs, file)
@@ -501,15 +508,42 @@ func (t *translator) dirSources(x *cmd, p, abs string, recursive bool) ([]import
 			out = append(out, srcs...)
 			continue
 		}
-		rel, _ := filepath.Rel(abs, file)
 		out = append(out, importer.OutSource{File: t.specPath(filepath.Join(p, rel))}) // ${DIR}/x.yaml stays under ${DIR}
 	}
-	why := "a directory: its " + itoa(len(files)) + " manifests at import are listed; a file added later is not applied until it is added to the step (or make the directory a kustomization)"
+	if !t.noKindFiles(x, p, refused, len(out)) {
+		return nil, false
+	}
+	why := "a directory: its " + itoa(len(out)) + " manifests at import are listed; a file added later is not applied until it is added to the step (or make the directory a kustomization)"
 	if abs != t.abs(p) {
 		why += "; they are the default's, and a run that sets " + varRef.FindString(p) + " reads the same names there"
 	}
 	t.info(x.stmt, "kubectl apply -f "+p, why)
 	return out, true
+}
+
+// noKindFiles: the files of -f DIR that hold no Kubernetes object (a
+// helm values file beside the manifests) kubectl refuses, after it applied
+// the others (it goes on past an error), so the command fails; the step
+// applies the others (trial 46s67s's D2: the whole command dropped, the
+// PV and PVC the chart needs never made). false when nothing else is left.
+func (t *translator) noKindFiles(x *cmd, p string, refused []string, kept int) bool {
+	if len(refused) == 0 {
+		return true
+	}
+	what := strings.Join(refused, ", ") + words.Plural(len(refused), " holds", " hold") + " no Kubernetes object (no kind)"
+	if kept == 0 {
+		t.account(x.stmt, importer.FateNotCarried, "", what+", so kubectl fails there: a helm values file? give it to its helm install with -f, or drop the line")
+		t.failsHere(x, "drop the line or apply a manifest, and import again")
+		return false
+	}
+	c, _ := x.stmt.Cmd.(*syntax.CallExpr)
+	then := "the script goes on past that error"
+	if c != nil && t.errexit && !t.tested[c] {
+		then = "under set -e the script stops there"
+	}
+	t.info(x.stmt, "kubectl apply -f "+p, what+": kubectl refuses "+words.Plural(len(refused), "it", "them")+" after it applies the others, and "+then+"; the step applies the others (move "+words.Plural(len(refused), "it", "them")+" out of "+p+" and the command succeeds)")
+	t.failsHere(x, "move "+words.Plural(len(refused), "it", "them")+" out of "+p+", and import again")
+	return true
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -240,6 +240,7 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 	if rc, ok := cond.Cmd.(*syntax.CallExpr); ok && len(rc.Args) > 0 && lit(rc.Args[0]) == "read" {
 		return // while read: a turn per line of its input (loopReads), no poll (trial 46z's L1b)
 	}
+	t.loopCounters(s, c.Do)
 	if !waitsFor && !runsTool(s) {
 		// while [[ $# -gt 0 ]]; do case $1 in …: a shell loop, no poll; what it sets is not known
 		t.undecided(cond, func() { t.pollLoop(s, nil, c.Do) })
@@ -1143,4 +1144,41 @@ func endsLoop(s *syntax.Stmt) bool {
 	}
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	return ok && isCommand(s, "return") && (len(c.Args) == 1 || len(c.Args) == 2 && lit(c.Args[1]) == "0")
+}
+
+// loopCounters: what a loop walked once counts or sets in its body
+// ((a++), a=$((a+1))) is not known after it: the run's turns decide it.
+// Left at its value before the loop, `if [[ $a -ge 30 ]]; then kubectl
+// get pods; exit 1; fi` after it was decided false and its command in no
+// count (trial 46s67s's D3).
+func (t *translator) loopCounters(s *syntax.Stmt, body []*syntax.Stmt) {
+	seen := map[string]bool{}
+	for _, st := range body {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			var name string
+			switch x := n.(type) {
+			case *syntax.Assign:
+				if x.Name != nil {
+					name = x.Name.Value
+				}
+			case *syntax.UnaryArithm:
+				if w, ok := x.X.(*syntax.Word); ok && (x.Op == syntax.Inc || x.Op == syntax.Dec) {
+					name = lit(w)
+				}
+			case *syntax.BinaryArithm:
+				if w, ok := x.X.(*syntax.Word); ok && x.Op >= syntax.Assgn && x.Op <= syntax.ShrAssgn {
+					name = lit(w)
+				}
+			case *syntax.FuncDecl:
+				return false
+			}
+			if validName(name) && !seen[name] {
+				seen[name] = true
+				if v := t.vars[name]; v != nil && v.decl == nil && !v.unknown {
+					t.vars[name] = t.undecidedVar(s, name, v.val)
+				}
+			}
+			return true
+		})
+	}
 }

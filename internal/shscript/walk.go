@@ -334,6 +334,12 @@ func (t *translator) info(n syntax.Node, what, why string) {
 	t.m.Info = append(t.m.Info, importer.Note{Loc: t.loc(n), What: what, Why: why})
 }
 
+// same is a note of how a line was read where nothing the cluster gets
+// differs (sleep 10: nothing to carry): listed apart from the differences.
+func (t *translator) same(n syntax.Node, what, why string) {
+	t.m.Info = append(t.m.Info, importer.Note{Loc: t.loc(n), What: what, Why: why, Same: true})
+}
+
 // account records the fate of a helm or kubectl command.
 func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string) {
 	c := importer.Command{Loc: t.loc(n), Text: t.text(n), Fate: fate, Step: step, Why: why}

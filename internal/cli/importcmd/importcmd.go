@@ -199,8 +199,12 @@ func run(opts *Options, imp func(*Options, string) (*outcome, error)) error {
 	for _, n := range importer.Collapse(o.notCarried) {
 		fmt.Fprintf(errOut, "%s: not carried over: %s\n", n.Loc, whatWhy(n))
 	}
-	for _, n := range importer.Collapse(o.info) {
+	differences, notes := importer.SplitInfo(o.info)
+	for _, n := range importer.Collapse(differences) {
 		fmt.Fprintf(errOut, "%s: warning: %s\n", n.Loc, whatWhy(n))
+	}
+	for _, n := range importer.Collapse(notes) {
+		fmt.Fprintf(errOut, "%s: note: %s\n", n.Loc, whatWhy(n))
 	}
 	if o.preface != "" {
 		fmt.Fprintln(errOut, o.preface)
