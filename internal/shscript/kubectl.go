@@ -308,8 +308,75 @@ func (t *translator) kApply(x *cmd, f flags) {
 			return
 		}
 	}
+	if srcs = t.otherNamespace(x, f.get("n", "namespace"), srcs); len(srcs) == 0 {
+		return
+	}
 	a := &importer.OutApply{Manifests: srcs, Namespace: f.get("n", "namespace"), ServerSide: f.is("server-side")}
 	t.addStep(x.stmt, "apply-"+sourceName(srcs[0]), "", &importer.OutStep{Apply: a})
+}
+
+// otherNamespace is srcs without those holding an object whose own
+// namespace is not -n's: kubectl refuses such an object (error: the
+// namespace from the provided object "awx" does not match the namespace
+// "stoa-system") after it applies the others, where khook's step would
+// apply it in its own (trial 46s68b's D1: six silent steps, "faithful").
+func (t *translator) otherNamespace(x *cmd, ns string, srcs []importer.OutSource) []importer.OutSource {
+	if ns == "" || strings.Contains(ns, "${") {
+		return srcs
+	}
+	var names []string
+	var out []importer.OutSource
+	for _, src := range srcs {
+		text := src.Inline
+		if src.File != "" && !strings.HasPrefix(src.File, "${") {
+			b, err := os.ReadFile(filepath.Join(t.specDir, filepath.FromSlash(src.File)))
+			if err != nil {
+				out = append(out, src)
+				continue
+			}
+			text = string(b)
+		}
+		if other := objectNamespace(text, ns); other != "" {
+			names = append(names, cmpOr(src.File, "the here-document")+" (namespace "+other+")")
+			continue
+		}
+		out = append(out, src)
+	}
+	if len(names) == 0 {
+		return srcs
+	}
+	what := strings.Join(names, ", ") + words.Plural(len(names), " names", " name") + " a namespace other than -n " + ns + ", which kubectl refuses (error: the namespace from the provided object does not match the namespace \"" + ns + "\")"
+	if len(out) == 0 {
+		t.account(x.stmt, importer.FateNotCarried, "", what+", so the script's command fails as written: drop -n "+ns+", or the object's namespace, and import again")
+		t.failsHere(x, "drop -n or the object's namespace, and import again")
+		return nil
+	}
+	then := "the script goes on past that error"
+	if c, _ := x.stmt.Cmd.(*syntax.CallExpr); c != nil && t.errexit && !t.tested[c] {
+		then = "under set -e the script stops there"
+	}
+	t.notCarried(x.stmt, strings.Join(names, ", "), what+" after it applies the others, and "+then+"; the step applies the others")
+	t.failsHere(x, "drop -n or the object's namespace, and import again")
+	return out
+}
+
+// objectNamespace is the first metadata.namespace of text's objects that
+// is not ns ("" when none is other).
+func objectNamespace(text, ns string) string {
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	for {
+		var doc struct {
+			Metadata struct {
+				Namespace string `yaml:"namespace"`
+			} `yaml:"metadata"`
+		}
+		if err := dec.Decode(&doc); err != nil {
+			return ""
+		}
+		if n := doc.Metadata.Namespace; n != "" && n != ns && !strings.Contains(n, "${") {
+			return n
+		}
+	}
 }
 
 // chartCRDs is `kubectl apply -f DIR/crds` of the chart the script just

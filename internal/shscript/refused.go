@@ -2,6 +2,7 @@ package shscript
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -40,6 +41,9 @@ func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by
 				first[i] = p
 			}
 		}
+	}
+	if by == importer.Validating && t.dropRefusedFiles(m, probs) {
+		return true
 	}
 	refused := map[int]string{}
 	for i := range m.Steps {
@@ -87,6 +91,60 @@ func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by
 	}
 	m.Info = slices.DeleteFunc(m.Info, func(n importer.Note) bool { return namesStep(n, gone) })
 	return true
+}
+
+// dropRefusedFiles: an apply step of several files (-f DIR) where the
+// problems are removed API versions in some of them keeps the others, as
+// kubectl applies those and refuses only these (trial 46s68b's D3: the
+// whole command dropped, its Deployment and Services with it); false
+// when no step is so.
+func (t *translator) dropRefusedFiles(m *importer.Model, probs []importer.Problem) bool {
+	bad := map[int]map[int]string{} // step → manifest → the problem
+	whole := map[int]bool{}
+	for _, p := range probs {
+		i := importer.StepOf(p.Path)
+		if i < 0 || i >= len(m.Steps) || m.Steps[i].Out.Apply == nil || len(m.Steps[i].Out.Apply.Manifests) < 2 {
+			continue
+		}
+		var j int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(p.Path, fmt.Sprintf("steps.%d.", i)), "apply.manifests.%d", &j); err != nil || !strings.Contains(p.Message, " was removed in ") {
+			whole[i] = true
+			continue
+		}
+		if bad[i] == nil {
+			bad[i] = map[int]string{}
+		}
+		bad[i][j] = p.Message
+	}
+	dropped := false
+	for i, files := range bad {
+		a := m.Steps[i].Out.Apply
+		if whole[i] || len(files) >= len(a.Manifests) {
+			continue
+		}
+		var names, kept []importer.OutSource
+		for j, src := range a.Manifests {
+			if _, ok := files[j]; ok {
+				names = append(names, src)
+			} else {
+				kept = append(kept, src)
+			}
+		}
+		then := "the script goes on past that error"
+		if t.ends[m.Steps[i].Out] {
+			then = "under set -e the script stops there, so bash never runs what comes after it"
+		}
+		var what []string
+		for _, src := range names {
+			what = append(what, cmpOr(src.File, src.URL))
+		}
+		first := files[slices.Min(slices.Collect(maps.Keys(files)))]
+		m.NotCarried = append(m.NotCarried, importer.Note{Loc: m.Steps[i].From, What: strings.Join(what, ", "),
+			Why: t.masked(strings.Join(what, ", ") + words.Plural(len(what), " holds", " hold") + " an API version the cluster no longer serves (" + first + "): kubectl refuses " + words.Plural(len(what), "it", "them") + " after it applies the others, and " + then + "; the step applies the others (update " + words.Plural(len(what), "it", "them") + " to the API version named, and import again)")})
+		a.Manifests = kept
+		dropped = true
+	}
+	return dropped
 }
 
 // namesStep: the note is about a step that is gone (the script ignores

@@ -1,8 +1,11 @@
 package shscript
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/spec"
 )
 
 // What held-out trials of stop 68 showed, each cut down.
@@ -50,4 +53,57 @@ func TestTrial46s68OneLineOneCommand(t *testing.T) {
 	if f := fateAt(res.Model, 5); f != "step" || len(res.Model.NotCarried) != 1 || !strings.Contains(res.Model.NotCarried[0].Why, "on the script's other path") {
 		t.Errorf("line 5: %q; not carried %v", f, res.Model.NotCarried)
 	}
+}
+
+// stoa-platform/stoa's install-litmus.sh: kubectl apply -f FILE -n NS of
+// an object in another namespace fails; of a folder, the others are
+// applied (46s68b's D1).
+func TestTrial46s68OtherNamespace(t *testing.T) {
+	cm := func(ns string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: " + ns + "}\n"
+	}
+	checkIdioms(t, []idiom{
+		{name: "one file", script: "kubectl apply -f awx.yaml -n stoa\n", files: map[string]string{"awx.yaml": cm("awx")},
+			notCarried: []string{"names a namespace other than -n stoa, which kubectl refuses"}},
+		{name: "a folder", script: "kubectl apply -f d -n stoa\n", files: map[string]string{"d/a.yaml": cm("awx"), "d/b.yaml": cm("stoa")},
+			want: []string{"file: ./d/b.yaml"}, notCarried: []string{"under set -e the script stops there; the step applies the others"}},
+		{name: "the same namespace", script: "kubectl apply -f d -n stoa\n", files: map[string]string{"d/b.yaml": cm("stoa")},
+			want: []string{"file: ./d/b.yaml"}},
+	})
+}
+
+// smart-tuning's deploy-app_only.sh: apply -f DIR where one file's API is
+// removed keeps the others (46s68b's D3).
+func TestTrial46s68RemovedAPIInAFolder(t *testing.T) {
+	res := importRemoved(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl apply -f d/\n",
+		"d/good.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: g}\n",
+		"d/old.yaml":  "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\nmetadata: {name: old}\n"}, "old.yaml", "hpa: autoscaling/v2beta2 HorizontalPodAutoscaler was removed in v1.26")
+	if s := string(res.Spec); !strings.Contains(s, "good.yaml") || strings.Contains(s, "- file: ./d/old.yaml") || len(res.Model.NotCarried) != 1 || !strings.Contains(res.Model.NotCarried[0].Why, "kubectl refuses it after it applies the others") {
+		t.Errorf("not carried %v\n%s", res.Model.NotCarried, s)
+	}
+}
+
+// importRemoved imports files' install.sh with validate finding every
+// manifest whose file ends in file removed (msg).
+func importRemoved(t *testing.T, files map[string]string, file, msg string) *Result {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		write(t, dir, name, text)
+	}
+	check := func(s *spec.Spec) (ps spec.Problems) {
+		for _, st := range s.Steps {
+			for j, m := range st.Apply.Manifests {
+				if strings.HasSuffix(m.File, file) {
+					ps = append(ps, spec.Problem{Path: fmt.Sprintf("%s.apply.manifests.%d", st.Path, j), Message: msg})
+				}
+			}
+		}
+		return ps
+	}
+	res, err := Import("install.sh", Options{Dir: dir, Check: check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

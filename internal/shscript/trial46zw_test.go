@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/khook/khook/spec"
 )
 
 // What held-out trials 46zw and 46zx (scripts of repositories on this
@@ -215,22 +213,9 @@ func TestDownloadWithCredentialsAndPlaceholders(t *testing.T) {
 // the steps after it that the spec carries are said to be ones bash never
 // gets to on such a cluster.
 func TestRemovedAPIUnderSetE(t *testing.T) {
-	dir := t.TempDir()
-	write(t, dir, "install.sh", "#!/bin/bash\nset -e\nkubectl apply -f dep.yaml\nkubectl apply -f svc.yaml\n")
-	write(t, dir, "dep.yaml", "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\n")
-	write(t, dir, "svc.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: svc}\n")
-	check := func(s *spec.Spec) (ps spec.Problems) {
-		for _, st := range s.Steps {
-			if st.Apply != nil && strings.HasSuffix(st.Apply.Manifests[0].File, "dep.yaml") {
-				ps = append(ps, spec.Problem{Path: st.Path + ".apply.manifests.0", Message: "deployment.extensions/web: extensions/v1beta1 Deployment was removed in v1.16"})
-			}
-		}
-		return ps
-	}
-	res, err := Import("install.sh", Options{Dir: dir, Check: check})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := importRemoved(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl apply -f dep.yaml\nkubectl apply -f svc.yaml\n",
+		"dep.yaml": "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\n",
+		"svc.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: svc}\n"}, "dep.yaml", "deployment.extensions/web: extensions/v1beta1 Deployment was removed in v1.16")
 	if nc := res.Model.NotCarried; len(nc) != 1 || !strings.Contains(nc[0].Why, "never runs the 1 helm/kubectl command after it, a step this spec carries") {
 		t.Errorf("not carried %v", nc)
 	}
