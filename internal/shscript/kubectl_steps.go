@@ -165,9 +165,15 @@ func (t *translator) kRollout(x *cmd, f flags) {
 		if w.Namespace == "" {
 			w.Namespace = "default"
 		}
-		st := &importer.OutStep{Wait: w, Timeout: f.get("timeout")}
+		st := &importer.OutStep{Wait: w}
+		if to := f.get("timeout"); to != "" {
+			st.Timeout = t.duration(x, to)
+		}
 		if t.addStep(x.stmt, "wait-"+kind, "", st) != nil {
 			t.info(x.stmt, "rollout status "+f.pos[2], "every "+kind+" of the namespace: carried as the wait for each to be Available (kubectl also waits for the new pods of a rollout still under way)")
+			if st.Timeout == "" { // kubectl waits without limit, the step 5m (trial 46s68g's D4)
+				t.rolloutUnbounded(x, st)
+			}
 		}
 		return
 	case (action != "status" && action != "restart") || !ok:
