@@ -55,13 +55,37 @@ func (t *translator) kDelete(x *cmd, f flags) {
 	for _, tg := range targets {
 		d := *base
 		d.Resource = tg
-		t.addStep(x.stmt, "delete-"+tg, "", &importer.OutStep{Delete: &d, Timeout: deleteTimeout(f)})
+		if st := (&importer.OutStep{Delete: &d, Timeout: deleteTimeout(f)}); t.addStep(x.stmt, "delete-"+tg, "", st) != nil {
+			t.dataKept(x, tg, st)
+		}
 	}
 	if added := t.m.Commands[before:]; len(added) > 1 {
 		// one command, a step per type: counted once (trial 46zr's N2)
 		at := t.loc(x.stmt)
 		t.m.Commands = append(t.m.Commands[:before+1], slices.DeleteFunc(slices.Clone(added[1:]), func(c importer.Command) bool { return c.Loc == at && c.Fate == importer.FateStep })...)
 	}
+}
+
+// keepsData names, by kubectl's names of a kind, what khook's delete step
+// keeps unless it says the word (docs/dsl.md): the word and what is kept.
+var keepsData = map[string][2]string{
+	"pvc": {"deleteData", "a PersistentVolumeClaim (and its data)"}, "persistentvolumeclaim": {"deleteData", "a PersistentVolumeClaim (and its data)"},
+	"pv": {"deleteData", "a PersistentVolume (and its data)"}, "persistentvolume": {"deleteData", "a PersistentVolume (and its data)"},
+	"sts": {"deleteData", "a StatefulSet whose persistentVolumeClaimRetentionPolicy deletes its claims"}, "statefulset": {"deleteData", "a StatefulSet whose persistentVolumeClaimRetentionPolicy deletes its claims"},
+	"crd": {"deleteCRDs", "a CRD of which custom resources exist"}, "customresourcedefinition": {"deleteCRDs", "a CRD of which custom resources exist"},
+}
+
+// dataKept says at the line that the delete step keeps what holds data,
+// where kubectl deletes it: khook never writes the word for the user
+// (trial 46s68e's D1: kubectl delete --all pvc carried silently).
+func (t *translator) dataKept(x *cmd, tg string, st *importer.OutStep) {
+	kind, _, _ := strings.Cut(strings.ToLower(tg), "/")
+	kind, _, _ = strings.Cut(kind, ".")
+	k, ok := keepsData[strings.TrimSuffix(kind, "s")]
+	if !ok {
+		return
+	}
+	t.stepInfo(t.loc(x.stmt), st, "khook's delete step keeps "+k[1]+" unless it says "+k[0]+": true, so the spec keeps what the script deletes: add "+k[0]+": true to the step if that is meant")
 }
 
 // deleteTimeout is kubectl delete's --timeout, the step's bound on the

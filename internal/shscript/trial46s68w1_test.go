@@ -10,5 +10,9 @@ func TestTrial46s68w1Idioms(t *testing.T) {
 			want: []string{"\"on\": deployment", "kubectl rollout status without --timeout waits until the rollout is done, without limit"}},
 		{name: "rollout status deployment without a name, with --timeout", script: "kubectl rollout status deployment -n argo --timeout=10m\n",
 			want: []string{"timeout: 10m"}, never: []string{"without limit"}},
+		// cheetah's install-stage.sh: every claim deleted; khook's delete keeps them without deleteData (46s68e's D1)
+		{name: "kubectl delete --all pvc", script: "kubectl delete --namespace stage --all deployments,pvc\nkubectl delete crd/foos.example.com\n",
+			want:  []string{"step delete-pvc: khook's delete step keeps a PersistentVolumeClaim (and its data) unless it says deleteData: true", "step delete-crd-foos-example-com: khook's delete step keeps a CRD of which custom resources exist unless it says deleteCRDs: true"},
+			never: []string{"deleteData: true\n", "delete-deployments: khook's delete"}},
 	})
 }
