@@ -353,6 +353,9 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 		h.CreateNamespace = true
 		t.info(x.stmt, "--namespace "+h.Namespace, "Helm 2 (the script runs helm init) creates the namespace: written createNamespace: true")
 	}
+	if sub == "template" && t.pipeNS != "" {
+		t.templateNS(x, h)
+	}
 	if h.Namespace == "" {
 		h.Namespace = t.ctxNS // helm, too, takes the current context's namespace
 	}
@@ -379,6 +382,19 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	}
 	if t.addStep(x.stmt, rel, "helm/"+h.Namespace+"/"+rel, st) != nil && h.Namespace == "" {
 		t.contextNamespace(x, "helm", t.m.Steps[len(t.m.Steps)-1:])
+	}
+}
+
+// templateNS is the namespace of helm template | kubectl apply -n NS:
+// kubectl puts the objects that name none in NS, so the helm step works
+// there; helm's own -n renders .Release.Namespace into the objects, and
+// kubectl refuses an object naming another than its -n (trial 46s68g's D2).
+func (t *translator) templateNS(x *cmd, h *importer.OutHelm) {
+	switch {
+	case h.Namespace == "":
+		h.Namespace = t.pipeNS
+	case h.Namespace != t.pipeNS:
+		t.info(x.stmt, "helm template -n "+h.Namespace+" | kubectl apply -n "+t.pipeNS, "helm renders .Release.Namespace as "+h.Namespace+" into the objects that name it, and kubectl apply -n "+t.pipeNS+" refuses an object naming another namespace, so the script fails there; the step installs the release in "+h.Namespace+": make the two -n agree")
 	}
 }
 

@@ -260,6 +260,28 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 	return &input{src: &importer.OutSource{Inline: text}, text: text, known: true}, true
 }
 
+// applyNS is the -n of a kubectl apply that reads a pipe, "" without one:
+// kubectl puts there the namespaced objects that name none, such as those
+// helm template renders without -n (trial 46s68g's D2).
+func (t *translator) applyNS(st *syntax.Stmt) string {
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 2 || lit(c.Args[0]) != "kubectl" && lit(c.Args[0]) != "oc" {
+		return ""
+	}
+	var args []string
+	for _, w := range c.Args[1:] {
+		s, ok, _ := t.eval(w)
+		if !ok {
+			return ""
+		}
+		args = append(args, s)
+	}
+	if f := parseFlags(args, kubectlValued); len(f.pos) > 0 && f.pos[0] == "apply" {
+		return f.get("n", "namespace")
+	}
+	return ""
+}
+
 // helmTemplateFed is `cat <<EOF | helm template … --values - | kubectl
 // apply -f -`: the helm step, its values what the stages before it feed it.
 func (t *translator) helmTemplateFed(stages []*syntax.Stmt) bool {

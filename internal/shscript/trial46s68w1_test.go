@@ -14,5 +14,10 @@ func TestTrial46s68w1Idioms(t *testing.T) {
 		{name: "kubectl delete --all pvc", script: "kubectl delete --namespace stage --all deployments,pvc\nkubectl delete crd/foos.example.com\n",
 			want:  []string{"step delete-pvc: khook's delete step keeps a PersistentVolumeClaim (and its data) unless it says deleteData: true", "step delete-crd-foos-example-com: khook's delete step keeps a CRD of which custom resources exist unless it says deleteCRDs: true"},
 			never: []string{"deleteData: true\n", "delete-deployments: khook's delete"}},
+		// c8sm's 7.2-install-c8.sh: the rendered objects go to the apply's -n (46s68g's D2)
+		{name: "helm template | kubectl apply -n NS", script: "NS=apps\nhelm template web oci://e.com/nginx --version 1.0.0 | kubectl apply -n \"$NS\" -f -\n",
+			want: []string{"release: web\n      namespace: apps\n"}, never: []string{"helm without -n"}},
+		{name: "helm template -n A | kubectl apply -n B", script: "helm template web oci://e.com/nginx -n a | kubectl apply -n b -f -\n",
+			want: []string{"namespace: a\n", "kubectl apply -n b refuses an object naming another namespace"}},
 	})
 }
