@@ -218,6 +218,7 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 	t.loopReads(cond)
 	waitsFor := c.Until != cond.Negated // until X / while ! X: waits for X to succeed
 	if !waitsFor && t.argsGiven && argsLoop.MatchString(t.text(cond)) {
+		t.optionSets(s, c.Do)
 		t.optionLoop(c.Do)
 		return
 	}
@@ -531,6 +532,21 @@ func (t *translator) optionLoop(body []*syntax.Stmt) {
 			return // no shift: not a loop over the parameters
 		}
 	}
+}
+
+// optionSets records the variables the option loop at s assigns, which
+// stay unset where the given arguments name none of its options: a guard
+// on one then stops the script (trial 46s68g's D1).
+func (t *translator) optionSets(s *syntax.Stmt, body []*syntax.Stmt) {
+	if t.optSets == nil {
+		t.optSets = map[string]importer.Loc{}
+	}
+	walkOutsideFuncs(body, func(n syntax.Node) bool {
+		if a, ok := n.(*syntax.Assign); ok && a.Name != nil {
+			t.optSets[a.Name.Value] = t.loc(s)
+		}
+		return true
+	})
 }
 
 // isTool is a command the import accounts for.

@@ -1,6 +1,8 @@
 package shscript
 
 import (
+	"strings"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -14,6 +16,9 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 		// under a condition (also in a function called under one) the
 		// check stops only that path: the variable is no input of every run
 		return false
+	}
+	if t.optionGuard(s) {
+		return true
 	}
 	var test *syntax.Stmt
 	var fail []*syntax.Stmt
@@ -57,6 +62,9 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 		named.Excl, named.Param = false, &syntax.Lit{ValuePos: pe.Param.ValuePos, ValueEnd: pe.Param.ValueEnd, Value: v.val}
 		pe = &named
 	}
+	if t.optionStop(s, test, pe.Param.Value) {
+		return true
+	}
 	switch v := t.vars[pe.Param.Value]; {
 	case v != nil && v.decl == nil:
 		return false // the script set it: the condition is decided as any other
@@ -77,6 +85,46 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 		}
 	}
 	return true
+}
+
+// optionStop stops the walk at s when the guard test there exits on
+// name, which the option loop run over the arguments given left unset:
+// bash stops here with them (trial 46s68g's D1: the steps after it
+// written silently).
+func (t *translator) optionStop(s, test *syntax.Stmt, name string) bool {
+	at, ok := t.optSets[name]
+	if !ok || t.vars[name] != nil {
+		return false
+	}
+	t.notCarried(s, condKey(t.text(test)), "with the arguments given at import ("+strings.Join(t.scriptArgs, " ")+"), the option loop at "+at.String()+" leaves "+name+" unset, so the script stops here (exit) and bash runs nothing after it: import with the option that sets it")
+	t.stopped, t.failed = true, true
+	return true
+}
+
+// optionGuard is `if ! [[ $A ]] || ! [[ $B ]]; then …; exit 1; fi` (the
+// script's mandatory options) where the arguments given leave one unset.
+func (t *translator) optionGuard(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.IfClause)
+	if !ok || len(t.optSets) == 0 || len(c.Cond) != 1 || c.Else != nil || !t.failsScript(c.Then) {
+		return false
+	}
+	var tests []*syntax.Stmt
+	var leaves func(*syntax.Stmt)
+	leaves = func(st *syntax.Stmt) {
+		if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && b.Op == syntax.OrStmt && !st.Negated {
+			leaves(b.X)
+			leaves(b.Y)
+			return
+		}
+		tests = append(tests, st)
+	}
+	leaves(c.Cond[0])
+	for _, test := range tests {
+		if pe, empty, ok := emptinessTest(test); ok && empty && !pe.Excl && t.optionStop(s, c.Cond[0], pe.Param.Value) {
+			return true
+		}
+	}
+	return false
 }
 
 // guardedEmptiness is `[[ $SKIP != true && -z $ROLE_ARN ]]`: an emptiness
@@ -118,6 +166,9 @@ func emptinessTest(s *syntax.Stmt) (*syntax.ParamExp, bool, bool) {
 		if u, ok := c.X.(*syntax.UnaryTest); ok {
 			w, _ = u.X.(*syntax.Word)
 			op = u.Op.String()
+		}
+		if x, ok := c.X.(*syntax.Word); ok {
+			w, op = x, "-n" // [[ $X ]] is [[ -n $X ]] (trial 46s68g's D1)
 		}
 	}
 	if (op != "-z" && op != "-n") || w == nil || len(w.Parts) != 1 {

@@ -77,6 +77,7 @@ type translator struct {
 	guessedArgs     bool                          // a condition counted $# of arguments the import was not given
 	retriedLast     *importer.OutStep             // the last step of the last retry loop carried once
 	optLoop         int                           // > 0 in an option loop run over the script's arguments
+	optSets         map[string]importer.Loc       // the variables an option loop run over the given arguments can set, at the loop
 	inLoop          int                           // > 0 in the body of a for loop over known values
 	undecidedDepth  int                           // > 0 under a condition khook cannot decide
 	pipeIn          *input                        // what a pipe or heredoc feeds the function being walked: its first helm or kubectl reads it
