@@ -67,6 +67,8 @@ type translator struct {
 	wrote           map[string]*written           // files the script writes from a here-document, by path
 	cmdInfo         int                           // len(m.Info) when the command being walked began
 	pipeTo          string                        // the command a pipe's output feeds (helm: values, not manifests)
+	pipeToStmt      *syntax.Stmt                  // that command
+	nsCopies        []copied                      // objects the script copies into another namespace (not carried)
 	generated       bool                          // the value being assigned is a secret made by openssl rand, pwgen
 	computedSecret  bool                          // … computed by a pipeline (talosctl … | yq …), not read from a file
 	hoisted         map[*syntax.Word]*syntax.Word // KEY=$(…) arguments, as a variable's (hoist)
