@@ -1,6 +1,9 @@
 package shscript
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // What held-out trial 46s68f showed, each cut down.
 func TestTrial46s68fIdioms(t *testing.T) {
@@ -21,4 +24,21 @@ func TestTrial46s68fIdioms(t *testing.T) {
 		{name: "kubectl get -o yaml | sed | kubectl apply -f - in one namespace", script: "kubectl -n kube-system get cm kube-proxy -o yaml | sed -e 's/strictARP: false/strictARP: true/' | kubectl apply -f - -n kube-system\nkubectl create namespace x\n",
 			notCarried: []string{"write the change as a patch: step", "it reads what"}},
 	})
+}
+
+// mosip's ida/install.sh sets set -e at line 91, before the call that
+// runs all its commands but one: only that one carries on (D3).
+func TestTrial46s68fLateSetE(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nkubectl create ns demo\nrun() { kubectl label ns demo team=a --overwrite; }\nset -e\nset -o pipefail\nrun\n"})
+	said := string(res.Spec)
+	if !strings.Contains(said, "without set -e at install.sh:2: set -e is off there (the script sets it at install.sh:4)") {
+		t.Errorf("want the one command before set -e named in\n%s", said)
+	}
+	if strings.Contains(said, "without set -e: the script carries on") {
+		t.Errorf("the whole script said to be without set -e in\n%s", said)
+	}
+	res = importScript(t, map[string]string{"install.sh": "#!/bin/bash\nkubectl create ns demo\nkubectl label ns demo team=a --overwrite\n"})
+	if !strings.Contains(string(res.Spec), "install.sh: without set -e: the script carries on after a command fails") {
+		t.Errorf("want the script said to be without set -e in\n%s", res.Spec)
+	}
 }

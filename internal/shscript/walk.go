@@ -87,7 +87,9 @@ type translator struct {
 	exporting       bool                          // the assignments walked are export's (or declare -x's)
 	shellOnly       map[string]bool               // variables the script assigns and never exports: no command it runs sees them
 	kubectlMade     map[string]map[string]any     // objects kubectl's generators made (Kind/ns/name), for an expose of them
-	carriesOn       bool                          // a step was made where set -e was off
+	carriesOn       []*importer.Step              // the steps made where set -e was off
+	errexitSteps    bool                          // a step was made where set -e was on
+	errexitAt       importer.Loc                  // where the script first turned set -e on
 	ends            map[*importer.OutStep]bool    // a step whose failure ends bash's run (set -e, no test around it)
 	// ranOn: steps made where set -e was off; passed: those a command
 	// followed, so their failure is not the fragment's exit status
@@ -468,10 +470,11 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 		// release not there yet, on a first run)
 		t.failureIgnored(n, "no set -e", t.m.Steps[len(t.m.Steps)-1:])
 	}
-	t.carriesOn = t.carriesOn || !t.errexit
 	if !t.errexit {
+		t.carriesOn = append(t.carriesOn, t.m.Steps[len(t.m.Steps)-1])
 		t.ranOn = append(t.ranOn, t.m.Steps[len(t.m.Steps)-1])
 	}
+	t.errexitSteps = t.errexitSteps || t.errexit
 	if t.errexit && t.cond == 0 {
 		t.ends[st] = true
 	}
