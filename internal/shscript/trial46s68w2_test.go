@@ -23,6 +23,9 @@ func TestTrial46s68fIdioms(t *testing.T) {
 		// an edit applied back in its own namespace is still a patch's
 		{name: "kubectl get -o yaml | sed | kubectl apply -f - in one namespace", script: "kubectl -n kube-system get cm kube-proxy -o yaml | sed -e 's/strictARP: false/strictARP: true/' | kubectl apply -f - -n kube-system\nkubectl create namespace x\n",
 			notCarried: []string{"write the change as a patch: step", "it reads what"}},
+		// GaloyMoney/blink's initLocalTest.sh: the password's literal is the username too (D4)
+		{name: "a username equal to the password set", script: "helm repo add bitnami https://charts.bitnami.com/bitnami\nhelm install --namespace=db mongodb --set auth.username=testGaloy,auth.password=testGaloy bitnami/mongodb\n",
+			want: []string{"username: ${AUTH_PASSWORD}", "password: ${AUTH_PASSWORD}"}, never: []string{"testGaloy"}},
 	})
 }
 

@@ -53,14 +53,15 @@ type translator struct {
 	inputErr        error
 	sourcing        []string
 	fromFileSecrets bool
-	rd              *redact.Redactor // learns the literal secret values seen: never in a note's text
-	lineBase        int              // a fragment's first line in the file it was read from, less one
-	argsGiven       bool             // the script's own positional parameters are known (Options.Args)
-	scriptArgs      []string         // those parameters, as given to the import
-	argsRest        int              // > 0: the parameters past args are the script's own, unknown at import, from $argsRest on (bash x.sh "$@")
-	undecidedElse   int              // > 0 in the else branch of an if khook cannot decide
-	checks          int              // > 0 under an existence check (if helm status x; then … else …)
-	frame, frames   int              // the function call being walked, and how many there were
+	rd              *redact.Redactor  // learns the literal secret values seen: never in a note's text
+	secretVars      map[string]string // a literal secret value: the secret variable made of it
+	lineBase        int               // a fragment's first line in the file it was read from, less one
+	argsGiven       bool              // the script's own positional parameters are known (Options.Args)
+	scriptArgs      []string          // those parameters, as given to the import
+	argsRest        int               // > 0: the parameters past args are the script's own, unknown at import, from $argsRest on (bash x.sh "$@")
+	undecidedElse   int               // > 0 in the else branch of an if khook cannot decide
+	checks          int               // > 0 under an existence check (if helm status x; then … else …)
+	frame, frames   int               // the function call being walked, and how many there were
 	substSeen       map[string]bool
 	ctxNS           string                        // the namespace the script set on the current kubeconfig context
 	made            []made                        // local paths named by commands khook does not run, in order
@@ -257,6 +258,21 @@ func (t *translator) secret(v string) {
 		return
 	}
 	t.rd.Found(v)
+}
+
+// secretVar: the literal value v is the secret variable name, so the same
+// literal elsewhere in the spec is written as it too (echoedSecrets).
+func (t *translator) secretVar(v, name string) {
+	t.secret(v)
+	if v == "no" || strings.Contains(v, "${") {
+		return
+	}
+	if t.secretVars == nil {
+		t.secretVars = map[string]string{}
+	}
+	if _, ok := t.secretVars[v]; !ok {
+		t.secretVars[v] = name
+	}
 }
 
 // line is a node's line in the file being walked.
