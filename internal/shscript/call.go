@@ -226,6 +226,9 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		t.aliasCmd(x)
 	case name == "set":
 		t.setOpts(x.args[1:])
+		if t.errexit && t.errexitAt.File == "" {
+			t.errexitAt = t.loc(x.stmt)
+		}
 	case (name == "cat" && len(x.args) == 1 || name == "tee" && len(x.args) == 2) && x.stdin != nil && x.stdin.hdoc && (writesFile(s) || name == "tee"):
 		t.writeFiles(x, name)
 	case name == "envsubst" && x.stdin != nil && writesFile(s):

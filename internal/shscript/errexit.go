@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/khook/khook/internal/importer"
@@ -63,10 +64,28 @@ func (t *translator) setOpts(args []string) {
 }
 
 // sayCarriesOn is the header's one note when a step was made where the
-// script carries on after a failing command.
+// script carries on after a failing command. Where set -e comes later
+// in the script and steps were made after it, only the steps before it
+// carry on (trial 46s68f's D3: set -e at line 91, before the call that
+// runs all but one command, was said missing for the whole script).
 func (t *translator) sayCarriesOn() {
-	if t.carriesOn {
-		t.m.Info = append(t.m.Info, importer.Note{Loc: importer.Loc{File: t.m.Source}, What: "without set -e",
-			Why: "the script carries on after a command fails; khook stops the run at the first step that fails, and the steps after it do not run (write || true in the script where a failure is expected, and import again)"})
+	// a step dropped since (a delete whose re-create is not carried) is no step
+	on := slices.DeleteFunc(t.carriesOn, func(s *importer.Step) bool { return !slices.Contains(t.m.Steps, s) })
+	if len(on) == 0 {
+		return
 	}
+	then := "khook stops the run at the first step that fails, and the steps after it do not run (write || true in the script where a failure is expected, and import again)"
+	if !t.errexitSteps || t.errexitAt.File == "" {
+		t.m.Info = append(t.m.Info, importer.Note{Loc: importer.Loc{File: t.m.Source}, What: "without set -e",
+			Why: "the script carries on after a command fails; " + then})
+		return
+	}
+	var at []string
+	for _, st := range on {
+		if s := st.From.String(); !slices.Contains(at, s) {
+			at = append(at, s)
+		}
+	}
+	t.m.Info = append(t.m.Info, importer.Note{Loc: importer.Loc{File: t.m.Source}, What: "without set -e at " + strings.Join(at, ", "),
+		Why: "set -e is off there (the script sets it at " + t.errexitAt.String() + "), so the script carries on after a command there fails; " + then})
 }

@@ -959,7 +959,7 @@ func (t *translator) secretSets(x *cmd, s string) string {
 			continue
 		}
 		name := varName(k)
-		t.secret(v)
+		t.secretVar(v, name)
 		t.ref(&importer.Var{Name: name, Secret: true, Required: true, From: t.loc(x.stmt), Description: "the value the script sets for " + k})
 		t.info(x.stmt, "--set "+k, "its literal value is not copied into the spec: it is the secret variable "+name+" (KHOOK_SECRET_"+name+")")
 		parts[i] = k + "=${" + name + "}"
@@ -976,7 +976,7 @@ func (t *translator) secretValues(x *cmd, m map[string]any, prefix string) {
 	if n, ok := m["name"].(string); ok && secretLooking(n) {
 		// env: [{name: DB_PASSWORD, value: s3cret}]
 		if val, ok := m["value"].(string); ok && val != "" && !strings.Contains(val, "${") {
-			t.secret(val)
+			t.secretVar(val, varName(n))
 			t.ref(&importer.Var{Name: varName(n), Secret: true, Required: true, From: t.loc(x.stmt), Description: "the value the script writes for " + n})
 			t.info(x.stmt, "values "+prefix+"value", "its literal value is not copied into the spec: it is the secret variable "+varName(n)+" (KHOOK_SECRET_"+varName(n)+")")
 			m["value"] = "${" + varName(n) + " | toJson}"
@@ -998,7 +998,7 @@ func (t *translator) secretValues(x *cmd, m map[string]any, prefix string) {
 				continue
 			}
 			name := varName(path)
-			t.secret(val)
+			t.secretVar(val, name)
 			t.ref(&importer.Var{Name: name, Secret: true, Required: true, From: t.loc(x.stmt), Description: "the value the script writes for " + path})
 			t.info(x.stmt, "values "+path, "its literal value is not copied into the spec: it is the secret variable "+name+" (KHOOK_SECRET_"+name+")")
 			m[k] = "${" + name + " | toJson}"

@@ -698,9 +698,9 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	}
 	for i, st := range stages {
 		if i > 0 && t.readsStdin(st) && (i == len(stages)-1 || !t.localMeta(st)) {
-			t.pipeTo, t.pipeNS = lit(st.Cmd.(*syntax.CallExpr).Args[0]), t.applyNS(st)
+			t.pipeTo, t.pipeToStmt, t.pipeNS = lit(st.Cmd.(*syntax.CallExpr).Args[0]), st, t.applyNS(st)
 			in, ok := t.produce(stages[:i])
-			t.pipeTo, t.pipeNS = "", ""
+			t.pipeTo, t.pipeToStmt, t.pipeNS = "", nil, ""
 			if !ok {
 				if runsTool(stages[0]) {
 					// kubectl create … | kubectl apply -f -: two commands,

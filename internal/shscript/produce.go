@@ -127,11 +127,67 @@ func (t *translator) notCarriedPipe(first *syntax.Stmt, stages []*syntax.Stmt) {
 		return
 	}
 	if len(stages) > 1 && runsTool(first) && strings.Contains(" "+t.text(first.Cmd)+" ", " get ") {
+		if cp, ok := t.copiedToNamespace(stages); ok {
+			t.nsCopies = append(t.nsCopies, *cp)
+			t.account(first, importer.FateNotCarried, "", "the script copies the live object into namespace "+cp.to+", where it does not exist yet, and khook does not copy a live object between namespaces: apply the object from its source (a manifest, a sops file) into "+cp.to+", let a tool sync it (reflector, kubernetes-replicator), or copy it in a job: step")
+			return
+		}
 		// kubectl get cm kube-proxy -o yaml | sed s/strictARP: false/… | kubectl apply -f -
 		t.account(first, importer.FateNotCarried, "", "the script edits the live object with "+t.text(stages[1].Cmd)+" and applies it back, which khook cannot run: write the change as a patch: step (it sets whole fields), or do it by hand")
 		return
 	}
 	t.account(first, importer.FateNotCarried, "", "manifests made by a command khook cannot run; commit them and apply the file")
+}
+
+// namespaceOpt is kubectl's -n NS, -nNS, --namespace NS or --namespace=NS.
+var namespaceOpt = regexp.MustCompile(`(?:^|\s)(?:-n\s*|--namespace[=\s]\s*)([^\s|;&]+)`)
+
+// copied is an object `kubectl get … -o yaml | sed … | kubectl create -f -`
+// copies into another namespace, which khook does not carry.
+type copied struct {
+	at            importer.Loc
+	kind, name    string // as the get names them (configmap, global)
+	namespace, to string // from, into
+}
+
+// copiedToNamespace: `kubectl -n A get X -o yaml | sed "s/namespace: A/namespace: B/" |
+// kubectl -n B create -f -` copies the object into namespace B; it is
+// not edited and applied back, so a patch: step cannot do it (trial
+// 46s68f's D2). The sed's replacement or the -n of the command it is
+// piped into names B.
+func (t *translator) copiedToNamespace(stages []*syntax.Stmt) (*copied, bool) {
+	args := func(st *syntax.Stmt) []string {
+		if c, ok := st.Cmd.(*syntax.CallExpr); ok {
+			return t.newCmd(st, c).args
+		}
+		return nil
+	}
+	nsOf := func(st *syntax.Stmt) string {
+		if m := namespaceOpt.FindStringSubmatch(" " + strings.Join(args(st), " ")); m != nil {
+			return m[1]
+		}
+		return ""
+	}
+	get := parseFlags(args(stages[0])[1:], kubectlValued)
+	cp := &copied{at: t.loc(stages[0]), namespace: nsOf(stages[0])}
+	if k := slices.Index(get.pos, "get"); k >= 0 && len(get.pos) == k+3 {
+		cp.kind, cp.name = get.pos[k+1], get.pos[k+2]
+	}
+	for _, st := range stages[1:] {
+		if m := regexp.MustCompile(`namespace: *[^/]*/namespace: *([^/"' ]+)`).FindStringSubmatch(strings.Join(args(st), " ")); m != nil {
+			cp.to = m[1]
+		}
+	}
+	if t.pipeToStmt == nil {
+		return nil, false
+	}
+	if ns := nsOf(t.pipeToStmt); ns != "" {
+		cp.to = ns
+	}
+	if cp.to == "" || cp.to == cp.namespace {
+		return nil, false
+	}
+	return cp, true
 }
 
 // createProduce is `kubectl create … --dry-run=client -o yaml`.

@@ -44,8 +44,8 @@ func (t *translator) deleteThenCreate() {
 			i--
 			continue
 		}
-		if c := t.recreateNotCarried(d, kind, name); c != nil {
-			t.dropStep(i, importer.FateNotCarried, "", "it deletes "+kind+" "+name+" for line "+itoa(c.Line)+" to create it again, which is not carried: alone it would leave none; carry both by hand")
+		if line := t.recreateNotCarried(d, kind, name); line > 0 {
+			t.dropStep(i, importer.FateNotCarried, "", "it deletes "+kind+" "+name+" for line "+itoa(line)+" to create it again, which is not carried: alone it would leave none; carry both by hand")
 			i--
 		}
 	}
@@ -97,9 +97,10 @@ func (t *translator) recreatedBy(i int, kind, name, ns string) int {
 	return -1
 }
 
-// recreateNotCarried is the command after step d that creates kind name
-// and is not carried (kubectl create secret generic x --from-file=…).
-func (t *translator) recreateNotCarried(d *importer.Step, kind, name string) *importer.Command {
+// recreateNotCarried is the line of the command after step d that
+// creates kind name and is not carried (kubectl create secret generic x
+// --from-file=…), or 0.
+func (t *translator) recreateNotCarried(d *importer.Step, kind, name string) int {
 	for k := range t.m.Commands {
 		c := &t.m.Commands[k]
 		if c.Fate != importer.FateNotCarried || c.File != d.From.File || c.Line <= d.From.Line {
@@ -107,10 +108,23 @@ func (t *translator) recreateNotCarried(d *importer.Step, kind, name string) *im
 		}
 		words := strings.Fields(c.Text)
 		if slices.Contains(words, "create") && slices.Contains(words, name) && slices.ContainsFunc(words, func(w string) bool { return recreatedKinds[strings.ToLower(w)] == kind }) {
-			return c
+			return c.Line
 		}
 	}
-	return nil
+	return t.copiedBack(d, kind, name)
+}
+
+// copiedBack is the line after step d that copies kind name from another
+// namespace into d's (kubectl get … -o yaml | sed … | kubectl create -f -),
+// which is not carried, or 0 (trial 46s68f's D1: the delete of the copy
+// was carried alone, so a re-run deleted it for good).
+func (t *translator) copiedBack(d *importer.Step, kind, name string) int {
+	for _, cp := range t.nsCopies {
+		if cp.at.File == d.From.File && cp.at.Line > d.From.Line && recreatedKinds[strings.ToLower(cp.kind)] == kind && cp.name == name && cp.to == d.Out.Delete.Namespace {
+			return cp.at.Line
+		}
+	}
+	return 0
 }
 
 // dropStep removes step i (what needed it needs what it needed) and

@@ -21,6 +21,7 @@ func (t *translator) writeValid(check importer.Check) ([]byte, error) {
 	m := t.m
 	build := func() *importer.Model {
 		t.literalSecrets(m)
+		t.echoedSecrets(m)
 		secretsInSecrets(m)
 		pruneVars(m)
 		importer.SortNotes(m.NotCarried)

@@ -5,7 +5,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -172,8 +175,8 @@ func (t *translator) unliteral(text string, at importer.Loc) (string, bool) {
 					t.secret(v.Value)
 					plain = string(b)
 				}
-				t.secret(plain)
 				vn := varName(name + "_" + k.Value)
+				t.secretVar(plain, vn)
 				t.ref(&importer.Var{Name: vn, Secret: true, Required: true, From: at, Description: "key " + k.Value + " of Secret " + name + " (a literal of the script, not copied)"})
 				ref := "${" + vn + "}"
 				if key == "data" {
@@ -215,4 +218,49 @@ func scalar(n *yaml.Node) string {
 		return ""
 	}
 	return n.Value
+}
+
+// echoedSecrets writes a reference to the secret variable wherever a
+// helm value is the very literal the variable was made of, said at the
+// step's line: mongodb's auth.username=testGaloy beside
+// auth.password=testGaloy wrote the password in clear while the header
+// said it was not copied, and stderr masked both (trial 46s68f's D4).
+func (t *translator) echoedSecrets(m *importer.Model) {
+	if len(t.secretVars) == 0 {
+		return
+	}
+	for _, st := range m.Steps {
+		if st.Out == nil || st.Out.Helm == nil {
+			continue
+		}
+		t.echoedIn(st, st.Out.Helm.Values, "")
+	}
+}
+
+// echoedIn is echoedSecrets over one map of values under prefix.
+func (t *translator) echoedIn(st *importer.Step, vals map[string]any, prefix string) {
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
+		switch v := vals[k].(type) {
+		case map[string]any:
+			t.echoedIn(st, v, prefix+k+".")
+		case []any:
+			for i, e := range v {
+				if s, ok := e.(string); ok && t.secretVars[s] != "" {
+					v[i] = "${" + t.secretVars[s] + "}"
+					t.m.Info = append(t.m.Info, importer.Note{Loc: st.From, What: "values " + prefix + k + "[" + strconv.Itoa(i) + "]", Why: echoedWhy(t.secretVars[s])})
+				} else if em, ok := e.(map[string]any); ok {
+					t.echoedIn(st, em, prefix+k+"["+strconv.Itoa(i)+"].")
+				}
+			}
+		case string:
+			if name := t.secretVars[v]; name != "" {
+				vals[k] = "${" + name + "}"
+				t.m.Info = append(t.m.Info, importer.Note{Loc: st.From, What: "values " + prefix + k, Why: echoedWhy(name)})
+			}
+		}
+	}
+}
+
+func echoedWhy(name string) string {
+	return "its literal value is that of the secret variable " + name + ", so it is written as ${" + name + "}, not in clear (give another value by editing the step)"
 }

@@ -53,21 +53,24 @@ type translator struct {
 	inputErr        error
 	sourcing        []string
 	fromFileSecrets bool
-	rd              *redact.Redactor // learns the literal secret values seen: never in a note's text
-	lineBase        int              // a fragment's first line in the file it was read from, less one
-	argsGiven       bool             // the script's own positional parameters are known (Options.Args)
-	scriptArgs      []string         // those parameters, as given to the import
-	argsRest        int              // > 0: the parameters past args are the script's own, unknown at import, from $argsRest on (bash x.sh "$@")
-	undecidedElse   int              // > 0 in the else branch of an if khook cannot decide
-	checks          int              // > 0 under an existence check (if helm status x; then … else …)
-	frame, frames   int              // the function call being walked, and how many there were
+	rd              *redact.Redactor  // learns the literal secret values seen: never in a note's text
+	secretVars      map[string]string // a literal secret value: the secret variable made of it
+	lineBase        int               // a fragment's first line in the file it was read from, less one
+	argsGiven       bool              // the script's own positional parameters are known (Options.Args)
+	scriptArgs      []string          // those parameters, as given to the import
+	argsRest        int               // > 0: the parameters past args are the script's own, unknown at import, from $argsRest on (bash x.sh "$@")
+	undecidedElse   int               // > 0 in the else branch of an if khook cannot decide
+	checks          int               // > 0 under an existence check (if helm status x; then … else …)
+	frame, frames   int               // the function call being walked, and how many there were
 	substSeen       map[string]bool
 	ctxNS           string                        // the namespace the script set on the current kubeconfig context
 	made            []made                        // local paths named by commands khook does not run, in order
 	wrote           map[string]*written           // files the script writes from a here-document, by path
 	cmdInfo         int                           // len(m.Info) when the command being walked began
 	pipeTo          string                        // the command a pipe's output feeds (helm: values, not manifests)
+	pipeToStmt      *syntax.Stmt                  // that command
 	pipeNS          string                        // the -n of the kubectl apply a pipe feeds: where helm template's objects go
+	nsCopies        []copied                      // objects the script copies into another namespace (not carried)
 	generated       bool                          // the value being assigned is a secret made by openssl rand, pwgen
 	computedSecret  bool                          // … computed by a pipeline (talosctl … | yq …), not read from a file
 	hoisted         map[*syntax.Word]*syntax.Word // KEY=$(…) arguments, as a variable's (hoist)
@@ -87,7 +90,9 @@ type translator struct {
 	exporting       bool                          // the assignments walked are export's (or declare -x's)
 	shellOnly       map[string]bool               // variables the script assigns and never exports: no command it runs sees them
 	kubectlMade     map[string]map[string]any     // objects kubectl's generators made (Kind/ns/name), for an expose of them
-	carriesOn       bool                          // a step was made where set -e was off
+	carriesOn       []*importer.Step              // the steps made where set -e was off
+	errexitSteps    bool                          // a step was made where set -e was on
+	errexitAt       importer.Loc                  // where the script first turned set -e on
 	ends            map[*importer.OutStep]bool    // a step whose failure ends bash's run (set -e, no test around it)
 	// ranOn: steps made where set -e was off; passed: those a command
 	// followed, so their failure is not the fragment's exit status
@@ -255,6 +260,21 @@ func (t *translator) secret(v string) {
 		return
 	}
 	t.rd.Found(v)
+}
+
+// secretVar: the literal value v is the secret variable name, so the same
+// literal elsewhere in the spec is written as it too (echoedSecrets).
+func (t *translator) secretVar(v, name string) {
+	t.secret(v)
+	if v == "no" || strings.Contains(v, "${") {
+		return
+	}
+	if t.secretVars == nil {
+		t.secretVars = map[string]string{}
+	}
+	if _, ok := t.secretVars[v]; !ok {
+		t.secretVars[v] = name
+	}
 }
 
 // line is a node's line in the file being walked.
@@ -468,10 +488,11 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 		// release not there yet, on a first run)
 		t.failureIgnored(n, "no set -e", t.m.Steps[len(t.m.Steps)-1:])
 	}
-	t.carriesOn = t.carriesOn || !t.errexit
 	if !t.errexit {
+		t.carriesOn = append(t.carriesOn, t.m.Steps[len(t.m.Steps)-1])
 		t.ranOn = append(t.ranOn, t.m.Steps[len(t.m.Steps)-1])
 	}
+	t.errexitSteps = t.errexitSteps || t.errexit
 	if t.errexit && t.cond == 0 {
 		t.ends[st] = true
 	}
