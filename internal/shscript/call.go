@@ -199,9 +199,10 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	}
 	switch {
 	case base == "helm":
+		t.sayBundled(c, x, base)
 		t.helm(x)
 	case base == "kubectl" || base == "oc":
-		t.sayBundled(c, x)
+		t.sayBundled(c, x, "kubectl")
 		t.kubectlWrites(x, base)
 	case name == "eval":
 		t.evalCmd(x, c)

@@ -8,5 +8,8 @@ func TestTrial46s68w3Idioms(t *testing.T) {
 		// 46s68g's D5, c8sm's 7.2-install-c8.sh: helm template --skip-tests is what an install does
 		{name: "helm template --skip-tests | kubectl apply", script: "helm template web nginx --repo https://charts.bitnami.com/bitnami -n web --skip-tests | kubectl apply -n web -f -\n",
 			want: []string{"release: web"}},
+		// 46s68h's D1, galaxy-services.sh: MicroK8s's bundled helm is helm
+		{name: "microk8s helm3, microk8s.helm3, sudo microk8s helm", script: "microk8s helm3 repo add bitnami https://charts.bitnami.com/bitnami\nmicrok8s helm3 upgrade --install web bitnami/nginx -n web\nmicrok8s.helm3 upgrade --install api bitnami/nginx -n api\nsudo microk8s helm upgrade --install db bitnami/nginx -n db\nmicrok8s kubectl create namespace other\n",
+			want: []string{"helm/kubectl commands: 5, of which 4 became steps, 1 were folded", "release: web", "release: api", "release: db", "chart: nginx"}},
 	})
 }

@@ -125,7 +125,7 @@ type translator struct {
 	bg          int                           // > 0 walking a statement run in the background (cmd &)
 	tested      map[*syntax.CallExpr]bool     // calls whose failure bash tests: set -e does not stop there
 	bundled     map[*syntax.CallExpr]string   // k3s kubectl …, read as kubectl: the tool that bundles it
-	bundledSaid bool                          // which cluster such a kubectl works on is said
+	bundledSaid map[string]bool               // which cluster such a kubectl (helm) works on is said
 	// notHeld are the conditions khook cannot decide whose branch ends the
 	// script, where the spec follows the path on which they do not hold
 	notHeld map[string]importer.Loc
