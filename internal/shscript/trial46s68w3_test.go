@@ -11,5 +11,9 @@ func TestTrial46s68w3Idioms(t *testing.T) {
 		// 46s68h's D1, galaxy-services.sh: MicroK8s's bundled helm is helm
 		{name: "microk8s helm3, microk8s.helm3, sudo microk8s helm", script: "microk8s helm3 repo add bitnami https://charts.bitnami.com/bitnami\nmicrok8s helm3 upgrade --install web bitnami/nginx -n web\nmicrok8s.helm3 upgrade --install api bitnami/nginx -n api\nsudo microk8s helm upgrade --install db bitnami/nginx -n db\nmicrok8s kubectl create namespace other\n",
 			want: []string{"helm/kubectl commands: 5, of which 4 became steps, 1 were folded", "release: web", "release: api", "release: db", "chart: nginx"}},
+		// 46s68h's D2, galaxy-services.sh: a file of the machine the script runs on, as written
+		{name: "kubectl apply -f /home/ubuntu/pvc.yaml", script: "kubectl create namespace demo\nkubectl apply -f /home/ubuntu/no-such-46s68w3.yaml\n",
+			want: []string{"name: namespace-demo"}, never: []string{"../home", "--dir"},
+			notCarried: []string{"/home/ubuntu/no-such-46s68w3.yaml, a file of the machine the script runs on, not of the checkout, does not exist when the import runs"}},
 	})
 }
