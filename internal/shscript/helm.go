@@ -107,6 +107,7 @@ func (t *translator) helm(x *cmd) {
 		if !helmCommands[sub] {
 			// helm deploy … local/onap: ONAP's deploy plugin installs ONAP
 			// (trial 46s67g's D1: "drop it" lost the whole install)
+			t.pluginRuns = append(t.pluginRuns, len(t.m.Commands))
 			t.account(x.stmt, importer.FateNotCarried, "", "helm "+sub+" is not one of helm's own commands: a plugin's (the machine's helm has it installed, as ONAP's helm deploy), which khook does not run: write what it installs as helm steps, or run it in a job: step")
 			return
 		}
@@ -307,6 +308,37 @@ func (t *translator) depsInstalled() {
 		if c := &t.m.Commands[d.cmd]; !installed && c.Fate == importer.FateFolded {
 			c.Fate, c.Why = importer.FateReadOnly, "it fetches the dependencies into the chart's folder "+d.chart+", which no step installs"
 		}
+	}
+}
+
+// pluginsBeforeCharts revises the note of a helm plugin's command the
+// import cannot read when a local chart is installed after it: such a
+// plugin writes into the chart (helm cheetah-config-creator … then helm
+// upgrade --install … ./chart), which neither a helm step nor a job can
+// do (trial 46s68e's D2: "write what it installs as helm steps").
+func (t *translator) pluginsBeforeCharts() {
+	for _, i := range t.pluginRuns {
+		if i >= len(t.m.Commands) || t.m.Commands[i].Fate != importer.FateNotCarried {
+			continue
+		}
+		c := &t.m.Commands[i]
+		j := slices.IndexFunc(t.m.Steps, func(st *importer.Step) bool {
+			h := st.Out.Helm
+			return h != nil && st.From.File == c.File && st.From.Line > c.Line &&
+				(strings.HasPrefix(h.Chart, "./") || strings.HasPrefix(h.Chart, "../") || strings.HasPrefix(h.Chart, "/"))
+		})
+		if j < 0 {
+			continue
+		}
+		st := t.m.Steps[j]
+		sub := strings.Fields(c.Text + " x")[1]
+		why := "helm " + sub + " is a helm plugin's command, which khook does not run; it changes files of the checkout, and the chart step at " + st.From.String() + " installs " + st.Out.Helm.Chart + " as it is at import: run it before khook (in CI) and import again"
+		for k := range t.m.NotCarried {
+			if n := &t.m.NotCarried[k]; n.Loc == c.Loc && n.Why == c.Why {
+				n.Why = why
+			}
+		}
+		c.Why = why
 	}
 }
 

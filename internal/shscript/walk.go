@@ -103,9 +103,12 @@ type translator struct {
 	// packages are the .tgz files helm pull wrote (their absolute path):
 	// the chart each is, which a step that installs the file installs.
 	packages map[string]pulledPackage
-	plugins  []string        // helm plugins the script installs (helm-spray: spray)
-	deps     []depCmd        // helm dependency commands, in order
-	ctxVars  map[string]bool // variables holding the current context's name
+	plugins  []string // helm plugins the script installs (helm-spray: spray)
+	deps     []depCmd // helm dependency commands, in order
+	// pluginRuns are helm plugin commands not carried (their index in
+	// m.Commands), for pluginsBeforeCharts
+	pluginRuns []int
+	ctxVars    map[string]bool // variables holding the current context's name
 	// absent is the checkout file a -f/-d/-e test found missing, which the
 	// script does not make: set by the last condition decided at import
 	absentFile string
