@@ -1,6 +1,10 @@
 package shscript
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // What held-out trials 46s68e, g and h showed (fixer 46s68w3), each cut down.
 func TestTrial46s68w3Idioms(t *testing.T) {
@@ -21,4 +25,26 @@ func TestTrial46s68w3Idioms(t *testing.T) {
 			want:  []string{"release: web"}, never: []string{"run it in a job"},
 			notCarried: []string{"it changes files of the checkout, and the chart step at install.sh:4 installs ./chart as it is at import: run it before khook (in CI) and import again"}},
 	})
+}
+
+// octops' deploy.sh: kubectl create -f of files with several objects of
+// removed APIs names every one, and says kubectl creates the others
+// (46s68e's D3: one named, "(and 9 more problems)", "fails").
+func TestTrial46s68w3EveryRemovedObject(t *testing.T) {
+	removed := func(n int) []string {
+		var out []string
+		for k := range n {
+			out = append(out, fmt.Sprintf("clusterrole.rbac.authorization.k8s.io/old%d: rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in v1.22: use rbac.authorization.k8s.io/v1 (Kubernetes v1.36)", k))
+		}
+		return out
+	}
+	res := importRemoved(t, map[string]string{"install.sh": "#!/bin/bash\nkubectl -n x create -f ok.yaml -f old.yaml\n", "ok.yaml": configMap, "old.yaml": configMap}, "old.yaml", removed(2)...)
+	if len(res.Model.NotCarried) != 1 || !strings.Contains(res.Model.NotCarried[0].Why, "(clusterrole.rbac.authorization.k8s.io/old0: rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in v1.22: use rbac.authorization.k8s.io/v1; clusterrole.rbac.authorization.k8s.io/old1: rbac.authorization.k8s.io/v1beta1 ClusterRole was removed in v1.22: use rbac.authorization.k8s.io/v1 (Kubernetes v1.36))") {
+		t.Errorf("files: not carried %v", res.Model.NotCarried)
+	}
+	res = importRemoved(t, map[string]string{"install.sh": "#!/bin/bash\nkubectl create -f old.yaml\n", "old.yaml": configMap}, "old.yaml", removed(8)...)
+	if len(res.Model.NotCarried) != 1 || !strings.Contains(res.Model.NotCarried[0].Why, "; and 3 more: clusterrole.rbac.authorization.k8s.io/old5, clusterrole.rbac.authorization.k8s.io/old6, clusterrole.rbac.authorization.k8s.io/old7 (Kubernetes v1.36)") ||
+		!strings.Contains(res.Model.NotCarried[0].Why, "own kubectl refuses these objects on a current cluster too (and applies the others)") || strings.Contains(res.Model.NotCarried[0].Why, "more problem") {
+		t.Errorf("one file: not carried %v", res.Model.NotCarried)
+	}
 }
