@@ -24,6 +24,13 @@ func TestTrial46s68w3Idioms(t *testing.T) {
 			files: map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n"},
 			want:  []string{"release: web"}, never: []string{"run it in a job"},
 			notCarried: []string{"it changes files of the checkout, and the chart step at install.sh:4 installs ./chart as it is at import: run it before khook (in CI) and import again"}},
+		// 46s68g's D3, backstage's install.sh: a token the cluster fills in, read by go-template
+		{name: "$(kubectl get secret -o go-template='{{.data.token | base64decode}}') into a ConfigMap literal", script: "kubectl apply -f s.yaml\nTOKEN=$(kubectl get secret sa -o go-template='{{.data.token | base64decode}}')\nkubectl create configmap cfg --from-literal=token=\"$TOKEN\" --dry-run=client -o yaml | kubectl apply -f -\n",
+			files: map[string]string{"s.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: sa, namespace: default}\ntype: kubernetes.io/service-account-token\n"},
+			want:  []string{"file: ./s.yaml"}, never: []string{"TOKEN:", "required: true"},
+			notCarried: []string{"which the script reads from key token of Secret sa when it runs: the value exists only once the cluster fills the Secret during the run", "it reads what kubectl create configmap"}},
+		{name: "the go-template read with -n, into helm --set", script: "PW=$(kubectl get secret db -n web -o go-template='{{.data.password | base64decode}}')\nhelm upgrade --install web oci://e.com/web -n web --set db.password=$PW\n",
+			want: []string{"secretKeyRef", "key: password", "targetPath: db.password"}, never: []string{"PW:"}},
 	})
 }
 

@@ -119,6 +119,7 @@ type translator struct {
 	optDefaults int
 	clusterVals map[string]bool               // variables set from helm or kubectl output
 	secretKeys  map[string]importer.OutKeyRef // variables read from a key of a cluster Secret (secretkeys.go)
+	secretReads map[string]importer.OutKeyRef // the same, also without -n (clusterSecretLiteral)
 	unrunPods   map[string]importer.Loc       // pods a kubectl run that is not carried starts, by name
 	strayDoc    bool                          // lines of a here-document a mistyped << left as commands follow (halts.go)
 	repoUpdates []importer.Loc                // helm repo updates folded into the steps that install from a repository
