@@ -748,6 +748,10 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			case t.madeBy(abs) != "":
 				// ./gen.sh > v.yaml, gen.py --out v.yaml: the script makes it
 				t.info(x.stmt, "values file "+p, "not there at import ("+t.display(abs)+"): made by "+t.madeBy(abs)+", which khook does not run; the step reads it when it runs")
+			case filepath.IsAbs(p) && outside(t.runDir, abs):
+				// -f /home/ubuntu/galaxy-values.yaml: as for a manifest there
+				// (trial 46s68h's D2)
+				t.notCarried(x.stmt, "values file "+p, abs+", a file of the machine the script runs on, not of the checkout, does not exist when the import runs; helm would fail here without it: commit the file and point the step at it, or import where the file is")
 			default:
 				// helm refuses the run at this line without it, so the import is
 				// not faithful: said as not carried, the step still names it

@@ -19,6 +19,9 @@ func TestTrial46s68w3Idioms(t *testing.T) {
 		{name: "kubectl apply -f /home/ubuntu/pvc.yaml", script: "kubectl create namespace demo\nkubectl apply -f /home/ubuntu/no-such-46s68w3.yaml\n",
 			want: []string{"name: namespace-demo"}, never: []string{"../home", "--dir"},
 			notCarried: []string{"/home/ubuntu/no-such-46s68w3.yaml, a file of the machine the script runs on, not of the checkout, does not exist when the import runs"}},
+		{name: "helm -f /home/ubuntu/values.yaml", script: "helm upgrade --install web oci://e.com/web -n web -f /home/ubuntu/no-such-46s68w3.yaml\n",
+			want: []string{"release: web"}, never: []string{"--dir"},
+			notCarried: []string{"/home/ubuntu/no-such-46s68w3.yaml, a file of the machine the script runs on, not of the checkout, does not exist when the import runs; helm would fail here"}},
 		// 46s68e's D2, install-stage.sh: a helm plugin writes into the local chart installed after it
 		{name: "helm PLUGIN … then a local chart", script: "helm my-config-creator ./config chart/templates/\nhelm upgrade --install web ./chart -n web\n",
 			files: map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n"},
