@@ -95,6 +95,7 @@ func Import(file string, opts Options) (*Result, error) {
 	t.unreadWrites()
 	t.deleteThenCreate()
 	t.depsInstalled()
+	t.pluginsBeforeCharts()
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
@@ -135,6 +136,7 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 	t.unreadWrites()
 	t.deleteThenCreate()
 	t.depsInstalled()
+	t.pluginsBeforeCharts()
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}

@@ -199,9 +199,10 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 	}
 	switch {
 	case base == "helm":
+		t.sayBundled(c, x, base)
 		t.helm(x)
 	case base == "kubectl" || base == "oc":
-		t.sayBundled(c, x)
+		t.sayBundled(c, x, "kubectl")
 		t.kubectlWrites(x, base)
 	case name == "eval":
 		t.evalCmd(x, c)
@@ -1142,7 +1143,7 @@ func (t *translator) notSourced(x *cmd, path, abs string) bool {
 		t.notCarried(x.stmt, t.text(x.stmt), "it sources "+t.display(abs)+", which the script makes when it runs ("+by+")"+fmt.Sprintf(how, "then"))
 		return true
 	}
-	if rel, err := filepath.Rel(t.runDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+	if !outside(t.runDir, abs) {
 		return false
 	}
 	t.notCarried(x.stmt, t.text(x.stmt), "it sources "+abs+", a file of the machine the script runs on, not of the checkout"+fmt.Sprintf(how, "there")+", or import where the file is")

@@ -107,6 +107,7 @@ func (t *translator) helm(x *cmd) {
 		if !helmCommands[sub] {
 			// helm deploy … local/onap: ONAP's deploy plugin installs ONAP
 			// (trial 46s67g's D1: "drop it" lost the whole install)
+			t.pluginRuns = append(t.pluginRuns, len(t.m.Commands))
 			t.account(x.stmt, importer.FateNotCarried, "", "helm "+sub+" is not one of helm's own commands: a plugin's (the machine's helm has it installed, as ONAP's helm deploy), which khook does not run: write what it installs as helm steps, or run it in a job: step")
 			return
 		}
@@ -307,6 +308,37 @@ func (t *translator) depsInstalled() {
 		if c := &t.m.Commands[d.cmd]; !installed && c.Fate == importer.FateFolded {
 			c.Fate, c.Why = importer.FateReadOnly, "it fetches the dependencies into the chart's folder "+d.chart+", which no step installs"
 		}
+	}
+}
+
+// pluginsBeforeCharts revises the note of a helm plugin's command the
+// import cannot read when a local chart is installed after it: such a
+// plugin writes into the chart (helm cheetah-config-creator … then helm
+// upgrade --install … ./chart), which neither a helm step nor a job can
+// do (trial 46s68e's D2: "write what it installs as helm steps").
+func (t *translator) pluginsBeforeCharts() {
+	for _, i := range t.pluginRuns {
+		if i >= len(t.m.Commands) || t.m.Commands[i].Fate != importer.FateNotCarried {
+			continue
+		}
+		c := &t.m.Commands[i]
+		j := slices.IndexFunc(t.m.Steps, func(st *importer.Step) bool {
+			h := st.Out.Helm
+			return h != nil && st.From.File == c.File && st.From.Line > c.Line &&
+				(strings.HasPrefix(h.Chart, "./") || strings.HasPrefix(h.Chart, "../") || strings.HasPrefix(h.Chart, "/"))
+		})
+		if j < 0 {
+			continue
+		}
+		st := t.m.Steps[j]
+		sub := strings.Fields(c.Text + " x")[1]
+		why := "helm " + sub + " is a helm plugin's command, which khook does not run; it changes files of the checkout, and the chart step at " + st.From.String() + " installs " + st.Out.Helm.Chart + " as it is at import: run it before khook (in CI) and import again"
+		for k := range t.m.NotCarried {
+			if n := &t.m.NotCarried[k]; n.Loc == c.Loc && n.Why == c.Why {
+				n.Why = why
+			}
+		}
+		c.Why = why
 	}
 }
 
@@ -581,7 +613,11 @@ func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 			"hide-notes", "o", "output", "include-crds", "create-namespace", "wait", "wait-for-jobs", "atomic",
 			"rollback-on-failure", "dependency-update", "skip-crds", "take-ownership", "timeout",
 			"username", "password", "password-stdin", "keyring", // chartAuth; verify below
-			"output-dir": // helm template --output-dir: where the apply reads the manifests (renderedApply)
+			"output-dir", // helm template --output-dir: where the apply reads the manifests (renderedApply)
+			// helm template --skip-tests leaves the test hooks out of the
+			// manifests; an install never runs them (only helm test does),
+			// so the helm step already leaves them out (trial 46s68g's D5)
+			"skip-tests":
 		case "verify":
 			keyring, at := f.get("keyring"), ""
 			if keyring != "" {
@@ -728,6 +764,10 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			case t.madeBy(abs) != "":
 				// ./gen.sh > v.yaml, gen.py --out v.yaml: the script makes it
 				t.info(x.stmt, "values file "+p, "not there at import ("+t.display(abs)+"): made by "+t.madeBy(abs)+", which khook does not run; the step reads it when it runs")
+			case filepath.IsAbs(p) && outside(t.runDir, abs):
+				// -f /home/ubuntu/galaxy-values.yaml: as for a manifest there
+				// (trial 46s68h's D2)
+				t.notCarried(x.stmt, "values file "+p, abs+", a file of the machine the script runs on, not of the checkout, does not exist when the import runs; helm would fail here without it: commit the file and point the step at it, or import where the file is")
 			default:
 				// helm refuses the run at this line without it, so the import is
 				// not faithful: said as not carried, the step still names it

@@ -737,6 +737,11 @@ func (t *translator) absent(x *cmd, src importer.OutSource) bool {
 		why += "the script makes it earlier (" + by + "), which khook does not run: generate it and commit it, or import again once it exists"
 	case t.cwdUnknown != "":
 		why = "its file is relative to a directory known only when the script runs (the cd at " + t.cwdUnknown + "), so khook cannot read it: commit the file and point the step at it"
+	case outside(t.runDir, abs) && slices.ContainsFunc(x.args, func(a string) bool { return strings.HasSuffix(a, abs) }):
+		// /home/ubuntu/galaxy-pvc.yaml, written so: a file of the machine
+		// the script runs on, shown as written; --dir cannot help (trial 46s68h's D2,
+		// as notSourced says of a source there)
+		why = abs + ", a file of the machine the script runs on, not of the checkout, does not exist when the import runs, so khook cannot read it: commit the file and point the step at it, or import where the file is"
 	default:
 		// manifests/01-namespace.yaml that no commit ever had (trial 46zr's
 		// N1): bash's apply fails there too, unless the run makes it
@@ -744,6 +749,12 @@ func (t *translator) absent(x *cmd, src importer.OutSource) bool {
 	}
 	t.account(x.stmt, importer.FateNotCarried, "", why)
 	return true
+}
+
+// outside is whether abs is outside dir (the directory the import reads).
+func outside(dir, abs string) bool {
+	rel, err := filepath.Rel(dir, abs)
+	return err != nil || rel == ".." || strings.HasPrefix(rel, "../")
 }
 
 // fillsKustomization names an apply -k of a kustomization the script

@@ -331,6 +331,9 @@ func (t *translator) configData(x *cmd, f flags, name string) (map[string]any, b
 		switch fl.name {
 		case "from-literal":
 			k, v, _ := strings.Cut(fl.val, "=")
+			if t.clusterSecretLiteral(x, name, k, v) {
+				return nil, false
+			}
 			put(k, v)
 		case "from-file", "from-env-file":
 			k, p, ok := strings.Cut(fl.val, "=")

@@ -2,7 +2,6 @@ package shscript
 
 import (
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -35,11 +34,14 @@ func (t *translator) writeValid(check importer.Check) ([]byte, error) {
 // when no problem names a step. Problems found only with stand-in values
 // are said at their step's line instead.
 func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by importer.Finding) bool {
-	first, count := map[int]importer.Problem{}, map[int]int{}
+	first, count, removed := map[int]importer.Problem{}, map[int]int{}, map[int][]string{}
 	for _, p := range probs {
 		if i := importer.StepOf(p.Path); i >= 0 && i < len(m.Steps) {
 			if count[i]++; count[i] == 1 {
 				first[i] = p
+			}
+			if strings.Contains(p.Message, " was removed in ") {
+				removed[i] = append(removed[i], p.Message)
 			}
 		}
 	}
@@ -53,6 +55,11 @@ func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by
 		case !ok:
 		case by == importer.StandIn:
 			m.Info = append(m.Info, importer.Note{Loc: m.Steps[i].From, What: "step " + m.Steps[i].Out.Name, Why: t.masked(importer.StandInWhy(m, i, p))})
+		case by == importer.Validating && m.Steps[i].Out.Apply != nil && len(removed[i]) == count[i] && count[i] > 1:
+			// every object kubectl refuses, named; it creates the others
+			// (trial 46s68e's D3: one named, "(and 9 more problems)")
+			p.Message = removedList(removed[i])
+			refused[i] = strings.Replace(importer.CheckWhy(m, i, p, 0), "'s own apply fails on a current cluster too", "'s own kubectl refuses these objects on a current cluster too (and applies the others)", 1)
 		case by == importer.Validating:
 			refused[i] = importer.CheckWhy(m, i, p, count[i]-1)
 		default:
@@ -101,6 +108,7 @@ func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by
 // when no step is so.
 func (t *translator) dropRefusedFiles(m *importer.Model, probs []importer.Problem) bool {
 	bad := map[int]map[int]string{} // step → manifest → the problem
+	msgs := map[int][]string{}      // step → every refused object, in order
 	whole := map[int]bool{}
 	for _, p := range probs {
 		i := importer.StepOf(p.Path)
@@ -116,6 +124,7 @@ func (t *translator) dropRefusedFiles(m *importer.Model, probs []importer.Proble
 			bad[i] = map[int]string{}
 		}
 		bad[i][j] = p.Message
+		msgs[i] = append(msgs[i], p.Message)
 	}
 	dropped := false
 	for i, files := range bad {
@@ -139,13 +148,35 @@ func (t *translator) dropRefusedFiles(m *importer.Model, probs []importer.Proble
 		for _, src := range names {
 			what = append(what, cmpOr(src.File, src.URL))
 		}
-		first := files[slices.Min(slices.Collect(maps.Keys(files)))]
+		first := removedList(msgs[i])
 		m.NotCarried = append(m.NotCarried, importer.Note{Loc: m.Steps[i].From, What: strings.Join(what, ", "),
 			Why: t.masked(strings.Join(what, ", ") + words.Plural(len(what), " holds", " hold") + " an API version the cluster no longer serves (" + first + "): kubectl refuses " + words.Plural(len(what), "it", "them") + " after it applies the others, and " + then + "; the step applies the others (update " + words.Plural(len(what), "it", "them") + " to the API version named, and import again)")})
 		a.Manifests = kept
 		dropped = true
 	}
 	return dropped
+}
+
+// removedList names the objects of removed API versions kubectl refuses,
+// each with its reason, short; past five, the rest by name and count.
+func removedList(msgs []string) string {
+	const bound = 5
+	k8s := regexp.MustCompile(` \(Kubernetes v[0-9.]+\)$`)
+	at := k8s.FindString(msgs[0])
+	var each, more []string
+	for i, msg := range msgs {
+		msg = k8s.ReplaceAllString(msg, "")
+		if i < bound || len(msgs) == bound+1 {
+			each = append(each, msg)
+		} else {
+			more = append(more, strings.SplitN(msg, ": ", 2)[0])
+		}
+	}
+	out := strings.Join(each, "; ")
+	if len(more) > 0 {
+		out += "; and " + strconv.Itoa(len(more)) + " more: " + strings.Join(more, ", ")
+	}
+	return out + at
 }
 
 // namesStep: the note is about a step that is gone (the script ignores

@@ -20,9 +20,20 @@ import (
 // secretKeyPath is jsonpath={.data.KEY} (also {.data['KEY']}, {.data.tls\.crt}).
 var secretKeyPath = regexp.MustCompile(`^jsonpath=\{\.data(?:\.((?:[A-Za-z0-9_-]|\\\.)+)|\[['"]([^'"]+)['"]\])\}$`)
 
+// secretKeyTemplate is go-template={{.data.KEY | base64decode}}, the same
+// read as jsonpath={.data.KEY} | base64 -d (trial 46s68g's D3).
+var secretKeyTemplate = regexp.MustCompile(`^go-template=\{\{ *\.data\.([A-Za-z0-9_-]+) *\| *base64decode *\}\}$`)
+
 // secretKeyRead is the Secret key a $(kubectl get secret … | base64 -d)
-// reads; false when w is no such read.
+// reads; false when w is no such read, or when it names no namespace
+// (the context's, which a step cannot name).
 func (t *translator) secretKeyRead(w *syntax.Word) (importer.OutKeyRef, bool) {
+	ref, ok := t.secretKeyReadIn(w)
+	return ref, ok && ref.Namespace != ""
+}
+
+// secretKeyReadIn is secretKeyRead also without -n.
+func (t *translator) secretKeyReadIn(w *syntax.Word) (importer.OutKeyRef, bool) {
 	var none importer.OutKeyRef
 	if w == nil || len(w.Parts) == 0 {
 		return none, false
@@ -39,14 +50,17 @@ func (t *translator) secretKeyRead(w *syntax.Word) (importer.OutKeyRef, bool) {
 	if len(w.Parts) != 1 || !ok || len(cs.Stmts) != 1 {
 		return none, false
 	}
-	p, ok := cs.Stmts[0].Cmd.(*syntax.BinaryCmd)
-	if !ok || p.Op != syntax.Pipe {
+	get, piped := cs.Stmts[0].Cmd.(*syntax.CallExpr) // -o go-template=…base64decode
+	if p, ok := cs.Stmts[0].Cmd.(*syntax.BinaryCmd); ok && p.Op == syntax.Pipe {
+		dec, ok := p.Y.Cmd.(*syntax.CallExpr)
+		get, piped = p.X.Cmd.(*syntax.CallExpr)
+		if !ok || !piped || len(dec.Args) != 2 || lit(dec.Args[0]) != "base64" || !decodes(lit(dec.Args[1])) {
+			return none, false
+		}
+	} else if !piped {
 		return none, false
-	}
-	dec, ok := p.Y.Cmd.(*syntax.CallExpr)
-	get, ok2 := p.X.Cmd.(*syntax.CallExpr)
-	if !ok || !ok2 || len(dec.Args) != 2 || lit(dec.Args[0]) != "base64" || !decodes(lit(dec.Args[1])) {
-		return none, false
+	} else {
+		piped = false
 	}
 	var args []string
 	for _, a := range get.Args {
@@ -64,12 +78,18 @@ func (t *translator) secretKeyRead(w *syntax.Word) (importer.OutKeyRef, bool) {
 	if len(pos) == 2 && strings.HasPrefix(pos[1], "secret/") {
 		pos = []string{pos[0], "secret", strings.TrimPrefix(pos[1], "secret/")}
 	}
-	m := secretKeyPath.FindStringSubmatch(strings.Trim(f.get("o", "output"), `'"`))
-	ns := f.get("n", "namespace")
-	if len(pos) != 3 || pos[0] != "get" || pos[1] != "secret" && pos[1] != "secrets" || m == nil || ns == "" {
-		return none, false // without -n: the context's namespace, which the step cannot name
+	o := strings.Trim(f.get("o", "output"), `'"`)
+	m := secretKeyPath.FindStringSubmatch(o)
+	if !piped {
+		if m = secretKeyTemplate.FindStringSubmatch(o); m != nil {
+			m = append(m, "")
+		}
+	}
+	if len(pos) != 3 || pos[0] != "get" || pos[1] != "secret" && pos[1] != "secrets" || m == nil {
+		return none, false
 	}
 	key := strings.ReplaceAll(m[1], `\.`, ".") + m[2]
+	ns := f.get("n", "namespace")
 	return importer.OutKeyRef{Name: pos[2], Namespace: ns, Key: key}, true
 }
 
@@ -91,4 +111,25 @@ func (t *translator) setsFromSecrets(x *cmd, h *importer.OutHelm, val string) st
 		t.info(x.stmt, "--set "+k, "the script reads it from key "+ref.Key+" of Secret "+ref.Namespace+"/"+ref.Name+" before this command: the step reads it from there when it runs (valuesFrom secretKeyRef), after the steps before it")
 	}
 	return strings.Join(keep, ",")
+}
+
+// clusterSecretLiteral names a ConfigMap literal not carried when its
+// value is one the script reads from a key of a cluster Secret: it exists
+// only once the cluster fills the Secret during the run (a service
+// account token), so it is no input to ask for (trial 46s68g's D3: a
+// required secret variable nobody can give).
+func (t *translator) clusterSecretLiteral(x *cmd, name, k, v string) bool {
+	for _, m := range varRef.FindAllStringSubmatch(v, -1) {
+		ref, ok := t.secretReads[m[1]]
+		if !ok {
+			continue
+		}
+		in := ref.Name
+		if ref.Namespace != "" {
+			in = ref.Namespace + "/" + ref.Name
+		}
+		t.account(x.stmt, importer.FateNotCarried, "", "key "+k+" of ConfigMap "+name+" is $"+m[1]+", which the script reads from key "+ref.Key+" of Secret "+in+" when it runs: the value exists only once the cluster fills the Secret during the run, and khook cannot write it into a ConfigMap: have what reads the ConfigMap read that Secret key instead (secretKeyRef)")
+		return true
+	}
+	return false
 }

@@ -84,8 +84,8 @@ func TestTrial46s68RemovedAPIInAFolder(t *testing.T) {
 }
 
 // importRemoved imports files' install.sh with validate finding every
-// manifest whose file ends in file removed (msg).
-func importRemoved(t *testing.T, files map[string]string, file, msg string) *Result {
+// manifest whose file ends in file removed (each of msgs).
+func importRemoved(t *testing.T, files map[string]string, file string, msgs ...string) *Result {
 	t.Helper()
 	dir := t.TempDir()
 	for name, text := range files {
@@ -95,7 +95,9 @@ func importRemoved(t *testing.T, files map[string]string, file, msg string) *Res
 		for _, st := range s.Steps {
 			for j, m := range st.Apply.Manifests {
 				if strings.HasSuffix(m.File, file) {
-					ps = append(ps, spec.Problem{Path: fmt.Sprintf("%s.apply.manifests.%d", st.Path, j), Message: msg})
+					for _, msg := range msgs {
+						ps = append(ps, spec.Problem{Path: fmt.Sprintf("%s.apply.manifests.%d", st.Path, j), Message: msg})
+					}
 				}
 			}
 		}

@@ -110,9 +110,12 @@ type translator struct {
 	// packages are the .tgz files helm pull wrote (their absolute path):
 	// the chart each is, which a step that installs the file installs.
 	packages map[string]pulledPackage
-	plugins  []string        // helm plugins the script installs (helm-spray: spray)
-	deps     []depCmd        // helm dependency commands, in order
-	ctxVars  map[string]bool // variables holding the current context's name
+	plugins  []string // helm plugins the script installs (helm-spray: spray)
+	deps     []depCmd // helm dependency commands, in order
+	// pluginRuns are helm plugin commands not carried (their index in
+	// m.Commands), for pluginsBeforeCharts
+	pluginRuns []int
+	ctxVars    map[string]bool // variables holding the current context's name
 	// absent is the checkout file a -f/-d/-e test found missing, which the
 	// script does not make: set by the last condition decided at import
 	absentFile string
@@ -123,6 +126,7 @@ type translator struct {
 	optDefaults int
 	clusterVals map[string]bool               // variables set from helm or kubectl output
 	secretKeys  map[string]importer.OutKeyRef // variables read from a key of a cluster Secret (secretkeys.go)
+	secretReads map[string]importer.OutKeyRef // the same, also without -n (clusterSecretLiteral)
 	unrunPods   map[string]importer.Loc       // pods a kubectl run that is not carried starts, by name
 	strayDoc    bool                          // lines of a here-document a mistyped << left as commands follow (halts.go)
 	repoUpdates []importer.Loc                // helm repo updates folded into the steps that install from a repository
@@ -132,7 +136,7 @@ type translator struct {
 	bg          int                           // > 0 walking a statement run in the background (cmd &)
 	tested      map[*syntax.CallExpr]bool     // calls whose failure bash tests: set -e does not stop there
 	bundled     map[*syntax.CallExpr]string   // k3s kubectl …, read as kubectl: the tool that bundles it
-	bundledSaid bool                          // which cluster such a kubectl works on is said
+	bundledSaid map[string]bool               // which cluster such a kubectl (helm) works on is said
 	// notHeld are the conditions khook cannot decide whose branch ends the
 	// script, where the spec follows the path on which they do not hold
 	notHeld map[string]importer.Loc

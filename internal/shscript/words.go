@@ -666,6 +666,13 @@ func (t *translator) assign(a *syntax.Assign) {
 		delete(t.clusterVals, name)
 	}
 	delete(t.secretKeys, name)
+	delete(t.secretReads, name)
+	if ref, ok := t.secretKeyReadIn(a.Value); ok {
+		if t.secretReads == nil {
+			t.secretReads = map[string]importer.OutKeyRef{}
+		}
+		t.secretReads[name] = ref
+	}
 	if ref, ok := t.secretKeyRead(a.Value); ok && len(t.when) == 0 && t.undecidedDepth == 0 {
 		t.secretKeys[name] = ref
 	}
