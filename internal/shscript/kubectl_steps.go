@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -39,7 +40,11 @@ func (t *translator) kDelete(x *cmd, f flags) {
 			}
 		}
 		base.Manifests = srcs
-		t.addStep(x.stmt, "delete-"+sourceName(srcs[0]), "", &importer.OutStep{Delete: base, Timeout: deleteTimeout(f)})
+		if st := (&importer.OutStep{Delete: base, Timeout: deleteTimeout(f)}); t.addStep(x.stmt, "delete-"+sourceName(srcs[0]), "", st) != nil {
+			for _, kind := range t.sourceKinds(srcs) {
+				t.dataKept(x, kind, st) // kubectl delete -f pvc.yaml: the same word (w1's note)
+			}
+		}
 		return
 	}
 	targets := kindNames(f.pos[1:])
@@ -86,6 +91,32 @@ func (t *translator) dataKept(x *cmd, tg string, st *importer.OutStep) {
 		return
 	}
 	t.stepInfo(t.loc(x.stmt), st, "khook's delete step keeps "+k[1]+" unless it says "+k[0]+": true, so the spec keeps what the script deletes: add "+k[0]+": true to the step if that is meant")
+}
+
+// sourceKinds are the kinds (lower case, once each) of the objects in
+// srcs' files and inline text that the import can read.
+func (t *translator) sourceKinds(srcs []importer.OutSource) []string {
+	var kinds []string
+	for _, src := range srcs {
+		text := src.Inline
+		if src.File != "" && !strings.HasPrefix(src.File, "${") {
+			b, _ := os.ReadFile(filepath.Join(t.specDir, filepath.FromSlash(src.File)))
+			text = string(b)
+		}
+		dec := yaml.NewDecoder(strings.NewReader(text))
+		for {
+			var doc struct {
+				Kind string `yaml:"kind"`
+			}
+			if dec.Decode(&doc) != nil {
+				break
+			}
+			if k := strings.ToLower(doc.Kind); k != "" && !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	return kinds
 }
 
 // deleteTimeout is kubectl delete's --timeout, the step's bound on the

@@ -109,3 +109,13 @@ func importRemoved(t *testing.T, files map[string]string, file string, msgs ...s
 	}
 	return res
 }
+
+// kubectl delete -f of a file holding a PVC says the step keeps it, as
+// kubectl delete pvc does (46s68w1's note on 46s68e's D1).
+func TestTrial46s68DeleteFileKeepsData(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "delete -f pvc.yaml", script: "kubectl delete -f pvc.yaml -n db\n",
+			files: map[string]string{"pvc.yaml": "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\n"},
+			want:  []string{"keeps a PersistentVolumeClaim (and its data) unless it says deleteData: true"}},
+	})
+}
