@@ -230,11 +230,39 @@ func (t *translator) echoedSecrets(m *importer.Model) {
 		return
 	}
 	for _, st := range m.Steps {
-		if st.Out == nil || st.Out.Helm == nil {
+		switch {
+		case st.Out == nil:
+		case st.Out.Helm != nil:
+			t.echoedIn(st, st.Out.Helm.Values, "")
+		case st.Out.Apply != nil:
+			for i, src := range st.Out.Apply.Manifests {
+				st.Out.Apply.Manifests[i].Inline = t.echoedInline(st, src.Inline)
+			}
+		}
+	}
+}
+
+// scalarLine is a YAML line `key: value` or `- value`, the value whole.
+var scalarLine = regexp.MustCompile(`^(\s*(?:-\s+)?(?:[^:#\s][^:#]*:\s+|-\s+))(["']?)(.*?)(["']?)\s*$`)
+
+// echoedInline is text with each scalar that is the very literal of a
+// secret variable written as that variable (a manifest's username equal
+// to the password given to helm: fixer 46s68w2's note).
+func (t *translator) echoedInline(st *importer.Step, text string) string {
+	if text == "" {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		m := scalarLine.FindStringSubmatch(l)
+		if m == nil || m[2] != m[4] || t.secretVars[m[3]] == "" {
 			continue
 		}
-		t.echoedIn(st, st.Out.Helm.Values, "")
+		name := t.secretVars[m[3]]
+		lines[i] = m[1] + "${" + name + " | toJson}"
+		t.m.Info = append(t.m.Info, importer.Note{Loc: st.From, What: "manifest key " + strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(m[1]), "-")), ":"), Why: echoedWhy(name)})
 	}
+	return strings.Join(lines, "\n")
 }
 
 // echoedIn is echoedSecrets over one map of values under prefix.

@@ -119,3 +119,12 @@ func TestTrial46s68DeleteFileKeepsData(t *testing.T) {
 			want:  []string{"keeps a PersistentVolumeClaim (and its data) unless it says deleteData: true"}},
 	})
 }
+
+// A manifest's value that is the literal a secret variable was made of
+// is written as that variable (fixer 46s68w2's note on 46s68f's D4).
+func TestTrial46s68EchoedSecretInManifest(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "a ConfigMap value equal to a --set password", script: "helm install db mongodb --repo https://e.com -n db --set auth.password=s3cr3t-echo\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: db}\ndata:\n  user: \"s3cr3t-echo\"\nEOF\n",
+			want: []string{"user: ${AUTH_PASSWORD | toJson}"}, never: []string{"s3cr3t-echo"}},
+	})
+}
