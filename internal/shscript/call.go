@@ -830,6 +830,14 @@ func (t *translator) recordMade(x *cmd, name string) {
 	if name == "csplit" {
 		t.csplitMade(x)
 	}
+	if name == "git" && len(x.args) > 2 && x.args[1] == "clone" {
+		// git clone URL [DIR]: DIR, or the URL's last name without .git
+		// (trial 46s68l's D1: its files named as made by nothing)
+		if dir := cloneDir(x.args[2:]); dir != "" {
+			t.made = append(t.made, made{path: t.abs(dir), at: t.loc(x.stmt), name: "git clone"})
+		}
+		return
+	}
 	var paths []string
 	for _, a := range x.args[1:] {
 		if strings.HasPrefix(a, "-") {
@@ -915,6 +923,30 @@ func (t *translator) csplitMade(x *cmd) {
 
 // madeBy names the commands khook does not run that name abs, a
 // directory it is in, or a path in it, as "FILE:LINE command, …".
+// cloneDir is the folder git clone's arguments make ("" when unknown).
+func cloneDir(args []string) string {
+	valued := set("b", "branch", "depth", "o", "origin", "c", "config", "reference", "separate-git-dir", "j", "jobs", "filter", "u", "upload-pack", "template", "shallow-since", "shallow-exclude")
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			if valued[strings.TrimLeft(a, "-")] && !strings.Contains(a, "=") {
+				i++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	switch {
+	case len(pos) >= 2:
+		return pos[1]
+	case len(pos) == 1:
+		base := strings.TrimSuffix(strings.TrimSuffix(pos[0], "/"), ".git")
+		return base[strings.LastIndexAny(base, "/:")+1:]
+	}
+	return ""
+}
+
 func (t *translator) madeBy(abs string) string {
 	var by []string
 	for _, m := range t.made {

@@ -411,7 +411,69 @@ func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe 
 	}
 	t.whenFound(last, found)
 	t.keepIfExists(last, absent)
+	t.absentOther(last, absent)
 	t.absentVars(last, thenVars)
+}
+
+// absentOther: a step the script runs only where the check finds
+// nothing that does not make what the check looks for (if ! kubectl get
+// deployment aws-load-balancer-controller; then kubectl apply -f
+// cert-manager.yaml; fi) is no idempotent twin of the check: khook runs
+// it always, said at the check (trial 46s68k's D1: silent, "faithful").
+func (t *translator) absentOther(check *syntax.Stmt, absent []*importer.Step) {
+	name := t.checkedName(check)
+	if name == "" {
+		return
+	}
+	for _, st := range absent {
+		b, err := yaml.Marshal(st.Out)
+		if err != nil || strings.Contains(string(b), name) || st.Out.Delete != nil {
+			continue
+		}
+		t.info(check, t.text(check.Cmd), "the script runs step "+st.Out.Name+" only where this finds no "+name+", which that step does not make; khook runs it always: put it under a when: on a variable if it must not run where "+name+" exists")
+	}
+}
+
+// checkedName is the one object name a kubectl get/describe or helm
+// status check names ("" when it names none, or several).
+func (t *translator) checkedName(s *syntax.Stmt) string {
+	if p, ok := s.Cmd.(*syntax.BinaryCmd); ok && p.Op == syntax.Pipe {
+		return ""
+	}
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return ""
+	}
+	x := t.newCmd(s, c)
+	if !x.ok || len(x.args) < 3 {
+		return ""
+	}
+	var pos []string
+	switch toolName(x.args[0]) {
+	case "kubectl":
+		f := parseFlags(x.args[1:], kubectlValued)
+		if len(f.pos) < 2 || f.pos[0] != "get" && f.pos[0] != "describe" || f.get("l", "selector") != "" {
+			return ""
+		}
+		pos = f.pos[1:]
+		if len(pos) == 1 {
+			_, n, ok := strings.Cut(pos[0], "/")
+			if !ok {
+				return ""
+			}
+			pos = []string{"", n}
+		}
+	case "helm":
+		f := parseFlags(x.args[1:], helmValued)
+		if len(f.pos) != 2 || f.pos[0] != "status" {
+			return ""
+		}
+		pos = f.pos
+	}
+	if len(pos) != 2 || strings.Contains(pos[1], "${") || strings.Contains(pos[1], ",") {
+		return ""
+	}
+	return pos[1]
 }
 
 // absentVars: after an existence check the script's variables are those

@@ -128,3 +128,17 @@ func TestTrial46s68EchoedSecretInManifest(t *testing.T) {
 			want: []string{"user: ${AUTH_PASSWORD | toJson}"}, never: []string{"s3cr3t-echo"}},
 	})
 }
+
+// ghassan8080's deploy-wordpress.sh: a check on another object than the
+// step it guards makes (46s68k's D1); 46s68l's D1, 46s68k's D3: a file of a
+// folder the script clones is made by the clone.
+func TestTrial46s68CheckOtherAndClone(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "if ! get X; then apply Y", script: "if ! kubectl get deployment lbc -n kube-system >/dev/null 2>&1; then\n  kubectl apply -f https://e.com/cert-manager.yaml\nfi\n",
+			want: []string{"only where this finds no lbc, which that step does not make; khook runs it always"}},
+		{name: "if ! get ns x; then create ns x is the idempotent twin", script: "if ! kubectl get ns x; then kubectl create ns x; fi\n",
+			never: []string{"which that step does not make"}},
+		{name: "a file of a clone", script: "git clone --depth 1 https://github.com/k/descheduler.git\nkubectl create -f descheduler/rbac.yaml\n",
+			notCarried: []string{"khook runs no shell commands", "the script makes it earlier (install.sh:3 git clone)"}},
+	})
+}
