@@ -293,6 +293,11 @@ func (t *translator) kApply(x *cmd, f flags) {
 			t.notCarried(x.stmt, "--prune", "khook prunes what leaves the spec (docs/pruning.md), not by label selector")
 		case "force-conflicts":
 			t.info(x.stmt, "--force-conflicts", "khook's server-side apply takes the fields of the objects it applies")
+		case "force":
+			if f.pos[0] == "replace" && fl.val != "false" {
+				// trial 46s68i's D7: replace --force carried as a plain apply, silently
+				t.info(x.stmt, "--force", "kubectl replace --force deletes each object and creates it again; khook's apply updates it in place (a change the API server refuses as immutable fails the step, unless the step says onImmutable: recreate)")
+			}
 		case "validate":
 			if v := fl.val; v == "false" || v == "ignore" || v == "warn" {
 				t.info(x.stmt, "--validate="+v, "khook's apply validates strictly, as kubectl's default does: a field the server does not know fails the plan and the step, where the script went on")

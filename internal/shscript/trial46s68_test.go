@@ -142,3 +142,15 @@ func TestTrial46s68CheckOtherAndClone(t *testing.T) {
 			notCarried: []string{"khook runs no shell commands", "the script makes it earlier (install.sh:3 git clone)"}},
 	})
 }
+
+// vekjja/provisions' docker-mailserver.sh: an exec's in-container command
+// is named by its program only (D6: its password quoted); replace --force
+// is said (D7) (46s68i).
+func TestTrial46s68ExecAndReplaceForce(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "kubectl exec … -- setup email add USER PASSWORD", script: "kubectl exec -n mail deploy/ms -- setup email add a@example.com s3cr3t-exec\n",
+			notCarried: []string{"khook has no step for kubectl exec"}, never: []string{"s3cr3t-exec"}},
+		{name: "kubectl replace --force", script: "kubectl replace --force -f cm.yaml\n", files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"},
+			want: []string{"kubectl replace --force deletes each object and creates it again"}},
+	})
+}
