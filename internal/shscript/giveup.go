@@ -79,8 +79,9 @@ func (t *translator) giveUpTurns(tc *syntax.TestClause, at int, body []*syntax.S
 		return 0
 	}
 	pe, _ := paramOf(l.Parts[0])
-	limit, err := strconv.Atoi(lit(r))
-	if pe == nil || pe.Param == nil || pe.Exp != nil || err != nil {
+	s, known, _ := t.eval(r) // 60, or $max_wait set to it (trial 46s68i's D5)
+	limit, err := strconv.Atoi(s)
+	if pe == nil || pe.Param == nil || pe.Exp != nil || !known || err != nil {
 		return 0
 	}
 	name := pe.Param.Value
