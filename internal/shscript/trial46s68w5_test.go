@@ -12,5 +12,10 @@ func TestTrial46s68w5Idioms(t *testing.T) {
 			want: []string{"timeout: 30s\n"}},
 		{name: "a poll loop with a give-up khook cannot count", script: "waited=0\nwhile ! kubectl get crd a.b.io; do\n  [[ $waited -ge $MAX ]] && exit 1; sleep 5; ((waited+=5)); done\n",
 			want: []string{"the step waits khook's default timeout, 5m: write the script's time as its timeout:"}},
+		// the same script's run_kubectl, run_helm, apply_manifest (D1): output only printed or logged
+		{name: "a logging wrapper that captures the output only to print it", script: "log() { echo \"[x] $*\"; }\nrun_kubectl() {\n  local output exit_code\n  set +e\n  output=$(kubectl \"$@\" 2>&1)\n  exit_code=$?\n  set -e\n  if [[ $exit_code -ne 0 ]]; then\n    echo \"$output\" | while IFS= read -r line; do log \"  $line\"; done\n    return $exit_code\n  fi\n  if [[ -n \"$output\" ]]; then echo \"$output\"; fi\n}\nrun_helm() { local out; out=$(helm \"$@\" 2>&1) || { echo \"failed: $out\"; return 1; }; log \"$out\"; }\nrun_kubectl create namespace demo\nhelm repo add jetstack https://charts.jetstack.io\nrun_helm upgrade --install cert-manager jetstack/cert-manager -n cert-manager\n",
+			want: []string{"name: namespace-demo", "repo: https://charts.jetstack.io", "release: cert-manager"}},
+		{name: "a wrapper whose output goes to a file is still not carried", script: "keep() { local out; out=$(kubectl apply -f \"$1\" 2>&1); echo \"$out\" > applied.txt; }\nkubectl create namespace demo\nkeep https://example.com/k.yaml\n",
+			notCarried: []string{"inside $(…) to take its output"}},
 	})
 }

@@ -219,6 +219,9 @@ func (t *translator) stmt(s *syntax.Stmt) {
 	case nil:
 	case *syntax.CallExpr:
 		t.passed, t.ranOn = append(t.passed, t.ranOn...), nil
+		if len(c.Args) == 0 && len(c.Assigns) == 1 && t.printedCapture(c.Assigns[0]) {
+			return
+		}
 		if t.fileFromProcSubst(s, c) {
 			return
 		}
