@@ -17,5 +17,8 @@ func TestTrial46s68w5Idioms(t *testing.T) {
 			want: []string{"name: namespace-demo", "repo: https://charts.jetstack.io", "release: cert-manager"}},
 		{name: "a wrapper whose output goes to a file is still not carried", script: "keep() { local out; out=$(kubectl apply -f \"$1\" 2>&1); echo \"$out\" > applied.txt; }\nkubectl create namespace demo\nkeep https://example.com/k.yaml\n",
 			notCarried: []string{"inside $(…) to take its output"}},
+		// D2: a wrapper under a phase function under main names the call that gives it its words
+		{name: "a nested wrapper's note names its call with its words", script: "keep() { local out; out=$(kubectl apply -f \"$1\" 2>&1); echo \"$out\" > applied.txt; }\nphase1() {\n  keep https://example.com/a.yaml\n  keep https://example.com/b.yaml\n}\nmain() { phase1; }\nkubectl create namespace demo\nmain\n",
+			notCarried: []string{"called at install.sh:5 as `keep https://example.com/a.yaml`, through main called at install.sh:10)", "called at install.sh:6 as `keep https://example.com/b.yaml`, through main called at install.sh:10)"}},
 	})
 }
