@@ -20,5 +20,8 @@ func TestTrial46s68w5Idioms(t *testing.T) {
 		// D2: a wrapper under a phase function under main names the call that gives it its words
 		{name: "a nested wrapper's note names its call with its words", script: "keep() { local out; out=$(kubectl apply -f \"$1\" 2>&1); echo \"$out\" > applied.txt; }\nphase1() {\n  keep https://example.com/a.yaml\n  keep https://example.com/b.yaml\n}\nmain() { phase1; }\nkubectl create namespace demo\nmain\n",
 			notCarried: []string{"called at install.sh:5 as `keep https://example.com/a.yaml`, through main called at install.sh:10)", "called at install.sh:6 as `keep https://example.com/b.yaml`, through main called at install.sh:10)"}},
+		// D4: a repo add whose install, through a wrapper, is not carried
+		{name: "a repo add whose install through helm \"$@\" is not carried", script: "run_helm() { local out; out=$(helm \"$@\" 2>&1); echo \"$out\" > helm.log; }\nhelm repo add jetstack https://charts.jetstack.io\nrun_helm upgrade --install cert-manager jetstack/cert-manager -n cert-manager\nkubectl create namespace demo\n",
+			notCarried: []string{"inside $(…) to take its output", "write its URL https://charts.jetstack.io in repo:"}},
 	})
 }
