@@ -23,5 +23,9 @@ func TestTrial46s68w5Idioms(t *testing.T) {
 		// D4: a repo add whose install, through a wrapper, is not carried
 		{name: "a repo add whose install through helm \"$@\" is not carried", script: "run_helm() { local out; out=$(helm \"$@\" 2>&1); echo \"$out\" > helm.log; }\nhelm repo add jetstack https://charts.jetstack.io\nrun_helm upgrade --install cert-manager jetstack/cert-manager -n cert-manager\nkubectl create namespace demo\n",
 			notCarried: []string{"inside $(…) to take its output", "write its URL https://charts.jetstack.io in repo:"}},
+		// the same script's :619-647 (D3): a check sets a flag, an if on the flag decides an apply
+		{name: "an if on a flag an existence check set", script: "missing=false\nif ! kubectl get secret tls -n app; then missing=true; fi\nkubectl create namespace demo\nif [[ $missing == true ]]; then echo \"create secret tls first\"; else kubectl apply -f https://example.com/proxy.yaml; fi\n",
+			want:       []string{"name: namespace-demo"},
+			notCarried: []string{"what the script does where kubectl get secret tls -n app (install.sh:4) finds the object, as [[ $missing == true ]] decides from it"}},
 	})
 }

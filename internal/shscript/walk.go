@@ -144,6 +144,9 @@ type translator struct {
 	// conditions of everything after it (stmts raises them out of each list)
 	exitGuard []string
 	turns     map[string]string // the variables of the for loops over known values being walked: this turn's value
+	// checkSet are the variables an existence check's fresh-cluster path
+	// sets otherwise than the path where it finds the object: the check
+	checkSet map[string]*syntax.Stmt
 }
 
 // hdocKind is how a here-document's text is read.
