@@ -603,7 +603,7 @@ func (t *translator) callScriptFunc(x *cmd, name string, f *function) {
 		// nothing, so nothing to say (46zzc's N5)
 		t.m.Info = append(t.m.Info[:t.cmdInfo], slices.DeleteFunc(t.m.Info[t.cmdInfo:], func(n importer.Note) bool { return n.Why == noArgs })...)
 	}
-	t.callers = append(t.callers, caller{name, t.loc(x.stmt)})
+	t.callers = append(t.callers, caller{name: name, at: t.loc(x.stmt), call: t.callText(x)})
 	t.callFunc(f, x.args[1:])
 	t.callers = t.callers[:len(t.callers)-1]
 	t.pipeIn = save

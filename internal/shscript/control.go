@@ -61,6 +61,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	switch {
 	case ok && static != nil:
+		t.untakenOnCheck(c, last, *static)
 		switch {
 		case *static && t.supplied(last, c.Then):
 			// the file is given: the script goes on past its guard
@@ -409,6 +410,7 @@ func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe 
 		t.vars, thenVars = thenVars, t.vars
 		t.secretKeys = thenKeys
 	}
+	t.checkSets(last, c.Else == nil, vars, thenVars)
 	t.whenFound(last, found)
 	t.keepIfExists(last, absent)
 	t.absentOther(last, absent)
@@ -661,8 +663,12 @@ func (t *translator) notCarriedSince(m mark, why string) map[importer.Loc]bool {
 	dropped := map[importer.Loc]bool{}
 	for i := m.commands; i < len(t.m.Commands); i++ {
 		if cm := &t.m.Commands[i]; cm.Fate == importer.FateStep || cm.Fate == importer.FateFolded {
+			at := "" // a function's line: the call its step was made for (trial 46s68i's D3)
+			if j := slices.IndexFunc(t.m.Steps[m.steps:], func(st *importer.Step) bool { return st.Out.Name == cm.Step }); j >= 0 && cm.Fate == importer.FateStep {
+				at = t.m.Steps[m.steps+j].Call
+			}
 			cm.Fate, cm.Step, cm.Why = importer.FateNotCarried, "", why
-			t.m.NotCarried = append(t.m.NotCarried, importer.Note{Loc: cm.Loc, What: cm.Text, Why: why})
+			t.m.NotCarried = append(t.m.NotCarried, importer.Note{Loc: cm.Loc, What: cm.Text, Why: why + at})
 			dropped[cm.Loc] = true
 		}
 	}

@@ -157,6 +157,12 @@ func (t *translator) unusedRepos() {
 				users = append(users, c.Loc.String())
 			}
 		}
+		for _, n := range t.m.NotCarried {
+			// run_helm "$@": the call's words, in the note's call site (trial 46s68i's D4)
+			if strings.Contains(n.Why, " `") && strings.Contains(n.Why, " "+r.name+"/") && !slices.Contains(users, n.Loc.String()) {
+				users = append(users, n.Loc.String())
+			}
+		}
 		c := &t.m.Commands[i]
 		if len(users) == 0 {
 			c.Fate, c.Why = importer.FateReadOnly, "no command of the script installs from "+r.name+": it changes only helm's local repository list"

@@ -237,7 +237,11 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 		return
 	}
 	before := len(t.m.Steps)
+	bound := t.giveUpBound(s, c.Do)
 	t.pollLoop(s, map[bool]*syntax.Stmt{waitsFor: cond}[true], c.Do)
+	if waitsFor {
+		bound(before)
+	}
 	if rc, ok := cond.Cmd.(*syntax.CallExpr); ok && len(rc.Args) > 0 && lit(rc.Args[0]) == "read" {
 		return // while read: a turn per line of its input (loopReads), no poll (trial 46z's L1b)
 	}

@@ -145,7 +145,7 @@ deploy one
 deploy two
 `, "app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n"})
 	nc := res.Model.NotCarried
-	if len(nc) != 2 || nc[0].Line != 4 || !strings.HasSuffix(nc[0].Why, "(in deploy, called at install.sh:7)") || !strings.HasSuffix(nc[1].Why, "(in deploy, called at install.sh:8)") {
+	if len(nc) != 2 || nc[0].Line != 4 || !strings.HasSuffix(nc[0].Why, "(in deploy, called at install.sh:7 as `deploy one`)") || !strings.HasSuffix(nc[1].Why, "(in deploy, called at install.sh:8 as `deploy two`)") {
 		t.Errorf("not carried %v", nc)
 	}
 }

@@ -145,6 +145,9 @@ type translator struct {
 	// conditions of everything after it (stmts raises them out of each list)
 	exitGuard []string
 	turns     map[string]string // the variables of the for loops over known values being walked: this turn's value
+	// checkSet are the variables an existence check's fresh-cluster path
+	// sets otherwise than the path where it finds the object: the check
+	checkSet map[string]*syntax.Stmt
 }
 
 // hdocKind is how a here-document's text is read.
@@ -220,6 +223,9 @@ func (t *translator) stmt(s *syntax.Stmt) {
 	case nil:
 	case *syntax.CallExpr:
 		t.passed, t.ranOn = append(t.passed, t.ranOn...), nil
+		if len(c.Args) == 0 && len(c.Assigns) == 1 && t.printedCapture(c.Assigns[0]) {
+			return
+		}
 		if t.fileFromProcSubst(s, c) {
 			return
 		}
@@ -322,8 +328,8 @@ func (t *translator) notCarried(n syntax.Node, what, why string) {
 
 // noteAt is a not-carried note at n, said as notCarried says it.
 func (t *translator) noteAt(n syntax.Node, what, why string) importer.Note {
-	why = t.masked(why) // a why may quote arguments (Unexpected args: …)
-	why += t.callSite() // a function's line: which call of it
+	why = t.masked(why)     // a why may quote arguments (Unexpected args: …)
+	why += t.callSite(true) // a function's line: which call of it
 	return importer.Note{Loc: t.loc(n), What: what, Why: why}
 }
 
@@ -331,15 +337,45 @@ func (t *translator) noteAt(n syntax.Node, what, why string) importer.Note {
 // one: the function the line is in, and the call of the script's main
 // flow it was walked for — through `retry k …` retry's, not retry's own
 // "$@" line (trial 46s67k's D7: every call of k named at k's body).
-func (t *translator) callSite() string {
+func (t *translator) callSite(args bool) string {
 	if len(t.callers) == 0 {
 		return ""
 	}
 	in, out := t.callers[len(t.callers)-1], t.callers[0]
+	if len(t.callers) == 1 && args && out.call != "" && out.call != out.name {
+		// a note's command names "$1", a step's its value: the call's words say which
+		return " (in " + in.name + ", called at " + out.at.String() + " as `" + out.call + "`)"
+	}
 	if len(t.callers) == 1 || in.name == out.name {
 		return " (in " + in.name + ", called at " + out.at.String() + ")"
 	}
+	// main → deploy_phase1 → apply_manifest: the call that gives the
+	// command its arguments too, with them, not only main's (trial
+	// 46s68i's D2: 33 applies of one line, "through main", told apart by nothing)
+	for i := len(t.callers) - 1; i > 0; i-- {
+		if c := t.callers[i]; c.call != "" {
+			return " (in " + in.name + ", called at " + c.at.String() + " as `" + c.call + "`, through " + out.name + " called at " + out.at.String() + ")"
+		}
+	}
 	return " (in " + in.name + ", through " + out.name + " called at " + out.at.String() + ")"
+}
+
+// callText is the call x of a script function with its arguments as
+// known at import, masked and shortened; "" where the function's name is
+// itself an argument passed on (retry's "$@": retry's call says it).
+func (t *translator) callText(x *cmd) string {
+	c, ok := x.stmt.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 || len(c.Args[0].Parts) != 1 {
+		return ""
+	}
+	if _, ok := c.Args[0].Parts[0].(*syntax.Lit); !ok {
+		return ""
+	}
+	s := t.masked(strings.Join(x.args, " "))
+	if len(s) > 100 {
+		s = s[:97] + "…"
+	}
+	return s
 }
 
 // waitsAgain folds a wait or rollout status into the same one a retry
@@ -364,6 +400,7 @@ func (t *translator) waitsAgain(n syntax.Node, st *importer.OutStep) bool {
 type caller struct {
 	name string
 	at   importer.Loc
+	call string // the call with its arguments; "" where its name was passed on ("$@")
 }
 
 func (t *translator) info(n syntax.Node, what, why string) {
@@ -439,7 +476,7 @@ func (t *translator) resplit(n syntax.Node, c importer.Command) bool {
 // namedAtThisCall: a not-carried note at loc names the call of the
 // function being walked (any, outside a function).
 func (t *translator) namedAtThisCall(loc importer.Loc) bool {
-	at := t.callSite()
+	at := t.callSite(true)
 	return slices.ContainsFunc(t.m.NotCarried, func(n importer.Note) bool { return n.Loc == loc && strings.HasSuffix(n.Why, at) })
 }
 
@@ -496,7 +533,7 @@ func (t *translator) addStep(n syntax.Node, base, key string, st *importer.OutSt
 	if key != "" {
 		t.keys[key] = name
 	}
-	t.m.Steps = append(t.m.Steps, &importer.Step{From: t.loc(n), Out: st, Call: t.callSite()})
+	t.m.Steps = append(t.m.Steps, &importer.Step{From: t.loc(n), Out: st, Call: t.callSite(false)})
 	if d := st.Delete; d != nil && d.IgnoreNotFound != nil && !*d.IgnoreNotFound && !t.errexit {
 		// without set -e a failed removal is no stop (helm uninstall of a
 		// release not there yet, on a first run)

@@ -943,6 +943,9 @@ func (t *translator) declClause(s *syntax.Stmt, c *syntax.DeclClause) {
 				frame[a.Name.Value] = t.vars[a.Name.Value]
 			}
 		}
+		if c.Variant.Value == "local" && t.printedCapture(a) {
+			continue
+		}
 		t.assign(a)
 	}
 }

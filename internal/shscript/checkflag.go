@@ -1,0 +1,58 @@
+package shscript
+
+import (
+	"maps"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// checkSets remembers the variables the path of check that the spec
+// follows (where it finds nothing) sets otherwise than the other path:
+// `if ! kubectl get secret tls; then missing=true; fi` (noElse: the other
+// path is before, the variables before the if); foundVars are the then
+// branch's after a check that is not negated.
+func (t *translator) checkSets(check *syntax.Stmt, noElse bool, before, thenVars map[string]*shVar) {
+	found := thenVars
+	if check.Negated {
+		found = before
+		if !noElse {
+			return // its else's variables are gone: absentVars says those
+		}
+	}
+	for name, v := range t.vars {
+		if found[name] != v {
+			if t.checkSet == nil {
+				t.checkSet = map[string]*syntax.Stmt{}
+			}
+			t.checkSet[name] = check
+		}
+	}
+}
+
+// untakenOnCheck: an if decided at import on a variable an existence
+// check set (if [[ $missing == true ]]) decided it on a fresh cluster's
+// path; the branch it does not take is what the script does where the
+// check finds the object: walked, its steps taken back and named not
+// carried at their lines (trial 46s68i's D3: an apply, silently dropped).
+func (t *translator) untakenOnCheck(c *syntax.IfClause, cond *syntax.Stmt, taken bool) {
+	var check *syntax.Stmt
+	syntax.Walk(cond, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && t.checkSet[pe.Param.Value] != nil && check == nil {
+			check = t.checkSet[pe.Param.Value]
+		}
+		return check == nil
+	})
+	if check == nil || taken && c.Else == nil {
+		return
+	}
+	m, vars, stopped, failed := t.mark(), maps.Clone(t.vars), t.stopped, t.failed
+	t.undecidedDepth++
+	if taken {
+		t.ifClause(c.Else)
+	} else {
+		t.branch(c.Then, "")
+	}
+	t.undecidedDepth--
+	t.vars, t.exitGuard, t.stopped, t.failed = vars, nil, stopped, failed
+	t.notCarriedSince(m, "what the script does where "+t.text(check.Cmd)+" ("+t.loc(check).String()+") finds the object, as "+condKey(t.text(cond))+" decides from it; the spec follows a fresh cluster's path, where it finds nothing: do this by hand on a cluster where it does")
+}
