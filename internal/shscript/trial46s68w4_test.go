@@ -1,0 +1,21 @@
+package shscript
+
+import "testing"
+
+// What held-out trial 46s68j showed (fixer 46s68w4), each cut down from
+// tyk-demo's deployments/k8s-operator/bootstrap.sh and the scripts it runs.
+func TestTrial46s68w4Idioms(t *testing.T) {
+	const cfg = "#!/bin/bash\nns=\"default-ns\"\nwhile getopts \":n:\" o; do\n  case \"${o}\" in\n    n) ns=${OPTARG} ;;\n  esac\ndone\nkubectl create configmap cfg -n $ns --from-literal=a=b\n"
+	const cfgCase = "#!/bin/bash\nns=default-ns\nwhile [[ $# -gt 0 ]]; do\n  case $1 in\n    -n) ns=$2; shift 2 ;;\n    *) shift ;;\n  esac\ndone\nkubectl create configmap cfg -n $ns --from-literal=a=b\n"
+	checkIdioms(t, []idiom{
+		// D3: the arguments a script gives a script it runs are what its option loop reads
+		{name: "./cfg.sh -n demo, getopts", script: "./cfg.sh -n demo\n", files: map[string]string{"cfg.sh": cfg},
+			want: []string{"namespace: demo"}, never: []string{"default-ns", "${ns}"}},
+		{name: "eval ./cfg.sh -n $ns, ns overridden from the environment", script: "ns=demo\nif [[ ! -z \"${NS_OVERRIDE}\" ]]; then ns=\"${NS_OVERRIDE}\"; fi\neval ./cfg.sh -n $ns\n", files: map[string]string{"cfg.sh": cfg},
+			want: []string{"namespace: demo", "namespace: ${NS_OVERRIDE}"}, never: []string{"default-ns", "${ns}"}},
+		{name: "bash cfg.sh -n demo, while case $1", script: "bash cfg.sh -n demo\n", files: map[string]string{"cfg.sh": cfgCase},
+			want: []string{"namespace: demo"}, never: []string{"default-ns", "${ns}"}},
+		{name: "a function's getopts over its arguments", script: "f() {\n  local OPTIND n=default-ns\n  while getopts \"n:\" o; do case $o in n) n=$OPTARG ;; esac; done\n  kubectl create namespace $n\n}\nf -n demo\n",
+			want: []string{"name: demo"}, never: []string{"default-ns"}},
+	})
+}
