@@ -144,9 +144,11 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 		}
 		starts[i] = maps.Clone(t.vars)
 		n := len(t.when)
+		pushed := 0
 		if a.when != "" {
-			t.when = append(t.when, a.when)
+			t.when, pushed = append(t.when, a.when), 1
 		}
+		t.splitWhens += pushed
 		made := len(t.m.Steps)
 		if t.splitting == 0 && i == 0 {
 			t.splitFrom = len(t.m.Commands)
@@ -154,7 +156,7 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 		t.splitting++
 		t.stmt(s)
 		t.splitting--
-		t.when = t.when[:n]
+		t.when, t.splitWhens = t.when[:n], t.splitWhens-pushed
 		afters[i] = t.vars
 		exits = t.valueExits(a.when, len(t.m.Steps) > made, exits)
 		if t.stopped && !t.returned {

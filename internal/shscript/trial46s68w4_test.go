@@ -17,5 +17,9 @@ func TestTrial46s68w4Idioms(t *testing.T) {
 			want: []string{"namespace: demo"}, never: []string{"default-ns", "${ns}"}},
 		{name: "a function's getopts over its arguments", script: "f() {\n  local OPTIND n=default-ns\n  while getopts \"n:\" o; do case $o in n) n=$OPTARG ;; esac; done\n  kubectl create namespace $n\n}\nf -n demo\n",
 			want: []string{"name: demo"}, never: []string{"default-ns"}},
+		// D4: a guard of a script run through eval once per value of the caller's variable still requires
+		{name: "eval ./cfg.sh -u $host after an if on the environment, cfg.sh guards $TOKEN", script: "host=http://h:3000\nif [ \"${HOST_OVERRIDE}\" ]; then host=\"${HOST_OVERRIDE}\"; fi\neval ./cfg.sh -u $host\n",
+			files: map[string]string{"cfg.sh": "#!/bin/bash\nif [ -z \"$TOKEN\" ]; then echo no token; exit 1; fi\nkubectl create secret generic conf -n demo --from-literal \"AUTH=$TOKEN\"\n"},
+			want:  []string{"TOKEN: {type: string, secret: true, required: true, description: \"the script stops without it (cfg.sh:2)\"}", "when: vars.get(\"HOST_OVERRIDE\", \"\") != \"\""}},
 	})
 }
