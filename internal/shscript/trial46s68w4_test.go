@@ -21,5 +21,14 @@ func TestTrial46s68w4Idioms(t *testing.T) {
 		{name: "eval ./cfg.sh -u $host after an if on the environment, cfg.sh guards $TOKEN", script: "host=http://h:3000\nif [ \"${HOST_OVERRIDE}\" ]; then host=\"${HOST_OVERRIDE}\"; fi\neval ./cfg.sh -u $host\n",
 			files: map[string]string{"cfg.sh": "#!/bin/bash\nif [ -z \"$TOKEN\" ]; then echo no token; exit 1; fi\nkubectl create secret generic conf -n demo --from-literal \"AUTH=$TOKEN\"\n"},
 			want:  []string{"TOKEN: {type: string, secret: true, required: true, description: \"the script stops without it (cfg.sh:2)\"}", "when: vars.get(\"HOST_OVERRIDE\", \"\") != \"\""}},
+		// D2: a precondition on what the cluster holds, which the script stops on, is named at its line
+		{name: "n=$(kubectl get pods … | jq length); if [ \"$n\" == \"0\" ]; then exit 1; fi", script: "n=$(kubectl get pods -l app=cert-manager -A -o json | jq '.items | length')\nif [ \"$n\" == \"0\" ]; then\n  echo \"install cert-manager first\"; exit 1\nfi\nhelm install op --repo https://charts.example.com op -n demo\n",
+			want: []string{"release: op"}, never: []string{"when:"},
+			notCarried: []string{"a check of what the script read from the cluster, which it stops on"}},
+		{name: "[ \"$n\" == 0 ] && exit 1 on a value read from the cluster", script: "n=$(kubectl get pods -A -o json | jq '.items | length')\n[ \"$n\" == \"0\" ] && exit 1\nhelm install op --repo https://charts.example.com op -n demo\n",
+			want: []string{"release: op"}, notCarried: []string{"a check of what the script read from the cluster, which it stops on"}},
+		// D2: the local helm client's version is not read from the cluster (khook brings its own helm)
+		{name: "helm version --short check", script: "v=$(helm version --short)\nif [[ $v =~ ^v[0-2]\\. ]]; then\n  echo \"Helm v3 or later is required\"; exit 1\nfi\nhelm install op --repo https://charts.example.com op -n demo\n",
+			want: []string{"release: op"}, never: []string{"read from the cluster"}},
 	})
 }

@@ -551,6 +551,9 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		if t.isCheck(c.X) { // `kubectl get crd x && kubectl delete crd x`
 			t.whenFound(c.X, t.m.Steps[before:])
 		}
+		if len(t.m.Steps) == before {
+			t.clusterGuard(c) // [ "$n" == 0 ] && exit 1 (trial 46s68j's D2)
+		}
 	case syntax.OrStmt:
 		switch {
 		case isLookup(c.X) && !t.callsTool(c.Y, map[string]bool{}):
