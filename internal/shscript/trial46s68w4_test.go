@@ -1,6 +1,13 @@
 package shscript
 
-import "testing"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/khook/khook/spec"
+)
 
 // What held-out trial 46s68j showed (fixer 46s68w4), each cut down from
 // tyk-demo's deployments/k8s-operator/bootstrap.sh and the scripts it runs.
@@ -31,4 +38,34 @@ func TestTrial46s68w4Idioms(t *testing.T) {
 		{name: "helm version --short check", script: "v=$(helm version --short)\nif [[ $v =~ ^v[0-2]\\. ]]; then\n  echo \"Helm v3 or later is required\"; exit 1\nfi\nhelm install op --repo https://charts.example.com op -n demo\n",
 			want: []string{"release: op"}, never: []string{"read from the cluster"}},
 	})
+}
+
+// D1, bootstrap.sh:102: kubectl create namespace $ns, ns the override of
+// the environment where it is set, is checked as it runs under its when:
+// (the variable set), not with its empty default (refused: "Namespace
+// has no metadata.name … fix the manifest").
+func TestTrial46s68w4NamespaceFromOverride(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "install.sh", "#!/bin/bash\nset -e\nns=demo\nif [[ ! -z \"${NS_OVERRIDE}\" ]]; then ns=\"${NS_OVERRIDE}\"; fi\nkubectl create namespace $ns\nhelm install op --repo https://charts.example.com op -n $ns\n")
+	named := regexp.MustCompile(`(?m)^\s*name: \S`)
+	check := func(s *spec.Spec) (ps spec.Problems) {
+		for _, st := range s.Steps {
+			if st.Apply == nil {
+				continue
+			}
+			for j, m := range st.Apply.Manifests {
+				if strings.Contains(m.Inline, "kind: Namespace") && !named.MatchString(m.Inline) {
+					ps = append(ps, spec.Problem{Path: fmt.Sprintf("%s.apply.manifests.%d", st.Path, j), Message: "document 1: v1 Namespace has no metadata.name"})
+				}
+			}
+		}
+		return ps
+	}
+	res, err := Import("install.sh", Options{Dir: dir, Check: check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(res.Spec); len(res.Model.NotCarried) != 0 || !strings.Contains(s, "name: ${NS_OVERRIDE}") || !strings.Contains(s, "name: demo") {
+		t.Errorf("not carried %v\n%s", res.Model.NotCarried, s)
+	}
 }
