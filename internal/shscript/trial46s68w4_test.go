@@ -20,6 +20,9 @@ func TestTrial46s68w4Idioms(t *testing.T) {
 			want: []string{"namespace: demo"}, never: []string{"default-ns", "${ns}"}},
 		{name: "eval ./cfg.sh -n $ns, ns overridden from the environment", script: "ns=demo\nif [[ ! -z \"${NS_OVERRIDE}\" ]]; then ns=\"${NS_OVERRIDE}\"; fi\neval ./cfg.sh -n $ns\n", files: map[string]string{"cfg.sh": cfg},
 			want: []string{"namespace: demo", "namespace: ${NS_OVERRIDE}"}, never: []string{"default-ns", "${ns}"}},
+		// N15: the caller's $ns is expanded into the argument; the script run sets its own ns first
+		{name: "ns=demo; ./cfg.sh -n $ns: no export advice", script: "ns=demo\n./cfg.sh -n $ns\n", files: map[string]string{"cfg.sh": cfg},
+			want: []string{"namespace: demo"}, never: []string{"not exported", "default-ns"}},
 		{name: "bash cfg.sh -n demo, while case $1", script: "bash cfg.sh -n demo\n", files: map[string]string{"cfg.sh": cfgCase},
 			want: []string{"namespace: demo"}, never: []string{"default-ns", "${ns}"}},
 		{name: "a function's getopts over its arguments", script: "f() {\n  local OPTIND n=default-ns\n  while getopts \"n:\" o; do case $o in n) n=$OPTARG ;; esac; done\n  kubectl create namespace $n\n}\nf -n demo\n",
