@@ -523,18 +523,25 @@ func (t *translator) supplied(cond *syntax.Stmt, then []*syntax.Stmt) bool {
 // with a failure ([ ! -d "$ROOT/envs/x" ] && exit 1, the directory not
 // there at import): bash stops there, so nothing after it is carried.
 func (t *translator) stoppedAt(cond *syntax.Stmt) {
-	if t.stopped && t.failed && t.cond == 0 && t.splitting == 0 {
-		fix := "import where it holds otherwise (the file there, the variable set)"
-		if strings.Contains(t.text(cond), "$#") {
-			fix = "it counts the arguments of a call: give the call the arguments it checks for"
-		}
-		if len(t.callers) > 1 {
-			// _run exits one argument short, called by run, called at the
-			// script's line to fix (trial 46s67j's D2: only the innermost named)
-			fix += " (the script's call is at " + t.callers[0].at.String() + ")"
-		}
-		t.notCarried(cond, t.text(cond), "decided at import, and the script stops there with a failure (exit): what comes after it is not carried; "+fix)
+	if !t.stopped || !t.failed || t.cond != 0 {
+		return
 	}
+	fix := "import where it holds otherwise (the file there, the variable set)"
+	if strings.Contains(t.text(cond), "$#") {
+		fix = "it counts the arguments of a call: give the call the arguments it checks for"
+	}
+	if len(t.callers) > 1 {
+		// _run exits one argument short, called by run, called at the
+		// script's line to fix (trial 46s67j's D2: only the innermost named)
+		fix += " (the script's call is at " + t.callers[0].at.String() + ")"
+	}
+	n := t.noteAt(cond, t.text(cond), "decided at import, and the script stops there with a failure (exit): what comes after it is not carried; "+fix)
+	if t.splitting > 0 {
+		// said by splitOnAlts where every value stops here
+		t.splitStops = append(t.splitStops, n)
+		return
+	}
+	t.m.NotCarried = append(t.m.NotCarried, n)
 }
 
 // endsScript: the branch ends with exit (volcano's `--quit`: clean up,

@@ -31,6 +31,11 @@ func TestTrial46s68w4Idioms(t *testing.T) {
 		{name: "eval ./cfg.sh -u $host after an if on the environment, cfg.sh guards $TOKEN", script: "host=http://h:3000\nif [ \"${HOST_OVERRIDE}\" ]; then host=\"${HOST_OVERRIDE}\"; fi\neval ./cfg.sh -u $host\n",
 			files: map[string]string{"cfg.sh": "#!/bin/bash\nif [ -z \"$TOKEN\" ]; then echo no token; exit 1; fi\nkubectl create secret generic conf -n demo --from-literal \"AUTH=$TOKEN\"\n"},
 			want:  []string{"TOKEN: {type: string, secret: true, required: true, description: \"the script stops without it (cfg.sh:2)\"}", "when: vars.get(\"HOST_OVERRIDE\", \"\") != \"\""}},
+		// D4 variant: the script run through eval, per value of $host, stops at its guard for every value: named
+		{name: "eval ./cfg.sh -u $host, no -a: cfg.sh's guard stops it", script: "host=http://h:3000\nif [ \"${HOST_OVERRIDE}\" ]; then host=\"${HOST_OVERRIDE}\"; fi\neval ./cfg.sh -u $host\nkubectl create namespace after\n",
+			files: map[string]string{"cfg.sh": "#!/bin/bash\nauth=\"\"\nwhile getopts \":a:u:\" o; do case \"${o}\" in a) auth=${OPTARG} ;; u) url=${OPTARG} ;; esac; done\nif [ -z $auth ]; then echo \"no -a\"; exit 1; fi\nkubectl create secret generic conf -n demo --from-literal \"AUTH=$auth\"\n"},
+			want:  []string{"name: after"}, never: []string{"AUTH"},
+			notCarried: []string{"decided at import, and the script stops there with a failure (exit)"}},
 		// D2: a precondition on what the cluster holds, which the script stops on, is named at its line
 		{name: "n=$(kubectl get pods … | jq length); if [ \"$n\" == \"0\" ]; then exit 1; fi", script: "n=$(kubectl get pods -l app=cert-manager -A -o json | jq '.items | length')\nif [ \"$n\" == \"0\" ]; then\n  echo \"install cert-manager first\"; exit 1\nfi\nhelm install op --repo https://charts.example.com op -n demo\n",
 			want: []string{"release: op"}, never: []string{"when:"},
