@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/khook/khook/spec"
@@ -43,7 +44,8 @@ func checked(m *Model, check Check) (refused, standIn []Problem, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	first, err := checkWith(all, doc, check, "x")
+	nonEmpty := whenSet(m) // of the steps' own when:, which all clears
+	first, err := checkWith(all, doc, check, "x", nonEmpty)
 	if err != nil || len(first) == 0 {
 		return nil, nil, err
 	}
@@ -51,7 +53,7 @@ func checked(m *Model, check Check) (refused, standIn []Problem, err error) {
 	for _, p := range first {
 		if len(StandIns(m, StepOf(p.Path))) > 0 {
 			// A second set: "1" (a number, a DNS label) where "x" was.
-			if again, err = checkWith(all, doc, check, "1"); err != nil {
+			if again, err = checkWith(all, doc, check, "1", nonEmpty); err != nil {
 				again = nil // it does not load with it: the values decide
 			}
 			break
@@ -74,8 +76,8 @@ func checked(m *Model, check Check) (refused, standIn []Problem, err error) {
 
 // checkWith loads doc with stand for the variables without a value and
 // runs check on it.
-func checkWith(m *Model, doc []byte, check Check, stand string) ([]Problem, error) {
-	s, probs, err := loadWith(m, doc, stand)
+func checkWith(m *Model, doc []byte, check Check, stand string, nonEmpty map[string]bool) ([]Problem, error) {
+	s, probs, err := loadWith(m, doc, stand, nonEmpty)
 	if err != nil {
 		return nil, err
 	}
@@ -121,10 +123,40 @@ func StandIns(m *Model, i int) []string {
 	}
 	b, _ := json.Marshal(m.Steps[i].Out)
 	var out []string
+	nonEmpty := whenSet(m)
 	for _, v := range m.Vars {
-		if (v.Default == nil || v.Secret) && strings.Contains(string(b), "${"+v.Name+"}") {
+		if (v.Default == nil || v.Secret || nonEmpty[v.Name]) && strings.Contains(string(b), "${"+v.Name+"}") {
 			out = append(out, v.Name)
 		}
+	}
+	return out
+}
+
+// whenSet are the variables with an empty default that every step
+// reading them runs only where they are set: its when: holds, as a
+// conjunct, vars.get("V", "") != "" or its negated == "" (kubectl create
+// namespace $ns where ns=${NS_OVERRIDE} if set). Checked with that empty
+// default, such a step was refused for what no run of it renders (trial
+// 46s68j's D1: "Namespace has no metadata.name … fix the manifest").
+func whenSet(m *Model) map[string]bool {
+	out := map[string]bool{}
+	for _, v := range m.Vars {
+		if v.Default == nil || *v.Default != "" || v.Secret {
+			continue
+		}
+		ref, set := "${"+v.Name+"}", []string{"vars.get(" + strconv.Quote(v.Name) + `, "") != ""`, "!(vars.get(" + strconv.Quote(v.Name) + `, "") == "")`}
+		reads, all := false, true
+		for _, st := range m.Steps {
+			b, _ := json.Marshal(st.Out)
+			if !strings.Contains(string(b), ref) {
+				continue
+			}
+			reads = true
+			// a conjunct of the when:, with no || that could hold without it
+			conj := strings.Split(st.Out.When, " && ")
+			all = all && !strings.Contains(st.Out.When, "||") && slices.ContainsFunc(conj, func(c string) bool { return slices.Contains(set, c) })
+		}
+		out[v.Name] = reads && all
 	}
 	return out
 }

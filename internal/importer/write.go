@@ -181,12 +181,13 @@ func Problems(m *Model, doc []byte) ([]Problem, error) {
 }
 
 func load(m *Model, doc []byte) (*spec.Spec, spec.Problems, error) {
-	return loadWith(m, doc, "x")
+	return loadWith(m, doc, "x", whenSet(m))
 }
 
 // loadWith loads the spec written with stand for each variable that has
-// no default and no Example.
-func loadWith(m *Model, doc []byte, stand string) (*spec.Spec, spec.Problems, error) {
+// no default and no Example, or whose empty default no step that reads it
+// runs with (whenSet).
+func loadWith(m *Model, doc []byte, stand string, nonEmpty map[string]bool) (*spec.Spec, spec.Problems, error) {
 	var set, env []string
 	for _, v := range m.Vars {
 		val := stand
@@ -196,7 +197,7 @@ func loadWith(m *Model, doc []byte, stand string) (*spec.Spec, spec.Problems, er
 		switch {
 		case v.Secret:
 			env = append(env, "KHOOK_SECRET_"+v.Name+"="+val)
-		case v.Default == nil:
+		case v.Default == nil || nonEmpty[v.Name]:
 			set = append(set, v.Name+"="+val)
 		}
 	}

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"os"
@@ -1279,7 +1280,8 @@ func (t *translator) childEnv(x *cmd, path string) {
 			}
 		}
 	}
-	if len(hidden) == 0 || !t.namesAny(path, hidden) {
+	hidden = t.readUnset(path, hidden)
+	if len(hidden) == 0 {
 		return
 	}
 	slices.Sort(hidden)
@@ -1293,15 +1295,42 @@ func (t *translator) childEnv(x *cmd, path string) {
 // anyVarRef is $NAME or ${NAME…}.
 var anyVarRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
 
-// namesAny is whether the script at path names any of the variables.
-func (t *translator) namesAny(path string, names []string) bool {
+// readUnset are the variables of names the script at path names other
+// than by setting them first: one its first line naming it sets
+// (ns="default-ns" before its option loop) is its own, and the caller's
+// $ns, expanded into an argument (./cfg.sh -n $ns), reaches it as that
+// argument, which no export changes (trial 46s68j's N15).
+func (t *translator) readUnset(path string, names []string) []string {
 	b, err := os.ReadFile(t.abs(path))
 	if err != nil {
-		return false
+		return nil
 	}
-	for _, m := range anyVarRef.FindAllStringSubmatch(string(b), -1) {
-		if slices.Contains(names, m[1]) {
+	f, err := syntax.NewParser().Parse(bytes.NewReader(b), path)
+	var out []string
+	for _, name := range names {
+		if !slices.ContainsFunc(anyVarRef.FindAllStringSubmatch(string(b), -1), func(m []string) bool { return m[1] == name }) {
+			continue
+		}
+		if err != nil || !setsFirst(f.Stmts, b, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// setsFirst: the first of stmts that names name is NAME=value of a value
+// that does not read it.
+func setsFirst(stmts []*syntax.Stmt, src []byte, name string) bool {
+	for _, s := range stmts {
+		text := string(src[s.Pos().Offset():s.End().Offset()])
+		refs := slices.ContainsFunc(anyVarRef.FindAllStringSubmatch(text, -1), func(m []string) bool { return m[1] == name })
+		c, ok := s.Cmd.(*syntax.CallExpr)
+		assigns := ok && len(c.Args) == 0 && slices.ContainsFunc(c.Assigns, func(a *syntax.Assign) bool { return a.Name != nil && a.Name.Value == name })
+		switch {
+		case assigns && !refs:
 			return true
+		case assigns || refs:
+			return false
 		}
 	}
 	return false

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
 )
 
 // A variable set or appended to under a condition that became when:
@@ -134,6 +136,9 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 	before := t.vars
 	var exits []string // per value that exits, where it does not hold (exitGuard)
 	stops := 0
+	if t.splitting == 0 {
+		t.splitStops = nil
+	}
 	for i, a := range v.alts {
 		whens[i] = a.when
 		t.vars = maps.Clone(before)
@@ -144,9 +149,11 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 		}
 		starts[i] = maps.Clone(t.vars)
 		n := len(t.when)
+		pushed := 0
 		if a.when != "" {
-			t.when = append(t.when, a.when)
+			t.when, pushed = append(t.when, a.when), 1
 		}
+		t.splitWhens += pushed
 		made := len(t.m.Steps)
 		if t.splitting == 0 && i == 0 {
 			t.splitFrom = len(t.m.Commands)
@@ -154,7 +161,7 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 		t.splitting++
 		t.stmt(s)
 		t.splitting--
-		t.when = t.when[:n]
+		t.when, t.splitWhens = t.when[:n], t.splitWhens-pushed
 		afters[i] = t.vars
 		exits = t.valueExits(a.when, len(t.m.Steps) > made, exits)
 		if t.stopped && !t.returned {
@@ -168,6 +175,12 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 		}
 	}
 	t.vars = before
+	if t.splitting == 0 && len(t.splitStops) == len(v.alts) && !slices.ContainsFunc(t.splitStops, func(n importer.Note) bool { return n != t.splitStops[0] }) {
+		// every value stops at the same guard (eval ./cfg.sh -u $host,
+		// cfg.sh exiting without -a): named as a walk without values is
+		// (trial 46s68j's D4 variant: "import refused", no line named)
+		t.m.NotCarried = append(t.m.NotCarried, t.splitStops[0])
+	}
 	t.mergeBranches(s, whens, starts, afters, v.fb)
 	if stops < len(v.alts) { // what follows runs for the others
 		if stops > 0 {

@@ -217,12 +217,16 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 	cond := c.Cond[0]
 	t.loopReads(cond)
 	waitsFor := c.Until != cond.Negated // until X / while ! X: waits for X to succeed
-	if !waitsFor && t.argsGiven && argsLoop.MatchString(t.text(cond)) {
+	// the positional parameters known: the import's arguments, or those a
+	// function or a script the script runs is given (trial 46s68j's D3:
+	// setup-operator-config.sh -n $ns kept its own default namespace)
+	argsKnown := t.openArgs() == 0
+	if !waitsFor && argsKnown && argsLoop.MatchString(t.text(cond)) {
 		t.optionSets(s, c.Do)
 		t.optionLoop(c.Do)
 		return
 	}
-	if gc, ok := cond.Cmd.(*syntax.CallExpr); ok && !waitsFor && t.argsGiven && len(gc.Args) == 3 && lit(gc.Args[0]) == "getopts" {
+	if gc, ok := cond.Cmd.(*syntax.CallExpr); ok && !waitsFor && argsKnown && len(gc.Args) == 3 && lit(gc.Args[0]) == "getopts" {
 		if spec, ok, _ := t.eval(gc.Args[1]); ok && validName(lit(gc.Args[2])) {
 			t.getoptsLoop(spec, lit(gc.Args[2]), c.Do)
 			return

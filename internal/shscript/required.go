@@ -12,9 +12,12 @@ import (
 // default: the script never runs with it empty), and the spec follows the
 // path where it is set.
 func (t *translator) requires(s *syntax.Stmt) bool {
-	if t.cond > 0 && (t.cond != t.loopCond || t.loopCond != 1) || len(t.when) > 0 {
+	if t.cond > 0 && (t.cond != t.loopCond || t.loopCond != 1) || len(t.when) > t.splitWhens {
 		// under a condition (also in a function called under one) the
-		// check stops only that path: the variable is no input of every run
+		// check stops only that path: the variable is no input of every run.
+		// A command walked once per value of a variable (eval ./cfg.sh -u
+		// $host after an if on the environment) runs it on every path
+		// (trial 46s68j's D4: TYK_AUTH optional, "" into the Secret).
 		return false
 	}
 	if t.optionGuard(s) {

@@ -98,9 +98,11 @@ type translator struct {
 	// ranOn: steps made where set -e was off; passed: those a command
 	// followed, so their failure is not the fragment's exit status
 	ranOn, passed []*importer.Step
-	rivalElse     int // > 0 in the else of an if whose branches are alternatives (rivals)
-	splitting     int // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
-	splitFrom     int // len(m.Commands) where the outermost such walk began
+	rivalElse     int             // > 0 in the else of an if whose branches are alternatives (rivals)
+	splitting     int             // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
+	splitWhens    int             // how many of when are those values' (every value walks the command: no condition of its path)
+	splitStops    []importer.Note // where a condition decided at import stopped the walk of a value, one each
+	splitFrom     int             // len(m.Commands) where the outermost such walk began
 	cluster       clusters
 	callers       []caller // the calls of the functions being walked, innermost last
 	hdoc          hdocKind // the here-document being read, if any
@@ -596,6 +598,9 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		t.cond--
 		if t.isCheck(c.X) { // `kubectl get crd x && kubectl delete crd x`
 			t.whenFound(c.X, t.m.Steps[before:])
+		}
+		if len(t.m.Steps) == before {
+			t.clusterGuard(c) // [ "$n" == 0 ] && exit 1 (trial 46s68j's D2)
 		}
 	case syntax.OrStmt:
 		switch {

@@ -660,7 +660,7 @@ func (t *translator) assign(a *syntax.Assign) {
 	} else {
 		delete(t.ctxVars, name)
 	}
-	if a.Value != nil && t.callsTool(a.Value, map[string]bool{}) {
+	if a.Value != nil && t.callsTool(a.Value, map[string]bool{}) && !clientOnly(a.Value) {
 		t.clusterVals[name] = true // cfg=$(kubectl get cm x -o jsonpath=…)
 	} else {
 		delete(t.clusterVals, name)
