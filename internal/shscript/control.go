@@ -1194,9 +1194,47 @@ func (t *translator) test(x syntax.TestExpr) (string, *bool, bool) {
 				return t.globTest(a, b, op)
 			}
 			return t.compare(a, b, op)
+		case syntax.TsReMatch:
+			return t.reMatch(e)
 		}
 	}
 	return "", nil, false
+}
+
+// reMatch is [[ A =~ RE ]], decided when A is known at import: a quoted
+// RE matches as a literal string, as bash does ([[ "$*" =~ "--use-prod" ]]:
+// trial 46s68m's D1, its issuer never applied); unquoted, as an ERE.
+func (t *translator) reMatch(e *syntax.BinaryTest) (string, *bool, bool) {
+	a, aok := e.X.(*syntax.Word)
+	b, bok := e.Y.(*syntax.Word)
+	if !aok || !bok {
+		return "", nil, false
+	}
+	l, lok := t.operand(a)
+	p, pok, _ := t.eval(b)
+	if !lok || !pok || strings.HasPrefix(l, "vars") || strings.Contains(p, "${") {
+		return "", nil, false
+	}
+	v, err := strconv.Unquote(l)
+	if err != nil {
+		return "", nil, false
+	}
+	quoted := len(b.Parts) == 1
+	if quoted {
+		_, sq := b.Parts[0].(*syntax.SglQuoted)
+		_, dq := b.Parts[0].(*syntax.DblQuoted)
+		quoted = sq || dq
+	}
+	if quoted {
+		m := strings.Contains(v, p)
+		return "", &m, true
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return "", nil, false
+	}
+	m := re.MatchString(v)
+	return "", &m, true
 }
 
 // globTest is [[ A == PATTERN ]] (op "==" or "!="): decided when A is

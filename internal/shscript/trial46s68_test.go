@@ -154,3 +154,19 @@ func TestTrial46s68ExecAndReplaceForce(t *testing.T) {
 			want: []string{"kubectl replace --force deletes each object and creates it again"}},
 	})
 }
+
+// eclipse-hono's 10-deploy-cert-manager.sh: [[ "$*" =~ "--use-prod" ]] of
+// known arguments is decided, a quoted RE literal (46s68m's D1).
+func TestTrial46s68ReMatch(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "install.sh", "#!/bin/bash\nset -e\nif [[ \"$*\" =~ \"--use-prod\" ]]; then F=b.yml; else F=a.yml; fi\nkubectl apply -f \"$F\"\nif [[ x-12 =~ ^x-[0-9]+$ ]]; then kubectl create ns re; fi\n")
+	write(t, dir, "a.yml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+	write(t, dir, "b.yml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n")
+	res, err := Import("install.sh", Options{Dir: dir, Args: []string{"--email", "x@y", "--use-prod"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(res.Spec); !strings.Contains(s, "file: ./b.yml") || !strings.Contains(s, "name: re") {
+		t.Errorf("spec:\n%s", s)
+	}
+}
