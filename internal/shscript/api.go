@@ -222,6 +222,19 @@ func (t *translator) parse(path, shown string, line int) (*syntax.File, []byte, 
 	// that is not found and goes on; it is no command of the script.
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), shown)
+	var pe0 syntax.ParseError
+	if errors.As(err, &pe0) && strings.HasPrefix(pe0.Text, "unclosed here-document `") {
+		// a here-document the end of the file closes: bash reads it to
+		// there, with a warning, and runs it (trial 46s68o's D1: "bash
+		// cannot parse it", both commands lost)
+		delim := strings.TrimSuffix(strings.TrimPrefix(pe0.Text, "unclosed here-document `"), "`")
+		closed := append(append(bytes.TrimRight(data, "\n"), '\n'), delim+"\n"...)
+		if f2, err2 := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(closed), shown); err2 == nil {
+			t.m.Info = append(t.m.Info, importer.Note{Loc: importer.Loc{File: shown, Line: int(pe0.Pos.Line()) + t.lineBase}, What: "<<" + delim,
+				Why: "the here-document is never closed: bash reads it to the end of the file (warning: here-document delimited by end-of-file), and so does khook; close it with a " + delim + " line"})
+			f, err, data = f2, nil, closed
+		}
+	}
 	if err != nil {
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {

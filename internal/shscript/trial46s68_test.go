@@ -170,3 +170,12 @@ func TestTrial46s68ReMatch(t *testing.T) {
 		t.Errorf("spec:\n%s", s)
 	}
 }
+
+// zbitech/zbi-repo's cert-manager.sh ends inside its here-document: bash
+// reads it to the end of the file and runs it (46s68o's D1).
+func TestTrial46s68HeredocToEOF(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "an unclosed here-document", script: "kubectl create ns a\ncat <<EOF | kubectl apply -f -\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: a}\n",
+			want: []string{"name: namespace-a", "kind: ConfigMap", "the here-document is never closed"}},
+	})
+}
