@@ -1034,7 +1034,7 @@ func (t *translator) secretValues(x *cmd, m map[string]any, prefix string) {
 				}
 			}
 		case string:
-			if val == "" || !importer.SecretKey(k) || strings.Contains(val, "${") || importer.NoCredential(path, val, keys) {
+			if val == "" || !importer.SecretKey(k) || strings.Contains(val, "${") || importer.NoCredential(path, val, namedKeys(m, keys)) {
 				continue
 			}
 			name := varName(path)
@@ -1104,4 +1104,17 @@ func mergeMaps(dst, src map[string]any) map[string]any {
 // isRef: s is one ${NAME}, nothing around it.
 func isRef(s string) bool {
 	return strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") && strings.Count(s, "${") == 1 && !strings.Contains(s, "|")
+}
+
+// namedKeys are the keys of m whose value is not empty: a sibling
+// caSecretName: "" names no Secret, so secretKey: beside it is still a
+// credential (trial 46s68p's D4: Harbor's secretKey copied in clear).
+func namedKeys(m map[string]any, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if v := m[k]; v != nil && v != "" {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -179,3 +179,12 @@ func TestTrial46s68HeredocToEOF(t *testing.T) {
 			want: []string{"name: namespace-a", "kind: ConfigMap", "the here-document is never closed"}},
 	})
 }
+
+// AMD-AGI/Primus-SaFE's harbor.sh: secretKey: beside an empty
+// caSecretName is a credential still (46s68p's D4).
+func TestTrial46s68EmptySiblingNamesNoSecret(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "caSecretName: \"\" beside secretKey", script: "cat <<YAML > values.yaml\ncaSecretName: \"\"\nsecretKey: \"s3cr3t-harbor-key\"\nYAML\nhelm upgrade --install harbor harbor --repo https://helm.goharbor.io -n harbor -f values.yaml\n",
+			want: []string{"KHOOK_SECRET_SECRETKEY"}, never: []string{"s3cr3t-harbor-key"}},
+	})
+}
