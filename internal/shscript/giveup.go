@@ -18,6 +18,17 @@ import (
 // It is counted before the loop's body is walked, which moves the counter.
 func (t *translator) giveUpBound(s *syntax.Stmt, body []*syntax.Stmt) func(before int) {
 	test, at := giveUpTest(body)
+	if w, ok := s.Cmd.(*syntax.WhileClause); test == nil && ok && !countedLoop(w) {
+		// while [[ $(kubectl get pods …) != True ]]; do sleep 1; done: the
+		// script waits without limit (trial 46s68o's D2: 5m, said nowhere)
+		return func(before int) {
+			for _, st := range t.m.Steps[before:] {
+				if st.Out.Wait != nil && st.Out.Timeout == "" {
+					t.stepInfo(t.loc(s), st.Out, "the script polls without a limit of its own; the step waits khook's default timeout, 5m: write timeout: if it may take longer")
+				}
+			}
+		}
+	}
 	if test == nil {
 		return func(int) {}
 	}
@@ -155,4 +166,31 @@ func addTo(name string, e syntax.ArithmExpr) int {
 		}
 	}
 	return 0
+}
+
+// countedLoop: the loop's condition tests a number (while [ $i -lt 30 ]),
+// a bound of its own.
+func countedLoop(w *syntax.WhileClause) bool {
+	found := false
+	for _, c := range w.Cond {
+		syntax.Walk(c, func(n syntax.Node) bool {
+			switch x := n.(type) {
+			case *syntax.BinaryTest:
+				switch x.Op {
+				case syntax.TsEql, syntax.TsNeq, syntax.TsGtr, syntax.TsGeq, syntax.TsLss, syntax.TsLeq:
+					found = true
+				}
+			case *syntax.ArithmCmd, *syntax.ArithmExp:
+				found = true
+			case *syntax.Word:
+				for _, a := range []string{"-lt", "-le", "-gt", "-ge", "-eq", "-ne"} {
+					if lit(x) == a {
+						found = true
+					}
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }

@@ -265,6 +265,7 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 			return // its body made steps: pollLoop named the loop
 		}
 		t.pollCompare(s, cond)
+		bound(before) // while [[ $(kubectl get …) != True ]] waits too (trial 46s68o's D2)
 	}
 }
 

@@ -188,3 +188,12 @@ func TestTrial46s68EmptySiblingNamesNoSecret(t *testing.T) {
 			want: []string{"KHOOK_SECRET_SECRETKEY"}, never: []string{"s3cr3t-harbor-key"}},
 	})
 }
+
+// rook's deploy-validate-vault.sh: a poll with no limit of its own is a
+// wait with khook's default timeout, said (46s68o's D2).
+func TestTrial46s68UnboundedPoll(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "while [[ $(kubectl get … jsonpath) != True ]]", script: "while [[ $(kubectl get pods -l app=web -o 'jsonpath={..status.phase}') != \"Running\" ]]; do sleep 1; done\n",
+			want: []string{"the script polls without a limit of its own; the step waits khook's default timeout, 5m"}},
+	})
+}
