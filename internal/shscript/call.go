@@ -195,6 +195,7 @@ func (t *translator) call(s *syntax.Stmt, c *syntax.CallExpr, stdin *input) {
 		return
 	}
 	base := name[strings.LastIndex(name, "/")+1:]
+	t.forgetInstalls(base, x.args[1:])
 	if isTool(base) && x.stdin == nil && t.pipeIn != nil {
 		x.stdin, t.pipeIn = t.pipeIn, nil
 	}

@@ -391,7 +391,7 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	if h.Namespace == "" {
 		h.Namespace = t.ctxNS // helm, too, takes the current context's namespace
 	}
-	if !t.chartRef(x, f, h, chart) {
+	if t.nameInUse(x, f, sub, h) || !t.chartRef(x, f, h, chart) {
 		// no step installs it: what --name said the step does is moot
 		t.m.NotCarried = slices.DeleteFunc(t.m.NotCarried, func(n importer.Note) bool {
 			return n.Loc == t.loc(x.stmt) && strings.Contains(n.Why, "the step installs the release "+rel+":")
@@ -412,9 +412,11 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	case sub == "template":
 		t.info(x.stmt, "helm template | kubectl apply", "carried as a helm step: khook installs the chart as release "+rel+" (the script applied its manifests without a release)")
 	}
-	if t.addStep(x.stmt, rel, "helm/"+h.Namespace+"/"+rel, st) != nil && h.Namespace == "" {
+	made := t.addStep(x.stmt, rel, "helm/"+h.Namespace+"/"+rel, st)
+	if made != nil && h.Namespace == "" {
 		t.contextNamespace(x, "helm", t.m.Steps[len(t.m.Steps)-1:])
 	}
+	t.installed(made, sub, f)
 }
 
 // templateNS is the namespace of helm template | kubectl apply -n NS:

@@ -67,6 +67,10 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	}
 	first, firstCmd := len(t.m.Steps), len(t.m.Commands)
 	iterates := usesVar(c.Do, name)
+	if !iterates {
+		t.retrying++ // its turns repeat the first: a helm install there is no reinstall (nameInUse)
+		defer func() { t.retrying-- }()
+	}
 	t.inLoop++
 	saveLoopCond := t.loopCond
 	t.loopCond = t.cond + 1 // the body runs once per item, unconditionally

@@ -104,8 +104,10 @@ type translator struct {
 	splitStops    []importer.Note // where a condition decided at import stopped the walk of a value, one each
 	splitFrom     int             // len(m.Commands) where the outermost such walk began
 	cluster       clusters
-	callers       []caller // the calls of the functions being walked, innermost last
-	hdoc          hdocKind // the here-document being read, if any
+	callers       []caller  // the calls of the functions being walked, innermost last
+	hdoc          hdocKind  // the here-document being read, if any
+	installs      []install // the releases steps install on every run that reaches them (reinstall.go)
+	retrying      int       // > 0 in the turns of a for loop whose body does not use its variable (a retry, if they repeat)
 
 	// repoAuth and registries are the credentials of a repository the
 	// script added (by name) and of a registry it logged in to (by host).
