@@ -1206,3 +1206,31 @@ func (t *translator) loopCounters(s *syntax.Stmt, body []*syntax.Stmt) {
 		})
 	}
 }
+
+// failedTest is a test that the command before it failed ([ $? -ne 0 ]).
+var failedTest = regexp.MustCompile(`^(\[\[?\s*"?\$\?"?\s+(-ne|!=|-gt)\s+0\s*\]\]?|\(\(\s*\$\?\s*(!=\s*0\s*)?\)\))$`)
+
+// retriesPrev: `"$@"; while [ $? -ne 0 ]; do sleep 2; "$@"; done` (a
+// retry function) runs prev again until it succeeds: prev, already
+// walked, is the step, and khook retries a failed step itself (trial
+// 46s68m's D3: one kubectl apply counted three times, three steps).
+func (t *translator) retriesPrev(prev, s *syntax.Stmt) bool {
+	w, ok := s.Cmd.(*syntax.WhileClause)
+	if !ok || w.Until || len(w.Cond) != 1 || w.Cond[0].Negated || !failedTest.MatchString(t.text(w.Cond[0].Cmd)) {
+		return false
+	}
+	again := false
+	for _, b := range w.Do {
+		switch {
+		case isCommand(b, "sleep"):
+		case t.text(b) == t.text(prev):
+			again = true
+		default:
+			return false
+		}
+	}
+	if again {
+		t.info(s, t.text(s), "a retry loop around the command before it: carried once; khook retries a failed step itself (defaults.retries)")
+	}
+	return again
+}
