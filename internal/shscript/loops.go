@@ -216,6 +216,22 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 	}
 	cond := c.Cond[0]
 	t.loopReads(cond)
+	// while [ "$(status)" == RUNNING ]: status's kubectl exec, run only
+	// there, is accounted for at its line (trial 46s68n's D3: in no
+	// count); a kubectl of the condition itself is the poll's to account
+	syntax.Walk(cond, func(n syntax.Node) bool {
+		cs, ok := n.(*syntax.CmdSubst)
+		if !ok {
+			return true
+		}
+		syntax.Walk(cs, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && t.funcs[lit(c.Args[0])] != nil {
+				t.accountSubstIn(c, map[*function]bool{})
+			}
+			return true
+		})
+		return false
+	})
 	waitsFor := c.Until != cond.Negated // until X / while ! X: waits for X to succeed
 	// the positional parameters known: the import's arguments, or those a
 	// function or a script the script runs is given (trial 46s68j's D3:

@@ -18,5 +18,9 @@ func TestTrial46s68w6Idioms(t *testing.T) {
 		{name: "retry() { \"$@\"; while [ $? -ne 0 ]; do sleep 2; \"$@\"; done; }", script: "retry() { \"$@\"; while [ $? -ne 0 ]; do sleep 2; \"$@\"; done; }\nretry kubectl apply -f a.yml\n",
 			files: map[string]string{"a.yml": configMap},
 			want:  []string{"helm/kubectl commands: 1, of which 1 became steps", "name: apply-a\n"}, never: []string{"apply-a-2"}},
+		// druid's getting_started.sh: a kubectl exec in a function only a while condition calls (46s68n D3)
+		{name: "while [ \"$(fn)\" == RUNNING ] with kubectl exec in fn", script: "kubectl create namespace demo\nstatus() { kubectl exec pod-0 -- curl -s http://x/task; }\nwhile [ \"$(status)\" == \"RUNNING\" ]; do sleep 10; done\n",
+			want:       []string{"helm/kubectl commands: 2, of which 1 became steps", "1 not carried", "it gives the command at install.sh:4, which is not carried"},
+			notCarried: []string{"the script runs it inside $(…) to take its output"}},
 	})
 }
