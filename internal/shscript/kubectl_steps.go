@@ -273,10 +273,12 @@ func (t *translator) kPatch(x *cmd, f flags) {
 			t.account(x.stmt, importer.FateNotCarried, "", "its patch file "+pf+" cannot be read at import")
 			return
 		}
-		text = string(data)
+		// the file's own ${QUERY} is literal, as in a manifest read
+		// inline, or the spec is refused as a whole (trial 46s68n's D2)
+		text = literalText(string(data))
 	}
 	var patch any
-	if yaml.Unmarshal([]byte(text), &patch) == nil && strings.Contains(text, "${") {
+	if f.get("patch-file") == "" && yaml.Unmarshal([]byte(text), &patch) == nil && strings.Contains(text, "${") {
 		if _, scalar := patch.(string); scalar { // -p="${PATCH}" the script builds
 			t.account(x.stmt, importer.FateNotCarried, "", "its patch is only known when the script runs ("+text+"); write the patch: step by hand")
 			return

@@ -220,6 +220,22 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 	}
 	cond := c.Cond[0]
 	t.loopReads(cond)
+	// while [ "$(status)" == RUNNING ]: status's kubectl exec, run only
+	// there, is accounted for at its line (trial 46s68n's D3: in no
+	// count); a kubectl of the condition itself is the poll's to account
+	syntax.Walk(cond, func(n syntax.Node) bool {
+		cs, ok := n.(*syntax.CmdSubst)
+		if !ok {
+			return true
+		}
+		syntax.Walk(cs, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && t.funcs[lit(c.Args[0])] != nil {
+				t.accountSubstIn(c, map[*function]bool{})
+			}
+			return true
+		})
+		return false
+	})
 	waitsFor := c.Until != cond.Negated // until X / while ! X: waits for X to succeed
 	// the positional parameters known: the import's arguments, or those a
 	// function or a script the script runs is given (trial 46s68j's D3:
@@ -1210,4 +1226,32 @@ func (t *translator) loopCounters(s *syntax.Stmt, body []*syntax.Stmt) {
 			return true
 		})
 	}
+}
+
+// failedTest is a test that the command before it failed ([ $? -ne 0 ]).
+var failedTest = regexp.MustCompile(`^(\[\[?\s*"?\$\?"?\s+(-ne|!=|-gt)\s+0\s*\]\]?|\(\(\s*\$\?\s*(!=\s*0\s*)?\)\))$`)
+
+// retriesPrev: `"$@"; while [ $? -ne 0 ]; do sleep 2; "$@"; done` (a
+// retry function) runs prev again until it succeeds: prev, already
+// walked, is the step, and khook retries a failed step itself (trial
+// 46s68m's D3: one kubectl apply counted three times, three steps).
+func (t *translator) retriesPrev(prev, s *syntax.Stmt) bool {
+	w, ok := s.Cmd.(*syntax.WhileClause)
+	if !ok || w.Until || len(w.Cond) != 1 || w.Cond[0].Negated || !failedTest.MatchString(t.text(w.Cond[0].Cmd)) {
+		return false
+	}
+	again := false
+	for _, b := range w.Do {
+		switch {
+		case isCommand(b, "sleep"):
+		case t.text(b) == t.text(prev):
+			again = true
+		default:
+			return false
+		}
+	}
+	if again {
+		t.info(s, t.text(s), "a retry loop around the command before it: carried once; khook retries a failed step itself (defaults.retries)")
+	}
+	return again
 }

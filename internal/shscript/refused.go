@@ -63,8 +63,11 @@ func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by
 		case by == importer.Validating:
 			refused[i] = importer.CheckWhy(m, i, p, count[i]-1)
 		default:
-			field := strings.TrimPrefix(p.Path, fmt.Sprintf("steps.%d.", i))
-			refused[i] = "khook's spec refuses the step made of it (" + field + ": " + strings.TrimPrefix(p.Message, p.Path+": ") + "); write this step by hand"
+			field := strings.TrimPrefix(p.Path, fmt.Sprintf("steps.%d.", i)) + ": "
+			if field == p.Path+": " { // found at the step's line only, with a hint (trial 46s68n's D2)
+				field, p.Message = "", strings.TrimSuffix(p.Message+" ("+p.Hint+")", " ()")
+			}
+			refused[i] = "khook's spec refuses the step made of it (" + field + strings.TrimPrefix(p.Message, p.Path+": ") + "); write this step by hand"
 		}
 	}
 	if len(refused) == 0 {

@@ -205,6 +205,9 @@ func (t *translator) stmts(list []*syntax.Stmt) {
 		if t.stopped || t.inputErr != nil {
 			return
 		}
+		if i > 0 && t.retriesPrev(list[i-1], s) {
+			continue
+		}
 		t.stmt(s)
 		if t.stopped && t.failed {
 			t.neverRun(s, list[i+1:])
