@@ -58,9 +58,15 @@ func (t *translator) onlyPrinted(body syntax.Node, name string, capture *syntax.
 		case *syntax.IfClause:
 			ok = !runsTool(x)
 		case *syntax.TestClause:
+			// [[ -n $out ]] only; [[ "$(echo "$d")" == x ]] uses its value
+			// (trial 46s68r's D7: a nil UnaryTest read, a panic)
 			u, _ := x.X.(*syntax.UnaryTest)
+			if u == nil {
+				ok = false
+				return false
+			}
 			w, _ := u.X.(*syntax.Word)
-			ok = u != nil && (u.Op == syntax.TsNempStr || u.Op == syntax.TsEmpStr) && w != nil && len(w.Parts) == 1
+			ok = (u.Op == syntax.TsNempStr || u.Op == syntax.TsEmpStr) && w != nil && len(w.Parts) == 1
 			return false
 		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.Assign, *syntax.ArithmCmd, *syntax.ArithmExp, *syntax.CaseClause, *syntax.ForClause, *syntax.LetClause:
 			ok = false // its value used, not printed

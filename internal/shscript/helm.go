@@ -498,7 +498,7 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 	case strings.Count(chart, "/") == 1:
 		repo, name, _ := strings.Cut(chart, "/")
 		url, ok := t.repos[repo]
-		if fi, err := os.Stat(t.abs(repo)); !ok && err == nil && fi.IsDir() && t.madeBy(t.abs(chart)) == "" {
+		if fi, err := os.Stat(t.abs(repo)); !ok && err == nil && fi.IsDir() && t.madeBy(t.abs(chart)) == "" && holdsCharts(t.abs(repo)) {
 			// charts/nginx-ingress beside the local charts/ of the others
 			// (46zza's D7): helm finds no such folder, then no repository
 			// charts, and fails; no repository is to be made up for it
@@ -1119,4 +1119,13 @@ func namedKeys(m map[string]any, keys []string) []string {
 		}
 	}
 	return out
+}
+
+// holdsCharts: dir has a chart folder in it (DIR/x/Chart.yaml), so a
+// DIR/name helm finds nowhere is a missing chart, not a repository the
+// machine knows (trial 46s68q's D1: immich/immich beside a folder immich/
+// holding a README, the repository added by another script).
+func holdsCharts(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*", "Chart.yaml"))
+	return len(m) > 0
 }

@@ -197,3 +197,15 @@ func TestTrial46s68UnboundedPoll(t *testing.T) {
 			want: []string{"the script polls without a limit of its own; the step waits khook's default timeout, 5m"}},
 	})
 }
+
+// 46s68r's D7: a captured output compared in [[ ]] inside a function
+// panicked; 46s68q's D1: REPO/chart beside a folder REPO/ holding no
+// chart is the machine's repository, as helm reads it.
+func TestTrial46s68CaptureCompareAndRepoFolder(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "[[ \"$(echo \"$d\")\" == \"$1\" ]] of a capture", script: "c() { d=$(kubectl get pv x -o json); [[ \"$(echo \"$d\")\" == \"$1\" ]]; }\nc y\nkubectl create namespace demo\n",
+			want: []string{"name: namespace-demo"}},
+		{name: "immich/immich beside a folder immich/", script: "helm upgrade --install -n prod immich immich/immich\n", files: map[string]string{"immich/README": "x\n"},
+			want: []string{"repo: ${HELM_REPO_IMMICH}"}},
+	})
+}
