@@ -396,6 +396,13 @@ func (t *translator) kRun(x *cmd, f flags) {
 		t.account(x.stmt, importer.FateNotCarried, "", "--overrides changes the pod in ways a job: step does not read; write the job: step by hand")
 		return
 	}
+	if f.is("i", "stdin") && (x.stdin != nil || t.pipeIn != nil) {
+		// kubectl run -i … psql < dump.sql: the pod's command reads what
+		// the script feeds it, which a job: step has no way to give (trial
+		// 46s68t's D1: a job with no input, the restore never made)
+		t.account(x.stmt, importer.FateNotCarried, "", "it feeds the pod's command its standard input (a file, a here-document or a pipe), which a job: step does not give: put the input in a ConfigMap or the image and write the job: step to read it there")
+		return
+	}
 	name := f.pos[1]
 	if endless.MatchString(strings.Join(f.pos[2:], " ")) {
 		// --command -- sh -c "while true; do sleep 30; done": a pod kept

@@ -209,3 +209,14 @@ func TestTrial46s68CaptureCompareAndRepoFolder(t *testing.T) {
 			want: []string{"repo: ${HELM_REPO_IMMICH}"}},
 	})
 }
+
+// EqualExperts' deploy-metabase.sh: kubectl run -i … psql < dump.sql
+// feeds the pod, which a job: step cannot (46s68t's D1).
+func TestTrial46s68RunWithInput(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "kubectl run -i < FILE", script: "kubectl run restore --rm -i --restart=Never -n db --image=postgres:16 --command -- psql -h pg < dump.sql\n", files: map[string]string{"dump.sql": "select 1;\n"},
+			notCarried: []string{"it feeds the pod's command its standard input"}},
+		{name: "kubectl run -i with nothing fed is a job", script: "kubectl run smoke --rm -i --restart=Never -n db --image=curl -- curl -fsS http://web\n",
+			want: []string{"job:"}},
+	})
+}
