@@ -220,3 +220,13 @@ func TestTrial46s68RunWithInput(t *testing.T) {
 			want: []string{"job:"}},
 	})
 }
+
+// harrywesterman/Twinbox's authentik-auth.sh: a retry loop that returns
+// when a try passes, then exit 1: the exit is not the script's end
+// (46s68s's D1: the rest of the install dropped, nothing written).
+func TestTrial46s68ReturnInRetryThenExit(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "for …; do curl && return 0; sleep 1; done; exit 1", script: "f() {\n  for _ in 1 2 3; do curl -fsS http://127.0.0.1:9000/ && return 0; sleep 1; done\n  echo never; exit 1\n}\nf\nkubectl create namespace after\n",
+			want: []string{"name: namespace-after", "the script stops here only where the function did not return first"}, notCarried: []string{"khook runs no shell commands", "khook runs no shell commands", "khook runs no shell commands"}},
+	})
+}

@@ -39,13 +39,14 @@ type translator struct {
 	args            []string          // positional parameters of the function being walked
 	inFunc          bool
 	depth           int
-	cond            int     // > 0 inside a branch or loop: exit/return do not end the walk
-	stopped         bool    // exit at the top level, return in a function
-	failed          bool    // … with a non-zero status
-	returned        bool    // … by return: it ends the function only
-	guard           string  // !(cel) of a branch that returned: the condition of what follows it in its list
-	locals          []frame // the locals of the functions being walked
-	poll            bool    // inside a poll loop: its sleep is the loop's
+	cond            int          // > 0 inside a branch or loop: exit/return do not end the walk
+	stopped         bool         // exit at the top level, return in a function
+	mayHaveReturned importer.Loc // a return the function being walked may have taken, under a test khook cannot decide
+	failed          bool         // … with a non-zero status
+	returned        bool         // … by return: it ends the function only
+	guard           string       // !(cel) of a branch that returned: the condition of what follows it in its list
+	locals          []frame      // the locals of the functions being walked
+	poll            bool         // inside a poll loop: its sleep is the loop's
 	keys            map[string]string
 	names           map[string]bool
 	depUpdate       map[string]bool        // chart dirs `helm dependency update` ran in
