@@ -1036,7 +1036,8 @@ func (t *translator) secretValues(x *cmd, m map[string]any, prefix string) {
 				}
 			}
 		case string:
-			if val == "" || !importer.SecretKey(k) || strings.Contains(val, "${") || importer.NoCredential(path, val, namedKeys(m, keys)) {
+			config := strings.Contains(val, "\n") && !strings.Contains(val, "${") && configCredential(val)
+			if !config && (val == "" || !importer.SecretKey(k) || strings.Contains(val, "${") || importer.NoCredential(path, val, namedKeys(m, keys))) {
 				continue
 			}
 			name := varName(path)
@@ -1128,4 +1129,21 @@ func namedKeys(m map[string]any, keys []string) []string {
 func holdsCharts(dir string) bool {
 	m, _ := filepath.Glob(filepath.Join(dir, "*", "Chart.yaml"))
 	return len(m) > 0
+}
+
+// configLine is a line of a config text that sets a name to a literal:
+// SECRET_KEY = 'x', password: x, TOKEN=x.
+var configLine = regexp.MustCompile(`(?m)^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[:=]\s*['"]*([^'"\s#][^'"\s]*)`)
+
+// configCredential: a multi-line value (a superset_config.py override, an
+// .ini) sets a credential to a literal in it: the whole text is a secret
+// variable, never copied (trial 46s68t's D3: SECRET_KEY under
+// configOverrides.secret written twice in clear).
+func configCredential(text string) bool {
+	for _, m := range configLine.FindAllStringSubmatch(text, -1) {
+		if (importer.SecretKey(m[1]) || secretLooking(m[1])) && !importer.NoCredential(m[1], m[2], nil) && !strings.HasPrefix(m[2], "$") {
+			return true
+		}
+	}
+	return false
 }

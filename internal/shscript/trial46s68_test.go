@@ -230,3 +230,12 @@ func TestTrial46s68ReturnInRetryThenExit(t *testing.T) {
 			want: []string{"name: namespace-after", "the script stops here only where the function did not return first"}, notCarried: []string{"khook runs no shell commands", "khook runs no shell commands", "khook runs no shell commands"}},
 	})
 }
+
+// github-ragil's setup-superset-nginx.sh: a config text in values that
+// sets SECRET_KEY to a literal is a secret variable whole (46s68t's D3).
+func TestTrial46s68ConfigTextCredential(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "configOverrides.secret: SECRET_KEY = '…'", script: "helm upgrade --install superset superset --repo https://e.com -n bi -f - <<EOF\nconfigOverrides:\n  secret: |\n    SECRET_KEY = 's3cr3t-superset'\n  other: |\n    ROW_LIMIT = 5000\nEOF\n",
+			want: []string{"KHOOK_SECRET_CONFIGOVERRIDES_SECRET", "ROW_LIMIT = 5000"}, never: []string{"s3cr3t-superset"}},
+	})
+}
