@@ -313,6 +313,7 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 	if len(said) > 0 {
 		t.info(x.stmt, "envsubst", strings.Join(said, "; ")+"; the manifest is written inline")
 	}
+	text = t.configSecrets(x, text)
 	return &input{src: &importer.OutSource{Inline: text}, text: text, known: true}, true
 }
 
@@ -432,4 +433,25 @@ func (t *translator) localMetaFed(stages []*syntax.Stmt) (*input, bool) {
 	}
 	t.account(last, importer.FateFolded, "", "its "+field+" are written on the object piped through it, the manifest of the apply after it")
 	return &input{src: &importer.OutSource{Inline: text}, text: text, known: true}, true
+}
+
+// configAssign is a config text's NAME = literal line (an INI, a .py).
+var configAssign = regexp.MustCompile(`(?m)^(\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*)([^$\s'"#][^\s'"#]*)\s*$`)
+
+// configSecrets writes each credential a config text in a manifest sets
+// to a literal (odoo.conf's admin_passwd = x) as a secret variable, as a
+// helm value's is: the manifest is written inline, its credential never
+// (trial 46s68t's D4: envsubst's manifest copied the master password).
+func (t *translator) configSecrets(x *cmd, text string) string {
+	return configAssign.ReplaceAllStringFunc(text, func(line string) string {
+		m := configAssign.FindStringSubmatch(line)
+		if !(importer.SecretKey(m[2]) || secretLooking(m[2])) || importer.NoCredential(m[2], m[3], nil) {
+			return line
+		}
+		name := varName(m[2])
+		t.secretVar(m[3], name)
+		t.ref(&importer.Var{Name: name, Secret: true, Required: true, From: t.loc(x.stmt), Description: "the value the manifest's config text sets " + m[2] + " to (a literal of the file, not copied)"})
+		t.info(x.stmt, m[2], "its literal value in the manifest's config text is not copied into the spec: it is the secret variable "+name+" (KHOOK_SECRET_"+name+")")
+		return m[1] + "${" + name + "}"
+	})
 }

@@ -239,3 +239,13 @@ func TestTrial46s68ConfigTextCredential(t *testing.T) {
 			want: []string{"KHOOK_SECRET_CONFIGOVERRIDES_SECRET", "ROW_LIMIT = 5000"}, never: []string{"s3cr3t-superset"}},
 	})
 }
+
+// abdulrahmanfahim's deploy-all.sh: envsubst over a ConfigMap whose
+// config text sets admin_passwd to a literal (46s68t's D4).
+func TestTrial46s68EnvsubstConfigCredential(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "odoo.conf's admin_passwd = literal", script: "envsubst < cm.yaml | kubectl apply -f -\n",
+			files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: odoo, namespace: default}\ndata:\n  odoo.conf: |\n    admin_passwd = s3cr3t-odoo\n    workers = 2\n"},
+			want:  []string{"admin_passwd = ${ADMIN_PASSWD}", "workers = 2"}, never: []string{"s3cr3t-odoo"}},
+	})
+}
