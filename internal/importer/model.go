@@ -71,7 +71,10 @@ type Var struct {
 	Name     string
 	Default  *string // nil: none
 	Required bool
-	Secret   bool // comes only from KHOOK_SECRET_NAME; never a default
+	// RequiredWith: required where one of these is given (the source
+	// stops without it on the path where they are set)
+	RequiredWith []string
+	Secret       bool // comes only from KHOOK_SECRET_NAME; never a default
 	// Computed: the source computes it when it runs ($(kubectl get …),
 	// $(curl …)), which khook does not: a step that uses it asks for it
 	Computed    bool

@@ -72,6 +72,13 @@ func varsNode(vars []*Var) *yaml.Node {
 		case v.Required:
 			kv("required", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
 		}
+		if len(v.RequiredWith) > 0 && !v.Required {
+			with := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+			for _, n := range v.RequiredWith {
+				with.Content = append(with.Content, scalar(n))
+			}
+			kv("required_with", with)
+		}
 		if v.Description != "" {
 			kv("description", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v.Description, Style: yaml.DoubleQuotedStyle})
 		}

@@ -212,8 +212,12 @@ func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
 			if c.Else != nil {
 				before := len(t.m.Steps)
 				t.when = append(t.when, "!("+cel+")")
+				saveElse := t.whenElse
+				if len(c.Else.Cond) == 0 {
+					t.whenElse = t.cond + 1 // the branch walk's own level
+				}
 				t.ifClause(c.Else)
-				t.when = t.when[:len(t.when)-1]
+				t.when, t.whenElse = t.when[:len(t.when)-1], saveElse
 				switch g := t.exitGuard; {
 				case len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then) && (len(t.m.Steps) > before || !t.failsScript(c.Else.Then)):
 					// else …; exit 1: what follows runs only where cel holds

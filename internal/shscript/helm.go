@@ -346,7 +346,7 @@ func (t *translator) pluginsBeforeCharts() {
 // kubectl apply (sub "template").
 func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	pos := t.emptyByDefault(x, f.pos[1:])
-	rel, chart := "", ""
+	rel, chart, helm2 := "", "", false
 	ns := f.get("n", "namespace")
 	switch {
 	case f.is("generate-name", "g"):
@@ -364,14 +364,14 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 		rel, chart = pos[0], pos[1]
 	case len(pos) == 1 && f.get("name") != "":
 		// helm install --name X CHART: Helm 2's form; Helm 3 and 4 have no --name
-		rel, chart = f.get("name"), pos[0]
+		rel, chart, helm2 = f.get("name"), pos[0], true
 		if !t.helm2 {
 			t.notCarried(x.stmt, "--name "+rel, "Helm 3 and 4 have no --name (Helm 2's form: unknown flag), so the script's command fails as written; the step installs the release "+rel+": write helm install "+rel+" CHART in the script")
 		}
 	case len(pos) == 1 && f.get("n") != "" && (t.helm2 || f.get("namespace") != ""):
 		// helm install CHART -n X --namespace NS: Helm 2's -n is --name
 		// (trial 46v's D2: infrabox); in Helm 3 and 4 it is the namespace
-		rel, chart, ns = f.get("n"), pos[0], f.get("namespace")
+		rel, chart, ns, helm2 = f.get("n"), pos[0], f.get("namespace"), true
 		if !t.helm2 {
 			t.notCarried(x.stmt, "-n "+rel, "Helm 2's -n is the release's name (--name), which Helm 3 and 4 read as the namespace, so the script's command fails as written (no release name); the step installs the release "+rel+": write helm install "+rel+" CHART in the script")
 		}
@@ -380,10 +380,16 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 		return
 	}
 	h := &importer.OutHelm{Release: rel, Namespace: ns, Version: f.get("version")}
-	if t.helm2 && h.Namespace != "" {
-		// Helm 2 (the script ran helm init) creates the release's namespace
+	if (t.helm2 || helm2) && h.Namespace != "" && !h.CreateNamespace {
+		// Helm 2 creates the release's namespace: the script ran helm
+		// init, or its command is Helm 2's form (trial 46s69d's D2: the
+		// step failed on a fresh cluster, the namespace missing)
 		h.CreateNamespace = true
-		t.info(x.stmt, "--namespace "+h.Namespace, "Helm 2 (the script runs helm init) creates the namespace: written createNamespace: true")
+		why := "the script runs helm init"
+		if !t.helm2 {
+			why = "whose form the command is"
+		}
+		t.info(x.stmt, "--namespace "+h.Namespace, "Helm 2 ("+why+") creates the namespace: written createNamespace: true")
 	}
 	if sub == "template" && t.pipeNS != "" {
 		t.templateNS(x, h)

@@ -127,6 +127,11 @@ func (t *translator) createObject(x *cmd, f flags) (map[string]any, bool) {
 		if !t.binding(x, f, obj) {
 			return nil, false
 		}
+	case "token":
+		// a TokenRequest: kubectl prints the token, the cluster keeps
+		// nothing, and it has no --dry-run (trial 46s69d's D1: that advice)
+		t.account(x.stmt, importer.FateReadOnly, "", "kubectl create token prints a short-lived token of the service account and stores nothing in the cluster; run it after khook where the token is needed")
+		return nil, false
 	default:
 		t.account(x.stmt, importer.FateNotCarried, "", "kubectl create "+kind+": write the object as a manifest (kubectl create "+kind+" … --dry-run=client -o yaml) and apply it")
 		return nil, false

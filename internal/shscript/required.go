@@ -1,6 +1,8 @@
 package shscript
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -12,9 +14,9 @@ import (
 // default: the script never runs with it empty), and the spec follows the
 // path where it is set.
 func (t *translator) requires(s *syntax.Stmt) bool {
-	if t.cond > 0 && (t.cond != t.loopCond || t.loopCond != 1) || len(t.when) > t.splitWhens {
-		// under a condition (also in a function called under one) the
-		// check stops only that path: the variable is no input of every run.
+	if t.cond > 0 && (t.cond != t.loopCond || t.loopCond != 1) && (t.cond != t.whenElse || len(t.when) == t.splitWhens) {
+		// under a condition khook does not carry as a when: (also in a
+		// function called under one) the check stops only that path.
 		// A command walked once per value of a variable (eval ./cfg.sh -u
 		// $host after an if on the environment) runs it on every path
 		// (trial 46s68j's D4: TYK_AUTH optional, "" into the Secret).
@@ -46,10 +48,21 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 		return false
 	}
 	pe, empty, ok := emptinessTest(test)
-	var other syntax.Node
+	var other string
 	if !ok && wantEmpty {
-		pe, other = guardedEmptiness(test)
+		var o syntax.Node
+		pe, o = guardedEmptiness(test)
 		ok, empty = pe != nil, true
+		if o != nil {
+			other = t.text(o)
+		}
+	}
+	if path := t.when[t.splitWhens:]; len(path) > 0 {
+		// in a branch carried as a when: the script stops there where the
+		// variable is empty, as under an && (trial 46s69's r D6: EFS_ID
+		// optional, volumeHandle "" applied where the script exits)
+		other = strings.Join(append(slices.Clone(path), other), " && ")
+		other = strings.TrimSuffix(other, " && ")
 	}
 	if !ok || empty != wantEmpty || !t.failsScript(fail) {
 		return false
@@ -80,15 +93,25 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 	}
 	if v := t.m.Var(pe.Param.Value); v != nil && (v.Default == nil || *v.Default == "") {
 		// (NS=${NS:-apps} first: never empty, the check is moot)
+		if given := givenTest.FindStringSubmatch(other); given != nil && given[1] != v.Name {
+			// if [ -n "$KEY_FILE" ]; then [ -z "$REPO_URL" ] && exit 1:
+			// required where KEY_FILE is, as the script (trial 46o's D4)
+			v.RequiredWith = []string{given[1]}
+			v.Description = "the script stops without it where " + given[1] + " is set (" + t.loc(s).String() + ")"
+			return true
+		}
 		v.Default, v.Required = nil, true
 		v.Description = "the script stops without it (" + t.loc(s).String() + ")"
-		if other != nil {
-			v.Description = "the script stops without it where " + t.text(other) + " (" + t.loc(s).String() + "); required here whatever that condition is: a khook variable is required or not"
-			t.info(s, pe.Param.Value, "the script stops where it is empty and "+t.text(other)+", so it is a required variable (give it on that condition's other path too)")
+		if other != "" {
+			v.Description = "the script stops without it where " + other + " (" + t.loc(s).String() + "); required here whatever that condition is: a khook variable is required or not"
+			t.info(s, pe.Param.Value, "the script stops where it is empty and "+other+", so it is a required variable (give it on that condition's other path too)")
 		}
 	}
 	return true
 }
+
+// givenTest is the when: of a test that an input variable is not empty.
+var givenTest = regexp.MustCompile(`^vars\.get\("(\w+)", ""\) != ""$`)
 
 // optionStop stops the walk at s when the guard test there exits on
 // name, which the option loop run over the arguments given left unset:

@@ -84,7 +84,7 @@ func TestTrial46oIdioms(t *testing.T) {
 			files: map[string]string{"m.yaml": configMap}, want: []string{"the script picks its cluster here"}},
 		// shenker-argo: a check that stops only one branch
 		{name: "a stop-if-empty check under a condition", script: "KEY_FILE=\"${KEY_FILE:-}\"\nREPO_URL=\"${REPO_URL:-}\"\nif [ -n \"$KEY_FILE\" ]; then\n  if [ -z \"$REPO_URL\" ]; then\n    echo \"no repo url\" >&2; exit 1\n  fi\n  kubectl apply -f m.yaml -n \"$REPO_URL\"\nfi\n",
-			files: map[string]string{"m.yaml": configMap}, want: []string{`REPO_URL: {type: string, default: ""}`}},
+			files: map[string]string{"m.yaml": configMap}, want: []string{`REPO_URL: {type: string, default: "", required_with: [KEY_FILE]`}},
 		// mongodb/bamcmanus: a version pinned in a file of the repository
 		{name: "a value read from a file with yq", script: "V=$(yq eval '.version' pin.yaml)\nP=$(yq '.auth.password' pin.yaml)\nDB_PASSWORD=$(yq .auth.pw pin.yaml)\nhelm upgrade --install app oci://e.com/app --version \"$V\" -n x --set db.pw=\"$P\" --set db.p2=\"$DB_PASSWORD\"\n",
 			files: map[string]string{"pin.yaml": "version: 1.2.3\nauth:\n  password: hunter22\n  pw: hunter33\n"}, want: []string{"version: 1.2.3", "read at import from pin.yaml (.version)", "P: {type: string, secret: true, required: true", "DB_PASSWORD: {type: string, secret: true"}, never: []string{"hunter22", "hunter33"}},

@@ -1,0 +1,18 @@
+package shscript
+
+import "testing"
+
+// What held-out trials 46s68r and 46s69d showed, each cut down.
+func TestTrial46s69Idioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// 46s68r D6: a guard in an else carried as a when: stops the script there
+		{name: "a stop-if-empty guard in an else branch", script: "set -e\nLOCAL=${LOCAL:-1}\nif [[ \"$LOCAL\" == \"1\" ]]; then kubectl create namespace demo\nelse\n  if [[ -z \"${EFS_ID}\" ]]; then echo \"EFS_ID not set\"; exit 1; fi\n  kubectl create namespace \"$EFS_ID\"\nfi\n",
+			want: []string{"EFS_ID: {type: string, required: true", "EFS_ID: the script stops where it is empty and !("}},
+		// 46s69d D2: Helm 2's --name without helm init; Helm 2 makes the namespace
+		{name: "helm install --name without helm init", script: "set -e\nhelm repo add bitnami https://charts.bitnami.com/bitnami\nhelm install --name kubeapps --namespace kubeapps bitnami/kubeapps\n",
+			want: []string{"createNamespace: true", "Helm 2 (whose form the command is) creates the namespace"}, notCarried: []string{"Helm 3 and 4 have no --name"}},
+		// 46s69d D1: kubectl create token stores nothing and has no --dry-run
+		{name: "kubectl create token", script: "set -e\nkubectl create serviceaccount admin-sa -n kube-system\nkubectl -n kube-system create token admin-sa\n",
+			want: []string{"1 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}, never: []string{"--dry-run=client"}},
+	})
+}
