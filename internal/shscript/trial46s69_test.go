@@ -11,6 +11,9 @@ func TestTrial46s69Idioms(t *testing.T) {
 		// 46s69d D2: Helm 2's --name without helm init; Helm 2 makes the namespace
 		{name: "helm install --name without helm init", script: "set -e\nhelm repo add bitnami https://charts.bitnami.com/bitnami\nhelm install --name kubeapps --namespace kubeapps bitnami/kubeapps\n",
 			want: []string{"createNamespace: true", "Helm 2 (whose form the command is) creates the namespace"}, notCarried: []string{"Helm 3 and 4 have no --name"}},
+		// 46s68r D1: $HELM_OPTIONS never set, without set -u, is empty as ${HELM_OPTIONS:-} is
+		{name: "an unquoted unset variable among helm's arguments", script: "helm repo add nvidia https://helm.ngc.nvidia.com/nvidia\nhelm install gpu-operator -n gpu-operator --create-namespace nvidia/gpu-operator $HELM_OPTIONS --set driver.enabled=false\n",
+			want: []string{"release: gpu-operator", "repo: https://helm.ngc.nvidia.com/nvidia", "${HELM_OPTIONS}: empty unless set"}, never: []string{"HELM_OPTIONS: {"}},
 		// 46s69d D1: kubectl create token stores nothing and has no --dry-run
 		{name: "kubectl create token", script: "set -e\nkubectl create serviceaccount admin-sa -n kube-system\nkubectl -n kube-system create token admin-sa\n",
 			want: []string{"1 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}, never: []string{"--dry-run=client"}},
