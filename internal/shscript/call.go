@@ -39,6 +39,11 @@ type input struct {
 	missing bool
 }
 
+// nameFlag takes a namespace or a context: a name, no whitespace in it, so
+// an unquoted variable after it is that one word (trial 46s68r's D2: -n
+// ${NS} refused, the same $NS inside $K carried).
+var nameFlag = map[string]bool{"-n": true, "--namespace": true, "--context": true, "--kube-context": true}
+
 func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 	x := &cmd{stmt: s, ok: true, words: c.Args}
 	tool := len(c.Args) > 0 && isTool(toolName(lit(c.Args[0])))
@@ -53,7 +58,7 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 		if tool && i == len(c.Args)-1 && len(x.args) > 2 && t.droppedArg(w, x.args) {
 			continue
 		}
-		if name := t.unknownWord(w); name != "" {
+		if name := t.unknownWord(w); name != "" && !(i > 0 && nameFlag[lit(c.Args[i-1])]) {
 			x.split = append(x.split, "$"+name)
 		}
 		fs, ok, why := t.fields(w)

@@ -14,6 +14,12 @@ func TestTrial46s69Idioms(t *testing.T) {
 		// 46s68r D1: $HELM_OPTIONS never set, without set -u, is empty as ${HELM_OPTIONS:-} is
 		{name: "an unquoted unset variable among helm's arguments", script: "helm repo add nvidia https://helm.ngc.nvidia.com/nvidia\nhelm install gpu-operator -n gpu-operator --create-namespace nvidia/gpu-operator $HELM_OPTIONS --set driver.enabled=false\n",
 			want: []string{"release: gpu-operator", "repo: https://helm.ngc.nvidia.com/nvidia", "${HELM_OPTIONS}: empty unless set"}, never: []string{"HELM_OPTIONS: {"}},
+		// 46s68r D2: an unquoted namespace variable after -n is one word
+		{name: "kubectl -n ${NS} with NS computed", script: "set -e\nNS=$(kubectl config view -o jsonpath='{..namespace}')\nK=\"kubectl -n $NS\"\n$K create configmap a --from-literal=x=1\n$K create configmap b --from-literal=x=1 -n ${NS}\n",
+			want: []string{"name: b\n", "3, of which 2 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}},
+		// 46s68r D3: xargs running a kubectl a variable holds
+		{name: "xargs -I {} $K delete", script: "K=\"kubectl -n demo\"\n$K get deployments -o name | grep x | xargs -I {} $K delete {}\n",
+			notCarried: []string{"a kubectl command xargs runs for each line"}},
 		// 46s69d D1: kubectl create token stores nothing and has no --dry-run
 		{name: "kubectl create token", script: "set -e\nkubectl create serviceaccount admin-sa -n kube-system\nkubectl -n kube-system create token admin-sa\n",
 			want: []string{"1 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}, never: []string{"--dry-run=client"}},
