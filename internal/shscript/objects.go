@@ -739,7 +739,7 @@ func (t *translator) pipe(s *syntax.Stmt, c *syntax.BinaryCmd) {
 	// One that acts on its own (curl … | $ISTIOCTL_CMD install -f -) is
 	// named as any command khook does not run.
 	for _, st := range stages[1:] {
-		if tool := xargsTool(st); tool != "" {
+		if tool := t.xargsTool(st); tool != "" {
 			// kubectl get nodes -o name | xargs -I@ kubectl taint nodes @ …
 			// (trial 46s67o's D2: in no count)
 			t.account(st, importer.FateNotCarried, "", "a "+tool+" command xargs runs for each line "+t.text(stages[0].Cmd)+" prints, which only the run knows: write it out for each object in the script to import it")
@@ -1029,8 +1029,10 @@ func (t *translator) plainStage(st *syntax.Stmt) *syntax.Stmt {
 	return &syntax.Stmt{Position: args[0].Pos(), Cmd: &syntax.CallExpr{Assigns: c.Assigns, Args: args}, Redirs: st.Redirs, Negated: st.Negated}
 }
 
-// xargsTool is the helm or kubectl an xargs stage runs ("" for none).
-func xargsTool(st *syntax.Stmt) string {
+// xargsTool is the helm or kubectl an xargs stage runs ("" for none),
+// also through a variable that holds it (xargs -I {} $K delete …, K
+// "kubectl -n demo": trial 46s68r's D3, the delete in no count).
+func (t *translator) xargsTool(st *syntax.Stmt) string {
 	c, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) < 2 || lit(c.Args[0]) != "xargs" {
 		return ""
@@ -1038,6 +1040,17 @@ func xargsTool(st *syntax.Stmt) string {
 	for _, w := range c.Args[1:] {
 		if tool := toolName(lit(w)); tool != "" {
 			return tool
+		}
+		if lit(w) != "" {
+			continue
+		}
+		if fs, ok, _ := t.fields(w); ok && len(fs) > 0 && toolName(fs[0]) != "" {
+			return toolName(fs[0])
+		}
+		if toolParam(w) && strings.Contains(strings.ToUpper(t.text(w)), "HELM") {
+			return "helm"
+		} else if toolParam(w) {
+			return "kubectl"
 		}
 	}
 	return ""
