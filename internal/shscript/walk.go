@@ -126,6 +126,7 @@ type translator struct {
 	// script does not make: set by the last condition decided at import
 	absentFile string
 	supplies   map[string]importer.Loc // checkout files a guard asks the user to place, by absolute path
+	failing    map[string]bool         // the functions failsScript is reading, against recursion
 	whenElse   int                     // t.cond in a plain else carried under a when: (its condition's negation), else 0
 	loopCond   int                     // t.cond in the body of a for loop over known values at no other condition (1), else 0
 	// optDefaults > 0 in an option loop over the script's arguments, which
