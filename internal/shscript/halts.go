@@ -2,6 +2,7 @@ package shscript
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -99,6 +100,15 @@ func (t *translator) testedCalls(f *syntax.File) {
 // none is defined under it, so bash does not find it (exit 127). The
 // reason khook says, "" when name is no such command.
 func (t *translator) undefinedCommand(s *syntax.Stmt, c *syntax.CallExpr, name string) string {
+	if (pastedPrompt.MatchString(name) || name == "$") && len(c.Args) > 0 && lit(c.Args[0]) == name {
+		// root@host:/home/app# cat setup.sh, $ kubectl apply …: a shell
+		// prompt pasted with the command (trial 46s68t's D2: the steps
+		// after it carried where bash stops)
+		if t.errexit && !t.tested[c] {
+			t.halted(s, "under set -e that failure ends the script", "take the prompt out of the script and import again")
+		}
+		return name + " is a shell prompt pasted into the script, not a command: bash finds no such command, and fails here (exit 127)"
+	}
 	if t.funcs[name] != nil || strings.ContainsAny(name, "/.$") || len(c.Args) == 0 || lit(c.Args[0]) != name {
 		return "" // sub_${arg}: a name the run builds, which the import may read otherwise (trial 46zx's D6)
 	}
@@ -122,6 +132,9 @@ func (t *translator) undefinedCommand(s *syntax.Stmt, c *syntax.CallExpr, name s
 	}
 	return why
 }
+
+// pastedPrompt is user@host:dir# or user@host:dir$, a shell's prompt.
+var pastedPrompt = regexp.MustCompile(`^[\w.-]+@[\w.-]+:[^\s]*[#$]$`)
 
 // repoAdd is a helm repo add folded into the steps that install from it.
 type repoAdd struct {

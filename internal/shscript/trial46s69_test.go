@@ -23,6 +23,9 @@ func TestTrial46s69Idioms(t *testing.T) {
 		// 46s68r D5: a cluster check a function makes, failing through a fail function
 		{name: "if ! check; then fail; fi with fail a function", script: "set -e\nfail() { echo $1; exit 1; }\nconflict() {\n  d=$(kubectl get pv \"$1\" -o json 2>/dev/null)\n  if [[ -z \"$d\" ]]; then return 0; fi\n  return 1\n}\nif [[ \"${L:-1}\" == \"1\" ]]; then\n  if ! conflict data local-sc; then fail \"conflict\"; fi\n  kubectl create namespace demo\nfi\n",
 			notCarried: []string{"a check the script stops on when it fails, which khook does not run"}},
+		// 46s68t D2: a pasted shell prompt ends the script under set -e
+		{name: "a pasted shell prompt", script: "set -e\nkubectl create namespace a\nroot@host:/home/app# cat setup.sh\nkubectl create namespace b\n",
+			notCarried: []string{"root@host:/home/app# is a shell prompt pasted into the script, not a command: bash finds no such command, and fails here (exit 127); under set -e that failure ends the script"}},
 		// 46s69d D1: kubectl create token stores nothing and has no --dry-run
 		{name: "kubectl create token", script: "set -e\nkubectl create serviceaccount admin-sa -n kube-system\nkubectl -n kube-system create token admin-sa\n",
 			want: []string{"1 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}, never: []string{"--dry-run=client"}},
