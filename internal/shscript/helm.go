@@ -965,12 +965,10 @@ func (t *translator) helmSet(x *cmd, h *importer.OutHelm, fl flag) error {
 	return strvals.ParseJSON(val, h.Values)
 }
 
-var refPattern = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
-
 // protectRefs replaces each ${NAME} of s by a mark no --set syntax uses.
 func protectRefs(s string) (string, []string) {
 	var refs []string
-	out := refPattern.ReplaceAllStringFunc(s, func(r string) string {
+	out := varRef.ReplaceAllStringFunc(s, func(r string) string {
 		refs = append(refs, r)
 		return "\x01" + strconv.Itoa(len(refs)-1) + "\x01"
 	})

@@ -631,6 +631,7 @@ func (t *translator) urlVar(p string) bool {
 	return v != nil && v.Default != nil && (strings.HasPrefix(*v.Default, "https://") || strings.HasPrefix(*v.Default, "http://"))
 }
 
+// varRef is a khook variable's ${NAME} in text the import wrote.
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // computedIn is the first variable in path the script sets from what it

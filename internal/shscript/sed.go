@@ -272,7 +272,7 @@ func sedSubst(e string, ere bool) (re *regexp.Regexp, repl string, global bool, 
 		}
 	}
 	pat := strings.ReplaceAll(parts[0], litDollar, `\$`)
-	if r := refPattern.FindString(parts[0]); r != "" {
+	if r := varRef.FindString(parts[0]); r != "" {
 		// s/$OLD_DOMAIN/$NEW/ with OLD_DOMAIN read from the file at run
 		// time: what it replaces is not known (trial 46zo's D3)
 		return nil, "", false, "", "the text sed replaces is " + r + ", only known when the script runs"
