@@ -113,7 +113,9 @@ func (t *translator) kRunPod(x *cmd, f flags) bool {
 		if vn != "" {
 			v = "${" + vn + "}"
 		}
-		env = append(env, map[string]any{"name": k, "value": v})
+		// through toJson where a variable is in it: "true" or "007" stays
+		// the string an env value must be
+		env = append(env, map[string]any{"name": k, "value": refValue(v)})
 	}
 	if env != nil {
 		c["env"] = env
