@@ -57,14 +57,10 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 			other = t.text(o)
 		}
 	}
-	if path := t.when[t.splitWhens:]; len(path) > 0 {
-		// in a branch carried as a when: the script stops there where the
-		// variable is empty, as under an && (trial 46s69's r D6: EFS_ID
-		// optional, volumeHandle "" applied where the script exits)
-		other = strings.Join(append(slices.Clone(path), other), " && ")
-		other = strings.TrimSuffix(other, " && ")
-	}
 	if !ok || empty != wantEmpty || !t.failsScript(fail) {
+		return false
+	}
+	if other, ok = t.guardPath(pe, other); !ok {
 		return false
 	}
 	if pe.Excl {
@@ -108,6 +104,22 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 		}
 	}
 	return true
+}
+
+// guardPath is other with the conditions of the when: branch being
+// walked: in one, the script stops there where the variable is empty, as
+// under an && (trial 46s68r's D6: EFS_ID optional, volumeHandle ""
+// applied where the script exits). Not ok for a value read from the
+// cluster (POD=$(kubectl get pods …)): said as the check it is.
+func (t *translator) guardPath(pe *syntax.ParamExp, other string) (string, bool) {
+	path := t.when[t.splitWhens:]
+	if len(path) == 0 || pe == nil {
+		return other, true
+	}
+	if v := t.vars[pe.Param.Value]; v != nil && v.decl != nil && v.decl.Computed {
+		return "", false
+	}
+	return strings.TrimSuffix(strings.Join(append(slices.Clone(path), other), " && "), " && "), true
 }
 
 // givenTest is the when: of a test that an input variable is not empty.

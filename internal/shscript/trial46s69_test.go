@@ -14,6 +14,10 @@ func TestTrial46s69Idioms(t *testing.T) {
 		// 46s68r D1: $HELM_OPTIONS never set, without set -u, is empty as ${HELM_OPTIONS:-} is
 		{name: "an unquoted unset variable among helm's arguments", script: "helm repo add nvidia https://helm.ngc.nvidia.com/nvidia\nhelm install gpu-operator -n gpu-operator --create-namespace nvidia/gpu-operator $HELM_OPTIONS --set driver.enabled=false\n",
 			want: []string{"release: gpu-operator", "repo: https://helm.ngc.nvidia.com/nvidia", "${HELM_OPTIONS}: empty unless set"}, never: []string{"HELM_OPTIONS: {"}},
+		// minecraft-k3s.sh (regression over the trials): a value read from the
+		// cluster, checked in a case branch, is a check, not a required input
+		{name: "a guard on a cluster read in a case branch", script: "set -e\nlogs() {\n  POD=$(kubectl -n x get pods -l app=a -o jsonpath='{.items[0].metadata.name}' || true)\n  [[ -n \"${POD}\" ]] || { echo none; exit 1; }\n  kubectl -n x delete pod \"$POD\"\n}\ncase \"${1:-}\" in\n  logs) logs ;;\nesac\n",
+			notCarried: []string{"a check of what the script read from the cluster, which it stops on"}, never: []string{"so it is a required variable"}},
 		// 46s68r D2: an unquoted namespace variable after -n is one word
 		{name: "kubectl -n ${NS} with NS computed", script: "set -e\nNS=$(kubectl config view -o jsonpath='{..namespace}')\nK=\"kubectl -n $NS\"\n$K create configmap a --from-literal=x=1\n$K create configmap b --from-literal=x=1 -n ${NS}\n",
 			want: []string{"name: b\n", "3, of which 2 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}},
