@@ -86,9 +86,12 @@ var keepsData = map[string][2]string{
 func (t *translator) dataKept(x *cmd, tg string, st *importer.OutStep) {
 	kind, _, _ := strings.Cut(strings.ToLower(tg), "/")
 	kind, _, _ = strings.Cut(kind, ".")
-	k, ok := keepsData[strings.TrimSuffix(kind, "s")]
+	k, ok := keepsData[kind]
 	if !ok {
-		return
+		// pvcs, statefulsets; sts itself ends in s (trial 46s69g's N4)
+		if k, ok = keepsData[strings.TrimSuffix(kind, "s")]; !ok {
+			return
+		}
 	}
 	t.stepInfo(t.loc(x.stmt), st, "khook's delete step keeps "+k[1]+" unless it says "+k[0]+": true, so the spec keeps what the script deletes: add "+k[0]+": true to the step if that is meant")
 }

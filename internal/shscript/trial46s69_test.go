@@ -18,6 +18,9 @@ func TestTrial46s69Idioms(t *testing.T) {
 		// cluster, checked in a case branch, is a check, not a required input
 		{name: "a guard on a cluster read in a case branch", script: "set -e\nlogs() {\n  POD=$(kubectl -n x get pods -l app=a -o jsonpath='{.items[0].metadata.name}' || true)\n  [[ -n \"${POD}\" ]] || { echo none; exit 1; }\n  kubectl -n x delete pod \"$POD\"\n}\ncase \"${1:-}\" in\n  logs) logs ;;\nesac\n",
 			notCarried: []string{"a check of what the script read from the cluster, which it stops on"}, never: []string{"so it is a required variable"}},
+		// 46s69g N4: sts, kubectl's short name, ends in s
+		{name: "kubectl delete sts,deploy", script: "set -e\nkubectl delete -n x sts,deploy -l app=y\n",
+			want: []string{"step delete-sts: khook's delete step keeps a StatefulSet"}},
 		// 46s68r D2: an unquoted namespace variable after -n is one word
 		{name: "kubectl -n ${NS} with NS computed", script: "set -e\nNS=$(kubectl config view -o jsonpath='{..namespace}')\nK=\"kubectl -n $NS\"\n$K create configmap a --from-literal=x=1\n$K create configmap b --from-literal=x=1 -n ${NS}\n",
 			want: []string{"name: b\n", "3, of which 2 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}},
