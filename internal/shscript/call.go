@@ -461,7 +461,7 @@ func (t *translator) moot(x *cmd, base string) bool {
 	switch {
 	case base == "mkdir":
 		t.recordMade(x, base)
-		t.info(x.stmt, t.text(x.stmt), "khook needs no folder made: what the script writes into it is carried, or named, where a step reads it")
+		t.same(x.stmt, t.text(x.stmt), "khook needs no folder made: what the script writes into it is carried, or named, where a step reads it")
 	case base == "rm" && t.removesPackages(x.args[1:]):
 		t.same(x.stmt, t.text(x.stmt), "it removes the package helm pull fetched; the step fetches the chart itself, so there is nothing to remove")
 	case installsToolCLI(x.args):

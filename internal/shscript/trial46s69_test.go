@@ -1,6 +1,10 @@
 package shscript
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/khook/khook/internal/importer"
+)
 
 // What held-out trials 46s68r and 46s69d showed, each cut down.
 func TestTrial46s69Idioms(t *testing.T) {
@@ -37,4 +41,14 @@ func TestTrial46s69Idioms(t *testing.T) {
 		{name: "kubectl create token", script: "set -e\nkubectl create serviceaccount admin-sa -n kube-system\nkubectl -n kube-system create token admin-sa\n",
 			want: []string{"1 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}, never: []string{"--dry-run=client"}},
 	})
+}
+
+// 46s69g N5: a mkdir alone changes nothing the cluster gets: a note, not
+// a difference
+func TestMkdirIsANote(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nmkdir -p tmp\nkubectl create namespace a\n"})
+	differences, notes := importer.SplitInfo(res.Model.Info)
+	if len(differences) != 0 || len(notes) != 1 {
+		t.Errorf("differences %v, notes %v", differences, notes)
+	}
 }
