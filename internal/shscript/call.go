@@ -1027,7 +1027,8 @@ func whatToDo(name string, args []string) string {
 		// curl -X POST …/api/v1/login: a call to a service (trial 46t's D5)
 		return "it calls a service's API, which khook does not; run it in a job: step (a container image that has " + name + ") or by hand"
 	case "vault", "aws", "gcloud", "az":
-		return "run it before khook and hand the values in as secret variables (KHOOK_SECRET_NAME), or in a job: step"
+		// gcloud iam … create makes no value to hand in (trial 46s69g's N6)
+		return "it works on the cloud account or the vault, not the cluster: run it before khook (in CI) or in a job: step, and where the script uses what it prints, hand that in as a secret variable (KHOOK_SECRET_NAME)"
 	case "git":
 		return "check out what the spec needs before khook runs"
 	case "sudo":
