@@ -1,0 +1,12 @@
+package shscript
+
+import "testing"
+
+// What held-out trial 46s69a (run once, on 9e31628) showed, each cut down.
+func TestTrial46s69aIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// rancher/fleet's deploy-fleet.sh (D1): two --set-string on one list element
+		{name: "two --set-string on fields of one list element", script: "helm upgrade --install fleet oci://e.com/fleet -n fleet --set-string extraEnv[0].name=EXPERIMENTAL_SCHEDULES --set-string extraEnv[0].value=true\n",
+			want: []string{"- name: EXPERIMENTAL_SCHEDULES\n            value: \"true\"\n"}},
+	})
+}
