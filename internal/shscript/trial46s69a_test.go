@@ -8,5 +8,8 @@ func TestTrial46s69aIdioms(t *testing.T) {
 		// rancher/fleet's deploy-fleet.sh (D1): two --set-string on one list element
 		{name: "two --set-string on fields of one list element", script: "helm upgrade --install fleet oci://e.com/fleet -n fleet --set-string extraEnv[0].name=EXPERIMENTAL_SCHEDULES --set-string extraEnv[0].value=true\n",
 			want: []string{"- name: EXPERIMENTAL_SCHEDULES\n            value: \"true\"\n"}},
+		// admiraltyio/admiralty's test/e2e/kind.sh (D5): a float-looking key of an associative array
+		{name: "declare -A, then a[1.30]=…", script: "declare -A images\nimages[1.30]=\"kindest/node:v1.30.4\"\nkubectl create namespace demo\nkubectl label namespace demo k8s=\"${images[1.30]}\" --overwrite\n",
+			want: []string{"k8s: kindest/node:v1.30.4"}},
 	})
 }
