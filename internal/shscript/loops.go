@@ -230,7 +230,7 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 		}
 		syntax.Walk(cs, func(n syntax.Node) bool {
 			if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && t.funcs[lit(c.Args[0])] != nil {
-				t.accountSubstIn(c, map[*function]bool{})
+				t.accountSubst(&syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: c}}})
 			}
 			return true
 		})

@@ -11,5 +11,9 @@ func TestTrial46s69aIdioms(t *testing.T) {
 		// admiraltyio/admiralty's test/e2e/kind.sh (D5): a float-looking key of an associative array
 		{name: "declare -A, then a[1.30]=…", script: "declare -A images\nimages[1.30]=\"kindest/node:v1.30.4\"\nkubectl create namespace demo\nkubectl label namespace demo k8s=\"${images[1.30]}\" --overwrite\n",
 			want: []string{"k8s: kindest/node:v1.30.4"}},
+		// rancher/fleet's deploy-fleet.sh (D4): a watch read through < <(…)
+		{name: "{ grep; kill; } < <(kubectl get -w)", script: "kubectl create namespace demo\n{ grep -q -m 1 \"ready\"; kill $!; } < <(kubectl get bundles -n demo -w)\nkubectl label namespace demo ready=true\n",
+			want:       []string{"helm/kubectl commands: 3, of which 2 became steps, 0 were folded into steps, 1 are read-only"},
+			notCarried: []string{"khook runs no shell commands", "khook runs no shell commands"}},
 	})
 }

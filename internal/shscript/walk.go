@@ -228,6 +228,7 @@ func (t *translator) stmt(s *syntax.Stmt) {
 		t.bg++
 		defer func() { t.bg-- }()
 	}
+	t.accountRedirSubst(s)
 	switch c := s.Cmd.(type) {
 	case nil:
 	case *syntax.CallExpr:
