@@ -15,5 +15,12 @@ func TestTrial46s69aIdioms(t *testing.T) {
 		{name: "{ grep; kill; } < <(kubectl get -w)", script: "kubectl create namespace demo\n{ grep -q -m 1 \"ready\"; kill $!; } < <(kubectl get bundles -n demo -w)\nkubectl label namespace demo ready=true\n",
 			want:       []string{"helm/kubectl commands: 3, of which 2 became steps, 0 were folded into steps, 1 are read-only"},
 			notCarried: []string{"khook runs no shell commands", "khook runs no shell commands"}},
+		// rancher/fleet's deploy-fleet.sh (D3): a loop over a command's output that builds flags
+		{name: "for x in $(… | jq -c '.[]') building --set flags", script: "s=\"\"; index=0\nfor shard in $(echo \"${SHARDS}\" | jq -c '.[]'); do\n  id=$(echo \"$shard\" | jq -r '.id'); s=\"$s --set shards[$index].id=$id\"; index=$((index + 1))\ndone\nhelm upgrade --install fleet oci://e.com/fleet -n fleet $s\n",
+			want:       []string{"release: fleet"},
+			notCarried: []string{"its list is only known when the script runs; its body is carried once, so $s after it holds what one turn adds"}},
+		// …and one whose accumulator nothing reads after it is not named
+		{name: "for x in $(…) counting, the count unread", script: "n=0\nfor p in $(kubectl get pods -o name); do n=$((n + 1)); done\nkubectl create namespace demo\n",
+			want: []string{"name: namespace-demo"}},
 	})
 }
