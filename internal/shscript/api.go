@@ -395,6 +395,10 @@ func pruneVars(m *importer.Model, logins ...importer.Login) {
 		case v.Computed && !v.Secret:
 			// the spec cannot run until someone finds what the script computed
 			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required variable (give it with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
+		case v.Computed && v.Required:
+			// a computed value that goes into a Secret: said as any
+			// computed one is (trial 46s69a's D7: no warning at all)
+			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required secret variable (give it as KHOOK_SECRET_" + v.Name + ")"})
 		}
 	}
 	m.Vars = kept

@@ -1,6 +1,9 @@
 package shscript
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // What held-out trial 46s69a (run once, on 9e31628) showed, each cut down.
 func TestTrial46s69aIdioms(t *testing.T) {
@@ -22,5 +25,20 @@ func TestTrial46s69aIdioms(t *testing.T) {
 		// …and one whose accumulator nothing reads after it is not named
 		{name: "for x in $(…) counting, the count unread", script: "n=0\nfor p in $(kubectl get pods -o name); do n=$((n + 1)); done\nkubectl create namespace demo\n",
 			want: []string{"name: namespace-demo"}},
+		// rancher/fleet's dev/setup-fleet-managed-downstream (D7): a computed value into a Secret
+		{name: "host=$(docker inspect …) into --from-literal", script: "host=$(docker inspect -f '{{.IPAddress}}' k3d-down-server-0)\nkubectl create namespace fleet-default\nkubectl create secret generic kbcfg -n fleet-default --from-literal=value=\"server: https://$host:6443\"\n",
+			want: []string{"value: \"server: https://${host}:6443\"", "the script computes it at install.sh:3 (the output of $(docker inspect", "it goes into a Secret's data (install.sh:5)"}},
 	})
+}
+
+// 46s69a D7: a computed value that goes into a Secret is said at the
+// line that computes it, as any computed value is.
+func TestComputedSecretSaid(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nca=$(kubectl config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')\nkubectl create namespace x\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: x\nstringData:\n  ca: $ca\nEOF\n"})
+	for _, n := range res.Model.Info {
+		if n.Line == 3 && n.What == "ca" && strings.Contains(n.Why, "a required secret variable (give it as KHOOK_SECRET_ca)") {
+			return
+		}
+	}
+	t.Errorf("no warning at line 3: %v\n%s", res.Model.Info, res.Spec)
 }
