@@ -388,10 +388,22 @@ func pruneVars(m *importer.Model, logins ...importer.Login) {
 			continue
 		}
 		kept = append(kept, v)
+		if len(v.RequiredWith) > 0 && strings.Contains(text.String(), `"${`+v.Name+`}":`) {
+			// a map key (nodeSelector: {${escaped_key}: …}): unset, the
+			// spec is no YAML whatever its when: says, so it stays required
+			v.Required, v.RequiredWith = true, nil
+			v.Description += " (required all the same: a step has it as a map key, which an unset variable leaves no YAML)"
+		}
 		switch {
 		case v.Computed && !v.Secret && v.Default != nil:
 			// VERSION=$(curl …) with the script's fallback where it is empty
 			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec takes the script's fallback, " + *v.Default + ", unless it is given (--set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
+		case v.Computed && len(v.RequiredWith) > 0:
+			give := "with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name
+			if v.Secret {
+				give = "as KHOOK_SECRET_" + v.Name
+			}
+			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs, only where " + v.RequiredWith[0] + " is set; khook runs no shell, so the spec asks for it there: required where " + v.RequiredWith[0] + " is given (give it " + give + ")"})
 		case v.Computed && !v.Secret:
 			// the spec cannot run until someone finds what the script computed
 			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required variable (give it with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})

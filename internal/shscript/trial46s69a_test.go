@@ -28,6 +28,9 @@ func TestTrial46s69aIdioms(t *testing.T) {
 		// rancher/fleet's dev/setup-fleet-managed-downstream (D7): a computed value into a Secret
 		{name: "host=$(docker inspect …) into --from-literal", script: "host=$(docker inspect -f '{{.IPAddress}}' k3d-down-server-0)\nkubectl create namespace fleet-default\nkubectl create secret generic kbcfg -n fleet-default --from-literal=value=\"server: https://$host:6443\"\n",
 			want: []string{"value: \"server: https://${host}:6443\"", "the script computes it at install.sh:3 (the output of $(docker inspect", "it goes into a Secret's data (install.sh:5)"}},
+		// rancher/fleet's deploy-fleet.sh (D2): a value computed only where SHARDS is set
+		{name: "computed under if [ -n \"$SHARDS\" ]", script: "SHARDS=${SHARDS-\"\"}; extra=\"\"\nif [ -n \"$SHARDS\" ]; then\n  id=$(echo \"$SHARDS\" | jq -r '.[0].id'); extra=\"--set shards[0].id=$id\"\nfi\nhelm upgrade --install fleet oci://e.com/fleet -n fleet $extra\n",
+			want: []string{"id: {type: string, required_with: [SHARDS], "}, never: []string{"required: true"}},
 	})
 }
 
