@@ -384,7 +384,10 @@ func pruneVars(m *importer.Model, logins ...importer.Login) {
 	for _, v := range m.Vars {
 		if !used[v.Name] {
 			// what was said of it at its line is moot too
-			m.Info = slices.DeleteFunc(m.Info, func(n importer.Note) bool { return n.Loc == v.From && n.What == v.Name })
+			m.Info = slices.DeleteFunc(m.Info, func(n importer.Note) bool {
+				// and that it has a default per branch, so must be given (trial 46s69a's D6)
+				return n.Loc == v.From && n.What == v.Name || n.What == "$"+v.Name && strings.Contains(n.Why, "another default here")
+			})
 			continue
 		}
 		kept = append(kept, v)

@@ -31,6 +31,11 @@ func TestTrial46s69aIdioms(t *testing.T) {
 		// rancher/fleet's deploy-fleet.sh (D2): a value computed only where SHARDS is set
 		{name: "computed under if [ -n \"$SHARDS\" ]", script: "SHARDS=${SHARDS-\"\"}; extra=\"\"\nif [ -n \"$SHARDS\" ]; then\n  id=$(echo \"$SHARDS\" | jq -r '.[0].id'); extra=\"--set shards[0].id=$id\"\nfi\nhelm upgrade --install fleet oci://e.com/fleet -n fleet $extra\n",
 			want: []string{"id: {type: string, required_with: [SHARDS], "}, never: []string{"required: true"}},
+		// dana-team/rcs-ocm-deployer's setup-rcs-deployer.sh (D6): two contexts, one variable, two defaults
+		{name: "hub=${CLUSTER1:-hub}, c1=${CLUSTER1:-cluster1}", script: "hub=${CLUSTER1:-hub}\nc1=${CLUSTER1:-cluster1}\nkubectl config use-context \"kind-${hub}\"; kubectl create ns test\nkubectl config use-context \"kind-${c1}\"; kubectl wait --for=condition=ready pods -l app=x -n other\nkubectl config use-context \"kind-${hub}\"; kubectl create ns rcs\n",
+			want:       []string{"name: namespace-test", "name: namespace-rcs"},
+			notCarried: []string{"it works on context kind-${CLUSTER1} (kind-cluster1 by the script's defaults), and this spec's steps on context kind-${CLUSTER1} (kind-hub by the script's defaults)"},
+			never:      []string{"CLUSTER1 is required: give it"}},
 	})
 }
 

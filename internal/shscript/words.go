@@ -692,6 +692,7 @@ func (t *translator) assign(a *syntax.Assign) {
 	}
 	t.fromFileSecrets, t.generated, t.computedSecret = false, false, false // what this value reads, not a command before it (46zy's D4)
 	val, ok, why := t.eval(a.Value)
+	t.noteAsRun(name, a.Value, val, ok)
 	fromFile, generated, computed := t.fromFileSecrets, t.generated, t.computedSecret
 	t.fromFileSecrets, t.generated, t.computedSecret = false, false, false
 	switch {
