@@ -250,7 +250,7 @@ func (t *translator) parse(path, shown string, line int) (*syntax.File, []byte, 
 }
 
 // assocDecl is declare/typeset/local -A and the names it declares.
-var assocDecl = regexp.MustCompile(`(?m)\b(?:declare|typeset|local)((?:\s+-[A-Za-z]+)+)((?:\s+[A-Za-z_][A-Za-z0-9_]*(?:=\S*)?)+)`)
+var assocDecl = regexp.MustCompile(`(?m)\b(?:declare|typeset|local)((?:[ \t]+-[A-Za-z]+)+)((?:[ \t]+[A-Za-z_][A-Za-z0-9_]*(?:=\S*)?)+)`)
 
 // quoteAssocIndexes parses again, while the parse fails inside the index
 // of an array the script declares -A, with that index quoted: bash reads
