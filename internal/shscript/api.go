@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -235,6 +236,7 @@ func (t *translator) parse(path, shown string, line int) (*syntax.File, []byte, 
 			f, err, data = f2, nil, closed
 		}
 	}
+	f, data, err = quoteAssocIndexes(f, data, err, shown)
 	if err != nil {
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {
@@ -245,6 +247,66 @@ func (t *translator) parse(path, shown string, line int) (*syntax.File, []byte, 
 	t.testedCalls(f)
 	t.bundledKubectl(f)
 	return f, data, nil
+}
+
+// assocDecl is declare/typeset/local -A and the names it declares.
+var assocDecl = regexp.MustCompile(`(?m)\b(?:declare|typeset|local)((?:[ \t]+-[A-Za-z]+)+)((?:[ \t]+[A-Za-z_][A-Za-z0-9_]*(?:=\S*)?)+)`)
+
+// quoteAssocIndexes parses again, while the parse fails inside the index
+// of an array the script declares -A, with that index quoted: bash reads
+// an associative array's subscript as a string, mvdan.cc/sh as arithmetic
+// (trial 46s69a's D5: kind_images[1.31]=… "floating point arithmetic is a
+// zsh feature", the whole import refused). The quotes keep the line and
+// the key ("1.31" is the string 1.31 to bash too).
+func quoteAssocIndexes(f *syntax.File, data []byte, err error, shown string) (*syntax.File, []byte, error) {
+	assoc := map[string]bool{}
+	for _, m := range assocDecl.FindAllSubmatch(data, -1) {
+		if bytes.Contains(m[1], []byte("A")) {
+			for _, n := range strings.Fields(string(m[2])) {
+				n, _, _ = strings.Cut(n, "=")
+				assoc[n] = true
+			}
+		}
+	}
+	for tries := 0; err != nil && len(assoc) > 0 && tries < 1000; tries++ {
+		pos, ok := errPos(err)
+		if !ok || pos.Offset() >= uint(len(data)) {
+			break
+		}
+		at := int(pos.Offset())
+		open := bytes.LastIndexByte(data[:at+1], '[')
+		end := bytes.IndexByte(data[at:], ']')
+		if open < 0 || end < 0 || bytes.ContainsAny(data[open:at+end], "\"\n") {
+			break
+		}
+		end += at
+		name := data[:open]
+		name = name[len(bytes.TrimRight(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")):]
+		if !assoc[string(name)] {
+			break
+		}
+		q := slices.Concat(data[:open+1], []byte{'"'}, data[open+1:end], []byte{'"'}, data[end:])
+		f2, err2 := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(q), shown)
+		if p2, ok := errPos(err2); ok && p2.Offset() == pos.Offset() {
+			break
+		}
+		f, data, err = f2, q, err2
+	}
+	return f, data, err
+}
+
+// errPos is where a parse failed (a syntax error, or a feature of
+// another shell, as mvdan.cc/sh takes 1.31 in an index to be).
+func errPos(err error) (syntax.Pos, bool) {
+	var pe syntax.ParseError
+	var le syntax.LangError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Pos, true
+	case errors.As(err, &le):
+		return le.Pos, true
+	}
+	return syntax.Pos{}, false
 }
 
 func unwrapPath(err error) error {
@@ -322,17 +384,36 @@ func pruneVars(m *importer.Model, logins ...importer.Login) {
 	for _, v := range m.Vars {
 		if !used[v.Name] {
 			// what was said of it at its line is moot too
-			m.Info = slices.DeleteFunc(m.Info, func(n importer.Note) bool { return n.Loc == v.From && n.What == v.Name })
+			m.Info = slices.DeleteFunc(m.Info, func(n importer.Note) bool {
+				// and that it has a default per branch, so must be given (trial 46s69a's D6)
+				return n.Loc == v.From && n.What == v.Name || n.What == "$"+v.Name && strings.Contains(n.Why, "another default here")
+			})
 			continue
 		}
 		kept = append(kept, v)
+		if len(v.RequiredWith) > 0 && strings.Contains(text.String(), `"${`+v.Name+`}":`) {
+			// a map key (nodeSelector: {${escaped_key}: …}): unset, the
+			// spec is no YAML whatever its when: says, so it stays required
+			v.Required, v.RequiredWith = true, nil
+			v.Description += " (required all the same: a step has it as a map key, which an unset variable leaves no YAML)"
+		}
 		switch {
 		case v.Computed && !v.Secret && v.Default != nil:
 			// VERSION=$(curl …) with the script's fallback where it is empty
 			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec takes the script's fallback, " + *v.Default + ", unless it is given (--set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
+		case v.Computed && len(v.RequiredWith) > 0:
+			give := "with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name
+			if v.Secret {
+				give = "as KHOOK_SECRET_" + v.Name
+			}
+			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs, only where " + v.RequiredWith[0] + " is set; khook runs no shell, so the spec asks for it there: required where " + v.RequiredWith[0] + " is given (give it " + give + ")"})
 		case v.Computed && !v.Secret:
 			// the spec cannot run until someone finds what the script computed
 			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required variable (give it with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
+		case v.Computed && v.Required:
+			// a computed value that goes into a Secret: said as any
+			// computed one is (trial 46s69a's D7: no warning at all)
+			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required secret variable (give it as KHOOK_SECRET_" + v.Name + ")"})
 		}
 	}
 	m.Vars = kept

@@ -2,6 +2,7 @@ package shscript
 
 import (
 	"cmp"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -83,4 +84,94 @@ func (c *clusters) created(tool string, args []string) {
 	case tool == "minikube" && len(pos) >= 1 && pos[0] == "start":
 		c.current = "context " + cmp.Or(name, "minikube")
 	}
+}
+
+// noteAsRun keeps what NAME holds by the script's defaults where the spec
+// writes it otherwise: hub=${CLUSTER1:-hub} and c1=${CLUSTER1:-cluster1}
+// are both ${CLUSTER1} in the spec, yet two clusters as the script is run
+// without CLUSTER1 (trial 46s69a's D6: cluster1's wait made a hub step).
+func (t *translator) noteAsRun(name string, w *syntax.Word, val string, ok bool) {
+	delete(t.asRun, name)
+	if !ok || !strings.Contains(val, "${") {
+		return
+	}
+	if r, known := t.defaultsText(w); known && r != val {
+		if t.asRun == nil {
+			t.asRun = map[string]string{}
+		}
+		t.asRun[name] = r
+	}
+}
+
+// defaultsText is w's text with every variable the script's default or
+// value: false where one has neither.
+func (t *translator) defaultsText(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	var parts func([]syntax.WordPart) bool
+	parts = func(ps []syntax.WordPart) bool {
+		for _, p := range ps {
+			switch x := p.(type) {
+			case *syntax.Lit:
+				b.WriteString(x.Value)
+			case *syntax.SglQuoted:
+				b.WriteString(x.Value)
+			case *syntax.DblQuoted:
+				if !parts(x.Parts) {
+					return false
+				}
+			case *syntax.ParamExp:
+				v, known := t.defaultOf(x)
+				if !known {
+					return false
+				}
+				b.WriteString(v)
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if w == nil || !parts(w.Parts) {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// defaultOf is what ${X:-d} (d) or $X (its value by the defaults) gives.
+func (t *translator) defaultOf(pe *syntax.ParamExp) (string, bool) {
+	if pe.Param == nil || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 || pe.Excl || pe.Length || pe.Width {
+		return "", false
+	}
+	name := pe.Param.Value
+	if pe.Exp != nil {
+		v := t.vars[name]
+		d := lit(pe.Exp.Word)
+		if (pe.Exp.Op != syntax.DefaultUnsetOrNull && pe.Exp.Op != syntax.DefaultUnset) || v != nil && v.decl == nil || d == "" && pe.Exp.Word != nil && len(pe.Exp.Word.Parts) > 0 {
+			return "", false
+		}
+		return d, true
+	}
+	if r, ok := t.asRun[name]; ok {
+		return r, true
+	}
+	if v := t.vars[name]; v != nil && v.decl == nil && !v.unknown && !v.array && !strings.Contains(v.val, "${") {
+		return v.val, true
+	}
+	return "", false
+}
+
+// contextAsRun is a context's name, with the one the script's defaults
+// give where they make another (kind-${CLUSTER1}, kind-hub by them).
+func (t *translator) contextAsRun(x *cmd, ctx string) string {
+	if ctx == "" || !strings.Contains(ctx, "${") {
+		return ctx
+	}
+	for _, w := range x.words {
+		r, known := t.defaultsText(w)
+		r = strings.TrimPrefix(r, "--context=")
+		if s, ok, _ := t.eval(w); known && ok && (s == ctx || s == "--context="+ctx) && r != ctx {
+			return ctx + " (" + r + " by the script's defaults)"
+		}
+	}
+	return ctx
 }

@@ -957,7 +957,7 @@ func (t *translator) helmSet(x *cmd, h *importer.OutHelm, fl flag) error {
 		}
 		restoreRefs(m, refs)
 		quoteRefs(m)
-		h.Values = mergeMaps(h.Values, m)
+		h.Values = mergeSet(h.Values, m)
 		return nil
 	case "set-literal":
 		return strvals.ParseLiteralInto(val, h.Values)
@@ -1113,6 +1113,44 @@ func mergeMaps(dst, src map[string]any) map[string]any {
 		dst[k] = v
 	}
 	return dst
+}
+
+// mergeSet merges one --set-string's values into those before it as
+// Helm's parser does on the one map: an index sets that element of the
+// list and leaves the others, so extraEnv[0].name and extraEnv[0].value
+// of two flags make one element (trial 46s69a's D1: the name dropped).
+func mergeSet(dst, src map[string]any) map[string]any {
+	if dst == nil {
+		dst = map[string]any{}
+	}
+	for k, v := range src {
+		dst[k] = mergeSetValue(dst[k], v)
+	}
+	return dst
+}
+
+func mergeSetValue(dst, src any) any {
+	switch s := src.(type) {
+	case map[string]any:
+		if dm, ok := dst.(map[string]any); ok {
+			return mergeSet(dm, s)
+		}
+	case []any:
+		dl, ok := dst.([]any)
+		if !ok {
+			return src
+		}
+		for len(dl) < len(s) {
+			dl = append(dl, nil)
+		}
+		for i, e := range s {
+			if e != nil {
+				dl[i] = mergeSetValue(dl[i], e)
+			}
+		}
+		return dl
+	}
+	return src
 }
 
 // isRef: s is one ${NAME}, nothing around it.

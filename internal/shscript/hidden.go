@@ -76,13 +76,36 @@ func toolName(word string) string {
 // cluster in a way khook cannot carry, since it runs no command for its
 // output.
 func (t *translator) accountSubst(cs *syntax.CmdSubst) {
-	t.accountSubstIn(cs, map[*function]bool{})
+	t.accountSubstIn(cs, map[*function]bool{}, substWhy{
+		"its output is a value the script computes when it runs (a variable it sets becomes a khook variable)",
+		"the script runs it inside $(…) to take its output, which khook cannot do; make it a step of its own, and where the script uses the output, hand that value in as a variable"})
+}
+
+// substWhy: why a read-only command and why a command that changes the
+// cluster, of a substitution, are not steps.
+type substWhy struct{ readOnly, changes string }
+
+// accountRedirSubst accounts for the helm and kubectl commands of a
+// <(…) the statement reads through a redirect (`{ grep -q -m 1 ready;
+// kill $!; } < <(kubectl get bundles -w)`): no word of the command holds
+// them, so nothing else names them (trial 46s69a's D4: the watch missing).
+func (t *translator) accountRedirSubst(s *syntax.Stmt) {
+	for _, r := range s.Redirs {
+		if r.Word == nil || len(r.Word.Parts) != 1 {
+			continue
+		}
+		if ps, ok := r.Word.Parts[0].(*syntax.ProcSubst); ok {
+			t.accountSubstIn(ps, map[*function]bool{}, substWhy{
+				"the script reads its output through " + t.text(r) + " at this line, which khook does not do; it changes nothing in the cluster",
+				"the script runs it inside " + t.text(r) + " to feed its output to the command at this line, which khook cannot do; make it a step of its own"})
+		}
+	}
 }
 
 // accountSubstIn accounts the helm and kubectl commands under n, and in
 // the functions of the script n calls ($(v vault status), v running
 // kubectl exec), at their own lines.
-func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool) {
+func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool, why substWhy) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		c, ok := n.(*syntax.CallExpr)
 		if !ok || len(c.Args) == 0 {
@@ -92,7 +115,7 @@ func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool) {
 			seen[f] = true
 			saveFile, saveSrc, saveBase := t.file, t.src, t.lineBase
 			t.file, t.src, t.lineBase = f.file, f.src, 0
-			t.accountSubstIn(f.decl.Body, seen)
+			t.accountSubstIn(f.decl.Body, seen, why)
 			t.file, t.src, t.lineBase = saveFile, saveSrc, saveBase
 			return true
 		}
@@ -109,9 +132,9 @@ func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool) {
 			argv = append(argv, lit(w))
 		}
 		if readOnlyTool(argv) {
-			t.account(c, importer.FateReadOnly, "", "its output is a value the script computes when it runs (a variable it sets becomes a khook variable)")
+			t.account(c, importer.FateReadOnly, "", why.readOnly)
 		} else {
-			t.account(c, importer.FateNotCarried, "", "the script runs it inside $(…) to take its output, which khook cannot do; make it a step of its own, and where the script uses the output, hand that value in as a variable")
+			t.account(c, importer.FateNotCarried, "", why.changes)
 		}
 		return true
 	})

@@ -30,9 +30,9 @@ func (t *translator) kubectl(x *cmd) {
 		return
 	}
 	if len(f.pos) > 2 && f.pos[0] == "config" && f.pos[1] == "use-context" && x.ok {
-		t.cluster.current = "context " + f.pos[2]
+		t.cluster.current = "context " + t.contextAsRun(x, f.pos[2])
 	}
-	t.cluster.cmd = t.cluster.of(f.get("context"), f.get("kubeconfig"))
+	t.cluster.cmd = t.cluster.of(t.contextAsRun(x, f.get("context")), f.get("kubeconfig"))
 	if f.pos[0] != "config" && kubectlChangesNothing(f.pos) { // config says why below
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
 		if (f.pos[0] == "logs" && f.is("f", "follow") || f.pos[0] == "get" && f.is("w", "watch")) && t.foreground(x) {

@@ -57,11 +57,14 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		items, known = d, true
 	}
 	if !known {
-		before := len(t.m.Steps)
+		before, built := len(t.m.Steps), t.loopBuilds(s, c.Do, name)
 		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(s)), Required: true, From: t.loc(s), Description: "a loop's variable the script computes at " + t.loc(s).String()}}
 		t.branch(c.Do, "")
-		if len(t.m.Steps) > before {
+		switch {
+		case len(t.m.Steps) > before:
 			t.notCarried(s, t.text(s), "its list is only known when the script runs; its body is carried once")
+		case len(built) > 0:
+			t.notCarried(s, t.text(s), "its list is only known when the script runs; its body is carried once, so $"+strings.Join(built, ", $")+" after it holds what one turn adds (write the values of each turn into the command that reads it)")
 		}
 		return
 	}
@@ -93,6 +96,41 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 			}
 		}
 	}
+}
+
+// loopBuilds are the variables set before the loop that its body adds
+// to (s="$s …", s+=…) and the script reads after it (shards_settings="$shards_settings
+// --set shards[$index].id=$id" in a loop over $(… | jq -c '.[]')): a
+// value built turn by turn, which a body carried once builds from one
+// turn (trial 46s69a's D3: one shard installed, the loop never named).
+func (t *translator) loopBuilds(s *syntax.Stmt, body []*syntax.Stmt, loopVar string) []string {
+	var out []string
+	for _, st := range body {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			a, ok := n.(*syntax.Assign)
+			if !ok || a.Name == nil || a.Name.Value == loopVar || t.vars[a.Name.Value] == nil || slices.Contains(out, a.Name.Value) {
+				return true
+			}
+			if !a.Append && !readsVar(a, a.Name.Value) {
+				return true // FINE=false: a flag, whose branches the body carries as when:
+			}
+			if end := int(s.End().Offset()); end <= len(t.src) && textReadsVar(t.src[end:], a.Name.Value) {
+				out = append(out, a.Name.Value)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// textReadsVar: text names $name or ${name….
+func textReadsVar(text []byte, name string) bool {
+	for _, m := range anyVarRef.FindAllSubmatch(text, -1) {
+		if string(m[1]) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // oneItem: w is quoted whole ("$A", "${VM_NAME}-boot": 46zza's D2): bash
@@ -230,7 +268,7 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 		}
 		syntax.Walk(cs, func(n syntax.Node) bool {
 			if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && t.funcs[lit(c.Args[0])] != nil {
-				t.accountSubstIn(c, map[*function]bool{})
+				t.accountSubst(&syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: c}}})
 			}
 			return true
 		})

@@ -180,7 +180,10 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 }
 
 // refsSecretText: v is a text made of declared variables, a secret one
-// among them, and words that hold no credential (no password=literal).
+// or one the script computes among them, and words that hold no
+// credential (no password=literal). A computed one stays named where the
+// script computes it ("server: https://${host}:6443" of host=$(docker
+// inspect …): trial 46s69a's D7, the docker inspect never named).
 func (t *translator) refsSecretText(v string) bool {
 	refs := varRef.FindAllStringSubmatch(v, -1)
 	secret := false
@@ -189,7 +192,7 @@ func (t *translator) refsSecretText(v string) bool {
 		if d == nil {
 			return false
 		}
-		secret = secret || d.Secret
+		secret = secret || d.Secret || d.Computed
 	}
 	if !secret {
 		return false

@@ -48,7 +48,13 @@ func secretsInSecrets(m *importer.Model) {
 					m.Info = append(m.Info, importer.Note{Loc: v.From, What: "the default of " + name, Why: "not copied into the spec: it goes into a Secret, so it is a secret variable; give it as KHOOK_SECRET_" + name})
 				}
 				v.Secret, v.Required, v.Default, v.Example = true, required, nil, ""
-				v.Description = "goes into a Secret's data (" + st.From.String() + ")"
+				if v.Computed {
+					// what the script computes it with stays said (trial
+					// 46s69a's D7: docker inspect … at :13 never named)
+					v.Description += "; it goes into a Secret's data (" + st.From.String() + ")"
+				} else {
+					v.Description = "goes into a Secret's data (" + st.From.String() + ")"
+				}
 			}
 		}
 	}

@@ -121,7 +121,8 @@ type translator struct {
 	// pluginRuns are helm plugin commands not carried (their index in
 	// m.Commands), for pluginsBeforeCharts
 	pluginRuns []int
-	ctxVars    map[string]bool // variables holding the current context's name
+	ctxVars    map[string]bool   // variables holding the current context's name
+	asRun      map[string]string // a variable's value by the script's defaults, where the spec writes another (clusters.go)
 	// absent is the checkout file a -f/-d/-e test found missing, which the
 	// script does not make: set by the last condition decided at import
 	absentFile string
@@ -229,6 +230,7 @@ func (t *translator) stmt(s *syntax.Stmt) {
 		t.bg++
 		defer func() { t.bg-- }()
 	}
+	t.accountRedirSubst(s)
 	switch c := s.Cmd.(type) {
 	case nil:
 	case *syntax.CallExpr:

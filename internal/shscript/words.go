@@ -692,6 +692,7 @@ func (t *translator) assign(a *syntax.Assign) {
 	}
 	t.fromFileSecrets, t.generated, t.computedSecret = false, false, false // what this value reads, not a command before it (46zy's D4)
 	val, ok, why := t.eval(a.Value)
+	t.noteAsRun(name, a.Value, val, ok)
 	fromFile, generated, computed := t.fromFileSecrets, t.generated, t.computedSecret
 	t.fromFileSecrets, t.generated, t.computedSecret = false, false, false
 	switch {
@@ -723,7 +724,12 @@ func (t *translator) assign(a *syntax.Assign) {
 			// only name one (trial 46x's D2)
 			t.info(a, name, secretByName+"the script's literal value is not copied into the spec; give it as KHOOK_SECRET_"+name+" (if it only names something, such as a key of a Secret, write the value in the step)")
 		}
-		t.vars[name] = &shVar{decl: &importer.Var{Name: t.secretName(name, t.loc(a), generated), Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}}
+		d := &importer.Var{Name: t.secretName(name, t.loc(a), generated), Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}
+		if given := t.onlyWhereGiven(); d.Required && d.Computed && given != "" {
+			d.Required, d.RequiredWith = false, []string{given} // as computedVar (trial 46s69a's D2)
+			d.Description += "; only where " + given + " is set"
+		}
+		t.vars[name] = &shVar{decl: d}
 		t.renameGiveAs(val, t.vars[name].decl.Name)
 	case !ok && t.fallback(name):
 		// if [[ -z "$POD" ]]; then POD=$(kubectl get … other label); fi:
@@ -814,8 +820,31 @@ func (t *translator) computedVar(name string, a *syntax.Assign, why string) *imp
 		v.Required, v.Computed = false, false
 		v.Description = "the time the script runs (" + t.loc(a).String() + ", " + t.text(a.Value) + "): a new value each run; give any value that changes to make the change again"
 		t.info(a, name, v.Description)
+	} else if given := t.onlyWhereGiven(); given != "" {
+		// computed only under if [ -n "$SHARDS" ]: the run without
+		// SHARDS never needs it (trial 46s69a's D2: four values to
+		// invent for the default run)
+		v.Required, v.RequiredWith = false, []string{given}
+		v.Description += "; only where " + given + " is set"
 	}
 	return v
+}
+
+// onlyWhereGiven is the variable the path to here tests is set when
+// every condition of the path is such a test (if [ -n "$A" ]; then …; if
+// [ -n "$B" ]: the last, B, set only where A is), else "".
+func (t *translator) onlyWhereGiven() string {
+	given := ""
+	for _, w := range t.when[t.splitWhens:] {
+		for _, c := range strings.Split(w, " && ") {
+			m := givenTest.FindStringSubmatch(c)
+			if m == nil {
+				return ""
+			}
+			given = m[1]
+		}
+	}
+	return given
 }
 
 // clock is $(date …), the time the script runs.
