@@ -893,7 +893,10 @@ func (t *translator) recordMade(x *cmd, name string) {
 // envsubstWrites is envsubst < tmpl > out.yaml: out.yaml is what it prints.
 func (t *translator) envsubstWrites(x *cmd) {
 	info := len(t.m.Info)
-	if in, ok := t.envsubst(x, []*syntax.Stmt{x.stmt}); ok {
+	t.notATool = true
+	in, ok := t.envsubst(x, []*syntax.Stmt{x.stmt})
+	t.notATool = false
+	if ok {
 		x.stdin = in
 		t.writeFiles(x, "envsubst")
 		if w := t.wrote[t.outFile(x)]; w != nil {

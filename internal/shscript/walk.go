@@ -101,6 +101,7 @@ type translator struct {
 	ranOn, passed []*importer.Step
 	rivalElse     int             // > 0 in the else of an if whose branches are alternatives (rivals)
 	splitting     int             // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
+	notATool      bool            // the command accounted is envsubst or sed writing a file: said, not counted among helm/kubectl's
 	splitWhens    int             // how many of when are those values' (every value walks the command: no condition of its path)
 	splitStops    []importer.Note // where a condition decided at import stopped the walk of a value, one each
 	splitFrom     int             // len(m.Commands) where the outermost such walk began
@@ -424,6 +425,12 @@ func (t *translator) same(n syntax.Node, what, why string) {
 
 // account records the fate of a helm or kubectl command.
 func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string) {
+	if t.notATool && fate == importer.FateNotCarried {
+		// envsubst < t.yaml > s.yaml is no helm/kubectl command: named
+		// at its line, not in their count (trial 46s69c's D5)
+		t.notCarried(n, t.text(n), why)
+		return
+	}
 	c := importer.Command{Loc: t.loc(n), Text: t.text(n), Fate: fate, Step: step, Why: why}
 	if fate == importer.FateNotCarried && t.cmdInfo <= len(t.m.Info) {
 		// what the command's words said is moot: no step carries them
