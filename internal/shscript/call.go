@@ -1063,6 +1063,8 @@ func (t *translator) callFunc(f *function, args []string) {
 		return
 	}
 	saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest, saveRet := t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest, t.mayHaveReturned
+	saveGuard, saveRetGuard, saveExitSet := t.exitGuard, t.retGuard, t.exitSet
+	t.exitGuard, t.retGuard, t.exitSet = nil, false, false
 	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.argsRest, t.mayHaveReturned = args, true, f.file, f.path, f.src, 0, importer.Loc{}
 	t.frames++
 	t.frame = t.frames
@@ -1077,10 +1079,19 @@ func (t *translator) callFunc(f *function, args []string) {
 		}
 	}
 	t.locals = t.locals[:len(t.locals)-1]
+	for len(t.keeps) > 0 && t.keeps[len(t.keeps)-1].depth == t.depth {
+		k := t.keeps[len(t.keeps)-1]
+		t.keepIfExists(k.check, t.m.Steps[k.from:], "as the script, where the check finds it, returns before it on an answer that keeps it")
+		t.keeps = t.keeps[:len(t.keeps)-1]
+	}
 	t.depth--
 	if t.returned || !t.stopped { // return ends the function, not the script; exit ends both
 		t.stopped, t.failed, t.returned = false, false, false
 	}
+	if t.retGuard && !t.exitSet {
+		t.exitGuard = nil // only returns: what follows the call runs
+	}
+	t.exitGuard, t.retGuard, t.exitSet = append(saveGuard, t.exitGuard...), saveRetGuard, saveExitSet || t.exitSet
 	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest, t.mayHaveReturned = saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest, saveRet
 }
 

@@ -14,5 +14,12 @@ func TestTrial46s69cIdioms(t *testing.T) {
 			files:      map[string]string{"s.yaml.template": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  pw: \"${PW}\"\n"},
 			want:       []string{"helm/kubectl commands: 2, of which 1 became steps, 0 were folded into steps, 0 are read-only, 1 not carried.", "Of the 2 lines not carried below, 1 are such commands and 1 are other commands"},
 			notCarried: []string{"a Secret from a file", "made by the envsubst at install.sh:4"}},
+		// elf-n8n's deploy-n8n.sh: a return on the answer in an existence check's found
+		// path ends the function: the Secret after the check keeps what is there
+		{name: "return on an answer where the Secret is found", script: "conf() {\n  if kubectl get secret s -n app &>/dev/null; then\n    read -r response\n    if [[ \"$response\" != \"y\" ]]; then return; fi\n    kubectl delete secret s -n app\n  fi\n  read -s PW\n  kubectl create secret generic s -n app --from-literal=pw=\"$PW\"\n}\nconf\n",
+			want: []string{"when: '!(vars.get(\"response\", \"\") != \"y\")'\n    delete:", "      skipIf: exists\n"}},
+		// a return on a variable in a function: the rest of its body, past the if it is in
+		{name: "return in a nested if ends the function", script: "f() {\n  if [ -n \"$A\" ]; then\n    if [ \"$B\" != y ]; then return; fi\n    kubectl create namespace a\n  fi\n  kubectl create namespace b\n}\nf\nkubectl create namespace c\n",
+			want: []string{"name: namespace-b\n    needs:\n      - namespace-a\n    when: (!(vars.get(\"A\", \"\") != \"\") || (!(vars.get(\"B\", \"\") != \"y\")))\n", "name: namespace-c\n    needs:\n      - namespace-b\n    apply:"}},
 	})
 }

@@ -45,6 +45,9 @@ type translator struct {
 	failed          bool         // … with a non-zero status
 	returned        bool         // … by return: it ends the function only
 	guard           string       // !(cel) of a branch that returned: the condition of what follows it in its list
+	retGuard        bool         // t.exitGuard holds a function's return: it ends at the call (callFunc)
+	exitSet         bool         // … and an exit's, which does not
+	keeps           []keep       // existence checks whose found path may return from the function being walked
 	locals          []frame      // the locals of the functions being walked
 	poll            bool         // inside a poll loop: its sleep is the loop's
 	keys            map[string]string
@@ -155,6 +158,14 @@ type translator struct {
 	// checkSet are the variables an existence check's fresh-cluster path
 	// sets otherwise than the path where it finds the object: the check
 	checkSet map[string]*syntax.Stmt
+}
+
+// keep is an existence check on a Secret whose found path returns from
+// the function on an answer: the steps after it (from on) that make the
+// Secret keep it where it exists (keepIfExists).
+type keep struct {
+	check       *syntax.Stmt
+	from, depth int
 }
 
 // hdocKind is how a here-document's text is read.
@@ -634,7 +645,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 				defer func() { t.cond-- }()
 			}
 			t.stmt(c.Y)
-			t.keepIfExists(c.X, t.m.Steps[before:])
+			t.keepIfExists(c.X, t.m.Steps[before:], "as the script creates it only where the check finds nothing")
 			t.checks--
 		case t.isHousekeeping(c.Y):
 			// `kubectl create ns x || true`
