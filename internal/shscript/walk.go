@@ -48,6 +48,7 @@ type translator struct {
 	retGuard        bool         // t.exitGuard holds a function's return: it ends at the call (callFunc)
 	exitSet         bool         // … and an exit's, which does not
 	keeps           []keep       // existence checks whose found path may return from the function being walked
+	procSubst       string       // -f <(cat <<EOF …), walked as the pipe cat <<EOF … | cmd -f -: what a note names
 	locals          []frame      // the locals of the functions being walked
 	poll            bool         // inside a poll loop: its sleep is the loop's
 	keys            map[string]string
