@@ -1063,8 +1063,8 @@ func (t *translator) callFunc(f *function, args []string) {
 		return
 	}
 	saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest, saveRet := t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest, t.mayHaveReturned
-	saveGuard, saveRetGuard, saveExitSet := t.exitGuard, t.retGuard, t.exitSet
-	t.exitGuard, t.retGuard, t.exitSet = nil, false, false
+	saveGuard, saveRetGuard, saveExitSet, saveFiles := t.exitGuard, t.retGuard, t.exitSet, t.fnFiles
+	t.exitGuard, t.retGuard, t.exitSet, t.fnFiles = nil, false, false, t.files
 	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.argsRest, t.mayHaveReturned = args, true, f.file, f.path, f.src, 0, importer.Loc{}
 	t.frames++
 	t.frame = t.frames
@@ -1091,7 +1091,7 @@ func (t *translator) callFunc(f *function, args []string) {
 	if t.retGuard && !t.exitSet {
 		t.exitGuard = nil // only returns: what follows the call runs
 	}
-	t.exitGuard, t.retGuard, t.exitSet = append(saveGuard, t.exitGuard...), saveRetGuard, saveExitSet || t.exitSet
+	t.exitGuard, t.retGuard, t.exitSet, t.fnFiles = append(saveGuard, t.exitGuard...), saveRetGuard, saveExitSet || t.exitSet, saveFiles
 	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest, t.mayHaveReturned = saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest, saveRet
 }
 

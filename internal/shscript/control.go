@@ -355,7 +355,7 @@ func (t *translator) branch(list []*syntax.Stmt, cel string) {
 	if t.stopped {
 		switch {
 		case t.failed && len(t.m.Steps) == before:
-		case t.returned && t.inFunc:
+		case t.returned && t.inFunc && t.files == t.fnFiles: // not a sourced file's return, which ends the source
 			// return ends the function: the rest of its body, also past
 			// the if or the existence check the return is in, runs only
 			// where cel does not hold (trial 46s69c's D3: the create

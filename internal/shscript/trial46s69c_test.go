@@ -21,6 +21,10 @@ func TestTrial46s69cIdioms(t *testing.T) {
 		// a return on a variable in a function: the rest of its body, past the if it is in
 		{name: "return in a nested if ends the function", script: "f() {\n  if [ -n \"$A\" ]; then\n    if [ \"$B\" != y ]; then return; fi\n    kubectl create namespace a\n  fi\n  kubectl create namespace b\n}\nf\nkubectl create namespace c\n",
 			want: []string{"name: namespace-b\n    needs:\n      - namespace-a\n    when: (!(vars.get(\"A\", \"\") != \"\") || (!(vars.get(\"B\", \"\") != \"y\")))\n", "name: namespace-c\n    needs:\n      - namespace-b\n    apply:"}},
+		// jellyfin's preflight_and_bootstrap.sh: a sourced file's guard returns from the source, not the function
+		{name: "a return in a file sourced in a function ends the source", script: "f() {\n  source ./lib.sh\n  kubectl create namespace a\n}\nf\n",
+			files: map[string]string{"lib.sh": "if [ -n \"$LIB_SOURCED\" ]; then return 0; fi\nLIB_SOURCED=1\n"},
+			want:  []string{"name: namespace-a\n    apply:"}},
 		// clusterforge's n8n-install.sh: a read -p menu in while true, its actions in functions
 		{name: "a menu loop calling functions is walked once", script: "clean() { kubectl delete deployment web -n web --ignore-not-found; }\ninstall() { kubectl apply -f web.yaml -n web; }\nwhile true; do\n  read -p \"option: \" choice\n  case $choice in\n    5) clean; install ;;\n    q|Q) exit 0 ;;\n  esac\ndone\n",
 			files: map[string]string{"web.yaml": configMap},

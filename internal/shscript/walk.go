@@ -49,6 +49,7 @@ type translator struct {
 	exitSet         bool         // … and an exit's, which does not
 	keeps           []keep       // existence checks whose found path may return from the function being walked
 	procSubst       string       // -f <(cat <<EOF …), walked as the pipe cat <<EOF … | cmd -f -: what a note names
+	files, fnFiles  int          // the files being walked (a sourced one in another), and how many when the function walked was called
 	locals          []frame      // the locals of the functions being walked
 	poll            bool         // inside a poll loop: its sleep is the loop's
 	keys            map[string]string
@@ -196,7 +197,9 @@ type function struct {
 func (t *translator) runFile(f *syntax.File, src []byte, abs string) {
 	saveFile, savePath, saveSrc, saveBase := t.file, t.scriptPath, t.src, t.lineBase
 	t.file, t.scriptPath, t.src, t.lineBase = t.display(abs), abs, src, 0
+	t.files++
 	t.stmts(f.Stmts)
+	t.files--
 	t.file, t.scriptPath, t.src, t.lineBase = saveFile, savePath, saveSrc, saveBase
 }
 
