@@ -898,7 +898,10 @@ func (t *translator) recordMade(x *cmd, name string) {
 // envsubstWrites is envsubst < tmpl > out.yaml: out.yaml is what it prints.
 func (t *translator) envsubstWrites(x *cmd) {
 	info := len(t.m.Info)
-	if in, ok := t.envsubst(x, []*syntax.Stmt{x.stmt}); ok {
+	t.notATool = true
+	in, ok := t.envsubst(x, []*syntax.Stmt{x.stmt})
+	t.notATool = false
+	if ok {
 		x.stdin = in
 		t.writeFiles(x, "envsubst")
 		if w := t.wrote[t.outFile(x)]; w != nil {
@@ -1066,6 +1069,8 @@ func (t *translator) callFunc(f *function, args []string) {
 		return
 	}
 	saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest, saveRet := t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest, t.mayHaveReturned
+	saveGuard, saveRetGuard, saveExitSet, saveFiles := t.exitGuard, t.retGuard, t.exitSet, t.fnFiles
+	t.exitGuard, t.retGuard, t.exitSet, t.fnFiles = nil, false, false, t.files
 	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.argsRest, t.mayHaveReturned = args, true, f.file, f.path, f.src, 0, importer.Loc{}
 	t.frames++
 	t.frame = t.frames
@@ -1080,10 +1085,19 @@ func (t *translator) callFunc(f *function, args []string) {
 		}
 	}
 	t.locals = t.locals[:len(t.locals)-1]
+	for len(t.keeps) > 0 && t.keeps[len(t.keeps)-1].depth == t.depth {
+		k := t.keeps[len(t.keeps)-1]
+		t.keepIfExists(k.check, t.m.Steps[k.from:], "as the script, where the check finds it, returns before it on an answer that keeps it")
+		t.keeps = t.keeps[:len(t.keeps)-1]
+	}
 	t.depth--
 	if t.returned || !t.stopped { // return ends the function, not the script; exit ends both
 		t.stopped, t.failed, t.returned = false, false, false
 	}
+	if t.retGuard && !t.exitSet {
+		t.exitGuard = nil // only returns: what follows the call runs
+	}
+	t.exitGuard, t.retGuard, t.exitSet, t.fnFiles = append(saveGuard, t.exitGuard...), saveRetGuard, saveExitSet || t.exitSet, saveFiles
 	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest, t.mayHaveReturned = saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest, saveRet
 }
 

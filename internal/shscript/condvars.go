@@ -204,7 +204,7 @@ func (t *translator) valueExits(when string, made bool, exits []string) []string
 		exits = append(exits, g...)
 	case t.stopped && t.failed && !made:
 	case t.stopped && !t.returned:
-		exits = append(exits, "!("+when+")")
+		exits, t.exitSet = append(exits, "!("+when+")"), true
 	case len(g) > 0:
 		exits = append(exits, unless(when, g))
 	}

@@ -221,7 +221,7 @@ func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
 				switch g := t.exitGuard; {
 				case len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then) && (len(t.m.Steps) > before || !t.failsScript(c.Else.Then)):
 					// else …; exit 1: what follows runs only where cel holds
-					t.exitGuard = []string{cel}
+					t.exitGuard, t.exitSet = []string{cel}, true
 				case len(g) > 0: // an exit in it: what follows runs where cel holds or g does
 					t.exitGuard = []string{"((" + cel + ") || (" + strings.Join(g, " && ") + "))"}
 				}
@@ -355,12 +355,18 @@ func (t *translator) branch(list []*syntax.Stmt, cel string) {
 	if t.stopped {
 		switch {
 		case t.failed && len(t.m.Steps) == before:
+		case t.returned && t.inFunc && t.files == t.fnFiles: // not a sourced file's return, which ends the source
+			// return ends the function: the rest of its body, also past
+			// the if or the existence check the return is in, runs only
+			// where cel does not hold (trial 46s69c's D3: the create
+			// after fi carried always); callFunc drops it at the call
+			t.exitGuard, t.retGuard = []string{"!(" + cel + ")"}, true
 		case t.returned:
 			t.guard = "!(" + cel + ")"
 		default:
 			// also a failure after steps (scale to 0, then exit 1, 46zzb's
 			// D1): bash runs nothing after them, in no enclosing list
-			t.exitGuard = []string{"!(" + cel + ")"}
+			t.exitGuard, t.exitSet = []string{"!(" + cel + ")"}, true
 		}
 		t.stopped, t.failed, t.returned = false, false, false
 	}
@@ -403,7 +409,17 @@ func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe 
 	defer func() { t.checks-- }()
 	vars, keys := maps.Clone(t.vars), maps.Clone(t.secretKeys)
 	before := len(t.m.Steps)
+	retGuard, exitSet := t.retGuard, t.exitSet
 	t.branch(c.Then, "")
+	if t.retGuard && !retGuard && t.exitSet == exitSet && !last.Negated {
+		// if kubectl get secret s; then read r; [ "$r" != y ] && return;
+		// kubectl delete secret s; fi; kubectl create secret s: on a fresh
+		// cluster the rest of the function runs whatever r is; where s is
+		// found, only when the answer lets it (trial 46s69c's D3): no
+		// when:, but skipIf: exists on what makes s (callFunc)
+		t.exitGuard, t.retGuard = nil, false
+		t.keeps = append(t.keeps, keep{check: last, from: len(t.m.Steps), depth: t.depth})
+	}
 	then := t.m.Steps[before:len(t.m.Steps):len(t.m.Steps)]
 	thenVars, thenKeys := t.vars, t.secretKeys
 	var other []*importer.Step
@@ -424,7 +440,7 @@ func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe 
 	}
 	t.checkSets(last, c.Else == nil, vars, thenVars)
 	t.whenFound(last, found)
-	t.keepIfExists(last, absent)
+	t.keepIfExists(last, absent, "as the script creates it only where the check finds nothing")
 	t.absentOther(last, absent)
 	t.absentVars(last, thenVars)
 }
@@ -841,7 +857,7 @@ var filterCmd = set("grep", "egrep", "fgrep", "wc", "jq", "yq", "awk", "head", "
 // finds none (if kubectl get secret … | grep key; then echo; else kubectl
 // apply -f secret.yaml; fi) create the Secret only where it is absent:
 // skipIf: exists, so a re-run keeps the data the script protects.
-func (t *translator) keepIfExists(check *syntax.Stmt, steps []*importer.Step) {
+func (t *translator) keepIfExists(check *syntax.Stmt, steps []*importer.Step, as string) {
 	if !secretWord.MatchString(t.text(check.Cmd)) {
 		return
 	}
@@ -853,7 +869,7 @@ func (t *translator) keepIfExists(check *syntax.Stmt, steps []*importer.Step) {
 		}
 		if a := st.Out.Apply; a != nil && a.SkipIf == "" {
 			a.SkipIf = "exists"
-			t.info(check, t.text(check.Cmd), "step "+st.Out.Name+" applies only where what it makes is absent (skipIf: exists), as the script creates it only where the check finds nothing: a re-run keeps the Secret's data")
+			t.info(check, t.text(check.Cmd), "step "+st.Out.Name+" applies only where what it makes is absent (skipIf: exists), "+as+": a re-run keeps the Secret's data")
 		}
 	}
 }

@@ -727,11 +727,16 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 		switch {
 		case p == "-":
 			if x.stdin == nil || !x.stdin.known {
-				why := "the values it reads on its standard input are not known at import"
+				what, why := "-f -", "the values it reads on its standard input are not known at import"
+				if t.procSubst != "" {
+					// -f <(cat <<EOF … EOF): the script has no -f -, and the
+					// whole document is left out (trial 46s69c's D1)
+					what, why = t.procSubst, "the values document it reads is not known at import, so the step installs the chart with its own default values, none of the document's"
+				}
 				if x.stdin != nil && x.stdin.why != "" {
 					why += " (" + x.stdin.why + ")"
 				}
-				t.notCarried(x.stmt, "-f -", why)
+				t.notCarried(x.stmt, what, why)
 				continue
 			}
 			m, err := t.helmValues(x, "-f -", x.stdin.text)

@@ -308,8 +308,11 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 		return // while read: a turn per line of its input (loopReads), no poll (trial 46z's L1b)
 	}
 	t.loopCounters(s, c.Do)
-	if !waitsFor && !runsTool(s) {
-		// while [[ $# -gt 0 ]]; do case $1 in …: a shell loop, no poll; what it sets is not known
+	if !waitsFor && !runsTool(s) && len(t.m.Steps) == before {
+		// while [[ $# -gt 0 ]]; do case $1 in …: a shell loop, no poll; what
+		// it sets is not known. Not where the walk above made steps through
+		// the functions it calls: a second walk wrote them again, a menu's
+		// deletes after its applies (trial 46s69c's D2)
 		t.undecided(cond, func() { t.pollLoop(s, nil, c.Do) })
 		return
 	}

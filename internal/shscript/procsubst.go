@@ -1,6 +1,10 @@
 package shscript
 
-import "mvdan.cc/sh/v3/syntax"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // fileFromProcSubst is `kubectl apply -f <(cat <<EOF … EOF)` (or
 // <(envsubst < t.yaml), <(kustomize build d), helm's -f <(…)): bash hands
@@ -32,8 +36,19 @@ func (t *translator) fileFromProcSubst(s *syntax.Stmt, c *syntax.CallExpr) bool 
 	args[at] = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: ps.Pos(), ValueEnd: ps.End(), Value: "-"}}}
 	reader := &syntax.Stmt{Position: s.Position, Cmd: &syntax.CallExpr{Assigns: c.Assigns, Args: args}, Redirs: s.Redirs}
 	pipe := &syntax.BinaryCmd{OpPos: ps.Pos(), Op: syntax.Pipe, X: ps.Stmts[0], Y: reader}
+	save := t.procSubst
+	t.procSubst = lit(c.Args[at-1]) + " " + t.procSubstText(ps)
 	t.pipe(&syntax.Stmt{Position: s.Position, Cmd: pipe}, pipe)
+	t.procSubst = save
 	return true
+}
+
+// procSubstText is <(…) as a note names it: its command's first line
+// (<(cat <<EOF …)), not the document it prints.
+func (t *translator) procSubstText(ps *syntax.ProcSubst) string {
+	first, _, _ := strings.Cut(t.text(ps.Stmts[0]), "\n")
+	first = strings.TrimSuffix(strings.TrimSpace(first), " …") // t.text leaves a here-document out as …
+	return "<(" + first + " …)"
 }
 
 // procSubstArg is the <(…) a word is made of alone, else nil.

@@ -296,7 +296,10 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 		if v, ok := t.vars[name]; ok && v.decl != nil {
 			return t.ref(v.decl)
 		}
-		return t.ref(&importer.Var{Name: name, Required: !secretLooking(name), Secret: secretLooking(name), From: t.loc(x.stmt), Description: "envsubst reads it from the environment"})
+		// required, a secret too: the script never sets it, so a run
+		// without it stops at khook validate instead of rendering ""
+		// (trial 46s69c's D4, as $jwtsecret of 46s67l's D3)
+		return t.ref(&importer.Var{Name: name, Required: true, Secret: secretLooking(name), From: t.loc(x.stmt), Description: "envsubst reads it from the environment"})
 	})
 	// said as it is (trial 46zv's D2: "khook variables" where the sourced
 	// file's values were written)

@@ -439,7 +439,9 @@ func (t *translator) echoSed(cs *syntax.CmdSubst) (string, bool) {
 // recorded: out.yaml holds what it prints, which a step that reads it
 // takes inline (46zzf's D2); false when khook cannot make that text.
 func (t *translator) sedWrites(x *cmd) bool {
+	t.notATool = true
 	in, ok := t.sedOut(x)
+	t.notATool = false
 	switch key := t.outFile(x); {
 	case !ok || key == "":
 		return false

@@ -45,6 +45,11 @@ type translator struct {
 	failed          bool         // … with a non-zero status
 	returned        bool         // … by return: it ends the function only
 	guard           string       // !(cel) of a branch that returned: the condition of what follows it in its list
+	retGuard        bool         // t.exitGuard holds a function's return: it ends at the call (callFunc)
+	exitSet         bool         // … and an exit's, which does not
+	keeps           []keep       // existence checks whose found path may return from the function being walked
+	procSubst       string       // -f <(cat <<EOF …), walked as the pipe cat <<EOF … | cmd -f -: what a note names
+	files, fnFiles  int          // the files being walked (a sourced one in another), and how many when the function walked was called
 	locals          []frame      // the locals of the functions being walked
 	poll            bool         // inside a poll loop: its sleep is the loop's
 	keys            map[string]string
@@ -101,6 +106,7 @@ type translator struct {
 	ranOn, passed []*importer.Step
 	rivalElse     int             // > 0 in the else of an if whose branches are alternatives (rivals)
 	splitting     int             // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
+	notATool      bool            // the command accounted is envsubst or sed writing a file: said, not counted among helm/kubectl's
 	splitWhens    int             // how many of when are those values' (every value walks the command: no condition of its path)
 	splitStops    []importer.Note // where a condition decided at import stopped the walk of a value, one each
 	splitFrom     int             // len(m.Commands) where the outermost such walk began
@@ -158,6 +164,14 @@ type translator struct {
 	checkSet map[string]*syntax.Stmt
 }
 
+// keep is an existence check on a Secret whose found path returns from
+// the function on an answer: the steps after it (from on) that make the
+// Secret keep it where it exists (keepIfExists).
+type keep struct {
+	check       *syntax.Stmt
+	from, depth int
+}
+
 // hdocKind is how a here-document's text is read.
 type hdocKind int
 
@@ -185,7 +199,9 @@ type function struct {
 func (t *translator) runFile(f *syntax.File, src []byte, abs string) {
 	saveFile, savePath, saveSrc, saveBase := t.file, t.scriptPath, t.src, t.lineBase
 	t.file, t.scriptPath, t.src, t.lineBase = t.display(abs), abs, src, 0
+	t.files++
 	t.stmts(f.Stmts)
+	t.files--
 	t.file, t.scriptPath, t.src, t.lineBase = saveFile, savePath, saveSrc, saveBase
 }
 
@@ -427,6 +443,12 @@ func (t *translator) same(n syntax.Node, what, why string) {
 
 // account records the fate of a helm or kubectl command.
 func (t *translator) account(n syntax.Node, fate importer.Fate, step, why string) {
+	if t.notATool && fate == importer.FateNotCarried {
+		// envsubst < t.yaml > s.yaml is no helm/kubectl command: named
+		// at its line, not in their count (trial 46s69c's D5)
+		t.notCarried(n, t.text(n), why)
+		return
+	}
 	c := importer.Command{Loc: t.loc(n), Text: t.text(n), Fate: fate, Step: step, Why: why}
 	if fate == importer.FateNotCarried && t.cmdInfo <= len(t.m.Info) {
 		// what the command's words said is moot: no step carries them
@@ -630,7 +652,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 				defer func() { t.cond-- }()
 			}
 			t.stmt(c.Y)
-			t.keepIfExists(c.X, t.m.Steps[before:])
+			t.keepIfExists(c.X, t.m.Steps[before:], "as the script creates it only where the check finds nothing")
 			t.checks--
 		case t.isHousekeeping(c.Y):
 			// `kubectl create ns x || true`
