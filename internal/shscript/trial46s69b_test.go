@@ -1,0 +1,24 @@
+package shscript
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// What held-out trial 46s69b (run once, on 9e31628) showed, each cut down.
+
+// maraqa1/lake3's 03-app-zammad.sh: a Windows-1252 apostrophe (0x92) in a
+// comment is text to bash, not a binary file; in a value it is said.
+func TestTrial46s69bNotUTF8(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\n# don\x92t remove\nkubectl create namespace demo\nkubectl create namespace \"d\x92mo\"\n"})
+	if !strings.Contains(string(res.Spec), "name: namespace-demo") {
+		t.Errorf("no step in\n%s", res.Spec)
+	}
+	if got := fmt.Sprint(infoLines(res.Model, "in a comment: bash skips it")); got != "[3]" {
+		t.Errorf("comment note at %s, want [3]", got)
+	}
+	if got := fmt.Sprint(infoLines(res.Model, "save the script as UTF-8")); got != "[5]" {
+		t.Errorf("value warning at %s, want [5]", got)
+	}
+}
