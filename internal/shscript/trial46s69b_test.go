@@ -22,3 +22,14 @@ func TestTrial46s69bNotUTF8(t *testing.T) {
 		t.Errorf("value warning at %s, want [5]", got)
 	}
 }
+
+// JesusFilm/core's deploy-stage.sh: --kube-context on one helm line is for
+// it alone; the apply after it is on the script's cluster again.
+func TestTrial46s69bKubeContextOfOneCommand(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl apply -f a.yaml\nhelm upgrade --install web oci://e.com/web --kube-context=stage\nkubectl apply -f b.yaml\n",
+		"a.yaml": configMap, "b.yaml": strings.Replace(configMap, "name: c", "name: b", 1)})
+	said := fmt.Sprint(res.Model.Info)
+	if strings.Contains(said, "those after it") || !strings.Contains(said, "this command alone works on context stage") {
+		t.Errorf("said %s", said)
+	}
+}
