@@ -33,3 +33,11 @@ func TestTrial46s69bKubeContextOfOneCommand(t *testing.T) {
 		t.Errorf("said %s", said)
 	}
 }
+
+func TestTrial46s69bIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// maskarb/platform's deploy-unleash.sh: a token literal under an env name in a heredoc manifest
+		{name: "env {name: X_TOKENS, value: literal} in a heredoc manifest", script: "cat <<EOF | kubectl apply -n demo -f -\napiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: web, image: nginx, env: [{name: INIT_ADMIN_API_TOKENS, value: \"s3cr3t-d7\"}, {name: MODE, value: demo}]}]}\nEOF\n",
+			want: []string{"INIT_ADMIN_API_TOKENS: {type: string, secret: true", `value: "${INIT_ADMIN_API_TOKENS}"`, "value: demo"}, never: []string{"s3cr3t-d7"}},
+	})
+}
