@@ -41,3 +41,12 @@ func TestTrial46s69bIdioms(t *testing.T) {
 			want: []string{"INIT_ADMIN_API_TOKENS: {type: string, secret: true", `value: "${INIT_ADMIN_API_TOKENS}"`, "value: demo"}, never: []string{"s3cr3t-d7"}},
 	})
 }
+
+// WeOwnNetwork/ai's matomo deploy.sh: an else that warns and lists the
+// pods still carries on where the wait failed: said at the wait's line.
+func TestTrial46s69bToleratedWaitWithReadOnlyElse(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nwarn() { echo \"$1\" >&2; }\nkubectl create namespace web\nif kubectl wait --for=condition=ready pod -l app=web -n web --timeout=120s; then echo ok; else warn \"not ready\"; kubectl get pods -n web; fi\n"})
+	if got := fmt.Sprint(infoLines(res.Model, "the script ignores its failure")); got != "[5]" {
+		t.Errorf("said at %s, want [5]", got)
+	}
+}
