@@ -36,6 +36,13 @@ func TestTrial46s69bKubeContextOfOneCommand(t *testing.T) {
 
 func TestTrial46s69bIdioms(t *testing.T) {
 	checkIdioms(t, []idiom{
+		// maskarb/platform's deploy-unleash.sh: an existence check through $CLI
+		{name: "if $CLI get namespace; then echo; else $CLI create namespace", script: "CLI=\"kubectl\"\nif $CLI get namespace demo &>/dev/null; then\n  echo exists\nelse\n  $CLI create namespace demo\nfi\n", want: []string{"name: namespace-demo"}},
+		// WeOwnNetwork/ai's matomo deploy.sh: a label check guarding the label it sets
+		{name: "if ! get -o jsonpath | grep -q; then label --overwrite", script: "if ! kubectl get namespace demo -o jsonpath='{.metadata.labels.name}' | grep -q demo; then\n  echo labeling\n  kubectl label namespace demo name=demo --overwrite\nelse\n  echo labeled\nfi\n", want: []string{"target: namespace/demo"}},
+		// the same script: a retry loop around an apply
+		{name: "while [ $n -lt 3 ]; do if apply; then break; else sleep; fi; done", script: "n=0\nwhile [ $n -lt 3 ]; do\n  if kubectl apply -f cm.yaml -n x; then break; else echo retry; sleep 10; n=$((n+1)); fi\ndone\n",
+			files: map[string]string{"cm.yaml": configMap}, want: []string{"file: ./cm.yaml"}},
 		// maskarb/platform's deploy-unleash.sh: a token literal under an env name in a heredoc manifest
 		{name: "env {name: X_TOKENS, value: literal} in a heredoc manifest", script: "cat <<EOF | kubectl apply -n demo -f -\napiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: web, image: nginx, env: [{name: INIT_ADMIN_API_TOKENS, value: \"s3cr3t-d7\"}, {name: MODE, value: demo}]}]}\nEOF\n",
 			want: []string{"INIT_ADMIN_API_TOKENS: {type: string, secret: true", `value: "${INIT_ADMIN_API_TOKENS}"`, "value: demo"}, never: []string{"s3cr3t-d7"}},
