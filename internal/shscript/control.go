@@ -37,6 +37,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		// a fresh cluster the check finds nothing, and the script goes on
 		t.checkOnly(last, "an existence check whose branch ends the script: the spec follows the path where it finds nothing")
 		t.exitBranch(c, last)
+		t.returnGuard(c, last)
 		return
 	}
 	if t.isCheck(last) && (t.rivalElse > 0 || t.rivals(c)) {
@@ -50,6 +51,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	if probe || t.isCheck(last) {
 		t.checkBranches(c, last, probe)
+		t.returnGuard(c, last)
 		return
 	}
 	if t.labelGuard(c, last) {
@@ -446,10 +448,53 @@ func (t *translator) absentOther(check *syntax.Stmt, absent []*importer.Step) {
 	}
 	for _, st := range absent {
 		b, err := yaml.Marshal(st.Out)
+		if a := st.Out.Apply; err == nil && strings.Contains(string(b), name) && a != nil && slices.ContainsFunc(a.Manifests, func(m importer.OutSource) bool { return m.URL != "" }) {
+			// if ! kubectl get ns cert-manager; then kubectl apply -f
+			// URL: a bundle khook does not read, put over whatever is
+			// installed (trial 46s69b's D3: a v1.13.0 bundle over a newer
+			// cert-manager, said nowhere)
+			t.info(check, t.text(check.Cmd), "the script applies step "+st.Out.Name+" only where this finds no "+name+", and leaves one that is installed alone; khook applies it always, over whatever is installed (another version, a Helm-managed install): put it under a when: on a variable if the cluster may have it already")
+			continue
+		}
 		if err != nil || strings.Contains(string(b), name) || st.Out.Delete != nil {
 			continue
 		}
 		t.info(check, t.text(check.Cmd), "the script runs step "+st.Out.Name+" only where this finds no "+name+", which that step does not make; khook runs it always: put it under a when: on a variable if it must not run where "+name+" exists")
+	}
+}
+
+// returnGuard is a function's `if kubectl get X; then return 0; fi`: the
+// steps after it in the function run only where X is absent.
+type returnGuard struct {
+	check         *syntax.Stmt
+	depth, before int // the function's depth in t.callers; the steps before it
+}
+
+// returnGuard records an existence check whose branch returns from the
+// function being walked.
+func (t *translator) returnGuard(c *syntax.IfClause, last *syntax.Stmt) {
+	if n := len(c.Then); !last.Negated && c.Else == nil && len(t.callers) > 0 && n > 0 && strings.HasPrefix(t.text(c.Then[n-1]), "return") {
+		t.returnGuards = append(t.returnGuards, returnGuard{check: last, depth: len(t.callers), before: len(t.m.Steps)})
+	}
+}
+
+// returnedGuards says, as a function's walk ends, the steps its return
+// guards skip where what they check exists: khook applies them always,
+// over the object installed (trial 46s69b's D3: matomo's ClusterIssuer
+// overwritten where the script returns early, said nowhere).
+func (t *translator) returnedGuards() {
+	for len(t.returnGuards) > 0 {
+		g := t.returnGuards[len(t.returnGuards)-1]
+		if g.depth < len(t.callers) {
+			return
+		}
+		t.returnGuards = t.returnGuards[:len(t.returnGuards)-1]
+		for _, st := range t.m.Steps[min(g.before, len(t.m.Steps)):] {
+			if a := st.Out.Apply; a == nil && st.Out.Helm == nil || a != nil && len(a.Manifests) == 1 && strings.Count(a.Manifests[0].Inline, "kind:") == 1 && strings.Contains(a.Manifests[0].Inline, "kind: Namespace") {
+				continue // a namespace made again is the same namespace
+			}
+			t.info(g.check, t.text(g.check.Cmd), "where this finds something the script returns, and step "+st.Out.Name+" after it does not run; khook runs it always, over what is installed: put it under a when: on a variable if the cluster may have it already")
+		}
 	}
 }
 

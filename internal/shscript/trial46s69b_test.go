@@ -57,3 +57,16 @@ func TestTrial46s69bToleratedWaitWithReadOnlyElse(t *testing.T) {
 		t.Errorf("said at %s, want [5]", got)
 	}
 }
+
+// WeOwnNetwork/ai's matomo deploy.sh: cert-manager's bundle and a
+// ClusterIssuer installed only where absent are applied always: said at
+// the check.
+func TestTrial46s69bInstallOnlyWhereAbsent(t *testing.T) {
+	res := importScript(t, map[string]string{"issuer.yaml": configMap, "install.sh": "#!/bin/bash\nset -e\nif ! kubectl get namespace cert-manager &>/dev/null; then\n  kubectl apply -f https://e.com/cert-manager.yaml\nfi\nissuer() {\n  if kubectl get configmap c &>/dev/null; then return 0; fi\n  kubectl apply -f issuer.yaml -n x\n}\nissuer\n"})
+	if got := fmt.Sprint(infoLines(res.Model, "and leaves one that is installed alone")); got != "[3]" {
+		t.Errorf("bundle said at %s, want [3]", got)
+	}
+	if got := fmt.Sprint(infoLines(res.Model, "where this finds something the script returns")); got != "[7]" {
+		t.Errorf("issuer said at %s, want [7]", got)
+	}
+}
