@@ -70,3 +70,14 @@ func TestTrial46s69bInstallOnlyWhereAbsent(t *testing.T) {
 		t.Errorf("issuer said at %s, want [7]", got)
 	}
 }
+
+// WeOwnNetwork/ai's matomo deploy.sh: the only values file is made at run
+// time (mktemp, sed, cat >>): no helm step of the chart's defaults.
+func TestTrial46s69bValuesMadeAtRunTime(t *testing.T) {
+	files := map[string]string{"chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n", "chart/values.yaml": "host: DOMAIN_PLACEHOLDER\n",
+		"install.sh": "#!/bin/bash\nset -e\nkubectl create namespace web\nV=$(mktemp); P=$(mktemp); echo \"admin: {password: $(openssl rand -hex 12)}\" > \"$V\"\nsed \"s/DOMAIN_PLACEHOLDER/x.com/g\" chart/values.yaml > \"$P\"; cat \"$V\" >> \"$P\"\nhelm upgrade --install web ./chart -n web --values \"$P\"\nP2=$(mktemp)\nhelm upgrade --install web2 ./chart -n web --values \"$P2\"\n"}
+	res := importScript(t, files)
+	if len(res.Model.Steps) != 1 || fateAt(res.Model, 6) != "not carried" || fateAt(res.Model, 8) != "not carried" {
+		t.Errorf("lines 6, 8: %q %q\n%s", fateAt(res.Model, 6), fateAt(res.Model, 8), res.Spec)
+	}
+}
