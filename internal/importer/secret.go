@@ -11,7 +11,8 @@ import (
 // secretWords are the parts of a variable or key name that make its value
 // a secret (TOKEN, DB_PASSWORD, ADMIN_PW, api-key, ...).
 var secretWords = map[string]bool{"TOKEN": true, "PASSWORD": true, "PASSWD": true, "PASS": true, "PW": true, "SECRET": true,
-	"KEY": true, "APIKEY": true, "CREDENTIALS": true, "CREDS": true, "PRIVATE": true, "PAT": true}
+	"KEY": true, "APIKEY": true, "CREDENTIALS": true, "CREDS": true, "PRIVATE": true, "PAT": true,
+	"TOKENS": true, "PASSWORDS": true} // a list of them: Unleash's INIT_ADMIN_API_TOKENS (trial 46s69b's D7)
 
 // namesSomething are last words of a name whose value says where a secret
 // is, not what it is: REGISTRY_SECRET_NAME, PRIVATE_REGISTRY, KEY_PATH,

@@ -216,8 +216,11 @@ func (t *translator) parse(path, shown string, line int) (*syntax.File, []byte, 
 		}
 		return nil, nil, &InputError{File: shown, Msg: fmt.Sprintf("cannot read the script: %v", unwrapPath(err))}
 	}
-	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, nil, &InputError{File: shown, Line: 1, Msg: "it is a binary file, not a shell script"}
+	}
+	if !utf8.Valid(data) {
+		data = t.notUTF8(data, shown)
 	}
 	// An editor's UTF-8 byte-order mark before #!: bash runs it as a command
 	// that is not found and goes on; it is no command of the script.
@@ -307,6 +310,64 @@ func errPos(err error) (syntax.Pos, bool) {
 		return le.Pos, true
 	}
 	return syntax.Pos{}, false
+}
+
+// notUTF8 is data with each byte that is not UTF-8 read as U+FFFD, said
+// at its line: a stray Windows-1252 byte (0x92, an apostrophe) is text to
+// bash, not a binary file; in a comment nothing differs, elsewhere the
+// value khook carries does (trial 46s69b's D1: a whole installer refused
+// for one byte in a comment).
+func (t *translator) notUTF8(data []byte, shown string) []byte {
+	type bad struct {
+		off  int
+		b    byte
+		line int
+	}
+	var out []byte
+	var bads []bad
+	line := 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			bads = append(bads, bad{len(out), data[i], line})
+			out = append(out, "\uFFFD"...)
+			i++
+			continue
+		}
+		if r == '\n' {
+			line++
+		}
+		out = append(out, data[i:i+n]...)
+		i += n
+	}
+	var comments [][2]int
+	if f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(bytes.NewReader(out), shown); err == nil {
+		syntax.Walk(f, func(n syntax.Node) bool {
+			if c, ok := n.(*syntax.Comment); ok {
+				comments = append(comments, [2]int{int(c.Pos().Offset()), int(c.End().Offset())})
+			}
+			return true
+		})
+	}
+	seen := map[int]bool{}
+	for _, b := range bads {
+		if seen[b.line] {
+			continue
+		}
+		seen[b.line] = true
+		inComment := false
+		for _, c := range comments {
+			inComment = inComment || b.off >= c[0] && b.off < c[1]
+		}
+		n := importer.Note{Loc: importer.Loc{File: shown, Line: b.line + t.lineBase}, What: fmt.Sprintf("byte 0x%02X", b.b), Same: inComment}
+		if inComment {
+			n.Why = "not UTF-8 (a Windows-1252 or Latin-1 character), in a comment: bash skips it, and so does khook"
+		} else {
+			n.Why = "not UTF-8 (a Windows-1252 or Latin-1 character): khook reads it as U+FFFD, so the text it carries from this line differs from the script's; save the script as UTF-8 and import again"
+		}
+		t.m.Info = append(t.m.Info, n)
+	}
+	return out
 }
 
 func unwrapPath(err error) error {

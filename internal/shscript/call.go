@@ -626,6 +626,7 @@ func (t *translator) callScriptFunc(x *cmd, name string, f *function) {
 	}
 	t.callers = append(t.callers, caller{name: name, at: t.loc(x.stmt), call: t.callText(x)})
 	t.callFunc(f, x.args[1:])
+	t.returnedGuards()
 	t.callers = t.callers[:len(t.callers)-1]
 	t.pipeIn = save
 }

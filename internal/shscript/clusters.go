@@ -53,6 +53,14 @@ func (t *translator) otherCluster(n syntax.Node, base string) bool {
 		t.account(n, importer.FateNotCarried, "", "it works on "+here+", and this spec's steps on "+*c.steps+": khook runs a spec against one cluster; import the commands of "+here+" into a spec of their own, run with that cluster's --kubeconfig or --context")
 		return true
 	}
+	if !c.said && here != c.current {
+		// a --context or --kubeconfig of this command is for it alone:
+		// the commands after it are on the script's cluster again (trial
+		// 46s69b's D6: "step web and those after it" put the next apply
+		// in the wrong spec)
+		c.said = true
+		t.info(n, "the cluster of step "+dnsName(base), "this command alone works on "+clusterName(here)+" (its own flag), the spec's first step on "+clusterName(*c.steps)+", which may be the same cluster; khook runs the spec against the one it is given: if they are two, move this step, and those of any other command that names "+clusterName(here)+", into a spec of its own")
+	}
 	if !c.said {
 		c.said = true
 		t.info(n, "the cluster of step "+dnsName(base)+" and those after it", "the script works on "+clusterName(here)+" from here, and on "+clusterName(*c.steps)+" before, which may be the same cluster; khook runs the spec against the one it is given: if they are two, move the steps of each into a spec of its own")

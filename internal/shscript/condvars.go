@@ -282,11 +282,31 @@ func (t *translator) altIn(n syntax.Node) string {
 
 // mayStep: s runs helm or kubectl, a function, eval, or a command word
 // that is a variable.
-func (t *translator) mayStep(s *syntax.Stmt) bool {
+func (t *translator) mayStep(s *syntax.Stmt) bool { return t.mayStepOf(s, nil) }
+
+// mayChange is mayStep, less the helm and kubectl commands that only read
+// and the script's functions that run none other (log_warning): an else
+// that warns and lists the pods (kubectl get pods) still carries on where
+// the condition's command failed (trial 46s69b's D4: the warning that the
+// wait's failure is now fatal was lost).
+func (t *translator) mayChange(s *syntax.Stmt) bool { return t.mayStepOf(s, map[string]bool{}) }
+
+// mayStepOf is mayStep; with seen (the functions looked into), mayChange.
+func (t *translator) mayStepOf(s *syntax.Stmt, seen map[string]bool) bool {
 	found := false
 	syntax.Walk(s, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
 			name := lit(c.Args[0])
+			if seen != nil && isTool(toolName(name)) && readOnlyTool(litArgs(c.Args)) {
+				return true
+			}
+			if f := t.funcs[name]; seen != nil && f != nil {
+				if !seen[name] {
+					seen[name] = true
+					found = found || t.mayStepOf(f.decl.Body, seen)
+				}
+				return !found
+			}
 			found = found || isTool(toolName(name)) || t.funcs[name] != nil || name == "eval" || name == "" || name == "time"
 		}
 		return !found

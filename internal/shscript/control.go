@@ -37,6 +37,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		// a fresh cluster the check finds nothing, and the script goes on
 		t.checkOnly(last, "an existence check whose branch ends the script: the spec follows the path where it finds nothing")
 		t.exitBranch(c, last)
+		t.returnGuard(c, last)
 		return
 	}
 	if t.isCheck(last) && (t.rivalElse > 0 || t.rivals(c)) {
@@ -50,6 +51,12 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	if probe || t.isCheck(last) {
 		t.checkBranches(c, last, probe)
+		t.returnGuard(c, last)
+		return
+	}
+	if t.labelGuard(c, last) {
+		t.checkOnly(last, "a check of what the steps it guards set (label --overwrite): they are idempotent")
+		t.branch(c.Then, "")
 		return
 	}
 	if c.Else == nil && t.readsClusterValue(last) && t.failsScript(c.Then) {
@@ -457,10 +464,53 @@ func (t *translator) absentOther(check *syntax.Stmt, absent []*importer.Step) {
 	}
 	for _, st := range absent {
 		b, err := yaml.Marshal(st.Out)
+		if a := st.Out.Apply; err == nil && strings.Contains(string(b), name) && a != nil && slices.ContainsFunc(a.Manifests, func(m importer.OutSource) bool { return m.URL != "" }) {
+			// if ! kubectl get ns cert-manager; then kubectl apply -f
+			// URL: a bundle khook does not read, put over whatever is
+			// installed (trial 46s69b's D3: a v1.13.0 bundle over a newer
+			// cert-manager, said nowhere)
+			t.info(check, t.text(check.Cmd), "the script applies step "+st.Out.Name+" only where this finds no "+name+", and leaves one that is installed alone; khook applies it always, over whatever is installed (another version, a Helm-managed install): put it under a when: on a variable if the cluster may have it already")
+			continue
+		}
 		if err != nil || strings.Contains(string(b), name) || st.Out.Delete != nil {
 			continue
 		}
 		t.info(check, t.text(check.Cmd), "the script runs step "+st.Out.Name+" only where this finds no "+name+", which that step does not make; khook runs it always: put it under a when: on a variable if it must not run where "+name+" exists")
+	}
+}
+
+// returnGuard is a function's `if kubectl get X; then return 0; fi`: the
+// steps after it in the function run only where X is absent.
+type returnGuard struct {
+	check         *syntax.Stmt
+	depth, before int // the function's depth in t.callers; the steps before it
+}
+
+// returnGuard records an existence check whose branch returns from the
+// function being walked.
+func (t *translator) returnGuard(c *syntax.IfClause, last *syntax.Stmt) {
+	if n := len(c.Then); !last.Negated && c.Else == nil && len(t.callers) > 0 && n > 0 && strings.HasPrefix(t.text(c.Then[n-1]), "return") {
+		t.returnGuards = append(t.returnGuards, returnGuard{check: last, depth: len(t.callers), before: len(t.m.Steps)})
+	}
+}
+
+// returnedGuards says, as a function's walk ends, the steps its return
+// guards skip where what they check exists: khook applies them always,
+// over the object installed (trial 46s69b's D3: matomo's ClusterIssuer
+// overwritten where the script returns early, said nowhere).
+func (t *translator) returnedGuards() {
+	for len(t.returnGuards) > 0 {
+		g := t.returnGuards[len(t.returnGuards)-1]
+		if g.depth < len(t.callers) {
+			return
+		}
+		t.returnGuards = t.returnGuards[:len(t.returnGuards)-1]
+		for _, st := range t.m.Steps[min(g.before, len(t.m.Steps)):] {
+			if a := st.Out.Apply; a == nil && st.Out.Helm == nil || a != nil && len(a.Manifests) == 1 && strings.Count(a.Manifests[0].Inline, "kind:") == 1 && strings.Contains(a.Manifests[0].Inline, "kind: Namespace") {
+				continue // a namespace made again is the same namespace
+			}
+			t.info(g.check, t.text(g.check.Cmd), "where this finds something the script returns, and step "+st.Out.Name+" after it does not run; khook runs it always, over what is installed: put it under a when: on a variable if the cluster may have it already")
+		}
 	}
 }
 
@@ -817,7 +867,7 @@ func (t *translator) isCheck(s *syntax.Stmt) bool {
 	if !ok || len(c.Args) < 2 {
 		return false
 	}
-	tool, sub := lit(c.Args[0]), lit(c.Args[1])
+	tool, sub := t.toolOf(c.Args[0]), lit(c.Args[1])
 	switch tool {
 	case "kubectl", "oc":
 		if sub == "describe" {
@@ -837,6 +887,57 @@ func (t *translator) isCheck(s *syntax.Stmt) bool {
 		return sub == "status" || sub == "list" || sub == "ls" || sub == "get" || sub == "history"
 	}
 	return false
+}
+
+// toolOf is the command a word names, by the value it holds where it is a
+// variable: CLI=kubectl; if $CLI get namespace x is the check all the same
+// (trial 46s69b's D2: unleash's namespace check named not carried).
+func (t *translator) toolOf(w *syntax.Word) string {
+	if name := lit(w); name != "" {
+		return name
+	}
+	v, ok, _ := t.eval(w)
+	if m := varRef.FindStringSubmatch(v); ok && m != nil && m[0] == v && t.m.Var(m[1]) != nil && t.m.Var(m[1]).Default != nil {
+		v = *t.m.Var(m[1]).Default
+	}
+	if !ok || strings.Contains(v, "${") {
+		return ""
+	}
+	return v[strings.LastIndex(v, "/")+1:]
+}
+
+// labelGuard: if ! kubectl get ns x -o jsonpath=… | grep -q v; then
+// kubectl label ns x name=v --overwrite; fi: the check reads what the
+// steps under it set, and they set it whatever it finds (trial 46s69b's
+// D2: matomo's label named not carried though carried right).
+func (t *translator) labelGuard(c *syntax.IfClause, last *syntax.Stmt) bool {
+	if !last.Negated || c.Else != nil && (len(c.Else.Cond) > 0 || t.mayChange(&syntax.Stmt{Cmd: c.Else})) || !t.readsCluster(last) {
+		return false
+	}
+	sets := false
+	for _, s := range c.Then {
+		x, ok := s.Cmd.(*syntax.CallExpr)
+		if !ok || len(x.Args) == 0 {
+			return false
+		}
+		switch args := litArgs(x.Args[1:]); {
+		case t.toolOf(x.Args[0]) == "kubectl" && len(args) > 0 && (args[0] == "label" || args[0] == "annotate") && slices.Contains(args, "--overwrite"):
+			sets = true
+		case lit(x.Args[0]) == "echo" || lit(x.Args[0]) == "printf" || t.funcs[lit(x.Args[0])] != nil && !t.mayChange(s):
+		default:
+			return false
+		}
+	}
+	return sets
+}
+
+// readsCluster: s is a kubectl get, filtered or not.
+func (t *translator) readsCluster(s *syntax.Stmt) bool {
+	if p, ok := s.Cmd.(*syntax.BinaryCmd); ok && p.Op == syntax.Pipe && filters(p.Y) {
+		return t.readsCluster(p.X)
+	}
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	return ok && len(c.Args) > 1 && (t.toolOf(c.Args[0]) == "kubectl" || t.toolOf(c.Args[0]) == "oc") && lit(c.Args[1]) == "get"
 }
 
 // filters: the stage only reads what is piped to it and answers

@@ -606,10 +606,16 @@ func (t *translator) helmFlags(x *cmd, f flags, st *importer.OutStep) bool {
 	// Helm merges the values files in order, then --set-json, --set,
 	// --set-string, --set-file and --set-literal, each kind over the one
 	// before, whatever their order on the line.
-	inline := ""
+	inline, drop := "", false
 	for _, fl := range f.list {
 		if fl.name == "f" || fl.name == "values" {
-			inline = t.helmValuesFile(x, h, fl.val, inline)
+			inline, drop = t.helmValuesFile(x, h, fl.val, inline)
+			if drop {
+				// the command is named not carried: no step of the
+				// chart's defaults (trial 46s69b's D5: a release written
+				// with none of its values, counted carried)
+				return false
+			}
 		}
 	}
 	for _, kind := range []string{"set-json", "set", "set-string", "set-literal"} {
@@ -719,7 +725,9 @@ func (t *translator) duration(x *cmd, s string) string {
 // inline values before it; one returned when this -f has some. khook's
 // values override all of valuesFrom, so a file after inline values, which
 // Helm lets override them, is said.
-func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline string) string {
+// drop: the command is not carried, said: a values file the run makes
+// with text khook cannot know.
+func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline string) (string, bool) {
 	for _, p := range strings.Split(val, ",") {
 		if inline != "" && p != "-" && t.wrote[t.writeKey(p)] == nil {
 			t.info(x.stmt, "values file "+p, "it comes after "+inline+", whose values khook writes as values:, which override every valuesFrom: where both set a key, Helm takes this file's and khook the other's; move the key to one place")
@@ -764,7 +772,7 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 		case t.wrote[t.writeKey(p)] != nil && t.wrote[t.writeKey(p)].url == "":
 			text, _, ok := t.readWritten(x, p)
 			if !ok {
-				continue
+				return inline, true
 			}
 			m, err := t.helmValues(x, "-f "+p, text)
 			if err != nil {
@@ -776,7 +784,8 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			inline = "-f " + p
 		case t.computedIn(p) != "":
 			name := t.computedIn(p)
-			t.notCarried(x.stmt, "-f "+p, "it is under $"+name+", which the script computes when it runs ("+t.vars[name].decl.From.String()+"): the file is made then, not in the repository khook reads; commit it, and name that file")
+			t.account(x.stmt, importer.FateNotCarried, "", "its values file "+p+" is under $"+name+", which the script computes when it runs ("+t.vars[name].decl.From.String()+"): the file is made then, not in the repository khook reads, and without it the release would get the chart's defaults; write the values into the step (values:, each credential a secret variable)")
+			return inline, true
 		default:
 			switch abs := t.abs(p); {
 			case exists(abs) || strings.Contains(p, "${") || t.cwdUnknown != "" && !filepath.IsAbs(p):
@@ -797,7 +806,7 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: t.specPath(p)})
 		}
 	}
-	return inline
+	return inline, false
 }
 
 // helmValues reads values as Helm does (sigs.k8s.io/yaml, go-yaml v2 not

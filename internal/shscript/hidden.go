@@ -313,7 +313,7 @@ func (t *translator) conditionFailure(c *syntax.IfClause, cond *syntax.Stmt, ste
 		onFail = append(append(onFail, c.Else.Cond...), c.Else.Then...)
 	}
 	for _, s := range onFail {
-		if !ignoresFailure(s) || t.mayStep(s) { // a fallback: failureBranch
+		if !ignoresFailure(s) || t.mayChange(s) { // a fallback: failureBranch
 			return
 		}
 	}

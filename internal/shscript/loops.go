@@ -674,10 +674,50 @@ func (t *translator) pollLoop(s *syntax.Stmt, cond *syntax.Stmt, body []*syntax.
 	}
 	before, m := len(t.m.Steps), t.mark()
 	t.branch(body, "")
-	if len(t.m.Steps) > before {
+	switch {
+	case len(t.m.Steps) > before && t.retryBody(body):
+		t.info(s, t.text(s), "a retry loop around the command: carried once; khook retries a failed step itself (defaults.retries)")
+	case len(t.m.Steps) > before:
 		t.notCarried(s, t.text(s), "a loop khook cannot unroll at import; its body is carried once")
 	}
 	t.laterTurns(s, body, m)
+}
+
+// retryBody: the loop's body tries a command until it succeeds — if
+// kubectl apply …; then break; else sleep 10; n=$((n+1)); fi — and does
+// nothing else to the cluster: carried once, it is the same step (trial
+// 46s69b's D2: matomo's ClusterIssuer retry named not carried).
+func (t *translator) retryBody(body []*syntax.Stmt) bool {
+	tries := 0
+	for _, s := range body {
+		c, ok := s.Cmd.(*syntax.IfClause)
+		if !ok || len(c.Cond) != 1 || !t.callsTool(c.Cond[0], map[string]bool{}) || !breaks(c.Then) {
+			if t.mayChange(s) {
+				return false
+			}
+			continue
+		}
+		tries++
+		for _, e := range c.Then {
+			if t.mayChange(e) {
+				return false
+			}
+		}
+		if c.Else != nil && t.mayChange(&syntax.Stmt{Cmd: c.Else}) {
+			return false
+		}
+	}
+	return tries == 1
+}
+
+// breaks: stmts leave the loop (break, return 0).
+func breaks(stmts []*syntax.Stmt) bool {
+	for _, s := range stmts {
+		if c, ok := s.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 && (lit(c.Args[0]) == "break" || lit(c.Args[0]) == "return" && (len(c.Args) == 1 || lit(c.Args[1]) == "0")) {
+			return true
+		}
+	}
+	return false
 }
 
 // laterTurns names each helm and kubectl command of the loop's body at s

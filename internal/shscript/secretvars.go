@@ -127,14 +127,69 @@ func (t *translator) literalSecrets(m *importer.Model) {
 			continue
 		}
 		for i, src := range st.Out.Apply.Manifests {
-			if src.Inline == "" || !secretKind.MatchString(src.Inline) {
+			if src.Inline == "" {
 				continue
 			}
-			if text, ok := t.unliteral(src.Inline, st.From); ok {
+			if text, names := t.envLiterals(src.Inline, st.From); names != nil {
+				st.Out.Apply.Manifests[i].Inline = text
+				m.Info = append(m.Info, importer.Note{Loc: st.From, What: "step " + st.Out.Name, Why: "the literal values of its env " + strings.Join(names, ", ") + " are secret variables of those names, not copied into the spec: give them as KHOOK_SECRET_…"})
+			}
+			if !secretKind.MatchString(st.Out.Apply.Manifests[i].Inline) {
+				continue
+			}
+			if text, ok := t.unliteral(st.Out.Apply.Manifests[i].Inline, st.From); ok {
 				st.Out.Apply.Manifests[i].Inline = text
 				m.Info = append(m.Info, importer.Note{Loc: st.From, What: "step " + st.Out.Name, Why: "the literal values of its Secret are secret variables, not copied into the spec: give them as KHOOK_SECRET_…"})
 			}
 		}
+	}
+}
+
+// envLiterals is text with each env item of a secret-looking name and a
+// literal value ({name: INIT_ADMIN_API_TOKENS, value: "…"}) made a secret
+// variable of that name, as a helm value's env item and a --from-literal
+// credential are (trial 46s69b's D7: a heredoc Deployment's tokens
+// copied into the spec); the names changed, nil when none is.
+func (t *translator) envLiterals(text string, at importer.Loc) (string, []string) {
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	var docs []*yaml.Node
+	var names []string
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", nil
+		}
+		docs = append(docs, &doc)
+		t.envIn(&doc, at, &names)
+	}
+	if names == nil {
+		return "", nil
+	}
+	out, ok := encodeDocs(docs)
+	if !ok {
+		return "", nil
+	}
+	return out, names
+}
+
+// envIn is envLiterals over the node n and all under it.
+func (t *translator) envIn(n *yaml.Node, at importer.Loc, names *[]string) {
+	if n.Kind == yaml.MappingNode {
+		name, v := valueOf(n, "name"), valueOf(n, "value")
+		if k := scalar(name); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" && secretLooking(k) && !refName.MatchString(v.Value) && !importer.NoCredential(k, v.Value, nil) {
+			vn := varName(k)
+			t.secretVar(v.Value, vn)
+			t.ref(&importer.Var{Name: vn, Secret: true, Required: true, From: at, Description: "the value of env " + k + " in the script's manifest (a literal of the script, not copied)"})
+			v.Value, v.Tag, v.Style = "${"+vn+"}", "!!str", yaml.DoubleQuotedStyle
+			*names = append(*names, k)
+		}
+	}
+	for _, c := range n.Content {
+		t.envIn(c, at, names)
 	}
 }
 
@@ -196,6 +251,11 @@ func (t *translator) unliteral(text string, at importer.Loc) (string, bool) {
 	if !changed {
 		return "", false
 	}
+	return encodeDocs(docs)
+}
+
+// encodeDocs is the YAML documents written back, false where one cannot be.
+func encodeDocs(docs []*yaml.Node) (string, bool) {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)

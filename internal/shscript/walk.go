@@ -86,6 +86,7 @@ type translator struct {
 	pods            map[string]podPick            // variables holding a pod picked by label
 	guessedArgs     bool                          // a condition counted $# of arguments the import was not given
 	retriedLast     *importer.OutStep             // the last step of the last retry loop carried once
+	returnGuards    []returnGuard                 // if kubectl get X; then return 0; fi in the functions being walked
 	optLoop         int                           // > 0 in an option loop run over the script's arguments
 	optSets         map[string]importer.Loc       // the variables an option loop run over the given arguments can set, at the loop
 	inLoop          int                           // > 0 in the body of a for loop over known values
