@@ -321,7 +321,7 @@ func (t *translator) echoedInline(st *importer.Step, text string) string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		m := scalarLine.FindStringSubmatch(l)
-		if m == nil || m[2] != m[4] || t.secretVars[m[3]] == "" {
+		if m == nil || m[2] != m[4] || t.secretVars[m[3]] == "" || namesObject(m[1]) {
 			continue
 		}
 		name := t.secretVars[m[3]]
@@ -329,6 +329,20 @@ func (t *translator) echoedInline(st *importer.Step, text string) string {
 		t.m.Info = append(t.m.Info, importer.Note{Loc: st.From, What: "manifest key " + strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(m[1]), "-")), ":"), Why: echoedWhy(name)})
 	}
 	return strings.Join(lines, "\n")
+}
+
+// namesObject: the key of a YAML line prefix names or places an object
+// (metadata's name and namespace, a label, an image, a claim): a password
+// equal to the namespace (odoo's PASSWORD: odoo) hides nothing written as
+// a variable there, and breaks the object (trial regression over 46s68t's
+// odoo: namespace: ${PASSWORD}, the step refused).
+func namesObject(prefix string) bool {
+	key := strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(prefix), "-")), ":")
+	switch key {
+	case "name", "namespace", "kind", "apiVersion", "app", "image", "serviceName", "claimName", "secretName", "host", "component", "instance", "release", "path":
+		return true
+	}
+	return strings.Contains(key, "/") // app.kubernetes.io/name
 }
 
 // echoedIn is echoedSecrets over one map of values under prefix.

@@ -25,6 +25,9 @@ func TestTrial46s69Idioms(t *testing.T) {
 		// 46s69g N4: sts, kubectl's short name, ends in s
 		{name: "kubectl delete sts,deploy", script: "set -e\nkubectl delete -n x sts,deploy -l app=y\n",
 			want: []string{"step delete-sts: khook's delete step keeps a StatefulSet"}},
+		// odoo (regression over the trials): a password equal to the namespace
+		{name: "a secret literal equal to the object's name and namespace", script: "set -e\ncat <<EOF | kubectl apply -f -\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: odoo\n  namespace: odoo\n  labels:\n    app: odoo\nspec:\n  selector:\n    matchLabels:\n      app: odoo\n  template:\n    metadata:\n      labels:\n        app: odoo\n    spec:\n      containers:\n        - name: odoo\n          image: odoo:17\n          env:\n            - name: PASSWORD\n              value: odoo\nEOF\n",
+			want: []string{"namespace: odoo\n", "app: odoo\n", "- name: odoo\n"}, never: []string{"value: odoo", "namespace: ${"}},
 		// 46s68r D2: an unquoted namespace variable after -n is one word
 		{name: "kubectl -n ${NS} with NS computed", script: "set -e\nNS=$(kubectl config view -o jsonpath='{..namespace}')\nK=\"kubectl -n $NS\"\n$K create configmap a --from-literal=x=1\n$K create configmap b --from-literal=x=1 -n ${NS}\n",
 			want: []string{"name: b\n", "3, of which 2 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}},
