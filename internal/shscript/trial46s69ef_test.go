@@ -22,3 +22,17 @@ func TestTrial46s69eNamePrefixRebased(t *testing.T) {
 		}
 	}
 }
+
+// What held-out trials 46s69e and 46s69f showed, each cut down.
+func TestTrial46s69efIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// 46s69f D1: kind export kubeconfig switches back to the first cluster
+		{name: "kind export kubeconfig back to the first cluster", script: "kind create cluster --name a\nhelm install first oci://r.example/c/nginx\nkind create cluster --name b\nhelm install second oci://r.example/c/nginx\nkind export kubeconfig --name=a\nhelm install third oci://r.example/c/nginx\n",
+			want:       []string{"name: first\n", "name: third\n"},
+			notCarried: []string{"create the cluster before khook runs", "create the cluster before khook runs", "it works on context kind-b, and this spec's steps on context kind-a", "it makes the kind cluster it names the kubeconfig's current context"}},
+		// 46s69f N8: kind export kubeconfig to a cluster the script did not create
+		{name: "kind export kubeconfig to another cluster", script: "kind create cluster --name a\nhelm install first oci://r.example/c/nginx\nkind export kubeconfig --name b\nhelm install second oci://r.example/c/nginx\n",
+			want:       []string{"name: first\n"},
+			notCarried: []string{"create the cluster before khook runs", "it makes the kind cluster it names the kubeconfig's current context", "it works on context kind-b, and this spec's steps on context kind-a"}},
+	})
+}
