@@ -30,6 +30,14 @@ func TestTrial46s69efIdioms(t *testing.T) {
 		{name: "kind export kubeconfig back to the first cluster", script: "kind create cluster --name a\nhelm install first oci://r.example/c/nginx\nkind create cluster --name b\nhelm install second oci://r.example/c/nginx\nkind export kubeconfig --name=a\nhelm install third oci://r.example/c/nginx\n",
 			want:       []string{"name: first\n", "name: third\n"},
 			notCarried: []string{"create the cluster before khook runs", "create the cluster before khook runs", "it works on context kind-b, and this spec's steps on context kind-a", "it makes the kind cluster it names the kubeconfig's current context"}},
+		// 46s69e D2: a variable set only under if [ "$1" ] is empty on the path without $1
+		{name: "a variable set only when an argument is given", script: "if [ \"$1\" ]; then PREFIX=\"$1-\"; fi\nkubectl apply -f \"${PREFIX}cm.yaml\"\n",
+			files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n"},
+			want:  []string{`PREFIX: {type: string, default: "", description: "set by the script only on another branch`, "file: ./${PREFIX}cm.yaml\n"}},
+		// the same under set -u: bash stops on the unset variable, so it stays required
+		{name: "a variable set only when an argument is given, under set -u", script: "set -u\nif [ \"${1:-}\" ]; then PREFIX=\"$1-\"; fi\nkubectl apply -f \"${PREFIX}cm.yaml\"\n",
+			files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n"},
+			want:  []string{"PREFIX: {type: string, required: true"}},
 		// 46s69f N8: kind export kubeconfig to a cluster the script did not create
 		{name: "kind export kubeconfig to another cluster", script: "kind create cluster --name a\nhelm install first oci://r.example/c/nginx\nkind export kubeconfig --name b\nhelm install second oci://r.example/c/nginx\n",
 			want:       []string{"name: first\n"},

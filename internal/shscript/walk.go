@@ -102,6 +102,7 @@ type translator struct {
 	rivalElse     int             // > 0 in the else of an if whose branches are alternatives (rivals)
 	splitting     int             // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
 	splitWhens    int             // how many of when are those values' (every value walks the command: no condition of its path)
+	unsetOnPath   map[string]bool // variables the script sets on another branch, unset on the one walked (splitOnAlts)
 	splitStops    []importer.Note // where a condition decided at import stopped the walk of a value, one each
 	splitFrom     int             // len(m.Commands) where the outermost such walk began
 	cluster       clusters
