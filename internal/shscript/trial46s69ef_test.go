@@ -44,3 +44,29 @@ func TestTrial46s69efIdioms(t *testing.T) {
 			notCarried: []string{"create the cluster before khook runs", "it makes the kind cluster it names the kubeconfig's current context", "it works on context kind-b, and this spec's steps on context kind-a"}},
 	})
 }
+
+// 46s69f D2: for (( i=0; i<$1; i++ )) with $1 given is unrolled, as
+// bash runs it; without it the counter is the loop's, not the
+// environment's; a retry so written is the wait it stands for.
+func TestTrial46s69fCStyleLoop(t *testing.T) {
+	loop := "#!/bin/bash\nset -e\nfor (( i=0;i<$1; i++))\ndo\n  kubectl create namespace \"node-$i\"\ndone\nkubectl create namespace \"after-$i\"\n"
+	res := importScript(t, map[string]string{"install.sh": loop}, "3")
+	for _, w := range []string{"name: node-0\n", "name: node-1\n", "name: node-2\n", "name: after-3\n"} {
+		if !strings.Contains(string(res.Spec), w) {
+			t.Errorf("want %q in\n%s", w, res.Spec)
+		}
+	}
+	if strings.Contains(string(res.Spec), "node-3") || len(res.Model.NotCarried) != 0 {
+		t.Errorf("a fourth turn, or not carried %v:\n%s", res.Model.NotCarried, res.Spec)
+	}
+	res = importScript(t, map[string]string{"install.sh": loop})
+	if !strings.Contains(string(res.Spec), `i: {type: string, required: true, description: "a loop's counter, which the script counts at install.sh:3"}`) {
+		t.Errorf("want the loop's counter in\n%s", res.Spec)
+	}
+	checkIdioms(t, []idiom{
+		{name: "for (( )) with literal bounds", script: "for ((n = 1; n <= 2; n += 1)); do kubectl create namespace \"ns-$n\"; done\n",
+			want: []string{"name: ns-1\n", "name: ns-2\n"}, never: []string{"ns-0", "ns-3"}},
+		{name: "for (( )) retrying a check", script: "for ((i=0; i<30; i++)); do kubectl get crd foos.example.com && break; sleep 2; done\nkubectl create namespace a\n",
+			want: []string{"name: wait-crd-foos-example-com\n    timeout: 1m\n", "name: a\n"}},
+	})
+}
