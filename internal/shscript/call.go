@@ -351,6 +351,8 @@ func clusterToolWhy(base string, args []string) (why string, nothing bool) {
 		return "it puts an image into the cluster's nodes, which khook does not: build it and push it to a registry the cluster pulls from (or load it) before khook runs", false
 	case base == "minikube" && len(pos) >= 3 && (sub == "addons enable" || sub == "addons disable"):
 		return "it " + pos[1] + "s minikube's " + pos[2] + " add-on, a component of the cluster: do it before khook runs (or install the component's chart in a helm: step)", false
+	case base == "kind" && sub == "export kubeconfig":
+		return "it makes the kind cluster it names the kubeconfig's current context; khook runs against the cluster it is given: give khook that cluster (its --context or --kubeconfig)", false
 	case base == "minikube" && len(pos) >= 1 && (pos[0] == "service" || pos[0] == "tunnel" || pos[0] == "dashboard"):
 		return "it opens a local connection to the cluster (a browser, a tunnel) for a person: nothing to carry for the cluster", true
 	}

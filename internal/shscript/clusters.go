@@ -77,12 +77,17 @@ func clusterName(c string) string {
 
 // created: kind, k3d and minikube make the cluster they create the
 // current context (kind-NAME, k3d-NAME, the profile), so commands that
-// name it by --context work where those that name none do.
+// name it by --context work where those that name none do; kind export
+// kubeconfig makes the cluster it names current again.
 func (c *clusters) created(tool string, args []string) {
 	f := parseFlags(args, set("name", "n", "p", "profile", "config", "image", "kubeconfig"))
 	pos, name := f.pos, f.get("name", "n", "p", "profile")
 	switch {
 	case tool == "kind" && len(pos) >= 2 && pos[0] == "create" && pos[1] == "cluster":
+		c.current = "context kind-" + cmp.Or(name, "kind")
+	case tool == "kind" && len(pos) >= 2 && pos[0] == "export" && pos[1] == "kubeconfig" && f.get("kubeconfig") == "":
+		// kind export kubeconfig --name=a makes kind-a current again
+		// (trial 46s69f's D1: the installs after it said to be kind-b's)
 		c.current = "context kind-" + cmp.Or(name, "kind")
 	case tool == "k3d" && len(pos) >= 2 && pos[0] == "cluster" && pos[1] == "create":
 		if len(pos) > 2 {

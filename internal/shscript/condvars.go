@@ -144,6 +144,7 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 		t.vars = maps.Clone(before)
 		if a.v == nil {
 			delete(t.vars, name)
+			t.markUnsetOnPath(name)
 		} else {
 			t.vars[name] = a.v
 		}
@@ -162,6 +163,9 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 		t.stmt(s)
 		t.splitting--
 		t.when, t.splitWhens = t.when[:n], t.splitWhens-pushed
+		if a.v == nil {
+			delete(t.unsetOnPath, name)
+		}
 		afters[i] = t.vars
 		exits = t.valueExits(a.when, len(t.m.Steps) > made, exits)
 		if t.stopped && !t.returned {
@@ -189,6 +193,15 @@ func (t *translator) splitOnAlts(s *syntax.Stmt) bool {
 		t.exitGuard = exits
 	}
 	return true
+}
+
+// markUnsetOnPath: name is unset on the path walked, where the script
+// did not set it (if [ "$1" ]; then PREFIX="$1-"; fi, walked without $1).
+func (t *translator) markUnsetOnPath(name string) {
+	if t.unsetOnPath == nil {
+		t.unsetOnPath = map[string]bool{}
+	}
+	t.unsetOnPath[name] = true
 }
 
 // valueExits adds to exits where the walk of a variable's value under

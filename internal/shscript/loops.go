@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"errors"
 	"reflect"
 	"regexp"
 	"slices"
@@ -18,6 +19,10 @@ import (
 // forClause unrolls `for x in a b c` over the values known at import.
 func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 	it, ok := c.Loop.(*syntax.WordIter)
+	if cl, isC := c.Loop.(*syntax.CStyleLoop); isC {
+		t.cLoop(s, c, cl)
+		return
+	}
 	if !ok {
 		t.pollLoop(s, nil, c.Do)
 		return
@@ -68,6 +73,13 @@ func (t *translator) forClause(s *syntax.Stmt, c *syntax.ForClause) {
 		}
 		return
 	}
+	t.unroll(s, c, name, items)
+}
+
+// unroll walks the loop's body once per item, its variable name set to
+// the item; a turn that makes what the one before made (a retry) is
+// taken back.
+func (t *translator) unroll(s *syntax.Stmt, c *syntax.ForClause, name string, items []string) {
 	first, firstCmd := len(t.m.Steps), len(t.m.Commands)
 	iterates := usesVar(c.Do, name)
 	if !iterates {
@@ -131,6 +143,92 @@ func textReadsVar(text []byte, name string) bool {
 		}
 	}
 	return false
+}
+
+// maxCTurns bounds the turns of for (( … )) unrolled at import.
+const maxCTurns = 100
+
+// cLoop unrolls for (( i=0; i<$1; i++ )) over the counter's values, when
+// its bounds are known at import (trial 46s69f's D2: the body carried
+// once, i a required variable "read from the environment"); otherwise
+// the body is carried once, the counter a variable the loop counts.
+func (t *translator) cLoop(s *syntax.Stmt, c *syntax.ForClause, cl *syntax.CStyleLoop) {
+	name, items, after, ok := t.cTurns(cl, c.Do)
+	if name == "" {
+		t.pollLoop(s, nil, c.Do)
+		return
+	}
+	if !ok {
+		t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: t.varName(name, t.loc(s)), Required: true, From: t.loc(s), Description: "a loop's counter, which the script counts at " + t.loc(s).String()}}
+		t.pollLoop(s, nil, c.Do)
+		return
+	}
+	if t.retryPoll(s, c, name, len(items)) || t.breakPoll(s, c, name) {
+		return
+	}
+	t.unroll(s, c, name, items)
+	t.vars[name] = &shVar{val: after} // as bash leaves it: the value that ended the loop
+}
+
+// cTurns are the values the counter of for (( NAME=…; cond; post ))
+// takes, turn by turn, as bash's arithmetic gives them over what the
+// script set, and its value after the loop; ok is false when the run decides them (a bound only the
+// run knows, more than maxCTurns turns, a body that sets the counter).
+// name is "" for a loop with no such counter.
+func (t *translator) cTurns(cl *syntax.CStyleLoop, body []*syntax.Stmt) (name string, items []string, after string, ok bool) {
+	init, isAssign := cl.Init.(*syntax.BinaryArithm)
+	if !isAssign || init.Op != syntax.Assgn {
+		return "", nil, "", false
+	}
+	if w, isWord := init.X.(*syntax.Word); isWord {
+		name = lit(w)
+	}
+	if !validName(name) {
+		return "", nil, "", false
+	}
+	if cl.Cond == nil || cl.Post == nil || loopSets(body)[name] {
+		return name, nil, "", false
+	}
+	env := &counterEnv{knownEnv: knownEnv{t: t}, name: name}
+	cfg := &expand.Config{Env: env}
+	if _, err := expand.Arithm(cfg, cl.Init); err != nil || env.unknown != "" {
+		return name, nil, "", false
+	}
+	for {
+		more, err := expand.Arithm(cfg, cl.Cond)
+		if err != nil || env.unknown != "" || more != 0 && len(items) == maxCTurns {
+			return name, nil, "", false
+		}
+		if more == 0 {
+			return name, items, env.val, true
+		}
+		items = append(items, env.val)
+		if _, err := expand.Arithm(cfg, cl.Post); err != nil || env.unknown != "" {
+			return name, nil, "", false
+		}
+	}
+}
+
+// counterEnv is knownEnv with a loop's counter, the one variable its
+// arithmetic may set.
+type counterEnv struct {
+	knownEnv
+	name, val string
+}
+
+func (e *counterEnv) Get(name string) expand.Variable {
+	if name == e.name {
+		return expand.Variable{Set: true, Kind: expand.String, Str: e.val}
+	}
+	return e.knownEnv.Get(name)
+}
+
+func (e *counterEnv) Set(name string, vr expand.Variable) error {
+	if name != e.name {
+		return errors.New("sets " + name)
+	}
+	e.val = vr.Str
+	return nil
 }
 
 // oneItem: w is quoted whole ("$A", "${VM_NAME}-boot": 46zza's D2): bash

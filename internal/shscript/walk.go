@@ -109,6 +109,7 @@ type translator struct {
 	splitting     int             // > 0 while a command is walked once per value of a variable set under when: (condvars.go)
 	notATool      bool            // the command accounted is envsubst or sed writing a file: said, not counted among helm/kubectl's
 	splitWhens    int             // how many of when are those values' (every value walks the command: no condition of its path)
+	unsetOnPath   map[string]bool // variables the script sets on another branch, unset on the one walked (splitOnAlts)
 	splitStops    []importer.Note // where a condition decided at import stopped the walk of a value, one each
 	splitFrom     int             // len(m.Commands) where the outermost such walk began
 	cluster       clusters
@@ -865,6 +866,12 @@ func (t *translator) abs(p string) string {
 // specPath is a path of the script as the spec writes it: relative to the
 // spec's directory, starting with ./ or ../ (a local chart's form).
 func (t *translator) specPath(p string) string {
+	if strings.HasPrefix(p, "${") && t.namePrefix(p) {
+		// "${PREFIX}gce-volumes.yaml": the variable is part of the file's
+		// name, in the script's directory, as a path without one is
+		// (trial 46s69e's D1: written from the checkout, read from out/)
+		return strings.TrimSuffix(t.specPath("."), "/.") + "/" + p
+	}
 	if strings.HasPrefix(p, "${") { // under a directory only the run knows
 		t.rebaseDefault(p)
 		return p
@@ -878,6 +885,22 @@ func (t *translator) specPath(p string) string {
 		rel = "./" + rel
 	}
 	return rel
+}
+
+// namePrefix: p starts with ${NAME} that begins a file's name
+// (${PREFIX}x.yaml, ${ENV}-values.yaml), not a directory (${DIR}/x.yaml)
+// nor a whole path or URL: its default, if any, names no directory.
+func (t *translator) namePrefix(p string) bool {
+	m := varRef.FindStringSubmatch(p)
+	if m == nil || !strings.HasPrefix(p, m[0]) {
+		return false
+	}
+	rest := p[len(m[0]):]
+	if rest == "" || strings.HasPrefix(rest, "/") || strings.HasPrefix(rest, "${") {
+		return false
+	}
+	v := t.m.Var(m[1])
+	return v != nil && v.Format == "" && (v.Default == nil || !strings.ContainsAny(*v.Default, "/:"))
 }
 
 // defaultPath is where a path under a variable with a default

@@ -556,6 +556,14 @@ func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, stri
 			// $1 of a script the import was given no arguments for (46zm's D1)
 			v.Description = "the script's argument $" + name[3:] + ", which the import was not given (khook import script FILE ARG… gives it)"
 		}
+		if t.unsetOnPath[name] && !v.Secret && !t.nounset {
+			// PREFIX set only under if [ "$1" ]: on the path without it
+			// bash expands it empty (trial 46s69e's D2: required, so a
+			// script run without input needed one)
+			empty := ""
+			v.Required, v.Default = false, &empty
+			v.Description = "set by the script only on another branch; unset here, it is empty, as in the script, unless the environment sets it"
+		}
 	}
 	if old := t.m.Var(name); old != nil {
 		if old.Default != nil && v.Default != nil && *old.Default != *v.Default && !old.Secret {
