@@ -225,6 +225,9 @@ func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
 				}
 				t.ifClause(c.Else)
 				t.when, t.whenElse = t.when[:len(t.when)-1], saveElse
+				if len(c.Else.Cond) == 0 && len(t.m.Steps) == before && t.failsScript(c.Else.Then) {
+					t.info(c.Else.Then[len(c.Else.Then)-1], "else … "+t.text(c.Else.Then[len(c.Else.Then)-1]), "the script stops here where none of the conditions before it hold, and the spec carries what follows as if one did: give the values that make one hold")
+				}
 				switch g := t.exitGuard; {
 				case len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then) && (len(t.m.Steps) > before || !t.failsScript(c.Else.Then)):
 					// else …; exit 1: what follows runs only where cel holds
@@ -234,7 +237,10 @@ func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
 				}
 			}
 		},
-	}, []bool{len(c.Then) > 0 && (exits(c.Then[len(c.Then)-1]) || t.endsScript(c.Then)), false})
+	}, []bool{len(c.Then) > 0 && (exits(c.Then[len(c.Then)-1]) || t.endsScript(c.Then)),
+		// else echo …; exit 1: its path sets nothing the rest reads (copy_cm_func.sh's
+		// RESOURCE, set in if and elif: "" on the else path, the delete refused)
+		c.Else != nil && len(c.Else.Cond) == 0 && t.failsScript(c.Else.Then)})
 }
 
 // alternatives: both branches of c may make steps (an else that is not

@@ -28,6 +28,10 @@ func TestTrial46s69Idioms(t *testing.T) {
 		// odoo (regression over the trials): a password equal to the namespace
 		{name: "a secret literal equal to the object's name and namespace", script: "set -e\ncat <<EOF | kubectl apply -f -\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: odoo\n  namespace: odoo\n  labels:\n    app: odoo\nspec:\n  selector:\n    matchLabels:\n      app: odoo\n  template:\n    metadata:\n      labels:\n        app: odoo\n    spec:\n      containers:\n        - name: odoo\n          image: odoo:17\n          env:\n            - name: PASSWORD\n              value: odoo\nEOF\n",
 			want: []string{"namespace: odoo\n", "app: odoo\n", "- name: odoo\n"}, never: []string{"value: odoo", "namespace: ${"}},
+		// copy_cm_func.sh (regression over the trials): a variable set in if and
+		// elif, the else failing the script, is never "" after it
+		{name: "if/elif setting a variable, else exit 1", script: "if [ $1 = \"configmap\" ]; then\n  RESOURCE=configmap\nelif [ $1 = \"secret\" ]; then\n  RESOURCE=secret\nelse\n  echo \"Incorrect\"; exit 1\nfi\nkubectl -n x delete --ignore-not-found=true $RESOURCE $2\n",
+			want: []string{"resource: configmap/${ARG2}", "resource: secret/${ARG2}", "else … exit 1: the script stops here where none of the conditions before it hold"}, never: []string{"RESOURCE"}},
 		// 46s68r D2: an unquoted namespace variable after -n is one word
 		{name: "kubectl -n ${NS} with NS computed", script: "set -e\nNS=$(kubectl config view -o jsonpath='{..namespace}')\nK=\"kubectl -n $NS\"\n$K create configmap a --from-literal=x=1\n$K create configmap b --from-literal=x=1 -n ${NS}\n",
 			want: []string{"name: b\n", "3, of which 2 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}},
