@@ -1279,7 +1279,7 @@ func (t *translator) script(x *cmd) {
 		// default, as bash runs it with the variable unset (trial 46s67e's D3)
 		args = append([]string{d}, args[1:]...)
 	}
-	if b, err := os.ReadFile(t.abs(args[0])); err == nil && direct {
+	if b, err := readFile(t.abs(args[0])); err == nil && direct {
 		errexit, nounset = shebangOpt(b, 'e'), shebangOpt(b, 'u')
 	}
 	saveArgs, saveIn, saveRest, saveE, saveU := t.args, t.inFunc, t.argsRest, t.errexit, t.nounset
@@ -1339,7 +1339,7 @@ var anyVarRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
 // $ns, expanded into an argument (./cfg.sh -n $ns), reaches it as that
 // argument, which no export changes (trial 46s68j's N15).
 func (t *translator) readUnset(path string, names []string) []string {
-	b, err := os.ReadFile(t.abs(path))
+	b, err := readFile(t.abs(path))
 	if err != nil {
 		return nil
 	}

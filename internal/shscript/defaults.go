@@ -1,7 +1,6 @@
 package shscript
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -159,7 +158,7 @@ func (t *translator) unnamespaced(srcs []importer.OutSource) (builtin bool, othe
 			if d := t.defaultPath(s.File); d != "" {
 				file = d // ${REPO_ROOT_DIR}/x.yaml: read at the default (trial 46s67e's N4: warned unread)
 			}
-			b, err := os.ReadFile(file)
+			b, err := readFile(file)
 			if err != nil {
 				opaque = true
 				continue
@@ -196,7 +195,7 @@ func (t *translator) unnamespaced(srcs []importer.OutSource) (builtin bool, othe
 // ("" when it sets none or cannot be read).
 func kustomizationNamespace(dir string) string {
 	for _, name := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := readFile(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}

@@ -1,6 +1,8 @@
 package shscript
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -54,7 +56,7 @@ func (t *translator) exportsFile(s *syntax.Stmt, w *syntax.Word) bool {
 	if file == "" || strings.HasPrefix(file, "-") {
 		return false
 	}
-	data, err := os.ReadFile(t.abs(file))
+	data, err := readFile(t.abs(file))
 	if err != nil {
 		t.info(s, t.text(s), file+" is not there at import: the variables it would set are read from the environment")
 		return true
@@ -80,4 +82,25 @@ func (t *translator) exportsFile(s *syntax.Stmt, w *syntax.Word) bool {
 	}
 	t.runFile(f, []byte(b.String()), t.abs(file))
 	return true
+}
+
+// maxRead bounds a file the import reads: a values file or a manifest is
+// far smaller.
+const maxRead = 32 << 20
+
+// readFile reads a file the script names: a regular file only, of at most
+// maxRead bytes; /dev/urandom, a FIFO or a device holds no text of the
+// checkout (trial 46s69l's D8: tr -dc … </dev/urandom read until the
+// import ran out of memory).
+func readFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case !st.Mode().IsRegular():
+		return nil, &os.PathError{Op: "read", Path: path, Err: errors.New("not a regular file")}
+	case st.Size() > maxRead:
+		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d MiB", maxRead>>20)}
+	}
+	return os.ReadFile(path)
 }

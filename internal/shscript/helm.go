@@ -882,7 +882,7 @@ func (t *translator) setOverFiles(x *cmd, f flags, h *importer.OutHelm) {
 			p = t.wrote[t.writeKey(fl.val)].fromAbs
 		}
 		var m map[string]any
-		if data, err := os.ReadFile(p); err == nil && yaml.Unmarshal(data, &m) == nil {
+		if data, err := readFile(p); err == nil && yaml.Unmarshal(data, &m) == nil {
 			files = mergeMaps(files, m)
 		} else {
 			// a URL, a file not there at import: what it gives the

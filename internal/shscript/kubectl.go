@@ -334,7 +334,7 @@ func (t *translator) otherNamespace(x *cmd, ns string, srcs []importer.OutSource
 	for _, src := range srcs {
 		text := src.Inline
 		if src.File != "" && !strings.HasPrefix(src.File, "${") {
-			b, err := os.ReadFile(filepath.Join(t.specDir, filepath.FromSlash(src.File)))
+			b, err := readFile(filepath.Join(t.specDir, filepath.FromSlash(src.File)))
 			if err != nil {
 				out = append(out, src)
 				continue
@@ -515,7 +515,7 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 		abs = d
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		if b, err := os.ReadFile(abs); err == nil && strings.TrimSpace(string(b)) == "" {
+		if b, err := readFile(abs); err == nil && strings.TrimSpace(string(b)) == "" {
 			// a committed empty file (what a command the script runs
 			// would write: trial 46zz's D1): kubectl finds no object
 			t.account(x.stmt, importer.FateNotCarried, "", p+" is empty at import, so kubectl fails there (no objects passed to apply): commit the manifests it should hold")
@@ -566,7 +566,7 @@ func (t *translator) dirSources(x *cmd, p, abs string, recursive bool) ([]import
 	var refused []string
 	for _, file := range files {
 		rel, _ := filepath.Rel(abs, file)
-		if b, err := os.ReadFile(file); err == nil && t.wrote[t.writeKey(file)] == nil && noKind(b) {
+		if b, err := readFile(file); err == nil && t.wrote[t.writeKey(file)] == nil && noKind(b) {
 			refused = append(refused, filepath.ToSlash(filepath.Join(p, rel)))
 			continue
 		}

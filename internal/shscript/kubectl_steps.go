@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -103,7 +102,7 @@ func (t *translator) sourceKinds(srcs []importer.OutSource) []string {
 	for _, src := range srcs {
 		text := src.Inline
 		if src.File != "" && !strings.HasPrefix(src.File, "${") {
-			b, _ := os.ReadFile(filepath.Join(t.specDir, filepath.FromSlash(src.File)))
+			b, _ := readFile(filepath.Join(t.specDir, filepath.FromSlash(src.File)))
 			text = string(b)
 		}
 		dec := yaml.NewDecoder(strings.NewReader(text))
@@ -271,7 +270,7 @@ func (t *translator) kPatch(x *cmd, f flags) {
 		if d := t.defaultPath(pf); d != "" {
 			file = d // ${REPO_ROOT_DIR}/hack/p.yaml: the default's (trial 46s67e's D3)
 		}
-		data, err := os.ReadFile(file)
+		data, err := readFile(file)
 		if err != nil {
 			t.account(x.stmt, importer.FateNotCarried, "", "its patch file "+pf+" cannot be read at import")
 			return
@@ -533,7 +532,7 @@ func (t *translator) appliedLast(src string) *importer.OutStep {
 
 // manifestObjects are the kind/name of each object of a manifest file.
 func manifestObjects(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -362,7 +362,7 @@ func (t *translator) configData(x *cmd, f flags, name string) (map[string]any, b
 				data[k] = v
 				continue
 			}
-			b, err := os.ReadFile(t.abs(p))
+			b, err := readFile(t.abs(p))
 			if err != nil {
 				t.account(x.stmt, importer.FateNotCarried, "", "its file "+p+" cannot be read at import")
 				return nil, false
@@ -466,7 +466,7 @@ func (t *translator) configFile(x *cmd, name, p string) (string, bool) {
 		}
 		text, raw = w, false
 	} else {
-		b, err := os.ReadFile(t.abs(p))
+		b, err := readFile(t.abs(p))
 		if err != nil {
 			t.account(x.stmt, importer.FateNotCarried, "", "its file "+p+" cannot be read at import")
 			return "", false

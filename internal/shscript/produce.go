@@ -1,7 +1,6 @@
 package shscript
 
 import (
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -364,7 +363,7 @@ func (t *translator) helmTemplateFed(stages []*syntax.Stmt) bool {
 // text read when it is there at import.
 func (t *translator) fileInput(p string) *input {
 	in := &input{src: &importer.OutSource{File: t.specPath(p)}}
-	data, err := os.ReadFile(t.abs(p))
+	data, err := readFile(t.abs(p))
 	switch {
 	case err == nil:
 		in.text, in.known = string(data), true

@@ -109,7 +109,7 @@ func (t *translator) copiesDir(x *cmd, src, dst string) bool {
 
 // copyFile is cp of one file of the repository to dst.
 func (t *translator) copyFile(x *cmd, src, dst string) bool {
-	data, err := os.ReadFile(src)
+	data, err := readFile(src)
 	if err != nil || strings.Contains(string(data), refMark) || t.madeBy(src) != "" {
 		return false // not the committed file (curl … > src made it)
 	}
@@ -149,7 +149,7 @@ func (t *translator) sedInPlace(x *cmd) bool {
 		// sed -i on a file of the repository: the text it edits is the
 		// committed one, as on a clean checkout (unless a command khook
 		// does not run made it: curl … > f)
-		data, err := os.ReadFile(key)
+		data, err := readFile(key)
 		if err != nil || strings.Contains(string(data), refMark) {
 			return false
 		}
@@ -393,7 +393,7 @@ func (t *translator) sedOut(x *cmd) (*input, bool) {
 		}
 		text, from = w.text, w.from
 		w.read = true
-	} else if data, err := os.ReadFile(t.abs(files[0])); err == nil && !strings.Contains(string(data), refMark) && t.madeBy(t.abs(files[0])) == "" {
+	} else if data, err := readFile(t.abs(files[0])); err == nil && !strings.Contains(string(data), refMark) && t.madeBy(t.abs(files[0])) == "" {
 		text = string(data)
 	} else {
 		return nil, false
@@ -552,7 +552,7 @@ func (t *translator) manifestText(cs *syntax.CmdSubst) (string, bool) {
 	if ext := filepath.Ext(file); ext != ".yaml" && ext != ".yml" || t.madeBy(t.abs(file)) != "" || t.wrote[t.writeKey(file)] != nil {
 		return "", false
 	}
-	data, err := os.ReadFile(t.abs(file))
+	data, err := readFile(t.abs(file))
 	if err != nil || strings.Contains(string(data), refMark) || secretKind.Match(data) || importer.PrivateKey(string(data)) {
 		return "", false
 	}

@@ -32,6 +32,9 @@ func TestTrial46s69Idioms(t *testing.T) {
 		// elif, the else failing the script, is never "" after it
 		{name: "if/elif setting a variable, else exit 1", script: "if [ $1 = \"configmap\" ]; then\n  RESOURCE=configmap\nelif [ $1 = \"secret\" ]; then\n  RESOURCE=secret\nelse\n  echo \"Incorrect\"; exit 1\nfi\nkubectl -n x delete --ignore-not-found=true $RESOURCE $2\n",
 			want: []string{"resource: configmap/${ARG2}", "resource: secret/${ARG2}", "else … exit 1: the script stops here where none of the conditions before it hold"}, never: []string{"RESOURCE"}},
+		// 46s69l D8: a device is never read (tr -dc … </dev/urandom ran out of memory)
+		{name: "tr -dc … </dev/urandom", script: "P=\"$(tr -dc a-z0-9 </dev/urandom | head -c 16)\"\nkubectl -n x create secret generic s --from-literal=password=\"$P\"\n",
+			want: []string{"P: {type: string, secret: true, required: true"}},
 		// 46s68r D2: an unquoted namespace variable after -n is one word
 		{name: "kubectl -n ${NS} with NS computed", script: "set -e\nNS=$(kubectl config view -o jsonpath='{..namespace}')\nK=\"kubectl -n $NS\"\n$K create configmap a --from-literal=x=1\n$K create configmap b --from-literal=x=1 -n ${NS}\n",
 			want: []string{"name: b\n", "3, of which 2 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}},

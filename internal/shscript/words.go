@@ -3,7 +3,6 @@ package shscript
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -1199,7 +1198,7 @@ func (t *translator) pathRead(cs *syntax.CmdSubst, name string, args, all []stri
 		return false // .auth.password: a secret the script reads, never copied
 	}
 	file := t.abs(args[1])
-	data, err := os.ReadFile(file)
+	data, err := readFile(file)
 	if w := t.wrote[t.writeKey(args[1])]; err != nil && w != nil && w.known && w.fromAbs != "" {
 		// a copy the script makes of a repository file (cp config.yaml
 		// _work/: trial 46zc's D5): read as the copy will be
