@@ -1017,10 +1017,7 @@ func (t *translator) paramTool(s *syntax.Stmt, name string, w *syntax.Word) stri
 	case v == nil || v.Secret || t.vars[v.Name] != nil || !toolParam(w):
 		return ""
 	}
-	tool := "kubectl"
-	if strings.Contains(strings.ToUpper(v.Name), "HELM") {
-		tool = "helm"
-	}
+	tool := toolOfParam(w)
 	t.toolVarNote(s, name, "read as "+tool+": the script never sets "+v.Name+", so it is the "+tool+" the environment that runs it names; khook runs its own "+tool)
 	return tool
 }

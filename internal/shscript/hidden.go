@@ -96,7 +96,13 @@ func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool) {
 			t.file, t.src, t.lineBase = saveFile, saveSrc, saveBase
 			return true
 		}
-		if toolName(lit(c.Args[0])) == "" {
+		tool := toolName(lit(c.Args[0]))
+		if tool == "" {
+			// $(${KUBECTL} get sa …): the kubectl the variable holds (trial
+			// 46s69g's D3: in no count, the import "faithful")
+			tool = toolOfParam(c.Args[0])
+		}
+		if tool == "" {
 			return true
 		}
 		key := fmt.Sprintf("%p/%d", c, t.frame)
@@ -104,8 +110,8 @@ func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool) {
 			return true
 		}
 		t.substSeen[key] = true
-		var argv []string
-		for _, w := range c.Args {
+		argv := []string{tool}
+		for _, w := range c.Args[1:] {
 			argv = append(argv, lit(w))
 		}
 		if readOnlyTool(argv) {

@@ -1060,10 +1060,8 @@ func (t *translator) xargsTool(st *syntax.Stmt) string {
 		if fs, ok, _ := t.fields(w); ok && len(fs) > 0 && toolName(fs[0]) != "" {
 			return toolName(fs[0])
 		}
-		if toolParam(w) && strings.Contains(strings.ToUpper(t.text(w)), "HELM") {
-			return "helm"
-		} else if toolParam(w) {
-			return "kubectl"
+		if tool := toolOfParam(w); tool != "" {
+			return tool
 		}
 	}
 	return ""

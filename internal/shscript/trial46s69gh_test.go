@@ -13,5 +13,8 @@ func TestTrial46s69ghIdioms(t *testing.T) {
 		// the same line's --serviceaccount="${SA}": no namespace:name to split at import
 		{name: "--serviceaccount of a value only the run knows", script: "SA=$(cat sa.txt)\nkubectl create clusterrolebinding b --clusterrole cluster-admin --serviceaccount=\"${SA}\"\n",
 			notCarried: []string{"--serviceaccount ${SA} is not a NAMESPACE:NAME khook can read at import"}},
+		// the same script's SA=$(${KUBECTL} … get sa …): read-only, counted at its line (D3)
+		{name: "$(${KUBECTL} get …)", script: "kubectl create namespace demo\nSA=$(${KUBECTL} -n demo get sa -o name | grep demo)\necho \"$SA\"\n",
+			want: []string{"helm/kubectl commands: 2, of which 1 became steps, 0 were folded into steps, 1 are read-only"}},
 	})
 }
