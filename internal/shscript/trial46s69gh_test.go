@@ -16,5 +16,9 @@ func TestTrial46s69ghIdioms(t *testing.T) {
 		// the same script's SA=$(${KUBECTL} … get sa …): read-only, counted at its line (D3)
 		{name: "$(${KUBECTL} get …)", script: "kubectl create namespace demo\nSA=$(${KUBECTL} -n demo get sa -o name | grep demo)\necho \"$SA\"\n",
 			want: []string{"helm/kubectl commands: 2, of which 1 became steps, 0 were folded into steps, 1 are read-only"}},
+		// D4: $KUBECTL the script computes is a kubectl command of the count, not carried
+		{name: "$KUBECTL set to a value only the run knows", script: "KUBECTL=$(command -v kubectl)\n$KUBECTL create namespace demo\nkubectl create namespace other\n",
+			want:       []string{"helm/kubectl commands: 2, of which 1 became steps, 0 were folded into steps, 0 are read-only, 1 not carried"},
+			notCarried: []string{"the command is the value of ${KUBECTL}, only known when the script runs: write kubectl in its place"}},
 	})
 }
