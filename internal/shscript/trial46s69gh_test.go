@@ -22,3 +22,17 @@ func TestTrial46s69ghIdioms(t *testing.T) {
 			notCarried: []string{"the command is the value of ${KUBECTL}, only known when the script runs: write kubectl in its place"}},
 	})
 }
+
+// TestTrial46s69gDeleteNamedAcrossAll: bitpoke-config-connector's install.sh (46s69g's
+// D1): kubectl delete --all-namespaces of a named cluster-scoped object deletes it.
+func TestTrial46s69gDeleteNamedAcrossAll(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "a cluster-scoped kind", script: "DELETE=\"kubectl delete --all-namespaces --ignore-not-found --wait=true\"\n$DELETE validatingwebhookconfiguration abandon.cnrm\n$DELETE sts,svc -l cnrm=true\n",
+			want:  []string{"resource: validatingwebhookconfiguration/abandon.cnrm\n      ignoreNotFound: true\n", "resource: sts\n      allNamespaces: true"},
+			never: []string{"write this step by hand"}},
+		{name: "a namespaced kind", script: "kubectl delete -A pod web\n",
+			notCarried: []string{"kubectl refuses to delete pod/web by name across all namespaces"}},
+		{name: "a kind khook does not know", script: "kubectl delete -A provider.pkg.crossplane.io p1\n",
+			notCarried: []string{"khook cannot tell whether provider.pkg.crossplane.io is cluster-scoped"}},
+	})
+}
