@@ -141,6 +141,7 @@ func (t *translator) evalCmd(x *cmd, c *syntax.CallExpr) {
 		}
 		why += " (bash cannot parse its text at import)"
 	}
+	t.evalSets(x, c)
 	words := strings.Fields(text)
 	switch {
 	case len(words) > 0 && toolName(words[0]) != "" && readOnlyTool(words):
@@ -149,6 +150,27 @@ func (t *translator) evalCmd(x *cmd, c *syntax.CallExpr) {
 		t.account(x.stmt, importer.FateNotCarried, "", "an eval: "+why+"; write its step by hand")
 	default:
 		t.notCarried(x.stmt, t.text(x.stmt), "an eval: "+why+"; khook runs no shell commands, do what it does by hand")
+	}
+}
+
+// evalAssign is a NAME= an eval's text makes (eval "$(yq '"DOMAIN=" + …')").
+var evalAssign = regexp.MustCompile(`(?:^|\\n|["'\s;])([A-Za-z_][A-Za-z0-9_]*)=`)
+
+// evalSets: the variables an eval of text built when the script runs may
+// set (the NAME= its words spell) hold values only the run knows, never
+// "" nor the environment's (trial 46s69h's D1: config read by eval "$(yq
+// …)" taken as empty, a "required config missing" check decided).
+func (t *translator) evalSets(x *cmd, c *syntax.CallExpr) {
+	for _, w := range c.Args[1:] {
+		for _, m := range evalAssign.FindAllStringSubmatch(t.text(w), -1) {
+			name := m[1]
+			a := &syntax.Assign{Name: &syntax.Lit{ValuePos: x.stmt.Pos(), ValueEnd: x.stmt.Pos(), Value: name}, Value: w}
+			if secretLooking(name) {
+				t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Secret: true, Required: true, Computed: true, From: t.loc(x.stmt), Description: "a secret the script sets with eval (" + t.loc(x.stmt).String() + "), from text only the run knows"}}
+				continue
+			}
+			t.vars[name] = &shVar{unknown: true, decl: t.computedVar(name, a, "set by eval of text only the run knows")}
+		}
 	}
 }
 
