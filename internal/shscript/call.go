@@ -276,6 +276,12 @@ func (t *translator) exitOrReturn(x *cmd, name string) {
 		t.info(x.stmt, t.text(x.stmt), "the script stops here only where the function did not return first (at "+t.mayHaveReturned.String()+", on a test khook cannot decide): the spec follows the path where it returned")
 	case t.cond == 0 && (name == "exit" || t.inFunc):
 		t.stopped, t.failed, t.returned = true, len(x.args) > 1 && x.args[1] != "0", name == "return"
+		if name == "return" && t.inFunc && len(t.when) > t.funcWhen {
+			// if [ -n "${IP:-}" ]; then return 0; fi; …; exit 1: the
+			// return under a when: of the function's own (found with trial
+			// 46s69h's D1: the exit after it decided, the rest dropped)
+			t.mayHaveReturned = t.loc(x.stmt)
+		}
 	}
 }
 
@@ -1096,6 +1102,9 @@ func (t *translator) callFunc(f *function, args []string) {
 	}
 	saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest, saveRet := t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest, t.mayHaveReturned
 	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.argsRest, t.mayHaveReturned = args, true, f.file, f.path, f.src, 0, importer.Loc{}
+	saveWhen := t.funcWhen
+	t.funcWhen = len(t.when)
+	defer func() { t.funcWhen = saveWhen }()
 	t.frames++
 	t.frame = t.frames
 	t.depth++

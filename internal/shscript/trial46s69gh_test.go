@@ -26,6 +26,10 @@ func TestTrial46s69ghIdioms(t *testing.T) {
 			files:      map[string]string{"c.yaml": "domain: example.org\ndb: s3cr3t\n"},
 			want:       []string{"name: configmap-web", "DOMAIN: {type: string, required: true, description: \"the script computes it at install.sh:3", "DB_PASSWORD: {type: string, secret: true"},
 			notCarried: []string{"an eval: the command it runs is built when the script runs"}, never: []string{"s3cr3t", "bash never runs it"}},
+		// the same import's _mt_load_turn_server_ip: a function that returns where a variable
+		// is set, and exits after that if: the script goes on where it returned
+		{name: "return under an if, then exit 1", script: "load_ip() {\n  if [ -n \"${TURN_SERVER_IP:-}\" ]; then\n    return 0\n  fi\n  echo \"no outputs file\" >&2\n  exit 1\n}\nload_ip\nkubectl create namespace demo\n",
+			want: []string{"name: namespace-demo"}},
 	})
 }
 

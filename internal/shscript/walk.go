@@ -42,6 +42,7 @@ type translator struct {
 	cond            int          // > 0 inside a branch or loop: exit/return do not end the walk
 	stopped         bool         // exit at the top level, return in a function
 	mayHaveReturned importer.Loc // a return the function being walked may have taken, under a test khook cannot decide
+	funcWhen        int          // len(when) where the function being walked was called
 	failed          bool         // … with a non-zero status
 	returned        bool         // … by return: it ends the function only
 	guard           string       // !(cel) of a branch that returned: the condition of what follows it in its list
