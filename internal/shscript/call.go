@@ -1634,10 +1634,21 @@ func (t *translator) trap(x *cmd) {
 // trapFunc names the helm and kubectl commands of a trap's function, and
 // of the functions it calls, not carried at their lines.
 func (t *translator) trapFunc(f *function, why string, seen map[*function]bool) {
+	t.funcTools(f, nil, why, seen)
+}
+
+// funcTools names the helm and kubectl commands of f, and of the
+// functions it calls, not carried at their lines; called is its call,
+// said with each (nil for a trap's).
+func (t *translator) funcTools(f *function, called *caller, why string, seen map[*function]bool) {
 	if seen[f] {
 		return
 	}
 	seen[f] = true
+	if called != nil {
+		t.callers = append(t.callers, *called)
+		defer func() { t.callers = t.callers[:len(t.callers)-1] }()
+	}
 	saveFile, saveSrc, saveBase := t.file, t.src, t.lineBase
 	t.file, t.src, t.lineBase = f.file, f.src, 0
 	syntax.Walk(f.decl.Body, func(n syntax.Node) bool {
@@ -1647,7 +1658,11 @@ func (t *translator) trapFunc(f *function, why string, seen map[*function]bool) 
 		}
 		name := lit(c.Args[0])
 		if g := t.funcs[name]; g != nil {
-			t.trapFunc(g, why, seen)
+			var in *caller
+			if called != nil {
+				in = &caller{name: name, at: t.loc(c)}
+			}
+			t.funcTools(g, in, why, seen)
 			t.file, t.src = f.file, f.src
 		} else if isTool(toolName(name)) {
 			t.account(c, importer.FateNotCarried, "", why)

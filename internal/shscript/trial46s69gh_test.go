@@ -30,6 +30,13 @@ func TestTrial46s69ghIdioms(t *testing.T) {
 		// is set, and exits after that if: the script goes on where it returned
 		{name: "return under an if, then exit 1", script: "load_ip() {\n  if [ -n \"${TURN_SERVER_IP:-}\" ]; then\n    return 0\n  fi\n  echo \"no outputs file\" >&2\n  exit 1\n}\nload_ip\nkubectl create namespace demo\n",
 			want: []string{"name: namespace-demo"}},
+		// mothertree's common.sh:307 and config.sh:447 (46s69h's D2): after an exit decided
+		// at import, the commands of a function called later, and of the rest of the
+		// function the exit is in, are named at their lines
+		{name: "commands through a call after a decided exit", script: "detect() { kubectl get service pgbouncer -n db; }\nvalidate() {\n  missing=(x)\n  if [ ${#missing[@]} -gt 0 ]; then exit 1; fi\n}\nload() {\n  validate\n  detect\n}\nrestart_web() { kubectl rollout restart \"$@\"; }\nload\nrestart_web deployment/web -n demo\nkubectl create namespace demo\n",
+			want: []string{"helm/kubectl commands: 3, of which 0 became steps"},
+			notCarried: []string{"bash never runs it: the script stops before it, at install.sh:9 (validate) (in detect, through load called at install.sh:13)", "decided at import",
+				"bash never runs it: the script stops before it, at install.sh:13 (load) (in restart_web, called at install.sh:14)", "bash never runs it"}},
 	})
 }
 
