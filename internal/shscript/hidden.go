@@ -162,7 +162,12 @@ var evalAssign = regexp.MustCompile(`(?:^|\\n|["'\s;])([A-Za-z_][A-Za-z0-9_]*)=`
 // …)" taken as empty, a "required config missing" check decided).
 func (t *translator) evalSets(x *cmd, c *syntax.CallExpr) {
 	for _, w := range c.Args[1:] {
-		for _, m := range evalAssign.FindAllStringSubmatch(t.text(w), -1) {
+		a, b := int(w.Pos().Offset()), int(w.End().Offset())
+		if a < 0 || b > len(t.src) || a >= b {
+			continue
+		}
+		// the word as written, every line (t.text keeps the first)
+		for _, m := range evalAssign.FindAllStringSubmatch(string(t.src[a:b]), -1) {
 			name := m[1]
 			a := &syntax.Assign{Name: &syntax.Lit{ValuePos: x.stmt.Pos(), ValueEnd: x.stmt.Pos(), Value: name}, Value: w}
 			if secretLooking(name) {

@@ -22,9 +22,9 @@ func TestTrial46s69ghIdioms(t *testing.T) {
 			notCarried: []string{"the command is the value of ${KUBECTL}, only known when the script runs: write kubectl in its place"}},
 		// mothertree's scripts/lib/config.sh (46s69h's D1): config set by eval "$(yq …)", then
 		// `[ -z "$X" ] && missing+=(…)` and an exit on a non-empty missing: not decided
-		{name: "eval of yq's output, then a missing-config check", script: "eval \"$(yq '\"DOMAIN=\" + (.domain | @sh) + \"\\n\" + \"DB_PASSWORD=\" + (.db | @sh)' c.yaml)\"\nmissing=()\n[ -z \"$DOMAIN\" ] || [ \"$DOMAIN\" = null ] && missing+=(\"dns.domain\")\nif [ ${#missing[@]} -gt 0 ]; then\n  echo \"missing: ${missing[*]}\" >&2; exit 1\nfi\nkubectl create configmap web -n demo --from-literal=domain=\"$DOMAIN\" --from-literal=db=\"$DB_PASSWORD\"\n",
+		{name: "eval of yq's output, then a missing-config check", script: "eval \"$(yq '\"DOMAIN=\" + (.domain | @sh) + \"\\n\" +\n  \"DB_PASSWORD=\" + (.db | @sh)' c.yaml)\"\nmissing=()\n[ -z \"$DOMAIN\" ] || [ \"$DOMAIN\" = null ] && missing+=(\"dns.domain\")\nif [ ${#missing[@]} -gt 0 ]; then\n  echo \"missing: ${missing[*]}\" >&2; exit 1\nfi\nkubectl create configmap web -n demo --from-literal=domain=\"$DOMAIN\" --from-literal=db=\"$DB_PASSWORD\"\n",
 			files:      map[string]string{"c.yaml": "domain: example.org\ndb: s3cr3t\n"},
-			want:       []string{"name: configmap-web", "DOMAIN: {type: string, required: true, description: \"the script computes it at install.sh:3", "DB_PASSWORD: {type: string, secret: true"},
+			want:       []string{"name: configmap-web", "DOMAIN: {type: string, required: true, description: \"the script computes it at install.sh:3", "DB_PASSWORD: {type: string, secret: true, required: true, description: \"a secret the script sets with eval"},
 			notCarried: []string{"an eval: the command it runs is built when the script runs"}, never: []string{"s3cr3t", "bash never runs it"}},
 		// the same import's _mt_load_turn_server_ip: a function that returns where a variable
 		// is set, and exits after that if: the script goes on where it returned
