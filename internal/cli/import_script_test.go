@@ -167,3 +167,18 @@ func TestImportScriptFileFromWorkingDirectory(t *testing.T) {
 		t.Errorf("missing: exit %d, %q", code, errOut)
 	}
 }
+
+// TestImportScriptSummaryCountsOtherLines: the summary under not-carried
+// lines that are no helm/kubectl command says so (trial 46s69g's D4:
+// "0 helm/kubectl commands … 0 not carried" under them).
+func TestImportScriptSummaryCountsOtherLines(t *testing.T) {
+	t.Chdir(t.TempDir())
+	writeTree(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nKUBECTL=$(command -v kubectl)\n$KUBECTL create namespace demo\nTOOL=$(pick)\n$TOOL apply -f x.yaml\n"})
+	ios, _, errOut := iostreams.Test("")
+	if code := Run(context.Background(), []string{"import", "script", "--out", "khook.yaml", "install.sh"}, ios); code != 1 {
+		t.Fatalf("import: exit %d, want 1\n%s", code, errOut)
+	}
+	if want := "1 helm/kubectl commands: 0 steps, 0 folded, 0 read-only, 1 not carried; 0 steps written; import refused (1 other line not carried: commands, flags or conditions)\n"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errOut)
+	}
+}

@@ -276,6 +276,12 @@ func (t *translator) exitOrReturn(x *cmd, name string) {
 		t.info(x.stmt, t.text(x.stmt), "the script stops here only where the function did not return first (at "+t.mayHaveReturned.String()+", on a test khook cannot decide): the spec follows the path where it returned")
 	case t.cond == 0 && (name == "exit" || t.inFunc):
 		t.stopped, t.failed, t.returned = true, len(x.args) > 1 && x.args[1] != "0", name == "return"
+		if name == "return" && t.inFunc && len(t.when) > t.funcWhen {
+			// if [ -n "${IP:-}" ]; then return 0; fi; …; exit 1: the
+			// return under a when: of the function's own (found with trial
+			// 46s69h's D1: the exit after it decided, the rest dropped)
+			t.mayHaveReturned = t.loc(x.stmt)
+		}
 	}
 }
 
@@ -417,6 +423,12 @@ func (t *translator) readsOrVaries(x *cmd, c *syntax.CallExpr, name string) bool
 	case name == "read" && t.readsKnownArray(x, c):
 	case name == "read" || name == "readarray" || name == "mapfile":
 		t.reads(c, t.loc(x.stmt), "the script reads it when it runs ("+t.loc(x.stmt).String()+")")
+	case strings.HasPrefix(name, "${") && !exists(t.defaultPath(name)) && toolOfParam(c.Args[0]) != "":
+		// KUBECTL=$(command -v kubectl); $KUBECTL apply …: a helm or kubectl
+		// command, counted as one (trial 46s69g's D4: "0 helm/kubectl
+		// commands" under the lines naming them)
+		tool := toolOfParam(c.Args[0])
+		t.account(x.stmt, importer.FateNotCarried, "", "the command is the value of "+name+", only known when the script runs: write "+tool+" in its place to import it")
 	case strings.HasPrefix(name, "${") && !exists(t.defaultPath(name)):
 		t.notCarried(x.stmt, t.text(x.stmt), "the command is the value of "+name+", only known when the script runs: write it out in the script to import it")
 	default:
@@ -997,20 +1009,44 @@ func within(path, dir string) bool {
 // is helm or kubectl (HELM=${HELM:-helm}, then $HELM upgrade …) as that
 // command, with a note; the command word otherwise.
 func (t *translator) toolVar(x *cmd) string {
-	name := x.args[0]
+	if len(x.words) > 0 {
+		if tool := t.paramTool(x.stmt, x.args[0], x.words[0]); tool != "" {
+			x.args[0] = tool
+		}
+	}
+	return x.args[0]
+}
+
+// paramTool is the helm or kubectl a command word w (its value name)
+// stands for, said at s; "" when it is none. ${KUBECTL}, ${HELM} the
+// script never sets (the harness that runs it exports the binary:
+// uptest's KUBECTL) are read as kubectl or helm, as the defaulted form is
+// (trial 46s69g's D2: every command "only known when the script runs",
+// nothing written).
+func (t *translator) paramTool(s *syntax.Stmt, name string, w *syntax.Word) string {
 	if !strings.HasPrefix(name, "${") || !strings.HasSuffix(name, "}") || strings.Count(name, "${") != 1 {
-		return name
+		return ""
 	}
 	v := t.m.Var(name[2 : len(name)-1])
-	if v == nil || v.Default == nil || toolName(*v.Default) == "" {
-		return name
+	switch {
+	case v != nil && v.Default != nil && toolName(*v.Default) != "":
+		t.toolVarNote(s, name, "read as its default "+*v.Default+" ("+v.From.String()+"); khook runs its own "+toolName(*v.Default)+", whatever the variable is set to")
+		return *v.Default
+	case v == nil || v.Secret || t.vars[v.Name] != nil || !toolParam(w):
+		return ""
 	}
-	x.args[0] = *v.Default
-	note := importer.Note{Loc: t.loc(x.stmt), What: name, Why: "read as its default " + *v.Default + " (" + v.From.String() + "); khook runs its own " + toolName(*v.Default) + ", whatever the variable is set to"}
+	tool := toolOfParam(w)
+	t.toolVarNote(s, name, "read as "+tool+": the script never sets "+v.Name+", so it is the "+tool+" the environment that runs it names; khook runs its own "+tool)
+	return tool
+}
+
+// toolVarNote says once at a line (however often a function holding it
+// is called) how a variable in the command word was read.
+func (t *translator) toolVarNote(s *syntax.Stmt, name, why string) {
+	note := importer.Note{Loc: t.loc(s), What: name, Why: why}
 	if !slices.Contains(t.m.Info, note) { // once for a function's line, however often it is called
 		t.m.Info = append(t.m.Info, note)
 	}
-	return x.args[0]
 }
 
 // downloadURL is a URL of a file to download (a manifest, an archive, a
@@ -1075,6 +1111,9 @@ func (t *translator) callFunc(f *function, args []string) {
 	saveGuard, saveRetGuard, saveExitSet, saveFiles := t.exitGuard, t.retGuard, t.exitSet, t.fnFiles
 	t.exitGuard, t.retGuard, t.exitSet, t.fnFiles = nil, false, false, t.files
 	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.argsRest, t.mayHaveReturned = args, true, f.file, f.path, f.src, 0, importer.Loc{}
+	saveWhen := t.funcWhen
+	t.funcWhen = len(t.when)
+	defer func() { t.funcWhen = saveWhen }()
 	t.frames++
 	t.frame = t.frames
 	t.depth++
@@ -1613,10 +1652,21 @@ func (t *translator) trap(x *cmd) {
 // trapFunc names the helm and kubectl commands of a trap's function, and
 // of the functions it calls, not carried at their lines.
 func (t *translator) trapFunc(f *function, why string, seen map[*function]bool) {
+	t.funcTools(f, nil, why, seen)
+}
+
+// funcTools names the helm and kubectl commands of f, and of the
+// functions it calls, not carried at their lines; called is its call,
+// said with each (nil for a trap's).
+func (t *translator) funcTools(f *function, called *caller, why string, seen map[*function]bool) {
 	if seen[f] {
 		return
 	}
 	seen[f] = true
+	if called != nil {
+		t.callers = append(t.callers, *called)
+		defer func() { t.callers = t.callers[:len(t.callers)-1] }()
+	}
 	saveFile, saveSrc, saveBase := t.file, t.src, t.lineBase
 	t.file, t.src, t.lineBase = f.file, f.src, 0
 	syntax.Walk(f.decl.Body, func(n syntax.Node) bool {
@@ -1626,7 +1676,11 @@ func (t *translator) trapFunc(f *function, why string, seen map[*function]bool) 
 		}
 		name := lit(c.Args[0])
 		if g := t.funcs[name]; g != nil {
-			t.trapFunc(g, why, seen)
+			var in *caller
+			if called != nil {
+				in = &caller{name: name, at: t.loc(c)}
+			}
+			t.funcTools(g, in, why, seen)
 			t.file, t.src = f.file, f.src
 		} else if isTool(toolName(name)) {
 			t.account(c, importer.FateNotCarried, "", why)

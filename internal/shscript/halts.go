@@ -227,18 +227,26 @@ func (t *translator) strayLine(name string) bool {
 // neverRun names the helm and kubectl commands of rest, the statements
 // after s, the script's own line where an exit decided at import stops
 // it (a helper that exits one argument short: trial 46s67j's D2, whose
-// header counted them nowhere): bash never runs them.
+// header counted them nowhere): bash never runs them. In a function, rest
+// is the rest of its body, and of each caller's after the call (trial
+// 46s69h's D2: config.sh:447, after the exit in a helper, in no count).
 func (t *translator) neverRun(s *syntax.Stmt, rest []*syntax.Stmt) {
-	if len(t.callers) > 0 || t.inFunc || t.cond > 0 || t.undecidedDepth > 0 || len(t.when) > 0 || t.splitting > 0 {
-		return
+	if (len(t.callers) > 0 || t.inFunc) && t.returned || t.cond > 0 || t.undecidedDepth > 0 || len(t.when) > 0 || t.splitting > 0 {
+		return // return 1 ends only the function
 	}
 	why := "bash never runs it: the script stops before it, at " + t.loc(s).String() + " (" + t.text(s) + ")"
+	seen := map[*function]bool{}
 	walkOutsideFuncs(rest, func(n syntax.Node) bool {
 		if n, ok := n.(*syntax.Stmt); ok {
 			if c, ok := n.Cmd.(*syntax.CallExpr); ok && slices.ContainsFunc(c.Args, func(w *syntax.Word) bool { return toolName(lit(w)) != "" }) {
 				t.account(n, importer.FateNotCarried, "", why)
 				return false
 			}
+		}
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && t.funcs[lit(c.Args[0])] != nil {
+			// restart_web deployment/web: the commands of the function it
+			// calls, at their lines (trial 46s69h's D2: in no count)
+			t.funcTools(t.funcs[lit(c.Args[0])], &caller{name: lit(c.Args[0]), at: t.loc(c)}, why, seen)
 		}
 		return true
 	})

@@ -119,7 +119,13 @@ func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool, why 
 			t.file, t.src, t.lineBase = saveFile, saveSrc, saveBase
 			return true
 		}
-		if toolName(lit(c.Args[0])) == "" {
+		tool := toolName(lit(c.Args[0]))
+		if tool == "" {
+			// $(${KUBECTL} get sa …): the kubectl the variable holds (trial
+			// 46s69g's D3: in no count, the import "faithful")
+			tool = toolOfParam(c.Args[0])
+		}
+		if tool == "" {
 			return true
 		}
 		key := fmt.Sprintf("%p/%d", c, t.frame)
@@ -127,8 +133,8 @@ func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool, why 
 			return true
 		}
 		t.substSeen[key] = true
-		var argv []string
-		for _, w := range c.Args {
+		argv := []string{tool}
+		for _, w := range c.Args[1:] {
 			argv = append(argv, lit(w))
 		}
 		if readOnlyTool(argv) {
@@ -158,6 +164,7 @@ func (t *translator) evalCmd(x *cmd, c *syntax.CallExpr) {
 		}
 		why += " (bash cannot parse its text at import)"
 	}
+	t.evalSets(x, c)
 	words := strings.Fields(text)
 	switch {
 	case len(words) > 0 && toolName(words[0]) != "" && readOnlyTool(words):
@@ -166,6 +173,32 @@ func (t *translator) evalCmd(x *cmd, c *syntax.CallExpr) {
 		t.account(x.stmt, importer.FateNotCarried, "", "an eval: "+why+"; write its step by hand")
 	default:
 		t.notCarried(x.stmt, t.text(x.stmt), "an eval: "+why+"; khook runs no shell commands, do what it does by hand")
+	}
+}
+
+// evalAssign is a NAME= an eval's text makes (eval "$(yq '"DOMAIN=" + …')").
+var evalAssign = regexp.MustCompile(`(?:^|\\n|["'\s;])([A-Za-z_][A-Za-z0-9_]*)=`)
+
+// evalSets: the variables an eval of text built when the script runs may
+// set (the NAME= its words spell) hold values only the run knows, never
+// "" nor the environment's (trial 46s69h's D1: config read by eval "$(yq
+// …)" taken as empty, a "required config missing" check decided).
+func (t *translator) evalSets(x *cmd, c *syntax.CallExpr) {
+	for _, w := range c.Args[1:] {
+		a, b := int(w.Pos().Offset()), int(w.End().Offset())
+		if a < 0 || b > len(t.src) || a >= b {
+			continue
+		}
+		// the word as written, every line (t.text keeps the first)
+		for _, m := range evalAssign.FindAllStringSubmatch(string(t.src[a:b]), -1) {
+			name := m[1]
+			a := &syntax.Assign{Name: &syntax.Lit{ValuePos: x.stmt.Pos(), ValueEnd: x.stmt.Pos(), Value: name}, Value: w}
+			if secretLooking(name) {
+				t.vars[name] = &shVar{unknown: true, decl: &importer.Var{Name: name, Secret: true, Required: true, Computed: true, From: t.loc(x.stmt), Description: "a secret the script sets with eval (" + t.loc(x.stmt).String() + "), from text only the run knows"}}
+				continue
+			}
+			t.vars[name] = &shVar{unknown: true, decl: t.computedVar(name, a, "set by eval of text only the run knows")}
+		}
 	}
 }
 

@@ -59,6 +59,12 @@ func (t *translator) kDelete(x *cmd, f flags) {
 	for _, tg := range targets {
 		d := *base
 		d.Resource = tg
+		if d.AllNamespaces && strings.Contains(tg, "/") {
+			if !t.namedAcrossAll(x, tg) {
+				continue
+			}
+			d.AllNamespaces = false
+		}
 		if st := (&importer.OutStep{Delete: &d, Timeout: deleteTimeout(f)}); t.addStep(x.stmt, "delete-"+tg, "", st) != nil {
 			t.dataKept(x, tg, st)
 		}
@@ -68,6 +74,26 @@ func (t *translator) kDelete(x *cmd, f flags) {
 		at := t.loc(x.stmt)
 		t.m.Commands = append(t.m.Commands[:before+1], slices.DeleteFunc(slices.Clone(added[1:]), func(c importer.Command) bool { return c.Loc == at && c.Fate == importer.FateStep })...)
 	}
+}
+
+// namedAcrossAll: kubectl delete --all-namespaces KIND NAME deletes the
+// object when KIND is cluster-scoped, where kubectl ignores the flag, so
+// the step names the object alone (trial 46s69g's D1: the step made with
+// allNamespaces and a name, then refused by khook's own spec); for a
+// namespaced kind kubectl refuses the name, and for a kind khook does not
+// know it cannot tell: named not carried.
+func (t *translator) namedAcrossAll(x *cmd, tg string) bool {
+	full, _, _ := strings.Cut(tg, "/")
+	kind, _, _ := strings.Cut(strings.ToLower(full), ".")
+	switch {
+	case clusterScoped(tg):
+		return true
+	case namespacedKinds[strings.TrimSuffix(kind, "s")] || namespacedKinds[kind]:
+		t.account(x.stmt, importer.FateNotCarried, "", "kubectl refuses to delete "+tg+" by name across all namespaces (a namespaced kind), so the script's own command fails: give -n NAMESPACE in place of --all-namespaces and import again")
+	default:
+		t.account(x.stmt, importer.FateNotCarried, "", "khook cannot tell whether "+full+" is cluster-scoped, where kubectl ignores --all-namespaces and deletes "+tg+", or namespaced, where kubectl refuses the name: if cluster-scoped, write delete: {resource: "+tg+"} by hand")
+	}
+	return false
 }
 
 // keepsData names, by kubectl's names of a kind, what khook's delete step

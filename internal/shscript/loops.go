@@ -1348,6 +1348,24 @@ func toolParam(w *syntax.Word) bool {
 	return name == "OC" || strings.Contains(name, "KUBECTL") || strings.Contains(name, "HELM") && !strings.Contains(name, "HELMFILE")
 }
 
+// toolOfParam is the tool a toolParam word names: helm when the
+// variable's name says HELM, else kubectl ("" when w is no toolParam).
+func toolOfParam(w *syntax.Word) string {
+	switch {
+	case !toolParam(w):
+		return ""
+	case strings.Contains(strings.ToUpper(paramNameOf(w)), "HELM"):
+		return "helm"
+	}
+	return "kubectl"
+}
+
+// paramNameOf is the name of the one parameter w is.
+func paramNameOf(w *syntax.Word) string {
+	pe, _ := paramOf(w.Parts[0])
+	return paramName(pe)
+}
+
 // validName: s is a shell variable's name.
 func validName(s string) bool {
 	for i, r := range s {

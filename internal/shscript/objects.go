@@ -500,7 +500,14 @@ func (t *translator) binding(x *cmd, f flags, obj map[string]any) bool {
 	for _, fl := range f.list {
 		switch fl.name {
 		case "serviceaccount":
-			ns, n, _ := strings.Cut(fl.val, ":")
+			ns, n, found := strings.Cut(fl.val, ":")
+			if !found || n == "" || strings.Contains(fl.val, "${") {
+				// --serviceaccount="${SA}", SA computed when the script
+				// runs: its namespace:name split only the run knows (found
+				// with trial 46s69g's D2: subject name "", namespace ${SA})
+				t.account(x.stmt, importer.FateNotCarried, "", "--serviceaccount "+fl.val+" is not a NAMESPACE:NAME khook can read at import: write the binding as a manifest with its subject's namespace and name")
+				return false
+			}
 			subjects = append(subjects, map[string]any{"kind": "ServiceAccount", "name": n, "namespace": ns})
 		case "user", "group":
 			k := "User"
@@ -1018,7 +1025,13 @@ func (t *translator) plainStage(st *syntax.Stmt) *syntax.Stmt {
 	}
 	first := args[0]
 	if lit(first) == "" {
-		if v, ok, _ := t.eval(first); ok && isTool(v) {
+		v, ok, _ := t.eval(first)
+		if tool := ""; ok {
+			if tool = t.paramTool(st, v, first); tool != "" {
+				v = tool // cat <<EOF | ${KUBECTL} apply -f - (trial 46s69g's D2)
+			}
+		}
+		if ok && isTool(v) {
 			first = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: first.Pos(), ValueEnd: first.End(), Value: v}}}
 		}
 	}
@@ -1050,10 +1063,8 @@ func (t *translator) xargsTool(st *syntax.Stmt) string {
 		if fs, ok, _ := t.fields(w); ok && len(fs) > 0 && toolName(fs[0]) != "" {
 			return toolName(fs[0])
 		}
-		if toolParam(w) && strings.Contains(strings.ToUpper(t.text(w)), "HELM") {
-			return "helm"
-		} else if toolParam(w) {
-			return "kubectl"
+		if tool := toolOfParam(w); tool != "" {
+			return tool
 		}
 	}
 	return ""

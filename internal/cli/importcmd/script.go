@@ -119,9 +119,20 @@ func importScript(opts *Options, specDir string) (*outcome, error) {
 	}
 	m := res.Model
 	c := m.Counts()
+	summary := fmt.Sprintf("%d helm/kubectl commands: %d steps, %d folded, %d read-only, %d not carried; %d steps written; import %s",
+		len(m.Commands), c[importer.FateStep], c[importer.FateFolded], c[importer.FateReadOnly], c[importer.FateNotCarried], len(m.Steps), m.Verdict())
+	if other := len(m.NotCarried) - c[importer.FateNotCarried]; other > 0 {
+		// the not-carried lines above name other commands too, as the
+		// spec's header says: so the counts agree with them (trial
+		// 46s69g's D4: "0 helm/kubectl commands" under four such lines)
+		lines := "lines"
+		if other == 1 {
+			lines = "line"
+		}
+		summary += fmt.Sprintf(" (%d other %s not carried: commands, flags or conditions)", other, lines)
+	}
 	return &outcome{spec: res.Spec, notCarried: m.NotCarried, info: m.Info, verdict: m.Verdict(),
-		summary: fmt.Sprintf("%d helm/kubectl commands: %d steps, %d folded, %d read-only, %d not carried; %d steps written; import %s",
-			len(m.Commands), c[importer.FateStep], c[importer.FateFolded], c[importer.FateReadOnly], c[importer.FateNotCarried], len(m.Steps), m.Verdict()),
+		summary: summary,
 		refused: fmt.Sprintf("no step could be imported from %s, nothing written", opts.File)}, nil
 }
 
