@@ -1563,9 +1563,31 @@ func (t *translator) sleep(x *cmd) {
 		t.info(x.stmt, t.text(x.stmt), "carried as wait: true on "+what)
 		return
 	}
+	if t.prev != nil && t.prev.Apply != nil && t.prev.Apply.WaitFor == "" && t.comesUp(t.prev.Apply.Manifests) {
+		// kubectl apply -f cert-manager.yaml; sleep 2m; helm install … its
+		// webhook serves: the apply step does not wait for what it applied
+		// (trial 46s69p's D2: "nothing differs")
+		t.info(x.stmt, t.text(x.stmt), "the script gives what step "+t.prev.Name+" applied this long to come up; the step does not wait for it, so the next step starts at once: add waitFor: to it (condition=Available for Deployments, condition=Established for CRDs) or a wait: step on what the next step needs")
+		return
+	}
 	// a note, not a difference: "Carried with a difference" lists only
 	// what differs (trials 46s67: each sleep listed there)
 	t.same(x.stmt, t.text(x.stmt), "nothing to carry: khook waits on conditions, not time (each step waits for what it needs; add a wait: step for something specific)")
+}
+
+// comesUp: of the manifests, some object takes time to be ready (a
+// workload, a CRD, an API service), or a URL's, not read at import, may.
+func (t *translator) comesUp(srcs []importer.OutSource) bool {
+	if slices.ContainsFunc(srcs, func(s importer.OutSource) bool { return s.URL != "" }) {
+		return true
+	}
+	return slices.ContainsFunc(t.sourceKinds(srcs), func(k string) bool {
+		switch k {
+		case "deployment", "statefulset", "daemonset", "customresourcedefinition", "apiservice", "job", "pod":
+			return true
+		}
+		return false
+	})
 }
 
 // writesFile: the statement's output goes to a file.

@@ -35,6 +35,9 @@ func TestTrial46s69Idioms(t *testing.T) {
 		// 46s69l D8: a device is never read (tr -dc … </dev/urandom ran out of memory)
 		{name: "tr -dc … </dev/urandom", script: "P=\"$(tr -dc a-z0-9 </dev/urandom | head -c 16)\"\nkubectl -n x create secret generic s --from-literal=password=\"$P\"\n",
 			want: []string{"P: {type: string, secret: true, required: true"}},
+		// 46s69p D2: a sleep after an apply whose objects take time to come up
+		{name: "sleep after kubectl apply of a URL", script: "kubectl apply -f https://github.com/cert-manager/cert-manager/releases/download/v1.17.0/cert-manager.yaml\nsleep 2m\nhelm install app oci://e.com/app -n cert-manager\n",
+			want: []string{"sleep 2m: the script gives what step apply-cert-manager applied this long to come up; the step does not wait for it"}},
 		// 46s68r D2: an unquoted namespace variable after -n is one word
 		{name: "kubectl -n ${NS} with NS computed", script: "set -e\nNS=$(kubectl config view -o jsonpath='{..namespace}')\nK=\"kubectl -n $NS\"\n$K create configmap a --from-literal=x=1\n$K create configmap b --from-literal=x=1 -n ${NS}\n",
 			want: []string{"name: b\n", "3, of which 2 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}},
