@@ -476,6 +476,10 @@ func (t *translator) moot(x *cmd, base string) bool {
 	case base == "mkdir":
 		t.recordMade(x, base)
 		t.same(x.stmt, t.text(x.stmt), "khook needs no folder made: what the script writes into it is carried, or named, where a step reads it")
+	case textFilter[base] && !slices.Contains(x.args, "-i") && t.outputDiscarded(x.stmt):
+		// base64 -w0 /dev/null >/dev/null 2>&1; if [ $? -eq 0 ]: which flags
+		// the local tool takes (trial 46s69p's D3: named not carried)
+		t.same(x.stmt, t.text(x.stmt), "its output goes to /dev/null: it only tries the local "+base+" (a probe of its flags), which changes nothing: nothing to carry")
 	case base == "rm" && t.removesPackages(x.args[1:]):
 		t.same(x.stmt, t.text(x.stmt), "it removes the package helm pull fetched; the step fetches the chart itself, so there is nothing to remove")
 	case installsToolCLI(x.args):
@@ -1573,6 +1577,22 @@ func (t *translator) sleep(x *cmd) {
 	// a note, not a difference: "Carried with a difference" lists only
 	// what differs (trials 46s67: each sleep listed there)
 	t.same(x.stmt, t.text(x.stmt), "nothing to carry: khook waits on conditions, not time (each step waits for what it needs; add a wait: step for something specific)")
+}
+
+// textFilter are local text tools that change no file unless told (-i).
+var textFilter = set("base64", "sed", "jq", "yq", "grep", "awk", "tr", "cut", "head", "tail", "wc", "sort", "md5sum", "sha256sum", "shasum")
+
+// outputDiscarded: the statement's standard output goes to /dev/null.
+func (t *translator) outputDiscarded(s *syntax.Stmt) bool {
+	for _, r := range s.Redirs {
+		out := r.N == nil || r.N.Value == "1"
+		if r.Op == syntax.RdrAll || r.Op == syntax.AppAll || (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut) && out {
+			if p, ok, _ := t.eval(r.Word); ok && p == "/dev/null" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // comesUp: of the manifests, some object takes time to be ready (a

@@ -38,6 +38,9 @@ func TestTrial46s69Idioms(t *testing.T) {
 		// 46s69p D2: a sleep after an apply whose objects take time to come up
 		{name: "sleep after kubectl apply of a URL", script: "kubectl apply -f https://github.com/cert-manager/cert-manager/releases/download/v1.17.0/cert-manager.yaml\nsleep 2m\nhelm install app oci://e.com/app -n cert-manager\n",
 			want: []string{"sleep 2m: the script gives what step apply-cert-manager applied this long to come up; the step does not wait for it"}},
+		// 46s69p D3: a probe of a local tool's flags changes nothing
+		{name: "base64 -w0 /dev/null >/dev/null", script: "base64 -w0 /dev/null > /dev/null 2>&1\nif [ $? -eq 0 ]; then b64=\"base64 -w0\"; else b64=base64; fi\nkubectl create namespace vpn\n",
+			want: []string{"0 not carried", "a probe of its flags"}},
 		// 46s68r D2: an unquoted namespace variable after -n is one word
 		{name: "kubectl -n ${NS} with NS computed", script: "set -e\nNS=$(kubectl config view -o jsonpath='{..namespace}')\nK=\"kubectl -n $NS\"\n$K create configmap a --from-literal=x=1\n$K create configmap b --from-literal=x=1 -n ${NS}\n",
 			want: []string{"name: b\n", "3, of which 2 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}},
