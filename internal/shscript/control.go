@@ -1360,7 +1360,12 @@ func (t *translator) reMatch(e *syntax.BinaryTest) (string, *bool, bool) {
 	if err != nil {
 		return "", nil, false
 	}
-	m := re.MatchString(v)
+	// bash sets BASH_REMATCH to the match and its groups, "" for a
+	// group that matched nothing (trial 46s69p's D1: ${BASH_REMATCH[6]}
+	// of a known argument a variable "read from the environment")
+	groups := re.FindStringSubmatch(v)
+	m := groups != nil
+	t.vars["BASH_REMATCH"] = &shVar{list: groups, array: true}
 	return "", &m, true
 }
 

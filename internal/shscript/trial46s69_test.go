@@ -41,6 +41,9 @@ func TestTrial46s69Idioms(t *testing.T) {
 		// 46s69p D3: a probe of a local tool's flags changes nothing
 		{name: "base64 -w0 /dev/null >/dev/null", script: "base64 -w0 /dev/null > /dev/null 2>&1\nif [ $? -eq 0 ]; then b64=\"base64 -w0\"; else b64=base64; fi\nkubectl create namespace vpn\n",
 			want: []string{"0 not carried", "a probe of its flags"}},
+		// 46s69p D1: BASH_REMATCH of a =~ decided at import
+		{name: "BASH_REMATCH after [[ known =~ re ]]", script: "if [[ \"tcp://vpn.example.com:1195\" =~ ^((udp|tcp)(4|6)?://)?([0-9a-zA-Z.-]+)(:([0-9]+))?$ ]]; then PORT=${BASH_REMATCH[6]}; else exit 1; fi\nPORT=\"${PORT:-1194}\"\nkubectl -n x create service clusterip vpn --tcp=${PORT}:1194\n",
+			want: []string{"port: 1195"}, never: []string{"BASH_REMATCH"}},
 		// 46s68r D2: an unquoted namespace variable after -n is one word
 		{name: "kubectl -n ${NS} with NS computed", script: "set -e\nNS=$(kubectl config view -o jsonpath='{..namespace}')\nK=\"kubectl -n $NS\"\n$K create configmap a --from-literal=x=1\n$K create configmap b --from-literal=x=1 -n ${NS}\n",
 			want: []string{"name: b\n", "3, of which 2 became steps, 0 were folded into steps, 1 are read-only, 0 not carried"}},
