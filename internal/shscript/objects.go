@@ -25,6 +25,7 @@ import (
 func (t *translator) kCreate(x *cmd, f flags) {
 	obj, ok := t.createObject(x, f)
 	if !ok {
+		t.notCreated(x, f)
 		return
 	}
 	text, err := renderObject(obj)
@@ -37,6 +38,25 @@ func (t *translator) kCreate(x *cmd, f flags) {
 	name := strings.ToLower(kind) + "-" + meta["name"].(string)
 	key := "object/" + kind + "/" + str(meta["namespace"]) + "/" + meta["name"].(string)
 	t.addStep(x.stmt, name, key, &importer.OutStep{Apply: &importer.OutApply{Manifests: []importer.OutSource{{Inline: text}}}})
+}
+
+// notCreated remembers the object a kubectl create not carried would
+// have made, its name and namespace as the walk has them ($1 and $2 of a
+// function), so a delete of it before is not carried either (trial
+// 46s69i's D2: tls() { kubectl delete secret $1 …; kubectl create secret
+// tls $1 …; } kept the delete, which then removed the Secret on every run).
+func (t *translator) notCreated(x *cmd, f flags) {
+	at := t.loc(x.stmt)
+	if len(f.pos) < 3 || !slices.ContainsFunc(t.m.Commands, func(c importer.Command) bool { return c.Loc == at && c.Fate == importer.FateNotCarried }) {
+		return
+	}
+	kind, pos := f.pos[1], f.pos[2:]
+	if kind == "secret" && len(pos) > 1 {
+		pos = pos[1:] // secret tls NAME
+	}
+	if k := recreatedKinds[strings.ToLower(kind)]; k != "" && len(pos) == 1 {
+		t.uncreated = append(t.uncreated, copied{at: at, kind: kind, name: pos[0], to: f.get("n", "namespace")})
+	}
 }
 
 func str(v any) string { s, _ := v.(string); return s }

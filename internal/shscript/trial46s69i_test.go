@@ -13,5 +13,10 @@ func TestTrial46s69iIdioms(t *testing.T) {
 		// the same guard's { echo … && exit 1; } on a plain variable
 		{name: "[[ -z $X ]] && { echo … && exit 1; }", script: "[[ -z ${NS:-} ]] && { echo \"need NS\" && exit 1; }\nkubectl create namespace \"${NS}\"\n",
 			want: []string{"NS: {type: string, required: true"}},
+		// the same script's lib/common.sh (D2): delete then a create not
+		// carried, in a function called under an if
+		{name: "delete then a create not carried, in a function under an if", script: "tls() {\n  kubectl delete secret $1 -n $2 || true\n  kubectl create secret tls $1 --key key.pem --cert cert.pem -n $2\n}\nkubectl create namespace app\nif [[ ${USE_TLS:-true} == \"true\" ]]; then\n  tls app-tls app\nfi\n",
+			want: []string{"name: namespace-app"}, never: []string{"delete-secret-app-tls"},
+			notCarried: []string{"it deletes Secret app-tls for line 5 to create it again, which is not carried", "kubectl create secret tls"}},
 	})
 }
