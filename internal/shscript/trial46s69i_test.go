@@ -18,5 +18,9 @@ func TestTrial46s69iIdioms(t *testing.T) {
 		{name: "delete then a create not carried, in a function under an if", script: "tls() {\n  kubectl delete secret $1 -n $2 || true\n  kubectl create secret tls $1 --key key.pem --cert cert.pem -n $2\n}\nkubectl create namespace app\nif [[ ${USE_TLS:-true} == \"true\" ]]; then\n  tls app-tls app\nfi\n",
 			want: []string{"name: namespace-app"}, never: []string{"delete-secret-app-tls"},
 			notCarried: []string{"it deletes Secret app-tls for line 5 to create it again, which is not carried", "kubectl create secret tls"}},
+		// sergiohinojosa/kubernetes-playground's loaddomain.sh (D4): a
+		// ConfigMap's .data is no secret
+		{name: "a value read from a ConfigMap's .data", script: "DOMAIN=$(kubectl get configmap domain -n default -o jsonpath='{.data.domain}')\nhelm upgrade --install web oci://e.com/web -n web --set host=${DOMAIN}\n",
+			want: []string{"DOMAIN: {type: string, required: true"}, never: []string{"KHOOK_SECRET_DOMAIN"}},
 	})
 }
