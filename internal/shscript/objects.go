@@ -168,7 +168,11 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 		case "from-literal":
 			k, v, _ := strings.Cut(fl.val, "=")
 			if strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "${") == 1 {
-				if dv := t.m.Var(v[2 : len(v)-1]); dv != nil && dv.Secret {
+				if dv := t.m.Var(v[2 : len(v)-1]); dv != nil && (dv.Secret || !dv.Computed) {
+					// a variable of the environment keeps the script's name
+					// (made a secret one by secretsInSecrets), never one
+					// named after the key (trial 46s69i's D5: ADMIN_USER
+					// became GITEA_ADMIN_USERNAME, and was never said)
 					data[k] = asJSON(v[2 : len(v)-1])
 					continue
 				}

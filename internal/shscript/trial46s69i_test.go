@@ -22,5 +22,9 @@ func TestTrial46s69iIdioms(t *testing.T) {
 		// ConfigMap's .data is no secret
 		{name: "a value read from a ConfigMap's .data", script: "DOMAIN=$(kubectl get configmap domain -n default -o jsonpath='{.data.domain}')\nhelm upgrade --install web oci://e.com/web -n web --set host=${DOMAIN}\n",
 			want: []string{"DOMAIN: {type: string, required: true"}, never: []string{"KHOOK_SECRET_DOMAIN"}},
+		// Euthymos/gitops_workshop's 40-gitea-install.sh (D5): a variable of
+		// the environment in --from-literal keeps its name
+		{name: "--from-literal=username=${ADMIN_USER}", script: "kubectl -n gitea create secret generic gitea-admin --from-literal=username=\"${ADMIN_USER}\" --from-literal=password=\"${ADMIN_PASS}\"\n",
+			want: []string{"ADMIN_USER: {type: string, secret: true, required: true", "username: ${ADMIN_USER | toJson}"}, never: []string{"GITEA_ADMIN_USERNAME"}},
 	})
 }
