@@ -26,5 +26,11 @@ func TestTrial46s69iIdioms(t *testing.T) {
 		// the environment in --from-literal keeps its name
 		{name: "--from-literal=username=${ADMIN_USER}", script: "kubectl -n gitea create secret generic gitea-admin --from-literal=username=\"${ADMIN_USER}\" --from-literal=password=\"${ADMIN_PASS}\"\n",
 			want: []string{"ADMIN_USER: {type: string, secret: true, required: true", "username: ${ADMIN_USER | toJson}"}, never: []string{"GITEA_ADMIN_USERNAME"}},
+		// the same repository's deploy-gitea.sh (D3): a value with a
+		// fallback under an if, put into a values file by sed
+		{name: "sed of a variable set per branch into a values file", script: "DOMAIN=$(kubectl get configmap domain -n default -o jsonpath={.data.domain})\nif [ -z \"${DOMAIN}\" ]; then\n  DOMAIN=\"${PUBLIC_IP}.nip.io\"\nfi\nsed 's~domain.placeholder~'\"$DOMAIN\"'~' values.tmpl > gen/values.yaml\nhelm install gitea gitea --repo https://dl.gitea.com/charts/ -n gitea -f gen/values.yaml\n",
+			files:      map[string]string{"values.tmpl": "ingress:\n  hosts:\n    - host: git.domain.placeholder\n", "gen/.keep": ""},
+			want:       []string{"release: gitea"},
+			notCarried: []string{"DOMAIN has a value per branch of the script, and the text sed writes here holds only its value where"}},
 	})
 }
