@@ -74,7 +74,10 @@ type Var struct {
 	// RequiredWith: required where one of these is given (the source
 	// stops without it on the path where they are set)
 	RequiredWith []string
-	Secret       bool // comes only from KHOOK_SECRET_NAME; never a default
+	// RequiredWithout: required where none of these is given (the
+	// source falls back to it there, and stops where it is empty)
+	RequiredWithout []string
+	Secret          bool // comes only from KHOOK_SECRET_NAME; never a default
 	// Computed: the source computes it when it runs ($(kubectl get …),
 	// $(curl …)), which khook does not: a step that uses it asks for it
 	Computed    bool

@@ -79,6 +79,13 @@ func varsNode(vars []*Var) *yaml.Node {
 			}
 			kv("required_with", with)
 		}
+		if len(v.RequiredWithout) > 0 && !v.Required {
+			without := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+			for _, n := range v.RequiredWithout {
+				without.Content = append(without.Content, scalar(n))
+			}
+			kv("required_without", without)
+		}
 		if v.Description != "" {
 			kv("description", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v.Description, Style: yaml.DoubleQuotedStyle})
 		}

@@ -25,6 +25,7 @@ import (
 func (t *translator) kCreate(x *cmd, f flags) {
 	obj, ok := t.createObject(x, f)
 	if !ok {
+		t.notCreated(x, f)
 		return
 	}
 	text, err := renderObject(obj)
@@ -37,6 +38,25 @@ func (t *translator) kCreate(x *cmd, f flags) {
 	name := strings.ToLower(kind) + "-" + meta["name"].(string)
 	key := "object/" + kind + "/" + str(meta["namespace"]) + "/" + meta["name"].(string)
 	t.addStep(x.stmt, name, key, &importer.OutStep{Apply: &importer.OutApply{Manifests: []importer.OutSource{{Inline: text}}}})
+}
+
+// notCreated remembers the object a kubectl create not carried would
+// have made, its name and namespace as the walk has them ($1 and $2 of a
+// function), so a delete of it before is not carried either (trial
+// 46s69i's D2: tls() { kubectl delete secret $1 …; kubectl create secret
+// tls $1 …; } kept the delete, which then removed the Secret on every run).
+func (t *translator) notCreated(x *cmd, f flags) {
+	at := t.loc(x.stmt)
+	if len(f.pos) < 3 || !slices.ContainsFunc(t.m.Commands, func(c importer.Command) bool { return c.Loc == at && c.Fate == importer.FateNotCarried }) {
+		return
+	}
+	kind, pos := f.pos[1], f.pos[2:]
+	if kind == "secret" && len(pos) > 1 {
+		pos = pos[1:] // secret tls NAME
+	}
+	if k := recreatedKinds[strings.ToLower(kind)]; k != "" && len(pos) == 1 {
+		t.uncreated = append(t.uncreated, copied{at: at, kind: kind, name: pos[0], to: f.get("n", "namespace")})
+	}
 }
 
 func str(v any) string { s, _ := v.(string); return s }
@@ -148,7 +168,11 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 		case "from-literal":
 			k, v, _ := strings.Cut(fl.val, "=")
 			if strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && strings.Count(v, "${") == 1 {
-				if dv := t.m.Var(v[2 : len(v)-1]); dv != nil && dv.Secret {
+				if dv := t.m.Var(v[2 : len(v)-1]); dv != nil && (dv.Secret || !dv.Computed) {
+					// a variable of the environment keeps the script's name
+					// (made a secret one by secretsInSecrets), never one
+					// named after the key (trial 46s69i's D5: ADMIN_USER
+					// became GITEA_ADMIN_USERNAME, and was never said)
 					data[k] = asJSON(v[2 : len(v)-1])
 					continue
 				}

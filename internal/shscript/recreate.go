@@ -116,10 +116,11 @@ func (t *translator) recreateNotCarried(d *importer.Step, kind, name string) int
 
 // copiedBack is the line after step d that copies kind name from another
 // namespace into d's (kubectl get … -o yaml | sed … | kubectl create -f -),
-// which is not carried, or 0 (trial 46s68f's D1: the delete of the copy
+// or creates it with a kubectl create not carried (uncreated), which is
+// not carried, or 0 (trial 46s68f's D1: the delete of the copy
 // was carried alone, so a re-run deleted it for good).
 func (t *translator) copiedBack(d *importer.Step, kind, name string) int {
-	for _, cp := range t.nsCopies {
+	for _, cp := range append(slices.Clone(t.nsCopies), t.uncreated...) {
 		if cp.at.File == d.From.File && cp.at.Line > d.From.Line && recreatedKinds[strings.ToLower(cp.kind)] == kind && cp.name == name && cp.to == d.Out.Delete.Namespace {
 			return cp.at.Line
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
 )
 
 // requires is a check the script stops on when a variable is empty:
@@ -77,6 +79,9 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 	if t.optionStop(s, test, pe.Param.Value) {
 		return true
 	}
+	if v := t.vars[pe.Param.Value]; v != nil && v.alts != nil && other == "" && t.requiresPerValue(s, v.alts) {
+		return true
+	}
 	switch v := t.vars[pe.Param.Value]; {
 	case v != nil && v.decl == nil:
 		return false // the script set it: the condition is decided as any other
@@ -106,6 +111,62 @@ func (t *translator) requires(s *syntax.Stmt) bool {
 	return true
 }
 
+// requiresPerValue is the check on a variable with a value per branch
+// ([[ -n ${1:-""} ]] && HOST=$1; HOST=${HOST:-""}; [[ -z $HOST ]] &&
+// exit 1): each value from the environment is required on its branch's
+// path, so a run that gives neither stops at validate, as the script
+// stops (trial 46s69i's D1: HOST kept its "" default, and the spec
+// installed an empty host). False, changing nothing, where a value is not
+// one of those or one never empty on its path.
+func (t *translator) requiresPerValue(s *syntax.Stmt, alts []alt) bool {
+	type need struct {
+		v    *importer.Var
+		with string // the variable the path needs given ("": always)
+		not  bool   // the path is where with is not given
+	}
+	var needs []need
+	for _, a := range alts {
+		given := givenTest.FindStringSubmatch(a.when)
+		notGiven := notGivenTest.FindStringSubmatch(a.when)
+		switch {
+		case a.v == nil || a.v.alts != nil || a.v.unknown:
+			return false
+		case a.v.decl == nil && given != nil && a.v.val == "${"+given[1]+"}":
+			// HOST=$1 where $1 is set: never empty there
+		case a.v.decl == nil:
+			if a.v.val == "" || strings.Contains(a.v.val, "${") {
+				return false
+			}
+		case a.v.decl.Default != nil && *a.v.decl.Default != "" || a.v.decl.Required:
+		case a.when == "":
+			needs = append(needs, need{v: a.v.decl})
+		case given != nil:
+			needs = append(needs, need{v: a.v.decl, with: given[1]})
+		case notGiven != nil:
+			needs = append(needs, need{v: a.v.decl, with: notGiven[1], not: true})
+		default:
+			return false
+		}
+	}
+	at := t.loc(s).String()
+	for _, n := range needs {
+		t.ref(n.v)
+		n.v.Default = nil
+		switch {
+		case n.with == "":
+			n.v.Required, n.v.RequiredWith = true, nil
+			n.v.Description = "the script stops without it (" + at + ")"
+		case n.not:
+			n.v.RequiredWithout = []string{n.with}
+			n.v.Description = "the script stops without it where " + n.with + " is not given (" + at + ")"
+		default:
+			n.v.RequiredWith = []string{n.with}
+			n.v.Description = "the script stops without it where " + n.with + " is set (" + at + ")"
+		}
+	}
+	return true
+}
+
 // guardPath is other with the conditions of the when: branch being
 // walked: in one, the script stops there where the variable is empty, as
 // under an && (trial 46s68r's D6: EFS_ID optional, volumeHandle ""
@@ -124,6 +185,9 @@ func (t *translator) guardPath(pe *syntax.ParamExp, other string) (string, bool)
 
 // givenTest is the when: of a test that an input variable is not empty.
 var givenTest = regexp.MustCompile(`^vars\.get\("(\w+)", ""\) != ""$`)
+
+// notGivenTest is its negation, the when: of the other branch.
+var notGivenTest = regexp.MustCompile(`^!\(vars\.get\("(\w+)", ""\) != ""\)$`)
 
 // optionStop stops the walk at s when the guard test there exits on
 // name, which the option loop run over the arguments given left unset:
@@ -223,6 +287,21 @@ func emptinessTest(s *syntax.Stmt) (*syntax.ParamExp, bool, bool) {
 	return pe, (op == "-z") != s.Negated, true
 }
 
+// andList is list with each `a && b` as a then b: { echo "need X" &&
+// exit 1; } exits as { echo "need X"; exit 1; } does, echo never failing
+// (trial 46s69i's D1: the guard not read, HOST optional).
+func andList(list []*syntax.Stmt) []*syntax.Stmt {
+	var out []*syntax.Stmt
+	for _, s := range list {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && b.Op == syntax.AndStmt && !s.Negated && len(s.Redirs) == 0 && !s.Background {
+			out = append(out, andList([]*syntax.Stmt{b.X, b.Y})...)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // failsScript: the list only says why (echo, printf, a function that runs
 // no helm or kubectl) and ends with exit N, N not 0.
 func (t *translator) failsScript(list []*syntax.Stmt) bool {
@@ -234,6 +313,7 @@ func (t *translator) failsScript(list []*syntax.Stmt) bool {
 	if len(list) == 0 {
 		return false
 	}
+	list = andList(list)
 	for i, s := range list {
 		c, ok := s.Cmd.(*syntax.CallExpr)
 		if !ok || len(c.Args) == 0 {

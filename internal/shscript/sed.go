@@ -448,10 +448,30 @@ func (t *translator) sedWrites(x *cmd) bool {
 	case in == nil: // named not carried at its line (a Secret)
 		t.wrote[key] = &written{why: "made by the sed at " + t.loc(x.stmt).String() + ", which is not carried: see that line", at: t.loc(x.stmt)}
 	default:
+		t.sedOneBranch(x)
 		x.stdin = in
 		t.writeFiles(x, "sed")
 	}
 	return true
+}
+
+// sedOneBranch names sed … > FILE not carried where it reads a variable
+// the script sets per branch: the text written is the branch's whose
+// value the walk holds, the step that reads FILE not split as one that
+// reads the variable is (trial 46s69i's D3: the host hard-wired to the
+// fallback ${PUBLIC_IP}.nip.io, DOMAIN read from the cluster ignored, and
+// "import faithful").
+func (t *translator) sedOneBranch(x *cmd) {
+	name := t.altIn(x.stmt)
+	if name == "" {
+		return
+	}
+	v := t.vars[name]
+	taken := "one of its values"
+	if v.fb >= 0 && v.fb < len(v.alts) && v.alts[v.fb].when != "" {
+		taken = "its value where " + v.alts[v.fb].when
+	}
+	t.notCarried(x.stmt, "sed … "+name, name+" has a value per branch of the script, and the text sed writes here holds only "+taken+", whichever path the run takes: pass "+name+" on the helm or kubectl line itself (--set) and import again, or edit the step by hand")
 }
 
 // litDollar stands for a $ the script quotes (\$ in "…", '$'): sed

@@ -79,6 +79,7 @@ type translator struct {
 	pipeToStmt      *syntax.Stmt                  // that command
 	pipeNS          string                        // the -n of the kubectl apply a pipe feeds: where helm template's objects go
 	nsCopies        []copied                      // objects the script copies into another namespace (not carried)
+	uncreated       []copied                      // objects a kubectl create not carried makes (kind, name, into: to)
 	generated       bool                          // the value being assigned is a secret made by openssl rand, pwgen
 	computedSecret  bool                          // … computed by a pipeline (talosctl … | yq …), not read from a file
 	hoisted         map[*syntax.Word]*syntax.Word // KEY=$(…) arguments, as a variable's (hoist)

@@ -1476,6 +1476,13 @@ func firstCall(calls []*syntax.CallExpr) *syntax.CallExpr {
 // secret variable on the way.
 func (t *translator) readsSecret(calls []*syntax.CallExpr) bool {
 	first := firstCall(calls)
+	// a ConfigMap's .data is no secret (trial 46s69i's D4: DOMAIN read
+	// from configmap domain made a secret variable, refused on --set)
+	configMap := first != nil && slices.ContainsFunc(first.Args[1:], func(w *syntax.Word) bool {
+		a, _, _ := t.eval(w)
+		kind, _, _ := strings.Cut(strings.ToLower(a), "/")
+		return recreatedKinds[kind] == "ConfigMap"
+	})
 	for _, c := range calls {
 		if c == nil || len(c.Args) == 0 {
 			continue
@@ -1487,7 +1494,7 @@ func (t *translator) readsSecret(calls []*syntax.CallExpr) bool {
 			a, _, _ := t.eval(w)
 			kind, _, _ := strings.Cut(strings.ToLower(a), "/")
 			switch {
-			case kind == "secret" || kind == "secrets" || strings.Contains(a, ".data") || secretWord.MatchString(a):
+			case kind == "secret" || kind == "secrets" || strings.Contains(a, ".data") && !configMap || secretWord.MatchString(a):
 				return true
 			case c == first && lit(c.Args[0]) == "helm" && (a == "values" || a == "manifest" || a == "all"):
 				return true
