@@ -1,0 +1,12 @@
+package shscript
+
+import "testing"
+
+// What held-out trial 46s69l showed, each cut down.
+func TestTrial46s69lIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// nord-juice-shop's manage-multijuicer.sh:275 (D7): --version"$V" without a space
+		{name: "a flag glued to its value", script: "V=${V:-45.21.0}\nhelm upgrade --install mon kube-prometheus-stack --repo https://e.com/charts -n mon --version\"$V\"\n",
+			notCarried: []string{"helm rejects it as an unknown flag (a space is missing after --version)"}},
+	})
+}
