@@ -1741,6 +1741,13 @@ func (t *translator) hoist(w *syntax.Word) *syntax.Word {
 		// "vpcId=$(aws eks describe-cluster …)", quoted whole (trial
 		// 46s67k's D3: written vpcId: "", the aws command not named)
 		in, quoted = dq.Parts, true
+	} else if flagThenQuoted(in) {
+		// --set="k=$(openssl rand …)", the flag outside the quotes: the
+		// same as quoted whole (trial 46s69l's D5: the command not carried)
+		l0, dq := in[0].(*syntax.Lit), in[1].(*syntax.DblQuoted)
+		l1 := dq.Parts[0].(*syntax.Lit)
+		in = append([]syntax.WordPart{&syntax.Lit{ValuePos: l0.ValuePos, ValueEnd: l1.ValueEnd, Value: l0.Value + l1.Value}}, dq.Parts[1:]...)
+		quoted = true
 	}
 	if len(in) < 2 || len(in)%2 != 0 {
 		return w
@@ -1792,4 +1799,18 @@ func (t *translator) hoist(w *syntax.Word) *syntax.Word {
 	}
 	t.hoisted[w] = h
 	return h
+}
+
+// flagThenQuoted is a word --flag="…" whose quoted part starts with text.
+func flagThenQuoted(in []syntax.WordPart) bool {
+	if len(in) != 2 {
+		return false
+	}
+	l, ok := in[0].(*syntax.Lit)
+	dq, isDq := in[1].(*syntax.DblQuoted)
+	if !ok || !isDq || !strings.HasPrefix(l.Value, "-") || !strings.HasSuffix(l.Value, "=") || len(dq.Parts) < 2 {
+		return false
+	}
+	_, ok = dq.Parts[0].(*syntax.Lit)
+	return ok
 }

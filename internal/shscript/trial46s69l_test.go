@@ -8,5 +8,8 @@ func TestTrial46s69lIdioms(t *testing.T) {
 		// nord-juice-shop's manage-multijuicer.sh:275 (D7): --version"$V" without a space
 		{name: "a flag glued to its value", script: "V=${V:-45.21.0}\nhelm upgrade --install mon kube-prometheus-stack --repo https://e.com/charts -n mon --version\"$V\"\n",
 			notCarried: []string{"helm rejects it as an unknown flag (a space is missing after --version)"}},
+		// wrongsecrets-ctf-party's build-and-deploy-gcp.sh:125 (D5): --set="k=$(openssl rand …)"
+		{name: "--set= then a quoted key=$(…)", script: "helm upgrade --install ctfd -n ctfd oci://e.com/ctfd --set=\"redis.auth.password=$(openssl rand -base64 24 | base64)\"\n",
+			want: []string{"password: ${AUTH_PASSWORD}", "AUTH_PASSWORD: {type: string, secret: true, required: true"}},
 	})
 }
