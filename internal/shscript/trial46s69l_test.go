@@ -11,5 +11,8 @@ func TestTrial46s69lIdioms(t *testing.T) {
 		// wrongsecrets-ctf-party's build-and-deploy-gcp.sh:125 (D5): --set="k=$(openssl rand …)"
 		{name: "--set= then a quoted key=$(…)", script: "helm upgrade --install ctfd -n ctfd oci://e.com/ctfd --set=\"redis.auth.password=$(openssl rand -base64 24 | base64)\"\n",
 			want: []string{"password: ${AUTH_PASSWORD}", "AUTH_PASSWORD: {type: string, secret: true, required: true"}},
+		// nord-juice-shop's manage-multijuicer.sh:199 (D3): inside double quotes ${X:-''} is ''
+		{name: "${X:-''} inside double quotes", script: "helm upgrade --install web oci://e.com/web -n web --set a.dns=\"${DNS_NAME:-''}\" --set b=${B:-''}\n",
+			want: []string{`DNS_NAME: {type: string, default: "''"}`, `B: {type: string, default: ""}`}},
 	})
 }

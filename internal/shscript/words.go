@@ -268,8 +268,16 @@ func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, stri
 		}
 		return unescape(x.Value, ""), true, ""
 	case *syntax.SglQuoted:
+		if t.inDq > 0 && !x.Dollar {
+			// "${X:-''}": inside double quotes bash keeps the quotes, so
+			// the value is the two characters '' (trial 46s69l's D3:
+			// written "", which rendered null)
+			return "'" + x.Value + "'", true, ""
+		}
 		return x.Value, true, ""
 	case *syntax.DblQuoted:
+		t.inDq++
+		defer func() { t.inDq-- }()
 		var b strings.Builder
 		ok, why := true, ""
 		for _, q := range x.Parts {
@@ -287,6 +295,10 @@ func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, stri
 	case *syntax.ParamExp:
 		return t.param(x)
 	case *syntax.CmdSubst:
+		// "$(echo 'a')": the quotes inside are the command's own
+		dq := t.inDq
+		t.inDq = 0
+		defer func() { t.inDq = dq }()
 		return t.cmdSubst(x)
 	case *syntax.ArithmExp:
 		return t.arithm(x)
