@@ -14,5 +14,8 @@ func TestTrial46s69lIdioms(t *testing.T) {
 		// nord-juice-shop's manage-multijuicer.sh:199 (D3): inside double quotes ${X:-''} is ''
 		{name: "${X:-''} inside double quotes", script: "helm upgrade --install web oci://e.com/web -n web --set a.dns=\"${DNS_NAME:-''}\" --set b=${B:-''}\n",
 			want: []string{`DNS_NAME: {type: string, default: "''"}`, `B: {type: string, default: ""}`}},
+		// capturethecamp's launch.sh:5-8 (D6): summon only adds a secrets file's variables
+		{name: "summon -f F kubectl/helm", script: "summon -f ../secrets.yml kubectl create namespace ctf\nsummon -p keyring.py --yaml 'A: !var a' helm install -n ctf web oci://e.com/web\n",
+			want: []string{"helm/kubectl commands: 2, of which 2 became steps", "name: namespace-ctf", "release: web", "run khook under summon (summon -f ../secrets.yml khook …)"}},
 	})
 }
