@@ -17,5 +17,9 @@ func TestTrial46s69lIdioms(t *testing.T) {
 		// capturethecamp's launch.sh:5-8 (D6): summon only adds a secrets file's variables
 		{name: "summon -f F kubectl/helm", script: "summon -f ../secrets.yml kubectl create namespace ctf\nsummon -p keyring.py --yaml 'A: !var a' helm install -n ctf web oci://e.com/web\n",
 			want: []string{"helm/kubectl commands: 2, of which 2 became steps", "name: namespace-ctf", "release: web", "run khook under summon (summon -f ../secrets.yml khook …)"}},
+		// wrongsecrets-ctf-party's build-and-deploy-gcp.sh:82-84 (D4): a password uuidgen makes when unset
+		{name: "uuidgen when unset", script: "if [[ -z $APP_PASSWORD ]]; then\n  APP_PASSWORD=\"$( uuidgen | sed 's/[-]//g')\"\nfi\nhelm upgrade --install app oci://e.com/app -n app --set=\"env.PW=${APP_PASSWORD}\"\n",
+			want:  []string{"APP_PASSWORD: {type: string, secret: true, required: true, description: \"a secret the script generates when it is unset", "PW: ${APP_PASSWORD}"},
+			never: []string{"it is empty"}},
 	})
 }

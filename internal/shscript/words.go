@@ -1447,7 +1447,7 @@ const secretByName = "a secret by its name: "
 // storeReader: the value is read with a secret store's or a cloud's CLI.
 var storeReader = regexp.MustCompile(`^"?\$\(\s*(aws|gcloud|az|vault|op|bw|pass|security|doctl|oci)\s`)
 
-var fileReader = set("cat", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security", "pwgen", "jq", "yq")
+var fileReader = set("cat", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security", "pwgen", "uuidgen", "jq", "yq")
 
 // readsFile marks a command substitution whose value is a secret: one
 // that reads a file or a secret store, or a command's output that reads
@@ -1467,7 +1467,9 @@ func (t *translator) readsFile(calls []*syntax.CallExpr) {
 		return
 	}
 	t.fromFileSecrets = true
-	if name == "pwgen" || len(first.Args) > 1 && name == "openssl" && lit(first.Args[1]) == "rand" ||
+	// uuidgen too: a random UUID the script keeps as a password (trial
+	// 46s69l's D4: read as the empty environment variable)
+	if name == "pwgen" || name == "uuidgen" || len(first.Args) > 1 && name == "openssl" && lit(first.Args[1]) == "rand" ||
 		slices.ContainsFunc(first.Args[1:], func(w *syntax.Word) bool { return lit(w) == "/dev/urandom" || lit(w) == "/dev/random" }) {
 		t.generated = true
 	}
