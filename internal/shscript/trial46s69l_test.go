@@ -21,5 +21,9 @@ func TestTrial46s69lIdioms(t *testing.T) {
 		{name: "uuidgen when unset", script: "if [[ -z $APP_PASSWORD ]]; then\n  APP_PASSWORD=\"$( uuidgen | sed 's/[-]//g')\"\nfi\nhelm upgrade --install app oci://e.com/app -n app --set=\"env.PW=${APP_PASSWORD}\"\n",
 			want:  []string{"APP_PASSWORD: {type: string, secret: true, required: true, description: \"a secret the script generates when it is unset", "PW: ${APP_PASSWORD}"},
 			never: []string{"it is empty"}},
+		// nord-juice-shop's manage-multijuicer.sh:71, :121-123 (D2): a -z test that guards no use,
+		// then a password given or made: required, as its sibling
+		{name: "a -z test, then ${X:-$(gen)}", script: "randstr() { dd bs=512 if=/dev/urandom count=1 2>/dev/null | tr -dc a-z | head -c 24; }\nif [ -z \"${REDIS_PASS:-}\" ]; then FRESH=1; fi\nREDIS_PASS=\"${REDIS_PASS:-$(randstr)}\"\nREPL_PASS=\"${REPL_PASS:-$(randstr)}\"\nhelm upgrade --install r oci://e.com/redis -n db --set auth.password=\"$REDIS_PASS\" --set repl.password=\"$REPL_PASS\"\n",
+			want: []string{"REDIS_PASS: {type: string, secret: true, required: true", "REPL_PASS: {type: string, secret: true, required: true"}},
 	})
 }

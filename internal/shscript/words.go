@@ -748,7 +748,7 @@ func (t *translator) assign(a *syntax.Assign) {
 			d.Required, d.RequiredWith = false, []string{given} // as computedVar (trial 46s69a's D2)
 			d.Description += "; only where " + given + " is set"
 		}
-		t.vars[name] = &shVar{decl: d}
+		t.vars[name] = &shVar{decl: t.alwaysSet(d)}
 		t.renameGiveAs(val, t.vars[name].decl.Name)
 	case !ok && t.fallback(name):
 		// if [[ -z "$POD" ]]; then POD=$(kubectl get … other label); fi:
@@ -1559,4 +1559,18 @@ func braces(w *syntax.Word) []*syntax.Word {
 		return nil
 	}
 	return expand.Braces(cp)
+}
+
+// alwaysSet: X="${X:-$(randstr)}" of a secret read from the environment
+// before with no default ([ -z "${X:-}" ] only choosing another branch):
+// the spec's X is that one, and from here on the script always has a
+// value, given or made, so the spec asks for it as for a secret the
+// script sets (trial 46s69l's D2: optional, rendered null).
+func (t *translator) alwaysSet(d *importer.Var) *importer.Var {
+	old := t.m.Var(d.Name)
+	if old == nil || old == d || !d.Required || !old.Secret || old.Required || old.Computed || old.Default != nil || len(old.RequiredWith) > 0 || len(t.when) > 0 || t.undecidedDepth > 0 {
+		return d
+	}
+	old.Required, old.Computed, old.From, old.Description = true, d.Computed, d.From, d.Description+"; given, the script keeps it"
+	return d
 }
