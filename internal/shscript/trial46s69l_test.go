@@ -25,5 +25,8 @@ func TestTrial46s69lIdioms(t *testing.T) {
 		// then a password given or made: required, as its sibling
 		{name: "a -z test, then ${X:-$(gen)}", script: "randstr() { dd bs=512 if=/dev/urandom count=1 2>/dev/null | tr -dc a-z | head -c 24; }\nif [ -z \"${REDIS_PASS:-}\" ]; then FRESH=1; fi\nREDIS_PASS=\"${REDIS_PASS:-$(randstr)}\"\nREPL_PASS=\"${REPL_PASS:-$(randstr)}\"\nhelm upgrade --install r oci://e.com/redis -n db --set auth.password=\"$REDIS_PASS\" --set repl.password=\"$REPL_PASS\"\n",
 			want: []string{"REDIS_PASS: {type: string, secret: true, required: true", "REPL_PASS: {type: string, secret: true, required: true"}},
+		// nord-juice-shop's manage-multijuicer.sh:29, :365 (D1): a numeric test on a variable with a default
+		{name: "[ \"$X\" -eq 1 ] with X=${X:-0}", script: "MONITORING=${MONITORING:-0}\nif [ \"$MONITORING\" -eq 1 ]; then\n  helm upgrade --install mon oci://e.com/mon -n apps\nfi\nif [[ $MONITORING -gt 0 ]]; then kubectl create namespace mon; fi\n",
+			want: []string{`MONITORING: {type: string, default: "0"}`, `when: int(vars.get("MONITORING", "0")) == 1`, `when: int(vars.get("MONITORING", "0")) > 0`}},
 	})
 }
