@@ -701,7 +701,11 @@ func readsParam(n syntax.Node) bool {
 
 // wrappers run the command they are given: sudo [-E], nohup, timeout
 // [-s SIG] DURATION, command, exec, nice [-n N], stdbuf -oL, env [-i].
-var wrappers = set("sudo", "nohup", "timeout", "command", "exec", "nice", "stdbuf", "env", "watch")
+var wrappers = set("sudo", "nohup", "timeout", "command", "exec", "nice", "stdbuf", "env", "watch", "summon")
+
+// summonValued are summon's flags that take a value (summon -f secrets.yml
+// kubectl …: it only adds variables, as env does; trial 46s69l's D6).
+var summonValued = set("-f", "-p", "--provider", "-D", "--yaml", "-i", "--ignore", "-e", "--environment")
 
 // unwrap is the command a wrapper runs, when it is helm or kubectl (sudo -E
 // kubectl create ns falco, nohup kubectl port-forward …, timeout 300
@@ -717,7 +721,7 @@ func (t *translator) unwrap(x *cmd) string {
 		case w == "command" && (a == "-v" || a == "-V"):
 			return w
 		case strings.HasPrefix(a, "-"):
-			if (w == "timeout" && (a == "-s" || a == "-k" || a == "--signal" || a == "--kill-after")) || (w == "nice" && a == "-n") || (w == "env" && (a == "-u" || a == "-C")) || (w == "watch" && (a == "-n" || a == "--interval")) {
+			if (w == "timeout" && (a == "-s" || a == "-k" || a == "--signal" || a == "--kill-after")) || (w == "nice" && a == "-n") || (w == "env" && (a == "-u" || a == "-C")) || (w == "watch" && (a == "-n" || a == "--interval")) || (w == "summon" && summonValued[a]) {
 				i++ // its value
 			}
 			i++
@@ -766,6 +770,14 @@ func (t *translator) unwrap(x *cmd) string {
 		if t.foreground(x) {
 			t.halted(x.stmt, "watch repeats it until it is stopped, and stopping it (Ctrl-C) ends the script", "drop what follows it if it was never meant to run")
 		}
+	case "summon":
+		file := "secrets.yml"
+		for j := 1; j+1 < i; j++ {
+			if x.args[j] == "-f" {
+				file = x.args[j+1]
+			}
+		}
+		t.info(x.stmt, strings.Join(x.args[:i], " "), "summon gives "+tool+" the variables "+file+" names, secrets from a secrets store, and khook runs its own "+tool+" without them: run khook under summon (summon -f "+file+" khook …) if something it runs reads them")
 	case "env":
 		var names []string
 		for _, a := range x.args[1:i] {
@@ -1783,6 +1795,13 @@ func (t *translator) hoist(w *syntax.Word) *syntax.Word {
 		// "vpcId=$(aws eks describe-cluster …)", quoted whole (trial
 		// 46s67k's D3: written vpcId: "", the aws command not named)
 		in, quoted = dq.Parts, true
+	} else if flagThenQuoted(in) {
+		// --set="k=$(openssl rand …)", the flag outside the quotes: the
+		// same as quoted whole (trial 46s69l's D5: the command not carried)
+		l0, dq := in[0].(*syntax.Lit), in[1].(*syntax.DblQuoted)
+		l1 := dq.Parts[0].(*syntax.Lit)
+		in = append([]syntax.WordPart{&syntax.Lit{ValuePos: l0.ValuePos, ValueEnd: l1.ValueEnd, Value: l0.Value + l1.Value}}, dq.Parts[1:]...)
+		quoted = true
 	}
 	if len(in) < 2 || len(in)%2 != 0 {
 		return w
@@ -1834,4 +1853,18 @@ func (t *translator) hoist(w *syntax.Word) *syntax.Word {
 	}
 	t.hoisted[w] = h
 	return h
+}
+
+// flagThenQuoted is a word --flag="…" whose quoted part starts with text.
+func flagThenQuoted(in []syntax.WordPart) bool {
+	if len(in) != 2 {
+		return false
+	}
+	l, ok := in[0].(*syntax.Lit)
+	dq, isDq := in[1].(*syntax.DblQuoted)
+	if !ok || !isDq || !strings.HasPrefix(l.Value, "-") || !strings.HasSuffix(l.Value, "=") || len(dq.Parts) < 2 {
+		return false
+	}
+	_, ok = dq.Parts[0].(*syntax.Lit)
+	return ok
 }

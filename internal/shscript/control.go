@@ -1244,7 +1244,9 @@ func (t *translator) bracket(args []*syntax.Word) (string, *bool, bool) {
 			}
 			cel, static, ok = t.compare(args[0], args[2], o)
 		case "-eq", "-ne", "-gt", "-ge", "-lt", "-le":
-			static, ok = t.numeric(args[0], args[2], o, false)
+			if static, ok = t.numeric(args[0], args[2], o, false); !ok {
+				cel, ok = t.numericCEL(args[0], args[2], o)
+			}
 		}
 	}
 	if ok && neg {
@@ -1305,8 +1307,11 @@ func (t *translator) test(x syntax.TestExpr) (string, *bool, bool) {
 			if !aok || !bok {
 				return "", nil, false
 			}
-			st, ok := t.numeric(a, b, e.Op.String(), true)
-			return "", st, ok
+			if st, ok := t.numeric(a, b, e.Op.String(), true); ok {
+				return "", st, ok
+			}
+			cel, ok := t.numericCEL(a, b, e.Op.String())
+			return cel, nil, ok
 		case syntax.TsMatch, syntax.TsMatchShort, syntax.TsNoMatch:
 			a, aok := e.X.(*syntax.Word)
 			b, bok := e.Y.(*syntax.Word)
@@ -1864,4 +1869,34 @@ func (t *translator) inPlaceTargets(list []*syntax.Stmt) []string {
 		})
 	}
 	return out
+}
+
+// numericCEL is [ "$MONITORING" -eq 1 ] on a variable the run gives
+// against a number: a when: over the variable as a number, so that its
+// default decides as bash's does (trial 46s69l's D1: carried as if it
+// held, the variable not declared).
+func (t *translator) numericCEL(a, b *syntax.Word, op string) (string, bool) {
+	cmp := map[string]string{"-eq": "==", "-ne": "!=", "-gt": ">", "-ge": ">=", "-lt": "<", "-le": "<="}[op]
+	l, lok := t.operand(a)
+	r, rok := t.operand(b)
+	if !lok || !rok || cmp == "" {
+		return "", false
+	}
+	side := func(s string) (string, bool) {
+		if strings.HasPrefix(s, "vars") {
+			return "int(" + s + ")", true
+		}
+		v, err := strconv.Unquote(s)
+		if err != nil {
+			return "", false
+		}
+		_, err = strconv.Atoi(strings.TrimSpace(v))
+		return strings.TrimSpace(v), err == nil
+	}
+	x, xok := side(l)
+	y, yok := side(r)
+	if !xok || !yok || !strings.HasPrefix(x, "int(") && !strings.HasPrefix(y, "int(") {
+		return "", false
+	}
+	return x + " " + cmp + " " + y, true
 }

@@ -148,3 +148,17 @@ func set(names ...string) map[string]bool {
 	}
 	return m
 }
+
+// gluedFlag is the valued flag name starts with when its value is glued on
+// without a space or = (--version"$V", --namespace${NS}); "" when none.
+func gluedFlag(name string, valued map[string]bool) string {
+	for v := range valued {
+		if len(v) < 2 || len(name) <= len(v) || !strings.HasPrefix(name, v) {
+			continue
+		}
+		if c := name[len(v)]; c == '$' || c >= '0' && c <= '9' {
+			return v
+		}
+	}
+	return ""
+}

@@ -23,6 +23,7 @@ type translator struct {
 	cwd             string
 	cwdUnknown      string // where a cd to a directory known only at run time was (FILE:LINE), "" after a known one
 	dirStack        []string
+	inDq            int    // inside "…" being evaluated: ${X:-'v'} keeps its quotes there (trial 46s69l's D3)
 	file            string // the file being walked, as shown (relative to runDir)
 	scriptPath      string // its absolute path ($0, BASH_SOURCE)
 	src             []byte

@@ -268,8 +268,16 @@ func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, stri
 		}
 		return unescape(x.Value, ""), true, ""
 	case *syntax.SglQuoted:
+		if t.inDq > 0 && !x.Dollar {
+			// "${X:-''}": inside double quotes bash keeps the quotes, so
+			// the value is the two characters '' (trial 46s69l's D3:
+			// written "", which rendered null)
+			return "'" + x.Value + "'", true, ""
+		}
 		return x.Value, true, ""
 	case *syntax.DblQuoted:
+		t.inDq++
+		defer func() { t.inDq-- }()
 		var b strings.Builder
 		ok, why := true, ""
 		for _, q := range x.Parts {
@@ -287,6 +295,10 @@ func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, stri
 	case *syntax.ParamExp:
 		return t.param(x)
 	case *syntax.CmdSubst:
+		// "$(echo 'a')": the quotes inside are the command's own
+		dq := t.inDq
+		t.inDq = 0
+		defer func() { t.inDq = dq }()
 		return t.cmdSubst(x)
 	case *syntax.ArithmExp:
 		return t.arithm(x)
@@ -736,7 +748,7 @@ func (t *translator) assign(a *syntax.Assign) {
 			d.Required, d.RequiredWith = false, []string{given} // as computedVar (trial 46s69a's D2)
 			d.Description += "; only where " + given + " is set"
 		}
-		t.vars[name] = &shVar{decl: d}
+		t.vars[name] = &shVar{decl: t.alwaysSet(d)}
 		t.renameGiveAs(val, t.vars[name].decl.Name)
 	case !ok && t.fallback(name):
 		// if [[ -z "$POD" ]]; then POD=$(kubectl get … other label); fi:
@@ -1435,7 +1447,7 @@ const secretByName = "a secret by its name: "
 // storeReader: the value is read with a secret store's or a cloud's CLI.
 var storeReader = regexp.MustCompile(`^"?\$\(\s*(aws|gcloud|az|vault|op|bw|pass|security|doctl|oci)\s`)
 
-var fileReader = set("cat", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security", "pwgen", "jq", "yq")
+var fileReader = set("cat", "head", "tail", "base64", "openssl", "sops", "gpg", "vault", "pass", "aws", "gcloud", "az", "op", "bw", "security", "pwgen", "uuidgen", "jq", "yq")
 
 // readsFile marks a command substitution whose value is a secret: one
 // that reads a file or a secret store, or a command's output that reads
@@ -1455,7 +1467,9 @@ func (t *translator) readsFile(calls []*syntax.CallExpr) {
 		return
 	}
 	t.fromFileSecrets = true
-	if name == "pwgen" || len(first.Args) > 1 && name == "openssl" && lit(first.Args[1]) == "rand" ||
+	// uuidgen too: a random UUID the script keeps as a password (trial
+	// 46s69l's D4: read as the empty environment variable)
+	if name == "pwgen" || name == "uuidgen" || len(first.Args) > 1 && name == "openssl" && lit(first.Args[1]) == "rand" ||
 		slices.ContainsFunc(first.Args[1:], func(w *syntax.Word) bool { return lit(w) == "/dev/urandom" || lit(w) == "/dev/random" }) {
 		t.generated = true
 	}
@@ -1552,4 +1566,18 @@ func braces(w *syntax.Word) []*syntax.Word {
 		return nil
 	}
 	return expand.Braces(cp)
+}
+
+// alwaysSet: X="${X:-$(randstr)}" of a secret read from the environment
+// before with no default ([ -z "${X:-}" ] only choosing another branch):
+// the spec's X is that one, and from here on the script always has a
+// value, given or made, so the spec asks for it as for a secret the
+// script sets (trial 46s69l's D2: optional, rendered null).
+func (t *translator) alwaysSet(d *importer.Var) *importer.Var {
+	old := t.m.Var(d.Name)
+	if old == nil || old == d || !d.Required || !old.Secret || old.Required || old.Computed || old.Default != nil || len(old.RequiredWith) > 0 || len(t.when) > 0 || t.undecidedDepth > 0 {
+		return d
+	}
+	old.Required, old.Computed, old.From, old.Description = true, d.Computed, d.From, d.Description+"; given, the script keeps it"
+	return d
 }
