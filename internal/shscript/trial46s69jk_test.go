@@ -1,6 +1,9 @@
 package shscript
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // What held-out trials 46s69j and 46s69k showed, each cut down.
 func TestTrial46s69jkIdioms(t *testing.T) {
@@ -12,4 +15,22 @@ func TestTrial46s69jkIdioms(t *testing.T) {
 				"c/templates/sts.yaml": "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  podManagementPolicy: \"\"\n  serviceName: db\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: db, image: busybox}]}\n"},
 			want: []string{"chart: ./c", "release: db"}},
 	})
+}
+
+// TestTrial46s69jSourceArgs: data-engineering-toolkit's scripts/datahub.sh:6
+// (46s69j's D2): `source entry.sh "$@"` gives the file its own positional
+// parameters, and the caller's come back after it, so the file's shift
+// leaves the caller's $1; without arguments the file's shift is the caller's.
+func TestTrial46s69jSourceArgs(t *testing.T) {
+	script := "#!/bin/bash\nset -e\nsource ./entry.sh \"$@\"\nstart() { kubectl create namespace demo; }\ncase $1 in\n  start) start ;;\n  *) echo \"invalid action $1\"; exit 1 ;;\nesac\n"
+	entry := "ACTION=\"$1\"\nshift\nwhile [ $# -gt 0 ]; do shift; done\n"
+	res := importScript(t, map[string]string{"install.sh": script, "entry.sh": entry}, "start", "-b", ".")
+	if !strings.Contains(string(res.Spec), "name: namespace-demo") {
+		t.Errorf("with arguments: want the namespace step in\n%s", res.Spec)
+	}
+	script = strings.Replace(script, `source ./entry.sh "$@"`, "source ./entry.sh", 1)
+	res = importScript(t, map[string]string{"install.sh": script, "entry.sh": entry}, "start", "-b", ".")
+	if strings.Contains(string(res.Spec), "name: namespace-demo") {
+		t.Errorf("without arguments: the file's shift is the caller's, so the case exits; got\n%s", res.Spec)
+	}
 }
