@@ -14,6 +14,10 @@ func TestTrial46s69jkIdioms(t *testing.T) {
 			files: map[string]string{"c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
 				"c/templates/sts.yaml": "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  podManagementPolicy: \"\"\n  serviceName: db\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: db, image: busybox}]}\n"},
 			want: []string{"chart: ./c", "release: db"}},
+		// data-engineering-toolkit's action_execution.sh:3-9 (46s69j's D3): a case decided
+		// at import takes its exit branch, the commands only in a function it would call
+		{name: "a decided case that exits", script: "start() { kubectl create namespace demo; }\nX=\"\"\ncase $X in\n  start) start ;;\n  *) echo bad; exit 1 ;;\nesac\n",
+			notCarried: []string{"decided at import, and the script stops there with a failure (exit): what comes after it is not carried; import with the value of a branch that goes on"}},
 	})
 }
 
