@@ -332,14 +332,10 @@ func (t *translator) otherNamespace(x *cmd, ns string, srcs []importer.OutSource
 	var names []string
 	var out []importer.OutSource
 	for _, src := range srcs {
-		text := src.Inline
-		if src.File != "" && !strings.HasPrefix(src.File, "${") {
-			b, err := readFile(filepath.Join(t.specDir, filepath.FromSlash(src.File)))
-			if err != nil {
-				out = append(out, src)
-				continue
-			}
-			text = string(b)
+		text, ok := t.sourceText(src)
+		if !ok {
+			out = append(out, src)
+			continue
 		}
 		if other := objectNamespace(text, ns); other != "" {
 			names = append(names, cmpOr(src.File, "the here-document")+" (namespace "+other+")")
@@ -831,4 +827,17 @@ func target(pos []string) (string, bool) {
 		return pos[0] + "/" + pos[1], true
 	}
 	return "", false
+}
+
+// sourceText is a manifest source's text the import can read: inline, or
+// its file's.
+func (t *translator) sourceText(src importer.OutSource) (string, bool) {
+	if src.File == "" {
+		return src.Inline, true
+	}
+	if strings.HasPrefix(src.File, "${") {
+		return "", false
+	}
+	b, err := readFile(filepath.Join(t.specDir, filepath.FromSlash(src.File)))
+	return string(b), err == nil
 }

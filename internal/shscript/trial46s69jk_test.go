@@ -14,6 +14,11 @@ func TestTrial46s69jkIdioms(t *testing.T) {
 			files: map[string]string{"c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
 				"c/templates/sts.yaml": "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  podManagementPolicy: \"\"\n  serviceName: db\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: db, image: busybox}]}\n"},
 			want: []string{"chart: ./c", "release: db"}},
+		// rhinops' core-dns/patch.sh:4-5 (46s69k's D1): delete a ConfigMap, then apply it
+		// from a file: folded into the apply, as with kubectl create configmap
+		{name: "delete configmap, then apply its file", script: "kubectl delete configmap coredns -n kube-system\nkubectl apply -f cm.yaml -n kube-system\n",
+			files: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: coredns, namespace: kube-system}\ndata: {a: b}\n"},
+			want:  []string{"helm/kubectl commands: 2, of which 1 became steps, 1 were folded into steps", "onImmutable: recreate\n    apply:\n      manifests:\n        - file: ./cm.yaml"}},
 		// data-engineering-toolkit's action_execution.sh:3-9 (46s69j's D3): a case decided
 		// at import takes its exit branch, the commands only in a function it would call
 		{name: "a decided case that exits", script: "start() { kubectl create namespace demo; }\nX=\"\"\ncase $X in\n  start) start ;;\n  *) echo bad; exit 1 ;;\nesac\n",
