@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,5 +42,16 @@ func TestTrial46s69jSourceArgs(t *testing.T) {
 	res = importScript(t, map[string]string{"install.sh": script, "entry.sh": entry}, "start", "-b", ".")
 	if strings.Contains(string(res.Spec), "name: namespace-demo") {
 		t.Errorf("without arguments: the file's shift is the caller's, so the case exits; got\n%s", res.Spec)
+	}
+}
+
+// TestTrial46s69kLiveObject: rhinops' core-dns/patch.sh:5 (46s69k's D2): the
+// applied file is an object exported from a cluster, resourceVersion and
+// all, which the API server refuses to create: said at the line.
+func TestTrial46s69kLiveObject(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl delete configmap coredns -n kube-system\nkubectl apply -f cm.yaml -n kube-system\n",
+		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: coredns\n  namespace: kube-system\n  resourceVersion: \"5049600\"\n  uid: c9da60fe\ndata: {a: b}\n"})
+	if lines := infoLines(res.Model, "the API server refuses to create an object with a resourceVersion"); !slices.Equal(lines, []int{4}) {
+		t.Errorf("said at lines %v, want [4]", lines)
 	}
 }
