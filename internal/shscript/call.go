@@ -1166,7 +1166,7 @@ func (t *translator) source(x *cmd) {
 		return
 	}
 	if path, ok := t.sourcedByDefault(x); ok {
-		t.follow(x, path, true)
+		t.followSourced(x, path)
 		return
 	}
 	if strings.Contains(x.args[1], "${") {
@@ -1179,7 +1179,27 @@ func (t *translator) source(x *cmd) {
 		t.notCarried(x.stmt, t.text(x.stmt), "the file it sources is only known when the script runs ("+x.args[1]+"), so what it defines is missing below: "+how)
 		return
 	}
-	t.follow(x, x.args[1], true)
+	t.followSourced(x, x.args[1])
+}
+
+// followSourced walks a sourced file. Arguments after FILE are its
+// positional parameters, and the caller's come back after it, as bash
+// does: a shift there leaves the caller's $1 (source entry.sh "$@" that
+// reads ACTION=$1 and shifts: trial 46s69j's D2). Without arguments the
+// file shares the caller's, and its shift is the caller's; "$@" of
+// arguments not given to the import stands for the script's own, still
+// given back after it.
+func (t *translator) followSourced(x *cmd, path string) {
+	if len(x.words) < 3 {
+		t.follow(x, path, true)
+		return
+	}
+	saveArgs, saveRest, saveGiven := t.args, t.argsRest, t.argsGiven
+	if len(x.args) > 2 {
+		t.args, t.argsRest, t.argsGiven = x.args[2:], 0, true
+	}
+	t.follow(x, path, true)
+	t.args, t.argsRest, t.argsGiven = saveArgs, saveRest, saveGiven
 }
 
 // sourcedByDefault is the file a source of a path made of variables of

@@ -83,7 +83,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		case *static:
 			// decided: the branch is the script's path, its exit the script's
 			t.stmts(c.Then)
-			t.stoppedAt(last)
+			t.stoppedAt(last, t.text(last))
 		case c.Else != nil:
 			t.ifClause(c.Else)
 		}
@@ -600,12 +600,15 @@ func (t *translator) supplied(cond *syntax.Stmt, then []*syntax.Stmt) bool {
 // stoppedAt says where a condition decided at import ends the script
 // with a failure ([ ! -d "$ROOT/envs/x" ] && exit 1, the directory not
 // there at import): bash stops there, so nothing after it is carried.
-func (t *translator) stoppedAt(cond *syntax.Stmt) {
+func (t *translator) stoppedAt(cond syntax.Node, what string) {
 	if !t.stopped || !t.failed || t.cond != 0 {
 		return
 	}
 	fix := "import where it holds otherwise (the file there, the variable set)"
-	if strings.Contains(t.text(cond), "$#") {
+	if strings.HasPrefix(what, "case ") {
+		fix = "import with the value of a branch that goes on (the script's arguments after its name, the variable set)"
+	}
+	if strings.Contains(what, "$#") {
 		fix = "it counts the arguments of a call: give the call the arguments it checks for"
 	}
 	if len(t.callers) > 1 {
@@ -613,7 +616,7 @@ func (t *translator) stoppedAt(cond *syntax.Stmt) {
 		// script's line to fix (trial 46s67j's D2: only the innermost named)
 		fix += " (the script's call is at " + t.callers[0].at.String() + ")"
 	}
-	n := t.noteAt(cond, t.text(cond), "decided at import, and the script stops there with a failure (exit): what comes after it is not carried; "+fix)
+	n := t.noteAt(cond, what, "decided at import, and the script stops there with a failure (exit): what comes after it is not carried; "+fix)
 	if t.splitting > 0 {
 		// said by splitOnAlts where every value stops here
 		t.splitStops = append(t.splitStops, n)
@@ -1577,6 +1580,10 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 					// D1: the keys of a function called from the branch
 					// stayed optional, and "" was applied)
 					t.stmts(it.Stmts)
+					// said at the case, as a decided if's exit is: the
+					// script stops there, maybe before any command (trial
+					// 46s69j's D3: "0 commands", no line, no reason)
+					t.stoppedAt(c, "case "+t.text(c.Word)+" ("+subject+" at import)")
 					return
 				}
 				t.branch(it.Stmts, "")

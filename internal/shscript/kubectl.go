@@ -2,6 +2,7 @@ package shscript
 
 import (
 	"cmp"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -316,6 +317,7 @@ func (t *translator) kApply(x *cmd, f flags) {
 	if srcs = t.otherNamespace(x, f.get("n", "namespace"), srcs); len(srcs) == 0 {
 		return
 	}
+	t.liveObjects(x, srcs)
 	a := &importer.OutApply{Manifests: srcs, Namespace: f.get("n", "namespace"), ServerSide: f.is("server-side")}
 	t.addStep(x.stmt, "apply-"+sourceName(srcs[0]), "", &importer.OutStep{Apply: a})
 }
@@ -332,14 +334,10 @@ func (t *translator) otherNamespace(x *cmd, ns string, srcs []importer.OutSource
 	var names []string
 	var out []importer.OutSource
 	for _, src := range srcs {
-		text := src.Inline
-		if src.File != "" && !strings.HasPrefix(src.File, "${") {
-			b, err := readFile(filepath.Join(t.specDir, filepath.FromSlash(src.File)))
-			if err != nil {
-				out = append(out, src)
-				continue
-			}
-			text = string(b)
+		text, ok := t.sourceText(src)
+		if !ok {
+			out = append(out, src)
+			continue
 		}
 		if other := objectNamespace(text, ns); other != "" {
 			names = append(names, cmpOr(src.File, "the here-document")+" (namespace "+other+")")
@@ -831,4 +829,39 @@ func target(pos []string) (string, bool) {
 		return pos[0] + "/" + pos[1], true
 	}
 	return "", false
+}
+
+// sourceText is a manifest source's text the import can read: inline, or
+// its file's.
+func (t *translator) sourceText(src importer.OutSource) (string, bool) {
+	if src.File == "" {
+		return src.Inline, true
+	}
+	if strings.HasPrefix(src.File, "${") {
+		return "", false
+	}
+	b, err := readFile(filepath.Join(t.specDir, filepath.FromSlash(src.File)))
+	return string(b), err == nil
+}
+
+// liveObjects says an applied file exported from a cluster (kubectl get -o
+// yaml: metadata.resourceVersion set): the API server refuses to create an
+// object that has one, so the script fails at this line where the object
+// is not there (after its own delete: trial 46s69k's D2), and khook's
+// apply, which sends it as written, fails too, there or once it changed.
+func (t *translator) liveObjects(x *cmd, srcs []importer.OutSource) {
+	for _, src := range srcs {
+		text, ok := t.sourceText(src)
+		if !ok || src.File == "" {
+			continue
+		}
+		dec := yaml.NewDecoder(strings.NewReader(text))
+		for obj := map[string]any(nil); dec.Decode(&obj) == nil; obj = nil {
+			md, _ := obj["metadata"].(map[string]any)
+			if rv, ok := md["resourceVersion"]; ok && rv != nil && rv != "" {
+				t.info(x.stmt, t.text(x.stmt), src.File+" holds "+fmt.Sprint(obj["kind"], " ", md["name"])+" as exported from a cluster (metadata.resourceVersion "+fmt.Sprint(rv)+"): the API server refuses to create an object with a resourceVersion, so the script fails here where it is not there, and so does the step: remove resourceVersion, uid, selfLink and creationTimestamp from the file")
+				return
+			}
+		}
+	}
 }

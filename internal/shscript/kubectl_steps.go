@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"io"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -126,11 +125,7 @@ func (t *translator) dataKept(x *cmd, tg string, st *importer.OutStep) {
 func (t *translator) sourceKinds(srcs []importer.OutSource) []string {
 	var kinds []string
 	for _, src := range srcs {
-		text := src.Inline
-		if src.File != "" && !strings.HasPrefix(src.File, "${") {
-			b, _ := readFile(filepath.Join(t.specDir, filepath.FromSlash(src.File)))
-			text = string(b)
-		}
+		text, _ := t.sourceText(src)
 		dec := yaml.NewDecoder(strings.NewReader(text))
 		for {
 			var doc struct {

@@ -73,7 +73,10 @@ func (t *translator) recreatedBy(i int, kind, name, ns string) int {
 			continue
 		}
 		for _, src := range st.Apply.Manifests {
-			dec := yaml.NewDecoder(strings.NewReader(src.Inline))
+			// a file's objects too: delete configmap coredns, then
+			// kubectl apply -f coredns.yaml (trial 46s69k's D1)
+			text, _ := t.sourceText(src)
+			dec := yaml.NewDecoder(strings.NewReader(text))
 			for {
 				var obj struct {
 					Kind     string `yaml:"kind"`

@@ -624,7 +624,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			}
 			if *static {
 				t.stmt(c.Y)
-				t.stoppedAt(c.X)
+				t.stoppedAt(c.X, t.text(c.X))
 			}
 			return
 		}

@@ -230,3 +230,41 @@ func FuzzValidateSchema(f *testing.F) {
 		}
 	})
 }
+
+// An empty value of an enum field the API server defaults before it
+// validates is accepted; one it does not default is still refused (trial
+// 46s69j's D1: bitnami mysql's `podManagementPolicy: ""`).
+func TestValidateEmptyDefaultedEnum(t *testing.T) {
+	s, err := BuiltinSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key := range emptyAccepted {
+		i := strings.LastIndex(key, ".")
+		def, prop := s.defs[key[:i]], key[i+1:]
+		if def == nil || def.Properties[prop] == nil || len(def.Properties[prop].Enum) == 0 {
+			t.Errorf("emptyAccepted names %s, which is no enum field of the schemas", key)
+		}
+	}
+	var obj unstructured.Unstructured
+	if err := yaml.Unmarshal([]byte(`apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  podManagementPolicy: ""
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      restartPolicy: ""
+      containers: [{name: db, image: busybox, imagePullPolicy: "", ports: [{containerPort: 1, protocol: ""}]}]
+      topologySpreadConstraints: [{maxSkew: 1, topologyKey: k, whenUnsatisfiable: ""}]
+`), &obj.Object); err != nil {
+		t.Fatal(err)
+	}
+	problems, _ := s.Validate(&obj)
+	if len(problems) != 1 || problems[0].Path != "spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable" {
+		t.Errorf("problems = %v, want only whenUnsatisfiable's", problems)
+	}
+}

@@ -46,11 +46,45 @@ func (w *walker) add(path, format string, args ...any) {
 	w.problems = append(w.problems, SchemaProblem{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-func (w *walker) resolve(s *openAPISchema) *openAPISchema {
+func (w *walker) resolve(s *openAPISchema) (*openAPISchema, string) {
+	def := ""
 	for i := 0; s != nil && s.Ref != "" && i < 8; i++ {
+		def = s.Ref
 		s = w.defs[s.Ref]
 	}
-	return s
+	return s, def
+}
+
+// emptyAccepted are the enum fields of built-in kinds where the API server
+// takes "" as unset: its defaulting (pkg/apis/*/v1/defaults.go and the
+// generated +default ones, `if x == "" { x = … }`), which runs before
+// validation, fills them in, or validation reads "" as the default
+// (Toleration). A chart that renders `podManagementPolicy: ""` (bitnami
+// mysql) installs as OrderedReady (trial 46s69j's D1). Fields held by a
+// pointer (Job's completionMode, a Service's internalTrafficPolicy, …)
+// are defaulted only when absent: "" there is refused, and checked.
+var emptyAccepted = map[string]bool{
+	"io.k8s.api.apps.v1.DeploymentStrategy.type":                            true,
+	"io.k8s.api.apps.v1.DaemonSetUpdateStrategy.type":                       true,
+	"io.k8s.api.apps.v1.StatefulSetSpec.podManagementPolicy":                true,
+	"io.k8s.api.apps.v1.StatefulSetUpdateStrategy.type":                     true,
+	"io.k8s.api.batch.v1.CronJobSpec.concurrencyPolicy":                     true,
+	"io.k8s.api.core.v1.Container.imagePullPolicy":                          true,
+	"io.k8s.api.core.v1.Container.terminationMessagePolicy":                 true,
+	"io.k8s.api.core.v1.EphemeralContainer.imagePullPolicy":                 true,
+	"io.k8s.api.core.v1.EphemeralContainer.terminationMessagePolicy":        true,
+	"io.k8s.api.core.v1.ContainerPort.protocol":                             true,
+	"io.k8s.api.core.v1.ServicePort.protocol":                               true,
+	"io.k8s.api.core.v1.EndpointPort.protocol":                              true,
+	"io.k8s.api.core.v1.HTTPGetAction.scheme":                               true,
+	"io.k8s.api.core.v1.PodSpec.dnsPolicy":                                  true,
+	"io.k8s.api.core.v1.PodSpec.restartPolicy":                              true,
+	"io.k8s.api.core.v1.ServiceSpec.type":                                   true,
+	"io.k8s.api.core.v1.ServiceSpec.sessionAffinity":                        true,
+	"io.k8s.api.core.v1.ServiceSpec.externalTrafficPolicy":                  true,
+	"io.k8s.api.core.v1.PersistentVolumeSpec.persistentVolumeReclaimPolicy": true,
+	"io.k8s.api.core.v1.Toleration.operator":                                true,
+	"io.k8s.api.core.v1.Toleration.effect":                                  true,
 }
 
 func (w *walker) value(s *openAPISchema, v any, path string, depth int) {
@@ -60,7 +94,7 @@ func (w *walker) value(s *openAPISchema, v any, path string, depth int) {
 		w.add(path, "%s must be %s, not null", path, typeName(s.Type))
 		return
 	}
-	s = w.resolve(s)
+	s, def := w.resolve(s)
 	if s == nil || v == nil || depth > maxDepth {
 		return // null leaves a field unset; a schema we lack checks nothing
 	}
@@ -78,7 +112,7 @@ func (w *walker) value(s *openAPISchema, v any, path string, depth int) {
 			}
 			return
 		}
-		w.object(s, m, path, depth)
+		w.object(s, def, m, path, depth)
 	case s.Type == "array":
 		l, ok := v.([]any)
 		if !ok {
@@ -110,7 +144,7 @@ func (w *walker) value(s *openAPISchema, v any, path string, depth int) {
 	}
 }
 
-func (w *walker) object(s *openAPISchema, m map[string]any, path string, depth int) {
+func (w *walker) object(s *openAPISchema, def string, m map[string]any, path string, depth int) {
 	for _, r := range s.Required {
 		if _, ok := m[r]; !ok {
 			w.add(join(path, r), "missing required field %q", join(path, r))
@@ -123,6 +157,9 @@ func (w *walker) object(s *openAPISchema, m map[string]any, path string, depth i
 	for _, k := range sortedKeys(m) {
 		p := join(path, k)
 		if ps, ok := s.Properties[k]; ok {
+			if m[k] == "" && def != "" && emptyAccepted[def+"."+k] {
+				continue
+			}
 			w.value(ps, m[k], p, depth+1)
 			continue
 		}
