@@ -208,6 +208,13 @@ func (t *translator) setContextNamespace(x *cmd, f flags) bool {
 		t.account(x.stmt, importer.FateFolded, "", "the project "+f.pos[1]+" it switches to is the namespace of the helm and kubectl steps after it that name none")
 		return true
 	}
+	if toolName(x.args[0]) == "kubectl" && len(f.pos) == 2 && f.pos[0] == "ns" && x.ok && f.pos[1] != "-" && len(f.list) == 0 {
+		// kubectl ns X, the kubens plugin (kubectl-ns): it sets the current
+		// context's namespace as kubens X does (trial 46s69n's D2)
+		t.ctxNS = f.pos[1]
+		t.account(x.stmt, importer.FateFolded, "", "it sets the current context's namespace (the kubens plugin): "+f.pos[1]+" is the namespace of the helm and kubectl steps after it that name none")
+		return true
+	}
 	ns := f.get("namespace")
 	// set-context kind-kind after kind create cluster --name kind: the
 	// context the script made current (trial 46zk's D1)
