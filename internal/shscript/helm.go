@@ -49,7 +49,7 @@ func (t *translator) helm(x *cmd) {
 		t.account(x.stmt, importer.FateNotCarried, "", "an argument is only known when the script runs ("+x.why+"); write the step by hand")
 		return
 	}
-	t.cluster.cmd = t.cluster.of(f.get("kube-context"), f.get("kubeconfig"))
+	t.cluster.cmd = t.cluster.of(t.contextAsRun(x, f.get("kube-context")), f.get("kubeconfig"))
 	switch sub := f.pos[0]; sub {
 	case "repo":
 		t.helmRepo(x, f)

@@ -32,6 +32,9 @@ func (t *translator) kubectl(x *cmd) {
 	if len(f.pos) > 2 && f.pos[0] == "config" && f.pos[1] == "use-context" && x.ok {
 		t.cluster.current = "context " + t.contextAsRun(x, f.pos[2])
 	}
+	if len(f.pos) == 4 && f.pos[0] == "config" && f.pos[1] == "rename-context" && x.ok {
+		t.cluster.renamed(f.pos[2], f.pos[3])
+	}
 	t.cluster.cmd = t.cluster.of(t.contextAsRun(x, f.get("context")), f.get("kubeconfig"))
 	if f.pos[0] != "config" && kubectlChangesNothing(f.pos) { // config says why below
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")

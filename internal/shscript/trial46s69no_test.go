@@ -8,5 +8,9 @@ func TestTrial46s69noIdioms(t *testing.T) {
 		// cartyc/rancher-master-class's install.sh: kubectl ns, the kubens plugin (n's D2)
 		{name: "kubectl ns NS", script: "kubectl create ns flux\nkubectl ns flux\nkubectl create configmap demo --from-literal=a=b\n",
 			want: []string{"namespace: flux\n            data:", "1 were folded"}},
+		// christian-posta's deploy-multi.sh: the current context renamed, then named by --context (o's D1)
+		{name: "kubectl config rename-context of the current context", script: "kind create cluster --name demo\nkubectl config rename-context kind-demo ai-demo\nkubectl create namespace first\nCONTEXT=${1:-ai-demo}\nkubectl --context $CONTEXT create namespace demo\nhelm upgrade --install web oci://e.com/nginx -n web --kube-context $CONTEXT\n",
+			want:       []string{"name: namespace-first", "name: namespace-demo", "release: web"},
+			notCarried: []string{"khook runs against the cluster it is given; create the cluster before khook runs"}},
 	})
 }
