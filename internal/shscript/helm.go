@@ -1022,6 +1022,9 @@ func (t *translator) secretSets(x *cmd, s string) string {
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
 		k, v, ok := strings.Cut(p, "=")
+		if m := wholeVarRef.FindStringSubmatch(v); ok && m != nil && importer.SecretKey(k) {
+			t.secretInput(x, k, m[1])
+		}
 		if !ok || v == "" || !importer.SecretKey(k) || (strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}")) || importer.NoCredential(k, v, setSiblings(parts, k)) {
 			continue
 		}
@@ -1032,6 +1035,27 @@ func (t *translator) secretSets(x *cmd, s string) string {
 		parts[i] = k + "=${" + name + "}"
 	}
 	return strings.Join(parts, ",")
+}
+
+// wholeVarRef is a value that is one variable: ${NAME}.
+var wholeVarRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+
+// secretInput makes the variable a credential key is set from a secret
+// one, whatever its name: --set license_key=$GLOO_LICENSE_WITH_AI (trial
+// 46s69o's N1: a licence key written as a plain variable).
+func (t *translator) secretInput(x *cmd, k, name string) {
+	v := t.m.Var(name)
+	if v == nil || v.Secret {
+		return
+	}
+	v.Secret = true
+	if v.Default != nil {
+		if *v.Default != "" {
+			t.m.Info = append(t.m.Info, importer.Note{Loc: v.From, What: "the default of " + name, Why: "not copied into the spec: a secret variable has no default; give it as KHOOK_SECRET_" + name})
+		}
+		v.Default, v.Required = nil, true
+	}
+	t.info(x.stmt, "--set "+k, name+" is a secret variable, as "+k+" is a credential: give it as KHOOK_SECRET_"+name)
 }
 
 // secretValues replaces the literal values under credential keys of

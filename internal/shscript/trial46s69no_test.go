@@ -12,5 +12,8 @@ func TestTrial46s69noIdioms(t *testing.T) {
 		{name: "kubectl config rename-context of the current context", script: "kind create cluster --name demo\nkubectl config rename-context kind-demo ai-demo\nkubectl create namespace first\nCONTEXT=${1:-ai-demo}\nkubectl --context $CONTEXT create namespace demo\nhelm upgrade --install web oci://e.com/nginx -n web --kube-context $CONTEXT\n",
 			want:       []string{"name: namespace-first", "name: namespace-demo", "release: web"},
 			notCarried: []string{"khook runs against the cluster it is given; create the cluster before khook runs"}},
+		// christian-posta's install-gateway-1-19.sh: a licence key from the environment (o's N1)
+		{name: "--set license_key=$VAR", script: "helm repo add g https://e.com/g\nhelm upgrade -i gloo g/gloo-ee -n gloo-system --set license_key=$GLOO_LICENSE_WITH_AI --set image.tag=$TAG\n",
+			want: []string{"GLOO_LICENSE_WITH_AI: {type: string, secret: true", "TAG: {type: string, required: true"}},
 	})
 }
