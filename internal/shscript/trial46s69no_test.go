@@ -15,5 +15,9 @@ func TestTrial46s69noIdioms(t *testing.T) {
 		// christian-posta's install-gateway-1-19.sh: a licence key from the environment (o's N1)
 		{name: "--set license_key=$VAR", script: "helm repo add g https://e.com/g\nhelm upgrade -i gloo g/gloo-ee -n gloo-system --set license_key=$GLOO_LICENSE_WITH_AI --set image.tag=$TAG\n",
 			want: []string{"GLOO_LICENSE_WITH_AI: {type: string, secret: true", "TAG: {type: string, required: true"}},
+		// rafaribe/home-ops's commands.sh: sops -d f | kubectl apply -f -, as -f <(sops -d f) (n's D1)
+		{name: "sops -d FILE | kubectl apply -f -", script: "sops -d age.sops.yaml | kubectl apply -f -\n",
+			files: map[string]string{"age.sops.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: sops-age\n  namespace: flux-system\nstringData:\n  age.agekey: ENC[AES256_GCM,data:x,iv:y,tag:z,type:str]\nsops:\n  lastmodified: \"2023-02-25T22:34:46Z\"\n  mac: ENC[AES256_GCM,data:x,iv:y,tag:z,type:str]\n  encrypted_regex: ^(data|stringData)$\n  version: 3.7.3\n"},
+			want:  []string{"- file: ./age.sops.yaml"}, never: []string{"commit them"}},
 	})
 }
