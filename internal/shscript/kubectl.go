@@ -537,6 +537,12 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 			t.account(x.stmt, importer.FateNotCarried, "", p+" holds no Kubernetes object (no kind), so kubectl fails there too: a helm values file? give it to its helm install with -f, or drop the line")
 			t.failsHere(x, "drop the line or apply a manifest, and import again")
 			return nil, false
+		} else if err == nil && kustomizeConfig(b) {
+			// a kustomize.config.k8s.io Kustomization by -f (trial 46s69n's
+			// D4): no API server serves it, so kubectl refuses it
+			t.account(x.stmt, importer.FateNotCarried, "", p+" is a kustomize config (kustomize.config.k8s.io), which no API server serves, so kubectl apply -f refuses it there: name it kustomization.yaml in a folder of its own and apply that folder with -k")
+			t.failsHere(x, "apply it with -k, and import again")
+			return nil, false
 		}
 		return []importer.OutSource{{File: t.specPath(p)}}, true
 	}

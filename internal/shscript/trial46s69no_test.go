@@ -19,5 +19,9 @@ func TestTrial46s69noIdioms(t *testing.T) {
 		{name: "sops -d FILE | kubectl apply -f -", script: "sops -d age.sops.yaml | kubectl apply -f -\n",
 			files: map[string]string{"age.sops.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: sops-age\n  namespace: flux-system\nstringData:\n  age.agekey: ENC[AES256_GCM,data:x,iv:y,tag:z,type:str]\nsops:\n  lastmodified: \"2023-02-25T22:34:46Z\"\n  mac: ENC[AES256_GCM,data:x,iv:y,tag:z,type:str]\n  encrypted_regex: ^(data|stringData)$\n  version: 3.7.3\n"},
 			want:  []string{"- file: ./age.sops.yaml"}, never: []string{"commit them"}},
+		// futuroptimist/sugarkube's flux-bootstrap.sh: kubectl apply -f of a kustomize config (n's D4)
+		{name: "kubectl apply -f of a kustomization file", script: "kubectl apply -f components.yaml\nkubectl create namespace after\n",
+			files:      map[string]string{"components.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- https://e.com/install.yaml\n"},
+			notCarried: []string{"components.yaml is a kustomize config (kustomize.config.k8s.io), which no API server serves"}},
 	})
 }
