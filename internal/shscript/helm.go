@@ -793,7 +793,7 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			case t.madeBy(abs) != "":
 				// ./gen.sh > v.yaml, gen.py --out v.yaml: the script makes it
 				t.info(x.stmt, "values file "+p, "not there at import ("+t.display(abs)+"): made by "+t.madeBy(abs)+", which khook does not run; the step reads it when it runs")
-			case filepath.IsAbs(p) && outside(t.runDir, abs):
+			case filepath.IsAbs(p) && outside(t.runDir, abs) && outside(workDir(), abs):
 				// -f /home/ubuntu/galaxy-values.yaml: as for a manifest there
 				// (trial 46s68h's D2)
 				t.notCarried(x.stmt, "values file "+p, abs+", a file of the machine the script runs on, not of the checkout, does not exist when the import runs; helm would fail here without it: commit the file and point the step at it, or import where the file is")
@@ -801,7 +801,9 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 				// helm refuses the run at this line without it, so the import is
 				// not faithful: said as not carried, the step still names it
 				// (trials 46s67's values files carried silently, "import faithful")
-				t.notCarried(x.stmt, "values file "+p, "the file "+t.display(abs)+" does not exist under the import's dir; helm would fail here; add it, or import with the --dir the script runs from")
+				// "${basedir}"/../v.yaml, $(dirname "$0") made absolute: named
+				// from --dir, never by this machine's path (trial 46s69o's D2)
+				t.notCarried(x.stmt, "values file "+t.display(abs), "the file "+t.display(abs)+" does not exist under the import's dir; helm would fail here; add it, or import with the --dir the script runs from")
 			}
 			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: t.specPath(p)})
 		}
@@ -1056,6 +1058,13 @@ func (t *translator) secretInput(x *cmd, k, name string) {
 		v.Default, v.Required = nil, true
 	}
 	t.info(x.stmt, "--set "+k, name+" is a secret variable, as "+k+" is a credential: give it as KHOOK_SECRET_"+name)
+}
+
+// workDir is where the import runs: the checkout, which a path the script
+// makes absolute ($(dirname "$0")/..) may be in above --dir.
+func workDir() string {
+	wd, _ := os.Getwd()
+	return wd
 }
 
 // secretValues replaces the literal values under credential keys of

@@ -1,6 +1,11 @@
 package shscript
 
-import "testing"
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // What held-out trials 46s69n and 46s69o showed, each cut down.
 func TestTrial46s69noIdioms(t *testing.T) {
@@ -24,4 +29,21 @@ func TestTrial46s69noIdioms(t *testing.T) {
 			files:      map[string]string{"components.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- https://e.com/install.yaml\n"},
 			notCarried: []string{"components.yaml is a kustomize config (kustomize.config.k8s.io), which no API server serves"}},
 	})
+}
+
+// o's D2, llmariner's deploy_llmariner_control_plane.sh: a values file
+// missing above --dir, by $(dirname "$0")/.., is the checkout's: named from
+// --dir, with no absolute path of the importing machine.
+func TestTrial46s69noMissingValuesAboveDir(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "sub/install.sh", "#!/bin/bash\nset -e\nbasedir=$(dirname \"$0\")\nhelm upgrade --install web oci://e.com/nginx -n web -f \"${basedir}\"/../values-missing.yaml\n")
+	t.Chdir(root)
+	res, err := Import(filepath.Join(root, "sub", "install.sh"), Options{Dir: filepath.Join(root, "sub")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprint(res.Model.NotCarried)
+	if !strings.Contains(text, "../values-missing.yaml does not exist") || strings.Contains(text, root) {
+		t.Errorf("not carried: %s", text)
+	}
 }
