@@ -80,7 +80,8 @@ var credentialWords = map[string]bool{"password": true, "passwd": true, "pass": 
 var keyOfCredential = map[[2]string]bool{{"api", "key"}: true, {"secret", "key"}: true, {"access", "key"}: true, {"private", "key"}: true,
 	{"client", "secret"}: true, {"jwt", "secret"}: true, {"session", "secret"}: true, {"cookie", "secret"}: true, {"webhook", "secret"}: true,
 	{"hmac", "secret"}: true, {"signing", "secret"}: true, {"encryption", "secret"}: true, {"shared", "secret"}: true, {"oauth", "secret"}: true,
-	{"app", "secret"}: true, {"api", "secret"}: true, {"token", "secret"}: true}
+	{"app", "secret"}: true, {"api", "secret"}: true, {"token", "secret"}: true,
+	{"license", "key"}: true, {"licence", "key"}: true} // Gloo's --set license_key= (trial 46s69o's N1)
 
 // runTogether are credential words a key written in one lower-case word
 // ends with (superadminpassword, csrftoken: trial 46t's D3).

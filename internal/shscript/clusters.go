@@ -46,7 +46,9 @@ func (t *translator) otherCluster(n syntax.Node, base string) bool {
 		c.steps = &here
 		return false
 	}
-	if *c.steps == here {
+	if *c.steps == here || asRunCluster(*c.steps) == asRunCluster(here) {
+		// context ${ARG1} (ai-demo by the script's defaults) and context
+		// ai-demo: one cluster as the script is run (trial 46s69o's D1)
 		return false
 	}
 	if here != "" && *c.steps != "" {
@@ -96,6 +98,30 @@ func (c *clusters) created(tool string, args []string) {
 		c.current = "context k3d-" + cmp.Or(name, "k3s-default")
 	case tool == "minikube" && len(pos) >= 1 && pos[0] == "start":
 		c.current = "context " + cmp.Or(name, "minikube")
+	}
+}
+
+// asRunCluster is the cluster c names as the script is run by its
+// defaults: context X for context ${V} (X by the script's defaults).
+func asRunCluster(c string) string {
+	kind, name, _ := strings.Cut(c, " ")
+	if i := strings.LastIndex(name, " ("); i > 0 && strings.HasSuffix(name, " by the script's defaults)") {
+		return kind + " " + strings.TrimSuffix(name[i+2:], " by the script's defaults)")
+	}
+	return c
+}
+
+// renamed: kubectl config rename-context OLD NEW renames the context,
+// not the cluster: the steps made on OLD and the commands that name NEW
+// work on one cluster (trial 46s69o's D1: a kind cluster's context renamed
+// ai-demo, and its gloo install said to be another cluster's).
+func (c *clusters) renamed(old, new string) {
+	if c.current == "context "+old {
+		c.current = "context " + new
+	}
+	if c.steps != nil && *c.steps == "context "+old {
+		s := "context " + new
+		c.steps = &s
 	}
 }
 
@@ -181,8 +207,11 @@ func (t *translator) contextAsRun(x *cmd, ctx string) string {
 	}
 	for _, w := range x.words {
 		r, known := t.defaultsText(w)
-		r = strings.TrimPrefix(r, "--context=")
-		if s, ok, _ := t.eval(w); known && ok && (s == ctx || s == "--context="+ctx) && r != ctx {
+		flag, _, _ := strings.Cut(r, "=")
+		if strings.HasPrefix(r, "--") {
+			r = strings.TrimPrefix(r, flag+"=")
+		}
+		if s, ok, _ := t.eval(w); known && ok && (s == ctx || s == flag+"="+ctx) && r != ctx {
 			return ctx + " (" + r + " by the script's defaults)"
 		}
 	}

@@ -49,7 +49,7 @@ func (t *translator) helm(x *cmd) {
 		t.account(x.stmt, importer.FateNotCarried, "", "an argument is only known when the script runs ("+x.why+"); write the step by hand")
 		return
 	}
-	t.cluster.cmd = t.cluster.of(f.get("kube-context"), f.get("kubeconfig"))
+	t.cluster.cmd = t.cluster.of(t.contextAsRun(x, f.get("kube-context")), f.get("kubeconfig"))
 	switch sub := f.pos[0]; sub {
 	case "repo":
 		t.helmRepo(x, f)
@@ -800,7 +800,7 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 			case t.madeBy(abs) != "":
 				// ./gen.sh > v.yaml, gen.py --out v.yaml: the script makes it
 				t.info(x.stmt, "values file "+p, "not there at import ("+t.display(abs)+"): made by "+t.madeBy(abs)+", which khook does not run; the step reads it when it runs")
-			case filepath.IsAbs(p) && outside(t.runDir, abs):
+			case filepath.IsAbs(p) && outside(t.runDir, abs) && outside(workDir(), abs):
 				// -f /home/ubuntu/galaxy-values.yaml: as for a manifest there
 				// (trial 46s68h's D2)
 				t.notCarried(x.stmt, "values file "+p, abs+", a file of the machine the script runs on, not of the checkout, does not exist when the import runs; helm would fail here without it: commit the file and point the step at it, or import where the file is")
@@ -808,7 +808,9 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 				// helm refuses the run at this line without it, so the import is
 				// not faithful: said as not carried, the step still names it
 				// (trials 46s67's values files carried silently, "import faithful")
-				t.notCarried(x.stmt, "values file "+p, "the file "+t.display(abs)+" does not exist under the import's dir; helm would fail here; add it, or import with the --dir the script runs from")
+				// "${basedir}"/../v.yaml, $(dirname "$0") made absolute: named
+				// from --dir, never by this machine's path (trial 46s69o's D2)
+				t.notCarried(x.stmt, "values file "+t.display(abs), "the file "+t.display(abs)+" does not exist under the import's dir; helm would fail here; add it, or import with the --dir the script runs from")
 			}
 			h.ValuesFrom = append(h.ValuesFrom, importer.OutSource{File: t.specPath(p)})
 		}
@@ -1029,6 +1031,9 @@ func (t *translator) secretSets(x *cmd, s string) string {
 	parts := strings.Split(s, ",")
 	for i, p := range parts {
 		k, v, ok := strings.Cut(p, "=")
+		if m := wholeVarRef.FindStringSubmatch(v); ok && m != nil && importer.SecretKey(k) {
+			t.secretInput(x, k, m[1])
+		}
 		if !ok || v == "" || !importer.SecretKey(k) || (strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}")) || importer.NoCredential(k, v, setSiblings(parts, k)) {
 			continue
 		}
@@ -1039,6 +1044,34 @@ func (t *translator) secretSets(x *cmd, s string) string {
 		parts[i] = k + "=${" + name + "}"
 	}
 	return strings.Join(parts, ",")
+}
+
+// wholeVarRef is a value that is one variable: ${NAME}.
+var wholeVarRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+
+// secretInput makes the variable a credential key is set from a secret
+// one, whatever its name: --set license_key=$GLOO_LICENSE_WITH_AI (trial
+// 46s69o's N1: a licence key written as a plain variable).
+func (t *translator) secretInput(x *cmd, k, name string) {
+	v := t.m.Var(name)
+	if v == nil || v.Secret {
+		return
+	}
+	v.Secret = true
+	if v.Default != nil {
+		if *v.Default != "" {
+			t.m.Info = append(t.m.Info, importer.Note{Loc: v.From, What: "the default of " + name, Why: "not copied into the spec: a secret variable has no default; give it as KHOOK_SECRET_" + name})
+		}
+		v.Default, v.Required = nil, true
+	}
+	t.info(x.stmt, "--set "+k, name+" is a secret variable, as "+k+" is a credential: give it as KHOOK_SECRET_"+name)
+}
+
+// workDir is where the import runs: the checkout, which a path the script
+// makes absolute ($(dirname "$0")/..) may be in above --dir.
+func workDir() string {
+	wd, _ := os.Getwd()
+	return wd
 }
 
 // secretValues replaces the literal values under credential keys of

@@ -33,6 +33,9 @@ func (t *translator) kubectl(x *cmd) {
 	if len(f.pos) > 2 && f.pos[0] == "config" && f.pos[1] == "use-context" && x.ok {
 		t.cluster.current = "context " + t.contextAsRun(x, f.pos[2])
 	}
+	if len(f.pos) == 4 && f.pos[0] == "config" && f.pos[1] == "rename-context" && x.ok {
+		t.cluster.renamed(f.pos[2], f.pos[3])
+	}
 	t.cluster.cmd = t.cluster.of(t.contextAsRun(x, f.get("context")), f.get("kubeconfig"))
 	if f.pos[0] != "config" && kubectlChangesNothing(f.pos) { // config says why below
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
@@ -207,6 +210,13 @@ func (t *translator) setContextNamespace(x *cmd, f flags) bool {
 		// oc project X: the current context's namespace is X (trial 46zd's D4)
 		t.ctxNS = f.pos[1]
 		t.account(x.stmt, importer.FateFolded, "", "the project "+f.pos[1]+" it switches to is the namespace of the helm and kubectl steps after it that name none")
+		return true
+	}
+	if toolName(x.args[0]) == "kubectl" && len(f.pos) == 2 && f.pos[0] == "ns" && x.ok && f.pos[1] != "-" && len(f.list) == 0 {
+		// kubectl ns X, the kubens plugin (kubectl-ns): it sets the current
+		// context's namespace as kubens X does (trial 46s69n's D2)
+		t.ctxNS = f.pos[1]
+		t.account(x.stmt, importer.FateFolded, "", "it sets the current context's namespace (the kubens plugin): "+f.pos[1]+" is the namespace of the helm and kubectl steps after it that name none")
 		return true
 	}
 	ns := f.get("namespace")
@@ -524,6 +534,12 @@ func (t *translator) manifestSource(x *cmd, p string, recursive bool) ([]importe
 			// validate's refusal pasted the document as escaped JSON)
 			t.account(x.stmt, importer.FateNotCarried, "", p+" holds no Kubernetes object (no kind), so kubectl fails there too: a helm values file? give it to its helm install with -f, or drop the line")
 			t.failsHere(x, "drop the line or apply a manifest, and import again")
+			return nil, false
+		} else if err == nil && kustomizeConfig(b) {
+			// a kustomize.config.k8s.io Kustomization by -f (trial 46s69n's
+			// D4): no API server serves it, so kubectl refuses it
+			t.account(x.stmt, importer.FateNotCarried, "", p+" is a kustomize config (kustomize.config.k8s.io), which no API server serves, so kubectl apply -f refuses it there: name it kustomization.yaml in a folder of its own and apply that folder with -k")
+			t.failsHere(x, "apply it with -k, and import again")
 			return nil, false
 		}
 		return []importer.OutSource{{File: t.specPath(p)}}, true

@@ -1011,6 +1011,15 @@ func (t *translator) funcRunsTool(f *function, depth int) bool {
 
 // noKind: every document of the YAML text is a mapping without a kind (a
 // helm values file, not a manifest); text YAML cannot read is not so.
+// kustomizeConfig: a file whose first object is kustomize's own config
+// (apiVersion kustomize.config.k8s.io/…), not a Kubernetes object.
+func kustomizeConfig(b []byte) bool {
+	var doc struct {
+		APIVersion string `yaml:"apiVersion"`
+	}
+	return yaml.Unmarshal(b, &doc) == nil && strings.HasPrefix(doc.APIVersion, "kustomize.config.k8s.io/")
+}
+
 func noKind(b []byte) bool {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	docs := 0

@@ -324,7 +324,15 @@ func (t *translator) sopsDecrypt(ps *syntax.ProcSubst) string {
 	if !ok || len(c.Args) < 3 || lit(c.Args[0]) != "sops" {
 		return ""
 	}
-	args := litArgs(c.Args[1:])
+	f := sopsFile(litArgs(c.Args[1:]))
+	if f != "" {
+		t.info(ps, t.text(ps), "the sops file "+f+" itself: khook decrypts it where the step reads it, so its plaintext never reaches the spec")
+	}
+	return f
+}
+
+// sopsFile is FILE of the arguments of sops -d FILE; "" for any other.
+func sopsFile(args []string) string {
 	decrypt := false
 	for i := 0; i < len(args)-1; i++ {
 		switch a := args[i]; {
@@ -341,7 +349,6 @@ func (t *translator) sopsDecrypt(ps *syntax.ProcSubst) string {
 	if !decrypt || f == "" || strings.HasPrefix(f, "-") {
 		return ""
 	}
-	t.info(ps, t.text(ps), "the sops file "+f+" itself: khook decrypts it where the step reads it, so its plaintext never reaches the spec")
 	return f
 }
 
