@@ -69,6 +69,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	t.guessedArgs, t.absentFile = false, ""
 	cel, static, ok := t.condition(last)
+	guessed := t.guessedArgs
 	if t.guessedArgs && static != nil && (*static && t.endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then)) {
 		// [ $# -lt 1 ] && usage: with the script's arguments not given,
 		// the guess would end the import; the run is given some
@@ -77,6 +78,9 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	switch {
 	case ok && static != nil:
 		t.untakenOnCheck(c, last, *static)
+		if guessed {
+			t.untakenOnArgs(c, last, *static)
+		}
 		switch {
 		case *static && t.supplied(last, c.Then):
 			// the file is given: the script goes on past its guard

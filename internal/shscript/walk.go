@@ -165,6 +165,9 @@ type translator struct {
 	// checkSet are the variables an existence check's fresh-cluster path
 	// sets otherwise than the path where it finds the object: the check
 	checkSet map[string]*syntax.Stmt
+	// argSet are the variables an if on $# (counted without the script's
+	// arguments) sets on the path the import did not take (trial 46s69m's D1)
+	argSet map[string]*syntax.Stmt
 }
 
 // keep is an existence check on a Secret whose found path returns from
