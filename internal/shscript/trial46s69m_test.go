@@ -1,6 +1,10 @@
 package shscript
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // What held-out trial 46s69m showed, each cut down.
 func TestTrial46s69mIdioms(t *testing.T) {
@@ -10,4 +14,23 @@ func TestTrial46s69mIdioms(t *testing.T) {
 			want:       []string{"name: namespace-other"},
 			notCarried: []string{"what the script does when it is given arguments ($# at install.sh:4 was counted without them)"}},
 	})
+}
+
+// portfolio's deploy-k3s-local.sh (trial 46s69m's D5): a Secret's user
+// name (POSTGRES_USER=postgres) is no secret the notes mask: the exec's
+// note still names the pod and the container; the password is masked.
+func TestSecretUserNameNotMasked(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\n" +
+		"kubectl create secret generic app -n app --from-literal=POSTGRES_USER=postgres --from-literal=POSTGRES_PASSWORD=pw-s3cr3t --dry-run=client -o yaml | kubectl apply -f -\n" +
+		"kubectl exec -n app postgres-primary-0 -c postgres -- psql -c 'select 1'\n"})
+	said := fmt.Sprint(res.Model.NotCarried, res.Model.Info, res.Model.Commands)
+	if !strings.Contains(said, "postgres-primary-0 -c postgres") {
+		t.Errorf("the exec's pod or container is masked: %s", said)
+	}
+	if strings.Contains(said, "pw-s3cr3t") || strings.Contains(string(res.Spec), "pw-s3cr3t") {
+		t.Errorf("the password is said or written")
+	}
+	if !strings.Contains(string(res.Spec), "APP_POSTGRES_USER") {
+		t.Errorf("the user is no secret variable:\n%s", res.Spec)
+	}
 }
