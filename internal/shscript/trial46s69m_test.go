@@ -13,6 +13,9 @@ func TestTrial46s69mIdioms(t *testing.T) {
 		{name: "a branch guarded by $# without the arguments", script: "DEPLOY=false\nif [ $# -eq 1 ]; then TOKEN=\"$1\"; DEPLOY=true; fi\nif [ \"$DEPLOY\" = true ]; then\n  kubectl create namespace ai\nfi\nkubectl create namespace other\n",
 			want:       []string{"name: namespace-other"},
 			notCarried: []string{"what the script does when it is given arguments ($# at install.sh:4 was counted without them)"}},
+		// homelab's bootstrap.sh (D4): the environment's value or a prompt's is required
+		{name: "if -z X; then read -p … X; fi", script: "if [[ -z \"${DOMAIN:-}\" ]]; then\n  read -rp \"Domain: \" DOMAIN\nfi\nkubectl create namespace \"$DOMAIN\"\n",
+			want: []string{"DOMAIN: {type: string, required: true", "name: ${DOMAIN}"}},
 	})
 }
 
