@@ -35,13 +35,7 @@ func (t *translator) checkSets(check *syntax.Stmt, noElse bool, before, thenVars
 // check finds the object: walked, its steps taken back and named not
 // carried at their lines (trial 46s68i's D3: an apply, silently dropped).
 func (t *translator) untakenOnCheck(c *syntax.IfClause, cond *syntax.Stmt, taken bool) {
-	var check *syntax.Stmt
-	syntax.Walk(cond, func(n syntax.Node) bool {
-		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && t.checkSet[pe.Param.Value] != nil && check == nil {
-			check = t.checkSet[pe.Param.Value]
-		}
-		return check == nil
-	})
+	check := setOn(cond, t.checkSet)
 	why := ""
 	if check != nil {
 		why = "what the script does where " + t.text(check.Cmd) + " (" + t.loc(check).String() + ") finds the object, as " + condKey(t.text(cond)) + " decides from it; the spec follows a fresh cluster's path, where it finds nothing: do this by hand on a cluster where it does"
@@ -55,11 +49,14 @@ func (t *translator) untakenOnCheck(c *syntax.IfClause, cond *syntax.Stmt, taken
 }
 
 // argOn is the if on $# that set a variable cond reads, nil if none.
-func (t *translator) argOn(cond *syntax.Stmt) *syntax.Stmt {
+func (t *translator) argOn(cond *syntax.Stmt) *syntax.Stmt { return setOn(cond, t.argSet) }
+
+// setOn is what set (in sets) the first variable cond reads, nil if none.
+func setOn(cond *syntax.Stmt, sets map[string]*syntax.Stmt) *syntax.Stmt {
 	var on *syntax.Stmt
 	syntax.Walk(cond, func(n syntax.Node) bool {
-		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && t.argSet[pe.Param.Value] != nil && on == nil {
-			on = t.argSet[pe.Param.Value]
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && sets[pe.Param.Value] != nil && on == nil {
+			on = sets[pe.Param.Value]
 		}
 		return on == nil
 	})

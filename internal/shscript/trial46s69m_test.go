@@ -16,6 +16,9 @@ func TestTrial46s69mIdioms(t *testing.T) {
 		// homelab's bootstrap.sh (D4): the environment's value or a prompt's is required
 		{name: "if -z X; then read -p … X; fi", script: "if [[ -z \"${DOMAIN:-}\" ]]; then\n  read -rp \"Domain: \" DOMAIN\nfi\nkubectl create namespace \"$DOMAIN\"\n",
 			want: []string{"DOMAIN: {type: string, required: true", "name: ${DOMAIN}"}},
+		// homelab's bootstrap.sh (D2): a flag a check sets with && takes the fresh cluster's path
+		{name: "kubectl get secret x && found=true, then if on it", script: "found=false\nkubectl get secret cf -n cm && found=true\nif [[ \"$found\" == \"true\" ]]; then\n  echo there\nelse\n  kubectl create secret generic cf -n cm --from-literal=t=\"$CF\" --dry-run=client -o yaml | kubectl apply -f -\nfi\n",
+			want: []string{"name: cf", "skipIf: exists"}},
 	})
 }
 

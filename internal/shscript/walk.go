@@ -632,6 +632,19 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		if t.setsUnder(c) {
 			return
 		}
+		if a := onlyAssign(c.Y); a != nil && a.Name != nil && t.isCheck(c.X) {
+			// kubectl get secret x && exists=true: on a fresh cluster's
+			// path the check finds nothing and the flag keeps its value;
+			// an if on it names the other path (untakenOnCheck), where the
+			// spec had taken the found one (trial 46s69m's D2: the prompt
+			// and the Secrets of the else dropped without a word)
+			t.stmt(c.X)
+			if t.checkSet == nil {
+				t.checkSet = map[string]*syntax.Stmt{}
+			}
+			t.checkSet[a.Name.Value] = c.X
+			return
+		}
 		t.stmt(c.X)
 		before := len(t.m.Steps)
 		t.cond++
