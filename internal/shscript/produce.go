@@ -55,6 +55,9 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 		}
 		if x.args[0] == "echo" && len(x.args) == 2 {
 			if m := varRef.FindStringSubmatch(x.args[1]); m != nil && m[0] == x.args[1] {
+				if in := t.runValues(m[1]); in != nil {
+					return in, true
+				}
 				// echo "$T" of a value only the run knows: no manifest to read
 				t.account(x.stmt, importer.FateNotCarried, "", "the manifests it reads are $"+m[1]+", only known when the script runs; commit them and apply the file")
 				return nil, false
@@ -456,4 +459,15 @@ func (t *translator) configSecrets(x *cmd, text string) string {
 		t.info(x.stmt, m[2], "its literal value in the manifest's config text is not copied into the spec: it is the secret variable "+name+" (KHOOK_SECRET_"+name+")")
 		return m[1] + "${" + name + "}"
 	})
+}
+
+// runValues: helm … --values <(echo "$V") reads helm values, not
+// manifests, only known when the run sets V: the release is carried and
+// the note is at it (trial 46s69m's D3: ArgoCD's release never named);
+// nil for any other reader.
+func (t *translator) runValues(name string) *input {
+	if !strings.HasPrefix(t.procSubst, "--values ") {
+		return nil
+	}
+	return &input{why: "$" + name + ", only known when the script runs: commit the values as a file and name it with -f"}
 }

@@ -19,6 +19,10 @@ func TestTrial46s69mIdioms(t *testing.T) {
 		// homelab's bootstrap.sh (D2): a flag a check sets with && takes the fresh cluster's path
 		{name: "kubectl get secret x && found=true, then if on it", script: "found=false\nkubectl get secret cf -n cm && found=true\nif [[ \"$found\" == \"true\" ]]; then\n  echo there\nelse\n  kubectl create secret generic cf -n cm --from-literal=t=\"$CF\" --dry-run=client -o yaml | kubectl apply -f -\nfi\n",
 			want: []string{"name: cf", "skipIf: exists"}},
+		// homelab's bootstrap.sh (D3): helm --values <(echo "$V") carries the release, says the values
+		{name: "helm --values <(echo \"$V\") of a value the run knows", script: "V=$(cat /dev/null)\nhelm upgrade --install argocd oci://e.com/argo-cd -n argocd --values <(echo \"$V\")\n",
+			want:       []string{"release: argocd"},
+			notCarried: []string{"commit the values as a file and name it with -f"}},
 	})
 }
 
