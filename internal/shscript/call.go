@@ -133,8 +133,8 @@ func (t *translator) commandSecrets(args []string) {
 		if lit, ok := strings.CutPrefix(a, "--from-literal="); ok && slices.Contains(args, "secret") {
 			// kubectl create secret … --from-literal=K=V: every value of a
 			// Secret (46ze's D9: a typed Secret's line quoted whole)
-			_, v, _ := strings.Cut(lit, "=")
-			t.secret(v)
+			// but a user name's (secretData says why)
+			t.literalSecret(strings.Cut(lit, "="))
 		}
 		switch {
 		case a == "-H" || a == "--header":

@@ -35,16 +35,69 @@ func (t *translator) checkSets(check *syntax.Stmt, noElse bool, before, thenVars
 // check finds the object: walked, its steps taken back and named not
 // carried at their lines (trial 46s68i's D3: an apply, silently dropped).
 func (t *translator) untakenOnCheck(c *syntax.IfClause, cond *syntax.Stmt, taken bool) {
-	var check *syntax.Stmt
-	syntax.Walk(cond, func(n syntax.Node) bool {
-		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && t.checkSet[pe.Param.Value] != nil && check == nil {
-			check = t.checkSet[pe.Param.Value]
-		}
-		return check == nil
-	})
+	check := setOn(cond, t.checkSet)
+	why := ""
+	if check != nil {
+		why = "what the script does where " + t.text(check.Cmd) + " (" + t.loc(check).String() + ") finds the object, as " + condKey(t.text(cond)) + " decides from it; the spec follows a fresh cluster's path, where it finds nothing: do this by hand on a cluster where it does"
+	} else if check = t.argOn(cond); check != nil {
+		why = argsWhy(t.loc(check).String())
+	}
 	if check == nil || taken && c.Else == nil {
 		return
 	}
+	t.walkUntaken(c, taken, why)
+}
+
+// argOn is the if on $# that set a variable cond reads, nil if none.
+func (t *translator) argOn(cond *syntax.Stmt) *syntax.Stmt { return setOn(cond, t.argSet) }
+
+// setOn is what set (in sets) the first variable cond reads, nil if none.
+func setOn(cond *syntax.Stmt, sets map[string]*syntax.Stmt) *syntax.Stmt {
+	var on *syntax.Stmt
+	syntax.Walk(cond, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && sets[pe.Param.Value] != nil && on == nil {
+			on = sets[pe.Param.Value]
+		}
+		return on == nil
+	})
+	return on
+}
+
+// argsWhy is why a path taken only with the script's arguments is not carried.
+func argsWhy(at string) string {
+	return "what the script does when it is given arguments ($# at " + at + " was counted without them): import again with the arguments after the script's name to carry it"
+}
+
+// untakenOnArgs: an if decided on $# counted without the script's
+// arguments (if [ $# -eq 1 ]; then TOKEN=$1; DEPLOY=true; fi) took the
+// path of a run given none; the other path's commands, and those of any
+// if on a variable it sets, are named not carried at their lines, never
+// dropped without a word (trial 46s69m's D1).
+func (t *translator) untakenOnArgs(c *syntax.IfClause, cond *syntax.Stmt, taken bool) {
+	if taken && c.Else == nil {
+		return
+	}
+	t.walkUntaken(c, taken, argsWhy(t.loc(cond).String()))
+	other := c.Then
+	if taken {
+		other = c.Else.Then
+	}
+	for _, s := range other {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			if a, ok := n.(*syntax.Assign); ok && a.Name != nil {
+				if t.argSet == nil {
+					t.argSet = map[string]*syntax.Stmt{}
+				}
+				t.argSet[a.Name.Value] = cond
+			}
+			return true
+		})
+	}
+}
+
+// walkUntaken walks the branch of c the import did not take, its steps
+// taken back and named not carried, why.
+func (t *translator) walkUntaken(c *syntax.IfClause, taken bool, why string) {
 	m, vars, stopped, failed := t.mark(), maps.Clone(t.vars), t.stopped, t.failed
 	t.undecidedDepth++
 	if taken {
@@ -54,5 +107,5 @@ func (t *translator) untakenOnCheck(c *syntax.IfClause, cond *syntax.Stmt, taken
 	}
 	t.undecidedDepth--
 	t.vars, t.exitGuard, t.stopped, t.failed = vars, nil, stopped, failed
-	t.notCarriedSince(m, "what the script does where "+t.text(check.Cmd)+" ("+t.loc(check).String()+") finds the object, as "+condKey(t.text(cond))+" decides from it; the spec follows a fresh cluster's path, where it finds nothing: do this by hand on a cluster where it does")
+	t.notCarriedSince(m, why)
 }

@@ -69,6 +69,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	t.guessedArgs, t.absentFile = false, ""
 	cel, static, ok := t.condition(last)
+	guessed := t.guessedArgs
 	if t.guessedArgs && static != nil && (*static && t.endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then)) {
 		// [ $# -lt 1 ] && usage: with the script's arguments not given,
 		// the guess would end the import; the run is given some
@@ -77,15 +78,22 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	switch {
 	case ok && static != nil:
 		t.untakenOnCheck(c, last, *static)
+		if guessed {
+			t.untakenOnArgs(c, last, *static)
+		}
 		switch {
 		case *static && t.supplied(last, c.Then):
 			// the file is given: the script goes on past its guard
 		case *static:
 			// decided: the branch is the script's path, its exit the script's
+			before := len(t.m.Steps)
 			t.stmts(c.Then)
+			t.keepOnCheck(last, before)
 			t.stoppedAt(last, t.text(last))
 		case c.Else != nil:
+			before := len(t.m.Steps)
 			t.ifClause(c.Else)
+			t.keepOnCheck(last, before)
 		}
 	case ok:
 		t.whenBranches(c, cel)
@@ -962,6 +970,15 @@ func filters(s *syntax.Stmt) bool {
 }
 
 var filterCmd = set("grep", "egrep", "fgrep", "wc", "jq", "yq", "awk", "head", "tail", "cut", "sort", "uniq", "tr")
+
+// keepOnCheck: the steps since before, of the fresh-cluster path an if
+// on a flag a Secret check set took (kubectl get secret x && found=true),
+// keep a Secret there as the script does (trial 46s69m's D2).
+func (t *translator) keepOnCheck(cond *syntax.Stmt, before int) {
+	if check := setOn(cond, t.checkSet); check != nil && len(t.m.Steps) > before {
+		t.keepIfExists(check, t.m.Steps[before:], "as the script creates it only where the check finds nothing")
+	}
+}
 
 // keepIfExists: steps the script runs only where a check on a Secret
 // finds none (if kubectl get secret … | grep key; then echo; else kubectl

@@ -159,6 +159,27 @@ func (t *translator) createObject(x *cmd, f flags) (map[string]any, bool) {
 	return obj, true
 }
 
+// userKey is a Secret key that names a user, whose value is no secret.
+var userKey = regexp.MustCompile(`(?i)^(?:.*[_.-])?(?:user|username|user_name|login)$`)
+
+// literalSecret masks a --from-literal's value in every note; a user
+// name's (POSTGRES_USER=postgres) only as the key's, in the line that
+// gives it: masked everywhere it blurred every note naming the pod or
+// container it is also the name of (trial 46s69m's D5). It is still a
+// secret variable.
+func (t *translator) literalSecret(k, v string, _ bool) { // k, v, found: strings.Cut's
+	if !userKey.MatchString(k) {
+		t.secret(v)
+		return
+	}
+	if v == "" || strings.Contains(v, "${") {
+		return
+	}
+	for _, q := range []string{"", `"`, "'"} {
+		t.rd.Found(k + "=" + q + v + q)
+	}
+}
+
 // secretData is a Secret's stringData: every literal becomes a secret
 // variable, never its value; files are not read into the spec.
 func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, bool) {
@@ -183,7 +204,7 @@ func (t *translator) secretData(x *cmd, f flags, name string) (map[string]any, b
 				data[k] = refValue(v)
 				continue
 			}
-			t.secret(v)
+			t.literalSecret(k, v, true)
 			vn := varName(name + "_" + k)
 			if !strings.Contains(v, "${") && v != "" {
 				// --from-literal=username=app_user: the script's value is not copied

@@ -47,19 +47,8 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 	}
 	switch x.args[0] {
 	case "cat", "echo", "printf":
-		if x.stdin != nil && x.args[0] == "cat" && len(x.args) == 1 {
-			return x.stdin, true // cat <<EOF
-		}
-		if x.args[0] == "cat" && len(x.args) == 2 {
-			return t.fileInput(x.args[1]), true
-		}
-		if x.args[0] == "echo" && len(x.args) == 2 {
-			if m := varRef.FindStringSubmatch(x.args[1]); m != nil && m[0] == x.args[1] {
-				// echo "$T" of a value only the run knows: no manifest to read
-				t.account(x.stmt, importer.FateNotCarried, "", "the manifests it reads are $"+m[1]+", only known when the script runs; commit them and apply the file")
-				return nil, false
-			}
-			return &input{src: &importer.OutSource{Inline: x.args[1] + "\n"}, text: x.args[1], known: true}, true
+		if in, ok, done := t.printed(x); done {
+			return in, ok
 		}
 	case "sops":
 		if in := t.sopsInput(x); in != nil {
@@ -391,6 +380,28 @@ func (t *translator) fileInput(p string) *input {
 	return in
 }
 
+// printed is what cat <<EOF, cat FILE or echo TEXT feeds a pipe; done is
+// false for another form of them.
+func (t *translator) printed(x *cmd) (in *input, ok, done bool) {
+	switch {
+	case x.stdin != nil && x.args[0] == "cat" && len(x.args) == 1:
+		return x.stdin, true, true // cat <<EOF
+	case x.args[0] == "cat" && len(x.args) == 2:
+		return t.fileInput(x.args[1]), true, true
+	case x.args[0] == "echo" && len(x.args) == 2:
+		if m := varRef.FindStringSubmatch(x.args[1]); m != nil && m[0] == x.args[1] {
+			if in := t.runValues(m[1]); in != nil {
+				return in, true, true
+			}
+			// echo "$T" of a value only the run knows: no manifest to read
+			t.account(x.stmt, importer.FateNotCarried, "", "the manifests it reads are $"+m[1]+", only known when the script runs; commit them and apply the file")
+			return nil, false, true
+		}
+		return &input{src: &importer.OutSource{Inline: x.args[1] + "\n"}, text: x.args[1], known: true}, true, true
+	}
+	return nil, false, false
+}
+
 // isCommand: the statement is a simple command named name.
 func isCommand(s *syntax.Stmt, name string) bool {
 	c, ok := s.Cmd.(*syntax.CallExpr)
@@ -472,4 +483,15 @@ func (t *translator) configSecrets(x *cmd, text string) string {
 		t.info(x.stmt, m[2], "its literal value in the manifest's config text is not copied into the spec: it is the secret variable "+name+" (KHOOK_SECRET_"+name+")")
 		return m[1] + "${" + name + "}"
 	})
+}
+
+// runValues: helm … --values <(echo "$V") reads helm values, not
+// manifests, only known when the run sets V: the release is carried and
+// the note is at it (trial 46s69m's D3: ArgoCD's release never named);
+// nil for any other reader.
+func (t *translator) runValues(name string) *input {
+	if !strings.HasPrefix(t.procSubst, "--values ") {
+		return nil
+	}
+	return &input{why: "$" + name + ", only known when the script runs: commit the values as a file and name it with -f"}
 }

@@ -167,6 +167,9 @@ type translator struct {
 	// checkSet are the variables an existence check's fresh-cluster path
 	// sets otherwise than the path where it finds the object: the check
 	checkSet map[string]*syntax.Stmt
+	// argSet are the variables an if on $# (counted without the script's
+	// arguments) sets on the path the import did not take (trial 46s69m's D1)
+	argSet map[string]*syntax.Stmt
 }
 
 // keep is an existence check on a Secret whose found path returns from
@@ -629,6 +632,19 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 			return
 		}
 		if t.setsUnder(c) {
+			return
+		}
+		if a := onlyAssign(c.Y); a != nil && a.Name != nil && t.isCheck(c.X) {
+			// kubectl get secret x && exists=true: on a fresh cluster's
+			// path the check finds nothing and the flag keeps its value;
+			// an if on it names the other path (untakenOnCheck), where the
+			// spec had taken the found one (trial 46s69m's D2: the prompt
+			// and the Secrets of the else dropped without a word)
+			t.stmt(c.X)
+			if t.checkSet == nil {
+				t.checkSet = map[string]*syntax.Stmt{}
+			}
+			t.checkSet[a.Name.Value] = c.X
 			return
 		}
 		t.stmt(c.X)
