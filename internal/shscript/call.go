@@ -862,7 +862,13 @@ func (t *translator) aliasCmd(x *cmd) {
 func (t *translator) madeByRedirect(x *cmd, name string) {
 	for _, r := range x.stmt.Redirs {
 		if r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
-			if p, ok, _ := t.eval(r.Word); ok && !strings.Contains(p, "${") && p != "/dev/null" {
+			p, ok, _ := t.eval(r.Word)
+			switch {
+			case ok && strings.Contains(p, "${"):
+				// echo … > $DIR/values.yaml: a step reading it is told who
+				// makes it (trial 46s69t's D1)
+				t.made = append(t.made, made{path: t.abs(p), at: t.loc(x.stmt), name: name})
+			case ok && p != "/dev/null":
 				t.overwritten(p, x)
 				t.changed(p, x)
 				t.made = append(t.made, made{path: t.abs(p), at: t.loc(x.stmt), name: name})

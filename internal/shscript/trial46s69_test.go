@@ -71,3 +71,12 @@ func TestMkdirIsANote(t *testing.T) {
 		t.Errorf("differences %v, notes %v", differences, notes)
 	}
 }
+
+// 46s69t D1: a values file the script writes under a variable's folder is
+// said to be made by the script, never read silently as a committed file
+func TestValuesFileWrittenUnderAVariable(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "echo > $DIR/values.yaml; helm -f $DIR/values.yaml", script: "echo \"a: {b: $1}\" > $DIR/values.yaml\nhelm install z oci://e.com/z -n z -f $DIR/values.yaml\n",
+			want: []string{"values file ${DIR}/values.yaml: made by install.sh:3 echo, which khook does not run"}},
+	})
+}
