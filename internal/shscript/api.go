@@ -209,7 +209,8 @@ func newTranslator(file string, opts Options) (*translator, error) {
 // for the script itself), for the error.
 func (t *translator) parse(path, shown string, line int) (*syntax.File, []byte, error) {
 	abs := t.abs(path)
-	data, err := os.ReadFile(abs)
+	data, err := readFile(abs) // source /dev/stdin or a FIFO must not hang the import
+
 	if err != nil {
 		if line > 0 {
 			return nil, nil, &InputError{File: t.file, Line: line, Msg: fmt.Sprintf("it sources %s, which cannot be read (%v); run the import from where the script runs (--dir)", shown, unwrapPath(err))}

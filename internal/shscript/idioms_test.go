@@ -145,10 +145,12 @@ func TestBadInput(t *testing.T) {
 	write(t, dir, "broken.sh", "echo ok\nif then fi\n")
 	write(t, dir, "sources.sh", "echo ok\nsource ./lib/missing.sh\n")
 	write(t, dir, "binary.sh", "\x7fELF\x00\x01")
+	write(t, dir, "device.sh", "source /dev/zero\n") // read to its end, it never ends
 	for file, want := range map[string]string{
 		"broken.sh":  "broken.sh:2: bash cannot parse it",
 		"sources.sh": "sources.sh:2: it sources lib/missing.sh, which cannot be read",
 		"binary.sh":  "binary.sh:1: it is a binary file",
+		"device.sh":  "device.sh:1: it sources /dev/zero, which cannot be read (not a regular file)",
 	} {
 		_, err := Import(file, Options{Dir: dir})
 		var ie *InputError

@@ -891,7 +891,9 @@ func lit(w *syntax.Word) string {
 // display is a path as the user sees it: relative to where the script
 // runs (--dir), also above it (../dev/x.sh), never a machine's absolute path.
 func (t *translator) display(abs string) string {
-	if rel, err := filepath.Rel(t.runDir, abs); err == nil {
+	// a path that climbs to / shares nothing with the run directory
+	// (../../../dev/zero): its absolute name says more
+	if rel, err := filepath.Rel(t.runDir, abs); err == nil && !strings.HasPrefix(rel, strings.Repeat("../", strings.Count(filepath.Clean(t.runDir), string(filepath.Separator)))) {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(abs)
