@@ -1,6 +1,10 @@
 package shscript
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/khook/khook/internal/importer"
+)
 
 // What held-out trials 46s69q, 46s69r and 46s69t showed, each cut down.
 func TestTrial46s70cIdioms(t *testing.T) {
@@ -10,4 +14,22 @@ func TestTrial46s70cIdioms(t *testing.T) {
 			files: map[string]string{"app.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  tag: \"{{TAG}}\"\n  reg: \"{{REG}}\"\n"},
 			want:  []string{"tag: \"v1\"\n", "reg: \"example.io\"\n", "tag: \"v2\"\n", "reg: \"r2\"\n"}, never: []string{"{{"}},
 	})
+}
+
+// TR0N-ZEN/kubernetes' mongodb/run.sh: the gets of a string watch runs
+// are read-only, as they are bare (trial 46s69r's D3)
+func TestWatchStringReadOnly(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nset -e\nkubectl create namespace x\nwatch --color -d 'kubectl get pods; kubectl get services;'\n"})
+	if len(res.Model.NotCarried) != 0 {
+		t.Errorf("not carried: %v", res.Model.NotCarried)
+	}
+	ro := 0
+	for _, c := range res.Model.Commands {
+		if c.Fate == importer.FateReadOnly {
+			ro++
+		}
+	}
+	if ro != 2 || len(res.Model.Commands) != 3 {
+		t.Errorf("commands %v, want 2 read-only of 3", res.Model.Commands)
+	}
 }
