@@ -13,6 +13,10 @@ func TestTrial46s70cIdioms(t *testing.T) {
 		{name: "cat FILE | sed … | sed … | kubectl apply -f-", script: "TAG=v1\nREG=example.io\ncat app.yaml | sed \"s/{{TAG}}/$TAG/g\" | sed \"s/{{REG}}/$REG/g\" | kubectl apply -n x -f-\nsed s/{{TAG}}/v2/ app.yaml | sed -E 's/(\\{\\{)REG}}/r2/' | kubectl apply -n y -f -\n",
 			files: map[string]string{"app.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  tag: \"{{TAG}}\"\n  reg: \"{{REG}}\"\n"},
 			want:  []string{"tag: \"v1\"\n", "reg: \"example.io\"\n", "tag: \"v2\"\n", "reg: \"r2\"\n"}, never: []string{"{{"}},
+		// jungle-ams' argo/events/install.sh: the context's namespace is no -n (trial 46s69q's D1)
+		{name: "set-context --namespace, then apply of an object naming another", script: "kubectl config set-context --current --namespace=argo\nkubectl apply -f svc.yaml\n",
+			files: map[string]string{"svc.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: other\n"},
+			want:  []string{"- file: ./svc.yaml\n      namespace: argo\n"}},
 	})
 }
 
