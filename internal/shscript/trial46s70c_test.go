@@ -17,6 +17,9 @@ func TestTrial46s70cIdioms(t *testing.T) {
 		{name: "set-context --namespace, then apply of an object naming another", script: "kubectl config set-context --current --namespace=argo\nkubectl apply -f svc.yaml\n",
 			files: map[string]string{"svc.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: other\n"},
 			want:  []string{"- file: ./svc.yaml\n      namespace: argo\n"}},
+		// poundcake's bin/install-stackstorm.sh: a helm command grown under two tests (trial 46s69q's D2)
+		{name: "eval $CMD grown under two undecided tests", script: "HELM_CMD=\"helm upgrade --install st2 stackstorm/stackstorm-ha --namespace=st2\"\nif [ -f \"/etc/a.yaml\" ]; then HELM_CMD=\"$HELM_CMD -f /etc/a.yaml\"; fi\nif [ -f \"/etc/b.yaml\" ]; then HELM_CMD=\"$HELM_CMD -f /etc/b.yaml\"; fi\nkubectl create namespace x\neval $HELM_CMD\n",
+			want: []string{"name: namespace-x"}, notCarried: []string{"a helm command the script builds in $HELM_CMD (it starts with helm)"}},
 	})
 }
 
