@@ -20,6 +20,9 @@ func TestTrial46s70cIdioms(t *testing.T) {
 		// poundcake's bin/install-stackstorm.sh: a helm command grown under two tests (trial 46s69q's D2)
 		{name: "eval $CMD grown under two undecided tests", script: "HELM_CMD=\"helm upgrade --install st2 stackstorm/stackstorm-ha --namespace=st2\"\nif [ -f \"/etc/a.yaml\" ]; then HELM_CMD=\"$HELM_CMD -f /etc/a.yaml\"; fi\nif [ -f \"/etc/b.yaml\" ]; then HELM_CMD=\"$HELM_CMD -f /etc/b.yaml\"; fi\nkubectl create namespace x\neval $HELM_CMD\n",
 			want: []string{"name: namespace-x"}, notCarried: []string{"a helm command the script builds in $HELM_CMD (it starts with helm)"}},
+		// LoveSkylark/LibreNMS-Installer's start-server.sh: a chart folder under a variable (trial 46s69t's D2)
+		{name: "helm install of a local chart under $VAR, trailing slash", script: "kubectl create namespace x\nhelm install librenms \"$LNMS_DIR/chart/LibreNMS-Helm/\" -f \"$LNMS_DIR/lnms-config.yaml\"\n",
+			want: []string{"name: namespace-x"}, notCarried: []string{"is a local chart folder under ${LNMS_DIR}, which only the run knows, and a step's chart: cannot be a variable"}},
 	})
 }
 
