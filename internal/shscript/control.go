@@ -1751,6 +1751,11 @@ func (t *translator) undecided(n syntax.Node, walk func()) {
 		was := v.val
 		if b := before[name]; was == "" && b != nil {
 			was = b.val
+		} else if b != nil && b.unknown && b.was != "" {
+			// cmd="$cmd -f b.yaml" under a second test: still the command
+			// cmd held before the first (trial 46s69q's D2: "write helm in
+			// its place", its helm command no longer named)
+			was = strings.Replace(was, "${"+name+"}", b.was, 1)
 		}
 		t.vars[name] = t.undecidedVar(n, name, was)
 	}

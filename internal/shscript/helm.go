@@ -495,6 +495,13 @@ func (t *translator) chartRef(x *cmd, f flags, h *importer.OutHelm, chart string
 		t.info(x.stmt, "chart "+chart, "the package helm pull fetched at "+p.at.String()+": the step installs that chart ("+p.chart+" "+p.version+") itself")
 		h.Version = p.version
 		return t.chartRef(x, f, h, p.chart)
+	case strings.HasPrefix(chart, "${") && !exists(t.abs(chart)) && (strings.HasSuffix(chart, "/") || strings.Count(chart, "/") > 1):
+		// "$LNMS_DIR/chart/LibreNMS-Helm/": a folder under a value only the
+		// run knows, which no chart: can name (trial 46s69t's D2: refused
+		// as "x/chart/LibreNMS-Helm/ looks like a repo-alias/chart name")
+		dir, _, _ := strings.Cut(chart, "}")
+		t.account(x.stmt, importer.FateNotCarried, "", "chart "+chart+" is a local chart folder under "+dir+"}, which only the run knows, and a step's chart: cannot be a variable: put the chart in the checkout and write its path in the script (./…) to import it")
+		return false
 	case strings.HasPrefix(chart, "/") || strings.HasPrefix(chart, ".") || exists(t.abs(chart)) || !strings.Contains(chart, "/") || strings.HasSuffix(chart, "/"):
 		// oai-gnb/: a folder, as helm reads a name with no chart after the / (trial 46zd's D2)
 		h.Chart = t.specPath(chart)

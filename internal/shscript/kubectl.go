@@ -324,7 +324,11 @@ func (t *translator) kApply(x *cmd, f flags) {
 			return
 		}
 	}
-	if srcs = t.otherNamespace(x, f.get("n", "namespace"), srcs); len(srcs) == 0 {
+	// only a -n the command gives: the namespace config set-context gave
+	// the context is a default, and an object's own one wins over it
+	// (trial 46s69q's D1: refused, "drop -n argo", of a command with none)
+	given := parseFlags(x.args[1:], kubectlValued).get("n", "namespace")
+	if srcs = t.otherNamespace(x, given, srcs); len(srcs) == 0 {
 		return
 	}
 	t.liveObjects(x, srcs)

@@ -25,15 +25,9 @@ func (t *translator) produce(stages []*syntax.Stmt) (*input, bool) {
 		return t.localMetaFed(stages)
 	}
 	c, ok := first.Cmd.(*syntax.CallExpr)
-	if ok && len(stages) == 2 && isCommand(stages[1], "sed") {
-		// cat ns.yml | sed "s/{{NS}}/$1/g": sed on the file
-		if x := t.newCmd(first, c); len(x.args) == 2 && x.args[0] == "cat" && x.ok {
-			sc := stages[1].Cmd.(*syntax.CallExpr)
-			sx := t.newCmd(stages[1], sc)
-			sx.args = append(sx.args, x.args[1])
-			if in, ok := t.sedOut(sx); ok {
-				return in, in != nil
-			}
+	if ok && len(stages) >= 2 && !slices.ContainsFunc(stages[1:], func(st *syntax.Stmt) bool { return !isCommand(st, "sed") }) {
+		if in, ok := t.sedPiped(first, c, stages[1:]); ok {
+			return in, in != nil
 		}
 	}
 	if !ok || len(stages) > 1 {

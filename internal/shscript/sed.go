@@ -381,10 +381,47 @@ func substLine(line string, re *regexp.Regexp, repl string, global bool) string 
 // repository file, or one the script made) with the substitutions applied;
 // ok false when it is not such a sed, a nil input when it is named not
 // carried (a Secret).
-func (t *translator) sedOut(x *cmd) (*input, bool) {
+func (t *translator) sedOut(x *cmd) (*input, bool) { return t.sedOutThen(x, nil) }
+
+// sedPiped is `cat ns.yml | sed "s/{{NS}}/$1/g"`, and a chain of seds
+// after it or after `sed … FILE` (`cat f | sed s/a/b/ | sed s/c/d/`,
+// trial 46s69r's D1): sed on the file, each later sed on what the one
+// before it prints.
+func (t *translator) sedPiped(first *syntax.Stmt, c *syntax.CallExpr, seds []*syntax.Stmt) (*input, bool) {
+	x := t.newCmd(first, c)
+	var then []*cmd
+	for _, st := range seds {
+		then = append(then, t.newCmd(st, st.Cmd.(*syntax.CallExpr)))
+	}
+	switch {
+	case len(x.args) == 2 && x.args[0] == "cat" && x.ok:
+		sx := then[0]
+		sx.args = append(sx.args, x.args[1])
+		return t.sedOutThen(sx, then[1:])
+	case len(x.args) > 0 && x.args[0] == "sed":
+		return t.sedOutThen(x, then)
+	}
+	return nil, false
+}
+
+// sedOutThen is sedOut with the seds then piped after it applied in turn
+// to its text: none of those may name a file or edit in place.
+func (t *translator) sedOutThen(x *cmd, then []*cmd) (*input, bool) {
 	exprs, files, inPlace, ere, ok := sedArgs(t.sedWords(x))
 	if !ok || inPlace || len(files) != 1 || !x.ok {
 		return nil, false
+	}
+	type sedExprs struct {
+		exprs []string
+		ere   bool
+	}
+	var more []sedExprs
+	for _, m := range then {
+		e, f, in, ere, ok := sedArgs(t.sedWords(m))
+		if !ok || in || len(f) != 0 || !m.ok {
+			return nil, false
+		}
+		more = append(more, sedExprs{e, ere})
 	}
 	text, from := "", t.display(t.abs(files[0]))
 	if w := t.wrote[t.writeKey(files[0])]; w != nil {
@@ -399,6 +436,11 @@ func (t *translator) sedOut(x *cmd) (*input, bool) {
 		return nil, false
 	}
 	out, why := sedApply(text, exprs, ere)
+	for _, m := range more {
+		if why == "" {
+			out, why = sedApply(out, m.exprs, m.ere)
+		}
+	}
 	if why != "" {
 		return nil, false
 	}
