@@ -22,6 +22,10 @@ type written struct {
 	tmpl      *cmd
 	tmplFlags flags
 	outDir    bool // helm template --output-dir: the manifests under the directory
+	// prev is an earlier helm template --output-dir into the same DIR: helm
+	// writes each chart's own DIR/<chart>, so its files stay beside this
+	// one's, a command of its own (trial 46s70f's D3: counted as one)
+	prev *written
 	// sure: written wherever the script reaches the line (no branch, no
 	// fallback), so a test of the path after it holds (46zx's D2)
 	sure bool
@@ -235,6 +239,16 @@ func (t *translator) unreadWrites() {
 	// first: the map's order changes from run to run
 	seen := map[importer.Loc]bool{}
 	keys := slices.Sorted(maps.Keys(t.wrote))
+	for _, w := range t.unrendered {
+		for _, r := range renderChain(w) {
+			t.unreadRender(r)
+		}
+	}
+	for _, k := range keys {
+		for _, r := range renderChain(t.wrote[k].prev) {
+			t.unreadRender(r)
+		}
+	}
 	for _, k := range keys {
 		seen[t.wrote[k].at] = seen[t.wrote[k].at] || t.wrote[k].read
 	}
@@ -243,7 +257,7 @@ func (t *translator) unreadWrites() {
 		switch {
 		case w.read || seen[w.at]:
 		case w.tmpl != nil:
-			t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to a file no kubectl apply of the script reads")
+			t.unreadRender(w)
 		case w.made != nil:
 			t.sayMade(w, importer.FateReadOnly, "--dry-run changes nothing in the cluster: it writes the object to a file no kubectl apply of the script reads")
 		case w.readBy != "":
@@ -271,8 +285,43 @@ func (t *translator) renders(x *cmd, f flags) bool {
 	if key == "" {
 		return false
 	}
-	t.wrote[key] = &written{tmpl: x, tmplFlags: f, at: t.loc(x.stmt), outDir: dir, sure: t.unconditional()}
+	w := &written{tmpl: x, tmplFlags: f, at: t.loc(x.stmt), outDir: dir, sure: t.unconditional()}
+	if old := t.wrote[key]; old != nil && old.tmpl != nil {
+		switch {
+		case old.at == w.at && slices.Equal(old.tmpl.args, x.args):
+			w.prev = old.prev // the same command, walked again
+		case dir && old.outDir && old.sure && w.sure:
+			w.prev = old
+		default:
+			// helm template > f written over, or under another branch:
+			// still a command of the script (trial 46s70f's D3)
+			t.unrendered = append(t.unrendered, old)
+		}
+	}
+	t.wrote[key] = w
 	return true
+}
+
+// renderChain is w and the earlier renders into its DIR, first first.
+func renderChain(w *written) []*written {
+	var all []*written
+	for ; w != nil; w = w.prev {
+		all = append([]*written{w}, all...)
+	}
+	return all
+}
+
+// unreadRender accounts a helm template whose manifests no step reads.
+func (t *translator) unreadRender(w *written) {
+	if w.read {
+		return
+	}
+	w.read = true
+	if w.outDir {
+		t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests under "+w.tmplFlags.get("output-dir")+" that no kubectl apply of the script reads")
+		return
+	}
+	t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to a file no kubectl apply of the script reads")
 }
 
 // renderedApply is kubectl apply -f FILE of a helm template > FILE: the
@@ -286,16 +335,26 @@ func (t *translator) renderedApply(x *cmd, f flags) bool {
 	if w == nil || w.tmpl == nil {
 		return false
 	}
-	w.read = true
+	chain := renderChain(w)
 	if w.outDir && !f.is("R", "recursive") {
-		t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to "+files[0]+", which no carried apply reads")
+		for _, r := range chain {
+			r.read = true
+			t.account(r.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to "+files[0]+", which no carried apply reads")
+		}
 		t.account(x.stmt, importer.FateNotCarried, "", "helm template --output-dir at "+w.at.String()+" writes the manifests under "+files[0]+"/<chart>/templates, and kubectl apply -f without -R reads only the directory's own files: the script's apply finds none (kubectl: no objects passed to apply); with -R it is the chart's helm step")
 		return true
 	}
+	// -R of a DIR several helm template --output-dir filled: each chart's
+	// helm step, in the script's order (trial 46s70f's D3)
 	n := len(t.m.Steps)
-	t.helmInstall(w.tmpl, w.tmplFlags, "template")
+	var at []string
+	for _, r := range chain {
+		r.read = true
+		at = append(at, r.at.String())
+		t.helmInstall(r.tmpl, r.tmplFlags, "template")
+	}
 	if len(t.m.Steps) > n {
-		t.account(x.stmt, importer.FateFolded, t.m.Steps[n].Out.Name, "it applies what helm template wrote at "+w.at.String()+": the helm step installs the chart")
+		t.account(x.stmt, importer.FateFolded, t.m.Steps[len(t.m.Steps)-1].Out.Name, "it applies what helm template wrote at "+strings.Join(at, ", ")+": the helm step installs the chart")
 	}
 	return true
 }
