@@ -18,6 +18,8 @@ func TestTrial46s70fIdioms(t *testing.T) {
 			files: charts, want: []string{"helm/kubectl commands: 3, of which 1 became steps, 0 were folded into steps, 2 are read-only"}},
 		{name: "two helm template --output-dir, then kubectl apply -R of the folder", script: "helm template ra ./a -n x --output-dir=out\nhelm template rb ./b -n x --output-dir=out\nkubectl apply -R -f out\n",
 			files: charts, want: []string{"helm/kubectl commands: 3, of which 2 became steps, 1 were folded into steps", "release: ra", "release: rb"}},
+		{name: "the same chart rendered twice into one folder, then kubectl apply -R of it", script: "helm template ra ./a -n x --output-dir=out\nhelm template ra2 ./a -n x --output-dir=out\nkubectl apply -R -f out\n",
+			files: charts, want: []string{"helm/kubectl commands: 3, of which 1 became steps, 1 were folded into steps, 1 are read-only", "release: ra2"}, never: []string{"release: ra\n"}},
 		{name: "helm template > f written over before an apply reads it", script: "helm template ra ./a -n x > m.yaml\nhelm template rb ./b -n x > m.yaml\nkubectl apply -f m.yaml\n",
 			files: charts, want: []string{"helm/kubectl commands: 3, of which 1 became steps, 1 were folded into steps, 1 are read-only", "release: rb"}},
 		// the same script's :60, :71 (D4): the apply of one file helm

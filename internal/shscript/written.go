@@ -363,8 +363,13 @@ func (t *translator) renderedApply(x *cmd, f flags) bool {
 	// helm step, in the script's order (trial 46s70f's D3)
 	n := len(t.m.Steps)
 	var at []string
-	for _, r := range chain {
+	for i, r := range chain {
 		r.read = true
+		if later := t.sameChartLater(chain[i+1:], r); later != nil {
+			// the same chart's folder rendered again: its files written over
+			t.account(r.tmpl.stmt, importer.FateReadOnly, "", "helm template --output-dir at "+later.at.String()+" renders the same chart into "+w.tmplFlags.get("output-dir")+" over what this one writes, before kubectl apply reads it")
+			continue
+		}
 		at = append(at, r.at.String())
 		t.helmInstall(r.tmpl, r.tmplFlags, "template")
 	}
@@ -513,6 +518,18 @@ func appendNew(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
+}
+
+// sameChartLater is the first of later that renders r's chart folder, nil
+// for none (or a chart whose folder is not known).
+func (t *translator) sameChartLater(later []*written, r *written) *written {
+	name := t.renderedChart(r)
+	for _, l := range later {
+		if name != "" && t.renderedChart(l) == name {
+			return l
+		}
+	}
+	return nil
 }
 
 // renderDir is the DIR of the helm template --output-dir DIR whose
