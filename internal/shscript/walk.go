@@ -75,6 +75,7 @@ type translator struct {
 	ctxNS           string                        // the namespace the script set on the current kubeconfig context
 	made            []made                        // local paths named by commands khook does not run, in order
 	wrote           map[string]*written           // files the script writes from a here-document, by path
+	unrendered      []*written                    // helm template whose file or folder another wrote over (unreadWrites)
 	cmdInfo         int                           // len(m.Info) when the command being walked began
 	pipeTo          string                        // the command a pipe's output feeds (helm: values, not manifests)
 	pipeToStmt      *syntax.Stmt                  // that command

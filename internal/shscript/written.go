@@ -1,12 +1,15 @@
 package shscript
 
 import (
+	"cmp"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/khook/khook/internal/importer"
@@ -22,6 +25,13 @@ type written struct {
 	tmpl      *cmd
 	tmplFlags flags
 	outDir    bool // helm template --output-dir: the manifests under the directory
+	// prev is an earlier helm template --output-dir into the same DIR: helm
+	// writes each chart's own DIR/<chart>, so its files stay beside this
+	// one's, a command of its own (trial 46s70f's D3: counted as one)
+	prev *written
+	// partBy is where a kubectl apply not carried reads part of what it
+	// renders (DIR/<chart>/templates/x.yaml): said with the render
+	partBy []string
 	// sure: written wherever the script reaches the line (no branch, no
 	// fallback), so a test of the path after it holds (46zx's D2)
 	sure bool
@@ -235,6 +245,16 @@ func (t *translator) unreadWrites() {
 	// first: the map's order changes from run to run
 	seen := map[importer.Loc]bool{}
 	keys := slices.Sorted(maps.Keys(t.wrote))
+	for _, w := range t.unrendered {
+		for _, r := range renderChain(w) {
+			t.unreadRender(r)
+		}
+	}
+	for _, k := range keys {
+		for _, r := range renderChain(t.wrote[k].prev) {
+			t.unreadRender(r)
+		}
+	}
 	for _, k := range keys {
 		seen[t.wrote[k].at] = seen[t.wrote[k].at] || t.wrote[k].read
 	}
@@ -243,7 +263,7 @@ func (t *translator) unreadWrites() {
 		switch {
 		case w.read || seen[w.at]:
 		case w.tmpl != nil:
-			t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to a file no kubectl apply of the script reads")
+			t.unreadRender(w)
 		case w.made != nil:
 			t.sayMade(w, importer.FateReadOnly, "--dry-run changes nothing in the cluster: it writes the object to a file no kubectl apply of the script reads")
 		case w.readBy != "":
@@ -271,8 +291,47 @@ func (t *translator) renders(x *cmd, f flags) bool {
 	if key == "" {
 		return false
 	}
-	t.wrote[key] = &written{tmpl: x, tmplFlags: f, at: t.loc(x.stmt), outDir: dir, sure: t.unconditional()}
+	w := &written{tmpl: x, tmplFlags: f, at: t.loc(x.stmt), outDir: dir, sure: t.unconditional()}
+	if old := t.wrote[key]; old != nil && old.tmpl != nil {
+		switch {
+		case old.at == w.at && slices.Equal(old.tmpl.args, x.args):
+			w.prev = old.prev // the same command, walked again
+		case dir && old.outDir && old.sure && w.sure:
+			w.prev = old
+		default:
+			// helm template > f written over, or under another branch:
+			// still a command of the script (trial 46s70f's D3)
+			t.unrendered = append(t.unrendered, old)
+		}
+	}
+	t.wrote[key] = w
 	return true
+}
+
+// renderChain is w and the earlier renders into its DIR, first first.
+func renderChain(w *written) []*written {
+	var all []*written
+	for ; w != nil; w = w.prev {
+		all = append([]*written{w}, all...)
+	}
+	return all
+}
+
+// unreadRender accounts a helm template whose manifests no step reads.
+func (t *translator) unreadRender(w *written) {
+	if w.read {
+		return
+	}
+	w.read = true
+	if len(w.partBy) > 0 {
+		t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template changes nothing in the cluster: it renders the chart into "+w.tmplFlags.get("output-dir")+", where only the kubectl apply at "+strings.Join(w.partBy, ", ")+" reads, which is not carried (said there)")
+		return
+	}
+	if w.outDir {
+		t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests under "+w.tmplFlags.get("output-dir")+" that no kubectl apply of the script reads")
+		return
+	}
+	t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to a file no kubectl apply of the script reads")
 }
 
 // renderedApply is kubectl apply -f FILE of a helm template > FILE: the
@@ -283,19 +342,39 @@ func (t *translator) renderedApply(x *cmd, f flags) bool {
 		return false
 	}
 	w := t.wrote[t.writeKey(strings.TrimSuffix(files[0], "/"))]
-	if w == nil || w.tmpl == nil {
+	if w == nil {
+		return t.renderedPart(x, f, files[0])
+	}
+	if w.tmpl == nil {
 		return false
 	}
-	w.read = true
+	chain := renderChain(w)
 	if w.outDir && !f.is("R", "recursive") {
-		t.account(w.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to "+files[0]+", which no carried apply reads")
+		for _, r := range chain {
+			if !r.read {
+				r.read = true
+				t.account(r.tmpl.stmt, importer.FateReadOnly, "", "helm template writes manifests to "+files[0]+", which no carried apply reads")
+			}
+		}
 		t.account(x.stmt, importer.FateNotCarried, "", "helm template --output-dir at "+w.at.String()+" writes the manifests under "+files[0]+"/<chart>/templates, and kubectl apply -f without -R reads only the directory's own files: the script's apply finds none (kubectl: no objects passed to apply); with -R it is the chart's helm step")
 		return true
 	}
+	// -R of a DIR several helm template --output-dir filled: each chart's
+	// helm step, in the script's order (trial 46s70f's D3)
 	n := len(t.m.Steps)
-	t.helmInstall(w.tmpl, w.tmplFlags, "template")
+	var at []string
+	for i, r := range chain {
+		r.read = true
+		if later := t.sameChartLater(chain[i+1:], r); later != nil {
+			// the same chart's folder rendered again: its files written over
+			t.account(r.tmpl.stmt, importer.FateReadOnly, "", "helm template --output-dir at "+later.at.String()+" renders the same chart into "+w.tmplFlags.get("output-dir")+" over what this one writes, before kubectl apply reads it")
+			continue
+		}
+		at = append(at, r.at.String())
+		t.helmInstall(r.tmpl, r.tmplFlags, "template")
+	}
 	if len(t.m.Steps) > n {
-		t.account(x.stmt, importer.FateFolded, t.m.Steps[n].Out.Name, "it applies what helm template wrote at "+w.at.String()+": the helm step installs the chart")
+		t.account(x.stmt, importer.FateFolded, t.m.Steps[len(t.m.Steps)-1].Out.Name, "it applies what helm template wrote at "+strings.Join(at, ", ")+": the helm step installs the chart")
 	}
 	return true
 }
@@ -373,4 +452,111 @@ func (t *translator) undecidedWrite(w *written) *written {
 // unconditional: the line runs wherever the script gets to it.
 func (t *translator) unconditional() bool {
 	return t.cond == 0 && t.undecidedDepth == 0 && len(t.when) == 0
+}
+
+// renderedPart is kubectl apply -f DIR/<chart>/… of what a helm template
+// --output-dir DIR renders when the script runs (trial 46s70f's D4: "nothing
+// in the script makes it", the apply of wikijs-demo's rendered Secret):
+// with -R of DIR/<chart>, the chart's helm step; any other part of it
+// named with the line that renders it, as khook's helm step installs a
+// whole chart. False when no render holds the path.
+func (t *translator) renderedPart(x *cmd, f flags, file string) bool {
+	abs := t.writeKey(strings.TrimSuffix(file, "/"))
+	dir, chain := t.renderDir(abs)
+	if chain == nil {
+		return false
+	}
+	rel, _ := filepath.Rel(dir, abs)
+	name, rest, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	var r *written
+	var at, names []string
+	for _, c := range chain {
+		if n := t.renderedChart(c); n == name {
+			r = c
+		} else {
+			names = append(names, cmp.Or(n, "?"))
+		}
+		at = append(at, c.at.String())
+	}
+	switch {
+	case r == nil && !slices.Contains(names, "?"):
+		t.account(x.stmt, importer.FateNotCarried, "", file+" is under "+t.display(dir)+", where helm template --output-dir at "+strings.Join(at, ", ")+" renders the charts "+strings.Join(names, ", ")+", none named "+name+", so bash's command fails too: check the path")
+		return true
+	case r == nil:
+		r = chain[len(chain)-1]
+	case rest == "" && !f.is("R", "recursive"):
+		r.partBy = appendNew(r.partBy, t.loc(x.stmt).String())
+		t.account(x.stmt, importer.FateNotCarried, "", "helm template --output-dir at "+r.at.String()+" writes the chart's manifests under "+file+"/templates, and kubectl apply -f without -R reads only the directory's own files: the script's apply finds none (kubectl: no objects passed to apply); with -R it is the chart's helm step")
+		return true
+	case rest == "":
+		r.read = true
+		n := len(t.m.Steps)
+		t.helmInstall(r.tmpl, r.tmplFlags, "template")
+		if len(t.m.Steps) > n {
+			t.account(x.stmt, importer.FateFolded, t.m.Steps[n].Out.Name, "it applies what helm template wrote at "+r.at.String()+": the helm step installs the chart")
+		}
+		return true
+	}
+	from := chain // a packaged chart's folder is not known: any of them
+	if t.renderedChart(r) == name {
+		from, at = []*written{r}, []string{r.at.String()}
+	}
+	for _, c := range from {
+		c.partBy = appendNew(c.partBy, t.loc(x.stmt).String())
+	}
+	what, advice := "the object it renders", "with that command's values as khook variables"
+	if b, err := os.ReadFile(filepath.Join(t.abs(r.tmplFlags.pos[len(r.tmplFlags.pos)-1]), rest)); err == nil && secretKind.Match(b) {
+		what, advice = "the Secret it renders", "its values from secret variables, never its rendered text"
+	}
+	t.account(x.stmt, importer.FateNotCarried, "", file+" is what helm template --output-dir at "+strings.Join(at, ", ")+" renders when the script runs, and khook's helm step installs a whole chart, not part of one: write "+what+" as a manifest in an apply: step, "+advice)
+	return true
+}
+
+// appendNew appends s unless list has it.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// sameChartLater is the first of later that renders r's chart folder, nil
+// for none (or a chart whose folder is not known).
+func (t *translator) sameChartLater(later []*written, r *written) *written {
+	name := t.renderedChart(r)
+	for _, l := range later {
+		if name != "" && t.renderedChart(l) == name {
+			return l
+		}
+	}
+	return nil
+}
+
+// renderDir is the DIR of the helm template --output-dir DIR whose
+// output abs lies under, and the renders into it, first first.
+func (t *translator) renderDir(abs string) (string, []*written) {
+	for _, k := range slices.Sorted(maps.Keys(t.wrote)) {
+		if w := t.wrote[k]; w.outDir && w.tmpl != nil && k != abs && within(abs, k) {
+			return k, renderChain(w)
+		}
+	}
+	return "", nil
+}
+
+// renderedChart is the folder helm template --output-dir writes a
+// chart's manifests under: its Chart.yaml's name, else the last part of
+// its reference ("" when not known: a packaged chart).
+func (t *translator) renderedChart(w *written) string {
+	if len(w.tmplFlags.pos) < 3 {
+		return ""
+	}
+	chart := w.tmplFlags.pos[2]
+	var meta struct{ Name string }
+	if b, err := os.ReadFile(filepath.Join(t.abs(chart), "Chart.yaml")); err == nil && yaml.Unmarshal(b, &meta) == nil {
+		return meta.Name
+	}
+	if strings.HasSuffix(chart, ".tgz") || exists(t.abs(chart)) {
+		return ""
+	}
+	return path.Base(strings.TrimSuffix(chart, "/"))
 }
