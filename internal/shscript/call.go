@@ -1267,11 +1267,12 @@ func (t *translator) follow(x *cmd, path string, sourced bool) {
 		return
 	}
 	t.sourcing = append(t.sourcing, abs)
-	cwd := t.cwd
+	cwd, guards := t.cwd, len(t.returnGuards)
 	t.runFile(f, src, abs)
 	t.stopped = false
 	if !sourced { // an exit there ends that script, not this one
 		t.cwd, t.exitGuard = cwd, nil
+		t.sayGuards(guards, func(g returnGuard) bool { return g.exits })
 	}
 	t.sourcing = t.sourcing[:len(t.sourcing)-1]
 }
