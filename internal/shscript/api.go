@@ -91,6 +91,7 @@ func Import(file string, opts Options) (*Result, error) {
 	}
 	t.errexit, t.nounset = shebangOpt(src, 'e'), shebangOpt(src, 'u')
 	t.runFile(f, src, t.abs(file))
+	t.returnedGuards() // the exits' (returnGuard)
 	t.sayHalts()
 	t.unusedRepos()
 	t.unreadWrites()
@@ -134,6 +135,7 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 		t.lineBase = at.Line - 1
 	}
 	t.stmts(f.Stmts)
+	t.returnedGuards()
 	t.unreadWrites()
 	t.deleteThenCreate()
 	t.depsInstalled()

@@ -1165,7 +1165,10 @@ func (t *translator) callFunc(f *function, args []string) {
 	saveArgs, saveIn, saveFile, savePath, saveSrc, saveFrame, saveRest, saveRet := t.args, t.inFunc, t.file, t.scriptPath, t.src, t.frame, t.argsRest, t.mayHaveReturned
 	saveGuard, saveRetGuard, saveExitSet, saveFiles := t.exitGuard, t.retGuard, t.exitSet, t.fnFiles
 	t.exitGuard, t.retGuard, t.exitSet, t.fnFiles = nil, false, false, t.files
-	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.argsRest, t.mayHaveReturned = args, true, f.file, f.path, f.src, 0, importer.Loc{}
+	// the caller's return khook cannot decide stays the callee's: an exit
+	// in log_err after if …; then return 0; fi runs only where the caller
+	// did not return (trial 46s69s's D1: the rest of the script dropped)
+	t.args, t.inFunc, t.file, t.scriptPath, t.src, t.argsRest = args, true, f.file, f.path, f.src, 0
 	saveWhen := t.funcWhen
 	t.funcWhen = len(t.when)
 	defer func() { t.funcWhen = saveWhen }()
@@ -1297,11 +1300,12 @@ func (t *translator) follow(x *cmd, path string, sourced bool) {
 		return
 	}
 	t.sourcing = append(t.sourcing, abs)
-	cwd := t.cwd
+	cwd, guards := t.cwd, len(t.returnGuards)
 	t.runFile(f, src, abs)
 	t.stopped = false
 	if !sourced { // an exit there ends that script, not this one
 		t.cwd, t.exitGuard = cwd, nil
+		t.sayGuards(guards, func(g returnGuard) bool { return g.exits })
 	}
 	t.sourcing = t.sourcing[:len(t.sourcing)-1]
 }

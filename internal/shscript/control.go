@@ -99,6 +99,9 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.whenBranches(c, cel)
 	default:
 		t.undecidedIf(c, last)
+		if t.checkCall(last) {
+			t.returnGuard(c, last) // if ingress_nginx_present; then return 0; fi
+		}
 	}
 }
 
@@ -494,18 +497,113 @@ func (t *translator) absentOther(check *syntax.Stmt, absent []*importer.Step) {
 }
 
 // returnGuard is a function's `if kubectl get X; then return 0; fi`: the
-// steps after it in the function run only where X is absent.
+// steps after it in the function run only where X is absent. With exit
+// (`if present; then echo skip; exit 0; fi`) the steps after it anywhere
+// in the script do: depth 0, said as the walk of the script ends.
 type returnGuard struct {
-	check         *syntax.Stmt
+	at            importer.Loc // the check's, kept: an exit's is said after its file's walk
+	what          string
 	depth, before int // the function's depth in t.callers; the steps before it
+	exits         bool
 }
 
-// returnGuard records an existence check whose branch returns from the
-// function being walked.
+// returnGuard records an existence check (or a call of a function that
+// only checks: checkCall) whose branch returns from the function being
+// walked or ends the script.
 func (t *translator) returnGuard(c *syntax.IfClause, last *syntax.Stmt) {
-	if n := len(c.Then); !last.Negated && c.Else == nil && len(t.callers) > 0 && n > 0 && strings.HasPrefix(t.text(c.Then[n-1]), "return") {
-		t.returnGuards = append(t.returnGuards, returnGuard{check: last, depth: len(t.callers), before: len(t.m.Steps)})
+	n := len(c.Then)
+	if last.Negated || c.Else != nil || n == 0 {
+		return
 	}
+	switch end, _ := c.Then[n-1].Cmd.(*syntax.CallExpr); {
+	case end != nil && len(end.Args) > 0 && lit(end.Args[0]) == "exit" && (len(end.Args) == 1 || lit(end.Args[1]) == "0"):
+		// `if present; then echo skip; exit 0; fi` (trial 46s69s's D4:
+		// the skip dropped, said nowhere); not an exit 1, which refuses
+		// the cluster (if detect_traefik; then exit 1): named elsewhere
+		t.returnGuards = append(t.returnGuards, returnGuard{at: t.loc(last), what: t.text(last.Cmd), before: len(t.m.Steps), exits: true})
+	case len(t.callers) > 0 && strings.HasPrefix(t.text(c.Then[n-1]), "return"):
+		t.returnGuards = append(t.returnGuards, returnGuard{at: t.loc(last), what: t.text(last.Cmd), depth: len(t.callers), before: len(t.m.Steps)})
+	}
+}
+
+// checkCall: s calls a function of the script that only looks
+// (ingress_nginx_present: kubectl get … || return 1; return 0): an
+// existence check under the script's own name for it (trial 46s69s's D4:
+// the install it skips carried, nothing said).
+func (t *translator) checkCall(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 || t.funcs[lit(c.Args[0])] == nil {
+		return false
+	}
+	looks, ok := t.onlyLooks(&syntax.Stmt{Cmd: c}, map[string]bool{})
+	return looks && ok
+}
+
+// onlyLooks: s runs helm or kubectl checks (looks), and nothing but them,
+// tests, returns and messages (ok).
+func (t *translator) onlyLooks(s *syntax.Stmt, seen map[string]bool) (looks, ok bool) {
+	if t.isCheck(s) {
+		return true, true
+	}
+	if c, isCall := s.Cmd.(*syntax.CallExpr); isCall && len(c.Args) > 1 && t.toolOf(c.Args[0]) == "helm" {
+		// helm -n "$ns" status "$rel": flags before the verb (helm_release_exists)
+		pos := parseFlags(litArgs(c.Args[1:]), helmValued).pos
+		reads := len(pos) > 0 && helmReads[pos[0]]
+		return reads, reads
+	}
+	list := func(stmts ...*syntax.Stmt) {
+		for _, s := range stmts {
+			l, o := t.onlyLooks(s, seen)
+			looks, ok = looks || l, ok && o
+		}
+	}
+	ok = true
+	switch x := s.Cmd.(type) {
+	case *syntax.Block:
+		list(x.Stmts...)
+	case *syntax.BinaryCmd:
+		list(x.X, x.Y)
+	case *syntax.IfClause:
+		for b := x; b != nil; b = b.Else {
+			list(b.Cond...)
+			list(b.Then...)
+		}
+	case *syntax.TestClause:
+	case *syntax.DeclClause:
+		ok = !substitutes(x)
+	case *syntax.CallExpr:
+		name := ""
+		if len(x.Args) > 0 {
+			name = lit(x.Args[0])
+		}
+		switch f := t.funcs[name]; {
+		case len(x.Args) == 0, name == "return", name == "echo", name == "printf", name == "true", name == "false", name == ":", name == "[", name == "test":
+			ok = !substitutes(x)
+		case f != nil:
+			if !seen[name] { // a function called twice is read once
+				seen[name] = true
+				list(f.decl.Body)
+			}
+		default:
+			ok = false
+		}
+	default:
+		ok = false
+	}
+	return looks, ok
+}
+
+// substitutes: n runs a command of its own ($(…), `…`, <(…)).
+func substitutes(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // returnedGuards says, as a function's walk ends, the steps its return
@@ -513,19 +611,46 @@ func (t *translator) returnGuard(c *syntax.IfClause, last *syntax.Stmt) {
 // over the object installed (trial 46s69b's D3: matomo's ClusterIssuer
 // overwritten where the script returns early, said nowhere).
 func (t *translator) returnedGuards() {
-	for len(t.returnGuards) > 0 {
-		g := t.returnGuards[len(t.returnGuards)-1]
-		if g.depth < len(t.callers) {
-			return
+	t.sayGuards(0, func(g returnGuard) bool { return g.depth >= len(t.callers) })
+}
+
+// sayGuards says the guards recorded since from that ends picks, and
+// forgets them.
+func (t *translator) sayGuards(from int, ends func(returnGuard) bool) {
+	from = min(from, len(t.returnGuards))
+	kept := slices.Clone(t.returnGuards[:from])
+	for _, g := range t.returnGuards[from:] {
+		if !ends(g) {
+			kept = append(kept, g)
+			continue
 		}
-		t.returnGuards = t.returnGuards[:len(t.returnGuards)-1]
+		var skipped []string
 		for _, st := range t.m.Steps[min(g.before, len(t.m.Steps)):] {
 			if a := st.Out.Apply; a == nil && st.Out.Helm == nil || a != nil && len(a.Manifests) == 1 && strings.Count(a.Manifests[0].Inline, "kind:") == 1 && strings.Contains(a.Manifests[0].Inline, "kind: Namespace") {
 				continue // a namespace made again is the same namespace
 			}
-			t.info(g.check, t.text(g.check.Cmd), "where this finds something the script returns, and step "+st.Out.Name+" after it does not run; khook runs it always, over what is installed: put it under a when: on a variable if the cluster may have it already")
+			if !g.exits {
+				t.m.Info = append(t.m.Info, importer.Note{Loc: g.at, What: g.what, Why: "where this finds something the script returns, and step " + st.Out.Name + " after it does not run; khook runs it always, over what is installed: put it under a when: on a variable if the cluster may have it already"})
+			}
+			skipped = append(skipped, st.Out.Name)
+		}
+		if g.exits && len(skipped) > 0 {
+			them, do := words.Plural(len(skipped), "it", "them"), words.Plural(len(skipped), "does", "do")
+			t.m.Info = append(t.m.Info, importer.Note{Loc: g.at, What: g.what, Why: "where this finds something the script stops (exit), and " + stepList(skipped) + " after it " + do + " not run; khook runs " + them + " always, over what is installed: put " + them + " under a when: on a variable if the cluster may have " + them + " already"})
 		}
 	}
+	t.returnGuards = kept
+}
+
+// stepList names steps: "step a", "steps a, b and c", past five "and N more".
+func stepList(names []string) string {
+	if len(names) == 1 {
+		return "step " + names[0]
+	}
+	if len(names) > 5 {
+		return "steps " + strings.Join(names[:5], ", ") + " and " + strconv.Itoa(len(names)-5) + " more"
+	}
+	return "steps " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // checkedName is the one object name a kubectl get/describe or helm
@@ -901,10 +1026,12 @@ func (t *translator) isCheck(s *syntax.Stmt) bool {
 		out := f.get("o", "output")
 		return len(f.pos) > 0 && f.pos[0] == "get" && !strings.HasPrefix(out, "jsonpath") && !strings.HasPrefix(out, "go-template") && !strings.HasPrefix(out, "custom-columns")
 	case "helm":
-		return sub == "status" || sub == "list" || sub == "ls" || sub == "get" || sub == "history"
+		return helmReads[sub]
 	}
 	return false
 }
+
+var helmReads = set("status", "list", "ls", "get", "history")
 
 // toolOf is the command a word names, by the value it holds where it is a
 // variable: CLI=kubectl; if $CLI get namespace x is the check all the same

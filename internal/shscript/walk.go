@@ -42,7 +42,7 @@ type translator struct {
 	depth           int
 	cond            int          // > 0 inside a branch or loop: exit/return do not end the walk
 	stopped         bool         // exit at the top level, return in a function
-	mayHaveReturned importer.Loc // a return the function being walked may have taken, under a test khook cannot decide
+	mayHaveReturned importer.Loc // a return the function being walked (or one calling it) may have taken, under a test khook cannot decide
 	funcWhen        int          // len(when) where the function being walked was called
 	failed          bool         // … with a non-zero status
 	returned        bool         // … by return: it ends the function only
