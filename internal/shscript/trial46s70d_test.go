@@ -15,3 +15,18 @@ func TestTrial46s70dIdioms(t *testing.T) {
 			want: []string{"when: vars.IF_PLATFORM == \"true\"\n", "when: '!(vars.IF_PLATFORM == \"true\") && vars.IF_FLUX_SYSTEM == \"true\"'", "IF_PLATFORM: {type: string, required: true"}},
 	})
 }
+
+// sgaluza/supabase-kubernetes' setup.sh (46s69c D1): a values document
+// through -f <(cat <<EOF) with ${X:+word} in two keys and a default no
+// YAML scalar unquoted: every other value carried, those two named, the
+// default quoted.
+func TestTrial46s70dValuesWithHoles(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "-f <(cat <<EOF) with ${X:+word}", script: "helm upgrade --install web oci://e.com/nginx -n web -f <(cat <<EOF\nimage:\n  tag: 1.2.3\nauth:\n  google: ${GOOGLE_CLIENT_ID:+true}\n  allow: ${ALLOW:-*}\nprovider: ${GCP:+bigquery}${GCP:-postgres}\nEOF\n)\n",
+			want:       []string{"tag: 1.2.3\n", "allow: ${ALLOW | toJson}\n", "the default of ALLOW, *, is no YAML value unquoted"},
+			notCarried: []string{"the values auth.google, provider are left out (Helm takes the chart's default there; the document's other values are carried): ${GOOGLE_CLIENT_ID:+…} writes its text only when"}},
+		// a hole in a key: which key is not known, the document left out as before
+		{name: "cat <<EOF | helm -f - with ${X:+word} as a key", script: "cat <<EOF | helm upgrade --install web oci://e.com/nginx -n web -f -\n${GCP:+bigquery}: 1\nreplicaCount: 2\nEOF\n",
+			notCarried: []string{"the values it reads on its standard input are not known at import"}},
+	})
+}
