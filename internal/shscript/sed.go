@@ -592,7 +592,10 @@ func (t *translator) manifestText(cs *syntax.CmdSubst) (string, bool) {
 	case x.args[0] == "sed":
 		var files []string
 		var inPlace, ok bool
-		exprs, files, inPlace, ere, ok = sedArgs(x.args[1:])
+		// sed "s|\${DOMAIN}|${DOMAIN}|g" f: the quoted $ a literal one,
+		// as sedOut reads it (trial 46s69m's D3: ${DOMAIN} taken for a
+		// value of the run, the values document left out)
+		exprs, files, inPlace, ere, ok = sedArgs(t.sedWords(x))
 		if catFile != "" {
 			files = append(files, catFile)
 		}

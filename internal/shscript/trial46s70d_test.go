@@ -14,6 +14,11 @@ func TestTrial46s70dIdioms(t *testing.T) {
 			files:      map[string]string{"values.tmpl": "ingress:\n  hosts:\n    - host: git.domain.placeholder\n", "gen/.keep": ""},
 			want:       []string{"release: gitea"},
 			notCarried: []string{"DOMAIN has a value per branch of the script (${DOMAIN} or ${IP}.nip.io), and the text sed writes here holds only ${IP}.nip.io, whichever path the run takes: edit the step that reads it where the run takes another branch"}},
+		// Mahagon/homelab's bootstrap.sh (46s69m D3): values sed makes of a
+		// committed file, its quoted \${DOMAIN} the file's own text
+		{name: "--values <(echo \"$V\") of V=$(sed \"s|\\${DOMAIN}|${DOMAIN}|g\" f.yaml)", script: "read -rp 'Domain: ' DOMAIN\nV=$(sed \"s|\\${DOMAIN}|${DOMAIN}|g\" values.yaml)\nhelm upgrade --install argocd argo-cd --repo https://argoproj.github.io/argo-helm -n argocd --values <(echo \"$V\") --wait\n",
+			files: map[string]string{"values.yaml": "global:\n  domain: argocd.${DOMAIN}\nserver:\n  replicas: 2\n"},
+			want:  []string{"domain: argocd.${DOMAIN}\n", "replicas: 2\n"}, never: []string{"$${DOMAIN}"}},
 		// futuroptimist/sugarkube's flux-bootstrap.sh (46s69n D3): an elif
 		// chain of existence checks patching one object or another: at
 		// most one patch, each under its choice, never both always
