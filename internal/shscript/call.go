@@ -32,8 +32,9 @@ type input struct {
 	src   *importer.OutSource // a manifest source (file, url, kustomize, inline)
 	text  string              // the text, when known (heredocs)
 	known bool
-	why   string // why the text is not known
-	hdoc  bool   // a here-document
+	why   string           // why the text is not known
+	hdoc  bool             // a here-document
+	doc   *syntax.Redirect // the here-document, read again with holes where its text is not known (values.go)
 	// missing: a file of the checkout that is not there, which the
 	// script fails to read as well (a name's case wrong)
 	missing bool
@@ -72,7 +73,7 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			text, ok, why := t.heredoc(r)
-			x.stdin = &input{text: text, known: ok, why: why, src: &importer.OutSource{Inline: text}, hdoc: true}
+			x.stdin = &input{text: text, known: ok, why: why, src: &importer.OutSource{Inline: text}, hdoc: true, doc: r}
 		case syntax.WordHdoc:
 			text, ok, _ := t.eval(r.Word)
 			x.stdin = &input{text: text + "\n", known: ok, src: &importer.OutSource{Inline: text + "\n"}}

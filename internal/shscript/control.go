@@ -1973,17 +1973,26 @@ func (t *translator) fileTest(op string, w *syntax.Word) (string, *bool, bool) {
 // rivals: two branches of c (its elif and else too) change the same
 // object in place (kubectl patch svc web to green in one, to blue in
 // another): the script runs one of them, and both would undo each other.
+// So do two branches of an elif chain that change objects in place at all
+// (if kubectl get kustomization platform; then patch platform; elif …
+// flux-system; then patch flux-system): bash runs at most one, and each
+// carried always fails where its object is missing (trial 46s69n's D3).
 func (t *translator) rivals(c *syntax.IfClause) bool {
 	seen := map[string]int{}
+	changing := 0
 	for i, b := 0, c; b != nil; i, b = i+1, b.Else {
-		for _, tg := range t.inPlaceTargets(b.Then) {
+		targets := t.inPlaceTargets(b.Then)
+		if len(targets) > 0 {
+			changing++
+		}
+		for _, tg := range targets {
 			if j, ok := seen[tg]; ok && j != i {
 				return true
 			}
 			seen[tg] = i
 		}
 	}
-	return false
+	return changing > 1 && c.Else != nil && len(c.Else.Cond) > 0
 }
 
 // inPlaceTargets are the objects the kubectl commands of list change in
@@ -1996,13 +2005,19 @@ func (t *translator) inPlaceTargets(list []*syntax.Stmt) []string {
 			if !ok || len(c.Args) < 3 || lit(c.Args[0]) != "kubectl" {
 				return true
 			}
-			switch lit(c.Args[1]) {
+			// kubectl -n flux-system patch …: the verb after the namespace
+			// (trial 46s69n's D3)
+			verb := 1
+			for verb+2 < len(c.Args) && (lit(c.Args[verb]) == "-n" || lit(c.Args[verb]) == "--namespace") {
+				verb += 2
+			}
+			switch lit(c.Args[verb]) {
 			case "patch", "scale", "set", "label", "annotate":
 			default:
 				return true
 			}
 			var words []string
-			for i := 2; i < len(c.Args); i++ {
+			for i := verb + 1; i < len(c.Args); i++ {
 				w := t.text(c.Args[i])
 				switch {
 				case w == "-n" || w == "--namespace" || w == "-p" || w == "--patch" || w == "--type" || w == "-l" || w == "--selector":

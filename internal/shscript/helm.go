@@ -755,6 +755,10 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 					// whole document is left out (trial 46s69c's D1)
 					what, why = t.procSubst, "the values document it reads is not known at import, so the step installs the chart with its own default values, none of the document's"
 				}
+				if t.partialValues(x, h, what) {
+					inline = what
+					continue
+				}
 				if x.stdin != nil && x.stdin.why != "" {
 					why += " (" + x.stdin.why + ")"
 				}
@@ -767,6 +771,7 @@ func (t *translator) helmValuesFile(x *cmd, h *importer.OutHelm, val, inline str
 				continue
 			}
 			t.secretValues(x, m, "")
+			t.quotedDefaults(x, m, "")
 			h.Values = mergeMaps(h.Values, m)
 			inline = "-f -"
 		case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -513,7 +514,40 @@ func (t *translator) sedOneBranch(x *cmd) {
 	if v.fb >= 0 && v.fb < len(v.alts) && v.alts[v.fb].when != "" {
 		taken = "its value where " + v.alts[v.fb].when
 	}
-	t.notCarried(x.stmt, "sed … "+name, name+" has a value per branch of the script, and the text sed writes here holds only "+taken+", whichever path the run takes: pass "+name+" on the helm or kubectl line itself (--set) and import again, or edit the step by hand")
+	values := ""
+	if shown := altValues(v, nil); len(shown) > 1 && !secretLooking(name) && !v.unknown && v.decl == nil {
+		// the values themselves, not a when: of the spec's (fixer
+		// 46s70d, trial 46s69i's D3: "where !(vars.get(…) != "")")
+		taken, values = v.val, " ("+strings.Join(shown, " or ")+")"
+	}
+	t.notCarried(x.stmt, "sed … "+name, name+" has a value per branch of the script"+values+", and the text sed writes here holds only "+taken+", whichever path the run takes: edit the step that reads it where the run takes another branch, or pass "+name+" on the helm or kubectl line itself (--set) and import again")
+}
+
+// altValues are the values of a variable set per branch (those of a
+// branch's own branches too), as the spec would write them (${NAME} for a
+// variable of the run), each once; nil where one is a secret or no one
+// value.
+func altValues(v *shVar, out []string) []string {
+	for _, a := range v.alts {
+		var s string
+		switch {
+		case a.v == nil || a.v.array || a.v.decl != nil && a.v.decl.Secret:
+			return nil
+		case a.v.alts != nil:
+			if out = altValues(a.v, out); out == nil {
+				return nil
+			}
+			continue
+		case a.v.decl != nil:
+			s = "${" + a.v.decl.Name + "}"
+		default:
+			s = a.v.val
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // litDollar stands for a $ the script quotes (\$ in "…", '$'): sed
@@ -600,7 +634,10 @@ func (t *translator) manifestText(cs *syntax.CmdSubst) (string, bool) {
 	case x.args[0] == "sed":
 		var files []string
 		var inPlace, ok bool
-		exprs, files, inPlace, ere, ok = sedArgs(x.args[1:])
+		// sed "s|\${DOMAIN}|${DOMAIN}|g" f: the quoted $ a literal one,
+		// as sedOut reads it (trial 46s69m's D3: ${DOMAIN} taken for a
+		// value of the run, the values document left out)
+		exprs, files, inPlace, ere, ok = sedArgs(t.sedWords(x))
 		if catFile != "" {
 			files = append(files, catFile)
 		}

@@ -119,6 +119,7 @@ type translator struct {
 	cluster       clusters
 	callers       []caller  // the calls of the functions being walked, innermost last
 	hdoc          hdocKind  // the here-document being read, if any
+	holes         *[]string // while a values document is read with holes: why each expansion left as holeMark is unknown
 	installs      []install // the releases steps install on every run that reaches them (reinstall.go)
 	retrying      int       // > 0 in the turns of a for loop whose body does not use its variable (a retry, if they repeat)
 

@@ -293,7 +293,12 @@ func (t *translator) part(p syntax.WordPart, w *syntax.Word) (string, bool, stri
 		}
 		return b.String(), ok, why
 	case *syntax.ParamExp:
-		return t.param(x)
+		s, ok, why := t.param(x)
+		if !ok && t.holes != nil && t.hdoc == hdocPlain {
+			*t.holes = append(*t.holes, why)
+			return holeMark, true, ""
+		}
+		return s, ok, why
 	case *syntax.CmdSubst:
 		// "$(echo 'a')": the quotes inside are the command's own
 		dq := t.inDq
