@@ -20,5 +20,10 @@ func TestTrial46s70fIdioms(t *testing.T) {
 		// $? of a command that checks nothing outside stops nothing khook should name
 		{name: "echo; [ $? -ne 0 ] && exit 1", script: "echo start\n[ $? -ne 0 ] && exit 1\nkubectl create namespace web\n",
 			want: []string{"name: namespace-web"}},
+		// wikijs-demo's k8s-setup.sh: a kubectl get held in a variable, run in a poll loop, is counted with the loop named
+		{name: "CMD=\"kubectl get …\"; while [[ $(${CMD} | grep -c true) -lt 1 ]]", script: "helm upgrade -i pg oci://e.com/postgresql -n db\nCMD=\"kubectl get pod pg-0 -n db -o jsonpath='{.status.containerStatuses[0].ready}'\"\nwhile [[ $(${CMD} | grep -c true) -lt 1 ]]; do sleep 5; done\n",
+			want: []string{"helm/kubectl commands: 2, of which 1 became steps", "wait: true"}, notCarried: []string{"a loop that polls the cluster until what it reads changes"}},
+		{name: "X=$($CMD | grep …), CMD a kubectl get", script: "CMD=\"kubectl get pod pg-0 -n db\"\nX=$($CMD | grep -c Running)\nkubectl create namespace web\n",
+			want: []string{"helm/kubectl commands: 2, of which 1 became steps, 0 were folded into steps, 1 are read-only"}},
 	})
 }
