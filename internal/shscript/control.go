@@ -849,6 +849,10 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	if _, seen := t.notHeld[condKey(t.text(cond))]; !seen && !cond.Negated {
 		t.notHeld[condKey(t.text(cond))] = t.loc(cond)
 	}
+	var status *syntax.Stmt
+	if len(c.Cond) == 1 {
+		status = t.statusOf(c, cond)
+	}
 	m := t.mark()
 	vars := maps.Clone(t.vars) // the path on never ran the branch's assignments
 	t.undecidedDepth++
@@ -865,11 +869,20 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	}
 	dropped := t.notCarriedSince(m, why)
 	switch {
+	case len(dropped) == 0 && t.outsideFailure(cond, status, c.Then):
+		// X=$(nslookup "$HOST"); if [ $? -gt 0 ]; then exit 0; fi, and
+		// if ! curl …; then exit 0; fi: the script stops where the check
+		// fails, whatever its exit status (trial 46s70h's D1: not named)
+		what := t.text(cond)
+		if status != nil {
+			what = condKey(t.text(status)) + "; " + condKey(what)
+		}
+		t.notCarried(cond, what, outsideCheck)
 	case len(dropped) > 0 || !t.failsScript(c.Then):
 	case t.guardsOutside(cond):
 		// if ! s5cmd ls "s3://$BUCKET"; then echo …; exit 1; fi (trial 46ze's
 		// D7): the script stops where the check fails; khook goes on
-		t.notCarried(cond, t.text(cond), "a check the script stops on when it fails, which khook does not run: a khook run goes on where the script would stop; check it before khook runs")
+		t.notCarried(cond, t.text(cond), outsideCheck)
 	case t.readsClusterValue(cond):
 		// cfg=$(kubectl get cm …); [[ "$cfg" != *x* ]] && exit 1 (trial 46zh's D4)
 		t.notCarried(cond, t.text(cond), clusterCheck)
@@ -877,6 +890,41 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 	if c.Else != nil {
 		t.ifClause(c.Else)
 	}
+}
+
+// outsideCheck is why a check outside the cluster that the script stops on
+// is not carried.
+const outsideCheck = "a check the script stops on when it fails, which khook does not run: a khook run goes on where the script would stop; check it before khook runs"
+
+// statusOf is the statement whose exit status cond tests ([ $? -gt 0 ]
+// right after X=$(nslookup …)), nil for any other condition.
+func (t *translator) statusOf(c syntax.Command, cond *syntax.Stmt) *syntax.Stmt {
+	if cond.Negated || t.lastStmt[0] == nil || t.lastStmt[0].Cmd != c || !failedTest.MatchString(t.text(cond.Cmd)) {
+		return nil
+	}
+	return t.lastStmt[1]
+}
+
+// outsideFailure: the branch ends the script where a check outside the
+// cluster fails: if ! nslookup …, or $? of the command before it.
+func (t *translator) outsideFailure(cond, status *syntax.Stmt, then []*syntax.Stmt) bool {
+	switch {
+	case !t.endsScript(then):
+		return false
+	case status != nil:
+		return t.guardsOutside(status)
+	}
+	return cond.Negated && t.guardsOutside(cond)
+}
+
+// outsideStatus names X=$(curl …); [ $? -ne 0 ] && exit 1, the && form
+// of the if exitBranch names (trial 46s70h's D1).
+func (t *translator) outsideStatus(c *syntax.BinaryCmd, status *syntax.Stmt) bool {
+	if status == nil || !t.outsideFailure(c.X, status, []*syntax.Stmt{c.Y}) {
+		return false
+	}
+	t.notCarried(c.X, condKey(t.text(status))+"; "+condKey(t.text(c.X)), outsideCheck)
+	return true
 }
 
 // condKey is a condition's text as notHeld keys it.

@@ -66,10 +66,10 @@ func (t *translator) defaulting(cond *syntax.Stmt, body []*syntax.Stmt) bool {
 		t.vars[name] = &shVar{decl: v}
 		return true
 	}
-	if secretLooking(name) {
-		return false // a secret variable has no default
-	}
 	from := t.loc(cond)
+	if secretLooking(name) {
+		return t.secretDefault(name, val, from)
+	}
 	v := t.m.Var(name) // declared where the script read it before
 	if sv := t.vars[name]; v == nil && sv != nil && sv.decl != nil {
 		v = sv.decl // computed (VERSION=$(curl …)), not yet declared
@@ -140,4 +140,26 @@ func onlyAssign(s *syntax.Stmt) *syntax.Assign {
 func promptsFor(s *syntax.Stmt, name string) bool {
 	x, ok := s.Cmd.(*syntax.CallExpr)
 	return ok && len(x.Args) > 1 && lit(x.Args[0]) == "read" && lit(x.Args[len(x.Args)-1]) == name && len(x.Assigns) == 0
+}
+
+// secretDefault: if [[ -z $DB_PASSWORD ]]; then DB_PASSWORD=literal; fi
+// on a secret. Unset, the script uses its literal; a secret variable has
+// no default in the spec, so it is required, never "" in its place
+// (trial 46s70f's D1: optional, "unset, it is empty", its Secret empty).
+func (t *translator) secretDefault(name, val string, from importer.Loc) bool {
+	if val == "" {
+		return false // X="" where it is empty: the test decides nothing
+	}
+	v := t.m.Var(name) // declared where the script read it before
+	if sv := t.vars[name]; v == nil && sv != nil && sv.decl != nil {
+		v = sv.decl
+	}
+	if v == nil {
+		v = &importer.Var{Name: name, From: from}
+	}
+	v.Secret, v.Required, v.Default, v.Example = true, true, nil, ""
+	v.Description = "read from the environment by the script; unset or empty, the script uses a default of its own (" + from.String() + "), which the spec does not copy: give it"
+	t.m.Info = append(t.m.Info, importer.Note{Loc: from, What: "the default of " + name, Why: "not copied into the spec: a secret variable has no default; give it as KHOOK_SECRET_" + name})
+	t.vars[name] = &shVar{decl: v} // declared where a step reads it
+	return true
 }

@@ -125,6 +125,14 @@ func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool, why 
 			// 46s69g's D3: in no count, the import "faithful")
 			tool = toolOfParam(c.Args[0])
 		}
+		var argv []string
+		if tool == "" && t.heldTool(c.Args[0]) != "" {
+			// $(${PG_READY_CMD} | grep -c true), the variable holding
+			// kubectl get pod …: its words (trial 46s70f's D2)
+			v, _, _ := t.knownValue(paramNameOf(c.Args[0]))
+			argv = strings.Fields(v)
+			tool, argv = toolName(argv[0]), argv[1:]
+		}
 		if tool == "" {
 			return true
 		}
@@ -133,7 +141,7 @@ func (t *translator) accountSubstIn(n syntax.Node, seen map[*function]bool, why 
 			return true
 		}
 		t.substSeen[key] = true
-		argv := []string{tool}
+		argv = append([]string{tool}, argv...)
 		for _, w := range c.Args[1:] {
 			argv = append(argv, lit(w))
 		}

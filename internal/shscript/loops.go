@@ -406,7 +406,7 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 		return // while read: a turn per line of its input (loopReads), no poll (trial 46z's L1b)
 	}
 	t.loopCounters(s, c.Do)
-	if !waitsFor && !runsTool(s) && len(t.m.Steps) == before {
+	if !waitsFor && !t.runsToolIn(s) && len(t.m.Steps) == before {
 		// while [[ $# -gt 0 ]]; do case $1 in …: a shell loop, no poll; what
 		// it sets is not known. Not where the walk above made steps through
 		// the functions it calls: a second walk wrote them again, a menu's
@@ -1167,7 +1167,18 @@ func (t *translator) pollCompare(s *syntax.Stmt, cond *syntax.Stmt) {
 	if len(words) != 3 || lit(words[1]) != "!=" || len(words[0].Parts) != 1 {
 		// while [ $COUNTER -lt 150 ]; do … kubectl get pods …: a poll
 		// whose test khook cannot read; the steps after it relied on it
-		t.notCarried(s, t.text(s), "a loop that polls the cluster until what it reads changes; khook cannot turn it into a wait: add a wait: step for what it waits for")
+		why := "a loop that polls the cluster until what it reads changes; khook cannot turn it into a wait: add a wait: step for what it waits for"
+		if t.pollsWith(cond) {
+			// the helm or kubectl it polls with is a command of the
+			// script, counted at the loop's line (trial 46s70f's D2: in no
+			// count when held in a variable, ${PG_READY_CMD})
+			saved := t.cmdInfo
+			t.cmdInfo = len(t.m.Info) // what its body said stands (its sleep's wait: true)
+			t.account(s, importer.FateNotCarried, "", why)
+			t.cmdInfo = saved
+			return
+		}
+		t.notCarried(s, t.text(s), why)
 		return
 	}
 	cs, _ := words[0].Parts[0].(*syntax.CmdSubst) // [[ $(kubectl get …) != True ]]
@@ -1332,6 +1343,51 @@ func runsTool(n syntax.Node) bool {
 		return !found
 	})
 	return found
+}
+
+// runsToolIn is runsTool, also through a variable the script set to a
+// helm or kubectl command (CMD="kubectl get pod …"; while [[ $(${CMD} |
+// grep -c true) -lt 1 ]]: trial 46s70f's D2, a poll taken for a shell loop).
+func (t *translator) runsToolIn(n syntax.Node) bool {
+	found := runsTool(n)
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && t.heldTool(c.Args[0]) != "" {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// pollsWith: the condition runs helm or kubectl itself, or through a
+// variable (not a function of the script, whose commands are counted at
+// their own lines).
+func (t *translator) pollsWith(cond *syntax.Stmt) bool {
+	found := false
+	syntax.Walk(cond, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && (isTool(lit(c.Args[0])) || toolParam(c.Args[0]) || t.heldTool(c.Args[0]) != "") {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// heldTool is the helm or kubectl a word that is one variable holds as its
+// command's first word, set by the script ("" for any other word).
+func (t *translator) heldTool(w *syntax.Word) string {
+	if len(w.Parts) != 1 {
+		return ""
+	}
+	pe, _ := paramOf(w.Parts[0])
+	if pe == nil || pe.Param == nil || pe.Exp != nil || pe.Index != nil || pe.Length || pe.Slice != nil || pe.Repl != nil {
+		return ""
+	}
+	v, set, ok := t.knownValue(pe.Param.Value)
+	if f := strings.Fields(v); set && ok && len(f) > 1 {
+		return toolName(f[0])
+	}
+	return ""
 }
 
 // toolParam: the word is $KUBECTL, "${HELM_BIN}", ${OC}: a variable the
