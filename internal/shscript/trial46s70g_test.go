@@ -8,7 +8,7 @@ import (
 )
 
 // What held-out trial 46s70f (run once, on 00381bc) showed, each cut down.
-func TestTrial46s70fIdioms(t *testing.T) {
+func TestTrial46s70fOutputDirIdioms(t *testing.T) {
 	charts := map[string]string{"a/Chart.yaml": "apiVersion: v2\nname: a\nversion: 0.1.0\n", "a/templates/cm.yaml": configMap,
 		"b/Chart.yaml": "apiVersion: v2\nname: b\nversion: 0.1.0\n", "b/templates/cm.yaml": configMap}
 	checkIdioms(t, []idiom{
