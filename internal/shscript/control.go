@@ -293,18 +293,26 @@ func (t *translator) choiceVar(cond *syntax.Stmt) string {
 }
 
 // choiceOf is choiceVar of what n says (text, at at): a condition, or a
-// case's pattern.
+// case's pattern. One variable per line and values it reads there: the
+// same test in a function called for argocd, then for argo-rollouts, is
+// two facts of the cluster, one the same values walked again (trial
+// 46s69s's D2: one IF_L97 decided both namespaces).
 func (t *translator) choiceOf(n syntax.Node, negated bool, text string, at importer.Loc) string {
-	name := "IF_" + condWord(n)
-	if negated && name != "IF_" {
-		name = "IF_NOT_" + name[3:] // ! … | grep -q Running: "true" where it is not
-	}
-	if name == "IF_" || t.m.Var(name) != nil || t.vars[name[3:]] != nil {
-		name = "IF_L" + strconv.Itoa(int(n.Pos().Line()))
-	}
-	if t.m.Var(name) == nil {
+	vals := t.condValues(n)
+	key := at.String() + "\x00" + text + "\x00" + strings.Join(vals, "\x00")
+	name := t.choices[key]
+	if name == "" {
+		name = t.choiceName(n, negated)
+		if t.choices == nil {
+			t.choices = map[string]string{}
+		}
+		t.choices[key] = name
+		with := ""
+		if len(vals) > 0 {
+			with = " with " + t.masked(strings.Join(vals, ", "))
+		}
 		t.m.Vars = append(t.m.Vars, &importer.Var{Name: name, Required: true, From: at, Example: "true",
-			Description: `"true" where ` + text + ` holds (` + at.String() + `), else "false": the script decides it when it runs`})
+			Description: `"true" where ` + text + ` holds` + with + ` (` + at.String() + `), else "false": the script decides it when it runs`})
 	}
 	// named by the variable, so that pruneVars drops the note with it
 	// where no step is under its when: (branches that only print)
@@ -312,15 +320,69 @@ func (t *translator) choiceOf(n syntax.Node, negated bool, text string, at impor
 	return "vars." + name + ` == "true"`
 }
 
+// choiceName is a name no variable has for the choice of n: IF_ and its
+// word, as known at import (IF_ARGOCD of ns_exists "$ns" for argocd),
+// else IF_L and its line, IF_L97_2 for another choice at that line.
+func (t *translator) choiceName(n syntax.Node, negated bool) string {
+	name := "IF_" + condWord(n, t.condValue)
+	if negated && name != "IF_" {
+		name = "IF_NOT_" + name[3:] // ! … | grep -q Running: "true" where it is not
+	}
+	taken := func(name string) bool { return t.m.Var(name) != nil || t.vars[strings.TrimPrefix(name, "IF_")] != nil }
+	if name == "IF_" || taken(name) {
+		name = "IF_L" + strconv.Itoa(int(n.Pos().Line()))
+	}
+	for i, base := 2, name; taken(name); i++ {
+		name = base + "_" + strconv.Itoa(i)
+	}
+	return name
+}
+
+// condValue is the value of a variable a condition reads, where it is
+// known at import and no secret's.
+func (t *translator) condValue(name string) (string, bool) {
+	v, set, ok := t.knownValue(name)
+	if !set || !ok || secretLooking(name) || t.masked(v) != v {
+		return "", false
+	}
+	return v, true
+}
+
+// condValues are the variables n reads with their values known at import
+// (ns=argocd, $1=argocd), in the order it reads them.
+func (t *translator) condValues(n syntax.Node) []string {
+	var out []string
+	syntax.Walk(n, func(n syntax.Node) bool {
+		pe, ok := n.(*syntax.ParamExp)
+		if !ok || pe.Param == nil {
+			return true
+		}
+		name := pe.Param.Value
+		v, ok := t.condValue(name)
+		if !ok {
+			return true
+		}
+		if _, err := strconv.Atoi(name); err == nil {
+			name = "$" + name
+		}
+		if s := name + "=" + v; !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+		return true
+	})
+	return out
+}
+
 // condWord names a condition by its last literal word that is neither a
 // command, a flag nor a boolean (openshift.io in [[ "$(kubectl
 // api-versions)" == *"openshift.io"* ]]), as a variable name; "" when
-// there is none.
-func condWord(cond syntax.Node) string {
+// there is none. A variable whose value is known (value) is named by it.
+func condWord(cond syntax.Node, value func(string) (string, bool)) string {
 	skip := map[syntax.Node]bool{}
 	last := ""
 	syntax.Walk(cond, func(n syntax.Node) bool {
 		var w string
+		known := false
 		switch x := n.(type) {
 		case *syntax.Redirect:
 			return false // &> /dev/null says nothing of the condition
@@ -331,6 +393,13 @@ func condWord(cond syntax.Node) string {
 		case *syntax.Word:
 			if skip[x] || strings.HasPrefix(lit(x), "-") {
 				return false
+			}
+		case *syntax.ParamExp:
+			if x.Param == nil || x.Exp != nil || x.Slice != nil || x.Repl != nil || x.Length || x.Index != nil {
+				break
+			}
+			if v, ok := value(x.Param.Value); ok {
+				w, known = v, true // its value, not its name
 			}
 		case *syntax.Lit:
 			w = x.Value
@@ -349,7 +418,7 @@ func condWord(cond syntax.Node) string {
 		if strings.ContainsAny(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && w != "TRUE" && w != "FALSE" && len(w) <= 32 {
 			last = w
 		}
-		return true
+		return !known
 	})
 	for strings.Contains(last, "__") {
 		last = strings.ReplaceAll(last, "__", "_")

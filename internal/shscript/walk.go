@@ -160,6 +160,9 @@ type translator struct {
 	// notHeld are the conditions khook cannot decide whose branch ends the
 	// script, where the spec follows the path on which they do not hold
 	notHeld map[string]importer.Loc
+	// choices are the choice variables declared (choiceOf), by their
+	// condition's line and the values it reads there
+	choices map[string]string
 	// exitGuard is !(cel) of a branch under when: cel that exited: the
 	// conditions of everything after it (stmts raises them out of each list)
 	exitGuard []string

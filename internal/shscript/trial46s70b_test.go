@@ -1,0 +1,26 @@
+package shscript
+
+import (
+	"testing"
+)
+
+// What held-out trials 46s69r and 46s69s showed (fixed in 46s70b), each cut down.
+func TestTrial46s70bIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// listmonk-gitops' k3s_infra_deploy.sh (46s69s D2): one test in a function called per namespace is a fact per namespace
+		{name: "a choice in a function called with other values", script: "ns_exists() { kubectl get ns \"$1\" >/dev/null 2>&1; }\n" +
+			"log() { echo \"$*\"; }\n" +
+			"ensure_ns() { local ns=\"$1\"; if ns_exists \"$ns\"; then log \"skip $ns\"; else kubectl create namespace \"$ns\"; log \"made $ns\"; fi; }\n" +
+			"ensure_ns localstack\nensure_ns argocd\nensure_ns argo-rollouts\nensure_ns argocd\n",
+			want: []string{`IF_LOCALSTACK: {type: string, required: true, description: "\"true\" where ns_exists \"$ns\" holds with ns=localstack (install.sh:5)`,
+				`IF_ARGOCD: {type: string, required: true, description: "\"true\" where ns_exists \"$ns\" holds with ns=argocd`,
+				`IF_ARGO_ROLLOUTS: {type: string, required: true, description: "\"true\" where ns_exists \"$ns\" holds with ns=argo-rollouts`,
+				"    when: '!(vars.IF_ARGOCD == \"true\")'\n    apply:\n      manifests:\n        - inline: |\n            apiVersion: v1\n            kind: Namespace\n            metadata:\n              name: argocd\n",
+				"    when: '!(vars.IF_ARGO_ROLLOUTS == \"true\")'\n    apply:\n      manifests:\n        - inline: |\n            apiVersion: v1\n            kind: Namespace\n            metadata:\n              name: argo-rollouts\n"},
+			never: []string{"IF_L5", "IF_NS"}},
+		// the same, where a secret's value would name the choice: the line's number, no value said
+		{name: "a choice on a secret's value", script: "log() { echo \"$*\"; }\nTOKEN=s3cr3tv4lue\n" +
+			"if curl -fsH \"X-Token: $TOKEN\" https://example.com/ready; then log up; else kubectl create namespace down; fi\n",
+			want: []string{"when: '!(vars.IF_HTTPS_EXAMPLE_COM_READY == \"true\")'"}, never: []string{"s3cr3tv4lue", "TOKEN="}},
+	})
+}
