@@ -1334,7 +1334,7 @@ func (t *translator) bracket(args []*syntax.Word) (string, *bool, bool) {
 			cel, static, ok = t.compare(args[0], args[2], o)
 		case "-eq", "-ne", "-gt", "-ge", "-lt", "-le":
 			if static, ok = t.numeric(args[0], args[2], o, false); !ok {
-				cel, ok = t.numericCEL(args[0], args[2], o)
+				cel, ok = t.numericCEL(args[0], args[2], o, false)
 			}
 		}
 	}
@@ -1399,7 +1399,7 @@ func (t *translator) test(x syntax.TestExpr) (string, *bool, bool) {
 			if st, ok := t.numeric(a, b, e.Op.String(), true); ok {
 				return "", st, ok
 			}
-			cel, ok := t.numericCEL(a, b, e.Op.String())
+			cel, ok := t.numericCEL(a, b, e.Op.String(), true)
 			return cel, nil, ok
 		case syntax.TsMatch, syntax.TsMatchShort, syntax.TsNoMatch:
 			a, aok := e.X.(*syntax.Word)
@@ -1964,19 +1964,54 @@ func (t *translator) inPlaceTargets(list []*syntax.Stmt) []string {
 	return out
 }
 
+// numberStandIn gives the variable of operand (vars.get("N", "d")) a
+// number to be checked with at import, where it has no default and no
+// other: the check's stand-in "x" is no number, and int() refused the step
+// as "type conversion error" (trial 46s69s's D3: [[ "$available" -ge
+// "$desired" ]] over two values the script computes).
+func (t *translator) numberStandIn(operand string) {
+	if !strings.HasPrefix(operand, "vars.get(") {
+		return
+	}
+	name, err := strconv.QuotedPrefix(strings.TrimPrefix(operand, "vars.get("))
+	if err != nil {
+		return
+	}
+	if name, err = strconv.Unquote(name); err != nil {
+		return
+	}
+	if v := t.m.Var(name); v != nil && v.Example == "" {
+		v.Example = "0"
+		if v.Default == nil {
+			v.Description += "; a number: the script compares it as one"
+		}
+	}
+}
+
 // numericCEL is [ "$MONITORING" -eq 1 ] on a variable the run gives
 // against a number: a when: over the variable as a number, so that its
 // default decides as bash's does (trial 46s69l's D1: carried as if it
-// held, the variable not declared).
-func (t *translator) numericCEL(a, b *syntax.Word, op string) (string, bool) {
+// held, the variable not declared). Empty, as a value read from the
+// cluster often is (an availableReplicas of none), [[ ]] reads it as 0
+// and [ ] fails, which the if takes as false (trial 46s69s's D3); a value
+// that is no number is refused at khook validate.
+func (t *translator) numericCEL(a, b *syntax.Word, op string, arith bool) (string, bool) {
 	cmp := map[string]string{"-eq": "==", "-ne": "!=", "-gt": ">", "-ge": ">=", "-lt": "<", "-le": "<="}[op]
 	l, lok := t.operand(a)
 	r, rok := t.operand(b)
 	if !lok || !rok || cmp == "" {
 		return "", false
 	}
+	var set []string // [ ]: the sides that are no number when empty
 	side := func(s string) (string, bool) {
 		if strings.HasPrefix(s, "vars") {
+			switch {
+			case !strings.HasSuffix(s, `, "")`):
+			case arith:
+				return "(" + s + ` == "" ? 0 : int(` + s + "))", true
+			default:
+				set = append(set, s+` != ""`)
+			}
 			return "int(" + s + ")", true
 		}
 		v, err := strconv.Unquote(s)
@@ -1988,8 +2023,10 @@ func (t *translator) numericCEL(a, b *syntax.Word, op string) (string, bool) {
 	}
 	x, xok := side(l)
 	y, yok := side(r)
-	if !xok || !yok || !strings.HasPrefix(x, "int(") && !strings.HasPrefix(y, "int(") {
+	if !xok || !yok || !strings.HasPrefix(l, "vars") && !strings.HasPrefix(r, "vars") {
 		return "", false
 	}
-	return x + " " + cmp + " " + y, true
+	t.numberStandIn(l)
+	t.numberStandIn(r)
+	return strings.Join(append(set, x+" "+cmp+" "+y), " && "), true
 }

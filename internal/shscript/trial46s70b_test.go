@@ -22,5 +22,15 @@ func TestTrial46s70bIdioms(t *testing.T) {
 		{name: "a choice on a secret's value", script: "log() { echo \"$*\"; }\nTOKEN=s3cr3tv4lue\n" +
 			"if curl -fsH \"X-Token: $TOKEN\" https://example.com/ready; then log up; else kubectl create namespace down; fi\n",
 			want: []string{"when: '!(vars.IF_HTTPS_EXAMPLE_COM_READY == \"true\")'"}, never: []string{"s3cr3tv4lue", "TOKEN="}},
+		// the same script (46s69s D3): [[ -ge ]] over two values it computes, before a wait it skips
+		{name: "[[ $a -ge $b ]] over computed values", script: "desired=\"$(kubectl -n lm get rollout lm -o jsonpath='{.spec.replicas}' || echo 1)\"\n" +
+			"available=\"$(kubectl -n lm get rollout lm -o jsonpath='{.status.availableReplicas}' || echo 0)\"\n" +
+			"if [[ \"$available\" -ge \"$desired\" ]]; then exit 0; fi\nkubectl -n lm wait --for=condition=Available rollout/lm --timeout=600s || true\n",
+			want: []string{`when: '!((vars.get("available", "") == "" ? 0 : int(vars.get("available", ""))) >= (vars.get("desired", "") == "" ? 0 : int(vars.get("desired", ""))))'`,
+				"      for: condition=Available\n", "; a number: the script compares it as one\"}"},
+			never: []string{"type conversion"}},
+		// [ ] on an empty value fails, and the if takes it as false
+		{name: "[ $X -eq N ] on a value only the run knows", script: "n=\"$(kubectl get nodes -o name | wc -l)\"\nif [ \"$n\" -gt 1 ]; then kubectl create namespace multi; fi\n",
+			want: []string{`when: vars.get("n", "") != "" && int(vars.get("n", "")) > 1`}, never: []string{"type conversion"}},
 	})
 }
