@@ -67,7 +67,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.exitBranch(c, last)
 		return
 	}
-	t.guessedArgs, t.absentFile = false, ""
+	t.guessedArgs, t.absentFile, t.notInteger = false, "", ""
 	cel, static, ok := t.condition(last)
 	guessed := t.guessedArgs
 	if t.guessedArgs && static != nil && (*static && t.endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then)) {
@@ -78,6 +78,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	switch {
 	case ok && static != nil:
 		t.untakenOnCheck(c, last, *static)
+		t.untakenOnNoInteger(c, last, *static)
 		if guessed {
 			t.untakenOnArgs(c, last, *static)
 		}
@@ -1230,7 +1231,16 @@ func (t *translator) condition(s *syntax.Stmt) (cel string, static *bool, ok boo
 		if lit(c.Args[0]) == "[" {
 			args = args[:len(args)-1]
 		}
-		cel, static, ok = t.bracket(args)
+		before := t.notInteger
+		t.notInteger = ""
+		if cel, static, ok = t.bracket(args); t.notInteger != "" {
+			// an operand of -eq that is no integer: the whole test fails
+			// (status 2), whatever its ! or -o, and the if takes it as false
+			no := false
+			cel, static, ok = "", &no, true
+		} else {
+			t.notInteger = before
+		}
 	case *syntax.ArithmCmd:
 		// (( i == 0 )): bash's arithmetic over what the script set, true
 		// when not 0 (trial 46s68c's D3)
@@ -1334,6 +1344,9 @@ func (t *translator) bracket(args []*syntax.Word) (string, *bool, bool) {
 			cel, static, ok = t.compare(args[0], args[2], o)
 		case "-eq", "-ne", "-gt", "-ge", "-lt", "-le":
 			if static, ok = t.numeric(args[0], args[2], o, false); !ok {
+				if t.notInteger = t.noInteger(args[0], args[2]); t.notInteger != "" {
+					return "", nil, false // condition decides it: bash's test fails
+				}
 				cel, ok = t.numericCEL(args[0], args[2], o, false)
 			}
 		}
@@ -1526,6 +1539,20 @@ func (t *translator) numeric(a, b *syntax.Word, op string, arith bool) (*bool, b
 	}
 	v := map[string]bool{"-eq": x == y, "-ne": x != y, "-gt": x > y, "-ge": x >= y, "-lt": x < y, "-le": x <= y}[op]
 	return &v, true
+}
+
+// noInteger is an operand of test's -eq, -gt, … known at import to be
+// no integer ('ingress', quoted), which bash's [ ] refuses whatever the
+// other is ("integer expression expected"); "" when there is none. [[ ]]
+// reads it as arithmetic instead (numeric's arith).
+func (t *translator) noInteger(a, b *syntax.Word) string {
+	for _, w := range []*syntax.Word{a, b} {
+		s, ok, _ := t.eval(w)
+		if _, err := strconv.Atoi(strings.TrimSpace(s)); ok && err != nil && s != "" && !strings.Contains(s, "${") {
+			return s
+		}
+	}
+	return ""
 }
 
 // argCount is eval, but $# without the script's own arguments is the

@@ -32,5 +32,11 @@ func TestTrial46s70bIdioms(t *testing.T) {
 		// [ ] on an empty value fails, and the if takes it as false
 		{name: "[ $X -eq N ] on a value only the run knows", script: "n=\"$(kubectl get nodes -o name | wc -l)\"\nif [ \"$n\" -gt 1 ]; then kubectl create namespace multi; fi\n",
 			want: []string{`when: vars.get("n", "") != "" && int(vars.get("n", "")) > 1`}, never: []string{"type conversion"}},
+		// TR0N-ZEN/kubernetes' mongodb/run.sh (46s69r D2): -eq on a word, which bash's test refuses: never taken
+		{name: "[ $1 -eq word ]", script: "kubectl apply -f https://example.com/base.yaml\nif [ $1 -eq 'ingress' ]; then\n  kubectl apply -f https://example.com/ingress.yaml\n  docker build -t x .\nfi\n" +
+			"[ \"$1\" -gt x ] && kubectl create namespace b\nif ! [ \"$1\" -ne x ]; then kubectl create namespace c; fi\n",
+			want: []string{"url: https://example.com/base.yaml", "name: namespace-c\n"}, never: []string{"ingress.yaml\n", "IF_", "when:", "name: namespace-b", "docker"},
+			notCarried: []string{`bash never runs it: [ $1 -eq 'ingress' ] (install.sh:4) is always false, as -eq, -gt and the like compare integers and "ingress" is none (bash: integer expression expected); to compare words write = and import again`,
+				`bash never runs it: [ "$1" -gt x ] (install.sh:8) is always false`}},
 	})
 }
