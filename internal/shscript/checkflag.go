@@ -2,8 +2,12 @@ package shscript
 
 import (
 	"maps"
+	"strconv"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/khook/khook/internal/importer"
 )
 
 // checkSets remembers the variables the path of check that the spec
@@ -46,6 +50,37 @@ func (t *translator) untakenOnCheck(c *syntax.IfClause, cond *syntax.Stmt, taken
 		return
 	}
 	t.walkUntaken(c, taken, why)
+}
+
+// untakenOnNoInteger: an if on [ $1 -eq 'ingress' ], which bash's test
+// fails ("integer expression expected") whatever $1 is, was decided
+// false; the branch bash never takes is named not carried at its lines,
+// with the fix (trial 46s69r's D2: carried as a choice, as if it held).
+func (t *translator) untakenOnNoInteger(c *syntax.IfClause, cond *syntax.Stmt, taken bool) {
+	if t.notInteger == "" || taken && c.Else == nil {
+		return
+	}
+	why := "bash never runs it: " + condKey(t.text(cond)) + " (" + t.loc(cond).String() + ") is always " + strconv.FormatBool(taken) +
+		", as -eq, -gt and the like compare integers and " + strconv.Quote(t.masked(t.notInteger)) + " is none (bash: integer expression expected); to compare words write = and import again"
+	m := t.mark()
+	t.walkUntaken(c, taken, why)
+	// what the walk said of the branch's other commands (watch: run it
+	// in a job) is moot where bash never runs them: its helm and kubectl
+	// commands are said once each, why
+	said := map[importer.Loc]bool{}
+	notes := t.m.NotCarried[:m.notCarried]
+	for _, n := range t.m.NotCarried[m.notCarried:] {
+		if strings.HasPrefix(n.Why, why) {
+			notes, said[n.Loc] = append(notes, n), true
+		}
+	}
+	for i := m.commands; i < len(t.m.Commands); i++ {
+		if cm := &t.m.Commands[i]; cm.Fate == importer.FateNotCarried && !said[cm.Loc] {
+			cm.Why, said[cm.Loc] = why, true
+			notes = append(notes, importer.Note{Loc: cm.Loc, What: cm.Text, Why: why})
+		}
+	}
+	t.m.NotCarried, t.m.Info = notes, t.m.Info[:m.info]
 }
 
 // argOn is the if on $# that set a variable cond reads, nil if none.

@@ -67,7 +67,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.exitBranch(c, last)
 		return
 	}
-	t.guessedArgs, t.absentFile = false, ""
+	t.guessedArgs, t.absentFile, t.notInteger = false, "", ""
 	cel, static, ok := t.condition(last)
 	guessed := t.guessedArgs
 	if t.guessedArgs && static != nil && (*static && t.endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then)) {
@@ -78,6 +78,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	switch {
 	case ok && static != nil:
 		t.untakenOnCheck(c, last, *static)
+		t.untakenOnNoInteger(c, last, *static)
 		if guessed {
 			t.untakenOnArgs(c, last, *static)
 		}
@@ -296,18 +297,26 @@ func (t *translator) choiceVar(cond *syntax.Stmt) string {
 }
 
 // choiceOf is choiceVar of what n says (text, at at): a condition, or a
-// case's pattern.
+// case's pattern. One variable per line and values it reads there: the
+// same test in a function called for argocd, then for argo-rollouts, is
+// two facts of the cluster, one the same values walked again (trial
+// 46s69s's D2: one IF_L97 decided both namespaces).
 func (t *translator) choiceOf(n syntax.Node, negated bool, text string, at importer.Loc) string {
-	name := "IF_" + condWord(n)
-	if negated && name != "IF_" {
-		name = "IF_NOT_" + name[3:] // ! … | grep -q Running: "true" where it is not
-	}
-	if name == "IF_" || t.m.Var(name) != nil || t.vars[name[3:]] != nil {
-		name = "IF_L" + strconv.Itoa(int(n.Pos().Line()))
-	}
-	if t.m.Var(name) == nil {
+	vals := t.condValues(n)
+	key := at.String() + "\x00" + text + "\x00" + strings.Join(vals, "\x00")
+	name := t.choices[key]
+	if name == "" {
+		name = t.choiceName(n, negated)
+		if t.choices == nil {
+			t.choices = map[string]string{}
+		}
+		t.choices[key] = name
+		with := ""
+		if len(vals) > 0 {
+			with = " with " + t.masked(strings.Join(vals, ", "))
+		}
 		t.m.Vars = append(t.m.Vars, &importer.Var{Name: name, Required: true, From: at, Example: "true",
-			Description: `"true" where ` + text + ` holds (` + at.String() + `), else "false": the script decides it when it runs`})
+			Description: `"true" where ` + text + ` holds` + with + ` (` + at.String() + `), else "false": the script decides it when it runs`})
 	}
 	// named by the variable, so that pruneVars drops the note with it
 	// where no step is under its when: (branches that only print)
@@ -315,15 +324,69 @@ func (t *translator) choiceOf(n syntax.Node, negated bool, text string, at impor
 	return "vars." + name + ` == "true"`
 }
 
+// choiceName is a name no variable has for the choice of n: IF_ and its
+// word, as known at import (IF_ARGOCD of ns_exists "$ns" for argocd),
+// else IF_L and its line, IF_L97_2 for another choice at that line.
+func (t *translator) choiceName(n syntax.Node, negated bool) string {
+	name := "IF_" + condWord(n, t.condValue)
+	if negated && name != "IF_" {
+		name = "IF_NOT_" + name[3:] // ! … | grep -q Running: "true" where it is not
+	}
+	taken := func(name string) bool { return t.m.Var(name) != nil || t.vars[strings.TrimPrefix(name, "IF_")] != nil }
+	if name == "IF_" || taken(name) {
+		name = "IF_L" + strconv.Itoa(int(n.Pos().Line()))
+	}
+	for i, base := 2, name; taken(name); i++ {
+		name = base + "_" + strconv.Itoa(i)
+	}
+	return name
+}
+
+// condValue is the value of a variable a condition reads, where it is
+// known at import and no secret's.
+func (t *translator) condValue(name string) (string, bool) {
+	v, set, ok := t.knownValue(name)
+	if !set || !ok || secretLooking(name) || t.masked(v) != v {
+		return "", false
+	}
+	return v, true
+}
+
+// condValues are the variables n reads with their values known at import
+// (ns=argocd, $1=argocd), in the order it reads them.
+func (t *translator) condValues(n syntax.Node) []string {
+	var out []string
+	syntax.Walk(n, func(n syntax.Node) bool {
+		pe, ok := n.(*syntax.ParamExp)
+		if !ok || pe.Param == nil {
+			return true
+		}
+		name := pe.Param.Value
+		v, ok := t.condValue(name)
+		if !ok {
+			return true
+		}
+		if _, err := strconv.Atoi(name); err == nil {
+			name = "$" + name
+		}
+		if s := name + "=" + v; !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+		return true
+	})
+	return out
+}
+
 // condWord names a condition by its last literal word that is neither a
 // command, a flag nor a boolean (openshift.io in [[ "$(kubectl
 // api-versions)" == *"openshift.io"* ]]), as a variable name; "" when
-// there is none.
-func condWord(cond syntax.Node) string {
+// there is none. A variable whose value is known (value) is named by it.
+func condWord(cond syntax.Node, value func(string) (string, bool)) string {
 	skip := map[syntax.Node]bool{}
 	last := ""
 	syntax.Walk(cond, func(n syntax.Node) bool {
 		var w string
+		known := false
 		switch x := n.(type) {
 		case *syntax.Redirect:
 			return false // &> /dev/null says nothing of the condition
@@ -334,6 +397,13 @@ func condWord(cond syntax.Node) string {
 		case *syntax.Word:
 			if skip[x] || strings.HasPrefix(lit(x), "-") {
 				return false
+			}
+		case *syntax.ParamExp:
+			if x.Param == nil || x.Exp != nil || x.Slice != nil || x.Repl != nil || x.Length || x.Index != nil {
+				break
+			}
+			if v, ok := value(x.Param.Value); ok {
+				w, known = v, true // its value, not its name
 			}
 		case *syntax.Lit:
 			w = x.Value
@@ -352,7 +422,7 @@ func condWord(cond syntax.Node) string {
 		if strings.ContainsAny(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && w != "TRUE" && w != "FALSE" && len(w) <= 32 {
 			last = w
 		}
-		return true
+		return !known
 	})
 	for strings.Contains(last, "__") {
 		last = strings.ReplaceAll(last, "__", "_")
@@ -1336,7 +1406,16 @@ func (t *translator) condition(s *syntax.Stmt) (cel string, static *bool, ok boo
 		if lit(c.Args[0]) == "[" {
 			args = args[:len(args)-1]
 		}
-		cel, static, ok = t.bracket(args)
+		before := t.notInteger
+		t.notInteger = ""
+		if cel, static, ok = t.bracket(args); t.notInteger != "" {
+			// an operand of -eq that is no integer: the whole test fails
+			// (status 2), whatever its ! or -o, and the if takes it as false
+			no := false
+			cel, static, ok = "", &no, true
+		} else {
+			t.notInteger = before
+		}
 	case *syntax.ArithmCmd:
 		// (( i == 0 )): bash's arithmetic over what the script set, true
 		// when not 0 (trial 46s68c's D3)
@@ -1440,7 +1519,10 @@ func (t *translator) bracket(args []*syntax.Word) (string, *bool, bool) {
 			cel, static, ok = t.compare(args[0], args[2], o)
 		case "-eq", "-ne", "-gt", "-ge", "-lt", "-le":
 			if static, ok = t.numeric(args[0], args[2], o, false); !ok {
-				cel, ok = t.numericCEL(args[0], args[2], o)
+				if t.notInteger = t.noInteger(args[0], args[2]); t.notInteger != "" {
+					return "", nil, false // condition decides it: bash's test fails
+				}
+				cel, ok = t.numericCEL(args[0], args[2], o, false)
 			}
 		}
 	}
@@ -1505,7 +1587,7 @@ func (t *translator) test(x syntax.TestExpr) (string, *bool, bool) {
 			if st, ok := t.numeric(a, b, e.Op.String(), true); ok {
 				return "", st, ok
 			}
-			cel, ok := t.numericCEL(a, b, e.Op.String())
+			cel, ok := t.numericCEL(a, b, e.Op.String(), true)
 			return cel, nil, ok
 		case syntax.TsMatch, syntax.TsMatchShort, syntax.TsNoMatch:
 			a, aok := e.X.(*syntax.Word)
@@ -1632,6 +1714,20 @@ func (t *translator) numeric(a, b *syntax.Word, op string, arith bool) (*bool, b
 	}
 	v := map[string]bool{"-eq": x == y, "-ne": x != y, "-gt": x > y, "-ge": x >= y, "-lt": x < y, "-le": x <= y}[op]
 	return &v, true
+}
+
+// noInteger is an operand of test's -eq, -gt, … known at import to be
+// no integer ('ingress', quoted), which bash's [ ] refuses whatever the
+// other is ("integer expression expected"); "" when there is none. [[ ]]
+// reads it as arithmetic instead (numeric's arith).
+func (t *translator) noInteger(a, b *syntax.Word) string {
+	for _, w := range []*syntax.Word{a, b} {
+		s, ok, _ := t.eval(w)
+		if _, err := strconv.Atoi(strings.TrimSpace(s)); ok && err != nil && s != "" && !strings.Contains(s, "${") {
+			return s
+		}
+	}
+	return ""
 }
 
 // argCount is eval, but $# without the script's own arguments is the
@@ -2090,19 +2186,54 @@ func (t *translator) inPlaceTargets(list []*syntax.Stmt) []string {
 	return out
 }
 
+// numberStandIn gives the variable of operand (vars.get("N", "d")) a
+// number to be checked with at import, where it has no default and no
+// other: the check's stand-in "x" is no number, and int() refused the step
+// as "type conversion error" (trial 46s69s's D3: [[ "$available" -ge
+// "$desired" ]] over two values the script computes).
+func (t *translator) numberStandIn(operand string) {
+	if !strings.HasPrefix(operand, "vars.get(") {
+		return
+	}
+	name, err := strconv.QuotedPrefix(strings.TrimPrefix(operand, "vars.get("))
+	if err != nil {
+		return
+	}
+	if name, err = strconv.Unquote(name); err != nil {
+		return
+	}
+	if v := t.m.Var(name); v != nil && v.Example == "" {
+		v.Example = "0"
+		if v.Default == nil {
+			v.Description += "; a number: the script compares it as one"
+		}
+	}
+}
+
 // numericCEL is [ "$MONITORING" -eq 1 ] on a variable the run gives
 // against a number: a when: over the variable as a number, so that its
 // default decides as bash's does (trial 46s69l's D1: carried as if it
-// held, the variable not declared).
-func (t *translator) numericCEL(a, b *syntax.Word, op string) (string, bool) {
+// held, the variable not declared). Empty, as a value read from the
+// cluster often is (an availableReplicas of none), [[ ]] reads it as 0
+// and [ ] fails, which the if takes as false (trial 46s69s's D3); a value
+// that is no number is refused at khook validate.
+func (t *translator) numericCEL(a, b *syntax.Word, op string, arith bool) (string, bool) {
 	cmp := map[string]string{"-eq": "==", "-ne": "!=", "-gt": ">", "-ge": ">=", "-lt": "<", "-le": "<="}[op]
 	l, lok := t.operand(a)
 	r, rok := t.operand(b)
 	if !lok || !rok || cmp == "" {
 		return "", false
 	}
+	var set []string // [ ]: the sides that are no number when empty
 	side := func(s string) (string, bool) {
 		if strings.HasPrefix(s, "vars") {
+			switch {
+			case !strings.HasSuffix(s, `, "")`):
+			case arith:
+				return "(" + s + ` == "" ? 0 : int(` + s + "))", true
+			default:
+				set = append(set, s+` != ""`)
+			}
 			return "int(" + s + ")", true
 		}
 		v, err := strconv.Unquote(s)
@@ -2114,8 +2245,10 @@ func (t *translator) numericCEL(a, b *syntax.Word, op string) (string, bool) {
 	}
 	x, xok := side(l)
 	y, yok := side(r)
-	if !xok || !yok || !strings.HasPrefix(x, "int(") && !strings.HasPrefix(y, "int(") {
+	if !xok || !yok || !strings.HasPrefix(l, "vars") && !strings.HasPrefix(r, "vars") {
 		return "", false
 	}
-	return x + " " + cmp + " " + y, true
+	t.numberStandIn(l)
+	t.numberStandIn(r)
+	return strings.Join(append(set, x+" "+cmp+" "+y), " && "), true
 }

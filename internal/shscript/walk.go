@@ -90,6 +90,7 @@ type translator struct {
 	shellTimeout    string                        // timeout N bash -c '…': N, for the string's waits (unwrap)
 	pods            map[string]podPick            // variables holding a pod picked by label
 	guessedArgs     bool                          // a condition counted $# of arguments the import was not given
+	notInteger      string                        // a condition decided false: test's -eq on this word, no integer
 	retriedLast     *importer.OutStep             // the last step of the last retry loop carried once
 	returnGuards    []returnGuard                 // if kubectl get X; then return 0; fi in the functions being walked
 	optLoop         int                           // > 0 in an option loop run over the script's arguments
@@ -163,6 +164,9 @@ type translator struct {
 	// notHeld are the conditions khook cannot decide whose branch ends the
 	// script, where the spec follows the path on which they do not hold
 	notHeld map[string]importer.Loc
+	// choices are the choice variables declared (choiceOf), by their
+	// condition's line and the values it reads there
+	choices map[string]string
 	// exitGuard is !(cel) of a branch under when: cel that exited: the
 	// conditions of everything after it (stmts raises them out of each list)
 	exitGuard []string
@@ -626,7 +630,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 		if t.defaulting(c.X, []*syntax.Stmt{c.Y}) { // [ -z "$NS" ] && NS=default
 			return
 		}
-		t.absentFile = ""
+		t.absentFile, t.notInteger = "", ""
 		if _, static, ok := t.condition(c.X); ok && static != nil {
 			// `[ -z "$NS" ] && NS=default`, decided at import
 			if *static && t.supplied(c.X, []*syntax.Stmt{c.Y}) {
@@ -636,6 +640,7 @@ func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
 				t.stmt(c.Y)
 				t.stoppedAt(c.X, t.text(c.X))
 			}
+			t.untakenOnNoInteger(&syntax.IfClause{Then: []*syntax.Stmt{c.Y}}, c.X, *static)
 			return
 		}
 		if t.setsUnder(c) {
