@@ -116,6 +116,11 @@ func TestImportBadInput(t *testing.T) {
 		// not the YAML, fails, and the line is the template's.
 		{"a template value in a plain helmfile", map[string]string{"helmfile.yaml": "environments:\n  default:\n    values: [{replicas: 2}]\n---\nreleases:\n  - name: a\n    chart: ./a\n    set:\n      - name: replicas\n        value: {{ .Values.replicas }}\n", "a/Chart.yaml": "name: a\n"},
 			"helmfile.yaml:10: {{ .Values.replicas }} is a template, but helmfile v1 renders templates only in a file ending .gotmpl: rename helmfile.yaml to helmfile.yaml.gotmpl"},
+		// An environment's inline value (CARV-ICS-FORTH/knot's host:
+		// {{ requiredEnv "KNOT_HOST" }}): the inline values, not the YAML,
+		// fail, and the line is the template's.
+		{"a template in an inline environment value of a plain helmfile", map[string]string{"helmfile.yaml": "environments:\n  default:\n    values:\n    - ingress:\n        host: {{ requiredEnv \"KNOT_HOST\" }}\n---\nreleases: []\n"},
+			"helmfile.yaml:5: {{ requiredEnv \"KNOT_HOST\" }} is a template, but helmfile v1 renders templates only in a file ending .gotmpl: rename helmfile.yaml to helmfile.yaml.gotmpl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -505,6 +505,11 @@ func (l *loader) valuesEntries(s *state, list *yaml.Node, offset int, handler *s
 		case yaml.MappingNode:
 			var m map[string]any
 			if err := decode(item, &m); err != nil {
+				// YAML reads a template value ({{ requiredEnv "X" }}) of a
+				// plain helmfile as a flow map: the template is the cause.
+				if terr := s.notGotmpl(item.Line + offset); terr != nil {
+					return nil, terr
+				}
 				return nil, &InputError{File: s.file, Line: item.Line + offset, Msg: "inline values cannot be read: " + err.Error()}
 			}
 			out = mergeValues(out, stringKeys(m).(map[string]any))

@@ -364,7 +364,8 @@ func TestHelmfileRecordsAreFresh(t *testing.T) {
 }
 
 // recordedInput is the input TestRecordMatchesLiveHelmfile runs helmfile
-// on by default: the largest state of the corpus (bench_test.go).
+// on by default: the largest state of the corpus's home-ops family
+// (bench_test.go).
 var recordedInput = flag.String("live-input", largest, "the corpus input (DIR/INPUT) TestRecordMatchesLiveHelmfile runs the real helmfile on")
 
 // The real helmfile prints, for an input, exactly what its record says
