@@ -1,0 +1,22 @@
+package shscript
+
+import "testing"
+
+// What held-out trials 46s70f–h showed, each cut down.
+func TestTrial46s70eIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// healenium's startup/init.sh (trial 46s70g's D2): sudo -u USER helm …
+		// is helm, read through sudo's options
+		{name: "sudo -u USER helm and kubectl", script: "U=$(whoami)\nsudo -u \"$U\" helm repo add bitnami https://charts.bitnami.com/bitnami\nsudo -u \"$U\" helm install db bitnami/postgresql\nsudo -E -H --preserve-env=PATH -- kubectl create namespace demo\nsudo --user=$U KUBECONFIG=/etc/k.yaml kubectl create namespace demo2\n",
+			want: []string{"release: db", "repo: https://charts.bitnami.com/bitnami", "name: demo\n", "name: demo2\n"}},
+		// the same script: sudo -u USER bash <<EOF runs the here-document's lines
+		{name: "sudo -u USER bash <<EOF", script: "P=$(openssl rand -hex 8)\nsudo -u \"$USER\" bash <<EOF\nT=\\$(date)\nkubectl create secret generic hlm --from-literal=adminPassword=$P --dry-run=client -o yaml | kubectl apply -f -\nEOF\n",
+			want: []string{"name: hlm", "adminPassword: ${P | toJson}"}},
+		// the same script: the user's values under an if make no steps of their own
+		{name: "sudo -u with a user set per branch", script: "if [ -n \"$SUDO_USER\" ]; then\n  U=\"$SUDO_USER\"\nelse\n  U=$(whoami)\nfi\nsudo -u \"$U\" helm install db oci://e.com/postgresql\n",
+			want: []string{"release: db"}, never: []string{"db-2"}},
+		// the same script (trial 46s70g's D3): sudo VAR=value cmd names cmd
+		{name: "sudo VAR=value apt-get", script: "sudo DEBIAN_FRONTEND=noninteractive apt-get install -y jq\nkubectl create namespace demo\n",
+			want: []string{"name: demo\n"}, notCarried: []string{"(a container image that has apt-get)"}},
+	})
+}
