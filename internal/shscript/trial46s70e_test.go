@@ -20,3 +20,11 @@ func TestTrial46s70eIdioms(t *testing.T) {
 			want: []string{"name: demo\n"}, notCarried: []string{"(a container image that has apt-get)"}},
 	})
 }
+
+// trial 46s70f's D5 (dokuwiki's test.sh): helm reset is Helm 2's, as helm init is
+func TestTrial46s70fHelmReset(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "helm reset", script: "helm reset --force\nhelm init\nkubectl create namespace wiki\n",
+			want: []string{"name: wiki\n"}, notCarried: []string{"Helm 2's helm reset, which removes its tiller", "Helm 2's tiller"}, never: []string{"plugin"}},
+	})
+}
