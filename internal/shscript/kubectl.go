@@ -145,6 +145,9 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 	case "scale":
 		t.kScale(x, f)
 	case "run":
+		if t.runGenerator(x, f) {
+			return
+		}
 		if len(f.pos) > 1 && f.get("image") != "" && t.kRunPod(x, f) {
 			return
 		}

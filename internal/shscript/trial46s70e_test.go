@@ -28,3 +28,14 @@ func TestTrial46s70fHelmReset(t *testing.T) {
 			want: []string{"name: wiki\n"}, notCarried: []string{"Helm 2's helm reset, which removes its tiller", "Helm 2's tiller"}, never: []string{"plugin"}},
 	})
 }
+
+// trial 46s70f's D6 (dokuwiki's test.sh): kubectl run --generator=…, a flag
+// current kubectl refuses, is named at its line
+func TestTrial46s70fRunGenerator(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "kubectl run --generator=run-pod/v1", script: "kubectl run wiki --generator=run-pod/v1 --image=bitnami/dokuwiki -n w\n",
+			want: []string{"kind: Pod", "image: bitnami/dokuwiki"}, notCarried: []string{"kubectl 1.21 and later refuse it (unknown flag: --generator)"}},
+		{name: "kubectl run --generator deployment/apps.v1", script: "kubectl run wiki --generator deployment/apps.v1 --image=bitnami/dokuwiki -n w\nkubectl create namespace w2\n",
+			want: []string{"name: w2\n"}, notCarried: []string{"--generator=deployment/apps.v1 made another object than a Pod"}},
+	})
+}
