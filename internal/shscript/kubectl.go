@@ -174,14 +174,17 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 
 // noStepSplit names kubectl exec $POD … not carried for the true reason,
 // khook's having no step for exec, not the word splitting of $POD: quoting
-// it would carry nothing (trial 46s68a's D2). Only where sub is written
-// before the first unquoted variable, which so cannot be what it holds.
+// it would carry nothing (trial 46s68a's D2); so too a word only the run
+// knows (kubectl cp ns/`kubectl get pods … | cut …`:/build ./report: trial
+// 46s70h's D2, "write the step by hand" of a step khook does not have).
+// Only where sub is written before the first such word, which so cannot
+// be what it holds.
 func (t *translator) noStepSplit(x *cmd, sub string) bool {
-	if len(x.split) == 0 || !kubectlCommands[sub] || carriedKubectl[sub] {
+	if len(x.split) == 0 && x.ok || !kubectlCommands[sub] || carriedKubectl[sub] {
 		return false
 	}
 	for _, w := range x.words[1:] {
-		if t.unknownWord(w) != "" {
+		if t.unknownWord(w) != "" || !t.known(w) {
 			return false
 		}
 		if lit(w) == sub {
@@ -194,7 +197,7 @@ func (t *translator) noStepSplit(x *cmd, sub string) bool {
 
 // carriedKubectl are the kubectl commands kubectlSub makes a step of (or
 // says are read-only), whatever else a split word would hold.
-var carriedKubectl = set("apply", "replace", "create", "delete", "wait", "rollout", "patch", "label", "annotate", "scale", "run", "set", "config")
+var carriedKubectl = set("apply", "replace", "create", "delete", "wait", "rollout", "patch", "label", "annotate", "scale", "run", "set", "config", "expose")
 
 // kubectlCommands are kubectl's own commands; any other is a plugin's.
 var kubectlCommands = set("create", "expose", "run", "set", "explain", "get", "edit", "delete", "rollout", "scale", "autoscale",

@@ -39,3 +39,14 @@ func TestTrial46s70fRunGenerator(t *testing.T) {
 			want: []string{"name: w2\n"}, notCarried: []string{"--generator=deployment/apps.v1 made another object than a Pod"}},
 	})
 }
+
+// trial 46s70h's D2: kubectl cp of a pod named by a command substitution
+// is named for khook having no step for cp
+func TestTrial46s70hCpOfComputedPod(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "kubectl cp ns/`…`:/path", script: "kubectl create namespace t\nkubectl cp t/`kubectl get pods -n t | grep tester | cut -d \" \" -f1`:/build ./report\n",
+			want: []string{"name: t\n"}, notCarried: []string{"khook has no step for kubectl cp"}},
+		{name: "kubectl expose of a computed name is not said to have no step", script: "kubectl expose deployment \"$(kubectl get deploy -o name | head -1)\" --port 80\n",
+			notCarried: []string{"an argument is only known when the script runs"}},
+	})
+}
