@@ -39,9 +39,11 @@ func (t *translator) kubectl(x *cmd) {
 	t.cluster.cmd = t.cluster.of(t.contextAsRun(x, f.get("context")), f.get("kubeconfig"))
 	if f.pos[0] != "config" && kubectlChangesNothing(f.pos) { // config says why below
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
-		if (f.pos[0] == "logs" && f.is("f", "follow") || f.pos[0] == "get" && f.is("w", "watch")) && t.foreground(x) {
-			// kubectl logs -f in the foreground (trial 46s67n's D2: the 7
-			// commands after it, which bash never reaches, said nowhere)
+		switch {
+		case !t.foreground(x):
+		case f.pos[0] == "logs" && f.is("f", "follow"):
+			t.followedLogs(x, f)
+		case f.pos[0] == "get" && f.is("w", "watch"):
 			t.halted(x.stmt, "it follows until it is stopped, and stopping it (Ctrl-C) ends the script", "drop what follows it if it was never meant to run, or run it in the background (&)")
 		}
 		return
@@ -171,6 +173,39 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 		t.account(x.stmt, importer.FateNotCarried, "", "khook has no step for kubectl "+sub+"; "+kubectlAdvice(sub))
 	}
 }
+
+// followedLogs says what kubectl logs -f in the foreground holds up: it
+// returns when the container it follows exits (trial 46s70h's D3: a
+// kubectl run pod that finishes, said to hold the script until Ctrl-C),
+// so only a workload's, kept running (deploy/op, an operator: trial
+// 46s67n's D2, the 7 commands after it never reached), is said to; one
+// the script runs as a job, nothing; any other pod, what holds if it
+// keeps running.
+func (t *translator) followedLogs(x *cmd, f flags) {
+	kind, name, target := "pod", "", f.get("f") // logs -f POD: read as -f's value
+	if len(f.pos) > 1 {
+		target = f.pos[1]
+	}
+	if target != "" {
+		if k, n, ok := strings.Cut(target, "/"); ok {
+			kind, name = strings.ToLower(k), n
+		} else {
+			name = k
+		}
+	}
+	switch {
+	case keptRunning[kind]:
+		t.halted(x.stmt, "it follows until it is stopped, and stopping it (Ctrl-C) ends the script", "drop what follows it if it was never meant to run, or run it in the background (&)")
+	case kind == "job" || kind == "jobs" || t.runJobs[name] && (kind == "pod" || kind == "po" || kind == "pods"):
+		// its command ends, and logs -f with it
+	default:
+		t.info(x.stmt, t.text(x.stmt), "it follows the logs until the container exits; where the container keeps running (a server), bash waits here until it is stopped, and stopping it (Ctrl-C) ends the script before the commands after it: run it in the background (&) then")
+	}
+}
+
+// keptRunning are the kinds whose pods restart their containers (a
+// Deployment's): kubectl logs -f of one follows a server.
+var keptRunning = set("deploy", "deployment", "deployments", "sts", "statefulset", "statefulsets", "ds", "daemonset", "daemonsets", "rs", "replicaset", "replicasets", "rc", "replicationcontroller", "replicationcontrollers")
 
 // noStepSplit names kubectl exec $POD … not carried for the true reason,
 // khook's having no step for exec, not the word splitting of $POD: quoting

@@ -50,3 +50,16 @@ func TestTrial46s70hCpOfComputedPod(t *testing.T) {
 			notCarried: []string{"an argument is only known when the script runs"}},
 	})
 }
+
+// trial 46s70h's D3: kubectl logs -f returns when the container exits, so
+// it is said to hold the script only for a workload kept running
+func TestTrial46s70hLogsFollow(t *testing.T) {
+	checkIdioms(t, []idiom{
+		{name: "kubectl logs -f of a kubectl run job", script: "kubectl run tester -n default --image=busybox:1.36 --restart=Never -- echo done\nkubectl logs -f tester -n default\nkubectl delete pod tester -n default\n",
+			want: []string{"name: run-tester"}, never: []string{"Ctrl-C", "never runs"}},
+		{name: "kubectl logs -f job/x", script: "kubectl logs -f job/migrate -n a\nkubectl create namespace b\n",
+			want: []string{"name: b\n"}, never: []string{"Ctrl-C"}},
+		{name: "kubectl logs -f of another pod", script: "kubectl logs -f web-0 -n a\nkubectl create namespace b\n",
+			want: []string{"name: b\n"}, never: []string{"never runs"}},
+	})
+}
