@@ -328,7 +328,7 @@ func (t *translator) mayStepOf(s *syntax.Stmt, seen map[string]bool) bool {
 				// sudo -u "$U" helm install …, split on its values as helm
 				// alone is (trial 46s70g's D2: the else's "." written as the
 				// values file's folder for every value)
-				if i := wrapped(litArgs(args)); i > 0 && i < len(args) {
+				if i := wrapped(litArgs(args)); i > 0 && i < len(args) && lit(args[i]) != "" {
 					args = args[i:]
 				}
 			}
