@@ -199,7 +199,7 @@ func (t *translator) followedLogs(x *cmd, f flags) {
 	case kind == "job" || kind == "jobs" || t.runJobs[name] && (kind == "pod" || kind == "po" || kind == "pods"):
 		// its command ends, and logs -f with it
 	default:
-		t.info(x.stmt, t.text(x.stmt), "it follows the logs until the container exits; where the container keeps running (a server), bash waits here until it is stopped, and stopping it (Ctrl-C) ends the script before the commands after it: run it in the background (&) then")
+		t.mayHalt(x.stmt, "it follows the logs until the container exits: where the container keeps running (a server), it runs until it is stopped, stopping it (Ctrl-C) ends the script, and", "run it in the background (&) if the container keeps running")
 	}
 }
 
