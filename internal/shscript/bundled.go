@@ -23,10 +23,8 @@ func (t *translator) bundledKubectl(f *syntax.File) {
 		}
 		i := 0
 		for i < len(c.Args) && lit(c.Args[i]) == "sudo" {
-			i++
-			for i < len(c.Args) && len(lit(c.Args[i])) > 1 && lit(c.Args[i])[0] == '-' {
-				i++ // sudo -E
-			}
+			n, _, _ := sudoRuns(litArgs(c.Args[i:])) // sudo -E, -u USER
+			i += n
 		}
 		if i >= len(c.Args) {
 			return true

@@ -503,7 +503,8 @@ func (t *translator) moot(x *cmd, base string) bool {
 func installsToolCLI(args []string) bool {
 	i := 0
 	for i < len(args) && args[i] == "sudo" {
-		i++
+		n, _, _ := sudoRuns(args[i:])
+		i += n
 	}
 	if i >= len(args) {
 		return false
@@ -718,26 +719,9 @@ var summonValued = set("-f", "-p", "--provider", "-D", "--yaml", "-i", "--ignore
 // (command -v kubectl only looks it up). What the wrapper changes is said.
 func (t *translator) unwrap(x *cmd) string {
 	w := x.args[0]
-	i := 1
-	for i < len(x.args) {
-		a := x.args[i]
-		switch {
-		case w == "command" && (a == "-v" || a == "-V"):
-			return w
-		case strings.HasPrefix(a, "-"):
-			if (w == "timeout" && (a == "-s" || a == "-k" || a == "--signal" || a == "--kill-after")) || (w == "nice" && a == "-n") || (w == "env" && (a == "-u" || a == "-C")) || (w == "watch" && (a == "-n" || a == "--interval")) || (w == "summon" && summonValued[a]) {
-				i++ // its value
-			}
-			i++
-			continue
-		case w == "timeout" && i == firstArg(x.args):
-			i++ // the duration
-			continue
-		case w == "env" && strings.Contains(a, "="):
-			i++
-			continue
-		}
-		break
+	i := wrapped(x.args)
+	if i < 0 {
+		return w // command -v kubectl
 	}
 	if i+3 == len(x.args) && w == "timeout" && (x.args[i] == "bash" || x.args[i] == "sh") && x.args[i+1] == "-c" {
 		// timeout 600 bash -c 'until kubectl get … | grep -q Deployed; do
@@ -753,10 +737,7 @@ func (t *translator) unwrap(x *cmd) string {
 	if i < len(x.args) && w == "sudo" && (x.args[i] == "bash" || x.args[i] == "sh" || strings.HasSuffix(x.args[i], ".sh")) {
 		// sudo bash update-dns.sh: the script it runs, followed, its
 		// commands named at their lines (trial 46s67l's D5)
-		if len(x.words) == len(x.args) {
-			x.words = x.words[i:]
-		}
-		x.args = x.args[i:]
+		t.dropWrapper(x, i)
 		return x.args[0]
 	}
 	if i == len(x.args) || toolName(x.args[i]) == "" {
@@ -765,7 +746,7 @@ func (t *translator) unwrap(x *cmd) string {
 	tool := toolName(x.args[i])
 	switch w {
 	case "sudo":
-		t.info(x.stmt, "sudo", "khook runs its own "+tool+", with the identity it is given (its kubeconfig), not root's")
+		t.saySudo(x.stmt, x.args[:i], tool)
 	case "timeout":
 		t.info(x.stmt, strings.Join(x.args[:i], " "), "khook gives each step its own timeout (timeout:), not this one")
 	case "watch":
@@ -795,7 +776,7 @@ func (t *translator) unwrap(x *cmd) string {
 			t.info(x.stmt, "env "+strings.Join(names, " "), "khook runs its own "+tool+" without these variables")
 		}
 	}
-	x.args = x.args[i:]
+	t.dropWrapper(x, i)
 	return x.args[0]
 }
 
@@ -828,6 +809,138 @@ func (t *translator) watchString(x *cmd) bool {
 	defer func() { t.vars = vars }() // sh -c: a shell of its own
 	return t.walkText(text, x.stmt)
 }
+
+// dropWrapper leaves the command the wrapper runs, its first i words
+// dropped: a word of the wrapper's own that only the run knows (sudo -u
+// "$U": trial 46s70g's D2) leaves the command's own words known.
+func (t *translator) dropWrapper(x *cmd, i int) {
+	if len(x.words) != len(x.args) {
+		x.args = x.args[i:]
+		return
+	}
+	dropped := x.words[:i]
+	x.args, x.words = x.args[i:], x.words[i:]
+	x.split = slices.DeleteFunc(x.split, func(s string) bool {
+		return slices.ContainsFunc(dropped, func(w *syntax.Word) bool { return "$"+t.unknownWord(w) == s }) && !slices.ContainsFunc(x.words, func(w *syntax.Word) bool { return "$"+t.unknownWord(w) == s })
+	})
+	if !x.ok {
+		x.ok, x.why = true, ""
+		for _, w := range x.words {
+			if _, ok, why := t.fields(w); !ok {
+				x.ok, x.why = false, why
+				break
+			}
+		}
+	}
+}
+
+// saySudo says what sudo changes for the helm or kubectl it runs: khook
+// runs its own as the identity it is given, not as root or the user -u
+// names, and without the VAR=value sudo sets (names only, never values).
+func (t *translator) saySudo(st *syntax.Stmt, sudo []string, tool string) {
+	_, user, env := sudoRuns(sudo)
+	if user != "" {
+		t.info(st, "sudo -u "+user, "khook runs its own "+tool+" with the kubeconfig it is given, not as the user sudo -u names: give khook that user's kubeconfig")
+	} else {
+		t.info(st, "sudo", "khook runs its own "+tool+", with the identity it is given (its kubeconfig), not root's")
+	}
+	if slices.Contains(env, "KUBECONFIG") {
+		t.info(st, "sudo KUBECONFIG", ownKubeconfig)
+		env = slices.DeleteFunc(env, func(n string) bool { return n == "KUBECONFIG" })
+	}
+	if len(env) > 0 {
+		t.info(st, "sudo "+strings.Join(env, " "), "khook runs its own "+tool+" without these variables")
+	}
+}
+
+// wrapped is the index in args of the command wrapper args[0] runs, past
+// its flags and their values, timeout's duration, env's NAME=value (-1
+// for command -v, which only looks it up).
+func wrapped(args []string) int {
+	w := args[0]
+	if w == "sudo" {
+		i, _, _ := sudoRuns(args)
+		return i
+	}
+	i := 1
+	for i < len(args) {
+		a := args[i]
+		switch {
+		case w == "command" && (a == "-v" || a == "-V"):
+			return -1
+		case strings.HasPrefix(a, "-"):
+			if (w == "timeout" && (a == "-s" || a == "-k" || a == "--signal" || a == "--kill-after")) || (w == "nice" && a == "-n") || (w == "env" && (a == "-u" || a == "-C")) || (w == "watch" && (a == "-n" || a == "--interval")) || (w == "summon" && summonValued[a]) {
+				i++ // its value
+			}
+			i++
+			continue
+		case w == "timeout" && i == firstArg(args):
+			i++ // the duration
+			continue
+		case w == "env" && strings.Contains(a, "="):
+			i++
+			continue
+		}
+		break
+	}
+	return i
+}
+
+// sudoRuns is the index in args (args[0] is sudo) of the command sudo
+// runs, past its options (-E, -H, --preserve-env, -u USER, --user=USER,
+// -iu USER), a -- and the VAR=value operands it sets for the command;
+// with the user -u names ("" for root) and those variables' names, never
+// their values (trial 46s70g's D2 and D3: sudo -u "$U" helm … and sudo
+// DEBIAN_FRONTEND=noninteractive apt-get … read $U and the variable as
+// the command).
+func sudoRuns(args []string) (i int, user string, env []string) {
+	i = 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" {
+		a := args[i]
+		i++
+		if a == "--" {
+			break
+		}
+		val := ""
+		if long, v, eq := strings.Cut(a, "="); strings.HasPrefix(a, "--") {
+			if val = v; !eq && sudoLongValued[long] && i < len(args) {
+				val, i = args[i], i+1
+			}
+			if long == "--user" {
+				user = val
+			}
+			continue
+		}
+		// a cluster of short options: the first that takes a value takes
+		// the rest of the word, or the next one (-uUSER, -Eu USER)
+		for k := 1; k < len(a); k++ {
+			if strings.IndexByte(sudoShortValued, a[k]) < 0 {
+				continue
+			}
+			if val = a[k+1:]; val == "" && i < len(args) {
+				val, i = args[i], i+1
+			}
+			if a[k] == 'u' {
+				user = val
+			}
+			break
+		}
+	}
+	for i < len(args) {
+		k, _, ok := strings.Cut(args[i], "=")
+		if !ok || !validName(k) {
+			break
+		}
+		env, i = append(env, k), i+1
+	}
+	return i, user, env
+}
+
+// sudoShortValued and sudoLongValued are sudo's options that take a
+// value (sudo(8): -u user, -g group, -C num, -D directory, …).
+const sudoShortValued = "aCcDgpRrTtUu"
+
+var sudoLongValued = set("--auth-type", "--close-from", "--login-class", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role", "--type", "--command-timeout", "--other-user", "--user")
 
 // firstArg is the index of the first argument of a wrapper that is no
 // flag (timeout's duration).
@@ -1130,11 +1243,11 @@ func whatToDo(name string, args []string) string {
 	case "git":
 		return "check out what the spec needs before khook runs"
 	case "sudo":
-		// sudo mv virtctl /usr/local/bin/: the advice of what it runs (46zza's N3)
-		for i, a := range args {
-			if !strings.HasPrefix(a, "-") {
-				return whatToDo(a, args[i+1:])
-			}
+		// sudo mv virtctl /usr/local/bin/: the advice of what it runs
+		// (46zza's N3), past sudo's -u USER and VAR=value (trial 46s70g's D3)
+		all := append([]string{name}, args...)
+		if i, _, _ := sudoRuns(all); i < len(all) {
+			return whatToDo(all[i], all[i+1:])
 		}
 	case "rm", "rmdir", "unlink":
 		return "it removes local files and makes none: nothing for the spec to do"
@@ -1375,6 +1488,23 @@ func (t *translator) script(x *cmd) {
 			errexit = errexit || shortOpt(args[0], '-', 'e')
 			nounset = nounset || shortOpt(args[0], '-', 'u')
 			args, words = args[1:], words[1:]
+		}
+	}
+	if len(args) == 0 && x.stdin != nil && x.stdin.hdoc && t.callsToolText(x.stdin.text) {
+		// sudo -u "$U" bash <<EOF … kubectl apply … EOF: bash runs the
+		// here-document's lines, in a shell of its own, as it does bash
+		// -c's (trial 46s70g's D2: named "only known when it runs")
+		var at syntax.Node = x.stmt
+		for _, r := range x.stmt.Redirs {
+			if r.Hdoc != nil {
+				at = r.Hdoc // its lines are the body's
+			}
+		}
+		vars := maps.Clone(t.vars)
+		walked := t.walkText(x.stdin.text, at)
+		t.vars = vars
+		if walked {
+			return
 		}
 	}
 	same := len(words) == len(args) // no word gave several (braces, splitting)

@@ -1,6 +1,7 @@
 package shscript
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 
@@ -275,6 +276,19 @@ func (t *translator) altIn(n syntax.Node) string {
 		switch x := n.(type) {
 		case *syntax.FuncDecl:
 			return false
+		case *syntax.CallExpr:
+			if len(x.Args) > 1 && lit(x.Args[0]) == "sudo" {
+				// sudo -u "$FIRST_USER" helm …: the user is no word of the
+				// command khook runs, so its values make no steps of their own
+				i, _, env := sudoRuns(litArgs(x.Args))
+				for _, a := range x.Assigns {
+					name = cmp.Or(name, t.altIn(a))
+				}
+				for _, w := range x.Args[i-len(env):] {
+					name = cmp.Or(name, t.altIn(w))
+				}
+				return false
+			}
 		case *syntax.Assign: // ARGS+=(…) reads ARGS
 			if x.Append && x.Name != nil && name == "" {
 				if v := t.vars[x.Name.Value]; v != nil && v.alts != nil {
@@ -309,8 +323,17 @@ func (t *translator) mayStepOf(s *syntax.Stmt, seen map[string]bool) bool {
 	found := false
 	syntax.Walk(s, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
-			name := lit(c.Args[0])
-			if seen != nil && isTool(toolName(name)) && readOnlyTool(litArgs(c.Args)) {
+			args := c.Args
+			if wrappers[lit(args[0])] {
+				// sudo -u "$U" helm install …, split on its values as helm
+				// alone is (trial 46s70g's D2: the else's "." written as the
+				// values file's folder for every value)
+				if i := wrapped(litArgs(args)); i > 0 && i < len(args) && lit(args[i]) != "" {
+					args = args[i:]
+				}
+			}
+			name := lit(args[0])
+			if seen != nil && isTool(toolName(name)) && readOnlyTool(litArgs(args)) {
 				return true
 			}
 			if f := t.funcs[name]; seen != nil && f != nil {

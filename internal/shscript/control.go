@@ -1356,6 +1356,11 @@ func (t *translator) runsCommand(s *syntax.Stmt) bool {
 func runsScript(c *syntax.CallExpr) bool {
 	i := 0
 	for i < len(c.Args) && (wrappers[lit(c.Args[i])] && lit(c.Args[i]) != "command" || i > 0 && strings.HasPrefix(lit(c.Args[i]), "-")) {
+		if lit(c.Args[i]) == "sudo" {
+			n, _, _ := sudoRuns(litArgs(c.Args[i:])) // sudo -u "$U" bash x.sh
+			i += n
+			continue
+		}
 		i++ // sudo -E bash x.sh
 	}
 	if i >= len(c.Args) {

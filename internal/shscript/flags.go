@@ -139,7 +139,7 @@ var kubectlValued = set("restart", "env", "overrides", "image-pull-policy", "por
 	"docker-server", "docker-username", "docker-password", "docker-email", "cert", "key", "clusterrole", "role", "serviceaccount",
 	"user", "group", "field-manager", "replicas", "image", "c", "container", "grace-period", "cascade", "request-timeout",
 	"s", "server", "token", "as", "cluster", "sort-by", "template", "verb", "resource", "resource-name", "non-resource-url", "tcp", "node-port", "clusterip",
-	"labels", "target-port", "protocol", "name", "external-ip", "session-affinity", "cluster-ip", "load-balancer-ip", "annotations") // run, expose
+	"labels", "target-port", "protocol", "name", "external-ip", "session-affinity", "cluster-ip", "load-balancer-ip", "annotations", "generator") // run, expose
 
 func set(names ...string) map[string]bool {
 	m := map[string]bool{}

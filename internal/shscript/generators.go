@@ -150,6 +150,24 @@ func (t *translator) kRunPod(x *cmd, f flags) bool {
 	return true
 }
 
+// runGenerator names kubectl run --generator=…, a flag kubectl 1.21 and
+// later refuse (unknown flag), so the script's command fails as written
+// (trial 46s70f's D6: the Pod carried without a word): run-pod/v1 made the
+// Pod kubectl run makes now, carried as meant; any other made another
+// object (a Deployment, a Job), not carried. True when it is not carried.
+func (t *translator) runGenerator(x *cmd, f flags) bool {
+	g := f.get("generator")
+	if g == "" {
+		return false
+	}
+	if g != "run-pod/v1" {
+		t.account(x.stmt, importer.FateNotCarried, "", "--generator="+g+" made another object than a Pod (kubectl 1.17 and earlier), and kubectl 1.21 and later refuse the flag (unknown flag: --generator), so the script's command fails as written: write the object it meant as a manifest in an apply: step")
+		return true
+	}
+	t.notCarried(x.stmt, "--generator="+g, "kubectl 1.21 and later refuse it (unknown flag: --generator), so the script's command fails as written; the step carries the pod it meant, as kubectl run makes it now without the flag: drop --generator from the script")
+	return false
+}
+
 // pairs is kubectl's k=v,k2=v2 (nil when malformed).
 func pairs(s string) map[string]any {
 	m := map[string]any{}

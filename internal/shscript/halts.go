@@ -24,12 +24,27 @@ type halt struct {
 	cmds int    // len(m.Commands) when it was walked
 	why  string // why bash runs nothing after it
 	fix  string
+	// maybe: bash runs nothing after it only where what it waits on never
+	// ends (kubectl logs -f of a pod: trial 46s70h's D3), said as that
+	maybe bool
+}
+
+// mayHalt records a command after which bash runs nothing more only
+// where what it waits on never ends: said when commands follow it.
+func (t *translator) mayHalt(n syntax.Node, why, fix string) {
+	if len(t.when) > 0 || t.undecidedDepth > 0 || t.cond > 0 || len(t.halts) > 0 {
+		return
+	}
+	t.halts = append(t.halts, halt{at: t.loc(n), what: t.text(n), cmds: len(t.m.Commands), why: why, fix: fix, maybe: true})
 }
 
 // halted records the first command after which bash runs nothing more.
 func (t *translator) halted(n syntax.Node, why, fix string) {
 	if len(t.when) > 0 || t.undecidedDepth > 0 || t.cond > 0 {
 		return // bash may not take this branch or turn: no claim about what follows
+	}
+	if len(t.halts) == 1 && t.halts[0].maybe {
+		t.halts = t.halts[:0] // a halt for sure, after one that may not be
 	}
 	if len(t.halts) == 0 {
 		t.halts = append(t.halts, halt{at: t.loc(n), what: t.text(n), cmds: len(t.m.Commands), why: why, fix: fix})
@@ -49,6 +64,10 @@ func (t *translator) sayHalts() {
 		}
 		said := fmt.Sprintf("%s, so bash never runs the %d helm/kubectl command(s) after it (the first at %s): khook carries them as the script means them; %s",
 			h.why, after, t.m.Commands[first].Loc, h.fix)
+		if h.maybe {
+			said = fmt.Sprintf("%s bash never runs the %d helm/kubectl command(s) after it (the first at %s), which khook carries as the script means them; %s",
+				h.why, after, t.m.Commands[first].Loc, h.fix)
+		}
 		if i := slices.IndexFunc(t.m.NotCarried, func(n importer.Note) bool { return n.Loc == h.at }); i >= 0 {
 			t.m.NotCarried[i].Why += "; " + said
 		} else { // read-only (watch kubectl get): said on its own

@@ -83,6 +83,10 @@ func (t *translator) helm(x *cmd) {
 	case "init":
 		t.helm2 = true // the script runs Helm 2 itself: its --name and namespaces are Helm 2's
 		t.account(x.stmt, importer.FateNotCarried, "", "Helm 2's tiller: khook installs with Helm 4, which needs no tiller; drop it")
+	case "reset":
+		// helm reset --force: Helm 2's own command, removing tiller (trial
+		// 46s70f's D5: called a plugin's, with a plugin's advice)
+		t.account(x.stmt, importer.FateNotCarried, "", "Helm 2's helm reset, which removes its tiller from the cluster: khook installs with Helm 4, which has no tiller (Helm 3 and 4 have no reset command); drop it")
 	case "registry":
 		t.helmRegistry(x)
 	case "plugin":

@@ -39,9 +39,11 @@ func (t *translator) kubectl(x *cmd) {
 	t.cluster.cmd = t.cluster.of(t.contextAsRun(x, f.get("context")), f.get("kubeconfig"))
 	if f.pos[0] != "config" && kubectlChangesNothing(f.pos) { // config says why below
 		t.account(x.stmt, importer.FateReadOnly, "", "it changes nothing in the cluster")
-		if (f.pos[0] == "logs" && f.is("f", "follow") || f.pos[0] == "get" && f.is("w", "watch")) && t.foreground(x) {
-			// kubectl logs -f in the foreground (trial 46s67n's D2: the 7
-			// commands after it, which bash never reaches, said nowhere)
+		switch {
+		case !t.foreground(x):
+		case f.pos[0] == "logs" && f.is("f", "follow"):
+			t.followedLogs(x, f)
+		case f.pos[0] == "get" && f.is("w", "watch"):
 			t.halted(x.stmt, "it follows until it is stopped, and stopping it (Ctrl-C) ends the script", "drop what follows it if it was never meant to run, or run it in the background (&)")
 		}
 		return
@@ -145,6 +147,9 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 	case "scale":
 		t.kScale(x, f)
 	case "run":
+		if t.runGenerator(x, f) {
+			return
+		}
 		if len(f.pos) > 1 && f.get("image") != "" && t.kRunPod(x, f) {
 			return
 		}
@@ -169,16 +174,52 @@ func (t *translator) kubectlSub(x *cmd, f flags) {
 	}
 }
 
+// followedLogs says what kubectl logs -f in the foreground holds up: it
+// returns when the container it follows exits (trial 46s70h's D3: a
+// kubectl run pod that finishes, said to hold the script until Ctrl-C),
+// so only a workload's, kept running (deploy/op, an operator: trial
+// 46s67n's D2, the 7 commands after it never reached), is said to; one
+// the script runs as a job, nothing; any other pod, what holds if it
+// keeps running.
+func (t *translator) followedLogs(x *cmd, f flags) {
+	kind, name, target := "pod", "", f.get("f") // logs -f POD: read as -f's value
+	if len(f.pos) > 1 {
+		target = f.pos[1]
+	}
+	if target != "" {
+		if k, n, ok := strings.Cut(target, "/"); ok {
+			kind, name = strings.ToLower(k), n
+		} else {
+			name = k
+		}
+	}
+	switch {
+	case keptRunning[kind]:
+		t.halted(x.stmt, "it follows until it is stopped, and stopping it (Ctrl-C) ends the script", "drop what follows it if it was never meant to run, or run it in the background (&)")
+	case kind == "job" || kind == "jobs" || t.runJobs[name] && (kind == "pod" || kind == "po" || kind == "pods"):
+		// its command ends, and logs -f with it
+	default:
+		t.mayHalt(x.stmt, "it follows the logs until the container exits: where the container keeps running (a server), it runs until it is stopped, stopping it (Ctrl-C) ends the script, and", "run it in the background (&) if the container keeps running")
+	}
+}
+
+// keptRunning are the kinds whose pods restart their containers (a
+// Deployment's): kubectl logs -f of one follows a server.
+var keptRunning = set("deploy", "deployment", "deployments", "sts", "statefulset", "statefulsets", "ds", "daemonset", "daemonsets", "rs", "replicaset", "replicasets", "rc", "replicationcontroller", "replicationcontrollers")
+
 // noStepSplit names kubectl exec $POD … not carried for the true reason,
 // khook's having no step for exec, not the word splitting of $POD: quoting
-// it would carry nothing (trial 46s68a's D2). Only where sub is written
-// before the first unquoted variable, which so cannot be what it holds.
+// it would carry nothing (trial 46s68a's D2); so too a word only the run
+// knows (kubectl cp ns/`kubectl get pods … | cut …`:/build ./report: trial
+// 46s70h's D2, "write the step by hand" of a step khook does not have).
+// Only where sub is written before the first such word, which so cannot
+// be what it holds.
 func (t *translator) noStepSplit(x *cmd, sub string) bool {
-	if len(x.split) == 0 || !kubectlCommands[sub] || carriedKubectl[sub] {
+	if len(x.split) == 0 && x.ok || !kubectlCommands[sub] || carriedKubectl[sub] {
 		return false
 	}
 	for _, w := range x.words[1:] {
-		if t.unknownWord(w) != "" {
+		if t.unknownWord(w) != "" || !t.known(w) {
 			return false
 		}
 		if lit(w) == sub {
@@ -191,7 +232,7 @@ func (t *translator) noStepSplit(x *cmd, sub string) bool {
 
 // carriedKubectl are the kubectl commands kubectlSub makes a step of (or
 // says are read-only), whatever else a split word would hold.
-var carriedKubectl = set("apply", "replace", "create", "delete", "wait", "rollout", "patch", "label", "annotate", "scale", "run", "set", "config")
+var carriedKubectl = set("apply", "replace", "create", "delete", "wait", "rollout", "patch", "label", "annotate", "scale", "run", "set", "config", "expose")
 
 // kubectlCommands are kubectl's own commands; any other is a plugin's.
 var kubectlCommands = set("create", "expose", "run", "set", "explain", "get", "edit", "delete", "rollout", "scale", "autoscale",

@@ -465,6 +465,10 @@ func (t *translator) kRun(x *cmd, f flags) {
 	if !f.is("i", "stdin", "attach", "rm", "it", "ti") {
 		t.info(x.stmt, "kubectl run "+name, "khook's job: step waits for the command to finish and fails when it fails; the script went on without waiting")
 	}
+	if t.runJobs == nil {
+		t.runJobs = map[string]bool{}
+	}
+	t.runJobs[name] = true
 	t.addStep(x.stmt, "run-"+name, "", &importer.OutStep{Job: j})
 }
 

@@ -1071,11 +1071,14 @@ func (t *translator) plainStage(st *syntax.Stmt) *syntax.Stmt {
 	}
 	args := c.Args
 	sudo := false
+	var said []string // sudo's own words, -u USER, VAR=value
 	for len(args) > 1 && lit(args[0]) == "sudo" {
-		sudo, args = true, args[1:]
-		for len(args) > 1 && strings.HasPrefix(lit(args[0]), "-") {
-			args = args[1:] // sudo -E
+		n, _, _ := sudoRuns(litArgs(args))
+		n = min(n, len(args)-1)
+		for _, w := range args[:n] {
+			said = append(said, t.text(w))
 		}
+		sudo, args = true, args[n:]
 	}
 	first := args[0]
 	if lit(first) == "" {
@@ -1093,7 +1096,7 @@ func (t *translator) plainStage(st *syntax.Stmt) *syntax.Stmt {
 		return st
 	}
 	if sudo {
-		t.info(st, "sudo", "khook runs its own "+lit(first)+", with the identity it is given (its kubeconfig), not root's")
+		t.saySudo(st, said, lit(first))
 	}
 	args = append([]*syntax.Word{first}, args[1:]...)
 	return &syntax.Stmt{Position: args[0].Pos(), Cmd: &syntax.CallExpr{Assigns: c.Assigns, Args: args}, Redirs: st.Redirs, Negated: st.Negated}

@@ -152,6 +152,7 @@ type translator struct {
 	secretKeys  map[string]importer.OutKeyRef // variables read from a key of a cluster Secret (secretkeys.go)
 	secretReads map[string]importer.OutKeyRef // the same, also without -n (clusterSecretLiteral)
 	unrunPods   map[string]importer.Loc       // pods a kubectl run that is not carried starts, by name
+	runJobs     map[string]bool               // pods a kubectl run carried as a job: step starts, by name: their command ends
 	strayDoc    bool                          // lines of a here-document a mistyped << left as commands follow (halts.go)
 	repoUpdates []importer.Loc                // helm repo updates folded into the steps that install from a repository
 	repoAdds    []repoAdd                     // helm repo adds folded into the steps that install from them
