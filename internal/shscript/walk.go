@@ -164,6 +164,7 @@ type translator struct {
 	// conditions of everything after it (stmts raises them out of each list)
 	exitGuard []string
 	turns     map[string]string // the variables of the for loops over known values being walked: this turn's value
+	callReads map[string]string // per computed variable, what its computation read (callVarName)
 	// checkSet are the variables an existence check's fresh-cluster path
 	// sets otherwise than the path where it finds the object: the check
 	checkSet map[string]*syntax.Stmt

