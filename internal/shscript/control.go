@@ -486,11 +486,35 @@ func (t *translator) absentOther(check *syntax.Stmt, absent []*importer.Step) {
 			t.info(check, t.text(check.Cmd), "the script applies step "+st.Out.Name+" only where this finds no "+name+", and leaves one that is installed alone; khook applies it always, over whatever is installed (another version, a Helm-managed install): put it under a when: on a variable if the cluster may have it already")
 			continue
 		}
-		if err != nil || strings.Contains(string(b), name) || st.Out.Delete != nil {
+		if err != nil || strings.Contains(string(b), name) || st.Out.Delete != nil || t.appliesNamed(st.Out.Apply, name) {
 			continue
 		}
 		t.info(check, t.text(check.Cmd), "the script runs step "+st.Out.Name+" only where this finds no "+name+", which that step does not make; khook runs it always: put it under a when: on a variable if it must not run where "+name+" exists")
 	}
+}
+
+// appliesNamed: a file the apply step reads holds an object named name
+// (if ! kubectl get namespace demo; then kubectl apply -f ns.yaml; fi,
+// ns.yaml the Namespace demo): the create-if-missing idiom, not another
+// object (trial 46s70e's D3: "which that step does not make", false).
+func (t *translator) appliesNamed(a *importer.OutApply, name string) bool {
+	if a == nil {
+		return false
+	}
+	for _, src := range a.Manifests {
+		text, _ := t.sourceText(src)
+		dec := yaml.NewDecoder(strings.NewReader(text))
+		for {
+			var obj struct{ Metadata struct{ Name string } }
+			if dec.Decode(&obj) != nil {
+				break
+			}
+			if obj.Metadata.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // returnGuard is a function's `if kubectl get X; then return 0; fi`: the

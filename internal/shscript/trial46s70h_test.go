@@ -19,5 +19,13 @@ func TestTrial46s70eIdioms(t *testing.T) {
 		// a value computed alike on each call stays one variable
 		{name: "a value a function computes alike per call", script: "mk() { id=$(cat ids.txt); kubectl create configmap \"c-$1\" -n demo --from-literal=id=\"$id\"; }\nmk a\nmk b\n",
 			want: []string{"id: ${id | toJson}"}, never: []string{"id_2", ", for $1"}},
+		// D3, drenlia/easy-kanban's deploy-pg.sh: create-if-missing of the namespace from its file
+		{name: "if ! kubectl get namespace X; then kubectl apply -f FILE of X", script: "if ! kubectl get namespace demo &>/dev/null; then\n  kubectl apply -f ns.yaml\nfi\n",
+			files: map[string]string{"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n"},
+			want:  []string{"file: ./ns.yaml"}, never: []string{"does not make"}},
+		// the warning stays where the file holds another object
+		{name: "if ! kubectl get namespace X; then kubectl apply -f FILE of another", script: "if ! kubectl get namespace demo &>/dev/null; then\n  kubectl apply -f cm.yaml\nfi\n",
+			files: map[string]string{"cm.yaml": configMap},
+			want:  []string{"file: ./cm.yaml", "only where this finds no demo, which that step does not make"}},
 	})
 }
