@@ -150,6 +150,7 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 	t.literalSecrets(t.m) // as the script import's writer does
 	secretsInSecrets(t.m)
 	pruneVars(t.m, t.m.Logins...) // a hook's login is for the helmfile's releases
+	t.sayAbsentVars(t.m)
 	return t.m, nil
 }
 

@@ -48,6 +48,9 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 	x := &cmd{stmt: s, ok: true, words: c.Args}
 	tool := len(c.Args) > 0 && isTool(toolName(lit(c.Args[0])))
 	fn := len(c.Args) > 0 && t.funcs[lit(c.Args[0])] != nil
+	printing := t.printing
+	t.printing = len(c.Args) > 0 && (lit(c.Args[0]) == "echo" || lit(c.Args[0]) == "printf")
+	defer func() { t.printing = printing }()
 	for i, w := range c.Args {
 		if tool { // only a helm or kubectl argument: echo "x=$(date)" sets no X
 			w = t.hoist(w)

@@ -19,6 +19,18 @@ func TestTrial46s70eIdioms(t *testing.T) {
 		// a value computed alike on each call stays one variable
 		{name: "a value a function computes alike per call", script: "mk() { id=$(cat ids.txt); kubectl create configmap \"c-$1\" -n demo --from-literal=id=\"$id\"; }\nmk a\nmk b\n",
 			want: []string{"id: ${id | toJson}"}, never: []string{"id_2", ", for $1"}},
+		// D2, drenlia/easy-kanban's deploy-pg.sh: a value read from the object where the check finds it
+		// is no variable of the spec: said as what the step has, never "give it"
+		{name: "a plain value set per path of an existence check", script: "if kubectl get configmap cfg -n demo &>/dev/null; then\n  SEEN=$(kubectl get configmap cfg -n demo -o jsonpath='{.data.x}')\nelse\n  SEEN=fresh\nfi\nkubectl create configmap other -n demo --from-literal=x=\"$SEEN\"\n",
+			want: []string{"its steps have SEEN as that path sets it", "edit those steps by hand"}, never: []string{"give it that value"}},
+		// variables only the found path reads are not named at all
+		{name: "variables only the found path of an existence check reads", script: "if kubectl get configmap cfg -n demo &>/dev/null; then\n  CUR=$(kubectl get configmap cfg -n demo -o jsonpath='{.data.x}')\n  echo \"$CUR\"\nfi\nkubectl create configmap other -n demo --from-literal=x=y\n",
+			want: []string{"name: other"}, never: []string{"CUR", "fresh cluster's path"}},
+		// the shared Ingress the found path adds to, the fresh path's step puts back each run
+		{name: "an object the found path changes in place, the fresh path's step makes", script: "N=shared\nif kubectl get ingress \"$N\" -n demo &>/dev/null; then\n  CUR=$(kubectl get ingress \"$N\" -n demo -o json)\n  UPD=$(echo \"$CUR\" | jq '.spec.rules += [{\"host\": \"b.example.com\"}]')\n  echo \"$UPD\" | kubectl apply -f -\nelse\n  cat <<EOT | kubectl apply -f -\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: $N\n  namespace: demo\nspec:\n  rules:\n  - host: b.example.com\nEOT\nfi\n",
+			want:       []string{"where this finds shared the script changes it in place (install.sh:7, not carried)", "dropping what earlier runs added to it"},
+			never:      []string{"give them that value", "CUR, UPD"},
+			notCarried: []string{"the manifests it reads are $UPD"}},
 		// D3, drenlia/easy-kanban's deploy-pg.sh: create-if-missing of the namespace from its file
 		{name: "if ! kubectl get namespace X; then kubectl apply -f FILE of X", script: "if ! kubectl get namespace demo &>/dev/null; then\n  kubectl apply -f ns.yaml\nfi\n",
 			files: map[string]string{"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n"},

@@ -425,6 +425,7 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 		}
 	}
 	if v, ok := t.vars[name]; ok {
+		t.readAfterCheck(name, v)
 		if v.decl != nil {
 			return t.ref(v.decl), true, ""
 		}
