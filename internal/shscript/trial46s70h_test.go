@@ -31,6 +31,12 @@ func TestTrial46s70eIdioms(t *testing.T) {
 			want:       []string{"where this finds shared the script changes it in place (install.sh:7, not carried)", "dropping what earlier runs added to it"},
 			never:      []string{"give them that value", "CUR, UPD"},
 			notCarried: []string{"the manifests it reads are $UPD"}},
+		// N3, skooter-infra's longhorn-automation.sh: a script run whose lines name no command
+		{name: "a script run that works on the machine, no command named", script: "bash r.sh a\nkubectl create namespace x\n",
+			files:      map[string]string{"r.sh": "#!/bin/bash\nset -e\nif ! r=$(curl -s https://x/$1); then exit 1; fi\nif ! q=$(curl -s https://y/$1); then exit 1; fi\n"},
+			want:       []string{"name: namespace-x"},
+			never:      []string{"what it does ()"},
+			notCarried: []string{"it runs r.sh, in which no helm or kubectl command changes the cluster: what it does works on the machine"}},
 		// D3, drenlia/easy-kanban's deploy-pg.sh: create-if-missing of the namespace from its file
 		{name: "if ! kubectl get namespace X; then kubectl apply -f FILE of X", script: "if ! kubectl get namespace demo &>/dev/null; then\n  kubectl apply -f ns.yaml\nfi\n",
 			files: map[string]string{"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n"},
