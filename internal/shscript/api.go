@@ -152,6 +152,7 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 	t.literalSecrets(t.m) // as the script import's writer does
 	secretsInSecrets(t.m)
 	pruneVars(t.m, t.m.Logins...) // a hook's login is for the helmfile's releases
+	t.sayAbsentVars(t.m)
 	return t.m, nil
 }
 
@@ -416,6 +417,17 @@ func dnsName(s string) string {
 	return out
 }
 
+// computedFor is ", for $1=b" of a variable computed per call or per
+// turn of a loop, as its description says, "" for any other: notes at
+// one line then say which value each variable is (trial 46s70e's D1).
+func computedFor(v *importer.Var) string {
+	_, rest, ok := strings.Cut(v.Description, v.From.String()+", for ")
+	if i := strings.IndexAny(rest, "()"); ok && i > 0 {
+		return ", for " + strings.TrimSuffix(rest[:i], " ")
+	}
+	return ""
+}
+
 // pruneVars drops the variables no step uses: the script's loop counters
 // and scratch values (retry, BIN_DIR) would otherwise be required inputs.
 func pruneVars(m *importer.Model, logins ...importer.Login) {
@@ -470,14 +482,14 @@ func pruneVars(m *importer.Model, logins ...importer.Login) {
 			if v.Secret {
 				give = "as KHOOK_SECRET_" + v.Name
 			}
-			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs, only where " + v.RequiredWith[0] + " is set; khook runs no shell, so the spec asks for it there: required where " + v.RequiredWith[0] + " is given (give it " + give + ")"})
+			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs" + computedFor(v) + ", only where " + v.RequiredWith[0] + " is set; khook runs no shell, so the spec asks for it there: required where " + v.RequiredWith[0] + " is given (give it " + give + ")"})
 		case v.Computed && !v.Secret:
 			// the spec cannot run until someone finds what the script computed
-			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required variable (give it with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
+			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs" + computedFor(v) + "; khook runs no shell, so the spec asks for it: a required variable (give it with --set " + v.Name + "=… or KHOOK_VAR_" + v.Name + ")"})
 		case v.Computed && v.Required:
 			// a computed value that goes into a Secret: said as any
 			// computed one is (trial 46s69a's D7: no warning at all)
-			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs; khook runs no shell, so the spec asks for it: a required secret variable (give it as KHOOK_SECRET_" + v.Name + ")"})
+			m.Info = append(m.Info, importer.Note{Loc: v.From, What: v.Name, Why: "the script computes it when it runs" + computedFor(v) + "; khook runs no shell, so the spec asks for it: a required secret variable (give it as KHOOK_SECRET_" + v.Name + ")"})
 		}
 	}
 	m.Vars = kept

@@ -49,6 +49,9 @@ func (t *translator) newCmd(s *syntax.Stmt, c *syntax.CallExpr) *cmd {
 	x := &cmd{stmt: s, ok: true, words: c.Args}
 	tool := len(c.Args) > 0 && isTool(toolName(lit(c.Args[0])))
 	fn := len(c.Args) > 0 && t.funcs[lit(c.Args[0])] != nil
+	printing := t.printing
+	t.printing = len(c.Args) > 0 && (lit(c.Args[0]) == "echo" || lit(c.Args[0]) == "printf")
+	defer func() { t.printing = printing }()
 	for i, w := range c.Args {
 		if tool { // only a helm or kubectl argument: echo "x=$(date)" sets no X
 			w = t.hoist(w)
@@ -1641,7 +1644,11 @@ func (t *translator) machineOnly(x *cmd, path string, m mark) {
 	}
 	t.m.NotCarried = t.m.NotCarried[:m.notCarried]
 	t.m.Info = append(t.m.Info[:m.info], slices.DeleteFunc(t.m.Info[m.info:], func(n importer.Note) bool { return n.File != t.file })...)
-	t.notCarried(x.stmt, t.text(x.stmt), "it runs "+t.display(t.abs(path))+", in which no helm or kubectl command changes the cluster: what it does ("+strings.Join(names, ", ")+") works on the machine the script runs on, not the cluster; do it before khook runs where that machine needs it")
+	what := "what it does"
+	if len(names) > 0 {
+		what += " (" + strings.Join(names, ", ") + ")" // none named: no "()" (trial 46s70e's N3)
+	}
+	t.notCarried(x.stmt, t.text(x.stmt), "it runs "+t.display(t.abs(path))+", in which no helm or kubectl command changes the cluster: "+what+" works on the machine the script runs on, not the cluster; do it before khook runs where that machine needs it")
 }
 
 // validCommand is a word that may name a command.

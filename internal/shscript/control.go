@@ -502,9 +502,10 @@ func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe 
 	t.checks++
 	defer func() { t.checks-- }()
 	vars, keys := maps.Clone(t.vars), maps.Clone(t.secretKeys)
-	before := len(t.m.Steps)
+	before, cmds := len(t.m.Steps), len(t.m.Commands)
 	retGuard, exitSet := t.retGuard, t.exitSet
 	t.branch(c.Then, "")
+	thenCmds, elseCmds := slices.Clone(t.m.Commands[min(cmds, len(t.m.Commands)):]), []importer.Command(nil)
 	if t.retGuard && !retGuard && t.exitSet == exitSet && !last.Negated {
 		// if kubectl get secret s; then read r; [ "$r" != y ] && return;
 		// kubectl delete secret s; fi; kubectl create secret s: on a fresh
@@ -520,8 +521,9 @@ func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe 
 	if c.Else != nil {
 		before = len(t.m.Steps)
 		t.vars, t.secretKeys = maps.Clone(vars), keys // the else never ran the then's assignments
+		cmds = len(t.m.Commands)
 		t.ifClause(c.Else)
-		other = t.m.Steps[before:]
+		other, elseCmds = t.m.Steps[before:], slices.Clone(t.m.Commands[min(cmds, len(t.m.Commands)):])
 	}
 	if probe {
 		return
@@ -529,6 +531,7 @@ func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe 
 	found, absent := then, other // the branch that runs where the check finds it
 	if last.Negated {
 		found, absent = other, then
+		thenCmds = elseCmds
 		t.vars, thenVars = thenVars, t.vars
 		t.secretKeys = thenKeys
 	}
@@ -536,8 +539,38 @@ func (t *translator) checkBranches(c *syntax.IfClause, last *syntax.Stmt, probe 
 	t.whenFound(last, found)
 	t.keepIfExists(last, absent, "as the script creates it only where the check finds nothing")
 	t.absentOther(last, absent)
+	t.foundChanges(last, thenCmds, absent)
 	t.absentVars(last, thenVars)
 }
+
+// foundChanges: where the check finds the object the script changes it
+// in place (adds a host to a shared Ingress with jq, then kubectl apply:
+// not carried), and where it finds none a step makes it: that step puts
+// the object back as a fresh cluster gets it on every run, dropping what
+// the script added before (trial 46s70e's D2: each tenant's run of
+// easy-kanban's deploy-pg.sh dropping the other tenants' hosts, unsaid).
+func (t *translator) foundChanges(check *syntax.Stmt, found []importer.Command, absent []*importer.Step) {
+	name := t.checkedName(check)
+	var at []string
+	for _, c := range found {
+		if f := strings.Fields(c.Text); c.Fate == importer.FateNotCarried && !slices.ContainsFunc(f, func(w string) bool { return changesNothing[w] }) {
+			at = append(at, c.Loc.String())
+		}
+	}
+	if name == "" || len(at) == 0 {
+		return
+	}
+	for _, st := range absent {
+		if b, err := yaml.Marshal(st.Out); err == nil && st.Out.Apply != nil && (strings.Contains(string(b), name) || t.appliesNamed(st.Out.Apply, name)) {
+			t.info(check, t.text(check.Cmd), "where this finds "+name+" the script changes it in place ("+strings.Join(slices.Compact(at), ", ")+", not carried) and keeps what it holds; khook runs step "+st.Out.Name+" always, so each run applies "+name+" as a fresh cluster gets it, dropping what earlier runs added to it: where several runs share "+name+", write every run's part into the step by hand")
+		}
+	}
+}
+
+// changesNothing are the kubectl subcommands that change no object of
+// the cluster (a command not carried is a write otherwise: echo "$X" |
+// kubectl apply -f - is named by its echo).
+var changesNothing = set("exec", "cp", "port-forward", "logs", "wait", "rollout", "get", "describe")
 
 // absentOther: a step the script runs only where the check finds
 // nothing that does not make what the check looks for (if ! kubectl get
@@ -559,11 +592,35 @@ func (t *translator) absentOther(check *syntax.Stmt, absent []*importer.Step) {
 			t.info(check, t.text(check.Cmd), "the script applies step "+st.Out.Name+" only where this finds no "+name+", and leaves one that is installed alone; khook applies it always, over whatever is installed (another version, a Helm-managed install): put it under a when: on a variable if the cluster may have it already")
 			continue
 		}
-		if err != nil || strings.Contains(string(b), name) || st.Out.Delete != nil {
+		if err != nil || strings.Contains(string(b), name) || st.Out.Delete != nil || t.appliesNamed(st.Out.Apply, name) {
 			continue
 		}
 		t.info(check, t.text(check.Cmd), "the script runs step "+st.Out.Name+" only where this finds no "+name+", which that step does not make; khook runs it always: put it under a when: on a variable if it must not run where "+name+" exists")
 	}
+}
+
+// appliesNamed: a file the apply step reads holds an object named name
+// (if ! kubectl get namespace demo; then kubectl apply -f ns.yaml; fi,
+// ns.yaml the Namespace demo): the create-if-missing idiom, not another
+// object (trial 46s70e's D3: "which that step does not make", false).
+func (t *translator) appliesNamed(a *importer.OutApply, name string) bool {
+	if a == nil {
+		return false
+	}
+	for _, src := range a.Manifests {
+		text, _ := t.sourceText(src)
+		dec := yaml.NewDecoder(strings.NewReader(text))
+		for {
+			var obj struct{ Metadata struct{ Name string } }
+			if dec.Decode(&obj) != nil {
+				break
+			}
+			if obj.Metadata.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // returnGuard is a function's `if kubectl get X; then return 0; fi`: the
@@ -769,19 +826,78 @@ func (t *translator) checkedName(s *syntax.Stmt) string {
 // of a fresh cluster's path, where it finds nothing (a password it
 // generates), not those of a re-run's (the password read back from the
 // Secret the release itself makes: trial 46s67i's D1); found are the
-// other branch's, and each that differs is said.
+// other branch's. Each that differs and that the spec has is said once
+// the spec is known (sayAbsentVars).
 func (t *translator) absentVars(check *syntax.Stmt, found map[string]*shVar) {
-	var names []string
+	set := &absentSet{check: check, at: t.loc(check), text: t.text(check), fresh: map[string]*shVar{}, read: map[string]bool{}}
 	for name, v := range found {
 		if t.vars[name] != v {
-			names = append(names, name)
+			set.fresh[name] = t.vars[name]
 		}
 	}
-	if len(names) == 0 {
+	if len(set.fresh) > 0 {
+		t.absentSets = append(t.absentSets, set)
+	}
+}
+
+// absentSet is what an existence check's fresh-cluster path sets
+// otherwise than the path where it finds the object: each variable's
+// value on the path the spec follows, and which of them a command after
+// the check read (not echo or printf).
+type absentSet struct {
+	check *syntax.Stmt
+	at    importer.Loc
+	text  string
+	fresh map[string]*shVar
+	read  map[string]bool
+	said  bool
+}
+
+// readAfterCheck marks name read with v, its value on a check's
+// fresh-cluster path.
+func (t *translator) readAfterCheck(name string, v *shVar) {
+	if t.printing {
 		return
 	}
-	slices.Sort(names)
-	t.info(check, t.text(check), "the spec follows a fresh cluster's path, where it finds nothing: "+strings.Join(names, ", ")+" as that path sets "+words.Plural(len(names), "it", "them")+"; where it finds the object the script reuses what it reads there instead, so give "+words.Plural(len(names), "it", "them")+" that value on such a cluster")
+	for _, set := range t.absentSets {
+		if f, ok := set.fresh[name]; ok && f == v {
+			set.read[name] = true
+		}
+	}
+}
+
+// sayAbsentVars says, at each existence check, what of the spec has the
+// fresh-cluster path's values: a variable of the spec to give the value
+// the script reads on a cluster where the check finds the object, and a
+// value the steps have as written; never a variable only the other path
+// reads (trial 46s70e's D2: "give them that value" of CURRENT_INGRESS_JSON,
+// no variable of the spec).
+func (t *translator) sayAbsentVars(m *importer.Model) {
+	for _, set := range t.absentSets {
+		var give, written []string
+		for name, v := range set.fresh {
+			switch {
+			case v != nil && v.decl != nil && m.Var(v.decl.Name) != nil:
+				give = append(give, v.decl.Name)
+			case v != nil && v.decl == nil && set.read[name]:
+				written = append(written, name)
+			}
+		}
+		if set.said || len(give)+len(written) == 0 {
+			continue
+		}
+		set.said = true
+		slices.Sort(give)
+		slices.Sort(written)
+		var said []string
+		if len(written) > 0 {
+			said = append(said, "its steps have "+strings.Join(written, ", ")+" as that path sets "+words.Plural(len(written), "it", "them")+", where the script uses what it reads from the object it finds: edit those steps by hand for a cluster that has it")
+		}
+		if len(give) > 0 {
+			said = append(said, strings.Join(give, ", ")+" as that path sets "+words.Plural(len(give), "it", "them")+"; where it finds the object the script reuses what it reads there instead, so give "+words.Plural(len(give), "it", "them")+" that value on such a cluster")
+		}
+		m.Info = append(m.Info, importer.Note{Loc: set.at, What: set.text, Why: "the spec follows a fresh cluster's path, where it finds nothing: " + strings.Join(said, "; ")})
+	}
 }
 
 // supplied: cond stops the script with a failure (then) because a file
@@ -1396,6 +1512,9 @@ func (t *translator) checkOnly(s *syntax.Stmt, why string) {
 // condition is a test on variables as a when: expression (CEL), or its
 // value when the import can decide it (static).
 func (t *translator) condition(s *syntax.Stmt) (cel string, static *bool, ok bool) {
+	printing := t.printing
+	t.printing = true // a test's words go into no step (untakenOnCheck says what they decide)
+	defer func() { t.printing = printing }()
 	switch c := s.Cmd.(type) {
 	case *syntax.TestClause:
 		cel, static, ok = t.test(c.X)

@@ -23,6 +23,7 @@ func (t *translator) writeValid(check importer.Check) ([]byte, error) {
 		t.echoedSecrets(m)
 		secretsInSecrets(m)
 		pruneVars(m)
+		t.sayAbsentVars(m)
 		importer.SortNotes(m.NotCarried)
 		importer.SortNotes(m.Info)
 		return m

@@ -172,6 +172,11 @@ type translator struct {
 	// conditions of everything after it (stmts raises them out of each list)
 	exitGuard []string
 	turns     map[string]string // the variables of the for loops over known values being walked: this turn's value
+	callReads map[string]string // per computed variable, what its computation read (callVarName)
+	// absentSets are the variables each existence check's paths set
+	// otherwise (absentVars), said once the spec is known (sayAbsentVars)
+	absentSets []*absentSet
+	printing   bool // the words being read are echo's, printf's or a test's: no step has them
 	// checkSet are the variables an existence check's fresh-cluster path
 	// sets otherwise than the path where it finds the object: the check
 	checkSet map[string]*syntax.Stmt

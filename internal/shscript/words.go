@@ -430,6 +430,7 @@ func (t *translator) param(pe *syntax.ParamExp) (string, bool, string) {
 		}
 	}
 	if v, ok := t.vars[name]; ok {
+		t.readAfterCheck(name, v)
 		if v.decl != nil {
 			return t.ref(v.decl), true, ""
 		}
@@ -737,25 +738,14 @@ func (t *translator) assign(a *syntax.Assign) {
 	case (secretLooking(name) && !(t.optLoop > 0 && isParam1(a.Value)) && !t.namesASecret(val)) || fromFile:
 		// key="$1" in an option loop is the option being read, as $1 is, not a secret
 		t.secret(val)
-		why := "a secret the script sets"
-		switch {
-		case generated:
-			why = "a secret the script generates (a new one each run; give the one to keep)"
-		case computed && fromFile:
-			why = "a secret the script computes with commands khook does not run (" + t.masked(t.text(a.Value)) + ")"
-		case fromFile && storeReader.MatchString(t.text(a.Value)):
-			// $(aws ssm get-parameter …): a secret store or a cloud's API,
-			// which may hold a secret (trial 46zi's D5: not "a file")
-			why = "a value the script reads from a secret store or a cloud API (" + t.masked(t.text(a.Value)) + "), taken as a secret; give it"
-		case fromFile:
-			why = "a secret the script reads from a file"
-		}
+		why := t.secretWhy(a, generated, computed, fromFile)
 		if ok && val != "" && !strings.Contains(val, "${") && !fromFile && t.m.Var(name) == nil {
 			// secret_key="creds": a secret by its name; said, since it may
 			// only name one (trial 46x's D2)
 			t.info(a, name, secretByName+"the script's literal value is not copied into the spec; give it as KHOOK_SECRET_"+name+" (if it only names something, such as a key of a Secret, write the value in the step)")
 		}
-		d := &importer.Var{Name: t.secretName(name, t.loc(a), generated), Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + ")"}
+		vn, call := t.secretName(name, a, generated)
+		d := &importer.Var{Name: vn, Secret: true, Required: t.given(val), Computed: !ok, From: t.loc(a), Description: why + " (" + t.loc(a).String() + call + ")"}
 		if given := t.onlyWhereGiven(); d.Required && d.Computed && given != "" {
 			d.Required, d.RequiredWith = false, []string{given} // as computedVar (trial 46s69a's D2)
 			d.Description += "; only where " + given + " is set"
@@ -779,6 +769,23 @@ func (t *translator) assign(a *syntax.Assign) {
 	default:
 		t.vars[name] = &shVar{val: val}
 	}
+}
+
+// secretWhy describes the secret the script sets at a.
+func (t *translator) secretWhy(a *syntax.Assign, generated, computed, fromFile bool) string {
+	switch {
+	case generated:
+		return "a secret the script generates (a new one each run; give the one to keep)"
+	case computed && fromFile:
+		return "a secret the script computes with commands khook does not run (" + t.masked(t.text(a.Value)) + ")"
+	case fromFile && storeReader.MatchString(t.text(a.Value)):
+		// $(aws ssm get-parameter …): a secret store or a cloud's API,
+		// which may hold a secret (trial 46zi's D5: not "a file")
+		return "a value the script reads from a secret store or a cloud API (" + t.masked(t.text(a.Value)) + "), taken as a secret; give it"
+	case fromFile:
+		return "a secret the script reads from a file"
+	}
+	return "a secret the script sets"
 }
 
 // exports records whether a command the script runs sees name after a:
@@ -885,12 +892,18 @@ var clock = regexp.MustCompile(`^"?\$\(date(\s[^()|;&]*)?\)"?$`)
 // name however often it is set, since the script means one secret
 // (PGPASS=$(openssl rand …) for a new Secret, then read back from it);
 // but each generation is a new value (46zzf's D1: ADMIN_PW made in a
-// script the script runs, and again after it for another Secret).
-func (t *translator) secretName(name string, loc importer.Loc, generated bool) string {
+// script the script runs, and again after it for another Secret); and
+// one line read per call from what differs (mk a; mk b, each reading
+// pw/$1.txt) is a secret per call, as a computed value is (callVarName).
+func (t *translator) secretName(name string, a *syntax.Assign, generated bool) (string, string) {
+	loc := t.loc(a)
 	if generated {
-		return t.varName(name, loc)
+		return t.varName(name, loc), ""
 	}
-	return name
+	if v := t.m.Var(name); v == nil || v.From == loc {
+		return t.callVarName(name, a)
+	}
+	return name, ""
 }
 
 // varName is the spec's name for the value the script sets at loc: NAME,
@@ -937,7 +950,7 @@ func (t *translator) turnVarName(name string, a *syntax.Assign) (string, string)
 		return true
 	})
 	if len(key) == 0 {
-		return t.varName(name, t.loc(a)), ""
+		return t.callVarName(name, a)
 	}
 	turn := ", for " + strings.Join(key, " ")
 	n := name
@@ -947,6 +960,58 @@ func (t *translator) turnVarName(name string, a *syntax.Assign) (string, string)
 		}
 		n = name + "_" + strconv.Itoa(i)
 	}
+}
+
+// callVarName is varName for a value computed at one line walked more
+// than once, in a function called twice or a script run twice, from what
+// differs per call (restore a; restore b, each reading ids/$1.txt): a
+// value per call, so a variable per call, each saying which (trial
+// 46s70e's D1: one backup id for two volumes restored from two backups).
+func (t *translator) callVarName(name string, a *syntax.Assign) (string, string) {
+	loc, read := t.loc(a), t.knownReads(a.Value)
+	if t.callReads == nil {
+		t.callReads = map[string]string{}
+	}
+	n := name
+	for i := 2; ; i++ {
+		v := t.m.Var(n)
+		r, seen := t.callReads[n]
+		if v == nil || v.From == loc && (!seen || r == read) {
+			break
+		}
+		n = name + "_" + strconv.Itoa(i)
+	}
+	t.callReads[n] = read
+	if n == name || read == "" {
+		return n, ""
+	}
+	if first := t.m.Var(name); first != nil && first.From == loc && !strings.Contains(first.Description, loc.String()+", for ") && t.callReads[name] != "" {
+		first.Description = strings.Replace(first.Description, loc.String(), loc.String()+", for "+t.masked(t.callReads[name]), 1)
+	}
+	return n, ", for " + t.masked(read)
+}
+
+// knownReads are the values known at import of the variables and
+// arguments w reads ("$1=a BACKUP_ID_FILE=ids/a.txt"), which tell one
+// call's computation from another's.
+func (t *translator) knownReads(w syntax.Node) string {
+	var key []string
+	syntax.Walk(w, func(n syntax.Node) bool {
+		pe, ok := n.(*syntax.ParamExp)
+		if !ok || pe.Param == nil {
+			return true
+		}
+		p := pe.Param.Value
+		if i, err := strconv.Atoi(p); err == nil && i > 0 {
+			if i <= len(t.args) && (t.inFunc || t.argsGiven) {
+				key = append(key, "$"+p+"="+t.args[i-1])
+			}
+		} else if v := t.vars[p]; v != nil && v.decl == nil && !v.unknown && !v.array {
+			key = append(key, p+"="+v.val)
+		}
+		return true
+	})
+	return strings.Join(slices.Compact(key), " ")
 }
 
 // given: the script always gives the value — a literal, a computation,
