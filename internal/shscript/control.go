@@ -69,7 +69,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	t.guessedArgs, t.absentFile, t.notInteger = false, "", ""
 	cel, static, ok := t.condition(last)
-	guessed := t.guessedArgs
+	guessed, noInteger := t.guessedArgs, t.notInteger != ""
 	if t.guessedArgs && static != nil && (*static && t.endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then)) {
 		// [ $# -lt 1 ] && usage: with the script's arguments not given,
 		// the guess would end the import; the run is given some
@@ -95,6 +95,9 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			before := len(t.m.Steps)
 			t.ifClause(c.Else)
 			t.keepOnCheck(last, before)
+		}
+		if !guessed && !noInteger { // those name it otherwise (untakenOnArgs, untakenOnNoInteger)
+			t.untakenBranch(c, last, *static)
 		}
 	case ok:
 		t.whenBranches(c, cel)
@@ -1868,6 +1871,10 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 					// D1: the keys of a function called from the branch
 					// stayed optional, and "" was applied)
 					t.stmts(it.Stmts)
+					// the other branches, never run with the arguments
+					// given, named at their lines (trial 46s70k's D2)
+					v, _ := strconv.Unquote(subject)
+					t.untakenItems(c, it, v)
 					// said at the case, as a decided if's exit is: the
 					// script stops there, maybe before any command (trial
 					// 46s69j's D3: "0 commands", no line, no reason)

@@ -686,16 +686,7 @@ func (t *translator) assign(a *syntax.Assign) {
 	}
 	name := a.Name.Value
 	t.exports(name, a)
-	if a.Value != nil && currentContextValue.MatchString(t.text(a.Value)) {
-		t.ctxVars[name] = true // KUBE_CTX=$(kubectl config current-context)
-	} else {
-		delete(t.ctxVars, name)
-	}
-	if a.Value != nil && t.callsTool(a.Value, map[string]bool{}) && !clientOnly(a.Value) {
-		t.clusterVals[name] = true // cfg=$(kubectl get cm x -o jsonpath=…)
-	} else {
-		delete(t.clusterVals, name)
-	}
+	t.readsOf(name, a)
 	delete(t.secretKeys, name)
 	delete(t.secretReads, name)
 	if ref, ok := t.secretKeyReadIn(a.Value); ok {
@@ -779,6 +770,22 @@ func (t *translator) assign(a *syntax.Assign) {
 	default:
 		t.vars[name] = &shVar{val: val}
 	}
+}
+
+// readsOf remembers what name's value a reads: the current context, the
+// cluster, the script's arguments.
+func (t *translator) readsOf(name string, a *syntax.Assign) {
+	if a.Value != nil && currentContextValue.MatchString(t.text(a.Value)) {
+		t.ctxVars[name] = true // KUBE_CTX=$(kubectl config current-context)
+	} else {
+		delete(t.ctxVars, name)
+	}
+	if a.Value != nil && t.callsTool(a.Value, map[string]bool{}) && !clientOnly(a.Value) {
+		t.clusterVals[name] = true // cfg=$(kubectl get cm x -o jsonpath=…)
+	} else {
+		delete(t.clusterVals, name)
+	}
+	t.setArgVal(name, a)
 }
 
 // exports records whether a command the script runs sees name after a:
