@@ -34,16 +34,16 @@ func positional(p string) bool {
 	return err == nil
 }
 
-// setArgVal remembers whether name's value a reads the script's arguments.
-func (t *translator) setArgVal(name string, a *syntax.Assign) {
-	if a.Value == nil || !t.readsScriptArgs(a.Value) {
-		delete(t.argVals, name)
+// markIn adds name to *set where on holds, else takes it out.
+func markIn(set *map[string]bool, name string, on bool) {
+	if !on {
+		delete(*set, name)
 		return
 	}
-	if t.argVals == nil {
-		t.argVals = map[string]bool{}
+	if *set == nil {
+		*set = map[string]bool{}
 	}
-	t.argVals[name] = true
+	(*set)[name] = true
 }
 
 // withCallArgs walks f with the positional parameters of a call whose

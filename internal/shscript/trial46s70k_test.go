@@ -74,3 +74,22 @@ if [ "$ACTION" = delete ]; then kubectl delete ns y; fi
 		}
 	}
 }
+
+// 46s70k D1 (phattd's setup-k8s.sh:50-66): an if chain on $OSTYPE (bash
+// sets it), $HOSTTYPE or uname that only sets up the machine running the
+// script ends in an else … exit 1 that is no value to give: said as such,
+// a note, not "give the values that make one hold".
+func TestTrial46s70kMachineBranches(t *testing.T) {
+	cm := map[string]string{"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n"}
+	said := "Notes, nothing differs (1):\n#   install.sh:5: else … exit 1: the script stops here on a machine none of the conditions before it match, and they read what bash or uname says of the machine that runs the script, no value to give: the branches only set up that machine (a local tool, how to get it), nothing of the cluster, and khook needs none of it"
+	checkIdioms(t, []idiom{
+		{name: "if on $OSTYPE, elif, else exit", files: cm, want: []string{said},
+			script: "if [[ \"$OSTYPE\" == \"darwin\"* ]]; then echo mac\nelif [[ \"$OSTYPE\" == \"linux-gnu\"* ]]; then echo linux\nelse echo \"Unsupported OS\"; exit 1\nfi\nkubectl apply -f a.yaml\n",
+			never:  []string{"give the values that make one hold"}},
+		{name: "if on a variable set from uname, else exit", files: cm, want: []string{said},
+			script: "OS=$(uname -s)\nif [ \"$OS\" = Darwin ]; then echo mac\nelse echo \"Unsupported OS\"; exit 1\nfi\nkubectl apply -f a.yaml\n",
+			never:  []string{"give the values that make one hold"}},
+		{name: "if on $HOSTTYPE, else exit", files: cm, want: []string{said},
+			script: "if [[ $HOSTTYPE == x86_64 ]]; then ARCH=amd64\nelif [[ $HOSTTYPE == aarch64 ]]; then ARCH=arm64\nelse exit 1\nfi\nkubectl apply -f a.yaml\n"},
+	})
+}

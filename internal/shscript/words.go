@@ -773,7 +773,7 @@ func (t *translator) assign(a *syntax.Assign) {
 }
 
 // readsOf remembers what name's value a reads: the current context, the
-// cluster, the script's arguments.
+// cluster, the script's arguments, the machine.
 func (t *translator) readsOf(name string, a *syntax.Assign) {
 	if a.Value != nil && currentContextValue.MatchString(t.text(a.Value)) {
 		t.ctxVars[name] = true // KUBE_CTX=$(kubectl config current-context)
@@ -785,7 +785,8 @@ func (t *translator) readsOf(name string, a *syntax.Assign) {
 	} else {
 		delete(t.clusterVals, name)
 	}
-	t.setArgVal(name, a)
+	markIn(&t.argVals, name, a.Value != nil && t.readsScriptArgs(a.Value))  // ACTION="${2:-deploy}"
+	markIn(&t.machineVals, name, a.Value != nil && t.readsMachine(a.Value)) // OS=$(uname -s)
 }
 
 // exports records whether a command the script runs sees name after a:
