@@ -92,6 +92,7 @@ func Import(file string, opts Options) (*Result, error) {
 	t.errexit, t.nounset = shebangOpt(src, 'e'), shebangOpt(src, 'u')
 	t.runFile(f, src, t.abs(file))
 	t.returnedGuards() // the exits' (returnGuard)
+	t.untakenAgain()
 	t.sayHalts()
 	t.unusedRepos()
 	t.unreadWrites()
@@ -136,6 +137,7 @@ func Fragment(text string, at importer.Loc, opts Options) (*importer.Model, erro
 	}
 	t.stmts(f.Stmts)
 	t.returnedGuards()
+	t.untakenAgain()
 	t.unreadWrites()
 	t.deleteThenCreate()
 	t.depsInstalled()

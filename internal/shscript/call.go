@@ -651,7 +651,7 @@ func (t *translator) callScriptFunc(x *cmd, name string, f *function) {
 		t.m.Info = append(t.m.Info[:t.cmdInfo], slices.DeleteFunc(t.m.Info[t.cmdInfo:], func(n importer.Note) bool { return n.Why == noArgs })...)
 	}
 	t.callers = append(t.callers, caller{name: name, at: t.loc(x.stmt), call: t.callText(x)})
-	t.callFunc(f, x.args[1:])
+	t.withCallArgs(x.words, func() { t.callFunc(f, x.args[1:]) })
 	t.returnedGuards()
 	t.callers = t.callers[:len(t.callers)-1]
 	t.pipeIn = save
@@ -1357,7 +1357,7 @@ func (t *translator) followSourced(x *cmd, path string) {
 	if len(x.args) > 2 {
 		t.args, t.argsRest, t.argsGiven = x.args[2:], 0, true
 	}
-	t.follow(x, path, true)
+	t.withCallArgs(x.words[1:], func() { t.follow(x, path, true) })
 	t.args, t.argsRest, t.argsGiven = saveArgs, saveRest, saveGiven
 }
 
@@ -1542,7 +1542,7 @@ func (t *translator) script(x *cmd) {
 	vars, funcs, cwd, only := maps.Clone(t.vars), maps.Clone(t.funcs), t.cwd, maps.Clone(t.shellOnly)
 	t.childEnv(x, args[0])
 	m := t.mark()
-	t.follow(x, args[0], false)
+	t.withCallArgs(words, func() { t.follow(x, args[0], false) })
 	t.vars, t.funcs, t.cwd, t.shellOnly = vars, funcs, cwd, only
 	t.madeByRedirect(x, filepath.Base(args[0])) // ./gen.sh > values.yaml: what it prints is made when it runs
 	t.machineOnly(x, args[0], m)

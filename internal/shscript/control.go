@@ -69,7 +69,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 	}
 	t.guessedArgs, t.absentFile, t.notInteger = false, "", ""
 	cel, static, ok := t.condition(last)
-	guessed := t.guessedArgs
+	guessed, noInteger := t.guessedArgs, t.notInteger != ""
 	if t.guessedArgs && static != nil && (*static && t.endsScript(c.Then) || !*static && c.Else != nil && len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then)) {
 		// [ $# -lt 1 ] && usage: with the script's arguments not given,
 		// the guess would end the import; the run is given some
@@ -96,7 +96,14 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 			t.ifClause(c.Else)
 			t.keepOnCheck(last, before)
 		}
+		if !guessed && !noInteger { // those name it otherwise (untakenOnArgs, untakenOnNoInteger)
+			t.untakenBranch(c, last, *static)
+		}
 	case ok:
+		if t.machineChain(c) {
+			t.machine++
+			defer func() { t.machine-- }()
+		}
 		t.whenBranches(c, cel)
 	default:
 		t.undecidedIf(c, last)
@@ -238,7 +245,13 @@ func (t *translator) whenBranches(c *syntax.IfClause, cel string) {
 				t.ifClause(c.Else)
 				t.when, t.whenElse = t.when[:len(t.when)-1], saveElse
 				if len(c.Else.Cond) == 0 && len(t.m.Steps) == before && t.failsScript(c.Else.Then) {
-					t.info(c.Else.Then[len(c.Else.Then)-1], "else … "+t.text(c.Else.Then[len(c.Else.Then)-1]), "the script stops here where none of the conditions before it hold, and the spec carries what follows as if one did: give the values that make one hold")
+					last := c.Else.Then[len(c.Else.Then)-1]
+					if t.machine > 0 && t.readsMachine(c.Cond[len(c.Cond)-1]) {
+						// if [[ $OSTYPE == darwin* ]]: no variable of the spec to give (trial 46s70k's D1)
+						t.same(last, "else … "+t.text(last), machineExit)
+					} else {
+						t.info(last, "else … "+t.text(last), "the script stops here where none of the conditions before it hold, and the spec carries what follows as if one did: give the values that make one hold")
+					}
 				}
 				switch g := t.exitGuard; {
 				case len(c.Else.Cond) == 0 && t.endsScript(c.Else.Then) && (len(t.m.Steps) > before || !t.failsScript(c.Else.Then)):
@@ -1992,6 +2005,10 @@ func (t *translator) caseClause(c *syntax.CaseClause) {
 					// D1: the keys of a function called from the branch
 					// stayed optional, and "" was applied)
 					t.stmts(it.Stmts)
+					// the other branches, never run with the arguments
+					// given, named at their lines (trial 46s70k's D2)
+					v, _ := strconv.Unquote(subject)
+					t.untakenItems(c, it, v)
 					// said at the case, as a decided if's exit is: the
 					// script stops there, maybe before any command (trial
 					// 46s69j's D3: "0 commands", no line, no reason)

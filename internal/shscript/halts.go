@@ -253,9 +253,13 @@ func (t *translator) neverRun(s *syntax.Stmt, rest []*syntax.Stmt) {
 	if (len(t.callers) > 0 || t.inFunc) && t.returned || t.cond > 0 || t.undecidedDepth > 0 || len(t.when) > 0 || t.splitting > 0 {
 		return // return 1 ends only the function
 	}
-	why := "bash never runs it: the script stops before it, at " + t.loc(s).String() + " (" + t.text(s) + ")"
-	seen := map[*function]bool{}
-	walkOutsideFuncs(rest, func(n syntax.Node) bool {
+	t.toolsIn(rest, "bash never runs it: the script stops before it, at "+t.loc(s).String()+" ("+t.text(s)+")", map[*function]bool{})
+}
+
+// toolsIn accounts each helm and kubectl command of list, and of the
+// functions it calls (once each, seen), not carried, why.
+func (t *translator) toolsIn(list []*syntax.Stmt, why string, seen map[*function]bool) {
+	walkOutsideFuncs(list, func(n syntax.Node) bool {
 		if n, ok := n.(*syntax.Stmt); ok {
 			if c, ok := n.Cmd.(*syntax.CallExpr); ok && slices.ContainsFunc(c.Args, func(w *syntax.Word) bool { return toolName(lit(w)) != "" }) {
 				t.account(n, importer.FateNotCarried, "", why)

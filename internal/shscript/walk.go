@@ -90,6 +90,11 @@ type translator struct {
 	shellTimeout    string                        // timeout N bash -c '…': N, for the string's waits (unwrap)
 	pods            map[string]podPick            // variables holding a pod picked by label
 	guessedArgs     bool                          // a condition counted $# of arguments the import was not given
+	argVals         map[string]bool               // variables set from the script's own arguments (readsScriptArgs)
+	untakenWhys     map[string]bool               // why untakenOnGiven names a line (untakenAgain)
+	machineVals     map[string]bool               // variables set from what machine runs the script (readsMachine)
+	machine         int                           // > 0 in an if chain that picks by the machine, changing nothing of the cluster (machineChain)
+	notScriptArgs   bool                          // the positional parameters walked are a call's words that are not the script's arguments
 	notInteger      string                        // a condition decided false: test's -eq on this word, no integer
 	retriedLast     *importer.OutStep             // the last step of the last retry loop carried once
 	returnGuards    []returnGuard                 // if kubectl get X; then return 0; fi in the functions being walked

@@ -687,16 +687,7 @@ func (t *translator) assign(a *syntax.Assign) {
 	}
 	name := a.Name.Value
 	t.exports(name, a)
-	if a.Value != nil && currentContextValue.MatchString(t.text(a.Value)) {
-		t.ctxVars[name] = true // KUBE_CTX=$(kubectl config current-context)
-	} else {
-		delete(t.ctxVars, name)
-	}
-	if a.Value != nil && t.callsTool(a.Value, map[string]bool{}) && !clientOnly(a.Value) {
-		t.clusterVals[name] = true // cfg=$(kubectl get cm x -o jsonpath=…)
-	} else {
-		delete(t.clusterVals, name)
-	}
+	t.readsOf(name, a)
 	delete(t.secretKeys, name)
 	delete(t.secretReads, name)
 	if ref, ok := t.secretKeyReadIn(a.Value); ok {
@@ -786,6 +777,23 @@ func (t *translator) secretWhy(a *syntax.Assign, generated, computed, fromFile b
 		return "a secret the script reads from a file"
 	}
 	return "a secret the script sets"
+}
+
+// readsOf remembers what name's value a reads: the current context, the
+// cluster, the script's arguments, the machine.
+func (t *translator) readsOf(name string, a *syntax.Assign) {
+	if a.Value != nil && currentContextValue.MatchString(t.text(a.Value)) {
+		t.ctxVars[name] = true // KUBE_CTX=$(kubectl config current-context)
+	} else {
+		delete(t.ctxVars, name)
+	}
+	if a.Value != nil && t.callsTool(a.Value, map[string]bool{}) && !clientOnly(a.Value) {
+		t.clusterVals[name] = true // cfg=$(kubectl get cm x -o jsonpath=…)
+	} else {
+		delete(t.clusterVals, name)
+	}
+	markIn(&t.argVals, name, a.Value != nil && t.readsScriptArgs(a.Value))  // ACTION="${2:-deploy}"
+	markIn(&t.machineVals, name, a.Value != nil && t.readsMachine(a.Value)) // OS=$(uname -s)
 }
 
 // exports records whether a command the script runs sees name after a:
