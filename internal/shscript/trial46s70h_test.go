@@ -23,6 +23,11 @@ func TestTrial46s70eExistenceIdioms(t *testing.T) {
 		// is no variable of the spec: said as what the step has, never "give it"
 		{name: "a plain value set per path of an existence check", script: "if kubectl get configmap cfg -n demo &>/dev/null; then\n  SEEN=$(kubectl get configmap cfg -n demo -o jsonpath='{.data.x}')\nelse\n  SEEN=fresh\nfi\nkubectl create configmap other -n demo --from-literal=x=\"$SEEN\"\n",
 			want: []string{"its steps have SEEN as that path sets it", "edit those steps by hand"}, never: []string{"give it that value"}},
+		// a flag the check sets that a later test reads, a when: on a variable of the spec: still "give it"
+		// (regression over 46s67h's kcindia uninstall.sh:39/:101 SKIP_ISTIO, left unsaid)
+		{name: "a flag an existence check sets, read by a later test", script: "if [ \"$1\" == azure ]; then\n  if ! kubectl get crd gateways.networking.istio.io &>/dev/null; then\n    SKIP=true\n  else\n    SKIP=false\n  fi\nfi\nif [ \"$1\" == azure ] && [ \"$SKIP\" = false ]; then\n  kubectl delete -f gw.yaml --ignore-not-found\nfi\nkubectl create namespace x\n",
+			files: map[string]string{"gw.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gw, namespace: x}\n"},
+			want:  []string{"SKIP as that path sets it; where it finds the object the script reuses what it reads there instead, so give it that value"}},
 		// variables only the found path reads are not named at all
 		{name: "variables only the found path of an existence check reads", script: "if kubectl get configmap cfg -n demo &>/dev/null; then\n  CUR=$(kubectl get configmap cfg -n demo -o jsonpath='{.data.x}')\n  echo \"$CUR\"\nfi\nkubectl create configmap other -n demo --from-literal=x=y\n",
 			want: []string{"name: other"}, never: []string{"CUR", "fresh cluster's path"}},
