@@ -25,6 +25,13 @@ func TestTrial46s70lIdioms(t *testing.T) {
 			want: []string{"name: secret-s", "skipIf: exists"}},
 		{name: "kubectl get ns x; if [ \"$?\" -eq \"0\" ]; then kubectl delete ns x; fi", script: "kubectl get ns old >/dev/null 2>&1\nif [ \"$?\" -eq \"0\" ]; then kubectl delete ns old; fi\n",
 			want: []string{"ignoreNotFound: true"}},
+		// nat-prohmpiriya/booking-rush-10k-rps's 02-install-addon.sh (N1, N2): an ssh line named once, by its helm command; one that only reads is nothing to carry
+		{name: "ssh host \"export KUBECONFIG=… && helm upgrade …\"", script: "ssh u@h \"export KUBECONFIG=/etc/k.yaml && helm upgrade --install pg bitnami/postgresql\"\nkubectl create namespace web\n",
+			want: []string{"name: namespace-web"}, notCarried: []string{"a helm command in a string ssh runs, which khook does not: write it in the script itself"}},
+		{name: "ssh host \"kubectl get pods\"", script: "ssh u@h \"kubectl get pods -n web\"\nkubectl create namespace web\n",
+			want: []string{"name: namespace-web"}},
+		{name: "ssh host \"systemctl restart k3s && kubectl get nodes\"", script: "ssh u@h \"systemctl restart k3s && kubectl get nodes\"\nkubectl create namespace web\n",
+			want: []string{"name: namespace-web"}, notCarried: []string{"khook runs no shell commands; run it in a job: step (a container image that has ssh)"}},
 	})
 }
 
@@ -41,5 +48,18 @@ func TestTrial46s70lStatusCheckCountedOnce(t *testing.T) {
 	}
 	if len(res.Model.NotCarried) != 0 {
 		t.Errorf("not carried %v, want none", res.Model.NotCarried)
+	}
+}
+
+// A read-only command in a string ssh runs is counted read-only (trial
+// 46s70l's N2), one that changes the cluster not carried.
+func TestTrial46s70lSSHStringsCounted(t *testing.T) {
+	res := importScript(t, map[string]string{"install.sh": "#!/bin/bash\nssh u@h \"kubectl get pods\"\nssh u@h \"helm version --short\"\nssh u@h \"kubectl create ns x --dry-run=client -o yaml | kubectl apply -f -\"\n"})
+	fates := map[importer.Fate]int{}
+	for _, c := range res.Model.Commands {
+		fates[c.Fate]++
+	}
+	if fates[importer.FateReadOnly] != 2 || fates[importer.FateNotCarried] != 1 || len(res.Model.Commands) != 3 || len(res.Model.NotCarried) != 1 {
+		t.Errorf("commands %v, not carried %v: want 2 read-only, 1 not carried, named once", res.Model.Commands, res.Model.NotCarried)
 	}
 }
