@@ -393,9 +393,28 @@ func (t *translator) otherCommand(s *syntax.Stmt, c *syntax.CallExpr, x *cmd, na
 		t.notCarried(s, t.text(s), why)
 		return
 	}
-	t.notCarried(s, t.text(s), "khook runs no shell commands; "+whatToDo(base, x.args[1:]))
+	t.stringCommand(x, base, "khook runs no shell commands; "+whatToDo(base, x.args[1:]))
 	t.remoteTools(x, base)
-	t.toolsInStrings(x, base)
+}
+
+// stringCommand names a command khook does not run, and the helm and
+// kubectl commands its strings run (toolsInStrings), its line once: a
+// string of nothing but helm or kubectl commands (ssh host "export
+// KUBECONFIG=… && helm upgrade …") is named by what its commands say,
+// not again as the command that runs it (trial 46s70l's N1: each ssh
+// line named twice), and one of commands that only read is nothing to
+// carry (N2: ssh host "kubectl get pods" named not carried).
+func (t *translator) stringCommand(x *cmd, base, why string) {
+	named, reads, others := t.toolsInStrings(x, base)
+	switch {
+	case others:
+		t.notCarried(x.stmt, t.text(x.stmt), why)
+	case named:
+	case reads:
+		t.same(x.stmt, t.text(x.stmt), "the helm or kubectl commands "+base+" runs from a string only read (what they print is not carried): nothing to carry")
+	default:
+		t.notCarried(x.stmt, t.text(x.stmt), why)
+	}
 }
 
 // callsToolText: text runs helm or kubectl somewhere.
@@ -408,18 +427,63 @@ var toolsInText = regexp.MustCompile(`(?:^|[\s;&|(])(kubectl|helm)\s+[a-z]`)
 
 // toolsInStrings accounts for the helm and kubectl commands a command
 // runs from a string (find … -exec sh -c 'kubectl apply -f "$1"', xargs
-// … sh -c): each is a helm/kubectl command of the script, not carried,
-// at the line (trial 46zk's D2: missing from the count).
-func (t *translator) toolsInStrings(x *cmd, base string) {
-	seen := map[string]bool{}
+// … sh -c, ssh host "kubectl …"): each tool is a helm/kubectl command of
+// the script at the line (trial 46zk's D2: missing from the count),
+// read-only where its commands only read (reads), else not carried
+// (named: the line is named). others: a string runs some other command
+// (or one the import cannot parse).
+func (t *translator) toolsInStrings(x *cmd, base string) (named, reads, others bool) {
+	var tools []string
+	changes := map[string]bool{}
 	for _, a := range x.args[1:] {
-		for _, m := range toolsInText.FindAllStringSubmatch(a, -1) {
-			if !seen[m[1]] {
-				seen[m[1]] = true
-				t.account(x.stmt, importer.FateNotCarried, "", "a "+m[1]+" command in a string "+base+" runs (for what it finds or reads when the script runs), which khook does not: write it in the script itself to import it")
+		ms := toolsInText.FindAllStringSubmatch(a, -1)
+		if len(ms) == 0 {
+			continue
+		}
+		parsed := map[string]bool{} // a tool's commands the parser found: whether one changes the cluster
+		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(a), "")
+		others = others || err != nil
+		if err == nil {
+			syntax.Walk(f, func(n syntax.Node) bool {
+				if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+					argv := make([]string, len(c.Args))
+					for i, w := range c.Args {
+						argv[i] = w.Lit()
+					}
+					for len(argv) > 1 && (argv[0] == "sudo" || argv[0] == "-E") {
+						argv = argv[1:] // sudo -E kubectl …: the tool it runs
+					}
+					if tool := toolName(argv[0]); tool != "" {
+						parsed[tool] = parsed[tool] || !readOnlyTool(argv)
+					} else if !housekeeping[argv[0]] && argv[0] != "export" && argv[0] != "cd" {
+						others = true
+					}
+				}
+				return true
+			})
+		}
+		for _, m := range ms {
+			ch, found := parsed[m[1]]
+			if _, ok := changes[m[1]]; !ok {
+				tools = append(tools, m[1])
 			}
+			changes[m[1]] = changes[m[1]] || ch || !found // sudo kubectl …: as the pattern finds it
 		}
 	}
+	for _, tool := range tools {
+		if !changes[tool] {
+			reads = true
+			t.account(x.stmt, importer.FateReadOnly, "", "it only reads, run by "+base+" from a string: nothing to carry")
+			continue
+		}
+		named = true
+		runs := base + " runs"
+		if base == "find" || base == "xargs" {
+			runs += " (for what it finds or reads when the script runs)"
+		}
+		t.account(x.stmt, importer.FateNotCarried, "", "a "+tool+" command in a string "+runs+", which khook does not: write it in the script itself to import it")
+	}
+	return named, reads, others
 }
 
 // readsOrVaries: read -r -a nodes <<< "$OPTARG" fills a variable only the
@@ -1484,8 +1548,7 @@ func (t *translator) script(x *cmd) {
 				}
 			}
 			if args[0] == "-c" {
-				t.notCarried(x.stmt, t.text(x.stmt), "a command string; write its commands in the script itself to import them")
-				t.toolsInStrings(x, x.args[0])
+				t.stringCommand(x, x.args[0], "a command string; write its commands in the script itself to import them")
 				return
 			}
 			errexit = errexit || shortOpt(args[0], '-', 'e')

@@ -25,6 +25,9 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.branch(c.Then, "")
 		return
 	}
+	if t.statusIf(c) { // kubectl get ns x; if [ $? -ne 0 ]; then …
+		return
+	}
 	last := c.Cond[len(c.Cond)-1]
 	if len(c.Cond) == 1 && c.Else == nil && t.defaulting(last, c.Then) {
 		return
@@ -1100,13 +1103,112 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 // is not carried.
 const outsideCheck = "a check the script stops on when it fails, which khook does not run: a khook run goes on where the script would stop; check it before khook runs"
 
-// statusOf is the statement whose exit status cond tests ([ $? -gt 0 ]
+// statusOf is the statement whose failure cond tests ([ $? -gt 0 ]
 // right after X=$(nslookup …)), nil for any other condition.
 func (t *translator) statusOf(c syntax.Command, cond *syntax.Stmt) *syntax.Stmt {
-	if cond.Negated || t.lastStmt[0] == nil || t.lastStmt[0].Cmd != c || !failedTest.MatchString(t.text(cond.Cmd)) {
-		return nil
+	if prev, failed := t.statusTest(c, cond); failed {
+		return prev
 	}
-	return t.lastStmt[1]
+	return nil
+}
+
+// statusTest is the statement whose exit status cond, the condition of
+// c, tests, and whether it tests its failure ([ $? -ne 0 ], [ $? -eq 1 ])
+// or its success ([ $? -eq 0 ], [ $? -ne 1 ]); nil for any other.
+func (t *translator) statusTest(c syntax.Command, cond *syntax.Stmt) (prev *syntax.Stmt, failed bool) {
+	if cond.Negated || t.lastStmt[0] == nil || t.lastStmt[0].Cmd != c || t.lastStmt[1] == nil {
+		return nil, false
+	}
+	switch text := t.text(cond.Cmd); {
+	case failedTest.MatchString(text):
+		return t.lastStmt[1], true
+	case passedTest.MatchString(text):
+		return t.lastStmt[1], false
+	}
+	return nil, false
+}
+
+// statusCheck is the existence check whose exit status cond tests, the
+// statement before it (kubectl get ns x >/dev/null 2>&1) or the one
+// command of its substitution (X=$(kubectl get ns x)), and whether the
+// test is of its failure: `if [ $? -ne 0 ]` after it is `if ! kubectl
+// get ns x` (trial 46s70l's D1: the condition named not carried, with
+// advice to add a when: on a variable, the import partial).
+func (t *translator) statusCheck(c syntax.Command, cond *syntax.Stmt) (check *syntax.Stmt, failed bool) {
+	prev, failed := t.statusTest(c, cond)
+	if prev == nil || prev.Negated {
+		return nil, false
+	}
+	check = prev
+	if a, ok := prev.Cmd.(*syntax.CallExpr); ok && len(a.Args) == 0 && len(a.Assigns) == 1 && a.Assigns[0].Value != nil && len(a.Assigns[0].Value.Parts) == 1 {
+		// X=$(kubectl get ns x): $? is the substitution's (not so of
+		// export or local, whose own status it is)
+		if cs, ok := a.Assigns[0].Value.Parts[0].(*syntax.CmdSubst); ok && len(cs.Stmts) == 1 {
+			check = cs.Stmts[0]
+		}
+	}
+	if !t.isCheck(check) {
+		return nil, false
+	}
+	return check, failed
+}
+
+// asCheck walks the if or list that tests check's status as the one on
+// check itself (walk), and counts check once, where walk counts it, not
+// also at the walk of its own line before.
+func (t *translator) asCheck(check *syntax.Stmt, walk func()) {
+	from := len(t.m.Commands)
+	walk()
+	at := t.loc(check)
+	if !slices.ContainsFunc(t.m.Commands[from:], func(c importer.Command) bool { return c.Loc == at }) {
+		return
+	}
+	for i := from - 1; i >= 0; i-- {
+		if c := t.m.Commands[i]; c.Loc == at && c.Fate == importer.FateReadOnly {
+			t.m.Commands = slices.Delete(t.m.Commands, i, i+1)
+			return
+		}
+	}
+}
+
+// statusIf is the if on $? of an existence check (statusCheck) as the if
+// on the check.
+func (t *translator) statusIf(c *syntax.IfClause) bool {
+	if len(c.Cond) != 1 {
+		return false
+	}
+	check, failed := t.statusCheck(c, c.Cond[0])
+	if check == nil {
+		return false
+	}
+	cond := *check
+	cond.Negated = failed
+	as := *c
+	as.Cond = []*syntax.Stmt{&cond}
+	t.asCheck(check, func() { t.ifClause(&as) })
+	return true
+}
+
+// statusList is `[ $? -ne 0 ] && kubectl create ns x` after an existence
+// check as `kubectl get ns x || kubectl create ns x` (and `[ $? -eq 0 ]
+// && …` as `kubectl get ns x && …`; || the other way round).
+func (t *translator) statusList(s *syntax.Stmt, c *syntax.BinaryCmd) bool {
+	if c.Op != syntax.AndStmt && c.Op != syntax.OrStmt {
+		return false
+	}
+	check, failed := t.statusCheck(c, c.X)
+	if check == nil {
+		return false
+	}
+	as := *c
+	as.X = check
+	if failed == (c.Op == syntax.AndStmt) {
+		as.Op = syntax.OrStmt // what runs where the check finds nothing
+	} else {
+		as.Op = syntax.AndStmt
+	}
+	t.asCheck(check, func() { t.binary(s, &as) })
+	return true
 }
 
 // outsideFailure: the branch ends the script where a check outside the

@@ -1481,8 +1481,13 @@ func (t *translator) loopCounters(s *syntax.Stmt, body []*syntax.Stmt) {
 	}
 }
 
-// failedTest is a test that the command before it failed ([ $? -ne 0 ]).
-var failedTest = regexp.MustCompile(`^(\[\[?\s*"?\$\?"?\s+(-ne|!=|-gt)\s+0\s*\]\]?|\(\(\s*\$\?\s*(!=\s*0\s*)?\)\))$`)
+// failedTest is a test that the command before it failed ([ $? -ne 0 ],
+// [ $? -eq 1 ]); passedTest one that it succeeded ([ $? -eq 0 ], and
+// [ $? -ne 1 ]: kubectl get fails with 1 where it finds nothing).
+var (
+	failedTest = regexp.MustCompile(`^(\[\[?\s*"?\$\?"?\s+((-ne|!=|-gt)\s+"?0"?|(-eq|==?)\s+"?1"?)\s*\]\]?|\(\(\s*\$\?\s*((!=|>)\s*0\s*|==\s*1\s*)?\)\))$`)
+	passedTest = regexp.MustCompile(`^(\[\[?\s*"?\$\?"?\s+((-eq|==?)\s+"?0"?|(-ne|!=)\s+"?1"?)\s*\]\]?|\(\(\s*\$\?\s*(==\s*0|!=\s*1)\s*\)\))$`)
+)
 
 // retriesPrev: `"$@"; while [ $? -ne 0 ]; do sleep 2; "$@"; done` (a
 // retry function) runs prev again until it succeeds: prev, already

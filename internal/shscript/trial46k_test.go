@@ -130,8 +130,10 @@ func TestTrial46rIdioms(t *testing.T) {
 		// wrongsecrets: a literal password as a tool's key=value argument is never quoted back
 		{name: "a key=value password of a command khook does not run", script: "vault login -method=userpass username=admin password=s3cr3tpw\nkubectl apply -f m.yaml -n x\n",
 			files: map[string]string{"m.yaml": configMap}, notCarried: []string{"khook runs no shell commands"}, never: []string{"s3cr3tpw"}},
-		// wrongsecrets (D7): $? of a grep decides between two branches
-		{name: "an undecided condition whose else branch makes the step", script: "kubectl get ns | grep -q vault\nif [ $? == 0 ]; then\n  echo \"vault is there\"\nelse\n  kubectl create namespace vault\nfi\n",
+		// wrongsecrets (D7): $? of a grep decides between two branches (of
+		// kubectl get ns | grep -q vault, an existence check since trial
+		// 46s70l's D1; a helm repo list is none)
+		{name: "an undecided condition whose else branch makes the step", script: "helm repo list | grep -q vault\nif [ $? == 0 ]; then\n  echo \"vault is there\"\nelse\n  kubectl create namespace vault\nfi\n",
 			notCarried: []string{"the steps of its else branch are carried as if it did not hold"}},
 		// elven-observability (trial 46z's L1b): a while-read loop over the
 		// namespaces the cluster has is a turn per line, not a poll

@@ -633,6 +633,9 @@ func stepWhen(when []string) (conds []string, dead bool) {
 
 // binary is `a && b`, `a || b` and pipes.
 func (t *translator) binary(s *syntax.Stmt, c *syntax.BinaryCmd) {
+	if t.statusList(s, c) { // kubectl get ns x; [ $? -ne 0 ] && …
+		return
+	}
 	switch c.Op {
 	case syntax.Pipe, syntax.PipeAll:
 		t.pipe(s, c)
