@@ -19,6 +19,7 @@ import (
 type translator struct {
 	m               *importer.Model
 	runDir, specDir string
+	top             string          // the checkout's top (checkoutTop), found once
 	rebased         map[string]bool // variables whose default specPath wrote from the spec's folder
 	cwd             string
 	cwdUnknown      string // where a cd to a directory known only at run time was (FILE:LINE), "" after a known one
