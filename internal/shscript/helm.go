@@ -453,13 +453,23 @@ func (t *translator) emptyByDefault(x *cmd, pos []string) []string {
 			v.Required, v.Default = false, &empty
 			v.Description += "; unset, it is empty, as in the script"
 		}
-		if i < 2 || !strings.HasPrefix(p, "${") || v == nil || v.Secret || v.Default == nil || *v.Default != "" || "${"+v.Name+"}" != p {
+		if i < 2 || t.emptyUnlessSet(p) == nil {
 			out = append(out, p)
 			continue
 		}
 		t.info(x.stmt, p, "empty unless set, so the step adds nothing for it; when it is set, bash splits it into more flags of this command, which the step does not take: write them in the step")
 	}
 	return out
+}
+
+// emptyUnlessSet is the variable p is, "${NAME}" alone, when it is no
+// secret and the run may set it but is empty by default.
+func (t *translator) emptyUnlessSet(p string) *importer.Var {
+	v := t.m.Var(strings.TrimSuffix(strings.TrimPrefix(p, "${"), "}"))
+	if !strings.HasPrefix(p, "${") || v == nil || v.Secret || v.Default == nil || *v.Default != "" || "${"+v.Name+"}" != p {
+		return nil
+	}
+	return v
 }
 
 // markURL marks the variable a repository's URL is as a URL (format: url),

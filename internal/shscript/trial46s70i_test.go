@@ -36,3 +36,17 @@ func TestTrial46s70iShowToplevelAboveDir(t *testing.T) {
 		}
 	}
 }
+
+// The same wrapper grows EXTRA_PARAMS from its own arguments, none given,
+// and ends the helper's call with it unquoted: bash passes no word, so
+// the helper's option loop reads the wrapper's arguments alone and what
+// they set is known (N4: "a release without a name", a loop over fixed
+// names "only known when the script runs").
+func TestTrial46s70iIdioms(t *testing.T) {
+	helper := "#!/bin/bash\nAPP=app\nEXTRA_VALUES_FILES=\nRELEASE_NAME=\nwhile [ $# -ge 1 ]; do\n  case \"$1\" in\n    --release-name) shift; RELEASE_NAME=$1 ;;\n    --extra-values) shift; EXTRA_VALUES_FILES=\"${EXTRA_VALUES_FILES} $1\" ;;\n    *) echo \"ERROR: unknown parameter $1\"; exit 1 ;;\n  esac\n  shift\ndone\nVALUE_FILES=\nfor valuefile in \"${APP}-values.yaml\" ${EXTRA_VALUES_FILES}; do\n  VALUE_FILES=\"${VALUE_FILES} --values ${valuefile}\"\ndone\nCMD=\"helm upgrade --install ${RELEASE_NAME} ./chart --namespace web ${VALUE_FILES}\"\n${CMD}\n"
+	checkIdioms(t, []idiom{
+		{name: "an empty EXTRA_PARAMS passed on", script: "EXTRA_PARAMS=\nwhile [ $# -ge 1 ]; do\n  case \"$1\" in\n    *) EXTRA_PARAMS=\"${EXTRA_PARAMS} $1\" ;;\n  esac\n  shift\ndone\n./common.sh --release-name web ${EXTRA_PARAMS}\n",
+			files: map[string]string{"common.sh": helper, "app-values.yaml": "a: 1\n", "chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n"},
+			want:  []string{"release: web", "file: ./app-values.yaml", "${EXTRA_PARAMS}: empty unless set, so common.sh is followed without it"}},
+	})
+}
