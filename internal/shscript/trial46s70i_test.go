@@ -48,5 +48,9 @@ func TestTrial46s70iIdioms(t *testing.T) {
 		{name: "an empty EXTRA_PARAMS passed on", script: "EXTRA_PARAMS=\nwhile [ $# -ge 1 ]; do\n  case \"$1\" in\n    *) EXTRA_PARAMS=\"${EXTRA_PARAMS} $1\" ;;\n  esac\n  shift\ndone\n./common.sh --release-name web ${EXTRA_PARAMS}\n",
 			files: map[string]string{"common.sh": helper, "app-values.yaml": "a: 1\n", "chart/Chart.yaml": "apiVersion: v2\nname: web\nversion: 0.1.0\n"},
 			want:  []string{"release: web", "file: ./app-values.yaml", "${EXTRA_PARAMS}: empty unless set, so common.sh is followed without it"}},
+		// N4: the extra manifests, read a line a turn from <(find …), are the files listed at import
+		{name: "while read -r line … done < <(find DIR)", script: "while read -r line; do\n  kubectl apply -f \"$line\" -n web\ndone < <(find ./extra-manifests -type f -name \"*.yaml\")\n",
+			files: map[string]string{"extra-manifests/a.yaml": configMap, "extra-manifests/b.yaml": configMap, "extra-manifests/notes.txt": "x\n"},
+			want:  []string{"file: ./extra-manifests/a.yaml", "file: ./extra-manifests/b.yaml", "lists 2 files under ./extra-manifests at import"}},
 	})
 }
