@@ -52,5 +52,7 @@ func TestTrial46s70iIdioms(t *testing.T) {
 		{name: "while read -r line … done < <(find DIR)", script: "while read -r line; do\n  kubectl apply -f \"$line\" -n web\ndone < <(find ./extra-manifests -type f -name \"*.yaml\")\n",
 			files: map[string]string{"extra-manifests/a.yaml": configMap, "extra-manifests/b.yaml": configMap, "extra-manifests/notes.txt": "x\n"},
 			want:  []string{"file: ./extra-manifests/a.yaml", "file: ./extra-manifests/b.yaml", "lists 2 files under ./extra-manifests at import"}},
+		// N4: pwd only prints where it runs
+		{name: "pwd", script: "pwd\nkubectl create namespace web\n", want: []string{"name: namespace-web"}},
 	})
 }
