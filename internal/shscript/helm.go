@@ -352,6 +352,12 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	case f.is("generate-name", "g"):
 		t.account(x.stmt, importer.FateNotCarried, "", "a release without a name (--generate-name): give the step a release name by hand")
 		return
+	case sub == "template" && f.get("show-only", "s") != "":
+		// helm template --show-only templates/prometheus-rule.yaml cnpg/cluster
+		// | kubectl apply: one object of the chart, which a helm step
+		// installs whole (trial 46s70i's N4: a whole CNPG cluster)
+		t.account(x.stmt, importer.FateNotCarried, "", "it applies only "+f.get("show-only", "s")+" of the chart, and a helm step installs the whole chart: render that template (helm template … --show-only …), commit it and apply the file")
+		return
 	case len(pos) > 2 && strings.Contains(strings.Join(pos[2:], " "), "${"):
 		// helm upgrade x ./app $EXTRA, EXTRA from a file: which words it
 		// makes (flags, or nothing) only the run knows

@@ -54,5 +54,9 @@ func TestTrial46s70iIdioms(t *testing.T) {
 			want:  []string{"file: ./extra-manifests/a.yaml", "file: ./extra-manifests/b.yaml", "lists 2 files under ./extra-manifests at import"}},
 		// N4: pwd only prints where it runs
 		{name: "pwd", script: "pwd\nkubectl create namespace web\n", want: []string{"name: namespace-web"}},
+		// N4: helm template --show-only … | kubectl apply applies one template, never the whole chart
+		{name: "helm template --show-only | kubectl apply", script: "helm template --release-name web-cnpg --namespace web --show-only templates/prometheus-rule.yaml --version 0.8.1 oci://e.com/cluster | kubectl apply -f -\n",
+			want:       []string{"helm/kubectl commands: 1, of which 0 became steps"},
+			notCarried: []string{"it applies only templates/prometheus-rule.yaml of the chart, and a helm step installs the whole chart"}},
 	})
 }
