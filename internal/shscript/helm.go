@@ -382,7 +382,13 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 			t.notCarried(x.stmt, "-n "+rel, "Helm 2's -n is the release's name (--name), which Helm 3 and 4 read as the namespace, so the script's command fails as written (no release name); the step installs the release "+rel+": write helm install "+rel+" CHART in the script")
 		}
 	default:
-		t.account(x.stmt, importer.FateNotCarried, "", "a release without a name (--generate-name): give the step a release name by hand")
+		// no release and no --generate-name: helm refuses it, which is no
+		// "release without a name" (trial 46s70i's N4)
+		given := "neither a release nor a chart"
+		if len(pos) == 1 {
+			given = "one argument (" + pos[0] + "), no release and chart"
+		}
+		t.account(x.stmt, importer.FateNotCarried, "", "helm "+sub+" is given "+given+", and no --generate-name, so helm refuses it: write the release and the chart in the command")
 		return
 	}
 	h := &importer.OutHelm{Release: rel, Namespace: ns, Version: f.get("version")}

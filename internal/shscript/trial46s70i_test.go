@@ -58,5 +58,8 @@ func TestTrial46s70iIdioms(t *testing.T) {
 		{name: "helm template --show-only | kubectl apply", script: "helm template --release-name web-cnpg --namespace web --show-only templates/prometheus-rule.yaml --version 0.8.1 oci://e.com/cluster | kubectl apply -f -\n",
 			want:       []string{"helm/kubectl commands: 1, of which 0 became steps"},
 			notCarried: []string{"it applies only templates/prometheus-rule.yaml of the chart, and a helm step installs the whole chart"}},
+		// N4: no release name is no --generate-name
+		{name: "helm upgrade --install of a chart alone", script: "helm upgrade --install ./chart --namespace web\n",
+			notCarried: []string{"helm upgrade is given one argument (./chart), no release and chart, and no --generate-name, so helm refuses it"}},
 	})
 }
