@@ -1589,6 +1589,7 @@ func (t *translator) script(x *cmd) {
 		t.notCarried(x.stmt, t.text(x.stmt), "its arguments are only known when the script runs ("+why+")")
 		return
 	}
+	args = t.emptyArgs(x, words, args)
 	if d := t.defaultPath(args[0]); d != "" {
 		// "${REPO_ROOT_DIR}"/x/setup.sh: the script at the variable's
 		// default, as bash runs it with the variable unset (trial 46s67e's D3)
@@ -1610,6 +1611,24 @@ func (t *translator) script(x *cmd) {
 	t.madeByRedirect(x, filepath.Base(args[0])) // ./gen.sh > values.yaml: what it prints is made when it runs
 	t.machineOnly(x, args[0], m)
 	t.args, t.inFunc, t.argsRest, t.errexit, t.nounset = saveArgs, saveIn, saveRest, saveE, saveU
+}
+
+// emptyArgs drops from a script run's arguments its last, an unquoted
+// variable the run may set that is empty by default (${EXTRA_PARAMS}, grown by the
+// caller's option loop over arguments the import was not given): bash
+// passes no word for it, so the script is followed with the arguments it
+// gets then, said at the call (trial 46s70i's N4: its option loop read
+// "${EXTRA_PARAMS}" as an option, and all it set was "only known when
+// the script runs").
+func (t *translator) emptyArgs(x *cmd, words []*syntax.Word, args []string) []string {
+	// only last, and not an option's value (-n $ns): there the option
+	// would read what follows
+	n := len(args)
+	if len(words) != n || n < 2 || quotes(words[n-1]) || strings.HasPrefix(args[n-2], "-") || t.emptyUnlessSet(args[n-1]) == nil {
+		return args
+	}
+	t.info(x.stmt, args[n-1], "empty unless set, so "+t.display(t.abs(args[0]))+" is followed without it; when it is set, bash passes its words on as more arguments, which the spec does not take: import again with the arguments or variables that set it")
+	return args[:n-1]
 }
 
 // childEnv is what a script run in a process of its own sees of the

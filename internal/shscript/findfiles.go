@@ -19,10 +19,16 @@ import (
 // (trial 46zw's D3: the loop was read as a choice among directories and
 // its four applies lost). Said where the loop applies them.
 func (t *translator) findFiles(cs *syntax.CmdSubst) (string, bool) {
-	if len(cs.Stmts) != 1 {
+	return t.findOutput(cs, cs.Stmts)
+}
+
+// findOutput is what the find pipeline stmts, of $(…) or <(…) at n, lists
+// at import, as findFiles says.
+func (t *translator) findOutput(n syntax.Node, stmts []*syntax.Stmt) (string, bool) {
+	if len(stmts) != 1 {
 		return "", false
 	}
-	stages := pipeStages(cs.Stmts[0])
+	stages := pipeStages(stmts[0])
 	c, ok := stages[0].Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) < 2 || lit(c.Args[0]) != "find" {
 		return "", false
@@ -60,7 +66,7 @@ func (t *translator) findFiles(cs *syntax.CmdSubst) (string, bool) {
 	if len(out) == 0 {
 		return "", false
 	}
-	t.info(cs, t.text(cs), "lists "+strconv.Itoa(len(out))+" files under "+args[0]+" at import: a file added later is not applied until you import again")
+	t.info(n, t.text(n), "lists "+strconv.Itoa(len(out))+" files under "+args[0]+" at import: a file added later is not applied until you import again")
 	return strings.Join(out, "\n"), true
 }
 
@@ -162,4 +168,31 @@ func pipeStages(s *syntax.Stmt) []*syntax.Stmt {
 		return append(pipeStages(b.X), pipeStages(b.Y)...)
 	}
 	return []*syntax.Stmt{s}
+}
+
+// readFind is `while read -r f; do kubectl apply -f "$f"; done < <(find
+// ./extra-manifests -type f -name "*.yaml")`: a turn per file the find
+// lists at import, as a for loop over $(find …) is (trial 46s70i's N4:
+// $f was "computed when the script runs", the manifests not applied).
+func (t *translator) readFind(s *syntax.Stmt, c *syntax.WhileClause) bool {
+	rc, ok := c.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(s.Redirs) != 1 || s.Redirs[0].Op != syntax.RdrIn || len(s.Redirs[0].Word.Parts) != 1 || len(rc.Args) < 2 || lit(rc.Args[0]) != "read" {
+		return false
+	}
+	name := lit(rc.Args[len(rc.Args)-1])
+	for _, w := range rc.Args[1 : len(rc.Args)-1] {
+		if lit(w) != "-r" {
+			return false // read -d, -a, two names: not a line a turn
+		}
+	}
+	ps, ok := s.Redirs[0].Word.Parts[0].(*syntax.ProcSubst)
+	if !ok || ps.Op != syntax.CmdIn || !validName(name) {
+		return false
+	}
+	out, ok := t.findOutput(ps, ps.Stmts)
+	if !ok {
+		return false
+	}
+	t.unroll(s, &syntax.ForClause{Do: c.Do}, name, strings.Split(out, "\n"))
+	return true
 }

@@ -356,6 +356,12 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 	case f.is("generate-name", "g"):
 		t.account(x.stmt, importer.FateNotCarried, "", "a release without a name (--generate-name): give the step a release name by hand")
 		return
+	case sub == "template" && f.get("show-only", "s") != "":
+		// helm template --show-only templates/prometheus-rule.yaml cnpg/cluster
+		// | kubectl apply: one object of the chart, which a helm step
+		// installs whole (trial 46s70i's N4: a whole CNPG cluster)
+		t.account(x.stmt, importer.FateNotCarried, "", "it applies only "+f.get("show-only", "s")+" of the chart, and a helm step installs the whole chart: render that template (helm template … --show-only …), commit it and apply the file")
+		return
 	case len(pos) > 2 && strings.Contains(strings.Join(pos[2:], " "), "${"):
 		// helm upgrade x ./app $EXTRA, EXTRA from a file: which words it
 		// makes (flags, or nothing) only the run knows
@@ -380,7 +386,13 @@ func (t *translator) helmInstall(x *cmd, f flags, sub string) {
 			t.notCarried(x.stmt, "-n "+rel, "Helm 2's -n is the release's name (--name), which Helm 3 and 4 read as the namespace, so the script's command fails as written (no release name); the step installs the release "+rel+": write helm install "+rel+" CHART in the script")
 		}
 	default:
-		t.account(x.stmt, importer.FateNotCarried, "", "a release without a name (--generate-name): give the step a release name by hand")
+		// no release and no --generate-name: helm refuses it, which is no
+		// "release without a name" (trial 46s70i's N4)
+		given := "neither a release nor a chart"
+		if len(pos) == 1 {
+			given = "one argument (" + pos[0] + "), no release and chart"
+		}
+		t.account(x.stmt, importer.FateNotCarried, "", "helm "+sub+" is given "+given+", and no --generate-name, so helm refuses it: write the release and the chart in the command")
 		return
 	}
 	h := &importer.OutHelm{Release: rel, Namespace: ns, Version: f.get("version")}
@@ -457,13 +469,23 @@ func (t *translator) emptyByDefault(x *cmd, pos []string) []string {
 			v.Required, v.Default = false, &empty
 			v.Description += "; unset, it is empty, as in the script"
 		}
-		if i < 2 || !strings.HasPrefix(p, "${") || v == nil || v.Secret || v.Default == nil || *v.Default != "" || "${"+v.Name+"}" != p {
+		if i < 2 || t.emptyUnlessSet(p) == nil {
 			out = append(out, p)
 			continue
 		}
 		t.info(x.stmt, p, "empty unless set, so the step adds nothing for it; when it is set, bash splits it into more flags of this command, which the step does not take: write them in the step")
 	}
 	return out
+}
+
+// emptyUnlessSet is the variable p is, "${NAME}" alone, when it is no
+// secret and the run may set it but is empty by default.
+func (t *translator) emptyUnlessSet(p string) *importer.Var {
+	v := t.m.Var(strings.TrimSuffix(strings.TrimPrefix(p, "${"), "}"))
+	if !strings.HasPrefix(p, "${") || v == nil || v.Secret || v.Default == nil || *v.Default != "" || "${"+v.Name+"}" != p {
+		return nil
+	}
+	return v
 }
 
 // markURL marks the variable a repository's URL is as a URL (format: url),

@@ -355,6 +355,9 @@ func (t *translator) whileClause(s *syntax.Stmt, c *syntax.WhileClause) {
 		return
 	}
 	cond := c.Cond[0]
+	if t.readFind(s, c) {
+		return
+	}
 	t.loopReads(cond)
 	// while [ "$(status)" == RUNNING ]: status's kubectl exec, run only
 	// there, is accounted for at its line (trial 46s68n's D3: in no

@@ -19,6 +19,7 @@ import (
 type translator struct {
 	m               *importer.Model
 	runDir, specDir string
+	top             string          // the checkout's top (checkoutTop), found once
 	rebased         map[string]bool // variables whose default specPath wrote from the spec's folder
 	cwd             string
 	cwdUnknown      string // where a cd to a directory known only at run time was (FILE:LINE), "" after a known one
@@ -904,7 +905,8 @@ var housekeeping = map[string]bool{
 	"set": true, "shopt": true, "trap": true, "shift": true, "unset": true, "date": true, "wait": true,
 	"command": true, "which": true, "type": true, "hash": true, "clear": true, "tput": true, "read": true,
 	"break": true, "continue": true, "log": true, "info": true, "warn": true, "die": true, "umask": true,
-	"[": true, "test": true, // a test on its own only sets $?
+	"pwd": true,               // prints where it runs (trial 46s70i's N4: "run it in a job")
+	"[":   true, "test": true, // a test on its own only sets $?
 }
 
 // lit is a word's literal text, "" when it has expansions.

@@ -3,6 +3,7 @@ package shscript
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -525,9 +526,8 @@ const ownKubeconfig = "the script points helm and kubectl at a kubeconfig of its
 
 func (t *translator) input(pe *syntax.ParamExp, name string) (string, bool, string) {
 	if name == "GITHUB_WORKSPACE" || name == "CI_PROJECT_DIR" {
-		// the CI's checkout: where the script runs from (--dir), as git
-		// rev-parse --show-toplevel is
-		return t.withExp(pe, t.runDir, true)
+		// the CI's checkout: its top, as git rev-parse --show-toplevel is
+		return t.withExp(pe, t.checkoutTop(), true)
 	}
 	v := &importer.Var{Name: name, From: t.loc(pe), Secret: secretLooking(name)}
 	if pe.Exp != nil {
@@ -1263,11 +1263,11 @@ func (t *translator) cmdSubst(cs *syntax.CmdSubst) (string, bool, string) {
 		case (name == "realpath" || name == "readlink") && len(args) > 0:
 			out, known = t.abs(args[len(args)-1]), true
 		case name == "git" && slices.Equal(all, []string{"rev-parse", "--show-toplevel"}), t.findsRepoRoot(name):
-			out, known = t.runDir, true
-		case name == "git" && len(all) == 4 && all[0] == "-C" && slices.Equal(all[2:], []string{"rev-parse", "--show-toplevel"}) && within(t.abs(all[1]), t.runDir):
+			out, known = t.checkoutTop(), true
+		case name == "git" && len(all) == 4 && all[0] == "-C" && slices.Equal(all[2:], []string{"rev-parse", "--show-toplevel"}) && within(t.abs(all[1]), t.checkoutTop()):
 			// git -C "$(dirname "$0")" rev-parse --show-toplevel: the same
 			// checkout, asked from the script's folder (trial 46s67e's D4)
-			out, known = t.runDir, true
+			out, known = t.checkoutTop(), true
 		case (name == "yq" || name == "jq") && len(calls) == 1 && t.pathRead(cs, name, args, all, &out):
 			known = true
 		default:
@@ -1610,9 +1610,34 @@ func (t *translator) readsSecret(calls []*syntax.CallExpr) bool {
 
 var secretWord = regexp.MustCompile(`(?i)secret|token|passw|credential|private|api[-_]?key|(^|[^a-z])pw([^a-z]|$)`)
 
+// checkoutTop is what git rev-parse --show-toplevel says where the script
+// runs: the nearest folder above --dir holding .git; in a copy without
+// one, the folder the import runs from when --dir is under it; only then
+// --dir. A script run as `cd app && ./deploy.sh` calls the helper at the
+// top, not in app/ (trial 46s70i's D1).
+func (t *translator) checkoutTop() string {
+	if t.top != "" {
+		return t.top
+	}
+	t.top = t.runDir
+	for d := t.runDir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			t.top = d
+			return d
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if wd, err := filepath.Abs(workDir()); err == nil && within(t.runDir, wd) {
+		t.top = wd
+	}
+	return t.top
+}
+
 // findsRepoRoot: a function of the script that walks up to the directory
 // holding .git (find_repo_root) stands for git rev-parse --show-toplevel,
-// which is where the import runs from.
+// the checkout's top.
 func (t *translator) findsRepoRoot(name string) bool {
 	fn := t.funcs[name]
 	if fn == nil {
