@@ -1,7 +1,12 @@
 package shscript
 
 import (
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/khook/khook/spec"
 )
 
 // What held-out trial 46s70j (run once, on 774025e) showed, each cut down.
@@ -44,4 +49,54 @@ func TestTrial46s70jUseContextKubeconfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+const removedDeploy = "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}\n"
+
+const webService = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: default}\nspec: {selector: {app: web}, ports: [{port: 80}]}\n"
+
+// NCEAS/metadig-engine's start.sh:9 (D3): kubectl applies a file's
+// Service and refuses its Deployment of a removed API version: the step
+// applies the others, inline, and the Deployment is named; a file with a
+// Secret besides is named whole, its content never copied.
+func TestTrial46s70jRemovedObjectOfAFile(t *testing.T) {
+	for _, tc := range []struct {
+		other, want, why string
+	}{
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\ndata: {url: '${URL}'}\n---\n" + webService,
+			"        - inline: |\n            apiVersion: v1\n            kind: ConfigMap\n            metadata: {name: web, namespace: default}\n            data: {url: '$${URL}'}\n            ---\n            apiVersion: v1\n            kind: Service\n",
+			"./app.yaml holds an object of an API version the cluster no longer serves (deployment.extensions/web: extensions/v1beta1 Deployment was removed in v1.16: use apps/v1): kubectl refuses it and applies the others (configmap/web, service/web), and under set -e the script stops there"},
+		{"apiVersion: v1\nkind: Secret\nmetadata: {name: web, namespace: default}\nstringData: {pw: s3cr3t-46s70j}\n",
+			"name: namespace-a", "khook validate refuses it: manifest ./app.yaml holds deployment.extensions/web"},
+	} {
+		dir := t.TempDir()
+		write(t, dir, "install.sh", "#!/bin/bash\nset -e\nkubectl apply -f app.yaml\nkubectl create namespace a\n")
+		write(t, dir, "app.yaml", "# the web app\n"+removedDeploy+"---\n"+tc.other)
+		res, err := Import("install.sh", Options{Dir: dir, Check: removedAt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(res.Spec); !strings.Contains(s, tc.want) || strings.Contains(s, "kind: Deployment") || strings.Contains(s, "s3cr3t") ||
+			len(res.Model.NotCarried) != 1 || !strings.Contains(res.Model.NotCarried[0].Why, tc.why) {
+			t.Errorf("not carried %v\n%s", res.Model.NotCarried, s)
+		}
+	}
+}
+
+// removedAt finds each extensions/v1beta1 object of a file: manifest at
+// its apiVersion line, as khook validate does.
+func removedAt(s *spec.Spec) (ps spec.Problems) {
+	for _, st := range s.Steps {
+		for j, m := range st.Apply.Manifests {
+			path := filepath.Join(s.BaseDir, m.File)
+			b, err := readFile(path)
+			for n, line := range strings.Split(string(b), "\n") {
+				if err == nil && m.File != "" && line == "apiVersion: extensions/v1beta1" {
+					ps = append(ps, spec.Problem{Pos: spec.Pos{File: path, Line: n + 1}, Path: fmt.Sprintf("%s.apply.manifests.%d", st.Path, j),
+						Message: "deployment.extensions/web: extensions/v1beta1 Deployment was removed in v1.16: use apps/v1"})
+				}
+			}
+		}
+	}
+	return ps
 }
