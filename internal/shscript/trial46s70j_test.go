@@ -17,6 +17,13 @@ func TestTrial46s70jIdioms(t *testing.T) {
 		// nothing the apply after it reads
 		{name: "kubectl config use-context X --kubeconfig=OTHER", script: "kubectl create namespace a\nkubectl config set-cluster c --kubeconfig=$HOME/.kube/sa.config --server=https://k:6443\nkubectl config use-context other-ctx --kubeconfig=$HOME/.kube/sa.config\nkubectl create namespace b\n",
 			want: []string{"name: namespace-b"}, never: []string{"other-ctx", "--context/--kubeconfig", "the script picks its cluster here"}},
+		// the same script's :82 (N2): envsubst fills the token Secret's
+		// only value from one the script generates: a secret variable
+		{name: "cat secret.yaml | envsubst | kubectl apply -f - of a generated value", script: "export TOK=$(head -c 25 /dev/random | base64)\ncat t.yaml | SA=web envsubst | kubectl apply -f -\n",
+			files: map[string]string{"t.yaml": tokenSecret("${TOK}")}, want: []string{"name: web-secret", "extra: ${TOK}", "TOK: {type: string, secret: true, required: true"}},
+		{name: "cat secret.yaml | envsubst | kubectl apply -f - of a literal", script: "cat t.yaml | SA=web envsubst | kubectl apply -f -\nkubectl create namespace a\n",
+			files: map[string]string{"t.yaml": tokenSecret("czNjcjN0LTQ2czcwag==")}, want: []string{"name: namespace-a"}, never: []string{"czNjcjN0LTQ2czcwag=="},
+			notCarried: []string{"a Secret from a file: khook never copies a file's content into the spec"}},
 	}
 	// the same script's :37 (D2): a guard on the kubeconfig's current
 	// context, whose remedy is khook's --context, not a wait: step
@@ -99,4 +106,8 @@ func removedAt(s *spec.Spec) (ps spec.Problems) {
 		}
 	}
 	return ps
+}
+
+func tokenSecret(value string) string {
+	return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${SA}-secret\n  annotations: {kubernetes.io/service-account.name: ${SA}}\ntype: kubernetes.io/service-account-token\ndata:\n  extra: " + value + "\n"
 }
