@@ -126,6 +126,23 @@ func TestImportScriptRunsValidateCheck(t *testing.T) {
 	}
 }
 
+// kubectl apply -f of a file holding a Deployment of a removed API version
+// and a Service: kubectl creates the Service, and so does the spec, with
+// khook validate's own check (trial 46s70j's D3).
+func TestImportScriptKeepsAFilesAcceptedObjects(t *testing.T) {
+	t.Chdir(t.TempDir())
+	writeTree(t, map[string]string{"install.sh": "#!/bin/bash\nkubectl apply -f app.yaml\n",
+		"app.yaml": "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}]}\n"})
+	ios, _, errOut := iostreams.Test("")
+	if code := Run(context.Background(), []string{"import", "script", "--out", "khook.yaml", "install.sh"}, ios); code != 1 ||
+		!strings.Contains(errOut.String(), "install.sh:2: not carried over: ./app.yaml: ./app.yaml holds an object of an API version the cluster no longer serves (deployment.extensions/web: extensions/v1beta1 Deployment was removed in v1.16: use apps/v1 (Kubernetes v1.") {
+		t.Fatalf("import: exit %d\n%s", code, errOut)
+	}
+	if b, err := os.ReadFile("khook.yaml"); err != nil || !strings.Contains(string(b), "            kind: Service\n") || strings.Contains(string(b), "Deployment\n") {
+		t.Errorf("spec %s %v", b, err)
+	}
+}
+
 // writeTree writes files (paths relative to the working directory).
 func writeTree(t *testing.T, files map[string]string) {
 	t.Helper()

@@ -217,3 +217,44 @@ func (t *translator) contextAsRun(x *cmd, ctx string) string {
 	}
 	return ctx
 }
+
+// otherKubeconfig: file, a kubectl config command's --kubeconfig, is
+// known at import and is not a kubeconfig the script's commands read
+// without naming it (the KUBECONFIG the script sets, else
+// ~/.kube/config), so what the command changes there changes nothing
+// they read.
+func (t *translator) otherKubeconfig(file string) bool {
+	if file == "" {
+		return false
+	}
+	var own []string
+	if v := t.vars["KUBECONFIG"]; v != nil {
+		if v.unknown || v.array || strings.Contains(strings.ReplaceAll(v.val, "${HOME}", ""), "$") {
+			return false
+		}
+		own = strings.Split(v.val, ":")
+	}
+	file = homeRel(file)
+	switch rest := strings.TrimPrefix(file, "${HOME}/"); {
+	case strings.Contains(rest, "$"):
+		return false // only the run knows which file it is
+	case own == nil:
+		return rest != ".kube/config" && !strings.HasSuffix(rest, "/.kube/config")
+	}
+	for _, o := range own {
+		if homeRel(o) == file {
+			return false
+		}
+	}
+	return true
+}
+
+// homeRel writes a path under the home directory (~/x, $HOME/x) as ${HOME}/x.
+func homeRel(p string) string {
+	for _, home := range []string{"~/", "$HOME/"} {
+		if rest, ok := strings.CutPrefix(p, home); ok {
+			return "${HOME}/" + rest
+		}
+	}
+	return p
+}

@@ -1090,6 +1090,7 @@ func (t *translator) exitBranch(c *syntax.IfClause, cond *syntax.Stmt) {
 		// if ! s5cmd ls "s3://$BUCKET"; then echo …; exit 1; fi (trial 46ze's
 		// D7): the script stops where the check fails; khook goes on
 		t.notCarried(cond, t.text(cond), outsideCheck)
+	case t.contextGuard(cond, true):
 	case t.readsClusterValue(cond):
 		// cfg=$(kubectl get cm …); [[ "$cfg" != *x* ]] && exit 1 (trial 46zh's D4)
 		t.notCarried(cond, t.text(cond), clusterCheck)
@@ -1273,9 +1274,112 @@ func (t *translator) clusterGuard(c *syntax.BinaryCmd) {
 	if x, ok := c.Y.Cmd.(*syntax.CallExpr); ok && len(x.Args) > 0 && t.funcs[lit(x.Args[0])] != nil {
 		stops = t.failsScript([]*syntax.Stmt{t.funcs[lit(x.Args[0])].decl.Body})
 	}
-	if stops && t.readsClusterValue(c.X) {
+	if stops && !t.contextGuard(c.X, c.Op == syntax.AndStmt) && t.readsClusterValue(c.X) {
 		t.notCarried(c.X, t.text(c.X), clusterCheck)
 	}
+}
+
+// contextGuard names ctx=$(kubectl config current-context); [[ $ctx !=
+// dev-k8s ]] && exit 1: a check of which kubeconfig context the script is
+// run with, not of the cluster's state, so a wait: step cannot be its
+// remedy; khook's own --context is (trial 46s70j's D2). stops: the script
+// stops where cond holds (&&, an if), else where it fails (||).
+func (t *translator) contextGuard(cond *syntax.Stmt, stops bool) bool {
+	var ctx bool
+	var others []*syntax.Word
+	words, eq := testWords(cond)
+	for _, w := range words {
+		switch pe := soleParam(w); {
+		case pe != nil && t.ctxVars[pe.Param.Value]:
+			ctx = true
+		case !testOps[lit(w)]:
+			others = append(others, w)
+		}
+	}
+	if !ctx {
+		return false
+	}
+	run := "the --context of the cluster it expects"
+	if v, ok, _ := t.evalOne(others); ok && eq != 0 && v != "" && !strings.ContainsAny(v, "$*?[") {
+		run = "--context " + v // [[ $ctx != v ]] && exit 1
+		if (eq > 0) == stops {
+			run = "a --context other than " + v // [[ $ctx == prod ]] && exit 1
+		}
+	}
+	t.notCarried(cond, t.text(cond), "a check of which kubeconfig context the script is run with, which it stops on: khook does not run it, and works on the cluster it is given; run khook with "+run)
+	return true
+}
+
+// evalOne is the value of the one word ws holds.
+func (t *translator) evalOne(ws []*syntax.Word) (string, bool, string) {
+	if len(ws) != 1 {
+		return "", false, ""
+	}
+	return t.eval(ws[0])
+}
+
+// testOps are the words of a test that are no operand.
+var testOps = set("[", "]", "test", "=", "==", "!=", "!")
+
+// testWords are the words a test ([[ … ]], [ … ], test …) compares, and
+// whether it holds where they are equal (1), differ (-1) or neither (0).
+func testWords(cond *syntax.Stmt) ([]*syntax.Word, int) {
+	var ws []*syntax.Word
+	eq, neg := 0, cond.Negated
+	var expr func(e syntax.TestExpr)
+	expr = func(e syntax.TestExpr) {
+		switch x := e.(type) {
+		case *syntax.Word:
+			ws = append(ws, x)
+		case *syntax.BinaryTest:
+			eq = map[syntax.BinTestOperator]int{syntax.TsMatch: 1, syntax.TsMatchShort: 1, syntax.TsNoMatch: -1}[x.Op]
+			expr(x.X)
+			expr(x.Y)
+		case *syntax.UnaryTest:
+			neg = neg != (x.Op == syntax.TsNot)
+			expr(x.X)
+		case *syntax.ParenTest:
+			expr(x.X)
+		}
+	}
+	switch c := cond.Cmd.(type) {
+	case *syntax.TestClause:
+		expr(c.X)
+	case *syntax.CallExpr:
+		ws = c.Args
+		for _, w := range ws {
+			switch lit(w) {
+			case "=", "==":
+				eq = 1
+			case "!=":
+				eq = -1
+			case "!":
+				neg = !neg
+			}
+		}
+	}
+	if neg {
+		eq = -eq
+	}
+	return ws, eq
+}
+
+// soleParam is the one $NAME or "${NAME}" a word is, else nil.
+func soleParam(w *syntax.Word) *syntax.ParamExp {
+	parts := w.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return nil
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Exp != nil || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Length || pe.Excl {
+		return nil
+	}
+	return pe
 }
 
 // readsClusterValue: cond reads a variable set from helm or kubectl output.

@@ -27,6 +27,14 @@ func (t *translator) kubectl(x *cmd) {
 		t.account(x.stmt, importer.FateReadOnly, "", "kubectl without a command changes nothing")
 		return
 	}
+	if f.pos[0] == "config" && t.otherKubeconfig(f.get("kubeconfig")) {
+		// use-context X --kubeconfig=FILE sets the current context of FILE
+		// alone: the commands after it that name no kubeconfig still work
+		// on the script's (trial 46s70j's D1: "the script works on
+		// context X from here")
+		t.account(x.stmt, importer.FateReadOnly, "", "it works only on the kubeconfig "+f.get("kubeconfig")+" (its --kubeconfig), not on the one the script's commands that name none use: nothing to carry")
+		return
+	}
 	if t.setContextNamespace(x, f) {
 		return
 	}

@@ -1,6 +1,8 @@
 package shscript
 
 import (
+	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -241,10 +243,7 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 		t.notCarriedPipe(x.stmt, stages)
 		return nil, false
 	}
-	if x.stdin.src.File != "" && secretKind.MatchString(x.stdin.text) {
-		t.account(x.stmt, importer.FateNotCarried, "", "a Secret from a file: khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
-		return nil, false
-	}
+	fileSecret := x.stdin.src.File != "" && secretKind.MatchString(x.stdin.text)
 	var only map[string]bool
 	for _, a := range x.args[1:] {
 		for _, sub := range envVar.FindAllStringSubmatch(a, -1) {
@@ -299,6 +298,10 @@ func (t *translator) envsubst(x *cmd, stages []*syntax.Stmt) (*input, bool) {
 		// (trial 46s69c's D4, as $jwtsecret of 46s67l's D3)
 		return t.ref(&importer.Var{Name: name, Required: true, Secret: secretLooking(name), From: t.loc(x.stmt), Description: "envsubst reads it from the environment"})
 	})
+	if fileSecret && !onlyRefValues(text) {
+		t.account(x.stmt, importer.FateNotCarried, "", "a Secret from a file: khook never copies a file's content into the spec; apply it as a sops-encrypted manifest or build it from secret variables")
+		return nil, false
+	}
 	// said as it is (trial 46zv's D2: "khook variables" where the sourced
 	// file's values were written)
 	var said []string
@@ -488,4 +491,37 @@ func (t *translator) runValues(name string) *input {
 		return nil
 	}
 	return &input{why: "$" + name + ", only known when the script runs: commit the values as a file and name it with -f"}
+}
+
+// soleRef is a value that is one khook variable, ${NAME}.
+var soleRef = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
+
+// onlyRefValues: every value of every Secret of text is a khook variable:
+// a file of the checkout whose Secret envsubst fills only from variables
+// (a service-account token Secret of a value the script generates: trial
+// 46s70j's N2) holds no secret of its own to copy, and the variables are
+// secret ones.
+func onlyRefValues(text string) bool {
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	for {
+		var o struct {
+			Kind       string
+			Data       map[string]string
+			StringData map[string]string `yaml:"stringData"`
+		}
+		switch err := dec.Decode(&o); {
+		case err == io.EOF:
+			return true
+		case err != nil:
+			return false
+		}
+		if o.Kind != "Secret" {
+			continue
+		}
+		for _, v := range slices.Concat(slices.Collect(maps.Values(o.Data)), slices.Collect(maps.Values(o.StringData))) {
+			if !soleRef.MatchString(v) {
+				return false
+			}
+		}
+	}
 }

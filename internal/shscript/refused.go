@@ -46,7 +46,7 @@ func (t *translator) dropRefused(m *importer.Model, probs []importer.Problem, by
 			}
 		}
 	}
-	if by == importer.Validating && t.dropRefusedFiles(m, probs) {
+	if by == importer.Validating && (t.inlineAccepted(m, probs) || t.dropRefusedFiles(m, probs)) {
 		return true
 	}
 	refused := map[int]string{}

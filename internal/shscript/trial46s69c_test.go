@@ -11,7 +11,7 @@ func TestTrial46s69cIdioms(t *testing.T) {
 			want:  []string{"DB_PASSWORD: {type: string, secret: true, required: true"}},
 		// the same script: envsubst writing a Secret it cannot carry is no helm/kubectl command
 		{name: "envsubst > FILE not counted as a helm/kubectl command", script: "kubectl create namespace app\nenvsubst < s.yaml.template > s.yaml\nkubectl apply -f s.yaml -n app\n",
-			files:      map[string]string{"s.yaml.template": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  pw: \"${PW}\"\n"},
+			files:      map[string]string{"s.yaml.template": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  user: admin\n  pw: \"${PW}\"\n"},
 			want:       []string{"helm/kubectl commands: 2, of which 1 became steps, 0 were folded into steps, 0 are read-only, 1 not carried.", "Of the 2 lines not carried below, 1 are such commands and 1 are other commands"},
 			notCarried: []string{"a Secret from a file", "made by the envsubst at install.sh:4"}},
 		// elf-n8n's deploy-n8n.sh: a return on the answer in an existence check's found
