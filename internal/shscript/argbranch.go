@@ -114,7 +114,7 @@ func (t *translator) untakenBranch(c *syntax.IfClause, cond *syntax.Stmt, static
 // accounted for after it (status, named in the case's untaken branch,
 // then called after the case): that line runs, as its fate there says.
 func (t *translator) untakenAgain() {
-	untaken := func(c importer.Command) bool { return c.Fate == importer.FateNotCarried && t.untakenWhys[c.Why] }
+	untaken := func(c importer.Command) bool { return c.Step == "" && t.untakenWhys[c.Why] } // not carried, or read-only
 	ran := map[importer.Loc]bool{}
 	for _, c := range t.m.Commands {
 		if !untaken(c) {

@@ -262,7 +262,13 @@ func (t *translator) toolsIn(list []*syntax.Stmt, why string, seen map[*function
 	walkOutsideFuncs(list, func(n syntax.Node) bool {
 		if n, ok := n.(*syntax.Stmt); ok {
 			if c, ok := n.Cmd.(*syntax.CallExpr); ok && slices.ContainsFunc(c.Args, func(w *syntax.Word) bool { return toolName(lit(w)) != "" }) {
-				t.account(n, importer.FateNotCarried, "", why)
+				fate := importer.FateNotCarried
+				if readOnlyTool(toolArgv(c)) {
+					// a get there is no step lost either (trial 46s70o's D1:
+					// the status branch's get made the import partial)
+					fate = importer.FateReadOnly
+				}
+				t.account(n, fate, "", why)
 				return false
 			}
 		}
@@ -273,4 +279,16 @@ func (t *translator) toolsIn(list []*syntax.Stmt, why string, seen map[*function
 		}
 		return true
 	})
+}
+
+// toolArgv is the literal words of c from its helm or kubectl word on
+// (sudo kubectl get …: kubectl get …).
+func toolArgv(c *syntax.CallExpr) []string {
+	var argv []string
+	for _, w := range c.Args {
+		if len(argv) > 0 || toolName(lit(w)) != "" {
+			argv = append(argv, lit(w))
+		}
+	}
+	return argv
 }
