@@ -102,6 +102,7 @@ func Import(file string, opts Options) (*Result, error) {
 	if t.inputErr != nil {
 		return nil, t.inputErr
 	}
+	t.relativeNotes()
 	t.sayCarriesOn()
 	doc, err := t.writeValid(opts.Check)
 	if err != nil {
@@ -500,4 +501,24 @@ func pruneVars(m *importer.Model, logins ...importer.Login) {
 	m.Info = slices.DeleteFunc(m.Info, func(n importer.Note) bool {
 		return strings.HasPrefix(n.Why, secretByName) && validName(n.What) && m.Var(n.What) == nil
 	})
+}
+
+// relativeNotes writes a path under the run directory that a note quotes
+// expanded ($(cd … && pwd)/m/) relative to it, as the steps have it: the
+// spec, committed, does not name the machine it was imported on (trial
+// 46s70q's D1: /tmp/k46r/m/ in the header).
+func (t *translator) relativeNotes() {
+	abs := filepath.ToSlash(t.runDir) + "/"
+	if abs == "/" {
+		return
+	}
+	rel := func(s string) string { return strings.ReplaceAll(s, abs, "") }
+	for _, notes := range [][]importer.Note{t.m.Info, t.m.NotCarried} {
+		for i := range notes {
+			notes[i].What, notes[i].Why = rel(notes[i].What), rel(notes[i].Why)
+		}
+	}
+	for i := range t.m.Commands {
+		t.m.Commands[i].Text, t.m.Commands[i].Why = rel(t.m.Commands[i].Text), rel(t.m.Commands[i].Why)
+	}
 }
