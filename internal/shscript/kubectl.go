@@ -630,9 +630,16 @@ func (t *translator) dirSources(x *cmd, p, abs string, recursive bool) ([]import
 		return nil, false
 	}
 	var out []importer.OutSource
-	var refused []string
+	var refused, kust []string
 	for _, file := range files {
 		rel, _ := filepath.Rel(abs, file)
+		if base := filepath.Base(file); (base == "kustomization.yaml" || base == "kustomization.yml") && t.wrote[t.writeKey(file)] == nil {
+			// kubectl apply -f sends it as an object of kind
+			// Kustomization, which no cluster serves (trial 46s70s's D1:
+			// "has no metadata.name … fix the manifest", false)
+			kust = append(kust, filepath.ToSlash(filepath.Join(p, rel)))
+			continue
+		}
 		if b, err := readFile(file); err == nil && t.wrote[t.writeKey(file)] == nil && noKind(b) {
 			refused = append(refused, filepath.ToSlash(filepath.Join(p, rel)))
 			continue
@@ -649,7 +656,8 @@ func (t *translator) dirSources(x *cmd, p, abs string, recursive bool) ([]import
 		}
 		out = append(out, importer.OutSource{File: t.specPath(filepath.Join(p, rel))}) // ${DIR}/x.yaml stays under ${DIR}
 	}
-	if !t.noKindFiles(x, p, refused, len(out)) {
+	if !t.refusedFiles(x, p, refused, len(out), refusal{" no Kubernetes object (no kind)", "a helm values file? give it to its helm install with -f, or drop the line", "drop the line or apply a manifest, and import again", "move them out of " + p}) ||
+		!t.refusedFiles(x, p, kust, len(out), refusal{" a kustomization, which kubectl apply -f sends as an object of kind Kustomization (no matches for kind \"Kustomization\")", "write kubectl apply -k " + p + " to apply it", "write kubectl apply -k " + p + " and import again", "write kubectl apply -k " + p + " instead"}) {
 		return nil, false
 	}
 	why := "a directory: its " + itoa(len(out)) + " manifests at import are listed; a file added later is not applied until it is added to the step (or make the directory a kustomization)"
@@ -660,19 +668,26 @@ func (t *translator) dirSources(x *cmd, p, abs string, recursive bool) ([]import
 	return out, true
 }
 
-// noKindFiles: the files of -f DIR that hold no Kubernetes object (a
-// helm values file beside the manifests) kubectl refuses, after it applied
-// the others (it goes on past an error), so the command fails; the step
-// applies the others (trial 46s67s's D2: the whole command dropped, the
-// PV and PVC the chart needs never made). false when nothing else is left.
-func (t *translator) noKindFiles(x *cmd, p string, refused []string, kept int) bool {
+// refusal is why kubectl refuses files of a directory it applies: what
+// they hold, what to do where nothing else is there, the fix for a
+// script that set -e stops there, and what to do where others are.
+type refusal struct{ holds, none, fix, some string }
+
+// refusedFiles says the files of -f DIR kubectl refuses (no kind; a
+// kustomization.yaml): with nothing else there the command is not
+// carried; beside others kubectl applies those, then fails, and so does
+// the step carry them. False: not carried.
+func (t *translator) refusedFiles(x *cmd, p string, refused []string, kept int, r refusal) bool {
 	if len(refused) == 0 {
 		return true
 	}
-	what := strings.Join(refused, ", ") + words.Plural(len(refused), " holds", " hold") + " no Kubernetes object (no kind)"
+	what := strings.Join(refused, ", ") + words.Plural(len(refused), " holds", " hold") + r.holds
+	if len(refused) == 1 && strings.HasPrefix(r.holds, " a ") {
+		what = refused[0] + " is" + r.holds
+	}
 	if kept == 0 {
-		t.account(x.stmt, importer.FateNotCarried, "", what+", so kubectl fails there: a helm values file? give it to its helm install with -f, or drop the line")
-		t.failsHere(x, "drop the line or apply a manifest, and import again")
+		t.account(x.stmt, importer.FateNotCarried, "", what+", so kubectl fails there: "+r.none)
+		t.failsHere(x, r.fix)
 		return false
 	}
 	c, _ := x.stmt.Cmd.(*syntax.CallExpr)
@@ -680,8 +695,8 @@ func (t *translator) noKindFiles(x *cmd, p string, refused []string, kept int) b
 	if c != nil && t.errexit && !t.tested[c] {
 		then = "under set -e the script stops there"
 	}
-	t.info(x.stmt, "kubectl apply -f "+p, what+": kubectl refuses "+words.Plural(len(refused), "it", "them")+" after it applies the others, and "+then+"; the step applies the others (move "+words.Plural(len(refused), "it", "them")+" out of "+p+" and the command succeeds)")
-	t.failsHere(x, "move "+words.Plural(len(refused), "it", "them")+" out of "+p+", and import again")
+	t.info(x.stmt, "kubectl apply -f "+p, what+": kubectl refuses "+words.Plural(len(refused), "it", "them")+" after it applies the others, and "+then+"; the step applies the others ("+strings.ReplaceAll(r.some, "them", words.Plural(len(refused), "it", "them"))+" and the command succeeds)")
+	t.failsHere(x, strings.ReplaceAll(r.some, "them", words.Plural(len(refused), "it", "them"))+", and import again")
 	return true
 }
 

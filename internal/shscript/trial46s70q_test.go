@@ -15,3 +15,22 @@ func TestTrial46s70qNoMachinePathInNotes(t *testing.T) {
 		t.Errorf("the header quotes the machine's path:\n%s", res.Spec)
 	}
 }
+
+// 46s70s D1 (KaayJob's deploy.sh:72): kubectl apply -f of a directory
+// holding a kustomization.yaml sends it as an object kubectl refuses;
+// the others are applied, and the advice is apply -k, not "fix the
+// manifest".
+func TestTrial46s70sKustomizationInAppliedDir(t *testing.T) {
+	ns := "apiVersion: v1\nkind: Namespace\nmetadata: {name: kaay}\n"
+	res := importScript(t, map[string]string{"install.sh": "set -e\nkubectl apply -f k8s/\n", "k8s/ns.yaml": ns,
+		"k8s/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [ns.yaml]\n"})
+	spec := string(res.Spec)
+	for _, want := range []string{"file: ./k8s/ns.yaml", "k8s/kustomization.yaml is a kustomization, which kubectl apply -f sends as an object of kind Kustomization", "write kubectl apply -k k8s/ instead"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("want %q in\n%s", want, spec)
+		}
+	}
+	if strings.Contains(spec, "k8s/kustomization.yaml\n") || strings.Contains(spec, "metadata.name") {
+		t.Errorf("the kustomization is applied as a manifest:\n%s", spec)
+	}
+}
