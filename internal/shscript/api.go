@@ -512,7 +512,10 @@ func (t *translator) relativeNotes() {
 	if abs == "/" {
 		return
 	}
-	rel := func(s string) string { return strings.ReplaceAll(s, abs, "") }
+	// only where the path starts: ../../../work/x/ (a path relative to
+	// the spec's folder) holds the run directory's name too
+	re := regexp.MustCompile(`(^|[^\w./~-])` + regexp.QuoteMeta(abs))
+	rel := func(s string) string { return re.ReplaceAllString(s, "${1}") }
 	for _, notes := range [][]importer.Note{t.m.Info, t.m.NotCarried} {
 		for i := range notes {
 			notes[i].What, notes[i].Why = rel(notes[i].What), rel(notes[i].Why)

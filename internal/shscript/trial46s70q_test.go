@@ -3,6 +3,8 @@ package shscript
 import (
 	"strings"
 	"testing"
+
+	"github.com/khook/khook/internal/importer"
 )
 
 // 46s70q D1 (KubeEstateHub's deploy-all.sh:158): a directory the script
@@ -32,5 +34,15 @@ func TestTrial46s70sKustomizationInAppliedDir(t *testing.T) {
 	}
 	if strings.Contains(spec, "k8s/kustomization.yaml\n") || strings.Contains(spec, "metadata.name") {
 		t.Errorf("the kustomization is applied as a manifest:\n%s", spec)
+	}
+}
+
+// Only a path that starts with the run directory is made relative: a
+// path relative to the spec's folder may hold its name too.
+func TestRelativeNotesOnlyAtAPathsStart(t *testing.T) {
+	tr := &translator{runDir: "/r/x", m: &importer.Model{Info: []importer.Note{{What: "kubectl apply -f /r/x/m/", Why: "manifest ../../r/x/a.yaml: not there (\"/r/x/b.yaml\")"}}}}
+	tr.relativeNotes()
+	if n := tr.m.Info[0]; n.What != "kubectl apply -f m/" || n.Why != "manifest ../../r/x/a.yaml: not there (\"b.yaml\")" {
+		t.Errorf("%q / %q", n.What, n.Why)
 	}
 }
