@@ -2020,7 +2020,11 @@ func (t *translator) funcTools(f *function, called *caller, why string, seen map
 			t.funcTools(g, in, why, seen)
 			t.file, t.src = f.file, f.src
 		} else if isTool(toolName(name)) {
-			t.account(c, importer.FateNotCarried, "", why)
+			fate := importer.FateNotCarried
+			if readOnlyTool(toolArgv(c)) {
+				fate = importer.FateReadOnly // as toolsIn (trial 46s70w's D2: a debug branch's gets, through its functions)
+			}
+			t.account(c, fate, "", why)
 		}
 		return true
 	})

@@ -85,20 +85,7 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		if guessed {
 			t.untakenOnArgs(c, last, *static)
 		}
-		switch {
-		case *static && t.supplied(last, c.Then):
-			// the file is given: the script goes on past its guard
-		case *static:
-			// decided: the branch is the script's path, its exit the script's
-			before := len(t.m.Steps)
-			t.stmts(c.Then)
-			t.keepOnCheck(last, before)
-			t.stoppedAt(last, t.text(last))
-		case c.Else != nil:
-			before := len(t.m.Steps)
-			t.ifClause(c.Else)
-			t.keepOnCheck(last, before)
-		}
+		t.decidedIf(c, last, *static)
 		if !guessed && !noInteger { // those name it otherwise (untakenOnArgs, untakenOnNoInteger)
 			t.untakenBranch(c, last, *static)
 		}
@@ -480,6 +467,30 @@ func (t *translator) branch(list []*syntax.Stmt, cel string) {
 		}
 		t.stopped, t.failed, t.returned = false, false, false
 	}
+}
+
+// decidedIf walks the branch of c the import decided (static): the
+// script's path, its exit the script's.
+func (t *translator) decidedIf(c *syntax.IfClause, last *syntax.Stmt, static bool) {
+	before := len(t.m.Steps)
+	switch {
+	case static && t.supplied(last, c.Then):
+		return // the file is given: the script goes on past its guard
+	case static:
+		t.stmts(c.Then)
+		t.stoppedAt(last, t.text(last))
+	case c.Else != nil && len(c.Else.Cond) == 0:
+		// the final else, walked as the script's path too (trial 46s70u's
+		// D1: else cleanup, which exits, walked as a conditional list, so
+		// the install after the fi ran always)
+		t.stmts(c.Else.Then)
+		t.stoppedAt(last, t.text(last))
+	case c.Else != nil:
+		t.ifClause(c.Else)
+	default:
+		return
+	}
+	t.keepOnCheck(last, before)
 }
 
 // unless is one condition: where cel does not hold, or each of g does.

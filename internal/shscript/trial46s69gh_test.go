@@ -35,7 +35,8 @@ func TestTrial46s69ghIdioms(t *testing.T) {
 		// function the exit is in, are named at their lines
 		{name: "commands through a call after a decided exit", script: "detect() { kubectl get service pgbouncer -n db; }\nvalidate() {\n  missing=(x)\n  if [ ${#missing[@]} -gt 0 ]; then exit 1; fi\n}\nload() {\n  validate\n  detect\n}\nrestart_web() { kubectl rollout restart \"$@\"; }\nload\nrestart_web deployment/web -n demo\nkubectl create namespace demo\n",
 			want: []string{"helm/kubectl commands: 3, of which 0 became steps"},
-			notCarried: []string{"bash never runs it: the script stops before it, at install.sh:9 (validate) (in detect, through load called at install.sh:13)", "decided at import",
+			// detect's get is read-only there: nothing lost (trial 46s70w's D2)
+			notCarried: []string{"decided at import",
 				"bash never runs it: the script stops before it, at install.sh:13 (load) (in restart_web, called at install.sh:14)", "bash never runs it"}},
 	})
 }
