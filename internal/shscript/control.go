@@ -52,6 +52,14 @@ func (t *translator) ifClause(c *syntax.IfClause) {
 		t.checkOnly(last, "a probe whose failure makes the script install what it probes: the steps it guards are idempotent")
 		t.info(last, t.text(last), "a probe, not a step (it would fail the run where the script installs instead); the steps it guards are carried, idempotent, whatever it would find")
 	}
+	if !probe && last.Negated && c.Else == nil && t.isCheck(last) && t.failsScript(c.Then) && !slices.ContainsFunc(c.Then, func(s *syntax.Stmt) bool { return t.callsTool(s, map[string]bool{}) }) {
+		// if ! kubectl get secret auth; then echo …; exit 65; fi: a
+		// precondition, no idempotent twin of a step (trial 46s70v's D2:
+		// dropped, "faithful")
+		t.checkOnly(last, "an existence check the script stops on where it finds nothing")
+		t.notCarried(last, t.text(last), "a check the script stops on where it finds nothing, which khook does not run: a khook run goes on where the script would stop; make sure it is there before khook runs")
+		return
+	}
 	if probe || t.isCheck(last) {
 		t.checkBranches(c, last, probe)
 		t.returnGuard(c, last)
