@@ -487,10 +487,12 @@ func (t *translator) decidedIf(c *syntax.IfClause, last *syntax.Stmt, static boo
 	case static:
 		t.stmts(c.Then)
 		t.stoppedAt(last, t.text(last))
-	case c.Else != nil && len(c.Else.Cond) == 0:
+	case c.Else != nil && len(c.Else.Cond) == 0 && t.absentFile == "":
 		// the final else, walked as the script's path too (trial 46s70u's
 		// D1: else cleanup, which exits, walked as a conditional list, so
-		// the install after the fi ran always)
+		// the install after the fi ran always); not where a file absent
+		// at import decided it (if [ -f .env.aws ]; … else exit 1): the
+		// run may have it
 		t.stmts(c.Else.Then)
 		t.stoppedAt(last, t.text(last))
 	case c.Else != nil:

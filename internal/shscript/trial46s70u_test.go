@@ -14,6 +14,10 @@ func TestTrial46s70uIdioms(t *testing.T) {
 		// so what follows the fi runs only where the condition does not hold
 		{name: "a decided if's else that exits, under a run-time condition", script: "set -e\nRG=myrg\ncleanup() { helm uninstall web -n web; exit 0; }\nif [ -n \"$CLEANUP\" ]; then\n  if [ -z \"$RG\" ]; then exit 1; else cleanup; fi\nfi\nhelm upgrade --install web oci://registry-1.docker.io/bitnamicharts/nginx --version 18.2.4 -n web --create-namespace\n",
 			want: []string{"when: vars.get(\"CLEANUP\", \"\") != \"\"\n", "when: '!(vars.get(\"CLEANUP\", \"\") != \"\")'\n    helm:"}},
+		// but a final else decided by a file absent at import stays the run's to pass
+		// (regression over 46s67h's setup-aws-credentials.sh: .env.aws, never committed)
+		{name: "a decided else on a file the run provides", script: "set -e\nif [ -f ../.env.aws ]; then F=../.env.aws\nelif [ -f .env.aws ]; then F=.env.aws\nelse echo missing; exit 1\nfi\nkubectl create namespace x\n",
+			want: []string{"name: namespace-x"}, never: []string{"bash never runs it"}},
 		// 46s70v D2, tinder-clone's deploy.sh:29: a precondition on the cluster the script stops on
 		{name: "an existence check the script stops on", script: "set -euo pipefail\nif ! kubectl -n demo get secret auth >/dev/null 2>&1; then echo \"create secret auth first\" >&2; exit 65; fi\nkubectl create namespace demo\n",
 			want:       []string{"name: namespace-demo"},
